@@ -1,0 +1,274 @@
+/** The apply engine: create, ordered update steps with checkpoints, read, import, delete, data reads. */
+import { isComputed, isInput } from './attributes.js'
+import type { AnyDataSource, AnyResource, Logger, OperationContext, TimeoutName } from './definition.js'
+import { type Diagnostic, error, hasErrors, messageOf, toDiagnostics, warning } from './diagnostics.js'
+import { knownOrNull, type PrivateState, stepsToRun } from './plan.js'
+import { timeoutMs } from './timeouts.js'
+import { validateConfig } from './validate.js'
+import { isUnknown, type Value, type ValueMap } from './values.js'
+
+export interface Session<C> {
+  readonly client: C
+  readonly log: Logger
+  /** Aborted when the user interrupts (Terraform StopProvider, Pulumi Cancel). */
+  readonly signal: AbortSignal
+}
+
+export interface Outcome {
+  /** The state to record; null when nothing exists (a failed create before any order, a delete). */
+  readonly state: ValueMap | null
+  readonly private: PrivateState
+  readonly diagnostics: readonly Diagnostic[]
+  /** An order was placed but the operation stopped before it finished; the state holds its id. */
+  readonly incomplete: boolean
+}
+
+type Observed = Record<string, unknown>
+
+function contextFor<C>(session: Session<C>, diagnostics: Diagnostic[]): OperationContext<C> {
+  return {
+    client: session.client,
+    signal: session.signal,
+    log: session.log,
+    warn: (summary, detail) => diagnostics.push(warning(summary, detail)),
+  }
+}
+
+function names(definition: AnyResource | AnyDataSource): string[] {
+  return Object.keys(definition.attributes)
+}
+
+/** The state after an operation: known planned values stand; the service fills what was unknown. */
+function settle(planned: ValueMap, observed: Observed): ValueMap {
+  const state: Record<string, Value> = {}
+  for (const [name, value] of Object.entries(planned)) {
+    state[name] = isUnknown(value) ? knownOrNull((observed[name] ?? null) as Value) : knownOrNull(value)
+  }
+  return state
+}
+
+function plainInput(planned: ValueMap): Record<string, Value> {
+  return Object.fromEntries(Object.entries(planned).map(([k, v]) => [k, isUnknown(v) ? null : v]))
+}
+
+function timeoutOf(definition: AnyResource, state: ValueMap, name: TimeoutName): number {
+  return timeoutMs(definition.timeouts, state.timeouts ?? null, name)
+}
+
+function isNotFound(value: unknown): boolean {
+  return value instanceof Error && (value as { notFound?: unknown }).notFound === true
+}
+
+export async function applyCreate<C>(definition: AnyResource, planned: ValueMap, session: Session<C>): Promise<Outcome> {
+  const diagnostics: Diagnostic[] = []
+  let reached: Observed | null = null
+  try {
+    const observed = await definition.create({
+      ...contextFor(session, diagnostics),
+      input: plainInput(planned),
+      timeoutMs: timeoutOf(definition, planned, 'create'),
+      checkpoint: (partial: Observed) => {
+        reached = { ...(reached ?? {}), ...partial }
+      },
+    })
+    return { state: settle(planned, observed), private: {}, diagnostics, incomplete: false }
+  } catch (thrown) {
+    const failure = toDiagnostics(thrown, `Creating ${definition.name} failed`, names(definition))
+    if (reached === null) return { state: null, private: {}, diagnostics: [...diagnostics, ...failure], incomplete: false }
+    const state = settle(planned, reached)
+    const resumable = definition.resume !== undefined
+    diagnostics.push(
+      ...failure,
+      error(
+        `The ${definition.name} order was placed and is kept in state`,
+        `The service accepted the order for ${definition.name} ${String(state.id)}${orderText(state)}, but the ` +
+          `operation did not finish: ${messageOf(thrown)}. The resource is recorded with its id, so nothing is lost ` +
+          (resumable ? 'and the next apply resumes waiting for it instead of ordering again.' : 'and is not ordered again.'),
+      ),
+    )
+    return { state, private: resumable ? { resume: true } : {}, diagnostics, incomplete: true }
+  }
+}
+
+function orderText(state: ValueMap): string {
+  const order = state.order_id ?? state.orderId
+  return typeof order === 'string' && order !== '' ? ` (order ${order})` : ''
+}
+
+export async function applyUpdate<C>(
+  definition: AnyResource,
+  prior: ValueMap,
+  planned: ValueMap,
+  priorPrivate: PrivateState,
+  session: Session<C>,
+): Promise<Outcome> {
+  const diagnostics: Diagnostic[] = []
+  const id = String(prior.id)
+  const timeout = timeoutOf(definition, planned, 'update')
+  let current: Record<string, Value> = { ...prior }
+  let remote = false
+  const base = { ...contextFor(session, diagnostics), id, timeoutMs: timeout }
+  if (priorPrivate.resume && definition.resume) {
+    try {
+      remote = true
+      const observed = await definition.resume({ ...base, input: plainInput(planned), prior: current as never })
+      current = { ...current, ...(observed as Record<string, Value>) }
+    } catch (thrown) {
+      const failure = toDiagnostics(thrown, `Waiting for ${definition.name} ${id} failed`, names(definition))
+      return { state: current, private: priorPrivate, diagnostics: [...diagnostics, ...failure], incomplete: true }
+    }
+  }
+  for (const scheduled of stepsToRun(definition, prior, planned)) {
+    const step = definition.updates[scheduled.index]
+    const moved: Record<string, Value> = {}
+    for (const name of scheduled.attributes) moved[name] = planned[name] ?? null
+    if (!step || scheduled.recordOnly) {
+      current = { ...current, ...moved }
+      continue
+    }
+    remote = true
+    let placed = false
+    try {
+      const observed = await step.apply({
+        ...base,
+        input: plainInput(planned),
+        prior: current as never,
+        checkpoint: (partial?: Observed) => {
+          placed = true
+          current = { ...current, ...moved, ...((partial ?? {}) as Record<string, Value>) }
+        },
+      })
+      current = { ...current, ...moved, ...((observed ?? {}) as Record<string, Value>) }
+    } catch (thrown) {
+      const failure = toDiagnostics(thrown, `Updating ${scheduled.attributes.join(', ')} of ${definition.name} ${id} failed`, names(definition))
+      diagnostics.push(...failure)
+      if (placed) {
+        diagnostics.push(
+          error(
+            'The order was placed and is recorded',
+            `The change of ${scheduled.attributes.join(', ')} was ordered but did not finish: ${messageOf(thrown)}. ` +
+              'It is recorded in state, so the next apply waits for it and does not order it again.',
+          ),
+        )
+      }
+      return {
+        state: knownOrNull(current) as ValueMap,
+        private: placed && definition.resume ? { resume: true } : priorPrivate,
+        diagnostics,
+        incomplete: placed,
+      }
+    }
+  }
+  current = { ...current, timeouts: planned.timeouts ?? null }
+  if (!remote) return { state: settle(planned, current), private: {}, diagnostics, incomplete: false }
+  try {
+    const observed = await definition.read({ ...base, prior: current as never, importing: false })
+    return { state: settle(planned, { ...current, ...(observed ?? {}) }), private: {}, diagnostics, incomplete: false }
+  } catch (thrown) {
+    diagnostics.push(...toDiagnostics(thrown, `Reading ${definition.name} ${id} after the update failed`, names(definition)))
+    return { state: knownOrNull(current) as ValueMap, private: {}, diagnostics, incomplete: false }
+  }
+}
+
+export async function applyDelete<C>(definition: AnyResource, prior: ValueMap, session: Session<C>): Promise<Outcome> {
+  const diagnostics: Diagnostic[] = []
+  try {
+    await definition.delete({
+      ...contextFor(session, diagnostics),
+      id: String(prior.id),
+      prior: prior as never,
+      timeoutMs: timeoutOf(definition, prior, 'delete'),
+    })
+    return { state: null, private: {}, diagnostics, incomplete: false }
+  } catch (thrown) {
+    if (isNotFound(thrown)) return { state: null, private: {}, diagnostics, incomplete: false }
+    const failure = toDiagnostics(thrown, `Deleting ${definition.name} ${String(prior.id)} failed`, names(definition))
+    return { state: prior, private: {}, diagnostics: [...diagnostics, ...failure], incomplete: false }
+  }
+}
+
+export interface ReadOutcome {
+  /** Null when the object is gone. */
+  readonly state: ValueMap | null
+  readonly private: PrivateState
+  readonly diagnostics: readonly Diagnostic[]
+}
+
+/**
+ * A refresh: what the service reports replaces the state; inputs it cannot report keep their prior
+ * values (or their defaults at import); 404 or a gone status removes the resource.
+ */
+export async function readResource<C>(
+  definition: AnyResource,
+  prior: ValueMap | null,
+  id: string,
+  priorPrivate: PrivateState,
+  session: Session<C>,
+): Promise<ReadOutcome> {
+  const diagnostics: Diagnostic[] = []
+  try {
+    const observed = await definition.read({
+      ...contextFor(session, diagnostics),
+      id,
+      prior: prior as never,
+      importing: prior === null,
+    })
+    if (observed === null) return { state: null, private: {}, diagnostics }
+    const base = prior ?? importBase(definition)
+    const state: Record<string, Value> = { ...base, id }
+    for (const [name, value] of Object.entries(observed)) {
+      if (value !== undefined && name in definition.attributes) state[name] = value as Value
+    }
+    if (Object.keys(definition.timeouts).length > 0) state.timeouts = prior?.timeouts ?? null
+    return { state, private: priorPrivate, diagnostics }
+  } catch (thrown) {
+    if (isNotFound(thrown)) return { state: null, private: {}, diagnostics }
+    diagnostics.push(...toDiagnostics(thrown, `Reading ${definition.name} ${id} failed`, names(definition)))
+    return { state: prior, private: priorPrivate, diagnostics }
+  }
+}
+
+/** What an import starts from: inputs the service cannot return take their defaults, the rest null. */
+function importBase(definition: AnyResource): Record<string, Value> {
+  const base: Record<string, Value> = {}
+  for (const [name, attribute] of Object.entries(definition.attributes)) {
+    base[name] = isInput(attribute) && attribute.default !== undefined ? attribute.default : null
+  }
+  return base
+}
+
+export async function importResource<C>(definition: AnyResource, text: string, session: Session<C>): Promise<ReadOutcome> {
+  const parsed = definition.importId.parse(text.trim())
+  if ('error' in parsed) {
+    const detail = `The import id of ${definition.name} is ${definition.importId.format}, e.g. ${definition.importId.example}: ${parsed.error}.`
+    return { state: null, private: {}, diagnostics: [error('Invalid import id', detail)] }
+  }
+  const outcome = await readResource(definition, null, parsed.id, {}, session)
+  if (outcome.state === null && !hasErrors(outcome.diagnostics)) {
+    const detail = `No ${definition.name} with id ${parsed.id} exists (or it is terminated). Check the id and the API key's account.`
+    return { ...outcome, diagnostics: [...outcome.diagnostics, error('Cannot import a missing object', detail)] }
+  }
+  return outcome
+}
+
+export interface DataOutcome {
+  readonly state: ValueMap | null
+  readonly diagnostics: readonly Diagnostic[]
+}
+
+export async function readDataSource<C>(definition: AnyDataSource, config: ValueMap, session: Session<C>): Promise<DataOutcome> {
+  const diagnostics: Diagnostic[] = validateConfig(definition.attributes, config)
+  if (hasErrors(diagnostics)) return { state: null, diagnostics }
+  try {
+    const input = plainInput(config)
+    const observed = await definition.read({ ...contextFor(session, diagnostics), input })
+    const state: Record<string, Value> = {}
+    for (const [name, attribute] of Object.entries(definition.attributes)) {
+      const given = input[name] ?? null
+      state[name] = isInput(attribute) && (given !== null || !isComputed(attribute)) ? given : ((observed[name] ?? null) as Value)
+    }
+    return { state, diagnostics }
+  } catch (thrown) {
+    return { state: null, diagnostics: [...diagnostics, ...toDiagnostics(thrown, `Reading ${definition.name} failed`, names(definition))] }
+  }
+}

@@ -1,0 +1,89 @@
+/** Attribute builders: the vocabulary a definition is written in. Plain data, read by every front end. */
+import type { Validator } from './validators.js'
+
+export type TypeSpec =
+  | { readonly kind: 'string' }
+  | { readonly kind: 'int64' }
+  | { readonly kind: 'float' }
+  | { readonly kind: 'bool' }
+  | { readonly kind: 'list'; readonly element: TypeSpec }
+  | { readonly kind: 'map'; readonly element: TypeSpec }
+  | { readonly kind: 'object'; readonly attributes: Attributes }
+
+export interface AttributeFlags {
+  readonly required?: boolean
+  readonly optional?: boolean
+  /** Set by the service. With `optional`, an unset value keeps what the state has. */
+  readonly computed?: boolean
+  /** The value planned when the configuration leaves the attribute unset. */
+  readonly default?: string | number | boolean
+  /** A change plans a replacement. */
+  readonly createOnly?: boolean
+  /** A one-shot trigger: its update step runs only when the value changes to a non-empty value. */
+  readonly action?: boolean
+  /** A smaller value is rejected at plan time. */
+  readonly growOnly?: boolean
+  readonly sensitive?: boolean
+  /** A computed value that no update can change, so plans keep it known. */
+  readonly stable?: boolean
+  readonly validate?: readonly Validator[]
+  readonly description: string
+}
+
+export interface Attribute<T extends TypeSpec = TypeSpec> extends AttributeFlags {
+  readonly type: T
+}
+
+export type Attributes = { readonly [name: string]: Attribute }
+
+type Options = Omit<AttributeFlags, 'description'> & { readonly description: string }
+
+export const string = (o: Options): Attribute<{ kind: 'string' }> => ({ ...o, type: { kind: 'string' } })
+export const int64 = (o: Options): Attribute<{ kind: 'int64' }> => ({ ...o, type: { kind: 'int64' } })
+export const float = (o: Options): Attribute<{ kind: 'float' }> => ({ ...o, type: { kind: 'float' } })
+export const bool = (o: Options): Attribute<{ kind: 'bool' }> => ({ ...o, type: { kind: 'bool' } })
+
+export function list<E extends TypeSpec>(element: E, o: Options): Attribute<{ kind: 'list'; element: E }> {
+  return { ...o, type: { kind: 'list', element } }
+}
+export function map<E extends TypeSpec>(element: E, o: Options): Attribute<{ kind: 'map'; element: E }> {
+  return { ...o, type: { kind: 'map', element } }
+}
+/** A nested object attribute. */
+export function object<A extends Attributes>(attributes: A, o: Options): Attribute<{ kind: 'object'; attributes: A }> {
+  return { ...o, type: { kind: 'object', attributes } }
+}
+/** The type of a list element or map value that is an object. */
+export function objectType<A extends Attributes>(attributes: A): { kind: 'object'; attributes: A } {
+  return { kind: 'object', attributes }
+}
+export const stringType = { kind: 'string' } as const
+export const int64Type = { kind: 'int64' } as const
+
+/** The JavaScript value an attribute of type T holds once known. */
+export type ValueOf<T extends TypeSpec> = T extends { kind: 'string' }
+  ? string
+  : T extends { kind: 'int64' } | { kind: 'float' }
+    ? number
+    : T extends { kind: 'bool' }
+      ? boolean
+      : T extends { kind: 'list'; element: infer E extends TypeSpec }
+        ? ValueOf<E>[]
+        : T extends { kind: 'map'; element: infer E extends TypeSpec }
+          ? Record<string, ValueOf<E>>
+          : T extends { kind: 'object'; attributes: infer A extends Attributes }
+            ? ObjectOf<A>
+            : never
+
+/** The object an attribute map describes; every attribute may be null. */
+export type ObjectOf<A extends Attributes> = { [K in keyof A]: A[K] extends Attribute<infer T> ? ValueOf<T> | null : never }
+
+/** Whether the user may set the attribute. */
+export function isInput(attribute: AttributeFlags): boolean {
+  return attribute.required === true || attribute.optional === true
+}
+
+/** Whether the service sets the attribute (computed only, optional+computed, or optional with a default). */
+export function isComputed(attribute: AttributeFlags): boolean {
+  return attribute.computed === true || attribute.default !== undefined
+}

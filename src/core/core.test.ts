@@ -1,0 +1,268 @@
+import assert from 'node:assert/strict'
+import { describe, test } from 'node:test'
+import { applyCreate, applyDelete, applyUpdate, importResource, readResource, type Session } from './apply.js'
+import { int64, string } from './attributes.js'
+import { checkResource, DefinitionError, defineResource, silentLogger } from './definition.js'
+import { nonRoundTripping, toCamel, toPascal, toSnake } from './names.js'
+import { planResource } from './plan.js'
+import { BoxService, boxDefinition } from './testing-fixture.js'
+import { parseDuration, timeoutMs } from './timeouts.js'
+import { length, oneOf, pattern, range } from './validators.js'
+import { UNKNOWN, type ValueMap } from './values.js'
+
+function session(service = new BoxService()): Session<BoxService> & { service: BoxService } {
+  return { client: service, log: silentLogger, signal: new AbortController().signal, service }
+}
+
+async function created(s = session(), config: ValueMap = { name: 'alpha', size: 20 }) {
+  const plan = planResource(boxDefinition, null, config)
+  const outcome = await applyCreate(boxDefinition, plan.planned, s)
+  assert.ok(outcome.state, 'create returns a state')
+  s.service.calls.length = 0
+  return outcome.state
+}
+
+describe('names', () => {
+  test('snake and camel derive each other', () => {
+    assert.equal(toCamel('pay_with_credit_card'), 'payWithCreditCard')
+    assert.equal(toSnake('payWithCreditCard'), 'pay_with_credit_card')
+    assert.equal(toPascal('baremetal_additional_ip'), 'BaremetalAdditionalIp')
+    assert.equal(toPascal('lite_vm'), 'LiteVm')
+  })
+  test('names that would not survive the round trip are caught', () => {
+    assert.deepEqual(nonRoundTripping(['product_id', 'productId', 'ip_v4_address', 'vm__name', 'p4']), ['vm__name'])
+    assert.deepEqual(nonRoundTripping(['a_1b']), ['a_1b'])
+  })
+})
+
+describe('validators', () => {
+  test('each rule names what is wrong', () => {
+    assert.equal(length({ min: 6, max: 16 }).check('abc'), 'must be 6 to 16 characters long (got 3)')
+    assert.equal(length({ min: 6, max: 16 }).check('abcdefg'), null)
+    assert.match(pattern(/^[a-z]+$/, 'lower-case letters').check('A1') ?? '', /lower-case letters/)
+    assert.match(oneOf(['m', 'a']).check('x') ?? '', /one of "m", "a" \(got "x"\)/)
+    assert.match(range({ min: 1 }).check(0) ?? '', /at least 1/)
+  })
+  test('length counts characters, not UTF-16 units', () => {
+    assert.equal(length({ max: 3 }).check('ééé'), null)
+    assert.equal(length({ max: 3 }).check('😀😀😀'), null)
+  })
+})
+
+describe('timeouts', () => {
+  test('durations parse as in Terraform', () => {
+    assert.equal(parseDuration('20m'), 20 * 60_000)
+    assert.equal(parseDuration('1h30m'), 90 * 60_000)
+    assert.equal(parseDuration('45s'), 45_000)
+    assert.equal(parseDuration('soon'), null)
+    assert.equal(parseDuration('0s'), null)
+  })
+  test('configured values win over defaults', () => {
+    assert.equal(timeoutMs({ create: '20m' }, { create: '2m' }, 'create'), 120_000)
+    assert.equal(timeoutMs({ create: '20m' }, null, 'create'), 1_200_000)
+  })
+})
+
+describe('definition check', () => {
+  test('an input that no step covers and that is not create-only is refused at load', () => {
+    assert.throws(
+      () =>
+        defineResource({
+          ...boxDefinition,
+          name: 'broken',
+          updates: boxDefinition.updates.filter((s) => !s.attributes.includes('label')),
+        }),
+      (e: unknown) => e instanceof DefinitionError && /label is neither create-only nor covered/.test(e.message),
+    )
+  })
+  test('a create-only attribute named by a step is refused', () => {
+    assert.throws(
+      () => checkResource({ ...boxDefinition, updates: [...boxDefinition.updates, { attributes: ['name'], apply: async () => undefined }] }),
+      /name is create-only but update step 4 names it/,
+    )
+  })
+  test('reserved and non-round-tripping names are refused', () => {
+    assert.throws(
+      () =>
+        checkResource({
+          ...boxDefinition,
+          attributes: { id: string({ computed: true, description: 'x' }), bad__name: int64({ computed: true, description: 'y' }) },
+          updates: [],
+        }),
+      /id is reserved.*bad__name does not survive/,
+    )
+  })
+})
+
+describe('planning', () => {
+  test('create: defaults applied, computed unknown, optional+computed unknown when unset', () => {
+    const plan = planResource(boxDefinition, null, { name: 'alpha' })
+    assert.equal(plan.planned.label, 'box-label')
+    assert.equal(plan.planned.paid, true)
+    assert.equal(plan.planned.status, UNKNOWN)
+    assert.equal(plan.planned.size, UNKNOWN)
+    assert.equal(plan.planned.id, UNKNOWN)
+    assert.deepEqual(plan.diagnostics, [])
+  })
+  test('every invalid input is reported at once, each with its path', () => {
+    const plan = planResource(boxDefinition, null, { name: 'ab', power: 'sideways', size: 1.5, timeouts: { create: 'soon' } })
+    assert.deepEqual(
+      plan.diagnostics.map((d) => d.path),
+      [['name'], ['size'], ['power'], ['timeouts', 'create']],
+    )
+    assert.ok(plan.diagnostics.every((d) => d.severity === 'error'))
+  })
+  test('a missing required input is an error; unknown values skip validation', () => {
+    assert.deepEqual(planResource(boxDefinition, null, {}).diagnostics.map((d) => d.path), [['name']])
+    assert.deepEqual(planResource(boxDefinition, null, { name: UNKNOWN }).diagnostics, [])
+  })
+  test('no change: the plan equals the prior state', async () => {
+    const prior = await created()
+    const plan = planResource(boxDefinition, prior, { name: 'alpha', size: 20 })
+    assert.deepEqual(plan.planned, prior)
+    assert.deepEqual(plan.changed, [])
+  })
+  test('a create-only change plans a replacement', async () => {
+    const prior = await created()
+    const plan = planResource(boxDefinition, prior, { name: 'bravo', size: 20 })
+    assert.deepEqual(plan.replace, ['name'])
+  })
+  test('a grow-only shrink is an error naming the attribute', async () => {
+    const prior = await created()
+    const plan = planResource(boxDefinition, prior, { name: 'alpha', size: 10 })
+    assert.equal(plan.diagnostics.length, 1)
+    assert.deepEqual(plan.diagnostics[0]?.path, ['size'])
+    assert.match(plan.diagnostics[0]?.detail ?? '', /grow-only.*from 20 to 10/)
+  })
+  test('an in-place change marks computed values unknown, but keeps stable ones', async () => {
+    const prior = await created()
+    const plan = planResource(boxDefinition, prior, { name: 'alpha', size: 20, label: 'new-label' })
+    assert.equal(plan.planned.status, UNKNOWN)
+    assert.equal(plan.planned.serial, prior.serial)
+    assert.equal(plan.planned.id, prior.id)
+  })
+  test('clearing an action or changing a record-only input keeps computed values known', async () => {
+    const prior = await created(session(), { name: 'alpha', size: 20, power: 'off' })
+    const plan = planResource(boxDefinition, prior, { name: 'alpha', size: 20, paid: false })
+    assert.deepEqual(plan.changed, ['power', 'paid'])
+    assert.equal(plan.planned.status, prior.status)
+  })
+  test('an unset optional+computed input keeps the state value', async () => {
+    const prior = await created()
+    assert.equal(planResource(boxDefinition, prior, { name: 'alpha' }).planned.size, 20)
+  })
+})
+
+describe('apply', () => {
+  test('an update runs only the changed steps, in the definition order, then reads', async () => {
+    const s = session()
+    const prior = await created(s)
+    const config = { name: 'alpha', size: 30, label: 'relabeled', power: 'off' }
+    const plan = planResource(boxDefinition, prior, config)
+    const outcome = await applyUpdate(boxDefinition, prior, plan.planned, {}, s)
+    assert.deepEqual(s.service.calls, ['relabel', 'grow-order', 'grow-wait', 'power:off', 'read'])
+    assert.equal(outcome.state?.size, 30)
+    assert.equal(outcome.state?.label, 'relabeled')
+  })
+  test('clearing an action calls nothing; setting the same value again calls nothing; a new value re-fires', async () => {
+    const s = session()
+    let state = await created(s, { name: 'alpha', size: 20, power: 'off' })
+    const step = async (config: ValueMap) => {
+      s.service.calls.length = 0
+      const plan = planResource(boxDefinition, state, config)
+      const outcome = await applyUpdate(boxDefinition, state, plan.planned, {}, s)
+      state = outcome.state ?? state
+      return s.service.calls
+    }
+    assert.deepEqual(await step({ name: 'alpha', size: 20 }), [])
+    assert.deepEqual(await step({ name: 'alpha', size: 20, power: 'on' }), ['power:on', 'read'])
+    assert.deepEqual(await step({ name: 'alpha', size: 20, power: 'on' }), [])
+    assert.deepEqual(await step({ name: 'alpha', size: 20, power: 'off' }), ['power:off', 'read'])
+  })
+  test('a failed step returns the state reached; a retry never re-sends a step that succeeded', async () => {
+    const s = session()
+    const prior = await created(s)
+    s.service.failOnce.add('power:off')
+    const config = { name: 'alpha', size: 30, label: 'relabeled', power: 'off' }
+    const first = await applyUpdate(boxDefinition, prior, planResource(boxDefinition, prior, config).planned, {}, s)
+    assert.ok(first.diagnostics.some((d) => d.severity === 'error'))
+    assert.equal(first.state?.label, 'relabeled')
+    assert.equal(first.state?.size, 30)
+    assert.ok(first.state)
+    s.service.calls.length = 0
+    await applyUpdate(boxDefinition, first.state, planResource(boxDefinition, first.state, config).planned, first.private, s)
+    assert.deepEqual(s.service.calls, ['power:off', 'read'])
+  })
+  test('a paid step that fails after its order is recorded and resumed, not re-ordered', async () => {
+    const s = session()
+    const prior = await created(s)
+    s.service.failOnce.add('grow-wait')
+    const config = { name: 'alpha', size: 30 }
+    const first = await applyUpdate(boxDefinition, prior, planResource(boxDefinition, prior, config).planned, {}, s)
+    assert.equal(first.incomplete, true)
+    assert.equal(first.state?.size, 30)
+    assert.deepEqual(first.private, { resume: true })
+    assert.ok(first.state)
+    s.service.calls.length = 0
+    const again = planResource(boxDefinition, first.state, config, first.private)
+    assert.equal(again.planned.status, UNKNOWN, 'the resumed wait shows as a change')
+    assert.ok(again.diagnostics.some((d) => d.severity === 'warning' && /waits for it again/.test(d.detail)))
+    const second = await applyUpdate(boxDefinition, first.state, again.planned, first.private, s)
+    assert.deepEqual(s.service.calls, ['wait', 'read'])
+    assert.deepEqual(second.private, {})
+  })
+  test('a create that fails after its order keeps the id and can resume', async () => {
+    const s = session()
+    s.service.failOnce.add('wait')
+    const plan = planResource(boxDefinition, null, { name: 'alpha' })
+    const outcome = await applyCreate(boxDefinition, plan.planned, s)
+    assert.equal(outcome.incomplete, true)
+    assert.equal(outcome.state?.id, '1')
+    assert.equal(outcome.state?.status, 'Pending')
+    assert.match(outcome.diagnostics.map((d) => d.detail).join('\n'), /resumes waiting/)
+    assert.deepEqual(s.service.calls, ['order', 'wait'])
+  })
+  test('a create that fails before any order records nothing', async () => {
+    const s = session()
+    s.service.failOnce.add('order')
+    const outcome = await applyCreate(boxDefinition, planResource(boxDefinition, null, { name: 'alpha' }).planned, s)
+    assert.equal(outcome.state, null)
+    assert.equal(outcome.incomplete, false)
+  })
+  test('gone: a read that finds nothing removes the resource; deleting a gone object succeeds', async () => {
+    const s = session()
+    const prior = await created(s)
+    s.service.boxes.clear()
+    assert.equal((await readResource(boxDefinition, prior, String(prior.id), {}, s)).state, null)
+    const deleted = await applyDelete(boxDefinition, prior, s)
+    assert.equal(deleted.state, null)
+    assert.deepEqual(deleted.diagnostics, [])
+  })
+  test('a read keeps inputs the service cannot report and the timeouts', async () => {
+    const s = session()
+    const prior = await created(s, { name: 'alpha', size: 20, paid: false, timeouts: { create: '9m' } })
+    const read = await readResource(boxDefinition, prior, String(prior.id), {}, s)
+    assert.equal(read.state?.paid, false)
+    assert.deepEqual(read.state?.timeouts, { create: '9m' })
+  })
+  test('import: unrecoverable inputs take their defaults; a bad id names the format', async () => {
+    const s = session()
+    const prior = await created(s)
+    const imported = await importResource(boxDefinition, String(prior.id), s)
+    assert.equal(imported.state?.paid, true)
+    assert.equal(imported.state?.power, null)
+    assert.equal(imported.state?.name, 'alpha')
+    const bad = await importResource(boxDefinition, 'abc', s)
+    assert.match(bad.diagnostics[0]?.detail ?? '', /<id>, e\.g\. 1: expected digits/)
+  })
+  test('a programming error is reported as a provider bug, never as the user\'s fault', async () => {
+    const broken = defineResource<BoxService, typeof boxDefinition.attributes>({
+      ...boxDefinition,
+      async create() {
+        throw new TypeError('x is undefined')
+      },
+    })
+    const outcome = await applyCreate(broken, planResource(broken, null, { name: 'alpha' }).planned, session())
+    assert.equal(outcome.diagnostics[0]?.summary, 'Provider bug')
+  })
+})

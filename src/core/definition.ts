@@ -1,0 +1,262 @@
+/** Resource, data source and provider definitions: plain data plus handlers, checked once at load. */
+import { type Attributes, isComputed, isInput, type ObjectOf } from './attributes.js'
+import { nonRoundTripping } from './names.js'
+
+export interface Logger {
+  trace(message: string, fields?: Record<string, unknown>): void
+  debug(message: string, fields?: Record<string, unknown>): void
+  info(message: string, fields?: Record<string, unknown>): void
+  warn(message: string, fields?: Record<string, unknown>): void
+  error(message: string, fields?: Record<string, unknown>): void
+}
+
+export const silentLogger: Logger = { trace() {}, debug() {}, info() {}, warn() {}, error() {} }
+
+export interface OperationContext<C> {
+  readonly client: C
+  readonly signal: AbortSignal
+  readonly log: Logger
+  /** A warning shown to the user with the result of the operation. */
+  warn(summary: string, detail: string): void
+}
+
+/** What the service returned, by canonical attribute name; keys left out keep what core already has. */
+export type Observed<A extends Attributes> = Partial<ObjectOf<A>>
+export type State<A extends Attributes> = ObjectOf<A> & { readonly id: string }
+
+export interface CreateContext<C, A extends Attributes> extends OperationContext<C> {
+  /** The planned inputs, defaults applied; computed attributes are null. */
+  readonly input: ObjectOf<A>
+  readonly timeoutMs: number
+  /**
+   * Records what an order answered (its id above all) the moment it answers, so that a failure
+   * later in the operation keeps the resource in state instead of losing a paid order.
+   */
+  checkpoint(reached: Observed<A> & { id: string }): void
+}
+
+export interface ResumeContext<C, A extends Attributes> extends OperationContext<C> {
+  readonly id: string
+  readonly input: ObjectOf<A>
+  readonly prior: State<A>
+  readonly timeoutMs: number
+}
+
+export interface ReadContext<C, A extends Attributes> extends OperationContext<C> {
+  readonly id: string
+  /** The state before this read; null during an import. */
+  readonly prior: State<A> | null
+  readonly importing: boolean
+}
+
+export interface StepContext<C, A extends Attributes> extends OperationContext<C> {
+  readonly id: string
+  /** The state as it stands, including the steps already done in this apply. */
+  readonly prior: State<A>
+  /** The planned values. */
+  readonly input: ObjectOf<A>
+  readonly timeoutMs: number
+  /** Records that this step's order was placed: its attributes are then never sent again. */
+  checkpoint(reached?: Observed<A>): void
+}
+
+export interface DeleteContext<C, A extends Attributes> extends OperationContext<C> {
+  readonly id: string
+  readonly prior: State<A>
+  readonly timeoutMs: number
+}
+
+export interface UpdateStep<C, A extends Attributes> {
+  readonly attributes: readonly (keyof A & string)[]
+  apply(ctx: StepContext<C, A>): Promise<Observed<A> | undefined>
+}
+
+/** The step of an input that changes nothing remotely: its new value is only recorded. */
+export async function recordOnly(): Promise<undefined> {
+  return undefined
+}
+
+export interface ImportId {
+  /** How the id is written, for docs and errors, e.g. "<account_id>". */
+  readonly format: string
+  /** An example id for docs. */
+  readonly example: string
+  /** The resource id, or a message saying what is wrong with the given text. */
+  parse(text: string): { id: string } | { error: string }
+}
+
+export type TimeoutName = 'create' | 'update' | 'delete'
+export type TimeoutDefaults = Partial<Record<TimeoutName, string>>
+
+export interface ResourceDefinition<C, A extends Attributes> {
+  readonly kind: 'resource'
+  /** Canonical snake_case type name without the provider prefix, e.g. `lite_vm`. */
+  readonly name: string
+  readonly description: string
+  readonly attributes: A
+  readonly importId: ImportId
+  /** Default durations ("20m"); the names given are the configurable timeouts. */
+  readonly timeouts: TimeoutDefaults
+  /** Ordered in-place steps; an input no step names is create-only. */
+  readonly updates: readonly UpdateStep<C, A>[]
+  /** A replacement must delete the old object first (unique names, single assignments). */
+  readonly deleteBeforeReplace?: boolean
+  create(ctx: CreateContext<C, A>): Promise<Observed<A> & { id: string }>
+  /** Finishes a create or step whose order was placed but whose wait did not end; absent when nothing waits. */
+  resume?(ctx: ResumeContext<C, A>): Promise<Observed<A> | undefined>
+  /** Null when the object is gone. */
+  read(ctx: ReadContext<C, A>): Promise<Observed<A> | null>
+  delete(ctx: DeleteContext<C, A>): Promise<void>
+  /** Inputs the service cannot return; listed in the docs for import. */
+  readonly unrecoverable?: readonly (keyof A & string)[]
+}
+
+export interface DataContext<C, A extends Attributes> extends OperationContext<C> {
+  readonly input: ObjectOf<A>
+}
+
+export interface DataSourceDefinition<C, A extends Attributes> {
+  readonly kind: 'dataSource'
+  readonly name: string
+  readonly description: string
+  readonly attributes: A
+  read(ctx: DataContext<C, A>): Promise<Observed<A>>
+}
+
+export interface ProviderDefinition<C, A extends Attributes> {
+  readonly description: string
+  readonly attributes: A
+  /** Environment variables read when an attribute is unset, by attribute name. */
+  readonly environment: Partial<Record<keyof A & string, string>>
+  /** Throws an error naming the attribute when the configuration cannot work. */
+  configure(config: ObjectOf<A>, meta: { userAgent: string; log: Logger }): C
+}
+
+/**
+ * A definition of any client and attribute type, as a registry and the engine hold it: handler
+ * contexts are erased here because each definition was type-checked against its own attributes
+ * when it was written.
+ */
+export interface AnyResource {
+  readonly kind: 'resource'
+  readonly name: string
+  readonly description: string
+  readonly attributes: Attributes
+  readonly importId: ImportId
+  readonly timeouts: TimeoutDefaults
+  readonly updates: readonly { readonly attributes: readonly string[]; apply(ctx: Erased): Promise<unknown> }[]
+  readonly deleteBeforeReplace?: boolean
+  create(ctx: Erased): Promise<Record<string, unknown>>
+  resume?(ctx: Erased): Promise<Record<string, unknown> | undefined>
+  read(ctx: Erased): Promise<Record<string, unknown> | null>
+  delete(ctx: Erased): Promise<void>
+  readonly unrecoverable?: readonly string[]
+}
+
+export interface AnyDataSource {
+  readonly kind: 'dataSource'
+  readonly name: string
+  readonly description: string
+  readonly attributes: Attributes
+  read(ctx: Erased): Promise<Record<string, unknown>>
+}
+
+export interface AnyProvider {
+  readonly description: string
+  readonly attributes: Attributes
+  readonly environment: Partial<Record<string, string>>
+  configure(config: Erased, meta: { userAgent: string; log: Logger }): unknown
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: see AnyResource; contexts are built by the engine.
+type Erased = any
+
+/** The names core adds to every resource; a definition may not declare them. */
+export const RESERVED = ['id', 'timeouts'] as const
+
+export class DefinitionError extends Error {}
+
+export function defineResource<C, A extends Attributes>(
+  definition: Omit<ResourceDefinition<C, A>, 'kind'>,
+): ResourceDefinition<C, A> {
+  const resource: ResourceDefinition<C, A> = { kind: 'resource', ...definition }
+  checkResource(resource as unknown as AnyResource)
+  return resource
+}
+
+export function defineDataSource<C, A extends Attributes>(
+  definition: Omit<DataSourceDefinition<C, A>, 'kind'>,
+): DataSourceDefinition<C, A> {
+  const dataSource: DataSourceDefinition<C, A> = { kind: 'dataSource', ...definition }
+  checkNames(dataSource.name, dataSource.attributes)
+  return dataSource
+}
+
+export function defineProvider<C, A extends Attributes>(definition: ProviderDefinition<C, A>): ProviderDefinition<C, A> {
+  checkNames('provider', definition.attributes)
+  return definition
+}
+
+/** The inputs a change of which replaces the resource. */
+export function createOnlyInputs(definition: AnyResource): string[] {
+  return Object.entries(definition.attributes)
+    .filter(([, a]) => isInput(a) && a.createOnly === true)
+    .map(([name]) => name)
+}
+
+/**
+ * The load-time check: every input is create-only or named by exactly one update step, so no
+ * change is ever silently dropped; flags that contradict each other are refused.
+ */
+export function checkResource(definition: AnyResource): void {
+  const { name, attributes, updates } = definition
+  checkNames(name, attributes)
+  const problems: string[] = []
+  const stepOf = new Map<string, number>()
+  updates.forEach((step, index) => {
+    for (const attribute of step.attributes) {
+      const declared = attributes[attribute]
+      if (!declared) problems.push(`update step ${index} names unknown attribute ${attribute}`)
+      else if (!isInput(declared)) problems.push(`update step ${index} names ${attribute}, which is not an input`)
+      else if (declared.createOnly) problems.push(`${attribute} is create-only but update step ${index} names it`)
+      if (stepOf.has(attribute)) problems.push(`${attribute} is named by two update steps`)
+      stepOf.set(attribute, index)
+    }
+  })
+  for (const [attribute, declared] of Object.entries(attributes)) {
+    if (isInput(declared) && !declared.createOnly && !stepOf.has(attribute)) {
+      problems.push(`${attribute} is neither create-only nor covered by an update step, so its changes would be dropped`)
+    }
+    if (declared.required && (declared.optional || declared.computed || declared.default !== undefined)) {
+      problems.push(`${attribute} is required, so it cannot also be optional, computed or defaulted`)
+    }
+    if (declared.action && (declared.createOnly || declared.growOnly)) {
+      problems.push(`${attribute} is an action, so it cannot be create-only or grow-only`)
+    }
+    if (declared.growOnly && declared.type.kind !== 'int64' && declared.type.kind !== 'float') {
+      problems.push(`${attribute} is grow-only but not a number`)
+    }
+    if (!isInput(declared) && !isComputed(declared)) problems.push(`${attribute} is neither an input nor computed`)
+    if (declared.stable && isInput(declared)) problems.push(`${attribute} is an input, so it cannot be marked stable`)
+  }
+  for (const attribute of definition.unrecoverable ?? []) {
+    if (!attributes[attribute]) problems.push(`unrecoverable names unknown attribute ${attribute}`)
+  }
+  if (problems.length > 0) throw new DefinitionError(`${name}: ${problems.join('; ')}`)
+}
+
+function checkNames(owner: string, attributes: Attributes): void {
+  const names = Object.keys(attributes)
+  const problems: string[] = []
+  for (const reserved of RESERVED) if (names.includes(reserved)) problems.push(`${reserved} is reserved for core`)
+  for (const bad of nonRoundTripping(names)) problems.push(`${bad} does not survive the snake/camel round trip`)
+  for (const [attribute, declared] of Object.entries(attributes)) {
+    if (!declared.description) problems.push(`${attribute} has no description`)
+    if (declared.type.kind === 'object') {
+      for (const bad of nonRoundTripping(Object.keys(declared.type.attributes))) {
+        problems.push(`${attribute}.${bad} does not survive the snake/camel round trip`)
+      }
+    }
+  }
+  if (problems.length > 0) throw new DefinitionError(`${owner}: ${problems.join('; ')}`)
+}

@@ -1,0 +1,74 @@
+/** Diagnostics: every error a user sees, translated once from whatever was thrown. */
+import { toSnake } from './names.js'
+
+export type Path = readonly (string | number)[]
+
+export interface Diagnostic {
+  readonly severity: 'error' | 'warning'
+  readonly summary: string
+  readonly detail: string
+  /** Canonical attribute names; each front end spells them its own way. */
+  readonly path?: Path
+}
+
+/** Our own code broke a promise: never the user's fault, always "please report". */
+export class ProviderBug extends Error {}
+
+/** A bad input found by a handler (rarely: most rules are validators checked at plan time). */
+export class InputError extends Error {
+  constructor(
+    readonly path: Path,
+    message: string,
+  ) {
+    super(message)
+  }
+}
+
+export function error(summary: string, detail: string, path?: Path): Diagnostic {
+  return path ? { severity: 'error', summary, detail, path } : { severity: 'error', summary, detail }
+}
+
+export function warning(summary: string, detail: string, path?: Path): Diagnostic {
+  return path ? { severity: 'warning', summary, detail, path } : { severity: 'warning', summary, detail }
+}
+
+export function hasErrors(diagnostics: readonly Diagnostic[]): boolean {
+  return diagnostics.some((d) => d.severity === 'error')
+}
+
+/** The shape of the API client's errors, read structurally so that core never imports `api/`. */
+interface ExplainedError {
+  readonly message: string
+  readonly status?: number
+  readonly fields?: readonly { field: string; message: string }[]
+}
+
+const PROGRAMMING_ERRORS = [TypeError, ReferenceError, RangeError, SyntaxError]
+
+function isExplained(value: unknown): value is ExplainedError {
+  if (!(value instanceof Error)) return false
+  if (value instanceof ProviderBug) return false
+  // A TypeError from fetch is a network failure the client wraps; one that reaches here is our bug.
+  return !PROGRAMMING_ERRORS.some((kind) => value.constructor === kind)
+}
+
+export function messageOf(value: unknown): string {
+  return value instanceof Error ? value.message : String(value)
+}
+
+/**
+ * Turns a thrown error into diagnostics: the operation's summary, the API's explanation, and one
+ * diagnostic per field the API rejected, placed on the attribute of that name when there is one.
+ */
+export function toDiagnostics(value: unknown, summary: string, attributeNames: readonly string[]): Diagnostic[] {
+  if (value instanceof InputError) return [error(summary, value.message, value.path)]
+  if (!isExplained(value)) {
+    return [error('Provider bug', `${summary}: ${messageOf(value)}. This is a bug in the provider; please report it.`)]
+  }
+  const diagnostics = [error(summary, value.message)]
+  for (const { field, message } of value.fields ?? []) {
+    const name = attributeNames.find((a) => toSnake(a) === toSnake(field))
+    if (name) diagnostics.push(error(`Invalid ${name}`, message, [name]))
+  }
+  return diagnostics
+}

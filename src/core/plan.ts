@@ -1,0 +1,135 @@
+/** Planning: defaults, replacement, grow-only, actions and which update steps an apply will run. */
+import { type Attribute, isComputed, isInput } from './attributes.js'
+import { type AnyResource, recordOnly } from './definition.js'
+import { type Diagnostic, error, hasErrors, warning } from './diagnostics.js'
+import { validateConfig } from './validate.js'
+import { isEmpty, isUnknown, UNKNOWN, type Value, type ValueMap, valuesEqual } from './values.js'
+
+/** Core's private state, kept beside the resource's state by each front end. */
+export interface PrivateState {
+  /** An order was placed and its wait did not end: the next apply waits again and orders nothing. */
+  readonly resume?: boolean
+}
+
+export interface Plan {
+  /** Every attribute plus `id` and, when the resource has timeouts, `timeouts`. */
+  readonly planned: ValueMap
+  /** Create-only inputs whose change forces a replacement. */
+  readonly replace: readonly string[]
+  /** Inputs whose planned value differs from the prior state. */
+  readonly changed: readonly string[]
+  readonly diagnostics: readonly Diagnostic[]
+  readonly private: PrivateState
+}
+
+export function inputNames(definition: AnyResource): string[] {
+  return Object.entries(definition.attributes)
+    .filter(([, a]) => isInput(a))
+    .map(([name]) => name)
+}
+
+/**
+ * The value planned for one input: the configuration, else its default, else (optional+computed)
+ * what the state holds, or unknown on create.
+ */
+function plannedInput(attribute: Attribute, configured: Value | undefined, prior: Value | undefined, creating: boolean): Value {
+  if (configured !== null && configured !== undefined) return configured
+  if (attribute.default !== undefined) return attribute.default
+  if (attribute.computed) return creating ? UNKNOWN : (prior ?? null)
+  return null
+}
+
+/** Whether a changed input makes its update step run: an action fires only on a non-empty value. */
+export function fires(attribute: Attribute, planned: Value | undefined): boolean {
+  return !(attribute.action && isEmpty(planned ?? null))
+}
+
+export function planResource(
+  definition: AnyResource,
+  prior: ValueMap | null,
+  config: ValueMap,
+  priorPrivate: PrivateState = {},
+): Plan {
+  const hasTimeouts = Object.keys(definition.timeouts).length > 0
+  const diagnostics: Diagnostic[] = validateConfig(definition.attributes, config, {
+    timeouts: hasTimeouts ? definition.timeouts : undefined,
+  })
+  const creating = prior === null
+  const planned: Record<string, Value> = {}
+  for (const [name, attribute] of Object.entries(definition.attributes)) {
+    planned[name] = isInput(attribute) ? plannedInput(attribute, config[name], prior?.[name], creating) : null
+  }
+  if (hasTimeouts) planned.timeouts = config.timeouts ?? null
+
+  const computedOnly = Object.entries(definition.attributes).filter(([, a]) => !isInput(a) && isComputed(a))
+  if (creating) {
+    planned.id = UNKNOWN
+    for (const [name] of computedOnly) planned[name] = UNKNOWN
+    return { planned, replace: [], changed: inputNames(definition), diagnostics, private: {} }
+  }
+
+  const changed = inputNames(definition).filter((name) => !valuesEqual(planned[name], prior[name] ?? null))
+  const replace = changed.filter((name) => definition.attributes[name]?.createOnly === true)
+  for (const name of changed) {
+    const attribute = definition.attributes[name]
+    const before = prior[name]
+    const after = planned[name]
+    if (attribute?.growOnly && typeof before === 'number' && typeof after === 'number' && after < before) {
+      diagnostics.push(
+        error(
+          `Cannot shrink ${name}`,
+          `${name} is grow-only: it can be raised but never lowered (from ${before} to ${after}). ` +
+            'Keep the current value or a larger one.',
+          [name],
+        ),
+      )
+    }
+  }
+  const resuming = priorPrivate.resume === true
+  const remote = replace.length > 0 || resuming || stepsToRun(definition, prior, planned).some((s) => !s.recordOnly)
+  planned.id = prior.id ?? null
+  for (const [name, attribute] of computedOnly) {
+    planned[name] = remote && !(attribute.stable && replace.length === 0) ? UNKNOWN : (prior[name] ?? null)
+  }
+  if (resuming && replace.length === 0 && !hasErrors(diagnostics)) {
+    diagnostics.push(
+      warning(
+        'An earlier order is still being waited for',
+        `The last apply placed an order for ${definition.name} ${String(prior.id)} but stopped before it finished. ` +
+          'This apply waits for it again; it places no new order for what was already ordered.',
+      ),
+    )
+  }
+  return { planned, replace, changed, diagnostics, private: priorPrivate }
+}
+
+export interface ScheduledStep {
+  readonly index: number
+  readonly attributes: readonly string[]
+  readonly recordOnly: boolean
+}
+
+/** The update steps an apply from `prior` to `planned` runs, in the definition's order. */
+export function stepsToRun(definition: AnyResource, prior: ValueMap, planned: ValueMap): ScheduledStep[] {
+  const steps: ScheduledStep[] = []
+  definition.updates.forEach((step, index) => {
+    const moved = step.attributes.filter((name) => !valuesEqual(planned[name], prior[name] ?? null))
+    if (moved.length === 0) return
+    const firing = moved.filter((name) => {
+      const attribute = definition.attributes[name]
+      return attribute !== undefined && fires(attribute, planned[name])
+    })
+    steps.push({ index, attributes: moved, recordOnly: firing.length === 0 || step.apply === recordOnly })
+  })
+  return steps
+}
+
+/** The value with unknowns replaced by null: what a state records when an operation stops early. */
+export function knownOrNull(value: Value): Value {
+  if (isUnknown(value)) return null
+  if (Array.isArray(value)) return value.map(knownOrNull)
+  if (value !== null && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, knownOrNull(v as Value)]))
+  }
+  return value
+}

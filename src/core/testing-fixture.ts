@@ -1,0 +1,120 @@
+/** A small in-memory resource that exercises every core rule; used by core's own tests only. */
+import { bool, int64, string } from './attributes.js'
+import { defineResource, recordOnly } from './definition.js'
+import { length, oneOf } from './validators.js'
+
+export interface Box {
+  id: string
+  name: string
+  size: number
+  label: string
+  power: string
+  status: string
+}
+
+/** A fake service: calls are recorded so tests can assert exactly what an apply did. */
+export class BoxService {
+  readonly boxes = new Map<string, Box>()
+  readonly calls: string[] = []
+  next = 1
+  /** Makes the next call of this name throw once. */
+  failOnce = new Set<string>()
+
+  call(name: string): void {
+    this.calls.push(name)
+    if (this.failOnce.delete(name)) throw new Error(`${name} failed on purpose`)
+  }
+}
+
+export class NotFound extends Error {
+  readonly notFound = true
+}
+
+const boxAttributes = {
+  name: string({ required: true, createOnly: true, validate: [length({ min: 3, max: 8 })], description: 'Name.' }),
+  size: int64({ optional: true, computed: true, growOnly: true, description: 'Size in GB.' }),
+  label: string({ optional: true, default: 'box-label', description: 'Label.' }),
+  power: string({ optional: true, action: true, validate: [oneOf(['on', 'off'])], description: 'Power action.' }),
+  paid: bool({ optional: true, default: true, description: 'Payment flag.' }),
+  status: string({ computed: true, description: 'Status.' }),
+  serial: string({ computed: true, stable: true, description: 'Serial number, fixed at create.' }),
+}
+
+export const boxDefinition = defineResource<BoxService, typeof boxAttributes>({
+  name: 'box',
+  description: 'A test box.',
+  importId: {
+    format: '<id>',
+    example: '1',
+    parse: (text) => (/^\d+$/.test(text) ? { id: text } : { error: 'expected digits' }),
+  },
+  timeouts: { create: '5m', update: '5m', delete: '1m' },
+  attributes: boxAttributes,
+  updates: [
+    {
+      attributes: ['label'],
+      async apply({ client, id, input }) {
+        client.call('relabel')
+        const box = client.boxes.get(id)
+        if (box) box.label = input.label ?? ''
+        return undefined
+      },
+    },
+    {
+      attributes: ['size'],
+      async apply({ client, id, input, checkpoint }) {
+        client.call('grow-order')
+        checkpoint()
+        client.call('grow-wait')
+        const box = client.boxes.get(id)
+        if (box) box.size = input.size ?? box.size
+        return undefined
+      },
+    },
+    {
+      attributes: ['power'],
+      async apply({ client, id, input }) {
+        client.call(`power:${input.power}`)
+        const box = client.boxes.get(id)
+        if (box) box.power = input.power ?? box.power
+        return undefined
+      },
+    },
+    { attributes: ['paid'], apply: recordOnly },
+  ],
+  async create({ client, input, checkpoint }) {
+    client.call('order')
+    const id = String(client.next++)
+    client.boxes.set(id, {
+      id,
+      name: input.name ?? '',
+      size: input.size ?? 10,
+      label: input.label ?? '',
+      power: 'on',
+      status: 'Pending',
+    })
+    checkpoint({ id, status: 'Pending' })
+    client.call('wait')
+    const box = client.boxes.get(id)
+    if (box) box.status = 'Active'
+    return { id, status: 'Active', serial: `S-${id}` }
+  },
+  async resume({ client, id }) {
+    client.call('wait')
+    const box = client.boxes.get(id)
+    if (box) box.status = 'Active'
+    return { status: 'Active' }
+  },
+  async read({ client, id }) {
+    client.call('read')
+    const box = client.boxes.get(id)
+    if (!box) throw new NotFound(`box ${id} not found`)
+    if (box.status === 'Terminated') return null
+    return { name: box.name, size: box.size, label: box.label, status: box.status, serial: `S-${id}` }
+  },
+  async delete({ client, id }) {
+    client.call('delete')
+    if (!client.boxes.delete(id)) throw new NotFound(`box ${id} not found`)
+  },
+})
+

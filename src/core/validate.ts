@@ -1,0 +1,111 @@
+/** Plan-time validation: every issue at once, each with its attribute path; unknown values wait. */
+import type { Attribute, Attributes, TypeSpec } from './attributes.js'
+import type { TimeoutDefaults } from './definition.js'
+import { type Diagnostic, error, type Path } from './diagnostics.js'
+import { parseDuration } from './timeouts.js'
+import { isUnknown, type ValueMap } from './values.js'
+
+/** Int64 values must stay exact in JavaScript numbers; the service's ids and sizes are far below this. */
+const MAX_INT = Number.MAX_SAFE_INTEGER
+
+export function validateConfig(
+  attributes: Attributes,
+  config: ValueMap,
+  options: { timeouts?: TimeoutDefaults; requireInputs?: boolean } = {},
+): Diagnostic[] {
+  const issues: Diagnostic[] = []
+  for (const [name, attribute] of Object.entries(attributes)) {
+    const value = config[name] ?? null
+    const settable = attribute.required === true || attribute.optional === true
+    if (!settable) {
+      if (value !== null && !isUnknown(value)) {
+        issues.push(error(`Read-only attribute ${name}`, `${name} is set by the service and cannot be configured.`, [name]))
+      }
+      continue
+    }
+    if (value === null) {
+      if (attribute.required && options.requireInputs !== false) {
+        issues.push(error(`Missing required attribute ${name}`, `${name} is required.`, [name]))
+      }
+      continue
+    }
+    checkValue(attribute, value, [name], issues)
+  }
+  const timeouts = config.timeouts
+  if (options.timeouts && timeouts !== null && timeouts !== undefined && !isUnknown(timeouts)) {
+    for (const [name, text] of Object.entries(timeouts as ValueMap)) {
+      if (text === null || isUnknown(text)) continue
+      if (!(name in options.timeouts)) {
+        issues.push(error(`Unsupported timeout ${name}`, `this resource has no ${name} timeout.`, ['timeouts', name]))
+      } else if (typeof text !== 'string' || parseDuration(text) === null) {
+        issues.push(
+          error(
+            `Invalid timeouts.${name}`,
+            `timeouts.${name} must be a duration such as "20m", "1h30m" or "90s" (got ${JSON.stringify(text)}).`,
+            ['timeouts', name],
+          ),
+        )
+      }
+    }
+  }
+  return issues
+}
+
+function checkValue(attribute: Attribute, value: unknown, path: Path, issues: Diagnostic[]): void {
+  if (isUnknown(value)) return
+  const typeProblem = checkType(attribute.type, value, path, issues)
+  if (typeProblem) return
+  for (const validator of attribute.validate ?? []) {
+    const problem = validator.check(value)
+    if (problem) issues.push(error(`Invalid ${label(path)}`, `${label(path)} ${problem}.`, path))
+  }
+}
+
+/** Reports a value of the wrong shape; returns true when it did. */
+function checkType(type: TypeSpec, value: unknown, path: Path, issues: Diagnostic[]): boolean {
+  const wrong = (expected: string) => {
+    issues.push(error(`Invalid ${label(path)}`, `${label(path)} must be ${expected} (got ${describe(value)}).`, path))
+    return true
+  }
+  switch (type.kind) {
+    case 'string':
+      return typeof value === 'string' ? false : wrong('a string')
+    case 'bool':
+      return typeof value === 'boolean' ? false : wrong('true or false')
+    case 'float':
+      return typeof value === 'number' && Number.isFinite(value) ? false : wrong('a number')
+    case 'int64':
+      if (typeof value !== 'number' || !Number.isInteger(value)) return wrong('a whole number')
+      return Math.abs(value) > MAX_INT ? wrong(`a whole number no larger than ${MAX_INT}`) : false
+    case 'list':
+      if (!Array.isArray(value)) return wrong('a list')
+      value.forEach((item, i) => {
+        if (!isUnknown(item)) checkType(type.element, item, [...path, i], issues)
+      })
+      return false
+    case 'map':
+      if (value === null || typeof value !== 'object' || Array.isArray(value)) return wrong('a map')
+      for (const [key, item] of Object.entries(value)) {
+        if (!isUnknown(item)) checkType(type.element, item, [...path, key], issues)
+      }
+      return false
+    case 'object':
+      if (value === null || typeof value !== 'object' || Array.isArray(value)) return wrong('an object')
+      for (const [key, nested] of Object.entries(type.attributes)) {
+        const item = (value as Record<string, unknown>)[key] ?? null
+        if (item !== null) checkValue(nested, item, [...path, key], issues)
+      }
+      return false
+  }
+}
+
+function label(path: Path): string {
+  return path.map((p, i) => (typeof p === 'number' ? `[${p}]` : i === 0 ? p : `.${p}`)).join('')
+}
+
+function describe(value: unknown): string {
+  if (typeof value === 'string') return value.length > 40 ? `a string of ${value.length} characters` : JSON.stringify(value)
+  if (Array.isArray(value)) return 'a list'
+  if (value !== null && typeof value === 'object') return 'an object'
+  return String(value)
+}
