@@ -1,0 +1,122 @@
+// createClient: options, defaults and the families. Each API family is one file and one member here.
+import { randomUUID } from 'node:crypto'
+import { type AdditionalIpApi, additionalIpApi } from './additional-ips.js'
+import { type ElasticStorageApi, elasticStorageApi } from './elastic-storage.js'
+import { type LiteApi, type LiteMigrationApi, liteApi, liteMigrationApi } from './lite.js'
+import { type MetalApi, metalApi } from './metal.js'
+import type { Account } from './models.js'
+import { type FetchFunction, type Logger, type Sleep, Transport } from './transport.js'
+import { type WaitOptions, type WaitResult, waitForActive } from './wait.js'
+
+export interface ClientOptions {
+  /** Ends in `/v1`, e.g. `https://api.example.invalid/v1`; one trailing slash is ignored. */
+  readonly baseUrl: string
+  readonly apiKey: string
+  /** `<tool>/<version>`, e.g. `provider-terraform/0.1.0`. */
+  readonly userAgent: string
+  /** Default: the global fetch. Tests and the in-process emulator inject theirs. */
+  readonly fetch?: FetchFunction
+  /** Per attempt. Default 30000. */
+  readonly requestTimeoutMs?: number
+  /** First poll interval of a wait. Default 5000. */
+  readonly pollIntervalMs?: number
+  /** The poll interval grows gently up to this. Default 30000. */
+  readonly pollMaxIntervalMs?: number
+  /** Attempts in all for one request, retries included (§1.10). Default 4. */
+  readonly maxAttempts?: number
+  /** Injectable so tests never really wait; must reject (or resolve early) when `signal` aborts. */
+  readonly sleep?: Sleep
+  readonly now?: () => number
+  /** In [0, 1); jitter of retry backoff. */
+  readonly random?: () => number
+  /** Receives one line per request (method, path, status, request id, duration); never keys or bodies. */
+  readonly log?: Logger
+  /** Default `crypto.randomUUID`. */
+  readonly idempotencyKey?: () => string
+}
+
+export interface Client {
+  readonly baseUrl: string
+  /** Lite (`/lites`), with the migration to Lite Pro. */
+  readonly lites: LiteApi & LiteMigrationApi
+  /** Lite Pro (`/lite-pros`): the same calls, without migration. */
+  readonly litePros: LiteApi
+  /** Metal servers (`/baremetals`) and the Metal keypair pool. */
+  readonly baremetals: MetalApi
+  /** Additional IPs and their assignments (`/baremetal-additional-ips`). */
+  readonly additionalIps: AdditionalIpApi
+  /** Elastic storage (`/baremetal-elastic-storages`). */
+  readonly elasticStorages: ElasticStorageApi
+  // A new API family is one more file beside lite.ts and one more member here.
+
+  /**
+   * Polls `read` until the account is Active (§4.1). Resolves with `unpaidInvoice` when the order
+   * waits for payment; throws WaitError on Suspended/Terminated, gone (404) or timeout.
+   */
+  waitForActive<A extends Account<unknown>>(read: () => Promise<A>, options: WaitOptions): Promise<WaitResult<A>>
+  /** The client's clock: use it for `orderedAt` so an injected clock stays consistent. */
+  now(): number
+}
+
+export function defaultSleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) {
+      reject(signal.reason)
+      return
+    }
+    const onAbort = () => {
+      clearTimeout(timer)
+      reject(signal?.reason)
+    }
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort)
+      resolve()
+    }, ms)
+    signal?.addEventListener('abort', onAbort, { once: true })
+  })
+}
+
+function positive(value: number | undefined, fallback: number, name: string): number {
+  if (value === undefined) return fallback
+  if (!Number.isFinite(value) || value <= 0) throw new RangeError(`${name} must be a positive number, got ${value}`)
+  return value
+}
+
+export function createClient(options: ClientOptions): Client {
+  const baseUrl = options.baseUrl.endsWith('/') ? options.baseUrl.slice(0, -1) : options.baseUrl
+  const now = options.now ?? Date.now
+  const sleep = options.sleep ?? defaultSleep
+  const log: Logger = options.log ?? (() => undefined)
+  const pollIntervalMs = positive(options.pollIntervalMs, 5_000, 'pollIntervalMs')
+  const transport = new Transport({
+    baseUrl,
+    apiKey: options.apiKey,
+    userAgent: options.userAgent,
+    // Looked up per call, not captured, so a test that replaces globalThis.fetch is honoured.
+    fetch: options.fetch ?? ((request) => fetch(request)),
+    requestTimeoutMs: positive(options.requestTimeoutMs, 30_000, 'requestTimeoutMs'),
+    maxAttempts: Math.floor(positive(options.maxAttempts, 4, 'maxAttempts')),
+    sleep,
+    now,
+    random: options.random ?? Math.random,
+    log,
+    idempotencyKey: options.idempotencyKey ?? randomUUID,
+  })
+  const waitSettings = {
+    pollIntervalMs,
+    pollMaxIntervalMs: Math.max(pollIntervalMs, positive(options.pollMaxIntervalMs, 30_000, 'pollMaxIntervalMs')),
+    sleep,
+    now,
+    log,
+  }
+  return {
+    baseUrl,
+    lites: { ...liteApi(transport, '/lites'), ...liteMigrationApi(transport) },
+    litePros: liteApi(transport, '/lite-pros'),
+    baremetals: metalApi(transport),
+    additionalIps: additionalIpApi(transport),
+    elasticStorages: elasticStorageApi(transport),
+    waitForActive: (read, waitOptions) => waitForActive(waitSettings, read, waitOptions),
+    now,
+  }
+}

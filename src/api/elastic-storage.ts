@@ -1,0 +1,179 @@
+// Elastic storage bound to a Metal server (§3.9, E1-E7).
+import {
+  accountId,
+  array,
+  field,
+  idInteger,
+  idText,
+  type JsonObject,
+  nullable,
+  number,
+  numericId,
+  object,
+  string,
+} from './decode.js'
+import {
+  type Account,
+  type BillingOption,
+  decodeAccount,
+  decodeBillingOption,
+  decodeList,
+  type Id,
+  type Order,
+  type PaidOrder,
+  paid,
+} from './models.js'
+import {
+  type CallOptions,
+  compact,
+  type ListOptions,
+  type OrderOptions,
+  rejectingSync,
+  statusQuery,
+  type Transport,
+} from './transport.js'
+
+/** `extra_details` of an elastic storage. */
+export interface ElasticStorageExtra {
+  storage_name: string
+  /** GB. */
+  size: number
+  /** The server it is bound to for life. */
+  metal_account_id: string
+  region: string
+  region_label: string
+}
+
+export type ElasticStorageAccount = Account<ElasticStorageExtra>
+
+/** E1 body. */
+export interface ElasticStorageCreate extends PaidOrder {
+  product_id: number
+  /** `m` or `a`. */
+  cycle: string
+  storage_name: string
+  metal_account_id: Id
+  /** GB, default 100. */
+  size?: number
+}
+
+/** E7. Prices are per GB per cycle. */
+export interface ElasticStorageProduct {
+  product_id: number
+  name: string
+  description: string
+  options: { iops?: number; min_size?: number; max_size?: number }
+  billing: BillingOption[]
+}
+
+export interface ElasticStorageApi {
+  /** E1. */
+  createStorage(body: ElasticStorageCreate, options?: OrderOptions): Promise<Order>
+  /** E2. */
+  listStorages(options?: ListOptions): Promise<ElasticStorageAccount[]>
+  /** E3. */
+  getStorage(accountId: Id, options?: CallOptions): Promise<ElasticStorageAccount>
+  /** E4: `size` is the absolute new size in GB, above the current one. Order on the same account. */
+  resizeStorage(accountId: Id, body: { size: number; pay_invoice_with_cc?: boolean }, options?: OrderOptions): Promise<Order>
+  /** E5. Order on the same account. */
+  changeStorageProduct(
+    accountId: Id,
+    body: { new_product_id: number; pay_invoice_with_cc?: boolean },
+    options?: OrderOptions,
+  ): Promise<Order>
+  /** E6. */
+  deleteStorage(accountId: Id, options?: CallOptions): Promise<void>
+  /** E7. */
+  listProducts(options?: CallOptions): Promise<ElasticStorageProduct[]>
+  getProduct(productId: number, options?: CallOptions): Promise<ElasticStorageProduct>
+}
+
+function soft(value: unknown, at: string): string {
+  return nullable(value, at, string) ?? ''
+}
+
+function decodeStorageExtra(o: JsonObject, at: string): ElasticStorageExtra {
+  return {
+    ...o,
+    storage_name: field(o, 'storage_name', at, soft),
+    size: field(o, 'size', at, number),
+    metal_account_id: field(o, 'metal_account_id', at, accountId),
+    region: field(o, 'region', at, soft),
+    region_label: field(o, 'region_label', at, soft),
+  }
+}
+
+const decodeStorage = (value: unknown, at = 'data') => decodeAccount(value, decodeStorageExtra, at)
+
+function decodeProduct(value: unknown, at = 'data'): ElasticStorageProduct {
+  const o = object(value, at)
+  const optionsAt = `${at}.options`
+  const options = object(o.options ?? {}, optionsAt)
+  const decodedOptions: JsonObject = { ...options }
+  for (const key of ['iops', 'min_size', 'max_size']) {
+    const v = field(options, key, optionsAt, (w, p) => nullable(w, p, number))
+    if (v !== null) decodedOptions[key] = v
+  }
+  return {
+    ...o,
+    product_id: field(o, 'product_id', at, numericId),
+    name: field(o, 'name', at, string),
+    description: field(o, 'description', at, soft),
+    options: decodedOptions,
+    billing: field(o, 'billing', at, (v, p) => nullable(v, p, (w, q) => array(w, q, decodeBillingOption))) ?? [],
+  }
+}
+
+const ignore = (): undefined => undefined
+const GROUP = '/baremetal-elastic-storages'
+
+export function elasticStorageApi(transport: Transport): ElasticStorageApi {
+  const id = (value: Id) => idText(value, 'account id')
+  return rejectingSync<ElasticStorageApi>({
+    createStorage: (body, options) =>
+      transport.order(
+        'POST',
+        GROUP,
+        compact({
+          product_id: body.product_id,
+          cycle: body.cycle,
+          storage_name: body.storage_name,
+          metal_account_id: idInteger(body.metal_account_id, 'metal_account_id'),
+          size: body.size,
+          ...paid(body),
+        }),
+        options,
+      ),
+    listStorages: (options) =>
+      transport.request({
+        method: 'GET',
+        path: GROUP,
+        query: statusQuery(options),
+        signal: options?.signal,
+        decode: decodeList(decodeStorage),
+      }),
+    getStorage: (accountId, options) =>
+      transport.get(`${GROUP}/${id(accountId)}`, (p) => decodeStorage(p), options, id(accountId)),
+    resizeStorage: (accountId, body, options) =>
+      transport.order(
+        'PUT',
+        `${GROUP}/${id(accountId)}`,
+        compact({ size: body.size, pay_invoice_with_cc: body.pay_invoice_with_cc }),
+        options,
+        id(accountId),
+      ),
+    changeStorageProduct: (accountId, body, options) =>
+      transport.order(
+        'POST',
+        `${GROUP}/${id(accountId)}`,
+        compact({ new_product_id: body.new_product_id, pay_invoice_with_cc: body.pay_invoice_with_cc }),
+        options,
+        id(accountId),
+      ),
+    deleteStorage: (accountId, options) =>
+      transport.send('DELETE', `${GROUP}/${id(accountId)}`, undefined, ignore, options, id(accountId)),
+    listProducts: (options) => transport.get(`${GROUP}/products`, decodeList(decodeProduct), options),
+    getProduct: (productId, options) =>
+      transport.get(`${GROUP}/products/${idText(productId, 'product id')}`, (p) => decodeProduct(p), options),
+  })
+}

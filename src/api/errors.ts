@@ -1,0 +1,201 @@
+/** One failed check of a 422 answer; `field` is its `loc` without the leading `body`/`query`/... */
+export interface FieldError {
+  readonly field: string
+  readonly message: string
+}
+
+/** Where a request went; every error of the client carries it so a diagnostic can say what failed. */
+export interface RequestContext {
+  readonly method: string
+  readonly path: string
+  requestId?: string | undefined
+  accountId?: string | undefined
+  orderId?: string | undefined
+}
+
+function idsText(context: RequestContext): string {
+  const parts: string[] = []
+  if (context.accountId !== undefined) parts.push(`account ${context.accountId}`)
+  if (context.orderId !== undefined) parts.push(`order ${context.orderId}`)
+  if (context.requestId !== undefined) parts.push(`request id ${context.requestId}`)
+  return parts.length === 0 ? '' : ` (${parts.join(', ')})`
+}
+
+const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
+
+/**
+ * The service answered with a non-2xx status. `apiMessage` is the API's own text: shown to people,
+ * never branched on (its wording is not part of the contract).
+ */
+export class ApiError extends Error {
+  override readonly name = 'ApiError'
+  readonly status: number
+  readonly apiMessage: string
+  readonly fields: readonly FieldError[]
+  readonly method: string
+  readonly path: string
+  readonly requestId: string | undefined
+  // Writable because a wait learns the account id and order id after the request that failed.
+  accountId: string | undefined
+  orderId: string | undefined
+
+  constructor(status: number, apiMessage: string, fields: readonly FieldError[], context: RequestContext) {
+    super('')
+    this.status = status
+    this.apiMessage = apiMessage
+    this.fields = fields
+    this.method = context.method
+    this.path = context.path
+    this.requestId = context.requestId
+    this.accountId = context.accountId
+    this.orderId = context.orderId
+    this.refreshMessage()
+  }
+
+  get notFound(): boolean {
+    return this.status === 404
+  }
+
+  /** 'client': fix the input or the key. 'server': for a mutating request the outcome is unknown. */
+  get fault(): 'client' | 'server' {
+    return this.status >= 500 ? 'server' : 'client'
+  }
+
+  /** A 5xx on a mutating request may still have been processed (an order may exist). */
+  get outcomeUnknown(): boolean {
+    return this.fault === 'server' && MUTATING.has(this.method)
+  }
+
+  get summary(): string {
+    return `The API answered ${this.status} to ${this.method} ${this.path}`
+  }
+
+  get detail(): string {
+    const unknown = this.outcomeUnknown ? ' The request may have been processed anyway.' : ''
+    return `${this.apiMessage}${idsText(this)}.${unknown}`
+  }
+
+  /** Rebuilds the message after ids were attached, so logs and diagnostics show them. */
+  refreshMessage(): void {
+    this.message = `HTTP ${this.status} on ${this.method} ${this.path}: ${this.detail}`
+  }
+}
+
+export type TransportFailure = 'network' | 'timeout' | 'cancelled'
+
+/** No HTTP answer at all: connection failure, per-request timeout, or cancellation by the caller. */
+export class TransportError extends Error {
+  override readonly name = 'TransportError'
+  readonly reason: TransportFailure
+  readonly method: string
+  readonly path: string
+  accountId: string | undefined
+  orderId: string | undefined
+  private readonly text: string
+
+  constructor(reason: TransportFailure, text: string, context: RequestContext, options?: { cause?: unknown }) {
+    super('', options)
+    this.reason = reason
+    this.text = text
+    this.method = context.method
+    this.path = context.path
+    this.accountId = context.accountId
+    this.orderId = context.orderId
+    this.refreshMessage()
+  }
+
+  get fault(): 'client' | 'server' {
+    return this.reason === 'cancelled' ? 'client' : 'server'
+  }
+
+  get summary(): string {
+    if (this.reason === 'cancelled') return `${this.method} ${this.path} was cancelled`
+    return `No answer from the API to ${this.method} ${this.path}`
+  }
+
+  get detail(): string {
+    const unknown =
+      this.reason !== 'cancelled' && MUTATING.has(this.method) ? ' The request may have been processed anyway.' : ''
+    return `${this.text}${idsText(this)}.${unknown}`
+  }
+
+  refreshMessage(): void {
+    this.message = `${this.summary}: ${this.detail}`
+  }
+}
+
+/** A 2xx answer whose payload does not have the contract's shape. */
+export class DecodeError extends Error {
+  override readonly name = 'DecodeError'
+  readonly method: string
+  readonly path: string
+  readonly requestId: string | undefined
+
+  constructor(problem: string, context: RequestContext) {
+    super(`Unexpected answer to ${context.method} ${context.path}: ${problem}${idsText(context)}`)
+    this.method = context.method
+    this.path = context.path
+    this.requestId = context.requestId
+  }
+
+  get fault(): 'server' {
+    return 'server'
+  }
+
+  get summary(): string {
+    return `Unexpected answer from the API to ${this.method} ${this.path}`
+  }
+
+  get detail(): string {
+    return this.message
+  }
+}
+
+export type WaitFailure = 'timeout' | 'status' | 'gone' | 'cancelled'
+
+/** Waiting for Active ended without Active (or an unpaid invoice). Always names the account. */
+export class WaitError extends Error {
+  override readonly name = 'WaitError'
+  readonly reason: WaitFailure
+  readonly accountId: string | undefined
+  readonly orderId: string | undefined
+  /** The last status seen (e.g. `Pending`, `Suspended`), or `not found` after a 404. */
+  readonly lastStatus: string | undefined
+  readonly elapsedMs: number
+
+  constructor(
+    reason: WaitFailure,
+    message: string,
+    details: { accountId?: string; orderId?: string; lastStatus?: string; elapsedMs: number },
+    options?: { cause?: unknown },
+  ) {
+    super(message, options)
+    this.reason = reason
+    this.accountId = details.accountId
+    this.orderId = details.orderId
+    this.lastStatus = details.lastStatus
+    this.elapsedMs = details.elapsedMs
+  }
+
+  get fault(): 'client' | 'server' {
+    return this.reason === 'timeout' || this.reason === 'cancelled' ? 'client' : 'server'
+  }
+
+  get summary(): string {
+    return this.reason === 'timeout' ? 'Timed out waiting for Active' : 'Waiting for Active failed'
+  }
+
+  get detail(): string {
+    return this.message
+  }
+}
+
+/** Formats a duration for people: `950ms`, `42s`, `20m0s`, `1h5m`. */
+export function formatDuration(ms: number): string {
+  if (ms < 1000) return `${Math.round(ms)}ms`
+  const seconds = Math.round(ms / 1000)
+  if (seconds < 60) return `${seconds}s`
+  const minutes = Math.floor(seconds / 60)
+  if (minutes < 60) return `${minutes}m${seconds % 60}s`
+  return `${Math.floor(minutes / 60)}h${minutes % 60}m`
+}

@@ -1,0 +1,100 @@
+// Test doubles for the client's injected dependencies: a scripted fetch and a clock whose sleeps
+// return at once. Used by the unit tests of this folder; nothing in the client imports it.
+import { type ClientOptions, createClient } from './client.js'
+
+export interface RecordedRequest {
+  readonly method: string
+  /** The path after the base URL, query included. */
+  readonly path: string
+  readonly headers: Headers
+  /** Parsed JSON body, `undefined` when none was sent. */
+  readonly body: unknown
+  readonly signal: AbortSignal
+}
+
+export type Reply = Response | Error | ((request: RecordedRequest) => Response | Promise<Response>)
+
+export const BASE_URL = 'https://api.example.invalid/v1'
+
+/** A fetch answering the scripted replies in order; it fails the test loudly when they run out. */
+export function fakeFetch(replies: readonly Reply[]) {
+  const requests: RecordedRequest[] = []
+  let next = 0
+  const fetch = async (request: Request): Promise<Response> => {
+    const text = await request.text()
+    const recorded: RecordedRequest = {
+      method: request.method,
+      path: request.url.slice(BASE_URL.length),
+      headers: request.headers,
+      body: text === '' ? undefined : JSON.parse(text),
+      signal: request.signal,
+    }
+    requests.push(recorded)
+    const reply = replies[next++]
+    if (reply === undefined) throw new Error(`unexpected request #${next}: ${request.method} ${recorded.path}`)
+    if (reply instanceof Error) throw reply
+    return typeof reply === 'function' ? reply(recorded) : reply
+  }
+  return { fetch, requests }
+}
+
+export function json(status: number, body: unknown, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify(body), {
+    status,
+    headers: { 'content-type': 'application/json', ...headers },
+  })
+}
+
+/** The §1.5 success envelope. */
+export function ok(data: unknown, headers: Record<string, string> = {}): Response {
+  return json(200, { success: true, code: 200, data }, headers)
+}
+
+export function fail(status: number, detail: unknown, headers: Record<string, string> = {}): Response {
+  return json(status, { success: false, code: status, detail }, headers)
+}
+
+/** A clock that only moves when the client sleeps, recording each sleep. */
+export function fakeClock(start = 1_000_000) {
+  let time = start
+  const sleeps: number[] = []
+  return {
+    sleeps,
+    now: () => time,
+    advance: (ms: number) => {
+      time += ms
+    },
+    sleep: async (ms: number, signal?: AbortSignal) => {
+      if (signal?.aborted) throw signal.reason
+      sleeps.push(ms)
+      time += ms
+    },
+  }
+}
+
+export interface LogLine {
+  level: string
+  message: string
+  fields: Record<string, unknown> | undefined
+}
+
+/** A client over scripted replies and a fake clock; `random` 0.5 makes backoff exact (no jitter). */
+export function testClient(replies: readonly Reply[], overrides: Partial<ClientOptions> = {}) {
+  const server = fakeFetch(replies)
+  const clock = fakeClock()
+  const logs: LogLine[] = []
+  let keys = 0
+  const client = createClient({
+    baseUrl: `${BASE_URL}/`,
+    apiKey: 'secret-key',
+    userAgent: 'provider-terraform/0.1.0',
+    fetch: server.fetch,
+    sleep: clock.sleep,
+    now: clock.now,
+    random: () => 0.5,
+    idempotencyKey: () => `key-${++keys}`,
+    log: (level, message, fields) => logs.push({ level, message, fields }),
+    ...overrides,
+  })
+  return { client, requests: server.requests, clock, logs }
+}

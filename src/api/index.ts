@@ -1,0 +1,79 @@
+// The typed REST client of the service: the one place that does HTTP (auth, envelopes, errors,
+// retries, idempotency keys, waiting for Active, redaction), one file per API family.
+// Nothing here imports from the rest of the project, and nothing outside does HTTP itself.
+export type {
+  AdditionalIpAccount,
+  AdditionalIpApi,
+  AdditionalIpCreate,
+  AdditionalIpExtra,
+  AdditionalIpProduct,
+  IpAssignment,
+} from './additional-ips.js'
+export { type Client, type ClientOptions, createClient } from './client.js'
+export type {
+  ElasticStorageAccount,
+  ElasticStorageApi,
+  ElasticStorageCreate,
+  ElasticStorageExtra,
+  ElasticStorageProduct,
+} from './elastic-storage.js'
+export {
+  ApiError,
+  DecodeError,
+  type FieldError,
+  formatDuration,
+  TransportError,
+  type TransportFailure,
+  WaitError,
+  type WaitFailure,
+} from './errors.js'
+export type { KeypairApi } from './keypairs.js'
+export type {
+  ChangePackageOptions,
+  LiteApi,
+  LiteDiskAccount,
+  LiteDiskCreate,
+  LiteDiskExtra,
+  LiteGroup,
+  LiteMigrationApi,
+  LiteSnapshotAccount,
+  LiteSnapshotCreate,
+  LiteSnapshotExtra,
+  LiteVmAccount,
+  LiteVmCreate,
+  LiteVmExtra,
+  LiteVmFromSnapshotCreate,
+  OsTemplate,
+  PackageOption,
+  StorageOptions,
+  VmAction,
+  VmDetails,
+} from './lite.js'
+export type {
+  MetalApi,
+  MetalOsOption,
+  MetalPowerState,
+  MetalProduct,
+  MetalServerAccount,
+  MetalServerCreate,
+  MetalServerExtra,
+} from './metal.js'
+export {
+  type Account,
+  type AccountStatus,
+  type BillingOption,
+  type Id,
+  type Invoice,
+  type InvoiceStatus,
+  type Keypair,
+  type Order,
+  type PaidOrder,
+  type Plan,
+  type PlanOptions,
+  type PriceComponent,
+  type PriceStep,
+  statusIs,
+} from './models.js'
+export { REDACTED, type RedactOptions, redact, redactedJson } from './redact.js'
+export type { CallOptions, FetchFunction, ListOptions, Logger, LogLevel, OrderOptions, Sleep } from './transport.js'
+export type { WaitOptions, WaitResult } from './wait.js'

@@ -1,0 +1,589 @@
+// The Lite and Lite Pro families (§3.1-§3.6): one set of calls, built per group path.
+import {
+  accountId,
+  array,
+  boolean,
+  field,
+  type JsonObject,
+  nullable,
+  number,
+  numericId,
+  object,
+  string,
+  idInteger,
+  idText,
+} from './decode.js'
+import { type KeypairApi, keypairApi } from './keypairs.js'
+import {
+  type Account,
+  decodeAccount,
+  decodeList,
+  decodePlan,
+  type Id,
+  type Order,
+  type PaidOrder,
+  paid,
+  type Plan,
+} from './models.js'
+import {
+  type CallOptions,
+  compact,
+  type ListOptions,
+  type OrderOptions,
+  rejectingSync,
+  statusQuery,
+  type Transport,
+} from './transport.js'
+
+export type LiteGroup = '/lites' | '/lite-pros'
+
+/** `extra_details` of a Lite or Lite Pro VM (§3.1.2). */
+export interface LiteVmExtra {
+  region: string
+  region_label: string
+  /** The VM name. */
+  name: string
+  ciuser: string
+  /** Secret. */
+  cipassword: string
+  keypair_id: number | null
+  /** The OS installed, updated by rebuilds. */
+  osname: string
+  /** GB; a string of digits on the wire. */
+  disk_size: number
+  /** Source snapshot (account id) of a restored VM, else null. */
+  snapshot_id: string | null
+}
+
+/** `extra_details` of a snapshot (§3.2). */
+export interface LiteSnapshotExtra {
+  name: string
+  /** The source VM. */
+  lite_account_id: string
+  region: string
+  region_label: string
+}
+
+/** `extra_details` of an extra disk (§3.3). */
+export interface LiteDiskExtra {
+  service_name: string
+  /** GB. */
+  size: number
+  /** The VM it is attached to. */
+  lite_account_id: string
+  region: string
+  region_label: string
+}
+
+export type LiteVmAccount = Account<LiteVmExtra>
+export type LiteSnapshotAccount = Account<LiteSnapshotExtra>
+export type LiteDiskAccount = Account<LiteDiskExtra>
+
+/** L4 (§3.1.3): the hypervisor's view. Sizes in bytes. */
+export interface VmDetails {
+  vmid: number
+  name: string
+  /** `running`, `stopped` or `paused`. */
+  status: string
+  uptime: number
+  maxdisk: number
+  maxmem: number
+  mem: number
+  cpus: number
+}
+
+/** L5 actions. */
+export type VmAction = 'start' | 'stop' | 'shutdown' | 'suspend' | 'resume' | 'reset'
+
+/** C3: one OS template; `name` is what `select_os` takes. */
+export interface OsTemplate {
+  vmid: number
+  node: string
+  name: string
+  maxmem: number
+  maxcpu: number
+}
+
+export interface PackageOption {
+  product_id: number
+  name: string
+  description: string
+  cores: number
+  memory: number
+  disk: number
+  price: number
+  amount_due: number
+}
+
+/** L9 (§3.1.4). */
+export interface ChangePackageOptions {
+  account_id: string
+  current_product_id: number
+  billingcycle: string
+  packages: PackageOption[]
+}
+
+/** L11 (§3.1.4). */
+export interface StorageOptions {
+  account_id: string
+  disk_size: number
+  max_disk_size: number
+  unit: string
+  billingcycle: string
+  price_per_gb: number
+}
+
+/** L1 body (§3.1.1). */
+export interface LiteVmCreate extends PaidOrder {
+  product_id: number
+  cycle: string
+  select_os: string
+  keypair_id: number
+  ssh_and_console_user: string
+  console_password: string
+  vm_name?: string
+  description?: string
+}
+
+/** S1 body. */
+export interface LiteSnapshotCreate extends PaidOrder {
+  cycle: string
+  name?: string
+  description?: string
+}
+
+/** S4 body. */
+export interface LiteVmFromSnapshotCreate extends PaidOrder {
+  product_id: number
+  cycle: string
+  keypair_id: number
+  /** Becomes the VM name. */
+  name: string
+  ssh_and_console_user: string
+  console_password: string
+  description?: string
+}
+
+/** D1 body. */
+export interface LiteDiskCreate extends PaidOrder {
+  product_id: number
+  cycle: string
+  /** A VM of the same family. */
+  lite_account_id: Id
+  service_name?: string
+  /** GB; product `min_size` when omitted. */
+  size?: number
+}
+
+/** The calls of one Lite group. Lite and Lite Pro share it; only Lite adds `LiteMigrationApi`. */
+export interface LiteApi extends KeypairApi {
+  readonly group: LiteGroup
+  /** L1. */
+  createVm(body: LiteVmCreate, options?: OrderOptions): Promise<Order>
+  /** L2. */
+  listVms(options?: ListOptions): Promise<LiteVmAccount[]>
+  /** L3. */
+  getVm(accountId: Id, options?: CallOptions): Promise<LiteVmAccount>
+  /** L4. 409 unless Active or Suspended. */
+  getVmDetails(accountId: Id, options?: CallOptions): Promise<VmDetails>
+  /** L5: hypervisor power state only. */
+  setVmState(accountId: Id, action: VmAction, options?: CallOptions): Promise<void>
+  /** L6: wipes the disk; the account goes Pending, then Active. */
+  rebuildVm(accountId: Id, body: { select_os: string }, options?: CallOptions): Promise<void>
+  /** L7. */
+  renameVm(accountId: Id, body: { name: string }, options?: CallOptions): Promise<void>
+  /** L8. */
+  changeVmKeypair(accountId: Id, body: { keypair_id: number }, options?: CallOptions): Promise<void>
+  /** L9. */
+  getChangePackageOptions(accountId: Id, options?: CallOptions): Promise<ChangePackageOptions>
+  /** L10: order on the same account. */
+  changePackage(
+    accountId: Id,
+    body: { new_product_id: number; pay_invoice_with_cc?: boolean },
+    options?: OrderOptions,
+  ): Promise<Order>
+  /** L11. */
+  getStorageOptions(accountId: Id, options?: CallOptions): Promise<StorageOptions>
+  /** L12: `disk_size` is the absolute target in GB. Order on the same account. */
+  upgradeStorage(
+    accountId: Id,
+    body: { disk_size: number; pay_invoice_with_cc?: boolean },
+    options?: OrderOptions,
+  ): Promise<Order>
+  /** L15. 404 when already gone. */
+  deleteVm(accountId: Id, options?: CallOptions): Promise<void>
+
+  /** S1: `vmAccountId` is the source VM; the order's `account_id` is the new snapshot. */
+  createSnapshot(vmAccountId: Id, body: LiteSnapshotCreate, options?: OrderOptions): Promise<Order>
+  /** S2. */
+  listSnapshots(options?: ListOptions): Promise<LiteSnapshotAccount[]>
+  /** S3. */
+  getSnapshot(accountId: Id, options?: CallOptions): Promise<LiteSnapshotAccount>
+  /** S4: the order's `account_id` is the new VM. */
+  createVmFromSnapshot(snapshotId: Id, body: LiteVmFromSnapshotCreate, options?: OrderOptions): Promise<Order>
+  /** S5: in-place restore onto the source VM (not used by the providers). */
+  restoreSnapshot(snapshotId: Id, options?: CallOptions): Promise<void>
+  /** S6. */
+  deleteSnapshot(accountId: Id, options?: CallOptions): Promise<void>
+  /** S7. */
+  listSnapshotProducts(options?: CallOptions): Promise<Plan[]>
+  getSnapshotProduct(productId: number, options?: CallOptions): Promise<Plan>
+
+  /** D1: the order's `account_id` is the new disk. */
+  createDisk(body: LiteDiskCreate, options?: OrderOptions): Promise<Order>
+  /** D2. */
+  listDisks(options?: ListOptions): Promise<LiteDiskAccount[]>
+  /** D3. */
+  getDisk(accountId: Id, options?: CallOptions): Promise<LiteDiskAccount>
+  /** D4: `additional_size` is the increment in GB. Order on the same account. */
+  upgradeDisk(
+    accountId: Id,
+    body: { additional_size: number; pay_invoice_with_cc?: boolean },
+    options?: OrderOptions,
+  ): Promise<Order>
+  /** D5. */
+  deleteDisk(accountId: Id, options?: CallOptions): Promise<void>
+  /** D6. */
+  listDiskProducts(options?: CallOptions): Promise<Plan[]>
+  getDiskProduct(productId: number, options?: CallOptions): Promise<Plan>
+
+  /** C1. */
+  listProducts(options?: CallOptions): Promise<Plan[]>
+  /** C2. */
+  getProduct(productId: number, options?: CallOptions): Promise<Plan>
+  /** C3. */
+  listOss(productId: number, options?: CallOptions): Promise<OsTemplate[]>
+  /** C4. */
+  getIpAvailability(productId: number, options?: CallOptions): Promise<{ available: boolean }>
+}
+
+/** Calls only `/lites` has. */
+export interface LiteMigrationApi {
+  /** L13: Pro products the VM may move to. */
+  listMigrateToProProducts(accountId: Id, options?: CallOptions): Promise<Plan[]>
+  /**
+   * L14: order on the same account id, which from the answer on lives under `/lite-pros`
+   * (wait with `client.litePros.getVm`).
+   */
+  migrateToPro(
+    accountId: Id,
+    body: { lite_pro_product_id: number; pay_invoice_with_cc?: boolean },
+    options?: OrderOptions,
+  ): Promise<Order>
+}
+
+function soft(value: unknown, at: string): string {
+  return nullable(value, at, string) ?? ''
+}
+
+export function decodeLiteVmExtra(o: JsonObject, at: string): LiteVmExtra {
+  return {
+    ...o,
+    region: field(o, 'region', at, soft),
+    region_label: field(o, 'region_label', at, soft),
+    name: field(o, 'name', at, soft),
+    ciuser: field(o, 'ciuser', at, soft),
+    cipassword: field(o, 'cipassword', at, soft),
+    keypair_id: field(o, 'keypair_id', at, (v, p) => nullable(v, p, numericId)),
+    osname: field(o, 'osname', at, soft),
+    disk_size: field(o, 'disk_size', at, number),
+    snapshot_id: field(o, 'snapshot_id', at, (v, p) => nullable(v, p, accountId)),
+  }
+}
+
+function decodeSnapshotExtra(o: JsonObject, at: string): LiteSnapshotExtra {
+  return {
+    ...o,
+    name: field(o, 'name', at, soft),
+    lite_account_id: field(o, 'lite_account_id', at, accountId),
+    region: field(o, 'region', at, soft),
+    region_label: field(o, 'region_label', at, soft),
+  }
+}
+
+function decodeDiskExtra(o: JsonObject, at: string): LiteDiskExtra {
+  return {
+    ...o,
+    service_name: field(o, 'service_name', at, soft),
+    size: field(o, 'size', at, number),
+    lite_account_id: field(o, 'lite_account_id', at, accountId),
+    region: field(o, 'region', at, soft),
+    region_label: field(o, 'region_label', at, soft),
+  }
+}
+
+const decodeVm = (value: unknown, at = 'data') => decodeAccount(value, decodeLiteVmExtra, at)
+const decodeSnapshot = (value: unknown, at = 'data') => decodeAccount(value, decodeSnapshotExtra, at)
+const decodeDisk = (value: unknown, at = 'data') => decodeAccount(value, decodeDiskExtra, at)
+
+function decodeVmDetails(value: unknown): VmDetails {
+  const o = object(value, 'data')
+  const n = (key: string) => field(o, key, 'data', number)
+  return {
+    ...o,
+    vmid: field(o, 'vmid', 'data', numericId),
+    name: field(o, 'name', 'data', soft),
+    status: field(o, 'status', 'data', string),
+    uptime: n('uptime'),
+    maxdisk: n('maxdisk'),
+    maxmem: n('maxmem'),
+    mem: n('mem'),
+    cpus: n('cpus'),
+  }
+}
+
+function decodeOsTemplate(value: unknown, at: string): OsTemplate {
+  const o = object(value, at)
+  return {
+    ...o,
+    vmid: field(o, 'vmid', at, numericId),
+    node: field(o, 'node', at, soft),
+    name: field(o, 'name', at, string),
+    maxmem: field(o, 'maxmem', at, number),
+    maxcpu: field(o, 'maxcpu', at, number),
+  }
+}
+
+function decodePackageOption(value: unknown, at: string): PackageOption {
+  const o = object(value, at)
+  const n = (key: string) => field(o, key, at, number)
+  return {
+    ...o,
+    product_id: field(o, 'product_id', at, numericId),
+    name: field(o, 'name', at, string),
+    description: field(o, 'description', at, soft),
+    cores: n('cores'),
+    memory: n('memory'),
+    disk: n('disk'),
+    price: n('price'),
+    amount_due: n('amount_due'),
+  }
+}
+
+function decodeChangePackageOptions(value: unknown): ChangePackageOptions {
+  const o = object(value, 'data')
+  return {
+    ...o,
+    account_id: field(o, 'account_id', 'data', accountId),
+    current_product_id: field(o, 'current_product_id', 'data', numericId),
+    billingcycle: field(o, 'billingcycle', 'data', soft),
+    packages: field(o, 'packages', 'data', (v, p) => array(v, p, decodePackageOption)),
+  }
+}
+
+function decodeStorageOptions(value: unknown): StorageOptions {
+  const o = object(value, 'data')
+  return {
+    ...o,
+    account_id: field(o, 'account_id', 'data', accountId),
+    disk_size: field(o, 'disk_size', 'data', number),
+    max_disk_size: field(o, 'max_disk_size', 'data', number),
+    unit: field(o, 'unit', 'data', soft),
+    billingcycle: field(o, 'billingcycle', 'data', soft),
+    price_per_gb: field(o, 'price_per_gb', 'data', number),
+  }
+}
+
+function decodeAvailability(value: unknown): { available: boolean } {
+  const o = object(value, 'data')
+  return { ...o, available: field(o, 'available', 'data', boolean) }
+}
+
+const ignore = (): undefined => undefined
+
+export function liteApi(transport: Transport, group: LiteGroup): LiteApi {
+  const id = (value: Id) => idText(value, 'account id')
+  const product = (value: number) => idText(value, 'product id')
+  const account = (path: string) => `${group}/accounts/${path}`
+  const list = <T>(path: string, decode: (value: unknown, at: string) => T, options?: ListOptions) =>
+    transport.request({
+      method: 'GET',
+      path,
+      query: statusQuery(options),
+      signal: options?.signal,
+      decode: decodeList(decode),
+    })
+
+  return rejectingSync<LiteApi>({
+    group,
+    ...keypairApi(transport, group),
+
+    createVm: (body, options) =>
+      transport.order(
+        'POST',
+        group,
+        compact({
+          product_id: body.product_id,
+          cycle: body.cycle,
+          select_os: body.select_os,
+          keypair_id: body.keypair_id,
+          ssh_and_console_user: body.ssh_and_console_user,
+          console_password: body.console_password,
+          vm_name: body.vm_name,
+          description: body.description,
+          ...paid(body),
+        }),
+        options,
+      ),
+    listVms: (options) => list(`${group}/accounts`, decodeVm, options),
+    getVm: (accountId, options) => transport.get(account(id(accountId)), (p) => decodeVm(p), options, id(accountId)),
+    getVmDetails: (accountId, options) =>
+      transport.get(`${account(id(accountId))}/vm-details`, decodeVmDetails, options, id(accountId)),
+    setVmState: (accountId, action, options) =>
+      transport.send(
+        'PUT',
+        `${account(id(accountId))}/vm-state/${encodeURIComponent(action)}`,
+        undefined,
+        ignore,
+        options,
+        id(accountId),
+      ),
+    rebuildVm: (accountId, body, options) =>
+      transport.send(
+        'PUT',
+        `${account(id(accountId))}/rebuild`,
+        { select_os: body.select_os },
+        ignore,
+        options,
+        id(accountId),
+      ),
+    renameVm: (accountId, body, options) =>
+      transport.send(
+        'PUT',
+        `${account(id(accountId))}/change-vm-name`,
+        { name: body.name },
+        ignore,
+        options,
+        id(accountId),
+      ),
+    changeVmKeypair: (accountId, body, options) =>
+      transport.send(
+        'PUT',
+        `${account(id(accountId))}/keypair`,
+        { keypair_id: idInteger(body.keypair_id, 'keypair id') },
+        ignore,
+        options,
+        id(accountId),
+      ),
+    getChangePackageOptions: (accountId, options) =>
+      transport.get(`${account(id(accountId))}/change-package`, decodeChangePackageOptions, options, id(accountId)),
+    changePackage: (accountId, body, options) =>
+      transport.order(
+        'POST',
+        `${account(id(accountId))}/change-package`,
+        compact({ new_product_id: body.new_product_id, pay_invoice_with_cc: body.pay_invoice_with_cc }),
+        options,
+        id(accountId),
+      ),
+    getStorageOptions: (accountId, options) =>
+      transport.get(`${account(id(accountId))}/storage`, decodeStorageOptions, options, id(accountId)),
+    upgradeStorage: (accountId, body, options) =>
+      transport.order(
+        'PUT',
+        `${account(id(accountId))}/storage`,
+        compact({ disk_size: body.disk_size, pay_invoice_with_cc: body.pay_invoice_with_cc }),
+        options,
+        id(accountId),
+      ),
+    deleteVm: (accountId, options) =>
+      transport.send('DELETE', `${group}/${id(accountId)}`, undefined, ignore, options, id(accountId)),
+
+    createSnapshot: (vmAccountId, body, options) =>
+      transport.order(
+        'POST',
+        `${account(id(vmAccountId))}/snapshot`,
+        compact({ cycle: body.cycle, name: body.name, description: body.description, ...paid(body) }),
+        options,
+        id(vmAccountId),
+      ),
+    listSnapshots: (options) => list(`${group}/snapshots/accounts`, decodeSnapshot, options),
+    getSnapshot: (accountId, options) =>
+      transport.get(`${group}/snapshots/accounts/${id(accountId)}`, (p) => decodeSnapshot(p), options, id(accountId)),
+    createVmFromSnapshot: (snapshotId, body, options) =>
+      transport.order(
+        'POST',
+        `${group}/snapshots/accounts/${id(snapshotId)}/create`,
+        compact({
+          product_id: body.product_id,
+          cycle: body.cycle,
+          keypair_id: body.keypair_id,
+          name: body.name,
+          ssh_and_console_user: body.ssh_and_console_user,
+          console_password: body.console_password,
+          description: body.description,
+          ...paid(body),
+        }),
+        options,
+        id(snapshotId),
+      ),
+    restoreSnapshot: (snapshotId, options) =>
+      transport.send(
+        'PUT',
+        `${group}/snapshots/accounts/${id(snapshotId)}/restore`,
+        undefined,
+        ignore,
+        options,
+        id(snapshotId),
+      ),
+    deleteSnapshot: (accountId, options) =>
+      transport.send('DELETE', `${group}/snapshots/${id(accountId)}`, undefined, ignore, options, id(accountId)),
+    listSnapshotProducts: (options) => list(`${group}/snapshots/products`, decodePlan, options),
+    getSnapshotProduct: (productId, options) =>
+      transport.get(`${group}/snapshots/products/${product(productId)}`, (p) => decodePlan(p), options),
+
+    createDisk: (body, options) =>
+      transport.order(
+        'POST',
+        `${group}/disks`,
+        compact({
+          product_id: body.product_id,
+          cycle: body.cycle,
+          lite_account_id: idInteger(body.lite_account_id, 'lite_account_id'),
+          service_name: body.service_name,
+          size: body.size,
+          ...paid(body),
+        }),
+        options,
+      ),
+    listDisks: (options) => list(`${group}/disks/accounts`, decodeDisk, options),
+    getDisk: (accountId, options) =>
+      transport.get(`${group}/disks/accounts/${id(accountId)}`, (p) => decodeDisk(p), options, id(accountId)),
+    upgradeDisk: (accountId, body, options) =>
+      transport.order(
+        'PUT',
+        `${group}/disks/accounts/${id(accountId)}`,
+        compact({ additional_size: body.additional_size, pay_invoice_with_cc: body.pay_invoice_with_cc }),
+        options,
+        id(accountId),
+      ),
+    deleteDisk: (accountId, options) =>
+      transport.send('DELETE', `${group}/disks/${id(accountId)}`, undefined, ignore, options, id(accountId)),
+    listDiskProducts: (options) => list(`${group}/disks/products`, decodePlan, options),
+    getDiskProduct: (productId, options) =>
+      transport.get(`${group}/disks/products/${product(productId)}`, (p) => decodePlan(p), options),
+
+    listProducts: (options) => list(`${group}/products`, decodePlan, options),
+    getProduct: (productId, options) =>
+      transport.get(`${group}/products/${product(productId)}`, (p) => decodePlan(p), options),
+    listOss: (productId, options) =>
+      transport.get(`${group}/products/${product(productId)}/oss`, decodeList(decodeOsTemplate), options),
+    getIpAvailability: (productId, options) =>
+      transport.get(`${group}/products/${product(productId)}/ip-availability`, decodeAvailability, options),
+  })
+}
+
+export function liteMigrationApi(transport: Transport): LiteMigrationApi {
+  const id = (value: Id) => idText(value, 'account id')
+  return rejectingSync<LiteMigrationApi>({
+    listMigrateToProProducts: (accountId, options) =>
+      transport.get(`/lites/accounts/${id(accountId)}/migrate-to-pro/products`, decodeList(decodePlan), options, id(accountId)),
+    migrateToPro: (accountId, body, options) =>
+      transport.order(
+        'POST',
+        `/lites/accounts/${id(accountId)}/migrate-to-pro`,
+        compact({ lite_pro_product_id: body.lite_pro_product_id, pay_invoice_with_cc: body.pay_invoice_with_cc }),
+        options,
+        id(accountId),
+      ),
+  })
+}

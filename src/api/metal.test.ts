@@ -1,0 +1,164 @@
+import assert from 'node:assert/strict'
+import { describe, test } from 'node:test'
+import type { Client } from './client.js'
+import { ok, testClient } from './fake-fetch.js'
+
+const ORDER = { order_id: '500030', account_id: '100070' }
+const ASSIGNMENT = {
+  additional_ip_id: 100080,
+  metal_account_id: '100070',
+  ip_address: '198.51.100.7',
+  status: 'Active',
+  assigned_at: '2025-03-05 10:25:00',
+}
+
+type Call = {
+  call: (c: Client) => Promise<unknown>
+  method: string
+  path: string
+  body?: unknown
+  order?: boolean
+  reply?: unknown
+}
+
+// One row per Metal, additional IP and elastic storage call: path, wire body, order or not.
+const CALLS: Record<string, Call> = {
+  M1: {
+    call: (c) =>
+      c.baremetals.createServer({ product_id: 301, cycle: 'm', keypair_id: 9, label: 'db-primary', pay_invoice_with_cc: true }),
+    method: 'POST',
+    path: '/baremetals',
+    body: { product_id: 301, cycle: 'm', keypair_id: 9, label: 'db-primary', pay_invoice_with_cc: true },
+    order: true,
+  },
+  M2: { call: (c) => c.baremetals.listServers({ status: ['Terminated'] }), method: 'GET', path: '/baremetals/accounts?status=Terminated', reply: [] },
+  M4: { call: (c) => c.baremetals.getPowerState('100070'), method: 'GET', path: '/baremetals/accounts/100070/state', reply: { state: 'on' } },
+  M5: { call: (c) => c.baremetals.setPowerState('100070', 'reset'), method: 'PUT', path: '/baremetals/accounts/100070/state/reset' },
+  M6: { call: (c) => c.baremetals.listPowerStates(), method: 'GET', path: '/baremetals/states', reply: ['on', 'off', 'reset'] },
+  M7: { call: (c) => c.baremetals.setLabel('100070', { label: 'db' }), method: 'PUT', path: '/baremetals/100070', body: { label: 'db' } },
+  M8: {
+    call: (c) => c.baremetals.rebuildServer('100070', { os: 'debian-12' }),
+    method: 'PUT',
+    path: '/baremetals/100070/rebuild',
+    body: { os: 'debian-12' },
+  },
+  M9: { call: (c) => c.baremetals.listRebuildOss('100070'), method: 'GET', path: '/baremetals/100070/rebuild/oss', reply: ['ubuntu-22'] },
+  M10: { call: (c) => c.baremetals.deleteServer('100070'), method: 'DELETE', path: '/baremetals/100070' },
+  M11: {
+    call: (c) => c.baremetals.getProduct(301),
+    method: 'GET',
+    path: '/baremetals/products/301',
+    reply: { product_id: 301, name: 'Metal S', description: '', out_of_stock: false, stock: 5, billing: [] },
+  },
+  M12: {
+    call: (c) => c.baremetals.listProductOss(301),
+    method: 'GET',
+    path: '/baremetals/products/301/oss',
+    reply: { linux: [{ label: 'Ubuntu 22.04', value: 'ubuntu-22' }] },
+  },
+  M13: { call: (c) => c.baremetals.getOpenvpn(), method: 'GET', path: '/baremetals/openvpn', reply: { config: 'client' } },
+  MK: { call: (c) => c.baremetals.listKeypairs(), method: 'GET', path: '/baremetals/keypairs/', reply: [] },
+  I1: {
+    call: (c) => c.additionalIps.createIp({ product_id: 401, cycle: 'a', region: 'cjv-1' }),
+    method: 'POST',
+    path: '/baremetal-additional-ips',
+    body: { product_id: 401, cycle: 'a', region: 'cjv-1' },
+    order: true,
+  },
+  I2: { call: (c) => c.additionalIps.listIps(), method: 'GET', path: '/baremetal-additional-ips', reply: [] },
+  I4: { call: (c) => c.additionalIps.deleteIp('100080'), method: 'DELETE', path: '/baremetal-additional-ips/100080' },
+  I6: { call: (c) => c.additionalIps.listRegions(), method: 'GET', path: '/baremetal-additional-ips/regions', reply: ['wjv-1'] },
+  A1: {
+    call: (c) => c.additionalIps.assign('100080', { metal_account_id: '100070' }),
+    method: 'PUT',
+    path: '/baremetal-additional-ips/100080/assigns',
+    body: { metal_account_id: 100070 },
+    reply: ASSIGNMENT,
+  },
+  A3: {
+    call: (c) => c.additionalIps.getAssignment('100080', '100070'),
+    method: 'GET',
+    path: '/baremetal-additional-ips/100080/assigns/100070',
+    reply: ASSIGNMENT,
+  },
+  A4: { call: (c) => c.additionalIps.unassign('100080', 100070), method: 'DELETE', path: '/baremetal-additional-ips/100080/assigns/100070' },
+  A5: {
+    call: (c) => c.additionalIps.listAssignmentsOfServer('100070'),
+    method: 'GET',
+    path: '/baremetal-additional-ips/assignments-by-metal-account-id/100070',
+    reply: [ASSIGNMENT],
+  },
+  E1: {
+    call: (c) =>
+      c.elasticStorages.createStorage({ product_id: 501, cycle: 'm', storage_name: 'db-volume', metal_account_id: '100070', size: 100 }),
+    method: 'POST',
+    path: '/baremetal-elastic-storages',
+    body: { product_id: 501, cycle: 'm', storage_name: 'db-volume', metal_account_id: 100070, size: 100 },
+    order: true,
+  },
+  E4: {
+    call: (c) => c.elasticStorages.resizeStorage('100090', { size: 200 }),
+    method: 'PUT',
+    path: '/baremetal-elastic-storages/100090',
+    body: { size: 200 },
+    order: true,
+  },
+  E5: {
+    call: (c) => c.elasticStorages.changeStorageProduct('100090', { new_product_id: 502, pay_invoice_with_cc: false }),
+    method: 'POST',
+    path: '/baremetal-elastic-storages/100090',
+    body: { new_product_id: 502, pay_invoice_with_cc: false },
+    order: true,
+  },
+  E6: { call: (c) => c.elasticStorages.deleteStorage('100090'), method: 'DELETE', path: '/baremetal-elastic-storages/100090' },
+  E7: {
+    call: (c) => c.elasticStorages.listProducts(),
+    method: 'GET',
+    path: '/baremetal-elastic-storages/products',
+    reply: [{ product_id: 501, name: 'Std', description: '', options: { iops: 5000, min_size: 1, max_size: 10240 }, billing: [] }],
+  },
+}
+
+describe('Metal, additional IP and elastic storage calls', () => {
+  for (const [name, spec] of Object.entries(CALLS)) {
+    test(`${name}: ${spec.method} ${spec.path}`, async () => {
+      const { client, requests } = testClient([ok(spec.order ? ORDER : (spec.reply ?? true))])
+      const result = await spec.call(client)
+      assert.equal(requests[0]?.method, spec.method)
+      assert.equal(requests[0]?.path, spec.path)
+      assert.deepEqual(requests[0]?.body, spec.body)
+      assert.equal(requests[0]?.headers.get('idempotency-key') !== null, spec.order === true)
+      if (spec.order) assert.deepEqual(result, ORDER)
+    })
+  }
+
+  test('assignment ids are account ids, as strings', async () => {
+    const { client } = testClient([ok(ASSIGNMENT)])
+    const assignment = await client.additionalIps.assign('100080', { metal_account_id: 100070 })
+    assert.equal(assignment.additional_ip_id, '100080')
+    assert.equal(assignment.metal_account_id, '100070')
+  })
+
+  test('a server account decodes ids leniently and keeps a null ip_address', async () => {
+    const { client } = testClient([
+      ok({
+        account_id: '100070',
+        status: 'Pending',
+        billingcycle: 'Monthly',
+        date_created: '2025-03-04',
+        next_due: '2025-04-04',
+        recurring_amount: 1500000,
+        product_id: '301',
+        product_name: 'Metal S',
+        description: '',
+        order_id: '500030',
+        last_invoice: null,
+        extra_details: { label: 'db', select_os: 'ubuntu-22', keypair_id: '9', public_ip: 1, ip_address: null },
+      }),
+    ])
+    const server = await client.baremetals.getServer(100070)
+    assert.equal(server.extra_details.keypair_id, 9)
+    assert.equal(server.extra_details.ip_address, null)
+    assert.equal(server.product_id, 301)
+  })
+})

@@ -1,0 +1,230 @@
+// Metal servers (§3.7, M1-M13) and the Metal keypair pool.
+import {
+  array,
+  boolean,
+  field,
+  idInteger,
+  idText,
+  type JsonObject,
+  nullable,
+  number,
+  numericId,
+  object,
+  string,
+} from './decode.js'
+import { type KeypairApi, keypairApi } from './keypairs.js'
+import {
+  type Account,
+  type BillingOption,
+  decodeAccount,
+  decodeBillingOption,
+  decodeList,
+  type Id,
+  type Order,
+  type PaidOrder,
+  paid,
+} from './models.js'
+import {
+  type CallOptions,
+  compact,
+  type ListOptions,
+  type OrderOptions,
+  rejectingSync,
+  statusQuery,
+  type Transport,
+} from './transport.js'
+
+/** `extra_details` of a Metal server. */
+export interface MetalServerExtra {
+  label: string
+  /** Updated by rebuilds. */
+  select_os: string
+  keypair_id: number | null
+  public_ip: number
+  /** Null until the server is first Active. */
+  ip_address: string | null
+  region: string
+  region_label: string
+}
+
+export type MetalServerAccount = Account<MetalServerExtra>
+
+/** M1 body (§3.7.1). */
+export interface MetalServerCreate extends PaidOrder {
+  product_id: number
+  /** `m` or `a`. */
+  cycle: string
+  select_os?: string
+  keypair_id: number
+  label: string
+  public_ip?: number
+}
+
+/** M11. `stock` is informative; only `out_of_stock` refuses orders. */
+export interface MetalProduct {
+  product_id: number
+  name: string
+  description: string
+  out_of_stock: boolean
+  stock: number
+  billing: BillingOption[]
+}
+
+/** M12 items, keyed by OS family (`linux`). `value` is what `select_os` takes. */
+export interface MetalOsOption {
+  label: string
+  value: string
+}
+
+export type MetalPowerState = 'on' | 'off'
+
+export interface MetalApi extends KeypairApi {
+  /** M1. */
+  createServer(body: MetalServerCreate, options?: OrderOptions): Promise<Order>
+  /** M2. */
+  listServers(options?: ListOptions): Promise<MetalServerAccount[]>
+  /** M3. */
+  getServer(accountId: Id, options?: CallOptions): Promise<MetalServerAccount>
+  /** M4. 409 unless Active or Suspended. */
+  getPowerState(accountId: Id, options?: CallOptions): Promise<{ state: MetalPowerState | (string & {}) }>
+  /** M5: `reset` is a hard reset that leaves the server on. */
+  setPowerState(accountId: Id, state: MetalPowerState | 'reset', options?: CallOptions): Promise<void>
+  /** M6. */
+  listPowerStates(options?: CallOptions): Promise<string[]>
+  /** M7. */
+  setLabel(accountId: Id, body: { label: string }, options?: CallOptions): Promise<void>
+  /** M8: the server goes Pending, then Active. */
+  rebuildServer(accountId: Id, body: { os: string }, options?: CallOptions): Promise<void>
+  /** M9. */
+  listRebuildOss(accountId: Id, options?: CallOptions): Promise<string[]>
+  /** M10. */
+  deleteServer(accountId: Id, options?: CallOptions): Promise<void>
+  /** M11. */
+  listProducts(options?: CallOptions): Promise<MetalProduct[]>
+  getProduct(productId: number, options?: CallOptions): Promise<MetalProduct>
+  /** M12. */
+  listProductOss(productId: number, options?: CallOptions): Promise<Record<string, MetalOsOption[]>>
+  /** M13: a secret; redact its `config` with `redact(value, { extraKeys: ['config'] })`. */
+  getOpenvpn(options?: CallOptions): Promise<{ config: string }>
+}
+
+function soft(value: unknown, at: string): string {
+  return nullable(value, at, string) ?? ''
+}
+
+function decodeServerExtra(o: JsonObject, at: string): MetalServerExtra {
+  return {
+    ...o,
+    label: field(o, 'label', at, soft),
+    select_os: field(o, 'select_os', at, soft),
+    keypair_id: field(o, 'keypair_id', at, (v, p) => nullable(v, p, numericId)),
+    public_ip: field(o, 'public_ip', at, (v, p) => nullable(v, p, number)) ?? 1,
+    ip_address: field(o, 'ip_address', at, (v, p) => nullable(v, p, string)),
+    region: field(o, 'region', at, soft),
+    region_label: field(o, 'region_label', at, soft),
+  }
+}
+
+const decodeServer = (value: unknown, at = 'data') => decodeAccount(value, decodeServerExtra, at)
+
+function decodeProduct(value: unknown, at = 'data'): MetalProduct {
+  const o = object(value, at)
+  return {
+    ...o,
+    product_id: field(o, 'product_id', at, numericId),
+    name: field(o, 'name', at, string),
+    description: field(o, 'description', at, soft),
+    out_of_stock: field(o, 'out_of_stock', at, (v, p) => nullable(v, p, boolean)) ?? false,
+    stock: field(o, 'stock', at, (v, p) => nullable(v, p, number)) ?? 0,
+    billing: field(o, 'billing', at, (v, p) => nullable(v, p, (w, q) => array(w, q, decodeBillingOption))) ?? [],
+  }
+}
+
+function decodeOsFamilies(value: unknown): Record<string, MetalOsOption[]> {
+  const o = object(value, 'data')
+  const out: Record<string, MetalOsOption[]> = {}
+  for (const [family, items] of Object.entries(o)) {
+    out[family] = array(items, `data.${family}`, (item, at) => {
+      const i = object(item, at)
+      return { ...i, label: field(i, 'label', at, soft), value: field(i, 'value', at, string) }
+    })
+  }
+  return out
+}
+
+const ignore = (): undefined => undefined
+
+export function metalApi(transport: Transport): MetalApi {
+  const id = (value: Id) => idText(value, 'account id')
+  const product = (value: number) => idText(value, 'product id')
+  return rejectingSync<MetalApi>({
+    ...keypairApi(transport, '/baremetals'),
+    createServer: (body, options) =>
+      transport.order(
+        'POST',
+        '/baremetals',
+        compact({
+          product_id: body.product_id,
+          cycle: body.cycle,
+          select_os: body.select_os,
+          keypair_id: idInteger(body.keypair_id, 'keypair id'),
+          label: body.label,
+          public_ip: body.public_ip,
+          ...paid(body),
+        }),
+        options,
+      ),
+    listServers: (options) =>
+      transport.request({
+        method: 'GET',
+        path: '/baremetals/accounts',
+        query: statusQuery(options),
+        signal: options?.signal,
+        decode: decodeList(decodeServer),
+      }),
+    getServer: (accountId, options) =>
+      transport.get(`/baremetals/accounts/${id(accountId)}`, (p) => decodeServer(p), options, id(accountId)),
+    getPowerState: (accountId, options) =>
+      transport.get(
+        `/baremetals/accounts/${id(accountId)}/state`,
+        (p) => {
+          const o = object(p, 'data')
+          return { ...o, state: field(o, 'state', 'data', string) }
+        },
+        options,
+        id(accountId),
+      ),
+    setPowerState: (accountId, state, options) =>
+      transport.send(
+        'PUT',
+        `/baremetals/accounts/${id(accountId)}/state/${encodeURIComponent(state)}`,
+        undefined,
+        ignore,
+        options,
+        id(accountId),
+      ),
+    listPowerStates: (options) => transport.get('/baremetals/states', decodeList(string), options),
+    setLabel: (accountId, body, options) =>
+      transport.send('PUT', `/baremetals/${id(accountId)}`, { label: body.label }, ignore, options, id(accountId)),
+    rebuildServer: (accountId, body, options) =>
+      transport.send('PUT', `/baremetals/${id(accountId)}/rebuild`, { os: body.os }, ignore, options, id(accountId)),
+    listRebuildOss: (accountId, options) =>
+      transport.get(`/baremetals/${id(accountId)}/rebuild/oss`, decodeList(string), options, id(accountId)),
+    deleteServer: (accountId, options) =>
+      transport.send('DELETE', `/baremetals/${id(accountId)}`, undefined, ignore, options, id(accountId)),
+    listProducts: (options) => transport.get('/baremetals/products', decodeList(decodeProduct), options),
+    getProduct: (productId, options) =>
+      transport.get(`/baremetals/products/${product(productId)}`, (p) => decodeProduct(p), options),
+    listProductOss: (productId, options) =>
+      transport.get(`/baremetals/products/${product(productId)}/oss`, decodeOsFamilies, options),
+    getOpenvpn: (options) =>
+      transport.get(
+        '/baremetals/openvpn',
+        (p) => {
+          const o = object(p, 'data')
+          return { ...o, config: field(o, 'config', 'data', string) }
+        },
+        options,
+      ),
+  })
+}

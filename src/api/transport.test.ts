@@ -1,0 +1,357 @@
+import assert from 'node:assert/strict'
+import { describe, test } from 'node:test'
+import { ApiError, DecodeError, TransportError } from './errors.js'
+import { fail, json, ok, testClient } from './fake-fetch.js'
+
+const VM = {
+  account_id: 100042,
+  status: 'Active',
+  billingcycle: 'Monthly',
+  date_created: '2025-03-01',
+  next_due: '2025-04-01',
+  recurring_amount: 60000,
+  product_id: 101,
+  product_name: 'XS 1.1',
+  description: 'web tier',
+  order_id: '500017',
+  last_invoice: null,
+  extra_details: {
+    region: 'wjv-1',
+    region_label: 'West Java 1',
+    name: 'web-server-01',
+    ciuser: 'deployer',
+    cipassword: 'S3cretPass9',
+    keypair_id: 7,
+    osname: 'Ubuntu-22.04',
+    disk_size: '20',
+    snapshot_id: null,
+  },
+}
+
+const ORDER = { order_id: '500017', account_id: '100042' }
+
+const rejects = async <E extends Error>(promise: Promise<unknown>, type: new (...args: never[]) => E): Promise<E> => {
+  try {
+    await promise
+  } catch (error) {
+    assert.ok(error instanceof type, `expected ${type.name}, got ${String(error)}`)
+    return error
+  }
+  assert.fail('expected a rejection')
+}
+
+describe('requests', () => {
+  test('send x-token, User-Agent, no body and no Content-Type on GET, to the base URL without its slash', async () => {
+    const { client, requests } = testClient([ok(VM)])
+    await client.lites.getVm('100042')
+    const [request] = requests
+    assert.equal(request?.path, '/lites/accounts/100042')
+    assert.equal(request?.headers.get('x-token'), 'secret-key')
+    assert.equal(request?.headers.get('user-agent'), 'provider-terraform/0.1.0')
+    assert.equal(request?.headers.get('content-type'), null)
+    assert.equal(request?.headers.get('idempotency-key'), null)
+    assert.equal(request?.body, undefined)
+  })
+
+  test('send JSON with Content-Type when there is a body', async () => {
+    const { client, requests } = testClient([ok(true)])
+    await client.lites.renameVm(100042, { name: 'web-server-02' })
+    assert.equal(requests[0]?.method, 'PUT')
+    assert.equal(requests[0]?.path, '/lites/accounts/100042/change-vm-name')
+    assert.equal(requests[0]?.headers.get('content-type'), 'application/json')
+    assert.deepEqual(requests[0]?.body, { name: 'web-server-02' })
+  })
+
+  test('reject malformed ids before any request', async () => {
+    const { client, requests } = testClient([])
+    await assert.rejects(client.lites.getVm('../etc'), TypeError)
+    assert.equal(requests.length, 0)
+  })
+
+  test('log method, path, status, request id and duration, never the key or bodies', async () => {
+    const { client, logs } = testClient([ok(ORDER, { 'x-request-id': '12' })])
+    await client.lites.changePackage('100042', { new_product_id: 102 })
+    const line = logs.find((l) => l.fields?.status === 200)
+    assert.ok(line)
+    assert.equal(line.fields?.method, 'POST')
+    assert.equal(line.fields?.path, '/lites/accounts/100042/change-package')
+    assert.equal(line.fields?.request_id, '12')
+    assert.equal(typeof line.fields?.duration_ms, 'number')
+    const text = JSON.stringify(logs)
+    assert.ok(!text.includes('secret-key'))
+    assert.ok(!text.includes('new_product_id'))
+  })
+})
+
+describe('success envelopes (§1.5)', () => {
+  test('an enveloped object gives data', async () => {
+    const { client } = testClient([ok(ORDER)])
+    assert.deepEqual(await client.lites.createVm(createBody()), ORDER)
+  })
+
+  test('an enveloped array gives the array', async () => {
+    const { client } = testClient([ok([VM])])
+    const vms = await client.lites.listVms()
+    assert.equal(vms.length, 1)
+    assert.equal(vms[0]?.account_id, '100042')
+  })
+
+  test('a bare array is the payload itself', async () => {
+    const { client } = testClient([json(200, [{ keypair_id: 7, name: 'k', public_key: 'ssh-ed25519 AAAA k' }])])
+    const keys = await client.lites.listKeypairs()
+    assert.equal(keys[0]?.keypair_id, 7)
+  })
+
+  test('a bare object without the success flag is the payload, even with a data key', async () => {
+    const { client } = testClient([json(200, { available: true, data: 'x' })])
+    assert.equal((await client.lites.getIpAvailability(101)).available, true)
+  })
+
+  test('a primitive data is fine, and an empty body is null', async () => {
+    const { client } = testClient([ok('cancellation scheduled'), new Response('', { status: 200 })])
+    assert.equal(await client.lites.deleteVm('100042'), undefined)
+    assert.equal(await client.lites.setVmState('100042', 'start'), undefined)
+  })
+
+  test('success is decided on the HTTP status, not on the success flag', async () => {
+    const { client } = testClient([json(200, { success: false, code: 200, data: ORDER })])
+    assert.deepEqual(await client.lites.createVm(createBody()), ORDER)
+  })
+
+  test('a 2xx that is not JSON, or has the wrong shape, is a DecodeError naming the request', async () => {
+    const { client } = testClient([new Response('<html>', { status: 200 }), ok({ order_id: 'x' })])
+    const notJson = await rejects(client.lites.getVm('1'), DecodeError)
+    assert.match(notJson.message, /GET \/lites\/accounts\/1/)
+    const shape = await rejects(client.lites.createVm(createBody()), DecodeError)
+    assert.match(shape.message, /order_id/)
+  })
+})
+
+describe('error decoding (§1.6)', () => {
+  test('a 422 joins every field and exposes them', async () => {
+    const detail = [
+      { loc: ['body', 'console_password'], msg: 'must contain an upper-case letter', type: 'value_error' },
+      { loc: ['body', 'cycle'], msg: 'field required', type: 'missing' },
+      { loc: ['body', 'items', 0, 'name'], msg: 'too long', type: 'value_error' },
+    ]
+    const { client } = testClient([fail(422, detail, { 'x-request-id': '31' })])
+    const error = await rejects(client.lites.createVm(createBody()), ApiError)
+    assert.equal(error.status, 422)
+    assert.deepEqual(error.fields, [
+      { field: 'console_password', message: 'must contain an upper-case letter' },
+      { field: 'cycle', message: 'field required' },
+      { field: 'items.0.name', message: 'too long' },
+    ])
+    assert.equal(
+      error.apiMessage,
+      'console_password: must contain an upper-case letter; cycle: field required; items.0.name: too long',
+    )
+    assert.equal(error.requestId, '31')
+    assert.equal(error.method, 'POST')
+    assert.equal(error.path, '/lites')
+    assert.equal(error.fault, 'client')
+    assert.match(error.message, /422/)
+    assert.match(error.message, /cycle: field required/)
+    assert.match(error.message, /request id 31/)
+  })
+
+  test('a string detail is the message; the account id and request id are named', async () => {
+    const { client } = testClient([
+      fail(409, 'account 100042 is Pending; this action needs Active', { 'x-request-id': '7' }),
+    ])
+    const error = await rejects(client.lites.upgradeStorage('100042', { disk_size: 40 }), ApiError)
+    assert.equal(error.apiMessage, 'account 100042 is Pending; this action needs Active')
+    assert.equal(error.accountId, '100042')
+    assert.deepEqual(error.fields, [])
+    assert.match(error.message, /409.*Pending.*account 100042.*request id 7/)
+  })
+
+  test('a 404 is notFound and a 5xx is the server fault; an order says its outcome is unknown', async () => {
+    const { client } = testClient([fail(404, 'no such account'), fail(500, 'boom')])
+    const missing = await rejects(client.lites.getVm('9'), ApiError)
+    assert.equal(missing.notFound, true)
+    const broken = await rejects(client.lites.renameVm('9', { name: 'abcdef' }), ApiError)
+    assert.equal(broken.notFound, false)
+    assert.equal(broken.fault, 'server')
+    assert.equal(broken.outcomeUnknown, true)
+    assert.match(broken.message, /may have been processed/)
+  })
+
+  test('a non-JSON body gives its text; message or error keys are used without detail', async () => {
+    const { client } = testClient([
+      new Response('Bad Gateway from the proxy', { status: 404 }),
+      json(404, { message: 'gone away' }),
+      json(404, { error: 'nope' }),
+      new Response('', { status: 404, statusText: 'Not Found' }),
+      new Response('x'.repeat(2000), { status: 404 }),
+    ])
+    assert.equal((await rejects(client.lites.getVm('1'), ApiError)).apiMessage, 'Bad Gateway from the proxy')
+    assert.equal((await rejects(client.lites.getVm('1'), ApiError)).apiMessage, 'gone away')
+    assert.equal((await rejects(client.lites.getVm('1'), ApiError)).apiMessage, 'nope')
+    assert.equal((await rejects(client.lites.getVm('1'), ApiError)).apiMessage, 'Not Found')
+    assert.equal((await rejects(client.lites.getVm('1'), ApiError)).apiMessage.length, 500)
+  })
+
+  test('without X-Request-Id the message simply has none', async () => {
+    const { client } = testClient([fail(409, 'duplicate name')])
+    const error = await rejects(client.lites.createKeypair({ name: 'k' }), ApiError)
+    assert.equal(error.requestId, undefined)
+    assert.doesNotMatch(error.message, /request id/)
+  })
+})
+
+describe('retries (§1.10)', () => {
+  test('a GET answered 503 is retried with backoff, then succeeds', async () => {
+    const { client, requests, clock } = testClient([fail(503, 'busy'), fail(502, 'busy'), ok(VM)])
+    const vm = await client.lites.getVm('100042')
+    assert.equal(vm.account_id, '100042')
+    assert.equal(requests.length, 3)
+    assert.deepEqual(clock.sleeps, [500, 1000])
+  })
+
+  test('backoff has jitter', async () => {
+    const { client, clock } = testClient([fail(500, 'x'), ok(VM)], { random: () => 0 })
+    await client.lites.getVm('1')
+    assert.deepEqual(clock.sleeps, [375])
+  })
+
+  test('at most 4 attempts in all, then the last error', async () => {
+    const { client, requests, clock } = testClient([fail(503, 'a'), fail(503, 'b'), fail(503, 'c'), fail(504, 'd')])
+    const error = await rejects(client.lites.getVm('1'), ApiError)
+    assert.equal(error.status, 504)
+    assert.equal(requests.length, 4)
+    assert.deepEqual(clock.sleeps, [500, 1000, 2000])
+  })
+
+  test('a POST without a key is not retried on 502', async () => {
+    const { client, requests } = testClient([fail(502, 'Bad Gateway'), fail(502, 'Bad Gateway')])
+    assert.equal((await rejects(client.lites.createKeypair({ name: 'k' }), ApiError)).status, 502)
+    assert.equal(requests.length, 1)
+    await rejects(client.lites.renameVm('1', { name: 'abcdef' }), ApiError)
+    assert.equal(requests.length, 2)
+  })
+
+  test('an order is retried on 5xx keeping its Idempotency-Key', async () => {
+    const { client, requests } = testClient([fail(502, 'x'), new TypeError('fetch failed'), ok(ORDER)])
+    assert.deepEqual(await client.lites.createVm(createBody()), ORDER)
+    assert.equal(requests.length, 3)
+    const keys = requests.map((r) => r.headers.get('idempotency-key'))
+    assert.deepEqual(keys, ['key-1', 'key-1', 'key-1'])
+    assert.deepEqual(requests[2]?.body, requests[0]?.body)
+  })
+
+  test('each new order gets a fresh key; a caller-given key is used as is', async () => {
+    const { client, requests } = testClient([ok(ORDER), ok(ORDER), ok(ORDER)])
+    await client.lites.createVm(createBody())
+    await client.lites.changePackage('100042', { new_product_id: 102 })
+    await client.lites.upgradeStorage('100042', { disk_size: 40 }, { idempotencyKey: 'saved-key' })
+    assert.deepEqual(
+      requests.map((r) => r.headers.get('idempotency-key')),
+      ['key-1', 'key-2', 'saved-key'],
+    )
+  })
+
+  test('a default client sends UUID keys', async () => {
+    const { client, requests } = testClient([ok(ORDER)], { idempotencyKey: undefined })
+    await client.lites.createVm(createBody())
+    assert.match(requests[0]?.headers.get('idempotency-key') ?? '', /^[0-9a-f-]{36}$/)
+  })
+
+  test('429 on any method waits Retry-After seconds', async () => {
+    const { client, requests, clock } = testClient([fail(429, 'slow down', { 'retry-after': '7' }), ok(true)])
+    await client.lites.renameVm('1', { name: 'abcdef' })
+    assert.equal(requests.length, 2)
+    assert.deepEqual(clock.sleeps, [7000])
+  })
+
+  test('Retry-After is capped at 60 s and defaults to 1 s', async () => {
+    const { client, clock } = testClient([
+      fail(429, 'slow', { 'retry-after': '3600' }),
+      fail(429, 'slow'),
+      ok(VM),
+    ])
+    await client.lites.getVm('1')
+    assert.deepEqual(clock.sleeps, [60000, 1000])
+  })
+
+  test('a 409 with Retry-After (order in progress) is retried with the same key', async () => {
+    const { client, requests, clock } = testClient([
+      fail(409, 'request with this Idempotency-Key is in progress', { 'retry-after': '1' }),
+      ok(ORDER),
+    ])
+    await client.lites.createDisk({ product_id: 60, cycle: 'm', lite_account_id: '100042' })
+    assert.equal(requests.length, 2)
+    assert.equal(requests[0]?.headers.get('idempotency-key'), requests[1]?.headers.get('idempotency-key'))
+    assert.deepEqual(clock.sleeps, [1000])
+  })
+
+  test('a 409 without Retry-After, a 404 and a 422 are never retried', async () => {
+    for (const reply of [fail(409, 'Pending'), fail(404, 'missing'), fail(422, [])]) {
+      const { client, requests } = testClient([reply])
+      await rejects(client.lites.changePackage('1', { new_product_id: 2 }), ApiError)
+      assert.equal(requests.length, 1)
+    }
+    const { client, requests } = testClient([fail(404, 'missing')])
+    await rejects(client.lites.getVm('1'), ApiError)
+    assert.equal(requests.length, 1)
+  })
+
+  test('a transport failure on GET is retried; without a key on a mutation it is a TransportError', async () => {
+    const get = testClient([new TypeError('fetch failed', { cause: new Error('ECONNRESET') }), ok(VM)])
+    await get.client.lites.getVm('1')
+    assert.equal(get.requests.length, 2)
+    const put = testClient([new TypeError('fetch failed', { cause: new Error('ECONNRESET') })])
+    const error = await rejects(put.client.lites.setVmState('5', 'stop'), TransportError)
+    assert.equal(error.reason, 'network')
+    assert.equal(error.method, 'PUT')
+    assert.equal(error.path, '/lites/accounts/5/vm-state/stop')
+    assert.equal(error.accountId, '5')
+    assert.match(error.message, /ECONNRESET/)
+    assert.equal(put.requests.length, 1)
+  })
+
+  test('a request that does not answer in time is aborted and retried as a timeout', async () => {
+    const hang = (r: { signal: AbortSignal }) =>
+      new Promise<Response>((_, reject) => r.signal.addEventListener('abort', () => reject(r.signal.reason)))
+    const { client, requests } = testClient([hang, hang, hang, hang], { requestTimeoutMs: 5 })
+    const error = await rejects(client.lites.getVm('1'), TransportError)
+    assert.equal(error.reason, 'timeout')
+    assert.equal(requests.length, 4)
+    assert.equal(requests[0]?.signal.aborted, true)
+  })
+
+  test('a fetch that ignores its signal still times out', async () => {
+    const never = () => new Promise<Response>(() => undefined)
+    const { client } = testClient([never], { requestTimeoutMs: 5 })
+    const error = await rejects(client.lites.renameVm('1', { name: 'abcdef' }), TransportError)
+    assert.equal(error.reason, 'timeout')
+  })
+
+  test('a caller signal cancels the request and its retries', async () => {
+    const controller = new AbortController()
+    const { client, requests } = testClient([
+      () => {
+        controller.abort()
+        return fail(503, 'busy')
+      },
+      ok(VM),
+    ])
+    const error = await rejects(client.lites.getVm('1', { signal: controller.signal }), TransportError)
+    assert.equal(error.reason, 'cancelled')
+    assert.equal(requests.length, 1)
+    const already = testClient([ok(VM)])
+    await rejects(already.client.lites.getVm('1', { signal: controller.signal }), TransportError)
+    assert.equal(already.requests.length, 0)
+  })
+})
+
+function createBody() {
+  return {
+    product_id: 101,
+    cycle: 'm',
+    select_os: 'Ubuntu-22.04',
+    keypair_id: 7,
+    ssh_and_console_user: 'deployer',
+    console_password: 'S3cretPass9',
+  }
+}

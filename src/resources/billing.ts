@@ -1,0 +1,125 @@
+/** Billing vocabulary shared by every ordered resource: cycles, invoices, `raw`, ids, waiting. */
+import { type Account, type Client, type Invoice, redactedJson } from '../api/index.js'
+import {
+  custom,
+  type ImportId,
+  type OperationContext,
+  objectType,
+  object,
+  oneOf,
+  pattern,
+  range,
+  string,
+  stringType,
+  int64,
+  int64Type,
+  length,
+} from '../core/index.js'
+
+/** §2.5: the cycle codes and the labels the API reports them as. */
+const CYCLE_LABELS: Record<string, string> = {
+  m: 'Monthly',
+  q: 'Quarterly',
+  s: 'Semi-Annually',
+  a: 'Annually',
+  b: 'Biennially',
+  t: 'Triennially',
+  p4: 'Quadrennially',
+  p5: 'Quinquennially',
+}
+export const LITE_CYCLES = ['m', 'a', 'q', 's', 'b', 't', 'p4', 'p5'] as const
+export const METAL_CYCLES = ['m', 'a'] as const
+
+/** The code of a `billingcycle` label (case-insensitive), or null when the label is unknown. */
+export function cycleCode(label: string): string | null {
+  const lower = label.toLowerCase()
+  return Object.entries(CYCLE_LABELS).find(([, l]) => l.toLowerCase() === lower)?.[0] ?? null
+}
+
+/** Validators of the inputs every order shares. */
+export const rules = {
+  id: range({ min: 1 }),
+  digits: pattern(/^[1-9][0-9]*$/, 'a positive whole number written in digits'),
+  promocode: length({ min: 1, max: 255 }),
+  description: length({ max: 255 }),
+  freeText: length({ min: 1, max: 255 }),
+  printable: custom('printable characters, no line breaks', (value) =>
+    typeof value === 'string' && /[\u0000-\u001f\u007f]/.test(value) ? 'must not contain control characters or line breaks' : null,
+  ),
+}
+
+export const cycleAttribute = (cycles: readonly string[], description: string) =>
+  string({ required: true, createOnly: true, validate: [oneOf(cycles)], description })
+
+/** Account ids are digits; import takes them as written. */
+export function digitsId(what: string, example = '100001'): ImportId {
+  return {
+    format: `<${what.replace(/ /g, '_')}>`,
+    example,
+    parse: (text) => (/^[0-9]+$/.test(text) ? { id: text.replace(/^0+(?=\d)/, '') } : { error: `expected the ${what} in digits, got ${JSON.stringify(text)}` }),
+  }
+}
+
+/** The `last_invoice` block of every account (§2.2). */
+export const lastInvoiceAttribute = object(
+  {
+    id: int64({ computed: true, description: 'Invoice id.' }),
+    paid_id: int64({ computed: true, description: 'Payment transaction id; null while unpaid.' }),
+    status: string({ computed: true, description: '`Paid`, `Unpaid` or `Cancelled`.' }),
+    date: string({ computed: true, description: 'Invoice date, `YYYY-MM-DD`.' }),
+    duedate: string({ computed: true, description: 'Due date.' }),
+    paybefore: string({ computed: true, description: 'Last day to pay before the order lapses.' }),
+    datepaid: string({ computed: true, description: 'When it was paid, `YYYY-MM-DD HH:MM:SS`; null while unpaid.' }),
+    invoice_type: string({ computed: true, description: '`new`, `upgrade`, `change_package` or `migrate`.' }),
+  },
+  { computed: true, description: 'The latest invoice of the account.' },
+)
+
+export function invoiceState(invoice: Invoice | null) {
+  if (!invoice) return null
+  const { id, paid_id, status, date, duedate, paybefore, datepaid, invoice_type } = invoice
+  return { id, paid_id, status, date, duedate, paybefore, datepaid, invoice_type }
+}
+
+export const rawAttribute = string({
+  computed: true,
+  sensitive: true,
+  description: 'The last API response for this object as JSON, with secrets redacted.',
+})
+
+/** The `raw` output: the payload as JSON with secret-looking keys replaced. */
+export function raw(payload: unknown, extraKeys: readonly string[] = []): string {
+  return redactedJson(payload, { extraKeys: [...extraKeys] })
+}
+
+export { objectType, stringType, int64Type }
+
+/**
+ * Waits for an order to become Active. An unpaid invoice ends the wait with a warning and the
+ * account as it is (Pending), per the contract: an error would make Terraform order again.
+ */
+export async function waitForOrder<A extends Account<unknown>>(
+  ctx: OperationContext<Client>,
+  read: () => Promise<A>,
+  order: { account_id: string; order_id?: string },
+  options: { timeoutMs: number; orderedAt: number; what: string },
+): Promise<{ account: A; unpaid: boolean }> {
+  const result = await ctx.client.waitForActive(read, {
+    timeoutMs: options.timeoutMs,
+    orderedAt: options.orderedAt,
+    signal: ctx.signal,
+    describe: options.what,
+    accountId: order.account_id,
+    orderId: order.order_id,
+  })
+  if (result.unpaidInvoice) {
+    const invoice = result.unpaidInvoice
+    ctx.warn(
+      `${options.what} ${order.account_id} waits for payment`,
+      `The order${order.order_id ? ` ${order.order_id}` : ''} for ${options.what} ${order.account_id} was placed, but invoice ` +
+        `${invoice.id} is unpaid (pay_with_credit_card is false), so the account stays Pending until the invoice is paid ` +
+        'in the portal. It is saved in state with status Pending; the next apply places no second order.',
+    )
+  }
+  return { account: result.account, unpaid: result.unpaidInvoice !== undefined }
+}

@@ -1,0 +1,31 @@
+/** provider_lite_os_list and provider_lite_pro_os_list: the OS templates of a product (C3). */
+import type { Client } from '../api/index.js'
+import { defineDataSource, int64, list, objectType, string } from '../core/index.js'
+import { rules } from './billing.js'
+import type { LiteFamily } from './lite-family.js'
+
+const attributes = {
+  product_id: int64({ required: true, validate: [rules.id], description: 'The product whose OS templates to list.' }),
+  oss: list(
+    objectType({
+      vmid: int64({ computed: true, description: 'Template number.' }),
+      node: string({ computed: true, description: 'Hypervisor node.' }),
+      name: string({ computed: true, description: 'The value for a VM `select_os` or `rebuild_os`.' }),
+      maxmem: int64({ computed: true, description: 'Memory in bytes.' }),
+      maxcpu: int64({ computed: true, description: 'vCPUs.' }),
+    }),
+    { computed: true, description: 'The OS templates available for the product.' },
+  ),
+}
+
+export function liteOsList(family: LiteFamily) {
+  return defineDataSource<Client, typeof attributes>({
+    name: `${family.prefix}_os_list`,
+    description: `The OS templates a ${family.title} product can be installed with; \`name\` is the value of \`select_os\`.`,
+    attributes,
+    async read({ client, input, signal }) {
+      const oss = await family.api(client).listOss(input.product_id ?? 0, { signal })
+      return { oss: oss.map(({ vmid, node, name, maxmem, maxcpu }) => ({ vmid, node, name, maxmem, maxcpu })) }
+    },
+  })
+}

@@ -1,0 +1,86 @@
+/** provider_lite_products and provider_lite_pro_products: the VM catalog of a family (§2.6, §4.5). */
+import type { Client, Plan } from '../api/index.js'
+import { bool, defineDataSource, int64, list, object, objectType, string } from '../core/index.js'
+import type { LiteFamily } from './lite-family.js'
+
+const priceStep = objectType({
+  qty_min: int64({ computed: true, description: 'First quantity of the step.' }),
+  qty_max: int64({ computed: true, description: 'Last quantity of the step; null when unbounded.' }),
+  price: int64({ computed: true, description: 'Price per unit per cycle.' }),
+})
+
+const component = objectType({
+  label: string({ computed: true, description: 'What the component is, e.g. `Additional storage`.' }),
+  field: string({ computed: true, description: 'The order field it prices, e.g. `disk_size`.' }),
+  prices: list(priceStep, { computed: true, description: 'Tiered price steps: each unit is priced by the step it falls in.' }),
+})
+
+const billing = objectType({
+  label: string({ computed: true, description: 'Cycle label, e.g. `Monthly`.' }),
+  cycle: string({ computed: true, description: 'Cycle code for `cycle` inputs, e.g. `m`.' }),
+  price: int64({ computed: true, description: 'Price of one cycle, in the smallest currency unit.' }),
+  components: list(component, { computed: true, description: 'Priced add-ons; empty when none.' }),
+})
+
+const product = objectType({
+  product_id: int64({ computed: true, description: 'Use it as a VM `product_id`.' }),
+  name: string({ computed: true, description: 'Product name.' }),
+  description: string({ computed: true, description: 'Product description.' }),
+  category_id: int64({ computed: true, description: 'Category id.' }),
+  category_name: string({ computed: true, description: 'Category name.' }),
+  options: object(
+    {
+      type: string({ computed: true, description: '`vps` or `vps-pro`.' }),
+      cores: int64({ computed: true, description: 'vCPUs.' }),
+      memory: int64({ computed: true, description: 'Memory in MB.' }),
+      disk: int64({ computed: true, description: 'Base disk in GB.' }),
+      allow_downgrade: bool({ computed: true, description: 'Whether change-package may move to a cheaper product.' }),
+    },
+    { computed: true, description: 'What the product offers.' },
+  ),
+  billing: list(billing, { computed: true, description: 'One entry per offered billing cycle.' }),
+})
+
+const attributes = {
+  products: list(product, { computed: true, description: 'Every product, by ascending id.' }),
+}
+
+export function liteProducts(family: LiteFamily) {
+  return defineDataSource<Client, typeof attributes>({
+    name: `${family.prefix}_products`,
+    description: `The ${family.title} VM products: ids for \`provider_${family.prefix}_vm\`, resources and prices per cycle.`,
+    attributes,
+    async read({ client, signal }) {
+      const plans = await family.api(client).listProducts({ signal })
+      return { products: plans.map(toProduct) }
+    },
+  })
+}
+
+function toProduct(plan: Plan) {
+  const { options } = plan
+  return {
+    product_id: plan.product_id,
+    name: plan.name,
+    description: plan.description,
+    category_id: plan.category_id ?? null,
+    category_name: plan.category_name ?? null,
+    options: {
+      type: options.type,
+      cores: options.cores ?? null,
+      memory: options.memory ?? null,
+      disk: options.disk ?? null,
+      allow_downgrade: options.allow_downgrade ?? null,
+    },
+    billing: plan.billing.map((b) => ({
+      label: b.label,
+      cycle: b.cycle,
+      price: b.price,
+      components: (b.components ?? []).map((c) => ({
+        label: c.label,
+        field: c.field,
+        prices: c.prices.map((p) => ({ qty_min: p.qty_min, qty_max: p.qty_max, price: p.price })),
+      })),
+    })),
+  }
+}

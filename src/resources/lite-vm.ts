@@ -1,0 +1,386 @@
+/** provider_lite_vm and provider_lite_pro_vm: one definition, built per family (backend-api §4.2). */
+import type { Client, LiteApi, LiteVmAccount, VmAction, VmDetails } from '../api/index.js'
+import {
+  bool,
+  defineResource,
+  int64,
+  length,
+  type OperationContext,
+  oneOf,
+  pattern,
+  recordOnly,
+  type State,
+  string,
+  type UpdateStep,
+} from '../core/index.js'
+import {
+  cycleAttribute,
+  cycleCode,
+  digitsId,
+  invoiceState,
+  LITE_CYCLES,
+  lastInvoiceAttribute,
+  raw,
+  rawAttribute,
+  rules,
+  waitForOrder,
+} from './billing.js'
+import { type LiteFamily, litePro } from './lite-family.js'
+
+const POWER_STATES = ['start', 'stop', 'suspend', 'resume', 'shutdown'] as const
+/** What vm-details reports once each power action is in effect (§3.1.3). */
+const POWER_EFFECT: Record<string, string> = { start: 'running', resume: 'running', stop: 'stopped', shutdown: 'stopped', suspend: 'paused' }
+/** The reverse, for import (§4.6). */
+const POWER_FROM_STATUS: Record<string, string> = { running: 'start', stopped: 'stop', paused: 'suspend' }
+
+function vmAttributes(family: LiteFamily) {
+  return {
+    ssh_and_console_user: string({
+      required: true,
+      createOnly: true,
+      validate: [length({ min: 6, max: 32 }), pattern(/^[A-Za-z0-9.-]*$/, 'letters, digits, hyphens and periods only')],
+      description: 'The SSH and console user (the cloud-init user).',
+    }),
+    console_password: string({
+      required: true,
+      sensitive: true,
+      createOnly: true,
+      validate: [
+        length({ min: 8 }),
+        pattern(/^[A-Za-z0-9]*$/, 'letters and digits only'),
+        pattern(/^(?=.*[a-z])(?=.*[A-Z])(?=.*[0-9])/, 'made of at least one upper-case letter, one lower-case letter and one digit'),
+      ],
+      description: 'The console password: at least 8 letters and digits, with an upper-case letter, a lower-case letter and a digit.',
+    }),
+    product_id: int64({
+      required: true,
+      validate: [rules.id],
+      description: `The product, from \`provider_${family.prefix}_products\`. A change runs change-package (a paid order) and waits for Active.`,
+    }),
+    select_os: string({
+      required: true,
+      createOnly: true,
+      validate: [rules.freeText],
+      description: `The OS to install, a \`name\` from \`provider_${family.prefix}_os_list\`. To change the OS of an existing VM use \`rebuild_os\`.`,
+    }),
+    keypair_id: int64({
+      required: true,
+      validate: [rules.id],
+      description: `The keypair, from \`provider_${family.prefix}_keypair\`. A change installs the new key (change-keypair).`,
+    }),
+    cycle: cycleAttribute(LITE_CYCLES, 'The billing cycle: `m` monthly, `a` annually, or `q s b t p4 p5`.'),
+    vm_name: string({
+      optional: true,
+      default: 'server-name',
+      validate: [length({ min: 6, max: 16 })],
+      description: 'The VM name, 6-16 characters. Changed in place.',
+    }),
+    description: string({
+      optional: true,
+      default: '',
+      createOnly: true,
+      validate: [rules.description],
+      description: 'A description of the order.',
+    }),
+    pay_with_credit_card: bool({
+      optional: true,
+      default: true,
+      description:
+        'Charge the card on file for every order. With `false` the order is placed and its invoice stays unpaid: the VM stays `Pending` until it is paid in the portal. Changing it calls nothing.',
+    }),
+    promocode: string({ optional: true, createOnly: true, validate: [rules.promocode], description: 'A promotion code for the first invoice.' }),
+    power_state: string({
+      optional: true,
+      computed: true,
+      action: true,
+      validate: [oneOf(POWER_STATES)],
+      description:
+        'A power action, applied when the value changes: `start`, `stop` (hard), `shutdown` (graceful), `suspend`, `resume`. Given at create, it is applied once the VM is Active. Removing it calls nothing.',
+    }),
+    rebuild_os: string({
+      optional: true,
+      action: true,
+      validate: [rules.freeText],
+      description:
+        'Destructive: reinstall the VM with this OS (a `name` from the OS list) whenever the value changes. The disk is wiped. Given at create, it is only recorded.',
+    }),
+    ...(family.migratesToPro
+      ? {
+          migrate_to_pro: string({
+            optional: true,
+            action: true,
+            validate: [rules.digits],
+            description:
+              'One-shot migration to Lite Pro: the value is a product id from `provider_lite_pro_products`. The VM keeps being managed by this resource after it moves. Given at create, it is only recorded.',
+          }),
+        }
+      : {}),
+    disk_size: int64({
+      optional: true,
+      computed: true,
+      growOnly: true,
+      validate: [rules.id],
+      description:
+        'The disk size in GB, an absolute target. Grow-only: raising it orders a storage upgrade (a paid order); lowering it is refused at plan time. Unset, it reports the current size.',
+    }),
+    status: string({ computed: true, description: '`Active`, `Pending`, `Suspended` or `Terminated`.' }),
+    order_id: string({ computed: true, stable: true, description: 'The order that created the VM.' }),
+    uptime: int64({ computed: true, description: 'Seconds since the last start; 0 when not running.' }),
+    maxdisk: int64({ computed: true, description: 'Disk capacity in bytes.' }),
+    maxmem: int64({ computed: true, description: 'Memory capacity in bytes.' }),
+    mem: int64({ computed: true, description: 'Memory in use in bytes.' }),
+    cpus: int64({ computed: true, description: 'Number of vCPUs.' }),
+    ciuser: string({ computed: true, stable: true, description: 'The cloud-init user.' }),
+    cipassword: string({ computed: true, sensitive: true, stable: true, description: 'The cloud-init password.' }),
+    osname: string({ computed: true, description: 'The installed OS.' }),
+    region: string({ computed: true, stable: true, description: 'Region code.' }),
+    region_label: string({ computed: true, stable: true, description: 'Region name.' }),
+    next_due: string({ computed: true, description: 'Next billing date.' }),
+    recurring_amount: int64({ computed: true, description: 'Renewal price of one cycle, in the smallest currency unit.' }),
+    billingcycle: string({ computed: true, stable: true, description: 'The billing cycle as the service names it.' }),
+    product_name: string({ computed: true, description: 'Name of the current product.' }),
+    last_invoice: lastInvoiceAttribute,
+    raw: rawAttribute,
+  }
+}
+
+type VmAttributes = ReturnType<typeof vmAttributes>
+type Vm = State<VmAttributes>
+type Located = { api: LiteApi; account: LiteVmAccount; migrated: boolean }
+const payFlag = (input: Partial<Vm>) => input.pay_with_credit_card ?? true
+
+export function liteVm(family: LiteFamily) {
+  const attributes = vmAttributes(family)
+  const what = `${family.title} VM`
+
+  /** The group the VM lives in: a migrated Lite VM answers only under `/lite-pros` (§3.1.5). */
+  function groups(client: Client, prior: Partial<Vm> | null): LiteApi[] {
+    if (!family.migratesToPro) return [family.api(client)]
+    const own = family.api(client)
+    const pro = litePro.api(client)
+    const fired = typeof prior?.migrate_to_pro === 'string' && prior.migrate_to_pro !== ''
+    return fired ? [pro, own] : [own, pro]
+  }
+
+  /** Runs `call` in the VM's group, trying the other group on 404. */
+  async function inGroup<T>(client: Client, prior: Partial<Vm> | null, call: (api: LiteApi) => Promise<T>): Promise<{ api: LiteApi; value: T }> {
+    const [first, second] = groups(client, prior)
+    try {
+      return { api: first!, value: await call(first!) }
+    } catch (thrown) {
+      if (!second || !(thrown as { notFound?: boolean }).notFound) throw thrown
+      return { api: second, value: await call(second) }
+    }
+  }
+
+  async function locate(ctx: OperationContext<Client>, id: string, prior: Partial<Vm> | null): Promise<Located> {
+    const { api, value } = await inGroup(ctx.client, prior, (a) => a.getVm(id, { signal: ctx.signal }))
+    return { api, account: value, migrated: api !== family.api(ctx.client) }
+  }
+
+  /** L4, or null while the VM is not Active or Suspended (409): the previous values are kept. */
+  async function details(ctx: OperationContext<Client>, api: LiteApi, account: LiteVmAccount): Promise<VmDetails | null> {
+    if (account.status !== 'Active' && account.status !== 'Suspended') return null
+    try {
+      return await api.getVmDetails(account.account_id, { signal: ctx.signal })
+    } catch (thrown) {
+      if ((thrown as { status?: number }).status === 409) return null
+      throw thrown
+    }
+  }
+
+  /** The one mapping from the API to state, for every read. */
+  function observe(located: Located, vmDetails: VmDetails | null, prior: Partial<Vm> | null, importing: boolean) {
+    const { account, migrated } = located
+    const extra = account.extra_details
+    const serverDisk = extra.disk_size
+    const priorDisk = prior?.disk_size ?? null
+    return {
+      id: account.account_id,
+      // After a migration the product is a Pro one; it is never copied into the Lite input (§4.6).
+      ...(migrated ? {} : { product_id: account.product_id }),
+      cycle: cycleCode(account.billingcycle) ?? undefined,
+      keypair_id: extra.keypair_id ?? undefined,
+      vm_name: extra.name,
+      ssh_and_console_user: extra.ciuser,
+      console_password: extra.cipassword,
+      description: account.description,
+      // A floor: change-package and migration may raise the disk above the target, which is no drift.
+      disk_size: importing || priorDisk === null || serverDisk < priorDisk ? serverDisk : undefined,
+      ...(importing
+        ? {
+            select_os: extra.osname,
+            power_state: vmDetails ? (POWER_FROM_STATUS[vmDetails.status] ?? null) : null,
+          }
+        : {}),
+      status: account.status,
+      order_id: account.order_id,
+      ...(vmDetails
+        ? { uptime: vmDetails.uptime, maxdisk: vmDetails.maxdisk, maxmem: vmDetails.maxmem, mem: vmDetails.mem, cpus: vmDetails.cpus }
+        : prior
+          ? {}
+          : { uptime: null, maxdisk: null, maxmem: null, mem: null, cpus: null }),
+      ciuser: extra.ciuser,
+      cipassword: extra.cipassword,
+      osname: extra.osname,
+      region: extra.region,
+      region_label: extra.region_label,
+      next_due: account.next_due,
+      recurring_amount: account.recurring_amount,
+      billingcycle: account.billingcycle,
+      product_name: account.product_name,
+      last_invoice: invoiceState(account.last_invoice),
+      raw: raw(account),
+    }
+  }
+
+  async function readVm(ctx: OperationContext<Client>, id: string, prior: Partial<Vm> | null, importing: boolean) {
+    const located = await locate(ctx, id, prior)
+    if (located.account.status === 'Terminated') return null
+    return observe(located, await details(ctx, located.api, located.account), prior, importing)
+  }
+
+  /** Waits for an order on the VM: the Active account, or null when it waits for payment. */
+  async function settle(ctx: OperationContext<Client>, api: LiteApi, id: string, timeoutMs: number, orderedAt: number, orderId?: string) {
+    const read = () => api.getVm(id, { signal: ctx.signal })
+    const { account, unpaid } = await waitForOrder(ctx, read, { account_id: id, order_id: orderId }, { timeoutMs, orderedAt, what })
+    return unpaid ? null : account
+  }
+
+  /**
+   * Everything a create does once the order answered: wait, grow the disk, apply the power state.
+   * Also the resumption of a create or step whose wait did not finish, so each call here is guarded
+   * by what the server reports and never repeats an order that took effect.
+   */
+  async function finish(
+    ctx: OperationContext<Client> & { id: string; input: Partial<Vm>; timeoutMs: number },
+    api: LiteApi,
+    prior: Partial<Vm> | null,
+  ) {
+    const deadline = ctx.client.now() + ctx.timeoutMs
+    const remaining = () => Math.max(1, deadline - ctx.client.now())
+    const migrated = api !== family.api(ctx.client)
+    const pending = (account: LiteVmAccount) => observe({ api, account, migrated }, null, prior, false)
+    let account = await settle(ctx, api, ctx.id, remaining(), ctx.client.now())
+    if (!account) return pending(await api.getVm(ctx.id, { signal: ctx.signal }))
+    const target = ctx.input.disk_size
+    if (typeof target === 'number' && target > account.extra_details.disk_size) {
+      const order = await api.upgradeStorage(ctx.id, { disk_size: target, pay_invoice_with_cc: payFlag(ctx.input) }, { signal: ctx.signal })
+      account = await settle(ctx, api, ctx.id, remaining(), ctx.client.now(), order.order_id)
+      if (!account) return pending(await api.getVm(ctx.id, { signal: ctx.signal }))
+    }
+    let current = await details(ctx, api, account)
+    const power = ctx.input.power_state
+    if (current && typeof power === 'string' && power !== '' && current.status !== POWER_EFFECT[power]) {
+      await api.setVmState(ctx.id, power as VmAction, { signal: ctx.signal })
+      current = await details(ctx, api, account)
+    }
+    return observe({ api, account, migrated }, current, prior, false)
+  }
+
+  type Step = UpdateStep<Client, VmAttributes>['apply']
+
+  const rename: Step = async (ctx) => {
+    await inGroup(ctx.client, ctx.prior, (api) => api.renameVm(ctx.id, { name: ctx.input.vm_name ?? '' }, { signal: ctx.signal }))
+    return undefined
+  }
+  const changeKeypair: Step = async (ctx) => {
+    await inGroup(ctx.client, ctx.prior, (api) => api.changeVmKeypair(ctx.id, { keypair_id: ctx.input.keypair_id ?? 0 }, { signal: ctx.signal }))
+    return undefined
+  }
+  const changePackage: Step = async (ctx) => {
+    const { api, value: order } = await inGroup(ctx.client, ctx.prior, (a) =>
+      a.changePackage(ctx.id, { new_product_id: ctx.input.product_id ?? 0, pay_invoice_with_cc: payFlag(ctx.input) }, { signal: ctx.signal }),
+    )
+    const orderedAt = ctx.client.now()
+    ctx.checkpoint()
+    await settle(ctx, api, ctx.id, ctx.timeoutMs, orderedAt, order.order_id)
+    return undefined
+  }
+  const growDisk: Step = async (ctx) => {
+    const target = ctx.input.disk_size
+    if (typeof target !== 'number') return undefined
+    const { api, value: account } = await inGroup(ctx.client, ctx.prior, (a) => a.getVm(ctx.id, { signal: ctx.signal }))
+    if (target <= account.extra_details.disk_size) return undefined
+    const order = await api.upgradeStorage(ctx.id, { disk_size: target, pay_invoice_with_cc: payFlag(ctx.input) }, { signal: ctx.signal })
+    const orderedAt = ctx.client.now()
+    ctx.checkpoint()
+    await settle(ctx, api, ctx.id, ctx.timeoutMs, orderedAt, order.order_id)
+    return undefined
+  }
+  const rebuild: Step = async (ctx) => {
+    const os = ctx.input.rebuild_os ?? ''
+    const { api } = await inGroup(ctx.client, ctx.prior, (a) => a.rebuildVm(ctx.id, { select_os: os }, { signal: ctx.signal }))
+    const startedAt = ctx.client.now()
+    ctx.checkpoint() // destructive: never fired twice for one change, even if the wait fails
+    await settle(ctx, api, ctx.id, ctx.timeoutMs, startedAt)
+    return undefined
+  }
+  const migrate: Step = async (ctx) => {
+    const productId = Number(ctx.input.migrate_to_pro)
+    const migration = family.migration?.(ctx.client)
+    if (!migration) throw new Error(`${what}s cannot migrate to Lite Pro`)
+    const order = await migration.migrateToPro(ctx.id, { lite_pro_product_id: productId, pay_invoice_with_cc: payFlag(ctx.input) }, { signal: ctx.signal })
+    const orderedAt = ctx.client.now()
+    ctx.checkpoint()
+    await settle(ctx, litePro.api(ctx.client), ctx.id, ctx.timeoutMs, orderedAt, order.order_id)
+    return undefined
+  }
+  const setPower: Step = async (ctx) => {
+    const action = ctx.input.power_state as VmAction
+    await inGroup(ctx.client, ctx.prior, (api) => api.setVmState(ctx.id, action, { signal: ctx.signal }))
+    return undefined
+  }
+
+  const steps: UpdateStep<Client, VmAttributes>[] = [
+    { attributes: ['vm_name'], apply: rename },
+    { attributes: ['keypair_id'], apply: changeKeypair },
+    { attributes: ['product_id'], apply: changePackage },
+    { attributes: ['disk_size'], apply: growDisk },
+    { attributes: ['rebuild_os'], apply: rebuild },
+    ...(family.migratesToPro ? [{ attributes: ['migrate_to_pro'] as ('migrate_to_pro' & keyof VmAttributes)[], apply: migrate }] : []),
+    { attributes: ['power_state'], apply: setPower },
+    { attributes: ['pay_with_credit_card'], apply: recordOnly },
+  ]
+
+  return defineResource<Client, VmAttributes>({
+    name: `${family.prefix}_vm`,
+    description:
+      `A ${what}. Creating it places a paid order and waits until the VM is Active; name, keypair, package, ` +
+      'disk size, power state and OS rebuild change in place, in that order.',
+    importId: digitsId('account id'),
+    timeouts: { create: '20m', update: '20m', delete: '10m' },
+    attributes,
+    updates: steps,
+    async create(ctx) {
+      const { input } = ctx
+      const order = await family.api(ctx.client).createVm(
+        {
+          product_id: input.product_id ?? 0,
+          cycle: input.cycle ?? '',
+          select_os: input.select_os ?? '',
+          keypair_id: input.keypair_id ?? 0,
+          ssh_and_console_user: input.ssh_and_console_user ?? '',
+          console_password: input.console_password ?? '',
+          vm_name: input.vm_name ?? undefined,
+          description: input.description ?? undefined,
+          promocode: input.promocode ?? undefined,
+          pay_invoice_with_cc: input.pay_with_credit_card ?? true,
+        },
+        { signal: ctx.signal },
+      )
+      ctx.checkpoint({ id: order.account_id, order_id: order.order_id, status: 'Pending' })
+      const observed = await finish({ ...ctx, id: order.account_id }, family.api(ctx.client), null)
+      return { ...observed, power_state: input.power_state ?? null }
+    },
+    async resume(ctx) {
+      const { api } = await locate(ctx, ctx.id, ctx.prior)
+      return finish(ctx, api, ctx.prior)
+    },
+    read: (ctx) => readVm(ctx, ctx.id, ctx.prior, ctx.importing),
+    async delete(ctx) {
+      await inGroup(ctx.client, ctx.prior, (api) => api.deleteVm(ctx.id, { signal: ctx.signal }))
+    },
+    unrecoverable: ['promocode', 'pay_with_credit_card', 'rebuild_os', ...(family.migratesToPro ? (['migrate_to_pro'] as const) : [])],
+  })
+}

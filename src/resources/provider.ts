@@ -1,0 +1,66 @@
+/** The provider configuration shared by both front ends: credentials, endpoint and tuning knobs. */
+import { type Client, createClient } from '../api/index.js'
+import { custom, defineProvider, InputError, type Logger, parseDuration, string } from '../core/index.js'
+
+const duration = custom('a duration such as "30s" or "2m"', (value) =>
+  typeof value === 'string' && parseDuration(value) === null ? `must be a duration such as "30s" or "2m" (got ${JSON.stringify(value)})` : null,
+)
+const url = custom('an http or https URL ending in the API version, e.g. https://api.example.invalid/v1', (value) => {
+  if (typeof value !== 'string') return null
+  try {
+    const parsed = new URL(value)
+    return parsed.protocol === 'http:' || parsed.protocol === 'https:' ? null : `must be an http or https URL (got ${JSON.stringify(value)})`
+  } catch {
+    return `must be an http or https URL (got ${JSON.stringify(value)})`
+  }
+})
+
+export const providerDefinition = defineProvider({
+  description:
+    'Manages Metal dedicated servers, Lite and Lite Pro VPS of the service. Every create or upgrade places a paid order.',
+  attributes: {
+    api_key: string({
+      optional: true,
+      sensitive: true,
+      description: 'The API key, sent as `x-token`. Falls back to the `PROVIDER_API_KEY` environment variable.',
+    }),
+    base_url: string({
+      optional: true,
+      validate: [url],
+      description:
+        'The API base URL, ending in `/v1`. Falls back to `PROVIDER_BASE_URL`. Point it at the local emulator (`npm run emulator`) to try configurations without placing real orders.',
+    }),
+    request_timeout: string({
+      optional: true,
+      validate: [duration],
+      description: 'How long one API request may take before it is abandoned (and retried when that is safe). Default `30s`.',
+    }),
+    poll_interval: string({
+      optional: true,
+      validate: [duration],
+      description: 'The first interval between status checks while waiting for an order; it grows gently up to 30s. Default `5s`.',
+    }),
+  },
+  environment: { api_key: 'PROVIDER_API_KEY', base_url: 'PROVIDER_BASE_URL' },
+  configure(config, meta: { userAgent: string; log: Logger }): Client {
+    const apiKey = config.api_key ?? process.env.PROVIDER_API_KEY ?? ''
+    const baseUrl = config.base_url ?? process.env.PROVIDER_BASE_URL ?? ''
+    if (apiKey === '') {
+      throw new InputError(['api_key'], 'No API key: set api_key in the provider configuration or the PROVIDER_API_KEY environment variable.')
+    }
+    if (baseUrl === '') {
+      throw new InputError(['base_url'], 'No API base URL: set base_url in the provider configuration or the PROVIDER_BASE_URL environment variable.')
+    }
+    const problem = url.check(baseUrl)
+    if (problem) throw new InputError(['base_url'], `base_url ${problem}.`)
+    const log = meta.log
+    return createClient({
+      baseUrl,
+      apiKey,
+      userAgent: meta.userAgent,
+      requestTimeoutMs: parseDuration(config.request_timeout ?? '30s') ?? 30_000,
+      pollIntervalMs: parseDuration(config.poll_interval ?? '5s') ?? 5_000,
+      log: (level, message, fields) => log[level](message, fields),
+    })
+  },
+})
