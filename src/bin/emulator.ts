@@ -1,0 +1,104 @@
+// The emulator over HTTP on 127.0.0.1, for end-to-end tests and demos (§5.1).
+// Here: options from env and flags, the node:http bridge, state-file persistence, clean shutdown.
+// Must not: hold any API behaviour; everything the API does lives in src/emulator.
+import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { parseArgs } from 'node:util'
+import { type ApiKey, createEmulator, DroppedConnection, type EmulatorOptions } from '../emulator/index.js'
+
+function parseKeys(list: string): ApiKey[] {
+  return list
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item !== '')
+    .map((item) => (item.endsWith(':ro') ? { key: item.slice(0, -3), scope: 'ro' } : { key: item, scope: 'rw' }))
+}
+
+function intEnv(name: string): number | undefined {
+  const raw = process.env[name]
+  if (raw === undefined || raw === '') return undefined
+  const value = Number(raw)
+  if (!Number.isInteger(value) || value < 0) throw new Error(`${name} must be a non-negative integer, got '${raw}'`)
+  return value
+}
+
+const { values } = parseArgs({
+  options: {
+    port: { type: 'string' },
+    clock: { type: 'string' },
+    'state-file': { type: 'string' },
+  },
+})
+
+const options: EmulatorOptions = {}
+if (process.env.EMULATOR_API_KEYS) options.apiKeys = parseKeys(process.env.EMULATOR_API_KEYS)
+const delay = intEnv('EMULATOR_PROVISIONING_DELAY_MS')
+if (delay !== undefined) options.provisioningDelayMs = delay
+const retention = intEnv('EMULATOR_RETENTION_MS')
+if (retention !== undefined) options.retentionMs = retention
+if (values.clock !== undefined) {
+  if (values.clock !== 'manual' && values.clock !== 'real') throw new Error(`--clock must be manual or real`)
+  options.clock = values.clock
+}
+const port = values.port !== undefined ? Number(values.port) : (intEnv('EMULATOR_PORT') ?? 8080)
+const stateFile = values['state-file']
+
+const emulator = createEmulator(options)
+if (stateFile && existsSync(stateFile)) emulator.restore(JSON.parse(readFileSync(stateFile, 'utf8')))
+
+/** Temp file then rename: a crash mid-write never leaves a torn state file behind. */
+function persist(): void {
+  if (!stateFile) return
+  const temp = `${stateFile}.${process.pid}.tmp`
+  writeFileSync(temp, JSON.stringify(emulator.snapshot()))
+  renameSync(temp, stateFile)
+}
+
+async function readBody(req: IncomingMessage): Promise<Buffer> {
+  const chunks: Buffer[] = []
+  for await (const chunk of req) chunks.push(chunk as Buffer)
+  return Buffer.concat(chunks)
+}
+
+async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const method = req.method ?? 'GET'
+  const headers = new Headers()
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value === undefined) continue
+    for (const item of Array.isArray(value) ? value : [value]) headers.append(name, item)
+  }
+  const body = method === 'GET' || method === 'HEAD' ? undefined : await readBody(req)
+  const request = new Request(`http://127.0.0.1${req.url ?? '/'}`, { method, headers, body })
+  try {
+    const response = await emulator.fetch(request)
+    if (method !== 'GET') persist()
+    const payload = Buffer.from(await response.arrayBuffer())
+    res.writeHead(response.status, Object.fromEntries(response.headers))
+    res.end(payload)
+  } catch (error) {
+    if (method !== 'GET') persist()
+    if (error instanceof DroppedConnection) {
+      req.socket.destroy()
+      return
+    }
+    res.writeHead(500, { 'content-type': 'application/json' })
+    res.end(JSON.stringify({ success: false, code: 500, detail: String(error) }))
+  }
+}
+
+const server = createServer((req, res) => {
+  handle(req, res).catch(() => req.socket.destroy())
+})
+
+server.listen(port, '127.0.0.1', () => {
+  const { port: bound } = server.address() as AddressInfo
+  process.stdout.write(`http://127.0.0.1:${bound}/v1\n`)
+})
+
+function shutdown(): void {
+  server.close(() => process.exit(0))
+  server.closeAllConnections()
+}
+process.on('SIGTERM', shutdown)
+process.on('SIGINT', shutdown)

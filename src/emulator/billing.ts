@@ -1,0 +1,84 @@
+import { addDays, addMonths, formatDate, formatDateTime } from './clock.js'
+import { type Cycle, cycleOf, cyclePrice, PROMOCODES, tieredPrice } from './catalog.js'
+import { type Account, diskSize, familyOfKind, type Invoice, type InvoiceType, type Order, vmDiskSize } from './model.js'
+import type { Store } from './store.js'
+
+/** §5.2: recomputed whenever a change is applied; promocodes never touch it. */
+export function recurringAmount(account: Account, fallback: number): number {
+  const family = familyOfKind(account.kind)
+  const cycle = cycleOf(account.cycle)
+  if (!family || !cycle) return fallback
+  if (account.kind.endsWith('.vm')) {
+    const product = family.vmProducts.find((p) => p.product_id === account.product_id)
+    if (!product) return fallback
+    const extra = Math.max(0, vmDiskSize(account) - product.disk)
+    return cyclePrice(product.monthly, cycle) + tieredPrice(family.storageTiers, extra, cycle)
+  }
+  if (account.kind.endsWith('.disk')) return diskSize(account) * cyclePrice(family.diskProduct.monthly, cycle)
+  return cyclePrice(family.snapshotProduct.monthly, cycle)
+}
+
+export function datesFor(now: number, cycle: Cycle) {
+  const date_created = formatDate(now)
+  return { date_created, next_due: addMonths(date_created, cycle.months), billingcycle: cycle.label }
+}
+
+export interface OrderRequest {
+  kind: string
+  account: Account
+  invoiceType: InvoiceType
+  pay: boolean
+  amount: number
+  promocode: string | null
+  idempotencyKey: string | null
+  /** Creates take the order id the account was stamped with; changes draw a fresh one. */
+  orderId?: string
+}
+
+/**
+ * Places one order: one invoice, one order record, the account Pending (§2.4). Paid orders start
+ * the provisioning delay now; unpaid ones wait for the invoice to be paid.
+ */
+export function placeOrder(store: Store, request: OrderRequest): { order_id: string; account_id: string } {
+  const now = store.now()
+  const date = formatDate(now)
+  const discount = request.promocode ? (PROMOCODES[request.promocode] ?? 0) : 0
+  const invoice: Invoice = {
+    id: store.next('invoice'),
+    account_id: request.account.account_id,
+    paid_id: null,
+    status: 'Unpaid',
+    date,
+    duedate: date,
+    paybefore: addDays(date, 3),
+    datepaid: null,
+    invoice_type: request.invoiceType,
+    amount: Math.round((request.amount * (100 - discount)) / 100),
+  }
+  store.state.invoices.push(invoice)
+  const order: Order = {
+    order_id: request.orderId ?? String(store.next('order')),
+    kind: request.kind,
+    account_id: String(request.account.account_id),
+    invoice_id: invoice.id,
+    idempotency_key: request.idempotencyKey,
+    created_at: formatDateTime(now),
+  }
+  store.state.orders.push(order)
+  request.account.last_invoice_id = invoice.id
+  request.account.status = 'Pending'
+  request.account.activate_at = null
+  if (request.pay) payInvoice(store, invoice)
+  return { order_id: order.order_id, account_id: order.account_id }
+}
+
+/** Payment starts the provisioning delay of the account that waits for it (§2.4, §5.3). */
+export function payInvoice(store: Store, invoice: Invoice): void {
+  invoice.status = 'Paid'
+  invoice.paid_id = store.next('payment')
+  invoice.datepaid = formatDateTime(store.now())
+  const account = store.find(invoice.account_id)
+  if (account && account.status === 'Pending' && account.activate_at === null && account.last_invoice_id === invoice.id) {
+    store.startDelay(account)
+  }
+}

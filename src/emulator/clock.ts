@@ -1,0 +1,54 @@
+/** The emulator's notion of now (§5.1): every delay, retention and written date reads it. */
+export type ClockMode = 'manual' | 'real'
+
+export class Clock {
+  private offsetMs = 0
+  private readonly frozenAt: number
+
+  constructor(
+    readonly mode: ClockMode,
+    startMs: number = Date.now(),
+  ) {
+    this.frozenAt = startMs
+  }
+
+  now(): number {
+    return (this.mode === 'manual' ? this.frozenAt : Date.now()) + this.offsetMs
+  }
+
+  advance(ms: number): void {
+    this.offsetMs += ms
+  }
+
+  /** A restored state may have been written by a clock ahead of ours; time never goes back. */
+  catchUp(savedNow: number): void {
+    const lag = savedNow - this.now()
+    if (lag > 0) this.offsetMs += lag
+  }
+}
+
+const pad = (n: number) => String(n).padStart(2, '0')
+
+export function formatDate(ms: number): string {
+  const d = new Date(ms)
+  return `${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())}`
+}
+
+export function formatDateTime(ms: number): string {
+  const d = new Date(ms)
+  return `${formatDate(ms)} ${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())}`
+}
+
+/** `next_due` clamps the day to the target month's end (§2.3): Jan 31 + 1 month is Feb 28/29. */
+export function addMonths(date: string, months: number): string {
+  const [y, m, d] = date.split('-').map(Number) as [number, number, number]
+  const index = m - 1 + months
+  const year = y + Math.floor(index / 12)
+  const month = ((index % 12) + 12) % 12
+  const lastDay = new Date(Date.UTC(year, month + 1, 0)).getUTCDate()
+  return `${year}-${pad(month + 1)}-${pad(Math.min(d, lastDay))}`
+}
+
+export function addDays(date: string, days: number): string {
+  return formatDate(Date.parse(`${date}T00:00:00Z`) + days * 86_400_000)
+}

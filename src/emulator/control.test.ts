@@ -1,0 +1,303 @@
+import assert from 'node:assert/strict'
+import { describe, test } from 'node:test'
+import { createEmulator } from './index.js'
+import { type AccountView, DELAY, TestClient, VM_BODY } from './testing.js'
+
+const setup = () => new TestClient(createEmulator({ clock: 'manual', startTime: Date.UTC(2025, 2, 1, 9, 15, 2) }))
+
+interface FaultObject {
+  fault_id: string
+  remaining: number
+  count: number
+  mode: string
+  status: number | null
+}
+interface LogEntry {
+  seq: number
+  method: string
+  path: string
+  query: Record<string, unknown>
+  body: unknown
+  status: number | null
+  fault_id: string | null
+  idempotency_key: string | null
+}
+
+describe('faults', () => {
+  test('error answers without processing, before auth, counting down remaining', async () => {
+    const c = setup()
+    const fault = await c.control<FaultObject>('POST', '/faults', { method: 'POST', path: '/lites/keypairs/', status: 503, count: 2 })
+    assert.deepEqual(
+      { ...fault },
+      {
+        fault_id: 'f1',
+        method: 'POST',
+        path: '/lites/keypairs/',
+        mode: 'error',
+        status: 503,
+        count: 2,
+        remaining: 2,
+        delay_ms: 0,
+        retry_after_s: null,
+        detail: 'Service Unavailable',
+      },
+    )
+    const first = await c.request('POST', '/v1/lites/keypairs', { body: { name: 'k' }, token: null })
+    assert.deepEqual([first.status, first.body], [503, { success: false, code: 503, detail: 'Service Unavailable' }])
+    assert.equal((await c.request('GET', '/v1/lites/keypairs/')).status, 200, 'other methods are not matched')
+    assert.equal((await c.request('POST', '/v1/lites/keypairs/', { body: { name: 'k' } })).status, 503)
+    assert.equal((await c.control<FaultObject[]>('GET', '/faults'))[0]?.remaining, 0)
+    assert.equal((await c.request('POST', '/v1/lites/keypairs/', { body: { name: 'k' } })).status, 200)
+    assert.deepEqual(
+      (await c.ok<unknown[]>('GET', '/lites/keypairs/')).length,
+      1,
+      'the faulted requests created nothing',
+    )
+    const log = await c.control<LogEntry[]>('GET', '/requests')
+    assert.deepEqual(
+      log.map((e) => [e.status, e.fault_id]),
+      [
+        [503, 'f1'],
+        [200, null],
+        [503, 'f1'],
+        [200, null],
+        [200, null],
+      ],
+    )
+  })
+
+  test('429 gets Retry-After 1 unless retry_after_s says otherwise; * matches one segment', async () => {
+    const c = setup()
+    const vm = await c.vm()
+    await c.control('POST', '/faults', { path: '/lites/accounts/*/storage', status: 429, count: -1 })
+    await c.control('POST', '/faults', { path: '/lites/accounts/*', status: 503, retry_after_s: 7 })
+    for (let i = 0; i < 3; i++) {
+      const limited = await c.request('GET', `/v1/lites/accounts/${vm}/storage`)
+      assert.deepEqual([limited.status, limited.headers.get('retry-after')], [429, '1'])
+    }
+    assert.equal((await c.control<FaultObject[]>('GET', '/faults'))[0]?.remaining, -1)
+    const unavailable = await c.request('GET', `/v1/lites/accounts/${vm}/`)
+    assert.deepEqual([unavailable.status, unavailable.headers.get('retry-after')], [503, '7'])
+    assert.equal((await c.request('GET', `/v1/lites/accounts/${vm}/vm-details`)).status, 200)
+    assert.equal(await c.control('DELETE', '/faults/f1'), true)
+    assert.equal((await c.request('DELETE', '/_emulator/faults/f1')).status, 404)
+    assert.equal((await c.request('GET', `/v1/lites/accounts/${vm}/storage`)).status, 200)
+  })
+
+  test('error_after processes fully and then answers the fault status', async () => {
+    const c = setup()
+    const keypair = await c.keypair()
+    await c.control('POST', '/faults', { method: 'POST', path: '/lites', mode: 'error_after', status: 502 })
+    const reply = await c.request('POST', '/v1/lites', { body: { ...VM_BODY, product_id: 101, keypair_id: keypair } })
+    assert.equal(reply.status, 502)
+    assert.equal((await c.ok<AccountView[]>('GET', '/lites/accounts?status=Pending')).length, 1)
+    assert.equal((await c.control<{ total: number }>('GET', '/orders')).total, 1)
+  })
+
+  test('drop_after processes fully and rejects the fetch with a TypeError; logged with status null', async () => {
+    const c = setup()
+    await c.control('POST', '/faults', { path: '/lites/keypairs', mode: 'drop_after' })
+    await assert.rejects(c.request('POST', '/v1/lites/keypairs/', { body: { name: 'lost-answer' } }), TypeError)
+    assert.deepEqual(
+      (await c.ok<{ name: string }[]>('GET', '/lites/keypairs/')).map((k) => k.name),
+      ['lost-answer'],
+    )
+    const log = await c.control<LogEntry[]>('GET', '/requests')
+    assert.deepEqual([log[0]?.status, log[0]?.fault_id], [null, 'f1'])
+  })
+
+  test('delay waits real time and then processes normally', async () => {
+    const c = setup()
+    await c.control('POST', '/faults', { path: '/lites/products', mode: 'delay', delay_ms: 40 })
+    const started = performance.now()
+    const reply = await c.request('GET', '/v1/lites/products')
+    assert.ok(performance.now() - started >= 35)
+    assert.equal(reply.status, 200)
+  })
+
+  test('bad fault specs are refused with every reason', async () => {
+    const c = setup()
+    const bad = await c.request('POST', '/_emulator/faults', { body: { mode: 'explode', count: 0 } })
+    assert.equal(bad.status, 422)
+    assert.deepEqual(
+      (bad.body as { detail: { loc: string[] }[] }).detail.map((d) => d.loc[1]),
+      ['path', 'mode', 'count'],
+    )
+    const after429 = await c.request('POST', '/_emulator/faults', { body: { path: '/lites', mode: 'error_after', status: 429 } })
+    assert.equal(after429.status, 422)
+    const noStatus = await c.request('POST', '/_emulator/faults', { body: { path: '/lites' } })
+    assert.equal(noStatus.status, 422)
+  })
+})
+
+describe('request log and order counters', () => {
+  test('secrets are redacted at any depth; x-token is never logged; since filters by seq', async () => {
+    const c = setup()
+    await c.request('POST', '/v1/lites/keypairs/', {
+      body: { name: 'k', nested: { Console_Password: 'x', list: [{ api_token: 't', client_secret: 's', private_key: 'p', keep: 1 }] } },
+      headers: { 'Idempotency-Key': 'log-key' },
+    })
+    await c.request('GET', '/v1/lites/accounts?status=Active&status=Pending&x=1')
+    const log = await c.control<LogEntry[]>('GET', '/requests')
+    assert.equal(log.length, 2)
+    assert.deepEqual(log[0]?.body, {
+      name: 'k',
+      nested: { Console_Password: '***', list: [{ api_token: '***', client_secret: '***', private_key: '***', keep: 1 }] },
+    })
+    assert.equal(log[0]?.idempotency_key, 'log-key')
+    assert.deepEqual(log[1]?.query, { status: ['Active', 'Pending'], x: '1' })
+    assert.equal(JSON.stringify(log).includes('emulator-key'), false)
+    const since = await c.control<LogEntry[]>('GET', `/requests?since=${log[0]?.seq}`)
+    assert.deepEqual(
+      since.map((e) => e.seq),
+      [log[1]?.seq],
+    )
+    await c.control('DELETE', '/requests')
+    await c.request('GET', '/v1/lites/products')
+    const after = await c.control<LogEntry[]>('GET', '/requests')
+    assert.deepEqual(
+      after.map((e) => e.seq),
+      [3],
+      'seq keeps counting after a clear',
+    )
+  })
+
+  test('the cipassword of a VM is returned by the API but never logged', async () => {
+    const c = setup()
+    const vm = await c.vm()
+    const account = await c.ok<AccountView>('GET', `/lites/accounts/${vm}`)
+    assert.equal(account.extra_details.cipassword, 'S3cretPass9')
+    const log = JSON.stringify(await c.control('GET', '/requests'))
+    assert.equal(log.includes('S3cretPass9'), false)
+  })
+
+  test('order counters list one item per order with its kind and invoice status', async () => {
+    const c = setup()
+    const vm = await c.vm({ pay: false })
+    await c.control('POST', `/accounts/${vm}/pay`)
+    await c.advance(DELAY)
+    await c.ok('POST', `/lites/accounts/${vm}/change-package`, { new_product_id: 102 }, { 'Idempotency-Key': 'cp-1' })
+    await c.ok('POST', `/lites/accounts/${vm}/change-package`, { new_product_id: 102 }, { 'Idempotency-Key': 'cp-1' })
+    const counters = await c.control('GET', '/orders')
+    assert.deepEqual(counters, {
+      total: 2,
+      by_kind: { 'lite.vm.create': 1, 'lite.vm.change_package': 1 },
+      orders: [
+        {
+          order_id: '500001',
+          kind: 'lite.vm.create',
+          account_id: String(vm),
+          invoice_id: 700001,
+          invoice_status: 'Paid',
+          idempotency_key: null,
+          created_at: '2025-03-01 09:15:02',
+        },
+        {
+          order_id: '500002',
+          kind: 'lite.vm.change_package',
+          account_id: String(vm),
+          invoice_id: 700002,
+          invoice_status: 'Paid',
+          idempotency_key: 'cp-1',
+          created_at: '2025-03-01 09:15:04',
+        },
+      ],
+    })
+  })
+})
+
+describe('control API', () => {
+  test('reset clears state and restarts sequences, but never moves the clock back', async () => {
+    const c = setup()
+    await c.vm()
+    await c.control('POST', '/faults', { path: '/lites', status: 500 })
+    await c.control('PATCH', '/config', { provisioning_delay_ms: 5 })
+    const before = c.emulator.now()
+    assert.equal(await c.control('POST', '/reset'), true)
+    assert.equal(c.emulator.now(), before)
+    assert.deepEqual(await c.control('GET', '/faults'), [])
+    assert.deepEqual(await c.control('GET', '/requests'), [])
+    assert.deepEqual(await c.control('GET', '/accounts'), [])
+    assert.equal((await c.control<{ provisioning_delay_ms: number }>('GET', '/config')).provisioning_delay_ms, 2000)
+    assert.equal(await c.vm(), 100001)
+    assert.equal(await c.keypair('/lites', 'again'), 2)
+  })
+
+  test('config GET and PATCH, validated all at once', async () => {
+    const c = setup()
+    assert.deepEqual(await c.control('GET', '/config'), {
+      provisioning_delay_ms: 2000,
+      retention_ms: 300000,
+      idempotency_ttl_ms: 86400000,
+      api_keys: [{ key: 'emulator-key', scope: 'rw' }],
+      ip_unavailable_product_ids: [],
+      quirks: { ids_as_strings: false, bare_lists: false },
+    })
+    const bad = await c.request('PATCH', '/_emulator/config', { body: { retention_ms: -1, api_keys: [{ key: 'k' }] } })
+    assert.equal(bad.status, 422)
+    assert.equal((bad.body as { detail: unknown[] }).detail.length, 2)
+    const merged = await c.control<{ retention_ms: number; quirks: unknown }>('PATCH', '/config', { retention_ms: 5, quirks: { bare_lists: true } })
+    assert.deepEqual([merged.retention_ms, merged.quirks], [5, { ids_as_strings: false, bare_lists: true }])
+  })
+
+  test('the clock answers the new time; forced statuses follow §5.3', async () => {
+    const c = setup()
+    assert.deepEqual(await c.advance(5000), { now: '2025-03-01 09:15:07' })
+    const vm = await c.vm({ pay: false })
+    const forced = await c.control<AccountView>('POST', `/accounts/${vm}/status`, { status: 'Active' })
+    assert.deepEqual([forced.status, forced.last_invoice.status], ['Active', 'Unpaid'], 'forcing Active does not pay')
+    const pending = await c.control<AccountView>('POST', `/accounts/${vm}/status`, { status: 'Pending' })
+    assert.equal(pending.status, 'Pending')
+    await c.control('POST', `/accounts/${vm}/pay`)
+    await c.advance(DELAY)
+    assert.equal((await c.ok<AccountView>('GET', `/lites/accounts/${vm}`)).status, 'Active')
+    const terminated = await c.control<AccountView>('POST', `/accounts/${vm}/status`, { status: 'Terminated' })
+    assert.equal(terminated.status, 'Terminated')
+    const bad = await c.request('POST', `/_emulator/accounts/${vm}/status`, { body: { status: 'Sleeping' } })
+    assert.equal(bad.status, 422)
+    assert.equal((await c.request('POST', '/_emulator/accounts/999/status', { body: { status: 'Active' } })).status, 404)
+  })
+
+  test('out-of-band PATCH deep-merges; fixed fields are refused; purge makes 404', async () => {
+    const c = setup()
+    const vm = await c.vm()
+    const drifted = await c.control<AccountView>('PATCH', `/accounts/${vm}`, {
+      description: 'changed',
+      extra_details: { name: 'renamed-oob' },
+    })
+    assert.deepEqual([drifted.description, drifted.extra_details.name, drifted.extra_details.ciuser], ['changed', 'renamed-oob', 'deployer'])
+    assert.equal((await c.ok<AccountView>('GET', `/lites/accounts/${vm}`)).extra_details.name, 'renamed-oob')
+    const fixed = await c.request('PATCH', `/_emulator/accounts/${vm}`, { body: { order_id: '1', account_id: 5 } })
+    assert.equal(fixed.status, 422)
+    const kinds = await c.control<{ kind: string }[]>('GET', '/accounts?kind=lite.vm')
+    assert.deepEqual(
+      kinds.map((k) => k.kind),
+      ['lite.vm'],
+    )
+    assert.deepEqual(await c.control('GET', '/accounts?kind=lite_pro.vm'), [])
+    assert.equal((await c.request('GET', '/_emulator/accounts?kind=nope')).status, 422)
+    assert.equal(await c.control('DELETE', `/accounts/${vm}`), true)
+    await c.fails(404, 'GET', `/lites/accounts/${vm}`)
+    await c.fails(404, 'DELETE', `/lites/${vm}`)
+  })
+
+  test('control requests need no token and are not logged', async () => {
+    const c = setup()
+    await c.request('GET', '/_emulator/config', { token: null })
+    assert.deepEqual(await c.control('GET', '/requests'), [])
+    assert.equal((await c.request('PUT', '/_emulator/config')).status, 405)
+    assert.equal((await c.request('GET', '/_emulator/nothing')).status, 404)
+  })
+
+  test('snapshot and restore carry every record and sequence to a new emulator', async () => {
+    const c = setup()
+    const vm = await c.vm()
+    const saved = JSON.parse(JSON.stringify(c.emulator.snapshot())) as unknown
+    const other = new TestClient(createEmulator({ clock: 'manual', startTime: Date.UTC(2024, 0, 1) }))
+    other.emulator.restore(saved)
+    assert.ok(other.emulator.now() >= c.emulator.now(), 'the clock never moves back')
+    assert.equal((await other.ok<AccountView>('GET', `/lites/accounts/${vm}`)).status, 'Active')
+    assert.equal(await other.vm(), vm + 1)
+    assert.throws(() => other.emulator.restore({ nope: true }))
+  })
+})

@@ -1,0 +1,303 @@
+import { payInvoice } from './billing.js'
+import { formatDateTime } from './clock.js'
+import { conflict, HttpError, type Issue, notFound } from './envelope.js'
+import { parseFaultSpec } from './faults.js'
+import { deepMerge, isObject, type Json, type JsonObject } from './json.js'
+import {
+  ACCOUNT_KINDS,
+  type Account,
+  type AccountKind,
+  type Config,
+  type Invoice,
+  invoiceView,
+  STATUSES,
+  type Status,
+} from './model.js'
+import { logSince } from './request-log.js'
+import { Router } from './router.js'
+import type { Store } from './store.js'
+import type { ParsedBody } from './validation.js'
+
+/** What a control handler sees; the control API has no auth, no log and no faults (§5.3). */
+export interface ControlContext {
+  readonly store: Store
+  readonly params: Readonly<Record<string, string>>
+  readonly query: URLSearchParams
+  readonly body: ParsedBody
+  readonly reset: () => void
+}
+interface ControlRoute {
+  readonly method: string
+  readonly pattern: string
+  readonly handler: (ctx: ControlContext) => Json
+}
+
+const bodyObject = (ctx: ControlContext): JsonObject => {
+  if (ctx.body.kind === 'none') return {}
+  if (ctx.body.kind === 'json' && isObject(ctx.body.value)) return ctx.body.value
+  throw new HttpError(422, [{ loc: ['body'], msg: 'body must be a JSON object', type: ctx.body.kind === 'invalid' ? 'json_invalid' : 'type_error' }])
+}
+
+const accountParam = (ctx: ControlContext): Account => {
+  const account = ctx.store.find(Number(ctx.params.account_id))
+  if (!account) throw notFound(`account ${ctx.params.account_id} not found`)
+  return account
+}
+
+function pay(store: Store, invoice: Invoice): Json {
+  if (invoice.status !== 'Unpaid') throw conflict(`invoice ${invoice.id} is ${invoice.status}, not Unpaid`)
+  payInvoice(store, invoice)
+  return invoiceView(invoice)
+}
+
+const isCount = (v: Json | undefined) => typeof v === 'number' && Number.isInteger(v) && v >= 0
+
+/** PATCH /_emulator/config: every bad key reported at once, nothing applied unless all are good. */
+function patchConfig(config: Config, patch: JsonObject): Config {
+  const issues: Issue[] = []
+  const bad = (field: string, msg: string) => issues.push({ loc: ['body', field], msg, type: 'value_error' })
+  const next: Config = structuredClone(config)
+  for (const field of ['provisioning_delay_ms', 'retention_ms', 'idempotency_ttl_ms'] as const) {
+    const value = patch[field]
+    if (value === undefined) continue
+    if (isCount(value)) next[field] = value as number
+    else bad(field, 'must be a non-negative integer')
+  }
+  if (patch.api_keys !== undefined) {
+    const keys = patch.api_keys
+    const valid =
+      Array.isArray(keys) &&
+      keys.every((k) => isObject(k) && typeof k.key === 'string' && k.key !== '' && (k.scope === 'rw' || k.scope === 'ro'))
+    if (valid) next.api_keys = keys.map((k) => ({ key: String((k as JsonObject).key), scope: (k as JsonObject).scope as 'rw' | 'ro' }))
+    else bad('api_keys', 'must be an array of {key, scope: "rw" | "ro"}')
+  }
+  if (patch.ip_unavailable_product_ids !== undefined) {
+    const ids = patch.ip_unavailable_product_ids
+    if (Array.isArray(ids) && ids.every((i) => typeof i === 'number' && Number.isInteger(i))) {
+      next.ip_unavailable_product_ids = ids as number[]
+    } else bad('ip_unavailable_product_ids', 'must be an array of integers')
+  }
+  if (patch.quirks !== undefined) {
+    const quirks = patch.quirks
+    if (!isObject(quirks)) bad('quirks', 'must be an object')
+    else {
+      for (const name of ['ids_as_strings', 'bare_lists'] as const) {
+        const value = quirks[name]
+        if (value === undefined) continue
+        if (typeof value === 'boolean') next.quirks[name] = value
+        else bad(`quirks.${name}`, 'must be a boolean')
+      }
+    }
+  }
+  if (issues.length > 0) throw new HttpError(422, issues)
+  return next
+}
+
+function forceStatus(store: Store, account: Account, status: Status): void {
+  switch (status) {
+    case 'Active':
+      account.gone_at = null
+      if (account.status === 'Suspended') store.unsuspend(account)
+      else if (account.status !== 'Active') store.activate(account, store.now())
+      return
+    case 'Suspended':
+      store.suspend(account)
+      return
+    case 'Pending':
+      account.gone_at = null
+      if (store.lastInvoice(account).status === 'Unpaid') {
+        account.status = 'Pending'
+        account.activate_at = null
+      } else store.startDelay(account)
+      return
+    case 'Terminated':
+      store.terminate(account)
+      return
+  }
+}
+
+const FIXED = ['account_id', 'order_id', 'last_invoice']
+const STRING_FIELDS = ['billingcycle', 'date_created', 'next_due', 'product_name', 'description'] as const
+const INT_FIELDS = ['recurring_amount', 'product_id'] as const
+
+/** Out-of-band drift (§5.3): deep-merged into the account as a client would read it. */
+function patchAccount(store: Store, account: Account, patch: JsonObject): void {
+  const issues: Issue[] = []
+  for (const key of FIXED) {
+    if (key in patch) issues.push({ loc: ['body', key], msg: 'cannot be changed', type: 'value_error' })
+  }
+  const merged = deepMerge(store.view(account), patch)
+  const status = merged.status
+  if (!STATUSES.includes(status as Status)) issues.push({ loc: ['body', 'status'], msg: 'unknown status', type: 'value_error' })
+  for (const key of STRING_FIELDS) {
+    if (typeof merged[key] !== 'string') issues.push({ loc: ['body', key], msg: 'must be a string', type: 'type_error' })
+  }
+  for (const key of INT_FIELDS) {
+    if (!Number.isInteger(merged[key])) issues.push({ loc: ['body', key], msg: 'must be an integer', type: 'type_error' })
+  }
+  if (!isObject(merged.extra_details)) issues.push({ loc: ['body', 'extra_details'], msg: 'must be an object', type: 'type_error' })
+  if (issues.length > 0) throw new HttpError(422, issues)
+  account.status = status as Status
+  for (const key of STRING_FIELDS) account[key] = merged[key] as string
+  for (const key of INT_FIELDS) account[key] = merged[key] as number
+  account.extra_details = merged.extra_details as JsonObject
+}
+
+const routes: ControlRoute[] = [
+  {
+    method: 'POST',
+    pattern: '/reset',
+    handler: (ctx) => {
+      ctx.reset()
+      return true
+    },
+  },
+  { method: 'GET', pattern: '/config', handler: (ctx) => ctx.store.config as unknown as JsonObject },
+  {
+    method: 'PATCH',
+    pattern: '/config',
+    handler: (ctx) => {
+      ctx.store.state.config = patchConfig(ctx.store.config, bodyObject(ctx))
+      return ctx.store.config as unknown as JsonObject
+    },
+  },
+  {
+    method: 'POST',
+    pattern: '/clock',
+    handler: (ctx) => {
+      const advance = bodyObject(ctx).advance_ms ?? 0
+      if (!isCount(advance)) {
+        throw new HttpError(422, [{ loc: ['body', 'advance_ms'], msg: 'must be a non-negative integer', type: 'value_error' }])
+      }
+      ctx.store.clock.advance(advance as number)
+      ctx.store.tick()
+      return { now: formatDateTime(ctx.store.now()) }
+    },
+  },
+  {
+    method: 'POST',
+    pattern: '/invoices/:invoice_id/pay',
+    handler: (ctx) => {
+      const invoice = ctx.store.invoice(Number(ctx.params.invoice_id))
+      if (!invoice) throw notFound(`invoice ${ctx.params.invoice_id} not found`)
+      return pay(ctx.store, invoice)
+    },
+  },
+  {
+    method: 'POST',
+    pattern: '/accounts/:account_id/pay',
+    handler: (ctx) => pay(ctx.store, ctx.store.lastInvoice(accountParam(ctx))),
+  },
+  {
+    method: 'POST',
+    pattern: '/accounts/:account_id/status',
+    handler: (ctx) => {
+      const account = accountParam(ctx)
+      const status = bodyObject(ctx).status
+      if (!STATUSES.includes(status as Status)) {
+        throw new HttpError(422, [{ loc: ['body', 'status'], msg: `must be one of ${STATUSES.join(', ')}`, type: 'value_error' }])
+      }
+      forceStatus(ctx.store, account, status as Status)
+      return ctx.store.view(account)
+    },
+  },
+  {
+    method: 'PATCH',
+    pattern: '/accounts/:account_id',
+    handler: (ctx) => {
+      const account = accountParam(ctx)
+      patchAccount(ctx.store, account, bodyObject(ctx))
+      return ctx.store.view(account)
+    },
+  },
+  {
+    method: 'DELETE',
+    pattern: '/accounts/:account_id',
+    handler: (ctx) => ctx.store.purge(accountParam(ctx).account_id),
+  },
+  {
+    method: 'GET',
+    pattern: '/accounts',
+    handler: (ctx) => {
+      const kind = ctx.query.get('kind')
+      if (kind !== null && !ACCOUNT_KINDS.includes(kind as AccountKind)) {
+        throw new HttpError(422, [{ loc: ['query', 'kind'], msg: `must be one of ${ACCOUNT_KINDS.join(', ')}`, type: 'value_error' }])
+      }
+      return ctx.store.state.accounts
+        .filter((a) => kind === null || a.kind === kind)
+        .map((a) => ({ kind: a.kind, account: ctx.store.view(a) }))
+    },
+  },
+  {
+    method: 'POST',
+    pattern: '/faults',
+    handler: (ctx) => {
+      const fault = parseFaultSpec(ctx.body, `f${ctx.store.state.seq.fault}`)
+      ctx.store.next('fault')
+      ctx.store.state.faults.push(fault)
+      return { ...fault }
+    },
+  },
+  { method: 'GET', pattern: '/faults', handler: (ctx) => ctx.store.state.faults.map((f) => ({ ...f })) },
+  {
+    method: 'DELETE',
+    pattern: '/faults',
+    handler: (ctx) => {
+      ctx.store.state.faults = []
+      return true
+    },
+  },
+  {
+    method: 'DELETE',
+    pattern: '/faults/:fault',
+    handler: (ctx) => {
+      const before = ctx.store.state.faults.length
+      ctx.store.state.faults = ctx.store.state.faults.filter((f) => f.fault_id !== ctx.params.fault)
+      if (ctx.store.state.faults.length === before) throw notFound(`fault ${ctx.params.fault} not found`)
+      return true
+    },
+  },
+  {
+    method: 'GET',
+    pattern: '/requests',
+    handler: (ctx) => {
+      const raw = ctx.query.get('since')
+      if (raw !== null && !/^\d+$/.test(raw)) {
+        throw new HttpError(422, [{ loc: ['query', 'since'], msg: 'must be a non-negative integer', type: 'value_error' }])
+      }
+      return logSince(ctx.store.state, raw === null ? null : Number(raw)).map((e) => ({ ...e }))
+    },
+  },
+  {
+    method: 'DELETE',
+    pattern: '/requests',
+    handler: (ctx) => {
+      ctx.store.state.log = []
+      return true
+    },
+  },
+  {
+    method: 'GET',
+    pattern: '/orders',
+    handler: (ctx) => {
+      const orders = ctx.store.state.orders
+      const byKind: JsonObject = {}
+      for (const o of orders) byKind[o.kind] = ((byKind[o.kind] as number | undefined) ?? 0) + 1
+      return {
+        total: orders.length,
+        by_kind: byKind,
+        orders: orders.map((o) => ({
+          order_id: o.order_id,
+          kind: o.kind,
+          account_id: o.account_id,
+          invoice_id: o.invoice_id,
+          invoice_status: ctx.store.invoice(o.invoice_id)?.status ?? null,
+          idempotency_key: o.idempotency_key,
+          created_at: o.created_at,
+        })),
+      }
+    },
+  },
+]
+
+export const controlRouter = new Router<ControlRoute>(routes)

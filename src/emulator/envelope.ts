@@ -1,0 +1,46 @@
+import type { Json } from './json.js'
+
+/** One failed check of a 422 (§1.6). */
+export interface Issue {
+  loc: (string | number)[]
+  msg: string
+  type: 'missing' | 'type_error' | 'value_error' | 'json_invalid'
+}
+
+/** Thrown anywhere in a handler; the pipeline turns it into the §1.6 error envelope. */
+export class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    readonly detail: string | Issue[],
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(typeof detail === 'string' ? detail : detail.map((i) => `${i.loc.join('.')}: ${i.msg}`).join('; '))
+  }
+}
+
+export const notFound = (what = 'Not Found') => new HttpError(404, what)
+export const conflict = (what: string) => new HttpError(409, what)
+export const invalid = (issues: Issue[]) => new HttpError(422, issues)
+
+export function successBody(data: Json): Json {
+  return { success: true, code: 200, data }
+}
+
+export function errorBody(status: number, detail: string | Issue[]): Json {
+  const items = typeof detail === 'string' ? detail : detail.map(({ loc, msg, type }) => ({ loc, msg, type }))
+  return { success: false, code: status, detail: items }
+}
+
+export function jsonResponse(status: number, body: Json, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify(body), {
+    status,
+    headers: { 'content-type': 'application/json', ...headers },
+  })
+}
+
+/** Thrown by the in-process fetch for `drop_after`: a lost connection looks like a network failure. */
+export class DroppedConnection extends TypeError {
+  constructor() {
+    super('fetch failed: connection dropped by emulator fault')
+  }
+}

@@ -1,0 +1,52 @@
+import { conflict, HttpError } from './envelope.js'
+import { type Json, jsonEqual } from './json.js'
+import type { IdempotencyRecord, State } from './model.js'
+
+export type Claim = { kind: 'new'; record: IdempotencyRecord } | { kind: 'replay'; record: IdempotencyRecord }
+
+/**
+ * Step 4 of §5.6, per API key (§1.11): a first use claims the key, an identical repeat replays the
+ * stored answer, and anything else is a 409 (with Retry-After while the first is still running).
+ */
+export function claimKey(
+  state: State,
+  scope: string,
+  key: string,
+  request: { method: string; path: string; body: Json | undefined },
+  now: number,
+): Claim {
+  const existing = state.idempotency.find((r) => r.scope === scope && r.key === key)
+  if (existing) {
+    if (existing.in_progress) {
+      throw new HttpError(409, 'request with this Idempotency-Key is in progress', { 'retry-after': '1' })
+    }
+    const same =
+      existing.method === request.method && existing.path === request.path && jsonEqual(existing.body, request.body)
+    if (!same) throw conflict('Idempotency-Key reused with a different request')
+    return { kind: 'replay', record: existing }
+  }
+  const record: IdempotencyRecord = {
+    scope,
+    key,
+    method: request.method,
+    path: request.path,
+    body: request.body,
+    created_at: now,
+    in_progress: true,
+    status: 0,
+    response: '',
+  }
+  state.idempotency.push(record)
+  return { kind: 'new', record }
+}
+
+/** 429 and 5xx promise nothing (or nothing known) happened, so they free the key for a retry. */
+export function settle(state: State, record: IdempotencyRecord, status: number, response: string): void {
+  if (status === 429 || status >= 500) {
+    state.idempotency = state.idempotency.filter((r) => r !== record)
+    return
+  }
+  record.in_progress = false
+  record.status = status
+  record.response = response
+}

@@ -1,0 +1,86 @@
+import assert from 'node:assert/strict'
+import { type ChildProcess, spawn } from 'node:child_process'
+import { once } from 'node:events'
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { createInterface } from 'node:readline'
+import { after, describe, test } from 'node:test'
+import { fileURLToPath } from 'node:url'
+import { VM_BODY } from './testing.js'
+
+const BIN = fileURLToPath(new URL('../bin/emulator.js', import.meta.url))
+const dir = mkdtempSync(join(tmpdir(), 'emulator-launcher-'))
+after(() => rmSync(dir, { recursive: true, force: true }))
+
+async function launch(stateFile: string, env: Record<string, string> = {}): Promise<{ child: ChildProcess; base: string }> {
+  const child = spawn(process.execPath, [BIN, '--clock', 'manual', '--state-file', stateFile], {
+    env: { ...process.env, EMULATOR_PORT: '0', EMULATOR_API_KEYS: 'main-key,reader:ro', ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  })
+  const lines = createInterface({ input: child.stdout! })
+  const [first] = (await once(lines, 'line')) as [string]
+  return { child, base: first }
+}
+
+async function stop(child: ChildProcess): Promise<number | null> {
+  const exited = once(child, 'exit')
+  child.kill('SIGTERM')
+  const [code] = (await exited) as [number | null]
+  return code
+}
+
+async function call(base: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
+  const response = await fetch(`${base}${path}`, {
+    method,
+    headers: { 'x-token': 'main-key', 'content-type': 'application/json', ...headers },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  })
+  return { status: response.status, headers: response.headers, body: (await response.json()) as { data: Record<string, unknown> } }
+}
+
+describe('HTTP launcher', () => {
+  test('prints the base URL first, serves the API, and keeps state across a restart', async () => {
+    const stateFile = join(dir, 'state.json')
+    const first = await launch(stateFile)
+    assert.match(first.base, /^http:\/\/127\.0\.0\.1:\d+\/v1$/)
+    const root = first.base.replace(/\/v1$/, '')
+    assert.equal((await call(first.base, 'GET', '/lites/products', undefined, { 'x-token': 'reader' })).status, 200)
+    assert.equal((await call(first.base, 'POST', '/lites/keypairs/', { name: 'k' }, { 'x-token': 'reader' })).status, 403)
+    const key = await call(first.base, 'POST', '/lites/keypairs/', { name: 'persisted' })
+    const keypairId = key.body.data.keypair_id
+    const order = await call(first.base, 'POST', '/lites', { ...VM_BODY, product_id: 101, keypair_id: keypairId }, { 'Idempotency-Key': 'launch-1' })
+    assert.equal(order.status, 200)
+    assert.equal(order.headers.get('idempotency-key'), 'launch-1')
+    await call(root, 'POST', '/_emulator/clock', { advance_ms: 2000 })
+    await call(root, 'POST', '/_emulator/faults', { path: '/lites/keypairs', mode: 'drop_after' })
+    await assert.rejects(fetch(`${first.base}/lites/keypairs/`, { method: 'POST', headers: { 'x-token': 'main-key' }, body: '{"name":"dropped"}' }))
+    assert.equal(await stop(first.child), 0)
+    assert.ok(existsSync(stateFile))
+    assert.deepEqual(
+      readdirSync(dir).filter((f) => f.endsWith('.tmp')),
+      [],
+      'no temp file left behind',
+    )
+
+    const second = await launch(stateFile)
+    try {
+      const account = await call(second.base, 'GET', `/lites/accounts/${order.body.data.account_id}`)
+      assert.equal(account.status, 200)
+      assert.equal(account.body.data.status, 'Active')
+      const keys = (await call(second.base, 'GET', '/lites/keypairs/')).body.data as unknown as { name: string }[]
+      assert.deepEqual(
+        keys.map((k) => k.name),
+        ['persisted', 'dropped'],
+      )
+      const replay = await call(second.base, 'POST', '/lites', { ...VM_BODY, product_id: 101, keypair_id: keypairId }, { 'Idempotency-Key': 'launch-1' })
+      assert.equal(replay.headers.get('idempotency-replayed'), 'true')
+      const next = await call(second.base, 'POST', '/lites/keypairs/', { name: 'after-restart' })
+      assert.equal(next.body.data.keypair_id, 3)
+      const orders = await call(second.base.replace(/\/v1$/, ''), 'GET', '/_emulator/orders')
+      assert.equal(orders.body.data.total, 1)
+    } finally {
+      assert.equal(await stop(second.child), 0)
+    }
+  })
+})

@@ -1,0 +1,191 @@
+import assert from 'node:assert/strict'
+import { describe, test } from 'node:test'
+import { Harness } from '../../test/harness.js'
+import type { AnyResource, ValueMap } from '../core/index.js'
+import { lite } from './lite-family.js'
+import { liteKeypair } from './lite-keypair.js'
+import { liteVm } from './lite-vm.js'
+
+const vm = liteVm(lite) as unknown as AnyResource
+const keypair = liteKeypair(lite) as unknown as AnyResource
+
+async function setup(options: ConstructorParameters<typeof Harness>[0] = {}) {
+  const h = new Harness(options)
+  const key = await h.create(keypair, { name: 'deploy-key' })
+  const config: ValueMap = {
+    product_id: 101,
+    cycle: 'm',
+    select_os: 'Ubuntu-22.04',
+    keypair_id: key.keypair_id ?? null,
+    ssh_and_console_user: 'deployer',
+    console_password: 'S3cretPass9',
+    vm_name: 'web-server-01',
+  }
+  await h.requests()
+  return { h, key, config }
+}
+
+describe('provider_lite_vm', () => {
+  test('create orders once, waits for Active and fills every computed field', async () => {
+    const { h, config } = await setup()
+    const state = await h.create(vm, config)
+    assert.equal(state.status, 'Active')
+    assert.equal(state.id, '100001')
+    assert.equal(state.order_id, '500001')
+    assert.equal(state.disk_size, 20, 'an unset disk_size reports the current size')
+    assert.equal(state.cpus, 1)
+    assert.equal(state.osname, 'Ubuntu-22.04')
+    assert.deepEqual((state.last_invoice as ValueMap).status, 'Paid')
+    assert.doesNotMatch(String(state.raw), /S3cretPass9/, 'raw is redacted')
+    assert.deepEqual(await h.mutations(), ['POST /v1/lites'])
+    assert.deepEqual((await h.orders()).by_kind, { 'lite.vm.create': 1 })
+  })
+
+  test('power_state and disk_size given at create are applied after Active; rebuild_os and migrate_to_pro are only recorded', async () => {
+    const { h, config } = await setup()
+    const state = await h.create(vm, { ...config, power_state: 'stop', disk_size: 40, rebuild_os: 'Debian-12', migrate_to_pro: '201' })
+    assert.deepEqual(await h.mutations(), ['POST /v1/lites', 'PUT /v1/lites/accounts/100001/storage', 'PUT /v1/lites/accounts/100001/vm-state/stop'])
+    assert.equal(state.disk_size, 40)
+    assert.equal(state.power_state, 'stop')
+    assert.equal(state.rebuild_os, 'Debian-12')
+    assert.equal(state.osname, 'Ubuntu-22.04', 'no rebuild happened')
+    assert.equal(state.mem, 0, 'vm-details was read after the power action')
+  })
+
+  test('an unpaid order ends the create with a warning and status Pending, and orders nothing more', async () => {
+    const { h, config } = await setup()
+    const outcome = await h.tryCreate(vm, { ...config, pay_with_credit_card: false, disk_size: 40, power_state: 'stop' })
+    assert.equal(outcome.state?.status, 'Pending')
+    assert.equal(outcome.incomplete, false)
+    const warning = outcome.diagnostics.find((d) => d.severity === 'warning')
+    assert.match(warning?.detail ?? '', /100001.*invoice 700001 is unpaid/)
+    assert.deepEqual(await h.mutations(), ['POST /v1/lites'])
+  })
+
+  test('the in-place steps run in the contract order and each makes exactly its calls', async () => {
+    const { h, config } = await setup()
+    const second = await h.create(keypair, { name: 'second-key' })
+    const state = await h.create(vm, config)
+    await h.requests()
+    const outcome = await h.update(vm, state, {
+      ...config,
+      vm_name: 'renamed-vm-01',
+      keypair_id: second.keypair_id ?? null,
+      product_id: 102,
+      disk_size: 60,
+      rebuild_os: 'Debian-12',
+      power_state: 'stop',
+    })
+    assert.deepEqual(outcome.diagnostics, [])
+    assert.deepEqual(await h.mutations(), [
+      'PUT /v1/lites/accounts/100001/change-vm-name',
+      'PUT /v1/lites/accounts/100001/keypair',
+      'POST /v1/lites/accounts/100001/change-package',
+      'PUT /v1/lites/accounts/100001/storage',
+      'PUT /v1/lites/accounts/100001/rebuild',
+      'PUT /v1/lites/accounts/100001/vm-state/stop',
+    ])
+    const after = outcome.state as ValueMap
+    assert.equal(after.product_name, 'S 2.2')
+    assert.equal(after.osname, 'Debian-12')
+    assert.equal(after.vm_name, 'renamed-vm-01')
+    assert.deepEqual(h.plan(vm, after, { ...config, vm_name: 'renamed-vm-01', keypair_id: second.keypair_id ?? null, product_id: 102, disk_size: 60, rebuild_os: 'Debian-12', power_state: 'stop' }).changed, [])
+  })
+
+  test('disk_size is a floor: a package change that grows the disk is no drift', async () => {
+    const { h, config } = await setup()
+    const state = await h.create(vm, config)
+    const outcome = await h.update(vm, state, { ...config, product_id: 102 })
+    const after = outcome.state as ValueMap
+    assert.equal(after.disk_size, 20, 'the unset target keeps its value')
+    const refreshed = await h.read(vm, after)
+    assert.equal(refreshed?.disk_size, 20)
+    assert.deepEqual(h.plan(vm, refreshed, { ...config, product_id: 102 }).changed, [])
+  })
+
+  test('migrate_to_pro moves the VM to Lite Pro and it stays managed there', async () => {
+    const { h, config } = await setup()
+    const state = await h.create(vm, config)
+    await h.requests()
+    const migrated = (await h.update(vm, state, { ...config, migrate_to_pro: '201' })).state as ValueMap
+    assert.deepEqual(await h.mutations(), ['POST /v1/lites/accounts/100001/migrate-to-pro'])
+    assert.equal(migrated.product_id, 101, 'the Pro product is never copied into the Lite input')
+    assert.equal(migrated.product_name, 'Pro S 2.4')
+    const renamed = (await h.update(vm, migrated, { ...config, migrate_to_pro: '201', vm_name: 'pro-server-01', power_state: 'stop' })).state
+    assert.deepEqual(await h.mutations(), ['PUT /v1/lite-pros/accounts/100001/change-vm-name', 'PUT /v1/lite-pros/accounts/100001/vm-state/stop'])
+    assert.equal(renamed?.vm_name, 'pro-server-01')
+    assert.equal((await h.read(vm, renamed as ValueMap))?.status, 'Active')
+    await h.delete(vm, renamed as ValueMap)
+    assert.deepEqual(await h.mutations(), ['DELETE /v1/lite-pros/100001'])
+  })
+
+  test('a wait that fails after the order keeps the id; the next apply resumes and orders nothing', async () => {
+    const { h, config } = await setup()
+    await h.control('POST', '/faults', { method: 'GET', path: '/lites/accounts/*', mode: 'error', status: 503, count: -1 })
+    const outcome = await h.tryCreate(vm, config)
+    assert.equal(outcome.incomplete, true)
+    assert.equal(outcome.state?.id, '100001')
+    assert.equal(outcome.state?.order_id, '500001')
+    assert.deepEqual(outcome.private, { resume: true })
+    await h.control('DELETE', '/faults')
+    const state = outcome.state as ValueMap
+    const plan = h.plan(vm, state, config, outcome.private)
+    assert.deepEqual(plan.replace, [])
+    const resumed = await h.update(vm, state, config, outcome.private)
+    assert.equal(resumed.state?.status, 'Active')
+    assert.equal((await h.orders()).total, 1, 'no second order')
+  })
+
+  test('out-of-band changes show as drift; an out-of-band deletion reads as gone', async () => {
+    const { h, config } = await setup()
+    const state = await h.create(vm, config)
+    await h.control('PATCH', `/accounts/${String(state.id)}`, { extra_details: { name: 'renamed-oob' } })
+    const drifted = await h.read(vm, state)
+    assert.equal(drifted?.vm_name, 'renamed-oob')
+    assert.deepEqual(h.plan(vm, drifted, config).changed, ['vm_name'])
+    await h.control('POST', `/accounts/${String(state.id)}/status`, { status: 'Terminated' })
+    assert.equal(await h.read(vm, state), null)
+    await h.control('DELETE', `/accounts/${String(state.id)}`)
+    assert.equal(await h.read(vm, state), null)
+  })
+
+  test('import recovers every input the API returns, so the plan is empty', async () => {
+    const { h, config } = await setup()
+    const state = await h.create(vm, { ...config, power_state: 'stop', description: 'web tier' })
+    const imported = await h.import(vm, String(state.id))
+    assert.ok(imported)
+    assert.equal(imported.select_os, 'Ubuntu-22.04')
+    assert.equal(imported.power_state, 'stop')
+    assert.equal(imported.pay_with_credit_card, true)
+    assert.equal(imported.console_password, 'S3cretPass9')
+    assert.deepEqual(h.plan(vm, imported, { ...config, power_state: 'stop', description: 'web tier' }).changed, [])
+  })
+
+  test('an import id that is not an account id names the format', async () => {
+    const { h } = await setup()
+    await assert.rejects(h.import(vm, 'web-01'), /<account_id>/)
+  })
+
+  test('shrinking disk_size is refused at plan time', async () => {
+    const { h, config } = await setup()
+    const state = await h.create(vm, { ...config, disk_size: 40 })
+    const plan = h.plan(vm, state, { ...config, disk_size: 30 })
+    assert.deepEqual(plan.diagnostics.map((d) => d.path), [['disk_size']])
+  })
+})
+
+describe('provider_lite_keypair', () => {
+  test('a refresh keeps the private key returned at create; an import recovers all but it', async () => {
+    const h = new Harness()
+    const key = await h.create(keypair, { name: 'deploy-key' })
+    assert.match(String(key.private_key), /^-----BEGIN OPENSSH PRIVATE KEY-----/)
+    assert.equal((await h.read(keypair, key))?.private_key, key.private_key)
+    const imported = await h.import(keypair, String(key.id))
+    assert.deepEqual(imported, { ...key, private_key: null })
+  })
+  test('a name change is a replacement, never an update', async () => {
+    const h = new Harness()
+    const key = await h.create(keypair, { name: 'deploy-key' })
+    assert.deepEqual(h.plan(keypair, key, { name: 'other-key' }).replace, ['name'])
+  })
+})
