@@ -119,6 +119,17 @@ export async function applyUpdate<C>(
     }
   }
   for (const scheduled of stepsToRun(definition, prior, planned)) {
+    if (session.signal.aborted && !scheduled.recordOnly) {
+      // Interrupted: stop at a step boundary with every finished step recorded.
+      diagnostics.push(
+        error(
+          'Interrupted',
+          `The update of ${definition.name} ${id} stopped before changing ${scheduled.attributes.join(', ')}; ` +
+            'the steps already done are recorded, and the next apply continues from here.',
+        ),
+      )
+      return { state: knownOrNull(current) as ValueMap, private: priorPrivate, diagnostics, incomplete: false }
+    }
     const step = definition.updates[scheduled.index]
     const moved: Record<string, Value> = {}
     for (const name of scheduled.attributes) moved[name] = planned[name] ?? null

@@ -54,6 +54,7 @@ describe('timeouts', () => {
     assert.equal(parseDuration('20m'), 20 * 60_000)
     assert.equal(parseDuration('1h30m'), 90 * 60_000)
     assert.equal(parseDuration('45s'), 45_000)
+    assert.equal(parseDuration('1m500ms'), 60_500)
     assert.equal(parseDuration('soon'), null)
     assert.equal(parseDuration('0s'), null)
   })
@@ -192,6 +193,22 @@ describe('apply', () => {
     s.service.calls.length = 0
     await applyUpdate(boxDefinition, first.state, planResource(boxDefinition, first.state, config).planned, first.private, s)
     assert.deepEqual(s.service.calls, ['power:off', 'read'])
+  })
+  test('an interrupted apply stops at a step boundary with the finished steps recorded', async () => {
+    const service = new BoxService()
+    const prior = await created(session(service))
+    const stop = new AbortController()
+    const s = { client: service, log: silentLogger, signal: stop.signal }
+    service.failOnce.add('never')
+    const config = { name: 'alpha', size: 30, label: 'relabeled', power: 'off' }
+    const planned = planResource(boxDefinition, prior, config).planned
+    const original = boxDefinition.updates[0]!.apply
+    const interrupted = { ...boxDefinition, updates: [{ ...boxDefinition.updates[0]!, apply: async (ctx: never) => { const r = await original(ctx); stop.abort(); return r } }, ...boxDefinition.updates.slice(1)] }
+    const outcome = await applyUpdate(interrupted, prior, planned, {}, s)
+    assert.deepEqual(service.calls, ['relabel'])
+    assert.equal(outcome.state?.label, 'relabeled')
+    assert.equal(outcome.state?.size, 20, 'the step not run is not recorded')
+    assert.match(outcome.diagnostics[0]?.summary ?? '', /Interrupted/)
   })
   test('a paid step that fails after its order is recorded and resumed, not re-ordered', async () => {
     const s = session()
