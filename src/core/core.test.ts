@@ -128,6 +128,21 @@ describe('planning', () => {
     const plan = planResource(boxDefinition, prior, { name: 'bravo', size: 20 })
     assert.deepEqual(plan.replace, ['name'])
   })
+  test('setting an unrecoverable create-only input after an import records it instead of replacing', async () => {
+    const s = session()
+    const prior = await created(s, { name: 'alpha', size: 20, coupon: 'SAVE' })
+    assert.deepEqual(planResource(boxDefinition, prior, { name: 'alpha', size: 20, coupon: 'OTHER' }).replace, ['coupon'])
+    const imported = (await importResource(boxDefinition, String(prior.id), s)).state
+    assert.ok(imported)
+    assert.equal(imported.coupon, null)
+    const plan = planResource(boxDefinition, imported, { name: 'alpha', size: 20, coupon: 'SAVE' })
+    assert.deepEqual(plan.replace, [])
+    assert.deepEqual(plan.changed, ['coupon'])
+    s.service.calls.length = 0
+    const outcome = await applyUpdate(boxDefinition, imported, plan.planned, {}, s)
+    assert.equal(outcome.state?.coupon, 'SAVE')
+    assert.deepEqual(s.service.calls, [], 'recording it calls nothing')
+  })
   test('a grow-only shrink is an error naming the attribute', async () => {
     const prior = await created()
     const plan = planResource(boxDefinition, prior, { name: 'alpha', size: 10 })

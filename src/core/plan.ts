@@ -69,7 +69,12 @@ export function planResource(
   }
 
   const changed = inputNames(definition).filter((name) => !valuesEqual(planned[name], prior[name] ?? null))
-  const replace = changed.filter((name) => definition.attributes[name]?.createOnly === true)
+  // An input the service cannot report is null after an import; setting it then only records it,
+  // so an import is never followed by a replacement (a second paid order) for what was always there.
+  const unrecoverable = new Set(definition.unrecoverable ?? [])
+  const replace = changed.filter(
+    (name) => definition.attributes[name]?.createOnly === true && !(unrecoverable.has(name) && (prior[name] ?? null) === null),
+  )
   for (const name of changed) {
     const attribute = definition.attributes[name]
     const before = prior[name]

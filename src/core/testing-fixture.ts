@@ -32,6 +32,7 @@ export class NotFound extends Error {
 
 const boxAttributes = {
   name: string({ required: true, createOnly: true, validate: [length({ min: 3, max: 8 })], description: 'Name.' }),
+  coupon: string({ optional: true, createOnly: true, description: 'A coupon the service never reports back.' }),
   size: int64({ optional: true, computed: true, growOnly: true, description: 'Size in GB.' }),
   label: string({ optional: true, default: 'box-label', description: 'Label.' }),
   power: string({ optional: true, action: true, validate: [oneOf(['on', 'off'])], description: 'Power action.' }),
@@ -112,6 +113,7 @@ export const boxDefinition = defineResource<BoxService, typeof boxAttributes>({
     if (box.status === 'Terminated') return null
     return { name: box.name, size: box.size, label: box.label, status: box.status, serial: `S-${id}` }
   },
+  unrecoverable: ['coupon'],
   async delete({ client, id }) {
     client.call('delete')
     if (!client.boxes.delete(id)) throw new NotFound(`box ${id} not found`)
