@@ -2,16 +2,42 @@
 // share one definition per kind, parameterised by family. Handlers use the typed client of `api/`
 // and the vocabulary of `core/`; they never speak a protocol and never do HTTP themselves.
 import type { AnyDataSource, AnyResource } from '../core/index.js'
-import { lite } from './lite-family.js'
+import { liteDisk } from './lite-disk.js'
+import { liteFamilies } from './lite-family.js'
 import { liteKeypair } from './lite-keypair.js'
+import { liteChangePackageOptions, liteDiskProducts, liteIpAvailability, liteStorageUpgradeOptions } from './lite-lookups.js'
 import { liteOsList } from './lite-os-list.js'
 import { liteProducts } from './lite-products.js'
+import { liteSnapshot } from './lite-snapshot.js'
 import { liteVm } from './lite-vm.js'
+import { liteVmFromSnapshot } from './lite-vm-from-snapshot.js'
 
 export { providerDefinition } from './provider.js'
 
+// Each definition was checked against its own attribute types where it was written; the registry
+// holds them erased.
+const asResources = (definitions: readonly unknown[]) => definitions as readonly AnyResource[]
+const asDataSources = (definitions: readonly unknown[]) => definitions as readonly AnyDataSource[]
+
 /** Every resource the providers serve. */
-export const resources: readonly AnyResource[] = [liteKeypair(lite), liteVm(lite)] as unknown as readonly AnyResource[]
+export const resources: readonly AnyResource[] = liteFamilies.flatMap((family) =>
+  asResources([
+    liteKeypair(family),
+    liteVm(family),
+    liteSnapshot(family),
+    ...(family.restoresSnapshots ? [liteVmFromSnapshot(family)] : []),
+    liteDisk(family),
+  ]),
+)
 
 /** Every lookup: Terraform data sources, Pulumi functions. */
-export const dataSources: readonly AnyDataSource[] = [liteProducts(lite), liteOsList(lite)] as unknown as readonly AnyDataSource[]
+export const dataSources: readonly AnyDataSource[] = liteFamilies.flatMap((family) =>
+  asDataSources([
+    liteProducts(family),
+    liteOsList(family),
+    liteChangePackageOptions(family),
+    liteStorageUpgradeOptions(family),
+    liteIpAvailability(family),
+    liteDiskProducts(family),
+  ]),
+)

@@ -11,6 +11,10 @@ export interface LiteFamily {
   readonly migratesToPro: boolean
   /** The migration calls, for the family that has them. */
   readonly migration?: (client: Client) => LiteMigrationApi
+  /** Default and minimum size of an extra disk, in GB. */
+  readonly diskMinimum: number
+  /** Whether the family offers restoring a snapshot into a new VM as a resource. */
+  readonly restoresSnapshots: boolean
 }
 
 export const lite: LiteFamily = {
@@ -19,5 +23,16 @@ export const lite: LiteFamily = {
   api: (c) => c.lites,
   migratesToPro: true,
   migration: (c) => c.lites,
+  diskMinimum: 60,
+  restoresSnapshots: true,
 }
-export const litePro: LiteFamily = { prefix: 'lite_pro', title: 'Lite Pro', api: (c) => c.litePros, migratesToPro: false }
+export const litePro: LiteFamily = {
+  prefix: 'lite_pro',
+  title: 'Lite Pro',
+  api: (c) => c.litePros,
+  migratesToPro: false,
+  diskMinimum: 30,
+  restoresSnapshots: false,
+}
+
+export const liteFamilies: readonly LiteFamily[] = [lite, litePro]

@@ -27,6 +27,14 @@ import {
 } from './billing.js'
 import { type LiteFamily, litePro } from './lite-family.js'
 
+/** The rules of the console user and password (§3.1.1), shared with the restored VM. */
+export const consoleUserRules = [length({ min: 6, max: 32 }), pattern(/^[A-Za-z0-9.-]*$/, 'letters, digits, hyphens and periods only')]
+export const consolePasswordRules = [
+  length({ min: 8 }),
+  pattern(/^[A-Za-z0-9]*$/, 'letters and digits only'),
+  pattern(/^(?=.*[a-z])(?=.*[A-Z])(?=.*[0-9])/, 'made of at least one upper-case letter, one lower-case letter and one digit'),
+]
+
 const POWER_STATES = ['start', 'stop', 'suspend', 'resume', 'shutdown'] as const
 /** What vm-details reports once each power action is in effect (§3.1.3). */
 const POWER_EFFECT: Record<string, string> = { start: 'running', resume: 'running', stop: 'stopped', shutdown: 'stopped', suspend: 'paused' }
@@ -38,18 +46,14 @@ function vmAttributes(family: LiteFamily) {
     ssh_and_console_user: string({
       required: true,
       createOnly: true,
-      validate: [length({ min: 6, max: 32 }), pattern(/^[A-Za-z0-9.-]*$/, 'letters, digits, hyphens and periods only')],
+      validate: consoleUserRules,
       description: 'The SSH and console user (the cloud-init user).',
     }),
     console_password: string({
       required: true,
       sensitive: true,
       createOnly: true,
-      validate: [
-        length({ min: 8 }),
-        pattern(/^[A-Za-z0-9]*$/, 'letters and digits only'),
-        pattern(/^(?=.*[a-z])(?=.*[A-Z])(?=.*[0-9])/, 'made of at least one upper-case letter, one lower-case letter and one digit'),
-      ],
+      validate: consolePasswordRules,
       description: 'The console password: at least 8 letters and digits, with an upper-case letter, a lower-case letter and a digit.',
     }),
     product_id: int64({

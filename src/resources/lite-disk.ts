@@ -1,0 +1,125 @@
+/** provider_lite_disk and provider_lite_pro_disk: an extra disk attached to a VM (§3.3, §4.3). */
+import type { Client, LiteDiskAccount } from '../api/index.js'
+import { bool, defineResource, int64, length, range, recordOnly, string } from '../core/index.js'
+import { cycleAttribute, cycleCode, digitsId, LITE_CYCLES, raw, rawAttribute, rules, waitForOrder } from './billing.js'
+import type { LiteFamily } from './lite-family.js'
+
+export function liteDisk(family: LiteFamily) {
+  const what = `${family.title} disk`
+  const attributes = {
+    product_id: int64({
+      required: true,
+      createOnly: true,
+      validate: [rules.id],
+      description: `The disk product, from \`provider_${family.prefix}_disk_products\`.`,
+    }),
+    cycle: cycleAttribute(LITE_CYCLES, 'The billing cycle of the disk: `m a q s b t p4 p5`.'),
+    lite_account_id: int64({
+      required: true,
+      createOnly: true,
+      validate: [rules.id],
+      description: `The ${family.title} VM the disk is attached to (its account id). There is no re-attach call.`,
+    }),
+    service_name: string({
+      optional: true,
+      default: 'service-name',
+      createOnly: true,
+      validate: [length({ min: 6, max: 16 })],
+      description: 'The disk name, 6-16 characters.',
+    }),
+    size: int64({
+      optional: true,
+      default: family.diskMinimum,
+      growOnly: true,
+      validate: [range({ min: family.diskMinimum })],
+      description: `The size in GB, at least ${family.diskMinimum}. Grow-only: raising it orders an upgrade of the difference (a paid order).`,
+    }),
+    pay_with_credit_card: bool({
+      optional: true,
+      default: true,
+      description: 'Charge the card on file for every order; `false` leaves invoices unpaid. Changing it calls nothing.',
+    }),
+    promocode: string({ optional: true, createOnly: true, validate: [rules.promocode], description: 'A promotion code for the first invoice.' }),
+    status: string({ computed: true, description: 'The disk account status.' }),
+    order_id: string({ computed: true, stable: true, description: 'The order that created the disk.' }),
+    raw: rawAttribute,
+  }
+  const observe = (account: LiteDiskAccount) => ({
+    id: account.account_id,
+    product_id: account.product_id,
+    cycle: cycleCode(account.billingcycle) ?? undefined,
+    lite_account_id: Number(account.extra_details.lite_account_id),
+    service_name: account.extra_details.service_name,
+    size: account.extra_details.size,
+    status: account.status,
+    order_id: account.order_id,
+    raw: raw(account),
+  })
+  return defineResource<Client, typeof attributes>({
+    name: `${family.prefix}_disk`,
+    description:
+      `An extra disk attached to a ${family.title} VM, billed as its own account. Creating it places an order and waits until ` +
+      'it is Active. The size only grows: an upgrade orders the difference.',
+    importId: digitsId('disk account id', '100060'),
+    timeouts: { create: '20m', update: '20m', delete: '10m' },
+    attributes,
+    updates: [
+      {
+        attributes: ['size'],
+        async apply(ctx) {
+          const api = family.api(ctx.client)
+          const target = ctx.input.size ?? family.diskMinimum
+          const current = await api.getDisk(ctx.id, { signal: ctx.signal })
+          const increment = target - current.extra_details.size
+          if (increment <= 0) return undefined
+          const order = await api.upgradeDisk(
+            ctx.id,
+            { additional_size: increment, pay_invoice_with_cc: ctx.input.pay_with_credit_card ?? true },
+            { signal: ctx.signal },
+          )
+          const orderedAt = ctx.client.now()
+          ctx.checkpoint()
+          const read = () => api.getDisk(ctx.id, { signal: ctx.signal })
+          await waitForOrder(ctx, read, { account_id: ctx.id, order_id: order.order_id }, { timeoutMs: ctx.timeoutMs, orderedAt, what })
+          return undefined
+        },
+      },
+      { attributes: ['pay_with_credit_card'], apply: recordOnly },
+    ],
+    async create(ctx) {
+      const { input, client, signal } = ctx
+      const api = family.api(client)
+      const order = await api.createDisk(
+        {
+          product_id: input.product_id ?? 0,
+          cycle: input.cycle ?? '',
+          lite_account_id: input.lite_account_id ?? 0,
+          service_name: input.service_name ?? undefined,
+          size: input.size ?? undefined,
+          promocode: input.promocode ?? undefined,
+          pay_invoice_with_cc: input.pay_with_credit_card ?? true,
+        },
+        { signal },
+      )
+      const orderedAt = client.now()
+      ctx.checkpoint({ id: order.account_id, order_id: order.order_id, status: 'Pending' })
+      const read = () => api.getDisk(order.account_id, { signal })
+      const { account } = await waitForOrder(ctx, read, order, { timeoutMs: ctx.timeoutMs, orderedAt, what })
+      return observe(account)
+    },
+    async resume(ctx) {
+      const api = family.api(ctx.client)
+      const read = () => api.getDisk(ctx.id, { signal: ctx.signal })
+      const { account } = await waitForOrder(ctx, read, { account_id: ctx.id }, { timeoutMs: ctx.timeoutMs, orderedAt: ctx.client.now(), what })
+      return observe(account)
+    },
+    async read({ client, id, signal }) {
+      const account = await family.api(client).getDisk(id, { signal })
+      return account.status === 'Terminated' ? null : observe(account)
+    },
+    async delete({ client, id, signal }) {
+      await family.api(client).deleteDisk(id, { signal })
+    },
+    unrecoverable: ['promocode', 'pay_with_credit_card'],
+  })
+}

@@ -1,0 +1,87 @@
+/** provider_lite_snapshot and provider_lite_pro_snapshot: a paid snapshot of a VM, its own account (§3.2). */
+import type { Client, LiteSnapshotAccount } from '../api/index.js'
+import { bool, defineResource, int64, length, recordOnly, string } from '../core/index.js'
+import { cycleAttribute, cycleCode, digitsId, LITE_CYCLES, rules, waitForOrder } from './billing.js'
+import type { LiteFamily } from './lite-family.js'
+
+export function liteSnapshot(family: LiteFamily) {
+  const what = `${family.title} snapshot`
+  const attributes = {
+    lite_account_id: int64({
+      required: true,
+      createOnly: true,
+      validate: [rules.id],
+      description: `The ${family.title} VM to snapshot (its account id).`,
+    }),
+    cycle: cycleAttribute(LITE_CYCLES, 'The billing cycle of the snapshot: `m a q s b t p4 p5`.'),
+    name: string({
+      optional: true,
+      default: 'snapshot-name',
+      createOnly: true,
+      validate: [length({ min: 6, max: 16 })],
+      description: 'The snapshot name, 6-16 characters.',
+    }),
+    description: string({ optional: true, default: '', createOnly: true, validate: [rules.description], description: 'A description of the order.' }),
+    pay_with_credit_card: bool({
+      optional: true,
+      default: true,
+      description: 'Charge the card on file for the order; `false` leaves the invoice unpaid. Changing it later calls nothing.',
+    }),
+    promocode: string({ optional: true, createOnly: true, validate: [rules.promocode], description: 'A promotion code for the first invoice.' }),
+    status: string({ computed: true, description: 'The snapshot account status.' }),
+    order_id: string({ computed: true, stable: true, description: 'The order that created the snapshot.' }),
+  }
+  const observe = (account: LiteSnapshotAccount) => ({
+    id: account.account_id,
+    lite_account_id: Number(account.extra_details.lite_account_id),
+    cycle: cycleCode(account.billingcycle) ?? undefined,
+    name: account.extra_details.name,
+    description: account.description,
+    status: account.status,
+    order_id: account.order_id,
+  })
+  return defineResource<Client, typeof attributes>({
+    name: `${family.prefix}_snapshot`,
+    description:
+      `A paid snapshot of a ${family.title} VM, billed as its own account. Creating it places an order and waits until ` +
+      'the snapshot is Active. Every input except the payment flag is create-only. Deleting the VM does not delete its snapshots.',
+    importId: digitsId('snapshot account id', '100051'),
+    timeouts: { create: '60m', delete: '10m' },
+    attributes,
+    updates: [{ attributes: ['pay_with_credit_card'], apply: recordOnly }],
+    async create(ctx) {
+      const { input, client, signal } = ctx
+      const api = family.api(client)
+      const order = await api.createSnapshot(
+        input.lite_account_id ?? 0,
+        {
+          cycle: input.cycle ?? '',
+          name: input.name ?? undefined,
+          description: input.description ?? undefined,
+          promocode: input.promocode ?? undefined,
+          pay_invoice_with_cc: input.pay_with_credit_card ?? true,
+        },
+        { signal },
+      )
+      const orderedAt = client.now()
+      ctx.checkpoint({ id: order.account_id, order_id: order.order_id, status: 'Pending' })
+      const read = () => api.getSnapshot(order.account_id, { signal })
+      const { account } = await waitForOrder(ctx, read, order, { timeoutMs: ctx.timeoutMs, orderedAt, what })
+      return observe(account)
+    },
+    async resume(ctx) {
+      const api = family.api(ctx.client)
+      const read = () => api.getSnapshot(ctx.id, { signal: ctx.signal })
+      const { account } = await waitForOrder(ctx, read, { account_id: ctx.id }, { timeoutMs: ctx.timeoutMs, orderedAt: ctx.client.now(), what })
+      return observe(account)
+    },
+    async read({ client, id, signal }) {
+      const account = await family.api(client).getSnapshot(id, { signal })
+      return account.status === 'Terminated' ? null : observe(account)
+    },
+    async delete({ client, id, signal }) {
+      await family.api(client).deleteSnapshot(id, { signal })
+    },
+    unrecoverable: ['promocode', 'pay_with_credit_card'],
+  })
+}

@@ -1,0 +1,97 @@
+import assert from 'node:assert/strict'
+import { describe, test } from 'node:test'
+import { Harness } from '../../test/harness.js'
+import type { AnyResource, ValueMap } from '../core/index.js'
+import { liteDisk } from './lite-disk.js'
+import { type LiteFamily, lite, litePro } from './lite-family.js'
+import { liteKeypair } from './lite-keypair.js'
+import { liteSnapshot } from './lite-snapshot.js'
+import { liteVm } from './lite-vm.js'
+import { liteVmFromSnapshot } from './lite-vm-from-snapshot.js'
+
+const erase = (definition: unknown) => definition as AnyResource
+const base = (family: LiteFamily) => (family === lite ? 101 : 201)
+
+async function withVm(family: LiteFamily) {
+  const h = new Harness()
+  const key = await h.create(erase(liteKeypair(family)), { name: 'deploy-key' })
+  const vmConfig: ValueMap = {
+    product_id: base(family),
+    cycle: 'm',
+    select_os: 'Debian-12',
+    keypair_id: key.keypair_id ?? null,
+    ssh_and_console_user: 'deployer',
+    console_password: 'S3cretPass9',
+  }
+  const vm = await h.create(erase(liteVm(family)), vmConfig)
+  await h.requests()
+  return { h, key, vm: Number(vm.id) }
+}
+
+describe('snapshots and restored VMs', () => {
+  test('snapshot, restore it into a new VM, destroy the VM: the snapshot remains', async () => {
+    const { h, key, vm } = await withVm(lite)
+    const snapshots = erase(liteSnapshot(lite))
+    const restored = erase(liteVmFromSnapshot(lite))
+    const snapshot = await h.create(snapshots, { lite_account_id: vm, cycle: 'm', name: 'before-upgrade' })
+    assert.equal(snapshot.status, 'Active')
+    const restoreConfig: ValueMap = {
+      snapshot_id: Number(snapshot.id),
+      product_id: 102,
+      cycle: 'm',
+      keypair_id: key.keypair_id ?? null,
+      name: 'restored-vm-01',
+      ssh_and_console_user: 'restorer',
+      console_password: 'An0therPass',
+    }
+    const copy = await h.create(restored, restoreConfig)
+    assert.equal(copy.status, 'Active')
+    assert.deepEqual(await h.mutations(), [
+      `POST /v1/lites/accounts/${vm}/snapshot`,
+      `POST /v1/lites/snapshots/accounts/${String(snapshot.id)}/create`,
+    ])
+    const imported = await h.import(restored, String(copy.id))
+    assert.deepEqual(h.plan(restored, imported, restoreConfig).changed, [], 'an import is followed by an empty plan')
+    await h.delete(restored, copy)
+    assert.deepEqual(await h.mutations(), [`DELETE /v1/lites/${String(copy.id)}`])
+    assert.equal((await h.read(snapshots, snapshot))?.status, 'Active', 'the snapshot is untouched')
+    const importedSnapshot = await h.import(snapshots, String(snapshot.id))
+    assert.deepEqual(h.plan(snapshots, importedSnapshot, { lite_account_id: vm, cycle: 'm', name: 'before-upgrade' }).changed, [])
+  })
+
+  test('changing the payment flag of a snapshot records it and orders nothing', async () => {
+    const { h, vm } = await withVm(lite)
+    const snapshots = erase(liteSnapshot(lite))
+    const snapshot = await h.create(snapshots, { lite_account_id: vm, cycle: 'm' })
+    await h.requests()
+    const outcome = await h.update(snapshots, snapshot, { lite_account_id: vm, cycle: 'm', pay_with_credit_card: false })
+    assert.equal(outcome.state?.pay_with_credit_card, false)
+    assert.deepEqual(await h.requests(), [])
+  })
+})
+
+describe('extra disks', () => {
+  for (const family of [lite, litePro]) {
+    test(`${family.prefix}_disk: default size is the family minimum and growth sends the increment`, async () => {
+      const { h, vm } = await withVm(family)
+      const disks = erase(liteDisk(family))
+      const config: ValueMap = { product_id: family === lite ? 60 : 61, cycle: 'm', lite_account_id: vm }
+      const disk = await h.create(disks, config)
+      assert.equal(disk.size, family.diskMinimum)
+      await h.requests()
+      const grown = await h.update(disks, disk, { ...config, size: family.diskMinimum + 15 })
+      assert.deepEqual(grown.diagnostics, [])
+      const calls = (await h.requests()).filter((r) => r.method !== 'GET')
+      const group = family === lite ? 'lites' : 'lite-pros'
+      assert.deepEqual(calls.map((c) => `${c.method} ${c.path}`), [`PUT /v1/${group}/disks/accounts/${String(disk.id)}`])
+      assert.deepEqual((calls[0]?.body as ValueMap).additional_size, 15)
+      assert.equal(grown.state?.size, family.diskMinimum + 15)
+      const shrink = h.plan(disks, grown.state, { ...config, size: family.diskMinimum })
+      assert.deepEqual(shrink.diagnostics.map((d) => d.path), [['size']])
+      const tooSmall = h.plan(disks, null, { ...config, size: family.diskMinimum - 1 })
+      assert.deepEqual(tooSmall.diagnostics.map((d) => d.path), [['size']])
+      const imported = await h.import(disks, String(disk.id))
+      assert.deepEqual(h.plan(disks, imported, { ...config, size: family.diskMinimum + 15 }).changed, [])
+    })
+  }
+})

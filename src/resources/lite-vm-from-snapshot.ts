@@ -1,0 +1,100 @@
+/** provider_lite_vm_from_snapshot: a new VM restored from a snapshot (S4); deleting it never touches the snapshot. */
+import type { Client, LiteVmAccount } from '../api/index.js'
+import { bool, defineResource, int64, length, recordOnly, string } from '../core/index.js'
+import { cycleAttribute, cycleCode, digitsId, LITE_CYCLES, rules, waitForOrder } from './billing.js'
+import type { LiteFamily } from './lite-family.js'
+import { consolePasswordRules, consoleUserRules } from './lite-vm.js'
+
+export function liteVmFromSnapshot(family: LiteFamily) {
+  const what = `${family.title} VM`
+  const attributes = {
+    snapshot_id: int64({ required: true, createOnly: true, validate: [rules.id], description: 'The snapshot to restore (its account id).' }),
+    product_id: int64({
+      required: true,
+      createOnly: true,
+      validate: [rules.id],
+      description: `The product of the new VM, from \`provider_${family.prefix}_products\`.`,
+    }),
+    cycle: cycleAttribute(LITE_CYCLES, 'The billing cycle of the new VM: `m a q s b t p4 p5`.'),
+    keypair_id: int64({ required: true, createOnly: true, validate: [rules.id], description: `A keypair of the ${family.title} pool.` }),
+    name: string({ required: true, createOnly: true, validate: [length({ min: 6, max: 16 })], description: 'The VM name, 6-16 characters.' }),
+    ssh_and_console_user: string({ required: true, createOnly: true, validate: consoleUserRules, description: 'The SSH and console user.' }),
+    console_password: string({
+      required: true,
+      createOnly: true,
+      sensitive: true,
+      validate: consolePasswordRules,
+      description: 'The console password: at least 8 letters and digits, with an upper-case letter, a lower-case letter and a digit.',
+    }),
+    description: string({ optional: true, default: '', createOnly: true, validate: [rules.description], description: 'A description of the order.' }),
+    promocode: string({ optional: true, createOnly: true, validate: [rules.promocode], description: 'A promotion code for the first invoice.' }),
+    pay_with_credit_card: bool({
+      optional: true,
+      default: true,
+      description: 'Charge the card on file for the order; `false` leaves the invoice unpaid. Changing it later calls nothing.',
+    }),
+    status: string({ computed: true, description: 'The VM account status.' }),
+    order_id: string({ computed: true, stable: true, description: 'The order that created the VM.' }),
+  }
+  const observe = (account: LiteVmAccount) => ({
+    id: account.account_id,
+    snapshot_id: account.extra_details.snapshot_id === null ? undefined : Number(account.extra_details.snapshot_id),
+    product_id: account.product_id,
+    cycle: cycleCode(account.billingcycle) ?? undefined,
+    keypair_id: account.extra_details.keypair_id ?? undefined,
+    name: account.extra_details.name,
+    ssh_and_console_user: account.extra_details.ciuser,
+    console_password: account.extra_details.cipassword,
+    description: account.description,
+    status: account.status,
+    order_id: account.order_id,
+  })
+  return defineResource<Client, typeof attributes>({
+    name: `${family.prefix}_vm_from_snapshot`,
+    description:
+      `A new ${what} restored from a snapshot. Creating it places an order and waits until the VM is Active. ` +
+      'Every input except the payment flag is create-only. Deleting it deletes the VM, never the snapshot.',
+    importId: digitsId('account id'),
+    timeouts: { create: '60m', delete: '10m' },
+    attributes,
+    updates: [{ attributes: ['pay_with_credit_card'], apply: recordOnly }],
+    async create(ctx) {
+      const { input, client, signal } = ctx
+      const api = family.api(client)
+      const order = await api.createVmFromSnapshot(
+        input.snapshot_id ?? 0,
+        {
+          product_id: input.product_id ?? 0,
+          cycle: input.cycle ?? '',
+          keypair_id: input.keypair_id ?? 0,
+          name: input.name ?? '',
+          ssh_and_console_user: input.ssh_and_console_user ?? '',
+          console_password: input.console_password ?? '',
+          description: input.description ?? undefined,
+          promocode: input.promocode ?? undefined,
+          pay_invoice_with_cc: input.pay_with_credit_card ?? true,
+        },
+        { signal },
+      )
+      const orderedAt = client.now()
+      ctx.checkpoint({ id: order.account_id, order_id: order.order_id, status: 'Pending' })
+      const read = () => api.getVm(order.account_id, { signal })
+      const { account } = await waitForOrder(ctx, read, order, { timeoutMs: ctx.timeoutMs, orderedAt, what })
+      return observe(account)
+    },
+    async resume(ctx) {
+      const api = family.api(ctx.client)
+      const read = () => api.getVm(ctx.id, { signal: ctx.signal })
+      const { account } = await waitForOrder(ctx, read, { account_id: ctx.id }, { timeoutMs: ctx.timeoutMs, orderedAt: ctx.client.now(), what })
+      return observe(account)
+    },
+    async read({ client, id, signal }) {
+      const account = await family.api(client).getVm(id, { signal })
+      return account.status === 'Terminated' ? null : observe(account)
+    },
+    async delete({ client, id, signal }) {
+      await family.api(client).deleteVm(id, { signal })
+    },
+    unrecoverable: ['promocode', 'pay_with_credit_card'],
+  })
+}
