@@ -1,7 +1,10 @@
+import { datesFor, placeOrder, recurringAmount } from './billing.js'
+import type { Cycle } from './catalog.js'
 import { conflict } from './envelope.js'
-import type { Json } from './json.js'
-import { type Account, type AccountKind, STATUSES, type Status } from './model.js'
-import type { RouteContext } from './router.js'
+import type { Json, JsonObject } from './json.js'
+import { type Account, type AccountKind, type InvoiceType, type PendingChange, STATUSES, type Status } from './model.js'
+import { paramId, type RouteContext } from './router.js'
+import type { Store } from './store.js'
 
 /** Shared by every family's routes: the §1.8 list and the §2.4 precondition table. */
 export function listAccounts(ctx: RouteContext, kind: AccountKind): Json {
@@ -29,3 +32,69 @@ export function requireStatus(account: Account, allowed: readonly Status[]): voi
 export const ACTIVE: readonly Status[] = ['Active']
 export const NOT_TERMINATED: readonly Status[] = ['Pending', 'Active', 'Suspended']
 export const RUNNING_STATES: readonly Status[] = ['Active', 'Suspended']
+
+export function newAccount(
+  store: Store,
+  kind: AccountKind,
+  productId: number,
+  productName: string,
+  cycle: Cycle,
+  extra: JsonObject,
+): Account {
+  const account: Account = {
+    account_id: store.next('account'),
+    kind,
+    status: 'Pending',
+    cycle: cycle.code,
+    ...datesFor(store.now(), cycle),
+    recurring_amount: 0,
+    product_id: productId,
+    product_name: productName,
+    description: '',
+    order_id: String(store.next('order')),
+    last_invoice_id: 0,
+    extra_details: extra,
+    activate_at: null,
+    pending: { type: 'create' },
+    gone_at: null,
+    vm: null,
+    captured: null,
+  }
+  account.recurring_amount = recurringAmount(account, 0)
+  store.state.accounts.push(account)
+  return account
+}
+
+export function order(
+  ctx: RouteContext,
+  account: Account,
+  kind: string,
+  invoiceType: InvoiceType,
+  pay: boolean,
+  promocode: string | null,
+  amount: number,
+): Json {
+  return placeOrder(ctx.store, {
+    kind,
+    account,
+    invoiceType,
+    pay,
+    amount,
+    promocode,
+    idempotencyKey: ctx.idempotencyKey,
+    ...(invoiceType === 'new' ? { orderId: account.order_id } : {}),
+  })
+}
+
+/** Rebuilds and restores: Pending for one provisioning delay, no order, no invoice (§2.4). */
+export function schedule(store: Store, account: Account, change: PendingChange): void {
+  account.pending = change
+  store.startDelay(account)
+}
+
+export function cancel(ctx: RouteContext, kind: AccountKind): Json {
+  const account = ctx.store.get(paramId(ctx, 'id'), kind)
+  ctx.reader(false).done()
+  ctx.store.terminate(account)
+  return 'cancellation scheduled'
+}

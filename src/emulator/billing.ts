@@ -1,5 +1,5 @@
 import { addDays, addMonths, formatDate, formatDateTime } from './clock.js'
-import { type Cycle, cycleOf, cyclePrice, PROMOCODES, tieredPrice } from './catalog.js'
+import { type Cycle, cycleOf, cyclePrice, metalProducts, PROMOCODES, tieredPrice } from './catalog.js'
 import { type Account, diskSize, familyOfKind, type Invoice, type InvoiceType, type Order, vmDiskSize } from './model.js'
 import type { Store } from './store.js'
 
@@ -7,7 +7,14 @@ import type { Store } from './store.js'
 export function recurringAmount(account: Account, fallback: number): number {
   const family = familyOfKind(account.kind)
   const cycle = cycleOf(account.cycle)
-  if (!family || !cycle) return fallback
+  if (!cycle) return fallback
+  if (!family) {
+    // Metal side (§5.2): the cycle price, per GB for elastic storage.
+    const product = metalProducts.find((p) => p.product_id === account.product_id)
+    if (!product) return fallback
+    const price = cyclePrice(product.monthly, cycle)
+    return account.kind === 'elastic_storage' ? diskSize(account) * price : price
+  }
   if (account.kind.endsWith('.vm')) {
     const product = family.vmProducts.find((p) => p.product_id === account.product_id)
     if (!product) return fallback

@@ -54,7 +54,7 @@ export interface SnapshotProduct {
   readonly name: string
   readonly monthly: number
 }
-/** Metal-side products are data only for now; their routes are a later routes file each. */
+/** Metal-side products: servers (M11), additional IPs (I5) and elastic storage (E7). */
 export interface MetalProduct {
   readonly type: 'metal' | 'additional_ip' | 'elastic_storage'
   readonly product_id: number
@@ -75,6 +75,15 @@ export const OS_TEMPLATES = [
   { vmid: 9004, name: 'Rocky-9' },
 ] as const
 export const METAL_OS = ['ubuntu-22', 'ubuntu-24', 'debian-12', 'rocky-9'] as const
+/** M12: every Metal OS value with its label, keyed by OS family. */
+export const METAL_OS_FAMILIES = {
+  linux: [
+    { label: 'Ubuntu 22.04', value: 'ubuntu-22' },
+    { label: 'Ubuntu 24.04', value: 'ubuntu-24' },
+    { label: 'Debian 12', value: 'debian-12' },
+    { label: 'Rocky Linux 9', value: 'rocky-9' },
+  ],
+} as const satisfies Record<string, readonly { label: string; value: (typeof METAL_OS)[number] }[]>
 
 export const REGIONS = { 'wjv-1': 'West Java 1', 'cjv-1': 'Central Java 1' } as const
 export const DEFAULT_REGION = 'wjv-1'
@@ -164,6 +173,48 @@ export const metalProducts: readonly MetalProduct[] = [
   { type: 'elastic_storage', product_id: 502, name: 'Elastic Storage UltraFast', description: '10,000 IOPS', monthly: 2000, iops: 10000, min_size: 1, max_size: 10240 },
 ]
 export const metalCycles = METAL_CYCLES
+
+export const metalProductsOf = (type: MetalProduct['type']) => metalProducts.filter((p) => p.type === type)
+
+/** M11, I5 and E7 objects (§3.7-§3.9): no category, `billing` for `m` and `a` without components. */
+export function metalPlan(p: MetalProduct): JsonObject {
+  const billing: Json[] = METAL_CYCLES.map((code) => {
+    const cycle = cycleOf(code)!
+    return { label: cycle.label, cycle: cycle.code, price: cyclePrice(p.monthly, cycle) }
+  })
+  const plan: JsonObject = { product_id: p.product_id, name: p.name, description: p.description }
+  if (p.type === 'metal') {
+    plan.out_of_stock = p.out_of_stock ?? false
+    plan.stock = p.stock ?? 0
+  }
+  if (p.type === 'elastic_storage') {
+    plan.options = { iops: p.iops ?? 0, min_size: p.min_size ?? 1, max_size: p.max_size ?? 1 }
+  }
+  plan.billing = billing
+  return plan
+}
+
+/** M13: an invented but well-formed OpenVPN client profile (§6.3). */
+export const OPENVPN_CONFIG = [
+  'client',
+  'dev tun',
+  'proto udp',
+  'remote vpn.example.invalid 1194',
+  'resolv-retry infinite',
+  'nobind',
+  'persist-key',
+  'persist-tun',
+  'remote-cert-tls server',
+  'cipher AES-256-GCM',
+  'verb 3',
+  '<ca>',
+  '-----BEGIN CERTIFICATE-----',
+  'MIIBszCCAVmgAwIBAgIUZW11bGF0b3Itb3BlbnZwbi1jYTAKBggqhkjOPQQDAjAf',
+  'MR0wGwYDVQQDDBRlbXVsYXRvciBvcGVudnBuIGNhMB4XDTI1MDEwMTAwMDAwMFoX',
+  '-----END CERTIFICATE-----',
+  '</ca>',
+  '',
+].join('\n')
 
 export function cyclePrice(monthly: number, cycle: Cycle): number {
   return monthly * cycle.months

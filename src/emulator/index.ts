@@ -10,10 +10,13 @@ import { isObject, type Json, type JsonObject } from './json.js'
 import { keypairRoutes, KEYPAIR_POOLS } from './keypair-routes.js'
 import { liteFamilies } from './catalog.js'
 import { liteRoutes } from './lite-routes.js'
+import { metalRoutes } from './metal-routes.js'
+import { additionalIpRoutes } from './additional-ip-routes.js'
+import { elasticStorageRoutes } from './elastic-storage-routes.js'
 import type { ApiKey, Config, Fault, IdempotencyRecord, LogEntry, State } from './model.js'
 import { appendLog, queryObject, redact } from './request-log.js'
 import { type Route, type RouteContext, Router } from './router.js'
-import { Store } from './store.js'
+import { firstSequences, Store } from './store.js'
 import { BodyReader, idempotencyKeyIssue, parseBody } from './validation.js'
 
 export { DroppedConnection } from './envelope.js'
@@ -68,7 +71,13 @@ function configFrom(options: EmulatorOptions): Config {
   }
 }
 
-const apiRouter = new Router<Route>([...liteFamilies.flatMap(liteRoutes), ...KEYPAIR_POOLS.flatMap(keypairRoutes)])
+const apiRouter = new Router<Route>([
+  ...liteFamilies.flatMap(liteRoutes),
+  ...KEYPAIR_POOLS.flatMap(keypairRoutes),
+  ...metalRoutes(),
+  ...additionalIpRoutes(),
+  ...elasticStorageRoutes(),
+])
 
 /** `ids_as_strings` (§5.3): every id field, at any depth, as a numeric string. */
 function stringifyIds(value: Json): Json {
@@ -270,6 +279,8 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
         throw new Error('not an emulator state snapshot (version 1)')
       }
       const state = structuredClone(saved) as State
+      // A state file written before a sequence existed starts that sequence afresh.
+      state.seq = { ...firstSequences(), ...state.seq }
       clock.catchUp(state.now)
       store.state = state
       store.tick()

@@ -1,5 +1,15 @@
-import { ACTIVE, listAccounts, NOT_TERMINATED, requireStatus, RUNNING_STATES } from './account-routes.js'
-import { datesFor, placeOrder, recurringAmount } from './billing.js'
+import {
+  ACTIVE,
+  cancel,
+  listAccounts,
+  newAccount,
+  NOT_TERMINATED,
+  order,
+  requireStatus,
+  RUNNING_STATES,
+  schedule,
+} from './account-routes.js'
+import { recurringAmount } from './billing.js'
 import {
   type Cycle,
   CYCLES,
@@ -19,8 +29,8 @@ import {
   vmPlan,
 } from './catalog.js'
 import { conflict, notFound } from './envelope.js'
-import type { Json, JsonObject } from './json.js'
-import { type Account, type AccountKind, diskSize, type PendingChange, vmDiskSize } from './model.js'
+import type { Json, } from './json.js'
+import { type Account, type AccountKind, diskSize, vmDiskSize } from './model.js'
 import { paramId, type Route, type RouteContext } from './router.js'
 import type { Store } from './store.js'
 import { type BodyReader, PASSWORD_PATTERN, USER_PATTERN } from './validation.js'
@@ -496,72 +506,6 @@ function readPassword(v: BodyReader): string | undefined {
 /** Drift may leave a cycle code we do not know; pricing then falls back to one month. */
 function cycleOfAccount(account: Account): Cycle {
   return cycleOf(account.cycle) ?? CYCLES[0]
-}
-
-function newAccount(
-  store: Store,
-  kind: AccountKind,
-  productId: number,
-  productName: string,
-  cycle: Cycle,
-  extra: JsonObject,
-): Account {
-  const account: Account = {
-    account_id: store.next('account'),
-    kind,
-    status: 'Pending',
-    cycle: cycle.code,
-    ...datesFor(store.now(), cycle),
-    recurring_amount: 0,
-    product_id: productId,
-    product_name: productName,
-    description: '',
-    order_id: String(store.next('order')),
-    last_invoice_id: 0,
-    extra_details: extra,
-    activate_at: null,
-    pending: { type: 'create' },
-    gone_at: null,
-    vm: null,
-    captured: null,
-  }
-  account.recurring_amount = recurringAmount(account, 0)
-  store.state.accounts.push(account)
-  return account
-}
-
-function order(
-  ctx: RouteContext,
-  account: Account,
-  kind: string,
-  invoiceType: 'new' | 'upgrade' | 'change_package' | 'migrate',
-  pay: boolean,
-  promocode: string | null,
-  amount: number,
-): Json {
-  return placeOrder(ctx.store, {
-    kind,
-    account,
-    invoiceType,
-    pay,
-    amount,
-    promocode,
-    idempotencyKey: ctx.idempotencyKey,
-    ...(invoiceType === 'new' ? { orderId: account.order_id } : {}),
-  })
-}
-
-/** Rebuilds and restores: Pending for one provisioning delay, no order, no invoice (§2.4). */
-function schedule(store: Store, account: Account, change: PendingChange): void {
-  account.pending = change
-  store.startDelay(account)
-}
-
-function cancel(ctx: RouteContext, kind: AccountKind): Json {
-  const account = ctx.store.get(paramId(ctx, 'id'), kind)
-  ctx.reader(false).done()
-  ctx.store.terminate(account)
-  return 'cancellation scheduled'
 }
 
 function packagesFor(family: LiteFamily, account: Account): VmProduct[] {

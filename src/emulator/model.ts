@@ -1,6 +1,6 @@
 // Shapes of the emulator state (plain JSON, so a state file is one stringify) and small readers of it.
 
-import { type CycleCode, type FamilyKey, liteFamilies, type LiteFamily } from './catalog.js'
+import { type CycleCode, type FamilyKey, liteFamilies, type LiteFamily, metalProducts } from './catalog.js'
 import type { Json, JsonObject } from './json.js'
 export type AccountKind =
   | `${FamilyKey}.${'vm' | 'snapshot' | 'disk'}`
@@ -30,6 +30,8 @@ export type PendingChange =
   | { type: 'vm_disk'; disk_size: number }
   | { type: 'disk_size'; size: number }
   | { type: 'os'; osname: string }
+  | { type: 'metal_os'; select_os: string }
+  | { type: 'storage_product'; product_id: number }
 
 export interface Account {
   account_id: number
@@ -53,7 +55,13 @@ export interface Account {
   vm: { vmid: number; power: Power; started_at: number } | null
   /** What a snapshot captured of its VM, for S4 and S5. */
   captured: { osname: string; disk_size: number } | null
+  /** Metal servers only (M4, M5): absent on every other kind. */
+  server_power?: MetalPower
+  /** Additional IPs only: when the current assignment (A1) was made, `YYYY-MM-DD HH:MM:SS`. */
+  assigned_at?: string | null
 }
+
+export type MetalPower = 'on' | 'off'
 
 export type InvoiceType = 'new' | 'upgrade' | 'change_package' | 'migrate'
 export interface Invoice {
@@ -145,6 +153,9 @@ export interface Sequences {
   payment: number
   keypair: number
   vmid: number
+  /** Offsets from 203.0.113.10 (servers) and 198.51.100.2 (additional IPs), §5.1. */
+  server_ip: number
+  additional_ip: number
   request: number
   fault: number
 }
@@ -204,8 +215,24 @@ export function applyChange(account: Account, change: PendingChange): void {
     case 'os':
       account.extra_details.osname = change.osname
       return
+    case 'metal_os':
+      account.extra_details.select_os = change.select_os
+      return
+    case 'storage_product': {
+      const product = metalProducts.find((p) => p.product_id === change.product_id && p.type === 'elastic_storage')
+      if (!product) return
+      account.product_id = product.product_id
+      account.product_name = product.name
+      return
+    }
     case 'create':
     case 'migrate':
       return
   }
+}
+
+/** The server an additional IP is assigned to (A1-A5); drift may have left anything there. */
+export function assignedServer(account: Account): number | null {
+  const id = account.extra_details.metal_account_id
+  return typeof id === 'number' && Number.isInteger(id) ? id : null
 }

@@ -1,11 +1,12 @@
 import { recurringAmount } from './billing.js'
-import type { Clock } from './clock.js'
+import { type Clock, formatDateTime } from './clock.js'
 import { notFound } from './envelope.js'
 import type { JsonObject } from './json.js'
 import {
   type Account,
   type AccountKind,
   applyChange,
+  assignedServer,
   type Config,
   type Invoice,
   invoiceView,
@@ -13,13 +14,15 @@ import {
   type State,
 } from './model.js'
 
-const firstSequences = (): Sequences => ({
+export const firstSequences = (): Sequences => ({
   account: 100001,
   order: 500001,
   invoice: 700001,
   payment: 880001,
   keypair: 1,
   vmid: 1001,
+  server_ip: 0,
+  additional_ip: 0,
   request: 1,
   fault: 1,
 })
@@ -120,6 +123,14 @@ export class Store {
       account.vm.power = 'running'
       account.vm.started_at = at
     }
+    if (account.kind === 'baremetal' && change && ['create', 'metal_os'].includes(change.type)) account.server_power = 'on'
+    // Public addresses are handed out at the first Active (§3.7, §3.8), from their own sequences (§5.1).
+    if ((account.kind === 'baremetal' || account.kind === 'additional_ip') && account.extra_details.ip_address == null) {
+      account.extra_details.ip_address =
+        account.kind === 'baremetal'
+          ? addressAt(SERVER_IP_BASE, this.next('server_ip'))
+          : addressAt(ADDITIONAL_IP_BASE, this.next('additional_ip'))
+    }
     account.recurring_amount = recurringAmount(account, account.recurring_amount)
   }
 
@@ -127,6 +138,7 @@ export class Store {
     account.status = 'Suspended'
     account.activate_at = null
     if (account.vm) account.vm.power = 'stopped'
+    if (account.kind === 'baremetal') account.server_power = 'off'
   }
 
   unsuspend(account: Account): void {
@@ -135,6 +147,7 @@ export class Store {
       account.vm.power = 'running'
       account.vm.started_at = this.now()
     }
+    if (account.kind === 'baremetal') account.server_power = 'on'
   }
 
   terminate(account: Account): void {
@@ -146,9 +159,34 @@ export class Store {
     const invoice = this.invoice(account.last_invoice_id)
     if (invoice?.status === 'Unpaid') invoice.status = 'Cancelled'
     if (account.vm) account.vm.power = 'stopped'
+    if (account.kind === 'baremetal') {
+      account.server_power = 'off'
+      this.unassignServer(account.account_id)
+    }
+    // I4: a cancelled IP leaves its server.
+    if (account.kind === 'additional_ip') this.unassign(account)
+  }
+
+  /** A1: the IP now belongs to the server. */
+  assign(ip: Account, serverId: number): void {
+    ip.extra_details.metal_account_id = serverId
+    ip.assigned_at = formatDateTime(this.now())
+  }
+
+  unassign(ip: Account): void {
+    ip.extra_details.metal_account_id = null
+    ip.assigned_at = null
+  }
+
+  /** M10 (and a purge): every IP assigned to the server is released. */
+  unassignServer(serverId: number): void {
+    for (const ip of this.state.accounts) {
+      if (ip.kind === 'additional_ip' && assignedServer(ip) === serverId) this.unassign(ip)
+    }
   }
 
   purge(id: number): boolean {
+    if (this.find(id)?.kind === 'baremetal') this.unassignServer(id)
     const before = this.state.accounts.length
     this.state.accounts = this.state.accounts.filter((a) => a.account_id !== id)
     return this.state.accounts.length !== before
@@ -174,3 +212,12 @@ export class Store {
   }
 }
 
+
+const SERVER_IP_BASE = '203.0.113.10'
+const ADDITIONAL_IP_BASE = '198.51.100.2'
+
+/** The IPv4 address `offset` steps above `base` (carrying into the higher octets). */
+export function addressAt(base: string, offset: number): string {
+  const value = base.split('.').reduce((n, octet) => n * 256 + Number(octet), 0) + offset
+  return [24, 16, 8, 0].map((shift) => Math.floor(value / 2 ** shift) % 256).join('.')
+}

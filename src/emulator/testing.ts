@@ -76,7 +76,36 @@ export class TestClient {
     if (options.active !== false && options.pay !== false) await this.advance(DELAY)
     return Number(order.account_id)
   }
+
+  /** Orders a Metal server (M1) and returns its account id; `active` waits out the delay. */
+  async server(options: { product?: number; pay?: boolean; active?: boolean; label?: string } = {}): Promise<number> {
+    const keypair = await this.keypair('/baremetals', `key-${Math.random().toString(36).slice(2)}`)
+    const order = await this.ok<{ account_id: string }>('POST', '/baremetals', {
+      product_id: options.product ?? 301,
+      cycle: 'm',
+      keypair_id: Number(keypair),
+      label: options.label ?? 'db-primary',
+      pay_invoice_with_cc: options.pay ?? true,
+    })
+    if (options.active !== false && options.pay !== false) await this.advance(DELAY)
+    return Number(order.account_id)
+  }
+
+  /** Orders an additional IP (I1) and returns its account id; `active` waits out the delay. */
+  async ip(options: { region?: string; pay?: boolean; active?: boolean } = {}): Promise<number> {
+    const order = await this.ok<{ account_id: string }>('POST', '/baremetal-additional-ips', {
+      product_id: 401,
+      cycle: 'm',
+      region: options.region ?? 'wjv-1',
+      pay_invoice_with_cc: options.pay ?? true,
+    })
+    if (options.active !== false && options.pay !== false) await this.advance(DELAY)
+    return Number(order.account_id)
+  }
 }
+
+export const issueLocs = (detail: Json): string[] =>
+  (detail as { loc: (string | number)[] }[]).map((i) => i.loc.join('.')).sort()
 
 export const DELAY = 2000
 export const VM_BODY = {

@@ -1,0 +1,139 @@
+// Additional IPs (§3.8, I1-I6) and their assignments to Metal servers (A1-A5).
+import { ACTIVE, cancel, listAccounts, newAccount, order, requireStatus } from './account-routes.js'
+import { formatDateTime } from './clock.js'
+import { DEFAULT_REGION, type MetalProduct, metalCycles, metalPlan, metalProductsOf, REGIONS } from './catalog.js'
+import { conflict, notFound } from './envelope.js'
+import type { JsonObject } from './json.js'
+import { type Account, assignedServer } from './model.js'
+import { paramId, type Route, type RouteContext } from './router.js'
+import type { Store } from './store.js'
+
+const P = '/baremetal-additional-ips'
+const KIND = 'additional_ip'
+const SERVER = 'baremetal'
+const REGION_CODES = Object.keys(REGIONS) as (keyof typeof REGIONS)[]
+
+const ipProducts = metalProductsOf('additional_ip')
+
+/** The A1-A5 object; `status` is always `Active` (§3.8). */
+function assignmentView(store: Store, ip: Account, serverId: number): JsonObject {
+  return {
+    additional_ip_id: ip.account_id,
+    metal_account_id: serverId,
+    ip_address: (ip.extra_details.ip_address as string | null | undefined) ?? null,
+    status: 'Active',
+    // Drift may have assigned the IP out of band, without a time: the read time stands in.
+    assigned_at: ip.assigned_at ?? formatDateTime(store.now()),
+  }
+}
+
+export function additionalIpRoutes(): Route[] {
+  const get = (ctx: RouteContext) => ctx.store.get(paramId(ctx, 'id'), KIND)
+  const catalogProduct = (ctx: RouteContext): MetalProduct => {
+    const id = paramId(ctx, 'product_id')
+    const product = ipProducts.find((p) => p.product_id === id)
+    if (!product) throw notFound('product not found')
+    return product
+  }
+  /** A3, A4: the IP in the path, assigned to the server in the path, or 404. */
+  const assignedTo = (ctx: RouteContext): { ip: Account; serverId: number } => {
+    const ip = get(ctx)
+    const serverId = paramId(ctx, 'metal_account_id')
+    if (assignedServer(ip) !== serverId) throw notFound(`additional IP ${ip.account_id} is not assigned to server ${serverId}`)
+    return { ip, serverId }
+  }
+
+  return [
+    {
+      method: 'POST',
+      pattern: P,
+      handler: (ctx) => {
+        const v = ctx.reader(true)
+        const productId = v.int('product_id', { required: true })
+        const product = productId === undefined ? undefined : ipProducts.find((p) => p.product_id === productId)
+        if (productId !== undefined && !product) v.fail('product_id', `unknown product ${productId}`)
+        const cycle = v.cycle(metalCycles)
+        const region = v.oneOf('region', REGION_CODES) ?? DEFAULT_REGION
+        const promocode = v.promocode()
+        const pay = v.pay()
+        v.done()
+        if (!product || !cycle) return null
+        const account = newAccount(ctx.store, KIND, product.product_id, product.name, cycle, {
+          ip_address: null,
+          region,
+          region_label: REGIONS[region],
+          metal_account_id: null,
+        })
+        account.assigned_at = null
+        return order(ctx, account, 'additional_ip.create', 'new', pay, promocode, account.recurring_amount)
+      },
+    },
+    { method: 'GET', pattern: P, handler: (ctx) => listAccounts(ctx, KIND) },
+    { method: 'GET', pattern: `${P}/products`, handler: () => ipProducts.map(metalPlan) },
+    { method: 'GET', pattern: `${P}/products/:product_id`, handler: (ctx) => metalPlan(catalogProduct(ctx)) },
+    { method: 'GET', pattern: `${P}/regions`, handler: () => [...REGION_CODES] },
+    { method: 'GET', pattern: `${P}/:id`, handler: (ctx) => ctx.store.view(get(ctx)) },
+    // I4: the store's terminate also removes the IP's assignment.
+    { method: 'DELETE', pattern: `${P}/:id`, handler: (ctx) => cancel(ctx, KIND) },
+    {
+      method: 'PUT',
+      pattern: `${P}/:id/assigns`,
+      handler: (ctx) => {
+        const ip = get(ctx)
+        const v = ctx.reader(true)
+        const serverId = v.int('metal_account_id', { required: true })
+        const server = serverId === undefined ? undefined : ctx.store.find(serverId)
+        if (serverId !== undefined && server?.kind !== SERVER) v.fail('metal_account_id', `unknown Metal server ${serverId}`)
+        v.done()
+        if (!server) return null
+        // §2.4: both the IP in the path and the server in the body must be Active.
+        requireStatus(ip, ACTIVE)
+        requireStatus(server, ACTIVE)
+        const current = assignedServer(ip)
+        if (current === server.account_id) return assignmentView(ctx.store, ip, current)
+        if (current !== null) throw conflict(`additional IP ${ip.account_id} is assigned to server ${current}`)
+        ctx.store.assign(ip, server.account_id)
+        return assignmentView(ctx.store, ip, server.account_id)
+      },
+    },
+    {
+      method: 'GET',
+      pattern: `${P}/:id/assigns`,
+      handler: (ctx) => {
+        const ip = get(ctx)
+        const serverId = assignedServer(ip)
+        return serverId === null ? [] : [assignmentView(ctx.store, ip, serverId)]
+      },
+    },
+    {
+      method: 'GET',
+      pattern: `${P}/:id/assigns/:metal_account_id`,
+      handler: (ctx) => {
+        const { ip, serverId } = assignedTo(ctx)
+        return assignmentView(ctx.store, ip, serverId)
+      },
+    },
+    {
+      method: 'DELETE',
+      pattern: `${P}/:id/assigns/:metal_account_id`,
+      handler: (ctx) => {
+        const { ip } = assignedTo(ctx)
+        ctx.reader(false).done()
+        ctx.store.unassign(ip)
+        return true
+      },
+    },
+    {
+      method: 'GET',
+      pattern: `${P}/assignments-by-metal-account-id/:metal_account_id`,
+      handler: (ctx) => {
+        const serverId = paramId(ctx, 'metal_account_id')
+        ctx.store.get(serverId, SERVER)
+        return ctx.store.state.accounts
+          .filter((a) => a.kind === KIND && assignedServer(a) === serverId)
+          .sort((a, b) => a.account_id - b.account_id)
+          .map((a) => assignmentView(ctx.store, a, serverId))
+      },
+    },
+  ]
+}
