@@ -2,6 +2,17 @@
 // share one definition per kind, parameterised by family. Handlers use the typed client of `api/`
 // and the vocabulary of `core/`; they never speak a protocol and never do HTTP themselves.
 import type { AnyDataSource, AnyResource } from '../core/index.js'
+import { baremetal } from './baremetal.js'
+import { baremetalAdditionalIp, baremetalAdditionalIpAssignment } from './baremetal-additional-ip.js'
+import { baremetalElasticStorage } from './baremetal-elastic-storage.js'
+import { baremetalKeypair } from './baremetal-keypair.js'
+import {
+  baremetalAdditionalIpProducts,
+  baremetalAdditionalIpRegions,
+  baremetalOpenvpn,
+  baremetalProducts,
+  baremetalRebuildOsList,
+} from './baremetal-lookups.js'
 import { liteDisk } from './lite-disk.js'
 import { liteFamilies } from './lite-family.js'
 import { liteKeypair } from './lite-keypair.js'
@@ -20,24 +31,36 @@ const asResources = (definitions: readonly unknown[]) => definitions as readonly
 const asDataSources = (definitions: readonly unknown[]) => definitions as readonly AnyDataSource[]
 
 /** Every resource the providers serve. */
-export const resources: readonly AnyResource[] = liteFamilies.flatMap((family) =>
-  asResources([
-    liteKeypair(family),
-    liteVm(family),
-    liteSnapshot(family),
-    ...(family.restoresSnapshots ? [liteVmFromSnapshot(family)] : []),
-    liteDisk(family),
-  ]),
-)
+export const resources: readonly AnyResource[] = [
+  ...asResources([baremetal, baremetalKeypair, baremetalAdditionalIp, baremetalAdditionalIpAssignment, baremetalElasticStorage]),
+  ...liteFamilies.flatMap((family) =>
+    asResources([
+      liteKeypair(family),
+      liteVm(family),
+      liteSnapshot(family),
+      ...(family.restoresSnapshots ? [liteVmFromSnapshot(family)] : []),
+      liteDisk(family),
+    ]),
+  ),
+]
 
 /** Every lookup: Terraform data sources, Pulumi functions. */
-export const dataSources: readonly AnyDataSource[] = liteFamilies.flatMap((family) =>
-  asDataSources([
-    liteProducts(family),
-    liteOsList(family),
-    liteChangePackageOptions(family),
-    liteStorageUpgradeOptions(family),
-    liteIpAvailability(family),
-    liteDiskProducts(family),
+export const dataSources: readonly AnyDataSource[] = [
+  ...asDataSources([
+    baremetalProducts,
+    baremetalRebuildOsList,
+    baremetalOpenvpn,
+    baremetalAdditionalIpProducts,
+    baremetalAdditionalIpRegions,
   ]),
-)
+  ...liteFamilies.flatMap((family) =>
+    asDataSources([
+      liteProducts(family),
+      liteOsList(family),
+      liteChangePackageOptions(family),
+      liteStorageUpgradeOptions(family),
+      liteIpAvailability(family),
+      liteDiskProducts(family),
+    ]),
+  ),
+]

@@ -1,0 +1,135 @@
+/** Additional IPs and their assignment to servers (§3.8, §4.4). */
+import type { AdditionalIpAccount, Client, IpAssignment } from '../api/index.js'
+import { bool, defineResource, int64, string } from '../core/index.js'
+import { cycleAttribute, cycleCode, digitsId, METAL_CYCLES, raw, rawAttribute, rules, waitForOrder } from './billing.js'
+
+const what = 'additional IP'
+
+const ipAttributes = {
+  productId: int64({ required: true, createOnly: true, validate: [rules.id], description: 'The product, from `baremetalAdditionalIpProducts`.' }),
+  cycle: cycleAttribute(METAL_CYCLES, 'The billing cycle: `m` monthly or `a` annually.'),
+  region: string({
+    optional: true,
+    default: 'wjv-1',
+    createOnly: true,
+    validate: [rules.freeText],
+    description: 'The region, from `baremetalAdditionalIpRegions`.',
+  }),
+  promocode: string({ optional: true, createOnly: true, validate: [rules.promocode], description: 'A promotion code for the first invoice.' }),
+  payWithCreditCard: bool({
+    optional: true,
+    default: true,
+    createOnly: true,
+    description: 'Charge the card on file for the order; `false` leaves the invoice unpaid. Like every input of this resource, a change replaces it.',
+  }),
+  status: string({ computed: true, description: 'The IP account status.' }),
+  ipAddress: string({ computed: true, description: 'The IPv4 address, known once the IP is Active.' }),
+  createdAt: string({ computed: true, stable: true, description: 'Creation date, `YYYY-MM-DD`.' }),
+  raw: rawAttribute,
+}
+
+function observeIp(account: AdditionalIpAccount) {
+  return {
+    id: account.account_id,
+    productId: account.product_id,
+    cycle: cycleCode(account.billingcycle) ?? undefined,
+    region: account.extra_details.region,
+    status: account.status,
+    ipAddress: account.extra_details.ip_address,
+    createdAt: account.date_created,
+    raw: raw(account),
+  }
+}
+
+export const baremetalAdditionalIp = defineResource<Client, typeof ipAttributes>({
+  name: 'baremetal_additional_ip',
+  description:
+    'An additional (floating) IPv4 address for Metal servers. Creating it places a paid order and waits until it is Active. ' +
+    'There is no update: a change of any input replaces it. Assign it with `BaremetalAdditionalIpAssignment`.',
+  importId: digitsId('account id', '100080'),
+  timeouts: { create: '60m', delete: '10m' },
+  attributes: ipAttributes,
+  updates: [],
+  async create(ctx) {
+    const { input, client, signal } = ctx
+    const order = await client.additionalIps.createIp(
+      {
+        product_id: input.productId ?? 0,
+        cycle: input.cycle ?? '',
+        region: input.region ?? undefined,
+        promocode: input.promocode ?? undefined,
+        pay_invoice_with_cc: input.payWithCreditCard ?? true,
+      },
+      { signal },
+    )
+    const orderedAt = client.now()
+    ctx.checkpoint({ id: order.account_id, status: 'Pending' })
+    const read = () => client.additionalIps.getIp(order.account_id, { signal })
+    const { account } = await waitForOrder(ctx, read, order, { timeoutMs: ctx.timeoutMs, orderedAt, what })
+    return observeIp(account)
+  },
+  async resume(ctx) {
+    const read = () => ctx.client.additionalIps.getIp(ctx.id, { signal: ctx.signal })
+    const { account } = await waitForOrder(ctx, read, { account_id: ctx.id }, { timeoutMs: ctx.timeoutMs, orderedAt: ctx.client.now(), what })
+    return observeIp(account)
+  },
+  async read({ client, id, signal }) {
+    const account = await client.additionalIps.getIp(id, { signal })
+    return account.status === 'Terminated' ? null : observeIp(account)
+  },
+  async delete({ client, id, signal }) {
+    await client.additionalIps.deleteIp(id, { signal })
+  },
+  unrecoverable: ['promocode'],
+})
+
+const assignmentAttributes = {
+  additionalIpId: int64({ required: true, createOnly: true, validate: [rules.id], description: 'The additional IP (its account id).' }),
+  metalAccountId: int64({ required: true, createOnly: true, validate: [rules.id], description: 'The Metal server to route the IP to (its account id).' }),
+  status: string({ computed: true, description: 'The assignment status; `Active` once assigned.' }),
+  raw: rawAttribute,
+}
+
+function observeAssignment(assignment: IpAssignment) {
+  return {
+    id: `${assignment.metal_account_id}:${assignment.additional_ip_id}`,
+    additionalIpId: Number(assignment.additional_ip_id),
+    metalAccountId: Number(assignment.metal_account_id),
+    status: assignment.status,
+    raw: raw(assignment),
+  }
+}
+
+/** `<metalAccountId>:<additionalIpId>` → both ids. */
+function splitId(id: string): [string, string] {
+  const [server = '', ip = ''] = id.split(':')
+  return [server, ip]
+}
+
+export const baremetalAdditionalIpAssignment = defineResource<Client, typeof assignmentAttributes>({
+  name: 'baremetal_additional_ip_assignment',
+  description:
+    'Routes an additional IP to a Metal server. An IP serves one server at a time, so moving it to another server deletes ' +
+    'the old assignment before creating the new one. Assignments are not billed and take effect at once.',
+  importId: {
+    format: '<metalAccountId>:<additionalIpId>',
+    example: '100070:100080',
+    parse: (text) => (/^[0-9]+:[0-9]+$/.test(text) ? { id: text } : { error: `expected two account ids joined by a colon, got ${JSON.stringify(text)}` }),
+  },
+  timeouts: {},
+  attributes: assignmentAttributes,
+  updates: [],
+  deleteBeforeReplace: true,
+  async create({ client, input, signal }) {
+    const assignment = await client.additionalIps.assign(input.additionalIpId ?? 0, { metal_account_id: input.metalAccountId ?? 0 }, { signal })
+    return observeAssignment(assignment)
+  },
+  async read({ client, id, signal }) {
+    const [server, ip] = splitId(id)
+    return observeAssignment(await client.additionalIps.getAssignment(ip, server, { signal }))
+  },
+  async delete({ client, id, signal }) {
+    const [server, ip] = splitId(id)
+    await client.additionalIps.unassign(ip, server, { signal })
+  },
+})

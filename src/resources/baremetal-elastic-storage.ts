@@ -1,0 +1,132 @@
+/** provider:index:BaremetalElasticStorage (provider_baremetal_elastic_storage): a volume bound to a server (§3.9). */
+import type { Client, ElasticStorageAccount } from '../api/index.js'
+import { bool, defineResource, int64, type OperationContext, range, recordOnly, string } from '../core/index.js'
+import { cycleAttribute, cycleCode, digitsId, METAL_CYCLES, raw, rawAttribute, rules, waitForOrder } from './billing.js'
+
+const what = 'elastic storage'
+
+const attributes = {
+  productId: int64({
+    required: true,
+    validate: [rules.id],
+    description: 'The storage product, from the elastic storage catalog. A change runs change-package (a paid order).',
+  }),
+  cycle: cycleAttribute(METAL_CYCLES, 'The billing cycle: `m` monthly or `a` annually.'),
+  storageName: string({ required: true, createOnly: true, validate: [rules.freeText], description: 'The volume name.' }),
+  metalAccountId: int64({
+    required: true,
+    createOnly: true,
+    validate: [rules.id],
+    description: 'The Metal server the volume is bound to for life (there is no re-attach call).',
+  }),
+  size: int64({
+    optional: true,
+    default: 100,
+    growOnly: true,
+    validate: [range({ min: 1, max: 10240 })],
+    description: 'The size in GB, an absolute target. Grow-only: raising it orders a resize (a paid order).',
+  }),
+  promocode: string({ optional: true, createOnly: true, validate: [rules.promocode], description: 'A promotion code for the first invoice.' }),
+  payWithCreditCard: bool({
+    optional: true,
+    default: true,
+    description: 'Charge the card on file for every order; `false` leaves invoices unpaid. Changing it calls nothing.',
+  }),
+  status: string({ computed: true, description: 'The storage account status.' }),
+  createdAt: string({ computed: true, stable: true, description: 'Creation date, `YYYY-MM-DD`.' }),
+  raw: rawAttribute,
+}
+
+function observe(account: ElasticStorageAccount) {
+  const extra = account.extra_details
+  return {
+    id: account.account_id,
+    productId: account.product_id,
+    cycle: cycleCode(account.billingcycle) ?? undefined,
+    storageName: extra.storage_name,
+    metalAccountId: Number(extra.metal_account_id),
+    size: extra.size,
+    status: account.status,
+    createdAt: account.date_created,
+    raw: raw(account),
+  }
+}
+
+function settle(ctx: OperationContext<Client>, id: string, timeoutMs: number, orderedAt: number, orderId?: string) {
+  const read = () => ctx.client.elasticStorages.getStorage(id, { signal: ctx.signal })
+  return waitForOrder(ctx, read, { account_id: id, order_id: orderId }, { timeoutMs, orderedAt, what })
+}
+
+export const baremetalElasticStorage = defineResource<Client, typeof attributes>({
+  name: 'baremetal_elastic_storage',
+  description:
+    'An elastic storage volume bound to a Metal server. Creating it places a paid order and waits until it is Active. ' +
+    'The size only grows, and the product can change (change-package); each is a paid order, one at a time.',
+  importId: digitsId('account id', '100090'),
+  timeouts: { create: '60m', update: '60m', delete: '10m' },
+  attributes,
+  updates: [
+    {
+      attributes: ['size'],
+      async apply(ctx) {
+        const target = ctx.input.size ?? 100
+        const current = await ctx.client.elasticStorages.getStorage(ctx.id, { signal: ctx.signal })
+        if (target <= current.extra_details.size) return undefined
+        const order = await ctx.client.elasticStorages.resizeStorage(
+          ctx.id,
+          { size: target, pay_invoice_with_cc: ctx.input.payWithCreditCard ?? true },
+          { signal: ctx.signal },
+        )
+        const orderedAt = ctx.client.now()
+        ctx.checkpoint()
+        await settle(ctx, ctx.id, ctx.timeoutMs, orderedAt, order.order_id)
+        return undefined
+      },
+    },
+    {
+      attributes: ['productId'],
+      async apply(ctx) {
+        const order = await ctx.client.elasticStorages.changeStorageProduct(
+          ctx.id,
+          { new_product_id: ctx.input.productId ?? 0, pay_invoice_with_cc: ctx.input.payWithCreditCard ?? true },
+          { signal: ctx.signal },
+        )
+        const orderedAt = ctx.client.now()
+        ctx.checkpoint()
+        await settle(ctx, ctx.id, ctx.timeoutMs, orderedAt, order.order_id)
+        return undefined
+      },
+    },
+    { attributes: ['payWithCreditCard'], apply: recordOnly },
+  ],
+  async create(ctx) {
+    const { input, client, signal } = ctx
+    const order = await client.elasticStorages.createStorage(
+      {
+        product_id: input.productId ?? 0,
+        cycle: input.cycle ?? '',
+        storage_name: input.storageName ?? '',
+        metal_account_id: input.metalAccountId ?? 0,
+        size: input.size ?? undefined,
+        promocode: input.promocode ?? undefined,
+        pay_invoice_with_cc: input.payWithCreditCard ?? true,
+      },
+      { signal },
+    )
+    const orderedAt = client.now()
+    ctx.checkpoint({ id: order.account_id, status: 'Pending' })
+    const { account } = await settle({ ...ctx }, order.account_id, ctx.timeoutMs, orderedAt, order.order_id)
+    return observe(account)
+  },
+  async resume(ctx) {
+    return observe((await settle(ctx, ctx.id, ctx.timeoutMs, ctx.client.now())).account)
+  },
+  async read({ client, id, signal }) {
+    const account = await client.elasticStorages.getStorage(id, { signal })
+    return account.status === 'Terminated' ? null : observe(account)
+  },
+  async delete({ client, id, signal }) {
+    await client.elasticStorages.deleteStorage(id, { signal })
+  },
+  unrecoverable: ['promocode', 'payWithCreditCard'],
+})

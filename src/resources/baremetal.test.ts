@@ -1,0 +1,167 @@
+import assert from 'node:assert/strict'
+import { describe, test } from 'node:test'
+import { Harness } from '../../test/harness.js'
+import type { AnyDataSource, AnyResource, ValueMap } from '../core/index.js'
+import { baremetal } from './baremetal.js'
+import { baremetalAdditionalIp, baremetalAdditionalIpAssignment } from './baremetal-additional-ip.js'
+import { baremetalElasticStorage } from './baremetal-elastic-storage.js'
+import { baremetalKeypair } from './baremetal-keypair.js'
+import { baremetalOpenvpn, baremetalProducts, baremetalRebuildOsList } from './baremetal-lookups.js'
+
+const erase = (definition: unknown) => definition as AnyResource
+const server = erase(baremetal)
+const keypair = erase(baremetalKeypair)
+const ip = erase(baremetalAdditionalIp)
+const assignment = erase(baremetalAdditionalIpAssignment)
+const storage = erase(baremetalElasticStorage)
+
+async function withServer(extra: ValueMap = {}) {
+  const h = new Harness()
+  const key = await h.create(keypair, { name: 'metal-key' })
+  const config: ValueMap = { productId: 301, cycle: 'm', keypairId: key.keypairId ?? null, label: 'db-primary', ...extra }
+  const state = await h.create(server, config)
+  await h.requests()
+  return { h, key, config, state }
+}
+
+describe('provider_baremetal', () => {
+  test('create waits for Active; label, rebuild, reset and power run in order with exactly their calls', async () => {
+    const { h, config, state } = await withServer()
+    assert.equal(state.status, 'Active')
+    assert.equal(state.ipAddress, '203.0.113.10')
+    assert.equal(state.selectOs, 'ubuntu-22')
+    const outcome = await h.update(server, state, { ...config, label: 'db-renamed', rebuildOs: 'debian-12', resetTrigger: 'r1', powerState: 'off' })
+    assert.deepEqual(outcome.diagnostics, [])
+    assert.deepEqual(await h.mutations(), [
+      'PUT /v1/baremetals/100001',
+      'PUT /v1/baremetals/100001/rebuild',
+      'PUT /v1/baremetals/accounts/100001/state/reset',
+      'PUT /v1/baremetals/accounts/100001/state/off',
+    ])
+    const after = outcome.state as ValueMap
+    const again = await h.update(server, after, { ...config, label: 'db-renamed', rebuildOs: 'debian-12', resetTrigger: 'r2', powerState: 'off' })
+    assert.deepEqual(await h.mutations(), ['PUT /v1/baremetals/accounts/100001/state/reset'], 'a new trigger value re-fires only the reset')
+    const cleared = await h.update(server, again.state as ValueMap, { ...config, label: 'db-renamed' })
+    assert.deepEqual(await h.mutations(), [], 'clearing the actions calls nothing')
+    assert.equal(cleared.state?.rebuildOs, null)
+  })
+
+  test('productId, cycle and the other create-only inputs replace; the payment flag replaces nothing and calls nothing', async () => {
+    const { h, config, state } = await withServer()
+    for (const [name, value] of Object.entries({ productId: 302, cycle: 'a', selectOs: 'rocky-9', keypairId: 99, publicIp: 1 })) {
+      const plan = h.plan(server, state, { ...config, [name]: value })
+      assert.deepEqual(plan.replace, name === 'publicIp' ? [] : [name], name)
+    }
+    // The API never returns the promocode: one added later (or after an import) is only recorded.
+    assert.deepEqual(h.plan(server, state, { ...config, promocode: 'PROMO10' }).replace, [])
+    const paid = await h.update(server, state, { ...config, payWithCreditCard: false })
+    assert.equal(paid.state?.payWithCreditCard, false)
+    assert.deepEqual(await h.mutations(), [])
+  })
+
+  test('powerState given at create is applied once Active; import recovers the inputs for an empty plan', async () => {
+    const { h, config, state } = await withServer({ powerState: 'off' })
+    assert.equal(state.powerState, 'off')
+    const imported = await h.import(server, String(state.id))
+    assert.equal(imported?.powerState, 'off')
+    assert.equal(imported?.selectOs, 'ubuntu-22')
+    assert.deepEqual(h.plan(server, imported, { ...config, powerState: 'off' }).changed, [])
+  })
+
+  test('the cycle and power state are checked at plan time', async () => {
+    const { h, config } = await withServer()
+    const plan = h.plan(server, null, { ...config, cycle: 'q', powerState: 'reboot', publicIp: 2 })
+    assert.deepEqual(plan.diagnostics.map((d) => d.path), [['cycle'], ['publicIp'], ['powerState']])
+  })
+})
+
+describe('provider_baremetal_keypair', () => {
+  test('a generated key keeps its private key; an imported key is compared without whitespace', async () => {
+    const h = new Harness()
+    const generated = await h.create(keypair, { name: 'generated' })
+    assert.match(String(generated.privateKey), /BEGIN OPENSSH PRIVATE KEY/)
+    assert.equal((await h.read(keypair, generated))?.privateKey, generated.privateKey)
+    const publicKey = String((await h.read(keypair, generated))?.raw).match(/ssh-ed25519 [A-Za-z0-9+/=]+/)?.[0]
+    assert.ok(publicKey)
+    const imported = await h.create(keypair, { name: 'imported', publicKey: `  ${publicKey} me@host \n` })
+    assert.equal(imported.privateKey, null)
+    const refreshed = await h.read(keypair, imported)
+    assert.equal(refreshed?.publicKey, `  ${publicKey} me@host \n`, 'no drift for whitespace')
+    const byId = await h.import(keypair, String(imported.id))
+    assert.equal(byId?.publicKey, `${publicKey} me@host`)
+    assert.equal((await h.import(keypair, String(generated.id)))?.publicKey, null, 'a generated key has no publicKey input')
+  })
+})
+
+describe('additional IPs and assignments', () => {
+  test('moving an assignment to a second server deletes the old one first; import by composite id', async () => {
+    const { h, key, state } = await withServer()
+    const second = await h.create(server, { productId: 301, cycle: 'm', keypairId: key.keypairId ?? null, label: 'db-replica' })
+    const address = await h.create(ip, { productId: 401, cycle: 'm' })
+    assert.equal(address.ipAddress, '198.51.100.2')
+    const first = await h.create(assignment, { additionalIpId: Number(address.id), metalAccountId: Number(state.id) })
+    assert.equal(first.id, `${String(state.id)}:${String(address.id)}`)
+    assert.equal(assignment.deleteBeforeReplace, true)
+    const moved = { additionalIpId: Number(address.id), metalAccountId: Number(second.id) }
+    assert.deepEqual(h.plan(assignment, first, moved).replace, ['metalAccountId'])
+    await h.requests()
+    await h.delete(assignment, first)
+    const next = await h.create(assignment, moved)
+    assert.deepEqual(await h.mutations(), [
+      `DELETE /v1/baremetal-additional-ips/${String(address.id)}/assigns/${String(state.id)}`,
+      `PUT /v1/baremetal-additional-ips/${String(address.id)}/assigns`,
+    ])
+    const imported = await h.import(assignment, String(next.id))
+    assert.deepEqual(h.plan(assignment, imported, moved).changed, [])
+    assert.equal(await h.read(assignment, first), null, 'the old assignment is gone')
+    await assert.rejects(h.import(assignment, '12'), /<metalAccountId>:<additionalIpId>/)
+  })
+
+  test('any change of an additional IP replaces it', async () => {
+    const h = new Harness()
+    const address = await h.create(ip, { productId: 401, cycle: 'm' })
+    assert.deepEqual(h.plan(ip, address, { productId: 401, cycle: 'm', region: 'cjv-1' }).replace, ['region'])
+    assert.deepEqual(h.plan(ip, address, { productId: 401, cycle: 'm', payWithCreditCard: false }).replace, ['payWithCreditCard'])
+  })
+})
+
+describe('provider_baremetal_elastic_storage', () => {
+  test('growth then change-package: two orders, waiting for Active between them', async () => {
+    const { h, state } = await withServer()
+    const config: ValueMap = { productId: 501, cycle: 'm', storageName: 'db-volume', metalAccountId: Number(state.id) }
+    const volume = await h.create(storage, config)
+    assert.equal(volume.size, 100)
+    await h.requests()
+    const outcome = await h.update(storage, volume, { ...config, size: 200, productId: 502 })
+    assert.deepEqual(outcome.diagnostics, [])
+    const log = await h.requests()
+    const mutations = log.filter((e) => e.method !== 'GET').map((e) => `${e.method} ${e.path}`)
+    assert.deepEqual(mutations, [`PUT /v1/baremetal-elastic-storages/${String(volume.id)}`, `POST /v1/baremetal-elastic-storages/${String(volume.id)}`])
+    const resize = log.findIndex((e) => e.method === 'PUT')
+    const change = log.findIndex((e) => e.method === 'POST')
+    assert.ok(log.slice(resize + 1, change).some((e) => e.method === 'GET'), 'the change-package waits for the resize')
+    assert.equal(outcome.state?.size, 200)
+    assert.deepEqual((await h.orders()).by_kind, {
+      'baremetal.create': 1,
+      'elastic_storage.create': 1,
+      'elastic_storage.resize': 1,
+      'elastic_storage.change_package': 1,
+    })
+    assert.deepEqual(h.plan(storage, outcome.state, { ...config, size: 150, productId: 502 }).diagnostics.map((d) => d.path), [['size']])
+    const imported = await h.import(storage, String(volume.id))
+    assert.deepEqual(h.plan(storage, imported, { ...config, size: 200, productId: 502 }).changed, [])
+  })
+})
+
+describe('Metal lookups', () => {
+  test('products, the rebuild OS list and the OpenVPN profile (secret, redacted in raw)', async () => {
+    const { h, state } = await withServer()
+    const products = await h.data(baremetalProducts as unknown as AnyDataSource, {})
+    assert.deepEqual((products.products as ValueMap[]).map((p) => p.productId), [301, 302, 303])
+    const oss = await h.data(baremetalRebuildOsList as unknown as AnyDataSource, { accountId: Number(state.id) })
+    assert.deepEqual(oss.oss, ['ubuntu-22', 'ubuntu-24', 'debian-12', 'rocky-9'])
+    const vpn = await h.data(baremetalOpenvpn as unknown as AnyDataSource, {})
+    assert.match(String(vpn.config), /client/)
+    assert.deepEqual(JSON.parse(String(vpn.raw)), { config: '***' })
+  })
+})

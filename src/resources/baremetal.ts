@@ -1,0 +1,165 @@
+/** provider:index:Baremetal (provider_baremetal): a Metal dedicated server (§3.7, §4.4). */
+import type { Client, MetalServerAccount } from '../api/index.js'
+import { bool, defineResource, int64, oneOf, type OperationContext, recordOnly, string } from '../core/index.js'
+import { cycleAttribute, cycleCode, digitsId, METAL_CYCLES, raw, rawAttribute, rules, waitForOrder } from './billing.js'
+
+const what = 'Metal server'
+
+const attributes = {
+  productId: int64({ required: true, createOnly: true, validate: [rules.id], description: 'The product, from `baremetalProducts`. The API has no call to change it.' }),
+  cycle: cycleAttribute(METAL_CYCLES, 'The billing cycle: `m` monthly or `a` annually. The API has no call to change it.'),
+  selectOs: string({ optional: true, default: 'ubuntu-22', createOnly: true, validate: [rules.freeText], description: 'The OS to install. Reinstall an existing server with `rebuildOs`.' }),
+  keypairId: int64({ required: true, createOnly: true, validate: [rules.id], description: 'A keypair of the Metal pool, from `BaremetalKeypair`.' }),
+  label: string({ required: true, validate: [rules.freeText], description: 'The display name; changed in place.' }),
+  publicIp: int64({ optional: true, default: 1, createOnly: true, validate: [oneOf([1])], description: 'Number of public IPv4 addresses; only 1 is offered.' }),
+  promocode: string({ optional: true, createOnly: true, validate: [rules.promocode], description: 'A promotion code for the first invoice.' }),
+  payWithCreditCard: bool({
+    optional: true,
+    default: true,
+    description: 'Charge the card on file for the order; `false` leaves the invoice unpaid and the server Pending until it is paid. Changing it calls nothing and replaces nothing.',
+  }),
+  powerState: string({
+    optional: true,
+    computed: true,
+    action: true,
+    validate: [oneOf(['on', 'off'])],
+    description: 'Power the server `on` or `off` when the value changes. Given at create, it is applied once the server is Active. Removing it calls nothing.',
+  }),
+  resetTrigger: string({
+    optional: true,
+    action: true,
+    validate: [rules.freeText],
+    description: 'Any new value hard-resets the server once (the value itself is only a trigger). Given at create, it is only recorded.',
+  }),
+  rebuildOs: string({
+    optional: true,
+    action: true,
+    validate: [rules.freeText],
+    description: 'Destructive: reinstall the server with this OS (a value of `baremetalRebuildOsList`) whenever the value changes. Given at create, it is only recorded.',
+  }),
+  status: string({ computed: true, description: 'The server account status.' }),
+  orderId: string({ computed: true, stable: true, description: 'The order that created the server.' }),
+  ipAddress: string({ computed: true, description: 'The public IPv4 address, known once the server is Active.' }),
+  createdAt: string({ computed: true, stable: true, description: 'Creation date, `YYYY-MM-DD`.' }),
+  raw: rawAttribute,
+}
+
+type Prior = { powerState?: string | null } | null
+
+async function powerOf(ctx: OperationContext<Client>, account: MetalServerAccount): Promise<string | null> {
+  if (account.status !== 'Active' && account.status !== 'Suspended') return null
+  try {
+    return (await ctx.client.baremetals.getPowerState(account.account_id, { signal: ctx.signal })).state
+  } catch (thrown) {
+    if ((thrown as { status?: number }).status === 409) return null
+    throw thrown
+  }
+}
+
+function observe(account: MetalServerAccount, power: string | null, importing: boolean) {
+  const extra = account.extra_details
+  return {
+    id: account.account_id,
+    productId: account.product_id,
+    cycle: cycleCode(account.billingcycle) ?? undefined,
+    keypairId: extra.keypair_id ?? undefined,
+    label: extra.label,
+    publicIp: extra.public_ip,
+    // The OS and the power state follow rebuilds and actions; they are inputs only at import (§4.6).
+    ...(importing ? { selectOs: extra.select_os, powerState: power } : {}),
+    status: account.status,
+    orderId: account.order_id,
+    ipAddress: extra.ip_address,
+    createdAt: account.date_created,
+    raw: raw(account),
+  }
+}
+
+async function settle(ctx: OperationContext<Client>, id: string, timeoutMs: number, orderedAt: number, orderId?: string) {
+  const read = () => ctx.client.baremetals.getServer(id, { signal: ctx.signal })
+  return waitForOrder(ctx, read, { account_id: id, order_id: orderId }, { timeoutMs, orderedAt, what })
+}
+
+/** After the order: wait for Active, then apply a requested power state. Also resumes a create. */
+async function finish(ctx: OperationContext<Client> & { id: string; timeoutMs: number }, powerState: string | null, prior: Prior) {
+  const { account, unpaid } = await settle(ctx, ctx.id, ctx.timeoutMs, ctx.client.now())
+  if (unpaid) return observe(account, null, false)
+  let power = await powerOf(ctx, account)
+  if (power !== null && powerState && powerState !== power) {
+    await ctx.client.baremetals.setPowerState(ctx.id, powerState as 'on' | 'off', { signal: ctx.signal })
+    power = powerState
+  }
+  return { ...observe(account, power, false), powerState: powerState ?? prior?.powerState ?? null }
+}
+
+export const baremetal = defineResource<Client, typeof attributes>({
+  name: 'baremetal',
+  description:
+    'A Metal dedicated server. Creating it places a paid order and waits until the server is Active (provisioning is slow: ' +
+    'the create timeout defaults to 60 minutes). The label changes in place; power, reset and OS rebuild are one-shot actions.',
+  importId: digitsId('account id', '100070'),
+  timeouts: { create: '60m', update: '60m', delete: '10m' },
+  attributes,
+  updates: [
+    {
+      attributes: ['label'],
+      async apply(ctx) {
+        await ctx.client.baremetals.setLabel(ctx.id, { label: ctx.input.label ?? '' }, { signal: ctx.signal })
+        return undefined
+      },
+    },
+    {
+      attributes: ['rebuildOs'],
+      async apply(ctx) {
+        await ctx.client.baremetals.rebuildServer(ctx.id, { os: ctx.input.rebuildOs ?? '' }, { signal: ctx.signal })
+        const startedAt = ctx.client.now()
+        ctx.checkpoint() // destructive: never fired twice for one change, even if the wait fails
+        await settle(ctx, ctx.id, ctx.timeoutMs, startedAt)
+        return undefined
+      },
+    },
+    {
+      attributes: ['resetTrigger'],
+      async apply(ctx) {
+        await ctx.client.baremetals.setPowerState(ctx.id, 'reset', { signal: ctx.signal })
+        return undefined
+      },
+    },
+    {
+      attributes: ['powerState'],
+      async apply(ctx) {
+        await ctx.client.baremetals.setPowerState(ctx.id, ctx.input.powerState as 'on' | 'off', { signal: ctx.signal })
+        return undefined
+      },
+    },
+    { attributes: ['payWithCreditCard'], apply: recordOnly },
+  ],
+  async create(ctx) {
+    const { input } = ctx
+    const order = await ctx.client.baremetals.createServer(
+      {
+        product_id: input.productId ?? 0,
+        cycle: input.cycle ?? '',
+        select_os: input.selectOs ?? undefined,
+        keypair_id: input.keypairId ?? 0,
+        label: input.label ?? '',
+        public_ip: input.publicIp ?? undefined,
+        promocode: input.promocode ?? undefined,
+        pay_invoice_with_cc: input.payWithCreditCard ?? true,
+      },
+      { signal: ctx.signal },
+    )
+    ctx.checkpoint({ id: order.account_id, orderId: order.order_id, status: 'Pending' })
+    return finish({ ...ctx, id: order.account_id }, input.powerState, null)
+  },
+  resume: (ctx) => finish(ctx, ctx.input.powerState, ctx.prior),
+  async read(ctx) {
+    const account = await ctx.client.baremetals.getServer(ctx.id, { signal: ctx.signal })
+    if (account.status === 'Terminated') return null
+    return observe(account, ctx.importing ? await powerOf(ctx, account) : null, ctx.importing)
+  },
+  async delete(ctx) {
+    await ctx.client.baremetals.deleteServer(ctx.id, { signal: ctx.signal })
+  },
+  unrecoverable: ['promocode', 'payWithCreditCard', 'resetTrigger', 'rebuildOs'],
+})
