@@ -1,7 +1,9 @@
-// Bundles the provider into one file and lays it out as a Terraform filesystem mirror, so that
+// Bundles the providers. Terraform: one file laid out as a filesystem mirror, so that
 // `TF_CLI_CONFIG_FILE=dist/terraformrc terraform init` installs it offline from any directory.
-// Run after `tsc` (npm run build does both).
-import { chmodSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+// Pulumi: dist/pulumi/ (launcher + bundle) and its plugin tarball. Run after `tsc` (npm run build
+// does both, and regenerates schema/schema.json first).
+import { execFileSync } from 'node:child_process'
+import { chmodSync, copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { build } from 'esbuild'
@@ -65,3 +67,66 @@ provider_installation {
 `,
 )
 console.log(`built provider ${version} for ${platform} into ${packageDir}`)
+
+// ---- Pulumi: dist/pulumi/ holds the executable plugin (sh launcher + bundle + schema), and the
+// tarball `pulumi plugin install resource provider <ver> --file <tarball>` takes.
+const pulumiDir = join(dist, 'pulumi')
+rmSync(pulumiDir, { recursive: true, force: true })
+mkdirSync(pulumiDir, { recursive: true })
+const pulumiGuard =
+  'if(+process.versions.node.split(".")[0]<20){process.stderr.write("pulumi-resource-provider needs Node.js 20 or later, found "+process.version+"\\n");process.exit(1)}'
+await build({
+  entryPoints: [join(root, 'src/bin/pulumi-provider.ts')],
+  outfile: join(pulumiDir, 'provider.cjs'),
+  bundle: true,
+  platform: 'node',
+  format: 'cjs',
+  target: 'node20',
+  minify: true,
+  legalComments: 'none',
+  banner: { js: pulumiGuard },
+  define: { PROVIDER_VERSION: JSON.stringify(version) },
+  logLevel: 'warning',
+})
+const pulumiLauncher = join(pulumiDir, 'pulumi-resource-provider')
+writeFileSync(
+  pulumiLauncher,
+  `#!/bin/sh
+# pulumi-resource-provider ${version}: runs the bundled provider with Node.js 20+ (PROVIDER_NODE overrides).
+# Nothing but the port line may reach stdout, so every message here goes to stderr.
+node_bin=\${PROVIDER_NODE:-node}
+if ! command -v "$node_bin" >/dev/null 2>&1; then
+  echo "pulumi-resource-provider needs Node.js 20 or later on PATH (or set PROVIDER_NODE)" >&2
+  exit 1
+fi
+exec "$node_bin" "$(dirname -- "$0")/provider.cjs" "$@"
+`,
+)
+chmodSync(pulumiLauncher, 0o755)
+writeFileSync(
+  join(pulumiDir, 'pulumi-resource-provider.cmd'),
+  `@echo off\r\nnode "%~dp0provider.cjs" %*\r\n`,
+)
+// The schema the plugin serves, from the tsc output (scripts/gen-pulumi.mjs writes the committed copy).
+const { pulumiSchema } = await import('./gen-pulumi.mjs')
+writeFileSync(join(pulumiDir, 'schema.json'), await pulumiSchema(version))
+
+// A source-plugin layout (PulumiPlugin.yaml, runtime nodejs) for `pulumi package add <dir>` from a
+// checkout. It lives apart: a PulumiPlugin.yaml beside the launcher would make the engine run the
+// executable plugin through the Node language host instead.
+const sourceDir = join(dist, 'pulumi-source')
+rmSync(sourceDir, { recursive: true, force: true })
+mkdirSync(sourceDir, { recursive: true })
+copyFileSync(join(pulumiDir, 'provider.cjs'), join(sourceDir, 'provider.cjs'))
+copyFileSync(join(pulumiDir, 'schema.json'), join(sourceDir, 'schema.json'))
+writeFileSync(join(sourceDir, 'PulumiPlugin.yaml'), `runtime: nodejs\nname: provider\nversion: ${version}\n`)
+writeFileSync(
+  join(sourceDir, 'package.json'),
+  `${JSON.stringify({ name: 'pulumi-resource-provider', version, private: true, main: 'provider.cjs', dependencies: { '@pulumi/pulumi': '^3.0.0' } }, null, 2)}\n`,
+)
+
+const pulumiPlatform = `${{ win32: 'windows' }[process.platform] ?? process.platform}-${{ x64: 'amd64', arm64: 'arm64' }[process.arch] ?? process.arch}`
+const tarball = join(dist, `pulumi-resource-provider-v${version}-${pulumiPlatform}.tar.gz`)
+rmSync(tarball, { force: true })
+execFileSync('tar', ['-czf', tarball, '-C', pulumiDir, 'pulumi-resource-provider', 'pulumi-resource-provider.cmd', 'provider.cjs', 'schema.json'])
+console.log(`built pulumi-resource-provider ${version} into ${pulumiDir} and ${tarball}`)

@@ -1,0 +1,467 @@
+/**
+ * The ResourceProvider semantics over wire property maps, with no transport: one method per RPC,
+ * decode -> core -> encode. The gRPC adapter (grpc-server.ts) only converts protobuf messages.
+ */
+import {
+  type AnyDataSource,
+  type AnyProvider,
+  type AnyResource,
+  applyCreate,
+  applyDelete,
+  applyUpdate,
+  type Diagnostic,
+  hasErrors,
+  importResource,
+  InputError,
+  isInput,
+  type Logger,
+  messageOf,
+  type PrivateState,
+  planResource,
+  readDataSource,
+  readResource,
+  type Session,
+  type TimeoutName,
+  toPascal,
+  toCamel,
+  type Value,
+  type ValueMap,
+  validateConfig,
+  valuesEqual,
+} from '../core/index.js'
+import { Code, codeOf, describeDiagnostics, PulumiError, propertyPath } from './errors.js'
+import { type Recorder, recordingClient } from './recorder.js'
+import {
+  decodeMap,
+  encodeMap,
+  META_KEY,
+  plain,
+  secret,
+  secretAttributes,
+  secretStrings,
+  type Wire,
+  type WireMap,
+  wireName,
+} from './wire.js'
+
+export const PACKAGE = 'provider'
+
+export interface Registry {
+  readonly provider: AnyProvider
+  readonly resources: readonly AnyResource[]
+  readonly dataSources: readonly AnyDataSource[]
+}
+
+export type Severity = 'debug' | 'info' | 'warning' | 'error'
+
+/** Where logs go: the engine's Log service (the adapter falls back to stderr). */
+export type EngineLog = (severity: Severity, message: string, urn?: string) => void
+
+export interface ProviderOptions {
+  readonly version: string
+  readonly log: EngineLog
+}
+
+export const resourceToken = (definition: { name: string }) => `${PACKAGE}:index:${toPascal(definition.name)}`
+export const functionToken = (definition: { name: string }) => `${PACKAGE}:index:${toCamel(definition.name)}`
+
+export interface CheckFailure {
+  readonly property: string
+  readonly reason: string
+}
+export interface CheckResult {
+  readonly inputs: WireMap
+  readonly failures: readonly CheckFailure[]
+}
+export type DiffKind = 'ADD' | 'ADD_REPLACE' | 'DELETE' | 'DELETE_REPLACE' | 'UPDATE' | 'UPDATE_REPLACE'
+export interface DiffResult {
+  readonly changes: 'none' | 'some'
+  readonly replaces: readonly string[]
+  readonly diffs: readonly string[]
+  readonly detailedDiff: Readonly<Record<string, { kind: DiffKind; inputDiff: boolean }>>
+  readonly deleteBeforeReplace: boolean
+}
+export interface ConfigureResult {
+  readonly acceptSecrets: boolean
+  readonly supportsPreview: boolean
+  readonly acceptResources: boolean
+  readonly acceptOutputs: boolean
+}
+
+interface ResourceRequest {
+  readonly urn: string
+  /** The type token; taken from the URN when empty. */
+  readonly type?: string
+}
+
+/** `urn:pulumi:stack::project::parent$provider:index:LiteVm::name` → `provider:index:LiteVm`. */
+export function typeOfUrn(urn: string): string {
+  const qualified = urn.split('::')[2] ?? ''
+  return qualified.split('$').pop() ?? ''
+}
+
+function isEmptyMap(map: WireMap): boolean {
+  return Object.keys(map).filter((k) => k !== META_KEY).length === 0
+}
+
+function privateOf(outputs: WireMap): PrivateState {
+  const raw = plain(outputs[META_KEY] ?? null)
+  if (typeof raw !== 'string') return {}
+  try {
+    const parsed: unknown = JSON.parse(raw)
+    return parsed !== null && typeof parsed === 'object' ? (parsed as PrivateState) : {}
+  } catch {
+    return {}
+  }
+}
+
+function timeoutsOf(name: TimeoutName, seconds: number | undefined): Value {
+  return seconds !== undefined && seconds > 0 ? { [name]: `${Math.ceil(seconds)}s` } : null
+}
+
+function failuresOf(list: readonly Diagnostic[]): CheckFailure[] {
+  return list
+    .filter((d) => d.severity === 'error')
+    .map((d) => ({ property: d.path ? propertyPath(d.path) : '', reason: `${d.summary}: ${d.detail}` }))
+}
+
+function inputAttributes(definition: AnyResource) {
+  return Object.fromEntries(Object.entries(definition.attributes).filter(([, a]) => isInput(a)))
+}
+
+export class PulumiProvider {
+  private readonly resources: Map<string, AnyResource>
+  private readonly functions: Map<string, AnyDataSource>
+  private client: unknown
+  private configuredSecrets = new Set<string>()
+  private stop = new AbortController()
+
+  constructor(
+    private readonly registry: Registry,
+    private readonly options: ProviderOptions,
+  ) {
+    this.resources = new Map(registry.resources.map((r) => [resourceToken(r), r]))
+    this.functions = new Map(registry.dataSources.map((d) => [functionToken(d), d]))
+  }
+
+  get version(): string {
+    return this.options.version
+  }
+
+  // ---- provider configuration ------------------------------------------------------------
+
+  checkConfig(request: { news: WireMap }): CheckResult {
+    const { attributes } = this.registry.provider
+    const config = this.decodeConfig(request.news)
+    const failures = failuresOf(validateConfig(attributes, config, { requireInputs: false }))
+    const inputs: WireMap = { ...request.news }
+    for (const [name, attribute] of Object.entries(attributes)) {
+      const key = wireName(name)
+      if (attribute.sensitive && inputs[key] !== undefined && inputs[key] !== null) inputs[key] = secret(inputs[key])
+    }
+    return { inputs, failures }
+  }
+
+  /** A provider is never replaced: that would replace every resource it manages. */
+  diffConfig(request: { olds: WireMap; oldInputs: WireMap; news: WireMap }): DiffResult {
+    const before = this.decodeConfig(isEmptyMap(request.oldInputs) ? request.olds : request.oldInputs)
+    const after = this.decodeConfig(request.news)
+    const diffs = Object.keys(this.registry.provider.attributes)
+      .filter((name) => !valuesEqual(before[name] ?? null, after[name] ?? null))
+      .map(wireName)
+    return {
+      changes: diffs.length > 0 ? 'some' : 'none',
+      replaces: [],
+      diffs,
+      detailedDiff: Object.fromEntries(diffs.map((key) => [key, { kind: 'UPDATE' as const, inputDiff: true }])),
+      deleteBeforeReplace: false,
+    }
+  }
+
+  configure(request: { args: WireMap | null; variables: Record<string, string> }): ConfigureResult {
+    const { provider } = this.registry
+    const given: WireMap = request.args ?? {}
+    if (request.args === null) {
+      for (const [key, text] of Object.entries(request.variables)) {
+        if (key.startsWith(`${PACKAGE}:config:`)) given[key.slice(`${PACKAGE}:config:`.length)] = text
+      }
+    }
+    const config = this.decodeConfig(given)
+    const issues = validateConfig(provider.attributes, config, { requireInputs: false })
+    if (hasErrors(issues)) throw new PulumiError(Code.INVALID_ARGUMENT, this.configMessage(describeDiagnostics(issues)))
+    const full = Object.fromEntries(Object.keys(provider.attributes).map((name) => [name, config[name] ?? null]))
+    try {
+      this.client = provider.configure(full, { userAgent: `provider-pulumi/${this.version}`, log: this.logger(undefined, new Set()) })
+    } catch (thrown) {
+      const where = thrown instanceof InputError && thrown.path.length > 0 ? `${PACKAGE}:${propertyPath(thrown.path)}: ` : ''
+      throw new PulumiError(Code.INVALID_ARGUMENT, this.configMessage([`${where}${messageOf(thrown)}`]))
+    }
+    this.configuredSecrets = secretStrings(Object.fromEntries(Object.entries(given).map(([k, v]) => [k, this.isSensitiveConfig(k) ? secret(v) : v])))
+    return { acceptSecrets: true, supportsPreview: true, acceptResources: false, acceptOutputs: false }
+  }
+
+  // ---- resources --------------------------------------------------------------------------
+
+  check(request: ResourceRequest & { news: WireMap }): CheckResult {
+    const definition = this.resource(request)
+    const { values, unknownKeys } = decodeMap(definition.attributes, request.news, { ignore: (k) => k.startsWith('__') })
+    const failures: CheckFailure[] = unknownKeys.map((key) => ({
+      property: key,
+      reason: `${key} is not an input of ${resourceToken(definition)}`,
+    }))
+    const config: Record<string, Value> = { ...values }
+    const inputs: WireMap = { ...request.news }
+    for (const [name, attribute] of Object.entries(definition.attributes)) {
+      const key = wireName(name)
+      if (isInput(attribute) && attribute.default !== undefined && (config[name] ?? null) === null) {
+        config[name] = attribute.default
+        inputs[key] = attribute.default
+      }
+      if (attribute.sensitive && inputs[key] !== undefined && inputs[key] !== null) inputs[key] = secret(inputs[key])
+    }
+    failures.push(...failuresOf(validateConfig(definition.attributes, config)))
+    return { inputs, failures }
+  }
+
+  diff(request: ResourceRequest & { olds: WireMap; oldInputs: WireMap; news: WireMap; ignoreChanges?: readonly string[] }): DiffResult {
+    const definition = this.resource(request)
+    const prior = this.priorOf(definition, request.olds, request.oldInputs)
+    const plan = this.plan(definition, prior, request.news, request.ignoreChanges, privateOf(request.olds))
+    const detailedDiff: Record<string, { kind: DiffKind; inputDiff: boolean }> = {}
+    for (const name of plan.changed) {
+      const before = prior[name] ?? null
+      const after = plan.planned[name] ?? null
+      const base = before === null ? 'ADD' : after === null ? 'DELETE' : 'UPDATE'
+      detailedDiff[wireName(name)] = { kind: plan.replace.includes(name) ? `${base}_REPLACE` : base, inputDiff: true }
+    }
+    return {
+      changes: plan.changed.length > 0 ? 'some' : 'none',
+      replaces: plan.replace.map(wireName),
+      diffs: plan.changed.map(wireName),
+      detailedDiff,
+      deleteBeforeReplace: plan.replace.length > 0 && definition.deleteBeforeReplace === true,
+    }
+  }
+
+  async create(request: ResourceRequest & { properties: WireMap; timeout?: number; preview: boolean }): Promise<{ id: string; properties: WireMap }> {
+    const definition = this.resource(request)
+    const plan = this.plan(definition, null, request.properties)
+    const planned: ValueMap = { ...plan.planned, timeouts: timeoutsOf('create', request.timeout) }
+    const secrets = secretAttributes(definition.attributes, request.properties)
+    if (request.preview) return { id: '', properties: this.outputs(definition, planned, secrets, {}) }
+    const recorder: Recorder = { last: undefined }
+    const outcome = await applyCreate(definition, planned, this.session(recorder, request.urn, request.properties))
+    this.warn(outcome.diagnostics, request.urn)
+    const { state } = outcome
+    if (state !== null && outcome.incomplete) {
+      throw this.partial(definition, state, outcome.private, secrets, outcome.diagnostics)
+    }
+    if (state === null || hasErrors(outcome.diagnostics)) throw this.failure(outcome.diagnostics, recorder)
+    return { id: String(state.id), properties: this.outputs(definition, state, secrets, outcome.private) }
+  }
+
+  async read(request: ResourceRequest & { id: string; properties: WireMap; inputs: WireMap }): Promise<{ id: string; properties: WireMap; inputs: WireMap }> {
+    const definition = this.resource(request)
+    const importing = isEmptyMap(request.properties)
+    const recorder: Recorder = { last: undefined }
+    const session = this.session(recorder, request.urn, request.properties, request.inputs)
+    const outcome = importing
+      ? await importResource(definition, request.id, session)
+      : await readResource(definition, this.priorOf(definition, request.properties, {}), request.id, privateOf(request.properties), session)
+    this.warn(outcome.diagnostics, request.urn)
+    if (hasErrors(outcome.diagnostics)) {
+      throw this.failure(outcome.diagnostics, recorder, importing && outcome.state === null ? Code.NOT_FOUND : Code.UNKNOWN)
+    }
+    if (outcome.state === null) return { id: '', properties: {}, inputs: {} }
+    const secrets = secretAttributes(definition.attributes, request.properties, request.inputs)
+    return {
+      id: String(outcome.state.id ?? request.id),
+      properties: this.outputs(definition, outcome.state, secrets, outcome.private),
+      inputs: encodeMap(inputAttributes(definition), outcome.state, { secret: secrets }),
+    }
+  }
+
+  async update(
+    request: ResourceRequest & {
+      id: string
+      olds: WireMap
+      oldInputs: WireMap
+      news: WireMap
+      timeout?: number
+      ignoreChanges?: readonly string[]
+      preview: boolean
+    },
+  ): Promise<{ properties: WireMap }> {
+    const definition = this.resource(request)
+    const prior: ValueMap = { ...this.priorOf(definition, request.olds, request.oldInputs), id: request.id }
+    const priorPrivate = privateOf(request.olds)
+    const plan = this.plan(definition, prior, request.news, request.ignoreChanges, priorPrivate)
+    const planned: ValueMap = { ...plan.planned, timeouts: timeoutsOf('update', request.timeout) }
+    const secrets = secretAttributes(definition.attributes, request.news, request.olds)
+    if (request.preview) return { properties: this.outputs(definition, planned, secrets, priorPrivate) }
+    const recorder: Recorder = { last: undefined }
+    const outcome = await applyUpdate(definition, prior, planned, priorPrivate, this.session(recorder, request.urn, request.news, request.olds))
+    this.warn(outcome.diagnostics, request.urn)
+    const state: ValueMap = outcome.state ?? prior
+    if (hasErrors(outcome.diagnostics)) {
+      const moved = Object.keys(inputAttributes(definition)).some((name) => !valuesEqual(state[name] ?? null, prior[name] ?? null))
+      if (outcome.incomplete || moved) throw this.partial(definition, state, outcome.private, secrets, outcome.diagnostics)
+      throw this.failure(outcome.diagnostics, recorder)
+    }
+    return { properties: this.outputs(definition, state, secrets, outcome.private) }
+  }
+
+  async delete(request: ResourceRequest & { id: string; properties: WireMap; timeout?: number }): Promise<void> {
+    const definition = this.resource(request)
+    const prior: ValueMap = { ...this.priorOf(definition, request.properties, {}), id: request.id, timeouts: timeoutsOf('delete', request.timeout) }
+    const recorder: Recorder = { last: undefined }
+    const outcome = await applyDelete(definition, prior, this.session(recorder, request.urn, request.properties))
+    this.warn(outcome.diagnostics, request.urn)
+    if (hasErrors(outcome.diagnostics)) throw this.failure(outcome.diagnostics, recorder)
+  }
+
+  // ---- functions --------------------------------------------------------------------------
+
+  async invoke(request: { tok: string; args: WireMap }): Promise<{ return: WireMap; failures: readonly CheckFailure[] }> {
+    const definition = this.functions.get(request.tok)
+    if (!definition) throw new PulumiError(Code.INVALID_ARGUMENT, `This provider has no function ${request.tok}.`)
+    const { values, unknownKeys } = decodeMap(definition.attributes, request.args)
+    if (unknownKeys.length > 0) {
+      return { return: {}, failures: unknownKeys.map((key) => ({ property: key, reason: `${key} is not an argument of ${request.tok}` })) }
+    }
+    const outcome = await readDataSource(definition, values, this.session({ last: undefined }, undefined, request.args))
+    if (outcome.state === null || hasErrors(outcome.diagnostics)) return { return: {}, failures: failuresOf(outcome.diagnostics) }
+    const secrets = secretAttributes(definition.attributes, request.args)
+    return { return: encodeMap(definition.attributes, outcome.state, { secret: secrets, keepNull: true }), failures: [] }
+  }
+
+  /** Cancel: in-flight operations stop at their next step boundary; later calls start afresh. */
+  cancel(): void {
+    this.options.log('info', 'cancel requested: stopping in-flight operations at their next step boundary')
+    this.stop.abort(new Error('Pulumi cancelled the operation'))
+    this.stop = new AbortController()
+  }
+
+  // ---- helpers ----------------------------------------------------------------------------
+
+  private resource(request: ResourceRequest): AnyResource {
+    const token = request.type || typeOfUrn(request.urn)
+    const found = this.resources.get(token)
+    if (!found) throw new PulumiError(Code.INVALID_ARGUMENT, `This provider has no resource type ${token}.`)
+    return found
+  }
+
+  /** The prior state core plans against: the old outputs, with each input taken from the old inputs when they hold it. */
+  private priorOf(definition: AnyResource, outputs: WireMap, inputs: WireMap): Record<string, Value> {
+    const state: Record<string, Value> = { ...decodeMap(definition.attributes, outputs).values }
+    const given = decodeMap(definition.attributes, inputs).values
+    for (const [name, attribute] of Object.entries(definition.attributes)) {
+      if (isInput(attribute) && name in given) state[name] = given[name] ?? null
+    }
+    return state
+  }
+
+  private plan(definition: AnyResource, prior: ValueMap | null, news: WireMap, ignore: readonly string[] = [], priorPrivate: PrivateState = {}) {
+    const config: Record<string, Value> = { ...decodeMap(definition.attributes, news).values }
+    for (const key of ignore) {
+      const name = Object.keys(definition.attributes).find((n) => wireName(n) === key)
+      if (name && prior) config[name] = prior[name] ?? null
+    }
+    const plan = planResource(definition, prior, config, priorPrivate)
+    if (hasErrors(plan.diagnostics)) {
+      throw new PulumiError(Code.INVALID_ARGUMENT, describeDiagnostics(plan.diagnostics.filter((d) => d.severity === 'error')).join('\n'))
+    }
+    return plan
+  }
+
+  private outputs(definition: AnyResource, state: ValueMap, secrets: ReadonlySet<string>, priv: PrivateState): WireMap {
+    const out = encodeMap(definition.attributes, state, { secret: secrets, keepNull: true })
+    if (Object.keys(priv).length > 0) out[META_KEY] = JSON.stringify(priv)
+    return out
+  }
+
+  private partial(definition: AnyResource, state: ValueMap, priv: PrivateState, secrets: ReadonlySet<string>, diagnostics: readonly Diagnostic[]) {
+    const reasons = describeDiagnostics(diagnostics.filter((d) => d.severity === 'error'))
+    return new PulumiError(Code.UNKNOWN, reasons.join('\n'), {
+      id: String(state.id),
+      properties: this.outputs(definition, state, secrets, priv),
+      inputs: encodeMap(inputAttributes(definition), state, { secret: secrets }),
+      reasons,
+    })
+  }
+
+  private failure(diagnostics: readonly Diagnostic[], recorder: Recorder, fallback: (typeof Code)[keyof typeof Code] = Code.UNKNOWN) {
+    const lines = describeDiagnostics(diagnostics.filter((d) => d.severity === 'error'))
+    return new PulumiError(recorder.last === undefined ? fallback : codeOf(recorder.last), lines.join('\n'))
+  }
+
+  private warn(diagnostics: readonly Diagnostic[], urn: string | undefined): void {
+    for (const line of describeDiagnostics(diagnostics.filter((d) => d.severity === 'warning'))) this.options.log('warning', line, urn)
+  }
+
+  private session(recorder: Recorder, urn: string | undefined, ...maps: WireMap[]): Session<unknown> {
+    if (this.client === undefined) {
+      throw new PulumiError(Code.FAILED_PRECONDITION, 'The provider is not configured: the engine did not call Configure.')
+    }
+    const secrets = new Set(this.configuredSecrets)
+    for (const map of maps) secretStrings(map, secrets)
+    return { client: recordingClient(this.client, recorder), log: this.logger(urn, secrets), signal: this.stop.signal }
+  }
+
+  /** Core's logger onto Engine.Log; any known secret value is scrubbed from the text. */
+  private logger(urn: string | undefined, secrets: ReadonlySet<string>): Logger {
+    const send = (severity: Severity) => (message: string, fields?: Record<string, unknown>) => {
+      let text = fields && Object.keys(fields).length > 0 ? `${message} ${safeJson(fields)}` : message
+      for (const value of secrets) text = text.split(value).join('[secret]')
+      this.options.log(severity, text, urn)
+    }
+    return { trace: send('debug'), debug: send('debug'), info: send('info'), warn: send('warning'), error: send('error') }
+  }
+
+  private decodeConfig(map: WireMap): ValueMap {
+    const { attributes } = this.registry.provider
+    const coerced: WireMap = {}
+    for (const [key, value] of Object.entries(map)) {
+      const attribute = Object.entries(attributes).find(([name]) => wireName(name) === key)?.[1]
+      const v = plain(value)
+      // Older engines JSON-encode non-string config values.
+      coerced[key] = attribute && attribute.type.kind !== 'string' && typeof v === 'string' ? parseJson(v) : v
+    }
+    return decodeMap(attributes, coerced, { ignore: () => true }).values
+  }
+
+  private isSensitiveConfig(key: string): boolean {
+    return Object.entries(this.registry.provider.attributes).some(([name, a]) => wireName(name) === key && a.sensitive === true)
+  }
+
+  private configMessage(lines: readonly string[]): string {
+    const { attributes, environment } = this.registry.provider
+    const secretKeys = Object.entries(attributes)
+      .filter(([, a]) => a.sensitive)
+      .map(([name]) => `${PACKAGE}:${wireName(name)}`)
+    const variables = Object.values(environment).filter((v): v is string => typeof v === 'string')
+    return [
+      'The provider configuration is invalid:',
+      ...lines,
+      `Set values with \`pulumi config set ${PACKAGE}:<key> <value>\`` +
+        (secretKeys.length > 0 ? ` (with --secret for ${secretKeys.join(', ')})` : '') +
+        (variables.length > 0 ? `, or the environment variables ${variables.join(', ')}.` : '.'),
+    ].join('\n')
+  }
+}
+
+function parseJson(text: string): Wire {
+  try {
+    return JSON.parse(text) as Wire
+  } catch {
+    return text
+  }
+}
+
+function safeJson(value: unknown): string {
+  try {
+    return JSON.stringify(value)
+  } catch {
+    return String(value)
+  }
+}

@@ -1,0 +1,169 @@
+/** The Pulumi package schema, generated from the definitions: one source of truth for GetSchema, schema/schema.json and the SDK. */
+import { type Attribute, type Attributes, isComputed, isInput, type TypeSpec, toPascal } from '../core/index.js'
+import { functionToken, PACKAGE, type Registry, resourceToken } from './provider.js'
+import { wireName } from './wire.js'
+
+type Json = null | string | number | boolean | Json[] | { [key: string]: Json }
+type JsonObject = { [key: string]: Json }
+
+export interface SchemaOptions {
+  readonly version: string
+}
+
+/** Object types named after their owner and path, e.g. `provider:index:LiteProductsProductOptions`. */
+class Types {
+  readonly specs: Record<string, JsonObject> = {}
+
+  typeRef(type: TypeSpec, name: string): JsonObject {
+    switch (type.kind) {
+      case 'string':
+        return { type: 'string' }
+      case 'int64':
+        return { type: 'integer' }
+      case 'float':
+        return { type: 'number' }
+      case 'bool':
+        return { type: 'boolean' }
+      case 'list':
+        return { type: 'array', items: this.typeRef(type.element, name) }
+      case 'map':
+        return { type: 'object', additionalProperties: this.typeRef(type.element, name) }
+      case 'object': {
+        const token = `${PACKAGE}:index:${name}`
+        this.specs[token] = {
+          type: 'object',
+          description: `${name}: a nested object.`,
+          properties: this.properties(type.attributes, name, () => true, false),
+          required: Object.keys(type.attributes).map(wireName).sort(),
+        }
+        return { $ref: `#/types/${token}` }
+      }
+    }
+  }
+
+  properties(attributes: Attributes, owner: string, keep: (a: Attribute) => boolean, asInput: boolean): JsonObject {
+    const out: JsonObject = {}
+    for (const [name, attribute] of Object.entries(attributes)) {
+      if (!keep(attribute)) continue
+      out[wireName(name)] = this.property(attribute, `${owner}${toPascal(name)}`, asInput)
+    }
+    return out
+  }
+
+  property(attribute: Attribute, typeName: string, asInput: boolean): JsonObject {
+    const spec: JsonObject = { ...this.typeRef(attribute.type, typeName), description: describe(attribute) }
+    if (asInput && attribute.default !== undefined) spec.default = attribute.default
+    if (attribute.sensitive) spec.secret = true
+    if (attribute.createOnly && isInput(attribute)) spec.replaceOnChanges = true
+    return spec
+  }
+}
+
+/** The description with the attribute's rules, so that every Limit of the spec is visible in the SDK docs. */
+function describe(attribute: Attribute): string {
+  const rules = (attribute.validate ?? []).map((v) => v.rule)
+  const notes = [
+    ...(rules.length > 0 ? [`Must be ${rules.join('; ')}.`] : []),
+    ...(attribute.createOnly && isInput(attribute) ? ['Changing it replaces the resource.'] : []),
+    ...(attribute.growOnly ? ['Grow-only: a smaller value is refused.'] : []),
+  ]
+  return [attribute.description, ...notes].join(' ')
+}
+
+function sortedKeys(o: JsonObject): JsonObject {
+  return Object.fromEntries(Object.keys(o).sort().map((k) => [k, o[k] ?? null]))
+}
+
+export function packageSchema(registry: Registry, options: SchemaOptions): JsonObject {
+  const types = new Types()
+  const { provider } = registry
+
+  const configVariables: JsonObject = {}
+  for (const [name, attribute] of Object.entries(provider.attributes)) {
+    const spec = types.property(attribute, `Provider${toPascal(name)}`, true)
+    const variable = provider.environment[name]
+    if (variable) spec.defaultInfo = { environment: [variable] }
+    configVariables[wireName(name)] = spec
+  }
+
+  const resources: JsonObject = {}
+  for (const definition of registry.resources) {
+    const owner = toPascal(definition.name)
+    const attributes = definition.attributes
+    const inputs = Object.entries(attributes).filter(([, a]) => isInput(a))
+    resources[resourceToken(definition)] = {
+      description: definition.description,
+      properties: types.properties(attributes, owner, () => true, false),
+      required: Object.entries(attributes)
+        .filter(([, a]) => a.required === true || (isInput(a) && isComputed(a) && a.default !== undefined))
+        .map(([name]) => wireName(name))
+        .sort(),
+      inputProperties: types.properties(attributes, owner, isInput, true),
+      requiredInputs: inputs
+        .filter(([, a]) => a.required === true)
+        .map(([name]) => wireName(name))
+        .sort(),
+    }
+  }
+
+  const functions: JsonObject = {}
+  for (const definition of registry.dataSources) {
+    const owner = toPascal(definition.name)
+    const attributes = definition.attributes
+    const inputProps = types.properties(attributes, owner, isInput, true)
+    functions[functionToken(definition)] = {
+      description: definition.description,
+      ...(Object.keys(inputProps).length > 0
+        ? {
+            inputs: {
+              type: 'object',
+              properties: inputProps,
+              required: Object.entries(attributes)
+                .filter(([, a]) => a.required === true)
+                .map(([name]) => wireName(name))
+                .sort(),
+            },
+          }
+        : {}),
+      outputs: {
+        type: 'object',
+        properties: types.properties(attributes, owner, () => true, false),
+        required: Object.keys(attributes).map(wireName).sort(),
+      },
+    }
+  }
+
+  return {
+    name: PACKAGE,
+    displayName: 'provider',
+    version: options.version,
+    description: provider.description,
+    keywords: ['pulumi', 'provider', 'category/infrastructure', 'kind/native'],
+    license: 'MPL-2.0',
+    publisher: 'provider',
+    meta: { moduleFormat: '(.*)' },
+    config: {
+      variables: configVariables,
+    },
+    provider: {
+      description: `The ${PACKAGE} provider. ${provider.description}`,
+      inputProperties: configVariables,
+    },
+    resources: sortedKeys(resources),
+    functions: sortedKeys(functions),
+    types: sortedKeys(types.specs),
+    language: {
+      nodejs: {
+        packageName: '@provider/pulumi',
+        packageDescription: provider.description,
+        dependencies: { '@pulumi/pulumi': '^3.0.0' },
+        respectSchemaVersion: true,
+      },
+    },
+  }
+}
+
+/** The schema as GetSchema serves it and schema/schema.json holds it. */
+export function schemaText(registry: Registry, options: SchemaOptions): string {
+  return `${JSON.stringify(packageSchema(registry, options), null, 2)}\n`
+}

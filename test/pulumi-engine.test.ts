@@ -1,0 +1,437 @@
+// The engine-protocol suite: the built plugin, started as the engine starts it, driven through the
+// engine's call sequences for every resource against the emulator launcher. The per-resource data
+// (an example, one change per in-place input, create-only changes, Limit violations) lives here.
+import assert from 'node:assert/strict'
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { after, before, describe, test } from 'node:test'
+import { isSecret, UNKNOWN_WIRE, type Wire, type WireMap } from '../src/pulumi/wire.js'
+import { Emulator } from './e2e/harness.js'
+import { initFailure, Plugin, ROOT, type RpcError, startFakeEngine, urnOf } from './pulumi-harness.js'
+
+const CODE = { UNKNOWN: 2, INVALID_ARGUMENT: 3, UNIMPLEMENTED: 12 }
+
+type Refs = Record<string, number>
+interface ResourceCase {
+  readonly token: string
+  /** Built from what earlier cases created (e.g. keypair ids). */
+  readonly example: (refs: Refs) => WireMap
+  /** Applied in order, cumulatively: one in-place change per updatable input. */
+  readonly inPlace: readonly { readonly key: string; readonly value: (refs: Refs) => Wire }[]
+  readonly createOnly: Readonly<Record<string, Wire>>
+  /** Every Limit broken at once: the property paths Check must name. */
+  readonly invalid: { readonly news: WireMap; readonly paths: readonly string[] }
+  readonly secretOutputs: readonly string[]
+  /** A number output to record for later cases. */
+  readonly exports?: { readonly as: string; readonly output: string }
+  /** Deleted out of band through the control API (accounts only). */
+  readonly account: boolean
+  readonly grow?: { readonly key: string }
+  /** In-place changes run after the import test (a migration moves what an import can recover). */
+  readonly afterImport?: ResourceCase['inPlace']
+  /** Inputs an import must recover exactly as they were configured. */
+  readonly recovered: readonly string[]
+}
+
+const CASES: readonly ResourceCase[] = [
+  {
+    token: 'provider:index:LiteKeypair',
+    example: () => ({ name: 'pulumi-first' }),
+    inPlace: [],
+    createOnly: { name: 'pulumi-renamed' },
+    invalid: { news: { name: '' }, paths: ['name'] },
+    secretOutputs: ['privateKey'],
+    exports: { as: 'keypair', output: 'keypairId' },
+    account: false,
+    recovered: ['name'],
+  },
+  {
+    token: 'provider:index:LiteKeypair',
+    example: () => ({ name: 'pulumi-second' }),
+    inPlace: [],
+    createOnly: {},
+    invalid: { news: { name: 'a\nb' }, paths: ['name'] },
+    secretOutputs: ['privateKey'],
+    exports: { as: 'keypair2', output: 'keypairId' },
+    account: false,
+    recovered: ['name'],
+  },
+  {
+    token: 'provider:index:LiteKeypair',
+    example: () => ({ name: 'pulumi-deleted' }),
+    inPlace: [],
+    createOnly: {},
+    invalid: { news: { name: 'x'.repeat(256) }, paths: ['name'] },
+    secretOutputs: ['privateKey'],
+    account: false,
+    recovered: ['name'],
+  },
+  {
+    token: 'provider:index:LiteVm',
+    example: (refs) => ({
+      sshAndConsoleUser: 'deployer',
+      consolePassword: 'S3cretPass9',
+      productId: 101,
+      selectOs: 'Ubuntu-22.04',
+      keypairId: refs.keypair ?? 0,
+      cycle: 'm',
+      vmName: 'pulumi-vm-1',
+    }),
+    inPlace: [
+      { key: 'vmName', value: () => 'pulumi-vm-2' },
+      { key: 'keypairId', value: (refs) => refs.keypair2 ?? 0 },
+      { key: 'productId', value: () => 102 },
+      { key: 'diskSize', value: () => 60 },
+      { key: 'powerState', value: () => 'stop' },
+      { key: 'rebuildOs', value: () => 'Debian-12' },
+      { key: 'payWithCreditCard', value: () => false },
+    ],
+    afterImport: [{ key: 'migrateToPro', value: () => '202' }],
+    createOnly: { selectOs: 'Rocky-9', cycle: 'a', sshAndConsoleUser: 'operator', consolePassword: 'An0therPass', description: 'x' },
+    invalid: {
+      news: {
+        sshAndConsoleUser: 'ab',
+        consolePassword: 'short',
+        productId: 0,
+        selectOs: '',
+        keypairId: 0,
+        cycle: 'weekly',
+        vmName: 'abc',
+        description: 'd'.repeat(300),
+        powerState: 'reboot',
+        migrateToPro: 'x1',
+        diskSize: 0,
+        promocode: '',
+      },
+      paths: [
+        'sshAndConsoleUser',
+        'consolePassword',
+        'productId',
+        'selectOs',
+        'keypairId',
+        'cycle',
+        'vmName',
+        'description',
+        'powerState',
+        'migrateToPro',
+        'diskSize',
+        'promocode',
+      ],
+    },
+    secretOutputs: ['raw', 'consolePassword', 'cipassword'],
+    account: true,
+    grow: { key: 'diskSize' },
+    recovered: ['sshAndConsoleUser', 'consolePassword', 'cycle', 'vmName', 'keypairId', 'diskSize', 'description'],
+  },
+]
+
+let emulator: Emulator
+let engine: Awaited<ReturnType<typeof startFakeEngine>>
+let plugin: Plugin
+const refs: Refs = {}
+const secretsSeen = new Set<string>()
+
+async function apiRequests(): Promise<number> {
+  return (await emulator.requests()).filter((e) => (e as { path: string }).path.startsWith('/v1')).length
+}
+
+function assertSecret(map: WireMap, keys: readonly string[], where: string) {
+  for (const key of keys) {
+    if (map[key] === undefined || map[key] === null) continue
+    assert.ok(isSecret(map[key]), `${where}: ${key} must be a secret, got ${JSON.stringify(map[key])}`)
+    const inner = (map[key] as { value: Wire }).value
+    if (typeof inner === 'string' && inner !== UNKNOWN_WIRE && inner.length > 3) secretsSeen.add(inner)
+  }
+}
+
+async function rejects(promise: Promise<unknown>, code: number, pattern?: RegExp): Promise<RpcError> {
+  try {
+    await promise
+  } catch (error) {
+    const e = error as RpcError
+    assert.equal(e.code, code, `expected code ${code}, got ${e.code}: ${e.details}`)
+    if (pattern) assert.match(e.details, pattern)
+    return e
+  }
+  assert.fail('expected the call to fail')
+}
+
+before(async () => {
+  emulator = await Emulator.start({ apiKey: 'emulator-key', provisioningDelayMs: 100 })
+  engine = await startFakeEngine()
+  plugin = await Plugin.launch(engine.address)
+})
+after(async () => {
+  await plugin?.stop()
+  engine?.stop()
+  await emulator?.stop()
+})
+
+describe('plugin start-up and configuration', () => {
+  test('GetPluginInfo, GetSchema (the committed schema), Handshake left UNIMPLEMENTED', async () => {
+    const { version } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }
+    assert.equal(await plugin.pluginInfo(), version)
+    assert.equal(await plugin.schema(), readFileSync(join(ROOT, 'schema', 'schema.json'), 'utf8'))
+    await rejects(plugin.handshake(), CODE.UNIMPLEMENTED)
+  })
+
+  test('CheckConfig tolerates engine keys, wraps the API key, reports a bad URL with its key', async () => {
+    const ok = await plugin.checkConfig({ version: '0.1.0', apiKey: 'emulator-key', baseUrl: emulator.baseUrl })
+    assert.deepEqual(ok.failures, [])
+    assert.ok(isSecret(ok.inputs.apiKey))
+    const bad = await plugin.checkConfig({ baseUrl: 'ftp://nowhere', pollInterval: 'soon' })
+    assert.deepEqual(bad.failures.map((f) => f.property).sort(), ['baseUrl', 'pollInterval'])
+  })
+
+  test('DiffConfig never replaces', async () => {
+    const diff = await plugin.diffConfig({ baseUrl: 'http://a/v1' }, { baseUrl: 'http://b/v1' })
+    assert.equal(diff.changes, 'some')
+    assert.deepEqual(diff.replaces, [])
+    assert.deepEqual(diff.diffs, ['baseUrl'])
+    assert.equal((await plugin.diffConfig({ baseUrl: 'http://a/v1' }, { baseUrl: 'http://a/v1', version: '1' })).changes, 'none')
+  })
+
+  test('Configure without an API key is a clear INVALID_ARGUMENT naming provider:apiKey', async () => {
+    await rejects(plugin.configure({ baseUrl: emulator.baseUrl }), CODE.INVALID_ARGUMENT, /provider:apiKey/)
+  })
+
+  test('Configure with a secret API key accepts secrets and supports preview', async () => {
+    const flags = await plugin.configure({
+      apiKey: { '4dabf18193072939515e22adb298388d': '1b47061264138c4ac30d75fd1eb44270', value: 'emulator-key' },
+      baseUrl: emulator.baseUrl,
+      pollInterval: '50ms',
+      version: '0.1.0',
+    })
+    assert.deepEqual(flags, { acceptSecrets: true, supportsPreview: true, acceptResources: false, acceptOutputs: false })
+  })
+})
+
+CASES.forEach((c, index) => {
+  describe(`${c.token} #${index}`, () => {
+    const urn = urnOf(c.token, `r${index}`)
+    let inputs: WireMap
+    let outputs: WireMap
+    let id: string
+
+    test('Check rejects every Limit at once, each with its property path', async () => {
+      const base = c.example(refs)
+      const { failures } = await plugin.check(urn, { ...base, ...c.invalid.news })
+      assert.deepEqual([...new Set(failures.map((f) => f.property))].sort(), [...c.invalid.paths].sort(), JSON.stringify(failures))
+    })
+
+    test('Check applies defaults, keeps unknowns unvalidated, wraps sensitive inputs', async () => {
+      const checked = await plugin.check(urn, c.example(refs))
+      assert.deepEqual(checked.failures, [])
+      inputs = checked.inputs
+      assertSecret(inputs, c.secretOutputs, 'Check')
+      const withUnknown = await plugin.check(urn, Object.fromEntries(Object.keys(c.example(refs)).map((k) => [k, UNKNOWN_WIRE])))
+      assert.deepEqual(withUnknown.failures, [])
+    })
+
+    test('Create in preview calls no API and leaves computed outputs unknown', async () => {
+      const before = await apiRequests()
+      const preview = await plugin.create(urn, inputs, { preview: true })
+      assert.equal(preview.id, '')
+      assert.equal(await apiRequests(), before, 'preview made an API call')
+      assertSecret(preview.properties, c.secretOutputs, 'Create(preview)')
+      const unknownOutputs = Object.entries(preview.properties).filter(([, v]) => v === UNKNOWN_WIRE || (isSecret(v) && v.value === UNKNOWN_WIRE))
+      assert.ok(unknownOutputs.length > 0, 'some computed output is unknown')
+    })
+
+    test('Create, then a second Check + Diff with no change is DIFF_NONE', async () => {
+      const created = await plugin.create(urn, inputs, { timeout: 120 })
+      assert.match(created.id, /^\d+$/)
+      id = created.id
+      outputs = created.properties
+      assertSecret(outputs, c.secretOutputs, 'Create')
+      assert.equal(outputs.__meta, undefined)
+      if (c.exports) refs[c.exports.as] = outputs[c.exports.output] as number
+      const again = await plugin.check(urn, c.example(refs), inputs)
+      const diff = await plugin.diff(urn, id, outputs, inputs, again.inputs)
+      assert.equal(diff.changes, 'none', JSON.stringify(diff))
+      assert.equal(diff.hasDetailedDiff, true)
+    })
+
+    for (const [key, value] of Object.entries(c.createOnly)) {
+      test(`changing ${key} replaces (UPDATE_REPLACE)`, async () => {
+        const news = (await plugin.check(urn, { ...c.example(refs), [key]: value }, inputs)).inputs
+        const diff = await plugin.diff(urn, id, outputs, inputs, news)
+        assert.equal(diff.changes, 'some')
+        assert.deepEqual(diff.replaces, [key], JSON.stringify(diff))
+        assert.equal(diff.detailedDiff[key]?.kind, 'UPDATE_REPLACE')
+      })
+    }
+
+    if (c.grow) {
+      const key = c.grow.key
+      test(`shrinking the grow-only ${key} is an error at Diff`, async () => {
+        const news = { ...inputs, [key]: 1 }
+        const stateWithSize = { ...outputs, [key]: 40 }
+        await rejects(plugin.diff(urn, id, stateWithSize, { ...inputs, [key]: 40 }, news), CODE.INVALID_ARGUMENT, new RegExp(key))
+      })
+    }
+
+    const inPlace = (step: ResourceCase['inPlace'][number]) =>
+      test(`changing ${step.key} updates in place`, async () => {
+        const config = { ...stripSecrets(inputs), [step.key]: step.value(refs) }
+        const news = (await plugin.check(urn, config, inputs)).inputs
+        const diff = await plugin.diff(urn, id, outputs, inputs, news)
+        assert.equal(diff.changes, 'some', JSON.stringify(diff))
+        assert.deepEqual(diff.replaces, [])
+        assert.deepEqual(diff.diffs, [step.key])
+        assert.ok(['UPDATE', 'ADD'].includes(diff.detailedDiff[step.key]?.kind ?? ''), JSON.stringify(diff.detailedDiff))
+        const before = await apiRequests()
+        await plugin.update(urn, id, outputs, inputs, news, { preview: true })
+        assert.equal(await apiRequests(), before, 'preview made an API call')
+        const updated = await plugin.update(urn, id, outputs, inputs, news)
+        assertSecret(updated.properties, c.secretOutputs, 'Update')
+        inputs = news
+        outputs = updated.properties
+        assert.deepEqual(plainOf(outputs[step.key]), step.value(refs))
+        const after = await plugin.diff(urn, id, outputs, inputs, (await plugin.check(urn, stripSecrets(inputs), inputs)).inputs)
+        assert.equal(after.changes, 'none', JSON.stringify(after))
+      })
+    c.inPlace.forEach(inPlace)
+
+    test('Read (refresh) finds no drift', async () => {
+      const read = await plugin.read(urn, id, outputs, inputs)
+      assert.equal(read.id, id)
+      assertSecret(read.properties, c.secretOutputs, 'Read')
+      assertSecret(read.inputs, c.secretOutputs, 'Read inputs')
+      const diff = await plugin.diff(urn, id, read.properties, read.inputs, inputs)
+      assert.equal(diff.changes, 'none', JSON.stringify(diff))
+    })
+
+    test('import: Read with only the id, then a Diff against the recovered inputs is empty', async () => {
+      const imported = await plugin.read(urn, id)
+      assert.equal(imported.id, id)
+      assertSecret(imported.properties, c.secretOutputs, 'Read(import)')
+      const news = (await plugin.check(urn, stripSecrets(imported.inputs), imported.inputs)).inputs
+      const diff = await plugin.diff(urn, id, imported.properties, imported.inputs, news)
+      assert.equal(diff.changes, 'none', JSON.stringify(diff))
+      for (const key of c.recovered) assert.deepEqual(plainOf(imported.inputs[key]), plainOf(inputs[key]), `import recovered ${key}`)
+    })
+
+    ;(c.afterImport ?? []).forEach(inPlace)
+
+    if (c.account) {
+      test('after an out-of-band deletion Read returns an empty id, and Delete still succeeds', async () => {
+        await emulator.control('DELETE', `/accounts/${id}`)
+        const read = await plugin.read(urn, id, outputs, inputs)
+        assert.equal(read.id, '')
+        await plugin.delete(urn, id, outputs, inputs)
+      })
+    } else {
+      test('Delete removes it; a second Delete succeeds; Read then returns an empty id', async () => {
+        if (c.exports) return // referenced by a later case
+        await plugin.delete(urn, id, outputs, inputs)
+        await plugin.delete(urn, id, outputs, inputs)
+        assert.equal((await plugin.read(urn, id, outputs, inputs)).id, '')
+      })
+    }
+  })
+})
+
+describe('every resource and function of the schema', () => {
+  const schema = JSON.parse(readFileSync(join(ROOT, 'schema', 'schema.json'), 'utf8')) as {
+    resources: Record<string, { requiredInputs: string[] }>
+    functions: Record<string, { inputs?: { required?: string[] } }>
+  }
+  test('Check with no inputs names every required input of every resource', async () => {
+    for (const [token, spec] of Object.entries(schema.resources)) {
+      const { failures } = await plugin.check(urnOf(token, 'empty'), {})
+      assert.deepEqual([...new Set(failures.map((f) => f.property))].sort(), [...spec.requiredInputs].sort(), token)
+    }
+  })
+  test('Create in preview answers for every resource without calling the API', async () => {
+    const before = await apiRequests()
+    for (const [token, spec] of Object.entries(schema.resources)) {
+      const unknowns = Object.fromEntries(spec.requiredInputs.map((k) => [k, UNKNOWN_WIRE]))
+      const preview = await plugin.create(urnOf(token, 'preview'), unknowns, { preview: true })
+      assert.equal(preview.id, '', token)
+    }
+    assert.equal(await apiRequests(), before)
+  })
+  test('Invoke with missing arguments reports them as failures for every function', async () => {
+    for (const [token, spec] of Object.entries(schema.functions)) {
+      const required = spec.inputs?.required ?? []
+      if (required.length === 0) continue
+      const { failures } = await plugin.invoke(token, {})
+      assert.deepEqual([...new Set(failures.map((f) => f.property))].sort(), [...required].sort(), token)
+    }
+  })
+})
+
+describe('functions and the rest', () => {
+  test('Invoke liteProducts returns camelCase products', async () => {
+    const result = await plugin.invoke('provider:index:liteProducts', {})
+    assert.deepEqual(result.failures, [])
+    const products = result.return.products as { productId: number; billing: unknown[] }[]
+    assert.ok(products.some((p) => p.productId === 101))
+  })
+
+  test('Invoke liteOsList: a result, and a missing argument as a CheckFailure', async () => {
+    const ok = await plugin.invoke('provider:index:liteOsList', { productId: 101 })
+    assert.deepEqual(ok.failures, [])
+    assert.ok((ok.return.oss as { name: string }[]).some((o) => o.name === 'Ubuntu-22.04'))
+    const bad = await plugin.invoke('provider:index:liteOsList', {})
+    assert.deepEqual(bad.failures.map((f) => f.property), ['productId'])
+    await rejects(plugin.invoke('provider:index:noSuchFunction', {}), CODE.INVALID_ARGUMENT)
+  })
+
+  test('an API rejection maps to a precise code, not UNKNOWN', async () => {
+    const urn = urnOf('provider:index:LiteVm', 'bad')
+    const news = (
+      await plugin.check(urn, {
+        sshAndConsoleUser: 'deployer',
+        consolePassword: 'S3cretPass9',
+        productId: 999,
+        selectOs: 'Ubuntu-22.04',
+        keypairId: refs.keypair ?? 0,
+        cycle: 'm',
+      })
+    ).inputs
+    const error = await rejects(plugin.create(urn, news), CODE.INVALID_ARGUMENT)
+    assert.equal(initFailure(error), null)
+  })
+
+  test('an order placed whose wait fails is a partial failure: UNKNOWN + ErrorResourceInitFailed with the id', async () => {
+    const urn = urnOf('provider:index:LiteVm', 'unpaid')
+    const news = (
+      await plugin.check(urn, {
+        sshAndConsoleUser: 'deployer',
+        consolePassword: 'S3cretPass9',
+        productId: 101,
+        selectOs: 'Ubuntu-22.04',
+        keypairId: refs.keypair ?? 0,
+        cycle: 'm',
+      })
+    ).inputs
+    const fault = await emulator.control<{ fault_id: string }>('POST', '/faults', { method: 'GET', path: '/lites/accounts/*', status: 403, count: -1 })
+    const error = await rejects(plugin.create(urn, news, { timeout: 60 }), CODE.UNKNOWN).finally(() =>
+      emulator.control('DELETE', `/faults/${fault.fault_id}`),
+    )
+    const failure = initFailure(error)
+    assert.ok(failure, `no ErrorResourceInitFailed detail: ${error.details}`)
+    assert.match(failure.id, /^\d+$/)
+    assert.ok(failure.reasons.length > 0)
+    assert.ok(isSecret(failure.properties.consolePassword))
+    assert.equal(failure.properties.__meta !== undefined, true, 'the resume marker is kept in outputs')
+  })
+
+  test('Cancel answers', async () => {
+    await plugin.cancel()
+  })
+
+  test('no Log call carries a secret value', () => {
+    secretsSeen.add('emulator-key')
+    for (const log of engine.logs) for (const s of secretsSeen) assert.ok(!log.message.includes(s), `a log leaks a secret: ${log.message}`)
+  })
+})
+
+function plainOf(value: Wire | undefined): Wire | undefined {
+  return isSecret(value) ? (value.value as Wire) : value
+}
+function stripSecrets(map: WireMap): WireMap {
+  return Object.fromEntries(Object.entries(map).map(([k, v]) => [k, plainOf(v) ?? null]))
+}

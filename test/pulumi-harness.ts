@@ -1,0 +1,266 @@
+// Drives the BUILT Pulumi plugin as the engine does: a fake Engine service (recording Log calls),
+// `dist/pulumi/pulumi-resource-provider <engineAddress>`, the port line, then ResourceProvider RPCs
+// built with the generated message classes. Values go in and out as wire maps (sentinels included).
+import { type ChildProcess, spawn } from 'node:child_process'
+import { dirname, join, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import * as grpc from '@grpc/grpc-js'
+import engineGrpc from '@pulumi/pulumi/proto/engine_grpc_pb.js'
+import pluginPb from '@pulumi/pulumi/proto/plugin_pb.js'
+import providerPb from '@pulumi/pulumi/proto/provider_pb.js'
+import providerGrpc from '@pulumi/pulumi/proto/provider_grpc_pb.js'
+import statusPb from '@pulumi/pulumi/proto/status_pb.js'
+import emptyPb from 'google-protobuf/google/protobuf/empty_pb.js'
+import structPb from 'google-protobuf/google/protobuf/struct_pb.js'
+import { dropUndefined, type WireMap } from '../src/pulumi/wire.js'
+
+export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..')
+export const PLUGIN = join(ROOT, 'dist', 'pulumi', 'pulumi-resource-provider')
+
+const { Struct } = structPb
+type Msg = { serializeBinary(): Uint8Array }
+
+export interface LogCall {
+  severity: number
+  message: string
+  urn: string
+}
+
+/** A grpc-js server implementing pulumirpc.Engine enough for a provider: Log is recorded. */
+export async function startFakeEngine(): Promise<{ address: string; logs: LogCall[]; stop(): void }> {
+  const logs: LogCall[] = []
+  const server = new grpc.Server()
+  const empty = (_: unknown, cb: (e: null, v: unknown) => void) => cb(null, new emptyPb.Empty())
+  server.addService(engineGrpc.EngineService, {
+    log: (call: { request: { getSeverity(): number; getMessage(): string; getUrn(): string } }, cb: (e: null, v: unknown) => void) => {
+      logs.push({ severity: call.request.getSeverity(), message: call.request.getMessage(), urn: call.request.getUrn() })
+      cb(null, new emptyPb.Empty())
+    },
+    getRootResource: empty,
+    setRootResource: empty,
+    startDebugging: empty,
+    requirePulumiVersion: empty,
+  } as unknown as grpc.UntypedServiceImplementation)
+  const port = await new Promise<number>((ok, fail) =>
+    server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (e, p) => (e ? fail(e) : ok(p))),
+  )
+  return { address: `127.0.0.1:${port}`, logs, stop: () => server.forceShutdown() }
+}
+
+export interface RpcError extends Error {
+  code: number
+  details: string
+  metadata: grpc.Metadata
+}
+
+/** The ErrorResourceInitFailed detail of a failed call, decoded from grpc-status-details-bin. */
+export function initFailure(error: RpcError): { id: string; properties: WireMap; inputs: WireMap; reasons: string[] } | null {
+  const bytes = error.metadata?.get('grpc-status-details-bin')[0]
+  if (!bytes) return null
+  const status = statusPb.Status.deserializeBinary(new Uint8Array(bytes as Buffer))
+  for (const any of status.getDetailsList()) {
+    if (any.getTypeUrl() !== 'type.googleapis.com/pulumirpc.ErrorResourceInitFailed') continue
+    const detail = providerPb.ErrorResourceInitFailed.deserializeBinary(any.getValue_asU8())
+    return {
+      id: detail.getId(),
+      properties: (detail.getProperties()?.toJavaScript() ?? {}) as WireMap,
+      inputs: (detail.getInputs()?.toJavaScript() ?? {}) as WireMap,
+      reasons: detail.getReasonsList(),
+    }
+  }
+  return null
+}
+
+const struct = (map: WireMap) => Struct.fromJavaScript(dropUndefined(map) as Record<string, never>)
+const js = (s: { toJavaScript(): unknown } | undefined) => (s?.toJavaScript() ?? {}) as WireMap
+
+export class Plugin {
+  private constructor(
+    readonly child: ChildProcess,
+    readonly port: number,
+    readonly startupMs: number,
+    private readonly client: grpc.Client,
+    readonly stderr: () => string,
+  ) {}
+
+  static async launch(engineAddress: string, env: Record<string, string> = {}): Promise<Plugin> {
+    const started = performance.now()
+    const child = spawn(PLUGIN, [engineAddress], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+    let stderr = ''
+    child.stderr?.on('data', (c: Buffer) => {
+      stderr += c.toString()
+    })
+    const line = await new Promise<string>((ok, fail) => {
+      let out = ''
+      const timer = setTimeout(() => fail(new Error(`no port line within 15s; stderr: ${stderr}`)), 15_000)
+      child.stdout?.on('data', (c: Buffer) => {
+        out += c.toString()
+        const nl = out.indexOf('\n')
+        if (nl >= 0) {
+          clearTimeout(timer)
+          ok(out.slice(0, nl))
+        }
+      })
+      child.once('exit', (code) => fail(new Error(`the plugin exited with ${code}; stderr: ${stderr}`)))
+    })
+    const startupMs = performance.now() - started
+    if (!/^\d+$/.test(line)) throw new Error(`the first stdout line is not a port: ${JSON.stringify(line)}`)
+    const Client = providerGrpc.ResourceProviderClient as unknown as new (a: string, c: grpc.ChannelCredentials) => grpc.Client
+    const client = new Client(`127.0.0.1:${line}`, grpc.credentials.createInsecure())
+    return new Plugin(child, Number(line), startupMs, client, () => stderr)
+  }
+
+  private call<T>(method: string, request: Msg): Promise<T> {
+    const fn = (this.client as unknown as Record<string, (r: Msg, cb: (e: RpcError | null, v: T) => void) => void>)[method]!
+    return new Promise((ok, fail) => fn.call(this.client, request, (error, value) => (error ? fail(error) : ok(value))))
+  }
+
+  async pluginInfo(): Promise<string> {
+    return (await this.call<{ getVersion(): string }>('getPluginInfo', new emptyPb.Empty())).getVersion()
+  }
+  async schema(): Promise<string> {
+    return (await this.call<{ getSchema(): string }>('getSchema', new providerPb.GetSchemaRequest())).getSchema()
+  }
+  async checkConfig(news: WireMap, olds: WireMap = {}) {
+    const r = await this.call<InstanceType<typeof providerPb.CheckResponse>>(
+      'checkConfig',
+      new providerPb.CheckRequest().setUrn('urn:pulumi:s::p::pulumi:providers:provider::default').setOlds(struct(olds)).setNews(struct(news)),
+    )
+    return { inputs: js(r.getInputs()), failures: r.getFailuresList().map((f) => ({ property: f.getProperty(), reason: f.getReason() })) }
+  }
+  async diffConfig(oldInputs: WireMap, news: WireMap) {
+    return diffOf(
+      await this.call('diffConfig', new providerPb.DiffRequest().setOlds(struct(oldInputs)).setOldInputs(struct(oldInputs)).setNews(struct(news))),
+    )
+  }
+  async configure(args: WireMap) {
+    const r = await this.call<InstanceType<typeof providerPb.ConfigureResponse>>(
+      'configure',
+      new providerPb.ConfigureRequest().setArgs(struct(args)).setAcceptsecrets(true).setAcceptresources(true),
+    )
+    return {
+      acceptSecrets: r.getAcceptsecrets(),
+      supportsPreview: r.getSupportspreview(),
+      acceptResources: r.getAcceptresources(),
+      acceptOutputs: r.getAcceptoutputs(),
+    }
+  }
+  async check(urn: string, news: WireMap, olds: WireMap = {}) {
+    const r = await this.call<InstanceType<typeof providerPb.CheckResponse>>(
+      'check',
+      new providerPb.CheckRequest().setUrn(urn).setType(typeOf(urn)).setName(nameOf(urn)).setOlds(struct(olds)).setNews(struct(news)),
+    )
+    return { inputs: js(r.getInputs()), failures: r.getFailuresList().map((f) => ({ property: f.getProperty(), reason: f.getReason() })) }
+  }
+  async diff(urn: string, id: string, olds: WireMap, oldInputs: WireMap, news: WireMap, ignoreChanges: string[] = []) {
+    return diffOf(
+      await this.call(
+        'diff',
+        new providerPb.DiffRequest()
+          .setUrn(urn)
+          .setType(typeOf(urn))
+          .setId(id)
+          .setOlds(struct(olds))
+          .setOldInputs(struct(oldInputs))
+          .setNews(struct(news))
+          .setIgnorechangesList(ignoreChanges),
+      ),
+    )
+  }
+  async create(urn: string, properties: WireMap, options: { preview?: boolean; timeout?: number } = {}) {
+    const r = await this.call<InstanceType<typeof providerPb.CreateResponse>>(
+      'create',
+      new providerPb.CreateRequest()
+        .setUrn(urn)
+        .setType(typeOf(urn))
+        .setProperties(struct(properties))
+        .setPreview(options.preview ?? false)
+        .setTimeout(options.timeout ?? 0),
+    )
+    return { id: r.getId(), properties: js(r.getProperties()) }
+  }
+  async read(urn: string, id: string, properties: WireMap = {}, inputs: WireMap = {}) {
+    const r = await this.call<InstanceType<typeof providerPb.ReadResponse>>(
+      'read',
+      new providerPb.ReadRequest().setUrn(urn).setType(typeOf(urn)).setId(id).setProperties(struct(properties)).setInputs(struct(inputs)),
+    )
+    return { id: r.getId(), properties: js(r.getProperties()), inputs: js(r.getInputs()) }
+  }
+  async update(urn: string, id: string, olds: WireMap, oldInputs: WireMap, news: WireMap, options: { preview?: boolean } = {}) {
+    const r = await this.call<InstanceType<typeof providerPb.UpdateResponse>>(
+      'update',
+      new providerPb.UpdateRequest()
+        .setUrn(urn)
+        .setType(typeOf(urn))
+        .setId(id)
+        .setOlds(struct(olds))
+        .setOldInputs(struct(oldInputs))
+        .setNews(struct(news))
+        .setPreview(options.preview ?? false),
+    )
+    return { properties: js(r.getProperties()) }
+  }
+  async delete(urn: string, id: string, properties: WireMap, oldInputs: WireMap = {}) {
+    await this.call(
+      'delete',
+      new providerPb.DeleteRequest().setUrn(urn).setType(typeOf(urn)).setId(id).setProperties(struct(properties)).setOldInputs(struct(oldInputs)),
+    )
+  }
+  async invoke(tok: string, args: WireMap) {
+    const r = await this.call<InstanceType<typeof providerPb.InvokeResponse>>('invoke', new providerPb.InvokeRequest().setTok(tok).setArgs(struct(args)))
+    return { return: js(r.getReturn()), failures: r.getFailuresList().map((f) => ({ property: f.getProperty(), reason: f.getReason() })) }
+  }
+  async cancel(): Promise<void> {
+    await this.call('cancel', new emptyPb.Empty())
+  }
+  async handshake(): Promise<void> {
+    await this.call('handshake', new providerPb.ProviderHandshakeRequest())
+  }
+
+  async stop(): Promise<number | null> {
+    this.client.close()
+    if (this.child.exitCode !== null) return this.child.exitCode
+    const exited = new Promise<number | null>((ok) => this.child.once('exit', (code) => ok(code)))
+    this.child.kill('SIGTERM')
+    return exited
+  }
+}
+
+export function urnOf(type: string, name: string): string {
+  return `urn:pulumi:test::proj::${type}::${name}`
+}
+function typeOf(urn: string): string {
+  return urn.split('::')[2] ?? ''
+}
+function nameOf(urn: string): string {
+  return urn.split('::')[3] ?? ''
+}
+
+export interface Diff {
+  changes: 'unknown' | 'none' | 'some'
+  replaces: string[]
+  diffs: string[]
+  detailedDiff: Record<string, { kind: string; inputDiff: boolean }>
+  deleteBeforeReplace: boolean
+  hasDetailedDiff: boolean
+}
+
+const KINDS = ['ADD', 'ADD_REPLACE', 'DELETE', 'DELETE_REPLACE', 'UPDATE', 'UPDATE_REPLACE']
+
+function diffOf(value: unknown): Diff {
+  const r = value as InstanceType<typeof providerPb.DiffResponse>
+  const detailedDiff: Diff['detailedDiff'] = {}
+  r.getDetaileddiffMap().forEach((d, key) => {
+    detailedDiff[key] = { kind: KINDS[d.getKind()] ?? String(d.getKind()), inputDiff: d.getInputdiff() }
+  })
+  return {
+    changes: (['unknown', 'none', 'some'] as const)[r.getChanges()] ?? 'unknown',
+    replaces: r.getReplacesList(),
+    diffs: r.getDiffsList(),
+    detailedDiff,
+    deleteBeforeReplace: r.getDeletebeforereplace(),
+    hasDetailedDiff: r.getHasdetaileddiff(),
+  }
+}
+
+export { pluginPb }

@@ -1,0 +1,36 @@
+// The committed schema/schema.json is what the definitions generate (run `node scripts/gen-pulumi.mjs`
+// after tsc when this fails), and it names every resource, function and config key of the registry.
+import assert from 'node:assert/strict'
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { test } from 'node:test'
+import { functionToken, resourceToken, schemaText } from '../src/pulumi/index.js'
+import { dataSources, providerDefinition, resources } from '../src/resources/index.js'
+import { ROOT } from './pulumi-harness.js'
+
+const registry = { provider: providerDefinition, resources, dataSources }
+const { version } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }
+const committed = readFileSync(join(ROOT, 'schema', 'schema.json'), 'utf8')
+
+test('schema/schema.json is fresh (regenerate with `node scripts/gen-pulumi.mjs`)', () => {
+  assert.equal(committed, schemaText(registry, { version }), 'schema/schema.json is stale: run `npx tsc && node scripts/gen-pulumi.mjs`')
+})
+
+test('the schema names every resource, function and config key, with secrets and replaceOnChanges', () => {
+  const schema = JSON.parse(committed) as {
+    name: string
+    config: { variables: Record<string, { secret?: boolean; defaultInfo?: { environment: string[] } }> }
+    resources: Record<string, { properties: Record<string, { secret?: boolean; replaceOnChanges?: boolean }> }>
+    functions: Record<string, unknown>
+  }
+  assert.equal(schema.name, 'provider')
+  assert.deepEqual(Object.keys(schema.resources).sort(), resources.map(resourceToken).sort())
+  assert.deepEqual(Object.keys(schema.functions).sort(), dataSources.map(functionToken).sort())
+  assert.equal(schema.config.variables.apiKey?.secret, true)
+  assert.deepEqual(schema.config.variables.apiKey?.defaultInfo?.environment, ['PROVIDER_API_KEY'])
+  assert.deepEqual(schema.config.variables.baseUrl?.defaultInfo?.environment, ['PROVIDER_BASE_URL'])
+  const vm = schema.resources['provider:index:LiteVm']!.properties
+  for (const key of ['raw', 'consolePassword', 'cipassword']) assert.equal(vm[key]?.secret, true, key)
+  for (const key of ['selectOs', 'cycle', 'sshAndConsoleUser']) assert.equal(vm[key]?.replaceOnChanges, true, key)
+  assert.equal(vm.vmName?.replaceOnChanges, undefined)
+})
