@@ -1,0 +1,262 @@
+import type { Http2SecureServer, Http2Server, IncomingHttpHeaders, ServerHttp2Session, ServerHttp2Stream } from 'node:http2'
+import type { AddressInfo } from 'node:net'
+import { create, type DescMessage, fromBinary, type MessageInitShape, type MessageShape, toBinary } from '@bufbuild/protobuf'
+import type { GenService, GenServiceMethods } from '@bufbuild/protobuf/codegenv2'
+import { type Logger, silentLogger } from './log.js'
+
+/** gRPC status codes (grpc/doc/statuscodes.md). */
+export const GrpcStatus = {
+  OK: 0,
+  CANCELLED: 1,
+  UNKNOWN: 2,
+  INVALID_ARGUMENT: 3,
+  DEADLINE_EXCEEDED: 4,
+  NOT_FOUND: 5,
+  FAILED_PRECONDITION: 9,
+  UNIMPLEMENTED: 12,
+  INTERNAL: 13,
+  UNAVAILABLE: 14,
+} as const
+export type GrpcStatusCode = (typeof GrpcStatus)[keyof typeof GrpcStatus]
+
+/** Throw this from a handler to choose the status; any other error is answered with UNKNOWN. */
+export class GrpcError extends Error {
+  constructor(
+    readonly code: GrpcStatusCode,
+    message: string,
+  ) {
+    super(message)
+    this.name = 'GrpcError'
+  }
+}
+
+/** Per-call facts a handler may need. */
+export interface CallContext {
+  /** The full path, e.g. `/tfplugin6.Provider/PlanResourceChange`. */
+  readonly method: string
+  /** Aborted when the client goes away before the answer is sent. */
+  readonly signal: AbortSignal
+  /** Runs once the response (trailers included) has been handed to the connection, or the call has died. */
+  onFinished(callback: () => void): void
+}
+
+export type UnaryHandler<I extends DescMessage, O extends DescMessage> = (
+  request: MessageShape<I>,
+  call: CallContext,
+) => Promise<MessageInitShape<O>> | MessageInitShape<O>
+
+/** An implementation of a generated service: any subset of its unary methods (the rest answer UNIMPLEMENTED). */
+export type ServiceImpl<S extends GenServiceMethods> = {
+  [K in keyof S as S[K]['methodKind'] extends 'unary' ? K : never]?: UnaryHandler<S[K]['input'], S[K]['output']>
+}
+
+export interface GrpcServerOptions {
+  /** Mutual TLS as go-plugin's AutoMTLS wants it; omit for plaintext (reattach mode, tests). */
+  readonly tls?: { readonly cert: string; readonly key: string; readonly clientCa: string }
+  readonly log?: Logger
+}
+
+export interface GrpcServer {
+  register<S extends GenServiceMethods>(service: GenService<S>, impl: ServiceImpl<S>): void
+  /** Starts listening (127.0.0.1, a free port by default) and resolves to the bound port. */
+  listen(host?: string, port?: number): Promise<number>
+  close(): Promise<void>
+}
+
+type Route = (payload: Uint8Array, call: CallContext) => Promise<Uint8Array>
+
+/**
+ * Unary gRPC over node:http2, which is all Terraform uses: 25 ms faster to start than grpc-js and no
+ * dependency. No compression, no streaming methods (Terraform tolerates UNIMPLEMENTED for those),
+ * `grpc-timeout` ignored (Terraform cancels with StopProvider, not deadlines).
+ */
+export function createGrpcServer(options: GrpcServerOptions = {}): GrpcServer {
+  const log = options.log ?? silentLogger
+  const routes = new Map<string, Route>()
+  const sessions = new Set<ServerHttp2Session>()
+  let server: Http2Server | Http2SecureServer | undefined
+
+  return {
+    register(service, impl) {
+      for (const method of service.methods) {
+        const handler = (impl as Record<string, UnaryHandler<DescMessage, DescMessage> | undefined>)[method.localName]
+        if (method.methodKind !== 'unary' || handler === undefined) continue
+        routes.set(`/${service.typeName}/${method.name}`, async (payload, call) => {
+          let request: MessageShape<DescMessage>
+          try {
+            request = fromBinary(method.input, payload)
+          } catch (error) {
+            throw new GrpcError(GrpcStatus.INTERNAL, `cannot decode ${method.input.typeName}: ${String(error)}`)
+          }
+          const response = await handler(request, call)
+          return toBinary(method.output, create(method.output, response))
+        })
+      }
+    },
+
+    async listen(host = '127.0.0.1', port = 0) {
+      // Loaded here, not at module load: node:http2 cannot be required while a Node 20 start-up snapshot is built.
+      const http2 = await import('node:http2')
+      server = options.tls
+        ? http2.createSecureServer({
+            cert: options.tls.cert,
+            key: options.tls.key,
+            ca: options.tls.clientCa,
+            requestCert: true, // go-plugin's client always presents PLUGIN_CLIENT_CERT; nobody else may call
+            rejectUnauthorized: true,
+            minVersion: 'TLSv1.2',
+            ALPNProtocols: ['h2'], // grpc-go ≥ 1.67 refuses servers without ALPN h2
+          })
+        : http2.createServer()
+      server.on('session', (session: ServerHttp2Session) => {
+        sessions.add(session)
+        session.on('close', () => sessions.delete(session))
+        session.on('error', (error) => log.debug('gRPC connection error', { error }))
+      })
+      server.on('stream', (stream: ServerHttp2Stream, headers: IncomingHttpHeaders) => {
+        handleStream(stream, headers, routes, log)
+      })
+      const listening = server
+      await new Promise<void>((resolve, reject) => {
+        listening.once('error', reject)
+        listening.listen(port, host, () => {
+          listening.off('error', reject)
+          resolve()
+        })
+      })
+      listening.on('error', (error) => log.error('gRPC server error', { error }))
+      return (listening.address() as AddressInfo).port
+    },
+
+    async close() {
+      const closing = server
+      if (!closing) return
+      server = undefined
+      for (const session of sessions) session.destroy()
+      await new Promise<void>((resolve) => closing.close(() => resolve()))
+    },
+  }
+}
+
+function handleStream(
+  stream: ServerHttp2Stream,
+  headers: IncomingHttpHeaders,
+  routes: ReadonlyMap<string, Route>,
+  log: Logger,
+): void {
+  // A client reset must not become an uncaught 'error' event; the close handler below covers cleanup.
+  stream.on('error', (error) => log.debug('gRPC stream error', { error }))
+  const path = String(headers[':path'] ?? '')
+  const route = routes.get(path)
+  if (!route) {
+    stream.resume() // drain the request so the stream can close
+    sendStatus(stream, GrpcStatus.UNIMPLEMENTED, `unknown method ${path}`)
+    log.debug('gRPC method not implemented', { method: path })
+    return
+  }
+
+  const aborter = new AbortController()
+  const finished: (() => void)[] = []
+  let done = false
+  stream.on('close', () => {
+    done = true
+    aborter.abort()
+    for (const callback of finished.splice(0)) callback()
+  })
+  const call: CallContext = {
+    method: path,
+    signal: aborter.signal,
+    onFinished(callback) {
+      if (done) callback()
+      else finished.push(callback)
+    },
+  }
+
+  const chunks: Buffer[] = []
+  stream.on('data', (chunk: Buffer) => chunks.push(chunk))
+  stream.on('end', () => {
+    void answer(stream, path, route, Buffer.concat(chunks), call, log)
+  })
+}
+
+async function answer(
+  stream: ServerHttp2Stream,
+  path: string,
+  route: Route,
+  body: Buffer,
+  call: CallContext,
+  log: Logger,
+): Promise<void> {
+  let response: Uint8Array
+  try {
+    response = await route(unframe(body), call)
+  } catch (error) {
+    if (error instanceof GrpcError) {
+      sendStatus(stream, error.code, error.message)
+    } else {
+      log.error('gRPC handler failed', { method: path, error })
+      sendStatus(stream, GrpcStatus.UNKNOWN, error instanceof Error ? error.message : String(error))
+    }
+    return
+  }
+  if (stream.destroyed || stream.closed) return
+  stream.respond({ ':status': 200, 'content-type': 'application/grpc' }, { waitForTrailers: true })
+  stream.once('wantTrailers', () => stream.sendTrailers({ 'grpc-status': '0' }))
+  stream.end(frame(response))
+}
+
+/** One length-prefixed message: flag byte (0 = uncompressed), big-endian uint32 length, bytes. */
+export function frame(message: Uint8Array): Buffer {
+  const out = Buffer.allocUnsafe(5 + message.length)
+  out[0] = 0
+  out.writeUInt32BE(message.length, 1)
+  out.set(message, 5)
+  return out
+}
+
+/** The single message of a unary request body. */
+export function unframe(body: Uint8Array): Uint8Array {
+  if (body.length < 5) throw new GrpcError(GrpcStatus.INTERNAL, 'request has no complete gRPC message')
+  if (body[0] !== 0) throw new GrpcError(GrpcStatus.UNIMPLEMENTED, 'compressed messages are not supported')
+  const length = Buffer.from(body.buffer, body.byteOffset, body.byteLength).readUInt32BE(1)
+  if (body.length !== 5 + length) throw new GrpcError(GrpcStatus.INTERNAL, 'request must hold exactly one gRPC message')
+  return body.subarray(5)
+}
+
+/** A trailers-only response: the status rides in the one HEADERS frame. */
+function sendStatus(stream: ServerHttp2Stream, code: GrpcStatusCode, message: string): void {
+  if (stream.destroyed || stream.closed || stream.headersSent) return
+  stream.respond(
+    {
+      ':status': 200,
+      'content-type': 'application/grpc',
+      'grpc-status': String(code),
+      'grpc-message': encodeGrpcMessage(message),
+    },
+    { endStream: true },
+  )
+}
+
+/** gRPC's percent-encoding: UTF-8 bytes outside printable ASCII, and '%' itself, become %XX. */
+export function encodeGrpcMessage(message: string): string {
+  let out = ''
+  for (const byte of Buffer.from(message, 'utf8')) {
+    out += byte >= 0x20 && byte <= 0x7e && byte !== 0x25 ? String.fromCharCode(byte) : `%${byte.toString(16).toUpperCase().padStart(2, '0')}`
+  }
+  return out
+}
+
+/** The inverse of encodeGrpcMessage, for clients and tests. */
+export function decodeGrpcMessage(encoded: string): string {
+  const bytes: number[] = []
+  for (let i = 0; i < encoded.length; i++) {
+    const hex = encoded[i] === '%' ? encoded.slice(i + 1, i + 3) : ''
+    if (/^[0-9A-Fa-f]{2}$/.test(hex)) {
+      bytes.push(Number.parseInt(hex, 16))
+      i += 2
+    } else {
+      bytes.push(encoded.charCodeAt(i))
+    }
+  }
+  return Buffer.from(bytes).toString('utf8')
+}

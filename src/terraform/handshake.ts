@@ -1,0 +1,119 @@
+import type { GenService, GenServiceMethods } from '@bufbuild/protobuf/codegenv2'
+import { createCertificate } from './certificate.js'
+import { GRPCController } from './gen/grpc_controller_pb.js'
+import { Health, HealthCheckResponse_ServingStatus } from './gen/health_pb.js'
+import { createGrpcServer, type GrpcServer, type ServiceImpl } from './grpc-server.js'
+import { createLogger, type Logger } from './log.js'
+
+/** go-plugin's fixed cookie for Terraform providers: proves Terraform (not a person) started us. */
+export const MAGIC_COOKIE_KEY = 'TF_PLUGIN_MAGIC_COOKIE'
+export const MAGIC_COOKIE_VALUE = 'd602bf8f470bc67ca7faa0386276bbdd4330efaf76d1a219cb4d6991ca9872b2'
+export const PROTOCOL_VERSION = 6
+/** The address Terraform knows this provider by, for TF_REATTACH_PROVIDERS. */
+export const PROVIDER_ADDRESS = 'registry.terraform.io/provider/provider'
+
+/** A service and its implementation, typed together so the pair is checked where it is written. */
+export interface ServiceBinding {
+  readonly typeName: string
+  attach(server: GrpcServer): void
+}
+
+export function bindService<S extends GenServiceMethods>(service: GenService<S>, impl: ServiceImpl<S>): ServiceBinding {
+  return { typeName: service.typeName, attach: (server) => server.register(service, impl) }
+}
+
+export interface ServeOptions {
+  /** Usually one binding: bindService(Provider, providerImpl). */
+  readonly services: readonly ServiceBinding[]
+  readonly log?: Logger
+  /** Seams for tests; default to the real process. */
+  readonly env?: NodeJS.ProcessEnv
+  readonly stdout?: (line: string) => void
+  readonly stderr?: (text: string) => void
+  readonly exit?: (code: number) => void
+}
+
+export interface RunningPlugin {
+  readonly port: number
+  readonly server: GrpcServer
+}
+
+/**
+ * go-plugin's server side of the start-up contract. Everything that can fail before the handshake line is
+ * reported as a single stdout line, because that is the only text Terraform shows without TF_LOG.
+ */
+export async function servePlugin(options: ServeOptions): Promise<RunningPlugin | undefined> {
+  const env = options.env ?? process.env
+  const stdout = options.stdout ?? ((line: string) => process.stdout.write(line))
+  const stderr = options.stderr ?? ((text: string) => process.stderr.write(text))
+  const exit = options.exit ?? ((code: number) => process.exit(code))
+  const log = options.log ?? createLogger({ write: stderr })
+  const debug = env.PROVIDER_DEBUG_REATTACH === '1'
+
+  if (!debug && env[MAGIC_COOKIE_KEY] !== MAGIC_COOKIE_VALUE) {
+    stderr(
+      'This binary is a plugin. These are not meant to be executed directly.\n' +
+        'Please execute the program that consumes these plugins, which will load any plugins automatically.\n' +
+        'To debug the provider, run it with PROVIDER_DEBUG_REATTACH=1 and use the TF_REATTACH_PROVIDERS it prints.\n',
+    )
+    exit(1)
+    return undefined
+  }
+
+  try {
+    const versions = (env.PLUGIN_PROTOCOL_VERSIONS ?? '').split(',').map((v) => v.trim()).filter((v) => v !== '')
+    // Terraform sends "5,6" or "6,5"; absent means the client takes what we offer (go-plugin's rule).
+    if (versions.length > 0 && !versions.includes(String(PROTOCOL_VERSION))) {
+      throw new Error(
+        `terraform-provider-provider speaks plugin protocol ${PROTOCOL_VERSION}, but this Terraform offers only ${versions.join(', ')}; use Terraform 1.0 or later`,
+      )
+    }
+    // Ctrl-C reaches the whole process group; Terraform answers it with StopProvider, and dying mid-apply
+    // would lose the state of whatever was being created.
+    process.on('SIGINT', () => log.debug('ignoring SIGINT; Terraform will call StopProvider'))
+
+    const clientCert = debug ? undefined : env.PLUGIN_CLIENT_CERT
+    const certificate = clientCert ? createCertificate() : undefined
+    const server = createGrpcServer({
+      log,
+      ...(certificate && clientCert ? { tls: { cert: certificate.cert, key: certificate.key, clientCa: clientCert } } : {}),
+    })
+    for (const binding of options.services) binding.attach(server)
+    server.register(GRPCController, {
+      shutdown: (_request, call) => {
+        // Reply first, then exit as soon as the answer is out: Terraform waits up to 2 s for the exit.
+        call.onFinished(() => setImmediate(() => exit(0)))
+        log.debug('shutdown requested')
+        return {}
+      },
+    })
+    server.register(Health, {
+      check: () => ({ status: HealthCheckResponse_ServingStatus.SERVING }),
+    })
+    const port = await server.listen('127.0.0.1', 0)
+    const address = `127.0.0.1:${port}`
+    stdout(`1|${PROTOCOL_VERSION}|tcp|${address}|grpc|${certificate?.handshake ?? ''}\n`)
+    if (debug) stderr(reattachInstructions(address, process.pid))
+    log.debug('plugin server started', { address, tls: certificate !== undefined })
+    return { port, server }
+  } catch (error) {
+    const reason = (error instanceof Error ? error.message : String(error)).replace(/\s*\n\s*/g, ' ')
+    stdout(`terraform-provider-provider failed to start: ${reason}\n`)
+    log.error('start-up failed', { error })
+    exit(1)
+    return undefined
+  }
+}
+
+export function reattachInstructions(address: string, pid: number): string {
+  const value = JSON.stringify({
+    [PROVIDER_ADDRESS]: {
+      Protocol: 'grpc',
+      ProtocolVersion: PROTOCOL_VERSION,
+      Pid: pid,
+      Test: true,
+      Addr: { Network: 'tcp', String: address },
+    },
+  })
+  return `Provider started for debugging. To use it, run Terraform with:\n\n\tTF_REATTACH_PROVIDERS='${value}'\n\n`
+}

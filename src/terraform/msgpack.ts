@@ -1,0 +1,178 @@
+import { decode, ExtData, encode } from '@msgpack/msgpack'
+import {
+  BigNum,
+  type CtyNumber,
+  type CtyObject,
+  type CtyType,
+  type CtyValue,
+  isExactDouble,
+  numberFromBigInt,
+  numberFromText,
+  typeToJson,
+  Unknown,
+} from './cty.js'
+
+/** A value that does not fit its type; `path` is cty-style (`.tags["a"]`, `[2]`) for the log. */
+export class CtyCodecError extends Error {
+  constructor(
+    readonly path: string,
+    message: string,
+  ) {
+    super(path === '' ? message : `${path}: ${message}`)
+    this.name = 'CtyCodecError'
+  }
+}
+
+// go-cty writes an unknown as fixext1 type 0 with one zero byte; we send exactly that.
+const UNKNOWN_WIRE = new ExtData(0, new Uint8Array([0]))
+const INT64_MIN = -(2n ** 63n)
+const INT64_MAX = 2n ** 63n - 1n
+const UINT32_LIMIT = 2 ** 32
+
+/** Decodes a DynamicValue.msgpack against the schema's implied type. Any ext code means unknown. */
+export function decodeMsgpack(bytes: Uint8Array, type: CtyType): CtyValue {
+  const raw = decode(bytes, { useBigInt64: true })
+  return fromWire(raw, type, '')
+}
+
+/** Encodes a value for DynamicValue.msgpack, shaped by `type` (objects get exactly its attribute set). */
+export function encodeMsgpack(value: CtyValue | undefined, type: CtyType): Uint8Array {
+  return encode(toWire(value, type, ''), { useBigInt64: true })
+}
+
+function isRecord(raw: unknown): raw is Record<string, unknown> {
+  return raw !== null && typeof raw === 'object' && !Array.isArray(raw) && !(raw instanceof Uint8Array)
+}
+
+function describe(raw: unknown): string {
+  if (raw === null) return 'null'
+  if (Array.isArray(raw)) return 'array'
+  return typeof raw
+}
+
+function typeName(type: CtyType): string {
+  return JSON.stringify(typeToJson(type))
+}
+
+function fromWire(raw: unknown, type: CtyType, path: string): CtyValue {
+  if (raw === null || raw === undefined) return null
+  if (raw instanceof ExtData) return Unknown // ext 0 plain, ext 12 refined, and anything newer
+  if (typeof type === 'string') {
+    switch (type) {
+      case 'string':
+        if (typeof raw === 'string') return raw
+        break
+      case 'bool':
+        if (typeof raw === 'boolean') return raw
+        break
+      case 'number':
+        if (typeof raw === 'number') return Object.is(raw, -0) ? 0 : raw
+        if (typeof raw === 'bigint') return numberFromBigInt(raw)
+        if (typeof raw === 'string') {
+          try {
+            return numberFromText(raw)
+          } catch {
+            throw new CtyCodecError(path, `invalid number ${JSON.stringify(raw)}`)
+          }
+        }
+        break
+    }
+    throw new CtyCodecError(path, `expected ${type}, got ${describe(raw)}`)
+  }
+  switch (type.kind) {
+    case 'list':
+    case 'set':
+      if (!Array.isArray(raw)) break
+      return raw.map((item: unknown, i) => fromWire(item, type.element, `${path}[${i}]`))
+    case 'tuple':
+      if (!Array.isArray(raw) || raw.length !== type.elements.length) break
+      return type.elements.map((t, i) => fromWire(raw[i], t, `${path}[${i}]`))
+    case 'map':
+      if (!isRecord(raw)) break
+      return Object.fromEntries(
+        Object.entries(raw).map(([k, v]) => [k, fromWire(v, type.element, `${path}[${JSON.stringify(k)}]`)]),
+      )
+    case 'object': {
+      if (!isRecord(raw)) break
+      // Extra keys are ignored: the shape we hand on is always the type's own attribute set.
+      const entries = Object.entries(type.attributes).map(([name, t]): [string, CtyValue] => [
+        name,
+        Object.hasOwn(raw, name) ? fromWire(raw[name], t, `${path}.${name}`) : null,
+      ])
+      return Object.fromEntries(entries)
+    }
+  }
+  throw new CtyCodecError(path, `expected ${typeName(type)}, got ${describe(raw)}`)
+}
+
+function numberToWire(value: CtyNumber, path: string): number | bigint | string {
+  if (typeof value === 'number') {
+    if (Number.isNaN(value)) throw new CtyCodecError(path, 'NaN is not a cty number')
+    if (Number.isSafeInteger(value)) {
+      // The msgpack library writes integers past 32 bits as float64 when BigInt64 is on; bigint keeps them ints.
+      return Math.abs(value) >= UINT32_LIMIT ? BigInt(value) : value
+    }
+    if (!Number.isFinite(value) || isExactDouble(value)) return value
+    return String(value)
+  }
+  const text = value.text
+  if (/^-?\d+$/.test(text)) {
+    const big = BigInt(text)
+    if (big >= INT64_MIN && big <= INT64_MAX) return big
+  }
+  const double = Number(text)
+  if (Number.isFinite(double) && numberEqualsText(double, text) && isExactDouble(double)) return double
+  return text
+}
+
+function numberEqualsText(double: number, text: string): boolean {
+  const back = numberFromText(text)
+  return typeof back === 'number' && back === double
+}
+
+function toWire(value: CtyValue | undefined, type: CtyType, path: string): unknown {
+  if (value === null || value === undefined) return null
+  if (value === Unknown) return UNKNOWN_WIRE
+  if (typeof type === 'string') {
+    switch (type) {
+      case 'string':
+        if (typeof value === 'string') return value
+        break
+      case 'bool':
+        if (typeof value === 'boolean') return value
+        break
+      case 'number':
+        if (typeof value === 'number' || value instanceof BigNum) return numberToWire(value, path)
+        break
+    }
+    throw new CtyCodecError(path, `expected ${type}, got ${describe(value)}`)
+  }
+  switch (type.kind) {
+    case 'list':
+    case 'set':
+      if (!Array.isArray(value)) break
+      return value.map((item: CtyValue, i: number) => toWire(item, type.element, `${path}[${i}]`))
+    case 'tuple':
+      if (!Array.isArray(value) || value.length !== type.elements.length) break
+      return type.elements.map((t, i) => toWire((value as readonly CtyValue[])[i], t, `${path}[${i}]`))
+    case 'map':
+      if (!isPlainObject(value)) break
+      return Object.fromEntries(
+        Object.entries(value).map(([k, v]) => [k, toWire(v, type.element, `${path}[${JSON.stringify(k)}]`)]),
+      )
+    case 'object': {
+      if (!isPlainObject(value)) break
+      // Terraform rejects an object whose key set differs from the type's, so the type decides the keys.
+      const entries = Object.entries(type.attributes).map(([name, t]) => [
+        name,
+        Object.hasOwn(value, name) ? toWire(value[name], t, `${path}.${name}`) : null,
+      ])
+      return Object.fromEntries(entries)
+    }
+  }
+  throw new CtyCodecError(path, `expected ${typeName(type)}, got ${describe(value)}`)
+}
+
+function isPlainObject(value: CtyValue): value is CtyObject {
+  return value !== null && typeof value === 'object' && !Array.isArray(value) && !(value instanceof BigNum)
+}

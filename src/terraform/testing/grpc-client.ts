@@ -1,0 +1,75 @@
+import { connect, type ClientHttp2Session, constants } from 'node:http2'
+import { create, type DescMessage, type DescMethod, fromBinary, type MessageInitShape, type MessageShape, toBinary } from '@bufbuild/protobuf'
+import { decodeGrpcMessage, frame, GrpcError, type GrpcStatusCode, unframe } from '../grpc-server.js'
+
+/** A unary gRPC client over node:http2, standing in for Terraform in tests. */
+export interface GrpcTestClient {
+  call<I extends DescMessage, O extends DescMessage>(
+    method: Pick<DescMethod, 'name' | 'parent'> & { input: I; output: O },
+    request: MessageInitShape<I>,
+  ): Promise<MessageShape<O>>
+  close(): Promise<void>
+}
+
+export interface GrpcTestClientOptions {
+  readonly address: string // host:port
+  /** Omit for plaintext. `ca` is the server cert to trust; cert/key are the client's identity. */
+  readonly tls?: { readonly ca: string; readonly cert?: string; readonly key?: string }
+}
+
+export function connectGrpcTestClient(options: GrpcTestClientOptions): GrpcTestClient {
+  const session: ClientHttp2Session = options.tls
+    ? connect(`https://${options.address}`, {
+        ca: options.tls.ca,
+        cert: options.tls.cert,
+        key: options.tls.key,
+        servername: 'localhost', // as go-plugin's client dials
+      })
+    : connect(`http://${options.address}`)
+  session.on('error', () => {}) // surfaced per call instead
+  return {
+    call(method, request) {
+      return new Promise((resolve, reject) => {
+        const stream = session.request({
+          ':method': 'POST',
+          ':path': `/${method.parent.typeName}/${method.name}`,
+          'content-type': 'application/grpc',
+          te: 'trailers',
+        })
+        const chunks: Buffer[] = []
+        let status: string | undefined
+        let message = ''
+        const readStatus = (headers: Record<string, unknown>) => {
+          if (headers['grpc-status'] !== undefined) status = String(headers['grpc-status'])
+          if (headers['grpc-message'] !== undefined) message = decodeGrpcMessage(String(headers['grpc-message']))
+        }
+        stream.on('response', readStatus)
+        stream.on('trailers', readStatus)
+        stream.on('data', (chunk: Buffer) => chunks.push(chunk))
+        stream.on('error', reject)
+        stream.on('close', () => {
+          if (status === undefined) {
+            reject(new Error(`call ended without grpc-status (rst ${stream.rstCode ?? constants.NGHTTP2_NO_ERROR})`))
+          } else if (status !== '0') {
+            reject(new GrpcError(Number(status) as GrpcStatusCode, message))
+          } else {
+            try {
+              resolve(fromBinary(method.output, unframe(Buffer.concat(chunks))))
+            } catch (error) {
+              reject(error)
+            }
+          }
+        })
+        stream.end(frame(toBinary(method.input, create(method.input, request))))
+      })
+    },
+    close() {
+      // A session the server refused is already destroyed and would never call a close callback.
+      if (session.destroyed) return Promise.resolve()
+      return new Promise((resolve) => {
+        session.once('close', resolve)
+        session.close()
+      })
+    },
+  }
+}
