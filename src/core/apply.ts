@@ -21,6 +21,8 @@ export interface Outcome {
   readonly diagnostics: readonly Diagnostic[]
   /** An order was placed but the operation stopped before it finished; the state holds its id. */
   readonly incomplete: boolean
+  /** What was thrown when the operation failed, for front ends that map it to their own codes. */
+  readonly cause?: unknown
 }
 
 type Observed = Record<string, unknown>
@@ -74,7 +76,7 @@ export async function applyCreate<C>(definition: AnyResource, planned: ValueMap,
     return { state: settle(planned, observed), private: {}, diagnostics, incomplete: false }
   } catch (thrown) {
     const failure = toDiagnostics(thrown, `Creating ${definition.name} failed`, names(definition))
-    if (reached === null) return { state: null, private: {}, diagnostics: [...diagnostics, ...failure], incomplete: false }
+    if (reached === null) return { state: null, private: {}, diagnostics: [...diagnostics, ...failure], incomplete: false, cause: thrown }
     const state = settle(planned, reached)
     const resumable = definition.resume !== undefined
     diagnostics.push(
@@ -86,7 +88,7 @@ export async function applyCreate<C>(definition: AnyResource, planned: ValueMap,
           (resumable ? 'and the next apply resumes waiting for it instead of ordering again.' : 'and is not ordered again.'),
       ),
     )
-    return { state, private: resumable ? { resume: true } : {}, diagnostics, incomplete: true }
+    return { state, private: resumable ? { resume: true } : {}, diagnostics, incomplete: true, cause: thrown }
   }
 }
 
@@ -115,7 +117,7 @@ export async function applyUpdate<C>(
       current = { ...current, ...(observed as Record<string, Value>) }
     } catch (thrown) {
       const failure = toDiagnostics(thrown, `Waiting for ${definition.name} ${id} failed`, names(definition))
-      return { state: current, private: priorPrivate, diagnostics: [...diagnostics, ...failure], incomplete: true }
+      return { state: current, private: priorPrivate, diagnostics: [...diagnostics, ...failure], incomplete: true, cause: thrown }
     }
   }
   for (const scheduled of stepsToRun(definition, prior, planned)) {
@@ -167,6 +169,7 @@ export async function applyUpdate<C>(
         private: placed && definition.resume ? { resume: true } : priorPrivate,
         diagnostics,
         incomplete: placed,
+        cause: thrown,
       }
     }
   }
@@ -177,7 +180,7 @@ export async function applyUpdate<C>(
     return { state: settle(planned, { ...current, ...(observed ?? {}) }), private: {}, diagnostics, incomplete: false }
   } catch (thrown) {
     diagnostics.push(...toDiagnostics(thrown, `Reading ${definition.name} ${id} after the update failed`, names(definition)))
-    return { state: knownOrNull(current) as ValueMap, private: {}, diagnostics, incomplete: false }
+    return { state: knownOrNull(current) as ValueMap, private: {}, diagnostics, incomplete: false, cause: thrown }
   }
 }
 
@@ -194,7 +197,7 @@ export async function applyDelete<C>(definition: AnyResource, prior: ValueMap, s
   } catch (thrown) {
     if (isNotFound(thrown)) return { state: null, private: {}, diagnostics, incomplete: false }
     const failure = toDiagnostics(thrown, `Deleting ${definition.name} ${String(prior.id)} failed`, names(definition))
-    return { state: prior, private: {}, diagnostics: [...diagnostics, ...failure], incomplete: false }
+    return { state: prior, private: {}, diagnostics: [...diagnostics, ...failure], incomplete: false, cause: thrown }
   }
 }
 
@@ -203,6 +206,7 @@ export interface ReadOutcome {
   readonly state: ValueMap | null
   readonly private: PrivateState
   readonly diagnostics: readonly Diagnostic[]
+  readonly cause?: unknown
 }
 
 /**
@@ -235,7 +239,7 @@ export async function readResource<C>(
   } catch (thrown) {
     if (isNotFound(thrown)) return { state: null, private: {}, diagnostics }
     diagnostics.push(...toDiagnostics(thrown, `Reading ${definition.name} ${id} failed`, names(definition)))
-    return { state: prior, private: priorPrivate, diagnostics }
+    return { state: prior, private: priorPrivate, diagnostics, cause: thrown }
   }
 }
 
@@ -265,6 +269,7 @@ export async function importResource<C>(definition: AnyResource, text: string, s
 export interface DataOutcome {
   readonly state: ValueMap | null
   readonly diagnostics: readonly Diagnostic[]
+  readonly cause?: unknown
 }
 
 export async function readDataSource<C>(definition: AnyDataSource, config: ValueMap, session: Session<C>): Promise<DataOutcome> {
@@ -280,6 +285,7 @@ export async function readDataSource<C>(definition: AnyDataSource, config: Value
     }
     return { state, diagnostics }
   } catch (thrown) {
-    return { state: null, diagnostics: [...diagnostics, ...toDiagnostics(thrown, `Reading ${definition.name} failed`, names(definition))] }
+    const failure = toDiagnostics(thrown, `Reading ${definition.name} failed`, names(definition))
+    return { state: null, diagnostics: [...diagnostics, ...failure], cause: thrown }
   }
 }

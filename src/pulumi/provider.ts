@@ -30,7 +30,6 @@ import {
   valuesEqual,
 } from '../core/index.js'
 import { Code, codeOf, describeDiagnostics, PulumiError, propertyPath } from './errors.js'
-import { type Recorder, recordingClient } from './recorder.js'
 import {
   decodeMap,
   encodeMap,
@@ -249,28 +248,26 @@ export class PulumiProvider {
     const planned: ValueMap = { ...plan.planned, timeouts: timeoutsOf('create', request.timeout) }
     const secrets = secretAttributes(definition.attributes, request.properties)
     if (request.preview) return { id: '', properties: this.outputs(definition, planned, secrets, {}) }
-    const recorder: Recorder = { last: undefined }
-    const outcome = await applyCreate(definition, planned, this.session(recorder, request.urn, request.properties))
+    const outcome = await applyCreate(definition, planned, this.session(request.urn, request.properties))
     this.warn(outcome.diagnostics, request.urn)
     const { state } = outcome
     if (state !== null && outcome.incomplete) {
       throw this.partial(definition, state, outcome.private, secrets, outcome.diagnostics)
     }
-    if (state === null || hasErrors(outcome.diagnostics)) throw this.failure(outcome.diagnostics, recorder)
+    if (state === null || hasErrors(outcome.diagnostics)) throw this.failure(outcome.diagnostics, outcome.cause)
     return { id: String(state.id), properties: this.outputs(definition, state, secrets, outcome.private) }
   }
 
   async read(request: ResourceRequest & { id: string; properties: WireMap; inputs: WireMap }): Promise<{ id: string; properties: WireMap; inputs: WireMap }> {
     const definition = this.resource(request)
     const importing = isEmptyMap(request.properties)
-    const recorder: Recorder = { last: undefined }
-    const session = this.session(recorder, request.urn, request.properties, request.inputs)
+    const session = this.session(request.urn, request.properties, request.inputs)
     const outcome = importing
       ? await importResource(definition, request.id, session)
       : await readResource(definition, this.priorOf(definition, request.properties, {}), request.id, privateOf(request.properties), session)
     this.warn(outcome.diagnostics, request.urn)
     if (hasErrors(outcome.diagnostics)) {
-      throw this.failure(outcome.diagnostics, recorder, importing && outcome.state === null ? Code.NOT_FOUND : Code.UNKNOWN)
+      throw this.failure(outcome.diagnostics, outcome.cause, importing && outcome.state === null ? Code.NOT_FOUND : Code.UNKNOWN)
     }
     if (outcome.state === null) return { id: '', properties: {}, inputs: {} }
     const secrets = secretAttributes(definition.attributes, request.properties, request.inputs)
@@ -299,14 +296,13 @@ export class PulumiProvider {
     const planned: ValueMap = { ...plan.planned, timeouts: timeoutsOf('update', request.timeout) }
     const secrets = secretAttributes(definition.attributes, request.news, request.olds)
     if (request.preview) return { properties: this.outputs(definition, planned, secrets, priorPrivate) }
-    const recorder: Recorder = { last: undefined }
-    const outcome = await applyUpdate(definition, prior, planned, priorPrivate, this.session(recorder, request.urn, request.news, request.olds))
+    const outcome = await applyUpdate(definition, prior, planned, priorPrivate, this.session(request.urn, request.news, request.olds))
     this.warn(outcome.diagnostics, request.urn)
     const state: ValueMap = outcome.state ?? prior
     if (hasErrors(outcome.diagnostics)) {
       const moved = Object.keys(inputAttributes(definition)).some((name) => !valuesEqual(state[name] ?? null, prior[name] ?? null))
       if (outcome.incomplete || moved) throw this.partial(definition, state, outcome.private, secrets, outcome.diagnostics)
-      throw this.failure(outcome.diagnostics, recorder)
+      throw this.failure(outcome.diagnostics, outcome.cause)
     }
     return { properties: this.outputs(definition, state, secrets, outcome.private) }
   }
@@ -314,10 +310,9 @@ export class PulumiProvider {
   async delete(request: ResourceRequest & { id: string; properties: WireMap; timeout?: number }): Promise<void> {
     const definition = this.resource(request)
     const prior: ValueMap = { ...this.priorOf(definition, request.properties, {}), id: request.id, timeouts: timeoutsOf('delete', request.timeout) }
-    const recorder: Recorder = { last: undefined }
-    const outcome = await applyDelete(definition, prior, this.session(recorder, request.urn, request.properties))
+    const outcome = await applyDelete(definition, prior, this.session(request.urn, request.properties))
     this.warn(outcome.diagnostics, request.urn)
-    if (hasErrors(outcome.diagnostics)) throw this.failure(outcome.diagnostics, recorder)
+    if (hasErrors(outcome.diagnostics)) throw this.failure(outcome.diagnostics, outcome.cause)
   }
 
   // ---- functions --------------------------------------------------------------------------
@@ -329,7 +324,7 @@ export class PulumiProvider {
     if (unknownKeys.length > 0) {
       return { return: {}, failures: unknownKeys.map((key) => ({ property: key, reason: `${key} is not an argument of ${request.tok}` })) }
     }
-    const outcome = await readDataSource(definition, values, this.session({ last: undefined }, undefined, request.args))
+    const outcome = await readDataSource(definition, values, this.session(undefined, request.args))
     if (outcome.state === null || hasErrors(outcome.diagnostics)) return { return: {}, failures: failuresOf(outcome.diagnostics) }
     const secrets = secretAttributes(definition.attributes, request.args)
     return { return: encodeMap(definition.attributes, outcome.state, { secret: secrets, keepNull: true }), failures: [] }
@@ -390,22 +385,22 @@ export class PulumiProvider {
     })
   }
 
-  private failure(diagnostics: readonly Diagnostic[], recorder: Recorder, fallback: (typeof Code)[keyof typeof Code] = Code.UNKNOWN) {
+  private failure(diagnostics: readonly Diagnostic[], cause: unknown, fallback: (typeof Code)[keyof typeof Code] = Code.UNKNOWN) {
     const lines = describeDiagnostics(diagnostics.filter((d) => d.severity === 'error'))
-    return new PulumiError(recorder.last === undefined ? fallback : codeOf(recorder.last), lines.join('\n'))
+    return new PulumiError(cause === undefined ? fallback : codeOf(cause), lines.join('\n'))
   }
 
   private warn(diagnostics: readonly Diagnostic[], urn: string | undefined): void {
     for (const line of describeDiagnostics(diagnostics.filter((d) => d.severity === 'warning'))) this.options.log('warning', line, urn)
   }
 
-  private session(recorder: Recorder, urn: string | undefined, ...maps: WireMap[]): Session<unknown> {
+  private session(urn: string | undefined, ...maps: WireMap[]): Session<unknown> {
     if (this.client === undefined) {
       throw new PulumiError(Code.FAILED_PRECONDITION, 'The provider is not configured: the engine did not call Configure.')
     }
     const secrets = new Set(this.configuredSecrets)
     for (const map of maps) secretStrings(map, secrets)
-    return { client: recordingClient(this.client, recorder), log: this.logger(urn, secrets), signal: this.stop.signal }
+    return { client: this.client, log: this.logger(urn, secrets), signal: this.stop.signal }
   }
 
   /** Core's logger onto Engine.Log; any known secret value is scrubbed from the text. */
