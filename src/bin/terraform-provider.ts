@@ -1,6 +1,9 @@
 // Entry point of terraform-provider-provider: serves plugin protocol 6 with every resource and lookup.
-import { dataSources, providerDefinition, resources } from '../resources/index.js'
-import { createLogger, providerService, servePlugin } from '../terraform/index.js'
+// Only the handshake's code loads before the handshake line; the provider service (definitions,
+// codec, API client) loads right after it, while Terraform connects, since every command starts
+// the provider several times.
+import { lazyService, servePlugin } from '../terraform/handshake.js'
+import { createLogger } from '../terraform/log.js'
 
 export const VERSION = '0.1.0'
 
@@ -8,9 +11,12 @@ const log = createLogger()
 void servePlugin({
   log,
   services: [
-    providerService(
-      { provider: providerDefinition, resources, dataSources },
-      { log, userAgent: `provider-terraform/${VERSION}` },
-    ),
+    lazyService('tfplugin6.Provider', async () => {
+      const [{ dataSources, providerDefinition, resources }, { providerService }] = await Promise.all([
+        import('../resources/index.js'),
+        import('../terraform/provider-service.js'),
+      ])
+      return providerService({ provider: providerDefinition, resources, dataSources }, { log, userAgent: `provider-terraform/${VERSION}` })
+    }),
   ],
 })

@@ -58,6 +58,15 @@ export interface GrpcServerOptions {
 
 export interface GrpcServer {
   register<S extends GenServiceMethods>(service: GenService<S>, impl: ServiceImpl<S>): void
+  /**
+   * Routes calls of the service `typeName` to handlers that `load` registers on first use, so the
+   * code and descriptors behind them need not be loaded before the handshake. `load` runs once.
+   */
+  registerLazy(typeName: string, load: () => Promise<void>): void
+  /** Starts every lazy load now, e.g. right after the handshake line, while the client connects. */
+  warm(): void
+  /** A method answered from raw protobuf bytes, for messages too small to be worth a descriptor at start-up. */
+  registerRaw(path: string, handler: (payload: Uint8Array, call: CallContext) => Uint8Array | Promise<Uint8Array>): void
   /** Starts listening (127.0.0.1, a free port by default) and resolves to the bound port. */
   listen(host?: string, port?: number): Promise<number>
   close(): Promise<void>
@@ -73,6 +82,19 @@ type Route = (payload: Uint8Array, call: CallContext) => Promise<Uint8Array>
 export function createGrpcServer(options: GrpcServerOptions = {}): GrpcServer {
   const log = options.log ?? silentLogger
   const routes = new Map<string, Route>()
+  const lazy = new Map<string, () => Promise<void>>()
+  const lookup = (path: string): Route | undefined => {
+    const found = routes.get(path)
+    if (found) return found
+    const load = lazy.get(path.split('/')[1] ?? '')
+    if (!load) return undefined
+    return async (payload, call) => {
+      await load()
+      const route = routes.get(path)
+      if (!route) throw new GrpcError(GrpcStatus.UNIMPLEMENTED, `unknown method ${path}`)
+      return route(payload, call)
+    }
+  }
   const sessions = new Set<ServerHttp2Session>()
   let server: Http2Server | Http2SecureServer | undefined
 
@@ -92,6 +114,22 @@ export function createGrpcServer(options: GrpcServerOptions = {}): GrpcServer {
           return toBinary(method.output, create(method.output, response))
         })
       }
+    },
+
+    registerLazy(typeName, load) {
+      let loading: Promise<void> | undefined
+      lazy.set(typeName, () => {
+        loading ??= load()
+        return loading
+      })
+    },
+
+    registerRaw(path, handler) {
+      routes.set(path, async (payload, call) => handler(payload, call))
+    },
+
+    warm() {
+      for (const load of lazy.values()) load().catch((error: unknown) => log.error('loading a service failed', { error }))
     },
 
     async listen(host = '127.0.0.1', port = 0) {
@@ -114,7 +152,7 @@ export function createGrpcServer(options: GrpcServerOptions = {}): GrpcServer {
         session.on('error', (error) => log.debug('gRPC connection error', { error }))
       })
       server.on('stream', (stream: ServerHttp2Stream, headers: IncomingHttpHeaders) => {
-        handleStream(stream, headers, routes, log)
+        handleStream(stream, headers, lookup, log)
       })
       const listening = server
       await new Promise<void>((resolve, reject) => {
@@ -141,13 +179,13 @@ export function createGrpcServer(options: GrpcServerOptions = {}): GrpcServer {
 function handleStream(
   stream: ServerHttp2Stream,
   headers: IncomingHttpHeaders,
-  routes: ReadonlyMap<string, Route>,
+  lookup: (path: string) => Route | undefined,
   log: Logger,
 ): void {
   // A client reset must not become an uncaught 'error' event; the close handler below covers cleanup.
   stream.on('error', (error) => log.debug('gRPC stream error', { error }))
   const path = String(headers[':path'] ?? '')
-  const route = routes.get(path)
+  const route = lookup(path)
   if (!route) {
     stream.resume() // drain the request so the stream can close
     sendStatus(stream, GrpcStatus.UNIMPLEMENTED, `unknown method ${path}`)

@@ -1,7 +1,5 @@
 import type { GenService, GenServiceMethods } from '@bufbuild/protobuf/codegenv2'
 import { createCertificate } from './certificate.js'
-import { GRPCController } from './gen/grpc_controller_pb.js'
-import { Health, HealthCheckResponse_ServingStatus } from './gen/health_pb.js'
 import { createGrpcServer, type GrpcServer, type ServiceImpl } from './grpc-server.js'
 import { createLogger, type Logger } from './log.js'
 
@@ -9,6 +7,10 @@ import { createLogger, type Logger } from './log.js'
 export const MAGIC_COOKIE_KEY = 'TF_PLUGIN_MAGIC_COOKIE'
 export const MAGIC_COOKIE_VALUE = 'd602bf8f470bc67ca7faa0386276bbdd4330efaf76d1a219cb4d6991ca9872b2'
 export const PROTOCOL_VERSION = 6
+const EMPTY_MESSAGE = new Uint8Array()
+/** HealthCheckResponse{status: SERVING}: field 1, varint, value 1. */
+const HEALTH_SERVING = new Uint8Array([0x08, 0x01])
+
 /** The address Terraform knows this provider by, for TF_REATTACH_PROVIDERS. */
 export const PROVIDER_ADDRESS = 'registry.terraform.io/provider/provider'
 
@@ -20,6 +22,14 @@ export interface ServiceBinding {
 
 export function bindService<S extends GenServiceMethods>(service: GenService<S>, impl: ServiceImpl<S>): ServiceBinding {
   return { typeName: service.typeName, attach: (server) => server.register(service, impl) }
+}
+
+/**
+ * A service whose implementation is loaded on first use (or right after the handshake): Terraform
+ * starts the provider 3 to 5 times per command, and only the handshake has to wait for start-up.
+ */
+export function lazyService(typeName: string, load: () => Promise<ServiceBinding>): ServiceBinding {
+  return { typeName, attach: (server) => server.registerLazy(typeName, async () => (await load()).attach(server)) }
 }
 
 export interface ServeOptions {
@@ -79,22 +89,22 @@ export async function servePlugin(options: ServeOptions): Promise<RunningPlugin 
       ...(certificate && clientCert ? { tls: { cert: certificate.cert, key: certificate.key, clientCa: clientCert } } : {}),
     })
     for (const binding of options.services) binding.attach(server)
-    server.register(GRPCController, {
-      shutdown: (_request, call) => {
-        // Reply first, then exit as soon as the answer is out: Terraform waits up to 2 s for the exit.
-        call.onFinished(() => setImmediate(() => exit(0)))
-        log.debug('shutdown requested')
-        return {}
-      },
+    // Both messages are tiny and fixed, so they are answered as raw bytes: loading protobuf
+    // descriptors for them would hold up the handshake line (see proto/grpc_controller.proto, health.proto).
+    server.registerRaw('/plugin.GRPCController/Shutdown', (_empty, call) => {
+      // Reply first, then exit as soon as the answer is out: Terraform waits up to 2 s for the exit.
+      call.onFinished(() => setImmediate(() => exit(0)))
+      log.debug('shutdown requested')
+      return EMPTY_MESSAGE
     })
-    server.register(Health, {
-      check: () => ({ status: HealthCheckResponse_ServingStatus.SERVING }),
-    })
+    server.registerRaw('/grpc.health.v1.Health/Check', () => HEALTH_SERVING)
     const port = await server.listen('127.0.0.1', 0)
     const address = `127.0.0.1:${port}`
     stdout(`1|${PROTOCOL_VERSION}|tcp|${address}|grpc|${certificate?.handshake ?? ''}\n`)
     if (debug) stderr(reattachInstructions(address, process.pid))
     log.debug('plugin server started', { address, tls: certificate !== undefined })
+    // Terraform now connects (TLS, then its first calls); loading the services meanwhile overlaps the two.
+    setImmediate(() => server.warm())
     return { port, server }
   } catch (error) {
     const reason = (error instanceof Error ? error.message : String(error)).replace(/\s*\n\s*/g, ' ')
