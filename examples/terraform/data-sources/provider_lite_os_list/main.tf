@@ -1,0 +1,22 @@
+# The OS templates a Lite product can be installed with: values for a VM's select_os.
+terraform {
+  required_providers {
+    provider = {
+      source = "provider/provider"
+    }
+  }
+}
+
+# Credentials come from the environment: PROVIDER_API_KEY and PROVIDER_BASE_URL.
+provider "provider" {
+  # Quick polling suits the local emulator; against the real service remove it (default "5s").
+  poll_interval = "100ms"
+}
+
+data "provider_lite_os_list" "example" {
+  product_id = 101
+}
+
+output "os_names" {
+  value = data.provider_lite_os_list.example.oss[*].name
+}

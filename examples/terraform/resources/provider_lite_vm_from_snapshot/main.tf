@@ -1,0 +1,51 @@
+# A new Lite VM restored from a snapshot. Deleting it deletes the new VM, never the snapshot.
+terraform {
+  required_providers {
+    provider = {
+      source = "provider/provider"
+    }
+  }
+}
+
+# Credentials come from the environment: PROVIDER_API_KEY and PROVIDER_BASE_URL.
+provider "provider" {
+  # Quick polling suits the local emulator; against the real service remove it (default "5s").
+  poll_interval = "100ms"
+}
+
+resource "provider_lite_keypair" "example" {
+  name = "lite-example-key"
+}
+
+resource "provider_lite_vm" "example" {
+  product_id = 101            # from provider_lite_products
+  select_os  = "Ubuntu-22.04" # from provider_lite_os_list
+  keypair_id = provider_lite_keypair.example.keypair_id
+  cycle      = "m" # billed monthly
+  vm_name    = "lite-example"
+
+  ssh_and_console_user = "deployer"
+  # Pass real passwords in from a sensitive variable (TF_VAR_...), not a literal.
+  console_password = "Example2024pass"
+}
+
+resource "provider_lite_snapshot" "example" {
+  lite_account_id = provider_lite_vm.example.id
+  cycle           = "m"
+  name            = "lite-backup"
+}
+
+resource "provider_lite_vm_from_snapshot" "example" {
+  snapshot_id = provider_lite_snapshot.example.id
+  product_id  = 102 # may differ from the source VM's product
+  cycle       = "m"
+  keypair_id  = provider_lite_keypair.example.keypair_id
+  name        = "lite-restored" # 6-16 characters
+
+  ssh_and_console_user = "deployer"
+  console_password     = "Example2024pass"
+}
+
+output "restored_vm_id" {
+  value = provider_lite_vm_from_snapshot.example.id
+}

@@ -1,0 +1,463 @@
+/**
+ * Registry-format reference docs (the layout tfplugindocs produces), rendered from the definitions:
+ * the provider page, one page per resource and per data source. Pure text in, text out, so the
+ * output is deterministic and a test can tell when the committed docs/ is stale.
+ */
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, rmSync, writeFileSync } from 'node:fs'
+import { dirname, join, relative } from 'node:path'
+import {
+  type AnyDataSource,
+  type AnyProvider,
+  type AnyResource,
+  type Attribute,
+  type Attributes,
+  isComputed,
+  isInput,
+  string,
+  toCamel,
+  toPascal,
+  toSnake,
+  type TypeSpec,
+} from '../core/index.js'
+import { TYPE_PREFIX } from './schema.js'
+
+const PROVIDER_NAME = 'provider'
+const PROVIDER_SOURCE = 'provider/provider'
+
+export interface DocsRegistry {
+  readonly provider: AnyProvider
+  readonly resources: readonly AnyResource[]
+  readonly dataSources: readonly AnyDataSource[]
+}
+
+export type ExampleKind = 'provider' | 'resources' | 'data-sources'
+
+export interface DocsOptions {
+  /** The example configuration of a page (`typeName` is empty for the provider), or null when there is none. */
+  exampleOf(kind: ExampleKind, typeName: string): string | null
+  /** The registry's sidebar group of a type, e.g. "Metal"; empty for none. */
+  subcategoryOf(name: string): string
+}
+
+/** One generated file, its path relative to the docs folder, with `/` separators. */
+export interface DocFile {
+  readonly path: string
+  readonly content: string
+}
+
+/** Every page, in a fixed order. */
+export function renderDocs(registry: DocsRegistry, options: DocsOptions): DocFile[] {
+  const names = new TerraformNames(registry)
+  const files: DocFile[] = [{ path: 'index.md', content: renderProvider(registry, options, names) }]
+  for (const resource of [...registry.resources].sort(byName)) {
+    files.push({ path: `resources/${resource.name}.md`, content: renderResource(resource, options, names) })
+  }
+  for (const dataSource of [...registry.dataSources].sort(byName)) {
+    files.push({ path: `data-sources/${dataSource.name}.md`, content: renderDataSource(dataSource, options, names) })
+  }
+  return files
+}
+
+/** Where the example of a page lives under the examples folder. */
+export function examplePath(kind: ExampleKind, typeName: string): string {
+  return kind === 'provider' ? 'provider/main.tf' : `${kind}/${typeName}/main.tf`
+}
+
+/** Reads examples from a folder laid out as `examplePath` says. */
+export function examplesFrom(dir: string): DocsOptions['exampleOf'] {
+  return (kind, typeName) => {
+    const path = join(dir, examplePath(kind, typeName))
+    return existsSync(path) ? readFileSync(path, 'utf8') : null
+  }
+}
+
+/**
+ * Writes the files under `dir` and deletes every other file there (and folders left empty), so a
+ * removed resource loses its page. Returns the paths written and deleted, relative to `dir`.
+ */
+export function writeDocs(dir: string, files: readonly DocFile[]): { written: string[]; deleted: string[] } {
+  const wanted = new Set(files.map((f) => f.path))
+  const deleted = listFiles(dir).filter((path) => !wanted.has(path))
+  for (const path of deleted) rmSync(join(dir, path))
+  removeEmptyFolders(dir)
+  const written: string[] = []
+  for (const file of files) {
+    const path = join(dir, file.path)
+    if (existsSync(path) && readFileSync(path, 'utf8') === file.content) continue
+    mkdirSync(dirname(path), { recursive: true })
+    writeFileSync(path, file.content)
+    written.push(file.path)
+  }
+  return { written, deleted }
+}
+
+/** Every file under `dir`, relative, with `/` separators, sorted; empty when `dir` does not exist. */
+export function listFiles(dir: string): string[] {
+  if (!existsSync(dir)) return []
+  const out: string[] = []
+  const walk = (folder: string) => {
+    for (const entry of readdirSync(folder, { withFileTypes: true })) {
+      const path = join(folder, entry.name)
+      if (entry.isDirectory()) walk(path)
+      else out.push(relative(dir, path).split('\\').join('/'))
+    }
+  }
+  walk(dir)
+  return out.sort()
+}
+
+function removeEmptyFolders(folder: string): void {
+  if (!existsSync(folder)) return
+  for (const entry of readdirSync(folder, { withFileTypes: true })) {
+    if (!entry.isDirectory()) continue
+    const path = join(folder, entry.name)
+    removeEmptyFolders(path)
+    if (readdirSync(path).length === 0) rmdirSync(path)
+  }
+}
+
+const byName = (a: { name: string }, b: { name: string }) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)
+
+/**
+ * Descriptions are written once for both front ends, so they may name things the Pulumi way
+ * (`rebuildOs`, `BaremetalKeypair`, `baremetalProducts`); on a Terraform page they read as Terraform.
+ */
+class TerraformNames {
+  private readonly types = new Map<string, string>()
+
+  constructor(registry: DocsRegistry) {
+    for (const resource of registry.resources) this.types.set(toPascal(resource.name), `${TYPE_PREFIX}${resource.name}`)
+    for (const dataSource of registry.dataSources) this.types.set(toCamel(dataSource.name), `${TYPE_PREFIX}${dataSource.name}`)
+  }
+
+  text(text: string): string {
+    return text.replace(/`([^`\n]+)`/g, (whole, code: string) => {
+      const type = this.types.get(code)
+      if (type) return `\`${type}\``
+      return /^[a-z][a-z0-9]*(?:[A-Z][a-z0-9]*)+$/.test(code) ? `\`${toSnake(code)}\`` : whole
+    })
+  }
+
+  /** `<metalAccountId>:<additionalIpId>` → `<metal_account_id>:<additional_ip_id>`. */
+  placeholders(format: string): string {
+    return format.replace(/<([A-Za-z0-9_]+)>/g, (_, name: string) => `<${toSnake(name)}>`)
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Pages
+
+function frontMatter(pageTitle: string, subcategory: string, description: string): string {
+  const lines = ['---', `page_title: ${JSON.stringify(pageTitle)}`, `subcategory: ${JSON.stringify(subcategory)}`, 'description: |-']
+  for (const line of description.split('\n')) lines.push(`  ${line}`)
+  lines.push('---', '')
+  return lines.join('\n')
+}
+
+function exampleSection(example: string | null): string[] {
+  if (example === null) return []
+  return ['## Example Usage', '', '```terraform', example.trimEnd(), '```', '']
+}
+
+function renderProvider(registry: DocsRegistry, options: DocsOptions, names: TerraformNames): string {
+  const { provider } = registry
+  const envRows = Object.entries(provider.environment)
+    .filter((entry): entry is [string, string] => typeof entry[1] === 'string')
+    .sort(([a], [b]) => (a < b ? -1 : 1))
+  const lines = [
+    frontMatter(`Provider: ${PROVIDER_NAME}`, '', provider.description),
+    `# ${PROVIDER_NAME} Provider`,
+    '',
+    names.text(provider.description),
+    '',
+    `Declare it in \`required_providers\` with \`source = "${PROVIDER_SOURCE}"\`, as in the example below.`,
+    '',
+    ...exampleSection(options.exampleOf('provider', '')),
+    '## Authentication',
+    '',
+    'Every request carries the API key. Set it, and the API base URL, in the provider block or, better, in the environment, ' +
+      'so that no secret is written in a configuration or kept in version control. A value in the provider block wins over ' +
+      'the environment.',
+    '',
+    '| Argument | Environment variable |',
+    '|---|---|',
+    ...envRows.map(([name, variable]) => `| \`${toSnake(name)}\` | \`${variable}\` |`),
+    '',
+    '```shell',
+    ...envRows.map(([name, variable]) => `export ${variable}="<${toSnake(name)}>"`),
+    'terraform plan',
+    '```',
+    '',
+    '## Timeouts and paid orders',
+    '',
+    '- Every create, and every upgrade (a larger package, disk or storage size), places a **paid order** with the service. ' +
+      'Each resource page says which arguments place an order when changed, and which force a replacement (a new order).',
+    '- With `pay_with_credit_card = false` the order is still placed, but its invoice is left **unpaid**: the resource stays ' +
+      '`Pending` until the invoice is paid in the portal, and the apply ends without waiting for it.',
+    '- After an order, the provider waits until the resource is `Active`, bounded by the `timeouts` block of the resource ' +
+      '(each resource page lists its defaults). A wait that fails or times out **keeps the resource in state, untainted**, and ' +
+      'the apply says so in a warning: a tainted resource would be replaced, which is a second paid order. The next ' +
+      '`terraform plan` shows an update that resumes the wait, and `terraform apply` waits for the order instead of placing ' +
+      'another; `terraform destroy` cancels it.',
+    '- Changes are made in a fixed order within one apply, each recorded in state as soon as it succeeds.',
+    '',
+    '## Resources and data sources',
+    '',
+    ...index(registry, options),
+    ...schemaSection(provider.attributes, names, { environment: provider.environment }),
+  ]
+  return finish(lines)
+}
+
+function index(registry: DocsRegistry, options: DocsOptions): string[] {
+  const groups = new Map<string, string[]>()
+  const add = (name: string, line: string) => {
+    const group = options.subcategoryOf(name) || 'Other'
+    groups.set(group, [...(groups.get(group) ?? []), line])
+  }
+  for (const r of [...registry.resources].sort(byName)) add(r.name, `- Resource [\`${TYPE_PREFIX}${r.name}\`](resources/${r.name}.md)`)
+  for (const d of [...registry.dataSources].sort(byName)) add(d.name, `- Data source [\`${TYPE_PREFIX}${d.name}\`](data-sources/${d.name}.md)`)
+  const lines: string[] = []
+  for (const [group, entries] of [...groups].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+    lines.push(`### ${group}`, '', ...entries, '')
+  }
+  return lines
+}
+
+function renderResource(resource: AnyResource, options: DocsOptions, names: TerraformNames): string {
+  const typeName = `${TYPE_PREFIX}${resource.name}`
+  const timeouts = Object.entries(resource.timeouts).filter((entry): entry is [string, string] => typeof entry[1] === 'string')
+  const lines = [
+    frontMatter(`${typeName} Resource - ${PROVIDER_NAME}`, options.subcategoryOf(resource.name), names.text(resource.description)),
+    `# ${typeName} (Resource)`,
+    '',
+    names.text(resource.description),
+    '',
+    ...(resource.deleteBeforeReplace
+      ? ['~> **Replacement:** the old object is deleted before its replacement is created (its name or target must be unique).', '']
+      : []),
+    ...exampleSection(options.exampleOf('resources', typeName)),
+    ...schemaSection(resource.attributes, names, { resource: true, timeouts: timeouts.map(([name]) => name) }),
+    ...timeoutsSection(timeouts),
+    ...importSection(resource, typeName, names),
+  ]
+  return finish(lines)
+}
+
+function renderDataSource(dataSource: AnyDataSource, options: DocsOptions, names: TerraformNames): string {
+  const typeName = `${TYPE_PREFIX}${dataSource.name}`
+  const lines = [
+    frontMatter(`${typeName} Data Source - ${PROVIDER_NAME}`, options.subcategoryOf(dataSource.name), names.text(dataSource.description)),
+    `# ${typeName} (Data Source)`,
+    '',
+    names.text(dataSource.description),
+    '',
+    ...exampleSection(options.exampleOf('data-sources', typeName)),
+    ...schemaSection(dataSource.attributes, names, {}),
+  ]
+  return finish(lines)
+}
+
+function timeoutsSection(timeouts: readonly [string, string][]): string[] {
+  if (timeouts.length === 0) return []
+  return [
+    '## Timeouts',
+    '',
+    'How long each operation may wait for the service, set in a `timeouts` block. Defaults:',
+    '',
+    ...timeouts.map(([name, value]) => `- \`${name}\`: \`${value}\``),
+    '',
+    '```terraform',
+    'timeouts {',
+    ...timeouts.map(([name, value]) => `  ${name} = "${value}"`),
+    '}',
+    '```',
+    '',
+    'A wait that runs out keeps the resource in state; the next apply resumes waiting instead of ordering again.',
+    '',
+  ]
+}
+
+function importSection(resource: AnyResource, typeName: string, names: TerraformNames): string[] {
+  const { format, example } = resource.importId
+  const lines = [
+    '## Import',
+    '',
+    `Import an existing object by its id, written \`${names.placeholders(format)}\`, for example \`${example}\`.`,
+    '',
+    'With the `terraform import` command:',
+    '',
+    '```shell',
+    `terraform import ${typeName}.example ${example}`,
+    '```',
+    '',
+    'With an `import` block (Terraform 1.5 and later):',
+    '',
+    '```terraform',
+    'import {',
+    `  to = ${typeName}.example`,
+    `  id = ${JSON.stringify(example)}`,
+    '}',
+    '```',
+    '',
+  ]
+  const unrecoverable = [...(resource.unrecoverable ?? [])]
+  if (unrecoverable.length === 0) {
+    lines.push('Every argument is read back from the API, so an import is followed by an empty plan.', '')
+    return lines
+  }
+  lines.push(
+    'The API cannot return these arguments, so they are null after an import:',
+    '',
+    ...unrecoverable.map((name) => `- \`${toSnake(name)}\``),
+    '',
+    'Setting one of them in the configuration afterwards never forces a replacement.',
+  )
+  const actions = unrecoverable.filter((name) => resource.attributes[name]?.action)
+  if (actions.length > 0) {
+    lines.push(
+      '',
+      `Leave ${words(actions.map((name) => `\`${toSnake(name)}\``))} out of the configuration you import into: ` +
+        'setting an in-place action after an import is a change, so it fires the action once.',
+    )
+  }
+  lines.push('')
+  return lines
+}
+
+/** `a`, `a and b`, `a, b and c`. */
+function words(items: readonly string[]): string {
+  return items.length < 2 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')} and ${items[items.length - 1]}`
+}
+
+function finish(lines: readonly string[]): string {
+  return `${lines.join('\n').replace(/\n{3,}/g, '\n\n').trimEnd()}\n`
+}
+
+// ---------------------------------------------------------------------------------------------
+// Schema
+
+interface SchemaContext {
+  /** Adds the `id` attribute core gives every resource. */
+  readonly resource?: boolean
+  /** The configurable timeouts, documented as the `timeouts` block. */
+  readonly timeouts?: readonly string[]
+  readonly environment?: Partial<Record<string, string>>
+}
+
+interface Nested {
+  readonly anchor: string
+  readonly title: string
+  readonly attributes: Attributes
+}
+
+function schemaSection(attributes: Attributes, names: TerraformNames, context: SchemaContext): string[] {
+  const nested: Nested[] = []
+  const lines = ['## Schema', '', ...groups(attributes, names, context, '', nested, '###')]
+  // Breadth first, as a reader scrolls: each nested schema may add its own below.
+  for (let i = 0; i < nested.length; i++) {
+    const item = nested[i]!
+    lines.push(`<a id="${item.anchor}"></a>`, `### Nested Schema for \`${item.title}\``, '')
+    lines.push(...groups(item.attributes, names, {}, item.title, nested, ''))
+  }
+  return lines
+}
+
+/** The Required / Optional / Read-Only lists; `heading` '###' at the top level, plain labels when nested. */
+function groups(attributes: Attributes, names: TerraformNames, context: SchemaContext, parent: string, nested: Nested[], heading: string): string[] {
+  const required: string[] = []
+  const optional: string[] = []
+  const readOnly: string[] = []
+  const entries = Object.entries(attributes).sort(([a], [b]) => (toSnake(a) < toSnake(b) ? -1 : 1))
+  for (const [name, attribute] of entries) {
+    const line = attributeLine(name, attribute, names, parent, nested, context.environment?.[name])
+    if (attribute.required) required.push(line)
+    else if (isInput(attribute)) optional.push(line)
+    else readOnly.push(line)
+  }
+  if (context.timeouts && context.timeouts.length > 0) {
+    const anchor = 'nestedblock--timeouts'
+    optional.push(`- \`timeouts\` (Block, Optional) How long operations may take; see [Timeouts](#timeouts). (see [below for nested schema](#${anchor}))`)
+    optional.sort()
+    nested.push({
+      anchor,
+      title: 'timeouts',
+      attributes: Object.fromEntries(
+        context.timeouts.map((t) => [t, string({ optional: true, description: `How long the ${t} may take, e.g. "30m" or "1h".` })]),
+      ),
+    })
+  }
+  if (context.resource) readOnly.unshift('- `id` (String) The id of the object at the service.')
+  const out: string[] = []
+  const group = (label: string, items: string[]) => {
+    if (items.length === 0) return
+    out.push(heading ? `${heading} ${label}` : `${label}:`, '', ...items, '')
+  }
+  group('Required', required)
+  group('Optional', optional)
+  group('Read-Only', readOnly)
+  return out
+}
+
+function attributeLine(
+  name: string,
+  attribute: Attribute,
+  names: TerraformNames,
+  parent: string,
+  nested: Nested[],
+  environment: string | undefined,
+): string {
+  const tfName = toSnake(name)
+  const flags = [typeLabel(attribute.type), ...(attribute.sensitive ? ['Sensitive'] : [])]
+  const notes: string[] = [names.text(attribute.description)]
+  if (attribute.createOnly) notes.push('**Forces replacement** when changed.')
+  if (attribute.action) {
+    notes.push(
+      '**In-place action**: the call is made only when the value changes to a non-empty value; setting the same value or removing it calls nothing.',
+    )
+  }
+  if (attribute.growOnly) notes.push('**Grow-only**: a smaller value is rejected at plan time.')
+  if (attribute.default !== undefined) notes.push(`Defaults to \`${JSON.stringify(attribute.default)}\`.`)
+  if (isInput(attribute) && isComputed(attribute) && attribute.default === undefined) notes.push('When unset, the value the service reports is kept.')
+  const rules = (attribute.validate ?? []).map((v) => v.rule)
+  if (rules.length > 0) notes.push(`Constraints: ${rules.join('; ')}.`)
+  if (environment) notes.push(`Environment variable: \`${environment}\`.`)
+  const object = objectOf(attribute.type)
+  if (object) {
+    const path = parent ? `${parent}.${tfName}` : tfName
+    const anchor = `nestedatt--${path.split('.').join('--')}`
+    nested.push({ anchor, title: path, attributes: object.attributes })
+    notes.push(`(see [below for nested schema](#${anchor}))`)
+  }
+  return `- \`${tfName}\` (${flags.join(', ')}) ${notes.map(sentence).join(' ')}`
+}
+
+/** Ends a note with a full stop unless it already ends a sentence or is a link. */
+function sentence(note: string): string {
+  const trimmed = note.trim()
+  return /[.!?)]$/.test(trimmed) || trimmed === '' ? trimmed : `${trimmed}.`
+}
+
+function objectOf(type: TypeSpec): { attributes: Attributes } | null {
+  if (type.kind === 'object') return type
+  if ((type.kind === 'list' || type.kind === 'map') && type.element.kind === 'object') return type.element
+  return null
+}
+
+function typeLabel(type: TypeSpec): string {
+  switch (type.kind) {
+    case 'string':
+      return 'String'
+    case 'int64':
+    case 'float':
+      return 'Number'
+    case 'bool':
+      return 'Boolean'
+    case 'object':
+      return 'Attributes'
+    case 'list':
+      return type.element.kind === 'object' ? 'Attributes List' : `List of ${typeLabel(type.element)}`
+    case 'map':
+      return type.element.kind === 'object' ? 'Attributes Map' : `Map of ${typeLabel(type.element)}`
+  }
+}

@@ -1,0 +1,77 @@
+// The generated docs: the committed docs/ must equal what gen-docs writes now, and every type the
+// registry serves has a runnable example and a page.
+import assert from 'node:assert/strict'
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { describe, test } from 'node:test'
+import { DOCS_DIR, EXAMPLES_DIR, generateDocs } from '../src/bin/gen-docs.js'
+import { dataSources, resources } from '../src/resources/index.js'
+import { examplePath, listFiles, writeDocs } from '../src/terraform/docs.js'
+import { TYPE_PREFIX } from '../src/terraform/schema.js'
+
+const REFRESH = 'npm run build && npm run docs'
+
+describe('docs', () => {
+  test('the committed docs/ is what gen-docs generates now', () => {
+    const fresh = mkdtempSync(join(tmpdir(), 'provider-docs-'))
+    try {
+      writeDocs(fresh, generateDocs())
+      const expected = listFiles(fresh)
+      const committed = listFiles(DOCS_DIR)
+      const missing = expected.filter((path) => !committed.includes(path))
+      const extra = committed.filter((path) => !expected.includes(path))
+      const changed = expected.filter(
+        (path) => committed.includes(path) && readFileSync(join(fresh, path), 'utf8') !== readFileSync(join(DOCS_DIR, path), 'utf8'),
+      )
+      const problems = [
+        ...missing.map((path) => `missing: docs/${path}`),
+        ...extra.map((path) => `no longer generated: docs/${path}`),
+        ...changed.map((path) => `stale: docs/${path}`),
+      ]
+      assert.deepEqual(problems, [], `docs/ is out of date; run \`${REFRESH}\`:\n${problems.join('\n')}`)
+    } finally {
+      rmSync(fresh, { recursive: true, force: true })
+    }
+  })
+
+  test('every resource and data source has an example and a page', () => {
+    const pages = new Set(generateDocs().map((file) => file.path))
+    const problems: string[] = []
+    const entries = [
+      ...resources.map((r) => ({ kind: 'resources' as const, name: r.name })),
+      ...dataSources.map((d) => ({ kind: 'data-sources' as const, name: d.name })),
+    ]
+    for (const { kind, name } of entries) {
+      const example = join('examples', 'terraform', examplePath(kind, `${TYPE_PREFIX}${name}`))
+      if (!existsSync(join(EXAMPLES_DIR, examplePath(kind, `${TYPE_PREFIX}${name}`)))) problems.push(`no example: ${example}`)
+      if (!pages.has(`${kind}/${name}.md`)) problems.push(`no page: docs/${kind}/${name}.md`)
+    }
+    assert.deepEqual(problems, [], problems.join('\n'))
+    assert.ok(existsSync(join(EXAMPLES_DIR, examplePath('provider', ''))), 'no provider example: examples/terraform/provider/main.tf')
+  })
+
+  test('each resource page documents its schema, timeouts and import', () => {
+    const files = new Map(generateDocs().map((file) => [file.path, file.content]))
+    for (const resource of resources) {
+      const page = files.get(`resources/${resource.name}.md`) ?? ''
+      const type = `${TYPE_PREFIX}${resource.name}`
+      assert.match(page, /^---\npage_title: /, type)
+      assert.match(page, /\n## Example Usage\n/, type)
+      assert.match(page, /\n## Schema\n/, type)
+      assert.ok(page.includes(`terraform import ${type}.example ${resource.importId.example}`), `${type}: import command`)
+      assert.ok(page.includes(`  to = ${type}.example\n  id = ${JSON.stringify(resource.importId.example)}`), `${type}: import block`)
+      if (Object.keys(resource.timeouts).length > 0) assert.match(page, /\n## Timeouts\n/, type)
+      for (const [name, attribute] of Object.entries(resource.attributes)) {
+        if (attribute.createOnly) {
+          const line = page.split('\n').find((l) => l.startsWith(`- \`${name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)}\``))
+          assert.ok(line?.includes('Forces replacement'), `${type}.${name} is create-only but its line says nothing: ${line}`)
+        }
+      }
+    }
+  })
+
+  test('generating twice gives the same bytes', () => {
+    assert.deepEqual(generateDocs(), generateDocs())
+  })
+})

@@ -1,0 +1,63 @@
+// Every example under examples/terraform/{resources,data-sources} applied with the real terraform CLI
+// against the emulator launcher: init, apply, a second plan that must be empty, destroy. An example
+// that does not run is a broken promise to the user who copies it.
+import assert from 'node:assert/strict'
+import { existsSync, readdirSync } from 'node:fs'
+import { readFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { after, before, describe, test } from 'node:test'
+import { describeRun, Emulator, ROOT, Workspace } from './harness.js'
+
+const EXAMPLES = join(ROOT, 'examples', 'terraform')
+/** One example: init, apply, plan and destroy, each bounded by the harness's own command timeout. */
+const EXAMPLE_TIMEOUT_MS = 240_000
+
+function examples(): { kind: string; type: string; dir: string }[] {
+  const found: { kind: string; type: string; dir: string }[] = []
+  for (const kind of ['resources', 'data-sources']) {
+    const folder = join(EXAMPLES, kind)
+    if (!existsSync(folder)) continue
+    for (const type of readdirSync(folder).sort()) {
+      if (existsSync(join(folder, type, 'main.tf'))) found.push({ kind, type, dir: join(folder, type) })
+    }
+  }
+  return found
+}
+
+describe('examples apply against the emulator', () => {
+  let emulator: Emulator
+  before(async () => {
+    emulator = await Emulator.start({ provisioningDelayMs: 100 })
+  })
+  after(async () => {
+    await emulator?.stop()
+  })
+
+  const all = examples()
+  test('there are examples to run', () => assert.ok(all.length > 0, `no examples under ${EXAMPLES}`))
+
+  for (const { kind, type, dir } of all) {
+    test(`${kind}/${type}: apply, empty second plan, destroy`, { timeout: EXAMPLE_TIMEOUT_MS }, async () => {
+      // A fresh service per example, so one that failed cannot leave a keypair name taken for the next.
+      await emulator.control('POST', '/reset')
+      // A temp copy: .terraform, the lock file and the state never land in examples/.
+      const ws = await Workspace.create(emulator)
+      let applied = false
+      try {
+        await ws.write(await readFile(join(dir, 'main.tf'), 'utf8'))
+        const apply = await ws.apply()
+        applied = true
+        assert.equal(apply.code, 0, describeRun(apply))
+        const plan = await ws.plan()
+        assert.equal(plan.code, 0, `the plan after apply is not empty: ${describeRun(plan)}`)
+        const destroy = await ws.destroy()
+        applied = false
+        assert.equal(destroy.code, 0, describeRun(destroy))
+      } finally {
+        // A failed step still gets a destroy, so one broken example does not leave accounts behind.
+        if (applied) await ws.destroy().catch(() => undefined)
+        await ws.cleanup()
+      }
+    })
+  }
+})
