@@ -2,10 +2,10 @@
 import { isComputed, isInput } from './attributes.js'
 import type { AnyDataSource, AnyResource, Logger, OperationContext, TimeoutName } from './definition.js'
 import { type Diagnostic, error, hasErrors, messageOf, toDiagnostics, warning } from './diagnostics.js'
-import { knownOrNull, type PrivateState, stepsToRun } from './plan.js'
+import { knownOrNull, type Plan, type PrivateState, stepsToRun } from './plan.js'
 import { timeoutMs } from './timeouts.js'
 import { validateConfig } from './validate.js'
-import { isUnknown, type Value, type ValueMap } from './values.js'
+import { isEmpty, isUnknown, type Value, type ValueMap } from './values.js'
 
 export interface Session<C> {
   readonly client: C
@@ -288,4 +288,36 @@ export async function readDataSource<C>(definition: AnyDataSource, config: Value
     const failure = toDiagnostics(thrown, `Reading ${definition.name} failed`, names(definition))
     return { state: null, diagnostics: [...diagnostics, ...failure], cause: thrown }
   }
+}
+
+/**
+ * The definition's plan checks for a change of an existing object: each asks the service whether
+ * the planned value can work. A check that cannot reach the service only warns; the service
+ * still validates the value when the change is applied.
+ */
+export async function checkPlanOnline<C>(definition: AnyResource, prior: ValueMap, plan: Plan, session: Session<C>): Promise<Diagnostic[]> {
+  const diagnostics: Diagnostic[] = []
+  if (plan.replace.length > 0) return diagnostics
+  for (const { attribute, check } of definition.planChecks ?? []) {
+    const value = plan.planned[attribute]
+    if (!plan.changed.includes(attribute) || isUnknown(value) || isEmpty(value ?? null)) continue
+    try {
+      const problem = await check({
+        ...contextFor(session, diagnostics),
+        id: String(prior.id),
+        prior,
+        input: plainInput(plan.planned),
+      })
+      if (problem) diagnostics.push(error(`Invalid ${attribute}`, `${attribute} ${problem}.`, [attribute]))
+    } catch (thrown) {
+      diagnostics.push(
+        warning(
+          `Could not check ${attribute} before applying`,
+          `Asking the service which values ${attribute} may take failed: ${messageOf(thrown)}. The service checks it when the change is applied.`,
+          [attribute],
+        ),
+      )
+    }
+  }
+  return diagnostics
 }

@@ -66,6 +66,23 @@ export interface DeleteContext<C, A extends Attributes> extends OperationContext
   readonly timeoutMs: number
 }
 
+export interface PlanCheckContext<C, A extends Attributes> extends OperationContext<C> {
+  readonly id: string
+  readonly prior: State<A>
+  /** The planned values; the checked attribute is known and non-empty. */
+  readonly input: ObjectOf<A>
+}
+
+/**
+ * A rule only the service can tell, checked while planning a change of an existing object (e.g.
+ * the OS list a server can be rebuilt with), so the error comes before any call that changes it.
+ */
+export interface PlanCheck<C, A extends Attributes> {
+  readonly attribute: keyof A & string
+  /** What is wrong with the planned value (completing "<attribute> ..."), or null when it is fine. */
+  check(ctx: PlanCheckContext<C, A>): Promise<string | null>
+}
+
 export interface UpdateStep<C, A extends Attributes> {
   readonly attributes: readonly (keyof A & string)[]
   apply(ctx: StepContext<C, A>): Promise<Observed<A> | undefined>
@@ -101,6 +118,8 @@ export interface ResourceDefinition<C, A extends Attributes> {
   readonly updates: readonly UpdateStep<C, A>[]
   /** A replacement must delete the old object first (unique names, single assignments). */
   readonly deleteBeforeReplace?: boolean
+  /** Checks against the service run at plan time when the attribute changes on an existing object. */
+  readonly planChecks?: readonly PlanCheck<C, A>[]
   create(ctx: CreateContext<C, A>): Promise<Observed<A> & { id: string }>
   /** Finishes a create or step whose order was placed but whose wait did not end; absent when nothing waits. */
   resume?(ctx: ResumeContext<C, A>): Promise<Observed<A> | undefined>
@@ -146,6 +165,7 @@ export interface AnyResource {
   readonly timeouts: TimeoutDefaults
   readonly updates: readonly { readonly attributes: readonly string[]; apply(ctx: Erased): Promise<unknown> }[]
   readonly deleteBeforeReplace?: boolean
+  readonly planChecks?: readonly { readonly attribute: string; check(ctx: Erased): Promise<string | null> }[]
   create(ctx: Erased): Promise<Record<string, unknown>>
   resume?(ctx: Erased): Promise<Record<string, unknown> | undefined>
   read(ctx: Erased): Promise<Record<string, unknown> | null>
@@ -241,6 +261,9 @@ export function checkResource(definition: AnyResource): void {
   }
   for (const attribute of definition.unrecoverable ?? []) {
     if (!attributes[attribute]) problems.push(`unrecoverable names unknown attribute ${attribute}`)
+  }
+  for (const { attribute } of definition.planChecks ?? []) {
+    if (!attributes[attribute] || !isInput(attributes[attribute])) problems.push(`a plan check names ${attribute}, which is not an input`)
   }
   if (problems.length > 0) throw new DefinitionError(`${name}: ${problems.join('; ')}`)
 }

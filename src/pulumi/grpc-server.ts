@@ -125,11 +125,12 @@ export function resourceProviderService(provider: PulumiProvider, schema: () => 
       const result = provider.check({ urn: r.getUrn(), type: r.getType(), news: fromStruct(r.getNews()) })
       return new providerPb.CheckResponse().setInputs(toStruct(result.inputs)).setFailuresList(failures(result.failures))
     }),
-    diff: unary<InstanceType<P['DiffRequest']>>('Diff', (r) =>
+    diff: unary<InstanceType<P['DiffRequest']>>('Diff', async (r) =>
       diffResponse(
-        provider.diff({
+        await provider.diff({
           urn: r.getUrn(),
           type: r.getType(),
+          id: r.getId(),
           olds: fromStruct(r.getOlds()),
           oldInputs: fromStruct(r.getOldInputs()),
           news: fromStruct(r.getNews()),

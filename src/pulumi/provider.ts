@@ -17,6 +17,7 @@ import {
   type Logger,
   messageOf,
   type PrivateState,
+  checkPlanOnline,
   planResource,
   readDataSource,
   readResource,
@@ -222,10 +223,17 @@ export class PulumiProvider {
     return { inputs, failures }
   }
 
-  diff(request: ResourceRequest & { olds: WireMap; oldInputs: WireMap; news: WireMap; ignoreChanges?: readonly string[] }): DiffResult {
+  async diff(request: ResourceRequest & { id?: string; olds: WireMap; oldInputs: WireMap; news: WireMap; ignoreChanges?: readonly string[] }): Promise<DiffResult> {
     const definition = this.resource(request)
     const prior = this.priorOf(definition, request.olds, request.oldInputs)
     const plan = this.plan(definition, prior, request.news, request.ignoreChanges, privateOf(request.olds))
+    if (this.client !== undefined && request.id) {
+      const online = await checkPlanOnline(definition, { ...prior, id: request.id }, plan, this.session(request.urn, request.news, request.olds))
+      this.warn(online, request.urn)
+      if (hasErrors(online)) {
+        throw new PulumiError(Code.INVALID_ARGUMENT, describeDiagnostics(online.filter((d) => d.severity === 'error')).join('\n'))
+      }
+    }
     const detailedDiff: Record<string, { kind: DiffKind; inputDiff: boolean }> = {}
     for (const name of plan.changed) {
       const before = prior[name] ?? null

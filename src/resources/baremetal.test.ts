@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import { Harness } from '../../test/harness.js'
-import type { AnyDataSource, AnyResource, ValueMap } from '../core/index.js'
+import { type AnyDataSource, type AnyResource, checkPlanOnline, type ValueMap } from '../core/index.js'
 import { baremetal } from './baremetal.js'
 import { baremetalAdditionalIp, baremetalAdditionalIpAssignment } from './baremetal-additional-ip.js'
 import { baremetalElasticStorage } from './baremetal-elastic-storage.js'
@@ -66,6 +66,17 @@ describe('provider_baremetal', () => {
     assert.equal(imported?.powerState, 'off')
     assert.equal(imported?.selectOs, 'ubuntu-22')
     assert.deepEqual(h.plan(server, imported, { ...config, powerState: 'off' }).changed, [])
+  })
+
+  test('rebuildOs is checked against the server\'s rebuild OS list at plan time, before any call', async () => {
+    const { h, config, state } = await withServer()
+    const bad = h.plan(server, state, { ...config, rebuildOs: 'windows-2022' })
+    const issues = await checkPlanOnline(server, state, bad, h.session)
+    assert.deepEqual(issues.map((d) => d.path), [['rebuildOs']])
+    assert.match(issues[0]?.detail ?? '', /"ubuntu-22", "ubuntu-24", "debian-12", "rocky-9"/)
+    const good = h.plan(server, state, { ...config, rebuildOs: 'rocky-9' })
+    assert.deepEqual(await checkPlanOnline(server, state, good, h.session), [])
+    assert.deepEqual(await h.mutations(), [])
   })
 
   test('the cycle and power state are checked at plan time', async () => {

@@ -134,6 +134,15 @@ export const baremetal = defineResource<Client, typeof attributes>({
     },
     { attributes: ['payWithCreditCard'], apply: recordOnly },
   ],
+  planChecks: [
+    {
+      attribute: 'rebuildOs',
+      async check({ client, id, input, signal }) {
+        const oss = await client.baremetals.listRebuildOss(id, { signal })
+        return oss.includes(input.rebuildOs ?? '') ? null : `must be one of ${oss.map((o) => JSON.stringify(o)).join(', ')} for server ${id}`
+      },
+    },
+  ],
   async create(ctx) {
     const { input } = ctx
     const order = await ctx.client.baremetals.createServer(

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import { Harness } from '../../test/harness.js'
-import type { AnyResource, ValueMap } from '../core/index.js'
+import { type AnyResource, checkPlanOnline, type ValueMap } from '../core/index.js'
 import { lite } from './lite-family.js'
 import { liteKeypair } from './lite-keypair.js'
 import { liteVm } from './lite-vm.js'
@@ -159,6 +159,18 @@ describe('provider_lite_vm', () => {
     assert.equal(imported.pay_with_credit_card, true)
     assert.equal(imported.console_password, 'S3cretPass9')
     assert.deepEqual(h.plan(vm, imported, { ...config, power_state: 'stop', description: 'web tier' }).changed, [])
+  })
+
+  test('rebuild_os and migrate_to_pro are checked against the service at plan time', async () => {
+    const { h, config } = await setup()
+    const state = await h.create(vm, config)
+    const plan = h.plan(vm, state, { ...config, rebuild_os: 'Windows-11', migrate_to_pro: '999' })
+    const issues = await checkPlanOnline(vm, state, plan, h.session)
+    assert.deepEqual(issues.map((d) => d.path), [['rebuild_os'], ['migrate_to_pro']])
+    assert.match(issues[1]?.detail ?? '', /201, 202, 203/)
+    await h.control('POST', '/faults', { method: 'GET', path: '/lites/products/*/oss', mode: 'error', status: 503, count: -1 })
+    const unreachable = await checkPlanOnline(vm, state, h.plan(vm, state, { ...config, rebuild_os: 'Debian-12' }), h.session)
+    assert.deepEqual(unreachable.map((d) => d.severity), ['warning'], 'an unreachable service only warns')
   })
 
   test('an import id that is not an account id names the format', async () => {

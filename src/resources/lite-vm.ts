@@ -7,6 +7,7 @@ import {
   length,
   type OperationContext,
   oneOf,
+  type PlanCheckContext,
   pattern,
   recordOnly,
   type State,
@@ -356,6 +357,33 @@ export function liteVm(family: LiteFamily) {
     timeouts: { create: '20m', update: '20m', delete: '10m' },
     attributes,
     updates: steps,
+    planChecks: [
+      {
+        attribute: 'rebuild_os',
+        async check({ client, input, signal }) {
+          // The package change runs before the rebuild, so the planned product's OS list applies.
+          const oss = await family.api(client).listOss(input.product_id ?? 0, { signal })
+          const names = oss.map((o) => o.name)
+          return names.includes(input.rebuild_os ?? '') ? null : `must be one of ${names.map((n) => JSON.stringify(n)).join(', ')}`
+        },
+      },
+      ...(family.migration
+        ? [
+            {
+              attribute: 'migrate_to_pro' as const,
+              async check({ client, id, prior, input, signal }: PlanCheckContext<Client, VmAttributes>) {
+                const migration = family.migration?.(client)
+                if (!migration) return null
+                const api = groups(client, prior)[0]
+                if (api !== family.api(client)) return null // already moved: the step is skipped by the service's 404
+                const products = await migration.listMigrateToProProducts(id, { signal })
+                const ids = products.map((p) => String(p.product_id))
+                return ids.includes(input.migrate_to_pro ?? '') ? null : `must be one of the Lite Pro products this VM can move to: ${ids.join(', ')}`
+              },
+            },
+          ]
+        : []),
+    ],
     async create(ctx) {
       const { input } = ctx
       const order = await family.api(ctx.client).createVm(

@@ -8,6 +8,7 @@ import {
   applyCreate,
   applyDelete,
   applyUpdate,
+  checkPlanOnline,
   type Diagnostic,
 
   hasErrors,
@@ -208,7 +209,7 @@ export function providerService(registry: Registry, options: ProviderServiceOpti
       }
     },
 
-    planResourceChange: (request) => {
+    planResourceChange: async (request) => {
       try {
         const { definition, view } = resource(request.typeName)
         const config = decode(view, request.config)
@@ -218,11 +219,13 @@ export function providerService(registry: Registry, options: ProviderServiceOpti
         }
         const prior = decode(view, request.priorState)
         const plan = planResource(definition, prior, config, readPrivate(request.priorPrivate))
+        const issues = [...plan.diagnostics]
+        if (prior !== null && client !== undefined && !hasErrors(issues)) issues.push(...(await checkPlanOnline(definition, prior, plan, session())))
         return {
-          plannedState: encode(view, hasErrors(plan.diagnostics) ? proposed : plan.planned),
+          plannedState: encode(view, hasErrors(issues) ? proposed : plan.planned),
           requiresReplace: plan.replace.map((name) => attributePath([name])),
           plannedPrivate: writePrivate(plan.private),
-          diagnostics: diagnostics(plan.diagnostics),
+          diagnostics: diagnostics(issues),
         }
       } catch (thrown) {
         return { diagnostics: failed('PlanResourceChange', thrown) }

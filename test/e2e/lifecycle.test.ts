@@ -1,0 +1,197 @@
+// Real terraform against the emulator launcher: the quickstart flow (init, apply, outputs, an empty second
+// plan), destroy, a VM that disappears out of band, and an order left unpaid.
+import assert from 'node:assert/strict'
+import { after, before, describe, test } from 'node:test'
+import { block, changeOf, describeRun, diagnostics, Emulator, PROVIDER_BLOCKS, ref, Workspace } from './harness.js'
+
+function keypairAndVm(keypairName: string, vm: Record<string, string | number | boolean> = {}): string {
+  return [
+    PROVIDER_BLOCKS,
+    block('resource', 'provider_lite_keypair', 'k', { name: keypairName }),
+    block('resource', 'provider_lite_vm', 'vm', {
+      ssh_and_console_user: 'deployer',
+      console_password: 'S3cretPass9',
+      product_id: 101,
+      select_os: 'Ubuntu-22.04',
+      keypair_id: ref('provider_lite_keypair.k.keypair_id'),
+      cycle: 'm',
+      vm_name: 'e2e-lifecycle',
+      ...vm,
+    }),
+  ].join('\n')
+}
+
+describe('quickstart flow', () => {
+  // An emulator of its own, so that "every account" after destroy means exactly this configuration's.
+  let emulator: Emulator
+  let ws: Workspace
+  before(async () => {
+    emulator = await Emulator.start()
+    ws = await Workspace.create(emulator)
+    await ws.writeFixture('quickstart')
+  })
+  after(async () => {
+    await ws?.cleanup()
+    await emulator?.stop()
+  })
+
+  test('init and apply create the keypair and an Active VM, the outputs are set, and a second plan is empty', async () => {
+    const init = await ws.init()
+    assert.match(init.stdout, /Installing provider\/provider v0\.1\.0/)
+    assert.match(init.stdout, /Terraform has been successfully initialized!/)
+    const applied = await ws.apply()
+    assert.equal(applied.code, 0, describeRun(applied))
+    assert.match(applied.stdout, /Apply complete! Resources: 2 added, 0 changed, 0 destroyed\./)
+
+    const out = await ws.outputs()
+    assert.equal(out.product_name, 'XS 1.1')
+    assert.deepEqual(out.os_names, ['Ubuntu-22.04', 'Ubuntu-24.04', 'Debian-12', 'Rocky-9'])
+    assert.equal(out.vm_status, 'Active')
+    assert.equal(out.vm_os, 'Ubuntu-22.04')
+    assert.match(String(out.public_key), /^ssh-ed25519 AAAA/)
+    assert.match(String(out.vm_id), /^\d+$/)
+    assert.equal(typeof out.keypair_id, 'number')
+
+    // The outputs describe what the service really holds.
+    const account = await emulator.account(String(out.vm_id))
+    assert.equal(account?.status, 'Active')
+    assert.equal(account?.product_id, 101)
+    assert.equal(account?.extra_details.keypair_id, out.keypair_id)
+    assert.equal(account?.extra_details.name, 'e2e-quickstart')
+    assert.deepEqual((await emulator.orders()).by_kind, { 'lite.vm.create': 1 })
+
+    const second = await ws.plan()
+    assert.equal(second.code, 0, `the second plan is not empty: ${describeRun(second)}`)
+    assert.match(second.stdout, /No changes\./)
+  })
+
+  test('destroy leaves every account Terminated and every keypair deleted', async () => {
+    const vmId = String((await ws.outputs()).vm_id)
+    const keypairId = String((await ws.outputs()).keypair_id)
+    const { value: destroyed, mutations, orders } = await emulator.effectsOf(() => ws.destroy())
+    assert.equal(destroyed.code, 0, describeRun(destroyed))
+    assert.match(destroyed.stdout, /Destroy complete! Resources: 2 destroyed\./)
+    assert.deepEqual(mutations.sort(), [`DELETE /v1/lites/${vmId}`, `DELETE /v1/lites/keypairs/${keypairId}`].sort())
+    assert.deepEqual(orders, [])
+
+    const accounts = await emulator.accounts()
+    assert.ok(accounts.length > 0, 'the emulator lists the cancelled VM while it is retained')
+    for (const { kind, account } of accounts) assert.equal(account.status, 'Terminated', `${kind} ${account.account_id}`)
+    assert.deepEqual(await emulator.api('GET', '/lites/keypairs/'), [])
+  })
+})
+
+describe('drift and billing', () => {
+  let emulator: Emulator
+  const workspaces: Workspace[] = []
+  const workspace = async () => {
+    const ws = await Workspace.create(emulator)
+    workspaces.push(ws)
+    return ws
+  }
+  before(async () => {
+    emulator = await Emulator.start()
+  })
+  after(async () => {
+    for (const ws of workspaces) await ws.cleanup()
+    await emulator?.stop()
+  })
+
+  test('a VM deleted out of band (purged, then forced Terminated) is planned for re-creation, without error', async () => {
+    const ws = await workspace()
+    await ws.write(keypairAndVm('e2e-drift-key'))
+    const created = await ws.apply()
+    assert.equal(created.code, 0, describeRun(created))
+    const firstId = String((await ws.stateOf('provider_lite_vm.vm')).id)
+
+    await emulator.control('DELETE', `/accounts/${firstId}`)
+    const purged = await ws.planJson()
+    assert.equal(purged.run.code, 2, describeRun(purged.run))
+    assert.doesNotMatch(purged.run.stderr, /Error/)
+    assert.match(purged.run.stdout, /# provider_lite_vm\.vm will be created/)
+    assert.deepEqual(changeOf(purged.plan, 'provider_lite_vm.vm').actions, ['create'])
+    assert.deepEqual(changeOf(purged.plan, 'provider_lite_keypair.k').actions, ['no-op'])
+
+    const recreated = await ws.apply()
+    assert.equal(recreated.code, 0, describeRun(recreated))
+    assert.match(recreated.stdout, /Resources: 1 added, 0 changed, 0 destroyed\./)
+    const secondId = String((await ws.stateOf('provider_lite_vm.vm')).id)
+    assert.notEqual(secondId, firstId)
+
+    await emulator.control('POST', `/accounts/${secondId}/status`, { status: 'Terminated' })
+    const terminated = await ws.planJson()
+    assert.equal(terminated.run.code, 2, describeRun(terminated.run))
+    assert.doesNotMatch(terminated.run.stderr, /Error/)
+    assert.deepEqual(changeOf(terminated.plan, 'provider_lite_vm.vm').actions, ['create'])
+  })
+
+  test('a VM renamed out of band shows the drift in the plan, and the apply renames it back with one call', async () => {
+    const ws = await workspace()
+    await ws.write(keypairAndVm('e2e-rename-oob-key', { vm_name: 'e2e-name-kept' }))
+    const created = await ws.apply()
+    assert.equal(created.code, 0, describeRun(created))
+    const id = String((await ws.stateOf('provider_lite_vm.vm')).id)
+
+    await emulator.control('PATCH', `/accounts/${id}`, { extra_details: { name: 'renamed-oob' } })
+    const planned = await ws.plan()
+    assert.equal(planned.code, 2, describeRun(planned))
+    assert.match(planned.stdout, /~ vm_name\s+= "renamed-oob" -> "e2e-name-kept"/)
+
+    const { value: applied, mutations, orders } = await emulator.effectsOf(() => ws.apply())
+    assert.equal(applied.code, 0, describeRun(applied))
+    assert.deepEqual(mutations, [`PUT /v1/lites/accounts/${id}/change-vm-name`])
+    assert.deepEqual(orders, [])
+    assert.equal((await emulator.account(id))?.extra_details.name, 'e2e-name-kept')
+  })
+
+  test('pay_with_credit_card = false: a warning names the account and the unpaid invoice, the VM stays Pending, no second order', async () => {
+    const ws = await workspace()
+    await ws.write(keypairAndVm('e2e-unpaid-key', { pay_with_credit_card: false, vm_name: 'e2e-unpaid' }))
+    const { value: applied, orders } = await emulator.effectsOf(() => ws.apply())
+    assert.equal(applied.code, 0, describeRun(applied))
+    assert.equal(orders.length, 1)
+    const [order] = orders
+    assert.equal(order?.kind, 'lite.vm.create')
+    assert.equal(order?.invoice_status, 'Unpaid')
+
+    const warnings = diagnostics(applied.stdout + applied.stderr, 'Warning')
+    const named = warnings.filter((w) => w.includes(String(order?.account_id)) && w.includes(String(order?.invoice_id)))
+    assert.equal(named.length, 1, `one warning names account ${order?.account_id} and invoice ${order?.invoice_id}:\n${describeRun(applied)}`)
+
+    const state = await ws.stateOf('provider_lite_vm.vm')
+    assert.equal(state.id, String(order?.account_id))
+    assert.equal(state.status, 'Pending')
+    assert.equal((await emulator.account(String(order?.account_id)))?.status, 'Pending')
+
+    const { value: again, orders: more, mutations } = await emulator.effectsOf(() => ws.apply())
+    assert.equal(again.code, 0, describeRun(again))
+    assert.match(again.stdout, /Resources: 0 added, 0 changed, 0 destroyed\./)
+    assert.deepEqual(more, [], 'the second apply placed an order')
+    assert.deepEqual(mutations, [])
+  })
+
+  // Known provider bug, reported: create stores power_state as if applied although the unpaid order cut the
+  // create short (backend-api §4.1 skips the power step), and reads never refresh it, so once the invoice
+  // is paid the VM runs while terraform reports no changes. Marked todo so that it runs and shows.
+  test(
+    'a power_state given with an unpaid order is applied once the invoice is paid',
+    { todo: 'provider bug: the skipped power step is recorded as done' },
+    async () => {
+      const ws = await workspace()
+      await ws.write(keypairAndVm('e2e-unpaid-power-key', { pay_with_credit_card: false, vm_name: 'e2e-unpaid-pow', power_state: 'stop' }))
+      const created = await ws.apply()
+      assert.equal(created.code, 0, describeRun(created))
+      const id = String((await ws.stateOf('provider_lite_vm.vm')).id)
+      await emulator.control('POST', `/accounts/${id}/pay`)
+      const deadline = Date.now() + 10_000
+      while ((await emulator.account(id))?.status !== 'Active') {
+        assert.ok(Date.now() < deadline, `account ${id} did not become Active after payment`)
+        await new Promise((resolve) => setTimeout(resolve, 100))
+      }
+      const applied = await ws.apply()
+      assert.equal(applied.code, 0, describeRun(applied))
+      const details = await emulator.api<{ status: string }>('GET', `/lites/accounts/${id}/vm-details`)
+      assert.equal(details.status, 'stopped', 'the configuration asks for power_state "stop"')
+    },
+  )
+})

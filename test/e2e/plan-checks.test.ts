@@ -1,0 +1,176 @@
+// Real terraform against the emulator launcher: what must be decided at plan time. A shrinking disk and
+// every spec Limit are refused before any API call, and each create-only change is planned as a replacement.
+import assert from 'node:assert/strict'
+import { after, before, describe, test } from 'node:test'
+import { block, changeOf, describeRun, diagnostics, Emulator, type HclValue, PROVIDER_BLOCKS, ref, Workspace } from './harness.js'
+
+const VM: Record<string, HclValue> = {
+  ssh_and_console_user: 'deployer',
+  console_password: 'S3cretPass9',
+  product_id: 101,
+  select_os: 'Ubuntu-22.04',
+  keypair_id: ref('provider_lite_keypair.k.keypair_id'),
+  cycle: 'm',
+  vm_name: 'e2e-plan-checks',
+  disk_size: 30,
+}
+
+function config(vm: Record<string, HclValue>): string {
+  return [PROVIDER_BLOCKS, block('resource', 'provider_lite_keypair', 'k', { name: 'e2e-plan-checks' }), block('resource', 'provider_lite_vm', 'vm', vm)].join(
+    '\n',
+  )
+}
+
+describe('plan-time decisions on provider_lite_vm', () => {
+  let emulator: Emulator
+  let ws: Workspace
+  before(async () => {
+    emulator = await Emulator.start()
+    ws = await Workspace.create(emulator)
+    await ws.write(config(VM))
+    const created = await ws.apply()
+    if (created.code !== 0) throw new Error(describeRun(created))
+  })
+  after(async () => {
+    await ws?.cleanup()
+    await emulator?.stop()
+  })
+
+  test('a VM created with disk_size above the base disk gets it (a second order)', async () => {
+    const id = String((await ws.stateOf('provider_lite_vm.vm')).id)
+    assert.deepEqual(
+      (await emulator.orders()).orders.map((o) => [o.kind, o.account_id]),
+      [
+        ['lite.vm.create', id],
+        ['lite.vm.storage', id],
+      ],
+    )
+    assert.equal(String((await emulator.account(id))?.extra_details.disk_size), '30')
+  })
+
+  test('shrinking disk_size fails at plan, naming disk_size, with no mutating request and no order', async () => {
+    await ws.write(config({ ...VM, disk_size: 25 }))
+    const { value: results, mutations, orders } = await emulator.effectsOf(async () => [await ws.plan(), await ws.apply()])
+    for (const result of results) {
+      assert.equal(result.code, 1, describeRun(result))
+      const errors = diagnostics(result.stderr)
+      assert.equal(errors.length, 1, describeRun(result))
+      assert.match(errors[0] ?? '', /disk_size/)
+      assert.match(errors[0] ?? '', /with provider_lite_vm\.vm/)
+      assert.doesNotMatch(result.stdout, /Plan:|Apply complete/)
+    }
+    assert.deepEqual(mutations, [])
+    assert.deepEqual(orders, [])
+    const id = String((await ws.stateOf('provider_lite_vm.vm')).id)
+    assert.equal(String((await emulator.account(id))?.extra_details.disk_size), '30')
+  })
+
+  /** The planned replacement of `field` when the configuration is `vm`; plans only, so nothing is called. */
+  async function assertReplaced(vm: Record<string, HclValue>, field: string) {
+    await ws.write(config(vm))
+    const { value: planned, mutations } = await emulator.effectsOf(() => ws.planJson())
+    assert.equal(planned.run.code, 2, describeRun(planned.run))
+    const change = changeOf(planned.plan, 'provider_lite_vm.vm')
+    assert.ok(
+      JSON.stringify(change.actions) === '["delete","create"]' || JSON.stringify(change.actions) === '["create","delete"]',
+      `actions ${JSON.stringify(change.actions)}`,
+    )
+    assert.deepEqual(change.replace_paths, [[field]])
+    assert.match(planned.run.stdout, /# provider_lite_vm\.vm must be replaced/)
+    assert.match(planned.run.stdout, new RegExp(`^\\s*[~+-] ${field}\\s+=.*# forces replacement$`, 'm'))
+    assert.match(planned.run.stdout, /Plan: 1 to add, 0 to change, 1 to destroy\./)
+    assert.deepEqual(changeOf(planned.plan, 'provider_lite_keypair.k').actions, ['no-op'])
+    assert.deepEqual(mutations, [])
+  }
+
+  const createOnly: [string, HclValue][] = [
+    ['ssh_and_console_user', 'deployer2'],
+    ['console_password', 'N3wPassword7'],
+    ['select_os', 'Debian-12'],
+    ['cycle', 'a'],
+    ['description', 'another description'],
+  ]
+  for (const [field, value] of createOnly) {
+    test(`changing ${field} plans a replacement`, () => assertReplaced({ ...VM, [field]: value }, field))
+  }
+
+  // promocode cannot be read back (backend-api §4.6), so by the core's import rule a promocode set where
+  // state has none is only recorded; a changed promocode replaces the VM like every create-only input.
+  test('setting promocode on a VM that has none records it, with no API call and no order', async () => {
+    await ws.write(config({ ...VM, promocode: 'PROMO10' }))
+    const { value: applied, mutations, orders } = await emulator.effectsOf(() => ws.apply())
+    assert.equal(applied.code, 0, describeRun(applied))
+    assert.deepEqual(mutations, [])
+    assert.deepEqual(orders, [])
+    assert.equal((await ws.stateOf('provider_lite_vm.vm')).promocode, 'PROMO10')
+    const next = await ws.plan()
+    assert.equal(next.code, 0, describeRun(next))
+  })
+
+  test('changing promocode plans a replacement', () => assertReplaced({ ...VM, promocode: 'PROMO20' }, 'promocode'))
+})
+
+describe('every spec Limit of provider_lite_vm is refused at plan', () => {
+  let emulator: Emulator
+  let ws: Workspace
+  before(async () => {
+    emulator = await Emulator.start()
+    ws = await Workspace.create(emulator)
+  })
+  after(async () => {
+    await ws?.cleanup()
+    await emulator?.stop()
+  })
+
+  const valid: Record<string, HclValue> = {
+    ssh_and_console_user: 'deployer',
+    console_password: 'S3cretPass9',
+    product_id: 101,
+    select_os: 'Ubuntu-22.04',
+    keypair_id: 1,
+    cycle: 'm',
+  }
+  // Each VM breaks several Limits at once: all of them must be reported together, each on its attribute.
+  const invalid: Record<string, Record<string, HclValue>> = {
+    a: { ssh_and_console_user: 'short', console_password: 'Ab1', vm_name: 'five5', cycle: 'x', power_state: 'reboot', disk_size: -1 },
+    b: { ssh_and_console_user: 'u'.repeat(33), console_password: 'NoDigitsHere', vm_name: 'seventeen-chars17', disk_size: 0 },
+    c: { ssh_and_console_user: 'bad_user', console_password: 'nouppercase1' },
+    d: { ssh_and_console_user: 'with space', console_password: 'Symbols!9a' },
+    e: { console_password: 'NOLOWERCASE1' },
+  }
+
+  test('all issues of one configuration are reported together, each naming its attribute, and nothing is called', async () => {
+    const vms = Object.entries(invalid).map(([name, broken]) => block('resource', 'provider_lite_vm', name, { ...valid, ...broken }))
+    await ws.write([PROVIDER_BLOCKS, ...vms].join('\n'))
+    const { value: applied, mutations, orders } = await emulator.effectsOf(() => ws.apply())
+    assert.equal(applied.code, 1, describeRun(applied))
+    assert.doesNotMatch(applied.stdout, /Plan:|Creating|Apply complete/)
+    assert.deepEqual(mutations, [])
+    assert.deepEqual(orders, [])
+
+    const errors = diagnostics(applied.stderr)
+    const expected = Object.entries(invalid).flatMap(([name, broken]) =>
+      Object.keys(broken).map((attribute) => ({ name, attribute })),
+    )
+    for (const { name, attribute } of expected) {
+      const found = errors.filter(
+        (error) =>
+          error.includes(`with provider_lite_vm.${name},`) &&
+          // The snippet terraform quotes is the attribute's own line: the diagnostic carries its path.
+          new RegExp(`^\\s*\\d+:\\s+${attribute} = `, 'm').test(error) &&
+          new RegExp(`^Error: .*${attribute}`).test(error),
+      )
+      assert.ok(found.length >= 1, `no error for provider_lite_vm.${name}.${attribute}:\n${applied.stderr}`)
+    }
+    // Nothing but these: a valid attribute is never blamed.
+    for (const error of errors) {
+      const blamed = expected.some(({ name, attribute }) => error.includes(`with provider_lite_vm.${name},`) && error.includes(attribute))
+      assert.ok(blamed, `unexpected error:\n${error}`)
+    }
+    // No message echoes a rejected password (the quoted source line above the message is the user's own file).
+    for (const broken of Object.values(invalid)) {
+      const password = String(broken.console_password)
+      assert.ok(!errors.some((e) => e.split('\n').slice(5).join('\n').includes(password)), `an error message shows ${password}`)
+    }
+  })
+})
