@@ -64,6 +64,7 @@ function isNotFound(value: unknown): boolean {
 export async function applyCreate<C>(definition: AnyResource, planned: ValueMap, session: Session<C>): Promise<Outcome> {
   const diagnostics: Diagnostic[] = []
   let reached: Observed | null = null
+  let later = false
   try {
     const observed = await definition.create({
       ...contextFor(session, diagnostics),
@@ -72,8 +73,12 @@ export async function applyCreate<C>(definition: AnyResource, planned: ValueMap,
       checkpoint: (partial: Observed) => {
         reached = { ...(reached ?? {}), ...partial }
       },
+      resumeLater: () => {
+        later = true
+      },
     })
-    return { state: settle(planned, observed), private: {}, diagnostics, incomplete: false }
+    const resume = later && definition.resume !== undefined
+    return { state: settle(planned, observed), private: resume ? { resume: true } : {}, diagnostics, incomplete: false }
   } catch (thrown) {
     const failure = toDiagnostics(thrown, `Creating ${definition.name} failed`, names(definition))
     if (reached === null) return { state: null, private: {}, diagnostics: [...diagnostics, ...failure], incomplete: false, cause: thrown }
@@ -109,11 +114,15 @@ export async function applyUpdate<C>(
   const timeout = timeoutOf(definition, planned, 'update')
   let current: Record<string, Value> = { ...prior }
   let remote = false
+  let later = false
   const base = { ...contextFor(session, diagnostics), id, timeoutMs: timeout }
   if (priorPrivate.resume && definition.resume) {
     try {
       remote = true
-      const observed = await definition.resume({ ...base, input: plainInput(planned), prior: current as never })
+      const resumeLater = () => {
+        later = true
+      }
+      const observed = await definition.resume({ ...base, input: plainInput(planned), prior: current as never, resumeLater })
       current = { ...current, ...(observed as Record<string, Value>) }
     } catch (thrown) {
       const failure = toDiagnostics(thrown, `Waiting for ${definition.name} ${id} failed`, names(definition))
@@ -174,10 +183,11 @@ export async function applyUpdate<C>(
     }
   }
   current = { ...current, timeouts: planned.timeouts ?? null }
-  if (!remote) return { state: settle(planned, current), private: {}, diagnostics, incomplete: false }
+  const after: PrivateState = later ? { resume: true } : {}
+  if (!remote) return { state: settle(planned, current), private: after, diagnostics, incomplete: false }
   try {
     const observed = await definition.read({ ...base, prior: current as never, importing: false })
-    return { state: settle(planned, { ...current, ...(observed ?? {}) }), private: {}, diagnostics, incomplete: false }
+    return { state: settle(planned, { ...current, ...(observed ?? {}) }), private: after, diagnostics, incomplete: false }
   } catch (thrown) {
     diagnostics.push(...toDiagnostics(thrown, `Reading ${definition.name} ${id} after the update failed`, names(definition)))
     return { state: knownOrNull(current) as ValueMap, private: {}, diagnostics, incomplete: false, cause: thrown }

@@ -33,6 +33,11 @@ export interface CreateContext<C, A extends Attributes> extends OperationContext
    * later in the operation keeps the resource in state instead of losing a paid order.
    */
   checkpoint(reached: Observed<A> & { id: string }): void
+  /**
+   * Says that part of what was asked was skipped without failing (e.g. a power state while the
+   * order waits for payment): the next apply calls `resume` to finish it.
+   */
+  resumeLater(): void
 }
 
 export interface ResumeContext<C, A extends Attributes> extends OperationContext<C> {
@@ -40,6 +45,8 @@ export interface ResumeContext<C, A extends Attributes> extends OperationContext
   readonly input: ObjectOf<A>
   readonly prior: State<A>
   readonly timeoutMs: number
+  /** As in CreateContext: something requested is still not done, so the next apply resumes again. */
+  resumeLater(): void
 }
 
 export interface ReadContext<C, A extends Attributes> extends OperationContext<C> {

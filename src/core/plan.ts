@@ -99,9 +99,10 @@ export function planResource(
   if (resuming && replace.length === 0 && !hasErrors(diagnostics)) {
     diagnostics.push(
       warning(
-        'An earlier order is still being waited for',
-        `The last apply placed an order for ${definition.name} ${String(prior.id)} but stopped before it finished. ` +
-          'This apply waits for it again; it places no new order for what was already ordered.',
+        'An earlier apply left this resource unfinished',
+        `The last apply of ${definition.name} ${String(prior.id)} stopped before everything asked was done (an order still ` +
+          'being provisioned, or waiting for its invoice to be paid). This apply waits for it again and finishes the rest; ' +
+          'it places no new order for what was already ordered.',
       ),
     )
   }

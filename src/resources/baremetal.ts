@@ -81,9 +81,16 @@ async function settle(ctx: OperationContext<Client>, id: string, timeoutMs: numb
 }
 
 /** After the order: wait for Active, then apply a requested power state. Also resumes a create. */
-async function finish(ctx: OperationContext<Client> & { id: string; timeoutMs: number }, powerState: string | null, prior: Prior) {
+async function finish(
+  ctx: OperationContext<Client> & { id: string; timeoutMs: number; resumeLater(): void },
+  powerState: string | null,
+  prior: Prior,
+) {
   const { account, unpaid } = await settle(ctx, ctx.id, ctx.timeoutMs, ctx.client.now())
-  if (unpaid) return observe(account, null, false)
+  if (unpaid) {
+    if (powerState) ctx.resumeLater() // applied once the invoice is paid, by a later apply
+    return { ...observe(account, null, false), powerState: powerState ?? prior?.powerState ?? null }
+  }
   let power = await powerOf(ctx, account)
   if (power !== null && powerState && powerState !== power) {
     await ctx.client.baremetals.setPowerState(ctx.id, powerState as 'on' | 'off', { signal: ctx.signal })

@@ -52,14 +52,32 @@ describe('provider_lite_vm', () => {
     assert.equal(state.mem, 0, 'vm-details was read after the power action')
   })
 
-  test('an unpaid order ends the create with a warning and status Pending, and orders nothing more', async () => {
-    const { h, config } = await setup()
-    const outcome = await h.tryCreate(vm, { ...config, pay_with_credit_card: false, disk_size: 40, power_state: 'stop' })
+  test('an unpaid order ends the create with a warning and status Pending; what it skipped is finished after payment', async () => {
+    const { h, config: base } = await setup()
+    const config = { ...base, pay_with_credit_card: false, disk_size: 40, power_state: 'stop' }
+    const outcome = await h.tryCreate(vm, config)
     assert.equal(outcome.state?.status, 'Pending')
     assert.equal(outcome.incomplete, false)
     const warning = outcome.diagnostics.find((d) => d.severity === 'warning')
     assert.match(warning?.detail ?? '', /100001.*invoice 700001 is unpaid/)
     assert.deepEqual(await h.mutations(), ['POST /v1/lites'])
+    assert.deepEqual(outcome.private, { resume: true }, 'the skipped disk size and power state are remembered')
+    const state = outcome.state as ValueMap
+    const stillUnpaid = await h.update(vm, state, config, outcome.private)
+    assert.deepEqual(stillUnpaid.private, { resume: true }, 'still waiting for payment')
+    assert.deepEqual(await h.mutations(), [])
+    await h.control('POST', '/accounts/100001/pay')
+    // With the card flag still false, the storage upgrade is an unpaid order of its own.
+    const upgraded = await h.update(vm, stillUnpaid.state as ValueMap, config, stillUnpaid.private)
+    assert.deepEqual(upgraded.private, { resume: true })
+    assert.deepEqual(await h.mutations(), ['PUT /v1/lites/accounts/100001/storage'])
+    await h.control('POST', '/accounts/100001/pay')
+    const finished = await h.update(vm, upgraded.state as ValueMap, config, upgraded.private)
+    assert.deepEqual(finished.private, {})
+    assert.deepEqual(await h.mutations(), ['PUT /v1/lites/accounts/100001/vm-state/stop'], 'no second storage order')
+    assert.equal(finished.state?.maxdisk, 40 * 1024 ** 3)
+    assert.equal((await h.orders()).by_kind['lite.vm.storage'], 1, 'the storage upgrade is ordered once')
+    assert.equal((await h.orders()).by_kind['lite.vm.create'], 1, 'the VM is ordered once')
   })
 
   test('the in-place steps run in the contract order and each makes exactly its calls', async () => {

@@ -258,14 +258,18 @@ export function liteVm(family: LiteFamily) {
    * by what the server reports and never repeats an order that took effect.
    */
   async function finish(
-    ctx: OperationContext<Client> & { id: string; input: Partial<Vm>; timeoutMs: number },
+    ctx: OperationContext<Client> & { id: string; input: Partial<Vm>; timeoutMs: number; resumeLater(): void },
     api: LiteApi,
     prior: Partial<Vm> | null,
   ) {
     const deadline = ctx.client.now() + ctx.timeoutMs
     const remaining = () => Math.max(1, deadline - ctx.client.now())
     const migrated = api !== family.api(ctx.client)
-    const pending = (account: LiteVmAccount) => observe({ api, account, migrated }, null, prior, false)
+    const pending = (account: LiteVmAccount) => {
+      // Waiting for payment: a disk size or power state asked for is applied by a later apply.
+      if (typeof ctx.input.disk_size === 'number' || (ctx.input.power_state ?? '') !== '') ctx.resumeLater()
+      return observe({ api, account, migrated }, null, prior, false)
+    }
     let account = await settle(ctx, api, ctx.id, remaining(), ctx.client.now())
     if (!account) return pending(await api.getVm(ctx.id, { signal: ctx.signal }))
     const target = ctx.input.disk_size

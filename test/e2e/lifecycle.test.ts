@@ -170,12 +170,10 @@ describe('drift and billing', () => {
     assert.deepEqual(mutations, [])
   })
 
-  // Known provider bug, reported: create stores power_state as if applied although the unpaid order cut the
-  // create short (backend-api §4.1 skips the power step), and reads never refresh it, so once the invoice
-  // is paid the VM runs while terraform reports no changes. Marked todo so that it runs and shows.
+  // backend-api §4.1 skips the rest of a create while its invoice is unpaid; the power state asked for
+  // is remembered and applied by the first apply after payment.
   test(
     'a power_state given with an unpaid order is applied once the invoice is paid',
-    { todo: 'provider bug: the skipped power step is recorded as done' },
     async () => {
       const ws = await workspace()
       await ws.write(keypairAndVm('e2e-unpaid-power-key', { pay_with_credit_card: false, vm_name: 'e2e-unpaid-pow', power_state: 'stop' }))
@@ -188,6 +186,8 @@ describe('drift and billing', () => {
         assert.ok(Date.now() < deadline, `account ${id} did not become Active after payment`)
         await new Promise((resolve) => setTimeout(resolve, 100))
       }
+      const plan = await ws.plan()
+      assert.match(plan.stdout + plan.stderr, /left this resource unfinished/, 'the plan says what the apply will do')
       const applied = await ws.apply()
       assert.equal(applied.code, 0, describeRun(applied))
       const details = await emulator.api<{ status: string }>('GET', `/lites/accounts/${id}/vm-details`)
