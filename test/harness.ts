@@ -36,6 +36,8 @@ export class Harness {
   readonly client: Client
   readonly session: Session<Client>
   private readonly stop = new AbortController()
+  /** Runs at each wait of the client, before the clock advances: lets a test act while an order is in flight. */
+  onWait: (() => Promise<void> | void) | undefined
 
   constructor(options: EmulatorOptions = {}) {
     this.emulator = createEmulator({ clock: 'manual', provisioningDelayMs: 2000, ...options })
@@ -46,7 +48,10 @@ export class Harness {
       userAgent: 'provider-test/0',
       fetch: (request) => emulator.fetch(request),
       now: () => emulator.now(),
-      sleep: async (ms) => emulator.advance(ms),
+      sleep: async (ms) => {
+        await this.onWait?.()
+        emulator.advance(ms)
+      },
       random: () => 0.5,
       pollIntervalMs: 1000,
     })

@@ -181,6 +181,11 @@ export class WaitError extends Error {
     return this.reason === 'timeout' || this.reason === 'cancelled' ? 'client' : 'server'
   }
 
+  /** The account no longer exists (404 after the grace window) or was terminated while waited for. */
+  get gone(): boolean {
+    return this.reason === 'gone' || (this.reason === 'status' && this.lastStatus?.toLowerCase() === 'terminated')
+  }
+
   get summary(): string {
     return this.reason === 'timeout' ? 'Timed out waiting for Active' : 'Waiting for Active failed'
   }

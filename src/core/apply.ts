@@ -61,6 +61,11 @@ function isNotFound(value: unknown): boolean {
   return value instanceof Error && (value as { notFound?: unknown }).notFound === true
 }
 
+/** The object an operation worked on no longer exists: a 404, or an error that says it is gone. */
+function isGone(value: unknown): boolean {
+  return isNotFound(value) || (value instanceof Error && (value as { gone?: unknown }).gone === true)
+}
+
 export async function applyCreate<C>(definition: AnyResource, planned: ValueMap, session: Session<C>): Promise<Outcome> {
   const diagnostics: Diagnostic[] = []
   let reached: Observed | null = null
@@ -81,7 +86,10 @@ export async function applyCreate<C>(definition: AnyResource, planned: ValueMap,
     return { state: settle(planned, observed), private: resume ? { resume: true } : {}, diagnostics, incomplete: false }
   } catch (thrown) {
     const failure = toDiagnostics(thrown, `Creating ${definition.name} failed`, names(definition))
-    if (reached === null) return { state: null, private: {}, diagnostics: [...diagnostics, ...failure], incomplete: false, cause: thrown }
+    // Nothing to keep when nothing was ordered, or when what was ordered is gone (terminated while waited for).
+    if (reached === null || isGone(thrown)) {
+      return { state: null, private: {}, diagnostics: [...diagnostics, ...failure], incomplete: false, cause: thrown }
+    }
     const state = settle(planned, reached)
     const resumable = definition.resume !== undefined
     diagnostics.push(

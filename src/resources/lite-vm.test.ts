@@ -154,6 +154,19 @@ describe('provider_lite_vm', () => {
     assert.equal((await h.orders()).total, 1, 'no second order')
   })
 
+  test('a VM terminated while its create waits is a clear error, and nothing is kept in state', async () => {
+    const { h, config } = await setup()
+    h.onWait = async () => {
+      h.onWait = undefined
+      await h.control('POST', '/accounts/100001/status', { status: 'Terminated' })
+    }
+    const outcome = await h.tryCreate(vm, config)
+    assert.equal(outcome.state, null)
+    assert.equal(outcome.incomplete, false)
+    assert.match(outcome.diagnostics.map((d) => d.detail).join('\n'), /100001.*Terminated/)
+    assert.equal((await h.orders()).total, 1)
+  })
+
   test('out-of-band changes show as drift; an out-of-band deletion reads as gone', async () => {
     const { h, config } = await setup()
     const state = await h.create(vm, config)
