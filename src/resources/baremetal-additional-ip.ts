@@ -1,7 +1,7 @@
 /** Additional IPs and their assignment to servers (§3.8, §4.4). */
 import type { AdditionalIpAccount, Client, IpAssignment } from '../api/index.js'
 import { bool, defineResource, int64, string } from '../core/index.js'
-import { cycleAttribute, cycleCode, digitsId, METAL_CYCLES, raw, rawAttribute, rules, waitForOrder } from './billing.js'
+import { cycleAttribute, cycleCode, digitsId, keepAndWait, METAL_CYCLES, raw, rawAttribute, rules, waitAgain } from './billing.js'
 
 const what = 'additional IP'
 
@@ -62,16 +62,11 @@ export const baremetalAdditionalIp = defineResource<Client, typeof ipAttributes>
       },
       { signal },
     )
-    const orderedAt = client.now()
-    ctx.checkpoint({ id: order.account_id, status: 'Pending' })
-    const read = () => client.additionalIps.getIp(order.account_id, { signal })
-    const { account } = await waitForOrder(ctx, read, order, { timeoutMs: ctx.timeoutMs, orderedAt, what })
-    return observeIp(account)
+    const read = (id: string) => client.additionalIps.getIp(id, { signal })
+    return observeIp(await keepAndWait(ctx, order, { id: order.account_id, status: 'Pending' }, read, what))
   },
   async resume(ctx) {
-    const read = () => ctx.client.additionalIps.getIp(ctx.id, { signal: ctx.signal })
-    const { account } = await waitForOrder(ctx, read, { account_id: ctx.id }, { timeoutMs: ctx.timeoutMs, orderedAt: ctx.client.now(), what })
-    return observeIp(account)
+    return observeIp(await waitAgain(ctx, (id) => ctx.client.additionalIps.getIp(id, { signal: ctx.signal }), what))
   },
   async read({ client, id, signal }) {
     const account = await client.additionalIps.getIp(id, { signal })

@@ -1,7 +1,7 @@
 /** provider:index:BaremetalElasticStorage (provider_baremetal_elastic_storage): a volume bound to a server (§3.9). */
 import type { Client, ElasticStorageAccount } from '../api/index.js'
 import { bool, defineResource, int64, type OperationContext, range, recordOnly, string } from '../core/index.js'
-import { cycleAttribute, cycleCode, digitsId, METAL_CYCLES, raw, rawAttribute, rules, waitForOrder } from './billing.js'
+import { cycleAttribute, cycleCode, digitsId, keepAndWait, METAL_CYCLES, raw, rawAttribute, rules, waitAgain, waitForOrder } from './billing.js'
 
 const what = 'elastic storage'
 
@@ -113,13 +113,11 @@ export const baremetalElasticStorage = defineResource<Client, typeof attributes>
       },
       { signal },
     )
-    const orderedAt = client.now()
-    ctx.checkpoint({ id: order.account_id, status: 'Pending' })
-    const { account } = await settle({ ...ctx }, order.account_id, ctx.timeoutMs, orderedAt, order.order_id)
-    return observe(account)
+    const read = (id: string) => client.elasticStorages.getStorage(id, { signal })
+    return observe(await keepAndWait(ctx, order, { id: order.account_id, status: 'Pending' }, read, what))
   },
   async resume(ctx) {
-    return observe((await settle(ctx, ctx.id, ctx.timeoutMs, ctx.client.now())).account)
+    return observe(await waitAgain(ctx, (id) => ctx.client.elasticStorages.getStorage(id, { signal: ctx.signal }), what))
   },
   async read({ client, id, signal }) {
     const account = await client.elasticStorages.getStorage(id, { signal })

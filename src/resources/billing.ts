@@ -1,5 +1,5 @@
 /** Billing vocabulary shared by every ordered resource: cycles, invoices, `raw`, ids, waiting. */
-import { type Account, type Client, type Invoice, redactedJson } from '../api/index.js'
+import { type Account, type Client, type Invoice, type Order, redactedJson } from '../api/index.js'
 import {
   custom,
   type ImportId,
@@ -122,4 +122,28 @@ export async function waitForOrder<A extends Account<unknown>>(
     )
   }
   return { account: result.account, unpaid: result.unpaidInvoice !== undefined }
+}
+
+/** A create whose order answered: keep the id at once (no paid order is lost), then wait for Active. */
+export async function keepAndWait<A extends Account<unknown>, R extends { id: string }>(
+  ctx: OperationContext<Client> & { timeoutMs: number; checkpoint(reached: R): void },
+  order: Order,
+  reached: R,
+  read: (id: string) => Promise<A>,
+  what: string,
+): Promise<A> {
+  const orderedAt = ctx.client.now()
+  ctx.checkpoint(reached)
+  const { account } = await waitForOrder(ctx, () => read(order.account_id), order, { timeoutMs: ctx.timeoutMs, orderedAt, what })
+  return account
+}
+
+/** The resumption of a create whose wait did not finish: wait for the same account again. */
+export async function waitAgain<A extends Account<unknown>>(
+  ctx: OperationContext<Client> & { id: string; timeoutMs: number },
+  read: (id: string) => Promise<A>,
+  what: string,
+): Promise<A> {
+  const wait = { timeoutMs: ctx.timeoutMs, orderedAt: ctx.client.now(), what }
+  return (await waitForOrder(ctx, () => read(ctx.id), { account_id: ctx.id }, wait)).account
 }

@@ -1,7 +1,7 @@
 /** provider_lite_disk and provider_lite_pro_disk: an extra disk attached to a VM (§3.3, §4.3). */
 import type { Client, LiteDiskAccount } from '../api/index.js'
 import { bool, defineResource, int64, length, range, recordOnly, string } from '../core/index.js'
-import { cycleAttribute, cycleCode, digitsId, LITE_CYCLES, raw, rawAttribute, rules, waitForOrder } from './billing.js'
+import { cycleAttribute, cycleCode, digitsId, keepAndWait, LITE_CYCLES, raw, rawAttribute, rules, waitAgain, waitForOrder } from './billing.js'
 import type { LiteFamily } from './lite-family.js'
 
 export function liteDisk(family: LiteFamily) {
@@ -101,17 +101,12 @@ export function liteDisk(family: LiteFamily) {
         },
         { signal },
       )
-      const orderedAt = client.now()
-      ctx.checkpoint({ id: order.account_id, order_id: order.order_id, status: 'Pending' })
-      const read = () => api.getDisk(order.account_id, { signal })
-      const { account } = await waitForOrder(ctx, read, order, { timeoutMs: ctx.timeoutMs, orderedAt, what })
-      return observe(account)
+      const read = (id: string) => api.getDisk(id, { signal })
+      return observe(await keepAndWait(ctx, order, { id: order.account_id, order_id: order.order_id, status: 'Pending' }, read, what))
     },
     async resume(ctx) {
       const api = family.api(ctx.client)
-      const read = () => api.getDisk(ctx.id, { signal: ctx.signal })
-      const { account } = await waitForOrder(ctx, read, { account_id: ctx.id }, { timeoutMs: ctx.timeoutMs, orderedAt: ctx.client.now(), what })
-      return observe(account)
+      return observe(await waitAgain(ctx, (id) => api.getDisk(id, { signal: ctx.signal }), what))
     },
     async read({ client, id, signal }) {
       const account = await family.api(client).getDisk(id, { signal })

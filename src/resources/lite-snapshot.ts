@@ -1,7 +1,7 @@
 /** provider_lite_snapshot and provider_lite_pro_snapshot: a paid snapshot of a VM, its own account (§3.2). */
 import type { Client, LiteSnapshotAccount } from '../api/index.js'
 import { bool, defineResource, int64, length, recordOnly, string } from '../core/index.js'
-import { cycleAttribute, cycleCode, digitsId, LITE_CYCLES, rules, waitForOrder } from './billing.js'
+import { cycleAttribute, cycleCode, digitsId, keepAndWait, LITE_CYCLES, rules, waitAgain } from './billing.js'
 import type { LiteFamily } from './lite-family.js'
 
 export function liteSnapshot(family: LiteFamily) {
@@ -63,17 +63,12 @@ export function liteSnapshot(family: LiteFamily) {
         },
         { signal },
       )
-      const orderedAt = client.now()
-      ctx.checkpoint({ id: order.account_id, order_id: order.order_id, status: 'Pending' })
-      const read = () => api.getSnapshot(order.account_id, { signal })
-      const { account } = await waitForOrder(ctx, read, order, { timeoutMs: ctx.timeoutMs, orderedAt, what })
-      return observe(account)
+      const read = (id: string) => api.getSnapshot(id, { signal })
+      return observe(await keepAndWait(ctx, order, { id: order.account_id, order_id: order.order_id, status: 'Pending' }, read, what))
     },
     async resume(ctx) {
       const api = family.api(ctx.client)
-      const read = () => api.getSnapshot(ctx.id, { signal: ctx.signal })
-      const { account } = await waitForOrder(ctx, read, { account_id: ctx.id }, { timeoutMs: ctx.timeoutMs, orderedAt: ctx.client.now(), what })
-      return observe(account)
+      return observe(await waitAgain(ctx, (id) => api.getSnapshot(id, { signal: ctx.signal }), what))
     },
     async read({ client, id, signal }) {
       const account = await family.api(client).getSnapshot(id, { signal })

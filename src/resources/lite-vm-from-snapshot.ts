@@ -1,7 +1,7 @@
 /** provider_lite_vm_from_snapshot: a new VM restored from a snapshot (S4); deleting it never touches the snapshot. */
 import type { Client, LiteVmAccount } from '../api/index.js'
 import { bool, defineResource, int64, length, recordOnly, string } from '../core/index.js'
-import { cycleAttribute, cycleCode, digitsId, LITE_CYCLES, rules, waitForOrder } from './billing.js'
+import { cycleAttribute, cycleCode, digitsId, keepAndWait, LITE_CYCLES, rules, waitAgain } from './billing.js'
 import type { LiteFamily } from './lite-family.js'
 import { consolePasswordRules, consoleUserRules } from './lite-vm.js'
 
@@ -76,17 +76,12 @@ export function liteVmFromSnapshot(family: LiteFamily) {
         },
         { signal },
       )
-      const orderedAt = client.now()
-      ctx.checkpoint({ id: order.account_id, order_id: order.order_id, status: 'Pending' })
-      const read = () => api.getVm(order.account_id, { signal })
-      const { account } = await waitForOrder(ctx, read, order, { timeoutMs: ctx.timeoutMs, orderedAt, what })
-      return observe(account)
+      const read = (id: string) => api.getVm(id, { signal })
+      return observe(await keepAndWait(ctx, order, { id: order.account_id, order_id: order.order_id, status: 'Pending' }, read, what))
     },
     async resume(ctx) {
       const api = family.api(ctx.client)
-      const read = () => api.getVm(ctx.id, { signal: ctx.signal })
-      const { account } = await waitForOrder(ctx, read, { account_id: ctx.id }, { timeoutMs: ctx.timeoutMs, orderedAt: ctx.client.now(), what })
-      return observe(account)
+      return observe(await waitAgain(ctx, (id) => api.getVm(id, { signal: ctx.signal }), what))
     },
     async read({ client, id, signal }) {
       const account = await family.api(client).getVm(id, { signal })
