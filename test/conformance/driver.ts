@@ -1,0 +1,465 @@
+// The lifecycle suite's view of a front end: one interface, two drivers. Each driver runs its front end
+// in-process against the emulator of a test/harness.ts Harness (manual clock, client on emulator.fetch),
+// speaking the front end's own wire format: msgpack DynamicValues over gRPC for Terraform, wire property
+// maps with secret and unknown sentinels for Pulumi. The suite sees values under canonical names only.
+import { decode, ExtData, encode } from '@msgpack/msgpack'
+import { type AnyResource, toCamel, toSnake, UNKNOWN, valuesEqual } from '../../src/core/index.js'
+import { PulumiProvider, resourceToken } from '../../src/pulumi/provider.js'
+import { isSecret, plain, UNKNOWN_WIRE, type Wire, type WireMap } from '../../src/pulumi/wire.js'
+import { dataSources, providerDefinition, resources } from '../../src/resources/index.js'
+import { createGrpcServer, silentLogger as tfSilentLogger } from '../../src/terraform/index.js'
+import {
+  type Diagnostic as TfDiagnostic,
+  Diagnostic_Severity,
+  Provider,
+  type Schema,
+} from '../../src/terraform/gen/tfplugin6.8_pb.js'
+import { providerService } from '../../src/terraform/provider-service.js'
+import { connectGrpcTestClient } from '../../src/terraform/testing/grpc-client.js'
+import type { Harness } from '../harness.js'
+
+/** A configuration under canonical attribute names; null or absent means unset. */
+export type Config = Readonly<Record<string, unknown>>
+
+/** A resource's state as the suite compares it: canonical names, secrets unwrapped, `UNKNOWN` for unknowns. */
+export interface DriverState {
+  readonly id: string
+  readonly values: Readonly<Record<string, unknown>>
+  /** What the front end itself keeps (Terraform: state and private bytes; Pulumi: outputs and inputs). */
+  readonly native: unknown
+}
+
+export interface PlanView {
+  /** The planned values (canonical names; unknowns as core's UNKNOWN). */
+  readonly planned: Readonly<Record<string, unknown>>
+  /** Attribute paths whose change forces a replacement, canonical names. */
+  readonly replace: readonly (readonly string[])[]
+  /** Canonical names of what the front end shows as changed; empty means an empty plan. */
+  readonly changed: readonly string[]
+}
+
+export interface DriverSession {
+  plan(prior: DriverState | null, config: Config): Promise<PlanView>
+  /** Plans and applies as the tool would, replacement included; throws on an error diagnostic. */
+  apply(prior: DriverState | null, config: Config): Promise<DriverState>
+  /** A refresh; null when the object is gone. */
+  read(state: DriverState): Promise<DriverState | null>
+  /** The tool's import by id (followed by the read the tool makes). */
+  import(id: string): Promise<DriverState>
+  delete(state: DriverState): Promise<void>
+  close(): Promise<void>
+}
+
+export interface FrontEndDriver {
+  readonly name: string
+  /** A session of the front end serving `definition`, its API client wired to the harness's emulator. */
+  open(definition: AnyResource, harness: Harness): Promise<DriverSession>
+}
+
+/**
+ * The seam: both front ends take a registry, and the provider definition's `configure` is what builds
+ * the client. Here it returns the harness's client (emulator.fetch, sleeps advance the manual clock),
+ * after the real configuration has been validated by the front end as usual.
+ */
+function registryFor(harness: Harness) {
+  return {
+    provider: { ...providerDefinition, configure: () => harness.client },
+    resources,
+    dataSources,
+  }
+}
+
+const BASE_URL = 'http://emulator.invalid/v1'
+
+class ProviderFailure extends Error {}
+
+// ---------------------------------------------------------------------------------------------
+// Terraform
+
+interface TfAttribute {
+  readonly name: string
+  readonly computed: boolean
+  readonly optional: boolean
+}
+
+interface TfNative {
+  /** The state object as Terraform holds it: snake_case keys, every schema attribute and block. */
+  readonly object: Record<string, unknown>
+  readonly private: Uint8Array
+}
+
+/** Terraform's unknown on the wire. */
+const TF_UNKNOWN = new ExtData(0, new Uint8Array([0]))
+
+function fromWire(value: unknown): unknown {
+  if (value instanceof ExtData) return UNKNOWN
+  if (typeof value === 'bigint') return Number(value)
+  if (Array.isArray(value)) return value.map(fromWire)
+  if (value !== null && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, fromWire(v)]))
+  }
+  return value
+}
+
+function toWire(value: unknown): unknown {
+  if (value === UNKNOWN) return TF_UNKNOWN
+  if (Array.isArray(value)) return value.map(toWire)
+  if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, toWire(v)]))
+  return value
+}
+
+function dynamic(object: Record<string, unknown> | null) {
+  return { msgpack: encode(toWire(object), { useBigInt64: true }) }
+}
+
+function undynamic(value: { msgpack: Uint8Array; json: Uint8Array } | undefined): Record<string, unknown> | null {
+  if (!value) return null
+  if (value.msgpack.length > 0) return fromWire(decode(value.msgpack, { useBigInt64: true })) as Record<string, unknown> | null
+  if (value.json.length > 0) return JSON.parse(new TextDecoder().decode(value.json)) as Record<string, unknown>
+  return null
+}
+
+function errorsOf(rpc: string, diagnostics: readonly TfDiagnostic[] | undefined): void {
+  const errors = (diagnostics ?? []).filter((d) => d.severity === Diagnostic_Severity.ERROR)
+  if (errors.length > 0) throw new ProviderFailure(`${rpc}: ${errors.map((d) => `${d.summary}: ${d.detail}`).join('\n')}`)
+}
+
+function same(a: unknown, b: unknown): boolean {
+  if (a === UNKNOWN || b === UNKNOWN) return a === b
+  return valuesEqual(a, b)
+}
+
+export const terraformDriver: FrontEndDriver = {
+  name: 'terraform',
+  async open(definition, harness) {
+    const typeName = `provider_${definition.name}`
+    const server = createGrpcServer({})
+    providerService(registryFor(harness), { log: tfSilentLogger, userAgent: 'provider-terraform/conformance' }).attach(server)
+    const port = await server.listen('127.0.0.1', 0)
+    const grpc = connectGrpcTestClient({ address: `127.0.0.1:${port}` })
+    const schemas = await grpc.call(Provider.method.getProviderSchema, {})
+    const schema: Schema | undefined = schemas.resourceSchemas[typeName]
+    if (!schema?.block || !schemas.provider?.block) throw new Error(`no schema for ${typeName}`)
+    const providerNames = schemas.provider.block.attributes.map((a) => a.name)
+    const providerConfig = Object.fromEntries(providerNames.map((n) => [n, null]))
+    const configured = await grpc.call(Provider.method.configureProvider, {
+      terraformVersion: '1.9.0',
+      config: dynamic({ ...providerConfig, api_key: harness.emulator.apiKey, base_url: BASE_URL }),
+    })
+    errorsOf('ConfigureProvider', configured.diagnostics)
+
+    const attributes: TfAttribute[] = schema.block.attributes.map((a) => ({ name: a.name, computed: a.computed, optional: a.optional }))
+    const blocks = schema.block.blockTypes.map((b) => b.typeName)
+    const canonical = new Map(Object.keys(definition.attributes).map((name) => [toSnake(name), name]))
+    const canonicalOf = (snake: string) => canonical.get(snake) ?? snake
+
+    /** The configuration object Terraform decodes from HCL: every attribute, null when unset; absent blocks null. */
+    function configObject(config: Config): Record<string, unknown> {
+      const object: Record<string, unknown> = {}
+      for (const a of attributes) object[a.name] = null
+      for (const b of blocks) object[b] = null
+      for (const [name, value] of Object.entries(config)) {
+        if (value === undefined || value === null) continue
+        const snake = toSnake(name)
+        if (!(snake in object)) throw new Error(`${typeName} has no attribute ${snake}`)
+        object[snake] = value
+      }
+      return object
+    }
+
+    /** objchange.ProposedNew: config values, except computed attributes left unset, which keep the prior value. */
+    function proposedNew(prior: Record<string, unknown> | null, config: Record<string, unknown>): Record<string, unknown> {
+      const proposed: Record<string, unknown> = { ...config }
+      for (const a of attributes) {
+        if (a.computed && config[a.name] === null) proposed[a.name] = prior?.[a.name] ?? null
+      }
+      return proposed
+    }
+
+    /** objchange.AssertPlanValid for attributes: what Terraform refuses as "Provider produced invalid plan". */
+    function assertPlanValid(prior: Record<string, unknown> | null, config: Record<string, unknown>, planned: Record<string, unknown>) {
+      const problems: string[] = []
+      for (const a of attributes) {
+        const [p, c, v] = [prior?.[a.name] ?? null, config[a.name] ?? null, planned[a.name] ?? null]
+        if (same(v, c)) continue
+        if (prior !== null && p !== null && c !== null && same(v, p)) continue
+        if (a.computed && !a.optional) continue
+        if (c === null && a.computed) continue
+        problems.push(`${a.name}: planned ${show(v)} for config ${show(c)} (prior ${show(p)})`)
+      }
+      for (const b of blocks) if (!same(planned[b] ?? null, config[b] ?? null)) problems.push(`block ${b} planned differently from config`)
+      if (problems.length > 0) throw new ProviderFailure(`Provider produced invalid plan for ${typeName}: ${problems.join('; ')}`)
+    }
+
+    /** objchange.AssertObjectCompatible: every known planned value must be the applied value. */
+    function assertApplyConsistent(planned: Record<string, unknown>, applied: Record<string, unknown>) {
+      const problems = Object.keys(planned)
+        .filter((k) => planned[k] !== UNKNOWN && !containsUnknown(planned[k]) && !same(planned[k], applied[k] ?? null))
+        .map((k) => `${k}: planned ${show(planned[k])}, applied ${show(applied[k])}`)
+      if (problems.length > 0) throw new ProviderFailure(`Provider produced inconsistent result after apply for ${typeName}: ${problems.join('; ')}`)
+    }
+
+    /** Terraform's "Provider produced inconsistent final plan": known values of the saved plan must stand. */
+    function assertFinalPlanConsistent(saved: Record<string, unknown>, final: Record<string, unknown>) {
+      const problems = Object.keys(saved)
+        .filter((k) => !containsUnknown(saved[k]) && !same(saved[k], final[k] ?? null))
+        .map((k) => `${k}: planned ${show(saved[k])}, then ${show(final[k])}`)
+      if (problems.length > 0) throw new ProviderFailure(`Provider produced inconsistent final plan for ${typeName}: ${problems.join('; ')}`)
+    }
+
+    function stateOf(object: Record<string, unknown> | null, priv: Uint8Array): DriverState | null {
+      if (object === null) return null
+      const values = Object.fromEntries(Object.entries(object).map(([k, v]) => [canonicalOf(k), v]))
+      return { id: String(object.id), values, native: { object, private: priv } satisfies TfNative }
+    }
+    const native = (state: DriverState) => state.native as TfNative
+
+    async function validate(config: Record<string, unknown>) {
+      const validated = await grpc.call(Provider.method.validateResourceConfig, { typeName, config: dynamic(config) })
+      errorsOf('ValidateResourceConfig', validated.diagnostics)
+    }
+
+    async function planChange(prior: DriverState | null, config: Record<string, unknown>) {
+      const priorObject = prior ? native(prior).object : null
+      const response = await grpc.call(Provider.method.planResourceChange, {
+        typeName,
+        priorState: dynamic(priorObject),
+        proposedNewState: dynamic(proposedNew(priorObject, config)),
+        config: dynamic(config),
+        priorPrivate: prior ? native(prior).private : new Uint8Array(),
+      })
+      errorsOf('PlanResourceChange', response.diagnostics)
+      const planned = undynamic(response.plannedState)
+      if (planned === null) throw new ProviderFailure(`PlanResourceChange planned nothing for ${typeName}`)
+      assertPlanValid(priorObject, config, planned)
+      const replace = response.requiresReplace.map((path) =>
+        path.steps.map((s) => (s.selector.case === 'attributeName' ? canonicalOf(s.selector.value) : String(s.selector.value))),
+      )
+      const changed = priorObject === null ? Object.keys(planned) : Object.keys(planned).filter((k) => !same(planned[k], priorObject[k] ?? null))
+      return { planned, replace, changed: changed.map(canonicalOf), plannedPrivate: response.plannedPrivate }
+    }
+
+    async function applyChange(prior: DriverState | null, planned: Record<string, unknown> | null, config: Record<string, unknown> | null, plannedPrivate: Uint8Array) {
+      const response = await grpc.call(Provider.method.applyResourceChange, {
+        typeName,
+        priorState: dynamic(prior ? native(prior).object : null),
+        plannedState: dynamic(planned),
+        config: dynamic(config),
+        plannedPrivate,
+      })
+      errorsOf('ApplyResourceChange', response.diagnostics)
+      const applied = undynamic(response.newState)
+      if (planned !== null) {
+        if (applied === null) throw new ProviderFailure(`ApplyResourceChange returned no state for ${typeName}`)
+        assertApplyConsistent(planned, applied)
+      } else if (applied !== null) {
+        throw new ProviderFailure(`ApplyResourceChange of a delete returned a state for ${typeName}`)
+      }
+      return stateOf(applied, response.private)
+    }
+
+    async function refresh(object: Record<string, unknown>, priv: Uint8Array): Promise<DriverState | null> {
+      // Terraform upgrades the stored JSON state before every refresh.
+      const upgraded = await grpc.call(Provider.method.upgradeResourceState, {
+        typeName,
+        version: 0n,
+        rawState: { json: new TextEncoder().encode(JSON.stringify(object)) },
+      })
+      errorsOf('UpgradeResourceState', upgraded.diagnostics)
+      const response = await grpc.call(Provider.method.readResource, { typeName, currentState: upgraded.upgradedState, private: priv })
+      errorsOf('ReadResource', response.diagnostics)
+      return stateOf(undynamic(response.newState), response.private)
+    }
+
+    return {
+      async plan(prior, config) {
+        const object = configObject(config)
+        await validate(object)
+        const { planned, replace, changed } = await planChange(prior, object)
+        const values = Object.fromEntries(Object.entries(planned).map(([k, v]) => [canonicalOf(k), v]))
+        return { planned: values, replace, changed }
+      },
+      async apply(prior, config) {
+        const object = configObject(config)
+        await validate(object)
+        const plan = await planChange(prior, object)
+        // At apply time Terraform plans again and refuses a final plan that contradicts the saved one.
+        assertFinalPlanConsistent(plan.planned, (await planChange(prior, object)).planned)
+        if (prior === null || plan.replace.length === 0) {
+          const state = await applyChange(prior, plan.planned, object, plan.plannedPrivate)
+          if (state === null) throw new ProviderFailure('no state')
+          return state
+        }
+        // A replacement: Terraform plans the create with no prior state, then destroys before creating.
+        const create = await planChange(null, object)
+        await applyChange(prior, null, null, native(prior).private)
+        const state = await applyChange(null, create.planned, object, create.plannedPrivate)
+        if (state === null) throw new ProviderFailure('no state')
+        return state
+      },
+      read: (state) => refresh(native(state).object, native(state).private),
+      async import(id) {
+        const response = await grpc.call(Provider.method.importResourceState, { typeName, id })
+        errorsOf('ImportResourceState', response.diagnostics)
+        const imported = response.importedResources[0]
+        if (!imported || response.importedResources.length !== 1) throw new ProviderFailure(`ImportResourceState returned ${response.importedResources.length} objects`)
+        const object = undynamic(imported.state)
+        if (object === null) throw new ProviderFailure('ImportResourceState returned a null state')
+        // Terraform reads what it imported; the read result is what it keeps.
+        const response2 = await grpc.call(Provider.method.readResource, { typeName, currentState: imported.state, private: imported.private })
+        errorsOf('ReadResource', response2.diagnostics)
+        const state = stateOf(undynamic(response2.newState), response2.private)
+        if (state === null) throw new ProviderFailure(`the imported ${typeName} ${id} reads as gone`)
+        return state
+      },
+      async delete(state) {
+        await applyChange(state, null, null, native(state).private)
+      },
+      async close() {
+        await grpc.close()
+        await server.close()
+      },
+    }
+  },
+}
+
+function containsUnknown(value: unknown): boolean {
+  if (value === UNKNOWN) return true
+  if (Array.isArray(value)) return value.some(containsUnknown)
+  if (value !== null && typeof value === 'object') return Object.values(value).some(containsUnknown)
+  return false
+}
+
+function show(value: unknown): string {
+  return value === UNKNOWN ? '(unknown)' : JSON.stringify(value)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Pulumi
+
+interface PulumiNative {
+  readonly outputs: WireMap
+  readonly inputs: WireMap
+}
+
+/** Wire value → the suite's value: secrets unwrapped, the unknown sentinel as UNKNOWN. */
+function unwire(value: Wire): unknown {
+  const p = plain(value)
+  const walk = (v: Wire): unknown => {
+    if (v === UNKNOWN_WIRE) return UNKNOWN
+    if (Array.isArray(v)) return v.map(walk)
+    if (v !== null && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x)]))
+    return v
+  }
+  return walk(p)
+}
+
+export const pulumiDriver: FrontEndDriver = {
+  name: 'pulumi',
+  async open(definition, harness) {
+    const provider = new PulumiProvider(registryFor(harness), { version: '0.0.0-conformance', log: () => undefined })
+    const checked = provider.checkConfig({ news: { apiKey: harness.emulator.apiKey, baseUrl: BASE_URL } })
+    if (checked.failures.length > 0) throw new ProviderFailure(`CheckConfig: ${JSON.stringify(checked.failures)}`)
+    provider.configure({ args: checked.inputs, variables: {} })
+    const type = resourceToken(definition)
+    const urn = `urn:pulumi:test::conformance::${type}::subject`
+    const canonical = new Map(Object.keys(definition.attributes).map((name) => [toCamel(name), name]))
+    const canonicalOf = (wire: string) => canonical.get(wire) ?? wire
+
+    /** A program's inputs: camelCase, unset values left out (the SDK drops undefined). */
+    function news(config: Config): WireMap {
+      const out: WireMap = {}
+      for (const [name, value] of Object.entries(config)) if (value !== undefined && value !== null) out[toCamel(name)] = value as Wire
+      return out
+    }
+    const sensitive = Object.entries(definition.attributes)
+      .filter(([, a]) => a.sensitive)
+      .map(([name]) => toCamel(name))
+    function stateOf(id: string, outputs: WireMap, inputs: WireMap): DriverState {
+      // Secrets stay wrapped end to end (DESIGN §5): a sensitive value is never handed back in the clear.
+      for (const map of [outputs, inputs]) {
+        for (const key of sensitive) {
+          const value = map[key]
+          if (value !== undefined && value !== null && !isSecret(value)) throw new ProviderFailure(`${type}.${key} is returned without the secret wrapper`)
+        }
+      }
+      const values: Record<string, unknown> = { id }
+      for (const [k, v] of Object.entries(outputs)) if (!k.startsWith('__')) values[canonicalOf(k)] = unwire(v)
+      return { id, values, native: { outputs, inputs } satisfies PulumiNative }
+    }
+    const native = (state: DriverState) => state.native as PulumiNative
+
+    async function check(config: Config): Promise<WireMap> {
+      const result = provider.check({ urn, news: news(config) })
+      if (result.failures.length > 0) throw new ProviderFailure(`Check: ${result.failures.map((f) => `${f.property}: ${f.reason}`).join('\n')}`)
+      return result.inputs
+    }
+
+    async function preview(prior: DriverState | null, inputs: WireMap) {
+      const diff = prior
+        ? provider.diff({ urn, id: prior.id, olds: native(prior).outputs, oldInputs: native(prior).inputs, news: inputs })
+        : null
+      return diff
+    }
+
+    async function create(inputs: WireMap): Promise<DriverState> {
+      await provider.create({ urn, properties: inputs, preview: true })
+      const created = await provider.create({ urn, properties: inputs, preview: false })
+      if (created.id === '') throw new ProviderFailure('Create returned an empty id')
+      return stateOf(created.id, created.properties, inputs)
+    }
+
+    async function remove(state: DriverState) {
+      await provider.delete({ urn, id: state.id, properties: native(state).outputs })
+    }
+
+    return {
+      async plan(prior, config) {
+        const inputs = await check(config)
+        const diff = await preview(prior, inputs)
+        if (prior === null || diff === null) {
+          const planned = await provider.create({ urn, properties: inputs, preview: true })
+          return { planned: stateOf('', planned.properties, inputs).values, replace: [], changed: Object.keys(inputs).map(canonicalOf) }
+        }
+        let planned = prior.values
+        if (diff.changes === 'some' && diff.replaces.length === 0) {
+          const update = await provider.update({ urn, id: prior.id, olds: native(prior).outputs, oldInputs: native(prior).inputs, news: inputs, preview: true })
+          planned = stateOf(prior.id, update.properties, inputs).values
+        }
+        return { planned, replace: diff.replaces.map((k) => [canonicalOf(k)]), changed: diff.changes === 'none' ? [] : diff.diffs.map(canonicalOf) }
+      },
+      async apply(prior, config) {
+        const inputs = await check(config)
+        const diff = await preview(prior, inputs)
+        if (prior === null || diff === null) return create(inputs)
+        if (diff.changes === 'none') return stateOf(prior.id, native(prior).outputs, inputs)
+        if (diff.replaces.length > 0) {
+          if (diff.deleteBeforeReplace) {
+            await remove(prior)
+            return create(inputs)
+          }
+          const replacement = await create(inputs)
+          await remove(prior)
+          return replacement
+        }
+        const request = { urn, id: prior.id, olds: native(prior).outputs, oldInputs: native(prior).inputs, news: inputs }
+        await provider.update({ ...request, preview: true })
+        const updated = await provider.update({ ...request, preview: false })
+        return stateOf(prior.id, updated.properties, inputs)
+      },
+      async read(state) {
+        const result = await provider.read({ urn, id: state.id, properties: native(state).outputs, inputs: native(state).inputs })
+        return result.id === '' ? null : stateOf(result.id, result.properties, result.inputs)
+      },
+      async import(id) {
+        const result = await provider.read({ urn, id, properties: {}, inputs: {} })
+        if (result.id === '') throw new ProviderFailure(`Read of ${type} ${id} for an import found nothing`)
+        return stateOf(result.id, result.properties, result.inputs)
+      },
+      delete: remove,
+      async close() {},
+    }
+  },
+}
+
+export const drivers: readonly FrontEndDriver[] = [terraformDriver, pulumiDriver]

@@ -1,0 +1,186 @@
+// The lifecycle conformance suite (DESIGN §8): every resource of the registry through both front ends,
+// in-process against the emulator on a manual clock. Written once; it names no resource: what differs
+// per resource is test data (examples.ts), what differs per front end is a driver (driver.ts).
+import assert from 'node:assert/strict'
+import { describe, test } from 'node:test'
+import { type AnyResource, createOnlyInputs, inputNames, UNKNOWN } from '../../src/core/index.js'
+import { resources } from '../../src/resources/index.js'
+import { Harness } from '../harness.js'
+import { type Config, type DriverSession, type DriverState, drivers, type FrontEndDriver, type PlanView } from './driver.js'
+import { type Deps, type Example, examples, type Orders } from './examples.js'
+
+interface Fixture {
+  readonly harness: Harness
+  readonly session: DriverSession
+  readonly deps: Deps
+  readonly config: Config
+}
+
+async function open(driver: FrontEndDriver, definition: AnyResource, example: Example): Promise<Fixture> {
+  const harness = new Harness()
+  const deps = await example.setup(harness)
+  const session = await driver.open(definition, harness)
+  return { harness, session, deps, config: example.create(deps) }
+}
+
+/** Runs `body` on a fresh fixture and always closes the session. */
+async function withFixture(driver: FrontEndDriver, definition: AnyResource, example: Example, body: (f: Fixture) => Promise<void>) {
+  const fixture = await open(driver, definition, example)
+  try {
+    await body(fixture)
+  } finally {
+    await fixture.session.close()
+  }
+}
+
+/** The orders `action` placed, by kind: the order counters after minus before. */
+async function ordersDuring<T>(harness: Harness, action: () => Promise<T>): Promise<{ result: T; orders: Orders }> {
+  const before = (await harness.orders()).by_kind
+  const result = await action()
+  const after = (await harness.orders()).by_kind
+  const orders: Record<string, number> = {}
+  for (const [kind, count] of Object.entries(after)) {
+    const placed = count - (before[kind] ?? 0)
+    if (placed !== 0) orders[kind] = placed
+  }
+  return { result, orders }
+}
+
+async function create(f: Fixture, example: Example): Promise<DriverState> {
+  const { result, orders } = await ordersDuring(f.harness, () => f.session.apply(null, f.config))
+  assert.deepEqual(orders, example.orders, 'the create places exactly the intended orders')
+  assert.ok(result.id !== '' && result.id !== 'null', 'the created object has an id')
+  return result
+}
+
+function assertEmpty(plan: PlanView, what: string): void {
+  assert.deepEqual(plan.replace, [], `${what}: nothing is replaced`)
+  assert.deepEqual(plan.changed, [], `${what}: the plan is empty`)
+}
+
+/** A refresh then a plan with the same configuration: what `terraform plan` / `pulumi preview --refresh` show. */
+async function assertNoDrift(f: Fixture, state: DriverState, config: Config, what: string): Promise<DriverState> {
+  const refreshed = await f.session.read(state)
+  assert.ok(refreshed, `${what}: the object still exists`)
+  assertEmpty(await f.session.plan(refreshed, config), what)
+  return refreshed
+}
+
+function withoutUnrecoverable(config: Config, example: Example): Config {
+  return Object.fromEntries(Object.entries(config).filter(([name]) => !example.unrecoverable.includes(name)))
+}
+
+test('every resource of the registry has a complete example', () => {
+  const missing = resources.filter((r) => !examples[r.name]).map((r) => r.name)
+  assert.deepEqual(missing, [], 'a resource without an example would skip the lifecycle suite')
+  const stale = Object.keys(examples).filter((name) => !resources.some((r) => r.name === name))
+  assert.deepEqual(stale, [], 'examples of resources the registry no longer has')
+  for (const definition of resources) {
+    const example = examples[definition.name]!
+    const createOnly = createOnlyInputs(definition)
+    assert.deepEqual(Object.keys(example.replace).sort(), [...createOnly].sort(), `${definition.name}: one alternative per create-only input`)
+    const changedInPlace = new Set(example.inPlace.flatMap((c) => Object.keys(c.change({}))))
+    const updatable = inputNames(definition).filter((name) => !createOnly.includes(name))
+    assert.deepEqual(updatable.filter((name) => !changedInPlace.has(name)), [], `${definition.name}: one in-place change per updatable input`)
+    const declared = (definition.unrecoverable ?? []).filter((name) => inputNames(definition).includes(name))
+    assert.deepEqual([...example.unrecoverable].sort(), [...declared].sort(), `${definition.name}: the unrecoverable inputs the definition declares`)
+  }
+})
+
+for (const driver of drivers) {
+  for (const definition of resources) {
+    const example = examples[definition.name]
+    if (!example) continue // reported by the completeness test above
+    describe(`${driver.name}: ${definition.name}`, () => {
+      test('create, then a refresh shows no drift', async () => {
+        await withFixture(driver, definition, example, async (f) => {
+          const created = await create(f, example)
+          const refreshed = await assertNoDrift(f, created, f.config, 'after create')
+          assert.equal(refreshed.id, created.id)
+        })
+      })
+
+      for (const step of example.inPlace) {
+        test(`in place: ${step.name}`, async () => {
+          await withFixture(driver, definition, example, async (f) => {
+            const created = await create(f, example)
+            const config = { ...f.config, ...step.change(f.deps) }
+            const plan = await f.session.plan(created, config)
+            assert.deepEqual(plan.replace, [], 'the change is planned in place')
+            for (const name of Object.keys(step.change(f.deps))) assert.ok(plan.changed.includes(name), `the plan shows ${name} changing`)
+            const { result: updated, orders } = await ordersDuring(f.harness, () => f.session.apply(created, config))
+            assert.equal(updated.id, created.id, 'the same object is kept')
+            assert.deepEqual(orders, step.orders, 'the step places exactly the intended orders')
+            for (const [name, value] of Object.entries(step.change(f.deps))) {
+              assert.deepEqual(updated.values[name], value, `the state records the new ${name}`)
+            }
+            await assertNoDrift(f, updated, config, 'after the change')
+          })
+        })
+      }
+
+      for (const [input, alternative] of Object.entries(example.replace)) {
+        const skip = 'impossible' in alternative ? alternative.impossible : false
+        test(`changing ${input} replaces the object`, { skip }, async () => {
+          if ('impossible' in alternative) return
+          await withFixture(driver, definition, example, async (f) => {
+            const before = await create(f, example)
+            const config = { ...f.config, [input]: alternative.value(f.deps) }
+            const plan = await f.session.plan(before, config)
+            assert.deepEqual(plan.replace, [[input]], `only ${input} forces the replacement`)
+            if ('planOnly' in alternative) return
+            const { result: after, orders } = await ordersDuring(f.harness, () => f.session.apply(before, config))
+            assert.notEqual(after.id, before.id, 'a new object replaces the old one')
+            assert.deepEqual(orders, example.orders, 'the replacement places the orders of one create')
+            assert.equal(await f.session.read(before), null, 'the old object is gone')
+            await assertNoDrift(f, after, config, 'after the replacement')
+          })
+        })
+      }
+
+      test('import by id, then the plan is empty', async () => {
+        await withFixture(driver, definition, example, async (f) => {
+          const created = await create(f, example)
+          const imported = await f.session.import(created.id)
+          assert.equal(imported.id, created.id)
+          for (const name of inputNames(definition)) {
+            if (example.unrecoverable.includes(name) || created.values[name] === UNKNOWN) continue
+            // Optional+computed inputs left unset (power state) are recovered from the server at import.
+            if ((f.config[name] ?? null) === null && definition.attributes[name]?.computed) continue
+            assert.deepEqual(imported.values[name] ?? null, created.values[name] ?? null, `the import recovers ${name}`)
+          }
+          assertEmpty(await f.session.plan(imported, withoutUnrecoverable(f.config, example)), 'after import')
+        })
+      })
+
+      for (const importCase of example.importCases ?? []) {
+        test(`import of ${importCase.name}, then the plan is empty`, { todo: importCase.todo ?? false }, async () => {
+          await withFixture(driver, definition, example, async (f) => {
+            const created = await f.session.apply(null, importCase.create(f.deps))
+            const imported = await f.session.import(created.id)
+            assertEmpty(await f.session.plan(imported, importCase.plan(f.deps)), 'after import')
+          })
+        })
+      }
+
+      test('delete, then it is gone', async () => {
+        await withFixture(driver, definition, example, async (f) => {
+          const created = await create(f, example)
+          const { orders } = await ordersDuring(f.harness, () => f.session.delete(created))
+          assert.deepEqual(orders, {}, 'a delete orders nothing')
+          assert.equal(await f.session.read(created), null)
+        })
+      })
+
+      test('gone after an out-of-band delete', async () => {
+        await withFixture(driver, definition, example, async (f) => {
+          const created = await create(f, example)
+          if (example.removeOutOfBand) await example.removeOutOfBand(f.harness, created.id)
+          else await f.harness.control('DELETE', `/accounts/${created.id}`)
+          assert.equal(await f.session.read(created), null, 'a refresh removes it from state')
+          await f.session.delete(created) // deleting what is already gone succeeds
+        })
+      })
+    })
+  }
+}
