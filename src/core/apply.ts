@@ -281,7 +281,11 @@ export async function importResource<C>(definition: AnyResource, text: string, s
     const detail = `No ${definition.name} with id ${parsed.id} exists (or it is terminated). Check the id and the API key's account.`
     return { ...outcome, diagnostics: [...outcome.diagnostics, error('Cannot import a missing object', detail)] }
   }
-  return outcome
+  const imported = (definition.unrecoverable ?? []).filter((name) => {
+    const attribute = definition.attributes[name]
+    return attribute !== undefined && isInput(attribute)
+  })
+  return imported.length > 0 ? { ...outcome, private: { ...outcome.private, imported } } : outcome
 }
 
 export interface DataOutcome {

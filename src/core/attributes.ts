@@ -27,6 +27,11 @@ export interface AttributeFlags {
   /** A computed value that no update can change, so plans keep it known. */
   readonly stable?: boolean
   readonly validate?: readonly Validator[]
+  /**
+   * The form the service keeps the value in (e.g. trimmed); a configured value with the same form
+   * as the state's is no change, so plans keep the state's value.
+   */
+  readonly normalize?: (value: string) => string
   readonly description: string
 }
 

@@ -9,6 +9,8 @@ import { isEmpty, isUnknown, UNKNOWN, type Value, type ValueMap, valuesEqual } f
 export interface PrivateState {
   /** An order was placed and its wait did not end: the next apply waits again and orders nothing. */
   readonly resume?: boolean
+  /** Inputs an import could not recover and filled with defaults; the first apply after it records them. */
+  readonly imported?: readonly string[]
 }
 
 export interface Plan {
@@ -68,12 +70,24 @@ export function planResource(
     return { planned, replace: [], changed: inputNames(definition), diagnostics, private: {} }
   }
 
+  for (const name of inputNames(definition)) {
+    const normalize = definition.attributes[name]?.normalize
+    const before = prior[name]
+    const after = planned[name]
+    if (normalize && typeof before === 'string' && typeof after === 'string' && normalize(before) === normalize(after)) {
+      planned[name] = before
+    }
+  }
   const changed = inputNames(definition).filter((name) => !valuesEqual(planned[name], prior[name] ?? null))
-  // An input the service cannot report is null after an import; setting it then only records it,
-  // so an import is never followed by a replacement (a second paid order) for what was always there.
+  // An input the service cannot report is null (or its default) after an import; setting it then
+  // only records it, so an import is never followed by a replacement (a second paid order) for
+  // what was always there.
   const unrecoverable = new Set(definition.unrecoverable ?? [])
+  const imported = new Set(priorPrivate.imported ?? [])
   const replace = changed.filter(
-    (name) => definition.attributes[name]?.createOnly === true && !(unrecoverable.has(name) && (prior[name] ?? null) === null),
+    (name) =>
+      definition.attributes[name]?.createOnly === true &&
+      !(unrecoverable.has(name) && ((prior[name] ?? null) === null || imported.has(name))),
   )
   for (const name of changed) {
     const attribute = definition.attributes[name]

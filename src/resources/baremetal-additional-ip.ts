@@ -75,7 +75,7 @@ export const baremetalAdditionalIp = defineResource<Client, typeof ipAttributes>
   async delete({ client, id, signal }) {
     await client.additionalIps.deleteIp(id, { signal })
   },
-  unrecoverable: ['promocode'],
+  unrecoverable: ['promocode', 'payWithCreditCard'],
 })
 
 const assignmentAttributes = {

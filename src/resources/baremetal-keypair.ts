@@ -20,6 +20,7 @@ const attributes = {
     optional: true,
     createOnly: true,
     validate: [openSshPublicKey],
+    normalize: (key) => key.trim(), // the service stores the key trimmed (K3)
     description:
       'An existing OpenSSH public key to import. When empty, the service generates a key pair and `privateKey` holds its private half. Compared without surrounding whitespace.',
   }),

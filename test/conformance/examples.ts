@@ -112,7 +112,6 @@ function metalExamples(): Record<string, Example> {
           name: 'an imported public key written with surrounding whitespace',
           create: (d) => ({ name: 'laptop', publicKey: `  ${d.publicKey}\n` }),
           plan: (d) => ({ name: 'laptop', publicKey: `  ${d.publicKey}\n` }),
-          todo: 'bug: backend-api §4.6 compares publicKey trimmed, but the plan after import replaces the keypair',
         },
       ],
       removeOutOfBand: async (h, id) => h.client.baremetals.deleteKeypair(Number(id)),
@@ -129,13 +128,12 @@ function metalExamples(): Record<string, Example> {
         payWithCreditCard: { value: () => false },
       },
       inPlace: [],
-      unrecoverable: ['promocode'],
+      unrecoverable: ['promocode', 'payWithCreditCard'],
       importCases: [
         {
           name: 'an IP ordered with payWithCreditCard false',
           create: () => ({ productId: 401, cycle: 'm', payWithCreditCard: false }),
           plan: () => ({ productId: 401, cycle: 'm', payWithCreditCard: false }),
-          todo: 'bug: the pay flag is unrecoverable (backend-api §4.6) but create-only here, so the import plans a replacement: a second paid order',
         },
       ],
     },

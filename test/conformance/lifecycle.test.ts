@@ -154,11 +154,19 @@ for (const driver of drivers) {
       })
 
       for (const importCase of example.importCases ?? []) {
-        test(`import of ${importCase.name}, then the plan is empty`, { todo: importCase.todo ?? false }, async () => {
+        test(`import of ${importCase.name}: never a replacement, at most a record-only apply`, { todo: importCase.todo ?? false }, async () => {
           await withFixture(driver, definition, example, async (f) => {
             const created = await f.session.apply(null, importCase.create(f.deps))
             const imported = await f.session.import(created.id)
-            assertEmpty(await f.session.plan(imported, importCase.plan(f.deps)), 'after import')
+            const config = importCase.plan(f.deps)
+            const plan = await f.session.plan(imported, config)
+            assert.deepEqual(plan.replace, [], 'an import is never followed by a replacement (a second paid order)')
+            for (const name of plan.changed) {
+              assert.ok(example.unrecoverable.includes(name), `only inputs the API cannot return may differ after import, not ${name}`)
+            }
+            const { result: applied, orders } = await ordersDuring(f.harness, () => f.session.apply(imported, config))
+            assert.deepEqual(orders, {}, 'recording what the import could not recover orders nothing')
+            assertEmpty(await f.session.plan(applied, config), 'after import and apply')
           })
         })
       }
