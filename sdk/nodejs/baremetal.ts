@@ -33,7 +33,7 @@ export class Baremetal extends pulumi.CustomResource {
     /**
      * Creation date, `YYYY-MM-DD`.
      */
-    declare public /*out*/ readonly createdAt: pulumi.Output<string | undefined>;
+    declare public /*out*/ readonly createdAt: pulumi.Output<string>;
     /**
      * The billing cycle: `m` monthly or `a` annually. The API has no call to change it. Must be one of "m", "a". Changing it replaces the resource.
      */
@@ -53,7 +53,7 @@ export class Baremetal extends pulumi.CustomResource {
     /**
      * The order that created the server.
      */
-    declare public /*out*/ readonly orderId: pulumi.Output<string | undefined>;
+    declare public /*out*/ readonly orderId: pulumi.Output<string>;
     /**
      * Charge the card on file for the order; `false` leaves the invoice unpaid and the server Pending until it is paid. Changing it calls nothing and replaces nothing.
      */

@@ -33,7 +33,7 @@ export class BaremetalElasticStorage extends pulumi.CustomResource {
     /**
      * Creation date, `YYYY-MM-DD`.
      */
-    declare public /*out*/ readonly createdAt: pulumi.Output<string | undefined>;
+    declare public /*out*/ readonly createdAt: pulumi.Output<string>;
     /**
      * The billing cycle: `m` monthly or `a` annually. Must be one of "m", "a". Changing it replaces the resource.
      */

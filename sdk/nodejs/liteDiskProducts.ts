@@ -6,7 +6,7 @@ import * as outputs from "./types/output";
 import * as utilities from "./utilities";
 
 /**
- * The Lite extra-disk products: ids for `provider_lite_disk`, size bounds and prices.
+ * The Lite extra-disk products: ids for `LiteDisk`, size bounds and prices.
  */
 export function liteDiskProducts(opts?: pulumi.InvokeOptions): Promise<LiteDiskProductsResult> {
     opts = pulumi.mergeOptions(utilities.resourceOptsDefaults(), opts || {});
@@ -24,7 +24,7 @@ export interface LiteDiskProductsResult {
 }
 
 /**
- * The Lite extra-disk products: ids for `provider_lite_disk`, size bounds and prices.
+ * The Lite extra-disk products: ids for `LiteDisk`, size bounds and prices.
  *
  * The Output form: it accepts Outputs as arguments, returns an Output, and keeps the secretness of the result.
  */

@@ -6,7 +6,7 @@ import * as outputs from "./types/output";
 import * as utilities from "./utilities";
 
 /**
- * The OS templates a Lite product can be installed with; `name` is the value of `select_os`.
+ * The OS templates a Lite product can be installed with; `name` is the value of `selectOs`.
  */
 export function liteOsList(args: LiteOsListArgs, opts?: pulumi.InvokeOptions): Promise<LiteOsListResult> {
     opts = pulumi.mergeOptions(utilities.resourceOptsDefaults(), opts || {});
@@ -40,7 +40,7 @@ export interface LiteOsListResult {
 }
 
 /**
- * The OS templates a Lite product can be installed with; `name` is the value of `select_os`.
+ * The OS templates a Lite product can be installed with; `name` is the value of `selectOs`.
  *
  * The Output form: it accepts Outputs as arguments, returns an Output, and keeps the secretness of the result.
  */

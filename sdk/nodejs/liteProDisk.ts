@@ -41,13 +41,13 @@ export class LiteProDisk extends pulumi.CustomResource {
     /**
      * The order that created the disk.
      */
-    declare public /*out*/ readonly orderId: pulumi.Output<string | undefined>;
+    declare public /*out*/ readonly orderId: pulumi.Output<string>;
     /**
      * Charge the card on file for every order; `false` leaves invoices unpaid. Changing it calls nothing.
      */
     declare public readonly payWithCreditCard: pulumi.Output<boolean>;
     /**
-     * The disk product, from `provider_lite_pro_disk_products`. Must be at least 1. Changing it replaces the resource.
+     * The disk product, from `liteProDiskProducts`. Must be at least 1. Changing it replaces the resource.
      */
     declare public readonly productId: pulumi.Output<number>;
     /**
@@ -139,7 +139,7 @@ export interface LiteProDiskArgs {
      */
     payWithCreditCard?: pulumi.Input<boolean>;
     /**
-     * The disk product, from `provider_lite_pro_disk_products`. Must be at least 1. Changing it replaces the resource.
+     * The disk product, from `liteProDiskProducts`. Must be at least 1. Changing it replaces the resource.
      */
     productId: pulumi.Input<number>;
     /**

@@ -6,7 +6,7 @@ import * as outputs from "./types/output";
 import * as utilities from "./utilities";
 
 /**
- * The Lite Pro extra-disk products: ids for `provider_lite_pro_disk`, size bounds and prices.
+ * The Lite Pro extra-disk products: ids for `LiteProDisk`, size bounds and prices.
  */
 export function liteProDiskProducts(opts?: pulumi.InvokeOptions): Promise<LiteProDiskProductsResult> {
     opts = pulumi.mergeOptions(utilities.resourceOptsDefaults(), opts || {});
@@ -24,7 +24,7 @@ export interface LiteProDiskProductsResult {
 }
 
 /**
- * The Lite Pro extra-disk products: ids for `provider_lite_pro_disk`, size bounds and prices.
+ * The Lite Pro extra-disk products: ids for `LiteProDisk`, size bounds and prices.
  *
  * The Output form: it accepts Outputs as arguments, returns an Output, and keeps the secretness of the result.
  */

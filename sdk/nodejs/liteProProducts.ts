@@ -6,7 +6,7 @@ import * as outputs from "./types/output";
 import * as utilities from "./utilities";
 
 /**
- * The Lite Pro VM products: ids for `provider_lite_pro_vm`, resources and prices per cycle.
+ * The Lite Pro VM products: ids for `LiteProVm`, resources and prices per cycle.
  */
 export function liteProProducts(opts?: pulumi.InvokeOptions): Promise<LiteProProductsResult> {
     opts = pulumi.mergeOptions(utilities.resourceOptsDefaults(), opts || {});
@@ -24,7 +24,7 @@ export interface LiteProProductsResult {
 }
 
 /**
- * The Lite Pro VM products: ids for `provider_lite_pro_vm`, resources and prices per cycle.
+ * The Lite Pro VM products: ids for `LiteProVm`, resources and prices per cycle.
  *
  * The Output form: it accepts Outputs as arguments, returns an Output, and keeps the secretness of the result.
  */

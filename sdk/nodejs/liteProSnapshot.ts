@@ -49,7 +49,7 @@ export class LiteProSnapshot extends pulumi.CustomResource {
     /**
      * The order that created the snapshot.
      */
-    declare public /*out*/ readonly orderId: pulumi.Output<string | undefined>;
+    declare public /*out*/ readonly orderId: pulumi.Output<string>;
     /**
      * Charge the card on file for the order; `false` leaves the invoice unpaid. Changing it later calls nothing.
      */

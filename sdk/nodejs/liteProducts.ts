@@ -6,7 +6,7 @@ import * as outputs from "./types/output";
 import * as utilities from "./utilities";
 
 /**
- * The Lite VM products: ids for `provider_lite_vm`, resources and prices per cycle.
+ * The Lite VM products: ids for `LiteVm`, resources and prices per cycle.
  */
 export function liteProducts(opts?: pulumi.InvokeOptions): Promise<LiteProductsResult> {
     opts = pulumi.mergeOptions(utilities.resourceOptsDefaults(), opts || {});
@@ -24,7 +24,7 @@ export interface LiteProductsResult {
 }
 
 /**
- * The Lite VM products: ids for `provider_lite_vm`, resources and prices per cycle.
+ * The Lite VM products: ids for `LiteVm`, resources and prices per cycle.
  *
  * The Output form: it accepts Outputs as arguments, returns an Output, and keeps the secretness of the result.
  */

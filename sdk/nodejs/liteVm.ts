@@ -34,15 +34,15 @@ export class LiteVm extends pulumi.CustomResource {
     /**
      * The billing cycle as the service names it.
      */
-    declare public /*out*/ readonly billingcycle: pulumi.Output<string | undefined>;
+    declare public /*out*/ readonly billingcycle: pulumi.Output<string>;
     /**
      * The cloud-init password.
      */
-    declare public /*out*/ readonly cipassword: pulumi.Output<string | undefined>;
+    declare public /*out*/ readonly cipassword: pulumi.Output<string>;
     /**
      * The cloud-init user.
      */
-    declare public /*out*/ readonly ciuser: pulumi.Output<string | undefined>;
+    declare public /*out*/ readonly ciuser: pulumi.Output<string>;
     /**
      * The console password: at least 8 letters and digits, with an upper-case letter, a lower-case letter and a digit. Must be at least 8 characters; letters and digits only; made of at least one upper-case letter, one lower-case letter and one digit. Changing it replaces the resource.
      */
@@ -64,7 +64,7 @@ export class LiteVm extends pulumi.CustomResource {
      */
     declare public readonly diskSize: pulumi.Output<number | undefined>;
     /**
-     * The keypair, from `provider_lite_keypair`. A change installs the new key (change-keypair). Must be at least 1.
+     * The keypair, from `LiteKeypair`. A change installs the new key (change-keypair). Must be at least 1.
      */
     declare public readonly keypairId: pulumi.Output<number>;
     /**
@@ -84,7 +84,7 @@ export class LiteVm extends pulumi.CustomResource {
      */
     declare public /*out*/ readonly mem: pulumi.Output<number | undefined>;
     /**
-     * One-shot migration to Lite Pro: the value is a product id from `provider_lite_pro_products`. The VM keeps being managed by this resource after it moves. Given at create, it is only recorded. Must be a positive whole number written in digits.
+     * One-shot migration to Lite Pro: the value is a product id from `liteProProducts`. The VM keeps being managed by this resource after it moves. Given at create, it is only recorded. Must be a positive whole number written in digits.
      */
     declare public readonly migrateToPro: pulumi.Output<string | undefined>;
     /**
@@ -94,7 +94,7 @@ export class LiteVm extends pulumi.CustomResource {
     /**
      * The order that created the VM.
      */
-    declare public /*out*/ readonly orderId: pulumi.Output<string | undefined>;
+    declare public /*out*/ readonly orderId: pulumi.Output<string>;
     /**
      * The installed OS.
      */
@@ -108,7 +108,7 @@ export class LiteVm extends pulumi.CustomResource {
      */
     declare public readonly powerState: pulumi.Output<string | undefined>;
     /**
-     * The product, from `provider_lite_products`. A change runs change-package (a paid order) and waits for Active. Must be at least 1.
+     * The product, from `liteProducts`. A change runs change-package (a paid order) and waits for Active. Must be at least 1.
      */
     declare public readonly productId: pulumi.Output<number>;
     /**
@@ -134,13 +134,13 @@ export class LiteVm extends pulumi.CustomResource {
     /**
      * Region code.
      */
-    declare public /*out*/ readonly region: pulumi.Output<string | undefined>;
+    declare public /*out*/ readonly region: pulumi.Output<string>;
     /**
      * Region name.
      */
-    declare public /*out*/ readonly regionLabel: pulumi.Output<string | undefined>;
+    declare public /*out*/ readonly regionLabel: pulumi.Output<string>;
     /**
-     * The OS to install, a `name` from `provider_lite_os_list`. To change the OS of an existing VM use `rebuild_os`. Must be 1 to 255 characters. Changing it replaces the resource.
+     * The OS to install, a `name` from `liteOsList`. To change the OS of an existing VM use `rebuildOs`. Must be 1 to 255 characters. Changing it replaces the resource.
      */
     declare public readonly selectOs: pulumi.Output<string>;
     /**
@@ -286,11 +286,11 @@ export interface LiteVmArgs {
      */
     diskSize?: pulumi.Input<number>;
     /**
-     * The keypair, from `provider_lite_keypair`. A change installs the new key (change-keypair). Must be at least 1.
+     * The keypair, from `LiteKeypair`. A change installs the new key (change-keypair). Must be at least 1.
      */
     keypairId: pulumi.Input<number>;
     /**
-     * One-shot migration to Lite Pro: the value is a product id from `provider_lite_pro_products`. The VM keeps being managed by this resource after it moves. Given at create, it is only recorded. Must be a positive whole number written in digits.
+     * One-shot migration to Lite Pro: the value is a product id from `liteProProducts`. The VM keeps being managed by this resource after it moves. Given at create, it is only recorded. Must be a positive whole number written in digits.
      */
     migrateToPro?: pulumi.Input<string>;
     /**
@@ -302,7 +302,7 @@ export interface LiteVmArgs {
      */
     powerState?: pulumi.Input<string>;
     /**
-     * The product, from `provider_lite_products`. A change runs change-package (a paid order) and waits for Active. Must be at least 1.
+     * The product, from `liteProducts`. A change runs change-package (a paid order) and waits for Active. Must be at least 1.
      */
     productId: pulumi.Input<number>;
     /**
@@ -314,7 +314,7 @@ export interface LiteVmArgs {
      */
     rebuildOs?: pulumi.Input<string>;
     /**
-     * The OS to install, a `name` from `provider_lite_os_list`. To change the OS of an existing VM use `rebuild_os`. Must be 1 to 255 characters. Changing it replaces the resource.
+     * The OS to install, a `name` from `liteOsList`. To change the OS of an existing VM use `rebuildOs`. Must be 1 to 255 characters. Changing it replaces the resource.
      */
     selectOs: pulumi.Input<string>;
     /**

@@ -53,13 +53,13 @@ export class LiteVmFromSnapshot extends pulumi.CustomResource {
     /**
      * The order that created the VM.
      */
-    declare public /*out*/ readonly orderId: pulumi.Output<string | undefined>;
+    declare public /*out*/ readonly orderId: pulumi.Output<string>;
     /**
      * Charge the card on file for the order; `false` leaves the invoice unpaid. Changing it later calls nothing.
      */
     declare public readonly payWithCreditCard: pulumi.Output<boolean>;
     /**
-     * The product of the new VM, from `provider_lite_products`. Must be at least 1. Changing it replaces the resource.
+     * The product of the new VM, from `liteProducts`. Must be at least 1. Changing it replaces the resource.
      */
     declare public readonly productId: pulumi.Output<number>;
     /**
@@ -176,7 +176,7 @@ export interface LiteVmFromSnapshotArgs {
      */
     payWithCreditCard?: pulumi.Input<boolean>;
     /**
-     * The product of the new VM, from `provider_lite_products`. Must be at least 1. Changing it replaces the resource.
+     * The product of the new VM, from `liteProducts`. Must be at least 1. Changing it replaces the resource.
      */
     productId: pulumi.Input<number>;
     /**

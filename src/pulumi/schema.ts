@@ -1,5 +1,5 @@
 /** The Pulumi package schema, generated from the definitions: one source of truth for GetSchema, schema/schema.json and the SDK. */
-import { type Attribute, type Attributes, isComputed, isInput, type TypeSpec, toPascal } from '../core/index.js'
+import { type Attribute, type Attributes, isInput, type TypeSpec, toCamel, toPascal } from '../core/index.js'
 import { functionToken, PACKAGE, type Registry, resourceToken } from './provider.js'
 import { wireName } from './wire.js'
 
@@ -95,7 +95,7 @@ export function packageSchema(registry: Registry, options: SchemaOptions): JsonO
       description: definition.description,
       properties: types.properties(attributes, owner, () => true, false),
       required: Object.entries(attributes)
-        .filter(([, a]) => a.required === true || (isInput(a) && isComputed(a) && a.default !== undefined))
+        .filter(([, a]) => a.required === true || a.default !== undefined || (a.stable === true && !isInput(a)))
         .map(([name]) => wireName(name))
         .sort(),
       inputProperties: types.properties(attributes, owner, isInput, true),
@@ -165,5 +165,24 @@ export function packageSchema(registry: Registry, options: SchemaOptions): JsonO
 
 /** The schema as GetSchema serves it and schema/schema.json holds it. */
 export function schemaText(registry: Registry, options: SchemaOptions): string {
-  return `${JSON.stringify(packageSchema(registry, options), null, 2)}\n`
+  return `${JSON.stringify(inPulumiTerms(packageSchema(registry, options), registry), null, 2)}\n`
+}
+
+/**
+ * Descriptions are written once, with the spec's names; Pulumi users read resource and function
+ * tokens and camelCase fields, so every name in backquotes is rewritten in those terms.
+ */
+function inPulumiTerms(schema: JsonObject, registry: Registry): JsonObject {
+  const names = new Map<string, string>([
+    ...registry.resources.map((r) => [`provider_${r.name}`, toPascal(r.name)] as const),
+    ...registry.dataSources.map((d) => [`provider_${d.name}`, toCamel(d.name)] as const),
+  ])
+  const rewrite = (text: string) =>
+    text.replace(/`([a-z][a-z0-9]*(?:_[a-z0-9]+)+)`/g, (_, name: string) => `\`${names.get(name) ?? toCamel(name)}\``)
+  const walk = (value: Json): Json => {
+    if (Array.isArray(value)) return value.map(walk)
+    if (value === null || typeof value !== 'object') return value
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, k === 'description' && typeof v === 'string' ? rewrite(v) : walk(v)]))
+  }
+  return walk(schema) as JsonObject
 }

@@ -106,6 +106,9 @@ function decodeValue(type: TypeSpec, value: Wire): Value {
       return isObject(value) ? Object.fromEntries(Object.entries(value).map(([k, v]) => [k, decodeValue(type.element, v)])) : value
     case 'object':
       return isObject(value) ? decodeMap(type.attributes, value).values : value
+    case 'int64':
+      // Resource ids are strings in Pulumi (`${server.id}` in YAML): digits are accepted as the number they spell.
+      return typeof value === 'string' && /^-?[0-9]{1,15}$/.test(value) ? Number(value) : value
     default:
       return value
   }

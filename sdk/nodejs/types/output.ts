@@ -88,7 +88,7 @@ export interface LiteDiskProductsProducts {
      */
     readonly name: string;
     /**
-     * Use it as a disk `product_id`.
+     * Use it as a disk `productId`.
      */
     readonly productId: number;
 }
@@ -124,7 +124,7 @@ export interface LiteOsListOss {
      */
     readonly maxmem: number;
     /**
-     * The value for a VM `select_os` or `rebuild_os`.
+     * The value for a VM `selectOs` or `rebuildOs`.
      */
     readonly name: string;
     /**
@@ -162,7 +162,7 @@ export interface LiteProDiskProductsProducts {
      */
     readonly name: string;
     /**
-     * Use it as a disk `product_id`.
+     * Use it as a disk `productId`.
      */
     readonly productId: number;
 }
@@ -198,7 +198,7 @@ export interface LiteProOsListOss {
      */
     readonly maxmem: number;
     /**
-     * The value for a VM `select_os` or `rebuild_os`.
+     * The value for a VM `selectOs` or `rebuildOs`.
      */
     readonly name: string;
     /**
@@ -240,7 +240,7 @@ export interface LiteProProductsProducts {
      */
     readonly options: LiteProProductsProductsOptions;
     /**
-     * Use it as a VM `product_id`.
+     * Use it as a VM `productId`.
      */
     readonly productId: number;
 }
@@ -272,7 +272,7 @@ export interface LiteProProductsProductsBilling {
  */
 export interface LiteProProductsProductsBillingComponents {
     /**
-     * The order field it prices, e.g. `disk_size`.
+     * The order field it prices, e.g. `diskSize`.
      */
     readonly field: string;
     /**
@@ -350,7 +350,7 @@ export interface LiteProVmLastInvoice {
      */
     readonly id: number;
     /**
-     * `new`, `upgrade`, `change_package` or `migrate`.
+     * `new`, `upgrade`, `changePackage` or `migrate`.
      */
     readonly invoiceType: string;
     /**
@@ -396,7 +396,7 @@ export interface LiteProductsProducts {
      */
     readonly options: LiteProductsProductsOptions;
     /**
-     * Use it as a VM `product_id`.
+     * Use it as a VM `productId`.
      */
     readonly productId: number;
 }
@@ -428,7 +428,7 @@ export interface LiteProductsProductsBilling {
  */
 export interface LiteProductsProductsBillingComponents {
     /**
-     * The order field it prices, e.g. `disk_size`.
+     * The order field it prices, e.g. `diskSize`.
      */
     readonly field: string;
     /**
@@ -506,7 +506,7 @@ export interface LiteVmLastInvoice {
      */
     readonly id: number;
     /**
-     * `new`, `upgrade`, `change_package` or `migrate`.
+     * `new`, `upgrade`, `changePackage` or `migrate`.
      */
     readonly invoiceType: string;
     /**
