@@ -20,7 +20,7 @@ const key = new provider.LiteKeypair("key", { name: "lite-example-key" });
 const vm = new provider.LiteVm("vm", {
     productId,
     selectOs: osList.oss.apply((oss) => oss[0]!.name),
-    keypairId: key.keypairId.apply((id) => id!),
+    keypairId: key.keypairId,
     cycle: "m",
     vmName: "lite-example",
     sshAndConsoleUser: "deployer",

@@ -15,7 +15,7 @@ const key = new provider.BaremetalKeypair("key", { name: "metal-example-key" });
 const server = new provider.Baremetal("server", {
     productId,
     cycle: "m", // "m" monthly or "a" annually
-    keypairId: key.keypairId.apply((id) => id!),
+    keypairId: key.keypairId,
     label: "metal-example", // the only input changed in place
     selectOs: "ubuntu-22",
 });
