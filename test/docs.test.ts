@@ -10,7 +10,7 @@ import { dataSources, resources } from '../src/resources/index.js'
 import { examplePath, listFiles, writeDocs } from '../src/terraform/docs.js'
 import { TYPE_PREFIX } from '../src/terraform/schema.js'
 
-const REFRESH = 'npm run build && npm run docs'
+const REFRESH = 'npm run generate'
 
 describe('docs', () => {
   test('the committed docs/ is what gen-docs generates now', () => {

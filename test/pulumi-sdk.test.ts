@@ -99,7 +99,7 @@ describe('the generated SDK', () => {
       ...actual.filter((f) => !expected.includes(f)).map((f) => `not generated: ${f}`),
       ...expected.filter((f) => actual.includes(f) && readFileSync(join(fresh, f), 'utf8') !== readFileSync(join(SDK, f), 'utf8')).map((f) => `differs: ${f}`),
     ]
-    assert.deepEqual(stale, [], `sdk/nodejs is stale: run \`npm run gen:sdk\` (node scripts/gen-sdk.mjs) and commit the result.\n${stale.join('\n')}`)
+    assert.deepEqual(stale, [], `sdk/nodejs is stale: run \`npm run generate\` and commit the result.\n${stale.join('\n')}`)
   })
 
   test('the package manifest names the plugin and carries the schema version', () => {

@@ -22,9 +22,9 @@ test('src/terraform/gen is what scripts/gen-proto.mjs generates from proto/', ()
     const run = spawnSync(process.execPath, [join(root, 'scripts/gen-proto.mjs'), out], { cwd: root, encoding: 'utf8' })
     assert.equal(run.status, 0, run.stderr)
     const committed = join(root, 'src/terraform/gen')
-    assert.deepEqual(files(out), files(committed), 'run `npm run gen` and commit the result')
+    assert.deepEqual(files(out), files(committed), 'run `npm run generate` and commit the result')
     for (const file of files(out)) {
-      assert.equal(readFileSync(join(out, file), 'utf8'), readFileSync(join(committed, file), 'utf8'), `${file} is stale: run \`npm run gen\``)
+      assert.equal(readFileSync(join(out, file), 'utf8'), readFileSync(join(committed, file), 'utf8'), `${file} is stale: run \`npm run generate\``)
     }
   } finally {
     rmSync(out, { recursive: true, force: true })
