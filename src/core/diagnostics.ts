@@ -72,3 +72,13 @@ export function toDiagnostics(value: unknown, summary: string, attributeNames: r
   }
   return diagnostics
 }
+
+/**
+ * Diagnostics are written with the spec's canonical names; each front end shows them in its own
+ * (Terraform `power_state`, `provider_baremetal`; Pulumi `powerState`, `Baremetal`). This renders
+ * every name of `names` found as a whole word in the texts; paths stay canonical.
+ */
+export function renderNames(diagnostic: Diagnostic, names: ReadonlyMap<string, string>): Diagnostic {
+  const render = (text: string) => text.replace(/[A-Za-z][A-Za-z0-9_]*/g, (word) => names.get(word) ?? word)
+  return { ...diagnostic, summary: render(diagnostic.summary), detail: render(diagnostic.detail) }
+}

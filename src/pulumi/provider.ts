@@ -9,6 +9,7 @@ import {
   applyCreate,
   applyDelete,
   applyUpdate,
+  type Attributes,
   type Diagnostic,
   hasErrors,
   importResource,
@@ -21,6 +22,7 @@ import {
   planResource,
   readDataSource,
   readResource,
+  renderNames,
   type Session,
   type TimeoutName,
   toPascal,
@@ -119,6 +121,28 @@ function timeoutsOf(name: TimeoutName, seconds: number | undefined): Value {
   return seconds !== undefined && seconds > 0 ? { [name]: `${Math.ceil(seconds)}s` } : null
 }
 
+/** Every canonical name of the registry, as Pulumi spells it. */
+function pulumiNames(registry: Registry): Map<string, string> {
+  const names = new Map<string, string>()
+  const attributes = (map: Attributes) => {
+    for (const [name, attribute] of Object.entries(map)) {
+      names.set(name, toCamel(name))
+      if (attribute.type.kind === 'object') attributes(attribute.type.attributes)
+      if (attribute.type.kind === 'list' && attribute.type.element.kind === 'object') attributes(attribute.type.element.attributes)
+    }
+  }
+  attributes(registry.provider.attributes)
+  for (const r of registry.resources) {
+    names.set(r.name, toPascal(r.name))
+    attributes(r.attributes)
+  }
+  for (const d of registry.dataSources) {
+    names.set(d.name, toCamel(d.name))
+    attributes(d.attributes)
+  }
+  return names
+}
+
 function failuresOf(list: readonly Diagnostic[]): CheckFailure[] {
   return list
     .filter((d) => d.severity === 'error')
@@ -132,6 +156,7 @@ function inputAttributes(definition: AnyResource) {
 export class PulumiProvider {
   private readonly resources: Map<string, AnyResource>
   private readonly functions: Map<string, AnyDataSource>
+  private readonly names: Map<string, string>
   private client: unknown
   private configuredSecrets = new Set<string>()
   private stop = new AbortController()
@@ -142,6 +167,16 @@ export class PulumiProvider {
   ) {
     this.resources = new Map(registry.resources.map((r) => [resourceToken(r), r]))
     this.functions = new Map(registry.dataSources.map((d) => [functionToken(d), d]))
+    this.names = pulumiNames(registry)
+  }
+
+  /** Diagnostics in Pulumi's names (LiteVm, powerState), as users write them. */
+  private describe(list: readonly Diagnostic[]): string[] {
+    return describeDiagnostics(list.map((d) => renderNames(d, this.names)))
+  }
+
+  private failuresOf(list: readonly Diagnostic[]): CheckFailure[] {
+    return failuresOf(list.map((d) => renderNames(d, this.names)))
   }
 
   get version(): string {
@@ -153,7 +188,7 @@ export class PulumiProvider {
   checkConfig(request: { news: WireMap }): CheckResult {
     const { attributes } = this.registry.provider
     const config = this.decodeConfig(request.news)
-    const failures = failuresOf(validateConfig(attributes, config, { requireInputs: false }))
+    const failures = this.failuresOf(validateConfig(attributes, config, { requireInputs: false }))
     const inputs: WireMap = { ...request.news }
     for (const [name, attribute] of Object.entries(attributes)) {
       const key = wireName(name)
@@ -188,7 +223,7 @@ export class PulumiProvider {
     }
     const config = this.decodeConfig(given)
     const issues = validateConfig(provider.attributes, config, { requireInputs: false })
-    if (hasErrors(issues)) throw new PulumiError(Code.INVALID_ARGUMENT, this.configMessage(describeDiagnostics(issues)))
+    if (hasErrors(issues)) throw new PulumiError(Code.INVALID_ARGUMENT, this.configMessage(this.describe(issues)))
     const full = Object.fromEntries(Object.keys(provider.attributes).map((name) => [name, config[name] ?? null]))
     try {
       this.client = provider.configure(full, { userAgent: `provider-pulumi/${this.version}`, log: this.logger(undefined, new Set()) })
@@ -219,7 +254,7 @@ export class PulumiProvider {
       }
       if (attribute.sensitive && inputs[key] !== undefined && inputs[key] !== null) inputs[key] = secret(inputs[key])
     }
-    failures.push(...failuresOf(validateConfig(definition.attributes, config)))
+    failures.push(...this.failuresOf(validateConfig(definition.attributes, config)))
     return { inputs, failures }
   }
 
@@ -231,7 +266,7 @@ export class PulumiProvider {
       const online = await checkPlanOnline(definition, { ...prior, id: request.id }, plan, this.session(request.urn, request.news, request.olds))
       this.warn(online, request.urn)
       if (hasErrors(online)) {
-        throw new PulumiError(Code.INVALID_ARGUMENT, describeDiagnostics(online.filter((d) => d.severity === 'error')).join('\n'))
+        throw new PulumiError(Code.INVALID_ARGUMENT, this.describe(online.filter((d) => d.severity === 'error')).join('\n'))
       }
     }
     const detailedDiff: Record<string, { kind: DiffKind; inputDiff: boolean }> = {}
@@ -333,7 +368,7 @@ export class PulumiProvider {
       return { return: {}, failures: unknownKeys.map((key) => ({ property: key, reason: `${key} is not an argument of ${request.tok}` })) }
     }
     const outcome = await readDataSource(definition, values, this.session(undefined, request.args))
-    if (outcome.state === null || hasErrors(outcome.diagnostics)) return { return: {}, failures: failuresOf(outcome.diagnostics) }
+    if (outcome.state === null || hasErrors(outcome.diagnostics)) return { return: {}, failures: this.failuresOf(outcome.diagnostics) }
     const secrets = secretAttributes(definition.attributes, request.args)
     return { return: encodeMap(definition.attributes, outcome.state, { secret: secrets, keepNull: true }), failures: [] }
   }
@@ -372,7 +407,7 @@ export class PulumiProvider {
     }
     const plan = planResource(definition, prior, config, priorPrivate)
     if (hasErrors(plan.diagnostics)) {
-      throw new PulumiError(Code.INVALID_ARGUMENT, describeDiagnostics(plan.diagnostics.filter((d) => d.severity === 'error')).join('\n'))
+      throw new PulumiError(Code.INVALID_ARGUMENT, this.describe(plan.diagnostics.filter((d) => d.severity === 'error')).join('\n'))
     }
     return plan
   }
@@ -384,7 +419,7 @@ export class PulumiProvider {
   }
 
   private partial(definition: AnyResource, state: ValueMap, priv: PrivateState, secrets: ReadonlySet<string>, diagnostics: readonly Diagnostic[]) {
-    const reasons = describeDiagnostics(diagnostics.filter((d) => d.severity === 'error'))
+    const reasons = this.describe(diagnostics.filter((d) => d.severity === 'error'))
     return new PulumiError(Code.UNKNOWN, reasons.join('\n'), {
       id: String(state.id),
       properties: this.outputs(definition, state, secrets, priv),
@@ -394,12 +429,12 @@ export class PulumiProvider {
   }
 
   private failure(diagnostics: readonly Diagnostic[], cause: unknown, fallback: (typeof Code)[keyof typeof Code] = Code.UNKNOWN) {
-    const lines = describeDiagnostics(diagnostics.filter((d) => d.severity === 'error'))
+    const lines = this.describe(diagnostics.filter((d) => d.severity === 'error'))
     return new PulumiError(cause === undefined ? fallback : codeOf(cause), lines.join('\n'))
   }
 
   private warn(diagnostics: readonly Diagnostic[], urn: string | undefined): void {
-    for (const line of describeDiagnostics(diagnostics.filter((d) => d.severity === 'warning'))) this.options.log('warning', line, urn)
+    for (const line of this.describe(diagnostics.filter((d) => d.severity === 'warning'))) this.options.log('warning', line, urn)
   }
 
   private session(urn: string | undefined, ...maps: WireMap[]): Session<unknown> {

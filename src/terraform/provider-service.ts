@@ -19,6 +19,7 @@ import {
   planResource,
   readDataSource,
   readResource,
+  renderNames,
   type Session,
   toDiagnostics,
   validateConfig,
@@ -42,6 +43,7 @@ import {
   providerView,
   resourceView,
   type TfView,
+  terraformNames,
   toCty,
   toTfDiagnostic,
 } from './schema.js'
@@ -85,9 +87,6 @@ function writePrivate(state: PrivateState): Uint8Array {
   return Object.keys(state).length === 0 ? EMPTY : new TextEncoder().encode(JSON.stringify(state))
 }
 
-function diagnostics(list: readonly Diagnostic[]): TfDiagnostic[] {
-  return list.map(toTfDiagnostic)
-}
 
 /**
  * A create that placed its order but did not finish is reported with warnings, not errors: an error
@@ -104,6 +103,13 @@ export function providerService(registry: Registry, options: ProviderServiceOpti
   const dataSources = new Map(registry.dataSources.map((d) => [`provider_${d.name}`, { definition: d, view: dataSourceView(d) }]))
   let client: unknown
   let stop = new AbortController()
+  const names = terraformNames([
+    { name: '', attributes: registry.provider.attributes },
+    ...registry.resources,
+    ...registry.dataSources,
+  ])
+  /** Diagnostics in Terraform's names (provider_lite_vm, power_state), as users write them. */
+  const diagnostics = (list: readonly Diagnostic[]): TfDiagnostic[] => list.map((d) => toTfDiagnostic(renderNames(d, names)))
 
   function resource(typeName: string) {
     const found = resources.get(typeName)

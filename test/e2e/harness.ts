@@ -204,6 +204,11 @@ export class Emulator {
     return (parsed && typeof parsed === 'object' && 'data' in parsed ? parsed.data : parsed) as T
   }
 
+  /** Clears accounts, keypairs, orders, faults and the log and restarts the id sequences (§5.3). */
+  async reset(): Promise<void> {
+    await this.control('POST', '/reset')
+  }
+
   requests(since = 0): Promise<LogEntry[]> {
     return this.control<LogEntry[]>('GET', `/requests${since > 0 ? `?since=${since}` : ''}`)
   }
@@ -226,14 +231,17 @@ export class Emulator {
     return (await this.accounts()).find((entry) => String(entry.account.account_id) === String(id))?.account
   }
 
-  /** Runs `action` and reports the mutating requests and the orders it caused. Not for concurrent use. */
-  async effectsOf<T>(action: () => Promise<T>): Promise<{ value: T } & Effects> {
+  /**
+   * Runs `action` and reports the mutating requests and the orders it caused, and the whole log slice
+   * (`log`, GETs included, with bodies). Not for concurrent use.
+   */
+  async effectsOf<T>(action: () => Promise<T>): Promise<{ value: T; log: LogEntry[] } & Effects> {
     const seq = await this.lastSeq()
     const ordersBefore = (await this.orders()).orders.length
     const value = await action()
     const entries = await this.requests(seq)
     const orders = (await this.orders()).orders.slice(ordersBefore)
-    return { value, mutations: mutating(entries), orders }
+    return { value, log: entries, mutations: mutating(entries), orders }
   }
 }
 
@@ -313,8 +321,23 @@ export class Workspace {
 
   /** Runs terraform in this dir; a command still running after its timeout is killed with its plugins. */
   run(args: readonly string[], options: RunOptions = {}): Promise<RunResult> {
+    return this.launch(args, options).done
+  }
+
+  /**
+   * Starts terraform in this dir and hands back a way to signal the terraform process alone (as an
+   * interrupt test needs) besides the result; the timeout still kills it with its plugins.
+   */
+  launch(args: readonly string[], options: RunOptions = {}): { signal(name: NodeJS.Signals): void; done: Promise<RunResult> } {
     const timeoutMs = options.timeoutMs ?? COMMAND_TIMEOUT_MS
     const child = spawn('terraform', args, { cwd: this.dir, env: this.env(options.env), detached: true, stdio: ['ignore', 'pipe', 'pipe'] })
+    const signal = (name: NodeJS.Signals) => {
+      if (child.exitCode === null && child.signalCode === null) child.kill(name)
+    }
+    return { signal, done: this.collect(child, args, timeoutMs) }
+  }
+
+  private collect(child: ChildProcess, args: readonly string[], timeoutMs: number): Promise<RunResult> {
     let stdout = ''
     let stderr = ''
     child.stdout?.on('data', (chunk: Buffer) => {
@@ -429,6 +452,11 @@ export function block(kind: 'resource' | 'data', type: string, name: string, att
     .filter(([, value]) => value !== null && value !== undefined)
     .map(([key, value]) => `  ${key} = ${value instanceof Expr ? value.text : typeof value === 'string' ? JSON.stringify(value) : String(value)}`)
   return `${kind} "${type}" "${name}" {\n${lines.join('\n')}\n}\n`
+}
+
+/** An `import {}` block (Terraform 1.5+) bringing the object `id` under `to`. */
+export function importBlock(to: string, id: string): string {
+  return `import {\n  to = ${to}\n  id = ${JSON.stringify(id)}\n}\n`
 }
 
 /** Splits terraform's human-readable diagnostics ("Error: ..." blocks) for per-issue assertions. */
