@@ -186,7 +186,7 @@ export class Plugin {
     )
     return { id: r.getId(), properties: js(r.getProperties()), inputs: js(r.getInputs()) }
   }
-  async update(urn: string, id: string, olds: WireMap, oldInputs: WireMap, news: WireMap, options: { preview?: boolean } = {}) {
+  async update(urn: string, id: string, olds: WireMap, oldInputs: WireMap, news: WireMap, options: { preview?: boolean; timeout?: number } = {}) {
     const r = await this.call<InstanceType<typeof providerPb.UpdateResponse>>(
       'update',
       new providerPb.UpdateRequest()
@@ -196,7 +196,8 @@ export class Plugin {
         .setOlds(struct(olds))
         .setOldInputs(struct(oldInputs))
         .setNews(struct(news))
-        .setPreview(options.preview ?? false),
+        .setPreview(options.preview ?? false)
+        .setTimeout(options.timeout ?? 0),
     )
     return { properties: js(r.getProperties()) }
   }

@@ -249,8 +249,13 @@ export async function readResource<C>(
     if (observed === null) return { state: null, private: {}, diagnostics }
     const base = prior ?? importBase(definition)
     const state: Record<string, Value> = { ...base, id }
+    // An order still in flight (the resume mark) shows its change only once Active: the inputs keep the
+    // targets recorded when it was placed, or the next plan would order the same change again.
+    const pending = prior !== null && priorPrivate.resume === true
     for (const [name, value] of Object.entries(observed)) {
-      if (value !== undefined && name in definition.attributes) state[name] = value as Value
+      const attribute = definition.attributes[name]
+      if (value === undefined || attribute === undefined || (pending && isInput(attribute))) continue
+      state[name] = value as Value
     }
     if (Object.keys(definition.timeouts).length > 0) state.timeouts = prior?.timeouts ?? null
     return { state, private: priorPrivate, diagnostics }

@@ -243,6 +243,19 @@ describe('apply', () => {
     assert.deepEqual(s.service.calls, ['wait', 'read'])
     assert.deepEqual(second.private, {})
   })
+  test('a refresh while an order is still in flight keeps the recorded target, so the plan does not order it again', async () => {
+    const s = session()
+    const prior = await created(s)
+    s.service.failOnce.add('grow-wait')
+    const config = { name: 'alpha', size: 30 }
+    const first = await applyUpdate(boxDefinition, prior, planResource(boxDefinition, prior, config).planned, {}, s)
+    assert.ok(first.state)
+    assert.equal(s.service.boxes.get(String(prior.id))?.size, 20, 'the service does not show the change yet')
+    const refreshed = await readResource(boxDefinition, first.state, String(prior.id), first.private, s)
+    assert.equal(refreshed.state?.size, 30)
+    assert.ok(refreshed.state)
+    assert.deepEqual(planResource(boxDefinition, refreshed.state, config, refreshed.private).changed, [])
+  })
   test('a create that fails after its order keeps the id and can resume', async () => {
     const s = session()
     s.service.failOnce.add('wait')

@@ -1,0 +1,243 @@
+// Bad input for every resource and lookup of the registry, generated from each definition's attributes
+// and validators (which carry the spec's Limits): wrong types, out-of-range and negative numbers, empty
+// and 300-character strings, non-ASCII text, bad timeouts and grow-only shrinks. Each is refused at plan
+// (Terraform) / Check or Diff (Pulumi) with an error naming the field and the rule, and no API call is
+// made; unknown values at plan are accepted without any call.
+import assert from 'node:assert/strict'
+import { after, before, describe, test } from 'node:test'
+import type { Attribute, Attributes } from '../../src/core/attributes.js'
+import { toCamel, toPascal, toSnake } from '../../src/core/names.js'
+import { UNKNOWN_WIRE, type WireMap } from '../../src/pulumi/wire.js'
+import { dataSources, resources } from '../../src/resources/index.js'
+import { describeRun, diagnostics, Emulator, PROVIDER_BLOCKS, Workspace } from '../e2e/harness.js'
+import { Plugin, startFakeEngine, urnOf } from '../pulumi-harness.js'
+import { Report } from './report.js'
+
+type Value = string | number | boolean | string[]
+
+interface Case {
+  readonly field: string
+  readonly value: Value
+  /** Words the error must contain besides the field name (the rule broken). */
+  readonly rule: string
+  readonly typeError: boolean
+}
+
+interface Target {
+  readonly name: string
+  readonly kind: 'resource' | 'data'
+  readonly attributes: Attributes
+  readonly timeouts: readonly string[]
+  readonly cases: readonly Case[]
+  readonly valid: Record<string, Value>
+}
+
+const STRINGS: readonly string[] = ['', 'ab', 'x'.repeat(300), 'Ünïcödé-名前-テスト', 'bogus value!', 'a\nb']
+const NUMBERS: readonly number[] = [0, -1, -250, 5, 100_000]
+const VALID_STRINGS: readonly string[] = ['Valid-name1', 'S3cretPass9', 'deployer', '201', 'ubuntu-22']
+const VALID_NUMBERS: readonly number[] = [1, 60, 100, 101]
+
+const settable = (a: Attribute) => a.required === true || a.optional === true
+const oneOfValues = (a: Attribute) =>
+  (a.validate ?? []).flatMap((v) => (v.rule.startsWith('one of ') ? [...v.rule.matchAll(/"([^"]*)"|(\d+)/g)].map((m) => m[1] ?? Number(m[2])) : []))
+
+function validValue(a: Attribute): Value | undefined {
+  const passes = (v: unknown) => (a.validate ?? []).every((x) => x.check(v) === null)
+  const listed = oneOfValues(a)
+  if (listed.length > 0) return listed[0] as Value
+  if (a.type.kind === 'string') return VALID_STRINGS.find(passes)
+  if (a.type.kind === 'int64') return VALID_NUMBERS.find(passes)
+  if (a.type.kind === 'bool') return true
+  return undefined
+}
+
+/** Every generated bad value of one attribute: each candidate a validator refuses, plus a wrong type. */
+function casesOf(name: string, a: Attribute): Case[] {
+  const out: Case[] = []
+  const candidates: readonly unknown[] = a.type.kind === 'string' ? STRINGS : a.type.kind === 'int64' ? NUMBERS : []
+  for (const value of candidates) {
+    const problem = (a.validate ?? []).map((v) => v.check(value)).find((p) => p !== null)
+    if (problem) out.push({ field: name, value: value as Value, rule: problem, typeError: false })
+  }
+  if (a.type.kind === 'int64') out.push({ field: name, value: 1.5, rule: 'must be a whole number', typeError: false })
+  const wrong: Record<string, [Value, string]> = {
+    string: [['x'], 'string required'],
+    int64: ['abc', 'a number is required'],
+    bool: ['maybe', 'a bool is required'],
+  }
+  const bad = wrong[a.type.kind]
+  if (bad) out.push({ field: name, value: bad[0], rule: bad[1], typeError: true })
+  return out
+}
+
+function targetOf(definition: { name: string; attributes: Attributes; timeouts?: object }, kind: Target['kind']): Target {
+  const cases: Case[] = []
+  const valid: Record<string, Value> = {}
+  for (const [name, attribute] of Object.entries(definition.attributes)) {
+    if (!settable(attribute)) continue
+    cases.push(...casesOf(name, attribute))
+    const ok = validValue(attribute)
+    if (attribute.required && ok !== undefined) valid[name] = ok
+  }
+  return { name: definition.name, kind, attributes: definition.attributes, timeouts: Object.keys(definition.timeouts ?? {}), cases, valid }
+}
+
+const TARGETS: readonly Target[] = [
+  ...resources.map((r) => targetOf(r, 'resource')),
+  ...dataSources.map((d) => targetOf(d, 'data')).filter((t) => t.cases.length > 0),
+]
+
+const hcl = (value: Value): string => (Array.isArray(value) ? `[${value.map((v) => JSON.stringify(v)).join(', ')}]` : JSON.stringify(value))
+
+/** Round `k`: the k-th value refused by validators of every field of every target (types in round "types"). */
+function roundConfig(round: number | 'types' | 'unknown'): { text: string; expected: { address: string; c: Case }[] } {
+  const blocks: string[] = [PROVIDER_BLOCKS]
+  const expected: { address: string; c: Case }[] = []
+  if (round === 'unknown') blocks.push('resource "terraform_data" "u" {\n  input = "x"\n}\n')
+  for (const target of TARGETS) {
+    const type = `provider_${target.name}`
+    const address = target.kind === 'data' ? `data.${type}.bad` : `${type}.bad`
+    const values: Record<string, string> = {}
+    for (const [name, value] of Object.entries(target.valid)) values[toSnake(name)] = hcl(value)
+    let bad = 0
+    const byField = new Map<string, Case[]>()
+    for (const c of target.cases) if (c.typeError === (round === 'types')) byField.set(c.field, [...(byField.get(c.field) ?? []), c])
+    if (round === 'unknown') {
+      for (const [name, attribute] of Object.entries(target.attributes)) if (settable(attribute)) values[toSnake(name)] = 'terraform_data.u.output'
+      bad = 1
+    } else {
+      for (const [field, list] of byField) {
+        const c = round === 'types' ? list[0] : list[round]
+        if (!c) continue
+        values[toSnake(field)] = hcl(c.value)
+        expected.push({ address, c })
+        bad++
+      }
+    }
+    if (bad === 0) continue
+    let body = Object.entries(values)
+      .map(([k, v]) => `  ${k} = ${v}`)
+      .join('\n')
+    if (round === 0 && target.timeouts.includes('create')) {
+      body += '\n  timeouts {\n    create = "soon"\n  }'
+      expected.push({ address, c: { field: 'timeouts.create', value: 'soon', rule: 'must be a duration', typeError: false } })
+    }
+    blocks.push(`${target.kind === 'data' ? 'data' : 'resource'} "${type}" "bad" {\n${body}\n}\n`)
+  }
+  return { text: blocks.join('\n'), expected }
+}
+
+const flat = (text: string) => text.replace(/\s+/g, ' ')
+const ROUNDS = Math.max(...TARGETS.flatMap((t) => [...new Set(t.cases.map((c) => c.field))].map((f) => t.cases.filter((c) => c.field === f && !c.typeError).length)))
+
+const report = new Report('bad-input')
+const tally = new Map<string, { tried: number; rejected: number; apiCalls: number }>()
+function count(front: string, target: string, rejected: boolean, calls = 0) {
+  const key = `${front}\t${target}`
+  const row = tally.get(key) ?? { tried: 0, rejected: 0, apiCalls: 0 }
+  row.tried++
+  if (rejected) row.rejected++
+  row.apiCalls += calls
+  tally.set(key, row)
+}
+
+describe('bad input is refused at plan and Check with the field and the rule, with no API call', { concurrency: 2 }, () => {
+  let emulator: Emulator
+  before(async () => {
+    emulator = await Emulator.start()
+  })
+  after(async () => {
+    for (const [key, row] of tally) {
+      const [front, target] = key.split('\t') as ['terraform' | 'pulumi', string]
+      report.add({ kind: 'input', front, target, ...row })
+    }
+    await emulator?.stop()
+  })
+
+  test('the generated cases cover every resource and lookup with inputs', () => {
+    assert.ok(TARGETS.length >= resources.length)
+    for (const target of TARGETS) assert.ok(target.cases.length > 0, `${target.name} has no case`)
+  })
+
+  test('terraform plan: every case names its field and rule; unknowns pass; no API call', { timeout: 120_000 }, async () => {
+    const ws = await Workspace.create(emulator)
+    try {
+      const rounds: (number | 'types' | 'unknown')[] = [...Array.from({ length: ROUNDS }, (_, i) => i), 'types', 'unknown']
+      for (const round of rounds) {
+        const { text, expected } = roundConfig(round)
+        await ws.write(text)
+        const seq = await emulator.lastSeq()
+        const run = await ws.plan()
+        const calls = (await emulator.requests(seq)).length
+        if (round === 'unknown') {
+          assert.equal(run.code, 2, `unknown values must plan: ${describeRun(run)}`)
+          assert.equal(calls, 0, 'a plan with unknown inputs calls nothing')
+          continue
+        }
+        assert.equal(run.code, 1, describeRun(run))
+        const blocks = diagnostics(run.stdout + run.stderr).map(flat)
+        for (const { address, c } of expected) {
+          const field = toSnake(c.field.split('.').pop() as string)
+          const [kind, type] = address.startsWith('data.') ? ['data', address.split('.')[1]] : ['resource', address.split('.')[0]]
+          const where = (b: string) => b.includes(address) || b.includes(`in ${kind} "${type}" "bad"`)
+          const found = blocks.some((b) => where(b) && b.includes(field) && b.includes(flat(c.rule)))
+          count('terraform', address.replace(/\.bad$/, ''), found, 0)
+          assert.ok(found, `round ${round}: no error for ${address} ${c.field}=${JSON.stringify(c.value)} (${c.rule})\n${describeRun(run)}`)
+        }
+        assert.equal(calls, 0, `round ${round} made ${calls} API calls`)
+      }
+    } finally {
+      await ws.cleanup()
+    }
+  })
+
+  test('Pulumi Check / Invoke / Diff: every case names its property and rule; unknowns pass; no API call', { timeout: 60_000 }, async () => {
+    const engine = await startFakeEngine()
+    const plugin = await Plugin.launch(engine.address)
+    try {
+      await plugin.configure({ apiKey: emulator.apiKey, baseUrl: emulator.baseUrl, pollInterval: '100ms' })
+      const seq = await emulator.lastSeq()
+      for (const target of TARGETS) {
+        const camel = (values: Record<string, Value>) => Object.fromEntries(Object.entries(values).map(([k, v]) => [toCamel(k), v])) as WireMap
+        const token = target.kind === 'data' ? `provider:index:${toCamel(target.name)}` : `provider:index:${toPascal(target.name)}`
+        const urn = urnOf(token, 'bad')
+        for (const c of target.cases) {
+          const news = { ...camel(target.valid), [toCamel(c.field)]: c.value } as WireMap
+          const failures = target.kind === 'data' ? (await plugin.invoke(token, news)).failures : (await plugin.check(urn, news)).failures
+          const rule = c.typeError ? /must be|a string|whole number|true or false/ : null
+          const found = failures.some((f) => f.property === toCamel(c.field) && (rule ? rule.test(f.reason) : flat(f.reason).includes(flat(c.rule))))
+          count('pulumi', token, found)
+          assert.ok(found, `${token} ${c.field}=${JSON.stringify(c.value)}: ${JSON.stringify(failures)}`)
+        }
+        if (target.kind === 'resource') {
+          const unknown = Object.fromEntries(Object.entries(target.attributes).filter(([, a]) => settable(a)).map(([k]) => [toCamel(k), UNKNOWN_WIRE]))
+          const { failures } = await plugin.check(urn, unknown)
+          assert.deepEqual(failures, [], `${token}: unknown inputs wait until known`)
+        }
+      }
+      // Grow-only Limits (disk sizes, VM disk_size, elastic size): a smaller value is refused by Diff, before any call.
+      for (const target of TARGETS.filter((t) => t.kind === 'resource')) {
+        for (const [name, attribute] of Object.entries(target.attributes)) {
+          if (!attribute.growOnly) continue
+          const token = `provider:index:${toPascal(target.name)}`
+          const olds = { ...target.valid, [name]: 500 } as Record<string, Value>
+          const camelOlds = Object.fromEntries(Object.entries(olds).map(([k, v]) => [toCamel(k), v])) as WireMap
+          let message = ''
+          try {
+            await plugin.diff(urnOf(token, 'grow'), '100001', camelOlds, camelOlds, { ...camelOlds, [toCamel(name)]: 400 })
+          } catch (thrown) {
+            message = (thrown as { details?: string }).details ?? String(thrown)
+          }
+          const found = message.includes(toCamel(name)) && /grow-only/.test(message)
+          count('pulumi', token, found)
+          assert.ok(found, `${token} ${name} shrink: ${message}`)
+        }
+      }
+      const calls = (await emulator.requests(seq)).length
+      assert.equal(calls, 0, `Check, Invoke and Diff of bad input made ${calls} API calls`)
+    } finally {
+      await plugin.stop()
+      engine.stop()
+    }
+  })
+})

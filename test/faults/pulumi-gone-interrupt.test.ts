@@ -1,0 +1,5 @@
+// The built Pulumi plugin over gRPC, every order-placing operation × faults efgh of the matrix (test/faults/matrix.ts).
+import { faultsOf } from './matrix.js'
+import { pulumiMatrix } from './pulumi-cells.js'
+
+pulumiMatrix('pulumi-gone-interrupt', faultsOf('efgh'))
