@@ -1,7 +1,7 @@
 /** provider:index:BaremetalElasticStorage (provider_baremetal_elastic_storage): a volume bound to a server (§3.9). */
 import type { Client, ElasticStorageAccount } from '../api/index.js'
 import { bool, defineResource, int64, type OperationContext, range, recordOnly, string } from '../core/index.js'
-import { cycleAttribute, cycleCode, digitsId, keepAndWait, METAL_CYCLES, raw, rawAttribute, rules, waitAgain, waitForOrder } from './billing.js'
+import { cycleAttribute, cycleCode, digitsId, keepAndWait, METAL_CYCLES, raw, rawAttribute, rules, waitAgain } from './billing.js'
 
 const what = 'elastic storage'
 
@@ -52,10 +52,8 @@ function observe(account: ElasticStorageAccount) {
   }
 }
 
-function settle(ctx: OperationContext<Client>, id: string, timeoutMs: number, orderedAt: number, orderId?: string) {
-  const read = () => ctx.client.elasticStorages.getStorage(id, { signal: ctx.signal })
-  return waitForOrder(ctx, read, { account_id: id, order_id: orderId }, { timeoutMs, orderedAt, what })
-}
+/** The account read of a wait, bound to the operation's cancellation. */
+const read = (ctx: OperationContext<Client>) => (id: string) => ctx.client.elasticStorages.getStorage(id, { signal: ctx.signal })
 
 export const baremetalElasticStorage = defineResource<Client, typeof attributes>({
   name: 'baremetal_elastic_storage',
@@ -77,9 +75,7 @@ export const baremetalElasticStorage = defineResource<Client, typeof attributes>
           { size: target, pay_invoice_with_cc: ctx.input.payWithCreditCard ?? true },
           { signal: ctx.signal },
         )
-        const orderedAt = ctx.client.now()
-        ctx.checkpoint()
-        await settle(ctx, ctx.id, ctx.timeoutMs, orderedAt, order.order_id)
+        await keepAndWait(ctx, order, undefined, read(ctx), what)
         return undefined
       },
     },
@@ -91,9 +87,7 @@ export const baremetalElasticStorage = defineResource<Client, typeof attributes>
           { new_product_id: ctx.input.productId ?? 0, pay_invoice_with_cc: ctx.input.payWithCreditCard ?? true },
           { signal: ctx.signal },
         )
-        const orderedAt = ctx.client.now()
-        ctx.checkpoint()
-        await settle(ctx, ctx.id, ctx.timeoutMs, orderedAt, order.order_id)
+        await keepAndWait(ctx, order, undefined, read(ctx), what)
         return undefined
       },
     },
@@ -113,11 +107,10 @@ export const baremetalElasticStorage = defineResource<Client, typeof attributes>
       },
       { signal },
     )
-    const read = (id: string) => client.elasticStorages.getStorage(id, { signal })
-    return observe(await keepAndWait(ctx, order, { id: order.account_id, status: 'Pending' }, read, what))
+    return observe(await keepAndWait(ctx, order, { id: order.account_id, status: 'Pending' }, read(ctx), what))
   },
   async resume(ctx) {
-    return observe(await waitAgain(ctx, (id) => ctx.client.elasticStorages.getStorage(id, { signal: ctx.signal }), what))
+    return observe(await waitAgain(ctx, read(ctx), what))
   },
   async read({ client, id, signal }) {
     const account = await client.elasticStorages.getStorage(id, { signal })

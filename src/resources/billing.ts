@@ -124,8 +124,11 @@ export async function waitForOrder<A extends Account<unknown>>(
   return { account: result.account, unpaid: result.unpaidInvoice !== undefined }
 }
 
-/** A create whose order answered: keep the id at once (no paid order is lost), then wait for Active. */
-export async function keepAndWait<A extends Account<unknown>, R extends { id: string }>(
+/**
+ * An order answered: record what it changes at once (a create's id, or an update step, which is then
+ * never sent again), then wait for Active.
+ */
+export async function keepAndWait<A extends Account<unknown>, R>(
   ctx: OperationContext<Client> & { timeoutMs: number; checkpoint(reached: R): void },
   order: Order,
   reached: R,

@@ -1,7 +1,7 @@
 /** provider_lite_disk and provider_lite_pro_disk: an extra disk attached to a VM (§3.3, §4.3). */
 import type { Client, LiteDiskAccount } from '../api/index.js'
 import { bool, defineResource, int64, length, range, recordOnly, string } from '../core/index.js'
-import { cycleAttribute, cycleCode, digitsId, keepAndWait, LITE_CYCLES, raw, rawAttribute, rules, waitAgain, waitForOrder } from './billing.js'
+import { cycleAttribute, cycleCode, digitsId, keepAndWait, LITE_CYCLES, raw, rawAttribute, rules, waitAgain } from './billing.js'
 import type { LiteFamily } from './lite-family.js'
 
 export function liteDisk(family: LiteFamily) {
@@ -77,10 +77,7 @@ export function liteDisk(family: LiteFamily) {
             { additional_size: increment, pay_invoice_with_cc: ctx.input.pay_with_credit_card ?? true },
             { signal: ctx.signal },
           )
-          const orderedAt = ctx.client.now()
-          ctx.checkpoint()
-          const read = () => api.getDisk(ctx.id, { signal: ctx.signal })
-          await waitForOrder(ctx, read, { account_id: ctx.id, order_id: order.order_id }, { timeoutMs: ctx.timeoutMs, orderedAt, what })
+          await keepAndWait(ctx, order, undefined, (id) => api.getDisk(id, { signal: ctx.signal }), what)
           return undefined
         },
       },

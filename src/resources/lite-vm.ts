@@ -19,6 +19,7 @@ import {
   cycleCode,
   digitsId,
   invoiceState,
+  keepAndWait,
   LITE_CYCLES,
   lastInvoiceAttribute,
   raw,
@@ -301,9 +302,7 @@ export function liteVm(family: LiteFamily) {
     const { api, value: order } = await inGroup(ctx.client, ctx.prior, (a) =>
       a.changePackage(ctx.id, { new_product_id: ctx.input.product_id ?? 0, pay_invoice_with_cc: payFlag(ctx.input) }, { signal: ctx.signal }),
     )
-    const orderedAt = ctx.client.now()
-    ctx.checkpoint()
-    await settle(ctx, api, ctx.id, ctx.timeoutMs, orderedAt, order.order_id)
+    await keepAndWait(ctx, order, undefined, (id) => api.getVm(id, { signal: ctx.signal }), what)
     return undefined
   }
   const growDisk: Step = async (ctx) => {
@@ -312,9 +311,7 @@ export function liteVm(family: LiteFamily) {
     const { api, value: account } = await inGroup(ctx.client, ctx.prior, (a) => a.getVm(ctx.id, { signal: ctx.signal }))
     if (target <= account.extra_details.disk_size) return undefined
     const order = await api.upgradeStorage(ctx.id, { disk_size: target, pay_invoice_with_cc: payFlag(ctx.input) }, { signal: ctx.signal })
-    const orderedAt = ctx.client.now()
-    ctx.checkpoint()
-    await settle(ctx, api, ctx.id, ctx.timeoutMs, orderedAt, order.order_id)
+    await keepAndWait(ctx, order, undefined, (id) => api.getVm(id, { signal: ctx.signal }), what)
     return undefined
   }
   const rebuild: Step = async (ctx) => {
@@ -330,9 +327,8 @@ export function liteVm(family: LiteFamily) {
     const migration = family.migration?.(ctx.client)
     if (!migration) throw new Error(`${what}s cannot migrate to Lite Pro`)
     const order = await migration.migrateToPro(ctx.id, { lite_pro_product_id: productId, pay_invoice_with_cc: payFlag(ctx.input) }, { signal: ctx.signal })
-    const orderedAt = ctx.client.now()
-    ctx.checkpoint()
-    await settle(ctx, litePro.api(ctx.client), ctx.id, ctx.timeoutMs, orderedAt, order.order_id)
+    // From the answer on, the VM lives under /lite-pros (§3.1.5).
+    await keepAndWait(ctx, order, undefined, (id) => litePro.api(ctx.client).getVm(id, { signal: ctx.signal }), what)
     return undefined
   }
   const setPower: Step = async (ctx) => {
