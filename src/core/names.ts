@@ -1,4 +1,5 @@
 /** Name derivation between the spec's canonical names and each front end's case. */
+import type { Attributes } from './attributes.js'
 
 /** `product_id` → `productId`; camelCase input is returned unchanged. */
 export function toCamel(name: string): string {
@@ -23,5 +24,13 @@ export function nonRoundTripping(names: readonly string[]): string[] {
     const snake = toSnake(name)
     const camel = toCamel(snake)
     return toSnake(camel) !== snake || toCamel(toSnake(camel)) !== camel
+  })
+}
+
+/** Every attribute name of a definition, nested objects and lists of objects included. */
+export function attributeNames(attributes: Attributes): string[] {
+  return Object.entries(attributes).flatMap(([name, attribute]) => {
+    const type = attribute.type.kind === 'list' ? attribute.type.element : attribute.type
+    return [name, ...(type.kind === 'object' ? attributeNames(type.attributes) : [])]
   })
 }

@@ -9,6 +9,7 @@ import {
   applyCreate,
   applyDelete,
   applyUpdate,
+  attributeNames,
   type Attributes,
   type Diagnostic,
   hasErrors,
@@ -124,21 +125,17 @@ function timeoutsOf(name: TimeoutName, seconds: number | undefined): Value {
 /** Every canonical name of the registry, as Pulumi spells it. */
 function pulumiNames(registry: Registry): Map<string, string> {
   const names = new Map<string, string>()
-  const attributes = (map: Attributes) => {
-    for (const [name, attribute] of Object.entries(map)) {
-      names.set(name, toCamel(name))
-      if (attribute.type.kind === 'object') attributes(attribute.type.attributes)
-      if (attribute.type.kind === 'list' && attribute.type.element.kind === 'object') attributes(attribute.type.element.attributes)
-    }
+  const camel = (attributes: Attributes) => {
+    for (const name of attributeNames(attributes)) names.set(name, toCamel(name))
   }
-  attributes(registry.provider.attributes)
+  camel(registry.provider.attributes)
   for (const r of registry.resources) {
     names.set(r.name, toPascal(r.name))
-    attributes(r.attributes)
+    camel(r.attributes)
   }
   for (const d of registry.dataSources) {
     names.set(d.name, toCamel(d.name))
-    attributes(d.attributes)
+    camel(d.attributes)
   }
   return names
 }

@@ -6,6 +6,7 @@ import {
   type AnyProvider,
   type AnyResource,
   type Attribute,
+  attributeNames,
   type Attributes,
   type Diagnostic,
   isComputed,
@@ -259,16 +260,9 @@ export function toTfDiagnostic(diagnostic: Diagnostic): TfDiagnostic {
 /** Every canonical name of the definitions, as Terraform spells it: `provider_baremetal`, `power_state`. */
 export function terraformNames(definitions: readonly { readonly name: string; readonly attributes: Attributes }[]): Map<string, string> {
   const names = new Map<string, string>()
-  const attributes = (map: Attributes) => {
-    for (const [name, attribute] of Object.entries(map)) {
-      names.set(name, toSnake(name))
-      if (attribute.type.kind === 'object') attributes(attribute.type.attributes)
-      if (attribute.type.kind === 'list' && attribute.type.element.kind === 'object') attributes(attribute.type.element.attributes)
-    }
-  }
   for (const definition of definitions) {
     if (definition.name !== '') names.set(definition.name, `${TYPE_PREFIX}${definition.name}`)
-    attributes(definition.attributes)
+    for (const name of attributeNames(definition.attributes)) names.set(name, toSnake(name))
   }
   return names
 }
