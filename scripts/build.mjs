@@ -7,6 +7,7 @@ import { chmodSync, copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { build } from 'esbuild'
+import { thirdPartyNotices } from './notices.mjs'
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..')
 const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
@@ -22,7 +23,7 @@ mkdirSync(packageDir, { recursive: true })
 const guard =
   'if(+process.versions.node.split(".")[0]<20){process.stdout.write("terraform-provider-provider needs Node.js 20 or later, found "+process.version+"\\n");process.exit(1)}'
 
-await build({
+const terraformBundle = await build({
   entryPoints: [join(root, 'src/bin/terraform-provider.ts')],
   outfile: join(packageDir, 'provider.cjs'),
   bundle: true,
@@ -30,10 +31,13 @@ await build({
   format: 'cjs',
   target: 'node20',
   minify: true,
-  legalComments: 'none',
+  legalComments: 'none', // the notices go, whole, into THIRD_PARTY_NOTICES.md beside the bundle
+  metafile: true,
   banner: { js: guard },
   logLevel: 'warning',
 })
+writeFileSync(join(packageDir, 'THIRD_PARTY_NOTICES.md'), thirdPartyNotices(root, terraformBundle.metafile, 'terraform-provider-provider'))
+copyFileSync(join(root, 'LICENSE'), join(packageDir, 'LICENSE'))
 
 // Terraform runs the first file named terraform-provider-provider[_.*]; the bundle beside it is not one.
 const launcher = join(packageDir, `terraform-provider-provider_v${version}`)
@@ -75,7 +79,7 @@ rmSync(pulumiDir, { recursive: true, force: true })
 mkdirSync(pulumiDir, { recursive: true })
 const pulumiGuard =
   'if(+process.versions.node.split(".")[0]<20){process.stderr.write("pulumi-resource-provider needs Node.js 20 or later, found "+process.version+"\\n");process.exit(1)}'
-await build({
+const pulumiBundle = await build({
   entryPoints: [join(root, 'src/bin/pulumi-provider.ts')],
   outfile: join(pulumiDir, 'provider.cjs'),
   bundle: true,
@@ -84,10 +88,13 @@ await build({
   target: 'node20',
   minify: true,
   legalComments: 'none',
+  metafile: true,
   banner: { js: pulumiGuard },
   define: { PROVIDER_VERSION: JSON.stringify(version) },
   logLevel: 'warning',
 })
+writeFileSync(join(pulumiDir, 'THIRD_PARTY_NOTICES.md'), thirdPartyNotices(root, pulumiBundle.metafile, 'pulumi-resource-provider'))
+copyFileSync(join(root, 'LICENSE'), join(pulumiDir, 'LICENSE'))
 const pulumiLauncher = join(pulumiDir, 'pulumi-resource-provider')
 writeFileSync(
   pulumiLauncher,
@@ -128,5 +135,5 @@ writeFileSync(
 const pulumiPlatform = `${{ win32: 'windows' }[process.platform] ?? process.platform}-${{ x64: 'amd64', arm64: 'arm64' }[process.arch] ?? process.arch}`
 const tarball = join(dist, `pulumi-resource-provider-v${version}-${pulumiPlatform}.tar.gz`)
 rmSync(tarball, { force: true })
-execFileSync('tar', ['-czf', tarball, '-C', pulumiDir, 'pulumi-resource-provider', 'pulumi-resource-provider.cmd', 'provider.cjs', 'schema.json'])
+execFileSync('tar', ['-czf', tarball, '-C', pulumiDir, 'pulumi-resource-provider', 'pulumi-resource-provider.cmd', 'provider.cjs', 'schema.json', 'LICENSE', 'THIRD_PARTY_NOTICES.md'])
 console.log(`built pulumi-resource-provider ${version} into ${pulumiDir} and ${tarball}`)

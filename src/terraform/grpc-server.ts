@@ -1,4 +1,12 @@
-import type { Http2SecureServer, Http2Server, IncomingHttpHeaders, ServerHttp2Session, ServerHttp2Stream } from 'node:http2'
+import {
+  createSecureServer,
+  createServer,
+  type Http2SecureServer,
+  type Http2Server,
+  type IncomingHttpHeaders,
+  type ServerHttp2Session,
+  type ServerHttp2Stream,
+} from 'node:http2'
 import type { AddressInfo } from 'node:net'
 import { create, type DescMessage, fromBinary, type MessageInitShape, type MessageShape, toBinary } from '@bufbuild/protobuf'
 import type { GenService, GenServiceMethods } from '@bufbuild/protobuf/codegenv2'
@@ -133,10 +141,8 @@ export function createGrpcServer(options: GrpcServerOptions = {}): GrpcServer {
     },
 
     async listen(host = '127.0.0.1', port = 0) {
-      // Loaded here, not at module load: node:http2 cannot be required while a Node 20 start-up snapshot is built.
-      const http2 = await import('node:http2')
       server = options.tls
-        ? http2.createSecureServer({
+        ? createSecureServer({
             cert: options.tls.cert,
             key: options.tls.key,
             ca: options.tls.clientCa,
@@ -145,7 +151,7 @@ export function createGrpcServer(options: GrpcServerOptions = {}): GrpcServer {
             minVersion: 'TLSv1.2',
             ALPNProtocols: ['h2'], // grpc-go ≥ 1.67 refuses servers without ALPN h2
           })
-        : http2.createServer()
+        : createServer()
       server.on('session', (session: ServerHttp2Session) => {
         sessions.add(session)
         session.on('close', () => sessions.delete(session))
