@@ -287,8 +287,9 @@ export class Workspace {
     private readonly cliConfig: string,
   ) {}
 
-  static async create(emulator: Emulator): Promise<Workspace> {
-    const config = await privateCliConfig()
+  /** `cliConfig` defaults to a private copy of the build's mirror (dist/mirror). */
+  static async create(emulator: Emulator, cliConfig?: string): Promise<Workspace> {
+    const config = cliConfig ?? (await privateCliConfig())
     return new Workspace(await mkdtemp(join(tmpdir(), 'provider-e2e-')), emulator, config)
   }
 
