@@ -21,7 +21,7 @@ mkdirSync(packageDir, { recursive: true })
 
 // The first statement of the bundle: an old Node gets one line Terraform shows, not a stack trace.
 const guard =
-  'if(+process.versions.node.split(".")[0]<20){process.stdout.write("terraform-provider-provider needs Node.js 20 or later, found "+process.version+"\\n");process.exit(1)}'
+  'globalThis.PROVIDER_ENTRY_MS=performance.now();if(+process.versions.node.split(".")[0]<20){process.stdout.write("terraform-provider-provider needs Node.js 20 or later, found "+process.version+"\\n");process.exit(1)}'
 
 const terraformBundle = await build({
   entryPoints: [join(root, 'src/bin/terraform-provider.ts')],
@@ -78,7 +78,7 @@ const pulumiDir = join(dist, 'pulumi')
 rmSync(pulumiDir, { recursive: true, force: true })
 mkdirSync(pulumiDir, { recursive: true })
 const pulumiGuard =
-  'if(+process.versions.node.split(".")[0]<20){process.stderr.write("pulumi-resource-provider needs Node.js 20 or later, found "+process.version+"\\n");process.exit(1)}'
+  'globalThis.PROVIDER_ENTRY_MS=performance.now();if(+process.versions.node.split(".")[0]<20){process.stderr.write("pulumi-resource-provider needs Node.js 20 or later, found "+process.version+"\\n");process.exit(1)}'
 const pulumiBundle = await build({
   entryPoints: [join(root, 'src/bin/pulumi-provider.ts')],
   outfile: join(pulumiDir, 'provider.cjs'),
