@@ -1,6 +1,6 @@
 import type { GenService, GenServiceMethods } from '@bufbuild/protobuf/codegenv2'
 import { createCertificate } from './certificate.js'
-import { createGrpcServer, type GrpcServer, type ServiceImpl } from './grpc-server.js'
+import { createGrpcServer, type GrpcServer, type ServiceImpl } from '../grpc/index.js'
 import { createLogger, type Logger } from './log.js'
 
 /** go-plugin's fixed cookie for Terraform providers: proves Terraform (not a person) started us. */

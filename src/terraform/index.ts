@@ -33,7 +33,7 @@ export {
   type GrpcStatusCode,
   type ServiceImpl,
   type UnaryHandler,
-} from './grpc-server.js'
+} from '../grpc/index.js'
 export {
   bindService,
   MAGIC_COOKIE_VALUE,
