@@ -4,7 +4,7 @@
 // environment whose PATH holds no `node`. Skipped when dist/release is absent (a plain `npm test` on a
 // fresh clone); CI runs `npm run release` first and sets PROVIDER_REQUIRE_RELEASE=1, so there it fails.
 import assert from 'node:assert/strict'
-import { execFileSync } from 'node:child_process'
+import { execFileSync, spawn } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import { existsSync, readFileSync } from 'node:fs'
 import { mkdtemp, rm, symlink, writeFile } from 'node:fs/promises'
@@ -136,6 +136,48 @@ describe('single executables on linux_amd64 without Node.js', { skip }, () => {
       assert.equal(destroy.code, 0, describeRun(destroy))
       await rm(ws.dir, { recursive: true, force: true })
     } finally {
+      await rm(home, { recursive: true, force: true })
+    }
+  })
+
+  test('the serve mode: terraform reattaches to one running executable for every command, and Ctrl-C stops it', async () => {
+    const home = await mkdtemp(join(tmpdir(), 'provider-release-serve-'))
+    const executable = join(home, `${TF}_v${version}`)
+    execFileSync('unzip', ['-q', join(RELEASE, `${TF}_${version}_linux_amd64.zip`), `${TF}_v${version}`, '-d', home])
+    const served = spawn(executable, [], {
+      env: { PATH: path, PROVIDER_DEBUG_REATTACH: '1', PROVIDER_API_KEY: emulator.apiKey, PROVIDER_BASE_URL: emulator.baseUrl },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    })
+    const exited = new Promise<NodeJS.Signals | number | null>((resolve) => served.once('exit', (code, signal) => resolve(signal ?? code)))
+    try {
+      const reattach = await new Promise<string>((resolve, reject) => {
+        let stderr = ''
+        const timer = setTimeout(() => reject(new Error(`no TF_REATTACH_PROVIDERS within 15 s: ${stderr}`)), 15_000)
+        served.stderr.on('data', (chunk: Buffer) => {
+          stderr += chunk.toString()
+          const found = /TF_REATTACH_PROVIDERS='([^']+)'/.exec(stderr)
+          if (found) {
+            clearTimeout(timer)
+            resolve(found[1]!)
+          }
+        })
+      })
+      // No CLI configuration, no mirror and no init: Terraform could not launch a provider if it tried.
+      const cliConfig = join(home, 'empty.tfrc')
+      await writeFile(cliConfig, '')
+      const ws = await Workspace.create(emulator, cliConfig)
+      await ws.write([PROVIDER_BLOCKS, block('resource', 'provider_lite_keypair', 'k', { name: 'release-served' })].join('\n'))
+      const env = { PATH: path, HOME: home, TF_REATTACH_PROVIDERS: reattach }
+      for (const args of [['apply', '-auto-approve'], ['plan', '-detailed-exitcode'], ['destroy', '-auto-approve']]) {
+        const run = await ws.run([...args, '-input=false'], { env })
+        assert.equal(run.code, 0, describeRun(run))
+      }
+      assert.equal(served.exitCode, null, 'the served provider outlives the commands that reattached to it')
+      await rm(ws.dir, { recursive: true, force: true })
+      served.kill('SIGINT')
+      assert.equal(await exited, 'SIGINT')
+    } finally {
+      served.kill('SIGKILL')
       await rm(home, { recursive: true, force: true })
     }
   })
