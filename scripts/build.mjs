@@ -8,6 +8,7 @@ import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { build } from 'esbuild'
 import { thirdPartyNotices } from './notices.mjs'
+import { terraformrc } from './terraformrc.mjs'
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..')
 const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
@@ -55,21 +56,7 @@ exec "$node_bin" "$(dirname -- "$0")/provider.cjs" "$@"
 )
 chmodSync(launcher, 0o755)
 
-writeFileSync(
-  join(dist, 'terraformrc'),
-  `# Terraform CLI configuration: installs provider/provider from this build, with no network.
-# Use it with TF_CLI_CONFIG_FILE=${join(dist, 'terraformrc')}
-provider_installation {
-  filesystem_mirror {
-    path    = "${mirror}"
-    include = ["registry.terraform.io/provider/provider"]
-  }
-  direct {
-    exclude = ["registry.terraform.io/provider/provider"]
-  }
-}
-`,
-)
+writeFileSync(join(dist, 'terraformrc'), terraformrc(mirror, join(dist, 'terraformrc'), 'this build'))
 console.log(`built provider ${version} for ${platform} into ${packageDir}`)
 
 // ---- Pulumi: dist/pulumi/ holds the executable plugin (sh launcher + bundle + schema), and the

@@ -23,6 +23,7 @@ import { fileURLToPath } from 'node:url'
 import { deflateRawSync } from 'node:zlib'
 import { unsign } from 'macho-unsign'
 import { runtimeNotice } from './notices.mjs'
+import { terraformrc } from './terraformrc.mjs'
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..')
 const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
@@ -195,21 +196,7 @@ writeFileSync(join(out, `pulumi-resource-provider_${version}_SHA256SUMS`), pulum
 const mirrorDir = join(out, 'mirror', 'registry.terraform.io', 'provider', 'provider')
 mkdirSync(mirrorDir, { recursive: true })
 for (const name of artifacts.filter((n) => n.endsWith('.zip'))) copyFileSync(join(out, name), join(mirrorDir, name))
-writeFileSync(
-  join(out, 'terraformrc'),
-  `# Terraform CLI configuration: installs provider/provider ${version} from the release mirror, with no network.
-# Use it with TF_CLI_CONFIG_FILE=${join(out, 'terraformrc')}
-provider_installation {
-  filesystem_mirror {
-    path    = "${join(out, 'mirror')}"
-    include = ["registry.terraform.io/provider/provider"]
-  }
-  direct {
-    exclude = ["registry.terraform.io/provider/provider"]
-  }
-}
-`,
-)
+writeFileSync(join(out, 'terraformrc'), terraformrc(join(out, 'mirror'), join(out, 'terraformrc'), `the release mirror (${version})`))
 rmSync(work, { recursive: true, force: true })
 
 for (const line of summary) console.log(`  ${line}`)

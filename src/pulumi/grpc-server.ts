@@ -12,7 +12,7 @@ import anyPb from 'google-protobuf/google/protobuf/any_pb.js'
 import emptyPb from 'google-protobuf/google/protobuf/empty_pb.js'
 import structPb from 'google-protobuf/google/protobuf/struct_pb.js'
 import { messageOf } from '../core/index.js'
-import { createGrpcClient, type GrpcClient, GrpcError, type GrpcStatusCode } from '../grpc/index.js'
+import { createGrpcClient, type GrpcClient, GrpcError } from '../grpc/index.js'
 import { Code, PulumiError } from './errors.js'
 import type { CheckFailure, DiffKind, DiffResult, EngineLog, PulumiProvider, Severity } from './provider.js'
 import { dropUndefined, type WireMap } from './wire.js'
@@ -59,7 +59,7 @@ function serviceError(rpc: string, thrown: unknown, log: EngineLog): GrpcError {
     log('error', `${rpc} failed: ${thrown instanceof Error ? (thrown.stack ?? thrown.message) : String(thrown)}`)
     return new GrpcError(Code.INTERNAL, `${rpc} failed: ${messageOf(thrown)}. This is a bug in the provider; please report it.`)
   }
-  const code = thrown.code as GrpcStatusCode
+  const code = thrown.code
   const failure = thrown.initFailure
   if (failure) {
     const detail = new providerPb.ErrorResourceInitFailed()

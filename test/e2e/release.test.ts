@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os'
 import { delimiter, join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { Plugin, startFakeEngine, urnOf } from '../pulumi-harness.js'
-import { block, describeRun, Emulator, PROVIDER_BLOCKS, ROOT, Workspace } from './harness.js'
+import { block, describeRun, Emulator, mirrorCliConfig, PROVIDER_BLOCKS, ROOT, Workspace } from './harness.js'
 
 const RELEASE = join(ROOT, 'dist', 'release')
 const { version } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }
@@ -107,11 +107,7 @@ describe('single executables on linux_amd64 without Node.js', { skip }, () => {
     try {
       const cliConfig = join(home, 'terraformrc')
       const mirror = join(RELEASE, 'mirror')
-      const include = '["registry.terraform.io/provider/provider"]'
-      await writeFile(
-        cliConfig,
-        `provider_installation {\n  filesystem_mirror {\n    path    = "${mirror}"\n    include = ${include}\n  }\n  direct {\n    exclude = ${include}\n  }\n}\n`,
-      )
+      await writeFile(cliConfig, mirrorCliConfig(mirror))
       const ws = await Workspace.create(emulator, cliConfig)
       const env = { PATH: path, HOME: home }
       await ws.write([PROVIDER_BLOCKS, block('resource', 'provider_lite_keypair', 'k', { name: 'release-nodeless' })].join('\n'))
