@@ -97,7 +97,7 @@ function seaBlob(bundle, runtimeBinary, native, name) {
   const config = join(dir, `${name}.json`)
   writeFileSync(config, JSON.stringify({ main: bundle, output: blob, disableExperimentalSEAWarning: true, useCodeCache: native }))
   // The native blob is made by the very binary it goes into, so the code cache matches its V8 and flags.
-  execFileSync(native ? runtimeBinary : process.execPath, ['--experimental-sea-config', config], { stdio: ['ignore', 'ignore', 'inherit'] })
+  execFileSync(native ? runtimeBinary : process.execPath, ['--experimental-sea-config', config], { stdio: 'pipe' }) // its stderr is in the error
   return blob
 }
 
