@@ -1,10 +1,15 @@
-// Benchmarks of the Terraform provider (`npm run bench`): launch-to-handshake time against a bare
-// `node` start, and `terraform plan`/`apply` wall times against the built-in terraform_data resource,
-// the figures of notes/terraform-plugin-protocol.md §11 and §13. Not a test: it prints figures and
-// asserts nothing about time. Every process and temp dir it makes is removed, even on failure.
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process'
+// Benchmarks of both providers (`npm run bench`), every figure beside its floor and its target, measured
+// side by side in one run: launch to handshake (Terraform) and to the port line (Pulumi) against a bare
+// `node -e` start; a per-phase breakdown (process start, module load, handshake, first RPC, shutdown to
+// exit); `terraform plan`/`apply`/`destroy` wall times against the built-in terraform_data, with the
+// provider launched per command and reattached (serve mode); and Shutdown to exit after API calls, read
+// from Terraform's own log. The executables measured are the release's single executables (run
+// `npm run release` first; without them the bundles are measured and the table says so). Not a test:
+// it prints figures and asserts nothing. Every process and temp dir it makes is removed, even on failure.
+import { type ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_process'
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { cpus, platform, release, tmpdir } from 'node:os'
+import { connect } from 'node:http2'
+import { cpus, loadavg, platform, release, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { fileURLToPath } from 'node:url'
@@ -14,9 +19,10 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url))
 const STARTUP_RUNS = positiveInt('BENCH_STARTUP_RUNS', 25)
 const STARTUP_WARMUP = 2
 const TF_REPS = positiveInt('BENCH_TF_REPS', 5)
+const PHASE_RUNS = positiveInt('BENCH_PHASE_RUNS', 10)
 const COUNTS = [1, 50] as const
 /** The whole run is bounded: past this, everything is killed and the run fails. */
-const DEADLINE_MS = 5 * 60_000
+const DEADLINE_MS = 15 * 60_000
 const COMMAND_TIMEOUT_MS = 90_000
 const MAGIC_COOKIE = 'd602bf8f470bc67ca7faa0386276bbdd4330efaf76d1a219cb4d6991ca9872b2'
 
@@ -136,20 +142,39 @@ function printTable(title: string, headers: readonly string[], rows: readonly (r
 }
 
 // ---------------------------------------------------------------------------------------------
-// Layout of the build.
+// What is measured: the executables users get (dist/release), the bundles, and the floor.
 
 const { version } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }
 const GO_ARCH: Readonly<Record<string, string>> = { x64: 'amd64', arm64: 'arm64' }
 const osArch = `${process.platform}_${GO_ARCH[process.arch] ?? process.arch}`
 const packageDir = join(ROOT, 'dist/mirror/registry.terraform.io/provider/provider', version, osArch)
 const launcher = join(packageDir, `terraform-provider-provider_v${version}`)
-const bundle = join(packageDir, 'provider.cjs')
-const cliConfig = join(ROOT, 'dist/terraformrc')
+const tfBundle = join(packageDir, 'provider.cjs')
+const pulumiBundle = join(ROOT, 'dist/pulumi/provider.cjs')
+const devCliConfig = join(ROOT, 'dist/terraformrc')
+const releaseDir = join(ROOT, 'dist/release')
+const releaseCliConfig = join(releaseDir, 'terraformrc')
 const emulatorBin = join(ROOT, 'build/src/bin/emulator.js')
 
+interface Executables {
+  /** The single executables, unpacked from the release archives of this platform; undefined without a release. */
+  readonly tf?: string
+  readonly pulumi?: string
+}
+
 function requireBuild(): void {
-  const missing = [launcher, bundle, cliConfig, emulatorBin].filter((path) => !existsSync(path))
+  const missing = [launcher, tfBundle, pulumiBundle, devCliConfig, emulatorBin].filter((path) => !existsSync(path))
   if (missing.length > 0) throw new Error(`not built (run npm run build): missing ${missing.join(', ')}`)
+}
+
+function releaseExecutables(): Executables {
+  const zip = join(releaseDir, `terraform-provider-provider_${version}_${osArch}.zip`)
+  const tarball = join(releaseDir, `pulumi-resource-provider-v${version}-${osArch.replace('_', '-')}.tar.gz`)
+  if (!existsSync(zip) || !existsSync(tarball) || !existsSync(releaseCliConfig)) return {}
+  const dir = tempDir('bench-release-')
+  execFileSync('unzip', ['-q', zip, '-d', dir])
+  execFileSync('tar', ['-xzf', tarball, '-C', dir])
+  return { tf: join(dir, `terraform-provider-provider_v${version}`), pulumi: join(dir, 'pulumi-resource-provider') }
 }
 
 function machine(): void {
@@ -160,28 +185,54 @@ function machine(): void {
   console.log(`  node       ${process.version} (${process.platform}/${process.arch}, ${platform()} ${release()})`)
   console.log(`  terraform  ${tf.stdout.split('\n')[0]?.replace(/^Terraform /, '')}`)
   console.log(`  cpus       ${cpu.length} × ${cpu[0]?.model.trim() ?? 'unknown'}`)
+  console.log(`  load       ${loadavg().map((l) => l.toFixed(2)).join(' ')} (1, 5, 15 min): the ratios, measured side by side, are the figures to read`)
 }
 
-// ---------------------------------------------------------------------------------------------
-// 1. Start-up: spawn to the first stdout line.
-
-async function startup(): Promise<void> {
-  // Terraform's environment for a plugin (§3.1); the client CA is made once, as Terraform does per command.
+/** Terraform's environment for a plugin; without PLUGIN_CLIENT_CERT the provider serves plaintext (the bench's own client). */
+function pluginEnv(tls: boolean): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     TF_PLUGIN_MAGIC_COOKIE: MAGIC_COOKIE,
     PLUGIN_PROTOCOL_VERSIONS: '6',
     PLUGIN_MIN_PORT: '10000',
     PLUGIN_MAX_PORT: '25000',
-    PLUGIN_CLIENT_CERT: createCertificate().cert,
   }
-  for (const name of ['TF_LOG', 'TF_LOG_PROVIDER', 'PLUGIN_MULTIPLEX_GRPC', 'TF_DISABLE_PLUGIN_TLS']) delete env[name]
+  if (tls) env.PLUGIN_CLIENT_CERT = createCertificate().cert
+  for (const name of ['TF_LOG', 'TF_LOG_PROVIDER', 'PLUGIN_MULTIPLEX_GRPC', 'TF_DISABLE_PLUGIN_TLS', 'PROVIDER_DEBUG_REATTACH', 'PROVIDER_TRACE_STARTUP']) {
+    delete env[name]
+  }
+  return env
+}
+
+const verdict = (value: number, target: number) => (value <= target ? 'met' : 'NOT met')
+
+// ---------------------------------------------------------------------------------------------
+// 1. Start-up: spawn to the first stdout line, every variant interleaved with the floor.
+
+interface Variant {
+  readonly name: string
+  readonly command: string
+  readonly args: readonly string[]
+  readonly expect: RegExp
+  /** The target ratio to the floor, for the executables users get. */
+  readonly target?: number
+}
+
+async function startup(executables: Executables): Promise<void> {
+  const env = pluginEnv(true)
   const handshake = /^1\|6\|(tcp|unix)\|/
-  const variants = [
+  const port = /^\d+$/
+  const variants: Variant[] = [
     { name: 'node -e "console.log(1)" (floor)', command: process.execPath, args: ['-e', 'console.log(1)'], expect: /^1$/ },
-    { name: 'provider via sh launcher', command: launcher, args: [], expect: handshake },
-    { name: 'node provider.cjs (no launcher)', command: process.execPath, args: [bundle], expect: handshake },
   ]
+  if (executables.tf) variants.push({ name: 'terraform provider: single executable', command: executables.tf, args: [], expect: handshake, target: 1.15 })
+  variants.push(
+    { name: 'terraform provider: node provider.cjs', command: process.execPath, args: [tfBundle], expect: handshake },
+    { name: 'terraform provider: sh launcher (npm run build)', command: launcher, args: [], expect: handshake },
+  )
+  if (executables.pulumi) variants.push({ name: 'pulumi plugin: single executable', command: executables.pulumi, args: [], expect: port, target: 1.3 })
+  variants.push({ name: 'pulumi plugin: node provider.cjs', command: process.execPath, args: [pulumiBundle], expect: port })
+
   const times = variants.map(() => [] as number[])
   for (let round = 0; round < STARTUP_WARMUP + STARTUP_RUNS; round++) {
     // Interleaved, and the order rotates, so that drift in machine load hits every variant alike.
@@ -195,23 +246,151 @@ async function startup(): Promise<void> {
   }
   const floor = median(times[0]!)
   printTable(
-    `1. Start to first stdout line (handshake), ms: ${STARTUP_RUNS} interleaved runs each after ${STARTUP_WARMUP} warm-up rounds`,
-    ['variant', 'median', 'p90', 'min', 'max', 'median ÷ floor'],
-    variants.map((v, i) => [v.name, ms(median(times[i]!)), ms(quantile(times[i]!, 0.9)), ms(Math.min(...times[i]!)), ms(Math.max(...times[i]!)), ratio(median(times[i]!), floor)]),
+    `1. Launch to handshake (Terraform) or port line (Pulumi), ms: ${STARTUP_RUNS} interleaved runs each after ${STARTUP_WARMUP} warm-up rounds`,
+    ['variant', 'median', 'p90', 'min', 'median ÷ floor', 'target', 'verdict'],
+    variants.map((v, i) => {
+      const r = median(times[i]!) / floor
+      return [
+        v.name,
+        ms(median(times[i]!)),
+        ms(quantile(times[i]!, 0.9)),
+        ms(Math.min(...times[i]!)),
+        ratio(median(times[i]!), floor),
+        v.target ? `≤ ${v.target.toFixed(2)}×` : '',
+        v.target ? verdict(r, v.target) : '',
+      ]
+    }),
   )
-  const viaLauncher = median(times[1]!)
-  const direct = median(times[2]!)
-  console.log(`\n  provider (launcher) median ÷ bare node median: ${ratio(viaLauncher, floor)} (target ≤ 1.50×: ${viaLauncher / floor <= 1.5 ? 'met' : 'NOT met'})`)
-  console.log(`  sh launcher cost (launcher − direct medians): ${ms(viaLauncher - direct)} ms`)
+  if (!executables.tf) console.log('\n  The single executables are not built (npm run release): their rows and targets are missing.')
 }
 
 // ---------------------------------------------------------------------------------------------
-// 2. Terraform wall times: provider_lite_keypair against terraform_data.
+// 2. Per-phase breakdown: the provider's own marks (PROVIDER_TRACE_STARTUP=1), then a first RPC and
+// Shutdown from a plaintext gRPC client.
 
-type Kind = 'provider_lite_keypair' | 'terraform_data'
-const KINDS: readonly Kind[] = ['provider_lite_keypair', 'terraform_data']
+/** One unary call with a raw protobuf body; resolves once the status is 0, rejects otherwise. */
+function rawCall(port: number, path: string, body: Uint8Array = new Uint8Array()): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const session = connect(`http://127.0.0.1:${port}`)
+    session.on('error', reject)
+    const framed = Buffer.alloc(5 + body.length)
+    framed.writeUInt32BE(body.length, 1)
+    framed.set(body, 5)
+    const stream = session.request({ ':method': 'POST', ':path': path, 'content-type': 'application/grpc', te: 'trailers' })
+    let status: string | undefined
+    const read = (headers: Record<string, unknown>) => {
+      if (headers['grpc-status'] !== undefined) status = String(headers['grpc-status'])
+    }
+    stream.on('response', read)
+    stream.on('trailers', read)
+    stream.on('data', () => {})
+    stream.on('error', reject)
+    stream.on('close', () => {
+      session.close()
+      if (status === '0') resolve()
+      else reject(new Error(`${path} answered grpc-status ${status}`))
+    })
+    stream.end(framed)
+  })
+}
+
+interface Phases {
+  total: number[]
+  processStart: number[]
+  moduleLoad: number[]
+  serve: number[]
+  firstRpc: number[]
+  shutdownToExit: number[]
+}
+
+/** Spawns the provider, reads its marks and first line, makes the first RPC, then stops it (Shutdown for Terraform). */
+async function phasesOnce(command: string, args: readonly string[], kind: 'terraform' | 'pulumi', into: Phases): Promise<void> {
+  const env = { ...pluginEnv(false), PROVIDER_TRACE_STARTUP: '1' }
+  const start = performance.now()
+  const child = track(spawn(command, args, { env, stdio: ['ignore', 'pipe', 'pipe'] }))
+  const exited = new Promise<number>((resolve) => child.once('exit', () => resolve(performance.now())))
+  let stderr = ''
+  const marks = new Promise<{ entry: number | null; ready: number; served: number }>((resolve) => {
+    child.stderr?.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString()
+      const found = /provider-startup (\{.*\})/.exec(stderr)
+      if (found) resolve(JSON.parse(found[1]!))
+    })
+  })
+  const line = await new Promise<string>((resolve, reject) => {
+    let stdout = ''
+    child.stdout?.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString()
+      if (stdout.includes('\n')) resolve(stdout.slice(0, stdout.indexOf('\n')))
+    })
+    child.once('exit', (code) => reject(new Error(`${command} exited (${code}) before its first line: ${stderr.slice(-500)}`)))
+  })
+  into.total.push(performance.now() - start)
+  const m = await marks
+  if (m.entry !== null) {
+    into.processStart.push(m.entry)
+    into.moduleLoad.push(m.ready - m.entry)
+  }
+  into.serve.push(m.served - m.ready)
+  const port = Number(kind === 'terraform' ? line.split('|')[3]?.split(':')[1] : line)
+  const before = performance.now()
+  await rawCall(port, kind === 'terraform' ? '/tfplugin6.Provider/GetProviderSchema' : '/pulumirpc.ResourceProvider/GetSchema')
+  into.firstRpc.push(performance.now() - before)
+  if (kind === 'terraform') {
+    const asked = performance.now()
+    await rawCall(port, '/plugin.GRPCController/Shutdown')
+    into.shutdownToExit.push((await exited) - asked)
+  } else {
+    child.kill('SIGKILL')
+    await exited
+  }
+}
+
+async function phases(executables: Executables): Promise<void> {
+  const rows: [string, string, readonly string[], 'terraform' | 'pulumi'][] = []
+  if (executables.tf) rows.push(['terraform: single executable', executables.tf, [], 'terraform'])
+  rows.push(['terraform: node provider.cjs', process.execPath, [tfBundle], 'terraform'])
+  if (executables.pulumi) rows.push(['pulumi: single executable', executables.pulumi, [], 'pulumi'])
+  rows.push(['pulumi: node provider.cjs', process.execPath, [pulumiBundle], 'pulumi'])
+  const results = rows.map((): Phases => ({ total: [], processStart: [], moduleLoad: [], serve: [], firstRpc: [], shutdownToExit: [] }))
+  for (let round = 0; round < PHASE_RUNS + 1; round++) {
+    for (let i = 0; i < rows.length; i++) {
+      const [, command, args, kind] = rows[i]!
+      const sink: Phases = round === 0 ? { total: [], processStart: [], moduleLoad: [], serve: [], firstRpc: [], shutdownToExit: [] } : results[i]!
+      await phasesOnce(command, args, kind, sink)
+    }
+  }
+  const cell = (values: readonly number[]) => (values.length > 0 ? ms(median(values)) : '–')
+  printTable(
+    `2. Per-phase breakdown, ms: median of ${PHASE_RUNS} runs (marks from PROVIDER_TRACE_STARTUP=1; first RPC and Shutdown from a plaintext client)`,
+    ['variant', 'process start', 'module load', 'listen + handshake', 'launch → line', 'first RPC', 'shutdown → exit (target ≤ 10)'],
+    rows.map(([name], i) => {
+      const r = results[i]!
+      const exit = r.shutdownToExit.length > 0 ? `${cell(r.shutdownToExit)} (${verdict(median(r.shutdownToExit), 10)})` : 'n/a'
+      return [name, cell(r.processStart), cell(r.moduleLoad), cell(r.serve), cell(r.total), cell(r.firstRpc), exit]
+    }),
+  )
+  console.log('\n  process start: runtime start to the bundle\'s first statement; module load: to the entry point\'s body;')
+  console.log('  listen + handshake: to the handshake or port line; first RPC: GetProviderSchema or GetSchema (loads the definitions).')
+}
+
+// ---------------------------------------------------------------------------------------------
+// 3. Terraform wall times: provider_lite_keypair, launched per command and reattached, against terraform_data.
+
+type Kind = 'terraform_data' | 'provider (launched)' | 'provider (reattached)'
+const KINDS: readonly Kind[] = ['terraform_data', 'provider (launched)', 'provider (reattached)']
+const LABEL: Readonly<Record<Kind, string>> = {
+  terraform_data: 'terraform_data',
+  'provider (launched)': 'provider_lite_keypair, launched',
+  'provider (reattached)': 'provider_lite_keypair, reattached',
+}
 const STEPS = ['plan', 'apply', 'no-op plan', 'destroy'] as const
 type Step = (typeof STEPS)[number]
+/** Ratio targets to terraform_data at 50 resources. */
+const TARGETS: Readonly<Record<Exclude<Kind, 'terraform_data'>, Partial<Record<Step, number>>>> = {
+  'provider (launched)': { plan: 4, apply: 4, destroy: 4 },
+  'provider (reattached)': { plan: 1.5 },
+}
 
 function configuration(kind: Kind, count: number): string {
   const variable = 'variable "run" {\n  type = string\n}\n'
@@ -220,7 +399,7 @@ function configuration(kind: Kind, count: number): string {
   }
   return (
     'terraform {\n  required_providers {\n    provider = {\n      source = "provider/provider"\n    }\n  }\n}\n\n' +
-    `${variable}\nresource "provider_lite_keypair" "item" {\n  count = ${count}\n  name  = "bench-\${var.run}-\${count.index}"\n}\n`
+    `${variable}\nresource "provider_lite_keypair" "item" {\n  count = ${count}\n  name  = "bench-${kind === 'provider (launched)' ? 'l' : 'r'}-\${var.run}-\${count.index}"\n}\n`
   )
 }
 
@@ -244,8 +423,21 @@ function startEmulator(): Promise<string> {
   })
 }
 
-async function terraformTimes(): Promise<void> {
-  const baseUrl = await startEmulator()
+/** The serve mode (PROVIDER_DEBUG_REATTACH=1): one provider process Terraform reattaches to; resolves to its TF_REATTACH_PROVIDERS. */
+function serveForReattach(command: string, args: readonly string[], env: NodeJS.ProcessEnv): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = track(spawn(command, args, { env: { ...env, PROVIDER_DEBUG_REATTACH: '1' }, stdio: ['ignore', 'ignore', 'pipe'] }))
+    let stderr = ''
+    child.stderr?.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString()
+      const found = /TF_REATTACH_PROVIDERS='([^']+)'/.exec(stderr)
+      if (found) resolve(found[1]!)
+    })
+    child.once('exit', (code) => reject(new Error(`the serve mode exited (${code}): ${stderr.slice(-500)}`)))
+  })
+}
+
+function terraformEnv(cliConfig: string, baseUrl: string): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     TF_CLI_CONFIG_FILE: cliConfig,
@@ -256,16 +448,24 @@ async function terraformTimes(): Promise<void> {
   }
   // Logging would be part of what is timed; the user's TF_* run settings would change what runs.
   for (const name of Object.keys(env)) if (/^TF_(LOG|CLI_ARGS|REATTACH_PROVIDERS|PLUGIN_CACHE_DIR|DATA_DIR|WORKSPACE)/.test(name)) delete env[name]
+  return env
+}
+
+async function terraformTimes(executables: Executables, baseUrl: string): Promise<void> {
+  const cliConfig = executables.tf ? releaseCliConfig : devCliConfig
+  const env = terraformEnv(cliConfig, baseUrl)
+  const served = executables.tf
+    ? await serveForReattach(executables.tf, [], env)
+    : await serveForReattach(process.execPath, [tfBundle], env)
+  const envOf = (kind: Kind) => (kind === 'provider (reattached)' ? { ...env, TF_REATTACH_PROVIDERS: served } : env)
 
   const dirs = new Map<string, string>()
   const key = (kind: Kind, count: number) => `${kind}×${count}`
-  const initTimes: string[] = []
   for (const count of COUNTS) {
     for (const kind of KINDS) {
       const dir = tempDir('bench-tf-')
       writeFileSync(join(dir, 'main.tf'), configuration(kind, count))
-      const { ms: elapsed } = await timed('terraform', ['init', '-input=false', '-no-color'], { cwd: dir, env })
-      initTimes.push(`${key(kind, count)} ${ms(elapsed)} ms`)
+      await timed('terraform', ['init', '-input=false', '-no-color'], { cwd: dir, env })
       dirs.set(key(kind, count), dir)
     }
   }
@@ -276,46 +476,81 @@ async function terraformTimes(): Promise<void> {
   let drift = 0
   for (let rep = 1; rep <= TF_REPS; rep++) {
     for (const count of COUNTS) {
-      // Same rep, same count: both kinds back to back, first one then the other.
-      const order = rep % 2 === 1 ? KINDS : [...KINDS].reverse()
+      // Same rep, same count: the kinds back to back, the order rotating between reps.
+      const order = KINDS.map((_, i) => KINDS[(i + rep) % KINDS.length]!)
       for (const kind of order) {
         const dir = dirs.get(key(kind, count))!
         const record = times.get(key(kind, count))!
+        const options = { cwd: dir, env: envOf(kind) }
         const vars = [`-var=run=${rep}`]
-        record.plan.push((await timed('terraform', ['plan', ...flags, ...vars], { cwd: dir, env })).ms)
-        record.apply.push((await timed('terraform', ['apply', ...flags, '-auto-approve', ...vars], { cwd: dir, env })).ms)
-        const noop = await timed('terraform', ['plan', ...flags, '-detailed-exitcode', ...vars], { cwd: dir, env, ok: [0, 2] })
+        record.plan.push((await timed('terraform', ['plan', ...flags, ...vars], options)).ms)
+        record.apply.push((await timed('terraform', ['apply', ...flags, '-auto-approve', ...vars], options)).ms)
+        const noop = await timed('terraform', ['plan', ...flags, '-detailed-exitcode', ...vars], { ...options, ok: [0, 2] })
         if (noop.code === 2) drift++
         record['no-op plan'].push(noop.ms)
-        record.destroy.push((await timed('terraform', ['destroy', ...flags, '-auto-approve', ...vars], { cwd: dir, env })).ms)
+        record.destroy.push((await timed('terraform', ['destroy', ...flags, '-auto-approve', ...vars], options)).ms)
         // The next apply starts from no state at all, not from an emptied one.
         for (const file of ['terraform.tfstate', 'terraform.tfstate.backup']) rmSync(join(dir, file), { force: true })
       }
     }
   }
 
+  const medianOf = (kind: Kind, count: number, step: Step) => median(times.get(key(kind, count))![step])
   printTable(
-    `2. Terraform wall time, ms: median of ${TF_REPS} runs each (plan and apply from no state; no-op plan after apply, with refresh)`,
+    `3. Terraform wall time, ms: median of ${TF_REPS} runs each (plan and apply from no state; no-op plan after apply, with refresh)`,
     ['configuration', ...STEPS],
+    COUNTS.flatMap((count) => KINDS.map((kind) => [`${count} × ${LABEL[kind]}`, ...STEPS.map((step) => ms(medianOf(kind, count, step)))])),
+  )
+  printTable(
+    'Ratio provider_lite_keypair ÷ terraform_data (medians), with the targets at 50 resources',
+    ['provider, count', ...STEPS],
     COUNTS.flatMap((count) =>
-      KINDS.map((kind) => {
-        const record = times.get(key(kind, count))!
-        return [`${count} × ${kind}`, ...STEPS.map((step) => ms(median(record[step])))]
-      }),
+      (['provider (launched)', 'provider (reattached)'] as const).map((kind) => [
+        `${LABEL[kind].split(', ')[1]}, ${count}`,
+        ...STEPS.map((step) => {
+          const r = medianOf(kind, count, step) / medianOf('terraform_data', count, step)
+          const target = count === 50 ? TARGETS[kind][step] : undefined
+          return `${r.toFixed(2)}×${target ? ` (≤ ${target}×: ${verdict(r, target)})` : ''}`
+        }),
+      ]),
     ),
   )
-  printTable(
-    'Ratio provider_lite_keypair ÷ terraform_data (medians)',
-    ['count', ...STEPS],
-    COUNTS.map((count) => {
-      const provider = times.get(key('provider_lite_keypair', count))!
-      const builtin = times.get(key('terraform_data', count))!
-      return [`${count}`, ...STEPS.map((step) => ratio(median(provider[step]), median(builtin[step])))]
-    }),
-  )
-  console.log(`\n  terraform init (once per dir): ${initTimes.join(', ')}`)
+  console.log(`\n  provider launched from ${executables.tf ? 'the single executable (dist/release mirror)' : 'the sh launcher (dist/mirror): run npm run release to measure the executable'}`)
   console.log(`  emulator: ${baseUrl}; flags: ${flags.join(' ')} (-auto-approve for apply and destroy)`)
   if (drift > 0) console.log(`  WARNING: ${drift} no-op plan(s) after apply proposed changes`)
+}
+
+// ---------------------------------------------------------------------------------------------
+// 4. Shutdown to exit under Terraform after API calls (the kept-alive connection), from Terraform's log:
+// "GRPCProvider.v6: Close" to "plugin process exited", per provider process.
+
+async function shutdownAfterApi(executables: Executables, baseUrl: string): Promise<void> {
+  const env = { ...terraformEnv(executables.tf ? releaseCliConfig : devCliConfig, baseUrl), TF_LOG: 'trace' }
+  const dir = tempDir('bench-shutdown-')
+  writeFileSync(join(dir, 'main.tf'), configuration('provider (launched)', 3))
+  await timed('terraform', ['init', '-input=false', '-no-color'], { cwd: dir, env: terraformEnv(executables.tf ? releaseCliConfig : devCliConfig, baseUrl) })
+  const gaps: number[] = []
+  for (let rep = 1; rep <= Math.max(2, TF_REPS); rep++) {
+    for (const command of [['apply', '-auto-approve'], ['destroy', '-auto-approve']]) {
+      const log = spawnSync('terraform', [...command, '-input=false', '-no-color', `-var=run=s${rep}`], { cwd: dir, env, encoding: 'utf8', maxBuffer: 256 << 20 })
+      if (log.status !== 0) throw new Error(`terraform ${command[0]} failed: ${log.stdout.slice(-2000)}`)
+      let closing: number | undefined
+      for (const line of log.stderr.split('\n')) {
+        const at = Date.parse(line.slice(0, 24))
+        if (line.includes('GRPCProvider.v6: Close')) closing = at
+        else if (line.includes('plugin process exited') && closing !== undefined) {
+          gaps.push(at - closing)
+          closing = undefined
+        }
+      }
+    }
+  }
+  if (gaps.length === 0) {
+    console.log('\n4. Shutdown to exit after API calls: no Close/exit pair found in the Terraform log')
+    return
+  }
+  console.log(`\n4. Shutdown to exit after API calls (terraform apply/destroy of 3 keypairs, TF_LOG timestamps at 1 ms): ${gaps.length} provider processes`)
+  console.log(`  median ${ms(median(gaps))} ms, max ${ms(Math.max(...gaps))} ms (target ≤ 10 ms: ${verdict(median(gaps), 10)} at the median, ${verdict(Math.max(...gaps), 10)} at the max)`)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -324,8 +559,12 @@ async function main(): Promise<void> {
   const started = performance.now()
   requireBuild()
   machine()
-  await startup()
-  await terraformTimes()
+  const executables = releaseExecutables()
+  await startup(executables)
+  await phases(executables)
+  const baseUrl = await startEmulator()
+  await terraformTimes(executables, baseUrl)
+  await shutdownAfterApi(executables, baseUrl)
   console.log(`\nTotal bench time: ${(Math.round((performance.now() - started) / 100) / 10).toFixed(1)} s`)
 }
 

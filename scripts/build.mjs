@@ -7,6 +7,8 @@ import { chmodSync, copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { build } from 'esbuild'
+import { thirdPartyNotices } from './notices.mjs'
+import { terraformrc } from './terraformrc.mjs'
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..')
 const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
@@ -20,9 +22,9 @@ mkdirSync(packageDir, { recursive: true })
 
 // The first statement of the bundle: an old Node gets one line Terraform shows, not a stack trace.
 const guard =
-  'if(+process.versions.node.split(".")[0]<20){process.stdout.write("terraform-provider-provider needs Node.js 20 or later, found "+process.version+"\\n");process.exit(1)}'
+  'globalThis.PROVIDER_ENTRY_MS=performance.now();if(+process.versions.node.split(".")[0]<20){process.stdout.write("terraform-provider-provider needs Node.js 20 or later, found "+process.version+"\\n");process.exit(1)}'
 
-await build({
+const terraformBundle = await build({
   entryPoints: [join(root, 'src/bin/terraform-provider.ts')],
   outfile: join(packageDir, 'provider.cjs'),
   bundle: true,
@@ -30,10 +32,13 @@ await build({
   format: 'cjs',
   target: 'node20',
   minify: true,
-  legalComments: 'none',
+  legalComments: 'none', // the notices go, whole, into THIRD_PARTY_NOTICES.md beside the bundle
+  metafile: true,
   banner: { js: guard },
   logLevel: 'warning',
 })
+writeFileSync(join(packageDir, 'THIRD_PARTY_NOTICES.md'), thirdPartyNotices(root, terraformBundle.metafile, 'terraform-provider-provider'))
+copyFileSync(join(root, 'LICENSE'), join(packageDir, 'LICENSE'))
 
 // Terraform runs the first file named terraform-provider-provider[_.*]; the bundle beside it is not one.
 const launcher = join(packageDir, `terraform-provider-provider_v${version}`)
@@ -51,21 +56,7 @@ exec "$node_bin" "$(dirname -- "$0")/provider.cjs" "$@"
 )
 chmodSync(launcher, 0o755)
 
-writeFileSync(
-  join(dist, 'terraformrc'),
-  `# Terraform CLI configuration: installs provider/provider from this build, with no network.
-# Use it with TF_CLI_CONFIG_FILE=${join(dist, 'terraformrc')}
-provider_installation {
-  filesystem_mirror {
-    path    = "${mirror}"
-    include = ["registry.terraform.io/provider/provider"]
-  }
-  direct {
-    exclude = ["registry.terraform.io/provider/provider"]
-  }
-}
-`,
-)
+writeFileSync(join(dist, 'terraformrc'), terraformrc(mirror, join(dist, 'terraformrc'), 'this build'))
 console.log(`built provider ${version} for ${platform} into ${packageDir}`)
 
 // ---- Pulumi: dist/pulumi/ holds the executable plugin (sh launcher + bundle + schema), and the
@@ -74,8 +65,8 @@ const pulumiDir = join(dist, 'pulumi')
 rmSync(pulumiDir, { recursive: true, force: true })
 mkdirSync(pulumiDir, { recursive: true })
 const pulumiGuard =
-  'if(+process.versions.node.split(".")[0]<20){process.stderr.write("pulumi-resource-provider needs Node.js 20 or later, found "+process.version+"\\n");process.exit(1)}'
-await build({
+  'globalThis.PROVIDER_ENTRY_MS=performance.now();if(+process.versions.node.split(".")[0]<20){process.stderr.write("pulumi-resource-provider needs Node.js 20 or later, found "+process.version+"\\n");process.exit(1)}'
+const pulumiBundle = await build({
   entryPoints: [join(root, 'src/bin/pulumi-provider.ts')],
   outfile: join(pulumiDir, 'provider.cjs'),
   bundle: true,
@@ -84,10 +75,13 @@ await build({
   target: 'node20',
   minify: true,
   legalComments: 'none',
+  metafile: true,
   banner: { js: pulumiGuard },
   define: { PROVIDER_VERSION: JSON.stringify(version) },
   logLevel: 'warning',
 })
+writeFileSync(join(pulumiDir, 'THIRD_PARTY_NOTICES.md'), thirdPartyNotices(root, pulumiBundle.metafile, 'pulumi-resource-provider'))
+copyFileSync(join(root, 'LICENSE'), join(pulumiDir, 'LICENSE'))
 const pulumiLauncher = join(pulumiDir, 'pulumi-resource-provider')
 writeFileSync(
   pulumiLauncher,
@@ -128,5 +122,5 @@ writeFileSync(
 const pulumiPlatform = `${{ win32: 'windows' }[process.platform] ?? process.platform}-${{ x64: 'amd64', arm64: 'arm64' }[process.arch] ?? process.arch}`
 const tarball = join(dist, `pulumi-resource-provider-v${version}-${pulumiPlatform}.tar.gz`)
 rmSync(tarball, { force: true })
-execFileSync('tar', ['-czf', tarball, '-C', pulumiDir, 'pulumi-resource-provider', 'pulumi-resource-provider.cmd', 'provider.cjs', 'schema.json'])
+execFileSync('tar', ['-czf', tarball, '-C', pulumiDir, 'pulumi-resource-provider', 'pulumi-resource-provider.cmd', 'provider.cjs', 'schema.json', 'LICENSE', 'THIRD_PARTY_NOTICES.md'])
 console.log(`built pulumi-resource-provider ${version} into ${pulumiDir} and ${tarball}`)

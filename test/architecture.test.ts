@@ -9,8 +9,9 @@
 //   api/         nothing internal
 //   core/        nothing internal
 //   resources/   core/, api/
-//   terraform/   core/                   (not pulumi/, api/, emulator/, resources/)
-//   pulumi/      core/                   (not terraform/, api/, emulator/, resources/)
+//   grpc/        nothing internal        (unary gRPC over node:http2, shared by the front ends)
+//   terraform/   core/, grpc/            (not pulumi/, api/, emulator/, resources/)
+//   pulumi/      core/, grpc/            (not terraform/, api/, emulator/, resources/)
 //   emulator/    `import type` / `export type` from api/, nothing else
 //   bin/         anything (entry points wire the modules together)
 //
@@ -277,8 +278,9 @@ export const RULES: Readonly<Record<string, Rule>> = {
   api: { may: [] },
   core: { may: [] },
   resources: { may: ['core', 'api'] },
-  terraform: { may: ['core'] },
-  pulumi: { may: ['core'] },
+  grpc: { may: [] },
+  terraform: { may: ['core', 'grpc'] },
+  pulumi: { may: ['core', 'grpc'] },
   emulator: { may: [], typeOnly: ['api'] },
   bin: { may: [], any: true },
 }
@@ -622,7 +624,7 @@ describe('main files, HTTP and resource names', () => {
 // The real tree.
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
-const MAIN_FILE_MODULES = ['api', 'core', 'resources', 'terraform', 'emulator']
+const MAIN_FILE_MODULES = ['api', 'core', 'grpc', 'resources', 'terraform', 'emulator']
 
 function sourceFiles(dir: string): string[] {
   const out: string[] = []

@@ -7,7 +7,7 @@ import { join } from 'node:path'
 import { describe, test } from 'node:test'
 import { DOCS_DIR, EXAMPLES_DIR, generateDocs } from '../src/bin/gen-docs.js'
 import { dataSources, resources } from '../src/resources/index.js'
-import { examplePath, listFiles, writeDocs } from '../src/terraform/docs.js'
+import { examplePath, generatedFiles, HAND_WRITTEN_DOCS, listFiles, writeDocs } from '../src/terraform/docs.js'
 import { TYPE_PREFIX } from '../src/terraform/schema.js'
 
 const REFRESH = 'npm run generate'
@@ -18,7 +18,8 @@ describe('docs', () => {
     try {
       writeDocs(fresh, generateDocs())
       const expected = listFiles(fresh)
-      const committed = listFiles(DOCS_DIR)
+      const committed = generatedFiles(DOCS_DIR)
+      for (const page of HAND_WRITTEN_DOCS) assert.ok(!expected.includes(page), `the generator writes ${page}, a hand-written page`)
       const missing = expected.filter((path) => !committed.includes(path))
       const extra = committed.filter((path) => !expected.includes(path))
       const changed = expected.filter(

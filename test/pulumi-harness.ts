@@ -83,9 +83,10 @@ export class Plugin {
     readonly stderr: () => string,
   ) {}
 
-  static async launch(engineAddress: string, env: Record<string, string> = {}): Promise<Plugin> {
+  /** `executable` defaults to the built launcher; the release test passes a single executable. */
+  static async launch(engineAddress: string, env: Record<string, string> = {}, executable = PLUGIN): Promise<Plugin> {
     const started = performance.now()
-    const child = spawn(PLUGIN, [engineAddress], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+    const child = spawn(executable, [engineAddress], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
     let stderr = ''
     child.stderr?.on('data', (c: Buffer) => {
       stderr += c.toString()

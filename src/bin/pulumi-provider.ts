@@ -1,14 +1,25 @@
 // Entry point of pulumi-resource-provider: serves pulumirpc.ResourceProvider with every resource and function of the registry.
-import { PulumiProvider, schemaText, servePlugin } from '../pulumi/index.js'
-import { dataSources, providerDefinition, resources } from '../resources/index.js'
+// Only the gRPC server loads before the port line; the registry, the provider and the protobuf messages
+// load right after it, while the engine connects (the engine starts plugins often).
+import { servePlugin } from '../pulumi/serve.js'
+import { startupMarks } from './startup-trace.js'
 
 /** Stamped by the bundler from package.json; the tsc output falls back to the development version. */
 declare const PROVIDER_VERSION: string | undefined
 export const VERSION = typeof PROVIDER_VERSION === 'string' ? PROVIDER_VERSION : '0.1.0'
 
-const registry = { provider: providerDefinition, resources, dataSources }
+const marks = startupMarks()
 void servePlugin({
   argv: process.argv.slice(2),
-  schema: () => schemaText(registry, { version: VERSION }),
-  build: (log) => new PulumiProvider(registry, { version: VERSION, log }),
-})
+  load: async () => {
+    const [{ dataSources, providerDefinition, resources }, { PulumiProvider, schemaText }] = await Promise.all([
+      import('../resources/index.js'),
+      import('../pulumi/index.js'),
+    ])
+    const registry = { provider: providerDefinition, resources, dataSources }
+    return {
+      schema: () => schemaText(registry, { version: VERSION }),
+      build: (log) => new PulumiProvider(registry, { version: VERSION, log }),
+    }
+  },
+}).then(marks.served)

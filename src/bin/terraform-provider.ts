@@ -4,9 +4,11 @@
 // the provider several times.
 import { lazyService, servePlugin } from '../terraform/handshake.js'
 import { createLogger } from '../terraform/log.js'
+import { startupMarks } from './startup-trace.js'
 
 export const VERSION = '0.1.0'
 
+const marks = startupMarks()
 const log = createLogger()
 void servePlugin({
   log,
@@ -19,4 +21,4 @@ void servePlugin({
       return providerService({ provider: providerDefinition, resources, dataSources }, { log, userAgent: `provider-terraform/${VERSION}` })
     }),
   ],
-})
+}).then(marks.served)

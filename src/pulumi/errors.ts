@@ -1,24 +1,10 @@
 /** Errors of the Pulumi front end: a gRPC status code the engine reads, and the partial-failure detail. */
 import type { Diagnostic, Path } from '../core/index.js'
+import { GrpcStatus } from '../grpc/index.js'
 import { type WireMap, wireName } from './wire.js'
 
 /** The gRPC status codes this provider answers with (grpc/status.h numbering). */
-export const Code = {
-  CANCELLED: 1,
-  UNKNOWN: 2,
-  INVALID_ARGUMENT: 3,
-  DEADLINE_EXCEEDED: 4,
-  NOT_FOUND: 5,
-  ALREADY_EXISTS: 6,
-  PERMISSION_DENIED: 7,
-  RESOURCE_EXHAUSTED: 8,
-  FAILED_PRECONDITION: 9,
-  ABORTED: 10,
-  UNIMPLEMENTED: 12,
-  INTERNAL: 13,
-  UNAVAILABLE: 14,
-  UNAUTHENTICATED: 16,
-} as const
+export const Code = GrpcStatus
 export type CodeNumber = (typeof Code)[keyof typeof Code]
 
 /** What the engine records when a resource exists but its operation did not finish (ErrorResourceInitFailed). */

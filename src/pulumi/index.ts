@@ -3,7 +3,7 @@
 // may import api/, emulator/, resources/ or terraform/, and nothing here may name a resource: a new
 // definition in the registry must work with no change to this folder.
 export { Code, codeOf, PulumiError, propertyPath } from './errors.js'
-export { EngineLogger, engineAddressOf, type RunningPlugin, resourceProviderService, servePlugin } from './grpc-server.js'
+export { EngineLogger, resourceProviderService } from './grpc-server.js'
 export {
   type CheckFailure,
   type DiffResult,
@@ -17,4 +17,5 @@ export {
   typeOfUrn,
 } from './provider.js'
 export { packageSchema, schemaText } from './schema.js'
+export { engineAddressOf, type PluginParts, type RunningPlugin, servePlugin } from './serve.js'
 export * from './wire.js'

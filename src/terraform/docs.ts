@@ -77,7 +77,7 @@ export function examplesFrom(dir: string): DocsOptions['exampleOf'] {
  */
 export function writeDocs(dir: string, files: readonly DocFile[]): { written: string[]; deleted: string[] } {
   const wanted = new Set(files.map((f) => f.path))
-  const deleted = listFiles(dir).filter((path) => !wanted.has(path))
+  const deleted = generatedFiles(dir).filter((path) => !wanted.has(path))
   for (const path of deleted) rmSync(join(dir, path))
   removeEmptyFolders(dir)
   const written: string[] = []
@@ -92,6 +92,14 @@ export function writeDocs(dir: string, files: readonly DocFile[]): { written: st
 }
 
 /** Every file under `dir`, relative, with `/` separators, sorted; empty when `dir` does not exist. */
+/** Pages of docs/ written by hand (the design, the emulator's API): never generated, never deleted by writeDocs. */
+export const HAND_WRITTEN_DOCS: ReadonlySet<string> = new Set(['design.md', 'emulator-api.md'])
+
+/** The files under `dir` that the generator owns: all but the hand-written pages. */
+export function generatedFiles(dir: string): string[] {
+  return listFiles(dir).filter((path) => !HAND_WRITTEN_DOCS.has(path))
+}
+
 export function listFiles(dir: string): string[] {
   if (!existsSync(dir)) return []
   const out: string[] = []

@@ -6,7 +6,7 @@ import { createCertificate } from './certificate.js'
 import { GRPCController } from './gen/grpc_controller_pb.js'
 import { Health, HealthCheckResponse_ServingStatus } from './gen/health_pb.js'
 import { Provider } from './gen/tfplugin6.8_pb.js'
-import { createGrpcServer, decodeGrpcMessage, encodeGrpcMessage, GrpcError, type GrpcServer, GrpcStatus } from './grpc-server.js'
+import { createGrpcServer, decodeGrpcMessage, encodeGrpcMessage, GrpcError, type GrpcServer, GrpcStatus } from '../grpc/index.js'
 import { connectGrpcTestClient, type GrpcTestClient } from './testing/grpc-client.js'
 
 function isGrpcError(code: number, message?: RegExp) {

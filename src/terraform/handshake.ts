@@ -1,6 +1,6 @@
 import type { GenService, GenServiceMethods } from '@bufbuild/protobuf/codegenv2'
 import { createCertificate } from './certificate.js'
-import { createGrpcServer, type GrpcServer, type ServiceImpl } from './grpc-server.js'
+import { createGrpcServer, type GrpcServer, type ServiceImpl } from '../grpc/index.js'
 import { createLogger, type Logger } from './log.js'
 
 /** go-plugin's fixed cookie for Terraform providers: proves Terraform (not a person) started us. */
@@ -79,8 +79,9 @@ export async function servePlugin(options: ServeOptions): Promise<RunningPlugin 
       )
     }
     // Ctrl-C reaches the whole process group; Terraform answers it with StopProvider, and dying mid-apply
-    // would lose the state of whatever was being created.
-    process.on('SIGINT', () => log.debug('ignoring SIGINT; Terraform will call StopProvider'))
+    // would lose the state of whatever was being created. In the serve mode (PROVIDER_DEBUG_REATTACH=1)
+    // Terraform does not own the process, and Ctrl-C is how its user stops it.
+    if (!debug) process.on('SIGINT', () => log.debug('ignoring SIGINT; Terraform will call StopProvider'))
 
     const clientCert = debug ? undefined : env.PLUGIN_CLIENT_CERT
     const certificate = clientCert ? createCertificate() : undefined

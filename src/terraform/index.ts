@@ -24,17 +24,6 @@ export {
   Unknown,
 } from './cty.js'
 export {
-  type CallContext,
-  createGrpcServer,
-  GrpcError,
-  type GrpcServer,
-  type GrpcServerOptions,
-  GrpcStatus,
-  type GrpcStatusCode,
-  type ServiceImpl,
-  type UnaryHandler,
-} from './grpc-server.js'
-export {
   bindService,
   MAGIC_COOKIE_VALUE,
   PROVIDER_ADDRESS,

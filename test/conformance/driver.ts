@@ -7,7 +7,8 @@ import { type AnyResource, toCamel, toSnake, UNKNOWN, valuesEqual } from '../../
 import { PulumiProvider, resourceToken } from '../../src/pulumi/provider.js'
 import { isSecret, plain, UNKNOWN_WIRE, type Wire, type WireMap } from '../../src/pulumi/wire.js'
 import { dataSources, providerDefinition, resources } from '../../src/resources/index.js'
-import { createGrpcServer, silentLogger as tfSilentLogger } from '../../src/terraform/index.js'
+import { createGrpcServer } from '../../src/grpc/index.js'
+import { silentLogger as tfSilentLogger } from '../../src/terraform/index.js'
 import {
   type Diagnostic as TfDiagnostic,
   Diagnostic_Severity,

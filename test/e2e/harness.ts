@@ -33,14 +33,16 @@ function privateCliConfig(): Promise<string> {
     process.once('exit', () => rmSync(dir, { recursive: true, force: true }))
     await cp(MIRROR, join(dir, 'mirror'), { recursive: true })
     const path = join(dir, 'terraformrc')
-    const include = '["registry.terraform.io/provider/provider"]'
-    await writeFile(
-      path,
-      `provider_installation {\n  filesystem_mirror {\n    path    = "${join(dir, 'mirror')}"\n    include = ${include}\n  }\n  direct {\n    exclude = ${include}\n  }\n}\n`,
-    )
+    await writeFile(path, mirrorCliConfig(join(dir, 'mirror')))
     return path
   })()
   return cliConfig
+}
+
+/** A CLI configuration that installs provider/provider from the filesystem mirror `mirror` only. */
+export function mirrorCliConfig(mirror: string): string {
+  const include = '["registry.terraform.io/provider/provider"]'
+  return `provider_installation {\n  filesystem_mirror {\n    path    = "${mirror}"\n    include = ${include}\n  }\n  direct {\n    exclude = ${include}\n  }\n}\n`
 }
 
 /** The terraform and provider blocks every configuration starts with; credentials come from the environment. */
@@ -287,8 +289,9 @@ export class Workspace {
     private readonly cliConfig: string,
   ) {}
 
-  static async create(emulator: Emulator): Promise<Workspace> {
-    const config = await privateCliConfig()
+  /** `cliConfig` defaults to a private copy of the build's mirror (dist/mirror). */
+  static async create(emulator: Emulator, cliConfig?: string): Promise<Workspace> {
+    const config = cliConfig ?? (await privateCliConfig())
     return new Workspace(await mkdtemp(join(tmpdir(), 'provider-e2e-')), emulator, config)
   }
 

@@ -1,8 +1,22 @@
-import type { Http2SecureServer, Http2Server, IncomingHttpHeaders, ServerHttp2Session, ServerHttp2Stream } from 'node:http2'
+import {
+  createSecureServer,
+  createServer,
+  type Http2SecureServer,
+  type Http2Server,
+  type IncomingHttpHeaders,
+  type ServerHttp2Session,
+  type ServerHttp2Stream,
+} from 'node:http2'
 import type { AddressInfo } from 'node:net'
 import { create, type DescMessage, fromBinary, type MessageInitShape, type MessageShape, toBinary } from '@bufbuild/protobuf'
 import type { GenService, GenServiceMethods } from '@bufbuild/protobuf/codegenv2'
-import { type Logger, silentLogger } from './log.js'
+
+/** What the server logs: the front ends' loggers fit it as they are. */
+export interface GrpcLogger {
+  debug(message: string, fields?: Record<string, unknown>): void
+  error(message: string, fields?: Record<string, unknown>): void
+}
+const silentLogger: GrpcLogger = { debug() {}, error() {} }
 
 /** gRPC status codes (grpc/doc/statuscodes.md). */
 export const GrpcStatus = {
@@ -12,10 +26,15 @@ export const GrpcStatus = {
   INVALID_ARGUMENT: 3,
   DEADLINE_EXCEEDED: 4,
   NOT_FOUND: 5,
+  ALREADY_EXISTS: 6,
+  PERMISSION_DENIED: 7,
+  RESOURCE_EXHAUSTED: 8,
   FAILED_PRECONDITION: 9,
+  ABORTED: 10,
   UNIMPLEMENTED: 12,
   INTERNAL: 13,
   UNAVAILABLE: 14,
+  UNAUTHENTICATED: 16,
 } as const
 export type GrpcStatusCode = (typeof GrpcStatus)[keyof typeof GrpcStatus]
 
@@ -24,6 +43,8 @@ export class GrpcError extends Error {
   constructor(
     readonly code: GrpcStatusCode,
     message: string,
+    /** A serialized google.rpc.Status, sent as the `grpc-status-details-bin` trailer (rich error details). */
+    readonly details?: Uint8Array,
   ) {
     super(message)
     this.name = 'GrpcError'
@@ -53,7 +74,7 @@ export type ServiceImpl<S extends GenServiceMethods> = {
 export interface GrpcServerOptions {
   /** Mutual TLS as go-plugin's AutoMTLS wants it; omit for plaintext (reattach mode, tests). */
   readonly tls?: { readonly cert: string; readonly key: string; readonly clientCa: string }
-  readonly log?: Logger
+  readonly log?: GrpcLogger
 }
 
 export interface GrpcServer {
@@ -75,9 +96,10 @@ export interface GrpcServer {
 type Route = (payload: Uint8Array, call: CallContext) => Promise<Uint8Array>
 
 /**
- * Unary gRPC over node:http2, which is all Terraform uses: 25 ms faster to start than grpc-js and no
- * dependency. No compression, no streaming methods (Terraform tolerates UNIMPLEMENTED for those),
- * `grpc-timeout` ignored (Terraform cancels with StopProvider, not deadlines).
+ * Unary gRPC over node:http2, which is all Terraform and the Pulumi engine call on a provider: it starts
+ * tens of milliseconds faster than grpc-js and is no dependency. No compression, no streaming methods
+ * (both hosts tolerate UNIMPLEMENTED for those), `grpc-timeout` ignored (the hosts cancel with
+ * StopProvider or Cancel, not deadlines).
  */
 export function createGrpcServer(options: GrpcServerOptions = {}): GrpcServer {
   const log = options.log ?? silentLogger
@@ -133,10 +155,8 @@ export function createGrpcServer(options: GrpcServerOptions = {}): GrpcServer {
     },
 
     async listen(host = '127.0.0.1', port = 0) {
-      // Loaded here, not at module load: node:http2 cannot be required while a Node 20 start-up snapshot is built.
-      const http2 = await import('node:http2')
       server = options.tls
-        ? http2.createSecureServer({
+        ? createSecureServer({
             cert: options.tls.cert,
             key: options.tls.key,
             ca: options.tls.clientCa,
@@ -145,7 +165,7 @@ export function createGrpcServer(options: GrpcServerOptions = {}): GrpcServer {
             minVersion: 'TLSv1.2',
             ALPNProtocols: ['h2'], // grpc-go ≥ 1.67 refuses servers without ALPN h2
           })
-        : http2.createServer()
+        : createServer()
       server.on('session', (session: ServerHttp2Session) => {
         sessions.add(session)
         session.on('close', () => sessions.delete(session))
@@ -180,7 +200,7 @@ function handleStream(
   stream: ServerHttp2Stream,
   headers: IncomingHttpHeaders,
   lookup: (path: string) => Route | undefined,
-  log: Logger,
+  log: GrpcLogger,
 ): void {
   // A client reset must not become an uncaught 'error' event; the close handler below covers cleanup.
   stream.on('error', (error) => log.debug('gRPC stream error', { error }))
@@ -223,14 +243,14 @@ async function answer(
   route: Route,
   body: Buffer,
   call: CallContext,
-  log: Logger,
+  log: GrpcLogger,
 ): Promise<void> {
   let response: Uint8Array
   try {
     response = await route(unframe(body), call)
   } catch (error) {
     if (error instanceof GrpcError) {
-      sendStatus(stream, error.code, error.message)
+      sendStatus(stream, error.code, error.message, error.details)
     } else {
       log.error('gRPC handler failed', { method: path, error })
       sendStatus(stream, GrpcStatus.UNKNOWN, error instanceof Error ? error.message : String(error))
@@ -262,7 +282,7 @@ export function unframe(body: Uint8Array): Uint8Array {
 }
 
 /** A trailers-only response: the status rides in the one HEADERS frame. */
-function sendStatus(stream: ServerHttp2Stream, code: GrpcStatusCode, message: string): void {
+function sendStatus(stream: ServerHttp2Stream, code: GrpcStatusCode, message: string, details?: Uint8Array): void {
   if (stream.destroyed || stream.closed || stream.headersSent) return
   stream.respond(
     {
@@ -270,6 +290,7 @@ function sendStatus(stream: ServerHttp2Stream, code: GrpcStatusCode, message: st
       'content-type': 'application/grpc',
       'grpc-status': String(code),
       'grpc-message': encodeGrpcMessage(message),
+      ...(details ? { 'grpc-status-details-bin': Buffer.from(details).toString('base64') } : {}),
     },
     { endStream: true },
   )

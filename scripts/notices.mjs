@@ -1,0 +1,70 @@
+// THIRD_PARTY_NOTICES.md for a bundle: every npm package esbuild put into it (read from the build's
+// metafile), with its name, version, licence and the full text of the licence files it ships.
+// Bundling strips the packages' own files, and their licences (Apache-2.0, BSD-3-Clause, MIT) require
+// the notice to travel with every copy, so each artifact carries this file.
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+
+/** The package directory of a bundled input such as `node_modules/@scope/name/dist/x.js`. */
+function packageDirOf(input) {
+  const parts = input.split('/')
+  const at = parts.lastIndexOf('node_modules')
+  if (at < 0) return undefined
+  const scoped = parts[at + 1]?.startsWith('@')
+  return parts.slice(0, at + (scoped ? 3 : 2)).join('/')
+}
+
+const LICENCE_FILE = /^(licen[cs]e|copying|notice)(\.(md|txt))?$/i
+
+/**
+ * @param {string} root repository root (the metafile's paths are relative to it)
+ * @param {{ inputs: Record<string, unknown> }} metafile esbuild's metafile
+ * @param {string} program the executable the bundle becomes, named in the heading
+ * @param {{ name: string, version: string, license: string, text: string }[]} [extra] more components, e.g. the Node.js runtime
+ */
+export function thirdPartyNotices(root, metafile, program, extra = []) {
+  const dirs = [...new Set(Object.keys(metafile.inputs).map(packageDirOf).filter((dir) => dir !== undefined))].sort()
+  const components = dirs.map((dir) => {
+    const manifest = JSON.parse(readFileSync(join(root, dir, 'package.json'), 'utf8'))
+    const files = readdirSync(join(root, dir)).filter((name) => LICENCE_FILE.test(name)).sort()
+    const text =
+      files.length > 0
+        ? files.map((name) => readFileSync(join(root, dir, name), 'utf8').trim()).join('\n\n')
+        : headerNotices(root, dir, Object.keys(metafile.inputs))
+    if (text === '') throw new Error(`${manifest.name} is bundled but ships no licence file or header; add its notice by hand`)
+    return { name: manifest.name, version: manifest.version, license: manifest.license ?? 'see below', text }
+  })
+  // A package that states Apache-2.0 only in file headers does not ship the licence text itself.
+  const needsApache = components.some((c) => /Apache-2\.0/.test(c.license) && !c.text.includes('TERMS AND CONDITIONS'))
+  if (needsApache) {
+    const text = readFileSync(new URL('./licences/Apache-2.0.txt', import.meta.url), 'utf8').trim()
+    components.push({ name: 'Apache License', version: '2.0', license: 'the text referred to above', text })
+  }
+  const all = [...extra, ...components]
+  const sections = all.map((c) => `## ${c.name} ${c.version}\n\nLicence: ${c.license}\n\n\`\`\`text\n${c.text}\n\`\`\`\n`)
+  return `# Third-party notices for ${program}\n\n${program} is licensed under the Mozilla Public License 2.0 (see LICENSE).\nIt includes the following third-party software, whose licences and notices follow.\n\n${all.map((c) => `- ${c.name} ${c.version} (${c.license})`).join('\n')}\n\n${sections.join('\n')}`
+}
+
+/** The distinct licence headers (leading comment blocks) of a package's bundled files. */
+function headerNotices(root, dir, inputs) {
+  const headers = new Set()
+  for (const input of inputs) {
+    if (packageDirOf(input) !== dir) continue
+    const lines = readFileSync(join(root, input), 'utf8').split('\n')
+    const block = []
+    for (const line of lines.slice(lines[0]?.includes('use strict') ? 1 : 0)) {
+      if (!line.startsWith('//')) break
+      block.push(line.replace(/^\/\/ ?/, ''))
+    }
+    const text = block.join('\n').trim()
+    if (/copyright/i.test(text)) headers.add(text)
+  }
+  return [...headers].join('\n\n---\n\n')
+}
+
+/** The Node.js runtime's own notice, from the licence file its npm package ships (Node.js and the libraries built into it). */
+export function runtimeNotice(packageRoot, version) {
+  const path = join(packageRoot, 'LICENSE')
+  if (!existsSync(path)) throw new Error(`${path} is missing: the runtime package ships no licence`)
+  return { name: 'Node.js', version, license: 'MIT and the licences of the libraries it includes', text: readFileSync(path, 'utf8').trim() }
+}

@@ -1,0 +1,68 @@
+// The plugin's start-up, as the engine expects it: bind 127.0.0.1:0, write the port and a newline to
+// stdout (nothing else may ever go there: console.log is sent to stderr), then serve. Only the shared
+// gRPC server loads before the port line; the service, its protobuf messages and the provider load
+// right after it, while the engine connects, and every call waits for them.
+import { createGrpcServer, type GrpcLogger } from '../grpc/index.js'
+import type { EngineLog, PulumiProvider } from './provider.js'
+
+export interface RunningPlugin {
+  readonly port: number
+  shutdown(): Promise<void>
+}
+
+/** What serves the calls, loaded after the port line. */
+export interface PluginParts {
+  /** Computed on the first GetSchema, not at start-up (the engine starts plugins often). */
+  schema(): string
+  build(log: EngineLog): PulumiProvider
+}
+
+/** `[--logtostderr] [-v=N] [--tracing URL] <engineAddress>`: flags are dropped, the first other argument is the engine. */
+export function engineAddressOf(argv: readonly string[]): string {
+  const rest: string[] = []
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] ?? ''
+    if (arg === '--tracing') i++
+    else if (!arg.startsWith('-')) rest.push(arg)
+  }
+  return rest[0] ?? ''
+}
+
+/** Server-level trouble (a reset connection, a failed load) goes to stderr, which the engine shows with -v. */
+const stderrLogger: GrpcLogger = {
+  debug() {},
+  error(message, fields) {
+    const error = fields?.error
+    process.stderr.write(`error: ${message}${error instanceof Error ? `: ${error.message}` : ''}\n`)
+  },
+}
+
+export async function servePlugin(options: { argv: readonly string[]; load: () => Promise<PluginParts> }): Promise<RunningPlugin> {
+  console.log = console.error
+  console.info = console.error
+  const server = createGrpcServer({ log: stderrLogger })
+  let closeLogger = () => {}
+  server.registerLazy('pulumirpc.ResourceProvider', async () => {
+    const [{ EngineLogger, resourceProviderService }, parts] = await Promise.all([import('./grpc-server.js'), options.load()])
+    const logger = new EngineLogger()
+    logger.connect(engineAddressOf(options.argv))
+    closeLogger = () => logger.close()
+    let schema: string | undefined
+    const schemaOnce = () => {
+      schema ??= parts.schema()
+      return schema
+    }
+    const routes = resourceProviderService(parts.build(logger.log), schemaOnce, logger.log, (address) => logger.connect(address))
+    for (const [path, handle] of routes) server.registerRaw(path, handle)
+  })
+  const port = await server.listen('127.0.0.1', 0)
+  process.stdout.write(`${port}\n`)
+  setImmediate(() => server.warm())
+  const shutdown = async () => {
+    await server.close()
+    closeLogger()
+  }
+  process.once('SIGTERM', () => void shutdown().then(() => process.exit(0)))
+  process.once('SIGINT', () => void shutdown().then(() => process.exit(0)))
+  return { port, shutdown }
+}

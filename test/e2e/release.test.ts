@@ -1,0 +1,204 @@
+// The release (`npm run release`, dist/release/) as a user without Node.js gets it: the registry's file
+// set and sums, a filesystem mirror that the real terraform CLI installs from and locks for every
+// platform, and the linux_amd64 single executables serving Terraform and the Pulumi harness from an
+// environment whose PATH holds no `node`. Skipped when dist/release is absent (a plain `npm test` on a
+// fresh clone); CI runs `npm run release` first and sets PROVIDER_REQUIRE_RELEASE=1, so there it fails.
+import assert from 'node:assert/strict'
+import { execFileSync, spawn } from 'node:child_process'
+import { createHash } from 'node:crypto'
+import { existsSync, readFileSync } from 'node:fs'
+import { mkdtemp, rm, symlink, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { delimiter, join } from 'node:path'
+import { after, before, describe, test } from 'node:test'
+import { Plugin, startFakeEngine, urnOf } from '../pulumi-harness.js'
+import { block, describeRun, Emulator, mirrorCliConfig, PROVIDER_BLOCKS, ROOT, Workspace } from './harness.js'
+
+const RELEASE = join(ROOT, 'dist', 'release')
+const { version } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }
+const TF = 'terraform-provider-provider'
+const PLATFORMS = ['linux_amd64', 'linux_arm64', 'darwin_amd64', 'darwin_arm64', 'windows_amd64']
+const present = existsSync(join(RELEASE, `${TF}_${version}_SHA256SUMS`))
+if (!present && process.env.PROVIDER_REQUIRE_RELEASE === '1') throw new Error(`${RELEASE} is missing: run \`npm run release\` first`)
+const skip = present ? false : 'dist/release is absent: run `npm run release` to test the release'
+
+const sha256 = (path: string) => createHash('sha256').update(readFileSync(path)).digest('hex')
+
+/** The names in a zip's central directory, read the way any unzip does (end record, then entries). */
+function zipEntries(path: string): string[] {
+  const data = readFileSync(path)
+  const end = data.lastIndexOf(Buffer.from([0x50, 0x4b, 0x05, 0x06]))
+  assert.ok(end >= 0, `${path} has no end-of-central-directory record`)
+  const count = data.readUInt16LE(end + 10)
+  let at = data.readUInt32LE(end + 16)
+  const names: string[] = []
+  for (let i = 0; i < count; i++) {
+    assert.equal(data.readUInt32LE(at), 0x02014b50, `${path}: bad central directory entry ${i}`)
+    const nameLength = data.readUInt16LE(at + 28)
+    names.push(data.subarray(at + 46, at + 46 + nameLength).toString())
+    at += 46 + nameLength + data.readUInt16LE(at + 30) + data.readUInt16LE(at + 32)
+  }
+  return names.sort()
+}
+
+/** A directory holding only a `terraform` link: the PATH of an image with Terraform and no Node.js. */
+async function nodelessPath(): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'provider-nodeless-'))
+  const terraform = execFileSync('sh', ['-c', 'command -v terraform'], { encoding: 'utf8' }).trim()
+  await symlink(terraform, join(dir, 'terraform'))
+  return dir
+}
+
+function assertNoNode(path: string): void {
+  for (const dir of path.split(delimiter)) assert.ok(!existsSync(join(dir, 'node')), `${dir} holds a node`)
+}
+
+describe('release artifacts', { skip }, () => {
+  test('the Terraform Registry file set: a zip per platform, the manifest, and SHA256SUMS over exactly those', () => {
+    const zips = PLATFORMS.map((p) => `${TF}_${version}_${p}.zip`)
+    const manifest = `${TF}_${version}_manifest.json`
+    assert.deepEqual(JSON.parse(readFileSync(join(RELEASE, manifest), 'utf8')), { version: 1, metadata: { protocol_versions: ['6.0'] } })
+    const sums = readFileSync(join(RELEASE, `${TF}_${version}_SHA256SUMS`), 'utf8').trim().split('\n')
+    assert.deepEqual(sums.map((line) => line.split('  ')[1]).sort(), [...zips, manifest].sort())
+    for (const line of sums) {
+      const [sum, name] = line.split('  ') as [string, string]
+      assert.equal(sha256(join(RELEASE, name)), sum, `SHA256SUMS line of ${name}`)
+    }
+    for (const platform of PLATFORMS) {
+      const exe = `${TF}_v${version}${platform.startsWith('windows') ? '.exe' : ''}`
+      const expected = platform === 'darwin_arm64' ? [exe, 'provider.cjs'] : [exe]
+      assert.deepEqual(zipEntries(join(RELEASE, `${TF}_${version}_${platform}.zip`)), ['LICENSE', 'THIRD_PARTY_NOTICES.md', ...expected].sort())
+    }
+  })
+
+  test('a Pulumi plugin tarball per platform holding the executable, LICENSE and the notices', () => {
+    for (const platform of PLATFORMS) {
+      const [os, arch] = platform.split('_') as [string, string]
+      const tarball = join(RELEASE, `pulumi-resource-provider-v${version}-${os}-${arch}.tar.gz`)
+      const entries = execFileSync('tar', ['-tzf', tarball], { encoding: 'utf8' }).trim().split('\n').sort()
+      const exe = `pulumi-resource-provider${os === 'windows' ? '.exe' : ''}`
+      const expected = platform === 'darwin_arm64' ? [exe, 'provider.cjs'] : [exe]
+      assert.deepEqual(entries, ['LICENSE', 'THIRD_PARTY_NOTICES.md', 'schema.json', ...expected].sort(), platform)
+    }
+    const notices = execFileSync('tar', ['-xzOf', join(RELEASE, `pulumi-resource-provider-v${version}-linux-amd64.tar.gz`), 'THIRD_PARTY_NOTICES.md'], {
+      encoding: 'utf8',
+      maxBuffer: 64 << 20,
+    })
+    for (const bundled of ['@pulumi/pulumi', 'google-protobuf', 'Node.js']) assert.match(notices, new RegExp(`^## ${bundled} `, 'm'))
+    assert.match(notices, /Apache License\s+Version 2\.0, January 2004/)
+  })
+})
+
+describe('single executables on linux_amd64 without Node.js', { skip }, () => {
+  let emulator: Emulator
+  let path: string
+  before(async () => {
+    emulator = await Emulator.start()
+    path = await nodelessPath()
+    assertNoNode(path)
+  })
+  after(async () => {
+    await emulator?.stop()
+    if (path) await rm(path, { recursive: true, force: true })
+  })
+
+  test('terraform locks every platform from the mirror, inits with no incomplete-lock warning, and applies and destroys', async () => {
+    const home = await mkdtemp(join(tmpdir(), 'provider-release-home-'))
+    try {
+      const cliConfig = join(home, 'terraformrc')
+      const mirror = join(RELEASE, 'mirror')
+      await writeFile(cliConfig, mirrorCliConfig(mirror))
+      const ws = await Workspace.create(emulator, cliConfig)
+      const env = { PATH: path, HOME: home }
+      await ws.write([PROVIDER_BLOCKS, block('resource', 'provider_lite_keypair', 'k', { name: 'release-nodeless' })].join('\n'))
+
+      // Terraform computes a platform's hash only from that platform's package; a filesystem mirror carries no
+      // signed sums, so the lock for every platform is made with `providers lock`, and init then keeps it whole.
+      const lock = await ws.run(['providers', 'lock', `-fs-mirror=${mirror}`, ...PLATFORMS.map((p) => `-platform=${p}`)], { env })
+      assert.equal(lock.code, 0, describeRun(lock))
+      const init = await ws.run(['init', '-input=false'], { env })
+      assert.equal(init.code, 0, describeRun(init))
+      assert.doesNotMatch(init.stdout + init.stderr, /Incomplete lock file/i, describeRun(init))
+      const lockFile = readFileSync(join(ws.dir, '.terraform.lock.hcl'), 'utf8')
+      assert.equal(lockFile.match(/"h1:[A-Za-z0-9+/=]+"/g)?.length, PLATFORMS.length, lockFile)
+
+      const apply = await ws.run(['apply', '-auto-approve', '-input=false'], { env })
+      assert.equal(apply.code, 0, describeRun(apply))
+      const keypairs = await emulator.api<{ name: string }[]>('GET', '/lites/keypairs/')
+      assert.ok(JSON.stringify(keypairs).includes('release-nodeless'), JSON.stringify(keypairs))
+      const plan = await ws.run(['plan', '-detailed-exitcode', '-input=false'], { env })
+      assert.equal(plan.code, 0, describeRun(plan))
+      const destroy = await ws.run(['destroy', '-auto-approve', '-input=false'], { env })
+      assert.equal(destroy.code, 0, describeRun(destroy))
+      await rm(ws.dir, { recursive: true, force: true })
+    } finally {
+      await rm(home, { recursive: true, force: true })
+    }
+  })
+
+  test('the serve mode: terraform reattaches to one running executable for every command, and Ctrl-C stops it', async () => {
+    const home = await mkdtemp(join(tmpdir(), 'provider-release-serve-'))
+    const executable = join(home, `${TF}_v${version}`)
+    execFileSync('unzip', ['-q', join(RELEASE, `${TF}_${version}_linux_amd64.zip`), `${TF}_v${version}`, '-d', home])
+    const served = spawn(executable, [], {
+      env: { PATH: path, PROVIDER_DEBUG_REATTACH: '1', PROVIDER_API_KEY: emulator.apiKey, PROVIDER_BASE_URL: emulator.baseUrl },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    })
+    const exited = new Promise<NodeJS.Signals | number | null>((resolve) => served.once('exit', (code, signal) => resolve(signal ?? code)))
+    try {
+      const reattach = await new Promise<string>((resolve, reject) => {
+        let stderr = ''
+        const timer = setTimeout(() => reject(new Error(`no TF_REATTACH_PROVIDERS within 15 s: ${stderr}`)), 15_000)
+        served.stderr.on('data', (chunk: Buffer) => {
+          stderr += chunk.toString()
+          const found = /TF_REATTACH_PROVIDERS='([^']+)'/.exec(stderr)
+          if (found) {
+            clearTimeout(timer)
+            resolve(found[1]!)
+          }
+        })
+      })
+      // No CLI configuration, no mirror and no init: Terraform could not launch a provider if it tried.
+      const cliConfig = join(home, 'empty.tfrc')
+      await writeFile(cliConfig, '')
+      const ws = await Workspace.create(emulator, cliConfig)
+      await ws.write([PROVIDER_BLOCKS, block('resource', 'provider_lite_keypair', 'k', { name: 'release-served' })].join('\n'))
+      const env = { PATH: path, HOME: home, TF_REATTACH_PROVIDERS: reattach }
+      for (const args of [['apply', '-auto-approve'], ['plan', '-detailed-exitcode'], ['destroy', '-auto-approve']]) {
+        const run = await ws.run([...args, '-input=false'], { env })
+        assert.equal(run.code, 0, describeRun(run))
+      }
+      assert.equal(served.exitCode, null, 'the served provider outlives the commands that reattached to it')
+      await rm(ws.dir, { recursive: true, force: true })
+      served.kill('SIGINT')
+      assert.equal(await exited, 'SIGINT')
+    } finally {
+      served.kill('SIGKILL')
+      await rm(home, { recursive: true, force: true })
+    }
+  })
+
+  test('the Pulumi plugin executable serves the harness: configure, check, create, delete', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'provider-release-pulumi-'))
+    const engine = await startFakeEngine()
+    try {
+      execFileSync('tar', ['-xzf', join(RELEASE, `pulumi-resource-provider-v${version}-linux-amd64.tar.gz`), '-C', dir])
+      const plugin = await Plugin.launch(engine.address, { PATH: path }, join(dir, 'pulumi-resource-provider'))
+      try {
+        assert.equal(await plugin.pluginInfo(), version)
+        await plugin.configure({ apiKey: emulator.apiKey, baseUrl: emulator.baseUrl, pollInterval: '50ms' })
+        const urn = urnOf('provider:index:LiteKeypair', 'nodeless')
+        const { inputs, failures } = await plugin.check(urn, { name: 'release-pulumi-nodeless' })
+        assert.deepEqual(failures, [])
+        const created = await plugin.create(urn, inputs, { timeout: 60 })
+        assert.equal(created.properties.name, 'release-pulumi-nodeless')
+        await plugin.delete(urn, created.id, created.properties, inputs)
+      } finally {
+        await plugin.stop()
+      }
+    } finally {
+      engine.stop()
+      await rm(dir, { recursive: true, force: true })
+    }
+  })
+})
