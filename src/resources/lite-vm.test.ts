@@ -44,12 +44,18 @@ describe('provider_lite_vm', () => {
   test('power_state and disk_size given at create are applied after Active; rebuild_os and migrate_to_pro are only recorded', async () => {
     const { h, config } = await setup()
     const state = await h.create(vm, { ...config, power_state: 'stop', disk_size: 40, rebuild_os: 'Debian-12', migrate_to_pro: '201' })
-    assert.deepEqual(await h.mutations(), ['POST /v1/lites', 'PUT /v1/lites/accounts/100001/storage', 'PUT /v1/lites/accounts/100001/vm-state/stop'])
+    const calls = (await h.requests()).map((r) => `${r.method} ${r.path}`)
+    assert.deepEqual(
+      calls.filter((c) => !c.startsWith('GET ')),
+      ['POST /v1/lites', 'PUT /v1/lites/accounts/100001/storage', 'PUT /v1/lites/accounts/100001/vm-state/stop'],
+    )
     assert.equal(state.disk_size, 40)
     assert.equal(state.power_state, 'stop')
     assert.equal(state.rebuild_os, 'Debian-12')
     assert.equal(state.osname, 'Ubuntu-22.04', 'no rebuild happened')
-    assert.equal(state.mem, 0, 'vm-details was read after the power action')
+    const powered = calls.indexOf('PUT /v1/lites/accounts/100001/vm-state/stop')
+    assert.ok(calls.lastIndexOf('GET /v1/lites/accounts/100001/vm-details') > powered, 'vm-details was read after the power action')
+    assert.equal(state.cpus, 1)
   })
 
   test('an unpaid order ends the create with a warning and status Pending; what it skipped is finished after payment', async () => {

@@ -131,10 +131,8 @@ function vmAttributes(family: LiteFamily) {
     }),
     status: string({ computed: true, description: '`Active`, `Pending`, `Suspended` or `Terminated`.' }),
     order_id: string({ computed: true, stable: true, description: 'The order that created the VM.' }),
-    uptime: int64({ computed: true, description: 'Seconds since the last start; 0 when not running.' }),
     maxdisk: int64({ computed: true, description: 'Disk capacity in bytes.' }),
     maxmem: int64({ computed: true, description: 'Memory capacity in bytes.' }),
-    mem: int64({ computed: true, description: 'Memory in use in bytes.' }),
     cpus: int64({ computed: true, description: 'Number of vCPUs.' }),
     ciuser: string({ computed: true, stable: true, description: 'The cloud-init user.' }),
     cipassword: string({ computed: true, sensitive: true, stable: true, description: 'The cloud-init password.' }),
@@ -221,11 +219,13 @@ export function liteVm(family: LiteFamily) {
         : {}),
       status: account.status,
       order_id: account.order_id,
+      // Live figures (uptime, memory in use) are left out: they change on every read, and a state that
+      // changes on every refresh is drift that is not there.
       ...(vmDetails
-        ? { uptime: vmDetails.uptime, maxdisk: vmDetails.maxdisk, maxmem: vmDetails.maxmem, mem: vmDetails.mem, cpus: vmDetails.cpus }
+        ? { maxdisk: vmDetails.maxdisk, maxmem: vmDetails.maxmem, cpus: vmDetails.cpus }
         : prior
           ? {}
-          : { uptime: null, maxdisk: null, maxmem: null, mem: null, cpus: null }),
+          : { maxdisk: null, maxmem: null, cpus: null }),
       ciuser: extra.ciuser,
       cipassword: extra.cipassword,
       osname: extra.osname,
