@@ -1,7 +1,7 @@
 /** The apply engine: create, ordered update steps with checkpoints, read, import, delete, data reads. */
 import { isComputed, isInput } from './attributes.js'
 import type { AnyDataSource, AnyResource, Logger, OperationContext, TimeoutName } from './definition.js'
-import { type Diagnostic, error, hasErrors, messageOf, toDiagnostics, warning } from './diagnostics.js'
+import { causeOf, type Diagnostic, error, hasErrors, toDiagnostics, warning } from './diagnostics.js'
 import { knownOrNull, type Plan, type PrivateState, stepsToRun } from './plan.js'
 import { timeoutMs } from './timeouts.js'
 import { validateConfig } from './validate.js'
@@ -97,7 +97,7 @@ export async function applyCreate<C>(definition: AnyResource, planned: ValueMap,
       error(
         `The ${definition.name} order was placed and is kept in state`,
         `The service accepted the order for ${definition.name} ${String(state.id)}${orderText(state)}, but the ` +
-          `operation did not finish: ${messageOf(thrown)}. The resource is recorded with its id, so nothing is lost ` +
+          `operation did not finish: ${causeOf(thrown)}. The resource is recorded with its id, so nothing is lost ` +
           (resumable ? 'and the next apply resumes waiting for it instead of ordering again.' : 'and is not ordered again.'),
       ),
     )
@@ -176,7 +176,7 @@ export async function applyUpdate<C>(
         diagnostics.push(
           error(
             'The order was placed and is recorded',
-            `The change of ${scheduled.attributes.join(', ')} was ordered but did not finish: ${messageOf(thrown)}. ` +
+            `The change of ${scheduled.attributes.join(', ')} was ordered but did not finish: ${causeOf(thrown)}. ` +
               'It is recorded in state, so the next apply waits for it and does not order it again.',
           ),
         )
@@ -318,29 +318,31 @@ export async function readDataSource<C>(definition: AnyDataSource, config: Value
 }
 
 /**
- * The definition's plan checks for a change of an existing object: each asks the service whether
- * the planned value can work. A check that cannot reach the service only warns; the service
- * still validates the value when the change is applied.
+ * The definition's checks against the service while planning. A new object (a create, or the new half
+ * of a replacement) runs its create checks, so a replacement whose create is known to fail is refused
+ * before anything is deleted; a change of an existing object runs the plan checks of the attributes it
+ * changes. None of them calls anything that changes the service. A check that cannot reach the
+ * service only warns; the service still validates the value when the change is applied.
  */
-export async function checkPlanOnline<C>(definition: AnyResource, prior: ValueMap, plan: Plan, session: Session<C>): Promise<Diagnostic[]> {
+export async function checkPlanOnline<C>(definition: AnyResource, prior: ValueMap | null, plan: Plan, session: Session<C>): Promise<Diagnostic[]> {
   const diagnostics: Diagnostic[] = []
-  if (plan.replace.length > 0) return diagnostics
-  for (const { attribute, check } of definition.planChecks ?? []) {
+  const creating = prior === null || plan.replace.length > 0
+  const checks = creating
+    ? (definition.createChecks ?? [])
+    : (definition.planChecks ?? []).filter(({ attribute }) => plan.changed.includes(attribute))
+  const input = plainInput(plan.planned)
+  for (const { attribute, check } of checks) {
     const value = plan.planned[attribute]
-    if (!plan.changed.includes(attribute) || isUnknown(value) || isEmpty(value ?? null)) continue
+    if (isUnknown(value) || isEmpty(value ?? null)) continue
     try {
-      const problem = await check({
-        ...contextFor(session, diagnostics),
-        id: String(prior.id),
-        prior,
-        input: plainInput(plan.planned),
-      })
+      const context = contextFor(session, diagnostics)
+      const problem = await check(creating ? { ...context, input } : { ...context, id: String(prior?.id), prior, input })
       if (problem) diagnostics.push(error(`Invalid ${attribute}`, `${attribute} ${problem}.`, [attribute]))
     } catch (thrown) {
       diagnostics.push(
         warning(
           `Could not check ${attribute} before applying`,
-          `Asking the service which values ${attribute} may take failed: ${messageOf(thrown)}. The service checks it when the change is applied.`,
+          `Asking the service which values ${attribute} may take failed: ${causeOf(thrown)}. The service checks it when the change is applied.`,
           [attribute],
         ),
       )

@@ -90,6 +90,24 @@ export interface PlanCheck<C, A extends Attributes> {
   check(ctx: PlanCheckContext<C, A>): Promise<string | null>
 }
 
+export interface CreateCheckContext<C, A extends Attributes> extends OperationContext<C> {
+  /** The planned values of the object to create; the checked attribute is known and non-empty. */
+  readonly input: ObjectOf<A>
+}
+
+/**
+ * A rule of the service's catalog (a product id, the OS names of a product, the cycles it offers, a
+ * region, stock) checked while planning a new object: a create, or the new half of a replacement. An
+ * error here stops the plan, so no order is placed and, in a replacement, nothing is deleted for a
+ * create that is known to fail. Other inputs the check reads may be unknown at plan time (null in
+ * `input`); it then answers null and the service checks them when the order is placed.
+ */
+export interface CreateCheck<C, A extends Attributes> {
+  readonly attribute: keyof A & string
+  /** What is wrong with the planned value (completing "<attribute> ..."), or null when it is fine. */
+  check(ctx: CreateCheckContext<C, A>): Promise<string | null>
+}
+
 export interface UpdateStep<C, A extends Attributes> {
   readonly attributes: readonly (keyof A & string)[]
   apply(ctx: StepContext<C, A>): Promise<Observed<A> | undefined>
@@ -127,6 +145,8 @@ export interface ResourceDefinition<C, A extends Attributes> {
   readonly deleteBeforeReplace?: boolean
   /** Checks against the service run at plan time when the attribute changes on an existing object. */
   readonly planChecks?: readonly PlanCheck<C, A>[]
+  /** Checks against the service's catalog run at plan time for a new object (create or replacement). */
+  readonly createChecks?: readonly CreateCheck<C, A>[]
   create(ctx: CreateContext<C, A>): Promise<Observed<A> & { id: string }>
   /** Finishes a create or step whose order was placed but whose wait did not end; absent when nothing waits. */
   resume?(ctx: ResumeContext<C, A>): Promise<Observed<A> | undefined>
@@ -173,6 +193,7 @@ export interface AnyResource {
   readonly updates: readonly { readonly attributes: readonly string[]; apply(ctx: Erased): Promise<unknown> }[]
   readonly deleteBeforeReplace?: boolean
   readonly planChecks?: readonly { readonly attribute: string; check(ctx: Erased): Promise<string | null> }[]
+  readonly createChecks?: readonly { readonly attribute: string; check(ctx: Erased): Promise<string | null> }[]
   create(ctx: Erased): Promise<Record<string, unknown>>
   resume?(ctx: Erased): Promise<Record<string, unknown> | undefined>
   read(ctx: Erased): Promise<Record<string, unknown> | null>
@@ -269,7 +290,7 @@ export function checkResource(definition: AnyResource): void {
   for (const attribute of definition.unrecoverable ?? []) {
     if (!attributes[attribute]) problems.push(`unrecoverable names unknown attribute ${attribute}`)
   }
-  for (const { attribute } of definition.planChecks ?? []) {
+  for (const { attribute } of [...(definition.planChecks ?? []), ...(definition.createChecks ?? [])]) {
     if (!attributes[attribute] || !isInput(attributes[attribute])) problems.push(`a plan check names ${attribute}, which is not an input`)
   }
   if (problems.length > 0) throw new DefinitionError(`${name}: ${problems.join('; ')}`)

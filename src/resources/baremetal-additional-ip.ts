@@ -2,6 +2,7 @@
 import type { AdditionalIpAccount, Client, IpAssignment } from '../api/index.js'
 import { bool, defineResource, int64, string } from '../core/index.js'
 import { cycleAttribute, cycleCode, digitsId, keepAndWait, METAL_CYCLES, raw, rawAttribute, rules, waitAgain } from './billing.js'
+import { cycleRule, productOf, productRule, quoted } from './catalog-rules.js'
 
 const what = 'additional IP'
 
@@ -50,6 +51,27 @@ export const baremetalAdditionalIp = defineResource<Client, typeof ipAttributes>
   timeouts: { create: '60m', delete: '10m' },
   attributes: ipAttributes,
   updates: [],
+  createChecks: [
+    {
+      attribute: 'productId',
+      async check({ client, input, signal }) {
+        return productRule(await client.additionalIps.listProducts({ signal }), input.productId ?? 0, 'baremetal_additional_ip_products')
+      },
+    },
+    {
+      attribute: 'cycle',
+      async check({ client, input, signal }) {
+        return cycleRule(productOf(await client.additionalIps.listProducts({ signal }), input.productId), input.cycle ?? '')
+      },
+    },
+    {
+      attribute: 'region',
+      async check({ client, input, signal }) {
+        const regions = await client.additionalIps.listRegions({ signal })
+        return regions.includes(input.region ?? '') ? null : `must be one of the regions ${quoted(regions)}`
+      },
+    },
+  ],
   async create(ctx) {
     const { input, client, signal } = ctx
     const order = await client.additionalIps.createIp(

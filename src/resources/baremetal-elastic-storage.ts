@@ -2,6 +2,7 @@
 import type { Client, ElasticStorageAccount } from '../api/index.js'
 import { bool, defineResource, int64, type OperationContext, range, recordOnly, string } from '../core/index.js'
 import { cycleAttribute, cycleCode, digitsId, keepAndWait, METAL_CYCLES, raw, rawAttribute, rules, waitAgain } from './billing.js'
+import { cycleRule, productOf, productRule, sizeRule } from './catalog-rules.js'
 
 const what = 'elastic storage'
 
@@ -92,6 +93,43 @@ export const baremetalElasticStorage = defineResource<Client, typeof attributes>
       },
     },
     { attributes: ['payWithCreditCard'], apply: recordOnly },
+  ],
+  createChecks: [
+    {
+      attribute: 'productId',
+      async check({ client, input, signal }) {
+        return productRule(await client.elasticStorages.listProducts({ signal }), input.productId ?? 0, 'the elastic storage catalog')
+      },
+    },
+    {
+      attribute: 'cycle',
+      async check({ client, input, signal }) {
+        return cycleRule(productOf(await client.elasticStorages.listProducts({ signal }), input.productId), input.cycle ?? '')
+      },
+    },
+    {
+      attribute: 'size',
+      async check({ client, input, signal }) {
+        const product = productOf(await client.elasticStorages.listProducts({ signal }), input.productId)
+        return product ? sizeRule(input.size ?? 100, { min: product.options.min_size, max: product.options.max_size }, `product ${product.product_id}`) : null
+      },
+    },
+  ],
+  planChecks: [
+    {
+      // The resize runs before a change of product, so the current product's limit applies.
+      attribute: 'size',
+      async check({ client, prior, input, signal }) {
+        const product = productOf(await client.elasticStorages.listProducts({ signal }), prior.productId)
+        return product ? sizeRule(input.size ?? 100, { max: product.options.max_size }, `product ${product.product_id}`) : null
+      },
+    },
+    {
+      attribute: 'productId',
+      async check({ client, input, signal }) {
+        return productRule(await client.elasticStorages.listProducts({ signal }), input.productId ?? 0, 'the elastic storage catalog')
+      },
+    },
   ],
   async create(ctx) {
     const { input, client, signal } = ctx

@@ -1,7 +1,9 @@
 /** provider_lite_vm and provider_lite_pro_vm: one definition, built per family (backend-api §4.2). */
 import type { Client, LiteApi, LiteVmAccount, VmAction, VmDetails } from '../api/index.js'
 import {
+  type Attributes,
   bool,
+  type CreateCheck,
   defineResource,
   int64,
   length,
@@ -27,6 +29,7 @@ import {
   rules,
   waitForOrder,
 } from './billing.js'
+import { cycleRule, isNotFound, productOf, productRule, quoted, sizeRule } from './catalog-rules.js'
 import { type LiteFamily, litePro } from './lite-family.js'
 
 /** The rules of the console user and password (§3.1.1), shared with the restored VM. */
@@ -146,6 +149,53 @@ function vmAttributes(family: LiteFamily) {
     last_invoice: lastInvoiceAttribute,
     raw: rawAttribute,
   }
+}
+
+/**
+ * The catalog checks of a new VM of the family, shared with the VM restored from a snapshot: the
+ * product (and whether it has an IP address to give), the cycle it offers and, when `os` is given,
+ * the OS names of the product.
+ */
+export function newVmChecks<A extends Attributes>(family: LiteFamily, options: { os: boolean }): CreateCheck<Client, A>[] {
+  type Input = { product_id?: number | null; cycle?: string | null; select_os?: string | null }
+  const catalog = `${family.prefix}_products`
+  const checks: CreateCheck<Client, A>[] = [
+    {
+      attribute: 'product_id' as keyof A & string,
+      async check({ client, input, signal }) {
+        const id = (input as Input).product_id ?? 0
+        const wrong = productRule(await family.api(client).listProducts({ signal }), id, catalog)
+        if (wrong) return wrong
+        const { available } = await family.api(client).getIpAvailability(id, { signal })
+        return available ? null : `is product ${id}, which has no IP address to give now, so its order would be refused; choose another product or try later`
+      },
+    },
+    {
+      attribute: 'cycle' as keyof A & string,
+      async check({ client, input, signal }) {
+        const product = productOf(await family.api(client).listProducts({ signal }), (input as Input).product_id)
+        return cycleRule(product, (input as Input).cycle ?? '')
+      },
+    },
+  ]
+  if (options.os) {
+    checks.push({
+      attribute: 'select_os' as keyof A & string,
+      async check({ client, input, signal }) {
+        const product = (input as Input).product_id
+        if (typeof product !== 'number') return null
+        let names: string[]
+        try {
+          names = (await family.api(client).listOss(product, { signal })).map((o) => o.name)
+        } catch (thrown) {
+          if (isNotFound(thrown)) return null // an unknown product: the product_id check says so
+          throw thrown
+        }
+        return names.includes((input as Input).select_os ?? '') ? null : `must be an OS of product ${product}: ${quoted(names)}`
+      },
+    })
+  }
+  return checks
 }
 
 type VmAttributes = ReturnType<typeof vmAttributes>
@@ -357,7 +407,26 @@ export function liteVm(family: LiteFamily) {
     timeouts: { create: '20m', update: '20m', delete: '10m' },
     attributes,
     updates: steps,
+    createChecks: newVmChecks<VmAttributes>(family, { os: true }),
     planChecks: [
+      {
+        attribute: 'product_id',
+        async check({ client, id, prior, input, signal }) {
+          const { value: options } = await inGroup(client, prior, (api) => api.getChangePackageOptions(id, { signal }))
+          const ids = options.packages.map((p) => p.product_id)
+          if (ids.includes(input.product_id ?? 0)) return null
+          return ids.length === 0
+            ? `cannot change: VM ${id} has no package to change to`
+            : `must be a package VM ${id} can change to: ${quoted(ids)}`
+        },
+      },
+      {
+        attribute: 'disk_size',
+        async check({ client, id, prior, input, signal }) {
+          const { value: storage } = await inGroup(client, prior, (api) => api.getStorageOptions(id, { signal }))
+          return sizeRule(input.disk_size ?? 0, { max: storage.max_disk_size }, `VM ${id}`)
+        },
+      },
       {
         attribute: 'rebuild_os',
         async check({ client, input, signal }) {

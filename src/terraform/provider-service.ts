@@ -226,7 +226,7 @@ export function providerService(registry: Registry, options: ProviderServiceOpti
         const prior = decode(view, request.priorState)
         const plan = planResource(definition, prior, config, readPrivate(request.priorPrivate))
         const issues = [...plan.diagnostics]
-        if (prior !== null && client !== undefined && !hasErrors(issues)) issues.push(...(await checkPlanOnline(definition, prior, plan, session())))
+        if (client !== undefined && !hasErrors(issues)) issues.push(...(await checkPlanOnline(definition, prior, plan, session())))
         return {
           plannedState: encode(view, hasErrors(issues) ? proposed : plan.planned),
           requiresReplace: plan.replace.map((name) => attributePath([name])),
