@@ -293,6 +293,40 @@ export async function importResource<C>(definition: AnyResource, text: string, s
   return imported.length > 0 ? { ...outcome, private: { ...outcome.private, imported } } : outcome
 }
 
+/**
+ * The state of an object of another type (`sourceName`) moved to `definition` (Terraform `moved`),
+ * as the target's rule for that type converts it; the next refresh reads it as the target type.
+ */
+export async function moveResource<C>(
+  definition: AnyResource,
+  sourceName: string,
+  source: ValueMap,
+  sourcePrivate: PrivateState,
+  session: Session<C> | null,
+): Promise<ReadOutcome> {
+  const diagnostics: Diagnostic[] = []
+  const rule = definition.movesFrom?.find((m) => m.from === sourceName)
+  const id = String(source.id ?? '')
+  if (!rule) {
+    const from = (definition.movesFrom ?? []).map((m) => m.from)
+    const detail = `An object of ${sourceName} cannot become a ${definition.name}${from.length > 0 ? `; only ${from.join(', ')} can` : ''}.`
+    return { state: null, private: {}, diagnostics: [error(`Cannot move ${sourceName} to ${definition.name}`, detail)] }
+  }
+  try {
+    const moved = await rule.move(source, session ? { ...contextFor(session, diagnostics), id } : null)
+    if (typeof moved === 'string') {
+      return { state: null, private: {}, diagnostics: [...diagnostics, error(`Cannot move ${sourceName} ${id} to ${definition.name}`, moved)] }
+    }
+    const state: Record<string, Value> = { id }
+    for (const name of Object.keys(definition.attributes)) state[name] = (moved[name] ?? null) as Value
+    if (Object.keys(definition.timeouts).length > 0) state.timeouts = (source.timeouts ?? null) as Value
+    return { state, private: sourcePrivate, diagnostics }
+  } catch (thrown) {
+    diagnostics.push(...toDiagnostics(thrown, `Moving ${sourceName} ${id} to ${definition.name} failed`, names(definition)))
+    return { state: null, private: {}, diagnostics, cause: thrown }
+  }
+}
+
 export interface DataOutcome {
   readonly state: ValueMap | null
   readonly diagnostics: readonly Diagnostic[]

@@ -108,6 +108,24 @@ export interface CreateCheck<C, A extends Attributes> {
   check(ctx: CreateCheckContext<C, A>): Promise<string | null>
 }
 
+export interface MoveContext<C> extends OperationContext<C> {
+  readonly id: string
+}
+
+/**
+ * Another resource type of the provider whose objects can become this type's (a Terraform `moved`
+ * block between types), e.g. a Lite VM managed as `lite_vm` that migrated to Lite Pro.
+ */
+export interface MoveFrom<C> {
+  /** The other type's canonical name. */
+  readonly from: string
+  /**
+   * This type's values for the other type's state, or a message saying why this object cannot move.
+   * `ctx` is null when the provider is not configured yet: then only the state can be checked.
+   */
+  move(source: Readonly<Record<string, unknown>>, ctx: MoveContext<C> | null): Promise<Record<string, unknown> | string>
+}
+
 export interface UpdateStep<C, A extends Attributes> {
   readonly attributes: readonly (keyof A & string)[]
   apply(ctx: StepContext<C, A>): Promise<Observed<A> | undefined>
@@ -147,6 +165,8 @@ export interface ResourceDefinition<C, A extends Attributes> {
   readonly planChecks?: readonly PlanCheck<C, A>[]
   /** Checks against the service's catalog run at plan time for a new object (create or replacement). */
   readonly createChecks?: readonly CreateCheck<C, A>[]
+  /** Other types whose objects can move to this one. */
+  readonly movesFrom?: readonly MoveFrom<C>[]
   create(ctx: CreateContext<C, A>): Promise<Observed<A> & { id: string }>
   /** Finishes a create or step whose order was placed but whose wait did not end; absent when nothing waits. */
   resume?(ctx: ResumeContext<C, A>): Promise<Observed<A> | undefined>
@@ -194,6 +214,7 @@ export interface AnyResource {
   readonly deleteBeforeReplace?: boolean
   readonly planChecks?: readonly { readonly attribute: string; check(ctx: Erased): Promise<string | null> }[]
   readonly createChecks?: readonly { readonly attribute: string; check(ctx: Erased): Promise<string | null> }[]
+  readonly movesFrom?: readonly { readonly from: string; move(source: Readonly<Record<string, unknown>>, ctx: Erased): Promise<Record<string, unknown> | string> }[]
   create(ctx: Erased): Promise<Record<string, unknown>>
   resume?(ctx: Erased): Promise<Record<string, unknown> | undefined>
   read(ctx: Erased): Promise<Record<string, unknown> | null>

@@ -1,6 +1,6 @@
 /** provider_lite_vm_from_snapshot: a new VM restored from a snapshot (S4); deleting it never touches the snapshot. */
 import type { Client, LiteVmAccount } from '../api/index.js'
-import { bool, defineResource, int64, length, recordOnly, string } from '../core/index.js'
+import { bool, defineResource, InputError, int64, length, recordOnly, string } from '../core/index.js'
 import { cycleAttribute, cycleCode, digitsId, keepAndWait, LITE_CYCLES, rules, waitAgain } from './billing.js'
 import type { LiteFamily } from './lite-family.js'
 import { consolePasswordRules, consoleUserRules, newVmChecks } from './lite-vm.js'
@@ -84,9 +84,13 @@ export function liteVmFromSnapshot(family: LiteFamily) {
       const api = family.api(ctx.client)
       return observe(await waitAgain(ctx, (id) => api.getVm(id, { signal: ctx.signal }), what))
     },
-    async read({ client, id, signal }) {
+    async read({ client, id, importing, signal }) {
       const account = await family.api(client).getVm(id, { signal })
-      return account.status === 'Terminated' ? null : observe(account)
+      if (account.status === 'Terminated') return null
+      if (importing && account.extra_details.snapshot_id === null) {
+        throw new InputError([], `VM ${id} was not restored from a snapshot: import it as ${family.prefix}_vm.`)
+      }
+      return observe(account)
     },
     async delete({ client, id, signal }) {
       await family.api(client).deleteVm(id, { signal })

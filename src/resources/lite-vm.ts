@@ -5,6 +5,7 @@ import {
   bool,
   type CreateCheck,
   defineResource,
+  InputError,
   int64,
   length,
   type OperationContext,
@@ -30,7 +31,7 @@ import {
   waitForOrder,
 } from './billing.js'
 import { cycleRule, isNotFound, productOf, productRule, quoted, sizeRule } from './catalog-rules.js'
-import { type LiteFamily, litePro } from './lite-family.js'
+import { type LiteFamily, lite, litePro } from './lite-family.js'
 
 /** The rules of the console user and password (§3.1.1), shared with the restored VM. */
 export const consoleUserRules = [length({ min: 6, max: 32 }), pattern(/^[A-Za-z0-9.-]*$/, 'letters, digits, hyphens and periods only')]
@@ -291,9 +292,45 @@ export function liteVm(family: LiteFamily) {
   }
 
   async function readVm(ctx: OperationContext<Client>, id: string, prior: Partial<Vm> | null, importing: boolean) {
-    const located = await locate(ctx, id, prior)
+    let located: Located
+    try {
+      located = await locate(ctx, id, prior)
+    } catch (thrown) {
+      if (importing && isNotFound(thrown)) await refuseOtherFamily(ctx, id)
+      throw thrown
+    }
     if (located.account.status === 'Terminated') return null
+    if (importing) refuseOtherType(id, located)
     return observe(located, await details(ctx, located.api, located.account), prior, importing)
+  }
+
+  /**
+   * An import takes only a VM of this resource type: a Lite Pro VM (a migrated Lite VM is one) or a
+   * VM restored from a snapshot is managed by its own type, whose delete and steps fit it.
+   */
+  function refuseOtherType(id: string, { account, migrated }: Located): void {
+    if (migrated) {
+      throw new InputError(
+        [],
+        `VM ${id} is a Lite Pro VM (a Lite VM moved with migrate_to_pro is one from then on): import it as lite_pro_vm, ` +
+          'or move a lite_vm already managed to lite_pro_vm with a moved block.',
+      )
+    }
+    if (family.restoresSnapshots && account.extra_details.snapshot_id !== null) {
+      throw new InputError([], `VM ${id} was restored from snapshot ${account.extra_details.snapshot_id}: import it as ${family.prefix}_vm_from_snapshot.`)
+    }
+  }
+
+  /** A VM this family does not have may be one of the other family: the message names its type. */
+  async function refuseOtherFamily(ctx: OperationContext<Client>, id: string): Promise<void> {
+    const other = family.migratesToPro ? null : lite
+    if (!other) return
+    try {
+      await other.api(ctx.client).getVm(id, { signal: ctx.signal })
+    } catch {
+      return // not there either: the import reports a missing object
+    }
+    throw new InputError([], `VM ${id} is a ${other.title} VM, not a ${family.title} one: import it as ${other.prefix}_vm.`)
   }
 
   /** Waits for an order on the VM: the Active account, or null when it waits for payment. */
@@ -408,6 +445,31 @@ export function liteVm(family: LiteFamily) {
     attributes,
     updates: steps,
     createChecks: newVmChecks<VmAttributes>(family, { os: true }),
+    // A Lite VM migrated with migrate_to_pro is a Lite Pro VM: its lite_vm state can move here.
+    movesFrom: family.migratesToPro
+      ? []
+      : [
+          {
+            from: `${lite.prefix}_vm`,
+            async move(source, ctx) {
+              const target = source.migrate_to_pro
+              if (typeof target !== 'string' || target === '') {
+                return 'Only a Lite VM migrated to Lite Pro can move: its migrate_to_pro is not set. Migrate it first.'
+              }
+              let productId = Number(target)
+              if (ctx) {
+                try {
+                  productId = (await family.api(ctx.client).getVm(ctx.id, { signal: ctx.signal })).product_id
+                } catch (thrown) {
+                  if (!isNotFound(thrown)) throw thrown
+                  return `VM ${ctx.id} is not a Lite Pro VM: its migration to ${target} was recorded but has not happened. Apply it as lite_vm first.`
+                }
+              }
+              const { migrate_to_pro: _migrated, ...kept } = source
+              return { ...kept, product_id: productId }
+            },
+          },
+        ],
     planChecks: [
       {
         attribute: 'product_id',
