@@ -193,6 +193,9 @@ export async function applyUpdate<C>(
   current = { ...current, timeouts: planned.timeouts ?? null }
   const after: PrivateState = later ? { resume: true } : {}
   if (!remote) return { state: settle(planned, current), private: after, diagnostics, incomplete: false }
+  // Inputs that follow the service hold no target of their own: the read reports the current value.
+  const following = Object.keys(definition.attributes).filter((name) => isUnknown(planned[name]) && definition.attributes[name]?.follows)
+  for (const name of following) current[name] = null
   try {
     const observed = await definition.read({ ...base, prior: current as never, importing: false })
     return { state: settle(planned, { ...current, ...(observed ?? {}) }), private: after, diagnostics, incomplete: false }

@@ -307,6 +307,7 @@ export function checkResource(definition: AnyResource): void {
     }
     if (!isInput(declared) && !isComputed(declared)) problems.push(`${attribute} is neither an input nor computed`)
     if (declared.stable && isInput(declared)) problems.push(`${attribute} is an input, so it cannot be marked stable`)
+    if (declared.follows && !(declared.optional && declared.computed)) problems.push(`${attribute} follows the service, so it must be optional and computed`)
   }
   for (const attribute of definition.unrecoverable ?? []) {
     if (!attributes[attribute]) problems.push(`unrecoverable names unknown attribute ${attribute}`)

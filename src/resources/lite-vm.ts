@@ -128,6 +128,7 @@ function vmAttributes(family: LiteFamily) {
     disk_size: int64({
       optional: true,
       computed: true,
+      follows: true,
       growOnly: true,
       validate: [rules.id],
       description:

@@ -61,6 +61,25 @@ describe('a refresh with nothing changed', () => {
     }
   })
 
+  test('after change-package an unset disk_size reports the current size, and the next plan is empty', async () => {
+    const vm = SERVERS.replace('e2e-refresh', 'e2e-refresh-pkg').replace('e2e-refresh', 'e2e-refresh-pkg')
+    const ws = await workspace(vm)
+    try {
+      const id = String((await ws.stateOf('provider_lite_vm.vm')).id)
+      assert.equal((await ws.stateOf('provider_lite_vm.vm')).disk_size, 20)
+      await ws.write(vm.replace('product_id = 101', 'product_id = 102'))
+      const changed = await ws.apply()
+      assert.equal(changed.code, 0, describeRun(changed))
+      assert.equal(String((await emulator.account(id))?.extra_details.disk_size), '40', 'the package raised the disk')
+      assert.equal((await ws.stateOf('provider_lite_vm.vm')).disk_size, 40)
+      const plan = await ws.plan()
+      assert.equal(plan.code, 0, describeRun(plan))
+    } finally {
+      await ws.destroy()
+      await ws.cleanup()
+    }
+  })
+
   test('a running VM an hour later and a generated Metal keypair right after create: every attribute stays as it was', async () => {
     const ws = await workspace(SERVERS)
     try {
