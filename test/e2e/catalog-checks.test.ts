@@ -93,6 +93,22 @@ describe('catalog checks at plan, through the terraform CLI', () => {
     await assertStillActive()
   })
 
+  test('the timeouts block of every resource that has one is described, with its defaults', async () => {
+    const shown = await ws.ok(['providers', 'schema', '-json'])
+    type Block = { block_types?: Record<string, { block: { description?: string; attributes?: Record<string, { description?: string }> } }> }
+    const schemas = (JSON.parse(shown.stdout) as { provider_schemas: Record<string, { resource_schemas: Record<string, { block: Block }> }> })
+      .provider_schemas
+    const resources = Object.values(schemas)[0]?.resource_schemas ?? {}
+    const withTimeouts = Object.entries(resources).filter(([, r]) => r.block.block_types?.timeouts)
+    assert.ok(withTimeouts.length > 5)
+    for (const [type, r] of withTimeouts) {
+      const timeouts = r.block.block_types?.timeouts?.block
+      assert.match(timeouts?.description ?? '', /How long each operation may wait .* Defaults: create \d+m/, type)
+      for (const [name, attribute] of Object.entries(timeouts?.attributes ?? {})) assert.ok(attribute.description, `${type} timeouts.${name}`)
+    }
+    assert.match(resources.provider_lite_vm?.block.block_types?.timeouts?.block.description ?? '', /create 20m, update 20m, delete 10m/)
+  })
+
   test('an API error shows the request path and the service text exactly as they are', async () => {
     await emulator.control('POST', '/faults', {
       method: 'POST',
