@@ -275,6 +275,18 @@ const CATALOG_CASES: readonly CatalogCase[] = [
   { type: 'baremetal_additional_ip', config: { product_id: 401, cycle: 'm', region: 'mars-1' }, field: 'region', rule: 'must be one of the regions "wjv-1"' },
   { type: 'baremetal_additional_ip', config: { product_id: 999, cycle: 'm' }, field: 'product_id', rule: 'must be a product of {baremetal_additional_ip_products}' },
   {
+    type: 'baremetal_additional_ip_assignment',
+    config: { additional_ip_id: 999999, metal_account_id: 999998 },
+    field: 'additional_ip_id',
+    rule: 'must be an additional IP of this account',
+  },
+  {
+    type: 'baremetal_additional_ip_assignment',
+    config: { additional_ip_id: 999999, metal_account_id: 999998 },
+    field: 'metal_account_id',
+    rule: 'must be a Metal server of this account',
+  },
+  {
     type: 'baremetal_elastic_storage',
     config: { product_id: 999, cycle: 'm', storage_name: 'data', metal_account_id: 1 },
     field: 'product_id',
