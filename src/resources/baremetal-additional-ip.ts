@@ -2,7 +2,7 @@
 import type { AdditionalIpAccount, Client, IpAssignment } from '../api/index.js'
 import { bool, defineResource, int64, string } from '../core/index.js'
 import { cycleAttribute, cycleCode, digitsId, keepAndWait, METAL_CYCLES, raw, rawAttribute, rules, waitAgain } from './billing.js'
-import { cycleRule, isNotFound, productOf, productRule, quoted } from './catalog-rules.js'
+import { isNotFound, productAndCycleChecks, quoted } from './catalog-rules.js'
 
 const what = 'additional IP'
 
@@ -52,18 +52,9 @@ export const baremetalAdditionalIp = defineResource<Client, typeof ipAttributes>
   attributes: ipAttributes,
   updates: [],
   createChecks: [
-    {
-      attribute: 'productId',
-      async check({ client, input, signal }) {
-        return productRule(await client.additionalIps.listProducts({ signal }), input.productId ?? 0, 'baremetal_additional_ip_products')
-      },
-    },
-    {
-      attribute: 'cycle',
-      async check({ client, input, signal }) {
-        return cycleRule(productOf(await client.additionalIps.listProducts({ signal }), input.productId), input.cycle ?? '')
-      },
-    },
+    ...productAndCycleChecks<typeof ipAttributes>({ product: 'productId', cycle: 'cycle' }, 'baremetal_additional_ip_products', (client, signal) =>
+      client.additionalIps.listProducts({ signal }),
+    ),
     {
       attribute: 'region',
       async check({ client, input, signal }) {

@@ -2,9 +2,10 @@
 import type { Client, ElasticStorageAccount } from '../api/index.js'
 import { bool, defineResource, int64, type OperationContext, range, recordOnly, string } from '../core/index.js'
 import { cycleAttribute, cycleCode, digitsId, keepAndWait, METAL_CYCLES, raw, rawAttribute, rules, waitAgain } from './billing.js'
-import { cycleRule, productOf, productRule, sizeRule } from './catalog-rules.js'
+import { productAndCycleChecks, productOf, productRule, sizeRule } from './catalog-rules.js'
 
 const what = 'elastic storage'
+const CATALOG = 'the elastic storage catalog'
 
 const attributes = {
   productId: int64({
@@ -95,18 +96,9 @@ export const baremetalElasticStorage = defineResource<Client, typeof attributes>
     { attributes: ['payWithCreditCard'], apply: recordOnly },
   ],
   createChecks: [
-    {
-      attribute: 'productId',
-      async check({ client, input, signal }) {
-        return productRule(await client.elasticStorages.listProducts({ signal }), input.productId ?? 0, 'the elastic storage catalog')
-      },
-    },
-    {
-      attribute: 'cycle',
-      async check({ client, input, signal }) {
-        return cycleRule(productOf(await client.elasticStorages.listProducts({ signal }), input.productId), input.cycle ?? '')
-      },
-    },
+    ...productAndCycleChecks<typeof attributes>({ product: 'productId', cycle: 'cycle' }, CATALOG, (client, signal) =>
+      client.elasticStorages.listProducts({ signal }),
+    ),
     {
       attribute: 'size',
       async check({ client, input, signal }) {
@@ -127,7 +119,7 @@ export const baremetalElasticStorage = defineResource<Client, typeof attributes>
     {
       attribute: 'productId',
       async check({ client, input, signal }) {
-        return productRule(await client.elasticStorages.listProducts({ signal }), input.productId ?? 0, 'the elastic storage catalog')
+        return productRule(await client.elasticStorages.listProducts({ signal }), input.productId ?? 0, CATALOG)
       },
     },
   ],

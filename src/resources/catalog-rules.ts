@@ -4,8 +4,8 @@
  * completing "<attribute> ...", or null. A rule that depends on another input answers null while that
  * input is unknown or itself wrong: the check of that input reports it, once.
  */
-import type { BillingOption } from '../api/index.js'
-import { verbatim } from '../core/index.js'
+import type { BillingOption, Client } from '../api/index.js'
+import { type Attributes, type CreateCheck, verbatim } from '../core/index.js'
 
 interface Product {
   readonly product_id: number
@@ -44,4 +44,33 @@ export function sizeRule(size: number, limits: { min?: number | null; max?: numb
 /** Whether a rejected call says the object in its path does not exist (404). */
 export function isNotFound(thrown: unknown): boolean {
   return (thrown as { notFound?: unknown } | null)?.notFound === true
+}
+
+/**
+ * The product and cycle checks of a resource ordered from one product list: the product must be in
+ * the list (`catalog` names it for the user), the cycle one the product offers.
+ */
+export function productAndCycleChecks<A extends Attributes>(
+  names: { readonly product: keyof A & string; readonly cycle: keyof A & string },
+  catalog: string,
+  list: (client: Client, signal: AbortSignal) => Promise<readonly Product[]>,
+): CreateCheck<Client, A>[] {
+  const value = (input: unknown, name: string) => (input as Record<string, unknown>)[name]
+  return [
+    {
+      attribute: names.product,
+      async check({ client, input, signal }) {
+        const id = value(input, names.product)
+        return productRule(await list(client, signal), typeof id === 'number' ? id : 0, catalog)
+      },
+    },
+    {
+      attribute: names.cycle,
+      async check({ client, input, signal }) {
+        const id = value(input, names.product)
+        const cycle = value(input, names.cycle)
+        return cycleRule(productOf(await list(client, signal), typeof id === 'number' ? id : null), typeof cycle === 'string' ? cycle : '')
+      },
+    },
+  ]
 }

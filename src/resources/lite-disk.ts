@@ -2,7 +2,7 @@
 import type { Client, LiteDiskAccount } from '../api/index.js'
 import { bool, defineResource, int64, length, range, recordOnly, string } from '../core/index.js'
 import { cycleAttribute, cycleCode, digitsId, keepAndWait, LITE_CYCLES, raw, rawAttribute, rules, waitAgain } from './billing.js'
-import { cycleRule, productOf, productRule, sizeRule } from './catalog-rules.js'
+import { productAndCycleChecks, productOf, sizeRule } from './catalog-rules.js'
 import type { LiteFamily } from './lite-family.js'
 
 export function liteDisk(family: LiteFamily) {
@@ -85,18 +85,9 @@ export function liteDisk(family: LiteFamily) {
       { attributes: ['pay_with_credit_card'], apply: recordOnly },
     ],
     createChecks: [
-      {
-        attribute: 'product_id',
-        async check({ client, input, signal }) {
-          return productRule(await family.api(client).listDiskProducts({ signal }), input.product_id ?? 0, `${family.prefix}_disk_products`)
-        },
-      },
-      {
-        attribute: 'cycle',
-        async check({ client, input, signal }) {
-          return cycleRule(productOf(await family.api(client).listDiskProducts({ signal }), input.product_id), input.cycle ?? '')
-        },
-      },
+      ...productAndCycleChecks<typeof attributes>({ product: 'product_id', cycle: 'cycle' }, `${family.prefix}_disk_products`, (client, signal) =>
+        family.api(client).listDiskProducts({ signal }),
+      ),
       {
         attribute: 'size',
         async check({ client, input, signal }) {
