@@ -119,6 +119,8 @@ export interface MoveContext<C> extends OperationContext<C> {
 export interface MoveFrom<C> {
   /** The other type's canonical name. */
   readonly from: string
+  /** When an object can move, for the docs (completing "An object of <from> can move ..."). */
+  readonly when: string
   /**
    * This type's values for the other type's state, or a message saying why this object cannot move.
    * `ctx` is null when the provider is not configured yet: then only the state can be checked.
@@ -214,7 +216,7 @@ export interface AnyResource {
   readonly deleteBeforeReplace?: boolean
   readonly planChecks?: readonly { readonly attribute: string; check(ctx: Erased): Promise<string | null> }[]
   readonly createChecks?: readonly { readonly attribute: string; check(ctx: Erased): Promise<string | null> }[]
-  readonly movesFrom?: readonly { readonly from: string; move(source: Readonly<Record<string, unknown>>, ctx: Erased): Promise<Record<string, unknown> | string> }[]
+  readonly movesFrom?: readonly { readonly from: string; readonly when: string; move(source: Readonly<Record<string, unknown>>, ctx: Erased): Promise<Record<string, unknown> | string> }[]
   create(ctx: Erased): Promise<Record<string, unknown>>
   resume?(ctx: Erased): Promise<Record<string, unknown> | undefined>
   read(ctx: Erased): Promise<Record<string, unknown> | null>

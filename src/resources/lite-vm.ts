@@ -452,6 +452,7 @@ export function liteVm(family: LiteFamily) {
       : [
           {
             from: `${lite.prefix}_vm`,
+            when: 'once its migration to Lite Pro (migrate_to_pro) has happened; set product_id to the Lite Pro product it moved to',
             async move(source, ctx) {
               const target = source.migrate_to_pro
               if (typeof target !== 'string' || target === '') {
