@@ -80,10 +80,6 @@ export class LiteProVm extends pulumi.CustomResource {
      */
     declare public /*out*/ readonly maxmem: pulumi.Output<number | undefined>;
     /**
-     * Memory in use in bytes.
-     */
-    declare public /*out*/ readonly mem: pulumi.Output<number | undefined>;
-    /**
      * Next billing date.
      */
     declare public /*out*/ readonly nextDue: pulumi.Output<string | undefined>;
@@ -148,10 +144,6 @@ export class LiteProVm extends pulumi.CustomResource {
      */
     declare public /*out*/ readonly status: pulumi.Output<string | undefined>;
     /**
-     * Seconds since the last start; 0 when not running.
-     */
-    declare public /*out*/ readonly uptime: pulumi.Output<number | undefined>;
-    /**
      * The VM name, 6-16 characters. Changed in place. Must be 6 to 16 characters.
      */
     declare public readonly vmName: pulumi.Output<string>;
@@ -198,7 +190,6 @@ export class LiteProVm extends pulumi.CustomResource {
             resourceInputs["lastInvoice"] = undefined /*out*/;
             resourceInputs["maxdisk"] = undefined /*out*/;
             resourceInputs["maxmem"] = undefined /*out*/;
-            resourceInputs["mem"] = undefined /*out*/;
             resourceInputs["nextDue"] = undefined /*out*/;
             resourceInputs["orderId"] = undefined /*out*/;
             resourceInputs["osname"] = undefined /*out*/;
@@ -215,7 +206,6 @@ export class LiteProVm extends pulumi.CustomResource {
             resourceInputs["selectOs"] = args?.selectOs;
             resourceInputs["sshAndConsoleUser"] = args?.sshAndConsoleUser;
             resourceInputs["status"] = undefined /*out*/;
-            resourceInputs["uptime"] = undefined /*out*/;
             resourceInputs["vmName"] = (args?.vmName) ?? "server-name";
         } else {
             resourceInputs["billingcycle"] = undefined /*out*/;
@@ -230,7 +220,6 @@ export class LiteProVm extends pulumi.CustomResource {
             resourceInputs["lastInvoice"] = undefined /*out*/;
             resourceInputs["maxdisk"] = undefined /*out*/;
             resourceInputs["maxmem"] = undefined /*out*/;
-            resourceInputs["mem"] = undefined /*out*/;
             resourceInputs["nextDue"] = undefined /*out*/;
             resourceInputs["orderId"] = undefined /*out*/;
             resourceInputs["osname"] = undefined /*out*/;
@@ -247,7 +236,6 @@ export class LiteProVm extends pulumi.CustomResource {
             resourceInputs["selectOs"] = undefined /*out*/;
             resourceInputs["sshAndConsoleUser"] = undefined /*out*/;
             resourceInputs["status"] = undefined /*out*/;
-            resourceInputs["uptime"] = undefined /*out*/;
             resourceInputs["vmName"] = undefined /*out*/;
         }
         opts = pulumi.mergeOptions(utilities.resourceOptsDefaults(), opts);

@@ -80,10 +80,6 @@ export class LiteVm extends pulumi.CustomResource {
      */
     declare public /*out*/ readonly maxmem: pulumi.Output<number | undefined>;
     /**
-     * Memory in use in bytes.
-     */
-    declare public /*out*/ readonly mem: pulumi.Output<number | undefined>;
-    /**
      * One-shot migration to Lite Pro: the value is a product id from `liteProProducts`. The VM keeps being managed by this resource after it moves. Given at create, it is only recorded. Must be a positive whole number written in digits.
      */
     declare public readonly migrateToPro: pulumi.Output<string | undefined>;
@@ -152,10 +148,6 @@ export class LiteVm extends pulumi.CustomResource {
      */
     declare public /*out*/ readonly status: pulumi.Output<string | undefined>;
     /**
-     * Seconds since the last start; 0 when not running.
-     */
-    declare public /*out*/ readonly uptime: pulumi.Output<number | undefined>;
-    /**
      * The VM name, 6-16 characters. Changed in place. Must be 6 to 16 characters.
      */
     declare public readonly vmName: pulumi.Output<string>;
@@ -202,7 +194,6 @@ export class LiteVm extends pulumi.CustomResource {
             resourceInputs["lastInvoice"] = undefined /*out*/;
             resourceInputs["maxdisk"] = undefined /*out*/;
             resourceInputs["maxmem"] = undefined /*out*/;
-            resourceInputs["mem"] = undefined /*out*/;
             resourceInputs["migrateToPro"] = args?.migrateToPro;
             resourceInputs["nextDue"] = undefined /*out*/;
             resourceInputs["orderId"] = undefined /*out*/;
@@ -220,7 +211,6 @@ export class LiteVm extends pulumi.CustomResource {
             resourceInputs["selectOs"] = args?.selectOs;
             resourceInputs["sshAndConsoleUser"] = args?.sshAndConsoleUser;
             resourceInputs["status"] = undefined /*out*/;
-            resourceInputs["uptime"] = undefined /*out*/;
             resourceInputs["vmName"] = (args?.vmName) ?? "server-name";
         } else {
             resourceInputs["billingcycle"] = undefined /*out*/;
@@ -235,7 +225,6 @@ export class LiteVm extends pulumi.CustomResource {
             resourceInputs["lastInvoice"] = undefined /*out*/;
             resourceInputs["maxdisk"] = undefined /*out*/;
             resourceInputs["maxmem"] = undefined /*out*/;
-            resourceInputs["mem"] = undefined /*out*/;
             resourceInputs["migrateToPro"] = undefined /*out*/;
             resourceInputs["nextDue"] = undefined /*out*/;
             resourceInputs["orderId"] = undefined /*out*/;
@@ -253,7 +242,6 @@ export class LiteVm extends pulumi.CustomResource {
             resourceInputs["selectOs"] = undefined /*out*/;
             resourceInputs["sshAndConsoleUser"] = undefined /*out*/;
             resourceInputs["status"] = undefined /*out*/;
-            resourceInputs["uptime"] = undefined /*out*/;
             resourceInputs["vmName"] = undefined /*out*/;
         }
         opts = pulumi.mergeOptions(utilities.resourceOptsDefaults(), opts);

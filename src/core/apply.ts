@@ -1,7 +1,7 @@
 /** The apply engine: create, ordered update steps with checkpoints, read, import, delete, data reads. */
 import { isComputed, isInput } from './attributes.js'
 import type { AnyDataSource, AnyResource, Logger, OperationContext, TimeoutName } from './definition.js'
-import { type Diagnostic, error, hasErrors, messageOf, toDiagnostics, warning } from './diagnostics.js'
+import { causeOf, type Diagnostic, error, hasErrors, toDiagnostics, warning } from './diagnostics.js'
 import { knownOrNull, type Plan, type PrivateState, stepsToRun } from './plan.js'
 import { timeoutMs } from './timeouts.js'
 import { validateConfig } from './validate.js'
@@ -97,7 +97,7 @@ export async function applyCreate<C>(definition: AnyResource, planned: ValueMap,
       error(
         `The ${definition.name} order was placed and is kept in state`,
         `The service accepted the order for ${definition.name} ${String(state.id)}${orderText(state)}, but the ` +
-          `operation did not finish: ${messageOf(thrown)}. The resource is recorded with its id, so nothing is lost ` +
+          `operation did not finish: ${causeOf(thrown)}. The resource is recorded with its id, so nothing is lost ` +
           (resumable ? 'and the next apply resumes waiting for it instead of ordering again.' : 'and is not ordered again.'),
       ),
     )
@@ -176,7 +176,7 @@ export async function applyUpdate<C>(
         diagnostics.push(
           error(
             'The order was placed and is recorded',
-            `The change of ${scheduled.attributes.join(', ')} was ordered but did not finish: ${messageOf(thrown)}. ` +
+            `The change of ${scheduled.attributes.join(', ')} was ordered but did not finish: ${causeOf(thrown)}. ` +
               'It is recorded in state, so the next apply waits for it and does not order it again.',
           ),
         )
@@ -193,6 +193,9 @@ export async function applyUpdate<C>(
   current = { ...current, timeouts: planned.timeouts ?? null }
   const after: PrivateState = later ? { resume: true } : {}
   if (!remote) return { state: settle(planned, current), private: after, diagnostics, incomplete: false }
+  // Inputs that follow the service hold no target of their own: the read reports the current value.
+  const following = Object.keys(definition.attributes).filter((name) => isUnknown(planned[name]) && definition.attributes[name]?.follows)
+  for (const name of following) current[name] = null
   try {
     const observed = await definition.read({ ...base, prior: current as never, importing: false })
     return { state: settle(planned, { ...current, ...(observed ?? {}) }), private: after, diagnostics, incomplete: false }
@@ -293,6 +296,40 @@ export async function importResource<C>(definition: AnyResource, text: string, s
   return imported.length > 0 ? { ...outcome, private: { ...outcome.private, imported } } : outcome
 }
 
+/**
+ * The state of an object of another type (`sourceName`) moved to `definition` (Terraform `moved`),
+ * as the target's rule for that type converts it; the next refresh reads it as the target type.
+ */
+export async function moveResource<C>(
+  definition: AnyResource,
+  sourceName: string,
+  source: ValueMap,
+  sourcePrivate: PrivateState,
+  session: Session<C> | null,
+): Promise<ReadOutcome> {
+  const diagnostics: Diagnostic[] = []
+  const rule = definition.movesFrom?.find((m) => m.from === sourceName)
+  const id = String(source.id ?? '')
+  if (!rule) {
+    const from = (definition.movesFrom ?? []).map((m) => m.from)
+    const detail = `An object of ${sourceName} cannot become a ${definition.name}${from.length > 0 ? `; only ${from.join(', ')} can` : ''}.`
+    return { state: null, private: {}, diagnostics: [error(`Cannot move ${sourceName} to ${definition.name}`, detail)] }
+  }
+  try {
+    const moved = await rule.move(source, session ? { ...contextFor(session, diagnostics), id } : null)
+    if (typeof moved === 'string') {
+      return { state: null, private: {}, diagnostics: [...diagnostics, error(`Cannot move ${sourceName} ${id} to ${definition.name}`, moved)] }
+    }
+    const state: Record<string, Value> = { id }
+    for (const name of Object.keys(definition.attributes)) state[name] = (moved[name] ?? null) as Value
+    if (Object.keys(definition.timeouts).length > 0) state.timeouts = (source.timeouts ?? null) as Value
+    return { state, private: sourcePrivate, diagnostics }
+  } catch (thrown) {
+    diagnostics.push(...toDiagnostics(thrown, `Moving ${sourceName} ${id} to ${definition.name} failed`, names(definition)))
+    return { state: null, private: {}, diagnostics, cause: thrown }
+  }
+}
+
 export interface DataOutcome {
   readonly state: ValueMap | null
   readonly diagnostics: readonly Diagnostic[]
@@ -318,29 +355,31 @@ export async function readDataSource<C>(definition: AnyDataSource, config: Value
 }
 
 /**
- * The definition's plan checks for a change of an existing object: each asks the service whether
- * the planned value can work. A check that cannot reach the service only warns; the service
- * still validates the value when the change is applied.
+ * The definition's checks against the service while planning. A new object (a create, or the new half
+ * of a replacement) runs its create checks, so a replacement whose create is known to fail is refused
+ * before anything is deleted; a change of an existing object runs the plan checks of the attributes it
+ * changes. None of them calls anything that changes the service. A check that cannot reach the
+ * service only warns; the service still validates the value when the change is applied.
  */
-export async function checkPlanOnline<C>(definition: AnyResource, prior: ValueMap, plan: Plan, session: Session<C>): Promise<Diagnostic[]> {
+export async function checkPlanOnline<C>(definition: AnyResource, prior: ValueMap | null, plan: Plan, session: Session<C>): Promise<Diagnostic[]> {
   const diagnostics: Diagnostic[] = []
-  if (plan.replace.length > 0) return diagnostics
-  for (const { attribute, check } of definition.planChecks ?? []) {
+  const creating = prior === null || plan.replace.length > 0
+  const checks = creating
+    ? (definition.createChecks ?? [])
+    : (definition.planChecks ?? []).filter(({ attribute }) => plan.changed.includes(attribute))
+  const input = plainInput(plan.planned)
+  for (const { attribute, check } of checks) {
     const value = plan.planned[attribute]
-    if (!plan.changed.includes(attribute) || isUnknown(value) || isEmpty(value ?? null)) continue
+    if (isUnknown(value) || isEmpty(value ?? null)) continue
     try {
-      const problem = await check({
-        ...contextFor(session, diagnostics),
-        id: String(prior.id),
-        prior,
-        input: plainInput(plan.planned),
-      })
+      const context = contextFor(session, diagnostics)
+      const problem = await check(creating ? { ...context, input } : { ...context, id: String(prior?.id), prior, input })
       if (problem) diagnostics.push(error(`Invalid ${attribute}`, `${attribute} ${problem}.`, [attribute]))
     } catch (thrown) {
       diagnostics.push(
         warning(
           `Could not check ${attribute} before applying`,
-          `Asking the service which values ${attribute} may take failed: ${messageOf(thrown)}. The service checks it when the change is applied.`,
+          `Asking the service which values ${attribute} may take failed: ${causeOf(thrown)}. The service checks it when the change is applied.`,
           [attribute],
         ),
       )

@@ -26,6 +26,12 @@ export interface AttributeFlags {
   readonly sensitive?: boolean
   /** A computed value that no update can change, so plans keep it known. */
   readonly stable?: boolean
+  /**
+   * An optional+computed input that, left unset, reports the service's current value, which other
+   * update steps may move (e.g. a VM's disk after a change of package): when the configuration leaves
+   * it unset and an apply changes something remotely, it is planned as known after apply.
+   */
+  readonly follows?: boolean
   readonly validate?: readonly Validator[]
   /**
    * The form the service keeps the value in (e.g. trimmed); a configured value with the same form

@@ -3,6 +3,7 @@ import { describe, test } from 'node:test'
 import { applyCreate, applyDelete, applyUpdate, importResource, readResource, type Session } from './apply.js'
 import { int64, string } from './attributes.js'
 import { checkResource, DefinitionError, defineResource, silentLogger } from './definition.js'
+import { error, renderNames, toDiagnostics, verbatim } from './diagnostics.js'
 import { nonRoundTripping, toCamel, toPascal, toSnake } from './names.js'
 import { planResource } from './plan.js'
 import { BoxService, boxDefinition } from './testing-fixture.js'
@@ -32,6 +33,40 @@ describe('names', () => {
   test('names that would not survive the round trip are caught', () => {
     assert.deepEqual(nonRoundTripping(['product_id', 'productId', 'ip_v4_address', 'vm__name', 'p4']), ['vm__name'])
     assert.deepEqual(nonRoundTripping(['a_1b']), ['a_1b'])
+  })
+})
+
+describe('names in diagnostics', () => {
+  const names = new Map([
+    ['baremetal', 'provider_baremetal'],
+    ['power_state', 'powerState'],
+    ['lite_products', 'provider_lite_products'],
+  ])
+  test('names are rendered as words; API paths, hostnames and verbatim text stay as they are', () => {
+    const shown = renderNames(
+      error('Invalid power_state', `power_state of baremetal: see lite_products; GET /baremetal-elastic-storages/1 at api.baremetal.example; ${verbatim('baremetal said power_state')}.`),
+      names,
+    )
+    assert.equal(shown.summary, 'Invalid powerState')
+    assert.equal(
+      shown.detail,
+      'powerState of provider_baremetal: see provider_lite_products; GET /baremetal-elastic-storages/1 at api.baremetal.example; baremetal said power_state.',
+    )
+  })
+  test("an API client's error (it names its request) and its field messages are shown verbatim", () => {
+    const thrown = Object.assign(new Error('HTTP 422 on POST /baremetals: baremetal power_state refused'), {
+      method: 'POST',
+      path: '/baremetals',
+      fields: [{ field: 'power_state', message: 'baremetal says no' }],
+    })
+    const shown = toDiagnostics(thrown, 'Creating baremetal failed', ['power_state']).map((d) => renderNames(d, names))
+    assert.deepEqual(
+      shown.map((d) => [d.summary, d.detail]),
+      [
+        ['Creating provider_baremetal failed', 'HTTP 422 on POST /baremetals: baremetal power_state refused'],
+        ['Invalid powerState', 'baremetal says no'],
+      ],
+    )
   })
 })
 

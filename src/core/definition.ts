@@ -90,6 +90,44 @@ export interface PlanCheck<C, A extends Attributes> {
   check(ctx: PlanCheckContext<C, A>): Promise<string | null>
 }
 
+export interface CreateCheckContext<C, A extends Attributes> extends OperationContext<C> {
+  /** The planned values of the object to create; the checked attribute is known and non-empty. */
+  readonly input: ObjectOf<A>
+}
+
+/**
+ * A rule of the service's catalog (a product id, the OS names of a product, the cycles it offers, a
+ * region, stock) checked while planning a new object: a create, or the new half of a replacement. An
+ * error here stops the plan, so no order is placed and, in a replacement, nothing is deleted for a
+ * create that is known to fail. Other inputs the check reads may be unknown at plan time (null in
+ * `input`); it then answers null and the service checks them when the order is placed.
+ */
+export interface CreateCheck<C, A extends Attributes> {
+  readonly attribute: keyof A & string
+  /** What is wrong with the planned value (completing "<attribute> ..."), or null when it is fine. */
+  check(ctx: CreateCheckContext<C, A>): Promise<string | null>
+}
+
+export interface MoveContext<C> extends OperationContext<C> {
+  readonly id: string
+}
+
+/**
+ * Another resource type of the provider whose objects can become this type's (a Terraform `moved`
+ * block between types), e.g. a Lite VM managed as `lite_vm` that migrated to Lite Pro.
+ */
+export interface MoveFrom<C> {
+  /** The other type's canonical name. */
+  readonly from: string
+  /** When an object can move, for the docs (completing "An object of <from> can move ..."). */
+  readonly when: string
+  /**
+   * This type's values for the other type's state, or a message saying why this object cannot move.
+   * `ctx` is null when the provider is not configured yet: then only the state can be checked.
+   */
+  move(source: Readonly<Record<string, unknown>>, ctx: MoveContext<C> | null): Promise<Record<string, unknown> | string>
+}
+
 export interface UpdateStep<C, A extends Attributes> {
   readonly attributes: readonly (keyof A & string)[]
   apply(ctx: StepContext<C, A>): Promise<Observed<A> | undefined>
@@ -127,6 +165,10 @@ export interface ResourceDefinition<C, A extends Attributes> {
   readonly deleteBeforeReplace?: boolean
   /** Checks against the service run at plan time when the attribute changes on an existing object. */
   readonly planChecks?: readonly PlanCheck<C, A>[]
+  /** Checks against the service's catalog run at plan time for a new object (create or replacement). */
+  readonly createChecks?: readonly CreateCheck<C, A>[]
+  /** Other types whose objects can move to this one. */
+  readonly movesFrom?: readonly MoveFrom<C>[]
   create(ctx: CreateContext<C, A>): Promise<Observed<A> & { id: string }>
   /** Finishes a create or step whose order was placed but whose wait did not end; absent when nothing waits. */
   resume?(ctx: ResumeContext<C, A>): Promise<Observed<A> | undefined>
@@ -173,6 +215,8 @@ export interface AnyResource {
   readonly updates: readonly { readonly attributes: readonly string[]; apply(ctx: Erased): Promise<unknown> }[]
   readonly deleteBeforeReplace?: boolean
   readonly planChecks?: readonly { readonly attribute: string; check(ctx: Erased): Promise<string | null> }[]
+  readonly createChecks?: readonly { readonly attribute: string; check(ctx: Erased): Promise<string | null> }[]
+  readonly movesFrom?: readonly { readonly from: string; readonly when: string; move(source: Readonly<Record<string, unknown>>, ctx: Erased): Promise<Record<string, unknown> | string> }[]
   create(ctx: Erased): Promise<Record<string, unknown>>
   resume?(ctx: Erased): Promise<Record<string, unknown> | undefined>
   read(ctx: Erased): Promise<Record<string, unknown> | null>
@@ -265,11 +309,12 @@ export function checkResource(definition: AnyResource): void {
     }
     if (!isInput(declared) && !isComputed(declared)) problems.push(`${attribute} is neither an input nor computed`)
     if (declared.stable && isInput(declared)) problems.push(`${attribute} is an input, so it cannot be marked stable`)
+    if (declared.follows && !(declared.optional && declared.computed)) problems.push(`${attribute} follows the service, so it must be optional and computed`)
   }
   for (const attribute of definition.unrecoverable ?? []) {
     if (!attributes[attribute]) problems.push(`unrecoverable names unknown attribute ${attribute}`)
   }
-  for (const { attribute } of definition.planChecks ?? []) {
+  for (const { attribute } of [...(definition.planChecks ?? []), ...(definition.createChecks ?? [])]) {
     if (!attributes[attribute] || !isInput(attributes[attribute])) problems.push(`a plan check names ${attribute}, which is not an input`)
   }
   if (problems.length > 0) throw new DefinitionError(`${name}: ${problems.join('; ')}`)

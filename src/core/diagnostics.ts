@@ -56,6 +56,29 @@ export function messageOf(value: unknown): string {
   return value instanceof Error ? value.message : String(value)
 }
 
+// Marks around text a front end must show as it is. Private-use characters: never in user text.
+const VERBATIM_OPEN = '\uE000'
+const VERBATIM_CLOSE = '\uE001'
+
+/**
+ * Text shown exactly as it is, whatever the front end: an API path, the service's own words, values
+ * from the catalog. `renderNames` leaves it alone (and drops the marks).
+ */
+export function verbatim(text: string): string {
+  return `${VERBATIM_OPEN}${text}${VERBATIM_CLOSE}`
+}
+
+/** An error of the API client: it names its request, so its text is the API's and the service's. */
+function isServiceError(value: unknown): boolean {
+  const request = value as { method?: unknown; path?: unknown } | null
+  return value instanceof Error && typeof request?.method === 'string' && typeof request.path === 'string'
+}
+
+/** The message of what was thrown, for a diagnostic: the API client's errors verbatim. */
+export function causeOf(value: unknown): string {
+  return isServiceError(value) ? verbatim(messageOf(value)) : messageOf(value)
+}
+
 /**
  * Turns a thrown error into diagnostics: the operation's summary, the API's explanation, and one
  * diagnostic per field the API rejected, placed on the attribute of that name when there is one.
@@ -65,10 +88,10 @@ export function toDiagnostics(value: unknown, summary: string, attributeNames: r
   if (!isExplained(value)) {
     return [error('Provider bug', `${summary}: ${messageOf(value)}. This is a bug in the provider; please report it.`)]
   }
-  const diagnostics = [error(summary, value.message)]
+  const diagnostics = [error(summary, causeOf(value))]
   for (const { field, message } of value.fields ?? []) {
     const name = attributeNames.find((a) => toSnake(a) === toSnake(field))
-    if (name) diagnostics.push(error(`Invalid ${name}`, message, [name]))
+    if (name) diagnostics.push(error(`Invalid ${name}`, verbatim(message), [name]))
   }
   return diagnostics
 }
@@ -76,9 +99,27 @@ export function toDiagnostics(value: unknown, summary: string, attributeNames: r
 /**
  * Diagnostics are written with the spec's canonical names; each front end shows them in its own
  * (Terraform `power_state`, `provider_baremetal`; Pulumi `powerState`, `Baremetal`). This renders
- * every name of `names` found as a whole word in the texts; paths stay canonical.
+ * every name of `names` found as a whole word in the texts, outside verbatim text and outside
+ * anything path-like (a word joined to `/`, `-` or `.`: `/baremetal-elastic-storages` stays as it
+ * is); attribute paths stay canonical.
  */
 export function renderNames(diagnostic: Diagnostic, names: ReadonlyMap<string, string>): Diagnostic {
-  const render = (text: string) => text.replace(/[A-Za-z][A-Za-z0-9_]*/g, (word) => names.get(word) ?? word)
+  const renderWords = (text: string) =>
+    text.replace(/[A-Za-z][A-Za-z0-9_]*/g, (word, at: number) => {
+      const before = text[at - 1] ?? ''
+      const after = text[at + word.length] ?? ''
+      const joined = /[/-]/.test(before) || /[/-]/.test(after) || (before === '.' && /\w/.test(text[at - 2] ?? '')) || (after === '.' && /\w/.test(text[at + word.length + 1] ?? ''))
+      return joined ? word : (names.get(word) ?? word)
+    })
+  const render = (text: string) =>
+    text
+      .split(VERBATIM_OPEN)
+      .map((part, i) => {
+        if (i === 0) return renderWords(part)
+        const end = part.indexOf(VERBATIM_CLOSE)
+        return end < 0 ? part : part.slice(0, end) + renderWords(part.slice(end + 1))
+      })
+      .join('')
+      .replaceAll(VERBATIM_CLOSE, '')
   return { ...diagnostic, summary: render(diagnostic.summary), detail: render(diagnostic.detail) }
 }

@@ -110,6 +110,11 @@ export function planResource(
   for (const [name, attribute] of computedOnly) {
     planned[name] = remote && !(attribute.stable && replace.length === 0) ? UNKNOWN : (prior[name] ?? null)
   }
+  // An unset input that reports the service's current value follows what the other steps do to it.
+  for (const [name, attribute] of Object.entries(definition.attributes)) {
+    const unset = config[name] === null || config[name] === undefined
+    if (remote && attribute.follows && unset && isInput(attribute)) planned[name] = UNKNOWN
+  }
   if (resuming && replace.length === 0 && !hasErrors(diagnostics)) {
     diagnostics.push(
       warning(
@@ -133,7 +138,8 @@ export interface ScheduledStep {
 export function stepsToRun(definition: AnyResource, prior: ValueMap, planned: ValueMap): ScheduledStep[] {
   const steps: ScheduledStep[] = []
   definition.updates.forEach((step, index) => {
-    const moved = step.attributes.filter((name) => !valuesEqual(planned[name], prior[name] ?? null))
+    // An unknown planned input follows the service (see `follows`): it asks its step for nothing.
+    const moved = step.attributes.filter((name) => !isUnknown(planned[name]) && !valuesEqual(planned[name], prior[name] ?? null))
     if (moved.length === 0) return
     const firing = moved.filter((name) => {
       const attribute = definition.attributes[name]

@@ -287,6 +287,12 @@ export class PulumiProvider {
     const plan = this.plan(definition, null, request.properties)
     const planned: ValueMap = { ...plan.planned, timeouts: timeoutsOf('create', request.timeout) }
     const secrets = secretAttributes(definition.attributes, request.properties)
+    if (this.client !== undefined) {
+      // The catalog checks of a new object, before the preview answers and before any order.
+      const online = await checkPlanOnline(definition, null, plan, this.session(request.urn, request.properties))
+      this.warn(online, request.urn)
+      if (hasErrors(online)) throw new PulumiError(Code.INVALID_ARGUMENT, this.describe(online.filter((d) => d.severity === 'error')).join('\n'))
+    }
     if (request.preview) return { id: '', properties: this.outputs(definition, planned, secrets, {}) }
     const outcome = await applyCreate(definition, planned, this.session(request.urn, request.properties))
     this.warn(outcome.diagnostics, request.urn)

@@ -2,6 +2,7 @@
 import type { AdditionalIpAccount, Client, IpAssignment } from '../api/index.js'
 import { bool, defineResource, int64, string } from '../core/index.js'
 import { cycleAttribute, cycleCode, digitsId, keepAndWait, METAL_CYCLES, raw, rawAttribute, rules, waitAgain } from './billing.js'
+import { isNotFound, productAndCycleChecks, quoted } from './catalog-rules.js'
 
 const what = 'additional IP'
 
@@ -50,6 +51,18 @@ export const baremetalAdditionalIp = defineResource<Client, typeof ipAttributes>
   timeouts: { create: '60m', delete: '10m' },
   attributes: ipAttributes,
   updates: [],
+  createChecks: [
+    ...productAndCycleChecks<typeof ipAttributes>({ product: 'productId', cycle: 'cycle' }, 'baremetal_additional_ip_products', (client, signal) =>
+      client.additionalIps.listProducts({ signal }),
+    ),
+    {
+      attribute: 'region',
+      async check({ client, input, signal }) {
+        const regions = await client.additionalIps.listRegions({ signal })
+        return regions.includes(input.region ?? '') ? null : `must be one of the regions ${quoted(regions)}`
+      },
+    },
+  ],
   async create(ctx) {
     const { input, client, signal } = ctx
     const order = await client.additionalIps.createIp(
@@ -95,6 +108,17 @@ function observeAssignment(assignment: IpAssignment) {
   }
 }
 
+/** Null when the account exists and is not terminated, else what is wrong (completing "<attribute> ..."). */
+async function liveAccount(read: () => Promise<{ account_id: string | number; status: string }>, what: string): Promise<string | null> {
+  try {
+    const account = await read()
+    return account.status.toLowerCase() === 'terminated' ? `is ${what} that is terminated (account ${account.account_id})` : null
+  } catch (thrown) {
+    if (isNotFound(thrown)) return `must be ${what} of this account; there is none with this id`
+    throw thrown
+  }
+}
+
 /** `<metalAccountId>:<additionalIpId>` → both ids. */
 function splitId(id: string): [string, string] {
   const [server = '', ip = ''] = id.split(':')
@@ -115,6 +139,21 @@ export const baremetalAdditionalIpAssignment = defineResource<Client, typeof ass
   attributes: assignmentAttributes,
   updates: [],
   deleteBeforeReplace: true,
+  // The old assignment is deleted first: what the new one needs is checked before, at plan.
+  createChecks: [
+    {
+      attribute: 'additionalIpId',
+      async check({ client, input, signal }) {
+        return liveAccount(() => client.additionalIps.getIp(input.additionalIpId ?? 0, { signal }), 'an additional IP')
+      },
+    },
+    {
+      attribute: 'metalAccountId',
+      async check({ client, input, signal }) {
+        return liveAccount(() => client.baremetals.getServer(input.metalAccountId ?? 0, { signal }), 'a Metal server')
+      },
+    },
+  ],
   async create({ client, input, signal }) {
     const assignment = await client.additionalIps.assign(input.additionalIpId ?? 0, { metal_account_id: input.metalAccountId ?? 0 }, { signal })
     return observeAssignment(assignment)

@@ -2,8 +2,10 @@
 import type { Client, ElasticStorageAccount } from '../api/index.js'
 import { bool, defineResource, int64, type OperationContext, range, recordOnly, string } from '../core/index.js'
 import { cycleAttribute, cycleCode, digitsId, keepAndWait, METAL_CYCLES, raw, rawAttribute, rules, waitAgain } from './billing.js'
+import { productAndCycleChecks, productOf, productRule, sizeRule } from './catalog-rules.js'
 
 const what = 'elastic storage'
+const CATALOG = 'the elastic storage catalog'
 
 const attributes = {
   productId: int64({
@@ -92,6 +94,34 @@ export const baremetalElasticStorage = defineResource<Client, typeof attributes>
       },
     },
     { attributes: ['payWithCreditCard'], apply: recordOnly },
+  ],
+  createChecks: [
+    ...productAndCycleChecks<typeof attributes>({ product: 'productId', cycle: 'cycle' }, CATALOG, (client, signal) =>
+      client.elasticStorages.listProducts({ signal }),
+    ),
+    {
+      attribute: 'size',
+      async check({ client, input, signal }) {
+        const product = productOf(await client.elasticStorages.listProducts({ signal }), input.productId)
+        return product ? sizeRule(input.size ?? 100, { min: product.options.min_size, max: product.options.max_size }, `product ${product.product_id}`) : null
+      },
+    },
+  ],
+  planChecks: [
+    {
+      // The resize runs before a change of product, so the current product's limit applies.
+      attribute: 'size',
+      async check({ client, prior, input, signal }) {
+        const product = productOf(await client.elasticStorages.listProducts({ signal }), prior.productId)
+        return product ? sizeRule(input.size ?? 100, { max: product.options.max_size }, `product ${product.product_id}`) : null
+      },
+    },
+    {
+      attribute: 'productId',
+      async check({ client, input, signal }) {
+        return productRule(await client.elasticStorages.listProducts({ signal }), input.productId ?? 0, CATALOG)
+      },
+    },
   ],
   async create(ctx) {
     const { input, client, signal } = ctx

@@ -34,8 +34,9 @@ const attributes = {
   raw: rawAttribute,
 }
 
-function observe(key: Keypair) {
-  return { id: String(key.keypair_id), keypairId: key.keypair_id, name: key.name, raw: raw(key) }
+/** `raw` is the key as the pool lists it (K1), also right after K2, whose answer adds `private_key`. */
+function observe({ private_key: _secret, ...listed }: Keypair) {
+  return { id: String(listed.keypair_id), keypairId: listed.keypair_id, name: listed.name, raw: raw(listed) }
 }
 
 export const baremetalKeypair = defineResource<Client, typeof attributes>({

@@ -2,6 +2,7 @@
 import type { Client, MetalServerAccount } from '../api/index.js'
 import { bool, defineResource, int64, oneOf, type OperationContext, recordOnly, string } from '../core/index.js'
 import { cycleAttribute, cycleCode, digitsId, METAL_CYCLES, raw, rawAttribute, rules, waitForOrder } from './billing.js'
+import { cycleRule, isNotFound, productOf, productRule, quoted } from './catalog-rules.js'
 
 const what = 'Metal server'
 
@@ -140,6 +141,39 @@ export const baremetal = defineResource<Client, typeof attributes>({
       },
     },
     { attributes: ['payWithCreditCard'], apply: recordOnly },
+  ],
+  createChecks: [
+    {
+      attribute: 'productId',
+      async check({ client, input, signal }) {
+        const products = await client.baremetals.listProducts({ signal })
+        const wrong = productRule(products, input.productId ?? 0, 'baremetal_products')
+        if (wrong) return wrong
+        const product = productOf(products, input.productId)
+        return product?.out_of_stock ? `is product ${product.product_id} (${product.name}), which is out of stock, so its order would be refused` : null
+      },
+    },
+    {
+      attribute: 'cycle',
+      async check({ client, input, signal }) {
+        return cycleRule(productOf(await client.baremetals.listProducts({ signal }), input.productId), input.cycle ?? '')
+      },
+    },
+    {
+      attribute: 'selectOs',
+      async check({ client, input, signal }) {
+        const product = input.productId
+        if (typeof product !== 'number') return null
+        let values: string[]
+        try {
+          values = Object.values(await client.baremetals.listProductOss(product, { signal })).flatMap((family) => family.map((o) => o.value))
+        } catch (thrown) {
+          if (isNotFound(thrown)) return null // an unknown product: the productId check says so
+          throw thrown
+        }
+        return values.includes(input.selectOs ?? '') ? null : `must be an OS of product ${product}: ${quoted(values)}`
+      },
+    },
   ],
   planChecks: [
     {

@@ -2,6 +2,7 @@
 import type { Client, LiteDiskAccount } from '../api/index.js'
 import { bool, defineResource, int64, length, range, recordOnly, string } from '../core/index.js'
 import { cycleAttribute, cycleCode, digitsId, keepAndWait, LITE_CYCLES, raw, rawAttribute, rules, waitAgain } from './billing.js'
+import { productAndCycleChecks, productOf, sizeRule } from './catalog-rules.js'
 import type { LiteFamily } from './lite-family.js'
 
 export function liteDisk(family: LiteFamily) {
@@ -82,6 +83,27 @@ export function liteDisk(family: LiteFamily) {
         },
       },
       { attributes: ['pay_with_credit_card'], apply: recordOnly },
+    ],
+    createChecks: [
+      ...productAndCycleChecks<typeof attributes>({ product: 'product_id', cycle: 'cycle' }, `${family.prefix}_disk_products`, (client, signal) =>
+        family.api(client).listDiskProducts({ signal }),
+      ),
+      {
+        attribute: 'size',
+        async check({ client, input, signal }) {
+          const product = productOf(await family.api(client).listDiskProducts({ signal }), input.product_id)
+          return product ? sizeRule(input.size ?? family.diskMinimum, { min: product.options.min_size, max: product.options.max_size }, `product ${product.product_id}`) : null
+        },
+      },
+    ],
+    planChecks: [
+      {
+        attribute: 'size',
+        async check({ client, prior, input, signal }) {
+          const product = productOf(await family.api(client).listDiskProducts({ signal }), prior.product_id)
+          return product ? sizeRule(input.size ?? family.diskMinimum, { max: product.options.max_size }, `product ${product.product_id}`) : null
+        },
+      },
     ],
     async create(ctx) {
       const { input, client, signal } = ctx

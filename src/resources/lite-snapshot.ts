@@ -2,6 +2,7 @@
 import type { Client, LiteSnapshotAccount } from '../api/index.js'
 import { bool, defineResource, int64, length, recordOnly, string } from '../core/index.js'
 import { cycleAttribute, cycleCode, digitsId, keepAndWait, LITE_CYCLES, rules, waitAgain } from './billing.js'
+import { cycleRule } from './catalog-rules.js'
 import type { LiteFamily } from './lite-family.js'
 
 export function liteSnapshot(family: LiteFamily) {
@@ -49,6 +50,16 @@ export function liteSnapshot(family: LiteFamily) {
     timeouts: { create: '60m', delete: '10m' },
     attributes,
     updates: [{ attributes: ['pay_with_credit_card'], apply: recordOnly }],
+    createChecks: [
+      {
+        // The family has one snapshot product: the cycle must be one it offers.
+        attribute: 'cycle',
+        async check({ client, input, signal }) {
+          const [product] = await family.api(client).listSnapshotProducts({ signal })
+          return cycleRule(product, input.cycle ?? '')
+        },
+      },
+    ],
     async create(ctx) {
       const { input, client, signal } = ctx
       const api = family.api(client)

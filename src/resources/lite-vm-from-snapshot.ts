@@ -1,9 +1,9 @@
 /** provider_lite_vm_from_snapshot: a new VM restored from a snapshot (S4); deleting it never touches the snapshot. */
 import type { Client, LiteVmAccount } from '../api/index.js'
-import { bool, defineResource, int64, length, recordOnly, string } from '../core/index.js'
+import { bool, defineResource, InputError, int64, length, recordOnly, string } from '../core/index.js'
 import { cycleAttribute, cycleCode, digitsId, keepAndWait, LITE_CYCLES, rules, waitAgain } from './billing.js'
 import type { LiteFamily } from './lite-family.js'
-import { consolePasswordRules, consoleUserRules } from './lite-vm.js'
+import { consolePasswordRules, consoleUserRules, newVmChecks } from './lite-vm.js'
 
 export function liteVmFromSnapshot(family: LiteFamily) {
   const what = `${family.title} VM`
@@ -58,6 +58,7 @@ export function liteVmFromSnapshot(family: LiteFamily) {
     timeouts: { create: '60m', delete: '10m' },
     attributes,
     updates: [{ attributes: ['pay_with_credit_card'], apply: recordOnly }],
+    createChecks: newVmChecks<typeof attributes>(family, { os: false }),
     async create(ctx) {
       const { input, client, signal } = ctx
       const api = family.api(client)
@@ -83,9 +84,13 @@ export function liteVmFromSnapshot(family: LiteFamily) {
       const api = family.api(ctx.client)
       return observe(await waitAgain(ctx, (id) => api.getVm(id, { signal: ctx.signal }), what))
     },
-    async read({ client, id, signal }) {
+    async read({ client, id, importing, signal }) {
       const account = await family.api(client).getVm(id, { signal })
-      return account.status === 'Terminated' ? null : observe(account)
+      if (account.status === 'Terminated') return null
+      if (importing && account.extra_details.snapshot_id === null) {
+        throw new InputError([], `VM ${id} was not restored from a snapshot: import it as ${family.prefix}_vm.`)
+      }
+      return observe(account)
     },
     async delete({ client, id, signal }) {
       await family.api(client).deleteVm(id, { signal })

@@ -44,12 +44,18 @@ describe('provider_lite_vm', () => {
   test('power_state and disk_size given at create are applied after Active; rebuild_os and migrate_to_pro are only recorded', async () => {
     const { h, config } = await setup()
     const state = await h.create(vm, { ...config, power_state: 'stop', disk_size: 40, rebuild_os: 'Debian-12', migrate_to_pro: '201' })
-    assert.deepEqual(await h.mutations(), ['POST /v1/lites', 'PUT /v1/lites/accounts/100001/storage', 'PUT /v1/lites/accounts/100001/vm-state/stop'])
+    const calls = (await h.requests()).map((r) => `${r.method} ${r.path}`)
+    assert.deepEqual(
+      calls.filter((c) => !c.startsWith('GET ')),
+      ['POST /v1/lites', 'PUT /v1/lites/accounts/100001/storage', 'PUT /v1/lites/accounts/100001/vm-state/stop'],
+    )
     assert.equal(state.disk_size, 40)
     assert.equal(state.power_state, 'stop')
     assert.equal(state.rebuild_os, 'Debian-12')
     assert.equal(state.osname, 'Ubuntu-22.04', 'no rebuild happened')
-    assert.equal(state.mem, 0, 'vm-details was read after the power action')
+    const powered = calls.indexOf('PUT /v1/lites/accounts/100001/vm-state/stop')
+    assert.ok(calls.lastIndexOf('GET /v1/lites/accounts/100001/vm-details') > powered, 'vm-details was read after the power action')
+    assert.equal(state.cpus, 1)
   })
 
   test('an unpaid order ends the create with a warning and status Pending; what it skipped is finished after payment', async () => {
@@ -110,15 +116,22 @@ describe('provider_lite_vm', () => {
     assert.deepEqual(h.plan(vm, after, { ...config, vm_name: 'renamed-vm-01', keypair_id: second.keypair_id ?? null, product_id: 102, disk_size: 60, rebuild_os: 'Debian-12', power_state: 'stop' }).changed, [])
   })
 
-  test('disk_size is a floor: a package change that grows the disk is no drift', async () => {
+  test('unset, disk_size reports the current size after a package change; set, it is a floor and no drift', async () => {
     const { h, config } = await setup()
     const state = await h.create(vm, config)
     const outcome = await h.update(vm, state, { ...config, product_id: 102 })
     const after = outcome.state as ValueMap
-    assert.equal(after.disk_size, 20, 'the unset target keeps its value')
+    assert.equal(after.disk_size, 40, 'the unset disk_size reports the size the package gave')
     const refreshed = await h.read(vm, after)
-    assert.equal(refreshed?.disk_size, 20)
+    assert.equal(refreshed?.disk_size, 40)
     assert.deepEqual(h.plan(vm, refreshed, { ...config, product_id: 102 }).changed, [])
+
+    const pinned = await h.create(vm, { ...config, disk_size: 30 })
+    const grown = (await h.update(vm, pinned, { ...config, disk_size: 30, product_id: 102 })).state as ValueMap
+    assert.equal(grown.disk_size, 30, 'a set target is a floor: the package raising the disk is no drift')
+    const reread = await h.read(vm, grown)
+    assert.equal(reread?.disk_size, 30)
+    assert.deepEqual(h.plan(vm, reread, { ...config, disk_size: 30, product_id: 102 }).changed, [])
   })
 
   test('migrate_to_pro moves the VM to Lite Pro and it stays managed there', async () => {

@@ -1,8 +1,11 @@
 /** provider_lite_vm and provider_lite_pro_vm: one definition, built per family (backend-api §4.2). */
 import type { Client, LiteApi, LiteVmAccount, VmAction, VmDetails } from '../api/index.js'
 import {
+  type Attributes,
   bool,
+  type CreateCheck,
   defineResource,
+  InputError,
   int64,
   length,
   type OperationContext,
@@ -27,7 +30,8 @@ import {
   rules,
   waitForOrder,
 } from './billing.js'
-import { type LiteFamily, litePro } from './lite-family.js'
+import { cycleRule, isNotFound, productOf, productRule, quoted, sizeRule } from './catalog-rules.js'
+import { type LiteFamily, lite, litePro } from './lite-family.js'
 
 /** The rules of the console user and password (§3.1.1), shared with the restored VM. */
 export const consoleUserRules = [length({ min: 6, max: 32 }), pattern(/^[A-Za-z0-9.-]*$/, 'letters, digits, hyphens and periods only')]
@@ -124,6 +128,7 @@ function vmAttributes(family: LiteFamily) {
     disk_size: int64({
       optional: true,
       computed: true,
+      follows: true,
       growOnly: true,
       validate: [rules.id],
       description:
@@ -131,10 +136,8 @@ function vmAttributes(family: LiteFamily) {
     }),
     status: string({ computed: true, description: '`Active`, `Pending`, `Suspended` or `Terminated`.' }),
     order_id: string({ computed: true, stable: true, description: 'The order that created the VM.' }),
-    uptime: int64({ computed: true, description: 'Seconds since the last start; 0 when not running.' }),
     maxdisk: int64({ computed: true, description: 'Disk capacity in bytes.' }),
     maxmem: int64({ computed: true, description: 'Memory capacity in bytes.' }),
-    mem: int64({ computed: true, description: 'Memory in use in bytes.' }),
     cpus: int64({ computed: true, description: 'Number of vCPUs.' }),
     ciuser: string({ computed: true, stable: true, description: 'The cloud-init user.' }),
     cipassword: string({ computed: true, sensitive: true, stable: true, description: 'The cloud-init password.' }),
@@ -148,6 +151,53 @@ function vmAttributes(family: LiteFamily) {
     last_invoice: lastInvoiceAttribute,
     raw: rawAttribute,
   }
+}
+
+/**
+ * The catalog checks of a new VM of the family, shared with the VM restored from a snapshot: the
+ * product (and whether it has an IP address to give), the cycle it offers and, when `os` is given,
+ * the OS names of the product.
+ */
+export function newVmChecks<A extends Attributes>(family: LiteFamily, options: { os: boolean }): CreateCheck<Client, A>[] {
+  type Input = { product_id?: number | null; cycle?: string | null; select_os?: string | null }
+  const catalog = `${family.prefix}_products`
+  const checks: CreateCheck<Client, A>[] = [
+    {
+      attribute: 'product_id' as keyof A & string,
+      async check({ client, input, signal }) {
+        const id = (input as Input).product_id ?? 0
+        const wrong = productRule(await family.api(client).listProducts({ signal }), id, catalog)
+        if (wrong) return wrong
+        const { available } = await family.api(client).getIpAvailability(id, { signal })
+        return available ? null : `is product ${id}, which has no IP address to give now, so its order would be refused; choose another product or try later`
+      },
+    },
+    {
+      attribute: 'cycle' as keyof A & string,
+      async check({ client, input, signal }) {
+        const product = productOf(await family.api(client).listProducts({ signal }), (input as Input).product_id)
+        return cycleRule(product, (input as Input).cycle ?? '')
+      },
+    },
+  ]
+  if (options.os) {
+    checks.push({
+      attribute: 'select_os' as keyof A & string,
+      async check({ client, input, signal }) {
+        const product = (input as Input).product_id
+        if (typeof product !== 'number') return null
+        let names: string[]
+        try {
+          names = (await family.api(client).listOss(product, { signal })).map((o) => o.name)
+        } catch (thrown) {
+          if (isNotFound(thrown)) return null // an unknown product: the product_id check says so
+          throw thrown
+        }
+        return names.includes((input as Input).select_os ?? '') ? null : `must be an OS of product ${product}: ${quoted(names)}`
+      },
+    })
+  }
+  return checks
 }
 
 type VmAttributes = ReturnType<typeof vmAttributes>
@@ -221,11 +271,13 @@ export function liteVm(family: LiteFamily) {
         : {}),
       status: account.status,
       order_id: account.order_id,
+      // Live figures (uptime, memory in use) are left out: they change on every read, and a state that
+      // changes on every refresh is drift that is not there.
       ...(vmDetails
-        ? { uptime: vmDetails.uptime, maxdisk: vmDetails.maxdisk, maxmem: vmDetails.maxmem, mem: vmDetails.mem, cpus: vmDetails.cpus }
+        ? { maxdisk: vmDetails.maxdisk, maxmem: vmDetails.maxmem, cpus: vmDetails.cpus }
         : prior
           ? {}
-          : { uptime: null, maxdisk: null, maxmem: null, mem: null, cpus: null }),
+          : { maxdisk: null, maxmem: null, cpus: null }),
       ciuser: extra.ciuser,
       cipassword: extra.cipassword,
       osname: extra.osname,
@@ -241,9 +293,45 @@ export function liteVm(family: LiteFamily) {
   }
 
   async function readVm(ctx: OperationContext<Client>, id: string, prior: Partial<Vm> | null, importing: boolean) {
-    const located = await locate(ctx, id, prior)
+    let located: Located
+    try {
+      located = await locate(ctx, id, prior)
+    } catch (thrown) {
+      if (importing && isNotFound(thrown)) await refuseOtherFamily(ctx, id)
+      throw thrown
+    }
     if (located.account.status === 'Terminated') return null
+    if (importing) refuseOtherType(id, located)
     return observe(located, await details(ctx, located.api, located.account), prior, importing)
+  }
+
+  /**
+   * An import takes only a VM of this resource type: a Lite Pro VM (a migrated Lite VM is one) or a
+   * VM restored from a snapshot is managed by its own type, whose delete and steps fit it.
+   */
+  function refuseOtherType(id: string, { account, migrated }: Located): void {
+    if (migrated) {
+      throw new InputError(
+        [],
+        `VM ${id} is a Lite Pro VM (a Lite VM moved with migrate_to_pro is one from then on): import it as lite_pro_vm, ` +
+          'or move a lite_vm already managed to lite_pro_vm with a moved block.',
+      )
+    }
+    if (family.restoresSnapshots && account.extra_details.snapshot_id !== null) {
+      throw new InputError([], `VM ${id} was restored from snapshot ${account.extra_details.snapshot_id}: import it as ${family.prefix}_vm_from_snapshot.`)
+    }
+  }
+
+  /** A VM this family does not have may be one of the other family: the message names its type. */
+  async function refuseOtherFamily(ctx: OperationContext<Client>, id: string): Promise<void> {
+    const other = family.migratesToPro ? null : lite
+    if (!other) return
+    try {
+      await other.api(ctx.client).getVm(id, { signal: ctx.signal })
+    } catch {
+      return // not there either: the import reports a missing object
+    }
+    throw new InputError([], `VM ${id} is a ${other.title} VM, not a ${family.title} one: import it as ${other.prefix}_vm.`)
   }
 
   /** Waits for an order on the VM: the Active account, or null when it waits for payment. */
@@ -357,7 +445,52 @@ export function liteVm(family: LiteFamily) {
     timeouts: { create: '20m', update: '20m', delete: '10m' },
     attributes,
     updates: steps,
+    createChecks: newVmChecks<VmAttributes>(family, { os: true }),
+    // A Lite VM migrated with migrate_to_pro is a Lite Pro VM: its lite_vm state can move here.
+    movesFrom: family.migratesToPro
+      ? []
+      : [
+          {
+            from: `${lite.prefix}_vm`,
+            when: 'once its migration to Lite Pro (migrate_to_pro) has happened; set product_id to the Lite Pro product it moved to',
+            async move(source, ctx) {
+              const target = source.migrate_to_pro
+              if (typeof target !== 'string' || target === '') {
+                return 'Only a Lite VM migrated to Lite Pro can move: its migrate_to_pro is not set. Migrate it first.'
+              }
+              let productId = Number(target)
+              if (ctx) {
+                try {
+                  productId = (await family.api(ctx.client).getVm(ctx.id, { signal: ctx.signal })).product_id
+                } catch (thrown) {
+                  if (!isNotFound(thrown)) throw thrown
+                  return `VM ${ctx.id} is not a Lite Pro VM: its migration to ${target} was recorded but has not happened. Apply it as lite_vm first.`
+                }
+              }
+              const { migrate_to_pro: _migrated, ...kept } = source
+              return { ...kept, product_id: productId }
+            },
+          },
+        ],
     planChecks: [
+      {
+        attribute: 'product_id',
+        async check({ client, id, prior, input, signal }) {
+          const { value: options } = await inGroup(client, prior, (api) => api.getChangePackageOptions(id, { signal }))
+          const ids = options.packages.map((p) => p.product_id)
+          if (ids.includes(input.product_id ?? 0)) return null
+          return ids.length === 0
+            ? `cannot change: VM ${id} has no package to change to`
+            : `must be a package VM ${id} can change to: ${quoted(ids)}`
+        },
+      },
+      {
+        attribute: 'disk_size',
+        async check({ client, id, prior, input, signal }) {
+          const { value: storage } = await inGroup(client, prior, (api) => api.getStorageOptions(id, { signal }))
+          return sizeRule(input.disk_size ?? 0, { max: storage.max_disk_size }, `VM ${id}`)
+        },
+      },
       {
         attribute: 'rebuild_os',
         async check({ client, input, signal }) {

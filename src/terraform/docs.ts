@@ -248,8 +248,26 @@ function renderResource(resource: AnyResource, options: DocsOptions, names: Terr
     ...schemaSection(resource.attributes, names, { resource: true, timeouts: timeouts.map(([name]) => name) }),
     ...timeoutsSection(timeouts),
     ...importSection(resource, typeName, names),
+    ...movedSection(resource, typeName, names),
   ]
   return finish(lines)
+}
+
+function movedSection(resource: AnyResource, typeName: string, names: TerraformNames): string[] {
+  return (resource.movesFrom ?? []).flatMap(({ from, when }) => [
+    `## Moving from ${TYPE_PREFIX}${from}`,
+    '',
+    `An object managed as \`${TYPE_PREFIX}${from}\` can move to this type ${names.text(when)}. Rename the resource block ` +
+      'and add a `moved` block (Terraform 1.8 and later); no order is placed and nothing is replaced.',
+    '',
+    '```terraform',
+    'moved {',
+    `  from = ${TYPE_PREFIX}${from}.example`,
+    `  to   = ${typeName}.example`,
+    '}',
+    '```',
+    '',
+  ])
 }
 
 function renderDataSource(dataSource: AnyDataSource, options: DocsOptions, names: TerraformNames): string {

@@ -5,7 +5,6 @@ import {
   type CtyObject,
   type CtyType,
   type CtyValue,
-  isExactDouble,
   numberFromBigInt,
   numberFromText,
   typeToJson,
@@ -25,9 +24,6 @@ export class CtyCodecError extends Error {
 
 // go-cty writes an unknown as fixext1 type 0 with one zero byte; we send exactly that.
 const UNKNOWN_WIRE = new ExtData(0, new Uint8Array([0]))
-const INT64_MIN = -(2n ** 63n)
-const INT64_MAX = 2n ** 63n - 1n
-const UINT32_LIMIT = 2 ** 32
 
 /** Decodes a DynamicValue.msgpack against the schema's implied type. Any ext code means unknown. */
 export function decodeMsgpack(bytes: Uint8Array, type: CtyType): CtyValue {
@@ -105,29 +101,17 @@ function fromWire(raw: unknown, type: CtyType, path: string): CtyValue {
   throw new CtyCodecError(path, `expected ${typeName(type)}, got ${describe(raw)}`)
 }
 
-function numberToWire(value: CtyNumber, path: string): number | bigint | string {
-  if (typeof value === 'number') {
-    if (Number.isNaN(value)) throw new CtyCodecError(path, 'NaN is not a cty number')
-    if (Number.isSafeInteger(value)) {
-      // The msgpack library writes integers past 32 bits as float64 when BigInt64 is on; bigint keeps them ints.
-      return Math.abs(value) >= UINT32_LIMIT ? BigInt(value) : value
-    }
-    if (!Number.isFinite(value) || isExactDouble(value)) return value
-    return String(value)
-  }
-  const text = value.text
-  if (/^-?\d+$/.test(text)) {
-    const big = BigInt(text)
-    if (big >= INT64_MIN && big <= INT64_MAX) return big
-  }
-  const double = Number(text)
-  if (Number.isFinite(double) && numberEqualsText(double, text) && isExactDouble(double)) return double
-  return text
-}
-
-function numberEqualsText(double: number, text: string): boolean {
-  const back = numberFromText(text)
-  return typeof back === 'number' && back === double
+/**
+ * A finite number goes on the wire as its decimal text, which Terraform parses exactly as it parses a
+ * number in the state's JSON. An integer sent as a msgpack int decodes to a differently built (if equal)
+ * number, and Terraform compares states structurally: every refresh would then look like a change
+ * (`plan -refresh-only -detailed-exitcode` exiting 2 with "No changes").
+ */
+function numberToWire(value: CtyNumber, path: string): number | string {
+  if (typeof value !== 'number') return value.text
+  if (Number.isNaN(value)) throw new CtyCodecError(path, 'NaN is not a cty number')
+  if (!Number.isFinite(value)) return value // no text form: msgpack float64 infinity
+  return String(Object.is(value, -0) ? 0 : value)
 }
 
 function toWire(value: CtyValue | undefined, type: CtyType, path: string): unknown {

@@ -10,10 +10,12 @@ import {
   applyUpdate,
   checkPlanOnline,
   type Diagnostic,
+  error,
 
   hasErrors,
   importResource,
   InputError,
+  moveResource,
   messageOf,
   type PrivateState,
   planResource,
@@ -32,7 +34,7 @@ import {
   type Diagnostic as TfDiagnostic,
   Provider,
 } from './gen/tfplugin6.8_pb.js'
-import { bindService, type ServiceBinding } from './handshake.js'
+import { bindService, PROVIDER_ADDRESS, type ServiceBinding } from './handshake.js'
 import { decodeJsonState } from './json-state.js'
 import type { Logger } from './log.js'
 import { decodeMsgpack, encodeMsgpack } from './msgpack.js'
@@ -61,6 +63,8 @@ export interface ProviderServiceOptions {
 }
 
 const EMPTY = new Uint8Array()
+/** `moved` blocks between resource types need MoveResourceState, which Terraform calls only when advertised. */
+const CAPABILITIES = { getProviderSchemaOptional: true, planDestroy: false, moveResourceState: true } as const
 
 function decode(view: TfView, value: DynamicValue | undefined): ValueMap | null {
   if (!value) return null
@@ -133,7 +137,7 @@ export function providerService(registry: Registry, options: ProviderServiceOpti
 
   return bindService(Provider, {
     getMetadata: () => ({
-      serverCapabilities: { getProviderSchemaOptional: true },
+      serverCapabilities: CAPABILITIES,
       resources: [...resources.keys()].map((typeName) => ({ typeName })),
       dataSources: [...dataSources.keys()].map((typeName) => ({ typeName })),
     }),
@@ -142,7 +146,7 @@ export function providerService(registry: Registry, options: ProviderServiceOpti
       provider: providerSchema.schema,
       resourceSchemas: Object.fromEntries([...resources].map(([name, r]) => [name, r.view.schema])),
       dataSourceSchemas: Object.fromEntries([...dataSources].map(([name, d]) => [name, d.view.schema])),
-      serverCapabilities: { getProviderSchemaOptional: true, planDestroy: false },
+      serverCapabilities: CAPABILITIES,
     }),
 
     validateProviderConfig: (request) => {
@@ -226,7 +230,7 @@ export function providerService(registry: Registry, options: ProviderServiceOpti
         const prior = decode(view, request.priorState)
         const plan = planResource(definition, prior, config, readPrivate(request.priorPrivate))
         const issues = [...plan.diagnostics]
-        if (prior !== null && client !== undefined && !hasErrors(issues)) issues.push(...(await checkPlanOnline(definition, prior, plan, session())))
+        if (client !== undefined && !hasErrors(issues)) issues.push(...(await checkPlanOnline(definition, prior, plan, session())))
         return {
           plannedState: encode(view, hasErrors(issues) ? proposed : plan.planned),
           requiresReplace: plan.replace.map((name) => attributePath([name])),
@@ -273,6 +277,26 @@ export function providerService(registry: Registry, options: ProviderServiceOpti
         }
       } catch (thrown) {
         return { diagnostics: failed('ImportResourceState', thrown) }
+      }
+    },
+
+    moveResourceState: async (request) => {
+      try {
+        const { definition, view } = resource(request.targetTypeName)
+        const from = resources.get(request.sourceTypeName)
+        const ours = request.sourceProviderAddress === '' || request.sourceProviderAddress.endsWith(PROVIDER_ADDRESS)
+        if (!from || !ours) {
+          const detail = `${request.sourceTypeName} of ${request.sourceProviderAddress || 'another provider'} is not a resource type of this provider.`
+          return { diagnostics: diagnostics([error(`Cannot move ${request.sourceTypeName} to ${definition.name}`, detail)]) }
+        }
+        const json = request.sourceState?.json ?? EMPTY
+        const source = json.length > 0 ? fromCty(from.view, decodeJsonState(json, from.view.type)) : null
+        if (source === null) return { diagnostics: diagnostics([error('Cannot move an empty state', `${request.sourceTypeName} has no state to move.`)]) }
+        const outcome = await moveResource(definition, from.definition.name, source, readPrivate(request.sourcePrivate), client === undefined ? null : session())
+        if (outcome.state === null) return { diagnostics: diagnostics(outcome.diagnostics) }
+        return { targetState: encode(view, outcome.state), targetPrivate: writePrivate(outcome.private), diagnostics: diagnostics(outcome.diagnostics) }
+      } catch (thrown) {
+        return { diagnostics: failed('MoveResourceState', thrown) }
       }
     },
 

@@ -53,7 +53,16 @@ export interface TfView {
 
 export function resourceView(definition: AnyResource): TfView {
   const timeouts = Object.keys(definition.timeouts)
-  return view(`${TYPE_PREFIX}${definition.name}`, definition.attributes, definition.description, true, timeouts)
+  return view(`${TYPE_PREFIX}${definition.name}`, definition.attributes, definition.description, true, timeouts, timeoutsDescription(definition))
+}
+
+/** What the `timeouts` block is for, with this resource's defaults. */
+function timeoutsDescription(definition: AnyResource): string {
+  const defaults = Object.entries(definition.timeouts).map(([name, value]) => `${name} ${value}`)
+  return (
+    'How long each operation may wait for the service (an order is waited for until the resource is Active) ' +
+    `before the operation fails; an order already placed is kept in state. Defaults: ${defaults.join(', ')}.`
+  )
 }
 
 export function dataSourceView(definition: AnyDataSource): TfView {
@@ -64,7 +73,14 @@ export function providerView(definition: AnyProvider): TfView {
   return view('provider', definition.attributes, definition.description, false, [])
 }
 
-function view(typeName: string, attributes: Attributes, description: string, resource: boolean, timeouts: readonly string[]): TfView {
+function view(
+  typeName: string,
+  attributes: Attributes,
+  description: string,
+  resource: boolean,
+  timeouts: readonly string[],
+  timeoutsText = '',
+): TfView {
   const objectTypes: Record<string, CtyType> = {}
   const schemaAttributes = []
   if (resource) {
@@ -91,6 +107,8 @@ function view(typeName: string, attributes: Attributes, description: string, res
         typeName: 'timeouts',
         nesting: Schema_NestedBlock_NestingMode.SINGLE,
         block: create(Schema_BlockSchema, {
+          description: timeoutsText,
+          descriptionKind: StringKind.MARKDOWN,
           attributes: timeouts.map((t) =>
             create(Schema_AttributeSchema, {
               name: t,

@@ -113,9 +113,22 @@ function dynamic(object: Record<string, unknown> | null) {
   return { msgpack: encode(toWire(object), { useBigInt64: true }) }
 }
 
-function undynamic(value: { msgpack: Uint8Array; json: Uint8Array } | undefined): Record<string, unknown> | null {
+/**
+ * A state object off the wire. Terraform decodes with the schema's types: a number may come as its
+ * decimal text, so the attributes the schema types `number` (`numbers`) are read back as numbers.
+ */
+function undynamic(
+  value: { msgpack: Uint8Array; json: Uint8Array } | undefined,
+  numbers: ReadonlySet<string> = new Set(),
+): Record<string, unknown> | null {
   if (!value) return null
-  if (value.msgpack.length > 0) return fromWire(decode(value.msgpack, { useBigInt64: true })) as Record<string, unknown> | null
+  if (value.msgpack.length > 0) {
+    const object = fromWire(decode(value.msgpack, { useBigInt64: true })) as Record<string, unknown> | null
+    if (object === null) return null
+    return Object.fromEntries(
+      Object.entries(object).map(([k, v]) => [k, numbers.has(k) && typeof v === 'string' ? Number(v) : v]),
+    )
+  }
   if (value.json.length > 0) return JSON.parse(new TextDecoder().decode(value.json)) as Record<string, unknown>
   return null
 }
@@ -141,6 +154,7 @@ export const terraformDriver: FrontEndDriver = {
     const schemas = await grpc.call(Provider.method.getProviderSchema, {})
     const schema: Schema | undefined = schemas.resourceSchemas[typeName]
     if (!schema?.block || !schemas.provider?.block) throw new Error(`no schema for ${typeName}`)
+    const numbers = new Set(schema.block.attributes.filter((a) => new TextDecoder().decode(a.type) === '"number"').map((a) => a.name))
     const providerNames = schemas.provider.block.attributes.map((a) => a.name)
     const providerConfig = Object.fromEntries(providerNames.map((n) => [n, null]))
     const configured = await grpc.call(Provider.method.configureProvider, {
@@ -230,7 +244,7 @@ export const terraformDriver: FrontEndDriver = {
         priorPrivate: prior ? native(prior).private : new Uint8Array(),
       })
       errorsOf('PlanResourceChange', response.diagnostics)
-      const planned = undynamic(response.plannedState)
+      const planned = undynamic(response.plannedState, numbers)
       if (planned === null) throw new ProviderFailure(`PlanResourceChange planned nothing for ${typeName}`)
       assertPlanValid(priorObject, config, planned)
       const replace = response.requiresReplace.map((path) =>
@@ -249,7 +263,7 @@ export const terraformDriver: FrontEndDriver = {
         plannedPrivate,
       })
       errorsOf('ApplyResourceChange', response.diagnostics)
-      const applied = undynamic(response.newState)
+      const applied = undynamic(response.newState, numbers)
       if (planned !== null) {
         if (applied === null) throw new ProviderFailure(`ApplyResourceChange returned no state for ${typeName}`)
         assertApplyConsistent(planned, applied)
@@ -269,7 +283,7 @@ export const terraformDriver: FrontEndDriver = {
       errorsOf('UpgradeResourceState', upgraded.diagnostics)
       const response = await grpc.call(Provider.method.readResource, { typeName, currentState: upgraded.upgradedState, private: priv })
       errorsOf('ReadResource', response.diagnostics)
-      return stateOf(undynamic(response.newState), response.private)
+      return stateOf(undynamic(response.newState, numbers), response.private)
     }
 
     return {
@@ -304,12 +318,12 @@ export const terraformDriver: FrontEndDriver = {
         errorsOf('ImportResourceState', response.diagnostics)
         const imported = response.importedResources[0]
         if (!imported || response.importedResources.length !== 1) throw new ProviderFailure(`ImportResourceState returned ${response.importedResources.length} objects`)
-        const object = undynamic(imported.state)
+        const object = undynamic(imported.state, numbers)
         if (object === null) throw new ProviderFailure('ImportResourceState returned a null state')
         // Terraform reads what it imported; the read result is what it keeps.
         const response2 = await grpc.call(Provider.method.readResource, { typeName, currentState: imported.state, private: imported.private })
         errorsOf('ReadResource', response2.diagnostics)
-        const state = stateOf(undynamic(response2.newState), response2.private)
+        const state = stateOf(undynamic(response2.newState, numbers), response2.private)
         if (state === null) throw new ProviderFailure(`the imported ${typeName} ${id} reads as gone`)
         return state
       },

@@ -18,8 +18,8 @@ export type Orders = Readonly<Record<string, number>>
 export type Alternative =
   /** A valid other value: the replacement is planned and applied. */
   | { readonly value: (d: Deps) => unknown }
-  /** The seed catalog has no other valid value: the replacement is only planned. */
-  | { readonly value: (d: Deps) => unknown; readonly planOnly: string }
+  /** The seed catalog has no other valid value: the plan refuses this one, naming the input, and nothing is replaced. */
+  | { readonly value: (d: Deps) => unknown; readonly notInCatalog: string }
   /** No other value passes validation at all, so no replacement can even be planned. */
   | { readonly impossible: string }
 
@@ -121,7 +121,7 @@ function metalExamples(): Record<string, Example> {
       create: () => ({ productId: 401, cycle: 'm', promocode: 'PROMO10' }),
       orders: { 'additional_ip.create': 1 },
       replace: {
-        productId: { value: () => 402, planOnly: 'the seed catalog has one additional IP product (401)' },
+        productId: { value: () => 402, notInCatalog: 'the seed catalog has one additional IP product (401)' },
         cycle: { value: () => 'a' },
         region: { value: () => 'cjv-1' },
         promocode: { value: () => null },
@@ -270,7 +270,7 @@ function liteExamples(family: LiteFamily): Record<string, Example> {
       create: (d) => ({ product_id: catalog.diskProduct, cycle: 'm', lite_account_id: d.vm, service_name: 'data-disk-01', promocode: 'PROMO10' }),
       orders: { [`${p}.disk.create`]: 1 },
       replace: {
-        product_id: { value: () => catalog.diskProduct + 100, planOnly: `the ${family.title} disk catalog has one product (${catalog.diskProduct})` },
+        product_id: { value: () => catalog.diskProduct + 100, notInCatalog: `the ${family.title} disk catalog has one product (${catalog.diskProduct})` },
         cycle: { value: () => 'a' },
         lite_account_id: { value: (d) => d.vm2 },
         service_name: { value: () => 'data-disk-02' },

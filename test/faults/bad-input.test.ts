@@ -241,3 +241,118 @@ describe('bad input is refused at plan and Check with the field and the rule, wi
     }
   })
 })
+
+// The rules only the service's catalog states (products, OS names per product, stock, regions, sizes
+// within a product's limits): refused at plan (Terraform) and before a preview answers (Pulumi), with
+// the field and the rule, and with no call that changes anything.
+interface CatalogCase {
+  readonly type: string
+  readonly config: Record<string, Value>
+  readonly field: string
+  /** The rule broken; `{name}` is a lookup's canonical name, spelt by each front end. */
+  readonly rule: string
+}
+
+const ruleIn = (rule: string, spell: (name: string) => string) => rule.replace(/\{(\w+)\}/g, (_, name: string) => spell(name))
+
+const VM = { ssh_and_console_user: 'deployer', console_password: 'S3cretPass9', product_id: 101, select_os: 'Ubuntu-22.04', keypair_id: 1, cycle: 'm' }
+const METAL = { product_id: 301, cycle: 'm', keypair_id: 1, label: 'bad-catalog' }
+const CATALOG_CASES: readonly CatalogCase[] = [
+  { type: 'lite_vm', config: { ...VM, product_id: 999 }, field: 'product_id', rule: 'must be a product of {lite_products}' },
+  { type: 'lite_vm', config: { ...VM, select_os: 'Windows-11' }, field: 'select_os', rule: 'must be an OS of product 101' },
+  { type: 'lite_pro_vm', config: { ...VM, product_id: 201, select_os: 'ubuntu-99' }, field: 'select_os', rule: 'must be an OS of product 201' },
+  {
+    type: 'lite_vm_from_snapshot',
+    config: { snapshot_id: 1, product_id: 999, cycle: 'm', keypair_id: 1, name: 'restored1', ssh_and_console_user: 'deployer', console_password: 'S3cretPass9' },
+    field: 'product_id',
+    rule: 'must be a product of {lite_products}',
+  },
+  { type: 'lite_disk', config: { product_id: 60, cycle: 'm', lite_account_id: 1, size: 2001 }, field: 'size', rule: 'must be at most 2000 GB for product 60' },
+  { type: 'lite_disk', config: { product_id: 999, cycle: 'm', lite_account_id: 1 }, field: 'product_id', rule: 'must be a product of {lite_disk_products}' },
+  { type: 'baremetal', config: { ...METAL, product_id: 303 }, field: 'product_id', rule: 'out of stock' },
+  { type: 'baremetal', config: { ...METAL, product_id: 999 }, field: 'product_id', rule: 'must be a product of {baremetal_products}' },
+  { type: 'baremetal', config: { ...METAL, select_os: 'ubuntu-99' }, field: 'select_os', rule: 'must be an OS of product 301' },
+  { type: 'baremetal_additional_ip', config: { product_id: 401, cycle: 'm', region: 'mars-1' }, field: 'region', rule: 'must be one of the regions "wjv-1"' },
+  { type: 'baremetal_additional_ip', config: { product_id: 999, cycle: 'm' }, field: 'product_id', rule: 'must be a product of {baremetal_additional_ip_products}' },
+  {
+    type: 'baremetal_additional_ip_assignment',
+    config: { additional_ip_id: 999999, metal_account_id: 999998 },
+    field: 'additional_ip_id',
+    rule: 'must be an additional IP of this account',
+  },
+  {
+    type: 'baremetal_additional_ip_assignment',
+    config: { additional_ip_id: 999999, metal_account_id: 999998 },
+    field: 'metal_account_id',
+    rule: 'must be a Metal server of this account',
+  },
+  {
+    type: 'baremetal_elastic_storage',
+    config: { product_id: 999, cycle: 'm', storage_name: 'data', metal_account_id: 1 },
+    field: 'product_id',
+    rule: 'must be a product of the elastic storage catalog',
+  },
+]
+
+describe('catalog limits are refused at plan and preview with the field and the rule, with no mutating call', () => {
+  let emulator: Emulator
+  before(async () => {
+    emulator = await Emulator.start()
+  })
+  after(async () => {
+    await emulator?.stop()
+  })
+
+  test('terraform plan', { timeout: 60_000 }, async () => {
+    const ws = await Workspace.create(emulator)
+    try {
+      const blocks = CATALOG_CASES.map((c, i) => {
+        const body = Object.entries(c.config)
+          .map(([k, v]) => `  ${k} = ${hcl(v)}`)
+          .join('\n')
+        return `resource "provider_${c.type}" "c${i}" {\n${body}\n}\n`
+      })
+      await ws.write([PROVIDER_BLOCKS, ...blocks].join('\n'))
+      const seq = await emulator.lastSeq()
+      const run = await ws.plan()
+      const mutating = (await emulator.requests(seq)).filter((e) => e.method !== 'GET')
+      assert.equal(run.code, 1, describeRun(run))
+      const errors = diagnostics(run.stdout + run.stderr).map(flat)
+      CATALOG_CASES.forEach((c, i) => {
+        const address = `provider_${c.type}.c${i}`
+        const rule = flat(ruleIn(c.rule, (name) => `provider_${name}`))
+        const found = errors.some((e) => e.includes(`${address},`) && e.includes(`Invalid ${c.field}`) && e.includes(rule))
+        assert.ok(found, `no error for ${address} ${c.field} (${rule})\n${describeRun(run)}`)
+      })
+      assert.deepEqual(mutating, [])
+    } finally {
+      await ws.cleanup()
+    }
+  })
+
+  test('Pulumi Create in preview', { timeout: 60_000 }, async () => {
+    const engine = await startFakeEngine()
+    const plugin = await Plugin.launch(engine.address)
+    try {
+      await plugin.configure({ apiKey: emulator.apiKey, baseUrl: emulator.baseUrl, pollInterval: '100ms' })
+      const seq = await emulator.lastSeq()
+      for (const c of CATALOG_CASES) {
+        const token = `provider:index:${toPascal(c.type)}`
+        const news = Object.fromEntries(Object.entries(c.config).map(([k, v]) => [toCamel(k), v])) as WireMap
+        let message = ''
+        try {
+          await plugin.create(urnOf(token, 'catalog'), news, { preview: true })
+        } catch (thrown) {
+          message = (thrown as { details?: string }).details ?? String(thrown)
+        }
+        const rule = ruleIn(c.rule, toCamel)
+        assert.ok(message.includes(toCamel(c.field)) && message.includes(rule), `${token} ${c.field}: ${message}`)
+      }
+      const mutating = (await emulator.requests(seq)).filter((e) => e.method !== 'GET')
+      assert.deepEqual(mutating, [])
+    } finally {
+      await plugin.stop()
+      engine.stop()
+    }
+  })
+})

@@ -1,0 +1,76 @@
+/**
+ * The rules the service's catalog states, as plan-time checks share them: a product among the listed
+ * ones, a cycle the product offers, a size within the product's limits. Each answers what is wrong,
+ * completing "<attribute> ...", or null. A rule that depends on another input answers null while that
+ * input is unknown or itself wrong: the check of that input reports it, once.
+ */
+import type { BillingOption, Client } from '../api/index.js'
+import { type Attributes, type CreateCheck, verbatim } from '../core/index.js'
+
+interface Product {
+  readonly product_id: number
+  readonly billing: readonly BillingOption[]
+}
+
+/** Values of the service (OS names, regions, ids), listed as they are, whatever the front end. */
+export function quoted(values: readonly (string | number)[]): string {
+  return verbatim(values.map((v) => JSON.stringify(v)).join(', '))
+}
+
+/** `id` among `products`; `catalog` names where they come from, e.g. "provider_lite_products". */
+export function productRule(products: readonly Product[], id: number, catalog: string): string | null {
+  if (products.some((p) => p.product_id === id)) return null
+  return `must be a product of ${catalog}; the catalog has ${quoted(products.map((p) => p.product_id))}`
+}
+
+/** The product of `products` with this id, or undefined (not planned yet, or not in the catalog). */
+export function productOf<P extends Product>(products: readonly P[], id: number | null | undefined): P | undefined {
+  return typeof id === 'number' ? products.find((p) => p.product_id === id) : undefined
+}
+
+export function cycleRule(product: Product | undefined, cycle: string): string | null {
+  if (!product) return null
+  const offered = product.billing.map((b) => b.cycle)
+  return offered.includes(cycle) ? null : `must be a cycle product ${product.product_id} offers: ${quoted(offered)}`
+}
+
+export function sizeRule(size: number, limits: { min?: number | null; max?: number | null }, of: string): string | null {
+  const { min, max } = limits
+  if (typeof min === 'number' && size < min) return `must be at least ${min} GB for ${of} (got ${size})`
+  if (typeof max === 'number' && size > max) return `must be at most ${max} GB for ${of} (got ${size})`
+  return null
+}
+
+/** Whether a rejected call says the object in its path does not exist (404). */
+export function isNotFound(thrown: unknown): boolean {
+  return (thrown as { notFound?: unknown } | null)?.notFound === true
+}
+
+/**
+ * The product and cycle checks of a resource ordered from one product list: the product must be in
+ * the list (`catalog` names it for the user), the cycle one the product offers.
+ */
+export function productAndCycleChecks<A extends Attributes>(
+  names: { readonly product: keyof A & string; readonly cycle: keyof A & string },
+  catalog: string,
+  list: (client: Client, signal: AbortSignal) => Promise<readonly Product[]>,
+): CreateCheck<Client, A>[] {
+  const value = (input: unknown, name: string) => (input as Record<string, unknown>)[name]
+  return [
+    {
+      attribute: names.product,
+      async check({ client, input, signal }) {
+        const id = value(input, names.product)
+        return productRule(await list(client, signal), typeof id === 'number' ? id : 0, catalog)
+      },
+    },
+    {
+      attribute: names.cycle,
+      async check({ client, input, signal }) {
+        const id = value(input, names.product)
+        const cycle = value(input, names.cycle)
+        return cycleRule(productOf(await list(client, signal), typeof id === 'number' ? id : null), typeof cycle === 'string' ? cycle : '')
+      },
+    },
+  ]
+}
