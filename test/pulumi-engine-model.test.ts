@@ -1,0 +1,157 @@
+// The plugin under the engine's own rules (EngineModel in pulumi-harness.ts): replaceOnChanges as
+// the SDK registers them, Same steps when Diff says none, old inputs with new outputs after a
+// partially failed update, init errors cleared by a refresh, and the refresh's inverted Diff.
+// Each test is one flow a user runs with `pulumi up` / `refresh` / `import`, counted in orders.
+import assert from 'node:assert/strict'
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { after, before, describe, test } from 'node:test'
+import type { WireMap } from '../src/pulumi/wire.js'
+import { Emulator } from './e2e/harness.js'
+import { EngineModel, Plugin, ROOT, replaceOnChangesOf, type Saved, startFakeEngine, urnOf } from './pulumi-harness.js'
+
+let emulator: Emulator
+let engine: Awaited<ReturnType<typeof startFakeEngine>>
+let plugin: Plugin
+let model: EngineModel
+let keypairId = 0
+
+const VM = 'provider:index:LiteVm'
+const vmProgram = (extra: WireMap = {}): WireMap => ({
+  sshAndConsoleUser: 'deployer',
+  consolePassword: 'S3cretPass9',
+  productId: 101,
+  selectOs: 'Ubuntu-22.04',
+  keypairId,
+  cycle: 'm',
+  vmName: 'engine-model',
+  ...extra,
+})
+
+async function ordersOf<T>(action: () => Promise<T>): Promise<{ value: T; kinds: string[] }> {
+  const before = (await emulator.orders()).orders.length
+  const value = await action()
+  const kinds = (await emulator.orders()).orders.slice(before).map((o) => o.kind)
+  return { value, kinds }
+}
+
+function mustSave(saved: Saved | null): Saved {
+  assert.ok(saved, 'the engine saved no state')
+  return saved
+}
+
+async function upOk(urn: string, program: WireMap, saved: Saved | null, timeout = 60): Promise<Saved> {
+  const result = await model.up(urn, program, saved, { timeout })
+  assert.equal(result.error, undefined, result.error?.details)
+  return mustSave(result.saved)
+}
+
+async function settled(urn: string, program: WireMap, saved: Saved): Promise<void> {
+  const result = await model.up(urn, program, saved, { preview: true })
+  assert.equal(result.op, 'same', `the next preview is not empty: ${JSON.stringify(result.diff)}`)
+}
+
+before(async () => {
+  emulator = await Emulator.start({ apiKey: 'emulator-key', provisioningDelayMs: 100 })
+  engine = await startFakeEngine()
+  plugin = await Plugin.launch(engine.address)
+  await plugin.configure({ apiKey: 'emulator-key', baseUrl: emulator.baseUrl, pollInterval: '50ms' })
+  model = new EngineModel(plugin, replaceOnChangesOf(readFileSync(join(ROOT, 'schema', 'schema.json'), 'utf8')))
+  const keypair = await upOk(urnOf('provider:index:LiteKeypair', 'kp'), { name: 'engine-model' }, null)
+  keypairId = keypair.outputs.keypairId as number
+})
+after(async () => {
+  await plugin?.stop()
+  engine?.stop()
+  await emulator?.stop()
+})
+
+describe('the plugin under the engine rules', () => {
+  test('import, then the promocode and card flag written into the program: an update that orders nothing, never a replacement', async () => {
+    const created = await upOk(urnOf(VM, 'source'), vmProgram({ promocode: 'PROMO10', payWithCreditCard: true }), null)
+    const urn = urnOf(VM, 'imported')
+    const imported = await model.import(urn, created.id)
+    const program = { ...imported.inputs, promocode: 'PROMO10', payWithCreditCard: true }
+    const { value: result, kinds } = await ordersOf(() => model.up(urn, program, imported))
+    assert.notEqual(result.op, 'replace', `the engine replaces the imported VM: ${JSON.stringify(result.diff)}`)
+    assert.equal(result.error, undefined, result.error?.details)
+    assert.deepEqual(kinds, [])
+    assert.equal((await emulator.account(created.id))?.status, 'Active')
+    await settled(urn, program, mustSave(result.saved))
+  })
+
+  test('an unpaid create with a power state and disk size: after payment the next up applies both', async () => {
+    const urn = urnOf(VM, 'unpaid')
+    const program = vmProgram({ vmName: 'unpaid-vm', payWithCreditCard: false, powerState: 'stop', diskSize: 40 })
+    const first = await upOk(urn, program, null)
+    assert.equal((await emulator.account(first.id))?.status, 'Pending')
+    await emulator.control('POST', `/accounts/${first.id}/pay`)
+    const second = await model.up(urn, program, first, { timeout: 60 })
+    assert.equal(second.op, 'update', 'the deferred work needs an Update: a Same step never calls the plugin')
+    assert.equal(second.error, undefined, second.error?.details)
+    const account = await emulator.account(first.id)
+    assert.equal(account?.status, 'Active')
+    assert.equal(String(account?.extra_details.disk_size), '40')
+    const details = await emulator.api<{ status: string }>('GET', `/lites/accounts/${first.id}/vm-details`)
+    assert.equal(details.status, 'stopped')
+    await settled(urn, program, mustSave(second.saved))
+  })
+
+  test('a timed-out create, then `pulumi refresh` (which clears init errors), then up: the deferred disk size is applied', async () => {
+    const urn = urnOf(VM, 'timed-out')
+    const program = vmProgram({ vmName: 'slow-vm-01', diskSize: 40 })
+    await emulator.control('PATCH', '/config', { provisioning_delay_ms: 1500 })
+    const first = await model.up(urn, program, null, { timeout: 1 }).finally(() => emulator.control('PATCH', '/config', { provisioning_delay_ms: 100 }))
+    assert.ok(first.error, 'the create did not time out')
+    const kept = mustSave(first.saved)
+    assert.ok(kept.initErrors.length > 0)
+    const refreshed = await model.refresh(urn, kept)
+    const saved = mustSave(refreshed.saved)
+    assert.deepEqual(saved.initErrors, [], 'the engine clears init errors on refresh')
+    const { value: second, kinds } = await ordersOf(() => model.up(urn, program, saved, { timeout: 60 }))
+    assert.equal(second.op, 'update')
+    assert.equal(second.error, undefined, second.error?.details)
+    assert.deepEqual(kinds, ['lite.vm.storage'], 'the re-run orders the disk growth once and no second VM')
+    assert.equal(String((await emulator.account(kept.id))?.extra_details.disk_size), '40')
+    await settled(urn, program, mustSave(second.saved))
+  })
+
+  test('a partially failed package change: the engine keeps the old inputs, and the next up orders nothing again', async () => {
+    const urn = urnOf(VM, 'partial')
+    const created = await upOk(urn, vmProgram({ vmName: 'partial-vm' }), null)
+    const program = vmProgram({ vmName: 'partial-vm', productId: 102 })
+    const fault = await emulator.control<{ fault_id: string }>('POST', '/faults', { method: 'GET', path: '/lites/accounts/*', status: 403, count: -1 })
+    const { value: failed, kinds } = await ordersOf(() =>
+      model.up(urn, program, created, { timeout: 60 }).finally(() => emulator.control('DELETE', `/faults/${fault.fault_id}`)),
+    )
+    assert.ok(failed.error, 'the wait did not fail')
+    assert.equal(kinds.length, 1, `one change-package order: ${kinds.join(', ')}`)
+    const kept = mustSave(failed.saved)
+    assert.equal(kept.inputs.productId, 101, 'the engine saves the old inputs after a partially failed update')
+    const { value: again, kinds: more } = await ordersOf(() => model.up(urn, program, kept, { timeout: 60 }))
+    assert.equal(again.error, undefined, again.error?.details)
+    assert.deepEqual(more, [], 'the change was ordered again')
+    assert.equal((await emulator.account(created.id))?.product_id, 102)
+    await settled(urn, program, mustSave(again.saved))
+  })
+
+  test('`pulumi refresh` after a grow-only size was raised outside Pulumi succeeds and shows the growth', async () => {
+    const vm = await upOk(urnOf(VM, 'disk-host'), vmProgram({ vmName: 'disk-host-1' }), null)
+    const urn = urnOf('provider:index:LiteDisk', 'disk')
+    const program: WireMap = { productId: 60, cycle: 'm', liteAccountId: Number(vm.id), serviceName: 'data-disk-01', size: 60 }
+    const disk = await upOk(urn, program, null)
+    await emulator.control('PATCH', `/accounts/${disk.id}`, { extra_details: { size: 80 } })
+    const refreshed = await model.refresh(urn, disk)
+    assert.equal(refreshed.diff?.changes, 'some')
+    assert.deepEqual(refreshed.diff?.diffs, ['size'])
+    const saved = mustSave(refreshed.saved)
+    assert.equal(saved.outputs.size, 80)
+    // The program still says 60: the next up refuses the shrink at Check, naming the attribute, before any call.
+    const checked = await plugin.check(urn, program, saved.inputs)
+    assert.deepEqual(
+      checked.failures.map((f) => f.property),
+      ['size'],
+    )
+    assert.match(checked.failures[0]?.reason ?? '', /grow-only/)
+  })
+})
