@@ -33,4 +33,6 @@ test('the schema names every resource, function and config key, with secrets and
   for (const key of ['raw', 'consolePassword', 'cipassword']) assert.equal(vm[key]?.secret, true, key)
   for (const key of ['selectOs', 'cycle', 'sshAndConsoleUser']) assert.equal(vm[key]?.replaceOnChanges, true, key)
   assert.equal(vm.vmName?.replaceOnChanges, undefined)
+  // Inputs an import cannot recover are only recorded by Diff after an import; replaceOnChanges would override it.
+  for (const key of ['promocode', 'payWithCreditCard']) assert.equal(vm[key]?.replaceOnChanges, undefined, key)
 })

@@ -107,7 +107,7 @@ export class BaremetalAdditionalIp extends pulumi.CustomResource {
         opts = pulumi.mergeOptions(utilities.resourceOptsDefaults(), opts);
         const secretOpts = { additionalSecretOutputs: ["raw"] };
         opts = pulumi.mergeOptions(opts, secretOpts);
-        const replaceOnChanges = { replaceOnChanges: ["cycle", "payWithCreditCard", "productId", "promocode", "region"] };
+        const replaceOnChanges = { replaceOnChanges: ["cycle", "productId", "region"] };
         opts = pulumi.mergeOptions(opts, replaceOnChanges);
         super(BaremetalAdditionalIp.__pulumiType, name, resourceInputs, opts);
     }

@@ -119,7 +119,7 @@ export class BaremetalElasticStorage extends pulumi.CustomResource {
         opts = pulumi.mergeOptions(utilities.resourceOptsDefaults(), opts);
         const secretOpts = { additionalSecretOutputs: ["raw"] };
         opts = pulumi.mergeOptions(opts, secretOpts);
-        const replaceOnChanges = { replaceOnChanges: ["cycle", "metalAccountId", "promocode", "storageName"] };
+        const replaceOnChanges = { replaceOnChanges: ["cycle", "metalAccountId", "storageName"] };
         opts = pulumi.mergeOptions(opts, replaceOnChanges);
         super(BaremetalElasticStorage.__pulumiType, name, resourceInputs, opts);
     }

@@ -116,7 +116,7 @@ export class LiteDisk extends pulumi.CustomResource {
         opts = pulumi.mergeOptions(utilities.resourceOptsDefaults(), opts);
         const secretOpts = { additionalSecretOutputs: ["raw"] };
         opts = pulumi.mergeOptions(opts, secretOpts);
-        const replaceOnChanges = { replaceOnChanges: ["cycle", "liteAccountId", "productId", "promocode", "serviceName"] };
+        const replaceOnChanges = { replaceOnChanges: ["cycle", "liteAccountId", "productId", "serviceName"] };
         opts = pulumi.mergeOptions(opts, replaceOnChanges);
         super(LiteDisk.__pulumiType, name, resourceInputs, opts);
     }

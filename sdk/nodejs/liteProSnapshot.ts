@@ -99,7 +99,7 @@ export class LiteProSnapshot extends pulumi.CustomResource {
             resourceInputs["status"] = undefined /*out*/;
         }
         opts = pulumi.mergeOptions(utilities.resourceOptsDefaults(), opts);
-        const replaceOnChanges = { replaceOnChanges: ["cycle", "description", "liteAccountId", "name", "promocode"] };
+        const replaceOnChanges = { replaceOnChanges: ["cycle", "description", "liteAccountId", "name"] };
         opts = pulumi.mergeOptions(opts, replaceOnChanges);
         super(LiteProSnapshot.__pulumiType, name, resourceInputs, opts);
     }

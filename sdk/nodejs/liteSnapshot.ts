@@ -99,7 +99,7 @@ export class LiteSnapshot extends pulumi.CustomResource {
             resourceInputs["status"] = undefined /*out*/;
         }
         opts = pulumi.mergeOptions(utilities.resourceOptsDefaults(), opts);
-        const replaceOnChanges = { replaceOnChanges: ["cycle", "description", "liteAccountId", "name", "promocode"] };
+        const replaceOnChanges = { replaceOnChanges: ["cycle", "description", "liteAccountId", "name"] };
         opts = pulumi.mergeOptions(opts, replaceOnChanges);
         super(LiteSnapshot.__pulumiType, name, resourceInputs, opts);
     }

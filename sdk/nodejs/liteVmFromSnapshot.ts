@@ -141,7 +141,7 @@ export class LiteVmFromSnapshot extends pulumi.CustomResource {
         opts = pulumi.mergeOptions(utilities.resourceOptsDefaults(), opts);
         const secretOpts = { additionalSecretOutputs: ["consolePassword"] };
         opts = pulumi.mergeOptions(opts, secretOpts);
-        const replaceOnChanges = { replaceOnChanges: ["consolePassword", "cycle", "description", "keypairId", "name", "productId", "promocode", "snapshotId", "sshAndConsoleUser"] };
+        const replaceOnChanges = { replaceOnChanges: ["consolePassword", "cycle", "description", "keypairId", "name", "productId", "snapshotId", "sshAndConsoleUser"] };
         opts = pulumi.mergeOptions(opts, replaceOnChanges);
         super(LiteVmFromSnapshot.__pulumiType, name, resourceInputs, opts);
     }

@@ -59,6 +59,19 @@ class Types {
   }
 }
 
+/**
+ * The engine turns every changed key that replaceOnChanges names into a replacement, whatever Diff
+ * says. After an import, Diff only records an input the service cannot report (a promocode, the
+ * card flag): marking it would make the engine order a new resource and delete the imported one.
+ */
+function withoutOverride(properties: JsonObject, unrecoverable: readonly string[]): JsonObject {
+  for (const name of unrecoverable) {
+    const spec = properties[wireName(name)]
+    if (spec && typeof spec === 'object' && !Array.isArray(spec)) delete (spec as JsonObject).replaceOnChanges
+  }
+  return properties
+}
+
 /** The description with the attribute's rules, so that every Limit of the spec is visible in the SDK docs. */
 function describe(attribute: Attribute): string {
   const rules = (attribute.validate ?? []).map((v) => v.rule)
@@ -93,12 +106,12 @@ export function packageSchema(registry: Registry, options: SchemaOptions): JsonO
     const inputs = Object.entries(attributes).filter(([, a]) => isInput(a))
     resources[resourceToken(definition)] = {
       description: definition.description,
-      properties: types.properties(attributes, owner, () => true, false),
+      properties: withoutOverride(types.properties(attributes, owner, () => true, false), definition.unrecoverable ?? []),
       required: Object.entries(attributes)
         .filter(([, a]) => a.required === true || a.default !== undefined || (a.stable === true && !isInput(a)))
         .map(([name]) => wireName(name))
         .sort(),
-      inputProperties: types.properties(attributes, owner, isInput, true),
+      inputProperties: withoutOverride(types.properties(attributes, owner, isInput, true), definition.unrecoverable ?? []),
       requiredInputs: inputs
         .filter(([, a]) => a.required === true)
         .map(([name]) => wireName(name))
