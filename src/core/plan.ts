@@ -89,21 +89,7 @@ export function planResource(
       definition.attributes[name]?.createOnly === true &&
       !(unrecoverable.has(name) && ((prior[name] ?? null) === null || imported.has(name))),
   )
-  for (const name of changed) {
-    const attribute = definition.attributes[name]
-    const before = prior[name]
-    const after = planned[name]
-    if (attribute?.growOnly && typeof before === 'number' && typeof after === 'number' && after < before) {
-      diagnostics.push(
-        error(
-          `Cannot shrink ${name}`,
-          `${name} is grow-only: it can be raised but never lowered (from ${before} to ${after}). ` +
-            'Keep the current value or a larger one.',
-          [name],
-        ),
-      )
-    }
-  }
+  diagnostics.push(...shrinks(definition, prior, planned))
   const resuming = priorPrivate.resume === true
   const remote = replace.length > 0 || resuming || stepsToRun(definition, prior, planned).some((s) => !s.recordOnly)
   planned.id = prior.id ?? null
@@ -121,6 +107,26 @@ export function planResource(
     )
   }
   return { planned, replace, changed, diagnostics, private: priorPrivate }
+}
+
+/** The grow-only rule: an error for each grow-only value planned below the prior one. */
+export function shrinks(definition: AnyResource, prior: ValueMap, planned: ValueMap): Diagnostic[] {
+  const issues: Diagnostic[] = []
+  for (const [name, attribute] of Object.entries(definition.attributes)) {
+    const before = prior[name]
+    const after = planned[name]
+    if (attribute.growOnly && typeof before === 'number' && typeof after === 'number' && after < before) {
+      issues.push(
+        error(
+          `Cannot shrink ${name}`,
+          `${name} is grow-only: it can be raised but never lowered (from ${before} to ${after}). ` +
+            'Keep the current value or a larger one.',
+          [name],
+        ),
+      )
+    }
+  }
+  return issues
 }
 
 export interface ScheduledStep {

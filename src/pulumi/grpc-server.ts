@@ -122,7 +122,7 @@ export function resourceProviderService(provider: PulumiProvider, schema: () => 
         .setAcceptoutputs(result.acceptOutputs)
     }),
     check: unary<InstanceType<P['CheckRequest']>>('Check', (r) => {
-      const result = provider.check({ urn: r.getUrn(), type: r.getType(), news: fromStruct(r.getNews()) })
+      const result = provider.check({ urn: r.getUrn(), type: r.getType(), news: fromStruct(r.getNews()), olds: fromStruct(r.getOlds()) })
       return new providerPb.CheckResponse().setInputs(toStruct(result.inputs)).setFailuresList(failures(result.failures))
     }),
     diff: unary<InstanceType<P['DiffRequest']>>('Diff', async (r) =>
