@@ -142,6 +142,26 @@ describe('the plugin under the engine rules', () => {
     await settled(urn, program, mustSave(again.saved))
   })
 
+  test('an unpaid disk growth, then refresh and up before payment: nothing is ordered again', async () => {
+    const urn = urnOf(VM, 'unpaid-growth')
+    const created = await upOk(urn, vmProgram({ vmName: 'unpaid-grow' }), null)
+    const program = vmProgram({ vmName: 'unpaid-grow', diskSize: 40, payWithCreditCard: false })
+    const { value: grown, kinds } = await ordersOf(() => model.up(urn, program, created, { timeout: 60 }))
+    assert.equal(grown.error, undefined, grown.error?.details)
+    assert.deepEqual(kinds, ['lite.vm.storage'])
+    const invoice = (await emulator.account(created.id))?.last_invoice?.id
+    const refreshed = mustSave((await model.refresh(urn, mustSave(grown.saved))).saved)
+    const logged = engine.logs.length
+    const { value: again, kinds: more } = await ordersOf(() => model.up(urn, program, refreshed, { timeout: 60 }))
+    assert.equal(again.error, undefined, again.error?.details)
+    assert.equal(again.op, 'same')
+    assert.deepEqual(more, [], 'the unpaid growth was ordered again')
+    assert.ok(
+      engine.logs.slice(logged).some((l) => l.urn === urn && l.message.includes(`invoice ${invoice}`)),
+      `a warning of the next up names invoice ${invoice}`,
+    )
+  })
+
   test('`pulumi refresh` after a grow-only size was raised outside Pulumi succeeds and shows the growth', async () => {
     const vm = await upOk(urnOf(VM, 'disk-host'), vmProgram({ vmName: 'disk-host-1' }), null)
     const urn = urnOf('provider:index:LiteDisk', 'disk')

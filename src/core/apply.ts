@@ -5,7 +5,7 @@ import { type Diagnostic, error, hasErrors, messageOf, toDiagnostics, warning } 
 import { knownOrNull, type Plan, type PrivateState, stepsToRun } from './plan.js'
 import { timeoutMs } from './timeouts.js'
 import { validateConfig } from './validate.js'
-import { isEmpty, isUnknown, type Value, type ValueMap } from './values.js'
+import { isEmpty, isUnknown, type Value, type ValueMap, valuesEqual } from './values.js'
 
 export interface Session<C> {
   readonly client: C
@@ -123,7 +123,11 @@ export async function applyUpdate<C>(
   let current: Record<string, Value> = { ...prior }
   let remote = false
   let later = false
-  const base = { ...contextFor(session, diagnostics), id, timeoutMs: timeout }
+  let waiting: string | undefined
+  const waitingFor = (why: string) => {
+    waiting = why
+  }
+  const base = { ...contextFor(session, diagnostics), id, timeoutMs: timeout, waitingFor }
   if (priorPrivate.resume && definition.resume) {
     try {
       remote = true
@@ -191,7 +195,10 @@ export async function applyUpdate<C>(
     }
   }
   current = { ...current, timeouts: planned.timeouts ?? null }
-  const after: PrivateState = later ? { resume: true } : {}
+  // A change still waiting for payment stays marked until a read shows it took effect, or a resumed
+  // wait ends without meeting an unpaid invoice again.
+  const stillWaiting = waiting ?? (priorPrivate.resume && definition.resume ? undefined : priorPrivate.waiting)
+  const after: PrivateState = { ...(later ? { resume: true } : {}), ...(stillWaiting !== undefined ? { waiting: stillWaiting } : {}) }
   if (!remote) return { state: settle(planned, current), private: after, diagnostics, incomplete: false }
   try {
     const observed = await definition.read({ ...base, prior: current as never, importing: false })
@@ -249,16 +256,24 @@ export async function readResource<C>(
     if (observed === null) return { state: null, private: {}, diagnostics }
     const base = prior ?? importBase(definition)
     const state: Record<string, Value> = { ...base, id }
-    // An order still in flight (the resume mark) shows its change only once Active: the inputs keep the
-    // targets recorded when it was placed, or the next plan would order the same change again.
-    const pending = prior !== null && priorPrivate.resume === true
+    // An order still in flight (the resume mark) or waiting for payment shows its change only once
+    // Active: the inputs keep the targets recorded when it was placed, or the next plan would order
+    // the same change again.
+    const pending = prior !== null && (priorPrivate.resume === true || priorPrivate.waiting !== undefined)
+    let differs = false
     for (const [name, value] of Object.entries(observed)) {
       const attribute = definition.attributes[name]
-      if (value === undefined || attribute === undefined || (pending && isInput(attribute))) continue
+      if (value === undefined || attribute === undefined) continue
+      if (pending && isInput(attribute)) {
+        differs ||= !valuesEqual(value as Value, prior[name] ?? null)
+        continue
+      }
       state[name] = value as Value
     }
     if (Object.keys(definition.timeouts).length > 0) state.timeouts = prior?.timeouts ?? null
-    return { state, private: priorPrivate, diagnostics }
+    // A paid change shows in the service's values: the wait for payment is over.
+    const { waiting, ...rest } = priorPrivate
+    return { state, private: waiting !== undefined && !differs ? rest : priorPrivate, diagnostics }
   } catch (thrown) {
     if (isNotFound(thrown)) return { state: null, private: {}, diagnostics }
     diagnostics.push(...toDiagnostics(thrown, `Reading ${definition.name} ${id} failed`, names(definition)))

@@ -18,6 +18,12 @@ export interface OperationContext<C> {
   readonly log: Logger
   /** A warning shown to the user with the result of the operation. */
   warn(summary: string, detail: string): void
+  /**
+   * Says that an order placed by this update takes effect later with no further call (its invoice
+   * waits for payment), `why` naming the invoice: the state keeps the ordered values, reads do not
+   * undo them while the service still shows the old ones, and plans warn instead of ordering again.
+   */
+  readonly waitingFor?: (why: string) => void
 }
 
 /** What the service returned, by canonical attribute name; keys left out keep what core already has. */

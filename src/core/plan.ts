@@ -9,6 +9,12 @@ import { isEmpty, isUnknown, UNKNOWN, type Value, type ValueMap, valuesEqual } f
 export interface PrivateState {
   /** An order was placed and its wait did not end: the next apply waits again and orders nothing. */
   readonly resume?: boolean
+  /**
+   * An update's order was placed and takes effect later with no further call (its invoice waits for
+   * payment): why, e.g. "invoice 700003 ... is unpaid". Reads keep the ordered targets while the
+   * service still shows the old values, and plans warn instead of ordering them again.
+   */
+  readonly waiting?: string
   /** Inputs an import could not recover and filled with defaults; the first apply after it records them. */
   readonly imported?: readonly string[]
 }
@@ -100,9 +106,17 @@ export function planResource(
     diagnostics.push(
       warning(
         'An earlier apply left this resource unfinished',
-        `The last apply of ${definition.name} ${String(prior.id)} stopped before everything asked was done (an order still ` +
-          'being provisioned, or waiting for its invoice to be paid). This apply waits for it again and finishes the rest; ' +
-          'it places no new order for what was already ordered.',
+        `The last apply of ${definition.name} ${String(prior.id)} stopped before everything asked was done (` +
+          (priorPrivate.waiting ?? 'an order still being provisioned, or waiting for its invoice to be paid') +
+          '). This apply waits for it again and finishes the rest; it places no new order for what was already ordered.',
+      ),
+    )
+  } else if (priorPrivate.waiting !== undefined && !hasErrors(diagnostics)) {
+    diagnostics.push(
+      warning(
+        `${definition.name} ${String(prior.id)} waits for payment`,
+        `A change of ${definition.name} ${String(prior.id)} was ordered and waits for payment: ${priorPrivate.waiting}. ` +
+          'It takes effect once the invoice is paid; nothing is ordered again for it.',
       ),
     )
   }

@@ -269,6 +269,7 @@ export class PulumiProvider {
     // Work an earlier apply left unfinished (an unpaid or timed-out order) needs an Update to run:
     // with "none" the engine records a Same step and never calls the plugin again.
     const unfinished = plan.private.resume === true && plan.replace.length === 0
+    this.warn(plan.diagnostics, request.urn)
     const detailedDiff: Record<string, { kind: DiffKind; inputDiff: boolean }> = {}
     for (const name of plan.changed) {
       const before = prior[name] ?? null

@@ -114,6 +114,7 @@ export async function waitForOrder<A extends Account<unknown>>(
   })
   if (result.unpaidInvoice) {
     const invoice = result.unpaidInvoice
+    ctx.waitingFor?.(`invoice ${invoice.id}${order.order_id ? ` of order ${order.order_id}` : ''} for ${options.what} ${order.account_id} is unpaid`)
     ctx.warn(
       `${options.what} ${order.account_id} waits for payment`,
       `The order${order.order_id ? ` ${order.order_id}` : ''} for ${options.what} ${order.account_id} was placed, but invoice ` +
