@@ -8,7 +8,7 @@ import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import type { WireMap } from '../src/pulumi/wire.js'
 import { Emulator } from './e2e/harness.js'
-import { EngineModel, Plugin, ROOT, replaceOnChangesOf, type Saved, startFakeEngine, urnOf } from './pulumi-harness.js'
+import { EngineModel, Plugin, ROOT, type RpcError, replaceOnChangesOf, type Saved, startFakeEngine, urnOf } from './pulumi-harness.js'
 
 let emulator: Emulator
 let engine: Awaited<ReturnType<typeof startFakeEngine>>
@@ -180,5 +180,28 @@ describe('the plugin under the engine rules', () => {
       ['size'],
     )
     assert.match(checked.failures[0]?.reason ?? '', /grow-only/)
+  })
+})
+
+describe('configuration errors name what to fix (Pulumi names)', () => {
+  test('a base URL without the API version is refused by Configure, naming baseUrl and /v1', async () => {
+    const refused = await plugin.configure({ apiKey: 'emulator-key', baseUrl: emulator.origin }).then(
+      () => null,
+      (e: RpcError) => e,
+    )
+    assert.ok(refused, 'Configure accepted a base URL without /v1')
+    assert.equal(refused.code, 3)
+    assert.match(refused.details, /baseUrl/)
+    assert.ok(refused.details.includes(`${emulator.origin}/v1`), refused.details)
+  })
+
+  test('a wrong API key: the failure names apiKey and PROVIDER_API_KEY', async () => {
+    await plugin.configure({ apiKey: 'not-the-key', baseUrl: emulator.baseUrl, pollInterval: '50ms' })
+    const result = await model.up(urnOf('provider:index:LiteKeypair', 'refused'), { name: 'refused-key' }, null)
+    assert.ok(result.error, 'the create succeeded with a wrong key')
+    assert.match(result.error.details, /401/)
+    assert.match(result.error.details, /apiKey/)
+    assert.match(result.error.details, /PROVIDER_API_KEY/)
+    assert.doesNotMatch(result.error.details, /not-the-key/)
   })
 })

@@ -12,6 +12,16 @@ export interface Session<C> {
   readonly log: Logger
   /** Aborted when the user interrupts (Terraform StopProvider, Pulumi Cancel). */
   readonly signal: AbortSignal
+  /** The provider's advice on a failure caused by its configuration (AnyProvider.advise). */
+  readonly advise?: (thrown: unknown) => string | null
+}
+
+/** The diagnostics of a failure, the first one ending with what to fix in the configuration when that is the cause. */
+function failureOf<C>(session: Session<C>, thrown: unknown, summary: string, attributeNames: readonly string[]): Diagnostic[] {
+  const list = toDiagnostics(thrown, summary, attributeNames)
+  const advice = session.advise?.(thrown)
+  const [first, ...rest] = list
+  return advice && first ? [{ ...first, detail: `${first.detail} ${advice}` }, ...rest] : list
 }
 
 export interface Outcome {
@@ -85,7 +95,7 @@ export async function applyCreate<C>(definition: AnyResource, planned: ValueMap,
     const resume = later && definition.resume !== undefined
     return { state: settle(planned, observed), private: resume ? { resume: true } : {}, diagnostics, incomplete: false }
   } catch (thrown) {
-    const failure = toDiagnostics(thrown, `Creating ${definition.name} failed`, names(definition))
+    const failure = failureOf(session, thrown, `Creating ${definition.name} failed`, names(definition))
     // Nothing to keep when nothing was ordered, or when what was ordered is gone (terminated while waited for).
     if (reached === null || isGone(thrown)) {
       return { state: null, private: {}, diagnostics: [...diagnostics, ...failure], incomplete: false, cause: thrown }
@@ -137,7 +147,7 @@ export async function applyUpdate<C>(
       const observed = await definition.resume({ ...base, input: plainInput(planned), prior: current as never, resumeLater })
       current = { ...current, ...(observed as Record<string, Value>) }
     } catch (thrown) {
-      const failure = toDiagnostics(thrown, `Waiting for ${definition.name} ${id} failed`, names(definition))
+      const failure = failureOf(session, thrown, `Waiting for ${definition.name} ${id} failed`, names(definition))
       return { state: current, private: priorPrivate, diagnostics: [...diagnostics, ...failure], incomplete: true, cause: thrown }
     }
   }
@@ -174,7 +184,7 @@ export async function applyUpdate<C>(
       })
       current = { ...current, ...moved, ...((observed ?? {}) as Record<string, Value>) }
     } catch (thrown) {
-      const failure = toDiagnostics(thrown, `Updating ${scheduled.attributes.join(', ')} of ${definition.name} ${id} failed`, names(definition))
+      const failure = failureOf(session, thrown, `Updating ${scheduled.attributes.join(', ')} of ${definition.name} ${id} failed`, names(definition))
       diagnostics.push(...failure)
       if (placed) {
         diagnostics.push(
@@ -204,7 +214,7 @@ export async function applyUpdate<C>(
     const observed = await definition.read({ ...base, prior: current as never, importing: false })
     return { state: settle(planned, { ...current, ...(observed ?? {}) }), private: after, diagnostics, incomplete: false }
   } catch (thrown) {
-    diagnostics.push(...toDiagnostics(thrown, `Reading ${definition.name} ${id} after the update failed`, names(definition)))
+    diagnostics.push(...failureOf(session, thrown, `Reading ${definition.name} ${id} after the update failed`, names(definition)))
     return { state: knownOrNull(current) as ValueMap, private: {}, diagnostics, incomplete: false, cause: thrown }
   }
 }
@@ -221,7 +231,7 @@ export async function applyDelete<C>(definition: AnyResource, prior: ValueMap, s
     return { state: null, private: {}, diagnostics, incomplete: false }
   } catch (thrown) {
     if (isNotFound(thrown)) return { state: null, private: {}, diagnostics, incomplete: false }
-    const failure = toDiagnostics(thrown, `Deleting ${definition.name} ${String(prior.id)} failed`, names(definition))
+    const failure = failureOf(session, thrown, `Deleting ${definition.name} ${String(prior.id)} failed`, names(definition))
     return { state: prior, private: {}, diagnostics: [...diagnostics, ...failure], incomplete: false, cause: thrown }
   }
 }
@@ -276,7 +286,7 @@ export async function readResource<C>(
     return { state, private: waiting !== undefined && !differs ? rest : priorPrivate, diagnostics }
   } catch (thrown) {
     if (isNotFound(thrown)) return { state: null, private: {}, diagnostics }
-    diagnostics.push(...toDiagnostics(thrown, `Reading ${definition.name} ${id} failed`, names(definition)))
+    diagnostics.push(...failureOf(session, thrown, `Reading ${definition.name} ${id} failed`, names(definition)))
     return { state: prior, private: priorPrivate, diagnostics, cause: thrown }
   }
 }
@@ -327,7 +337,7 @@ export async function readDataSource<C>(definition: AnyDataSource, config: Value
     }
     return { state, diagnostics }
   } catch (thrown) {
-    const failure = toDiagnostics(thrown, `Reading ${definition.name} failed`, names(definition))
+    const failure = failureOf(session, thrown, `Reading ${definition.name} failed`, names(definition))
     return { state: null, diagnostics: [...diagnostics, ...failure], cause: thrown }
   }
 }

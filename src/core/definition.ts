@@ -162,6 +162,11 @@ export interface ProviderDefinition<C, A extends Attributes> {
   readonly environment: Partial<Record<keyof A & string, string>>
   /** Throws an error naming the attribute when the configuration cannot work. */
   configure(config: ObjectOf<A>, meta: { userAgent: string; log: Logger }): C
+  /**
+   * When an operation failed because of the configuration (a refused key, nothing listening at the
+   * URL): what to fix, naming the attribute in canonical names; null otherwise.
+   */
+  advise?(thrown: unknown, config: ObjectOf<A>): string | null
 }
 
 /**
@@ -199,6 +204,7 @@ export interface AnyProvider {
   readonly attributes: Attributes
   readonly environment: Partial<Record<string, string>>
   configure(config: Erased, meta: { userAgent: string; log: Logger }): unknown
+  advise?(thrown: unknown, config: Erased): string | null
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: see AnyResource; contexts are built by the engine.

@@ -156,6 +156,7 @@ export class PulumiProvider {
   private readonly functions: Map<string, AnyDataSource>
   private readonly names: Map<string, string>
   private client: unknown
+  private advise: ((thrown: unknown) => string | null) | undefined
   private configuredSecrets = new Set<string>()
   private stop = new AbortController()
 
@@ -225,6 +226,7 @@ export class PulumiProvider {
     const full = Object.fromEntries(Object.keys(provider.attributes).map((name) => [name, config[name] ?? null]))
     try {
       this.client = provider.configure(full, { userAgent: `provider-pulumi/${this.version}`, log: this.logger(undefined, new Set()) })
+      this.advise = (thrown) => provider.advise?.(thrown, full) ?? null
     } catch (thrown) {
       const where = thrown instanceof InputError && thrown.path.length > 0 ? `${PACKAGE}:${propertyPath(thrown.path)}: ` : ''
       throw new PulumiError(Code.INVALID_ARGUMENT, this.configMessage([`${where}${messageOf(thrown)}`]))
@@ -453,7 +455,7 @@ export class PulumiProvider {
     }
     const secrets = new Set(this.configuredSecrets)
     for (const map of maps) secretStrings(map, secrets)
-    return { client: this.client, log: this.logger(urn, secrets), signal: this.stop.signal }
+    return { client: this.client, log: this.logger(urn, secrets), signal: this.stop.signal, ...(this.advise ? { advise: this.advise } : {}) }
   }
 
   /** Core's logger onto Engine.Log; any known secret value is scrubbed from the text. */

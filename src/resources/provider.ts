@@ -1,5 +1,5 @@
 /** The provider configuration shared by both front ends: credentials, endpoint and tuning knobs. */
-import { type Client, createClient } from '../api/index.js'
+import { ApiError, type Client, createClient, TransportError } from '../api/index.js'
 import { custom, defineProvider, InputError, type Logger, parseDuration, string } from '../core/index.js'
 
 const duration = custom('a duration such as "30s" or "2m"', (value) =>
@@ -9,11 +9,26 @@ const url = custom('an http or https URL ending in the API version, e.g. https:/
   if (typeof value !== 'string') return null
   try {
     const parsed = new URL(value)
-    return parsed.protocol === 'http:' || parsed.protocol === 'https:' ? null : `must be an http or https URL (got ${JSON.stringify(value)})`
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return `must be an http or https URL (got ${JSON.stringify(value)})`
+    // Without the version every call answers 404, which reads would take for "deleted".
+    if (!/\/v[0-9]+\/?$/.test(parsed.pathname)) {
+      return `must end in the API version, e.g. ${JSON.stringify(`${parsed.origin}${parsed.pathname.replace(/\/$/, '')}/v1`)} (got ${JSON.stringify(value)})`
+    }
+    return null
   } catch {
     return `must be an http or https URL (got ${JSON.stringify(value)})`
   }
 })
+
+/** The API or transport error at the root of a failure (a wait keeps the request's error as its cause). */
+function rootOf(thrown: unknown): unknown {
+  let current = thrown
+  for (let depth = 0; depth < 5 && current instanceof Error; depth++) {
+    if (current instanceof ApiError || current instanceof TransportError) return current
+    current = current.cause
+  }
+  return thrown
+}
 
 export const providerDefinition = defineProvider({
   description:
@@ -55,12 +70,24 @@ export const providerDefinition = defineProvider({
     if (problem) throw new InputError(['base_url'], `base_url ${problem}.`)
     const log = meta.log
     return createClient({
-      baseUrl,
+      baseUrl: baseUrl.replace(/\/+$/, ''),
       apiKey,
       userAgent: meta.userAgent,
       requestTimeoutMs: parseDuration(config.request_timeout ?? '30s') ?? 30_000,
       pollIntervalMs: parseDuration(config.poll_interval ?? '5s') ?? 5_000,
       log: (level, message, fields) => log[level](message, fields),
     })
+  },
+  advise(thrown, config) {
+    const root = rootOf(thrown)
+    if (root instanceof ApiError && root.status === 401) {
+      const from = config.api_key ? 'api_key in the provider configuration' : 'the PROVIDER_API_KEY environment variable'
+      return `The API refused the key taken from ${from}: check api_key (or PROVIDER_API_KEY) holds a valid key of the account.`
+    }
+    if (root instanceof TransportError && root.refused) {
+      const baseUrl = config.base_url ?? process.env.PROVIDER_BASE_URL ?? ''
+      return `Nothing answered at ${baseUrl}: check base_url (or PROVIDER_BASE_URL) and that the service can be reached from here.`
+    }
+    return null
   },
 })

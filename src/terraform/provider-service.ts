@@ -102,6 +102,7 @@ export function providerService(registry: Registry, options: ProviderServiceOpti
   const resources = new Map(registry.resources.map((r) => [`provider_${r.name}`, { definition: r, view: resourceView(r) }]))
   const dataSources = new Map(registry.dataSources.map((d) => [`provider_${d.name}`, { definition: d, view: dataSourceView(d) }]))
   let client: unknown
+  let advise: ((thrown: unknown) => string | null) | undefined
   let stop = new AbortController()
   const names = terraformNames([
     { name: '', attributes: registry.provider.attributes },
@@ -123,7 +124,7 @@ export function providerService(registry: Registry, options: ProviderServiceOpti
   }
   function session(): Session<unknown> {
     if (client === undefined) throw new InputError([], 'The provider is not configured: Terraform did not call ConfigureProvider.')
-    return { client, log, signal: stop.signal }
+    return { client, log, signal: stop.signal, ...(advise ? { advise } : {}) }
   }
   /** The one catch of each RPC: whatever escaped core is translated, never thrown at Terraform. */
   function failed(rpc: string, thrown: unknown): TfDiagnostic[] {
@@ -161,6 +162,7 @@ export function providerService(registry: Registry, options: ProviderServiceOpti
         if (hasErrors(issues)) return { diagnostics: diagnostics(issues) }
         const userAgent = `${options.userAgent} terraform/${request.terraformVersion || 'unknown'}`
         client = registry.provider.configure(config, { userAgent, log })
+        advise = (thrown) => registry.provider.advise?.(thrown, config) ?? null
         return { diagnostics: [] }
       } catch (thrown) {
         return { diagnostics: failed('ConfigureProvider', thrown) }
