@@ -183,6 +183,31 @@ describe('the plugin under the engine rules', () => {
   })
 })
 
+describe('failOnUnfinished', () => {
+  test('an unpaid create fails the up but is kept with its id; after payment the next up finishes it without a second order', async () => {
+    await plugin.configure({ apiKey: 'emulator-key', baseUrl: emulator.baseUrl, pollInterval: '50ms', failOnUnfinished: 'true' })
+    try {
+      const urn = urnOf(VM, 'strict')
+      const program = vmProgram({ vmName: 'strict-unpaid', payWithCreditCard: false, powerState: 'stop' })
+      const { value: first, kinds } = await ordersOf(() => model.up(urn, program, null, { timeout: 60 }))
+      assert.ok(first.error, 'an unfinished create succeeded')
+      assert.match(first.error.details, /failOnUnfinished/)
+      assert.match(first.error.details, /invoice \d+/)
+      assert.deepEqual(kinds, ['lite.vm.create'])
+      const kept = mustSave(first.saved)
+      assert.match(kept.id, /^\d+$/)
+      await emulator.control('POST', `/accounts/${kept.id}/pay`)
+      const { value: second, kinds: more } = await ordersOf(() => model.up(urn, program, kept, { timeout: 60 }))
+      assert.equal(second.error, undefined, second.error?.details)
+      assert.deepEqual(more, [])
+      const details = await emulator.api<{ status: string }>('GET', `/lites/accounts/${kept.id}/vm-details`)
+      assert.equal(details.status, 'stopped')
+    } finally {
+      await plugin.configure({ apiKey: 'emulator-key', baseUrl: emulator.baseUrl, pollInterval: '50ms' })
+    }
+  })
+})
+
 describe('configuration errors name what to fix (Pulumi names)', () => {
   test('a base URL without the API version is refused by Configure, naming baseUrl and /v1', async () => {
     const refused = await plugin.configure({ apiKey: 'emulator-key', baseUrl: emulator.origin }).then(

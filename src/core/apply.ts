@@ -14,6 +14,24 @@ export interface Session<C> {
   readonly signal: AbortSignal
   /** The provider's advice on a failure caused by its configuration (AnyProvider.advise). */
   readonly advise?: (thrown: unknown) => string | null
+  /**
+   * Set when the user asked (through the provider setting of this name) that an order left
+   * unfinished (waiting for payment, or work deferred until it is Active) fail the operation: the
+   * state is still returned with its id, marked incomplete.
+   */
+  readonly unfinishedIsError?: string
+}
+
+/** With `unfinishedIsError`, the error that makes an unfinished order fail the operation. */
+function unfinishedError<C>(session: Session<C>, definition: AnyResource, id: string, why: string | undefined): Diagnostic[] {
+  if (!session.unfinishedIsError || why === undefined) return []
+  return [
+    error(
+      `${definition.name} ${id} is not finished`,
+      `The order for ${definition.name} ${id} was placed but is not finished: ${why}. The provider is set to treat this ` +
+        `as an error (${session.unfinishedIsError}). The resource is saved with its id; the next apply resumes it and orders nothing again.`,
+    ),
+  ]
 }
 
 /** The diagnostics of a failure, the first one ending with what to fix in the configuration when that is the cause. */
@@ -80,9 +98,13 @@ export async function applyCreate<C>(definition: AnyResource, planned: ValueMap,
   const diagnostics: Diagnostic[] = []
   let reached: Observed | null = null
   let later = false
+  let waiting: string | undefined
   try {
     const observed = await definition.create({
       ...contextFor(session, diagnostics),
+      waitingFor: (why: string) => {
+        waiting = why
+      },
       input: plainInput(planned),
       timeoutMs: timeoutOf(definition, planned, 'create'),
       checkpoint: (partial: Observed) => {
@@ -93,7 +115,9 @@ export async function applyCreate<C>(definition: AnyResource, planned: ValueMap,
       },
     })
     const resume = later && definition.resume !== undefined
-    return { state: settle(planned, observed), private: resume ? { resume: true } : {}, diagnostics, incomplete: false }
+    const state = settle(planned, observed)
+    const failing = unfinishedError(session, definition, String(state.id), waiting ?? (resume ? 'what was asked besides the order waits until it is Active' : undefined))
+    return { state, private: resume ? { resume: true } : {}, diagnostics: [...diagnostics, ...failing], incomplete: failing.length > 0 }
   } catch (thrown) {
     const failure = failureOf(session, thrown, `Creating ${definition.name} failed`, names(definition))
     // Nothing to keep when nothing was ordered, or when what was ordered is gone (terminated while waited for).
@@ -209,10 +233,12 @@ export async function applyUpdate<C>(
   // wait ends without meeting an unpaid invoice again.
   const stillWaiting = waiting ?? (priorPrivate.resume && definition.resume ? undefined : priorPrivate.waiting)
   const after: PrivateState = { ...(later ? { resume: true } : {}), ...(stillWaiting !== undefined ? { waiting: stillWaiting } : {}) }
-  if (!remote) return { state: settle(planned, current), private: after, diagnostics, incomplete: false }
+  const failing = unfinishedError(session, definition, id, waiting ?? (later ? 'what was asked waits until it is Active' : undefined))
+  if (!remote) return { state: settle(planned, current), private: after, diagnostics: [...diagnostics, ...failing], incomplete: failing.length > 0 }
   try {
     const observed = await definition.read({ ...base, prior: current as never, importing: false })
-    return { state: settle(planned, { ...current, ...(observed ?? {}) }), private: after, diagnostics, incomplete: false }
+    const state = settle(planned, { ...current, ...(observed ?? {}) })
+    return { state, private: after, diagnostics: [...diagnostics, ...failing], incomplete: failing.length > 0 }
   } catch (thrown) {
     diagnostics.push(...failureOf(session, thrown, `Reading ${definition.name} ${id} after the update failed`, names(definition)))
     return { state: knownOrNull(current) as ValueMap, private: {}, diagnostics, incomplete: false, cause: thrown }

@@ -167,6 +167,8 @@ export interface ProviderDefinition<C, A extends Attributes> {
    * URL): what to fix, naming the attribute in canonical names; null otherwise.
    */
   advise?(thrown: unknown, config: ObjectOf<A>): string | null
+  /** A bool setting that, when true, makes an order left unfinished fail the operation (Session.unfinishedIsError). */
+  readonly unfinishedSetting?: keyof A & string
 }
 
 /**
@@ -205,6 +207,7 @@ export interface AnyProvider {
   readonly environment: Partial<Record<string, string>>
   configure(config: Erased, meta: { userAgent: string; log: Logger }): unknown
   advise?(thrown: unknown, config: Erased): string | null
+  readonly unfinishedSetting?: string
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: see AnyResource; contexts are built by the engine.
@@ -234,6 +237,12 @@ export function defineDataSource<C, A extends Attributes>(
 export function defineProvider<C, A extends Attributes>(definition: ProviderDefinition<C, A>): ProviderDefinition<C, A> {
   checkNames('provider', definition.attributes)
   return definition
+}
+
+/** The Session.unfinishedIsError of a provider configuration: the setting's name when it is on. */
+export function unfinishedIsError(provider: AnyProvider, config: Readonly<Record<string, unknown>>): string | undefined {
+  const setting = provider.unfinishedSetting
+  return setting !== undefined && config[setting] === true ? setting : undefined
 }
 
 /** The inputs a change of which replaces the resource. */

@@ -29,6 +29,7 @@ import {
   type TimeoutName,
   toPascal,
   toCamel,
+  unfinishedIsError,
   type Value,
   type ValueMap,
   validateConfig,
@@ -157,6 +158,7 @@ export class PulumiProvider {
   private readonly names: Map<string, string>
   private client: unknown
   private advise: ((thrown: unknown) => string | null) | undefined
+  private strict: string | undefined
   private configuredSecrets = new Set<string>()
   private stop = new AbortController()
 
@@ -227,6 +229,7 @@ export class PulumiProvider {
     try {
       this.client = provider.configure(full, { userAgent: `provider-pulumi/${this.version}`, log: this.logger(undefined, new Set()) })
       this.advise = (thrown) => provider.advise?.(thrown, full) ?? null
+      this.strict = unfinishedIsError(provider, full)
     } catch (thrown) {
       const where = thrown instanceof InputError && thrown.path.length > 0 ? `${PACKAGE}:${propertyPath(thrown.path)}: ` : ''
       throw new PulumiError(Code.INVALID_ARGUMENT, this.configMessage([`${where}${messageOf(thrown)}`]))
@@ -455,7 +458,13 @@ export class PulumiProvider {
     }
     const secrets = new Set(this.configuredSecrets)
     for (const map of maps) secretStrings(map, secrets)
-    return { client: this.client, log: this.logger(urn, secrets), signal: this.stop.signal, ...(this.advise ? { advise: this.advise } : {}) }
+    return {
+      client: this.client,
+      log: this.logger(urn, secrets),
+      signal: this.stop.signal,
+      ...(this.advise ? { advise: this.advise } : {}),
+      ...(this.strict ? { unfinishedIsError: this.strict } : {}),
+    }
   }
 
   /** Core's logger onto Engine.Log; any known secret value is scrubbed from the text. */

@@ -1,6 +1,6 @@
 /** The provider configuration shared by both front ends: credentials, endpoint and tuning knobs. */
 import { ApiError, type Client, createClient, TransportError } from '../api/index.js'
-import { custom, defineProvider, InputError, type Logger, parseDuration, string } from '../core/index.js'
+import { bool, custom, defineProvider, InputError, type Logger, parseDuration, string } from '../core/index.js'
 
 const duration = custom('a duration such as "30s" or "2m"', (value) =>
   typeof value === 'string' && parseDuration(value) === null ? `must be a duration such as "30s" or "2m" (got ${JSON.stringify(value)})` : null,
@@ -55,8 +55,18 @@ export const providerDefinition = defineProvider({
       validate: [duration],
       description: 'The first interval between status checks while waiting for an order; it grows gently up to 30s. Default `5s`.',
     }),
+    fail_on_unfinished: bool({
+      optional: true,
+      description:
+        'When `true`, an apply whose order was placed but is not finished (its invoice waits for payment, or what was asked ' +
+        'besides the order waits until it is Active) ends with an error instead of a warning, so that a pipeline does not ' +
+        'take an unconfirmed paid resource for success. The resource is saved with its id either way, and the next apply ' +
+        'resumes it without ordering again. Terraform marks a resource created with an error as tainted: run ' +
+        '`terraform untaint` on it before the next apply, or Terraform replaces it (a second paid order). Default `false`.',
+    }),
   },
   environment: { api_key: 'PROVIDER_API_KEY', base_url: 'PROVIDER_BASE_URL' },
+  unfinishedSetting: 'fail_on_unfinished',
   configure(config, meta: { userAgent: string; log: Logger }): Client {
     const apiKey = config.api_key ?? process.env.PROVIDER_API_KEY ?? ''
     const baseUrl = config.base_url ?? process.env.PROVIDER_BASE_URL ?? ''

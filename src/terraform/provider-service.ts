@@ -22,6 +22,7 @@ import {
   renderNames,
   type Session,
   toDiagnostics,
+  unfinishedIsError,
   validateConfig,
   type ValueMap,
 } from '../core/index.js'
@@ -96,6 +97,16 @@ function untainting(list: readonly Diagnostic[]): Diagnostic[] {
   return list.map((d) => (d.severity === 'error' ? { ...d, severity: 'warning' as const } : d))
 }
 
+function untaintAdvice(): Diagnostic {
+  return {
+    severity: 'error',
+    summary: 'Untaint this resource before the next apply',
+    detail:
+      'Terraform marks a resource created with an error as tainted and would replace it, which places a second paid order. ' +
+      'Run `terraform untaint <address>` on it; the next apply then resumes the order that was kept.',
+  }
+}
+
 export function providerService(registry: Registry, options: ProviderServiceOptions): ServiceBinding {
   const { log } = options
   const providerSchema = providerView(registry.provider)
@@ -103,6 +114,7 @@ export function providerService(registry: Registry, options: ProviderServiceOpti
   const dataSources = new Map(registry.dataSources.map((d) => [`provider_${d.name}`, { definition: d, view: dataSourceView(d) }]))
   let client: unknown
   let advise: ((thrown: unknown) => string | null) | undefined
+  let strict: string | undefined
   let stop = new AbortController()
   const names = terraformNames([
     { name: '', attributes: registry.provider.attributes },
@@ -124,7 +136,7 @@ export function providerService(registry: Registry, options: ProviderServiceOpti
   }
   function session(): Session<unknown> {
     if (client === undefined) throw new InputError([], 'The provider is not configured: Terraform did not call ConfigureProvider.')
-    return { client, log, signal: stop.signal, ...(advise ? { advise } : {}) }
+    return { client, log, signal: stop.signal, ...(advise ? { advise } : {}), ...(strict ? { unfinishedIsError: strict } : {}) }
   }
   /** The one catch of each RPC: whatever escaped core is translated, never thrown at Terraform. */
   function failed(rpc: string, thrown: unknown): TfDiagnostic[] {
@@ -163,6 +175,7 @@ export function providerService(registry: Registry, options: ProviderServiceOpti
         const userAgent = `${options.userAgent} terraform/${request.terraformVersion || 'unknown'}`
         client = registry.provider.configure(config, { userAgent, log })
         advise = (thrown) => registry.provider.advise?.(thrown, config) ?? null
+        strict = unfinishedIsError(registry.provider, config)
         return { diagnostics: [] }
       } catch (thrown) {
         return { diagnostics: failed('ConfigureProvider', thrown) }
@@ -254,7 +267,8 @@ export function providerService(registry: Registry, options: ProviderServiceOpti
         }
         const outcome =
           prior === null ? await applyCreate(definition, planned, s) : await applyUpdate(definition, prior, planned, priorPrivate, s)
-        const shown = prior === null && outcome.incomplete ? untainting(outcome.diagnostics) : outcome.diagnostics
+        // Asked for (fail_on_unfinished), the error stays an error: Terraform then taints the object, which the message says.
+        const shown = prior === null && outcome.incomplete ? (strict ? [...outcome.diagnostics, untaintAdvice()] : untainting(outcome.diagnostics)) : outcome.diagnostics
         if (outcome.state === null && prior !== null) {
           return { newState: encode(view, prior), private: request.plannedPrivate, diagnostics: diagnostics(shown) }
         }

@@ -195,6 +195,32 @@ describe('drift and billing', () => {
     },
   )
 
+  test('fail_on_unfinished = true: an unpaid create exits 1 with the id kept; untaint, pay, apply finishes it with no second order', async () => {
+    const ws = await workspace()
+    const config = keypairAndVm('e2e-strict-key', { pay_with_credit_card: false, vm_name: 'e2e-strict-vm' }).replace(
+      'poll_interval = "100ms"',
+      'poll_interval = "100ms"\n  fail_on_unfinished = true',
+    )
+    await ws.write(config)
+    const { value: applied, orders } = await emulator.effectsOf(() => ws.apply())
+    assert.equal(applied.code, 1, describeRun(applied))
+    assert.deepEqual(
+      orders.map((o) => o.kind),
+      ['lite.vm.create'],
+    )
+    const errors = diagnostics(applied.stdout + applied.stderr).join('\n')
+    assert.match(errors, /fail_on_unfinished/)
+    assert.match(errors, /terraform untaint/)
+    const id = String((await ws.stateOf('provider_lite_vm.vm')).id)
+    assert.equal(id, String(orders[0]?.account_id))
+    await ws.ok(['untaint', 'provider_lite_vm.vm'])
+    await emulator.control('POST', `/accounts/${id}/pay`)
+    const { value: again, orders: more } = await emulator.effectsOf(() => ws.apply())
+    assert.equal(again.code, 0, describeRun(again))
+    assert.deepEqual(more, [], 'a second VM was ordered')
+    assert.equal(String((await ws.stateOf('provider_lite_vm.vm')).id), id)
+  })
+
   test('an unpaid disk upgrade behaves as an unpaid create: the next apply calls nothing and warns with the invoice', async () => {
     const ws = await workspace()
     await ws.write(keypairAndVm('e2e-unpaid-upgrade-key', { vm_name: 'e2e-unpaid-upg' }))
