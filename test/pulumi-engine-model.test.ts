@@ -6,7 +6,7 @@ import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
-import type { WireMap } from '../src/pulumi/wire.js'
+import { isSecret, UNKNOWN_WIRE, type WireMap } from '../src/pulumi/wire.js'
 import { Emulator } from './e2e/harness.js'
 import { EngineModel, Plugin, ROOT, type RpcError, replaceOnChangesOf, type Saved, startFakeEngine, urnOf } from './pulumi-harness.js'
 
@@ -160,6 +160,24 @@ describe('the plugin under the engine rules', () => {
       engine.logs.slice(logged).some((l) => l.urn === urn && l.message.includes(`invoice ${invoice}`)),
       `a warning of the next up names invoice ${invoice}`,
     )
+  })
+
+  test('a rename preview shows only what it can change; removing rebuildOs is a Same step', async () => {
+    const urn = urnOf(VM, 'quiet')
+    const created = await upOk(urn, vmProgram({ vmName: 'quiet-vm-1' }), null)
+    const checked = await plugin.check(urn, vmProgram({ vmName: 'quiet-vm-2' }), created.inputs)
+    const preview = await plugin.update(urn, created.id, created.outputs, created.inputs, checked.inputs, { preview: true })
+    const unknown = Object.entries(preview.properties)
+      .filter(([, v]) => v === UNKNOWN_WIRE || (isSecret(v) && v.value === UNKNOWN_WIRE))
+      .map(([k]) => k)
+    assert.deepEqual(unknown, ['raw'])
+    for (const kept of ['cpus', 'status', 'nextDue', 'productName', 'lastInvoice']) {
+      assert.deepEqual(preview.properties[kept], created.outputs[kept], kept)
+    }
+    const rebuilt = await upOk(urn, vmProgram({ vmName: 'quiet-vm-1', rebuildOs: 'Debian-12' }), created)
+    const { value: removed, kinds } = await ordersOf(() => model.up(urn, vmProgram({ vmName: 'quiet-vm-1' }), rebuilt))
+    assert.equal(removed.op, 'same', JSON.stringify(removed.diff))
+    assert.deepEqual(kinds, [])
   })
 
   test('`pulumi refresh` after a grow-only size was raised outside Pulumi succeeds and shows the growth', async () => {

@@ -88,7 +88,11 @@ export function isInput(attribute: AttributeFlags): boolean {
   return attribute.required === true || attribute.optional === true
 }
 
-/** Whether the service sets the attribute (computed only, optional+computed, or optional with a default). */
+/**
+ * Whether a value may stand that the configuration did not give: the service sets it (computed only,
+ * optional+computed, optional with a default), or it is an in-place action, whose last value is
+ * kept when it is removed (removing it calls nothing, so nothing changes).
+ */
 export function isComputed(attribute: AttributeFlags): boolean {
-  return attribute.computed === true || attribute.default !== undefined
+  return attribute.computed === true || attribute.default !== undefined || (attribute.action === true && isInput(attribute))
 }

@@ -98,6 +98,11 @@ export interface PlanCheck<C, A extends Attributes> {
 
 export interface UpdateStep<C, A extends Attributes> {
   readonly attributes: readonly (keyof A & string)[]
+  /**
+   * The read-only attributes this step can change; plans keep the prior value of every other one.
+   * Left out, the step may change any of them (all are unknown until applied).
+   */
+  readonly affects?: readonly (keyof A & string)[]
   apply(ctx: StepContext<C, A>): Promise<Observed<A> | undefined>
 }
 
@@ -183,7 +188,7 @@ export interface AnyResource {
   readonly attributes: Attributes
   readonly importId: ImportId
   readonly timeouts: TimeoutDefaults
-  readonly updates: readonly { readonly attributes: readonly string[]; apply(ctx: Erased): Promise<unknown> }[]
+  readonly updates: readonly { readonly attributes: readonly string[]; readonly affects?: readonly string[]; apply(ctx: Erased): Promise<unknown> }[]
   readonly deleteBeforeReplace?: boolean
   readonly planChecks?: readonly { readonly attribute: string; check(ctx: Erased): Promise<string | null> }[]
   create(ctx: Erased): Promise<Record<string, unknown>>
@@ -269,6 +274,12 @@ export function checkResource(definition: AnyResource): void {
       else if (declared.createOnly) problems.push(`${attribute} is create-only but update step ${index} names it`)
       if (stepOf.has(attribute)) problems.push(`${attribute} is named by two update steps`)
       stepOf.set(attribute, index)
+    }
+    for (const attribute of step.affects ?? []) {
+      const declared = attributes[attribute]
+      if (!declared || isInput(declared) || !isComputed(declared)) {
+        problems.push(`update step ${index} affects ${attribute}, which is not a read-only attribute`)
+      }
     }
   })
   for (const [attribute, declared] of Object.entries(attributes)) {

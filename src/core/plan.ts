@@ -38,12 +38,13 @@ export function inputNames(definition: AnyResource): string[] {
 
 /**
  * The value planned for one input: the configuration, else its default, else (optional+computed)
- * what the state holds, or unknown on create.
+ * what the state holds, or unknown on create; an action removed keeps its last value.
  */
 function plannedInput(attribute: Attribute, configured: Value | undefined, prior: Value | undefined, creating: boolean): Value {
   if (configured !== null && configured !== undefined) return configured
   if (attribute.default !== undefined) return attribute.default
   if (attribute.computed) return creating ? UNKNOWN : (prior ?? null)
+  if (attribute.action) return creating ? null : (prior ?? null)
   return null
 }
 
@@ -97,10 +98,10 @@ export function planResource(
   )
   diagnostics.push(...shrinks(definition, prior, planned))
   const resuming = priorPrivate.resume === true
-  const remote = replace.length > 0 || resuming || stepsToRun(definition, prior, planned).some((s) => !s.recordOnly)
+  const affected = affectedOutputs(definition, prior, planned, replace.length > 0 || resuming)
   planned.id = prior.id ?? null
   for (const [name, attribute] of computedOnly) {
-    planned[name] = remote && !(attribute.stable && replace.length === 0) ? UNKNOWN : (prior[name] ?? null)
+    planned[name] = affected.has(name) && !(attribute.stable && replace.length === 0) ? UNKNOWN : (prior[name] ?? null)
   }
   if (resuming && replace.length === 0 && !hasErrors(diagnostics)) {
     diagnostics.push(
@@ -141,6 +142,23 @@ export function shrinks(definition: AnyResource, prior: ValueMap, planned: Value
     }
   }
   return issues
+}
+
+/**
+ * The read-only attributes an apply from `prior` to `planned` can change: every one for a
+ * replacement or a resumed order, else those the running steps declare in `affects` (all of them
+ * for a step that declares nothing). The others keep their prior values in the plan.
+ */
+function affectedOutputs(definition: AnyResource, prior: ValueMap, planned: ValueMap, everything: boolean): Set<string> {
+  const outputs = Object.entries(definition.attributes)
+    .filter(([, a]) => !isInput(a) && isComputed(a))
+    .map(([name]) => name)
+  const affected = new Set<string>()
+  for (const scheduled of everything ? [] : stepsToRun(definition, prior, planned)) {
+    if (scheduled.recordOnly) continue
+    for (const name of definition.updates[scheduled.index]?.affects ?? outputs) affected.add(name)
+  }
+  return everything ? new Set(outputs) : affected
 }
 
 export interface ScheduledStep {

@@ -338,13 +338,14 @@ export function liteVm(family: LiteFamily) {
   }
 
   const steps: UpdateStep<Client, VmAttributes>[] = [
-    { attributes: ['vm_name'], apply: rename },
-    { attributes: ['keypair_id'], apply: changeKeypair },
+    // `affects`: what a plan shows as unknown; a rename or a key change touches no figure or invoice.
+    { attributes: ['vm_name'], affects: ['raw'], apply: rename },
+    { attributes: ['keypair_id'], affects: ['raw'], apply: changeKeypair },
     { attributes: ['product_id'], apply: changePackage },
     { attributes: ['disk_size'], apply: growDisk },
     { attributes: ['rebuild_os'], apply: rebuild },
     ...(family.migratesToPro ? [{ attributes: ['migrate_to_pro'] as ('migrate_to_pro' & keyof VmAttributes)[], apply: migrate }] : []),
-    { attributes: ['power_state'], apply: setPower },
+    { attributes: ['power_state'], affects: ['uptime', 'mem', 'raw'], apply: setPower },
     { attributes: ['pay_with_credit_card'], apply: recordOnly },
   ]
 
