@@ -192,7 +192,8 @@ describe('plugin start-up and configuration', () => {
   })
 
   test('Configure without an API key is a clear INVALID_ARGUMENT naming provider:apiKey', async () => {
-    await rejects(plugin.configure({ baseUrl: emulator.baseUrl }), CODE.INVALID_ARGUMENT, /provider:apiKey/)
+    const error = await rejects(plugin.configure({ baseUrl: emulator.baseUrl }), CODE.INVALID_ARGUMENT, /provider:apiKey/)
+    assert.doesNotMatch(error.details, /api_key/, 'Terraform names in a Pulumi error')
   })
 
   test('Configure with a secret API key accepts secrets and supports preview', async () => {

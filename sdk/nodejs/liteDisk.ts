@@ -45,7 +45,7 @@ export class LiteDisk extends pulumi.CustomResource {
     /**
      * Charge the card on file for every order; `false` leaves invoices unpaid. Changing it calls nothing.
      */
-    declare public readonly payWithCreditCard: pulumi.Output<boolean>;
+    declare public readonly payWithCreditCard: pulumi.Output<boolean | undefined>;
     /**
      * The disk product, from `liteDiskProducts`. Must be at least 1. Changing it replaces the resource.
      */

@@ -57,7 +57,7 @@ export class LiteVmFromSnapshot extends pulumi.CustomResource {
     /**
      * Charge the card on file for the order; `false` leaves the invoice unpaid. Changing it later calls nothing.
      */
-    declare public readonly payWithCreditCard: pulumi.Output<boolean>;
+    declare public readonly payWithCreditCard: pulumi.Output<boolean | undefined>;
     /**
      * The product of the new VM, from `liteProducts`. Must be at least 1. Changing it replaces the resource.
      */

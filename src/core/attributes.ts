@@ -26,6 +26,8 @@ export interface AttributeFlags {
   readonly sensitive?: boolean
   /** A computed value that no update can change, so plans keep it known. */
   readonly stable?: boolean
+  /** A value of a nested object that the service may leave null (e.g. the payment date of an unpaid invoice). */
+  readonly nullable?: boolean
   readonly validate?: readonly Validator[]
   /**
    * The form the service keeps the value in (e.g. trimmed); a configured value with the same form

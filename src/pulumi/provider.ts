@@ -130,7 +130,8 @@ function pulumiNames(registry: Registry): Map<string, string> {
   const camel = (attributes: Attributes) => {
     for (const name of attributeNames(attributes)) names.set(name, toCamel(name))
   }
-  camel(registry.provider.attributes)
+  // Provider settings are written as configuration keys: `pulumi config set provider:apiKey`.
+  for (const name of attributeNames(registry.provider.attributes)) names.set(name, `${PACKAGE}:${toCamel(name)}`)
   for (const r of registry.resources) {
     names.set(r.name, toPascal(r.name))
     camel(r.attributes)
@@ -232,7 +233,8 @@ export class PulumiProvider {
       this.strict = unfinishedIsError(provider, full)
     } catch (thrown) {
       const where = thrown instanceof InputError && thrown.path.length > 0 ? `${PACKAGE}:${propertyPath(thrown.path)}: ` : ''
-      throw new PulumiError(Code.INVALID_ARGUMENT, this.configMessage([`${where}${messageOf(thrown)}`]))
+      const text = renderNames({ severity: 'error', summary: '', detail: messageOf(thrown) }, this.names).detail
+      throw new PulumiError(Code.INVALID_ARGUMENT, this.configMessage([`${where}${text}`]))
     }
     this.configuredSecrets = secretStrings(Object.fromEntries(Object.entries(given).map(([k, v]) => [k, this.isSensitiveConfig(k) ? secret(v) : v])))
     return { acceptSecrets: true, supportsPreview: true, acceptResources: false, acceptOutputs: false }
