@@ -316,12 +316,20 @@ export function replaceOnChangesOf(schemaText: string): Map<string, string[]> {
   return out
 }
 
+/** The part of a Diff answer the engine's replaceOnChanges rule reads and rewrites. */
+interface DiffLike {
+  readonly changes: string
+  readonly replaces: readonly string[]
+  readonly diffs: readonly string[]
+  readonly detailedDiff: Readonly<Record<string, { kind: string; inputDiff: boolean }>>
+}
+
 /** The engine's applyReplaceOnChanges on top-level keys (every replaceOnChanges path here is one key). */
-export function applyReplaceOnChanges(diff: Diff, replaceOnChanges: readonly string[]): Diff {
+export function applyReplaceOnChanges<D extends DiffLike>(diff: D, replaceOnChanges: readonly string[]): D {
   if (diff.changes !== 'some') return diff
   const replaces = new Set(diff.replaces)
   for (const key of diff.diffs) if (replaceOnChanges.includes(key)) replaces.add(key)
-  const detailedDiff: Diff['detailedDiff'] = {}
+  const detailedDiff: Record<string, { kind: string; inputDiff: boolean }> = {}
   for (const [key, d] of Object.entries(diff.detailedDiff)) {
     detailedDiff[key] = replaceOnChanges.includes(key) && !d.kind.endsWith('_REPLACE') ? { ...d, kind: `${d.kind}_REPLACE` } : d
   }
