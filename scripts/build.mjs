@@ -46,7 +46,16 @@ if ! command -v "$node_bin" >/dev/null 2>&1; then
   echo "terraform-provider-provider needs Node.js 20 or later on PATH (or set PROVIDER_NODE)"
   exit 1
 fi
-exec "$node_bin" "$(dirname -- "$0")/provider.cjs" "$@"
+# Reached through a symlink (a plugin directory, /usr/local/bin), provider.cjs is beside the real file.
+self=$0
+while [ -L "$self" ]; do
+  link=$(readlink -- "$self")
+  case $link in
+    /*) self=$link ;;
+    *) self=$(dirname -- "$self")/$link ;;
+  esac
+done
+exec "$node_bin" "$(dirname -- "$self")/provider.cjs" "$@"
 `,
 )
 chmodSync(launcher, 0o755)
@@ -99,7 +108,16 @@ if ! command -v "$node_bin" >/dev/null 2>&1; then
   echo "pulumi-resource-provider needs Node.js 20 or later on PATH (or set PROVIDER_NODE)" >&2
   exit 1
 fi
-exec "$node_bin" "$(dirname -- "$0")/provider.cjs" "$@"
+# Reached through a symlink (a plugin directory, /usr/local/bin), provider.cjs is beside the real file.
+self=$0
+while [ -L "$self" ]; do
+  link=$(readlink -- "$self")
+  case $link in
+    /*) self=$link ;;
+    *) self=$(dirname -- "$self")/$link ;;
+  esac
+done
+exec "$node_bin" "$(dirname -- "$self")/provider.cjs" "$@"
 `,
 )
 chmodSync(pulumiLauncher, 0o755)

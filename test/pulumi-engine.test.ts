@@ -2,12 +2,13 @@
 // engine's call sequences for every resource against the emulator launcher. The per-resource data
 // (an example, one change per in-place input, create-only changes, Limit violations) lives here.
 import assert from 'node:assert/strict'
-import { readFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { isSecret, UNKNOWN_WIRE, type Wire, type WireMap } from '../src/pulumi/wire.js'
 import { Emulator } from './e2e/harness.js'
-import { initFailure, Plugin, ROOT, type RpcError, startFakeEngine, urnOf } from './pulumi-harness.js'
+import { initFailure, PLUGIN, Plugin, ROOT, type RpcError, startFakeEngine, urnOf } from './pulumi-harness.js'
 
 const CODE = { UNKNOWN: 2, INVALID_ARGUMENT: 3, UNIMPLEMENTED: 12 }
 
@@ -431,6 +432,22 @@ describe('functions and the rest', () => {
     assert.ok(failure.reasons.length > 0)
     assert.ok(isSecret(failure.properties.consolePassword))
     assert.equal(failure.properties.__meta !== undefined, true, 'the resume marker is kept in outputs')
+  })
+
+  test('the launcher works when reached through a chain of symlinks', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'plugin-link-'))
+    try {
+      symlinkSync(PLUGIN, join(dir, 'real-link'))
+      symlinkSync('real-link', join(dir, 'pulumi-resource-provider'))
+      const linked = await Plugin.launch(engine.address, {}, join(dir, 'pulumi-resource-provider'))
+      try {
+        assert.equal(await linked.pluginInfo(), JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version)
+      } finally {
+        await linked.stop()
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
   })
 
   test('Cancel answers', async () => {

@@ -83,9 +83,10 @@ export class Plugin {
     readonly stderr: () => string,
   ) {}
 
-  static async launch(engineAddress: string, env: Record<string, string> = {}): Promise<Plugin> {
+  /** `path`: the launcher to start (a symlink to it, say); the built one by default. */
+  static async launch(engineAddress: string, env: Record<string, string> = {}, path = PLUGIN): Promise<Plugin> {
     const started = performance.now()
-    const child = spawn(PLUGIN, [engineAddress], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+    const child = spawn(path, [engineAddress], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
     let stderr = ''
     child.stderr?.on('data', (c: Buffer) => {
       stderr += c.toString()
