@@ -28,6 +28,12 @@ const vmProgram = (extra: WireMap = {}): WireMap => ({
   ...extra,
 })
 
+/** The outputs that hold a value. */
+const filled = (outputs: WireMap) =>
+  Object.keys(outputs)
+    .filter((k) => outputs[k] !== null && outputs[k] !== undefined)
+    .sort()
+
 async function ordersOf<T>(action: () => Promise<T>): Promise<{ value: T; kinds: string[] }> {
   const before = (await emulator.orders()).orders.length
   const value = await action()
@@ -101,6 +107,8 @@ describe('the plugin under the engine rules', () => {
     assert.equal(String(account?.extra_details.disk_size), '40')
     const details = await emulator.api<{ status: string }>('GET', `/lites/accounts/${first.id}/vm-details`)
     assert.equal(details.status, 'stopped')
+    const normal = await upOk(urnOf(VM, 'paid-at-once'), vmProgram({ vmName: 'paid-at-once', powerState: 'stop', diskSize: 40 }), null)
+    assert.deepEqual(filled(mustSave(third.saved).outputs), filled(normal.outputs), 'the resumed create reports less than a create that finished at once')
     await settled(urn, program, mustSave(third.saved))
   })
 
@@ -120,6 +128,9 @@ describe('the plugin under the engine rules', () => {
     assert.equal(second.error, undefined, second.error?.details)
     assert.deepEqual(kinds, ['lite.vm.storage'], 'the re-run orders the disk growth once and no second VM')
     assert.equal(String((await emulator.account(kept.id))?.extra_details.disk_size), '40')
+    // The resumed create reports everything a create that finished at once does.
+    const normal = await upOk(urnOf(VM, 'normal'), vmProgram({ vmName: 'normal-vm-01', diskSize: 40 }), null)
+    assert.deepEqual(filled(mustSave(second.saved).outputs), filled(normal.outputs))
     await settled(urn, program, mustSave(second.saved))
   })
 
