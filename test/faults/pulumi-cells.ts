@@ -167,3 +167,69 @@ export function pulumiMatrix(part: string, faults: readonly Fault[], lanes = 2, 
     }
   })
 }
+
+/**
+ * One order left unpaid (`payWithCreditCard: false`) under the engine's rules: `up` places it once and
+ * succeeds; `refresh` and `up` before payment order nothing; after payment `refresh` and `up` order
+ * nothing more, fail nothing, and the next preview is a Same step.
+ */
+export async function pulumiUnpaidCell(lane: Lane, op: Operation): Promise<void> {
+  const { em, model } = lane
+  await freshEmulator(em, 200)
+  const ids = await op.setup(em)
+  const seen = (await em.orders()).orders.length
+  const urn = urnOf(`provider:index:${toPascal(op.resource)}`, 'unpaid')
+  let saved: Saved | null = null
+  const unpaid = camel({ ...(op.change ?? {}), pay_with_credit_card: false })
+  let program = camel({ ...op.inputs(ids), pay_with_credit_card: false, ...(op.change ?? {}) })
+  if (op.existing) {
+    saved = await model.import(urn, String(op.existing(ids)))
+    program = { ...saved.inputs, ...unpaid }
+  }
+  const placed = async () => (await em.orders()).orders.slice(seen)
+  const first = await up(model, urn, program, saved, undefined)
+  const orders = await placed()
+  assert.ok(first.ok, `the unpaid ${op.title} failed: ${first.message}`)
+  assert.deepEqual(
+    orders.map((o) => [o.kind, o.invoice_status]),
+    [[op.kind, 'Unpaid']],
+  )
+  let state = first.saved
+  const rerun = async (when: string) => {
+    assert.ok(state, `no state ${when}`)
+    state = (await model.refresh(urn, state)).saved
+    const again = await up(model, urn, program, state, undefined)
+    assert.ok(again.ok, `up ${when} failed: ${again.message}`)
+    assert.equal((await placed()).length, 1, `up ${when} ordered again: ${JSON.stringify(await placed())}`)
+    state = again.saved
+  }
+  await rerun('before payment')
+  const accountId = orders[0]?.account_id ?? ''
+  await em.control('POST', `/accounts/${accountId}/pay`)
+  const until = Date.now() + 15_000
+  while ((await em.accounts()).find((a) => String(a.account.account_id) === accountId)?.account.status !== 'Active') {
+    assert.ok(Date.now() < until, `${accountId} not Active after payment`)
+    await sleep(100)
+  }
+  await rerun('after payment')
+  assert.ok(state)
+  const next = await model.up(urn, program, state, { preview: true })
+  assert.equal(next.op, 'same', `the preview after payment is not empty: ${JSON.stringify(next.diff)}`)
+}
+
+export function pulumiUnpaidMatrix(operations: readonly Operation[] = OPERATIONS): void {
+  describe('every order left unpaid, through the Pulumi plugin under the engine rules', () => {
+    let lane: Lane
+    before(async () => {
+      lane = await launch()
+    })
+    after(async () => {
+      await lane?.plugin.stop()
+      lane?.stopEngine()
+      await lane?.em.stop()
+    })
+    for (const op of selected(operations)) {
+      test(`${op.title}, unpaid`, { timeout: 60_000 }, () => pulumiUnpaidCell(lane, op))
+    }
+  })
+}
