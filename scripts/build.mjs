@@ -42,6 +42,17 @@ copyFileSync(join(root, 'LICENSE'), join(packageDir, 'LICENSE'))
 
 // Terraform runs the first file named terraform-provider-provider[_.*]; the bundle beside it is not one.
 const launcher = join(packageDir, `terraform-provider-provider_v${version}`)
+/** The launchers' last lines: reached through a symlink (a plugin directory, /usr/local/bin), provider.cjs is beside the real file. */
+const EXEC_BESIDE_REAL_FILE = `self=$0
+while [ -L "$self" ]; do
+  link=$(readlink -- "$self")
+  case $link in
+    /*) self=$link ;;
+    *) self=$(dirname -- "$self")/$link ;;
+  esac
+done
+exec "$node_bin" "$(dirname -- "$self")/provider.cjs" "$@"
+`
 writeFileSync(
   launcher,
   `#!/bin/sh
@@ -51,8 +62,7 @@ if ! command -v "$node_bin" >/dev/null 2>&1; then
   echo "terraform-provider-provider needs Node.js 20 or later on PATH (or set PROVIDER_NODE)"
   exit 1
 fi
-exec "$node_bin" "$(dirname -- "$0")/provider.cjs" "$@"
-`,
+${EXEC_BESIDE_REAL_FILE}`,
 )
 chmodSync(launcher, 0o755)
 
@@ -93,8 +103,7 @@ if ! command -v "$node_bin" >/dev/null 2>&1; then
   echo "pulumi-resource-provider needs Node.js 20 or later on PATH (or set PROVIDER_NODE)" >&2
   exit 1
 fi
-exec "$node_bin" "$(dirname -- "$0")/provider.cjs" "$@"
-`,
+${EXEC_BESIDE_REAL_FILE}`,
 )
 chmodSync(pulumiLauncher, 0o755)
 writeFileSync(

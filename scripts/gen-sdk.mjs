@@ -561,7 +561,7 @@ ${body}`
 
 function packageJson(schema, versions) {
   const nodejs = schema.language?.nodejs ?? {}
-  const peer = nodejs.dependencies ?? { '@pulumi/pulumi': '^3.0.0' }
+  const peer = nodejs.dependencies ?? { '@pulumi/pulumi': '^3.141.0' }
   const manifest = {
     name: nodejs.packageName ?? `@pulumi/${schema.name}`,
     version: schema.version ?? '0.0.0',

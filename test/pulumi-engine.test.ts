@@ -2,12 +2,13 @@
 // engine's call sequences for every resource against the emulator launcher. The per-resource data
 // (an example, one change per in-place input, create-only changes, Limit violations) lives here.
 import assert from 'node:assert/strict'
-import { readFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { isSecret, UNKNOWN_WIRE, type Wire, type WireMap } from '../src/pulumi/wire.js'
 import { Emulator } from './e2e/harness.js'
-import { initFailure, Plugin, ROOT, type RpcError, startFakeEngine, urnOf } from './pulumi-harness.js'
+import { initFailure, PLUGIN, Plugin, ROOT, type RpcError, startFakeEngine, urnOf } from './pulumi-harness.js'
 
 const CODE = { UNKNOWN: 2, INVALID_ARGUMENT: 3, UNIMPLEMENTED: 12 }
 
@@ -131,12 +132,8 @@ let plugin: Plugin
 const refs: Refs = {}
 const secretsSeen = new Set<string>()
 
-/** API requests that change something: a preview may read the catalog to check inputs, never more. */
-async function apiRequests(): Promise<number> {
-  return (await emulator.requests()).filter((e) => {
-    const { path, method } = e as { path: string; method: string }
-    return path.startsWith('/v1') && method !== 'GET'
-  }).length
+async function apiRequests(which: 'all' | 'mutating' = 'all'): Promise<number> {
+  return (await emulator.requests()).filter((e) => e.path.startsWith('/v1') && (which === 'all' || e.method !== 'GET')).length
 }
 
 function assertSecret(map: WireMap, keys: readonly string[], where: string) {
@@ -196,7 +193,8 @@ describe('plugin start-up and configuration', () => {
   })
 
   test('Configure without an API key is a clear INVALID_ARGUMENT naming provider:apiKey', async () => {
-    await rejects(plugin.configure({ baseUrl: emulator.baseUrl }), CODE.INVALID_ARGUMENT, /provider:apiKey/)
+    const error = await rejects(plugin.configure({ baseUrl: emulator.baseUrl }), CODE.INVALID_ARGUMENT, /provider:apiKey/)
+    assert.doesNotMatch(error.details, /api_key/, 'Terraform names in a Pulumi error')
   })
 
   test('Configure with a secret API key accepts secrets and supports preview', async () => {
@@ -268,10 +266,22 @@ CASES.forEach((c, index) => {
 
     if (c.grow) {
       const key = c.grow.key
-      test(`shrinking the grow-only ${key} is an error at Diff`, async () => {
-        const news = { ...inputs, [key]: 1 }
+      test(`shrinking the grow-only ${key} is refused by Check and by Update (preview too), never by Diff`, async () => {
+        const oldInputs = { ...inputs, [key]: 40 }
         const stateWithSize = { ...outputs, [key]: 40 }
-        await rejects(plugin.diff(urn, id, stateWithSize, { ...inputs, [key]: 40 }, news), CODE.INVALID_ARGUMENT, new RegExp(key))
+        const checked = await plugin.check(urn, { ...stripSecrets(inputs), [key]: 20 }, oldInputs)
+        assert.deepEqual(
+          checked.failures.map((f) => f.property),
+          [key],
+        )
+        const news = { ...inputs, [key]: 20 }
+        // `pulumi refresh` diffs with old and new swapped: a Diff that refused the "shrink" would fail the refresh.
+        const diff = await plugin.diff(urn, id, stateWithSize, oldInputs, news)
+        assert.deepEqual(diff.diffs, [key])
+        const before = await apiRequests()
+        await rejects(plugin.update(urn, id, stateWithSize, oldInputs, news, { preview: true }), CODE.INVALID_ARGUMENT, new RegExp(key))
+        await rejects(plugin.update(urn, id, stateWithSize, oldInputs, news), CODE.INVALID_ARGUMENT, new RegExp(key))
+        assert.equal(await apiRequests(), before, 'a refused shrink made an API call')
       })
     }
 
@@ -284,9 +294,10 @@ CASES.forEach((c, index) => {
         assert.deepEqual(diff.replaces, [])
         assert.deepEqual(diff.diffs, [step.key])
         assert.ok(['UPDATE', 'ADD'].includes(diff.detailedDiff[step.key]?.kind ?? ''), JSON.stringify(diff.detailedDiff))
-        const before = await apiRequests()
+        // A preview may read the service's lists (the OS names a rebuild may take) but changes nothing.
+        const before = await apiRequests('mutating')
         await plugin.update(urn, id, outputs, inputs, news, { preview: true })
-        assert.equal(await apiRequests(), before, 'preview made a mutating API call')
+        assert.equal(await apiRequests('mutating'), before, 'preview made a mutating API call')
         const updated = await plugin.update(urn, id, outputs, inputs, news)
         assertSecret(updated.properties, c.secretOutputs, 'Update')
         inputs = news
@@ -421,6 +432,22 @@ describe('functions and the rest', () => {
     assert.ok(failure.reasons.length > 0)
     assert.ok(isSecret(failure.properties.consolePassword))
     assert.equal(failure.properties.__meta !== undefined, true, 'the resume marker is kept in outputs')
+  })
+
+  test('the launcher works when reached through a chain of symlinks', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'plugin-link-'))
+    try {
+      symlinkSync(PLUGIN, join(dir, 'real-link'))
+      symlinkSync('real-link', join(dir, 'pulumi-resource-provider'))
+      const linked = await Plugin.launch(engine.address, {}, join(dir, 'pulumi-resource-provider'))
+      try {
+        assert.equal(await linked.pluginInfo(), JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version)
+      } finally {
+        await linked.stop()
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
   })
 
   test('Cancel answers', async () => {

@@ -266,3 +266,154 @@ function diffOf(value: unknown): Diff {
 }
 
 export { pluginPb }
+
+// ---- the engine's rules, as its source states them ----------------------------------------------
+// A model of what `pulumi up`, `pulumi refresh` and `pulumi import` do with each answer of the plugin
+// and what they save (pkg/resource/deploy/step_generator.go, step.go, pkg/engine/update.go):
+// - replaceOnChanges: any key the Diff lists as changed that the resource's replaceOnChanges names
+//   becomes a replacement, whatever the Diff's own `replaces` say;
+// - Diff NONE and no init errors: a Same step, saving the NEW inputs with the OLD outputs, no call;
+//   init errors and no change: an Update anyway ("continue awaiting initialization");
+// - a partially failed Create saves the checked inputs with the returned outputs and the reasons as
+//   init errors; a partially failed Update saves the OLD inputs with the NEW outputs (OnResourceStepPost);
+// - a refresh saves the Read's inputs and outputs, and its init errors are only the Read's own
+//   (the earlier ones are cleared); its diff is a Diff with old and new swapped, whose error fails it;
+// - `pulumi import` saves the Read's inputs and outputs, then Checks them.
+
+/** What the engine keeps in the stack's state for one resource. */
+export interface Saved {
+  readonly id: string
+  readonly inputs: WireMap
+  readonly outputs: WireMap
+  readonly initErrors: readonly string[]
+}
+
+export type StepOp = 'create' | 'update' | 'same' | 'replace'
+
+export interface UpResult {
+  readonly op: StepOp
+  /** The state saved after the step (unchanged on a plain failure). */
+  readonly saved: Saved | null
+  readonly diff?: Diff
+  /** The failure of the step, if any; a partial failure still saves what the plugin returned. */
+  readonly error?: RpcError
+}
+
+/** replaceOnChanges per resource token, as the generated SDK registers them (from the package schema). */
+export function replaceOnChangesOf(schemaText: string): Map<string, string[]> {
+  const schema = JSON.parse(schemaText) as {
+    resources: Record<string, { inputProperties?: Record<string, { replaceOnChanges?: boolean }> }>
+  }
+  const out = new Map<string, string[]>()
+  for (const [token, spec] of Object.entries(schema.resources)) {
+    out.set(
+      token,
+      Object.entries(spec.inputProperties ?? {})
+        .filter(([, p]) => p.replaceOnChanges === true)
+        .map(([key]) => key)
+        .sort(),
+    )
+  }
+  return out
+}
+
+/** The part of a Diff answer the engine's replaceOnChanges rule reads and rewrites. */
+interface DiffLike {
+  readonly changes: string
+  readonly replaces: readonly string[]
+  readonly diffs: readonly string[]
+  readonly detailedDiff: Readonly<Record<string, { kind: string; inputDiff: boolean }>>
+}
+
+/** The engine's applyReplaceOnChanges on top-level keys (every replaceOnChanges path here is one key). */
+export function applyReplaceOnChanges<D extends DiffLike>(diff: D, replaceOnChanges: readonly string[]): D {
+  if (diff.changes !== 'some') return diff
+  const replaces = new Set(diff.replaces)
+  for (const key of diff.diffs) if (replaceOnChanges.includes(key)) replaces.add(key)
+  const detailedDiff: Record<string, { kind: string; inputDiff: boolean }> = {}
+  for (const [key, d] of Object.entries(diff.detailedDiff)) {
+    detailedDiff[key] = replaceOnChanges.includes(key) && !d.kind.endsWith('_REPLACE') ? { ...d, kind: `${d.kind}_REPLACE` } : d
+  }
+  return { ...diff, replaces: [...replaces], detailedDiff }
+}
+
+export class EngineModel {
+  constructor(
+    readonly plugin: Plugin,
+    private readonly replaceOnChanges: ReadonlyMap<string, readonly string[]>,
+  ) {}
+
+  /** The engine's Check, then Create / Diff and Update, Same or Replace, saving what the engine saves. */
+  async up(urn: string, program: WireMap, saved: Saved | null, options: { timeout?: number; preview?: boolean } = {}): Promise<UpResult> {
+    const checked = await this.plugin.check(urn, program, saved?.inputs ?? {})
+    if (checked.failures.length > 0) throw new Error(`Check failed: ${JSON.stringify(checked.failures)}`)
+    if (saved === null) return this.create(urn, checked.inputs, 'create', options)
+    const diff = applyReplaceOnChanges(
+      await this.plugin.diff(urn, saved.id, saved.outputs, saved.inputs, checked.inputs),
+      this.replaceOnChanges.get(typeOf(urn)) ?? [],
+    )
+    if (diff.changes === 'some' && diff.replaces.length > 0) {
+      const created = await this.create(urn, checked.inputs, 'replace', options)
+      if (created.error || options.preview) return { ...created, diff, saved: created.error ? saved : created.saved }
+      await this.plugin.delete(urn, saved.id, saved.outputs, saved.inputs)
+      return { ...created, diff }
+    }
+    if (diff.changes !== 'some' && saved.initErrors.length === 0) {
+      return { op: 'same', diff, saved: options.preview ? saved : { ...saved, inputs: checked.inputs, initErrors: [] } }
+    }
+    try {
+      const updated = await this.plugin.update(urn, saved.id, saved.outputs, saved.inputs, checked.inputs, options)
+      if (options.preview) return { op: 'update', diff, saved }
+      return { op: 'update', diff, saved: { id: saved.id, inputs: checked.inputs, outputs: updated.properties, initErrors: [] } }
+    } catch (thrown) {
+      const error = thrown as RpcError
+      const failure = initFailure(error)
+      // OnResourceStepPost: a partially failed update keeps the OLD inputs with the new outputs.
+      if (failure) return { op: 'update', diff, error, saved: { id: saved.id, inputs: saved.inputs, outputs: failure.properties, initErrors: failure.reasons } }
+      return { op: 'update', diff, error, saved }
+    }
+  }
+
+  private async create(urn: string, inputs: WireMap, op: StepOp, options: { timeout?: number; preview?: boolean }): Promise<UpResult> {
+    try {
+      const created = await this.plugin.create(urn, inputs, options)
+      return { op, saved: options.preview ? null : { id: created.id, inputs, outputs: created.properties, initErrors: [] } }
+    } catch (thrown) {
+      const error = thrown as RpcError
+      const failure = initFailure(error)
+      if (failure) return { op, error, saved: { id: failure.id, inputs, outputs: failure.properties, initErrors: failure.reasons } }
+      return { op, error, saved: null }
+    }
+  }
+
+  /** `pulumi refresh`: Read, save its answer with only its own init errors, then the inverted diff (whose error fails the refresh). */
+  async refresh(urn: string, saved: Saved): Promise<{ saved: Saved | null; diff: Diff | null }> {
+    let read: { id: string; properties: WireMap; inputs: WireMap }
+    let initErrors: string[] = []
+    try {
+      read = await this.plugin.read(urn, saved.id, saved.outputs, saved.inputs)
+    } catch (thrown) {
+      const failure = initFailure(thrown as RpcError)
+      if (!failure) throw thrown
+      read = { id: failure.id || saved.id, properties: failure.properties, inputs: failure.inputs }
+      initErrors = failure.reasons
+    }
+    if (read.id === '') return { saved: null, diff: null }
+    const inputs = Object.keys(read.inputs).length > 0 ? read.inputs : saved.inputs
+    const next: Saved = { id: read.id, inputs, outputs: read.properties, initErrors }
+    const diff = await this.plugin.diff(urn, next.id, next.outputs, next.inputs, saved.inputs)
+    return { saved: next, diff }
+  }
+
+  /** `pulumi import`: Read with only the id, save its inputs and outputs, Check them (failures only warn). */
+  async import(urn: string, id: string): Promise<Saved> {
+    const read = await this.plugin.read(urn, id)
+    if (read.id === '') throw new Error(`resource '${id}' does not exist`)
+    await this.plugin.check(urn, read.inputs, read.inputs)
+    return { id: read.id, inputs: read.inputs, outputs: read.properties, initErrors: [] }
+  }
+
+  async destroy(urn: string, saved: Saved): Promise<void> {
+    await this.plugin.delete(urn, saved.id, saved.outputs, saved.inputs)
+  }
+}

@@ -33,4 +33,28 @@ test('the schema names every resource, function and config key, with secrets and
   for (const key of ['raw', 'consolePassword', 'cipassword']) assert.equal(vm[key]?.secret, true, key)
   for (const key of ['selectOs', 'cycle', 'sshAndConsoleUser']) assert.equal(vm[key]?.replaceOnChanges, true, key)
   assert.equal(vm.vmName?.replaceOnChanges, undefined)
+  // Inputs an import cannot recover are only recorded by Diff after an import; replaceOnChanges would override it.
+  for (const key of ['promocode', 'payWithCreditCard']) assert.equal(vm[key]?.replaceOnChanges, undefined, key)
+})
+
+test('types the SDKs can hold: 64-bit numbers, nullable nested and unrecoverable outputs, a @pulumi/pulumi that has invokeOutput', () => {
+  const schema = JSON.parse(committed) as {
+    resources: Record<string, { properties: Record<string, { type?: string }>; required: string[] }>
+    types: Record<string, { required: string[] }>
+    language: { nodejs: { dependencies: Record<string, string> } }
+  }
+  const vm = schema.resources['provider:index:LiteVm']!
+  // Pulumi's `integer` is 32-bit in Go, .NET and Java: a memory size in bytes overflows it.
+  for (const key of ['maxmem', 'maxdisk', 'productId']) assert.equal(vm.properties[key]?.type, 'number', key)
+  const integers = JSON.stringify(schema).match(/"type":"integer"/g) ?? []
+  assert.equal(integers.length, 0)
+  // An unpaid invoice has no datepaid nor paidId; an imported keypair has no private key.
+  const invoice = Object.entries(schema.types).find(([token]) => token.endsWith('LastInvoice'))?.[1]
+  assert.ok(invoice, 'a last-invoice type')
+  for (const key of ['datepaid', 'paidId']) assert.ok(!invoice.required.includes(key), key)
+  assert.ok(!schema.resources['provider:index:LiteKeypair']!.required.includes('privateKey'))
+  // The generated functions use pulumi.InvokeOutputOptions, which @pulumi/pulumi has from 3.141.0 on.
+  const range = schema.language.nodejs.dependencies['@pulumi/pulumi'] ?? ''
+  const [major, minor] = (range.match(/(\d+)\.(\d+)/) ?? []).slice(1).map(Number)
+  assert.ok(major === 3 && (minor ?? 0) >= 141, `@pulumi/pulumi ${range} admits versions without InvokeOutputOptions`)
 })

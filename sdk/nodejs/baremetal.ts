@@ -57,7 +57,7 @@ export class Baremetal extends pulumi.CustomResource {
     /**
      * Charge the card on file for the order; `false` leaves the invoice unpaid and the server Pending until it is paid. Changing it calls nothing and replaces nothing.
      */
-    declare public readonly payWithCreditCard: pulumi.Output<boolean>;
+    declare public readonly payWithCreditCard: pulumi.Output<boolean | undefined>;
     /**
      * Power the server `on` or `off` when the value changes. Given at create, it is applied once the server is Active. Removing it calls nothing. Must be one of "on", "off".
      */
@@ -155,7 +155,7 @@ export class Baremetal extends pulumi.CustomResource {
         opts = pulumi.mergeOptions(utilities.resourceOptsDefaults(), opts);
         const secretOpts = { additionalSecretOutputs: ["raw"] };
         opts = pulumi.mergeOptions(opts, secretOpts);
-        const replaceOnChanges = { replaceOnChanges: ["cycle", "keypairId", "productId", "promocode", "publicIp", "selectOs"] };
+        const replaceOnChanges = { replaceOnChanges: ["cycle", "keypairId", "productId", "publicIp", "selectOs"] };
         opts = pulumi.mergeOptions(opts, replaceOnChanges);
         super(Baremetal.__pulumiType, name, resourceInputs, opts);
     }

@@ -45,7 +45,7 @@ export class BaremetalAdditionalIp extends pulumi.CustomResource {
     /**
      * Charge the card on file for the order; `false` leaves the invoice unpaid. Like every input of this resource, a change replaces it. Changing it replaces the resource.
      */
-    declare public readonly payWithCreditCard: pulumi.Output<boolean>;
+    declare public readonly payWithCreditCard: pulumi.Output<boolean | undefined>;
     /**
      * The product, from `baremetalAdditionalIpProducts`. Must be at least 1. Changing it replaces the resource.
      */
@@ -107,7 +107,7 @@ export class BaremetalAdditionalIp extends pulumi.CustomResource {
         opts = pulumi.mergeOptions(utilities.resourceOptsDefaults(), opts);
         const secretOpts = { additionalSecretOutputs: ["raw"] };
         opts = pulumi.mergeOptions(opts, secretOpts);
-        const replaceOnChanges = { replaceOnChanges: ["cycle", "payWithCreditCard", "productId", "promocode", "region"] };
+        const replaceOnChanges = { replaceOnChanges: ["cycle", "productId", "region"] };
         opts = pulumi.mergeOptions(opts, replaceOnChanges);
         super(BaremetalAdditionalIp.__pulumiType, name, resourceInputs, opts);
     }

@@ -45,7 +45,7 @@ export class BaremetalElasticStorage extends pulumi.CustomResource {
     /**
      * Charge the card on file for every order; `false` leaves invoices unpaid. Changing it calls nothing.
      */
-    declare public readonly payWithCreditCard: pulumi.Output<boolean>;
+    declare public readonly payWithCreditCard: pulumi.Output<boolean | undefined>;
     /**
      * The storage product, from the elastic storage catalog. A change runs change-package (a paid order). Must be at least 1.
      */
@@ -119,7 +119,7 @@ export class BaremetalElasticStorage extends pulumi.CustomResource {
         opts = pulumi.mergeOptions(utilities.resourceOptsDefaults(), opts);
         const secretOpts = { additionalSecretOutputs: ["raw"] };
         opts = pulumi.mergeOptions(opts, secretOpts);
-        const replaceOnChanges = { replaceOnChanges: ["cycle", "metalAccountId", "promocode", "storageName"] };
+        const replaceOnChanges = { replaceOnChanges: ["cycle", "metalAccountId", "storageName"] };
         opts = pulumi.mergeOptions(opts, replaceOnChanges);
         super(BaremetalElasticStorage.__pulumiType, name, resourceInputs, opts);
     }

@@ -41,7 +41,7 @@ export class BaremetalKeypair extends pulumi.CustomResource {
     /**
      * The generated OpenSSH private key, returned once at creation and kept in state; null for imported keys and after an import.
      */
-    declare public /*out*/ readonly privateKey: pulumi.Output<string>;
+    declare public /*out*/ readonly privateKey: pulumi.Output<string | undefined>;
     /**
      * An existing OpenSSH public key to import. When empty, the service generates a key pair and `privateKey` holds its private half. Compared without surrounding whitespace. Must be one OpenSSH public key line (ssh-ed25519, ssh-rsa or ecdsa-sha2-nistp256/384/521). Changing it replaces the resource.
      */

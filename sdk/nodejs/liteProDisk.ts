@@ -45,7 +45,7 @@ export class LiteProDisk extends pulumi.CustomResource {
     /**
      * Charge the card on file for every order; `false` leaves invoices unpaid. Changing it calls nothing.
      */
-    declare public readonly payWithCreditCard: pulumi.Output<boolean>;
+    declare public readonly payWithCreditCard: pulumi.Output<boolean | undefined>;
     /**
      * The disk product, from `liteProDiskProducts`. Must be at least 1. Changing it replaces the resource.
      */
@@ -116,7 +116,7 @@ export class LiteProDisk extends pulumi.CustomResource {
         opts = pulumi.mergeOptions(utilities.resourceOptsDefaults(), opts);
         const secretOpts = { additionalSecretOutputs: ["raw"] };
         opts = pulumi.mergeOptions(opts, secretOpts);
-        const replaceOnChanges = { replaceOnChanges: ["cycle", "liteAccountId", "productId", "promocode", "serviceName"] };
+        const replaceOnChanges = { replaceOnChanges: ["cycle", "liteAccountId", "productId", "serviceName"] };
         opts = pulumi.mergeOptions(opts, replaceOnChanges);
         super(LiteProDisk.__pulumiType, name, resourceInputs, opts);
     }

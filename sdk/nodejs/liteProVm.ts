@@ -80,6 +80,10 @@ export class LiteProVm extends pulumi.CustomResource {
      */
     declare public /*out*/ readonly maxmem: pulumi.Output<number | undefined>;
     /**
+     * Memory in use in bytes. A live figure, recorded as `uptime` is.
+     */
+    declare public /*out*/ readonly mem: pulumi.Output<number | undefined>;
+    /**
      * Next billing date.
      */
     declare public /*out*/ readonly nextDue: pulumi.Output<string | undefined>;
@@ -94,7 +98,7 @@ export class LiteProVm extends pulumi.CustomResource {
     /**
      * Charge the card on file for every order. With `false` the order is placed and its invoice stays unpaid: the VM stays `Pending` until it is paid in the portal. Changing it calls nothing.
      */
-    declare public readonly payWithCreditCard: pulumi.Output<boolean>;
+    declare public readonly payWithCreditCard: pulumi.Output<boolean | undefined>;
     /**
      * A power action, applied when the value changes: `start`, `stop` (hard), `shutdown` (graceful), `suspend`, `resume`. Given at create, it is applied once the VM is Active. Removing it calls nothing. Must be one of "start", "stop", "suspend", "resume", "shutdown".
      */
@@ -144,6 +148,10 @@ export class LiteProVm extends pulumi.CustomResource {
      */
     declare public /*out*/ readonly status: pulumi.Output<string | undefined>;
     /**
+     * Seconds since the last start; 0 when not running. A live figure: recorded by each apply, and by a refresh only when it finds another change, so a refresh that finds nothing else changed leaves the state as it was.
+     */
+    declare public /*out*/ readonly uptime: pulumi.Output<number | undefined>;
+    /**
      * The VM name, 6-16 characters. Changed in place. Must be 6 to 16 characters.
      */
     declare public readonly vmName: pulumi.Output<string>;
@@ -190,6 +198,7 @@ export class LiteProVm extends pulumi.CustomResource {
             resourceInputs["lastInvoice"] = undefined /*out*/;
             resourceInputs["maxdisk"] = undefined /*out*/;
             resourceInputs["maxmem"] = undefined /*out*/;
+            resourceInputs["mem"] = undefined /*out*/;
             resourceInputs["nextDue"] = undefined /*out*/;
             resourceInputs["orderId"] = undefined /*out*/;
             resourceInputs["osname"] = undefined /*out*/;
@@ -206,6 +215,7 @@ export class LiteProVm extends pulumi.CustomResource {
             resourceInputs["selectOs"] = args?.selectOs;
             resourceInputs["sshAndConsoleUser"] = args?.sshAndConsoleUser;
             resourceInputs["status"] = undefined /*out*/;
+            resourceInputs["uptime"] = undefined /*out*/;
             resourceInputs["vmName"] = (args?.vmName) ?? "server-name";
         } else {
             resourceInputs["billingcycle"] = undefined /*out*/;
@@ -220,6 +230,7 @@ export class LiteProVm extends pulumi.CustomResource {
             resourceInputs["lastInvoice"] = undefined /*out*/;
             resourceInputs["maxdisk"] = undefined /*out*/;
             resourceInputs["maxmem"] = undefined /*out*/;
+            resourceInputs["mem"] = undefined /*out*/;
             resourceInputs["nextDue"] = undefined /*out*/;
             resourceInputs["orderId"] = undefined /*out*/;
             resourceInputs["osname"] = undefined /*out*/;
@@ -236,12 +247,13 @@ export class LiteProVm extends pulumi.CustomResource {
             resourceInputs["selectOs"] = undefined /*out*/;
             resourceInputs["sshAndConsoleUser"] = undefined /*out*/;
             resourceInputs["status"] = undefined /*out*/;
+            resourceInputs["uptime"] = undefined /*out*/;
             resourceInputs["vmName"] = undefined /*out*/;
         }
         opts = pulumi.mergeOptions(utilities.resourceOptsDefaults(), opts);
         const secretOpts = { additionalSecretOutputs: ["cipassword", "consolePassword", "raw"] };
         opts = pulumi.mergeOptions(opts, secretOpts);
-        const replaceOnChanges = { replaceOnChanges: ["consolePassword", "cycle", "description", "promocode", "selectOs", "sshAndConsoleUser"] };
+        const replaceOnChanges = { replaceOnChanges: ["consolePassword", "cycle", "description", "selectOs", "sshAndConsoleUser"] };
         opts = pulumi.mergeOptions(opts, replaceOnChanges);
         super(LiteProVm.__pulumiType, name, resourceInputs, opts);
     }

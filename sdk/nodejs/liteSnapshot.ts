@@ -53,7 +53,7 @@ export class LiteSnapshot extends pulumi.CustomResource {
     /**
      * Charge the card on file for the order; `false` leaves the invoice unpaid. Changing it later calls nothing.
      */
-    declare public readonly payWithCreditCard: pulumi.Output<boolean>;
+    declare public readonly payWithCreditCard: pulumi.Output<boolean | undefined>;
     /**
      * A promotion code for the first invoice. Must be 1 to 255 characters. Changing it replaces the resource.
      */
@@ -99,7 +99,7 @@ export class LiteSnapshot extends pulumi.CustomResource {
             resourceInputs["status"] = undefined /*out*/;
         }
         opts = pulumi.mergeOptions(utilities.resourceOptsDefaults(), opts);
-        const replaceOnChanges = { replaceOnChanges: ["cycle", "description", "liteAccountId", "name", "promocode"] };
+        const replaceOnChanges = { replaceOnChanges: ["cycle", "description", "liteAccountId", "name"] };
         opts = pulumi.mergeOptions(opts, replaceOnChanges);
         super(LiteSnapshot.__pulumiType, name, resourceInputs, opts);
     }

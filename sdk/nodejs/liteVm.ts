@@ -80,6 +80,10 @@ export class LiteVm extends pulumi.CustomResource {
      */
     declare public /*out*/ readonly maxmem: pulumi.Output<number | undefined>;
     /**
+     * Memory in use in bytes. A live figure, recorded as `uptime` is.
+     */
+    declare public /*out*/ readonly mem: pulumi.Output<number | undefined>;
+    /**
      * One-shot migration to Lite Pro: the value is a product id from `liteProProducts`. The VM keeps being managed by this resource after it moves. Given at create, it is only recorded. Must be a positive whole number written in digits.
      */
     declare public readonly migrateToPro: pulumi.Output<string | undefined>;
@@ -98,7 +102,7 @@ export class LiteVm extends pulumi.CustomResource {
     /**
      * Charge the card on file for every order. With `false` the order is placed and its invoice stays unpaid: the VM stays `Pending` until it is paid in the portal. Changing it calls nothing.
      */
-    declare public readonly payWithCreditCard: pulumi.Output<boolean>;
+    declare public readonly payWithCreditCard: pulumi.Output<boolean | undefined>;
     /**
      * A power action, applied when the value changes: `start`, `stop` (hard), `shutdown` (graceful), `suspend`, `resume`. Given at create, it is applied once the VM is Active. Removing it calls nothing. Must be one of "start", "stop", "suspend", "resume", "shutdown".
      */
@@ -148,6 +152,10 @@ export class LiteVm extends pulumi.CustomResource {
      */
     declare public /*out*/ readonly status: pulumi.Output<string | undefined>;
     /**
+     * Seconds since the last start; 0 when not running. A live figure: recorded by each apply, and by a refresh only when it finds another change, so a refresh that finds nothing else changed leaves the state as it was.
+     */
+    declare public /*out*/ readonly uptime: pulumi.Output<number | undefined>;
+    /**
      * The VM name, 6-16 characters. Changed in place. Must be 6 to 16 characters.
      */
     declare public readonly vmName: pulumi.Output<string>;
@@ -194,6 +202,7 @@ export class LiteVm extends pulumi.CustomResource {
             resourceInputs["lastInvoice"] = undefined /*out*/;
             resourceInputs["maxdisk"] = undefined /*out*/;
             resourceInputs["maxmem"] = undefined /*out*/;
+            resourceInputs["mem"] = undefined /*out*/;
             resourceInputs["migrateToPro"] = args?.migrateToPro;
             resourceInputs["nextDue"] = undefined /*out*/;
             resourceInputs["orderId"] = undefined /*out*/;
@@ -211,6 +220,7 @@ export class LiteVm extends pulumi.CustomResource {
             resourceInputs["selectOs"] = args?.selectOs;
             resourceInputs["sshAndConsoleUser"] = args?.sshAndConsoleUser;
             resourceInputs["status"] = undefined /*out*/;
+            resourceInputs["uptime"] = undefined /*out*/;
             resourceInputs["vmName"] = (args?.vmName) ?? "server-name";
         } else {
             resourceInputs["billingcycle"] = undefined /*out*/;
@@ -225,6 +235,7 @@ export class LiteVm extends pulumi.CustomResource {
             resourceInputs["lastInvoice"] = undefined /*out*/;
             resourceInputs["maxdisk"] = undefined /*out*/;
             resourceInputs["maxmem"] = undefined /*out*/;
+            resourceInputs["mem"] = undefined /*out*/;
             resourceInputs["migrateToPro"] = undefined /*out*/;
             resourceInputs["nextDue"] = undefined /*out*/;
             resourceInputs["orderId"] = undefined /*out*/;
@@ -242,12 +253,13 @@ export class LiteVm extends pulumi.CustomResource {
             resourceInputs["selectOs"] = undefined /*out*/;
             resourceInputs["sshAndConsoleUser"] = undefined /*out*/;
             resourceInputs["status"] = undefined /*out*/;
+            resourceInputs["uptime"] = undefined /*out*/;
             resourceInputs["vmName"] = undefined /*out*/;
         }
         opts = pulumi.mergeOptions(utilities.resourceOptsDefaults(), opts);
         const secretOpts = { additionalSecretOutputs: ["cipassword", "consolePassword", "raw"] };
         opts = pulumi.mergeOptions(opts, secretOpts);
-        const replaceOnChanges = { replaceOnChanges: ["consolePassword", "cycle", "description", "promocode", "selectOs", "sshAndConsoleUser"] };
+        const replaceOnChanges = { replaceOnChanges: ["consolePassword", "cycle", "description", "selectOs", "sshAndConsoleUser"] };
         opts = pulumi.mergeOptions(opts, replaceOnChanges);
         super(LiteVm.__pulumiType, name, resourceInputs, opts);
     }

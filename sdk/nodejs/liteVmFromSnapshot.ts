@@ -57,7 +57,7 @@ export class LiteVmFromSnapshot extends pulumi.CustomResource {
     /**
      * Charge the card on file for the order; `false` leaves the invoice unpaid. Changing it later calls nothing.
      */
-    declare public readonly payWithCreditCard: pulumi.Output<boolean>;
+    declare public readonly payWithCreditCard: pulumi.Output<boolean | undefined>;
     /**
      * The product of the new VM, from `liteProducts`. Must be at least 1. Changing it replaces the resource.
      */
@@ -141,7 +141,7 @@ export class LiteVmFromSnapshot extends pulumi.CustomResource {
         opts = pulumi.mergeOptions(utilities.resourceOptsDefaults(), opts);
         const secretOpts = { additionalSecretOutputs: ["consolePassword"] };
         opts = pulumi.mergeOptions(opts, secretOpts);
-        const replaceOnChanges = { replaceOnChanges: ["consolePassword", "cycle", "description", "keypairId", "name", "productId", "promocode", "snapshotId", "sshAndConsoleUser"] };
+        const replaceOnChanges = { replaceOnChanges: ["consolePassword", "cycle", "description", "keypairId", "name", "productId", "snapshotId", "sshAndConsoleUser"] };
         opts = pulumi.mergeOptions(opts, replaceOnChanges);
         super(LiteVmFromSnapshot.__pulumiType, name, resourceInputs, opts);
     }

@@ -54,6 +54,7 @@ export class Provider extends pulumi.ProviderResource {
             const apiKeyValue = (args?.apiKey) ?? utilities.getEnv("PROVIDER_API_KEY");
             resourceInputs["apiKey"] = apiKeyValue === undefined ? undefined : pulumi.secret(apiKeyValue);
             resourceInputs["baseUrl"] = (args?.baseUrl) ?? utilities.getEnv("PROVIDER_BASE_URL");
+            resourceInputs["failOnUnfinished"] = pulumi.output(args?.failOnUnfinished).apply(JSON.stringify);
             resourceInputs["pollInterval"] = args?.pollInterval;
             resourceInputs["requestTimeout"] = args?.requestTimeout;
         }
@@ -76,6 +77,10 @@ export interface ProviderArgs {
      * The API base URL, ending in `/v1`. Falls back to `PROVIDER_BASE_URL`. Point it at the local emulator (`npm run emulator`) to try configurations without placing real orders. Must be an http or https URL ending in the API version, e.g. https://api.example.invalid/v1.
      */
     baseUrl?: pulumi.Input<string>;
+    /**
+     * When `true`, an apply whose order was placed but is not finished (its invoice waits for payment, or what was asked besides the order waits until it is Active) ends with an error instead of a warning, so that a pipeline does not take an unconfirmed paid resource for success. The resource is saved with its id either way, and the next apply resumes it without ordering again. Terraform marks a resource created with an error as tainted: run `terraform untaint` on it before the next apply, or Terraform replaces it (a second paid order). Default `false`.
+     */
+    failOnUnfinished?: pulumi.Input<boolean>;
     /**
      * The first interval between status checks while waiting for an order; it grows gently up to 30s. Default `5s`. Must be a duration such as "30s" or "2m".
      */

@@ -108,20 +108,38 @@ export class TransportError extends Error {
     return this.reason === 'cancelled' ? 'client' : 'server'
   }
 
+  /** No connection could be opened (nothing listening, unknown host): the request never reached the service. */
+  get refused(): boolean {
+    return this.reason === 'network' && connectFailed(this.cause)
+  }
+
   get summary(): string {
     if (this.reason === 'cancelled') return `${this.method} ${this.path} was cancelled`
+    if (this.refused) return `Could not connect to the API for ${this.method} ${this.path}`
     return `No answer from the API to ${this.method} ${this.path}`
   }
 
   get detail(): string {
     const unknown =
-      this.reason !== 'cancelled' && MUTATING.has(this.method) ? ' The request may have been processed anyway.' : ''
+      this.reason !== 'cancelled' && !this.refused && MUTATING.has(this.method) ? ' The request may have been processed anyway.' : ''
     return `${this.text}${idsText(this)}.${unknown}`
   }
 
   refreshMessage(): void {
     this.message = `${this.summary}: ${this.detail}`
   }
+}
+
+/** The system errors of a connection that was never opened. */
+const CONNECT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL'])
+
+/** Whether a fetch failure (its cause chain, an AggregateError's members included) failed to connect. */
+function connectFailed(error: unknown, depth = 0): boolean {
+  if (depth > 5 || error === null || typeof error !== 'object') return false
+  const code = (error as { code?: unknown }).code
+  if (typeof code === 'string' && CONNECT_CODES.has(code)) return true
+  if (error instanceof AggregateError && error.errors.length > 0) return error.errors.every((e) => connectFailed(e, depth + 1))
+  return connectFailed((error as { cause?: unknown }).cause, depth + 1)
 }
 
 /** A 2xx answer whose payload does not have the contract's shape. */

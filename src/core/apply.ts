@@ -5,13 +5,41 @@ import { causeOf, type Diagnostic, error, hasErrors, toDiagnostics, warning } fr
 import { knownOrNull, type Plan, type PrivateState, stepsToRun } from './plan.js'
 import { timeoutMs } from './timeouts.js'
 import { validateConfig } from './validate.js'
-import { isEmpty, isUnknown, type Value, type ValueMap } from './values.js'
+import { isEmpty, isUnknown, type Value, type ValueMap, valuesEqual } from './values.js'
 
 export interface Session<C> {
   readonly client: C
   readonly log: Logger
   /** Aborted when the user interrupts (Terraform StopProvider, Pulumi Cancel). */
   readonly signal: AbortSignal
+  /** The provider's advice on a failure caused by its configuration (AnyProvider.advise). */
+  readonly advise?: (thrown: unknown) => string | null
+  /**
+   * Set when the user asked (through the provider setting of this name) that an order left
+   * unfinished (waiting for payment, or work deferred until it is Active) fail the operation: the
+   * state is still returned with its id, marked incomplete.
+   */
+  readonly unfinishedIsError?: string
+}
+
+/** With `unfinishedIsError`, the error that makes an unfinished order fail the operation. */
+function unfinishedError<C>(session: Session<C>, definition: AnyResource, id: string, why: string | undefined): Diagnostic[] {
+  if (!session.unfinishedIsError || why === undefined) return []
+  return [
+    error(
+      `${definition.name} ${id} is not finished`,
+      `The order for ${definition.name} ${id} was placed but is not finished: ${why}. The provider is set to treat this ` +
+        `as an error (${session.unfinishedIsError}). The resource is saved with its id; the next apply resumes it and orders nothing again.`,
+    ),
+  ]
+}
+
+/** The diagnostics of a failure, the first one ending with what to fix in the configuration when that is the cause. */
+function failureOf<C>(session: Session<C>, thrown: unknown, summary: string, attributeNames: readonly string[]): Diagnostic[] {
+  const list = toDiagnostics(thrown, summary, attributeNames)
+  const advice = session.advise?.(thrown)
+  const [first, ...rest] = list
+  return advice && first ? [{ ...first, detail: `${first.detail} ${advice}` }, ...rest] : list
 }
 
 export interface Outcome {
@@ -70,9 +98,13 @@ export async function applyCreate<C>(definition: AnyResource, planned: ValueMap,
   const diagnostics: Diagnostic[] = []
   let reached: Observed | null = null
   let later = false
+  let waiting: string | undefined
   try {
     const observed = await definition.create({
       ...contextFor(session, diagnostics),
+      waitingFor: (why: string) => {
+        waiting = why
+      },
       input: plainInput(planned),
       timeoutMs: timeoutOf(definition, planned, 'create'),
       checkpoint: (partial: Observed) => {
@@ -83,9 +115,11 @@ export async function applyCreate<C>(definition: AnyResource, planned: ValueMap,
       },
     })
     const resume = later && definition.resume !== undefined
-    return { state: settle(planned, observed), private: resume ? { resume: true } : {}, diagnostics, incomplete: false }
+    const state = settle(planned, observed)
+    const failing = unfinishedError(session, definition, String(state.id), waiting ?? (resume ? 'what was asked besides the order waits until it is Active' : undefined))
+    return { state, private: resume ? { resume: true } : {}, diagnostics: [...diagnostics, ...failing], incomplete: failing.length > 0 }
   } catch (thrown) {
-    const failure = toDiagnostics(thrown, `Creating ${definition.name} failed`, names(definition))
+    const failure = failureOf(session, thrown, `Creating ${definition.name} failed`, names(definition))
     // Nothing to keep when nothing was ordered, or when what was ordered is gone (terminated while waited for).
     if (reached === null || isGone(thrown)) {
       return { state: null, private: {}, diagnostics: [...diagnostics, ...failure], incomplete: false, cause: thrown }
@@ -123,7 +157,11 @@ export async function applyUpdate<C>(
   let current: Record<string, Value> = { ...prior }
   let remote = false
   let later = false
-  const base = { ...contextFor(session, diagnostics), id, timeoutMs: timeout }
+  let waiting: string | undefined
+  const waitingFor = (why: string) => {
+    waiting = why
+  }
+  const base = { ...contextFor(session, diagnostics), id, timeoutMs: timeout, waitingFor }
   if (priorPrivate.resume && definition.resume) {
     try {
       remote = true
@@ -133,7 +171,7 @@ export async function applyUpdate<C>(
       const observed = await definition.resume({ ...base, input: plainInput(planned), prior: current as never, resumeLater })
       current = { ...current, ...(observed as Record<string, Value>) }
     } catch (thrown) {
-      const failure = toDiagnostics(thrown, `Waiting for ${definition.name} ${id} failed`, names(definition))
+      const failure = failureOf(session, thrown, `Waiting for ${definition.name} ${id} failed`, names(definition))
       return { state: current, private: priorPrivate, diagnostics: [...diagnostics, ...failure], incomplete: true, cause: thrown }
     }
   }
@@ -170,7 +208,7 @@ export async function applyUpdate<C>(
       })
       current = { ...current, ...moved, ...((observed ?? {}) as Record<string, Value>) }
     } catch (thrown) {
-      const failure = toDiagnostics(thrown, `Updating ${scheduled.attributes.join(', ')} of ${definition.name} ${id} failed`, names(definition))
+      const failure = failureOf(session, thrown, `Updating ${scheduled.attributes.join(', ')} of ${definition.name} ${id} failed`, names(definition))
       diagnostics.push(...failure)
       if (placed) {
         diagnostics.push(
@@ -191,16 +229,21 @@ export async function applyUpdate<C>(
     }
   }
   current = { ...current, timeouts: planned.timeouts ?? null }
-  const after: PrivateState = later ? { resume: true } : {}
-  if (!remote) return { state: settle(planned, current), private: after, diagnostics, incomplete: false }
+  // A change still waiting for payment stays marked until a read shows it took effect, or a resumed
+  // wait ends without meeting an unpaid invoice again.
+  const stillWaiting = waiting ?? (priorPrivate.resume && definition.resume ? undefined : priorPrivate.waiting)
+  const after: PrivateState = { ...(later ? { resume: true } : {}), ...(stillWaiting !== undefined ? { waiting: stillWaiting } : {}) }
+  const failing = unfinishedError(session, definition, id, waiting ?? (later ? 'what was asked waits until it is Active' : undefined))
+  if (!remote) return { state: settle(planned, current), private: after, diagnostics: [...diagnostics, ...failing], incomplete: failing.length > 0 }
   // Inputs that follow the service hold no target of their own: the read reports the current value.
   const following = Object.keys(definition.attributes).filter((name) => isUnknown(planned[name]) && definition.attributes[name]?.follows)
   for (const name of following) current[name] = null
   try {
     const observed = await definition.read({ ...base, prior: current as never, importing: false })
-    return { state: settle(planned, { ...current, ...(observed ?? {}) }), private: after, diagnostics, incomplete: false }
+    const state = settle(planned, { ...current, ...(observed ?? {}) })
+    return { state, private: after, diagnostics: [...diagnostics, ...failing], incomplete: failing.length > 0 }
   } catch (thrown) {
-    diagnostics.push(...toDiagnostics(thrown, `Reading ${definition.name} ${id} after the update failed`, names(definition)))
+    diagnostics.push(...failureOf(session, thrown, `Reading ${definition.name} ${id} after the update failed`, names(definition)))
     return { state: knownOrNull(current) as ValueMap, private: {}, diagnostics, incomplete: false, cause: thrown }
   }
 }
@@ -217,7 +260,7 @@ export async function applyDelete<C>(definition: AnyResource, prior: ValueMap, s
     return { state: null, private: {}, diagnostics, incomplete: false }
   } catch (thrown) {
     if (isNotFound(thrown)) return { state: null, private: {}, diagnostics, incomplete: false }
-    const failure = toDiagnostics(thrown, `Deleting ${definition.name} ${String(prior.id)} failed`, names(definition))
+    const failure = failureOf(session, thrown, `Deleting ${definition.name} ${String(prior.id)} failed`, names(definition))
     return { state: prior, private: {}, diagnostics: [...diagnostics, ...failure], incomplete: false, cause: thrown }
   }
 }
@@ -252,21 +295,39 @@ export async function readResource<C>(
     if (observed === null) return { state: null, private: {}, diagnostics }
     const base = prior ?? importBase(definition)
     const state: Record<string, Value> = { ...base, id }
-    // An order still in flight (the resume mark) shows its change only once Active: the inputs keep the
-    // targets recorded when it was placed, or the next plan would order the same change again.
-    const pending = prior !== null && priorPrivate.resume === true
+    // An order still in flight (the resume mark) or waiting for payment shows its change only once
+    // Active: the inputs keep the targets recorded when it was placed, or the next plan would order
+    // the same change again.
+    const pending = prior !== null && (priorPrivate.resume === true || priorPrivate.waiting !== undefined)
+    let differs = false
     for (const [name, value] of Object.entries(observed)) {
       const attribute = definition.attributes[name]
-      if (value === undefined || attribute === undefined || (pending && isInput(attribute))) continue
+      if (value === undefined || attribute === undefined) continue
+      if (pending && isInput(attribute)) {
+        differs ||= !valuesEqual(value as Value, prior[name] ?? null)
+        continue
+      }
       state[name] = value as Value
     }
     if (Object.keys(definition.timeouts).length > 0) state.timeouts = prior?.timeouts ?? null
-    return { state, private: priorPrivate, diagnostics }
+    if (prior !== null) keepLiveFigures(definition, prior, state)
+    // A paid change shows in the service's values: the wait for payment is over.
+    const { waiting, ...rest } = priorPrivate
+    return { state, private: waiting !== undefined && !differs ? rest : priorPrivate, diagnostics }
   } catch (thrown) {
     if (isNotFound(thrown)) return { state: null, private: {}, diagnostics }
-    diagnostics.push(...toDiagnostics(thrown, `Reading ${definition.name} ${id} failed`, names(definition)))
+    diagnostics.push(...failureOf(session, thrown, `Reading ${definition.name} ${id} failed`, names(definition)))
     return { state: prior, private: priorPrivate, diagnostics, cause: thrown }
   }
+}
+
+/** A refresh that finds nothing but live figures changed records none of them (see `live`). */
+function keepLiveFigures(definition: AnyResource, prior: ValueMap, state: Record<string, Value>): void {
+  const live = Object.keys(definition.attributes).filter((name) => definition.attributes[name]?.live === true)
+  if (live.length === 0) return
+  const others = Object.keys(state).filter((name) => definition.attributes[name]?.live !== true)
+  if (others.some((name) => !valuesEqual(state[name] ?? null, prior[name] ?? null))) return
+  for (const name of live) if (prior[name] !== undefined && prior[name] !== null) state[name] = prior[name]
 }
 
 /** What an import starts from: inputs the service cannot return take their defaults, the rest null. */
@@ -349,7 +410,7 @@ export async function readDataSource<C>(definition: AnyDataSource, config: Value
     }
     return { state, diagnostics }
   } catch (thrown) {
-    const failure = toDiagnostics(thrown, `Reading ${definition.name} failed`, names(definition))
+    const failure = failureOf(session, thrown, `Reading ${definition.name} failed`, names(definition))
     return { state: null, diagnostics: [...diagnostics, ...failure], cause: thrown }
   }
 }

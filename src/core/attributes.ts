@@ -32,6 +32,14 @@ export interface AttributeFlags {
    * it unset and an apply changes something remotely, it is planned as known after apply.
    */
   readonly follows?: boolean
+  /**
+   * A live figure that changes on every read (uptime, memory in use): a refresh keeps the recorded
+   * value unless it finds another change, so a refresh that finds nothing changed leaves the state
+   * exactly as it was (no drift reported by `plan -refresh-only`). Applies record the current figure.
+   */
+  readonly live?: boolean
+  /** A value of a nested object that the service may leave null (e.g. the payment date of an unpaid invoice). */
+  readonly nullable?: boolean
   readonly validate?: readonly Validator[]
   /**
    * The form the service keeps the value in (e.g. trimmed); a configured value with the same form
@@ -94,7 +102,11 @@ export function isInput(attribute: AttributeFlags): boolean {
   return attribute.required === true || attribute.optional === true
 }
 
-/** Whether the service sets the attribute (computed only, optional+computed, or optional with a default). */
+/**
+ * Whether a value may stand that the configuration did not give: the service sets it (computed only,
+ * optional+computed, optional with a default), or it is an in-place action, whose last value is
+ * kept when it is removed (removing it calls nothing, so nothing changes).
+ */
 export function isComputed(attribute: AttributeFlags): boolean {
-  return attribute.computed === true || attribute.default !== undefined
+  return attribute.computed === true || attribute.default !== undefined || (attribute.action === true && isInput(attribute))
 }

@@ -9,7 +9,7 @@ import { planResource } from './plan.js'
 import { BoxService, boxDefinition } from './testing-fixture.js'
 import { parseDuration, timeoutMs } from './timeouts.js'
 import { length, oneOf, pattern, range } from './validators.js'
-import { UNKNOWN, type ValueMap } from './values.js'
+import { isUnknown, UNKNOWN, type ValueMap } from './values.js'
 
 function session(service = new BoxService()): Session<BoxService> & { service: BoxService } {
   return { client: service, log: silentLogger, signal: new AbortController().signal, service }
@@ -192,11 +192,23 @@ describe('planning', () => {
     assert.equal(plan.planned.serial, prior.serial)
     assert.equal(plan.planned.id, prior.id)
   })
-  test('clearing an action or changing a record-only input keeps computed values known', async () => {
+  test('removing an action changes nothing (it keeps its last value); a record-only change keeps computed values known', async () => {
     const prior = await created(session(), { name: 'alpha', size: 20, power: 'off' })
     const plan = planResource(boxDefinition, prior, { name: 'alpha', size: 20, paid: false })
-    assert.deepEqual(plan.changed, ['power', 'paid'])
+    assert.deepEqual(plan.changed, ['paid'])
+    assert.equal(plan.planned.power, 'off')
     assert.equal(plan.planned.status, prior.status)
+  })
+  test('a step that declares what it affects leaves every other read-only attribute known', async () => {
+    const prior = await created()
+    const plan = planResource(
+      { ...boxDefinition, updates: boxDefinition.updates.map((step) => ({ ...step, affects: [] })) },
+      prior,
+      { name: 'alpha', size: 30 },
+    )
+    assert.equal(plan.planned.status, prior.status)
+    const undeclared = planResource(boxDefinition, prior, { name: 'alpha', size: 30 })
+    assert.equal(isUnknown(undeclared.planned.status), true)
   })
   test('an unset optional+computed input keeps the state value', async () => {
     const prior = await created()

@@ -18,6 +18,12 @@ export interface OperationContext<C> {
   readonly log: Logger
   /** A warning shown to the user with the result of the operation. */
   warn(summary: string, detail: string): void
+  /**
+   * Says that an order placed by this update takes effect later with no further call (its invoice
+   * waits for payment), `why` naming the invoice: the state keeps the ordered values, reads do not
+   * undo them while the service still shows the old ones, and plans warn instead of ordering again.
+   */
+  readonly waitingFor?: (why: string) => void
 }
 
 /** What the service returned, by canonical attribute name; keys left out keep what core already has. */
@@ -130,6 +136,11 @@ export interface MoveFrom<C> {
 
 export interface UpdateStep<C, A extends Attributes> {
   readonly attributes: readonly (keyof A & string)[]
+  /**
+   * The read-only attributes this step can change; plans keep the prior value of every other one.
+   * Left out, the step may change any of them (all are unknown until applied).
+   */
+  readonly affects?: readonly (keyof A & string)[]
   apply(ctx: StepContext<C, A>): Promise<Observed<A> | undefined>
 }
 
@@ -198,6 +209,13 @@ export interface ProviderDefinition<C, A extends Attributes> {
   readonly environment: Partial<Record<keyof A & string, string>>
   /** Throws an error naming the attribute when the configuration cannot work. */
   configure(config: ObjectOf<A>, meta: { userAgent: string; log: Logger }): C
+  /**
+   * When an operation failed because of the configuration (a refused key, nothing listening at the
+   * URL): what to fix, naming the attribute in canonical names; null otherwise.
+   */
+  advise?(thrown: unknown, config: ObjectOf<A>): string | null
+  /** A bool setting that, when true, makes an order left unfinished fail the operation (Session.unfinishedIsError). */
+  readonly unfinishedSetting?: keyof A & string
 }
 
 /**
@@ -212,7 +230,7 @@ export interface AnyResource {
   readonly attributes: Attributes
   readonly importId: ImportId
   readonly timeouts: TimeoutDefaults
-  readonly updates: readonly { readonly attributes: readonly string[]; apply(ctx: Erased): Promise<unknown> }[]
+  readonly updates: readonly { readonly attributes: readonly string[]; readonly affects?: readonly string[]; apply(ctx: Erased): Promise<unknown> }[]
   readonly deleteBeforeReplace?: boolean
   readonly planChecks?: readonly { readonly attribute: string; check(ctx: Erased): Promise<string | null> }[]
   readonly createChecks?: readonly { readonly attribute: string; check(ctx: Erased): Promise<string | null> }[]
@@ -237,6 +255,8 @@ export interface AnyProvider {
   readonly attributes: Attributes
   readonly environment: Partial<Record<string, string>>
   configure(config: Erased, meta: { userAgent: string; log: Logger }): unknown
+  advise?(thrown: unknown, config: Erased): string | null
+  readonly unfinishedSetting?: string
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: see AnyResource; contexts are built by the engine.
@@ -268,6 +288,12 @@ export function defineProvider<C, A extends Attributes>(definition: ProviderDefi
   return definition
 }
 
+/** The Session.unfinishedIsError of a provider configuration: the setting's name when it is on. */
+export function unfinishedIsError(provider: AnyProvider, config: Readonly<Record<string, unknown>>): string | undefined {
+  const setting = provider.unfinishedSetting
+  return setting !== undefined && config[setting] === true ? setting : undefined
+}
+
 /** The inputs a change of which replaces the resource. */
 export function createOnlyInputs(definition: AnyResource): string[] {
   return Object.entries(definition.attributes)
@@ -292,6 +318,12 @@ export function checkResource(definition: AnyResource): void {
       else if (declared.createOnly) problems.push(`${attribute} is create-only but update step ${index} names it`)
       if (stepOf.has(attribute)) problems.push(`${attribute} is named by two update steps`)
       stepOf.set(attribute, index)
+    }
+    for (const attribute of step.affects ?? []) {
+      const declared = attributes[attribute]
+      if (!declared || isInput(declared) || !isComputed(declared)) {
+        problems.push(`update step ${index} affects ${attribute}, which is not a read-only attribute`)
+      }
     }
   })
   for (const [attribute, declared] of Object.entries(attributes)) {

@@ -9,6 +9,12 @@ import { isEmpty, isUnknown, UNKNOWN, type Value, type ValueMap, valuesEqual } f
 export interface PrivateState {
   /** An order was placed and its wait did not end: the next apply waits again and orders nothing. */
   readonly resume?: boolean
+  /**
+   * An update's order was placed and takes effect later with no further call (its invoice waits for
+   * payment): why, e.g. "invoice 700003 ... is unpaid". Reads keep the ordered targets while the
+   * service still shows the old values, and plans warn instead of ordering them again.
+   */
+  readonly waiting?: string
   /** Inputs an import could not recover and filled with defaults; the first apply after it records them. */
   readonly imported?: readonly string[]
 }
@@ -32,12 +38,13 @@ export function inputNames(definition: AnyResource): string[] {
 
 /**
  * The value planned for one input: the configuration, else its default, else (optional+computed)
- * what the state holds, or unknown on create.
+ * what the state holds, or unknown on create; an action removed keeps its last value.
  */
 function plannedInput(attribute: Attribute, configured: Value | undefined, prior: Value | undefined, creating: boolean): Value {
   if (configured !== null && configured !== undefined) return configured
   if (attribute.default !== undefined) return attribute.default
   if (attribute.computed) return creating ? UNKNOWN : (prior ?? null)
+  if (attribute.action) return creating ? null : (prior ?? null)
   return null
 }
 
@@ -89,12 +96,47 @@ export function planResource(
       definition.attributes[name]?.createOnly === true &&
       !(unrecoverable.has(name) && ((prior[name] ?? null) === null || imported.has(name))),
   )
-  for (const name of changed) {
-    const attribute = definition.attributes[name]
+  diagnostics.push(...shrinks(definition, prior, planned))
+  const resuming = priorPrivate.resume === true
+  const affected = affectedOutputs(definition, prior, planned, replace.length > 0 || resuming)
+  planned.id = prior.id ?? null
+  for (const [name, attribute] of computedOnly) {
+    planned[name] = affected.has(name) && !(attribute.stable && replace.length === 0) ? UNKNOWN : (prior[name] ?? null)
+  }
+  // An unset input that reports the service's current value follows what the running steps do to it.
+  for (const [name, attribute] of Object.entries(definition.attributes)) {
+    const unset = config[name] === null || config[name] === undefined
+    if (attribute.follows && unset && isInput(attribute) && affected.has(name)) planned[name] = UNKNOWN
+  }
+  if (resuming && replace.length === 0 && !hasErrors(diagnostics)) {
+    diagnostics.push(
+      warning(
+        'An earlier apply left this resource unfinished',
+        `The last apply of ${definition.name} ${String(prior.id)} stopped before everything asked was done (` +
+          (priorPrivate.waiting ?? 'an order still being provisioned, or waiting for its invoice to be paid') +
+          '). This apply waits for it again and finishes the rest; it places no new order for what was already ordered.',
+      ),
+    )
+  } else if (priorPrivate.waiting !== undefined && !hasErrors(diagnostics)) {
+    diagnostics.push(
+      warning(
+        `${definition.name} ${String(prior.id)} waits for payment`,
+        `A change of ${definition.name} ${String(prior.id)} was ordered and waits for payment: ${priorPrivate.waiting}. ` +
+          'It takes effect once the invoice is paid; nothing is ordered again for it.',
+      ),
+    )
+  }
+  return { planned, replace, changed, diagnostics, private: priorPrivate }
+}
+
+/** The grow-only rule: an error for each grow-only value planned below the prior one. */
+export function shrinks(definition: AnyResource, prior: ValueMap, planned: ValueMap): Diagnostic[] {
+  const issues: Diagnostic[] = []
+  for (const [name, attribute] of Object.entries(definition.attributes)) {
     const before = prior[name]
     const after = planned[name]
-    if (attribute?.growOnly && typeof before === 'number' && typeof after === 'number' && after < before) {
-      diagnostics.push(
+    if (attribute.growOnly && typeof before === 'number' && typeof after === 'number' && after < before) {
+      issues.push(
         error(
           `Cannot shrink ${name}`,
           `${name} is grow-only: it can be raised but never lowered (from ${before} to ${after}). ` +
@@ -104,28 +146,25 @@ export function planResource(
       )
     }
   }
-  const resuming = priorPrivate.resume === true
-  const remote = replace.length > 0 || resuming || stepsToRun(definition, prior, planned).some((s) => !s.recordOnly)
-  planned.id = prior.id ?? null
-  for (const [name, attribute] of computedOnly) {
-    planned[name] = remote && !(attribute.stable && replace.length === 0) ? UNKNOWN : (prior[name] ?? null)
+  return issues
+}
+
+/**
+ * The read-only attributes an apply from `prior` to `planned` can change: every one for a
+ * replacement or a resumed order, else those the running steps declare in `affects` (all of them
+ * for a step that declares nothing). The others keep their prior values in the plan.
+ */
+function affectedOutputs(definition: AnyResource, prior: ValueMap, planned: ValueMap, everything: boolean): Set<string> {
+  // Inputs that follow the service's value when unset (see `follows`) move like read-only attributes.
+  const outputs = Object.entries(definition.attributes)
+    .filter(([, a]) => (!isInput(a) && isComputed(a)) || a.follows === true)
+    .map(([name]) => name)
+  const affected = new Set<string>()
+  for (const scheduled of everything ? [] : stepsToRun(definition, prior, planned)) {
+    if (scheduled.recordOnly) continue
+    for (const name of definition.updates[scheduled.index]?.affects ?? outputs) affected.add(name)
   }
-  // An unset input that reports the service's current value follows what the other steps do to it.
-  for (const [name, attribute] of Object.entries(definition.attributes)) {
-    const unset = config[name] === null || config[name] === undefined
-    if (remote && attribute.follows && unset && isInput(attribute)) planned[name] = UNKNOWN
-  }
-  if (resuming && replace.length === 0 && !hasErrors(diagnostics)) {
-    diagnostics.push(
-      warning(
-        'An earlier apply left this resource unfinished',
-        `The last apply of ${definition.name} ${String(prior.id)} stopped before everything asked was done (an order still ` +
-          'being provisioned, or waiting for its invoice to be paid). This apply waits for it again and finishes the rest; ' +
-          'it places no new order for what was already ordered.',
-      ),
-    )
-  }
-  return { planned, replace, changed, diagnostics, private: priorPrivate }
+  return everything ? new Set(outputs) : affected
 }
 
 export interface ScheduledStep {

@@ -132,7 +132,7 @@ export function resourceProviderService(
       .setAcceptoutputs(result.acceptOutputs)
   })
   unary<InstanceType<P['CheckRequest']>>('Check', providerPb.CheckRequest, (r) => {
-    const result = provider.check({ urn: r.getUrn(), type: r.getType(), news: fromStruct(r.getNews()) })
+    const result = provider.check({ urn: r.getUrn(), type: r.getType(), news: fromStruct(r.getNews()), olds: fromStruct(r.getOlds()) })
     return new providerPb.CheckResponse().setInputs(toStruct(result.inputs)).setFailuresList(failures(result.failures))
   })
   unary<InstanceType<P['DiffRequest']>>('Diff', providerPb.DiffRequest, async (r) =>

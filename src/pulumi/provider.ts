@@ -25,9 +25,11 @@ import {
   readResource,
   renderNames,
   type Session,
+  shrinks,
   type TimeoutName,
   toPascal,
   toCamel,
+  unfinishedIsError,
   type Value,
   type ValueMap,
   validateConfig,
@@ -128,7 +130,8 @@ function pulumiNames(registry: Registry): Map<string, string> {
   const camel = (attributes: Attributes) => {
     for (const name of attributeNames(attributes)) names.set(name, toCamel(name))
   }
-  camel(registry.provider.attributes)
+  // Provider settings are written as configuration keys: `pulumi config set provider:apiKey`.
+  for (const name of attributeNames(registry.provider.attributes)) names.set(name, `${PACKAGE}:${toCamel(name)}`)
   for (const r of registry.resources) {
     names.set(r.name, toPascal(r.name))
     camel(r.attributes)
@@ -155,6 +158,8 @@ export class PulumiProvider {
   private readonly functions: Map<string, AnyDataSource>
   private readonly names: Map<string, string>
   private client: unknown
+  private advise: ((thrown: unknown) => string | null) | undefined
+  private strict: string | undefined
   private configuredSecrets = new Set<string>()
   private stop = new AbortController()
 
@@ -224,9 +229,12 @@ export class PulumiProvider {
     const full = Object.fromEntries(Object.keys(provider.attributes).map((name) => [name, config[name] ?? null]))
     try {
       this.client = provider.configure(full, { userAgent: `provider-pulumi/${this.version}`, log: this.logger(undefined, new Set()) })
+      this.advise = (thrown) => provider.advise?.(thrown, full) ?? null
+      this.strict = unfinishedIsError(provider, full)
     } catch (thrown) {
       const where = thrown instanceof InputError && thrown.path.length > 0 ? `${PACKAGE}:${propertyPath(thrown.path)}: ` : ''
-      throw new PulumiError(Code.INVALID_ARGUMENT, this.configMessage([`${where}${messageOf(thrown)}`]))
+      const text = renderNames({ severity: 'error', summary: '', detail: messageOf(thrown) }, this.names).detail
+      throw new PulumiError(Code.INVALID_ARGUMENT, this.configMessage([`${where}${text}`]))
     }
     this.configuredSecrets = secretStrings(Object.fromEntries(Object.entries(given).map(([k, v]) => [k, this.isSensitiveConfig(k) ? secret(v) : v])))
     return { acceptSecrets: true, supportsPreview: true, acceptResources: false, acceptOutputs: false }
@@ -234,7 +242,8 @@ export class PulumiProvider {
 
   // ---- resources --------------------------------------------------------------------------
 
-  check(request: ResourceRequest & { news: WireMap }): CheckResult {
+  /** Check: every value rule, and against the old inputs the grow-only rule (Diff never rejects: a refresh diffs in reverse). */
+  check(request: ResourceRequest & { news: WireMap; olds?: WireMap }): CheckResult {
     const definition = this.resource(request)
     const { values, unknownKeys } = decodeMap(definition.attributes, request.news, { ignore: (k) => k.startsWith('__') })
     const failures: CheckFailure[] = unknownKeys.map((key) => ({
@@ -252,20 +261,22 @@ export class PulumiProvider {
       if (attribute.sensitive && inputs[key] !== undefined && inputs[key] !== null) inputs[key] = secret(inputs[key])
     }
     failures.push(...this.failuresOf(validateConfig(definition.attributes, config)))
+    if (request.olds && !isEmptyMap(request.olds)) {
+      failures.push(...this.failuresOf(shrinks(definition, decodeMap(definition.attributes, request.olds).values, config)))
+    }
     return { inputs, failures }
   }
 
   async diff(request: ResourceRequest & { id?: string; olds: WireMap; oldInputs: WireMap; news: WireMap; ignoreChanges?: readonly string[] }): Promise<DiffResult> {
     const definition = this.resource(request)
     const prior = this.priorOf(definition, request.olds, request.oldInputs)
-    const plan = this.plan(definition, prior, request.news, request.ignoreChanges, privateOf(request.olds))
-    if (this.client !== undefined && request.id) {
-      const online = await checkPlanOnline(definition, { ...prior, id: request.id }, plan, this.session(request.urn, request.news, request.olds))
-      this.warn(online, request.urn)
-      if (hasErrors(online)) {
-        throw new PulumiError(Code.INVALID_ARGUMENT, this.describe(online.filter((d) => d.severity === 'error')).join('\n'))
-      }
-    }
+    // No value rule fails a Diff: `pulumi refresh` diffs with old and new swapped, so a size grown
+    // outside Pulumi reads as a shrink there. Check and Update (preview included) refuse bad values.
+    const plan = this.plan(definition, prior, request.news, request.ignoreChanges, privateOf(request.olds), false)
+    // Work an earlier apply left unfinished (an unpaid or timed-out order) needs an Update to run:
+    // with "none" the engine records a Same step and never calls the plugin again.
+    const unfinished = plan.private.resume === true && plan.replace.length === 0
+    this.warn(plan.diagnostics, request.urn)
     const detailedDiff: Record<string, { kind: DiffKind; inputDiff: boolean }> = {}
     for (const name of plan.changed) {
       const before = prior[name] ?? null
@@ -274,7 +285,7 @@ export class PulumiProvider {
       detailedDiff[wireName(name)] = { kind: plan.replace.includes(name) ? `${base}_REPLACE` : base, inputDiff: true }
     }
     return {
-      changes: plan.changed.length > 0 ? 'some' : 'none',
+      changes: plan.changed.length > 0 || unfinished ? 'some' : 'none',
       replaces: plan.replace.map(wireName),
       diffs: plan.changed.map(wireName),
       detailedDiff,
@@ -339,6 +350,10 @@ export class PulumiProvider {
     const prior: ValueMap = { ...this.priorOf(definition, request.olds, request.oldInputs), id: request.id }
     const priorPrivate = privateOf(request.olds)
     const plan = this.plan(definition, prior, request.news, request.ignoreChanges, priorPrivate)
+    // The service's own lists (OS names, migration targets) are asked here, at preview too, never in Diff.
+    const online = this.client === undefined ? [] : await checkPlanOnline(definition, prior, plan, this.session(request.urn, request.news, request.olds))
+    this.warn(online, request.urn)
+    if (hasErrors(online)) throw new PulumiError(Code.INVALID_ARGUMENT, this.describe(online.filter((d) => d.severity === 'error')).join('\n'))
     const planned: ValueMap = { ...plan.planned, timeouts: timeoutsOf('update', request.timeout) }
     const secrets = secretAttributes(definition.attributes, request.news, request.olds)
     if (request.preview) return { properties: this.outputs(definition, planned, secrets, priorPrivate) }
@@ -392,24 +407,29 @@ export class PulumiProvider {
     return found
   }
 
-  /** The prior state core plans against: the old outputs, with each input taken from the old inputs when they hold it. */
+  /**
+   * The prior state core plans against: the old outputs, which record every input as far as it took
+   * effect; the old inputs only fill what the outputs lack. After a partially failed update the
+   * engine saves the OLD inputs with the NEW outputs: planning from the inputs would send again the
+   * steps that were done (a second paid order).
+   */
   private priorOf(definition: AnyResource, outputs: WireMap, inputs: WireMap): Record<string, Value> {
     const state: Record<string, Value> = { ...decodeMap(definition.attributes, outputs).values }
     const given = decodeMap(definition.attributes, inputs).values
     for (const [name, attribute] of Object.entries(definition.attributes)) {
-      if (isInput(attribute) && name in given) state[name] = given[name] ?? null
+      if (isInput(attribute) && name in given && !(wireName(name) in outputs)) state[name] = given[name] ?? null
     }
     return state
   }
 
-  private plan(definition: AnyResource, prior: ValueMap | null, news: WireMap, ignore: readonly string[] = [], priorPrivate: PrivateState = {}) {
+  private plan(definition: AnyResource, prior: ValueMap | null, news: WireMap, ignore: readonly string[] = [], priorPrivate: PrivateState = {}, strict = true) {
     const config: Record<string, Value> = { ...decodeMap(definition.attributes, news).values }
     for (const key of ignore) {
       const name = Object.keys(definition.attributes).find((n) => wireName(n) === key)
       if (name && prior) config[name] = prior[name] ?? null
     }
     const plan = planResource(definition, prior, config, priorPrivate)
-    if (hasErrors(plan.diagnostics)) {
+    if (strict && hasErrors(plan.diagnostics)) {
       throw new PulumiError(Code.INVALID_ARGUMENT, this.describe(plan.diagnostics.filter((d) => d.severity === 'error')).join('\n'))
     }
     return plan
@@ -446,7 +466,13 @@ export class PulumiProvider {
     }
     const secrets = new Set(this.configuredSecrets)
     for (const map of maps) secretStrings(map, secrets)
-    return { client: this.client, log: this.logger(urn, secrets), signal: this.stop.signal }
+    return {
+      client: this.client,
+      log: this.logger(urn, secrets),
+      signal: this.stop.signal,
+      ...(this.advise ? { advise: this.advise } : {}),
+      ...(this.strict ? { unfinishedIsError: this.strict } : {}),
+    }
   }
 
   /** Core's logger onto Engine.Log; any known secret value is scrubbed from the text. */

@@ -19,7 +19,8 @@ class Types {
       case 'string':
         return { type: 'string' }
       case 'int64':
-        return { type: 'integer' }
+        // Pulumi's `integer` is 32-bit in the typed SDKs (Go, .NET, Java): byte counts overflow it.
+        return { type: 'number' }
       case 'float':
         return { type: 'number' }
       case 'bool':
@@ -34,7 +35,11 @@ class Types {
           type: 'object',
           description: `${name}: a nested object.`,
           properties: this.properties(type.attributes, name, () => true, false),
-          required: Object.keys(type.attributes).map(wireName).sort(),
+          // All but what the service may leave null: an unpaid invoice has no `datepaid`.
+          required: Object.entries(type.attributes)
+            .filter(([, a]) => a.nullable !== true)
+            .map(([n]) => wireName(n))
+            .sort(),
         }
         return { $ref: `#/types/${token}` }
       }
@@ -57,6 +62,19 @@ class Types {
     if (attribute.createOnly && isInput(attribute)) spec.replaceOnChanges = true
     return spec
   }
+}
+
+/**
+ * The engine turns every changed key that replaceOnChanges names into a replacement, whatever Diff
+ * says. After an import, Diff only records an input the service cannot report (a promocode, the
+ * card flag): marking it would make the engine order a new resource and delete the imported one.
+ */
+function withoutOverride(properties: JsonObject, unrecoverable: readonly string[]): JsonObject {
+  for (const name of unrecoverable) {
+    const spec = properties[wireName(name)]
+    if (spec && typeof spec === 'object' && !Array.isArray(spec)) delete (spec as JsonObject).replaceOnChanges
+  }
+  return properties
 }
 
 /** The description with the attribute's rules, so that every Limit of the spec is visible in the SDK docs. */
@@ -93,12 +111,15 @@ export function packageSchema(registry: Registry, options: SchemaOptions): JsonO
     const inputs = Object.entries(attributes).filter(([, a]) => isInput(a))
     resources[resourceToken(definition)] = {
       description: definition.description,
-      properties: types.properties(attributes, owner, () => true, false),
+      properties: withoutOverride(types.properties(attributes, owner, () => true, false), definition.unrecoverable ?? []),
+      // Outputs that always hold a value; what an import cannot recover (a private key) may be null.
       required: Object.entries(attributes)
         .filter(([, a]) => a.required === true || a.default !== undefined || (a.stable === true && !isInput(a)))
-        .map(([name]) => wireName(name))
+        .map(([name]) => name)
+        .filter((name) => !(definition.unrecoverable ?? []).includes(name))
+        .map(wireName)
         .sort(),
-      inputProperties: types.properties(attributes, owner, isInput, true),
+      inputProperties: withoutOverride(types.properties(attributes, owner, isInput, true), definition.unrecoverable ?? []),
       requiredInputs: inputs
         .filter(([, a]) => a.required === true)
         .map(([name]) => wireName(name))
@@ -156,7 +177,8 @@ export function packageSchema(registry: Registry, options: SchemaOptions): JsonO
       nodejs: {
         packageName: '@provider/pulumi',
         packageDescription: provider.description,
-        dependencies: { '@pulumi/pulumi': '^3.0.0' },
+        // The SDK's Output-form functions use pulumi.InvokeOutputOptions, first in @pulumi/pulumi 3.141.0.
+        dependencies: { '@pulumi/pulumi': '^3.141.0' },
         respectSchemaVersion: true,
       },
     },

@@ -43,7 +43,7 @@ describe('provider_baremetal', () => {
     assert.deepEqual(await h.mutations(), ['PUT /v1/baremetals/accounts/100001/state/reset'], 'a new trigger value re-fires only the reset')
     const cleared = await h.update(server, again.state as ValueMap, { ...config, label: 'db-renamed' })
     assert.deepEqual(await h.mutations(), [], 'clearing the actions calls nothing')
-    assert.equal(cleared.state?.rebuildOs, null)
+    assert.equal(cleared.state?.rebuildOs, 'debian-12', 'a removed action keeps its last value: nothing changed')
   })
 
   test('productId, cycle and the other create-only inputs replace; the payment flag replaces nothing and calls nothing', async () => {

@@ -111,6 +111,7 @@ export const baremetal = defineResource<Client, typeof attributes>({
   updates: [
     {
       attributes: ['label'],
+      affects: ['raw'],
       async apply(ctx) {
         await ctx.client.baremetals.setLabel(ctx.id, { label: ctx.input.label ?? '' }, { signal: ctx.signal })
         return undefined
@@ -128,6 +129,7 @@ export const baremetal = defineResource<Client, typeof attributes>({
     },
     {
       attributes: ['resetTrigger'],
+      affects: ['raw'],
       async apply(ctx) {
         await ctx.client.baremetals.setPowerState(ctx.id, 'reset', { signal: ctx.signal })
         return undefined
@@ -135,6 +137,7 @@ export const baremetal = defineResource<Client, typeof attributes>({
     },
     {
       attributes: ['powerState'],
+      affects: ['raw'],
       async apply(ctx) {
         await ctx.client.baremetals.setPowerState(ctx.id, ctx.input.powerState as 'on' | 'off', { signal: ctx.signal })
         return undefined

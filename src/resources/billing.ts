@@ -64,12 +64,12 @@ export function digitsId(what: string, example = '100001'): ImportId {
 export const lastInvoiceAttribute = object(
   {
     id: int64({ computed: true, description: 'Invoice id.' }),
-    paid_id: int64({ computed: true, description: 'Payment transaction id; null while unpaid.' }),
+    paid_id: int64({ computed: true, nullable: true, description: 'Payment transaction id; null while unpaid.' }),
     status: string({ computed: true, description: '`Paid`, `Unpaid` or `Cancelled`.' }),
     date: string({ computed: true, description: 'Invoice date, `YYYY-MM-DD`.' }),
     duedate: string({ computed: true, description: 'Due date.' }),
     paybefore: string({ computed: true, description: 'Last day to pay before the order lapses.' }),
-    datepaid: string({ computed: true, description: 'When it was paid, `YYYY-MM-DD HH:MM:SS`; null while unpaid.' }),
+    datepaid: string({ computed: true, nullable: true, description: 'When it was paid, `YYYY-MM-DD HH:MM:SS`; null while unpaid.' }),
     invoice_type: string({ computed: true, description: '`new`, `upgrade`, `change_package` or `migrate`.' }),
   },
   { computed: true, description: 'The latest invoice of the account.' },
@@ -114,6 +114,7 @@ export async function waitForOrder<A extends Account<unknown>>(
   })
   if (result.unpaidInvoice) {
     const invoice = result.unpaidInvoice
+    ctx.waitingFor?.(`invoice ${invoice.id}${order.order_id ? ` of order ${order.order_id}` : ''} for ${options.what} ${order.account_id} is unpaid`)
     ctx.warn(
       `${options.what} ${order.account_id} waits for payment`,
       `The order${order.order_id ? ` ${order.order_id}` : ''} for ${options.what} ${order.account_id} was placed, but invoice ` +

@@ -5,7 +5,7 @@ import type { LiteFamily } from './lite-family.js'
 
 const priceStep = objectType({
   qty_min: int64({ computed: true, description: 'First quantity of the step.' }),
-  qty_max: int64({ computed: true, description: 'Last quantity of the step; null when unbounded.' }),
+  qty_max: int64({ computed: true, nullable: true, description: 'Last quantity of the step; null when unbounded.' }),
   price: int64({ computed: true, description: 'Price per unit per cycle.' }),
 })
 

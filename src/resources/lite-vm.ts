@@ -136,8 +136,19 @@ function vmAttributes(family: LiteFamily) {
     }),
     status: string({ computed: true, description: '`Active`, `Pending`, `Suspended` or `Terminated`.' }),
     order_id: string({ computed: true, stable: true, description: 'The order that created the VM.' }),
+    uptime: int64({
+      computed: true,
+      live: true,
+      description:
+        'Seconds since the last start; 0 when not running. A live figure: recorded by each apply, and by a refresh only when it finds another change, so a refresh that finds nothing else changed leaves the state as it was.',
+    }),
     maxdisk: int64({ computed: true, description: 'Disk capacity in bytes.' }),
     maxmem: int64({ computed: true, description: 'Memory capacity in bytes.' }),
+    mem: int64({
+      computed: true,
+      live: true,
+      description: 'Memory in use in bytes. A live figure, recorded as `uptime` is.',
+    }),
     cpus: int64({ computed: true, description: 'Number of vCPUs.' }),
     ciuser: string({ computed: true, stable: true, description: 'The cloud-init user.' }),
     cipassword: string({ computed: true, sensitive: true, stable: true, description: 'The cloud-init password.' }),
@@ -271,13 +282,11 @@ export function liteVm(family: LiteFamily) {
         : {}),
       status: account.status,
       order_id: account.order_id,
-      // Live figures (uptime, memory in use) are left out: they change on every read, and a state that
-      // changes on every refresh is drift that is not there.
       ...(vmDetails
-        ? { maxdisk: vmDetails.maxdisk, maxmem: vmDetails.maxmem, cpus: vmDetails.cpus }
+        ? { uptime: vmDetails.uptime, maxdisk: vmDetails.maxdisk, maxmem: vmDetails.maxmem, mem: vmDetails.mem, cpus: vmDetails.cpus }
         : prior
           ? {}
-          : { maxdisk: null, maxmem: null, cpus: null }),
+          : { uptime: null, maxdisk: null, maxmem: null, mem: null, cpus: null }),
       ciuser: extra.ciuser,
       cipassword: extra.cipassword,
       osname: extra.osname,
@@ -426,13 +435,14 @@ export function liteVm(family: LiteFamily) {
   }
 
   const steps: UpdateStep<Client, VmAttributes>[] = [
-    { attributes: ['vm_name'], apply: rename },
-    { attributes: ['keypair_id'], apply: changeKeypair },
+    // `affects`: what a plan shows as unknown; a rename or a key change touches no figure or invoice.
+    { attributes: ['vm_name'], affects: ['raw'], apply: rename },
+    { attributes: ['keypair_id'], affects: ['raw'], apply: changeKeypair },
     { attributes: ['product_id'], apply: changePackage },
     { attributes: ['disk_size'], apply: growDisk },
     { attributes: ['rebuild_os'], apply: rebuild },
     ...(family.migratesToPro ? [{ attributes: ['migrate_to_pro'] as ('migrate_to_pro' & keyof VmAttributes)[], apply: migrate }] : []),
-    { attributes: ['power_state'], apply: setPower },
+    { attributes: ['power_state'], affects: ['uptime', 'mem', 'raw'], apply: setPower },
     { attributes: ['pay_with_credit_card'], apply: recordOnly },
   ]
 

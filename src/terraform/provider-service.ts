@@ -24,6 +24,7 @@ import {
   renderNames,
   type Session,
   toDiagnostics,
+  unfinishedIsError,
   validateConfig,
   type ValueMap,
 } from '../core/index.js'
@@ -100,12 +101,24 @@ function untainting(list: readonly Diagnostic[]): Diagnostic[] {
   return list.map((d) => (d.severity === 'error' ? { ...d, severity: 'warning' as const } : d))
 }
 
+function untaintAdvice(): Diagnostic {
+  return {
+    severity: 'error',
+    summary: 'Untaint this resource before the next apply',
+    detail:
+      'Terraform marks a resource created with an error as tainted and would replace it, which places a second paid order. ' +
+      'Run `terraform untaint <address>` on it; the next apply then resumes the order that was kept.',
+  }
+}
+
 export function providerService(registry: Registry, options: ProviderServiceOptions): ServiceBinding {
   const { log } = options
   const providerSchema = providerView(registry.provider)
   const resources = new Map(registry.resources.map((r) => [`provider_${r.name}`, { definition: r, view: resourceView(r) }]))
   const dataSources = new Map(registry.dataSources.map((d) => [`provider_${d.name}`, { definition: d, view: dataSourceView(d) }]))
   let client: unknown
+  let advise: ((thrown: unknown) => string | null) | undefined
+  let strict: string | undefined
   let stop = new AbortController()
   const names = terraformNames([
     { name: '', attributes: registry.provider.attributes },
@@ -127,7 +140,7 @@ export function providerService(registry: Registry, options: ProviderServiceOpti
   }
   function session(): Session<unknown> {
     if (client === undefined) throw new InputError([], 'The provider is not configured: Terraform did not call ConfigureProvider.')
-    return { client, log, signal: stop.signal }
+    return { client, log, signal: stop.signal, ...(advise ? { advise } : {}), ...(strict ? { unfinishedIsError: strict } : {}) }
   }
   /** The one catch of each RPC: whatever escaped core is translated, never thrown at Terraform. */
   function failed(rpc: string, thrown: unknown): TfDiagnostic[] {
@@ -165,6 +178,8 @@ export function providerService(registry: Registry, options: ProviderServiceOpti
         if (hasErrors(issues)) return { diagnostics: diagnostics(issues) }
         const userAgent = `${options.userAgent} terraform/${request.terraformVersion || 'unknown'}`
         client = registry.provider.configure(config, { userAgent, log })
+        advise = (thrown) => registry.provider.advise?.(thrown, config) ?? null
+        strict = unfinishedIsError(registry.provider, config)
         return { diagnostics: [] }
       } catch (thrown) {
         return { diagnostics: failed('ConfigureProvider', thrown) }
@@ -256,7 +271,8 @@ export function providerService(registry: Registry, options: ProviderServiceOpti
         }
         const outcome =
           prior === null ? await applyCreate(definition, planned, s) : await applyUpdate(definition, prior, planned, priorPrivate, s)
-        const shown = prior === null && outcome.incomplete ? untainting(outcome.diagnostics) : outcome.diagnostics
+        // Asked for (fail_on_unfinished), the error stays an error: Terraform then taints the object, which the message says.
+        const shown = prior === null && outcome.incomplete ? (strict ? [...outcome.diagnostics, untaintAdvice()] : untainting(outcome.diagnostics)) : outcome.diagnostics
         if (outcome.state === null && prior !== null) {
           return { newState: encode(view, prior), private: request.plannedPrivate, diagnostics: diagnostics(shown) }
         }

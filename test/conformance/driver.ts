@@ -2,6 +2,8 @@
 // in-process against the emulator of a test/harness.ts Harness (manual clock, client on emulator.fetch),
 // speaking the front end's own wire format: msgpack DynamicValues over gRPC for Terraform, wire property
 // maps with secret and unknown sentinels for Pulumi. The suite sees values under canonical names only.
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { decode, ExtData, encode } from '@msgpack/msgpack'
 import { type AnyResource, toCamel, toSnake, UNKNOWN, valuesEqual } from '../../src/core/index.js'
 import { PulumiProvider, resourceToken } from '../../src/pulumi/provider.js'
@@ -18,6 +20,7 @@ import {
 import { providerService } from '../../src/terraform/provider-service.js'
 import { connectGrpcTestClient } from '../../src/terraform/testing/grpc-client.js'
 import type { Harness } from '../harness.js'
+import { applyReplaceOnChanges, ROOT, replaceOnChangesOf } from '../pulumi-harness.js'
 
 /** A configuration under canonical attribute names; null or absent means unset. */
 export type Config = Readonly<Record<string, unknown>>
@@ -369,6 +372,12 @@ function unwire(value: Wire): unknown {
   return walk(p)
 }
 
+/** replaceOnChanges as the generated SDK registers them: the engine applies them on top of Diff. */
+const REPLACE_ON_CHANGES = replaceOnChangesOf(readFileSync(join(ROOT, 'schema', 'schema.json'), 'utf8'))
+
+// The engine's rules (see EngineModel in test/pulumi-harness.ts): Check gets the old inputs, Diff's
+// answer passes through replaceOnChanges, a Same step saves the new inputs with the old outputs, and
+// a refresh ends with Diff called with old and new swapped, whose error fails the refresh.
 export const pulumiDriver: FrontEndDriver = {
   name: 'pulumi',
   async open(definition, harness) {
@@ -404,17 +413,17 @@ export const pulumiDriver: FrontEndDriver = {
     }
     const native = (state: DriverState) => state.native as PulumiNative
 
-    async function check(config: Config): Promise<WireMap> {
-      const result = provider.check({ urn, news: news(config) })
+    async function check(config: Config, prior: DriverState | null): Promise<WireMap> {
+      const result = provider.check({ urn, news: news(config), olds: prior ? native(prior).inputs : {} })
       if (result.failures.length > 0) throw new ProviderFailure(`Check: ${result.failures.map((f) => `${f.property}: ${f.reason}`).join('\n')}`)
       return result.inputs
     }
 
     async function preview(prior: DriverState | null, inputs: WireMap) {
       const diff = prior
-        ? provider.diff({ urn, id: prior.id, olds: native(prior).outputs, oldInputs: native(prior).inputs, news: inputs })
+        ? await provider.diff({ urn, id: prior.id, olds: native(prior).outputs, oldInputs: native(prior).inputs, news: inputs })
         : null
-      return diff
+      return diff && applyReplaceOnChanges(diff, REPLACE_ON_CHANGES.get(type) ?? [])
     }
 
     async function create(inputs: WireMap): Promise<DriverState> {
@@ -430,7 +439,7 @@ export const pulumiDriver: FrontEndDriver = {
 
     return {
       async plan(prior, config) {
-        const inputs = await check(config)
+        const inputs = await check(config, prior)
         const diff = await preview(prior, inputs)
         if (prior === null || diff === null) {
           const planned = await provider.create({ urn, properties: inputs, preview: true })
@@ -444,7 +453,7 @@ export const pulumiDriver: FrontEndDriver = {
         return { planned, replace: diff.replaces.map((k) => [canonicalOf(k)]), changed: diff.changes === 'none' ? [] : diff.diffs.map(canonicalOf) }
       },
       async apply(prior, config) {
-        const inputs = await check(config)
+        const inputs = await check(config, prior)
         const diff = await preview(prior, inputs)
         if (prior === null || diff === null) return create(inputs)
         if (diff.changes === 'none') return stateOf(prior.id, native(prior).outputs, inputs)
@@ -464,7 +473,9 @@ export const pulumiDriver: FrontEndDriver = {
       },
       async read(state) {
         const result = await provider.read({ urn, id: state.id, properties: native(state).outputs, inputs: native(state).inputs })
-        return result.id === '' ? null : stateOf(result.id, result.properties, result.inputs)
+        if (result.id === '') return null
+        await provider.diff({ urn, id: result.id, olds: result.properties, oldInputs: result.inputs, news: native(state).inputs })
+        return stateOf(result.id, result.properties, result.inputs)
       },
       async import(id) {
         const result = await provider.read({ urn, id, properties: {}, inputs: {} })

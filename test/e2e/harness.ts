@@ -276,7 +276,14 @@ export interface PlanJson {
 
 export interface ResourceChange {
   address: string
-  change: { actions: string[]; replace_paths?: unknown[][]; importing?: unknown; after?: Record<string, unknown> }
+  change: {
+    actions: string[]
+    replace_paths?: unknown[][]
+    importing?: unknown
+    before?: Record<string, unknown>
+    after?: Record<string, unknown>
+    after_unknown?: Record<string, unknown>
+  }
 }
 
 /** A temp working dir with its own configuration, state and `.terraform`, against one emulator. */

@@ -3,7 +3,7 @@
 // the plan after each change is empty.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { block, describeRun, Emulator, type HclValue, PROVIDER_BLOCKS, ref, Workspace } from './harness.js'
+import { block, changeOf, describeRun, Emulator, type HclValue, PROVIDER_BLOCKS, ref, Workspace } from './harness.js'
 
 const BASE_VM: Record<string, HclValue> = {
   ssh_and_console_user: 'deployer',
@@ -100,14 +100,15 @@ const STEPS: Step[] = [
     check: (_, extra) => assert.equal(extra.osname, 'Debian-12'),
   },
   {
-    name: 'removing rebuild_os from the configuration calls nothing',
+    name: 'removing rebuild_os from the configuration calls nothing and changes nothing',
     change: { rebuild_os: undefined },
+    changed: false, // an action keeps its last value in state
     calls: [],
     orders: [],
     check: (_, extra) => assert.equal(extra.osname, 'Debian-12'),
   },
   {
-    name: 'setting rebuild_os again re-fires the rebuild',
+    name: 'setting rebuild_os to a new OS fires the rebuild again',
     change: { rebuild_os: 'Rocky-9' },
     calls: ['PUT /v1/lites/accounts/{id}/rebuild'],
     orders: [],
@@ -141,6 +142,20 @@ describe('in-place changes of provider_lite_vm', () => {
     assert.equal(created.code, 0, describeRun(created))
     id = String((await ws.stateOf('provider_lite_vm.vm')).id)
     assert.match(id, /^\d+$/)
+  })
+
+  test('a rename plans only what it can change: the figures, status and invoice keep their values', async () => {
+    await ws.write(config({ ...vm, vm_name: 'e2e-renamed-x' }))
+    const { run, plan } = await ws.planJson()
+    assert.equal(run.code, 2, describeRun(run))
+    const change = changeOf(plan, 'provider_lite_vm.vm')
+    assert.deepEqual(change.actions, ['update'])
+    const unknown = Object.keys(change.after_unknown ?? {}).filter((k) => change.after_unknown?.[k] === true)
+    assert.deepEqual(unknown, ['raw'])
+    for (const kept of ['cpus', 'status', 'next_due', 'maxmem', 'product_name', 'last_invoice']) {
+      assert.deepEqual(change.after?.[kept], change.before?.[kept], kept)
+    }
+    await ws.write(config(vm))
   })
 
   for (const step of STEPS) {

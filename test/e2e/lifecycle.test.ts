@@ -194,4 +194,65 @@ describe('drift and billing', () => {
       assert.equal(details.status, 'stopped', 'the configuration asks for power_state "stop"')
     },
   )
+
+  test('fail_on_unfinished = true: an unpaid create exits 1 with the id kept; untaint, pay, apply finishes it with no second order', async () => {
+    const ws = await workspace()
+    const config = keypairAndVm('e2e-strict-key', { pay_with_credit_card: false, vm_name: 'e2e-strict-vm' }).replace(
+      'poll_interval = "100ms"',
+      'poll_interval = "100ms"\n  fail_on_unfinished = true',
+    )
+    await ws.write(config)
+    const { value: applied, orders } = await emulator.effectsOf(() => ws.apply())
+    assert.equal(applied.code, 1, describeRun(applied))
+    assert.deepEqual(
+      orders.map((o) => o.kind),
+      ['lite.vm.create'],
+    )
+    const errors = diagnostics(applied.stdout + applied.stderr).join('\n')
+    assert.match(errors, /fail_on_unfinished/)
+    assert.match(errors, /terraform untaint/)
+    const id = String((await ws.stateOf('provider_lite_vm.vm')).id)
+    assert.equal(id, String(orders[0]?.account_id))
+    await ws.ok(['untaint', 'provider_lite_vm.vm'])
+    await emulator.control('POST', `/accounts/${id}/pay`)
+    const { value: again, orders: more } = await emulator.effectsOf(() => ws.apply())
+    assert.equal(again.code, 0, describeRun(again))
+    assert.deepEqual(more, [], 'a second VM was ordered')
+    assert.equal(String((await ws.stateOf('provider_lite_vm.vm')).id), id)
+  })
+
+  test('an unpaid disk upgrade behaves as an unpaid create: the next apply calls nothing and warns with the invoice', async () => {
+    const ws = await workspace()
+    await ws.write(keypairAndVm('e2e-unpaid-upgrade-key', { vm_name: 'e2e-unpaid-upg' }))
+    const created = await ws.apply()
+    assert.equal(created.code, 0, describeRun(created))
+    const id = String((await ws.stateOf('provider_lite_vm.vm')).id)
+    await ws.write(keypairAndVm('e2e-unpaid-upgrade-key', { vm_name: 'e2e-unpaid-upg', disk_size: 40, pay_with_credit_card: false }))
+    const { value: upgraded, orders } = await emulator.effectsOf(() => ws.apply())
+    assert.equal(upgraded.code, 0, describeRun(upgraded))
+    assert.deepEqual(
+      orders.map((o) => [o.kind, o.invoice_status]),
+      [['lite.vm.storage', 'Unpaid']],
+    )
+    const invoice = String(orders[0]?.invoice_id)
+
+    const { value: again, mutations, orders: more } = await emulator.effectsOf(() => ws.apply())
+    assert.equal(again.code, 0, describeRun(again))
+    assert.deepEqual(mutations, [], 'the unpaid upgrade was sent again')
+    assert.deepEqual(more, [])
+    assert.match(again.stdout, /Resources: 0 added, 0 changed, 0 destroyed\./)
+    const warned = diagnostics(again.stdout + again.stderr, 'Warning').filter((w) => w.includes(invoice))
+    assert.equal(warned.length, 1, `one warning names invoice ${invoice}:\n${describeRun(again)}`)
+
+    await emulator.control('POST', `/accounts/${id}/pay`)
+    const deadline = Date.now() + 10_000
+    while ((await emulator.account(id))?.status !== 'Active') {
+      assert.ok(Date.now() < deadline, `account ${id} did not become Active after payment`)
+      await new Promise((resolve) => setTimeout(resolve, 100))
+    }
+    assert.equal(String((await emulator.account(id))?.extra_details.disk_size), '40')
+    const paid = await ws.plan()
+    assert.equal(paid.code, 0, describeRun(paid))
+    assert.doesNotMatch(paid.stdout + paid.stderr, /waits for payment/)
+  })
 })

@@ -215,26 +215,23 @@ describe('bad input is refused at plan and Check with the field and the rule, wi
           assert.deepEqual(failures, [], `${token}: unknown inputs wait until known`)
         }
       }
-      // Grow-only Limits (disk sizes, VM disk_size, elastic size): a smaller value is refused by Diff, before any call.
+      // Grow-only Limits (disk sizes, VM disk_size, elastic size): a smaller value than the old input is refused by Check,
+      // before any call (Diff never refuses: a refresh diffs in reverse).
       for (const target of TARGETS.filter((t) => t.kind === 'resource')) {
         for (const [name, attribute] of Object.entries(target.attributes)) {
           if (!attribute.growOnly) continue
           const token = `provider:index:${toPascal(target.name)}`
           const olds = { ...target.valid, [name]: 500 } as Record<string, Value>
           const camelOlds = Object.fromEntries(Object.entries(olds).map(([k, v]) => [toCamel(k), v])) as WireMap
-          let message = ''
-          try {
-            await plugin.diff(urnOf(token, 'grow'), '100001', camelOlds, camelOlds, { ...camelOlds, [toCamel(name)]: 400 })
-          } catch (thrown) {
-            message = (thrown as { details?: string }).details ?? String(thrown)
-          }
-          const found = message.includes(toCamel(name)) && /grow-only/.test(message)
+          const { failures } = await plugin.check(urnOf(token, 'grow'), { ...camelOlds, [toCamel(name)]: 400 }, camelOlds)
+          const message = JSON.stringify(failures)
+          const found = failures.some((f) => f.property === toCamel(name) && /grow-only/.test(f.reason))
           count('pulumi', token, found)
           assert.ok(found, `${token} ${name} shrink: ${message}`)
         }
       }
       const calls = (await emulator.requests(seq)).length
-      assert.equal(calls, 0, `Check, Invoke and Diff of bad input made ${calls} API calls`)
+      assert.equal(calls, 0, `Check and Invoke of bad input made ${calls} API calls`)
     } finally {
       await plugin.stop()
       engine.stop()

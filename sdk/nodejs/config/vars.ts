@@ -29,6 +29,17 @@ Object.defineProperty(exports, "baseUrl", {
 });
 
 /**
+ * When `true`, an apply whose order was placed but is not finished (its invoice waits for payment, or what was asked besides the order waits until it is Active) ends with an error instead of a warning, so that a pipeline does not take an unconfirmed paid resource for success. The resource is saved with its id either way, and the next apply resumes it without ordering again. Terraform marks a resource created with an error as tainted: run `terraform untaint` on it before the next apply, or Terraform replaces it (a second paid order). Default `false`.
+ */
+export declare const failOnUnfinished: boolean | undefined;
+Object.defineProperty(exports, "failOnUnfinished", {
+    get() {
+        return __config.getObject<boolean>("failOnUnfinished");
+    },
+    enumerable: true,
+});
+
+/**
  * The first interval between status checks while waiting for an order; it grows gently up to 30s. Default `5s`. Must be a duration such as "30s" or "2m".
  */
 export declare const pollInterval: string | undefined;

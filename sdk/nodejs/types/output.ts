@@ -296,7 +296,7 @@ export interface LiteProProductsProductsBillingComponentsPrices {
     /**
      * Last quantity of the step; null when unbounded.
      */
-    readonly qtyMax: number;
+    readonly qtyMax?: number;
     /**
      * First quantity of the step.
      */
@@ -340,7 +340,7 @@ export interface LiteProVmLastInvoice {
     /**
      * When it was paid, `YYYY-MM-DD HH:MM:SS`; null while unpaid.
      */
-    readonly datepaid: string;
+    readonly datepaid?: string;
     /**
      * Due date.
      */
@@ -356,7 +356,7 @@ export interface LiteProVmLastInvoice {
     /**
      * Payment transaction id; null while unpaid.
      */
-    readonly paidId: number;
+    readonly paidId?: number;
     /**
      * Last day to pay before the order lapses.
      */
@@ -452,7 +452,7 @@ export interface LiteProductsProductsBillingComponentsPrices {
     /**
      * Last quantity of the step; null when unbounded.
      */
-    readonly qtyMax: number;
+    readonly qtyMax?: number;
     /**
      * First quantity of the step.
      */
@@ -496,7 +496,7 @@ export interface LiteVmLastInvoice {
     /**
      * When it was paid, `YYYY-MM-DD HH:MM:SS`; null while unpaid.
      */
-    readonly datepaid: string;
+    readonly datepaid?: string;
     /**
      * Due date.
      */
@@ -512,7 +512,7 @@ export interface LiteVmLastInvoice {
     /**
      * Payment transaction id; null while unpaid.
      */
-    readonly paidId: number;
+    readonly paidId?: number;
     /**
      * Last day to pay before the order lapses.
      */

@@ -1,0 +1,261 @@
+// The plugin under the engine's own rules (EngineModel in pulumi-harness.ts): replaceOnChanges as
+// the SDK registers them, Same steps when Diff says none, old inputs with new outputs after a
+// partially failed update, init errors cleared by a refresh, and the refresh's inverted Diff.
+// Each test is one flow a user runs with `pulumi up` / `refresh` / `import`, counted in orders.
+import assert from 'node:assert/strict'
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { after, before, describe, test } from 'node:test'
+import { isSecret, UNKNOWN_WIRE, type WireMap } from '../src/pulumi/wire.js'
+import { Emulator } from './e2e/harness.js'
+import { EngineModel, Plugin, ROOT, type RpcError, replaceOnChangesOf, type Saved, startFakeEngine, urnOf } from './pulumi-harness.js'
+
+let emulator: Emulator
+let engine: Awaited<ReturnType<typeof startFakeEngine>>
+let plugin: Plugin
+let model: EngineModel
+let keypairId = 0
+
+const VM = 'provider:index:LiteVm'
+const vmProgram = (extra: WireMap = {}): WireMap => ({
+  sshAndConsoleUser: 'deployer',
+  consolePassword: 'S3cretPass9',
+  productId: 101,
+  selectOs: 'Ubuntu-22.04',
+  keypairId,
+  cycle: 'm',
+  vmName: 'engine-model',
+  ...extra,
+})
+
+/** The outputs that hold a value. */
+const filled = (outputs: WireMap) =>
+  Object.keys(outputs)
+    .filter((k) => outputs[k] !== null && outputs[k] !== undefined)
+    .sort()
+
+async function ordersOf<T>(action: () => Promise<T>): Promise<{ value: T; kinds: string[] }> {
+  const before = (await emulator.orders()).orders.length
+  const value = await action()
+  const kinds = (await emulator.orders()).orders.slice(before).map((o) => o.kind)
+  return { value, kinds }
+}
+
+function mustSave(saved: Saved | null): Saved {
+  assert.ok(saved, 'the engine saved no state')
+  return saved
+}
+
+async function upOk(urn: string, program: WireMap, saved: Saved | null, timeout = 60): Promise<Saved> {
+  const result = await model.up(urn, program, saved, { timeout })
+  assert.equal(result.error, undefined, result.error?.details)
+  return mustSave(result.saved)
+}
+
+async function settled(urn: string, program: WireMap, saved: Saved): Promise<void> {
+  const result = await model.up(urn, program, saved, { preview: true })
+  assert.equal(result.op, 'same', `the next preview is not empty: ${JSON.stringify(result.diff)}`)
+}
+
+before(async () => {
+  emulator = await Emulator.start({ apiKey: 'emulator-key', provisioningDelayMs: 100 })
+  engine = await startFakeEngine()
+  plugin = await Plugin.launch(engine.address)
+  await plugin.configure({ apiKey: 'emulator-key', baseUrl: emulator.baseUrl, pollInterval: '50ms' })
+  model = new EngineModel(plugin, replaceOnChangesOf(readFileSync(join(ROOT, 'schema', 'schema.json'), 'utf8')))
+  const keypair = await upOk(urnOf('provider:index:LiteKeypair', 'kp'), { name: 'engine-model' }, null)
+  keypairId = keypair.outputs.keypairId as number
+})
+after(async () => {
+  await plugin?.stop()
+  engine?.stop()
+  await emulator?.stop()
+})
+
+describe('the plugin under the engine rules', () => {
+  test('import, then the promocode and card flag written into the program: an update that orders nothing, never a replacement', async () => {
+    const created = await upOk(urnOf(VM, 'source'), vmProgram({ promocode: 'PROMO10', payWithCreditCard: true }), null)
+    const urn = urnOf(VM, 'imported')
+    const imported = await model.import(urn, created.id)
+    const program = { ...imported.inputs, promocode: 'PROMO10', payWithCreditCard: true }
+    const { value: result, kinds } = await ordersOf(() => model.up(urn, program, imported))
+    assert.notEqual(result.op, 'replace', `the engine replaces the imported VM: ${JSON.stringify(result.diff)}`)
+    assert.equal(result.error, undefined, result.error?.details)
+    assert.deepEqual(kinds, [])
+    assert.equal((await emulator.account(created.id))?.status, 'Active')
+    await settled(urn, program, mustSave(result.saved))
+  })
+
+  test('an unpaid create with a power state and disk size: after payment the next up applies both', async () => {
+    const urn = urnOf(VM, 'unpaid')
+    const program = vmProgram({ vmName: 'unpaid-vm', payWithCreditCard: false, powerState: 'stop', diskSize: 40 })
+    const first = await upOk(urn, program, null)
+    assert.equal((await emulator.account(first.id))?.status, 'Pending')
+    await emulator.control('POST', `/accounts/${first.id}/pay`)
+    // The card flag is still false, so the disk growth is an order of its own that waits for payment too.
+    const { value: second, kinds } = await ordersOf(() => model.up(urn, program, first, { timeout: 60 }))
+    assert.equal(second.op, 'update', 'the deferred work needs an Update: a Same step never calls the plugin')
+    assert.equal(second.error, undefined, second.error?.details)
+    assert.deepEqual(kinds, ['lite.vm.storage'])
+    await emulator.control('POST', `/accounts/${first.id}/pay`)
+    const { value: third, kinds: more } = await ordersOf(() => model.up(urn, program, mustSave(second.saved), { timeout: 60 }))
+    assert.equal(third.op, 'update')
+    assert.equal(third.error, undefined, third.error?.details)
+    assert.deepEqual(more, [], 'the paid growth was ordered again')
+    const account = await emulator.account(first.id)
+    assert.equal(account?.status, 'Active')
+    assert.equal(String(account?.extra_details.disk_size), '40')
+    const details = await emulator.api<{ status: string }>('GET', `/lites/accounts/${first.id}/vm-details`)
+    assert.equal(details.status, 'stopped')
+    const normal = await upOk(urnOf(VM, 'paid-at-once'), vmProgram({ vmName: 'paid-at-once', powerState: 'stop', diskSize: 40 }), null)
+    assert.deepEqual(filled(mustSave(third.saved).outputs), filled(normal.outputs), 'the resumed create reports less than a create that finished at once')
+    await settled(urn, program, mustSave(third.saved))
+  })
+
+  test('a timed-out create, then `pulumi refresh` (which clears init errors), then up: the deferred disk size is applied', async () => {
+    const urn = urnOf(VM, 'timed-out')
+    const program = vmProgram({ vmName: 'slow-vm-01', diskSize: 40 })
+    await emulator.control('PATCH', '/config', { provisioning_delay_ms: 1500 })
+    const first = await model.up(urn, program, null, { timeout: 1 }).finally(() => emulator.control('PATCH', '/config', { provisioning_delay_ms: 100 }))
+    assert.ok(first.error, 'the create did not time out')
+    const kept = mustSave(first.saved)
+    assert.ok(kept.initErrors.length > 0)
+    const refreshed = await model.refresh(urn, kept)
+    const saved = mustSave(refreshed.saved)
+    assert.deepEqual(saved.initErrors, [], 'the engine clears init errors on refresh')
+    const { value: second, kinds } = await ordersOf(() => model.up(urn, program, saved, { timeout: 60 }))
+    assert.equal(second.op, 'update')
+    assert.equal(second.error, undefined, second.error?.details)
+    assert.deepEqual(kinds, ['lite.vm.storage'], 'the re-run orders the disk growth once and no second VM')
+    assert.equal(String((await emulator.account(kept.id))?.extra_details.disk_size), '40')
+    // The resumed create reports everything a create that finished at once does.
+    const normal = await upOk(urnOf(VM, 'normal'), vmProgram({ vmName: 'normal-vm-01', diskSize: 40 }), null)
+    assert.deepEqual(filled(mustSave(second.saved).outputs), filled(normal.outputs))
+    await settled(urn, program, mustSave(second.saved))
+  })
+
+  test('a partially failed package change: the engine keeps the old inputs, and the next up orders nothing again', async () => {
+    const urn = urnOf(VM, 'partial')
+    const created = await upOk(urn, vmProgram({ vmName: 'partial-vm' }), null)
+    const program = vmProgram({ vmName: 'partial-vm', productId: 102 })
+    const fault = await emulator.control<{ fault_id: string }>('POST', '/faults', { method: 'GET', path: '/lites/accounts/*', status: 403, count: -1 })
+    const { value: failed, kinds } = await ordersOf(() =>
+      model.up(urn, program, created, { timeout: 60 }).finally(() => emulator.control('DELETE', `/faults/${fault.fault_id}`)),
+    )
+    assert.ok(failed.error, 'the wait did not fail')
+    assert.equal(kinds.length, 1, `one change-package order: ${kinds.join(', ')}`)
+    const kept = mustSave(failed.saved)
+    assert.equal(kept.inputs.productId, 101, 'the engine saves the old inputs after a partially failed update')
+    const { value: again, kinds: more } = await ordersOf(() => model.up(urn, program, kept, { timeout: 60 }))
+    assert.equal(again.error, undefined, again.error?.details)
+    assert.deepEqual(more, [], 'the change was ordered again')
+    assert.equal((await emulator.account(created.id))?.product_id, 102)
+    await settled(urn, program, mustSave(again.saved))
+  })
+
+  test('an unpaid disk growth, then refresh and up before payment: nothing is ordered again', async () => {
+    const urn = urnOf(VM, 'unpaid-growth')
+    const created = await upOk(urn, vmProgram({ vmName: 'unpaid-grow' }), null)
+    const program = vmProgram({ vmName: 'unpaid-grow', diskSize: 40, payWithCreditCard: false })
+    const { value: grown, kinds } = await ordersOf(() => model.up(urn, program, created, { timeout: 60 }))
+    assert.equal(grown.error, undefined, grown.error?.details)
+    assert.deepEqual(kinds, ['lite.vm.storage'])
+    const invoice = (await emulator.account(created.id))?.last_invoice?.id
+    const refreshed = mustSave((await model.refresh(urn, mustSave(grown.saved))).saved)
+    const logged = engine.logs.length
+    const { value: again, kinds: more } = await ordersOf(() => model.up(urn, program, refreshed, { timeout: 60 }))
+    assert.equal(again.error, undefined, again.error?.details)
+    assert.equal(again.op, 'same')
+    assert.deepEqual(more, [], 'the unpaid growth was ordered again')
+    assert.ok(
+      engine.logs.slice(logged).some((l) => l.urn === urn && l.message.includes(`invoice ${invoice}`)),
+      `a warning of the next up names invoice ${invoice}`,
+    )
+  })
+
+  test('a rename preview shows only what it can change; removing rebuildOs is a Same step', async () => {
+    const urn = urnOf(VM, 'quiet')
+    const created = await upOk(urn, vmProgram({ vmName: 'quiet-vm-1' }), null)
+    const checked = await plugin.check(urn, vmProgram({ vmName: 'quiet-vm-2' }), created.inputs)
+    const preview = await plugin.update(urn, created.id, created.outputs, created.inputs, checked.inputs, { preview: true })
+    const unknown = Object.entries(preview.properties)
+      .filter(([, v]) => v === UNKNOWN_WIRE || (isSecret(v) && v.value === UNKNOWN_WIRE))
+      .map(([k]) => k)
+    assert.deepEqual(unknown, ['raw'])
+    for (const kept of ['cpus', 'status', 'nextDue', 'productName', 'lastInvoice']) {
+      assert.deepEqual(preview.properties[kept], created.outputs[kept], kept)
+    }
+    const rebuilt = await upOk(urn, vmProgram({ vmName: 'quiet-vm-1', rebuildOs: 'Debian-12' }), created)
+    const { value: removed, kinds } = await ordersOf(() => model.up(urn, vmProgram({ vmName: 'quiet-vm-1' }), rebuilt))
+    assert.equal(removed.op, 'same', JSON.stringify(removed.diff))
+    assert.deepEqual(kinds, [])
+  })
+
+  test('`pulumi refresh` after a grow-only size was raised outside Pulumi succeeds and shows the growth', async () => {
+    const vm = await upOk(urnOf(VM, 'disk-host'), vmProgram({ vmName: 'disk-host-1' }), null)
+    const urn = urnOf('provider:index:LiteDisk', 'disk')
+    const program: WireMap = { productId: 60, cycle: 'm', liteAccountId: Number(vm.id), serviceName: 'data-disk-01', size: 60 }
+    const disk = await upOk(urn, program, null)
+    await emulator.control('PATCH', `/accounts/${disk.id}`, { extra_details: { size: 80 } })
+    const refreshed = await model.refresh(urn, disk)
+    assert.equal(refreshed.diff?.changes, 'some')
+    assert.deepEqual(refreshed.diff?.diffs, ['size'])
+    const saved = mustSave(refreshed.saved)
+    assert.equal(saved.outputs.size, 80)
+    // The program still says 60: the next up refuses the shrink at Check, naming the attribute, before any call.
+    const checked = await plugin.check(urn, program, saved.inputs)
+    assert.deepEqual(
+      checked.failures.map((f) => f.property),
+      ['size'],
+    )
+    assert.match(checked.failures[0]?.reason ?? '', /grow-only/)
+  })
+})
+
+describe('failOnUnfinished', () => {
+  test('an unpaid create fails the up but is kept with its id; after payment the next up finishes it without a second order', async () => {
+    await plugin.configure({ apiKey: 'emulator-key', baseUrl: emulator.baseUrl, pollInterval: '50ms', failOnUnfinished: 'true' })
+    try {
+      const urn = urnOf(VM, 'strict')
+      const program = vmProgram({ vmName: 'strict-unpaid', payWithCreditCard: false, powerState: 'stop' })
+      const { value: first, kinds } = await ordersOf(() => model.up(urn, program, null, { timeout: 60 }))
+      assert.ok(first.error, 'an unfinished create succeeded')
+      assert.match(first.error.details, /failOnUnfinished/)
+      assert.match(first.error.details, /invoice \d+/)
+      assert.deepEqual(kinds, ['lite.vm.create'])
+      const kept = mustSave(first.saved)
+      assert.match(kept.id, /^\d+$/)
+      await emulator.control('POST', `/accounts/${kept.id}/pay`)
+      const { value: second, kinds: more } = await ordersOf(() => model.up(urn, program, kept, { timeout: 60 }))
+      assert.equal(second.error, undefined, second.error?.details)
+      assert.deepEqual(more, [])
+      const details = await emulator.api<{ status: string }>('GET', `/lites/accounts/${kept.id}/vm-details`)
+      assert.equal(details.status, 'stopped')
+    } finally {
+      await plugin.configure({ apiKey: 'emulator-key', baseUrl: emulator.baseUrl, pollInterval: '50ms' })
+    }
+  })
+})
+
+describe('configuration errors name what to fix (Pulumi names)', () => {
+  test('a base URL without the API version is refused by Configure, naming baseUrl and /v1', async () => {
+    const refused = await plugin.configure({ apiKey: 'emulator-key', baseUrl: emulator.origin }).then(
+      () => null,
+      (e: RpcError) => e,
+    )
+    assert.ok(refused, 'Configure accepted a base URL without /v1')
+    assert.equal(refused.code, 3)
+    assert.match(refused.details, /baseUrl/)
+    assert.ok(refused.details.includes(`${emulator.origin}/v1`), refused.details)
+  })
+
+  test('a wrong API key: the failure names apiKey and PROVIDER_API_KEY', async () => {
+    await plugin.configure({ apiKey: 'not-the-key', baseUrl: emulator.baseUrl, pollInterval: '50ms' })
+    const result = await model.up(urnOf('provider:index:LiteKeypair', 'refused'), { name: 'refused-key' }, null)
+    assert.ok(result.error, 'the create succeeded with a wrong key')
+    assert.match(result.error.details, /401/)
+    assert.match(result.error.details, /apiKey/)
+    assert.match(result.error.details, /PROVIDER_API_KEY/)
+    assert.doesNotMatch(result.error.details, /not-the-key/)
+  })
+})
