@@ -212,6 +212,30 @@ describe('the plugin under the engine rules', () => {
   })
 })
 
+describe('replacements that cannot be created', () => {
+  test('an IP assignment moved to an IP that does not exist, under `up --skip-preview`: the live assignment is not deleted first', async () => {
+    const keypair = await upOk(urnOf('provider:index:BaremetalKeypair', 'dbr-kp'), { name: 'dbr-keypair' }, null)
+    const server = await upOk(
+      urnOf('provider:index:Baremetal', 'dbr-server'),
+      { productId: 301, cycle: 'm', keypairId: keypair.outputs.keypairId ?? Number(keypair.id), label: 'dbr-01' },
+      null,
+    )
+    const ip = await upOk(urnOf('provider:index:BaremetalAdditionalIp', 'dbr-ip'), { productId: 401, cycle: 'm' }, null)
+    const urn = urnOf('provider:index:BaremetalAdditionalIpAssignment', 'dbr-assignment')
+    const program: WireMap = { additionalIpId: Number(ip.id), metalAccountId: Number(server.id) }
+    const assigned = await upOk(urn, program, null)
+    const deletes = async () => (await emulator.requests()).filter((e) => e.method === 'DELETE').length
+    const deletesBefore = await deletes()
+    const result = await model.up(urn, { ...program, additionalIpId: 999999 }, assigned)
+    assert.ok(result.diff?.replaces.includes('additionalIpId'), 'the IP change is a replacement')
+    assert.equal(result.diff?.deleteBeforeReplace, false, 'a replacement whose create is known to fail is not deleted first')
+    assert.ok(result.error, 'the up fails')
+    assert.match(result.error.details, /additionalIpId/)
+    assert.equal(await deletes(), deletesBefore, 'the live assignment is not deleted')
+    assert.equal(mustSave(result.saved).id, assigned.id, 'the live assignment stays in the stack')
+  })
+})
+
 describe('failOnUnfinished', () => {
   test('an unpaid create fails the up but is kept with its id; after payment the next up finishes it without a second order', async () => {
     await plugin.configure({ apiKey: 'emulator-key', baseUrl: emulator.baseUrl, pollInterval: '50ms', failOnUnfinished: 'true' })

@@ -353,6 +353,12 @@ export class EngineModel {
       this.replaceOnChanges.get(typeOf(urn)) ?? [],
     )
     if (diff.changes === 'some' && diff.replaces.length > 0) {
+      // deleteBeforeReplace: the engine deletes the old object first, then creates (a preview deletes nothing).
+      if (diff.deleteBeforeReplace && !options.preview) {
+        await this.plugin.delete(urn, saved.id, saved.outputs, saved.inputs)
+        const created = await this.create(urn, checked.inputs, 'replace', options)
+        return { ...created, diff }
+      }
       const created = await this.create(urn, checked.inputs, 'replace', options)
       if (created.error || options.preview) return { ...created, diff, saved: created.error ? saved : created.saved }
       await this.plugin.delete(urn, saved.id, saved.outputs, saved.inputs)

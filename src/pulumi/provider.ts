@@ -289,8 +289,25 @@ export class PulumiProvider {
       replaces: plan.replace.map(wireName),
       diffs: plan.changed.map(wireName),
       detailedDiff,
-      deleteBeforeReplace: plan.replace.length > 0 && definition.deleteBeforeReplace === true,
+      deleteBeforeReplace: plan.replace.length > 0 && definition.deleteBeforeReplace === true && (await this.replacementCanBeCreated(definition, request)),
     }
+  }
+
+  /**
+   * Whether the new object of a delete-before-replace replacement passes the catalog checks. When it
+   * does not, Diff still refuses nothing (see above) but asks the engine to create first: the create
+   * then fails on the same checks and the live object is never deleted for a replacement that
+   * cannot exist, even under `pulumi up --skip-preview`.
+   */
+  private async replacementCanBeCreated(definition: AnyResource, request: ResourceRequest & { news: WireMap }): Promise<boolean> {
+    if (this.client === undefined) return true
+    const online = await checkPlanOnline(definition, null, this.plan(definition, null, request.news), this.session(request.urn, request.news))
+    if (!hasErrors(online)) return true
+    this.warn(
+      online.map((d) => (d.severity === 'error' ? { ...d, severity: 'warning' as const, detail: `${d.detail} The object is not deleted before its replacement is created.` } : d)),
+      request.urn,
+    )
+    return false
   }
 
   async create(request: ResourceRequest & { properties: WireMap; timeout?: number; preview: boolean }): Promise<{ id: string; properties: WireMap }> {

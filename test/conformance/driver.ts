@@ -446,6 +446,8 @@ export const pulumiDriver: FrontEndDriver = {
           return { planned: stateOf('', planned.properties, inputs).values, replace: [], changed: Object.keys(inputs).map(canonicalOf) }
         }
         let planned = prior.values
+        // A preview of a replacement previews the new object's create, as the engine's preview does.
+        if (diff.replaces.length > 0) await provider.create({ urn, properties: inputs, preview: true })
         if (diff.changes === 'some' && diff.replaces.length === 0) {
           const update = await provider.update({ urn, id: prior.id, olds: native(prior).outputs, oldInputs: native(prior).inputs, news: inputs, preview: true })
           planned = stateOf(prior.id, update.properties, inputs).values
