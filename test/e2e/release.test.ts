@@ -1,8 +1,8 @@
 // The release (`npm run release`, dist/release/) as a user without Node.js gets it: the registry's file
 // set and sums, a filesystem mirror that the real terraform CLI installs from and locks for every
 // platform, and the linux_amd64 single executables serving Terraform and the Pulumi harness from an
-// environment whose PATH holds no `node`. Skipped when dist/release is absent (a plain `npm test` on a
-// fresh clone); CI runs `npm run release` first and sets PROVIDER_REQUIRE_RELEASE=1, so there it fails.
+// environment whose PATH holds no `node`. `npm test` builds the release first (`npm run release`), so a
+// missing release is a failure, never a skip.
 import assert from 'node:assert/strict'
 import { execFileSync, spawn } from 'node:child_process'
 import { createHash } from 'node:crypto'
@@ -18,9 +18,7 @@ const RELEASE = join(ROOT, 'dist', 'release')
 const { version } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }
 const TF = 'terraform-provider-provider'
 const PLATFORMS = ['linux_amd64', 'linux_arm64', 'darwin_amd64', 'darwin_arm64', 'windows_amd64']
-const present = existsSync(join(RELEASE, `${TF}_${version}_SHA256SUMS`))
-if (!present && process.env.PROVIDER_REQUIRE_RELEASE === '1') throw new Error(`${RELEASE} is missing: run \`npm run release\` first`)
-const skip = present ? false : 'dist/release is absent: run `npm run release` to test the release'
+if (!existsSync(join(RELEASE, `${TF}_${version}_SHA256SUMS`))) throw new Error(`${RELEASE} is missing: run \`npm run release\` first`)
 
 const sha256 = (path: string) => createHash('sha256').update(readFileSync(path)).digest('hex')
 
@@ -53,7 +51,7 @@ function assertNoNode(path: string): void {
   for (const dir of path.split(delimiter)) assert.ok(!existsSync(join(dir, 'node')), `${dir} holds a node`)
 }
 
-describe('release artifacts', { skip }, () => {
+describe('release artifacts', () => {
   test('the Terraform Registry file set: a zip per platform, the manifest, and SHA256SUMS over exactly those', () => {
     const zips = PLATFORMS.map((p) => `${TF}_${version}_${p}.zip`)
     const manifest = `${TF}_${version}_manifest.json`
@@ -89,7 +87,7 @@ describe('release artifacts', { skip }, () => {
   })
 })
 
-describe('single executables on linux_amd64 without Node.js', { skip }, () => {
+describe('single executables on linux_amd64 without Node.js', () => {
   let emulator: Emulator
   let path: string
   before(async () => {
