@@ -5,7 +5,8 @@ import { type ElasticStorageApi, elasticStorageApi } from './elastic-storage.js'
 import { type LiteApi, type LiteMigrationApi, liteApi, liteMigrationApi } from './lite.js'
 import { type MetalApi, metalApi } from './metal.js'
 import type { Account } from './models.js'
-import { type FetchFunction, type Logger, type Sleep, Transport } from './transport.js'
+import { OrderJournal } from './journal.js'
+import { type FetchFunction, type Logger, type OperationFrame, type Sleep, Transport } from './transport.js'
 import { type WaitOptions, type WaitResult, waitForActive } from './wait.js'
 
 export interface ClientOptions {
@@ -33,6 +34,14 @@ export interface ClientOptions {
   readonly log?: Logger
   /** Default `crypto.randomUUID`. */
   readonly idempotencyKey?: () => string
+  /**
+   * A directory for the order journal: every order and one-shot action is recorded there before it
+   * is sent, so that a re-run after a crash reuses its key instead of ordering again. Without one,
+   * a key lives only as long as its call.
+   */
+  readonly journalDirectory?: string
+  /** The caller's current operation (its scope, timeout and hand-over), asked at each order. */
+  readonly operation?: () => OperationFrame | undefined
 }
 
 export interface Client {
@@ -101,6 +110,8 @@ export function createClient(options: ClientOptions): Client {
     random: options.random ?? Math.random,
     log,
     idempotencyKey: options.idempotencyKey ?? randomUUID,
+    journal: options.journalDirectory === undefined ? undefined : new OrderJournal(options.journalDirectory, now),
+    operation: options.operation,
   })
   const waitSettings = {
     pollIntervalMs,

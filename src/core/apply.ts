@@ -3,6 +3,7 @@ import { isComputed, isInput } from './attributes.js'
 import type { AnyDataSource, AnyResource, Logger, OperationContext, TimeoutName } from './definition.js'
 import { type Diagnostic, error, hasErrors, messageOf, toDiagnostics, warning } from './diagnostics.js'
 import { knownOrNull, type Plan, type PrivateState, stepsToRun } from './plan.js'
+import { withOperation } from './operation.js'
 import { timeoutMs } from './timeouts.js'
 import { validateConfig } from './validate.js'
 import { isEmpty, isUnknown, type Value, type ValueMap } from './values.js'
@@ -10,8 +11,10 @@ import { isEmpty, isUnknown, type Value, type ValueMap } from './values.js'
 export interface Session<C> {
   readonly client: C
   readonly log: Logger
-  /** Aborted when the user interrupts (Terraform StopProvider, Pulumi Cancel). */
+  /** Aborted when the user interrupts (Terraform StopProvider, Pulumi Cancel, SIGTERM). */
   readonly signal: AbortSignal
+  /** What identifies the resource beyond its inputs, when the front end knows it (a Pulumi URN). */
+  readonly scope?: string | undefined
 }
 
 export interface Outcome {
@@ -66,7 +69,11 @@ function isGone(value: unknown): boolean {
   return isNotFound(value) || (value instanceof Error && (value as { gone?: unknown }).gone === true)
 }
 
-export async function applyCreate<C>(definition: AnyResource, planned: ValueMap, session: Session<C>): Promise<Outcome> {
+export function applyCreate<C>(definition: AnyResource, planned: ValueMap, session: Session<C>): Promise<Outcome> {
+  return withOperation(session.scope, timeoutOf(definition, planned, 'create'), () => create(definition, planned, session))
+}
+
+async function create<C>(definition: AnyResource, planned: ValueMap, session: Session<C>): Promise<Outcome> {
   const diagnostics: Diagnostic[] = []
   let reached: Observed | null = null
   let later = false
@@ -110,7 +117,18 @@ function orderText(state: ValueMap): string {
   return typeof order === 'string' && order !== '' ? ` (order ${order})` : ''
 }
 
-export async function applyUpdate<C>(
+export function applyUpdate<C>(
+  definition: AnyResource,
+  prior: ValueMap,
+  planned: ValueMap,
+  priorPrivate: PrivateState,
+  session: Session<C>,
+): Promise<Outcome> {
+  const timeout = timeoutOf(definition, planned, 'update')
+  return withOperation(session.scope, timeout, () => update(definition, prior, planned, priorPrivate, session))
+}
+
+async function update<C>(
   definition: AnyResource,
   prior: ValueMap,
   planned: ValueMap,

@@ -440,7 +440,7 @@ export class PulumiProvider {
     }
     const secrets = new Set(this.configuredSecrets)
     for (const map of maps) secretStrings(map, secrets)
-    return { client: this.client, log: this.logger(urn, secrets), signal: this.stop.signal }
+    return { client: this.client, log: this.logger(urn, secrets), signal: this.stop.signal, scope: urn }
   }
 
   /** Core's logger onto Engine.Log; any known secret value is scrubbed from the text. */

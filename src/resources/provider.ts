@@ -1,6 +1,20 @@
 /** The provider configuration shared by both front ends: credentials, endpoint and tuning knobs. */
+import { existsSync } from 'node:fs'
+import { join, resolve } from 'node:path'
 import { type Client, createClient } from '../api/index.js'
-import { custom, defineProvider, InputError, type Logger, parseDuration, string } from '../core/index.js'
+import { currentOperation, custom, defineProvider, InputError, type Logger, parseDuration, string } from '../core/index.js'
+
+/**
+ * Where the order journal lives: `PROVIDER_ORDER_JOURNAL` if set; else inside Terraform's data
+ * directory of the working directory (`TF_DATA_DIR`, default `.terraform`) when there is one; else
+ * `.provider-orders` in the working directory (a Pulumi project's directory).
+ */
+export function journalDirectory(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): string {
+  if (env.PROVIDER_ORDER_JOURNAL) return resolve(cwd, env.PROVIDER_ORDER_JOURNAL)
+  const data = resolve(cwd, env.TF_DATA_DIR ?? '.terraform')
+  if (existsSync(data)) return join(data, 'provider-orders')
+  return join(cwd, '.provider-orders')
+}
 
 const duration = custom('a duration such as "30s" or "2m"', (value) =>
   typeof value === 'string' && parseDuration(value) === null ? `must be a duration such as "30s" or "2m" (got ${JSON.stringify(value)})` : null,
@@ -61,6 +75,8 @@ export const providerDefinition = defineProvider({
       requestTimeoutMs: parseDuration(config.request_timeout ?? '30s') ?? 30_000,
       pollIntervalMs: parseDuration(config.poll_interval ?? '5s') ?? 5_000,
       log: (level, message, fields) => log[level](message, fields),
+      journalDirectory: journalDirectory(),
+      operation: currentOperation,
     })
   },
 })
