@@ -152,6 +152,15 @@ export class OrderJournal {
     }
   }
 
+  /** The account was deleted: no entry that names it may ever be taken over again. */
+  releaseAccount(accountId: string): void {
+    for (const entry of this.entries()) {
+      if (entry.accountId !== accountId || entry.state === 'delivered') continue
+      entry.state = 'delivered'
+      this.write(entry)
+    }
+  }
+
   /** Accounts some run of this directory ordered (answered or delivered): never adopted as "new". */
   knownAccounts(): Set<string> {
     const ids = new Set<string>()

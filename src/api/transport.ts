@@ -133,7 +133,10 @@ export class Transport {
     options?: CallOptions,
     accountId?: string,
   ): Promise<T> {
-    return this.request({ method, path, body, decode, signal: options?.signal, ...(accountId ? { accountId } : {}) })
+    return this.request({ method, path, body, decode, signal: options?.signal, ...(accountId ? { accountId } : {}) }).then((result) => {
+      if (method === 'DELETE' && accountId !== undefined) this.options.journal?.releaseAccount(accountId)
+      return result
+    })
   }
 
   /**

@@ -15,6 +15,15 @@ export interface OperationFrame {
 }
 
 const storage = new AsyncLocalStorage<OperationFrame>()
+let abandoned = false
+
+/**
+ * From now on no outcome counts as handed over: the process is going down and the engine may not
+ * be there to receive it, so every order stays open in the journal for the next run to take over.
+ */
+export function abandonDeliveries(): void {
+  abandoned = true
+}
 
 /** The frame of the operation the caller runs in, if any. */
 export function currentOperation(): OperationFrame | undefined {
@@ -31,7 +40,7 @@ export async function withOperation<T>(scope: string | undefined, timeoutMs: num
   try {
     return await storage.run(frame, fn)
   } finally {
-    for (const finish of finishers) {
+    for (const finish of abandoned ? [] : finishers) {
       try {
         finish()
       } catch {

@@ -13,7 +13,7 @@ import statusPb from '@pulumi/pulumi/proto/status_pb.js'
 import anyPb from 'google-protobuf/google/protobuf/any_pb.js'
 import emptyPb from 'google-protobuf/google/protobuf/empty_pb.js'
 import structPb from 'google-protobuf/google/protobuf/struct_pb.js'
-import { messageOf } from '../core/index.js'
+import { abandonDeliveries, guardProcess, messageOf } from '../core/index.js'
 import { Code, PulumiError } from './errors.js'
 import type { CheckFailure, DiffKind, DiffResult, EngineLog, PulumiProvider, Severity } from './provider.js'
 import { dropUndefined, type WireMap } from './wire.js'
@@ -277,7 +277,16 @@ export async function servePlugin(options: {
         resolve()
       })
     })
-  process.once('SIGTERM', () => void shutdown().then(() => process.exit(0)))
+  // SIGTERM is an interrupt: in-flight operations stop waiting and return what they ordered; as the
+  // engine may be going down too, none of those outcomes counts as delivered (the journal keeps them).
+  guardProcess({
+    log: { warn: (message) => logger.log('warning', message) },
+    onTerminate: () => {
+      abandonDeliveries()
+      provider.cancel()
+      void shutdown().then(() => process.exit(0))
+    },
+  })
   process.once('SIGINT', () => void shutdown().then(() => process.exit(0)))
   return { port, shutdown }
 }

@@ -32,6 +32,7 @@ import {
   type ValueMap,
   validateConfig,
   valuesEqual,
+  stopSignal,
 } from '../core/index.js'
 import { Code, codeOf, describeDiagnostics, PulumiError, propertyPath } from './errors.js'
 import {
@@ -440,7 +441,7 @@ export class PulumiProvider {
     }
     const secrets = new Set(this.configuredSecrets)
     for (const map of maps) secretStrings(map, secrets)
-    return { client: this.client, log: this.logger(urn, secrets), signal: this.stop.signal, scope: urn }
+    return { client: this.client, log: this.logger(urn, secrets), signal: stopSignal(this.stop.signal), scope: urn }
   }
 
   /** Core's logger onto Engine.Log; any known secret value is scrubbed from the text. */

@@ -24,6 +24,7 @@ import {
   toDiagnostics,
   validateConfig,
   type ValueMap,
+  stopSignal,
 } from '../core/index.js'
 import type { CtyValue } from './cty.js'
 import {
@@ -123,7 +124,7 @@ export function providerService(registry: Registry, options: ProviderServiceOpti
   }
   function session(): Session<unknown> {
     if (client === undefined) throw new InputError([], 'The provider is not configured: Terraform did not call ConfigureProvider.')
-    return { client, log, signal: stop.signal }
+    return { client, log, signal: stopSignal(stop.signal) }
   }
   /** The one catch of each RPC: whatever escaped core is translated, never thrown at Terraform. */
   function failed(rpc: string, thrown: unknown): TfDiagnostic[] {
