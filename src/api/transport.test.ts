@@ -356,3 +356,37 @@ function createBody() {
     console_password: 'S3cretPass9',
   }
 }
+
+describe('secrets never leave their origin (issue 8, cases 8 and 9)', () => {
+  test('a redirect is refused: nothing is sent to the other origin, and the error names only its origin', async () => {
+    for (const status of [301, 302, 307, 308]) {
+      const redirect = new Response('moved', { status, headers: { location: 'https://user:pw@evil.example.invalid/v1/lites?x=1' } })
+      const { client, requests } = testClient([redirect])
+      const error = await rejects(client.lites.createVm(createBody()), ApiError)
+      assert.equal(requests.length, 1, 'no request follows the redirect')
+      assert.match(error.message, /redirect to https:\/\/evil\.example\.invalid;/)
+      assert.doesNotMatch(error.message, /pw|user:|x=1/)
+    }
+  })
+
+  test('whatever the server echoes, the API key and the console password never appear in an error', async () => {
+    const body = createBody()
+    const echo = JSON.stringify({ headers: { 'x-token': 'secret-key' }, body })
+    for (const reply of [
+      new Response(`<pre>debug: x-token=secret-key ${echo}</pre>`, { status: 500 }),
+      fail(422, `console_password ${body.console_password} is weak; key secret-key`),
+      json(400, { message: `bad ${body.console_password}` }),
+    ]) {
+      const { client } = testClient([reply])
+      const error = await client.lites.createVm(body).then(
+        () => assert.fail('expected an error'),
+        (e: Error) => e,
+      )
+      assert.doesNotMatch(error.message, /secret-key/)
+      assert.ok(!error.message.includes(body.console_password), error.message)
+    }
+    const again = testClient([fail(404, 'see http://admin:hunter2@10.0.0.1/x')])
+    const missing = await rejects(again.client.lites.getVm('1'), ApiError)
+    assert.doesNotMatch(missing.message, /hunter2|admin:/)
+  })
+})

@@ -3,6 +3,7 @@ import { ShapeError } from './decode.js'
 import { ApiError, DecodeError, type FieldError, OrderUnresolvedError, type RequestContext, TransportError } from './errors.js'
 import { fingerprint, type JournalEntry, type OrderJournal } from './journal.js'
 import { type Account, decodeOrder, type Order } from './models.js'
+import { REDACTED, redact } from './redact.js'
 
 export type LogLevel = 'trace' | 'debug' | 'info' | 'warn' | 'error'
 export type Logger = (level: LogLevel, message: string, fields?: Record<string, unknown>) => void
@@ -378,6 +379,22 @@ export class Transport {
     }
   }
 
+  /**
+   * Server text as it may be shown: whatever the server echoes, the API key, the request's secret
+   * values (by key pattern, as in `raw`) and any URL userinfo are replaced.
+   */
+  private scrub(text: string, spec: RequestSpec<unknown>): string {
+    const secrets = [this.options.apiKey, ...secretValues(spec.body)].filter((s) => s.length >= 4)
+    let out = text
+    // Longest first, so that a secret containing another is replaced whole.
+    for (const secret of secrets.sort((a, b) => b.length - a.length)) {
+      out = out.split(secret).join(REDACTED)
+      const escaped = JSON.stringify(secret).slice(1, -1)
+      if (escaped !== secret) out = out.split(escaped).join(REDACTED)
+    }
+    return out.replace(/(\/\/)[^/\s@"']*@/g, `$1${REDACTED}@`)
+  }
+
   /** When the operation gives up, on the client's clock; without one, a few request timeouts from now. */
   private deadline(frame: OperationFrame | undefined): number {
     const now = this.options.now()
@@ -490,6 +507,8 @@ export class Transport {
         headers,
         body: spec.body === undefined ? null : JSON.stringify(spec.body),
         signal: controller.signal,
+        // A redirect would carry x-token (and on 307/308 the body) to wherever it points.
+        redirect: 'manual',
       })
       const response = await Promise.race([options.fetch(request), aborted])
       const text = await Promise.race([response.text(), aborted])
@@ -502,10 +521,17 @@ export class Transport {
       options.log(response.ok ? 'debug' : 'info', `${spec.method} ${spec.path} → ${response.status}`, fields)
       const echoed = spec.idempotencyKey !== undefined && response.headers.get('idempotency-key') === spec.idempotencyKey
       if (response.ok) return { kind: 'ok', payload: text, requestId, echoed }
+      if (response.status >= 300 && response.status < 400) {
+        const message =
+          `the API answered ${response.status} with a redirect to ${originOf(response.headers.get('location'), request.url)}; ` +
+          'redirects are refused so that the API key and request bodies never go to another address. ' +
+          'Set base_url to the address the API answers at'
+        return { kind: 'http', echoed, error: new ApiError(response.status, message, [], { ...context }), retryAfterMs: undefined }
+      }
       return {
         kind: 'http',
         echoed,
-        error: decodeError(response.status, response.statusText, text, { ...context }),
+        error: decodeError(response.status, response.statusText, this.scrub(text, spec), { ...context }),
         retryAfterMs: parseRetryAfter(response.headers.get('retry-after'), options.now()),
       }
     } catch (error) {
@@ -515,7 +541,7 @@ export class Transport {
       else if (timedOut) {
         failure = new TransportError('timeout', `no answer within ${options.requestTimeoutMs}ms`, { ...context }, { cause: error })
       } else {
-        failure = new TransportError('network', describeCause(error), { ...context }, { cause: error })
+        failure = new TransportError('network', this.scrub(describeCause(error), spec), { ...context }, { cause: error })
       }
       fields.error = failure.reason
       options.log('info', `${spec.method} ${spec.path} failed: ${failure.reason}`, fields)
@@ -532,7 +558,7 @@ export class Transport {
     try {
       payload = unwrap(text)
     } catch {
-      throw new DecodeError(`the body is not JSON: ${JSON.stringify(text.slice(0, 200))}`, context)
+      throw new DecodeError(`the body is not JSON: ${JSON.stringify(this.scrub(text, spec).slice(0, 200))}`, context)
     }
     try {
       return spec.decode(payload)
@@ -552,6 +578,33 @@ type Outcome =
 
 function cancelled(context: RequestContext, signal: AbortSignal): TransportError {
   return new TransportError('cancelled', 'cancelled by the caller', { ...context }, { cause: signal.reason })
+}
+
+/** The values under secret-looking keys of a request body. */
+function secretValues(body: unknown): string[] {
+  const redacted = redact(body)
+  const out: string[] = []
+  const walk = (value: unknown, shown: unknown) => {
+    if (shown === REDACTED && value !== REDACTED) {
+      if (typeof value === 'string') out.push(value)
+      else if (value !== null && typeof value === 'object') for (const item of Object.values(value)) walk(item, REDACTED)
+      return
+    }
+    if (value === null || typeof value !== 'object' || shown === null || typeof shown !== 'object') return
+    for (const [key, item] of Object.entries(value)) walk(item, (shown as Record<string, unknown>)[key])
+  }
+  walk(body, redacted)
+  return out
+}
+
+/** Where a redirect points, as an origin only: never the path, query or userinfo it may carry. */
+function originOf(location: string | null, base: string): string {
+  if (location === null) return 'an unnamed address'
+  try {
+    return new URL(location, base).origin
+  } catch {
+    return 'an unparseable address'
+  }
 }
 
 function describeCause(error: unknown): string {

@@ -21,13 +21,23 @@ const duration = custom('a duration such as "30s" or "2m"', (value) =>
 )
 const url = custom('an http or https URL ending in the API version, e.g. https://api.example.invalid/v1', (value) => {
   if (typeof value !== 'string') return null
+  let parsed: URL
   try {
-    const parsed = new URL(value)
-    return parsed.protocol === 'http:' || parsed.protocol === 'https:' ? null : `must be an http or https URL (got ${JSON.stringify(value)})`
+    parsed = new URL(value)
   } catch {
-    return `must be an http or https URL (got ${JSON.stringify(value)})`
+    return 'must be an http or https URL'
   }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return `must be an http or https URL (got ${parsed.protocol})`
+  // Credentials in a URL end up in logs and errors; the key goes in api_key only. The value is not echoed.
+  if (parsed.username !== '' || parsed.password !== '') return 'must not contain a user name or password (user:password@); put the key in api_key'
+  return null
 })
+/** A key with a line break or NUL cannot be sent as a header; the message never shows the key. */
+const headerSafe = custom('no control characters', (value) =>
+  typeof value === 'string' && /[\u0000-\u001f\u007f]/.test(value)
+    ? 'must not contain control characters (a line break, tab or NUL: check how the key was pasted or read from a file)'
+    : null,
+)
 
 export const providerDefinition = defineProvider({
   description:
@@ -36,6 +46,7 @@ export const providerDefinition = defineProvider({
     api_key: string({
       optional: true,
       sensitive: true,
+      validate: [headerSafe],
       description: 'The API key, sent as `x-token`. Falls back to the `PROVIDER_API_KEY` environment variable.',
     }),
     base_url: string({
@@ -67,6 +78,8 @@ export const providerDefinition = defineProvider({
     }
     const problem = url.check(baseUrl)
     if (problem) throw new InputError(['base_url'], `base_url ${problem}.`)
+    const keyProblem = headerSafe.check(apiKey)
+    if (keyProblem) throw new InputError(['api_key'], `api_key ${keyProblem}.`)
     const log = meta.log
     return createClient({
       baseUrl,
