@@ -159,6 +159,7 @@ describe('order journal', () => {
     const { client, requests } = testClient(
       [
         fail(502, 'Bad Gateway'),
+        fail(405, 'Method Not Allowed'),
         ok([vmAccount('100041', 'web', '1969-12-31 00:00:00'), vmAccount('100042', 'web', new Date(1_000_000).toISOString().slice(0, 19).replace('T', ' ')), vmAccount('100043', 'db', '2099-01-01 00:00:00')]),
       ],
       { journalDirectory: dir, operation: () => op.value },
@@ -173,7 +174,7 @@ describe('order journal', () => {
     const op = frame(undefined, 60_000)
     const created = '2099-01-01 00:00:00'
     const { client, requests } = testClient(
-      [fail(502, 'Bad Gateway'), ok([vmAccount('100042', 'web', created), vmAccount('100043', 'web', created)])],
+      [fail(502, 'Bad Gateway'), fail(405, 'Method Not Allowed'), ok([vmAccount('100042', 'web', created), vmAccount('100043', 'web', created)])],
       { journalDirectory: dir, operation: () => op.value },
     )
     const error = await client.lites.createVm(VM_BODY).then(
@@ -189,7 +190,7 @@ describe('order journal', () => {
   test('an upgrade against a service that does not echo keys is not resent after a 502, then or on the next run', async () => {
     const dir = journal()
     const op = frame(undefined, 60_000)
-    const first = testClient([fail(502, 'Bad Gateway')], { journalDirectory: dir, operation: () => op.value })
+    const first = testClient([fail(502, 'Bad Gateway'), fail(405, 'x')], { journalDirectory: dir, operation: () => op.value })
     await assert.rejects(first.client.lites.upgradeDisk('100042', { additional_size: 10 }), OrderUnresolvedError)
     op.finish()
     const next = frame(undefined, 60_000)
@@ -207,6 +208,21 @@ describe('order journal', () => {
     const second = testClient([], { journalDirectory: dir, operation: () => run2.value })
     await second.client.lites.rebuildVm('100042', { select_os: 'Debian-12' })
     assert.equal(second.requests.length, 0)
+  })
+
+  test('a slow order on a fresh run: one GET asks whether keys are honoured, then the order is replayed with its key', async () => {
+    const op = frame(undefined, 60_000)
+    const probe = (r: RecordedRequest) => fail(405, 'x', { 'idempotency-key': r.headers.get('idempotency-key') ?? '' })
+    const { client, requests } = testClient([new Error('request timed out'), probe, echoing(200, ORDER)], {
+      operation: () => op.value,
+      journalDirectory: journal(),
+    })
+    assert.equal((await client.lites.changePackage('100042', { new_product_id: 102 })).account_id, '100042')
+    assert.deepEqual(
+      requests.map((r) => r.method),
+      ['POST', 'GET', 'POST'],
+    )
+    assert.equal(requests[0]?.headers.get('idempotency-key'), requests[2]?.headers.get('idempotency-key'))
   })
 
   test('429 does not use up attempts while the operation has time', async () => {

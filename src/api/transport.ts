@@ -225,6 +225,19 @@ export class Transport {
     return undefined
   }
 
+  /**
+   * Asks the service whether it implements the extension: one that does echoes the key of every
+   * request (§1.11), a GET included, and a GET changes nothing. Any answer, or none, is fine.
+   */
+  private async probe(spec: RequestSpec<unknown>, context: RequestContext): Promise<void> {
+    const outcome = await this.attempt(
+      { method: 'GET', path: spec.path, idempotencyKey: this.options.idempotencyKey(), signal: spec.signal, decode: () => undefined },
+      context,
+      1,
+    )
+    if (outcome.kind !== 'transport' && outcome.echoed) this.echoed = true
+  }
+
   private honoured(): boolean {
     return this.echoed || this.options.journal?.honoured() === true
   }
@@ -330,6 +343,7 @@ export class Transport {
           throw unresolved('It was cancelled before the service answered.', error)
         }
         failures++
+        if (!this.honoured()) await this.probe(spec, context)
         if (!this.honoured()) {
           // A service that does not confirm keys may have processed it: never send it again blindly.
           if (reconcile === undefined) {
