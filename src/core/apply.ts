@@ -99,6 +99,23 @@ async function create<C>(definition: AnyResource, planned: ValueMap, session: Se
     }
     const state = settle(planned, reached)
     const resumable = definition.resume !== undefined
+    if (refusedLater(thrown)) {
+      // The order went through and a later step of the create failed (e.g. a storage upgrade the
+      // service refused): the state records what the server has, so the next plan shows what is left.
+      const server = await serverState(definition, state, session, diagnostics)
+      if (server !== null) {
+        diagnostics.push(
+          ...failure,
+          error(
+            `The ${definition.name} was ordered, but a later step of its create failed`,
+            `The service accepted the order for ${definition.name} ${String(state.id)}${orderText(state)} and it is kept in state ` +
+              `with what the server reports. Then this failed: ${messageOf(thrown)}. The next plan shows what the server ` +
+              'does not have yet, and the next apply changes only that; nothing is ordered again for what already exists.',
+          ),
+        )
+        return { state: server, private: resumable ? { resume: true } : {}, diagnostics, incomplete: true, cause: thrown }
+      }
+    }
     diagnostics.push(
       ...failure,
       error(
@@ -109,6 +126,31 @@ async function create<C>(definition: AnyResource, planned: ValueMap, session: Se
       ),
     )
     return { state, private: resumable ? { resume: true } : {}, diagnostics, incomplete: true, cause: thrown }
+  }
+}
+
+/** The service answered a later request of the create with an error status (not a wait that ran out or was stopped). */
+function refusedLater(value: unknown): boolean {
+  return value instanceof Error && typeof (value as { status?: unknown }).status === 'number'
+}
+
+/** The state with every attribute the service reports replaced by its value; null when it cannot be read. */
+async function serverState<C>(definition: AnyResource, state: ValueMap, session: Session<C>, diagnostics: Diagnostic[]): Promise<ValueMap | null> {
+  try {
+    const observed = await definition.read({
+      ...contextFor(session, diagnostics),
+      id: String(state.id),
+      prior: state as never,
+      importing: false,
+    })
+    if (observed === null) return null
+    const out: Record<string, Value> = { ...state }
+    for (const [name, value] of Object.entries(observed)) {
+      if (value !== undefined && definition.attributes[name] !== undefined) out[name] = value as Value
+    }
+    return out
+  } catch {
+    return null
   }
 }
 

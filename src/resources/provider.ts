@@ -33,7 +33,7 @@ const url = custom('an http or https URL ending in the API version, e.g. https:/
   return null
 })
 /** A key with a line break or NUL cannot be sent as a header; the message never shows the key. */
-const headerSafe = custom('no control characters', (value) =>
+const headerSafe = custom('free of control characters (line breaks, tabs, NUL)', (value) =>
   typeof value === 'string' && /[\u0000-\u001f\u007f]/.test(value)
     ? 'must not contain control characters (a line break, tab or NUL: check how the key was pasted or read from a file)'
     : null,
