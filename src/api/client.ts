@@ -77,17 +77,24 @@ export function defaultSleep(ms: number, signal?: AbortSignal): Promise<void> {
       clearTimeout(timer)
       reject(signal?.reason)
     }
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort)
-      resolve()
-    }, ms)
+    // Node turns a delay above 2^31 - 1 ms into 1 ms: clamp instead.
+    const timer = setTimeout(
+      () => {
+        signal?.removeEventListener('abort', onAbort)
+        resolve()
+      },
+      Math.min(Math.max(0, ms), MAX_TIMER_MS),
+    )
     signal?.addEventListener('abort', onAbort, { once: true })
   })
 }
 
+const MAX_TIMER_MS = 2_147_483_647
+
 function positive(value: number | undefined, fallback: number, name: string): number {
   if (value === undefined) return fallback
   if (!Number.isFinite(value) || value <= 0) throw new RangeError(`${name} must be a positive number, got ${value}`)
+  if (value > MAX_TIMER_MS) throw new RangeError(`${name} must be at most ${MAX_TIMER_MS} ms (about 24.8 days), got ${value}`)
   return value
 }
 

@@ -2,7 +2,7 @@
 import { existsSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { type Client, createClient } from '../api/index.js'
-import { currentOperation, custom, defineProvider, InputError, type Logger, parseDuration, string } from '../core/index.js'
+import { currentOperation, custom, defineProvider, durationProblem, InputError, type Logger, parseDuration, string } from '../core/index.js'
 
 /**
  * Where the order journal lives: `PROVIDER_ORDER_JOURNAL` if set; else inside Terraform's data
@@ -17,7 +17,7 @@ export function journalDirectory(env: NodeJS.ProcessEnv = process.env, cwd = pro
 }
 
 const duration = custom('a duration such as "30s" or "2m"', (value) =>
-  typeof value === 'string' && parseDuration(value) === null ? `must be a duration such as "30s" or "2m" (got ${JSON.stringify(value)})` : null,
+  typeof value === 'string' ? durationProblem(value, '"30s" or "2m"') : null,
 )
 const url = custom('an http or https URL ending in the API version, e.g. https://api.example.invalid/v1', (value) => {
   if (typeof value !== 'string') return null
