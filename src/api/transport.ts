@@ -254,11 +254,7 @@ export class Transport {
   ): Promise<Order | undefined> {
     const known = this.options.journal?.knownAccounts() ?? new Set<string>()
     const accounts = await reconcile.list()
-    const candidates = accounts.filter((a) => {
-      const created = Date.parse(`${a.date_created.replace(' ', 'T')}Z`)
-      const recent = Number.isNaN(created) || created >= sentAt - CREATED_SLACK_MS
-      return recent && !known.has(a.account_id) && reconcile.matches(a)
-    })
+    const candidates = accounts.filter((a) => createdSince(a.date_created, sentAt) && !known.has(a.account_id) && reconcile.matches(a))
     if (candidates.length === 1) {
       const account = candidates[0] as Account<unknown>
       this.answered(entry, { account_id: account.account_id, order_id: account.order_id } as Order, context, 'adopted')
@@ -592,6 +588,18 @@ type Outcome =
 
 function cancelled(context: RequestContext, signal: AbortSignal): TransportError {
   return new TransportError('cancelled', 'cancelled by the caller', { ...context }, { cause: signal.reason })
+}
+
+/**
+ * Whether an account was created after `sentAt` as far as its `date_created` tells: a date and time
+ * (UTC) within a little slack, or a bare date (§2.3) on the same day or later. Unreadable: yes, so
+ * that such an account counts as a candidate and never lets another be adopted on its own.
+ */
+export function createdSince(dateCreated: string, sentAt: number): boolean {
+  const text = dateCreated.trim()
+  if (/^\d{4}-\d{2}-\d{2}$/.test(text)) return text >= new Date(sentAt).toISOString().slice(0, 10)
+  const created = Date.parse(`${text.replace(' ', 'T')}Z`)
+  return Number.isNaN(created) || created >= sentAt - CREATED_SLACK_MS
 }
 
 /** The values under secret-looking keys of a request body. */
