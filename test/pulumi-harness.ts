@@ -83,9 +83,18 @@ export class Plugin {
     readonly stderr: () => string,
   ) {}
 
-  static async launch(engineAddress: string, env: Record<string, string> = {}): Promise<Plugin> {
+  /**
+   * `viaShell` starts the plugin under a `sh` that waits for it, standing in for the engine process:
+   * killing `child` then leaves the plugin orphaned, as a SIGKILLed engine does.
+   */
+  static async launch(engineAddress: string, env: Record<string, string> = {}, options: { viaShell?: boolean } = {}): Promise<Plugin> {
     const started = performance.now()
-    const child = spawn(PLUGIN, [engineAddress], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+    // The order journal goes where the test runner says (a temp dir), never into the repository.
+    const journal = process.env.PROVIDER_ORDER_JOURNAL ? { PROVIDER_ORDER_JOURNAL: process.env.PROVIDER_ORDER_JOURNAL } : {}
+    const spawnEnv = { PATH: process.env.PATH ?? '', ...journal, ...env }
+    const child = options.viaShell
+      ? spawn('sh', ['-c', '"$0" "$@"; exit $?', PLUGIN, engineAddress], { env: spawnEnv, stdio: ['ignore', 'pipe', 'pipe'] })
+      : spawn(PLUGIN, [engineAddress], { env: spawnEnv, stdio: ['ignore', 'pipe', 'pipe'] })
     let stderr = ''
     child.stderr?.on('data', (c: Buffer) => {
       stderr += c.toString()
@@ -220,7 +229,8 @@ export class Plugin {
 
   async stop(): Promise<number | null> {
     this.client.close()
-    if (this.child.exitCode !== null) return this.child.exitCode
+    // A child already ended by a signal (a test's SIGKILL) has no exit code and emits no second exit.
+    if (this.child.exitCode !== null || this.child.signalCode !== null) return this.child.exitCode
     const exited = new Promise<number | null>((ok) => this.child.once('exit', (code) => ok(code)))
     this.child.kill('SIGTERM')
     return exited
