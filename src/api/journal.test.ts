@@ -225,6 +225,26 @@ describe('order journal', () => {
     assert.equal(requests[0]?.headers.get('idempotency-key'), requests[2]?.headers.get('idempotency-key'))
   })
 
+  test('what one service confirmed says nothing about another sharing the journal', async () => {
+    const dir = journal()
+    const honouring = testClient([echoing(200, ORDER)], { journalDirectory: dir })
+    await honouring.client.lites.createVm(VM_BODY)
+    const op = frame(undefined, 60_000)
+    const other = testClient([fail(502, 'Bad Gateway'), fail(405, 'x'), ok([])], {
+      journalDirectory: dir,
+      operation: () => op.value,
+      baseUrl: 'https://other.example.invalid/v1',
+      fetch: async (request) => {
+        const reply = [fail(502, 'Bad Gateway'), fail(405, 'x'), ok([])][calls++]
+        if (!reply) throw new Error(`unexpected ${request.method} ${request.url}`)
+        return reply
+      },
+    })
+    let calls = 0
+    await assert.rejects(other.client.lites.createVm(VM_BODY), OrderUnresolvedError)
+    assert.equal(calls >= 2, true)
+  })
+
   test('429 does not use up attempts while the operation has time', async () => {
     const op = frame(undefined, 600_000)
     const slow = fail(429, 'slow down', { 'retry-after': '1' })

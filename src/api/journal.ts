@@ -23,6 +23,8 @@ export interface JournalEntry {
   readonly id: string
   /** Hash of base URL, API key, method, path, body and scope: what identifies the intent. */
   readonly fingerprint: string
+  /** Hash of the base URL: what a service's answers (`honoured`) say something about. */
+  readonly service: string
   readonly key: string
   readonly method: string
   readonly path: string
@@ -57,6 +59,11 @@ function canonical(value: unknown): string {
 }
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex')
+
+/** Which service an entry was sent to, as a hash of its base URL. */
+export function serviceOf(baseUrl: string): string {
+  return sha256(baseUrl)
+}
 
 /** Secrets (the API key, a console password in the body) enter only as a hash. */
 export function fingerprint(parts: IntentParts): string {
@@ -128,8 +135,8 @@ export class OrderJournal {
   }
 
   /** A new entry, on disk before the request leaves. */
-  open(fingerprintValue: string, key: string, method: string, path: string): JournalEntry {
-    const entry: JournalEntry = { v: 1, id: randomUUID(), fingerprint: fingerprintValue, key, method, path, sentAt: this.now(), state: 'sent' }
+  open(fingerprintValue: string, service: string, key: string, method: string, path: string): JournalEntry {
+    const entry: JournalEntry = { v: 1, id: randomUUID(), fingerprint: fingerprintValue, service, key, method, path, sentAt: this.now(), state: 'sent' }
     this.claimed.add(entry.id)
     this.write(entry)
     return entry
@@ -168,8 +175,8 @@ export class OrderJournal {
     return ids
   }
 
-  /** Whether this service was ever seen to echo the Idempotency-Key, per the journal. */
-  honoured(): boolean {
-    return this.entries().some((e) => e.honoured === true)
+  /** Whether this service (a serviceOf hash) was ever seen to echo the Idempotency-Key, per the journal. */
+  honoured(service: string): boolean {
+    return this.entries().some((e) => e.service === service && e.honoured === true)
   }
 }

@@ -1,7 +1,7 @@
 // The one place that does HTTP: headers, envelopes, error decoding, retries (§1.5, §1.6, §1.10).
 import { ShapeError } from './decode.js'
 import { ApiError, DecodeError, type FieldError, OrderUnresolvedError, type RequestContext, TransportError } from './errors.js'
-import { fingerprint, type JournalEntry, type OrderJournal } from './journal.js'
+import { fingerprint, type JournalEntry, type OrderJournal, serviceOf } from './journal.js'
 import { type Account, decodeOrder, type Order } from './models.js'
 import { REDACTED, redact } from './redact.js'
 
@@ -170,7 +170,7 @@ export class Transport {
       const { baseUrl, apiKey } = this.options
       const intent = fingerprint({ baseUrl, apiKey, method, path, body, scope: frame?.scope })
       entry = journal.claim(intent)
-      const held = entry ?? journal.open(intent, this.options.idempotencyKey(), method, path)
+      const held = entry ?? journal.open(intent, serviceOf(baseUrl), this.options.idempotencyKey(), method, path)
       // Without an operation, the call itself is what hands the outcome over.
       if (frame) frame.onFinish(() => journal.release(held))
       if (entry !== undefined) {
@@ -239,7 +239,7 @@ export class Transport {
   }
 
   private honoured(): boolean {
-    return this.echoed || this.options.journal?.honoured() === true
+    return this.echoed || this.options.journal?.honoured(serviceOf(this.options.baseUrl)) === true
   }
 
   private echoed = false
@@ -343,14 +343,14 @@ export class Transport {
         if (!this.honoured()) {
           // A service that does not confirm keys may have processed it: never send it again blindly.
           if (reconcile === undefined) {
-            throw unresolved(`${error.message}. This service has not confirmed that it recognises Idempotency-Keys, so it is not sent again.`, error)
+            throw unresolved(`${sentence(error.message)} This service has not confirmed that it recognises Idempotency-Keys, so it is not sent again.`, error)
           }
           const sentAt = entry?.sentAt ?? options.now() - options.requestTimeoutMs * failures
           const adopted = await this.reconcileUntil(entry, sentAt, key, context, reconcile, deadline, spec.signal, unresolved, error)
           return adopted as T
         }
         delayMs = Math.min(this.backoff(failures), ORDER_BACKOFF_CAP_MS)
-        if (frame?.timeoutMs === undefined && failures >= options.maxAttempts) throw unresolved(`${error.message}.`, error)
+        if (frame?.timeoutMs === undefined && failures >= options.maxAttempts) throw unresolved(sentence(error.message), error)
       }
       if (options.now() + delayMs >= deadline) {
         throw unresolved(`No answer to ${spec.method} ${spec.path} before the operation's deadline.`, outcome.error)
@@ -379,11 +379,18 @@ export class Transport {
     cause: Error,
   ): Promise<Order> {
     for (let round = 1; ; round++) {
-      const adopted = await this.reconcileOnce(entry, sentAt, key, context, reconcile)
+      let adopted: Order | undefined
+      try {
+        adopted = await this.reconcileOnce(entry, sentAt, key, context, reconcile)
+      } catch (error) {
+        if (error instanceof OrderUnresolvedError) throw error
+        // The order's outcome stays the news: the listing's failure is only why it is still unknown.
+        throw unresolved(`${sentence(cause.message)} Listing the accounts to find out whether it was processed failed too: ${sentence(messageOf(error))}`, cause)
+      }
       if (adopted !== undefined) return adopted
       const delayMs = Math.min(this.backoff(round), ORDER_BACKOFF_CAP_MS)
       if (this.options.now() + delayMs >= deadline) {
-        throw unresolved(`${cause.message}. No new matching account appeared before the operation's deadline.`, cause)
+        throw unresolved(`${sentence(cause.message)} No new matching account appeared before the operation's deadline.`, cause)
       }
       await this.pause(delayMs, signal, context)
     }
@@ -627,6 +634,15 @@ function originOf(location: string | null, base: string): string {
   } catch {
     return 'an unparseable address'
   }
+}
+
+/** A message as a sentence: one full stop at its end. */
+function sentence(text: string): string {
+  return /[.!?]$/.test(text.trim()) ? text.trim() : `${text.trim()}.`
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error)
 }
 
 function describeCause(error: unknown): string {
