@@ -6,10 +6,10 @@ import assert from 'node:assert/strict'
 import { readdirSync, readFileSync } from 'node:fs'
 import { readFile, rm } from 'node:fs/promises'
 import { join } from 'node:path'
-import { after, before, describe, test } from 'node:test'
-import { block, describeRun, Emulator, type RunResult, Workspace } from '../e2e/harness.js'
+import { block, describeRun, type RunResult } from '../e2e/harness.js'
 import { byKind, type Fault, freshEmulator, type Ids, lostIds, type Operation, orderPlaced, sleep } from './matrix.js'
-import { type CellRow, Report } from './report.js'
+import type { CellRow, Report } from './report.js'
+import { type Lane, terraformMatrix } from './terraform-cells.js'
 
 const ADDRESS = 'r'
 
@@ -92,11 +92,6 @@ function outcomeOf(run: RunResult): string {
   return `error (rc ${run.code})`
 }
 
-interface Lane {
-  em: Emulator
-  ws: Workspace
-}
-
 interface Faulted {
   run: RunResult
   note: string
@@ -170,44 +165,7 @@ export async function terraformExactlyOnceCell(lane: Lane, op: Operation, fault:
   assert.equal(final.code, 0, `the plan after the re-run is not empty\n${describeRun(final)}`)
 }
 
-/** One describe: `lanes` emulators and workspaces, every operation crossed with `faults`. */
+/** The terraform matrix's lanes and report, with this file's cell: every operation crossed with `faults`. */
 export function terraformExactlyOnce(part: string, faults: readonly Fault[], operations: readonly Operation[], lanes = 2): void {
-  const report = new Report(part)
-  describe(`exactly-once through terraform: ${faults.map((f) => f.key).join(', ')}`, { concurrency: lanes }, () => {
-    const free: Lane[] = []
-    const waiting: ((lane: Lane) => void)[] = []
-    const all: Lane[] = []
-    before(async () => {
-      for (let i = 0; i < lanes; i++) {
-        const em = await Emulator.start({ provisioningDelayMs: 200 })
-        const ws = await Workspace.create(em)
-        all.push({ em, ws })
-        free.push({ em, ws })
-      }
-    })
-    after(async () => {
-      for (const lane of all) {
-        await lane.ws.cleanup()
-        await lane.em.stop()
-      }
-    })
-    const take = () => new Promise<Lane>((ok) => (free.length > 0 ? ok(free.pop() as Lane) : waiting.push(ok)))
-    const give = (lane: Lane) => {
-      const next = waiting.shift()
-      if (next) next(lane)
-      else free.push(lane)
-    }
-    for (const fault of faults) {
-      for (const op of operations) {
-        test(`${op.title} × ${fault.title}`, { timeout: 120_000 }, async () => {
-          const lane = await take()
-          try {
-            await terraformExactlyOnceCell(lane, op, fault, report)
-          } finally {
-            give(lane)
-          }
-        })
-      }
-    }
-  })
+  terraformMatrix(part, faults, lanes, operations, terraformExactlyOnceCell)
 }
