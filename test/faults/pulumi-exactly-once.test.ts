@@ -1,7 +1,8 @@
-// The Pulumi plugin driven as the engine drives it, issue 8 case 6 and its neighbours (faults i, j, k of
+// The Pulumi plugin driven as the engine drives it, issue 8 case 6 and its neighbours (faults i to m of
 // test/faults/matrix.ts): SIGTERM to the plugin, the engine SIGKILLed (the plugin orphaned), the plugin
 // SIGKILLed, each during a create's wait, then `up` again with a new plugin from the same stack
-// (same URN, same inputs, same journal). Counts orders placed/intended and accounts ordered/managed.
+// (same URN, same inputs, same journal); and an order slower than requestTimeout, and a key-ignoring
+// service answering 502 after the order. Counts orders placed/intended and accounts ordered/managed.
 import assert from 'node:assert/strict'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -19,7 +20,7 @@ const camel = (inputs: Inputs): WireMap => Object.fromEntries(Object.entries(inp
 const report = new Report('pulumi-exactly-once')
 const operations = OPERATIONS.filter((op) => CREATE_KEYS.includes(op.key))
 
-describe('exactly-once through the Pulumi plugin: i, j, k', { concurrency: 1 }, () => {
+describe('exactly-once through the Pulumi plugin: i to m', { concurrency: 1 }, () => {
   let em: Emulator
   let engine: Awaited<ReturnType<typeof startFakeEngine>>
   before(async () => {
@@ -31,10 +32,44 @@ describe('exactly-once through the Pulumi plugin: i, j, k', { concurrency: 1 }, 
     await em?.stop()
   })
 
-  async function plugin(journal: string, viaShell = false): Promise<Plugin> {
+  async function plugin(journal: string, viaShell = false, requestTimeout?: string): Promise<Plugin> {
     const launched = await Plugin.launch(engine.address, { PROVIDER_ORDER_JOURNAL: journal }, { viaShell })
-    await launched.configure({ apiKey: em.apiKey, baseUrl: em.baseUrl, pollInterval: '100ms' })
+    await launched.configure({ apiKey: em.apiKey, baseUrl: em.baseUrl, pollInterval: '100ms', ...(requestTimeout ? { requestTimeout } : {}) })
     return launched
+  }
+
+  /** Faults l and m: no kill, the order itself is slow or answered 502 by a key-ignoring service; one `up`. */
+  async function serviceCell(op: (typeof operations)[number], fault: Fault): Promise<void> {
+    await freshEmulator(em, fault.provisioningDelayMs)
+    await em.control('PATCH', '/config', { quirks: { ignore_idempotency_keys: fault.ignoresKeys === true } })
+    const journal = await mkdtemp(join(tmpdir(), 'pulumi-orders-'))
+    try {
+      const ids = await op.setup(em)
+      const seen = (await em.orders()).orders.length
+      const urn = urnOf(`provider:index:${toPascal(op.resource)}`, 'r')
+      const launched = await plugin(journal, false, fault.requestTimeout)
+      let id: string
+      try {
+        for (const rule of fault.rules?.(op) ?? []) await em.control('POST', '/faults', rule)
+        const created = await launched.create(urn, (await launched.check(urn, camel(op.inputs(ids)))).inputs)
+        assert.equal(created.properties.status, 'Active')
+        id = created.id
+      } finally {
+        await launched.stop()
+        await em.control('DELETE', '/faults')
+        await em.control('PATCH', '/config', { quirks: { ignore_idempotency_keys: false } })
+      }
+      const orders = (await em.orders()).orders.slice(seen)
+      const placed = byKind(orders)
+      const intended = { [op.kind]: 1 }
+      const lost = await lostIds(em, orders.map((o) => o.account_id), new Set([id]), '')
+      const ok = JSON.stringify(placed) === JSON.stringify(intended) && lost.length === 0
+      report.add({ kind: 'cell', front: 'pulumi', op: op.key, fault: fault.key, intended, placed, lost, outcome: 'ok', converged: true, status: ok ? 'pass' : 'fail' })
+      assert.deepEqual(placed, intended, 'orders placed vs intended')
+      assert.deepEqual(lost, [], 'accounts ordered but not managed')
+    } finally {
+      await rm(journal, { recursive: true, force: true })
+    }
   }
 
   async function cell(op: (typeof operations)[number], fault: Fault): Promise<void> {
@@ -118,9 +153,9 @@ describe('exactly-once through the Pulumi plugin: i, j, k', { concurrency: 1 }, 
     }
   }
 
-  for (const fault of faultsOf('ijk')) {
+  for (const fault of faultsOf('ijklm')) {
     for (const op of operations) {
-      test(`${op.title} × ${fault.title}`, { timeout: 90_000 }, () => cell(op, fault))
+      test(`${op.title} × ${fault.title}`, { timeout: 90_000 }, () => (fault.trigger ? cell(op, fault) : serviceCell(op, fault)))
     }
   }
 })
