@@ -1,7 +1,8 @@
 // Runs every compiled test file (build/**/*.test.js) under Node's test runner.
 // Node 20's `--test` has no glob support, so the file list is gathered here.
 import { spawnSync } from 'node:child_process'
-import { readdirSync } from 'node:fs'
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
 function collect(dir) {
@@ -22,5 +23,9 @@ if (files.length === 0) {
   console.error('no test files found under build/')
   process.exit(1)
 }
-const result = spawnSync(process.execPath, ['--test', '--test-concurrency=2', ...files], { stdio: 'inherit' })
+// In-process providers write their order journal here, never into the repository.
+const journal = mkdtempSync(join(tmpdir(), 'provider-orders-'))
+const env = { ...process.env, PROVIDER_ORDER_JOURNAL: process.env.PROVIDER_ORDER_JOURNAL ?? journal }
+const result = spawnSync(process.execPath, ['--test', '--test-concurrency=2', ...files], { stdio: 'inherit', env })
+rmSync(journal, { recursive: true, force: true })
 process.exit(result.status ?? 1)

@@ -439,7 +439,7 @@ describe('functions and the rest', () => {
     try {
       symlinkSync(PLUGIN, join(dir, 'real-link'))
       symlinkSync('real-link', join(dir, 'pulumi-resource-provider'))
-      const linked = await Plugin.launch(engine.address, {}, join(dir, 'pulumi-resource-provider'))
+      const linked = await Plugin.launch(engine.address, {}, { executable: join(dir, 'pulumi-resource-provider') })
       try {
         assert.equal(await linked.pluginInfo(), JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version)
       } finally {

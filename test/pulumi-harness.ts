@@ -83,10 +83,24 @@ export class Plugin {
     readonly stderr: () => string,
   ) {}
 
-  /** `executable` defaults to the built launcher; the release test passes a single executable. */
-  static async launch(engineAddress: string, env: Record<string, string> = {}, executable = PLUGIN): Promise<Plugin> {
+  /**
+   * `executable`: what to start (the built launcher by default; a symlink to it, or a release's single
+   * executable). `viaShell` starts the plugin under a `sh` that waits for it, standing in for the engine
+   * process: killing `child` then leaves the plugin orphaned, as a SIGKILLed engine does.
+   */
+  static async launch(
+    engineAddress: string,
+    env: Record<string, string> = {},
+    options: { viaShell?: boolean; executable?: string } = {},
+  ): Promise<Plugin> {
     const started = performance.now()
-    const child = spawn(executable, [engineAddress], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+    const executable = options.executable ?? PLUGIN
+    // The order journal goes where the test runner says (a temp dir), never into the repository.
+    const journal = process.env.PROVIDER_ORDER_JOURNAL ? { PROVIDER_ORDER_JOURNAL: process.env.PROVIDER_ORDER_JOURNAL } : {}
+    const spawnEnv = { PATH: process.env.PATH ?? '', ...journal, ...env }
+    const child = options.viaShell
+      ? spawn('sh', ['-c', '"$0" "$@"; exit $?', executable, engineAddress], { env: spawnEnv, stdio: ['ignore', 'pipe', 'pipe'] })
+      : spawn(executable, [engineAddress], { env: spawnEnv, stdio: ['ignore', 'pipe', 'pipe'] })
     let stderr = ''
     child.stderr?.on('data', (c: Buffer) => {
       stderr += c.toString()
@@ -221,7 +235,8 @@ export class Plugin {
 
   async stop(): Promise<number | null> {
     this.client.close()
-    if (this.child.exitCode !== null) return this.child.exitCode
+    // A child already ended by a signal (a test's SIGKILL) has no exit code and emits no second exit.
+    if (this.child.exitCode !== null || this.child.signalCode !== null) return this.child.exitCode
     const exited = new Promise<number | null>((ok) => this.child.once('exit', (code) => ok(code)))
     this.child.kill('SIGTERM')
     return exited

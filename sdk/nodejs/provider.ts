@@ -24,7 +24,7 @@ export class Provider extends pulumi.ProviderResource {
     }
 
     /**
-     * The API key, sent as `x-token`. Falls back to the `PROVIDER_API_KEY` environment variable.
+     * The API key, sent as `x-token`. Falls back to the `PROVIDER_API_KEY` environment variable. Must be free of control characters (line breaks, tabs, NUL).
      */
     declare public readonly apiKey: pulumi.Output<string | undefined>;
     /**
@@ -70,7 +70,7 @@ export class Provider extends pulumi.ProviderResource {
  */
 export interface ProviderArgs {
     /**
-     * The API key, sent as `x-token`. Falls back to the `PROVIDER_API_KEY` environment variable.
+     * The API key, sent as `x-token`. Falls back to the `PROVIDER_API_KEY` environment variable. Must be free of control characters (line breaks, tabs, NUL).
      */
     apiKey?: pulumi.Input<string>;
     /**

@@ -27,6 +27,7 @@ import {
   compact,
   type ListOptions,
   type OrderOptions,
+  reconcileBy,
   rejectingSync,
   statusQuery,
   type Transport,
@@ -147,7 +148,14 @@ export function additionalIpApi(transport: Transport): AdditionalIpApi {
         'POST',
         GROUP,
         compact({ product_id: body.product_id, cycle: body.cycle, region: body.region, ...paid(body) }),
-        options,
+        {
+          ...options,
+          reconcile: reconcileBy(
+            () => transport.request({ method: 'GET', path: GROUP, decode: decodeList(decodeIp) }),
+            body.product_id,
+            { region: body.region },
+          ),
+        },
       ),
     listIps: (options) =>
       transport.request({

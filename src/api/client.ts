@@ -5,7 +5,8 @@ import { type ElasticStorageApi, elasticStorageApi } from './elastic-storage.js'
 import { type LiteApi, type LiteMigrationApi, liteApi, liteMigrationApi } from './lite.js'
 import { type MetalApi, metalApi } from './metal.js'
 import type { Account } from './models.js'
-import { type FetchFunction, type Logger, type Sleep, Transport } from './transport.js'
+import { OrderJournal } from './journal.js'
+import { type FetchFunction, type Logger, type OperationFrame, type Sleep, Transport } from './transport.js'
 import { type WaitOptions, type WaitResult, waitForActive } from './wait.js'
 
 export interface ClientOptions {
@@ -33,6 +34,14 @@ export interface ClientOptions {
   readonly log?: Logger
   /** Default `crypto.randomUUID`. */
   readonly idempotencyKey?: () => string
+  /**
+   * A directory for the order journal: every order and one-shot action is recorded there before it
+   * is sent, so that a re-run after a crash reuses its key instead of ordering again. Without one,
+   * a key lives only as long as its call.
+   */
+  readonly journalDirectory?: string
+  /** The caller's current operation (its scope, timeout and hand-over), asked at each order. */
+  readonly operation?: () => OperationFrame | undefined
 }
 
 export interface Client {
@@ -68,17 +77,24 @@ export function defaultSleep(ms: number, signal?: AbortSignal): Promise<void> {
       clearTimeout(timer)
       reject(signal?.reason)
     }
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort)
-      resolve()
-    }, ms)
+    // Node turns a delay above 2^31 - 1 ms into 1 ms: clamp instead.
+    const timer = setTimeout(
+      () => {
+        signal?.removeEventListener('abort', onAbort)
+        resolve()
+      },
+      Math.min(Math.max(0, ms), MAX_TIMER_MS),
+    )
     signal?.addEventListener('abort', onAbort, { once: true })
   })
 }
 
+const MAX_TIMER_MS = 2_147_483_647
+
 function positive(value: number | undefined, fallback: number, name: string): number {
   if (value === undefined) return fallback
   if (!Number.isFinite(value) || value <= 0) throw new RangeError(`${name} must be a positive number, got ${value}`)
+  if (value > MAX_TIMER_MS) throw new RangeError(`${name} must be at most ${MAX_TIMER_MS} ms (about 24.8 days), got ${value}`)
   return value
 }
 
@@ -101,6 +117,8 @@ export function createClient(options: ClientOptions): Client {
     random: options.random ?? Math.random,
     log,
     idempotencyKey: options.idempotencyKey ?? randomUUID,
+    journal: options.journalDirectory === undefined ? undefined : new OrderJournal(options.journalDirectory, now),
+    operation: options.operation,
   })
   const waitSettings = {
     pollIntervalMs,

@@ -28,6 +28,7 @@ import {
   compact,
   type ListOptions,
   type OrderOptions,
+  reconcileBy,
   rejectingSync,
   statusQuery,
   type Transport,
@@ -142,7 +143,14 @@ export function elasticStorageApi(transport: Transport): ElasticStorageApi {
           size: body.size,
           ...paid(body),
         }),
-        options,
+        {
+          ...options,
+          reconcile: reconcileBy(
+            () => transport.request({ method: 'GET', path: GROUP, decode: decodeList(decodeStorage) }),
+            body.product_id,
+            { storage_name: body.storage_name },
+          ),
+        },
       ),
     listStorages: (options) =>
       transport.request({

@@ -222,3 +222,43 @@ export function formatDuration(ms: number): string {
   if (minutes < 60) return `${minutes}m${seconds % 60}s`
   return `${Math.floor(minutes / 60)}h${minutes % 60}m`
 }
+
+/**
+ * A paid order (or one-shot action) whose outcome is not known: no answer before the operation's
+ * deadline, or an ambiguous failure from a service that does not confirm Idempotency-Keys. It
+ * names the key, so that nothing is lost: the next run from the same directory reuses it.
+ */
+export class OrderUnresolvedError extends Error {
+  override readonly name = 'OrderUnresolvedError'
+  readonly method: string
+  readonly path: string
+  readonly idempotencyKey: string
+  readonly candidates: readonly string[]
+  accountId: string | undefined
+  orderId: string | undefined
+
+  constructor(
+    text: string,
+    details: { context: RequestContext; idempotencyKey: string; candidates?: readonly string[] },
+    options?: { cause?: unknown },
+  ) {
+    super(text, options)
+    this.method = details.context.method
+    this.path = details.context.path
+    this.accountId = details.context.accountId
+    this.idempotencyKey = details.idempotencyKey
+    this.candidates = details.candidates ?? []
+  }
+
+  get fault(): 'server' {
+    return 'server'
+  }
+
+  get summary(): string {
+    return `The outcome of ${this.method} ${this.path} is not known`
+  }
+
+  get detail(): string {
+    return this.message
+  }
+}

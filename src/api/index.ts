@@ -75,5 +75,17 @@ export {
   statusIs,
 } from './models.js'
 export { REDACTED, type RedactOptions, redact, redactedJson } from './redact.js'
-export type { CallOptions, FetchFunction, ListOptions, Logger, LogLevel, OrderOptions, Sleep } from './transport.js'
+export { JOURNAL_REUSE_MS, type JournalEntry, OrderJournal } from './journal.js'
+export { OrderUnresolvedError } from './errors.js'
+export type {
+  CallOptions,
+  FetchFunction,
+  ListOptions,
+  Logger,
+  LogLevel,
+  OperationFrame,
+  OrderOptions,
+  Reconcile,
+  Sleep,
+} from './transport.js'
 export type { WaitOptions, WaitResult } from './wait.js'

@@ -20,6 +20,8 @@ type Call = {
   path: string
   body?: unknown
   order?: boolean
+  /** A one-shot destructive action: sent with an Idempotency-Key through the order journal. */
+  oneShot?: boolean
   reply?: unknown
 }
 
@@ -64,6 +66,7 @@ const CALLS: Record<string, Call> = {
     method: 'PUT',
     path: '/accounts/100042/rebuild',
     body: { select_os: 'Debian-12' },
+    oneShot: true,
   },
   L7: {
     call: (c, g) => c[g].renameVm(100042, { name: 'web-server-02' }),
@@ -136,7 +139,7 @@ const CALLS: Record<string, Call> = {
     },
     order: true,
   },
-  S5: { call: (c, g) => c[g].restoreSnapshot('100051'), method: 'PUT', path: '/snapshots/accounts/100051/restore' },
+  S5: { call: (c, g) => c[g].restoreSnapshot('100051'), method: 'PUT', path: '/snapshots/accounts/100051/restore', oneShot: true },
   S6: { call: (c, g) => c[g].deleteSnapshot('100051'), method: 'DELETE', path: '/snapshots/100051' },
   S7: { call: (c, g) => c[g].getSnapshotProduct(70), method: 'GET', path: '/snapshots/products/70', reply: PLAN },
   D1: {
@@ -145,6 +148,7 @@ const CALLS: Record<string, Call> = {
     path: '/disks',
     body: { product_id: 60, cycle: 'm', lite_account_id: 100042, size: 80 },
     order: true,
+    oneShot: true,
   },
   D2: { call: (c, g) => c[g].listDisks(), method: 'GET', path: '/disks/accounts', reply: [] },
   D4: {
@@ -197,7 +201,7 @@ for (const [group, prefix] of [
         assert.equal(request?.method, spec.method)
         assert.equal(request?.path, `${prefix}${spec.path}`)
         assert.deepEqual(request?.body, spec.body)
-        assert.equal(request?.headers.get('idempotency-key') !== null, spec.order === true)
+        assert.equal(request?.headers.get('idempotency-key') !== null, spec.order === true || spec.oneShot === true)
         if (spec.order) assert.deepEqual(result, { order_id: '500017', account_id: '100042' })
       })
     }

@@ -30,6 +30,7 @@ import {
   compact,
   type ListOptions,
   type OrderOptions,
+  reconcileBy,
   rejectingSync,
   statusQuery,
   type Transport,
@@ -423,30 +424,20 @@ export function liteApi(transport: Transport, group: LiteGroup): LiteApi {
           description: body.description,
           ...paid(body),
         }),
-        options,
+        { ...options, reconcile: reconcileBy(() => list(`${group}/accounts`, decodeVm), body.product_id, { name: body.vm_name }) },
       ),
     listVms: (options) => list(`${group}/accounts`, decodeVm, options),
     getVm: (accountId, options) => transport.get(account(id(accountId)), (p) => decodeVm(p), options, id(accountId)),
     getVmDetails: (accountId, options) =>
       transport.get(`${account(id(accountId))}/vm-details`, decodeVmDetails, options, id(accountId)),
-    setVmState: (accountId, action, options) =>
-      transport.send(
-        'PUT',
-        `${account(id(accountId))}/vm-state/${encodeURIComponent(action)}`,
-        undefined,
-        ignore,
-        options,
-        id(accountId),
-      ),
+    setVmState: (accountId, action, options) => {
+      const path = `${account(id(accountId))}/vm-state/${encodeURIComponent(action)}`
+      // A reset is destructive and one-shot: it goes through the order journal like a rebuild.
+      if (action === 'reset') return transport.action('PUT', path, undefined, options, id(accountId))
+      return transport.send('PUT', path, undefined, ignore, options, id(accountId))
+    },
     rebuildVm: (accountId, body, options) =>
-      transport.send(
-        'PUT',
-        `${account(id(accountId))}/rebuild`,
-        { select_os: body.select_os },
-        ignore,
-        options,
-        id(accountId),
-      ),
+      transport.action('PUT', `${account(id(accountId))}/rebuild`, { select_os: body.select_os }, options, id(accountId)),
     renameVm: (accountId, body, options) =>
       transport.send(
         'PUT',
@@ -493,7 +484,13 @@ export function liteApi(transport: Transport, group: LiteGroup): LiteApi {
         'POST',
         `${account(id(vmAccountId))}/snapshot`,
         compact({ cycle: body.cycle, name: body.name, description: body.description, ...paid(body) }),
-        options,
+        {
+          ...options,
+          reconcile: reconcileBy(() => list(`${group}/snapshots/accounts`, decodeSnapshot), undefined, {
+            name: body.name,
+            lite_account_id: id(vmAccountId),
+          }),
+        },
         id(vmAccountId),
       ),
     listSnapshots: (options) => list(`${group}/snapshots/accounts`, decodeSnapshot, options),
@@ -513,18 +510,11 @@ export function liteApi(transport: Transport, group: LiteGroup): LiteApi {
           description: body.description,
           ...paid(body),
         }),
-        options,
+        { ...options, reconcile: reconcileBy(() => list(`${group}/accounts`, decodeVm), body.product_id, { name: body.name }) },
         id(snapshotId),
       ),
     restoreSnapshot: (snapshotId, options) =>
-      transport.send(
-        'PUT',
-        `${group}/snapshots/accounts/${id(snapshotId)}/restore`,
-        undefined,
-        ignore,
-        options,
-        id(snapshotId),
-      ),
+      transport.action('PUT', `${group}/snapshots/accounts/${id(snapshotId)}/restore`, undefined, options, id(snapshotId)),
     deleteSnapshot: (accountId, options) =>
       transport.send('DELETE', `${group}/snapshots/${id(accountId)}`, undefined, ignore, options, id(accountId)),
     listSnapshotProducts: (options) => list(`${group}/snapshots/products`, decodePlan, options),
@@ -543,7 +533,13 @@ export function liteApi(transport: Transport, group: LiteGroup): LiteApi {
           size: body.size,
           ...paid(body),
         }),
-        options,
+        {
+          ...options,
+          reconcile: reconcileBy(() => list(`${group}/disks/accounts`, decodeDisk), body.product_id, {
+            service_name: body.service_name,
+            lite_account_id: body.lite_account_id,
+          }),
+        },
       ),
     listDisks: (options) => list(`${group}/disks/accounts`, decodeDisk, options),
     getDisk: (accountId, options) =>

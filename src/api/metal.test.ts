@@ -18,6 +18,8 @@ type Call = {
   path: string
   body?: unknown
   order?: boolean
+  /** A one-shot destructive action: sent with an Idempotency-Key through the order journal. */
+  oneShot?: boolean
   reply?: unknown
 }
 
@@ -41,6 +43,7 @@ const CALLS: Record<string, Call> = {
     method: 'PUT',
     path: '/baremetals/100070/rebuild',
     body: { os: 'debian-12' },
+    oneShot: true,
   },
   M9: { call: (c) => c.baremetals.listRebuildOss('100070'), method: 'GET', path: '/baremetals/100070/rebuild/oss', reply: ['ubuntu-22'] },
   M10: { call: (c) => c.baremetals.deleteServer('100070'), method: 'DELETE', path: '/baremetals/100070' },
@@ -127,7 +130,7 @@ describe('Metal, additional IP and elastic storage calls', () => {
       assert.equal(requests[0]?.method, spec.method)
       assert.equal(requests[0]?.path, spec.path)
       assert.deepEqual(requests[0]?.body, spec.body)
-      assert.equal(requests[0]?.headers.get('idempotency-key') !== null, spec.order === true)
+      assert.equal(requests[0]?.headers.get('idempotency-key') !== null, spec.order === true || spec.oneShot === true)
       if (spec.order) assert.deepEqual(result, ORDER)
     })
   }

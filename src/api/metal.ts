@@ -29,6 +29,7 @@ import {
   compact,
   type ListOptions,
   type OrderOptions,
+  reconcileBy,
   rejectingSync,
   statusQuery,
   type Transport,
@@ -172,7 +173,14 @@ export function metalApi(transport: Transport): MetalApi {
           public_ip: body.public_ip,
           ...paid(body),
         }),
-        options,
+        {
+          ...options,
+          reconcile: reconcileBy(
+            () => transport.request({ method: 'GET', path: '/baremetals/accounts', decode: decodeList(decodeServer) }),
+            body.product_id,
+            { label: body.label },
+          ),
+        },
       ),
     listServers: (options) =>
       transport.request({
@@ -207,7 +215,7 @@ export function metalApi(transport: Transport): MetalApi {
     setLabel: (accountId, body, options) =>
       transport.send('PUT', `/baremetals/${id(accountId)}`, { label: body.label }, ignore, options, id(accountId)),
     rebuildServer: (accountId, body, options) =>
-      transport.send('PUT', `/baremetals/${id(accountId)}/rebuild`, { os: body.os }, ignore, options, id(accountId)),
+      transport.action('PUT', `/baremetals/${id(accountId)}/rebuild`, { os: body.os }, options, id(accountId)),
     listRebuildOss: (accountId, options) =>
       transport.get(`/baremetals/${id(accountId)}/rebuild/oss`, decodeList(string), options, id(accountId)),
     deleteServer: (accountId, options) =>

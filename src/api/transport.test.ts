@@ -231,8 +231,9 @@ describe('retries (§1.10)', () => {
     assert.equal(requests.length, 2)
   })
 
-  test('an order is retried on 5xx keeping its Idempotency-Key', async () => {
-    const { client, requests } = testClient([fail(502, 'x'), new TypeError('fetch failed'), ok(ORDER)])
+  test('an order is retried on 5xx keeping its Idempotency-Key, once the service has echoed keys', async () => {
+    const echo = (r: { headers: Headers }) => fail(503, 'x', { 'idempotency-key': r.headers.get('idempotency-key') ?? '' })
+    const { client, requests } = testClient([echo, new TypeError('fetch failed'), ok(ORDER)])
     assert.deepEqual(await client.lites.createVm(createBody()), ORDER)
     assert.equal(requests.length, 3)
     const keys = requests.map((r) => r.headers.get('idempotency-key'))
@@ -261,7 +262,7 @@ describe('retries (§1.10)', () => {
     const { client, requests, clock } = testClient([fail(429, 'slow down', { 'retry-after': '7' }), ok(true)])
     await client.lites.renameVm('1', { name: 'abcdef' })
     assert.equal(requests.length, 2)
-    assert.deepEqual(clock.sleeps, [7000])
+    assert.deepEqual(clock.sleeps, [7875])
   })
 
   test('Retry-After is capped at 60 s and defaults to 1 s', async () => {
@@ -271,7 +272,7 @@ describe('retries (§1.10)', () => {
       ok(VM),
     ])
     await client.lites.getVm('1')
-    assert.deepEqual(clock.sleeps, [60000, 1000])
+    assert.deepEqual(clock.sleeps, [60000, 1125])
   })
 
   test('a 409 with Retry-After (order in progress) is retried with the same key', async () => {
@@ -282,7 +283,7 @@ describe('retries (§1.10)', () => {
     await client.lites.createDisk({ product_id: 60, cycle: 'm', lite_account_id: '100042' })
     assert.equal(requests.length, 2)
     assert.equal(requests[0]?.headers.get('idempotency-key'), requests[1]?.headers.get('idempotency-key'))
-    assert.deepEqual(clock.sleeps, [1000])
+    assert.deepEqual(clock.sleeps, [1125])
   })
 
   test('a 409 without Retry-After, a 404 and a 422 are never retried', async () => {
@@ -355,3 +356,37 @@ function createBody() {
     console_password: 'S3cretPass9',
   }
 }
+
+describe('secrets never leave their origin (issue 8, cases 8 and 9)', () => {
+  test('a redirect is refused: nothing is sent to the other origin, and the error names only its origin', async () => {
+    for (const status of [301, 302, 307, 308]) {
+      const redirect = new Response('moved', { status, headers: { location: 'https://user:pw@evil.example.invalid/v1/lites?x=1' } })
+      const { client, requests } = testClient([redirect])
+      const error = await rejects(client.lites.createVm(createBody()), ApiError)
+      assert.equal(requests.length, 1, 'no request follows the redirect')
+      assert.match(error.message, /redirect to https:\/\/evil\.example\.invalid;/)
+      assert.doesNotMatch(error.message, /pw|user:|x=1/)
+    }
+  })
+
+  test('whatever the server echoes, the API key and the console password never appear in an error', async () => {
+    const body = createBody()
+    const echo = JSON.stringify({ headers: { 'x-token': 'secret-key' }, body })
+    for (const reply of [
+      new Response(`<pre>debug: x-token=secret-key ${echo}</pre>`, { status: 500 }),
+      fail(422, `console_password ${body.console_password} is weak; key secret-key`),
+      json(400, { message: `bad ${body.console_password}` }),
+    ]) {
+      const { client } = testClient([reply])
+      const error = await client.lites.createVm(body).then(
+        () => assert.fail('expected an error'),
+        (e: Error) => e,
+      )
+      assert.doesNotMatch(error.message, /secret-key/)
+      assert.ok(!error.message.includes(body.console_password), error.message)
+    }
+    const again = testClient([fail(404, 'see http://admin:hunter2@10.0.0.1/x')])
+    const missing = await rejects(again.client.lites.getVm('1'), ApiError)
+    assert.doesNotMatch(missing.message, /hunter2|admin:/)
+  })
+})

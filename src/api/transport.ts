@@ -1,7 +1,9 @@
 // The one place that does HTTP: headers, envelopes, error decoding, retries (§1.5, §1.6, §1.10).
 import { ShapeError } from './decode.js'
-import { ApiError, DecodeError, type FieldError, type RequestContext, TransportError } from './errors.js'
-import { decodeOrder, type Order } from './models.js'
+import { ApiError, DecodeError, type FieldError, OrderUnresolvedError, type RequestContext, TransportError } from './errors.js'
+import { fingerprint, type JournalEntry, type OrderJournal, serviceOf } from './journal.js'
+import { type Account, decodeOrder, type Order } from './models.js'
+import { REDACTED, redact } from './redact.js'
 
 export type LogLevel = 'trace' | 'debug' | 'info' | 'warn' | 'error'
 export type Logger = (level: LogLevel, message: string, fields?: Record<string, unknown>) => void
@@ -22,6 +24,31 @@ export interface TransportOptions {
   readonly random: () => number
   readonly log: Logger
   readonly idempotencyKey: () => string
+  /** Where orders are recorded before they are sent; without one a key lives only as long as its call. */
+  readonly journal?: OrderJournal | undefined
+  /** The operation the current call belongs to (asked per order, so concurrent operations stay apart). */
+  readonly operation?: (() => OperationFrame | undefined) | undefined
+}
+
+/** What the caller's operation tells an order: who asks, until when, and when it has handed the outcome over. */
+export interface OperationFrame {
+  /** Identifies the resource beyond its inputs when the front end knows it (a Pulumi URN). */
+  readonly scope?: string | undefined
+  /** How long the operation may take: an order is retried with its key until then. */
+  readonly timeoutMs?: number | undefined
+  /** Set at the client's first call of the operation, on the client's clock. */
+  startedAt?: number
+  /** Runs once the operation's outcome went back to the engine. */
+  onFinish(callback: () => void): void
+}
+
+/**
+ * How to find out whether an ambiguous create was processed, against a service that does not confirm
+ * Idempotency-Keys: list the accounts of that kind and keep those the order would have made.
+ */
+export interface Reconcile {
+  list(): Promise<readonly Account<unknown>[]>
+  matches(account: Account<unknown>): boolean
 }
 
 export interface RequestSpec<T> {
@@ -49,6 +76,24 @@ export interface OrderOptions extends CallOptions {
    * intent (e.g. a key saved before a crash), never to place a second order.
    */
   readonly idempotencyKey?: string
+  /** Creates: how to recognise the account this order makes (see Reconcile). */
+  readonly reconcile?: Reconcile
+}
+
+/** A Reconcile that matches the product and the given `extra_details` fields (compared as text). */
+export function reconcileBy(
+  list: () => Promise<readonly Account<unknown>[]>,
+  productId: number | undefined,
+  extra: Readonly<Record<string, unknown>>,
+): Reconcile {
+  return {
+    list,
+    matches: (account) => {
+      if (productId !== undefined && account.product_id !== productId) return false
+      const details = (account.extra_details ?? {}) as Record<string, unknown>
+      return Object.entries(extra).every(([name, value]) => value === undefined || String(details[name]) === String(value))
+    },
+  }
 }
 
 export interface ListOptions extends CallOptions {
@@ -61,6 +106,12 @@ const RETRY_AFTER_CAP_MS = 60_000
 const RETRY_AFTER_DEFAULT_MS = 1_000
 const BACKOFF_BASE_MS = 500
 const RETRYABLE_5XX = new Set([500, 502, 503, 504])
+/** An order's replays and reconciling lists back off up to this. */
+const ORDER_BACKOFF_CAP_MS = 10_000
+/** `date_created` has whole seconds and the service's clock is not ours. */
+const CREATED_SLACK_MS = 2_000
+/** Without an operation deadline, an order keeps trying this many request timeouts. */
+const ORDER_DEFAULT_TIMEOUTS = 4
 
 export class Transport {
   constructor(readonly options: TransportOptions) {}
@@ -83,21 +134,295 @@ export class Transport {
     options?: CallOptions,
     accountId?: string,
   ): Promise<T> {
-    return this.request({ method, path, body, decode, signal: options?.signal, ...(accountId ? { accountId } : {}) })
+    return this.request({ method, path, body, decode, signal: options?.signal, ...(accountId ? { accountId } : {}) }).then((result) => {
+      if (method === 'DELETE' && accountId !== undefined) this.options.journal?.releaseAccount(accountId)
+      return result
+    })
   }
 
-  /** Places an order (§1.11): one key per intent, the same key on every retry of it. */
+  /**
+   * Places an order (§1.11), or a one-shot destructive action, exactly once per intent: recorded in
+   * the journal before it is sent, replayed with the same key (or taken over by the next run) until
+   * it answers, never re-sent blindly to a service that does not confirm keys.
+   */
   order(method: HttpMethod, path: string, body: unknown, options?: OrderOptions, accountId?: string): Promise<Order> {
-    const idempotencyKey = options?.idempotencyKey ?? this.options.idempotencyKey()
-    return this.request({
-      method,
-      path,
-      body,
-      idempotencyKey,
-      decode: (payload) => decodeOrder(payload),
-      signal: options?.signal,
-      ...(accountId ? { accountId } : {}),
+    return this.once(method, path, body, decodeOrderPayload, options, accountId)
+  }
+
+  /** A one-shot destructive action (rebuild, reset, restore) under the same exactly-once rules as an order. */
+  action(method: HttpMethod, path: string, body: unknown, options?: CallOptions, accountId?: string): Promise<void> {
+    return this.once(method, path, body, () => undefined, options, accountId)
+  }
+
+  async once<T>(
+    method: HttpMethod,
+    path: string,
+    body: unknown,
+    decode: (payload: unknown) => T,
+    options?: OrderOptions,
+    accountId?: string,
+  ): Promise<T> {
+    const context: RequestContext = { method, path, accountId }
+    const frame = this.options.operation?.()
+    const journal = this.options.journal
+    let entry: JournalEntry | undefined
+    if (options?.idempotencyKey === undefined && journal !== undefined) {
+      const { baseUrl, apiKey } = this.options
+      const intent = fingerprint({ baseUrl, apiKey, method, path, body, scope: frame?.scope })
+      entry = journal.claim(intent)
+      const held = entry ?? journal.open(intent, serviceOf(baseUrl), this.options.idempotencyKey(), method, path)
+      // Without an operation, the call itself is what hands the outcome over.
+      if (frame) frame.onFinish(() => journal.release(held))
+      if (entry !== undefined) {
+        const resumed = await this.resume(entry, context, options)
+        if (resumed !== undefined) {
+          if (!frame) journal.release(entry)
+          return resumed.value as T
+        }
+      }
+      entry = held
+    }
+    const key = entry?.key ?? options?.idempotencyKey ?? this.options.idempotencyKey()
+    const spec: RequestSpec<T> = { method, path, body, idempotencyKey: key, decode, signal: options?.signal, ...(accountId ? { accountId } : {}) }
+    try {
+      return await this.placeOnce(spec, context, entry, frame, options?.reconcile)
+    } finally {
+      if (entry && !frame) journal?.release(entry)
+    }
+  }
+
+  /** A journal entry a killed run left: its answer, an adopted account, or undefined to send it again. */
+  private async resume(entry: JournalEntry, context: RequestContext, options?: OrderOptions): Promise<{ value: unknown } | undefined> {
+    const { log } = this.options
+    if (entry.state === 'answered') {
+      log('warn', `${entry.method} ${entry.path} was answered in an earlier run${entry.accountId ? `: account ${entry.accountId}` : ''}; not sent again`, {
+        account_id: entry.accountId,
+        order_id: entry.orderId,
+        idempotency_key: entry.key,
+      })
+      return { value: entry.accountId === undefined ? undefined : ({ account_id: entry.accountId, order_id: entry.orderId ?? '' } as Order) }
+    }
+    if (this.honoured()) {
+      log('warn', `${entry.method} ${entry.path} had no answer in an earlier run; sending it again with the same Idempotency-Key`, {
+        idempotency_key: entry.key,
+      })
+      return undefined
+    }
+    // The service never confirmed that it recognises keys: find out before ordering again.
+    if (options?.reconcile === undefined) {
+      throw new OrderUnresolvedError(
+        `An earlier run sent ${entry.method} ${entry.path} with Idempotency-Key ${entry.key} and got no answer, and this service ` +
+          'has not confirmed that it recognises Idempotency-Keys, so it is not sent again. Check the account in the portal; ' +
+          `once you know it was not done, delete ${this.options.journal?.fileOf(entry) ?? 'its journal entry'} and apply again.`,
+        { context, idempotencyKey: entry.key },
+      )
+    }
+    const adopted = await this.reconcileOnce(entry, entry.sentAt, entry.key, context, options.reconcile)
+    if (adopted !== undefined) return { value: adopted }
+    log('warn', `${entry.method} ${entry.path} of an earlier run made no account; ordering with the same Idempotency-Key`, {
+      idempotency_key: entry.key,
     })
+    return undefined
+  }
+
+  /**
+   * Asks the service whether it implements the extension: one that does echoes the key of every
+   * request (§1.11), a GET included, and a GET changes nothing. Any answer, or none, is fine.
+   */
+  private async probe(spec: RequestSpec<unknown>, context: RequestContext): Promise<void> {
+    const outcome = await this.attempt(
+      { method: 'GET', path: spec.path, idempotencyKey: this.options.idempotencyKey(), signal: spec.signal, decode: () => undefined },
+      context,
+      1,
+    )
+    if (outcome.kind !== 'transport' && outcome.echoed) this.echoed = true
+  }
+
+  private honoured(): boolean {
+    return this.echoed || this.options.journal?.honoured(serviceOf(this.options.baseUrl)) === true
+  }
+
+  private echoed = false
+
+  /** Lists the accounts of the kind and adopts the single one this order made; throws on ambiguity. */
+  private async reconcileOnce(
+    entry: JournalEntry | undefined,
+    sentAt: number,
+    key: string,
+    context: RequestContext,
+    reconcile: Reconcile,
+  ): Promise<Order | undefined> {
+    const known = this.options.journal?.knownAccounts() ?? new Set<string>()
+    const accounts = await reconcile.list()
+    const candidates = accounts.filter((a) => createdSince(a.date_created, sentAt) && !known.has(a.account_id) && reconcile.matches(a))
+    if (candidates.length === 1) {
+      const account = candidates[0] as Account<unknown>
+      this.answered(entry, { account_id: account.account_id, order_id: account.order_id } as Order, context, 'adopted')
+      return { account_id: account.account_id, order_id: account.order_id } as Order
+    }
+    if (candidates.length > 1) {
+      const ids = candidates.map((a) => a.account_id)
+      throw new OrderUnresolvedError(
+        `${context.method} ${context.path} (Idempotency-Key ${key}) had no clear answer, and ${ids.length} accounts match it: ` +
+          `${ids.join(', ')}. None is adopted and nothing is ordered again; import the one that belongs to this resource by its id ` +
+          `(terraform import <address> <id>, or pulumi import), and cancel any other in the portal.`,
+        { context, idempotencyKey: key, candidates: ids },
+      )
+    }
+    return undefined
+  }
+
+  private answered(entry: JournalEntry | undefined, order: Order, context: RequestContext, how: string): void {
+    this.options.log('warn', `${context.method} ${context.path} ${how}: account ${order.account_id}`, {
+      account_id: order.account_id,
+      order_id: order.order_id,
+      ...(entry ? { idempotency_key: entry.key } : {}),
+    })
+    if (entry === undefined) return
+    entry.state = 'answered'
+    entry.accountId = order.account_id
+    if (order.order_id) entry.orderId = order.order_id
+    this.options.journal?.write(entry)
+  }
+
+  private async placeOnce<T>(
+    spec: RequestSpec<T>,
+    context: RequestContext,
+    entry: JournalEntry | undefined,
+    frame: OperationFrame | undefined,
+    reconcile: Reconcile | undefined,
+  ): Promise<T> {
+    const { options } = this
+    const key = spec.idempotencyKey as string
+    const deadline = this.deadline(frame)
+    const unresolved = (why: string, cause?: unknown, candidates?: readonly string[]) =>
+      new OrderUnresolvedError(
+        `${why} The order may have been placed. Its Idempotency-Key is ${key}; ` +
+          (entry
+            ? 'the next apply from this directory checks it before ordering again and does not place a second order.'
+            : 'repeat it only with that key.'),
+        { context, idempotencyKey: key, ...(candidates ? { candidates } : {}) },
+        cause === undefined ? undefined : { cause },
+      )
+    let failures = 0
+    for (;;) {
+      const outcome = await this.attempt(spec, context, failures + 1)
+      if (outcome.kind !== 'transport' && outcome.echoed) {
+        this.echoed = true
+        if (entry && entry.honoured !== true) {
+          entry.honoured = true
+          options.journal?.write(entry)
+        }
+      }
+      if (outcome.kind === 'ok') {
+        const value = this.decode(spec, outcome.payload, outcome.requestId)
+        if (spec.decode === decodeOrderPayload) this.answered(entry, value as Order, context, 'answered')
+        else if (entry) {
+          entry.state = 'answered'
+          options.journal?.write(entry)
+        }
+        return value
+      }
+      let delayMs: number
+      if (outcome.kind === 'http' && (outcome.error.status === 429 || (outcome.error.status === 409 && outcome.retryAfterMs !== undefined))) {
+        // Nothing was processed (or the first attempt is still being processed): not a failed attempt.
+        delayMs = this.jittered(outcome.retryAfterMs ?? RETRY_AFTER_DEFAULT_MS)
+      } else if (outcome.kind === 'http' && !RETRYABLE_5XX.has(outcome.error.status)) {
+        if (entry) {
+          entry.state = 'failed'
+          options.journal?.write(entry)
+        }
+        throw outcome.error
+      } else {
+        const error = outcome.kind === 'http' ? outcome.error : outcome.error
+        if (outcome.kind === 'transport' && outcome.error.reason === 'cancelled') {
+          throw unresolved('It was cancelled before the service answered.', error)
+        }
+        failures++
+        if (!this.honoured()) await this.probe(spec, context)
+        if (!this.honoured()) {
+          // A service that does not confirm keys may have processed it: never send it again blindly.
+          if (reconcile === undefined) {
+            throw unresolved(`${sentence(error.message)} This service has not confirmed that it recognises Idempotency-Keys, so it is not sent again.`, error)
+          }
+          const sentAt = entry?.sentAt ?? options.now() - options.requestTimeoutMs * failures
+          const adopted = await this.reconcileUntil(entry, sentAt, key, context, reconcile, deadline, spec.signal, unresolved, error)
+          return adopted as T
+        }
+        delayMs = Math.min(this.backoff(failures), ORDER_BACKOFF_CAP_MS)
+        if (frame?.timeoutMs === undefined && failures >= options.maxAttempts) throw unresolved(sentence(error.message), error)
+      }
+      if (options.now() + delayMs >= deadline) {
+        throw unresolved(`No answer to ${spec.method} ${spec.path} before the operation's deadline.`, outcome.error)
+      }
+      options.log('warn', `retrying ${spec.method} ${spec.path} in ${delayMs}ms with the same Idempotency-Key`, {
+        method: spec.method,
+        path: spec.path,
+        cause: outcome.kind === 'transport' ? outcome.error.reason : outcome.error.status,
+        delay_ms: delayMs,
+        idempotency_key: key,
+      })
+      await this.pause(delayMs, spec.signal, context)
+    }
+  }
+
+  /** After an ambiguous failure: list until the order's account shows up, or the deadline passes. */
+  private async reconcileUntil(
+    entry: JournalEntry | undefined,
+    sentAt: number,
+    key: string,
+    context: RequestContext,
+    reconcile: Reconcile,
+    deadline: number,
+    signal: AbortSignal | undefined,
+    unresolved: (why: string, cause?: unknown) => OrderUnresolvedError,
+    cause: Error,
+  ): Promise<Order> {
+    for (let round = 1; ; round++) {
+      let adopted: Order | undefined
+      try {
+        adopted = await this.reconcileOnce(entry, sentAt, key, context, reconcile)
+      } catch (error) {
+        if (error instanceof OrderUnresolvedError) throw error
+        // The order's outcome stays the news: the listing's failure is only why it is still unknown.
+        throw unresolved(`${sentence(cause.message)} Listing the accounts to find out whether it was processed failed too: ${sentence(messageOf(error))}`, cause)
+      }
+      if (adopted !== undefined) return adopted
+      const delayMs = Math.min(this.backoff(round), ORDER_BACKOFF_CAP_MS)
+      if (this.options.now() + delayMs >= deadline) {
+        throw unresolved(`${sentence(cause.message)} No new matching account appeared before the operation's deadline.`, cause)
+      }
+      await this.pause(delayMs, signal, context)
+    }
+  }
+
+  /**
+   * Server text as it may be shown: whatever the server echoes, the API key, the request's secret
+   * values (by key pattern, as in `raw`) and any URL userinfo are replaced.
+   */
+  private scrub(text: string, spec: RequestSpec<unknown>): string {
+    const secrets = [this.options.apiKey, ...secretValues(spec.body)].filter((s) => s.length >= 4)
+    let out = text
+    // Longest first, so that a secret containing another is replaced whole.
+    for (const secret of secrets.sort((a, b) => b.length - a.length)) {
+      out = out.split(secret).join(REDACTED)
+      const escaped = JSON.stringify(secret).slice(1, -1)
+      if (escaped !== secret) out = out.split(escaped).join(REDACTED)
+    }
+    return out.replace(/(\/\/)[^/\s@"']*@/g, `$1${REDACTED}@`)
+  }
+
+  /** When the operation gives up, on the client's clock; without one, a few request timeouts from now. */
+  private deadline(frame: OperationFrame | undefined): number {
+    const now = this.options.now()
+    if (frame?.timeoutMs === undefined) return now + ORDER_DEFAULT_TIMEOUTS * this.options.requestTimeoutMs
+    frame.startedAt ??= now
+    return frame.startedAt + frame.timeoutMs
+  }
+
+  /** Full jitter on top of a server's delay, so parallel workers do not retry in step. */
+  private jittered(ms: number): number {
+    return Math.min(Math.round(ms * (1 + 0.25 * this.options.random())), RETRY_AFTER_CAP_MS)
   }
 
   async request<T>(spec: RequestSpec<T>): Promise<T> {
@@ -106,21 +431,24 @@ export class Transport {
     // Retrying a mutation is only safe when nothing was processed (429, the in-progress 409) or when
     // the server can recognise the repeat by its Idempotency-Key.
     const mayRetryFailure = spec.method === 'GET' || spec.idempotencyKey !== undefined
-    for (let attempt = 1; ; attempt++) {
-      const last = attempt >= options.maxAttempts
+    // A 429 (nothing processed) does not use up an attempt while the operation has time left.
+    const deadline = this.deadline(options.operation?.())
+    for (let attempt = 1, failures = 0; ; attempt++) {
       const outcome = await this.attempt(spec, context, attempt)
       if (outcome.kind === 'ok') return this.decode(spec, outcome.payload, outcome.requestId)
       let delayMs: number
       if (outcome.kind === 'transport') {
-        if (outcome.error.reason === 'cancelled' || !mayRetryFailure || last) throw outcome.error
-        delayMs = this.backoff(attempt)
+        failures++
+        if (outcome.error.reason === 'cancelled' || !mayRetryFailure || failures >= options.maxAttempts) throw outcome.error
+        delayMs = this.backoff(failures)
       } else {
         const { error, retryAfterMs } = outcome
         if (error.status === 429 || (error.status === 409 && retryAfterMs !== undefined)) {
-          if (last) throw error
-          delayMs = Math.min(retryAfterMs ?? RETRY_AFTER_DEFAULT_MS, RETRY_AFTER_CAP_MS)
-        } else if (RETRYABLE_5XX.has(error.status) && mayRetryFailure && !last) {
-          delayMs = this.backoff(attempt)
+          delayMs = this.jittered(retryAfterMs ?? RETRY_AFTER_DEFAULT_MS)
+          if (options.now() + delayMs >= deadline) throw error
+        } else if (RETRYABLE_5XX.has(error.status) && mayRetryFailure && failures + 1 < options.maxAttempts) {
+          failures++
+          delayMs = this.backoff(failures)
         } else {
           throw error
         }
@@ -196,6 +524,8 @@ export class Transport {
         headers,
         body: spec.body === undefined ? null : JSON.stringify(spec.body),
         signal: controller.signal,
+        // A redirect would carry x-token (and on 307/308 the body) to wherever it points.
+        redirect: 'manual',
       })
       const response = await Promise.race([options.fetch(request), aborted])
       const text = await Promise.race([response.text(), aborted])
@@ -206,10 +536,19 @@ export class Transport {
       fields.duration_ms = options.now() - started
       if (response.headers.get('idempotency-replayed') === 'true') fields.replayed = true
       options.log(response.ok ? 'debug' : 'info', `${spec.method} ${spec.path} → ${response.status}`, fields)
-      if (response.ok) return { kind: 'ok', payload: text, requestId }
+      const echoed = spec.idempotencyKey !== undefined && response.headers.get('idempotency-key') === spec.idempotencyKey
+      if (response.ok) return { kind: 'ok', payload: text, requestId, echoed }
+      if (response.status >= 300 && response.status < 400) {
+        const message =
+          `the API answered ${response.status} with a redirect to ${originOf(response.headers.get('location'), request.url)}; ` +
+          'redirects are refused so that the API key and request bodies never go to another address. ' +
+          'Set base_url to the address the API answers at'
+        return { kind: 'http', echoed, error: new ApiError(response.status, message, [], { ...context }), retryAfterMs: undefined }
+      }
       return {
         kind: 'http',
-        error: decodeError(response.status, response.statusText, text, { ...context }),
+        echoed,
+        error: decodeError(response.status, response.statusText, this.scrub(text, spec), { ...context }),
         retryAfterMs: parseRetryAfter(response.headers.get('retry-after'), options.now()),
       }
     } catch (error) {
@@ -219,7 +558,7 @@ export class Transport {
       else if (timedOut) {
         failure = new TransportError('timeout', `no answer within ${options.requestTimeoutMs}ms`, { ...context }, { cause: error })
       } else {
-        failure = new TransportError('network', describeCause(error), { ...context }, { cause: error })
+        failure = new TransportError('network', this.scrub(describeCause(error), spec), { ...context }, { cause: error })
       }
       fields.error = failure.reason
       options.log('info', `${spec.method} ${spec.path} failed: ${failure.reason}`, fields)
@@ -236,7 +575,7 @@ export class Transport {
     try {
       payload = unwrap(text)
     } catch {
-      throw new DecodeError(`the body is not JSON: ${JSON.stringify(text.slice(0, 200))}`, context)
+      throw new DecodeError(`the body is not JSON: ${JSON.stringify(this.scrub(text, spec).slice(0, 200))}`, context)
     }
     try {
       return spec.decode(payload)
@@ -247,13 +586,63 @@ export class Transport {
   }
 }
 
+const decodeOrderPayload = (payload: unknown): Order => decodeOrder(payload)
+
 type Outcome =
-  | { kind: 'ok'; payload: string; requestId: string | undefined }
-  | { kind: 'http'; error: ApiError; retryAfterMs: number | undefined }
+  | { kind: 'ok'; payload: string; requestId: string | undefined; echoed: boolean }
+  | { kind: 'http'; error: ApiError; retryAfterMs: number | undefined; echoed: boolean }
   | { kind: 'transport'; error: TransportError }
 
 function cancelled(context: RequestContext, signal: AbortSignal): TransportError {
   return new TransportError('cancelled', 'cancelled by the caller', { ...context }, { cause: signal.reason })
+}
+
+/**
+ * Whether an account was created after `sentAt` as far as its `date_created` tells: a date and time
+ * (UTC) within a little slack, or a bare date (§2.3) on the same day or later. Unreadable: yes, so
+ * that such an account counts as a candidate and never lets another be adopted on its own.
+ */
+export function createdSince(dateCreated: string, sentAt: number): boolean {
+  const text = dateCreated.trim()
+  if (/^\d{4}-\d{2}-\d{2}$/.test(text)) return text >= new Date(sentAt).toISOString().slice(0, 10)
+  const created = Date.parse(`${text.replace(' ', 'T')}Z`)
+  return Number.isNaN(created) || created >= sentAt - CREATED_SLACK_MS
+}
+
+/** The values under secret-looking keys of a request body. */
+function secretValues(body: unknown): string[] {
+  const redacted = redact(body)
+  const out: string[] = []
+  const walk = (value: unknown, shown: unknown) => {
+    if (shown === REDACTED && value !== REDACTED) {
+      if (typeof value === 'string') out.push(value)
+      else if (value !== null && typeof value === 'object') for (const item of Object.values(value)) walk(item, REDACTED)
+      return
+    }
+    if (value === null || typeof value !== 'object' || shown === null || typeof shown !== 'object') return
+    for (const [key, item] of Object.entries(value)) walk(item, (shown as Record<string, unknown>)[key])
+  }
+  walk(body, redacted)
+  return out
+}
+
+/** Where a redirect points, as an origin only: never the path, query or userinfo it may carry. */
+function originOf(location: string | null, base: string): string {
+  if (location === null) return 'an unnamed address'
+  try {
+    return new URL(location, base).origin
+  } catch {
+    return 'an unparseable address'
+  }
+}
+
+/** A message as a sentence: one full stop at its end. */
+function sentence(text: string): string {
+  return /[.!?]$/.test(text.trim()) ? text.trim() : `${text.trim()}.`
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error)
 }
 
 function describeCause(error: unknown): string {

@@ -3,6 +3,7 @@ import { isComputed, isInput } from './attributes.js'
 import type { AnyDataSource, AnyResource, Logger, OperationContext, TimeoutName } from './definition.js'
 import { causeOf, type Diagnostic, error, hasErrors, toDiagnostics, warning } from './diagnostics.js'
 import { knownOrNull, type Plan, type PrivateState, stepsToRun } from './plan.js'
+import { withOperation } from './operation.js'
 import { timeoutMs } from './timeouts.js'
 import { validateConfig } from './validate.js'
 import { isEmpty, isUnknown, type Value, type ValueMap, valuesEqual } from './values.js'
@@ -10,7 +11,7 @@ import { isEmpty, isUnknown, type Value, type ValueMap, valuesEqual } from './va
 export interface Session<C> {
   readonly client: C
   readonly log: Logger
-  /** Aborted when the user interrupts (Terraform StopProvider, Pulumi Cancel). */
+  /** Aborted when the user interrupts (Terraform StopProvider, Pulumi Cancel, SIGTERM). */
   readonly signal: AbortSignal
   /** The provider's advice on a failure caused by its configuration (AnyProvider.advise). */
   readonly advise?: (thrown: unknown) => string | null
@@ -20,6 +21,8 @@ export interface Session<C> {
    * state is still returned with its id, marked incomplete.
    */
   readonly unfinishedIsError?: string
+  /** What identifies the resource beyond its inputs, when the front end knows it (a Pulumi URN). */
+  readonly scope?: string | undefined
 }
 
 /** With `unfinishedIsError`, the error that makes an unfinished order fail the operation. */
@@ -94,7 +97,11 @@ function isGone(value: unknown): boolean {
   return isNotFound(value) || (value instanceof Error && (value as { gone?: unknown }).gone === true)
 }
 
-export async function applyCreate<C>(definition: AnyResource, planned: ValueMap, session: Session<C>): Promise<Outcome> {
+export function applyCreate<C>(definition: AnyResource, planned: ValueMap, session: Session<C>): Promise<Outcome> {
+  return withOperation(session.scope, timeoutOf(definition, planned, 'create'), () => create(definition, planned, session))
+}
+
+async function create<C>(definition: AnyResource, planned: ValueMap, session: Session<C>): Promise<Outcome> {
   const diagnostics: Diagnostic[] = []
   let reached: Observed | null = null
   let later = false
@@ -126,6 +133,23 @@ export async function applyCreate<C>(definition: AnyResource, planned: ValueMap,
     }
     const state = settle(planned, reached)
     const resumable = definition.resume !== undefined
+    if (refusedLater(thrown)) {
+      // The order went through and a later step of the create failed (e.g. a storage upgrade the
+      // service refused): the state records what the server has, so the next plan shows what is left.
+      const server = await serverState(definition, state, session, diagnostics)
+      if (server !== null) {
+        diagnostics.push(
+          ...failure,
+          error(
+            `The ${definition.name} was ordered, but a later step of its create failed`,
+            `The service accepted the order for ${definition.name} ${String(state.id)}${orderText(state)} and it is kept in state ` +
+              `with what the server reports. Then this failed: ${causeOf(thrown)}. The next plan shows what the server ` +
+              'does not have yet, and the next apply changes only that; nothing is ordered again for what already exists.',
+          ),
+        )
+        return { state: server, private: resumable ? { resume: true } : {}, diagnostics, incomplete: true, cause: thrown }
+      }
+    }
     diagnostics.push(
       ...failure,
       error(
@@ -139,12 +163,48 @@ export async function applyCreate<C>(definition: AnyResource, planned: ValueMap,
   }
 }
 
+/** The service answered a later request of the create with an error status (not a wait that ran out or was stopped). */
+function refusedLater(value: unknown): boolean {
+  return value instanceof Error && typeof (value as { status?: unknown }).status === 'number'
+}
+
+/** The state with every attribute the service reports replaced by its value; null when it cannot be read. */
+async function serverState<C>(definition: AnyResource, state: ValueMap, session: Session<C>, diagnostics: Diagnostic[]): Promise<ValueMap | null> {
+  try {
+    const observed = await definition.read({
+      ...contextFor(session, diagnostics),
+      id: String(state.id),
+      prior: state as never,
+      importing: false,
+    })
+    if (observed === null) return null
+    const out: Record<string, Value> = { ...state }
+    for (const [name, value] of Object.entries(observed)) {
+      if (value !== undefined && definition.attributes[name] !== undefined) out[name] = value as Value
+    }
+    return out
+  } catch {
+    return null
+  }
+}
+
 function orderText(state: ValueMap): string {
   const order = state.order_id ?? state.orderId
   return typeof order === 'string' && order !== '' ? ` (order ${order})` : ''
 }
 
-export async function applyUpdate<C>(
+export function applyUpdate<C>(
+  definition: AnyResource,
+  prior: ValueMap,
+  planned: ValueMap,
+  priorPrivate: PrivateState,
+  session: Session<C>,
+): Promise<Outcome> {
+  const timeout = timeoutOf(definition, planned, 'update')
+  return withOperation(session.scope, timeout, () => update(definition, prior, planned, priorPrivate, session))
+}
+
+async function update<C>(
   definition: AnyResource,
   prior: ValueMap,
   planned: ValueMap,

@@ -7,7 +7,7 @@ import { error, renderNames, toDiagnostics, verbatim } from './diagnostics.js'
 import { nonRoundTripping, toCamel, toPascal, toSnake } from './names.js'
 import { planResource } from './plan.js'
 import { BoxService, boxDefinition } from './testing-fixture.js'
-import { parseDuration, timeoutMs } from './timeouts.js'
+import { durationProblem, parseDuration, timeoutMs } from './timeouts.js'
 import { length, oneOf, pattern, range } from './validators.js'
 import { isUnknown, UNKNOWN, type ValueMap } from './values.js'
 
@@ -90,6 +90,13 @@ describe('timeouts', () => {
     assert.equal(parseDuration('1h30m'), 90 * 60_000)
     assert.equal(parseDuration('45s'), 45_000)
     assert.equal(parseDuration('1m500ms'), 60_500)
+    // Longer than a timer can wait: refused rather than turned into 1 ms by the runtime.
+    assert.equal(parseDuration('596h'), 596 * 3_600_000)
+    assert.equal(parseDuration('597h'), null)
+    assert.equal(parseDuration('99999999h'), null)
+    assert.match(durationProblem('600h', '"20m"') ?? '', /must be at most 596h/)
+    assert.match(durationProblem('soon', '"20m"') ?? '', /must be a duration such as "20m"/)
+    assert.equal(durationProblem('20m', '"20m"'), null)
     assert.equal(parseDuration('soon'), null)
     assert.equal(parseDuration('0s'), null)
   })

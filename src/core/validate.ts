@@ -2,7 +2,7 @@
 import type { Attribute, Attributes, TypeSpec } from './attributes.js'
 import type { TimeoutDefaults } from './definition.js'
 import { type Diagnostic, error, type Path } from './diagnostics.js'
-import { parseDuration } from './timeouts.js'
+import { durationProblem } from './timeouts.js'
 import { isUnknown, type ValueMap } from './values.js'
 
 /** Int64 values must stay exact in JavaScript numbers; the service's ids and sizes are far below this. */
@@ -37,14 +37,9 @@ export function validateConfig(
       if (text === null || isUnknown(text)) continue
       if (!(name in options.timeouts)) {
         issues.push(error(`Unsupported timeout ${name}`, `this resource has no ${name} timeout.`, ['timeouts', name]))
-      } else if (typeof text !== 'string' || parseDuration(text) === null) {
-        issues.push(
-          error(
-            `Invalid timeouts.${name}`,
-            `timeouts.${name} must be a duration such as "20m", "1h30m" or "90s" (got ${JSON.stringify(text)}).`,
-            ['timeouts', name],
-          ),
-        )
+      } else {
+        const problem = typeof text === 'string' ? durationProblem(text, '"20m", "1h30m" or "90s"') : 'must be a duration string'
+        if (problem) issues.push(error(`Invalid timeouts.${name}`, `timeouts.${name} ${problem}.`, ['timeouts', name]))
       }
     }
   }

@@ -231,13 +231,13 @@ describe('control API', () => {
       idempotency_ttl_ms: 86400000,
       api_keys: [{ key: 'emulator-key', scope: 'rw' }],
       ip_unavailable_product_ids: [],
-      quirks: { ids_as_strings: false, bare_lists: false },
+      quirks: { ids_as_strings: false, bare_lists: false, ignore_idempotency_keys: false },
     })
     const bad = await c.request('PATCH', '/_emulator/config', { body: { retention_ms: -1, api_keys: [{ key: 'k' }] } })
     assert.equal(bad.status, 422)
     assert.equal((bad.body as { detail: unknown[] }).detail.length, 2)
     const merged = await c.control<{ retention_ms: number; quirks: unknown }>('PATCH', '/config', { retention_ms: 5, quirks: { bare_lists: true } })
-    assert.deepEqual([merged.retention_ms, merged.quirks], [5, { ids_as_strings: false, bare_lists: true }])
+    assert.deepEqual([merged.retention_ms, merged.quirks], [5, { ids_as_strings: false, bare_lists: true, ignore_idempotency_keys: false }])
   })
 
   test('the clock answers the new time; forced statuses follow §5.3', async () => {

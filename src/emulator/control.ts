@@ -81,7 +81,7 @@ function patchConfig(config: Config, patch: JsonObject): Config {
     const quirks = patch.quirks
     if (!isObject(quirks)) bad('quirks', 'must be an object')
     else {
-      for (const name of ['ids_as_strings', 'bare_lists'] as const) {
+      for (const name of ['ids_as_strings', 'bare_lists', 'ignore_idempotency_keys'] as const) {
         const value = quirks[name]
         if (value === undefined) continue
         if (typeof value === 'boolean') next.quirks[name] = value

@@ -67,7 +67,7 @@ function configFrom(options: EmulatorOptions): Config {
     idempotency_ttl_ms: options.idempotencyTtlMs ?? 86_400_000,
     api_keys: keys.map((k) => (typeof k === 'string' ? { key: k, scope: 'rw' } : { key: k.key, scope: k.scope })),
     ip_unavailable_product_ids: [...(options.ipUnavailableProductIds ?? [])],
-    quirks: { ids_as_strings: false, bare_lists: false, ...options.quirks },
+    quirks: { ids_as_strings: false, bare_lists: false, ignore_idempotency_keys: false, ...options.quirks },
   }
 }
 
@@ -140,7 +140,8 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
     const body = parseBody(text)
     const rawKey = request.headers.get('idempotency-key')
     const keyIssue = method === 'GET' ? null : idempotencyKeyIssue(rawKey)
-    const idempotencyKey = method !== 'GET' && rawKey !== null && !keyIssue ? rawKey : null
+    const honoured = !store.config.quirks.ignore_idempotency_keys
+    const idempotencyKey = honoured && method !== 'GET' && rawKey !== null && !keyIssue ? rawKey : null
     let record: IdempotencyRecord | null = null
     if (idempotencyKey !== null) {
       try {
@@ -226,7 +227,9 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
     entry.status = answer.status
     appendLog(store.state, entry)
     const headers: Record<string, string> = { ...answer.headers, 'x-request-id': String(seq) }
-    if (rawKey !== null && idempotencyKeyIssue(rawKey) === null) headers['idempotency-key'] = rawKey
+    if (rawKey !== null && idempotencyKeyIssue(rawKey) === null && !store.config.quirks.ignore_idempotency_keys) {
+      headers['idempotency-key'] = rawKey
+    }
     return new Response(answer.body, { status: answer.status, headers: { 'content-type': 'application/json', ...headers } })
   }
 

@@ -143,7 +143,8 @@ export interface Config {
   idempotency_ttl_ms: number
   api_keys: ApiKey[]
   ip_unavailable_product_ids: number[]
-  quirks: { ids_as_strings: boolean; bare_lists: boolean }
+  /** `ignore_idempotency_keys`: a service without the §1.11 extension (§6 point 4): keys neither honoured nor echoed. */
+  quirks: { ids_as_strings: boolean; bare_lists: boolean; ignore_idempotency_keys: boolean }
 }
 
 export interface Sequences {

@@ -163,6 +163,23 @@ describe('validation', () => {
 describe('idempotency', () => {
   const order = (keypair: number) => ({ ...VM_BODY, product_id: 101, keypair_id: keypair })
 
+  test('quirk ignore_idempotency_keys: a service without the extension neither echoes nor honours keys', async () => {
+    const c = setup({ quirks: { ignore_idempotency_keys: true } })
+    const body = order(await c.keypair())
+    const headers = { 'Idempotency-Key': 'order-1' }
+    const first = await c.request('POST', '/v1/lites', { body, headers })
+    const second = await c.request('POST', '/v1/lites', { body, headers })
+    assert.equal(first.headers.get('idempotency-key'), null)
+    assert.equal(second.headers.get('idempotency-replayed'), null)
+    assert.equal((await c.control<{ total: number }>('GET', '/orders')).total, 2)
+  })
+
+  test('the key is echoed on a GET too, so a client can ask whether the extension is there', async () => {
+    const c = setup()
+    const answer = await c.request('GET', '/v1/lites/products', { headers: { 'Idempotency-Key': 'probe-1' } })
+    assert.equal(answer.headers.get('idempotency-key'), 'probe-1')
+  })
+
   test('a repeat replays the stored answer, places no second order, and echoes the key', async () => {
     const c = setup()
     const body = order(await c.keypair())
@@ -286,7 +303,7 @@ describe('quirks', () => {
     const list = await c.request('GET', '/v1/lites/products')
     assert.ok(Array.isArray(list.body))
     const config = await c.control<{ quirks: unknown }>('GET', '/config')
-    assert.deepEqual(config.quirks, { ids_as_strings: true, bare_lists: true })
+    assert.deepEqual(config.quirks, { ids_as_strings: true, bare_lists: true, ignore_idempotency_keys: false })
     const single = await c.request('GET', `/v1/lites/accounts/${vm}`)
     assert.equal((single.body as { success: boolean }).success, true)
   })

@@ -34,6 +34,7 @@ import {
   type ValueMap,
   validateConfig,
   valuesEqual,
+  stopSignal,
 } from '../core/index.js'
 import { Code, codeOf, describeDiagnostics, PulumiError, propertyPath } from './errors.js'
 import {
@@ -486,7 +487,8 @@ export class PulumiProvider {
     return {
       client: this.client,
       log: this.logger(urn, secrets),
-      signal: this.stop.signal,
+      signal: stopSignal(this.stop.signal),
+      scope: urn,
       ...(this.advise ? { advise: this.advise } : {}),
       ...(this.strict ? { unfinishedIsError: this.strict } : {}),
     }

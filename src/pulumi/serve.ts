@@ -2,6 +2,8 @@
 // stdout (nothing else may ever go there: console.log is sent to stderr), then serve. Only the shared
 // gRPC server loads before the port line; the service, its protobuf messages and the provider load
 // right after it, while the engine connects, and every call waits for them.
+import { abandonDeliveries } from '../core/operation.js'
+import { guardProcess } from '../core/process-guard.js'
 import { createGrpcServer, type GrpcLogger } from '../grpc/index.js'
 import type { EngineLog, PulumiProvider } from './provider.js'
 
@@ -42,6 +44,10 @@ export async function servePlugin(options: { argv: readonly string[]; load: () =
   console.info = console.error
   const server = createGrpcServer({ log: stderrLogger })
   let closeLogger = () => {}
+  let cancel = () => {}
+  let warn = (message: string): void => {
+    process.stderr.write(`warning: ${message}\n`)
+  }
   server.registerLazy('pulumirpc.ResourceProvider', async () => {
     const [{ EngineLogger, resourceProviderService }, parts] = await Promise.all([import('./grpc-server.js'), options.load()])
     const logger = new EngineLogger()
@@ -52,7 +58,10 @@ export async function servePlugin(options: { argv: readonly string[]; load: () =
       schema ??= parts.schema()
       return schema
     }
-    const routes = resourceProviderService(parts.build(logger.log), schemaOnce, logger.log, (address) => logger.connect(address))
+    const provider = parts.build(logger.log)
+    cancel = () => provider.cancel()
+    warn = (message) => logger.log('warning', message)
+    const routes = resourceProviderService(provider, schemaOnce, logger.log, (address) => logger.connect(address))
     for (const [path, handle] of routes) server.registerRaw(path, handle)
   })
   const port = await server.listen('127.0.0.1', 0)
@@ -62,7 +71,17 @@ export async function servePlugin(options: { argv: readonly string[]; load: () =
     await server.close()
     closeLogger()
   }
-  process.once('SIGTERM', () => void shutdown().then(() => process.exit(0)))
+  // SIGTERM is an interrupt: in-flight operations stop waiting and return what they ordered; as the
+  // engine may be going down too, none of those outcomes counts as delivered (the journal keeps them).
+  // A plugin whose engine is gone exits (guardProcess watches the parent).
+  guardProcess({
+    log: { warn: (message) => warn(message) },
+    onTerminate: () => {
+      abandonDeliveries()
+      cancel()
+      void shutdown().then(() => process.exit(0))
+    },
+  })
   process.once('SIGINT', () => void shutdown().then(() => process.exit(0)))
   return { port, shutdown }
 }

@@ -58,6 +58,21 @@ describe('provider_lite_vm', () => {
     assert.equal(state.cpus, 1)
   })
 
+  test('a storage upgrade refused after the paid create: an error, the id kept, and the state holds the server size', async () => {
+    const { h, config } = await setup()
+    const outcome = await h.tryCreate(vm, { ...config, disk_size: 501 })
+    assert.equal(outcome.state?.id, '100001', 'the paid VM stays in state')
+    assert.equal(outcome.state?.disk_size, 20, 'the state records what the server has, never the refused 501')
+    assert.equal(outcome.incomplete, true)
+    const errors = outcome.diagnostics.filter((d) => d.severity === 'error')
+    const text = errors.map((d) => `${d.summary}: ${d.detail}`).join('\n')
+    assert.match(text, /was ordered, but a later step of its create failed/)
+    assert.match(text, /100001 \(order 500001\)/, 'what was ordered')
+    assert.match(text, /storage/, 'what failed')
+    assert.match(text, /next apply changes only that/, 'what the next apply does')
+    assert.deepEqual((await h.orders()).by_kind, { 'lite.vm.create': 1 })
+  })
+
   test('an unpaid order ends the create with a warning and status Pending; what it skipped is finished after payment', async () => {
     const { h, config: base } = await setup()
     const config = { ...base, pay_with_credit_card: false, disk_size: 40, power_state: 'stop' }

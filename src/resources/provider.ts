@@ -1,24 +1,47 @@
 /** The provider configuration shared by both front ends: credentials, endpoint and tuning knobs. */
+import { existsSync } from 'node:fs'
+import { join, resolve } from 'node:path'
 import { ApiError, type Client, createClient, TransportError } from '../api/index.js'
-import { bool, custom, defineProvider, InputError, type Logger, parseDuration, string } from '../core/index.js'
+import { bool, currentOperation, custom, defineProvider, durationProblem, InputError, type Logger, parseDuration, string } from '../core/index.js'
+
+/**
+ * Where the order journal lives: `PROVIDER_ORDER_JOURNAL` if set; else inside Terraform's data
+ * directory of the working directory (`TF_DATA_DIR`, default `.terraform`) when there is one; else
+ * `.provider-orders` in the working directory (a Pulumi project's directory).
+ */
+export function journalDirectory(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): string {
+  if (env.PROVIDER_ORDER_JOURNAL) return resolve(cwd, env.PROVIDER_ORDER_JOURNAL)
+  const data = resolve(cwd, env.TF_DATA_DIR ?? '.terraform')
+  if (existsSync(data)) return join(data, 'provider-orders')
+  return join(cwd, '.provider-orders')
+}
 
 const duration = custom('a duration such as "30s" or "2m"', (value) =>
-  typeof value === 'string' && parseDuration(value) === null ? `must be a duration such as "30s" or "2m" (got ${JSON.stringify(value)})` : null,
+  typeof value === 'string' ? durationProblem(value, '"30s" or "2m"') : null,
 )
 const url = custom('an http or https URL ending in the API version, e.g. https://api.example.invalid/v1', (value) => {
   if (typeof value !== 'string') return null
+  let parsed: URL
   try {
-    const parsed = new URL(value)
-    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return `must be an http or https URL (got ${JSON.stringify(value)})`
-    // Without the version every call answers 404, which reads would take for "deleted".
-    if (!/\/v[0-9]+\/?$/.test(parsed.pathname)) {
-      return `must end in the API version, e.g. ${JSON.stringify(`${parsed.origin}${parsed.pathname.replace(/\/$/, '')}/v1`)} (got ${JSON.stringify(value)})`
-    }
-    return null
+    parsed = new URL(value)
   } catch {
-    return `must be an http or https URL (got ${JSON.stringify(value)})`
+    return 'must be an http or https URL'
   }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return `must be an http or https URL (got ${parsed.protocol})`
+  // Credentials in a URL end up in logs and errors; the key goes in api_key only. The value is not echoed.
+  if (parsed.username !== '' || parsed.password !== '') return 'must not contain a user name or password (user:password@); put the key in api_key'
+  // Without the version every call answers 404, which reads would take for "deleted".
+  if (!/\/v[0-9]+\/?$/.test(parsed.pathname)) {
+    return `must end in the API version, e.g. ${JSON.stringify(`${parsed.origin}${parsed.pathname.replace(/\/$/, '')}/v1`)} (got ${JSON.stringify(`${parsed.origin}${parsed.pathname}`)})`
+  }
+  return null
 })
+/** A key with a line break or NUL cannot be sent as a header; the message never shows the key. */
+const headerSafe = custom('free of control characters (line breaks, tabs, NUL)', (value) =>
+  typeof value === 'string' && /[\u0000-\u001f\u007f]/.test(value)
+    ? 'must not contain control characters (a line break, tab or NUL: check how the key was pasted or read from a file)'
+    : null,
+)
 
 /** The API or transport error at the root of a failure (a wait keeps the request's error as its cause). */
 function rootOf(thrown: unknown): unknown {
@@ -37,6 +60,7 @@ export const providerDefinition = defineProvider({
     api_key: string({
       optional: true,
       sensitive: true,
+      validate: [headerSafe],
       description: 'The API key, sent as `x-token`. Falls back to the `PROVIDER_API_KEY` environment variable.',
     }),
     base_url: string({
@@ -78,6 +102,8 @@ export const providerDefinition = defineProvider({
     }
     const problem = url.check(baseUrl)
     if (problem) throw new InputError(['base_url'], `base_url ${problem}.`)
+    const keyProblem = headerSafe.check(apiKey)
+    if (keyProblem) throw new InputError(['api_key'], `api_key ${keyProblem}.`)
     const log = meta.log
     return createClient({
       baseUrl: baseUrl.replace(/\/+$/, ''),
@@ -86,6 +112,8 @@ export const providerDefinition = defineProvider({
       requestTimeoutMs: parseDuration(config.request_timeout ?? '30s') ?? 30_000,
       pollIntervalMs: parseDuration(config.poll_interval ?? '5s') ?? 5_000,
       log: (level, message, fields) => log[level](message, fields),
+      journalDirectory: journalDirectory(),
+      operation: currentOperation,
     })
   },
   advise(thrown, config) {

@@ -27,6 +27,7 @@ import {
   unfinishedIsError,
   validateConfig,
   type ValueMap,
+  stopSignal,
 } from '../core/index.js'
 import type { CtyValue } from './cty.js'
 import {
@@ -140,7 +141,7 @@ export function providerService(registry: Registry, options: ProviderServiceOpti
   }
   function session(): Session<unknown> {
     if (client === undefined) throw new InputError([], 'The provider is not configured: Terraform did not call ConfigureProvider.')
-    return { client, log, signal: stop.signal, ...(advise ? { advise } : {}), ...(strict ? { unfinishedIsError: strict } : {}) }
+    return { client, log, signal: stopSignal(stop.signal), ...(advise ? { advise } : {}), ...(strict ? { unfinishedIsError: strict } : {}) }
   }
   /** The one catch of each RPC: whatever escaped core is translated, never thrown at Terraform. */
   function failed(rpc: string, thrown: unknown): TfDiagnostic[] {

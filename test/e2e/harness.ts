@@ -338,13 +338,24 @@ export class Workspace {
    * Starts terraform in this dir and hands back a way to signal the terraform process alone (as an
    * interrupt test needs) besides the result; the timeout still kills it with its plugins.
    */
-  launch(args: readonly string[], options: RunOptions = {}): { signal(name: NodeJS.Signals): void; done: Promise<RunResult> } {
+  launch(
+    args: readonly string[],
+    options: RunOptions = {},
+  ): { signal(name: NodeJS.Signals): void; signalGroup(name: NodeJS.Signals): void; pid: number; done: Promise<RunResult> } {
     const timeoutMs = options.timeoutMs ?? COMMAND_TIMEOUT_MS
     const child = spawn('terraform', args, { cwd: this.dir, env: this.env(options.env), detached: true, stdio: ['ignore', 'pipe', 'pipe'] })
     const signal = (name: NodeJS.Signals) => {
       if (child.exitCode === null && child.signalCode === null) child.kill(name)
     }
-    return { signal, done: this.collect(child, args, timeoutMs) }
+    // terraform runs in its own process group (detached), with its plugins: what `timeout` and CI runners signal.
+    const signalGroup = (name: NodeJS.Signals) => {
+      try {
+        if (child.pid !== undefined) process.kill(-child.pid, name)
+      } catch {
+        // Already gone.
+      }
+    }
+    return { signal, signalGroup, pid: child.pid ?? 0, done: this.collect(child, args, timeoutMs) }
   }
 
   private collect(child: ChildProcess, args: readonly string[], timeoutMs: number): Promise<RunResult> {

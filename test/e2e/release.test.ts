@@ -181,7 +181,7 @@ describe('single executables on linux_amd64 without Node.js', () => {
     const engine = await startFakeEngine()
     try {
       execFileSync('tar', ['-xzf', join(RELEASE, `pulumi-resource-provider-v${version}-linux-amd64.tar.gz`), '-C', dir])
-      const plugin = await Plugin.launch(engine.address, { PATH: path }, join(dir, 'pulumi-resource-provider'))
+      const plugin = await Plugin.launch(engine.address, { PATH: path }, { executable: join(dir, 'pulumi-resource-provider') })
       try {
         assert.equal(await plugin.pluginInfo(), version)
         await plugin.configure({ apiKey: emulator.apiKey, baseUrl: emulator.baseUrl, pollInterval: '50ms' })

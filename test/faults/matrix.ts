@@ -37,7 +37,11 @@ export interface Fault {
   /** Fault rules installed before the faulted run (§5.4). */
   rules?(op: Operation): Record<string, unknown>[]
   /** Something the test does once the order was placed (it watches the order counters). */
-  readonly trigger?: 'terminate' | 'interrupt'
+  readonly trigger?: 'terminate' | 'interrupt' | 'sigterm' | 'kill-engine' | 'kill-provider'
+  /** The provider's request_timeout in the faulted run. */
+  readonly requestTimeout?: string
+  /** Emulate a service without the Idempotency-Key extension (backend-api §6 point 4). */
+  readonly ignoresKeys?: boolean
   /** The operation's timeout in the faulted run. */
   readonly timeout?: string
   readonly provisioningDelayMs: number
@@ -361,7 +365,28 @@ export const FAULTS: readonly Fault[] = [
   { key: 'f', title: 'account Terminated during the wait', trigger: 'terminate', provisioningDelayMs: 2000 },
   { key: 'g', title: 'operation timeout (1s) during the wait', timeout: '1s', provisioningDelayMs: 2000 },
   { key: 'h', title: 'interrupt during the wait (SIGINT / Cancel)', trigger: 'interrupt', provisioningDelayMs: 2500 },
+  // Issue 8, cases 1 to 6: kills and slow or key-ignoring services, each followed by a re-run.
+  { key: 'i', title: 'SIGTERM to the process group during the wait', trigger: 'sigterm', provisioningDelayMs: 2500 },
+  { key: 'j', title: 'SIGKILL of the engine (terraform / Pulumi) during the wait', trigger: 'kill-engine', provisioningDelayMs: 2500 },
+  { key: 'k', title: 'SIGKILL of the provider during the wait', trigger: 'kill-provider', provisioningDelayMs: 2500 },
+  {
+    key: 'l',
+    title: 'order answered after request_timeout (1s, answer after 1.5s)',
+    rules: (op) => [{ ...op.order, mode: 'delay', delay_ms: 1500, count: 1 }],
+    requestTimeout: '1s',
+    provisioningDelayMs: SHORT_DELAY_MS,
+  },
+  {
+    key: 'm',
+    title: 'service ignoring Idempotency-Key, 502 after the order was processed',
+    rules: (op) => [{ ...op.order, mode: 'error_after', status: 502, count: 1 }],
+    ignoresKeys: true,
+    provisioningDelayMs: SHORT_DELAY_MS,
+  },
 ]
+
+/** Creates: the order kinds whose every column of cases 1 to 6 runs through both front ends by default. */
+export const CREATE_KEYS = ['lite-vm-create', 'metal-create', 'elastic-create']
 
 export function faultsOf(keys: string): Fault[] {
   return FAULTS.filter((f) => keys.includes(f.key))

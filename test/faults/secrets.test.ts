@@ -3,6 +3,8 @@
 // Pulumi plugin with every Engine.Log call captured; and `raw` redaction works by key pattern at any depth.
 import assert from 'node:assert/strict'
 import { readFile } from 'node:fs/promises'
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { REDACTED, redact, redactedJson } from '../../src/api/redact.js'
@@ -158,6 +160,141 @@ describe('no secret in any log', () => {
     } finally {
       await plugin.stop()
       engine.stop()
+    }
+  })
+})
+
+/** A stand-in for the API on 127.0.0.1 that answers every request with `answer`, recording what it got. */
+async function fakeApi(answer: (request: IncomingMessage, body: string, res: ServerResponse) => void) {
+  const seen: { method: string; url: string; headers: IncomingMessage['headers']; body: string }[] = []
+  const server = createServer((request, res) => {
+    let body = ''
+    request.on('data', (chunk: Buffer) => {
+      body += chunk.toString()
+    })
+    request.on('end', () => {
+      seen.push({ method: request.method ?? '', url: request.url ?? '', headers: request.headers, body })
+      answer(request, body, res)
+    })
+  })
+  await new Promise<void>((ready) => server.listen(0, '127.0.0.1', ready))
+  const port = (server.address() as AddressInfo).port
+  return { url: `http://127.0.0.1:${port}`, seen, close: () => new Promise<void>((done) => server.close(() => done())) }
+}
+
+describe('secrets never leave their origin (issue 8, cases 8 to 10)', () => {
+  let emulator: Emulator
+  before(async () => {
+    emulator = await Emulator.start({ apiKey: API_KEY, provisioningDelayMs: 100 })
+  })
+  after(async () => {
+    await emulator?.stop()
+  })
+  const password = PASSWORDS[0] ?? ''
+  const vm = block('resource', 'provider_lite_vm', 'vm', {
+    ssh_and_console_user: 'deployer',
+    console_password: password,
+    product_id: 101,
+    select_os: 'Ubuntu-22.04',
+    keypair_id: 1,
+    cycle: 'm',
+    vm_name: 'leak-vm',
+  })
+  const secretsIn = (text: string) => [API_KEY, password].filter((s) => text.includes(s)).length
+
+  test('8: a 302 or 307 to another origin is refused; nothing reaches that origin', { timeout: 60_000 }, async () => {
+    const elsewhere = await fakeApi((_q, _b, res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{}'))
+    for (const status of [302, 307]) {
+      const redirector = await fakeApi((request, _b, res) => res.writeHead(status, { location: `${elsewhere.url}${request.url}` }).end())
+      const ws = await Workspace.create(emulator)
+      try {
+        await ws.write([PROVIDER_BLOCKS, vm].join('\n'))
+        const run = await ws.apply([], { env: { PROVIDER_API_KEY: API_KEY, PROVIDER_BASE_URL: `${redirector.url}/v1` } })
+        const text = run.stdout + run.stderr
+        assert.notEqual(run.code, 0, describeRun(run))
+        assert.match(text, /redirect/, describeRun(run))
+        assert.ok(redirector.seen.length > 0, 'the provider reached the API')
+        report.add({ kind: 'secret', where: `terraform output, API answering ${status} to another origin`, lines: text.split('\n').length, leaks: secretsIn(text) + elsewhere.seen.length })
+        assert.equal(elsewhere.seen.length, 0, 'a request followed the redirect')
+        assert.equal(secretsIn(text), 0)
+      } finally {
+        await ws.cleanup()
+        await redirector.close()
+      }
+    }
+    await elsewhere.close()
+  })
+
+  test('9: a 500 echoing the request leaks neither the key nor the password, through terraform and Pulumi', { timeout: 60_000 }, async () => {
+    const echo = await fakeApi((request, body, res) => {
+      const message = `debug: ${JSON.stringify({ headers: request.headers, body })}`
+      res.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ message }))
+    })
+    const ws = await Workspace.create(emulator)
+    try {
+      await ws.write([PROVIDER_BLOCKS, vm].join('\n'))
+      const run = await ws.apply([], { env: { PROVIDER_API_KEY: API_KEY, PROVIDER_BASE_URL: `${echo.url}/v1` } })
+      const text = run.stdout + run.stderr
+      assert.notEqual(run.code, 0, describeRun(run))
+      assert.ok(echo.seen.some((s) => s.body.includes(password)), 'the server did get (and echo) the password')
+      report.add({ kind: 'secret', where: 'terraform output, a 500 echoing the request', lines: text.split('\n').length, leaks: secretsIn(text) })
+      assert.equal(secretsIn(text), 0, text)
+    } finally {
+      await ws.cleanup()
+    }
+    const engine = await startFakeEngine()
+    const plugin = await Plugin.launch(engine.address)
+    try {
+      const secret = (value: string) => ({ '4dabf18193072939515e22adb298388d': '1b47061264138c4ac30d75fd1eb44270', value })
+      await plugin.configure({ apiKey: secret(API_KEY), baseUrl: `${echo.url}/v1`, pollInterval: '100ms' })
+      const urn = urnOf('provider:index:LiteVm', 'vm')
+      const program = { sshAndConsoleUser: 'deployer', consolePassword: password, productId: 101, selectOs: 'Ubuntu-22.04', keypairId: 1, cycle: 'm', vmName: 'leak-vm' }
+      const failed = await plugin.create(urn, (await plugin.check(urn, program)).inputs).then(
+        () => assert.fail('the create succeeded'),
+        (error: Error & { details?: string }) => `${error.message}\n${error.details ?? ''}`,
+      )
+      const text = `${failed}\n${engine.logs.map((l) => l.message).join('\n')}\n${plugin.stderr()}`
+      report.add({ kind: 'secret', where: 'Pulumi error and Engine.Log, a 500 echoing the request', lines: text.split('\n').length, leaks: secretsIn(text) })
+      assert.equal(secretsIn(text), 0, text)
+    } finally {
+      await plugin.stop()
+      engine.stop()
+      await echo.close()
+    }
+  })
+
+  test('10: an api_key with a newline or NUL and a base_url with user:password@ are refused at plan, naming the attribute', { timeout: 60_000 }, async () => {
+    const ws = await Workspace.create(emulator)
+    try {
+      const keypair = block('resource', 'provider_lite_keypair', 'k', { name: 'leak-key' })
+      // A NUL cannot travel in an environment variable: the bad keys come from a sensitive variable (HCL
+      // escapes), as a careful user would pass a key, so that Terraform's own source snippet shows none.
+      const withKey = (hcl: string) =>
+        `${PROVIDER_BLOCKS.replace('poll_interval = "100ms"', 'poll_interval = "100ms"\n  api_key = var.key')}\n` +
+        `variable "key" {\n  type      = string\n  sensitive = true\n  default   = "${hcl}"\n}\n`
+      for (const [attribute, config, env, secret] of [
+        ['api_key', withKey(`${API_KEY}\\nX-Injected: 1`), {}, API_KEY],
+        ['api_key', withKey(`${API_KEY}\\u0000`), {}, API_KEY],
+        [
+          'base_url',
+          PROVIDER_BLOCKS,
+          { PROVIDER_API_KEY: API_KEY, PROVIDER_BASE_URL: emulator.baseUrl.replace('http://', 'http://admin:Hunter2Secret@') },
+          'Hunter2Secret',
+        ],
+      ] as const) {
+        await ws.write([config, keypair].join('\n'))
+        const before = (await emulator.orders()).total
+        const run = await ws.plan([], { env })
+        const text = run.stdout + run.stderr
+        assert.equal(run.code, 1, describeRun(run))
+        assert.match(text, new RegExp(attribute), describeRun(run))
+        assert.doesNotMatch(text, /Provider bug|invalid header/)
+        report.add({ kind: 'secret', where: `terraform plan output, bad ${attribute}`, lines: text.split('\n').length, leaks: text.includes(secret) ? 1 : 0 })
+        assert.ok(!text.includes(secret), `the ${attribute} value is printed:\n${text}`)
+        assert.equal((await emulator.orders()).total, before)
+      }
+    } finally {
+      await ws.cleanup()
     }
   })
 })

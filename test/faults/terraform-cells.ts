@@ -20,7 +20,7 @@ import {
 } from './matrix.js'
 import { type CellRow, Report } from './report.js'
 
-interface Lane {
+export interface Lane {
   em: Emulator
   ws: Workspace
 }
@@ -139,8 +139,16 @@ function sorted(counts: Record<string, number>): Record<string, number> {
   return Object.fromEntries(Object.entries(counts).sort(([a], [b]) => a.localeCompare(b)))
 }
 
-/** One describe per file: `lanes` emulators and workspaces, every operation crossed with `faults`. */
-export function terraformMatrix(part: string, faults: readonly Fault[], lanes = 2, operations: readonly Operation[] = OPERATIONS): void {
+export type Cell = (lane: Lane, op: Operation, fault: Fault, report: Report) => Promise<void>
+
+/** One describe per file: `lanes` emulators and workspaces, every operation crossed with `faults`, each run by `cell`. */
+export function terraformMatrix(
+  part: string,
+  faults: readonly Fault[],
+  lanes = 2,
+  operations: readonly Operation[] = OPERATIONS,
+  cell: Cell = terraformCell,
+): void {
   const report = new Report(part)
   describe(`fault matrix through terraform: ${faults.map((f) => f.title).join(', ')}`, { concurrency: lanes }, () => {
     const free: Lane[] = []
@@ -171,7 +179,7 @@ export function terraformMatrix(part: string, faults: readonly Fault[], lanes = 
         test(`${op.title} × ${fault.title}`, { timeout: 120_000 }, async () => {
           const lane = await take()
           try {
-            await terraformCell(lane, op, fault, report)
+            await cell(lane, op, fault, report)
           } finally {
             give(lane)
           }

@@ -7,7 +7,7 @@ import * as utilities from "../utilities";
 const __config = new pulumi.Config("provider");
 
 /**
- * The API key, sent as `x-token`. Falls back to the `PROVIDER_API_KEY` environment variable.
+ * The API key, sent as `x-token`. Falls back to the `PROVIDER_API_KEY` environment variable. Must be free of control characters (line breaks, tabs, NUL).
  */
 export declare const apiKey: string | undefined;
 Object.defineProperty(exports, "apiKey", {

@@ -1,0 +1,257 @@
+import assert from 'node:assert/strict'
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterEach, describe, test } from 'node:test'
+import { OrderUnresolvedError } from './errors.js'
+import { fail, ok, type RecordedRequest, testClient } from './fake-fetch.js'
+import type { OperationFrame } from './transport.js'
+
+const ORDER = { order_id: '500017', account_id: '100042' }
+const VM_BODY = {
+  product_id: 101,
+  cycle: 'm',
+  select_os: 'Ubuntu-22.04',
+  keypair_id: 7,
+  ssh_and_console_user: 'deployer',
+  console_password: 'S3cretPass9',
+  vm_name: 'web',
+}
+const directories: string[] = []
+function journal(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'journal-test-'))
+  directories.push(dir)
+  return dir
+}
+afterEach(() => {
+  for (const dir of directories.splice(0)) rmSync(dir, { recursive: true, force: true })
+})
+
+/** An operation frame as core makes one; `finish()` hands the outcome over. */
+function frame(scope?: string, timeoutMs?: number) {
+  const finishers: (() => void)[] = []
+  const value: OperationFrame = { scope, timeoutMs, onFinish: (f) => finishers.push(f) }
+  const finish = () => {
+    for (const f of finishers.splice(0)) f()
+  }
+  return { value, finish }
+}
+
+const echoing =
+  (status: number, data: unknown) =>
+  (r: RecordedRequest): Response =>
+    (status === 200 ? ok : (s: unknown) => fail(status, s))(data, { 'idempotency-key': r.headers.get('idempotency-key') ?? '' })
+
+function vmAccount(id: string, name: string, created: string) {
+  return {
+    account_id: Number(id),
+    status: 'Pending',
+    billingcycle: 'Monthly',
+    date_created: created,
+    next_due: '2026-12-24',
+    recurring_amount: 1,
+    product_id: 101,
+    product_name: 'XS',
+    description: '',
+    order_id: `5${id}`,
+    last_invoice: null,
+    extra_details: { region: 'r', region_label: 'R', name, ciuser: 'u', cipassword: 'p', keypair_id: 7, osname: 'o', disk_size: '20', snapshot_id: null },
+  }
+}
+
+describe('order journal', () => {
+  test('a run killed after the order answered: the next run gets the same account without a request', async () => {
+    const dir = journal()
+    const run1 = frame()
+    const first = testClient([echoing(200, ORDER)], { journalDirectory: dir, operation: () => run1.value })
+    assert.deepEqual(await first.client.lites.createVm(VM_BODY), ORDER)
+    // The process dies here: the operation never hands its outcome over.
+    const second = testClient([], { journalDirectory: dir, operation: () => run2.value })
+    const run2 = frame()
+    const order = await second.client.lites.createVm(VM_BODY)
+    assert.equal(order.account_id, '100042')
+    assert.equal(second.requests.length, 0)
+    assert.ok(second.logs.some((l) => l.level === 'warn' && l.message.includes('100042')))
+  })
+
+  test('a delivered order is never reused, and two identical intents in one run get two keys', async () => {
+    const dir = journal()
+    const op = frame()
+    const { client, requests } = testClient([echoing(200, ORDER), echoing(200, { ...ORDER, account_id: '100043' })], {
+      journalDirectory: dir,
+      operation: () => op.value,
+    })
+    await Promise.all([client.lites.createVm(VM_BODY), client.lites.createVm(VM_BODY)])
+    const keys = requests.map((r) => r.headers.get('idempotency-key'))
+    assert.equal(new Set(keys).size, 2)
+    op.finish()
+    const next = frame()
+    const again = testClient([echoing(200, { ...ORDER, account_id: '100044' })], { journalDirectory: dir, operation: () => next.value })
+    assert.equal((await again.client.lites.createVm(VM_BODY)).account_id, '100044')
+    assert.equal(again.requests.length, 1)
+  })
+
+  test('count = 2 killed during the waits: the re-run takes each entry once and places no order', async () => {
+    const dir = journal()
+    const run1 = frame()
+    const first = testClient([echoing(200, ORDER), echoing(200, { ...ORDER, account_id: '100043' })], {
+      journalDirectory: dir,
+      operation: () => run1.value,
+    })
+    await first.client.lites.createVm(VM_BODY)
+    await first.client.lites.createVm(VM_BODY)
+    const run2 = frame()
+    const second = testClient([], { journalDirectory: dir, operation: () => run2.value })
+    const ids = [(await second.client.lites.createVm(VM_BODY)).account_id, (await second.client.lites.createVm(VM_BODY)).account_id]
+    assert.deepEqual(ids.sort(), ['100042', '100043'])
+    assert.equal(second.requests.length, 0)
+  })
+
+  test('the journal holds no secret: the API key and the console password enter only as a hash', async () => {
+    const dir = journal()
+    const { client } = testClient([echoing(200, ORDER)], { journalDirectory: dir })
+    await client.lites.createVm(VM_BODY)
+    const text = readdirSync(dir)
+      .map((f) => readFileSync(join(dir, f), 'utf8'))
+      .join('')
+    assert.doesNotMatch(text, /secret-key|S3cretPass9/)
+  })
+
+  test('an order slower than request_timeout is replayed with its key until it answers, never abandoned', async () => {
+    const dir = journal()
+    const op = frame(undefined, 60_000)
+    const replies = [
+      (r: RecordedRequest) =>
+        fail(409, 'request with this Idempotency-Key is in progress', { 'retry-after': '1', 'idempotency-key': r.headers.get('idempotency-key') ?? '' }),
+      new Error('request timed out'),
+      echoing(200, ORDER),
+    ]
+    const { client, requests } = testClient(
+      [(r) => fail(503, 'x', { 'idempotency-key': r.headers.get('idempotency-key') ?? '' }), ...replies],
+      { journalDirectory: dir, operation: () => op.value, maxAttempts: 1 },
+    )
+    assert.equal((await client.lites.createVm(VM_BODY)).account_id, '100042')
+    assert.equal(new Set(requests.map((r) => r.headers.get('idempotency-key'))).size, 1)
+  })
+
+  test('past the deadline the error names the key, and the next run replays that key', async () => {
+    const dir = journal()
+    const op = frame(undefined, 1_000)
+    const echo503 = (r: RecordedRequest) => fail(503, 'x', { 'idempotency-key': r.headers.get('idempotency-key') ?? '' })
+    const first = testClient([echo503, echo503, echo503], { journalDirectory: dir, operation: () => op.value })
+    const error = await first.client.lites.createVm(VM_BODY).then(
+      () => assert.fail('expected an error'),
+      (e: unknown) => e,
+    )
+    assert.ok(error instanceof OrderUnresolvedError)
+    const key = first.requests[0]?.headers.get('idempotency-key') ?? ''
+    assert.match(error.message, new RegExp(key))
+    op.finish()
+    const next = frame(undefined, 60_000)
+    const second = testClient([echoing(200, ORDER)], { journalDirectory: dir, operation: () => next.value })
+    await second.client.lites.createVm(VM_BODY)
+    assert.equal(second.requests[0]?.headers.get('idempotency-key'), key)
+  })
+
+  test('a service that does not echo keys: a 502 is never retried; the single new match is adopted', async () => {
+    const dir = journal()
+    const op = frame(undefined, 60_000)
+    const { client, requests } = testClient(
+      [
+        fail(502, 'Bad Gateway'),
+        fail(405, 'Method Not Allowed'),
+        ok([vmAccount('100041', 'web', '1969-12-31 00:00:00'), vmAccount('100042', 'web', new Date(1_000_000).toISOString().slice(0, 19).replace('T', ' ')), vmAccount('100043', 'db', '2099-01-01 00:00:00')]),
+      ],
+      { journalDirectory: dir, operation: () => op.value },
+    )
+    const order = await client.lites.createVm(VM_BODY)
+    assert.equal(order.account_id, '100042')
+    assert.equal(requests.filter((r) => r.method === 'POST').length, 1)
+  })
+
+  test('a service that does not echo keys: two matching new accounts stop with both ids, nothing adopted', async () => {
+    const dir = journal()
+    const op = frame(undefined, 60_000)
+    const created = '2099-01-01 00:00:00'
+    const { client, requests } = testClient(
+      [fail(502, 'Bad Gateway'), fail(405, 'Method Not Allowed'), ok([vmAccount('100042', 'web', created), vmAccount('100043', 'web', created)])],
+      { journalDirectory: dir, operation: () => op.value },
+    )
+    const error = await client.lites.createVm(VM_BODY).then(
+      () => assert.fail('expected an error'),
+      (e: unknown) => e,
+    )
+    assert.ok(error instanceof OrderUnresolvedError)
+    assert.deepEqual([...error.candidates], ['100042', '100043'])
+    assert.match(error.message, /import/)
+    assert.equal(requests.filter((r) => r.method === 'POST').length, 1)
+  })
+
+  test('an upgrade against a service that does not echo keys is not resent after a 502, then or on the next run', async () => {
+    const dir = journal()
+    const op = frame(undefined, 60_000)
+    const first = testClient([fail(502, 'Bad Gateway'), fail(405, 'x')], { journalDirectory: dir, operation: () => op.value })
+    await assert.rejects(first.client.lites.upgradeDisk('100042', { additional_size: 10 }), OrderUnresolvedError)
+    op.finish()
+    const next = frame(undefined, 60_000)
+    const second = testClient([], { journalDirectory: dir, operation: () => next.value })
+    await assert.rejects(second.client.lites.upgradeDisk('100042', { additional_size: 10 }), /delete .*\.json/)
+    assert.equal(second.requests.length, 0)
+  })
+
+  test('a rebuild answered before the kill is not run again by the next run', async () => {
+    const dir = journal()
+    const run1 = frame()
+    const first = testClient([echoing(200, true)], { journalDirectory: dir, operation: () => run1.value })
+    await first.client.lites.rebuildVm('100042', { select_os: 'Debian-12' })
+    const run2 = frame()
+    const second = testClient([], { journalDirectory: dir, operation: () => run2.value })
+    await second.client.lites.rebuildVm('100042', { select_os: 'Debian-12' })
+    assert.equal(second.requests.length, 0)
+  })
+
+  test('a slow order on a fresh run: one GET asks whether keys are honoured, then the order is replayed with its key', async () => {
+    const op = frame(undefined, 60_000)
+    const probe = (r: RecordedRequest) => fail(405, 'x', { 'idempotency-key': r.headers.get('idempotency-key') ?? '' })
+    const { client, requests } = testClient([new Error('request timed out'), probe, echoing(200, ORDER)], {
+      operation: () => op.value,
+      journalDirectory: journal(),
+    })
+    assert.equal((await client.lites.changePackage('100042', { new_product_id: 102 })).account_id, '100042')
+    assert.deepEqual(
+      requests.map((r) => r.method),
+      ['POST', 'GET', 'POST'],
+    )
+    assert.equal(requests[0]?.headers.get('idempotency-key'), requests[2]?.headers.get('idempotency-key'))
+  })
+
+  test('what one service confirmed says nothing about another sharing the journal', async () => {
+    const dir = journal()
+    const honouring = testClient([echoing(200, ORDER)], { journalDirectory: dir })
+    await honouring.client.lites.createVm(VM_BODY)
+    const op = frame(undefined, 60_000)
+    const other = testClient([fail(502, 'Bad Gateway'), fail(405, 'x'), ok([])], {
+      journalDirectory: dir,
+      operation: () => op.value,
+      baseUrl: 'https://other.example.invalid/v1',
+      fetch: async (request) => {
+        const reply = [fail(502, 'Bad Gateway'), fail(405, 'x'), ok([])][calls++]
+        if (!reply) throw new Error(`unexpected ${request.method} ${request.url}`)
+        return reply
+      },
+    })
+    let calls = 0
+    await assert.rejects(other.client.lites.createVm(VM_BODY), OrderUnresolvedError)
+    assert.equal(calls >= 2, true)
+  })
+
+  test('429 does not use up attempts while the operation has time', async () => {
+    const op = frame(undefined, 600_000)
+    const slow = fail(429, 'slow down', { 'retry-after': '1' })
+    const { client, requests } = testClient([slow, fail(429, 'x'), fail(429, 'x'), fail(429, 'x'), fail(429, 'x'), ok(true)], {
+      operation: () => op.value,
+    })
+    await client.lites.renameVm('1', { name: 'abcdef' })
+    assert.equal(requests.length, 6)
+  })
+})

@@ -1,0 +1,51 @@
+/**
+ * The operation a piece of code runs for, carried through async calls: which resource asks (a
+ * Pulumi URN; Terraform sends none), until when it may take, and what to do once its outcome has
+ * been handed to the engine. The API client reads it through a callback, so neither imports the other.
+ */
+import { AsyncLocalStorage } from 'node:async_hooks'
+
+export interface OperationFrame {
+  readonly scope: string | undefined
+  /** How long the operation may take; the client starts counting on its own clock at its first call. */
+  readonly timeoutMs: number | undefined
+  /** Set by the client at its first call: the operation's start on the client's clock. */
+  startedAt?: number
+  onFinish(callback: () => void): void
+}
+
+const storage = new AsyncLocalStorage<OperationFrame>()
+let abandoned = false
+
+/**
+ * From now on no outcome counts as handed over: the process is going down and the engine may not
+ * be there to receive it, so every order stays open in the journal for the next run to take over.
+ */
+export function abandonDeliveries(): void {
+  abandoned = true
+}
+
+/** The frame of the operation the caller runs in, if any. */
+export function currentOperation(): OperationFrame | undefined {
+  return storage.getStore()
+}
+
+/**
+ * Runs one operation. The finish callbacks run after `fn` settles, that is once the outcome (with any
+ * id an order answered) is in the hands of the front end that returns it to the engine.
+ */
+export async function withOperation<T>(scope: string | undefined, timeoutMs: number | undefined, fn: () => Promise<T>): Promise<T> {
+  const finishers: (() => void)[] = []
+  const frame: OperationFrame = { scope, timeoutMs, onFinish: (callback) => finishers.push(callback) }
+  try {
+    return await storage.run(frame, fn)
+  } finally {
+    for (const finish of abandoned ? [] : finishers) {
+      try {
+        finish()
+      } catch {
+        // A journal that cannot be written only loses the "delivered" mark: the entry then expires.
+      }
+    }
+  }
+}
