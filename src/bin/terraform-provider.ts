@@ -2,17 +2,28 @@
 // Only the handshake's code loads before the handshake line; the provider service (definitions,
 // codec, API client) loads right after it, while Terraform connects, since every command starts
 // the provider several times.
-import { lazyService, servePlugin } from '../terraform/handshake.js'
+import { fixedResponse, lazyService, servePlugin } from '../terraform/handshake.js'
 import { createLogger } from '../terraform/log.js'
 import { startupMarks } from './startup-trace.js'
 
 export const VERSION = '0.1.0'
 
+/**
+ * GetProviderSchema's response, base64, stamped into the bundle by scripts/build.mjs from the same
+ * build (providerSchemaResponse); absent in the tsc output, which then computes it. Each Terraform
+ * command's first launch only fetches the schema (later launches take it from Terraform's cache, as
+ * get_provider_schema_optional allows), so with these bytes that launch loads no definition at all.
+ */
+declare const PROVIDER_SCHEMA_RESPONSE: string | undefined
+const schemaResponse = typeof PROVIDER_SCHEMA_RESPONSE === 'string' ? Buffer.from(PROVIDER_SCHEMA_RESPONSE, 'base64') : undefined
+
 const marks = startupMarks()
 const log = createLogger()
 void servePlugin({
   log,
+  warm: schemaResponse === undefined,
   services: [
+    ...(schemaResponse ? [fixedResponse('/tfplugin6.Provider/GetProviderSchema', schemaResponse)] : []),
     lazyService('tfplugin6.Provider', async () => {
       const [{ dataSources, providerDefinition, resources }, { providerService }] = await Promise.all([
         import('../resources/index.js'),

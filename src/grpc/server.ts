@@ -141,7 +141,11 @@ export function createGrpcServer(options: GrpcServerOptions = {}): GrpcServer {
     registerLazy(typeName, load) {
       let loading: Promise<void> | undefined
       lazy.set(typeName, () => {
-        loading ??= load()
+        loading ??= (async () => {
+          const started = performance.now()
+          await load()
+          log.debug('service loaded', { service: typeName, ms: Math.round(performance.now() - started) })
+        })()
         return loading
       })
     },
