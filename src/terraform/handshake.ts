@@ -34,7 +34,8 @@ export function lazyService(typeName: string, load: () => Promise<ServiceBinding
 
 /**
  * A method answered with fixed bytes, without loading any service: for a response built at release time.
- * It takes precedence over a lazy service's method of the same path until that service is loaded.
+ * It takes precedence over the service's own method of the same path, also once that service is loaded
+ * (in the serve mode, every Terraform command asks for the schema again).
  */
 export function fixedResponse(path: string, bytes: Uint8Array): ServiceBinding {
   return { typeName: path, attach: (server) => server.registerRaw(path, () => bytes) }
