@@ -2,8 +2,6 @@
 // bytes stamped into it at build time, identical to what its definitions encode to, and loads no
 // definition for that: the first launch of every Terraform command only fetches the schema.
 import assert from 'node:assert/strict'
-import { spawn } from 'node:child_process'
-import { once } from 'node:events'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, test } from 'node:test'
@@ -14,6 +12,7 @@ import { GRPCController } from '../src/terraform/gen/grpc_controller_pb.js'
 import { GetProviderSchema_ResponseSchema, Provider } from '../src/terraform/gen/tfplugin6.8_pb.js'
 import { providerSchemaResponse } from '../src/terraform/provider-service.js'
 import { connectGrpcTestClient } from '../src/terraform/testing/grpc-client.js'
+import { launchPlugin } from '../src/terraform/testing/launch.js'
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
 const { version } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }
@@ -22,42 +21,31 @@ const bundle = join(ROOT, 'dist/mirror/registry.terraform.io/provider/provider',
 
 describe('terraform provider bundle start-up', () => {
   test('GetProviderSchema is answered from build-time bytes without loading the definitions, and equals what they encode to', async () => {
-    const child = spawn(process.execPath, [bundle], {
-      env: { PATH: process.env.PATH ?? '', PROVIDER_DEBUG_REATTACH: '1', TF_LOG_PROVIDER: 'DEBUG' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    })
-    let stdout = ''
-    let stderr = ''
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-      stdout += chunk
-    })
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-      stderr += chunk
-    })
-    const exited = once(child, 'exit').then(([code]) => code as number | null)
+    const run = launchPlugin([bundle], { PROVIDER_DEBUG_REATTACH: '1', TF_LOG_PROVIDER: 'DEBUG' })
+    const stderr = () => run.output().stderr
     try {
-      for (let i = 0; i < 1000 && !stdout.includes('\n'); i++) await new Promise((r) => setTimeout(r, 10))
-      const address = /^1\|6\|tcp\|(127\.0\.0\.1:\d+)\|grpc\|$/m.exec(stdout)?.[1]
-      assert.ok(address, `handshake line: ${stdout} ${stderr}`)
+      const line = await run.firstLine
+      const address = /^1\|6\|tcp\|(127\.0\.0\.1:\d+)\|grpc\|$/.exec(line)?.[1]
+      assert.ok(address, `handshake line: ${line}`)
       const grpc = connectGrpcTestClient({ address })
       const expected = fromBinary(GetProviderSchema_ResponseSchema, providerSchemaResponse({ provider: providerDefinition, resources, dataSources }))
       assert.ok(Object.keys(expected.resourceSchemas).length > 0)
 
       const precomputed = await grpc.call(Provider.method.getProviderSchema, {})
       assert.ok(equals(GetProviderSchema_ResponseSchema, precomputed, expected), 'the stamped schema differs from the definitions')
-      assert.ok(!stderr.includes('service loaded'), 'GetProviderSchema loaded the provider service')
+      assert.ok(!stderr().includes('service loaded'), 'GetProviderSchema loaded the provider service')
 
       // Any other call loads the service; the schema it answers from then on is the same.
       const metadata = await grpc.call(Provider.method.getMetadata, {})
       assert.ok(metadata.resources.length > 0)
-      assert.match(stderr, /service loaded/)
+      assert.match(stderr(), /service loaded/)
       assert.ok(equals(GetProviderSchema_ResponseSchema, await grpc.call(Provider.method.getProviderSchema, {}), expected))
 
       await grpc.call(GRPCController.method.shutdown, {})
       await grpc.close().catch(() => {})
-      assert.equal(await exited, 0)
+      assert.equal(await run.exited, 0)
     } finally {
-      if (child.exitCode === null) child.kill('SIGKILL')
+      if (run.child.exitCode === null) run.child.kill('SIGKILL')
     }
   })
 })
