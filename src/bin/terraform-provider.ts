@@ -1,7 +1,7 @@
 // Entry point of terraform-provider-provider: serves plugin protocol 6 with every resource and lookup.
-// Only the handshake's code loads before the handshake line; the provider service (definitions,
-// codec, API client) loads right after it, while Terraform connects, since every command starts
-// the provider several times.
+// Only the handshake's code loads before the handshake line. Every Terraform command starts the
+// provider several times: GetProviderSchema is answered from bytes built with the bundle, and the
+// provider service (definitions, codec, API client) loads on the first call that needs it.
 import { fixedResponse, lazyService, servePlugin } from '../terraform/handshake.js'
 import { createLogger } from '../terraform/log.js'
 import { startupMarks } from './startup-trace.js'
