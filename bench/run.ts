@@ -300,6 +300,8 @@ interface Phases {
   moduleLoad: number[]
   serve: number[]
   firstRpc: number[]
+  /** Terraform only: GetMetadata after GetProviderSchema, the first call that loads the definitions. */
+  serviceLoad: number[]
   shutdownToExit: number[]
 }
 
@@ -337,6 +339,9 @@ async function phasesOnce(command: string, args: readonly string[], kind: 'terra
   await rawCall(port, kind === 'terraform' ? '/tfplugin6.Provider/GetProviderSchema' : '/pulumirpc.ResourceProvider/GetSchema')
   into.firstRpc.push(performance.now() - before)
   if (kind === 'terraform') {
+    const loading = performance.now()
+    await rawCall(port, '/tfplugin6.Provider/GetMetadata')
+    into.serviceLoad.push(performance.now() - loading)
     const asked = performance.now()
     await rawCall(port, '/plugin.GRPCController/Shutdown')
     into.shutdownToExit.push((await exited) - asked)
@@ -352,26 +357,28 @@ async function phases(executables: Executables): Promise<void> {
   rows.push(['terraform: node provider.cjs', process.execPath, [tfBundle], 'terraform'])
   if (executables.pulumi) rows.push(['pulumi: single executable', executables.pulumi, [], 'pulumi'])
   rows.push(['pulumi: node provider.cjs', process.execPath, [pulumiBundle], 'pulumi'])
-  const results = rows.map((): Phases => ({ total: [], processStart: [], moduleLoad: [], serve: [], firstRpc: [], shutdownToExit: [] }))
+  const empty = (): Phases => ({ total: [], processStart: [], moduleLoad: [], serve: [], firstRpc: [], serviceLoad: [], shutdownToExit: [] })
+  const results = rows.map(empty)
   for (let round = 0; round < PHASE_RUNS + 1; round++) {
     for (let i = 0; i < rows.length; i++) {
       const [, command, args, kind] = rows[i]!
-      const sink: Phases = round === 0 ? { total: [], processStart: [], moduleLoad: [], serve: [], firstRpc: [], shutdownToExit: [] } : results[i]!
+      const sink: Phases = round === 0 ? empty() : results[i]!
       await phasesOnce(command, args, kind, sink)
     }
   }
   const cell = (values: readonly number[]) => (values.length > 0 ? ms(median(values)) : '–')
   printTable(
     `2. Per-phase breakdown, ms: median of ${PHASE_RUNS} runs (marks from PROVIDER_TRACE_STARTUP=1; first RPC and Shutdown from a plaintext client)`,
-    ['variant', 'process start', 'module load', 'listen + handshake', 'launch → line', 'first RPC', 'shutdown → exit (target ≤ 10)'],
+    ['variant', 'process start', 'module load', 'listen + handshake', 'launch → line', 'first RPC', 'service load', 'shutdown → exit (target ≤ 10)'],
     rows.map(([name], i) => {
       const r = results[i]!
       const exit = r.shutdownToExit.length > 0 ? `${cell(r.shutdownToExit)} (${verdict(median(r.shutdownToExit), 10)})` : 'n/a'
-      return [name, cell(r.processStart), cell(r.moduleLoad), cell(r.serve), cell(r.total), cell(r.firstRpc), exit]
+      return [name, cell(r.processStart), cell(r.moduleLoad), cell(r.serve), cell(r.total), cell(r.firstRpc), cell(r.serviceLoad), exit]
     }),
   )
   console.log('\n  process start: runtime start to the bundle\'s first statement; module load: to the entry point\'s body;')
-  console.log('  listen + handshake: to the handshake or port line; first RPC: GetProviderSchema or GetSchema (loads the definitions).')
+  console.log('  listen + handshake: to the handshake or port line; first RPC: GetProviderSchema (bytes built at build time, nothing loaded)')
+  console.log('  or GetSchema (loads the definitions); service load: GetMetadata next, the first Terraform call that loads the definitions.')
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -1,13 +1,22 @@
 // Entry point of terraform-provider-provider: serves plugin protocol 6 with every resource and lookup.
-// Only the handshake's code loads before the handshake line; the provider service (definitions,
-// codec, API client) loads right after it, while Terraform connects, since every command starts
-// the provider several times.
+// Only the handshake's code loads before the handshake line. Every Terraform command starts the
+// provider several times: GetProviderSchema is answered from bytes built with the bundle, and the
+// provider service (definitions, codec, API client) loads on the first call that needs it.
 import { guardProcess } from '../core/process-guard.js'
-import { lazyService, servePlugin } from '../terraform/handshake.js'
+import { fixedResponse, lazyService, servePlugin } from '../terraform/handshake.js'
 import { createLogger } from '../terraform/log.js'
 import { startupMarks } from './startup-trace.js'
 
 export const VERSION = '0.1.0'
+
+/**
+ * GetProviderSchema's response, base64, stamped into the bundle by scripts/build.mjs from the same
+ * build (providerSchemaResponse); absent in the tsc output, which then computes it. Each Terraform
+ * command's first launch only fetches the schema (later launches take it from Terraform's cache, as
+ * get_provider_schema_optional allows), so with these bytes that launch loads no definition at all.
+ */
+declare const PROVIDER_SCHEMA_RESPONSE: string | undefined
+const schemaResponse = typeof PROVIDER_SCHEMA_RESPONSE === 'string' ? Buffer.from(PROVIDER_SCHEMA_RESPONSE, 'base64') : undefined
 
 const marks = startupMarks()
 const log = createLogger()
@@ -16,7 +25,9 @@ const log = createLogger()
 guardProcess({ log })
 void servePlugin({
   log,
+  warm: schemaResponse === undefined,
   services: [
+    ...(schemaResponse ? [fixedResponse('/tfplugin6.Provider/GetProviderSchema', schemaResponse)] : []),
     lazyService('tfplugin6.Provider', async () => {
       const [{ dataSources, providerDefinition, resources }, { providerService }] = await Promise.all([
         import('../resources/index.js'),

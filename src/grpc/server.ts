@@ -86,7 +86,10 @@ export interface GrpcServer {
   registerLazy(typeName: string, load: () => Promise<void>): void
   /** Starts every lazy load now, e.g. right after the handshake line, while the client connects. */
   warm(): void
-  /** A method answered from raw protobuf bytes, for messages too small to be worth a descriptor at start-up. */
+  /**
+   * A method answered from raw protobuf bytes, for messages too small to be worth a descriptor at start-up
+   * or built ahead of time. It keeps precedence over a service registered later with the same method.
+   */
   registerRaw(path: string, handler: (payload: Uint8Array, call: CallContext) => Uint8Array | Promise<Uint8Array>): void
   /** Starts listening (127.0.0.1, a free port by default) and resolves to the bound port. */
   listen(host?: string, port?: number): Promise<number>
@@ -125,6 +128,9 @@ export function createGrpcServer(options: GrpcServerOptions = {}): GrpcServer {
       for (const method of service.methods) {
         const handler = (impl as Record<string, UnaryHandler<DescMessage, DescMessage> | undefined>)[method.localName]
         if (method.methodKind !== 'unary' || handler === undefined) continue
+        // A route registered first (a fixed response from registerRaw) stays: a lazy service loaded
+        // later must not replace bytes built ahead of time with the same answer computed per call.
+        if (routes.has(`/${service.typeName}/${method.name}`)) continue
         routes.set(`/${service.typeName}/${method.name}`, async (payload, call) => {
           let request: MessageShape<DescMessage>
           try {
@@ -141,7 +147,11 @@ export function createGrpcServer(options: GrpcServerOptions = {}): GrpcServer {
     registerLazy(typeName, load) {
       let loading: Promise<void> | undefined
       lazy.set(typeName, () => {
-        loading ??= load()
+        loading ??= (async () => {
+          const started = performance.now()
+          await load()
+          log.debug('service loaded', { service: typeName, ms: Math.round(performance.now() - started) })
+        })()
         return loading
       })
     },

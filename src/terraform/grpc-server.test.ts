@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict'
+import { create, toBinary } from '@bufbuild/protobuf'
 import { connect } from 'node:http2'
 import { after, before, describe, test } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { createCertificate } from './certificate.js'
 import { GRPCController } from './gen/grpc_controller_pb.js'
 import { Health, HealthCheckResponse_ServingStatus } from './gen/health_pb.js'
-import { Provider } from './gen/tfplugin6.8_pb.js'
+import { GetMetadata_ResponseSchema, Provider } from './gen/tfplugin6.8_pb.js'
 import { createGrpcServer, decodeGrpcMessage, encodeGrpcMessage, GrpcError, type GrpcServer, GrpcStatus } from '../grpc/index.js'
 import { connectGrpcTestClient, type GrpcTestClient } from './testing/grpc-client.js'
 
@@ -110,6 +111,34 @@ function rawCall(port: number, path: string, body: Buffer): Promise<string> {
     stream.end(body)
   })
 }
+
+describe('gRPC server, fixed responses and lazy services', () => {
+  test('a fixed response answers without loading its lazy service, and keeps answering after the service loads', async () => {
+    const server = createGrpcServer()
+    let loads = 0
+    const fixed = toBinary(GetMetadata_ResponseSchema, create(GetMetadata_ResponseSchema, { resources: [{ typeName: 'provider_fixed' }] }))
+    server.registerRaw('/tfplugin6.Provider/GetMetadata', () => fixed)
+    server.registerLazy('tfplugin6.Provider', async () => {
+      loads++
+      server.register(Provider, {
+        getMetadata: () => ({ resources: [{ typeName: 'provider_computed' }] }),
+        validateProviderConfig: () => ({}),
+      })
+    })
+    const port = await server.listen()
+    const client = connectGrpcTestClient({ address: `127.0.0.1:${port}` })
+    try {
+      assert.equal((await client.call(Provider.method.getMetadata, {})).resources[0]?.typeName, 'provider_fixed')
+      assert.equal(loads, 0)
+      await client.call(Provider.method.validateProviderConfig, {})
+      assert.equal(loads, 1)
+      assert.equal((await client.call(Provider.method.getMetadata, {})).resources[0]?.typeName, 'provider_fixed')
+    } finally {
+      await client.close()
+      await server.close()
+    }
+  })
+})
 
 describe('gRPC server, mutual TLS', () => {
   test('serves a client holding the trusted cert and refuses one without it', async () => {

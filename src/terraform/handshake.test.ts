@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict'
-import { type ChildProcess, spawn } from 'node:child_process'
-import { once } from 'node:events'
+import type { ChildProcess } from 'node:child_process'
 import { dirname, join } from 'node:path'
 import { describe, test } from 'node:test'
 import { fileURLToPath } from 'node:url'
@@ -9,34 +8,13 @@ import { GRPCController } from './gen/grpc_controller_pb.js'
 import { Health, HealthCheckResponse_ServingStatus } from './gen/health_pb.js'
 import { MAGIC_COOKIE_VALUE } from './handshake.js'
 import { connectGrpcTestClient } from './testing/grpc-client.js'
+import { launchPlugin } from './testing/launch.js'
 
 const plugin = join(dirname(fileURLToPath(import.meta.url)), 'testing/echo-plugin.js')
 
 /** Starts the echo plugin the way Terraform does: cookie, protocol versions, client cert, captured stdio. */
 function launch(env: Record<string, string>) {
-  const child = spawn(process.execPath, [plugin], {
-    env: { PATH: process.env.PATH ?? '', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  let stdout = ''
-  let stderr = ''
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-    stdout += chunk
-  })
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-    stderr += chunk
-  })
-  const exited = once(child, 'exit').then(([code]) => code as number | null)
-  const firstLine = new Promise<string>((resolve, reject) => {
-    const check = () => {
-      const end = stdout.indexOf('\n')
-      if (end >= 0) resolve(stdout.slice(0, end))
-    }
-    child.stdout.on('data', check)
-    child.on('exit', () => (stdout.includes('\n') ? check() : reject(new Error(`no stdout line; stderr: ${stderr}`))))
-  })
-  firstLine.catch(() => {}) // tests that expect no line never await it
-  return { child, firstLine, exited, output: () => ({ stdout, stderr }) }
+  return launchPlugin([plugin], env)
 }
 
 function kill(child: ChildProcess) {

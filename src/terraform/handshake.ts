@@ -32,9 +32,23 @@ export function lazyService(typeName: string, load: () => Promise<ServiceBinding
   return { typeName, attach: (server) => server.registerLazy(typeName, async () => (await load()).attach(server)) }
 }
 
+/**
+ * A method answered with fixed bytes, without loading any service: for a response built at release time.
+ * It takes precedence over the service's own method of the same path, also once that service is loaded
+ * (in the serve mode, every Terraform command asks for the schema again).
+ */
+export function fixedResponse(path: string, bytes: Uint8Array): ServiceBinding {
+  return { typeName: path, attach: (server) => server.registerRaw(path, () => bytes) }
+}
+
 export interface ServeOptions {
   /** Usually one binding: bindService(Provider, providerImpl). */
   readonly services: readonly ServiceBinding[]
+  /**
+   * Load the lazy services right after the handshake line (the default). Off when the first call of a
+   * launch may need none of them: loading blocks the event loop, and so the TLS handshake, for its length.
+   */
+  readonly warm?: boolean
   readonly log?: Logger
   /** Seams for tests; default to the real process. */
   readonly env?: NodeJS.ProcessEnv
@@ -105,7 +119,7 @@ export async function servePlugin(options: ServeOptions): Promise<RunningPlugin 
     if (debug) stderr(reattachInstructions(address, process.pid))
     log.debug('plugin server started', { address, tls: certificate !== undefined })
     // Terraform now connects (TLS, then its first calls); loading the services meanwhile overlaps the two.
-    setImmediate(() => server.warm())
+    if (options.warm ?? true) setImmediate(() => server.warm())
     return { port, server }
   } catch (error) {
     const reason = (error instanceof Error ? error.message : String(error)).replace(/\s*\n\s*/g, ' ')

@@ -1,6 +1,6 @@
 // The tfplugin6.Provider service: one thin handler per RPC, decode -> core -> encode. Planning and
 // apply semantics live in core; this file only speaks Terraform's shapes and contract.
-import { create } from '@bufbuild/protobuf'
+import { create, type MessageInitShape, toBinary } from '@bufbuild/protobuf'
 import {
   type AnyDataSource,
   type AnyProvider,
@@ -33,6 +33,7 @@ import type { CtyValue } from './cty.js'
 import {
   type DynamicValue,
   DynamicValueSchema,
+  GetProviderSchema_ResponseSchema,
   type Diagnostic as TfDiagnostic,
   Provider,
 } from './gen/tfplugin6.8_pb.js'
@@ -112,11 +113,36 @@ function untaintAdvice(): Diagnostic {
   }
 }
 
+function views(registry: Registry) {
+  return {
+    providerSchema: providerView(registry.provider),
+    resources: new Map(registry.resources.map((r) => [`provider_${r.name}`, { definition: r, view: resourceView(r) }])),
+    dataSources: new Map(registry.dataSources.map((d) => [`provider_${d.name}`, { definition: d, view: dataSourceView(d) }])),
+  }
+}
+
+function schemaResponse({ providerSchema, resources, dataSources }: ReturnType<typeof views>): MessageInitShape<typeof GetProviderSchema_ResponseSchema> {
+  return {
+    provider: providerSchema.schema,
+    resourceSchemas: Object.fromEntries([...resources].map(([name, r]) => [name, r.view.schema])),
+    dataSourceSchemas: Object.fromEntries([...dataSources].map(([name, d]) => [name, d.view.schema])),
+    serverCapabilities: CAPABILITIES,
+  }
+}
+
+/**
+ * GetProviderSchema's response as bytes, exactly what the service answers. The release bundle carries
+ * them (scripts/build.mjs), so a launch that only fetches the schema — the first of every Terraform
+ * command — answers without loading the definitions (see src/bin/terraform-provider.ts).
+ */
+export function providerSchemaResponse(registry: Registry): Uint8Array {
+  return toBinary(GetProviderSchema_ResponseSchema, create(GetProviderSchema_ResponseSchema, schemaResponse(views(registry))))
+}
+
 export function providerService(registry: Registry, options: ProviderServiceOptions): ServiceBinding {
   const { log } = options
-  const providerSchema = providerView(registry.provider)
-  const resources = new Map(registry.resources.map((r) => [`provider_${r.name}`, { definition: r, view: resourceView(r) }]))
-  const dataSources = new Map(registry.dataSources.map((d) => [`provider_${d.name}`, { definition: d, view: dataSourceView(d) }]))
+  const registryViews = views(registry)
+  const { providerSchema, resources, dataSources } = registryViews
   let client: unknown
   let advise: ((thrown: unknown) => string | null) | undefined
   let strict: string | undefined
@@ -156,12 +182,7 @@ export function providerService(registry: Registry, options: ProviderServiceOpti
       dataSources: [...dataSources.keys()].map((typeName) => ({ typeName })),
     }),
 
-    getProviderSchema: () => ({
-      provider: providerSchema.schema,
-      resourceSchemas: Object.fromEntries([...resources].map(([name, r]) => [name, r.view.schema])),
-      dataSourceSchemas: Object.fromEntries([...dataSources].map(([name, d]) => [name, d.view.schema])),
-      serverCapabilities: CAPABILITIES,
-    }),
+    getProviderSchema: () => schemaResponse(registryViews),
 
     validateProviderConfig: (request) => {
       try {

@@ -1,0 +1,51 @@
+// The Terraform provider's bundle (dist/mirror, from `npm run build`) answers GetProviderSchema with the
+// bytes stamped into it at build time, identical to what its definitions encode to, and loads no
+// definition for that: the first launch of every Terraform command only fetches the schema.
+import assert from 'node:assert/strict'
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { describe, test } from 'node:test'
+import { fileURLToPath } from 'node:url'
+import { equals, fromBinary } from '@bufbuild/protobuf'
+import { dataSources, providerDefinition, resources } from '../src/resources/index.js'
+import { GRPCController } from '../src/terraform/gen/grpc_controller_pb.js'
+import { GetProviderSchema_ResponseSchema, Provider } from '../src/terraform/gen/tfplugin6.8_pb.js'
+import { providerSchemaResponse } from '../src/terraform/provider-service.js'
+import { connectGrpcTestClient } from '../src/terraform/testing/grpc-client.js'
+import { launchPlugin } from '../src/terraform/testing/launch.js'
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url))
+const { version } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }
+const arch = ({ x64: 'amd64', arm64: 'arm64' } as Record<string, string>)[process.arch] ?? process.arch
+const bundle = join(ROOT, 'dist/mirror/registry.terraform.io/provider/provider', version, `${process.platform}_${arch}`, 'provider.cjs')
+
+describe('terraform provider bundle start-up', () => {
+  test('GetProviderSchema is answered from build-time bytes without loading the definitions, and equals what they encode to', async () => {
+    const run = launchPlugin([bundle], { PROVIDER_DEBUG_REATTACH: '1', TF_LOG_PROVIDER: 'DEBUG' })
+    const stderr = () => run.output().stderr
+    try {
+      const line = await run.firstLine
+      const address = /^1\|6\|tcp\|(127\.0\.0\.1:\d+)\|grpc\|$/.exec(line)?.[1]
+      assert.ok(address, `handshake line: ${line}`)
+      const grpc = connectGrpcTestClient({ address })
+      const expected = fromBinary(GetProviderSchema_ResponseSchema, providerSchemaResponse({ provider: providerDefinition, resources, dataSources }))
+      assert.ok(Object.keys(expected.resourceSchemas).length > 0)
+
+      const precomputed = await grpc.call(Provider.method.getProviderSchema, {})
+      assert.ok(equals(GetProviderSchema_ResponseSchema, precomputed, expected), 'the stamped schema differs from the definitions')
+      assert.ok(!stderr().includes('service loaded'), 'GetProviderSchema loaded the provider service')
+
+      // Any other call loads the service; the schema it answers from then on is the same.
+      const metadata = await grpc.call(Provider.method.getMetadata, {})
+      assert.ok(metadata.resources.length > 0)
+      assert.match(stderr(), /service loaded/)
+      assert.ok(equals(GetProviderSchema_ResponseSchema, await grpc.call(Provider.method.getProviderSchema, {}), expected))
+
+      await grpc.call(GRPCController.method.shutdown, {})
+      await grpc.close().catch(() => {})
+      assert.equal(await run.exited, 0)
+    } finally {
+      if (run.child.exitCode === null) run.child.kill('SIGKILL')
+    }
+  })
+})
