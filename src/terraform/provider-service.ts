@@ -166,7 +166,8 @@ function refusedDelete(typeName: string, prior: ValueMap, priorPrivate: TfPrivat
       ' Deleting it would cancel a paid order, and a replacement would place a second one, so nothing was deleted or ordered. ' +
       `To keep it and finish the order: run \`terraform untaint ${typeName}.<name>\` (the address shown with this error), pay ` +
       'its invoice if it waits for payment, and apply again; no second order is placed. To really delete or replace it: set ' +
-      `${setting} = false (or remove it) for that apply or destroy, or untaint it, let the order finish, and delete it then.`,
+      `${setting} = false (or remove it) for that apply or destroy, or untaint it, let the order finish, and delete it then. ` +
+      'To replace a resource on purpose, use `terraform apply -replace=<address>` rather than `terraform taint`.',
   )
 }
 
