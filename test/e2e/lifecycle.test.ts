@@ -226,10 +226,14 @@ describe('drift and billing', () => {
     assert.match(refusal, /fail_on_unfinished = false/)
     assert.equal((await emulator.account(id))?.status, 'Pending')
     assert.equal(String((await ws.stateOf('provider_lite_vm.vm')).id), id)
-    // A destroy is refused while planning (plan_destroy), before anything is applied.
+    // A destroy is refused while planning (plan_destroy), before anything is applied; without the setting it is not.
     const destroyPlan = await ws.plan(['-destroy'])
     assert.equal(destroyPlan.code, 1, describeRun(destroyPlan))
     assert.match(diagnostics(destroyPlan.stdout + destroyPlan.stderr).join('\n'), new RegExp(`Not deleting provider_lite_vm ${id}`))
+    await ws.write(config.replace('\n  fail_on_unfinished = true', ''))
+    const lenient = await ws.plan(['-destroy'])
+    assert.equal(lenient.code, 2, describeRun(lenient))
+    await ws.write(config)
 
     await ws.ok(['untaint', 'provider_lite_vm.vm'])
     await emulator.control('POST', `/accounts/${id}/pay`)
@@ -238,9 +242,17 @@ describe('drift and billing', () => {
     assert.deepEqual(more, [], 'a second VM was ordered')
     assert.equal(String((await ws.stateOf('provider_lite_vm.vm')).id), id)
     assert.equal((await emulator.account(id))?.status, 'Active')
-    // Finished, it is an ordinary resource again: a destroy plans normally.
+    // Finished, it is an ordinary resource again: a destroy plans normally, and a replacement deletes it.
     const finished = await ws.plan(['-destroy'])
     assert.equal(finished.code, 2, describeRun(finished))
+    await ws.write(config.replace('pay_with_credit_card = false', 'pay_with_credit_card = true\n  description = "replaced"'))
+    const { value: replacement, mutations, orders: replacing } = await emulator.effectsOf(() => ws.apply())
+    assert.equal(replacement.code, 0, describeRun(replacement))
+    assert.deepEqual(
+      replacing.map((o) => o.kind),
+      ['lite.vm.create'],
+    )
+    assert.ok(mutations.includes(`DELETE /v1/lites/${id}`), mutations.join(', '))
   })
 
   test('an unpaid disk upgrade behaves as an unpaid create: the next apply calls nothing and warns with the invoice', async () => {
