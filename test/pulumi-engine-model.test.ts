@@ -259,6 +259,27 @@ describe('failOnUnfinished', () => {
       await plugin.configure({ apiKey: 'emulator-key', baseUrl: emulator.baseUrl, pollInterval: '50ms' })
     }
   })
+  test('an unpaid create with nothing deferred: the next up waits for it again (failing while unpaid) and records it Active once paid', async () => {
+    await plugin.configure({ apiKey: 'emulator-key', baseUrl: emulator.baseUrl, pollInterval: '50ms', failOnUnfinished: 'true' })
+    try {
+      const urn = urnOf(VM, 'strict-plain')
+      const program = vmProgram({ vmName: 'strict-plain', payWithCreditCard: false })
+      const first = await model.up(urn, program, null, { timeout: 60 })
+      assert.ok(first.error, 'an unfinished create succeeded')
+      const kept = mustSave(first.saved)
+      const { value: unpaid, kinds } = await ordersOf(() => model.up(urn, program, kept, { timeout: 60 }))
+      assert.ok(unpaid.error, 'an up before payment took the unpaid VM as finished')
+      assert.match(unpaid.error.details, /failOnUnfinished/)
+      assert.deepEqual(kinds, [])
+      await emulator.control('POST', `/accounts/${kept.id}/pay`)
+      const { value: paid, kinds: more } = await ordersOf(() => model.up(urn, program, mustSave(unpaid.saved), { timeout: 60 }))
+      assert.equal(paid.error, undefined, paid.error?.details)
+      assert.deepEqual(more, [])
+      assert.equal(mustSave(paid.saved).outputs.status, 'Active')
+    } finally {
+      await plugin.configure({ apiKey: 'emulator-key', baseUrl: emulator.baseUrl, pollInterval: '50ms' })
+    }
+  })
 })
 
 describe('configuration errors name what to fix (Pulumi names)', () => {

@@ -121,9 +121,12 @@ async function create<C>(definition: AnyResource, planned: ValueMap, session: Se
         later = true
       },
     })
-    const resume = later && definition.resume !== undefined
     const state = settle(planned, observed)
-    const failing = unfinishedError(session, definition, String(state.id), waiting ?? (resume ? 'what was asked besides the order waits until it is Active' : undefined))
+    const deferred = later && definition.resume !== undefined
+    const failing = unfinishedError(session, definition, String(state.id), waiting ?? (deferred ? 'what was asked besides the order waits until it is Active' : undefined))
+    // Made an error, an unfinished order is resumed by the next apply as its message says: it waits for
+    // the order again (and fails again while it is unfinished) instead of taking the saved state as done.
+    const resume = (deferred || failing.length > 0) && definition.resume !== undefined
     return { state, private: resume ? { resume: true } : {}, diagnostics: [...diagnostics, ...failing], incomplete: failing.length > 0 }
   } catch (thrown) {
     const failure = failureOf(session, thrown, `Creating ${definition.name} failed`, names(definition))
@@ -292,8 +295,10 @@ async function update<C>(
   // A change still waiting for payment stays marked until a read shows it took effect, or a resumed
   // wait ends without meeting an unpaid invoice again.
   const stillWaiting = waiting ?? (priorPrivate.resume && definition.resume ? undefined : priorPrivate.waiting)
-  const after: PrivateState = { ...(later ? { resume: true } : {}), ...(stillWaiting !== undefined ? { waiting: stillWaiting } : {}) }
   const failing = unfinishedError(session, definition, id, waiting ?? (later ? 'what was asked waits until it is Active' : undefined))
+  // Made an error, an unfinished order is waited for again by the next apply (see applyCreate).
+  const resume = later || (failing.length > 0 && definition.resume !== undefined)
+  const after: PrivateState = { ...(resume ? { resume: true } : {}), ...(stillWaiting !== undefined ? { waiting: stillWaiting } : {}) }
   if (!remote) return { state: settle(planned, current), private: after, diagnostics: [...diagnostics, ...failing], incomplete: failing.length > 0 }
   // Inputs that follow the service hold no target of their own: the read reports the current value.
   const following = Object.keys(definition.attributes).filter((name) => isUnknown(planned[name]) && definition.attributes[name]?.follows)

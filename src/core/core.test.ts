@@ -124,6 +124,20 @@ describe('definition check', () => {
       /name is create-only but update step 4 names it/,
     )
   })
+  test('a step that calls the service must declare what it affects; a record-only step need not', () => {
+    const [label, ...rest] = boxDefinition.updates
+    const { affects: _declared, ...undeclared } = label!
+    assert.throws(
+      () => checkResource({ ...boxDefinition, updates: [undeclared, ...rest] }),
+      (e: unknown) => e instanceof DefinitionError && /update step 0 \(label\) calls the service but does not declare what it affects/.test(e.message),
+    )
+    assert.doesNotThrow(() => checkResource(boxDefinition))
+    assert.equal(boxDefinition.updates.find((step) => step.attributes.includes('paid'))?.affects, undefined)
+  })
+  test('a step may affect only read-only attributes', () => {
+    const updates = boxDefinition.updates.map((step, index) => (index === 0 ? { ...step, affects: ['label'] as never } : step))
+    assert.throws(() => checkResource({ ...boxDefinition, updates }), /update step 0 affects label, which is not a read-only attribute/)
+  })
   test('reserved and non-round-tripping names are refused', () => {
     assert.throws(
       () =>
@@ -214,8 +228,8 @@ describe('planning', () => {
       { name: 'alpha', size: 30 },
     )
     assert.equal(plan.planned.status, prior.status)
-    const undeclared = planResource(boxDefinition, prior, { name: 'alpha', size: 30 })
-    assert.equal(isUnknown(undeclared.planned.status), true)
+    const declared = planResource(boxDefinition, prior, { name: 'alpha', size: 30 })
+    assert.equal(isUnknown(declared.planned.status), true)
   })
   test('an unset optional+computed input keeps the state value', async () => {
     const prior = await created()

@@ -137,8 +137,10 @@ export interface MoveFrom<C> {
 export interface UpdateStep<C, A extends Attributes> {
   readonly attributes: readonly (keyof A & string)[]
   /**
-   * The read-only attributes this step can change; plans keep the prior value of every other one.
-   * Left out, the step may change any of them (all are unknown until applied).
+   * The read-only attributes this step can change (and inputs that `follows` the service); plans
+   * keep the prior value of every other one. Required of every step that calls the service (the
+   * load-time check refuses one without it), so no step is planned as changing nothing by
+   * omission; a `recordOnly` step changes nothing and declares nothing.
    */
   readonly affects?: readonly (keyof A & string)[]
   apply(ctx: StepContext<C, A>): Promise<Observed<A> | undefined>
@@ -303,7 +305,8 @@ export function createOnlyInputs(definition: AnyResource): string[] {
 
 /**
  * The load-time check: every input is create-only or named by exactly one update step, so no
- * change is ever silently dropped; flags that contradict each other are refused.
+ * change is ever silently dropped; every step that calls the service says what it affects; flags
+ * that contradict each other are refused.
  */
 export function checkResource(definition: AnyResource): void {
   const { name, attributes, updates } = definition
@@ -319,10 +322,13 @@ export function checkResource(definition: AnyResource): void {
       if (stepOf.has(attribute)) problems.push(`${attribute} is named by two update steps`)
       stepOf.set(attribute, index)
     }
+    if (step.affects === undefined && step.apply !== recordOnly) {
+      problems.push(`update step ${index} (${step.attributes.join(', ')}) calls the service but does not declare what it affects`)
+    }
     for (const attribute of step.affects ?? []) {
       const declared = attributes[attribute]
-      if (!declared || isInput(declared) || !isComputed(declared)) {
-        problems.push(`update step ${index} affects ${attribute}, which is not a read-only attribute`)
+      if (!declared || !((!isInput(declared) && isComputed(declared)) || declared.follows === true)) {
+        problems.push(`update step ${index} affects ${attribute}, which is not a read-only attribute or an input that follows the service`)
       }
     }
   })

@@ -54,6 +54,7 @@ export const boxDefinition = defineResource<BoxService, typeof boxAttributes>({
   updates: [
     {
       attributes: ['label'],
+      affects: ['status'],
       async apply({ client, id, input }) {
         client.call('relabel')
         const box = client.boxes.get(id)
@@ -63,6 +64,7 @@ export const boxDefinition = defineResource<BoxService, typeof boxAttributes>({
     },
     {
       attributes: ['size'],
+      affects: ['status'],
       async apply({ client, id, input, checkpoint }) {
         client.call('grow-order')
         checkpoint()
@@ -74,6 +76,7 @@ export const boxDefinition = defineResource<BoxService, typeof boxAttributes>({
     },
     {
       attributes: ['power'],
+      affects: ['status'],
       async apply({ client, id, input }) {
         client.call(`power:${input.power}`)
         const box = client.boxes.get(id)

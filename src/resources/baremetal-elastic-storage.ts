@@ -54,6 +54,9 @@ function observe(account: ElasticStorageAccount) {
   }
 }
 
+/** What an order on the volume changes: the status (Pending until Active) and the account read (E4, E5). */
+const ORDERED = ['status', 'raw'] as const
+
 /** The account read of a wait, bound to the operation's cancellation. */
 const read = (ctx: OperationContext<Client>) => (id: string) => ctx.client.elasticStorages.getStorage(id, { signal: ctx.signal })
 
@@ -68,6 +71,7 @@ export const baremetalElasticStorage = defineResource<Client, typeof attributes>
   updates: [
     {
       attributes: ['size'],
+      affects: ORDERED,
       async apply(ctx) {
         const target = ctx.input.size ?? 100
         const current = await ctx.client.elasticStorages.getStorage(ctx.id, { signal: ctx.signal })
@@ -83,6 +87,7 @@ export const baremetalElasticStorage = defineResource<Client, typeof attributes>
     },
     {
       attributes: ['productId'],
+      affects: ORDERED,
       async apply(ctx) {
         const order = await ctx.client.elasticStorages.changeStorageProduct(
           ctx.id,

@@ -67,6 +67,8 @@ export function liteDisk(family: LiteFamily) {
     updates: [
       {
         attributes: ['size'],
+        // Pending until Active (D4); the order that created the disk never changes.
+        affects: ['status', 'raw'],
         async apply(ctx) {
           const api = family.api(ctx.client)
           const target = ctx.input.size ?? family.diskMinimum

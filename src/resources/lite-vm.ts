@@ -434,14 +434,37 @@ export function liteVm(family: LiteFamily) {
     return undefined
   }
 
+  type Affected = UpdateStep<Client, VmAttributes>['affects']
+  // What an order on the VM changes (§2.3, §2.4): the status (Pending until Active), the hypervisor
+  // figures (the VM may restart), the price and the latest invoice. Never the order that created it
+  // (order_id), the cloud-init user and password, the OS, the region or the cycle; next_due is
+  // date_created plus the cycle's months.
+  const ordered = ['status', 'uptime', 'mem', 'recurring_amount', 'last_invoice', 'raw'] as const
+  /** A package change: another product, so other capacities, and the disk at least the new base (L10). */
+  const packageChange: Affected = [...ordered, 'maxdisk', 'maxmem', 'cpus', 'product_name', 'disk_size']
+  /** A storage upgrade: the disk and its capacity (L12). */
+  const storageUpgrade: Affected = [...ordered, 'maxdisk', 'disk_size']
+  /**
+   * A rebuild: no order and no invoice, but Pending until Active, a new OS and a reinstalled VM
+   * (its hypervisor figures are taken again from the template) (L6).
+   */
+  const reinstall: Affected = ['status', 'uptime', 'mem', 'maxdisk', 'maxmem', 'cpus', 'osname', 'raw']
+  /**
+   * A migration: a Pro product at once, in another group (L14, §3.1.5). Only the keypair, name,
+   * cloud-init user and password and OS are said to be kept, so the region and billing may change too.
+   */
+  const migration: Affected = [...packageChange, 'region', 'region_label', 'billingcycle', 'next_due']
+
   const steps: UpdateStep<Client, VmAttributes>[] = [
     // `affects`: what a plan shows as unknown; a rename or a key change touches no figure or invoice.
     { attributes: ['vm_name'], affects: ['raw'], apply: rename },
     { attributes: ['keypair_id'], affects: ['raw'], apply: changeKeypair },
-    { attributes: ['product_id'], apply: changePackage },
-    { attributes: ['disk_size'], apply: growDisk },
-    { attributes: ['rebuild_os'], apply: rebuild },
-    ...(family.migratesToPro ? [{ attributes: ['migrate_to_pro'] as ('migrate_to_pro' & keyof VmAttributes)[], apply: migrate }] : []),
+    { attributes: ['product_id'], affects: packageChange, apply: changePackage },
+    { attributes: ['disk_size'], affects: storageUpgrade, apply: growDisk },
+    { attributes: ['rebuild_os'], affects: reinstall, apply: rebuild },
+    ...(family.migratesToPro
+      ? [{ attributes: ['migrate_to_pro'] as ('migrate_to_pro' & keyof VmAttributes)[], affects: migration, apply: migrate }]
+      : []),
     { attributes: ['power_state'], affects: ['uptime', 'mem', 'raw'], apply: setPower },
     { attributes: ['pay_with_credit_card'], apply: recordOnly },
   ]

@@ -84,9 +84,14 @@ export const providerDefinition = defineProvider({
       description:
         'When `true`, an apply whose order was placed but is not finished (its invoice waits for payment, or what was asked ' +
         'besides the order waits until it is Active) ends with an error instead of a warning, so that a pipeline does not ' +
-        'take an unconfirmed paid resource for success. The resource is saved with its id either way, and the next apply ' +
-        'resumes it without ordering again. Terraform marks a resource created with an error as tainted: run ' +
-        '`terraform untaint` on it before the next apply, or Terraform replaces it (a second paid order). Default `false`.',
+        'take an unconfirmed paid resource for success. The resource is saved with its id either way, and each later apply ' +
+        'waits for it again (failing while it is unfinished) without ordering again. Terraform marks a resource created with ' +
+        'an error as tainted and plans to replace it: while this setting is `true` the provider refuses to delete a tainted ' +
+        'resource or one whose create failed this way, so that apply (or `terraform destroy`, already at plan) fails and ' +
+        'nothing is cancelled or ordered twice. Run `terraform untaint <address>` to resume it; to delete it anyway, set this ' +
+        'to `false` for that apply or destroy; to replace a resource on purpose, use `terraform apply -replace=<address>` ' +
+        'rather than `terraform taint`. A resource with `create_before_destroy` is replaced by creating first, which the ' +
+        'provider cannot stop: untaint it before the next apply. Default `false`.',
     }),
   },
   environment: { api_key: 'PROVIDER_API_KEY', base_url: 'PROVIDER_BASE_URL' },

@@ -67,7 +67,9 @@ export interface ProviderServiceOptions {
 
 const EMPTY = new Uint8Array()
 /** `moved` blocks between resource types need MoveResourceState, which Terraform calls only when advertised. */
-const CAPABILITIES = { getProviderSchemaOptional: true, planDestroy: false, moveResourceState: true } as const
+// planDestroy: Terraform asks before a delete it plans (destroy, removal from the configuration), so a
+// delete that would be refused (see refusedDelete) fails at plan time, before anything is applied.
+const CAPABILITIES = { getProviderSchemaOptional: true, planDestroy: true, moveResourceState: true } as const
 
 function decode(view: TfView, value: DynamicValue | undefined): ValueMap | null {
   if (!value) return null
@@ -80,17 +82,43 @@ function encode(view: TfView, value: ValueMap | null): DynamicValue {
   return create(DynamicValueSchema, { msgpack: encodeMsgpack(toCty(view, value) as CtyValue, view.type) })
 }
 
-function readPrivate(bytes: Uint8Array): PrivateState {
+/**
+ * Core's private state plus this front end's marks, which guard a paid object left unfinished under
+ * the unfinished setting against the replacement Terraform plans for a tainted object (refusedDelete).
+ */
+interface TfPrivate extends PrivateState {
+  /**
+   * The create placed its order and ended with an error because the order was left unfinished (the
+   * setting asked for one), so Terraform tainted the object. Kept in state until an update runs
+   * (Terraform updates only objects that are not tainted); a delete is refused while the setting is on.
+   */
+  readonly failedUnfinished?: true
+  /** A plan's own marks, never stored: planned with the object's prior state, or without one. */
+  readonly planned?: 'withPrior' | 'withoutPrior'
+}
+
+function readPrivate(bytes: Uint8Array): TfPrivate {
   if (bytes.length === 0) return {}
   try {
     const parsed: unknown = JSON.parse(new TextDecoder().decode(bytes))
-    return parsed !== null && typeof parsed === 'object' ? (parsed as PrivateState) : {}
+    return parsed !== null && typeof parsed === 'object' ? (parsed as TfPrivate) : {}
   } catch {
     return {}
   }
 }
 
-function writePrivate(state: PrivateState): Uint8Array {
+/** What a plan passes on to its apply: the private state with how it was planned (see refusedDelete). */
+function plannedPrivate(state: TfPrivate, planned: 'withPrior' | 'withoutPrior'): Uint8Array {
+  return writePrivate({ ...state, planned })
+}
+
+/** What an apply stores: the private state without the plan's marks. */
+function storedPrivate(state: TfPrivate): Uint8Array {
+  const { planned: _planned, ...kept } = state
+  return writePrivate(kept)
+}
+
+function writePrivate(state: TfPrivate): Uint8Array {
   return Object.keys(state).length === 0 ? EMPTY : new TextEncoder().encode(JSON.stringify(state))
 }
 
@@ -103,13 +131,14 @@ function untainting(list: readonly Diagnostic[]): Diagnostic[] {
   return list.map((d) => (d.severity === 'error' ? { ...d, severity: 'warning' as const } : d))
 }
 
-function untaintAdvice(): Diagnostic {
+function untaintAdvice(setting: string): Diagnostic {
   return {
     severity: 'error',
     summary: 'Untaint this resource before the next apply',
     detail:
       'Terraform marks a resource created with an error as tainted and would replace it, which places a second paid order. ' +
-      'Run `terraform untaint <address>` on it; the next apply then resumes the order that was kept.',
+      'Run `terraform untaint <address>` on it; the next apply then resumes the order that was kept. Without it, the next ' +
+      `apply stops before deleting it (while ${setting} is set) and orders nothing.`,
   }
 }
 
@@ -137,6 +166,37 @@ function schemaResponse({ providerSchema, resources, dataSources }: ReturnType<t
  */
 export function providerSchemaResponse(registry: Registry): Uint8Array {
   return toBinary(GetProviderSchema_ResponseSchema, create(GetProviderSchema_ResponseSchema, schemaResponse(views(registry))))
+}
+
+/**
+ * A delete that would cancel a paid order left unfinished, refused while the unfinished setting is on.
+ * With the setting, a create whose order is not finished ends with an error, so Terraform taints the
+ * object and the next apply replaces it: delete it, then order a new one (a second paid order).
+ * Terraform plans that replacement as a create, without the object's state or private state, and
+ * the delete of the old object receives the private state of that plan: marked `withoutPrior`, it is
+ * the delete of a tainted object. A delete Terraform plans with the object's state (destroy, removal
+ * from the configuration, a replacement) carries the object's private state: `failedUnfinished` says
+ * its order was left unfinished and not resumed since. The error says how to resume it and how to
+ * really delete it.
+ */
+function refusedDelete(typeName: string, prior: ValueMap, priorPrivate: TfPrivate, setting: string | undefined): Diagnostic | null {
+  if (setting === undefined) return null
+  const tainted = priorPrivate.planned === 'withoutPrior'
+  if (!tainted && priorPrivate.failedUnfinished !== true) return null
+  const id = String(prior.id)
+  return error(
+    `Not deleting ${typeName} ${id} while ${setting} is true`,
+    (tainted
+      ? `Terraform plans to replace ${typeName} ${id} because it is tainted, which happens when an apply that created it ` +
+        `ended with an error, as ${setting} makes it do when the order is not finished (unpaid, or still being provisioned).`
+      : `${typeName} ${id} was ordered by an apply that ended with an error because the order was not finished (${setting}), ` +
+        'and it has not been applied since.') +
+      ' Deleting it would cancel a paid order, and a replacement would place a second one, so nothing was deleted or ordered. ' +
+      `To keep it and finish the order: run \`terraform untaint ${typeName}.<name>\` (the address shown with this error), pay ` +
+      'its invoice if it waits for payment, and apply again; no second order is placed. To really delete or replace it: set ' +
+      `${setting} = false (or remove it) for that apply or destroy, or untaint it, let the order finish, and delete it then. ` +
+      'To replace a resource on purpose, use `terraform apply -replace=<address>` rather than `terraform taint`.',
+  )
 }
 
 export function providerService(registry: Registry, options: ProviderServiceOptions): ServiceBinding {
@@ -261,17 +321,26 @@ export function providerService(registry: Registry, options: ProviderServiceOpti
         const { definition, view } = resource(request.typeName)
         const config = decode(view, request.config)
         const proposed = decode(view, request.proposedNewState)
-        if (config === null || proposed === null) {
-          return { plannedState: encode(view, null), plannedPrivate: request.priorPrivate, diagnostics: [] }
-        }
         const prior = decode(view, request.priorState)
-        const plan = planResource(definition, prior, config, readPrivate(request.priorPrivate))
+        const priorPrivate = readPrivate(request.priorPrivate)
+        if (config === null || proposed === null) {
+          // A delete (plan_destroy): refused here already when its apply would refuse it.
+          const refused = prior === null ? null : refusedDelete(request.typeName, prior, priorPrivate, strict)
+          return { plannedState: encode(view, null), plannedPrivate: request.priorPrivate, diagnostics: refused ? diagnostics([refused]) : [] }
+        }
+        const plan = planResource(definition, prior, config, priorPrivate)
         const issues = [...plan.diagnostics]
+        // A replacement deletes the object: refused at plan time when its delete would be.
+        const refused = prior !== null && plan.replace.length > 0 ? refusedDelete(request.typeName, prior, priorPrivate, strict) : null
+        if (refused) issues.push(refused)
         if (client !== undefined && !hasErrors(issues)) issues.push(...(await checkPlanOnline(definition, prior, plan, session())))
+        // Planned without a prior state: a create, or the replacement of a tainted object (Terraform then
+        // sends no prior private state), unless this is the second plan of a replacement planned just before.
+        const how = prior !== null || priorPrivate.planned === 'withPrior' ? 'withPrior' : 'withoutPrior'
         return {
           plannedState: encode(view, hasErrors(issues) ? proposed : plan.planned),
           requiresReplace: plan.replace.map((name) => attributePath([name])),
-          plannedPrivate: writePrivate(plan.private),
+          plannedPrivate: plannedPrivate(prior === null ? priorPrivate : plan.private, how),
           diagnostics: diagnostics(issues),
         }
       } catch (thrown) {
@@ -288,17 +357,24 @@ export function providerService(registry: Registry, options: ProviderServiceOpti
         const s = session()
         if (planned === null) {
           if (prior === null) return { newState: encode(view, null) }
+          // Refused: no object with an error makes Terraform keep the object as it was, private state included.
+          const refused = refusedDelete(request.typeName, prior, priorPrivate, strict)
+          if (refused) return { newState: encode(view, null), diagnostics: diagnostics([refused]) }
           const outcome = await applyDelete(definition, prior, s)
-          return { newState: encode(view, outcome.state), diagnostics: diagnostics(outcome.diagnostics) }
+          return { newState: encode(view, outcome.state), private: storedPrivate(priorPrivate), diagnostics: diagnostics(outcome.diagnostics) }
         }
         const outcome =
           prior === null ? await applyCreate(definition, planned, s) : await applyUpdate(definition, prior, planned, priorPrivate, s)
         // Asked for (fail_on_unfinished), the error stays an error: Terraform then taints the object, which the message says.
-        const shown = prior === null && outcome.incomplete ? (strict ? [...outcome.diagnostics, untaintAdvice()] : untainting(outcome.diagnostics)) : outcome.diagnostics
+        const shown = prior === null && outcome.incomplete ? (strict ? [...outcome.diagnostics, untaintAdvice(strict)] : untainting(outcome.diagnostics)) : outcome.diagnostics
         if (outcome.state === null && prior !== null) {
-          return { newState: encode(view, prior), private: request.plannedPrivate, diagnostics: diagnostics(shown) }
+          return { newState: encode(view, prior), private: storedPrivate(priorPrivate), diagnostics: diagnostics(shown) }
         }
-        return { newState: encode(view, outcome.state), private: writePrivate(outcome.private), diagnostics: diagnostics(shown) }
+        // Terraform taints a created object that comes with an error: marked, its delete is refused (see
+        // refusedDelete). Terraform updates only objects that are not tainted, so an update drops the mark.
+        const { failedUnfinished: _mark, ...rest } = outcome.private as TfPrivate
+        const tainted = prior === null && outcome.incomplete && strict !== undefined
+        return { newState: encode(view, outcome.state), private: storedPrivate(tainted ? { ...rest, failedUnfinished: true } : rest), diagnostics: diagnostics(shown) }
       } catch (thrown) {
         return { newState: request.priorState, diagnostics: failed('ApplyResourceChange', thrown) }
       }

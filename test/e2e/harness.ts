@@ -452,8 +452,10 @@ export class Workspace {
   }
 }
 
+export type PlannedChange = ResourceChange['change']
+
 /** The change planned for one resource address. */
-export function changeOf(plan: PlanJson, address: string): ResourceChange['change'] {
+export function changeOf(plan: PlanJson, address: string): PlannedChange {
   const change = plan.resource_changes?.find((r) => r.address === address)?.change
   if (!change) throw new Error(`the plan has no change for ${address}: ${JSON.stringify(plan.resource_changes?.map((r) => r.address))}`)
   return change

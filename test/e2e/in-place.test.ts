@@ -3,7 +3,7 @@
 // the plan after each change is empty.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { block, changeOf, describeRun, Emulator, type HclValue, PROVIDER_BLOCKS, ref, Workspace } from './harness.js'
+import { block, changeOf, describeRun, Emulator, type HclValue, PROVIDER_BLOCKS, type PlannedChange, ref, Workspace } from './harness.js'
 
 const BASE_VM: Record<string, HclValue> = {
   ssh_and_console_user: 'deployer',
@@ -38,7 +38,12 @@ interface Step {
   changed?: false
   /** The hypervisor status vm-details reports afterwards. */
   hypervisor?: 'running' | 'stopped'
+  /** What the plan of the change shows, checked before it is applied. */
+  planned?: (change: PlannedChange) => void
 }
+
+/** The attributes a plan shows as "(known after apply)". */
+const unknownIn = (change: PlannedChange) => Object.keys(change.after_unknown ?? {}).filter((k) => change.after_unknown?.[k] === true)
 
 // Cumulative: each step's change applies on top of the previous ones, in this order.
 const STEPS: Step[] = [
@@ -62,6 +67,27 @@ const STEPS: Step[] = [
     calls: ['POST /v1/lites/accounts/{id}/change-package'],
     orders: ['lite.vm.change_package'],
     check: (account) => assert.equal(account.product_id, 102),
+    // Only what a package change can move is unknown; the apply then records every kept value
+    // unchanged (terraform would fail with an inconsistent result otherwise).
+    planned: (change) => {
+      assert.deepEqual(unknownIn(change).sort(), [
+        'cpus',
+        'disk_size',
+        'last_invoice',
+        'maxdisk',
+        'maxmem',
+        'mem',
+        'product_name',
+        'raw',
+        'recurring_amount',
+        'status',
+        'uptime',
+      ])
+      for (const kept of ['region', 'region_label', 'order_id', 'ciuser', 'cipassword', 'osname', 'billingcycle', 'next_due']) {
+        assert.notEqual(change.before?.[kept], undefined, kept)
+        assert.deepEqual(change.after?.[kept], change.before?.[kept], kept)
+      }
+    },
   },
   {
     name: 'disk_size growth upgrades the storage (one paid order)',
@@ -150,8 +176,7 @@ describe('in-place changes of provider_lite_vm', () => {
     assert.equal(run.code, 2, describeRun(run))
     const change = changeOf(plan, 'provider_lite_vm.vm')
     assert.deepEqual(change.actions, ['update'])
-    const unknown = Object.keys(change.after_unknown ?? {}).filter((k) => change.after_unknown?.[k] === true)
-    assert.deepEqual(unknown, ['raw'])
+    assert.deepEqual(unknownIn(change), ['raw'])
     for (const kept of ['cpus', 'status', 'next_due', 'maxmem', 'product_name', 'last_invoice']) {
       assert.deepEqual(change.after?.[kept], change.before?.[kept], kept)
     }
@@ -163,6 +188,11 @@ describe('in-place changes of provider_lite_vm', () => {
       assert.ok(id, 'the VM was created')
       vm = { ...vm, ...step.change }
       await ws.write(config(vm))
+      if (step.planned) {
+        const { run, plan } = await ws.planJson()
+        assert.equal(run.code, 2, describeRun(run))
+        step.planned(changeOf(plan, 'provider_lite_vm.vm'))
+      }
       const { value: applied, mutations, orders } = await emulator.effectsOf(() => ws.apply())
       assert.equal(applied.code, 0, describeRun(applied))
       assert.match(applied.stdout, new RegExp(`Resources: 0 added, ${step.changed === false ? 0 : 1} changed, 0 destroyed\\.`))

@@ -195,7 +195,7 @@ describe('drift and billing', () => {
     },
   )
 
-  test('fail_on_unfinished = true: an unpaid create exits 1 with the id kept; untaint, pay, apply finishes it with no second order', async () => {
+  test('fail_on_unfinished = true: an unpaid create exits 1 with the id kept; without untaint nothing is deleted or ordered; untaint, pay, apply finishes it with no second order', async () => {
     const ws = await workspace()
     const config = keypairAndVm('e2e-strict-key', { pay_with_credit_card: false, vm_name: 'e2e-strict-vm' }).replace(
       'poll_interval = "100ms"',
@@ -213,12 +213,46 @@ describe('drift and billing', () => {
     assert.match(errors, /terraform untaint/)
     const id = String((await ws.stateOf('provider_lite_vm.vm')).id)
     assert.equal(id, String(orders[0]?.account_id))
+
+    // Terraform tainted it and plans a replacement; its delete is refused, so nothing is cancelled or ordered.
+    const { value: replaced, mutations: calls, orders: reordered } = await emulator.effectsOf(() => ws.apply())
+    assert.equal(replaced.code, 1, describeRun(replaced))
+    assert.match(replaced.stdout, /must be replaced/)
+    assert.deepEqual(calls, [], 'the tainted VM was deleted or something was ordered')
+    assert.deepEqual(reordered, [])
+    const refusal = diagnostics(replaced.stdout + replaced.stderr).join('\n')
+    assert.match(refusal, new RegExp(`Not deleting provider_lite_vm ${id}`))
+    assert.match(refusal, /terraform untaint provider_lite_vm\./)
+    assert.match(refusal, /fail_on_unfinished = false/)
+    assert.equal((await emulator.account(id))?.status, 'Pending')
+    assert.equal(String((await ws.stateOf('provider_lite_vm.vm')).id), id)
+    // A destroy is refused while planning (plan_destroy), before anything is applied; without the setting it is not.
+    const destroyPlan = await ws.plan(['-destroy'])
+    assert.equal(destroyPlan.code, 1, describeRun(destroyPlan))
+    assert.match(diagnostics(destroyPlan.stdout + destroyPlan.stderr).join('\n'), new RegExp(`Not deleting provider_lite_vm ${id}`))
+    await ws.write(config.replace('\n  fail_on_unfinished = true', ''))
+    const lenient = await ws.plan(['-destroy'])
+    assert.equal(lenient.code, 2, describeRun(lenient))
+    await ws.write(config)
+
     await ws.ok(['untaint', 'provider_lite_vm.vm'])
     await emulator.control('POST', `/accounts/${id}/pay`)
     const { value: again, orders: more } = await emulator.effectsOf(() => ws.apply())
     assert.equal(again.code, 0, describeRun(again))
     assert.deepEqual(more, [], 'a second VM was ordered')
     assert.equal(String((await ws.stateOf('provider_lite_vm.vm')).id), id)
+    assert.equal((await emulator.account(id))?.status, 'Active')
+    // Finished, it is an ordinary resource again: a destroy plans normally, and a replacement deletes it.
+    const finished = await ws.plan(['-destroy'])
+    assert.equal(finished.code, 2, describeRun(finished))
+    await ws.write(config.replace('pay_with_credit_card = false', 'pay_with_credit_card = true\n  description = "replaced"'))
+    const { value: replacement, mutations, orders: replacing } = await emulator.effectsOf(() => ws.apply())
+    assert.equal(replacement.code, 0, describeRun(replacement))
+    assert.deepEqual(
+      replacing.map((o) => o.kind),
+      ['lite.vm.create'],
+    )
+    assert.ok(mutations.includes(`DELETE /v1/lites/${id}`), mutations.join(', '))
   })
 
   test('an unpaid disk upgrade behaves as an unpaid create: the next apply calls nothing and warns with the invoice', async () => {
