@@ -266,6 +266,13 @@ export function liteVm(family: LiteFamily) {
       id: account.account_id,
       // After a migration the product is a Pro one; it is never copied into the Lite input (§4.6).
       ...(migrated ? {} : { product_id: account.product_id }),
+      // A migration whose answer was lost (a kill, or a 502 from a service that ignores keys) shows in
+      // the service: the VM now answers as a Pro VM. Recording its Pro product as done means the next
+      // plan does not migrate it again; a value already recorded stays (a later package change moves
+      // the Pro product, not the migration that was asked).
+      ...((migrated && 'migrate_to_pro' in attributes && !(prior as { migrate_to_pro?: string | null } | null)?.migrate_to_pro && !importing
+        ? { migrate_to_pro: String(account.product_id) }
+        : {}) as Record<never, never>),
       cycle: cycleCode(account.billingcycle) ?? undefined,
       keypair_id: extra.keypair_id ?? undefined,
       vm_name: extra.name,

@@ -18,8 +18,8 @@ export function providerBlock(requestTimeout?: string): string {
   return `terraform {\n  required_providers {\n    provider = { source = "provider/provider" }\n  }\n}\n\nprovider "provider" {\n  poll_interval = "100ms"${timeout}\n}\n`
 }
 
-function config(op: Operation, ids: Ids, fault: Fault, importing: boolean): string {
-  const inputs = { ...op.inputs(ids), ...(op.change ?? {}) }
+function config(op: Operation, ids: Ids, fault: Fault, importing: boolean, changing = true): string {
+  const inputs = { ...op.inputs(ids), ...(changing ? (op.change ?? {}) : {}) }
   const imported = importing && op.existing ? `import {\n  to = provider_${op.resource}.${ADDRESS}\n  id = "${op.existing(ids)}"\n}\n` : ''
   return [providerBlock(fault.requestTimeout), imported, block('resource', `provider_${op.resource}`, ADDRESS, inputs)].join('\n')
 }
@@ -127,9 +127,17 @@ export async function terraformExactlyOnceCell(lane: Lane, op: Operation, fault:
   await freshEmulator(em, fault.provisioningDelayMs)
   await em.control('PATCH', '/config', { quirks: { ignore_idempotency_keys: fault.ignoresKeys === true } })
   const ids = await op.setup(em)
-  const seen = (await em.orders()).orders.length
   await clearDirectory(ws.dir)
-  await ws.write(config(op, ids, fault, true))
+  if (op.existing) {
+    // The object an update changes is in state before the faulted run, as it is for a user: imported
+    // by a run of its own (a kill can lose an import made in the same run, which is not this case).
+    await ws.write(config(op, ids, fault, true, false))
+    await ws.init()
+    const adopted = await ws.apply()
+    assert.equal(adopted.code, 0, `importing the object to change failed\n${describeRun(adopted)}`)
+  }
+  const seen = (await em.orders()).orders.length
+  await ws.write(config(op, ids, fault, !op.existing))
 
   const first = await faultedRun(lane, op, fault, seen)
   await em.control('DELETE', '/faults')

@@ -129,10 +129,10 @@ export async function terraformCell(lane: Lane, op: Operation, fault: Fault, rep
   assert.equal(final.code, 0, `the plan after the re-run is not empty\n${describeRun(again)}\n${describeRun(final)}`)
 }
 
-/** FAULT_OPS=key,key narrows a run to some operations while working on one (unset: all). */
+/** FAULT_OPS=key,key narrows a run to some operations while working on one (unset or `all`: all). */
 export function selected(operations: readonly Operation[]): readonly Operation[] {
   const only = process.env.FAULT_OPS?.split(',').filter(Boolean)
-  return only && only.length > 0 ? operations.filter((op) => only.includes(op.key)) : operations
+  return only && only.length > 0 && !only.includes('all') ? operations.filter((op) => only.includes(op.key)) : operations
 }
 
 function sorted(counts: Record<string, number>): Record<string, number> {
