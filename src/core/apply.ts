@@ -225,6 +225,10 @@ async function update<C>(
     waiting = why
   }
   const base = { ...contextFor(session, diagnostics), id, timeoutMs: timeout, waitingFor }
+  // What an update that stops early hands back: the prior marks plus those earned by the steps that
+  // ran (a wait left for later, a change waiting for payment). Dropping them would let the next
+  // refresh copy the old values over a change already ordered, and the next plan order it again.
+  const earned = (): PrivateState => ({ ...priorPrivate, ...(later ? { resume: true } : {}), ...(waiting !== undefined ? { waiting } : {}) })
   if (priorPrivate.resume && definition.resume) {
     try {
       remote = true
@@ -248,7 +252,7 @@ async function update<C>(
             'the steps already done are recorded, and the next apply continues from here.',
         ),
       )
-      return { state: knownOrNull(current) as ValueMap, private: priorPrivate, diagnostics, incomplete: false }
+      return { state: knownOrNull(current) as ValueMap, private: earned(), diagnostics, incomplete: false }
     }
     const step = definition.updates[scheduled.index]
     const moved: Record<string, Value> = {}
@@ -284,7 +288,7 @@ async function update<C>(
       }
       return {
         state: knownOrNull(current) as ValueMap,
-        private: placed && definition.resume ? { resume: true } : priorPrivate,
+        private: placed && definition.resume ? { ...earned(), resume: true } : earned(),
         diagnostics,
         incomplete: placed,
         cause: thrown,
@@ -309,7 +313,7 @@ async function update<C>(
     return { state, private: after, diagnostics: [...diagnostics, ...failing], incomplete: failing.length > 0 }
   } catch (thrown) {
     diagnostics.push(...failureOf(session, thrown, `Reading ${definition.name} ${id} after the update failed`, names(definition)))
-    return { state: knownOrNull(current) as ValueMap, private: {}, diagnostics, incomplete: false, cause: thrown }
+    return { state: knownOrNull(current) as ValueMap, private: after, diagnostics: [...diagnostics, ...failing], incomplete: failing.length > 0, cause: thrown }
   }
 }
 

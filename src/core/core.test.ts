@@ -293,6 +293,36 @@ describe('apply', () => {
     assert.equal(outcome.state?.size, 20, 'the step not run is not recorded')
     assert.match(outcome.diagnostics[0]?.summary ?? '', /Interrupted/)
   })
+  test('a change left waiting for payment stays marked when a later step fails, so a refresh keeps its target', async () => {
+    const s = session()
+    const prior = await created(s)
+    // The relabel step is told its change waits for an unpaid invoice; the power step then fails.
+    const relabel = boxDefinition.updates[0]!
+    const unpaid = {
+      ...boxDefinition,
+      updates: [
+        {
+          ...relabel,
+          apply: async (ctx: never) => {
+            const result = await relabel.apply(ctx)
+            ;(ctx as { waitingFor: (why: string) => void }).waitingFor('invoice 7 is unpaid')
+            return result
+          },
+        },
+        ...boxDefinition.updates.slice(1),
+      ],
+    }
+    s.service.failOnce.add('power:off')
+    const config = { name: 'alpha', label: 'relabeled', power: 'off' }
+    const outcome = await applyUpdate(unpaid, prior, planResource(unpaid, prior, config).planned, {}, s)
+    assert.ok(outcome.diagnostics.some((d) => d.severity === 'error'), 'the failed step is reported')
+    assert.equal(outcome.private.waiting, 'invoice 7 is unpaid', 'the unpaid change keeps its mark')
+    assert.ok(outcome.state)
+    // The service does not show the new label until paid: the refresh keeps the ordered target.
+    s.service.boxes.get(String(prior.id))!.label = String(prior.label)
+    const refreshed = await readResource(unpaid, outcome.state, String(prior.id), outcome.private, s)
+    assert.equal(refreshed.state?.label, 'relabeled', 'the refresh keeps the label that was ordered')
+  })
   test('a paid step that fails after its order is recorded and resumed, not re-ordered', async () => {
     const s = session()
     const prior = await created(s)
