@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, test } from 'node:test'
 import { OrderUnresolvedError } from './errors.js'
+import { OrderJournal } from './journal.js'
 import { fail, ok, type RecordedRequest, testClient } from './fake-fetch.js'
 import type { OperationFrame } from './transport.js'
 
@@ -187,6 +188,41 @@ describe('order journal', () => {
     assert.equal(requests.filter((r) => r.method === 'POST').length, 1)
   })
 
+  test('a service that does not echo keys: the single match is not adopted while another such order is unanswered', async () => {
+    const dir = journal()
+    // A concurrent identical order (count = 2) was sent and has no answer yet: its account may be the match.
+    new OrderJournal(dir, () => 0).open('another-intent', 'any-service', 'rival-key', 'POST', '/lites')
+    const op = frame(undefined, 60_000)
+    const created = new Date(1_000_000).toISOString().slice(0, 19).replace('T', ' ')
+    const { client, requests } = testClient([fail(502, 'Bad Gateway'), fail(405, 'Method Not Allowed'), ok([vmAccount('100042', 'web', created)])], {
+      journalDirectory: dir,
+      operation: () => op.value,
+    })
+    const error = await client.lites.createVm(VM_BODY).then(
+      () => assert.fail('expected an error: the match may be the other order'),
+      (e: unknown) => e,
+    )
+    assert.ok(error instanceof OrderUnresolvedError)
+    assert.deepEqual([...error.candidates], ['100042'])
+    assert.match(error.message, /other such order/)
+    assert.equal(requests.filter((r) => r.method === 'POST').length, 1, 'nothing is ordered again')
+  })
+
+  test('a run killed before any answer: the next run asks whether keys are honoured, then replays the key', async () => {
+    const dir = journal()
+    const killed = frame(undefined, 60_000)
+    // The first run's order never answers (the run dies): its entry stays sent, with no echo seen.
+    const first = testClient([fail(502, 'Bad Gateway'), fail(405, 'x')], { journalDirectory: dir, operation: () => killed.value })
+    await assert.rejects(first.client.lites.upgradeDisk('100042', { additional_size: 10 }), OrderUnresolvedError)
+    const next = frame(undefined, 60_000)
+    // The probe's GET is answered with the key echoed: this service honours keys after all.
+    const second = testClient([echoing(200, {}), echoing(200, ORDER)], { journalDirectory: dir, operation: () => next.value })
+    await second.client.lites.upgradeDisk('100042', { additional_size: 10 })
+    const posts = [...first.requests, ...second.requests].filter((r) => r.method === 'PUT' || r.method === 'POST')
+    assert.equal(posts.length, 2, 'the order is replayed once')
+    assert.equal(posts[0]?.headers.get('idempotency-key'), posts[1]?.headers.get('idempotency-key'), 'with the same key')
+  })
+
   test('an upgrade against a service that does not echo keys is not resent after a 502, then or on the next run', async () => {
     const dir = journal()
     const op = frame(undefined, 60_000)
@@ -194,9 +230,13 @@ describe('order journal', () => {
     await assert.rejects(first.client.lites.upgradeDisk('100042', { additional_size: 10 }), OrderUnresolvedError)
     op.finish()
     const next = frame(undefined, 60_000)
-    const second = testClient([], { journalDirectory: dir, operation: () => next.value })
+    // The next run asks once more (a GET, answered without the key) and still sends nothing.
+    const second = testClient([fail(405, 'x')], { journalDirectory: dir, operation: () => next.value })
     await assert.rejects(second.client.lites.upgradeDisk('100042', { additional_size: 10 }), /delete .*\.json/)
-    assert.equal(second.requests.length, 0)
+    assert.deepEqual(
+      second.requests.map((r) => r.method),
+      ['GET'],
+    )
   })
 
   test('a rebuild answered before the kill is not run again by the next run', async () => {

@@ -168,6 +168,18 @@ export class OrderJournal {
     }
   }
 
+  /**
+   * Other orders of the same call still without an answer (a concurrent operation's, or a killed
+   * run's, within the key's window): while one exists, a new account that matches an order cannot be
+   * told to be this order's rather than that one's.
+   */
+  unresolvedBeside(entry: JournalEntry | undefined, method: string, path: string): number {
+    const now = this.now()
+    return this.entries().filter(
+      (e) => e.id !== entry?.id && e.state === 'sent' && e.method === method && e.path === path && now - e.sentAt < JOURNAL_REUSE_MS,
+    ).length
+  }
+
   /** Accounts some run of this directory ordered (answered or delivered): never adopted as "new". */
   knownAccounts(): Set<string> {
     const ids = new Set<string>()

@@ -202,6 +202,8 @@ export class Transport {
       })
       return { value: entry.accountId === undefined ? undefined : ({ account_id: entry.accountId, order_id: entry.orderId ?? '' } as Order) }
     }
+    // A killed run may have had no answer to learn from: ask once, as a new order does (placeOnce).
+    if (!this.honoured()) await this.probe({ method: 'GET', path: entry.path, signal: options?.signal, decode: () => undefined }, context)
     if (this.honoured()) {
       log('warn', `${entry.method} ${entry.path} had no answer in an earlier run; sending it again with the same Idempotency-Key`, {
         idempotency_key: entry.key,
@@ -255,15 +257,19 @@ export class Transport {
     const known = this.options.journal?.knownAccounts() ?? new Set<string>()
     const accounts = await reconcile.list()
     const candidates = accounts.filter((a) => createdSince(a.date_created, sentAt) && !known.has(a.account_id) && reconcile.matches(a))
-    if (candidates.length === 1) {
+    // Another order of the same call may have made the one match (its answer not in yet): adopting it
+    // here would give two resources one account. Ambiguous, so nothing is adopted.
+    const rivals = candidates.length === 1 ? (this.options.journal?.unresolvedBeside(entry, context.method, context.path) ?? 0) : 0
+    if (candidates.length === 1 && rivals === 0) {
       const account = candidates[0] as Account<unknown>
       this.answered(entry, { account_id: account.account_id, order_id: account.order_id } as Order, context, 'adopted')
       return { account_id: account.account_id, order_id: account.order_id } as Order
     }
-    if (candidates.length > 1) {
+    if (candidates.length > 0) {
       const ids = candidates.map((a) => a.account_id)
+      const why = rivals > 0 ? `${ids.length} account matches it while ${rivals} other such order of this directory is unanswered` : `${ids.length} accounts match it`
       throw new OrderUnresolvedError(
-        `${context.method} ${context.path} (Idempotency-Key ${key}) had no clear answer, and ${ids.length} accounts match it: ` +
+        `${context.method} ${context.path} (Idempotency-Key ${key}) had no clear answer, and ${why}: ` +
           `${ids.join(', ')}. None is adopted and nothing is ordered again; import the one that belongs to this resource by its id ` +
           `(terraform import <address> <id>, or pulumi import), and cancel any other in the portal.`,
         { context, idempotencyKey: key, candidates: ids },
