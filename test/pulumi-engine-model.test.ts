@@ -237,6 +237,24 @@ describe('replacements that cannot be created', () => {
 })
 
 describe('failOnUnfinished', () => {
+  test('a create whose storage step the service refuses after the paid order: the up fails, the VM is kept with the size it has, and the next up retries only that step', async () => {
+    const urn = urnOf(VM, 'step-failed')
+    const program = vmProgram({ vmName: 'step-failed', diskSize: 40 })
+    await emulator.control('POST', '/faults', { method: 'PUT', path: '/lites/accounts/*/storage', mode: 'error', status: 409, count: 1, detail: 'storage pool busy' })
+    const { value: first, kinds } = await ordersOf(() => model.up(urn, program, null, { timeout: 60 }))
+    assert.ok(first.error, 'a create whose storage step failed reported success')
+    assert.match(first.error.details, /storage pool busy/)
+    assert.deepEqual(kinds, ['lite.vm.create'])
+    const kept = mustSave(first.saved)
+    assert.match(kept.id, /^\d+$/)
+    assert.equal(kept.outputs.diskSize, 20, 'the saved outputs hold what the server has, not the size that failed')
+    const { value: second, kinds: more } = await ordersOf(() => model.up(urn, program, kept, { timeout: 60 }))
+    assert.equal(second.error, undefined, second.error?.details)
+    assert.deepEqual(more, ['lite.vm.storage'], 'only the failed step is ordered; no second VM')
+    assert.equal(String((await emulator.account(kept.id))?.extra_details.disk_size), '40')
+    await settled(urn, program, mustSave(second.saved))
+  })
+
   test('an unpaid create fails the up but is kept with its id; after payment the next up finishes it without a second order', async () => {
     await plugin.configure({ apiKey: 'emulator-key', baseUrl: emulator.baseUrl, pollInterval: '50ms', failOnUnfinished: 'true' })
     try {

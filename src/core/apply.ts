@@ -172,9 +172,15 @@ async function create<C>(definition: AnyResource, planned: ValueMap, session: Se
   }
 }
 
-/** The service answered a later request of the create with an error status (not a wait that ran out or was stopped). */
+/**
+ * The service answered a later request of the create that changes something (a storage upgrade, a
+ * power action) with an error status: the step failed. Not a read that failed while waiting, nor a
+ * wait that ran out or was stopped: those leave the order unfinished, to be resumed.
+ */
 function refusedLater(value: unknown): boolean {
-  return value instanceof Error && typeof (value as { status?: unknown }).status === 'number'
+  if (!(value instanceof Error) || typeof (value as { status?: unknown }).status !== 'number') return false
+  const method = (value as { method?: unknown }).method
+  return typeof method !== 'string' || (method.toUpperCase() !== 'GET' && method.toUpperCase() !== 'HEAD')
 }
 
 /** The state with every attribute the service reports replaced by its value; null when it cannot be read. */
