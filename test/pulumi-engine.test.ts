@@ -435,6 +435,53 @@ describe('functions and the rest', () => {
     assert.equal(failure.properties.__meta !== undefined, true, 'the resume marker is kept in outputs')
   })
 
+  test('SIGTERM during a create\'s wait acts as Cancel: the Create answers with the new id, then the plugin exits', async () => {
+    const own = await Plugin.launch(engine.address)
+    let exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }> | undefined
+    try {
+      await own.configure({ apiKey: 'emulator-key', baseUrl: emulator.baseUrl, pollInterval: '100ms' })
+      const urn = urnOf('provider:index:LiteVm', 'terminated')
+      const news = (
+        await own.check(urn, {
+          sshAndConsoleUser: 'deployer',
+          consolePassword: 'S3cretPass9',
+          productId: 101,
+          selectOs: 'Ubuntu-22.04',
+          keypairId: refs.keypair ?? 0,
+          cycle: 'm',
+        })
+      ).inputs
+      // A slow order: the VM stays provisioning far longer than the test runs.
+      await emulator.control('PATCH', '/config', { provisioning_delay_ms: 600_000 })
+      const seen = (await emulator.orders()).orders.length
+      const since = await emulator.lastSeq()
+      const creating = own.create(urn, news).then(
+        () => assert.fail('the create cannot have finished: the VM is still provisioning'),
+        (error: RpcError) => error,
+      )
+      // Once the plugin polls the new account, it holds the id and is waiting.
+      let id = ''
+      for (let i = 0; i < 600 && id === ''; i++) {
+        const order = (await emulator.orders()).orders[seen]
+        const polled = order && (await emulator.requests(since)).some((e) => e.method === 'GET' && e.path.endsWith(`/${order.account_id}`))
+        if (polled) id = String(order.account_id)
+        else await new Promise((resolve) => setTimeout(resolve, 25))
+      }
+      assert.notEqual(id, '', 'the order was placed and its wait began')
+      exit = new Promise((resolve) => own.child.once('exit', (code, signal) => resolve({ code, signal })))
+      own.child.kill('SIGTERM')
+      const error = await creating
+      const failure = initFailure(error)
+      assert.ok(failure, `the answer carries no ErrorResourceInitFailed: ${error.code} ${error.details}`)
+      assert.equal(failure.id, id)
+      // Exit code 0: the plugin closed once the answer was sent, not when its grace period ran out (143).
+      assert.deepEqual(await exit, { code: 0, signal: null })
+    } finally {
+      await emulator.control('PATCH', '/config', { provisioning_delay_ms: 100 })
+      await own.stop()
+    }
+  })
+
   test('the launcher works when reached through a chain of symlinks', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'plugin-link-'))
     try {
