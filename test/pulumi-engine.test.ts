@@ -378,6 +378,11 @@ describe('every resource and function of the schema', () => {
   })
 })
 
+/** A Lite VM's inputs as a program gives them. */
+function vmProgram(productId = 101): WireMap {
+  return { sshAndConsoleUser: 'deployer', consolePassword: 'S3cretPass9', productId, selectOs: 'Ubuntu-22.04', keypairId: refs.keypair ?? 0, cycle: 'm' }
+}
+
 describe('functions and the rest', () => {
   test('Invoke liteProducts returns camelCase products', async () => {
     const result = await plugin.invoke('provider:index:liteProducts', {})
@@ -397,32 +402,14 @@ describe('functions and the rest', () => {
 
   test('an API rejection maps to a precise code, not UNKNOWN', async () => {
     const urn = urnOf('provider:index:LiteVm', 'bad')
-    const news = (
-      await plugin.check(urn, {
-        sshAndConsoleUser: 'deployer',
-        consolePassword: 'S3cretPass9',
-        productId: 999,
-        selectOs: 'Ubuntu-22.04',
-        keypairId: refs.keypair ?? 0,
-        cycle: 'm',
-      })
-    ).inputs
+    const news = (await plugin.check(urn, vmProgram(999))).inputs
     const error = await rejects(plugin.create(urn, news), CODE.INVALID_ARGUMENT)
     assert.equal(initFailure(error), null)
   })
 
   test('an order placed whose wait fails is a partial failure: UNKNOWN + ErrorResourceInitFailed with the id', async () => {
     const urn = urnOf('provider:index:LiteVm', 'unpaid')
-    const news = (
-      await plugin.check(urn, {
-        sshAndConsoleUser: 'deployer',
-        consolePassword: 'S3cretPass9',
-        productId: 101,
-        selectOs: 'Ubuntu-22.04',
-        keypairId: refs.keypair ?? 0,
-        cycle: 'm',
-      })
-    ).inputs
+    const news = (await plugin.check(urn, vmProgram())).inputs
     const fault = await emulator.control<{ fault_id: string }>('POST', '/faults', { method: 'GET', path: '/lites/accounts/*', status: 403, count: -1 })
     const error = await rejects(plugin.create(urn, news, { timeout: 60 }), CODE.UNKNOWN).finally(() =>
       emulator.control('DELETE', `/faults/${fault.fault_id}`),
@@ -437,20 +424,10 @@ describe('functions and the rest', () => {
 
   test('SIGTERM during a create\'s wait acts as Cancel: the Create answers with the new id, then the plugin exits', async () => {
     const own = await Plugin.launch(engine.address)
-    let exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }> | undefined
     try {
       await own.configure({ apiKey: 'emulator-key', baseUrl: emulator.baseUrl, pollInterval: '100ms' })
       const urn = urnOf('provider:index:LiteVm', 'terminated')
-      const news = (
-        await own.check(urn, {
-          sshAndConsoleUser: 'deployer',
-          consolePassword: 'S3cretPass9',
-          productId: 101,
-          selectOs: 'Ubuntu-22.04',
-          keypairId: refs.keypair ?? 0,
-          cycle: 'm',
-        })
-      ).inputs
+      const news = (await own.check(urn, vmProgram())).inputs
       // A slow order: the VM stays provisioning far longer than the test runs.
       await emulator.control('PATCH', '/config', { provisioning_delay_ms: 600_000 })
       const seen = (await emulator.orders()).orders.length
@@ -468,7 +445,7 @@ describe('functions and the rest', () => {
         else await new Promise((resolve) => setTimeout(resolve, 25))
       }
       assert.notEqual(id, '', 'the order was placed and its wait began')
-      exit = new Promise((resolve) => own.child.once('exit', (code, signal) => resolve({ code, signal })))
+      const exit = new Promise((resolve) => own.child.once('exit', (code, signal) => resolve({ code, signal })))
       own.child.kill('SIGTERM')
       const error = await creating
       const failure = initFailure(error)
