@@ -340,6 +340,72 @@ export function dependencyViolations(path: string, source: string): string[] {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Contracts between layers that may not import each other.
+
+/** The object types a source declares (`interface N {…}`, `type N = {…}`), each with its sorted member names. */
+export function objectShapes(source: string): Map<string, string[]> {
+  const tokens = tokenize(source)
+  const shapes = new Map<string, string[]>()
+  for (let i = 0; i < tokens.length; i++) {
+    const keyword = tokens[i]
+    const name = tokens[i + 1]
+    if (!is(keyword, 'word') || !is(name, 'word') || (keyword!.value !== 'interface' && keyword!.value !== 'type')) continue
+    // Skip type parameters and `extends …` up to the body; a `type` must be an object literal type.
+    let j = i + 2
+    if (keyword!.value === 'type') {
+      if (!is(tokens[j], 'punct', '=') || !is(tokens[j + 1], 'punct', '{')) continue
+      j++
+    } else {
+      while (j < tokens.length && !is(tokens[j], 'punct', '{')) j++
+    }
+    const members: string[] = []
+    let braces = 0
+    let nested = 0 // parentheses, brackets and angle brackets inside the body
+    for (let k = j; k < tokens.length; k++) {
+      const token = tokens[k]!
+      if (token.kind === 'punct') {
+        if (token.value === '{') braces++
+        else if (token.value === '}') braces--
+        else if (token.value === '(' || token.value === '[' || token.value === '<') nested++
+        else if (token.value === ')' || token.value === ']' || (token.value === '>' && !is(tokens[k - 1], 'punct', '='))) nested-- // `=>` is no bracket
+        if (braces === 0) break
+        continue
+      }
+      if (braces !== 1 || nested !== 0 || token.kind !== 'word') continue
+      const before = tokens[k - 1]!
+      const after = tokens[k + 1]
+      const starts = before.line < token.line || is(before, 'punct', '{') || is(before, 'punct', ';') || is(before, 'word', 'readonly')
+      if (token.value === 'readonly' && is(after, 'word')) continue
+      if (starts && (is(after, 'punct', '?') || is(after, 'punct', ':') || is(after, 'punct', '('))) members.push(token.value)
+    }
+    shapes.set(name!.value, members.sort())
+  }
+  return shapes
+}
+
+/**
+ * Object types that core/ and api/ both declare with the same members. The two may not import each
+ * other, so a contract between them (what the API client reads from the operation core runs) is
+ * declared once, in the layer that reads it; resources/, which wires them, checks the fit.
+ */
+export function sharedShapes(files: readonly { path: string; source: string }[]): string[] {
+  const seen = new Map<string, { path: string; name: string }>()
+  const problems: string[] = []
+  for (const { path, source } of files) {
+    for (const [name, members] of objectShapes(source)) {
+      if (members.length < 2) continue
+      const key = members.join(',')
+      const earlier = seen.get(key)
+      if (earlier === undefined) seen.set(key, { path, name })
+      else if (areaOf(earlier.path) !== areaOf(path)) {
+        problems.push(`${earlier.path} ${earlier.name} and ${path} ${name} declare the same members (${members.join(', ')})`)
+      }
+    }
+  }
+  return problems
+}
+
+// ---------------------------------------------------------------------------------------------
 // Main files, HTTP, resource names.
 
 /** Why a module's main file does not open with a three-line comment saying what must not live there; null if it does. */
@@ -584,6 +650,34 @@ describe('dependency table', () => {
   })
 })
 
+describe('contracts between core/ and api/', () => {
+  test('object types and their members; nested objects, parameters and type arguments are not members', () => {
+    const source = [
+      'export interface Frame<T> extends Base {',
+      '  /** a comment: not a member */',
+      '  readonly scope?: string | undefined',
+      '  timeoutMs: Map<string, number>',
+      '  onFinish(callback: (x: { inner: number }) => void): void',
+      '  nested: { deep: string; deeper?: number }',
+      '}',
+      'type Local = { a: number; readonly b?: string }',
+      'type Alias = string | number',
+    ].join('\n')
+    assert.deepEqual(Object.fromEntries(objectShapes(source)), {
+      Frame: ['nested', 'onFinish', 'scope', 'timeoutMs'],
+      Local: ['a', 'b'],
+    })
+  })
+  test('the same members declared in both layers are refused, whatever the names; within one layer they are not', () => {
+    const core = { path: 'src/core/operation.ts', source: 'export interface OperationFrame { readonly scope: string; onFinish(f: () => void): void }' }
+    const api = { path: 'src/api/transport.ts', source: 'export interface Frame {\n  scope?: string\n  onFinish(callback: () => void): void\n}' }
+    const coreAgain = { path: 'src/core/other.ts', source: 'interface Twin { scope: string; onFinish(): void }' }
+    assert.equal(sharedShapes([core, api]).length, 1)
+    assert.match(sharedShapes([core, api])[0]!, /OperationFrame.*Frame.*\(onFinish, scope\)/)
+    assert.deepEqual(sharedShapes([core, coreAgain]), [])
+  })
+})
+
 describe('main files, HTTP and resource names', () => {
   test('a main file opens with three comment lines that say what must not live there', () => {
     assert.equal(headerProblem('// What lives here.\n// More of it.\n// Nothing here may import api/.\nexport {}'), null)
@@ -673,6 +767,12 @@ describe('the tree under src/', () => {
       if (problem !== null) problems.push(`${path}: ${problem}`)
     }
     assert.deepEqual(problems, [])
+  })
+
+  test('a contract between core/ and api/ is declared once, not in each layer', () => {
+    const layers = files.filter((path) => ['core', 'api'].includes(areaOf(path)) && !TEST_FILE.test(path))
+    const problems = sharedShapes(layers.map((path) => ({ path, source: read(path) })))
+    assert.deepEqual(problems, [], `the same object type declared in core/ and api/:\n${problems.join('\n')}`)
   })
 
   test('HTTP only in api/: nothing else calls the global fetch (the emulator and tests excepted)', () => {

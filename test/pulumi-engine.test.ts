@@ -378,6 +378,11 @@ describe('every resource and function of the schema', () => {
   })
 })
 
+/** A Lite VM's inputs as a program gives them. */
+function vmProgram(productId = 101): WireMap {
+  return { sshAndConsoleUser: 'deployer', consolePassword: 'S3cretPass9', productId, selectOs: 'Ubuntu-22.04', keypairId: refs.keypair ?? 0, cycle: 'm' }
+}
+
 describe('functions and the rest', () => {
   test('Invoke liteProducts returns camelCase products', async () => {
     const result = await plugin.invoke('provider:index:liteProducts', {})
@@ -397,32 +402,14 @@ describe('functions and the rest', () => {
 
   test('an API rejection maps to a precise code, not UNKNOWN', async () => {
     const urn = urnOf('provider:index:LiteVm', 'bad')
-    const news = (
-      await plugin.check(urn, {
-        sshAndConsoleUser: 'deployer',
-        consolePassword: 'S3cretPass9',
-        productId: 999,
-        selectOs: 'Ubuntu-22.04',
-        keypairId: refs.keypair ?? 0,
-        cycle: 'm',
-      })
-    ).inputs
+    const news = (await plugin.check(urn, vmProgram(999))).inputs
     const error = await rejects(plugin.create(urn, news), CODE.INVALID_ARGUMENT)
     assert.equal(initFailure(error), null)
   })
 
   test('an order placed whose wait fails is a partial failure: UNKNOWN + ErrorResourceInitFailed with the id', async () => {
     const urn = urnOf('provider:index:LiteVm', 'unpaid')
-    const news = (
-      await plugin.check(urn, {
-        sshAndConsoleUser: 'deployer',
-        consolePassword: 'S3cretPass9',
-        productId: 101,
-        selectOs: 'Ubuntu-22.04',
-        keypairId: refs.keypair ?? 0,
-        cycle: 'm',
-      })
-    ).inputs
+    const news = (await plugin.check(urn, vmProgram())).inputs
     const fault = await emulator.control<{ fault_id: string }>('POST', '/faults', { method: 'GET', path: '/lites/accounts/*', status: 403, count: -1 })
     const error = await rejects(plugin.create(urn, news, { timeout: 60 }), CODE.UNKNOWN).finally(() =>
       emulator.control('DELETE', `/faults/${fault.fault_id}`),
@@ -433,6 +420,43 @@ describe('functions and the rest', () => {
     assert.ok(failure.reasons.length > 0)
     assert.ok(isSecret(failure.properties.consolePassword))
     assert.equal(failure.properties.__meta !== undefined, true, 'the resume marker is kept in outputs')
+  })
+
+  test('SIGTERM during a create\'s wait acts as Cancel: the Create answers with the new id, then the plugin exits', async () => {
+    const own = await Plugin.launch(engine.address)
+    try {
+      await own.configure({ apiKey: 'emulator-key', baseUrl: emulator.baseUrl, pollInterval: '100ms' })
+      const urn = urnOf('provider:index:LiteVm', 'terminated')
+      const news = (await own.check(urn, vmProgram())).inputs
+      // A slow order: the VM stays provisioning far longer than the test runs.
+      await emulator.control('PATCH', '/config', { provisioning_delay_ms: 600_000 })
+      const seen = (await emulator.orders()).orders.length
+      const since = await emulator.lastSeq()
+      const creating = own.create(urn, news).then(
+        () => assert.fail('the create cannot have finished: the VM is still provisioning'),
+        (error: RpcError) => error,
+      )
+      // Once the plugin polls the new account, it holds the id and is waiting.
+      let id = ''
+      for (let i = 0; i < 600 && id === ''; i++) {
+        const order = (await emulator.orders()).orders[seen]
+        const polled = order && (await emulator.requests(since)).some((e) => e.method === 'GET' && e.path.endsWith(`/${order.account_id}`))
+        if (polled) id = String(order.account_id)
+        else await new Promise((resolve) => setTimeout(resolve, 25))
+      }
+      assert.notEqual(id, '', 'the order was placed and its wait began')
+      const exit = new Promise((resolve) => own.child.once('exit', (code, signal) => resolve({ code, signal })))
+      own.child.kill('SIGTERM')
+      const error = await creating
+      const failure = initFailure(error)
+      assert.ok(failure, `the answer carries no ErrorResourceInitFailed: ${error.code} ${error.details}`)
+      assert.equal(failure.id, id)
+      // Exit code 0: the plugin closed once the answer was sent, not when its grace period ran out (143).
+      assert.deepEqual(await exit, { code: 0, signal: null })
+    } finally {
+      await emulator.control('PATCH', '/config', { provisioning_delay_ms: 100 })
+      await own.stop()
+    }
   })
 
   test('the launcher works when reached through a chain of symlinks', async () => {

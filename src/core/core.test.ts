@@ -184,6 +184,19 @@ describe('planning', () => {
     const plan = planResource(boxDefinition, prior, { name: 'bravo', size: 20 })
     assert.deepEqual(plan.replace, ['name'])
   })
+  test('a change waiting for payment is announced while the object is kept, not when the plan replaces it', async () => {
+    const prior = await created()
+    const waiting = { waiting: 'invoice 7 is unpaid' }
+    const titles = (plan: ReturnType<typeof planResource>) => plan.diagnostics.map((d) => d.summary)
+    const kept = planResource(boxDefinition, prior, { name: 'alpha', size: 20 }, waiting)
+    assert.deepEqual(titles(kept), [`box ${String(prior.id)} waits for payment`])
+    // The replacement deletes the old object and its unpaid invoice goes with it: nothing waits.
+    const replaced = planResource(boxDefinition, prior, { name: 'bravo', size: 20 }, waiting)
+    assert.deepEqual(replaced.replace, ['name'])
+    assert.deepEqual(titles(replaced), [])
+    const resumedAndReplaced = planResource(boxDefinition, prior, { name: 'bravo', size: 20 }, { ...waiting, resume: true })
+    assert.deepEqual(titles(resumedAndReplaced), [])
+  })
   test('setting an unrecoverable create-only input after an import records it instead of replacing', async () => {
     const s = session()
     const prior = await created(s, { name: 'alpha', size: 20, coupon: 'SAVE' })

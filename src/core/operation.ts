@@ -5,16 +5,17 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks'
 
-export interface OperationFrame {
-  readonly scope: string | undefined
-  /** How long the operation may take; the client starts counting on its own clock at its first call. */
-  readonly timeoutMs: number | undefined
-  /** Set by the client at its first call: the operation's start on the client's clock. */
-  startedAt?: number
-  onFinish(callback: () => void): void
+/**
+ * The frame of one operation. What it means is declared once, where it is read: `OperationFrame` in
+ * src/api/transport.ts. Core and the API client do not import each other; src/resources hands
+ * `currentOperation` to the client, and the compiler checks there that this object fits it.
+ */
+function newFrame(scope: string | undefined, timeoutMs: number | undefined, finishers: (() => void)[]) {
+  return { scope, timeoutMs, onFinish: (callback: () => void): void => void finishers.push(callback) }
 }
+type Frame = ReturnType<typeof newFrame>
 
-const storage = new AsyncLocalStorage<OperationFrame>()
+const storage = new AsyncLocalStorage<Frame>()
 let abandoned = false
 
 /**
@@ -26,7 +27,7 @@ export function abandonDeliveries(): void {
 }
 
 /** The frame of the operation the caller runs in, if any. */
-export function currentOperation(): OperationFrame | undefined {
+export function currentOperation(): Frame | undefined {
   return storage.getStore()
 }
 
@@ -36,7 +37,7 @@ export function currentOperation(): OperationFrame | undefined {
  */
 export async function withOperation<T>(scope: string | undefined, timeoutMs: number | undefined, fn: () => Promise<T>): Promise<T> {
   const finishers: (() => void)[] = []
-  const frame: OperationFrame = { scope, timeoutMs, onFinish: (callback) => finishers.push(callback) }
+  const frame = newFrame(scope, timeoutMs, finishers)
   try {
     return await storage.run(frame, fn)
   } finally {

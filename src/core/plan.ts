@@ -108,7 +108,9 @@ export function planResource(
     const unset = config[name] === null || config[name] === undefined
     if (attribute.follows && unset && isInput(attribute) && affected.has(name)) planned[name] = UNKNOWN
   }
-  if (resuming && replace.length === 0 && !hasErrors(diagnostics)) {
+  // Both notes speak of the object kept: a replacement deletes it, and its unpaid invoice with it.
+  const keeping = replace.length === 0 && !hasErrors(diagnostics)
+  if (resuming && keeping) {
     diagnostics.push(
       warning(
         'An earlier apply left this resource unfinished',
@@ -117,7 +119,7 @@ export function planResource(
           '). This apply waits for it again and finishes the rest; it places no new order for what was already ordered.',
       ),
     )
-  } else if (priorPrivate.waiting !== undefined && !hasErrors(diagnostics)) {
+  } else if (priorPrivate.waiting !== undefined && keeping) {
     diagnostics.push(
       warning(
         `${definition.name} ${String(prior.id)} waits for payment`,

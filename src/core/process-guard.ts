@@ -3,7 +3,8 @@
  * service managers send, often to the whole process group) is an interrupt: in-flight operations
  * stop waiting at their next safe point and hand back what they ordered, as on StopProvider or
  * Cancel. A provider whose parent is gone (the engine SIGKILLed) has nobody to hand anything to:
- * it exits at once, leaving its order journal entries for the next run to take over.
+ * it exits at once, leaving its order journal entries for the next run to take over. A second SIGTERM,
+ * or the grace period running out, exits at once too.
  */
 
 const termination = new AbortController()
@@ -35,7 +36,12 @@ export function guardProcess(options: GuardOptions): () => void {
   const parentPid = options.parentPid ?? (() => process.ppid)
   const parent = parentPid()
   const onTerm = () => {
-    if (termination.signal.aborted) return
+    // A second SIGTERM insists: the journal keeps every order still open for the next run.
+    if (termination.signal.aborted) {
+      options.log.warn('second SIGTERM received: exiting now')
+      exit(143)
+      return
+    }
     options.log.warn('SIGTERM received: in-flight operations stop at their next safe point and keep what they ordered')
     termination.abort(new Error('the provider process received SIGTERM (interrupted)'))
     options.onTerminate?.()

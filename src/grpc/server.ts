@@ -93,6 +93,11 @@ export interface GrpcServer {
   registerRaw(path: string, handler: (payload: Uint8Array, call: CallContext) => Uint8Array | Promise<Uint8Array>): void
   /** Starts listening (127.0.0.1, a free port by default) and resolves to the bound port. */
   listen(host?: string, port?: number): Promise<number>
+  /**
+   * A graceful stop: new calls are refused (UNAVAILABLE), calls in flight run to their answer, and
+   * once the last has been sent (or lost its client) the connections close after flushing it.
+   */
+  drain(): Promise<void>
   close(): Promise<void>
 }
 
@@ -122,6 +127,20 @@ export function createGrpcServer(options: GrpcServerOptions = {}): GrpcServer {
   }
   const sessions = new Set<ServerHttp2Session>()
   let server: Http2Server | Http2SecureServer | undefined
+  /** Calls routed and not yet closed; `draining` once drain() was called. */
+  let inFlight = 0
+  let draining = false
+  const idle: (() => void)[] = []
+  const calls: Calls = {
+    admit: () => !draining,
+    started: () => {
+      inFlight++
+    },
+    ended: () => {
+      inFlight--
+      if (inFlight === 0) for (const resolve of idle.splice(0)) resolve()
+    },
+  }
 
   return {
     register(service, impl) {
@@ -182,7 +201,7 @@ export function createGrpcServer(options: GrpcServerOptions = {}): GrpcServer {
         session.on('error', (error) => log.debug('gRPC connection error', { error }))
       })
       server.on('stream', (stream: ServerHttp2Stream, headers: IncomingHttpHeaders) => {
-        handleStream(stream, headers, lookup, log)
+        handleStream(stream, headers, lookup, calls, log)
       })
       const listening = server
       await new Promise<void>((resolve, reject) => {
@@ -196,6 +215,20 @@ export function createGrpcServer(options: GrpcServerOptions = {}): GrpcServer {
       return (listening.address() as AddressInfo).port
     },
 
+    async drain() {
+      draining = true
+      if (inFlight > 0) await new Promise<void>((resolve) => idle.push(resolve))
+      await Promise.all(
+        [...sessions].map(
+          (session) =>
+            new Promise<void>((resolve) => {
+              session.once('close', () => resolve())
+              session.close()
+            }),
+        ),
+      )
+    },
+
     async close() {
       const closing = server
       if (!closing) return
@@ -206,15 +239,28 @@ export function createGrpcServer(options: GrpcServerOptions = {}): GrpcServer {
   }
 }
 
+/** What a stream tells the server about the calls it carries, so that drain() knows when to close. */
+interface Calls {
+  admit(): boolean
+  started(): void
+  ended(): void
+}
+
 function handleStream(
   stream: ServerHttp2Stream,
   headers: IncomingHttpHeaders,
   lookup: (path: string) => Route | undefined,
+  calls: Calls,
   log: GrpcLogger,
 ): void {
   // A client reset must not become an uncaught 'error' event; the close handler below covers cleanup.
   stream.on('error', (error) => log.debug('gRPC stream error', { error }))
   const path = String(headers[':path'] ?? '')
+  if (!calls.admit()) {
+    stream.resume()
+    sendStatus(stream, GrpcStatus.UNAVAILABLE, 'the provider is shutting down')
+    return
+  }
   const route = lookup(path)
   if (!route) {
     stream.resume() // drain the request so the stream can close
@@ -226,8 +272,10 @@ function handleStream(
   const aborter = new AbortController()
   const finished: (() => void)[] = []
   let done = false
+  calls.started()
   stream.on('close', () => {
     done = true
+    calls.ended()
     aborter.abort()
     for (const callback of finished.splice(0)) callback()
   })

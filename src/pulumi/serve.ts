@@ -71,15 +71,20 @@ export async function servePlugin(options: { argv: readonly string[]; load: () =
     await server.close()
     closeLogger()
   }
-  // SIGTERM is an interrupt: in-flight operations stop waiting and return what they ordered; as the
-  // engine may be going down too, none of those outcomes counts as delivered (the journal keeps them).
-  // A plugin whose engine is gone exits (guardProcess watches the parent).
+  // SIGTERM is the engine's Cancel: every wait stops at its next safe point and each call in flight
+  // still sends its answer (a create's id with it, as an init failure), then the plugin closes and
+  // exits; new calls are refused meanwhile. A second SIGTERM, or guardProcess's grace period running
+  // out, exits at once. As the engine may be going down too, none of those outcomes counts as
+  // delivered (the journal keeps them). A plugin whose engine is gone exits (guardProcess watches the parent).
   guardProcess({
     log: { warn: (message) => warn(message) },
     onTerminate: () => {
       abandonDeliveries()
       cancel()
-      void shutdown().then(() => process.exit(0))
+      void server
+        .drain()
+        .then(shutdown)
+        .then(() => process.exit(0))
     },
   })
   process.once('SIGINT', () => void shutdown().then(() => process.exit(0)))

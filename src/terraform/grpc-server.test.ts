@@ -14,6 +14,46 @@ function isGrpcError(code: number, message?: RegExp) {
   return (error: unknown) => error instanceof GrpcError && error.code === code && (!message || message.test(error.message))
 }
 
+describe('gRPC server, graceful drain', () => {
+  test('drain refuses new calls, lets the call in flight send its answer, then closes the connections', async () => {
+    let entered = () => {}
+    let release = () => {}
+    const inside = new Promise<void>((resolve) => {
+      entered = resolve
+    })
+    const gate = new Promise<void>((resolve) => {
+      release = resolve
+    })
+    const server = createGrpcServer()
+    server.register(Health, {
+      check: async ({ service }) => {
+        if (service === 'held') {
+          entered()
+          await gate
+        }
+        return { status: HealthCheckResponse_ServingStatus.SERVING }
+      },
+    })
+    const client = connectGrpcTestClient({ address: `127.0.0.1:${await server.listen()}` })
+    try {
+      const held = client.call(Health.method.check, { service: 'held' })
+      await inside
+      let drained = false
+      const draining = server.drain().then(() => {
+        drained = true
+      })
+      await assert.rejects(client.call(Health.method.check, {}), isGrpcError(GrpcStatus.UNAVAILABLE, /shutting down/))
+      assert.equal(drained, false, 'a call is still in flight')
+      release()
+      assert.equal((await held).status, HealthCheckResponse_ServingStatus.SERVING)
+      await draining
+    } finally {
+      await client.close()
+      await server.close()
+    }
+  })
+})
+
 describe('gRPC server, plaintext', () => {
   let server: GrpcServer
   let client: GrpcTestClient
