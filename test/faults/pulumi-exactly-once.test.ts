@@ -165,77 +165,70 @@ async function imported(lane: Lane, journal: string, urn: string, id: string): P
   }
 }
 
-async function orderCell(lane: Lane, op: Operation, fault: Fault): Promise<void> {
+/** One cell's subject, prepared on a fresh service: the stack before the faulted run and how to count what it did. */
+interface Prepared {
+  readonly stack: Stack
+  /** Fault rules for the faulted run, installed once the stack is ready. */
+  readonly rules: readonly Record<string, unknown>[]
+  /** Resolves once the order or action reached the service. */
+  sent(): Promise<unknown>
+  /** What the cell intends, what the service did over both runs, and the accounts it touched. */
+  tally(): Promise<{ intended: Record<string, number>; placed: Record<string, number>; touched: string[] }>
+}
+
+/** The faulted `up`, the re-run and the preview of `key` × `fault`, counted and recorded. */
+async function exactlyOnceCell(lane: Lane, key: string, fault: Fault, prepare: (journal: string) => Promise<Prepared>): Promise<void> {
   const { em } = lane
   await freshService(em, fault)
   await withJournal(async (journal) => {
+    const cell = await prepare(journal)
+    for (const rule of cell.rules) await em.control('POST', '/faults', rule)
+    const first = await faultedUp(lane, cell.stack, fault, cell.sent)
+    await em.control('DELETE', '/faults')
+    const { again, converged, diff } = await rerun(lane, cell.stack, fault, first.saved)
+    const { intended, placed, touched } = await cell.tally()
+    const lost = await lostIds(em, touched, new Set(again.saved ? [again.saved.id] : []), '')
+    const context = `faulted: ${first.outcome} ${first.message}\nre-run: ${outcomeOf(again)} ${messageOf(again)}\nfinal diff: ${diff}`
+    const facts = { front: 'pulumi', op: key, fault: fault.key, intended, placed, lost, outcome: first.outcome, converged } as const
+    recordCell(report, { ...facts, rerunOk: !again.error, also: [[first.orphanExited, 'the plugin outlived its engine']], note: first.note }, context)
+  })
+}
+
+/** An order kind: created from its inputs, or imported and then changed. */
+function orderCell(lane: Lane, op: Operation, fault: Fault): Promise<void> {
+  const { em } = lane
+  return exactlyOnceCell(lane, op.key, fault, async (journal) => {
     const ids = await op.setup(em)
     const urn = urnOf(`provider:index:${toPascal(op.resource)}`, 'r')
     const existing = op.existing ? await imported(lane, journal, urn, String(op.existing(ids))) : null
     const program = existing ? { ...existing.inputs, ...camel(op.change ?? {}) } : camel(op.inputs(ids))
-    const stack: Stack = { journal, urn, program, saved: existing }
     const seen = (await em.orders()).orders.length
-    for (const rule of fault.rules?.(op) ?? []) await em.control('POST', '/faults', rule)
-
-    const first = await faultedUp(lane, stack, fault, () => orderPlaced(em, op.kind, seen))
-    await em.control('DELETE', '/faults')
-    const { again, converged, diff } = await rerun(lane, stack, fault, first.saved)
-
-    const orders = (await em.orders()).orders.slice(seen)
-    const touched = [...orders.map((o) => o.account_id), ...(op.existing ? [String(op.existing(ids))] : [])]
-    const lost = await lostIds(em, touched, new Set(again.saved ? [again.saved.id] : []), '')
-    const context = `faulted: ${first.outcome} ${first.message}\nre-run: ${outcomeOf(again)} ${messageOf(again)}\nfinal diff: ${diff}`
-    recordCell(
-      report,
-      {
-        front: 'pulumi',
-        op: op.key,
-        fault: fault.key,
-        intended: { [op.kind]: 1 },
-        placed: byKind(orders),
-        lost,
-        outcome: first.outcome,
-        converged,
-        rerunOk: !again.error,
-        also: [[first.orphanExited, 'the plugin outlived its engine']],
-        note: first.note,
+    return {
+      stack: { journal, urn, program, saved: existing },
+      rules: fault.rules?.(op) ?? [],
+      sent: () => orderPlaced(em, op.kind, seen),
+      async tally() {
+        const orders = (await em.orders()).orders.slice(seen)
+        const touched = [...orders.map((o) => o.account_id), ...(op.existing ? [String(op.existing(ids))] : [])]
+        return { intended: { [op.kind]: 1 }, placed: byKind(orders), touched }
       },
-      context,
-    )
+    }
   })
 }
 
-async function actionCell(lane: Lane, action: Action, fault: Fault): Promise<void> {
+/** A one-shot action on an imported account. */
+function actionCell(lane: Lane, action: Action, fault: Fault): Promise<void> {
   const { em } = lane
-  await freshService(em, fault)
-  await withJournal(async (journal) => {
+  return exactlyOnceCell(lane, action.key, fault, async (journal) => {
     const { id } = await action.setup(em)
     const urn = urnOf(`provider:index:${toPascal(action.resource)}`, 'r')
     const existing = await imported(lane, journal, urn, String(id))
-    const stack: Stack = { journal, urn, program: { ...existing.inputs, ...camel({ [action.input]: action.value }) }, saved: existing }
-
-    const first = await faultedUp(lane, stack, fault, () => actionSent(em, action))
-    const { again, converged, diff } = await rerun(lane, stack, fault, first.saved)
-
-    const lost = await lostIds(em, [String(id)], new Set(again.saved ? [again.saved.id] : []), '')
-    const context = `faulted: ${first.outcome} ${first.message}\nre-run: ${outcomeOf(again)} ${messageOf(again)}\nfinal diff: ${diff}`
-    recordCell(
-      report,
-      {
-        front: 'pulumi',
-        op: action.key,
-        fault: fault.key,
-        intended: { [action.key]: 1 },
-        placed: { [action.key]: await actionsRun(em, action) },
-        lost,
-        outcome: first.outcome,
-        converged,
-        rerunOk: !again.error,
-        also: [[first.orphanExited, 'the plugin outlived its engine']],
-        note: first.note,
-      },
-      context,
-    )
+    return {
+      stack: { journal, urn, program: { ...existing.inputs, ...camel({ [action.input]: action.value }) }, saved: existing },
+      rules: [],
+      sent: () => actionSent(em, action),
+      tally: async () => ({ intended: { [action.key]: 1 }, placed: { [action.key]: await actionsRun(em, action) }, touched: [String(id)] }),
+    }
   })
 }
 

@@ -19,27 +19,18 @@ export interface CellRow {
   readonly lost: readonly string[]
   /** How the faulted run ended, e.g. `ok`, `kept, incomplete`, `error (gone)`. */
   readonly outcome: string
+  /** The plan or preview after the re-run is empty. */
   readonly converged: boolean
   readonly status: 'pass' | 'fail' | 'todo'
   readonly note?: string
 }
 
 /** What a cell observed, in the terms of its row, and what else its pass requires. */
-export interface CellFacts {
-  readonly front: CellRow['front']
-  readonly op: string
-  readonly fault: string
-  readonly intended: Record<string, number>
-  readonly placed: Record<string, number>
-  readonly lost: readonly string[]
-  readonly outcome: string
-  /** The plan or preview after the re-run is empty. */
-  readonly converged: boolean
+export interface CellFacts extends Omit<CellRow, 'kind' | 'status'> {
   /** The re-run ended without an error. */
   readonly rerunOk: boolean
   /** Further conditions of a pass, each with what its failure means (e.g. the provider outlived terraform). */
   readonly also?: readonly (readonly [boolean, string])[]
-  readonly note?: string
 }
 
 function sorted(counts: Record<string, number>): Record<string, number> {
