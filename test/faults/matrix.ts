@@ -412,8 +412,19 @@ export interface Action {
   /** The input that asks for it (canonical snake_case) and its value. */
   readonly input: string
   readonly value: string
+  /**
+   * Fault rules for the faulted run, for an action with no wait of its own: they hold the run after
+   * the action (a slow read of the account), so that the kill lands before the outcome is saved. The
+   * run must make no such read before the action (Terraform applies a saved plan).
+   */
+  readonly hold?: readonly Record<string, unknown>[]
   /** Creates the account through the API, Active at once: its id and the inputs that describe it. */
   setup(em: Emulator): Promise<{ id: number; inputs: Inputs }>
+}
+
+async function activeServer(em: Emulator) {
+  const body = { product_id: 301, cycle: 'm', keypair_id: await keypair(em, '/baremetals', 'rebuild-key'), label: 'rebuild-server', select_os: 'ubuntu-22' }
+  return { id: await ordered(em, '/baremetals', body), inputs: body }
 }
 
 export const ACTIONS: readonly Action[] = [
@@ -438,10 +449,18 @@ export const ACTIONS: readonly Action[] = [
     path: /^\/v1\/baremetals\/\d+\/rebuild$/,
     input: 'rebuild_os',
     value: 'debian-12',
-    async setup(em) {
-      const body = { product_id: 301, cycle: 'm', keypair_id: await keypair(em, '/baremetals', 'rebuild-key'), label: 'rebuild-server', select_os: 'ubuntu-22' }
-      return { id: await ordered(em, '/baremetals', body), inputs: body }
-    },
+    setup: activeServer,
+  },
+  {
+    key: 'metal-reset',
+    title: 'Metal server reset',
+    resource: 'baremetal',
+    method: 'PUT',
+    path: /^\/v1\/baremetals\/accounts\/\d+\/state\/reset$/,
+    input: 'reset_trigger',
+    value: 'first',
+    hold: [{ method: 'GET', path: '/baremetals/accounts/*', mode: 'delay', delay_ms: 4000, count: 1 }],
+    setup: activeServer,
   },
 ]
 

@@ -1,6 +1,6 @@
 // The Pulumi plugin driven as the engine drives it (EngineModel), issue 8 cases 1 to 7 (faults i to m
 // of test/faults/matrix.ts) for the order kinds of exactlyOnceOperations (FAULT_OPS, shared with the
-// Terraform side) and the one-shot rebuilds. A cell: `pulumi up` (after `pulumi import` for an
+// Terraform side) and the one-shot actions (rebuilds, reset). A cell: `pulumi up` (after `pulumi import` for an
 // upgrade) with the fault: SIGTERM to the plugin, the engine SIGKILLed (the plugin orphaned), the
 // plugin SIGKILLed, each during the wait; an order slower than requestTimeout; a key-ignoring service
 // answering 502 after the order. Then `up` again with a new plugin from the same stack (same URN,
@@ -225,14 +225,14 @@ function actionCell(lane: Lane, action: Action, fault: Fault): Promise<void> {
     const existing = await imported(lane, journal, urn, String(id))
     return {
       stack: { journal, urn, program: { ...existing.inputs, ...camel({ [action.input]: action.value }) }, saved: existing },
-      rules: [],
+      rules: action.hold ?? [],
       sent: () => actionSent(em, action),
       tally: async () => ({ intended: { [action.key]: 1 }, placed: { [action.key]: await actionsRun(em, action) }, touched: [String(id)] }),
     }
   })
 }
 
-describe('exactly-once through the Pulumi plugin: i to m, and the one-shot rebuilds', { concurrency: 2 }, () => {
+describe('exactly-once through the Pulumi plugin: i to m, and the one-shot actions', { concurrency: 2 }, () => {
   const lanes = new LanePool<Lane>()
   before(() => lanes.start(2, async () => ({ em: await Emulator.start({ provisioningDelayMs: 200 }), engine: await startFakeEngine() })))
   after(() =>
@@ -246,7 +246,7 @@ describe('exactly-once through the Pulumi plugin: i to m, and the one-shot rebui
       test(`${op.title} × ${fault.title}`, { timeout: 90_000 }, () => lanes.run((lane) => orderCell(lane, op, fault)))
     }
   }
-  // Case 7: a rebuild cut short by a kill, then `up` again (the Terraform side runs the same two kills).
+  // Case 7: a rebuild or reset cut short by a kill, then `up` again (the Terraform side runs the same two kills).
   for (const fault of faultsOf('jk')) {
     for (const action of ACTIONS) {
       test(`${action.title} × ${fault.title}`, { timeout: 90_000 }, () => lanes.run((lane) => actionCell(lane, action, fault)))

@@ -1,7 +1,7 @@
 // Issue 8 case 7 through the real terraform CLI: a one-shot destructive action (the ACTIONS of
-// test/faults/matrix.ts: rebuild_os of a Lite VM and of a Metal server) cut short by SIGKILL of
-// terraform or of the provider during its wait, then applied again. The service must have run each
-// rebuild once (its request log: processed, not replayed).
+// test/faults/matrix.ts: rebuild_os of a Lite VM and of a Metal server, a Metal reset) cut short by
+// SIGKILL of terraform or of the provider during its wait (a held read for the reset), then applied
+// again. The service must have run each action once (its request log: processed, not replayed).
 import assert from 'node:assert/strict'
 import { rm } from 'node:fs/promises'
 import { join } from 'node:path'
@@ -13,7 +13,7 @@ import { Report, recordCell } from './report.js'
 
 const report = new Report('terraform-rebuild-once')
 
-describe('a rebuild runs once through kills (issue 8 case 7)', { concurrency: 1 }, () => {
+describe('a rebuild or reset runs once through kills (issue 8 case 7)', { concurrency: 1 }, () => {
   let em: Emulator
   let ws: Workspace
   before(async () => {
@@ -35,8 +35,16 @@ describe('a rebuild runs once through kills (issue 8 case 7)', { concurrency: 1 
         const resource = block('resource', `provider_${action.resource}`, 'r', { ...inputs, [action.input]: action.value })
         await ws.write([providerBlock(), `import {\n  to = provider_${action.resource}.r\n  id = "${id}"\n}\n`, resource].join('\n'))
         await ws.init()
+        let args = ['apply', '-no-color', '-input=false', '-auto-approve']
+        if (action.hold) {
+          // The rules hold the read after the action: the plan's refresh must not meet them.
+          const planned = await ws.plan(['-out=fault.tfplan'])
+          assert.equal(planned.code, 2, describeRun(planned))
+          args = ['apply', '-no-color', '-input=false', 'fault.tfplan']
+          for (const rule of action.hold) await em.control('POST', '/faults', rule)
+        }
 
-        const running = ws.launch(['apply', '-no-color', '-input=false', '-auto-approve'])
+        const running = ws.launch(args)
         await actionSent(em, action)
         await sleep(300)
         const provider = childrenOf(running.pid).find(() => true)
@@ -45,6 +53,7 @@ describe('a rebuild runs once through kills (issue 8 case 7)', { concurrency: 1 
         else process.kill(provider, 'SIGKILL')
         const first = await running.done
         const providerExited = (await exitOf(provider)) >= 0
+        await em.control('DELETE', '/faults')
 
         const again = await ws.apply()
         const final = await ws.plan()
