@@ -254,6 +254,11 @@ export class OrderUnresolvedError extends Error {
     return 'server'
   }
 
+  /** Read by core: the service may have processed it, so the state is read back before it is recorded. */
+  get outcomeUnknown(): true {
+    return true
+  }
+
   get summary(): string {
     return `The outcome of ${this.method} ${this.path} is not known`
   }

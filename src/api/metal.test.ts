@@ -35,7 +35,7 @@ const CALLS: Record<string, Call> = {
   },
   M2: { call: (c) => c.baremetals.listServers({ status: ['Terminated'] }), method: 'GET', path: '/baremetals/accounts?status=Terminated', reply: [] },
   M4: { call: (c) => c.baremetals.getPowerState('100070'), method: 'GET', path: '/baremetals/accounts/100070/state', reply: { state: 'on' } },
-  M5: { call: (c) => c.baremetals.setPowerState('100070', 'reset'), method: 'PUT', path: '/baremetals/accounts/100070/state/reset' },
+  M5: { call: (c) => c.baremetals.setPowerState('100070', 'reset'), method: 'PUT', path: '/baremetals/accounts/100070/state/reset', oneShot: true },
   M6: { call: (c) => c.baremetals.listPowerStates(), method: 'GET', path: '/baremetals/states', reply: ['on', 'off', 'reset'] },
   M7: { call: (c) => c.baremetals.setLabel('100070', { label: 'db' }), method: 'PUT', path: '/baremetals/100070', body: { label: 'db' } },
   M8: {

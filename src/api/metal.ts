@@ -202,15 +202,12 @@ export function metalApi(transport: Transport): MetalApi {
         options,
         id(accountId),
       ),
-    setPowerState: (accountId, state, options) =>
-      transport.send(
-        'PUT',
-        `/baremetals/accounts/${id(accountId)}/state/${encodeURIComponent(state)}`,
-        undefined,
-        ignore,
-        options,
-        id(accountId),
-      ),
+    setPowerState: (accountId, state, options) => {
+      const path = `/baremetals/accounts/${id(accountId)}/state/${encodeURIComponent(state)}`
+      // A reset is destructive and one-shot: it goes through the order journal like a rebuild.
+      if (state === 'reset') return transport.action('PUT', path, undefined, options, id(accountId))
+      return transport.send('PUT', path, undefined, ignore, options, id(accountId))
+    },
     listPowerStates: (options) => transport.get('/baremetals/states', decodeList(string), options),
     setLabel: (accountId, body, options) =>
       transport.send('PUT', `/baremetals/${id(accountId)}`, { label: body.label }, ignore, options, id(accountId)),

@@ -97,6 +97,14 @@ function isNotFound(value: unknown): boolean {
   return value instanceof Error && (value as { notFound?: unknown }).notFound === true
 }
 
+/**
+ * An order (or one-shot action) the service may have processed without the provider learning it: no
+ * answer before the deadline, or an ambiguous failure from a service that does not confirm keys.
+ */
+function outcomeUnknown(value: unknown): boolean {
+  return value instanceof Error && (value as { outcomeUnknown?: unknown }).outcomeUnknown === true
+}
+
 /** The object an operation worked on no longer exists: a 404, or an error that says it is gone. */
 function isGone(value: unknown): boolean {
   return isNotFound(value) || (value instanceof Error && (value as { gone?: unknown }).gone === true)
@@ -287,6 +295,25 @@ async function update<C>(
       })
       current = { ...current, ...moved, ...((observed ?? {}) as Record<string, Value>) }
     } catch (thrown) {
+      if (!placed && outcomeUnknown(thrown)) {
+        // The service may have made the change: what it shows now is recorded, so that a run that
+        // plans from the saved state without reading it first (Pulumi's `up`) does not order it again;
+        // and when it shows the change made, the step is done (its order ran once, unanswered).
+        const server = await serverState(definition, knownOrNull(current) as ValueMap, session, diagnostics)
+        if (server !== null) {
+          current = { ...server }
+          if (scheduled.attributes.every((name) => valuesEqual(server[name] ?? null, planned[name] ?? null))) {
+            diagnostics.push(
+              warning(
+                'The service shows the change',
+                `${causeOf(thrown)} Read afterwards, ${definition.name} ${id} shows the change of ${scheduled.attributes.join(', ')}: ` +
+                  'it took effect, so it is recorded as done and not ordered again.',
+              ),
+            )
+            continue
+          }
+        }
+      }
       const failure = failureOf(session, thrown, `Updating ${scheduled.attributes.join(', ')} of ${definition.name} ${id} failed`, names(definition))
       diagnostics.push(...failure)
       if (placed) {

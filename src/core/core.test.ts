@@ -336,6 +336,46 @@ describe('apply', () => {
     const refreshed = await readResource(unpaid, outcome.state, String(prior.id), outcome.private, s)
     assert.equal(refreshed.state?.label, 'relabeled', 'the refresh keeps the label that was ordered')
   })
+  test('an order step whose outcome is unknown is read back: done when the service shows it, failed and recorded as it is otherwise', async () => {
+    class Unknown extends Error {
+      readonly outcomeUnknown = true
+    }
+    // The order step gets no answer; `processed` says whether the service made the change anyway.
+    const unanswered = (processed: boolean) => ({
+      ...boxDefinition,
+      updates: boxDefinition.updates.map((step) =>
+        step.attributes.includes('size')
+          ? {
+              ...step,
+              apply: async ({ client, id, input }: { client: BoxService; id: string; input: { size?: number } }) => {
+                client.call('grow-order')
+                const box = client.boxes.get(id)
+                if (processed && box) box.size = input.size ?? box.size
+                throw new Unknown('no answer to the order; it may have been processed')
+              },
+            }
+          : step,
+      ),
+    })
+    const config = { name: 'alpha', size: 30, power: 'off' }
+    for (const processed of [true, false]) {
+      const s = session()
+      const prior = await created(s)
+      const definition = unanswered(processed) as typeof boxDefinition
+      const outcome = await applyUpdate(definition, prior, planResource(definition, prior, config).planned, {}, s)
+      assert.equal(s.service.calls.filter((c) => c === 'grow-order').length, 1, 'ordered once')
+      assert.equal(outcome.state?.size, processed ? 30 : 20, 'the state holds what the service shows')
+      const errors = outcome.diagnostics.filter((d) => d.severity === 'error')
+      if (processed) {
+        assert.deepEqual(errors, [], 'a change the service shows made is no failure')
+        assert.ok(s.service.calls.includes('power:off'), 'the steps after it run')
+        assert.ok(outcome.diagnostics.some((d) => d.severity === 'warning' && /shows the change of size/.test(d.detail)))
+      } else {
+        assert.match(errors[0]?.detail ?? '', /may have been processed/)
+        assert.ok(!s.service.calls.includes('power:off'), 'nothing runs after the failed step')
+      }
+    }
+  })
   test('a paid step that fails after its order is recorded and resumed, not re-ordered', async () => {
     const s = session()
     const prior = await created(s)

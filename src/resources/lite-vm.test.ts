@@ -233,6 +233,20 @@ describe('provider_lite_vm', () => {
     assert.deepEqual(unreachable.map((d) => d.severity), ['warning'], 'an unreachable service only warns')
   })
 
+  test('a package the VM already has passes the plan check, so a state saved before the change (a killed run) can finish it', async () => {
+    const { h, config } = await setup()
+    const stale = await h.create(vm, config)
+    const changed = await h.update(vm, stale, { ...config, product_id: 102 })
+    assert.equal(changed.state?.product_id, 102)
+    // Planned from the state saved before the change, as Pulumi's `up` plans after a killed run.
+    assert.deepEqual(await checkPlanOnline(vm, stale, h.plan(vm, stale, { ...config, product_id: 102 }), h.session), [])
+    const refused = await checkPlanOnline(vm, stale, h.plan(vm, stale, { ...config, product_id: 999 }), h.session)
+    assert.deepEqual(
+      refused.map((d) => d.path),
+      [['product_id']],
+    )
+  })
+
   test('an import id that is not an account id names the format', async () => {
     const { h } = await setup()
     await assert.rejects(h.import(vm, 'web-01'), /<account_id>/)

@@ -519,6 +519,10 @@ export function liteVm(family: LiteFamily) {
           const { value: options } = await inGroup(client, prior, (api) => api.getChangePackageOptions(id, { signal }))
           const ids = options.packages.map((p) => p.product_id)
           if (ids.includes(input.product_id ?? 0)) return null
+          // The VM may have it already: a change whose answer a killed run lost, planned from a state
+          // saved before it (Pulumi's `up` does not read first). The order journal answers the step.
+          const { value: vm } = await inGroup(client, prior, (api) => api.getVm(id, { signal }))
+          if (vm.product_id === input.product_id) return null
           return ids.length === 0
             ? `cannot change: VM ${id} has no package to change to`
             : `must be a package VM ${id} can change to: ${quoted(ids)}`

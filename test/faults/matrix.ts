@@ -388,6 +388,132 @@ export const FAULTS: readonly Fault[] = [
 /** Creates: the order kinds whose every column of cases 1 to 6 runs through both front ends by default. */
 export const CREATE_KEYS = ['lite-vm-create', 'metal-create', 'elastic-create']
 
+/**
+ * The operations of the exactly-once columns (i to m), the same for both front ends: by default the
+ * create kinds of three API families and the migration (an upgrade whose outcome a key-ignoring
+ * service leaves to be read back); FAULT_OPS=all every order kind, FAULT_OPS=key,key those.
+ */
+export function exactlyOnceOperations(): readonly Operation[] {
+  const only = process.env.FAULT_OPS?.split(',').filter(Boolean)
+  if (only?.includes('all')) return OPERATIONS
+  const keys = only && only.length > 0 ? only : [...CREATE_KEYS, 'vm-migrate']
+  return OPERATIONS.filter((op) => keys.includes(op.key))
+}
+
+/** A one-shot destructive action (issue 8 case 7): run once on an existing account, whatever kills the run. */
+export interface Action {
+  readonly key: string
+  readonly title: string
+  /** Resource name without the provider prefix, e.g. `lite_vm`. */
+  readonly resource: string
+  /** The request that performs it, as the emulator's request log records its path. */
+  readonly method: string
+  readonly path: RegExp
+  /** The input that asks for it (canonical snake_case) and its value. */
+  readonly input: string
+  readonly value: string
+  /**
+   * Fault rules for the faulted run, for an action with no wait of its own: they hold the run after
+   * the action (a slow read of the account), so that the kill lands before the outcome is saved. The
+   * run must make no such read before the action (Terraform applies a saved plan).
+   */
+  readonly hold?: readonly Record<string, unknown>[]
+  /** Creates the account through the API, Active at once: its id and the inputs that describe it. */
+  setup(em: Emulator): Promise<{ id: number; inputs: Inputs }>
+}
+
+async function activeServer(em: Emulator) {
+  const body = { product_id: 301, cycle: 'm', keypair_id: await keypair(em, '/baremetals', 'rebuild-key'), label: 'rebuild-server', select_os: 'ubuntu-22' }
+  return { id: await ordered(em, '/baremetals', body), inputs: body }
+}
+
+export const ACTIONS: readonly Action[] = [
+  {
+    key: 'vm-rebuild',
+    title: 'Lite VM rebuild_os',
+    resource: 'lite_vm',
+    method: 'PUT',
+    path: /^\/v1\/lites\/accounts\/\d+\/rebuild$/,
+    input: 'rebuild_os',
+    value: 'Debian-12',
+    async setup(em) {
+      const body = vmBody(await keypair(em, '/lites', 'rebuild-key'), 101, 'rebuild-vm')
+      return { id: await ordered(em, '/lites', body), inputs: body }
+    },
+  },
+  {
+    key: 'metal-rebuild',
+    title: 'Metal server rebuild_os',
+    resource: 'baremetal',
+    method: 'PUT',
+    path: /^\/v1\/baremetals\/\d+\/rebuild$/,
+    input: 'rebuild_os',
+    value: 'debian-12',
+    setup: activeServer,
+  },
+  {
+    key: 'metal-reset',
+    title: 'Metal server reset',
+    resource: 'baremetal',
+    method: 'PUT',
+    path: /^\/v1\/baremetals\/accounts\/\d+\/state\/reset$/,
+    input: 'reset_trigger',
+    value: 'first',
+    hold: [{ method: 'GET', path: '/baremetals/accounts/*', mode: 'delay', delay_ms: 4000, count: 1 }],
+    setup: activeServer,
+  },
+]
+
+/** How many times the service performed `action` (processed, not answered from its idempotency store). */
+export async function actionsRun(em: Emulator, action: Action): Promise<number> {
+  return (await em.requests()).filter(
+    (e) => e.method === action.method && action.path.test(e.path) && e.status === 200 && !(e as { replayed?: boolean }).replayed,
+  ).length
+}
+
+/** Resolves once `action` was performed (bounded). */
+export async function actionSent(em: Emulator, action: Action, limitMs = 15_000): Promise<void> {
+  const until = Date.now() + limitMs
+  while ((await actionsRun(em, action)) === 0) {
+    if (Date.now() > until) throw new Error(`${action.title} was not sent within ${limitMs}ms`)
+    await sleep(50)
+  }
+}
+
+/**
+ * `count` lanes (an emulator and what drives it), each running one cell at a time: `take` waits for
+ * a free lane, `give` hands it to the next waiting cell.
+ */
+export class LanePool<L> {
+  private readonly free: L[] = []
+  private readonly waiting: ((lane: L) => void)[] = []
+  private readonly all: L[] = []
+
+  async start(count: number, launch: () => Promise<L>): Promise<void> {
+    for (let i = 0; i < count; i++) {
+      const lane = await launch()
+      this.all.push(lane)
+      this.free.push(lane)
+    }
+  }
+
+  async stop(close: (lane: L) => Promise<void>): Promise<void> {
+    for (const lane of this.all.splice(0)) await close(lane)
+  }
+
+  /** Runs `cell` on the next free lane. */
+  async run(cell: (lane: L) => Promise<void>): Promise<void> {
+    const lane = await new Promise<L>((ok) => (this.free.length > 0 ? ok(this.free.pop() as L) : this.waiting.push(ok)))
+    try {
+      await cell(lane)
+    } finally {
+      const next = this.waiting.shift()
+      if (next) next(lane)
+      else this.free.push(lane)
+    }
+  }
+}
+
 export function faultsOf(keys: string): Fault[] {
   return FAULTS.filter((f) => keys.includes(f.key))
 }

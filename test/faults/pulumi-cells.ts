@@ -16,13 +16,14 @@ import {
   freshEmulator,
   type Inputs,
   intendedOrders,
+  LanePool,
   lostIds,
   OPERATIONS,
   type Operation,
   orderPlaced,
   sleep,
 } from './matrix.js'
-import { type CellRow, Report } from './report.js'
+import { Report, recordCell } from './report.js'
 import { selected } from './terraform-cells.js'
 
 interface Lane {
@@ -41,6 +42,12 @@ async function launch(): Promise<Lane> {
   const plugin = await Plugin.launch(engine.address)
   await plugin.configure({ apiKey: em.apiKey, baseUrl: em.baseUrl, pollInterval: '100ms' })
   return { em, plugin, model: new EngineModel(plugin, REPLACE_ON_CHANGES), stopEngine: engine.stop }
+}
+
+async function close(lane: Lane): Promise<void> {
+  await lane.plugin.stop()
+  lane.stopEngine()
+  await lane.em.stop()
 }
 
 /** One `pulumi up` of the resource under the engine's rules, as an outcome for the report. */
@@ -99,70 +106,33 @@ export async function pulumiCell(lane: Lane, op: Operation, fault: Fault, report
   }
   const allOrders = (await em.orders()).orders.slice(seen)
   const lostAfterRerun = await lostIds(em, allOrders.map((o) => o.account_id), new Set(again.saved ? [again.saved.id] : []), again.message)
-  const placed = byKind(allOrders)
-  const intended = intendedOrders(op, fault)
-  const lost = [...new Set([...lostAfterFault, ...lostAfterRerun])]
-  const same = JSON.stringify(sorted(placed)) === JSON.stringify(sorted(intended))
-  const row: CellRow = {
-    kind: 'cell',
-    front: 'pulumi',
-    op: op.key,
-    fault: fault.key,
-    intended,
-    placed,
-    lost,
-    outcome: first.outcome,
-    converged,
-    status: converged && lost.length === 0 && same && again.ok ? 'pass' : 'fail',
-  }
-  report.add(row)
   const context = `faulted: ${first.outcome} ${first.message}\nre-run: ${again.outcome} ${again.message}\nfinal diff: ${finalText}`
-  assert.deepEqual(sorted(placed), sorted(intended), `orders placed vs intended\n${context}`)
-  assert.deepEqual(lost, [], `ids lost\n${context}`)
-  assert.ok(again.ok, `the re-run failed\n${context}`)
-  assert.ok(converged, `the diff after the re-run is not empty\n${context}`)
-}
-
-function sorted(counts: Record<string, number>): Record<string, number> {
-  return Object.fromEntries(Object.entries(counts).sort(([a], [b]) => a.localeCompare(b)))
+  recordCell(
+    report,
+    {
+      front: 'pulumi',
+      op: op.key,
+      fault: fault.key,
+      intended: intendedOrders(op, fault),
+      placed: byKind(allOrders),
+      lost: [...new Set([...lostAfterFault, ...lostAfterRerun])],
+      outcome: first.outcome,
+      converged,
+      rerunOk: again.ok,
+    },
+    context,
+  )
 }
 
 export function pulumiMatrix(part: string, faults: readonly Fault[], lanes = 2, operations: readonly Operation[] = OPERATIONS): void {
   const report = new Report(part)
   describe(`fault matrix through the Pulumi plugin: ${faults.map((f) => f.title).join(', ')}`, { concurrency: lanes }, () => {
-    const free: Lane[] = []
-    const waiting: ((lane: Lane) => void)[] = []
-    const all: Lane[] = []
-    before(async () => {
-      for (let i = 0; i < lanes; i++) {
-        const lane = await launch()
-        all.push(lane)
-        free.push(lane)
-      }
-    })
-    after(async () => {
-      for (const lane of all) {
-        await lane.plugin.stop()
-        lane.stopEngine()
-        await lane.em.stop()
-      }
-    })
-    const take = () => new Promise<Lane>((ok) => (free.length > 0 ? ok(free.pop() as Lane) : waiting.push(ok)))
-    const give = (lane: Lane) => {
-      const next = waiting.shift()
-      if (next) next(lane)
-      else free.push(lane)
-    }
+    const pool = new LanePool<Lane>()
+    before(() => pool.start(lanes, launch))
+    after(() => pool.stop(close))
     for (const fault of faults) {
       for (const op of selected(operations)) {
-        test(`${op.title} × ${fault.title}`, { timeout: 60_000 }, async () => {
-          const lane = await take()
-          try {
-            await pulumiCell(lane, op, fault, report)
-          } finally {
-            give(lane)
-          }
-        })
+        test(`${op.title} × ${fault.title}`, { timeout: 60_000 }, () => pool.run((lane) => pulumiCell(lane, op, fault, report)))
       }
     }
   })
@@ -224,9 +194,7 @@ export function pulumiUnpaidMatrix(operations: readonly Operation[] = OPERATIONS
       lane = await launch()
     })
     after(async () => {
-      await lane?.plugin.stop()
-      lane?.stopEngine()
-      await lane?.em.stop()
+      if (lane) await close(lane)
     })
     for (const op of selected(operations)) {
       test(`${op.title}, unpaid`, { timeout: 60_000 }, () => pulumiUnpaidCell(lane, op))

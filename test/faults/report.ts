@@ -1,9 +1,10 @@
 // The closing-note table: each fault test file records its rows in build/fault-report/<part>.json and
 // re-renders build/fault-report.md from every part present, so the table is whole after any run order.
+import assert from 'node:assert/strict'
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { ROOT } from '../e2e/harness.js'
-import { FAULTS, OPERATIONS } from './matrix.js'
+import { ACTIONS, FAULTS, OPERATIONS } from './matrix.js'
 
 const DIR = join(ROOT, 'build', 'fault-report')
 const OUT = join(ROOT, 'build', 'fault-report.md')
@@ -18,9 +19,51 @@ export interface CellRow {
   readonly lost: readonly string[]
   /** How the faulted run ended, e.g. `ok`, `kept, incomplete`, `error (gone)`. */
   readonly outcome: string
+  /** The plan or preview after the re-run is empty. */
   readonly converged: boolean
   readonly status: 'pass' | 'fail' | 'todo'
   readonly note?: string
+}
+
+/** What a cell observed, in the terms of its row, and what else its pass requires. */
+export interface CellFacts extends Omit<CellRow, 'kind' | 'status'> {
+  /** The re-run ended without an error. */
+  readonly rerunOk: boolean
+  /** Further conditions of a pass, each with what its failure means (e.g. the provider outlived terraform). */
+  readonly also?: readonly (readonly [boolean, string])[]
+}
+
+function sorted(counts: Record<string, number>): Record<string, number> {
+  return Object.fromEntries(Object.entries(counts).sort(([a], [b]) => a.localeCompare(b)))
+}
+
+/** The report row of a cell: it passes when it placed what it intended, lost nothing, re-ran cleanly and converged. */
+export function cellRow(facts: CellFacts): CellRow {
+  const same = JSON.stringify(sorted(facts.placed)) === JSON.stringify(sorted(facts.intended))
+  const passed = same && facts.lost.length === 0 && facts.rerunOk && facts.converged && (facts.also ?? []).every(([ok]) => ok)
+  return {
+    kind: 'cell',
+    front: facts.front,
+    op: facts.op,
+    fault: facts.fault,
+    intended: facts.intended,
+    placed: facts.placed,
+    lost: facts.lost,
+    outcome: facts.outcome,
+    converged: facts.converged,
+    status: passed ? 'pass' : 'fail',
+    ...(facts.note ? { note: facts.note } : {}),
+  }
+}
+
+/** Adds the cell's row to `report`, then fails the test on the first unmet condition, with `context` (the runs' output). */
+export function recordCell(report: Report, facts: CellFacts, context: string): void {
+  report.add(cellRow(facts))
+  assert.deepEqual(sorted(facts.placed), sorted(facts.intended), `orders placed vs intended\n${context}`)
+  assert.deepEqual(facts.lost, [], `accounts ordered but not managed\n${context}`)
+  for (const [ok, what] of facts.also ?? []) assert.ok(ok, `${what}\n${context}`)
+  assert.ok(facts.rerunOk, `the re-run failed\n${context}`)
+  assert.ok(facts.converged, `the plan after the re-run is not empty\n${context}`)
 }
 
 export interface InputRow {
@@ -91,7 +134,9 @@ export function render(rows: readonly Row[]): string {
     out.push(`## ${front === 'terraform' ? 'Terraform CLI' : 'Pulumi engine protocol'}`, '')
     out.push(`| operation | ${FAULTS.map((f) => `${f.key}`).join(' | ')} |`)
     out.push(`|---|${FAULTS.map(() => '---').join('|')}|`)
-    for (const op of OPERATIONS) {
+    // The one-shot actions have rows only where a front end ran them.
+    const actions = ACTIONS.filter((a) => cells.some((c) => c.front === front && c.op === a.key))
+    for (const op of [...OPERATIONS, ...actions]) {
       const line = FAULTS.map((f) => cellText(cells.find((c) => c.front === front && c.op === op.key && c.fault === f.key)))
       out.push(`| ${op.title} | ${line.join(' | ')} |`)
     }
