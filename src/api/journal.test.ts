@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict'
-import { spawn } from 'node:child_process'
+import { spawn, spawnSync } from 'node:child_process'
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, test } from 'node:test'
 import { OrderUnresolvedError } from './errors.js'
-import { OrderJournal } from './journal.js'
+import { OrderJournal, processAlive } from './journal.js'
 import { fail, ok, type RecordedRequest, testClient } from './fake-fetch.js'
 import type { OperationFrame } from './transport.js'
 
@@ -430,6 +430,14 @@ describe('order journal: owners, temporaries and settling', () => {
     writeFileSync(join(dir, `bbbb.json.${writer.pid}.tmp`), '{"v":1')
     journalOf(dir).claim('other-intent')
     assert.deepEqual(readdirSync(dir).filter((f) => f.endsWith('.tmp')), [`bbbb.json.${writer.pid}.tmp`])
+  })
+
+  test('liveness: a running pid is alive, an exited one is not, and a pid with another start time was reused', () => {
+    const own = new OrderJournal(journal(), Date.now).owner
+    assert.equal(processAlive(own.pid, own.started), true)
+    if (own.started !== undefined) assert.equal(processAlive(own.pid, '1'), false)
+    const exited = spawnSync(process.execPath, ['-e', '']).pid
+    assert.equal(processAlive(exited), false)
   })
 
   test("a real second process: its entry is not taken over while it runs, and is once it has exited", async () => {

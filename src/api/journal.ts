@@ -25,6 +25,8 @@ export type JournalState = 'sent' | 'answered' | 'failed' | 'delivered' | 'settl
 export interface JournalOwner {
   readonly pid: number
   readonly token: string
+  /** When the process started, where the system says (Linux): tells a reused pid from its owner. */
+  readonly started?: string
 }
 
 export interface JournalEntry {
@@ -83,17 +85,36 @@ export function fingerprint(parts: IntentParts): string {
   )
 }
 
-/** This process, as journal entries name their owner. */
-const PROCESS_OWNER: JournalOwner = { pid: process.pid, token: randomUUID() }
+/** A process's start time in clock ticks since boot (Linux /proc); undefined elsewhere or when it is gone. */
+function startOf(pid: number): string | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    // Fields after the command name, which may hold spaces: state is field 3, starttime field 22.
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]
+  } catch {
+    return undefined
+  }
+}
 
-/** Whether a process runs: `kill(pid, 0)` fails with ESRCH when none has that pid (EPERM: it runs as another user). */
-export function processAlive(pid: number): boolean {
+/** This process, as journal entries name their owner. */
+const PROCESS_OWNER: JournalOwner = (() => {
+  const started = startOf(process.pid)
+  return { pid: process.pid, token: randomUUID(), ...(started === undefined ? {} : { started }) }
+})()
+
+/**
+ * Whether a process runs: `kill(pid, 0)` fails with ESRCH when none has that pid (EPERM: it runs as
+ * another user). With its start time known, a process that started at another time has reused the pid.
+ */
+export function processAlive(pid: number, started?: string): boolean {
   try {
     process.kill(pid, 0)
-    return true
   } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM'
+    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return false
   }
+  if (started === undefined) return true
+  const now = startOf(pid)
+  return now === undefined || now === started
 }
 
 /** Per owner, shared by every journal object of it: entries its operations hold, and those it handed over. */
@@ -103,7 +124,7 @@ export interface JournalOptions {
   /** Default: this process. */
   readonly owner?: JournalOwner
   /** Default: processAlive. */
-  readonly alive?: (pid: number) => boolean
+  readonly alive?: (pid: number, started?: string) => boolean
 }
 
 export interface ClaimOptions {
@@ -125,7 +146,7 @@ const TAKE = /^(.+)\.take-(.*)$/
  */
 export class OrderJournal {
   readonly owner: JournalOwner
-  private readonly alive: (pid: number) => boolean
+  private readonly alive: (pid: number, started?: string) => boolean
   /** Entries this owner's operations hold: two identical intents never share one. */
   private readonly held: Set<string>
   /** Entries whose outcome this owner handed to its engine: what its graceful shutdown settles. */
@@ -153,7 +174,7 @@ export class OrderJournal {
     if (owner === undefined) return true
     if (owner.token === this.owner.token) return false
     // Our pid with another token: a process that is gone, whose pid this one reuses.
-    return owner.pid === this.owner.pid || !this.alive(owner.pid)
+    return owner.pid === this.owner.pid || !this.alive(owner.pid, owner.started)
   }
 
   private entries(): JournalEntry[] {
