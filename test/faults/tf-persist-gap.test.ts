@@ -6,10 +6,10 @@
 import assert from 'node:assert/strict'
 import { rm } from 'node:fs/promises'
 import { join } from 'node:path'
-import { after, before, describe, test } from 'node:test'
-import { block, describeRun, Emulator, ref, Workspace } from '../e2e/harness.js'
-import { childrenOf, exitOf, providerBlock, stateIds } from './exactly-once-cells.js'
-import { byKind, freshEmulator, type Ids, lostIds, OPERATIONS, orderPlaced } from './matrix.js'
+import { describe, test } from 'node:test'
+import { block, describeRun, ref } from '../e2e/harness.js'
+import { childrenOf, exitOf, oneLane, providerBlock, rerun, stateIds } from './exactly-once-cells.js'
+import { byKind, freshEmulator, type Ids, OPERATIONS, orderPlaced } from './matrix.js'
 import { Report } from './report.js'
 
 const report = new Report('terraform-persist-gap')
@@ -36,18 +36,10 @@ async function clearDirectory(dir: string): Promise<void> {
 }
 
 describe('an id handed to Terraform whose state was never persisted (issue 8)', { concurrency: 1 }, () => {
-  let em: Emulator
-  let ws: Workspace
-  before(async () => {
-    em = await Emulator.start({ provisioningDelayMs: 200 })
-    ws = await Workspace.create(em)
-  })
-  after(async () => {
-    await ws?.cleanup()
-    await em?.stop()
-  })
+  const lane = oneLane()
 
   test('SIGKILL right after a create returned its id, state from before the apply: the re-run orders nothing more and manages both', { timeout: 120_000 }, async () => {
+    const { em, ws } = lane
     // Long enough a wait that the second VM is still waiting when the kill comes.
     await freshEmulator(em, 1_500)
     await clearDirectory(ws.dir)
@@ -64,12 +56,7 @@ describe('an id handed to Terraform whose state was never persisted (issue 8)', 
     if (provider !== undefined) assert.ok((await exitOf(provider)) >= 0, 'the provider exited')
     for (const name of ['terraform.tfstate', 'terraform.tfstate.backup']) await rm(join(ws.dir, name), { force: true })
 
-    const again = await ws.apply()
-    const final = await ws.plan()
-    const orders = (await em.orders()).orders.slice(seen)
-    const managed = await stateIds(ws.dir)
-    const lost = await lostIds(em, orders.map((o) => o.account_id), managed, '')
-    const placed = byKind(orders)
+    const { again, final, managed, lost, placed } = await rerun(lane, seen)
     const intended = { [op.kind]: 2 }
     report.add({
       kind: 'cell',
@@ -93,6 +80,7 @@ describe('an id handed to Terraform whose state was never persisted (issue 8)', 
   })
 
   test('after a run that ended normally, `terraform state rm` and apply again places a second order', { timeout: 120_000 }, async () => {
+    const { em, ws } = lane
     await freshEmulator(em, 200)
     await clearDirectory(ws.dir)
     const ids = await op.setup(em)

@@ -4,9 +4,9 @@
 import assert from 'node:assert/strict'
 import { rm } from 'node:fs/promises'
 import { join } from 'node:path'
-import { after, before, describe, test } from 'node:test'
-import { block, describeRun, Emulator, Workspace } from '../e2e/harness.js'
-import { childrenOf, exitOf, providerBlock } from './exactly-once-cells.js'
+import { describe, test } from 'node:test'
+import { block, describeRun, type Emulator } from '../e2e/harness.js'
+import { childrenOf, exitOf, oneLane, providerBlock } from './exactly-once-cells.js'
 import { freshEmulator, sleep } from './matrix.js'
 import { Report } from './report.js'
 
@@ -60,20 +60,12 @@ const TARGETS: readonly Target[] = [
 ]
 
 describe('a rebuild runs once through kills (issue 8 case 7)', { concurrency: 1 }, () => {
-  let em: Emulator
-  let ws: Workspace
-  before(async () => {
-    em = await Emulator.start({ provisioningDelayMs: 200 })
-    ws = await Workspace.create(em)
-  })
-  after(async () => {
-    await ws?.cleanup()
-    await em?.stop()
-  })
+  const lane = oneLane()
 
   for (const target of TARGETS) {
     for (const kill of ['terraform', 'provider'] as const) {
       test(`${target.title} × SIGKILL of ${kill} during its wait`, { timeout: 120_000 }, async () => {
+        const { em, ws } = lane
         await freshEmulator(em, 2500)
         for (const name of ['terraform.tfstate', 'terraform.tfstate.backup']) await rm(join(ws.dir, name), { force: true })
         await rm(join(ws.dir, '.terraform', 'provider-orders'), { recursive: true, force: true })
