@@ -39,8 +39,12 @@ export interface Settlement {
 
 const settlements = new Map<string, Settlement>()
 
-export function registerSettlement(key: string, settlement: Settlement): void {
+/** Returns a function that removes it again. */
+export function registerSettlement(key: string, settlement: Settlement): () => void {
   settlements.set(key, settlement)
+  return () => {
+    if (settlements.get(key) === settlement) settlements.delete(key)
+  }
 }
 
 /** Writing the journal may fail (a full disk): that only leaves the order unsettled, never fails the call. */
