@@ -5,7 +5,7 @@ import { type ElasticStorageApi, elasticStorageApi } from './elastic-storage.js'
 import { type LiteApi, type LiteMigrationApi, liteApi, liteMigrationApi } from './lite.js'
 import { type MetalApi, metalApi } from './metal.js'
 import type { Account } from './models.js'
-import { OrderJournal } from './journal.js'
+import { type JournalOptions, OrderJournal } from './journal.js'
 import { type FetchFunction, type Logger, type OperationFrame, type Sleep, Transport } from './transport.js'
 import { type WaitOptions, type WaitResult, waitForActive } from './wait.js'
 
@@ -40,6 +40,8 @@ export interface ClientOptions {
    * a key lives only as long as its call.
    */
   readonly journalDirectory?: string
+  /** Who owns the journal's entries and how to tell that an owner is gone; default this process (tests inject others). */
+  readonly journalOptions?: JournalOptions
   /** The caller's current operation (its scope, timeout and hand-over), asked at each order. */
   readonly operation?: () => OperationFrame | undefined
 }
@@ -65,6 +67,11 @@ export interface Client {
   waitForActive<A extends Account<unknown>>(read: () => Promise<A>, options: WaitOptions): Promise<WaitResult<A>>
   /** The client's clock: use it for `orderedAt` so an injected clock stays consistent. */
   now(): number
+  /**
+   * Settles the order journal (see JournalState): `account` when a state names an id, `delivered`
+   * when the engine closed the provider gracefully after its run. Absent without a journal.
+   */
+  readonly settlement?: { readonly directory: string; account(id: string): void; delivered(): void }
 }
 
 export function defaultSleep(ms: number, signal?: AbortSignal): Promise<void> {
@@ -104,6 +111,7 @@ export function createClient(options: ClientOptions): Client {
   const sleep = options.sleep ?? defaultSleep
   const log: Logger = options.log ?? (() => undefined)
   const pollIntervalMs = positive(options.pollIntervalMs, 5_000, 'pollIntervalMs')
+  const journal = options.journalDirectory === undefined ? undefined : new OrderJournal(options.journalDirectory, now, options.journalOptions)
   const transport = new Transport({
     baseUrl,
     apiKey: options.apiKey,
@@ -117,7 +125,7 @@ export function createClient(options: ClientOptions): Client {
     random: options.random ?? Math.random,
     log,
     idempotencyKey: options.idempotencyKey ?? randomUUID,
-    journal: options.journalDirectory === undefined ? undefined : new OrderJournal(options.journalDirectory, now),
+    journal,
     operation: options.operation,
   })
   const waitSettings = {
@@ -136,5 +144,8 @@ export function createClient(options: ClientOptions): Client {
     elasticStorages: elasticStorageApi(transport),
     waitForActive: (read, waitOptions) => waitForActive(waitSettings, read, waitOptions),
     now,
+    ...(journal
+      ? { settlement: { directory: journal.directory, account: (id: string) => journal.settle(id), delivered: () => journal.settleOwn() } }
+      : {}),
   }
 }

@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict'
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { spawn, spawnSync } from 'node:child_process'
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, test } from 'node:test'
 import { OrderUnresolvedError } from './errors.js'
-import { OrderJournal } from './journal.js'
+import { OrderJournal, processAlive } from './journal.js'
 import { fail, ok, type RecordedRequest, testClient } from './fake-fetch.js'
 import type { OperationFrame } from './transport.js'
 
@@ -27,6 +28,19 @@ function journal(): string {
 afterEach(() => {
   for (const dir of directories.splice(0)) rmSync(dir, { recursive: true, force: true })
 })
+
+/**
+ * Provider processes as the journal sees them: each its own owner (pid and token), alive until
+ * `kill()`. Two clients of one process share what their operations hold, as in a real process.
+ */
+const running = new Set<number>()
+let nextPid = 700_000
+function providerProcess() {
+  const pid = nextPid++
+  running.add(pid)
+  const journalOptions = { owner: { pid, token: `process-${pid}` }, alive: (p: number) => running.has(p) }
+  return { pid, journalOptions, kill: () => running.delete(pid) }
+}
 
 /** An operation frame as core makes one; `finish()` hands the outcome over. */
 function frame(scope?: string, timeoutMs?: number) {
@@ -64,10 +78,12 @@ describe('order journal', () => {
   test('a run killed after the order answered: the next run gets the same account without a request', async () => {
     const dir = journal()
     const run1 = frame()
-    const first = testClient([echoing(200, ORDER)], { journalDirectory: dir, operation: () => run1.value })
+    const killed = providerProcess()
+    const first = testClient([echoing(200, ORDER)], { journalDirectory: dir, operation: () => run1.value, journalOptions: killed.journalOptions })
     assert.deepEqual(await first.client.lites.createVm(VM_BODY), ORDER)
     // The process dies here: the operation never hands its outcome over.
-    const second = testClient([], { journalDirectory: dir, operation: () => run2.value })
+    killed.kill()
+    const second = testClient([], { journalDirectory: dir, operation: () => run2.value, journalOptions: providerProcess().journalOptions })
     const run2 = frame()
     const order = await second.client.lites.createVm(VM_BODY)
     assert.equal(order.account_id, '100042')
@@ -95,14 +111,17 @@ describe('order journal', () => {
   test('count = 2 killed during the waits: the re-run takes each entry once and places no order', async () => {
     const dir = journal()
     const run1 = frame()
+    const killed = providerProcess()
     const first = testClient([echoing(200, ORDER), echoing(200, { ...ORDER, account_id: '100043' })], {
       journalDirectory: dir,
       operation: () => run1.value,
+      journalOptions: killed.journalOptions,
     })
     await first.client.lites.createVm(VM_BODY)
     await first.client.lites.createVm(VM_BODY)
+    killed.kill()
     const run2 = frame()
-    const second = testClient([], { journalDirectory: dir, operation: () => run2.value })
+    const second = testClient([], { journalDirectory: dir, operation: () => run2.value, journalOptions: providerProcess().journalOptions })
     const ids = [(await second.client.lites.createVm(VM_BODY)).account_id, (await second.client.lites.createVm(VM_BODY)).account_id]
     assert.deepEqual(ids.sort(), ['100042', '100043'])
     assert.equal(second.requests.length, 0)
@@ -211,12 +230,22 @@ describe('order journal', () => {
   test('a run killed before any answer: the next run asks whether keys are honoured, then replays the key', async () => {
     const dir = journal()
     const killed = frame(undefined, 60_000)
+    const dying = providerProcess()
     // The first run's order never answers (the run dies): its entry stays sent, with no echo seen.
-    const first = testClient([fail(502, 'Bad Gateway'), fail(405, 'x')], { journalDirectory: dir, operation: () => killed.value })
+    const first = testClient([fail(502, 'Bad Gateway'), fail(405, 'x')], {
+      journalDirectory: dir,
+      operation: () => killed.value,
+      journalOptions: dying.journalOptions,
+    })
     await assert.rejects(first.client.lites.upgradeDisk('100042', { additional_size: 10 }), OrderUnresolvedError)
+    dying.kill()
     const next = frame(undefined, 60_000)
     // The probe's GET is answered with the key echoed: this service honours keys after all.
-    const second = testClient([echoing(200, {}), echoing(200, ORDER)], { journalDirectory: dir, operation: () => next.value })
+    const second = testClient([echoing(200, {}), echoing(200, ORDER)], {
+      journalDirectory: dir,
+      operation: () => next.value,
+      journalOptions: providerProcess().journalOptions,
+    })
     await second.client.lites.upgradeDisk('100042', { additional_size: 10 })
     const posts = [...first.requests, ...second.requests].filter((r) => r.method === 'PUT' || r.method === 'POST')
     assert.equal(posts.length, 2, 'the order is replayed once')
@@ -242,10 +271,12 @@ describe('order journal', () => {
   test('a rebuild answered before the kill is not run again by the next run', async () => {
     const dir = journal()
     const run1 = frame()
-    const first = testClient([echoing(200, true)], { journalDirectory: dir, operation: () => run1.value })
+    const killed = providerProcess()
+    const first = testClient([echoing(200, true)], { journalDirectory: dir, operation: () => run1.value, journalOptions: killed.journalOptions })
     await first.client.lites.rebuildVm('100042', { select_os: 'Debian-12' })
+    killed.kill()
     const run2 = frame()
-    const second = testClient([], { journalDirectory: dir, operation: () => run2.value })
+    const second = testClient([], { journalDirectory: dir, operation: () => run2.value, journalOptions: providerProcess().journalOptions })
     await second.client.lites.rebuildVm('100042', { select_os: 'Debian-12' })
     assert.equal(second.requests.length, 0)
   })
@@ -293,5 +324,230 @@ describe('order journal', () => {
     })
     await client.lites.renameVm('1', { name: 'abcdef' })
     assert.equal(requests.length, 6)
+  })
+})
+
+describe('order journal: owners, temporaries and settling', () => {
+  const journalOf = (dir: string, proc = providerProcess()) => new OrderJournal(dir, () => 1_000_000, proc.journalOptions)
+
+  test("a live process's fresh entry is never taken over by another process; once it is gone, it is", () => {
+    const dir = journal()
+    const a = providerProcess()
+    const b = providerProcess()
+    const entry = journalOf(dir, a).open('intent', 'service', 'key-a', 'POST', '/lites')
+    const other = journalOf(dir, b)
+    assert.equal(other.claim('intent'), undefined, 'taken over while its process runs')
+    a.kill()
+    const taken = other.claim('intent')
+    assert.equal(taken?.id, entry.id)
+    const written = JSON.parse(readFileSync(join(dir, `${entry.id}.json`), 'utf8'))
+    assert.deepEqual(written.owner, b.journalOptions.owner, 'the takeover is written to disk')
+    assert.equal(journalOf(dir).claim('intent'), undefined, 'and is now the live taker’s')
+  })
+
+  test("a process takes back its own entry once no operation holds it, and a reused pid is not its owner", () => {
+    const dir = journal()
+    const a = providerProcess()
+    const own = journalOf(dir, a)
+    const entry = own.open('intent', 'service', 'key-a', 'POST', '/lites')
+    assert.equal(own.claim('intent'), undefined, 'held by an operation')
+    own.drop(entry)
+    assert.equal(own.claim('intent')?.id, entry.id)
+    // Another process now has the pid of a dead owner: the entry is that dead owner's, not the new one's.
+    const reusing = new OrderJournal(dir, () => 1_000_000, { owner: { pid: a.pid, token: 'a-later-process' }, alive: () => true })
+    own.drop(entry)
+    assert.equal(reusing.claim('intent')?.id, entry.id)
+  })
+
+  test('preference: unanswered entries first, then delivered unsettled ones of a gone owner; never settled or live ones', () => {
+    const dir = journal()
+    const killed = providerProcess()
+    const live = providerProcess()
+    let clock = 1_000_000
+    const at = (proc: ReturnType<typeof providerProcess>) => new OrderJournal(dir, () => clock++, proc.journalOptions)
+    const delivered = at(killed).open('intent', 's', 'k1', 'POST', '/lites')
+    Object.assign(delivered, { state: 'answered', accountId: '1' })
+    at(killed).release(delivered)
+    const settled = at(killed).open('intent', 's', 'k2', 'POST', '/lites')
+    Object.assign(settled, { state: 'answered', accountId: '2' })
+    at(killed).release(settled)
+    at(killed).settle('2')
+    const livesDelivered = at(live).open('intent', 's', 'k3', 'POST', '/lites')
+    Object.assign(livesDelivered, { state: 'answered', accountId: '3' })
+    at(live).release(livesDelivered)
+    const sent = at(killed).open('intent', 's', 'k4', 'POST', '/lites')
+    killed.kill()
+    const next = at(providerProcess())
+    assert.equal(next.claim('intent')?.id, sent.id, 'the unanswered entry first, though it is newer')
+    assert.equal(next.claim('intent'), undefined, 'a delivered entry only for an order that makes an account')
+    assert.equal(next.claim('intent', { adoptDelivered: true })?.id, delivered.id)
+    assert.equal(next.claim('intent', { adoptDelivered: true }), undefined, 'never a settled entry, nor one of a live process')
+  })
+
+  test("a graceful shutdown settles only what its process handed over; a state naming an account settles it", () => {
+    const dir = journal()
+    const a = providerProcess()
+    const own = journalOf(dir, a)
+    const handed = own.open('intent', 's', 'k1', 'POST', '/lites')
+    Object.assign(handed, { state: 'answered', accountId: '1' })
+    own.release(handed)
+    const named = own.open('intent', 's', 'k2', 'POST', '/lites')
+    Object.assign(named, { state: 'answered', accountId: '2' })
+    own.release(named)
+    journalOf(dir).settle('2')
+    own.settleOwn()
+    a.kill()
+    const states = readdirSync(dir).map((f) => JSON.parse(readFileSync(join(dir, f), 'utf8')).state)
+    assert.deepEqual(states, ['settled', 'settled'])
+    assert.equal(journalOf(dir).claim('intent', { adoptDelivered: true }), undefined)
+  })
+
+  test('of two processes taking over one entry, one wins; a takeover cut short is finished by the next', () => {
+    const dir = journal()
+    const killed = providerProcess()
+    const entry = journalOf(dir, killed).open('intent', 's', 'k', 'POST', '/lites')
+    killed.kill()
+    // A live process is taking it over right now (its marker is there): nobody else may.
+    const busy = providerProcess()
+    const marker = join(dir, `${entry.id}.take-${killed.journalOptions.owner.token}`)
+    writeFileSync(marker, JSON.stringify(busy.journalOptions.owner))
+    assert.equal(journalOf(dir).claim('intent'), undefined)
+    // That process dies before it rewrote the entry: the next one takes it over.
+    busy.kill()
+    const next = providerProcess()
+    assert.equal(journalOf(dir, next).claim('intent')?.id, entry.id)
+    assert.deepEqual(JSON.parse(readFileSync(join(dir, `${entry.id}.json`), 'utf8')).owner, next.journalOptions.owner)
+    assert.deepEqual(readdirSync(dir), [`${entry.id}.json`], 'its markers are removed')
+  })
+
+  test('temporaries of writers killed before their rename are removed; those of live writers are kept', () => {
+    const dir = journal()
+    const writer = providerProcess()
+    const dead = providerProcess()
+    dead.kill()
+    journalOf(dir, writer).open('intent', 's', 'k', 'POST', '/lites')
+    writeFileSync(join(dir, `aaaa.json.${dead.pid}.tmp`), '{"v":1')
+    writeFileSync(join(dir, `bbbb.json.${writer.pid}.tmp`), '{"v":1')
+    journalOf(dir).claim('other-intent')
+    assert.deepEqual(readdirSync(dir).filter((f) => f.endsWith('.tmp')), [`bbbb.json.${writer.pid}.tmp`])
+  })
+
+  test('liveness: a running pid is alive, an exited one is not, and a pid with another start time was reused', () => {
+    const own = new OrderJournal(journal(), Date.now).owner
+    assert.equal(processAlive(own.pid, own.started), true)
+    if (own.started !== undefined) assert.equal(processAlive(own.pid, '1'), false)
+    const exited = spawnSync(process.execPath, ['-e', '']).pid
+    assert.equal(processAlive(exited), false)
+  })
+
+  test("a real second process: its entry is not taken over while it runs, and is once it has exited", async () => {
+    const dir = journal()
+    const module = new URL('./journal.js', import.meta.url).href
+    const script =
+      `const { OrderJournal } = await import(${JSON.stringify(module)});` +
+      `new OrderJournal(${JSON.stringify(dir)}, Date.now).open('intent', 's', 'k', 'POST', '/lites');` +
+      `process.stdout.write('ready\\n'); process.stdin.resume(); process.stdin.on('end', () => process.exit(0));`
+    const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['pipe', 'pipe', 'inherit'] })
+    const exited = new Promise((resolve) => child.once('exit', resolve))
+    await new Promise<void>((resolve, reject) => {
+      child.stdout.once('data', () => resolve())
+      child.once('exit', () => reject(new Error('the child exited early')))
+    })
+    const here = new OrderJournal(dir, Date.now)
+    assert.equal(here.claim('intent'), undefined, 'the other process still runs')
+    child.stdin.end()
+    await exited
+    const taken = here.claim('intent')
+    assert.equal(taken?.key, 'k')
+    assert.equal(taken?.owner?.pid, process.pid)
+  })
+
+  test('a create whose engine was killed before any state named the account gets it back, checked by a list', async () => {
+    const dir = journal()
+    const killed = providerProcess()
+    const run1 = frame()
+    const first = testClient([echoing(200, ORDER)], { journalDirectory: dir, operation: () => run1.value, journalOptions: killed.journalOptions })
+    await first.client.lites.createVm(VM_BODY)
+    run1.finish() // handed to Terraform, whose state was then lost with the kill
+    killed.kill()
+    const run2 = frame()
+    const second = testClient([ok([vmAccount('100042', 'web', '2026-01-01 00:00:00')])], {
+      journalDirectory: dir,
+      operation: () => run2.value,
+      journalOptions: providerProcess().journalOptions,
+    })
+    assert.equal((await second.client.lites.createVm(VM_BODY)).account_id, '100042')
+    assert.deepEqual(
+      second.requests.map((r) => r.method),
+      ['GET'],
+      'no order is placed',
+    )
+  })
+
+  test('count = 2, both delivered and lost: the re-run gets both accounts back; a third create orders', async () => {
+    const dir = journal()
+    const killed = providerProcess()
+    const run1 = frame()
+    const first = testClient([echoing(200, ORDER), echoing(200, { ...ORDER, account_id: '100043' })], {
+      journalDirectory: dir,
+      operation: () => run1.value,
+      journalOptions: killed.journalOptions,
+    })
+    await Promise.all([first.client.lites.createVm(VM_BODY), first.client.lites.createVm(VM_BODY)])
+    run1.finish()
+    killed.kill()
+    const run2 = frame()
+    const listed = () => ok([vmAccount('100042', 'web', '2026-01-01 00:00:00'), vmAccount('100043', 'web', '2026-01-01 00:00:00')])
+    const second = testClient([listed(), listed(), echoing(200, { ...ORDER, account_id: '100044' })], {
+      journalDirectory: dir,
+      operation: () => run2.value,
+      journalOptions: providerProcess().journalOptions,
+    })
+    const ids = []
+    for (let i = 0; i < 3; i++) ids.push((await second.client.lites.createVm(VM_BODY)).account_id)
+    assert.deepEqual([...ids.slice(0, 2).sort(), ids[2]], ['100042', '100043', '100044'])
+    assert.equal(second.requests.filter((r) => r.method === 'POST').length, 1)
+  })
+
+  test('a delivered account deleted since is not taken over: its entry is settled and a new order gets a new key', async () => {
+    const dir = journal()
+    const killed = providerProcess()
+    const run1 = frame()
+    const first = testClient([echoing(200, ORDER)], { journalDirectory: dir, operation: () => run1.value, journalOptions: killed.journalOptions })
+    await first.client.lites.createVm(VM_BODY)
+    run1.finish()
+    killed.kill()
+    const run2 = frame()
+    const second = testClient([ok([]), echoing(200, { ...ORDER, account_id: '100044' })], {
+      idempotencyKey: () => 'fresh-key',
+      journalDirectory: dir,
+      operation: () => run2.value,
+      journalOptions: providerProcess().journalOptions,
+    })
+    assert.equal((await second.client.lites.createVm(VM_BODY)).account_id, '100044')
+    const post = second.requests.find((r) => r.method === 'POST')
+    assert.notEqual(post?.headers.get('idempotency-key'), first.requests[0]?.headers.get('idempotency-key'))
+  })
+
+  test('after a graceful shutdown, or once a state named the account, the same create orders again', async () => {
+    for (const settle of ['shutdown', 'state'] as const) {
+      const dir = journal()
+      const ended = providerProcess()
+      const run1 = frame()
+      const first = testClient([echoing(200, ORDER)], { journalDirectory: dir, operation: () => run1.value, journalOptions: ended.journalOptions })
+      await first.client.lites.createVm(VM_BODY)
+      run1.finish()
+      if (settle === 'shutdown') first.client.settlement?.delivered()
+      else testClient([], { journalDirectory: dir }).client.settlement?.account('100042')
+      ended.kill()
+      // `terraform state rm`, `-replace`, another workspace: the user wants a new server.
+      const run2 = frame()
+      const second = testClient([echoing(200, { ...ORDER, account_id: '100044' })], {
+        journalDirectory: dir,
+        operation: () => run2.value,
+        journalOptions: providerProcess().journalOptions,
+      })
+      assert.equal((await second.client.lites.createVm(VM_BODY)).account_id, '100044', settle)
+    }
   })
 })

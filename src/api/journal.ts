@@ -2,7 +2,7 @@
 // before the request is sent and updated when it answers, so that a run killed at any point lets the
 // next run from the same directory reuse the same Idempotency-Key (or the answer itself).
 import { createHash, randomUUID } from 'node:crypto'
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 
 /** The service keeps a key for 24 h (§1.11); an entry is reused only well inside that window. */
@@ -14,9 +14,20 @@ const JOURNAL_KEEP_MS = 48 * 3_600_000
  * - `sent`: written before the request; the order may or may not exist.
  * - `answered`: the service answered with the account id; not yet handed to the engine.
  * - `failed`: the service refused it for good (a 4xx); nothing was ordered.
- * - `delivered`: the operation that placed it returned its outcome to the engine.
+ * - `delivered`: the operation that placed it returned its outcome to the engine, which may still
+ *   lose it (Terraform persists state to a remote backend only now and then): not yet settled.
+ * - `settled`: the outcome is known to be kept (the engine closed the provider gracefully after its
+ *   run, or a later state names the account), or the account was deleted: never taken over again.
  */
-export type JournalState = 'sent' | 'answered' | 'failed' | 'delivered'
+export type JournalState = 'sent' | 'answered' | 'failed' | 'delivered' | 'settled'
+
+/** Which process holds an entry: its pid, and a token drawn at its start (a pid can be reused). */
+export interface JournalOwner {
+  readonly pid: number
+  readonly token: string
+  /** When the process started, where the system says (Linux): tells a reused pid from its owner. */
+  readonly started?: string
+}
 
 export interface JournalEntry {
   readonly v: 1
@@ -34,6 +45,8 @@ export interface JournalEntry {
   orderId?: string
   /** The service echoed the Idempotency-Key on an answer to this entry's request. */
   honoured?: boolean
+  /** The process that opened the entry or last took it over; absent in entries of older versions. */
+  owner?: JournalOwner
 }
 
 export interface IntentParts {
@@ -72,21 +85,96 @@ export function fingerprint(parts: IntentParts): string {
   )
 }
 
+/** A process's start time in clock ticks since boot (Linux /proc); undefined elsewhere or when it is gone. */
+function startOf(pid: number): string | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    // Fields after the command name, which may hold spaces: state is field 3, starttime field 22.
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]
+  } catch {
+    return undefined
+  }
+}
+
+/** This process, as journal entries name their owner. */
+const PROCESS_OWNER: JournalOwner = (() => {
+  const started = startOf(process.pid)
+  return { pid: process.pid, token: randomUUID(), ...(started === undefined ? {} : { started }) }
+})()
+
+/**
+ * Whether a process runs: `kill(pid, 0)` fails with ESRCH when none has that pid (EPERM: it runs as
+ * another user). With its start time known, a process that started at another time has reused the pid.
+ */
+export function processAlive(pid: number, started?: string): boolean {
+  try {
+    process.kill(pid, 0)
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return false
+  }
+  if (started === undefined) return true
+  const now = startOf(pid)
+  return now === undefined || now === started
+}
+
+/** Per owner, shared by every journal object of it: entries its operations hold, and those it handed over. */
+const ownerMemory = new Map<string, { held: Set<string>; handedOver: Set<string> }>()
+
+export interface JournalOptions {
+  /** Default: this process. */
+  readonly owner?: JournalOwner
+  /** Default: processAlive. */
+  readonly alive?: (pid: number, started?: string) => boolean
+}
+
+export interface ClaimOptions {
+  /**
+   * Also take over a delivered entry that no state has settled, when its owner is gone: for orders
+   * that make a new account, whose id the engine may have lost with its unsaved state.
+   */
+  readonly adoptDelivered?: boolean
+}
+
+const TEMPORARY = /^(.+\.json)\.(\d+)\.tmp$/
+const TAKE = /^(.+)\.take-(.*)$/
+
 /**
  * One directory, one small JSON file per entry, each replaced atomically (write then rename), so a
  * kill never leaves a half-written entry and several provider processes can share the directory.
+ * Every entry names its owner process; another process takes an entry over only once that owner is
+ * gone, and only one of several that try at once succeeds (see `take`).
  */
 export class OrderJournal {
-  /** Entries this process has taken for an operation: two identical intents never share one. */
-  private readonly claimed = new Set<string>()
+  readonly owner: JournalOwner
+  private readonly alive: (pid: number, started?: string) => boolean
+  /** Entries this owner's operations hold: two identical intents never share one. */
+  private readonly held: Set<string>
+  /** Entries whose outcome this owner handed to its engine: what its graceful shutdown settles. */
+  private readonly handedOver: Set<string>
 
   constructor(
     readonly directory: string,
     private readonly now: () => number,
-  ) {}
+    options: JournalOptions = {},
+  ) {
+    this.owner = options.owner ?? PROCESS_OWNER
+    this.alive = options.alive ?? processAlive
+    const memory = ownerMemory.get(this.owner.token) ?? { held: new Set<string>(), handedOver: new Set<string>() }
+    ownerMemory.set(this.owner.token, memory)
+    this.held = memory.held
+    this.handedOver = memory.handedOver
+  }
 
   fileOf(entry: JournalEntry): string {
     return join(this.directory, `${entry.id}.json`)
+  }
+
+  /** Whether the process that owns an entry is gone (an entry of an older version names none). */
+  private ownerGone(owner: JournalOwner | undefined): boolean {
+    if (owner === undefined) return true
+    if (owner.token === this.owner.token) return false
+    // Our pid with another token: a process that is gone, whose pid this one reuses.
+    return owner.pid === this.owner.pid || !this.alive(owner.pid, owner.started)
   }
 
   private entries(): JournalEntry[] {
@@ -99,8 +187,21 @@ export class OrderJournal {
     const now = this.now()
     const out: JournalEntry[] = []
     for (const name of names) {
-      if (!name.endsWith('.json')) continue
       const file = join(this.directory, name)
+      const temporary = TEMPORARY.exec(name)
+      if (temporary) {
+        // A writer killed between write and rename: nobody will ever rename it.
+        const pid = Number(temporary[2])
+        if (pid !== this.owner.pid && !this.alive(pid)) rmSync(file, { force: true })
+        continue
+      }
+      const take = TAKE.exec(name)
+      if (take) {
+        // Left by a takeover that was cut short; harmless, and gone with its entry.
+        if (!existsSync(join(this.directory, `${take[1]}.json`))) rmSync(file, { force: true })
+        continue
+      }
+      if (!name.endsWith('.json')) continue
       try {
         const entry = JSON.parse(readFileSync(file, 'utf8')) as JournalEntry
         if (entry.v !== 1 || typeof entry.fingerprint !== 'string') continue
@@ -117,27 +218,96 @@ export class OrderJournal {
   }
 
   /**
-   * The oldest entry of this intent that was never handed to the engine and is still inside the
-   * key's window, and that no operation of this process holds: a re-run takes over where a killed
-   * run stopped. Identical resources (Terraform `count`) each take their own entry, in order.
+   * An entry of this intent to take over instead of ordering again, inside the key's window and held
+   * by no operation of this owner, in this order of preference:
+   * 1. one never handed to the engine (`sent`, `answered`) that is this owner's, or whose owner is gone;
+   * 2. with `adoptDelivered`, a delivered entry no state has settled, whose owner is gone.
+   * Identical resources (Terraform `count`) each take their own entry, oldest first.
    */
-  claim(fingerprintValue: string): JournalEntry | undefined {
+  claim(fingerprintValue: string, options: ClaimOptions = {}): JournalEntry | undefined {
     const now = this.now()
-    const found = this.entries().find(
-      (e) =>
-        e.fingerprint === fingerprintValue &&
-        (e.state === 'sent' || e.state === 'answered') &&
-        now - e.sentAt < JOURNAL_REUSE_MS &&
-        !this.claimed.has(e.id),
+    const mine = this.entries().filter(
+      (e) => e.fingerprint === fingerprintValue && now - e.sentAt < JOURNAL_REUSE_MS && !this.held.has(e.id),
     )
-    if (found) this.claimed.add(found.id)
-    return found
+    const open = mine.filter((e) => (e.state === 'sent' || e.state === 'answered') && (e.owner?.token === this.owner.token || this.ownerGone(e.owner)))
+    const unsettled = options.adoptDelivered
+      ? mine.filter((e) => e.state === 'delivered' && e.accountId !== undefined && this.ownerGone(e.owner))
+      : []
+    for (const entry of [...open, ...unsettled]) {
+      if (this.take(entry)) {
+        this.held.add(entry.id)
+        return entry
+      }
+    }
+    return undefined
+  }
+
+  /**
+   * Makes this owner the entry's owner, atomically against other processes trying the same: a
+   * marker `<id>.take-<token of the owner replaced>` is created exclusively, so one of them wins.
+   * When the marker's own holder is gone too (killed mid-takeover), the next marker in the chain
+   * replaces it. The winner checks that the entry still names the owner it replaces, rewrites it,
+   * then removes the markers.
+   */
+  private take(entry: JournalEntry): boolean {
+    if (entry.owner?.token === this.owner.token) return true
+    const replaced = entry.owner?.token ?? ''
+    const chain: string[] = []
+    let token = replaced
+    for (let depth = 0; depth < 8; depth++) {
+      const marker = join(this.directory, `${entry.id}.take-${token}`)
+      try {
+        writeFileSync(marker, JSON.stringify(this.owner), { flag: 'wx', mode: 0o600 })
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') return false
+        let holder: JournalOwner
+        try {
+          holder = JSON.parse(readFileSync(marker, 'utf8')) as JournalOwner
+        } catch {
+          holder = { pid: 0, token: `unreadable-${token}` }
+        }
+        if (!this.ownerGone(holder) && holder.token !== this.owner.token) return false
+        chain.push(marker)
+        token = holder.token
+        continue
+      }
+      chain.push(marker)
+      const current = this.read(entry.id)
+      if (current === undefined || (current.owner?.token ?? '') !== replaced || current.state !== entry.state) {
+        rmSync(marker, { force: true })
+        return false
+      }
+      entry.owner = this.owner
+      this.write(entry)
+      for (const done of chain) rmSync(done, { force: true })
+      return true
+    }
+    return false
+  }
+
+  private read(id: string): JournalEntry | undefined {
+    try {
+      return JSON.parse(readFileSync(join(this.directory, `${id}.json`), 'utf8')) as JournalEntry
+    } catch {
+      return undefined
+    }
   }
 
   /** A new entry, on disk before the request leaves. */
   open(fingerprintValue: string, service: string, key: string, method: string, path: string): JournalEntry {
-    const entry: JournalEntry = { v: 1, id: randomUUID(), fingerprint: fingerprintValue, service, key, method, path, sentAt: this.now(), state: 'sent' }
-    this.claimed.add(entry.id)
+    const entry: JournalEntry = {
+      v: 1,
+      id: randomUUID(),
+      fingerprint: fingerprintValue,
+      service,
+      key,
+      method,
+      path,
+      sentAt: this.now(),
+      state: 'sent',
+      owner: this.owner,
+    }
+    this.held.add(entry.id)
     this.write(entry)
     return entry
   }
@@ -145,25 +315,46 @@ export class OrderJournal {
   write(entry: JournalEntry): void {
     mkdirSync(this.directory, { recursive: true, mode: 0o700 })
     const file = this.fileOf(entry)
-    const temporary = `${file}.${process.pid}.tmp`
+    const temporary = `${file}.${this.owner.pid}.tmp`
     writeFileSync(temporary, `${JSON.stringify(entry)}\n`, { mode: 0o600 })
     renameSync(temporary, file)
   }
 
-  /** The engine has the outcome: the entry is never reused, and its account counts as managed. */
+  /**
+   * The engine has the outcome: the entry is not taken over while this process lives, and its
+   * account counts as managed. It stays unsettled until `settleOwn` or `settle` says it is kept.
+   */
   release(entry: JournalEntry): void {
-    this.claimed.delete(entry.id)
+    this.held.delete(entry.id)
     if (entry.state === 'answered' || entry.state === 'failed') {
-      entry.state = 'delivered'
+      entry.state = entry.state === 'failed' ? 'settled' : 'delivered'
+      this.write(entry)
+    }
+    if (entry.state === 'delivered') this.handedOver.add(entry.id)
+  }
+
+  /** An operation lets go of an entry without handing its outcome over (taking it over failed). */
+  drop(entry: JournalEntry): void {
+    this.held.delete(entry.id)
+  }
+
+  /**
+   * A state names this account (a refresh, a plan or update of it, an import), or it was deleted:
+   * the order that made it is kept, and no entry that names it is ever taken over again.
+   */
+  settle(accountId: string): void {
+    for (const entry of this.entries()) {
+      if (entry.accountId !== accountId || entry.state === 'settled') continue
+      entry.state = 'settled'
       this.write(entry)
     }
   }
 
-  /** The account was deleted: no entry that names it may ever be taken over again. */
-  releaseAccount(accountId: string): void {
+  /** The engine closed this process gracefully after its run: every outcome it was handed is kept. */
+  settleOwn(): void {
     for (const entry of this.entries()) {
-      if (entry.accountId !== accountId || entry.state === 'delivered') continue
-      entry.state = 'delivered'
+      if (entry.state !== 'delivered' || entry.owner?.token !== this.owner.token || !this.handedOver.has(entry.id)) continue
+      entry.state = 'settled'
       this.write(entry)
     }
   }
@@ -180,7 +371,7 @@ export class OrderJournal {
     ).length
   }
 
-  /** Accounts some run of this directory ordered (answered or delivered): never adopted as "new". */
+  /** Accounts some run of this directory ordered (answered, delivered or settled): never adopted as "new". */
   knownAccounts(): Set<string> {
     const ids = new Set<string>()
     for (const e of this.entries()) if (e.accountId !== undefined) ids.add(e.accountId)

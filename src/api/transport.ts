@@ -135,7 +135,7 @@ export class Transport {
     accountId?: string,
   ): Promise<T> {
     return this.request({ method, path, body, decode, signal: options?.signal, ...(accountId ? { accountId } : {}) }).then((result) => {
-      if (method === 'DELETE' && accountId !== undefined) this.options.journal?.releaseAccount(accountId)
+      if (method === 'DELETE' && accountId !== undefined) this.options.journal?.settle(accountId)
       return result
     })
   }
@@ -169,16 +169,29 @@ export class Transport {
     if (options?.idempotencyKey === undefined && journal !== undefined) {
       const { baseUrl, apiKey } = this.options
       const intent = fingerprint({ baseUrl, apiKey, method, path, body, scope: frame?.scope })
-      entry = journal.claim(intent)
+      // An order that makes a new account (it can be recognised by listing) may also take over a
+      // delivered one whose state the engine may have lost (see JournalState).
+      const claimOptions = { adoptDelivered: options?.reconcile !== undefined }
+      let resumed: { value: unknown } | 'gone' | undefined
+      for (;;) {
+        entry = journal.claim(intent, claimOptions)
+        if (entry === undefined) break
+        try {
+          resumed = await this.resume(entry, context, options)
+        } catch (error) {
+          journal.drop(entry)
+          throw error
+        }
+        if (resumed !== 'gone') break
+        // Its account was deleted since: that entry is settled now; try the next one, or order anew.
+        journal.drop(entry)
+      }
       const held = entry ?? journal.open(intent, serviceOf(baseUrl), this.options.idempotencyKey(), method, path)
       // Without an operation, the call itself is what hands the outcome over.
       if (frame) frame.onFinish(() => journal.release(held))
-      if (entry !== undefined) {
-        const resumed = await this.resume(entry, context, options)
-        if (resumed !== undefined) {
-          if (!frame) journal.release(entry)
-          return resumed.value as T
-        }
+      if (entry !== undefined && resumed !== undefined && resumed !== 'gone') {
+        if (!frame) journal.release(entry)
+        return resumed.value as T
       }
       entry = held
     }
@@ -191,16 +204,39 @@ export class Transport {
     }
   }
 
-  /** A journal entry a killed run left: its answer, an adopted account, or undefined to send it again. */
-  private async resume(entry: JournalEntry, context: RequestContext, options?: OrderOptions): Promise<{ value: unknown } | undefined> {
+  /**
+   * A journal entry a killed run left: its answer, an adopted account, undefined to send it again,
+   * or 'gone' when it names an account that no longer exists (the entry is then settled).
+   */
+  private async resume(entry: JournalEntry, context: RequestContext, options?: OrderOptions): Promise<{ value: unknown } | 'gone' | undefined> {
     const { log } = this.options
+    const answer = () => ({ value: entry.accountId === undefined ? undefined : ({ account_id: entry.accountId, order_id: entry.orderId ?? '' } as Order) })
+    if (entry.state === 'delivered' && entry.accountId !== undefined && options?.reconcile !== undefined) {
+      // Handed to an engine that was killed before any state named it: the account may be lost from state.
+      const accountId = entry.accountId
+      const exists = (await options.reconcile.list()).some((a) => a.account_id === accountId)
+      if (!exists) {
+        log('warn', `${entry.method} ${entry.path} of an earlier run made account ${accountId}, which no longer exists; ordering anew`, {
+          account_id: accountId,
+        })
+        this.options.journal?.settle(accountId)
+        entry.state = 'settled'
+        return 'gone'
+      }
+      log('warn', `${entry.method} ${entry.path} made account ${accountId} in an earlier run that was killed before any state named it; taken over, not ordered again`, {
+        account_id: accountId,
+        order_id: entry.orderId,
+        idempotency_key: entry.key,
+      })
+      return answer()
+    }
     if (entry.state === 'answered') {
       log('warn', `${entry.method} ${entry.path} was answered in an earlier run${entry.accountId ? `: account ${entry.accountId}` : ''}; not sent again`, {
         account_id: entry.accountId,
         order_id: entry.orderId,
         idempotency_key: entry.key,
       })
-      return { value: entry.accountId === undefined ? undefined : ({ account_id: entry.accountId, order_id: entry.orderId ?? '' } as Order) }
+      return answer()
     }
     // A killed run may have had no answer to learn from: ask once, as a new order does (placeOnce).
     if (!this.honoured()) await this.probe({ method: 'GET', path: entry.path, signal: options?.signal, decode: () => undefined }, context)

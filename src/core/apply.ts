@@ -3,7 +3,7 @@ import { isComputed, isInput } from './attributes.js'
 import type { AnyDataSource, AnyResource, Logger, OperationContext, TimeoutName } from './definition.js'
 import { causeOf, type Diagnostic, error, hasErrors, toDiagnostics, warning } from './diagnostics.js'
 import { knownOrNull, type Plan, type PrivateState, stepsToRun } from './plan.js'
-import { withOperation } from './operation.js'
+import { settleAccount, withOperation } from './operation.js'
 import { timeoutMs } from './timeouts.js'
 import { validateConfig } from './validate.js'
 import { isEmpty, isUnknown, type Value, type ValueMap, valuesEqual } from './values.js'
@@ -224,6 +224,7 @@ export function applyUpdate<C>(
   session: Session<C>,
 ): Promise<Outcome> {
   const timeout = timeoutOf(definition, planned, 'update')
+  settleAccount(prior.id)
   return withOperation(session.scope, timeout, () => update(definition, prior, planned, priorPrivate, session))
 }
 
@@ -358,6 +359,7 @@ async function update<C>(
 
 export async function applyDelete<C>(definition: AnyResource, prior: ValueMap, session: Session<C>): Promise<Outcome> {
   const diagnostics: Diagnostic[] = []
+  settleAccount(prior.id)
   try {
     await definition.delete({
       ...contextFor(session, diagnostics),
@@ -393,6 +395,8 @@ export async function readResource<C>(
   session: Session<C>,
 ): Promise<ReadOutcome> {
   const diagnostics: Diagnostic[] = []
+  // The engine's state names this id (or an import does): the order that made it is kept.
+  settleAccount(id)
   try {
     const observed = await definition.read({
       ...contextFor(session, diagnostics),

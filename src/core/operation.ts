@@ -26,6 +26,57 @@ export function abandonDeliveries(): void {
   abandoned = true
 }
 
+/**
+ * What tells the order journal that an outcome handed to the engine is kept (see settleAccount and
+ * settleDeliveries). Registered by whoever builds the API client, under a key (its journal's
+ * directory) so that configuring again replaces rather than adds.
+ */
+export interface Settlement {
+  /** A state names this id: the order that made it is kept. */
+  account(id: string): void
+  /** The engine closed this process gracefully after its run: every outcome handed over is kept. */
+  delivered(): void
+}
+
+const settlements = new Map<string, Settlement>()
+
+/** Returns a function that removes it again. */
+export function registerSettlement(key: string, settlement: Settlement): () => void {
+  settlements.set(key, settlement)
+  return () => {
+    if (settlements.get(key) === settlement) settlements.delete(key)
+  }
+}
+
+/** Writing the journal may fail (a full disk): that only leaves the order unsettled, never fails the call. */
+function eachSettlement(run: (settlement: Settlement) => void): void {
+  for (const settlement of settlements.values()) {
+    try {
+      run(settlement)
+    } catch {
+      // Unsettled, it is taken over only by a create of the same intent while its account exists.
+    }
+  }
+}
+
+/**
+ * A prior or current state the engine sent names this id (a refresh, a plan or update of it, a
+ * delete, an import): the account is in state, so its order is never taken over again.
+ */
+export function settleAccount(id: unknown): void {
+  if (typeof id !== 'string' && typeof id !== 'number') return
+  const text = String(id)
+  if (text !== '') eachSettlement((s) => s.account(text))
+}
+
+/**
+ * The engine closes the provider gracefully once its run is over (Terraform's Shutdown, Pulumi's
+ * interrupt on close): what was handed over is kept. Not after abandonDeliveries.
+ */
+export function settleDeliveries(): void {
+  if (!abandoned) eachSettlement((s) => s.delivered())
+}
+
 /** The frame of the operation the caller runs in, if any. */
 export function currentOperation(): Frame | undefined {
   return storage.getStore()

@@ -2,7 +2,7 @@
 // stdout (nothing else may ever go there: console.log is sent to stderr), then serve. Only the shared
 // gRPC server loads before the port line; the service, its protobuf messages and the provider load
 // right after it, while the engine connects, and every call waits for them.
-import { abandonDeliveries } from '../core/operation.js'
+import { abandonDeliveries, settleDeliveries } from '../core/operation.js'
 import { guardProcess } from '../core/process-guard.js'
 import { createGrpcServer, type GrpcLogger } from '../grpc/index.js'
 import type { EngineLog, PulumiProvider } from './provider.js'
@@ -87,6 +87,11 @@ export async function servePlugin(options: { argv: readonly string[]; load: () =
         .then(() => process.exit(0))
     },
   })
-  process.once('SIGINT', () => void shutdown().then(() => process.exit(0)))
+  // The engine closes a plugin with SIGINT once its run is over (the plugin has its own process
+  // group, so a terminal's Ctrl-C never reaches it): every outcome it was handed is kept.
+  process.once('SIGINT', () => {
+    settleDeliveries()
+    void shutdown().then(() => process.exit(0))
+  })
   return { port, shutdown }
 }

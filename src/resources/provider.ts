@@ -2,7 +2,18 @@
 import { existsSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { ApiError, type Client, createClient, TransportError } from '../api/index.js'
-import { bool, currentOperation, custom, defineProvider, durationProblem, InputError, type Logger, parseDuration, string } from '../core/index.js'
+import {
+  bool,
+  currentOperation,
+  custom,
+  defineProvider,
+  durationProblem,
+  InputError,
+  type Logger,
+  parseDuration,
+  registerSettlement,
+  string,
+} from '../core/index.js'
 
 /**
  * Where the order journal lives: `PROVIDER_ORDER_JOURNAL` if set; else inside Terraform's data
@@ -110,7 +121,7 @@ export const providerDefinition = defineProvider({
     const keyProblem = headerSafe.check(apiKey)
     if (keyProblem) throw new InputError(['api_key'], `api_key ${keyProblem}.`)
     const log = meta.log
-    return createClient({
+    const client = createClient({
       baseUrl: baseUrl.replace(/\/+$/, ''),
       apiKey,
       userAgent: meta.userAgent,
@@ -120,6 +131,8 @@ export const providerDefinition = defineProvider({
       journalDirectory: journalDirectory(),
       operation: currentOperation,
     })
+    if (client.settlement) registerSettlement(client.settlement.directory, client.settlement)
+    return client
   },
   advise(thrown, config) {
     const root = rootOf(thrown)

@@ -1,4 +1,5 @@
 import type { GenService, GenServiceMethods } from '@bufbuild/protobuf/codegenv2'
+import { settleDeliveries } from '../core/operation.js'
 import { createCertificate } from './certificate.js'
 import { createGrpcServer, type GrpcServer, type ServiceImpl } from '../grpc/index.js'
 import { createLogger, type Logger } from './log.js'
@@ -107,6 +108,9 @@ export async function servePlugin(options: ServeOptions): Promise<RunningPlugin 
     // Both messages are tiny and fixed, so they are answered as raw bytes: loading protobuf
     // descriptors for them would hold up the handshake line (see proto/grpc_controller.proto, health.proto).
     server.registerRaw('/plugin.GRPCController/Shutdown', (_empty, call) => {
+      // Terraform closes its providers this way at the end of a walk, once it holds every outcome:
+      // those orders are settled, so a later create of the same intent never takes them over.
+      settleDeliveries()
       // Reply first, then exit as soon as the answer is out: Terraform waits up to 2 s for the exit.
       call.onFinished(() => setImmediate(() => exit(0)))
       log.debug('shutdown requested')

@@ -6,7 +6,8 @@ import assert from 'node:assert/strict'
 import { readdirSync, readFileSync } from 'node:fs'
 import { readFile, rm } from 'node:fs/promises'
 import { join } from 'node:path'
-import { block, describeRun, type RunResult } from '../e2e/harness.js'
+import { after, before } from 'node:test'
+import { block, describeRun, Emulator, type RunResult, Workspace } from '../e2e/harness.js'
 import { byKind, type Fault, freshEmulator, type Ids, lostIds, type Operation, orderPlaced, sleep } from './matrix.js'
 import { type Report, recordCell } from './report.js'
 import { type Lane, terraformMatrix } from './terraform-cells.js'
@@ -122,6 +123,30 @@ async function faultedRun(lane: Lane, op: Operation, fault: Fault, seen: number)
   return { run, note, ...(orphanExitMs === undefined ? {} : { orphanExitMs }) }
 }
 
+/** The re-run after a faulted run: apply again, then plan; the orders since `seen`, by kind, and the accounts they made that no state holds. */
+export async function rerun({ em, ws }: Lane, seen: number) {
+  const again = await ws.apply()
+  const final = await ws.plan()
+  const orders = (await em.orders()).orders.slice(seen)
+  const managed = await stateIds(ws.dir)
+  const lost = await lostIds(em, orders.map((o) => o.account_id), managed, '')
+  return { again, final, managed, lost, placed: byKind(orders) }
+}
+
+/** One emulator and one workspace for a describe's tests, started before them and removed after. */
+export function oneLane(provisioningDelayMs = 200): Lane {
+  const lane = {} as Lane
+  before(async () => {
+    lane.em = await Emulator.start({ provisioningDelayMs })
+    lane.ws = await Workspace.create(lane.em)
+  })
+  after(async () => {
+    await lane.ws?.cleanup()
+    await lane.em?.stop()
+  })
+  return lane
+}
+
 export async function terraformExactlyOnceCell(lane: Lane, op: Operation, fault: Fault, report: Report): Promise<void> {
   const { em, ws } = lane
   await freshEmulator(em, fault.provisioningDelayMs)
@@ -141,11 +166,7 @@ export async function terraformExactlyOnceCell(lane: Lane, op: Operation, fault:
 
   const first = await faultedRun(lane, op, fault, seen)
   await em.control('DELETE', '/faults')
-  const again = await ws.apply()
-  const final = await ws.plan()
-  const orders = (await em.orders()).orders.slice(seen)
-  const managed = await stateIds(ws.dir)
-  const lost = await lostIds(em, orders.map((o) => o.account_id), managed, '')
+  const { again, final, lost, placed } = await rerun(lane, seen)
   const runs = `${describeRun(first.run)}\n${describeRun(again)}\n${describeRun(final)}`
   recordCell(
     report,
@@ -154,7 +175,7 @@ export async function terraformExactlyOnceCell(lane: Lane, op: Operation, fault:
       op: op.key,
       fault: fault.key,
       intended: { [op.kind]: 1 },
-      placed: byKind(orders),
+      placed,
       lost,
       outcome: outcomeOf(first.run),
       converged: final.code === 0,

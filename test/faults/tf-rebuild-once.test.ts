@@ -5,29 +5,21 @@
 import assert from 'node:assert/strict'
 import { rm } from 'node:fs/promises'
 import { join } from 'node:path'
-import { after, before, describe, test } from 'node:test'
-import { block, describeRun, Emulator, Workspace } from '../e2e/harness.js'
-import { childrenOf, exitOf, providerBlock } from './exactly-once-cells.js'
+import { describe, test } from 'node:test'
+import { block, describeRun } from '../e2e/harness.js'
+import { childrenOf, exitOf, oneLane, providerBlock } from './exactly-once-cells.js'
 import { ACTIONS, actionSent, actionsRun, faultsOf, freshEmulator, sleep } from './matrix.js'
 import { Report, recordCell } from './report.js'
 
 const report = new Report('terraform-rebuild-once')
 
 describe('a rebuild or reset runs once through kills (issue 8 case 7)', { concurrency: 1 }, () => {
-  let em: Emulator
-  let ws: Workspace
-  before(async () => {
-    em = await Emulator.start({ provisioningDelayMs: 200 })
-    ws = await Workspace.create(em)
-  })
-  after(async () => {
-    await ws?.cleanup()
-    await em?.stop()
-  })
+  const lane = oneLane()
 
   for (const action of ACTIONS) {
     for (const fault of faultsOf('jk')) {
       test(`${action.title} × ${fault.title}`, { timeout: 120_000 }, async () => {
+        const { em, ws } = lane
         await freshEmulator(em, fault.provisioningDelayMs)
         for (const name of ['terraform.tfstate', 'terraform.tfstate.backup']) await rm(join(ws.dir, name), { force: true })
         await rm(join(ws.dir, '.terraform', 'provider-orders'), { recursive: true, force: true })

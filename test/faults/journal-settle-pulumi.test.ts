@@ -1,0 +1,75 @@
+// Issue 8, the Pulumi side of settling: a create whose outcome went back to an engine that was then
+// killed (before it saved its checkpoint) is taken back by the next `up` of the same URN and inputs,
+// with no second order; after the engine closed the plugin as it does at the end of a run (SIGINT to
+// the plugin's process group), the same create orders anew (`pulumi state delete`, then `up`).
+import assert from 'node:assert/strict'
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { after, before, describe, test } from 'node:test'
+import { toCamel, toPascal } from '../../src/core/names.js'
+import type { WireMap } from '../../src/pulumi/wire.js'
+import { Emulator } from '../e2e/harness.js'
+import { Plugin, startFakeEngine, urnOf } from '../pulumi-harness.js'
+import { byKind, freshEmulator, OPERATIONS } from './matrix.js'
+
+const op = OPERATIONS.find((o) => o.key === 'lite-vm-create') as (typeof OPERATIONS)[number]
+const urn = urnOf(`provider:index:${toPascal(op.resource)}`, 'r')
+
+describe('a Pulumi create handed to an engine that may not have saved it (issue 8)', { concurrency: 1 }, () => {
+  let em: Emulator
+  let engine: Awaited<ReturnType<typeof startFakeEngine>>
+  before(async () => {
+    em = await Emulator.start({ provisioningDelayMs: 200 })
+    engine = await startFakeEngine()
+  })
+  after(async () => {
+    engine?.stop()
+    await em?.stop()
+  })
+
+  async function plugin(journal: string): Promise<Plugin> {
+    const launched = await Plugin.launch(engine.address, { PROVIDER_ORDER_JOURNAL: journal })
+    await launched.configure({ apiKey: em.apiKey, baseUrl: em.baseUrl, pollInterval: '100ms' })
+    return launched
+  }
+
+  for (const ending of ['SIGKILL', 'SIGINT'] as const) {
+    const title =
+      ending === 'SIGKILL'
+        ? 'the plugin killed after its create returned: the next create of the URN gets the same account, no order'
+        : 'the plugin closed by the engine after its run: the next create of the URN orders anew'
+    test(title, { timeout: 60_000 }, async () => {
+      await freshEmulator(em, 200)
+      const journal = await mkdtemp(join(tmpdir(), 'pulumi-settle-'))
+      try {
+        const ids = await op.setup(em)
+        const seen = (await em.orders()).orders.length
+        const program = Object.fromEntries(Object.entries(op.inputs(ids)).map(([k, v]) => [toCamel(k), v])) as WireMap
+        const first = await plugin(journal)
+        const created = await first.create(urn, (await first.check(urn, program)).inputs)
+        const exited = new Promise((resolve) => first.child.once('exit', resolve))
+        first.child.kill(ending)
+        await exited
+        await first.stop()
+
+        const second = await plugin(journal)
+        try {
+          const again = await second.create(urn, (await second.check(urn, program)).inputs)
+          const placed = byKind((await em.orders()).orders.slice(seen))
+          if (ending === 'SIGKILL') {
+            assert.equal(again.id, created.id)
+            assert.deepEqual(placed, { [op.kind]: 1 })
+          } else {
+            assert.notEqual(again.id, created.id)
+            assert.deepEqual(placed, { [op.kind]: 2 })
+          }
+        } finally {
+          await second.stop()
+        }
+      } finally {
+        await rm(journal, { recursive: true, force: true })
+      }
+    })
+  }
+})

@@ -1,0 +1,100 @@
+// Issue 8, the gap between handing a new id to Terraform and Terraform persisting its state (a remote
+// backend persists only every 20 s and at the end): terraform SIGKILLed (with its provider) in that
+// gap, with the state as a remote backend would still have it (from before the apply), then applied
+// again, places no second order and ends with every account managed. And the other side of the rule: after a run that ended
+// normally, `terraform state rm` and apply again does place a second order (no re-adoption).
+import assert from 'node:assert/strict'
+import { rm } from 'node:fs/promises'
+import { join } from 'node:path'
+import { describe, test } from 'node:test'
+import { block, describeRun, ref } from '../e2e/harness.js'
+import { childrenOf, exitOf, oneLane, providerBlock, rerun, stateIds } from './exactly-once-cells.js'
+import { byKind, freshEmulator, type Ids, OPERATIONS, orderPlaced } from './matrix.js'
+import { Report } from './report.js'
+
+const report = new Report('terraform-persist-gap')
+const op = OPERATIONS.find((o) => o.key === 'lite-vm-create') as (typeof OPERATIONS)[number]
+const ADDRESS = `provider_${op.resource}.r`
+
+function vmConfig(ids: Ids): string {
+  return [providerBlock(), block('resource', `provider_${op.resource}`, 'r', op.inputs(ids))].join('\n')
+}
+
+/**
+ * Two VMs, the second ordered only once the first one's create returned its id to Terraform (its
+ * name refers to the first): when the second order exists, the first id was handed over and the
+ * provider is still open, busy with the second (Terraform closes a provider after its last resource).
+ */
+function pairConfig(ids: Ids): string {
+  const second = block('resource', `provider_${op.resource}`, 'second', { ...op.inputs(ids), vm_name: ref(`"\${${ADDRESS}.vm_name}-b"`) })
+  return `${vmConfig(ids)}\n${second}`
+}
+
+async function clearDirectory(dir: string): Promise<void> {
+  for (const name of ['terraform.tfstate', 'terraform.tfstate.backup']) await rm(join(dir, name), { force: true })
+  await rm(join(dir, '.terraform', 'provider-orders'), { recursive: true, force: true })
+}
+
+describe('an id handed to Terraform whose state was never persisted (issue 8)', { concurrency: 1 }, () => {
+  const lane = oneLane()
+
+  test('SIGKILL right after a create returned its id, state from before the apply: the re-run orders nothing more and manages both', { timeout: 120_000 }, async () => {
+    const { em, ws } = lane
+    // Long enough a wait that the second VM is still waiting when the kill comes.
+    await freshEmulator(em, 1_500)
+    await clearDirectory(ws.dir)
+    const ids = await op.setup(em)
+    const seen = (await em.orders()).orders.length
+    await ws.write(pairConfig(ids))
+    await ws.init()
+    // Before the apply there is no state: what a remote backend still holds if it never persisted.
+    const running = ws.launch(['apply', '-no-color', '-input=false', '-auto-approve'])
+    await orderPlaced(em, op.kind, seen + 1)
+    const provider = childrenOf(running.pid).find(() => true)
+    running.signalGroup('SIGKILL')
+    const first = await running.done
+    if (provider !== undefined) assert.ok((await exitOf(provider)) >= 0, 'the provider exited')
+    for (const name of ['terraform.tfstate', 'terraform.tfstate.backup']) await rm(join(ws.dir, name), { force: true })
+
+    const { again, final, managed, lost, placed } = await rerun(lane, seen)
+    const intended = { [op.kind]: 2 }
+    report.add({
+      kind: 'cell',
+      front: 'terraform',
+      op: op.key,
+      fault: 'state not persisted',
+      intended,
+      placed,
+      lost,
+      outcome: first.code === -1 ? 'killed' : `rc ${first.code}`,
+      converged: final.code === 0,
+      status: placed[op.kind] === 2 && lost.length === 0 && again.code === 0 && final.code === 0 ? 'pass' : 'fail',
+    })
+    const runs = `${describeRun(first)}\n${describeRun(again)}`
+    assert.match(first.stdout, new RegExp(`${ADDRESS.replace('.', '\\.')}: Creation complete`), 'the first id was handed to Terraform')
+    assert.deepEqual(placed, intended, `orders placed\n${runs}`)
+    assert.deepEqual(lost, [], `accounts ordered but not managed\n${runs}`)
+    assert.equal(managed.size, 2)
+    assert.equal(again.code, 0, runs)
+    assert.equal(final.code, 0, describeRun(final))
+  })
+
+  test('after a run that ended normally, `terraform state rm` and apply again places a second order', { timeout: 120_000 }, async () => {
+    const { em, ws } = lane
+    await freshEmulator(em, 200)
+    await clearDirectory(ws.dir)
+    const ids = await op.setup(em)
+    const seen = (await em.orders()).orders.length
+    await ws.write(vmConfig(ids))
+    const first = await ws.apply()
+    assert.equal(first.code, 0, describeRun(first))
+    const removed = await ws.run(['state', 'rm', '-no-color', ADDRESS])
+    assert.equal(removed.code, 0, describeRun(removed))
+    const again = await ws.apply()
+    assert.equal(again.code, 0, describeRun(again))
+    const orders = (await em.orders()).orders.slice(seen)
+    assert.deepEqual(byKind(orders), { [op.kind]: 2 }, `the user asked for a new server\n${describeRun(again)}`)
+    assert.equal(new Set(orders.map((o) => o.account_id)).size, 2, 'two accounts')
+    assert.ok((await stateIds(ws.dir)).has(String(orders[1]?.account_id)), 'the new one is managed')
+  })
+})
