@@ -52,6 +52,11 @@ export interface Outcome {
   readonly diagnostics: readonly Diagnostic[]
   /** An order was placed but the operation stopped before it finished; the state holds its id. */
   readonly incomplete: boolean
+  /**
+   * With `incomplete`: the service refused a later step after the order was placed, so the operation
+   * failed, rather than stopping before it finished (interrupted, timed out, waiting for payment).
+   */
+  readonly failedAfterOrder?: true
   /** What was thrown when the operation failed, for front ends that map it to their own codes. */
   readonly cause?: unknown
 }
@@ -150,7 +155,7 @@ async function create<C>(definition: AnyResource, planned: ValueMap, session: Se
               'does not have yet, and the next apply changes only that; nothing is ordered again for what already exists.',
           ),
         )
-        return { state: server, private: resumable ? { resume: true } : {}, diagnostics, incomplete: true, cause: thrown }
+        return { state: server, private: resumable ? { resume: true } : {}, diagnostics, incomplete: true, failedAfterOrder: true, cause: thrown }
       }
     }
     diagnostics.push(
@@ -162,7 +167,8 @@ async function create<C>(definition: AnyResource, planned: ValueMap, session: Se
           (resumable ? 'and the next apply resumes waiting for it instead of ordering again.' : 'and is not ordered again.'),
       ),
     )
-    return { state, private: resumable ? { resume: true } : {}, diagnostics, incomplete: true, cause: thrown }
+    const refused = refusedLater(thrown) ? { failedAfterOrder: true as const } : {}
+    return { state, private: resumable ? { resume: true } : {}, diagnostics, incomplete: true, ...refused, cause: thrown }
   }
 }
 

@@ -64,6 +64,7 @@ describe('provider_lite_vm', () => {
     assert.equal(outcome.state?.id, '100001', 'the paid VM stays in state')
     assert.equal(outcome.state?.disk_size, 20, 'the state records what the server has, never the refused 501')
     assert.equal(outcome.incomplete, true)
+    assert.equal(outcome.failedAfterOrder, true, 'a failure, not an order left unfinished: Terraform reports it as an error')
     const errors = outcome.diagnostics.filter((d) => d.severity === 'error')
     const text = errors.map((d) => `${d.summary}: ${d.detail}`).join('\n')
     assert.match(text, /was ordered, but a later step of its create failed/)

@@ -94,8 +94,21 @@ interface TfPrivate extends PrivateState {
    * (Terraform updates only objects that are not tainted); a delete is refused while the setting is on.
    */
   readonly failedUnfinished?: true
+  /**
+   * The create placed its order, then the service refused a later step, so the apply ended with an
+   * error and Terraform tainted the object. Kept until an update runs; the replacement Terraform
+   * plans for it is refused whatever the setting (see refusedDelete).
+   */
+  readonly failedStep?: true
   /** A plan's own marks, never stored: planned with the object's prior state, or without one. */
   readonly planned?: 'withPrior' | 'withoutPrior'
+  /**
+   * A plan's own mark, never stored: the ids of objects marked `failedStep` that this process's
+   * refresh saw. Terraform plans the replacement of a tainted object without its private state, and
+   * the delete half of that replacement receives this plan's private state: an id listed here is the
+   * tainted object of a create that failed after its order.
+   */
+  readonly guarded?: readonly string[]
 }
 
 function readPrivate(bytes: Uint8Array): TfPrivate {
@@ -115,7 +128,7 @@ function plannedPrivate(state: TfPrivate, planned: 'withPrior' | 'withoutPrior')
 
 /** What an apply stores: the private state without the plan's marks. */
 function storedPrivate(state: TfPrivate): Uint8Array {
-  const { planned: _planned, ...kept } = state
+  const { planned: _planned, guarded: _guarded, ...kept } = state
   return writePrivate(kept)
 }
 
@@ -130,6 +143,20 @@ function writePrivate(state: TfPrivate): Uint8Array {
  */
 function untainting(list: readonly Diagnostic[]): Diagnostic[] {
   return list.map((d) => (d.severity === 'error' ? { ...d, severity: 'warning' as const } : d))
+}
+
+/** The error a create that failed after its paid order ends with, on top of core's account of it. */
+function failedStepAdvice(): Diagnostic {
+  return {
+    severity: 'error',
+    summary: 'Untaint this resource before the next apply',
+    detail:
+      'Terraform marks a resource whose create ends with an error as tainted and plans to replace it, which would delete ' +
+      'this paid object and place a second order. Run `terraform untaint <address>` (the address shown with this error), ' +
+      'fix what failed, and apply again: that apply changes only what the server does not have yet and orders nothing ' +
+      'again. An apply without the untaint stops before deleting or ordering anything (unless it runs with -refresh=false, ' +
+      'which skips the check that finds this resource).',
+  }
 }
 
 function untaintAdvice(setting: string): Diagnostic {
@@ -181,10 +208,20 @@ export function providerSchemaResponse(registry: Registry): Uint8Array {
  * really delete it.
  */
 function refusedDelete(typeName: string, prior: ValueMap, priorPrivate: TfPrivate, setting: string | undefined): Diagnostic | null {
-  if (setting === undefined) return null
-  const tainted = priorPrivate.planned === 'withoutPrior'
-  if (!tainted && priorPrivate.failedUnfinished !== true) return null
   const id = String(prior.id)
+  const tainted = priorPrivate.planned === 'withoutPrior'
+  if (tainted && priorPrivate.guarded?.includes(id) === true) {
+    return error(
+      `Not replacing ${typeName} ${id}: its create failed after the paid order`,
+      `Terraform plans to replace ${typeName} ${id} because it is tainted: the apply that created it placed and paid its ` +
+        'order, then a later step failed, and Terraform taints a resource whose create ends with an error. Replacing it ' +
+        'would delete a paid object and place a second order, so nothing was deleted or ordered. To keep it and finish ' +
+        `the failed step: run \`terraform untaint ${typeName}.<name>\` (the address shown with this error), fix what ` +
+        'failed, and apply again. To replace it on purpose: untaint it, then run `terraform apply -replace=<address>`.',
+    )
+  }
+  if (setting === undefined) return null
+  if (!tainted && priorPrivate.failedUnfinished !== true) return null
   return error(
     `Not deleting ${typeName} ${id} while ${setting} is true`,
     (tainted
@@ -208,6 +245,8 @@ export function providerService(registry: Registry, options: ProviderServiceOpti
   let advise: ((thrown: unknown) => string | null) | undefined
   let strict: string | undefined
   let stop = new AbortController()
+  /** Objects marked `failedStep` that this process refreshed (see TfPrivate.guarded). */
+  const failedSteps = new Set<string>()
   const names = terraformNames([
     { name: '', attributes: registry.provider.attributes },
     ...registry.resources,
@@ -310,7 +349,9 @@ export function providerService(registry: Registry, options: ProviderServiceOpti
         const { definition, view } = resource(request.typeName)
         const current = decode(view, request.currentState)
         if (current === null) return { newState: encode(view, null), private: request.private }
-        const outcome = await readResource(definition, current, String(current.id), readPrivate(request.private), session())
+        const stored = readPrivate(request.private)
+        if (stored.failedStep === true) failedSteps.add(String(current.id))
+        const outcome = await readResource(definition, current, String(current.id), stored, session())
         return { newState: encode(view, outcome.state), private: writePrivate(outcome.private), diagnostics: diagnostics(outcome.diagnostics) }
       } catch (thrown) {
         return { newState: request.currentState, private: request.private, diagnostics: failed('ReadResource', thrown) }
@@ -339,10 +380,11 @@ export function providerService(registry: Registry, options: ProviderServiceOpti
         // Planned without a prior state: a create, or the replacement of a tainted object (Terraform then
         // sends no prior private state), unless this is the second plan of a replacement planned just before.
         const how = prior !== null || priorPrivate.planned === 'withPrior' ? 'withPrior' : 'withoutPrior'
+        const guarded = how === 'withoutPrior' && failedSteps.size > 0 ? { guarded: [...failedSteps] } : {}
         return {
           plannedState: encode(view, hasErrors(issues) ? proposed : plan.planned),
           requiresReplace: plan.replace.map((name) => attributePath([name])),
-          plannedPrivate: plannedPrivate(prior === null ? priorPrivate : plan.private, how),
+          plannedPrivate: plannedPrivate(prior === null ? { ...priorPrivate, ...guarded } : plan.private, how),
           diagnostics: diagnostics(issues),
         }
       } catch (thrown) {
@@ -367,16 +409,21 @@ export function providerService(registry: Registry, options: ProviderServiceOpti
         }
         const outcome =
           prior === null ? await applyCreate(definition, planned, s) : await applyUpdate(definition, prior, planned, priorPrivate, s)
-        // Asked for (fail_on_unfinished), the error stays an error: Terraform then taints the object, which the message says.
-        const shown = prior === null && outcome.incomplete ? (strict ? [...outcome.diagnostics, untaintAdvice(strict)] : untainting(outcome.diagnostics)) : outcome.diagnostics
+        // A create that placed its order and stopped before it finished reports warnings, so Terraform keeps the object
+        // untainted and the next apply resumes it. It stays an error when a later step failed, or when asked for
+        // (fail_on_unfinished): Terraform then taints the object, which the message says and refusedDelete guards.
+        const created = prior === null && outcome.incomplete
+        const failedStep = created && outcome.failedAfterOrder === true
+        const advice = strict ? untaintAdvice(strict) : failedStep ? failedStepAdvice() : null
+        const shown = created ? (advice ? [...outcome.diagnostics, advice] : untainting(outcome.diagnostics)) : outcome.diagnostics
         if (outcome.state === null && prior !== null) {
           return { newState: encode(view, prior), private: storedPrivate(priorPrivate), diagnostics: diagnostics(shown) }
         }
         // Terraform taints a created object that comes with an error: marked, its delete is refused (see
         // refusedDelete). Terraform updates only objects that are not tainted, so an update drops the mark.
-        const { failedUnfinished: _mark, ...rest } = outcome.private as TfPrivate
-        const tainted = prior === null && outcome.incomplete && strict !== undefined
-        return { newState: encode(view, outcome.state), private: storedPrivate(tainted ? { ...rest, failedUnfinished: true } : rest), diagnostics: diagnostics(shown) }
+        const { failedUnfinished: _unfinished, failedStep: _step, ...rest } = outcome.private as TfPrivate
+        const marks = { ...(created && strict !== undefined ? { failedUnfinished: true as const } : {}), ...(failedStep ? { failedStep: true as const } : {}) }
+        return { newState: encode(view, outcome.state), private: storedPrivate({ ...rest, ...marks }), diagnostics: diagnostics(shown) }
       } catch (thrown) {
         return { newState: request.priorState, diagnostics: failed('ApplyResourceChange', thrown) }
       }

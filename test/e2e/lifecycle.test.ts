@@ -255,6 +255,52 @@ describe('drift and billing', () => {
     assert.ok(mutations.includes(`DELETE /v1/lites/${id}`), mutations.join(', '))
   })
 
+  test('a create whose later step fails after the paid order: exit 1 naming the order, the failure and the next step; the tainted replacement is refused; untaint and apply finish it with no second order', async () => {
+    const ws = await workspace()
+    const config = keypairAndVm('e2e-step-key', { vm_name: 'e2e-step-vm', disk_size: 40 })
+    await ws.write(config)
+    await emulator.control('POST', '/faults', { method: 'PUT', path: '/lites/accounts/*/storage', mode: 'error', status: 409, count: 1, detail: 'storage pool busy' })
+    const { value: applied, orders } = await emulator.effectsOf(() => ws.apply())
+    assert.equal(applied.code, 1, `a create that failed after its order must not end as a success: ${describeRun(applied)}`)
+    assert.deepEqual(
+      orders.map((o) => o.kind),
+      ['lite.vm.create'],
+    )
+    const id = String(orders[0]?.account_id)
+    const errors = diagnostics(applied.stdout + applied.stderr).join('\n')
+    assert.match(errors, new RegExp(`was ordered, but a later step of its create failed`))
+    assert.match(errors, new RegExp(`${id}.*storage pool busy`, 's'), 'what was ordered and what failed')
+    assert.match(errors, /terraform untaint/, 'what to do before the next apply')
+    const state = await ws.stateOf('provider_lite_vm.vm')
+    assert.equal(String(state.id), id)
+    assert.equal(state.disk_size, 20, 'the state records what the server has, never the size that failed')
+
+    // Terraform tainted it; the replacement it plans is refused before anything is deleted or ordered.
+    const { value: replaced, mutations: calls, orders: reordered } = await emulator.effectsOf(() => ws.apply())
+    assert.equal(replaced.code, 1, describeRun(replaced))
+    assert.match(replaced.stdout, /must be replaced/)
+    assert.deepEqual(calls, [], 'the tainted VM was deleted or something was ordered')
+    assert.deepEqual(reordered, [])
+    const refusal = diagnostics(replaced.stdout + replaced.stderr).join('\n')
+    assert.match(refusal, new RegExp(`Not replacing provider_lite_vm ${id}`))
+    assert.match(refusal, /terraform untaint\s+provider_lite_vm\./)
+    assert.equal((await emulator.account(id))?.status, 'Active')
+
+    await ws.ok(['untaint', 'provider_lite_vm.vm'])
+    const { value: again, mutations, orders: more } = await emulator.effectsOf(() => ws.apply())
+    assert.equal(again.code, 0, describeRun(again))
+    assert.deepEqual(more.map((o) => o.kind).filter((k) => k === 'lite.vm.create'), [], 'a second VM was ordered')
+    assert.ok(mutations.includes(`PUT /v1/lites/accounts/${id}/storage`), mutations.join(', '))
+    const finished = await ws.stateOf('provider_lite_vm.vm')
+    assert.equal(String(finished.id), id)
+    assert.equal(finished.disk_size, 40)
+    // Finished, it is an ordinary resource again: tainted by the user, it is replaced as Terraform says.
+    await ws.ok(['taint', 'provider_lite_vm.vm'])
+    const { value: retaint, mutations: replacing } = await emulator.effectsOf(() => ws.apply())
+    assert.equal(retaint.code, 0, describeRun(retaint))
+    assert.ok(replacing.includes(`DELETE /v1/lites/${id}`), replacing.join(', '))
+  })
+
   test('an unpaid disk upgrade behaves as an unpaid create: the next apply calls nothing and warns with the invoice', async () => {
     const ws = await workspace()
     await ws.write(keypairAndVm('e2e-unpaid-upgrade-key', { vm_name: 'e2e-unpaid-upg' }))
