@@ -44,6 +44,11 @@ export interface ClientOptions {
   readonly journalOptions?: JournalOptions
   /** The caller's current operation (its scope, timeout and hand-over), asked at each order. */
   readonly operation?: () => OperationFrame | undefined
+  /**
+   * Order even when a recent account that matches a new order is named by no state or journal entry
+   * of this directory, against a service that ignores Idempotency-Keys. Default false.
+   */
+  readonly allowUnrecordedMatch?: boolean
 }
 
 export interface Client {
@@ -127,6 +132,7 @@ export function createClient(options: ClientOptions): Client {
     idempotencyKey: options.idempotencyKey ?? randomUUID,
     journal,
     operation: options.operation,
+    allowUnrecordedMatch: options.allowUnrecordedMatch,
   })
   const waitSettings = {
     pollIntervalMs,

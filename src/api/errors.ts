@@ -267,3 +267,13 @@ export class OrderUnresolvedError extends Error {
     return this.message
   }
 }
+
+/**
+ * A new order not placed: an account created recently matches it, and neither the order journal nor
+ * any state this directory's runs have seen names it (see the transport's unrecordedMatches).
+ */
+export class UnrecordedMatchError extends OrderUnresolvedError {
+  override get summary(): string {
+    return `Not ordered: ${this.candidates.length === 1 ? 'an account matches' : 'accounts match'} this order and no state names ${this.candidates.length === 1 ? 'it' : 'them'}`
+  }
+}

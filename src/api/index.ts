@@ -76,7 +76,7 @@ export {
 } from './models.js'
 export { REDACTED, type RedactOptions, redact, redactedJson } from './redact.js'
 export { JOURNAL_REUSE_MS, type JournalEntry, OrderJournal } from './journal.js'
-export { OrderUnresolvedError } from './errors.js'
+export { OrderUnresolvedError, UnrecordedMatchError } from './errors.js'
 export type {
   CallOptions,
   FetchFunction,

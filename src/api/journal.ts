@@ -343,10 +343,19 @@ export class OrderJournal {
    * the order that made it is kept, and no entry that names it is ever taken over again.
    */
   settle(accountId: string): void {
+    let named = false
     for (const entry of this.entries()) {
-      if (entry.accountId !== accountId || entry.state === 'settled') continue
+      if (entry.accountId !== accountId) continue
+      named = true
+      if (entry.state === 'settled') continue
       entry.state = 'settled'
       this.write(entry)
+    }
+    // A state names an account no order of this directory made (a fresh workspace, an import):
+    // recorded, so that it is known as managed (knownAccounts) to this directory's later runs.
+    if (!named) {
+      const now = this.now()
+      this.write({ v: 1, id: randomUUID(), fingerprint: '', service: '', key: '', method: '', path: '', sentAt: now, state: 'settled', accountId })
     }
   }
 

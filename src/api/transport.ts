@@ -1,8 +1,8 @@
 // The one place that does HTTP: headers, envelopes, error decoding, retries (§1.5, §1.6, §1.10).
 import { ShapeError } from './decode.js'
-import { ApiError, DecodeError, type FieldError, OrderUnresolvedError, type RequestContext, TransportError } from './errors.js'
-import { fingerprint, type JournalEntry, type OrderJournal, serviceOf } from './journal.js'
-import { type Account, decodeOrder, type Order } from './models.js'
+import { ApiError, DecodeError, type FieldError, OrderUnresolvedError, type RequestContext, TransportError, UnrecordedMatchError } from './errors.js'
+import { fingerprint, JOURNAL_REUSE_MS, type JournalEntry, type OrderJournal, serviceOf } from './journal.js'
+import { type Account, decodeOrder, type Order, statusIs } from './models.js'
 import { REDACTED, redact } from './redact.js'
 
 export type LogLevel = 'trace' | 'debug' | 'info' | 'warn' | 'error'
@@ -28,6 +28,11 @@ export interface TransportOptions {
   readonly journal?: OrderJournal | undefined
   /** The operation the current call belongs to (asked per order, so concurrent operations stay apart). */
   readonly operation?: (() => OperationFrame | undefined) | undefined
+  /**
+   * Order even when a recent account that matches the order is unknown to the journal and to every
+   * state this directory's runs have seen (see `unrecordedMatches`). Default false.
+   */
+  readonly allowUnrecordedMatch?: boolean | undefined
 }
 
 /** What the caller's operation tells an order: who asks, until when, and when it has handed the outcome over. */
@@ -186,6 +191,8 @@ export class Transport {
         // Its account was deleted since: that entry is settled now; try the next one, or order anew.
         journal.drop(entry)
       }
+      // A new order against a service that ignores keys: a killed run elsewhere may have placed it.
+      if (entry === undefined && options?.reconcile !== undefined) await this.unrecordedMatches(context, options.reconcile, options.signal)
       const held = entry ?? journal.open(intent, serviceOf(baseUrl), this.options.idempotencyKey(), method, path)
       // Without an operation, the call itself is what hands the outcome over.
       if (frame) frame.onFinish(() => journal.release(held))
@@ -274,6 +281,39 @@ export class Transport {
       1,
     )
     if (outcome.kind !== 'transport' && outcome.echoed) this.echoed = true
+  }
+
+  /**
+   * Before a new order that the journal has no record of, against a service that has not shown that
+   * it recognises Idempotency-Keys: a run killed on another machine (a fresh CI workspace, a lost
+   * journal) may have placed it, and no key can tell. An account that matches the order, was created
+   * within the keys' window and is named neither by this directory's journal nor by any state its
+   * runs have seen, is such an order or another configuration's: nothing is ordered, and the error
+   * names it and the import command. `allowUnrecordedMatch` orders anyway. A service that recognises
+   * keys is not asked: the journal's key covers a re-run from this directory, and a run elsewhere
+   * cannot be told from a new order.
+   */
+  private async unrecordedMatches(context: RequestContext, reconcile: Reconcile, signal: AbortSignal | undefined): Promise<void> {
+    if (this.options.allowUnrecordedMatch === true || this.options.journal === undefined) return
+    if (!this.honoured()) await this.probe({ method: 'GET', path: context.path, signal, decode: () => undefined }, context)
+    if (this.honoured()) return
+    const known = this.options.journal.knownAccounts()
+    const since = this.options.now() - JOURNAL_REUSE_MS
+    const accounts = await reconcile.list()
+    const ids = accounts
+      .filter((a) => !statusIs(a.status, 'Terminated') && createdSince(a.date_created, since) && !known.has(a.account_id) && reconcile.matches(a))
+      .map((a) => a.account_id)
+    if (ids.length === 0) return
+    throw new UnrecordedMatchError(
+      `Not ordering ${context.method} ${context.path}: ${ids.length === 1 ? 'account' : 'accounts'} ${ids.join(', ')} ` +
+        `${ids.length === 1 ? 'matches' : 'match'} this order, ${ids.length === 1 ? 'was' : 'were'} created within the last 24 hours, and ` +
+        "no state or order journal of this working directory names it. This service does not confirm Idempotency-Keys, so the provider " +
+        'cannot tell an order placed by an earlier run that was killed (on another machine, in a fresh CI workspace, or with its ' +
+        'journal lost) from another configuration\'s account, and orders nothing rather than twice. If it belongs to this resource, ' +
+        'import it by its id (terraform import <address> <id>, or pulumi import). If it belongs to something else, apply again ' +
+        'with PROVIDER_ALLOW_UNRECORDED_MATCH=1 in the environment to order anyway.',
+      { context, idempotencyKey: '', candidates: ids },
+    )
   }
 
   private honoured(): boolean {

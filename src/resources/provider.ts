@@ -130,6 +130,7 @@ export const providerDefinition = defineProvider({
       log: (level, message, fields) => log[level](message, fields),
       journalDirectory: journalDirectory(),
       operation: currentOperation,
+      allowUnrecordedMatch: process.env.PROVIDER_ALLOW_UNRECORDED_MATCH === '1',
     })
     if (client.settlement) registerSettlement(client.settlement.directory, client.settlement)
     return client

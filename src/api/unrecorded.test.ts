@@ -1,0 +1,118 @@
+// A new order against a service that ignores Idempotency-Keys, from a directory whose journal has no
+// record of it: a run killed elsewhere (a fresh CI workspace, a lost journal) may have placed it.
+import assert from 'node:assert/strict'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterEach, describe, test } from 'node:test'
+import { UnrecordedMatchError } from './errors.js'
+import { OrderJournal } from './journal.js'
+import { ok, type RecordedRequest, testClient } from './fake-fetch.js'
+
+const NOW = Date.parse('2026-11-24T12:00:00Z')
+const ORDER = { order_id: '500017', account_id: '100042' }
+const VM_BODY = {
+  product_id: 101,
+  cycle: 'm',
+  select_os: 'Ubuntu-22.04',
+  keypair_id: 7,
+  ssh_and_console_user: 'deployer',
+  console_password: 'S3cretPass9',
+  vm_name: 'web',
+}
+
+const directories: string[] = []
+function journalDirectory(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'unrecorded-test-'))
+  directories.push(dir)
+  return dir
+}
+afterEach(() => {
+  for (const dir of directories.splice(0)) rmSync(dir, { recursive: true, force: true })
+})
+
+function vmAccount(id: string, name: string, created: string, status = 'Active') {
+  return {
+    account_id: Number(id),
+    status,
+    billingcycle: 'Monthly',
+    date_created: created,
+    next_due: '2026-12-24',
+    recurring_amount: 1,
+    product_id: 101,
+    product_name: 'XS',
+    description: '',
+    order_id: `5${id}`,
+    last_invoice: null,
+    extra_details: { region: 'r', region_label: 'R', name, ciuser: 'u', cipassword: 'p', keypair_id: 7, osname: 'o', disk_size: '20', snapshot_id: null },
+  }
+}
+
+/** A service that answers without echoing the key: the probe, then the listing, then (maybe) the order. */
+const silent = (data: unknown) => (_r: RecordedRequest) => ok(data)
+const echoing = (data: unknown) => (r: RecordedRequest) => ok(data, { 'idempotency-key': r.headers.get('idempotency-key') ?? '' })
+
+function client(replies: Parameters<typeof testClient>[0], dir: string, allowUnrecordedMatch = false) {
+  return testClient(replies, { journalDirectory: dir, now: () => NOW, allowUnrecordedMatch })
+}
+
+describe('a new order that an unrecorded recent account matches', () => {
+  test('a key-ignoring service with a matching account made 10 minutes ago that nothing names: nothing is ordered, the error names it and the import', async () => {
+    const dir = journalDirectory()
+    const { client: api, requests } = client([silent({}), silent([vmAccount('100007', 'web', '2026-11-24 11:50:00')])], dir)
+    const error = await api.lites.createVm(VM_BODY).then(
+      () => assert.fail('ordered although a killed run may have placed this order'),
+      (e: unknown) => e,
+    )
+    assert.ok(error instanceof UnrecordedMatchError, String(error))
+    assert.deepEqual(error.candidates, ['100007'])
+    assert.match(error.message, /100007/)
+    assert.match(error.message, /terraform import <address> <id>/)
+    assert.match(error.message, /PROVIDER_ALLOW_UNRECORDED_MATCH=1/)
+    assert.match(error.summary, /Not ordered/)
+    assert.deepEqual(
+      requests.map((r) => `${r.method} ${r.path.split("?")[0]}`),
+      ['GET /lites', 'GET /lites/accounts'],
+      'no order was sent',
+    )
+  })
+
+  test('an account a state named (a refresh in this directory) is managed: the order is placed', async () => {
+    const dir = journalDirectory()
+    new OrderJournal(dir, () => NOW).settle('100007')
+    const { client: api, requests } = client([silent({}), silent([vmAccount('100007', 'web', '2026-11-24 11:50:00')]), silent(ORDER)], dir)
+    assert.deepEqual(await api.lites.createVm(VM_BODY), ORDER)
+    assert.equal(requests.at(-1)?.method, 'POST')
+  })
+
+  test('a matching account older than the keys\' window, a terminated one, or another name: the order is placed', async () => {
+    const dir = journalDirectory()
+    const accounts = [
+      vmAccount('100001', 'web', '2026-11-23 11:00:00'),
+      vmAccount('100002', 'web', '2026-11-24 11:50:00', 'Terminated'),
+      vmAccount('100003', 'db', '2026-11-24 11:50:00'),
+    ]
+    const { client: api } = client([silent({}), silent(accounts), silent(ORDER)], dir)
+    assert.deepEqual(await api.lites.createVm(VM_BODY), ORDER)
+  })
+
+  test('PROVIDER_ALLOW_UNRECORDED_MATCH orders anyway, without listing', async () => {
+    const dir = journalDirectory()
+    const { client: api, requests } = client([silent(ORDER)], dir, true)
+    assert.deepEqual(await api.lites.createVm(VM_BODY), ORDER)
+    assert.deepEqual(
+      requests.map((r) => r.method),
+      ['POST'],
+    )
+  })
+
+  test('a service that echoes keys is not listed: the journal covers re-runs from this directory', async () => {
+    const dir = journalDirectory()
+    const { client: api, requests } = client([echoing({}), echoing(ORDER)], dir)
+    assert.deepEqual(await api.lites.createVm(VM_BODY), ORDER)
+    assert.deepEqual(
+      requests.map((r) => `${r.method} ${r.path.split("?")[0]}`),
+      ['GET /lites', 'POST /lites'],
+    )
+  })
+})
