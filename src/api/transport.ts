@@ -274,14 +274,29 @@ export class Transport {
    * Asks the service whether it implements the extension: one that does echoes the key of every
    * request (§1.11), a GET included, and a GET changes nothing. Any answer, or none, is fine.
    */
-  private async probe(spec: RequestSpec<unknown>, context: RequestContext): Promise<void> {
+  private probe(spec: RequestSpec<unknown>, context: RequestContext): Promise<void> {
+    // One answer settles it for this process; concurrent orders share the question in flight.
+    if (this.echoed || this.notEchoed) return Promise.resolve()
+    this.asking ??= this.ask(spec, context).finally(() => {
+      this.asking = undefined
+    })
+    return this.asking
+  }
+
+  private async ask(spec: RequestSpec<unknown>, context: RequestContext): Promise<void> {
     const outcome = await this.attempt(
       { method: 'GET', path: spec.path, idempotencyKey: this.options.idempotencyKey(), signal: spec.signal, decode: () => undefined },
       context,
       1,
     )
-    if (outcome.kind !== 'transport' && outcome.echoed) this.echoed = true
+    if (outcome.kind === 'transport') return
+    if (outcome.echoed) this.echoed = true
+    else this.notEchoed = true
   }
+
+  /** A probe was answered without the key: this service does not echo it (asked once per process). */
+  private notEchoed = false
+  private asking: Promise<void> | undefined
 
   /**
    * Before a new order that the journal has no record of, against a service that has not shown that
