@@ -151,7 +151,7 @@ export function createClient(options: ClientOptions): Client {
     waitForActive: (read, waitOptions) => waitForActive(waitSettings, read, waitOptions),
     now,
     ...(journal
-      ? { settlement: { directory: journal.directory, account: (id: string) => journal.settle(id), delivered: () => journal.settleOwn() } }
+      ? { settlement: { directory: journal.directory, account: (id: string) => journal.named(id), delivered: () => journal.settleOwn() } }
       : {}),
   }
 }

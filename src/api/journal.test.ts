@@ -382,7 +382,7 @@ describe('order journal: owners, temporaries and settling', () => {
     const settled = at(killed).open('intent', 's', 'k2', 'POST', '/lites')
     Object.assign(settled, { state: 'answered', accountId: '2' })
     at(killed).release(settled)
-    at(killed).settle('2')
+    at(killed).named('2')
     const livesDelivered = at(live).open('intent', 's', 'k3', 'POST', '/lites')
     Object.assign(livesDelivered, { state: 'answered', accountId: '3' })
     at(live).release(livesDelivered)
@@ -395,6 +395,23 @@ describe('order journal: owners, temporaries and settling', () => {
     assert.equal(next.claim('intent', { adoptDelivered: true }), undefined, 'never a settled entry, nor one of a live process')
   })
 
+  test('a state naming an account leaves an order on it that was never handed over open (a migration cut short); a delete settles it', () => {
+    const dir = journal()
+    const killed = providerProcess()
+    const own = journalOf(dir, killed)
+    const migrating = own.open('migrate', 's', 'k1', 'POST', '/lites/accounts/7/migrate-to-pro')
+    Object.assign(migrating, { state: 'answered', accountId: '7' })
+    own.write(migrating)
+    killed.kill()
+    // The re-run's refresh (Terraform) or Diff (Pulumi) names account 7 before the migration resumes.
+    journalOf(dir).named('7')
+    const next = journalOf(dir)
+    assert.equal(next.claim('migrate')?.id, migrating.id, 'the open order is taken over, not sent again')
+    next.drop(migrating)
+    next.settle('7')
+    assert.equal(journalOf(dir).claim('migrate'), undefined, 'once the account is deleted, never')
+  })
+
   test("a graceful shutdown settles only what its process handed over; a state naming an account settles it", () => {
     const dir = journal()
     const a = providerProcess()
@@ -405,7 +422,7 @@ describe('order journal: owners, temporaries and settling', () => {
     const named = own.open('intent', 's', 'k2', 'POST', '/lites')
     Object.assign(named, { state: 'answered', accountId: '2' })
     own.release(named)
-    journalOf(dir).settle('2')
+    journalOf(dir).named('2')
     own.settleOwn()
     a.kill()
     const states = readdirSync(dir).map((f) => JSON.parse(readFileSync(join(dir, f), 'utf8')).state)

@@ -339,23 +339,35 @@ export class OrderJournal {
   }
 
   /**
-   * A state names this account (a refresh, a plan or update of it, an import), or it was deleted:
-   * the order that made it is kept, and no entry that names it is ever taken over again.
+   * The account was deleted (or found gone): no entry that names it is ever taken over again, an
+   * unanswered order on it included.
    */
   settle(accountId: string): void {
-    let named = false
     for (const entry of this.entries()) {
-      if (entry.accountId !== accountId) continue
-      named = true
-      if (entry.state === 'settled') continue
+      if (entry.accountId !== accountId || entry.state === 'settled') continue
       entry.state = 'settled'
       this.write(entry)
     }
-    // A state names an account no order of this directory made (a fresh workspace, an import):
-    // recorded, so that it is known as managed (knownAccounts) to this directory's later runs.
-    if (!named) {
-      const now = this.now()
-      this.write({ v: 1, id: randomUUID(), fingerprint: '', service: '', key: '', method: '', path: '', sentAt: now, state: 'settled', accountId })
+  }
+
+  /**
+   * A state names this account (a refresh, a plan or update of it, an import): the order that made
+   * it, once handed over, is kept, and is never taken over again. An order on it that was never
+   * handed over (a package change or migration cut short) stays open for the run that resumes it.
+   * An account no entry names (a fresh workspace, an import) is recorded, so that this directory's
+   * later runs know it as managed (knownAccounts).
+   */
+  named(accountId: string): void {
+    let known = false
+    for (const entry of this.entries()) {
+      if (entry.accountId !== accountId) continue
+      known = true
+      if (entry.state !== 'delivered') continue
+      entry.state = 'settled'
+      this.write(entry)
+    }
+    if (!known) {
+      this.write({ v: 1, id: randomUUID(), fingerprint: '', service: '', key: '', method: '', path: '', sentAt: this.now(), state: 'settled', accountId })
     }
   }
 

@@ -79,7 +79,7 @@ describe('a new order that an unrecorded recent account matches', () => {
 
   test('an account a state named (a refresh in this directory) is managed: the order is placed', async () => {
     const dir = journalDirectory()
-    new OrderJournal(dir, () => NOW).settle('100007')
+    new OrderJournal(dir, () => NOW).named('100007')
     const { client: api, requests } = client([silent({}), silent([vmAccount('100007', 'web', '2026-11-24 11:50:00')]), silent(ORDER)], dir)
     assert.deepEqual(await api.lites.createVm(VM_BODY), ORDER)
     assert.equal(requests.at(-1)?.method, 'POST')

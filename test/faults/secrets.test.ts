@@ -226,7 +226,16 @@ describe('secrets never leave their origin (issue 8, cases 8 to 10)', () => {
   })
 
   test('9: a 500 echoing the request leaks neither the key nor the password, through terraform and Pulumi', { timeout: 60_000 }, async () => {
+    let ordered = false
     const echo = await fakeApi((request, body, res) => {
+      // Before a new create the provider asks whether keys are echoed and lists the accounts of that
+      // kind (a killed run's order on another machine): an empty list lets the order go out. After
+      // it, every request fails, so that finding out whether the order was processed fails too.
+      if (request.method === 'POST') ordered = true
+      if (!ordered && request.method === 'GET' && /^\/v1\/lites(\/accounts)?(\?|$)/.test(request.url ?? '')) {
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ success: true, code: 200, data: [] }))
+        return
+      }
       const message = `debug: ${JSON.stringify({ headers: request.headers, body })}`
       res.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ message }))
     })
