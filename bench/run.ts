@@ -300,6 +300,8 @@ interface Phases {
   processStart: number[]
   moduleLoad: number[]
   serve: number[]
+  /** CPU time (user + system) of the provider process to its line: moves far less with the machine's load than wall time. */
+  cpuToLine: number[]
   firstRpc: number[]
   /** Terraform only: GetMetadata after GetProviderSchema, the first call that loads the definitions. */
   serviceLoad: number[]
@@ -313,7 +315,7 @@ async function phasesOnce(command: string, args: readonly string[], kind: 'terra
   const child = track(spawn(command, args, { env, stdio: ['ignore', 'pipe', 'pipe'] }))
   const exited = new Promise<number>((resolve) => child.once('exit', () => resolve(performance.now())))
   let stderr = ''
-  const marks = new Promise<{ entry: number | null; ready: number; served: number }>((resolve) => {
+  const marks = new Promise<{ entry: number | null; ready: number; served: number; cpu?: number }>((resolve) => {
     child.stderr?.on('data', (chunk: Buffer) => {
       stderr += chunk.toString()
       const found = /provider-startup (\{.*\})/.exec(stderr)
@@ -335,6 +337,7 @@ async function phasesOnce(command: string, args: readonly string[], kind: 'terra
     into.moduleLoad.push(m.ready - m.entry)
   }
   into.serve.push(m.served - m.ready)
+  if (m.cpu !== undefined) into.cpuToLine.push(m.cpu)
   const port = Number(kind === 'terraform' ? line.split('|')[3]?.split(':')[1] : line)
   const before = performance.now()
   await rawCall(port, kind === 'terraform' ? '/tfplugin6.Provider/GetProviderSchema' : '/pulumirpc.ResourceProvider/GetSchema')
@@ -358,7 +361,7 @@ async function phases(executables: Executables): Promise<void> {
   rows.push(['terraform: node provider.cjs', process.execPath, [tfBundle], 'terraform'])
   if (executables.pulumi) rows.push(['pulumi: single executable', executables.pulumi, [], 'pulumi'])
   rows.push(['pulumi: node provider.cjs', process.execPath, [pulumiBundle], 'pulumi'])
-  const empty = (): Phases => ({ total: [], processStart: [], moduleLoad: [], serve: [], firstRpc: [], serviceLoad: [], shutdownToExit: [] })
+  const empty = (): Phases => ({ total: [], processStart: [], moduleLoad: [], serve: [], cpuToLine: [], firstRpc: [], serviceLoad: [], shutdownToExit: [] })
   const results = rows.map(empty)
   for (let round = 0; round < PHASE_RUNS + 1; round++) {
     for (let i = 0; i < rows.length; i++) {
@@ -370,14 +373,15 @@ async function phases(executables: Executables): Promise<void> {
   const cell = (values: readonly number[]) => (values.length > 0 ? ms(median(values)) : '–')
   printTable(
     `2. Per-phase breakdown, ms: median of ${PHASE_RUNS} runs (marks from PROVIDER_TRACE_STARTUP=1; first RPC and Shutdown from a plaintext client)`,
-    ['variant', 'process start', 'module load', 'listen + handshake', 'launch → line', 'first RPC', 'service load', 'shutdown → exit (target ≤ 10)'],
+    ['variant', 'process start', 'module load', 'listen + handshake', 'launch → line', 'CPU to line', 'first RPC', 'service load', 'shutdown → exit (target ≤ 10)'],
     rows.map(([name], i) => {
       const r = results[i]!
       const exit = r.shutdownToExit.length > 0 ? `${cell(r.shutdownToExit)} (${verdict(median(r.shutdownToExit), 10)})` : 'n/a'
-      return [name, cell(r.processStart), cell(r.moduleLoad), cell(r.serve), cell(r.total), cell(r.firstRpc), cell(r.serviceLoad), exit]
+      return [name, cell(r.processStart), cell(r.moduleLoad), cell(r.serve), cell(r.total), cell(r.cpuToLine), cell(r.firstRpc), cell(r.serviceLoad), exit]
     }),
   )
   console.log('\n  process start: runtime start to the bundle\'s first statement; module load: to the entry point\'s body;')
+  console.log('  CPU to line: the process\'s user + system CPU time (every thread) at its line, which a loaded machine moves far less than wall time;')
   console.log('  listen + handshake: to the handshake or port line; first RPC: GetProviderSchema (bytes built at build time, nothing loaded)')
   console.log('  or GetSchema (loads the definitions); service load: GetMetadata next, the first Terraform call that loads the definitions.')
 }
