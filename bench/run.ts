@@ -3,7 +3,7 @@
 // `node -e` start; a per-phase breakdown (process start, module load, handshake, first RPC, shutdown to
 // exit); `terraform plan`/`apply`/`destroy` wall times against the built-in terraform_data, with the
 // provider launched per command and reattached (serve mode); and Shutdown to exit after API calls, read
-// from Terraform's own log. The executables measured are the release's single executables (run
+// from Terraform's own log; and where a launched plan's time goes, phase by phase, from Terraform's own log. The executables measured are the release's single executables (run
 // `npm run release` first; without them the bundles are measured and the table says so). Not a test:
 // it prints figures and asserts nothing. Every process and temp dir it makes is removed, even on failure.
 import { type ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_process'
@@ -14,6 +14,7 @@ import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { fileURLToPath } from 'node:url'
 import { createCertificate } from '../src/terraform/certificate.js'
+import { type LaunchPhases, type PlanTrace, parsePlanTrace } from './terraform-trace.js'
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
 const STARTUP_RUNS = positiveInt('BENCH_STARTUP_RUNS', 25)
@@ -299,6 +300,8 @@ interface Phases {
   processStart: number[]
   moduleLoad: number[]
   serve: number[]
+  /** CPU time (user + system) of the provider process to its line: moves far less with the machine's load than wall time. */
+  cpuToLine: number[]
   firstRpc: number[]
   /** Terraform only: GetMetadata after GetProviderSchema, the first call that loads the definitions. */
   serviceLoad: number[]
@@ -312,7 +315,7 @@ async function phasesOnce(command: string, args: readonly string[], kind: 'terra
   const child = track(spawn(command, args, { env, stdio: ['ignore', 'pipe', 'pipe'] }))
   const exited = new Promise<number>((resolve) => child.once('exit', () => resolve(performance.now())))
   let stderr = ''
-  const marks = new Promise<{ entry: number | null; ready: number; served: number }>((resolve) => {
+  const marks = new Promise<{ entry: number | null; ready: number; served: number; cpu?: number }>((resolve) => {
     child.stderr?.on('data', (chunk: Buffer) => {
       stderr += chunk.toString()
       const found = /provider-startup (\{.*\})/.exec(stderr)
@@ -334,6 +337,7 @@ async function phasesOnce(command: string, args: readonly string[], kind: 'terra
     into.moduleLoad.push(m.ready - m.entry)
   }
   into.serve.push(m.served - m.ready)
+  if (m.cpu !== undefined) into.cpuToLine.push(m.cpu)
   const port = Number(kind === 'terraform' ? line.split('|')[3]?.split(':')[1] : line)
   const before = performance.now()
   await rawCall(port, kind === 'terraform' ? '/tfplugin6.Provider/GetProviderSchema' : '/pulumirpc.ResourceProvider/GetSchema')
@@ -357,7 +361,7 @@ async function phases(executables: Executables): Promise<void> {
   rows.push(['terraform: node provider.cjs', process.execPath, [tfBundle], 'terraform'])
   if (executables.pulumi) rows.push(['pulumi: single executable', executables.pulumi, [], 'pulumi'])
   rows.push(['pulumi: node provider.cjs', process.execPath, [pulumiBundle], 'pulumi'])
-  const empty = (): Phases => ({ total: [], processStart: [], moduleLoad: [], serve: [], firstRpc: [], serviceLoad: [], shutdownToExit: [] })
+  const empty = (): Phases => ({ total: [], processStart: [], moduleLoad: [], serve: [], cpuToLine: [], firstRpc: [], serviceLoad: [], shutdownToExit: [] })
   const results = rows.map(empty)
   for (let round = 0; round < PHASE_RUNS + 1; round++) {
     for (let i = 0; i < rows.length; i++) {
@@ -369,14 +373,15 @@ async function phases(executables: Executables): Promise<void> {
   const cell = (values: readonly number[]) => (values.length > 0 ? ms(median(values)) : '–')
   printTable(
     `2. Per-phase breakdown, ms: median of ${PHASE_RUNS} runs (marks from PROVIDER_TRACE_STARTUP=1; first RPC and Shutdown from a plaintext client)`,
-    ['variant', 'process start', 'module load', 'listen + handshake', 'launch → line', 'first RPC', 'service load', 'shutdown → exit (target ≤ 10)'],
+    ['variant', 'process start', 'module load', 'listen + handshake', 'launch → line', 'CPU to line', 'first RPC', 'service load', 'shutdown → exit (target ≤ 10)'],
     rows.map(([name], i) => {
       const r = results[i]!
       const exit = r.shutdownToExit.length > 0 ? `${cell(r.shutdownToExit)} (${verdict(median(r.shutdownToExit), 10)})` : 'n/a'
-      return [name, cell(r.processStart), cell(r.moduleLoad), cell(r.serve), cell(r.total), cell(r.firstRpc), cell(r.serviceLoad), exit]
+      return [name, cell(r.processStart), cell(r.moduleLoad), cell(r.serve), cell(r.total), cell(r.cpuToLine), cell(r.firstRpc), cell(r.serviceLoad), exit]
     }),
   )
   console.log('\n  process start: runtime start to the bundle\'s first statement; module load: to the entry point\'s body;')
+  console.log('  CPU to line: the process\'s user + system CPU time (every thread) at its line, which a loaded machine moves far less than wall time;')
   console.log('  listen + handshake: to the handshake or port line; first RPC: GetProviderSchema (bytes built at build time, nothing loaded)')
   console.log('  or GetSchema (loads the definitions); service load: GetMetadata next, the first Terraform call that loads the definitions.')
 }
@@ -561,6 +566,60 @@ async function shutdownAfterApi(executables: Executables, baseUrl: string): Prom
 }
 
 // ---------------------------------------------------------------------------------------------
+// 5. Where a launched `terraform plan` of 50 goes, from Terraform's own log (TF_LOG=trace, 1 ms
+// timestamps): Terraform's check of the installed package's hash, and per provider launch Terraform's
+// mTLS set-up, start to handshake, the calls (with the provider's own "service loaded" figure), and
+// Close to exit. What is left is Terraform's own work (configuration, graph, state, output).
+
+async function planTrace(executables: Executables, baseUrl: string): Promise<void> {
+  const cliConfig = executables.tf ? releaseCliConfig : devCliConfig
+  const quiet = terraformEnv(cliConfig, baseUrl)
+  const dir = tempDir('bench-trace-')
+  writeFileSync(join(dir, 'main.tf'), configuration('provider (launched)', 50))
+  await timed('terraform', ['init', '-input=false', '-no-color'], { cwd: dir, env: quiet })
+  const traces: PlanTrace[] = []
+  const walls: number[] = []
+  for (let rep = 1; rep <= TF_REPS; rep++) {
+    const start = performance.now()
+    const log = spawnSync('terraform', ['plan', '-lock=false', '-input=false', '-no-color', `-var=run=t${rep}`], {
+      cwd: dir,
+      env: { ...quiet, TF_LOG: 'trace' },
+      encoding: 'utf8',
+      maxBuffer: 256 << 20,
+    })
+    walls.push(performance.now() - start)
+    if (log.status !== 0) throw new Error(`terraform plan (TF_LOG=trace) failed: ${log.stdout.slice(-2000)}`)
+    traces.push(parsePlanTrace(log.stderr))
+  }
+  const launchCounts = traces.map((t) => t.launches.length)
+  const count = Math.min(...launchCounts)
+  const med = (pick: (t: PlanTrace) => number) => median(traces.map(pick))
+  const sumOf = (t: PlanTrace, pick: (l: LaunchPhases) => number) => t.launches.reduce((sum, l) => sum + pick(l), 0)
+  const launchSpan = (l: LaunchPhases) => l.mtls + l.startToHandshake + l.calls + l.closeToExit
+  const rows: string[][] = []
+  for (let n = 0; n < count; n++) {
+    const of = (pick: (l: LaunchPhases) => number) => ms(med((t) => pick(t.launches[n]!)))
+    rows.push([`launch ${n + 1}`, of((l) => l.mtls), of((l) => l.startToHandshake), of((l) => l.calls), of((l) => l.serviceLoad), of((l) => l.closeToExit), of(launchSpan)])
+  }
+  const all = (pick: (l: LaunchPhases) => number) => ms(med((t) => sumOf(t, pick)))
+  rows.push(['all launches', all((l) => l.mtls), all((l) => l.startToHandshake), all((l) => l.calls), all((l) => l.serviceLoad), all((l) => l.closeToExit), all(launchSpan)])
+  printTable(
+    `5. Where a launched \`terraform plan\` of 50 provider_lite_keypair goes, ms: median of ${TF_REPS} plans, from Terraform's log (TF_LOG=trace)`,
+    ['launch', 'mTLS set-up (Terraform)', 'start → handshake', 'handshake → Close (calls)', 'of which service load', 'Close → exit', 'launch in all'],
+    rows,
+  )
+  const total = med((t) => t.total)
+  const hash = med((t) => t.packageHash)
+  const launches = med((t) => sumOf(t, launchSpan))
+  console.log(`\n  launches per plan: ${[...new Set(launchCounts)].join(' or ')}; wall time ${ms(median(walls))} ms (logging included), logged ${ms(total)} ms:`)
+  console.log(`  package hash check ${ms(hash)} ms (Terraform hashes the whole unpacked package, i.e. the ${executables.tf ? 'single executable' : 'launcher and bundle'}, against the lock file at every command)`)
+  console.log(`  provider launches  ${ms(launches)} ms (one after the other)`)
+  console.log(`  Terraform's own    ${ms(med((t) => t.total - t.packageHash - sumOf(t, launchSpan)))} ms (configuration, graph walk, state, output; terraform_data pays it too)`)
+  console.log('  The provider controls start → handshake (beyond the runtime\'s own start), the calls and service load, Close → exit,')
+  console.log('  and the size of what is hashed; Terraform controls the launch count, the mTLS set-up and the hash algorithm.')
+}
+
+// ---------------------------------------------------------------------------------------------
 
 async function main(): Promise<void> {
   const started = performance.now()
@@ -572,6 +631,7 @@ async function main(): Promise<void> {
   const baseUrl = await startEmulator()
   await terraformTimes(executables, baseUrl)
   await shutdownAfterApi(executables, baseUrl)
+  await planTrace(executables, baseUrl)
   console.log(`\nTotal bench time: ${(Math.round((performance.now() - started) / 100) / 10).toFixed(1)} s`)
 }
 

