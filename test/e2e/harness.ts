@@ -17,7 +17,11 @@ const EMULATOR = join(ROOT, 'build', 'src', 'bin', 'emulator.js')
 const DEFAULT_KEY = 'emulator-key'
 /** One terraform command; an apply waits for orders at a 100 ms poll interval, so this is generous. */
 const COMMAND_TIMEOUT_MS = 90_000
-const CONTROL_TIMEOUT_MS = 10_000
+/**
+ * One call to the emulator's control API or the API itself. Bounded, but well above what a loaded
+ * 2-core CI machine needs: under the whole suite a control call of the fault matrix once took 10 s.
+ */
+const CONTROL_TIMEOUT_MS = 30_000
 
 let cliConfig: Promise<string> | undefined
 
