@@ -58,11 +58,11 @@ const echoing =
     (status === 200 ? ok : (s: unknown) => fail(status, s))(data, { 'idempotency-key': r.headers.get('idempotency-key') ?? '' })
 
 /**
- * The one GET a process asks before its first new create, when nothing yet says whether the service
- * echoes keys (see the transport's unrecordedMatches): answered with the key echoed.
+ * The listing a process makes before its first new create from a directory with no order to this
+ * service recorded (see the transport's unrecordedMatches): no account, so the order goes out.
  */
-const probed = echoing(200, {})
-/** The same question answered by a service that does not echo keys. */
+const probed = echoing(200, [])
+/** The question whether keys are echoed, answered by a service that does not echo them. */
 const unconfirmed = () => fail(405, 'Method Not Allowed')
 const posts = (requests: readonly RecordedRequest[]) => requests.filter((r) => r.method === 'POST')
 
@@ -103,7 +103,8 @@ describe('order journal', () => {
   test('a delivered order is never reused, and two identical intents in one run get two keys', async () => {
     const dir = journal()
     const op = frame()
-    const { client, requests } = testClient([probed, echoing(200, ORDER), echoing(200, { ...ORDER, account_id: '100043' })], {
+    // Each new create of a directory with no order recorded lists first: both lists, then both orders.
+    const { client, requests } = testClient([probed, probed, echoing(200, ORDER), echoing(200, { ...ORDER, account_id: '100043' })], {
       journalDirectory: dir,
       operation: () => op.value,
     })
@@ -121,7 +122,7 @@ describe('order journal', () => {
     const dir = journal()
     const run1 = frame()
     const killed = providerProcess()
-    const first = testClient([probed, echoing(200, ORDER), echoing(200, { ...ORDER, account_id: '100043' })], {
+    const first = testClient([probed, echoing(200, ORDER), probed, echoing(200, { ...ORDER, account_id: '100043' })], {
       journalDirectory: dir,
       operation: () => run1.value,
       journalOptions: killed.journalOptions,
@@ -187,10 +188,10 @@ describe('order journal', () => {
     const op = frame(undefined, 60_000)
     const { client, requests } = testClient(
       [
-        unconfirmed,
         // Before the order: an old account and another name only, so nothing stops it.
         ok([vmAccount('100041', 'web', '1969-12-31 00:00:00'), vmAccount('100043', 'db', '2099-01-01 00:00:00')]),
         fail(502, 'Bad Gateway'),
+        unconfirmed,
         ok([vmAccount('100041', 'web', '1969-12-31 00:00:00'), vmAccount('100042', 'web', new Date(1_000_000).toISOString().slice(0, 19).replace('T', ' ')), vmAccount('100043', 'db', '2099-01-01 00:00:00')]),
       ],
       { journalDirectory: dir, operation: () => op.value },
@@ -205,7 +206,7 @@ describe('order journal', () => {
     const op = frame(undefined, 60_000)
     const created = '2099-01-01 00:00:00'
     const { client, requests } = testClient(
-      [unconfirmed, ok([]), fail(502, 'Bad Gateway'), ok([vmAccount('100042', 'web', created), vmAccount('100043', 'web', created)])],
+      [ok([]), fail(502, 'Bad Gateway'), unconfirmed, ok([vmAccount('100042', 'web', created), vmAccount('100043', 'web', created)])],
       { journalDirectory: dir, operation: () => op.value },
     )
     const error = await client.lites.createVm(VM_BODY).then(
@@ -224,7 +225,7 @@ describe('order journal', () => {
     new OrderJournal(dir, () => 0).open('another-intent', 'any-service', 'rival-key', 'POST', '/lites')
     const op = frame(undefined, 60_000)
     const created = new Date(1_000_000).toISOString().slice(0, 19).replace('T', ' ')
-    const { client, requests } = testClient([unconfirmed, ok([]), fail(502, 'Bad Gateway'), ok([vmAccount('100042', 'web', created)])], {
+    const { client, requests } = testClient([ok([]), fail(502, 'Bad Gateway'), unconfirmed, ok([vmAccount('100042', 'web', created)])], {
       journalDirectory: dir,
       operation: () => op.value,
     })
@@ -317,7 +318,7 @@ describe('order journal', () => {
       operation: () => op.value,
       baseUrl: 'https://other.example.invalid/v1',
       fetch: async (request) => {
-        const reply = [fail(405, 'x'), ok([]), fail(502, 'Bad Gateway'), ok([])][calls++]
+        const reply = [ok([]), fail(502, 'Bad Gateway'), fail(405, 'x'), ok([])][calls++]
         if (!reply) throw new Error(`unexpected ${request.method} ${request.url}`)
         return reply
       },
@@ -516,7 +517,7 @@ describe('order journal: owners, temporaries and settling', () => {
     const dir = journal()
     const killed = providerProcess()
     const run1 = frame()
-    const first = testClient([probed, echoing(200, ORDER), echoing(200, { ...ORDER, account_id: '100043' })], {
+    const first = testClient([probed, probed, echoing(200, ORDER), echoing(200, { ...ORDER, account_id: '100043' })], {
       journalDirectory: dir,
       operation: () => run1.value,
       journalOptions: killed.journalOptions,

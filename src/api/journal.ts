@@ -399,6 +399,11 @@ export class OrderJournal {
     return ids
   }
 
+  /** Whether any order or action to this service (a serviceOf hash) is recorded, in whatever state. */
+  hasOrders(service: string): boolean {
+    return this.entries().some((e) => e.service === service)
+  }
+
   /** Whether this service (a serviceOf hash) was ever seen to echo the Idempotency-Key, per the journal. */
   honoured(service: string): boolean {
     return this.entries().some((e) => e.service === service && e.honoured === true)

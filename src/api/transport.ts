@@ -299,37 +299,50 @@ export class Transport {
   private asking: Promise<void> | undefined
 
   /**
-   * Before a new order that the journal has no record of, against a service that has not shown that
-   * it recognises Idempotency-Keys: a run killed on another machine (a fresh CI workspace, a lost
-   * journal) may have placed it, and no key can tell. An account that matches the order, was created
-   * within the keys' window and is named neither by this directory's journal nor by any state its
-   * runs have seen, is such an order or another configuration's: nothing is ordered, and the error
-   * names it and the import command. `allowUnrecordedMatch` orders anyway. A service that recognises
-   * keys is not asked: the journal's key covers a re-run from this directory, and a run elsewhere
-   * cannot be told from a new order.
+   * Before a new order that the journal has no record of, when nothing else can recognise a killed
+   * run's order: the service has not shown that it recognises Idempotency-Keys, or this directory
+   * has no record of any order to this service (another machine, a fresh CI workspace, a lost
+   * journal: the key of a killed run's order is gone with its journal). An account that matches the
+   * order, was created within the keys' window and is named neither by this directory's journal nor
+   * by any state its runs have seen (see OrderJournal.named), is such an order or another
+   * configuration's: nothing is ordered, and the error names it and the import command.
+   * `allowUnrecordedMatch` orders anyway.
    */
   private async unrecordedMatches(context: RequestContext, reconcile: Reconcile, signal: AbortSignal | undefined): Promise<void> {
-    if (this.options.allowUnrecordedMatch === true || this.options.journal === undefined) return
-    if (!this.honoured()) await this.probe({ method: 'GET', path: context.path, signal, decode: () => undefined }, context)
-    if (this.honoured()) return
-    const known = this.options.journal.knownAccounts()
+    const { journal } = this.options
+    if (this.options.allowUnrecordedMatch === true || journal === undefined) return
+    // Asked once per process, before this run's own orders are recorded.
+    this.freshDirectory ??= !journal.hasOrders(serviceOf(this.options.baseUrl))
+    if (!this.freshDirectory) {
+      if (!this.honoured()) await this.probe({ method: 'GET', path: context.path, signal, decode: () => undefined }, context)
+      if (this.honoured()) return
+    }
+    const known = journal.knownAccounts()
     const since = this.options.now() - JOURNAL_REUSE_MS
     const accounts = await reconcile.list()
     const ids = accounts
       .filter((a) => !statusIs(a.status, 'Terminated') && createdSince(a.date_created, since) && !known.has(a.account_id) && reconcile.matches(a))
       .map((a) => a.account_id)
     if (ids.length === 0) return
+    const one = ids.length === 1
+    const why = this.freshDirectory
+      ? 'This working directory has no record of orders to this service (another machine, a fresh CI workspace, or a lost ' +
+        `order journal: ${journal.directory}), so the provider cannot tell an order placed by an earlier run that was killed ` +
+        "from another configuration's account"
+      : 'This service does not confirm Idempotency-Keys, so the provider cannot tell an order placed by an earlier run that was ' +
+        "killed (on another machine, in a fresh CI workspace, or with its journal lost) from another configuration's account"
     throw new UnrecordedMatchError(
-      `Not ordering ${context.method} ${context.path}: ${ids.length === 1 ? 'account' : 'accounts'} ${ids.join(', ')} ` +
-        `${ids.length === 1 ? 'matches' : 'match'} this order, ${ids.length === 1 ? 'was' : 'were'} created within the last 24 hours, and ` +
-        "no state or order journal of this working directory names it. This service does not confirm Idempotency-Keys, so the provider " +
-        'cannot tell an order placed by an earlier run that was killed (on another machine, in a fresh CI workspace, or with its ' +
-        'journal lost) from another configuration\'s account, and orders nothing rather than twice. If it belongs to this resource, ' +
+      `Not ordering ${context.method} ${context.path}: ${one ? 'account' : 'accounts'} ${ids.join(', ')} ${one ? 'matches' : 'match'} ` +
+        `this order, ${one ? 'was' : 'were'} created within the last 24 hours, and no state or order journal of this working ` +
+        `directory names ${one ? 'it' : 'them'}. ${why}, and orders nothing rather than twice. If it belongs to this resource, ` +
         'import it by its id (terraform import <address> <id>, or pulumi import). If it belongs to something else, apply again ' +
         'with PROVIDER_ALLOW_UNRECORDED_MATCH=1 in the environment to order anyway.',
       { context, idempotencyKey: '', candidates: ids },
     )
   }
+
+  /** Whether this directory's journal had no order to this service when the first new order was checked. */
+  private freshDirectory: boolean | undefined
 
   private honoured(): boolean {
     return this.echoed || this.options.journal?.honoured(serviceOf(this.options.baseUrl)) === true

@@ -1,13 +1,14 @@
-// A new order against a service that ignores Idempotency-Keys, from a directory whose journal has no
-// record of it: a run killed elsewhere (a fresh CI workspace, a lost journal) may have placed it.
+// A new create that nothing else can recognise as a killed run's order: from a directory with no
+// order to this service recorded (another machine, a fresh CI workspace, a lost journal), or against
+// a service that ignores Idempotency-Keys. A recent matching account that no state names stops it.
 import assert from 'node:assert/strict'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, test } from 'node:test'
 import { UnrecordedMatchError } from './errors.js'
-import { OrderJournal } from './journal.js'
-import { ok, type RecordedRequest, testClient } from './fake-fetch.js'
+import { BASE_URL, ok, type RecordedRequest, testClient } from './fake-fetch.js'
+import { OrderJournal, serviceOf } from './journal.js'
 
 const NOW = Date.parse('2026-11-24T12:00:00Z')
 const ORDER = { order_id: '500017', account_id: '100042' }
@@ -56,10 +57,18 @@ function client(replies: Parameters<typeof testClient>[0], dir: string, allowUnr
   return testClient(replies, { journalDirectory: dir, now: () => NOW, allowUnrecordedMatch })
 }
 
+/** A directory that has ordered from this service before (a settled order of another intent). */
+function withHistory(dir: string): void {
+  const journal = new OrderJournal(dir, () => NOW)
+  const entry = journal.open('another-intent', serviceOf(BASE_URL), 'old-key', 'POST', '/lites')
+  entry.state = 'settled'
+  journal.write(entry)
+}
+
 describe('a new order that an unrecorded recent account matches', () => {
-  test('a key-ignoring service with a matching account made 10 minutes ago that nothing names: nothing is ordered, the error names it and the import', async () => {
+  test('a fresh directory, a matching account made 10 minutes ago that nothing names: nothing is ordered, the error names it and the import', async () => {
     const dir = journalDirectory()
-    const { client: api, requests } = client([silent({}), silent([vmAccount('100007', 'web', '2026-11-24 11:50:00')])], dir)
+    const { client: api, requests } = client([echoing([vmAccount('100007', 'web', '2026-11-24 11:50:00')])], dir)
     const error = await api.lites.createVm(VM_BODY).then(
       () => assert.fail('ordered although a killed run may have placed this order'),
       (e: unknown) => e,
@@ -70,17 +79,34 @@ describe('a new order that an unrecorded recent account matches', () => {
     assert.match(error.message, /terraform import <address> <id>/)
     assert.match(error.message, /PROVIDER_ALLOW_UNRECORDED_MATCH=1/)
     assert.match(error.summary, /Not ordered/)
+    assert.match(error.message, /no record of orders to this service/)
     assert.deepEqual(
-      requests.map((r) => `${r.method} ${r.path.split("?")[0]}`),
-      ['GET /lites', 'GET /lites/accounts'],
+      requests.map((r) => `${r.method} ${r.path.split('?')[0]}`),
+      ['GET /lites/accounts'],
       'no order was sent',
+    )
+  })
+
+  test('a directory with history and a service that ignores keys: asked once, listed, and stopped the same way', async () => {
+    const dir = journalDirectory()
+    withHistory(dir)
+    const { client: api, requests } = client([silent({}), silent([vmAccount('100007', 'web', '2026-11-24 11:50:00')])], dir)
+    const error = await api.lites.createVm(VM_BODY).then(
+      () => assert.fail('ordered although a killed run may have placed this order'),
+      (e: unknown) => e,
+    )
+    assert.ok(error instanceof UnrecordedMatchError, String(error))
+    assert.match(error.message, /does not confirm Idempotency-Keys/)
+    assert.deepEqual(
+      requests.map((r) => `${r.method} ${r.path.split('?')[0]}`),
+      ['GET /lites', 'GET /lites/accounts'],
     )
   })
 
   test('an account a state named (a refresh in this directory) is managed: the order is placed', async () => {
     const dir = journalDirectory()
     new OrderJournal(dir, () => NOW).named('100007')
-    const { client: api, requests } = client([silent({}), silent([vmAccount('100007', 'web', '2026-11-24 11:50:00')]), silent(ORDER)], dir)
+    const { client: api, requests } = client([silent([vmAccount('100007', 'web', '2026-11-24 11:50:00')]), silent(ORDER)], dir)
     assert.deepEqual(await api.lites.createVm(VM_BODY), ORDER)
     assert.equal(requests.at(-1)?.method, 'POST')
   })
@@ -92,7 +118,7 @@ describe('a new order that an unrecorded recent account matches', () => {
       vmAccount('100002', 'web', '2026-11-24 11:50:00', 'Terminated'),
       vmAccount('100003', 'db', '2026-11-24 11:50:00'),
     ]
-    const { client: api } = client([silent({}), silent(accounts), silent(ORDER)], dir)
+    const { client: api } = client([silent(accounts), silent(ORDER)], dir)
     assert.deepEqual(await api.lites.createVm(VM_BODY), ORDER)
   })
 
@@ -106,12 +132,13 @@ describe('a new order that an unrecorded recent account matches', () => {
     )
   })
 
-  test('a service that echoes keys is not listed: the journal covers re-runs from this directory', async () => {
+  test('a directory with history and a service that echoes keys is not listed: the journal covers re-runs from it', async () => {
     const dir = journalDirectory()
+    withHistory(dir)
     const { client: api, requests } = client([echoing({}), echoing(ORDER)], dir)
     assert.deepEqual(await api.lites.createVm(VM_BODY), ORDER)
     assert.deepEqual(
-      requests.map((r) => `${r.method} ${r.path.split("?")[0]}`),
+      requests.map((r) => `${r.method} ${r.path.split('?')[0]}`),
       ['GET /lites', 'POST /lites'],
     )
   })

@@ -1,7 +1,8 @@
 // The case no journal can cover: terraform killed during a create's wait, and the re-run on another
-// machine (here: another working directory, with the same state and no order journal) against a
-// service that ignores Idempotency-Keys. The re-run must not order a second account: it stops,
-// naming the account and the import command; the import then makes it managed.
+// machine (here: another working directory, with the same state and no order journal), against a
+// service that ignores Idempotency-Keys and against one that honours them (the killed run's key went
+// with its journal). The re-run must not order a second account: it stops, naming the account and
+// the import command; the import then makes it managed.
 import assert from 'node:assert/strict'
 import { copyFile } from 'node:fs/promises'
 import { join } from 'node:path'
@@ -14,7 +15,7 @@ const op = OPERATIONS.find((o) => o.key === 'lite-vm-create')
 if (!op) throw new Error('the matrix has no lite-vm-create operation')
 const ADDRESS = `provider_${op.resource}.r`
 
-describe('a re-run on another machine after a hard kill, against a service that ignores keys', () => {
+describe('a re-run on another machine after a hard kill', () => {
   let emulator: Emulator
   const workspaces: Workspace[] = []
   before(async () => {
@@ -25,9 +26,10 @@ describe('a re-run on another machine after a hard kill, against a service that 
     await emulator?.stop()
   })
 
-  test('stops with the account and the import command instead of ordering again; imported, nothing more is ordered', async () => {
+  for (const ignoresKeys of [true, false]) {
+  test(`${ignoresKeys ? 'a service that ignores keys' : 'a service that honours keys'}: stops with the account and the import command instead of ordering again; imported, nothing more is ordered`, async () => {
     await freshEmulator(emulator, 2500)
-    await emulator.control('PATCH', '/config', { quirks: { ignore_idempotency_keys: true } })
+    await emulator.control('PATCH', '/config', { quirks: { ignore_idempotency_keys: ignoresKeys } })
     const ids = await op.setup(emulator)
     const config = [providerBlock(), block('resource', `provider_${op.resource}`, 'r', op.inputs(ids))].join('\n')
 
@@ -62,4 +64,5 @@ describe('a re-run on another machine after a hard kill, against a service that 
     assert.deepEqual(byKind(more), {}, 'nothing is ordered once the account is imported')
     assert.equal(String((await second.stateOf(ADDRESS)).id), accountId)
   })
+  }
 })
