@@ -98,3 +98,33 @@ export function testClient(replies: readonly Reply[], overrides: Partial<ClientO
   })
   return { client, requests: server.requests, clock, logs }
 }
+
+/** A Lite VM order as the service answers it, and the body that orders it (order journal tests). */
+export const ORDER = { order_id: '500017', account_id: '100042' }
+export const VM_BODY = {
+  product_id: 101,
+  cycle: 'm',
+  select_os: 'Ubuntu-22.04',
+  keypair_id: 7,
+  ssh_and_console_user: 'deployer',
+  console_password: 'S3cretPass9',
+  vm_name: 'web',
+}
+
+/** A Lite VM account as the listing returns it: what a create's reconciling matches on (name, product, date). */
+export function vmAccount(id: string, name: string, created: string, status = 'Pending') {
+  return {
+    account_id: Number(id),
+    status,
+    billingcycle: 'Monthly',
+    date_created: created,
+    next_due: '2026-12-24',
+    recurring_amount: 1,
+    product_id: 101,
+    product_name: 'XS',
+    description: '',
+    order_id: `5${id}`,
+    last_invoice: null,
+    extra_details: { region: 'r', region_label: 'R', name, ciuser: 'u', cipassword: 'p', keypair_id: 7, osname: 'o', disk_size: '20', snapshot_id: null },
+  }
+}

@@ -6,19 +6,9 @@ import { join } from 'node:path'
 import { afterEach, describe, test } from 'node:test'
 import { OrderUnresolvedError } from './errors.js'
 import { OrderJournal, processAlive } from './journal.js'
-import { fail, ok, type RecordedRequest, testClient } from './fake-fetch.js'
+import { fail, ORDER, ok, type RecordedRequest, testClient, VM_BODY, vmAccount } from './fake-fetch.js'
 import type { OperationFrame } from './transport.js'
 
-const ORDER = { order_id: '500017', account_id: '100042' }
-const VM_BODY = {
-  product_id: 101,
-  cycle: 'm',
-  select_os: 'Ubuntu-22.04',
-  keypair_id: 7,
-  ssh_and_console_user: 'deployer',
-  console_password: 'S3cretPass9',
-  vm_name: 'web',
-}
 const directories: string[] = []
 function journal(): string {
   const dir = mkdtempSync(join(tmpdir(), 'journal-test-'))
@@ -66,22 +56,6 @@ const probed = echoing(200, [])
 const unconfirmed = () => fail(405, 'Method Not Allowed')
 const posts = (requests: readonly RecordedRequest[]) => requests.filter((r) => r.method === 'POST')
 
-function vmAccount(id: string, name: string, created: string) {
-  return {
-    account_id: Number(id),
-    status: 'Pending',
-    billingcycle: 'Monthly',
-    date_created: created,
-    next_due: '2026-12-24',
-    recurring_amount: 1,
-    product_id: 101,
-    product_name: 'XS',
-    description: '',
-    order_id: `5${id}`,
-    last_invoice: null,
-    extra_details: { region: 'r', region_label: 'R', name, ciuser: 'u', cipassword: 'p', keypair_id: 7, osname: 'o', disk_size: '20', snapshot_id: null },
-  }
-}
 
 describe('order journal', () => {
   test('a run killed after the order answered: the next run gets the same account without a request', async () => {

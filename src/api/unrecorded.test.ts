@@ -7,20 +7,10 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, test } from 'node:test'
 import { UnrecordedMatchError } from './errors.js'
-import { BASE_URL, ok, type RecordedRequest, testClient } from './fake-fetch.js'
+import { BASE_URL, ORDER, ok, type RecordedRequest, testClient, VM_BODY, vmAccount } from './fake-fetch.js'
 import { OrderJournal, serviceOf } from './journal.js'
 
 const NOW = Date.parse('2026-11-24T12:00:00Z')
-const ORDER = { order_id: '500017', account_id: '100042' }
-const VM_BODY = {
-  product_id: 101,
-  cycle: 'm',
-  select_os: 'Ubuntu-22.04',
-  keypair_id: 7,
-  ssh_and_console_user: 'deployer',
-  console_password: 'S3cretPass9',
-  vm_name: 'web',
-}
 
 const directories: string[] = []
 function journalDirectory(): string {
@@ -32,22 +22,6 @@ afterEach(() => {
   for (const dir of directories.splice(0)) rmSync(dir, { recursive: true, force: true })
 })
 
-function vmAccount(id: string, name: string, created: string, status = 'Active') {
-  return {
-    account_id: Number(id),
-    status,
-    billingcycle: 'Monthly',
-    date_created: created,
-    next_due: '2026-12-24',
-    recurring_amount: 1,
-    product_id: 101,
-    product_name: 'XS',
-    description: '',
-    order_id: `5${id}`,
-    last_invoice: null,
-    extra_details: { region: 'r', region_label: 'R', name, ciuser: 'u', cipassword: 'p', keypair_id: 7, osname: 'o', disk_size: '20', snapshot_id: null },
-  }
-}
 
 /** A service that answers without echoing the key: the probe, then the listing, then (maybe) the order. */
 const silent = (data: unknown) => (_r: RecordedRequest) => ok(data)
