@@ -4,7 +4,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, test } from 'node:test'
-import { OrderUnresolvedError } from './errors.js'
+import { OrderUnresolvedError, UnrecordedMatchError } from './errors.js'
 import { OrderJournal, processAlive } from './journal.js'
 import { fail, ORDER, ok, type RecordedRequest, testClient, VM_BODY, vmAccount } from './fake-fetch.js'
 import type { OperationFrame } from './transport.js'
@@ -532,25 +532,35 @@ describe('order journal: owners, temporaries and settling', () => {
     assert.notEqual(post?.headers.get('idempotency-key'), posts(first.requests)[0]?.headers.get('idempotency-key'))
   })
 
-  test('after a graceful shutdown, or once a state named the account, the same create orders again', async () => {
-    for (const settle of ['shutdown', 'state'] as const) {
+  test('after a graceful shutdown the same create stops while its account exists and no state named it; once named, or gone, it orders again', async () => {
+    for (const after of ['named', 'gone', 'listed'] as const) {
       const dir = journal()
       const ended = providerProcess()
       const run1 = frame()
       const first = testClient([probed, echoing(200, ORDER)], { journalDirectory: dir, operation: () => run1.value, journalOptions: ended.journalOptions })
       await first.client.lites.createVm(VM_BODY)
       run1.finish()
-      if (settle === 'shutdown') first.client.settlement?.delivered()
-      else testClient([], { journalDirectory: dir }).client.settlement?.account('100042')
+      first.client.settlement?.delivered()
+      if (after === 'named') testClient([], { journalDirectory: dir }).client.settlement?.account('100042')
       ended.kill()
-      // `terraform state rm`, `-replace`, another workspace: the user wants a new server.
       const run2 = frame()
-      const second = testClient([echoing(200, { ...ORDER, account_id: '100044' })], {
-        journalDirectory: dir,
-        operation: () => run2.value,
-        journalOptions: providerProcess().journalOptions,
-      })
-      assert.equal((await second.client.lites.createVm(VM_BODY)).account_id, '100044', settle)
+      const listing = ok(after === 'listed' ? [vmAccount('100042', 'web', '2026-01-01 00:00:00')] : [])
+      const replies = after === 'named' ? [echoing(200, { ...ORDER, account_id: '100044' })] : [listing, echoing(200, { ...ORDER, account_id: '100044' })]
+      const second = testClient(replies, { journalDirectory: dir, operation: () => run2.value, journalOptions: providerProcess().journalOptions })
+      if (after === 'listed') {
+        // The state that held it may have been lost after the close (terraform killed before saving), or it was removed on purpose.
+        const error = await second.client.lites.createVm(VM_BODY).then(
+          () => assert.fail('ordered again while the handed-over account exists and no state named it'),
+          (e: unknown) => e,
+        )
+        assert.ok(error instanceof UnrecordedMatchError, String(error))
+        assert.deepEqual([...error.candidates], ['100042'])
+        assert.match(error.message, /PROVIDER_ALLOW_UNRECORDED_MATCH=1/)
+        assert.equal(posts(second.requests).length, 0)
+      } else {
+        // `terraform state rm` after a plan named it, `-replace`, another workspace; or the account was deleted since.
+        assert.equal((await second.client.lites.createVm(VM_BODY)).account_id, '100044', after)
+      }
     }
   })
 })

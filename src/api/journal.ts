@@ -45,6 +45,12 @@ export interface JournalEntry {
   orderId?: string
   /** The service echoed the Idempotency-Key on an answer to this entry's request. */
   honoured?: boolean
+  /**
+   * Settled because the engine closed the provider after it was handed over, and no state has named
+   * the account since: Terraform saves its state after closing the provider, so a kill in between
+   * loses it (see unconfirmed).
+   */
+  unconfirmed?: true
   /** The process that opened the entry or last took it over; absent in entries of older versions. */
   owner?: JournalOwner
 }
@@ -344,8 +350,9 @@ export class OrderJournal {
    */
   settle(accountId: string): void {
     for (const entry of this.entries()) {
-      if (entry.accountId !== accountId || entry.state === 'settled') continue
+      if (entry.accountId !== accountId || (entry.state === 'settled' && entry.unconfirmed !== true)) continue
       entry.state = 'settled'
+      delete entry.unconfirmed
       this.write(entry)
     }
   }
@@ -362,8 +369,9 @@ export class OrderJournal {
     for (const entry of this.entries()) {
       if (entry.accountId !== accountId) continue
       known = true
-      if (entry.state !== 'delivered') continue
+      if (entry.state !== 'delivered' && entry.unconfirmed !== true) continue
       entry.state = 'settled'
+      delete entry.unconfirmed
       this.write(entry)
     }
     if (!known) {
@@ -376,6 +384,7 @@ export class OrderJournal {
     for (const entry of this.entries()) {
       if (entry.state !== 'delivered' || entry.owner?.token !== this.owner.token || !this.handedOver.has(entry.id)) continue
       entry.state = 'settled'
+      entry.unconfirmed = true
       this.write(entry)
     }
   }
@@ -397,6 +406,17 @@ export class OrderJournal {
     const ids = new Set<string>()
     for (const e of this.entries()) if (e.accountId !== undefined) ids.add(e.accountId)
     return ids
+  }
+
+  /**
+   * Accounts that orders of this intent made and handed to an engine that then closed the provider,
+   * and that no state has named since: the state that held them may have been lost before it was
+   * saved, or they were removed from it on purpose. Neither is a reason to order the same again.
+   */
+  unconfirmed(fingerprintValue: string): string[] {
+    return this.entries()
+      .filter((e) => e.fingerprint === fingerprintValue && e.unconfirmed === true && e.accountId !== undefined)
+      .map((e) => e.accountId as string)
   }
 
   /** Whether any order or action to this service (a serviceOf hash) is recorded, in whatever state. */

@@ -192,7 +192,7 @@ export class Transport {
         journal.drop(entry)
       }
       // A new order against a service that ignores keys: a killed run elsewhere may have placed it.
-      if (entry === undefined && options?.reconcile !== undefined) await this.unrecordedMatches(context, options.reconcile, options.signal)
+      if (entry === undefined && options?.reconcile !== undefined) await this.unrecordedMatches(intent, context, options.reconcile, options.signal)
       const held = entry ?? journal.open(intent, serviceOf(baseUrl), this.options.idempotencyKey(), method, path)
       // Without an operation, the call itself is what hands the outcome over.
       if (frame) frame.onFinish(() => journal.release(held))
@@ -308,18 +308,37 @@ export class Transport {
    * configuration's: nothing is ordered, and the error names it and the import command.
    * `allowUnrecordedMatch` orders anyway.
    */
-  private async unrecordedMatches(context: RequestContext, reconcile: Reconcile, signal: AbortSignal | undefined): Promise<void> {
+  private async unrecordedMatches(intent: string, context: RequestContext, reconcile: Reconcile, signal: AbortSignal | undefined): Promise<void> {
     const { journal } = this.options
     if (this.options.allowUnrecordedMatch === true || journal === undefined) return
     // Asked once per process, before this run's own orders are recorded.
     this.freshDirectory ??= !journal.hasOrders(serviceOf(this.options.baseUrl))
-    if (!this.freshDirectory) {
+    const unconfirmed = journal.unconfirmed(intent)
+    let check = this.freshDirectory
+    if (!check) {
       if (!this.honoured()) await this.probe({ method: 'GET', path: context.path, signal, decode: () => undefined }, context)
-      if (this.honoured()) return
+      check = !this.honoured()
     }
+    if (!check && unconfirmed.length === 0) return
+    const accounts = await reconcile.list()
+    const live = new Set(accounts.filter((a) => !statusIs(a.status, 'Terminated')).map((a) => a.account_id))
+    for (const id of unconfirmed) if (!live.has(id)) journal.settle(id)
+    const lost = unconfirmed.filter((id) => live.has(id))
+    if (lost.length > 0) {
+      const one = lost.length === 1
+      throw new UnrecordedMatchError(
+        `Not ordering ${context.method} ${context.path}: ${one ? 'account' : 'accounts'} ${lost.join(', ')} ${one ? 'was' : 'were'} ` +
+          'ordered from this working directory for this same configuration and handed to the engine, which then closed the ' +
+          "provider, and no state has named it since. Terraform saves its state after closing the provider: a run killed in " +
+          'between (with a remote backend) loses it, and ordering again would be a second order. If that happened, import it by ' +
+          'its id (terraform import <address> <id>, or pulumi import). If you removed it from the state on purpose, apply again ' +
+          'with PROVIDER_ALLOW_UNRECORDED_MATCH=1 in the environment to order a new one.',
+        { context, idempotencyKey: '', candidates: lost },
+      )
+    }
+    if (!check) return
     const known = journal.knownAccounts()
     const since = this.options.now() - JOURNAL_REUSE_MS
-    const accounts = await reconcile.list()
     const ids = accounts
       .filter((a) => !statusIs(a.status, 'Terminated') && createdSince(a.date_created, since) && !known.has(a.account_id) && reconcile.matches(a))
       .map((a) => a.account_id)

@@ -1,7 +1,8 @@
 // Issue 8, the Pulumi side of settling: a create whose outcome went back to an engine that was then
 // killed (before it saved its checkpoint) is taken back by the next `up` of the same URN and inputs,
 // with no second order; after the engine closed the plugin as it does at the end of a run (SIGINT to
-// the plugin's process group), the same create orders anew (`pulumi state delete`, then `up`).
+// the plugin's process group), the same create stops naming the account (`pulumi state delete`, then
+// `up`, looks like a state lost after the close), and orders anew with PROVIDER_ALLOW_UNRECORDED_MATCH=1.
 import assert from 'node:assert/strict'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -28,8 +29,8 @@ describe('a Pulumi create handed to an engine that may not have saved it (issue 
     await em?.stop()
   })
 
-  async function plugin(journal: string): Promise<Plugin> {
-    const launched = await Plugin.launch(engine.address, { PROVIDER_ORDER_JOURNAL: journal })
+  async function plugin(journal: string, env: Record<string, string> = {}): Promise<Plugin> {
+    const launched = await Plugin.launch(engine.address, { PROVIDER_ORDER_JOURNAL: journal, ...env })
     await launched.configure({ apiKey: em.apiKey, baseUrl: em.baseUrl, pollInterval: '100ms' })
     return launched
   }
@@ -38,7 +39,7 @@ describe('a Pulumi create handed to an engine that may not have saved it (issue 
     const title =
       ending === 'SIGKILL'
         ? 'the plugin killed after its create returned: the next create of the URN gets the same account, no order'
-        : 'the plugin closed by the engine after its run: the next create of the URN orders anew'
+        : 'the plugin closed by the engine after its run: the next create of the URN stops naming the account; allowed, it orders anew'
     test(title, { timeout: 60_000 }, async () => {
       await freshEmulator(em, 200)
       const journal = await mkdtemp(join(tmpdir(), 'pulumi-settle-'))
@@ -55,17 +56,31 @@ describe('a Pulumi create handed to an engine that may not have saved it (issue 
 
         const second = await plugin(journal)
         try {
-          const again = await second.create(urn, (await second.check(urn, program)).inputs)
-          const placed = byKind((await em.orders()).orders.slice(seen))
+          const inputs = (await second.check(urn, program)).inputs
           if (ending === 'SIGKILL') {
+            const again = await second.create(urn, inputs)
             assert.equal(again.id, created.id)
-            assert.deepEqual(placed, { [op.kind]: 1 })
+            assert.deepEqual(byKind((await em.orders()).orders.slice(seen)), { [op.kind]: 1 })
           } else {
-            assert.notEqual(again.id, created.id)
-            assert.deepEqual(placed, { [op.kind]: 2 })
+            const refused = await second.create(urn, inputs).then(
+              () => assert.fail('ordered again although the closed run handed its account over'),
+              (error: Error & { details?: string }) => `${error.message}\n${error.details ?? ''}`,
+            )
+            assert.match(refused, new RegExp(`account ${created.id} was ordered from this working directory`))
+            assert.deepEqual(byKind((await em.orders()).orders.slice(seen)), { [op.kind]: 1 })
           }
         } finally {
           await second.stop()
+        }
+        if (ending === 'SIGINT') {
+          const third = await plugin(journal, { PROVIDER_ALLOW_UNRECORDED_MATCH: '1' })
+          try {
+            const again = await third.create(urn, (await third.check(urn, program)).inputs)
+            assert.notEqual(again.id, created.id)
+            assert.deepEqual(byKind((await em.orders()).orders.slice(seen)), { [op.kind]: 2 })
+          } finally {
+            await third.stop()
+          }
         }
       } finally {
         await rm(journal, { recursive: true, force: true })
