@@ -191,7 +191,7 @@ export class Transport {
         // Its account was deleted since: that entry is settled now; try the next one, or order anew.
         journal.drop(entry)
       }
-      // A new order against a service that ignores keys: a killed run elsewhere may have placed it.
+      // A new order that no entry accounts for: a killed run may have placed it (see unrecordedMatches).
       if (entry === undefined && options?.reconcile !== undefined) await this.unrecordedMatches(intent, context, options.reconcile, options.signal)
       const held = entry ?? journal.open(intent, serviceOf(baseUrl), this.options.idempotencyKey(), method, path)
       // Without an operation, the call itself is what hands the outcome over.
@@ -305,8 +305,10 @@ export class Transport {
    * journal: the key of a killed run's order is gone with its journal). An account that matches the
    * order, was created within the keys' window and is named neither by this directory's journal nor
    * by any state its runs have seen (see OrderJournal.named), is such an order or another
-   * configuration's: nothing is ordered, and the error names it and the import command.
-   * `allowUnrecordedMatch` orders anyway.
+   * configuration's: nothing is ordered, and the error names it and the import command. So is an
+   * account an order of this very intent made and handed over before the engine closed the provider,
+   * while no state has named it since (OrderJournal.unconfirmed): Terraform saves its state after
+   * that close. `allowUnrecordedMatch` orders anyway.
    */
   private async unrecordedMatches(intent: string, context: RequestContext, reconcile: Reconcile, signal: AbortSignal | undefined): Promise<void> {
     const { journal } = this.options
