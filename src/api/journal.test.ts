@@ -443,6 +443,66 @@ describe('order journal: owners, temporaries and settling', () => {
     assert.equal(processAlive(exited), false)
   })
 
+  test('liveness: a zombie (exited, not reaped by its parent) is not alive, though kill(pid, 0) still finds it', async () => {
+    // The shell starts `true` in the background and then becomes `sleep`, which never reaps it.
+    const parent = spawn('sh', ['-c', 'true & echo $!; exec sleep 30'], { stdio: ['ignore', 'pipe', 'inherit'] })
+    try {
+      const zombie = Number(await new Promise<string>((resolve) => parent.stdout.once('data', (d) => resolve(String(d).trim()))))
+      let state = ''
+      for (let look = 0; look < 200 && state !== 'Z'; look++) {
+        state = readFileSync(`/proc/${zombie}/stat`, 'utf8').split(') ')[1]?.[0] ?? ''
+        if (state !== 'Z') await new Promise((resolve) => setTimeout(resolve, 10))
+      }
+      assert.equal(state, 'Z', 'the child is a zombie')
+      assert.doesNotThrow(() => process.kill(zombie, 0), 'kill(pid, 0) still finds a zombie')
+      assert.equal(processAlive(zombie), false)
+    } finally {
+      parent.kill('SIGKILL')
+    }
+  })
+
+  test('the same order held by another process that runs is waited for, then taken over once that process has gone', async () => {
+    const dir = journal()
+    const other = providerProcess()
+    const run1 = frame()
+    const first = testClient([probed, echoing(200, ORDER)], { journalDirectory: dir, operation: () => run1.value, journalOptions: other.journalOptions })
+    await first.client.lites.createVm(VM_BODY)
+    // The other run's provider still waits for Active: its entry is answered, held, never handed over.
+    const me = providerProcess()
+    let looks = 0
+    const alive = (pid: number) => {
+      if (pid === other.pid && ++looks > 6) other.kill()
+      return running.has(pid)
+    }
+    const run2 = frame()
+    const second = testClient([], { journalDirectory: dir, operation: () => run2.value, journalOptions: { ...me.journalOptions, alive } })
+    assert.equal((await second.client.lites.createVm(VM_BODY)).account_id, '100042')
+    assert.equal(second.requests.length, 0, 'nothing ordered beside the held order')
+    assert.ok(second.clock.sleeps.length > 0, 'it waited')
+    assert.ok(second.logs.some((l) => l.level === 'warn' && l.message.includes(`provider process ${other.pid}`)))
+  })
+
+  test('the same order held by another process that outlives the wait stops with its pid, and orders nothing', async () => {
+    const dir = journal()
+    const other = providerProcess()
+    const run1 = frame()
+    const first = testClient([probed, echoing(200, ORDER)], { journalDirectory: dir, operation: () => run1.value, journalOptions: other.journalOptions })
+    await first.client.lites.createVm(VM_BODY)
+    const run2 = frame()
+    const second = testClient([], { journalDirectory: dir, operation: () => run2.value, journalOptions: providerProcess().journalOptions })
+    await assert.rejects(second.client.lites.createVm(VM_BODY), (error: unknown) => {
+      assert.ok(error instanceof OrderUnresolvedError)
+      assert.match(error.message, new RegExp(`held by provider process ${other.pid}, which still runs`))
+      return true
+    })
+    assert.equal(second.requests.length, 0)
+    // Once the other run hands its outcome over, the same configuration elsewhere (another workspace) orders anew.
+    run1.finish()
+    const run3 = frame()
+    const third = testClient([echoing(200, { ...ORDER, account_id: '100043' })], { journalDirectory: dir, operation: () => run3.value, journalOptions: providerProcess().journalOptions })
+    assert.equal((await third.client.lites.createVm(VM_BODY)).account_id, '100043')
+  })
+
   test("a real second process: its entry is not taken over while it runs, and is once it has exited", async () => {
     const dir = journal()
     const module = new URL('./journal.js', import.meta.url).href

@@ -91,12 +91,13 @@ export function fingerprint(parts: IntentParts): string {
   )
 }
 
-/** A process's start time in clock ticks since boot (Linux /proc); undefined elsewhere or when it is gone. */
-function startOf(pid: number): string | undefined {
+/** A process's state letter and start time (clock ticks since boot) from Linux /proc; undefined elsewhere or when it is gone. */
+function statOf(pid: number): { state: string; started: string } | undefined {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
     // Fields after the command name, which may hold spaces: state is field 3, starttime field 22.
-    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+    return { state: fields[0] ?? '', started: fields[19] ?? '' }
   } catch {
     return undefined
   }
@@ -104,13 +105,16 @@ function startOf(pid: number): string | undefined {
 
 /** This process, as journal entries name their owner. */
 const PROCESS_OWNER: JournalOwner = (() => {
-  const started = startOf(process.pid)
+  const started = statOf(process.pid)?.started
   return { pid: process.pid, token: randomUUID(), ...(started === undefined ? {} : { started }) }
 })()
 
 /**
  * Whether a process runs: `kill(pid, 0)` fails with ESRCH when none has that pid (EPERM: it runs as
- * another user). With its start time known, a process that started at another time has reused the pid.
+ * another user). A process that has exited but that its parent has not reaped yet (a zombie, state
+ * `Z`, or `X` while it is being reaped) still answers `kill(pid, 0)`: it is gone. A killed Terraform's
+ * provider stays a zombie until PID 1 reaps it, forever in a container whose PID 1 reaps nothing.
+ * With its start time known, a process that started at another time has reused the pid.
  */
 export function processAlive(pid: number, started?: string): boolean {
   try {
@@ -118,9 +122,10 @@ export function processAlive(pid: number, started?: string): boolean {
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EPERM') return false
   }
-  if (started === undefined) return true
-  const now = startOf(pid)
-  return now === undefined || now === started
+  const now = statOf(pid)
+  if (now === undefined) return true
+  if (now.state === 'Z' || now.state === 'X' || now.state === 'x') return false
+  return started === undefined || now.started === started
 }
 
 /** Per owner, shared by every journal object of it: entries its operations hold, and those it handed over. */
@@ -246,6 +251,25 @@ export class OrderJournal {
       }
     }
     return undefined
+  }
+
+  /**
+   * Entries of this intent that another process holds while it still runs, never handed to an engine
+   * (`sent`, `answered`): the same order in flight elsewhere (a run whose Terraform was killed while
+   * its provider still waits, a concurrent run of another workspace of this directory). Ordering
+   * anew beside one could be a second order; the caller waits for it or stops.
+   */
+  heldElsewhere(fingerprintValue: string): JournalEntry[] {
+    const now = this.now()
+    return this.entries().filter(
+      (e) =>
+        e.fingerprint === fingerprintValue &&
+        now - e.sentAt < JOURNAL_REUSE_MS &&
+        (e.state === 'sent' || e.state === 'answered') &&
+        e.owner !== undefined &&
+        e.owner.token !== this.owner.token &&
+        !this.ownerGone(e.owner),
+    )
   }
 
   /**

@@ -115,6 +115,10 @@ const RETRYABLE_5XX = new Set([500, 502, 503, 504])
 const ORDER_BACKOFF_CAP_MS = 10_000
 /** `date_created` has whole seconds and the service's clock is not ours. */
 const CREATED_SLACK_MS = 2_000
+/** How long an order waits for the same order held by another running process, and how often it looks. */
+const HELD_WAIT_MS = 120_000
+const HELD_POLL_MS = 500
+const HELD_REPORT_MS = 10_000
 /** Without an operation deadline, an order keeps trying this many request timeouts. */
 const ORDER_DEFAULT_TIMEOUTS = 4
 
@@ -179,7 +183,7 @@ export class Transport {
       const claimOptions = { adoptDelivered: options?.reconcile !== undefined }
       let resumed: { value: unknown } | 'gone' | undefined
       for (;;) {
-        entry = journal.claim(intent, claimOptions)
+        entry = journal.claim(intent, claimOptions) ?? (await this.awaitHeldElsewhere(intent, claimOptions, context, frame, options?.signal))
         if (entry === undefined) break
         try {
           resumed = await this.resume(entry, context, options)
@@ -209,6 +213,54 @@ export class Transport {
     } finally {
       if (entry && !frame) journal?.release(entry)
     }
+  }
+
+  /**
+   * The same order held by another process that still runs (see OrderJournal.heldElsewhere): it is
+   * waited for, with a message every few seconds, until its owner hands it to its engine (then this
+   * one orders anew: another workspace's resource), exits (then this one takes the entry over) or the
+   * wait runs out, which stops this order rather than risk a second one beside it.
+   */
+  private async awaitHeldElsewhere(
+    intent: string,
+    claimOptions: { adoptDelivered: boolean },
+    context: RequestContext,
+    frame: OperationFrame | undefined,
+    signal: AbortSignal | undefined,
+  ): Promise<JournalEntry | undefined> {
+    const journal = this.options.journal
+    if (journal === undefined) return undefined
+    let held = journal.heldElsewhere(intent)
+    const started = this.options.now()
+    const limit = Math.min(HELD_WAIT_MS, frame?.timeoutMs ?? HELD_WAIT_MS)
+    // Bounded by the clock and, should the clock stand still, by the number of looks.
+    for (let round = 0; held.length > 0; round++) {
+      const first = held[0] as JournalEntry
+      const pid = first.owner?.pid
+      const waited = this.options.now() - started
+      if (waited >= limit || round > HELD_WAIT_MS / HELD_POLL_MS) {
+        throw new OrderUnresolvedError(
+          `Not ordering ${context.method} ${context.path}: the same order (Idempotency-Key ${first.key}, sent ` +
+            `${new Date(first.sentAt).toISOString()}) is held by provider process ${pid}, which still runs after ` +
+            `${Math.round(waited / 1000)} s of waiting. Ordering beside it could be a second order. Let that run finish (or stop ` +
+            `process ${pid}), then apply again: its order is then taken over, not placed twice.`,
+          { context, idempotencyKey: first.key },
+        )
+      }
+      if (round % (HELD_REPORT_MS / HELD_POLL_MS) === 0) {
+        this.options.log(
+          'warn',
+          `${context.method} ${context.path}: the same order is in flight in provider process ${pid} (Idempotency-Key ${first.key}); ` +
+            `waiting for it before deciding whether to order (${Math.round(waited / 1000)} s of at most ${Math.round(limit / 1000)} s)`,
+          { idempotency_key: first.key, pid },
+        )
+      }
+      await this.options.sleep(HELD_POLL_MS, signal)
+      const entry = journal.claim(intent, claimOptions)
+      if (entry !== undefined) return entry
+      held = journal.heldElsewhere(intent)
+    }
+    return undefined
   }
 
   /**

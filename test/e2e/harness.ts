@@ -271,6 +271,8 @@ export function describeRun(run: RunResult): string {
 export interface RunOptions {
   env?: Record<string, string>
   timeoutMs?: number
+  /** A command that runs terraform as its child (its arguments end before terraform's). */
+  wrap?: readonly string[]
 }
 
 /** A plan saved with -out and rendered with `terraform show -json`. */
@@ -347,7 +349,8 @@ export class Workspace {
     options: RunOptions = {},
   ): { signal(name: NodeJS.Signals): void; signalGroup(name: NodeJS.Signals): void; pid: number; done: Promise<RunResult> } {
     const timeoutMs = options.timeoutMs ?? COMMAND_TIMEOUT_MS
-    const child = spawn('terraform', args, { cwd: this.dir, env: this.env(options.env), detached: true, stdio: ['ignore', 'pipe', 'pipe'] })
+    const argv = [...(options.wrap ?? []), 'terraform', ...args]
+    const child = spawn(argv[0] as string, argv.slice(1), { cwd: this.dir, env: this.env(options.env), detached: true, stdio: ['ignore', 'pipe', 'pipe'] })
     const signal = (name: NodeJS.Signals) => {
       if (child.exitCode === null && child.signalCode === null) child.kill(name)
     }
