@@ -40,6 +40,7 @@ import {
 } from './gen/tfplugin6.8_pb.js'
 import { bindService, PROVIDER_ADDRESS, type ServiceBinding } from './handshake.js'
 import { decodeJsonState } from './json-state.js'
+import { workspaceScope } from './workspace.js'
 import type { Logger } from './log.js'
 import { decodeMsgpack, encodeMsgpack } from './msgpack.js'
 import {
@@ -265,9 +266,17 @@ export function providerService(registry: Registry, options: ProviderServiceOpti
     if (!found) throw new InputError([], `This provider has no data source ${typeName}.`)
     return found
   }
+  const workspace = workspaceScope()
   function session(): Session<unknown> {
     if (client === undefined) throw new InputError([], 'The provider is not configured: Terraform did not call ConfigureProvider.')
-    return { client, log, signal: stopSignal(stop.signal), ...(advise ? { advise } : {}), ...(strict ? { unfinishedIsError: strict } : {}) }
+    return {
+      client,
+      log,
+      signal: stopSignal(stop.signal),
+      ...(advise ? { advise } : {}),
+      ...(strict ? { unfinishedIsError: strict } : {}),
+      ...(workspace === undefined ? {} : { scope: workspace }),
+    }
   }
   /** The one catch of each RPC: whatever escaped core is translated, never thrown at Terraform. */
   function failed(rpc: string, thrown: unknown): TfDiagnostic[] {
