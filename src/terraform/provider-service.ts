@@ -456,7 +456,8 @@ export function providerService(registry: Registry, options: ProviderServiceOpti
       try {
         const { definition, view } = resource(request.targetTypeName)
         const from = resources.get(request.sourceTypeName)
-        const ours = request.sourceProviderAddress === '' || request.sourceProviderAddress.endsWith(PROVIDER_ADDRESS)
+        // The host is the client's default registry (registry.terraform.io, OpenTofu's registry.opentofu.org) or a mirror's.
+        const ours = request.sourceProviderAddress === '' || sameSource(request.sourceProviderAddress, PROVIDER_ADDRESS)
         if (!from || !ours) {
           const detail = `${request.sourceTypeName} of ${request.sourceProviderAddress || 'another provider'} is not a resource type of this provider.`
           return { diagnostics: diagnostics([error(`Cannot move ${request.sourceTypeName} to ${definition.name}`, detail)]) }
@@ -493,3 +494,8 @@ export function providerService(registry: Registry, options: ProviderServiceOpti
   })
 }
 
+/** Whether two provider addresses name the same namespace and type, whatever registry host each names. */
+function sameSource(address: string, ours: string): boolean {
+  const tail = (a: string) => a.split('/').slice(-2).join('/').toLowerCase()
+  return tail(address) === tail(ours)
+}
