@@ -479,8 +479,9 @@ export class Transport {
     return undefined
   }
 
-  private answered(entry: JournalEntry | undefined, order: Order, context: RequestContext, how: string): void {
-    this.options.log('warn', `${context.method} ${context.path} ${how}: account ${order.account_id}`, {
+  private answered(entry: JournalEntry | undefined, order: Order, context: RequestContext, how: 'answered' | 'adopted'): void {
+    // An order answered is the normal path (debug); one adopted after an unclear answer is worth a warning.
+    this.options.log(how === 'adopted' ? 'warn' : 'debug', `${context.method} ${context.path} ${how}: account ${order.account_id}`, {
       account_id: order.account_id,
       order_id: order.order_id,
       ...(entry ? { idempotency_key: entry.key } : {}),
