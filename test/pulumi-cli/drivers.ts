@@ -6,9 +6,10 @@
 // Programs compile against the repository's sdk/<language> (PULUMI_CLI_SDK_DIR=<dir holding nodejs/,
 // python/, go/> points elsewhere while an SDK is being regenerated).
 import { spawn, spawnSync } from 'node:child_process'
+import { createHash } from 'node:crypto'
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
-import { join, resolve } from 'node:path'
+import { dirname, join, resolve } from 'node:path'
 import { type ChainsConfig, CONSOLE_PASSWORD, yamlProgram } from './chains.js'
 import { type EngineEvent, type OpResult, type PulumiHome, ROOT, readEventLog, reduceEvent, Stack } from './harness.js'
 
@@ -93,8 +94,10 @@ function compileTypeScript(dir: string): string {
   const installed = join(modules, '@provider', 'pulumi')
   mkdirSync(installed)
   cpSync(join(sdk, 'package.json'), join(installed, 'package.json'))
-  run(tsc, ['-p', join(sdk, 'tsconfig.json'), '--outDir', join(installed, 'bin')])
-  // The SDK's package.json names its entry point; Pulumi's generator uses bin/index.js.
+  // Compiled where the manifest's `main` points; Pulumi's generator writes no `main` and publishes the
+  // compiled bin/ with the manifest copied in, so then the output is the package root.
+  const main = (JSON.parse(readFileSync(join(sdk, 'package.json'), 'utf8')) as { main?: string }).main
+  run(tsc, ['-p', join(sdk, 'tsconfig.json'), '--outDir', main ? join(installed, dirname(main)) : installed])
   const program = join(dir, 'program')
   mkdirSync(program)
   for (const file of ['index.ts', 'tsconfig.json']) cpSync(join(EXAMPLES, 'typescript-chains', file), join(program, file))
@@ -206,7 +209,8 @@ export function pythonVenv(): string {
   const pin = /^pulumi==(\S+)$/m.exec(requirements)?.[1]
   if (!pin) throw new Error('test/pulumi-cli/python/requirements.txt pins no pulumi version')
   const cache = resolve(process.env.PROVIDER_TOOLS_CACHE ?? join(process.env.XDG_CACHE_HOME ?? join(process.env.HOME ?? '/tmp', '.cache'), 'provider-iac', 'tools'))
-  const venv = join(cache, `python-pulumi-${pin}`)
+  // A change of the requirements makes another venv.
+  const venv = join(cache, `python-pulumi-${pin}-${createHash('sha256').update(requirements).digest('hex').slice(0, 10)}`)
   const python = join(venv, 'bin', 'python')
   if (!existsSync(join(venv, '.complete'))) {
     // Built aside and renamed into place, so that a killed install never looks complete.
@@ -226,11 +230,17 @@ export function pythonDriver(home: PulumiHome): Driver {
   const python = pythonVenv()
   const sdk = join(SDK_ROOT, 'python')
   if (!existsSync(sdk)) throw new Error(`${sdk} is missing: the Python SDK is generated into sdk/python`)
+  // Installed as users install it (the generated code reads its version from the package metadata), into
+  // a directory of this run: from a copy, as a build writes into the source tree.
+  const copy = join(home.root, 'python-sdk')
+  cpSync(sdk, copy, { recursive: true })
+  const site = join(home.root, 'python-site')
+  run(python, ['-m', 'pip', 'install', '--quiet', '--no-deps', '--no-build-isolation', '--target', site, copy])
   const script = join(ROOT, 'test', 'pulumi-cli', 'python', 'chains_driver.py')
   const program = join(EXAMPLES, 'python-chains', '__main__.py')
   const stacks = new Map<string, Stack>()
   const operate = (stack: Stack, op: string, options: RunOptions) =>
-    driverProcess(home, stack, [python, script], { op, program, sdk, expectNoChanges: options.expectNoChanges === true })
+    driverProcess(home, stack, [python, script], { op, program, sdk: site, expectNoChanges: options.expectNoChanges === true })
   return {
     language: 'python',
     async stack(name) {
@@ -298,17 +308,23 @@ function buildGoDriver(home: PulumiHome, sdk: string): string {
   const { importPath, dir: sdkPackage } = goImportPath(sdk)
   const module = join(home.root, 'go-driver')
   mkdirSync(module)
-  // The SDK directory may have no go.mod of its own (Pulumi's generator writes none): give it one.
-  const sdkModule = join(home.root, 'go-sdk')
-  cpSync(sdkPackage, sdkModule, { recursive: true })
   const pulumiVersion = readFileSync(join(ROOT, 'test', 'pulumi-cli', 'go', 'pulumi-sdk.version'), 'utf8').trim()
-  writeFileSync(join(sdkModule, 'go.mod'), `module ${importPath}\n\ngo 1.24\n\nrequire github.com/pulumi/pulumi/sdk/v3 ${pulumiVersion}\n`)
+  // sdk/go/go.mod names the SDK's module; without one (Pulumi's generator writes none), the package
+  // directory is made a module of its own, at its import path.
+  let sdkModule = sdk
+  let sdkModulePath = /^module\s+(\S+)/m.exec(existsSync(join(sdk, 'go.mod')) ? readFileSync(join(sdk, 'go.mod'), 'utf8') : '')?.[1]
+  if (!sdkModulePath) {
+    sdkModule = join(home.root, 'go-sdk')
+    cpSync(sdkPackage, sdkModule, { recursive: true })
+    writeFileSync(join(sdkModule, 'go.mod'), `module ${importPath}\n\ngo 1.24\n\nrequire github.com/pulumi/pulumi/sdk/v3 ${pulumiVersion}\n`)
+    sdkModulePath = importPath
+  }
   const chains = readFileSync(join(EXAMPLES, 'go-chains', 'chains.go'), 'utf8').replace(/"[^"]*\/sdk\/go\/provider"/, JSON.stringify(importPath))
   writeFileSync(join(module, 'chains.go'), chains)
   cpSync(join(ROOT, 'test', 'pulumi-cli', 'go', 'driver.go'), join(module, 'driver.go'))
   writeFileSync(
     join(module, 'go.mod'),
-    `module provider-iac/pulumi-cli-driver\n\ngo 1.24\n\nrequire (\n\t${importPath} v0.0.0\n\tgithub.com/pulumi/pulumi/sdk/v3 ${pulumiVersion}\n)\n\nreplace ${importPath} => ${sdkModule}\n`,
+    `module provider-iac/pulumi-cli-driver\n\ngo 1.24\n\nrequire (\n\t${sdkModulePath} v0.0.0\n\tgithub.com/pulumi/pulumi/sdk/v3 ${pulumiVersion}\n)\n\nreplace ${sdkModulePath} => ${sdkModule}\n`,
   )
   const env = { ...process.env, GOFLAGS: `${process.env.GOFLAGS ?? ''} -mod=mod`.trim(), CGO_ENABLED: '0' }
   run('go', ['mod', 'tidy'], { cwd: module, env, timeoutMs: 600_000 })
