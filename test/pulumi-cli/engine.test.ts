@@ -230,7 +230,7 @@ describe('provider defects under the real engine', () => {
   )
 
   test(
-    'a preview that succeeds shows no cancel message and no warning',
+    'a successful up shows no cancel message and no warning for its orders',
     { todo: 'provider defect: the engine calls Cancel at the end of every run and the provider logs it; every order is logged as a warning' },
     async () => {
       const stack = await yamlStack('quiet', { key: { type: 'provider:index:LiteKeypair', properties: { name: 'quiet-key' } }, vm: liteVm('quiet-vm-01', 'key') })
