@@ -340,9 +340,11 @@ export class Stack {
    * not start a host). The stack's state and config are the project's, so the import is the same.
    */
   async importer(): Promise<Stack> {
-    const project = /^name:\s*(\S+)/m.exec(await readFile(join(this.dir, 'Pulumi.yaml'), 'utf8'))?.[1]
+    // Pulumi.yaml as YAML (`name: x`) or as JSON (`{"name":"x",…}`, which is YAML too); the project's name comes first.
+    const text = await readFile(join(this.dir, 'Pulumi.yaml'), 'utf8')
+    const project = /"?\bname"?\s*:\s*"?([\w.-]+)/.exec(text)?.[1]
     if (!project) throw new Error(`no project name in ${join(this.dir, 'Pulumi.yaml')}`)
-    const runtime = /^runtime:\s*(\S+)/m.exec(await readFile(join(this.dir, 'Pulumi.yaml'), 'utf8'))?.[1]
+    const runtime = /"?\bruntime"?\s*:\s*"?(\w+)/.exec(text)?.[1]
     if (runtime === 'yaml') return this
     const dir = join(this.home.root, 'importers', `${project}-${this.name}`)
     await mkdir(dir, { recursive: true })
