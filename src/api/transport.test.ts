@@ -390,3 +390,18 @@ describe('secrets never leave their origin (issue 8, cases 8 and 9)', () => {
     assert.doesNotMatch(missing.message, /hunter2|admin:/)
   })
 })
+
+describe('messages of requests that never left', () => {
+  test('a port fetch refuses: nothing was sent, so nothing "may have been processed", and one full stop', async () => {
+    const { client } = testClient([], { baseUrl: 'http://127.0.0.1:6000/v1/', fetch: (request) => fetch(request) })
+    const error = await client.lites.createKeypair({ name: 'never-sent' }).then(
+      () => assert.fail('a request to a refused port succeeded'),
+      (e: unknown) => e,
+    )
+    assert.ok(error instanceof TransportError, String(error))
+    assert.equal(error.refused, true)
+    assert.match(error.message, /fetch refuses this port/)
+    assert.doesNotMatch(error.message, /may have been processed/)
+    assert.doesNotMatch(error.message, /\.\./)
+  })
+})

@@ -854,6 +854,9 @@ function messageOf(error: unknown): string {
 }
 
 function describeCause(error: unknown): string {
+  if (error instanceof Error && error.cause instanceof Error && error.cause.message === 'bad port') {
+    return 'fetch refuses this port (one that browsers block, such as 6000 or 10080), so nothing was sent; serve the API on another port'
+  }
   if (error instanceof Error) {
     const cause = error.cause instanceof Error ? `: ${error.cause.message}` : ''
     return `${error.message}${cause}`
