@@ -132,7 +132,8 @@ function vmAttributes(family: LiteFamily) {
       growOnly: true,
       validate: [rules.id],
       description:
-        'The disk size in GB, an absolute target. Grow-only: raising it orders a storage upgrade (a paid order); lowering it is refused at plan time. Unset, it reports the current size.',
+        'The disk size in GB, an absolute target. Grow-only: raising it orders a storage upgrade (a paid order); lowering it is refused at plan time. Unset, it reports the current size. ' +
+        "The maximum is checked at plan time, from the VM's storage options (for a new VM, those of another VM of the family in the account; with none, the service checks it at the storage order, after the VM is ordered).",
     }),
     status: string({ computed: true, description: '`Active`, `Pending`, `Suspended` or `Terminated`.' }),
     order_id: string({ computed: true, stable: true, description: 'The order that created the VM.' }),
@@ -169,8 +170,8 @@ function vmAttributes(family: LiteFamily) {
  * product (and whether it has an IP address to give), the cycle it offers and, when `os` is given,
  * the OS names of the product.
  */
-export function newVmChecks<A extends Attributes>(family: LiteFamily, options: { os: boolean }): CreateCheck<Client, A>[] {
-  type Input = { product_id?: number | null; cycle?: string | null; select_os?: string | null }
+export function newVmChecks<A extends Attributes>(family: LiteFamily, options: { os: boolean; diskSize?: boolean }): CreateCheck<Client, A>[] {
+  type Input = { product_id?: number | null; cycle?: string | null; select_os?: string | null; disk_size?: number | null }
   const catalog = `${family.prefix}_products`
   const checks: CreateCheck<Client, A>[] = [
     {
@@ -191,6 +192,23 @@ export function newVmChecks<A extends Attributes>(family: LiteFamily, options: {
       },
     },
   ]
+  if (options.diskSize) {
+    checks.push({
+      attribute: 'disk_size' as keyof A & string,
+      async check({ client, input, signal }) {
+        const size = (input as Input).disk_size
+        if (typeof size !== 'number') return null
+        // The catalog states no maximum; every VM's storage options state its family's (L11). Any VM of
+        // the family in the account answers it before the VM order; with none, the storage order after
+        // the VM's is the first place it can be checked (see the attribute's description).
+        const api = family.api(client)
+        const vm = (await api.listVms({ signal }))[0]
+        if (vm === undefined) return null
+        const storage = await api.getStorageOptions(vm.account_id, { signal })
+        return sizeRule(size, { max: storage.max_disk_size }, `a ${family.title} VM (the maximum that the storage options of VM ${vm.account_id} state)`)
+      },
+    })
+  }
   if (options.os) {
     checks.push({
       attribute: 'select_os' as keyof A & string,
@@ -485,7 +503,7 @@ export function liteVm(family: LiteFamily) {
     timeouts: { create: '20m', update: '20m', delete: '10m' },
     attributes,
     updates: steps,
-    createChecks: newVmChecks<VmAttributes>(family, { os: true }),
+    createChecks: newVmChecks<VmAttributes>(family, { os: true, diskSize: true }),
     // A Lite VM migrated with migrate_to_pro is a Lite Pro VM: its lite_vm state can move here.
     movesFrom: family.migratesToPro
       ? []

@@ -93,6 +93,19 @@ describe('catalog checks at plan, through the terraform CLI', () => {
     await assertStillActive()
   })
 
+  test('a new VM with disk_size above the maximum fails the plan (issue 15, case 5): no VM is ordered', async () => {
+    const second = block('resource', 'provider_lite_vm', 'second', { ...VM, vm_name: 'e2e-second', disk_size: 600 })
+    await ws.write(config(VM, SERVER, IP, second))
+    const { value: applied, mutations, orders } = await emulator.effectsOf(() => ws.apply())
+    assert.equal(applied.code, 1, describeRun(applied))
+    const errors = diagnostics(applied.stderr).map((e) => e.replace(/\s+/g, ' '))
+    assert.equal(errors.length, 1, describeRun(applied))
+    assert.match(errors[0] ?? '', /Invalid disk_size .*disk_size must be at most 500 GB for a Lite VM/)
+    assert.deepEqual(mutations, [])
+    assert.deepEqual(orders, [])
+    await assertStillActive()
+  })
+
   test('the timeouts block of every resource that has one is described, with its defaults', async () => {
     const shown = await ws.ok(['providers', 'schema', '-json'])
     type Block = { block_types?: Record<string, { block: { description?: string; attributes?: Record<string, { description?: string }> } }> }
