@@ -482,8 +482,9 @@ export class Transport {
   }
 
   private answered(entry: JournalEntry | undefined, order: Order, context: RequestContext, how: 'answered' | 'adopted'): void {
-    // An order answered is the normal path (debug); one adopted after an unclear answer is worth a warning.
-    this.options.log(how === 'adopted' ? 'warn' : 'debug', `${context.method} ${context.path} ${how}: account ${order.account_id}`, {
+    // Every answer leaves a trail (info: Terraform's log, a line in Pulumi's diagnostics) so that even a
+    // lost state can be recovered; one adopted after an unclear answer is worth a warning.
+    this.options.log(how === 'adopted' ? 'warn' : 'info', `${context.method} ${context.path} ${how}: account ${order.account_id}`, {
       account_id: order.account_id,
       order_id: order.order_id,
       ...(entry ? { idempotency_key: entry.key } : {}),
