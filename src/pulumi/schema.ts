@@ -19,8 +19,10 @@ class Types {
       case 'string':
         return { type: 'string' }
       case 'int64':
-        // Pulumi's `integer` is 32-bit in the typed SDKs (Go, .NET, Java): byte counts overflow it.
-        return { type: 'number' }
+        // Whole numbers (ids, sizes, counts) are `integer`: `pulumi.Int` in Go, whose int is 64-bit on the
+        // 64-bit platforms Pulumi supports, an `int` in Python, a number in TypeScript. The engine sends
+        // every number as a double either way. (.NET and Java would read 32 bits; no SDK of ours is in those.)
+        return { type: 'integer' }
       case 'float':
         return { type: 'number' }
       case 'bool':
