@@ -3,12 +3,12 @@
 // Pulumi: dist/pulumi/ (launcher + bundle) and its plugin tarball. Run after `tsc` (npm run build
 // does both, and regenerates schema/schema.json first).
 import { execFileSync } from 'node:child_process'
-import { chmodSync, copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { chmodSync, copyFileSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { build } from 'esbuild'
 import { thirdPartyNotices } from './notices.mjs'
-import { terraformrc } from './terraformrc.mjs'
+import { REGISTRY_HOSTS, terraformrc } from './terraformrc.mjs'
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..')
 const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
@@ -74,6 +74,11 @@ ${EXEC_BESIDE_REAL_FILE}`,
 )
 chmodSync(launcher, 0o755)
 
+// OpenTofu looks for registry.opentofu.org/provider/provider: the same unpacked package, linked.
+for (const host of REGISTRY_HOSTS.slice(1)) {
+  mkdirSync(join(mirror, host, 'provider'), { recursive: true })
+  symlinkSync(join('..', '..', REGISTRY_HOSTS[0], 'provider', 'provider'), join(mirror, host, 'provider', 'provider'))
+}
 writeFileSync(join(dist, 'terraformrc'), terraformrc(mirror, join(dist, 'terraformrc'), 'this build'))
 console.log(`built provider ${version} for ${platform} into ${packageDir}`)
 

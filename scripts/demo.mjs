@@ -7,6 +7,7 @@ import { cpSync, existsSync, mkdtempSync, readdirSync, rmSync, statSync } from '
 import { tmpdir } from 'node:os'
 import { basename, dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { describeTools, ensureTools } from './tools.mjs'
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..')
 const exampleDir = resolve(process.env.DEMO_EXAMPLE_DIR ?? join(root, 'examples', 'terraform', 'quickstart'))
@@ -105,17 +106,26 @@ function buildIsStale() {
   return sourcesAt > builtAt ? 'src/ changed since the last build' : null
 }
 
-function checkTerraform() {
+/**
+ * The terraform to run: one on PATH, else the newest Terraform the project pins, built into the tools
+ * cache when it is not there yet (scripts/tools.mjs, a few minutes once, with progress).
+ */
+async function findTerraform() {
   const probe = spawnSync('terraform', ['version'], { encoding: 'utf8', timeout: 30_000 })
-  if (probe.error || probe.status !== 0) {
-    throw new StepFailure(
-      'terraform was not found on PATH (or does not run). Install Terraform 1.5 or later:\n' +
-        '    https://developer.hashicorp.com/terraform/install\n' +
-        '  e.g. `brew install hashicorp/tap/terraform` on macOS, or the HashiCorp apt/yum repository on Linux,\n' +
-        '  or unzip the release binary into a directory on PATH. Then run `npm start` again.',
-    )
+  if (!probe.error && probe.status === 0) {
+    console.log(probe.stdout.split('\n')[0])
+    return 'terraform'
   }
-  console.log(probe.stdout.split('\n')[0])
+  const newest = describeTools({ only: ['terraform'] })
+    .map((t) => t.key)
+    .sort((a, b) => a.localeCompare(b, 'en', { numeric: true }))
+    .at(-1)
+  console.log(`terraform is not on PATH: using the pinned ${newest} (npm run tools builds it once from Go modules)`)
+  try {
+    return (await ensureTools({ only: [newest] }))[newest].bin
+  } catch (error) {
+    throw new StepFailure(`could not build ${newest}: ${error instanceof Error ? error.message : String(error)}`)
+  }
 }
 
 async function build() {
@@ -172,8 +182,9 @@ function startEmulator() {
   })
 }
 
+let terraformBin = 'terraform'
 function terraform(args, env, timeoutMs) {
-  return run('terraform', args, { cwd: workDir, env, timeoutMs })
+  return run(terraformBin, args, { cwd: workDir, env, timeoutMs })
 }
 
 async function main() {
@@ -181,7 +192,7 @@ async function main() {
   console.log(bold('Demo: the quickstart example against the embedded emulator (no account, no real orders)'))
 
   header('Check for terraform')
-  checkTerraform()
+  terraformBin = await findTerraform()
   if (!existsSync(join(exampleDir, 'main.tf'))) throw new StepFailure(`no main.tf in ${exampleDir}`)
 
   header('Build the provider and the emulator')

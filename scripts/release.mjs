@@ -25,14 +25,14 @@
 // (e.g. "linux_amd64,windows_amd64") narrows the set. Run after `npm run build` (npm run release does both).
 import { execFileSync, spawn } from 'node:child_process'
 import { createHash } from 'node:crypto'
-import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { chmodSync, copyFileSync, existsSync, linkSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { dirname, join, relative, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { deflateRawSync } from 'node:zlib'
 import { unsign } from 'macho-unsign'
 import { runtimeNotice } from './notices.mjs'
 import { buildPython, packNodejs } from './sdk-packages.mjs'
-import { terraformrc } from './terraformrc.mjs'
+import { REGISTRY_HOSTS, terraformrc } from './terraformrc.mjs'
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..')
 const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
@@ -246,9 +246,13 @@ const pulumiSums = artifacts.filter((name) => name.endsWith('.tar.gz')).sort()
 writeFileSync(join(out, `pulumi-resource-provider_${version}_SHA256SUMS`), pulumiSums.map((name) => `${sha256(readFileSync(join(out, name)))}  ${name}\n`).join(''))
 
 // ---- A filesystem mirror in the packed layout, holding every platform's zip, and a CLI config for it.
-const mirrorDir = join(out, 'mirror', 'registry.terraform.io', 'provider', 'provider')
-mkdirSync(mirrorDir, { recursive: true })
-for (const name of artifacts.filter((n) => n.endsWith('.zip'))) copyFileSync(join(out, name), join(mirrorDir, name))
+// Under both registry hosts: OpenTofu reads `provider/provider` as registry.opentofu.org/provider/provider.
+// The second host's files are hard links of the first's, so the mirror costs no more disk.
+for (const host of REGISTRY_HOSTS) {
+  const mirrorDir = join(out, 'mirror', host, 'provider', 'provider')
+  mkdirSync(mirrorDir, { recursive: true })
+  for (const name of artifacts.filter((n) => n.endsWith('.zip'))) linkSync(join(out, name), join(mirrorDir, name))
+}
 writeFileSync(join(out, 'terraformrc'), terraformrc(join(out, 'mirror'), join(out, 'terraformrc'), `the release mirror (${version})`))
 
 // ---- The Pulumi SDKs, packed as users install them.

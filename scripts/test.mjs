@@ -1,9 +1,25 @@
-// Runs every compiled test file (build/**/*.test.js) under Node's test runner.
-// Node 20's `--test` has no glob support, so the file list is gathered here.
-import { spawnSync } from 'node:child_process'
+// Runs the compiled tests (build/**/*.test.js) under Node's test runner.
+//
+//   node scripts/test.mjs                 everything: builds the pinned real clients first (scripts/tools.mjs,
+//                                         cached outside the clone), runs every file with the newest pinned
+//                                         Terraform, then the Terraform end-to-end suite (test/e2e) again
+//                                         under each other pinned Terraform-protocol client (older Terraform,
+//                                         OpenTofu)
+//   node scripts/test.mjs --fast          the in-process tests only (no real client, no release build needed)
+//   node scripts/test.mjs <part> [...]    only the files whose path contains one of the parts
+//
+// Node 20's `--test` has no glob support, so the file list is gathered here. The last line sums up every
+// pass as "total: N passed, N failed, N skipped".
+import { spawn } from 'node:child_process'
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { ensureTools } from './tools.mjs'
+
+/** Files that need a real client (terraform, tofu, pulumi) or the release build. */
+const REAL_CLIENT_PARTS = ['build/test/e2e/', 'build/test/faults/', 'build/test/pulumi-cli/', 'build/test/provider-startup', 'build/test/pulumi-engine']
+/** Run again under each pinned Terraform-protocol client besides the default. */
+const PER_CLIENT_PARTS = ['build/test/e2e/']
 
 function collect(dir) {
   const out = []
@@ -15,17 +31,67 @@ function collect(dir) {
   return out
 }
 
-const filter = process.argv.slice(2)
-const files = collect('build')
+const args = process.argv.slice(2)
+const fast = args.includes('--fast')
+const filter = args.filter((a) => a !== '--fast')
+const all = collect('build')
   .filter((f) => filter.length === 0 || filter.some((part) => f.includes(part)))
   .sort()
+const needsClients = (f) => REAL_CLIENT_PARTS.some((part) => f.includes(part))
+const files = fast ? all.filter((f) => !needsClients(f)) : all
 if (files.length === 0) {
-  console.error('no test files found under build/')
+  console.error('no test files found under build/ (run `npm run build` first)')
   process.exit(1)
 }
+
+const totals = { pass: 0, fail: 0, skipped: 0 }
+
+/** One `node --test` run; its TAP goes through to stdout while the closing counts are added up. */
+function run(label, list, env) {
+  console.log(`\n# ${label}: ${list.length} files`)
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['--test', '--test-concurrency=2', '--test-reporter=tap', ...list], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+      env,
+    })
+    let rest = ''
+    child.stdout.on('data', (chunk) => {
+      process.stdout.write(chunk)
+      const lines = (rest + chunk.toString()).split('\n')
+      rest = lines.pop() ?? ''
+      for (const line of lines) {
+        const count = /^# (pass|fail|skipped) (\d+)$/.exec(line)
+        if (count) totals[count[1]] += Number(count[2])
+      }
+    })
+    child.once('close', (code) => resolve(code ?? 1))
+  })
+}
+
 // In-process providers write their order journal here, never into the repository.
 const journal = mkdtempSync(join(tmpdir(), 'provider-orders-'))
 const env = { ...process.env, PROVIDER_ORDER_JOURNAL: process.env.PROVIDER_ORDER_JOURNAL ?? journal }
-const result = spawnSync(process.execPath, ['--test', '--test-concurrency=2', ...files], { stdio: 'inherit', env })
-rmSync(journal, { recursive: true, force: true })
-process.exit(result.status ?? 1)
+let failed = false
+try {
+  if (!fast && files.some(needsClients)) {
+    const tools = await ensureTools({ quiet: true })
+    env.PROVIDER_TOOLS_JSON = JSON.stringify(tools)
+    const clients = Object.keys(tools).filter((key) => /^(terraform|tofu)-\d/.test(key))
+    const newest = clients
+      .filter((key) => key.startsWith('terraform-'))
+      .sort((a, b) => a.localeCompare(b, 'en', { numeric: true }))
+      .at(-1)
+    failed = (await run(`every suite, ${newest}`, files, { ...env, PROVIDER_TF_CLIENT: newest })) !== 0
+    const again = files.filter((f) => PER_CLIENT_PARTS.some((part) => f.includes(part)))
+    for (const key of clients.filter((c) => c !== newest)) {
+      if (again.length === 0) break
+      failed = (await run(`the Terraform end-to-end suite, ${key}`, again, { ...env, PROVIDER_TF_CLIENT: key })) !== 0 || failed
+    }
+  } else {
+    failed = (await run(fast ? 'in-process tests' : 'tests', files, env)) !== 0
+  }
+} finally {
+  rmSync(journal, { recursive: true, force: true })
+}
+console.log(`\ntotal: ${totals.pass} passed, ${totals.fail} failed, ${totals.skipped} skipped`)
+process.exit(failed ? 1 : 0)

@@ -45,6 +45,8 @@ export interface OperationFrame {
   startedAt?: number
   /** Runs once the operation's outcome went back to the engine. */
   onFinish(callback: () => void): void
+  /** Shows the user a warning with the operation's outcome (besides the log). */
+  warn?(summary: string, detail: string): void
 }
 
 /**
@@ -115,6 +117,12 @@ const RETRYABLE_5XX = new Set([500, 502, 503, 504])
 const ORDER_BACKOFF_CAP_MS = 10_000
 /** `date_created` has whole seconds and the service's clock is not ours. */
 const CREATED_SLACK_MS = 2_000
+/**
+ * A matching account no journal or state names counts as a killed run's order only while it is being
+ * provisioned or this recent: a re-run after a kill comes within minutes, a twin configuration's
+ * account is usually older (see unrecordedMatches).
+ */
+const KILLED_RUN_EVIDENCE_MS = 3_600_000
 /** How long an order waits for the same order held by another running process, and how often it looks. */
 const HELD_WAIT_MS = 120_000
 const HELD_POLL_MS = 500
@@ -393,9 +401,25 @@ export class Transport {
     if (!check) return
     const known = journal.knownAccounts()
     const since = this.options.now() - JOURNAL_REUSE_MS
-    const ids = accounts
-      .filter((a) => !statusIs(a.status, 'Terminated') && createdSince(a.date_created, since) && !known.has(a.account_id) && reconcile.matches(a))
-      .map((a) => a.account_id)
+    const matching = accounts.filter(
+      (a) => !statusIs(a.status, 'Terminated') && createdSince(a.date_created, since) && !known.has(a.account_id) && reconcile.matches(a),
+    )
+    // Evidence of a killed run: a match still being provisioned, or ordered within the last hour.
+    // An Active one ordered earlier is far more often another configuration's (a twin directory, a
+    // default name, a nameless IP): it is named in a warning and the order goes ahead.
+    const recent = this.options.now() - KILLED_RUN_EVIDENCE_MS
+    const evidence = (a: Account<unknown>) => statusIs(a.status, 'Pending') || createdSince(a.date_created, recent)
+    const older = matching.filter((a) => !evidence(a)).map((a) => a.account_id)
+    if (older.length > 0) {
+      const detail =
+        `${older.length === 1 ? 'Account' : 'Accounts'} ${older.join(', ')} ${older.length === 1 ? 'matches' : 'match'} this order and no ` +
+        'state or order journal of this working directory names it: Active and more than an hour old, it is taken for another ' +
+        "configuration's and a new one is ordered. If it was ordered by a killed run of this configuration, import it " +
+        '(terraform import <address> <id>, or pulumi import) and remove the new one.'
+      this.options.log('warn', `${context.method} ${context.path}: ${detail}`, { candidates: older })
+      this.options.operation?.()?.warn?.(`Ordered beside ${older.length === 1 ? 'account' : 'accounts'} ${older.join(', ')}, which no state names`, detail)
+    }
+    const ids = matching.filter(evidence).map((a) => a.account_id)
     if (ids.length === 0) return
     const one = ids.length === 1
     const why = this.freshDirectory
@@ -406,7 +430,7 @@ export class Transport {
         "killed (on another machine, in a fresh CI workspace, or with its journal lost) from another configuration's account"
     throw new UnrecordedMatchError(
       `Not ordering ${context.method} ${context.path}: ${one ? 'account' : 'accounts'} ${ids.join(', ')} ${one ? 'matches' : 'match'} ` +
-        `this order, ${one ? 'was' : 'were'} created within the last 24 hours, and no state or order journal of this working ` +
+        `this order, ${one ? 'is' : 'are'} still being provisioned or ${one ? 'was' : 'were'} created within the last hour, and no state or order journal of this working ` +
         `directory names ${one ? 'it' : 'them'}. ${why}, and orders nothing rather than twice. If it belongs to this resource, ` +
         'import it by its id (terraform import <address> <id>, or pulumi import). If it belongs to something else, apply again ' +
         'with PROVIDER_ALLOW_UNRECORDED_MATCH=1 in the environment to order anyway.',
@@ -455,8 +479,9 @@ export class Transport {
     return undefined
   }
 
-  private answered(entry: JournalEntry | undefined, order: Order, context: RequestContext, how: string): void {
-    this.options.log('warn', `${context.method} ${context.path} ${how}: account ${order.account_id}`, {
+  private answered(entry: JournalEntry | undefined, order: Order, context: RequestContext, how: 'answered' | 'adopted'): void {
+    // An order answered is the normal path (debug); one adopted after an unclear answer is worth a warning.
+    this.options.log(how === 'adopted' ? 'warn' : 'debug', `${context.method} ${context.path} ${how}: account ${order.account_id}`, {
       account_id: order.account_id,
       order_id: order.order_id,
       ...(entry ? { idempotency_key: entry.key } : {}),

@@ -96,6 +96,26 @@ describe('a new order that an unrecorded recent account matches', () => {
     assert.deepEqual(await api.lites.createVm(VM_BODY), ORDER)
   })
 
+  test('a twin configuration\'s account, Active and ordered hours ago, is no evidence of a killed run: ordered, with a warning naming it', async () => {
+    const dir = journalDirectory()
+    const twin = { ...vmAccount('100009', 'web', '2026-11-24 08:00:00'), status: 'Active' }
+    const { client: api, requests, logs } = client([echoing([twin]), echoing(ORDER)], dir)
+    assert.deepEqual(await api.lites.createVm(VM_BODY), ORDER)
+    assert.equal(requests.at(-1)?.method, 'POST')
+    assert.ok(logs.some((l) => l.level === 'warn' && /100009 matches this order/.test(l.message) && /import it/.test(l.message)))
+  })
+
+  test('a match still being provisioned is evidence whatever its age, and so is an Active one ordered within the hour', async () => {
+    for (const account of [
+      vmAccount('100010', 'web', '2026-11-24 08:00:00', 'Pending'),
+      { ...vmAccount('100011', 'web', '2026-11-24 11:20:00'), status: 'Active' },
+    ]) {
+      const { client: api, requests } = client([echoing([account])], journalDirectory())
+      await assert.rejects(api.lites.createVm(VM_BODY), (e: unknown) => e instanceof UnrecordedMatchError && e.candidates[0] === String(account.account_id))
+      assert.ok(!requests.some((r) => r.method === 'POST'), 'nothing ordered')
+    }
+  })
+
   test('PROVIDER_ALLOW_UNRECORDED_MATCH orders anyway, without listing', async () => {
     const dir = journalDirectory()
     const { client: api, requests } = client([silent(ORDER)], dir, true)

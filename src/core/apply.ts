@@ -110,8 +110,15 @@ function isGone(value: unknown): boolean {
   return isNotFound(value) || (value instanceof Error && (value as { gone?: unknown }).gone === true)
 }
 
-export function applyCreate<C>(definition: AnyResource, planned: ValueMap, session: Session<C>): Promise<Outcome> {
-  return withOperation(session.scope, timeoutOf(definition, planned, 'create'), () => create(definition, planned, session))
+export async function applyCreate<C>(definition: AnyResource, planned: ValueMap, session: Session<C>): Promise<Outcome> {
+  const notices: Diagnostic[] = []
+  const outcome = await withOperation(
+    session.scope,
+    timeoutOf(definition, planned, 'create'),
+    () => create(definition, planned, session),
+    (summary, detail) => notices.push(warning(summary, detail)),
+  )
+  return notices.length === 0 ? outcome : { ...outcome, diagnostics: [...notices, ...outcome.diagnostics] }
 }
 
 async function create<C>(definition: AnyResource, planned: ValueMap, session: Session<C>): Promise<Outcome> {

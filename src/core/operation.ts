@@ -10,9 +10,11 @@ import { AsyncLocalStorage } from 'node:async_hooks'
  * src/api/transport.ts. Core and the API client do not import each other; src/resources hands
  * `currentOperation` to the client, and the compiler checks there that this object fits it.
  */
-function newFrame(scope: string | undefined, timeoutMs: number | undefined, finishers: (() => void)[]) {
-  return { scope, timeoutMs, onFinish: (callback: () => void): void => void finishers.push(callback) }
+function newFrame(scope: string | undefined, timeoutMs: number | undefined, finishers: (() => void)[], warn: Warn) {
+  return { scope, timeoutMs, onFinish: (callback: () => void): void => void finishers.push(callback), warn }
 }
+/** Tells the user something about the operation (a warning diagnostic of its outcome). */
+export type Warn = (summary: string, detail: string) => void
 type Frame = ReturnType<typeof newFrame>
 
 const storage = new AsyncLocalStorage<Frame>()
@@ -86,9 +88,14 @@ export function currentOperation(): Frame | undefined {
  * Runs one operation. The finish callbacks run after `fn` settles, that is once the outcome (with any
  * id an order answered) is in the hands of the front end that returns it to the engine.
  */
-export async function withOperation<T>(scope: string | undefined, timeoutMs: number | undefined, fn: () => Promise<T>): Promise<T> {
+export async function withOperation<T>(
+  scope: string | undefined,
+  timeoutMs: number | undefined,
+  fn: () => Promise<T>,
+  warn: Warn = () => undefined,
+): Promise<T> {
   const finishers: (() => void)[] = []
-  const frame = newFrame(scope, timeoutMs, finishers)
+  const frame = newFrame(scope, timeoutMs, finishers, warn)
   try {
     return await storage.run(frame, fn)
   } finally {

@@ -162,7 +162,8 @@ function affectedOutputs(definition: AnyResource, prior: ValueMap, planned: Valu
     .filter(([, a]) => (!isInput(a) && isComputed(a)) || a.follows === true)
     .map(([name]) => name)
   const affected = new Set<string>()
-  for (const scheduled of everything ? [] : stepsToRun(definition, prior, planned)) {
+  // Planning, an input set from a value not known yet may change, so its step may run.
+  for (const scheduled of everything ? [] : stepsToRun(definition, prior, planned, true)) {
     if (scheduled.recordOnly) continue
     for (const name of definition.updates[scheduled.index]?.affects ?? outputs) affected.add(name)
   }
@@ -175,16 +176,22 @@ export interface ScheduledStep {
   readonly recordOnly: boolean
 }
 
-/** The update steps an apply from `prior` to `planned` runs, in the definition's order. */
-export function stepsToRun(definition: AnyResource, prior: ValueMap, planned: ValueMap): ScheduledStep[] {
+/**
+ * The update steps an apply from `prior` to `planned` runs, in the definition's order. At apply time
+ * an unknown planned input follows the service (see `follows`): it asks its step for nothing. With
+ * `unknownMayMove` (planning, where an unknown input is one configured from a value not known yet)
+ * it may change and fire its step.
+ */
+export function stepsToRun(definition: AnyResource, prior: ValueMap, planned: ValueMap, unknownMayMove = false): ScheduledStep[] {
   const steps: ScheduledStep[] = []
   definition.updates.forEach((step, index) => {
-    // An unknown planned input follows the service (see `follows`): it asks its step for nothing.
-    const moved = step.attributes.filter((name) => !isUnknown(planned[name]) && !valuesEqual(planned[name], prior[name] ?? null))
+    const moved = step.attributes.filter((name) =>
+      isUnknown(planned[name]) ? unknownMayMove : !valuesEqual(planned[name], prior[name] ?? null),
+    )
     if (moved.length === 0) return
     const firing = moved.filter((name) => {
       const attribute = definition.attributes[name]
-      return attribute !== undefined && fires(attribute, planned[name])
+      return attribute !== undefined && (isUnknown(planned[name]) || fires(attribute, planned[name]))
     })
     steps.push({ index, attributes: moved, recordOnly: firing.length === 0 || step.apply === recordOnly })
   })

@@ -412,9 +412,12 @@ export class PulumiProvider {
     return { return: encodeMap(definition.attributes, outcome.state, { secret: secrets, keepNull: true }), failures: [] }
   }
 
-  /** Cancel: in-flight operations stop at their next step boundary; later calls start afresh. */
+  /**
+   * Cancel: in-flight operations stop at their next step boundary; later calls start afresh. The
+   * engine calls it at the end of every command too, so it is no news to the user (debug).
+   */
   cancel(): void {
-    this.options.log('info', 'cancel requested: stopping in-flight operations at their next step boundary')
+    this.options.log('debug', 'cancel requested: stopping in-flight operations at their next step boundary')
     this.stop.abort(new Error('Pulumi cancelled the operation'))
     this.stop = new AbortController()
   }

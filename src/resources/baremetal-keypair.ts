@@ -2,6 +2,7 @@
 import type { Client, Keypair } from '../api/index.js'
 import { custom, defineResource, int64, string } from '../core/index.js'
 import { digitsId, raw, rawAttribute, rules } from './billing.js'
+import { createOrAdopt } from './keypair-name-taken.js'
 
 const openSshPublicKey = custom('one OpenSSH public key line (ssh-ed25519, ssh-rsa or ecdsa-sha2-nistp256/384/521)', (value) =>
   typeof value === 'string' && !/^(ssh-ed25519|ssh-rsa|ecdsa-sha2-nistp(256|384|521)) [A-Za-z0-9+/]+=*( [^\r\n]*)?$/.test(value.trim())
@@ -51,11 +52,15 @@ export const baremetalKeypair = defineResource<Client, typeof attributes>({
   deleteBeforeReplace: true,
   async create({ client, input, signal }) {
     const publicKey = input.publicKey?.trim() ?? ''
+    const name = input.name ?? ''
+    const api = client.baremetals
+    const what = { resource: 'baremetal_keypair', signal }
     if (publicKey !== '') {
-      const key = await client.baremetals.importKeypair({ name: input.name ?? '', public_key: publicKey }, { signal })
+      // A taken name holding this very public key is a killed run's import: taken over.
+      const key = await createOrAdopt(api, name, publicKey, () => api.importKeypair({ name, public_key: publicKey }, { signal }), what)
       return { ...observe(key), privateKey: null }
     }
-    const key = await client.baremetals.createKeypair({ name: input.name ?? '' }, { signal })
+    const key = await createOrAdopt(api, name, undefined, () => api.createKeypair({ name }, { signal }), what)
     return { ...observe(key), privateKey: key.private_key ?? null }
   },
   async read({ client, id, prior, importing, signal }) {

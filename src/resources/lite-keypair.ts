@@ -2,6 +2,7 @@
 import type { Client, Keypair } from '../api/index.js'
 import { defineResource, int64, string } from '../core/index.js'
 import { digitsId, rules } from './billing.js'
+import { createOrAdopt } from './keypair-name-taken.js'
 import type { LiteFamily } from './lite-family.js'
 
 export function liteKeypair(family: LiteFamily) {
@@ -15,7 +16,13 @@ export function liteKeypair(family: LiteFamily) {
     attributes,
     updates: [], // the API has no update: every input is create-only, so a change recreates the keypair
     async create({ client, input, signal }) {
-      const key = await family.api(client).createKeypair({ name: input.name ?? '' }, { signal })
+      const api = family.api(client)
+      const name = input.name ?? ''
+      // A generated key is never adopted (its private key cannot be read again): a taken name is reported.
+      const key = await createOrAdopt(api, name, undefined, () => api.createKeypair({ name }, { signal }), {
+        resource: `${family.prefix}_keypair`,
+        signal,
+      })
       return toState(key, key.private_key ?? null)
     },
     async read({ client, id, signal }) {

@@ -92,15 +92,9 @@ describe('plugin start-up, end to end', () => {
       const address = match[1] ?? ''
       await waitFor(() => run.output().stderr.includes('TF_REATTACH_PROVIDERS'))
       const json = /TF_REATTACH_PROVIDERS='([^']+)'/.exec(run.output().stderr)?.[1] ?? '{}'
-      assert.deepEqual(JSON.parse(json), {
-        'registry.terraform.io/provider/provider': {
-          Protocol: 'grpc',
-          ProtocolVersion: 6,
-          Pid: run.child.pid,
-          Test: true,
-          Addr: { Network: 'tcp', String: address },
-        },
-      })
+      const attach = { Protocol: 'grpc', ProtocolVersion: 6, Pid: run.child.pid, Test: true, Addr: { Network: 'tcp', String: address } }
+      // Terraform's address and OpenTofu's, so that the one line serves both clients.
+      assert.deepEqual(JSON.parse(json), { 'registry.terraform.io/provider/provider': attach, 'registry.opentofu.org/provider/provider': attach })
       const grpc = connectGrpcTestClient({ address })
       assert.equal((await grpc.call(Health.method.check, {})).status, HealthCheckResponse_ServingStatus.SERVING)
       await grpc.call(GRPCController.method.shutdown, {})

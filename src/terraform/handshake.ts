@@ -14,6 +14,8 @@ const HEALTH_SERVING = new Uint8Array([0x08, 0x01])
 
 /** The address Terraform knows this provider by, for TF_REATTACH_PROVIDERS. */
 export const PROVIDER_ADDRESS = 'registry.terraform.io/provider/provider'
+/** The same provider as OpenTofu names `provider/provider` (its default registry host). */
+const OPENTOFU_ADDRESS = 'registry.opentofu.org/provider/provider'
 
 /** A service and its implementation, typed together so the pair is checked where it is written. */
 export interface ServiceBinding {
@@ -135,14 +137,8 @@ export async function servePlugin(options: ServeOptions): Promise<RunningPlugin 
 }
 
 export function reattachInstructions(address: string, pid: number): string {
-  const value = JSON.stringify({
-    [PROVIDER_ADDRESS]: {
-      Protocol: 'grpc',
-      ProtocolVersion: PROTOCOL_VERSION,
-      Pid: pid,
-      Test: true,
-      Addr: { Network: 'tcp', String: address },
-    },
-  })
+  const attach = { Protocol: 'grpc', ProtocolVersion: PROTOCOL_VERSION, Pid: pid, Test: true, Addr: { Network: 'tcp', String: address } }
+  // Both addresses, so that one line serves terraform and tofu; each client ignores the other's.
+  const value = JSON.stringify({ [PROVIDER_ADDRESS]: attach, [OPENTOFU_ADDRESS]: attach })
   return `Provider started for debugging. To use it, run Terraform with:\n\n\tTF_REATTACH_PROVIDERS='${value}'\n\n`
 }

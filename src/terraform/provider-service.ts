@@ -40,6 +40,7 @@ import {
 } from './gen/tfplugin6.8_pb.js'
 import { bindService, PROVIDER_ADDRESS, type ServiceBinding } from './handshake.js'
 import { decodeJsonState } from './json-state.js'
+import { workspaceScope } from './workspace.js'
 import type { Logger } from './log.js'
 import { decodeMsgpack, encodeMsgpack } from './msgpack.js'
 import {
@@ -265,9 +266,17 @@ export function providerService(registry: Registry, options: ProviderServiceOpti
     if (!found) throw new InputError([], `This provider has no data source ${typeName}.`)
     return found
   }
+  const workspace = workspaceScope()
   function session(): Session<unknown> {
     if (client === undefined) throw new InputError([], 'The provider is not configured: Terraform did not call ConfigureProvider.')
-    return { client, log, signal: stopSignal(stop.signal), ...(advise ? { advise } : {}), ...(strict ? { unfinishedIsError: strict } : {}) }
+    return {
+      client,
+      log,
+      signal: stopSignal(stop.signal),
+      ...(advise ? { advise } : {}),
+      ...(strict ? { unfinishedIsError: strict } : {}),
+      ...(workspace === undefined ? {} : { scope: workspace }),
+    }
   }
   /** The one catch of each RPC: whatever escaped core is translated, never thrown at Terraform. */
   function failed(rpc: string, thrown: unknown): TfDiagnostic[] {
@@ -447,7 +456,8 @@ export function providerService(registry: Registry, options: ProviderServiceOpti
       try {
         const { definition, view } = resource(request.targetTypeName)
         const from = resources.get(request.sourceTypeName)
-        const ours = request.sourceProviderAddress === '' || request.sourceProviderAddress.endsWith(PROVIDER_ADDRESS)
+        // The host is the client's default registry (registry.terraform.io, OpenTofu's registry.opentofu.org) or a mirror's.
+        const ours = request.sourceProviderAddress === '' || sameSource(request.sourceProviderAddress, PROVIDER_ADDRESS)
         if (!from || !ours) {
           const detail = `${request.sourceTypeName} of ${request.sourceProviderAddress || 'another provider'} is not a resource type of this provider.`
           return { diagnostics: diagnostics([error(`Cannot move ${request.sourceTypeName} to ${definition.name}`, detail)]) }
@@ -484,3 +494,8 @@ export function providerService(registry: Registry, options: ProviderServiceOpti
   })
 }
 
+/** Whether two provider addresses name the same namespace and type, whatever registry host each names. */
+function sameSource(address: string, ours: string): boolean {
+  const tail = (a: string) => a.split('/').slice(-2).join('/').toLowerCase()
+  return tail(address) === tail(ours)
+}

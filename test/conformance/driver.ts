@@ -46,6 +46,12 @@ export interface DriverSession {
   plan(prior: DriverState | null, config: Config): Promise<PlanView>
   /** Plans and applies as the tool would, replacement included; throws on an error diagnostic. */
   apply(prior: DriverState | null, config: Config): Promise<DriverState>
+  /**
+   * An in-place change whose `unknown` inputs come from values not known at plan time (another
+   * resource's outputs): planned with them unknown, then applied with `config` as the tool does,
+   * Terraform's final-plan consistency rule included. Throws when the plan replaces the object.
+   */
+  applyFromUnknown(prior: DriverState, config: Config, unknown: readonly string[]): Promise<DriverState>
   /** A refresh; null when the object is gone. */
   read(state: DriverState): Promise<DriverState | null>
   /** The tool's import by id (followed by the read the tool makes). */
@@ -74,6 +80,11 @@ function registryFor(harness: Harness) {
 }
 
 const BASE_URL = 'http://emulator.invalid/v1'
+
+/** The configuration with the named inputs not known yet. */
+function unknownIn(config: Config, unknown: readonly string[]): Config {
+  return Object.fromEntries(Object.entries(config).map(([name, value]) => [name, unknown.includes(name) ? UNKNOWN : value]))
+}
 
 class ProviderFailure extends Error {}
 
@@ -290,6 +301,19 @@ export const terraformDriver: FrontEndDriver = {
     }
 
     return {
+      async applyFromUnknown(prior, config, unknown) {
+        const early = configObject(unknownIn(config, unknown))
+        await validate(early)
+        const saved = await planChange(prior, early)
+        if (saved.replace.length > 0) throw new ProviderFailure(`planned a replacement: ${JSON.stringify(saved.replace)}`)
+        const object = configObject(config)
+        await validate(object)
+        const final = await planChange(prior, object)
+        assertFinalPlanConsistent(saved.planned, final.planned)
+        const state = await applyChange(prior, final.planned, object, final.plannedPrivate)
+        if (state === null) throw new ProviderFailure('no state')
+        return state
+      },
       async plan(prior, config) {
         const object = configObject(config)
         await validate(object)
@@ -393,7 +417,9 @@ export const pulumiDriver: FrontEndDriver = {
     /** A program's inputs: camelCase, unset values left out (the SDK drops undefined). */
     function news(config: Config): WireMap {
       const out: WireMap = {}
-      for (const [name, value] of Object.entries(config)) if (value !== undefined && value !== null) out[toCamel(name)] = value as Wire
+      for (const [name, value] of Object.entries(config)) {
+        if (value !== undefined && value !== null) out[toCamel(name)] = value === UNKNOWN ? UNKNOWN_WIRE : (value as Wire)
+      }
       return out
     }
     const sensitive = Object.entries(definition.attributes)
@@ -437,7 +463,13 @@ export const pulumiDriver: FrontEndDriver = {
       await provider.delete({ urn, id: state.id, properties: native(state).outputs })
     }
 
-    return {
+    const session: DriverSession = {
+      async applyFromUnknown(prior, config, unknown) {
+        // The engine previews with the unknowns, then updates with the values once they are known.
+        const previewed = await session.plan(prior, unknownIn(config, unknown))
+        if (previewed.replace.length > 0) throw new ProviderFailure(`previewed a replacement: ${JSON.stringify(previewed.replace)}`)
+        return session.apply(prior, config)
+      },
       async plan(prior, config) {
         const inputs = await check(config, prior)
         const diff = await preview(prior, inputs)
@@ -487,6 +519,7 @@ export const pulumiDriver: FrontEndDriver = {
       delete: remove,
       async close() {},
     }
+    return session
   },
 }
 

@@ -119,6 +119,20 @@ for (const driver of drivers) {
         })
       }
 
+      for (const step of example.inPlace) {
+        test(`in place from values not known at plan (another resource's outputs): ${step.name}`, async () => {
+          await withFixture(driver, definition, example, async (f) => {
+            const created = await create(f, example)
+            const change = step.change(f.deps)
+            const config = { ...f.config, ...change }
+            const { result: updated, orders } = await ordersDuring(f.harness, () => f.session.applyFromUnknown(created, config, Object.keys(change)))
+            assert.equal(updated.id, created.id, 'the same object is kept')
+            assert.deepEqual(orders, step.orders, 'the step places exactly the intended orders')
+            await assertNoDrift(f, updated, config, 'after the change')
+          })
+        })
+      }
+
       for (const [input, alternative] of Object.entries(example.replace)) {
         const skip = 'impossible' in alternative ? alternative.impossible : false
         const title = 'notInCatalog' in alternative ? `a ${input} the catalog lacks is refused at plan, nothing replaced` : `changing ${input} replaces the object`

@@ -1,5 +1,6 @@
 // The real-Terraform end-to-end harness: the emulator launcher on a free port, temp working dirs, and
-// the `terraform` CLI run against the built provider (dist/terraformrc, a filesystem mirror).
+// a pinned Terraform-protocol client (terraform or tofu, see terraformClient) run against the built
+// provider (a filesystem mirror).
 // Must not: know any resource; every wait is bounded and every process and temp dir is cleaned up.
 import { type ChildProcess, spawn } from 'node:child_process'
 import { existsSync, rmSync } from 'node:fs'
@@ -7,6 +8,7 @@ import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { type Tool, terraformClients, tool } from '../tools.js'
 
 /** The repository root: this file runs from build/test/e2e. */
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..')
@@ -25,6 +27,24 @@ const CONTROL_TIMEOUT_MS = 30_000
 
 let cliConfig: Promise<string> | undefined
 
+/** The provider's source address as each client spells `provider/provider` in full. */
+const HOSTS = ['registry.terraform.io', 'registry.opentofu.org']
+
+/**
+ * The client the suites drive: PROVIDER_TF_CLIENT names a pinned one (`terraform-1.11.4`,
+ * `tofu-1.12.6`, see tools/); default the newest pinned Terraform.
+ */
+export function terraformClient(): { readonly key: string; readonly tool: Tool } {
+  const key = process.env.PROVIDER_TF_CLIENT
+  if (key) return { key, tool: tool(key) }
+  const newest = terraformClients()
+    .filter((c) => c.name.startsWith('terraform '))
+    .sort((a, b) => a.tool.version.localeCompare(b.tool.version, 'en', { numeric: true }))
+    .at(-1)
+  if (!newest) throw new Error('no Terraform is pinned in tools/')
+  return { key: newest.name.replace(' ', '-'), tool: newest.tool }
+}
+
 /**
  * A private copy of the built provider's filesystem mirror and a CLI config pointing at it, made once per
  * test process: terraform links `.terraform/providers` into the mirror, so a rebuild of dist/ during a run
@@ -35,7 +55,8 @@ function privateCliConfig(): Promise<string> {
     if (!existsSync(MIRROR)) throw new Error(`${MIRROR} is missing: run \`npm run build\` first`)
     const dir = await mkdtemp(join(tmpdir(), 'provider-e2e-mirror-'))
     process.once('exit', () => rmSync(dir, { recursive: true, force: true }))
-    await cp(MIRROR, join(dir, 'mirror'), { recursive: true })
+    // OpenTofu reads `provider/provider` as registry.opentofu.org/provider/provider: the same packages serve both.
+    for (const host of HOSTS) await cp(join(MIRROR, HOSTS[0] as string), join(dir, 'mirror', host), { recursive: true })
     const path = join(dir, 'terraformrc')
     await writeFile(path, mirrorCliConfig(join(dir, 'mirror')))
     return path
@@ -45,7 +66,7 @@ function privateCliConfig(): Promise<string> {
 
 /** A CLI configuration that installs provider/provider from the filesystem mirror `mirror` only. */
 export function mirrorCliConfig(mirror: string): string {
-  const include = '["registry.terraform.io/provider/provider"]'
+  const include = `[${HOSTS.map((host) => `"${host}/provider/provider"`).join(', ')}]`
   return `provider_installation {\n  filesystem_mirror {\n    path    = "${mirror}"\n    include = ${include}\n  }\n  direct {\n    exclude = ${include}\n  }\n}\n`
 }
 
@@ -349,7 +370,7 @@ export class Workspace {
     options: RunOptions = {},
   ): { signal(name: NodeJS.Signals): void; signalGroup(name: NodeJS.Signals): void; pid: number; done: Promise<RunResult> } {
     const timeoutMs = options.timeoutMs ?? COMMAND_TIMEOUT_MS
-    const argv = [...(options.wrap ?? []), 'terraform', ...args]
+    const argv = [...(options.wrap ?? []), terraformClient().tool.bin, ...args]
     const child = spawn(argv[0] as string, argv.slice(1), { cwd: this.dir, env: this.env(options.env), detached: true, stdio: ['ignore', 'pipe', 'pipe'] })
     const signal = (name: NodeJS.Signals) => {
       if (child.exitCode === null && child.signalCode === null) child.kill(name)

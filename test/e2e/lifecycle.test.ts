@@ -38,7 +38,7 @@ describe('quickstart flow', () => {
   test('init and apply create the keypair and an Active VM, the outputs are set, and a second plan is empty', async () => {
     const init = await ws.init()
     assert.match(init.stdout, /Installing provider\/provider v0\.1\.0/)
-    assert.match(init.stdout, /Terraform has been successfully initialized!/)
+    assert.match(init.stdout, /(Terraform|OpenTofu) has been successfully initialized!/)
     const applied = await ws.apply()
     assert.equal(applied.code, 0, describeRun(applied))
     assert.match(applied.stdout, /Apply complete! Resources: 2 added, 0 changed, 0 destroyed\./)

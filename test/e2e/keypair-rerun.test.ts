@@ -1,0 +1,50 @@
+// Issue 15, case 6: a keypair left behind by a killed run (its create answered, its id never saved)
+// holds the configured name. The re-run reports it with its id and what to do (a generated key's
+// private half cannot be read again), and takes over an imported Metal key whose public key is the
+// configured one: nothing to resolve by hand, and nothing created twice.
+import assert from 'node:assert/strict'
+import { after, before, describe, test } from 'node:test'
+import { generateEd25519 } from '../../src/emulator/openssh.js'
+import { block, describeRun, diagnostics, Emulator, PROVIDER_BLOCKS, Workspace } from './harness.js'
+
+describe('a keypair name taken by a killed run (issue 15, case 6)', () => {
+  let em: Emulator
+  let ws: Workspace
+  before(async () => {
+    em = await Emulator.start({ provisioningDelayMs: 0 })
+    ws = await Workspace.create(em)
+  })
+  after(async () => {
+    await ws?.cleanup()
+    await em?.stop()
+  })
+
+  test('a generated Lite keypair: the error names its id, why it is not taken over, and the import; after the import the plan is empty', async () => {
+    const left = await em.api<{ keypair_id: number }>('POST', '/lites/keypairs/', { name: 'left-behind' })
+    await ws.write([PROVIDER_BLOCKS, block('resource', 'provider_lite_keypair', 'k', { name: 'left-behind' })].join('\n'))
+    const run = await ws.apply()
+    assert.equal(run.code, 1, describeRun(run))
+    const text = diagnostics(run.stdout + run.stderr).join('\n').replace(/\s+/g, ' ')
+    assert.match(text, new RegExp(`keypair ${left.keypair_id}`))
+    assert.match(text, /private key was returned only once/)
+    assert.match(text, new RegExp(`terraform import <address of this provider_lite_keypair> ${left.keypair_id}`))
+    assert.doesNotMatch(text, /^Error: .*409/m)
+    const imported = await ws.import('provider_lite_keypair.k', String(left.keypair_id))
+    assert.equal(imported.code, 0, describeRun(imported))
+    assert.equal((await ws.plan()).code, 0)
+  })
+
+  test('an imported Metal public key under the same name is taken over: the apply succeeds and creates nothing', async () => {
+    await ws.cleanup()
+    ws = await Workspace.create(em)
+    const publicKey = generateEd25519('left@behind').publicKey
+    const left = await em.api<{ keypair_id: number }>('POST', '/baremetals/keypairs/import', { name: 'metal-left', public_key: publicKey })
+    await ws.write([PROVIDER_BLOCKS, block('resource', 'provider_baremetal_keypair', 'm', { name: 'metal-left', public_key: publicKey })].join('\n'))
+    const { value: run, mutations } = await em.effectsOf(() => ws.apply())
+    assert.equal(run.code, 0, describeRun(run))
+    assert.deepEqual(mutations, ['POST /v1/baremetals/keypairs/import'], 'one refused import, nothing else')
+    const state = await ws.run(['state', 'show', '-no-color', 'provider_baremetal_keypair.m'])
+    assert.match(state.stdout, new RegExp(`keypair_id\\s+=\\s+${left.keypair_id}`))
+    assert.equal((await ws.plan()).code, 0)
+  })
+})

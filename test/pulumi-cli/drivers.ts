@@ -1,0 +1,357 @@
+// How each language runs the chains program under the real CLI. YAML: `pulumi preview|up` in the project
+// directory, with pulumi-language-yaml on PATH. TypeScript, Python, Go: their SDK's Automation API with an
+// inline program (the nodejs, python and go language hosts cannot be built here), which starts its own
+// language runtime server and runs the real `pulumi` with `--client`. Only preview and up run the
+// program; refresh, import, export and destroy run the CLI in the same directory (harness.ts Stack).
+// Programs compile against the repository's sdk/<language> (PULUMI_CLI_SDK_DIR=<dir holding nodejs/,
+// python/, go/> points elsewhere while an SDK is being regenerated).
+import { spawn, spawnSync } from 'node:child_process'
+import { createHash } from 'node:crypto'
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { dirname, join, resolve } from 'node:path'
+import { type ChainsConfig, CONSOLE_PASSWORD, yamlProgram } from './chains.js'
+import { type EngineEvent, type OpResult, type PulumiHome, ROOT, readEventLog, reduceEvent, Stack } from './harness.js'
+
+export const SDK_ROOT = resolve(process.env.PULUMI_CLI_SDK_DIR ?? join(ROOT, 'sdk'))
+export const EXAMPLES = join(ROOT, 'examples', 'pulumi')
+
+export interface RunOptions {
+  readonly expectNoChanges?: boolean
+}
+
+/** One language's way to run the chains program in a stack. */
+export interface Driver {
+  readonly language: string
+  /** The project directory and stack `name` (created on first use). */
+  stack(name: string): Promise<Stack>
+  configure(stack: Stack, config: ChainsConfig): Promise<void>
+  preview(stack: Stack, options?: RunOptions): Promise<OpResult>
+  up(stack: Stack, options?: RunOptions): Promise<OpResult>
+}
+
+function run(command: string, args: readonly string[], options: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {}): string {
+  const result = spawnSync(command, args, { cwd: options.cwd ?? ROOT, env: options.env ?? process.env, encoding: 'utf8', timeout: options.timeoutMs ?? 300_000 })
+  if (result.status !== 0) throw new Error(`${command} ${args.join(' ')} failed (${result.status ?? result.signal}):\n${result.stdout}\n${result.stderr}`)
+  return result.stdout
+}
+
+/** Config keys of the chains program, set with `pulumi config set` (TypeScript, Python, Go). */
+async function setChainsConfig(stack: Stack, config: ChainsConfig): Promise<void> {
+  const keys: (keyof ChainsConfig)[] = ['selectOs', 'label', 'powerState', 'resetTrigger', 'rebuildOs', 'vmName', 'proKeyName']
+  const values: Record<string, string | null> = {}
+  for (const key of keys) values[key] = config[key] ?? null
+  const current = JSON.parse((await stack.ok(['config', '--json'])).stdout) as Record<string, unknown>
+  const present = new Set(Object.keys(current).map((name) => name.slice(name.indexOf(':') + 1)))
+  for (const key of keys) {
+    if (values[key] === null && !present.has(key)) delete values[key]
+  }
+  await stack.setConfig(values)
+}
+
+// ---- YAML ---------------------------------------------------------------------------------------
+
+export function yamlDriver(home: PulumiHome): Driver {
+  const stacks = new Map<string, Stack>()
+  return {
+    language: 'yaml',
+    async stack(name) {
+      let stack = stacks.get(name)
+      if (!stack) {
+        stack = await Stack.init(home, 'yaml-chains', name, { 'Pulumi.yaml': yamlProgram({}) })
+        await stack.setConfig({ consolePassword: CONSOLE_PASSWORD, 'provider:pollInterval': '100ms' }, ['consolePassword'])
+        stacks.set(name, stack)
+      }
+      return stack
+    },
+    async configure(stack, config) {
+      writeFileSync(join(stack.dir, 'Pulumi.yaml'), yamlProgram(config))
+    },
+    preview: (stack, options = {}) => stack.withEvents(['preview', ...(options.expectNoChanges ? ['--expect-no-changes'] : [])]),
+    up: (stack, options = {}) => stack.withEvents(['up', '--yes', '--skip-preview', ...(options.expectNoChanges ? ['--expect-no-changes'] : [])]),
+  }
+}
+
+// ---- TypeScript: the Node SDK's Automation API, in this process ---------------------------------
+
+const requireHere = createRequire(import.meta.url)
+type Automation = typeof import('@pulumi/pulumi/automation/index.js')
+type AutoStack = import('@pulumi/pulumi/automation/index.js').Stack
+type AutoCommand = import('@pulumi/pulumi/automation/index.js').PulumiCommand
+
+/**
+ * Compiles sdk/nodejs into `<dir>/node_modules/@provider/pulumi` (as `npm install` of the SDK does) and
+ * the program beside it; @pulumi/pulumi there is the repository's copy, the one this process loads, so
+ * the inline program registers with the runtime the Automation API serves.
+ */
+function compileTypeScript(dir: string): string {
+  const tsc = join(ROOT, 'node_modules', '.bin', 'tsc')
+  const sdk = join(SDK_ROOT, 'nodejs')
+  const modules = join(dir, 'node_modules')
+  mkdirSync(join(modules, '@provider'), { recursive: true })
+  symlinkSync(join(ROOT, 'node_modules', '@pulumi'), join(modules, '@pulumi'), 'dir')
+  symlinkSync(join(ROOT, 'node_modules', '@types'), join(modules, '@types'), 'dir')
+  const installed = join(modules, '@provider', 'pulumi')
+  mkdirSync(installed)
+  cpSync(join(sdk, 'package.json'), join(installed, 'package.json'))
+  // Compiled where the manifest's `main` points; Pulumi's generator writes no `main` and publishes the
+  // compiled bin/ with the manifest copied in, so then the output is the package root.
+  const main = (JSON.parse(readFileSync(join(sdk, 'package.json'), 'utf8')) as { main?: string }).main
+  run(tsc, ['-p', join(sdk, 'tsconfig.json'), '--outDir', main ? join(installed, dirname(main)) : installed])
+  const program = join(dir, 'program')
+  mkdirSync(program)
+  for (const file of ['index.ts', 'tsconfig.json']) cpSync(join(EXAMPLES, 'typescript-chains', file), join(program, file))
+  run(tsc, ['-p', join(program, 'tsconfig.json')])
+  return join(program, 'bin', 'index.js')
+}
+
+export function typescriptDriver(home: PulumiHome): Driver {
+  const automation = requireHere('@pulumi/pulumi/automation') as Automation
+  const base = join(home.root, 'typescript')
+  mkdirSync(base)
+  const entry = compileTypeScript(base)
+  const project = join(base, 'project')
+  mkdirSync(project)
+  // Each run evaluates the program afresh, as a new process would.
+  const program = async () => {
+    delete requireHere.cache[entry]
+    return requireHere(entry) as Record<string, unknown>
+  }
+  const stacks = new Map<string, { stack: Stack; auto: AutoStack }>()
+  let command: Promise<AutoCommand> | undefined
+  const open = async (name: string) => {
+    const found = stacks.get(name)
+    if (found) return found
+    command ??= automation.PulumiCommand.get({ root: home.cliRoot, skipVersionCheck: true })
+    const auto = await automation.LocalWorkspace.createOrSelectStack(
+      { stackName: name, projectName: 'typescript-chains', program },
+      {
+        workDir: project,
+        pulumiCommand: await command,
+        // execa adds this process's environment: the journal must not go where the test runner's points.
+        envVars: home.env({ PROVIDER_ORDER_JOURNAL: join(project, '.provider-orders') }),
+        projectSettings: { name: 'typescript-chains', runtime: 'nodejs', main: project },
+      },
+    )
+    const stack = new Stack(home, project, name)
+    await stack.setConfig({ consolePassword: CONSOLE_PASSWORD, 'provider:pollInterval': '100ms' }, ['consolePassword'])
+    const entryOf = { stack, auto }
+    stacks.set(name, entryOf)
+    return entryOf
+  }
+  const operate = async (stack: Stack, kind: 'preview' | 'up', options: RunOptions): Promise<OpResult> => {
+    const { auto } = await open(stack.name)
+    const events: EngineEvent[] = []
+    let output = ''
+    const common = {
+      expectNoChanges: options.expectNoChanges,
+      onOutput: (text: string) => {
+        output += text
+      },
+      onError: (text: string) => {
+        output += text
+      },
+      onEvent: (event: unknown) => {
+        const reduced = reduceEvent(event as Record<string, unknown>)
+        if (reduced) events.push(reduced)
+      },
+    }
+    let ok = true
+    try {
+      if (kind === 'preview') await auto.preview(common)
+      else await auto.up(common)
+    } catch (error) {
+      ok = false
+      output += `\n${error instanceof Error ? error.message : String(error)}`
+    }
+    home.record(output)
+    return { ok, events, output }
+  }
+  return {
+    language: 'typescript',
+    stack: async (name) => (await open(name)).stack,
+    configure: setChainsConfig,
+    preview: (stack, options = {}) => operate(stack, 'preview', options),
+    up: (stack, options = {}) => operate(stack, 'up', options),
+  }
+}
+
+// ---- Python and Go: a driver process of the SDK's Automation API ---------------------------------
+
+/** Runs a driver process that does one preview or up and writes the engine events to a file. */
+async function driverProcess(home: PulumiHome, stack: Stack, command: readonly string[], request: Record<string, unknown>): Promise<OpResult> {
+  const events = join(stack.dir, `driver-events-${Date.now()}-${Math.random().toString(36).slice(2)}.jsonl`)
+  const body = JSON.stringify({ ...request, workDir: stack.dir, stack: stack.name, cliRoot: home.cliRoot, events })
+  const child = spawn(command[0] as string, [...command.slice(1), body], { cwd: stack.dir, env: home.env(), stdio: ['ignore', 'pipe', 'pipe'] })
+  let output = ''
+  child.stdout.on('data', (c: Buffer) => {
+    output += c.toString()
+  })
+  child.stderr.on('data', (c: Buffer) => {
+    output += c.toString()
+  })
+  const code = await new Promise<number | null>((done) => {
+    const timer = setTimeout(() => child.kill('SIGKILL'), 240_000)
+    child.once('close', (status) => {
+      clearTimeout(timer)
+      done(status)
+    })
+  })
+  home.record(output)
+  // The driver exits 0 when the operation succeeded, 3 when it failed, anything else when it broke.
+  if (code !== 0 && code !== 3) throw new Error(`driver ${command.join(' ')} broke (${code}):\n${output}`)
+  return { ok: code === 0, events: await readEventLog(events), output }
+}
+
+/** A venv with the pinned Pulumi Python SDK (test/pulumi-cli/python/requirements.txt), made once per machine. */
+export function pythonVenv(): string {
+  const requirements = readFileSync(join(ROOT, 'test', 'pulumi-cli', 'python', 'requirements.txt'), 'utf8')
+  const pin = /^pulumi==(\S+)$/m.exec(requirements)?.[1]
+  if (!pin) throw new Error('test/pulumi-cli/python/requirements.txt pins no pulumi version')
+  const cache = resolve(process.env.PROVIDER_TOOLS_CACHE ?? join(process.env.XDG_CACHE_HOME ?? join(process.env.HOME ?? '/tmp', '.cache'), 'provider-iac', 'tools'))
+  // A change of the requirements makes another venv.
+  const venv = join(cache, `python-pulumi-${pin}-${createHash('sha256').update(requirements).digest('hex').slice(0, 10)}`)
+  const python = join(venv, 'bin', 'python')
+  if (!existsSync(join(venv, '.complete'))) {
+    // Built aside and renamed into place, so that a killed install never looks complete.
+    const building = `${venv}.tmp-${process.pid}`
+    run('python3', ['-m', 'venv', building])
+    run(join(building, 'bin', 'python'), ['-m', 'pip', 'install', '--quiet', '-r', join(ROOT, 'test', 'pulumi-cli', 'python', 'requirements.txt')], {
+      timeoutMs: 600_000,
+    })
+    writeFileSync(join(building, '.complete'), `${pin}\n`)
+    rmSync(venv, { recursive: true, force: true })
+    renameSync(building, venv)
+  }
+  return python
+}
+
+export function pythonDriver(home: PulumiHome): Driver {
+  const python = pythonVenv()
+  const sdk = join(SDK_ROOT, 'python')
+  if (!existsSync(sdk)) throw new Error(`${sdk} is missing: the Python SDK is generated into sdk/python`)
+  // Installed as users install it (the generated code reads its version from the package metadata), into
+  // a directory of this run: from a copy, as a build writes into the source tree.
+  const copy = join(home.root, 'python-sdk')
+  cpSync(sdk, copy, { recursive: true })
+  const site = join(home.root, 'python-site')
+  run(python, ['-m', 'pip', 'install', '--quiet', '--no-deps', '--no-build-isolation', '--target', site, copy])
+  const script = join(ROOT, 'test', 'pulumi-cli', 'python', 'chains_driver.py')
+  const program = join(EXAMPLES, 'python-chains', '__main__.py')
+  const stacks = new Map<string, Stack>()
+  const operate = (stack: Stack, op: string, options: RunOptions) =>
+    driverProcess(home, stack, [python, script], { op, program, sdk: site, expectNoChanges: options.expectNoChanges === true })
+  return {
+    language: 'python',
+    async stack(name) {
+      let stack = stacks.get(name)
+      if (!stack) {
+        const dir = join(home.root, 'python-project')
+        mkdirSync(dir, { recursive: true })
+        stack = new Stack(home, dir, name)
+        await operate(stack, 'init', {})
+        await stack.setConfig({ consolePassword: CONSOLE_PASSWORD, 'provider:pollInterval': '100ms' }, ['consolePassword'])
+        stacks.set(name, stack)
+      }
+      return stack
+    },
+    configure: setChainsConfig,
+    preview: (stack, options = {}) => operate(stack, 'preview', options),
+    up: (stack, options = {}) => operate(stack, 'up', options),
+  }
+}
+
+/** The Go SDK's import path, as the generated code imports its own `internal` package. */
+export function goImportPath(sdk: string): { importPath: string; dir: string } {
+  for (const entry of readdirSync(sdk, { withFileTypes: true })) {
+    if (!entry.isDirectory()) continue
+    const dir = join(sdk, entry.name)
+    const init = join(dir, 'init.go')
+    if (!existsSync(init)) continue
+    const match = /"([^"]+)\/internal"/.exec(readFileSync(init, 'utf8'))
+    if (match?.[1]) return { importPath: match[1], dir }
+  }
+  throw new Error(`no generated Go package (a directory with init.go) under ${sdk}`)
+}
+
+export function goDriver(home: PulumiHome): Driver {
+  const sdk = join(SDK_ROOT, 'go')
+  if (!existsSync(sdk)) throw new Error(`${sdk} is missing: the Go SDK is generated into sdk/go`)
+  const binary = buildGoDriver(home, sdk)
+  const stacks = new Map<string, Stack>()
+  const operate = (stack: Stack, op: string, options: RunOptions) => driverProcess(home, stack, [binary], { op, expectNoChanges: options.expectNoChanges === true })
+  return {
+    language: 'go',
+    async stack(name) {
+      let stack = stacks.get(name)
+      if (!stack) {
+        const dir = join(home.root, 'go-project')
+        mkdirSync(dir, { recursive: true })
+        stack = new Stack(home, dir, name)
+        await operate(stack, 'init', {})
+        await stack.setConfig({ consolePassword: CONSOLE_PASSWORD, 'provider:pollInterval': '100ms' }, ['consolePassword'])
+        stacks.set(name, stack)
+      }
+      return stack
+    },
+    configure: setChainsConfig,
+    preview: (stack, options = {}) => operate(stack, 'preview', options),
+    up: (stack, options = {}) => operate(stack, 'up', options),
+  }
+}
+
+/**
+ * A temp module: the example's program (examples/pulumi/go-chains/chains.go) with the driver
+ * (test/pulumi-cli/go/driver.go), requiring the SDK through a `replace` to the repository's sdk/go.
+ */
+function buildGoDriver(home: PulumiHome, sdk: string): string {
+  const { importPath, dir: sdkPackage } = goImportPath(sdk)
+  const module = join(home.root, 'go-driver')
+  mkdirSync(module)
+  const pulumiVersion = readFileSync(join(ROOT, 'test', 'pulumi-cli', 'go', 'pulumi-sdk.version'), 'utf8').trim()
+  // sdk/go/go.mod names the SDK's module; without one (Pulumi's generator writes none), the package
+  // directory is made a module of its own, at its import path.
+  let sdkModule = sdk
+  let sdkModulePath = /^module\s+(\S+)/m.exec(existsSync(join(sdk, 'go.mod')) ? readFileSync(join(sdk, 'go.mod'), 'utf8') : '')?.[1]
+  if (!sdkModulePath) {
+    sdkModule = join(home.root, 'go-sdk')
+    cpSync(sdkPackage, sdkModule, { recursive: true })
+    writeFileSync(join(sdkModule, 'go.mod'), `module ${importPath}\n\ngo 1.24\n\nrequire github.com/pulumi/pulumi/sdk/v3 ${pulumiVersion}\n`)
+    sdkModulePath = importPath
+  }
+  const chains = readFileSync(join(EXAMPLES, 'go-chains', 'chains.go'), 'utf8').replace(/"[^"]*\/sdk\/go\/provider"/, JSON.stringify(importPath))
+  writeFileSync(join(module, 'chains.go'), chains)
+  cpSync(join(ROOT, 'test', 'pulumi-cli', 'go', 'driver.go'), join(module, 'driver.go'))
+  writeFileSync(
+    join(module, 'go.mod'),
+    `module provider-iac/pulumi-cli-driver\n\ngo 1.24\n\nrequire (\n\t${sdkModulePath} v0.0.0\n\tgithub.com/pulumi/pulumi/sdk/v3 ${pulumiVersion}\n)\n\nreplace ${sdkModulePath} => ${sdkModule}\n`,
+  )
+  // A build links a 100 MB binary for minutes on 2 cores: kept outside the clone, keyed by everything in it.
+  const hash = createHash('sha256')
+  for (const file of [join(module, 'go.mod'), join(module, 'chains.go'), join(module, 'driver.go'), ...filesUnder(sdkModule)]) {
+    hash.update(file.startsWith(sdkModule) ? file.slice(sdkModule.length) : file.slice(module.length)).update(readFileSync(file))
+  }
+  const cached = join(cacheRoot(), `pulumi-cli-go-driver-${hash.digest('hex').slice(0, 16)}`, 'chains-driver')
+  if (existsSync(cached)) return cached
+  const env = { ...process.env, GOFLAGS: `${process.env.GOFLAGS ?? ''} -mod=mod`.trim(), CGO_ENABLED: '0' }
+  run('go', ['mod', 'tidy'], { cwd: module, env, timeoutMs: 600_000 })
+  const binary = join(module, 'chains-driver')
+  // The tags of the CLI's own build, so the Go build cache the tools left is reused.
+  run('go', ['build', '-tags', 'osusergo,grpcnotrace', '-o', binary, '.'], { cwd: module, env, timeoutMs: 600_000 })
+  mkdirSync(dirname(cached), { recursive: true })
+  cpSync(binary, `${cached}.tmp-${process.pid}`)
+  renameSync(`${cached}.tmp-${process.pid}`, cached)
+  return cached
+}
+
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true, recursive: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => join(entry.parentPath, entry.name))
+    .sort()
+}
+
+/** Where built things live between runs: the tools' cache (scripts/tools.mjs). */
+function cacheRoot(): string {
+  return resolve(process.env.PROVIDER_TOOLS_CACHE ?? join(process.env.XDG_CACHE_HOME ?? join(process.env.HOME ?? '/tmp', '.cache'), 'provider-iac', 'tools'))
+}
