@@ -244,8 +244,9 @@ class ToolError extends Error {
 }
 
 const fmtTime = (ms) => {
-  const s = ms / 1000
-  return s < 60 ? `${s.toFixed(1)}s` : `${Math.floor(s / 60)}m${String(Math.round(s % 60)).padStart(2, '0')}s`
+  if (ms < 60_000) return `${(ms / 1000).toFixed(1)}s`
+  const s = Math.round(ms / 1000)
+  return `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s`
 }
 const fmtSize = (bytes) => `${(bytes / 1024 / 1024).toFixed(1)} MiB`
 
@@ -264,7 +265,8 @@ function run(cmd, args, { cwd, env, key, step, log, allowFailure = false }) {
     const beat = setInterval(() => log(`${key}: ${step} still running (${fmtTime(Date.now() - started)})`), 60_000)
     child.on('error', (err) => {
       clearInterval(beat)
-      fail(new ToolError(key, step, `${cmd}: ${err.message}`))
+      const why = err.code === 'ENOENT' ? `${cmd} not found${cmd === 'go' ? ' on PATH (Go 1.24 or newer is needed)' : ''}` : err.message
+      fail(new ToolError(key, step, `${cmd}: ${why}`))
     })
     child.on('close', (code, signal) => {
       clearInterval(beat)

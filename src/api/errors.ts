@@ -23,6 +23,14 @@ function idsText(context: RequestContext): string {
 
 const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
 
+/** `text` and the ids as one sentence: one full stop, whether or not the service's text ended in one. */
+function sentence(text: string, context: RequestContext): string {
+  const ids = idsText(context)
+  const trimmed = text.trimEnd()
+  if (ids === '' && /[.!?]$/.test(trimmed)) return trimmed
+  return `${trimmed.replace(/\.$/, '')}${ids}.`
+}
+
 /**
  * The service answered with a non-2xx status. `apiMessage` is the API's own text: shown to people,
  * never branched on (its wording is not part of the contract).
@@ -72,7 +80,7 @@ export class ApiError extends Error {
 
   get detail(): string {
     const unknown = this.outcomeUnknown ? ' The request may have been processed anyway.' : ''
-    return `${this.apiMessage}${idsText(this)}.${unknown}`
+    return `${sentence(this.apiMessage, this)}${unknown}`
   }
 
   /** Rebuilds the message after ids were attached, so logs and diagnostics show them. */
@@ -122,7 +130,7 @@ export class TransportError extends Error {
   get detail(): string {
     const unknown =
       this.reason !== 'cancelled' && !this.refused && MUTATING.has(this.method) ? ' The request may have been processed anyway.' : ''
-    return `${this.text}${idsText(this)}.${unknown}`
+    return `${sentence(this.text, this)}${unknown}`
   }
 
   refreshMessage(): void {
@@ -138,6 +146,8 @@ function connectFailed(error: unknown, depth = 0): boolean {
   if (depth > 5 || error === null || typeof error !== 'object') return false
   const code = (error as { code?: unknown }).code
   if (typeof code === 'string' && CONNECT_CODES.has(code)) return true
+  // fetch refuses a port that browsers block (6000, 10080, …) before it opens a connection.
+  if (error instanceof Error && error.message === 'bad port') return true
   if (error instanceof AggregateError && error.errors.length > 0) return error.errors.every((e) => connectFailed(e, depth + 1))
   return connectFailed((error as { cause?: unknown }).cause, depth + 1)
 }

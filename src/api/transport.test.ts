@@ -311,13 +311,13 @@ describe('retries (§1.10)', () => {
     assert.equal(put.requests.length, 1)
   })
 
-  test('a request that does not answer in time is aborted and retried as a timeout', async () => {
+  test('a request that does not answer in time is aborted and fails as a timeout after one request_timeout, not four', async () => {
     const hang = (r: { signal: AbortSignal }) =>
       new Promise<Response>((_, reject) => r.signal.addEventListener('abort', () => reject(r.signal.reason)))
     const { client, requests } = testClient([hang, hang, hang, hang], { requestTimeoutMs: 5 })
     const error = await rejects(client.lites.getVm('1'), TransportError)
     assert.equal(error.reason, 'timeout')
-    assert.equal(requests.length, 4)
+    assert.equal(requests.length, 1, 'a service that accepts the connection and never answers is not asked again')
     assert.equal(requests[0]?.signal.aborted, true)
   })
 
@@ -388,5 +388,20 @@ describe('secrets never leave their origin (issue 8, cases 8 and 9)', () => {
     const again = testClient([fail(404, 'see http://admin:hunter2@10.0.0.1/x')])
     const missing = await rejects(again.client.lites.getVm('1'), ApiError)
     assert.doesNotMatch(missing.message, /hunter2|admin:/)
+  })
+})
+
+describe('messages of requests that never left', () => {
+  test('a port fetch refuses: nothing was sent, so nothing "may have been processed", and one full stop', async () => {
+    const { client } = testClient([], { baseUrl: 'http://127.0.0.1:6000/v1/', fetch: (request) => fetch(request) })
+    const error = await client.lites.createKeypair({ name: 'never-sent' }).then(
+      () => assert.fail('a request to a refused port succeeded'),
+      (e: unknown) => e,
+    )
+    assert.ok(error instanceof TransportError, String(error))
+    assert.equal(error.refused, true)
+    assert.match(error.message, /fetch refuses this port/)
+    assert.doesNotMatch(error.message, /may have been processed/)
+    assert.doesNotMatch(error.message, /\.\./)
   })
 })

@@ -123,6 +123,8 @@ const CREATED_SLACK_MS = 2_000
  * account is usually older (see unrecordedMatches).
  */
 const KILLED_RUN_EVIDENCE_MS = 3_600_000
+/** After this long without an answer a request says so (a warning in the log the user sees). */
+const SLOW_ANSWER_MS = 5_000
 /** How long an order waits for the same order held by another running process, and how often it looks. */
 const HELD_WAIT_MS = 120_000
 const HELD_POLL_MS = 500
@@ -648,6 +650,9 @@ export class Transport {
       if (outcome.kind === 'transport') {
         failures++
         if (outcome.error.reason === 'cancelled' || !mayRetryFailure || failures >= options.maxAttempts) throw outcome.error
+        // No answer at all for a whole request_timeout: asking again would multiply the silence (an
+        // order keeps its own deadline and is not sent through here without its key).
+        if (outcome.error.reason === 'timeout' && spec.idempotencyKey === undefined) throw outcome.error
         delayMs = this.backoff(failures)
       } else {
         const { error, retryAfterMs } = outcome
@@ -715,6 +720,17 @@ export class Transport {
       timedOut = true
       controller.abort(new Error('request timed out'))
     }, options.requestTimeoutMs)
+    // A service that accepted the connection and says nothing: tell the user soon, not only at the timeout.
+    const waiting =
+      options.requestTimeoutMs > SLOW_ANSWER_MS
+        ? setTimeout(() => {
+            options.log(
+              'warn',
+              `no answer yet to ${spec.method} ${spec.path} after ${SLOW_ANSWER_MS / 1000} s; giving up after ${Math.round(options.requestTimeoutMs / 1000)} s (request_timeout)`,
+              { method: spec.method, path: spec.path, attempt },
+            )
+          }, SLOW_ANSWER_MS)
+        : undefined
     const onAbort = () => controller.abort(spec.signal?.reason)
     spec.signal?.addEventListener('abort', onAbort, { once: true })
     // A fetch that ignores its signal (an in-process handler may) must still give up on time.
@@ -773,6 +789,7 @@ export class Transport {
       return { kind: 'transport', error: failure }
     } finally {
       clearTimeout(timer)
+      clearTimeout(waiting)
       spec.signal?.removeEventListener('abort', onAbort)
     }
   }
@@ -854,6 +871,9 @@ function messageOf(error: unknown): string {
 }
 
 function describeCause(error: unknown): string {
+  if (error instanceof Error && error.cause instanceof Error && error.cause.message === 'bad port') {
+    return 'fetch refuses this port (one that browsers block, such as 6000 or 10080), so nothing was sent; serve the API on another port'
+  }
   if (error instanceof Error) {
     const cause = error.cause instanceof Error ? `: ${error.cause.message}` : ''
     return `${error.message}${cause}`

@@ -534,6 +534,12 @@ export async function readDataSource<C>(definition: AnyDataSource, config: Value
   }
 }
 
+/** An API answer of 401 or 403 (read structurally: core does not import the API client). */
+function credentialsRefused(thrown: unknown): boolean {
+  const status = (thrown as { status?: unknown } | null)?.status
+  return status === 401 || status === 403
+}
+
 /**
  * The definition's checks against the service while planning. A new object (a create, or the new half
  * of a replacement) runs its create checks, so a replacement whose create is known to fail is refused
@@ -548,21 +554,25 @@ export async function checkPlanOnline<C>(definition: AnyResource, prior: ValueMa
     ? (definition.createChecks ?? [])
     : (definition.planChecks ?? []).filter(({ attribute }) => plan.changed.includes(attribute))
   const input = plainInput(plan.planned)
-  for (const { attribute, check } of checks) {
-    const value = plan.planned[attribute]
-    if (isUnknown(value) || isEmpty(value ?? null)) continue
+  const runnable = checks.filter(({ attribute }) => !isUnknown(plan.planned[attribute]) && !isEmpty(plan.planned[attribute] ?? null))
+  for (const [index, { attribute, check }] of runnable.entries()) {
     try {
       const context = contextFor(session, diagnostics)
       const problem = await check(creating ? { ...context, input } : { ...context, id: String(prior?.id), prior, input })
       if (problem) diagnostics.push(error(`Invalid ${attribute}`, `${attribute} ${problem}.`, [attribute]))
     } catch (thrown) {
+      // Refused credentials are the real error, and would refuse the change itself: said once, first.
+      if (credentialsRefused(thrown)) return [...failureOf(session, thrown, `Checking ${attribute} failed`, []), ...diagnostics]
+      // The rest would fail the same way: one warning for every check left undone.
+      const skipped = runnable.slice(index).map((c) => c.attribute)
       diagnostics.push(
         warning(
-          `Could not check ${attribute} before applying`,
-          `Asking the service which values ${attribute} may take failed: ${causeOf(thrown)}. The service checks it when the change is applied.`,
+          `Could not check ${skipped.join(', ')} before applying`,
+          `Asking the service which values ${skipped.join(', ')} may take failed: ${causeOf(thrown)} The service checks ${skipped.length === 1 ? 'it' : 'them'} when the change is applied.`,
           [attribute],
         ),
       )
+      break
     }
   }
   return diagnostics
