@@ -15,16 +15,23 @@
 //   mirror/registry.terraform.io/provider/provider/<those zips>  (provider_installation filesystem_mirror)
 //   terraformrc                                                  (a CLI configuration using that mirror)
 //   pulumi-resource-provider-vV-<os>-<arch>.tar.gz               (`pulumi plugin install ... --file`)
+//   provider-pulumi-V.tgz                                        (the TypeScript SDK: `npm install <it>`)
+//   pulumi_provider-V-py3-none-any.whl, pulumi_provider-V.tar.gz (the Python SDK: `pip install <it>`)
+//   goproxy/<module>/@v/vV.{info,mod,zip}, list                  (the Go SDK, as a GOPROXY=file://… directory)
+//   pulumi-sdks_V_SHA256SUMS                                     (over the SDK files above)
+// The SDKs are packed from sdk/ as committed (scripts/sdk-packages.mjs; docs/pulumi-sdks.md says how
+// each is installed).
 // Runtime packages are cached in .cache/runtimes (PROVIDER_RUNTIME_CACHE overrides); RELEASE_PLATFORMS
 // (e.g. "linux_amd64,windows_amd64") narrows the set. Run after `npm run build` (npm run release does both).
 import { execFileSync, spawn } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import { chmodSync, copyFileSync, existsSync, linkSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
-import { dirname, join, resolve } from 'node:path'
+import { dirname, join, relative, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { deflateRawSync } from 'node:zlib'
 import { unsign } from 'macho-unsign'
 import { runtimeNotice } from './notices.mjs'
+import { buildPython, packNodejs } from './sdk-packages.mjs'
 import { REGISTRY_HOSTS, terraformrc } from './terraformrc.mjs'
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..')
@@ -247,13 +254,55 @@ for (const host of REGISTRY_HOSTS) {
   for (const name of artifacts.filter((n) => n.endsWith('.zip'))) linkSync(join(out, name), join(mirrorDir, name))
 }
 writeFileSync(join(out, 'terraformrc'), terraformrc(join(out, 'mirror'), join(out, 'terraformrc'), `the release mirror (${version})`))
+
+// ---- The Pulumi SDKs, packed as users install them.
+const sdkStarted = Date.now()
+const sdkWork = join(work, 'sdk')
+const sdkFiles = [
+  packNodejs(join(root, 'sdk', 'nodejs'), out, sdkWork),
+  ...buildPython(join(root, 'sdk', 'python'), out, sdkWork),
+  goModuleProxy(join(root, 'sdk', 'go'), join(out, 'goproxy')),
+].map((path) => relative(out, path))
+writeFileSync(join(out, `pulumi-sdks_${version}_SHA256SUMS`), sdkFiles.sort().map((name) => `${sha256(readFileSync(join(out, name)))}  ${name}\n`).join(''))
+summary.push(`Pulumi SDKs (nodejs, python, go) packed in ${((Date.now() - sdkStarted) / 1000).toFixed(1)} s`)
 rmSync(work, { recursive: true, force: true })
 
 for (const line of summary) console.log(`  ${line}`)
-for (const name of readdirSync(out).filter((n) => n !== 'mirror').sort()) {
+for (const name of readdirSync(out).filter((n) => n !== 'mirror' && n !== 'goproxy').sort()) {
   console.log(`  ${name}  ${(statSync(join(out, name)).size / 1048576).toFixed(1)} MiB`)
 }
 console.log(`release ${version} written to ${out} in ${((Date.now() - started) / 1000).toFixed(1)} s`)
+
+/**
+ * The Go SDK's module in the layout of a module proxy, which `go` reads from a directory with
+ * GOPROXY=file://<dir>: `go get <module>@vV` then works as for a published module. The module zip holds
+ * sdk/go as committed plus LICENSE, under `<module>@vV/`, as the go command's own zips do. Returns the zip.
+ */
+function goModuleProxy(sdk, proxy) {
+  const goMod = readFileSync(join(sdk, 'go.mod'), 'utf8')
+  const modulePath = /^module\s+(\S+)/m.exec(goMod)?.[1]
+  if (!modulePath) throw new Error(`${sdk}/go.mod names no module`)
+  if (/[A-Z]/.test(modulePath)) throw new Error(`${modulePath}: a module path with capitals needs the proxy's !-escaping`)
+  const tag = `v${version}`
+  const major = Number(version.split('.')[0])
+  if (major >= 2 && !modulePath.endsWith(`/v${major}`)) throw new Error(`${modulePath}: version ${version} needs the module path to end in /v${major}`)
+  const files = [{ name: 'LICENSE', data: readFileSync(join(root, 'LICENSE')), mode: 0o644 }]
+  const walk = (dir, prefix) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
+      if (entry.isDirectory()) walk(join(dir, entry.name), `${prefix}${entry.name}/`)
+      else files.push({ name: `${prefix}${entry.name}`, data: readFileSync(join(dir, entry.name)), mode: 0o644 })
+    }
+  }
+  walk(sdk, '')
+  const dir = join(proxy, modulePath, '@v')
+  mkdirSync(dir, { recursive: true })
+  writeFileSync(join(dir, 'list'), `${tag}\n`)
+  writeFileSync(join(dir, `${tag}.info`), `${JSON.stringify({ Version: tag, Time: '2020-01-01T00:00:00Z' })}\n`)
+  writeFileSync(join(dir, `${tag}.mod`), goMod)
+  const zipPath = join(dir, `${tag}.zip`)
+  writeFileSync(zipPath, zip(files.map((file) => ({ ...file, name: `${modulePath}@${tag}/${file.name}` }))))
+  return zipPath
+}
 
 /**
  * A zip archive (stored with deflate, fixed timestamps so a rebuild is byte-identical) whose entries carry

@@ -37,24 +37,40 @@ test('the schema names every resource, function and config key, with secrets and
   for (const key of ['promocode', 'payWithCreditCard']) assert.equal(vm[key]?.replaceOnChanges, undefined, key)
 })
 
-test('types the SDKs can hold: 64-bit numbers, nullable nested and unrecoverable outputs, a @pulumi/pulumi that has invokeOutput', () => {
+test('types the SDKs can hold: whole numbers as integer, nullable nested and unrecoverable outputs', () => {
   const schema = JSON.parse(committed) as {
-    resources: Record<string, { properties: Record<string, { type?: string }>; required: string[] }>
+    resources: Record<string, { properties: Record<string, { type?: string }>; inputProperties: Record<string, { type?: string }>; required: string[] }>
     types: Record<string, { required: string[] }>
-    language: { nodejs: { dependencies: Record<string, string> } }
   }
   const vm = schema.resources['provider:index:LiteVm']!
-  // Pulumi's `integer` is 32-bit in Go, .NET and Java: a memory size in bytes overflows it.
-  for (const key of ['maxmem', 'maxdisk', 'productId']) assert.equal(vm.properties[key]?.type, 'number', key)
-  const integers = JSON.stringify(schema).match(/"type":"integer"/g) ?? []
-  assert.equal(integers.length, 0)
+  // A Go program writes pulumi.Int(101), a Python one gets an int back; memory sizes fit Go's 64-bit int.
+  for (const key of ['maxmem', 'maxdisk', 'productId', 'keypairId', 'diskSize']) assert.equal(vm.properties[key]?.type, 'integer', key)
+  for (const key of ['productId', 'keypairId', 'diskSize']) assert.equal(vm.inputProperties[key]?.type, 'integer', key)
+  // The interface has no fractional numbers: every number in it is an integer.
+  assert.equal(JSON.stringify(schema).match(/"type":"number"/g), null)
   // An unpaid invoice has no datepaid nor paidId; an imported keypair has no private key.
   const invoice = Object.entries(schema.types).find(([token]) => token.endsWith('LastInvoice'))?.[1]
   assert.ok(invoice, 'a last-invoice type')
   for (const key of ['datepaid', 'paidId']) assert.ok(!invoice.required.includes(key), key)
   assert.ok(!schema.resources['provider:index:LiteKeypair']!.required.includes('privateKey'))
-  // The generated functions use pulumi.InvokeOutputOptions, which @pulumi/pulumi has from 3.141.0 on.
-  const range = schema.language.nodejs.dependencies['@pulumi/pulumi'] ?? ''
-  const [major, minor] = (range.match(/(\d+)\.(\d+)/) ?? []).slice(1).map(Number)
-  assert.ok(major === 3 && (minor ?? 0) >= 141, `@pulumi/pulumi ${range} admits versions without InvokeOutputOptions`)
+})
+
+test('the SDK metadata: package names, a Go import path inside the Go module, the version stamped, no download URL', () => {
+  const schema = JSON.parse(committed) as {
+    version: string
+    pluginDownloadURL?: string
+    meta: { supportPack?: boolean }
+    language: {
+      nodejs: { packageName: string }
+      python: { packageName: string; pyproject: { enabled: boolean } }
+      go: { importBasePath: string }
+    }
+  }
+  assert.equal(schema.version, version)
+  assert.equal(schema.pluginDownloadURL, undefined)
+  assert.equal(schema.meta.supportPack, true)
+  assert.equal(schema.language.nodejs.packageName, '@provider/pulumi')
+  assert.equal(schema.language.python.packageName, 'pulumi_provider')
+  assert.equal(schema.language.go.importBasePath, 'github.com/provider/pulumi-provider/sdk/go/provider')
+  assert.ok(!/https?:/.test(JSON.stringify(schema.language)), 'the SDK metadata names no web address')
 })

@@ -1,35 +1,54 @@
-// The generated TypeScript SDK (sdk/nodejs): it is up to date with the schema, it builds with tsc, and
-// the example programs under examples/pulumi/ (compiled against the SDK as an installed package) run
-// under pulumi.runtime.setMocks with every registration and invoke delegated to the real provider
-// class (src/pulumi/provider.ts) over an in-process emulator on a manual clock.
+// The generated Pulumi SDKs (sdk/nodejs, sdk/python, sdk/go): each is what Pulumi's own generators write
+// for schema/schema.json now, carries the package version and no plugin download URL, and builds and
+// installs as users get it from a release (scripts/sdk-packages.mjs, which the release uses too).
+// Then programs run on each SDK under that language's Pulumi mocks: the example programs under
+// examples/pulumi/ on the TypeScript SDK installed from its npm tarball, with every registration and
+// invoke delegated to the real provider class (src/pulumi/provider.ts) over an in-process emulator on a
+// manual clock; and a small Python and a small Go program, which must register the names and whole
+// numbers the provider expects.
 //
-// The SDK is CommonJS TypeScript (as `pulumi package gen-sdk` writes it) and is not part of the root
-// tsconfig, whose ESM and strict settings it does not follow. So the test compiles it the way a user
-// does, into a temp dir laid out like node_modules/@provider/pulumi, and loads the compiled programs
-// with require(). @pulumi/pulumi there is a symlink to the repository's copy: one copy is loaded,
-// which the mocks need.
+// The generated TypeScript SDK calls @pulumi/pulumi APIs newer than the repository's own copy (which
+// the provider bundle pins for its gRPC stubs), so it is compiled and run against the copy
+// scripts/sdk-packages.mjs installs under .cache/; the programs, the SDK and the mocks load that one
+// copy. The Go build is the slow test: minutes with a cold Go build cache, seconds once it holds the
+// Pulumi Go SDK.
 import assert from 'node:assert/strict'
 import { spawnSync } from 'node:child_process'
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { dirname, join, relative, resolve } from 'node:path'
 import { after, before, describe, test } from 'node:test'
-import { fileURLToPath } from 'node:url'
+import { fileURLToPath, pathToFileURL } from 'node:url'
 import { createClient } from '../src/api/index.js'
 import type { AnyProvider } from '../src/core/index.js'
 import { createEmulator, type Emulator } from '../src/emulator/index.js'
 import { PulumiProvider } from '../src/pulumi/provider.js'
 import { secret, UNKNOWN_WIRE, type Wire, type WireMap } from '../src/pulumi/wire.js'
 import { dataSources, providerDefinition, resources } from '../src/resources/index.js'
+import { tool } from './tools.js'
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..')
-const SDK = join(ROOT, 'sdk', 'nodejs')
+const SDKS = join(ROOT, 'sdk')
 const TSC = join(ROOT, 'node_modules', '.bin', 'tsc')
 const BASE = 'http://emulator.invalid'
-const requireHere = createRequire(import.meta.url)
-const pulumi = requireHere('@pulumi/pulumi') as typeof import('@pulumi/pulumi')
+type Pulumi = typeof import('@pulumi/pulumi')
 type Output<T> = import('@pulumi/pulumi').Output<T>
+
+/** scripts/gen-sdk.mjs and scripts/sdk-packages.mjs, loaded from the repository (they are not compiled). */
+interface GenSdk {
+  readonly SDK_LANGUAGES: readonly string[]
+  generateSdks(options: { sdkgen: string; out: string }): string[]
+}
+interface SdkPackages {
+  nodeEnv(): string
+  pythonEnv(): string
+  packNodejs(sdk: string, out: string, work: string): string
+  buildPython(sdk: string, out: string, work: string): string[]
+}
+const script = async <T>(name: string) => (await import(pathToFileURL(join(ROOT, 'scripts', name)).href)) as T
+const { generateSdks, SDK_LANGUAGES } = await script<GenSdk>('gen-sdk.mjs')
+const packages = await script<SdkPackages>('sdk-packages.mjs')
 
 /** Output internals the runtime keeps on every Output. */
 interface OutputInternals {
@@ -39,48 +58,59 @@ interface OutputInternals {
 }
 const internals = (o: Output<unknown>) => o as unknown as OutputInternals
 
-function run(command: string, args: readonly string[], cwd = ROOT): string {
-  const result = spawnSync(command, args, { cwd, encoding: 'utf8' })
+function run(command: string, args: readonly string[], cwd = ROOT, env: NodeJS.ProcessEnv = {}): string {
+  const result = spawnSync(command, args, { cwd, encoding: 'utf8', env: { ...process.env, ...env }, maxBuffer: 64 << 20 })
   assert.equal(result.status, 0, `${command} ${args.join(' ')} failed:\n${result.stdout}\n${result.stderr}`)
   return result.stdout
 }
 
-/** Files under a folder, relative, leaving out what a build or an install adds (bin/, node_modules/). */
+/** What a build or an install adds to an SDK directory, and the generated .gitignore files leave out. */
+const BUILD_OUTPUT = /^(bin|node_modules|build|dist)$|\.egg-info$|^__pycache__$|^\.mypy_cache$|\.pyc$/
+
+/** Files under a folder, relative, leaving out build output. */
 function listFiles(dir: string, base = dir): string[] {
   const out: string[] = []
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    if (BUILD_OUTPUT.test(entry.name)) continue
     const path = join(dir, entry.name)
-    if (entry.isDirectory()) {
-      if (dir === base && (entry.name === 'bin' || entry.name === 'node_modules')) continue
-      out.push(...listFiles(path, base))
-    } else out.push(relative(base, path))
+    if (entry.isDirectory()) out.push(...listFiles(path, base))
+    else out.push(relative(base, path))
   }
   return out.sort()
 }
 
+const json = (path: string) => JSON.parse(readFileSync(path, 'utf8'))
+const { version } = json(join(ROOT, 'package.json')) as { version: string }
+
 // ---------------------------------------------------------------------------------------------
-// A temp dir shaped like a user's machine: the SDK installed in node_modules, the programs beside it.
+// A temp dir shaped like a user's machine: the TypeScript SDK installed from its tarball in
+// node_modules, the programs beside it (installTypeScriptSdk, before the tests that use them).
 
 let tmp = ''
+let pulumi: Pulumi
 
 before(() => {
   tmp = mkdtempSync(join(tmpdir(), 'pulumi-sdk-'))
+})
+
+/** Installs the TypeScript SDK from its npm tarball and compiles the example programs against it. */
+function installTypeScriptSdk(): void {
+  const tarball = packages.packNodejs(join(SDKS, 'nodejs'), join(tmp, 'dist'), join(tmp, 'work'))
   writeFileSync(join(tmp, 'package.json'), '{ "private": true }\n')
   const modules = join(tmp, 'node_modules')
-  mkdirSync(modules)
-  symlinkSync(join(ROOT, 'node_modules', '@pulumi'), join(modules, '@pulumi'), 'dir')
-  symlinkSync(join(ROOT, 'node_modules', '@types'), join(modules, '@types'), 'dir')
-  const installed = join(modules, '@provider', 'pulumi')
-  mkdirSync(installed, { recursive: true })
-  cpSync(join(SDK, 'package.json'), join(installed, 'package.json'))
-  run(TSC, ['-p', join(SDK, 'tsconfig.json'), '--outDir', join(installed, 'bin')])
+  const env = join(packages.nodeEnv(), 'node_modules')
+  mkdirSync(join(modules, '@provider', 'pulumi'), { recursive: true })
+  symlinkSync(join(env, '@pulumi'), join(modules, '@pulumi'), 'dir')
+  symlinkSync(join(env, '@types'), join(modules, '@types'), 'dir')
+  run('tar', ['-xzf', tarball, '-C', join(modules, '@provider', 'pulumi'), '--strip-components=1'])
   for (const name of ['typescript-metal', 'typescript-lite']) {
     const dir = join(tmp, 'programs', name)
     mkdirSync(dir, { recursive: true })
     for (const file of ['index.ts', 'tsconfig.json']) cpSync(join(ROOT, 'examples', 'pulumi', name, file), join(dir, file))
     run(TSC, ['-p', join(dir, 'tsconfig.json')])
   }
-})
+  pulumi = createRequire(join(tmp, 'package.json'))('@pulumi/pulumi') as Pulumi
+}
 
 after(() => {
   if (tmp) rmSync(tmp, { recursive: true, force: true })
@@ -88,44 +118,214 @@ after(() => {
 
 // ---------------------------------------------------------------------------------------------
 
-describe('the generated SDK', () => {
-  test('sdk/nodejs is what the generator writes for schema/schema.json', () => {
+describe('the generated SDKs', () => {
+  test('sdk/ is what Pulumi’s generators write for schema/schema.json (regenerate with `npm run generate`)', () => {
     const fresh = join(tmp, 'fresh')
-    run(process.execPath, [join(ROOT, 'scripts', 'gen-sdk.mjs'), '--out', fresh])
-    const expected = listFiles(fresh)
-    const actual = listFiles(SDK)
-    const stale = [
-      ...expected.filter((f) => !actual.includes(f)).map((f) => `missing: ${f}`),
-      ...actual.filter((f) => !expected.includes(f)).map((f) => `not generated: ${f}`),
-      ...expected.filter((f) => actual.includes(f) && readFileSync(join(fresh, f), 'utf8') !== readFileSync(join(SDK, f), 'utf8')).map((f) => `differs: ${f}`),
-    ]
-    assert.deepEqual(stale, [], `sdk/nodejs is stale: run \`npm run generate\` and commit the result.\n${stale.join('\n')}`)
+    generateSdks({ sdkgen: tool('sdkgen').bin, out: fresh })
+    const stale: string[] = []
+    for (const language of SDK_LANGUAGES) {
+      const expected = listFiles(join(fresh, language))
+      const actual = existsSync(join(SDKS, language)) ? listFiles(join(SDKS, language)) : []
+      const at = (f: string) => `sdk/${language}/${f}`
+      stale.push(
+        ...expected.filter((f) => !actual.includes(f)).map((f) => `missing: ${at(f)}`),
+        ...actual.filter((f) => !expected.includes(f)).map((f) => `not generated: ${at(f)}`),
+        ...expected
+          .filter((f) => actual.includes(f) && !readFileSync(join(fresh, language, f)).equals(readFileSync(join(SDKS, language, f))))
+          .map((f) => `differs: ${at(f)}`),
+      )
+    }
+    assert.deepEqual(stale, [], `sdk/ is stale: run \`npm run generate\` and commit the result.\n${stale.join('\n')}`)
   })
 
-  test('the package manifest names the plugin and carries the schema version', () => {
-    const manifest = JSON.parse(readFileSync(join(SDK, 'package.json'), 'utf8'))
-    const schema = JSON.parse(readFileSync(join(ROOT, 'schema', 'schema.json'), 'utf8'))
-    const root = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'))
-    assert.deepEqual(manifest.pulumi, { resource: true, name: 'provider' })
-    assert.equal(manifest.version, schema.version)
-    assert.equal(manifest.version, root.version)
+  test('each SDK carries the package version and its name, and no plugin download URL', () => {
+    const schema = json(join(ROOT, 'schema', 'schema.json'))
+    assert.equal(schema.version, version)
+    assert.equal(schema.pluginDownloadURL, undefined, 'the plugin is installed from the release tarball, never downloaded')
+    const plugin = { resource: true, name: 'provider', version }
+    const manifest = json(join(SDKS, 'nodejs', 'package.json'))
     assert.equal(manifest.name, schema.language.nodejs.packageName)
-    assert.ok(manifest.peerDependencies['@pulumi/pulumi'])
+    assert.equal(manifest.version, version)
+    assert.deepEqual(manifest.pulumi, plugin)
+    assert.match(readFileSync(join(SDKS, 'nodejs', 'utilities.ts'), 'utf8'), /return \{ version: getVersion\(\) \};/)
+    const python = schema.language.python.packageName
+    const pyproject = readFileSync(join(SDKS, 'python', 'pyproject.toml'), 'utf8')
+    assert.match(pyproject, new RegExp(`^\\s*name = "${python}"$`, 'm'))
+    assert.match(pyproject, new RegExp(`^\\s*version = "${version}"$`, 'm'))
+    assert.deepEqual(json(join(SDKS, 'python', python, 'pulumi-plugin.json')), plugin)
+    assert.match(readFileSync(join(SDKS, 'python', python, '_utilities.py'), 'utf8'), /def get_plugin_download_url\(\):\n\s+return None\n/)
+    const importPath: string = schema.language.go.importBasePath
+    assert.match(readFileSync(join(SDKS, 'go', 'go.mod'), 'utf8'), new RegExp(`^module ${dirname(importPath)}$`, 'm'))
+    assert.deepEqual(json(join(SDKS, 'go', 'provider', 'pulumi-plugin.json')), plugin)
+    assert.doesNotMatch(readFileSync(join(SDKS, 'go', 'provider', 'internal', 'pulumiUtilities.go'), 'utf8'), /PluginDownloadURL\(/)
   })
 
-  test('builds with tsc, against the repository copy of @pulumi/pulumi', () => {
-    const listed = run(TSC, ['-p', join(SDK, 'tsconfig.json'), '--noEmit', '--listFiles'])
-    assert.ok(listed.includes(join(ROOT, 'node_modules', '@pulumi', 'pulumi', 'index.d.ts')), 'tsc did not resolve @pulumi/pulumi from the repository')
+  test('the Python SDK builds a wheel and an sdist; installed, a program under mocks registers camelCase inputs and whole numbers', () => {
+    const built = packages.buildPython(join(SDKS, 'python'), join(tmp, 'python-dist'), join(tmp, 'work'))
+    const wheel = built.find((f) => f.endsWith('-py3-none-any.whl'))
+    assert.ok(wheel, `no wheel among ${built.join(', ')}`)
+    assert.ok(built.some((f) => f.endsWith(`-${version}.tar.gz`)), `no sdist among ${built.join(', ')}`)
+    const python = packages.pythonEnv()
+    const site = join(tmp, 'python-site')
+    run(python, ['-m', 'pip', 'install', '--disable-pip-version-check', '--quiet', '--no-deps', '--no-index', '--target', site, wheel])
+    writeFileSync(join(tmp, 'program.py'), PYTHON_PROGRAM)
+    const out = JSON.parse(run(python, [join(tmp, 'program.py')], tmp, { PYTHONPATH: site }))
+    assert.deepEqual(out.types, { keypairId: 'int', productId: 'int' }, 'integer outputs are Python ints')
+    checkRegistered(out.registered)
   })
 
-  test('the programs and the test load one copy of @pulumi/pulumi', () => {
-    const fromProgram = createRequire(join(tmp, 'programs', 'typescript-metal', 'bin', 'index.js'))
-    const fromSdk = createRequire(join(tmp, 'node_modules', '@provider', 'pulumi', 'bin', 'index.js'))
-    const here = realpathSync(requireHere.resolve('@pulumi/pulumi'))
-    assert.equal(realpathSync(fromProgram.resolve('@pulumi/pulumi')), here)
-    assert.equal(realpathSync(fromSdk.resolve('@pulumi/pulumi')), here)
+  test('the Go SDK builds in a module that requires it, and a program under mocks registers camelCase inputs and whole numbers', { timeout: 15 * 60_000 }, () => {
+    const sdk = join(SDKS, 'go')
+    const modulePath = /^module\s+(\S+)$/m.exec(readFileSync(join(sdk, 'go.mod'), 'utf8'))?.[1]
+    assert.ok(modulePath, 'sdk/go/go.mod names its module')
+    const dir = join(tmp, 'go')
+    mkdirSync(dir)
+    writeFileSync(
+      join(dir, 'go.mod'),
+      [
+        'module example.invalid/sdkcheck',
+        '',
+        'go 1.25',
+        '',
+        `require ${modulePath} v0.0.0`,
+        `require github.com/pulumi/pulumi/sdk/v3 v${tool('sdkgen').version}`,
+        '',
+        `replace ${modulePath} => ${sdk}`,
+        '',
+      ].join('\n'),
+    )
+    writeFileSync(join(dir, 'main.go'), GO_PROGRAM.replaceAll('SDK_MODULE', modulePath))
+    // The flags of the Pulumi CLI's build (scripts/tools.mjs), so that Go's build cache shares its packages.
+    const env = { CGO_ENABLED: '0' }
+    const flags = ['-trimpath', '-tags', 'osusergo,grpcnotrace']
+    run('go', ['mod', 'tidy'], dir, env)
+    run('go', ['build', ...flags, './...', `${modulePath}/...`], dir, env)
+    run('go', ['build', ...flags, '-o', join(dir, 'program'), '.'], dir, env)
+    const out = JSON.parse(run(join(dir, 'program'), [], dir))
+    checkRegistered(out)
   })
 })
+
+/** What the Python and Go programs register: a keypair, then a VM given whole numbers. */
+function checkRegistered(registered: Record<string, Record<string, unknown>>): void {
+  assert.deepEqual(Object.keys(registered).sort(), ['provider:index:LiteKeypair', 'provider:index:LiteVm'])
+  assert.deepEqual(registered['provider:index:LiteKeypair'], { name: 'deploy-key' })
+  const vm = registered['provider:index:LiteVm']!
+  for (const key of ['productId', 'keypairId', 'selectOs', 'cycle', 'sshAndConsoleUser', 'consolePassword', 'diskSize']) assert.ok(key in vm, key)
+  assert.equal(vm.productId, 101)
+  assert.equal(vm.keypairId, 7)
+  assert.equal(vm.diskSize, 40)
+  assert.equal(vm.vmName, 'server-name', 'the schema default')
+}
+
+/** A Python program on the installed SDK, under mocks that record each registration; prints JSON. */
+const PYTHON_PROGRAM = `import json
+import pulumi
+
+registered = {}
+
+class Mocks(pulumi.runtime.Mocks):
+    def new_resource(self, args):
+        registered[args.typ] = {k: (v["value"] if isinstance(v, dict) and "value" in v else v) for k, v in args.inputs.items()}
+        return [args.name + "-id", {**args.inputs, "keypairId": 7}]
+
+    def call(self, args):
+        return {"products": [{"productId": 101}]}
+
+pulumi.runtime.set_mocks(Mocks(), preview=False)
+
+import pulumi_provider as provider
+
+@pulumi.runtime.test
+def program():
+    products = provider.lite_products()
+    key = provider.LiteKeypair("key", name="deploy-key")
+    vm = provider.LiteVm(
+        "vm",
+        product_id=products.products[0].product_id,
+        keypair_id=key.keypair_id,
+        select_os="ubuntu-22",
+        cycle="m",
+        ssh_and_console_user="deployer",
+        console_password="S3cretPass9",
+        disk_size=40,
+    )
+
+    def report(values):
+        keypair_id, product_id = values
+        types = {"keypairId": type(keypair_id).__name__, "productId": type(product_id).__name__}
+        print(json.dumps({"registered": registered, "types": types}))
+
+    return pulumi.Output.all(key.keypair_id, vm.product_id).apply(report)
+
+program()
+`
+
+/** A Go program on the SDK (SDK_MODULE is replaced by its module path), under mocks; prints JSON. */
+const GO_PROGRAM = `package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"sync"
+
+	"SDK_MODULE/provider"
+	"SDK_MODULE/provider/config"
+	"github.com/pulumi/pulumi/sdk/v3/go/common/resource"
+	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+)
+
+type mocks struct {
+	lock       sync.Mutex
+	registered map[string]map[string]any
+}
+
+func (m *mocks) NewResource(args pulumi.MockResourceArgs) (string, resource.PropertyMap, error) {
+	m.lock.Lock()
+	defer m.lock.Unlock()
+	m.registered[args.TypeToken] = args.Inputs.Copy().Mappable()
+	outputs := args.Inputs.Copy()
+	outputs["keypairId"] = resource.NewNumberProperty(7)
+	return args.Name + "-id", outputs, nil
+}
+
+func (m *mocks) Call(args pulumi.MockCallArgs) (resource.PropertyMap, error) {
+	return resource.NewPropertyMapFromMap(map[string]any{"products": []any{map[string]any{"productId": 101}}}), nil
+}
+
+func main() {
+	m := &mocks{registered: map[string]map[string]any{}}
+	err := pulumi.RunErr(func(ctx *pulumi.Context) error {
+		_ = config.GetBaseUrl(ctx)
+		products, err := provider.LiteProducts(ctx)
+		if err != nil {
+			return err
+		}
+		key, err := provider.NewLiteKeypair(ctx, "key", &provider.LiteKeypairArgs{Name: pulumi.String("deploy-key")})
+		if err != nil {
+			return err
+		}
+		_, err = provider.NewLiteVm(ctx, "vm", &provider.LiteVmArgs{
+			ProductId:         pulumi.Int(products.Products[0].ProductId),
+			KeypairId:         key.KeypairId,
+			SelectOs:          pulumi.String("ubuntu-22"),
+			Cycle:             pulumi.String("m"),
+			SshAndConsoleUser: pulumi.String("deployer"),
+			ConsolePassword:   pulumi.String("S3cretPass9"),
+			DiskSize:          pulumi.IntPtr(40),
+		})
+		return err
+	}, pulumi.WithMocks("project", "stack", m))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	if err := json.NewEncoder(os.Stdout).Encode(m.registered); err != nil {
+		panic(err)
+	}
+}
+`
 
 // ---------------------------------------------------------------------------------------------
 // The provider behind the mocks: the real PulumiProvider, its client wired to an in-process emulator
@@ -238,7 +438,20 @@ interface Sdk {
 }
 const loadSdk = () => createRequire(join(tmp, 'programs', 'package.json'))('@provider/pulumi') as Sdk
 
-describe('example programs on the generated SDK, under mocks delegating to the provider', () => {
+describe('the TypeScript SDK, and the example programs on it under mocks delegating to the provider', () => {
+  before(installTypeScriptSdk)
+
+  test('the TypeScript SDK compiles and packs as users install it, and it and the programs load one @pulumi/pulumi', () => {
+    const installed = join(tmp, 'node_modules', '@provider', 'pulumi')
+    for (const file of ['index.js', 'index.d.ts', 'package.json', 'README.md', 'LICENSE', 'types/input.d.ts']) assert.ok(existsSync(join(installed, file)), file)
+    assert.equal(json(join(installed, 'package.json')).version, version)
+    const fromProgram = createRequire(join(tmp, 'programs', 'typescript-metal', 'bin', 'index.js'))
+    const fromSdk = createRequire(join(installed, 'index.js'))
+    const here = realpathSync(createRequire(join(tmp, 'package.json')).resolve('@pulumi/pulumi'))
+    assert.equal(realpathSync(fromProgram.resolve('@pulumi/pulumi')), here)
+    assert.equal(realpathSync(fromSdk.resolve('@pulumi/pulumi')), here)
+  })
+
   const ipv4 = /^\d{1,3}(\.\d{1,3}){3}$/
 
   test('typescript-metal: products, keypair, server, additional IP and its assignment, elastic storage', async () => {

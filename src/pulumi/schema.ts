@@ -19,8 +19,10 @@ class Types {
       case 'string':
         return { type: 'string' }
       case 'int64':
-        // Pulumi's `integer` is 32-bit in the typed SDKs (Go, .NET, Java): byte counts overflow it.
-        return { type: 'number' }
+        // Whole numbers (ids, sizes, counts) are `integer`: `pulumi.Int` in Go, whose int is 64-bit on the
+        // 64-bit platforms Pulumi supports, an `int` in Python, a number in TypeScript. The engine sends
+        // every number as a double either way. (.NET and Java would read 32 bits; no SDK of ours is in those.)
+        return { type: 'integer' }
       case 'float':
         return { type: 'number' }
       case 'bool':
@@ -162,7 +164,10 @@ export function packageSchema(registry: Registry, options: SchemaOptions): JsonO
     keywords: ['pulumi', 'provider', 'category/infrastructure', 'kind/native'],
     license: 'MPL-2.0',
     publisher: 'provider',
-    meta: { moduleFormat: '(.*)' },
+    // No pluginDownloadURL: the plugin is not downloadable from anywhere; users install the release
+    // tarball with `pulumi plugin install resource provider <version> --file <tarball>`.
+    // supportPack: the generators stamp the version into every SDK and write the Go SDK's go.mod.
+    meta: { moduleFormat: '(.*)', supportPack: true },
     config: {
       variables: configVariables,
     },
@@ -173,14 +178,50 @@ export function packageSchema(registry: Registry, options: SchemaOptions): JsonO
     resources: sortedKeys(resources),
     functions: sortedKeys(functions),
     types: sortedKeys(types.specs),
-    language: {
-      nodejs: {
-        packageName: '@provider/pulumi',
-        packageDescription: provider.description,
-        // The SDK's Output-form functions use pulumi.InvokeOutputOptions, first in @pulumi/pulumi 3.141.0.
-        dependencies: { '@pulumi/pulumi': '^3.141.0' },
-        respectSchemaVersion: true,
-      },
+    language: languages(options.version),
+  }
+}
+
+/**
+ * The SDK package names: what users install and import (docs/pulumi-sdks.md). The Go SDK's module is
+ * the import path less its last element: github.com/provider/pulumi-provider/sdk/go, in sdk/go.
+ */
+const SDK_NAMES = {
+  nodejs: '@provider/pulumi',
+  python: 'pulumi_provider',
+  goImport: 'github.com/provider/pulumi-provider/sdk/go/provider',
+} as const
+
+/**
+ * What Pulumi's generators read per language. The @pulumi/pulumi (npm) and pulumi (PyPI) requirements
+ * are left to the generators, which write the oldest version that has what their code calls.
+ */
+function languages(version: string): JsonObject {
+  const plugin = [
+    `It needs the \`provider\` resource plugin of the same version, ${version}, installed from the release tarball:`,
+    '',
+    '```sh',
+    `pulumi plugin install resource provider ${version} --file pulumi-resource-provider-v${version}-<os>-<arch>.tar.gz`,
+    '```',
+  ].join('\n')
+  const readme = (title: string, install: string) => `# ${title}\n\nThe Pulumi SDK of the \`provider\` package, version ${version}. ${install}\n\n${plugin}\n`
+  return {
+    nodejs: {
+      packageName: SDK_NAMES.nodejs,
+      readme: readme(SDK_NAMES.nodejs, `Install the release's npm tarball: \`npm install ./${SDK_NAMES.nodejs.slice(1).replace('/', '-')}-${version}.tgz\`.`),
+      respectSchemaVersion: true,
+    },
+    python: {
+      packageName: SDK_NAMES.python,
+      readme: readme(SDK_NAMES.python, `Install the release's wheel: \`pip install ./${SDK_NAMES.python}-${version}-py3-none-any.whl\`.`),
+      respectSchemaVersion: true,
+      pyproject: { enabled: true },
+    },
+    go: {
+      importBasePath: SDK_NAMES.goImport,
+      // Arrays and maps of resources (provider.LiteVmArray, ...), for programs that pass them around.
+      generateResourceContainerTypes: true,
+      respectSchemaVersion: true,
     },
   }
 }

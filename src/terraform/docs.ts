@@ -92,8 +92,8 @@ export function writeDocs(dir: string, files: readonly DocFile[]): { written: st
 }
 
 /** Every file under `dir`, relative, with `/` separators, sorted; empty when `dir` does not exist. */
-/** Pages of docs/ written by hand (the design, the emulator's API): never generated, never deleted by writeDocs. */
-export const HAND_WRITTEN_DOCS: ReadonlySet<string> = new Set(['design.md', 'emulator-api.md'])
+/** Pages of docs/ written by hand (the design, the emulator's API, the Pulumi SDKs): never generated, never deleted by writeDocs. */
+export const HAND_WRITTEN_DOCS: ReadonlySet<string> = new Set(['design.md', 'emulator-api.md', 'pulumi-sdks.md'])
 
 /** The files under `dir` that the generator owns: all but the hand-written pages. */
 export function generatedFiles(dir: string): string[] {
