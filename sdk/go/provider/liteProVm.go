@@ -30,7 +30,7 @@ type LiteProVm struct {
 	Cycle pulumi.StringOutput `pulumi:"cycle"`
 	// A description of the order. Must be at most 255 characters. Changing it replaces the resource.
 	Description pulumi.StringOutput `pulumi:"description"`
-	// The disk size in GB, an absolute target. Grow-only: raising it orders a storage upgrade (a paid order); lowering it is refused at plan time. Unset, it reports the current size. Must be at least 1. Grow-only: a smaller value is refused.
+	// The disk size in GB, an absolute target. Grow-only: raising it orders a storage upgrade (a paid order); lowering it is refused at plan time. Unset, it reports the current size. The maximum is checked at plan time, from the VM's storage options (for a new VM, those of another VM of the family in the account; with none, the service checks it at the storage order, after the VM is ordered). Must be at least 1. Grow-only: a smaller value is refused.
 	DiskSize pulumi.IntPtrOutput `pulumi:"diskSize"`
 	// The keypair, from `LiteProKeypair`. A change installs the new key (change-keypair). Must be at least 1.
 	KeypairId pulumi.IntOutput `pulumi:"keypairId"`
@@ -176,7 +176,7 @@ type liteProVmArgs struct {
 	Cycle string `pulumi:"cycle"`
 	// A description of the order. Must be at most 255 characters. Changing it replaces the resource.
 	Description *string `pulumi:"description"`
-	// The disk size in GB, an absolute target. Grow-only: raising it orders a storage upgrade (a paid order); lowering it is refused at plan time. Unset, it reports the current size. Must be at least 1. Grow-only: a smaller value is refused.
+	// The disk size in GB, an absolute target. Grow-only: raising it orders a storage upgrade (a paid order); lowering it is refused at plan time. Unset, it reports the current size. The maximum is checked at plan time, from the VM's storage options (for a new VM, those of another VM of the family in the account; with none, the service checks it at the storage order, after the VM is ordered). Must be at least 1. Grow-only: a smaller value is refused.
 	DiskSize *int `pulumi:"diskSize"`
 	// The keypair, from `LiteProKeypair`. A change installs the new key (change-keypair). Must be at least 1.
 	KeypairId int `pulumi:"keypairId"`
@@ -206,7 +206,7 @@ type LiteProVmArgs struct {
 	Cycle pulumi.StringInput
 	// A description of the order. Must be at most 255 characters. Changing it replaces the resource.
 	Description pulumi.StringPtrInput
-	// The disk size in GB, an absolute target. Grow-only: raising it orders a storage upgrade (a paid order); lowering it is refused at plan time. Unset, it reports the current size. Must be at least 1. Grow-only: a smaller value is refused.
+	// The disk size in GB, an absolute target. Grow-only: raising it orders a storage upgrade (a paid order); lowering it is refused at plan time. Unset, it reports the current size. The maximum is checked at plan time, from the VM's storage options (for a new VM, those of another VM of the family in the account; with none, the service checks it at the storage order, after the VM is ordered). Must be at least 1. Grow-only: a smaller value is refused.
 	DiskSize pulumi.IntPtrInput
 	// The keypair, from `LiteProKeypair`. A change installs the new key (change-keypair). Must be at least 1.
 	KeypairId pulumi.IntInput
@@ -350,7 +350,7 @@ func (o LiteProVmOutput) Description() pulumi.StringOutput {
 	return o.ApplyT(func(v *LiteProVm) pulumi.StringOutput { return v.Description }).(pulumi.StringOutput)
 }
 
-// The disk size in GB, an absolute target. Grow-only: raising it orders a storage upgrade (a paid order); lowering it is refused at plan time. Unset, it reports the current size. Must be at least 1. Grow-only: a smaller value is refused.
+// The disk size in GB, an absolute target. Grow-only: raising it orders a storage upgrade (a paid order); lowering it is refused at plan time. Unset, it reports the current size. The maximum is checked at plan time, from the VM's storage options (for a new VM, those of another VM of the family in the account; with none, the service checks it at the storage order, after the VM is ordered). Must be at least 1. Grow-only: a smaller value is refused.
 func (o LiteProVmOutput) DiskSize() pulumi.IntPtrOutput {
 	return o.ApplyT(func(v *LiteProVm) pulumi.IntPtrOutput { return v.DiskSize }).(pulumi.IntPtrOutput)
 }

@@ -43,7 +43,7 @@ class LiteProVmArgs:
         :param pulumi.Input[_builtins.str] select_os: The OS to install, a `name` from `liteProOsList`. To change the OS of an existing VM use `rebuildOs`. Must be 1 to 255 characters. Changing it replaces the resource.
         :param pulumi.Input[_builtins.str] ssh_and_console_user: The SSH and console user (the cloud-init user). Must be 6 to 32 characters; letters, digits, hyphens and periods only. Changing it replaces the resource.
         :param pulumi.Input[_builtins.str] description: A description of the order. Must be at most 255 characters. Changing it replaces the resource.
-        :param pulumi.Input[_builtins.int] disk_size: The disk size in GB, an absolute target. Grow-only: raising it orders a storage upgrade (a paid order); lowering it is refused at plan time. Unset, it reports the current size. Must be at least 1. Grow-only: a smaller value is refused.
+        :param pulumi.Input[_builtins.int] disk_size: The disk size in GB, an absolute target. Grow-only: raising it orders a storage upgrade (a paid order); lowering it is refused at plan time. Unset, it reports the current size. The maximum is checked at plan time, from the VM's storage options (for a new VM, those of another VM of the family in the account; with none, the service checks it at the storage order, after the VM is ordered). Must be at least 1. Grow-only: a smaller value is refused.
         :param pulumi.Input[_builtins.bool] pay_with_credit_card: Charge the card on file for every order. With `false` the order is placed and its invoice stays unpaid: the VM stays `Pending` until it is paid in the portal. Changing it calls nothing.
         :param pulumi.Input[_builtins.str] power_state: A power action, applied when the value changes: `start`, `stop` (hard), `shutdown` (graceful), `suspend`, `resume`. Given at create, it is applied once the VM is Active. Removing it calls nothing. Must be one of "start", "stop", "suspend", "resume", "shutdown".
         :param pulumi.Input[_builtins.str] promocode: A promotion code for the first invoice. Must be 1 to 255 characters. Changing it replaces the resource.
@@ -165,7 +165,7 @@ class LiteProVmArgs:
     @pulumi.getter(name="diskSize")
     def disk_size(self) -> pulumi.Input[Optional[_builtins.int]]:
         """
-        The disk size in GB, an absolute target. Grow-only: raising it orders a storage upgrade (a paid order); lowering it is refused at plan time. Unset, it reports the current size. Must be at least 1. Grow-only: a smaller value is refused.
+        The disk size in GB, an absolute target. Grow-only: raising it orders a storage upgrade (a paid order); lowering it is refused at plan time. Unset, it reports the current size. The maximum is checked at plan time, from the VM's storage options (for a new VM, those of another VM of the family in the account; with none, the service checks it at the storage order, after the VM is ordered). Must be at least 1. Grow-only: a smaller value is refused.
         """
         return pulumi.get(self, "disk_size")
 
@@ -262,7 +262,7 @@ class LiteProVm(pulumi.CustomResource):
         :param pulumi.Input[_builtins.str] console_password: The console password: at least 8 letters and digits, with an upper-case letter, a lower-case letter and a digit. Must be at least 8 characters; letters and digits only; made of at least one upper-case letter, one lower-case letter and one digit. Changing it replaces the resource.
         :param pulumi.Input[_builtins.str] cycle: The billing cycle: `m` monthly, `a` annually, or `q s b t p4 p5`. Must be one of "m", "a", "q", "s", "b", "t", "p4", "p5". Changing it replaces the resource.
         :param pulumi.Input[_builtins.str] description: A description of the order. Must be at most 255 characters. Changing it replaces the resource.
-        :param pulumi.Input[_builtins.int] disk_size: The disk size in GB, an absolute target. Grow-only: raising it orders a storage upgrade (a paid order); lowering it is refused at plan time. Unset, it reports the current size. Must be at least 1. Grow-only: a smaller value is refused.
+        :param pulumi.Input[_builtins.int] disk_size: The disk size in GB, an absolute target. Grow-only: raising it orders a storage upgrade (a paid order); lowering it is refused at plan time. Unset, it reports the current size. The maximum is checked at plan time, from the VM's storage options (for a new VM, those of another VM of the family in the account; with none, the service checks it at the storage order, after the VM is ordered). Must be at least 1. Grow-only: a smaller value is refused.
         :param pulumi.Input[_builtins.int] keypair_id: The keypair, from `LiteProKeypair`. A change installs the new key (change-keypair). Must be at least 1.
         :param pulumi.Input[_builtins.bool] pay_with_credit_card: Charge the card on file for every order. With `false` the order is placed and its invoice stays unpaid: the VM stays `Pending` until it is paid in the portal. Changing it calls nothing.
         :param pulumi.Input[_builtins.str] power_state: A power action, applied when the value changes: `start`, `stop` (hard), `shutdown` (graceful), `suspend`, `resume`. Given at create, it is applied once the VM is Active. Removing it calls nothing. Must be one of "start", "stop", "suspend", "resume", "shutdown".
@@ -493,7 +493,7 @@ class LiteProVm(pulumi.CustomResource):
     @pulumi.getter(name="diskSize")
     def disk_size(self) -> pulumi.Output[Optional[_builtins.int]]:
         """
-        The disk size in GB, an absolute target. Grow-only: raising it orders a storage upgrade (a paid order); lowering it is refused at plan time. Unset, it reports the current size. Must be at least 1. Grow-only: a smaller value is refused.
+        The disk size in GB, an absolute target. Grow-only: raising it orders a storage upgrade (a paid order); lowering it is refused at plan time. Unset, it reports the current size. The maximum is checked at plan time, from the VM's storage options (for a new VM, those of another VM of the family in the account; with none, the service checks it at the storage order, after the VM is ordered). Must be at least 1. Grow-only: a smaller value is refused.
         """
         return pulumi.get(self, "disk_size")
 

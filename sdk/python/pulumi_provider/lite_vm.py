@@ -44,7 +44,7 @@ class LiteVmArgs:
         :param pulumi.Input[_builtins.str] select_os: The OS to install, a `name` from `liteOsList`. To change the OS of an existing VM use `rebuildOs`. Must be 1 to 255 characters. Changing it replaces the resource.
         :param pulumi.Input[_builtins.str] ssh_and_console_user: The SSH and console user (the cloud-init user). Must be 6 to 32 characters; letters, digits, hyphens and periods only. Changing it replaces the resource.
         :param pulumi.Input[_builtins.str] description: A description of the order. Must be at most 255 characters. Changing it replaces the resource.
-        :param pulumi.Input[_builtins.int] disk_size: The disk size in GB, an absolute target. Grow-only: raising it orders a storage upgrade (a paid order); lowering it is refused at plan time. Unset, it reports the current size. Must be at least 1. Grow-only: a smaller value is refused.
+        :param pulumi.Input[_builtins.int] disk_size: The disk size in GB, an absolute target. Grow-only: raising it orders a storage upgrade (a paid order); lowering it is refused at plan time. Unset, it reports the current size. The maximum is checked at plan time, from the VM's storage options (for a new VM, those of another VM of the family in the account; with none, the service checks it at the storage order, after the VM is ordered). Must be at least 1. Grow-only: a smaller value is refused.
         :param pulumi.Input[_builtins.str] migrate_to_pro: One-shot migration to Lite Pro: the value is a product id from `liteProProducts`. The VM keeps being managed by this resource after it moves. Given at create, it is only recorded. Must be a positive whole number written in digits.
         :param pulumi.Input[_builtins.bool] pay_with_credit_card: Charge the card on file for every order. With `false` the order is placed and its invoice stays unpaid: the VM stays `Pending` until it is paid in the portal. Changing it calls nothing.
         :param pulumi.Input[_builtins.str] power_state: A power action, applied when the value changes: `start`, `stop` (hard), `shutdown` (graceful), `suspend`, `resume`. Given at create, it is applied once the VM is Active. Removing it calls nothing. Must be one of "start", "stop", "suspend", "resume", "shutdown".
@@ -169,7 +169,7 @@ class LiteVmArgs:
     @pulumi.getter(name="diskSize")
     def disk_size(self) -> pulumi.Input[Optional[_builtins.int]]:
         """
-        The disk size in GB, an absolute target. Grow-only: raising it orders a storage upgrade (a paid order); lowering it is refused at plan time. Unset, it reports the current size. Must be at least 1. Grow-only: a smaller value is refused.
+        The disk size in GB, an absolute target. Grow-only: raising it orders a storage upgrade (a paid order); lowering it is refused at plan time. Unset, it reports the current size. The maximum is checked at plan time, from the VM's storage options (for a new VM, those of another VM of the family in the account; with none, the service checks it at the storage order, after the VM is ordered). Must be at least 1. Grow-only: a smaller value is refused.
         """
         return pulumi.get(self, "disk_size")
 
@@ -279,7 +279,7 @@ class LiteVm(pulumi.CustomResource):
         :param pulumi.Input[_builtins.str] console_password: The console password: at least 8 letters and digits, with an upper-case letter, a lower-case letter and a digit. Must be at least 8 characters; letters and digits only; made of at least one upper-case letter, one lower-case letter and one digit. Changing it replaces the resource.
         :param pulumi.Input[_builtins.str] cycle: The billing cycle: `m` monthly, `a` annually, or `q s b t p4 p5`. Must be one of "m", "a", "q", "s", "b", "t", "p4", "p5". Changing it replaces the resource.
         :param pulumi.Input[_builtins.str] description: A description of the order. Must be at most 255 characters. Changing it replaces the resource.
-        :param pulumi.Input[_builtins.int] disk_size: The disk size in GB, an absolute target. Grow-only: raising it orders a storage upgrade (a paid order); lowering it is refused at plan time. Unset, it reports the current size. Must be at least 1. Grow-only: a smaller value is refused.
+        :param pulumi.Input[_builtins.int] disk_size: The disk size in GB, an absolute target. Grow-only: raising it orders a storage upgrade (a paid order); lowering it is refused at plan time. Unset, it reports the current size. The maximum is checked at plan time, from the VM's storage options (for a new VM, those of another VM of the family in the account; with none, the service checks it at the storage order, after the VM is ordered). Must be at least 1. Grow-only: a smaller value is refused.
         :param pulumi.Input[_builtins.int] keypair_id: The keypair, from `LiteKeypair`. A change installs the new key (change-keypair). Must be at least 1.
         :param pulumi.Input[_builtins.str] migrate_to_pro: One-shot migration to Lite Pro: the value is a product id from `liteProProducts`. The VM keeps being managed by this resource after it moves. Given at create, it is only recorded. Must be a positive whole number written in digits.
         :param pulumi.Input[_builtins.bool] pay_with_credit_card: Charge the card on file for every order. With `false` the order is placed and its invoice stays unpaid: the VM stays `Pending` until it is paid in the portal. Changing it calls nothing.
@@ -514,7 +514,7 @@ class LiteVm(pulumi.CustomResource):
     @pulumi.getter(name="diskSize")
     def disk_size(self) -> pulumi.Output[Optional[_builtins.int]]:
         """
-        The disk size in GB, an absolute target. Grow-only: raising it orders a storage upgrade (a paid order); lowering it is refused at plan time. Unset, it reports the current size. Must be at least 1. Grow-only: a smaller value is refused.
+        The disk size in GB, an absolute target. Grow-only: raising it orders a storage upgrade (a paid order); lowering it is refused at plan time. Unset, it reports the current size. The maximum is checked at plan time, from the VM's storage options (for a new VM, those of another VM of the family in the account; with none, the service checks it at the storage order, after the VM is ordered). Must be at least 1. Grow-only: a smaller value is refused.
         """
         return pulumi.get(self, "disk_size")
 
