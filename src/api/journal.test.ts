@@ -449,7 +449,7 @@ describe('order journal: owners, temporaries and settling', () => {
     try {
       const zombie = Number(await new Promise<string>((resolve) => parent.stdout.once('data', (d) => resolve(String(d).trim()))))
       let state = ''
-      for (let look = 0; look < 200 && state !== 'Z'; look++) {
+      for (let look = 0; look < 1000 && state !== 'Z'; look++) {
         state = readFileSync(`/proc/${zombie}/stat`, 'utf8').split(') ')[1]?.[0] ?? ''
         if (state !== 'Z') await new Promise((resolve) => setTimeout(resolve, 10))
       }
