@@ -55,6 +55,8 @@ function run(label, list, env) {
       env,
     })
     let rest = ''
+    let failed = 0
+    let topLevelFailures = 0
     child.stdout.on('data', (chunk) => {
       process.stdout.write(chunk)
       const lines = (rest + chunk.toString()).split('\n')
@@ -62,9 +64,15 @@ function run(label, list, env) {
       for (const line of lines) {
         const count = /^# (pass|fail|skipped) (\d+)$/.exec(line)
         if (count) totals[count[1]] += Number(count[2])
+        if (count?.[1] === 'fail') failed += Number(count[2])
+        // A file that fails outside any test (it cannot load, a hook throws) counts no failed test.
+        if (/^not ok \d+ - /.test(line)) topLevelFailures++
       }
     })
-    child.once('close', (code) => resolve(code ?? 1))
+    child.once('close', (code) => {
+      if (code !== 0 && failed === 0) totals.fail += Math.max(topLevelFailures, 1)
+      resolve(code ?? 1)
+    })
   })
 }
 
