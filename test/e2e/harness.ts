@@ -126,7 +126,7 @@ export interface Effects {
 }
 
 /** Sends SIGTERM, then SIGKILL if the process is still there after `graceMs`. Resolves once it exited. */
-function stop(child: ChildProcess, group: boolean, graceMs = 5000): Promise<void> {
+export function stop(child: ChildProcess, group: boolean, graceMs = 5000): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve()
   const signal = (name: NodeJS.Signals) => {
     try {

@@ -238,15 +238,20 @@ export function pythonDriver(home: PulumiHome): Driver {
   run(python, ['-m', 'pip', 'install', '--quiet', '--no-deps', '--no-build-isolation', '--target', site, copy])
   const script = join(ROOT, 'test', 'pulumi-cli', 'python', 'chains_driver.py')
   const program = join(EXAMPLES, 'python-chains', '__main__.py')
+  return processDriver(home, 'python', (stack, op, options) =>
+    driverProcess(home, stack, [python, script], { op, program, sdk: site, expectNoChanges: options.expectNoChanges === true }),
+  )
+}
+
+/** A driver whose every operation is a run of a program of ours in the language (Python, Go), one project per language. */
+function processDriver(home: PulumiHome, language: string, operate: (stack: Stack, op: string, options: RunOptions) => Promise<OpResult>): Driver {
   const stacks = new Map<string, Stack>()
-  const operate = (stack: Stack, op: string, options: RunOptions) =>
-    driverProcess(home, stack, [python, script], { op, program, sdk: site, expectNoChanges: options.expectNoChanges === true })
   return {
-    language: 'python',
+    language,
     async stack(name) {
       let stack = stacks.get(name)
       if (!stack) {
-        const dir = join(home.root, 'python-project')
+        const dir = join(home.root, `${language}-project`)
         mkdirSync(dir, { recursive: true })
         stack = new Stack(home, dir, name)
         await operate(stack, 'init', {})
@@ -278,26 +283,7 @@ export function goDriver(home: PulumiHome): Driver {
   const sdk = join(SDK_ROOT, 'go')
   if (!existsSync(sdk)) throw new Error(`${sdk} is missing: the Go SDK is generated into sdk/go`)
   const binary = buildGoDriver(home, sdk)
-  const stacks = new Map<string, Stack>()
-  const operate = (stack: Stack, op: string, options: RunOptions) => driverProcess(home, stack, [binary], { op, expectNoChanges: options.expectNoChanges === true })
-  return {
-    language: 'go',
-    async stack(name) {
-      let stack = stacks.get(name)
-      if (!stack) {
-        const dir = join(home.root, 'go-project')
-        mkdirSync(dir, { recursive: true })
-        stack = new Stack(home, dir, name)
-        await operate(stack, 'init', {})
-        await stack.setConfig({ consolePassword: CONSOLE_PASSWORD, 'provider:pollInterval': '100ms' }, ['consolePassword'])
-        stacks.set(name, stack)
-      }
-      return stack
-    },
-    configure: setChainsConfig,
-    preview: (stack, options = {}) => operate(stack, 'preview', options),
-    up: (stack, options = {}) => operate(stack, 'up', options),
-  }
+  return processDriver(home, 'go', (stack, op, options) => driverProcess(home, stack, [binary], { op, expectNoChanges: options.expectNoChanges === true }))
 }
 
 /**

@@ -9,7 +9,7 @@ import { existsSync, readFileSync, rmSync } from 'node:fs'
 import { cp, mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { delimiter, dirname, join } from 'node:path'
-import { type Emulator, ROOT } from '../e2e/harness.js'
+import { type Emulator, ROOT, stop } from '../e2e/harness.js'
 import { tool } from '../tools.js'
 
 export { ROOT }
@@ -98,26 +98,6 @@ export function stepsOf(result: OpResult): Record<string, { op: string; diffs: r
 /** The error diagnostics of a run, one message each. */
 export function errorsOf(result: OpResult): string[] {
   return result.events.filter((e) => e.kind === 'diag' && e.severity === 'error').map((e) => (e as { message: string }).message)
-}
-
-/** Sends SIGTERM, then SIGKILL after `graceMs`, to a process group. */
-function stopGroup(child: ChildProcess, graceMs = 5000): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve()
-  const signal = (name: NodeJS.Signals) => {
-    try {
-      if (child.pid !== undefined) process.kill(-child.pid, name)
-    } catch {
-      // Already gone.
-    }
-  }
-  return new Promise((done) => {
-    const timer = setTimeout(() => signal('SIGKILL'), graceMs)
-    child.once('exit', () => {
-      clearTimeout(timer)
-      done()
-    })
-    signal('SIGTERM')
-  })
 }
 
 export interface CliOptions {
@@ -213,7 +193,7 @@ export class PulumiHome {
       let timedOut = false
       const timer = setTimeout(() => {
         timedOut = true
-        void stopGroup(child)
+        void stop(child, true)
       }, timeoutMs)
       child.once('error', (error) => {
         clearTimeout(timer)
