@@ -444,8 +444,9 @@ describe('order journal: owners, temporaries and settling', () => {
   })
 
   test('liveness: a zombie (exited, not reaped by its parent) is not alive, though kill(pid, 0) still finds it', async () => {
-    // The shell starts `true` in the background and then becomes `sleep`, which never reaps it.
-    const parent = spawn('sh', ['-c', 'true & echo $!; exec sleep 30'], { stdio: ['ignore', 'pipe', 'inherit'] })
+    // The shell starts a short sleep in the background and then becomes a long `sleep`, which never
+    // reaps it. The short one must outlive the exec: a shell reaps a finished job itself.
+    const parent = spawn('sh', ['-c', 'sleep 0.3 & echo $!; exec sleep 30'], { stdio: ['ignore', 'pipe', 'inherit'] })
     try {
       const zombie = Number(await new Promise<string>((resolve) => parent.stdout.once('data', (d) => resolve(String(d).trim()))))
       let state = ''

@@ -125,7 +125,11 @@ const CREATED_SLACK_MS = 2_000
 const KILLED_RUN_EVIDENCE_MS = 3_600_000
 /** After this long without an answer a request says so (a warning in the log the user sees). */
 const SLOW_ANSWER_MS = 5_000
-/** How long an order waits for the same order held by another running process, and how often it looks. */
+/**
+ * How long an order waits for the same order held by another running process (its operation's own
+ * timeout when it has one: the holder may be an identical resource of another provider alias, whose
+ * create takes as long as this one's), and how often it looks.
+ */
 const HELD_WAIT_MS = 120_000
 const HELD_POLL_MS = 500
 const HELD_REPORT_MS = 10_000
@@ -242,13 +246,13 @@ export class Transport {
     if (journal === undefined) return undefined
     let held = journal.heldElsewhere(intent)
     const started = this.options.now()
-    const limit = Math.min(HELD_WAIT_MS, frame?.timeoutMs ?? HELD_WAIT_MS)
+    const limit = frame?.timeoutMs ?? HELD_WAIT_MS
     // Bounded by the clock and, should the clock stand still, by the number of looks.
     for (let round = 0; held.length > 0; round++) {
       const first = held[0] as JournalEntry
       const pid = first.owner?.pid
       const waited = this.options.now() - started
-      if (waited >= limit || round > HELD_WAIT_MS / HELD_POLL_MS) {
+      if (waited >= limit || round > limit / HELD_POLL_MS) {
         throw new OrderUnresolvedError(
           `Not ordering ${context.method} ${context.path}: the same order (Idempotency-Key ${first.key}, sent ` +
             `${new Date(first.sentAt).toISOString()}) is held by provider process ${pid}, which still runs after ` +
