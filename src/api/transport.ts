@@ -419,7 +419,7 @@ export class Transport {
     if (older.length > 0) {
       const detail =
         `${older.length === 1 ? 'Account' : 'Accounts'} ${older.join(', ')} ${older.length === 1 ? 'matches' : 'match'} this order and no ` +
-        'state or order journal of this working directory names it: Active and more than an hour old, it is taken for another ' +
+        'state or order journal of this working directory names it: provisioned and more than an hour old, it is taken for another ' +
         "configuration's and a new one is ordered. If it was ordered by a killed run of this configuration, import it " +
         '(terraform import <address> <id>, or pulumi import) and remove the new one.'
       this.options.log('warn', `${context.method} ${context.path}: ${detail}`, { candidates: older })
