@@ -1,17 +1,17 @@
 // How each language runs the chains program under the real CLI. YAML: `pulumi preview|up` in the project
-// directory, with pulumi-language-yaml on PATH. TypeScript, Python, Go: their SDK's Automation API with an
-// inline program (the nodejs, python and go language hosts cannot be built here), which starts its own
-// language runtime server and runs the real `pulumi` with `--client`. Only preview and up run the
+// directory, with pulumi-language-yaml on PATH. TypeScript, Python, Go: a driver process using their SDK's
+// Automation API with an inline program (the nodejs, python and go language hosts cannot be built here),
+// which starts its own language runtime server and runs the real `pulumi` with `--client`. Only preview and up run the
 // program; refresh, import, export and destroy run the CLI in the same directory (harness.ts Stack).
 // Programs compile against the repository's sdk/<language> (PULUMI_CLI_SDK_DIR=<dir holding nodejs/,
 // python/, go/> points elsewhere while an SDK is being regenerated).
 import { spawn, spawnSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
-import { createRequire } from 'node:module'
+import { fileURLToPath } from 'node:url'
 import { dirname, join, resolve } from 'node:path'
 import { type ChainsConfig, CONSOLE_PASSWORD, yamlProgram } from './chains.js'
-import { type EngineEvent, type OpResult, type PulumiHome, ROOT, readEventLog, reduceEvent, Stack } from './harness.js'
+import { type OpResult, type PulumiHome, ROOT, readEventLog, Stack } from './harness.js'
 
 export const SDK_ROOT = resolve(process.env.PULUMI_CLI_SDK_DIR ?? join(ROOT, 'sdk'))
 export const EXAMPLES = join(ROOT, 'examples', 'pulumi')
@@ -72,12 +72,7 @@ export function yamlDriver(home: PulumiHome): Driver {
   }
 }
 
-// ---- TypeScript: the Node SDK's Automation API, in this process ---------------------------------
-
-const requireHere = createRequire(import.meta.url)
-type Automation = typeof import('@pulumi/pulumi/automation/index.js')
-type AutoStack = import('@pulumi/pulumi/automation/index.js').Stack
-type AutoCommand = import('@pulumi/pulumi/automation/index.js').PulumiCommand
+// ---- TypeScript: the Node SDK's Automation API, in a driver process -----------------------------
 
 /**
  * Compiles sdk/nodejs into `<dir>/node_modules/@provider/pulumi` (as `npm install` of the SDK does) and
@@ -106,77 +101,17 @@ function compileTypeScript(dir: string): string {
 }
 
 export function typescriptDriver(home: PulumiHome): Driver {
-  const automation = requireHere('@pulumi/pulumi/automation') as Automation
   const base = join(home.root, 'typescript')
   mkdirSync(base)
-  const entry = compileTypeScript(base)
-  const project = join(base, 'project')
-  mkdirSync(project)
-  // Each run evaluates the program afresh, as a new process would.
-  const program = async () => {
-    delete requireHere.cache[entry]
-    return requireHere(entry) as Record<string, unknown>
-  }
-  const stacks = new Map<string, { stack: Stack; auto: AutoStack }>()
-  let command: Promise<AutoCommand> | undefined
-  const open = async (name: string) => {
-    const found = stacks.get(name)
-    if (found) return found
-    command ??= automation.PulumiCommand.get({ root: home.cliRoot, skipVersionCheck: true })
-    const auto = await automation.LocalWorkspace.createOrSelectStack(
-      { stackName: name, projectName: 'typescript-chains', program },
-      {
-        workDir: project,
-        pulumiCommand: await command,
-        // execa adds this process's environment: the journal must not go where the test runner's points.
-        envVars: home.env({ PROVIDER_ORDER_JOURNAL: join(project, '.provider-orders') }),
-        projectSettings: { name: 'typescript-chains', runtime: 'nodejs', main: project },
-      },
-    )
-    const stack = new Stack(home, project, name)
-    await stack.setConfig({ consolePassword: CONSOLE_PASSWORD, 'provider:pollInterval': '100ms' }, ['consolePassword'])
-    const entryOf = { stack, auto }
-    stacks.set(name, entryOf)
-    return entryOf
-  }
-  const operate = async (stack: Stack, kind: 'preview' | 'up', options: RunOptions): Promise<OpResult> => {
-    const { auto } = await open(stack.name)
-    const events: EngineEvent[] = []
-    let output = ''
-    const common = {
-      expectNoChanges: options.expectNoChanges,
-      onOutput: (text: string) => {
-        output += text
-      },
-      onError: (text: string) => {
-        output += text
-      },
-      onEvent: (event: unknown) => {
-        const reduced = reduceEvent(event as Record<string, unknown>)
-        if (reduced) events.push(reduced)
-      },
-    }
-    let ok = true
-    try {
-      if (kind === 'preview') await auto.preview(common)
-      else await auto.up(common)
-    } catch (error) {
-      ok = false
-      output += `\n${error instanceof Error ? error.message : String(error)}`
-    }
-    home.record(output)
-    return { ok, events, output }
-  }
-  return {
-    language: 'typescript',
-    stack: async (name) => (await open(name)).stack,
-    configure: setChainsConfig,
-    preview: (stack, options = {}) => operate(stack, 'preview', options),
-    up: (stack, options = {}) => operate(stack, 'up', options),
-  }
+  const program = compileTypeScript(base)
+  // Beside this file in build/: compiled by the root tsconfig.
+  const driver = fileURLToPath(new URL('./typescript-driver.js', import.meta.url))
+  return processDriver(home, 'typescript', (stack, op, options) =>
+    driverProcess(home, stack, [process.execPath, driver], { op, program, expectNoChanges: options.expectNoChanges === true }),
+  )
 }
 
-// ---- Python and Go: a driver process of the SDK's Automation API ---------------------------------
+// ---- Python and Go (and the TypeScript driver): a driver process of the SDK's Automation API ---------------------------------
 
 /** Runs a driver process that does one preview or up and writes the engine events to a file. */
 async function driverProcess(home: PulumiHome, stack: Stack, command: readonly string[], request: Record<string, unknown>): Promise<OpResult> {
