@@ -123,6 +123,8 @@ const CREATED_SLACK_MS = 2_000
  * account is usually older (see unrecordedMatches).
  */
 const KILLED_RUN_EVIDENCE_MS = 3_600_000
+/** How many times a listing is taken again while this process's own orders of the same call keep starting. */
+const OWN_ORDER_ROUNDS = 10
 /** After this long without an answer a request says so (a warning in the log the user sees). */
 const SLOW_ANSWER_MS = 5_000
 /**
@@ -222,10 +224,37 @@ export class Transport {
     }
     const key = entry?.key ?? options?.idempotencyKey ?? this.options.idempotencyKey()
     const spec: RequestSpec<T> = { method, path, body, idempotencyKey: key, decode, signal: options?.signal, ...(accountId ? { accountId } : {}) }
+    const call = `${method} ${path}`
+    const placing = this.placeOnce(spec, context, entry, frame, options?.reconcile)
+    this.ordersStarted.set(call, (this.ordersStarted.get(call) ?? 0) + 1)
+    const running = this.inFlight.get(call) ?? new Set<Promise<unknown>>()
+    this.inFlight.set(call, running)
+    running.add(placing)
     try {
-      return await this.placeOnce(spec, context, entry, frame, options?.reconcile)
+      return await placing
     } finally {
+      running.delete(placing)
       if (entry && !frame) journal?.release(entry)
+    }
+  }
+
+  /** This process's orders of each call (`METHOD path`) whose answer is not in yet, and how many were ever started. */
+  private readonly inFlight = new Map<string, Set<Promise<unknown>>>()
+  private readonly ordersStarted = new Map<string, number>()
+
+  /**
+   * The accounts of a kind as the listing shows them once this process's own orders of the same call
+   * have answered (and are in the journal): an account one of them made while the listing ran would
+   * otherwise look like nobody's (three identical IPs in one apply). Bounded: a call ordered without
+   * pause keeps at most a few rounds.
+   */
+  private async listAfterOwnOrders(call: string, reconcile: Reconcile): Promise<readonly Account<unknown>[]> {
+    for (let round = 0; ; round++) {
+      await Promise.allSettled([...(this.inFlight.get(call) ?? [])])
+      const started = this.ordersStarted.get(call) ?? 0
+      const accounts = await reconcile.list()
+      const quiet = (this.ordersStarted.get(call) ?? 0) === started && (this.inFlight.get(call)?.size ?? 0) === 0
+      if (quiet || round >= OWN_ORDER_ROUNDS) return accounts
     }
   }
 
@@ -388,7 +417,7 @@ export class Transport {
       check = !this.honoured()
     }
     if (!check && unconfirmed.length === 0) return
-    const accounts = await reconcile.list()
+    const accounts = await this.listAfterOwnOrders(`${context.method} ${context.path}`, reconcile)
     const live = new Set(accounts.filter((a) => !statusIs(a.status, 'Terminated')).map((a) => a.account_id))
     for (const id of unconfirmed) if (!live.has(id)) journal.settle(id)
     const lost = unconfirmed.filter((id) => live.has(id))

@@ -137,3 +137,31 @@ describe('a new order that an unrecorded recent account matches', () => {
     )
   })
 })
+
+describe("this process's own orders are not taken for a killed run's", () => {
+  test('two identical creates at once in a fresh directory: the second lists only once the first has answered, and both are ordered', async () => {
+    const accounts: unknown[] = []
+    let release: () => void = () => undefined
+    const gate = new Promise<void>((resolve) => {
+      release = resolve
+    })
+    let posts = 0
+    // A service whose first order exists at once but answers late: what a listing in between sees.
+    const fetch = async (request: Request): Promise<Response> => {
+      if (request.method === 'GET') return ok([...accounts])
+      const id = String(100042 + posts++)
+      accounts.push(vmAccount(id, 'web', '2026-11-24 11:59:59'))
+      if (posts === 1) await gate
+      return ok({ order_id: `5${id}`, account_id: id }, { 'idempotency-key': request.headers.get('idempotency-key') ?? '' })
+    }
+    const { client } = testClient([], { journalDirectory: journalDirectory(), now: () => NOW, fetch })
+    const first = client.lites.createVm(VM_BODY)
+    for (let tick = 0; tick < 1000 && posts === 0; tick++) await new Promise((resolve) => setImmediate(resolve))
+    assert.equal(posts, 1, 'the first order was sent')
+    const second = client.lites.createVm(VM_BODY)
+    for (let tick = 0; tick < 50; tick++) await new Promise((resolve) => setImmediate(resolve))
+    release()
+    const ids = (await Promise.all([first, second])).map((o) => o.account_id)
+    assert.deepEqual(ids, ['100042', '100043'])
+  })
+})
