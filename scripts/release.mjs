@@ -240,10 +240,10 @@ function notices(bundleNotices, runtime) {
 const manifestName = `${tfName}_${version}_manifest.json`
 writeFileSync(join(out, manifestName), `${JSON.stringify({ version: 1, metadata: { protocol_versions: ['6.0'] } }, null, 2)}\n`)
 const summed = [...artifacts.filter((name) => name.endsWith('.zip')), manifestName].sort()
-writeFileSync(join(out, `${tfName}_${version}_SHA256SUMS`), summed.map((name) => `${sha256(readFileSync(join(out, name)))}  ${name}\n`).join(''))
+writeSums(`${tfName}_${version}_SHA256SUMS`, summed)
 // The Pulumi tarballs have their own sums file; the Terraform one must list only what the registry expects.
 const pulumiSums = artifacts.filter((name) => name.endsWith('.tar.gz')).sort()
-writeFileSync(join(out, `pulumi-resource-provider_${version}_SHA256SUMS`), pulumiSums.map((name) => `${sha256(readFileSync(join(out, name)))}  ${name}\n`).join(''))
+writeSums(`pulumi-resource-provider_${version}_SHA256SUMS`, pulumiSums)
 
 // ---- A filesystem mirror in the packed layout, holding every platform's zip, and a CLI config for it.
 // Under both registry hosts: OpenTofu reads `provider/provider` as registry.opentofu.org/provider/provider.
@@ -263,7 +263,7 @@ const sdkFiles = [
   ...buildPython(join(root, 'sdk', 'python'), out, sdkWork),
   goModuleProxy(join(root, 'sdk', 'go'), join(out, 'goproxy')),
 ].map((path) => relative(out, path))
-writeFileSync(join(out, `pulumi-sdks_${version}_SHA256SUMS`), sdkFiles.sort().map((name) => `${sha256(readFileSync(join(out, name)))}  ${name}\n`).join(''))
+writeSums(`pulumi-sdks_${version}_SHA256SUMS`, sdkFiles.sort())
 summary.push(`Pulumi SDKs (nodejs, python, go) packed in ${((Date.now() - sdkStarted) / 1000).toFixed(1)} s`)
 rmSync(work, { recursive: true, force: true })
 
@@ -272,6 +272,11 @@ for (const name of readdirSync(out).filter((n) => n !== 'mirror' && n !== 'gopro
   console.log(`  ${name}  ${(statSync(join(out, name)).size / 1048576).toFixed(1)} MiB`)
 }
 console.log(`release ${version} written to ${out} in ${((Date.now() - started) / 1000).toFixed(1)} s`)
+
+/** A SHA256SUMS file in `out` over `names` (paths relative to `out`), in the order given. */
+function writeSums(file, names) {
+  writeFileSync(join(out, file), names.map((name) => `${sha256(readFileSync(join(out, name)))}  ${name}\n`).join(''))
+}
 
 /**
  * The Go SDK's module in the layout of a module proxy, which `go` reads from a directory with
