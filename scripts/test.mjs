@@ -17,7 +17,16 @@ import { join } from 'node:path'
 import { ensureTools } from './tools.mjs'
 
 /** Files that need a real client (terraform, tofu, pulumi, sdkgen, go, python) or the release build. */
-const REAL_CLIENT_PARTS = ['build/test/e2e/', 'build/test/faults/', 'build/test/pulumi-cli/', 'build/test/provider-startup', 'build/test/pulumi-engine', 'build/test/pulumi-sdk']
+const REAL_CLIENT_PARTS = [
+  'build/test/e2e/',
+  'build/test/faults/',
+  'build/test/pulumi-cli/',
+  'build/test/provider-startup',
+  'build/test/pulumi-engine',
+  'build/test/pulumi-sdk',
+  // Not a client, but a server of its own: the shared order journal's tests start a PostgreSQL.
+  'build/test/postgres-journal',
+]
 /** Run again under each pinned Terraform-protocol client besides the default. */
 const PER_CLIENT_PARTS = ['build/test/e2e/']
 

@@ -6,6 +6,8 @@ import { type LiteApi, type LiteMigrationApi, liteApi, liteMigrationApi } from '
 import { type MetalApi, metalApi } from './metal.js'
 import type { Account } from './models.js'
 import { type JournalOptions, OrderJournal } from './journal.js'
+import { PostgresJournalStore } from './journal-postgres.js'
+import { PROCESS_OWNER } from './journal-store.js'
 import { type FetchFunction, type Logger, type OperationFrame, type Sleep, Transport } from './transport.js'
 import { type WaitOptions, type WaitResult, waitForActive } from './wait.js'
 
@@ -40,6 +42,12 @@ export interface ClientOptions {
    * a key lives only as long as its call.
    */
   readonly journalDirectory?: string
+  /**
+   * A PostgreSQL connection string (`postgresql://user:password@host:5432/database`): the order
+   * journal is kept in a table there instead, shared by every runner that uses the same database.
+   * Takes precedence over journalDirectory.
+   */
+  readonly journalDatabase?: string
   /** Who owns the journal's entries and how to tell that an owner is gone; default this process (tests inject others). */
   readonly journalOptions?: JournalOptions
   /** The caller's current operation (its scope, timeout and hand-over), asked at each order. */
@@ -76,7 +84,7 @@ export interface Client {
    * Settles the order journal (see JournalState): `account` when a state names an id, `delivered`
    * when the engine closed the provider gracefully after its run. Absent without a journal.
    */
-  readonly settlement?: { readonly directory: string; account(id: string): void; delivered(): void }
+  readonly settlement?: { readonly where: string; account(id: string): Promise<void>; delivered(): Promise<void> }
 }
 
 export function defaultSleep(ms: number, signal?: AbortSignal): Promise<void> {
@@ -116,7 +124,13 @@ export function createClient(options: ClientOptions): Client {
   const sleep = options.sleep ?? defaultSleep
   const log: Logger = options.log ?? (() => undefined)
   const pollIntervalMs = positive(options.pollIntervalMs, 5_000, 'pollIntervalMs')
-  const journal = options.journalDirectory === undefined ? undefined : new OrderJournal(options.journalDirectory, now, options.journalOptions)
+  const owner = options.journalOptions?.owner ?? PROCESS_OWNER
+  const journal =
+    options.journalDatabase !== undefined
+      ? new OrderJournal(new PostgresJournalStore(options.journalDatabase, owner), now, options.journalOptions)
+      : options.journalDirectory !== undefined
+        ? new OrderJournal(options.journalDirectory, now, options.journalOptions)
+        : undefined
   const transport = new Transport({
     baseUrl,
     apiKey: options.apiKey,
@@ -151,7 +165,7 @@ export function createClient(options: ClientOptions): Client {
     waitForActive: (read, waitOptions) => waitForActive(waitSettings, read, waitOptions),
     now,
     ...(journal
-      ? { settlement: { directory: journal.directory, account: (id: string) => journal.named(id), delivered: () => journal.settleOwn() } }
+      ? { settlement: { where: journal.where, account: (id: string) => journal.named(id), delivered: () => journal.settleOwn() } }
       : {}),
   }
 }

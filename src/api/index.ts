@@ -76,6 +76,7 @@ export {
 } from './models.js'
 export { REDACTED, type RedactOptions, redact, redactedJson } from './redact.js'
 export { JOURNAL_REUSE_MS, type JournalEntry, OrderJournal } from './journal.js'
+export { describeDatabase, isPostgresUrl, JOURNAL_TABLE, PostgresJournalStore, postgresUrlProblem } from './journal-postgres.js'
 export { OrderUnresolvedError, UnrecordedMatchError } from './errors.js'
 export type {
   CallOptions,

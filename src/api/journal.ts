@@ -1,59 +1,16 @@
-// The order journal: a local record of every paid order and one-shot destructive action, written
-// before the request is sent and updated when it answers, so that a run killed at any point lets the
-// next run from the same directory reuse the same Idempotency-Key (or the answer itself).
+// The order journal: a record of every paid order and one-shot destructive action, written before
+// the request is sent and updated when it answers, so that a run killed at any point lets the next
+// run reuse the same Idempotency-Key (or the answer itself). The rules are here; where the entries
+// live is a JournalStore: a directory of the working directory by default (journal-file.ts), or a
+// PostgreSQL table that runners sharing no disk share (journal-postgres.ts).
 import { createHash, randomUUID } from 'node:crypto'
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { FileJournalStore } from './journal-file.js'
+import { type JournalEntry, type JournalFilter, type JournalOwner, type JournalStore, PROCESS_OWNER, processAlive } from './journal-store.js'
+
+export { JOURNAL_KEEP_MS, type JournalEntry, type JournalOwner, type JournalState, type JournalStore, processAlive } from './journal-store.js'
 
 /** The service keeps a key for 24 h (§1.11); an entry is reused only well inside that window. */
 export const JOURNAL_REUSE_MS = 23 * 3_600_000
-/** Entries are kept a little longer, so that an account they name is known as "already managed". */
-const JOURNAL_KEEP_MS = 48 * 3_600_000
-
-/**
- * - `sent`: written before the request; the order may or may not exist.
- * - `answered`: the service answered with the account id; not yet handed to the engine.
- * - `failed`: the service refused it for good (a 4xx); nothing was ordered.
- * - `delivered`: the operation that placed it returned its outcome to the engine, which may still
- *   lose it (Terraform persists state to a remote backend only now and then): not yet settled.
- * - `settled`: the outcome is known to be kept (the engine closed the provider gracefully after its
- *   run, or a later state names the account), or the account was deleted: never taken over again.
- */
-export type JournalState = 'sent' | 'answered' | 'failed' | 'delivered' | 'settled'
-
-/** Which process holds an entry: its pid, and a token drawn at its start (a pid can be reused). */
-export interface JournalOwner {
-  readonly pid: number
-  readonly token: string
-  /** When the process started, where the system says (Linux): tells a reused pid from its owner. */
-  readonly started?: string
-}
-
-export interface JournalEntry {
-  readonly v: 1
-  readonly id: string
-  /** Hash of base URL, API key, method, path, body and scope: what identifies the intent. */
-  readonly fingerprint: string
-  /** Hash of the base URL: what a service's answers (`honoured`) say something about. */
-  readonly service: string
-  readonly key: string
-  readonly method: string
-  readonly path: string
-  readonly sentAt: number
-  state: JournalState
-  accountId?: string
-  orderId?: string
-  /** The service echoed the Idempotency-Key on an answer to this entry's request. */
-  honoured?: boolean
-  /**
-   * Settled because the engine closed the provider after it was handed over, and no state has named
-   * the account since: Terraform saves its state after closing the provider, so a kill in between
-   * loses it (see unconfirmed).
-   */
-  unconfirmed?: true
-  /** The process that opened the entry or last took it over; absent in entries of older versions. */
-  owner?: JournalOwner
-}
 
 export interface IntentParts {
   readonly baseUrl: string
@@ -91,50 +48,13 @@ export function fingerprint(parts: IntentParts): string {
   )
 }
 
-/** A process's state letter and start time (clock ticks since boot) from Linux /proc; undefined elsewhere or when it is gone. */
-function statOf(pid: number): { state: string; started: string } | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
-    // Fields after the command name, which may hold spaces: state is field 3, starttime field 22.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-    return { state: fields[0] ?? '', started: fields[19] ?? '' }
-  } catch {
-    return undefined
-  }
-}
-
-/** This process, as journal entries name their owner. */
-const PROCESS_OWNER: JournalOwner = (() => {
-  const started = statOf(process.pid)?.started
-  return { pid: process.pid, token: randomUUID(), ...(started === undefined ? {} : { started }) }
-})()
-
-/**
- * Whether a process runs: `kill(pid, 0)` fails with ESRCH when none has that pid (EPERM: it runs as
- * another user). A process that has exited but that its parent has not reaped yet (a zombie, state
- * `Z`, or `X` while it is being reaped) still answers `kill(pid, 0)`: it is gone. A killed Terraform's
- * provider stays a zombie until PID 1 reaps it, forever in a container whose PID 1 reaps nothing.
- * With its start time known, a process that started at another time has reused the pid.
- */
-export function processAlive(pid: number, started?: string): boolean {
-  try {
-    process.kill(pid, 0)
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return false
-  }
-  const now = statOf(pid)
-  if (now === undefined) return true
-  if (now.state === 'Z' || now.state === 'X' || now.state === 'x') return false
-  return started === undefined || now.started === started
-}
-
 /** Per owner, shared by every journal object of it: entries its operations hold, and those it handed over. */
 const ownerMemory = new Map<string, { held: Set<string>; handedOver: Set<string> }>()
 
 export interface JournalOptions {
   /** Default: this process. */
   readonly owner?: JournalOwner
-  /** Default: processAlive. */
+  /** How a file journal tells a pid alive. Default: processAlive. */
   readonly alive?: (pid: number, started?: string) => boolean
 }
 
@@ -146,86 +66,51 @@ export interface ClaimOptions {
   readonly adoptDelivered?: boolean
 }
 
-const TEMPORARY = /^(.+\.json)\.(\d+)\.tmp$/
-const TAKE = /^(.+)\.take-(.*)$/
-
 /**
- * One directory, one small JSON file per entry, each replaced atomically (write then rename), so a
- * kill never leaves a half-written entry and several provider processes can share the directory.
- * Every entry names its owner process; another process takes an entry over only once that owner is
- * gone, and only one of several that try at once succeeds (see `take`).
+ * The journal's rules over a store. Every entry names its owner process; another process takes an
+ * entry over only once that owner is gone, and only one of several that try at once succeeds.
+ * A string is a directory (a FileJournalStore).
  */
 export class OrderJournal {
   readonly owner: JournalOwner
-  private readonly alive: (pid: number, started?: string) => boolean
+  readonly store: JournalStore
   /** Entries this owner's operations hold: two identical intents never share one. */
   private readonly held: Set<string>
   /** Entries whose outcome this owner handed to its engine: what its graceful shutdown settles. */
   private readonly handedOver: Set<string>
 
   constructor(
-    readonly directory: string,
+    store: JournalStore | string,
     private readonly now: () => number,
     options: JournalOptions = {},
   ) {
     this.owner = options.owner ?? PROCESS_OWNER
-    this.alive = options.alive ?? processAlive
+    this.store = typeof store === 'string' ? new FileJournalStore(store, this.owner.pid, options.alive ?? processAlive) : store
     const memory = ownerMemory.get(this.owner.token) ?? { held: new Set<string>(), handedOver: new Set<string>() }
     ownerMemory.set(this.owner.token, memory)
     this.held = memory.held
     this.handedOver = memory.handedOver
   }
 
-  fileOf(entry: JournalEntry): string {
-    return join(this.directory, `${entry.id}.json`)
+  /** Where the entries are, for messages. */
+  get where(): string {
+    return this.store.where
+  }
+
+  /** How a user removes one entry by hand. */
+  removal(entry: JournalEntry): string {
+    return this.store.removal(entry)
   }
 
   /** Whether the process that owns an entry is gone (an entry of an older version names none). */
-  private ownerGone(owner: JournalOwner | undefined): boolean {
+  private async ownerGone(owner: JournalOwner | undefined): Promise<boolean> {
     if (owner === undefined) return true
     if (owner.token === this.owner.token) return false
-    // Our pid with another token: a process that is gone, whose pid this one reuses.
-    return owner.pid === this.owner.pid || !this.alive(owner.pid, owner.started)
+    return !(await this.store.alive(owner))
   }
 
-  private entries(): JournalEntry[] {
-    let names: string[]
-    try {
-      names = readdirSync(this.directory)
-    } catch {
-      return []
-    }
-    const now = this.now()
-    const out: JournalEntry[] = []
-    for (const name of names) {
-      const file = join(this.directory, name)
-      const temporary = TEMPORARY.exec(name)
-      if (temporary) {
-        // A writer killed between write and rename: nobody will ever rename it.
-        const pid = Number(temporary[2])
-        if (pid !== this.owner.pid && !this.alive(pid)) rmSync(file, { force: true })
-        continue
-      }
-      const take = TAKE.exec(name)
-      if (take) {
-        // Left by a takeover that was cut short; harmless, and gone with its entry.
-        if (!existsSync(join(this.directory, `${take[1]}.json`))) rmSync(file, { force: true })
-        continue
-      }
-      if (!name.endsWith('.json')) continue
-      try {
-        const entry = JSON.parse(readFileSync(file, 'utf8')) as JournalEntry
-        if (entry.v !== 1 || typeof entry.fingerprint !== 'string') continue
-        if (now - entry.sentAt > JOURNAL_KEEP_MS) {
-          rmSync(file, { force: true })
-          continue
-        }
-        out.push(entry)
-      } catch {
-        // A file another process is renaming, or not ours: skip it.
-      }
-    }
-    return out.sort((a, b) => a.sentAt - b.sentAt || (a.id < b.id ? -1 : 1))
+  private entries(filter?: JournalFilter): Promise<JournalEntry[]> {
+    return this.store.list(this.now(), filter)
   }
 
   /**
@@ -235,17 +120,17 @@ export class OrderJournal {
    * 2. with `adoptDelivered`, a delivered entry no state has settled, whose owner is gone.
    * Identical resources (Terraform `count`) each take their own entry, oldest first.
    */
-  claim(fingerprintValue: string, options: ClaimOptions = {}): JournalEntry | undefined {
+  async claim(fingerprintValue: string, options: ClaimOptions = {}): Promise<JournalEntry | undefined> {
     const now = this.now()
-    const mine = this.entries().filter(
-      (e) => e.fingerprint === fingerprintValue && now - e.sentAt < JOURNAL_REUSE_MS && !this.held.has(e.id),
-    )
-    const open = mine.filter((e) => (e.state === 'sent' || e.state === 'answered') && (e.owner?.token === this.owner.token || this.ownerGone(e.owner)))
-    const unsettled = options.adoptDelivered
-      ? mine.filter((e) => e.state === 'delivered' && e.accountId !== undefined && this.ownerGone(e.owner))
-      : []
+    const mine = (await this.entries({ fingerprint: fingerprintValue })).filter((e) => now - e.sentAt < JOURNAL_REUSE_MS && !this.held.has(e.id))
+    const open: JournalEntry[] = []
+    const unsettled: JournalEntry[] = []
+    for (const e of mine) {
+      if ((e.state === 'sent' || e.state === 'answered') && (e.owner?.token === this.owner.token || (await this.ownerGone(e.owner)))) open.push(e)
+      else if (options.adoptDelivered && e.state === 'delivered' && e.accountId !== undefined && (await this.ownerGone(e.owner))) unsettled.push(e)
+    }
     for (const entry of [...open, ...unsettled]) {
-      if (this.take(entry)) {
+      if (await this.take(entry)) {
         this.held.add(entry.id)
         return entry
       }
@@ -256,75 +141,29 @@ export class OrderJournal {
   /**
    * Entries of this intent that another process holds while it still runs, never handed to an engine
    * (`sent`, `answered`): the same order in flight elsewhere (a run whose Terraform was killed while
-   * its provider still waits, a concurrent run of another workspace of this directory). Ordering
-   * anew beside one could be a second order; the caller waits for it or stops.
+   * its provider still waits, a concurrent run of another workspace of this directory, another
+   * runner sharing the journal's database). Ordering anew beside one could be a second order; the
+   * caller waits for it or stops.
    */
-  heldElsewhere(fingerprintValue: string): JournalEntry[] {
+  async heldElsewhere(fingerprintValue: string): Promise<JournalEntry[]> {
     const now = this.now()
-    return this.entries().filter(
-      (e) =>
-        e.fingerprint === fingerprintValue &&
-        now - e.sentAt < JOURNAL_REUSE_MS &&
-        (e.state === 'sent' || e.state === 'answered') &&
-        e.owner !== undefined &&
-        e.owner.token !== this.owner.token &&
-        !this.ownerGone(e.owner),
-    )
+    const out: JournalEntry[] = []
+    for (const e of await this.entries({ fingerprint: fingerprintValue })) {
+      if (now - e.sentAt >= JOURNAL_REUSE_MS || (e.state !== 'sent' && e.state !== 'answered')) continue
+      if (e.owner === undefined || e.owner.token === this.owner.token || (await this.ownerGone(e.owner))) continue
+      out.push(e)
+    }
+    return out
   }
 
-  /**
-   * Makes this owner the entry's owner, atomically against other processes trying the same: a
-   * marker `<id>.take-<token of the owner replaced>` is created exclusively, so one of them wins.
-   * When the marker's own holder is gone too (killed mid-takeover), the next marker in the chain
-   * replaces it. The winner checks that the entry still names the owner it replaces, rewrites it,
-   * then removes the markers.
-   */
-  private take(entry: JournalEntry): boolean {
+  /** Makes this owner the entry's owner, atomically against other processes trying the same (see JournalStore.take). */
+  private async take(entry: JournalEntry): Promise<boolean> {
     if (entry.owner?.token === this.owner.token) return true
-    const replaced = entry.owner?.token ?? ''
-    const chain: string[] = []
-    let token = replaced
-    for (let depth = 0; depth < 8; depth++) {
-      const marker = join(this.directory, `${entry.id}.take-${token}`)
-      try {
-        writeFileSync(marker, JSON.stringify(this.owner), { flag: 'wx', mode: 0o600 })
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') return false
-        let holder: JournalOwner
-        try {
-          holder = JSON.parse(readFileSync(marker, 'utf8')) as JournalOwner
-        } catch {
-          holder = { pid: 0, token: `unreadable-${token}` }
-        }
-        if (!this.ownerGone(holder) && holder.token !== this.owner.token) return false
-        chain.push(marker)
-        token = holder.token
-        continue
-      }
-      chain.push(marker)
-      const current = this.read(entry.id)
-      if (current === undefined || (current.owner?.token ?? '') !== replaced || current.state !== entry.state) {
-        rmSync(marker, { force: true })
-        return false
-      }
-      entry.owner = this.owner
-      this.write(entry)
-      for (const done of chain) rmSync(done, { force: true })
-      return true
-    }
-    return false
+    return this.store.take(entry, this.owner, (owner) => this.ownerGone(owner))
   }
 
-  private read(id: string): JournalEntry | undefined {
-    try {
-      return JSON.parse(readFileSync(join(this.directory, `${id}.json`), 'utf8')) as JournalEntry
-    } catch {
-      return undefined
-    }
-  }
-
-  /** A new entry, on disk before the request leaves. */
-  open(fingerprintValue: string, service: string, key: string, method: string, path: string): JournalEntry {
+  /** A new entry, stored before the request leaves. */
+  async open(fingerprintValue: string, service: string, key: string, method: string, path: string): Promise<JournalEntry> {
     const entry: JournalEntry = {
       v: 1,
       id: randomUUID(),
@@ -338,27 +177,23 @@ export class OrderJournal {
       owner: this.owner,
     }
     this.held.add(entry.id)
-    this.write(entry)
+    await this.store.write(entry)
     return entry
   }
 
-  write(entry: JournalEntry): void {
-    mkdirSync(this.directory, { recursive: true, mode: 0o700 })
-    const file = this.fileOf(entry)
-    const temporary = `${file}.${this.owner.pid}.tmp`
-    writeFileSync(temporary, `${JSON.stringify(entry)}\n`, { mode: 0o600 })
-    renameSync(temporary, file)
+  write(entry: JournalEntry): Promise<void> {
+    return this.store.write(entry)
   }
 
   /**
    * The engine has the outcome: the entry is not taken over while this process lives, and its
    * account counts as managed. It stays unsettled until `settleOwn` or `settle` says it is kept.
    */
-  release(entry: JournalEntry): void {
+  async release(entry: JournalEntry): Promise<void> {
     this.held.delete(entry.id)
     if (entry.state === 'answered' || entry.state === 'failed') {
       entry.state = entry.state === 'failed' ? 'settled' : 'delivered'
-      this.write(entry)
+      await this.store.write(entry)
     }
     if (entry.state === 'delivered') this.handedOver.add(entry.id)
   }
@@ -372,12 +207,12 @@ export class OrderJournal {
    * The account was deleted (or found gone): no entry that names it is ever taken over again, an
    * unanswered order on it included.
    */
-  settle(accountId: string): void {
-    for (const entry of this.entries()) {
-      if (entry.accountId !== accountId || (entry.state === 'settled' && entry.unconfirmed !== true)) continue
+  async settle(accountId: string): Promise<void> {
+    for (const entry of await this.entries({ accountId })) {
+      if (entry.state === 'settled' && entry.unconfirmed !== true) continue
       entry.state = 'settled'
       delete entry.unconfirmed
-      this.write(entry)
+      await this.store.write(entry)
     }
   }
 
@@ -385,31 +220,29 @@ export class OrderJournal {
    * A state names this account (a refresh, a plan or update of it, an import): the order that made
    * it, once handed over, is kept, and is never taken over again. An order on it that was never
    * handed over (a package change or migration cut short) stays open for the run that resumes it.
-   * An account no entry names (a fresh workspace, an import) is recorded, so that this directory's
+   * An account no entry names (a fresh workspace, an import) is recorded, so that this journal's
    * later runs know it as managed (knownAccounts).
    */
-  named(accountId: string): void {
-    let known = false
-    for (const entry of this.entries()) {
-      if (entry.accountId !== accountId) continue
-      known = true
+  async named(accountId: string): Promise<void> {
+    const entries = await this.entries({ accountId })
+    for (const entry of entries) {
       if (entry.state !== 'delivered' && entry.unconfirmed !== true) continue
       entry.state = 'settled'
       delete entry.unconfirmed
-      this.write(entry)
+      await this.store.write(entry)
     }
-    if (!known) {
-      this.write({ v: 1, id: randomUUID(), fingerprint: '', service: '', key: '', method: '', path: '', sentAt: this.now(), state: 'settled', accountId })
+    if (entries.length === 0) {
+      await this.store.write({ v: 1, id: randomUUID(), fingerprint: '', service: '', key: '', method: '', path: '', sentAt: this.now(), state: 'settled', accountId })
     }
   }
 
   /** The engine closed this process gracefully after its run: every outcome it was handed is kept. */
-  settleOwn(): void {
-    for (const entry of this.entries()) {
+  async settleOwn(): Promise<void> {
+    for (const entry of await this.entries()) {
       if (entry.state !== 'delivered' || entry.owner?.token !== this.owner.token || !this.handedOver.has(entry.id)) continue
       entry.state = 'settled'
       entry.unconfirmed = true
-      this.write(entry)
+      await this.store.write(entry)
     }
   }
 
@@ -418,17 +251,17 @@ export class OrderJournal {
    * run's, within the key's window): while one exists, a new account that matches an order cannot be
    * told to be this order's rather than that one's.
    */
-  unresolvedBeside(entry: JournalEntry | undefined, method: string, path: string): number {
+  async unresolvedBeside(entry: JournalEntry | undefined, method: string, path: string): Promise<number> {
     const now = this.now()
-    return this.entries().filter(
+    return (await this.entries()).filter(
       (e) => e.id !== entry?.id && e.state === 'sent' && e.method === method && e.path === path && now - e.sentAt < JOURNAL_REUSE_MS,
     ).length
   }
 
-  /** Accounts some run of this directory ordered (answered, delivered or settled): never adopted as "new". */
-  knownAccounts(): Set<string> {
+  /** Accounts some run of this journal ordered (answered, delivered or settled): never adopted as "new". */
+  async knownAccounts(): Promise<Set<string>> {
     const ids = new Set<string>()
-    for (const e of this.entries()) if (e.accountId !== undefined) ids.add(e.accountId)
+    for (const e of await this.entries()) if (e.accountId !== undefined) ids.add(e.accountId)
     return ids
   }
 
@@ -437,19 +270,24 @@ export class OrderJournal {
    * and that no state has named since: the state that held them may have been lost before it was
    * saved, or they were removed from it on purpose. Neither is a reason to order the same again.
    */
-  unconfirmed(fingerprintValue: string): string[] {
-    return this.entries()
-      .filter((e) => e.fingerprint === fingerprintValue && e.unconfirmed === true && e.accountId !== undefined)
+  async unconfirmed(fingerprintValue: string): Promise<string[]> {
+    return (await this.entries({ fingerprint: fingerprintValue }))
+      .filter((e) => e.unconfirmed === true && e.accountId !== undefined)
       .map((e) => e.accountId as string)
   }
 
   /** Whether any order or action to this service (a serviceOf hash) is recorded, in whatever state. */
-  hasOrders(service: string): boolean {
-    return this.entries().some((e) => e.service === service)
+  async hasOrders(service: string): Promise<boolean> {
+    return (await this.entries()).some((e) => e.service === service)
   }
 
   /** Whether this service (a serviceOf hash) was ever seen to echo the Idempotency-Key, per the journal. */
-  honoured(service: string): boolean {
-    return this.entries().some((e) => e.service === service && e.honoured === true)
+  async honoured(service: string): Promise<boolean> {
+    return (await this.entries()).some((e) => e.service === service && e.honoured === true)
+  }
+
+  /** Lets go of the store's connections. */
+  close(): Promise<void> {
+    return this.store.close()
   }
 }

@@ -44,7 +44,7 @@ export interface OperationFrame {
   /** Set at the client's first call of the operation, on the client's clock. */
   startedAt?: number
   /** Runs once the operation's outcome went back to the engine. */
-  onFinish(callback: () => void): void
+  onFinish(callback: () => void | Promise<void>): void
   /** Shows the user a warning with the operation's outcome (besides the log). */
   warn?(summary: string, detail: string): void
 }
@@ -159,8 +159,8 @@ export class Transport {
     options?: CallOptions,
     accountId?: string,
   ): Promise<T> {
-    return this.request({ method, path, body, decode, signal: options?.signal, ...(accountId ? { accountId } : {}) }).then((result) => {
-      if (method === 'DELETE' && accountId !== undefined) this.options.journal?.settle(accountId)
+    return this.request({ method, path, body, decode, signal: options?.signal, ...(accountId ? { accountId } : {}) }).then(async (result) => {
+      if (method === 'DELETE' && accountId !== undefined) await this.options.journal?.settle(accountId).catch(() => undefined)
       return result
     })
   }
@@ -199,7 +199,7 @@ export class Transport {
       const claimOptions = { adoptDelivered: options?.reconcile !== undefined }
       let resumed: { value: unknown } | 'gone' | undefined
       for (;;) {
-        entry = journal.claim(intent, claimOptions) ?? (await this.awaitHeldElsewhere(intent, claimOptions, context, frame, options?.signal))
+        entry = (await journal.claim(intent, claimOptions)) ?? (await this.awaitHeldElsewhere(intent, claimOptions, context, frame, options?.signal))
         if (entry === undefined) break
         try {
           resumed = await this.resume(entry, context, options)
@@ -213,11 +213,11 @@ export class Transport {
       }
       // A new order that no entry accounts for: a killed run may have placed it (see unrecordedMatches).
       if (entry === undefined && options?.reconcile !== undefined) await this.unrecordedMatches(intent, context, options.reconcile, options.signal)
-      const held = entry ?? journal.open(intent, serviceOf(baseUrl), this.options.idempotencyKey(), method, path)
+      const held = entry ?? (await journal.open(intent, serviceOf(baseUrl), this.options.idempotencyKey(), method, path))
       // Without an operation, the call itself is what hands the outcome over.
       if (frame) frame.onFinish(() => journal.release(held))
       if (entry !== undefined && resumed !== undefined && resumed !== 'gone') {
-        if (!frame) journal.release(entry)
+        if (!frame) await journal.release(entry)
         return resumed.value as T
       }
       entry = held
@@ -234,7 +234,7 @@ export class Transport {
       return await placing
     } finally {
       running.delete(placing)
-      if (entry && !frame) journal?.release(entry)
+      if (entry && !frame) await journal?.release(entry)
     }
   }
 
@@ -273,7 +273,7 @@ export class Transport {
   ): Promise<JournalEntry | undefined> {
     const journal = this.options.journal
     if (journal === undefined) return undefined
-    let held = journal.heldElsewhere(intent)
+    let held = await journal.heldElsewhere(intent)
     const started = this.options.now()
     const limit = frame?.timeoutMs ?? HELD_WAIT_MS
     // Bounded by the clock and, should the clock stand still, by the number of looks.
@@ -299,9 +299,9 @@ export class Transport {
         )
       }
       await this.options.sleep(HELD_POLL_MS, signal)
-      const entry = journal.claim(intent, claimOptions)
+      const entry = await journal.claim(intent, claimOptions)
       if (entry !== undefined) return entry
-      held = journal.heldElsewhere(intent)
+      held = await journal.heldElsewhere(intent)
     }
     return undefined
   }
@@ -321,7 +321,7 @@ export class Transport {
         log('warn', `${entry.method} ${entry.path} of an earlier run made account ${accountId}, which no longer exists; ordering anew`, {
           account_id: accountId,
         })
-        this.options.journal?.settle(accountId)
+        await this.options.journal?.settle(accountId)
         entry.state = 'settled'
         return 'gone'
       }
@@ -341,8 +341,8 @@ export class Transport {
       return answer()
     }
     // A killed run may have had no answer to learn from: ask once, as a new order does (placeOnce).
-    if (!this.honoured()) await this.probe({ method: 'GET', path: entry.path, signal: options?.signal, decode: () => undefined }, context)
-    if (this.honoured()) {
+    if (!(await this.honoured())) await this.probe({ method: 'GET', path: entry.path, signal: options?.signal, decode: () => undefined }, context)
+    if (await this.honoured()) {
       log('warn', `${entry.method} ${entry.path} had no answer in an earlier run; sending it again with the same Idempotency-Key`, {
         idempotency_key: entry.key,
       })
@@ -353,7 +353,7 @@ export class Transport {
       throw new OrderUnresolvedError(
         `An earlier run sent ${entry.method} ${entry.path} with Idempotency-Key ${entry.key} and got no answer, and this service ` +
           'has not confirmed that it recognises Idempotency-Keys, so it is not sent again. Check the account in the portal; ' +
-          `once you know it was not done, delete ${this.options.journal?.fileOf(entry) ?? 'its journal entry'} and apply again.`,
+          `once you know it was not done, ${this.options.journal?.removal(entry) ?? 'remove its journal entry'} and apply again.`,
         { context, idempotencyKey: entry.key },
       )
     }
@@ -409,17 +409,17 @@ export class Transport {
     const { journal } = this.options
     if (this.options.allowUnrecordedMatch === true || journal === undefined) return
     // Asked once per process, before this run's own orders are recorded.
-    this.freshDirectory ??= !journal.hasOrders(serviceOf(this.options.baseUrl))
-    const unconfirmed = journal.unconfirmed(intent)
+    this.freshDirectory ??= !(await journal.hasOrders(serviceOf(this.options.baseUrl)))
+    const unconfirmed = await journal.unconfirmed(intent)
     let check = this.freshDirectory
     if (!check) {
-      if (!this.honoured()) await this.probe({ method: 'GET', path: context.path, signal, decode: () => undefined }, context)
-      check = !this.honoured()
+      if (!(await this.honoured())) await this.probe({ method: 'GET', path: context.path, signal, decode: () => undefined }, context)
+      check = !(await this.honoured())
     }
     if (!check && unconfirmed.length === 0) return
     const accounts = await this.listAfterOwnOrders(`${context.method} ${context.path}`, reconcile)
     const live = new Set(accounts.filter((a) => !statusIs(a.status, 'Terminated')).map((a) => a.account_id))
-    for (const id of unconfirmed) if (!live.has(id)) journal.settle(id)
+    for (const id of unconfirmed) if (!live.has(id)) await journal.settle(id)
     const lost = unconfirmed.filter((id) => live.has(id))
     if (lost.length > 0) {
       const one = lost.length === 1
@@ -434,7 +434,7 @@ export class Transport {
       )
     }
     if (!check) return
-    const known = journal.knownAccounts()
+    const known = await journal.knownAccounts()
     const since = this.options.now() - JOURNAL_REUSE_MS
     const matching = accounts.filter(
       (a) => !statusIs(a.status, 'Terminated') && createdSince(a.date_created, since) && !known.has(a.account_id) && reconcile.matches(a),
@@ -459,7 +459,7 @@ export class Transport {
     const one = ids.length === 1
     const why = this.freshDirectory
       ? 'This working directory has no record of orders to this service (another machine, a fresh CI workspace, or a lost ' +
-        `order journal: ${journal.directory}), so the provider cannot tell an order placed by an earlier run that was killed ` +
+        `order journal: ${journal.where}), so the provider cannot tell an order placed by an earlier run that was killed ` +
         "from another configuration's account"
       : 'This service does not confirm Idempotency-Keys, so the provider cannot tell an order placed by an earlier run that was ' +
         "killed (on another machine, in a fresh CI workspace, or with its journal lost) from another configuration's account"
@@ -476,8 +476,8 @@ export class Transport {
   /** Whether this directory's journal had no order to this service when the first new order was checked. */
   private freshDirectory: boolean | undefined
 
-  private honoured(): boolean {
-    return this.echoed || this.options.journal?.honoured(serviceOf(this.options.baseUrl)) === true
+  private async honoured(): Promise<boolean> {
+    return this.echoed || (await this.options.journal?.honoured(serviceOf(this.options.baseUrl))) === true
   }
 
   private echoed = false
@@ -490,15 +490,15 @@ export class Transport {
     context: RequestContext,
     reconcile: Reconcile,
   ): Promise<Order | undefined> {
-    const known = this.options.journal?.knownAccounts() ?? new Set<string>()
+    const known = (await this.options.journal?.knownAccounts()) ?? new Set<string>()
     const accounts = await reconcile.list()
     const candidates = accounts.filter((a) => createdSince(a.date_created, sentAt) && !known.has(a.account_id) && reconcile.matches(a))
     // Another order of the same call may have made the one match (its answer not in yet): adopting it
     // here would give two resources one account. Ambiguous, so nothing is adopted.
-    const rivals = candidates.length === 1 ? (this.options.journal?.unresolvedBeside(entry, context.method, context.path) ?? 0) : 0
+    const rivals = candidates.length === 1 ? ((await this.options.journal?.unresolvedBeside(entry, context.method, context.path)) ?? 0) : 0
     if (candidates.length === 1 && rivals === 0) {
       const account = candidates[0] as Account<unknown>
-      this.answered(entry, { account_id: account.account_id, order_id: account.order_id } as Order, context, 'adopted')
+      await this.answered(entry, { account_id: account.account_id, order_id: account.order_id } as Order, context, 'adopted')
       return { account_id: account.account_id, order_id: account.order_id } as Order
     }
     if (candidates.length > 0) {
@@ -514,7 +514,7 @@ export class Transport {
     return undefined
   }
 
-  private answered(entry: JournalEntry | undefined, order: Order, context: RequestContext, how: 'answered' | 'adopted'): void {
+  private async answered(entry: JournalEntry | undefined, order: Order, context: RequestContext, how: 'answered' | 'adopted'): Promise<void> {
     // Every answer leaves a trail (info: Terraform's log, a line in Pulumi's diagnostics) so that even a
     // lost state can be recovered; one adopted after an unclear answer is worth a warning.
     this.options.log(how === 'adopted' ? 'warn' : 'info', `${context.method} ${context.path} ${how}: account ${order.account_id}`, {
@@ -526,7 +526,23 @@ export class Transport {
     entry.state = 'answered'
     entry.accountId = order.account_id
     if (order.order_id) entry.orderId = order.order_id
-    this.options.journal?.write(entry)
+    await this.record(entry)
+  }
+
+  /**
+   * Stores what an answer taught about an entry. The request is done by then: a journal that cannot
+   * be written (a full disk, a database gone) must not turn a placed order into an error that loses
+   * its id, so the failure is logged, and the outcome still reaches the engine.
+   */
+  private async record(entry: JournalEntry): Promise<void> {
+    try {
+      await this.options.journal?.write(entry)
+    } catch (error) {
+      this.options.log('warn', `could not record ${entry.method} ${entry.path} (${entry.state}) in the order journal at ${this.options.journal?.where}: ${error instanceof Error ? error.message : String(error)}`, {
+        idempotency_key: entry.key,
+        account_id: entry.accountId,
+      })
+    }
   }
 
   private async placeOnce<T>(
@@ -555,15 +571,15 @@ export class Transport {
         this.echoed = true
         if (entry && entry.honoured !== true) {
           entry.honoured = true
-          options.journal?.write(entry)
+          await this.record(entry)
         }
       }
       if (outcome.kind === 'ok') {
         const value = this.decode(spec, outcome.payload, outcome.requestId)
-        if (spec.decode === decodeOrderPayload) this.answered(entry, value as Order, context, 'answered')
+        if (spec.decode === decodeOrderPayload) await this.answered(entry, value as Order, context, 'answered')
         else if (entry) {
           entry.state = 'answered'
-          options.journal?.write(entry)
+          await this.record(entry)
         }
         return value
       }
@@ -574,7 +590,7 @@ export class Transport {
       } else if (outcome.kind === 'http' && !RETRYABLE_5XX.has(outcome.error.status)) {
         if (entry) {
           entry.state = 'failed'
-          options.journal?.write(entry)
+          await this.record(entry)
         }
         throw outcome.error
       } else {
@@ -583,8 +599,8 @@ export class Transport {
           throw unresolved('It was cancelled before the service answered.', error)
         }
         failures++
-        if (!this.honoured()) await this.probe(spec, context)
-        if (!this.honoured()) {
+        if (!(await this.honoured())) await this.probe(spec, context)
+        if (!(await this.honoured())) {
           // A service that does not confirm keys may have processed it: never send it again blindly.
           if (reconcile === undefined) {
             throw unresolved(`${sentence(error.message)} This service has not confirmed that it recognises Idempotency-Keys, so it is not sent again.`, error)

@@ -32,11 +32,11 @@ function client(replies: Parameters<typeof testClient>[0], dir: string, allowUnr
 }
 
 /** A directory that has ordered from this service before (a settled order of another intent). */
-function withHistory(dir: string): void {
+async function withHistory(dir: string): Promise<void> {
   const journal = new OrderJournal(dir, () => NOW)
-  const entry = journal.open('another-intent', serviceOf(BASE_URL), 'old-key', 'POST', '/lites')
+  const entry = await journal.open('another-intent', serviceOf(BASE_URL), 'old-key', 'POST', '/lites')
   entry.state = 'settled'
-  journal.write(entry)
+  await journal.write(entry)
 }
 
 describe('a new order that an unrecorded recent account matches', () => {
@@ -63,7 +63,7 @@ describe('a new order that an unrecorded recent account matches', () => {
 
   test('a directory with history and a service that ignores keys: asked once, listed, and stopped the same way', async () => {
     const dir = journalDirectory()
-    withHistory(dir)
+    await withHistory(dir)
     const { client: api, requests } = client([silent({}), silent([vmAccount('100007', 'web', '2026-11-24 11:50:00')])], dir)
     const error = await api.lites.createVm(VM_BODY).then(
       () => assert.fail('ordered although a killed run may have placed this order'),
@@ -79,7 +79,7 @@ describe('a new order that an unrecorded recent account matches', () => {
 
   test('an account a state named (a refresh in this directory) is managed: the order is placed', async () => {
     const dir = journalDirectory()
-    new OrderJournal(dir, () => NOW).named('100007')
+    await new OrderJournal(dir, () => NOW).named('100007')
     const { client: api, requests } = client([silent([vmAccount('100007', 'web', '2026-11-24 11:50:00')]), silent(ORDER)], dir)
     assert.deepEqual(await api.lites.createVm(VM_BODY), ORDER)
     assert.equal(requests.at(-1)?.method, 'POST')
@@ -128,7 +128,7 @@ describe('a new order that an unrecorded recent account matches', () => {
 
   test('a directory with history and a service that echoes keys is not listed: the journal covers re-runs from it', async () => {
     const dir = journalDirectory()
-    withHistory(dir)
+    await withHistory(dir)
     const { client: api, requests } = client([echoing({}), echoing(ORDER)], dir)
     assert.deepEqual(await api.lites.createVm(VM_BODY), ORDER)
     assert.deepEqual(

@@ -223,7 +223,7 @@ function orderText(state: ValueMap): string {
   return typeof order === 'string' && order !== '' ? ` (order ${order})` : ''
 }
 
-export function applyUpdate<C>(
+export async function applyUpdate<C>(
   definition: AnyResource,
   prior: ValueMap,
   planned: ValueMap,
@@ -231,7 +231,7 @@ export function applyUpdate<C>(
   session: Session<C>,
 ): Promise<Outcome> {
   const timeout = timeoutOf(definition, planned, 'update')
-  settleAccount(prior.id)
+  await settleAccount(prior.id)
   return withOperation(session.scope, timeout, () => update(definition, prior, planned, priorPrivate, session))
 }
 
@@ -366,7 +366,7 @@ async function update<C>(
 
 export async function applyDelete<C>(definition: AnyResource, prior: ValueMap, session: Session<C>): Promise<Outcome> {
   const diagnostics: Diagnostic[] = []
-  settleAccount(prior.id)
+  await settleAccount(prior.id)
   try {
     await definition.delete({
       ...contextFor(session, diagnostics),
@@ -403,7 +403,7 @@ export async function readResource<C>(
 ): Promise<ReadOutcome> {
   const diagnostics: Diagnostic[] = []
   // The engine's state names this id (or an import does): the order that made it is kept.
-  settleAccount(id)
+  await settleAccount(id)
   try {
     const observed = await definition.read({
       ...contextFor(session, diagnostics),

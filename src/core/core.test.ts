@@ -437,7 +437,7 @@ describe('apply', () => {
   })
   test('a refresh, an update, a delete and an import settle the id they name; a create does not', async () => {
     const named: string[] = []
-    const unregister = registerSettlement('core-test', { account: (id) => named.push(id), delivered: () => undefined })
+    const unregister = registerSettlement('core-test', { account: (id) => void named.push(id), delivered: () => undefined })
     try {
       const s = session()
       const prior = await created(s, { name: 'alpha', size: 20 })

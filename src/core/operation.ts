@@ -10,9 +10,11 @@ import { AsyncLocalStorage } from 'node:async_hooks'
  * src/api/transport.ts. Core and the API client do not import each other; src/resources hands
  * `currentOperation` to the client, and the compiler checks there that this object fits it.
  */
-function newFrame(scope: string | undefined, timeoutMs: number | undefined, finishers: (() => void)[], warn: Warn) {
-  return { scope, timeoutMs, onFinish: (callback: () => void): void => void finishers.push(callback), warn }
+function newFrame(scope: string | undefined, timeoutMs: number | undefined, finishers: Finisher[], warn: Warn) {
+  return { scope, timeoutMs, onFinish: (callback: Finisher): void => void finishers.push(callback), warn }
 }
+/** What runs once an operation's outcome is handed over (the journal marks its order delivered). */
+type Finisher = () => void | Promise<void>
 /** Tells the user something about the operation (a warning diagnostic of its outcome). */
 export type Warn = (summary: string, detail: string) => void
 type Frame = ReturnType<typeof newFrame>
@@ -35,9 +37,9 @@ export function abandonDeliveries(): void {
  */
 export interface Settlement {
   /** A state names this id: the order that made it is kept. */
-  account(id: string): void
+  account(id: string): void | Promise<void>
   /** The engine closed this process gracefully after its run: every outcome handed over is kept. */
-  delivered(): void
+  delivered(): void | Promise<void>
 }
 
 const settlements = new Map<string, Settlement>()
@@ -50,13 +52,17 @@ export function registerSettlement(key: string, settlement: Settlement): () => v
   }
 }
 
-/** Writing the journal may fail (a full disk): that only leaves the order unsettled, never fails the call. */
-function eachSettlement(run: (settlement: Settlement) => void): void {
+/**
+ * Writing the journal may fail (a full disk, a database gone): that only leaves the order unsettled,
+ * never fails the call. Unsettled, it is taken over only by a create of the same intent while its
+ * account exists.
+ */
+async function eachSettlement(run: (settlement: Settlement) => void | Promise<void>): Promise<void> {
   for (const settlement of settlements.values()) {
     try {
-      run(settlement)
+      await run(settlement)
     } catch {
-      // Unsettled, it is taken over only by a create of the same intent while its account exists.
+      // See above.
     }
   }
 }
@@ -65,18 +71,18 @@ function eachSettlement(run: (settlement: Settlement) => void): void {
  * A prior or current state the engine sent names this id (a refresh, a plan or update of it, a
  * delete, an import): the account is in state, so its order is never taken over again.
  */
-export function settleAccount(id: unknown): void {
+export async function settleAccount(id: unknown): Promise<void> {
   if (typeof id !== 'string' && typeof id !== 'number') return
   const text = String(id)
-  if (text !== '') eachSettlement((s) => s.account(text))
+  if (text !== '') await eachSettlement((s) => s.account(text))
 }
 
 /**
  * The engine closes the provider gracefully once its run is over (Terraform's Shutdown, Pulumi's
  * interrupt on close): what was handed over is kept. Not after abandonDeliveries.
  */
-export function settleDeliveries(): void {
-  if (!abandoned) eachSettlement((s) => s.delivered())
+export async function settleDeliveries(): Promise<void> {
+  if (!abandoned) await eachSettlement((s) => s.delivered())
 }
 
 /** The frame of the operation the caller runs in, if any. */
@@ -94,14 +100,15 @@ export async function withOperation<T>(
   fn: () => Promise<T>,
   warn: Warn = () => undefined,
 ): Promise<T> {
-  const finishers: (() => void)[] = []
+  const finishers: Finisher[] = []
   const frame = newFrame(scope, timeoutMs, finishers, warn)
   try {
     return await storage.run(frame, fn)
   } finally {
+    // Before the outcome goes out: the journal says "delivered" only of what the engine then gets.
     for (const finish of abandoned ? [] : finishers) {
       try {
-        finish()
+        await finish()
       } catch {
         // A journal that cannot be written only loses the "delivered" mark: the entry then expires.
       }

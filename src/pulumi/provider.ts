@@ -273,7 +273,7 @@ export class PulumiProvider {
     const definition = this.resource(request)
     const prior = this.priorOf(definition, request.olds, request.oldInputs)
     // The engine's state names this id: the order that made it is kept (see settleAccount).
-    settleAccount(request.id)
+    await settleAccount(request.id)
     // No value rule fails a Diff: `pulumi refresh` diffs with old and new swapped, so a size grown
     // outside Pulumi reads as a shrink there. Check and Update (preview included) refuse bad values.
     const plan = this.plan(definition, prior, request.news, request.ignoreChanges, privateOf(request.olds), false)

@@ -90,8 +90,9 @@ export async function servePlugin(options: { argv: readonly string[]; load: () =
   // The engine closes a plugin with SIGINT once its run is over (the plugin has its own process
   // group, so a terminal's Ctrl-C never reaches it): every outcome it was handed is kept.
   process.once('SIGINT', () => {
-    settleDeliveries()
-    void shutdown().then(() => process.exit(0))
+    void settleDeliveries()
+      .then(shutdown)
+      .then(() => process.exit(0))
   })
   return { port, shutdown }
 }

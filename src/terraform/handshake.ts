@@ -112,9 +112,9 @@ export async function servePlugin(options: ServeOptions): Promise<RunningPlugin 
     server.registerRaw('/plugin.GRPCController/Shutdown', (_empty, call) => {
       // Terraform closes its providers this way at the end of a walk, once it holds every outcome:
       // those orders are settled, so a later create of the same intent never takes them over.
-      settleDeliveries()
-      // Reply first, then exit as soon as the answer is out: Terraform waits up to 2 s for the exit.
-      call.onFinished(() => setImmediate(() => exit(0)))
+      const settled = settleDeliveries()
+      // Reply first, then exit as soon as the answer is out and the journal written: Terraform waits up to 2 s for the exit.
+      call.onFinished(() => void settled.then(() => setImmediate(() => exit(0))))
       log.debug('shutdown requested')
       return EMPTY_MESSAGE
     })

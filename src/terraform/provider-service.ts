@@ -374,7 +374,7 @@ export function providerService(registry: Registry, options: ProviderServiceOpti
         const proposed = decode(view, request.proposedNewState)
         const prior = decode(view, request.priorState)
         const priorPrivate = readPrivate(request.priorPrivate)
-        if (prior !== null) settleAccount(prior.id)
+        if (prior !== null) await settleAccount(prior.id)
         if (config === null || proposed === null) {
           // A delete (plan_destroy): refused here already when its apply would refuse it.
           const refused = prior === null ? null : refusedDelete(request.typeName, prior, priorPrivate, strict)

@@ -20,7 +20,7 @@ for (const driver of drivers) {
     try {
       const state = await session.apply(null, example.create(deps))
       const named: string[] = []
-      const unregister = registerSettlement('front-end-test', { account: (id) => named.push(id), delivered: () => undefined })
+      const unregister = registerSettlement('front-end-test', { account: (id) => void named.push(id), delivered: () => undefined })
       try {
         await session.plan(state, example.create(deps))
       } finally {

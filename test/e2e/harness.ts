@@ -321,12 +321,14 @@ export class Workspace {
     readonly dir: string,
     readonly emulator: Emulator,
     private readonly cliConfig: string,
+    /** The client every command runs; default terraformClient(). */
+    readonly client: { readonly key: string; readonly tool: Tool },
   ) {}
 
-  /** `cliConfig` defaults to a private copy of the build's mirror (dist/mirror). */
-  static async create(emulator: Emulator, cliConfig?: string): Promise<Workspace> {
+  /** `cliConfig` defaults to a private copy of the build's mirror (dist/mirror); `client` to terraformClient(). */
+  static async create(emulator: Emulator, cliConfig?: string, client = terraformClient()): Promise<Workspace> {
     const config = cliConfig ?? (await privateCliConfig())
-    return new Workspace(await mkdtemp(join(tmpdir(), 'provider-e2e-')), emulator, config)
+    return new Workspace(await mkdtemp(join(tmpdir(), 'provider-e2e-')), emulator, config, client)
   }
 
   /** Replaces the configuration with a fixture's main.tf (test/e2e/fixtures/<name>/main.tf). */
@@ -370,7 +372,7 @@ export class Workspace {
     options: RunOptions = {},
   ): { signal(name: NodeJS.Signals): void; signalGroup(name: NodeJS.Signals): void; pid: number; done: Promise<RunResult> } {
     const timeoutMs = options.timeoutMs ?? COMMAND_TIMEOUT_MS
-    const argv = [...(options.wrap ?? []), terraformClient().tool.bin, ...args]
+    const argv = [...(options.wrap ?? []), this.client.tool.bin, ...args]
     const child = spawn(argv[0] as string, argv.slice(1), { cwd: this.dir, env: this.env(options.env), detached: true, stdio: ['ignore', 'pipe', 'pipe'] })
     const signal = (name: NodeJS.Signals) => {
       if (child.exitCode === null && child.signalCode === null) child.kill(name)
