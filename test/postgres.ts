@@ -5,6 +5,7 @@
 // PostgreSQL refuses to run as root: as root, the cluster belongs to the `postgres` user the package creates.
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
+import pg from 'pg'
 import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
@@ -53,6 +54,8 @@ export interface PostgresServer {
   readonly url: string
   readonly password: string
   readonly port: number
+  /** A new, empty database on the server, as a connection string: one per test keeps journals apart. */
+  database(): Promise<string>
   stop(): Promise<void>
 }
 
@@ -107,10 +110,23 @@ export async function startPostgres(): Promise<PostgresServer> {
       reject(new Error(`PostgreSQL exited (${code}) before it was ready:\n${log}`))
     })
   })
+  const url = `postgresql://postgres:${password}@127.0.0.1:${port}/postgres`
+  let databases = 0
   return {
-    url: `postgresql://postgres:${password}@127.0.0.1:${port}/postgres`,
+    url,
     password,
     port,
+    async database() {
+      const name = `journal_${++databases}`
+      const client = new pg.Client({ connectionString: url })
+      await client.connect()
+      try {
+        await client.query(`CREATE DATABASE ${name}`)
+      } finally {
+        await client.end()
+      }
+      return url.replace(/\/postgres$/, `/${name}`)
+    },
     async stop() {
       // SIGINT: a fast shutdown (open sessions are ended).
       if (server.exitCode === null && server.signalCode === null) server.kill('SIGINT')

@@ -20,6 +20,8 @@ export class FileJournalStore implements JournalStore {
     return this.directory
   }
 
+  readonly scope = 'this working directory'
+
   private fileOf(id: string): string {
     return join(this.directory, `${id}.json`)
   }

@@ -79,6 +79,7 @@ export interface PostgresJournalOptions {
 
 export class PostgresJournalStore implements JournalStore {
   readonly where: string
+  readonly scope = 'the runners sharing this order journal'
   private connection: Promise<Client> | undefined
   private expired = false
 

@@ -65,6 +65,8 @@ export interface JournalFilter {
 export interface JournalStore {
   /** Where the entries are, for messages: a directory, or a database without its password. */
   readonly where: string
+  /** Whose runs the journal records, as messages say it: "this working directory", or the runners sharing a database. */
+  readonly scope: string
   /** How a user removes one entry by hand, as an instruction: `delete <file>`, or the SQL statement to run. */
   removal(entry: JournalEntry): string
   /** The entries younger than JOURNAL_KEEP_MS at `now` (older ones may be deleted meanwhile), oldest first. */

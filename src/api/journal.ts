@@ -97,6 +97,11 @@ export class OrderJournal {
     return this.store.where
   }
 
+  /** Whose runs the journal records, for messages (see JournalStore.scope). */
+  get scope(): string {
+    return this.store.scope
+  }
+
   /** How a user removes one entry by hand. */
   removal(entry: JournalEntry): string {
     return this.store.removal(entry)

@@ -425,7 +425,7 @@ export class Transport {
       const one = lost.length === 1
       throw new UnrecordedMatchError(
         `Not ordering ${context.method} ${context.path}: ${one ? 'account' : 'accounts'} ${lost.join(', ')} ${one ? 'was' : 'were'} ` +
-          'ordered from this working directory for this same configuration and handed to the engine, which then closed the ' +
+          `ordered from ${journal.scope} for this same configuration and handed to the engine, which then closed the ` +
           "provider, and no state has named it since. Terraform saves its state after closing the provider: a run killed in " +
           'between (with a remote backend) loses it, and ordering again would be a second order. If that happened, import it by ' +
           'its id (terraform import <address> <id>, or pulumi import). If you removed it from the state on purpose, apply again ' +
@@ -448,7 +448,7 @@ export class Transport {
     if (older.length > 0) {
       const detail =
         `${older.length === 1 ? 'Account' : 'Accounts'} ${older.join(', ')} ${older.length === 1 ? 'matches' : 'match'} this order and no ` +
-        'state or order journal of this working directory names it: provisioned and more than an hour old, it is taken for another ' +
+        `state or order journal of ${journal.scope} names it: provisioned and more than an hour old, it is taken for another ` +
         "configuration's and a new one is ordered. If it was ordered by a killed run of this configuration, import it " +
         '(terraform import <address> <id>, or pulumi import) and remove the new one.'
       this.options.log('warn', `${context.method} ${context.path}: ${detail}`, { candidates: older })
@@ -458,15 +458,15 @@ export class Transport {
     if (ids.length === 0) return
     const one = ids.length === 1
     const why = this.freshDirectory
-      ? 'This working directory has no record of orders to this service (another machine, a fresh CI workspace, or a lost ' +
+      ? `The order journal of ${journal.scope} has no record of orders to this service (another machine, a fresh CI workspace, or a lost ` +
         `order journal: ${journal.where}), so the provider cannot tell an order placed by an earlier run that was killed ` +
         "from another configuration's account"
       : 'This service does not confirm Idempotency-Keys, so the provider cannot tell an order placed by an earlier run that was ' +
         "killed (on another machine, in a fresh CI workspace, or with its journal lost) from another configuration's account"
     throw new UnrecordedMatchError(
       `Not ordering ${context.method} ${context.path}: ${one ? 'account' : 'accounts'} ${ids.join(', ')} ${one ? 'matches' : 'match'} ` +
-        `this order, ${one ? 'is' : 'are'} still being provisioned or ${one ? 'was' : 'were'} created within the last hour, and no state or order journal of this working ` +
-        `directory names ${one ? 'it' : 'them'}. ${why}, and orders nothing rather than twice. If it belongs to this resource, ` +
+        `this order, ${one ? 'is' : 'are'} still being provisioned or ${one ? 'was' : 'were'} created within the last hour, and no state or order journal of ${journal.scope} ` +
+        `names ${one ? 'it' : 'them'}. ${why}, and orders nothing rather than twice. If it belongs to this resource, ` +
         'import it by its id (terraform import <address> <id>, or pulumi import). If it belongs to something else, apply again ' +
         'with PROVIDER_ALLOW_UNRECORDED_MATCH=1 in the environment to order anyway.',
       { context, idempotencyKey: '', candidates: ids },
@@ -559,7 +559,7 @@ export class Transport {
       new OrderUnresolvedError(
         `${why} The order may have been placed. Its Idempotency-Key is ${key}; ` +
           (entry
-            ? 'the next apply from this directory checks it before ordering again and does not place a second order.'
+            ? `the next apply from ${options.journal?.scope ?? 'this working directory'} checks it before ordering again and does not place a second order.`
             : 'repeat it only with that key.'),
         { context, idempotencyKey: key, ...(candidates ? { candidates } : {}) },
         cause === undefined ? undefined : { cause },
