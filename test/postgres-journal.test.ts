@@ -7,9 +7,9 @@ import { spawn } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
 import { after, before, describe, test } from 'node:test'
 import pg from 'pg'
-import { OrderJournal } from '../src/api/journal.js'
-import { JOURNAL_TABLE, PostgresJournalStore } from '../src/api/journal-postgres.js'
-import type { JournalOwner } from '../src/api/journal-store.js'
+import { OrderJournal } from '../src/api/orders/journal.js'
+import { JOURNAL_TABLE, PostgresJournalStore } from '../src/api/orders/journal-postgres.js'
+import type { JournalOwner } from '../src/api/orders/journal-store.js'
 import { type PostgresServer, startPostgres } from './postgres.js'
 
 let server: PostgresServer
@@ -95,8 +95,8 @@ describe('the order journal in PostgreSQL', { concurrency: 1 }, () => {
 
   test('a provider process killed with SIGKILL mid-order is seen gone, and its entry taken over', async () => {
     const intent = `intent-${randomUUID()}`
-    const journalModule = new URL('../src/api/journal.js', import.meta.url).href
-    const storeModule = new URL('../src/api/journal-postgres.js', import.meta.url).href
+    const journalModule = new URL('../src/api/orders/journal.js', import.meta.url).href
+    const storeModule = new URL('../src/api/orders/journal-postgres.js', import.meta.url).href
     const script =
       `const { OrderJournal } = await import(${JSON.stringify(journalModule)});` +
       `const { PostgresJournalStore } = await import(${JSON.stringify(storeModule)});` +
@@ -126,15 +126,15 @@ describe('the order journal in PostgreSQL', { concurrency: 1 }, () => {
     const intent = `intent-${randomUUID()}`
     const handed = await a.journal.open(intent, 's', 'k1', 'POST', '/lites')
     Object.assign(handed, { state: 'answered', accountId: `acc-${randomUUID()}` })
-    await a.journal.release(handed)
+    await a.journal.deliver(handed)
     const named = await a.journal.open(intent, 's', 'k2', 'POST', '/lites')
     const namedAccount = `acc-${randomUUID()}`
     Object.assign(named, { state: 'answered', accountId: namedAccount })
-    await a.journal.release(named)
+    await a.journal.deliver(named)
     const b = runner()
     assert.ok((await b.journal.knownAccounts()).has(namedAccount), 'another runner knows the account as managed')
-    await b.journal.named(namedAccount)
-    await a.journal.settleOwn()
+    await b.journal.accountInState(namedAccount)
+    await a.journal.engineClosed()
     const states = (await rows()).filter((r) => r.id === handed.id || r.id === named.id).map((r) => r.state)
     assert.deepEqual(states, ['settled', 'settled'])
     await a.store.close()

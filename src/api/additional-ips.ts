@@ -26,12 +26,11 @@ import {
   type CallOptions,
   compact,
   type ListOptions,
-  type OrderOptions,
-  reconcileBy,
   rejectingSync,
   statusQuery,
   type Transport,
 } from './transport.js'
+import { type OrderOptions, type Orders, reconcileBy } from './orders/orders.js'
 
 /** `extra_details` of an additional IP. */
 export interface AdditionalIpExtra {
@@ -139,12 +138,12 @@ function decodeProduct(value: unknown, at = 'data'): AdditionalIpProduct {
 const ignore = (): undefined => undefined
 const GROUP = '/baremetal-additional-ips'
 
-export function additionalIpApi(transport: Transport): AdditionalIpApi {
+export function additionalIpApi(transport: Transport, orders: Orders): AdditionalIpApi {
   const id = (value: Id) => idText(value, 'account id')
   const server = (value: Id) => idText(value, 'metal account id')
   return rejectingSync<AdditionalIpApi>({
     createIp: (body, options) =>
-      transport.order(
+      orders.order(
         'POST',
         GROUP,
         compact({ product_id: body.product_id, cycle: body.cycle, region: body.region, ...paid(body) }),
@@ -167,7 +166,7 @@ export function additionalIpApi(transport: Transport): AdditionalIpApi {
       }),
     getIp: (accountId, options) => transport.get(`${GROUP}/${id(accountId)}`, (p) => decodeIp(p), options, id(accountId)),
     deleteIp: (accountId, options) =>
-      transport.send('DELETE', `${GROUP}/${id(accountId)}`, undefined, ignore, options, id(accountId)),
+      orders.remove(`${GROUP}/${id(accountId)}`, options, id(accountId)),
     listProducts: (options) => transport.get(`${GROUP}/products`, decodeList(decodeProduct), options),
     getProduct: (productId, options) =>
       transport.get(`${GROUP}/products/${idText(productId, 'product id')}`, (p) => decodeProduct(p), options),

@@ -5,9 +5,7 @@ import { type ElasticStorageApi, elasticStorageApi } from './elastic-storage.js'
 import { type LiteApi, type LiteMigrationApi, liteApi, liteMigrationApi } from './lite.js'
 import { type MetalApi, metalApi } from './metal.js'
 import type { Account } from './models.js'
-import { type JournalOptions, OrderJournal } from './journal.js'
-import { PostgresJournalStore } from './journal-postgres.js'
-import { PROCESS_OWNER } from './journal-store.js'
+import { type JournalOptions, OrderJournal, Orders, PostgresJournalStore, PROCESS_OWNER } from './orders/index.js'
 import { type FetchFunction, type Logger, type OperationFrame, type Sleep, Transport } from './transport.js'
 import { type WaitOptions, type WaitResult, waitForActive } from './wait.js'
 
@@ -144,10 +142,9 @@ export function createClient(options: ClientOptions): Client {
     random: options.random ?? Math.random,
     log,
     idempotencyKey: options.idempotencyKey ?? randomUUID,
-    journal,
     operation: options.operation,
-    allowUnrecordedMatch: options.allowUnrecordedMatch,
   })
+  const orders = new Orders(transport, { journal, operation: options.operation, allowUnrecordedMatch: options.allowUnrecordedMatch })
   const waitSettings = {
     pollIntervalMs,
     pollMaxIntervalMs: Math.max(pollIntervalMs, positive(options.pollMaxIntervalMs, 30_000, 'pollMaxIntervalMs')),
@@ -157,15 +154,15 @@ export function createClient(options: ClientOptions): Client {
   }
   return {
     baseUrl,
-    lites: { ...liteApi(transport, '/lites'), ...liteMigrationApi(transport) },
-    litePros: liteApi(transport, '/lite-pros'),
-    baremetals: metalApi(transport),
-    additionalIps: additionalIpApi(transport),
-    elasticStorages: elasticStorageApi(transport),
+    lites: { ...liteApi(transport, orders, '/lites'), ...liteMigrationApi(transport, orders) },
+    litePros: liteApi(transport, orders, '/lite-pros'),
+    baremetals: metalApi(transport, orders),
+    additionalIps: additionalIpApi(transport, orders),
+    elasticStorages: elasticStorageApi(transport, orders),
     waitForActive: (read, waitOptions) => waitForActive(waitSettings, read, waitOptions),
     now,
     ...(journal
-      ? { settlement: { where: journal.where, account: (id: string) => journal.named(id), delivered: () => journal.settleOwn() } }
+      ? { settlement: { where: journal.where, account: (id: string) => journal.accountInState(id), delivered: () => journal.engineClosed() } }
       : {}),
   }
 }

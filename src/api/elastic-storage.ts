@@ -27,12 +27,11 @@ import {
   type CallOptions,
   compact,
   type ListOptions,
-  type OrderOptions,
-  reconcileBy,
   rejectingSync,
   statusQuery,
   type Transport,
 } from './transport.js'
+import { type OrderOptions, type Orders, reconcileBy } from './orders/orders.js'
 
 /** `extra_details` of an elastic storage. */
 export interface ElasticStorageExtra {
@@ -128,11 +127,11 @@ function decodeProduct(value: unknown, at = 'data'): ElasticStorageProduct {
 const ignore = (): undefined => undefined
 const GROUP = '/baremetal-elastic-storages'
 
-export function elasticStorageApi(transport: Transport): ElasticStorageApi {
+export function elasticStorageApi(transport: Transport, orders: Orders): ElasticStorageApi {
   const id = (value: Id) => idText(value, 'account id')
   return rejectingSync<ElasticStorageApi>({
     createStorage: (body, options) =>
-      transport.order(
+      orders.order(
         'POST',
         GROUP,
         compact({
@@ -163,7 +162,7 @@ export function elasticStorageApi(transport: Transport): ElasticStorageApi {
     getStorage: (accountId, options) =>
       transport.get(`${GROUP}/${id(accountId)}`, (p) => decodeStorage(p), options, id(accountId)),
     resizeStorage: (accountId, body, options) =>
-      transport.order(
+      orders.order(
         'PUT',
         `${GROUP}/${id(accountId)}`,
         compact({ size: body.size, pay_invoice_with_cc: body.pay_invoice_with_cc }),
@@ -171,7 +170,7 @@ export function elasticStorageApi(transport: Transport): ElasticStorageApi {
         id(accountId),
       ),
     changeStorageProduct: (accountId, body, options) =>
-      transport.order(
+      orders.order(
         'POST',
         `${GROUP}/${id(accountId)}`,
         compact({ new_product_id: body.new_product_id, pay_invoice_with_cc: body.pay_invoice_with_cc }),
@@ -179,7 +178,7 @@ export function elasticStorageApi(transport: Transport): ElasticStorageApi {
         id(accountId),
       ),
     deleteStorage: (accountId, options) =>
-      transport.send('DELETE', `${GROUP}/${id(accountId)}`, undefined, ignore, options, id(accountId)),
+      orders.remove(`${GROUP}/${id(accountId)}`, options, id(accountId)),
     listProducts: (options) => transport.get(`${GROUP}/products`, decodeList(decodeProduct), options),
     getProduct: (productId, options) =>
       transport.get(`${GROUP}/products/${idText(productId, 'product id')}`, (p) => decodeProduct(p), options),

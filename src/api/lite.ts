@@ -29,12 +29,11 @@ import {
   type CallOptions,
   compact,
   type ListOptions,
-  type OrderOptions,
-  reconcileBy,
   rejectingSync,
   statusQuery,
   type Transport,
 } from './transport.js'
+import { type OrderOptions, type Orders, reconcileBy } from './orders/orders.js'
 
 export type LiteGroup = '/lites' | '/lite-pros'
 
@@ -392,7 +391,7 @@ function decodeAvailability(value: unknown): { available: boolean } {
 
 const ignore = (): undefined => undefined
 
-export function liteApi(transport: Transport, group: LiteGroup): LiteApi {
+export function liteApi(transport: Transport, orders: Orders, group: LiteGroup): LiteApi {
   const id = (value: Id) => idText(value, 'account id')
   const product = (value: number) => idText(value, 'product id')
   const account = (path: string) => `${group}/accounts/${path}`
@@ -410,7 +409,7 @@ export function liteApi(transport: Transport, group: LiteGroup): LiteApi {
     ...keypairApi(transport, group),
 
     createVm: (body, options) =>
-      transport.order(
+      orders.order(
         'POST',
         group,
         compact({
@@ -433,11 +432,11 @@ export function liteApi(transport: Transport, group: LiteGroup): LiteApi {
     setVmState: (accountId, action, options) => {
       const path = `${account(id(accountId))}/vm-state/${encodeURIComponent(action)}`
       // A reset is destructive and one-shot: it goes through the order journal like a rebuild.
-      if (action === 'reset') return transport.action('PUT', path, undefined, options, id(accountId))
+      if (action === 'reset') return orders.action('PUT', path, undefined, options, id(accountId))
       return transport.send('PUT', path, undefined, ignore, options, id(accountId))
     },
     rebuildVm: (accountId, body, options) =>
-      transport.action('PUT', `${account(id(accountId))}/rebuild`, { select_os: body.select_os }, options, id(accountId)),
+      orders.action('PUT', `${account(id(accountId))}/rebuild`, { select_os: body.select_os }, options, id(accountId)),
     renameVm: (accountId, body, options) =>
       transport.send(
         'PUT',
@@ -459,7 +458,7 @@ export function liteApi(transport: Transport, group: LiteGroup): LiteApi {
     getChangePackageOptions: (accountId, options) =>
       transport.get(`${account(id(accountId))}/change-package`, decodeChangePackageOptions, options, id(accountId)),
     changePackage: (accountId, body, options) =>
-      transport.order(
+      orders.order(
         'POST',
         `${account(id(accountId))}/change-package`,
         compact({ new_product_id: body.new_product_id, pay_invoice_with_cc: body.pay_invoice_with_cc }),
@@ -469,7 +468,7 @@ export function liteApi(transport: Transport, group: LiteGroup): LiteApi {
     getStorageOptions: (accountId, options) =>
       transport.get(`${account(id(accountId))}/storage`, decodeStorageOptions, options, id(accountId)),
     upgradeStorage: (accountId, body, options) =>
-      transport.order(
+      orders.order(
         'PUT',
         `${account(id(accountId))}/storage`,
         compact({ disk_size: body.disk_size, pay_invoice_with_cc: body.pay_invoice_with_cc }),
@@ -477,10 +476,10 @@ export function liteApi(transport: Transport, group: LiteGroup): LiteApi {
         id(accountId),
       ),
     deleteVm: (accountId, options) =>
-      transport.send('DELETE', `${group}/${id(accountId)}`, undefined, ignore, options, id(accountId)),
+      orders.remove(`${group}/${id(accountId)}`, options, id(accountId)),
 
     createSnapshot: (vmAccountId, body, options) =>
-      transport.order(
+      orders.order(
         'POST',
         `${account(id(vmAccountId))}/snapshot`,
         compact({ cycle: body.cycle, name: body.name, description: body.description, ...paid(body) }),
@@ -497,7 +496,7 @@ export function liteApi(transport: Transport, group: LiteGroup): LiteApi {
     getSnapshot: (accountId, options) =>
       transport.get(`${group}/snapshots/accounts/${id(accountId)}`, (p) => decodeSnapshot(p), options, id(accountId)),
     createVmFromSnapshot: (snapshotId, body, options) =>
-      transport.order(
+      orders.order(
         'POST',
         `${group}/snapshots/accounts/${id(snapshotId)}/create`,
         compact({
@@ -514,15 +513,15 @@ export function liteApi(transport: Transport, group: LiteGroup): LiteApi {
         id(snapshotId),
       ),
     restoreSnapshot: (snapshotId, options) =>
-      transport.action('PUT', `${group}/snapshots/accounts/${id(snapshotId)}/restore`, undefined, options, id(snapshotId)),
+      orders.action('PUT', `${group}/snapshots/accounts/${id(snapshotId)}/restore`, undefined, options, id(snapshotId)),
     deleteSnapshot: (accountId, options) =>
-      transport.send('DELETE', `${group}/snapshots/${id(accountId)}`, undefined, ignore, options, id(accountId)),
+      orders.remove(`${group}/snapshots/${id(accountId)}`, options, id(accountId)),
     listSnapshotProducts: (options) => list(`${group}/snapshots/products`, decodePlan, options),
     getSnapshotProduct: (productId, options) =>
       transport.get(`${group}/snapshots/products/${product(productId)}`, (p) => decodePlan(p), options),
 
     createDisk: (body, options) =>
-      transport.order(
+      orders.order(
         'POST',
         `${group}/disks`,
         compact({
@@ -545,7 +544,7 @@ export function liteApi(transport: Transport, group: LiteGroup): LiteApi {
     getDisk: (accountId, options) =>
       transport.get(`${group}/disks/accounts/${id(accountId)}`, (p) => decodeDisk(p), options, id(accountId)),
     upgradeDisk: (accountId, body, options) =>
-      transport.order(
+      orders.order(
         'PUT',
         `${group}/disks/accounts/${id(accountId)}`,
         compact({ additional_size: body.additional_size, pay_invoice_with_cc: body.pay_invoice_with_cc }),
@@ -553,7 +552,7 @@ export function liteApi(transport: Transport, group: LiteGroup): LiteApi {
         id(accountId),
       ),
     deleteDisk: (accountId, options) =>
-      transport.send('DELETE', `${group}/disks/${id(accountId)}`, undefined, ignore, options, id(accountId)),
+      orders.remove(`${group}/disks/${id(accountId)}`, options, id(accountId)),
     listDiskProducts: (options) => list(`${group}/disks/products`, decodePlan, options),
     getDiskProduct: (productId, options) =>
       transport.get(`${group}/disks/products/${product(productId)}`, (p) => decodePlan(p), options),
@@ -568,13 +567,13 @@ export function liteApi(transport: Transport, group: LiteGroup): LiteApi {
   })
 }
 
-export function liteMigrationApi(transport: Transport): LiteMigrationApi {
+export function liteMigrationApi(transport: Transport, orders: Orders): LiteMigrationApi {
   const id = (value: Id) => idText(value, 'account id')
   return rejectingSync<LiteMigrationApi>({
     listMigrateToProProducts: (accountId, options) =>
       transport.get(`/lites/accounts/${id(accountId)}/migrate-to-pro/products`, decodeList(decodePlan), options, id(accountId)),
     migrateToPro: (accountId, body, options) =>
-      transport.order(
+      orders.order(
         'POST',
         `/lites/accounts/${id(accountId)}/migrate-to-pro`,
         compact({ lite_pro_product_id: body.lite_pro_product_id, pay_invoice_with_cc: body.pay_invoice_with_cc }),

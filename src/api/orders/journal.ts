@@ -192,9 +192,9 @@ export class OrderJournal {
 
   /**
    * The engine has the outcome: the entry is not taken over while this process lives, and its
-   * account counts as managed. It stays unsettled until `settleOwn` or `settle` says it is kept.
+   * account counts as managed. It stays unsettled until `engineClosed` or `accountInState` says it is kept.
    */
-  async release(entry: JournalEntry): Promise<void> {
+  async deliver(entry: JournalEntry): Promise<void> {
     this.held.delete(entry.id)
     if (entry.state === 'answered' || entry.state === 'failed') {
       entry.state = entry.state === 'failed' ? 'settled' : 'delivered'
@@ -204,7 +204,7 @@ export class OrderJournal {
   }
 
   /** An operation lets go of an entry without handing its outcome over (taking it over failed). */
-  drop(entry: JournalEntry): void {
+  letGo(entry: JournalEntry): void {
     this.held.delete(entry.id)
   }
 
@@ -212,7 +212,7 @@ export class OrderJournal {
    * The account was deleted (or found gone): no entry that names it is ever taken over again, an
    * unanswered order on it included.
    */
-  async settle(accountId: string): Promise<void> {
+  async accountGone(accountId: string): Promise<void> {
     for (const entry of await this.entries({ accountId })) {
       if (entry.state === 'settled' && entry.unconfirmed !== true) continue
       entry.state = 'settled'
@@ -228,7 +228,7 @@ export class OrderJournal {
    * An account no entry names (a fresh workspace, an import) is recorded, so that this journal's
    * later runs know it as managed (knownAccounts).
    */
-  async named(accountId: string): Promise<void> {
+  async accountInState(accountId: string): Promise<void> {
     const entries = await this.entries({ accountId })
     for (const entry of entries) {
       if (entry.state !== 'delivered' && entry.unconfirmed !== true) continue
@@ -242,7 +242,7 @@ export class OrderJournal {
   }
 
   /** The engine closed this process gracefully after its run: every outcome it was handed is kept. */
-  async settleOwn(): Promise<void> {
+  async engineClosed(): Promise<void> {
     for (const entry of await this.entries()) {
       if (entry.state !== 'delivered' || entry.owner?.token !== this.owner.token || !this.handedOver.has(entry.id)) continue
       entry.state = 'settled'

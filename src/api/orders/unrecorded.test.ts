@@ -6,8 +6,8 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, test } from 'node:test'
-import { UnrecordedMatchError } from './errors.js'
-import { BASE_URL, ORDER, ok, type RecordedRequest, testClient, VM_BODY, vmAccount } from './fake-fetch.js'
+import { UnrecordedMatchError } from '../errors.js'
+import { BASE_URL, ORDER, ok, type RecordedRequest, testClient, VM_BODY, vmAccount } from '../fake-fetch.js'
 import { OrderJournal, serviceOf } from './journal.js'
 
 const NOW = Date.parse('2026-11-24T12:00:00Z')
@@ -79,7 +79,7 @@ describe('a new order that an unrecorded recent account matches', () => {
 
   test('an account a state named (a refresh in this directory) is managed: the order is placed', async () => {
     const dir = journalDirectory()
-    await new OrderJournal(dir, () => NOW).named('100007')
+    await new OrderJournal(dir, () => NOW).accountInState('100007')
     const { client: api, requests } = client([silent([vmAccount('100007', 'web', '2026-11-24 11:50:00')]), silent(ORDER)], dir)
     assert.deepEqual(await api.lites.createVm(VM_BODY), ORDER)
     assert.equal(requests.at(-1)?.method, 'POST')

@@ -4,10 +4,10 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, test } from 'node:test'
-import { OrderUnresolvedError, UnrecordedMatchError } from './errors.js'
+import { OrderUnresolvedError, UnrecordedMatchError } from '../errors.js'
 import { OrderJournal, processAlive } from './journal.js'
-import { fail, ORDER, ok, type RecordedRequest, testClient, VM_BODY, vmAccount } from './fake-fetch.js'
-import type { OperationFrame } from './transport.js'
+import { fail, ORDER, ok, type RecordedRequest, testClient, VM_BODY, vmAccount } from '../fake-fetch.js'
+import type { OperationFrame } from '../transport.js'
 
 const directories: string[] = []
 function journal(): string {
@@ -337,11 +337,11 @@ describe('order journal: owners, temporaries and settling', () => {
     const own = journalOf(dir, a)
     const entry = await own.open('intent', 'service', 'key-a', 'POST', '/lites')
     assert.equal(await own.claim('intent'), undefined, 'held by an operation')
-    own.drop(entry)
+    own.letGo(entry)
     assert.equal((await own.claim('intent'))?.id, entry.id)
     // Another process now has the pid of a dead owner: the entry is that dead owner's, not the new one's.
     const reusing = new OrderJournal(dir, () => 1_000_000, { owner: { pid: a.pid, token: 'a-later-process' }, alive: () => true })
-    own.drop(entry)
+    own.letGo(entry)
     assert.equal((await reusing.claim('intent'))?.id, entry.id)
   })
 
@@ -353,14 +353,14 @@ describe('order journal: owners, temporaries and settling', () => {
     const at = (proc: ReturnType<typeof providerProcess>) => new OrderJournal(dir, () => clock++, proc.journalOptions)
     const delivered = await at(killed).open('intent', 's', 'k1', 'POST', '/lites')
     Object.assign(delivered, { state: 'answered', accountId: '1' })
-    await at(killed).release(delivered)
+    await at(killed).deliver(delivered)
     const settled = await at(killed).open('intent', 's', 'k2', 'POST', '/lites')
     Object.assign(settled, { state: 'answered', accountId: '2' })
-    await at(killed).release(settled)
-    await at(killed).named('2')
+    await at(killed).deliver(settled)
+    await at(killed).accountInState('2')
     const livesDelivered = await at(live).open('intent', 's', 'k3', 'POST', '/lites')
     Object.assign(livesDelivered, { state: 'answered', accountId: '3' })
-    await at(live).release(livesDelivered)
+    await at(live).deliver(livesDelivered)
     const sent = await at(killed).open('intent', 's', 'k4', 'POST', '/lites')
     killed.kill()
     const next = at(providerProcess())
@@ -379,11 +379,11 @@ describe('order journal: owners, temporaries and settling', () => {
     await own.write(migrating)
     killed.kill()
     // The re-run's refresh (Terraform) or Diff (Pulumi) names account 7 before the migration resumes.
-    await journalOf(dir).named('7')
+    await journalOf(dir).accountInState('7')
     const next = journalOf(dir)
     assert.equal((await next.claim('migrate'))?.id, migrating.id, 'the open order is taken over, not sent again')
-    next.drop(migrating)
-    await next.settle('7')
+    next.letGo(migrating)
+    await next.accountGone('7')
     assert.equal(await journalOf(dir).claim('migrate'), undefined, 'once the account is deleted, never')
   })
 
@@ -393,12 +393,12 @@ describe('order journal: owners, temporaries and settling', () => {
     const own = journalOf(dir, a)
     const handed = await own.open('intent', 's', 'k1', 'POST', '/lites')
     Object.assign(handed, { state: 'answered', accountId: '1' })
-    await own.release(handed)
+    await own.deliver(handed)
     const named = await own.open('intent', 's', 'k2', 'POST', '/lites')
     Object.assign(named, { state: 'answered', accountId: '2' })
-    await own.release(named)
-    await journalOf(dir).named('2')
-    await own.settleOwn()
+    await own.deliver(named)
+    await journalOf(dir).accountInState('2')
+    await own.engineClosed()
     a.kill()
     const states = readdirSync(dir).map((f) => JSON.parse(readFileSync(join(dir, f), 'utf8')).state)
     assert.deepEqual(states, ['settled', 'settled'])
