@@ -10,8 +10,9 @@
 //   core/        nothing internal
 //   resources/   core/, api/
 //   grpc/        nothing internal        (unary gRPC over node:http2, shared by the front ends)
-//   terraform/   core/, grpc/            (not pulumi/, api/, emulator/, resources/)
-//   pulumi/      core/, grpc/            (not terraform/, api/, emulator/, resources/)
+//   server/      core/; `import type` from api/ (the OperationFrame it produces)
+//   terraform/   core/, grpc/, server/   (not pulumi/, api/, emulator/, resources/)
+//   pulumi/      core/, grpc/, server/   (not terraform/, api/, emulator/, resources/)
 //   emulator/    `import type` / `export type` from api/, nothing else
 //   bin/         anything (entry points wire the modules together)
 //
@@ -279,8 +280,9 @@ export const RULES: Readonly<Record<string, Rule>> = {
   core: { may: [] },
   resources: { may: ['core', 'api'] },
   grpc: { may: [] },
-  terraform: { may: ['core', 'grpc'] },
-  pulumi: { may: ['core', 'grpc'] },
+  server: { may: ['core'], typeOnly: ['api'] },
+  terraform: { may: ['core', 'grpc', 'server'] },
+  pulumi: { may: ['core', 'grpc', 'server'] },
   emulator: { may: [], typeOnly: ['api'] },
   bin: { may: [], any: true },
 }
@@ -718,7 +720,7 @@ describe('main files, HTTP and resource names', () => {
 // The real tree.
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
-const MAIN_FILE_MODULES = ['api', 'core', 'grpc', 'resources', 'terraform', 'emulator']
+const MAIN_FILE_MODULES = ['api', 'core', 'grpc', 'resources', 'server', 'terraform', 'emulator']
 
 function sourceFiles(dir: string): string[] {
   const out: string[] = []
