@@ -11,7 +11,7 @@
 //                the order mechanism api/orders/, which sits above it
 //   core/        nothing internal
 //   resources/   core/, api/
-//   server/      core/, and the entry points api/index.ts and resources/index.ts (the registry)
+//   server/      core/, resources/index.ts (the registry); `import type` from api/ (the OperationFrame it produces)
 //   grpc/        nothing internal        (unary gRPC over node:http2, shared by the front ends)
 //   terraform/   server/, core/, grpc/   (not pulumi/, api/, emulator/, resources/)
 //   pulumi/      server/, core/, grpc/   (not terraform/, api/, emulator/, resources/)
@@ -138,7 +138,7 @@ export const RULES: Readonly<Record<string, Rule>> = {
   api: { may: [] },
   core: { may: [] },
   resources: { may: ['core', 'api'] },
-  server: { may: ['core', 'api/index', 'resources/index'] },
+  server: { may: ['core', 'resources/index'], typeOnly: ['api'] },
   grpc: { may: [] },
   terraform: { may: ['server', 'core', 'grpc'] },
   pulumi: { may: ['server', 'core', 'grpc'] },
@@ -509,9 +509,10 @@ describe('dependency table', () => {
     assert.equal(violations('src/resources/lite-vm.ts', "const e = await import('../emulator/index.js')"), 1)
   })
 
-  test('server/ may import core/ and the entry points of api/ and resources/', () => {
-    const fine = "import { a } from '../core/index.js'\nimport { resources } from '../resources/index.js'\nimport { createClient } from '../api/index.js'"
+  test('server/ may import core/, the resource registry, and types of api/', () => {
+    const fine = "import { a } from '../core/index.js'\nimport { resources } from '../resources/index.js'\nimport type { OperationFrame } from '../api/index.js'"
     assert.equal(violations('src/server/registry.ts', fine), 0)
+    assert.equal(violations('src/server/configure.ts', "import { createClient } from '../api/index.js'"), 1)
     assert.equal(violations('src/server/registry.ts', "import { liteVm } from '../resources/lite-vm.js'"), 1)
     assert.equal(violations('src/server/configure.ts', "import { request } from '../api/transport.js'"), 1)
     assert.equal(violations('src/server/configure.ts', "import { journal } from '../api/orders/index.js'"), 1)

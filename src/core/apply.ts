@@ -1,9 +1,12 @@
-/** The apply engine: create, ordered update steps with checkpoints, read, import, delete, data reads. */
+/**
+ * The apply engine: create, ordered update steps with checkpoints, read, import, delete, data reads.
+ * It runs one call at a time and keeps nothing between calls: the operation a call runs in and what
+ * the order journal is told are the provider runtime's (src/server).
+ */
 import { isComputed, isInput } from './attributes.js'
 import type { AnyDataSource, AnyResource, Logger, OperationContext, TimeoutName } from './definition.js'
 import { causeOf, type Diagnostic, error, hasErrors, toDiagnostics, warning } from './diagnostics.js'
 import { knownOrNull, type Plan, type PrivateState, stepsToRun } from './plan.js'
-import { settleAccount, withOperation } from './operation.js'
 import { timeoutMs } from './timeouts.js'
 import { validateConfig } from './validate.js'
 import { isEmpty, isUnknown, type Value, type ValueMap, valuesEqual } from './values.js'
@@ -111,17 +114,6 @@ function isGone(value: unknown): boolean {
 }
 
 export async function applyCreate<C>(definition: AnyResource, planned: ValueMap, session: Session<C>): Promise<Outcome> {
-  const notices: Diagnostic[] = []
-  const outcome = await withOperation(
-    session.scope,
-    timeoutOf(definition, planned, 'create'),
-    () => create(definition, planned, session),
-    (summary, detail) => notices.push(warning(summary, detail)),
-  )
-  return notices.length === 0 ? outcome : { ...outcome, diagnostics: [...notices, ...outcome.diagnostics] }
-}
-
-async function create<C>(definition: AnyResource, planned: ValueMap, session: Session<C>): Promise<Outcome> {
   const diagnostics: Diagnostic[] = []
   let reached: Observed | null = null
   let later = false
@@ -224,18 +216,6 @@ function orderText(state: ValueMap): string {
 }
 
 export async function applyUpdate<C>(
-  definition: AnyResource,
-  prior: ValueMap,
-  planned: ValueMap,
-  priorPrivate: PrivateState,
-  session: Session<C>,
-): Promise<Outcome> {
-  const timeout = timeoutOf(definition, planned, 'update')
-  await settleAccount(prior.id)
-  return withOperation(session.scope, timeout, () => update(definition, prior, planned, priorPrivate, session))
-}
-
-async function update<C>(
   definition: AnyResource,
   prior: ValueMap,
   planned: ValueMap,
@@ -366,7 +346,6 @@ async function update<C>(
 
 export async function applyDelete<C>(definition: AnyResource, prior: ValueMap, session: Session<C>): Promise<Outcome> {
   const diagnostics: Diagnostic[] = []
-  await settleAccount(prior.id)
   try {
     await definition.delete({
       ...contextFor(session, diagnostics),
@@ -402,8 +381,6 @@ export async function readResource<C>(
   session: Session<C>,
 ): Promise<ReadOutcome> {
   const diagnostics: Diagnostic[] = []
-  // The engine's state names this id (or an import does): the order that made it is kept.
-  await settleAccount(id)
   try {
     const observed = await definition.read({
       ...contextFor(session, diagnostics),

@@ -5,7 +5,6 @@ import { int64, string } from './attributes.js'
 import { checkResource, DefinitionError, defineResource, silentLogger } from './definition.js'
 import { error, renderNames, toDiagnostics, verbatim } from './diagnostics.js'
 import { nonRoundTripping, toCamel, toPascal, toSnake } from './names.js'
-import { registerSettlement } from './operation.js'
 import { planResource } from './plan.js'
 import { BoxService, boxDefinition } from './testing-fixture.js'
 import { durationProblem, parseDuration, timeoutMs } from './timeouts.js'
@@ -434,23 +433,6 @@ describe('apply', () => {
     const deleted = await applyDelete(boxDefinition, prior, s)
     assert.equal(deleted.state, null)
     assert.deepEqual(deleted.diagnostics, [])
-  })
-  test('a refresh, an update, a delete and an import settle the id they name; a create does not', async () => {
-    const named: string[] = []
-    const unregister = registerSettlement('core-test', { account: (id) => void named.push(id), delivered: () => undefined })
-    try {
-      const s = session()
-      const prior = await created(s, { name: 'alpha', size: 20 })
-      assert.deepEqual(named, [])
-      const id = String(prior.id)
-      await readResource(boxDefinition, prior, id, {}, s)
-      await applyUpdate(boxDefinition, prior, planResource(boxDefinition, prior, { name: 'alpha', size: 30 }).planned, {}, s)
-      await importResource(boxDefinition, id, s)
-      await applyDelete(boxDefinition, prior, s)
-      assert.deepEqual(named, [id, id, id, id])
-    } finally {
-      unregister()
-    }
   })
   test('a read keeps inputs the service cannot report and the timeouts', async () => {
     const s = session()

@@ -204,13 +204,38 @@ export interface DataSourceDefinition<C, A extends Attributes> {
   read(ctx: DataContext<C, A>): Promise<Observed<A>>
 }
 
-export interface ProviderDefinition<C, A extends Attributes> {
+/**
+ * What tells the order journal that an outcome handed to the engine is kept. The provider runtime
+ * (src/server) calls it; whoever builds the API client hands it over through ConfigureMeta.
+ */
+export interface Settlement {
+  /** A state names this id: the order that made it is kept. */
+  account(id: string): void | Promise<void>
+  /** The engine closed this process gracefully after its run: every outcome handed over is kept. */
+  delivered(): void | Promise<void>
+}
+
+/**
+ * What the provider runtime hands a provider's configure besides the configuration. `F` is the frame
+ * of the operation a call runs in: its shape is declared where it is read (the API client), and the
+ * runtime that produces it checks it there; core only passes it on.
+ */
+export interface ConfigureMeta<F = unknown> {
+  readonly userAgent: string
+  readonly log: Logger
+  /** The frame of the operation the caller runs in, if any. */
+  readonly operation: () => F | undefined
+  /** Registers what settles the journal's orders, under a key; configuring again with the same key replaces it. */
+  registerSettlement(key: string, settlement: Settlement): () => void
+}
+
+export interface ProviderDefinition<C, A extends Attributes, F = unknown> {
   readonly description: string
   readonly attributes: A
   /** Environment variables read when an attribute is unset, by attribute name. */
   readonly environment: Partial<Record<keyof A & string, string>>
   /** Throws an error naming the attribute when the configuration cannot work. */
-  configure(config: ObjectOf<A>, meta: { userAgent: string; log: Logger }): C
+  configure(config: ObjectOf<A>, meta: ConfigureMeta<F>): C
   /**
    * When an operation failed because of the configuration (a refused key, nothing listening at the
    * URL): what to fix, naming the attribute in canonical names; null otherwise.
@@ -256,7 +281,7 @@ export interface AnyProvider {
   readonly description: string
   readonly attributes: Attributes
   readonly environment: Partial<Record<string, string>>
-  configure(config: Erased, meta: { userAgent: string; log: Logger }): unknown
+  configure(config: Erased, meta: ConfigureMeta<Erased>): unknown
   advise?(thrown: unknown, config: Erased): string | null
   readonly unfinishedSetting?: string
 }
@@ -285,7 +310,7 @@ export function defineDataSource<C, A extends Attributes>(
   return dataSource
 }
 
-export function defineProvider<C, A extends Attributes>(definition: ProviderDefinition<C, A>): ProviderDefinition<C, A> {
+export function defineProvider<C, A extends Attributes, F = unknown>(definition: ProviderDefinition<C, A, F>): ProviderDefinition<C, A, F> {
   checkNames('provider', definition.attributes)
   return definition
 }

@@ -2,9 +2,9 @@
 // stdout (nothing else may ever go there: console.log is sent to stderr), then serve. Only the shared
 // gRPC server loads before the port line; the service, its protobuf messages and the provider load
 // right after it, while the engine connects, and every call waits for them.
-import { abandonDeliveries, settleDeliveries } from '../core/operation.js'
-import { guardProcess } from '../core/process-guard.js'
 import { createGrpcServer, type GrpcLogger } from '../grpc/index.js'
+import { abandonDeliveries, settleDeliveries } from '../server/operation.js'
+import { guardProcess } from '../server/process-guard.js'
 import type { EngineLog, PulumiProvider } from './provider.js'
 
 export interface RunningPlugin {

@@ -1,17 +1,15 @@
 /** The provider configuration shared by both front ends: credentials, endpoint and tuning knobs. */
 import { existsSync } from 'node:fs'
 import { join, resolve } from 'node:path'
-import { ApiError, type Client, createClient, isPostgresUrl, postgresUrlProblem, TransportError } from '../api/index.js'
+import { ApiError, type Client, createClient, isPostgresUrl, type OperationFrame, postgresUrlProblem, TransportError } from '../api/index.js'
 import {
   bool,
-  currentOperation,
+  type ConfigureMeta,
   custom,
   defineProvider,
   durationProblem,
   InputError,
-  type Logger,
   parseDuration,
-  registerSettlement,
   string,
 } from '../core/index.js'
 
@@ -131,7 +129,7 @@ export const providerDefinition = defineProvider({
   },
   environment: { api_key: 'PROVIDER_API_KEY', base_url: 'PROVIDER_BASE_URL', order_journal: 'PROVIDER_ORDER_JOURNAL' },
   unfinishedSetting: 'fail_on_unfinished',
-  configure(config, meta: { userAgent: string; log: Logger }): Client {
+  configure(config, meta: ConfigureMeta<OperationFrame>): Client {
     const apiKey = config.api_key ?? process.env.PROVIDER_API_KEY ?? ''
     const baseUrl = config.base_url ?? process.env.PROVIDER_BASE_URL ?? ''
     if (apiKey === '') {
@@ -156,10 +154,10 @@ export const providerDefinition = defineProvider({
       pollIntervalMs: parseDuration(config.poll_interval ?? '5s') ?? 5_000,
       log: (level, message, fields) => log[level](message, fields),
       ...('database' in journal ? { journalDatabase: journal.database } : { journalDirectory: journal.directory }),
-      operation: currentOperation,
+      operation: meta.operation,
       allowUnrecordedMatch: process.env.PROVIDER_ALLOW_UNRECORDED_MATCH === '1',
     })
-    if (client.settlement) registerSettlement(client.settlement.where, client.settlement)
+    if (client.settlement) meta.registerSettlement(client.settlement.where, client.settlement)
     return client
   },
   advise(thrown, config) {

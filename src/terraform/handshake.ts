@@ -1,8 +1,8 @@
 import type { GenService, GenServiceMethods } from '@bufbuild/protobuf/codegenv2'
-import { settleDeliveries } from '../core/operation.js'
 import { createCertificate } from './certificate.js'
 import { createGrpcServer, type GrpcServer, type ServiceImpl } from '../grpc/index.js'
 import { createLogger, type Logger } from './log.js'
+import { settleDeliveries } from '../server/operation.js'
 
 /** go-plugin's fixed cookie for Terraform providers: proves Terraform (not a person) started us. */
 export const MAGIC_COOKIE_KEY = 'TF_PLUGIN_MAGIC_COOKIE'

@@ -6,7 +6,6 @@ import {
   type AnyProvider,
   type AnyResource,
   type Attribute,
-  attributeNames,
   type Attributes,
   type Diagnostic,
   isComputed,
@@ -273,14 +272,4 @@ export function toTfDiagnostic(diagnostic: Diagnostic): TfDiagnostic {
     detail: diagnostic.detail,
     ...(diagnostic.path && diagnostic.path.length > 0 ? { attribute: attributePath(diagnostic.path) } : {}),
   })
-}
-
-/** Every canonical name of the definitions, as Terraform spells it: `provider_baremetal`, `power_state`. */
-export function terraformNames(definitions: readonly { readonly name: string; readonly attributes: Attributes }[]): Map<string, string> {
-  const names = new Map<string, string>()
-  for (const definition of definitions) {
-    if (definition.name !== '') names.set(definition.name, `${TYPE_PREFIX}${definition.name}`)
-    for (const name of attributeNames(definition.attributes)) names.set(name, toSnake(name))
-  }
-  return names
 }

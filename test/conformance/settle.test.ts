@@ -1,10 +1,10 @@
 // Both front ends tell the order journal that a state names an id when they plan a change of an
 // existing object (Terraform PlanResourceChange with a prior state, Pulumi Diff), so that a create in
 // a later process never takes over an order whose account is in state (issue 8). Refresh, update,
-// delete and import settle in core (src/core/core.test.ts).
+// delete and import settle in the server (src/server/provider-server.test.ts).
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { registerSettlement } from '../../src/core/index.js'
+import { registerSettlement } from '../../src/server/index.js'
 import { Harness } from '../harness.js'
 import { drivers } from './driver.js'
 import { definitionNamed, examples } from './examples.js'

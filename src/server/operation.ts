@@ -1,25 +1,22 @@
 /**
  * The operation a piece of code runs for, carried through async calls: which resource asks (a
  * Pulumi URN; Terraform sends none), until when it may take, and what to do once its outcome has
- * been handed to the engine. The API client reads it through a callback, so neither imports the other.
+ * been handed to the engine. The API client reads it through a callback that the provider
+ * definition's configure receives (ConfigureMeta.operation), so the server never calls the client.
  */
 import { AsyncLocalStorage } from 'node:async_hooks'
+import type { OperationFrame } from '../api/index.js'
+import type { Settlement } from '../core/index.js'
 
-/**
- * The frame of one operation. What it means is declared once, where it is read: `OperationFrame` in
- * src/api/transport.ts. Core and the API client do not import each other; src/resources hands
- * `currentOperation` to the client, and the compiler checks there that this object fits it.
- */
-function newFrame(scope: string | undefined, timeoutMs: number | undefined, finishers: Finisher[], warn: Warn) {
+/** The frame of one operation; what it means is declared once, where it is read (the API client's OperationFrame). */
+function newFrame(scope: string | undefined, timeoutMs: number | undefined, finishers: Finisher[], warn: Warn): OperationFrame {
   return { scope, timeoutMs, onFinish: (callback: Finisher): void => void finishers.push(callback), warn }
 }
 /** What runs once an operation's outcome is handed over (the journal marks its order delivered). */
 type Finisher = () => void | Promise<void>
 /** Tells the user something about the operation (a warning diagnostic of its outcome). */
 export type Warn = (summary: string, detail: string) => void
-type Frame = ReturnType<typeof newFrame>
-
-const storage = new AsyncLocalStorage<Frame>()
+const storage = new AsyncLocalStorage<OperationFrame>()
 let abandoned = false
 
 /**
@@ -30,21 +27,13 @@ export function abandonDeliveries(): void {
   abandoned = true
 }
 
-/**
- * What tells the order journal that an outcome handed to the engine is kept (see settleAccount and
- * settleDeliveries). Registered by whoever builds the API client, under a key (its journal's
- * directory) so that configuring again replaces rather than adds.
- */
-export interface Settlement {
-  /** A state names this id: the order that made it is kept. */
-  account(id: string): void | Promise<void>
-  /** The engine closed this process gracefully after its run: every outcome handed over is kept. */
-  delivered(): void | Promise<void>
-}
-
 const settlements = new Map<string, Settlement>()
 
-/** Returns a function that removes it again. */
+/**
+ * Registered by whoever builds the API client (the provider definition's configure, through
+ * ConfigureMeta), under a key (its journal's location) so that configuring again replaces rather
+ * than adds. Returns a function that removes it again.
+ */
 export function registerSettlement(key: string, settlement: Settlement): () => void {
   settlements.set(key, settlement)
   return () => {
@@ -86,7 +75,7 @@ export async function settleDeliveries(): Promise<void> {
 }
 
 /** The frame of the operation the caller runs in, if any. */
-export function currentOperation(): Frame | undefined {
+export function currentOperation(): OperationFrame | undefined {
   return storage.getStore()
 }
 
