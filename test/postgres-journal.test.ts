@@ -76,6 +76,21 @@ describe('the order journal in PostgreSQL', { concurrency: 1 }, () => {
     assert.equal((await rows()).find((r) => r.id === entry.id)?.owner_token, b.owner.token, 'the takeover is stored')
   })
 
+  test('two clients of one process share its owner: both connect, and the owner runs while either session is open', async () => {
+    const first = runner()
+    const second = new PostgresJournalStore(server.url, first.owner)
+    stores.push(second)
+    const intent = `intent-${randomUUID()}`
+    await first.journal.open(intent, 's', 'k', 'POST', '/lites')
+    await second.list(Date.now())
+    const other = runner()
+    await first.store.close()
+    assert.equal(await other.store.alive(first.owner), true, 'the second client still holds the owner')
+    assert.equal(await other.journal.claim(intent), undefined)
+    await second.close()
+    await eventually('the owner seen gone once both sessions ended', async () => !(await other.store.alive(first.owner)))
+  })
+
   test('of several runners taking one entry over at once, exactly one gets it', async () => {
     for (let round = 0; round < 5; round++) {
       const gone = runner()

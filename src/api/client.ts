@@ -5,7 +5,7 @@ import { type ElasticStorageApi, elasticStorageApi } from './elastic-storage.js'
 import { type LiteApi, type LiteMigrationApi, liteApi, liteMigrationApi } from './lite.js'
 import { type MetalApi, metalApi } from './metal.js'
 import type { Account } from './models.js'
-import { type JournalOptions, OrderJournal, Orders, PostgresJournalStore, PROCESS_OWNER } from './orders/index.js'
+import { type JournalOptions, newJournalSession, OrderJournal, Orders, PostgresJournalStore } from './orders/index.js'
 import { type FetchFunction, type Logger, type OperationFrame, type Sleep, Transport } from './transport.js'
 import { type WaitOptions, type WaitResult, waitForActive } from './wait.js'
 
@@ -46,7 +46,10 @@ export interface ClientOptions {
    * Takes precedence over journalDirectory.
    */
   readonly journalDatabase?: string
-  /** Who owns the journal's entries and how to tell that an owner is gone; default this process (tests inject others). */
+  /**
+   * The journal session (the owner and what its operations hold) shared by every client of this process,
+   * which the provider runtime passes; default a session of this client's own. Tests inject owners and liveness.
+   */
   readonly journalOptions?: JournalOptions
   /** The caller's current operation (its scope, timeout and hand-over), asked at each order. */
   readonly operation?: () => OperationFrame | undefined
@@ -122,12 +125,13 @@ export function createClient(options: ClientOptions): Client {
   const sleep = options.sleep ?? defaultSleep
   const log: Logger = options.log ?? (() => undefined)
   const pollIntervalMs = positive(options.pollIntervalMs, 5_000, 'pollIntervalMs')
-  const owner = options.journalOptions?.owner ?? PROCESS_OWNER
+  const session = options.journalOptions?.session ?? newJournalSession(options.journalOptions?.owner)
+  const journalOptions = { ...options.journalOptions, session }
   const journal =
     options.journalDatabase !== undefined
-      ? new OrderJournal(new PostgresJournalStore(options.journalDatabase, owner), now, options.journalOptions)
+      ? new OrderJournal(new PostgresJournalStore(options.journalDatabase, session.owner), now, journalOptions)
       : options.journalDirectory !== undefined
-        ? new OrderJournal(options.journalDirectory, now, options.journalOptions)
+        ? new OrderJournal(options.journalDirectory, now, journalOptions)
         : undefined
   const transport = new Transport({
     baseUrl,

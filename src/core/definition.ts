@@ -227,6 +227,8 @@ export interface ConfigureMeta<F = unknown> {
   readonly operation: () => F | undefined
   /** Registers what settles the journal's orders, under a key; configuring again with the same key replaces it. */
   registerSettlement(key: string, settlement: Settlement): () => void
+  /** A value that lives as long as the process: made by `create` at the first ask under `key`, the same for every configure after. */
+  perProcess<T>(key: string, create: () => T): T
 }
 
 export interface ProviderDefinition<C, A extends Attributes, F = unknown> {

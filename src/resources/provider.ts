@@ -1,7 +1,7 @@
 /** The provider configuration shared by both front ends: credentials, endpoint and tuning knobs. */
 import { existsSync } from 'node:fs'
 import { join, resolve } from 'node:path'
-import { ApiError, type Client, createClient, isPostgresUrl, type OperationFrame, postgresUrlProblem, TransportError } from '../api/index.js'
+import { ApiError, type Client, createClient, isPostgresUrl, newJournalSession, type OperationFrame, postgresUrlProblem, TransportError } from '../api/index.js'
 import {
   bool,
   type ConfigureMeta,
@@ -154,6 +154,8 @@ export const providerDefinition = defineProvider({
       pollIntervalMs: parseDuration(config.poll_interval ?? '5s') ?? 5_000,
       log: (level, message, fields) => log[level](message, fields),
       ...('database' in journal ? { journalDatabase: journal.database } : { journalDirectory: journal.directory }),
+      // Every client this process configures owns entries as one owner and knows what the others hold.
+      journalOptions: { session: meta.perProcess('order-journal-session', () => newJournalSession()) },
       operation: meta.operation,
       allowUnrecordedMatch: process.env.PROVIDER_ALLOW_UNRECORDED_MATCH === '1',
     })

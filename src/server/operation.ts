@@ -29,6 +29,18 @@ export function abandonDeliveries(): void {
 
 const settlements = new Map<string, Settlement>()
 
+const perProcessValues = new Map<string, unknown>()
+
+/**
+ * A value that lives as long as the process, made at the first ask under its key and the same for
+ * every configure after: what all the API clients of one process share (the order journal's session:
+ * its owner, and what its operations hold).
+ */
+export function perProcess<T>(key: string, create: () => T): T {
+  if (!perProcessValues.has(key)) perProcessValues.set(key, create())
+  return perProcessValues.get(key) as T
+}
+
 /**
  * Registered by whoever builds the API client (the provider definition's configure, through
  * ConfigureMeta), under a key (its journal's location) so that configuring again replaces rather

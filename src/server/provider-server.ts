@@ -25,7 +25,7 @@ import {
   validateConfig,
   warning,
 } from '../core/index.js'
-import { currentOperation, registerSettlement, settleAccount, withOperation } from './operation.js'
+import { currentOperation, perProcess, registerSettlement, settleAccount, withOperation } from './operation.js'
 import { stopSignal } from './process-guard.js'
 import { type Naming, type Registry, TypeIndex } from './registry.js'
 
@@ -74,7 +74,7 @@ export class ProviderServer {
     const issues = this.validateConfig(config)
     if (hasErrors(issues)) return issues
     const full = Object.fromEntries(Object.keys(this.provider.attributes).map((name) => [name, config[name] ?? null]))
-    const client = this.provider.configure(full, { ...meta, operation: currentOperation, registerSettlement })
+    const client = this.provider.configure(full, { ...meta, operation: currentOperation, registerSettlement, perProcess })
     this.configured = {
       client,
       advise: (thrown) => this.provider.advise?.(thrown, full) ?? null,

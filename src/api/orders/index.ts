@@ -25,8 +25,8 @@
 // closes the provider: ids handed over in between and lost with a kill are recorded as unconfirmed
 // and stop the same create until a state names them.
 export { JOURNAL_KEEP_MS, type JournalEntry, type JournalOwner, type JournalState, type JournalStore, processAlive } from './journal-store.js'
-export { fingerprint, type JournalOptions, JOURNAL_REUSE_MS, OrderJournal, serviceOf } from './journal.js'
+export { fingerprint, type JournalOptions, type JournalSession, JOURNAL_REUSE_MS, newJournalSession, OrderJournal, serviceOf } from './journal.js'
 export { FileJournalStore } from './journal-file.js'
 export { describeDatabase, isPostgresUrl, JOURNAL_TABLE, PostgresJournalStore, postgresUrlProblem } from './journal-postgres.js'
 export { createdSince, type OrderOptions, Orders, type OrdersOptions, type Reconcile, reconcileBy } from './orders.js'
-export { PROCESS_OWNER } from './journal-store.js'
+export { newOwner } from './journal-store.js'

@@ -9,12 +9,16 @@ const TEMPORARY = /^(.+\.json)\.(\d+)\.tmp$/
 const TAKE = /^(.+)\.take-(.*)$/
 
 export class FileJournalStore implements JournalStore {
+  private readonly ownPid: number
+
   constructor(
     readonly directory: string,
-    /** The pid of the process using this store: an entry of another token with this pid is a gone process's. */
-    private readonly ownPid: number,
+    /** Who uses this store: an entry of another owner with its pid is a gone process's, unless it started when this one did. */
+    private readonly self: JournalOwner,
     private readonly pidAlive: (pid: number, started?: string) => boolean = processAlive,
-  ) {}
+  ) {
+    this.ownPid = self.pid
+  }
 
   get where(): string {
     return this.directory
@@ -35,8 +39,10 @@ export class FileJournalStore implements JournalStore {
   }
 
   private aliveNow(owner: JournalOwner): boolean {
-    // Our pid with another token: a process that is gone, whose pid this one reuses.
-    return owner.pid !== this.ownPid && this.pidAlive(owner.pid, owner.started)
+    // Our pid with another token: another owner of this very process when it started at the same time
+    // (two clients with sessions of their own), else a process that is gone, whose pid this one reuses.
+    if (owner.pid === this.ownPid) return owner.started !== undefined && owner.started === this.self.started
+    return this.pidAlive(owner.pid, owner.started)
   }
 
   async list(now: number, filter?: JournalFilter): Promise<JournalEntry[]> {

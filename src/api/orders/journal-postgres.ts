@@ -2,7 +2,7 @@
 // the same database many teams already keep Terraform's `pg` state backend in. One row per entry.
 //
 // Who still runs: each process holds a session-level advisory lock named after its owner token for as
-// long as its connection lives. PostgreSQL releases it when that session ends, and a process that dies
+// long as its connection lives (shared, so that several clients of one process each hold it too). PostgreSQL releases it when that session ends, and a process that dies
 // in any way (kill -9, a runner that vanishes) ends its session: its socket is closed by the kernel
 // or, for a machine gone from the network, found dead by TCP keepalives. A takeover is one UPDATE
 // that names the owner it replaces, so of several runners trying at once exactly one gets the row.
@@ -130,7 +130,7 @@ export class PostgresJournalStore implements JournalStore {
         // Runners that start together may all create it: the lock lets one do it, the others see it done.
         await client.query(`BEGIN; SELECT pg_advisory_xact_lock(${SCHEMA_LOCK[0]}, ${SCHEMA_LOCK[1]});${SCHEMA} COMMIT;`)
       }
-      await client.query('SELECT pg_advisory_lock($1, $2)', lockKeys(this.owner.token))
+      await client.query('SELECT pg_advisory_lock_shared($1, $2)', lockKeys(this.owner.token))
     } catch (error) {
       await client.end().catch(() => undefined)
       throw this.failure('connect to', error)

@@ -97,11 +97,11 @@ function statOf(pid: number): { state: string; started: string } | undefined {
   }
 }
 
-/** This process, as journal entries name their owner. */
-export const PROCESS_OWNER: JournalOwner = (() => {
+/** A new owner in this process: its pid and start time, and a token of its own. */
+export function newOwner(): JournalOwner {
   const started = statOf(process.pid)?.started
   return { pid: process.pid, token: randomUUID(), ...(started === undefined ? {} : { started }) }
-})()
+}
 
 /**
  * Whether a process runs: `kill(pid, 0)` fails with ESRCH when none has that pid (EPERM: it runs as

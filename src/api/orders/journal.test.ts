@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, test } from 'node:test'
 import { OrderUnresolvedError, UnrecordedMatchError } from '../errors.js'
-import { OrderJournal, processAlive } from './journal.js'
+import { newJournalSession, OrderJournal, processAlive } from './journal.js'
 import { fail, ORDER, ok, type RecordedRequest, testClient, VM_BODY, vmAccount } from '../fake-fetch.js'
 import type { OperationFrame } from '../transport.js'
 
@@ -28,8 +28,9 @@ let nextPid = 700_000
 function providerProcess() {
   const pid = nextPid++
   running.add(pid)
-  const journalOptions = { owner: { pid, token: `process-${pid}` }, alive: (p: number) => running.has(p) }
-  return { pid, journalOptions, kill: () => running.delete(pid) }
+  const owner = { pid, token: `process-${pid}` }
+  const journalOptions = { session: newJournalSession(owner), alive: (p: number) => running.has(p) }
+  return { pid, owner, journalOptions, kill: () => running.delete(pid) }
 }
 
 /** An operation frame as core makes one; `finish()` hands the outcome over. */
@@ -142,7 +143,9 @@ describe('order journal', () => {
     const dir = journal()
     const op = frame(undefined, 1_000)
     const echo503 = (r: RecordedRequest) => fail(503, 'x', { 'idempotency-key': r.headers.get('idempotency-key') ?? '' })
-    const first = testClient([probed, echo503, echo503, echo503], { journalDirectory: dir, operation: () => op.value })
+    // Both runs in one provider process (one journal session), as the runtime configures them.
+    const proc = providerProcess()
+    const first = testClient([probed, echo503, echo503, echo503], { journalDirectory: dir, operation: () => op.value, journalOptions: proc.journalOptions })
     const error = await first.client.lites.createVm(VM_BODY).then(
       () => assert.fail('expected an error'),
       (e: unknown) => e,
@@ -152,7 +155,7 @@ describe('order journal', () => {
     assert.match(error.message, new RegExp(key))
     await op.finish()
     const next = frame(undefined, 60_000)
-    const second = testClient([echoing(200, ORDER)], { journalDirectory: dir, operation: () => next.value })
+    const second = testClient([echoing(200, ORDER)], { journalDirectory: dir, operation: () => next.value, journalOptions: proc.journalOptions })
     await second.client.lites.createVm(VM_BODY)
     assert.equal(second.requests[0]?.headers.get('idempotency-key'), key)
   })
@@ -241,12 +244,13 @@ describe('order journal', () => {
   test('an upgrade against a service that does not echo keys is not resent after a 502, then or on the next run', async () => {
     const dir = journal()
     const op = frame(undefined, 60_000)
-    const first = testClient([fail(502, 'Bad Gateway'), fail(405, 'x')], { journalDirectory: dir, operation: () => op.value })
+    const proc = providerProcess()
+    const first = testClient([fail(502, 'Bad Gateway'), fail(405, 'x')], { journalDirectory: dir, operation: () => op.value, journalOptions: proc.journalOptions })
     await assert.rejects(first.client.lites.upgradeDisk('100042', { additional_size: 10 }), OrderUnresolvedError)
     await op.finish()
     const next = frame(undefined, 60_000)
     // The next run asks once more (a GET, answered without the key) and still sends nothing.
-    const second = testClient([fail(405, 'x')], { journalDirectory: dir, operation: () => next.value })
+    const second = testClient([fail(405, 'x')], { journalDirectory: dir, operation: () => next.value, journalOptions: proc.journalOptions })
     await assert.rejects(second.client.lites.upgradeDisk('100042', { additional_size: 10 }), /delete .*\.json/)
     assert.deepEqual(
       second.requests.map((r) => r.method),
@@ -327,7 +331,7 @@ describe('order journal: owners, temporaries and settling', () => {
     const taken = await other.claim('intent')
     assert.equal(taken?.id, entry.id)
     const written = JSON.parse(readFileSync(join(dir, `${entry.id}.json`), 'utf8'))
-    assert.deepEqual(written.owner, b.journalOptions.owner, 'the takeover is written to disk')
+    assert.deepEqual(written.owner, b.owner, 'the takeover is written to disk')
     assert.equal(await journalOf(dir).claim('intent'), undefined, 'and is now the live taker’s')
   })
 
@@ -412,14 +416,14 @@ describe('order journal: owners, temporaries and settling', () => {
     killed.kill()
     // A live process is taking it over right now (its marker is there): nobody else may.
     const busy = providerProcess()
-    const marker = join(dir, `${entry.id}.take-${killed.journalOptions.owner.token}`)
-    writeFileSync(marker, JSON.stringify(busy.journalOptions.owner))
+    const marker = join(dir, `${entry.id}.take-${killed.owner.token}`)
+    writeFileSync(marker, JSON.stringify(busy.owner))
     assert.equal(await journalOf(dir).claim('intent'), undefined)
     // That process dies before it rewrote the entry: the next one takes it over.
     busy.kill()
     const next = providerProcess()
     assert.equal((await journalOf(dir, next).claim('intent'))?.id, entry.id)
-    assert.deepEqual(JSON.parse(readFileSync(join(dir, `${entry.id}.json`), 'utf8')).owner, next.journalOptions.owner)
+    assert.deepEqual(JSON.parse(readFileSync(join(dir, `${entry.id}.json`), 'utf8')).owner, next.owner)
     assert.deepEqual(readdirSync(dir), [`${entry.id}.json`], 'its markers are removed')
   })
 
@@ -433,6 +437,18 @@ describe('order journal: owners, temporaries and settling', () => {
     writeFileSync(join(dir, `bbbb.json.${writer.pid}.tmp`), '{"v":1')
     await journalOf(dir).claim('other-intent')
     assert.deepEqual(readdirSync(dir).filter((f) => f.endsWith('.tmp')), [`bbbb.json.${writer.pid}.tmp`])
+  })
+
+  test("two clients of this process with sessions of their own: neither takes the other's entry while the process runs", async () => {
+    const dir = journal()
+    const mine = new OrderJournal(dir, Date.now)
+    const entry = await mine.open('intent', 's', 'k', 'POST', '/lites')
+    mine.letGo(entry)
+    const sibling = new OrderJournal(dir, Date.now)
+    assert.notEqual(sibling.owner.token, mine.owner.token)
+    assert.equal(await sibling.claim('intent'), undefined, 'a sibling owner of this very process is alive')
+    assert.equal((await sibling.heldElsewhere('intent')).length, 1)
+    assert.equal((await mine.claim('intent'))?.id, entry.id, 'its own owner takes it back')
   })
 
   test('liveness: a running pid is alive, an exited one is not, and a pid with another start time was reused', () => {

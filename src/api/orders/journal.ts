@@ -5,7 +5,7 @@
 // PostgreSQL table that runners sharing no disk share (journal-postgres.ts).
 import { createHash, randomUUID } from 'node:crypto'
 import { FileJournalStore } from './journal-file.js'
-import { type JournalEntry, type JournalFilter, type JournalOwner, type JournalStore, PROCESS_OWNER, processAlive } from './journal-store.js'
+import { type JournalEntry, type JournalFilter, type JournalOwner, type JournalStore, newOwner, processAlive } from './journal-store.js'
 
 export { JOURNAL_KEEP_MS, type JournalEntry, type JournalOwner, type JournalState, type JournalStore, processAlive } from './journal-store.js'
 
@@ -48,11 +48,26 @@ export function fingerprint(parts: IntentParts): string {
   )
 }
 
-/** Per owner, shared by every journal object of it: entries its operations hold, and those it handed over. */
-const ownerMemory = new Map<string, { held: Set<string>; handedOver: Set<string> }>()
+/**
+ * One owner's memory, shared by every journal (every API client) that owns entries as it: the entries
+ * its operations hold (two identical intents never share one), and those it handed to its engine (what
+ * its graceful shutdown settles). The provider runtime keeps one for the process and hands it to each
+ * client it configures; a journal made without one has a session of its own.
+ */
+export interface JournalSession {
+  readonly owner: JournalOwner
+  readonly held: Set<string>
+  readonly handedOver: Set<string>
+}
+
+export function newJournalSession(owner: JournalOwner = newOwner()): JournalSession {
+  return { owner, held: new Set(), handedOver: new Set() }
+}
 
 export interface JournalOptions {
-  /** Default: this process. */
+  /** Default: a session of its own (see JournalSession). */
+  readonly session?: JournalSession
+  /** The owner of a session of its own. Default: a new owner in this process. */
   readonly owner?: JournalOwner
   /** How a file journal tells a pid alive. Default: processAlive. */
   readonly alive?: (pid: number, started?: string) => boolean
@@ -84,12 +99,11 @@ export class OrderJournal {
     private readonly now: () => number,
     options: JournalOptions = {},
   ) {
-    this.owner = options.owner ?? PROCESS_OWNER
-    this.store = typeof store === 'string' ? new FileJournalStore(store, this.owner.pid, options.alive ?? processAlive) : store
-    const memory = ownerMemory.get(this.owner.token) ?? { held: new Set<string>(), handedOver: new Set<string>() }
-    ownerMemory.set(this.owner.token, memory)
-    this.held = memory.held
-    this.handedOver = memory.handedOver
+    const session = options.session ?? newJournalSession(options.owner)
+    this.owner = session.owner
+    this.store = typeof store === 'string' ? new FileJournalStore(store, this.owner, options.alive ?? processAlive) : store
+    this.held = session.held
+    this.handedOver = session.handedOver
   }
 
   /** Where the entries are, for messages. */
