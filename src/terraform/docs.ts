@@ -91,15 +91,21 @@ export function writeDocs(dir: string, files: readonly DocFile[]): { written: st
   return { written, deleted }
 }
 
-/** Every file under `dir`, relative, with `/` separators, sorted; empty when `dir` does not exist. */
 /** Pages of docs/ written by hand (the design, the emulator's API, the Pulumi SDKs): never generated, never deleted by writeDocs. */
 export const HAND_WRITTEN_DOCS: ReadonlySet<string> = new Set(['design.md', 'emulator-api.md', 'pulumi-sdks.md'])
+/** Folders of docs/ written by hand: the guides. */
+export const HAND_WRITTEN_DIRS: readonly string[] = ['guides/']
+
+export function isHandWritten(path: string): boolean {
+  return HAND_WRITTEN_DOCS.has(path) || HAND_WRITTEN_DIRS.some((dir) => path.startsWith(dir))
+}
 
 /** The files under `dir` that the generator owns: all but the hand-written pages. */
 export function generatedFiles(dir: string): string[] {
-  return listFiles(dir).filter((path) => !HAND_WRITTEN_DOCS.has(path))
+  return listFiles(dir).filter((path) => !isHandWritten(path))
 }
 
+/** Every file under `dir`, relative, with `/` separators, sorted; empty when `dir` does not exist. */
 export function listFiles(dir: string): string[] {
   if (!existsSync(dir)) return []
   const out: string[] = []
