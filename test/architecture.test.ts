@@ -545,7 +545,7 @@ describe('dependency table', () => {
     assert.equal(violations('src/core/core.test.ts', "import { createEmulator } from '../emulator/index.js'"), 0)
     assert.equal(violations('src/terraform/x.test.ts', "import { harness } from '../../test/harness.js'"), 0)
     assert.equal(violations('src/emulator/x.test.ts', "import { harness } from '../../test/harness.js'"), 0)
-    assert.equal(violations('src/core/testing-fixture.ts', "import { createEmulator } from '../emulator/index.js'"), 1)
+    assert.equal(violations('src/core/box-support.ts', "import { createEmulator } from '../emulator/index.js'"), 1)
     assert.equal(violations('src/emulator/x.ts', "import { harness } from '../../test/harness.js'"), 1)
     assert.equal(violations('src/terraform/x.test.ts', "import { resources } from '../resources/index.js'"), 1)
     assert.equal(violations('src/emulator/x.test.ts', "import { createClient } from '../api/index.js'"), 1)
@@ -712,6 +712,32 @@ describe('the tree under src/', () => {
     assert.ok([...edges.values()].some((targets) => targets.length > 0), 'no import between files under src/ was found')
     const found = cycles(edges)
     assert.deepEqual(found, [], `import cycles under src/:\n${found.join('\n')}`)
+  })
+
+  test('nothing under src/ exists only for the tests: every other file is reached from an entry point in src/bin/', () => {
+    const edges = new Map<string, string[]>()
+    for (const [path, file] of tree) {
+      const targets = parseImports(file)
+        .filter((ref) => ref.specifier?.startsWith('.'))
+        .map((ref) => posix.join(posix.dirname(path), ref.specifier!).replace(/\.js$/, '.ts'))
+        .filter((target) => tree.has(target))
+      edges.set(path, targets)
+    }
+    const reached = new Set<string>()
+    const queue = [...tree.keys()].filter((path) => areaOf(path) === 'bin' && !TEST_FILE.test(path))
+    assert.ok(queue.length > 0, 'no entry point under src/bin/')
+    while (queue.length > 0) {
+      const path = queue.pop()!
+      if (reached.has(path)) continue
+      reached.add(path)
+      queue.push(...(edges.get(path) ?? []))
+    }
+    // A module's main file is its public entry point even where the executables import its parts directly (start-up cost).
+    const main = (path: string) => /^src\/[^/]+(\/orders)?\/index\.ts$/.test(path)
+    // Generated protocol code (src/terraform/gen/) comes whole from the .proto files, the messages the handshake answers raw included.
+    const generated = (path: string) => path.startsWith('src/terraform/gen/')
+    const orphans = [...tree.keys()].filter((path) => !TEST_FILE.test(path) && !reached.has(path) && !main(path) && !generated(path))
+    assert.deepEqual(orphans, [], `files under src/ that no entry point uses (test support belongs under test/):\n${orphans.join('\n')}`)
   })
 
   test('each module main file opens with a three-line comment saying what must not live there', () => {

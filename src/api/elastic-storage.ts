@@ -124,7 +124,6 @@ function decodeProduct(value: unknown, at = 'data'): ElasticStorageProduct {
   }
 }
 
-const ignore = (): undefined => undefined
 const GROUP = '/baremetal-elastic-storages'
 
 export function elasticStorageApi(transport: Transport, orders: Orders): ElasticStorageApi {

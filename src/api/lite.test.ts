@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import type { Client } from './client.js'
-import { ok, testClient } from './fake-fetch.js'
+import { ok, testClient } from '../../test/support/fake-fetch.js'
 
 const ORDER = { order_id: 500017, account_id: 100042 }
 const PLAN = {

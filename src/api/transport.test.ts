@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import { ApiError, DecodeError, TransportError } from './errors.js'
-import { fail, json, ok, testClient } from './fake-fetch.js'
+import { fail, json, ok, testClient } from '../../test/support/fake-fetch.js'
 
 const VM = {
   account_id: 100042,

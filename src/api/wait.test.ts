@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import { ApiError, TransportError, WaitError } from './errors.js'
-import { fail, ok, testClient } from './fake-fetch.js'
+import { fail, ok, testClient } from '../../test/support/fake-fetch.js'
 
 const PAID = {
   id: 700017,

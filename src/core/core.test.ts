@@ -6,7 +6,7 @@ import { checkResource, DefinitionError, defineResource, silentLogger } from './
 import { error, renderNames, toDiagnostics, verbatim } from './diagnostics.js'
 import { nonRoundTripping, toCamel, toPascal, toSnake } from './names.js'
 import { planResource } from './plan.js'
-import { BoxService, boxDefinition } from './testing-fixture.js'
+import { BoxService, boxDefinition } from '../../test/support/box-resource.js'
 import { durationProblem, parseDuration, timeoutMs } from './timeouts.js'
 import { length, oneOf, pattern, range } from './validators.js'
 import { isUnknown, UNKNOWN, type ValueMap } from './values.js'

@@ -7,7 +7,7 @@ import { join } from 'node:path'
 import { createInterface } from 'node:readline'
 import { after, describe, test } from 'node:test'
 import { fileURLToPath } from 'node:url'
-import { VM_BODY } from './testing.js'
+import { VM_BODY } from '../../test/support/emulator-client.js'
 
 const BIN = fileURLToPath(new URL('../bin/emulator.js', import.meta.url))
 const dir = mkdtempSync(join(tmpdir(), 'emulator-launcher-'))

@@ -6,7 +6,7 @@ import { join } from 'node:path'
 import { describe, test } from 'node:test'
 import { createEmulator } from './index.js'
 import { generateEd25519, publicKeyProblem } from './openssh.js'
-import { type AccountView, DELAY, TestClient, VM_BODY } from './testing.js'
+import { type AccountView, DELAY, TestClient, VM_BODY } from '../../test/support/emulator-client.js'
 
 const setup = () => new TestClient(createEmulator({ clock: 'manual', startTime: Date.UTC(2025, 2, 2, 11, 0, 40) }))
 

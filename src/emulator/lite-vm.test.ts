@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import { createEmulator } from './index.js'
-import { type AccountView, DELAY, TestClient, VM_BODY } from './testing.js'
+import { type AccountView, DELAY, TestClient, VM_BODY } from '../../test/support/emulator-client.js'
 
 const START = Date.UTC(2025, 0, 31, 9, 15, 2)
 const setup = () => new TestClient(createEmulator({ clock: 'manual', startTime: START }))

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import { createEmulator, type EmulatorOptions } from './index.js'
-import { type AccountView, TestClient, VM_BODY } from './testing.js'
+import { type AccountView, TestClient, VM_BODY } from '../../test/support/emulator-client.js'
 
 const START = Date.UTC(2025, 2, 1, 9, 15, 0)
 const setup = (options: EmulatorOptions = {}) =>

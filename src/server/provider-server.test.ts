@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { type AnyProvider, type AnyResource, planResource, silentLogger, type ValueMap } from '../core/index.js'
-import { BoxService, boxDefinition } from '../core/testing-fixture.js'
+import { BoxService, boxDefinition } from '../../test/support/box-resource.js'
 import { currentOperation, registerSettlement } from './operation.js'
 import { ProviderServer } from './provider-server.js'
 

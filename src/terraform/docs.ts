@@ -11,7 +11,6 @@ import {
   type AnyResource,
   type Attribute,
   type Attributes,
-  isComputed,
   isInput,
   string,
   toCamel,

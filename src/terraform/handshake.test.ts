@@ -7,8 +7,8 @@ import { createCertificate, pemFromHandshake } from './certificate.js'
 import { GRPCController } from './gen/grpc_controller_pb.js'
 import { Health, HealthCheckResponse_ServingStatus } from './gen/health_pb.js'
 import { MAGIC_COOKIE_VALUE } from './handshake.js'
-import { connectGrpcTestClient } from './testing/grpc-client.js'
-import { launchPlugin } from './testing/launch.js'
+import { connectGrpcTestClient } from '../../test/support/terraform/grpc-client.js'
+import { launchPlugin } from '../../test/support/terraform/launch.js'
 
 const plugin = join(dirname(fileURLToPath(import.meta.url)), 'testing/echo-plugin.js')
 

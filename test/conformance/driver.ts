@@ -18,7 +18,7 @@ import {
   type Schema,
 } from '../../src/terraform/gen/tfplugin6.8_pb.js'
 import { providerService } from '../../src/terraform/provider-service.js'
-import { connectGrpcTestClient } from '../../src/terraform/testing/grpc-client.js'
+import { connectGrpcTestClient } from '../support/terraform/grpc-client.js'
 import type { Harness } from '../harness.js'
 import { applyReplaceOnChanges, ROOT, replaceOnChangesOf } from '../pulumi-harness.js'
 

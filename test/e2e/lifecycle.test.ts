@@ -268,7 +268,7 @@ describe('drift and billing', () => {
     )
     const id = String(orders[0]?.account_id)
     const errors = diagnostics(applied.stdout + applied.stderr).join('\n')
-    assert.match(errors, new RegExp(`was ordered, but a later step of its create failed`))
+    assert.match(errors, /was ordered, but a later step of its create failed/)
     assert.match(errors, new RegExp(`${id}.*storage pool busy`, 's'), 'what was ordered and what failed')
     assert.match(errors, /terraform untaint/, 'what to do before the next apply')
     const state = await ws.stateOf('provider_lite_vm.vm')

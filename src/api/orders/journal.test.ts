@@ -6,7 +6,7 @@ import { join } from 'node:path'
 import { afterEach, describe, test } from 'node:test'
 import { OrderUnresolvedError, UnrecordedMatchError } from '../errors.js'
 import { newJournalSession, OrderJournal, processAlive } from './journal.js'
-import { fail, ORDER, ok, type RecordedRequest, testClient, VM_BODY, vmAccount } from '../fake-fetch.js'
+import { fail, ORDER, ok, type RecordedRequest, testClient, VM_BODY, vmAccount } from '../../../test/support/fake-fetch.js'
 import type { OperationFrame } from '../transport.js'
 
 const directories: string[] = []

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, test } from 'node:test'
 import { UnrecordedMatchError } from '../errors.js'
-import { BASE_URL, ORDER, ok, type RecordedRequest, testClient, VM_BODY, vmAccount } from '../fake-fetch.js'
+import { BASE_URL, ORDER, ok, type RecordedRequest, testClient, VM_BODY, vmAccount } from '../../../test/support/fake-fetch.js'
 import { OrderJournal, serviceOf } from './journal.js'
 
 const NOW = Date.parse('2026-11-24T12:00:00Z')

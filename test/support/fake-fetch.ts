@@ -1,6 +1,6 @@
 // Test doubles for the client's injected dependencies: a scripted fetch and a clock whose sleeps
-// return at once. Used by the unit tests of this folder; nothing in the client imports it.
-import { type ClientOptions, createClient } from './client.js'
+// return at once. Used by the API client's unit tests (src/api); nothing the executables run imports it.
+import { type ClientOptions, createClient } from '../../src/api/client.js'
 
 export interface RecordedRequest {
   readonly method: string
