@@ -1,13 +1,13 @@
 // The lifecycle conformance suite (DESIGN §8): every resource of the registry through both front ends,
 // in-process against the emulator on a manual clock. Written once; it names no resource: what differs
-// per resource is test data (examples.ts), what differs per front end is a driver (driver.ts).
+// per resource is its fixture's lifecycle (test/fixtures/), what differs per front end is a driver (driver.ts).
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import { type AnyResource, createOnlyInputs, inputNames, UNKNOWN } from '../../src/core/index.js'
 import { resources } from '../../src/resources/index.js'
+import { type Deps, fixtures, type Lifecycle as Example, type Orders } from '../fixtures/index.js'
 import { Harness } from '../harness.js'
 import { type Config, type DriverSession, type DriverState, drivers, type FrontEndDriver, type PlanView } from './driver.js'
-import { type Deps, type Example, examples, type Orders } from './examples.js'
 
 interface Fixture {
   readonly harness: Harness
@@ -70,11 +70,14 @@ function withoutUnrecoverable(config: Config, example: Example): Config {
   return Object.fromEntries(Object.entries(config).filter(([name]) => !example.unrecoverable.includes(name)))
 }
 
+/** Each fixture's lifecycle, by the definition's canonical name. */
+const examples: Readonly<Record<string, Example>> = Object.fromEntries(fixtures.map((f) => [f.name, f.lifecycle]))
+
 test('every resource of the registry has a complete example', () => {
   const missing = resources.filter((r) => !examples[r.name]).map((r) => r.name)
-  assert.deepEqual(missing, [], 'a resource without an example would skip the lifecycle suite')
+  assert.deepEqual(missing, [], 'a resource without a fixture (test/fixtures/) would skip the lifecycle suite')
   const stale = Object.keys(examples).filter((name) => !resources.some((r) => r.name === name))
-  assert.deepEqual(stale, [], 'examples of resources the registry no longer has')
+  assert.deepEqual(stale, [], 'fixtures of resources the registry no longer has')
   for (const definition of resources) {
     const example = examples[definition.name]!
     const createOnly = createOnlyInputs(definition)

@@ -5,15 +5,15 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { registerSettlement } from '../../src/server/index.js'
+import { fixtureOf } from '../fixtures/index.js'
+import { definitionNamed } from '../fixtures/support.js'
 import { Harness } from '../harness.js'
 import { drivers } from './driver.js'
-import { definitionNamed, examples } from './examples.js'
 
 for (const driver of drivers) {
   test(`${driver.name}: planning a change of an existing object settles its id`, async () => {
     const definition = definitionNamed('baremetal_keypair')
-    const example = examples.baremetal_keypair
-    assert.ok(example)
+    const example = fixtureOf('baremetal_keypair').lifecycle
     const harness = new Harness()
     const deps = await example.setup(harness)
     const session = await driver.open(definition, harness)
