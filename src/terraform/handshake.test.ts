@@ -10,7 +10,7 @@ import { MAGIC_COOKIE_VALUE } from './handshake.js'
 import { connectGrpcTestClient } from '../../test/support/terraform/grpc-client.js'
 import { launchPlugin } from '../../test/support/terraform/launch.js'
 
-const plugin = join(dirname(fileURLToPath(import.meta.url)), 'testing/echo-plugin.js')
+const plugin = join(dirname(fileURLToPath(import.meta.url)), '../../test/support/terraform/echo-plugin.js')
 
 /** Starts the echo plugin the way Terraform does: cookie, protocol versions, client cert, captured stdio. */
 function launch(env: Record<string, string>) {
