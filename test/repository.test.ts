@@ -3,6 +3,7 @@
 // The README stays a short first page: under its word limit, with the two set-up commands and the
 // prerequisites they need, and a link to every guide, where the rest of the documentation lives.
 import assert from 'node:assert/strict'
+import { spawnSync } from 'node:child_process'
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { dirname, join, relative, resolve } from 'node:path'
 import { describe, test } from 'node:test'
@@ -129,5 +130,10 @@ describe('a self-contained repository', () => {
     assert.ok(scripts['test:fast'], 'test:fast stays, as an alias')
     const contributing = readFileSync(join(ROOT, 'CONTRIBUTING.md'), 'utf8')
     for (const name of ['test:unit', 'test:e2e', 'test:faults']) assert.ok(contributing.includes(`npm run ${name}`), `CONTRIBUTING.md does not say how to run ${name}`)
+  })
+
+  test('no comment cites a numbered section of a specification that is not in the repository', () => {
+    const run = spawnSync(process.execPath, [join(ROOT, 'scripts/replace-section-refs.mjs'), '--check'], { cwd: ROOT, encoding: 'utf8' })
+    assert.equal(run.status, 0, `${run.stdout}${run.stderr}`)
   })
 })

@@ -1,4 +1,4 @@
-// Additional IPs and their assignments to Metal servers (§3.8, I1-I6, A1-A5).
+// Additional IPs and their assignments to Metal servers (the additional-IP calls, I1-I6, A1-A5).
 import {
   accountId,
   array,

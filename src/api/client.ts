@@ -23,7 +23,7 @@ export interface ClientOptions {
   readonly pollIntervalMs?: number
   /** The poll interval grows gently up to this. Default 30000. */
   readonly pollMaxIntervalMs?: number
-  /** Attempts in all for one request, retries included (§1.10). Default 4. */
+  /** Attempts in all for one request, retries included (the API's retry rules). Default 4. */
   readonly maxAttempts?: number
   /** Injectable so tests never really wait; must reject (or resolve early) when `signal` aborts. */
   readonly sleep?: Sleep
@@ -75,7 +75,7 @@ export interface Client {
   // A new API family is one more file beside lite.ts and one more member here.
 
   /**
-   * Polls `read` until the account is Active (§4.1). Resolves with `unpaidInvoice` when the order
+   * Polls `read` until the account is Active. Resolves with `unpaidInvoice` when the order
    * waits for payment; throws WaitError on Suspended/Terminated, gone (404) or timeout.
    */
   waitForActive<A extends Account<unknown>>(read: () => Promise<A>, options: WaitOptions): Promise<WaitResult<A>>

@@ -1,4 +1,4 @@
-// Lenient readers for payloads (§1.9): ids arrive as numbers or numeric strings, flags as 0/1 or
+// Lenient readers for payloads: ids arrive as numbers or numeric strings, flags as 0/1 or
 // booleans. A payload that breaks the contract throws ShapeError; the transport turns it into a
 // DecodeError that names the request.
 

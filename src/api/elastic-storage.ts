@@ -1,4 +1,4 @@
-// Elastic storage bound to a Metal server (§3.9, E1-E7).
+// Elastic storage bound to a Metal server (the elastic-storage calls, E1-E7).
 import {
   accountId,
   array,

@@ -222,7 +222,7 @@ describe('migration (Lite only)', () => {
   })
 })
 
-describe('lenient decoding (§1.9)', () => {
+describe('lenient decoding', () => {
   test('ids as numbers or numeric strings: account and order ids become strings, others numbers', async () => {
     const account = {
       account_id: '100042',

@@ -1,4 +1,4 @@
-// The Lite and Lite Pro families (§3.1-§3.6): one set of calls, built per group path.
+// The Lite and Lite Pro families (the Lite and Lite Pro calls): one set of calls, built per group path.
 import {
   accountId,
   array,
@@ -37,7 +37,7 @@ import { type OrderOptions, type Orders, reconcileBy } from './orders/orders.js'
 
 export type LiteGroup = '/lites' | '/lite-pros'
 
-/** `extra_details` of a Lite or Lite Pro VM (§3.1.2). */
+/** `extra_details` of a Lite or Lite Pro VM (the Lite VM account). */
 export interface LiteVmExtra {
   region: string
   region_label: string
@@ -55,7 +55,7 @@ export interface LiteVmExtra {
   snapshot_id: string | null
 }
 
-/** `extra_details` of a snapshot (§3.2). */
+/** `extra_details` of a snapshot (the snapshot calls). */
 export interface LiteSnapshotExtra {
   name: string
   /** The source VM. */
@@ -64,7 +64,7 @@ export interface LiteSnapshotExtra {
   region_label: string
 }
 
-/** `extra_details` of an extra disk (§3.3). */
+/** `extra_details` of an extra disk (the extra-disk calls). */
 export interface LiteDiskExtra {
   service_name: string
   /** GB. */
@@ -79,7 +79,7 @@ export type LiteVmAccount = Account<LiteVmExtra>
 export type LiteSnapshotAccount = Account<LiteSnapshotExtra>
 export type LiteDiskAccount = Account<LiteDiskExtra>
 
-/** L4 (§3.1.3): the hypervisor's view. Sizes in bytes. */
+/** L4 (the vm-details call): the hypervisor's view. Sizes in bytes. */
 export interface VmDetails {
   vmid: number
   name: string
@@ -115,7 +115,7 @@ export interface PackageOption {
   amount_due: number
 }
 
-/** L9 (§3.1.4). */
+/** L9 (the Lite option lookups). */
 export interface ChangePackageOptions {
   account_id: string
   current_product_id: number
@@ -123,7 +123,7 @@ export interface ChangePackageOptions {
   packages: PackageOption[]
 }
 
-/** L11 (§3.1.4). */
+/** L11 (the Lite option lookups). */
 export interface StorageOptions {
   account_id: string
   disk_size: number
@@ -133,7 +133,7 @@ export interface StorageOptions {
   price_per_gb: number
 }
 
-/** L1 body (§3.1.1). */
+/** L1 body (the Lite VM create body). */
 export interface LiteVmCreate extends PaidOrder {
   product_id: number
   cycle: string

@@ -1,4 +1,4 @@
-// Metal servers (§3.7, M1-M13) and the Metal keypair pool.
+// Metal servers (the Metal server calls, M1-M13) and the Metal keypair pool.
 import {
   array,
   boolean,
@@ -49,7 +49,7 @@ export interface MetalServerExtra {
 
 export type MetalServerAccount = Account<MetalServerExtra>
 
-/** M1 body (§3.7.1). */
+/** M1 body (the Metal create body). */
 export interface MetalServerCreate extends PaidOrder {
   product_id: number
   /** `m` or `a`. */

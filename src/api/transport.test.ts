@@ -83,7 +83,7 @@ describe('requests', () => {
   })
 })
 
-describe('success envelopes (§1.5)', () => {
+describe('success envelopes', () => {
   test('an enveloped object gives data', async () => {
     const { client } = testClient([ok(ORDER)])
     assert.deepEqual(await client.lites.createVm(createBody()), ORDER)
@@ -127,7 +127,7 @@ describe('success envelopes (§1.5)', () => {
   })
 })
 
-describe('error decoding (§1.6)', () => {
+describe('error decoding', () => {
   test('a 422 joins every field and exposes them', async () => {
     const detail = [
       { loc: ['body', 'console_password'], msg: 'must contain an upper-case letter', type: 'value_error' },
@@ -200,7 +200,7 @@ describe('error decoding (§1.6)', () => {
   })
 })
 
-describe('retries (§1.10)', () => {
+describe('retries', () => {
   test('a GET answered 503 is retried with backoff, then succeeds', async () => {
     const { client, requests, clock } = testClient([fail(503, 'busy'), fail(502, 'busy'), ok(VM)])
     const vm = await client.lites.getVm('100042')

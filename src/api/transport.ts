@@ -1,4 +1,4 @@
-// The one place that does HTTP: headers, envelopes, error decoding, retries (§1.5, §1.6, §1.10).
+// The one place that does HTTP: headers, envelopes, error decoding, retries.
 // Must not: know orders, their keys' bookkeeping or the journal (src/api/orders/ sits above this file).
 import { ShapeError } from './decode.js'
 import { ApiError, DecodeError, type FieldError, type RequestContext, TransportError } from './errors.js'
@@ -43,7 +43,7 @@ export interface OperationFrame {
 
 export interface RequestSpec<T> {
   readonly method: HttpMethod
-  /** Canonical path under the base URL, starting with `/` (§1.1). */
+  /** Canonical path under the base URL, starting with `/` (the API's path rules). */
   readonly path: string
   readonly query?: Readonly<Record<string, string | readonly string[] | undefined>>
   /** `undefined` sends no body and no Content-Type. */
@@ -360,7 +360,7 @@ function describeCause(error: unknown): string {
   return String(error)
 }
 
-/** §1.5: `{success: bool, data}` gives `data`; any other JSON is the payload itself; empty is null. */
+/** The API's success envelope: `{success: bool, data}` gives `data`; any other JSON is the payload itself; empty is null. */
 export function unwrap(text: string): unknown {
   if (text.trim() === '') return null
   const body: unknown = JSON.parse(text)
@@ -382,7 +382,7 @@ export function parseRetryAfter(header: string | null, now: number): number | un
 
 const RAW_TEXT_LIMIT = 500
 
-/** §1.6: the message and the per-field errors of a non-2xx answer. */
+/** The API's error envelope: the message and the per-field errors of a non-2xx answer. */
 export function decodeError(status: number, statusText: string, text: string, context: RequestContext): ApiError {
   let body: unknown
   try {
@@ -441,7 +441,7 @@ export function rejectingSync<T extends object>(api: T): T {
   return api
 }
 
-/** §1.8: the repeatable `status` filter of account lists. */
+/** The API's list rules: the repeatable `status` filter of account lists. */
 export function statusQuery(options?: ListOptions) {
   return options?.status === undefined ? undefined : { status: options.status }
 }

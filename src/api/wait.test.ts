@@ -42,7 +42,7 @@ async function waitError(promise: Promise<unknown>): Promise<WaitError> {
   assert.fail('expected a WaitError')
 }
 
-describe('waitForActive (§4.1)', () => {
+describe('waitForActive', () => {
   test('polls at once, then at the interval with a gentle backoff, until Active', async () => {
     const replies = [ok(vm('Pending')), ok(vm('pending')), ok(vm('Pending')), ok(vm('active'))]
     const { client, clock, requests } = testClient(replies)

@@ -240,7 +240,7 @@ describe('control API', () => {
     assert.deepEqual([merged.retention_ms, merged.quirks], [5, { ids_as_strings: false, bare_lists: true, ignore_idempotency_keys: false }])
   })
 
-  test('the clock answers the new time; forced statuses follow §5.3', async () => {
+  test('the clock answers the new time; forced statuses follow the control API', async () => {
     const c = setup()
     assert.deepEqual(await c.advance(5000), { now: '2025-03-01 09:15:07' })
     const vm = await c.vm({ pay: false })

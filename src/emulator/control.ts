@@ -18,7 +18,7 @@ import { Router } from './router.js'
 import type { Store } from './store.js'
 import type { ParsedBody } from './validation.js'
 
-/** What a control handler sees; the control API has no auth, no log and no faults (§5.3). */
+/** What a control handler sees; the control API has no auth, no log and no faults (the emulator's control endpoints). */
 export interface ControlContext {
   readonly store: Store
   readonly params: Readonly<Record<string, string>>
@@ -120,7 +120,7 @@ const FIXED = ['account_id', 'order_id', 'last_invoice']
 const STRING_FIELDS = ['billingcycle', 'date_created', 'next_due', 'product_name', 'description'] as const
 const INT_FIELDS = ['recurring_amount', 'product_id'] as const
 
-/** Out-of-band drift (§5.3): deep-merged into the account as a client would read it. */
+/** Out-of-band drift (the emulator's control endpoints): deep-merged into the account as a client would read it. */
 function patchAccount(store: Store, account: Account, patch: JsonObject): void {
   const issues: Issue[] = []
   for (const key of FIXED) {

@@ -5,7 +5,7 @@ import type { IdempotencyRecord, State } from './model.js'
 export type Claim = { kind: 'new'; record: IdempotencyRecord } | { kind: 'replay'; record: IdempotencyRecord }
 
 /**
- * Step 4 of §5.6, per API key (§1.11): a first use claims the key, an identical repeat replays the
+ * Step 4 of the emulator's request pipeline, per API key: a first use claims the key, an identical repeat replays the
  * stored answer, and anything else is a 409 (with Retry-After while the first is still running).
  */
 export function claimKey(

@@ -39,7 +39,7 @@ const POWER_ACTIONS = ['start', 'stop', 'shutdown', 'suspend', 'resume', 'reset'
 const OS_NAMES = OS_TEMPLATES.map((os) => os.name)
 const region = { region: DEFAULT_REGION, region_label: REGIONS[DEFAULT_REGION] }
 
-/** The Lite API (§3.1-§3.5) for one family; /lite-pros is the same code with another descriptor (§3.6). */
+/** The Lite API (the Lite calls) for one family; /lite-pros is the same code with another descriptor (the Lite Pro group). */
 export function liteRoutes(family: LiteFamily): Route[] {
   const p = family.prefix
   const kinds = {
@@ -286,7 +286,7 @@ export function liteRoutes(family: LiteFamily): Route[] {
       pattern: `${p}/:id`,
       handler: (ctx) => cancel(ctx, kinds.vm),
     },
-    // Snapshots (§3.2)
+    // Snapshots
     {
       method: 'POST',
       pattern: `${p}/accounts/:id/snapshot`,
@@ -373,7 +373,7 @@ export function liteRoutes(family: LiteFamily): Route[] {
         return snapshotPlan(family)
       },
     },
-    // Extra disks (§3.3)
+    // Extra disks
     {
       method: 'POST',
       pattern: `${p}/disks`,
@@ -435,7 +435,7 @@ export function liteRoutes(family: LiteFamily): Route[] {
         return diskPlan(family)
       },
     },
-    // Catalog (§3.5)
+    // Catalog
     { method: 'GET', pattern: `${p}/products`, handler: () => family.vmProducts.map((x) => vmPlan(family, x)) },
     { method: 'GET', pattern: `${p}/products/:product_id`, handler: (ctx) => vmPlan(family, catalogProduct(ctx)) },
     { method: 'GET', pattern: `${p}/products/:product_id/oss`, handler: (ctx) => osTemplates(catalogProduct(ctx)) },
@@ -479,7 +479,7 @@ export function liteRoutes(family: LiteFamily): Route[] {
           const cycle = cycleOfAccount(account)
           const current = productOf(account)
           const due = Math.max(0, cyclePrice(product.monthly, cycle) - (current ? cyclePrice(current.monthly, cycle) : 0))
-          // §3.1.5: the account is a Pro VM from this response on, not when it becomes Active.
+          // The migration to Lite Pro: the account is a Pro VM from this response on, not when it becomes Active.
           account.kind = `${target.key}.vm`
           account.product_id = product.product_id
           account.product_name = product.name
@@ -556,7 +556,7 @@ function vmDetails(store: Store, account: Account, product: VmProduct | undefine
   }
 }
 
-/** §3.1.3: applied at once; an action already in effect changes nothing. */
+/** A power action (of the vm-details call) applies at once; an action already in effect changes nothing. */
 function setPower(store: Store, account: Account, action: (typeof POWER_ACTIONS)[number]): void {
   const vm = account.vm
   if (!vm) return

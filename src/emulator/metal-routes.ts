@@ -1,4 +1,4 @@
-// Metal servers (§3.7, M1-M13). The Metal keypair pool is keypair-routes' `/baremetals` pool.
+// Metal servers (the Metal server calls, M1-M13). The Metal keypair pool is keypair-routes' `/baremetals` pool.
 import { ACTIVE, cancel, listAccounts, newAccount, NOT_TERMINATED, order, requireStatus, RUNNING_STATES, schedule } from './account-routes.js'
 import {
   DEFAULT_REGION,

@@ -318,7 +318,7 @@ describe('Metal servers: delete, catalog, openvpn (M10-M13)', () => {
 })
 
 describe('Metal families in the control API and state files', () => {
-  test('_emulator/accounts?kind= lists each Metal kind; forcing statuses follows §2.4', async () => {
+  test('_emulator/accounts?kind= lists each Metal kind; forcing statuses follows the status model', async () => {
     const c = setup()
     const server = await c.server()
     const ip = await c.ip()

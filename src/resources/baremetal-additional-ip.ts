@@ -1,4 +1,4 @@
-/** Additional IPs and their assignment to servers (§3.8, §4.4). */
+/** Additional IPs and their assignment to servers (the additional-IP calls, the Metal resources' calls). */
 import type { AdditionalIpAccount, Client, IpAssignment } from '../api/index.js'
 import { bool, defineResource, int64, string } from '../core/index.js'
 import { cycleAttribute, cycleCode, digitsId, keepAndWait, METAL_CYCLES, raw, rawAttribute, rules, waitAgain } from './billing.js'

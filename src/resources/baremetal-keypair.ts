@@ -1,4 +1,4 @@
-/** provider:index:BaremetalKeypair (provider_baremetal_keypair): a keypair of the Metal pool (§3.4). */
+/** provider:index:BaremetalKeypair (provider_baremetal_keypair): a keypair of the Metal pool (the keypair calls). */
 import type { Client, Keypair } from '../api/index.js'
 import { custom, defineResource, int64, string } from '../core/index.js'
 import { digitsId, raw, rawAttribute, rules } from './billing.js'

@@ -1,4 +1,4 @@
-/** provider:index:Baremetal (provider_baremetal): a Metal dedicated server (§3.7, §4.4). */
+/** provider:index:Baremetal (provider_baremetal): a Metal dedicated server (the Metal server calls, the Metal resources' calls). */
 import type { Client, MetalServerAccount } from '../api/index.js'
 import { bool, defineResource, int64, oneOf, type OperationContext, recordOnly, string } from '../core/index.js'
 import { cycleAttribute, cycleCode, digitsId, METAL_CYCLES, raw, rawAttribute, rules, waitForOrder } from './billing.js'
@@ -66,7 +66,7 @@ function observe(account: MetalServerAccount, power: string | null, importing: b
     keypairId: extra.keypair_id ?? undefined,
     label: extra.label,
     publicIp: extra.public_ip,
-    // The OS and the power state follow rebuilds and actions; they are inputs only at import (§4.6).
+    // The OS and the power state follow rebuilds and actions; they are inputs only at import (the import rules).
     ...(importing ? { selectOs: extra.select_os, powerState: power } : {}),
     status: account.status,
     orderId: account.order_id,

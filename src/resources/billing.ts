@@ -16,7 +16,7 @@ import {
   length,
 } from '../core/index.js'
 
-/** §2.5: the cycle codes and the labels the API reports them as. */
+/** The billing cycles: the cycle codes and the labels the API reports them as. */
 const CYCLE_LABELS: Record<string, string> = {
   m: 'Monthly',
   q: 'Quarterly',
@@ -60,7 +60,7 @@ export function digitsId(what: string, example = '100001'): ImportId {
   }
 }
 
-/** The `last_invoice` block of every account (§2.2). */
+/** The `last_invoice` block of every account (the invoice object). */
 export const lastInvoiceAttribute = object(
   {
     id: int64({ computed: true, description: 'Invoice id.' }),

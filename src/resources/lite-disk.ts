@@ -1,4 +1,4 @@
-/** provider_lite_disk and provider_lite_pro_disk: an extra disk attached to a VM (§3.3, §4.3). */
+/** provider_lite_disk and provider_lite_pro_disk: an extra disk attached to a VM (the extra-disk calls, the other Lite resources' calls). */
 import type { Client, LiteDiskAccount } from '../api/index.js'
 import { bool, defineResource, int64, length, range, recordOnly, string } from '../core/index.js'
 import { cycleAttribute, cycleCode, digitsId, keepAndWait, LITE_CYCLES, raw, rawAttribute, rules, waitAgain } from './billing.js'

@@ -1,4 +1,4 @@
-/** The smaller Lite and Lite Pro lookups: upgrade options, IP availability and the disk catalog (§4.5). */
+/** The smaller Lite and Lite Pro lookups: upgrade options, IP availability and the disk catalog (the lookups' calls). */
 import type { Client, Plan } from '../api/index.js'
 import { bool, defineDataSource, int64, list, objectType, string } from '../core/index.js'
 import { raw, rawAttribute, rules } from './billing.js'

@@ -1,4 +1,4 @@
-/** provider_lite_snapshot and provider_lite_pro_snapshot: a paid snapshot of a VM, its own account (§3.2). */
+/** provider_lite_snapshot and provider_lite_pro_snapshot: a paid snapshot of a VM, its own account (the snapshot calls). */
 import type { Client, LiteSnapshotAccount } from '../api/index.js'
 import { bool, defineResource, int64, length, recordOnly, string } from '../core/index.js'
 import { cycleAttribute, cycleCode, digitsId, keepAndWait, LITE_CYCLES, rules, waitAgain } from './billing.js'

@@ -1,4 +1,4 @@
-/** provider_lite_vm and provider_lite_pro_vm: one definition, built per family (backend-api §4.2). */
+/** provider_lite_vm and provider_lite_pro_vm: one definition, built per family (the Lite VM's calls). */
 import type { Client, LiteApi, LiteVmAccount, VmAction, VmDetails } from '../api/index.js'
 import {
   type Attributes,
@@ -33,7 +33,7 @@ import {
 import { cycleRule, isNotFound, productOf, productRule, quoted, sizeRule } from './catalog-rules.js'
 import { type LiteFamily, lite, litePro } from './lite-family.js'
 
-/** The rules of the console user and password (§3.1.1), shared with the restored VM. */
+/** The rules of the console user and password (the Lite VM create body), shared with the restored VM. */
 export const consoleUserRules = [length({ min: 6, max: 32 }), pattern(/^[A-Za-z0-9.-]*$/, 'letters, digits, hyphens and periods only')]
 export const consolePasswordRules = [
   length({ min: 8 }),
@@ -42,9 +42,9 @@ export const consolePasswordRules = [
 ]
 
 const POWER_STATES = ['start', 'stop', 'suspend', 'resume', 'shutdown'] as const
-/** What vm-details reports once each power action is in effect (§3.1.3). */
+/** What vm-details reports once each power action is in effect. */
 const POWER_EFFECT: Record<string, string> = { start: 'running', resume: 'running', stop: 'stopped', shutdown: 'stopped', suspend: 'paused' }
-/** The reverse, for import (§4.6). */
+/** The reverse, for import (the import rules). */
 const POWER_FROM_STATUS: Record<string, string> = { running: 'start', stopped: 'stop', paused: 'suspend' }
 
 function vmAttributes(family: LiteFamily) {
@@ -238,7 +238,7 @@ export function liteVm(family: LiteFamily) {
   const attributes = vmAttributes(family)
   const what = `${family.title} VM`
 
-  /** The group the VM lives in: a migrated Lite VM answers only under `/lite-pros` (§3.1.5). */
+  /** The group the VM lives in: a migrated Lite VM answers only under `/lite-pros` (the migration to Lite Pro). */
   function groups(client: Client, prior: Partial<Vm> | null): LiteApi[] {
     if (!family.migratesToPro) return [family.api(client)]
     const own = family.api(client)
@@ -282,7 +282,7 @@ export function liteVm(family: LiteFamily) {
     const priorDisk = prior?.disk_size ?? null
     return {
       id: account.account_id,
-      // After a migration the product is a Pro one; it is never copied into the Lite input (§4.6).
+      // After a migration the product is a Pro one; it is never copied into the Lite input (the import rules).
       ...(migrated ? {} : { product_id: account.product_id }),
       // A migration whose answer was lost (a kill, or a 502 from a service that ignores keys) shows in
       // the service: the VM now answers as a Pro VM. Recording its Pro product as done means the next
@@ -449,7 +449,7 @@ export function liteVm(family: LiteFamily) {
     const migration = family.migration?.(ctx.client)
     if (!migration) throw new Error(`${what}s cannot migrate to Lite Pro`)
     const order = await migration.migrateToPro(ctx.id, { lite_pro_product_id: productId, pay_invoice_with_cc: payFlag(ctx.input) }, { signal: ctx.signal })
-    // From the answer on, the VM lives under /lite-pros (§3.1.5).
+    // From the answer on, the VM lives under /lite-pros (the migration to Lite Pro).
     await keepAndWait(ctx, order, undefined, (id) => litePro.api(ctx.client).getVm(id, { signal: ctx.signal }), what)
     return undefined
   }
@@ -460,7 +460,7 @@ export function liteVm(family: LiteFamily) {
   }
 
   type Affected = UpdateStep<Client, VmAttributes>['affects']
-  // What an order on the VM changes (§2.3, §2.4): the status (Pending until Active), the hypervisor
+  // What an order on the VM changes (the account object, the status model): the status (Pending until Active), the hypervisor
   // figures (the VM may restart), the price and the latest invoice. Never the order that created it
   // (order_id), the cloud-init user and password, the OS, the region or the cycle; next_due is
   // date_created plus the cycle's months.
@@ -475,7 +475,7 @@ export function liteVm(family: LiteFamily) {
    */
   const reinstall: Affected = ['status', 'uptime', 'mem', 'maxdisk', 'maxmem', 'cpus', 'osname', 'raw']
   /**
-   * A migration: a Pro product at once, in another group (L14, §3.1.5). Only the keypair, name,
+   * A migration: a Pro product at once, in another group (L14, the migration to Lite Pro). Only the keypair, name,
    * cloud-init user and password and OS are said to be kept, so the region and billing may change too.
    */
   const migration: Affected = [...packageChange, 'region', 'region_label', 'billingcycle', 'next_due']

@@ -426,7 +426,7 @@ export const pulumiDriver: FrontEndDriver = {
       .filter(([, a]) => a.sensitive)
       .map(([name]) => toCamel(name))
     function stateOf(id: string, outputs: WireMap, inputs: WireMap): DriverState {
-      // Secrets stay wrapped end to end (DESIGN §5): a sensitive value is never handed back in the clear.
+      // Secrets stay wrapped end to end (docs/design.md, "Front ends"): a sensitive value is never handed back in the clear.
       for (const map of [outputs, inputs]) {
         for (const key of sensitive) {
           const value = map[key]

@@ -1,4 +1,4 @@
-// The lifecycle conformance suite (DESIGN §8): every resource of the registry through both front ends,
+// The lifecycle conformance suite (docs/design.md, "Tests"): every resource of the registry through both front ends,
 // in-process against the emulator on a manual clock. Written once; it names no resource: what differs
 // per resource is its fixture's lifecycle (test/fixtures/), what differs per front end is a driver (driver.ts).
 import assert from 'node:assert/strict'

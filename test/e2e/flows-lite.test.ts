@@ -1,5 +1,5 @@
 // Real terraform against the emulator launcher: the Lite and Lite Pro flows of "Complete the interface on
-// Terraform". Each apply makes exactly the mutating API calls of backend-api §4.2-§4.3 (request log, non-GET)
+// Terraform". Each apply makes exactly the mutating API calls the API contract lists for each Lite operation (request log, non-GET)
 // and the orders it must (order counters), and the plan after it is empty. One emulator for the file,
 // reset between the flows.
 import assert from 'node:assert/strict'

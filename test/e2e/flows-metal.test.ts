@@ -1,6 +1,6 @@
 // Real terraform against the emulator launcher: the Metal flows of "Complete the interface on Terraform".
 // Two servers, an additional IP assigned to the first, and an elastic storage volume are created once; each
-// step then changes the configuration and asserts exactly the mutating API calls of backend-api §4.4 (request
+// step then changes the configuration and asserts exactly the mutating API calls the API contract lists for each Metal operation (request
 // log, non-GET), the orders (order counters), and that the plan after it is empty.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
@@ -107,7 +107,7 @@ describe('Metal flows', () => {
       between.some((e) => e.method === 'GET' && e.path === path && e.status === 200),
       `no GET of the storage account between the resize and the change-package: ${JSON.stringify(between.map((e) => `${e.method} ${e.path}`))}`,
     )
-    // The change-package was accepted: it was sent once the resize made the account Active again (§2.4).
+    // The change-package was accepted: it was sent once the resize made the account Active again (the status model).
     assert.equal(log[put]?.status, 200)
     assert.equal(log[post]?.status, 200)
     assert.deepEqual(

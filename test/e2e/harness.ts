@@ -208,7 +208,7 @@ export class Emulator {
     await stop(this.child, false)
   }
 
-  /** Calls the control API (§5.3) and returns the envelope's `data`; a non-2xx answer throws. */
+  /** Calls the control API (the emulator's control endpoints) and returns the envelope's `data`; a non-2xx answer throws. */
   async control<T = unknown>(method: string, path: string, body?: unknown): Promise<T> {
     return this.call<T>(method, `${this.origin}/_emulator${path}`, {}, body)
   }
@@ -231,7 +231,7 @@ export class Emulator {
     return (parsed && typeof parsed === 'object' && 'data' in parsed ? parsed.data : parsed) as T
   }
 
-  /** Clears accounts, keypairs, orders, faults and the log and restarts the id sequences (§5.3). */
+  /** Clears accounts, keypairs, orders, faults and the log and restarts the id sequences (the emulator's control endpoints). */
   async reset(): Promise<void> {
     await this.control('POST', '/reset')
   }

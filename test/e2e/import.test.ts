@@ -6,7 +6,7 @@ import { block, changeOf, describeRun, Emulator, type HclValue, PROVIDER_BLOCKS,
 
 const KEYPAIR_NAME = 'e2e-import-key'
 
-// Every input the API returns (backend-api §4.6), set away from its default so that a lost one shows.
+// Every input the API returns (the import rules), set away from its default so that a lost one shows.
 const VM: Record<string, HclValue> = {
   ssh_and_console_user: 'importer.user',
   console_password: 'Imp0rtedPass',

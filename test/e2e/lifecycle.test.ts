@@ -170,7 +170,7 @@ describe('drift and billing', () => {
     assert.deepEqual(mutations, [])
   })
 
-  // backend-api §4.1 skips the rest of a create while its invoice is unpaid; the power state asked for
+  // Waiting for Active skips the rest of a create while its invoice is unpaid; the power state asked for
   // is remembered and applied by the first apply after payment.
   test(
     'a power_state given with an unpaid order is applied once the invoice is paid',

@@ -94,7 +94,7 @@ describe('plan-time decisions on provider_lite_vm', () => {
     test(`changing ${field} plans a replacement`, () => assertReplaced({ ...VM, [field]: value }, field))
   }
 
-  // promocode cannot be read back (backend-api §4.6), so by the core's import rule a promocode set where
+  // promocode cannot be read back (the import rules), so by the core's import rule a promocode set where
   // state has none is only recorded; a changed promocode replaces the VM like every create-only input.
   test('setting promocode on a VM that has none records it, with no API call and no order', async () => {
     await ws.write(config({ ...VM, promocode: 'PROMO10' }))

@@ -12,7 +12,7 @@ export type Ids = Record<string, number>
 export interface Operation {
   readonly key: string
   readonly title: string
-  /** The order kind of §5.5 this operation places once. */
+  /** The order kind (as the order counters name it) this operation places once. */
   readonly kind: string
   /** The orders a re-run places when the account is gone: a create of the same resource (and what it then needs). */
   readonly recreateKinds: readonly string[]
@@ -22,7 +22,7 @@ export interface Operation {
   readonly order: { readonly method: string; readonly path: string }
   /** The account read the wait polls. */
   readonly poll: string
-  /** GETs of the poll path the operation makes before it orders (the re-read of §4.2 step 4, §4.3, §4.4). */
+  /** GETs of the poll path the operation makes before it orders (such as the re-read of a Lite VM's disk size before its upgrade). */
   readonly preReads: number
   readonly timeout: 'create' | 'update'
   /** Creates what the operation needs through the API, Active at once; answers the ids the inputs use. */
@@ -36,13 +36,13 @@ export interface Operation {
 export interface Fault {
   readonly key: string
   readonly title: string
-  /** Fault rules installed before the faulted run (§5.4). */
+  /** Fault rules installed before the faulted run (the emulator's fault rules). */
   rules?(op: Operation): Record<string, unknown>[]
   /** Something the test does once the order was placed (it watches the order counters). */
   readonly trigger?: 'terminate' | 'interrupt' | 'sigterm' | 'kill-engine' | 'kill-provider'
   /** The provider's request_timeout in the faulted run. */
   readonly requestTimeout?: string
-  /** Emulate a service without the Idempotency-Key extension (backend-api §6 point 4). */
+  /** Emulate a service without the Idempotency-Key extension (an open point of the API contract). */
   readonly ignoresKeys?: boolean
   /** The operation's timeout in the faulted run. */
   readonly timeout?: string
@@ -61,7 +61,7 @@ function afterPreReads(op: Operation, rule: Record<string, unknown>): Record<str
   return [...absorb, rule]
 }
 
-/** Attempts per request in the client's retry policy (§1.10): a storm this long exhausts them once. */
+/** Attempts per request in the client's retry policy (the API's retry rules): a storm this long exhausts them once. */
 export const STORM = 4
 
 export const FAULTS: readonly Fault[] = [

@@ -45,7 +45,7 @@ export function json(status: number, body: unknown, headers: Record<string, stri
   })
 }
 
-/** The §1.5 success envelope. */
+/** The API's success envelope. */
 export function ok(data: unknown, headers: Record<string, string> = {}): Response {
   return json(200, { success: true, code: 200, data }, headers)
 }

@@ -9,7 +9,7 @@ import { type JournalEntry, type JournalFilter, type JournalOwner, type JournalS
 
 export { JOURNAL_KEEP_MS, type JournalEntry, type JournalOwner, type JournalState, type JournalStore, processAlive } from './journal-store.js'
 
-/** The service keeps a key for 24 h (§1.11); an entry is reused only well inside that window. */
+/** The service keeps a key for 24 h (the service's Idempotency-Key extension); an entry is reused only well inside that window. */
 export const JOURNAL_REUSE_MS = 23 * 3_600_000
 
 export interface IntentParts {

@@ -106,7 +106,7 @@ export class Orders {
   }
 
   /**
-   * Places an order (§1.11), or a one-shot destructive action, exactly once per intent: recorded in
+   * Places an order (the service's Idempotency-Key extension), or a one-shot destructive action, exactly once per intent: recorded in
    * the journal before it is sent, replayed with the same key (or taken over by the next run) until
    * it answers, never re-sent blindly to a service that does not confirm keys.
    */
@@ -307,7 +307,7 @@ export class Orders {
 
   /**
    * Asks the service whether it implements the extension: one that does echoes the key of every
-   * request (§1.11), a GET included, and a GET changes nothing. Any answer, or none, is fine.
+   * request (the service's Idempotency-Key extension), a GET included, and a GET changes nothing. Any answer, or none, is fine.
    */
   private probe(spec: RequestSpec<unknown>, context: RequestContext): Promise<void> {
     // One answer settles it for this process; concurrent orders share the question in flight.
@@ -600,7 +600,7 @@ export class Orders {
 
 /**
  * Whether an account was created after `sentAt` as far as its `date_created` tells: a date and time
- * (UTC) within a little slack, or a bare date (§2.3) on the same day or later. Unreadable: yes, so
+ * (UTC) within a little slack, or a bare date (the account object) on the same day or later. Unreadable: yes, so
  * that such an account counts as a candidate and never lets another be adopted on its own.
  */
 export function createdSince(dateCreated: string, sentAt: number): boolean {
