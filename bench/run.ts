@@ -83,7 +83,10 @@ function timeToFirstLine(command: string, args: readonly string[], env: NodeJS.P
     child.once('exit', (code, signal) => {
       clearTimeout(timer)
       if (result !== undefined) resolve(result)
-      else reject(new Error(`${command} ${args.join(' ')} ended (${signal ?? code}) without a stdout line; stderr: ${stderr.trim().slice(-500)}`))
+      else
+        reject(
+          new Error(`${command} ${args.join(' ')} ended (${signal ?? code}) without a stdout line; stderr: ${stderr.trim().slice(-500)}`),
+        )
     })
   })
 }
@@ -186,7 +189,11 @@ function machine(): void {
   console.log(`  node       ${process.version} (${process.platform}/${process.arch}, ${platform()} ${release()})`)
   console.log(`  terraform  ${tf.stdout.split('\n')[0]?.replace(/^Terraform /, '')}`)
   console.log(`  cpus       ${cpu.length} × ${cpu[0]?.model.trim() ?? 'unknown'}`)
-  console.log(`  load       ${loadavg().map((l) => l.toFixed(2)).join(' ')} (1, 5, 15 min): the ratios, measured side by side, are the figures to read`)
+  console.log(
+    `  load       ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')} (1, 5, 15 min): the ratios, measured side by side, are the figures to read`,
+  )
 }
 
 /** Terraform's environment for a plugin; without PLUGIN_CLIENT_CERT the provider serves plaintext (the bench's own client). */
@@ -199,7 +206,14 @@ function pluginEnv(tls: boolean): NodeJS.ProcessEnv {
     PLUGIN_MAX_PORT: '25000',
   }
   if (tls) env.PLUGIN_CLIENT_CERT = createCertificate().cert
-  for (const name of ['TF_LOG', 'TF_LOG_PROVIDER', 'PLUGIN_MULTIPLEX_GRPC', 'TF_DISABLE_PLUGIN_TLS', 'PROVIDER_DEBUG_REATTACH', 'PROVIDER_TRACE_STARTUP']) {
+  for (const name of [
+    'TF_LOG',
+    'TF_LOG_PROVIDER',
+    'PLUGIN_MULTIPLEX_GRPC',
+    'TF_DISABLE_PLUGIN_TLS',
+    'PROVIDER_DEBUG_REATTACH',
+    'PROVIDER_TRACE_STARTUP',
+  ]) {
     delete env[name]
   }
   return env
@@ -226,12 +240,14 @@ async function startup(executables: Executables): Promise<void> {
   const variants: Variant[] = [
     { name: 'node -e "console.log(1)" (floor)', command: process.execPath, args: ['-e', 'console.log(1)'], expect: /^1$/ },
   ]
-  if (executables.tf) variants.push({ name: 'terraform provider: single executable', command: executables.tf, args: [], expect: handshake, target: 1.15 })
+  if (executables.tf)
+    variants.push({ name: 'terraform provider: single executable', command: executables.tf, args: [], expect: handshake, target: 1.15 })
   variants.push(
     { name: 'terraform provider: node provider.cjs', command: process.execPath, args: [tfBundle], expect: handshake },
     { name: 'terraform provider: sh launcher (npm run build)', command: launcher, args: [], expect: handshake },
   )
-  if (executables.pulumi) variants.push({ name: 'pulumi plugin: single executable', command: executables.pulumi, args: [], expect: port, target: 1.3 })
+  if (executables.pulumi)
+    variants.push({ name: 'pulumi plugin: single executable', command: executables.pulumi, args: [], expect: port, target: 1.3 })
   variants.push({ name: 'pulumi plugin: node provider.cjs', command: process.execPath, args: [pulumiBundle], expect: port })
 
   const times = variants.map(() => [] as number[])
@@ -361,7 +377,16 @@ async function phases(executables: Executables): Promise<void> {
   rows.push(['terraform: node provider.cjs', process.execPath, [tfBundle], 'terraform'])
   if (executables.pulumi) rows.push(['pulumi: single executable', executables.pulumi, [], 'pulumi'])
   rows.push(['pulumi: node provider.cjs', process.execPath, [pulumiBundle], 'pulumi'])
-  const empty = (): Phases => ({ total: [], processStart: [], moduleLoad: [], serve: [], cpuToLine: [], firstRpc: [], serviceLoad: [], shutdownToExit: [] })
+  const empty = (): Phases => ({
+    total: [],
+    processStart: [],
+    moduleLoad: [],
+    serve: [],
+    cpuToLine: [],
+    firstRpc: [],
+    serviceLoad: [],
+    shutdownToExit: [],
+  })
   const results = rows.map(empty)
   for (let round = 0; round < PHASE_RUNS + 1; round++) {
     for (let i = 0; i < rows.length; i++) {
@@ -373,17 +398,43 @@ async function phases(executables: Executables): Promise<void> {
   const cell = (values: readonly number[]) => (values.length > 0 ? ms(median(values)) : '–')
   printTable(
     `2. Per-phase breakdown, ms: median of ${PHASE_RUNS} runs (marks from PROVIDER_TRACE_STARTUP=1; first RPC and Shutdown from a plaintext client)`,
-    ['variant', 'process start', 'module load', 'listen + handshake', 'launch → line', 'CPU to line', 'first RPC', 'service load', 'shutdown → exit (target ≤ 10)'],
+    [
+      'variant',
+      'process start',
+      'module load',
+      'listen + handshake',
+      'launch → line',
+      'CPU to line',
+      'first RPC',
+      'service load',
+      'shutdown → exit (target ≤ 10)',
+    ],
     rows.map(([name], i) => {
       const r = results[i]!
       const exit = r.shutdownToExit.length > 0 ? `${cell(r.shutdownToExit)} (${verdict(median(r.shutdownToExit), 10)})` : 'n/a'
-      return [name, cell(r.processStart), cell(r.moduleLoad), cell(r.serve), cell(r.total), cell(r.cpuToLine), cell(r.firstRpc), cell(r.serviceLoad), exit]
+      return [
+        name,
+        cell(r.processStart),
+        cell(r.moduleLoad),
+        cell(r.serve),
+        cell(r.total),
+        cell(r.cpuToLine),
+        cell(r.firstRpc),
+        cell(r.serviceLoad),
+        exit,
+      ]
     }),
   )
-  console.log('\n  process start: runtime start to the bundle\'s first statement; module load: to the entry point\'s body;')
-  console.log('  CPU to line: the process\'s user + system CPU time (every thread) at its line, which a loaded machine moves far less than wall time;')
-  console.log('  listen + handshake: to the handshake or port line; first RPC: GetProviderSchema (bytes built at build time, nothing loaded)')
-  console.log('  or GetSchema (loads the definitions); service load: GetMetadata next, the first Terraform call that loads the definitions.')
+  console.log("\n  process start: runtime start to the bundle's first statement; module load: to the entry point's body;")
+  console.log(
+    "  CPU to line: the process's user + system CPU time (every thread) at its line, which a loaded machine moves far less than wall time;",
+  )
+  console.log(
+    '  listen + handshake: to the handshake or port line; first RPC: GetProviderSchema (bytes built at build time, nothing loaded)',
+  )
+  console.log(
+    '  or GetSchema (loads the definitions); service load: GetMetadata next, the first Terraform call that loads the definitions.',
+  )
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -459,7 +510,8 @@ function terraformEnv(cliConfig: string, baseUrl: string): NodeJS.ProcessEnv {
     TF_IN_AUTOMATION: '1',
   }
   // Logging would be part of what is timed; the user's TF_* run settings would change what runs.
-  for (const name of Object.keys(env)) if (/^TF_(LOG|CLI_ARGS|REATTACH_PROVIDERS|PLUGIN_CACHE_DIR|DATA_DIR|WORKSPACE)/.test(name)) delete env[name]
+  for (const name of Object.keys(env))
+    if (/^TF_(LOG|CLI_ARGS|REATTACH_PROVIDERS|PLUGIN_CACHE_DIR|DATA_DIR|WORKSPACE)/.test(name)) delete env[name]
   return env
 }
 
@@ -527,7 +579,9 @@ async function terraformTimes(executables: Executables, baseUrl: string): Promis
       ]),
     ),
   )
-  console.log(`\n  provider launched from ${executables.tf ? 'the single executable (dist/release mirror)' : 'the sh launcher (dist/mirror): run npm run release to measure the executable'}`)
+  console.log(
+    `\n  provider launched from ${executables.tf ? 'the single executable (dist/release mirror)' : 'the sh launcher (dist/mirror): run npm run release to measure the executable'}`,
+  )
   console.log(`  emulator: ${baseUrl}; flags: ${flags.join(' ')} (-auto-approve for apply and destroy)`)
   if (drift > 0) console.log(`  WARNING: ${drift} no-op plan(s) after apply proposed changes`)
 }
@@ -540,11 +594,22 @@ async function shutdownAfterApi(executables: Executables, baseUrl: string): Prom
   const env = { ...terraformEnv(executables.tf ? releaseCliConfig : devCliConfig, baseUrl), TF_LOG: 'trace' }
   const dir = tempDir('bench-shutdown-')
   writeFileSync(join(dir, 'main.tf'), configuration('provider (launched)', 3))
-  await timed('terraform', ['init', '-input=false', '-no-color'], { cwd: dir, env: terraformEnv(executables.tf ? releaseCliConfig : devCliConfig, baseUrl) })
+  await timed('terraform', ['init', '-input=false', '-no-color'], {
+    cwd: dir,
+    env: terraformEnv(executables.tf ? releaseCliConfig : devCliConfig, baseUrl),
+  })
   const gaps: number[] = []
   for (let rep = 1; rep <= Math.max(2, TF_REPS); rep++) {
-    for (const command of [['apply', '-auto-approve'], ['destroy', '-auto-approve']]) {
-      const log = spawnSync('terraform', [...command, '-input=false', '-no-color', `-var=run=s${rep}`], { cwd: dir, env, encoding: 'utf8', maxBuffer: 256 << 20 })
+    for (const command of [
+      ['apply', '-auto-approve'],
+      ['destroy', '-auto-approve'],
+    ]) {
+      const log = spawnSync('terraform', [...command, '-input=false', '-no-color', `-var=run=s${rep}`], {
+        cwd: dir,
+        env,
+        encoding: 'utf8',
+        maxBuffer: 256 << 20,
+      })
       if (log.status !== 0) throw new Error(`terraform ${command[0]} failed: ${log.stdout.slice(-2000)}`)
       let closing: number | undefined
       for (const line of log.stderr.split('\n')) {
@@ -561,8 +626,12 @@ async function shutdownAfterApi(executables: Executables, baseUrl: string): Prom
     console.log('\n4. Shutdown to exit after API calls: no Close/exit pair found in the Terraform log')
     return
   }
-  console.log(`\n4. Shutdown to exit after API calls (terraform apply/destroy of 3 keypairs, TF_LOG timestamps at 1 ms): ${gaps.length} provider processes`)
-  console.log(`  median ${ms(median(gaps))} ms, max ${ms(Math.max(...gaps))} ms (target ≤ 10 ms: ${verdict(median(gaps), 10)} at the median, ${verdict(Math.max(...gaps), 10)} at the max)`)
+  console.log(
+    `\n4. Shutdown to exit after API calls (terraform apply/destroy of 3 keypairs, TF_LOG timestamps at 1 ms): ${gaps.length} provider processes`,
+  )
+  console.log(
+    `  median ${ms(median(gaps))} ms, max ${ms(Math.max(...gaps))} ms (target ≤ 10 ms: ${verdict(median(gaps), 10)} at the median, ${verdict(Math.max(...gaps), 10)} at the max)`,
+  )
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -599,23 +668,53 @@ async function planTrace(executables: Executables, baseUrl: string): Promise<voi
   const rows: string[][] = []
   for (let n = 0; n < count; n++) {
     const of = (pick: (l: LaunchPhases) => number) => ms(med((t) => pick(t.launches[n]!)))
-    rows.push([`launch ${n + 1}`, of((l) => l.mtls), of((l) => l.startToHandshake), of((l) => l.calls), of((l) => l.serviceLoad), of((l) => l.closeToExit), of(launchSpan)])
+    rows.push([
+      `launch ${n + 1}`,
+      of((l) => l.mtls),
+      of((l) => l.startToHandshake),
+      of((l) => l.calls),
+      of((l) => l.serviceLoad),
+      of((l) => l.closeToExit),
+      of(launchSpan),
+    ])
   }
   const all = (pick: (l: LaunchPhases) => number) => ms(med((t) => sumOf(t, pick)))
-  rows.push(['all launches', all((l) => l.mtls), all((l) => l.startToHandshake), all((l) => l.calls), all((l) => l.serviceLoad), all((l) => l.closeToExit), all(launchSpan)])
+  rows.push([
+    'all launches',
+    all((l) => l.mtls),
+    all((l) => l.startToHandshake),
+    all((l) => l.calls),
+    all((l) => l.serviceLoad),
+    all((l) => l.closeToExit),
+    all(launchSpan),
+  ])
   printTable(
     `5. Where a launched \`terraform plan\` of 50 provider_lite_keypair goes, ms: median of ${TF_REPS} plans, from Terraform's log (TF_LOG=trace)`,
-    ['launch', 'mTLS set-up (Terraform)', 'start → handshake', 'handshake → Close (calls)', 'of which service load', 'Close → exit', 'launch in all'],
+    [
+      'launch',
+      'mTLS set-up (Terraform)',
+      'start → handshake',
+      'handshake → Close (calls)',
+      'of which service load',
+      'Close → exit',
+      'launch in all',
+    ],
     rows,
   )
   const total = med((t) => t.total)
   const hash = med((t) => t.packageHash)
   const launches = med((t) => sumOf(t, launchSpan))
-  console.log(`\n  launches per plan: ${[...new Set(launchCounts)].join(' or ')}; wall time ${ms(median(walls))} ms (logging included), logged ${ms(total)} ms:`)
-  console.log(`  package hash check ${ms(hash)} ms (Terraform hashes the whole unpacked package, i.e. the ${executables.tf ? 'single executable' : 'launcher and bundle'}, against the lock file at every command)`)
+  console.log(
+    `\n  launches per plan: ${[...new Set(launchCounts)].join(' or ')}; wall time ${ms(median(walls))} ms (logging included), logged ${ms(total)} ms:`,
+  )
+  console.log(
+    `  package hash check ${ms(hash)} ms (Terraform hashes the whole unpacked package, i.e. the ${executables.tf ? 'single executable' : 'launcher and bundle'}, against the lock file at every command)`,
+  )
   console.log(`  provider launches  ${ms(launches)} ms (one after the other)`)
-  console.log(`  Terraform's own    ${ms(med((t) => t.total - t.packageHash - sumOf(t, launchSpan)))} ms (configuration, graph walk, state, output; terraform_data pays it too)`)
-  console.log('  The provider controls start → handshake (beyond the runtime\'s own start), the calls and service load, Close → exit,')
+  console.log(
+    `  Terraform's own    ${ms(med((t) => t.total - t.packageHash - sumOf(t, launchSpan)))} ms (configuration, graph walk, state, output; terraform_data pays it too)`,
+  )
+  console.log("  The provider controls start → handshake (beyond the runtime's own start), the calls and service load, Close → exit,")
   console.log('  and the size of what is hashed; Terraform controls the launch count, the mTLS set-up and the hash algorithm.')
 }
 

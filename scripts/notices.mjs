@@ -23,10 +23,18 @@ const LICENCE_FILE = /^(licen[cs]e|copying|notice)(\.(md|txt))?$/i
  * @param {{ name: string, version: string, license: string, text: string }[]} [extra] more components, e.g. the Node.js runtime
  */
 export function thirdPartyNotices(root, metafile, program, extra = []) {
-  const dirs = [...new Set(Object.keys(metafile.inputs).map(packageDirOf).filter((dir) => dir !== undefined))].sort()
+  const dirs = [
+    ...new Set(
+      Object.keys(metafile.inputs)
+        .map(packageDirOf)
+        .filter((dir) => dir !== undefined),
+    ),
+  ].sort()
   const components = dirs.map((dir) => {
     const manifest = JSON.parse(readFileSync(join(root, dir, 'package.json'), 'utf8'))
-    const files = readdirSync(join(root, dir)).filter((name) => LICENCE_FILE.test(name)).sort()
+    const files = readdirSync(join(root, dir))
+      .filter((name) => LICENCE_FILE.test(name))
+      .sort()
     const text =
       files.length > 0
         ? files.map((name) => readFileSync(join(root, dir, name), 'utf8').trim()).join('\n\n')
@@ -57,7 +65,10 @@ function readmeLicence(dir) {
   if (start < 0) return ''
   const level = (lines[start].match(/^#+/) ?? [''])[0].length
   const end = lines.findIndex((line, i) => i > start && new RegExp(`^#{1,${level}}\\s`).test(line))
-  const text = lines.slice(start + 1, end < 0 ? undefined : end).join('\n').trim()
+  const text = lines
+    .slice(start + 1, end < 0 ? undefined : end)
+    .join('\n')
+    .trim()
   return /copyright/i.test(text) ? text : ''
 }
 

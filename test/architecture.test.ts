@@ -197,7 +197,9 @@ export function dependencyViolations(path: string, file: SourceFile): string[] {
     const targetPath = posix.join(posix.dirname(path), ref.specifier)
     const target = areaOf(targetPath)
     const inSrc = targetPath.replace(/^src\//, '').replace(SOURCE_FILE, '')
-    const inner = INNER_RULES.find((r) => !isTest && within(path.replace(/^src\//, '').replace(SOURCE_FILE, ''), r.from) && within(inSrc, r.to))
+    const inner = INNER_RULES.find(
+      (r) => !isTest && within(path.replace(/^src\//, '').replace(SOURCE_FILE, ''), r.from) && within(inSrc, r.to),
+    )
     if (inner !== undefined) problems.push(`${where}: imports '${ref.specifier}' (src/${inner.to}/): ${inner.why}`)
     if (target === from || rule.may.includes(target) || rule.may.includes(inSrc)) continue
     if (ref.typeOnly && rule.typeOnly?.includes(target)) continue
@@ -313,7 +315,8 @@ export function headerProblem(source: string): string | null {
   }
   lines = lines.filter((l) => l !== '')
   if (lines.length < 3) return `opens with ${lines.length} comment line(s), not three or more`
-  if (!/\b(must not|may not|never|nothing|not|no)\b/i.test(lines.join(' '))) return 'the opening comment does not say what must not live here'
+  if (!/\b(must not|may not|never|nothing|not|no)\b/i.test(lines.join(' ')))
+    return 'the opening comment does not say what must not live here'
   return null
 }
 
@@ -329,7 +332,9 @@ export function globalFetchCalls(file: SourceFile): number[] {
     const http =
       (callee.kind === SyntaxKind.Identifier && callee.text === 'fetch') ||
       (callee.kind === SyntaxKind.PropertyAccessExpression && callee.name.text === 'fetch' && global(callee.expression)) ||
-      (callee.kind === SyntaxKind.ElementAccessExpression && literalText(callee.argumentExpression) === 'fetch' && global(callee.expression))
+      (callee.kind === SyntaxKind.ElementAccessExpression &&
+        literalText(callee.argumentExpression) === 'fetch' &&
+        global(callee.expression))
     if (http) lines.push(lineOf(node))
   }
   return lines
@@ -446,7 +451,7 @@ describe('import parser', () => {
       'const computed = await import(name)',
       "const concatenated = await import('./' + name)",
       'const url = import.meta.url',
-      "const s = `" + $ + "await import('./in-template.js')}`",
+      'const s = `' + $ + "await import('./in-template.js')}`",
     ].join('\n')
     assert.deepEqual(specs(source), [
       'dynamic node:http2',
@@ -464,7 +469,7 @@ describe('import parser', () => {
       "// import a from './comment.js'",
       "/* import b from './block.js'",
       "   export * from './block2.js' */",
-      "const s = \"import c from './string.js'\"",
+      'const s = "import c from \'./string.js\'"',
       "const t = `import d from './template.js'`",
       "const r = /['\"]import e from '.\\/regex.js'/",
       "const o = { import: 'x', export: 'y' }",
@@ -476,7 +481,7 @@ describe('import parser', () => {
   })
 
   test('line numbers hold across comments, strings and templates', () => {
-    const source = "/*\n\n*/\nconst t = `a\n" + $ + "1}\nb`\nimport z from './z.js'"
+    const source = '/*\n\n*/\nconst t = `a\n' + $ + "1}\nb`\nimport z from './z.js'"
     assert.deepEqual(parseImports(parse(source)), [{ specifier: './z.js', line: 7, kind: 'import', typeOnly: false }])
   })
 })
@@ -510,7 +515,8 @@ describe('dependency table', () => {
   })
 
   test('server/ may import core/, the resource registry, and types of api/', () => {
-    const fine = "import { a } from '../core/index.js'\nimport { resources } from '../resources/index.js'\nimport type { OperationFrame } from '../api/index.js'"
+    const fine =
+      "import { a } from '../core/index.js'\nimport { resources } from '../resources/index.js'\nimport type { OperationFrame } from '../api/index.js'"
     assert.equal(violations('src/server/registry.ts', fine), 0)
     assert.equal(violations('src/server/configure.ts', "import { createClient } from '../api/index.js'"), 1)
     assert.equal(violations('src/server/registry.ts', "import { liteVm } from '../resources/lite-vm.js'"), 1)
@@ -552,7 +558,10 @@ describe('dependency table', () => {
   })
 
   test('bin/ and files outside src/ may import anything; no one imports bin/', () => {
-    assert.equal(violations('src/bin/provider.ts', "import { a } from '../emulator/index.js'\nimport { b } from '../terraform/index.js'"), 0)
+    assert.equal(
+      violations('src/bin/provider.ts', "import { a } from '../emulator/index.js'\nimport { b } from '../terraform/index.js'"),
+      0,
+    )
     assert.equal(violations('test/e2e.test.ts', "import { a } from '../src/emulator/index.js'"), 0)
     assert.equal(violations('src/resources/x.ts', "import { VERSION } from '../bin/terraform-provider.js'"), 1)
   })
@@ -706,10 +715,15 @@ describe('the tree under src/', () => {
   })
 
   test('no cycles: neither between modules in the table nor between files', () => {
-    const table = new Map(Object.entries(RULES).map(([m, rule]) => [m, [...rule.may, ...(rule.typeOnly ?? [])].map((t) => t.split('/')[0]!)]))
+    const table = new Map(
+      Object.entries(RULES).map(([m, rule]) => [m, [...rule.may, ...(rule.typeOnly ?? [])].map((t) => t.split('/')[0]!)]),
+    )
     assert.deepEqual(cycles(table), [], 'the dependency table has a cycle')
     const edges = runtimeEdges(tree)
-    assert.ok([...edges.values()].some((targets) => targets.length > 0), 'no import between files under src/ was found')
+    assert.ok(
+      [...edges.values()].some((targets) => targets.length > 0),
+      'no import between files under src/ was found',
+    )
     const found = cycles(edges)
     assert.deepEqual(found, [], `import cycles under src/:\n${found.join('\n')}`)
   })

@@ -61,13 +61,16 @@ describe('the order journal in PostgreSQL', { concurrency: 1 }, () => {
     assert.equal(count.rows[0].n, 1)
   })
 
-  test("an entry of a runner whose session is open is not taken over; it is held elsewhere; once the session ends, it is taken over", async () => {
+  test('an entry of a runner whose session is open is not taken over; it is held elsewhere; once the session ends, it is taken over', async () => {
     const a = runner()
     const b = runner()
     const intent = `intent-${randomUUID()}`
     const entry = await a.journal.open(intent, 'service', 'key-a', 'POST', '/lites')
     assert.equal(await b.journal.claim(intent), undefined, 'taken over while its runner runs')
-    assert.deepEqual((await b.journal.heldElsewhere(intent)).map((e) => e.id), [entry.id])
+    assert.deepEqual(
+      (await b.journal.heldElsewhere(intent)).map((e) => e.id),
+      [entry.id],
+    )
     await a.store.close()
     await eventually('the closed session seen gone', async () => (await b.journal.heldElsewhere(intent)).length === 0)
     const taken = await b.journal.claim(intent)
@@ -164,7 +167,10 @@ describe('the order journal in PostgreSQL', { concurrency: 1 }, () => {
       () => assert.fail('expected an error'),
       (e: unknown) => e as Error,
     )
-    assert.match(error.message, new RegExp(`could not connect to the order journal at postgresql://postgres@127\\.0\\.0\\.1:${server.port}/postgres`))
+    assert.match(
+      error.message,
+      new RegExp(`could not connect to the order journal at postgresql://postgres@127\\.0\\.0\\.1:${server.port}/postgres`),
+    )
     assert.match(error.message, /password authentication failed/)
     assert.ok(!error.message.includes(wrong) && !error.message.includes(server.password), error.message)
   })

@@ -16,7 +16,11 @@ export function postgresBin(): string {
   const configured = process.env.PROVIDER_PG_BIN
   if (configured) return configured
   const root = '/usr/lib/postgresql'
-  const majors = existsSync(root) ? readdirSync(root).filter((name) => /^\d+$/.test(name)).sort((a, b) => Number(a) - Number(b)) : []
+  const majors = existsSync(root)
+    ? readdirSync(root)
+        .filter((name) => /^\d+$/.test(name))
+        .sort((a, b) => Number(a) - Number(b))
+    : []
   const newest = majors.at(-1)
   if (newest === undefined || !existsSync(join(root, newest, 'bin', 'postgres'))) {
     throw new Error(
@@ -45,7 +49,9 @@ function runAs(): { uid: number; gid: number } | undefined {
   try {
     return { uid: id('-u'), gid: id('-g') }
   } catch {
-    throw new Error('Running as root, PostgreSQL needs the `postgres` user that Debian\'s postgresql package creates: apt-get install postgresql')
+    throw new Error(
+      "Running as root, PostgreSQL needs the `postgres` user that Debian's postgresql package creates: apt-get install postgresql",
+    )
   }
 }
 
@@ -83,7 +89,20 @@ export async function startPostgres(): Promise<PostgresServer> {
   const port = await freePort()
   const server: ChildProcess = spawn(
     join(bin, 'postgres'),
-    ['-D', data, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', `unix_socket_directories=${dir}`, '-c', 'fsync=off', '-c', 'max_connections=100'],
+    [
+      '-D',
+      data,
+      '-p',
+      String(port),
+      '-c',
+      'listen_addresses=127.0.0.1',
+      '-c',
+      `unix_socket_directories=${dir}`,
+      '-c',
+      'fsync=off',
+      '-c',
+      'max_connections=100',
+    ],
     { stdio: ['ignore', 'ignore', 'pipe'], ...as },
   )
   const exited = new Promise<void>((resolve) => server.once('exit', () => resolve()))

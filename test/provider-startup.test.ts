@@ -28,7 +28,10 @@ describe('terraform provider bundle start-up', () => {
       const address = /^1\|6\|tcp\|(127\.0\.0\.1:\d+)\|grpc\|$/.exec(line)?.[1]
       assert.ok(address, `handshake line: ${line}`)
       const grpc = connectGrpcTestClient({ address })
-      const expected = fromBinary(GetProviderSchema_ResponseSchema, providerSchemaResponse({ provider: providerDefinition, resources, dataSources }))
+      const expected = fromBinary(
+        GetProviderSchema_ResponseSchema,
+        providerSchemaResponse({ provider: providerDefinition, resources, dataSources }),
+      )
       assert.ok(Object.keys(expected.resourceSchemas).length > 0)
 
       const precomputed = await grpc.call(Provider.method.getProviderSchema, {})

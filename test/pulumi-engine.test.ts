@@ -131,7 +131,9 @@ CASES.forEach((c, index) => {
       assert.equal(preview.id, '')
       assert.equal(await apiRequests('mutating'), before, 'preview made a mutating API call')
       assertSecret(preview.properties, c.secretOutputs, 'Create(preview)')
-      const unknownOutputs = Object.entries(preview.properties).filter(([, v]) => v === UNKNOWN_WIRE || (isSecret(v) && v.value === UNKNOWN_WIRE))
+      const unknownOutputs = Object.entries(preview.properties).filter(
+        ([, v]) => v === UNKNOWN_WIRE || (isSecret(v) && v.value === UNKNOWN_WIRE),
+      )
       assert.ok(unknownOutputs.length > 0, 'some computed output is unknown')
     })
 
@@ -274,7 +276,14 @@ describe('every resource and function of the schema', () => {
 
 /** A Lite VM's inputs as a program gives them. */
 function vmProgram(productId = 101): WireMap {
-  return { sshAndConsoleUser: 'deployer', consolePassword: 'S3cretPass9', productId, selectOs: 'Ubuntu-22.04', keypairId: refs.keypair ?? 0, cycle: 'm' }
+  return {
+    sshAndConsoleUser: 'deployer',
+    consolePassword: 'S3cretPass9',
+    productId,
+    selectOs: 'Ubuntu-22.04',
+    keypairId: refs.keypair ?? 0,
+    cycle: 'm',
+  }
 }
 
 describe('functions and the rest', () => {
@@ -290,7 +299,10 @@ describe('functions and the rest', () => {
     assert.deepEqual(ok.failures, [])
     assert.ok((ok.return.oss as { name: string }[]).some((o) => o.name === 'Ubuntu-22.04'))
     const bad = await plugin.invoke('provider:index:liteOsList', {})
-    assert.deepEqual(bad.failures.map((f) => f.property), ['productId'])
+    assert.deepEqual(
+      bad.failures.map((f) => f.property),
+      ['productId'],
+    )
     await rejects(plugin.invoke('provider:index:noSuchFunction', {}), CODE.INVALID_ARGUMENT)
   })
 
@@ -304,7 +316,12 @@ describe('functions and the rest', () => {
   test('an order placed whose wait fails is a partial failure: UNKNOWN + ErrorResourceInitFailed with the id', async () => {
     const urn = urnOf('provider:index:LiteVm', 'unpaid')
     const news = (await plugin.check(urn, vmProgram())).inputs
-    const fault = await emulator.control<{ fault_id: string }>('POST', '/faults', { method: 'GET', path: '/lites/accounts/*', status: 403, count: -1 })
+    const fault = await emulator.control<{ fault_id: string }>('POST', '/faults', {
+      method: 'GET',
+      path: '/lites/accounts/*',
+      status: 403,
+      count: -1,
+    })
     const error = await rejects(plugin.create(urn, news, { timeout: 60 }), CODE.UNKNOWN).finally(() =>
       emulator.control('DELETE', `/faults/${fault.fault_id}`),
     )
@@ -316,7 +333,7 @@ describe('functions and the rest', () => {
     assert.equal(failure.properties.__meta !== undefined, true, 'the resume marker is kept in outputs')
   })
 
-  test('SIGTERM during a create\'s wait acts as Cancel: the Create answers with the new id, then the plugin exits', async () => {
+  test("SIGTERM during a create's wait acts as Cancel: the Create answers with the new id, then the plugin exits", async () => {
     const own = await Plugin.launch(engine.address)
     try {
       await own.configure({ apiKey: 'emulator-key', baseUrl: emulator.baseUrl, pollInterval: '100ms' })

@@ -93,7 +93,9 @@ describe('a self-contained repository', () => {
     assert.ok(words < README_MAX_WORDS, `README.md has ${words} words; keep it under ${README_MAX_WORDS} and move detail to docs/guides/`)
     const guides = readdirSync(join(ROOT, 'docs', 'guides')).filter((name) => name.endsWith('.md'))
     assert.ok(guides.length >= 4, `docs/guides/ holds ${guides.length} guides`)
-    const unlinked = [...guides.map((name) => `docs/guides/${name}`), 'CONTRIBUTING.md', 'docs/design.md'].filter((path) => !text.includes(`](${path})`))
+    const unlinked = [...guides.map((name) => `docs/guides/${name}`), 'CONTRIBUTING.md', 'docs/design.md'].filter(
+      (path) => !text.includes(`](${path})`),
+    )
     assert.deepEqual(unlinked, [], 'pages the README does not link')
   })
 
@@ -129,7 +131,8 @@ describe('a self-contained repository', () => {
     }
     assert.ok(scripts['test:fast'], 'test:fast stays, as an alias')
     const contributing = readFileSync(join(ROOT, 'CONTRIBUTING.md'), 'utf8')
-    for (const name of ['test:unit', 'test:e2e', 'test:faults']) assert.ok(contributing.includes(`npm run ${name}`), `CONTRIBUTING.md does not say how to run ${name}`)
+    for (const name of ['test:unit', 'test:e2e', 'test:faults'])
+      assert.ok(contributing.includes(`npm run ${name}`), `CONTRIBUTING.md does not say how to run ${name}`)
   })
 
   test('no comment cites a numbered section of a specification that is not in the repository', () => {

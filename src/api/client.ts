@@ -166,7 +166,13 @@ export function createClient(options: ClientOptions): Client {
     waitForActive: (read, waitOptions) => waitForActive(waitSettings, read, waitOptions),
     now,
     ...(journal
-      ? { settlement: { where: journal.where, account: (id: string) => journal.accountInState(id), delivered: () => journal.engineClosed() } }
+      ? {
+          settlement: {
+            where: journal.where,
+            account: (id: string) => journal.accountInState(id),
+            delivered: () => journal.engineClosed(),
+          },
+        }
       : {}),
   }
 }

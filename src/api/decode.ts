@@ -71,12 +71,7 @@ export function field<T>(source: JsonObject, key: string, at: string, read: (val
 }
 
 /** Like `field`, but an absent key gives `undefined` (for fields clients must tolerate missing). */
-export function optionalField<T>(
-  source: JsonObject,
-  key: string,
-  at: string,
-  read: (value: unknown, at: string) => T,
-): T | undefined {
+export function optionalField<T>(source: JsonObject, key: string, at: string, read: (value: unknown, at: string) => T): T | undefined {
   const value = source[key]
   return value === undefined ? undefined : read(value, `${at}.${key}`)
 }

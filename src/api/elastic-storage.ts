@@ -1,17 +1,5 @@
 // Elastic storage bound to a Metal server (the elastic-storage calls, E1-E7).
-import {
-  accountId,
-  array,
-  field,
-  idInteger,
-  idText,
-  type JsonObject,
-  nullable,
-  number,
-  numericId,
-  object,
-  string,
-} from './decode.js'
+import { accountId, array, field, idInteger, idText, type JsonObject, nullable, number, numericId, object, string } from './decode.js'
 import {
   type Account,
   type BillingOption,
@@ -23,14 +11,7 @@ import {
   type PaidOrder,
   paid,
 } from './models.js'
-import {
-  type CallOptions,
-  compact,
-  type ListOptions,
-  rejectingSync,
-  statusQuery,
-  type Transport,
-} from './transport.js'
+import { type CallOptions, compact, type ListOptions, rejectingSync, statusQuery, type Transport } from './transport.js'
 import { type OrderOptions, type Orders, reconcileBy } from './orders/orders.js'
 
 /** `extra_details` of an elastic storage. */
@@ -158,8 +139,7 @@ export function elasticStorageApi(transport: Transport, orders: Orders): Elastic
         signal: options?.signal,
         decode: decodeList(decodeStorage),
       }),
-    getStorage: (accountId, options) =>
-      transport.get(`${GROUP}/${id(accountId)}`, (p) => decodeStorage(p), options, id(accountId)),
+    getStorage: (accountId, options) => transport.get(`${GROUP}/${id(accountId)}`, (p) => decodeStorage(p), options, id(accountId)),
     resizeStorage: (accountId, body, options) =>
       orders.order(
         'PUT',
@@ -176,8 +156,7 @@ export function elasticStorageApi(transport: Transport, orders: Orders): Elastic
         options,
         id(accountId),
       ),
-    deleteStorage: (accountId, options) =>
-      orders.remove(`${GROUP}/${id(accountId)}`, options, id(accountId)),
+    deleteStorage: (accountId, options) => orders.remove(`${GROUP}/${id(accountId)}`, options, id(accountId)),
     listProducts: (options) => transport.get(`${GROUP}/products`, decodeList(decodeProduct), options),
     getProduct: (productId, options) =>
       transport.get(`${GROUP}/products/${idText(productId, 'product id')}`, (p) => decodeProduct(p), options),

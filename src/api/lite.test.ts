@@ -53,7 +53,12 @@ const CALLS: Record<string, Call> = {
     },
     order: true,
   },
-  L2: { call: (c, g) => c[g].listVms({ status: ['Active', 'Pending'] }), method: 'GET', path: '/accounts?status=Active&status=Pending', reply: [] },
+  L2: {
+    call: (c, g) => c[g].listVms({ status: ['Active', 'Pending'] }),
+    method: 'GET',
+    path: '/accounts?status=Active&status=Pending',
+    reply: [],
+  },
   L4: {
     call: (c, g) => c[g].getVmDetails('100042'),
     method: 'GET',

@@ -14,25 +14,8 @@ import {
   idText,
 } from './decode.js'
 import { type KeypairApi, keypairApi } from './keypairs.js'
-import {
-  type Account,
-  decodeAccount,
-  decodeList,
-  decodePlan,
-  type Id,
-  type Order,
-  type PaidOrder,
-  paid,
-  type Plan,
-} from './models.js'
-import {
-  type CallOptions,
-  compact,
-  type ListOptions,
-  rejectingSync,
-  statusQuery,
-  type Transport,
-} from './transport.js'
+import { type Account, decodeAccount, decodeList, decodePlan, type Id, type Order, type PaidOrder, paid, type Plan } from './models.js'
+import { type CallOptions, compact, type ListOptions, rejectingSync, statusQuery, type Transport } from './transport.js'
 import { type OrderOptions, type Orders, reconcileBy } from './orders/orders.js'
 
 export type LiteGroup = '/lites' | '/lite-pros'
@@ -197,19 +180,11 @@ export interface LiteApi extends KeypairApi {
   /** L9. */
   getChangePackageOptions(accountId: Id, options?: CallOptions): Promise<ChangePackageOptions>
   /** L10: order on the same account. */
-  changePackage(
-    accountId: Id,
-    body: { new_product_id: number; pay_invoice_with_cc?: boolean },
-    options?: OrderOptions,
-  ): Promise<Order>
+  changePackage(accountId: Id, body: { new_product_id: number; pay_invoice_with_cc?: boolean }, options?: OrderOptions): Promise<Order>
   /** L11. */
   getStorageOptions(accountId: Id, options?: CallOptions): Promise<StorageOptions>
   /** L12: `disk_size` is the absolute target in GB. Order on the same account. */
-  upgradeStorage(
-    accountId: Id,
-    body: { disk_size: number; pay_invoice_with_cc?: boolean },
-    options?: OrderOptions,
-  ): Promise<Order>
+  upgradeStorage(accountId: Id, body: { disk_size: number; pay_invoice_with_cc?: boolean }, options?: OrderOptions): Promise<Order>
   /** L15. 404 when already gone. */
   deleteVm(accountId: Id, options?: CallOptions): Promise<void>
 
@@ -236,11 +211,7 @@ export interface LiteApi extends KeypairApi {
   /** D3. */
   getDisk(accountId: Id, options?: CallOptions): Promise<LiteDiskAccount>
   /** D4: `additional_size` is the increment in GB. Order on the same account. */
-  upgradeDisk(
-    accountId: Id,
-    body: { additional_size: number; pay_invoice_with_cc?: boolean },
-    options?: OrderOptions,
-  ): Promise<Order>
+  upgradeDisk(accountId: Id, body: { additional_size: number; pay_invoice_with_cc?: boolean }, options?: OrderOptions): Promise<Order>
   /** D5. */
   deleteDisk(accountId: Id, options?: CallOptions): Promise<void>
   /** D6. */
@@ -265,11 +236,7 @@ export interface LiteMigrationApi {
    * L14: order on the same account id, which from the answer on lives under `/lite-pros`
    * (wait with `client.litePros.getVm`).
    */
-  migrateToPro(
-    accountId: Id,
-    body: { lite_pro_product_id: number; pay_invoice_with_cc?: boolean },
-    options?: OrderOptions,
-  ): Promise<Order>
+  migrateToPro(accountId: Id, body: { lite_pro_product_id: number; pay_invoice_with_cc?: boolean }, options?: OrderOptions): Promise<Order>
 }
 
 function soft(value: unknown, at: string): string {
@@ -427,8 +394,7 @@ export function liteApi(transport: Transport, orders: Orders, group: LiteGroup):
       ),
     listVms: (options) => list(`${group}/accounts`, decodeVm, options),
     getVm: (accountId, options) => transport.get(account(id(accountId)), (p) => decodeVm(p), options, id(accountId)),
-    getVmDetails: (accountId, options) =>
-      transport.get(`${account(id(accountId))}/vm-details`, decodeVmDetails, options, id(accountId)),
+    getVmDetails: (accountId, options) => transport.get(`${account(id(accountId))}/vm-details`, decodeVmDetails, options, id(accountId)),
     setVmState: (accountId, action, options) => {
       const path = `${account(id(accountId))}/vm-state/${encodeURIComponent(action)}`
       // A reset is destructive and one-shot: it goes through the order journal like a rebuild.
@@ -438,14 +404,7 @@ export function liteApi(transport: Transport, orders: Orders, group: LiteGroup):
     rebuildVm: (accountId, body, options) =>
       orders.action('PUT', `${account(id(accountId))}/rebuild`, { select_os: body.select_os }, options, id(accountId)),
     renameVm: (accountId, body, options) =>
-      transport.send(
-        'PUT',
-        `${account(id(accountId))}/change-vm-name`,
-        { name: body.name },
-        ignore,
-        options,
-        id(accountId),
-      ),
+      transport.send('PUT', `${account(id(accountId))}/change-vm-name`, { name: body.name }, ignore, options, id(accountId)),
     changeVmKeypair: (accountId, body, options) =>
       transport.send(
         'PUT',
@@ -475,8 +434,7 @@ export function liteApi(transport: Transport, orders: Orders, group: LiteGroup):
         options,
         id(accountId),
       ),
-    deleteVm: (accountId, options) =>
-      orders.remove(`${group}/${id(accountId)}`, options, id(accountId)),
+    deleteVm: (accountId, options) => orders.remove(`${group}/${id(accountId)}`, options, id(accountId)),
 
     createSnapshot: (vmAccountId, body, options) =>
       orders.order(
@@ -514,8 +472,7 @@ export function liteApi(transport: Transport, orders: Orders, group: LiteGroup):
       ),
     restoreSnapshot: (snapshotId, options) =>
       orders.action('PUT', `${group}/snapshots/accounts/${id(snapshotId)}/restore`, undefined, options, id(snapshotId)),
-    deleteSnapshot: (accountId, options) =>
-      orders.remove(`${group}/snapshots/${id(accountId)}`, options, id(accountId)),
+    deleteSnapshot: (accountId, options) => orders.remove(`${group}/snapshots/${id(accountId)}`, options, id(accountId)),
     listSnapshotProducts: (options) => list(`${group}/snapshots/products`, decodePlan, options),
     getSnapshotProduct: (productId, options) =>
       transport.get(`${group}/snapshots/products/${product(productId)}`, (p) => decodePlan(p), options),
@@ -551,17 +508,13 @@ export function liteApi(transport: Transport, orders: Orders, group: LiteGroup):
         options,
         id(accountId),
       ),
-    deleteDisk: (accountId, options) =>
-      orders.remove(`${group}/disks/${id(accountId)}`, options, id(accountId)),
+    deleteDisk: (accountId, options) => orders.remove(`${group}/disks/${id(accountId)}`, options, id(accountId)),
     listDiskProducts: (options) => list(`${group}/disks/products`, decodePlan, options),
-    getDiskProduct: (productId, options) =>
-      transport.get(`${group}/disks/products/${product(productId)}`, (p) => decodePlan(p), options),
+    getDiskProduct: (productId, options) => transport.get(`${group}/disks/products/${product(productId)}`, (p) => decodePlan(p), options),
 
     listProducts: (options) => list(`${group}/products`, decodePlan, options),
-    getProduct: (productId, options) =>
-      transport.get(`${group}/products/${product(productId)}`, (p) => decodePlan(p), options),
-    listOss: (productId, options) =>
-      transport.get(`${group}/products/${product(productId)}/oss`, decodeList(decodeOsTemplate), options),
+    getProduct: (productId, options) => transport.get(`${group}/products/${product(productId)}`, (p) => decodePlan(p), options),
+    listOss: (productId, options) => transport.get(`${group}/products/${product(productId)}/oss`, decodeList(decodeOsTemplate), options),
     getIpAvailability: (productId, options) =>
       transport.get(`${group}/products/${product(productId)}/ip-availability`, decodeAvailability, options),
   })

@@ -1,17 +1,5 @@
 // Metal servers (the Metal server calls, M1-M13) and the Metal keypair pool.
-import {
-  array,
-  boolean,
-  field,
-  idInteger,
-  idText,
-  type JsonObject,
-  nullable,
-  number,
-  numericId,
-  object,
-  string,
-} from './decode.js'
+import { array, boolean, field, idInteger, idText, type JsonObject, nullable, number, numericId, object, string } from './decode.js'
 import { type KeypairApi, keypairApi } from './keypairs.js'
 import {
   type Account,
@@ -24,14 +12,7 @@ import {
   type PaidOrder,
   paid,
 } from './models.js'
-import {
-  type CallOptions,
-  compact,
-  type ListOptions,
-  rejectingSync,
-  statusQuery,
-  type Transport,
-} from './transport.js'
+import { type CallOptions, compact, type ListOptions, rejectingSync, statusQuery, type Transport } from './transport.js'
 import { type OrderOptions, type Orders, reconcileBy } from './orders/orders.js'
 
 /** `extra_details` of a Metal server. */
@@ -214,13 +195,10 @@ export function metalApi(transport: Transport, orders: Orders): MetalApi {
       orders.action('PUT', `/baremetals/${id(accountId)}/rebuild`, { os: body.os }, options, id(accountId)),
     listRebuildOss: (accountId, options) =>
       transport.get(`/baremetals/${id(accountId)}/rebuild/oss`, decodeList(string), options, id(accountId)),
-    deleteServer: (accountId, options) =>
-      orders.remove(`/baremetals/${id(accountId)}`, options, id(accountId)),
+    deleteServer: (accountId, options) => orders.remove(`/baremetals/${id(accountId)}`, options, id(accountId)),
     listProducts: (options) => transport.get('/baremetals/products', decodeList(decodeProduct), options),
-    getProduct: (productId, options) =>
-      transport.get(`/baremetals/products/${product(productId)}`, (p) => decodeProduct(p), options),
-    listProductOss: (productId, options) =>
-      transport.get(`/baremetals/products/${product(productId)}/oss`, decodeOsFamilies, options),
+    getProduct: (productId, options) => transport.get(`/baremetals/products/${product(productId)}`, (p) => decodeProduct(p), options),
+    listProductOss: (productId, options) => transport.get(`/baremetals/products/${product(productId)}/oss`, decodeOsFamilies, options),
     getOpenvpn: (options) =>
       transport.get(
         '/baremetals/openvpn',

@@ -1,18 +1,6 @@
 // Wire types shared by every family and their lenient decoders. Decoded objects keep the
 // payload's unknown fields (the emulator may add some) so `raw` outputs can show them.
-import {
-  accountId,
-  array,
-  boolean,
-  field,
-  type JsonObject,
-  nullable,
-  number,
-  numericId,
-  object,
-  optionalField,
-  string,
-} from './decode.js'
+import { accountId, array, boolean, field, type JsonObject, nullable, number, numericId, object, optionalField, string } from './decode.js'
 
 /** An account or order id as callers may hold it; the client sends it as digits or a JSON integer. */
 export type Id = string | number
@@ -149,11 +137,7 @@ export function decodeInvoice(value: unknown, at: string): Invoice {
   }
 }
 
-export function decodeAccount<Extra>(
-  value: unknown,
-  extra: (value: JsonObject, at: string) => Extra,
-  at = 'data',
-): Account<Extra> {
+export function decodeAccount<Extra>(value: unknown, extra: (value: JsonObject, at: string) => Extra, at = 'data'): Account<Extra> {
   const o = object(value, at)
   const extraAt = `${at}.extra_details`
   return {

@@ -142,10 +142,7 @@ describe('error decoding', () => {
       { field: 'cycle', message: 'field required' },
       { field: 'items.0.name', message: 'too long' },
     ])
-    assert.equal(
-      error.apiMessage,
-      'console_password: must contain an upper-case letter; cycle: field required; items.0.name: too long',
-    )
+    assert.equal(error.apiMessage, 'console_password: must contain an upper-case letter; cycle: field required; items.0.name: too long')
     assert.equal(error.requestId, '31')
     assert.equal(error.method, 'POST')
     assert.equal(error.path, '/lites')
@@ -156,9 +153,7 @@ describe('error decoding', () => {
   })
 
   test('a string detail is the message; the account id and request id are named', async () => {
-    const { client } = testClient([
-      fail(409, 'account 100042 is Pending; this action needs Active', { 'x-request-id': '7' }),
-    ])
+    const { client } = testClient([fail(409, 'account 100042 is Pending; this action needs Active', { 'x-request-id': '7' })])
     const error = await rejects(client.lites.upgradeStorage('100042', { disk_size: 40 }), ApiError)
     assert.equal(error.apiMessage, 'account 100042 is Pending; this action needs Active')
     assert.equal(error.accountId, '100042')
@@ -266,11 +261,7 @@ describe('retries', () => {
   })
 
   test('Retry-After is capped at 60 s and defaults to 1 s', async () => {
-    const { client, clock } = testClient([
-      fail(429, 'slow', { 'retry-after': '3600' }),
-      fail(429, 'slow'),
-      ok(VM),
-    ])
+    const { client, clock } = testClient([fail(429, 'slow', { 'retry-after': '3600' }), fail(429, 'slow'), ok(VM)])
     await client.lites.getVm('1')
     assert.deepEqual(clock.sleeps, [60000, 1125])
   })

@@ -135,7 +135,12 @@ export async function applyCreate<C>(definition: AnyResource, planned: ValueMap,
     })
     const state = settle(planned, observed)
     const deferred = later && definition.resume !== undefined
-    const failing = unfinishedError(session, definition, String(state.id), waiting ?? (deferred ? 'what was asked besides the order waits until it is Active' : undefined))
+    const failing = unfinishedError(
+      session,
+      definition,
+      String(state.id),
+      waiting ?? (deferred ? 'what was asked besides the order waits until it is Active' : undefined),
+    )
     // Made an error, an unfinished order is resumed by the next apply as its message says: it waits for
     // the order again (and fails again while it is unfinished) instead of taking the saved state as done.
     const resume = (deferred || failing.length > 0) && definition.resume !== undefined
@@ -162,7 +167,14 @@ export async function applyCreate<C>(definition: AnyResource, planned: ValueMap,
               'does not have yet, and the next apply changes only that; nothing is ordered again for what already exists.',
           ),
         )
-        return { state: server, private: resumable ? { resume: true } : {}, diagnostics, incomplete: true, failedAfterOrder: true, cause: thrown }
+        return {
+          state: server,
+          private: resumable ? { resume: true } : {},
+          diagnostics,
+          incomplete: true,
+          failedAfterOrder: true,
+          cause: thrown,
+        }
       }
     }
     diagnostics.push(
@@ -191,7 +203,12 @@ function refusedLater(value: unknown): boolean {
 }
 
 /** The state with every attribute the service reports replaced by its value; null when it cannot be read. */
-async function serverState<C>(definition: AnyResource, state: ValueMap, session: Session<C>, diagnostics: Diagnostic[]): Promise<ValueMap | null> {
+async function serverState<C>(
+  definition: AnyResource,
+  state: ValueMap,
+  session: Session<C>,
+  diagnostics: Diagnostic[],
+): Promise<ValueMap | null> {
   try {
     const observed = await definition.read({
       ...contextFor(session, diagnostics),
@@ -236,7 +253,11 @@ export async function applyUpdate<C>(
   // What an update that stops early hands back: the prior marks plus those earned by the steps that
   // ran (a wait left for later, a change waiting for payment). Dropping them would let the next
   // refresh copy the old values over a change already ordered, and the next plan order it again.
-  const earned = (): PrivateState => ({ ...priorPrivate, ...(later ? { resume: true } : {}), ...(waiting !== undefined ? { waiting } : {}) })
+  const earned = (): PrivateState => ({
+    ...priorPrivate,
+    ...(later ? { resume: true } : {}),
+    ...(waiting !== undefined ? { waiting } : {}),
+  })
   if (priorPrivate.resume && definition.resume) {
     try {
       remote = true
@@ -302,7 +323,12 @@ export async function applyUpdate<C>(
           }
         }
       }
-      const failure = failureOf(session, thrown, `Updating ${scheduled.attributes.join(', ')} of ${definition.name} ${id} failed`, names(definition))
+      const failure = failureOf(
+        session,
+        thrown,
+        `Updating ${scheduled.attributes.join(', ')} of ${definition.name} ${id} failed`,
+        names(definition),
+      )
       diagnostics.push(...failure)
       if (placed) {
         diagnostics.push(
@@ -330,7 +356,8 @@ export async function applyUpdate<C>(
   // Made an error, an unfinished order is waited for again by the next apply (see applyCreate).
   const resume = later || (failing.length > 0 && definition.resume !== undefined)
   const after: PrivateState = { ...(resume ? { resume: true } : {}), ...(stillWaiting !== undefined ? { waiting: stillWaiting } : {}) }
-  if (!remote) return { state: settle(planned, current), private: after, diagnostics: [...diagnostics, ...failing], incomplete: failing.length > 0 }
+  if (!remote)
+    return { state: settle(planned, current), private: after, diagnostics: [...diagnostics, ...failing], incomplete: failing.length > 0 }
   // Inputs that follow the service hold no target of their own: the read reports the current value.
   const following = Object.keys(definition.attributes).filter((name) => isUnknown(planned[name]) && definition.attributes[name]?.follows)
   for (const name of following) current[name] = null
@@ -340,7 +367,13 @@ export async function applyUpdate<C>(
     return { state, private: after, diagnostics: [...diagnostics, ...failing], incomplete: failing.length > 0 }
   } catch (thrown) {
     diagnostics.push(...failureOf(session, thrown, `Reading ${definition.name} ${id} after the update failed`, names(definition)))
-    return { state: knownOrNull(current) as ValueMap, private: after, diagnostics: [...diagnostics, ...failing], incomplete: failing.length > 0, cause: thrown }
+    return {
+      state: knownOrNull(current) as ValueMap,
+      private: after,
+      diagnostics: [...diagnostics, ...failing],
+      incomplete: failing.length > 0,
+      cause: thrown,
+    }
   }
 }
 
@@ -475,7 +508,11 @@ export async function moveResource<C>(
   try {
     const moved = await rule.move(source, session ? { ...contextFor(session, diagnostics), id } : null)
     if (typeof moved === 'string') {
-      return { state: null, private: {}, diagnostics: [...diagnostics, error(`Cannot move ${sourceName} ${id} to ${definition.name}`, moved)] }
+      return {
+        state: null,
+        private: {},
+        diagnostics: [...diagnostics, error(`Cannot move ${sourceName} ${id} to ${definition.name}`, moved)],
+      }
     }
     const state: Record<string, Value> = { id }
     for (const name of Object.keys(definition.attributes)) state[name] = (moved[name] ?? null) as Value
@@ -524,7 +561,12 @@ function credentialsRefused(thrown: unknown): boolean {
  * changes. None of them calls anything that changes the service. A check that cannot reach the
  * service only warns; the service still validates the value when the change is applied.
  */
-export async function checkPlanOnline<C>(definition: AnyResource, prior: ValueMap | null, plan: Plan, session: Session<C>): Promise<Diagnostic[]> {
+export async function checkPlanOnline<C>(
+  definition: AnyResource,
+  prior: ValueMap | null,
+  plan: Plan,
+  session: Session<C>,
+): Promise<Diagnostic[]> {
   const diagnostics: Diagnostic[] = []
   const creating = prior === null || plan.replace.length > 0
   const checks = creating

@@ -259,11 +259,19 @@ export interface AnyResource {
   readonly attributes: Attributes
   readonly importId: ImportId
   readonly timeouts: TimeoutDefaults
-  readonly updates: readonly { readonly attributes: readonly string[]; readonly affects?: readonly string[]; apply(ctx: Erased): Promise<unknown> }[]
+  readonly updates: readonly {
+    readonly attributes: readonly string[]
+    readonly affects?: readonly string[]
+    apply(ctx: Erased): Promise<unknown>
+  }[]
   readonly deleteBeforeReplace?: boolean
   readonly planChecks?: readonly { readonly attribute: string; check(ctx: Erased): Promise<string | null> }[]
   readonly createChecks?: readonly { readonly attribute: string; check(ctx: Erased): Promise<string | null> }[]
-  readonly movesFrom?: readonly { readonly from: string; readonly when: string; move(source: Readonly<Record<string, unknown>>, ctx: Erased): Promise<Record<string, unknown> | string> }[]
+  readonly movesFrom?: readonly {
+    readonly from: string
+    readonly when: string
+    move(source: Readonly<Record<string, unknown>>, ctx: Erased): Promise<Record<string, unknown> | string>
+  }[]
   create(ctx: Erased): Promise<Record<string, unknown>>
   resume?(ctx: Erased): Promise<Record<string, unknown> | undefined>
   read(ctx: Erased): Promise<Record<string, unknown> | null>
@@ -296,9 +304,7 @@ export const RESERVED = ['id', 'timeouts'] as const
 
 export class DefinitionError extends Error {}
 
-export function defineResource<C, A extends Attributes>(
-  definition: Omit<ResourceDefinition<C, A>, 'kind'>,
-): ResourceDefinition<C, A> {
+export function defineResource<C, A extends Attributes>(definition: Omit<ResourceDefinition<C, A>, 'kind'>): ResourceDefinition<C, A> {
   const resource: ResourceDefinition<C, A> = { kind: 'resource', ...definition }
   checkResource(resource as unknown as AnyResource)
   return resource
@@ -374,7 +380,8 @@ export function checkResource(definition: AnyResource): void {
     }
     if (!isInput(declared) && !isComputed(declared)) problems.push(`${attribute} is neither an input nor computed`)
     if (declared.stable && isInput(declared)) problems.push(`${attribute} is an input, so it cannot be marked stable`)
-    if (declared.follows && !(declared.optional && declared.computed)) problems.push(`${attribute} follows the service, so it must be optional and computed`)
+    if (declared.follows && !(declared.optional && declared.computed))
+      problems.push(`${attribute} follows the service, so it must be optional and computed`)
   }
   for (const attribute of definition.unrecoverable ?? []) {
     if (!attributes[attribute]) problems.push(`unrecoverable names unknown attribute ${attribute}`)

@@ -165,12 +165,54 @@ export const lite: LiteFamily = {
 export const liteFamilies: readonly LiteFamily[] = [lite, litePro]
 
 export const metalProducts: readonly MetalProduct[] = [
-  { type: 'metal', product_id: 301, name: 'Metal S', description: '4 cores, 32 GB RAM, 2x480 GB SSD', monthly: 1_500_000, stock: 5, out_of_stock: false },
-  { type: 'metal', product_id: 302, name: 'Metal M', description: '8 cores, 64 GB RAM, 2x960 GB SSD', monthly: 2_500_000, stock: 2, out_of_stock: false },
-  { type: 'metal', product_id: 303, name: 'Metal L', description: '16 cores, 128 GB RAM, 4x960 GB SSD', monthly: 4_000_000, stock: 0, out_of_stock: true },
+  {
+    type: 'metal',
+    product_id: 301,
+    name: 'Metal S',
+    description: '4 cores, 32 GB RAM, 2x480 GB SSD',
+    monthly: 1_500_000,
+    stock: 5,
+    out_of_stock: false,
+  },
+  {
+    type: 'metal',
+    product_id: 302,
+    name: 'Metal M',
+    description: '8 cores, 64 GB RAM, 2x960 GB SSD',
+    monthly: 2_500_000,
+    stock: 2,
+    out_of_stock: false,
+  },
+  {
+    type: 'metal',
+    product_id: 303,
+    name: 'Metal L',
+    description: '16 cores, 128 GB RAM, 4x960 GB SSD',
+    monthly: 4_000_000,
+    stock: 0,
+    out_of_stock: true,
+  },
   { type: 'additional_ip', product_id: 401, name: 'Additional IPv4', description: 'One public IPv4 address', monthly: 75_000 },
-  { type: 'elastic_storage', product_id: 501, name: 'Elastic Storage Standard', description: '5,000 IOPS', monthly: 1000, iops: 5000, min_size: 1, max_size: 10240 },
-  { type: 'elastic_storage', product_id: 502, name: 'Elastic Storage UltraFast', description: '10,000 IOPS', monthly: 2000, iops: 10000, min_size: 1, max_size: 10240 },
+  {
+    type: 'elastic_storage',
+    product_id: 501,
+    name: 'Elastic Storage Standard',
+    description: '5,000 IOPS',
+    monthly: 1000,
+    iops: 5000,
+    min_size: 1,
+    max_size: 10240,
+  },
+  {
+    type: 'elastic_storage',
+    product_id: 502,
+    name: 'Elastic Storage UltraFast',
+    description: '10,000 IOPS',
+    monthly: 2000,
+    iops: 10000,
+    min_size: 1,
+    max_size: 10240,
+  },
 ]
 export const metalCycles = METAL_CYCLES
 

@@ -3,16 +3,7 @@ import { formatDateTime } from './clock.js'
 import { conflict, HttpError, type Issue, notFound } from './envelope.js'
 import { parseFaultSpec } from './faults.js'
 import { deepMerge, isObject, type Json, type JsonObject } from './json.js'
-import {
-  ACCOUNT_KINDS,
-  type Account,
-  type AccountKind,
-  type Config,
-  type Invoice,
-  invoiceView,
-  STATUSES,
-  type Status,
-} from './model.js'
+import { ACCOUNT_KINDS, type Account, type AccountKind, type Config, type Invoice, invoiceView, STATUSES, type Status } from './model.js'
 import { logSince } from './request-log.js'
 import { Router } from './router.js'
 import type { Store } from './store.js'
@@ -35,7 +26,9 @@ interface ControlRoute {
 const bodyObject = (ctx: ControlContext): JsonObject => {
   if (ctx.body.kind === 'none') return {}
   if (ctx.body.kind === 'json' && isObject(ctx.body.value)) return ctx.body.value
-  throw new HttpError(422, [{ loc: ['body'], msg: 'body must be a JSON object', type: ctx.body.kind === 'invalid' ? 'json_invalid' : 'type_error' }])
+  throw new HttpError(422, [
+    { loc: ['body'], msg: 'body must be a JSON object', type: ctx.body.kind === 'invalid' ? 'json_invalid' : 'type_error' },
+  ])
 }
 
 const accountParam = (ctx: ControlContext): Account => {

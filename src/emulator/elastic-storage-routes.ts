@@ -1,6 +1,16 @@
 // Elastic storage bound to a Metal server (the elastic-storage calls, E1-E7).
 import { ACTIVE, cancel, listAccounts, newAccount, order, requireStatus } from './account-routes.js'
-import { CYCLES, cycleOf, cyclePrice, DEFAULT_REGION, type MetalProduct, metalCycles, metalPlan, metalProductsOf, REGIONS } from './catalog.js'
+import {
+  CYCLES,
+  cycleOf,
+  cyclePrice,
+  DEFAULT_REGION,
+  type MetalProduct,
+  metalCycles,
+  metalPlan,
+  metalProductsOf,
+  REGIONS,
+} from './catalog.js'
 import { notFound } from './envelope.js'
 import { diskSize } from './model.js'
 import { paramId, type Route, type RouteContext } from './router.js'

@@ -20,8 +20,7 @@ export function claimKey(
     if (existing.in_progress) {
       throw new HttpError(409, 'request with this Idempotency-Key is in progress', { 'retry-after': '1' })
     }
-    const same =
-      existing.method === request.method && existing.path === request.path && jsonEqual(existing.body, request.body)
+    const same = existing.method === request.method && existing.path === request.path && jsonEqual(existing.body, request.body)
     if (!same) throw conflict('Idempotency-Key reused with a different request')
     return { kind: 'replay', record: existing }
   }

@@ -29,7 +29,7 @@ import {
   vmPlan,
 } from './catalog.js'
 import { conflict, notFound } from './envelope.js'
-import type { Json, } from './json.js'
+import type { Json } from './json.js'
 import { type Account, type AccountKind, diskSize, vmDiskSize } from './model.js'
 import { paramId, type Route, type RouteContext } from './router.js'
 import type { Store } from './store.js'
@@ -511,9 +511,7 @@ function cycleOfAccount(account: Account): Cycle {
 function packagesFor(family: LiteFamily, account: Account): VmProduct[] {
   const current = family.vmProducts.find((x) => x.product_id === account.product_id)
   return family.vmProducts.filter(
-    (x) =>
-      x.product_id !== account.product_id &&
-      (current === undefined || current.allow_downgrade === 1 || x.monthly >= current.monthly),
+    (x) => x.product_id !== account.product_id && (current === undefined || current.allow_downgrade === 1 || x.monthly >= current.monthly),
   )
 }
 

@@ -2,11 +2,7 @@
 
 import { type CycleCode, type FamilyKey, liteFamilies, type LiteFamily, metalProducts } from './catalog.js'
 import type { Json, JsonObject } from './json.js'
-export type AccountKind =
-  | `${FamilyKey}.${'vm' | 'snapshot' | 'disk'}`
-  | 'baremetal'
-  | 'additional_ip'
-  | 'elastic_storage'
+export type AccountKind = `${FamilyKey}.${'vm' | 'snapshot' | 'disk'}` | 'baremetal' | 'additional_ip' | 'elastic_storage'
 export const ACCOUNT_KINDS: readonly AccountKind[] = [
   'lite.vm',
   'lite.snapshot',

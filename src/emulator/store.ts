@@ -212,7 +212,6 @@ export class Store {
   }
 }
 
-
 const SERVER_IP_BASE = '203.0.113.10'
 const ADDITIONAL_IP_BASE = '198.51.100.2'
 

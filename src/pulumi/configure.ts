@@ -63,7 +63,8 @@ export function configure(ctx: PulumiContext, request: { args: WireMap | null; v
     throw new PulumiError(Code.INVALID_ARGUMENT, configMessage(ctx, [`${where}${text}`]))
   }
   if (issues.length > 0) throw new PulumiError(Code.INVALID_ARGUMENT, configMessage(ctx, ctx.describe(issues)))
-  const sensitive = (key: string) => Object.entries(ctx.server.provider.attributes).some(([name, a]) => wireName(name) === key && a.sensitive === true)
+  const sensitive = (key: string) =>
+    Object.entries(ctx.server.provider.attributes).some(([name, a]) => wireName(name) === key && a.sensitive === true)
   ctx.configuredSecrets = secretStrings(Object.fromEntries(Object.entries(given).map(([k, v]) => [k, sensitive(k) ? secret(v) : v])))
   return { acceptSecrets: true, supportsPreview: true, acceptResources: false, acceptOutputs: false }
 }

@@ -111,7 +111,13 @@ export class PulumiContext {
   }
 
   /** A resource that exists although its operation failed: the engine keeps it in state (ErrorResourceInitFailed). */
-  partial(definition: AnyResource, state: ValueMap, priv: PrivateState, secrets: ReadonlySet<string>, diagnostics: readonly Diagnostic[]): PulumiError {
+  partial(
+    definition: AnyResource,
+    state: ValueMap,
+    priv: PrivateState,
+    secrets: ReadonlySet<string>,
+    diagnostics: readonly Diagnostic[],
+  ): PulumiError {
     const reasons = this.describe(diagnostics.filter((d) => d.severity === 'error'))
     return new PulumiError(Code.UNKNOWN, reasons.join('\n'), {
       id: String(state.id),
@@ -143,7 +149,14 @@ export class PulumiContext {
     return state
   }
 
-  plan(definition: AnyResource, prior: ValueMap | null, news: WireMap, ignore: readonly string[] = [], priorPrivate: PrivateState = {}, strict = true) {
+  plan(
+    definition: AnyResource,
+    prior: ValueMap | null,
+    news: WireMap,
+    ignore: readonly string[] = [],
+    priorPrivate: PrivateState = {},
+    strict = true,
+  ) {
     const config: Record<string, Value> = { ...decodeMap(definition.attributes, news).values }
     for (const key of ignore) {
       const name = Object.keys(definition.attributes).find((n) => wireName(n) === key)

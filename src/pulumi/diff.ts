@@ -40,7 +40,8 @@ export async function diff(
     replaces: plan.replace.map(wireName),
     diffs: plan.changed.map(wireName),
     detailedDiff,
-    deleteBeforeReplace: plan.replace.length > 0 && definition.deleteBeforeReplace === true && (await replacementCanBeCreated(ctx, definition, request)),
+    deleteBeforeReplace:
+      plan.replace.length > 0 && definition.deleteBeforeReplace === true && (await replacementCanBeCreated(ctx, definition, request)),
   }
 }
 
@@ -50,12 +51,20 @@ export async function diff(
  * then fails on the same checks and the live object is never deleted for a replacement that
  * cannot exist, even under `pulumi up --skip-preview`.
  */
-async function replacementCanBeCreated(ctx: PulumiContext, definition: AnyResource, request: ResourceRequest & { news: WireMap }): Promise<boolean> {
+async function replacementCanBeCreated(
+  ctx: PulumiContext,
+  definition: AnyResource,
+  request: ResourceRequest & { news: WireMap },
+): Promise<boolean> {
   if (!ctx.server.isConfigured) return true
   const online = await checkPlanOnline(definition, null, ctx.plan(definition, null, request.news), ctx.session(request.urn, request.news))
   if (!hasErrors(online)) return true
   ctx.warn(
-    online.map((d) => (d.severity === 'error' ? { ...d, severity: 'warning' as const, detail: `${d.detail} The object is not deleted before its replacement is created.` } : d)),
+    online.map((d) =>
+      d.severity === 'error'
+        ? { ...d, severity: 'warning' as const, detail: `${d.detail} The object is not deleted before its replacement is created.` }
+        : d,
+    ),
     request.urn,
   )
   return false

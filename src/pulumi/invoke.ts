@@ -3,7 +3,10 @@ import { hasErrors, readDataSource } from '../core/index.js'
 import type { CheckFailure, PulumiContext } from './context.js'
 import { decodeMap, encodeMap, secretAttributes, type WireMap } from './wire.js'
 
-export async function invoke(ctx: PulumiContext, request: { tok: string; args: WireMap }): Promise<{ return: WireMap; failures: readonly CheckFailure[] }> {
+export async function invoke(
+  ctx: PulumiContext,
+  request: { tok: string; args: WireMap },
+): Promise<{ return: WireMap; failures: readonly CheckFailure[] }> {
   const definition = ctx.lookup(request.tok)
   const { values, unknownKeys } = decodeMap(definition.attributes, request.args)
   if (unknownKeys.length > 0) {

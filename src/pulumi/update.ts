@@ -21,7 +21,9 @@ export async function update(ctx: PulumiContext, request: UpdateRequest): Promis
   const priorPrivate = privateOf(request.olds)
   const plan = ctx.plan(definition, prior, request.news, request.ignoreChanges, priorPrivate)
   // The service's own lists (OS names, migration targets) are asked here, at preview too, never in Diff.
-  const online = ctx.server.isConfigured ? await checkPlanOnline(definition, prior, plan, ctx.session(request.urn, request.news, request.olds)) : []
+  const online = ctx.server.isConfigured
+    ? await checkPlanOnline(definition, prior, plan, ctx.session(request.urn, request.news, request.olds))
+    : []
   ctx.warn(online, request.urn)
   if (hasErrors(online)) throw ctx.invalid(online)
   const planned: ValueMap = { ...plan.planned, timeouts: timeoutsOf('update', request.timeout) }

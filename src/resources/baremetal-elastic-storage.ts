@@ -28,7 +28,12 @@ const attributes = {
     validate: [range({ min: 1, max: 10240 })],
     description: 'The size in GB, an absolute target. Grow-only: raising it orders a resize (a paid order).',
   }),
-  promocode: string({ optional: true, createOnly: true, validate: [rules.promocode], description: 'A promotion code for the first invoice.' }),
+  promocode: string({
+    optional: true,
+    createOnly: true,
+    validate: [rules.promocode],
+    description: 'A promotion code for the first invoice.',
+  }),
   payWithCreditCard: bool({
     optional: true,
     default: true,
@@ -108,7 +113,9 @@ export const baremetalElasticStorage = defineResource<Client, typeof attributes>
       attribute: 'size',
       async check({ client, input, signal }) {
         const product = productOf(await client.elasticStorages.listProducts({ signal }), input.productId)
-        return product ? sizeRule(input.size ?? 100, { min: product.options.min_size, max: product.options.max_size }, `product ${product.product_id}`) : null
+        return product
+          ? sizeRule(input.size ?? 100, { min: product.options.min_size, max: product.options.max_size }, `product ${product.product_id}`)
+          : null
       },
     },
   ],

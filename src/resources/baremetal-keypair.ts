@@ -30,7 +30,8 @@ const attributes = {
     computed: true,
     sensitive: true,
     stable: true,
-    description: 'The generated OpenSSH private key, returned once at creation and kept in state; null for imported keys and after an import.',
+    description:
+      'The generated OpenSSH private key, returned once at creation and kept in state; null for imported keys and after an import.',
   }),
   raw: rawAttribute,
 }

@@ -56,7 +56,10 @@ export function digitsId(what: string, example = '100001'): ImportId {
   return {
     format: `<${what.replace(/ /g, '_')}>`,
     example,
-    parse: (text) => (/^[0-9]+$/.test(text) ? { id: text.replace(/^0+(?=\d)/, '') } : { error: `expected the ${what} in digits, got ${JSON.stringify(text)}` }),
+    parse: (text) =>
+      /^[0-9]+$/.test(text)
+        ? { id: text.replace(/^0+(?=\d)/, '') }
+        : { error: `expected the ${what} in digits, got ${JSON.stringify(text)}` },
   }
 }
 
@@ -114,7 +117,9 @@ export async function waitForOrder<A extends Account<unknown>>(
   })
   if (result.unpaidInvoice) {
     const invoice = result.unpaidInvoice
-    ctx.waitingFor?.(`invoice ${invoice.id}${order.order_id ? ` of order ${order.order_id}` : ''} for ${options.what} ${order.account_id} is unpaid`)
+    ctx.waitingFor?.(
+      `invoice ${invoice.id}${order.order_id ? ` of order ${order.order_id}` : ''} for ${options.what} ${order.account_id} is unpaid`,
+    )
     ctx.warn(
       `${options.what} ${order.account_id} waits for payment`,
       `The order${order.order_id ? ` ${order.order_id}` : ''} for ${options.what} ${order.account_id} was placed, but invoice ` +

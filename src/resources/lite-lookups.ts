@@ -34,7 +34,10 @@ export function liteStorageUpgradeOptions(family: LiteFamily) {
 export function liteIpAvailability(family: LiteFamily) {
   const attributes = {
     product_id: int64({ required: true, validate: [rules.id], description: `A ${family.title} VM product.` }),
-    available: bool({ computed: true, description: 'Whether a VM of this product can get an IP address now; when false, ordering it fails.' }),
+    available: bool({
+      computed: true,
+      description: 'Whether a VM of this product can get an IP address now; when false, ordering it fails.',
+    }),
   }
   return defineDataSource<Client, typeof attributes>({
     name: `${family.prefix}_ip_availability`,

@@ -43,7 +43,13 @@ export const consolePasswordRules = [
 
 const POWER_STATES = ['start', 'stop', 'suspend', 'resume', 'shutdown'] as const
 /** What vm-details reports once each power action is in effect. */
-const POWER_EFFECT: Record<string, string> = { start: 'running', resume: 'running', stop: 'stopped', shutdown: 'stopped', suspend: 'paused' }
+const POWER_EFFECT: Record<string, string> = {
+  start: 'running',
+  resume: 'running',
+  stop: 'stopped',
+  shutdown: 'stopped',
+  suspend: 'paused',
+}
 /** The reverse, for import (the import rules). */
 const POWER_FROM_STATUS: Record<string, string> = { running: 'start', stopped: 'stop', paused: 'suspend' }
 
@@ -98,7 +104,12 @@ function vmAttributes(family: LiteFamily) {
       description:
         'Charge the card on file for every order. With `false` the order is placed and its invoice stays unpaid: the VM stays `Pending` until it is paid in the portal. Changing it calls nothing.',
     }),
-    promocode: string({ optional: true, createOnly: true, validate: [rules.promocode], description: 'A promotion code for the first invoice.' }),
+    promocode: string({
+      optional: true,
+      createOnly: true,
+      validate: [rules.promocode],
+      description: 'A promotion code for the first invoice.',
+    }),
     power_state: string({
       optional: true,
       computed: true,
@@ -170,7 +181,10 @@ function vmAttributes(family: LiteFamily) {
  * product (and whether it has an IP address to give), the cycle it offers and, when `os` is given,
  * the OS names of the product.
  */
-export function newVmChecks<A extends Attributes>(family: LiteFamily, options: { os: boolean; diskSize?: boolean }): CreateCheck<Client, A>[] {
+export function newVmChecks<A extends Attributes>(
+  family: LiteFamily,
+  options: { os: boolean; diskSize?: boolean },
+): CreateCheck<Client, A>[] {
   type Input = { product_id?: number | null; cycle?: string | null; select_os?: string | null; disk_size?: number | null }
   const catalog = `${family.prefix}_products`
   const checks: CreateCheck<Client, A>[] = [
@@ -181,7 +195,9 @@ export function newVmChecks<A extends Attributes>(family: LiteFamily, options: {
         const wrong = productRule(await family.api(client).listProducts({ signal }), id, catalog)
         if (wrong) return wrong
         const { available } = await family.api(client).getIpAvailability(id, { signal })
-        return available ? null : `is product ${id}, which has no IP address to give now, so its order would be refused; choose another product or try later`
+        return available
+          ? null
+          : `is product ${id}, which has no IP address to give now, so its order would be refused; choose another product or try later`
       },
     },
     {
@@ -205,7 +221,11 @@ export function newVmChecks<A extends Attributes>(family: LiteFamily, options: {
         const vm = (await api.listVms({ signal }))[0]
         if (vm === undefined) return null
         const storage = await api.getStorageOptions(vm.account_id, { signal })
-        return sizeRule(size, { max: storage.max_disk_size }, `a ${family.title} VM (the maximum that the storage options of VM ${vm.account_id} state)`)
+        return sizeRule(
+          size,
+          { max: storage.max_disk_size },
+          `a ${family.title} VM (the maximum that the storage options of VM ${vm.account_id} state)`,
+        )
       },
     })
   }
@@ -248,7 +268,11 @@ export function liteVm(family: LiteFamily) {
   }
 
   /** Runs `call` in the VM's group, trying the other group on 404. */
-  async function inGroup<T>(client: Client, prior: Partial<Vm> | null, call: (api: LiteApi) => Promise<T>): Promise<{ api: LiteApi; value: T }> {
+  async function inGroup<T>(
+    client: Client,
+    prior: Partial<Vm> | null,
+    call: (api: LiteApi) => Promise<T>,
+  ): Promise<{ api: LiteApi; value: T }> {
     const [first, second] = groups(client, prior)
     try {
       return { api: first!, value: await call(first!) }
@@ -352,7 +376,10 @@ export function liteVm(family: LiteFamily) {
       )
     }
     if (family.restoresSnapshots && account.extra_details.snapshot_id !== null) {
-      throw new InputError([], `VM ${id} was restored from snapshot ${account.extra_details.snapshot_id}: import it as ${family.prefix}_vm_from_snapshot.`)
+      throw new InputError(
+        [],
+        `VM ${id} was restored from snapshot ${account.extra_details.snapshot_id}: import it as ${family.prefix}_vm_from_snapshot.`,
+      )
     }
   }
 
@@ -417,12 +444,18 @@ export function liteVm(family: LiteFamily) {
     return undefined
   }
   const changeKeypair: Step = async (ctx) => {
-    await inGroup(ctx.client, ctx.prior, (api) => api.changeVmKeypair(ctx.id, { keypair_id: ctx.input.keypair_id ?? 0 }, { signal: ctx.signal }))
+    await inGroup(ctx.client, ctx.prior, (api) =>
+      api.changeVmKeypair(ctx.id, { keypair_id: ctx.input.keypair_id ?? 0 }, { signal: ctx.signal }),
+    )
     return undefined
   }
   const changePackage: Step = async (ctx) => {
     const { api, value: order } = await inGroup(ctx.client, ctx.prior, (a) =>
-      a.changePackage(ctx.id, { new_product_id: ctx.input.product_id ?? 0, pay_invoice_with_cc: payFlag(ctx.input) }, { signal: ctx.signal }),
+      a.changePackage(
+        ctx.id,
+        { new_product_id: ctx.input.product_id ?? 0, pay_invoice_with_cc: payFlag(ctx.input) },
+        { signal: ctx.signal },
+      ),
     )
     await keepAndWait(ctx, order, undefined, (id) => api.getVm(id, { signal: ctx.signal }), what)
     return undefined
@@ -448,7 +481,11 @@ export function liteVm(family: LiteFamily) {
     const productId = Number(ctx.input.migrate_to_pro)
     const migration = family.migration?.(ctx.client)
     if (!migration) throw new Error(`${what}s cannot migrate to Lite Pro`)
-    const order = await migration.migrateToPro(ctx.id, { lite_pro_product_id: productId, pay_invoice_with_cc: payFlag(ctx.input) }, { signal: ctx.signal })
+    const order = await migration.migrateToPro(
+      ctx.id,
+      { lite_pro_product_id: productId, pay_invoice_with_cc: payFlag(ctx.input) },
+      { signal: ctx.signal },
+    )
     // From the answer on, the VM lives under /lite-pros (the migration to Lite Pro).
     await keepAndWait(ctx, order, undefined, (id) => litePro.api(ctx.client).getVm(id, { signal: ctx.signal }), what)
     return undefined
@@ -573,7 +610,9 @@ export function liteVm(family: LiteFamily) {
                 if (api !== family.api(client)) return null // already moved: the step is skipped by the service's 404
                 const products = await migration.listMigrateToProProducts(id, { signal })
                 const ids = products.map((p) => String(p.product_id))
-                return ids.includes(input.migrate_to_pro ?? '') ? null : `must be one of the Lite Pro products this VM can move to: ${ids.join(', ')}`
+                return ids.includes(input.migrate_to_pro ?? '')
+                  ? null
+                  : `must be one of the Lite Pro products this VM can move to: ${ids.join(', ')}`
               },
             },
           ]

@@ -1,17 +1,17 @@
 /** The provider configuration shared by both front ends: credentials, endpoint and tuning knobs. */
 import { existsSync } from 'node:fs'
 import { join, resolve } from 'node:path'
-import { ApiError, type Client, createClient, isPostgresUrl, newJournalSession, type OperationFrame, postgresUrlProblem, TransportError } from '../api/index.js'
 import {
-  bool,
-  type ConfigureMeta,
-  custom,
-  defineProvider,
-  durationProblem,
-  InputError,
-  parseDuration,
-  string,
-} from '../core/index.js'
+  ApiError,
+  type Client,
+  createClient,
+  isPostgresUrl,
+  newJournalSession,
+  type OperationFrame,
+  postgresUrlProblem,
+  TransportError,
+} from '../api/index.js'
+import { bool, type ConfigureMeta, custom, defineProvider, durationProblem, InputError, parseDuration, string } from '../core/index.js'
 
 /**
  * Where the order journal lives: the `order_journal` setting or `PROVIDER_ORDER_JOURNAL` if set (a
@@ -49,7 +49,8 @@ const url = custom('an http or https URL ending in the API version, e.g. https:/
   }
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return `must be an http or https URL (got ${parsed.protocol})`
   // Credentials in a URL end up in logs and errors; the key goes in api_key only. The value is not echoed.
-  if (parsed.username !== '' || parsed.password !== '') return 'must not contain a user name or password (user:password@); put the key in api_key'
+  if (parsed.username !== '' || parsed.password !== '')
+    return 'must not contain a user name or password (user:password@); put the key in api_key'
   // Without the version every call answers 404, which reads would take for "deleted".
   if (!/\/v[0-9]+\/?$/.test(parsed.pathname)) {
     return `must end in the API version, e.g. ${JSON.stringify(`${parsed.origin}${parsed.pathname.replace(/\/$/, '')}/v1`)} (got ${JSON.stringify(`${parsed.origin}${parsed.pathname}`)})`
@@ -74,8 +75,7 @@ function rootOf(thrown: unknown): unknown {
 }
 
 export const providerDefinition = defineProvider({
-  description:
-    'Manages Metal dedicated servers, Lite and Lite Pro VPS of the service. Every create or upgrade places a paid order.',
+  description: 'Manages Metal dedicated servers, Lite and Lite Pro VPS of the service. Every create or upgrade places a paid order.',
   attributes: {
     api_key: string({
       optional: true,
@@ -133,10 +133,16 @@ export const providerDefinition = defineProvider({
     const apiKey = config.api_key ?? process.env.PROVIDER_API_KEY ?? ''
     const baseUrl = config.base_url ?? process.env.PROVIDER_BASE_URL ?? ''
     if (apiKey === '') {
-      throw new InputError(['api_key'], 'No API key: set api_key in the provider configuration or the PROVIDER_API_KEY environment variable.')
+      throw new InputError(
+        ['api_key'],
+        'No API key: set api_key in the provider configuration or the PROVIDER_API_KEY environment variable.',
+      )
     }
     if (baseUrl === '') {
-      throw new InputError(['base_url'], 'No API base URL: set base_url in the provider configuration or the PROVIDER_BASE_URL environment variable.')
+      throw new InputError(
+        ['base_url'],
+        'No API base URL: set base_url in the provider configuration or the PROVIDER_BASE_URL environment variable.',
+      )
     }
     const problem = url.check(baseUrl)
     if (problem) throw new InputError(['base_url'], `base_url ${problem}.`)
@@ -145,7 +151,8 @@ export const providerDefinition = defineProvider({
     const log = meta.log
     const journal = journalLocation(config.order_journal ?? undefined)
     const journalProblem = 'database' in journal ? postgresUrlProblem(journal.database) : null
-    if (journalProblem) throw new InputError(['order_journal'], `${config.order_journal ? 'order_journal' : 'PROVIDER_ORDER_JOURNAL'} ${journalProblem}.`)
+    if (journalProblem)
+      throw new InputError(['order_journal'], `${config.order_journal ? 'order_journal' : 'PROVIDER_ORDER_JOURNAL'} ${journalProblem}.`)
     const client = createClient({
       baseUrl: baseUrl.replace(/\/+$/, ''),
       apiKey,

@@ -66,9 +66,14 @@ test('a create and an update run in an operation frame: the scope, the timeout, 
   assert.equal(currentOperation(), undefined)
 })
 
-test('a call before configure is refused with the protocol\'s words', () => {
+test("a call before configure is refused with the protocol's words", () => {
   const provider: AnyProvider = { description: '', attributes: {}, environment: {}, configure: () => ({}) }
-  const naming = { resourceType: (n: string) => n, dataSourceType: (n: string) => n, lookup: 'lookup', words: { resource: String, dataSource: String, attribute: String, setting: String } }
+  const naming = {
+    resourceType: (n: string) => n,
+    dataSourceType: (n: string) => n,
+    lookup: 'lookup',
+    words: { resource: String, dataSource: String, attribute: String, setting: String },
+  }
   const server = new ProviderServer({ provider, resources: [], dataSources: [] }, { naming, notConfigured: 'configure first' })
   assert.throws(() => server.session(undefined, silentLogger), /configure first/)
   assert.throws(() => server.types.resource('nothing'), /This provider has no resource type nothing\./)

@@ -133,7 +133,13 @@ export class ProviderServer {
     return notices.length === 0 ? outcome : { ...outcome, diagnostics: [...notices, ...outcome.diagnostics] }
   }
 
-  async update(definition: AnyResource, prior: ValueMap, planned: ValueMap, priorPrivate: PrivateState, session: Session<unknown>): Promise<Outcome> {
+  async update(
+    definition: AnyResource,
+    prior: ValueMap,
+    planned: ValueMap,
+    priorPrivate: PrivateState,
+    session: Session<unknown>,
+  ): Promise<Outcome> {
     await settleAccount(prior.id)
     const timeout = timeoutMs(definition.timeouts, planned.timeouts ?? null, 'update')
     return withOperation(session.scope, timeout, () => applyUpdate(definition, prior, planned, priorPrivate, session))
@@ -145,7 +151,13 @@ export class ProviderServer {
   }
 
   /** A refresh; the engine's state names the id. */
-  async read(definition: AnyResource, prior: ValueMap, id: string, priorPrivate: PrivateState, session: Session<unknown>): Promise<ReadOutcome> {
+  async read(
+    definition: AnyResource,
+    prior: ValueMap,
+    id: string,
+    priorPrivate: PrivateState,
+    session: Session<unknown>,
+  ): Promise<ReadOutcome> {
     await settleAccount(id)
     return readResource(definition, prior, id, priorPrivate, session)
   }

@@ -1,5 +1,13 @@
 /** What a provider serves, found by the names a protocol addresses it with, and those names in messages. */
-import { type AnyDataSource, type AnyProvider, type AnyResource, attributeNames, type Diagnostic, InputError, renderNames } from '../core/index.js'
+import {
+  type AnyDataSource,
+  type AnyProvider,
+  type AnyResource,
+  attributeNames,
+  type Diagnostic,
+  InputError,
+  renderNames,
+} from '../core/index.js'
 
 /** The provider configuration and every resource and lookup: src/resources' registry, or a test's. */
 export interface Registry {

@@ -23,9 +23,16 @@ export async function applyResourceChange(
       const refused = refusedDelete(request.typeName, prior, priorPrivate, strict)
       if (refused) return { newState: encode(view, null), diagnostics: ctx.diagnostics([refused]) }
       const outcome = await ctx.server.delete(definition, prior, s)
-      return { newState: encode(view, outcome.state), private: storedPrivate(priorPrivate), diagnostics: ctx.diagnostics(outcome.diagnostics) }
+      return {
+        newState: encode(view, outcome.state),
+        private: storedPrivate(priorPrivate),
+        diagnostics: ctx.diagnostics(outcome.diagnostics),
+      }
     }
-    const outcome = prior === null ? await ctx.server.create(definition, planned, s) : await ctx.server.update(definition, prior, planned, priorPrivate, s)
+    const outcome =
+      prior === null
+        ? await ctx.server.create(definition, planned, s)
+        : await ctx.server.update(definition, prior, planned, priorPrivate, s)
     // A create that placed its order and stopped before it finished reports warnings, so Terraform keeps the object
     // untainted and the next apply resumes it. It stays an error when a later step failed, or when asked for
     // (fail_on_unfinished): Terraform then taints the object, which the message says and refusedDelete guards.
@@ -39,7 +46,10 @@ export async function applyResourceChange(
     // Terraform taints a created object that comes with an error: marked, its delete is refused (see
     // refusedDelete). Terraform updates only objects that are not tainted, so an update drops the mark.
     const { failedUnfinished: _unfinished, failedStep: _step, ...rest } = outcome.private as TfPrivate
-    const marks = { ...(created && strict !== undefined ? { failedUnfinished: true as const } : {}), ...(failedStep ? { failedStep: true as const } : {}) }
+    const marks = {
+      ...(created && strict !== undefined ? { failedUnfinished: true as const } : {}),
+      ...(failedStep ? { failedStep: true as const } : {}),
+    }
     return { newState: encode(view, outcome.state), private: storedPrivate({ ...rest, ...marks }), diagnostics: ctx.diagnostics(shown) }
   } catch (thrown) {
     return { newState: request.priorState, diagnostics: ctx.failed('ApplyResourceChange', thrown) }

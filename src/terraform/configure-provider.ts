@@ -4,7 +4,10 @@ import type { TfContext } from './context.js'
 import { decode } from './dynamic-value.js'
 import type { ConfigureProvider_Request, ConfigureProvider_ResponseSchema } from './gen/tfplugin6.8_pb.js'
 
-export function configureProvider(ctx: TfContext, request: ConfigureProvider_Request): MessageInitShape<typeof ConfigureProvider_ResponseSchema> {
+export function configureProvider(
+  ctx: TfContext,
+  request: ConfigureProvider_Request,
+): MessageInitShape<typeof ConfigureProvider_ResponseSchema> {
   try {
     const config = decode(ctx.views.provider, request.config) ?? {}
     const userAgent = `${ctx.userAgent} terraform/${request.terraformVersion || 'unknown'}`

@@ -88,7 +88,10 @@ export async function servePlugin(options: ServeOptions): Promise<RunningPlugin 
   }
 
   try {
-    const versions = (env.PLUGIN_PROTOCOL_VERSIONS ?? '').split(',').map((v) => v.trim()).filter((v) => v !== '')
+    const versions = (env.PLUGIN_PROTOCOL_VERSIONS ?? '')
+      .split(',')
+      .map((v) => v.trim())
+      .filter((v) => v !== '')
     // Terraform sends "5,6" or "6,5"; absent means the client takes what we offer (go-plugin's rule).
     if (versions.length > 0 && !versions.includes(String(PROTOCOL_VERSION))) {
       throw new Error(

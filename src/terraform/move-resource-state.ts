@@ -7,7 +7,10 @@ import type { MoveResourceState_Request, MoveResourceState_ResponseSchema } from
 import { PROVIDER_ADDRESS } from './handshake.js'
 import { readPrivate, writePrivate } from './private-state.js'
 
-export async function moveResourceState(ctx: TfContext, request: MoveResourceState_Request): Promise<MessageInitShape<typeof MoveResourceState_ResponseSchema>> {
+export async function moveResourceState(
+  ctx: TfContext,
+  request: MoveResourceState_Request,
+): Promise<MessageInitShape<typeof MoveResourceState_ResponseSchema>> {
   try {
     const { definition, view } = ctx.resource(request.targetTypeName)
     const from = ctx.server.types.findResource(request.sourceTypeName)
@@ -18,11 +21,16 @@ export async function moveResourceState(ctx: TfContext, request: MoveResourceSta
       return { diagnostics: ctx.diagnostics([error(`Cannot move ${request.sourceTypeName} to ${definition.name}`, detail)]) }
     }
     const source = decodeJson(ctx.resource(request.sourceTypeName).view, request.sourceState?.json)
-    if (source === null) return { diagnostics: ctx.diagnostics([error('Cannot move an empty state', `${request.sourceTypeName} has no state to move.`)]) }
+    if (source === null)
+      return { diagnostics: ctx.diagnostics([error('Cannot move an empty state', `${request.sourceTypeName} has no state to move.`)]) }
     const session = ctx.server.isConfigured ? ctx.session() : null
     const outcome = await moveResource(definition, from.name, source, readPrivate(request.sourcePrivate), session)
     if (outcome.state === null) return { diagnostics: ctx.diagnostics(outcome.diagnostics) }
-    return { targetState: encode(view, outcome.state), targetPrivate: writePrivate(outcome.private), diagnostics: ctx.diagnostics(outcome.diagnostics) }
+    return {
+      targetState: encode(view, outcome.state),
+      targetPrivate: writePrivate(outcome.private),
+      diagnostics: ctx.diagnostics(outcome.diagnostics),
+    }
   } catch (thrown) {
     return { diagnostics: ctx.failed('MoveResourceState', thrown) }
   }

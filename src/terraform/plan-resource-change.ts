@@ -23,7 +23,11 @@ export async function planResourceChange(
     if (config === null || proposed === null) {
       // A delete (plan_destroy): refused here already when its apply would refuse it.
       const refused = prior === null ? null : refusedDelete(request.typeName, prior, priorPrivate, strict)
-      return { plannedState: encode(view, null), plannedPrivate: request.priorPrivate, diagnostics: refused ? ctx.diagnostics([refused]) : [] }
+      return {
+        plannedState: encode(view, null),
+        plannedPrivate: request.priorPrivate,
+        diagnostics: refused ? ctx.diagnostics([refused]) : [],
+      }
     }
     const plan = planResource(definition, prior, config, priorPrivate)
     const issues = [...plan.diagnostics]

@@ -5,7 +5,10 @@ import type { TfContext } from './context.js'
 import { decode, encode } from './dynamic-value.js'
 import type { ReadDataSource_Request, ReadDataSource_ResponseSchema } from './gen/tfplugin6.8_pb.js'
 
-export async function readDataSource(ctx: TfContext, request: ReadDataSource_Request): Promise<MessageInitShape<typeof ReadDataSource_ResponseSchema>> {
+export async function readDataSource(
+  ctx: TfContext,
+  request: ReadDataSource_Request,
+): Promise<MessageInitShape<typeof ReadDataSource_ResponseSchema>> {
   try {
     const { definition, view } = ctx.dataSource(request.typeName)
     const config = decode(view, request.config) ?? {}

@@ -52,7 +52,14 @@ export interface TfView {
 
 export function resourceView(definition: AnyResource): TfView {
   const timeouts = Object.keys(definition.timeouts)
-  return view(`${TYPE_PREFIX}${definition.name}`, definition.attributes, definition.description, true, timeouts, timeoutsDescription(definition))
+  return view(
+    `${TYPE_PREFIX}${definition.name}`,
+    definition.attributes,
+    definition.description,
+    true,
+    timeouts,
+    timeoutsDescription(definition),
+  )
 }
 
 /** What the `timeouts` block is for, with this resource's defaults. */

@@ -81,12 +81,24 @@ test('every resource of the registry has a complete example', () => {
   for (const definition of resources) {
     const example = examples[definition.name]!
     const createOnly = createOnlyInputs(definition)
-    assert.deepEqual(Object.keys(example.replace).sort(), [...createOnly].sort(), `${definition.name}: one alternative per create-only input`)
+    assert.deepEqual(
+      Object.keys(example.replace).sort(),
+      [...createOnly].sort(),
+      `${definition.name}: one alternative per create-only input`,
+    )
     const changedInPlace = new Set(example.inPlace.flatMap((c) => Object.keys(c.change({}))))
     const updatable = inputNames(definition).filter((name) => !createOnly.includes(name))
-    assert.deepEqual(updatable.filter((name) => !changedInPlace.has(name)), [], `${definition.name}: one in-place change per updatable input`)
+    assert.deepEqual(
+      updatable.filter((name) => !changedInPlace.has(name)),
+      [],
+      `${definition.name}: one in-place change per updatable input`,
+    )
     const declared = (definition.unrecoverable ?? []).filter((name) => inputNames(definition).includes(name))
-    assert.deepEqual([...example.unrecoverable].sort(), [...declared].sort(), `${definition.name}: the unrecoverable inputs the definition declares`)
+    assert.deepEqual(
+      [...example.unrecoverable].sort(),
+      [...declared].sort(),
+      `${definition.name}: the unrecoverable inputs the definition declares`,
+    )
   }
 })
 
@@ -128,7 +140,9 @@ for (const driver of drivers) {
             const created = await create(f, example)
             const change = step.change(f.deps)
             const config = { ...f.config, ...change }
-            const { result: updated, orders } = await ordersDuring(f.harness, () => f.session.applyFromUnknown(created, config, Object.keys(change)))
+            const { result: updated, orders } = await ordersDuring(f.harness, () =>
+              f.session.applyFromUnknown(created, config, Object.keys(change)),
+            )
             assert.equal(updated.id, created.id, 'the same object is kept')
             assert.deepEqual(orders, step.orders, 'the step places exactly the intended orders')
             await assertNoDrift(f, updated, config, 'after the change')
@@ -138,7 +152,10 @@ for (const driver of drivers) {
 
       for (const [input, alternative] of Object.entries(example.replace)) {
         const skip = 'impossible' in alternative ? alternative.impossible : false
-        const title = 'notInCatalog' in alternative ? `a ${input} the catalog lacks is refused at plan, nothing replaced` : `changing ${input} replaces the object`
+        const title =
+          'notInCatalog' in alternative
+            ? `a ${input} the catalog lacks is refused at plan, nothing replaced`
+            : `changing ${input} replaces the object`
         test(title, { skip }, async () => {
           if ('impossible' in alternative) return
           await withFixture(driver, definition, example, async (f) => {
@@ -178,7 +195,9 @@ for (const driver of drivers) {
       })
 
       for (const importCase of example.importCases ?? []) {
-        test(`import of ${importCase.name}: never a replacement, at most a record-only apply`, { todo: importCase.todo ?? false }, async () => {
+        test(`import of ${importCase.name}: never a replacement, at most a record-only apply`, {
+          todo: importCase.todo ?? false,
+        }, async () => {
           await withFixture(driver, definition, example, async (f) => {
             const created = await f.session.apply(null, importCase.create(f.deps))
             const imported = await f.session.import(created.id)

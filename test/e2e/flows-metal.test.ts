@@ -57,7 +57,12 @@ describe('Metal flows', () => {
     await ws.write(config())
     const created = await ws.apply()
     if (created.code !== 0) throw new Error(describeRun(created))
-    for (const name of ['provider_baremetal.a', 'provider_baremetal.b', 'provider_baremetal_additional_ip.ip', 'provider_baremetal_elastic_storage.vol']) {
+    for (const name of [
+      'provider_baremetal.a',
+      'provider_baremetal.b',
+      'provider_baremetal_additional_ip.ip',
+      'provider_baremetal_elastic_storage.vol',
+    ]) {
       ids[name.split('.')[1] ?? ''] = String((await ws.stateOf(name)).id)
     }
   })
@@ -83,7 +88,10 @@ describe('Metal flows', () => {
     assert.deepEqual(change.replace_paths, [['metal_account_id']])
 
     const { log, mutations, orders } = await applyStep(0, 1)
-    assert.deepEqual(mutations, [`DELETE /v1/baremetal-additional-ips/${ids.ip}/assigns/${ids.a}`, `PUT /v1/baremetal-additional-ips/${ids.ip}/assigns`])
+    assert.deepEqual(mutations, [
+      `DELETE /v1/baremetal-additional-ips/${ids.ip}/assigns/${ids.a}`,
+      `PUT /v1/baremetal-additional-ips/${ids.ip}/assigns`,
+    ])
     const put = log.find((e) => e.method === 'PUT')
     assert.deepEqual(put?.body, { metal_account_id: Number(ids.b) })
     assert.equal(put?.status, 200)
@@ -215,13 +223,10 @@ describe('Metal flows', () => {
     assert.equal((await emulator.account(ids.a ?? ''))?.extra_details.select_os, 'debian-12')
   })
 
-  test(
-    'that error names rebuild_os in its text, not the Pulumi name rebuildOs',
-    async () => {
-      const planned = await ws.plan()
-      assert.equal(planned.code, 1, describeRun(planned))
-      assert.match(diagnostics(planned.stderr)[0] ?? '', /^Error: .*rebuild_os/)
-      assert.doesNotMatch(planned.stderr, /rebuildOs/)
-    },
-  )
+  test('that error names rebuild_os in its text, not the Pulumi name rebuildOs', async () => {
+    const planned = await ws.plan()
+    assert.equal(planned.code, 1, describeRun(planned))
+    assert.match(diagnostics(planned.stderr)[0] ?? '', /^Error: .*rebuild_os/)
+    assert.doesNotMatch(planned.stderr, /rebuildOs/)
+  })
 })

@@ -373,7 +373,12 @@ export class Workspace {
   ): { signal(name: NodeJS.Signals): void; signalGroup(name: NodeJS.Signals): void; pid: number; done: Promise<RunResult> } {
     const timeoutMs = options.timeoutMs ?? COMMAND_TIMEOUT_MS
     const argv = [...(options.wrap ?? []), this.client.tool.bin, ...args]
-    const child = spawn(argv[0] as string, argv.slice(1), { cwd: this.dir, env: this.env(options.env), detached: true, stdio: ['ignore', 'pipe', 'pipe'] })
+    const child = spawn(argv[0] as string, argv.slice(1), {
+      cwd: this.dir,
+      env: this.env(options.env),
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
     const signal = (name: NodeJS.Signals) => {
       if (child.exitCode === null && child.signalCode === null) child.kill(name)
     }
@@ -503,7 +508,10 @@ export type HclValue = string | number | boolean | Expr | null | undefined
 export function block(kind: 'resource' | 'data', type: string, name: string, attributes: Record<string, HclValue>): string {
   const lines = Object.entries(attributes)
     .filter(([, value]) => value !== null && value !== undefined)
-    .map(([key, value]) => `  ${key} = ${value instanceof Expr ? value.text : typeof value === 'string' ? JSON.stringify(value) : String(value)}`)
+    .map(
+      ([key, value]) =>
+        `  ${key} = ${value instanceof Expr ? value.text : typeof value === 'string' ? JSON.stringify(value) : String(value)}`,
+    )
   return `${kind} "${type}" "${name}" {\n${lines.join('\n')}\n}\n`
 }
 
@@ -514,7 +522,5 @@ export function importBlock(to: string, id: string): string {
 
 /** Splits terraform's human-readable diagnostics ("Error: ..." blocks) for per-issue assertions. */
 export function diagnostics(output: string, severity: 'Error' | 'Warning' = 'Error'): string[] {
-  return output
-    .split(new RegExp(`^(?=${severity}: )`, 'm'))
-    .filter((part) => part.startsWith(`${severity}: `))
+  return output.split(new RegExp(`^(?=${severity}: )`, 'm')).filter((part) => part.startsWith(`${severity}: `))
 }

@@ -65,7 +65,8 @@ describe('import of every resource of the registry', () => {
     const served = Object.values(schemas.provider_schemas).flatMap((p) => Object.keys(p.resource_schemas))
     assert.deepEqual([...served].sort(), [...RESOURCE_TYPES].sort())
     assert.equal(RESOURCE_TYPES.size, resources.length)
-    for (const block of BLOCKS) if (block.importId) assert.equal(importIds[block.address], block.importId(importIds), `${block.address}'s import id`)
+    for (const block of BLOCKS)
+      if (block.importId) assert.equal(importIds[block.address], block.importId(importIds), `${block.address}'s import id`)
   })
 
   test('import {} blocks for all of them: planned as no-op imports, applied without a call, then an empty plan', async () => {
@@ -75,7 +76,11 @@ describe('import of every resource of the registry', () => {
     const ws = await workspace(config(RETURNED, {}, imports))
     const count = Object.keys(RETURNED).length
     const planned = await emulator.effectsOf(() => ws.planJson())
-    assert.match(planned.value.run.stdout, new RegExp(`Plan: ${count} to import, 0 to add, 0 to change, 0 to destroy\\.`), describeRun(planned.value.run))
+    assert.match(
+      planned.value.run.stdout,
+      new RegExp(`Plan: ${count} to import, 0 to add, 0 to change, 0 to destroy\\.`),
+      describeRun(planned.value.run),
+    )
     for (const address of Object.keys(RETURNED)) {
       const change = changeOf(planned.value.plan, address)
       assert.deepEqual(change.actions, ['no-op'], `${address} after import`)
@@ -92,7 +97,8 @@ describe('import of every resource of the registry', () => {
     // What the import could not recover is null (or the spec default), what it could is the service's.
     for (const block of BLOCKS) {
       const state = await ws.stateOf(block.address)
-      for (const [name, value] of Object.entries(block.imported ?? {})) assert.equal(state[name], value, `${block.address}.${name} after import`)
+      for (const [name, value] of Object.entries(block.imported ?? {}))
+        assert.equal(state[name], value, `${block.address}.${name} after import`)
       if (block.importId) assert.equal(state.id, importIds[block.address], `${block.address}.id after import`)
     }
 
@@ -115,7 +121,11 @@ describe('import of every resource of the registry', () => {
     assert.match(malformed.stderr, /Invalid import id/)
     assert.match(malformed.stderr, /100070:100080/)
 
-    const { value: runs, mutations, orders } = await emulator.effectsOf(async () => {
+    const {
+      value: runs,
+      mutations,
+      orders,
+    } = await emulator.effectsOf(async () => {
       const results = []
       for (const address of Object.keys(subset)) results.push(await ws.import(address, importIds[address] ?? ''))
       return results
@@ -135,14 +145,13 @@ describe('import of every resource of the registry', () => {
     assert.equal(next.code, 0, `the plan after terraform import is not empty: ${describeRun(next)}`)
   })
 
-  test(
-    'a malformed assignment import id is explained in Terraform names: <metal_account_id>:<additional_ip_id>',
-    async () => {
-      const ws = await workspace(config({ 'provider_baremetal_additional_ip_assignment.assign': { additional_ip_id: 1, metal_account_id: 1 } }))
-      const run = await ws.import('provider_baremetal_additional_ip_assignment.assign', '100001')
-      assert.equal(run.code, 1, describeRun(run))
-      assert.match(run.stderr, /<metal_account_id>:<additional_ip_id>/)
-      assert.match(run.stderr, /provider_baremetal_additional_ip_assignment/)
-    },
-  )
+  test('a malformed assignment import id is explained in Terraform names: <metal_account_id>:<additional_ip_id>', async () => {
+    const ws = await workspace(
+      config({ 'provider_baremetal_additional_ip_assignment.assign': { additional_ip_id: 1, metal_account_id: 1 } }),
+    )
+    const run = await ws.import('provider_baremetal_additional_ip_assignment.assign', '100001')
+    assert.equal(run.code, 1, describeRun(run))
+    assert.match(run.stderr, /<metal_account_id>:<additional_ip_id>/)
+    assert.match(run.stderr, /provider_baremetal_additional_ip_assignment/)
+  })
 })

@@ -64,7 +64,11 @@ describe('import', () => {
   test('terraform import of the keypair and the VM recovers every returnable input: the next plan is empty', async () => {
     const ws = await workspace(config(VM))
     await ws.init()
-    const { value: imported, mutations, orders } = await emulator.effectsOf(async () => [
+    const {
+      value: imported,
+      mutations,
+      orders,
+    } = await emulator.effectsOf(async () => [
       await ws.import('provider_lite_keypair.k', keypairId),
       await ws.import('provider_lite_vm.vm', vmId),
     ])

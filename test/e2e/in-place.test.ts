@@ -218,5 +218,4 @@ describe('in-place changes of provider_lite_vm', () => {
       assert.equal(next.code, 0, `the plan after "${step.name}" is not empty: ${describeRun(next)}`)
     })
   }
-
 })

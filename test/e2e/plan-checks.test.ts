@@ -16,9 +16,11 @@ const VM: Record<string, HclValue> = {
 }
 
 function config(vm: Record<string, HclValue>): string {
-  return [PROVIDER_BLOCKS, block('resource', 'provider_lite_keypair', 'k', { name: 'e2e-plan-checks' }), block('resource', 'provider_lite_vm', 'vm', vm)].join(
-    '\n',
-  )
+  return [
+    PROVIDER_BLOCKS,
+    block('resource', 'provider_lite_keypair', 'k', { name: 'e2e-plan-checks' }),
+    block('resource', 'provider_lite_vm', 'vm', vm),
+  ].join('\n')
 }
 
 describe('plan-time decisions on provider_lite_vm', () => {
@@ -149,9 +151,7 @@ describe('every spec Limit of provider_lite_vm is refused at plan', () => {
     assert.deepEqual(orders, [])
 
     const errors = diagnostics(applied.stderr)
-    const expected = Object.entries(invalid).flatMap(([name, broken]) =>
-      Object.keys(broken).map((attribute) => ({ name, attribute })),
-    )
+    const expected = Object.entries(invalid).flatMap(([name, broken]) => Object.keys(broken).map((attribute) => ({ name, attribute })))
     for (const { name, attribute } of expected) {
       const found = errors.filter(
         (error) =>

@@ -39,62 +39,72 @@ describe('a Pulumi create handed to an engine that may not have saved it (issue 
   async function plugin(journal: string, env: Record<string, string> = {}): Promise<Plugin> {
     const database = journal.startsWith('postgresql://')
     const launched = await Plugin.launch(engine.address, { ...(database ? {} : { PROVIDER_ORDER_JOURNAL: journal }), ...env })
-    await launched.configure({ apiKey: em.apiKey, baseUrl: em.baseUrl, pollInterval: '100ms', ...(database ? { orderJournal: journal } : {}) })
+    await launched.configure({
+      apiKey: em.apiKey,
+      baseUrl: em.baseUrl,
+      pollInterval: '100ms',
+      ...(database ? { orderJournal: journal } : {}),
+    })
     return launched
   }
 
   for (const where of ['a directory', 'PostgreSQL'] as const)
-  for (const ending of ['SIGKILL', 'SIGINT'] as const) {
-    const title =
-      ending === 'SIGKILL'
-        ? 'the plugin killed after its create returned: the next create of the URN gets the same account, no order'
-        : 'the plugin closed by the engine after its run: the next create of the URN stops naming the account; allowed, it orders anew'
-    test(`${where}: ${title}`, { timeout: 60_000 }, async () => {
-      await freshEmulator(em, 200)
-      const directory = await mkdtemp(join(tmpdir(), 'pulumi-settle-'))
-      const journal = where === 'a directory' ? directory : await postgres.database()
-      try {
-        const ids = await op.setup(em)
-        const seen = (await em.orders()).orders.length
-        const program = Object.fromEntries(Object.entries(op.inputs(ids)).map(([k, v]) => [toCamel(k), v])) as WireMap
-        const first = await plugin(journal)
-        const created = await first.create(urn, (await first.check(urn, program)).inputs)
-        const exited = new Promise((resolve) => first.child.once('exit', resolve))
-        first.child.kill(ending)
-        await exited
-        await first.stop()
-
-        const second = await plugin(journal)
+    for (const ending of ['SIGKILL', 'SIGINT'] as const) {
+      const title =
+        ending === 'SIGKILL'
+          ? 'the plugin killed after its create returned: the next create of the URN gets the same account, no order'
+          : 'the plugin closed by the engine after its run: the next create of the URN stops naming the account; allowed, it orders anew'
+      test(`${where}: ${title}`, { timeout: 60_000 }, async () => {
+        await freshEmulator(em, 200)
+        const directory = await mkdtemp(join(tmpdir(), 'pulumi-settle-'))
+        const journal = where === 'a directory' ? directory : await postgres.database()
         try {
-          const inputs = (await second.check(urn, program)).inputs
-          if (ending === 'SIGKILL') {
-            const again = await second.create(urn, inputs)
-            assert.equal(again.id, created.id)
-            assert.deepEqual(byKind((await em.orders()).orders.slice(seen)), { [op.kind]: 1 })
-          } else {
-            const refused = await second.create(urn, inputs).then(
-              () => assert.fail('ordered again although the closed run handed its account over'),
-              (error: Error & { details?: string }) => `${error.message}\n${error.details ?? ''}`,
-            )
-            assert.match(refused, new RegExp(`account ${created.id} was ordered from ${where === 'a directory' ? 'this working directory' : 'the runners sharing this order journal'}`))
-            assert.deepEqual(byKind((await em.orders()).orders.slice(seen)), { [op.kind]: 1 })
+          const ids = await op.setup(em)
+          const seen = (await em.orders()).orders.length
+          const program = Object.fromEntries(Object.entries(op.inputs(ids)).map(([k, v]) => [toCamel(k), v])) as WireMap
+          const first = await plugin(journal)
+          const created = await first.create(urn, (await first.check(urn, program)).inputs)
+          const exited = new Promise((resolve) => first.child.once('exit', resolve))
+          first.child.kill(ending)
+          await exited
+          await first.stop()
+
+          const second = await plugin(journal)
+          try {
+            const inputs = (await second.check(urn, program)).inputs
+            if (ending === 'SIGKILL') {
+              const again = await second.create(urn, inputs)
+              assert.equal(again.id, created.id)
+              assert.deepEqual(byKind((await em.orders()).orders.slice(seen)), { [op.kind]: 1 })
+            } else {
+              const refused = await second.create(urn, inputs).then(
+                () => assert.fail('ordered again although the closed run handed its account over'),
+                (error: Error & { details?: string }) => `${error.message}\n${error.details ?? ''}`,
+              )
+              assert.match(
+                refused,
+                new RegExp(
+                  `account ${created.id} was ordered from ${where === 'a directory' ? 'this working directory' : 'the runners sharing this order journal'}`,
+                ),
+              )
+              assert.deepEqual(byKind((await em.orders()).orders.slice(seen)), { [op.kind]: 1 })
+            }
+          } finally {
+            await second.stop()
+          }
+          if (ending === 'SIGINT') {
+            const third = await plugin(journal, { PROVIDER_ALLOW_UNRECORDED_MATCH: '1' })
+            try {
+              const again = await third.create(urn, (await third.check(urn, program)).inputs)
+              assert.notEqual(again.id, created.id)
+              assert.deepEqual(byKind((await em.orders()).orders.slice(seen)), { [op.kind]: 2 })
+            } finally {
+              await third.stop()
+            }
           }
         } finally {
-          await second.stop()
+          await rm(directory, { recursive: true, force: true })
         }
-        if (ending === 'SIGINT') {
-          const third = await plugin(journal, { PROVIDER_ALLOW_UNRECORDED_MATCH: '1' })
-          try {
-            const again = await third.create(urn, (await third.check(urn, program)).inputs)
-            assert.notEqual(again.id, created.id)
-            assert.deepEqual(byKind((await em.orders()).orders.slice(seen)), { [op.kind]: 2 })
-          } finally {
-            await third.stop()
-          }
-        }
-      } finally {
-        await rm(directory, { recursive: true, force: true })
-      }
-    })
-  }
+      })
+    }
 })

@@ -103,7 +103,9 @@ describe('runners that share no disk: the order journal in PostgreSQL', { concur
 
   for (const client of clients) {
     for (const kill of ['the whole runner', 'terraform alone, its provider waiting on'] as const) {
-      test(`${client.key}: ${kill} killed mid-order, the re-run on another runner orders nothing more and stops nothing`, { timeout: 240_000 }, async () => {
+      test(`${client.key}: ${kill} killed mid-order, the re-run on another runner orders nothing more and stops nothing`, {
+        timeout: 240_000,
+      }, async () => {
         await freshEmulator(emulator, 3_000)
         const ids = await op.setup(emulator)
         const config = configuration(ids)
@@ -129,7 +131,7 @@ describe('runners that share no disk: the order journal in PostgreSQL', { concur
           assert.equal(again.code, 0, `the killed runner's directory plans a change\n${describeRun(again)}`)
           assert.equal(other.code, 0, describeRun(other))
           assertClean([rerun, again, other])
-          assert.match(rerun.stdout + rerun.stderr, new RegExp(accountId), 'the re-run manages the killed run\'s account')
+          assert.match(rerun.stdout + rerun.stderr, new RegExp(accountId), "the re-run manages the killed run's account")
         } finally {
           running.signalGroup('SIGKILL')
           await running.done.catch(() => undefined)

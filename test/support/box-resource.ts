@@ -122,4 +122,3 @@ export const boxDefinition = defineResource<BoxService, typeof boxAttributes>({
     if (!client.boxes.delete(id)) throw new NotFound(`box ${id} not found`)
   },
 })
-

@@ -104,8 +104,7 @@ export class TestClient {
   }
 }
 
-export const issueLocs = (detail: Json): string[] =>
-  (detail as { loc: (string | number)[] }[]).map((i) => i.loc.join('.')).sort()
+export const issueLocs = (detail: Json): string[] => (detail as { loc: (string | number)[] }[]).map((i) => i.loc.join('.')).sort()
 
 export const DELAY = 2000
 export const VM_BODY = {

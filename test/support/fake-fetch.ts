@@ -125,6 +125,16 @@ export function vmAccount(id: string, name: string, created: string, status = 'P
     description: '',
     order_id: `5${id}`,
     last_invoice: null,
-    extra_details: { region: 'r', region_label: 'R', name, ciuser: 'u', cipassword: 'p', keypair_id: 7, osname: 'o', disk_size: '20', snapshot_id: null },
+    extra_details: {
+      region: 'r',
+      region_label: 'R',
+      name,
+      ciuser: 'u',
+      cipassword: 'p',
+      keypair_id: 7,
+      osname: 'o',
+      disk_size: '20',
+      snapshot_id: null,
+    },
   }
 }

@@ -24,8 +24,23 @@
 // match rather than order twice (see Orders.unrecordedMatches). Terraform saves its state after it
 // closes the provider: ids handed over in between and lost with a kill are recorded as unconfirmed
 // and stop the same create until a state names them.
-export { JOURNAL_KEEP_MS, type JournalEntry, type JournalOwner, type JournalState, type JournalStore, processAlive } from './journal-store.js'
-export { fingerprint, type JournalOptions, type JournalSession, JOURNAL_REUSE_MS, newJournalSession, OrderJournal, serviceOf } from './journal.js'
+export {
+  JOURNAL_KEEP_MS,
+  type JournalEntry,
+  type JournalOwner,
+  type JournalState,
+  type JournalStore,
+  processAlive,
+} from './journal-store.js'
+export {
+  fingerprint,
+  type JournalOptions,
+  type JournalSession,
+  JOURNAL_REUSE_MS,
+  newJournalSession,
+  OrderJournal,
+  serviceOf,
+} from './journal.js'
 export { FileJournalStore } from './journal-file.js'
 export { describeDatabase, isPostgresUrl, JOURNAL_TABLE, PostgresJournalStore, postgresUrlProblem } from './journal-postgres.js'
 export { createdSince, type OrderOptions, Orders, type OrdersOptions, type Reconcile, reconcileBy } from './orders.js'

@@ -3,7 +3,15 @@
 // machine can share the directory. Owners are told alive by their pid (processAlive).
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { JOURNAL_KEEP_MS, type JournalEntry, type JournalFilter, type JournalOwner, type JournalStore, matches, processAlive } from './journal-store.js'
+import {
+  JOURNAL_KEEP_MS,
+  type JournalEntry,
+  type JournalFilter,
+  type JournalOwner,
+  type JournalStore,
+  matches,
+  processAlive,
+} from './journal-store.js'
 
 const TEMPORARY = /^(.+\.json)\.(\d+)\.tmp$/
 const TAKE = /^(.+)\.take-(.*)$/

@@ -145,7 +145,11 @@ export class PostgresJournalStore implements JournalStore {
     return new Error(`could not ${what} the order journal at ${this.where}: ${reason}`, { cause: error })
   }
 
-  private async query<R extends Record<string, unknown>>(text: string, values: unknown[], what: string): Promise<{ rows: R[]; rowCount: number }> {
+  private async query<R extends Record<string, unknown>>(
+    text: string,
+    values: unknown[],
+    what: string,
+  ): Promise<{ rows: R[]; rowCount: number }> {
     const client = await this.client()
     try {
       const result = await client.query<R>(text, values)
@@ -197,7 +201,16 @@ export class PostgresJournalStore implements JournalStore {
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
        ON CONFLICT (id) DO UPDATE SET account_id = EXCLUDED.account_id, state = EXCLUDED.state,
          owner_token = EXCLUDED.owner_token, entry = EXCLUDED.entry`,
-      [entry.id, entry.fingerprint, entry.service, entry.accountId ?? null, entry.sentAt, entry.state, entry.owner?.token ?? null, JSON.stringify(entry)],
+      [
+        entry.id,
+        entry.fingerprint,
+        entry.service,
+        entry.accountId ?? null,
+        entry.sentAt,
+        entry.state,
+        entry.owner?.token ?? null,
+        JSON.stringify(entry),
+      ],
       'write',
     )
   }

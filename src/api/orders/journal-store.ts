@@ -124,5 +124,8 @@ export function processAlive(pid: number, started?: string): boolean {
 
 /** Whether an entry matches a filter. */
 export function matches(entry: JournalEntry, filter: JournalFilter | undefined): boolean {
-  return (filter?.fingerprint === undefined || entry.fingerprint === filter.fingerprint) && (filter?.accountId === undefined || entry.accountId === filter.accountId)
+  return (
+    (filter?.fingerprint === undefined || entry.fingerprint === filter.fingerprint) &&
+    (filter?.accountId === undefined || entry.accountId === filter.accountId)
+  )
 }

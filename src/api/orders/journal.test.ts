@@ -57,13 +57,16 @@ const probed = echoing(200, [])
 const unconfirmed = () => fail(405, 'Method Not Allowed')
 const posts = (requests: readonly RecordedRequest[]) => requests.filter((r) => r.method === 'POST')
 
-
 describe('order journal', () => {
   test('a run killed after the order answered: the next run gets the same account without a request', async () => {
     const dir = journal()
     const run1 = frame()
     const killed = providerProcess()
-    const first = testClient([probed, echoing(200, ORDER)], { journalDirectory: dir, operation: () => run1.value, journalOptions: killed.journalOptions })
+    const first = testClient([probed, echoing(200, ORDER)], {
+      journalDirectory: dir,
+      operation: () => run1.value,
+      journalOptions: killed.journalOptions,
+    })
     assert.deepEqual(await first.client.lites.createVm(VM_BODY), ORDER)
     // The process dies here: the operation never hands its outcome over.
     killed.kill()
@@ -127,7 +130,10 @@ describe('order journal', () => {
     const op = frame(undefined, 60_000)
     const replies = [
       (r: RecordedRequest) =>
-        fail(409, 'request with this Idempotency-Key is in progress', { 'retry-after': '1', 'idempotency-key': r.headers.get('idempotency-key') ?? '' }),
+        fail(409, 'request with this Idempotency-Key is in progress', {
+          'retry-after': '1',
+          'idempotency-key': r.headers.get('idempotency-key') ?? '',
+        }),
       new Error('request timed out'),
       echoing(200, ORDER),
     ]
@@ -145,7 +151,11 @@ describe('order journal', () => {
     const echo503 = (r: RecordedRequest) => fail(503, 'x', { 'idempotency-key': r.headers.get('idempotency-key') ?? '' })
     // Both runs in one provider process (one journal session), as the runtime configures them.
     const proc = providerProcess()
-    const first = testClient([probed, echo503, echo503, echo503], { journalDirectory: dir, operation: () => op.value, journalOptions: proc.journalOptions })
+    const first = testClient([probed, echo503, echo503, echo503], {
+      journalDirectory: dir,
+      operation: () => op.value,
+      journalOptions: proc.journalOptions,
+    })
     const error = await first.client.lites.createVm(VM_BODY).then(
       () => assert.fail('expected an error'),
       (e: unknown) => e,
@@ -155,7 +165,11 @@ describe('order journal', () => {
     assert.match(error.message, new RegExp(key))
     await op.finish()
     const next = frame(undefined, 60_000)
-    const second = testClient([echoing(200, ORDER)], { journalDirectory: dir, operation: () => next.value, journalOptions: proc.journalOptions })
+    const second = testClient([echoing(200, ORDER)], {
+      journalDirectory: dir,
+      operation: () => next.value,
+      journalOptions: proc.journalOptions,
+    })
     await second.client.lites.createVm(VM_BODY)
     assert.equal(second.requests[0]?.headers.get('idempotency-key'), key)
   })
@@ -169,7 +183,11 @@ describe('order journal', () => {
         ok([vmAccount('100041', 'web', '1969-12-31 00:00:00'), vmAccount('100043', 'db', '2099-01-01 00:00:00')]),
         fail(502, 'Bad Gateway'),
         unconfirmed,
-        ok([vmAccount('100041', 'web', '1969-12-31 00:00:00'), vmAccount('100042', 'web', new Date(1_000_000).toISOString().slice(0, 19).replace('T', ' ')), vmAccount('100043', 'db', '2099-01-01 00:00:00')]),
+        ok([
+          vmAccount('100041', 'web', '1969-12-31 00:00:00'),
+          vmAccount('100042', 'web', new Date(1_000_000).toISOString().slice(0, 19).replace('T', ' ')),
+          vmAccount('100043', 'db', '2099-01-01 00:00:00'),
+        ]),
       ],
       { journalDirectory: dir, operation: () => op.value },
     )
@@ -245,7 +263,11 @@ describe('order journal', () => {
     const dir = journal()
     const op = frame(undefined, 60_000)
     const proc = providerProcess()
-    const first = testClient([fail(502, 'Bad Gateway'), fail(405, 'x')], { journalDirectory: dir, operation: () => op.value, journalOptions: proc.journalOptions })
+    const first = testClient([fail(502, 'Bad Gateway'), fail(405, 'x')], {
+      journalDirectory: dir,
+      operation: () => op.value,
+      journalOptions: proc.journalOptions,
+    })
     await assert.rejects(first.client.lites.upgradeDisk('100042', { additional_size: 10 }), OrderUnresolvedError)
     await op.finish()
     const next = frame(undefined, 60_000)
@@ -262,7 +284,11 @@ describe('order journal', () => {
     const dir = journal()
     const run1 = frame()
     const killed = providerProcess()
-    const first = testClient([echoing(200, true)], { journalDirectory: dir, operation: () => run1.value, journalOptions: killed.journalOptions })
+    const first = testClient([echoing(200, true)], {
+      journalDirectory: dir,
+      operation: () => run1.value,
+      journalOptions: killed.journalOptions,
+    })
     await first.client.lites.rebuildVm('100042', { select_os: 'Debian-12' })
     killed.kill()
     const run2 = frame()
@@ -335,7 +361,7 @@ describe('order journal: owners, temporaries and settling', () => {
     assert.equal(await journalOf(dir).claim('intent'), undefined, 'and is now the live taker’s')
   })
 
-  test("a process takes back its own entry once no operation holds it, and a reused pid is not its owner", async () => {
+  test('a process takes back its own entry once no operation holds it, and a reused pid is not its owner', async () => {
     const dir = journal()
     const a = providerProcess()
     const own = journalOf(dir, a)
@@ -391,7 +417,7 @@ describe('order journal: owners, temporaries and settling', () => {
     assert.equal(await journalOf(dir).claim('migrate'), undefined, 'once the account is deleted, never')
   })
 
-  test("a graceful shutdown settles only what its process handed over; a state naming an account settles it", async () => {
+  test('a graceful shutdown settles only what its process handed over; a state naming an account settles it', async () => {
     const dir = journal()
     const a = providerProcess()
     const own = journalOf(dir, a)
@@ -436,7 +462,10 @@ describe('order journal: owners, temporaries and settling', () => {
     writeFileSync(join(dir, `aaaa.json.${dead.pid}.tmp`), '{"v":1')
     writeFileSync(join(dir, `bbbb.json.${writer.pid}.tmp`), '{"v":1')
     await journalOf(dir).claim('other-intent')
-    assert.deepEqual(readdirSync(dir).filter((f) => f.endsWith('.tmp')), [`bbbb.json.${writer.pid}.tmp`])
+    assert.deepEqual(
+      readdirSync(dir).filter((f) => f.endsWith('.tmp')),
+      [`bbbb.json.${writer.pid}.tmp`],
+    )
   })
 
   test("two clients of this process with sessions of their own: neither takes the other's entry while the process runs", async () => {
@@ -482,7 +511,11 @@ describe('order journal: owners, temporaries and settling', () => {
     const dir = journal()
     const other = providerProcess()
     const run1 = frame()
-    const first = testClient([probed, echoing(200, ORDER)], { journalDirectory: dir, operation: () => run1.value, journalOptions: other.journalOptions })
+    const first = testClient([probed, echoing(200, ORDER)], {
+      journalDirectory: dir,
+      operation: () => run1.value,
+      journalOptions: other.journalOptions,
+    })
     await first.client.lites.createVm(VM_BODY)
     // The other run's provider still waits for Active: its entry is answered, held, never handed over.
     const me = providerProcess()
@@ -503,7 +536,11 @@ describe('order journal: owners, temporaries and settling', () => {
     const dir = journal()
     const other = providerProcess()
     const run1 = frame()
-    const first = testClient([probed, echoing(200, ORDER)], { journalDirectory: dir, operation: () => run1.value, journalOptions: other.journalOptions })
+    const first = testClient([probed, echoing(200, ORDER)], {
+      journalDirectory: dir,
+      operation: () => run1.value,
+      journalOptions: other.journalOptions,
+    })
     await first.client.lites.createVm(VM_BODY)
     const run2 = frame()
     const second = testClient([], { journalDirectory: dir, operation: () => run2.value, journalOptions: providerProcess().journalOptions })
@@ -516,11 +553,15 @@ describe('order journal: owners, temporaries and settling', () => {
     // Once the other run hands its outcome over, the same configuration elsewhere (another workspace) orders anew.
     await run1.finish()
     const run3 = frame()
-    const third = testClient([echoing(200, { ...ORDER, account_id: '100043' })], { journalDirectory: dir, operation: () => run3.value, journalOptions: providerProcess().journalOptions })
+    const third = testClient([echoing(200, { ...ORDER, account_id: '100043' })], {
+      journalDirectory: dir,
+      operation: () => run3.value,
+      journalOptions: providerProcess().journalOptions,
+    })
     assert.equal((await third.client.lites.createVm(VM_BODY)).account_id, '100043')
   })
 
-  test("a real second process: its entry is not taken over while it runs, and is once it has exited", async () => {
+  test('a real second process: its entry is not taken over while it runs, and is once it has exited', async () => {
     const dir = journal()
     const module = new URL('./journal.js', import.meta.url).href
     const script =
@@ -546,7 +587,11 @@ describe('order journal: owners, temporaries and settling', () => {
     const dir = journal()
     const killed = providerProcess()
     const run1 = frame()
-    const first = testClient([probed, echoing(200, ORDER)], { journalDirectory: dir, operation: () => run1.value, journalOptions: killed.journalOptions })
+    const first = testClient([probed, echoing(200, ORDER)], {
+      journalDirectory: dir,
+      operation: () => run1.value,
+      journalOptions: killed.journalOptions,
+    })
     await first.client.lites.createVm(VM_BODY)
     await run1.finish() // handed to Terraform, whose state was then lost with the kill
     killed.kill()
@@ -593,7 +638,11 @@ describe('order journal: owners, temporaries and settling', () => {
     const dir = journal()
     const killed = providerProcess()
     const run1 = frame()
-    const first = testClient([probed, echoing(200, ORDER)], { journalDirectory: dir, operation: () => run1.value, journalOptions: killed.journalOptions })
+    const first = testClient([probed, echoing(200, ORDER)], {
+      journalDirectory: dir,
+      operation: () => run1.value,
+      journalOptions: killed.journalOptions,
+    })
     await first.client.lites.createVm(VM_BODY)
     await run1.finish()
     killed.kill()
@@ -614,7 +663,11 @@ describe('order journal: owners, temporaries and settling', () => {
       const dir = journal()
       const ended = providerProcess()
       const run1 = frame()
-      const first = testClient([probed, echoing(200, ORDER)], { journalDirectory: dir, operation: () => run1.value, journalOptions: ended.journalOptions })
+      const first = testClient([probed, echoing(200, ORDER)], {
+        journalDirectory: dir,
+        operation: () => run1.value,
+        journalOptions: ended.journalOptions,
+      })
       await first.client.lites.createVm(VM_BODY)
       await run1.finish()
       await first.client.settlement?.delivered()
@@ -622,8 +675,13 @@ describe('order journal: owners, temporaries and settling', () => {
       ended.kill()
       const run2 = frame()
       const listing = ok(after === 'listed' ? [vmAccount('100042', 'web', '2026-01-01 00:00:00')] : [])
-      const replies = after === 'named' ? [echoing(200, { ...ORDER, account_id: '100044' })] : [listing, echoing(200, { ...ORDER, account_id: '100044' })]
-      const second = testClient(replies, { journalDirectory: dir, operation: () => run2.value, journalOptions: providerProcess().journalOptions })
+      const replies =
+        after === 'named' ? [echoing(200, { ...ORDER, account_id: '100044' })] : [listing, echoing(200, { ...ORDER, account_id: '100044' })]
+      const second = testClient(replies, {
+        journalDirectory: dir,
+        operation: () => run2.value,
+        journalOptions: providerProcess().journalOptions,
+      })
       if (after === 'listed') {
         // The state that held it may have been lost after the close (terraform killed before saving), or it was removed on purpose.
         const error = await second.client.lites.createVm(VM_BODY).then(

@@ -7,7 +7,14 @@ import { createHash, randomUUID } from 'node:crypto'
 import { FileJournalStore } from './journal-file.js'
 import { type JournalEntry, type JournalFilter, type JournalOwner, type JournalStore, newOwner, processAlive } from './journal-store.js'
 
-export { JOURNAL_KEEP_MS, type JournalEntry, type JournalOwner, type JournalState, type JournalStore, processAlive } from './journal-store.js'
+export {
+  JOURNAL_KEEP_MS,
+  type JournalEntry,
+  type JournalOwner,
+  type JournalState,
+  type JournalStore,
+  processAlive,
+} from './journal-store.js'
 
 /** The service keeps a key for 24 h (the service's Idempotency-Key extension); an entry is reused only well inside that window. */
 export const JOURNAL_REUSE_MS = 23 * 3_600_000
@@ -141,12 +148,16 @@ export class OrderJournal {
    */
   async claim(fingerprintValue: string, options: ClaimOptions = {}): Promise<JournalEntry | undefined> {
     const now = this.now()
-    const mine = (await this.entries({ fingerprint: fingerprintValue })).filter((e) => now - e.sentAt < JOURNAL_REUSE_MS && !this.held.has(e.id))
+    const mine = (await this.entries({ fingerprint: fingerprintValue })).filter(
+      (e) => now - e.sentAt < JOURNAL_REUSE_MS && !this.held.has(e.id),
+    )
     const open: JournalEntry[] = []
     const unsettled: JournalEntry[] = []
     for (const e of mine) {
-      if ((e.state === 'sent' || e.state === 'answered') && (e.owner?.token === this.owner.token || (await this.ownerGone(e.owner)))) open.push(e)
-      else if (options.adoptDelivered && e.state === 'delivered' && e.accountId !== undefined && (await this.ownerGone(e.owner))) unsettled.push(e)
+      if ((e.state === 'sent' || e.state === 'answered') && (e.owner?.token === this.owner.token || (await this.ownerGone(e.owner))))
+        open.push(e)
+      else if (options.adoptDelivered && e.state === 'delivered' && e.accountId !== undefined && (await this.ownerGone(e.owner)))
+        unsettled.push(e)
     }
     for (const entry of [...open, ...unsettled]) {
       if (await this.take(entry)) {
@@ -251,7 +262,18 @@ export class OrderJournal {
       await this.store.write(entry)
     }
     if (entries.length === 0) {
-      await this.store.write({ v: 1, id: randomUUID(), fingerprint: '', service: '', key: '', method: '', path: '', sentAt: this.now(), state: 'settled', accountId })
+      await this.store.write({
+        v: 1,
+        id: randomUUID(),
+        fingerprint: '',
+        service: '',
+        key: '',
+        method: '',
+        path: '',
+        sentAt: this.now(),
+        state: 'settled',
+        accountId,
+      })
     }
   }
 

@@ -74,7 +74,6 @@ const HELD_POLL_MS = 500
 const HELD_REPORT_MS = 10_000
 const decodeOrderPayload = (payload: unknown): Order => decodeOrder(payload)
 
-
 export interface OrdersOptions {
   /** Where orders are recorded before they are sent; without one a key lives only as long as its call. */
   readonly journal?: OrderJournal | undefined
@@ -139,7 +138,9 @@ export class Orders {
       const claimOptions = { adoptDelivered: options?.reconcile !== undefined }
       let resumed: { value: unknown } | 'gone' | undefined
       for (;;) {
-        entry = (await journal.claim(intent, claimOptions)) ?? (await this.awaitHeldElsewhere(intent, claimOptions, context, frame, options?.signal))
+        entry =
+          (await journal.claim(intent, claimOptions)) ??
+          (await this.awaitHeldElsewhere(intent, claimOptions, context, frame, options?.signal))
         if (entry === undefined) break
         try {
           resumed = await this.resume(entry, context, options)
@@ -152,7 +153,8 @@ export class Orders {
         journal.letGo(entry)
       }
       // A new order that no entry accounts for: a killed run may have placed it (see unrecordedMatches).
-      if (entry === undefined && options?.reconcile !== undefined) await this.unrecordedMatches(intent, context, options.reconcile, options.signal)
+      if (entry === undefined && options?.reconcile !== undefined)
+        await this.unrecordedMatches(intent, context, options.reconcile, options.signal)
       const held = entry ?? (await journal.open(intent, serviceOf(baseUrl), this.options.idempotencyKey(), method, path))
       // Without an operation, the call itself is what hands the outcome over.
       if (frame) frame.onFinish(() => journal.deliver(held))
@@ -163,7 +165,15 @@ export class Orders {
       entry = held
     }
     const key = entry?.key ?? options?.idempotencyKey ?? this.options.idempotencyKey()
-    const spec: RequestSpec<T> = { method, path, body, idempotencyKey: key, decode, signal: options?.signal, ...(accountId ? { accountId } : {}) }
+    const spec: RequestSpec<T> = {
+      method,
+      path,
+      body,
+      idempotencyKey: key,
+      decode,
+      signal: options?.signal,
+      ...(accountId ? { accountId } : {}),
+    }
     const call = `${method} ${path}`
     const placing = this.placeOnce(spec, context, entry, frame, options?.reconcile)
     this.ordersStarted.set(call, (this.ordersStarted.get(call) ?? 0) + 1)
@@ -250,9 +260,15 @@ export class Orders {
    * A journal entry a killed run left: its answer, an adopted account, undefined to send it again,
    * or 'gone' when it names an account that no longer exists (the entry is then settled).
    */
-  private async resume(entry: JournalEntry, context: RequestContext, options?: OrderOptions): Promise<{ value: unknown } | 'gone' | undefined> {
+  private async resume(
+    entry: JournalEntry,
+    context: RequestContext,
+    options?: OrderOptions,
+  ): Promise<{ value: unknown } | 'gone' | undefined> {
     const { log } = this.options
-    const answer = () => ({ value: entry.accountId === undefined ? undefined : ({ account_id: entry.accountId, order_id: entry.orderId ?? '' } as Order) })
+    const answer = () => ({
+      value: entry.accountId === undefined ? undefined : ({ account_id: entry.accountId, order_id: entry.orderId ?? '' } as Order),
+    })
     if (entry.state === 'delivered' && entry.accountId !== undefined && options?.reconcile !== undefined) {
       // Handed to an engine that was killed before any state named it: the account may be lost from state.
       const accountId = entry.accountId
@@ -265,23 +281,32 @@ export class Orders {
         entry.state = 'settled'
         return 'gone'
       }
-      log('warn', `${entry.method} ${entry.path} made account ${accountId} in an earlier run that was killed before any state named it; taken over, not ordered again`, {
-        account_id: accountId,
-        order_id: entry.orderId,
-        idempotency_key: entry.key,
-      })
+      log(
+        'warn',
+        `${entry.method} ${entry.path} made account ${accountId} in an earlier run that was killed before any state named it; taken over, not ordered again`,
+        {
+          account_id: accountId,
+          order_id: entry.orderId,
+          idempotency_key: entry.key,
+        },
+      )
       return answer()
     }
     if (entry.state === 'answered') {
-      log('warn', `${entry.method} ${entry.path} was answered in an earlier run${entry.accountId ? `: account ${entry.accountId}` : ''}; not sent again`, {
-        account_id: entry.accountId,
-        order_id: entry.orderId,
-        idempotency_key: entry.key,
-      })
+      log(
+        'warn',
+        `${entry.method} ${entry.path} was answered in an earlier run${entry.accountId ? `: account ${entry.accountId}` : ''}; not sent again`,
+        {
+          account_id: entry.accountId,
+          order_id: entry.orderId,
+          idempotency_key: entry.key,
+        },
+      )
       return answer()
     }
     // A killed run may have had no answer to learn from: ask once, as a new order does (placeOnce).
-    if (!(await this.honoured())) await this.probe({ method: 'GET', path: entry.path, signal: options?.signal, decode: () => undefined }, context)
+    if (!(await this.honoured()))
+      await this.probe({ method: 'GET', path: entry.path, signal: options?.signal, decode: () => undefined }, context)
     if (await this.honoured()) {
       log('warn', `${entry.method} ${entry.path} had no answer in an earlier run; sending it again with the same Idempotency-Key`, {
         idempotency_key: entry.key,
@@ -345,7 +370,12 @@ export class Orders {
    * while no state has named it since (OrderJournal.unconfirmed): Terraform saves its state after
    * that close. `allowUnrecordedMatch` orders anyway.
    */
-  private async unrecordedMatches(intent: string, context: RequestContext, reconcile: Reconcile, signal: AbortSignal | undefined): Promise<void> {
+  private async unrecordedMatches(
+    intent: string,
+    context: RequestContext,
+    reconcile: Reconcile,
+    signal: AbortSignal | undefined,
+  ): Promise<void> {
     const journal = this.journal
     if (this.options.allowUnrecordedMatch === true || journal === undefined) return
     // Asked once per process, before this run's own orders are recorded.
@@ -366,7 +396,7 @@ export class Orders {
       throw new UnrecordedMatchError(
         `Not ordering ${context.method} ${context.path}: ${one ? 'account' : 'accounts'} ${lost.join(', ')} ${one ? 'was' : 'were'} ` +
           `ordered from ${journal.scope} for this same configuration and handed to the engine, which then closed the ` +
-          "provider, and no state has named it since. Terraform saves its state after closing the provider: a run killed in " +
+          'provider, and no state has named it since. Terraform saves its state after closing the provider: a run killed in ' +
           'between (with a remote backend) loses it, and ordering again would be a second order. If that happened, import it by ' +
           'its id (terraform import <address> <id>, or pulumi import). If you removed it from the state on purpose, apply again ' +
           'with PROVIDER_ALLOW_UNRECORDED_MATCH=1 in the environment to order a new one.',
@@ -392,7 +422,9 @@ export class Orders {
         "configuration's and a new one is ordered. If it was ordered by a killed run of this configuration, import it " +
         '(terraform import <address> <id>, or pulumi import) and remove the new one.'
       this.options.log('warn', `${context.method} ${context.path}: ${detail}`, { candidates: older })
-      this.options.operation?.()?.warn?.(`Ordered beside ${older.length === 1 ? 'account' : 'accounts'} ${older.join(', ')}, which no state names`, detail)
+      this.options
+        .operation?.()
+        ?.warn?.(`Ordered beside ${older.length === 1 ? 'account' : 'accounts'} ${older.join(', ')}, which no state names`, detail)
     }
     const ids = matching.filter(evidence).map((a) => a.account_id)
     if (ids.length === 0) return
@@ -443,7 +475,10 @@ export class Orders {
     }
     if (candidates.length > 0) {
       const ids = candidates.map((a) => a.account_id)
-      const why = rivals > 0 ? `${ids.length} account matches it while ${rivals} other such order of this directory is unanswered` : `${ids.length} accounts match it`
+      const why =
+        rivals > 0
+          ? `${ids.length} account matches it while ${rivals} other such order of this directory is unanswered`
+          : `${ids.length} accounts match it`
       throw new OrderUnresolvedError(
         `${context.method} ${context.path} (Idempotency-Key ${key}) had no clear answer, and ${why}: ` +
           `${ids.join(', ')}. None is adopted and nothing is ordered again; import the one that belongs to this resource by its id ` +
@@ -454,7 +489,12 @@ export class Orders {
     return undefined
   }
 
-  private async answered(entry: JournalEntry | undefined, order: Order, context: RequestContext, how: 'answered' | 'adopted'): Promise<void> {
+  private async answered(
+    entry: JournalEntry | undefined,
+    order: Order,
+    context: RequestContext,
+    how: 'answered' | 'adopted',
+  ): Promise<void> {
     // Every answer leaves a trail (info: Terraform's log, a line in Pulumi's diagnostics) so that even a
     // lost state can be recovered; one adopted after an unclear answer is worth a warning.
     this.options.log(how === 'adopted' ? 'warn' : 'info', `${context.method} ${context.path} ${how}: account ${order.account_id}`, {
@@ -478,10 +518,14 @@ export class Orders {
     try {
       await this.journal?.write(entry)
     } catch (error) {
-      this.options.log('warn', `could not record ${entry.method} ${entry.path} (${entry.state}) in the order journal at ${this.journal?.where}: ${error instanceof Error ? error.message : String(error)}`, {
-        idempotency_key: entry.key,
-        account_id: entry.accountId,
-      })
+      this.options.log(
+        'warn',
+        `could not record ${entry.method} ${entry.path} (${entry.state}) in the order journal at ${this.journal?.where}: ${error instanceof Error ? error.message : String(error)}`,
+        {
+          idempotency_key: entry.key,
+          account_id: entry.accountId,
+        },
+      )
     }
   }
 
@@ -524,7 +568,10 @@ export class Orders {
         return value
       }
       let delayMs: number
-      if (outcome.kind === 'http' && (outcome.error.status === 429 || (outcome.error.status === 409 && outcome.retryAfterMs !== undefined))) {
+      if (
+        outcome.kind === 'http' &&
+        (outcome.error.status === 429 || (outcome.error.status === 409 && outcome.retryAfterMs !== undefined))
+      ) {
         // Nothing was processed (or the first attempt is still being processed): not a failed attempt.
         delayMs = this.http.jittered(outcome.retryAfterMs ?? RETRY_AFTER_DEFAULT_MS)
       } else if (outcome.kind === 'http' && !RETRYABLE_5XX.has(outcome.error.status)) {
@@ -543,7 +590,10 @@ export class Orders {
         if (!(await this.honoured())) {
           // A service that does not confirm keys may have processed it: never send it again blindly.
           if (reconcile === undefined) {
-            throw unresolved(`${sentence(error.message)} This service has not confirmed that it recognises Idempotency-Keys, so it is not sent again.`, error)
+            throw unresolved(
+              `${sentence(error.message)} This service has not confirmed that it recognises Idempotency-Keys, so it is not sent again.`,
+              error,
+            )
           }
           const sentAt = entry?.sentAt ?? options.now() - options.requestTimeoutMs * failures
           const adopted = await this.reconcileUntil(entry, sentAt, key, context, reconcile, deadline, spec.signal, unresolved, error)
@@ -585,7 +635,10 @@ export class Orders {
       } catch (error) {
         if (error instanceof OrderUnresolvedError) throw error
         // The order's outcome stays the news: the listing's failure is only why it is still unknown.
-        throw unresolved(`${sentence(cause.message)} Listing the accounts to find out whether it was processed failed too: ${sentence(messageOf(error))}`, cause)
+        throw unresolved(
+          `${sentence(cause.message)} Listing the accounts to find out whether it was processed failed too: ${sentence(messageOf(error))}`,
+          cause,
+        )
       }
       if (adopted !== undefined) return adopted
       const delayMs = Math.min(this.http.backoff(round), ORDER_BACKOFF_CAP_MS)
@@ -595,7 +648,6 @@ export class Orders {
       await this.http.pause(delayMs, signal, context)
     }
   }
-
 }
 
 /**
@@ -609,4 +661,3 @@ export function createdSince(dateCreated: string, sentAt: number): boolean {
   const created = Date.parse(`${text.replace(' ', 'T')}Z`)
   return Number.isNaN(created) || created >= sentAt - CREATED_SLACK_MS
 }
-

@@ -22,7 +22,6 @@ afterEach(() => {
   for (const dir of directories.splice(0)) rmSync(dir, { recursive: true, force: true })
 })
 
-
 /** A service that answers without echoing the key: the probe, then the listing, then (maybe) the order. */
 const silent = (data: unknown) => (_r: RecordedRequest) => ok(data)
 const echoing = (data: unknown) => (r: RecordedRequest) => ok(data, { 'idempotency-key': r.headers.get('idempotency-key') ?? '' })
@@ -85,7 +84,7 @@ describe('a new order that an unrecorded recent account matches', () => {
     assert.equal(requests.at(-1)?.method, 'POST')
   })
 
-  test('a matching account older than the keys\' window, a terminated one, or another name: the order is placed', async () => {
+  test("a matching account older than the keys' window, a terminated one, or another name: the order is placed", async () => {
     const dir = journalDirectory()
     const accounts = [
       vmAccount('100001', 'web', '2026-11-23 11:00:00'),
@@ -96,7 +95,7 @@ describe('a new order that an unrecorded recent account matches', () => {
     assert.deepEqual(await api.lites.createVm(VM_BODY), ORDER)
   })
 
-  test('a twin configuration\'s account, Active and ordered hours ago, is no evidence of a killed run: ordered, with a warning naming it', async () => {
+  test("a twin configuration's account, Active and ordered hours ago, is no evidence of a killed run: ordered, with a warning naming it", async () => {
     const dir = journalDirectory()
     const twin = { ...vmAccount('100009', 'web', '2026-11-24 08:00:00'), status: 'Active' }
     const { client: api, requests, logs } = client([echoing([twin]), echoing(ORDER)], dir)
@@ -111,7 +110,10 @@ describe('a new order that an unrecorded recent account matches', () => {
       { ...vmAccount('100011', 'web', '2026-11-24 11:20:00'), status: 'Active' },
     ]) {
       const { client: api, requests } = client([echoing([account])], journalDirectory())
-      await assert.rejects(api.lites.createVm(VM_BODY), (e: unknown) => e instanceof UnrecordedMatchError && e.candidates[0] === String(account.account_id))
+      await assert.rejects(
+        api.lites.createVm(VM_BODY),
+        (e: unknown) => e instanceof UnrecordedMatchError && e.candidates[0] === String(account.account_id),
+      )
       assert.ok(!requests.some((r) => r.method === 'POST'), 'nothing ordered')
     }
   })
