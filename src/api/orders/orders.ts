@@ -13,7 +13,8 @@ import {
   type Transport,
   type TransportOptions,
 } from '../transport.js'
-import { fingerprint, JOURNAL_REUSE_MS, type JournalEntry, type OrderJournal, serviceOf } from './journal.js'
+import { fingerprint, JOURNAL_REUSE_MS, type OrderJournal, serviceOf } from './journal.js'
+import type { JournalEntry } from './journal-store.js'
 
 /**
  * How to find out whether an ambiguous create was processed, against a service that does not confirm
