@@ -7,7 +7,6 @@ import { createHash, randomUUID } from 'node:crypto'
 import { FileJournalStore } from './journal-file.js'
 import { type JournalEntry, type JournalFilter, type JournalOwner, type JournalStore, newOwner, processAlive } from './journal-store.js'
 
-
 /** The service keeps a key for 24 h (the service's Idempotency-Key extension); an entry is reused only well inside that window. */
 export const JOURNAL_REUSE_MS = 23 * 3_600_000
 
