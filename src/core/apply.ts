@@ -4,7 +4,7 @@
  * the order journal is told are the provider runtime's (src/server).
  */
 import { isComputed, isInput } from './attributes.js'
-import type { AnyDataSource, AnyResource, Logger, OperationContext, TimeoutName } from './definition.js'
+import type { AnyDataSource, AnyResource, Logger, OperationContext, Quote, TimeoutName } from './definition.js'
 import { causeOf, type Diagnostic, error, hasErrors, toDiagnostics, warning } from './diagnostics.js'
 import { knownOrNull, type Plan, type PrivateState, stepsToRun } from './plan.js'
 import { timeoutMs } from './timeouts.js'
@@ -595,4 +595,59 @@ export async function checkPlanOnline<C>(
     }
   }
   return diagnostics
+}
+
+/** A quote of a plan, with the resource that orders it. */
+export interface PricedOrder {
+  readonly resource: string
+  readonly what: string
+  readonly amount: number
+  readonly cycle: string
+}
+
+/** What a plan of one resource orders: the priced orders, and what could not be priced and why. */
+export interface PlanPrice {
+  readonly orders: readonly PricedOrder[]
+  readonly unpriced: readonly string[]
+}
+
+/**
+ * The paid orders a plan of one resource places, priced by its definition from the catalog: the
+ * create's (or a replacement's new object's), or each in-place step that runs and declares a price.
+ * Never fails: a price that cannot be asked (the catalog unreachable) or depends on values known only
+ * after apply is named in `unpriced` instead.
+ */
+export async function pricePlan<C>(definition: AnyResource, prior: ValueMap | null, plan: Plan, session: Session<C>): Promise<PlanPrice> {
+  const ignored: Diagnostic[] = []
+  const context = contextFor(session, ignored)
+  const input = plainInput(plan.planned)
+  const creating = prior === null || plan.replace.length > 0
+  const asks: { what: string; ask: () => Promise<readonly Quote[] | null> }[] = []
+  if (creating) {
+    const price = definition.priceCreate
+    if (price) asks.push({ what: 'the new object', ask: () => price({ ...context, input }) })
+  } else {
+    for (const step of stepsToRun(definition, prior, plan.planned, true)) {
+      const price = definition.updates[step.index]?.price
+      if (step.recordOnly || !price) continue
+      const what = `the change of ${step.attributes.join(', ')}`
+      if (step.attributes.some((name) => isUnknown(plan.planned[name]))) {
+        asks.push({ what, ask: async () => null })
+        continue
+      }
+      asks.push({ what, ask: () => price({ ...context, id: String(prior.id), prior, input }) })
+    }
+  }
+  const orders: PricedOrder[] = []
+  const unpriced: string[] = []
+  for (const { what, ask } of asks) {
+    try {
+      const quotes = await ask()
+      if (quotes === null) unpriced.push(`${definition.name}: ${what} (its price depends on values known only after apply)`)
+      else for (const quote of quotes) orders.push({ resource: definition.name, ...quote })
+    } catch (thrown) {
+      unpriced.push(`${definition.name}: ${what} (asking the catalog failed: ${causeOf(thrown)})`)
+    }
+  }
+  return { orders, unpriced }
 }

@@ -114,6 +114,26 @@ export interface CreateCheck<C, A extends Attributes> {
   check(ctx: CreateCheckContext<C, A>): Promise<string | null>
 }
 
+/**
+ * One paid order a plan places, priced from the service's own catalog: what the service bills when
+ * the order is placed (before any promocode), for one cycle of the object.
+ */
+export interface Quote {
+  /** What is ordered, completing "<resource>: ...", e.g. `new product 101 "XS 1.1"`; canonical names. */
+  readonly what: string
+  /** The amount billed when the order is placed, in the catalog's money unit (its smallest currency unit). */
+  readonly amount: number
+  /** The cycle the amount is for, as the catalog labels it (`Monthly`). */
+  readonly cycle: string
+}
+
+/**
+ * How a plan's orders are priced: the orders a create places, or the order an in-place step places,
+ * from the catalog (a read-only call). Answers the quotes (none when nothing is ordered), or null
+ * when an input the price depends on is unknown until apply.
+ */
+export type Pricing<X> = (ctx: X) => Promise<readonly Quote[] | null>
+
 export interface MoveContext<C> extends OperationContext<C> {
   readonly id: string
 }
@@ -143,6 +163,8 @@ export interface UpdateStep<C, A extends Attributes> {
    * omission; a `recordOnly` step changes nothing and declares nothing.
    */
   readonly affects?: readonly (keyof A & string)[]
+  /** What the step orders when it is a paid upgrade, priced at plan time (`max_order_total`, the plan's price). */
+  readonly price?: Pricing<PlanCheckContext<C, A>>
   apply(ctx: StepContext<C, A>): Promise<Observed<A> | undefined>
 }
 
@@ -182,6 +204,8 @@ export interface ResourceDefinition<C, A extends Attributes> {
   readonly createChecks?: readonly CreateCheck<C, A>[]
   /** Other types whose objects can move to this one. */
   readonly movesFrom?: readonly MoveFrom<C>[]
+  /** What a create (or the new half of a replacement) orders, priced at plan time; absent when it orders nothing paid. */
+  readonly priceCreate?: Pricing<CreateCheckContext<C, A>>
   create(ctx: CreateContext<C, A>): Promise<Observed<A> & { id: string }>
   /** Finishes a create or step whose order was placed but whose wait did not end; absent when nothing waits. */
   resume?(ctx: ResumeContext<C, A>): Promise<Observed<A> | undefined>
@@ -245,6 +269,8 @@ export interface ProviderDefinition<C, A extends Attributes, F = unknown> {
   advise?(thrown: unknown, config: ObjectOf<A>): string | null
   /** A bool setting that, when true, makes an order left unfinished fail the operation (Session.unfinishedIsError). */
   readonly unfinishedSetting?: keyof A & string
+  /** A number setting: the most a plan may order, per process, in the catalog's money unit (see pricePlan). */
+  readonly orderLimitSetting?: keyof A & string
 }
 
 /**
@@ -262,6 +288,7 @@ export interface AnyResource {
   readonly updates: readonly {
     readonly attributes: readonly string[]
     readonly affects?: readonly string[]
+    readonly price?: Pricing<Erased>
     apply(ctx: Erased): Promise<unknown>
   }[]
   readonly deleteBeforeReplace?: boolean
@@ -272,6 +299,7 @@ export interface AnyResource {
     readonly when: string
     move(source: Readonly<Record<string, unknown>>, ctx: Erased): Promise<Record<string, unknown> | string>
   }[]
+  readonly priceCreate?: Pricing<Erased>
   create(ctx: Erased): Promise<Record<string, unknown>>
   resume?(ctx: Erased): Promise<Record<string, unknown> | undefined>
   read(ctx: Erased): Promise<Record<string, unknown> | null>
@@ -294,6 +322,7 @@ export interface AnyProvider {
   configure(config: Erased, meta: ConfigureMeta<Erased>): unknown
   advise?(thrown: unknown, config: Erased): string | null
   readonly unfinishedSetting?: string
+  readonly orderLimitSetting?: string
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: see AnyResource; contexts are built by the engine.

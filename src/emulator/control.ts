@@ -285,6 +285,8 @@ const routes: ControlRoute[] = [
           account_id: o.account_id,
           invoice_id: o.invoice_id,
           invoice_status: ctx.store.invoice(o.invoice_id)?.status ?? null,
+          // What the order billed: lets a test compare it with the price a plan showed (beyond the spec's counters).
+          invoice_amount: ctx.store.invoice(o.invoice_id)?.amount ?? null,
           idempotency_key: o.idempotency_key,
           created_at: o.created_at,
         })),

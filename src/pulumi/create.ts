@@ -1,5 +1,5 @@
 /** Create: the catalog checks (at preview too), then the create through the server. */
-import { checkPlanOnline, hasErrors, type TimeoutName, type Value, type ValueMap } from '../core/index.js'
+import { type AnyResource, checkPlanOnline, hasErrors, type Plan, type TimeoutName, type Value, type ValueMap } from '../core/index.js'
 import type { PulumiContext, ResourceRequest } from './context.js'
 import { secretAttributes, type WireMap } from './wire.js'
 
@@ -21,6 +21,7 @@ export async function create(
     const online = await checkPlanOnline(definition, null, plan, ctx.session(request.urn, request.properties))
     ctx.warn(online, request.urn)
     if (hasErrors(online)) throw ctx.invalid(online)
+    await priceOrRefuse(ctx, definition, null, plan, request)
   }
   if (request.preview) return { id: '', properties: ctx.outputs(definition, planned, secrets, {}) }
   const outcome = await ctx.server.create(definition, planned, ctx.session(request.urn, request.properties))
@@ -29,4 +30,21 @@ export async function create(
   if (state !== null && outcome.incomplete) throw ctx.partial(definition, state, outcome.private, secrets, outcome.diagnostics)
   if (state === null || hasErrors(outcome.diagnostics)) throw ctx.failure(outcome.diagnostics, outcome.cause)
   return { id: String(state.id), properties: ctx.outputs(definition, state, secrets, outcome.private) }
+}
+
+/**
+ * The price of what the change orders, shown at preview; the order limit is checked at preview and
+ * again before the order (`up --skip-preview` has no preview). The URN keys the resource, so its
+ * preview and its update count once in the provider's total.
+ */
+export async function priceOrRefuse(
+  ctx: PulumiContext,
+  definition: AnyResource,
+  prior: ValueMap | null,
+  plan: Plan,
+  request: ResourceRequest & { preview: boolean },
+): Promise<void> {
+  const priced = await ctx.server.pricePlan(definition, prior, plan, ctx.session(request.urn), request.urn)
+  if (request.preview) ctx.warn(priced, request.urn)
+  if (hasErrors(priced)) throw ctx.invalid(priced)
 }

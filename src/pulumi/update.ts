@@ -2,7 +2,7 @@
 import { checkPlanOnline, hasErrors, type ValueMap, valuesEqual } from '../core/index.js'
 import type { PulumiContext, ResourceRequest } from './context.js'
 import { inputAttributes, privateOf } from './context.js'
-import { timeoutsOf } from './create.js'
+import { priceOrRefuse, timeoutsOf } from './create.js'
 import { secretAttributes, type WireMap } from './wire.js'
 
 export interface UpdateRequest extends ResourceRequest {
@@ -26,6 +26,7 @@ export async function update(ctx: PulumiContext, request: UpdateRequest): Promis
     : []
   ctx.warn(online, request.urn)
   if (hasErrors(online)) throw ctx.invalid(online)
+  if (ctx.server.isConfigured) await priceOrRefuse(ctx, definition, prior, plan, request)
   const planned: ValueMap = { ...plan.planned, timeouts: timeoutsOf('update', request.timeout) }
   const secrets = secretAttributes(definition.attributes, request.news, request.olds)
   if (request.preview) return { properties: ctx.outputs(definition, planned, secrets, priorPrivate) }

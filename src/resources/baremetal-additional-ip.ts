@@ -1,5 +1,6 @@
 /** Additional IPs and their assignment to servers (the additional-IP calls, the Metal resources' calls). */
 import type { AdditionalIpAccount, Client, IpAssignment } from '../api/index.js'
+import { productPrice } from './prices.js'
 import { bool, defineResource, int64, string } from '../core/index.js'
 import { cycleAttribute, cycleCode, digitsId, keepAndWait, METAL_CYCLES, raw, rawAttribute, rules, waitAgain } from './billing.js'
 import { isNotFound, productAndCycleChecks, quoted } from './catalog-rules.js'
@@ -62,6 +63,9 @@ export const baremetalAdditionalIp = defineResource<Client, typeof ipAttributes>
   timeouts: { create: '60m', delete: '10m' },
   attributes: ipAttributes,
   updates: [],
+  priceCreate: productPrice<typeof ipAttributes>({ product: 'productId', cycle: 'cycle' }, (client, signal) =>
+    client.additionalIps.listProducts({ signal }),
+  ),
   createChecks: [
     ...productAndCycleChecks<typeof ipAttributes>(
       { product: 'productId', cycle: 'cycle' },

@@ -1,5 +1,6 @@
 /** provider:index:BaremetalElasticStorage (provider_baremetal_elastic_storage): a volume bound to a server (the elastic-storage calls). */
 import type { Client, ElasticStorageAccount } from '../api/index.js'
+import { billingOf, growthPrice, known, productLabel, productPrice, quote } from './prices.js'
 import { bool, defineResource, int64, type OperationContext, range, recordOnly, string } from '../core/index.js'
 import { cycleAttribute, cycleCode, digitsId, keepAndWait, METAL_CYCLES, raw, rawAttribute, rules, waitAgain } from './billing.js'
 import { productAndCycleChecks, productOf, productRule, sizeRule } from './catalog-rules.js'
@@ -64,6 +65,7 @@ const ORDERED = ['status', 'raw'] as const
 
 /** The account read of a wait, bound to the operation's cancellation. */
 const read = (ctx: OperationContext<Client>) => (id: string) => ctx.client.elasticStorages.getStorage(id, { signal: ctx.signal })
+const storageProducts = (client: Client, signal: AbortSignal) => client.elasticStorages.listProducts({ signal })
 
 export const baremetalElasticStorage = defineResource<Client, typeof attributes>({
   name: 'baremetal_elastic_storage',
@@ -77,6 +79,7 @@ export const baremetalElasticStorage = defineResource<Client, typeof attributes>
     {
       attributes: ['size'],
       affects: ORDERED,
+      price: growthPrice<typeof attributes>({ product: 'productId', cycle: 'cycle', size: 'size' }, storageProducts),
       async apply(ctx) {
         const target = ctx.input.size ?? 100
         const current = await ctx.client.elasticStorages.getStorage(ctx.id, { signal: ctx.signal })
@@ -93,6 +96,15 @@ export const baremetalElasticStorage = defineResource<Client, typeof attributes>
     {
       attributes: ['productId'],
       affects: ORDERED,
+      // The service bills the difference of the per-GB prices for every GB, never below 0 (E5).
+      async price({ client, input, prior, signal }) {
+        const products = await storageProducts(client, signal)
+        const target = billingOf(products, known(input.productId), prior.cycle)
+        const current = billingOf(products, prior.productId, prior.cycle)
+        const size = prior.size ?? 0
+        const due = Math.max(0, size * (target.option.price - current.option.price))
+        return [quote(`change to ${productLabel(target.product)} for ${size} GB`, due, target.option)]
+      },
       async apply(ctx) {
         const order = await ctx.client.elasticStorages.changeStorageProduct(
           ctx.id,
@@ -105,6 +117,10 @@ export const baremetalElasticStorage = defineResource<Client, typeof attributes>
     },
     { attributes: ['payWithCreditCard'], apply: recordOnly },
   ],
+  priceCreate: productPrice<typeof attributes>(
+    { product: 'productId', cycle: 'cycle', size: { name: 'size', default: 100 } },
+    storageProducts,
+  ),
   createChecks: [
     ...productAndCycleChecks<typeof attributes>({ product: 'productId', cycle: 'cycle' }, CATALOG, (client, signal) =>
       client.elasticStorages.listProducts({ signal }),

@@ -1,5 +1,6 @@
 /** provider:index:Baremetal (provider_baremetal): a Metal dedicated server (the Metal server calls, the Metal resources' calls). */
 import type { Client, MetalServerAccount } from '../api/index.js'
+import { productPrice } from './prices.js'
 import { bool, defineResource, int64, oneOf, type OperationContext, recordOnly, string } from '../core/index.js'
 import { cycleAttribute, cycleCode, digitsId, METAL_CYCLES, raw, rawAttribute, rules, waitForOrder } from './billing.js'
 import { cycleRule, isNotFound, productOf, productRule, quoted } from './catalog-rules.js'
@@ -178,6 +179,9 @@ export const baremetal = defineResource<Client, typeof attributes>({
     },
     { attributes: ['payWithCreditCard'], apply: recordOnly },
   ],
+  priceCreate: productPrice<typeof attributes>({ product: 'productId', cycle: 'cycle' }, (client, signal) =>
+    client.baremetals.listProducts({ signal }),
+  ),
   createChecks: [
     {
       attribute: 'productId',

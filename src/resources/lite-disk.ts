@@ -1,5 +1,6 @@
 /** provider_lite_disk and provider_lite_pro_disk: an extra disk attached to a VM (the extra-disk calls, the other Lite resources' calls). */
 import type { Client, LiteDiskAccount } from '../api/index.js'
+import { growthPrice, productPrice } from './prices.js'
 import { bool, defineResource, int64, length, range, recordOnly, string } from '../core/index.js'
 import { cycleAttribute, cycleCode, digitsId, keepAndWait, LITE_CYCLES, raw, rawAttribute, rules, waitAgain } from './billing.js'
 import { productAndCycleChecks, productOf, sizeRule } from './catalog-rules.js'
@@ -74,6 +75,9 @@ export function liteDisk(family: LiteFamily) {
         attributes: ['size'],
         // Pending until Active (D4); the order that created the disk never changes.
         affects: ['status', 'raw'],
+        price: growthPrice<typeof attributes>({ product: 'product_id', cycle: 'cycle', size: 'size' }, (client, signal) =>
+          family.api(client).listDiskProducts({ signal }),
+        ),
         async apply(ctx) {
           const api = family.api(ctx.client)
           const target = ctx.input.size ?? family.diskMinimum
@@ -91,6 +95,10 @@ export function liteDisk(family: LiteFamily) {
       },
       { attributes: ['pay_with_credit_card'], apply: recordOnly },
     ],
+    priceCreate: productPrice<typeof attributes>(
+      { product: 'product_id', cycle: 'cycle', size: { name: 'size', default: family.diskMinimum } },
+      (client, signal) => family.api(client).listDiskProducts({ signal }),
+    ),
     createChecks: [
       ...productAndCycleChecks<typeof attributes>(
         { product: 'product_id', cycle: 'cycle' },

@@ -1,5 +1,6 @@
 /** provider_lite_snapshot and provider_lite_pro_snapshot: a paid snapshot of a VM, its own account (the snapshot calls). */
 import type { Client, LiteSnapshotAccount } from '../api/index.js'
+import { billingOf, productLabel, quote } from './prices.js'
 import { bool, defineResource, int64, length, recordOnly, string } from '../core/index.js'
 import { cycleAttribute, cycleCode, digitsId, keepAndWait, LITE_CYCLES, rules, waitAgain } from './billing.js'
 import { cycleRule } from './catalog-rules.js'
@@ -61,6 +62,13 @@ export function liteSnapshot(family: LiteFamily) {
     timeouts: { create: '60m', delete: '10m' },
     attributes,
     updates: [{ attributes: ['pay_with_credit_card'], apply: recordOnly }],
+    // The family has one snapshot product: it is what a snapshot orders.
+    async priceCreate({ client, input, signal }) {
+      const products = await family.api(client).listSnapshotProducts({ signal })
+      if (typeof input.cycle !== 'string') return null
+      const { product, option } = billingOf(products, products[0]?.product_id ?? null, input.cycle)
+      return [quote(`new ${productLabel(product)}`, option.price, option)]
+    },
     createChecks: [
       {
         // The family has one snapshot product: the cycle must be one it offers.

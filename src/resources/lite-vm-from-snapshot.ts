@@ -3,7 +3,7 @@ import type { Client, LiteVmAccount } from '../api/index.js'
 import { bool, defineResource, InputError, int64, length, recordOnly, string } from '../core/index.js'
 import { cycleAttribute, cycleCode, digitsId, keepAndWait, LITE_CYCLES, rules, waitAgain } from './billing.js'
 import type { LiteFamily } from './lite-family.js'
-import { consolePasswordRules, consoleUserRules, newVmChecks } from './lite-vm.js'
+import { consolePasswordRules, consoleUserRules, newVmChecks, newVmPrice } from './lite-vm.js'
 
 export function liteVmFromSnapshot(family: LiteFamily) {
   const what = `${family.title} VM`
@@ -85,6 +85,7 @@ export function liteVmFromSnapshot(family: LiteFamily) {
     attributes,
     updates: [{ attributes: ['pay_with_credit_card'], apply: recordOnly }],
     createChecks: newVmChecks<typeof attributes>(family, { os: false }),
+    priceCreate: newVmPrice<typeof attributes>(family),
     async create(ctx) {
       const { input, client, signal } = ctx
       const api = family.api(client)

@@ -1,9 +1,11 @@
 /** provider_lite_vm and provider_lite_pro_vm: one definition, built per family (the Lite VM's calls). */
 import type { Client, LiteApi, LiteVmAccount, VmAction, VmDetails } from '../api/index.js'
+import { billingOf, componentSteps, known, productLabel, quote, tiered } from './prices.js'
 import {
   type Attributes,
   bool,
   type CreateCheck,
+  type CreateCheckContext,
   defineResource,
   InputError,
   int64,
@@ -12,6 +14,7 @@ import {
   oneOf,
   type PlanCheckContext,
   pattern,
+  type Pricing,
   recordOnly,
   type State,
   string,
@@ -173,6 +176,28 @@ function vmAttributes(family: LiteFamily) {
     product_name: string({ computed: true, description: 'Name of the current product.' }),
     last_invoice: lastInvoiceAttribute,
     raw: rawAttribute,
+  }
+}
+
+/**
+ * What a new VM of the family orders: the product at its cycle and, when `disk_size` asks for more
+ * than the product's base disk, the storage upgrade ordered right after it (the tiered price of the
+ * GB above the base). A VM restored from a snapshot has no `disk_size`: its product is quoted alone.
+ */
+export function newVmPrice<A extends Attributes>(family: LiteFamily): Pricing<CreateCheckContext<Client, A>> {
+  type Input = { product_id?: number | null; cycle?: string | null; disk_size?: number | null }
+  return async ({ client, input, signal }) => {
+    const { product_id: id, cycle, disk_size: size } = input as Input
+    if (typeof id !== 'number' || typeof cycle !== 'string') return null
+    const { product, option } = billingOf(await family.api(client).listProducts({ signal }), id, cycle)
+    const quotes = [quote(`new ${productLabel(product)}`, option.price, option)]
+    const base = product.options?.disk ?? 0
+    if (typeof size === 'number' && size > base) {
+      quotes.push(
+        quote(`storage of ${size - base} GB above the base disk`, tiered(componentSteps(option, 'disk_size'), size - base), option),
+      )
+    }
+    return quotes
   }
 }
 
@@ -496,6 +521,49 @@ export function liteVm(family: LiteFamily) {
     return undefined
   }
 
+  // The orders of the paid steps, priced as the service bills them: the difference of the cycle
+  // prices (never below 0) for a package change or migration, the tiered storage price of the GB
+  // added for a bigger disk.
+  const stepPrices: Record<string, UpdateStep<Client, VmAttributes>['price']> = {
+    product_id: async ({ client, signal, prior, input }) => {
+      const products = await family.api(client).listProducts({ signal })
+      const target = billingOf(products, input.product_id ?? 0, prior.cycle)
+      const current = billingOf(products, prior.product_id, prior.cycle)
+      return [
+        quote(`package change to ${productLabel(target.product)}`, Math.max(0, target.option.price - current.option.price), target.option),
+      ]
+    },
+    disk_size: async ({ client, signal, prior, input }) => {
+      const target = known(input.disk_size)
+      const current = prior.disk_size ?? 0
+      if (target === null || target <= current) return []
+      // A package change in the same plan runs first: the base disk is the planned product's.
+      const { product, option } = billingOf(
+        await family.api(client).listProducts({ signal }),
+        input.product_id ?? prior.product_id,
+        prior.cycle,
+      )
+      const base = product.options?.disk ?? current
+      const steps = componentSteps(option, 'disk_size')
+      const due = tiered(steps, Math.max(0, target - base)) - tiered(steps, Math.max(0, current - base))
+      return [quote(`storage upgrade from ${current} to ${target} GB`, Math.max(0, due), option)]
+    },
+    migrate_to_pro: async ({ client, signal, prior, input }) => {
+      const migration = family.migration?.(client)
+      if (!migration) return []
+      const targets = await migration.listMigrateToProProducts(prior.id, { signal })
+      const target = billingOf(targets, Number(input.migrate_to_pro), prior.cycle)
+      const current = billingOf(await family.api(client).listProducts({ signal }), prior.product_id, prior.cycle)
+      return [
+        quote(
+          `migration to Lite Pro ${productLabel(target.product)}`,
+          Math.max(0, target.option.price - current.option.price),
+          target.option,
+        ),
+      ]
+    },
+  }
+
   type Affected = UpdateStep<Client, VmAttributes>['affects']
   // What an order on the VM changes (the account object, the status model): the status (Pending until Active), the hypervisor
   // figures (the VM may restart), the price and the latest invoice. Never the order that created it
@@ -531,6 +599,11 @@ export function liteVm(family: LiteFamily) {
     { attributes: ['pay_with_credit_card'], apply: recordOnly },
   ]
 
+  const pricedSteps = steps.map((step) => {
+    const price = stepPrices[step.attributes[0] as string]
+    return price ? { ...step, price } : step
+  })
+
   return defineResource<Client, VmAttributes>({
     name: `${family.prefix}_vm`,
     description:
@@ -539,8 +612,9 @@ export function liteVm(family: LiteFamily) {
     importId: digitsId('account id'),
     timeouts: { create: '20m', update: '20m', delete: '10m' },
     attributes,
-    updates: steps,
+    updates: pricedSteps,
     createChecks: newVmChecks<VmAttributes>(family, { os: true, diskSize: true }),
+    priceCreate: newVmPrice<VmAttributes>(family),
     // A Lite VM migrated with migrate_to_pro is a Lite Pro VM: its lite_vm state can move here.
     movesFrom: family.migratesToPro
       ? []

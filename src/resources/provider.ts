@@ -11,7 +11,18 @@ import {
   postgresUrlProblem,
   TransportError,
 } from '../api/index.js'
-import { bool, type ConfigureMeta, custom, defineProvider, durationProblem, InputError, parseDuration, string } from '../core/index.js'
+import {
+  bool,
+  type ConfigureMeta,
+  custom,
+  defineProvider,
+  durationProblem,
+  InputError,
+  int64,
+  parseDuration,
+  range,
+  string,
+} from '../core/index.js'
 
 /**
  * Where the order journal lives: the `order_journal` setting or `PROVIDER_ORDER_JOURNAL` if set (a
@@ -113,6 +124,18 @@ export const providerDefinition = defineProvider({
         'rather than `terraform taint`. A resource with `create_before_destroy` is replaced by creating first, which the ' +
         'provider cannot stop: untaint it before the next apply. Default `false`.',
     }),
+    max_order_total: int64({
+      optional: true,
+      validate: [range({ min: 0 })],
+      description:
+        "The most one plan may order, a whole number in the catalog's money unit (its smallest currency unit, as the catalog's prices are " +
+        "written). Every plan that places paid orders shows their prices from the service's catalog as a warning; when the " +
+        'orders of the plan would cost more than this, the plan fails, naming them, and nothing is ordered. The total adds ' +
+        'the first invoice of every new order and upgrade, whatever their cycles, before any promocode. Terraform plans each ' +
+        'resource in its own call, so the total is counted across the calls one provider process serves: one plan. Orders ' +
+        'whose price is not known at plan time (it depends on values known only after apply, or the catalog cannot be ' +
+        'reached) are named in the warning and not counted. Unset: no limit.',
+    }),
     order_journal: string({
       optional: true,
       sensitive: true,
@@ -129,6 +152,7 @@ export const providerDefinition = defineProvider({
   },
   environment: { api_key: 'PROVIDER_API_KEY', base_url: 'PROVIDER_BASE_URL', order_journal: 'PROVIDER_ORDER_JOURNAL' },
   unfinishedSetting: 'fail_on_unfinished',
+  orderLimitSetting: 'max_order_total',
   configure(config, meta: ConfigureMeta<OperationFrame>): Client {
     const apiKey = config.api_key ?? process.env.PROVIDER_API_KEY ?? ''
     const baseUrl = config.base_url ?? process.env.PROVIDER_BASE_URL ?? ''

@@ -78,3 +78,33 @@ test("a call before configure is refused with the protocol's words", () => {
   assert.throws(() => server.session(undefined, silentLogger), /configure first/)
   assert.throws(() => server.types.resource('nothing'), /This provider has no resource type nothing\./)
 })
+
+test('a plan whose price cannot be asked still plans: the same warning says the price is unknown', async () => {
+  const server = configuredServer()
+  const priced: AnyResource = {
+    ...box,
+    priceCreate: async () => {
+      throw new Error('the catalog is unreachable')
+    },
+  }
+  const plan = planResource(priced, null, { name: 'alpha', size: 20 })
+  const diagnostics = await server.pricePlan(priced, null, plan, server.session(undefined, silentLogger))
+  assert.deepEqual(
+    diagnostics.map((d) => d.severity),
+    ['warning'],
+  )
+  assert.match(diagnostics[0]?.detail ?? '', /box: the new object \(asking the catalog failed: the catalog is unreachable\): price unknown/)
+})
+
+test('Terraform names no resource: the running total adds each call; a key (a Pulumi URN) counts a resource once', async () => {
+  const server = configuredServer()
+  const priced: AnyResource = { ...box, priceCreate: async () => [{ what: 'new box', amount: 100, cycle: 'Monthly' }] }
+  const plan = planResource(priced, null, { name: 'alpha', size: 20 })
+  const session = server.session(undefined, silentLogger)
+  const totals = []
+  for (const key of [undefined, undefined, 'urn:a', 'urn:a']) {
+    const [shown] = await server.pricePlan(priced, null, plan, session, key)
+    totals.push(/All orders of this plan so far: (\d+)/.exec(shown?.detail ?? '')?.[1])
+  }
+  assert.deepEqual(totals, ['100', '200', '300', '300'])
+})

@@ -15,6 +15,9 @@ import {
   InputError,
   type Logger,
   type Outcome,
+  type Plan,
+  type PricedOrder,
+  pricePlan,
   type PrivateState,
   type ReadOutcome,
   readResource,
@@ -23,6 +26,7 @@ import {
   type ValueMap,
   unfinishedIsError,
   validateConfig,
+  error,
   warning,
 } from '../core/index.js'
 import { currentOperation, perProcess, registerSettlement, settleAccount, withOperation } from './operation.js'
@@ -43,6 +47,8 @@ interface Configured {
   readonly advise: (thrown: unknown) => string | null
   /** The unfinished setting's name while it is on (Session.unfinishedIsError). */
   readonly strict: string | undefined
+  /** The order limit setting's name and value while it is set. */
+  readonly limit: { readonly setting: string; readonly total: number } | undefined
 }
 
 export class ProviderServer {
@@ -50,6 +56,13 @@ export class ProviderServer {
   readonly provider: AnyProvider
   private configured: Configured | undefined
   private stop = new AbortController()
+  /**
+   * The priced orders of the plan this process serves, by resource: Terraform plans each resource
+   * in its own call and names none (each gets a fresh key), Pulumi names each by its URN (a preview
+   * and the update of the same resource count once). Lives as long as the process: one plan.
+   */
+  private readonly ledger = new Map<string, { readonly orders: readonly PricedOrder[]; readonly unpriced: readonly string[] }>()
+  private planned = 0
 
   constructor(
     registry: Registry,
@@ -79,6 +92,7 @@ export class ProviderServer {
       client,
       advise: (thrown) => this.provider.advise?.(thrown, full) ?? null,
       strict: unfinishedIsError(this.provider, full),
+      limit: orderLimit(this.provider, full),
     }
     return []
   }
@@ -150,6 +164,61 @@ export class ProviderServer {
     return applyDelete(definition, prior, session)
   }
 
+  /**
+   * The price of what a plan of one resource orders, as one warning (nothing when it orders
+   * nothing), with the running total of the plan so far in this process; and an error when that
+   * total exceeds the order limit setting, naming every order counted. `key` names the resource
+   * when the protocol does (a replan of it replaces its entry); without it every call adds one.
+   * Pricing never fails the plan: what could not be priced is said in the same warning.
+   */
+  async pricePlan(
+    definition: AnyResource,
+    prior: ValueMap | null,
+    plan: Plan,
+    session: Session<unknown>,
+    key?: string,
+  ): Promise<Diagnostic[]> {
+    const configured = this.configured
+    if (configured === undefined) return []
+    const priced = await pricePlan(definition, prior, plan, session)
+    if (priced.orders.length === 0 && priced.unpriced.length === 0) {
+      if (key !== undefined) this.ledger.delete(key)
+      return []
+    }
+    this.ledger.set(key ?? `#${++this.planned}`, priced)
+    const all = [...this.ledger.values()]
+    const orders = all.flatMap((entry) => entry.orders)
+    const unpriced = all.flatMap((entry) => entry.unpriced)
+    const own = sum(priced.orders)
+    const total = sum(orders)
+    const lines = [
+      ...priced.orders.map(line),
+      ...priced.unpriced.map((what) => `${what}: price unknown`),
+      `These orders: ${own}${priced.unpriced.length > 0 ? ' plus what could not be priced' : ''}. ` +
+        `All orders of this plan so far: ${total} for ${orders.length} priced order${orders.length === 1 ? '' : 's'}` +
+        `${unpriced.length > 0 ? ` and ${unpriced.length} unpriced` : ''}.`,
+      PRICE_NOTE,
+    ]
+    // The running total makes each resource's summary differ, so Terraform never folds one into another as "similar".
+    const more = priced.unpriced.length > 0 ? ' and more' : ''
+    const summary = `This plan places paid orders: ${own}${more} (all orders of the plan so far: ${total})`
+    const diagnostics = [warning(summary, lines.join('\n'))]
+    const limit = configured.limit
+    if (limit !== undefined && total > limit.total) {
+      diagnostics.push(
+        error(
+          `The plan's orders exceed ${limit.setting}`,
+          [
+            `The orders of this plan so far cost ${total}, more than ${limit.setting} = ${limit.total}; nothing is ordered. The orders:`,
+            ...orders.map(line),
+            `Raise ${limit.setting} or change the configuration to order less.`,
+          ].join('\n'),
+        ),
+      )
+    }
+    return diagnostics
+  }
+
   /** A refresh; the engine's state names the id. */
   async read(
     definition: AnyResource,
@@ -168,4 +237,23 @@ export class ProviderServer {
     if ('id' in parsed) await settleAccount(parsed.id)
     return importResource(definition, text, session)
   }
+}
+
+const PRICE_NOTE =
+  "Prices are the catalog's, per cycle of each object, in its money unit, before any promocode; an upgrade is " +
+  'billed the difference for the current cycle.'
+
+function sum(orders: readonly PricedOrder[]): number {
+  return orders.reduce((total, order) => total + order.amount, 0)
+}
+
+function line(order: PricedOrder): string {
+  return `${order.resource}: ${order.what}: ${order.amount} per ${order.cycle} cycle`
+}
+
+/** The order limit of a provider configuration, when its setting is set. */
+function orderLimit(provider: AnyProvider, config: Readonly<Record<string, unknown>>): Configured['limit'] {
+  const setting = provider.orderLimitSetting
+  const total = setting === undefined ? null : config[setting]
+  return setting !== undefined && typeof total === 'number' ? { setting, total } : undefined
 }

@@ -35,6 +35,10 @@ export async function planResourceChange(
     const refused = prior !== null && plan.replace.length > 0 ? refusedDelete(request.typeName, prior, priorPrivate, strict) : null
     if (refused) issues.push(refused)
     if (ctx.server.isConfigured && !hasErrors(issues)) issues.push(...(await checkPlanOnline(definition, prior, plan, ctx.session())))
+    // The second plan of a replacement (at apply) prices nothing: its first plan counted the new object.
+    const replanned = prior === null && priorPrivate.planned === 'withPrior'
+    if (ctx.server.isConfigured && !hasErrors(issues) && !replanned)
+      issues.push(...(await ctx.server.pricePlan(definition, prior, plan, ctx.session())))
     // Planned without a prior state: a create, or the replacement of a tainted object (Terraform then
     // sends no prior private state), unless this is the second plan of a replacement planned just before.
     const how = prior !== null || priorPrivate.planned === 'withPrior' ? 'withPrior' : 'withoutPrior'

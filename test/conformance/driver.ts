@@ -35,6 +35,8 @@ export interface PlanView {
   readonly replace: readonly (readonly string[])[]
   /** Canonical names of what the front end shows as changed; empty means an empty plan. */
   readonly changed: readonly string[]
+  /** The warnings the plan showed the user, as text (summary and detail). */
+  readonly warnings: readonly string[]
 }
 
 export interface DriverSession {
@@ -57,8 +59,11 @@ export interface DriverSession {
 
 export interface FrontEndDriver {
   readonly name: string
-  /** A session of the front end serving `definition`, its API client wired to the harness's emulator. */
-  open(definition: AnyResource, harness: Harness): Promise<DriverSession>
+  /**
+   * A session of the front end serving `definition`, its API client wired to the harness's emulator;
+   * `settings` are provider settings besides the key and URL (canonical names).
+   */
+  open(definition: AnyResource, harness: Harness, settings?: Config): Promise<DriverSession>
 }
 
 /**
@@ -152,7 +157,7 @@ function same(a: unknown, b: unknown): boolean {
 
 export const terraformDriver: FrontEndDriver = {
   name: 'terraform',
-  async open(definition, harness) {
+  async open(definition, harness, settings = {}) {
     const typeName = `provider_${definition.name}`
     const server = createGrpcServer({})
     providerService(registryFor(harness), { log: tfSilentLogger, userAgent: 'provider-terraform/conformance' }).attach(server)
@@ -166,7 +171,7 @@ export const terraformDriver: FrontEndDriver = {
     const providerConfig = Object.fromEntries(providerNames.map((n) => [n, null]))
     const configured = await grpc.call(Provider.method.configureProvider, {
       terraformVersion: '1.9.0',
-      config: dynamic({ ...providerConfig, api_key: harness.emulator.apiKey, base_url: BASE_URL }),
+      config: dynamic({ ...providerConfig, ...settings, api_key: harness.emulator.apiKey, base_url: BASE_URL }),
     })
     errorsOf('ConfigureProvider', configured.diagnostics)
 
@@ -261,7 +266,10 @@ export const terraformDriver: FrontEndDriver = {
       )
       const changed =
         priorObject === null ? Object.keys(planned) : Object.keys(planned).filter((k) => !same(planned[k], priorObject[k] ?? null))
-      return { planned, replace, changed: changed.map(canonicalOf), plannedPrivate: response.plannedPrivate }
+      const warnings = response.diagnostics
+        .filter((d) => d.severity === Diagnostic_Severity.WARNING)
+        .map((d) => `${d.summary}: ${d.detail}`)
+      return { planned, replace, changed: changed.map(canonicalOf), plannedPrivate: response.plannedPrivate, warnings }
     }
 
     async function applyChange(
@@ -318,9 +326,9 @@ export const terraformDriver: FrontEndDriver = {
       async plan(prior, config) {
         const object = configObject(config)
         await validate(object)
-        const { planned, replace, changed } = await planChange(prior, object)
+        const { planned, replace, changed, warnings } = await planChange(prior, object)
         const values = Object.fromEntries(Object.entries(planned).map(([k, v]) => [canonicalOf(k), v]))
-        return { planned: values, replace, changed }
+        return { planned: values, replace, changed, warnings }
       },
       async apply(prior, config) {
         const object = configObject(config)
@@ -410,9 +418,12 @@ const REPLACE_ON_CHANGES = replaceOnChangesOf(readFileSync(join(ROOT, 'schema', 
 // a refresh ends with Diff called with old and new swapped, whose error fails the refresh.
 export const pulumiDriver: FrontEndDriver = {
   name: 'pulumi',
-  async open(definition, harness) {
-    const provider = new PulumiProvider(registryFor(harness), { version: '0.0.0-conformance', log: () => undefined })
-    const checked = provider.checkConfig({ news: { apiKey: harness.emulator.apiKey, baseUrl: BASE_URL } })
+  async open(definition, harness, settings = {}) {
+    let warnings: string[] = []
+    const log = (severity: string, message: string) => void (severity === 'warning' && warnings.push(message))
+    const provider = new PulumiProvider(registryFor(harness), { version: '0.0.0-conformance', log })
+    const extra = Object.fromEntries(Object.entries(settings).map(([name, value]) => [toCamel(name), value as Wire]))
+    const checked = provider.checkConfig({ news: { ...extra, apiKey: harness.emulator.apiKey, baseUrl: BASE_URL } })
     if (checked.failures.length > 0) throw new ProviderFailure(`CheckConfig: ${JSON.stringify(checked.failures)}`)
     provider.configure({ args: checked.inputs, variables: {} })
     const type = resourceToken(definition)
@@ -479,11 +490,17 @@ export const pulumiDriver: FrontEndDriver = {
         return session.apply(prior, config)
       },
       async plan(prior, config) {
+        warnings = []
         const inputs = await check(config, prior)
         const diff = await preview(prior, inputs)
         if (prior === null || diff === null) {
           const planned = await provider.create({ urn, properties: inputs, preview: true })
-          return { planned: stateOf('', planned.properties, inputs).values, replace: [], changed: Object.keys(inputs).map(canonicalOf) }
+          return {
+            planned: stateOf('', planned.properties, inputs).values,
+            replace: [],
+            changed: Object.keys(inputs).map(canonicalOf),
+            warnings: [...warnings],
+          }
         }
         let planned = prior.values
         // A preview of a replacement previews the new object's create, as the engine's preview does.
@@ -503,6 +520,7 @@ export const pulumiDriver: FrontEndDriver = {
           planned,
           replace: diff.replaces.map((k) => [canonicalOf(k)]),
           changed: diff.changes === 'none' ? [] : diff.diffs.map(canonicalOf),
+          warnings: [...warnings],
         }
       },
       async apply(prior, config) {

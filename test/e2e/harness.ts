@@ -98,6 +98,8 @@ export interface Order {
   account_id: string
   invoice_id: number
   invoice_status: string
+  /** What the order billed (the emulator's control API adds it to the spec's counters). */
+  invoice_amount: number
 }
 
 export interface OrderCounters {

@@ -22,6 +22,7 @@ class ProviderArgs:
                  api_key: pulumi.Input[Optional[_builtins.str]] = None,
                  base_url: pulumi.Input[Optional[_builtins.str]] = None,
                  fail_on_unfinished: pulumi.Input[Optional[_builtins.bool]] = None,
+                 max_order_total: pulumi.Input[Optional[_builtins.int]] = None,
                  order_journal: pulumi.Input[Optional[_builtins.str]] = None,
                  poll_interval: pulumi.Input[Optional[_builtins.str]] = None,
                  request_timeout: pulumi.Input[Optional[_builtins.str]] = None):
@@ -31,6 +32,7 @@ class ProviderArgs:
         :param pulumi.Input[_builtins.str] api_key: The API key, sent as `x-token`. Falls back to the `PROVIDER_API_KEY` environment variable. Must be free of control characters (line breaks, tabs, NUL).
         :param pulumi.Input[_builtins.str] base_url: The API base URL, ending in `/v1`. Falls back to `PROVIDER_BASE_URL`. Point it at the local emulator (`npm run emulator`) to try configurations without placing real orders. Must be an http or https URL ending in the API version, e.g. https://api.example.invalid/v1.
         :param pulumi.Input[_builtins.bool] fail_on_unfinished: When `true`, an apply whose order was placed but is not finished (its invoice waits for payment, or what was asked besides the order waits until it is Active) ends with an error instead of a warning, so that a pipeline does not take an unconfirmed paid resource for success. The resource is saved with its id either way, and each later apply waits for it again (failing while it is unfinished) without ordering again. Terraform marks a resource created with an error as tainted and plans to replace it: while this setting is `true` the provider refuses to delete a tainted resource or one whose create failed this way, so that apply (or `terraform destroy`, already at plan) fails and nothing is cancelled or ordered twice. Run `terraform untaint <address>` to resume it; to delete it anyway, set this to `false` for that apply or destroy; to replace a resource on purpose, use `terraform apply -replace=<address>` rather than `terraform taint`. A resource with `createBeforeDestroy` is replaced by creating first, which the provider cannot stop: untaint it before the next apply. Default `false`.
+        :param pulumi.Input[_builtins.int] max_order_total: The most one plan may order, a whole number in the catalog's money unit (its smallest currency unit, as the catalog's prices are written). Every plan that places paid orders shows their prices from the service's catalog as a warning; when the orders of the plan would cost more than this, the plan fails, naming them, and nothing is ordered. The total adds the first invoice of every new order and upgrade, whatever their cycles, before any promocode. Terraform plans each resource in its own call, so the total is counted across the calls one provider process serves: one plan. Orders whose price is not known at plan time (it depends on values known only after apply, or the catalog cannot be reached) are named in the warning and not counted. Unset: no limit. Must be at least 0.
         :param pulumi.Input[_builtins.str] order_journal: Where the order journal is kept: the record of every paid order, written before it is sent, that lets a re-run after a crash take the order over instead of placing it twice. A directory, or a PostgreSQL connection string (`postgresql://user:password@host:5432/database`) for runners that share no disk (CI jobs, Atlantis, agents): every runner that names the same database shares one journal, kept in its table provider_order_journal (created on first use; `?options=-csearch_path%3Dname` in the string picks another schema), and a runner killed mid-order is taken over by the next one. Falls back to `PROVIDER_ORDER_JOURNAL`; default `.terraform/provider-orders` (`.provider-orders` beside a Pulumi project). Must be a directory, or a postgresql:// connection string.
         :param pulumi.Input[_builtins.str] poll_interval: The first interval between status checks while waiting for an order; it grows gently up to 30s. Default `5s`. Must be a duration such as "30s" or "2m".
         :param pulumi.Input[_builtins.str] request_timeout: How long one API request may take before it is abandoned (and retried when that is safe). Default `30s`. Must be a duration such as "30s" or "2m".
@@ -45,6 +47,8 @@ class ProviderArgs:
             pulumi.set(__self__, "base_url", base_url)
         if fail_on_unfinished is not None:
             pulumi.set(__self__, "fail_on_unfinished", fail_on_unfinished)
+        if max_order_total is not None:
+            pulumi.set(__self__, "max_order_total", max_order_total)
         if order_journal is None:
             order_journal = _utilities.get_env('PROVIDER_ORDER_JOURNAL')
         if order_journal is not None:
@@ -89,6 +93,18 @@ class ProviderArgs:
     @fail_on_unfinished.setter
     def fail_on_unfinished(self, value: pulumi.Input[Optional[_builtins.bool]]):
         pulumi.set(self, "fail_on_unfinished", value)
+
+    @_builtins.property
+    @pulumi.getter(name="maxOrderTotal")
+    def max_order_total(self) -> pulumi.Input[Optional[_builtins.int]]:
+        """
+        The most one plan may order, a whole number in the catalog's money unit (its smallest currency unit, as the catalog's prices are written). Every plan that places paid orders shows their prices from the service's catalog as a warning; when the orders of the plan would cost more than this, the plan fails, naming them, and nothing is ordered. The total adds the first invoice of every new order and upgrade, whatever their cycles, before any promocode. Terraform plans each resource in its own call, so the total is counted across the calls one provider process serves: one plan. Orders whose price is not known at plan time (it depends on values known only after apply, or the catalog cannot be reached) are named in the warning and not counted. Unset: no limit. Must be at least 0.
+        """
+        return pulumi.get(self, "max_order_total")
+
+    @max_order_total.setter
+    def max_order_total(self, value: pulumi.Input[Optional[_builtins.int]]):
+        pulumi.set(self, "max_order_total", value)
 
     @_builtins.property
     @pulumi.getter(name="orderJournal")
@@ -136,6 +152,7 @@ class Provider(pulumi.ProviderResource):
                  api_key: pulumi.Input[Optional[_builtins.str]] = None,
                  base_url: pulumi.Input[Optional[_builtins.str]] = None,
                  fail_on_unfinished: pulumi.Input[Optional[_builtins.bool]] = None,
+                 max_order_total: pulumi.Input[Optional[_builtins.int]] = None,
                  order_journal: pulumi.Input[Optional[_builtins.str]] = None,
                  poll_interval: pulumi.Input[Optional[_builtins.str]] = None,
                  request_timeout: pulumi.Input[Optional[_builtins.str]] = None,
@@ -148,6 +165,7 @@ class Provider(pulumi.ProviderResource):
         :param pulumi.Input[_builtins.str] api_key: The API key, sent as `x-token`. Falls back to the `PROVIDER_API_KEY` environment variable. Must be free of control characters (line breaks, tabs, NUL).
         :param pulumi.Input[_builtins.str] base_url: The API base URL, ending in `/v1`. Falls back to `PROVIDER_BASE_URL`. Point it at the local emulator (`npm run emulator`) to try configurations without placing real orders. Must be an http or https URL ending in the API version, e.g. https://api.example.invalid/v1.
         :param pulumi.Input[_builtins.bool] fail_on_unfinished: When `true`, an apply whose order was placed but is not finished (its invoice waits for payment, or what was asked besides the order waits until it is Active) ends with an error instead of a warning, so that a pipeline does not take an unconfirmed paid resource for success. The resource is saved with its id either way, and each later apply waits for it again (failing while it is unfinished) without ordering again. Terraform marks a resource created with an error as tainted and plans to replace it: while this setting is `true` the provider refuses to delete a tainted resource or one whose create failed this way, so that apply (or `terraform destroy`, already at plan) fails and nothing is cancelled or ordered twice. Run `terraform untaint <address>` to resume it; to delete it anyway, set this to `false` for that apply or destroy; to replace a resource on purpose, use `terraform apply -replace=<address>` rather than `terraform taint`. A resource with `createBeforeDestroy` is replaced by creating first, which the provider cannot stop: untaint it before the next apply. Default `false`.
+        :param pulumi.Input[_builtins.int] max_order_total: The most one plan may order, a whole number in the catalog's money unit (its smallest currency unit, as the catalog's prices are written). Every plan that places paid orders shows their prices from the service's catalog as a warning; when the orders of the plan would cost more than this, the plan fails, naming them, and nothing is ordered. The total adds the first invoice of every new order and upgrade, whatever their cycles, before any promocode. Terraform plans each resource in its own call, so the total is counted across the calls one provider process serves: one plan. Orders whose price is not known at plan time (it depends on values known only after apply, or the catalog cannot be reached) are named in the warning and not counted. Unset: no limit. Must be at least 0.
         :param pulumi.Input[_builtins.str] order_journal: Where the order journal is kept: the record of every paid order, written before it is sent, that lets a re-run after a crash take the order over instead of placing it twice. A directory, or a PostgreSQL connection string (`postgresql://user:password@host:5432/database`) for runners that share no disk (CI jobs, Atlantis, agents): every runner that names the same database shares one journal, kept in its table provider_order_journal (created on first use; `?options=-csearch_path%3Dname` in the string picks another schema), and a runner killed mid-order is taken over by the next one. Falls back to `PROVIDER_ORDER_JOURNAL`; default `.terraform/provider-orders` (`.provider-orders` beside a Pulumi project). Must be a directory, or a postgresql:// connection string.
         :param pulumi.Input[_builtins.str] poll_interval: The first interval between status checks while waiting for an order; it grows gently up to 30s. Default `5s`. Must be a duration such as "30s" or "2m".
         :param pulumi.Input[_builtins.str] request_timeout: How long one API request may take before it is abandoned (and retried when that is safe). Default `30s`. Must be a duration such as "30s" or "2m".
@@ -179,6 +197,7 @@ class Provider(pulumi.ProviderResource):
                  api_key: pulumi.Input[Optional[_builtins.str]] = None,
                  base_url: pulumi.Input[Optional[_builtins.str]] = None,
                  fail_on_unfinished: pulumi.Input[Optional[_builtins.bool]] = None,
+                 max_order_total: pulumi.Input[Optional[_builtins.int]] = None,
                  order_journal: pulumi.Input[Optional[_builtins.str]] = None,
                  poll_interval: pulumi.Input[Optional[_builtins.str]] = None,
                  request_timeout: pulumi.Input[Optional[_builtins.str]] = None,
@@ -198,6 +217,7 @@ class Provider(pulumi.ProviderResource):
                 base_url = _utilities.get_env('PROVIDER_BASE_URL')
             __props__.__dict__["base_url"] = base_url
             __props__.__dict__["fail_on_unfinished"] = pulumi.Output.from_input(fail_on_unfinished).apply(pulumi.runtime.to_json) if fail_on_unfinished is not None else None
+            __props__.__dict__["max_order_total"] = pulumi.Output.from_input(max_order_total).apply(pulumi.runtime.to_json) if max_order_total is not None else None
             if order_journal is None:
                 order_journal = _utilities.get_env('PROVIDER_ORDER_JOURNAL')
             __props__.__dict__["order_journal"] = None if order_journal is None else pulumi.Output.secret(order_journal)

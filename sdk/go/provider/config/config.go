@@ -42,6 +42,11 @@ func GetFailOnUnfinished(ctx *pulumi.Context) bool {
 	return config.GetBool(ctx, "provider:failOnUnfinished")
 }
 
+// The most one plan may order, a whole number in the catalog's money unit (its smallest currency unit, as the catalog's prices are written). Every plan that places paid orders shows their prices from the service's catalog as a warning; when the orders of the plan would cost more than this, the plan fails, naming them, and nothing is ordered. The total adds the first invoice of every new order and upgrade, whatever their cycles, before any promocode. Terraform plans each resource in its own call, so the total is counted across the calls one provider process serves: one plan. Orders whose price is not known at plan time (it depends on values known only after apply, or the catalog cannot be reached) are named in the warning and not counted. Unset: no limit. Must be at least 0.
+func GetMaxOrderTotal(ctx *pulumi.Context) int {
+	return config.GetInt(ctx, "provider:maxOrderTotal")
+}
+
 // Where the order journal is kept: the record of every paid order, written before it is sent, that lets a re-run after a crash take the order over instead of placing it twice. A directory, or a PostgreSQL connection string (`postgresql://user:password@host:5432/database`) for runners that share no disk (CI jobs, Atlantis, agents): every runner that names the same database shares one journal, kept in its table provider_order_journal (created on first use; `?options=-csearch_path%3Dname` in the string picks another schema), and a runner killed mid-order is taken over by the next one. Falls back to `PROVIDER_ORDER_JOURNAL`; default `.terraform/provider-orders` (`.provider-orders` beside a Pulumi project). Must be a directory, or a postgresql:// connection string.
 func GetOrderJournal(ctx *pulumi.Context) string {
 	v, err := config.Try(ctx, "provider:orderJournal")

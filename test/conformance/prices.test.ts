@@ -1,0 +1,103 @@
+// The price of a plan (issue 18), through both front ends for every resource of the registry: the
+// warning a plan shows names what its orders cost, and that is what the emulator bills for the orders
+// the apply then places (the create, then each in-place change of the fixture); a plan that orders
+// nothing shows no price; `max_order_total` below the price refuses the plan before any order.
+import assert from 'node:assert/strict'
+import { describe, test } from 'node:test'
+import type { AnyResource } from '../../src/core/index.js'
+import { resources } from '../../src/resources/index.js'
+import { fixtures, type Lifecycle } from '../fixtures/index.js'
+import { Harness } from '../harness.js'
+import { type Config, drivers } from './driver.js'
+
+const examples = Object.fromEntries(fixtures.flatMap((f) => (f.lifecycle ? [[f.name, f.lifecycle] as const] : [])))
+
+interface BilledOrder {
+  readonly kind: string
+  readonly invoice_amount: number
+}
+
+async function billedOrders(harness: Harness): Promise<BilledOrder[]> {
+  return ((await harness.control('GET', '/orders')) as { orders: BilledOrder[] }).orders
+}
+
+/** What the plan's price warning says this resource's orders cost; null when it shows none. */
+function shownPrice(warnings: readonly string[]): number | null {
+  const priced = warnings.filter((w) => w.includes('This plan places paid orders'))
+  assert.ok(priced.length <= 1, `one price warning at most: ${priced.join('\n')}`)
+  const match = /This plan places paid orders: (\d+)/.exec(priced[0] ?? '')
+  return match ? Number(match[1]) : null
+}
+
+/** The configuration without a promocode: the catalog's price is the price before any discount. */
+function undiscounted(definition: AnyResource, config: Config): Config {
+  return 'promocode' in definition.attributes ? { ...config, promocode: null } : config
+}
+
+for (const driver of drivers) {
+  for (const definition of resources) {
+    const example: Lifecycle | undefined = examples[definition.name]
+    if (!example) continue
+    describe(`${driver.name}: ${definition.name}`, () => {
+      // The create, then each in-place change of the fixture from a fresh create (as the lifecycle suite does).
+      const changes = [null, ...example.inPlace]
+      for (const step of changes) {
+        test(`the price each plan shows is what its orders bill${step ? `: ${step.name}` : ': create'}; an empty plan shows none`, async () => {
+          const harness = new Harness()
+          const deps = await example.setup(harness)
+          const session = await driver.open(definition, harness)
+          try {
+            let config = undiscounted(definition, example.create(deps))
+            let state = null
+            for (const change of step ? [{}, step.change(deps)] : [{}]) {
+              config = { ...config, ...change }
+              const plan = await session.plan(state, config)
+              const before = (await billedOrders(harness)).length
+              state = await session.apply(state, config)
+              const placed = (await billedOrders(harness)).slice(before)
+              const billed = placed.reduce((sum, order) => sum + order.invoice_amount, 0)
+              const shown = shownPrice(plan.warnings)
+              const what = `${JSON.stringify(change)}: orders ${JSON.stringify(placed)}, warnings ${JSON.stringify(plan.warnings)}`
+              if (placed.length === 0) assert.equal(shown, null, `no order, no price: ${what}`)
+              else assert.equal(shown, billed, `the price shown is what the orders billed: ${what}`)
+            }
+            assert.equal(shownPrice((await session.plan(state, config)).warnings), null, 'a plan with no change shows no price')
+          } finally {
+            await session.close()
+          }
+        })
+      }
+    })
+  }
+
+  test(`${driver.name}: max_order_total below the price refuses the plan, naming the order, and nothing is ordered`, async () => {
+    const definition = resources.find((r) => r.name === 'lite_vm') as AnyResource
+    const example = examples.lite_vm as Lifecycle
+    const harness = new Harness()
+    const deps = await example.setup(harness)
+    const config = undiscounted(definition, example.create(deps))
+    const priced = await driver.open(definition, harness)
+    const price = shownPrice((await priced.plan(null, config)).warnings)
+    await priced.close()
+    assert.ok(price !== null && price > 0)
+    const limited = await driver.open(definition, harness, { max_order_total: price - 1 })
+    try {
+      const before = (await billedOrders(harness)).length
+      await assert.rejects(limited.plan(null, config), (thrown: Error) => {
+        assert.match(thrown.message, /exceed (provider:maxOrderTotal|max_order_total)/)
+        assert.match(thrown.message, new RegExp(`new product ${config.product_id} .*: ${price} per Monthly cycle`))
+        return true
+      })
+      await assert.rejects(limited.apply(null, config), /exceed/)
+      assert.equal((await billedOrders(harness)).length, before, 'nothing is ordered')
+    } finally {
+      await limited.close()
+    }
+    const enough = await driver.open(definition, harness, { max_order_total: price })
+    try {
+      assert.equal(shownPrice((await enough.plan(null, config)).warnings), price, 'a limit equal to the price lets the plan through')
+    } finally {
+      await enough.close()
+    }
+  })
+}

@@ -1,0 +1,89 @@
+// Real terraform against the emulator launcher: the price of a plan (issue 18). A plan that orders
+// shows each resource's orders priced from the catalog, as one warning per resource with the running
+// total; the apply is billed exactly that; the next plan shows nothing; `max_order_total` below the
+// total fails the plan, naming the orders, and nothing is ordered.
+import assert from 'node:assert/strict'
+import { after, before, describe, test } from 'node:test'
+import { block, describeRun, Emulator, type RunResult, ref, Workspace } from './harness.js'
+
+function config(limit?: number): string {
+  return [
+    `terraform {\n  required_providers {\n    provider = { source = "provider/provider" }\n  }\n}\n`,
+    `provider "provider" {\n  poll_interval = "100ms"\n${limit === undefined ? '' : `  max_order_total = ${limit}\n`}}\n`,
+    block('resource', 'provider_lite_keypair', 'k', { name: 'e2e-prices' }),
+    block('resource', 'provider_lite_vm', 'vm', {
+      ssh_and_console_user: 'deployer',
+      console_password: 'S3cretPass9',
+      product_id: 101,
+      select_os: 'Ubuntu-22.04',
+      keypair_id: ref('provider_lite_keypair.k.keypair_id'),
+      cycle: 'm',
+      vm_name: 'e2e-prices',
+      disk_size: 30,
+    }),
+    block('resource', 'provider_lite_disk', 'data', {
+      product_id: 60,
+      cycle: 'm',
+      lite_account_id: ref('provider_lite_vm.vm.id'),
+      service_name: 'e2e-prices',
+    }),
+  ].join('\n')
+}
+
+/** The amounts of the price warnings a command printed, one per resource that orders. */
+function shownPrices(output: string): number[] {
+  return [...output.matchAll(/Warning: This plan places paid orders: (\d+)/g)].map((m) => Number(m[1]))
+}
+
+/** A command's output on one line: terraform wraps the detail of a diagnostic at the terminal width. */
+function flat(run: RunResult): string {
+  return (run.stdout + run.stderr).replace(/\s+/g, ' ')
+}
+
+describe('the price of a plan under terraform', () => {
+  let emulator: Emulator
+  let ws: Workspace
+  before(async () => {
+    emulator = await Emulator.start()
+    ws = await Workspace.create(emulator)
+  })
+  after(async () => {
+    await ws?.cleanup()
+    await emulator?.stop()
+  })
+
+  test('max_order_total below the total fails the plan and the apply, naming the orders; nothing is ordered', async () => {
+    // The VM: 60000 for product 101 and 10000 for 10 GB above its 20 GB base; the disk: 60 GB at 500.
+    await ws.write(config(99_999))
+    const { value: runs, orders } = await emulator.effectsOf(async () => [await ws.plan(), await ws.apply()])
+    for (const run of runs) {
+      assert.equal(run.code, 1, describeRun(run))
+      const output = flat(run)
+      assert.match(output, /The plan's orders exceed max_order_total/)
+      assert.match(output, /provider_lite_vm: new product 101 "XS 1.1": 60000 per Monthly cycle/)
+      assert.match(output, /provider_lite_disk: new product 60 "Lite Extra Disk", 60 GB: 30000 per Monthly cycle/)
+      assert.match(output, /more than max_order_total = 99999/)
+    }
+    assert.deepEqual(orders, [])
+  })
+
+  test('the plan shows the price of each order and the total; the apply is billed exactly that; the next plan shows none', async () => {
+    await ws.write(config(100_000))
+    const planned = await ws.plan()
+    assert.equal(planned.code, 2, describeRun(planned))
+    const shown = shownPrices(planned.stdout + planned.stderr)
+    assert.deepEqual(shown, [70_000, 30_000], describeRun(planned))
+    assert.match(flat(planned), /all orders of the plan so far: 100000\)/)
+    assert.match(flat(planned), /provider_lite_vm: storage of 10 GB above the base disk: 10000 per Monthly cycle/)
+
+    const { value: applied, orders } = await emulator.effectsOf(() => ws.apply())
+    assert.equal(applied.code, 0, describeRun(applied))
+    assert.deepEqual(orders.map((o) => o.kind).sort(), ['lite.disk.create', 'lite.vm.create', 'lite.vm.storage'])
+    const billed = (await emulator.orders()).orders.reduce((sum, order) => sum + order.invoice_amount, 0)
+    assert.equal(billed, 100_000, 'the emulator billed what the plan showed')
+
+    const again = await ws.plan()
+    assert.equal(again.code, 0, describeRun(again))
+    assert.deepEqual(shownPrices(again.stdout + again.stderr), [], describeRun(again))
+  })
+})
