@@ -4,7 +4,7 @@
 // nothing shows no price; `max_order_total` below the price refuses the plan before any order.
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
-import type { AnyResource } from '../../src/core/index.js'
+import { type AnyResource, UNKNOWN } from '../../src/core/index.js'
 import { resources } from '../../src/resources/index.js'
 import { fixtures, type Lifecycle } from '../fixtures/index.js'
 import { Harness } from '../harness.js'
@@ -69,6 +69,22 @@ for (const driver of drivers) {
       }
     })
   }
+
+  test(`${driver.name}: a price that depends on a value known only after apply is said to be unknown, and the plan goes on`, async () => {
+    const definition = resources.find((r) => r.name === 'lite_vm') as AnyResource
+    const example = examples.lite_vm as Lifecycle
+    const harness = new Harness()
+    const deps = await example.setup(harness)
+    const session = await driver.open(definition, harness, { max_order_total: 1 })
+    try {
+      const plan = await session.plan(null, { ...undiscounted(definition, example.create(deps)), product_id: UNKNOWN })
+      const [warning] = plan.warnings.filter((w) => w.includes('This plan places paid orders'))
+      assert.match(warning ?? '', /This plan places paid orders: 0 and more/)
+      assert.match(warning ?? '', /the new object \(its price depends on values known only after apply\): price unknown/)
+    } finally {
+      await session.close()
+    }
+  })
 
   test(`${driver.name}: max_order_total below the price refuses the plan, naming the order, and nothing is ordered`, async () => {
     const definition = resources.find((r) => r.name === 'lite_vm') as AnyResource
