@@ -118,6 +118,14 @@ export function chainsScenario(
       }
     })
 
+    test('the preview of the first up shows the catalog price of the paid orders and orders nothing', async () => {
+      const result = await driver.preview(stack)
+      assert.ok(result.ok, describeOp('preview', result))
+      assert.match(result.output, /This plan places paid orders: [1-9]\d*/, describeOp('preview', result))
+      assert.match(result.output, /new product \d+ "[^"]+": [1-9]\d* per \w+ cycle/, describeOp('preview', result))
+      assert.equal((await ordersNow()).length, 0)
+    })
+
     test('up creates the three chains, one paid order per paid resource', async () => {
       const result = await driver.up(stack)
       assert.ok(result.ok, describeOp('up', result))
