@@ -8,7 +8,7 @@
 import { execFileSync } from 'node:child_process'
 import { chmodSync, copyFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { initialised, installedPackage, keypairSubject, packageBytes, packedMirror, peerSubject, rssSampler, type Subject, terraformEnv } from './launched.js'
+import { type Emulator, initialised, installedPackage, keypairSubject, packageBytes, packedMirror, peerSubject, rssSampler, type Subject, terraformEnv } from './launched.js'
 import { median, mib, ms, pluginEnv, positiveInt, printTable, ratio, ROOT, tempDir, timed, timeToFirstLine, verdict } from './support.js'
 import { cycle, FLAGS, STEPS, type Step } from './terraform-times.js'
 
@@ -18,7 +18,7 @@ const COUNT = 50
 
 export interface CandidateInputs {
   readonly terraform: string
-  readonly baseUrl: string
+  readonly emulator: Emulator
   readonly version: string
   /** The release's single executable. */
   readonly executable: string
@@ -76,9 +76,11 @@ function build(inputs: CandidateInputs): Candidate[] {
   const bun = found.bun
   if (bun) {
     for (const bytecode of [false, true]) {
-      add(`bun ${bun.version} compiled${bytecode ? ' --bytecode' : ''}`, `bun build --compile${bytecode ? ' --bytecode' : ''} of the bundle, unchanged`, () => {
+      add(`bun ${bun.version} compiled${bytecode ? ' --bytecode' : ''}`, `bun build --compile${bytecode ? ' --bytecode' : ''} --no-compile-autoload-dotenv --no-compile-autoload-bunfig of the bundle, unchanged`, () => {
         const out = join(work, `bun${bytecode ? '-bytecode' : ''}`)
-        execFileSync(bun.bin, ['build', '--compile', ...(bytecode ? ['--bytecode'] : []), inputs.bundle, '--outfile', out], { stdio: 'pipe' })
+        // A compiled executable would otherwise load .env and bunfig.toml from the directory Terraform runs in.
+        const flags = ['--compile', '--no-compile-autoload-dotenv', '--no-compile-autoload-bunfig', ...(bytecode ? ['--bytecode'] : [])]
+        execFileSync(bun.bin, ['build', ...flags, inputs.bundle, '--outfile', out], { stdio: 'pipe' })
         return { [exe]: out }
       })
     }
@@ -98,7 +100,7 @@ function build(inputs: CandidateInputs): Candidate[] {
 }
 
 export async function candidates(inputs: CandidateInputs): Promise<void> {
-  const { terraform, baseUrl } = inputs
+  const { terraform, emulator } = inputs
   const list = build(inputs)
   const peerVersion = '1.0.0'
   const peer: Candidate = {
@@ -113,7 +115,7 @@ export async function candidates(inputs: CandidateInputs): Promise<void> {
   for (const c of all) {
     if (c.error || !c.subject) continue
     try {
-      c.dir = await initialised(terraform, c.subject, COUNT, baseUrl)
+      c.dir = await initialised(terraform, c.subject, COUNT, emulator.url)
     } catch (error) {
       fail(c, error)
     }
@@ -149,7 +151,7 @@ export async function candidates(inputs: CandidateInputs): Promise<void> {
     for (let k = 0; k < now.length; k++) {
       const c = now[(rep + k) % now.length]!
       try {
-        const got = await cycle(terraform, c.dir!, terraformEnv(c.subject!, baseUrl), `c${rep}`, () => drift++)
+        const got = await cycle(terraform, c.dir!, terraformEnv(c.subject!, await emulator.fresh()), `c${rep}`, () => drift++)
         const record = times.get(c) ?? { plan: [], apply: [], 'no-op plan': [], destroy: [] }
         for (const step of STEPS) record[step].push(got[step])
         times.set(c, record)
@@ -162,7 +164,7 @@ export async function candidates(inputs: CandidateInputs): Promise<void> {
   for (const c of live()) {
     const sampler = rssSampler()
     try {
-      await timed(terraform, ['plan', ...FLAGS, '-var=run=rss'], { cwd: c.dir!, env: terraformEnv(c.subject!, baseUrl), onSpawn: (pid) => sampler.watch(pid) })
+      await timed(terraform, ['plan', ...FLAGS, '-var=run=rss'], { cwd: c.dir!, env: terraformEnv(c.subject!, await emulator.fresh()), onSpawn: (pid) => sampler.watch(pid) })
     } catch (error) {
       fail(c, error)
     } finally {

@@ -4,12 +4,12 @@
 // checks the unpacked package against at every command. Also: the Terraform configurations of N resources,
 // the size and hash of the package Terraform hashes, and the peak RSS of the provider processes.
 // Must not: time Terraform commands (terraform-times.ts and candidates.ts do).
-import { execFileSync } from 'node:child_process'
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import { copyFileSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { join, relative } from 'node:path'
 import { performance } from 'node:perf_hooks'
-import { tempDir, timed } from './support.js'
+import { tempDir, timed, track } from './support.js'
 
 const GO_ARCH: Readonly<Record<string, string>> = { x64: 'amd64', arm64: 'arm64' }
 export const OS_ARCH = `${process.platform}_${GO_ARCH[process.arch] ?? process.arch}`
@@ -220,5 +220,50 @@ function existsProc(pid: number): boolean {
     return true
   } catch {
     return false
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The emulator over HTTP on loopback, with no provisioning delay (its faults are off unless asked for).
+// Its request log keeps every request and response and only grows (hundreds of MB after a few refreshes
+// of 500 keypairs, each listing all of them), which slows it down as a run goes on; so each timed cycle
+// gets a fresh one, and every subject meets the same empty service.
+
+export class Emulator {
+  #child: ChildProcess | undefined
+  #url = ''
+  constructor(private readonly bin: string) {}
+
+  get url(): string {
+    return this.#url
+  }
+
+  /** Stops the running emulator, if any, and starts a new one; resolves to its base URL. */
+  async fresh(): Promise<string> {
+    const old = this.#child
+    if (old && old.exitCode === null && old.signalCode === null) {
+      const exited = new Promise((resolve) => old.once('exit', resolve))
+      old.kill('SIGKILL')
+      await exited
+    }
+    this.#url = await new Promise<string>((resolve, reject) => {
+      const env = { ...process.env, EMULATOR_PORT: '0', EMULATOR_PROVISIONING_DELAY_MS: '0' }
+      const child = track(spawn(process.execPath, [this.bin], { env, stdio: ['ignore', 'pipe', 'pipe'] }))
+      this.#child = child
+      let stdout = ''
+      let stderr = ''
+      child.stderr?.on('data', (chunk: Buffer) => {
+        stderr = (stderr + chunk.toString()).slice(-2000)
+      })
+      child.stdout?.on('data', (chunk: Buffer) => {
+        if (stdout.includes('\n')) return
+        stdout += chunk.toString()
+        const end = stdout.indexOf('\n')
+        if (end !== -1) resolve(stdout.slice(0, end).trim())
+      })
+      child.once('error', reject)
+      child.once('exit', (code) => reject(new Error(`emulator exited (${code}) before its base URL: ${stderr.trim()}`)))
+    })
+    return this.#url
   }
 }

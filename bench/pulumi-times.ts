@@ -5,6 +5,7 @@
 // host alone: the floor). Offline: a temp PULUMI_HOME and a file:// backend. Must not: assert anything.
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { delimiter, dirname, join } from 'node:path'
+import type { Emulator } from './launched.js'
 import { median, ms, positiveInt, printTable, ratio, tempDir, timed } from './support.js'
 
 const REPS = positiveInt('BENCH_PULUMI_REPS', 3)
@@ -16,7 +17,7 @@ export interface PulumiInputs {
   readonly yamlHost: string
   readonly tarball: string
   readonly version: string
-  readonly baseUrl: string
+  readonly emulator: Emulator
 }
 
 function program(count: number): string {
@@ -39,7 +40,6 @@ export async function pulumiTimes(inputs: PulumiInputs): Promise<void> {
     PULUMI_SKIP_UPDATE_CHECK: 'true',
     PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: 'true',
     PULUMI_DISABLE_REGISTRY_RESOLVE: 'true',
-    PROVIDER_BASE_URL: inputs.baseUrl,
     PROVIDER_API_KEY: 'emulator-key',
   })
   mkdirSync(join(root, 'state'))
@@ -59,7 +59,7 @@ export async function pulumiTimes(inputs: PulumiInputs): Promise<void> {
   for (let rep = 1; rep <= REPS; rep++) {
     for (let k = 0; k < subjects.length; k++) {
       const i = (rep + k) % subjects.length
-      const options = { cwd: dirs[i]!, env }
+      const options = { cwd: dirs[i]!, env: { ...env, PROVIDER_BASE_URL: await inputs.emulator.fresh() } }
       const stack = `rep${rep}`
       await timed(inputs.pulumi, ['stack', 'init', stack, ...flags], options)
       await timed(inputs.pulumi, ['config', 'set', 'run', `${rep}`, ...flags], options)

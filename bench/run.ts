@@ -15,7 +15,7 @@ import { cpus, loadavg, platform, release } from 'node:os'
 import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { candidates } from './candidates.js'
-import { keypairSubject, OS_ARCH, packedMirror, peerSubject, type Subject, terraformEnv } from './launched.js'
+import { Emulator, keypairSubject, OS_ARCH, packedMirror, peerSubject, type Subject, terraformEnv } from './launched.js'
 import { pulumiTimes } from './pulumi-times.js'
 import {
   cleanUp,
@@ -288,26 +288,6 @@ async function phases(executables: Executables): Promise<void> {
 }
 
 
-/** The emulator over HTTP on loopback, with no provisioning delay (its faults are off unless asked for). */
-function startEmulator(): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const env = { ...process.env, EMULATOR_PORT: '0', EMULATOR_PROVISIONING_DELAY_MS: '0' }
-    const child = track(spawn(process.execPath, [emulatorBin], { env, stdio: ['ignore', 'pipe', 'pipe'] }))
-    let stdout = ''
-    let stderr = ''
-    child.stderr?.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString()
-    })
-    child.stdout?.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString()
-      const end = stdout.indexOf('\n')
-      if (end !== -1) resolve(stdout.slice(0, end).trim())
-    })
-    child.once('error', reject)
-    child.once('exit', (code) => reject(new Error(`emulator exited (${code}) before its base URL: ${stderr.trim()}`)))
-  })
-}
-
 /** The serve mode (PROVIDER_DEBUG_REATTACH=1): one provider process Terraform reattaches to; resolves to its TF_REATTACH_PROVIDERS. */
 function serveForReattach(command: string, env: NodeJS.ProcessEnv): Promise<string> {
   return new Promise((resolve, reject) => {
@@ -374,24 +354,42 @@ async function main(): Promise<void> {
   const executables = releaseExecutables()
   const t = tools()
   machine(t)
-  const baseUrl = await startEmulator()
-  console.log(`  emulator   ${baseUrl} (provisioning delay 0 ms, no faults)`)
+  const emulator = new Emulator(emulatorBin)
+  const baseUrl = await emulator.fresh()
+  console.log(`  emulator   ${baseUrl} (provisioning delay 0 ms, no faults; a fresh one for every timed cycle: its request log only grows)`)
   const ours = keypairSubject('provider_lite_keypair (ours)', releaseCliConfig, version, 'l')
   const peer = peerSubject(packedMirror({ namespace: 'provider', type: 'peer', version: PEER_VERSION }, { [`terraform-provider-peer_v${PEER_VERSION}`]: t.peer }), PEER_VERSION)
 
-  if (runs('startup')) await startup(executables, t.peer)
-  if (runs('phases')) await phases(executables)
-  if (runs('terraform')) {
-    const served = await serveForReattach(executables.tf, terraformEnv(ours, baseUrl))
-    const reattached = keypairSubject('provider_lite_keypair (ours, reattached)', releaseCliConfig, version, 'r', { TF_REATTACH_PROVIDERS: served })
-    await terraformTimes(t.terraform, { ours, peer, reattached }, baseUrl)
+  // A section that fails (a command killed at its time limit on a loaded machine) is reported, and the
+  // others still run; the run then exits non-zero.
+  const section = async (name: (typeof SECTIONS)[number], body: () => Promise<void>) => {
+    if (!runs(name)) return
+    try {
+      await body()
+    } catch (error) {
+      console.log(`\n  section ${name} FAILED: ${error instanceof Error ? error.message.slice(0, 1500) : String(error)}`)
+      process.exitCode = 1
+    }
   }
-  if (runs('rss')) await peakRss(t.terraform, [ours, peer], baseUrl)
-  if (runs('package')) await packageHash(t.terraform, [ours, peer], baseUrl)
-  if (runs('trace')) await planTrace(t.terraform, [ours, peer], baseUrl)
-  if (runs('shutdown')) await shutdownAfterApi(t.terraform, ours, baseUrl)
-  if (runs('candidates')) await candidates({ terraform: t.terraform, baseUrl, version, executable: executables.tf, bundle: tfBundle, launcher, peer: t.peer })
-  if (runs('pulumi')) await pulumiTimes({ pulumi: t.pulumi, yamlHost: t.yamlHost, tarball: executables.pulumiTarball, version, baseUrl })
+  await section('startup', () => startup(executables, t.peer))
+  await section('phases', () => phases(executables))
+  await section('terraform', async () => {
+    // The serve-mode process reads the base URL from its own environment once, so it keeps an emulator of
+    // its own for the whole section (1 and 50 resources only: its log stays small).
+    const served = await serveForReattach(executables.tf, terraformEnv(ours, await new Emulator(emulatorBin).fresh()))
+    const reattached = keypairSubject('provider_lite_keypair (ours, reattached)', releaseCliConfig, version, 'r', { TF_REATTACH_PROVIDERS: served })
+    await terraformTimes(t.terraform, { ours, peer, reattached }, emulator)
+  })
+  await section('rss', async () => {
+    await peakRss(t.terraform, [ours, peer], emulator)
+  })
+  await section('package', () => packageHash(t.terraform, [ours, peer], emulator.url))
+  await section('trace', () => planTrace(t.terraform, [ours, peer], emulator))
+  await section('shutdown', async () => shutdownAfterApi(t.terraform, ours, await emulator.fresh()))
+  await section('candidates', () =>
+    candidates({ terraform: t.terraform, emulator, version, executable: executables.tf, bundle: tfBundle, launcher, peer: t.peer }),
+  )
+  await section('pulumi', () => pulumiTimes({ pulumi: t.pulumi, yamlHost: t.yamlHost, tarball: executables.pulumiTarball, version, emulator }))
   console.log('')
   load('at the end')
   console.log(`\nTotal bench time: ${(Math.round((performance.now() - started) / 100) / 10).toFixed(1)} s`)

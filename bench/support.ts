@@ -12,7 +12,8 @@ import { createCertificate } from '../src/terraform/certificate.js'
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url))
 export const MAGIC_COOKIE = 'd602bf8f470bc67ca7faa0386276bbdd4330efaf76d1a219cb4d6991ca9872b2'
-export const COMMAND_TIMEOUT_MS = 180_000
+/** One command's limit: a destroy of 500 keypairs took 105 s with the 2 cores at a load average of 13. */
+export const COMMAND_TIMEOUT_MS = 600_000
 
 export function positiveInt(name: string, fallback: number): number {
   const raw = process.env[name]

@@ -9,6 +9,7 @@ import { rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import {
+  type Emulator,
   initialised,
   installedPackage,
   packageBytes,
@@ -54,12 +55,12 @@ export async function cycle(terraform: string, dir: string, env: NodeJS.ProcessE
   return { plan, apply, 'no-op plan': noop.ms, destroy }
 }
 
-export async function terraformTimes(terraform: string, subjects: Subjects, baseUrl: string): Promise<void> {
+export async function terraformTimes(terraform: string, subjects: Subjects, emulator: Emulator): Promise<void> {
   const { ours, peer, reattached } = subjects
   const kinds = (count: number) => (count <= 50 ? [terraformData, ours, peer, reattached] : [terraformData, ours, peer])
   const dirs = new Map<string, string>()
   const key = (subject: Subject, count: number) => `${subject.label}×${count}`
-  for (const count of COUNTS) for (const subject of kinds(count)) dirs.set(key(subject, count), await initialised(terraform, subject, count, baseUrl))
+  for (const count of COUNTS) for (const subject of kinds(count)) dirs.set(key(subject, count), await initialised(terraform, subject, count, emulator.url))
 
   const times = new Map<string, Record<Step, number[]>>()
   for (const k of dirs.keys()) times.set(k, { plan: [], apply: [], 'no-op plan': [], destroy: [] })
@@ -70,7 +71,7 @@ export async function terraformTimes(terraform: string, subjects: Subjects, base
       // Same rep, same count: the subjects back to back, the order rotating between reps.
       const list = kinds(count)
       for (const subject of list.map((_, i) => list[(i + rep) % list.length]!)) {
-        const got = await cycle(terraform, dirs.get(key(subject, count))!, terraformEnv(subject, baseUrl), `${rep}`, () => drift++)
+        const got = await cycle(terraform, dirs.get(key(subject, count))!, terraformEnv(subject, await emulator.fresh()), `${rep}`, () => drift++)
         const record = times.get(key(subject, count))!
         for (const step of STEPS) record[step].push(got[step])
       }
@@ -129,14 +130,14 @@ export async function terraformTimes(terraform: string, subjects: Subjects, base
 // Peak RSS of the provider processes during a plan and an apply of 500, ours and the peer interleaved,
 // in runs of their own (sampling /proc every 20 ms costs CPU the timed runs should not pay).
 
-export async function peakRss(terraform: string, subjects: readonly Subject[], baseUrl: string, count = 500): Promise<Map<string, number>> {
-  const dirs = await Promise.all(subjects.map((s) => initialised(terraform, s, count, baseUrl)))
+export async function peakRss(terraform: string, subjects: readonly Subject[], emulator: Emulator, count = 500): Promise<Map<string, number>> {
+  const dirs = await Promise.all(subjects.map((s) => initialised(terraform, s, count, emulator.url)))
   const peaks = subjects.map(() => ({ plan: [] as number[], apply: [] as number[], processes: [] as number[] }))
   for (let rep = 1; rep <= RSS_REPS; rep++) {
     for (let i = 0; i < subjects.length; i++) {
       const index = (i + rep) % subjects.length
       const subject = subjects[index]!
-      const options = { cwd: dirs[index]!, env: terraformEnv(subject, baseUrl) }
+      const options = { cwd: dirs[index]!, env: terraformEnv(subject, await emulator.fresh()) }
       const vars = [`-var=run=rss${rep}`]
       for (const step of ['plan', 'apply'] as const) {
         const sampler = rssSampler()
@@ -201,8 +202,8 @@ export async function packageHash(terraform: string, subjects: readonly Subject[
 // mTLS set-up, start to handshake, the calls (with the provider's own "service loaded" figure), and
 // Close to exit. What is left is Terraform's own work (configuration, graph, state, output).
 
-export async function planTrace(terraform: string, subjects: readonly Subject[], baseUrl: string): Promise<void> {
-  const dirs = await Promise.all(subjects.map((s) => initialised(terraform, s, 50, baseUrl)))
+export async function planTrace(terraform: string, subjects: readonly Subject[], emulator: Emulator): Promise<void> {
+  const dirs = await Promise.all(subjects.map((s) => initialised(terraform, s, 50, emulator.url)))
   const traces = subjects.map(() => [] as PlanTrace[])
   const walls = subjects.map(() => [] as number[])
   for (let rep = 1; rep <= TF_REPS; rep++) {
@@ -210,7 +211,7 @@ export async function planTrace(terraform: string, subjects: readonly Subject[],
       const start = performance.now()
       const log = spawnSync(terraform, ['plan', ...FLAGS, `-var=run=t${rep}`], {
         cwd: dirs[i]!,
-        env: { ...terraformEnv(subjects[i]!, baseUrl), TF_LOG: 'trace' },
+        env: { ...terraformEnv(subjects[i]!, await emulator.fresh()), TF_LOG: 'trace' },
         encoding: 'utf8',
         maxBuffer: 256 << 20,
       })
