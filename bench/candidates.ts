@@ -8,7 +8,18 @@
 import { execFileSync } from 'node:child_process'
 import { chmodSync, copyFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { type Emulator, initialised, installedPackage, keypairSubject, packageBytes, packedMirror, peerSubject, rssSampler, type Subject, terraformEnv } from './launched.js'
+import {
+  type Emulator,
+  initialised,
+  installedPackage,
+  keypairSubject,
+  packageBytes,
+  packedMirror,
+  peerSubject,
+  rssSampler,
+  type Subject,
+  terraformEnv,
+} from './launched.js'
 import { median, mib, ms, pluginEnv, positiveInt, printTable, ratio, ROOT, tempDir, timed, timeToFirstLine, verdict } from './support.js'
 import { cycle, FLAGS, STEPS, type Step } from './terraform-times.js'
 
@@ -40,9 +51,16 @@ interface Candidate {
 
 function runtimes(): Record<string, { version: string; bin: string } | undefined> {
   try {
-    return JSON.parse(execFileSync(process.execPath, [join(ROOT, 'scripts/bench-runtimes.mjs'), 'json'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }))
+    return JSON.parse(
+      execFileSync(process.execPath, [join(ROOT, 'scripts/bench-runtimes.mjs'), 'json'], {
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'inherit'],
+      }),
+    )
   } catch (error) {
-    console.log(`\n  scripts/bench-runtimes.mjs failed, so Bun and Deno are left out: ${error instanceof Error ? error.message : String(error)}`)
+    console.log(
+      `\n  scripts/bench-runtimes.mjs failed, so Bun and Deno are left out: ${error instanceof Error ? error.message : String(error)}`,
+    )
     return {}
   }
 }
@@ -67,7 +85,9 @@ function build(inputs: CandidateInputs): Candidate[] {
       list.push({ name, note, error: error instanceof Error ? error.message.split('\n')[0]! : String(error) })
     }
   }
-  add('node single executable (shipped)', `Node.js ${process.versions.node} SEA with the trained code cache (npm run release)`, () => ({ [exe]: inputs.executable }))
+  add('node single executable (shipped)', `Node.js ${process.versions.node} SEA with the trained code cache (npm run release)`, () => ({
+    [exe]: inputs.executable,
+  }))
   add('node on PATH (sh launcher + bundle)', 'the Node-bundle fallback: the package holds no runtime; the user installs Node.js', () => ({
     [exe]: inputs.launcher,
     'provider.cjs': inputs.bundle,
@@ -76,25 +96,33 @@ function build(inputs: CandidateInputs): Candidate[] {
   const bun = found.bun
   if (bun) {
     for (const bytecode of [false, true]) {
-      add(`bun ${bun.version} compiled${bytecode ? ' --bytecode' : ''}`, `bun build --compile${bytecode ? ' --bytecode' : ''} --no-compile-autoload-dotenv --no-compile-autoload-bunfig of the bundle, unchanged`, () => {
-        const out = join(work, `bun${bytecode ? '-bytecode' : ''}`)
-        // A compiled executable would otherwise load .env and bunfig.toml from the directory Terraform runs in.
-        const flags = ['--compile', '--no-compile-autoload-dotenv', '--no-compile-autoload-bunfig', ...(bytecode ? ['--bytecode'] : [])]
-        execFileSync(bun.bin, ['build', ...flags, inputs.bundle, '--outfile', out], { stdio: 'pipe' })
-        return { [exe]: out }
-      })
+      add(
+        `bun ${bun.version} compiled${bytecode ? ' --bytecode' : ''}`,
+        `bun build --compile${bytecode ? ' --bytecode' : ''} --no-compile-autoload-dotenv --no-compile-autoload-bunfig of the bundle, unchanged`,
+        () => {
+          const out = join(work, `bun${bytecode ? '-bytecode' : ''}`)
+          // A compiled executable would otherwise load .env and bunfig.toml from the directory Terraform runs in.
+          const flags = ['--compile', '--no-compile-autoload-dotenv', '--no-compile-autoload-bunfig', ...(bytecode ? ['--bytecode'] : [])]
+          execFileSync(bun.bin, ['build', ...flags, inputs.bundle, '--outfile', out], { stdio: 'pipe' })
+          return { [exe]: out }
+        },
+      )
     }
   }
   const deno = found.deno
   if (deno) {
-    add(`deno ${deno.version} run (binary in the package)`, 'deno compile needs denort, not on npm: sh launcher + deno + the bundle, unchanged', () => {
-      const launcher = join(work, 'deno-launcher')
-      writeFileSync(launcher, DENO_LAUNCHER)
-      chmodSync(launcher, 0o755)
-      const bundle = join(work, 'provider.cjs')
-      copyFileSync(inputs.bundle, bundle)
-      return { [exe]: launcher, deno: deno.bin, 'provider.cjs': bundle }
-    })
+    add(
+      `deno ${deno.version} run (binary in the package)`,
+      'deno compile needs denort, not on npm: sh launcher + deno + the bundle, unchanged',
+      () => {
+        const launcher = join(work, 'deno-launcher')
+        writeFileSync(launcher, DENO_LAUNCHER)
+        chmodSync(launcher, 0o755)
+        const bundle = join(work, 'provider.cjs')
+        copyFileSync(inputs.bundle, bundle)
+        return { [exe]: launcher, deno: deno.bin, 'provider.cjs': bundle }
+      },
+    )
   }
   return list
 }
@@ -106,7 +134,13 @@ export async function candidates(inputs: CandidateInputs): Promise<void> {
   const peer: Candidate = {
     name: 'Go peer (terraform-plugin-framework)',
     note: 'the reference',
-    subject: peerSubject(packedMirror({ namespace: 'provider', type: 'peer', version: peerVersion }, { [`terraform-provider-peer_v${peerVersion}`]: inputs.peer }), peerVersion),
+    subject: peerSubject(
+      packedMirror(
+        { namespace: 'provider', type: 'peer', version: peerVersion },
+        { [`terraform-provider-peer_v${peerVersion}`]: inputs.peer },
+      ),
+      peerVersion,
+    ),
   }
   const all = [...list, peer]
   const fail = (c: Candidate, error: unknown) => {
@@ -164,7 +198,11 @@ export async function candidates(inputs: CandidateInputs): Promise<void> {
   for (const c of live()) {
     const sampler = rssSampler()
     try {
-      await timed(terraform, ['plan', ...FLAGS, '-var=run=rss'], { cwd: c.dir!, env: terraformEnv(c.subject!, await emulator.fresh()), onSpawn: (pid) => sampler.watch(pid) })
+      await timed(terraform, ['plan', ...FLAGS, '-var=run=rss'], {
+        cwd: c.dir!,
+        env: terraformEnv(c.subject!, await emulator.fresh()),
+        onSpawn: (pid) => sampler.watch(pid),
+      })
     } catch (error) {
       fail(c, error)
     } finally {
@@ -193,12 +231,13 @@ export async function candidates(inputs: CandidateInputs): Promise<void> {
     rows,
   )
   printTable(
-    'Candidates against issue 19\'s targets at 50 (÷ Go peer in the same rounds)',
+    "Candidates against issue 19's targets at 50 (÷ Go peer in the same rounds)",
     ['candidate', 'plan ≤ 1.5×', 'apply ≤ 2×', 'destroy ≤ 2×', 'package ≤ 50 MiB'],
     list
       .filter((c) => times.has(c))
       .map((c) => {
-        const of = (step: Step, target: number) => `${ratio(med(c, step), med(peer, step))} ${verdict(med(c, step) / med(peer, step), target)}`
+        const of = (step: Step, target: number) =>
+          `${ratio(med(c, step), med(peer, step))} ${verdict(med(c, step) / med(peer, step), target)}`
         const size = packageBytes(installedPackage(c.dir!, c.subject!.source!))
         return [c.name, of('plan', 1.5), of('apply', 2), of('destroy', 2), `${mib(size)} ${verdict(size, 50 * 2 ** 20)}`]
       }),

@@ -42,7 +42,8 @@ function requiredProvider(local: string, source: ProviderSource): string {
 
 export const terraformData: Subject = {
   label: 'terraform_data',
-  configuration: (count) => `${VARIABLE}\nresource "terraform_data" "item" {\n  count = ${count}\n  input = "bench-\${var.run}-\${count.index}"\n}\n`,
+  configuration: (count) =>
+    `${VARIABLE}\nresource "terraform_data" "item" {\n  count = ${count}\n  input = "bench-\${var.run}-\${count.index}"\n}\n`,
 }
 
 export const OURS: ProviderSource = { namespace: 'provider', type: 'provider', version: '' }
@@ -111,7 +112,8 @@ export function terraformEnv(subject: Subject, baseUrl: string): NodeJS.ProcessE
     TF_IN_AUTOMATION: '1',
   }
   // Logging would be part of what is timed; the user's TF_* run settings would change what runs.
-  for (const name of Object.keys(env)) if (/^TF_(LOG|CLI_ARGS|REATTACH_PROVIDERS|PLUGIN_CACHE_DIR|DATA_DIR|WORKSPACE|CLI_CONFIG_FILE)/.test(name)) delete env[name]
+  for (const name of Object.keys(env))
+    if (/^TF_(LOG|CLI_ARGS|REATTACH_PROVIDERS|PLUGIN_CACHE_DIR|DATA_DIR|WORKSPACE|CLI_CONFIG_FILE)/.test(name)) delete env[name]
   // terraform_data installs nothing; an empty configuration keeps the user's own away from it too.
   env.TF_CLI_CONFIG_FILE = subject.cliConfig ?? '/dev/null'
   return { ...env, ...subject.env }

@@ -31,7 +31,8 @@ function program(count: number): string {
 export async function pulumiTimes(inputs: PulumiInputs): Promise<void> {
   const root = tempDir('bench-pulumi-')
   const env: NodeJS.ProcessEnv = {}
-  for (const [name, value] of Object.entries(process.env)) if (!name.startsWith('PULUMI_') && !name.startsWith('PROVIDER_')) env[name] = value
+  for (const [name, value] of Object.entries(process.env))
+    if (!name.startsWith('PULUMI_') && !name.startsWith('PROVIDER_')) env[name] = value
   Object.assign(env, {
     PATH: [dirname(inputs.pulumi), dirname(inputs.yamlHost), process.env.PATH ?? ''].join(delimiter),
     PULUMI_HOME: join(root, 'home'),

@@ -85,13 +85,17 @@ function releaseExecutables(): Executables {
 
 function tools(): Tools {
   const only = ['terraform-1.15.5', 'terraform-provider-peer', 'pulumi', 'pulumi-language-yaml'].flatMap((tool) => ['--only', tool])
-  const json = execFileSync(process.execPath, [join(ROOT, 'scripts/tools.mjs'), 'json', ...only], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] })
+  const json = execFileSync(process.execPath, [join(ROOT, 'scripts/tools.mjs'), 'json', ...only], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+  })
   const found = JSON.parse(json) as Record<string, { bin: string; version: string }>
   const tf = found['terraform-1.15.5']
   const peer = found['terraform-provider-peer']
   const pulumi = found.pulumi
   const yaml = found['pulumi-language-yaml']
-  if (!tf || !peer || !pulumi || !yaml) throw new Error(`scripts/tools.mjs json did not name terraform-1.15.5, the peer, pulumi and its YAML host: ${json}`)
+  if (!tf || !peer || !pulumi || !yaml)
+    throw new Error(`scripts/tools.mjs json did not name terraform-1.15.5, the peer, pulumi and its YAML host: ${json}`)
   return { terraform: tf.bin, terraformVersion: tf.version, peer: peer.bin, pulumi: pulumi.bin, yamlHost: yaml.bin }
 }
 
@@ -106,7 +110,11 @@ function machine(t: Tools): void {
 }
 
 function load(when: string): void {
-  console.log(`  load       ${loadavg().map((l) => l.toFixed(2)).join(' ')} (1, 5, 15 min) ${when}: the ratios, measured side by side, are the figures to read`)
+  console.log(
+    `  load       ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')} (1, 5, 15 min) ${when}: the ratios, measured side by side, are the figures to read`,
+  )
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -262,7 +270,16 @@ async function phases(executables: Executables): Promise<void> {
     ['pulumi: single executable', executables.pulumi, [], 'pulumi'],
     ['pulumi: node provider.cjs', process.execPath, [pulumiBundle], 'pulumi'],
   ]
-  const empty = (): Phases => ({ total: [], processStart: [], moduleLoad: [], serve: [], cpuToLine: [], firstRpc: [], serviceLoad: [], shutdownToExit: [] })
+  const empty = (): Phases => ({
+    total: [],
+    processStart: [],
+    moduleLoad: [],
+    serve: [],
+    cpuToLine: [],
+    firstRpc: [],
+    serviceLoad: [],
+    shutdownToExit: [],
+  })
   const results = rows.map(empty)
   for (let round = 0; round < PHASE_RUNS + 1; round++) {
     for (let i = 0; i < rows.length; i++) {
@@ -274,19 +291,44 @@ async function phases(executables: Executables): Promise<void> {
   const cell = (values: readonly number[]) => (values.length > 0 ? ms(median(values)) : '–')
   printTable(
     `2. Per-phase breakdown, ms: median of ${PHASE_RUNS} runs (marks from PROVIDER_TRACE_STARTUP=1; first RPC and Shutdown from a plaintext client)`,
-    ['variant', 'process start', 'module load', 'listen + handshake', 'launch → line', 'CPU to line', 'first RPC', 'service load', 'shutdown → exit (target ≤ 10)'],
+    [
+      'variant',
+      'process start',
+      'module load',
+      'listen + handshake',
+      'launch → line',
+      'CPU to line',
+      'first RPC',
+      'service load',
+      'shutdown → exit (target ≤ 10)',
+    ],
     rows.map(([name], i) => {
       const r = results[i]!
       const exit = r.shutdownToExit.length > 0 ? `${cell(r.shutdownToExit)} (${verdict(median(r.shutdownToExit), 10)})` : 'n/a'
-      return [name, cell(r.processStart), cell(r.moduleLoad), cell(r.serve), cell(r.total), cell(r.cpuToLine), cell(r.firstRpc), cell(r.serviceLoad), exit]
+      return [
+        name,
+        cell(r.processStart),
+        cell(r.moduleLoad),
+        cell(r.serve),
+        cell(r.total),
+        cell(r.cpuToLine),
+        cell(r.firstRpc),
+        cell(r.serviceLoad),
+        exit,
+      ]
     }),
   )
-  console.log('\n  process start: runtime start to the bundle\'s first statement; module load: to the entry point\'s body;')
-  console.log('  CPU to line: the process\'s user + system CPU time (every thread) at its line, which a loaded machine moves far less than wall time;')
-  console.log('  listen + handshake: to the handshake or port line; first RPC: GetProviderSchema (bytes built at build time, nothing loaded)')
-  console.log('  or GetSchema (loads the definitions); service load: GetMetadata next, the first Terraform call that loads the definitions.')
+  console.log("\n  process start: runtime start to the bundle's first statement; module load: to the entry point's body;")
+  console.log(
+    "  CPU to line: the process's user + system CPU time (every thread) at its line, which a loaded machine moves far less than wall time;",
+  )
+  console.log(
+    '  listen + handshake: to the handshake or port line; first RPC: GetProviderSchema (bytes built at build time, nothing loaded)',
+  )
+  console.log(
+    '  or GetSchema (loads the definitions); service load: GetMetadata next, the first Terraform call that loads the definitions.',
+  )
 }
-
 
 /** The serve mode (PROVIDER_DEBUG_REATTACH=1): one provider process Terraform reattaches to; resolves to its TF_REATTACH_PROVIDERS. */
 function serveForReattach(command: string, env: NodeJS.ProcessEnv): Promise<string> {
@@ -313,7 +355,10 @@ async function shutdownAfterApi(terraform: string, ours: Subject, baseUrl: strin
   await timed(terraform, ['init', '-input=false', '-no-color'], { cwd: dir, env: quiet })
   const gaps: number[] = []
   for (let rep = 1; rep <= SHUTDOWN_REPS; rep++) {
-    for (const command of [['apply', '-auto-approve'], ['destroy', '-auto-approve']]) {
+    for (const command of [
+      ['apply', '-auto-approve'],
+      ['destroy', '-auto-approve'],
+    ]) {
       const log = spawnSync(terraform, [...command, '-input=false', '-no-color', `-var=run=s${rep}`], {
         cwd: dir,
         env: { ...quiet, TF_LOG: 'trace' },
@@ -336,8 +381,12 @@ async function shutdownAfterApi(terraform: string, ours: Subject, baseUrl: strin
     console.log('\n7. Shutdown to exit after API calls: no Close/exit pair found in the Terraform log')
     return
   }
-  console.log(`\n7. Shutdown to exit after API calls (terraform apply/destroy of 3 keypairs, TF_LOG timestamps at 1 ms): ${gaps.length} provider processes`)
-  console.log(`  median ${ms(median(gaps))} ms, max ${ms(Math.max(...gaps))} ms (target ≤ 10 ms: ${verdict(median(gaps), 10)} at the median, ${verdict(Math.max(...gaps), 10)} at the max)`)
+  console.log(
+    `\n7. Shutdown to exit after API calls (terraform apply/destroy of 3 keypairs, TF_LOG timestamps at 1 ms): ${gaps.length} provider processes`,
+  )
+  console.log(
+    `  median ${ms(median(gaps))} ms, max ${ms(Math.max(...gaps))} ms (target ≤ 10 ms: ${verdict(median(gaps), 10)} at the median, ${verdict(Math.max(...gaps), 10)} at the max)`,
+  )
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -358,7 +407,10 @@ async function main(): Promise<void> {
   const baseUrl = await emulator.fresh()
   console.log(`  emulator   ${baseUrl} (provisioning delay 0 ms, no faults; a fresh one for every timed cycle: its request log only grows)`)
   const ours = keypairSubject('provider_lite_keypair (ours)', releaseCliConfig, version, 'l')
-  const peer = peerSubject(packedMirror({ namespace: 'provider', type: 'peer', version: PEER_VERSION }, { [`terraform-provider-peer_v${PEER_VERSION}`]: t.peer }), PEER_VERSION)
+  const peer = peerSubject(
+    packedMirror({ namespace: 'provider', type: 'peer', version: PEER_VERSION }, { [`terraform-provider-peer_v${PEER_VERSION}`]: t.peer }),
+    PEER_VERSION,
+  )
 
   // A section that fails (a command killed at its time limit on a loaded machine) is reported, and the
   // others still run; the run then exits non-zero.
@@ -377,7 +429,9 @@ async function main(): Promise<void> {
     // The serve-mode process reads the base URL from its own environment once, so it keeps an emulator of
     // its own for the whole section (1 and 50 resources only: its log stays small).
     const served = await serveForReattach(executables.tf, terraformEnv(ours, await new Emulator(emulatorBin).fresh()))
-    const reattached = keypairSubject('provider_lite_keypair (ours, reattached)', releaseCliConfig, version, 'r', { TF_REATTACH_PROVIDERS: served })
+    const reattached = keypairSubject('provider_lite_keypair (ours, reattached)', releaseCliConfig, version, 'r', {
+      TF_REATTACH_PROVIDERS: served,
+    })
     await terraformTimes(t.terraform, { ours, peer, reattached }, emulator)
   })
   await section('rss', async () => {
@@ -389,7 +443,9 @@ async function main(): Promise<void> {
   await section('candidates', () =>
     candidates({ terraform: t.terraform, emulator, version, executable: executables.tf, bundle: tfBundle, launcher, peer: t.peer }),
   )
-  await section('pulumi', () => pulumiTimes({ pulumi: t.pulumi, yamlHost: t.yamlHost, tarball: executables.pulumiTarball, version, emulator }))
+  await section('pulumi', () =>
+    pulumiTimes({ pulumi: t.pulumi, yamlHost: t.yamlHost, tarball: executables.pulumiTarball, version, emulator }),
+  )
   console.log('')
   load('at the end')
   console.log(`\nTotal bench time: ${(Math.round((performance.now() - started) / 100) / 10).toFixed(1)} s`)

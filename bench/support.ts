@@ -71,7 +71,10 @@ export function timeToFirstLine(command: string, args: readonly string[], env: N
     child.once('exit', (code, signal) => {
       clearTimeout(timer)
       if (result !== undefined) resolve(result)
-      else reject(new Error(`${command} ${args.join(' ')} ended (${signal ?? code}) without a stdout line; stderr: ${stderr.trim().slice(-500)}`))
+      else
+        reject(
+          new Error(`${command} ${args.join(' ')} ended (${signal ?? code}) without a stdout line; stderr: ${stderr.trim().slice(-500)}`),
+        )
     })
   })
 }
@@ -118,7 +121,14 @@ export function pluginEnv(tls: boolean): NodeJS.ProcessEnv {
     PLUGIN_MAX_PORT: '25000',
   }
   if (tls) env.PLUGIN_CLIENT_CERT = createCertificate().cert
-  for (const name of ['TF_LOG', 'TF_LOG_PROVIDER', 'PLUGIN_MULTIPLEX_GRPC', 'TF_DISABLE_PLUGIN_TLS', 'PROVIDER_DEBUG_REATTACH', 'PROVIDER_TRACE_STARTUP']) {
+  for (const name of [
+    'TF_LOG',
+    'TF_LOG_PROVIDER',
+    'PLUGIN_MULTIPLEX_GRPC',
+    'TF_DISABLE_PLUGIN_TLS',
+    'PROVIDER_DEBUG_REATTACH',
+    'PROVIDER_TRACE_STARTUP',
+  ]) {
     delete env[name]
   }
   return env

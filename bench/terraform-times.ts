@@ -42,7 +42,13 @@ export interface Subjects {
 }
 
 /** One plan, apply, no-op plan (after apply, with refresh) and destroy, from no state; the times of each. */
-export async function cycle(terraform: string, dir: string, env: NodeJS.ProcessEnv, run: string, onDrift: () => void): Promise<Record<Step, number>> {
+export async function cycle(
+  terraform: string,
+  dir: string,
+  env: NodeJS.ProcessEnv,
+  run: string,
+  onDrift: () => void,
+): Promise<Record<Step, number>> {
   const options = { cwd: dir, env }
   const vars = [`-var=run=${run}`]
   const plan = (await timed(terraform, ['plan', ...FLAGS, ...vars], options)).ms
@@ -60,7 +66,8 @@ export async function terraformTimes(terraform: string, subjects: Subjects, emul
   const kinds = (count: number) => (count <= 50 ? [terraformData, ours, peer, reattached] : [terraformData, ours, peer])
   const dirs = new Map<string, string>()
   const key = (subject: Subject, count: number) => `${subject.label}×${count}`
-  for (const count of COUNTS) for (const subject of kinds(count)) dirs.set(key(subject, count), await initialised(terraform, subject, count, emulator.url))
+  for (const count of COUNTS)
+    for (const subject of kinds(count)) dirs.set(key(subject, count), await initialised(terraform, subject, count, emulator.url))
 
   const times = new Map<string, Record<Step, number[]>>()
   for (const k of dirs.keys()) times.set(k, { plan: [], apply: [], 'no-op plan': [], destroy: [] })
@@ -71,7 +78,13 @@ export async function terraformTimes(terraform: string, subjects: Subjects, emul
       // Same rep, same count: the subjects back to back, the order rotating between reps.
       const list = kinds(count)
       for (const subject of list.map((_, i) => list[(i + rep) % list.length]!)) {
-        const got = await cycle(terraform, dirs.get(key(subject, count))!, terraformEnv(subject, await emulator.fresh()), `${rep}`, () => drift++)
+        const got = await cycle(
+          terraform,
+          dirs.get(key(subject, count))!,
+          terraformEnv(subject, await emulator.fresh()),
+          `${rep}`,
+          () => drift++,
+        )
         const record = times.get(key(subject, count))!
         for (const step of STEPS) record[step].push(got[step])
       }
@@ -85,7 +98,7 @@ export async function terraformTimes(terraform: string, subjects: Subjects, emul
     COUNTS.flatMap((count) => kinds(count).map((s) => [`${count} × ${s.label}`, ...STEPS.map((step) => ms(med(s, count, step)))])),
   )
   printTable(
-    'Ratios of medians, with issue 19\'s targets at 50 resources (ours ÷ Go peer: plan ≤ 1.5×, apply and destroy ≤ 2×)',
+    "Ratios of medians, with issue 19's targets at 50 resources (ours ÷ Go peer: plan ≤ 1.5×, apply and destroy ≤ 2×)",
     ['ratio, count', ...STEPS],
     COUNTS.flatMap((count) => {
       const rows: string[][] = []
@@ -130,7 +143,12 @@ export async function terraformTimes(terraform: string, subjects: Subjects, emul
 // Peak RSS of the provider processes during a plan and an apply of 500, ours and the peer interleaved,
 // in runs of their own (sampling /proc every 20 ms costs CPU the timed runs should not pay).
 
-export async function peakRss(terraform: string, subjects: readonly Subject[], emulator: Emulator, count = 500): Promise<Map<string, number>> {
+export async function peakRss(
+  terraform: string,
+  subjects: readonly Subject[],
+  emulator: Emulator,
+  count = 500,
+): Promise<Map<string, number>> {
   const dirs = await Promise.all(subjects.map((s) => initialised(terraform, s, count, emulator.url)))
   const peaks = subjects.map(() => ({ plan: [] as number[], apply: [] as number[], processes: [] as number[] }))
   for (let rep = 1; rep <= RSS_REPS; rep++) {
@@ -162,7 +180,13 @@ export async function peakRss(terraform: string, subjects: readonly Subject[], e
     subjects.map((s, i) => {
       const plan = median(peaks[i]!.plan)
       const last = i === subjects.length - 1
-      return [s.label, mib(plan), mib(median(peaks[i]!.apply)), `${median(peaks[i]!.processes)}`, last ? '' : `${ratio(plan, peerPlan)} (${verdict(plan / peerPlan, 2)})`]
+      return [
+        s.label,
+        mib(plan),
+        mib(median(peaks[i]!.apply)),
+        `${median(peaks[i]!.processes)}`,
+        last ? '' : `${ratio(plan, peerPlan)} (${verdict(plan / peerPlan, 2)})`,
+      ]
     }),
   )
   return planPeaks
@@ -190,7 +214,13 @@ export async function packageHash(terraform: string, subjects: readonly Subject[
       const bytes = packageBytes(dirs[i]!)
       const last = i === subjects.length - 1
       const h = median(times[i]!)
-      return [s.label, mib(bytes), last ? '' : verdict(bytes, 50 * 2 ** 20), ms(h), last ? '' : `${ratio(h, peer)} (${verdict(h / peer, 2)})`]
+      return [
+        s.label,
+        mib(bytes),
+        last ? '' : verdict(bytes, 50 * 2 ** 20),
+        ms(h),
+        last ? '' : `${ratio(h, peer)} (${verdict(h / peer, 2)})`,
+      ]
     }),
   )
   console.log('\n  The package target is met when either the size or the hash-time target is.')
@@ -230,10 +260,26 @@ export async function planTrace(terraform: string, subjects: readonly Subject[],
     const count = Math.min(...list.map((t) => t.launches.length))
     for (let n = 0; n < count; n++) {
       const of = (pick: (l: LaunchPhases) => number) => ms(med((t) => pick(t.launches[n]!)))
-      rows.push([`${subject.label}: launch ${n + 1}`, of((l) => l.mtls), of((l) => l.startToHandshake), of((l) => l.calls), of((l) => l.serviceLoad), of((l) => l.closeToExit), of(launchSpan)])
+      rows.push([
+        `${subject.label}: launch ${n + 1}`,
+        of((l) => l.mtls),
+        of((l) => l.startToHandshake),
+        of((l) => l.calls),
+        of((l) => l.serviceLoad),
+        of((l) => l.closeToExit),
+        of(launchSpan),
+      ])
     }
     const all = (pick: (l: LaunchPhases) => number) => ms(med((t) => sumOf(t, pick)))
-    rows.push([`${subject.label}: all launches`, all((l) => l.mtls), all((l) => l.startToHandshake), all((l) => l.calls), all((l) => l.serviceLoad), all((l) => l.closeToExit), all(launchSpan)])
+    rows.push([
+      `${subject.label}: all launches`,
+      all((l) => l.mtls),
+      all((l) => l.startToHandshake),
+      all((l) => l.calls),
+      all((l) => l.serviceLoad),
+      all((l) => l.closeToExit),
+      all(launchSpan),
+    ])
     summary.push([
       subject.label,
       ms(median(walls[i]!)),
@@ -246,7 +292,15 @@ export async function planTrace(terraform: string, subjects: readonly Subject[],
   })
   printTable(
     `6. Where a launched \`terraform plan\` of 50 goes, ms: median of ${TF_REPS} plans each, from Terraform's log (TF_LOG=trace)`,
-    ['launch', 'mTLS set-up (Terraform)', 'start → handshake', 'handshake → Close (calls)', 'of which service load', 'Close → exit', 'launch in all'],
+    [
+      'launch',
+      'mTLS set-up (Terraform)',
+      'start → handshake',
+      'handshake → Close (calls)',
+      'of which service load',
+      'Close → exit',
+      'launch in all',
+    ],
     rows,
   )
   printTable(
@@ -254,6 +308,6 @@ export async function planTrace(terraform: string, subjects: readonly Subject[],
     ['subject', 'wall (logging on)', 'logged', 'package hash check', 'provider launches', "Terraform's own", 'launches'],
     summary,
   )
-  console.log('\n  The provider controls start → handshake (beyond the runtime\'s own start), the calls and service load, Close → exit,')
+  console.log("\n  The provider controls start → handshake (beyond the runtime's own start), the calls and service load, Close → exit,")
   console.log('  and the size of what is hashed; Terraform controls the launch count, the mTLS set-up and the hash algorithm.')
 }

@@ -17,7 +17,9 @@ function launch(base: number, at: { starting: number; handshake: number; close: 
     `${t(at.handshake + 1)} [TRACE] GRPCProvider.v6: ValidateResourceConfig`,
     ...(serviceMs === undefined
       ? []
-      : [`${t(at.handshake + serviceMs + 2)} [DEBUG] provider.terraform-provider-provider_v0.1.0: service loaded: @module=provider service=tfplugin6.Provider ms=${serviceMs} timestamp=x`]),
+      : [
+          `${t(at.handshake + serviceMs + 2)} [DEBUG] provider.terraform-provider-provider_v0.1.0: service loaded: @module=provider service=tfplugin6.Provider ms=${serviceMs} timestamp=x`,
+        ]),
     `${t(at.close)} [TRACE] GRPCProvider.v6: Close`,
     `${t(at.exited)} [INFO]  provider: plugin process exited: plugin=${PLUGIN} id=11644`,
   ]

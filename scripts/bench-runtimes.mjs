@@ -20,8 +20,26 @@ import { join, resolve } from 'node:path'
 
 /** Pinned versions; the package of each host platform, and where its binary is inside the package. */
 const RUNTIMES = {
-  bun: { version: '1.4.5', packages: { 'linux-x64': '@oven/bun-linux-x64', 'linux-arm64': '@oven/bun-linux-aarch64', 'darwin-x64': '@oven/bun-darwin-x64', 'darwin-arm64': '@oven/bun-darwin-aarch64' }, bin: 'package/bin/bun' },
-  deno: { version: '2.9.6', packages: { 'linux-x64': '@deno/linux-x64-glibc', 'linux-arm64': '@deno/linux-arm64-glibc', 'darwin-x64': '@deno/darwin-x64', 'darwin-arm64': '@deno/darwin-arm64' }, bin: 'package/deno' },
+  bun: {
+    version: '1.4.5',
+    packages: {
+      'linux-x64': '@oven/bun-linux-x64',
+      'linux-arm64': '@oven/bun-linux-aarch64',
+      'darwin-x64': '@oven/bun-darwin-x64',
+      'darwin-arm64': '@oven/bun-darwin-aarch64',
+    },
+    bin: 'package/bin/bun',
+  },
+  deno: {
+    version: '2.9.6',
+    packages: {
+      'linux-x64': '@deno/linux-x64-glibc',
+      'linux-arm64': '@deno/linux-arm64-glibc',
+      'darwin-x64': '@deno/darwin-x64',
+      'darwin-arm64': '@deno/darwin-arm64',
+    },
+    bin: 'package/deno',
+  },
 }
 
 function cacheRoot() {
@@ -43,7 +61,9 @@ export function ensureRuntimes({ log = (line) => console.error(`[bench-runtimes]
     if (!existsSync(join(home, spec.bin))) {
       log(`fetching ${pkg}@${spec.version} with npm pack`)
       const temp = mkdtempSync(join(cache, `.tmp-${runtime}-`))
-      execFileSync('npm', ['pack', `${pkg}@${spec.version}`, '--pack-destination', temp, '--silent'], { stdio: ['ignore', 'ignore', 'inherit'] })
+      execFileSync('npm', ['pack', `${pkg}@${spec.version}`, '--pack-destination', temp, '--silent'], {
+        stdio: ['ignore', 'ignore', 'inherit'],
+      })
       const tarball = readdirSync(temp).find((name) => name.endsWith('.tgz'))
       if (!tarball) throw new Error(`npm pack ${pkg}@${spec.version} wrote no tarball`)
       execFileSync('tar', ['-xzf', join(temp, tarball), '-C', temp])

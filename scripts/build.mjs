@@ -119,10 +119,7 @@ fi
 ${EXEC_BESIDE_REAL_FILE}`,
 )
 chmodSync(pulumiLauncher, 0o755)
-writeFileSync(
-  join(pulumiDir, 'pulumi-resource-provider.cmd'),
-  `@echo off\r\nnode "%~dp0provider.cjs" %*\r\n`,
-)
+writeFileSync(join(pulumiDir, 'pulumi-resource-provider.cmd'), `@echo off\r\nnode "%~dp0provider.cjs" %*\r\n`)
 // The schema the plugin serves, from the tsc output (scripts/gen-pulumi.mjs writes the committed copy).
 const { pulumiSchema } = await import('./gen-pulumi.mjs')
 writeFileSync(join(pulumiDir, 'schema.json'), await pulumiSchema(version))
@@ -144,5 +141,16 @@ writeFileSync(
 const pulumiPlatform = `${{ win32: 'windows' }[process.platform] ?? process.platform}-${{ x64: 'amd64', arm64: 'arm64' }[process.arch] ?? process.arch}`
 const tarball = join(dist, `pulumi-resource-provider-v${version}-${pulumiPlatform}.tar.gz`)
 rmSync(tarball, { force: true })
-execFileSync('tar', ['-czf', tarball, '-C', pulumiDir, 'pulumi-resource-provider', 'pulumi-resource-provider.cmd', 'provider.cjs', 'schema.json', 'LICENSE', 'THIRD_PARTY_NOTICES.md'])
+execFileSync('tar', [
+  '-czf',
+  tarball,
+  '-C',
+  pulumiDir,
+  'pulumi-resource-provider',
+  'pulumi-resource-provider.cmd',
+  'provider.cjs',
+  'schema.json',
+  'LICENSE',
+  'THIRD_PARTY_NOTICES.md',
+])
 console.log(`built pulumi-resource-provider ${version} into ${pulumiDir} and ${tarball}`)

@@ -18,7 +18,15 @@ const PROVISIONING_DELAY_MS = '500'
 
 // Generous bounds: each step normally takes a second or two; a hang must not outlive them.
 const MINUTE = 60_000
-const LIMITS = { build: 5 * MINUTE, emulator: 15_000, init: 3 * MINUTE, apply: 5 * MINUTE, output: MINUTE, plan: 3 * MINUTE, destroy: 5 * MINUTE }
+const LIMITS = {
+  build: 5 * MINUTE,
+  emulator: 15_000,
+  init: 3 * MINUTE,
+  apply: 5 * MINUTE,
+  output: MINUTE,
+  plan: 3 * MINUTE,
+  destroy: 5 * MINUTE,
+}
 /** How long a child gets to finish after SIGINT (terraform then stops cleanly) before SIGKILL. */
 const GRACE_MS = 10_000
 
@@ -148,7 +156,12 @@ function startEmulator() {
   return new Promise((resolvePromise, reject) => {
     const child = spawn(process.execPath, [emulatorEntry], {
       cwd: root,
-      env: { ...process.env, EMULATOR_PORT: '0', EMULATOR_PROVISIONING_DELAY_MS: PROVISIONING_DELAY_MS, EMULATOR_API_KEYS: EMULATOR_API_KEY },
+      env: {
+        ...process.env,
+        EMULATOR_PORT: '0',
+        EMULATOR_PROVISIONING_DELAY_MS: PROVISIONING_DELAY_MS,
+        EMULATOR_API_KEYS: EMULATOR_API_KEY,
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
       detached: true,
     })
@@ -200,7 +213,9 @@ async function main() {
 
   header('Start the emulator')
   const baseUrl = await startEmulator()
-  console.log(`emulator (pid ${emulator.pid}) listening at ${baseUrl} (API key ${EMULATOR_API_KEY}, provisioning delay ${PROVISIONING_DELAY_MS} ms)`)
+  console.log(
+    `emulator (pid ${emulator.pid}) listening at ${baseUrl} (API key ${EMULATOR_API_KEY}, provisioning delay ${PROVISIONING_DELAY_MS} ms)`,
+  )
 
   workDir = mkdtempSync(join(tmpdir(), 'provider-demo-'))
   // Only the configuration: a stray local state or .terraform from someone's own run must not leak in.

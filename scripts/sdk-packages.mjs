@@ -95,7 +95,10 @@ export function packNodejs(sdk, out, work) {
   for (const file of ['package.json', 'README.md']) cpSync(join(dir, file), join(dir, 'bin', file))
   cpSync(join(root, 'LICENSE'), join(dir, 'bin', 'LICENSE'))
   mkdirSync(out, { recursive: true })
-  const name = run('npm', ['pack', join(dir, 'bin'), '--pack-destination', out, '--silent'], { cwd: work }).trim().split('\n').pop()
+  const name = run('npm', ['pack', join(dir, 'bin'), '--pack-destination', out, '--silent'], { cwd: work })
+    .trim()
+    .split('\n')
+    .pop()
   return join(out, name)
 }
 

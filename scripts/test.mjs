@@ -5,8 +5,16 @@
 //                                         Terraform, then the Terraform end-to-end suite (test/e2e) again
 //                                         under each other pinned Terraform-protocol client (older Terraform,
 //                                         OpenTofu)
-//   node scripts/test.mjs --fast          the in-process tests only (no real client, no release build needed)
-//   node scripts/test.mjs <part> [...]    only the files whose path contains one of the parts
+//   node scripts/test.mjs --unit          the in-process tests only (no real client, no release build needed);
+//                                         --fast is the same
+//   node scripts/test.mjs --e2e           the Terraform end-to-end suite (build/test/e2e) under each pinned
+//                                         Terraform-protocol client, newest Terraform first (needs `npm run release`)
+//   node scripts/test.mjs --faults        the fault matrix (build/test/faults) with the newest pinned Terraform
+//   node scripts/test.mjs <part> [...]    only the files whose path contains one of the parts (combines with
+//                                         the options above: `--faults postgres`)
+//
+// The suites that need a real client but belong to neither --e2e nor --faults (test/pulumi-cli, the
+// Pulumi engine and SDK tests, start-up, the PostgreSQL journal) run with everything, or by part.
 //
 // Node 20's `--test` has no glob support, so the file list is gathered here. The last line sums up every
 // pass as "total: N passed, N failed, N skipped".
@@ -17,7 +25,16 @@ import { join } from 'node:path'
 import { ensureTools } from './tools.mjs'
 
 /** Files that need a real client (terraform, tofu, pulumi, sdkgen, go, python) or the release build. */
-const REAL_CLIENT_PARTS = ['build/test/e2e/', 'build/test/faults/', 'build/test/pulumi-cli/', 'build/test/provider-startup', 'build/test/pulumi-engine', 'build/test/pulumi-sdk']
+const REAL_CLIENT_PARTS = [
+  'build/test/e2e/',
+  'build/test/faults/',
+  'build/test/pulumi-cli/',
+  'build/test/provider-startup',
+  'build/test/pulumi-engine',
+  'build/test/pulumi-sdk',
+  // Not a client, but a server of its own: the shared order journal's tests start a PostgreSQL.
+  'build/test/postgres-journal',
+]
 /** Run again under each pinned Terraform-protocol client besides the default. */
 const PER_CLIENT_PARTS = ['build/test/e2e/']
 
@@ -31,14 +48,30 @@ function collect(dir) {
   return out
 }
 
-const args = process.argv.slice(2)
-const fast = args.includes('--fast')
-const filter = args.filter((a) => a !== '--fast')
-const all = collect('build')
-  .filter((f) => filter.length === 0 || filter.some((part) => f.includes(part)))
-  .sort()
 const needsClients = (f) => REAL_CLIENT_PARTS.some((part) => f.includes(part))
-const files = fast ? all.filter((f) => !needsClients(f)) : all
+/** Each option names a layer of the suite: which files it keeps. */
+const LAYERS = {
+  '--unit': (f) => !needsClients(f),
+  '--fast': (f) => !needsClients(f),
+  '--e2e': (f) => f.includes('build/test/e2e/'),
+  '--faults': (f) => f.includes('build/test/faults/'),
+}
+
+const args = process.argv.slice(2)
+const layers = args.filter((a) => a.startsWith('--'))
+for (const option of layers) {
+  if (!(option in LAYERS)) {
+    console.error(`unknown option ${option}; known: ${Object.keys(LAYERS).join(', ')}`)
+    process.exit(2)
+  }
+}
+const fast = layers.length > 0 && layers.every((option) => option === '--unit' || option === '--fast')
+const what = layers.length === 0 ? 'every suite' : `the ${layers.map((option) => option.slice(2)).join(' and ')} tests`
+const filter = args.filter((a) => !a.startsWith('--'))
+const files = collect('build')
+  .filter((f) => filter.length === 0 || filter.some((part) => f.includes(part)))
+  .filter((f) => layers.length === 0 || layers.some((option) => LAYERS[option](f)))
+  .sort()
 if (files.length === 0) {
   console.error('no test files found under build/ (run `npm run build` first)')
   process.exit(1)
@@ -81,7 +114,7 @@ const journal = mkdtempSync(join(tmpdir(), 'provider-orders-'))
 const env = { ...process.env, PROVIDER_ORDER_JOURNAL: process.env.PROVIDER_ORDER_JOURNAL ?? journal }
 let failed = false
 try {
-  if (!fast && files.some(needsClients)) {
+  if (files.some(needsClients)) {
     const tools = await ensureTools({ quiet: true })
     env.PROVIDER_TOOLS_JSON = JSON.stringify(tools)
     const clients = Object.keys(tools).filter((key) => /^(terraform|tofu)-\d/.test(key))
@@ -89,7 +122,7 @@ try {
       .filter((key) => key.startsWith('terraform-'))
       .sort((a, b) => a.localeCompare(b, 'en', { numeric: true }))
       .at(-1)
-    failed = (await run(`every suite, ${newest}`, files, { ...env, PROVIDER_TF_CLIENT: newest })) !== 0
+    failed = (await run(`${what}, ${newest}`, files, { ...env, PROVIDER_TF_CLIENT: newest })) !== 0
     const again = files.filter((f) => PER_CLIENT_PARTS.some((part) => f.includes(part)))
     for (const key of clients.filter((c) => c !== newest)) {
       if (again.length === 0) break

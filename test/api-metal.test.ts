@@ -130,10 +130,7 @@ describe('Metal servers against the emulator', () => {
     await assert.rejects(api.getProduct(999), (error: unknown) => error instanceof ApiError && error.notFound)
 
     const keypair = await api.createKeypair({ name: 'k' })
-    await assert.rejects(
-      api.createServer({ product_id: 303, cycle: 'm', keypair_id: keypair.keypair_id, label: 'big' }),
-      failsWith(409),
-    )
+    await assert.rejects(api.createServer({ product_id: 303, cycle: 'm', keypair_id: keypair.keypair_id, label: 'big' }), failsWith(409))
     await assert.rejects(
       api.createServer({ product_id: 301, cycle: 'q', keypair_id: keypair.keypair_id, label: '', public_ip: 2 }),
       (error: unknown) => {

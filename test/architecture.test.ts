@@ -1,32 +1,36 @@
-// Enforces DESIGN §3 by reading the sources: the dependency table, the opening comment of each
-// module's main file, HTTP only in api/, and a core that never names a particular resource.
-// Every check is a pure function over source text, unit-tested below on inline sources so that it
-// is seen to fail, then run over the real tree under src/.
+// Enforces the layout of DESIGN.md section 3 (docs/design.md, "Layers and the dependency rule") by
+// reading the sources with the TypeScript compiler's own parser: the dependency table, no import
+// cycles, the opening comment of each module's main file, HTTP only in api/, and a core that never
+// names a particular resource. Every check is a function over parsed sources, unit-tested below on
+// inline sources so that it is seen to fail, then run over the real tree under src/.
 //
 // The rules, as enforced here (a relative specifier is resolved to the top-level folder under src/;
 // bare specifiers such as `node:http2` or `@msgpack/msgpack` are external and always allowed):
 //
-//   api/         nothing internal
+//   api/         nothing internal; inside it, the HTTP transport (api/transport.ts) never imports
+//                the order mechanism api/orders/, which sits above it
 //   core/        nothing internal
 //   resources/   core/, api/
+//   server/      core/, resources/index.ts (the registry); `import type` from api/ (the OperationFrame it produces)
 //   grpc/        nothing internal        (unary gRPC over node:http2, shared by the front ends)
-//   terraform/   core/, grpc/            (not pulumi/, api/, emulator/, resources/)
-//   pulumi/      core/, grpc/            (not terraform/, api/, emulator/, resources/)
+//   terraform/   server/, core/, grpc/   (not pulumi/, api/, emulator/, resources/)
+//   pulumi/      server/, core/, grpc/   (not terraform/, api/, emulator/, resources/)
 //   emulator/    `import type` / `export type` from api/, nothing else
 //   bin/         anything (entry points wire the modules together)
 //
 // - Test files (`*.test.ts`) inside a module obey their module's rule, and may in addition import
 //   src/emulator/ (in-process testing) and the shared harness under test/. Only `*.test.ts` files get
-//   this; helpers beside them (testing.ts, fake-fetch.ts, testing/…) ship under src/ and obey the
-//   module rule as they are. Files under test/, bench/ and scripts/ are not in the table.
+//   this; helpers beside them ship under src/ and obey the module rule as they are. Files under test/,
+//   bench/ and scripts/ are not in the table. A row whose folder does not exist yet holds trivially.
 // - Only whole-statement `import type` / `export type` is type-only. `import { type A } from` is NOT:
 //   under verbatimModuleSyntax it compiles to `import {} from`, which still loads the module.
-//   `typeof import('x')` is a type and counts as type-only.
+//   A type query or type reference (`typeof import('x')`, `import('x').T`) is erased and type-only.
 // - A dynamic import() whose argument is not a string literal cannot be checked, so it is refused
 //   outside bin/. A folder under src/ that has no row, or a file directly in src/, is refused too:
 //   a new module needs a decision in DESIGN first.
-// - Main files: index.ts of api, core, resources, terraform, emulator (and pulumi once it exists)
-//   opens with a comment of three or more lines that says what must not happen there.
+// - Cycles: neither the table nor the files under src/ (their run-time imports) form a cycle.
+// - Main files: every module folder that exists (bin/ aside), and api/orders/, has an index.ts that
+//   opens with a comment of three or more lines saying what must not happen there.
 // - HTTP: outside src/api/, no call of the global fetch (`fetch(…)`, `globalThis.fetch(…)`). The
 //   emulator (its handlers are fetch functions) and test files are exempt; calling a method named
 //   fetch on an object (`emulator.fetch(request)`) is not HTTP and is allowed everywhere.
@@ -34,159 +38,57 @@
 //   the resource registry serves) in code: identifiers, string and template text of non-test files.
 //   Comments may cite names as examples, and core's tests use real names as name-derivation data;
 //   neither branches on a resource.
+//
+// TypeScript 7 has no in-process parser: `typescript/unstable/sync` starts its compiler (tsgo) and
+// hands back the syntax trees, so one process parses a whole batch of sources.
 import assert from 'node:assert/strict'
 import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { posix } from 'node:path'
 import { describe, test } from 'node:test'
 import { fileURLToPath } from 'node:url'
+import { type Node, type SourceFile, SyntaxKind } from 'typescript/unstable/ast'
+import { createVirtualFileSystem } from 'typescript/unstable/fs'
+import { API } from 'typescript/unstable/sync'
 
 // ---------------------------------------------------------------------------------------------
-// A small lexer: enough of TypeScript to tell code from comments, strings, templates and regexes.
+// Parsing.
 
-export interface Token {
-  readonly kind: 'word' | 'string' | 'template' | 'number' | 'punct' | 'regex'
-  readonly value: string
-  readonly line: number
-}
-
-const REGEX_AFTER_WORD = new Set([
-  'return',
-  'typeof',
-  'instanceof',
-  'in',
-  'of',
-  'new',
-  'delete',
-  'void',
-  'throw',
-  'case',
-  'do',
-  'else',
-  'yield',
-  'await',
-])
-
-function regexAllowed(prev: Token | undefined): boolean {
-  if (prev === undefined) return true
-  if (prev.kind === 'word') return REGEX_AFTER_WORD.has(prev.value)
-  if (prev.kind === 'punct') return prev.value !== ')' && prev.value !== ']' && prev.value !== '}'
-  return false
-}
-
-/** Tokens of the code; comments are dropped, string and template text kept as one token each. */
-export function tokenize(source: string): Token[] {
-  const tokens: Token[] = []
-  // One entry per open `${`: how many plain `{` are open inside that template expression.
-  const templates: number[] = []
-  let line = 1
-  let i = 0
-  const n = source.length
-  const push = (kind: Token['kind'], value: string, at: number) => tokens.push({ kind, value, line: at })
-
-  const readTemplate = (): void => {
-    // i is just past a backtick or just past the `}` closing a template expression.
-    const start = line
-    let text = ''
-    while (i < n) {
-      const c = source[i]!
-      if (c === '\\') {
-        text += source.slice(i, i + 2)
-        if (source[i + 1] === '\n') line++
-        i += 2
-      } else if (c === '`') {
-        i++
-        push('template', text, start)
-        return
-      } else if (c === '$' && source[i + 1] === '{') {
-        i += 2
-        push('template', text, start)
-        push('punct', '${', line)
-        templates.push(0)
-        return
-      } else {
-        if (c === '\n') line++
-        text += c
-        i++
-      }
-    }
-    push('template', text, start)
+/** Syntax trees of the given sources (keyed by relative path), parsed by one compiler process. */
+export function parseAll(sources: Readonly<Record<string, string>>): Map<string, SourceFile> {
+  const root = '/sources/'
+  const names = Object.keys(sources)
+  // No library, no module resolution: only the syntax of these files is wanted.
+  const config = { compilerOptions: { noLib: true, noResolve: true, types: [], allowJs: true }, files: names }
+  const files: Record<string, string> = { [`${root}tsconfig.json`]: JSON.stringify(config) }
+  for (const name of names) files[root + name] = sources[name]!
+  const api = new API({ cwd: root, fs: createVirtualFileSystem(files) })
+  try {
+    const program = api.updateSnapshot({ openProject: `${root}tsconfig.json` }).getProject(`${root}tsconfig.json`)!.program
+    return new Map(names.map((name) => [name, program.getSourceFile(root + name)!]))
+  } finally {
+    api.close()
   }
-
-  while (i < n) {
-    const c = source[i]!
-    if (c === '\n') {
-      line++
-      i++
-    } else if (c === ' ' || c === '\t' || c === '\r' || c === '\f' || c === '\v' || c === '\uFEFF') {
-      i++
-    } else if (c === '/' && source[i + 1] === '/') {
-      while (i < n && source[i] !== '\n') i++
-    } else if (c === '/' && source[i + 1] === '*') {
-      const end = source.indexOf('*/', i + 2)
-      const stop = end === -1 ? n : end + 2
-      for (let k = i; k < stop; k++) if (source[k] === '\n') line++
-      i = stop
-    } else if (c === '"' || c === "'") {
-      const start = line
-      let value = ''
-      i++
-      while (i < n && source[i] !== c && source[i] !== '\n') {
-        if (source[i] === '\\') {
-          value += source[i + 1] ?? ''
-          i += 2
-        } else {
-          value += source[i]
-          i++
-        }
-      }
-      i++
-      push('string', value, start)
-    } else if (c === '`') {
-      i++
-      readTemplate()
-    } else if (c === '/' && regexAllowed(tokens.at(-1))) {
-      const start = i
-      let inClass = false
-      i++
-      while (i < n && source[i] !== '\n') {
-        const r = source[i]!
-        if (r === '\\') i++
-        else if (r === '[') inClass = true
-        else if (r === ']') inClass = false
-        else if (r === '/' && !inClass) break
-        i++
-      }
-      i++
-      while (i < n && /[a-z]/i.test(source[i]!)) i++
-      push('regex', source.slice(start, i), line)
-    } else if (/[A-Za-z_$]/.test(c)) {
-      const start = i
-      while (i < n && /[\w$]/.test(source[i]!)) i++
-      push('word', source.slice(start, i), line)
-    } else if (/[0-9]/.test(c)) {
-      const start = i
-      while (i < n && /[\w.]/.test(source[i]!)) i++
-      push('number', source.slice(start, i), line)
-    } else if (c === '{') {
-      if (templates.length > 0) templates[templates.length - 1]!++
-      push('punct', c, line)
-      i++
-    } else if (c === '}') {
-      i++
-      if (templates.length > 0 && templates.at(-1) === 0) {
-        templates.pop()
-        readTemplate()
-      } else {
-        if (templates.length > 0) templates[templates.length - 1]!--
-        push('punct', c, line)
-      }
-    } else {
-      push('punct', c, line)
-      i++
-    }
-  }
-  return tokens
 }
+
+export const parse = (source: string): SourceFile => parseAll({ 'source.ts': source }).get('source.ts')!
+
+/** Every node of a tree (JSDoc comments are not children, so they are not visited). */
+function nodes(root: Node): Any[] {
+  const all: Node[] = []
+  const visit = (node: Node): void => {
+    all.push(node)
+    node.forEachChild(visit)
+  }
+  visit(root)
+  return all
+}
+
+const lineOf = (node: Node): number => node.getSourceFile().getLineAndCharacterOfPosition(node.getStart()).line + 1
+
+// biome-ignore lint/suspicious/noExplicitAny: the remote syntax tree exposes every field on every node
+type Any = any
+const literalText = (node: Any): string | null =>
+  node?.kind === SyntaxKind.StringLiteral || node?.kind === SyntaxKind.NoSubstitutionTemplateLiteral ? node.text : null
 
 // ---------------------------------------------------------------------------------------------
 // Imports.
@@ -196,69 +98,26 @@ export interface ImportRef {
   readonly specifier: string | null
   readonly line: number
   readonly kind: 'import' | 'export' | 'dynamic'
-  /** Erased at compile time: `import type`, `export type`, `typeof import()`. */
+  /** Erased at compile time: `import type`, `export type`, `typeof import()`, `import('x').T`. */
   readonly typeOnly: boolean
 }
 
-const is = (token: Token | undefined, kind: Token['kind'], value?: string): boolean =>
-  token !== undefined && token.kind === kind && (value === undefined || token.value === value)
-
-/** The position of `from '<specifier>'` ending an import/export clause that starts at `start`, or -1. */
-function findFrom(tokens: Token[], start: number): number {
-  for (let j = start; j < tokens.length; j++) {
-    const t = tokens[j]!
-    if (t.kind === 'word' && t.value === 'from' && is(tokens[j + 1], 'string')) return j + 1
-    // Only names, braces, commas, `*` (and quoted names) may sit between import/export and from.
-    const clause = t.kind === 'word' || (t.kind === 'punct' && '{},*'.includes(t.value)) || t.kind === 'string'
-    if (!clause) return -1
-  }
-  return -1
-}
-
-/** Every static import, re-export and dynamic import() of a source file. */
-export function parseImports(source: string): ImportRef[] {
-  const tokens = tokenize(source)
+/** Every static import, re-export, import-equals and dynamic import() of a source file. */
+export function parseImports(file: SourceFile): ImportRef[] {
   const refs: ImportRef[] = []
-  for (let i = 0; i < tokens.length; i++) {
-    const t = tokens[i]!
-    if (t.kind !== 'word' || (t.value !== 'import' && t.value !== 'export')) continue
-    if (is(tokens[i - 1], 'punct', '.')) continue // obj.import(...), obj?.export
-    const next = tokens[i + 1]
-    if (t.value === 'import') {
-      if (is(next, 'punct', '.')) continue // import.meta
-      if (is(next, 'punct', '(')) {
-        const arg = tokens[i + 2]
-        const literal = is(arg, 'string') && (is(tokens[i + 3], 'punct', ')') || is(tokens[i + 3], 'punct', ','))
-        refs.push({
-          specifier: literal ? arg!.value : null,
-          line: t.line,
-          kind: 'dynamic',
-          typeOnly: is(tokens[i - 1], 'word', 'typeof'),
-        })
-        continue
-      }
-      if (is(next, 'string')) {
-        refs.push({ specifier: next!.value, line: t.line, kind: 'import', typeOnly: false })
-        continue
-      }
-      const at = findFrom(tokens, i + 1)
-      if (at === -1) continue
-      // `import type from './x'` and `import type, { a } from` import a default binding named `type`.
-      const after = tokens[i + 2]
-      const typeOnly = is(next, 'word', 'type') && !is(after, 'word', 'from') && !is(after, 'punct', ',')
-      refs.push({ specifier: tokens[at]!.value, line: t.line, kind: 'import', typeOnly })
-    } else {
-      let j = i + 1
-      let typeOnly = false
-      if (is(tokens[j], 'word', 'type') && (is(tokens[j + 1], 'punct', '{') || is(tokens[j + 1], 'punct', '*'))) {
-        typeOnly = true
-        j++
-      }
-      // Only `export * …` and `export { … }` can be followed by `from`; findFrom refuses `export const`.
-      if (!is(tokens[j], 'punct', '*') && !is(tokens[j], 'punct', '{')) continue
-      const at = findFrom(tokens, j)
-      if (at === -1) continue
-      refs.push({ specifier: tokens[at]!.value, line: t.line, kind: 'export', typeOnly })
+  for (const node of nodes(file)) {
+    const at = (kind: ImportRef['kind'], specifier: string | null, typeOnly: boolean) =>
+      refs.push({ specifier, line: lineOf(node), kind, typeOnly })
+    if (node.kind === SyntaxKind.ImportDeclaration) {
+      at('import', literalText(node.moduleSpecifier), node.importClause?.phaseModifier === SyntaxKind.TypeKeyword)
+    } else if (node.kind === SyntaxKind.ExportDeclaration && node.moduleSpecifier !== undefined) {
+      at('export', literalText(node.moduleSpecifier), node.isTypeOnly)
+    } else if (node.kind === SyntaxKind.ImportEqualsDeclaration && node.moduleReference.kind === SyntaxKind.ExternalModuleReference) {
+      at('import', literalText(node.moduleReference.expression), node.isTypeOnly)
+    } else if (node.kind === SyntaxKind.CallExpression && node.expression.kind === SyntaxKind.ImportKeyword) {
+      at('dynamic', node.arguments.length > 0 ? literalText(node.arguments[0]) : null, false)
+    } else if (node.kind === SyntaxKind.ImportType) {
+      at('dynamic', literalText(node.argument.literal), true)
     }
   }
   return refs
@@ -268,6 +127,7 @@ export function parseImports(source: string): ImportRef[] {
 // The dependency table.
 
 interface Rule {
+  /** Modules (`core`) or single files (`resources/index`, relative to src/, no extension) this one may import. */
   readonly may: readonly string[]
   /** Modules this one may reach with type-only imports alone. */
   readonly typeOnly?: readonly string[]
@@ -278,17 +138,25 @@ export const RULES: Readonly<Record<string, Rule>> = {
   api: { may: [] },
   core: { may: [] },
   resources: { may: ['core', 'api'] },
+  server: { may: ['core', 'resources/index'], typeOnly: ['api'] },
   grpc: { may: [] },
-  terraform: { may: ['core', 'grpc'] },
-  pulumi: { may: ['core', 'grpc'] },
+  terraform: { may: ['server', 'core', 'grpc'] },
+  pulumi: { may: ['server', 'core', 'grpc'] },
   emulator: { may: [], typeOnly: ['api'] },
   bin: { may: [], any: true },
 }
+
+/** Rules inside one module: non-test files at or under `from` must not import files at or under `to` (under src/, no extension). */
+export const INNER_RULES: readonly { from: string; to: string; why: string }[] = [
+  { from: 'api/transport', to: 'api/orders', why: 'the orders sit above the HTTP transport, which never calls back into them' },
+]
 
 /** What a `*.test.ts` inside a module may import beyond its module's rule. */
 export const TEST_EXTRAS: readonly string[] = ['emulator', 'test']
 
 const SOURCE_FILE = /\.(ts|mts|cts|tsx|js|mjs|cjs)$/
+/** `path` is `prefix` itself or a path inside the folder `prefix`. */
+const within = (path: string, prefix: string) => path === prefix || path.startsWith(`${prefix}/`)
 const TEST_FILE = /\.test\.(ts|mts|cts|tsx|js|mjs|cjs)$/
 
 /** The area a repo-relative path belongs to: a module under src/ (`api`), `src` for a loose file, `test`, or `outside`. */
@@ -300,22 +168,22 @@ export function areaOf(path: string): string {
 }
 
 function describeRule(module: string, rule: Rule): string {
-  const may = rule.may.map((m) => `${m}/`)
+  const may = rule.may.map((m) => (m.includes('/') ? `${m}.ts` : `${m}/`))
   for (const m of rule.typeOnly ?? []) may.push(`type-only ${m}/`)
   return `${module}/ may import ${may.length > 0 ? may.join(', ') : 'nothing internal'}`
 }
 
 /** Violations of the dependency table by one file (`path` repo-relative, posix separators). */
-export function dependencyViolations(path: string, source: string): string[] {
+export function dependencyViolations(path: string, file: SourceFile): string[] {
   const from = areaOf(path)
   if (from === 'test' || from === 'outside') return []
-  if (from === 'src') return [`${path}: a file directly under src/ belongs to no module of DESIGN §3`]
+  if (from === 'src') return [`${path}: a file directly under src/ belongs to no module of DESIGN.md's table`]
   const rule = RULES[from]
-  if (rule === undefined) return [`${path}: src/${from}/ has no row in DESIGN §3's dependency table`]
+  if (rule === undefined) return [`${path}: src/${from}/ has no row in DESIGN.md's dependency table`]
   if (rule.any) return []
   const isTest = TEST_FILE.test(path)
   const problems: string[] = []
-  for (const ref of parseImports(source)) {
+  for (const ref of parseImports(file)) {
     const where = `${path}:${ref.line}`
     if (ref.specifier === null) {
       problems.push(`${where}: import() of a computed specifier cannot be checked`)
@@ -326,8 +194,14 @@ export function dependencyViolations(path: string, source: string): string[] {
       continue
     }
     if (!ref.specifier.startsWith('.')) continue // a package or a node: builtin
-    const target = areaOf(posix.join(posix.dirname(path), ref.specifier))
-    if (target === from || rule.may.includes(target)) continue
+    const targetPath = posix.join(posix.dirname(path), ref.specifier)
+    const target = areaOf(targetPath)
+    const inSrc = targetPath.replace(/^src\//, '').replace(SOURCE_FILE, '')
+    const inner = INNER_RULES.find(
+      (r) => !isTest && within(path.replace(/^src\//, '').replace(SOURCE_FILE, ''), r.from) && within(inSrc, r.to),
+    )
+    if (inner !== undefined) problems.push(`${where}: imports '${ref.specifier}' (src/${inner.to}/): ${inner.why}`)
+    if (target === from || rule.may.includes(target) || rule.may.includes(inSrc)) continue
     if (ref.typeOnly && rule.typeOnly?.includes(target)) continue
     if (isTest && TEST_EXTRAS.includes(target)) continue
     const shown = target === 'test' || target === 'outside' ? target : `${target}/`
@@ -339,46 +213,58 @@ export function dependencyViolations(path: string, source: string): string[] {
   return problems
 }
 
+/** The run-time import edges between the given files: `from -> to`, both repo-relative, to a file that is in the set. */
+export function runtimeEdges(files: ReadonlyMap<string, SourceFile>): Map<string, string[]> {
+  const edges = new Map<string, string[]>()
+  for (const [path, file] of files) {
+    const targets = parseImports(file)
+      .filter((ref) => !ref.typeOnly && ref.specifier?.startsWith('.'))
+      .map((ref) => posix.join(posix.dirname(path), ref.specifier!).replace(/\.js$/, '.ts'))
+      .filter((target) => files.has(target))
+    edges.set(path, [...new Set(targets)])
+  }
+  return edges
+}
+
+/** Each cycle of a directed graph once, as `a -> b -> a` (a depth-first search; bounded by the graph's size). */
+export function cycles(graph: ReadonlyMap<string, readonly string[]>): string[] {
+  const found: string[] = []
+  const done = new Set<string>()
+  const stack: string[] = []
+  const visit = (node: string): void => {
+    const at = stack.indexOf(node)
+    if (at !== -1) {
+      found.push([...stack.slice(at), node].join(' -> '))
+      return
+    }
+    if (done.has(node)) return
+    stack.push(node)
+    for (const next of graph.get(node) ?? []) visit(next)
+    stack.pop()
+    done.add(node)
+  }
+  for (const node of [...graph.keys()].sort()) visit(node)
+  return found
+}
+
 // ---------------------------------------------------------------------------------------------
 // Contracts between layers that may not import each other.
 
 /** The object types a source declares (`interface N {…}`, `type N = {…}`), each with its sorted member names. */
-export function objectShapes(source: string): Map<string, string[]> {
-  const tokens = tokenize(source)
+export function objectShapes(file: SourceFile): Map<string, string[]> {
   const shapes = new Map<string, string[]>()
-  for (let i = 0; i < tokens.length; i++) {
-    const keyword = tokens[i]
-    const name = tokens[i + 1]
-    if (!is(keyword, 'word') || !is(name, 'word') || (keyword!.value !== 'interface' && keyword!.value !== 'type')) continue
-    // Skip type parameters and `extends …` up to the body; a `type` must be an object literal type.
-    let j = i + 2
-    if (keyword!.value === 'type') {
-      if (!is(tokens[j], 'punct', '=') || !is(tokens[j + 1], 'punct', '{')) continue
-      j++
-    } else {
-      while (j < tokens.length && !is(tokens[j], 'punct', '{')) j++
-    }
-    const members: string[] = []
-    let braces = 0
-    let nested = 0 // parentheses, brackets and angle brackets inside the body
-    for (let k = j; k < tokens.length; k++) {
-      const token = tokens[k]!
-      if (token.kind === 'punct') {
-        if (token.value === '{') braces++
-        else if (token.value === '}') braces--
-        else if (token.value === '(' || token.value === '[' || token.value === '<') nested++
-        else if (token.value === ')' || token.value === ']' || (token.value === '>' && !is(tokens[k - 1], 'punct', '='))) nested-- // `=>` is no bracket
-        if (braces === 0) break
-        continue
-      }
-      if (braces !== 1 || nested !== 0 || token.kind !== 'word') continue
-      const before = tokens[k - 1]!
-      const after = tokens[k + 1]
-      const starts = before.line < token.line || is(before, 'punct', '{') || is(before, 'punct', ';') || is(before, 'word', 'readonly')
-      if (token.value === 'readonly' && is(after, 'word')) continue
-      if (starts && (is(after, 'punct', '?') || is(after, 'punct', ':') || is(after, 'punct', '('))) members.push(token.value)
-    }
-    shapes.set(name!.value, members.sort())
+  for (const node of nodes(file)) {
+    const body =
+      node.kind === SyntaxKind.InterfaceDeclaration
+        ? node.members
+        : node.kind === SyntaxKind.TypeAliasDeclaration && node.type.kind === SyntaxKind.TypeLiteral
+          ? node.type.members
+          : undefined
+    if (body === undefined) continue
+    const members = (body as Any[])
+      .filter((m) => m.kind === SyntaxKind.PropertySignature || m.kind === SyntaxKind.MethodSignature)
+      .map((m) => m.name.text as string)
+    shapes.set(node.name.text, members.sort())
   }
   return shapes
 }
@@ -388,11 +274,11 @@ export function objectShapes(source: string): Map<string, string[]> {
  * other, so a contract between them (what the API client reads from the operation core runs) is
  * declared once, in the layer that reads it; resources/, which wires them, checks the fit.
  */
-export function sharedShapes(files: readonly { path: string; source: string }[]): string[] {
+export function sharedShapes(files: ReadonlyMap<string, SourceFile>): string[] {
   const seen = new Map<string, { path: string; name: string }>()
   const problems: string[] = []
-  for (const { path, source } of files) {
-    for (const [name, members] of objectShapes(source)) {
+  for (const [path, file] of files) {
+    for (const [name, members] of objectShapes(file)) {
       if (members.length < 2) continue
       const key = members.join(',')
       const earlier = seen.get(key)
@@ -429,33 +315,27 @@ export function headerProblem(source: string): string | null {
   }
   lines = lines.filter((l) => l !== '')
   if (lines.length < 3) return `opens with ${lines.length} comment line(s), not three or more`
-  if (!/\b(must not|may not|never|nothing|not|no)\b/i.test(lines.join(' '))) return 'the opening comment does not say what must not live here'
+  if (!/\b(must not|may not|never|nothing|not|no)\b/i.test(lines.join(' ')))
+    return 'the opening comment does not say what must not live here'
   return null
 }
 
 const GLOBAL_OBJECTS = new Set(['globalThis', 'window', 'self', 'global'])
 
 /** Lines that call the global fetch (a method named fetch on another object is not counted). */
-export function globalFetchCalls(source: string): number[] {
-  const tokens = tokenize(source)
+export function globalFetchCalls(file: SourceFile): number[] {
   const lines: number[] = []
-  for (let i = 0; i < tokens.length; i++) {
-    if (!is(tokens[i], 'word', 'fetch') || !is(tokens[i + 1], 'punct', '(')) continue
-    const prev = tokens[i - 1]
-    if (is(prev, 'punct', '.')) {
-      // `owner.fetch(` or `owner?.fetch(`: HTTP only when the owner is the global object.
-      const owner = is(tokens[i - 2], 'punct', '?') ? tokens[i - 3] : tokens[i - 2]
-      if (!(owner?.kind === 'word' && GLOBAL_OBJECTS.has(owner.value))) continue
-    }
-    // `fetch(request) {` or `fetch(request): Promise<Response> {` defines a method; it calls nothing.
-    let depth = 0
-    let j = i + 1
-    for (; j < tokens.length; j++) {
-      if (is(tokens[j], 'punct', '(')) depth++
-      else if (is(tokens[j], 'punct', ')') && --depth === 0) break
-    }
-    if (is(tokens[j + 1], 'punct', '{') || is(tokens[j + 1], 'punct', ':')) continue
-    lines.push(tokens[i]!.line)
+  for (const node of nodes(file)) {
+    if (node.kind !== SyntaxKind.CallExpression) continue
+    const callee = node.expression
+    const global = (owner: Any) => owner.kind === SyntaxKind.Identifier && GLOBAL_OBJECTS.has(owner.text)
+    const http =
+      (callee.kind === SyntaxKind.Identifier && callee.text === 'fetch') ||
+      (callee.kind === SyntaxKind.PropertyAccessExpression && callee.name.text === 'fetch' && global(callee.expression)) ||
+      (callee.kind === SyntaxKind.ElementAccessExpression &&
+        literalText(callee.argumentExpression) === 'fetch' &&
+        global(callee.expression))
+    if (http) lines.push(lineOf(node))
   }
   return lines
 }
@@ -463,14 +343,24 @@ export function globalFetchCalls(source: string): number[] {
 /** Resource type names that shared code must never contain; matched case-insensitively. */
 export const RESOURCE_NAMES: readonly string[] = ['lite_vm', 'litevm', 'baremetal', 'provider_lite', 'providerlite']
 
-/** `name (line)` for each resource type name found in the code of `source` (comments excluded). */
-export function resourceNamesIn(source: string, names: readonly string[] = RESOURCE_NAMES): string[] {
+const NAMED = new Set([
+  SyntaxKind.Identifier,
+  SyntaxKind.PrivateIdentifier,
+  SyntaxKind.StringLiteral,
+  SyntaxKind.NoSubstitutionTemplateLiteral,
+  SyntaxKind.TemplateHead,
+  SyntaxKind.TemplateMiddle,
+  SyntaxKind.TemplateTail,
+])
+
+/** `name (line)` for each resource type name found in the code of `file` (comments excluded). */
+export function resourceNamesIn(file: SourceFile, names: readonly string[] = RESOURCE_NAMES): string[] {
   const wanted = names.map((n) => n.toLowerCase())
   const found: string[] = []
-  for (const token of tokenize(source)) {
-    if (token.kind !== 'word' && token.kind !== 'string' && token.kind !== 'template') continue
-    const text = token.value.toLowerCase()
-    for (const name of wanted) if (text.includes(name)) found.push(`${name} (line ${token.line})`)
+  for (const node of nodes(file)) {
+    if (!NAMED.has(node.kind)) continue
+    const text = (node.text as string).toLowerCase()
+    for (const name of wanted) if (text.includes(name)) found.push(`${name} (line ${lineOf(node)})`)
   }
   return found
 }
@@ -480,7 +370,7 @@ export function resourceNamesIn(source: string, names: readonly string[] = RESOU
 
 // `${` spelled out, so that the sources below may hold template literals without lint taking them for mistakes.
 const $ = '\u0024{'
-const specs = (source: string) => parseImports(source).map((r) => `${r.kind}${r.typeOnly ? ' type' : ''} ${r.specifier}`)
+const specs = (source: string) => parseImports(parse(source)).map((r) => `${r.kind}${r.typeOnly ? ' type' : ''} ${r.specifier}`)
 
 describe('import parser', () => {
   test('static imports of every shape', () => {
@@ -495,6 +385,7 @@ describe('import parser', () => {
       "import './side-effect.js'",
       'import x from "./double.js";',
       "import json from './data.json' with { type: 'json' }",
+      "import req = require('./required.js')",
     ].join('\n')
     assert.deepEqual(specs(source), [
       'import ./a.js',
@@ -504,10 +395,11 @@ describe('import parser', () => {
       'import ./side-effect.js',
       'import ./double.js',
       'import ./data.json',
+      'import ./required.js',
     ])
     assert.deepEqual(
-      parseImports(source).map((r) => r.line),
-      [1, 2, 3, 4, 8, 9, 10],
+      parseImports(parse(source)).map((r) => r.line),
+      [1, 2, 3, 4, 8, 9, 10, 11],
     )
   })
 
@@ -550,20 +442,22 @@ describe('import parser', () => {
     assert.deepEqual(specs(source), ['export ./a.js', 'export ./b.js', 'export ./c.js'])
   })
 
-  test('dynamic import(), typeof import(), computed specifiers', () => {
+  test('dynamic import(), type imports, computed specifiers', () => {
     const source = [
       "const http2 = await import('node:http2')",
       "const m = await import('../api/index.js', { with: {} })",
       "type Client = typeof import('../api/index.js')",
+      "type Options = import('../api/options.js').Options",
       'const computed = await import(name)',
       "const concatenated = await import('./' + name)",
       'const url = import.meta.url',
-      "const s = `" + $ + "await import('./in-template.js')}`",
+      'const s = `' + $ + "await import('./in-template.js')}`",
     ].join('\n')
     assert.deepEqual(specs(source), [
       'dynamic node:http2',
       'dynamic ../api/index.js',
       'dynamic type ../api/index.js',
+      'dynamic type ../api/options.js',
       'dynamic null',
       'dynamic null',
       'dynamic ./in-template.js',
@@ -575,7 +469,7 @@ describe('import parser', () => {
       "// import a from './comment.js'",
       "/* import b from './block.js'",
       "   export * from './block2.js' */",
-      "const s = \"import c from './string.js'\"",
+      'const s = "import c from \'./string.js\'"',
       "const t = `import d from './template.js'`",
       "const r = /['\"]import e from '.\\/regex.js'/",
       "const o = { import: 'x', export: 'y' }",
@@ -583,38 +477,65 @@ describe('import parser', () => {
       "const afterDivision = a / b; import f from './real.js'",
     ].join('\n')
     assert.deepEqual(specs(source), ['import ./real.js'])
-    assert.equal(parseImports(source)[0]!.line, 9)
+    assert.equal(parseImports(parse(source))[0]!.line, 9)
   })
 
-  test('the lexer keeps line numbers across comments, strings and templates', () => {
-    const source = "/*\n\n*/\nconst t = `a\n" + $ + "1}\nb`\nimport z from './z.js'"
-    assert.deepEqual(parseImports(source), [{ specifier: './z.js', line: 7, kind: 'import', typeOnly: false }])
+  test('line numbers hold across comments, strings and templates', () => {
+    const source = '/*\n\n*/\nconst t = `a\n' + $ + "1}\nb`\nimport z from './z.js'"
+    assert.deepEqual(parseImports(parse(source)), [{ specifier: './z.js', line: 7, kind: 'import', typeOnly: false }])
   })
 })
 
 describe('dependency table', () => {
-  const violations = (path: string, source: string) => dependencyViolations(path, source).length
+  const violations = (path: string, source: string) => dependencyViolations(path, parse(source)).length
 
   test('api/ and core/ import nothing internal', () => {
     assert.equal(violations('src/api/client.ts', "import { x } from './transport.js'\nimport { y } from 'node:http'"), 0)
     assert.equal(violations('src/api/client.ts', "import { definition } from '../core/index.js'"), 1)
     assert.equal(violations('src/core/plan.ts', "import type { Client } from '../api/index.js'"), 1)
     assert.equal(violations('src/core/plan.ts', "export * from '../resources/index.js'"), 1)
+    assert.equal(violations('src/core/plan.ts', "import { serve } from '../server/index.js'"), 1)
     assert.equal(violations('src/core/deep/plan.ts', "import { a } from '../../terraform/index.js'"), 1)
+  })
+
+  test('inside api/, the orders call the transport and the transport never calls the orders', () => {
+    assert.equal(violations('src/api/orders/journal.ts', "import { request } from '../transport.js'"), 0)
+    assert.equal(violations('src/api/lite.ts', "import { placeOrder } from './orders/index.js'"), 0)
+    assert.equal(violations('src/api/transport.ts', "import { placeOrder } from './orders/index.js'"), 1)
+    assert.equal(violations('src/api/transport.ts', "import type { Order } from './orders/journal.js'"), 1)
+    assert.equal(violations('src/api/transport/retry.ts', "import { keys } from '../orders/keys.js'"), 1)
+    assert.equal(violations('src/api/transport.test.ts', "import { placeOrder } from './orders/index.js'"), 0)
   })
 
   test('resources/ may import core/ and api/, nothing else', () => {
     assert.equal(violations('src/resources/lite-vm.ts', "import { a } from '../core/index.js'\nimport { b } from '../api/index.js'"), 0)
     assert.equal(violations('src/resources/lite-vm.ts', "import { a } from '../terraform/index.js'"), 1)
+    assert.equal(violations('src/resources/lite-vm.ts', "import { a } from '../server/index.js'"), 1)
     assert.equal(violations('src/resources/lite-vm.ts', "const e = await import('../emulator/index.js')"), 1)
   })
 
-  test('front ends may import core/ only', () => {
-    assert.equal(violations('src/terraform/schema.ts', "import { a } from '../core/index.js'"), 0)
+  test('server/ may import core/, the resource registry, and types of api/', () => {
+    const fine =
+      "import { a } from '../core/index.js'\nimport { resources } from '../resources/index.js'\nimport type { OperationFrame } from '../api/index.js'"
+    assert.equal(violations('src/server/registry.ts', fine), 0)
+    assert.equal(violations('src/server/configure.ts', "import { createClient } from '../api/index.js'"), 1)
+    assert.equal(violations('src/server/registry.ts', "import { liteVm } from '../resources/lite-vm.js'"), 1)
+    assert.equal(violations('src/server/configure.ts', "import { request } from '../api/transport.js'"), 1)
+    assert.equal(violations('src/server/configure.ts', "import { journal } from '../api/orders/index.js'"), 1)
+    assert.equal(violations('src/server/configure.ts', "import { serve } from '../terraform/index.js'"), 1)
+    assert.equal(violations('src/server/configure.ts', "import { grpc } from '../grpc/index.js'"), 1)
+    assert.equal(violations('src/server/configure.ts', "import type { Store } from '../emulator/index.js'"), 1)
+  })
+
+  test('front ends may import server/, core/ and grpc/ only', () => {
+    assert.equal(violations('src/terraform/schema.ts', "import { a } from '../core/index.js'\nimport { s } from '../server/index.js'"), 0)
+    assert.equal(violations('src/pulumi/schema.ts', "import { a } from '../grpc/index.js'\nimport { s } from '../server/index.js'"), 0)
     assert.equal(violations('src/terraform/schema.ts', "import { a } from '../pulumi/index.js'"), 1)
     assert.equal(violations('src/pulumi/schema.ts', "import { a } from '../terraform/index.js'"), 1)
     assert.equal(violations('src/terraform/schema.ts', "import type { Client } from '../api/index.js'"), 1)
+    assert.equal(violations('src/pulumi/schema.ts', "import { journal } from '../api/orders/index.js'"), 1)
     assert.equal(violations('src/terraform/schema.ts', "import { resources } from '../resources/index.js'"), 1)
+    assert.equal(violations('src/pulumi/serve.ts', "import { createEmulator } from '../emulator/index.js'"), 1)
   })
 
   test('emulator/ may import api/ wire types with `import type` only', () => {
@@ -623,20 +544,24 @@ describe('dependency table', () => {
     assert.equal(violations('src/emulator/model.ts', "import { type Keypair } from '../api/index.js'"), 1)
     assert.equal(violations('src/emulator/model.ts', "import { redact } from '../api/index.js'"), 1)
     assert.equal(violations('src/emulator/model.ts', "import type { Value } from '../core/index.js'"), 1)
+    assert.equal(violations('src/emulator/model.ts', "import type { Session } from '../server/index.js'"), 1)
   })
 
   test('test files may also import the emulator and the harness under test/', () => {
     assert.equal(violations('src/core/core.test.ts', "import { createEmulator } from '../emulator/index.js'"), 0)
     assert.equal(violations('src/terraform/x.test.ts', "import { harness } from '../../test/harness.js'"), 0)
     assert.equal(violations('src/emulator/x.test.ts', "import { harness } from '../../test/harness.js'"), 0)
-    assert.equal(violations('src/core/testing-fixture.ts', "import { createEmulator } from '../emulator/index.js'"), 1)
+    assert.equal(violations('src/core/box-support.ts', "import { createEmulator } from '../emulator/index.js'"), 1)
     assert.equal(violations('src/emulator/x.ts', "import { harness } from '../../test/harness.js'"), 1)
     assert.equal(violations('src/terraform/x.test.ts', "import { resources } from '../resources/index.js'"), 1)
     assert.equal(violations('src/emulator/x.test.ts', "import { createClient } from '../api/index.js'"), 1)
   })
 
   test('bin/ and files outside src/ may import anything; no one imports bin/', () => {
-    assert.equal(violations('src/bin/provider.ts', "import { a } from '../emulator/index.js'\nimport { b } from '../terraform/index.js'"), 0)
+    assert.equal(
+      violations('src/bin/provider.ts', "import { a } from '../emulator/index.js'\nimport { b } from '../terraform/index.js'"),
+      0,
+    )
     assert.equal(violations('test/e2e.test.ts', "import { a } from '../src/emulator/index.js'"), 0)
     assert.equal(violations('src/resources/x.ts', "import { VERSION } from '../bin/terraform-provider.js'"), 1)
   })
@@ -646,7 +571,37 @@ describe('dependency table', () => {
     assert.equal(violations('src/x.ts', ''), 1)
     assert.equal(violations('src/core/x.ts', 'await import(name)'), 1)
     assert.equal(violations('src/core/x.ts', "import a from '/work/main/src/api/index.js'"), 1)
-    assert.match(dependencyViolations('src/core/x.ts', "\n\nimport { b } from '../api/index.js'")[0]!, /^src\/core\/x\.ts:3: /)
+    assert.match(dependencyViolations('src/core/x.ts', parse("\n\nimport { b } from '../api/index.js'"))[0]!, /^src\/core\/x\.ts:3: /)
+  })
+})
+
+describe('cycles', () => {
+  test('a cycle is found once, whatever its length; a diamond is no cycle', () => {
+    const graph = new Map([
+      ['a', ['b', 'c']],
+      ['b', ['d']],
+      ['c', ['d']],
+      ['d', []],
+      ['x', ['y']],
+      ['y', ['z']],
+      ['z', ['x']],
+      ['self', ['self']],
+    ])
+    assert.deepEqual(cycles(graph), ['self -> self', 'x -> y -> z -> x'])
+  })
+
+  test('run-time imports between files make the graph; type-only imports do not', () => {
+    const files = parseAll({
+      'src/core/a.ts': "import { b } from './b.js'\nimport type { C } from './c.js'",
+      'src/core/b.ts': "export { a } from './a.js'",
+      'src/core/c.ts': "import { a } from './a.js'",
+    })
+    assert.deepEqual(Object.fromEntries(runtimeEdges(files)), {
+      'src/core/a.ts': ['src/core/b.ts'],
+      'src/core/b.ts': ['src/core/a.ts'],
+      'src/core/c.ts': ['src/core/a.ts'],
+    })
+    assert.deepEqual(cycles(runtimeEdges(files)), ['src/core/a.ts -> src/core/b.ts -> src/core/a.ts'])
   })
 })
 
@@ -663,18 +618,21 @@ describe('contracts between core/ and api/', () => {
       'type Local = { a: number; readonly b?: string }',
       'type Alias = string | number',
     ].join('\n')
-    assert.deepEqual(Object.fromEntries(objectShapes(source)), {
+    assert.deepEqual(Object.fromEntries(objectShapes(parse(source))), {
       Frame: ['nested', 'onFinish', 'scope', 'timeoutMs'],
       Local: ['a', 'b'],
     })
   })
   test('the same members declared in both layers are refused, whatever the names; within one layer they are not', () => {
-    const core = { path: 'src/core/operation.ts', source: 'export interface OperationFrame { readonly scope: string; onFinish(f: () => void): void }' }
-    const api = { path: 'src/api/transport.ts', source: 'export interface Frame {\n  scope?: string\n  onFinish(callback: () => void): void\n}' }
-    const coreAgain = { path: 'src/core/other.ts', source: 'interface Twin { scope: string; onFinish(): void }' }
-    assert.equal(sharedShapes([core, api]).length, 1)
-    assert.match(sharedShapes([core, api])[0]!, /OperationFrame.*Frame.*\(onFinish, scope\)/)
-    assert.deepEqual(sharedShapes([core, coreAgain]), [])
+    const files = parseAll({
+      'src/core/operation.ts': 'export interface OperationFrame { readonly scope: string; onFinish(f: () => void): void }',
+      'src/api/transport.ts': 'export interface Frame {\n  scope?: string\n  onFinish(callback: () => void): void\n}',
+      'src/core/other.ts': 'interface Twin { scope: string; onFinish(): void }',
+    })
+    const only = (...paths: string[]) => new Map(paths.map((p) => [p, files.get(p)!]))
+    assert.equal(sharedShapes(only('src/core/operation.ts', 'src/api/transport.ts')).length, 1)
+    assert.match(sharedShapes(only('src/core/operation.ts', 'src/api/transport.ts'))[0]!, /OperationFrame.*Frame.*\(onFinish, scope\)/)
+    assert.deepEqual(sharedShapes(only('src/core/operation.ts', 'src/core/other.ts')), [])
   })
 })
 
@@ -698,8 +656,9 @@ describe('main files, HTTP and resource names', () => {
       'class Twin { async fetch(request: Request): Promise<Response> { return x } }',
       'const f = { fetch(request) { return x } }',
       'const g = globalThis?.fetch(url)',
+      "const h = globalThis['fetch'](url)",
     ].join('\n')
-    assert.deepEqual(globalFetchCalls(source), [1, 2, 9])
+    assert.deepEqual(globalFetchCalls(parse(source)), [1, 2, 9, 10])
   })
 
   test('resource names in code are found; in comments they are not', () => {
@@ -709,8 +668,9 @@ describe('main files, HTTP and resource names', () => {
       'const isBaremetal = true',
       'const t = `provider_lite_' + $ + 'kind}`',
       'const ok = definition.name',
+      '/** see {@link baremetal} */',
     ].join('\n')
-    assert.deepEqual(resourceNamesIn(source), ['lite_vm (line 2)', 'baremetal (line 3)', 'provider_lite (line 4)'])
+    assert.deepEqual(resourceNamesIn(parse(source)), ['lite_vm (line 2)', 'baremetal (line 3)', 'provider_lite (line 4)'])
   })
 })
 
@@ -718,7 +678,7 @@ describe('main files, HTTP and resource names', () => {
 // The real tree.
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
-const MAIN_FILE_MODULES = ['api', 'core', 'grpc', 'resources', 'terraform', 'emulator']
+const exists = (path: string) => statSync(posix.join(ROOT, path), { throwIfNoEntry: false }) !== undefined
 
 function sourceFiles(dir: string): string[] {
   const out: string[] = []
@@ -733,17 +693,19 @@ function sourceFiles(dir: string): string[] {
 const read = (path: string) => readFileSync(posix.join(ROOT, path), 'utf8')
 
 describe('the tree under src/', () => {
-  const files = sourceFiles('src')
+  const paths = sourceFiles('src')
+  const tree = parseAll(Object.fromEntries(paths.map((path) => [path, read(path)])))
+  const where = (keep: (path: string) => boolean) => new Map([...tree].filter(([path]) => keep(path)))
 
   test('every import follows the dependency table', () => {
-    const problems = files.flatMap((path) => dependencyViolations(path, read(path)))
-    assert.deepEqual(problems, [], `imports against DESIGN §3:\n${problems.join('\n')}`)
+    const problems = [...tree].flatMap(([path, file]) => dependencyViolations(path, file))
+    assert.deepEqual(problems, [], `imports against DESIGN.md's table:\n${problems.join('\n')}`)
   })
 
   test('the scan sees the edges the table is about (a parser that finds nothing fails here)', () => {
     const edges = new Set<string>()
-    for (const path of files) {
-      for (const ref of parseImports(read(path))) {
+    for (const [path, file] of tree) {
+      for (const ref of parseImports(file)) {
         if (ref.specifier?.startsWith('.')) edges.add(`${areaOf(path)}->${areaOf(posix.join(posix.dirname(path), ref.specifier))}`)
       }
     }
@@ -752,33 +714,67 @@ describe('the tree under src/', () => {
     }
   })
 
+  test('no cycles: neither between modules in the table nor between files', () => {
+    const table = new Map(
+      Object.entries(RULES).map(([m, rule]) => [m, [...rule.may, ...(rule.typeOnly ?? [])].map((t) => t.split('/')[0]!)]),
+    )
+    assert.deepEqual(cycles(table), [], 'the dependency table has a cycle')
+    const edges = runtimeEdges(tree)
+    assert.ok(
+      [...edges.values()].some((targets) => targets.length > 0),
+      'no import between files under src/ was found',
+    )
+    const found = cycles(edges)
+    assert.deepEqual(found, [], `import cycles under src/:\n${found.join('\n')}`)
+  })
+
+  test('nothing under src/ exists only for the tests: every other file is reached from an entry point in src/bin/', () => {
+    const edges = new Map<string, string[]>()
+    for (const [path, file] of tree) {
+      const targets = parseImports(file)
+        .filter((ref) => ref.specifier?.startsWith('.'))
+        .map((ref) => posix.join(posix.dirname(path), ref.specifier!).replace(/\.js$/, '.ts'))
+        .filter((target) => tree.has(target))
+      edges.set(path, targets)
+    }
+    const reached = new Set<string>()
+    const queue = [...tree.keys()].filter((path) => areaOf(path) === 'bin' && !TEST_FILE.test(path))
+    assert.ok(queue.length > 0, 'no entry point under src/bin/')
+    while (queue.length > 0) {
+      const path = queue.pop()!
+      if (reached.has(path)) continue
+      reached.add(path)
+      queue.push(...(edges.get(path) ?? []))
+    }
+    // A module's main file is its public entry point even where the executables import its parts directly (start-up cost).
+    const main = (path: string) => /^src\/[^/]+(\/orders)?\/index\.ts$/.test(path)
+    // Generated protocol code (src/terraform/gen/) comes whole from the .proto files, the messages the handshake answers raw included.
+    const generated = (path: string) => path.startsWith('src/terraform/gen/')
+    const orphans = [...tree.keys()].filter((path) => !TEST_FILE.test(path) && !reached.has(path) && !main(path) && !generated(path))
+    assert.deepEqual(orphans, [], `files under src/ that no entry point uses (test support belongs under test/):\n${orphans.join('\n')}`)
+  })
+
   test('each module main file opens with a three-line comment saying what must not live there', () => {
-    const modules = [...MAIN_FILE_MODULES]
-    // pulumi/ is held to it once it has a main file; until then it is work in progress.
-    if (statSync(posix.join(ROOT, 'src/pulumi/index.ts'), { throwIfNoEntry: false })?.isFile()) modules.push('pulumi')
+    const modules = [...Object.keys(RULES).filter((m) => m !== 'bin'), 'api/orders'].filter((m) => exists(`src/${m}`))
+    assert.ok(modules.length >= 6, `module folders found: ${modules.join(', ')}`)
     const problems: string[] = []
     for (const module of modules) {
       const path = `src/${module}/index.ts`
-      if (!statSync(posix.join(ROOT, path), { throwIfNoEntry: false })?.isFile()) {
-        problems.push(`${path}: missing`)
-        continue
-      }
-      const problem = headerProblem(read(path))
+      const problem = exists(path) ? headerProblem(read(path)) : 'missing'
       if (problem !== null) problems.push(`${path}: ${problem}`)
     }
     assert.deepEqual(problems, [])
   })
 
   test('a contract between core/ and api/ is declared once, not in each layer', () => {
-    const layers = files.filter((path) => ['core', 'api'].includes(areaOf(path)) && !TEST_FILE.test(path))
-    const problems = sharedShapes(layers.map((path) => ({ path, source: read(path) })))
+    const problems = sharedShapes(where((path) => ['core', 'api'].includes(areaOf(path)) && !TEST_FILE.test(path)))
     assert.deepEqual(problems, [], `the same object type declared in core/ and api/:\n${problems.join('\n')}`)
   })
 
   test('HTTP only in api/: nothing else calls the global fetch (the emulator and tests excepted)', () => {
-    const checked = files.filter((path) => !['api', 'emulator'].includes(areaOf(path)) && !TEST_FILE.test(path))
-    assert.ok(checked.length > 0)
-    const problems = checked.flatMap((path) => globalFetchCalls(read(path)).map((line) => `${path}:${line}`))
+    const checked = where((path) => !['api', 'emulator'].includes(areaOf(path)) && !TEST_FILE.test(path))
+    assert.ok(checked.size > 0)
+    const problems = [...checked].flatMap(([path, file]) => globalFetchCalls(file).map((line) => `${path}:${line}`))
     assert.deepEqual(problems, [], `global fetch outside src/api/:\n${problems.join('\n')}`)
   })
 
@@ -800,9 +796,9 @@ describe('the tree under src/', () => {
       if (error instanceof assert.AssertionError) throw error
       t.diagnostic(`resource registry not loaded (${String(error)}); checking the fixed names only`)
     }
-    const core = files.filter((path) => areaOf(path) === 'core' && !TEST_FILE.test(path))
-    assert.ok(core.length > 0)
-    const problems = core.flatMap((path) => resourceNamesIn(read(path), [...names]).map((hit) => `${path}: ${hit}`))
+    const core = where((path) => areaOf(path) === 'core' && !TEST_FILE.test(path))
+    assert.ok(core.size > 0)
+    const problems = [...core].flatMap(([path, file]) => resourceNamesIn(file, [...names]).map((hit) => `${path}: ${hit}`))
     assert.deepEqual(problems, [], `resource names in core/:\n${problems.join('\n')}`)
   })
 })

@@ -1,13 +1,13 @@
 // The generated docs: the committed docs/ must equal what gen-docs writes now, and every type the
 // registry serves has a runnable example and a page.
 import assert from 'node:assert/strict'
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import { describe, test } from 'node:test'
 import { DOCS_DIR, EXAMPLES_DIR, generateDocs } from '../src/bin/gen-docs.js'
 import { dataSources, resources } from '../src/resources/index.js'
-import { examplePath, generatedFiles, HAND_WRITTEN_DOCS, listFiles, writeDocs } from '../src/terraform/docs.js'
+import { examplePath, generatedFiles, HAND_WRITTEN_DOCS, isHandWritten, listFiles, writeDocs } from '../src/terraform/docs.js'
 import { TYPE_PREFIX } from '../src/terraform/schema.js'
 
 const REFRESH = 'npm run generate'
@@ -20,6 +20,7 @@ describe('docs', () => {
       const expected = listFiles(fresh)
       const committed = generatedFiles(DOCS_DIR)
       for (const page of HAND_WRITTEN_DOCS) assert.ok(!expected.includes(page), `the generator writes ${page}, a hand-written page`)
+      for (const page of expected) assert.ok(!isHandWritten(page), `the generator writes ${page}, in a hand-written folder`)
       const missing = expected.filter((path) => !committed.includes(path))
       const extra = committed.filter((path) => !expected.includes(path))
       const changed = expected.filter(
@@ -69,6 +70,22 @@ describe('docs', () => {
           assert.ok(line?.includes('Forces replacement'), `${type}.${name} is create-only but its line says nothing: ${line}`)
         }
       }
+    }
+  })
+
+  test('writing the docs deletes stale generated pages and leaves the hand-written ones', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'provider-docs-'))
+    try {
+      const handWritten = ['design.md', 'guides/ci.md']
+      for (const path of [...handWritten, 'resources/gone.md']) {
+        mkdirSync(dirname(join(dir, path)), { recursive: true })
+        writeFileSync(join(dir, path), 'by hand\n')
+      }
+      writeDocs(dir, generateDocs())
+      for (const path of handWritten) assert.equal(readFileSync(join(dir, path), 'utf8'), 'by hand\n', path)
+      assert.ok(!existsSync(join(dir, 'resources', 'gone.md')), 'a page no longer generated is deleted')
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
     }
   })
 

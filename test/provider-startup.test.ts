@@ -11,8 +11,8 @@ import { dataSources, providerDefinition, resources } from '../src/resources/ind
 import { GRPCController } from '../src/terraform/gen/grpc_controller_pb.js'
 import { GetProviderSchema_ResponseSchema, Provider } from '../src/terraform/gen/tfplugin6.8_pb.js'
 import { providerSchemaResponse } from '../src/terraform/provider-service.js'
-import { connectGrpcTestClient } from '../src/terraform/testing/grpc-client.js'
-import { launchPlugin } from '../src/terraform/testing/launch.js'
+import { connectGrpcTestClient } from './support/terraform/grpc-client.js'
+import { launchPlugin } from './support/terraform/launch.js'
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
 const { version } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }
@@ -28,7 +28,10 @@ describe('terraform provider bundle start-up', () => {
       const address = /^1\|6\|tcp\|(127\.0\.0\.1:\d+)\|grpc\|$/.exec(line)?.[1]
       assert.ok(address, `handshake line: ${line}`)
       const grpc = connectGrpcTestClient({ address })
-      const expected = fromBinary(GetProviderSchema_ResponseSchema, providerSchemaResponse({ provider: providerDefinition, resources, dataSources }))
+      const expected = fromBinary(
+        GetProviderSchema_ResponseSchema,
+        providerSchemaResponse({ provider: providerDefinition, resources, dataSources }),
+      )
       assert.ok(Object.keys(expected.resourceSchemas).length > 0)
 
       const precomputed = await grpc.call(Provider.method.getProviderSchema, {})

@@ -108,7 +108,11 @@ describe('the plugin under the engine rules', () => {
     const details = await emulator.api<{ status: string }>('GET', `/lites/accounts/${first.id}/vm-details`)
     assert.equal(details.status, 'stopped')
     const normal = await upOk(urnOf(VM, 'paid-at-once'), vmProgram({ vmName: 'paid-at-once', powerState: 'stop', diskSize: 40 }), null)
-    assert.deepEqual(filled(mustSave(third.saved).outputs), filled(normal.outputs), 'the resumed create reports less than a create that finished at once')
+    assert.deepEqual(
+      filled(mustSave(third.saved).outputs),
+      filled(normal.outputs),
+      'the resumed create reports less than a create that finished at once',
+    )
     await settled(urn, program, mustSave(third.saved))
   })
 
@@ -116,7 +120,9 @@ describe('the plugin under the engine rules', () => {
     const urn = urnOf(VM, 'timed-out')
     const program = vmProgram({ vmName: 'slow-vm-01', diskSize: 40 })
     await emulator.control('PATCH', '/config', { provisioning_delay_ms: 1500 })
-    const first = await model.up(urn, program, null, { timeout: 1 }).finally(() => emulator.control('PATCH', '/config', { provisioning_delay_ms: 100 }))
+    const first = await model
+      .up(urn, program, null, { timeout: 1 })
+      .finally(() => emulator.control('PATCH', '/config', { provisioning_delay_ms: 100 }))
     assert.ok(first.error, 'the create did not time out')
     const kept = mustSave(first.saved)
     assert.ok(kept.initErrors.length > 0)
@@ -138,7 +144,12 @@ describe('the plugin under the engine rules', () => {
     const urn = urnOf(VM, 'partial')
     const created = await upOk(urn, vmProgram({ vmName: 'partial-vm' }), null)
     const program = vmProgram({ vmName: 'partial-vm', productId: 102 })
-    const fault = await emulator.control<{ fault_id: string }>('POST', '/faults', { method: 'GET', path: '/lites/accounts/*', status: 403, count: -1 })
+    const fault = await emulator.control<{ fault_id: string }>('POST', '/faults', {
+      method: 'GET',
+      path: '/lites/accounts/*',
+      status: 403,
+      count: -1,
+    })
     const { value: failed, kinds } = await ordersOf(() =>
       model.up(urn, program, created, { timeout: 60 }).finally(() => emulator.control('DELETE', `/faults/${fault.fault_id}`)),
     )
@@ -240,7 +251,14 @@ describe('failOnUnfinished', () => {
   test('a create whose storage step the service refuses after the paid order: the up fails, the VM is kept with the size it has, and the next up retries only that step', async () => {
     const urn = urnOf(VM, 'step-failed')
     const program = vmProgram({ vmName: 'step-failed', diskSize: 40 })
-    await emulator.control('POST', '/faults', { method: 'PUT', path: '/lites/accounts/*/storage', mode: 'error', status: 409, count: 1, detail: 'storage pool busy' })
+    await emulator.control('POST', '/faults', {
+      method: 'PUT',
+      path: '/lites/accounts/*/storage',
+      mode: 'error',
+      status: 409,
+      count: 1,
+      detail: 'storage pool busy',
+    })
     const { value: first, kinds } = await ordersOf(() => model.up(urn, program, null, { timeout: 60 }))
     assert.ok(first.error, 'a create whose storage step failed reported success')
     assert.match(first.error.details, /storage pool busy/)

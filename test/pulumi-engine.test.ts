@@ -1,6 +1,7 @@
 // The engine-protocol suite: the built plugin, started as the engine starts it, driven through the
 // engine's call sequences for every resource against the emulator launcher. The per-resource data
-// (an example, one change per in-place input, create-only changes, Limit violations) lives here.
+// (an example, one change per in-place input, create-only changes, Limit violations) is each
+// resource's fixture's `engine` cases (test/fixtures/).
 import assert from 'node:assert/strict'
 import { mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -8,123 +9,16 @@ import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { isSecret, UNKNOWN_WIRE, type Wire, type WireMap } from '../src/pulumi/wire.js'
 import { Emulator } from './e2e/harness.js'
+import { type EngineCase, type EngineRefs, fixtures } from './fixtures/index.js'
 import { initFailure, PLUGIN, Plugin, ROOT, type RpcError, startFakeEngine, urnOf } from './pulumi-harness.js'
 
 const CODE = { UNKNOWN: 2, INVALID_ARGUMENT: 3, UNIMPLEMENTED: 12 }
 
-type Refs = Record<string, number>
-interface ResourceCase {
-  readonly token: string
-  /** Built from what earlier cases created (e.g. keypair ids). */
-  readonly example: (refs: Refs) => WireMap
-  /** Applied in order, cumulatively: one in-place change per updatable input. */
-  readonly inPlace: readonly { readonly key: string; readonly value: (refs: Refs) => Wire }[]
-  readonly createOnly: Readonly<Record<string, Wire>>
-  /** Every Limit broken at once: the property paths Check must name. */
-  readonly invalid: { readonly news: WireMap; readonly paths: readonly string[] }
-  readonly secretOutputs: readonly string[]
-  /** A number output to record for later cases. */
-  readonly exports?: { readonly as: string; readonly output: string }
-  /** Deleted out of band through the control API (accounts only). */
-  readonly account: boolean
-  readonly grow?: { readonly key: string }
-  /** In-place changes run after the import test (a migration moves what an import can recover). */
-  readonly afterImport?: ResourceCase['inPlace']
-  /** Inputs an import must recover exactly as they were configured. */
-  readonly recovered: readonly string[]
-}
+type Refs = EngineRefs
+type ResourceCase = EngineCase
 
-const CASES: readonly ResourceCase[] = [
-  {
-    token: 'provider:index:LiteKeypair',
-    example: () => ({ name: 'pulumi-first' }),
-    inPlace: [],
-    createOnly: { name: 'pulumi-renamed' },
-    invalid: { news: { name: '' }, paths: ['name'] },
-    secretOutputs: ['privateKey'],
-    exports: { as: 'keypair', output: 'keypairId' },
-    account: false,
-    recovered: ['name'],
-  },
-  {
-    token: 'provider:index:LiteKeypair',
-    example: () => ({ name: 'pulumi-second' }),
-    inPlace: [],
-    createOnly: {},
-    invalid: { news: { name: 'a\nb' }, paths: ['name'] },
-    secretOutputs: ['privateKey'],
-    exports: { as: 'keypair2', output: 'keypairId' },
-    account: false,
-    recovered: ['name'],
-  },
-  {
-    token: 'provider:index:LiteKeypair',
-    example: () => ({ name: 'pulumi-deleted' }),
-    inPlace: [],
-    createOnly: {},
-    invalid: { news: { name: 'x'.repeat(256) }, paths: ['name'] },
-    secretOutputs: ['privateKey'],
-    account: false,
-    recovered: ['name'],
-  },
-  {
-    token: 'provider:index:LiteVm',
-    example: (refs) => ({
-      sshAndConsoleUser: 'deployer',
-      consolePassword: 'S3cretPass9',
-      productId: 101,
-      selectOs: 'Ubuntu-22.04',
-      keypairId: refs.keypair ?? 0,
-      cycle: 'm',
-      vmName: 'pulumi-vm-1',
-    }),
-    inPlace: [
-      { key: 'vmName', value: () => 'pulumi-vm-2' },
-      { key: 'keypairId', value: (refs) => refs.keypair2 ?? 0 },
-      { key: 'productId', value: () => 102 },
-      { key: 'diskSize', value: () => 60 },
-      { key: 'powerState', value: () => 'stop' },
-      { key: 'rebuildOs', value: () => 'Debian-12' },
-      { key: 'payWithCreditCard', value: () => false },
-    ],
-    afterImport: [{ key: 'migrateToPro', value: () => '202' }],
-    createOnly: { selectOs: 'Rocky-9', cycle: 'a', sshAndConsoleUser: 'operator', consolePassword: 'An0therPass', description: 'x' },
-    invalid: {
-      news: {
-        sshAndConsoleUser: 'ab',
-        consolePassword: 'short',
-        productId: 0,
-        selectOs: '',
-        keypairId: 0,
-        cycle: 'weekly',
-        vmName: 'abc',
-        description: 'd'.repeat(300),
-        powerState: 'reboot',
-        migrateToPro: 'x1',
-        diskSize: 0,
-        promocode: '',
-      },
-      paths: [
-        'sshAndConsoleUser',
-        'consolePassword',
-        'productId',
-        'selectOs',
-        'keypairId',
-        'cycle',
-        'vmName',
-        'description',
-        'powerState',
-        'migrateToPro',
-        'diskSize',
-        'promocode',
-      ],
-    },
-    secretOutputs: ['raw', 'consolePassword', 'cipassword'],
-    account: true,
-    grow: { key: 'diskSize' },
-    recovered: ['sshAndConsoleUser', 'consolePassword', 'cycle', 'vmName', 'keypairId', 'diskSize', 'description'],
-  },
-]
+/** The resources' engine cases, from their fixtures (test/fixtures/), in the registry's order. */
+const CASES: readonly ResourceCase[] = fixtures.flatMap((f) => f.engine ?? [])
 
 let emulator: Emulator
 let engine: Awaited<ReturnType<typeof startFakeEngine>>
@@ -237,7 +131,9 @@ CASES.forEach((c, index) => {
       assert.equal(preview.id, '')
       assert.equal(await apiRequests('mutating'), before, 'preview made a mutating API call')
       assertSecret(preview.properties, c.secretOutputs, 'Create(preview)')
-      const unknownOutputs = Object.entries(preview.properties).filter(([, v]) => v === UNKNOWN_WIRE || (isSecret(v) && v.value === UNKNOWN_WIRE))
+      const unknownOutputs = Object.entries(preview.properties).filter(
+        ([, v]) => v === UNKNOWN_WIRE || (isSecret(v) && v.value === UNKNOWN_WIRE),
+      )
       assert.ok(unknownOutputs.length > 0, 'some computed output is unknown')
     })
 
@@ -380,7 +276,14 @@ describe('every resource and function of the schema', () => {
 
 /** A Lite VM's inputs as a program gives them. */
 function vmProgram(productId = 101): WireMap {
-  return { sshAndConsoleUser: 'deployer', consolePassword: 'S3cretPass9', productId, selectOs: 'Ubuntu-22.04', keypairId: refs.keypair ?? 0, cycle: 'm' }
+  return {
+    sshAndConsoleUser: 'deployer',
+    consolePassword: 'S3cretPass9',
+    productId,
+    selectOs: 'Ubuntu-22.04',
+    keypairId: refs.keypair ?? 0,
+    cycle: 'm',
+  }
 }
 
 describe('functions and the rest', () => {
@@ -396,7 +299,10 @@ describe('functions and the rest', () => {
     assert.deepEqual(ok.failures, [])
     assert.ok((ok.return.oss as { name: string }[]).some((o) => o.name === 'Ubuntu-22.04'))
     const bad = await plugin.invoke('provider:index:liteOsList', {})
-    assert.deepEqual(bad.failures.map((f) => f.property), ['productId'])
+    assert.deepEqual(
+      bad.failures.map((f) => f.property),
+      ['productId'],
+    )
     await rejects(plugin.invoke('provider:index:noSuchFunction', {}), CODE.INVALID_ARGUMENT)
   })
 
@@ -410,7 +316,12 @@ describe('functions and the rest', () => {
   test('an order placed whose wait fails is a partial failure: UNKNOWN + ErrorResourceInitFailed with the id', async () => {
     const urn = urnOf('provider:index:LiteVm', 'unpaid')
     const news = (await plugin.check(urn, vmProgram())).inputs
-    const fault = await emulator.control<{ fault_id: string }>('POST', '/faults', { method: 'GET', path: '/lites/accounts/*', status: 403, count: -1 })
+    const fault = await emulator.control<{ fault_id: string }>('POST', '/faults', {
+      method: 'GET',
+      path: '/lites/accounts/*',
+      status: 403,
+      count: -1,
+    })
     const error = await rejects(plugin.create(urn, news, { timeout: 60 }), CODE.UNKNOWN).finally(() =>
       emulator.control('DELETE', `/faults/${fault.fault_id}`),
     )
@@ -422,7 +333,7 @@ describe('functions and the rest', () => {
     assert.equal(failure.properties.__meta !== undefined, true, 'the resume marker is kept in outputs')
   })
 
-  test('SIGTERM during a create\'s wait acts as Cancel: the Create answers with the new id, then the plugin exits', async () => {
+  test("SIGTERM during a create's wait acts as Cancel: the Create answers with the new id, then the plugin exits", async () => {
     const own = await Plugin.launch(engine.address)
     try {
       await own.configure({ apiKey: 'emulator-key', baseUrl: emulator.baseUrl, pollInterval: '100ms' })

@@ -139,13 +139,19 @@ export class Plugin {
   async checkConfig(news: WireMap, olds: WireMap = {}) {
     const r = await this.call<InstanceType<typeof providerPb.CheckResponse>>(
       'checkConfig',
-      new providerPb.CheckRequest().setUrn('urn:pulumi:s::p::pulumi:providers:provider::default').setOlds(struct(olds)).setNews(struct(news)),
+      new providerPb.CheckRequest()
+        .setUrn('urn:pulumi:s::p::pulumi:providers:provider::default')
+        .setOlds(struct(olds))
+        .setNews(struct(news)),
     )
     return { inputs: js(r.getInputs()), failures: r.getFailuresList().map((f) => ({ property: f.getProperty(), reason: f.getReason() })) }
   }
   async diffConfig(oldInputs: WireMap, news: WireMap) {
     return diffOf(
-      await this.call('diffConfig', new providerPb.DiffRequest().setOlds(struct(oldInputs)).setOldInputs(struct(oldInputs)).setNews(struct(news))),
+      await this.call(
+        'diffConfig',
+        new providerPb.DiffRequest().setOlds(struct(oldInputs)).setOldInputs(struct(oldInputs)).setNews(struct(news)),
+      ),
     )
   }
   async configure(args: WireMap) {
@@ -201,7 +207,14 @@ export class Plugin {
     )
     return { id: r.getId(), properties: js(r.getProperties()), inputs: js(r.getInputs()) }
   }
-  async update(urn: string, id: string, olds: WireMap, oldInputs: WireMap, news: WireMap, options: { preview?: boolean; timeout?: number } = {}) {
+  async update(
+    urn: string,
+    id: string,
+    olds: WireMap,
+    oldInputs: WireMap,
+    news: WireMap,
+    options: { preview?: boolean; timeout?: number } = {},
+  ) {
     const r = await this.call<InstanceType<typeof providerPb.UpdateResponse>>(
       'update',
       new providerPb.UpdateRequest()
@@ -219,11 +232,19 @@ export class Plugin {
   async delete(urn: string, id: string, properties: WireMap, oldInputs: WireMap = {}) {
     await this.call(
       'delete',
-      new providerPb.DeleteRequest().setUrn(urn).setType(typeOf(urn)).setId(id).setProperties(struct(properties)).setOldInputs(struct(oldInputs)),
+      new providerPb.DeleteRequest()
+        .setUrn(urn)
+        .setType(typeOf(urn))
+        .setId(id)
+        .setProperties(struct(properties))
+        .setOldInputs(struct(oldInputs)),
     )
   }
   async invoke(tok: string, args: WireMap) {
-    const r = await this.call<InstanceType<typeof providerPb.InvokeResponse>>('invoke', new providerPb.InvokeRequest().setTok(tok).setArgs(struct(args)))
+    const r = await this.call<InstanceType<typeof providerPb.InvokeResponse>>(
+      'invoke',
+      new providerPb.InvokeRequest().setTok(tok).setArgs(struct(args)),
+    )
     return { return: js(r.getReturn()), failures: r.getFailuresList().map((f) => ({ property: f.getProperty(), reason: f.getReason() })) }
   }
   async cancel(): Promise<void> {
@@ -390,7 +411,13 @@ export class EngineModel {
       const error = thrown as RpcError
       const failure = initFailure(error)
       // OnResourceStepPost: a partially failed update keeps the OLD inputs with the new outputs.
-      if (failure) return { op: 'update', diff, error, saved: { id: saved.id, inputs: saved.inputs, outputs: failure.properties, initErrors: failure.reasons } }
+      if (failure)
+        return {
+          op: 'update',
+          diff,
+          error,
+          saved: { id: saved.id, inputs: saved.inputs, outputs: failure.properties, initErrors: failure.reasons },
+        }
       return { op: 'update', diff, error, saved }
     }
   }

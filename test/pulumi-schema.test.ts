@@ -39,7 +39,10 @@ test('the schema names every resource, function and config key, with secrets and
 
 test('types the SDKs can hold: whole numbers as integer, nullable nested and unrecoverable outputs', () => {
   const schema = JSON.parse(committed) as {
-    resources: Record<string, { properties: Record<string, { type?: string }>; inputProperties: Record<string, { type?: string }>; required: string[] }>
+    resources: Record<
+      string,
+      { properties: Record<string, { type?: string }>; inputProperties: Record<string, { type?: string }>; required: string[] }
+    >
     types: Record<string, { required: string[] }>
   }
   const vm = schema.resources['provider:index:LiteVm']!

@@ -14,7 +14,18 @@
 // Pulumi Go SDK.
 import assert from 'node:assert/strict'
 import { spawnSync } from 'node:child_process'
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs'
 import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { dirname, join, relative, resolve } from 'node:path'
@@ -164,7 +175,10 @@ describe('the generated SDKs', () => {
     const built = packages.buildPython(join(SDKS, 'python'), join(tmp, 'python-dist'), join(tmp, 'work'))
     const wheel = built.find((f) => f.endsWith('-py3-none-any.whl'))
     assert.ok(wheel, `no wheel among ${built.join(', ')}`)
-    assert.ok(built.some((f) => f.endsWith(`-${version}.tar.gz`)), `no sdist among ${built.join(', ')}`)
+    assert.ok(
+      built.some((f) => f.endsWith(`-${version}.tar.gz`)),
+      `no sdist among ${built.join(', ')}`,
+    )
     const python = packages.pythonEnv()
     const site = join(tmp, 'python-site')
     run(python, ['-m', 'pip', 'install', '--disable-pip-version-check', '--quiet', '--no-deps', '--no-index', '--target', site, wheel])
@@ -174,7 +188,9 @@ describe('the generated SDKs', () => {
     checkRegistered(out.registered)
   })
 
-  test('the Go SDK builds in a module that requires it, and a program under mocks registers camelCase inputs and whole numbers', { timeout: 15 * 60_000 }, () => {
+  test('the Go SDK builds in a module that requires it, and a program under mocks registers camelCase inputs and whole numbers', {
+    timeout: 15 * 60_000,
+  }, () => {
     const sdk = join(SDKS, 'go')
     const modulePath = /^module\s+(\S+)$/m.exec(readFileSync(join(sdk, 'go.mod'), 'utf8'))?.[1]
     assert.ok(modulePath, 'sdk/go/go.mod names its module')
@@ -211,7 +227,8 @@ function checkRegistered(registered: Record<string, Record<string, unknown>>): v
   assert.deepEqual(Object.keys(registered).sort(), ['provider:index:LiteKeypair', 'provider:index:LiteVm'])
   assert.deepEqual(registered['provider:index:LiteKeypair'], { name: 'deploy-key' })
   const vm = registered['provider:index:LiteVm']!
-  for (const key of ['productId', 'keypairId', 'selectOs', 'cycle', 'sshAndConsoleUser', 'consolePassword', 'diskSize']) assert.ok(key in vm, key)
+  for (const key of ['productId', 'keypairId', 'selectOs', 'cycle', 'sshAndConsoleUser', 'consolePassword', 'diskSize'])
+    assert.ok(key in vm, key)
   assert.equal(vm.productId, 101)
   assert.equal(vm.keypairId, 7)
   assert.equal(vm.diskSize, 40)
@@ -443,7 +460,8 @@ describe('the TypeScript SDK, and the example programs on it under mocks delegat
 
   test('the TypeScript SDK compiles and packs as users install it, and it and the programs load one @pulumi/pulumi', () => {
     const installed = join(tmp, 'node_modules', '@provider', 'pulumi')
-    for (const file of ['index.js', 'index.d.ts', 'package.json', 'README.md', 'LICENSE', 'types/input.d.ts']) assert.ok(existsSync(join(installed, file)), file)
+    for (const file of ['index.js', 'index.d.ts', 'package.json', 'README.md', 'LICENSE', 'types/input.d.ts'])
+      assert.ok(existsSync(join(installed, file)), file)
     assert.equal(json(join(installed, 'package.json')).version, version)
     const fromProgram = createRequire(join(tmp, 'programs', 'typescript-metal', 'bin', 'index.js'))
     const fromSdk = createRequire(join(installed, 'index.js'))
@@ -523,4 +541,3 @@ describe('the TypeScript SDK, and the example programs on it under mocks delegat
     await assert.rejects(internals(bad.name as Output<unknown>).promise(), /Check of bad failed: name/)
   })
 })
-

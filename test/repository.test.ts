@@ -1,6 +1,9 @@
 // The repository stands on its own: every link in its Markdown resolves to a file inside it (no web
 // address, no `../` out of the clone), and the licence package.json names is the one LICENSE holds.
+// The README stays a short first page: under its word limit, with the two set-up commands and the
+// prerequisites they need, and a link to every guide, where the rest of the documentation lives.
 import assert from 'node:assert/strict'
+import { spawnSync } from 'node:child_process'
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { dirname, join, relative, resolve } from 'node:path'
 import { describe, test } from 'node:test'
@@ -41,6 +44,17 @@ export function linkProblems(root: string, file: string, text: string): string[]
   return problems
 }
 
+/** The README's ceiling, in words as `wc -w` counts them (code blocks included). */
+const README_MAX_WORDS = 1500
+
+/** The `## ` section of a Markdown text with this title, up to the next `## ` heading. */
+function section(text: string, title: string): string {
+  const start = text.indexOf(`\n## ${title}\n`)
+  if (start < 0) return ''
+  const end = text.indexOf('\n## ', start + 1)
+  return text.slice(start, end < 0 ? undefined : end)
+}
+
 describe('a self-contained repository', () => {
   test('linkProblems flags web addresses, paths out of the clone and missing files, and passes good links', () => {
     const file = join(ROOT, 'README.md')
@@ -71,5 +85,58 @@ describe('a self-contained repository', () => {
     assert.match(text, /^Mozilla Public License Version 2\.0\n/)
     assert.match(text, /Exhibit B - "Incompatible With Secondary Licenses" Notice/)
     for (const page of ['docs/design.md', 'docs/emulator-api.md', 'CHANGELOG.md']) assert.ok(existsSync(join(ROOT, page)), page)
+  })
+
+  test('the README stays short, and links every guide and the contributor pages', () => {
+    const text = readFileSync(join(ROOT, 'README.md'), 'utf8')
+    const words = text.split(/\s+/).filter((w) => w !== '').length
+    assert.ok(words < README_MAX_WORDS, `README.md has ${words} words; keep it under ${README_MAX_WORDS} and move detail to docs/guides/`)
+    const guides = readdirSync(join(ROOT, 'docs', 'guides')).filter((name) => name.endsWith('.md'))
+    assert.ok(guides.length >= 4, `docs/guides/ holds ${guides.length} guides`)
+    const unlinked = [...guides.map((name) => `docs/guides/${name}`), 'CONTRIBUTING.md', 'docs/design.md'].filter(
+      (path) => !text.includes(`](${path})`),
+    )
+    assert.deepEqual(unlinked, [], 'pages the README does not link')
+  })
+
+  test('the README gives the two set-up commands and the prerequisites they need', () => {
+    const text = readFileSync(join(ROOT, 'README.md'), 'utf8')
+    const start = section(text, 'Getting started')
+    assert.notEqual(start, '', 'README.md has no "## Getting started" section')
+    const commands = [...start.matchAll(/```sh\n([\s\S]*?)```/g)].flatMap((m) => m[1]!.split('\n').filter((line) => line.trim() !== ''))
+    assert.deepEqual(
+      commands.map((line) => line.replace(/\s+#.*$/, '')),
+      ['npm install && npm start', 'npm test'],
+    )
+    const { engines } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { engines: { node: string } }
+    assert.equal(engines.node, '>=20')
+    const prose = start.replace(/\s+/g, ' ')
+    for (const needed of ['Node.js 20 or later', 'Go', 'Python 3.9 or later', 'PostgreSQL server binaries']) {
+      assert.ok(prose.includes(needed), `"Getting started" does not name ${needed}`)
+    }
+    // What CI checks for before it runs `npm test` is what the README asks for.
+    const ci = readFileSync(join(ROOT, '.ci', 'run'), 'utf8')
+    for (const probe of ['command -v go', 'command -v python3', '/usr/lib/postgresql/']) assert.ok(ci.includes(probe), `.ci/run: ${probe}`)
+  })
+
+  test('each test layer has its npm script, and `npm test` runs them all', () => {
+    const { scripts } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }
+    assert.match(scripts.test ?? '', /node scripts\/test\.mjs$/, 'npm test runs every layer (no option)')
+    for (const [name, option] of [
+      ['test:unit', '--unit'],
+      ['test:e2e', '--e2e'],
+      ['test:faults', '--faults'],
+    ] as const) {
+      assert.ok(scripts[name]?.endsWith(`node scripts/test.mjs ${option}`), `${name}: ${scripts[name]}`)
+    }
+    assert.ok(scripts['test:fast'], 'test:fast stays, as an alias')
+    const contributing = readFileSync(join(ROOT, 'CONTRIBUTING.md'), 'utf8')
+    for (const name of ['test:unit', 'test:e2e', 'test:faults'])
+      assert.ok(contributing.includes(`npm run ${name}`), `CONTRIBUTING.md does not say how to run ${name}`)
+  })
+
+  test('no comment cites a numbered section of a specification that is not in the repository', () => {
+    const run = spawnSync(process.execPath, [join(ROOT, 'scripts/replace-section-refs.mjs'), '--check'], { cwd: ROOT, encoding: 'utf8' })
+    assert.equal(run.status, 0, `${run.stdout}${run.stderr}`)
   })
 })

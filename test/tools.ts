@@ -19,7 +19,11 @@ let report: Readonly<Record<string, Tool>> | undefined
 
 export function tools(): Readonly<Record<string, Tool>> {
   report ??= JSON.parse(
-    process.env.PROVIDER_TOOLS_JSON ?? execFileSync(process.execPath, [join(ROOT, 'scripts', 'tools.mjs'), 'json'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }),
+    process.env.PROVIDER_TOOLS_JSON ??
+      execFileSync(process.execPath, [join(ROOT, 'scripts', 'tools.mjs'), 'json'], {
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'inherit'],
+      }),
   ) as Record<string, Tool>
   return report
 }

@@ -1,16 +1,5 @@
-// Additional IPs and their assignments to Metal servers (§3.8, I1-I6, A1-A5).
-import {
-  accountId,
-  array,
-  field,
-  idInteger,
-  idText,
-  type JsonObject,
-  nullable,
-  numericId,
-  object,
-  string,
-} from './decode.js'
+// Additional IPs and their assignments to Metal servers (the additional-IP calls, I1-I6, A1-A5).
+import { accountId, array, field, idInteger, idText, type JsonObject, nullable, numericId, object, string } from './decode.js'
 import {
   type Account,
   type BillingOption,
@@ -22,16 +11,8 @@ import {
   type PaidOrder,
   paid,
 } from './models.js'
-import {
-  type CallOptions,
-  compact,
-  type ListOptions,
-  type OrderOptions,
-  reconcileBy,
-  rejectingSync,
-  statusQuery,
-  type Transport,
-} from './transport.js'
+import { type CallOptions, compact, type ListOptions, rejectingSync, statusQuery, type Transport } from './transport.js'
+import { type OrderOptions, type Orders, reconcileBy } from './orders/orders.js'
 
 /** `extra_details` of an additional IP. */
 export interface AdditionalIpExtra {
@@ -139,24 +120,17 @@ function decodeProduct(value: unknown, at = 'data'): AdditionalIpProduct {
 const ignore = (): undefined => undefined
 const GROUP = '/baremetal-additional-ips'
 
-export function additionalIpApi(transport: Transport): AdditionalIpApi {
+export function additionalIpApi(transport: Transport, orders: Orders): AdditionalIpApi {
   const id = (value: Id) => idText(value, 'account id')
   const server = (value: Id) => idText(value, 'metal account id')
   return rejectingSync<AdditionalIpApi>({
     createIp: (body, options) =>
-      transport.order(
-        'POST',
-        GROUP,
-        compact({ product_id: body.product_id, cycle: body.cycle, region: body.region, ...paid(body) }),
-        {
-          ...options,
-          reconcile: reconcileBy(
-            () => transport.request({ method: 'GET', path: GROUP, decode: decodeList(decodeIp) }),
-            body.product_id,
-            { region: body.region },
-          ),
-        },
-      ),
+      orders.order('POST', GROUP, compact({ product_id: body.product_id, cycle: body.cycle, region: body.region, ...paid(body) }), {
+        ...options,
+        reconcile: reconcileBy(() => transport.request({ method: 'GET', path: GROUP, decode: decodeList(decodeIp) }), body.product_id, {
+          region: body.region,
+        }),
+      }),
     listIps: (options) =>
       transport.request({
         method: 'GET',
@@ -166,8 +140,7 @@ export function additionalIpApi(transport: Transport): AdditionalIpApi {
         decode: decodeList(decodeIp),
       }),
     getIp: (accountId, options) => transport.get(`${GROUP}/${id(accountId)}`, (p) => decodeIp(p), options, id(accountId)),
-    deleteIp: (accountId, options) =>
-      transport.send('DELETE', `${GROUP}/${id(accountId)}`, undefined, ignore, options, id(accountId)),
+    deleteIp: (accountId, options) => orders.remove(`${GROUP}/${id(accountId)}`, options, id(accountId)),
     listProducts: (options) => transport.get(`${GROUP}/products`, decodeList(decodeProduct), options),
     getProduct: (productId, options) =>
       transport.get(`${GROUP}/products/${idText(productId, 'product id')}`, (p) => decodeProduct(p), options),
@@ -184,12 +157,7 @@ export function additionalIpApi(transport: Transport): AdditionalIpApi {
     listAssignments: (ipAccountId, options) =>
       transport.get(`${GROUP}/${id(ipAccountId)}/assigns`, decodeList(decodeAssignment), options, id(ipAccountId)),
     getAssignment: (ipAccountId, metalAccountId, options) =>
-      transport.get(
-        `${GROUP}/${id(ipAccountId)}/assigns/${server(metalAccountId)}`,
-        (p) => decodeAssignment(p),
-        options,
-        id(ipAccountId),
-      ),
+      transport.get(`${GROUP}/${id(ipAccountId)}/assigns/${server(metalAccountId)}`, (p) => decodeAssignment(p), options, id(ipAccountId)),
     unassign: (ipAccountId, metalAccountId, options) =>
       transport.send(
         'DELETE',

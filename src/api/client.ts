@@ -5,7 +5,7 @@ import { type ElasticStorageApi, elasticStorageApi } from './elastic-storage.js'
 import { type LiteApi, type LiteMigrationApi, liteApi, liteMigrationApi } from './lite.js'
 import { type MetalApi, metalApi } from './metal.js'
 import type { Account } from './models.js'
-import { type JournalOptions, OrderJournal } from './journal.js'
+import { type JournalOptions, newJournalSession, OrderJournal, Orders, PostgresJournalStore } from './orders/index.js'
 import { type FetchFunction, type Logger, type OperationFrame, type Sleep, Transport } from './transport.js'
 import { type WaitOptions, type WaitResult, waitForActive } from './wait.js'
 
@@ -23,7 +23,7 @@ export interface ClientOptions {
   readonly pollIntervalMs?: number
   /** The poll interval grows gently up to this. Default 30000. */
   readonly pollMaxIntervalMs?: number
-  /** Attempts in all for one request, retries included (§1.10). Default 4. */
+  /** Attempts in all for one request, retries included (the API's retry rules). Default 4. */
   readonly maxAttempts?: number
   /** Injectable so tests never really wait; must reject (or resolve early) when `signal` aborts. */
   readonly sleep?: Sleep
@@ -40,7 +40,16 @@ export interface ClientOptions {
    * a key lives only as long as its call.
    */
   readonly journalDirectory?: string
-  /** Who owns the journal's entries and how to tell that an owner is gone; default this process (tests inject others). */
+  /**
+   * A PostgreSQL connection string (`postgresql://user:password@host:5432/database`): the order
+   * journal is kept in a table there instead, shared by every runner that uses the same database.
+   * Takes precedence over journalDirectory.
+   */
+  readonly journalDatabase?: string
+  /**
+   * The journal session (the owner and what its operations hold) shared by every client of this process,
+   * which the provider runtime passes; default a session of this client's own. Tests inject owners and liveness.
+   */
   readonly journalOptions?: JournalOptions
   /** The caller's current operation (its scope, timeout and hand-over), asked at each order. */
   readonly operation?: () => OperationFrame | undefined
@@ -66,7 +75,7 @@ export interface Client {
   // A new API family is one more file beside lite.ts and one more member here.
 
   /**
-   * Polls `read` until the account is Active (§4.1). Resolves with `unpaidInvoice` when the order
+   * Polls `read` until the account is Active. Resolves with `unpaidInvoice` when the order
    * waits for payment; throws WaitError on Suspended/Terminated, gone (404) or timeout.
    */
   waitForActive<A extends Account<unknown>>(read: () => Promise<A>, options: WaitOptions): Promise<WaitResult<A>>
@@ -76,7 +85,7 @@ export interface Client {
    * Settles the order journal (see JournalState): `account` when a state names an id, `delivered`
    * when the engine closed the provider gracefully after its run. Absent without a journal.
    */
-  readonly settlement?: { readonly directory: string; account(id: string): void; delivered(): void }
+  readonly settlement?: { readonly where: string; account(id: string): Promise<void>; delivered(): Promise<void> }
 }
 
 export function defaultSleep(ms: number, signal?: AbortSignal): Promise<void> {
@@ -116,7 +125,14 @@ export function createClient(options: ClientOptions): Client {
   const sleep = options.sleep ?? defaultSleep
   const log: Logger = options.log ?? (() => undefined)
   const pollIntervalMs = positive(options.pollIntervalMs, 5_000, 'pollIntervalMs')
-  const journal = options.journalDirectory === undefined ? undefined : new OrderJournal(options.journalDirectory, now, options.journalOptions)
+  const session = options.journalOptions?.session ?? newJournalSession(options.journalOptions?.owner)
+  const journalOptions = { ...options.journalOptions, session }
+  const journal =
+    options.journalDatabase !== undefined
+      ? new OrderJournal(new PostgresJournalStore(options.journalDatabase, session.owner), now, journalOptions)
+      : options.journalDirectory !== undefined
+        ? new OrderJournal(options.journalDirectory, now, journalOptions)
+        : undefined
   const transport = new Transport({
     baseUrl,
     apiKey: options.apiKey,
@@ -130,10 +146,9 @@ export function createClient(options: ClientOptions): Client {
     random: options.random ?? Math.random,
     log,
     idempotencyKey: options.idempotencyKey ?? randomUUID,
-    journal,
     operation: options.operation,
-    allowUnrecordedMatch: options.allowUnrecordedMatch,
   })
+  const orders = new Orders(transport, { journal, operation: options.operation, allowUnrecordedMatch: options.allowUnrecordedMatch })
   const waitSettings = {
     pollIntervalMs,
     pollMaxIntervalMs: Math.max(pollIntervalMs, positive(options.pollMaxIntervalMs, 30_000, 'pollMaxIntervalMs')),
@@ -143,15 +158,21 @@ export function createClient(options: ClientOptions): Client {
   }
   return {
     baseUrl,
-    lites: { ...liteApi(transport, '/lites'), ...liteMigrationApi(transport) },
-    litePros: liteApi(transport, '/lite-pros'),
-    baremetals: metalApi(transport),
-    additionalIps: additionalIpApi(transport),
-    elasticStorages: elasticStorageApi(transport),
+    lites: { ...liteApi(transport, orders, '/lites'), ...liteMigrationApi(transport, orders) },
+    litePros: liteApi(transport, orders, '/lite-pros'),
+    baremetals: metalApi(transport, orders),
+    additionalIps: additionalIpApi(transport, orders),
+    elasticStorages: elasticStorageApi(transport, orders),
     waitForActive: (read, waitOptions) => waitForActive(waitSettings, read, waitOptions),
     now,
     ...(journal
-      ? { settlement: { directory: journal.directory, account: (id: string) => journal.named(id), delivered: () => journal.settleOwn() } }
+      ? {
+          settlement: {
+            where: journal.where,
+            account: (id: string) => journal.accountInState(id),
+            delivered: () => journal.engineClosed(),
+          },
+        }
       : {}),
   }
 }

@@ -1,4 +1,4 @@
-// Lenient readers for payloads (§1.9): ids arrive as numbers or numeric strings, flags as 0/1 or
+// Lenient readers for payloads: ids arrive as numbers or numeric strings, flags as 0/1 or
 // booleans. A payload that breaks the contract throws ShapeError; the transport turns it into a
 // DecodeError that names the request.
 
@@ -71,12 +71,7 @@ export function field<T>(source: JsonObject, key: string, at: string, read: (val
 }
 
 /** Like `field`, but an absent key gives `undefined` (for fields clients must tolerate missing). */
-export function optionalField<T>(
-  source: JsonObject,
-  key: string,
-  at: string,
-  read: (value: unknown, at: string) => T,
-): T | undefined {
+export function optionalField<T>(source: JsonObject, key: string, at: string, read: (value: unknown, at: string) => T): T | undefined {
   const value = source[key]
   return value === undefined ? undefined : read(value, `${at}.${key}`)
 }

@@ -1,17 +1,5 @@
-// Elastic storage bound to a Metal server (§3.9, E1-E7).
-import {
-  accountId,
-  array,
-  field,
-  idInteger,
-  idText,
-  type JsonObject,
-  nullable,
-  number,
-  numericId,
-  object,
-  string,
-} from './decode.js'
+// Elastic storage bound to a Metal server (the elastic-storage calls, E1-E7).
+import { accountId, array, field, idInteger, idText, type JsonObject, nullable, number, numericId, object, string } from './decode.js'
 import {
   type Account,
   type BillingOption,
@@ -23,16 +11,8 @@ import {
   type PaidOrder,
   paid,
 } from './models.js'
-import {
-  type CallOptions,
-  compact,
-  type ListOptions,
-  type OrderOptions,
-  reconcileBy,
-  rejectingSync,
-  statusQuery,
-  type Transport,
-} from './transport.js'
+import { type CallOptions, compact, type ListOptions, rejectingSync, statusQuery, type Transport } from './transport.js'
+import { type OrderOptions, type Orders, reconcileBy } from './orders/orders.js'
 
 /** `extra_details` of an elastic storage. */
 export interface ElasticStorageExtra {
@@ -125,14 +105,13 @@ function decodeProduct(value: unknown, at = 'data'): ElasticStorageProduct {
   }
 }
 
-const ignore = (): undefined => undefined
 const GROUP = '/baremetal-elastic-storages'
 
-export function elasticStorageApi(transport: Transport): ElasticStorageApi {
+export function elasticStorageApi(transport: Transport, orders: Orders): ElasticStorageApi {
   const id = (value: Id) => idText(value, 'account id')
   return rejectingSync<ElasticStorageApi>({
     createStorage: (body, options) =>
-      transport.order(
+      orders.order(
         'POST',
         GROUP,
         compact({
@@ -160,10 +139,9 @@ export function elasticStorageApi(transport: Transport): ElasticStorageApi {
         signal: options?.signal,
         decode: decodeList(decodeStorage),
       }),
-    getStorage: (accountId, options) =>
-      transport.get(`${GROUP}/${id(accountId)}`, (p) => decodeStorage(p), options, id(accountId)),
+    getStorage: (accountId, options) => transport.get(`${GROUP}/${id(accountId)}`, (p) => decodeStorage(p), options, id(accountId)),
     resizeStorage: (accountId, body, options) =>
-      transport.order(
+      orders.order(
         'PUT',
         `${GROUP}/${id(accountId)}`,
         compact({ size: body.size, pay_invoice_with_cc: body.pay_invoice_with_cc }),
@@ -171,15 +149,14 @@ export function elasticStorageApi(transport: Transport): ElasticStorageApi {
         id(accountId),
       ),
     changeStorageProduct: (accountId, body, options) =>
-      transport.order(
+      orders.order(
         'POST',
         `${GROUP}/${id(accountId)}`,
         compact({ new_product_id: body.new_product_id, pay_invoice_with_cc: body.pay_invoice_with_cc }),
         options,
         id(accountId),
       ),
-    deleteStorage: (accountId, options) =>
-      transport.send('DELETE', `${GROUP}/${id(accountId)}`, undefined, ignore, options, id(accountId)),
+    deleteStorage: (accountId, options) => orders.remove(`${GROUP}/${id(accountId)}`, options, id(accountId)),
     listProducts: (options) => transport.get(`${GROUP}/products`, decodeList(decodeProduct), options),
     getProduct: (productId, options) =>
       transport.get(`${GROUP}/products/${idText(productId, 'product id')}`, (p) => decodeProduct(p), options),

@@ -75,7 +75,19 @@ export {
   statusIs,
 } from './models.js'
 export { REDACTED, type RedactOptions, redact, redactedJson } from './redact.js'
-export { JOURNAL_REUSE_MS, type JournalEntry, OrderJournal } from './journal.js'
+export {
+  describeDatabase,
+  isPostgresUrl,
+  JOURNAL_REUSE_MS,
+  JOURNAL_TABLE,
+  type JournalEntry,
+  newJournalSession,
+  OrderJournal,
+  type OrderOptions,
+  PostgresJournalStore,
+  postgresUrlProblem,
+  type Reconcile,
+} from './orders/index.js'
 export { OrderUnresolvedError, UnrecordedMatchError } from './errors.js'
 export type {
   CallOptions,
@@ -84,8 +96,6 @@ export type {
   Logger,
   LogLevel,
   OperationFrame,
-  OrderOptions,
-  Reconcile,
   Sleep,
 } from './transport.js'
 export type { WaitOptions, WaitResult } from './wait.js'

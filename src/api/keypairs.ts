@@ -1,4 +1,4 @@
-// Keypairs (§3.4): the same four calls in each of the three pools (`/lites`, `/lite-pros`, `/baremetals`).
+// Keypairs (the keypair calls): the same four calls in each of the three pools (`/lites`, `/lite-pros`, `/baremetals`).
 import { idText } from './decode.js'
 import { decodeKeypair, decodeList, type Keypair } from './models.js'
 import type { CallOptions, Transport } from './transport.js'
@@ -17,7 +17,7 @@ export interface KeypairApi {
 }
 
 export function keypairApi(transport: Transport, pool: string): KeypairApi {
-  // Collection paths are canonical with the trailing slash (§1.1).
+  // Collection paths are canonical with the trailing slash (the API's path rules).
   const collection = `${pool}/keypairs/`
   const listKeypairs = (options?: CallOptions) =>
     transport.request({ method: 'GET', path: collection, signal: options?.signal, decode: decodeList(decodeKeypair) })

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import type { Client } from './client.js'
-import { ok, testClient } from './fake-fetch.js'
+import { ok, testClient } from '../../test/support/fake-fetch.js'
 
 const ORDER = { order_id: 500017, account_id: 100042 }
 const PLAN = {
@@ -53,7 +53,12 @@ const CALLS: Record<string, Call> = {
     },
     order: true,
   },
-  L2: { call: (c, g) => c[g].listVms({ status: ['Active', 'Pending'] }), method: 'GET', path: '/accounts?status=Active&status=Pending', reply: [] },
+  L2: {
+    call: (c, g) => c[g].listVms({ status: ['Active', 'Pending'] }),
+    method: 'GET',
+    path: '/accounts?status=Active&status=Pending',
+    reply: [],
+  },
   L4: {
     call: (c, g) => c[g].getVmDetails('100042'),
     method: 'GET',
@@ -222,7 +227,7 @@ describe('migration (Lite only)', () => {
   })
 })
 
-describe('lenient decoding (§1.9)', () => {
+describe('lenient decoding', () => {
   test('ids as numbers or numeric strings: account and order ids become strings, others numbers', async () => {
     const account = {
       account_id: '100042',

@@ -1,4 +1,4 @@
-// The Lite and Lite Pro families (§3.1-§3.6): one set of calls, built per group path.
+// The Lite and Lite Pro families (the Lite and Lite Pro calls): one set of calls, built per group path.
 import {
   accountId,
   array,
@@ -14,31 +14,13 @@ import {
   idText,
 } from './decode.js'
 import { type KeypairApi, keypairApi } from './keypairs.js'
-import {
-  type Account,
-  decodeAccount,
-  decodeList,
-  decodePlan,
-  type Id,
-  type Order,
-  type PaidOrder,
-  paid,
-  type Plan,
-} from './models.js'
-import {
-  type CallOptions,
-  compact,
-  type ListOptions,
-  type OrderOptions,
-  reconcileBy,
-  rejectingSync,
-  statusQuery,
-  type Transport,
-} from './transport.js'
+import { type Account, decodeAccount, decodeList, decodePlan, type Id, type Order, type PaidOrder, paid, type Plan } from './models.js'
+import { type CallOptions, compact, type ListOptions, rejectingSync, statusQuery, type Transport } from './transport.js'
+import { type OrderOptions, type Orders, reconcileBy } from './orders/orders.js'
 
 export type LiteGroup = '/lites' | '/lite-pros'
 
-/** `extra_details` of a Lite or Lite Pro VM (§3.1.2). */
+/** `extra_details` of a Lite or Lite Pro VM (the Lite VM account). */
 export interface LiteVmExtra {
   region: string
   region_label: string
@@ -56,7 +38,7 @@ export interface LiteVmExtra {
   snapshot_id: string | null
 }
 
-/** `extra_details` of a snapshot (§3.2). */
+/** `extra_details` of a snapshot (the snapshot calls). */
 export interface LiteSnapshotExtra {
   name: string
   /** The source VM. */
@@ -65,7 +47,7 @@ export interface LiteSnapshotExtra {
   region_label: string
 }
 
-/** `extra_details` of an extra disk (§3.3). */
+/** `extra_details` of an extra disk (the extra-disk calls). */
 export interface LiteDiskExtra {
   service_name: string
   /** GB. */
@@ -80,7 +62,7 @@ export type LiteVmAccount = Account<LiteVmExtra>
 export type LiteSnapshotAccount = Account<LiteSnapshotExtra>
 export type LiteDiskAccount = Account<LiteDiskExtra>
 
-/** L4 (§3.1.3): the hypervisor's view. Sizes in bytes. */
+/** L4 (the vm-details call): the hypervisor's view. Sizes in bytes. */
 export interface VmDetails {
   vmid: number
   name: string
@@ -116,7 +98,7 @@ export interface PackageOption {
   amount_due: number
 }
 
-/** L9 (§3.1.4). */
+/** L9 (the Lite option lookups). */
 export interface ChangePackageOptions {
   account_id: string
   current_product_id: number
@@ -124,7 +106,7 @@ export interface ChangePackageOptions {
   packages: PackageOption[]
 }
 
-/** L11 (§3.1.4). */
+/** L11 (the Lite option lookups). */
 export interface StorageOptions {
   account_id: string
   disk_size: number
@@ -134,7 +116,7 @@ export interface StorageOptions {
   price_per_gb: number
 }
 
-/** L1 body (§3.1.1). */
+/** L1 body (the Lite VM create body). */
 export interface LiteVmCreate extends PaidOrder {
   product_id: number
   cycle: string
@@ -198,19 +180,11 @@ export interface LiteApi extends KeypairApi {
   /** L9. */
   getChangePackageOptions(accountId: Id, options?: CallOptions): Promise<ChangePackageOptions>
   /** L10: order on the same account. */
-  changePackage(
-    accountId: Id,
-    body: { new_product_id: number; pay_invoice_with_cc?: boolean },
-    options?: OrderOptions,
-  ): Promise<Order>
+  changePackage(accountId: Id, body: { new_product_id: number; pay_invoice_with_cc?: boolean }, options?: OrderOptions): Promise<Order>
   /** L11. */
   getStorageOptions(accountId: Id, options?: CallOptions): Promise<StorageOptions>
   /** L12: `disk_size` is the absolute target in GB. Order on the same account. */
-  upgradeStorage(
-    accountId: Id,
-    body: { disk_size: number; pay_invoice_with_cc?: boolean },
-    options?: OrderOptions,
-  ): Promise<Order>
+  upgradeStorage(accountId: Id, body: { disk_size: number; pay_invoice_with_cc?: boolean }, options?: OrderOptions): Promise<Order>
   /** L15. 404 when already gone. */
   deleteVm(accountId: Id, options?: CallOptions): Promise<void>
 
@@ -237,11 +211,7 @@ export interface LiteApi extends KeypairApi {
   /** D3. */
   getDisk(accountId: Id, options?: CallOptions): Promise<LiteDiskAccount>
   /** D4: `additional_size` is the increment in GB. Order on the same account. */
-  upgradeDisk(
-    accountId: Id,
-    body: { additional_size: number; pay_invoice_with_cc?: boolean },
-    options?: OrderOptions,
-  ): Promise<Order>
+  upgradeDisk(accountId: Id, body: { additional_size: number; pay_invoice_with_cc?: boolean }, options?: OrderOptions): Promise<Order>
   /** D5. */
   deleteDisk(accountId: Id, options?: CallOptions): Promise<void>
   /** D6. */
@@ -266,11 +236,7 @@ export interface LiteMigrationApi {
    * L14: order on the same account id, which from the answer on lives under `/lite-pros`
    * (wait with `client.litePros.getVm`).
    */
-  migrateToPro(
-    accountId: Id,
-    body: { lite_pro_product_id: number; pay_invoice_with_cc?: boolean },
-    options?: OrderOptions,
-  ): Promise<Order>
+  migrateToPro(accountId: Id, body: { lite_pro_product_id: number; pay_invoice_with_cc?: boolean }, options?: OrderOptions): Promise<Order>
 }
 
 function soft(value: unknown, at: string): string {
@@ -392,7 +358,7 @@ function decodeAvailability(value: unknown): { available: boolean } {
 
 const ignore = (): undefined => undefined
 
-export function liteApi(transport: Transport, group: LiteGroup): LiteApi {
+export function liteApi(transport: Transport, orders: Orders, group: LiteGroup): LiteApi {
   const id = (value: Id) => idText(value, 'account id')
   const product = (value: number) => idText(value, 'product id')
   const account = (path: string) => `${group}/accounts/${path}`
@@ -410,7 +376,7 @@ export function liteApi(transport: Transport, group: LiteGroup): LiteApi {
     ...keypairApi(transport, group),
 
     createVm: (body, options) =>
-      transport.order(
+      orders.order(
         'POST',
         group,
         compact({
@@ -428,25 +394,17 @@ export function liteApi(transport: Transport, group: LiteGroup): LiteApi {
       ),
     listVms: (options) => list(`${group}/accounts`, decodeVm, options),
     getVm: (accountId, options) => transport.get(account(id(accountId)), (p) => decodeVm(p), options, id(accountId)),
-    getVmDetails: (accountId, options) =>
-      transport.get(`${account(id(accountId))}/vm-details`, decodeVmDetails, options, id(accountId)),
+    getVmDetails: (accountId, options) => transport.get(`${account(id(accountId))}/vm-details`, decodeVmDetails, options, id(accountId)),
     setVmState: (accountId, action, options) => {
       const path = `${account(id(accountId))}/vm-state/${encodeURIComponent(action)}`
       // A reset is destructive and one-shot: it goes through the order journal like a rebuild.
-      if (action === 'reset') return transport.action('PUT', path, undefined, options, id(accountId))
+      if (action === 'reset') return orders.action('PUT', path, undefined, options, id(accountId))
       return transport.send('PUT', path, undefined, ignore, options, id(accountId))
     },
     rebuildVm: (accountId, body, options) =>
-      transport.action('PUT', `${account(id(accountId))}/rebuild`, { select_os: body.select_os }, options, id(accountId)),
+      orders.action('PUT', `${account(id(accountId))}/rebuild`, { select_os: body.select_os }, options, id(accountId)),
     renameVm: (accountId, body, options) =>
-      transport.send(
-        'PUT',
-        `${account(id(accountId))}/change-vm-name`,
-        { name: body.name },
-        ignore,
-        options,
-        id(accountId),
-      ),
+      transport.send('PUT', `${account(id(accountId))}/change-vm-name`, { name: body.name }, ignore, options, id(accountId)),
     changeVmKeypair: (accountId, body, options) =>
       transport.send(
         'PUT',
@@ -459,7 +417,7 @@ export function liteApi(transport: Transport, group: LiteGroup): LiteApi {
     getChangePackageOptions: (accountId, options) =>
       transport.get(`${account(id(accountId))}/change-package`, decodeChangePackageOptions, options, id(accountId)),
     changePackage: (accountId, body, options) =>
-      transport.order(
+      orders.order(
         'POST',
         `${account(id(accountId))}/change-package`,
         compact({ new_product_id: body.new_product_id, pay_invoice_with_cc: body.pay_invoice_with_cc }),
@@ -469,18 +427,17 @@ export function liteApi(transport: Transport, group: LiteGroup): LiteApi {
     getStorageOptions: (accountId, options) =>
       transport.get(`${account(id(accountId))}/storage`, decodeStorageOptions, options, id(accountId)),
     upgradeStorage: (accountId, body, options) =>
-      transport.order(
+      orders.order(
         'PUT',
         `${account(id(accountId))}/storage`,
         compact({ disk_size: body.disk_size, pay_invoice_with_cc: body.pay_invoice_with_cc }),
         options,
         id(accountId),
       ),
-    deleteVm: (accountId, options) =>
-      transport.send('DELETE', `${group}/${id(accountId)}`, undefined, ignore, options, id(accountId)),
+    deleteVm: (accountId, options) => orders.remove(`${group}/${id(accountId)}`, options, id(accountId)),
 
     createSnapshot: (vmAccountId, body, options) =>
-      transport.order(
+      orders.order(
         'POST',
         `${account(id(vmAccountId))}/snapshot`,
         compact({ cycle: body.cycle, name: body.name, description: body.description, ...paid(body) }),
@@ -497,7 +454,7 @@ export function liteApi(transport: Transport, group: LiteGroup): LiteApi {
     getSnapshot: (accountId, options) =>
       transport.get(`${group}/snapshots/accounts/${id(accountId)}`, (p) => decodeSnapshot(p), options, id(accountId)),
     createVmFromSnapshot: (snapshotId, body, options) =>
-      transport.order(
+      orders.order(
         'POST',
         `${group}/snapshots/accounts/${id(snapshotId)}/create`,
         compact({
@@ -514,15 +471,14 @@ export function liteApi(transport: Transport, group: LiteGroup): LiteApi {
         id(snapshotId),
       ),
     restoreSnapshot: (snapshotId, options) =>
-      transport.action('PUT', `${group}/snapshots/accounts/${id(snapshotId)}/restore`, undefined, options, id(snapshotId)),
-    deleteSnapshot: (accountId, options) =>
-      transport.send('DELETE', `${group}/snapshots/${id(accountId)}`, undefined, ignore, options, id(accountId)),
+      orders.action('PUT', `${group}/snapshots/accounts/${id(snapshotId)}/restore`, undefined, options, id(snapshotId)),
+    deleteSnapshot: (accountId, options) => orders.remove(`${group}/snapshots/${id(accountId)}`, options, id(accountId)),
     listSnapshotProducts: (options) => list(`${group}/snapshots/products`, decodePlan, options),
     getSnapshotProduct: (productId, options) =>
       transport.get(`${group}/snapshots/products/${product(productId)}`, (p) => decodePlan(p), options),
 
     createDisk: (body, options) =>
-      transport.order(
+      orders.order(
         'POST',
         `${group}/disks`,
         compact({
@@ -545,36 +501,32 @@ export function liteApi(transport: Transport, group: LiteGroup): LiteApi {
     getDisk: (accountId, options) =>
       transport.get(`${group}/disks/accounts/${id(accountId)}`, (p) => decodeDisk(p), options, id(accountId)),
     upgradeDisk: (accountId, body, options) =>
-      transport.order(
+      orders.order(
         'PUT',
         `${group}/disks/accounts/${id(accountId)}`,
         compact({ additional_size: body.additional_size, pay_invoice_with_cc: body.pay_invoice_with_cc }),
         options,
         id(accountId),
       ),
-    deleteDisk: (accountId, options) =>
-      transport.send('DELETE', `${group}/disks/${id(accountId)}`, undefined, ignore, options, id(accountId)),
+    deleteDisk: (accountId, options) => orders.remove(`${group}/disks/${id(accountId)}`, options, id(accountId)),
     listDiskProducts: (options) => list(`${group}/disks/products`, decodePlan, options),
-    getDiskProduct: (productId, options) =>
-      transport.get(`${group}/disks/products/${product(productId)}`, (p) => decodePlan(p), options),
+    getDiskProduct: (productId, options) => transport.get(`${group}/disks/products/${product(productId)}`, (p) => decodePlan(p), options),
 
     listProducts: (options) => list(`${group}/products`, decodePlan, options),
-    getProduct: (productId, options) =>
-      transport.get(`${group}/products/${product(productId)}`, (p) => decodePlan(p), options),
-    listOss: (productId, options) =>
-      transport.get(`${group}/products/${product(productId)}/oss`, decodeList(decodeOsTemplate), options),
+    getProduct: (productId, options) => transport.get(`${group}/products/${product(productId)}`, (p) => decodePlan(p), options),
+    listOss: (productId, options) => transport.get(`${group}/products/${product(productId)}/oss`, decodeList(decodeOsTemplate), options),
     getIpAvailability: (productId, options) =>
       transport.get(`${group}/products/${product(productId)}/ip-availability`, decodeAvailability, options),
   })
 }
 
-export function liteMigrationApi(transport: Transport): LiteMigrationApi {
+export function liteMigrationApi(transport: Transport, orders: Orders): LiteMigrationApi {
   const id = (value: Id) => idText(value, 'account id')
   return rejectingSync<LiteMigrationApi>({
     listMigrateToProProducts: (accountId, options) =>
       transport.get(`/lites/accounts/${id(accountId)}/migrate-to-pro/products`, decodeList(decodePlan), options, id(accountId)),
     migrateToPro: (accountId, body, options) =>
-      transport.order(
+      orders.order(
         'POST',
         `/lites/accounts/${id(accountId)}/migrate-to-pro`,
         compact({ lite_pro_product_id: body.lite_pro_product_id, pay_invoice_with_cc: body.pay_invoice_with_cc }),

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import type { Client } from './client.js'
-import { ok, testClient } from './fake-fetch.js'
+import { ok, testClient } from '../../test/support/fake-fetch.js'
 
 const ORDER = { order_id: '500030', account_id: '100070' }
 const ASSIGNMENT = {
@@ -26,16 +26,30 @@ type Call = {
 // One row per Metal, additional IP and elastic storage call: path, wire body, order or not.
 const CALLS: Record<string, Call> = {
   M1: {
-    call: (c) =>
-      c.baremetals.createServer({ product_id: 301, cycle: 'm', keypair_id: 9, label: 'db-primary', pay_invoice_with_cc: true }),
+    call: (c) => c.baremetals.createServer({ product_id: 301, cycle: 'm', keypair_id: 9, label: 'db-primary', pay_invoice_with_cc: true }),
     method: 'POST',
     path: '/baremetals',
     body: { product_id: 301, cycle: 'm', keypair_id: 9, label: 'db-primary', pay_invoice_with_cc: true },
     order: true,
   },
-  M2: { call: (c) => c.baremetals.listServers({ status: ['Terminated'] }), method: 'GET', path: '/baremetals/accounts?status=Terminated', reply: [] },
-  M4: { call: (c) => c.baremetals.getPowerState('100070'), method: 'GET', path: '/baremetals/accounts/100070/state', reply: { state: 'on' } },
-  M5: { call: (c) => c.baremetals.setPowerState('100070', 'reset'), method: 'PUT', path: '/baremetals/accounts/100070/state/reset', oneShot: true },
+  M2: {
+    call: (c) => c.baremetals.listServers({ status: ['Terminated'] }),
+    method: 'GET',
+    path: '/baremetals/accounts?status=Terminated',
+    reply: [],
+  },
+  M4: {
+    call: (c) => c.baremetals.getPowerState('100070'),
+    method: 'GET',
+    path: '/baremetals/accounts/100070/state',
+    reply: { state: 'on' },
+  },
+  M5: {
+    call: (c) => c.baremetals.setPowerState('100070', 'reset'),
+    method: 'PUT',
+    path: '/baremetals/accounts/100070/state/reset',
+    oneShot: true,
+  },
   M6: { call: (c) => c.baremetals.listPowerStates(), method: 'GET', path: '/baremetals/states', reply: ['on', 'off', 'reset'] },
   M7: { call: (c) => c.baremetals.setLabel('100070', { label: 'db' }), method: 'PUT', path: '/baremetals/100070', body: { label: 'db' } },
   M8: {
@@ -84,7 +98,11 @@ const CALLS: Record<string, Call> = {
     path: '/baremetal-additional-ips/100080/assigns/100070',
     reply: ASSIGNMENT,
   },
-  A4: { call: (c) => c.additionalIps.unassign('100080', 100070), method: 'DELETE', path: '/baremetal-additional-ips/100080/assigns/100070' },
+  A4: {
+    call: (c) => c.additionalIps.unassign('100080', 100070),
+    method: 'DELETE',
+    path: '/baremetal-additional-ips/100080/assigns/100070',
+  },
   A5: {
     call: (c) => c.additionalIps.listAssignmentsOfServer('100070'),
     method: 'GET',

@@ -1,17 +1,5 @@
-// Metal servers (§3.7, M1-M13) and the Metal keypair pool.
-import {
-  array,
-  boolean,
-  field,
-  idInteger,
-  idText,
-  type JsonObject,
-  nullable,
-  number,
-  numericId,
-  object,
-  string,
-} from './decode.js'
+// Metal servers (the Metal server calls, M1-M13) and the Metal keypair pool.
+import { array, boolean, field, idInteger, idText, type JsonObject, nullable, number, numericId, object, string } from './decode.js'
 import { type KeypairApi, keypairApi } from './keypairs.js'
 import {
   type Account,
@@ -24,16 +12,8 @@ import {
   type PaidOrder,
   paid,
 } from './models.js'
-import {
-  type CallOptions,
-  compact,
-  type ListOptions,
-  type OrderOptions,
-  reconcileBy,
-  rejectingSync,
-  statusQuery,
-  type Transport,
-} from './transport.js'
+import { type CallOptions, compact, type ListOptions, rejectingSync, statusQuery, type Transport } from './transport.js'
+import { type OrderOptions, type Orders, reconcileBy } from './orders/orders.js'
 
 /** `extra_details` of a Metal server. */
 export interface MetalServerExtra {
@@ -50,7 +30,7 @@ export interface MetalServerExtra {
 
 export type MetalServerAccount = Account<MetalServerExtra>
 
-/** M1 body (§3.7.1). */
+/** M1 body (the Metal create body). */
 export interface MetalServerCreate extends PaidOrder {
   product_id: number
   /** `m` or `a`. */
@@ -155,13 +135,13 @@ function decodeOsFamilies(value: unknown): Record<string, MetalOsOption[]> {
 
 const ignore = (): undefined => undefined
 
-export function metalApi(transport: Transport): MetalApi {
+export function metalApi(transport: Transport, orders: Orders): MetalApi {
   const id = (value: Id) => idText(value, 'account id')
   const product = (value: number) => idText(value, 'product id')
   return rejectingSync<MetalApi>({
     ...keypairApi(transport, '/baremetals'),
     createServer: (body, options) =>
-      transport.order(
+      orders.order(
         'POST',
         '/baremetals',
         compact({
@@ -205,23 +185,20 @@ export function metalApi(transport: Transport): MetalApi {
     setPowerState: (accountId, state, options) => {
       const path = `/baremetals/accounts/${id(accountId)}/state/${encodeURIComponent(state)}`
       // A reset is destructive and one-shot: it goes through the order journal like a rebuild.
-      if (state === 'reset') return transport.action('PUT', path, undefined, options, id(accountId))
+      if (state === 'reset') return orders.action('PUT', path, undefined, options, id(accountId))
       return transport.send('PUT', path, undefined, ignore, options, id(accountId))
     },
     listPowerStates: (options) => transport.get('/baremetals/states', decodeList(string), options),
     setLabel: (accountId, body, options) =>
       transport.send('PUT', `/baremetals/${id(accountId)}`, { label: body.label }, ignore, options, id(accountId)),
     rebuildServer: (accountId, body, options) =>
-      transport.action('PUT', `/baremetals/${id(accountId)}/rebuild`, { os: body.os }, options, id(accountId)),
+      orders.action('PUT', `/baremetals/${id(accountId)}/rebuild`, { os: body.os }, options, id(accountId)),
     listRebuildOss: (accountId, options) =>
       transport.get(`/baremetals/${id(accountId)}/rebuild/oss`, decodeList(string), options, id(accountId)),
-    deleteServer: (accountId, options) =>
-      transport.send('DELETE', `/baremetals/${id(accountId)}`, undefined, ignore, options, id(accountId)),
+    deleteServer: (accountId, options) => orders.remove(`/baremetals/${id(accountId)}`, options, id(accountId)),
     listProducts: (options) => transport.get('/baremetals/products', decodeList(decodeProduct), options),
-    getProduct: (productId, options) =>
-      transport.get(`/baremetals/products/${product(productId)}`, (p) => decodeProduct(p), options),
-    listProductOss: (productId, options) =>
-      transport.get(`/baremetals/products/${product(productId)}/oss`, decodeOsFamilies, options),
+    getProduct: (productId, options) => transport.get(`/baremetals/products/${product(productId)}`, (p) => decodeProduct(p), options),
+    listProductOss: (productId, options) => transport.get(`/baremetals/products/${product(productId)}/oss`, decodeOsFamilies, options),
     getOpenvpn: (options) =>
       transport.get(
         '/baremetals/openvpn',

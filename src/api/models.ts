@@ -1,23 +1,11 @@
-// Wire types shared by every family (§2) and their lenient decoders. Decoded objects keep the
+// Wire types shared by every family and their lenient decoders. Decoded objects keep the
 // payload's unknown fields (the emulator may add some) so `raw` outputs can show them.
-import {
-  accountId,
-  array,
-  boolean,
-  field,
-  type JsonObject,
-  nullable,
-  number,
-  numericId,
-  object,
-  optionalField,
-  string,
-} from './decode.js'
+import { accountId, array, boolean, field, type JsonObject, nullable, number, numericId, object, optionalField, string } from './decode.js'
 
 /** An account or order id as callers may hold it; the client sends it as digits or a JSON integer. */
 export type Id = string | number
 
-/** §2.1: what every order-placing call answers. Ids are decimal strings. */
+/** The order response: what every order-placing call answers. Ids are decimal strings. */
 export interface Order {
   order_id: string
   /** The new account for creates; the same account for upgrades, change-package and migrate. */
@@ -27,7 +15,7 @@ export interface Order {
 export type AccountStatus = 'Pending' | 'Active' | 'Suspended' | 'Terminated'
 export type InvoiceStatus = 'Paid' | 'Unpaid' | 'Cancelled'
 
-/** Fields every order takes (§1.4). */
+/** Fields every order takes (the API's request-body rules). */
 export interface PaidOrder {
   /** Default `true`: charge the card on file. `false` leaves the invoice Unpaid. */
   pay_invoice_with_cc?: boolean
@@ -38,7 +26,7 @@ export function paid(body: PaidOrder): Record<string, unknown> {
   return { pay_invoice_with_cc: body.pay_invoice_with_cc, promocode: body.promocode }
 }
 
-/** §2.2. */
+/** The invoice object. */
 export interface Invoice {
   id: number
   paid_id: number | null
@@ -51,7 +39,7 @@ export interface Invoice {
   invoice_type: string
 }
 
-/** §2.3. `Extra` is the kind's `extra_details`. */
+/** The account object. `Extra` is the kind's `extra_details`. */
 export interface Account<Extra = JsonObject> {
   account_id: string
   /** Normalised to the canonical case (`Active`, ...) so callers may compare with `===`. */
@@ -69,7 +57,7 @@ export interface Account<Extra = JsonObject> {
   extra_details: Extra
 }
 
-/** One priced step of a component (§2.6): `qty_min`..`qty_max` inclusive, `null` = unbounded. */
+/** One priced step of a component (the catalog product object): `qty_min`..`qty_max` inclusive, `null` = unbounded. */
 export interface PriceStep {
   qty_min: number
   qty_max: number | null
@@ -105,7 +93,7 @@ export interface PlanOptions {
   max_size?: number
 }
 
-/** §2.6: Lite and Lite Pro catalog products (VM, disk, snapshot, migrate targets). */
+/** The catalog product object: Lite and Lite Pro catalog products (VM, disk, snapshot, migrate targets). */
 export interface Plan {
   product_id: number
   name: string
@@ -149,11 +137,7 @@ export function decodeInvoice(value: unknown, at: string): Invoice {
   }
 }
 
-export function decodeAccount<Extra>(
-  value: unknown,
-  extra: (value: JsonObject, at: string) => Extra,
-  at = 'data',
-): Account<Extra> {
+export function decodeAccount<Extra>(value: unknown, extra: (value: JsonObject, at: string) => Extra, at = 'data'): Account<Extra> {
   const o = object(value, at)
   const extraAt = `${at}.extra_details`
   return {
@@ -237,7 +221,7 @@ export function decodePlan(value: unknown, at = 'data'): Plan {
   return plan
 }
 
-/** §3.4: a keypair of any pool. `private_key` only in the create (K2) answer. */
+/** A keypair of any pool. `private_key` only in the create (K2) answer. */
 export interface Keypair {
   keypair_id: number
   name: string
@@ -263,7 +247,7 @@ export function decodeKeypair(value: unknown, at = 'data'): Keypair {
   return keypair
 }
 
-/** Lists may come enveloped or bare (§1.5); either way the payload is the array. */
+/** Lists may come enveloped or bare (the API's success envelope); either way the payload is the array. */
 export function decodeList<T>(read: (value: unknown, at: string) => T): (value: unknown) => T[] {
   return (value) => array(value, 'data', read)
 }

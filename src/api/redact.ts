@@ -1,4 +1,4 @@
-/** Key fragments whose values are secrets wherever they appear (the contract's §5.5 rule). */
+/** Key fragments whose values are secrets wherever they appear (the request log's rule). */
 const SECRET_KEY_PARTS = ['password', 'secret', 'token', 'private']
 
 export const REDACTED = '***'

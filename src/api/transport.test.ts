@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import { ApiError, DecodeError, TransportError } from './errors.js'
-import { fail, json, ok, testClient } from './fake-fetch.js'
+import { fail, json, ok, testClient } from '../../test/support/fake-fetch.js'
 
 const VM = {
   account_id: 100042,
@@ -83,7 +83,7 @@ describe('requests', () => {
   })
 })
 
-describe('success envelopes (§1.5)', () => {
+describe('success envelopes', () => {
   test('an enveloped object gives data', async () => {
     const { client } = testClient([ok(ORDER)])
     assert.deepEqual(await client.lites.createVm(createBody()), ORDER)
@@ -127,7 +127,7 @@ describe('success envelopes (§1.5)', () => {
   })
 })
 
-describe('error decoding (§1.6)', () => {
+describe('error decoding', () => {
   test('a 422 joins every field and exposes them', async () => {
     const detail = [
       { loc: ['body', 'console_password'], msg: 'must contain an upper-case letter', type: 'value_error' },
@@ -142,10 +142,7 @@ describe('error decoding (§1.6)', () => {
       { field: 'cycle', message: 'field required' },
       { field: 'items.0.name', message: 'too long' },
     ])
-    assert.equal(
-      error.apiMessage,
-      'console_password: must contain an upper-case letter; cycle: field required; items.0.name: too long',
-    )
+    assert.equal(error.apiMessage, 'console_password: must contain an upper-case letter; cycle: field required; items.0.name: too long')
     assert.equal(error.requestId, '31')
     assert.equal(error.method, 'POST')
     assert.equal(error.path, '/lites')
@@ -156,9 +153,7 @@ describe('error decoding (§1.6)', () => {
   })
 
   test('a string detail is the message; the account id and request id are named', async () => {
-    const { client } = testClient([
-      fail(409, 'account 100042 is Pending; this action needs Active', { 'x-request-id': '7' }),
-    ])
+    const { client } = testClient([fail(409, 'account 100042 is Pending; this action needs Active', { 'x-request-id': '7' })])
     const error = await rejects(client.lites.upgradeStorage('100042', { disk_size: 40 }), ApiError)
     assert.equal(error.apiMessage, 'account 100042 is Pending; this action needs Active')
     assert.equal(error.accountId, '100042')
@@ -200,7 +195,7 @@ describe('error decoding (§1.6)', () => {
   })
 })
 
-describe('retries (§1.10)', () => {
+describe('retries', () => {
   test('a GET answered 503 is retried with backoff, then succeeds', async () => {
     const { client, requests, clock } = testClient([fail(503, 'busy'), fail(502, 'busy'), ok(VM)])
     const vm = await client.lites.getVm('100042')
@@ -266,11 +261,7 @@ describe('retries (§1.10)', () => {
   })
 
   test('Retry-After is capped at 60 s and defaults to 1 s', async () => {
-    const { client, clock } = testClient([
-      fail(429, 'slow', { 'retry-after': '3600' }),
-      fail(429, 'slow'),
-      ok(VM),
-    ])
+    const { client, clock } = testClient([fail(429, 'slow', { 'retry-after': '3600' }), fail(429, 'slow'), ok(VM)])
     await client.lites.getVm('1')
     assert.deepEqual(clock.sleeps, [60000, 1125])
   })

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import { ApiError, TransportError, WaitError } from './errors.js'
-import { fail, ok, testClient } from './fake-fetch.js'
+import { fail, ok, testClient } from '../../test/support/fake-fetch.js'
 
 const PAID = {
   id: 700017,
@@ -42,7 +42,7 @@ async function waitError(promise: Promise<unknown>): Promise<WaitError> {
   assert.fail('expected a WaitError')
 }
 
-describe('waitForActive (§4.1)', () => {
+describe('waitForActive', () => {
   test('polls at once, then at the interval with a gentle backoff, until Active', async () => {
     const replies = [ok(vm('Pending')), ok(vm('pending')), ok(vm('Pending')), ok(vm('active'))]
     const { client, clock, requests } = testClient(replies)
@@ -72,9 +72,7 @@ describe('waitForActive (§4.1)', () => {
   test('Suspended and Terminated fail with the status and the account', async () => {
     for (const status of ['Suspended', 'TERMINATED']) {
       const { client } = testClient([ok(vm('Pending')), ok(vm(status))])
-      const error = await waitError(
-        client.waitForActive(() => client.lites.getVm('100042'), { timeoutMs: 600_000, describe: 'Lite VM' }),
-      )
+      const error = await waitError(client.waitForActive(() => client.lites.getVm('100042'), { timeoutMs: 600_000, describe: 'Lite VM' }))
       assert.equal(error.reason, 'status')
       assert.equal(error.accountId, '100042')
       assert.equal(error.orderId, '500017')
@@ -117,17 +115,12 @@ describe('waitForActive (§4.1)', () => {
   test('a timeout names the account, the last status and the elapsed time', async () => {
     const replies = Array.from({ length: 20 }, () => ok(vm('Pending')))
     const { client, clock } = testClient(replies)
-    const error = await waitError(
-      client.waitForActive(() => client.lites.getVm('100042'), { timeoutMs: 60_000, describe: 'Lite VM' }),
-    )
+    const error = await waitError(client.waitForActive(() => client.lites.getVm('100042'), { timeoutMs: 60_000, describe: 'Lite VM' }))
     assert.equal(error.reason, 'timeout')
     assert.equal(error.accountId, '100042')
     assert.equal(error.lastStatus, 'Pending')
     assert.equal(error.elapsedMs, 60_000)
-    assert.equal(
-      error.message,
-      'Timed out after 1m0s waiting for Lite VM 100042 to become Active (last status: Pending)',
-    )
+    assert.equal(error.message, 'Timed out after 1m0s waiting for Lite VM 100042 to become Active (last status: Pending)')
     // Never sleeps past the deadline: the last poll happens at it.
     assert.equal(
       clock.sleeps.reduce((a, b) => a + b, 0),

@@ -1,4 +1,4 @@
-// Waiting for Active after an order (§4.1): poll, back off gently, stop early on an unpaid invoice,
+// Waiting for Active after an order: poll, back off gently, stop early on an unpaid invoice,
 // tolerate the short 404 window of a fresh order, respect the operation timeout.
 import { ApiError, formatDuration, TransportError, WaitError } from './errors.js'
 import { type Account, type Invoice, statusIs } from './models.js'
@@ -32,7 +32,7 @@ export interface WaitSettings {
   readonly log: Logger
 }
 
-/** The real service may show a new account a little after the order answered (§4.1). */
+/** The real service may show a new account a little after the order answered. */
 export const NOT_FOUND_GRACE_MS = 30_000
 const BACKOFF_FACTOR = 1.5
 

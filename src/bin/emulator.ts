@@ -1,4 +1,4 @@
-// The emulator over HTTP on 127.0.0.1, for end-to-end tests and demos (§5.1).
+// The emulator over HTTP on 127.0.0.1, for end-to-end tests and demos (the emulator's start-up options).
 // Here: options from env and flags, the node:http bridge, state-file persistence, clean shutdown.
 // Must not: hold any API behaviour; everything the API does lives in src/emulator.
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs'

@@ -2,7 +2,7 @@
 // Only the handshake's code loads before the handshake line. Every Terraform command starts the
 // provider several times: GetProviderSchema is answered from bytes built with the bundle, and the
 // provider service (definitions, codec, API client) loads on the first call that needs it.
-import { guardProcess } from '../core/process-guard.js'
+import { guardProcess } from '../server/process-guard.js'
 import { fixedResponse, lazyService, servePlugin } from '../terraform/handshake.js'
 import { createLogger } from '../terraform/log.js'
 import { startupMarks } from './startup-trace.js'

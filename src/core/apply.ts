@@ -1,9 +1,12 @@
-/** The apply engine: create, ordered update steps with checkpoints, read, import, delete, data reads. */
+/**
+ * The apply engine: create, ordered update steps with checkpoints, read, import, delete, data reads.
+ * It runs one call at a time and keeps nothing between calls: the operation a call runs in and what
+ * the order journal is told are the provider runtime's (src/server).
+ */
 import { isComputed, isInput } from './attributes.js'
 import type { AnyDataSource, AnyResource, Logger, OperationContext, TimeoutName } from './definition.js'
 import { causeOf, type Diagnostic, error, hasErrors, toDiagnostics, warning } from './diagnostics.js'
 import { knownOrNull, type Plan, type PrivateState, stepsToRun } from './plan.js'
-import { settleAccount, withOperation } from './operation.js'
 import { timeoutMs } from './timeouts.js'
 import { validateConfig } from './validate.js'
 import { isEmpty, isUnknown, type Value, type ValueMap, valuesEqual } from './values.js'
@@ -111,17 +114,6 @@ function isGone(value: unknown): boolean {
 }
 
 export async function applyCreate<C>(definition: AnyResource, planned: ValueMap, session: Session<C>): Promise<Outcome> {
-  const notices: Diagnostic[] = []
-  const outcome = await withOperation(
-    session.scope,
-    timeoutOf(definition, planned, 'create'),
-    () => create(definition, planned, session),
-    (summary, detail) => notices.push(warning(summary, detail)),
-  )
-  return notices.length === 0 ? outcome : { ...outcome, diagnostics: [...notices, ...outcome.diagnostics] }
-}
-
-async function create<C>(definition: AnyResource, planned: ValueMap, session: Session<C>): Promise<Outcome> {
   const diagnostics: Diagnostic[] = []
   let reached: Observed | null = null
   let later = false
@@ -143,7 +135,12 @@ async function create<C>(definition: AnyResource, planned: ValueMap, session: Se
     })
     const state = settle(planned, observed)
     const deferred = later && definition.resume !== undefined
-    const failing = unfinishedError(session, definition, String(state.id), waiting ?? (deferred ? 'what was asked besides the order waits until it is Active' : undefined))
+    const failing = unfinishedError(
+      session,
+      definition,
+      String(state.id),
+      waiting ?? (deferred ? 'what was asked besides the order waits until it is Active' : undefined),
+    )
     // Made an error, an unfinished order is resumed by the next apply as its message says: it waits for
     // the order again (and fails again while it is unfinished) instead of taking the saved state as done.
     const resume = (deferred || failing.length > 0) && definition.resume !== undefined
@@ -170,7 +167,14 @@ async function create<C>(definition: AnyResource, planned: ValueMap, session: Se
               'does not have yet, and the next apply changes only that; nothing is ordered again for what already exists.',
           ),
         )
-        return { state: server, private: resumable ? { resume: true } : {}, diagnostics, incomplete: true, failedAfterOrder: true, cause: thrown }
+        return {
+          state: server,
+          private: resumable ? { resume: true } : {},
+          diagnostics,
+          incomplete: true,
+          failedAfterOrder: true,
+          cause: thrown,
+        }
       }
     }
     diagnostics.push(
@@ -199,7 +203,12 @@ function refusedLater(value: unknown): boolean {
 }
 
 /** The state with every attribute the service reports replaced by its value; null when it cannot be read. */
-async function serverState<C>(definition: AnyResource, state: ValueMap, session: Session<C>, diagnostics: Diagnostic[]): Promise<ValueMap | null> {
+async function serverState<C>(
+  definition: AnyResource,
+  state: ValueMap,
+  session: Session<C>,
+  diagnostics: Diagnostic[],
+): Promise<ValueMap | null> {
   try {
     const observed = await definition.read({
       ...contextFor(session, diagnostics),
@@ -223,19 +232,7 @@ function orderText(state: ValueMap): string {
   return typeof order === 'string' && order !== '' ? ` (order ${order})` : ''
 }
 
-export function applyUpdate<C>(
-  definition: AnyResource,
-  prior: ValueMap,
-  planned: ValueMap,
-  priorPrivate: PrivateState,
-  session: Session<C>,
-): Promise<Outcome> {
-  const timeout = timeoutOf(definition, planned, 'update')
-  settleAccount(prior.id)
-  return withOperation(session.scope, timeout, () => update(definition, prior, planned, priorPrivate, session))
-}
-
-async function update<C>(
+export async function applyUpdate<C>(
   definition: AnyResource,
   prior: ValueMap,
   planned: ValueMap,
@@ -256,7 +253,11 @@ async function update<C>(
   // What an update that stops early hands back: the prior marks plus those earned by the steps that
   // ran (a wait left for later, a change waiting for payment). Dropping them would let the next
   // refresh copy the old values over a change already ordered, and the next plan order it again.
-  const earned = (): PrivateState => ({ ...priorPrivate, ...(later ? { resume: true } : {}), ...(waiting !== undefined ? { waiting } : {}) })
+  const earned = (): PrivateState => ({
+    ...priorPrivate,
+    ...(later ? { resume: true } : {}),
+    ...(waiting !== undefined ? { waiting } : {}),
+  })
   if (priorPrivate.resume && definition.resume) {
     try {
       remote = true
@@ -322,7 +323,12 @@ async function update<C>(
           }
         }
       }
-      const failure = failureOf(session, thrown, `Updating ${scheduled.attributes.join(', ')} of ${definition.name} ${id} failed`, names(definition))
+      const failure = failureOf(
+        session,
+        thrown,
+        `Updating ${scheduled.attributes.join(', ')} of ${definition.name} ${id} failed`,
+        names(definition),
+      )
       diagnostics.push(...failure)
       if (placed) {
         diagnostics.push(
@@ -350,7 +356,8 @@ async function update<C>(
   // Made an error, an unfinished order is waited for again by the next apply (see applyCreate).
   const resume = later || (failing.length > 0 && definition.resume !== undefined)
   const after: PrivateState = { ...(resume ? { resume: true } : {}), ...(stillWaiting !== undefined ? { waiting: stillWaiting } : {}) }
-  if (!remote) return { state: settle(planned, current), private: after, diagnostics: [...diagnostics, ...failing], incomplete: failing.length > 0 }
+  if (!remote)
+    return { state: settle(planned, current), private: after, diagnostics: [...diagnostics, ...failing], incomplete: failing.length > 0 }
   // Inputs that follow the service hold no target of their own: the read reports the current value.
   const following = Object.keys(definition.attributes).filter((name) => isUnknown(planned[name]) && definition.attributes[name]?.follows)
   for (const name of following) current[name] = null
@@ -360,13 +367,18 @@ async function update<C>(
     return { state, private: after, diagnostics: [...diagnostics, ...failing], incomplete: failing.length > 0 }
   } catch (thrown) {
     diagnostics.push(...failureOf(session, thrown, `Reading ${definition.name} ${id} after the update failed`, names(definition)))
-    return { state: knownOrNull(current) as ValueMap, private: after, diagnostics: [...diagnostics, ...failing], incomplete: failing.length > 0, cause: thrown }
+    return {
+      state: knownOrNull(current) as ValueMap,
+      private: after,
+      diagnostics: [...diagnostics, ...failing],
+      incomplete: failing.length > 0,
+      cause: thrown,
+    }
   }
 }
 
 export async function applyDelete<C>(definition: AnyResource, prior: ValueMap, session: Session<C>): Promise<Outcome> {
   const diagnostics: Diagnostic[] = []
-  settleAccount(prior.id)
   try {
     await definition.delete({
       ...contextFor(session, diagnostics),
@@ -402,8 +414,6 @@ export async function readResource<C>(
   session: Session<C>,
 ): Promise<ReadOutcome> {
   const diagnostics: Diagnostic[] = []
-  // The engine's state names this id (or an import does): the order that made it is kept.
-  settleAccount(id)
   try {
     const observed = await definition.read({
       ...contextFor(session, diagnostics),
@@ -498,7 +508,11 @@ export async function moveResource<C>(
   try {
     const moved = await rule.move(source, session ? { ...contextFor(session, diagnostics), id } : null)
     if (typeof moved === 'string') {
-      return { state: null, private: {}, diagnostics: [...diagnostics, error(`Cannot move ${sourceName} ${id} to ${definition.name}`, moved)] }
+      return {
+        state: null,
+        private: {},
+        diagnostics: [...diagnostics, error(`Cannot move ${sourceName} ${id} to ${definition.name}`, moved)],
+      }
     }
     const state: Record<string, Value> = { id }
     for (const name of Object.keys(definition.attributes)) state[name] = (moved[name] ?? null) as Value
@@ -547,7 +561,12 @@ function credentialsRefused(thrown: unknown): boolean {
  * changes. None of them calls anything that changes the service. A check that cannot reach the
  * service only warns; the service still validates the value when the change is applied.
  */
-export async function checkPlanOnline<C>(definition: AnyResource, prior: ValueMap | null, plan: Plan, session: Session<C>): Promise<Diagnostic[]> {
+export async function checkPlanOnline<C>(
+  definition: AnyResource,
+  prior: ValueMap | null,
+  plan: Plan,
+  session: Session<C>,
+): Promise<Diagnostic[]> {
   const diagnostics: Diagnostic[] = []
   const creating = prior === null || plan.replace.length > 0
   const checks = creating

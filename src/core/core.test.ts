@@ -5,9 +5,8 @@ import { int64, string } from './attributes.js'
 import { checkResource, DefinitionError, defineResource, silentLogger } from './definition.js'
 import { error, renderNames, toDiagnostics, verbatim } from './diagnostics.js'
 import { nonRoundTripping, toCamel, toPascal, toSnake } from './names.js'
-import { registerSettlement } from './operation.js'
 import { planResource } from './plan.js'
-import { BoxService, boxDefinition } from './testing-fixture.js'
+import { BoxService, boxDefinition } from '../../test/support/box-resource.js'
 import { durationProblem, parseDuration, timeoutMs } from './timeouts.js'
 import { length, oneOf, pattern, range } from './validators.js'
 import { isUnknown, UNKNOWN, type ValueMap } from './values.js'
@@ -45,7 +44,10 @@ describe('names in diagnostics', () => {
   ])
   test('names are rendered as words; API paths, hostnames and verbatim text stay as they are', () => {
     const shown = renderNames(
-      error('Invalid power_state', `power_state of baremetal: see lite_products; GET /baremetal-elastic-storages/1 at api.baremetal.example; ${verbatim('baremetal said power_state')}.`),
+      error(
+        'Invalid power_state',
+        `power_state of baremetal: see lite_products; GET /baremetal-elastic-storages/1 at api.baremetal.example; ${verbatim('baremetal said power_state')}.`,
+      ),
       names,
     )
     assert.equal(shown.summary, 'Invalid powerState')
@@ -121,7 +123,8 @@ describe('definition check', () => {
   })
   test('a create-only attribute named by a step is refused', () => {
     assert.throws(
-      () => checkResource({ ...boxDefinition, updates: [...boxDefinition.updates, { attributes: ['name'], apply: async () => undefined }] }),
+      () =>
+        checkResource({ ...boxDefinition, updates: [...boxDefinition.updates, { attributes: ['name'], apply: async () => undefined }] }),
       /name is create-only but update step 4 names it/,
     )
   })
@@ -130,7 +133,8 @@ describe('definition check', () => {
     const { affects: _declared, ...undeclared } = label!
     assert.throws(
       () => checkResource({ ...boxDefinition, updates: [undeclared, ...rest] }),
-      (e: unknown) => e instanceof DefinitionError && /update step 0 \(label\) calls the service but does not declare what it affects/.test(e.message),
+      (e: unknown) =>
+        e instanceof DefinitionError && /update step 0 \(label\) calls the service but does not declare what it affects/.test(e.message),
     )
     assert.doesNotThrow(() => checkResource(boxDefinition))
     assert.equal(boxDefinition.updates.find((step) => step.attributes.includes('paid'))?.affects, undefined)
@@ -171,7 +175,10 @@ describe('planning', () => {
     assert.ok(plan.diagnostics.every((d) => d.severity === 'error'))
   })
   test('a missing required input is an error; unknown values skip validation', () => {
-    assert.deepEqual(planResource(boxDefinition, null, {}).diagnostics.map((d) => d.path), [['name']])
+    assert.deepEqual(
+      planResource(boxDefinition, null, {}).diagnostics.map((d) => d.path),
+      [['name']],
+    )
     assert.deepEqual(planResource(boxDefinition, null, { name: UNKNOWN }).diagnostics, [])
   })
   test('no change: the plan equals the prior state', async () => {
@@ -236,11 +243,10 @@ describe('planning', () => {
   })
   test('a step that declares what it affects leaves every other read-only attribute known', async () => {
     const prior = await created()
-    const plan = planResource(
-      { ...boxDefinition, updates: boxDefinition.updates.map((step) => ({ ...step, affects: [] })) },
-      prior,
-      { name: 'alpha', size: 30 },
-    )
+    const plan = planResource({ ...boxDefinition, updates: boxDefinition.updates.map((step) => ({ ...step, affects: [] })) }, prior, {
+      name: 'alpha',
+      size: 30,
+    })
     assert.equal(plan.planned.status, prior.status)
     const declared = planResource(boxDefinition, prior, { name: 'alpha', size: 30 })
     assert.equal(isUnknown(declared.planned.status), true)
@@ -300,7 +306,20 @@ describe('apply', () => {
     const config = { name: 'alpha', size: 30, label: 'relabeled', power: 'off' }
     const planned = planResource(boxDefinition, prior, config).planned
     const original = boxDefinition.updates[0]!.apply
-    const interrupted = { ...boxDefinition, updates: [{ ...boxDefinition.updates[0]!, apply: async (ctx: never) => { const r = await original(ctx); stop.abort(); return r } }, ...boxDefinition.updates.slice(1)] }
+    const interrupted = {
+      ...boxDefinition,
+      updates: [
+        {
+          ...boxDefinition.updates[0]!,
+          apply: async (ctx: never) => {
+            const r = await original(ctx)
+            stop.abort()
+            return r
+          },
+        },
+        ...boxDefinition.updates.slice(1),
+      ],
+    }
     const outcome = await applyUpdate(interrupted, prior, planned, {}, s)
     assert.deepEqual(service.calls, ['relabel'])
     assert.equal(outcome.state?.label, 'relabeled')
@@ -329,7 +348,10 @@ describe('apply', () => {
     s.service.failOnce.add('power:off')
     const config = { name: 'alpha', label: 'relabeled', power: 'off' }
     const outcome = await applyUpdate(unpaid, prior, planResource(unpaid, prior, config).planned, {}, s)
-    assert.ok(outcome.diagnostics.some((d) => d.severity === 'error'), 'the failed step is reported')
+    assert.ok(
+      outcome.diagnostics.some((d) => d.severity === 'error'),
+      'the failed step is reported',
+    )
     assert.equal(outcome.private.waiting, 'invoice 7 is unpaid', 'the unpaid change keeps its mark')
     assert.ok(outcome.state)
     // The service does not show the new label until paid: the refresh keeps the ordered target.
@@ -435,23 +457,6 @@ describe('apply', () => {
     assert.equal(deleted.state, null)
     assert.deepEqual(deleted.diagnostics, [])
   })
-  test('a refresh, an update, a delete and an import settle the id they name; a create does not', async () => {
-    const named: string[] = []
-    const unregister = registerSettlement('core-test', { account: (id) => named.push(id), delivered: () => undefined })
-    try {
-      const s = session()
-      const prior = await created(s, { name: 'alpha', size: 20 })
-      assert.deepEqual(named, [])
-      const id = String(prior.id)
-      await readResource(boxDefinition, prior, id, {}, s)
-      await applyUpdate(boxDefinition, prior, planResource(boxDefinition, prior, { name: 'alpha', size: 30 }).planned, {}, s)
-      await importResource(boxDefinition, id, s)
-      await applyDelete(boxDefinition, prior, s)
-      assert.deepEqual(named, [id, id, id, id])
-    } finally {
-      unregister()
-    }
-  })
   test('a read keeps inputs the service cannot report and the timeouts', async () => {
     const s = session()
     const prior = await created(s, { name: 'alpha', size: 20, paid: false, timeouts: { create: '9m' } })
@@ -469,7 +474,7 @@ describe('apply', () => {
     const bad = await importResource(boxDefinition, 'abc', s)
     assert.match(bad.diagnostics[0]?.detail ?? '', /<id>, e\.g\. 1: expected digits/)
   })
-  test('a programming error is reported as a provider bug, never as the user\'s fault', async () => {
+  test("a programming error is reported as a provider bug, never as the user's fault", async () => {
     const broken = defineResource<BoxService, typeof boxDefinition.attributes>({
       ...boxDefinition,
       async create() {

@@ -204,13 +204,40 @@ export interface DataSourceDefinition<C, A extends Attributes> {
   read(ctx: DataContext<C, A>): Promise<Observed<A>>
 }
 
-export interface ProviderDefinition<C, A extends Attributes> {
+/**
+ * What tells the order journal that an outcome handed to the engine is kept. The provider runtime
+ * (src/server) calls it; whoever builds the API client hands it over through ConfigureMeta.
+ */
+export interface Settlement {
+  /** A state names this id: the order that made it is kept. */
+  account(id: string): void | Promise<void>
+  /** The engine closed this process gracefully after its run: every outcome handed over is kept. */
+  delivered(): void | Promise<void>
+}
+
+/**
+ * What the provider runtime hands a provider's configure besides the configuration. `F` is the frame
+ * of the operation a call runs in: its shape is declared where it is read (the API client), and the
+ * runtime that produces it checks it there; core only passes it on.
+ */
+export interface ConfigureMeta<F = unknown> {
+  readonly userAgent: string
+  readonly log: Logger
+  /** The frame of the operation the caller runs in, if any. */
+  readonly operation: () => F | undefined
+  /** Registers what settles the journal's orders, under a key; configuring again with the same key replaces it. */
+  registerSettlement(key: string, settlement: Settlement): () => void
+  /** A value that lives as long as the process: made by `create` at the first ask under `key`, the same for every configure after. */
+  perProcess<T>(key: string, create: () => T): T
+}
+
+export interface ProviderDefinition<C, A extends Attributes, F = unknown> {
   readonly description: string
   readonly attributes: A
   /** Environment variables read when an attribute is unset, by attribute name. */
   readonly environment: Partial<Record<keyof A & string, string>>
   /** Throws an error naming the attribute when the configuration cannot work. */
-  configure(config: ObjectOf<A>, meta: { userAgent: string; log: Logger }): C
+  configure(config: ObjectOf<A>, meta: ConfigureMeta<F>): C
   /**
    * When an operation failed because of the configuration (a refused key, nothing listening at the
    * URL): what to fix, naming the attribute in canonical names; null otherwise.
@@ -232,11 +259,19 @@ export interface AnyResource {
   readonly attributes: Attributes
   readonly importId: ImportId
   readonly timeouts: TimeoutDefaults
-  readonly updates: readonly { readonly attributes: readonly string[]; readonly affects?: readonly string[]; apply(ctx: Erased): Promise<unknown> }[]
+  readonly updates: readonly {
+    readonly attributes: readonly string[]
+    readonly affects?: readonly string[]
+    apply(ctx: Erased): Promise<unknown>
+  }[]
   readonly deleteBeforeReplace?: boolean
   readonly planChecks?: readonly { readonly attribute: string; check(ctx: Erased): Promise<string | null> }[]
   readonly createChecks?: readonly { readonly attribute: string; check(ctx: Erased): Promise<string | null> }[]
-  readonly movesFrom?: readonly { readonly from: string; readonly when: string; move(source: Readonly<Record<string, unknown>>, ctx: Erased): Promise<Record<string, unknown> | string> }[]
+  readonly movesFrom?: readonly {
+    readonly from: string
+    readonly when: string
+    move(source: Readonly<Record<string, unknown>>, ctx: Erased): Promise<Record<string, unknown> | string>
+  }[]
   create(ctx: Erased): Promise<Record<string, unknown>>
   resume?(ctx: Erased): Promise<Record<string, unknown> | undefined>
   read(ctx: Erased): Promise<Record<string, unknown> | null>
@@ -256,7 +291,7 @@ export interface AnyProvider {
   readonly description: string
   readonly attributes: Attributes
   readonly environment: Partial<Record<string, string>>
-  configure(config: Erased, meta: { userAgent: string; log: Logger }): unknown
+  configure(config: Erased, meta: ConfigureMeta<Erased>): unknown
   advise?(thrown: unknown, config: Erased): string | null
   readonly unfinishedSetting?: string
 }
@@ -269,9 +304,7 @@ export const RESERVED = ['id', 'timeouts'] as const
 
 export class DefinitionError extends Error {}
 
-export function defineResource<C, A extends Attributes>(
-  definition: Omit<ResourceDefinition<C, A>, 'kind'>,
-): ResourceDefinition<C, A> {
+export function defineResource<C, A extends Attributes>(definition: Omit<ResourceDefinition<C, A>, 'kind'>): ResourceDefinition<C, A> {
   const resource: ResourceDefinition<C, A> = { kind: 'resource', ...definition }
   checkResource(resource as unknown as AnyResource)
   return resource
@@ -285,7 +318,7 @@ export function defineDataSource<C, A extends Attributes>(
   return dataSource
 }
 
-export function defineProvider<C, A extends Attributes>(definition: ProviderDefinition<C, A>): ProviderDefinition<C, A> {
+export function defineProvider<C, A extends Attributes, F = unknown>(definition: ProviderDefinition<C, A, F>): ProviderDefinition<C, A, F> {
   checkNames('provider', definition.attributes)
   return definition
 }
@@ -347,7 +380,8 @@ export function checkResource(definition: AnyResource): void {
     }
     if (!isInput(declared) && !isComputed(declared)) problems.push(`${attribute} is neither an input nor computed`)
     if (declared.stable && isInput(declared)) problems.push(`${attribute} is an input, so it cannot be marked stable`)
-    if (declared.follows && !(declared.optional && declared.computed)) problems.push(`${attribute} follows the service, so it must be optional and computed`)
+    if (declared.follows && !(declared.optional && declared.computed))
+      problems.push(`${attribute} follows the service, so it must be optional and computed`)
   }
   for (const attribute of definition.unrecoverable ?? []) {
     if (!attributes[attribute]) problems.push(`unrecoverable names unknown attribute ${attribute}`)

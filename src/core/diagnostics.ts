@@ -108,7 +108,11 @@ export function renderNames(diagnostic: Diagnostic, names: ReadonlyMap<string, s
     text.replace(/[A-Za-z][A-Za-z0-9_]*/g, (word, at: number) => {
       const before = text[at - 1] ?? ''
       const after = text[at + word.length] ?? ''
-      const joined = /[/-]/.test(before) || /[/-]/.test(after) || (before === '.' && /\w/.test(text[at - 2] ?? '')) || (after === '.' && /\w/.test(text[at + word.length + 1] ?? ''))
+      const joined =
+        /[/-]/.test(before) ||
+        /[/-]/.test(after) ||
+        (before === '.' && /\w/.test(text[at - 2] ?? '')) ||
+        (after === '.' && /\w/.test(text[at + word.length + 1] ?? ''))
       return joined ? word : (names.get(word) ?? word)
     })
   const render = (text: string) =>

@@ -53,12 +53,7 @@ export function fires(attribute: Attribute, planned: Value | undefined): boolean
   return !(attribute.action && isEmpty(planned ?? null))
 }
 
-export function planResource(
-  definition: AnyResource,
-  prior: ValueMap | null,
-  config: ValueMap,
-  priorPrivate: PrivateState = {},
-): Plan {
+export function planResource(definition: AnyResource, prior: ValueMap | null, config: ValueMap, priorPrivate: PrivateState = {}): Plan {
   const hasTimeouts = Object.keys(definition.timeouts).length > 0
   const diagnostics: Diagnostic[] = validateConfig(definition.attributes, config, {
     timeouts: hasTimeouts ? definition.timeouts : undefined,

@@ -45,11 +45,7 @@ export function oneOf(values: readonly (string | number)[]): Validator {
 export function range(bounds: { min?: number; max?: number }): Validator {
   const { min, max } = bounds
   const rule =
-    min !== undefined && max !== undefined
-      ? `between ${min} and ${max}`
-      : min !== undefined
-        ? `at least ${min}`
-        : `at most ${max}`
+    min !== undefined && max !== undefined ? `between ${min} and ${max}` : min !== undefined ? `at least ${min}` : `at most ${max}`
   return {
     rule,
     check(value) {

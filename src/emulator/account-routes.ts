@@ -6,7 +6,7 @@ import { type Account, type AccountKind, type InvoiceType, type PendingChange, S
 import { paramId, type RouteContext } from './router.js'
 import type { Store } from './store.js'
 
-/** Shared by every family's routes: the §1.8 list and the §2.4 precondition table. */
+/** Shared by every family's routes: the API's list rules and the status model's precondition table. */
 export function listAccounts(ctx: RouteContext, kind: AccountKind): Json {
   const v = ctx.reader(false)
   const wanted: Status[] = []
@@ -23,7 +23,7 @@ export function listAccounts(ctx: RouteContext, kind: AccountKind): Json {
     .map((a) => ctx.store.view(a))
 }
 
-/** Step 7 of §5.6: the account's status must be one the operation allows. */
+/** Step 7 of the emulator's request pipeline: the account's status must be one the operation allows. */
 export function requireStatus(account: Account, allowed: readonly Status[]): void {
   if (allowed.includes(account.status)) return
   throw conflict(`account ${account.account_id} is ${account.status}; this action needs ${allowed.join(' or ')}`)
@@ -86,7 +86,7 @@ export function order(
   })
 }
 
-/** Rebuilds and restores: Pending for one provisioning delay, no order, no invoice (§2.4). */
+/** Rebuilds and restores: Pending for one provisioning delay, no order, no invoice (the status model). */
 export function schedule(store: Store, account: Account, change: PendingChange): void {
   account.pending = change
   store.startDelay(account)

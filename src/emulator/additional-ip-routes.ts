@@ -1,4 +1,4 @@
-// Additional IPs (§3.8, I1-I6) and their assignments to Metal servers (A1-A5).
+// Additional IPs (the additional-IP calls, I1-I6) and their assignments to Metal servers (A1-A5).
 import { ACTIVE, cancel, listAccounts, newAccount, order, requireStatus } from './account-routes.js'
 import { formatDateTime } from './clock.js'
 import { DEFAULT_REGION, type MetalProduct, metalCycles, metalPlan, metalProductsOf, REGIONS } from './catalog.js'
@@ -15,7 +15,7 @@ const REGION_CODES = Object.keys(REGIONS) as (keyof typeof REGIONS)[]
 
 const ipProducts = metalProductsOf('additional_ip')
 
-/** The A1-A5 object; `status` is always `Active` (§3.8). */
+/** The A1-A5 object; `status` is always `Active` (the additional-IP calls). */
 function assignmentView(store: Store, ip: Account, serverId: number): JsonObject {
   return {
     additional_ip_id: ip.account_id,
@@ -86,7 +86,7 @@ export function additionalIpRoutes(): Route[] {
         if (serverId !== undefined && server?.kind !== SERVER) v.fail('metal_account_id', `unknown Metal server ${serverId}`)
         v.done()
         if (!server) return null
-        // §2.4: both the IP in the path and the server in the body must be Active.
+        // The status model: both the IP in the path and the server in the body must be Active.
         requireStatus(ip, ACTIVE)
         requireStatus(server, ACTIVE)
         const current = assignedServer(ip)

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import { createEmulator } from './index.js'
 import type { Json } from './json.js'
-import { type AccountView, DELAY, issueLocs, TestClient } from './testing.js'
+import { type AccountView, DELAY, issueLocs, TestClient } from '../../test/support/emulator-client.js'
 
 const START = Date.UTC(2025, 2, 5, 10, 20, 0)
 const setup = () => new TestClient(createEmulator({ clock: 'manual', startTime: START }))

@@ -3,13 +3,13 @@ import { type Cycle, cycleOf, cyclePrice, metalProducts, PROMOCODES, tieredPrice
 import { type Account, diskSize, familyOfKind, type Invoice, type InvoiceType, type Order, vmDiskSize } from './model.js'
 import type { Store } from './store.js'
 
-/** §5.2: recomputed whenever a change is applied; promocodes never touch it. */
+/** The recurring amount, recomputed whenever a change is applied; promocodes never touch it. */
 export function recurringAmount(account: Account, fallback: number): number {
   const family = familyOfKind(account.kind)
   const cycle = cycleOf(account.cycle)
   if (!cycle) return fallback
   if (!family) {
-    // Metal side (§5.2): the cycle price, per GB for elastic storage.
+    // Metal side, from the seed catalog: the cycle price, per GB for elastic storage.
     const product = metalProducts.find((p) => p.product_id === account.product_id)
     if (!product) return fallback
     const price = cyclePrice(product.monthly, cycle)
@@ -43,7 +43,7 @@ export interface OrderRequest {
 }
 
 /**
- * Places one order: one invoice, one order record, the account Pending (§2.4). Paid orders start
+ * Places one order: one invoice, one order record, the account Pending (the status model). Paid orders start
  * the provisioning delay now; unpaid ones wait for the invoice to be paid.
  */
 export function placeOrder(store: Store, request: OrderRequest): { order_id: string; account_id: string } {
@@ -79,7 +79,7 @@ export function placeOrder(store: Store, request: OrderRequest): { order_id: str
   return { order_id: order.order_id, account_id: order.account_id }
 }
 
-/** Payment starts the provisioning delay of the account that waits for it (§2.4, §5.3). */
+/** Payment starts the provisioning delay of the account that waits for it (the status model, the emulator's control endpoints). */
 export function payInvoice(store: Store, invoice: Invoice): void {
   invoice.status = 'Paid'
   invoice.paid_id = store.next('payment')

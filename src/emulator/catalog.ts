@@ -1,6 +1,6 @@
 import type { Json, JsonObject } from './json.js'
 
-/** Billing cycles of §2.5, in the order products list them. */
+/** Billing cycles, in the order products list them. */
 export const CYCLES = [
   { code: 'm', label: 'Monthly', months: 1 },
   { code: 'q', label: 'Quarterly', months: 3 },
@@ -165,18 +165,60 @@ export const lite: LiteFamily = {
 export const liteFamilies: readonly LiteFamily[] = [lite, litePro]
 
 export const metalProducts: readonly MetalProduct[] = [
-  { type: 'metal', product_id: 301, name: 'Metal S', description: '4 cores, 32 GB RAM, 2x480 GB SSD', monthly: 1_500_000, stock: 5, out_of_stock: false },
-  { type: 'metal', product_id: 302, name: 'Metal M', description: '8 cores, 64 GB RAM, 2x960 GB SSD', monthly: 2_500_000, stock: 2, out_of_stock: false },
-  { type: 'metal', product_id: 303, name: 'Metal L', description: '16 cores, 128 GB RAM, 4x960 GB SSD', monthly: 4_000_000, stock: 0, out_of_stock: true },
+  {
+    type: 'metal',
+    product_id: 301,
+    name: 'Metal S',
+    description: '4 cores, 32 GB RAM, 2x480 GB SSD',
+    monthly: 1_500_000,
+    stock: 5,
+    out_of_stock: false,
+  },
+  {
+    type: 'metal',
+    product_id: 302,
+    name: 'Metal M',
+    description: '8 cores, 64 GB RAM, 2x960 GB SSD',
+    monthly: 2_500_000,
+    stock: 2,
+    out_of_stock: false,
+  },
+  {
+    type: 'metal',
+    product_id: 303,
+    name: 'Metal L',
+    description: '16 cores, 128 GB RAM, 4x960 GB SSD',
+    monthly: 4_000_000,
+    stock: 0,
+    out_of_stock: true,
+  },
   { type: 'additional_ip', product_id: 401, name: 'Additional IPv4', description: 'One public IPv4 address', monthly: 75_000 },
-  { type: 'elastic_storage', product_id: 501, name: 'Elastic Storage Standard', description: '5,000 IOPS', monthly: 1000, iops: 5000, min_size: 1, max_size: 10240 },
-  { type: 'elastic_storage', product_id: 502, name: 'Elastic Storage UltraFast', description: '10,000 IOPS', monthly: 2000, iops: 10000, min_size: 1, max_size: 10240 },
+  {
+    type: 'elastic_storage',
+    product_id: 501,
+    name: 'Elastic Storage Standard',
+    description: '5,000 IOPS',
+    monthly: 1000,
+    iops: 5000,
+    min_size: 1,
+    max_size: 10240,
+  },
+  {
+    type: 'elastic_storage',
+    product_id: 502,
+    name: 'Elastic Storage UltraFast',
+    description: '10,000 IOPS',
+    monthly: 2000,
+    iops: 10000,
+    min_size: 1,
+    max_size: 10240,
+  },
 ]
 export const metalCycles = METAL_CYCLES
 
 export const metalProductsOf = (type: MetalProduct['type']) => metalProducts.filter((p) => p.type === type)
 
-/** M11, I5 and E7 objects (§3.7-§3.9): no category, `billing` for `m` and `a` without components. */
+/** M11, I5 and E7 objects (the Metal calls): no category, `billing` for `m` and `a` without components. */
 export function metalPlan(p: MetalProduct): JsonObject {
   const billing: Json[] = METAL_CYCLES.map((code) => {
     const cycle = cycleOf(code)!
@@ -194,7 +236,7 @@ export function metalPlan(p: MetalProduct): JsonObject {
   return plan
 }
 
-/** M13: an invented but well-formed OpenVPN client profile (§6.3). */
+/** M13: an invented but well-formed OpenVPN client profile (its text is left to us). */
 export const OPENVPN_CONFIG = [
   'client',
   'dev tun',
@@ -220,7 +262,7 @@ export function cyclePrice(monthly: number, cycle: Cycle): number {
   return monthly * cycle.months
 }
 
-/** Tiered pricing (§2.6): each unit is priced by the step it falls in. */
+/** Tiered pricing (the catalog product object): each unit is priced by the step it falls in. */
 export function tieredPrice(tiers: readonly Tier[], units: number, cycle: Cycle): number {
   let total = 0
   for (const tier of tiers) {
@@ -239,7 +281,7 @@ export function vmDescription(p: VmProduct): string {
   return `${p.cores} vCPU, ${p.memory / 1024} GB RAM, ${p.disk} GB SSD`
 }
 
-/** The §2.6 plan object of a VM product. */
+/** The plan object of a VM product. */
 export function vmPlan(family: LiteFamily, p: VmProduct): JsonObject {
   return {
     product_id: p.product_id,

@@ -1,4 +1,4 @@
-/** The emulator's notion of now (§5.1): every delay, retention and written date reads it. */
+/** The emulator's notion of now (the emulator's start-up options): every delay, retention and written date reads it. */
 export type ClockMode = 'manual' | 'real'
 
 export class Clock {
@@ -39,7 +39,7 @@ export function formatDateTime(ms: number): string {
   return `${formatDate(ms)} ${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())}`
 }
 
-/** `next_due` clamps the day to the target month's end (§2.3): Jan 31 + 1 month is Feb 28/29. */
+/** `next_due` clamps the day to the target month's end (the account object): Jan 31 + 1 month is Feb 28/29. */
 export function addMonths(date: string, months: number): string {
   const [y, m, d] = date.split('-').map(Number) as [number, number, number]
   const index = m - 1 + months

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import { createEmulator } from './index.js'
-import { type AccountView, DELAY, TestClient, VM_BODY } from './testing.js'
+import { type AccountView, DELAY, TestClient, VM_BODY } from '../../test/support/emulator-client.js'
 
 const setup = () => new TestClient(createEmulator({ clock: 'manual', startTime: Date.UTC(2025, 2, 1, 9, 15, 2) }))
 
@@ -48,11 +48,7 @@ describe('faults', () => {
     assert.equal((await c.request('POST', '/v1/lites/keypairs/', { body: { name: 'k' } })).status, 503)
     assert.equal((await c.control<FaultObject[]>('GET', '/faults'))[0]?.remaining, 0)
     assert.equal((await c.request('POST', '/v1/lites/keypairs/', { body: { name: 'k' } })).status, 200)
-    assert.deepEqual(
-      (await c.ok<unknown[]>('GET', '/lites/keypairs/')).length,
-      1,
-      'the faulted requests created nothing',
-    )
+    assert.deepEqual((await c.ok<unknown[]>('GET', '/lites/keypairs/')).length, 1, 'the faulted requests created nothing')
     const log = await c.control<LogEntry[]>('GET', '/requests')
     assert.deepEqual(
       log.map((e) => [e.status, e.fault_id]),
@@ -236,11 +232,14 @@ describe('control API', () => {
     const bad = await c.request('PATCH', '/_emulator/config', { body: { retention_ms: -1, api_keys: [{ key: 'k' }] } })
     assert.equal(bad.status, 422)
     assert.equal((bad.body as { detail: unknown[] }).detail.length, 2)
-    const merged = await c.control<{ retention_ms: number; quirks: unknown }>('PATCH', '/config', { retention_ms: 5, quirks: { bare_lists: true } })
+    const merged = await c.control<{ retention_ms: number; quirks: unknown }>('PATCH', '/config', {
+      retention_ms: 5,
+      quirks: { bare_lists: true },
+    })
     assert.deepEqual([merged.retention_ms, merged.quirks], [5, { ids_as_strings: false, bare_lists: true, ignore_idempotency_keys: false }])
   })
 
-  test('the clock answers the new time; forced statuses follow §5.3', async () => {
+  test('the clock answers the new time; forced statuses follow the control API', async () => {
     const c = setup()
     assert.deepEqual(await c.advance(5000), { now: '2025-03-01 09:15:07' })
     const vm = await c.vm({ pay: false })
@@ -265,7 +264,10 @@ describe('control API', () => {
       description: 'changed',
       extra_details: { name: 'renamed-oob' },
     })
-    assert.deepEqual([drifted.description, drifted.extra_details.name, drifted.extra_details.ciuser], ['changed', 'renamed-oob', 'deployer'])
+    assert.deepEqual(
+      [drifted.description, drifted.extra_details.name, drifted.extra_details.ciuser],
+      ['changed', 'renamed-oob', 'deployer'],
+    )
     assert.equal((await c.ok<AccountView>('GET', `/lites/accounts/${vm}`)).extra_details.name, 'renamed-oob')
     const fixed = await c.request('PATCH', `/_emulator/accounts/${vm}`, { body: { order_id: '1', account_id: 5 } })
     assert.equal(fixed.status, 422)

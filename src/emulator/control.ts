@@ -3,22 +3,13 @@ import { formatDateTime } from './clock.js'
 import { conflict, HttpError, type Issue, notFound } from './envelope.js'
 import { parseFaultSpec } from './faults.js'
 import { deepMerge, isObject, type Json, type JsonObject } from './json.js'
-import {
-  ACCOUNT_KINDS,
-  type Account,
-  type AccountKind,
-  type Config,
-  type Invoice,
-  invoiceView,
-  STATUSES,
-  type Status,
-} from './model.js'
+import { ACCOUNT_KINDS, type Account, type AccountKind, type Config, type Invoice, invoiceView, STATUSES, type Status } from './model.js'
 import { logSince } from './request-log.js'
 import { Router } from './router.js'
 import type { Store } from './store.js'
 import type { ParsedBody } from './validation.js'
 
-/** What a control handler sees; the control API has no auth, no log and no faults (§5.3). */
+/** What a control handler sees; the control API has no auth, no log and no faults (the emulator's control endpoints). */
 export interface ControlContext {
   readonly store: Store
   readonly params: Readonly<Record<string, string>>
@@ -35,7 +26,9 @@ interface ControlRoute {
 const bodyObject = (ctx: ControlContext): JsonObject => {
   if (ctx.body.kind === 'none') return {}
   if (ctx.body.kind === 'json' && isObject(ctx.body.value)) return ctx.body.value
-  throw new HttpError(422, [{ loc: ['body'], msg: 'body must be a JSON object', type: ctx.body.kind === 'invalid' ? 'json_invalid' : 'type_error' }])
+  throw new HttpError(422, [
+    { loc: ['body'], msg: 'body must be a JSON object', type: ctx.body.kind === 'invalid' ? 'json_invalid' : 'type_error' },
+  ])
 }
 
 const accountParam = (ctx: ControlContext): Account => {
@@ -120,7 +113,7 @@ const FIXED = ['account_id', 'order_id', 'last_invoice']
 const STRING_FIELDS = ['billingcycle', 'date_created', 'next_due', 'product_name', 'description'] as const
 const INT_FIELDS = ['recurring_amount', 'product_id'] as const
 
-/** Out-of-band drift (§5.3): deep-merged into the account as a client would read it. */
+/** Out-of-band drift (the emulator's control endpoints): deep-merged into the account as a client would read it. */
 function patchAccount(store: Store, account: Account, patch: JsonObject): void {
   const issues: Issue[] = []
   for (const key of FIXED) {

@@ -1,6 +1,16 @@
-// Elastic storage bound to a Metal server (§3.9, E1-E7).
+// Elastic storage bound to a Metal server (the elastic-storage calls, E1-E7).
 import { ACTIVE, cancel, listAccounts, newAccount, order, requireStatus } from './account-routes.js'
-import { CYCLES, cycleOf, cyclePrice, DEFAULT_REGION, type MetalProduct, metalCycles, metalPlan, metalProductsOf, REGIONS } from './catalog.js'
+import {
+  CYCLES,
+  cycleOf,
+  cyclePrice,
+  DEFAULT_REGION,
+  type MetalProduct,
+  metalCycles,
+  metalPlan,
+  metalProductsOf,
+  REGIONS,
+} from './catalog.js'
 import { notFound } from './envelope.js'
 import { diskSize } from './model.js'
 import { paramId, type Route, type RouteContext } from './router.js'
@@ -42,7 +52,7 @@ export function elasticStorageRoutes(): Route[] {
         const pay = v.pay()
         v.done()
         if (!chosen || !cycle || name === undefined || !server) return null
-        // §2.4: the server the body references must be Active.
+        // The status model: the server the body references must be Active.
         requireStatus(server, ACTIVE)
         const account = newAccount(ctx.store, KIND, chosen.product_id, chosen.name, cycle, {
           storage_name: name,

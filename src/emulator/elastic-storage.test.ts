@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import { createEmulator } from './index.js'
-import { type AccountView, DELAY, issueLocs, TestClient } from './testing.js'
+import { type AccountView, DELAY, issueLocs, TestClient } from '../../test/support/emulator-client.js'
 
 const START = Date.UTC(2025, 2, 6, 12, 0, 0)
 const setup = () => new TestClient(createEmulator({ clock: 'manual', startTime: START }))
@@ -205,10 +205,7 @@ describe('elastic storage orders (E4, E5)', () => {
     const order = await c.ok<{ account_id: string }>('POST', `${P}/${id}`, { new_product_id: 502 })
     assert.equal(order.account_id, String(id))
     const pending = await read(c, id)
-    assert.deepEqual(
-      [pending.status, pending.product_id, pending.last_invoice.invoice_type],
-      ['Pending', 501, 'change_package'],
-    )
+    assert.deepEqual([pending.status, pending.product_id, pending.last_invoice.invoice_type], ['Pending', 501, 'change_package'])
     await c.advance(DELAY)
     const changed = await read(c, id)
     assert.deepEqual(

@@ -1,13 +1,13 @@
 import type { Json } from './json.js'
 
-/** One failed check of a 422 (§1.6). */
+/** One failed check of a 422 (the API's error envelope). */
 export interface Issue {
   loc: (string | number)[]
   msg: string
   type: 'missing' | 'type_error' | 'value_error' | 'json_invalid'
 }
 
-/** Thrown anywhere in a handler; the pipeline turns it into the §1.6 error envelope. */
+/** Thrown anywhere in a handler; the pipeline turns it into the API's error envelope. */
 export class HttpError extends Error {
   constructor(
     readonly status: number,

@@ -15,7 +15,7 @@ const STATUS_TEXT: Readonly<Record<number, string>> = {
 
 const faultPath = (path: string) => normalisePath(path.split('?')[0] ?? '')
 
-/** Validates a §5.4 fault spec, reporting every bad field at once. */
+/** Validates a fault rule, reporting every bad field at once. */
 export function parseFaultSpec(body: ParsedBody, faultId: string): Fault {
   const issues: Issue[] = []
   const bad = (field: string, msg: string, type: Issue['type'] = 'value_error') => issues.push({ loc: ['body', field], msg, type })
@@ -74,7 +74,7 @@ function matches(fault: Fault, method: string, path: string): boolean {
   return want.length === got.length && want.every((seg, i) => seg === '*' || seg === got[i])
 }
 
-/** The oldest live rule that matches applies, and at most one per request (§5.4). */
+/** The oldest live rule that matches applies, and at most one per request (the emulator's fault rules). */
 export function takeFault(state: State, method: string, path: string): Fault | null {
   const fault = state.faults.find((f) => f.remaining !== 0 && matches(f, method, path))
   if (!fault) return null

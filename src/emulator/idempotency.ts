@@ -5,7 +5,7 @@ import type { IdempotencyRecord, State } from './model.js'
 export type Claim = { kind: 'new'; record: IdempotencyRecord } | { kind: 'replay'; record: IdempotencyRecord }
 
 /**
- * Step 4 of §5.6, per API key (§1.11): a first use claims the key, an identical repeat replays the
+ * Step 4 of the emulator's request pipeline, per API key: a first use claims the key, an identical repeat replays the
  * stored answer, and anything else is a 409 (with Retry-After while the first is still running).
  */
 export function claimKey(
@@ -20,8 +20,7 @@ export function claimKey(
     if (existing.in_progress) {
       throw new HttpError(409, 'request with this Idempotency-Key is in progress', { 'retry-after': '1' })
     }
-    const same =
-      existing.method === request.method && existing.path === request.path && jsonEqual(existing.body, request.body)
+    const same = existing.method === request.method && existing.path === request.path && jsonEqual(existing.body, request.body)
     if (!same) throw conflict('Idempotency-Key reused with a different request')
     return { kind: 'replay', record: existing }
   }

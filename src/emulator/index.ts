@@ -1,5 +1,5 @@
 // The service twin: a fetch handler serving the API under /v1 and the control API under /_emulator.
-// Here: the request pipeline of §5.6 and the public factory; state, routes and rules live beside it.
+// Here: the emulator's request pipeline and the public factory; state, routes and rules live beside it.
 // Must not: import anything outside src/emulator (type-only api/ wire types excepted), or use timers.
 import { type ClockMode, Clock, formatDateTime } from './clock.js'
 import { type ControlContext, controlRouter } from './control.js'
@@ -36,7 +36,7 @@ export interface EmulatorOptions {
   quirks?: Partial<Config['quirks']>
   /**
    * Awaited after an order's Idempotency-Key is claimed and before its effect: lets a test hold a
-   * request "in progress" (§1.11) without sleeping.
+   * request "in progress" (the service's Idempotency-Key extension) without sleeping.
    */
   beforeEffect?: (request: { method: string; path: string; idempotencyKey: string }) => Promise<void> | void
 }
@@ -79,7 +79,7 @@ const apiRouter = new Router<Route>([
   ...elasticStorageRoutes(),
 ])
 
-/** `ids_as_strings` (§5.3): every id field, at any depth, as a numeric string. */
+/** `ids_as_strings` (the emulator's control endpoints): every id field, at any depth, as a numeric string. */
 function stringifyIds(value: Json): Json {
   if (Array.isArray(value)) return value.map(stringifyIds)
   if (!isObject(value)) return value
@@ -115,7 +115,7 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
     return { status: 200, body: JSON.stringify(body), headers: {} }
   }
 
-  /** Steps 1 to 9 of §5.6; the caller logs (step 10). */
+  /** Steps 1 to 9 of the emulator's request pipeline; the caller logs (step 10). */
   async function process(request: Request, url: URL, path: string, text: string, entry: LogEntry): Promise<Answer> {
     const method = entry.method
     const match = apiRouter.match(method, path)

@@ -8,7 +8,7 @@ export function isObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
-/** Idempotent repeats compare bodies as parsed JSON (§1.11), so key order must not matter. */
+/** Idempotent repeats compare bodies as parsed JSON (the service's Idempotency-Key extension), so key order must not matter. */
 export function jsonEqual(a: Json | undefined, b: Json | undefined): boolean {
   if (a === b) return true
   if (Array.isArray(a) && Array.isArray(b)) {
@@ -22,7 +22,7 @@ export function jsonEqual(a: Json | undefined, b: Json | undefined): boolean {
   return false
 }
 
-/** Out-of-band drift (§5.3) merges objects key by key; arrays and scalars replace. */
+/** Out-of-band drift (the emulator's control endpoints) merges objects key by key; arrays and scalars replace. */
 export function deepMerge(target: JsonObject, patch: JsonObject): JsonObject {
   const out: JsonObject = { ...target }
   for (const [key, value] of Object.entries(patch)) {

@@ -3,7 +3,7 @@ import type { Keypair } from './model.js'
 import { generateEd25519, publicKeyProblem } from './openssh.js'
 import { paramId, type Route, type RouteContext } from './router.js'
 
-/** The three keypair pools (§3.4): same routes, separate pools, one id sequence. */
+/** The three keypair pools (the keypair calls): same routes, separate pools, one id sequence. */
 export const KEYPAIR_POOLS = ['/lites', '/lite-pros', '/baremetals'] as const
 
 const view = (k: Keypair) => ({ keypair_id: k.keypair_id, name: k.name, public_key: k.public_key, origin: k.origin })

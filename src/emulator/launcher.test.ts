@@ -7,7 +7,7 @@ import { join } from 'node:path'
 import { createInterface } from 'node:readline'
 import { after, describe, test } from 'node:test'
 import { fileURLToPath } from 'node:url'
-import { VM_BODY } from './testing.js'
+import { VM_BODY } from '../../test/support/emulator-client.js'
 
 const BIN = fileURLToPath(new URL('../bin/emulator.js', import.meta.url))
 const dir = mkdtempSync(join(tmpdir(), 'emulator-launcher-'))
@@ -49,12 +49,20 @@ describe('HTTP launcher', () => {
     assert.equal((await call(first.base, 'POST', '/lites/keypairs/', { name: 'k' }, { 'x-token': 'reader' })).status, 403)
     const key = await call(first.base, 'POST', '/lites/keypairs/', { name: 'persisted' })
     const keypairId = key.body.data.keypair_id
-    const order = await call(first.base, 'POST', '/lites', { ...VM_BODY, product_id: 101, keypair_id: keypairId }, { 'Idempotency-Key': 'launch-1' })
+    const order = await call(
+      first.base,
+      'POST',
+      '/lites',
+      { ...VM_BODY, product_id: 101, keypair_id: keypairId },
+      { 'Idempotency-Key': 'launch-1' },
+    )
     assert.equal(order.status, 200)
     assert.equal(order.headers.get('idempotency-key'), 'launch-1')
     await call(root, 'POST', '/_emulator/clock', { advance_ms: 2000 })
     await call(root, 'POST', '/_emulator/faults', { path: '/lites/keypairs', mode: 'drop_after' })
-    await assert.rejects(fetch(`${first.base}/lites/keypairs/`, { method: 'POST', headers: { 'x-token': 'main-key' }, body: '{"name":"dropped"}' }))
+    await assert.rejects(
+      fetch(`${first.base}/lites/keypairs/`, { method: 'POST', headers: { 'x-token': 'main-key' }, body: '{"name":"dropped"}' }),
+    )
     assert.equal(await stop(first.child), 0)
     assert.ok(existsSync(stateFile))
     assert.deepEqual(
@@ -73,7 +81,13 @@ describe('HTTP launcher', () => {
         keys.map((k) => k.name),
         ['persisted', 'dropped'],
       )
-      const replay = await call(second.base, 'POST', '/lites', { ...VM_BODY, product_id: 101, keypair_id: keypairId }, { 'Idempotency-Key': 'launch-1' })
+      const replay = await call(
+        second.base,
+        'POST',
+        '/lites',
+        { ...VM_BODY, product_id: 101, keypair_id: keypairId },
+        { 'Idempotency-Key': 'launch-1' },
+      )
       assert.equal(replay.headers.get('idempotency-replayed'), 'true')
       const next = await call(second.base, 'POST', '/lites/keypairs/', { name: 'after-restart' })
       assert.equal(next.body.data.keypair_id, 3)

@@ -6,7 +6,7 @@ import { join } from 'node:path'
 import { describe, test } from 'node:test'
 import { createEmulator } from './index.js'
 import { generateEd25519, publicKeyProblem } from './openssh.js'
-import { type AccountView, DELAY, TestClient, VM_BODY } from './testing.js'
+import { type AccountView, DELAY, TestClient, VM_BODY } from '../../test/support/emulator-client.js'
 
 const setup = () => new TestClient(createEmulator({ clock: 'manual', startTime: Date.UTC(2025, 2, 2, 11, 0, 40) }))
 
@@ -69,7 +69,13 @@ describe('snapshots', () => {
     await c.advance(DELAY)
     const restored = await c.ok<AccountView>('GET', `/lites/accounts/${order.account_id}`)
     assert.deepEqual(
-      [restored.status, restored.extra_details.snapshot_id, restored.extra_details.osname, restored.extra_details.disk_size, restored.extra_details.name],
+      [
+        restored.status,
+        restored.extra_details.snapshot_id,
+        restored.extra_details.osname,
+        restored.extra_details.disk_size,
+        restored.extra_details.name,
+      ],
       ['Active', snap, 'Rocky-9', '30', 'restored-01'],
     )
     const orders = await c.control<{ by_kind: Record<string, number> }>('GET', '/orders')
@@ -177,7 +183,10 @@ describe('keypairs', () => {
   test('K3 imports trimmed OpenSSH lines and rejects malformed ones', async () => {
     const c = setup()
     const line = generateEd25519('laptop').publicKey
-    const imported = await c.ok<Record<string, unknown>>('POST', '/baremetals/keypairs/import', { name: 'laptop', public_key: `  ${line}\n` })
+    const imported = await c.ok<Record<string, unknown>>('POST', '/baremetals/keypairs/import', {
+      name: 'laptop',
+      public_key: `  ${line}\n`,
+    })
     assert.deepEqual(imported, { keypair_id: 1, name: 'laptop', public_key: line, origin: 'imported' })
     await c.fails(409, 'POST', '/baremetals/keypairs/import', { name: 'laptop', public_key: line })
     const mismatched = line.replace('ssh-ed25519', 'ssh-rsa')

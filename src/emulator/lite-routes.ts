@@ -29,7 +29,7 @@ import {
   vmPlan,
 } from './catalog.js'
 import { conflict, notFound } from './envelope.js'
-import type { Json, } from './json.js'
+import type { Json } from './json.js'
 import { type Account, type AccountKind, diskSize, vmDiskSize } from './model.js'
 import { paramId, type Route, type RouteContext } from './router.js'
 import type { Store } from './store.js'
@@ -39,7 +39,7 @@ const POWER_ACTIONS = ['start', 'stop', 'shutdown', 'suspend', 'resume', 'reset'
 const OS_NAMES = OS_TEMPLATES.map((os) => os.name)
 const region = { region: DEFAULT_REGION, region_label: REGIONS[DEFAULT_REGION] }
 
-/** The Lite API (§3.1-§3.5) for one family; /lite-pros is the same code with another descriptor (§3.6). */
+/** The Lite API (the Lite calls) for one family; /lite-pros is the same code with another descriptor (the Lite Pro group). */
 export function liteRoutes(family: LiteFamily): Route[] {
   const p = family.prefix
   const kinds = {
@@ -286,7 +286,7 @@ export function liteRoutes(family: LiteFamily): Route[] {
       pattern: `${p}/:id`,
       handler: (ctx) => cancel(ctx, kinds.vm),
     },
-    // Snapshots (§3.2)
+    // Snapshots
     {
       method: 'POST',
       pattern: `${p}/accounts/:id/snapshot`,
@@ -373,7 +373,7 @@ export function liteRoutes(family: LiteFamily): Route[] {
         return snapshotPlan(family)
       },
     },
-    // Extra disks (§3.3)
+    // Extra disks
     {
       method: 'POST',
       pattern: `${p}/disks`,
@@ -435,7 +435,7 @@ export function liteRoutes(family: LiteFamily): Route[] {
         return diskPlan(family)
       },
     },
-    // Catalog (§3.5)
+    // Catalog
     { method: 'GET', pattern: `${p}/products`, handler: () => family.vmProducts.map((x) => vmPlan(family, x)) },
     { method: 'GET', pattern: `${p}/products/:product_id`, handler: (ctx) => vmPlan(family, catalogProduct(ctx)) },
     { method: 'GET', pattern: `${p}/products/:product_id/oss`, handler: (ctx) => osTemplates(catalogProduct(ctx)) },
@@ -479,7 +479,7 @@ export function liteRoutes(family: LiteFamily): Route[] {
           const cycle = cycleOfAccount(account)
           const current = productOf(account)
           const due = Math.max(0, cyclePrice(product.monthly, cycle) - (current ? cyclePrice(current.monthly, cycle) : 0))
-          // §3.1.5: the account is a Pro VM from this response on, not when it becomes Active.
+          // The migration to Lite Pro: the account is a Pro VM from this response on, not when it becomes Active.
           account.kind = `${target.key}.vm`
           account.product_id = product.product_id
           account.product_name = product.name
@@ -511,9 +511,7 @@ function cycleOfAccount(account: Account): Cycle {
 function packagesFor(family: LiteFamily, account: Account): VmProduct[] {
   const current = family.vmProducts.find((x) => x.product_id === account.product_id)
   return family.vmProducts.filter(
-    (x) =>
-      x.product_id !== account.product_id &&
-      (current === undefined || current.allow_downgrade === 1 || x.monthly >= current.monthly),
+    (x) => x.product_id !== account.product_id && (current === undefined || current.allow_downgrade === 1 || x.monthly >= current.monthly),
   )
 }
 
@@ -556,7 +554,7 @@ function vmDetails(store: Store, account: Account, product: VmProduct | undefine
   }
 }
 
-/** §3.1.3: applied at once; an action already in effect changes nothing. */
+/** A power action (of the vm-details call) applies at once; an action already in effect changes nothing. */
 function setPower(store: Store, account: Account, action: (typeof POWER_ACTIONS)[number]): void {
   const vm = account.vm
   if (!vm) return

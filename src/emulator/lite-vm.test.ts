@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import { createEmulator } from './index.js'
-import { type AccountView, DELAY, TestClient, VM_BODY } from './testing.js'
+import { type AccountView, DELAY, TestClient, VM_BODY } from '../../test/support/emulator-client.js'
 
 const START = Date.UTC(2025, 0, 31, 9, 15, 2)
 const setup = () => new TestClient(createEmulator({ clock: 'manual', startTime: START }))
@@ -18,7 +18,7 @@ interface VmDetails {
 }
 
 describe('Lite VM lifecycle', () => {
-  test('a paid order is Pending, then Active after the delay, with the §3.1.2 account shape', async () => {
+  test('a paid order is Pending, then Active after the delay, with the Lite VM account shape', async () => {
     const c = setup()
     const keypair = await c.keypair()
     const order = await c.ok<{ order_id: string; account_id: string }>('POST', '/lites', {
@@ -110,7 +110,7 @@ describe('Lite VM lifecycle', () => {
     assert.equal((await c.ok<AccountView>('GET', '/lites/accounts/100001')).status, 'Active')
   })
 
-  test('status preconditions (§2.4) answer 409 on Pending, Suspended and Terminated accounts', async () => {
+  test('status preconditions (the status model) answer 409 on Pending, Suspended and Terminated accounts', async () => {
     const c = setup()
     const vm = await c.vm({ active: false })
     const mutations: [string, string, unknown][] = [

@@ -1,5 +1,15 @@
-// Metal servers (§3.7, M1-M13). The Metal keypair pool is keypair-routes' `/baremetals` pool.
-import { ACTIVE, cancel, listAccounts, newAccount, NOT_TERMINATED, order, requireStatus, RUNNING_STATES, schedule } from './account-routes.js'
+// Metal servers (the Metal server calls, M1-M13). The Metal keypair pool is keypair-routes' `/baremetals` pool.
+import {
+  ACTIVE,
+  cancel,
+  listAccounts,
+  newAccount,
+  NOT_TERMINATED,
+  order,
+  requireStatus,
+  RUNNING_STATES,
+  schedule,
+} from './account-routes.js'
 import {
   DEFAULT_REGION,
   METAL_OS,

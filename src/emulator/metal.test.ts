@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import { createEmulator } from './index.js'
 import type { Json } from './json.js'
-import { type AccountView, DELAY, issueLocs, TestClient } from './testing.js'
+import { type AccountView, DELAY, issueLocs, TestClient } from '../../test/support/emulator-client.js'
 
 const START = Date.UTC(2025, 2, 4, 7, 30, 0)
 const setup = (options: Parameters<typeof createEmulator>[0] = {}) =>
@@ -36,7 +36,15 @@ describe('Metal servers: orders (M1-M3)', () => {
     await c.advance(DELAY)
     const server = await read(c, id)
     assert.deepEqual(
-      [server.status, server.billingcycle, server.date_created, server.next_due, server.recurring_amount, server.product_name, server.description],
+      [
+        server.status,
+        server.billingcycle,
+        server.date_created,
+        server.next_due,
+        server.recurring_amount,
+        server.product_name,
+        server.description,
+      ],
       ['Active', 'Monthly', '2025-03-04', '2025-04-04', 1_500_000, 'Metal S', ''],
     )
     assert.equal(server.order_id, order.order_id)
@@ -318,7 +326,7 @@ describe('Metal servers: delete, catalog, openvpn (M10-M13)', () => {
 })
 
 describe('Metal families in the control API and state files', () => {
-  test('_emulator/accounts?kind= lists each Metal kind; forcing statuses follows §2.4', async () => {
+  test('_emulator/accounts?kind= lists each Metal kind; forcing statuses follows the status model', async () => {
     const c = setup()
     const server = await c.server()
     const ip = await c.ip()
@@ -341,7 +349,13 @@ describe('Metal families in the control API and state files', () => {
     const server = await c.server()
     const ip = await c.ip()
     await c.ok('PUT', `/baremetal-additional-ips/${ip}/assigns`, { metal_account_id: server })
-    await c.ok('POST', '/baremetal-elastic-storages', { product_id: 502, cycle: 'a', storage_name: 'vol', metal_account_id: server, size: 20 })
+    await c.ok('POST', '/baremetal-elastic-storages', {
+      product_id: 502,
+      cycle: 'a',
+      storage_name: 'vol',
+      metal_account_id: server,
+      size: 20,
+    })
     await c.ok('PUT', `/baremetals/accounts/${server}/state/off`)
     const saved = JSON.parse(JSON.stringify(c.emulator.snapshot())) as unknown
 

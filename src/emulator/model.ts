@@ -2,11 +2,7 @@
 
 import { type CycleCode, type FamilyKey, liteFamilies, type LiteFamily, metalProducts } from './catalog.js'
 import type { Json, JsonObject } from './json.js'
-export type AccountKind =
-  | `${FamilyKey}.${'vm' | 'snapshot' | 'disk'}`
-  | 'baremetal'
-  | 'additional_ip'
-  | 'elastic_storage'
+export type AccountKind = `${FamilyKey}.${'vm' | 'snapshot' | 'disk'}` | 'baremetal' | 'additional_ip' | 'elastic_storage'
 export const ACCOUNT_KINDS: readonly AccountKind[] = [
   'lite.vm',
   'lite.snapshot',
@@ -22,7 +18,7 @@ export type Status = 'Pending' | 'Active' | 'Suspended' | 'Terminated'
 export const STATUSES: readonly Status[] = ['Pending', 'Active', 'Suspended', 'Terminated']
 export type Power = 'running' | 'stopped' | 'paused'
 
-/** What becomes visible when the account is next Active (§2.3): nothing shows while Pending. */
+/** What becomes visible when the account is next Active (the account object): nothing shows while Pending. */
 export type PendingChange =
   | { type: 'create' }
   | { type: 'migrate' }
@@ -48,7 +44,7 @@ export interface Account {
   order_id: string
   last_invoice_id: number
   extra_details: JsonObject
-  /** Fixed when the delay starts (§5.1); null while the invoice is unpaid. */
+  /** Fixed when the delay starts (the emulator's start-up options); null while the invoice is unpaid. */
   activate_at: number | null
   pending: PendingChange | null
   gone_at: number | null
@@ -143,7 +139,7 @@ export interface Config {
   idempotency_ttl_ms: number
   api_keys: ApiKey[]
   ip_unavailable_product_ids: number[]
-  /** `ignore_idempotency_keys`: a service without the §1.11 extension (§6 point 4): keys neither honoured nor echoed. */
+  /** `ignore_idempotency_keys`: a service without the Idempotency-Key extension (the real one may lack it): keys neither honoured nor echoed. */
   quirks: { ids_as_strings: boolean; bare_lists: boolean; ignore_idempotency_keys: boolean }
 }
 
@@ -154,7 +150,7 @@ export interface Sequences {
   payment: number
   keypair: number
   vmid: number
-  /** Offsets from 203.0.113.10 (servers) and 198.51.100.2 (additional IPs), §5.1. */
+  /** Offsets from 203.0.113.10 (servers) and 198.51.100.2 (additional IPs): the emulator's start-up options. */
   server_ip: number
   additional_ip: number
   request: number
@@ -185,7 +181,7 @@ export function invoiceView(invoice: Invoice): JsonObject {
   return { ...rest }
 }
 
-/** VM `disk_size` is a string of digits on the wire (§3.1.2); drift may have made it anything. */
+/** VM `disk_size` is a string of digits on the wire (the Lite VM account); drift may have made it anything. */
 export function vmDiskSize(account: Account): number {
   const n = Number.parseInt(String(account.extra_details.disk_size ?? '0'), 10)
   return Number.isFinite(n) ? n : 0

@@ -3,7 +3,7 @@ import type { LogEntry, State } from './model.js'
 
 const SENSITIVE = ['password', 'secret', 'token', 'private']
 
-/** §5.5 redaction: any key whose lower-cased name holds a sensitive word, at any depth and in arrays. */
+/** Redaction in the request log: any key whose lower-cased name holds a sensitive word, at any depth and in arrays. */
 export function redact(value: Json): Json {
   if (Array.isArray(value)) return value.map(redact)
   if (!isObject(value)) return value

@@ -2,7 +2,7 @@ import type { Json } from './json.js'
 import type { Store } from './store.js'
 import type { BodyReader } from './validation.js'
 
-/** What a handler sees of its request. Handlers run steps 5 to 8 of §5.6 in that order. */
+/** What a handler sees of its request. Handlers run steps 5 to 8 of the emulator's request pipeline in that order. */
 export interface RouteContext {
   readonly store: Store
   readonly params: Readonly<Record<string, string>>
@@ -16,7 +16,7 @@ export type Handler = (ctx: RouteContext) => Json
 
 export interface Route {
   readonly method: string
-  /** Segments; `:name` is a parameter, digits-only when the name ends in `id` (§1.1). */
+  /** Segments; `:name` is a parameter, digits-only when the name ends in `id` (the API's path rules). */
   readonly pattern: string
   readonly handler: Handler
 }
@@ -31,7 +31,7 @@ export type Match<R extends Routed = Route> =
   | { kind: 'method'; allowed: string[] }
   | { kind: 'none' }
 
-/** One trailing slash is the same route (§1.1); anything more is a different, unknown path. */
+/** One trailing slash is the same route (the API's path rules); anything more is a different, unknown path. */
 export function normalisePath(path: string): string {
   return path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path
 }
@@ -69,7 +69,7 @@ export class Router<R extends Routed = Route> {
     if (hits.length === 0) return { kind: 'none' }
     const same = hits.filter((h) => h.route.method === method)
     if (same.length === 0) return { kind: 'method', allowed: [...new Set(hits.map((h) => h.route.method))] }
-    // Literal segments win over parameters (§1.1).
+    // Literal segments win over parameters (the API's path rules).
     same.sort((a, b) => literalCount(b.route.pattern) - literalCount(a.route.pattern))
     const best = same[0]!
     return { kind: 'found', route: best.route, params: best.params }

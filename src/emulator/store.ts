@@ -76,7 +76,7 @@ export class Store {
     return this.state.accounts.find((a) => a.account_id === id)
   }
 
-  /** A path id of another kind or family is as unknown as a missing one (§1.7). */
+  /** A path id of another kind or family is as unknown as a missing one (the API's status codes). */
   get(id: number, kind: AccountKind): Account {
     const account = this.find(id)
     if (!account || account.kind !== kind) throw notFound(`account ${id} not found`)
@@ -93,7 +93,7 @@ export class Store {
     return invoice
   }
 
-  /** Time-based transitions happen here, when a request arrives, never on a timer (§5.1). */
+  /** Time-based transitions happen here, when a request arrives, never on a timer (the emulator's start-up options). */
   tick(): void {
     const now = this.now()
     this.state.now = now
@@ -107,7 +107,7 @@ export class Store {
     this.state.idempotency = this.state.idempotency.filter((r) => now < r.created_at + ttl)
   }
 
-  /** Starts the provisioning delay with the delay in force now (§5.1). */
+  /** Starts the provisioning delay with the delay in force now (the emulator's start-up options). */
   startDelay(account: Account): void {
     account.status = 'Pending'
     account.activate_at = this.now() + this.config.provisioning_delay_ms
@@ -124,7 +124,7 @@ export class Store {
       account.vm.started_at = at
     }
     if (account.kind === 'baremetal' && change && ['create', 'metal_os'].includes(change.type)) account.server_power = 'on'
-    // Public addresses are handed out at the first Active (§3.7, §3.8), from their own sequences (§5.1).
+    // Public addresses are handed out at the first Active, from their own sequences.
     if ((account.kind === 'baremetal' || account.kind === 'additional_ip') && account.extra_details.ip_address == null) {
       account.extra_details.ip_address =
         account.kind === 'baremetal'
@@ -192,7 +192,7 @@ export class Store {
     return this.state.accounts.length !== before
   }
 
-  /** The §2.3 account object. */
+  /** The account object. */
   view(account: Account): JsonObject {
     const invoice = this.invoice(account.last_invoice_id)
     return {
@@ -211,7 +211,6 @@ export class Store {
     }
   }
 }
-
 
 const SERVER_IP_BASE = '203.0.113.10'
 const ADDITIONAL_IP_BASE = '198.51.100.2'

@@ -1,11 +1,10 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import { createEmulator, type EmulatorOptions } from './index.js'
-import { type AccountView, TestClient, VM_BODY } from './testing.js'
+import { type AccountView, TestClient, VM_BODY } from '../../test/support/emulator-client.js'
 
 const START = Date.UTC(2025, 2, 1, 9, 15, 0)
-const setup = (options: EmulatorOptions = {}) =>
-  new TestClient(createEmulator({ clock: 'manual', startTime: START, ...options }))
+const setup = (options: EmulatorOptions = {}) => new TestClient(createEmulator({ clock: 'manual', startTime: START, ...options }))
 
 describe('envelopes and headers', () => {
   test('success wraps data; errors carry a string detail; JSON content type and request id always', async () => {
@@ -130,9 +129,7 @@ describe('validation', () => {
     )
     assert.ok(missing.every((d) => d.type === 'missing'))
     const broken = await c.request('POST', '/v1/lites', { raw: '{"product_id": 1' })
-    assert.deepEqual((broken.body as { detail: unknown }).detail, [
-      { loc: ['body'], msg: 'body is not valid JSON', type: 'json_invalid' },
-    ])
+    assert.deepEqual((broken.body as { detail: unknown }).detail, [{ loc: ['body'], msg: 'body is not valid JSON', type: 'json_invalid' }])
     const none = await c.request('POST', '/v1/lites/keypairs/')
     assert.equal(((none.body as { detail: { type: string }[] }).detail[0] ?? { type: '' }).type, 'missing')
   })

@@ -29,7 +29,7 @@ interface IntRule extends FieldRule {
 }
 
 /**
- * Reads a body while collecting every failed check, so one 422 names every bad field (§1.6).
+ * Reads a body while collecting every failed check, so one 422 names every bad field (the API's error envelope).
  * Each reader returns undefined for a bad or absent value; `done` throws when anything failed.
  */
 export class BodyReader {
@@ -102,7 +102,7 @@ export class BodyReader {
     return cycle
   }
 
-  /** `pay_invoice_with_cc` (§1.4): boolean, also "yes"/"no"; absent or null means pay now. */
+  /** `pay_invoice_with_cc` (the API's request-body rules): boolean, also "yes"/"no"; absent or null means pay now. */
   pay(): boolean {
     const value = this.fields.pay_invoice_with_cc
     if (value === undefined || value === null || value === true) return true
@@ -116,7 +116,7 @@ export class BodyReader {
     return true
   }
 
-  /** Omitted, null and "" all mean no code (§1.4). */
+  /** Omitted, null and "" all mean no code (the API's request-body rules). */
   promocode(): string | null {
     const value = this.fields.promocode
     if (value === undefined || value === null || value === '') return null
@@ -137,7 +137,7 @@ export class BodyReader {
 export const USER_PATTERN = /^[A-Za-z0-9.-]+$/
 export const PASSWORD_PATTERN = /^(?=.*[a-z])(?=.*[A-Z])(?=.*\d)[A-Za-z\d]+$/
 
-/** Idempotency-Key (§1.2): 1-255 printable ASCII characters. */
+/** Idempotency-Key (the API's header rules): 1-255 printable ASCII characters. */
 export function idempotencyKeyIssue(key: string | null): Issue | null {
   if (key === null) return null
   if (/^[\x20-\x7e]{1,255}$/.test(key)) return null

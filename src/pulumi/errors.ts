@@ -31,9 +31,7 @@ export class PulumiError extends Error {
 
 /** A core path in Pulumi's property-path spelling: `lastInvoice.paidId`, `products[0].name`. */
 export function propertyPath(path: Path): string {
-  return path
-    .map((part, i) => (typeof part === 'number' ? `[${part}]` : i === 0 ? wireName(part) : `.${wireName(part)}`))
-    .join('')
+  return path.map((part, i) => (typeof part === 'number' ? `[${part}]` : i === 0 ? wireName(part) : `.${wireName(part)}`)).join('')
 }
 
 /** One line per diagnostic, attribute names in camelCase. */

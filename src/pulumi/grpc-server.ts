@@ -120,7 +120,9 @@ export function resourceProviderService(
     return new providerPb.CheckResponse().setInputs(toStruct(result.inputs)).setFailuresList(failures(result.failures))
   })
   unary<InstanceType<P['DiffRequest']>>('DiffConfig', providerPb.DiffRequest, (r) =>
-    diffResponse(provider.diffConfig({ olds: fromStruct(r.getOlds()), oldInputs: fromStruct(r.getOldInputs()), news: fromStruct(r.getNews()) })),
+    diffResponse(
+      provider.diffConfig({ olds: fromStruct(r.getOlds()), oldInputs: fromStruct(r.getOldInputs()), news: fromStruct(r.getNews()) }),
+    ),
   )
   unary<InstanceType<P['ConfigureRequest']>>('Configure', providerPb.ConfigureRequest, (r) => {
     const variables = Object.fromEntries(r.getVariablesMap().getEntryList() as [string, string][])
@@ -145,8 +147,8 @@ export function resourceProviderService(
         oldInputs: fromStruct(r.getOldInputs()),
         news: fromStruct(r.getNews()),
         ignoreChanges: r.getIgnorechangesList(),
-      })
-    )
+      }),
+    ),
   )
   unary<InstanceType<P['CreateRequest']>>('Create', providerPb.CreateRequest, async (r) => {
     const result = await provider.create({
@@ -183,7 +185,13 @@ export function resourceProviderService(
     return new providerPb.UpdateResponse().setProperties(toStruct(result.properties))
   })
   unary<InstanceType<P['DeleteRequest']>>('Delete', providerPb.DeleteRequest, async (r) => {
-    await provider.delete({ urn: r.getUrn(), type: r.getType(), id: r.getId(), properties: fromStruct(r.getProperties()), timeout: r.getTimeout() })
+    await provider.delete({
+      urn: r.getUrn(),
+      type: r.getType(),
+      id: r.getId(),
+      properties: fromStruct(r.getProperties()),
+      timeout: r.getTimeout(),
+    })
     return new emptyPb.Empty()
   })
   unary<InstanceType<P['InvokeRequest']>>('Invoke', providerPb.InvokeRequest, async (r) => {

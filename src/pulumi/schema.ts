@@ -91,7 +91,11 @@ function describe(attribute: Attribute): string {
 }
 
 function sortedKeys(o: JsonObject): JsonObject {
-  return Object.fromEntries(Object.keys(o).sort().map((k) => [k, o[k] ?? null]))
+  return Object.fromEntries(
+    Object.keys(o)
+      .sort()
+      .map((k) => [k, o[k] ?? null]),
+  )
 }
 
 export function packageSchema(registry: Registry, options: SchemaOptions): JsonObject {
@@ -113,7 +117,10 @@ export function packageSchema(registry: Registry, options: SchemaOptions): JsonO
     const inputs = Object.entries(attributes).filter(([, a]) => isInput(a))
     resources[resourceToken(definition)] = {
       description: definition.description,
-      properties: withoutOverride(types.properties(attributes, owner, () => true, false), definition.unrecoverable ?? []),
+      properties: withoutOverride(
+        types.properties(attributes, owner, () => true, false),
+        definition.unrecoverable ?? [],
+      ),
       // Outputs that always hold a value; what an import cannot recover (a private key) may be null.
       required: Object.entries(attributes)
         .filter(([, a]) => a.required === true || a.default !== undefined || (a.stable === true && !isInput(a)))
@@ -204,11 +211,15 @@ function languages(version: string): JsonObject {
     `pulumi plugin install resource provider ${version} --file pulumi-resource-provider-v${version}-<os>-<arch>.tar.gz`,
     '```',
   ].join('\n')
-  const readme = (title: string, install: string) => `# ${title}\n\nThe Pulumi SDK of the \`provider\` package, version ${version}. ${install}\n\n${plugin}\n`
+  const readme = (title: string, install: string) =>
+    `# ${title}\n\nThe Pulumi SDK of the \`provider\` package, version ${version}. ${install}\n\n${plugin}\n`
   return {
     nodejs: {
       packageName: SDK_NAMES.nodejs,
-      readme: readme(SDK_NAMES.nodejs, `Install the release's npm tarball: \`npm install ./${SDK_NAMES.nodejs.slice(1).replace('/', '-')}-${version}.tgz\`.`),
+      readme: readme(
+        SDK_NAMES.nodejs,
+        `Install the release's npm tarball: \`npm install ./${SDK_NAMES.nodejs.slice(1).replace('/', '-')}-${version}.tgz\`.`,
+      ),
       respectSchemaVersion: true,
     },
     python: {
@@ -245,7 +256,9 @@ function inPulumiTerms(schema: JsonObject, registry: Registry): JsonObject {
   const walk = (value: Json): Json => {
     if (Array.isArray(value)) return value.map(walk)
     if (value === null || typeof value !== 'object') return value
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, k === 'description' && typeof v === 'string' ? rewrite(v) : walk(v)]))
+    return Object.fromEntries(
+      Object.entries(value).map(([k, v]) => [k, k === 'description' && typeof v === 'string' ? rewrite(v) : walk(v)]),
+    )
   }
   return walk(schema) as JsonObject
 }

@@ -2,9 +2,9 @@
 // stdout (nothing else may ever go there: console.log is sent to stderr), then serve. Only the shared
 // gRPC server loads before the port line; the service, its protobuf messages and the provider load
 // right after it, while the engine connects, and every call waits for them.
-import { abandonDeliveries, settleDeliveries } from '../core/operation.js'
-import { guardProcess } from '../core/process-guard.js'
 import { createGrpcServer, type GrpcLogger } from '../grpc/index.js'
+import { abandonDeliveries, settleDeliveries } from '../server/operation.js'
+import { guardProcess } from '../server/process-guard.js'
 import type { EngineLog, PulumiProvider } from './provider.js'
 
 export interface RunningPlugin {
@@ -90,8 +90,9 @@ export async function servePlugin(options: { argv: readonly string[]; load: () =
   // The engine closes a plugin with SIGINT once its run is over (the plugin has its own process
   // group, so a terminal's Ctrl-C never reaches it): every outcome it was handed is kept.
   process.once('SIGINT', () => {
-    settleDeliveries()
-    void shutdown().then(() => process.exit(0))
+    void settleDeliveries()
+      .then(shutdown)
+      .then(() => process.exit(0))
   })
   return { port, shutdown }
 }

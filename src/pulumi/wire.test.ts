@@ -10,7 +10,11 @@ const attributes = {
 
 test('an id given as a string of digits, as Pulumi YAML passes a server id, decodes as the number it spells', () => {
   assert.deepEqual(decodeMap(attributes, { metalAccountId: '100070' }).values, { metal_account_id: 100070 })
-  assert.deepEqual(decodeMap(attributes, { metalAccountId: 'abc' }).values, { metal_account_id: 'abc' }, 'anything else is left for Check to reject')
+  assert.deepEqual(
+    decodeMap(attributes, { metalAccountId: 'abc' }).values,
+    { metal_account_id: 'abc' },
+    'anything else is left for Check to reject',
+  )
 })
 
 test('camelCase wire names map to canonical names; secrets are unwrapped on decode and wrapped on encode', () => {

@@ -56,14 +56,22 @@ export function secretStrings(value: unknown, into: Set<string> = new Set(), ins
 
 /** Top-level property names whose value carries a secret anywhere inside. */
 export function secretKeys(map: WireMap): Set<string> {
-  return new Set(Object.entries(map).filter(([, v]) => containsSecret(v)).map(([k]) => k))
+  return new Set(
+    Object.entries(map)
+      .filter(([, v]) => containsSecret(v))
+      .map(([k]) => k),
+  )
 }
 
 /** A wire map without `undefined` values, which Struct.fromJavaScript refuses. */
 export function dropUndefined(value: unknown): Wire {
   if (Array.isArray(value)) return value.map(dropUndefined)
   if (!isObject(value)) return (value ?? null) as Wire
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined).map(([k, v]) => [k, dropUndefined(v)]))
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([, v]) => v !== undefined)
+      .map(([k, v]) => [k, dropUndefined(v)]),
+  )
 }
 
 // ---------------------------------------------------------------------------------------------

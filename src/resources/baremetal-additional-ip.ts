@@ -1,4 +1,4 @@
-/** Additional IPs and their assignment to servers (§3.8, §4.4). */
+/** Additional IPs and their assignment to servers (the additional-IP calls, the Metal resources' calls). */
 import type { AdditionalIpAccount, Client, IpAssignment } from '../api/index.js'
 import { bool, defineResource, int64, string } from '../core/index.js'
 import { cycleAttribute, cycleCode, digitsId, keepAndWait, METAL_CYCLES, raw, rawAttribute, rules, waitAgain } from './billing.js'
@@ -7,7 +7,12 @@ import { isNotFound, productAndCycleChecks, quoted } from './catalog-rules.js'
 const what = 'additional IP'
 
 const ipAttributes = {
-  productId: int64({ required: true, createOnly: true, validate: [rules.id], description: 'The product, from `baremetalAdditionalIpProducts`.' }),
+  productId: int64({
+    required: true,
+    createOnly: true,
+    validate: [rules.id],
+    description: 'The product, from `baremetalAdditionalIpProducts`.',
+  }),
   cycle: cycleAttribute(METAL_CYCLES, 'The billing cycle: `m` monthly or `a` annually.'),
   region: string({
     optional: true,
@@ -16,12 +21,18 @@ const ipAttributes = {
     validate: [rules.freeText],
     description: 'The region, from `baremetalAdditionalIpRegions`.',
   }),
-  promocode: string({ optional: true, createOnly: true, validate: [rules.promocode], description: 'A promotion code for the first invoice.' }),
+  promocode: string({
+    optional: true,
+    createOnly: true,
+    validate: [rules.promocode],
+    description: 'A promotion code for the first invoice.',
+  }),
   payWithCreditCard: bool({
     optional: true,
     default: true,
     createOnly: true,
-    description: 'Charge the card on file for the order; `false` leaves the invoice unpaid. Like every input of this resource, a change replaces it.',
+    description:
+      'Charge the card on file for the order; `false` leaves the invoice unpaid. Like every input of this resource, a change replaces it.',
   }),
   status: string({ computed: true, description: 'The IP account status.' }),
   ipAddress: string({ computed: true, description: 'The IPv4 address, known once the IP is Active.' }),
@@ -52,8 +63,10 @@ export const baremetalAdditionalIp = defineResource<Client, typeof ipAttributes>
   attributes: ipAttributes,
   updates: [],
   createChecks: [
-    ...productAndCycleChecks<typeof ipAttributes>({ product: 'productId', cycle: 'cycle' }, 'baremetal_additional_ip_products', (client, signal) =>
-      client.additionalIps.listProducts({ signal }),
+    ...productAndCycleChecks<typeof ipAttributes>(
+      { product: 'productId', cycle: 'cycle' },
+      'baremetal_additional_ip_products',
+      (client, signal) => client.additionalIps.listProducts({ signal }),
     ),
     {
       attribute: 'region',
@@ -93,7 +106,12 @@ export const baremetalAdditionalIp = defineResource<Client, typeof ipAttributes>
 
 const assignmentAttributes = {
   additionalIpId: int64({ required: true, createOnly: true, validate: [rules.id], description: 'The additional IP (its account id).' }),
-  metalAccountId: int64({ required: true, createOnly: true, validate: [rules.id], description: 'The Metal server to route the IP to (its account id).' }),
+  metalAccountId: int64({
+    required: true,
+    createOnly: true,
+    validate: [rules.id],
+    description: 'The Metal server to route the IP to (its account id).',
+  }),
   status: string({ computed: true, description: 'The assignment status; `Active` once assigned.' }),
   raw: rawAttribute,
 }
@@ -133,7 +151,8 @@ export const baremetalAdditionalIpAssignment = defineResource<Client, typeof ass
   importId: {
     format: '<metalAccountId>:<additionalIpId>',
     example: '100070:100080',
-    parse: (text) => (/^[0-9]+:[0-9]+$/.test(text) ? { id: text } : { error: `expected two account ids joined by a colon, got ${JSON.stringify(text)}` }),
+    parse: (text) =>
+      /^[0-9]+:[0-9]+$/.test(text) ? { id: text } : { error: `expected two account ids joined by a colon, got ${JSON.stringify(text)}` },
   },
   timeouts: {},
   attributes: assignmentAttributes,
@@ -155,7 +174,11 @@ export const baremetalAdditionalIpAssignment = defineResource<Client, typeof ass
     },
   ],
   async create({ client, input, signal }) {
-    const assignment = await client.additionalIps.assign(input.additionalIpId ?? 0, { metal_account_id: input.metalAccountId ?? 0 }, { signal })
+    const assignment = await client.additionalIps.assign(
+      input.additionalIpId ?? 0,
+      { metal_account_id: input.metalAccountId ?? 0 },
+      { signal },
+    )
     return observeAssignment(assignment)
   },
   async read({ client, id, signal }) {

@@ -1,4 +1,4 @@
-/** provider:index:BaremetalElasticStorage (provider_baremetal_elastic_storage): a volume bound to a server (§3.9). */
+/** provider:index:BaremetalElasticStorage (provider_baremetal_elastic_storage): a volume bound to a server (the elastic-storage calls). */
 import type { Client, ElasticStorageAccount } from '../api/index.js'
 import { bool, defineResource, int64, type OperationContext, range, recordOnly, string } from '../core/index.js'
 import { cycleAttribute, cycleCode, digitsId, keepAndWait, METAL_CYCLES, raw, rawAttribute, rules, waitAgain } from './billing.js'
@@ -28,7 +28,12 @@ const attributes = {
     validate: [range({ min: 1, max: 10240 })],
     description: 'The size in GB, an absolute target. Grow-only: raising it orders a resize (a paid order).',
   }),
-  promocode: string({ optional: true, createOnly: true, validate: [rules.promocode], description: 'A promotion code for the first invoice.' }),
+  promocode: string({
+    optional: true,
+    createOnly: true,
+    validate: [rules.promocode],
+    description: 'A promotion code for the first invoice.',
+  }),
   payWithCreditCard: bool({
     optional: true,
     default: true,
@@ -108,7 +113,9 @@ export const baremetalElasticStorage = defineResource<Client, typeof attributes>
       attribute: 'size',
       async check({ client, input, signal }) {
         const product = productOf(await client.elasticStorages.listProducts({ signal }), input.productId)
-        return product ? sizeRule(input.size ?? 100, { min: product.options.min_size, max: product.options.max_size }, `product ${product.product_id}`) : null
+        return product
+          ? sizeRule(input.size ?? 100, { min: product.options.min_size, max: product.options.max_size }, `product ${product.product_id}`)
+          : null
       },
     },
   ],

@@ -1,4 +1,4 @@
-/** provider:index:BaremetalKeypair (provider_baremetal_keypair): a keypair of the Metal pool (§3.4). */
+/** provider:index:BaremetalKeypair (provider_baremetal_keypair): a keypair of the Metal pool (the keypair calls). */
 import type { Client, Keypair } from '../api/index.js'
 import { custom, defineResource, int64, string } from '../core/index.js'
 import { digitsId, raw, rawAttribute, rules } from './billing.js'
@@ -30,7 +30,8 @@ const attributes = {
     computed: true,
     sensitive: true,
     stable: true,
-    description: 'The generated OpenSSH private key, returned once at creation and kept in state; null for imported keys and after an import.',
+    description:
+      'The generated OpenSSH private key, returned once at creation and kept in state; null for imported keys and after an import.',
   }),
   raw: rawAttribute,
 }

@@ -1,4 +1,4 @@
-/** Metal lookups: products, rebuild OS list, OpenVPN profile, additional-IP catalog and regions (§4.5). */
+/** Metal lookups: products, rebuild OS list, OpenVPN profile, additional-IP catalog and regions (the lookups' calls). */
 import type { Client } from '../api/index.js'
 import { defineDataSource, int64, list, objectType, string, stringType } from '../core/index.js'
 import { raw, rawAttribute, rules } from './billing.js'

@@ -30,7 +30,13 @@ describe('provider_baremetal', () => {
     assert.equal(state.status, 'Active')
     assert.equal(state.ipAddress, '203.0.113.10')
     assert.equal(state.selectOs, 'ubuntu-22')
-    const outcome = await h.update(server, state, { ...config, label: 'db-renamed', rebuildOs: 'debian-12', resetTrigger: 'r1', powerState: 'off' })
+    const outcome = await h.update(server, state, {
+      ...config,
+      label: 'db-renamed',
+      rebuildOs: 'debian-12',
+      resetTrigger: 'r1',
+      powerState: 'off',
+    })
     assert.deepEqual(outcome.diagnostics, [])
     assert.deepEqual(await h.mutations(), [
       'PUT /v1/baremetals/100001',
@@ -39,7 +45,13 @@ describe('provider_baremetal', () => {
       'PUT /v1/baremetals/accounts/100001/state/off',
     ])
     const after = outcome.state as ValueMap
-    const again = await h.update(server, after, { ...config, label: 'db-renamed', rebuildOs: 'debian-12', resetTrigger: 'r2', powerState: 'off' })
+    const again = await h.update(server, after, {
+      ...config,
+      label: 'db-renamed',
+      rebuildOs: 'debian-12',
+      resetTrigger: 'r2',
+      powerState: 'off',
+    })
     assert.deepEqual(await h.mutations(), ['PUT /v1/baremetals/accounts/100001/state/reset'], 'a new trigger value re-fires only the reset')
     const cleared = await h.update(server, again.state as ValueMap, { ...config, label: 'db-renamed' })
     assert.deepEqual(await h.mutations(), [], 'clearing the actions calls nothing')
@@ -68,11 +80,14 @@ describe('provider_baremetal', () => {
     assert.deepEqual(h.plan(server, imported, { ...config, powerState: 'off' }).changed, [])
   })
 
-  test('rebuildOs is checked against the server\'s rebuild OS list at plan time, before any call', async () => {
+  test("rebuildOs is checked against the server's rebuild OS list at plan time, before any call", async () => {
     const { h, config, state } = await withServer()
     const bad = h.plan(server, state, { ...config, rebuildOs: 'windows-2022' })
     const issues = await checkPlanOnline(server, state, bad, h.session)
-    assert.deepEqual(issues.map((d) => d.path), [['rebuildOs']])
+    assert.deepEqual(
+      issues.map((d) => d.path),
+      [['rebuildOs']],
+    )
     assert.match(issues[0]?.detail ?? '', /"ubuntu-22", "ubuntu-24", "debian-12", "rocky-9"/)
     const good = h.plan(server, state, { ...config, rebuildOs: 'rocky-9' })
     assert.deepEqual(await checkPlanOnline(server, state, good, h.session), [])
@@ -82,7 +97,10 @@ describe('provider_baremetal', () => {
   test('the cycle and power state are checked at plan time', async () => {
     const { h, config } = await withServer()
     const plan = h.plan(server, null, { ...config, cycle: 'q', powerState: 'reboot', publicIp: 2 })
-    assert.deepEqual(plan.diagnostics.map((d) => d.path), [['cycle'], ['publicIp'], ['powerState']])
+    assert.deepEqual(
+      plan.diagnostics.map((d) => d.path),
+      [['cycle'], ['publicIp'], ['powerState']],
+    )
   })
 })
 
@@ -147,10 +165,16 @@ describe('provider_baremetal_elastic_storage', () => {
     assert.deepEqual(outcome.diagnostics, [])
     const log = await h.requests()
     const mutations = log.filter((e) => e.method !== 'GET').map((e) => `${e.method} ${e.path}`)
-    assert.deepEqual(mutations, [`PUT /v1/baremetal-elastic-storages/${String(volume.id)}`, `POST /v1/baremetal-elastic-storages/${String(volume.id)}`])
+    assert.deepEqual(mutations, [
+      `PUT /v1/baremetal-elastic-storages/${String(volume.id)}`,
+      `POST /v1/baremetal-elastic-storages/${String(volume.id)}`,
+    ])
     const resize = log.findIndex((e) => e.method === 'PUT')
     const change = log.findIndex((e) => e.method === 'POST')
-    assert.ok(log.slice(resize + 1, change).some((e) => e.method === 'GET'), 'the change-package waits for the resize')
+    assert.ok(
+      log.slice(resize + 1, change).some((e) => e.method === 'GET'),
+      'the change-package waits for the resize',
+    )
     assert.equal(outcome.state?.size, 200)
     assert.deepEqual((await h.orders()).by_kind, {
       'baremetal.create': 1,
@@ -158,7 +182,10 @@ describe('provider_baremetal_elastic_storage', () => {
       'elastic_storage.resize': 1,
       'elastic_storage.change_package': 1,
     })
-    assert.deepEqual(h.plan(storage, outcome.state, { ...config, size: 150, productId: 502 }).diagnostics.map((d) => d.path), [['size']])
+    assert.deepEqual(
+      h.plan(storage, outcome.state, { ...config, size: 150, productId: 502 }).diagnostics.map((d) => d.path),
+      [['size']],
+    )
     const imported = await h.import(storage, String(volume.id))
     assert.deepEqual(h.plan(storage, imported, { ...config, size: 200, productId: 502 }).changed, [])
   })
@@ -168,7 +195,10 @@ describe('Metal lookups', () => {
   test('products, the rebuild OS list and the OpenVPN profile (secret, redacted in raw)', async () => {
     const { h, state } = await withServer()
     const products = await h.data(baremetalProducts as unknown as AnyDataSource, {})
-    assert.deepEqual((products.products as ValueMap[]).map((p) => p.productId), [301, 302, 303])
+    assert.deepEqual(
+      (products.products as ValueMap[]).map((p) => p.productId),
+      [301, 302, 303],
+    )
     const oss = await h.data(baremetalRebuildOsList as unknown as AnyDataSource, { accountId: Number(state.id) })
     assert.deepEqual(oss.oss, ['ubuntu-22', 'ubuntu-24', 'debian-12', 'rocky-9'])
     const vpn = await h.data(baremetalOpenvpn as unknown as AnyDataSource, {})

@@ -1,4 +1,4 @@
-/** provider:index:Baremetal (provider_baremetal): a Metal dedicated server (§3.7, §4.4). */
+/** provider:index:Baremetal (provider_baremetal): a Metal dedicated server (the Metal server calls, the Metal resources' calls). */
 import type { Client, MetalServerAccount } from '../api/index.js'
 import { bool, defineResource, int64, oneOf, type OperationContext, recordOnly, string } from '../core/index.js'
 import { cycleAttribute, cycleCode, digitsId, METAL_CYCLES, raw, rawAttribute, rules, waitForOrder } from './billing.js'
@@ -7,24 +7,53 @@ import { cycleRule, isNotFound, productOf, productRule, quoted } from './catalog
 const what = 'Metal server'
 
 const attributes = {
-  productId: int64({ required: true, createOnly: true, validate: [rules.id], description: 'The product, from `baremetalProducts`. The API has no call to change it.' }),
+  productId: int64({
+    required: true,
+    createOnly: true,
+    validate: [rules.id],
+    description: 'The product, from `baremetalProducts`. The API has no call to change it.',
+  }),
   cycle: cycleAttribute(METAL_CYCLES, 'The billing cycle: `m` monthly or `a` annually. The API has no call to change it.'),
-  selectOs: string({ optional: true, default: 'ubuntu-22', createOnly: true, validate: [rules.freeText], description: 'The OS to install. Reinstall an existing server with `rebuildOs`.' }),
-  keypairId: int64({ required: true, createOnly: true, validate: [rules.id], description: 'A keypair of the Metal pool, from `BaremetalKeypair`.' }),
+  selectOs: string({
+    optional: true,
+    default: 'ubuntu-22',
+    createOnly: true,
+    validate: [rules.freeText],
+    description: 'The OS to install. Reinstall an existing server with `rebuildOs`.',
+  }),
+  keypairId: int64({
+    required: true,
+    createOnly: true,
+    validate: [rules.id],
+    description: 'A keypair of the Metal pool, from `BaremetalKeypair`.',
+  }),
   label: string({ required: true, validate: [rules.freeText], description: 'The display name; changed in place.' }),
-  publicIp: int64({ optional: true, default: 1, createOnly: true, validate: [oneOf([1])], description: 'Number of public IPv4 addresses; only 1 is offered.' }),
-  promocode: string({ optional: true, createOnly: true, validate: [rules.promocode], description: 'A promotion code for the first invoice.' }),
+  publicIp: int64({
+    optional: true,
+    default: 1,
+    createOnly: true,
+    validate: [oneOf([1])],
+    description: 'Number of public IPv4 addresses; only 1 is offered.',
+  }),
+  promocode: string({
+    optional: true,
+    createOnly: true,
+    validate: [rules.promocode],
+    description: 'A promotion code for the first invoice.',
+  }),
   payWithCreditCard: bool({
     optional: true,
     default: true,
-    description: 'Charge the card on file for the order; `false` leaves the invoice unpaid and the server Pending until it is paid. Changing it calls nothing and replaces nothing.',
+    description:
+      'Charge the card on file for the order; `false` leaves the invoice unpaid and the server Pending until it is paid. Changing it calls nothing and replaces nothing.',
   }),
   powerState: string({
     optional: true,
     computed: true,
     action: true,
     validate: [oneOf(['on', 'off'])],
-    description: 'Power the server `on` or `off` when the value changes. Given at create, it is applied once the server is Active. Removing it calls nothing.',
+    description:
+      'Power the server `on` or `off` when the value changes. Given at create, it is applied once the server is Active. Removing it calls nothing.',
   }),
   resetTrigger: string({
     optional: true,
@@ -36,7 +65,8 @@ const attributes = {
     optional: true,
     action: true,
     validate: [rules.freeText],
-    description: 'Destructive: reinstall the server with this OS (a value of `baremetalRebuildOsList`) whenever the value changes. Given at create, it is only recorded.',
+    description:
+      'Destructive: reinstall the server with this OS (a value of `baremetalRebuildOsList`) whenever the value changes. Given at create, it is only recorded.',
   }),
   status: string({ computed: true, description: 'The server account status.' }),
   orderId: string({ computed: true, stable: true, description: 'The order that created the server.' }),
@@ -66,7 +96,7 @@ function observe(account: MetalServerAccount, power: string | null, importing: b
     keypairId: extra.keypair_id ?? undefined,
     label: extra.label,
     publicIp: extra.public_ip,
-    // The OS and the power state follow rebuilds and actions; they are inputs only at import (§4.6).
+    // The OS and the power state follow rebuilds and actions; they are inputs only at import (the import rules).
     ...(importing ? { selectOs: extra.select_os, powerState: power } : {}),
     status: account.status,
     orderId: account.order_id,
@@ -156,7 +186,9 @@ export const baremetal = defineResource<Client, typeof attributes>({
         const wrong = productRule(products, input.productId ?? 0, 'baremetal_products')
         if (wrong) return wrong
         const product = productOf(products, input.productId)
-        return product?.out_of_stock ? `is product ${product.product_id} (${product.name}), which is out of stock, so its order would be refused` : null
+        return product?.out_of_stock
+          ? `is product ${product.product_id} (${product.name}), which is out of stock, so its order would be refused`
+          : null
       },
     },
     {
@@ -172,7 +204,9 @@ export const baremetal = defineResource<Client, typeof attributes>({
         if (typeof product !== 'number') return null
         let values: string[]
         try {
-          values = Object.values(await client.baremetals.listProductOss(product, { signal })).flatMap((family) => family.map((o) => o.value))
+          values = Object.values(await client.baremetals.listProductOss(product, { signal })).flatMap((family) =>
+            family.map((o) => o.value),
+          )
         } catch (thrown) {
           if (isNotFound(thrown)) return null // an unknown product: the productId check says so
           throw thrown
@@ -186,7 +220,9 @@ export const baremetal = defineResource<Client, typeof attributes>({
       attribute: 'rebuildOs',
       async check({ client, id, input, signal }) {
         const oss = await client.baremetals.listRebuildOss(id, { signal })
-        return oss.includes(input.rebuildOs ?? '') ? null : `must be one of ${oss.map((o) => JSON.stringify(o)).join(', ')} for server ${id}`
+        return oss.includes(input.rebuildOs ?? '')
+          ? null
+          : `must be one of ${oss.map((o) => JSON.stringify(o)).join(', ')} for server ${id}`
       },
     },
   ],

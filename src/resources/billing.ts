@@ -16,7 +16,7 @@ import {
   length,
 } from '../core/index.js'
 
-/** §2.5: the cycle codes and the labels the API reports them as. */
+/** The billing cycles: the cycle codes and the labels the API reports them as. */
 const CYCLE_LABELS: Record<string, string> = {
   m: 'Monthly',
   q: 'Quarterly',
@@ -56,11 +56,14 @@ export function digitsId(what: string, example = '100001'): ImportId {
   return {
     format: `<${what.replace(/ /g, '_')}>`,
     example,
-    parse: (text) => (/^[0-9]+$/.test(text) ? { id: text.replace(/^0+(?=\d)/, '') } : { error: `expected the ${what} in digits, got ${JSON.stringify(text)}` }),
+    parse: (text) =>
+      /^[0-9]+$/.test(text)
+        ? { id: text.replace(/^0+(?=\d)/, '') }
+        : { error: `expected the ${what} in digits, got ${JSON.stringify(text)}` },
   }
 }
 
-/** The `last_invoice` block of every account (§2.2). */
+/** The `last_invoice` block of every account (the invoice object). */
 export const lastInvoiceAttribute = object(
   {
     id: int64({ computed: true, description: 'Invoice id.' }),
@@ -114,7 +117,9 @@ export async function waitForOrder<A extends Account<unknown>>(
   })
   if (result.unpaidInvoice) {
     const invoice = result.unpaidInvoice
-    ctx.waitingFor?.(`invoice ${invoice.id}${order.order_id ? ` of order ${order.order_id}` : ''} for ${options.what} ${order.account_id} is unpaid`)
+    ctx.waitingFor?.(
+      `invoice ${invoice.id}${order.order_id ? ` of order ${order.order_id}` : ''} for ${options.what} ${order.account_id} is unpaid`,
+    )
     ctx.warn(
       `${options.what} ${order.account_id} waits for payment`,
       `The order${order.order_id ? ` ${order.order_id}` : ''} for ${options.what} ${order.account_id} was placed, but invoice ` +

@@ -10,7 +10,10 @@ test('provider_lite_products returns the full nested catalog, allow_downgrade as
   const h = new Harness()
   const state = await h.data(liteProducts(lite) as unknown as AnyDataSource, {})
   const products = state.products as ValueMap[]
-  assert.deepEqual(products.map((p) => p.product_id), [101, 102, 103])
+  assert.deepEqual(
+    products.map((p) => p.product_id),
+    [101, 102, 103],
+  )
   const m44 = products[2] as ValueMap
   assert.deepEqual(m44.options, { type: 'vps', cores: 4, memory: 4096, disk: 80, allow_downgrade: false })
   const monthly = (m44.billing as ValueMap[]).find((b) => b.cycle === 'm') as ValueMap
@@ -23,14 +26,20 @@ test('provider_lite_products returns the full nested catalog, allow_downgrade as
 test('provider_lite_pro_products reads the Pro catalog', async () => {
   const h = new Harness()
   const state = await h.data(liteProducts(litePro) as unknown as AnyDataSource, {})
-  assert.deepEqual((state.products as ValueMap[]).map((p) => p.product_id), [201, 202, 203])
+  assert.deepEqual(
+    (state.products as ValueMap[]).map((p) => p.product_id),
+    [201, 202, 203],
+  )
 })
 
 test('provider_lite_os_list lists the templates of a product; a bad product id is refused before any call', async () => {
   const h = new Harness()
   const os = liteOsList(lite) as unknown as AnyDataSource
   const state = await h.data(os, { product_id: 102 })
-  assert.deepEqual((state.oss as ValueMap[]).map((o) => o.name), ['Ubuntu-22.04', 'Ubuntu-24.04', 'Debian-12', 'Rocky-9'])
+  assert.deepEqual(
+    (state.oss as ValueMap[]).map((o) => o.name),
+    ['Ubuntu-22.04', 'Ubuntu-24.04', 'Debian-12', 'Rocky-9'],
+  )
   assert.deepEqual((state.oss as ValueMap[])[0], { vmid: 9001, node: 'node-01', name: 'Ubuntu-22.04', maxmem: 2147483648, maxcpu: 2 })
   await assert.rejects(h.data(os, { product_id: 0 }), /product_id must be at least 1/)
   assert.deepEqual(await h.requests().then((r) => r.length), 1)

@@ -1,4 +1,4 @@
-/** provider_lite_disk and provider_lite_pro_disk: an extra disk attached to a VM (§3.3, §4.3). */
+/** provider_lite_disk and provider_lite_pro_disk: an extra disk attached to a VM (the extra-disk calls, the other Lite resources' calls). */
 import type { Client, LiteDiskAccount } from '../api/index.js'
 import { bool, defineResource, int64, length, range, recordOnly, string } from '../core/index.js'
 import { cycleAttribute, cycleCode, digitsId, keepAndWait, LITE_CYCLES, raw, rawAttribute, rules, waitAgain } from './billing.js'
@@ -40,7 +40,12 @@ export function liteDisk(family: LiteFamily) {
       default: true,
       description: 'Charge the card on file for every order; `false` leaves invoices unpaid. Changing it calls nothing.',
     }),
-    promocode: string({ optional: true, createOnly: true, validate: [rules.promocode], description: 'A promotion code for the first invoice.' }),
+    promocode: string({
+      optional: true,
+      createOnly: true,
+      validate: [rules.promocode],
+      description: 'A promotion code for the first invoice.',
+    }),
     status: string({ computed: true, description: 'The disk account status.' }),
     order_id: string({ computed: true, stable: true, description: 'The order that created the disk.' }),
     raw: rawAttribute,
@@ -87,14 +92,22 @@ export function liteDisk(family: LiteFamily) {
       { attributes: ['pay_with_credit_card'], apply: recordOnly },
     ],
     createChecks: [
-      ...productAndCycleChecks<typeof attributes>({ product: 'product_id', cycle: 'cycle' }, `${family.prefix}_disk_products`, (client, signal) =>
-        family.api(client).listDiskProducts({ signal }),
+      ...productAndCycleChecks<typeof attributes>(
+        { product: 'product_id', cycle: 'cycle' },
+        `${family.prefix}_disk_products`,
+        (client, signal) => family.api(client).listDiskProducts({ signal }),
       ),
       {
         attribute: 'size',
         async check({ client, input, signal }) {
           const product = productOf(await family.api(client).listDiskProducts({ signal }), input.product_id)
-          return product ? sizeRule(input.size ?? family.diskMinimum, { min: product.options.min_size, max: product.options.max_size }, `product ${product.product_id}`) : null
+          return product
+            ? sizeRule(
+                input.size ?? family.diskMinimum,
+                { min: product.options.min_size, max: product.options.max_size },
+                `product ${product.product_id}`,
+              )
+            : null
         },
       },
     ],
@@ -103,7 +116,9 @@ export function liteDisk(family: LiteFamily) {
         attribute: 'size',
         async check({ client, prior, input, signal }) {
           const product = productOf(await family.api(client).listDiskProducts({ signal }), prior.product_id)
-          return product ? sizeRule(input.size ?? family.diskMinimum, { max: product.options.max_size }, `product ${product.product_id}`) : null
+          return product
+            ? sizeRule(input.size ?? family.diskMinimum, { max: product.options.max_size }, `product ${product.product_id}`)
+            : null
         },
       },
     ],

@@ -1,4 +1,4 @@
-/** The smaller Lite and Lite Pro lookups: upgrade options, IP availability and the disk catalog (§4.5). */
+/** The smaller Lite and Lite Pro lookups: upgrade options, IP availability and the disk catalog (the lookups' calls). */
 import type { Client, Plan } from '../api/index.js'
 import { bool, defineDataSource, int64, list, objectType, string } from '../core/index.js'
 import { raw, rawAttribute, rules } from './billing.js'
@@ -34,7 +34,10 @@ export function liteStorageUpgradeOptions(family: LiteFamily) {
 export function liteIpAvailability(family: LiteFamily) {
   const attributes = {
     product_id: int64({ required: true, validate: [rules.id], description: `A ${family.title} VM product.` }),
-    available: bool({ computed: true, description: 'Whether a VM of this product can get an IP address now; when false, ordering it fails.' }),
+    available: bool({
+      computed: true,
+      description: 'Whether a VM of this product can get an IP address now; when false, ordering it fails.',
+    }),
   }
   return defineDataSource<Client, typeof attributes>({
     name: `${family.prefix}_ip_availability`,

@@ -1,4 +1,4 @@
-/** provider_lite_products and provider_lite_pro_products: the VM catalog of a family (§2.6, §4.5). */
+/** provider_lite_products and provider_lite_pro_products: the VM catalog of a family (the catalog product object, the lookups' calls). */
 import type { Client, Plan } from '../api/index.js'
 import { bool, defineDataSource, int64, list, object, objectType, string } from '../core/index.js'
 import type { LiteFamily } from './lite-family.js'

@@ -1,4 +1,4 @@
-/** provider_lite_snapshot and provider_lite_pro_snapshot: a paid snapshot of a VM, its own account (§3.2). */
+/** provider_lite_snapshot and provider_lite_pro_snapshot: a paid snapshot of a VM, its own account (the snapshot calls). */
 import type { Client, LiteSnapshotAccount } from '../api/index.js'
 import { bool, defineResource, int64, length, recordOnly, string } from '../core/index.js'
 import { cycleAttribute, cycleCode, digitsId, keepAndWait, LITE_CYCLES, rules, waitAgain } from './billing.js'
@@ -22,13 +22,24 @@ export function liteSnapshot(family: LiteFamily) {
       validate: [length({ min: 6, max: 16 })],
       description: 'The snapshot name, 6-16 characters.',
     }),
-    description: string({ optional: true, default: '', createOnly: true, validate: [rules.description], description: 'A description of the order.' }),
+    description: string({
+      optional: true,
+      default: '',
+      createOnly: true,
+      validate: [rules.description],
+      description: 'A description of the order.',
+    }),
     pay_with_credit_card: bool({
       optional: true,
       default: true,
       description: 'Charge the card on file for the order; `false` leaves the invoice unpaid. Changing it later calls nothing.',
     }),
-    promocode: string({ optional: true, createOnly: true, validate: [rules.promocode], description: 'A promotion code for the first invoice.' }),
+    promocode: string({
+      optional: true,
+      createOnly: true,
+      validate: [rules.promocode],
+      description: 'A promotion code for the first invoice.',
+    }),
     status: string({ computed: true, description: 'The snapshot account status.' }),
     order_id: string({ computed: true, stable: true, description: 'The order that created the snapshot.' }),
   }

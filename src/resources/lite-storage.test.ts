@@ -83,13 +83,22 @@ describe('extra disks', () => {
       assert.deepEqual(grown.diagnostics, [])
       const calls = (await h.requests()).filter((r) => r.method !== 'GET')
       const group = family === lite ? 'lites' : 'lite-pros'
-      assert.deepEqual(calls.map((c) => `${c.method} ${c.path}`), [`PUT /v1/${group}/disks/accounts/${String(disk.id)}`])
+      assert.deepEqual(
+        calls.map((c) => `${c.method} ${c.path}`),
+        [`PUT /v1/${group}/disks/accounts/${String(disk.id)}`],
+      )
       assert.deepEqual(calls[0]?.body, { additional_size: 15, pay_invoice_with_cc: true })
       assert.equal(grown.state?.size, family.diskMinimum + 15)
       const shrink = h.plan(disks, grown.state, { ...config, size: family.diskMinimum })
-      assert.deepEqual(shrink.diagnostics.map((d) => d.path), [['size']])
+      assert.deepEqual(
+        shrink.diagnostics.map((d) => d.path),
+        [['size']],
+      )
       const tooSmall = h.plan(disks, null, { ...config, size: family.diskMinimum - 1 })
-      assert.deepEqual(tooSmall.diagnostics.map((d) => d.path), [['size']])
+      assert.deepEqual(
+        tooSmall.diagnostics.map((d) => d.path),
+        [['size']],
+      )
       const imported = await h.import(disks, String(disk.id))
       assert.deepEqual(h.plan(disks, imported, { ...config, size: family.diskMinimum + 15 }).changed, [])
     })

@@ -8,7 +8,12 @@ import { consolePasswordRules, consoleUserRules, newVmChecks } from './lite-vm.j
 export function liteVmFromSnapshot(family: LiteFamily) {
   const what = `${family.title} VM`
   const attributes = {
-    snapshot_id: int64({ required: true, createOnly: true, validate: [rules.id], description: 'The snapshot to restore (its account id).' }),
+    snapshot_id: int64({
+      required: true,
+      createOnly: true,
+      validate: [rules.id],
+      description: 'The snapshot to restore (its account id).',
+    }),
     product_id: int64({
       required: true,
       createOnly: true,
@@ -17,8 +22,18 @@ export function liteVmFromSnapshot(family: LiteFamily) {
     }),
     cycle: cycleAttribute(LITE_CYCLES, 'The billing cycle of the new VM: `m a q s b t p4 p5`.'),
     keypair_id: int64({ required: true, createOnly: true, validate: [rules.id], description: `A keypair of the ${family.title} pool.` }),
-    name: string({ required: true, createOnly: true, validate: [length({ min: 6, max: 16 })], description: 'The VM name, 6-16 characters.' }),
-    ssh_and_console_user: string({ required: true, createOnly: true, validate: consoleUserRules, description: 'The SSH and console user.' }),
+    name: string({
+      required: true,
+      createOnly: true,
+      validate: [length({ min: 6, max: 16 })],
+      description: 'The VM name, 6-16 characters.',
+    }),
+    ssh_and_console_user: string({
+      required: true,
+      createOnly: true,
+      validate: consoleUserRules,
+      description: 'The SSH and console user.',
+    }),
     console_password: string({
       required: true,
       createOnly: true,
@@ -26,8 +41,19 @@ export function liteVmFromSnapshot(family: LiteFamily) {
       validate: consolePasswordRules,
       description: 'The console password: at least 8 letters and digits, with an upper-case letter, a lower-case letter and a digit.',
     }),
-    description: string({ optional: true, default: '', createOnly: true, validate: [rules.description], description: 'A description of the order.' }),
-    promocode: string({ optional: true, createOnly: true, validate: [rules.promocode], description: 'A promotion code for the first invoice.' }),
+    description: string({
+      optional: true,
+      default: '',
+      createOnly: true,
+      validate: [rules.description],
+      description: 'A description of the order.',
+    }),
+    promocode: string({
+      optional: true,
+      createOnly: true,
+      validate: [rules.promocode],
+      description: 'A promotion code for the first invoice.',
+    }),
     pay_with_credit_card: bool({
       optional: true,
       default: true,

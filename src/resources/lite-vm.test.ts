@@ -86,7 +86,11 @@ describe('provider_lite_vm', () => {
     assert.deepEqual(outcome.private, { resume: true }, 'the skipped disk size and power state are remembered')
     const state = outcome.state as ValueMap
     const stillUnpaid = await h.update(vm, state, config, outcome.private)
-    assert.deepEqual(stillUnpaid.private, { resume: true, waiting: 'invoice 700001 for Lite VM 100001 is unpaid' }, 'still waiting for payment')
+    assert.deepEqual(
+      stillUnpaid.private,
+      { resume: true, waiting: 'invoice 700001 for Lite VM 100001 is unpaid' },
+      'still waiting for payment',
+    )
     assert.deepEqual(await h.mutations(), [])
     await h.control('POST', '/accounts/100001/pay')
     // With the card flag still false, the storage upgrade is an unpaid order of its own.
@@ -129,7 +133,18 @@ describe('provider_lite_vm', () => {
     assert.equal(after.product_name, 'S 2.2')
     assert.equal(after.osname, 'Debian-12')
     assert.equal(after.vm_name, 'renamed-vm-01')
-    assert.deepEqual(h.plan(vm, after, { ...config, vm_name: 'renamed-vm-01', keypair_id: second.keypair_id ?? null, product_id: 102, disk_size: 60, rebuild_os: 'Debian-12', power_state: 'stop' }).changed, [])
+    assert.deepEqual(
+      h.plan(vm, after, {
+        ...config,
+        vm_name: 'renamed-vm-01',
+        keypair_id: second.keypair_id ?? null,
+        product_id: 102,
+        disk_size: 60,
+        rebuild_os: 'Debian-12',
+        power_state: 'stop',
+      }).changed,
+      [],
+    )
   })
 
   test('unset, disk_size reports the current size after a package change; set, it is a floor and no drift', async () => {
@@ -158,8 +173,12 @@ describe('provider_lite_vm', () => {
     assert.deepEqual(await h.mutations(), ['POST /v1/lites/accounts/100001/migrate-to-pro'])
     assert.equal(migrated.product_id, 101, 'the Pro product is never copied into the Lite input')
     assert.equal(migrated.product_name, 'Pro S 2.4')
-    const renamed = (await h.update(vm, migrated, { ...config, migrate_to_pro: '201', vm_name: 'pro-server-01', power_state: 'stop' })).state
-    assert.deepEqual(await h.mutations(), ['PUT /v1/lite-pros/accounts/100001/change-vm-name', 'PUT /v1/lite-pros/accounts/100001/vm-state/stop'])
+    const renamed = (await h.update(vm, migrated, { ...config, migrate_to_pro: '201', vm_name: 'pro-server-01', power_state: 'stop' }))
+      .state
+    assert.deepEqual(await h.mutations(), [
+      'PUT /v1/lite-pros/accounts/100001/change-vm-name',
+      'PUT /v1/lite-pros/accounts/100001/vm-state/stop',
+    ])
     assert.equal(renamed?.vm_name, 'pro-server-01')
     assert.equal((await h.read(vm, renamed as ValueMap))?.status, 'Active')
     await h.delete(vm, renamed as ValueMap)
@@ -226,11 +245,18 @@ describe('provider_lite_vm', () => {
     const state = await h.create(vm, config)
     const plan = h.plan(vm, state, { ...config, rebuild_os: 'Windows-11', migrate_to_pro: '999' })
     const issues = await checkPlanOnline(vm, state, plan, h.session)
-    assert.deepEqual(issues.map((d) => d.path), [['rebuild_os'], ['migrate_to_pro']])
+    assert.deepEqual(
+      issues.map((d) => d.path),
+      [['rebuild_os'], ['migrate_to_pro']],
+    )
     assert.match(issues[1]?.detail ?? '', /201, 202, 203/)
     await h.control('POST', '/faults', { method: 'GET', path: '/lites/products/*/oss', mode: 'error', status: 503, count: -1 })
     const unreachable = await checkPlanOnline(vm, state, h.plan(vm, state, { ...config, rebuild_os: 'Debian-12' }), h.session)
-    assert.deepEqual(unreachable.map((d) => d.severity), ['warning'], 'an unreachable service only warns')
+    assert.deepEqual(
+      unreachable.map((d) => d.severity),
+      ['warning'],
+      'an unreachable service only warns',
+    )
   })
 
   test('a package the VM already has passes the plan check, so a state saved before the change (a killed run) can finish it', async () => {
@@ -256,7 +282,10 @@ describe('provider_lite_vm', () => {
     const { h, config } = await setup()
     const state = await h.create(vm, { ...config, disk_size: 40 })
     const plan = h.plan(vm, state, { ...config, disk_size: 30 })
-    assert.deepEqual(plan.diagnostics.map((d) => d.path), [['disk_size']])
+    assert.deepEqual(
+      plan.diagnostics.map((d) => d.path),
+      [['disk_size']],
+    )
   })
 })
 

@@ -1,4 +1,4 @@
-/** provider_lite_vm and provider_lite_pro_vm: one definition, built per family (backend-api §4.2). */
+/** provider_lite_vm and provider_lite_pro_vm: one definition, built per family (the Lite VM's calls). */
 import type { Client, LiteApi, LiteVmAccount, VmAction, VmDetails } from '../api/index.js'
 import {
   type Attributes,
@@ -33,7 +33,7 @@ import {
 import { cycleRule, isNotFound, productOf, productRule, quoted, sizeRule } from './catalog-rules.js'
 import { type LiteFamily, lite, litePro } from './lite-family.js'
 
-/** The rules of the console user and password (§3.1.1), shared with the restored VM. */
+/** The rules of the console user and password (the Lite VM create body), shared with the restored VM. */
 export const consoleUserRules = [length({ min: 6, max: 32 }), pattern(/^[A-Za-z0-9.-]*$/, 'letters, digits, hyphens and periods only')]
 export const consolePasswordRules = [
   length({ min: 8 }),
@@ -42,9 +42,15 @@ export const consolePasswordRules = [
 ]
 
 const POWER_STATES = ['start', 'stop', 'suspend', 'resume', 'shutdown'] as const
-/** What vm-details reports once each power action is in effect (§3.1.3). */
-const POWER_EFFECT: Record<string, string> = { start: 'running', resume: 'running', stop: 'stopped', shutdown: 'stopped', suspend: 'paused' }
-/** The reverse, for import (§4.6). */
+/** What vm-details reports once each power action is in effect. */
+const POWER_EFFECT: Record<string, string> = {
+  start: 'running',
+  resume: 'running',
+  stop: 'stopped',
+  shutdown: 'stopped',
+  suspend: 'paused',
+}
+/** The reverse, for import (the import rules). */
 const POWER_FROM_STATUS: Record<string, string> = { running: 'start', stopped: 'stop', paused: 'suspend' }
 
 function vmAttributes(family: LiteFamily) {
@@ -98,7 +104,12 @@ function vmAttributes(family: LiteFamily) {
       description:
         'Charge the card on file for every order. With `false` the order is placed and its invoice stays unpaid: the VM stays `Pending` until it is paid in the portal. Changing it calls nothing.',
     }),
-    promocode: string({ optional: true, createOnly: true, validate: [rules.promocode], description: 'A promotion code for the first invoice.' }),
+    promocode: string({
+      optional: true,
+      createOnly: true,
+      validate: [rules.promocode],
+      description: 'A promotion code for the first invoice.',
+    }),
     power_state: string({
       optional: true,
       computed: true,
@@ -170,7 +181,10 @@ function vmAttributes(family: LiteFamily) {
  * product (and whether it has an IP address to give), the cycle it offers and, when `os` is given,
  * the OS names of the product.
  */
-export function newVmChecks<A extends Attributes>(family: LiteFamily, options: { os: boolean; diskSize?: boolean }): CreateCheck<Client, A>[] {
+export function newVmChecks<A extends Attributes>(
+  family: LiteFamily,
+  options: { os: boolean; diskSize?: boolean },
+): CreateCheck<Client, A>[] {
   type Input = { product_id?: number | null; cycle?: string | null; select_os?: string | null; disk_size?: number | null }
   const catalog = `${family.prefix}_products`
   const checks: CreateCheck<Client, A>[] = [
@@ -181,7 +195,9 @@ export function newVmChecks<A extends Attributes>(family: LiteFamily, options: {
         const wrong = productRule(await family.api(client).listProducts({ signal }), id, catalog)
         if (wrong) return wrong
         const { available } = await family.api(client).getIpAvailability(id, { signal })
-        return available ? null : `is product ${id}, which has no IP address to give now, so its order would be refused; choose another product or try later`
+        return available
+          ? null
+          : `is product ${id}, which has no IP address to give now, so its order would be refused; choose another product or try later`
       },
     },
     {
@@ -205,7 +221,11 @@ export function newVmChecks<A extends Attributes>(family: LiteFamily, options: {
         const vm = (await api.listVms({ signal }))[0]
         if (vm === undefined) return null
         const storage = await api.getStorageOptions(vm.account_id, { signal })
-        return sizeRule(size, { max: storage.max_disk_size }, `a ${family.title} VM (the maximum that the storage options of VM ${vm.account_id} state)`)
+        return sizeRule(
+          size,
+          { max: storage.max_disk_size },
+          `a ${family.title} VM (the maximum that the storage options of VM ${vm.account_id} state)`,
+        )
       },
     })
   }
@@ -238,7 +258,7 @@ export function liteVm(family: LiteFamily) {
   const attributes = vmAttributes(family)
   const what = `${family.title} VM`
 
-  /** The group the VM lives in: a migrated Lite VM answers only under `/lite-pros` (§3.1.5). */
+  /** The group the VM lives in: a migrated Lite VM answers only under `/lite-pros` (the migration to Lite Pro). */
   function groups(client: Client, prior: Partial<Vm> | null): LiteApi[] {
     if (!family.migratesToPro) return [family.api(client)]
     const own = family.api(client)
@@ -248,7 +268,11 @@ export function liteVm(family: LiteFamily) {
   }
 
   /** Runs `call` in the VM's group, trying the other group on 404. */
-  async function inGroup<T>(client: Client, prior: Partial<Vm> | null, call: (api: LiteApi) => Promise<T>): Promise<{ api: LiteApi; value: T }> {
+  async function inGroup<T>(
+    client: Client,
+    prior: Partial<Vm> | null,
+    call: (api: LiteApi) => Promise<T>,
+  ): Promise<{ api: LiteApi; value: T }> {
     const [first, second] = groups(client, prior)
     try {
       return { api: first!, value: await call(first!) }
@@ -282,7 +306,7 @@ export function liteVm(family: LiteFamily) {
     const priorDisk = prior?.disk_size ?? null
     return {
       id: account.account_id,
-      // After a migration the product is a Pro one; it is never copied into the Lite input (§4.6).
+      // After a migration the product is a Pro one; it is never copied into the Lite input (the import rules).
       ...(migrated ? {} : { product_id: account.product_id }),
       // A migration whose answer was lost (a kill, or a 502 from a service that ignores keys) shows in
       // the service: the VM now answers as a Pro VM. Recording its Pro product as done means the next
@@ -352,7 +376,10 @@ export function liteVm(family: LiteFamily) {
       )
     }
     if (family.restoresSnapshots && account.extra_details.snapshot_id !== null) {
-      throw new InputError([], `VM ${id} was restored from snapshot ${account.extra_details.snapshot_id}: import it as ${family.prefix}_vm_from_snapshot.`)
+      throw new InputError(
+        [],
+        `VM ${id} was restored from snapshot ${account.extra_details.snapshot_id}: import it as ${family.prefix}_vm_from_snapshot.`,
+      )
     }
   }
 
@@ -417,12 +444,18 @@ export function liteVm(family: LiteFamily) {
     return undefined
   }
   const changeKeypair: Step = async (ctx) => {
-    await inGroup(ctx.client, ctx.prior, (api) => api.changeVmKeypair(ctx.id, { keypair_id: ctx.input.keypair_id ?? 0 }, { signal: ctx.signal }))
+    await inGroup(ctx.client, ctx.prior, (api) =>
+      api.changeVmKeypair(ctx.id, { keypair_id: ctx.input.keypair_id ?? 0 }, { signal: ctx.signal }),
+    )
     return undefined
   }
   const changePackage: Step = async (ctx) => {
     const { api, value: order } = await inGroup(ctx.client, ctx.prior, (a) =>
-      a.changePackage(ctx.id, { new_product_id: ctx.input.product_id ?? 0, pay_invoice_with_cc: payFlag(ctx.input) }, { signal: ctx.signal }),
+      a.changePackage(
+        ctx.id,
+        { new_product_id: ctx.input.product_id ?? 0, pay_invoice_with_cc: payFlag(ctx.input) },
+        { signal: ctx.signal },
+      ),
     )
     await keepAndWait(ctx, order, undefined, (id) => api.getVm(id, { signal: ctx.signal }), what)
     return undefined
@@ -448,8 +481,12 @@ export function liteVm(family: LiteFamily) {
     const productId = Number(ctx.input.migrate_to_pro)
     const migration = family.migration?.(ctx.client)
     if (!migration) throw new Error(`${what}s cannot migrate to Lite Pro`)
-    const order = await migration.migrateToPro(ctx.id, { lite_pro_product_id: productId, pay_invoice_with_cc: payFlag(ctx.input) }, { signal: ctx.signal })
-    // From the answer on, the VM lives under /lite-pros (§3.1.5).
+    const order = await migration.migrateToPro(
+      ctx.id,
+      { lite_pro_product_id: productId, pay_invoice_with_cc: payFlag(ctx.input) },
+      { signal: ctx.signal },
+    )
+    // From the answer on, the VM lives under /lite-pros (the migration to Lite Pro).
     await keepAndWait(ctx, order, undefined, (id) => litePro.api(ctx.client).getVm(id, { signal: ctx.signal }), what)
     return undefined
   }
@@ -460,7 +497,7 @@ export function liteVm(family: LiteFamily) {
   }
 
   type Affected = UpdateStep<Client, VmAttributes>['affects']
-  // What an order on the VM changes (§2.3, §2.4): the status (Pending until Active), the hypervisor
+  // What an order on the VM changes (the account object, the status model): the status (Pending until Active), the hypervisor
   // figures (the VM may restart), the price and the latest invoice. Never the order that created it
   // (order_id), the cloud-init user and password, the OS, the region or the cycle; next_due is
   // date_created plus the cycle's months.
@@ -475,7 +512,7 @@ export function liteVm(family: LiteFamily) {
    */
   const reinstall: Affected = ['status', 'uptime', 'mem', 'maxdisk', 'maxmem', 'cpus', 'osname', 'raw']
   /**
-   * A migration: a Pro product at once, in another group (L14, §3.1.5). Only the keypair, name,
+   * A migration: a Pro product at once, in another group (L14, the migration to Lite Pro). Only the keypair, name,
    * cloud-init user and password and OS are said to be kept, so the region and billing may change too.
    */
   const migration: Affected = [...packageChange, 'region', 'region_label', 'billingcycle', 'next_due']
@@ -573,7 +610,9 @@ export function liteVm(family: LiteFamily) {
                 if (api !== family.api(client)) return null // already moved: the step is skipped by the service's 404
                 const products = await migration.listMigrateToProProducts(id, { signal })
                 const ids = products.map((p) => String(p.product_id))
-                return ids.includes(input.migrate_to_pro ?? '') ? null : `must be one of the Lite Pro products this VM can move to: ${ids.join(', ')}`
+                return ids.includes(input.migrate_to_pro ?? '')
+                  ? null
+                  : `must be one of the Lite Pro products this VM can move to: ${ids.join(', ')}`
               },
             },
           ]

@@ -1,31 +1,40 @@
 /** The provider configuration shared by both front ends: credentials, endpoint and tuning knobs. */
 import { existsSync } from 'node:fs'
 import { join, resolve } from 'node:path'
-import { ApiError, type Client, createClient, TransportError } from '../api/index.js'
 import {
-  bool,
-  currentOperation,
-  custom,
-  defineProvider,
-  durationProblem,
-  InputError,
-  type Logger,
-  parseDuration,
-  registerSettlement,
-  string,
-} from '../core/index.js'
+  ApiError,
+  type Client,
+  createClient,
+  isPostgresUrl,
+  newJournalSession,
+  type OperationFrame,
+  postgresUrlProblem,
+  TransportError,
+} from '../api/index.js'
+import { bool, type ConfigureMeta, custom, defineProvider, durationProblem, InputError, parseDuration, string } from '../core/index.js'
 
 /**
- * Where the order journal lives: `PROVIDER_ORDER_JOURNAL` if set; else inside Terraform's data
- * directory of the working directory (`TF_DATA_DIR`, default `.terraform`) when there is one; else
- * `.provider-orders` in the working directory (a Pulumi project's directory).
+ * Where the order journal lives: the `order_journal` setting or `PROVIDER_ORDER_JOURNAL` if set (a
+ * directory, or a PostgreSQL connection string); else inside Terraform's data directory of the
+ * working directory (`TF_DATA_DIR`, default `.terraform`) when there is one; else `.provider-orders`
+ * in the working directory (a Pulumi project's directory).
  */
-export function journalDirectory(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): string {
-  if (env.PROVIDER_ORDER_JOURNAL) return resolve(cwd, env.PROVIDER_ORDER_JOURNAL)
+export function journalLocation(
+  setting: string | undefined,
+  env: NodeJS.ProcessEnv = process.env,
+  cwd = process.cwd(),
+): { readonly database: string } | { readonly directory: string } {
+  const chosen = setting || env.PROVIDER_ORDER_JOURNAL
+  if (chosen && isPostgresUrl(chosen)) return { database: chosen }
+  if (chosen) return { directory: resolve(cwd, chosen) }
   const data = resolve(cwd, env.TF_DATA_DIR ?? '.terraform')
-  if (existsSync(data)) return join(data, 'provider-orders')
-  return join(cwd, '.provider-orders')
+  return { directory: existsSync(data) ? join(data, 'provider-orders') : join(cwd, '.provider-orders') }
 }
+
+/** A journal setting that names a database must be a connection string the client can read; the value is not echoed. */
+const journalSetting = custom('a directory, or a postgresql:// connection string', (value) =>
+  typeof value === 'string' && isPostgresUrl(value) ? postgresUrlProblem(value) : null,
+)
 
 const duration = custom('a duration such as "30s" or "2m"', (value) =>
   typeof value === 'string' ? durationProblem(value, '"30s" or "2m"') : null,
@@ -40,7 +49,8 @@ const url = custom('an http or https URL ending in the API version, e.g. https:/
   }
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return `must be an http or https URL (got ${parsed.protocol})`
   // Credentials in a URL end up in logs and errors; the key goes in api_key only. The value is not echoed.
-  if (parsed.username !== '' || parsed.password !== '') return 'must not contain a user name or password (user:password@); put the key in api_key'
+  if (parsed.username !== '' || parsed.password !== '')
+    return 'must not contain a user name or password (user:password@); put the key in api_key'
   // Without the version every call answers 404, which reads would take for "deleted".
   if (!/\/v[0-9]+\/?$/.test(parsed.pathname)) {
     return `must end in the API version, e.g. ${JSON.stringify(`${parsed.origin}${parsed.pathname.replace(/\/$/, '')}/v1`)} (got ${JSON.stringify(`${parsed.origin}${parsed.pathname}`)})`
@@ -65,8 +75,7 @@ function rootOf(thrown: unknown): unknown {
 }
 
 export const providerDefinition = defineProvider({
-  description:
-    'Manages Metal dedicated servers, Lite and Lite Pro VPS of the service. Every create or upgrade places a paid order.',
+  description: 'Manages Metal dedicated servers, Lite and Lite Pro VPS of the service. Every create or upgrade places a paid order.',
   attributes: {
     api_key: string({
       optional: true,
@@ -104,23 +113,46 @@ export const providerDefinition = defineProvider({
         'rather than `terraform taint`. A resource with `create_before_destroy` is replaced by creating first, which the ' +
         'provider cannot stop: untaint it before the next apply. Default `false`.',
     }),
+    order_journal: string({
+      optional: true,
+      sensitive: true,
+      validate: [journalSetting],
+      description:
+        'Where the order journal is kept: the record of every paid order, written before it is sent, that lets a re-run ' +
+        'after a crash take the order over instead of placing it twice. A directory, or a PostgreSQL connection string ' +
+        '(`postgresql://user:password@host:5432/database`) for runners that share no disk (CI jobs, Atlantis, agents): ' +
+        'every runner that names the same database shares one journal, kept in its table provider_order_journal (created ' +
+        'on first use; `?options=-csearch_path%3Dname` in the string picks another schema), and a runner killed mid-order ' +
+        'is taken over by the next one. Falls back to `PROVIDER_ORDER_JOURNAL`; default `.terraform/provider-orders` ' +
+        '(`.provider-orders` beside a Pulumi project).',
+    }),
   },
-  environment: { api_key: 'PROVIDER_API_KEY', base_url: 'PROVIDER_BASE_URL' },
+  environment: { api_key: 'PROVIDER_API_KEY', base_url: 'PROVIDER_BASE_URL', order_journal: 'PROVIDER_ORDER_JOURNAL' },
   unfinishedSetting: 'fail_on_unfinished',
-  configure(config, meta: { userAgent: string; log: Logger }): Client {
+  configure(config, meta: ConfigureMeta<OperationFrame>): Client {
     const apiKey = config.api_key ?? process.env.PROVIDER_API_KEY ?? ''
     const baseUrl = config.base_url ?? process.env.PROVIDER_BASE_URL ?? ''
     if (apiKey === '') {
-      throw new InputError(['api_key'], 'No API key: set api_key in the provider configuration or the PROVIDER_API_KEY environment variable.')
+      throw new InputError(
+        ['api_key'],
+        'No API key: set api_key in the provider configuration or the PROVIDER_API_KEY environment variable.',
+      )
     }
     if (baseUrl === '') {
-      throw new InputError(['base_url'], 'No API base URL: set base_url in the provider configuration or the PROVIDER_BASE_URL environment variable.')
+      throw new InputError(
+        ['base_url'],
+        'No API base URL: set base_url in the provider configuration or the PROVIDER_BASE_URL environment variable.',
+      )
     }
     const problem = url.check(baseUrl)
     if (problem) throw new InputError(['base_url'], `base_url ${problem}.`)
     const keyProblem = headerSafe.check(apiKey)
     if (keyProblem) throw new InputError(['api_key'], `api_key ${keyProblem}.`)
     const log = meta.log
+    const journal = journalLocation(config.order_journal ?? undefined)
+    const journalProblem = 'database' in journal ? postgresUrlProblem(journal.database) : null
+    if (journalProblem)
+      throw new InputError(['order_journal'], `${config.order_journal ? 'order_journal' : 'PROVIDER_ORDER_JOURNAL'} ${journalProblem}.`)
     const client = createClient({
       baseUrl: baseUrl.replace(/\/+$/, ''),
       apiKey,
@@ -128,11 +160,13 @@ export const providerDefinition = defineProvider({
       requestTimeoutMs: parseDuration(config.request_timeout ?? '30s') ?? 30_000,
       pollIntervalMs: parseDuration(config.poll_interval ?? '5s') ?? 5_000,
       log: (level, message, fields) => log[level](message, fields),
-      journalDirectory: journalDirectory(),
-      operation: currentOperation,
+      ...('database' in journal ? { journalDatabase: journal.database } : { journalDirectory: journal.directory }),
+      // Every client this process configures owns entries as one owner and knows what the others hold.
+      journalOptions: { session: meta.perProcess('order-journal-session', () => newJournalSession()) },
+      operation: meta.operation,
       allowUnrecordedMatch: process.env.PROVIDER_ALLOW_UNRECORDED_MATCH === '1',
     })
-    if (client.settlement) registerSettlement(client.settlement.directory, client.settlement)
+    if (client.settlement) meta.registerSettlement(client.settlement.where, client.settlement)
     return client
   },
   advise(thrown, config) {

@@ -90,7 +90,9 @@ function keyUsageBits(): Buffer {
 function keyIdentifier(spki: Buffer): Buffer {
   // RFC 5280 method 1: SHA-1 of the subjectPublicKey BIT STRING contents. For a P-256 SPKI the key is the
   // last 65 bytes (uncompressed point), after the fixed algorithm header.
-  return createHash('sha1').update(spki.subarray(spki.length - 65)).digest()
+  return createHash('sha1')
+    .update(spki.subarray(spki.length - 65))
+    .digest()
 }
 
 function extension(id: string, critical: boolean, value: Buffer): Buffer {

@@ -24,7 +24,10 @@ export const cty = {
 } as const satisfies Record<string, CtyType | ((arg: never) => CtyType)>
 
 /** The JSON notation Terraform uses for types: "string", ["list","string"], ["object",{"a":"number"}]. */
-export type CtyTypeJson = string | readonly [string, CtyTypeJson | Readonly<Record<string, CtyTypeJson>>] | readonly [string, readonly CtyTypeJson[]]
+export type CtyTypeJson =
+  | string
+  | readonly [string, CtyTypeJson | Readonly<Record<string, CtyTypeJson>>]
+  | readonly [string, readonly CtyTypeJson[]]
 
 export function typeToJson(type: CtyType): CtyTypeJson {
   if (typeof type === 'string') return type
@@ -150,9 +153,7 @@ export function numberFromText(text: string): CtyNumber {
 
 /** int64/uint64 from msgpack: a number when safe, else the exact decimal text. */
 export function numberFromBigInt(value: bigint): CtyNumber {
-  return value >= BigInt(Number.MIN_SAFE_INTEGER) && value <= BigInt(Number.MAX_SAFE_INTEGER)
-    ? Number(value)
-    : new BigNum(value.toString())
+  return value >= BigInt(Number.MIN_SAFE_INTEGER) && value <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(value) : new BigNum(value.toString())
 }
 
 /** The decimal text of a CtyNumber (shortest round-trip text for plain numbers). */

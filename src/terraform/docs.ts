@@ -11,7 +11,6 @@ import {
   type AnyResource,
   type Attribute,
   type Attributes,
-  isComputed,
   isInput,
   string,
   toCamel,
@@ -91,15 +90,21 @@ export function writeDocs(dir: string, files: readonly DocFile[]): { written: st
   return { written, deleted }
 }
 
-/** Every file under `dir`, relative, with `/` separators, sorted; empty when `dir` does not exist. */
 /** Pages of docs/ written by hand (the design, the emulator's API, the Pulumi SDKs): never generated, never deleted by writeDocs. */
 export const HAND_WRITTEN_DOCS: ReadonlySet<string> = new Set(['design.md', 'emulator-api.md', 'pulumi-sdks.md'])
+/** Folders of docs/ written by hand: the guides. */
+export const HAND_WRITTEN_DIRS: readonly string[] = ['guides/']
+
+export function isHandWritten(path: string): boolean {
+  return HAND_WRITTEN_DOCS.has(path) || HAND_WRITTEN_DIRS.some((dir) => path.startsWith(dir))
+}
 
 /** The files under `dir` that the generator owns: all but the hand-written pages. */
 export function generatedFiles(dir: string): string[] {
-  return listFiles(dir).filter((path) => !HAND_WRITTEN_DOCS.has(path))
+  return listFiles(dir).filter((path) => !isHandWritten(path))
 }
 
+/** Every file under `dir`, relative, with `/` separators, sorted; empty when `dir` does not exist. */
 export function listFiles(dir: string): string[] {
   if (!existsSync(dir)) return []
   const out: string[] = []
@@ -224,7 +229,8 @@ function index(registry: DocsRegistry, options: DocsOptions): string[] {
     groups.set(group, [...(groups.get(group) ?? []), line])
   }
   for (const r of [...registry.resources].sort(byName)) add(r.name, `- Resource [\`${TYPE_PREFIX}${r.name}\`](resources/${r.name}.md)`)
-  for (const d of [...registry.dataSources].sort(byName)) add(d.name, `- Data source [\`${TYPE_PREFIX}${d.name}\`](data-sources/${d.name}.md)`)
+  for (const d of [...registry.dataSources].sort(byName))
+    add(d.name, `- Data source [\`${TYPE_PREFIX}${d.name}\`](data-sources/${d.name}.md)`)
   const lines: string[] = []
   for (const [group, entries] of [...groups].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
     lines.push(`### ${group}`, '', ...entries, '')
@@ -357,7 +363,10 @@ function words(items: readonly string[]): string {
 }
 
 function finish(lines: readonly string[]): string {
-  return `${lines.join('\n').replace(/\n{3,}/g, '\n\n').trimEnd()}\n`
+  return `${lines
+    .join('\n')
+    .replace(/\n{3,}/g, '\n\n')
+    .trimEnd()}\n`
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -390,7 +399,14 @@ function schemaSection(attributes: Attributes, names: TerraformNames, context: S
 }
 
 /** The Required / Optional / Read-Only lists; `heading` '###' at the top level, plain labels when nested. */
-function groups(attributes: Attributes, names: TerraformNames, context: SchemaContext, parent: string, nested: Nested[], heading: string): string[] {
+function groups(
+  attributes: Attributes,
+  names: TerraformNames,
+  context: SchemaContext,
+  parent: string,
+  nested: Nested[],
+  heading: string,
+): string[] {
   const required: string[] = []
   const optional: string[] = []
   const readOnly: string[] = []
@@ -403,7 +419,9 @@ function groups(attributes: Attributes, names: TerraformNames, context: SchemaCo
   }
   if (context.timeouts && context.timeouts.length > 0) {
     const anchor = 'nestedblock--timeouts'
-    optional.push(`- \`timeouts\` (Block, Optional) How long operations may take; see [Timeouts](#timeouts). (see [below for nested schema](#${anchor}))`)
+    optional.push(
+      `- \`timeouts\` (Block, Optional) How long operations may take; see [Timeouts](#timeouts). (see [below for nested schema](#${anchor}))`,
+    )
     optional.sort()
     nested.push({
       anchor,
@@ -444,7 +462,8 @@ function attributeLine(
   }
   if (attribute.growOnly) notes.push('**Grow-only**: a smaller value is rejected at plan time.')
   if (attribute.default !== undefined) notes.push(`Defaults to \`${JSON.stringify(attribute.default)}\`.`)
-  if (isInput(attribute) && attribute.computed && attribute.default === undefined) notes.push('When unset, the value the service reports is kept.')
+  if (isInput(attribute) && attribute.computed && attribute.default === undefined)
+    notes.push('When unset, the value the service reports is kept.')
   else if (attribute.action) notes.push('When removed, the last value stays in state.')
   const rules = (attribute.validate ?? []).map((v) => v.rule)
   if (rules.length > 0) notes.push(`Constraints: ${rules.join('; ')}.`)

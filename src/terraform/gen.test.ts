@@ -24,7 +24,11 @@ test('src/terraform/gen is what scripts/gen-proto.mjs generates from proto/', ()
     const committed = join(root, 'src/terraform/gen')
     assert.deepEqual(files(out), files(committed), 'run `npm run generate` and commit the result')
     for (const file of files(out)) {
-      assert.equal(readFileSync(join(out, file), 'utf8'), readFileSync(join(committed, file), 'utf8'), `${file} is stale: run \`npm run generate\``)
+      assert.equal(
+        readFileSync(join(out, file), 'utf8'),
+        readFileSync(join(committed, file), 'utf8'),
+        `${file} is stale: run \`npm run generate\``,
+      )
     }
   } finally {
     rmSync(out, { recursive: true, force: true })

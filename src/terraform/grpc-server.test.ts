@@ -8,7 +8,7 @@ import { GRPCController } from './gen/grpc_controller_pb.js'
 import { Health, HealthCheckResponse_ServingStatus } from './gen/health_pb.js'
 import { GetMetadata_ResponseSchema, Provider } from './gen/tfplugin6.8_pb.js'
 import { createGrpcServer, decodeGrpcMessage, encodeGrpcMessage, GrpcError, type GrpcServer, GrpcStatus } from '../grpc/index.js'
-import { connectGrpcTestClient, type GrpcTestClient } from './testing/grpc-client.js'
+import { connectGrpcTestClient, type GrpcTestClient } from '../../test/support/terraform/grpc-client.js'
 
 function isGrpcError(code: number, message?: RegExp) {
   return (error: unknown) => error instanceof GrpcError && error.code === code && (!message || message.test(error.message))

@@ -7,10 +7,10 @@ import { createCertificate, pemFromHandshake } from './certificate.js'
 import { GRPCController } from './gen/grpc_controller_pb.js'
 import { Health, HealthCheckResponse_ServingStatus } from './gen/health_pb.js'
 import { MAGIC_COOKIE_VALUE } from './handshake.js'
-import { connectGrpcTestClient } from './testing/grpc-client.js'
-import { launchPlugin } from './testing/launch.js'
+import { connectGrpcTestClient } from '../../test/support/terraform/grpc-client.js'
+import { launchPlugin } from '../../test/support/terraform/launch.js'
 
-const plugin = join(dirname(fileURLToPath(import.meta.url)), 'testing/echo-plugin.js')
+const plugin = join(dirname(fileURLToPath(import.meta.url)), '../../test/support/terraform/echo-plugin.js')
 
 /** Starts the echo plugin the way Terraform does: cookie, protocol versions, client cert, captured stdio. */
 function launch(env: Record<string, string>) {
@@ -53,7 +53,11 @@ describe('plugin start-up, end to end', () => {
       assert.ok(elapsed < 1500, `exit took ${elapsed} ms; Terraform kills after 2 s`)
       assert.equal(run.output().stdout, `${line}\n`, 'nothing but the handshake line on stdout')
       // Logs are hclog JSON on stderr.
-      const logs = run.output().stderr.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>)
+      const logs = run
+        .output()
+        .stderr.trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as Record<string, unknown>)
       assert.ok(logs.some((l) => l['@message'] === 'shutdown requested'))
     } finally {
       kill(run.child)
@@ -72,10 +76,17 @@ describe('plugin start-up, end to end', () => {
   })
 
   test('a Terraform offering only protocol 5 gets one stdout line and exit 1', async () => {
-    const run = launch({ TF_PLUGIN_MAGIC_COOKIE: MAGIC_COOKIE_VALUE, PLUGIN_PROTOCOL_VERSIONS: '5', PLUGIN_CLIENT_CERT: createCertificate().cert })
+    const run = launch({
+      TF_PLUGIN_MAGIC_COOKIE: MAGIC_COOKIE_VALUE,
+      PLUGIN_PROTOCOL_VERSIONS: '5',
+      PLUGIN_CLIENT_CERT: createCertificate().cert,
+    })
     try {
       assert.equal(await run.exited, 1)
-      const lines = run.output().stdout.split('\n').filter((l) => l !== '')
+      const lines = run
+        .output()
+        .stdout.split('\n')
+        .filter((l) => l !== '')
       assert.equal(lines.length, 1)
       assert.match(lines[0] ?? '', /failed to start: .*protocol 6.*only 5/)
     } finally {
@@ -94,7 +105,10 @@ describe('plugin start-up, end to end', () => {
       const json = /TF_REATTACH_PROVIDERS='([^']+)'/.exec(run.output().stderr)?.[1] ?? '{}'
       const attach = { Protocol: 'grpc', ProtocolVersion: 6, Pid: run.child.pid, Test: true, Addr: { Network: 'tcp', String: address } }
       // Terraform's address and OpenTofu's, so that the one line serves both clients.
-      assert.deepEqual(JSON.parse(json), { 'registry.terraform.io/provider/provider': attach, 'registry.opentofu.org/provider/provider': attach })
+      assert.deepEqual(JSON.parse(json), {
+        'registry.terraform.io/provider/provider': attach,
+        'registry.opentofu.org/provider/provider': attach,
+      })
       const grpc = connectGrpcTestClient({ address })
       assert.equal((await grpc.call(Health.method.check, {})).status, HealthCheckResponse_ServingStatus.SERVING)
       await grpc.call(GRPCController.method.shutdown, {})

@@ -1,8 +1,8 @@
 import type { GenService, GenServiceMethods } from '@bufbuild/protobuf/codegenv2'
-import { settleDeliveries } from '../core/operation.js'
 import { createCertificate } from './certificate.js'
 import { createGrpcServer, type GrpcServer, type ServiceImpl } from '../grpc/index.js'
 import { createLogger, type Logger } from './log.js'
+import { settleDeliveries } from '../server/operation.js'
 
 /** go-plugin's fixed cookie for Terraform providers: proves Terraform (not a person) started us. */
 export const MAGIC_COOKIE_KEY = 'TF_PLUGIN_MAGIC_COOKIE'
@@ -88,7 +88,10 @@ export async function servePlugin(options: ServeOptions): Promise<RunningPlugin 
   }
 
   try {
-    const versions = (env.PLUGIN_PROTOCOL_VERSIONS ?? '').split(',').map((v) => v.trim()).filter((v) => v !== '')
+    const versions = (env.PLUGIN_PROTOCOL_VERSIONS ?? '')
+      .split(',')
+      .map((v) => v.trim())
+      .filter((v) => v !== '')
     // Terraform sends "5,6" or "6,5"; absent means the client takes what we offer (go-plugin's rule).
     if (versions.length > 0 && !versions.includes(String(PROTOCOL_VERSION))) {
       throw new Error(
@@ -112,9 +115,9 @@ export async function servePlugin(options: ServeOptions): Promise<RunningPlugin 
     server.registerRaw('/plugin.GRPCController/Shutdown', (_empty, call) => {
       // Terraform closes its providers this way at the end of a walk, once it holds every outcome:
       // those orders are settled, so a later create of the same intent never takes them over.
-      settleDeliveries()
-      // Reply first, then exit as soon as the answer is out: Terraform waits up to 2 s for the exit.
-      call.onFinished(() => setImmediate(() => exit(0)))
+      const settled = settleDeliveries()
+      // Reply first, then exit as soon as the answer is out and the journal written: Terraform waits up to 2 s for the exit.
+      call.onFinished(() => void settled.then(() => setImmediate(() => exit(0))))
       log.debug('shutdown requested')
       return EMPTY_MESSAGE
     })

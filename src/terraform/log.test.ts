@@ -69,7 +69,12 @@ describe('createLogger', () => {
     assert.match(String(second?.error), /^Error: bad/)
     assert.equal(second?.['@level'], 'error')
     assert.equal(second?.['_@level'], 'fake')
-    const throwing = createLogger({ level: 'trace', write: () => { throw new Error('EPIPE') } })
+    const throwing = createLogger({
+      level: 'trace',
+      write: () => {
+        throw new Error('EPIPE')
+      },
+    })
     assert.doesNotThrow(() => throwing.error('x'))
   })
 

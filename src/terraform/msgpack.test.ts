@@ -121,7 +121,12 @@ describe('unknowns', () => {
 
   test('a refined unknown (ext 12 with a map payload) decodes as Unknown', () => {
     // {1: false, 2: "beta-"}: not null, string prefix "beta-", as Terraform sends for "beta-${x.id}".
-    const payload = encode(new Map<number, unknown>([[1, false], [2, 'beta-']]))
+    const payload = encode(
+      new Map<number, unknown>([
+        [1, false],
+        [2, 'beta-'],
+      ]),
+    )
     const bytes = encode(new ExtData(12, payload))
     assert.equal(decodeMsgpack(bytes, cty.string), Unknown)
     assert.equal(decodeMsgpack(encode(new ExtData(42, new Uint8Array([1, 2]))), cty.number), Unknown)

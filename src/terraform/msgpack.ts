@@ -85,9 +85,7 @@ function fromWire(raw: unknown, type: CtyType, path: string): CtyValue {
       return type.elements.map((t, i) => fromWire(raw[i], t, `${path}[${i}]`))
     case 'map':
       if (!isRecord(raw)) break
-      return Object.fromEntries(
-        Object.entries(raw).map(([k, v]) => [k, fromWire(v, type.element, `${path}[${JSON.stringify(k)}]`)]),
-      )
+      return Object.fromEntries(Object.entries(raw).map(([k, v]) => [k, fromWire(v, type.element, `${path}[${JSON.stringify(k)}]`)]))
     case 'object': {
       if (!isRecord(raw)) break
       // Extra keys are ignored: the shape we hand on is always the type's own attribute set.
@@ -141,9 +139,7 @@ function toWire(value: CtyValue | undefined, type: CtyType, path: string): unkno
       return type.elements.map((t, i) => toWire((value as readonly CtyValue[])[i], t, `${path}[${i}]`))
     case 'map':
       if (!isPlainObject(value)) break
-      return Object.fromEntries(
-        Object.entries(value).map(([k, v]) => [k, toWire(v, type.element, `${path}[${JSON.stringify(k)}]`)]),
-      )
+      return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, toWire(v, type.element, `${path}[${JSON.stringify(k)}]`)]))
     case 'object': {
       if (!isPlainObject(value)) break
       // Terraform rejects an object whose key set differs from the type's, so the type decides the keys.

@@ -6,7 +6,6 @@ import {
   type AnyProvider,
   type AnyResource,
   type Attribute,
-  attributeNames,
   type Attributes,
   type Diagnostic,
   isComputed,
@@ -53,7 +52,14 @@ export interface TfView {
 
 export function resourceView(definition: AnyResource): TfView {
   const timeouts = Object.keys(definition.timeouts)
-  return view(`${TYPE_PREFIX}${definition.name}`, definition.attributes, definition.description, true, timeouts, timeoutsDescription(definition))
+  return view(
+    `${TYPE_PREFIX}${definition.name}`,
+    definition.attributes,
+    definition.description,
+    true,
+    timeouts,
+    timeoutsDescription(definition),
+  )
 }
 
 /** What the `timeouts` block is for, with this resource's defaults. */
@@ -273,14 +279,4 @@ export function toTfDiagnostic(diagnostic: Diagnostic): TfDiagnostic {
     detail: diagnostic.detail,
     ...(diagnostic.path && diagnostic.path.length > 0 ? { attribute: attributePath(diagnostic.path) } : {}),
   })
-}
-
-/** Every canonical name of the definitions, as Terraform spells it: `provider_baremetal`, `power_state`. */
-export function terraformNames(definitions: readonly { readonly name: string; readonly attributes: Attributes }[]): Map<string, string> {
-  const names = new Map<string, string>()
-  for (const definition of definitions) {
-    if (definition.name !== '') names.set(definition.name, `${TYPE_PREFIX}${definition.name}`)
-    for (const name of attributeNames(definition.attributes)) names.set(name, toSnake(name))
-  }
-  return names
 }

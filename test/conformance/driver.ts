@@ -11,14 +11,9 @@ import { isSecret, plain, UNKNOWN_WIRE, type Wire, type WireMap } from '../../sr
 import { dataSources, providerDefinition, resources } from '../../src/resources/index.js'
 import { createGrpcServer } from '../../src/grpc/index.js'
 import { silentLogger as tfSilentLogger } from '../../src/terraform/index.js'
-import {
-  type Diagnostic as TfDiagnostic,
-  Diagnostic_Severity,
-  Provider,
-  type Schema,
-} from '../../src/terraform/gen/tfplugin6.8_pb.js'
+import { type Diagnostic as TfDiagnostic, Diagnostic_Severity, Provider, type Schema } from '../../src/terraform/gen/tfplugin6.8_pb.js'
 import { providerService } from '../../src/terraform/provider-service.js'
-import { connectGrpcTestClient } from '../../src/terraform/testing/grpc-client.js'
+import { connectGrpcTestClient } from '../support/terraform/grpc-client.js'
 import type { Harness } from '../harness.js'
 import { applyReplaceOnChanges, ROOT, replaceOnChangesOf } from '../pulumi-harness.js'
 
@@ -139,9 +134,7 @@ function undynamic(
   if (value.msgpack.length > 0) {
     const object = fromWire(decode(value.msgpack, { useBigInt64: true })) as Record<string, unknown> | null
     if (object === null) return null
-    return Object.fromEntries(
-      Object.entries(object).map(([k, v]) => [k, numbers.has(k) && typeof v === 'string' ? Number(v) : v]),
-    )
+    return Object.fromEntries(Object.entries(object).map(([k, v]) => [k, numbers.has(k) && typeof v === 'string' ? Number(v) : v]))
   }
   if (value.json.length > 0) return JSON.parse(new TextDecoder().decode(value.json)) as Record<string, unknown>
   return null
@@ -225,7 +218,8 @@ export const terraformDriver: FrontEndDriver = {
       const problems = Object.keys(planned)
         .filter((k) => planned[k] !== UNKNOWN && !containsUnknown(planned[k]) && !same(planned[k], applied[k] ?? null))
         .map((k) => `${k}: planned ${show(planned[k])}, applied ${show(applied[k])}`)
-      if (problems.length > 0) throw new ProviderFailure(`Provider produced inconsistent result after apply for ${typeName}: ${problems.join('; ')}`)
+      if (problems.length > 0)
+        throw new ProviderFailure(`Provider produced inconsistent result after apply for ${typeName}: ${problems.join('; ')}`)
     }
 
     /** Terraform's "Provider produced inconsistent final plan": known values of the saved plan must stand. */
@@ -233,7 +227,8 @@ export const terraformDriver: FrontEndDriver = {
       const problems = Object.keys(saved)
         .filter((k) => !containsUnknown(saved[k]) && !same(saved[k], final[k] ?? null))
         .map((k) => `${k}: planned ${show(saved[k])}, then ${show(final[k])}`)
-      if (problems.length > 0) throw new ProviderFailure(`Provider produced inconsistent final plan for ${typeName}: ${problems.join('; ')}`)
+      if (problems.length > 0)
+        throw new ProviderFailure(`Provider produced inconsistent final plan for ${typeName}: ${problems.join('; ')}`)
     }
 
     function stateOf(object: Record<string, unknown> | null, priv: Uint8Array): DriverState | null {
@@ -264,11 +259,17 @@ export const terraformDriver: FrontEndDriver = {
       const replace = response.requiresReplace.map((path) =>
         path.steps.map((s) => (s.selector.case === 'attributeName' ? canonicalOf(s.selector.value) : String(s.selector.value))),
       )
-      const changed = priorObject === null ? Object.keys(planned) : Object.keys(planned).filter((k) => !same(planned[k], priorObject[k] ?? null))
+      const changed =
+        priorObject === null ? Object.keys(planned) : Object.keys(planned).filter((k) => !same(planned[k], priorObject[k] ?? null))
       return { planned, replace, changed: changed.map(canonicalOf), plannedPrivate: response.plannedPrivate }
     }
 
-    async function applyChange(prior: DriverState | null, planned: Record<string, unknown> | null, config: Record<string, unknown> | null, plannedPrivate: Uint8Array) {
+    async function applyChange(
+      prior: DriverState | null,
+      planned: Record<string, unknown> | null,
+      config: Record<string, unknown> | null,
+      plannedPrivate: Uint8Array,
+    ) {
       const response = await grpc.call(Provider.method.applyResourceChange, {
         typeName,
         priorState: dynamic(prior ? native(prior).object : null),
@@ -344,11 +345,16 @@ export const terraformDriver: FrontEndDriver = {
         const response = await grpc.call(Provider.method.importResourceState, { typeName, id })
         errorsOf('ImportResourceState', response.diagnostics)
         const imported = response.importedResources[0]
-        if (!imported || response.importedResources.length !== 1) throw new ProviderFailure(`ImportResourceState returned ${response.importedResources.length} objects`)
+        if (!imported || response.importedResources.length !== 1)
+          throw new ProviderFailure(`ImportResourceState returned ${response.importedResources.length} objects`)
         const object = undynamic(imported.state, numbers)
         if (object === null) throw new ProviderFailure('ImportResourceState returned a null state')
         // Terraform reads what it imported; the read result is what it keeps.
-        const response2 = await grpc.call(Provider.method.readResource, { typeName, currentState: imported.state, private: imported.private })
+        const response2 = await grpc.call(Provider.method.readResource, {
+          typeName,
+          currentState: imported.state,
+          private: imported.private,
+        })
         errorsOf('ReadResource', response2.diagnostics)
         const state = stateOf(undynamic(response2.newState, numbers), response2.private)
         if (state === null) throw new ProviderFailure(`the imported ${typeName} ${id} reads as gone`)
@@ -426,11 +432,12 @@ export const pulumiDriver: FrontEndDriver = {
       .filter(([, a]) => a.sensitive)
       .map(([name]) => toCamel(name))
     function stateOf(id: string, outputs: WireMap, inputs: WireMap): DriverState {
-      // Secrets stay wrapped end to end (DESIGN §5): a sensitive value is never handed back in the clear.
+      // Secrets stay wrapped end to end (docs/design.md, "Front ends"): a sensitive value is never handed back in the clear.
       for (const map of [outputs, inputs]) {
         for (const key of sensitive) {
           const value = map[key]
-          if (value !== undefined && value !== null && !isSecret(value)) throw new ProviderFailure(`${type}.${key} is returned without the secret wrapper`)
+          if (value !== undefined && value !== null && !isSecret(value))
+            throw new ProviderFailure(`${type}.${key} is returned without the secret wrapper`)
         }
       }
       const values: Record<string, unknown> = { id }
@@ -441,7 +448,8 @@ export const pulumiDriver: FrontEndDriver = {
 
     async function check(config: Config, prior: DriverState | null): Promise<WireMap> {
       const result = provider.check({ urn, news: news(config), olds: prior ? native(prior).inputs : {} })
-      if (result.failures.length > 0) throw new ProviderFailure(`Check: ${result.failures.map((f) => `${f.property}: ${f.reason}`).join('\n')}`)
+      if (result.failures.length > 0)
+        throw new ProviderFailure(`Check: ${result.failures.map((f) => `${f.property}: ${f.reason}`).join('\n')}`)
       return result.inputs
     }
 
@@ -481,10 +489,21 @@ export const pulumiDriver: FrontEndDriver = {
         // A preview of a replacement previews the new object's create, as the engine's preview does.
         if (diff.replaces.length > 0) await provider.create({ urn, properties: inputs, preview: true })
         if (diff.changes === 'some' && diff.replaces.length === 0) {
-          const update = await provider.update({ urn, id: prior.id, olds: native(prior).outputs, oldInputs: native(prior).inputs, news: inputs, preview: true })
+          const update = await provider.update({
+            urn,
+            id: prior.id,
+            olds: native(prior).outputs,
+            oldInputs: native(prior).inputs,
+            news: inputs,
+            preview: true,
+          })
           planned = stateOf(prior.id, update.properties, inputs).values
         }
-        return { planned, replace: diff.replaces.map((k) => [canonicalOf(k)]), changed: diff.changes === 'none' ? [] : diff.diffs.map(canonicalOf) }
+        return {
+          planned,
+          replace: diff.replaces.map((k) => [canonicalOf(k)]),
+          changed: diff.changes === 'none' ? [] : diff.diffs.map(canonicalOf),
+        }
       },
       async apply(prior, config) {
         const inputs = await check(config, prior)

@@ -1,13 +1,13 @@
-// The lifecycle conformance suite (DESIGN §8): every resource of the registry through both front ends,
+// The lifecycle conformance suite (docs/design.md, "Tests"): every resource of the registry through both front ends,
 // in-process against the emulator on a manual clock. Written once; it names no resource: what differs
-// per resource is test data (examples.ts), what differs per front end is a driver (driver.ts).
+// per resource is its fixture's lifecycle (test/fixtures/), what differs per front end is a driver (driver.ts).
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import { type AnyResource, createOnlyInputs, inputNames, UNKNOWN } from '../../src/core/index.js'
 import { resources } from '../../src/resources/index.js'
+import { type Deps, fixtures, type Lifecycle as Example, type Orders } from '../fixtures/index.js'
 import { Harness } from '../harness.js'
 import { type Config, type DriverSession, type DriverState, drivers, type FrontEndDriver, type PlanView } from './driver.js'
-import { type Deps, type Example, examples, type Orders } from './examples.js'
 
 interface Fixture {
   readonly harness: Harness
@@ -70,20 +70,35 @@ function withoutUnrecoverable(config: Config, example: Example): Config {
   return Object.fromEntries(Object.entries(config).filter(([name]) => !example.unrecoverable.includes(name)))
 }
 
+/** Each fixture's lifecycle, by the definition's canonical name. */
+const examples: Readonly<Record<string, Example>> = Object.fromEntries(fixtures.map((f) => [f.name, f.lifecycle]))
+
 test('every resource of the registry has a complete example', () => {
   const missing = resources.filter((r) => !examples[r.name]).map((r) => r.name)
-  assert.deepEqual(missing, [], 'a resource without an example would skip the lifecycle suite')
+  assert.deepEqual(missing, [], 'a resource without a fixture (test/fixtures/) would skip the lifecycle suite')
   const stale = Object.keys(examples).filter((name) => !resources.some((r) => r.name === name))
-  assert.deepEqual(stale, [], 'examples of resources the registry no longer has')
+  assert.deepEqual(stale, [], 'fixtures of resources the registry no longer has')
   for (const definition of resources) {
     const example = examples[definition.name]!
     const createOnly = createOnlyInputs(definition)
-    assert.deepEqual(Object.keys(example.replace).sort(), [...createOnly].sort(), `${definition.name}: one alternative per create-only input`)
+    assert.deepEqual(
+      Object.keys(example.replace).sort(),
+      [...createOnly].sort(),
+      `${definition.name}: one alternative per create-only input`,
+    )
     const changedInPlace = new Set(example.inPlace.flatMap((c) => Object.keys(c.change({}))))
     const updatable = inputNames(definition).filter((name) => !createOnly.includes(name))
-    assert.deepEqual(updatable.filter((name) => !changedInPlace.has(name)), [], `${definition.name}: one in-place change per updatable input`)
+    assert.deepEqual(
+      updatable.filter((name) => !changedInPlace.has(name)),
+      [],
+      `${definition.name}: one in-place change per updatable input`,
+    )
     const declared = (definition.unrecoverable ?? []).filter((name) => inputNames(definition).includes(name))
-    assert.deepEqual([...example.unrecoverable].sort(), [...declared].sort(), `${definition.name}: the unrecoverable inputs the definition declares`)
+    assert.deepEqual(
+      [...example.unrecoverable].sort(),
+      [...declared].sort(),
+      `${definition.name}: the unrecoverable inputs the definition declares`,
+    )
   }
 })
 
@@ -125,7 +140,9 @@ for (const driver of drivers) {
             const created = await create(f, example)
             const change = step.change(f.deps)
             const config = { ...f.config, ...change }
-            const { result: updated, orders } = await ordersDuring(f.harness, () => f.session.applyFromUnknown(created, config, Object.keys(change)))
+            const { result: updated, orders } = await ordersDuring(f.harness, () =>
+              f.session.applyFromUnknown(created, config, Object.keys(change)),
+            )
             assert.equal(updated.id, created.id, 'the same object is kept')
             assert.deepEqual(orders, step.orders, 'the step places exactly the intended orders')
             await assertNoDrift(f, updated, config, 'after the change')
@@ -135,7 +152,10 @@ for (const driver of drivers) {
 
       for (const [input, alternative] of Object.entries(example.replace)) {
         const skip = 'impossible' in alternative ? alternative.impossible : false
-        const title = 'notInCatalog' in alternative ? `a ${input} the catalog lacks is refused at plan, nothing replaced` : `changing ${input} replaces the object`
+        const title =
+          'notInCatalog' in alternative
+            ? `a ${input} the catalog lacks is refused at plan, nothing replaced`
+            : `changing ${input} replaces the object`
         test(title, { skip }, async () => {
           if ('impossible' in alternative) return
           await withFixture(driver, definition, example, async (f) => {
@@ -175,7 +195,9 @@ for (const driver of drivers) {
       })
 
       for (const importCase of example.importCases ?? []) {
-        test(`import of ${importCase.name}: never a replacement, at most a record-only apply`, { todo: importCase.todo ?? false }, async () => {
+        test(`import of ${importCase.name}: never a replacement, at most a record-only apply`, {
+          todo: importCase.todo ?? false,
+        }, async () => {
           await withFixture(driver, definition, example, async (f) => {
             const created = await f.session.apply(null, importCase.create(f.deps))
             const imported = await f.session.import(created.id)

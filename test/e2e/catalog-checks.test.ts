@@ -14,7 +14,12 @@ const VM: Record<string, HclValue> = {
   keypair_id: ref('provider_lite_keypair.k.keypair_id'),
   cycle: 'm',
 }
-const SERVER: Record<string, HclValue> = { product_id: 301, cycle: 'm', keypair_id: ref('provider_baremetal_keypair.m.keypair_id'), label: 'e2e-catalog' }
+const SERVER: Record<string, HclValue> = {
+  product_id: 301,
+  cycle: 'm',
+  keypair_id: ref('provider_baremetal_keypair.m.keypair_id'),
+  label: 'e2e-catalog',
+}
 const IP: Record<string, HclValue> = { product_id: 401, cycle: 'm' }
 
 function config(vm: Record<string, HclValue>, server: Record<string, HclValue>, ip: Record<string, HclValue>, extra = ''): string {
@@ -64,7 +69,14 @@ describe('catalog checks at plan, through the terraform CLI', () => {
       ['provider_baremetal.server', 'select_os', 'must be an OS of product 301', VM, { ...SERVER, select_os: 'ubuntu-99' }, IP],
       ['provider_baremetal.server', 'product_id', 'out of stock', VM, { ...SERVER, product_id: 303 }, IP],
       ['provider_baremetal_additional_ip.ip', 'region', 'must be one of the regions "wjv-1"', VM, SERVER, { ...IP, region: 'mars-1' }],
-      ['provider_baremetal_additional_ip.ip', 'product_id', 'must be a product of provider_baremetal_additional_ip_products', VM, SERVER, { ...IP, product_id: 999 }],
+      [
+        'provider_baremetal_additional_ip.ip',
+        'product_id',
+        'must be a product of provider_baremetal_additional_ip_products',
+        VM,
+        SERVER,
+        { ...IP, product_id: 999 },
+      ],
     ]
     for (const [address, field, rule, vm, server, ip] of bad) {
       await ws.write(config(vm, server, ip))
@@ -108,16 +120,20 @@ describe('catalog checks at plan, through the terraform CLI', () => {
 
   test('the timeouts block of every resource that has one is described, with its defaults', async () => {
     const shown = await ws.ok(['providers', 'schema', '-json'])
-    type Block = { block_types?: Record<string, { block: { description?: string; attributes?: Record<string, { description?: string }> } }> }
-    const schemas = (JSON.parse(shown.stdout) as { provider_schemas: Record<string, { resource_schemas: Record<string, { block: Block }> }> })
-      .provider_schemas
+    type Block = {
+      block_types?: Record<string, { block: { description?: string; attributes?: Record<string, { description?: string }> } }>
+    }
+    const schemas = (
+      JSON.parse(shown.stdout) as { provider_schemas: Record<string, { resource_schemas: Record<string, { block: Block }> }> }
+    ).provider_schemas
     const resources = Object.values(schemas)[0]?.resource_schemas ?? {}
     const withTimeouts = Object.entries(resources).filter(([, r]) => r.block.block_types?.timeouts)
     assert.ok(withTimeouts.length > 5)
     for (const [type, r] of withTimeouts) {
       const timeouts = r.block.block_types?.timeouts?.block
       assert.match(timeouts?.description ?? '', /How long each operation may wait .* Defaults: create \d+m/, type)
-      for (const [name, attribute] of Object.entries(timeouts?.attributes ?? {})) assert.ok(attribute.description, `${type} timeouts.${name}`)
+      for (const [name, attribute] of Object.entries(timeouts?.attributes ?? {}))
+        assert.ok(attribute.description, `${type} timeouts.${name}`)
     }
     assert.match(resources.provider_lite_vm?.block.block_types?.timeouts?.block.description ?? '', /create 20m, update 20m, delete 10m/)
   })

@@ -38,7 +38,14 @@ describe('configuration errors name what to fix', () => {
   })
 
   test('a wrong API key with a new VM to plan: the 401 comes first, once, and no "could not check" warning before it', async () => {
-    const vm = { product_id: 101, cycle: 'm', select_os: 'Ubuntu-22.04', keypair_id: 1, ssh_and_console_user: 'deployer', console_password: 'S3cretPass9' }
+    const vm = {
+      product_id: 101,
+      cycle: 'm',
+      select_os: 'Ubuntu-22.04',
+      keypair_id: 1,
+      ssh_and_console_user: 'deployer',
+      console_password: 'S3cretPass9',
+    }
     await ws.write([PROVIDER_BLOCKS, block('resource', 'provider_lite_vm', 'vm', vm)].join('\n'))
     const run = await ws.plan([], { env: { PROVIDER_API_KEY: 'not-the-key' } })
     assert.equal(run.code, 1, describeRun(run))
@@ -46,7 +53,10 @@ describe('configuration errors name what to fix', () => {
     assert.equal(errors.length, 1, describeRun(run))
     assert.match(errors[0] ?? '', /401/)
     assert.match(errors[0] ?? '', /PROVIDER_API_KEY/)
-    assert.deepEqual(diagnostics(run.stdout + run.stderr, 'Warning').filter((w) => /Could not check/.test(w)), [])
+    assert.deepEqual(
+      diagnostics(run.stdout + run.stderr, 'Warning').filter((w) => /Could not check/.test(w)),
+      [],
+    )
   })
 
   test('nothing listening at base_url: the error names base_url and does not say the order may have been processed', async () => {

@@ -1,5 +1,5 @@
 // Real terraform against the emulator launcher: the Lite and Lite Pro flows of "Complete the interface on
-// Terraform". Each apply makes exactly the mutating API calls of backend-api §4.2-§4.3 (request log, non-GET)
+// Terraform". Each apply makes exactly the mutating API calls the API contract lists for each Lite operation (request log, non-GET)
 // and the orders it must (order counters), and the plan after it is empty. One emulator for the file,
 // reset between the flows.
 import assert from 'node:assert/strict'
@@ -55,7 +55,11 @@ describe('Lite: VM, snapshot, VM restored from the snapshot, then the restored V
       PROVIDER_BLOCKS,
       block('resource', 'provider_lite_keypair', 'k', { name: 'e2e-flow-restore' }),
       block('resource', 'provider_lite_vm', 'vm', { ...VM, vm_name: 'e2e-source-vm' }),
-      block('resource', 'provider_lite_snapshot', 'snap', { lite_account_id: ref('provider_lite_vm.vm.id'), cycle: 'm', name: 'e2e-snapshot' }),
+      block('resource', 'provider_lite_snapshot', 'snap', {
+        lite_account_id: ref('provider_lite_vm.vm.id'),
+        cycle: 'm',
+        name: 'e2e-snapshot',
+      }),
     ]
     const restored = block('resource', 'provider_lite_vm_from_snapshot', 'restored', {
       snapshot_id: ref('provider_lite_snapshot.snap.id'),
@@ -67,7 +71,11 @@ describe('Lite: VM, snapshot, VM restored from the snapshot, then the restored V
       console_password: 'R3storedPass',
     })
 
-    const { value: created, mutations, orders } = await emulator.effectsOf(async () => {
+    const {
+      value: created,
+      mutations,
+      orders,
+    } = await emulator.effectsOf(async () => {
       await ws.write([...base, restored].join('\n'))
       return ws.apply()
     })
@@ -122,7 +130,12 @@ describe('disk growth sends the increment', () => {
         PROVIDER_BLOCKS,
         block('resource', 'provider_lite_keypair', 'k', { name: 'e2e-flow-disk' }),
         block('resource', 'provider_lite_vm', 'vm', { ...VM, vm_name: 'e2e-disk-vm' }),
-        block('resource', 'provider_lite_disk', 'd', { product_id: 60, cycle: 'm', lite_account_id: ref('provider_lite_vm.vm.id'), size: liteSize }),
+        block('resource', 'provider_lite_disk', 'd', {
+          product_id: 60,
+          cycle: 'm',
+          lite_account_id: ref('provider_lite_vm.vm.id'),
+          size: liteSize,
+        }),
         block('resource', 'provider_lite_pro_keypair', 'k', { name: 'e2e-flow-pro-disk' }),
         block('resource', 'provider_lite_pro_vm', 'vm', {
           ...VM,
@@ -153,7 +166,10 @@ describe('disk growth sends the increment', () => {
     assert.deepEqual([...mutations].sort(), [`PUT /v1/lite-pros/disks/accounts/${proDisk}`, `PUT /v1/lites/disks/accounts/${liteDisk}`])
     assert.deepEqual(bodyOf(log, 'PUT', `/v1/lites/disks/accounts/${liteDisk}`), { additional_size: 15, pay_invoice_with_cc: true })
     assert.deepEqual(bodyOf(log, 'PUT', `/v1/lite-pros/disks/accounts/${proDisk}`), { additional_size: 15, pay_invoice_with_cc: true })
-    assert.deepEqual(orders.map((o) => `${o.kind} ${o.account_id}`).sort(), [`lite.disk.upgrade ${liteDisk}`, `lite_pro.disk.upgrade ${proDisk}`])
+    assert.deepEqual(orders.map((o) => `${o.kind} ${o.account_id}`).sort(), [
+      `lite.disk.upgrade ${liteDisk}`,
+      `lite_pro.disk.upgrade ${proDisk}`,
+    ])
 
     const lite = await emulator.account(liteDisk)
     const pro = await emulator.account(proDisk)
@@ -184,9 +200,11 @@ describe('Lite VM migrated to Lite Pro, then renamed and powered', () => {
   let id = ''
   let vm: Record<string, HclValue> = { ...VM, vm_name: 'e2e-migrating' }
   const config = () =>
-    [PROVIDER_BLOCKS, block('resource', 'provider_lite_keypair', 'k', { name: 'e2e-flow-migrate' }), block('resource', 'provider_lite_vm', 'vm', vm)].join(
-      '\n',
-    )
+    [
+      PROVIDER_BLOCKS,
+      block('resource', 'provider_lite_keypair', 'k', { name: 'e2e-flow-migrate' }),
+      block('resource', 'provider_lite_vm', 'vm', vm),
+    ].join('\n')
   before(async () => {
     await emulator.reset()
     ws = await workspace()
@@ -195,7 +213,8 @@ describe('Lite VM migrated to Lite Pro, then renamed and powered', () => {
   })
 
   /** The requests about the VM (GETs included) made under `/v1/lites` (its keypair stays in the Lite pool). */
-  const lites = (log: LogEntry[]) => log.filter((e) => e.path.startsWith(`/v1/lites/`) && e.path.includes(`/${id}`)).map((e) => `${e.method} ${e.path}`)
+  const lites = (log: LogEntry[]) =>
+    log.filter((e) => e.path.startsWith(`/v1/lites/`) && e.path.includes(`/${id}`)).map((e) => `${e.method} ${e.path}`)
 
   /** Applies a change of the VM: exactly `calls` are made, only under /lite-pros once migrated, and the next plan is empty. */
   async function step(change: Record<string, HclValue>, calls: string[], orderKinds: string[]): Promise<LogEntry[]> {
@@ -221,7 +240,10 @@ describe('Lite VM migrated to Lite Pro, then renamed and powered', () => {
 
   test('migrate_to_pro = "201" sends one migrate-to-pro order; the VM stays managed as the same id', async () => {
     const log = await step({ migrate_to_pro: '201' }, ['POST /v1/lites/accounts/{id}/migrate-to-pro'], ['lite.vm.migrate'])
-    assert.deepEqual(bodyOf(log, 'POST', `/v1/lites/accounts/${id}/migrate-to-pro`), { lite_pro_product_id: 201, pay_invoice_with_cc: true })
+    assert.deepEqual(bodyOf(log, 'POST', `/v1/lites/accounts/${id}/migrate-to-pro`), {
+      lite_pro_product_id: 201,
+      pay_invoice_with_cc: true,
+    })
     // The wait for Active after the order polls the VM under its new group.
     assert.ok(log.some((e) => e.method === 'GET' && e.path === `/v1/lite-pros/accounts/${id}` && e.status === 200))
     const state = await ws.stateOf('provider_lite_vm.vm')

@@ -1,6 +1,6 @@
 // Real terraform against the emulator launcher: the Metal flows of "Complete the interface on Terraform".
 // Two servers, an additional IP assigned to the first, and an elastic storage volume are created once; each
-// step then changes the configuration and asserts exactly the mutating API calls of backend-api §4.4 (request
+// step then changes the configuration and asserts exactly the mutating API calls the API contract lists for each Metal operation (request
 // log, non-GET), the orders (order counters), and that the plan after it is empty.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
@@ -57,7 +57,12 @@ describe('Metal flows', () => {
     await ws.write(config())
     const created = await ws.apply()
     if (created.code !== 0) throw new Error(describeRun(created))
-    for (const name of ['provider_baremetal.a', 'provider_baremetal.b', 'provider_baremetal_additional_ip.ip', 'provider_baremetal_elastic_storage.vol']) {
+    for (const name of [
+      'provider_baremetal.a',
+      'provider_baremetal.b',
+      'provider_baremetal_additional_ip.ip',
+      'provider_baremetal_elastic_storage.vol',
+    ]) {
       ids[name.split('.')[1] ?? ''] = String((await ws.stateOf(name)).id)
     }
   })
@@ -83,7 +88,10 @@ describe('Metal flows', () => {
     assert.deepEqual(change.replace_paths, [['metal_account_id']])
 
     const { log, mutations, orders } = await applyStep(0, 1)
-    assert.deepEqual(mutations, [`DELETE /v1/baremetal-additional-ips/${ids.ip}/assigns/${ids.a}`, `PUT /v1/baremetal-additional-ips/${ids.ip}/assigns`])
+    assert.deepEqual(mutations, [
+      `DELETE /v1/baremetal-additional-ips/${ids.ip}/assigns/${ids.a}`,
+      `PUT /v1/baremetal-additional-ips/${ids.ip}/assigns`,
+    ])
     const put = log.find((e) => e.method === 'PUT')
     assert.deepEqual(put?.body, { metal_account_id: Number(ids.b) })
     assert.equal(put?.status, 200)
@@ -107,7 +115,7 @@ describe('Metal flows', () => {
       between.some((e) => e.method === 'GET' && e.path === path && e.status === 200),
       `no GET of the storage account between the resize and the change-package: ${JSON.stringify(between.map((e) => `${e.method} ${e.path}`))}`,
     )
-    // The change-package was accepted: it was sent once the resize made the account Active again (§2.4).
+    // The change-package was accepted: it was sent once the resize made the account Active again (the status model).
     assert.equal(log[put]?.status, 200)
     assert.equal(log[post]?.status, 200)
     assert.deepEqual(
@@ -215,13 +223,10 @@ describe('Metal flows', () => {
     assert.equal((await emulator.account(ids.a ?? ''))?.extra_details.select_os, 'debian-12')
   })
 
-  test(
-    'that error names rebuild_os in its text, not the Pulumi name rebuildOs',
-    async () => {
-      const planned = await ws.plan()
-      assert.equal(planned.code, 1, describeRun(planned))
-      assert.match(diagnostics(planned.stderr)[0] ?? '', /^Error: .*rebuild_os/)
-      assert.doesNotMatch(planned.stderr, /rebuildOs/)
-    },
-  )
+  test('that error names rebuild_os in its text, not the Pulumi name rebuildOs', async () => {
+    const planned = await ws.plan()
+    assert.equal(planned.code, 1, describeRun(planned))
+    assert.match(diagnostics(planned.stderr)[0] ?? '', /^Error: .*rebuild_os/)
+    assert.doesNotMatch(planned.stderr, /rebuildOs/)
+  })
 })

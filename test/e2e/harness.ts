@@ -208,7 +208,7 @@ export class Emulator {
     await stop(this.child, false)
   }
 
-  /** Calls the control API (§5.3) and returns the envelope's `data`; a non-2xx answer throws. */
+  /** Calls the control API (the emulator's control endpoints) and returns the envelope's `data`; a non-2xx answer throws. */
   async control<T = unknown>(method: string, path: string, body?: unknown): Promise<T> {
     return this.call<T>(method, `${this.origin}/_emulator${path}`, {}, body)
   }
@@ -231,7 +231,7 @@ export class Emulator {
     return (parsed && typeof parsed === 'object' && 'data' in parsed ? parsed.data : parsed) as T
   }
 
-  /** Clears accounts, keypairs, orders, faults and the log and restarts the id sequences (§5.3). */
+  /** Clears accounts, keypairs, orders, faults and the log and restarts the id sequences (the emulator's control endpoints). */
   async reset(): Promise<void> {
     await this.control('POST', '/reset')
   }
@@ -321,12 +321,14 @@ export class Workspace {
     readonly dir: string,
     readonly emulator: Emulator,
     private readonly cliConfig: string,
+    /** The client every command runs; default terraformClient(). */
+    readonly client: { readonly key: string; readonly tool: Tool },
   ) {}
 
-  /** `cliConfig` defaults to a private copy of the build's mirror (dist/mirror). */
-  static async create(emulator: Emulator, cliConfig?: string): Promise<Workspace> {
+  /** `cliConfig` defaults to a private copy of the build's mirror (dist/mirror); `client` to terraformClient(). */
+  static async create(emulator: Emulator, cliConfig?: string, client = terraformClient()): Promise<Workspace> {
     const config = cliConfig ?? (await privateCliConfig())
-    return new Workspace(await mkdtemp(join(tmpdir(), 'provider-e2e-')), emulator, config)
+    return new Workspace(await mkdtemp(join(tmpdir(), 'provider-e2e-')), emulator, config, client)
   }
 
   /** Replaces the configuration with a fixture's main.tf (test/e2e/fixtures/<name>/main.tf). */
@@ -370,8 +372,13 @@ export class Workspace {
     options: RunOptions = {},
   ): { signal(name: NodeJS.Signals): void; signalGroup(name: NodeJS.Signals): void; pid: number; done: Promise<RunResult> } {
     const timeoutMs = options.timeoutMs ?? COMMAND_TIMEOUT_MS
-    const argv = [...(options.wrap ?? []), terraformClient().tool.bin, ...args]
-    const child = spawn(argv[0] as string, argv.slice(1), { cwd: this.dir, env: this.env(options.env), detached: true, stdio: ['ignore', 'pipe', 'pipe'] })
+    const argv = [...(options.wrap ?? []), this.client.tool.bin, ...args]
+    const child = spawn(argv[0] as string, argv.slice(1), {
+      cwd: this.dir,
+      env: this.env(options.env),
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
     const signal = (name: NodeJS.Signals) => {
       if (child.exitCode === null && child.signalCode === null) child.kill(name)
     }
@@ -501,7 +508,10 @@ export type HclValue = string | number | boolean | Expr | null | undefined
 export function block(kind: 'resource' | 'data', type: string, name: string, attributes: Record<string, HclValue>): string {
   const lines = Object.entries(attributes)
     .filter(([, value]) => value !== null && value !== undefined)
-    .map(([key, value]) => `  ${key} = ${value instanceof Expr ? value.text : typeof value === 'string' ? JSON.stringify(value) : String(value)}`)
+    .map(
+      ([key, value]) =>
+        `  ${key} = ${value instanceof Expr ? value.text : typeof value === 'string' ? JSON.stringify(value) : String(value)}`,
+    )
   return `${kind} "${type}" "${name}" {\n${lines.join('\n')}\n}\n`
 }
 
@@ -512,7 +522,5 @@ export function importBlock(to: string, id: string): string {
 
 /** Splits terraform's human-readable diagnostics ("Error: ..." blocks) for per-issue assertions. */
 export function diagnostics(output: string, severity: 'Error' | 'Warning' = 'Error'): string[] {
-  return output
-    .split(new RegExp(`^(?=${severity}: )`, 'm'))
-    .filter((part) => part.startsWith(`${severity}: `))
+  return output.split(new RegExp(`^(?=${severity}: )`, 'm')).filter((part) => part.startsWith(`${severity}: `))
 }

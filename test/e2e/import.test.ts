@@ -6,7 +6,7 @@ import { block, changeOf, describeRun, Emulator, type HclValue, PROVIDER_BLOCKS,
 
 const KEYPAIR_NAME = 'e2e-import-key'
 
-// Every input the API returns (backend-api §4.6), set away from its default so that a lost one shows.
+// Every input the API returns (the import rules), set away from its default so that a lost one shows.
 const VM: Record<string, HclValue> = {
   ssh_and_console_user: 'importer.user',
   console_password: 'Imp0rtedPass',
@@ -64,7 +64,11 @@ describe('import', () => {
   test('terraform import of the keypair and the VM recovers every returnable input: the next plan is empty', async () => {
     const ws = await workspace(config(VM))
     await ws.init()
-    const { value: imported, mutations, orders } = await emulator.effectsOf(async () => [
+    const {
+      value: imported,
+      mutations,
+      orders,
+    } = await emulator.effectsOf(async () => [
       await ws.import('provider_lite_keypair.k', keypairId),
       await ws.import('provider_lite_vm.vm', vmId),
     ])

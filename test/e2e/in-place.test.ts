@@ -1,5 +1,5 @@
 // Real terraform against the emulator launcher: each in-place change of a Lite VM makes exactly the API
-// calls of backend-api §4.2 (request log, non-GET) and the orders it must (order counters), and nothing else;
+// calls the API contract lists for a VM update (request log, non-GET) and the orders it must (order counters), and nothing else;
 // the plan after each change is empty.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
@@ -218,5 +218,4 @@ describe('in-place changes of provider_lite_vm', () => {
       assert.equal(next.code, 0, `the plan after "${step.name}" is not empty: ${describeRun(next)}`)
     })
   }
-
 })

@@ -24,7 +24,9 @@ describe('a keypair name taken by a killed run (issue 15, case 6)', () => {
     await ws.write([PROVIDER_BLOCKS, block('resource', 'provider_lite_keypair', 'k', { name: 'left-behind' })].join('\n'))
     const run = await ws.apply()
     assert.equal(run.code, 1, describeRun(run))
-    const text = diagnostics(run.stdout + run.stderr).join('\n').replace(/\s+/g, ' ')
+    const text = diagnostics(run.stdout + run.stderr)
+      .join('\n')
+      .replace(/\s+/g, ' ')
     assert.match(text, new RegExp(`keypair ${left.keypair_id}`))
     assert.match(text, /private key was returned only once/)
     assert.match(text, new RegExp(`terraform import <address of this provider_lite_keypair> ${left.keypair_id}`))
@@ -39,7 +41,9 @@ describe('a keypair name taken by a killed run (issue 15, case 6)', () => {
     ws = await Workspace.create(em)
     const publicKey = generateEd25519('left@behind').publicKey
     const left = await em.api<{ keypair_id: number }>('POST', '/baremetals/keypairs/import', { name: 'metal-left', public_key: publicKey })
-    await ws.write([PROVIDER_BLOCKS, block('resource', 'provider_baremetal_keypair', 'm', { name: 'metal-left', public_key: publicKey })].join('\n'))
+    await ws.write(
+      [PROVIDER_BLOCKS, block('resource', 'provider_baremetal_keypair', 'm', { name: 'metal-left', public_key: publicKey })].join('\n'),
+    )
     const { value: run, mutations } = await em.effectsOf(() => ws.apply())
     assert.equal(run.code, 0, describeRun(run))
     assert.deepEqual(mutations, ['POST /v1/baremetals/keypairs/import'], 'one refused import, nothing else')

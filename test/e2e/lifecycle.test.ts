@@ -156,7 +156,11 @@ describe('drift and billing', () => {
 
     const warnings = diagnostics(applied.stdout + applied.stderr, 'Warning')
     const named = warnings.filter((w) => w.includes(String(order?.account_id)) && w.includes(String(order?.invoice_id)))
-    assert.equal(named.length, 1, `one warning names account ${order?.account_id} and invoice ${order?.invoice_id}:\n${describeRun(applied)}`)
+    assert.equal(
+      named.length,
+      1,
+      `one warning names account ${order?.account_id} and invoice ${order?.invoice_id}:\n${describeRun(applied)}`,
+    )
 
     const state = await ws.stateOf('provider_lite_vm.vm')
     assert.equal(state.id, String(order?.account_id))
@@ -170,30 +174,27 @@ describe('drift and billing', () => {
     assert.deepEqual(mutations, [])
   })
 
-  // backend-api §4.1 skips the rest of a create while its invoice is unpaid; the power state asked for
+  // Waiting for Active skips the rest of a create while its invoice is unpaid; the power state asked for
   // is remembered and applied by the first apply after payment.
-  test(
-    'a power_state given with an unpaid order is applied once the invoice is paid',
-    async () => {
-      const ws = await workspace()
-      await ws.write(keypairAndVm('e2e-unpaid-power-key', { pay_with_credit_card: false, vm_name: 'e2e-unpaid-pow', power_state: 'stop' }))
-      const created = await ws.apply()
-      assert.equal(created.code, 0, describeRun(created))
-      const id = String((await ws.stateOf('provider_lite_vm.vm')).id)
-      await emulator.control('POST', `/accounts/${id}/pay`)
-      const deadline = Date.now() + 10_000
-      while ((await emulator.account(id))?.status !== 'Active') {
-        assert.ok(Date.now() < deadline, `account ${id} did not become Active after payment`)
-        await new Promise((resolve) => setTimeout(resolve, 100))
-      }
-      const plan = await ws.plan()
-      assert.match(plan.stdout + plan.stderr, /left this resource unfinished/, 'the plan says what the apply will do')
-      const applied = await ws.apply()
-      assert.equal(applied.code, 0, describeRun(applied))
-      const details = await emulator.api<{ status: string }>('GET', `/lites/accounts/${id}/vm-details`)
-      assert.equal(details.status, 'stopped', 'the configuration asks for power_state "stop"')
-    },
-  )
+  test('a power_state given with an unpaid order is applied once the invoice is paid', async () => {
+    const ws = await workspace()
+    await ws.write(keypairAndVm('e2e-unpaid-power-key', { pay_with_credit_card: false, vm_name: 'e2e-unpaid-pow', power_state: 'stop' }))
+    const created = await ws.apply()
+    assert.equal(created.code, 0, describeRun(created))
+    const id = String((await ws.stateOf('provider_lite_vm.vm')).id)
+    await emulator.control('POST', `/accounts/${id}/pay`)
+    const deadline = Date.now() + 10_000
+    while ((await emulator.account(id))?.status !== 'Active') {
+      assert.ok(Date.now() < deadline, `account ${id} did not become Active after payment`)
+      await new Promise((resolve) => setTimeout(resolve, 100))
+    }
+    const plan = await ws.plan()
+    assert.match(plan.stdout + plan.stderr, /left this resource unfinished/, 'the plan says what the apply will do')
+    const applied = await ws.apply()
+    assert.equal(applied.code, 0, describeRun(applied))
+    const details = await emulator.api<{ status: string }>('GET', `/lites/accounts/${id}/vm-details`)
+    assert.equal(details.status, 'stopped', 'the configuration asks for power_state "stop"')
+  })
 
   test('fail_on_unfinished = true: an unpaid create exits 1 with the id kept; without untaint nothing is deleted or ordered; untaint, pay, apply finishes it with no second order', async () => {
     const ws = await workspace()
@@ -259,7 +260,14 @@ describe('drift and billing', () => {
     const ws = await workspace()
     const config = keypairAndVm('e2e-step-key', { vm_name: 'e2e-step-vm', disk_size: 40 })
     await ws.write(config)
-    await emulator.control('POST', '/faults', { method: 'PUT', path: '/lites/accounts/*/storage', mode: 'error', status: 409, count: 1, detail: 'storage pool busy' })
+    await emulator.control('POST', '/faults', {
+      method: 'PUT',
+      path: '/lites/accounts/*/storage',
+      mode: 'error',
+      status: 409,
+      count: 1,
+      detail: 'storage pool busy',
+    })
     const { value: applied, orders } = await emulator.effectsOf(() => ws.apply())
     assert.equal(applied.code, 1, `a create that failed after its order must not end as a success: ${describeRun(applied)}`)
     assert.deepEqual(
@@ -268,7 +276,7 @@ describe('drift and billing', () => {
     )
     const id = String(orders[0]?.account_id)
     const errors = diagnostics(applied.stdout + applied.stderr).join('\n')
-    assert.match(errors, new RegExp(`was ordered, but a later step of its create failed`))
+    assert.match(errors, /was ordered, but a later step of its create failed/)
     assert.match(errors, new RegExp(`${id}.*storage pool busy`, 's'), 'what was ordered and what failed')
     assert.match(errors, /terraform untaint/, 'what to do before the next apply')
     const state = await ws.stateOf('provider_lite_vm.vm')
@@ -289,7 +297,11 @@ describe('drift and billing', () => {
     await ws.ok(['untaint', 'provider_lite_vm.vm'])
     const { value: again, mutations, orders: more } = await emulator.effectsOf(() => ws.apply())
     assert.equal(again.code, 0, describeRun(again))
-    assert.deepEqual(more.map((o) => o.kind).filter((k) => k === 'lite.vm.create'), [], 'a second VM was ordered')
+    assert.deepEqual(
+      more.map((o) => o.kind).filter((k) => k === 'lite.vm.create'),
+      [],
+      'a second VM was ordered',
+    )
     assert.ok(mutations.includes(`PUT /v1/lites/accounts/${id}/storage`), mutations.join(', '))
     const finished = await ws.stateOf('provider_lite_vm.vm')
     assert.equal(String(finished.id), id)

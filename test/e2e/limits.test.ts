@@ -10,8 +10,22 @@ const PASSWORD = 'S3cretPass9'
 
 /** A valid configuration of each resource type a Limit applies to (literal ids: nothing is created). */
 const VALID: Record<string, Record<string, HclValue>> = {
-  provider_lite_vm: { ssh_and_console_user: USER, console_password: PASSWORD, product_id: 101, select_os: 'Ubuntu-22.04', keypair_id: 1, cycle: 'm' },
-  provider_lite_pro_vm: { ssh_and_console_user: USER, console_password: PASSWORD, product_id: 201, select_os: 'Ubuntu-22.04', keypair_id: 1, cycle: 'm' },
+  provider_lite_vm: {
+    ssh_and_console_user: USER,
+    console_password: PASSWORD,
+    product_id: 101,
+    select_os: 'Ubuntu-22.04',
+    keypair_id: 1,
+    cycle: 'm',
+  },
+  provider_lite_pro_vm: {
+    ssh_and_console_user: USER,
+    console_password: PASSWORD,
+    product_id: 201,
+    select_os: 'Ubuntu-22.04',
+    keypair_id: 1,
+    cycle: 'm',
+  },
   provider_lite_vm_from_snapshot: {
     snapshot_id: 1,
     product_id: 101,
@@ -40,7 +54,14 @@ interface Case {
 
 const c = (type: string, name: string, attribute: string, value: HclValue): Case => ({ type, name, attribute, value })
 const VMS = ['provider_lite_vm', 'provider_lite_pro_vm'] as const
-const LITE_TYPES = [...VMS, 'provider_lite_vm_from_snapshot', 'provider_lite_snapshot', 'provider_lite_pro_snapshot', 'provider_lite_disk', 'provider_lite_pro_disk']
+const LITE_TYPES = [
+  ...VMS,
+  'provider_lite_vm_from_snapshot',
+  'provider_lite_snapshot',
+  'provider_lite_pro_snapshot',
+  'provider_lite_disk',
+  'provider_lite_pro_disk',
+]
 const METAL_TYPES = ['provider_baremetal', 'provider_baremetal_additional_ip', 'provider_baremetal_elastic_storage']
 
 // Each row of the spec's Limits table, on every resource it applies to.
@@ -106,7 +127,11 @@ const BOUNDARIES: [string, string, Record<string, HclValue>][] = [
   ['provider_lite_pro_snapshot', 'max', { name: 'sixteen-chars-16' }],
   ['provider_lite_disk', 'min', { size: 60, service_name: 'six666' }],
   ['provider_lite_pro_disk', 'min', { size: 30, service_name: 'sixteen-chars-16' }],
-  ...['m', 'a', 'q', 's', 'b', 't', 'p4', 'p5'].map((cycle): [string, string, Record<string, HclValue>] => ['provider_lite_snapshot', `cycle_${cycle}`, { cycle }]),
+  ...['m', 'a', 'q', 's', 'b', 't', 'p4', 'p5'].map((cycle): [string, string, Record<string, HclValue>] => [
+    'provider_lite_snapshot',
+    `cycle_${cycle}`,
+    { cycle },
+  ]),
   ['provider_baremetal', 'on', { cycle: 'm', power_state: 'on' }],
   ['provider_baremetal', 'off', { cycle: 'a', power_state: 'off' }],
   ['provider_baremetal_additional_ip', 'annual', { cycle: 'a' }],
@@ -170,23 +195,28 @@ describe('every spec Limit is refused at plan, on every resource it applies to',
       assert.equal(run.code, 1, describeRun(run))
       assert.doesNotMatch(run.stdout, /Plan:|Creating|Apply complete/)
       // The summary names the attribute too, in Terraform's spelling.
-      assert.deepEqual(missingErrors(run.stderr, CASES, () => true), [], run.stderr)
+      assert.deepEqual(
+        missingErrors(run.stderr, CASES, () => true),
+        [],
+        run.stderr,
+      )
       // Exactly one error per broken value: a valid attribute is never blamed.
       assert.equal(diagnostics(run.stderr).length, CASES.length, run.stderr)
     }
   })
 
-  test(
-    'the Metal power_state errors name power_state in their text, not the Pulumi name powerState',
-    async () => {
-      const cases = CASES.filter(camelCaseInMessage)
-      await ws.write(caseConfig(cases))
-      const planned = await ws.plan()
-      assert.equal(planned.code, 1, describeRun(planned))
-      assert.deepEqual(missingErrors(planned.stderr, cases, () => true), [], planned.stderr)
-      assert.doesNotMatch(planned.stderr, /powerState/)
-    },
-  )
+  test('the Metal power_state errors name power_state in their text, not the Pulumi name powerState', async () => {
+    const cases = CASES.filter(camelCaseInMessage)
+    await ws.write(caseConfig(cases))
+    const planned = await ws.plan()
+    assert.equal(planned.code, 1, describeRun(planned))
+    assert.deepEqual(
+      missingErrors(planned.stderr, cases, () => true),
+      [],
+      planned.stderr,
+    )
+    assert.doesNotMatch(planned.stderr, /powerState/)
+  })
 
   test('the boundary values the spec allows are accepted: the plan creates every resource, with no API call', async () => {
     const blocks = BOUNDARIES.map(([type, name, values]) => block('resource', type, name, { ...VALID[type], ...values }))
@@ -206,14 +236,26 @@ describe('shrinking a grow-only field is refused at plan', () => {
     'provider_lite_keypair.k': ['provider_lite_keypair', { name: 'e2e-limits' }],
     'provider_lite_pro_keypair.k': ['provider_lite_pro_keypair', { name: 'e2e-limits-pro' }],
     'provider_baremetal_keypair.k': ['provider_baremetal_keypair', { name: 'e2e-limits-metal' }],
-    'provider_lite_vm.vm': ['provider_lite_vm', { ...VALID.provider_lite_vm, keypair_id: ref('provider_lite_keypair.k.keypair_id'), disk_size: 20 }],
+    'provider_lite_vm.vm': [
+      'provider_lite_vm',
+      { ...VALID.provider_lite_vm, keypair_id: ref('provider_lite_keypair.k.keypair_id'), disk_size: 20 },
+    ],
     'provider_lite_pro_vm.vm': [
       'provider_lite_pro_vm',
       { ...VALID.provider_lite_pro_vm, keypair_id: ref('provider_lite_pro_keypair.k.keypair_id'), disk_size: 50 },
     ],
-    'provider_lite_disk.d': ['provider_lite_disk', { ...VALID.provider_lite_disk, lite_account_id: ref('provider_lite_vm.vm.id'), size: 70 }],
-    'provider_lite_pro_disk.d': ['provider_lite_pro_disk', { ...VALID.provider_lite_pro_disk, lite_account_id: ref('provider_lite_pro_vm.vm.id'), size: 40 }],
-    'provider_baremetal.m': ['provider_baremetal', { ...VALID.provider_baremetal, keypair_id: ref('provider_baremetal_keypair.k.keypair_id') }],
+    'provider_lite_disk.d': [
+      'provider_lite_disk',
+      { ...VALID.provider_lite_disk, lite_account_id: ref('provider_lite_vm.vm.id'), size: 70 },
+    ],
+    'provider_lite_pro_disk.d': [
+      'provider_lite_pro_disk',
+      { ...VALID.provider_lite_pro_disk, lite_account_id: ref('provider_lite_pro_vm.vm.id'), size: 40 },
+    ],
+    'provider_baremetal.m': [
+      'provider_baremetal',
+      { ...VALID.provider_baremetal, keypair_id: ref('provider_baremetal_keypair.k.keypair_id') },
+    ],
     'provider_baremetal_elastic_storage.vol': [
       'provider_baremetal_elastic_storage',
       { ...VALID.provider_baremetal_elastic_storage, metal_account_id: ref('provider_baremetal.m.id'), size: 100 },
@@ -222,7 +264,9 @@ describe('shrinking a grow-only field is refused at plan', () => {
   const config = (changes: Record<string, Record<string, HclValue>> = {}) =>
     [
       PROVIDER_BLOCKS,
-      ...Object.entries(resources).map(([address, [type, values]]) => block('resource', type, address.split('.')[1] ?? '', { ...values, ...changes[address] })),
+      ...Object.entries(resources).map(([address, [type, values]]) =>
+        block('resource', type, address.split('.')[1] ?? '', { ...values, ...changes[address] }),
+      ),
     ].join('\n')
 
   /** Each grow-only field, the value it was created with (the product's base for the VMs), and a smaller one. */

@@ -16,9 +16,11 @@ const VM: Record<string, HclValue> = {
 }
 
 function config(vm: Record<string, HclValue>): string {
-  return [PROVIDER_BLOCKS, block('resource', 'provider_lite_keypair', 'k', { name: 'e2e-plan-checks' }), block('resource', 'provider_lite_vm', 'vm', vm)].join(
-    '\n',
-  )
+  return [
+    PROVIDER_BLOCKS,
+    block('resource', 'provider_lite_keypair', 'k', { name: 'e2e-plan-checks' }),
+    block('resource', 'provider_lite_vm', 'vm', vm),
+  ].join('\n')
 }
 
 describe('plan-time decisions on provider_lite_vm', () => {
@@ -94,7 +96,7 @@ describe('plan-time decisions on provider_lite_vm', () => {
     test(`changing ${field} plans a replacement`, () => assertReplaced({ ...VM, [field]: value }, field))
   }
 
-  // promocode cannot be read back (backend-api §4.6), so by the core's import rule a promocode set where
+  // promocode cannot be read back (the import rules), so by the core's import rule a promocode set where
   // state has none is only recorded; a changed promocode replaces the VM like every create-only input.
   test('setting promocode on a VM that has none records it, with no API call and no order', async () => {
     await ws.write(config({ ...VM, promocode: 'PROMO10' }))
@@ -149,9 +151,7 @@ describe('every spec Limit of provider_lite_vm is refused at plan', () => {
     assert.deepEqual(orders, [])
 
     const errors = diagnostics(applied.stderr)
-    const expected = Object.entries(invalid).flatMap(([name, broken]) =>
-      Object.keys(broken).map((attribute) => ({ name, attribute })),
-    )
+    const expected = Object.entries(invalid).flatMap(([name, broken]) => Object.keys(broken).map((attribute) => ({ name, attribute })))
     for (const { name, attribute } of expected) {
       const found = errors.filter(
         (error) =>

@@ -56,7 +56,9 @@ describe('release artifacts', () => {
     const zips = PLATFORMS.map((p) => `${TF}_${version}_${p}.zip`)
     const manifest = `${TF}_${version}_manifest.json`
     assert.deepEqual(JSON.parse(readFileSync(join(RELEASE, manifest), 'utf8')), { version: 1, metadata: { protocol_versions: ['6.0'] } })
-    const sums = readFileSync(join(RELEASE, `${TF}_${version}_SHA256SUMS`), 'utf8').trim().split('\n')
+    const sums = readFileSync(join(RELEASE, `${TF}_${version}_SHA256SUMS`), 'utf8')
+      .trim()
+      .split('\n')
     assert.deepEqual(sums.map((line) => line.split('  ')[1]).sort(), [...zips, manifest].sort())
     for (const line of sums) {
       const [sum, name] = line.split('  ') as [string, string]
@@ -65,7 +67,10 @@ describe('release artifacts', () => {
     for (const platform of PLATFORMS) {
       const exe = `${TF}_v${version}${platform.startsWith('windows') ? '.exe' : ''}`
       const expected = platform === 'darwin_arm64' ? [exe, 'provider.cjs'] : [exe]
-      assert.deepEqual(zipEntries(join(RELEASE, `${TF}_${version}_${platform}.zip`)), ['LICENSE', 'THIRD_PARTY_NOTICES.md', ...expected].sort())
+      assert.deepEqual(
+        zipEntries(join(RELEASE, `${TF}_${version}_${platform}.zip`)),
+        ['LICENSE', 'THIRD_PARTY_NOTICES.md', ...expected].sort(),
+      )
     }
   })
 
@@ -78,10 +83,14 @@ describe('release artifacts', () => {
       const expected = platform === 'darwin_arm64' ? [exe, 'provider.cjs'] : [exe]
       assert.deepEqual(entries, ['LICENSE', 'THIRD_PARTY_NOTICES.md', 'schema.json', ...expected].sort(), platform)
     }
-    const notices = execFileSync('tar', ['-xzOf', join(RELEASE, `pulumi-resource-provider-v${version}-linux-amd64.tar.gz`), 'THIRD_PARTY_NOTICES.md'], {
-      encoding: 'utf8',
-      maxBuffer: 64 << 20,
-    })
+    const notices = execFileSync(
+      'tar',
+      ['-xzOf', join(RELEASE, `pulumi-resource-provider-v${version}-linux-amd64.tar.gz`), 'THIRD_PARTY_NOTICES.md'],
+      {
+        encoding: 'utf8',
+        maxBuffer: 64 << 20,
+      },
+    )
     for (const bundled of ['@pulumi/pulumi', 'google-protobuf', 'Node.js']) assert.match(notices, new RegExp(`^## ${bundled} `, 'm'))
     assert.match(notices, /Apache License\s+Version 2\.0, January 2004/)
   })
@@ -106,7 +115,10 @@ describe('single executables on linux_amd64 without Node.js', () => {
       execFileSync('unzip', ['-q', join(RELEASE, `${TF}_${version}_linux_amd64.zip`), '-d', dir])
       // Without Terraform's cookie the provider refuses to serve and exits; the loader has spoken by then.
       const stderr = await new Promise<string>((resolve, reject) => {
-        const child = spawn(join(dir, `${TF}_v${version}`), [], { env: { PATH: path, PROVIDER_TRACE_STARTUP: '1' }, stdio: ['ignore', 'ignore', 'pipe'] })
+        const child = spawn(join(dir, `${TF}_v${version}`), [], {
+          env: { PATH: path, PROVIDER_TRACE_STARTUP: '1' },
+          stdio: ['ignore', 'ignore', 'pipe'],
+        })
         let text = ''
         child.stderr.on('data', (chunk: Buffer) => {
           text += chunk.toString()
@@ -182,7 +194,11 @@ describe('single executables on linux_amd64 without Node.js', () => {
       const ws = await Workspace.create(emulator, cliConfig)
       await ws.write([PROVIDER_BLOCKS, block('resource', 'provider_lite_keypair', 'k', { name: 'release-served' })].join('\n'))
       const env = { PATH: path, HOME: home, TF_REATTACH_PROVIDERS: reattach }
-      for (const args of [['apply', '-auto-approve'], ['plan', '-detailed-exitcode'], ['destroy', '-auto-approve']]) {
+      for (const args of [
+        ['apply', '-auto-approve'],
+        ['plan', '-detailed-exitcode'],
+        ['destroy', '-auto-approve'],
+      ]) {
         const run = await ws.run([...args, '-input=false'], { env })
         assert.equal(run.code, 0, describeRun(run))
       }

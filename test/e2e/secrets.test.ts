@@ -26,9 +26,10 @@ function config(vm: Record<string, HclValue>, provider = PROVIDER_BLOCKS): strin
 }
 
 /** The API key given as a sensitive variable in the provider block instead of the environment. */
-const PROVIDER_WITH_KEY_ATTRIBUTE = PROVIDER_BLOCKS.replace('poll_interval = "100ms"', 'poll_interval = "100ms"\n  api_key       = var.api_key').concat(
-  '\nvariable "api_key" {\n  type      = string\n  sensitive = true\n}\n',
-)
+const PROVIDER_WITH_KEY_ATTRIBUTE = PROVIDER_BLOCKS.replace(
+  'poll_interval = "100ms"',
+  'poll_interval = "100ms"\n  api_key       = var.api_key',
+).concat('\nvariable "api_key" {\n  type      = string\n  sensitive = true\n}\n')
 
 const SENSITIVE = ['console_password', 'cipassword', 'raw', 'private_key']
 
@@ -78,7 +79,8 @@ describe('secrets', () => {
 
     // The rendered state shows every secret as (sensitive value), values now known.
     const shown = await ws.ok(['show', '-no-color'])
-    for (const name of SENSITIVE) assert.match(shown.stdout, new RegExp(`^\\s*${name}\\s+= \\(sensitive value\\)$`, 'm'), `${name} in terraform show`)
+    for (const name of SENSITIVE)
+      assert.match(shown.stdout, new RegExp(`^\\s*${name}\\s+= \\(sensitive value\\)$`, 'm'), `${name} in terraform show`)
 
     // A plan that refreshes everything and changes the VM, with the key given as a provider attribute.
     await ws.write(config({ vm_name: 'e2e-secrets-2' }, PROVIDER_WITH_KEY_ATTRIBUTE))

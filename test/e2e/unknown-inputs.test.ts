@@ -18,7 +18,8 @@ const VM: Record<string, HclValue> = {
 
 function config(productId: HclValue, diskSize: HclValue, source?: { product: number; disk: number }): string {
   const blocks = [PROVIDER_BLOCKS, block('resource', 'provider_lite_keypair', 'k', { name: 'e2e-unknown-key' })]
-  if (source) blocks.push(block('resource', 'terraform_data', 'sizes', { input: ref(`{ product = ${source.product}, disk = ${source.disk} }`) }))
+  if (source)
+    blocks.push(block('resource', 'terraform_data', 'sizes', { input: ref(`{ product = ${source.product}, disk = ${source.disk} }`) }))
   blocks.push(block('resource', 'provider_lite_vm', 'vm', { ...VM, product_id: productId, disk_size: diskSize }))
   return blocks.join('\n')
 }

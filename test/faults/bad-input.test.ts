@@ -39,7 +39,9 @@ const VALID_NUMBERS: readonly number[] = [1, 60, 100, 101]
 
 const settable = (a: Attribute) => a.required === true || a.optional === true
 const oneOfValues = (a: Attribute) =>
-  (a.validate ?? []).flatMap((v) => (v.rule.startsWith('one of ') ? [...v.rule.matchAll(/"([^"]*)"|(\d+)/g)].map((m) => m[1] ?? Number(m[2])) : []))
+  (a.validate ?? []).flatMap((v) =>
+    v.rule.startsWith('one of ') ? [...v.rule.matchAll(/"([^"]*)"|(\d+)/g)].map((m) => m[1] ?? Number(m[2])) : [],
+  )
 
 function validValue(a: Attribute): Value | undefined {
   const passes = (v: unknown) => (a.validate ?? []).every((x) => x.check(v) === null)
@@ -103,7 +105,8 @@ function roundConfig(round: number | 'types' | 'unknown'): { text: string; expec
     const byField = new Map<string, Case[]>()
     for (const c of target.cases) if (c.typeError === (round === 'types')) byField.set(c.field, [...(byField.get(c.field) ?? []), c])
     if (round === 'unknown') {
-      for (const [name, attribute] of Object.entries(target.attributes)) if (settable(attribute)) values[toSnake(name)] = 'terraform_data.u.output'
+      for (const [name, attribute] of Object.entries(target.attributes))
+        if (settable(attribute)) values[toSnake(name)] = 'terraform_data.u.output'
       bad = 1
     } else {
       for (const [field, list] of byField) {
@@ -128,7 +131,11 @@ function roundConfig(round: number | 'types' | 'unknown'): { text: string; expec
 }
 
 const flat = (text: string) => text.replace(/\s+/g, ' ')
-const ROUNDS = Math.max(...TARGETS.flatMap((t) => [...new Set(t.cases.map((c) => c.field))].map((f) => t.cases.filter((c) => c.field === f && !c.typeError).length)))
+const ROUNDS = Math.max(
+  ...TARGETS.flatMap((t) =>
+    [...new Set(t.cases.map((c) => c.field))].map((f) => t.cases.filter((c) => c.field === f && !c.typeError).length),
+  ),
+)
 
 const report = new Report('bad-input')
 const tally = new Map<string, { tried: number; rejected: number; apiCalls: number }>()
@@ -191,26 +198,35 @@ describe('bad input is refused at plan and Check with the field and the rule, wi
     }
   })
 
-  test('Pulumi Check / Invoke / Diff: every case names its property and rule; unknowns pass; no API call', { timeout: 60_000 }, async () => {
+  test('Pulumi Check / Invoke / Diff: every case names its property and rule; unknowns pass; no API call', {
+    timeout: 60_000,
+  }, async () => {
     const engine = await startFakeEngine()
     const plugin = await Plugin.launch(engine.address)
     try {
       await plugin.configure({ apiKey: emulator.apiKey, baseUrl: emulator.baseUrl, pollInterval: '100ms' })
       const seq = await emulator.lastSeq()
       for (const target of TARGETS) {
-        const camel = (values: Record<string, Value>) => Object.fromEntries(Object.entries(values).map(([k, v]) => [toCamel(k), v])) as WireMap
+        const camel = (values: Record<string, Value>) =>
+          Object.fromEntries(Object.entries(values).map(([k, v]) => [toCamel(k), v])) as WireMap
         const token = target.kind === 'data' ? `provider:index:${toCamel(target.name)}` : `provider:index:${toPascal(target.name)}`
         const urn = urnOf(token, 'bad')
         for (const c of target.cases) {
           const news = { ...camel(target.valid), [toCamel(c.field)]: c.value } as WireMap
           const failures = target.kind === 'data' ? (await plugin.invoke(token, news)).failures : (await plugin.check(urn, news)).failures
           const rule = c.typeError ? /must be|a string|whole number|true or false/ : null
-          const found = failures.some((f) => f.property === toCamel(c.field) && (rule ? rule.test(f.reason) : flat(f.reason).includes(flat(c.rule))))
+          const found = failures.some(
+            (f) => f.property === toCamel(c.field) && (rule ? rule.test(f.reason) : flat(f.reason).includes(flat(c.rule))),
+          )
           count('pulumi', token, found)
           assert.ok(found, `${token} ${c.field}=${JSON.stringify(c.value)}: ${JSON.stringify(failures)}`)
         }
         if (target.kind === 'resource') {
-          const unknown = Object.fromEntries(Object.entries(target.attributes).filter(([, a]) => settable(a)).map(([k]) => [toCamel(k), UNKNOWN_WIRE]))
+          const unknown = Object.fromEntries(
+            Object.entries(target.attributes)
+              .filter(([, a]) => settable(a))
+              .map(([k]) => [toCamel(k), UNKNOWN_WIRE]),
+          )
           const { failures } = await plugin.check(urn, unknown)
           assert.deepEqual(failures, [], `${token}: unknown inputs wait until known`)
         }
@@ -252,25 +268,65 @@ interface CatalogCase {
 
 const ruleIn = (rule: string, spell: (name: string) => string) => rule.replace(/\{(\w+)\}/g, (_, name: string) => spell(name))
 
-const VM = { ssh_and_console_user: 'deployer', console_password: 'S3cretPass9', product_id: 101, select_os: 'Ubuntu-22.04', keypair_id: 1, cycle: 'm' }
+const VM = {
+  ssh_and_console_user: 'deployer',
+  console_password: 'S3cretPass9',
+  product_id: 101,
+  select_os: 'Ubuntu-22.04',
+  keypair_id: 1,
+  cycle: 'm',
+}
 const METAL = { product_id: 301, cycle: 'm', keypair_id: 1, label: 'bad-catalog' }
 const CATALOG_CASES: readonly CatalogCase[] = [
   { type: 'lite_vm', config: { ...VM, product_id: 999 }, field: 'product_id', rule: 'must be a product of {lite_products}' },
   { type: 'lite_vm', config: { ...VM, select_os: 'Windows-11' }, field: 'select_os', rule: 'must be an OS of product 101' },
-  { type: 'lite_pro_vm', config: { ...VM, product_id: 201, select_os: 'ubuntu-99' }, field: 'select_os', rule: 'must be an OS of product 201' },
+  {
+    type: 'lite_pro_vm',
+    config: { ...VM, product_id: 201, select_os: 'ubuntu-99' },
+    field: 'select_os',
+    rule: 'must be an OS of product 201',
+  },
   {
     type: 'lite_vm_from_snapshot',
-    config: { snapshot_id: 1, product_id: 999, cycle: 'm', keypair_id: 1, name: 'restored1', ssh_and_console_user: 'deployer', console_password: 'S3cretPass9' },
+    config: {
+      snapshot_id: 1,
+      product_id: 999,
+      cycle: 'm',
+      keypair_id: 1,
+      name: 'restored1',
+      ssh_and_console_user: 'deployer',
+      console_password: 'S3cretPass9',
+    },
     field: 'product_id',
     rule: 'must be a product of {lite_products}',
   },
-  { type: 'lite_disk', config: { product_id: 60, cycle: 'm', lite_account_id: 1, size: 2001 }, field: 'size', rule: 'must be at most 2000 GB for product 60' },
-  { type: 'lite_disk', config: { product_id: 999, cycle: 'm', lite_account_id: 1 }, field: 'product_id', rule: 'must be a product of {lite_disk_products}' },
+  {
+    type: 'lite_disk',
+    config: { product_id: 60, cycle: 'm', lite_account_id: 1, size: 2001 },
+    field: 'size',
+    rule: 'must be at most 2000 GB for product 60',
+  },
+  {
+    type: 'lite_disk',
+    config: { product_id: 999, cycle: 'm', lite_account_id: 1 },
+    field: 'product_id',
+    rule: 'must be a product of {lite_disk_products}',
+  },
   { type: 'baremetal', config: { ...METAL, product_id: 303 }, field: 'product_id', rule: 'out of stock' },
   { type: 'baremetal', config: { ...METAL, product_id: 999 }, field: 'product_id', rule: 'must be a product of {baremetal_products}' },
   { type: 'baremetal', config: { ...METAL, select_os: 'ubuntu-99' }, field: 'select_os', rule: 'must be an OS of product 301' },
-  { type: 'baremetal_additional_ip', config: { product_id: 401, cycle: 'm', region: 'mars-1' }, field: 'region', rule: 'must be one of the regions "wjv-1"' },
-  { type: 'baremetal_additional_ip', config: { product_id: 999, cycle: 'm' }, field: 'product_id', rule: 'must be a product of {baremetal_additional_ip_products}' },
+  {
+    type: 'baremetal_additional_ip',
+    config: { product_id: 401, cycle: 'm', region: 'mars-1' },
+    field: 'region',
+    rule: 'must be one of the regions "wjv-1"',
+  },
+  {
+    type: 'baremetal_additional_ip',
+    config: { product_id: 999, cycle: 'm' },
+    field: 'product_id',
+    rule: 'must be a product of {baremetal_additional_ip_products}',
+  },
   {
     type: 'baremetal_additional_ip_assignment',
     config: { additional_ip_id: 999999, metal_account_id: 999998 },

@@ -38,7 +38,8 @@ export async function stateIds(dir: string): Promise<Set<string>> {
 
 /** Each cell is a new service (the emulator is reset, ids restart): its state and order journal go too. */
 async function clearDirectory(dir: string): Promise<void> {
-  for (const name of ['terraform.tfstate', 'terraform.tfstate.backup', '.terraform.tfstate.lock.info']) await rm(join(dir, name), { force: true })
+  for (const name of ['terraform.tfstate', 'terraform.tfstate.backup', '.terraform.tfstate.lock.info'])
+    await rm(join(dir, name), { force: true })
   await rm(join(dir, '.terraform', 'provider-orders'), { recursive: true, force: true })
 }
 
@@ -119,7 +120,12 @@ async function faultedRun(lane: Lane, op: Operation, fault: Fault, seen: number)
     orphanExitMs = await exitOf(provider)
   }
   const run = await running.done
-  const note = orphanExitMs === undefined ? '' : orphanExitMs < 0 ? 'the orphaned provider kept running' : `orphaned provider exited after ${orphanExitMs} ms`
+  const note =
+    orphanExitMs === undefined
+      ? ''
+      : orphanExitMs < 0
+        ? 'the orphaned provider kept running'
+        : `orphaned provider exited after ${orphanExitMs} ms`
   return { run, note, ...(orphanExitMs === undefined ? {} : { orphanExitMs }) }
 }
 
@@ -129,7 +135,12 @@ export async function rerun({ em, ws }: Lane, seen: number) {
   const final = await ws.plan()
   const orders = (await em.orders()).orders.slice(seen)
   const managed = await stateIds(ws.dir)
-  const lost = await lostIds(em, orders.map((o) => o.account_id), managed, '')
+  const lost = await lostIds(
+    em,
+    orders.map((o) => o.account_id),
+    managed,
+    '',
+  )
   return { again, final, managed, lost, placed: byKind(orders) }
 }
 

@@ -1,7 +1,9 @@
 // The fault matrix: every order-placing operation (what it needs beforehand, its inputs, its order
 // request and the account read its wait polls) and every fault (how it is injected or triggered).
-// Must not: drive a front end; terraform-cells.ts and pulumi-cells.ts run the cells.
+// The operations and one-shot actions are each resource's fault cells, read from its fixture.
+// Must not: drive a front end (terraform-cells.ts and pulumi-cells.ts run the cells), or name a resource.
 import type { Emulator } from '../e2e/harness.js'
+import { fixtures } from '../fixtures/index.js'
 
 /** Inputs in canonical snake_case; the Pulumi runner derives camelCase. */
 export type Inputs = Record<string, string | number | boolean>
@@ -10,7 +12,7 @@ export type Ids = Record<string, number>
 export interface Operation {
   readonly key: string
   readonly title: string
-  /** The order kind of §5.5 this operation places once. */
+  /** The order kind (as the order counters name it) this operation places once. */
   readonly kind: string
   /** The orders a re-run places when the account is gone: a create of the same resource (and what it then needs). */
   readonly recreateKinds: readonly string[]
@@ -20,7 +22,7 @@ export interface Operation {
   readonly order: { readonly method: string; readonly path: string }
   /** The account read the wait polls. */
   readonly poll: string
-  /** GETs of the poll path the operation makes before it orders (the re-read of §4.2 step 4, §4.3, §4.4). */
+  /** GETs of the poll path the operation makes before it orders (such as the re-read of a Lite VM's disk size before its upgrade). */
   readonly preReads: number
   readonly timeout: 'create' | 'update'
   /** Creates what the operation needs through the API, Active at once; answers the ids the inputs use. */
@@ -34,13 +36,13 @@ export interface Operation {
 export interface Fault {
   readonly key: string
   readonly title: string
-  /** Fault rules installed before the faulted run (§5.4). */
+  /** Fault rules installed before the faulted run (the emulator's fault rules). */
   rules?(op: Operation): Record<string, unknown>[]
   /** Something the test does once the order was placed (it watches the order counters). */
   readonly trigger?: 'terminate' | 'interrupt' | 'sigterm' | 'kill-engine' | 'kill-provider'
   /** The provider's request_timeout in the faulted run. */
   readonly requestTimeout?: string
-  /** Emulate a service without the Idempotency-Key extension (backend-api §6 point 4). */
+  /** Emulate a service without the Idempotency-Key extension (an open point of the API contract). */
   readonly ignoresKeys?: boolean
   /** The operation's timeout in the faulted run. */
   readonly timeout?: string
@@ -50,277 +52,8 @@ export interface Fault {
 /** Most cells: a short provisioning delay keeps waits brief but real. */
 export const SHORT_DELAY_MS = 200
 
-const VM_PASSWORD = 'S3cretPass9'
-
-async function keypair(em: Emulator, pool: string, name: string): Promise<number> {
-  const created = await em.api<{ keypair_id: number | string }>('POST', `${pool}/keypairs/`, { name })
-  return Number(created.keypair_id)
-}
-
-/** Places an order through the API and forces the account Active (§5.3), so setups never wait. */
-async function ordered(em: Emulator, path: string, body: Record<string, unknown>): Promise<number> {
-  const order = await em.api<{ account_id: string }>('POST', path, body)
-  await em.control('POST', `/accounts/${order.account_id}/status`, { status: 'Active' })
-  return Number(order.account_id)
-}
-
-function vmBody(keypairId: number, productId: number, name: string) {
-  return {
-    product_id: productId,
-    cycle: 'm',
-    select_os: 'Ubuntu-22.04',
-    keypair_id: keypairId,
-    ssh_and_console_user: 'deployer',
-    console_password: VM_PASSWORD,
-    vm_name: name,
-  }
-}
-
-function vmInputs(keypairId: number, productId: number, name: string): Inputs {
-  return { ...vmBody(keypairId, productId, name) }
-}
-
-async function liteVm(em: Emulator): Promise<Ids> {
-  const kp = await keypair(em, '/lites', 'fault-lite-key')
-  const vm = await ordered(em, '/lites', vmBody(kp, 101, 'fault-base-vm'))
-  return { kp, vm }
-}
-
-async function metalServer(em: Emulator): Promise<Ids> {
-  const kp = await keypair(em, '/baremetals', 'fault-metal-key')
-  const server = await ordered(em, '/baremetals', { product_id: 301, cycle: 'm', keypair_id: kp, label: 'fault-base-server' })
-  return { kp, server }
-}
-
-const storageInputs = (ids: Ids, size = 100, productId = 501): Inputs => ({
-  product_id: productId,
-  cycle: 'm',
-  storage_name: 'fault-volume',
-  metal_account_id: ids.server ?? 0,
-  size,
-})
-
-export const OPERATIONS: readonly Operation[] = [
-  {
-    key: 'lite-vm-create',
-    title: 'Lite VM create',
-    kind: 'lite.vm.create',
-    recreateKinds: ['lite.vm.create'],
-    resource: 'lite_vm',
-    order: { method: 'POST', path: '/lites' },
-    poll: '/lites/accounts/*',
-    preReads: 0,
-    timeout: 'create',
-    setup: async (em) => ({ kp: await keypair(em, '/lites', 'fault-lite-key') }),
-    inputs: (ids) => vmInputs(ids.kp ?? 0, 101, 'fault-vm-one'),
-  },
-  {
-    key: 'pro-vm-create',
-    title: 'Lite Pro VM create',
-    kind: 'lite_pro.vm.create',
-    recreateKinds: ['lite_pro.vm.create'],
-    resource: 'lite_pro_vm',
-    order: { method: 'POST', path: '/lite-pros' },
-    poll: '/lite-pros/accounts/*',
-    preReads: 0,
-    timeout: 'create',
-    setup: async (em) => ({ kp: await keypair(em, '/lite-pros', 'fault-pro-key') }),
-    inputs: (ids) => vmInputs(ids.kp ?? 0, 201, 'fault-pro-one'),
-  },
-  {
-    key: 'vm-change-package',
-    title: 'VM change-package',
-    kind: 'lite.vm.change_package',
-    recreateKinds: ['lite.vm.create'],
-    resource: 'lite_vm',
-    order: { method: 'POST', path: '/lites/accounts/*/change-package' },
-    poll: '/lites/accounts/*',
-    preReads: 0,
-    timeout: 'update',
-    setup: liteVm,
-    inputs: (ids) => vmInputs(ids.kp ?? 0, 101, 'fault-base-vm'),
-    existing: (ids) => ids.vm ?? 0,
-    change: { product_id: 102 },
-  },
-  {
-    key: 'vm-storage',
-    title: 'VM storage upgrade',
-    kind: 'lite.vm.storage',
-    // A new VM with disk_size above its base orders the storage too (§4.2 create).
-    recreateKinds: ['lite.vm.create', 'lite.vm.storage'],
-    resource: 'lite_vm',
-    order: { method: 'PUT', path: '/lites/accounts/*/storage' },
-    poll: '/lites/accounts/*',
-    preReads: 1,
-    timeout: 'update',
-    setup: liteVm,
-    inputs: (ids) => vmInputs(ids.kp ?? 0, 101, 'fault-base-vm'),
-    existing: (ids) => ids.vm ?? 0,
-    change: { disk_size: 60 },
-  },
-  {
-    key: 'vm-migrate',
-    title: 'Lite VM migrate to Pro',
-    kind: 'lite.vm.migrate',
-    recreateKinds: ['lite.vm.create'],
-    resource: 'lite_vm',
-    order: { method: 'POST', path: '/lites/accounts/*/migrate-to-pro' },
-    poll: '/lite-pros/accounts/*',
-    preReads: 0,
-    timeout: 'update',
-    setup: liteVm,
-    inputs: (ids) => vmInputs(ids.kp ?? 0, 101, 'fault-base-vm'),
-    existing: (ids) => ids.vm ?? 0,
-    change: { migrate_to_pro: '201' },
-  },
-  {
-    key: 'snapshot-create',
-    title: 'Snapshot create',
-    kind: 'lite.snapshot.create',
-    recreateKinds: ['lite.snapshot.create'],
-    resource: 'lite_snapshot',
-    order: { method: 'POST', path: '/lites/accounts/*/snapshot' },
-    poll: '/lites/snapshots/accounts/*',
-    preReads: 0,
-    timeout: 'create',
-    setup: liteVm,
-    inputs: (ids) => ({ lite_account_id: ids.vm ?? 0, cycle: 'm', name: 'fault-snap-one' }),
-  },
-  {
-    key: 'restore-vm',
-    title: 'Restore VM from snapshot',
-    kind: 'lite.snapshot.restore_vm',
-    recreateKinds: ['lite.snapshot.restore_vm'],
-    resource: 'lite_vm_from_snapshot',
-    order: { method: 'POST', path: '/lites/snapshots/accounts/*/create' },
-    poll: '/lites/accounts/*',
-    preReads: 0,
-    timeout: 'create',
-    async setup(em) {
-      const ids = await liteVm(em)
-      const snapshot = await ordered(em, `/lites/accounts/${ids.vm}/snapshot`, { cycle: 'm', name: 'fault-base-snap' })
-      return { ...ids, snapshot }
-    },
-    inputs: (ids) => ({
-      snapshot_id: ids.snapshot ?? 0,
-      product_id: 101,
-      cycle: 'm',
-      keypair_id: ids.kp ?? 0,
-      name: 'fault-restored',
-      ssh_and_console_user: 'deployer',
-      console_password: VM_PASSWORD,
-    }),
-  },
-  {
-    key: 'disk-create',
-    title: 'Disk create',
-    kind: 'lite.disk.create',
-    recreateKinds: ['lite.disk.create'],
-    resource: 'lite_disk',
-    order: { method: 'POST', path: '/lites/disks' },
-    poll: '/lites/disks/accounts/*',
-    preReads: 0,
-    timeout: 'create',
-    setup: liteVm,
-    inputs: (ids) => ({ product_id: 60, cycle: 'm', lite_account_id: ids.vm ?? 0 }),
-  },
-  {
-    key: 'disk-upgrade',
-    title: 'Disk upgrade',
-    kind: 'lite.disk.upgrade',
-    recreateKinds: ['lite.disk.create'],
-    resource: 'lite_disk',
-    order: { method: 'PUT', path: '/lites/disks/accounts/*' },
-    poll: '/lites/disks/accounts/*',
-    preReads: 1,
-    timeout: 'update',
-    async setup(em) {
-      const ids = await liteVm(em)
-      const disk = await ordered(em, '/lites/disks', { product_id: 60, cycle: 'm', lite_account_id: ids.vm, size: 60 })
-      return { ...ids, disk }
-    },
-    inputs: (ids) => ({ product_id: 60, cycle: 'm', lite_account_id: ids.vm ?? 0, size: 60 }),
-    existing: (ids) => ids.disk ?? 0,
-    change: { size: 80 },
-  },
-  {
-    key: 'metal-create',
-    title: 'Metal server create',
-    kind: 'baremetal.create',
-    recreateKinds: ['baremetal.create'],
-    resource: 'baremetal',
-    order: { method: 'POST', path: '/baremetals' },
-    poll: '/baremetals/accounts/*',
-    preReads: 0,
-    timeout: 'create',
-    setup: async (em) => ({ kp: await keypair(em, '/baremetals', 'fault-metal-key') }),
-    inputs: (ids) => ({ product_id: 301, cycle: 'm', keypair_id: ids.kp ?? 0, label: 'fault-metal' }),
-  },
-  {
-    key: 'ip-create',
-    title: 'Additional IP create',
-    kind: 'additional_ip.create',
-    recreateKinds: ['additional_ip.create'],
-    resource: 'baremetal_additional_ip',
-    order: { method: 'POST', path: '/baremetal-additional-ips' },
-    poll: '/baremetal-additional-ips/*',
-    preReads: 0,
-    timeout: 'create',
-    setup: async () => ({}),
-    inputs: () => ({ product_id: 401, cycle: 'm' }),
-  },
-  {
-    key: 'elastic-create',
-    title: 'Elastic storage create',
-    kind: 'elastic_storage.create',
-    recreateKinds: ['elastic_storage.create'],
-    resource: 'baremetal_elastic_storage',
-    order: { method: 'POST', path: '/baremetal-elastic-storages' },
-    poll: '/baremetal-elastic-storages/*',
-    preReads: 0,
-    timeout: 'create',
-    setup: metalServer,
-    inputs: (ids) => storageInputs(ids),
-  },
-  {
-    key: 'elastic-resize',
-    title: 'Elastic resize',
-    kind: 'elastic_storage.resize',
-    recreateKinds: ['elastic_storage.create'],
-    resource: 'baremetal_elastic_storage',
-    order: { method: 'PUT', path: '/baremetal-elastic-storages/*' },
-    poll: '/baremetal-elastic-storages/*',
-    preReads: 1,
-    timeout: 'update',
-    async setup(em) {
-      const ids = await metalServer(em)
-      const storage = await ordered(em, '/baremetal-elastic-storages', { ...storageInputs(ids), metal_account_id: ids.server })
-      return { ...ids, storage }
-    },
-    inputs: (ids) => storageInputs(ids),
-    existing: (ids) => ids.storage ?? 0,
-    change: { size: 200 },
-  },
-  {
-    key: 'elastic-change-package',
-    title: 'Elastic change-package',
-    kind: 'elastic_storage.change_package',
-    recreateKinds: ['elastic_storage.create'],
-    resource: 'baremetal_elastic_storage',
-    order: { method: 'POST', path: '/baremetal-elastic-storages/*' },
-    poll: '/baremetal-elastic-storages/*',
-    preReads: 0,
-    timeout: 'update',
-    async setup(em) {
-      const ids = await metalServer(em)
-      const storage = await ordered(em, '/baremetal-elastic-storages', { ...storageInputs(ids), metal_account_id: ids.server })
-      return { ...ids, storage }
-    },
-    inputs: (ids) => storageInputs(ids),
-    existing: (ids) => ids.storage ?? 0,
-    change: { product_id: 502 },
-  },
-]
+/** Every order-placing operation of every resource, from the resources' fixtures (test/fixtures/). */
+export const OPERATIONS: readonly Operation[] = fixtures.flatMap((f) => f.faults.operations)
 
 /** The GETs an operation makes of its poll path before ordering pass untouched (a `delay` of 0 ms each). */
 function afterPreReads(op: Operation, rule: Record<string, unknown>): Record<string, unknown>[] {
@@ -328,7 +61,7 @@ function afterPreReads(op: Operation, rule: Record<string, unknown>): Record<str
   return [...absorb, rule]
 }
 
-/** Attempts per request in the client's retry policy (§1.10): a storm this long exhausts them once. */
+/** Attempts per request in the client's retry policy (the API's retry rules): a storm this long exhausts them once. */
 export const STORM = 4
 
 export const FAULTS: readonly Fault[] = [
@@ -422,47 +155,8 @@ export interface Action {
   setup(em: Emulator): Promise<{ id: number; inputs: Inputs }>
 }
 
-async function activeServer(em: Emulator) {
-  const body = { product_id: 301, cycle: 'm', keypair_id: await keypair(em, '/baremetals', 'rebuild-key'), label: 'rebuild-server', select_os: 'ubuntu-22' }
-  return { id: await ordered(em, '/baremetals', body), inputs: body }
-}
-
-export const ACTIONS: readonly Action[] = [
-  {
-    key: 'vm-rebuild',
-    title: 'Lite VM rebuild_os',
-    resource: 'lite_vm',
-    method: 'PUT',
-    path: /^\/v1\/lites\/accounts\/\d+\/rebuild$/,
-    input: 'rebuild_os',
-    value: 'Debian-12',
-    async setup(em) {
-      const body = vmBody(await keypair(em, '/lites', 'rebuild-key'), 101, 'rebuild-vm')
-      return { id: await ordered(em, '/lites', body), inputs: body }
-    },
-  },
-  {
-    key: 'metal-rebuild',
-    title: 'Metal server rebuild_os',
-    resource: 'baremetal',
-    method: 'PUT',
-    path: /^\/v1\/baremetals\/\d+\/rebuild$/,
-    input: 'rebuild_os',
-    value: 'debian-12',
-    setup: activeServer,
-  },
-  {
-    key: 'metal-reset',
-    title: 'Metal server reset',
-    resource: 'baremetal',
-    method: 'PUT',
-    path: /^\/v1\/baremetals\/accounts\/\d+\/state\/reset$/,
-    input: 'reset_trigger',
-    value: 'first',
-    hold: [{ method: 'GET', path: '/baremetals/accounts/*', mode: 'delay', delay_ms: 4000, count: 1 }],
-    setup: activeServer,
-  },
-]
+/** Every one-shot action of every resource, from the resources' fixtures. */
+export const ACTIONS: readonly Action[] = fixtures.flatMap((f) => f.faults.actions ?? [])
 
 /** How many times the service performed `action` (processed, not answered from its idempotency store). */
 export async function actionsRun(em: Emulator, action: Action): Promise<number> {

@@ -105,7 +105,12 @@ export async function pulumiCell(lane: Lane, op: Operation, fault: Fault, report
     finalText = JSON.stringify(next.diff)
   }
   const allOrders = (await em.orders()).orders.slice(seen)
-  const lostAfterRerun = await lostIds(em, allOrders.map((o) => o.account_id), new Set(again.saved ? [again.saved.id] : []), again.message)
+  const lostAfterRerun = await lostIds(
+    em,
+    allOrders.map((o) => o.account_id),
+    new Set(again.saved ? [again.saved.id] : []),
+    again.message,
+  )
   const context = `faulted: ${first.outcome} ${first.message}\nre-run: ${again.outcome} ${again.message}\nfinal diff: ${finalText}`
   recordCell(
     report,

@@ -13,7 +13,17 @@ import { after, before, describe, test } from 'node:test'
 import { toCamel, toPascal } from '../../src/core/names.js'
 import type { WireMap } from '../../src/pulumi/wire.js'
 import { Emulator } from '../e2e/harness.js'
-import { EngineModel, initFailure, Plugin, ROOT, replaceOnChangesOf, type Saved, startFakeEngine, type UpResult, urnOf } from '../pulumi-harness.js'
+import {
+  EngineModel,
+  initFailure,
+  Plugin,
+  ROOT,
+  replaceOnChangesOf,
+  type Saved,
+  startFakeEngine,
+  type UpResult,
+  urnOf,
+} from '../pulumi-harness.js'
 import { alive, childrenOf, exitOf } from './exactly-once-cells.js'
 import {
   ACTIONS,
@@ -114,7 +124,13 @@ async function faultedUp(lane: Lane, stack: Stack, fault: Fault, sent: () => Pro
     }
     const result = await upping
     const saved = fault.trigger === 'kill-engine' ? stack.saved : result.saved
-    return { saved, outcome: fault.trigger === 'kill-engine' ? 'killed with the engine' : outcomeOf(result), message: messageOf(result), note, orphanExited }
+    return {
+      saved,
+      outcome: fault.trigger === 'kill-engine' ? 'killed with the engine' : outcomeOf(result),
+      message: messageOf(result),
+      note,
+      orphanExited,
+    }
   } finally {
     await first.stop()
   }
@@ -190,7 +206,11 @@ async function exactlyOnceCell(lane: Lane, key: string, fault: Fault, prepare: (
     const lost = await lostIds(em, touched, new Set(again.saved ? [again.saved.id] : []), '')
     const context = `faulted: ${first.outcome} ${first.message}\nre-run: ${outcomeOf(again)} ${messageOf(again)}\nfinal diff: ${diff}`
     const facts = { front: 'pulumi', op: key, fault: fault.key, intended, placed, lost, outcome: first.outcome, converged } as const
-    recordCell(report, { ...facts, rerunOk: !again.error, also: [[first.orphanExited, 'the plugin outlived its engine']], note: first.note }, context)
+    recordCell(
+      report,
+      { ...facts, rerunOk: !again.error, also: [[first.orphanExited, 'the plugin outlived its engine']], note: first.note },
+      context,
+    )
   })
 }
 

@@ -144,19 +144,33 @@ export function render(rows: readonly Row[]): string {
     const intended = mine.reduce((n, c) => n + total(c.intended), 0)
     const placed = mine.reduce((n, c) => n + total(c.placed), 0)
     const lost = mine.reduce((n, c) => n + c.lost.length, 0)
-    out.push('', `Cells run: ${mine.length}; orders intended ${intended}, placed ${placed}; ids lost ${lost}; ` +
-      `not converged ${mine.filter((c) => !c.converged).length}; failed ${mine.filter((c) => c.status === 'fail').length}.`, '')
+    out.push(
+      '',
+      `Cells run: ${mine.length}; orders intended ${intended}, placed ${placed}; ids lost ${lost}; ` +
+        `not converged ${mine.filter((c) => !c.converged).length}; failed ${mine.filter((c) => c.status === 'fail').length}.`,
+      '',
+    )
   }
   out.push('Faults: ' + FAULTS.map((f) => `${f.key} = ${f.title}`).join('; ') + '.', '')
   const outcomes = cells.filter((c) => c.outcome !== 'ok' || c.note)
   if (outcomes.length > 0) {
-    out.push('### How the faulted runs ended (cells that did not simply succeed)', '', '| front | operation | fault | outcome | note |', '|---|---|---|---|---|')
+    out.push(
+      '### How the faulted runs ended (cells that did not simply succeed)',
+      '',
+      '| front | operation | fault | outcome | note |',
+      '|---|---|---|---|---|',
+    )
     for (const c of outcomes) out.push(`| ${c.front} | ${c.op} | ${c.fault} | ${c.outcome} | ${c.note ?? ''} |`)
     out.push('')
   }
   const inputs = rows.filter((r): r is InputRow => r.kind === 'input')
   if (inputs.length > 0) {
-    out.push('## Bad input (plan / Check)', '', '| front | resource or lookup | inputs tried | rejected with field and rule | API calls |', '|---|---|---|---|---|')
+    out.push(
+      '## Bad input (plan / Check)',
+      '',
+      '| front | resource or lookup | inputs tried | rejected with field and rule | API calls |',
+      '|---|---|---|---|---|',
+    )
     for (const r of inputs) out.push(`| ${r.front} | ${r.target} | ${r.tried} | ${r.rejected} | ${r.apiCalls} |`)
     out.push('')
   }

@@ -108,7 +108,10 @@ describe('no secret in any log', () => {
       await traced('plan', (env) => ws.plan([], { env }))
       await ws.write(config('secret-vm-two'))
       await traced('update', (env) => ws.apply([], { env }))
-      const keys = [String((await ws.stateOf('provider_lite_keypair.k')).private_key), String((await ws.stateOf('provider_baremetal_keypair.mk')).private_key)]
+      const keys = [
+        String((await ws.stateOf('provider_lite_keypair.k')).private_key),
+        String((await ws.stateOf('provider_baremetal_keypair.mk')).private_key),
+      ]
       assert.match(keys[0] ?? '', /PRIVATE KEY/)
       await traced('destroy', (env) => ws.run(['destroy', '-no-color', '-input=false', '-auto-approve'], { env }))
       const list = await secrets(keys)
@@ -214,7 +217,12 @@ describe('secrets never leave their origin (issue 8, cases 8 to 10)', () => {
         assert.notEqual(run.code, 0, describeRun(run))
         assert.match(text, /redirect/, describeRun(run))
         assert.ok(redirector.seen.length > 0, 'the provider reached the API')
-        report.add({ kind: 'secret', where: `terraform output, API answering ${status} to another origin`, lines: text.split('\n').length, leaks: secretsIn(text) + elsewhere.seen.length })
+        report.add({
+          kind: 'secret',
+          where: `terraform output, API answering ${status} to another origin`,
+          lines: text.split('\n').length,
+          leaks: secretsIn(text) + elsewhere.seen.length,
+        })
         assert.equal(elsewhere.seen.length, 0, 'a request followed the redirect')
         assert.equal(secretsIn(text), 0)
       } finally {
@@ -225,7 +233,9 @@ describe('secrets never leave their origin (issue 8, cases 8 to 10)', () => {
     await elsewhere.close()
   })
 
-  test('9: a 500 echoing the request leaks neither the key nor the password, through terraform and Pulumi', { timeout: 60_000 }, async () => {
+  test('9: a 500 echoing the request leaks neither the key nor the password, through terraform and Pulumi', {
+    timeout: 60_000,
+  }, async () => {
     let ordered = false
     const echo = await fakeApi((request, body, res) => {
       // Before a new create the provider asks whether keys are echoed and lists the accounts of that
@@ -245,8 +255,16 @@ describe('secrets never leave their origin (issue 8, cases 8 to 10)', () => {
       const run = await ws.apply([], { env: { PROVIDER_API_KEY: API_KEY, PROVIDER_BASE_URL: `${echo.url}/v1` } })
       const text = run.stdout + run.stderr
       assert.notEqual(run.code, 0, describeRun(run))
-      assert.ok(echo.seen.some((s) => s.body.includes(password)), 'the server did get (and echo) the password')
-      report.add({ kind: 'secret', where: 'terraform output, a 500 echoing the request', lines: text.split('\n').length, leaks: secretsIn(text) })
+      assert.ok(
+        echo.seen.some((s) => s.body.includes(password)),
+        'the server did get (and echo) the password',
+      )
+      report.add({
+        kind: 'secret',
+        where: 'terraform output, a 500 echoing the request',
+        lines: text.split('\n').length,
+        leaks: secretsIn(text),
+      })
       assert.equal(secretsIn(text), 0, text)
     } finally {
       await ws.cleanup()
@@ -257,13 +275,26 @@ describe('secrets never leave their origin (issue 8, cases 8 to 10)', () => {
       const secret = (value: string) => ({ '4dabf18193072939515e22adb298388d': '1b47061264138c4ac30d75fd1eb44270', value })
       await plugin.configure({ apiKey: secret(API_KEY), baseUrl: `${echo.url}/v1`, pollInterval: '100ms' })
       const urn = urnOf('provider:index:LiteVm', 'vm')
-      const program = { sshAndConsoleUser: 'deployer', consolePassword: password, productId: 101, selectOs: 'Ubuntu-22.04', keypairId: 1, cycle: 'm', vmName: 'leak-vm' }
+      const program = {
+        sshAndConsoleUser: 'deployer',
+        consolePassword: password,
+        productId: 101,
+        selectOs: 'Ubuntu-22.04',
+        keypairId: 1,
+        cycle: 'm',
+        vmName: 'leak-vm',
+      }
       const failed = await plugin.create(urn, (await plugin.check(urn, program)).inputs).then(
         () => assert.fail('the create succeeded'),
         (error: Error & { details?: string }) => `${error.message}\n${error.details ?? ''}`,
       )
       const text = `${failed}\n${engine.logs.map((l) => l.message).join('\n')}\n${plugin.stderr()}`
-      report.add({ kind: 'secret', where: 'Pulumi error and Engine.Log, a 500 echoing the request', lines: text.split('\n').length, leaks: secretsIn(text) })
+      report.add({
+        kind: 'secret',
+        where: 'Pulumi error and Engine.Log, a 500 echoing the request',
+        lines: text.split('\n').length,
+        leaks: secretsIn(text),
+      })
       assert.equal(secretsIn(text), 0, text)
     } finally {
       await plugin.stop()
@@ -272,7 +303,9 @@ describe('secrets never leave their origin (issue 8, cases 8 to 10)', () => {
     }
   })
 
-  test('10: an api_key with a newline or NUL and a base_url with user:password@ are refused at plan, naming the attribute', { timeout: 60_000 }, async () => {
+  test('10: an api_key with a newline or NUL and a base_url with user:password@ are refused at plan, naming the attribute', {
+    timeout: 60_000,
+  }, async () => {
     const ws = await Workspace.create(emulator)
     try {
       const keypair = block('resource', 'provider_lite_keypair', 'k', { name: 'leak-key' })
@@ -298,7 +331,12 @@ describe('secrets never leave their origin (issue 8, cases 8 to 10)', () => {
         assert.equal(run.code, 1, describeRun(run))
         assert.match(text, new RegExp(attribute), describeRun(run))
         assert.doesNotMatch(text, /Provider bug|invalid header/)
-        report.add({ kind: 'secret', where: `terraform plan output, bad ${attribute}`, lines: text.split('\n').length, leaks: text.includes(secret) ? 1 : 0 })
+        report.add({
+          kind: 'secret',
+          where: `terraform plan output, bad ${attribute}`,
+          lines: text.split('\n').length,
+          leaks: text.includes(secret) ? 1 : 0,
+        })
         assert.ok(!text.includes(secret), `the ${attribute} value is printed:\n${text}`)
         assert.equal((await emulator.orders()).total, before)
       }

@@ -32,7 +32,8 @@ function config(op: Operation, ids: Ids, options: { timeout?: string; importing:
   const inputs = { ...op.inputs(ids), ...(op.change ?? {}) }
   let resource = block('resource', `provider_${op.resource}`, ADDRESS, inputs)
   if (options.timeout) resource = resource.replace(/}\n$/, `  timeouts {\n    ${op.timeout} = "${options.timeout}"\n  }\n}\n`)
-  const importing = options.importing && op.existing ? `import {\n  to = provider_${op.resource}.${ADDRESS}\n  id = "${op.existing(ids)}"\n}\n` : ''
+  const importing =
+    options.importing && op.existing ? `import {\n  to = provider_${op.resource}.${ADDRESS}\n  id = "${op.existing(ids)}"\n}\n` : ''
   return [PROVIDER_BLOCKS, importing, resource].join('\n')
 }
 
@@ -106,7 +107,12 @@ export async function terraformCell(lane: Lane, op: Operation, fault: Fault, rep
   const again = await ws.apply()
   const final = await ws.plan()
   const allOrders = (await em.orders()).orders.slice(seen)
-  const lostAfterRerun = await lostIds(em, allOrders.map((o) => o.account_id), await stateIds(ws), again.stdout + again.stderr)
+  const lostAfterRerun = await lostIds(
+    em,
+    allOrders.map((o) => o.account_id),
+    await stateIds(ws),
+    again.stdout + again.stderr,
+  )
   const runs = `${describeRun(first)}\n${describeRun(again)}\n${describeRun(final)}`
   recordCell(
     report,

@@ -57,7 +57,8 @@ describe('terraform SIGKILLed during a create, applied again at once (issue 15, 
   for (const reaper of ['a parent that reaps', 'a parent that never reaps'] as const) {
     test(`${reaper}: ${REPEATS} kills, each followed at once by a re-run, order one VM each`, { timeout: 60_000 * REPEATS }, async () => {
       const { em, ws } = lane
-      const config = (ids: Record<string, number>) => [providerBlock(), block('resource', `provider_${op.resource}`, 'r', op.inputs(ids))].join('\n')
+      const config = (ids: Record<string, number>) =>
+        [providerBlock(), block('resource', `provider_${op.resource}`, 'r', op.inputs(ids))].join('\n')
       for (let round = 0; round < REPEATS; round++) {
         await freshEmulator(em, 3_000)
         const ids = await op.setup(em)
@@ -68,23 +69,23 @@ describe('terraform SIGKILLed during a create, applied again at once (issue 15, 
         const wrap = reaper === 'a parent that never reaps' ? ['python3', '-c', NO_REAP] : []
         const running = ws.launch(['apply', '-no-color', '-input=false', '-auto-approve'], { wrap })
         try {
-        await orderPlaced(em, op.kind, seen)
-        const terraform = wrap.length === 0 ? running.pid : await waitFor('terraform under the wrapper', () => childrenOf(running.pid)[0])
-        const provider = await waitFor('the provider process', () => childrenOf(terraform)[0])
-        process.kill(terraform, 'SIGKILL')
-        if (wrap.length > 0) {
-          // The provider exits once its engine is gone, and stays a zombie of the wrapper.
-          await waitFor('the provider a zombie', () => (stateOf(provider) === 'Z' ? true : undefined))
-        } else {
-          await running.done
-        }
-        const { again, final, lost, placed } = await rerun(lane, seen)
-        if (wrap.length > 0) assert.equal(stateOf(provider), 'Z', "the killed run's provider was still a zombie during the re-run")
-        const runs = `round ${round + 1}\n${describeRun(again)}\n${describeRun(final)}`
-        assert.deepEqual(placed, { [op.kind]: 1 }, `orders placed\n${runs}`)
-        assert.deepEqual(lost, [], `accounts ordered and not managed\n${runs}`)
-        assert.equal(again.code, 0, runs)
-        assert.equal(final.code, 0, runs)
+          await orderPlaced(em, op.kind, seen)
+          const terraform = wrap.length === 0 ? running.pid : await waitFor('terraform under the wrapper', () => childrenOf(running.pid)[0])
+          const provider = await waitFor('the provider process', () => childrenOf(terraform)[0])
+          process.kill(terraform, 'SIGKILL')
+          if (wrap.length > 0) {
+            // The provider exits once its engine is gone, and stays a zombie of the wrapper.
+            await waitFor('the provider a zombie', () => (stateOf(provider) === 'Z' ? true : undefined))
+          } else {
+            await running.done
+          }
+          const { again, final, lost, placed } = await rerun(lane, seen)
+          if (wrap.length > 0) assert.equal(stateOf(provider), 'Z', "the killed run's provider was still a zombie during the re-run")
+          const runs = `round ${round + 1}\n${describeRun(again)}\n${describeRun(final)}`
+          assert.deepEqual(placed, { [op.kind]: 1 }, `orders placed\n${runs}`)
+          assert.deepEqual(lost, [], `accounts ordered and not managed\n${runs}`)
+          assert.equal(again.code, 0, runs)
+          assert.equal(final.code, 0, runs)
         } finally {
           running.signalGroup('SIGKILL')
           await running.done.catch(() => undefined)

@@ -14,7 +14,11 @@ const vm = OPERATIONS.find((o) => o.key === 'lite-vm-create') as (typeof OPERATI
 const ip = OPERATIONS.find((o) => o.key === 'ip-create') as (typeof OPERATIONS)[number]
 
 function config(ids: Ids, extraVm?: string): string {
-  const blocks = [providerBlock(), block('resource', `provider_${vm.resource}`, 'web', vm.inputs(ids)), block('resource', `provider_${ip.resource}`, 'ip', ip.inputs(ids))]
+  const blocks = [
+    providerBlock(),
+    block('resource', `provider_${vm.resource}`, 'web', vm.inputs(ids)),
+    block('resource', `provider_${ip.resource}`, 'ip', ip.inputs(ids)),
+  ]
   if (extraVm) blocks.push(block('resource', `provider_${vm.resource}`, 'second', { ...vm.inputs(ids), vm_name: extraVm }))
   return blocks.join('\n')
 }
@@ -62,7 +66,10 @@ describe('ordinary workflows are never stopped, and order exactly what they ask 
     ok(await staging.apply(), 'apply in staging/')
     const twins = (await em.orders()).orders.map((o) => o.account_id)
     // Earlier the same day: what a twin configuration's accounts look like, unlike a killed run's.
-    for (const id of twins) await em.control('PATCH', `/accounts/${id}`, { date_created: new Date(Date.now() - 3 * 3_600_000).toISOString().slice(0, 19).replace('T', ' ') })
+    for (const id of twins)
+      await em.control('PATCH', `/accounts/${id}`, {
+        date_created: new Date(Date.now() - 3 * 3_600_000).toISOString().slice(0, 19).replace('T', ' '),
+      })
     const prod = await workspace()
     await prod.write(config(ids))
     const applied = await prod.apply()

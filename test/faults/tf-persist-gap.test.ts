@@ -39,7 +39,9 @@ async function clearDirectory(dir: string): Promise<void> {
 describe('an id handed to Terraform whose state was never persisted (issue 8)', { concurrency: 1 }, () => {
   const lane = oneLane()
 
-  test('SIGKILL right after a create returned its id, state from before the apply: the re-run orders nothing more and manages both', { timeout: 120_000 }, async () => {
+  test('SIGKILL right after a create returned its id, state from before the apply: the re-run orders nothing more and manages both', {
+    timeout: 120_000,
+  }, async () => {
     const { em, ws } = lane
     // Long enough a wait that the second VM is still waiting when the kill comes.
     await freshEmulator(em, 1_500)
@@ -80,7 +82,9 @@ describe('an id handed to Terraform whose state was never persisted (issue 8)', 
     assert.equal(final.code, 0, describeRun(final))
   })
 
-  test('after a run that ended normally, `terraform state rm` and apply again stops naming the account; with PROVIDER_ALLOW_UNRECORDED_MATCH=1 it orders anew', { timeout: 120_000 }, async () => {
+  test('after a run that ended normally, `terraform state rm` and apply again stops naming the account; with PROVIDER_ALLOW_UNRECORDED_MATCH=1 it orders anew', {
+    timeout: 120_000,
+  }, async () => {
     const { em, ws } = lane
     await freshEmulator(em, 200)
     await clearDirectory(ws.dir)
@@ -94,7 +98,10 @@ describe('an id handed to Terraform whose state was never persisted (issue 8)', 
     const stopped = await ws.apply()
     assert.equal(stopped.code, 1, describeRun(stopped))
     const firstId = String((await em.orders()).orders.slice(seen)[0]?.account_id)
-    assert.match((stopped.stdout + stopped.stderr).replace(/\s+/g, ' '), new RegExp(`account ${firstId} was ordered from this working directory`))
+    assert.match(
+      (stopped.stdout + stopped.stderr).replace(/\s+/g, ' '),
+      new RegExp(`account ${firstId} was ordered from this working directory`),
+    )
     assert.deepEqual(byKind((await em.orders()).orders.slice(seen)), { [op.kind]: 1 }, 'nothing was ordered again')
     const again = await ws.apply([], { env: { PROVIDER_ALLOW_UNRECORDED_MATCH: '1' } })
     assert.equal(again.code, 0, describeRun(again))

@@ -81,7 +81,8 @@ export function chainsScenario(
     let stack: Stack
     let imported: Stack | undefined
     const ordersNow = async () => (await emulator.orders()).orders
-    const mutations = async (since: number) => (await emulator.requests(since)).filter((e) => e.method !== 'GET').map((e) => `${e.method} ${e.path}`)
+    const mutations = async (since: number) =>
+      (await emulator.requests(since)).filter((e) => e.method !== 'GET').map((e) => `${e.method} ${e.path}`)
 
     before(async () => {
       emulator = await Emulator.start({ provisioningDelayMs: 100 })
@@ -100,8 +101,16 @@ export function chainsScenario(
         const result = await driver.preview(stack)
         assert.equal(result.ok, false, describeOp('a preview with bad input', result))
         const errors = errorsOf(result).join('\n')
-        assert.match(errors, /property label value .* has a problem: .*255/, `the preview names label and its length rule:\n${result.output}`)
-        assert.match(errors, /property powerState value \{reboot\} has a problem: .*"on", "off"/, `the preview names powerState and its values:\n${result.output}`)
+        assert.match(
+          errors,
+          /property label value .* has a problem: .*255/,
+          `the preview names label and its length rule:\n${result.output}`,
+        )
+        assert.match(
+          errors,
+          /property powerState value \{reboot\} has a problem: .*"on", "off"/,
+          `the preview names powerState and its values:\n${result.output}`,
+        )
         assert.deepEqual(await mutations(seq), [], 'a refused preview changed something at the API')
         assert.equal((await ordersNow()).length, 0)
       } finally {
@@ -156,14 +165,20 @@ export function chainsScenario(
       const state = await stack.resources()
       const server = state.server?.id ?? ''
       const applied = await mutations(before2)
-      for (const call of ['', '/rebuild', '/state/reset', '/state/off'].map((path) => `PUT /v1/baremetals/${path.startsWith('/state') ? 'accounts/' : ''}${server}${path}`)) {
+      for (const call of ['', '/rebuild', '/state/reset', '/state/off'].map(
+        (path) => `PUT /v1/baremetals/${path.startsWith('/state') ? 'accounts/' : ''}${server}${path}`,
+      )) {
         assert.equal(applied.filter((m) => m === call).length, 1, `${call} was not sent once: ${applied.join(', ')}`)
       }
       const account = await emulator.account(server)
       assert.equal(account?.extra_details.label, 'chains-web-02')
       assert.match(JSON.stringify(await emulator.account(state.vm?.id ?? '')), /chains-vm-02/)
       const proKey = Number(state['pro-key']?.outputs?.keypairId)
-      assert.equal((await emulator.account(state['pro-vm']?.id ?? ''))?.extra_details.keypair_id, proKey, 'the Lite Pro VM uses the new keypair')
+      assert.equal(
+        (await emulator.account(state['pro-vm']?.id ?? ''))?.extra_details.keypair_id,
+        proKey,
+        'the Lite Pro VM uses the new keypair',
+      )
       const again = await driver.preview(stack, { expectNoChanges: true })
       assert.ok(again.ok, describeOp('preview --expect-no-changes after the update', again))
     })
@@ -193,7 +208,15 @@ export function chainsScenario(
       const resources = names.map((name) => ({ type: RESOURCES[name], name, id: state[name]?.id ?? '' }))
       writeFileSync(file, JSON.stringify({ resources }))
       const before = (await ordersNow()).length
-      const result = await (await imported.importer()).withEvents(['import', '--file', file, '--yes', '--skip-preview', '--generate-code=false', '--protect=false'])
+      const result = await (await imported.importer()).withEvents([
+        'import',
+        '--file',
+        file,
+        '--yes',
+        '--skip-preview',
+        '--generate-code=false',
+        '--protect=false',
+      ])
       assert.ok(result.ok, describeOp('import', result))
       const adopted = await imported.resources()
       assert.deepEqual(Object.keys(adopted).sort(), expectedNames)

@@ -100,7 +100,9 @@ export function yamlProgram(config: ChainsConfig, project = 'yaml-chains'): stri
     Object.fromEntries(Object.entries(values).filter((entry): entry is [string, string] => entry[1] !== undefined))
   // `return: products[0].productId` crashes pulumi-language-yaml 1.38.1's type check (a nil type in an
   // index path): return the list and index it where it is used.
-  const list = (fn: string, args: Record<string, unknown>, field: string) => ({ 'fn::invoke': { function: `provider:index:${fn}`, arguments: args, return: field } })
+  const list = (fn: string, args: Record<string, unknown>, field: string) => ({
+    'fn::invoke': { function: `provider:index:${fn}`, arguments: args, return: field },
+  })
   const program = {
     name: project,
     runtime: 'yaml',
@@ -123,7 +125,12 @@ export function yamlProgram(config: ChainsConfig, project = 'yaml-chains'): stri
           cycle: 'm',
           keypairId: ref('metal-key.keypairId'),
           label: config.label ?? 'chains-web-01',
-          ...optional({ selectOs: config.selectOs, powerState: config.powerState, resetTrigger: config.resetTrigger, rebuildOs: config.rebuildOs }),
+          ...optional({
+            selectOs: config.selectOs,
+            powerState: config.powerState,
+            resetTrigger: config.resetTrigger,
+            rebuildOs: config.rebuildOs,
+          }),
         },
       },
       ip: { type: RESOURCES.ip, properties: { productId: ref('ipProducts[0].productId'), cycle: 'm' } },

@@ -30,9 +30,19 @@ export interface Driver {
   up(stack: Stack, options?: RunOptions): Promise<OpResult>
 }
 
-function run(command: string, args: readonly string[], options: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {}): string {
-  const result = spawnSync(command, args, { cwd: options.cwd ?? ROOT, env: options.env ?? process.env, encoding: 'utf8', timeout: options.timeoutMs ?? 300_000 })
-  if (result.status !== 0) throw new Error(`${command} ${args.join(' ')} failed (${result.status ?? result.signal}):\n${result.stdout}\n${result.stderr}`)
+function run(
+  command: string,
+  args: readonly string[],
+  options: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {},
+): string {
+  const result = spawnSync(command, args, {
+    cwd: options.cwd ?? ROOT,
+    env: options.env ?? process.env,
+    encoding: 'utf8',
+    timeout: options.timeoutMs ?? 300_000,
+  })
+  if (result.status !== 0)
+    throw new Error(`${command} ${args.join(' ')} failed (${result.status ?? result.signal}):\n${result.stdout}\n${result.stderr}`)
   return result.stdout
 }
 
@@ -68,7 +78,8 @@ export function yamlDriver(home: PulumiHome): Driver {
       writeFileSync(join(stack.dir, 'Pulumi.yaml'), yamlProgram(config))
     },
     preview: (stack, options = {}) => stack.withEvents(['preview', ...(options.expectNoChanges ? ['--expect-no-changes'] : [])]),
-    up: (stack, options = {}) => stack.withEvents(['up', '--yes', '--skip-preview', ...(options.expectNoChanges ? ['--expect-no-changes'] : [])]),
+    up: (stack, options = {}) =>
+      stack.withEvents(['up', '--yes', '--skip-preview', ...(options.expectNoChanges ? ['--expect-no-changes'] : [])]),
   }
 }
 
@@ -114,10 +125,19 @@ export function typescriptDriver(home: PulumiHome): Driver {
 // ---- Python and Go (and the TypeScript driver): a driver process of the SDK's Automation API ---------------------------------
 
 /** Runs a driver process that does one preview or up and writes the engine events to a file. */
-async function driverProcess(home: PulumiHome, stack: Stack, command: readonly string[], request: Record<string, unknown>): Promise<OpResult> {
+async function driverProcess(
+  home: PulumiHome,
+  stack: Stack,
+  command: readonly string[],
+  request: Record<string, unknown>,
+): Promise<OpResult> {
   const events = join(stack.dir, `driver-events-${Date.now()}-${Math.random().toString(36).slice(2)}.jsonl`)
   const body = JSON.stringify({ ...request, workDir: stack.dir, stack: stack.name, cliRoot: home.cliRoot, events })
-  const child = spawn(command[0] as string, [...command.slice(1), body], { cwd: stack.dir, env: home.env(), stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = spawn(command[0] as string, [...command.slice(1), body], {
+    cwd: stack.dir,
+    env: home.env(),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
   let output = ''
   child.stdout.on('data', (c: Buffer) => {
     output += c.toString()
@@ -143,7 +163,10 @@ export function pythonVenv(): string {
   const requirements = readFileSync(join(ROOT, 'test', 'pulumi-cli', 'python', 'requirements.txt'), 'utf8')
   const pin = /^pulumi==(\S+)$/m.exec(requirements)?.[1]
   if (!pin) throw new Error('test/pulumi-cli/python/requirements.txt pins no pulumi version')
-  const cache = resolve(process.env.PROVIDER_TOOLS_CACHE ?? join(process.env.XDG_CACHE_HOME ?? join(process.env.HOME ?? '/tmp', '.cache'), 'provider-iac', 'tools'))
+  const cache = resolve(
+    process.env.PROVIDER_TOOLS_CACHE ??
+      join(process.env.XDG_CACHE_HOME ?? join(process.env.HOME ?? '/tmp', '.cache'), 'provider-iac', 'tools'),
+  )
   // A change of the requirements makes another venv.
   const venv = join(cache, `python-pulumi-${pin}-${createHash('sha256').update(requirements).digest('hex').slice(0, 10)}`)
   const python = join(venv, 'bin', 'python')
@@ -151,9 +174,13 @@ export function pythonVenv(): string {
     // Built aside and renamed into place, so that a killed install never looks complete.
     const building = `${venv}.tmp-${process.pid}`
     run('python3', ['-m', 'venv', building])
-    run(join(building, 'bin', 'python'), ['-m', 'pip', 'install', '--quiet', '-r', join(ROOT, 'test', 'pulumi-cli', 'python', 'requirements.txt')], {
-      timeoutMs: 600_000,
-    })
+    run(
+      join(building, 'bin', 'python'),
+      ['-m', 'pip', 'install', '--quiet', '-r', join(ROOT, 'test', 'pulumi-cli', 'python', 'requirements.txt')],
+      {
+        timeoutMs: 600_000,
+      },
+    )
     writeFileSync(join(building, '.complete'), `${pin}\n`)
     rmSync(venv, { recursive: true, force: true })
     renameSync(building, venv)
@@ -179,7 +206,11 @@ export function pythonDriver(home: PulumiHome): Driver {
 }
 
 /** A driver whose every operation is a run of a program of ours in the language (Python, Go), one project per language. */
-function processDriver(home: PulumiHome, language: string, operate: (stack: Stack, op: string, options: RunOptions) => Promise<OpResult>): Driver {
+function processDriver(
+  home: PulumiHome,
+  language: string,
+  operate: (stack: Stack, op: string, options: RunOptions) => Promise<OpResult>,
+): Driver {
   const stacks = new Map<string, Stack>()
   return {
     language,
@@ -218,7 +249,9 @@ export function goDriver(home: PulumiHome): Driver {
   const sdk = join(SDK_ROOT, 'go')
   if (!existsSync(sdk)) throw new Error(`${sdk} is missing: the Go SDK is generated into sdk/go`)
   const binary = buildGoDriver(home, sdk)
-  return processDriver(home, 'go', (stack, op, options) => driverProcess(home, stack, [binary], { op, expectNoChanges: options.expectNoChanges === true }))
+  return processDriver(home, 'go', (stack, op, options) =>
+    driverProcess(home, stack, [binary], { op, expectNoChanges: options.expectNoChanges === true }),
+  )
 }
 
 /**
@@ -237,10 +270,16 @@ function buildGoDriver(home: PulumiHome, sdk: string): string {
   if (!sdkModulePath) {
     sdkModule = join(home.root, 'go-sdk')
     cpSync(sdkPackage, sdkModule, { recursive: true })
-    writeFileSync(join(sdkModule, 'go.mod'), `module ${importPath}\n\ngo 1.24\n\nrequire github.com/pulumi/pulumi/sdk/v3 ${pulumiVersion}\n`)
+    writeFileSync(
+      join(sdkModule, 'go.mod'),
+      `module ${importPath}\n\ngo 1.24\n\nrequire github.com/pulumi/pulumi/sdk/v3 ${pulumiVersion}\n`,
+    )
     sdkModulePath = importPath
   }
-  const chains = readFileSync(join(EXAMPLES, 'go-chains', 'chains.go'), 'utf8').replace(/"[^"]*\/sdk\/go\/provider"/, JSON.stringify(importPath))
+  const chains = readFileSync(join(EXAMPLES, 'go-chains', 'chains.go'), 'utf8').replace(
+    /"[^"]*\/sdk\/go\/provider"/,
+    JSON.stringify(importPath),
+  )
   writeFileSync(join(module, 'chains.go'), chains)
   cpSync(join(ROOT, 'test', 'pulumi-cli', 'go', 'driver.go'), join(module, 'driver.go'))
   writeFileSync(
@@ -274,5 +313,8 @@ function filesUnder(dir: string): string[] {
 
 /** Where built things live between runs: the tools' cache (scripts/tools.mjs). */
 function cacheRoot(): string {
-  return resolve(process.env.PROVIDER_TOOLS_CACHE ?? join(process.env.XDG_CACHE_HOME ?? join(process.env.HOME ?? '/tmp', '.cache'), 'provider-iac', 'tools'))
+  return resolve(
+    process.env.PROVIDER_TOOLS_CACHE ??
+      join(process.env.XDG_CACHE_HOME ?? join(process.env.HOME ?? '/tmp', '.cache'), 'provider-iac', 'tools'),
+  )
 }

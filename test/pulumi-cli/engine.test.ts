@@ -58,7 +58,13 @@ describe('a service failure half-way through up', () => {
       // The provider retries a refused order with its key until the create's timeout: keep it short.
       vm: { ...liteVm('half-way-vm', 'key'), options: { customTimeouts: { create: '6s' } } },
     })
-    const fault = await emulator.control<{ fault_id: string }>('POST', '/faults', { method: 'POST', path: '/lites', mode: 'error', status: 503, count: -1 })
+    const fault = await emulator.control<{ fault_id: string }>('POST', '/faults', {
+      method: 'POST',
+      path: '/lites',
+      mode: 'error',
+      status: 503,
+      count: -1,
+    })
     let first: CliRun
     try {
       first = (await stack.withEvents(['up', '--yes', '--skip-preview'])).run
@@ -108,7 +114,10 @@ async function interruptedUp(stack: Stack, signal: 'SIGINT' | 'SIGKILL', target:
 
 describe('interrupting pulumi up during a create', () => {
   test('SIGINT (Ctrl-C): the engine cancels, the VM is kept with its id, and the next up orders nothing more', async () => {
-    const stack = await yamlStack('sigint', { key: { type: 'provider:index:LiteKeypair', properties: { name: 'sigint-key' } }, vm: liteVm('sigint-vm-01', 'key') })
+    const stack = await yamlStack('sigint', {
+      key: { type: 'provider:index:LiteKeypair', properties: { name: 'sigint-key' } },
+      vm: liteVm('sigint-vm-01', 'key'),
+    })
     const before = await ordersOfKind('lite.vm.create')
     await emulator.control('PATCH', '/config', { provisioning_delay_ms: 5000 })
     let run: CliRun
@@ -120,7 +129,11 @@ describe('interrupting pulumi up during a create', () => {
     assert.notEqual(run.code, 0, `an interrupted up succeeded: ${describeCli(run)}`)
     const state = await stack.export()
     const vm = state.deployment.resources?.find((r) => r.type === 'provider:index:LiteVm')
-    assert.match(vm?.id ?? '', /^\d+$/, `the VM is in the state with its id after Ctrl-C: ${JSON.stringify(state.deployment.pending_operations)}`)
+    assert.match(
+      vm?.id ?? '',
+      /^\d+$/,
+      `the VM is in the state with its id after Ctrl-C: ${JSON.stringify(state.deployment.pending_operations)}`,
+    )
     assert.deepEqual(state.deployment.pending_operations ?? [], [], 'a Ctrl-C leaves no pending operation')
     const again = await stack.withEvents(['up', '--yes', '--skip-preview'])
     ok(again.run, 'the up after Ctrl-C')
@@ -130,7 +143,10 @@ describe('interrupting pulumi up during a create', () => {
   })
 
   test('SIGKILL of the CLI: the state keeps a pending create; refresh --clear-pending-creates drops it and the next up adopts the same VM', async () => {
-    const stack = await yamlStack('sigkill', { key: { type: 'provider:index:LiteKeypair', properties: { name: 'sigkill-key' } }, vm: liteVm('sigkill-vm-01', 'key') })
+    const stack = await yamlStack('sigkill', {
+      key: { type: 'provider:index:LiteKeypair', properties: { name: 'sigkill-key' } },
+      vm: liteVm('sigkill-vm-01', 'key'),
+    })
     await emulator.control('PATCH', '/config', { provisioning_delay_ms: 3000 })
     let run: CliRun
     try {
@@ -194,52 +210,60 @@ describe('parallelism', () => {
 })
 
 describe('provider defects under the real engine', () => {
-  test(
-    'YAML: a server id feeds the integer metalAccountId of an assignment',
-    { todo: 'provider defect: resource ids are strings, reference inputs are integers, and YAML refuses the assignment' },
-    async () => {
-      const stack = await yamlStack('yaml-ids', {
-        key: { type: 'provider:index:BaremetalKeypair', properties: { name: 'yaml-ids-key' } },
-        server: { type: 'provider:index:Baremetal', properties: { productId: 301, cycle: 'm', keypairId: ref('key.keypairId'), label: 'yaml-ids' } },
-        ip: { type: 'provider:index:BaremetalAdditionalIp', properties: { productId: 401, cycle: 'm' } },
-        assignment: { type: 'provider:index:BaremetalAdditionalIpAssignment', properties: { additionalIpId: ref('ip.id'), metalAccountId: ref('server.id') } },
+  test('YAML: a server id feeds the integer metalAccountId of an assignment', {
+    todo: 'provider defect: resource ids are strings, reference inputs are integers, and YAML refuses the assignment',
+  }, async () => {
+    const stack = await yamlStack('yaml-ids', {
+      key: { type: 'provider:index:BaremetalKeypair', properties: { name: 'yaml-ids-key' } },
+      server: {
+        type: 'provider:index:Baremetal',
+        properties: { productId: 301, cycle: 'm', keypairId: ref('key.keypairId'), label: 'yaml-ids' },
+      },
+      ip: { type: 'provider:index:BaremetalAdditionalIp', properties: { productId: 401, cycle: 'm' } },
+      assignment: {
+        type: 'provider:index:BaremetalAdditionalIpAssignment',
+        properties: { additionalIpId: ref('ip.id'), metalAccountId: ref('server.id') },
+      },
+    })
+    const preview = await stack.withEvents(['preview'])
+    assert.equal(preview.run.code, 0, describeCli(preview.run))
+  })
+
+  test('three identical additional IPs in one up are all created, one order each', async () => {
+    // An emulator of its own: no account of another test can match these orders.
+    const own = await Emulator.start({ provisioningDelayMs: 100 })
+    try {
+      const ownHome = await PulumiHome.create(own)
+      const resources: Record<string, unknown> = {}
+      for (const name of ['ip-a', 'ip-b', 'ip-c'])
+        resources[name] = { type: 'provider:index:BaremetalAdditionalIp', properties: { productId: 401, cycle: 'm' } }
+      const stack = await Stack.init(ownHome, 'same-ips', 'dev', {
+        'Pulumi.yaml': JSON.stringify({ name: 'same-ips', runtime: 'yaml', resources }),
       })
-      const preview = await stack.withEvents(['preview'])
-      assert.equal(preview.run.code, 0, describeCli(preview.run))
-    },
-  )
-
-  test(
-    'three identical additional IPs in one up are all created, one order each',
-    async () => {
-      // An emulator of its own: no account of another test can match these orders.
-      const own = await Emulator.start({ provisioningDelayMs: 100 })
-      try {
-        const ownHome = await PulumiHome.create(own)
-        const resources: Record<string, unknown> = {}
-        for (const name of ['ip-a', 'ip-b', 'ip-c']) resources[name] = { type: 'provider:index:BaremetalAdditionalIp', properties: { productId: 401, cycle: 'm' } }
-        const stack = await Stack.init(ownHome, 'same-ips', 'dev', { 'Pulumi.yaml': JSON.stringify({ name: 'same-ips', runtime: 'yaml', resources }) })
-        await stack.setConfig({ 'provider:pollInterval': '100ms' })
-        const up = await stack.withEvents(['up', '--yes', '--skip-preview'])
-        ok(up.run, 'up of three identical IPs')
-        assert.equal((await own.orders()).orders.filter((o) => o.kind === 'additional_ip.create').length, 3)
-      } finally {
-        await own.stop()
-      }
-    },
-  )
-
-  test(
-    'a successful up shows no cancel message and no warning for its orders',
-    {},
-    async () => {
-      const stack = await yamlStack('quiet', { key: { type: 'provider:index:LiteKeypair', properties: { name: 'quiet-key' } }, vm: liteVm('quiet-vm-01', 'key') })
+      await stack.setConfig({ 'provider:pollInterval': '100ms' })
       const up = await stack.withEvents(['up', '--yes', '--skip-preview'])
-      ok(up.run, 'up')
-      ok((await stack.destroy()).run, 'destroy')
-      // Debug diagnostics are not shown to the user (only with --debug).
-      const noise = up.events.filter((e) => e.kind === 'diag' && e.severity !== 'debug' && (/cancel requested/.test(e.message) || (e.severity === 'warning' && !/pulumi-language-yaml/.test(e.message))))
-      assert.deepEqual(noise, [])
-    },
-  )
+      ok(up.run, 'up of three identical IPs')
+      assert.equal((await own.orders()).orders.filter((o) => o.kind === 'additional_ip.create').length, 3)
+    } finally {
+      await own.stop()
+    }
+  })
+
+  test('a successful up shows no cancel message and no warning for its orders', {}, async () => {
+    const stack = await yamlStack('quiet', {
+      key: { type: 'provider:index:LiteKeypair', properties: { name: 'quiet-key' } },
+      vm: liteVm('quiet-vm-01', 'key'),
+    })
+    const up = await stack.withEvents(['up', '--yes', '--skip-preview'])
+    ok(up.run, 'up')
+    ok((await stack.destroy()).run, 'destroy')
+    // Debug diagnostics are not shown to the user (only with --debug).
+    const noise = up.events.filter(
+      (e) =>
+        e.kind === 'diag' &&
+        e.severity !== 'debug' &&
+        (/cancel requested/.test(e.message) || (e.severity === 'warning' && !/pulumi-language-yaml/.test(e.message))),
+    )
+    assert.deepEqual(noise, [])
+  })
 })

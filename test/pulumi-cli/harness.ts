@@ -52,11 +52,20 @@ interface RawMetadata {
 /** Reduces one event as the CLI writes it (apitype.EngineEvent, JSON) to the fields the tests read. */
 export function reduceEvent(raw: Record<string, unknown>): EngineEvent | null {
   const pre = raw.resourcePreEvent as { metadata?: RawMetadata } | undefined
-  if (pre?.metadata) return { kind: 'pre', urn: pre.metadata.urn ?? '', type: pre.metadata.type ?? '', op: pre.metadata.op ?? '', diffs: pre.metadata.diffs ?? [] }
+  if (pre?.metadata)
+    return {
+      kind: 'pre',
+      urn: pre.metadata.urn ?? '',
+      type: pre.metadata.type ?? '',
+      op: pre.metadata.op ?? '',
+      diffs: pre.metadata.diffs ?? [],
+    }
   const outputs = raw.resOutputsEvent as { metadata?: RawMetadata } | undefined
-  if (outputs?.metadata) return { kind: 'outputs', urn: outputs.metadata.urn ?? '', type: outputs.metadata.type ?? '', op: outputs.metadata.op ?? '' }
+  if (outputs?.metadata)
+    return { kind: 'outputs', urn: outputs.metadata.urn ?? '', type: outputs.metadata.type ?? '', op: outputs.metadata.op ?? '' }
   const failed = raw.resOpFailedEvent as { metadata?: RawMetadata } | undefined
-  if (failed?.metadata) return { kind: 'failed', urn: failed.metadata.urn ?? '', type: failed.metadata.type ?? '', op: failed.metadata.op ?? '' }
+  if (failed?.metadata)
+    return { kind: 'failed', urn: failed.metadata.urn ?? '', type: failed.metadata.type ?? '', op: failed.metadata.op ?? '' }
   const diag = raw.diagnosticEvent as { urn?: string; severity?: string; message?: string } | undefined
   if (diag) return { kind: 'diag', urn: diag.urn ?? '', severity: diag.severity ?? '', message: diag.message ?? '' }
   const summary = raw.summaryEvent as { resourceChanges?: Record<string, number> } | undefined
@@ -292,7 +301,10 @@ export class Stack {
   }
 
   /** Starts a long command (an up to interrupt) with its event log; `done` has the events once it ended. */
-  launchWithEvents(args: readonly string[], options: Omit<CliOptions, 'cwd'> = {}): { child: ChildProcess; done: Promise<OpResult & { run: CliRun }> } {
+  launchWithEvents(
+    args: readonly string[],
+    options: Omit<CliOptions, 'cwd'> = {},
+  ): { child: ChildProcess; done: Promise<OpResult & { run: CliRun }> } {
     const log = join(this.dir, `events-${++this.logs}.jsonl`)
     const { child, done } = this.home.launch([...args, '--stack', this.name, '--non-interactive', '--event-log', log], {
       ...options,
@@ -301,7 +313,12 @@ export class Stack {
     })
     return {
       child,
-      done: done.then(async (run) => ({ ok: run.code === 0, events: await readEventLog(log), output: `${run.stdout}\n${run.stderr}`, run })),
+      done: done.then(async (run) => ({
+        ok: run.code === 0,
+        events: await readEventLog(log),
+        output: `${run.stdout}\n${run.stderr}`,
+        run,
+      })),
     }
   }
 
@@ -350,7 +367,12 @@ export class Stack {
 }
 
 /** Polls `check` every `everyMs` until it answers a value, for at most `withinMs`. */
-export async function until<T>(what: string, check: () => Promise<T | undefined | null | false>, withinMs = 60_000, everyMs = 100): Promise<T> {
+export async function until<T>(
+  what: string,
+  check: () => Promise<T | undefined | null | false>,
+  withinMs = 60_000,
+  everyMs = 100,
+): Promise<T> {
   const deadline = Date.now() + withinMs
   for (;;) {
     const value = await check()

@@ -27,7 +27,11 @@ async function main(): Promise<number> {
   const automation = requireHere('@pulumi/pulumi/automation') as Automation
   const pulumiCommand = await automation.PulumiCommand.get({ root: request.cliRoot, skipVersionCheck: true })
   const stack = await automation.LocalWorkspace.createOrSelectStack(
-    { stackName: request.stack, projectName: 'typescript-chains', program: async () => requireHere(request.program) as Record<string, unknown> },
+    {
+      stackName: request.stack,
+      projectName: 'typescript-chains',
+      program: async () => requireHere(request.program) as Record<string, unknown>,
+    },
     { workDir: request.workDir, pulumiCommand, projectSettings: { name: 'typescript-chains', runtime: 'nodejs', main: request.workDir } },
   )
   if (request.op === 'init') return 0

@@ -33,8 +33,16 @@ func NewProvider(ctx *pulumi.Context,
 			args.BaseUrl = pulumi.StringPtr(d.(string))
 		}
 	}
+	if args.OrderJournal == nil {
+		if d := internal.GetEnvOrDefault(nil, nil, "PROVIDER_ORDER_JOURNAL"); d != nil {
+			args.OrderJournal = pulumi.StringPtr(d.(string))
+		}
+	}
 	if args.ApiKey != nil {
 		args.ApiKey = pulumi.ToSecret(args.ApiKey).(pulumi.StringPtrInput)
+	}
+	if args.OrderJournal != nil {
+		args.OrderJournal = pulumi.ToSecret(args.OrderJournal).(pulumi.StringPtrInput)
 	}
 	opts = internal.PkgResourceDefaultOpts(opts)
 	var resource Provider
@@ -52,6 +60,8 @@ type providerArgs struct {
 	BaseUrl *string `pulumi:"baseUrl"`
 	// When `true`, an apply whose order was placed but is not finished (its invoice waits for payment, or what was asked besides the order waits until it is Active) ends with an error instead of a warning, so that a pipeline does not take an unconfirmed paid resource for success. The resource is saved with its id either way, and each later apply waits for it again (failing while it is unfinished) without ordering again. Terraform marks a resource created with an error as tainted and plans to replace it: while this setting is `true` the provider refuses to delete a tainted resource or one whose create failed this way, so that apply (or `terraform destroy`, already at plan) fails and nothing is cancelled or ordered twice. Run `terraform untaint <address>` to resume it; to delete it anyway, set this to `false` for that apply or destroy; to replace a resource on purpose, use `terraform apply -replace=<address>` rather than `terraform taint`. A resource with `createBeforeDestroy` is replaced by creating first, which the provider cannot stop: untaint it before the next apply. Default `false`.
 	FailOnUnfinished *bool `pulumi:"failOnUnfinished"`
+	// Where the order journal is kept: the record of every paid order, written before it is sent, that lets a re-run after a crash take the order over instead of placing it twice. A directory, or a PostgreSQL connection string (`postgresql://user:password@host:5432/database`) for runners that share no disk (CI jobs, Atlantis, agents): every runner that names the same database shares one journal, kept in its table provider_order_journal (created on first use; `?options=-csearch_path%3Dname` in the string picks another schema), and a runner killed mid-order is taken over by the next one. Falls back to `PROVIDER_ORDER_JOURNAL`; default `.terraform/provider-orders` (`.provider-orders` beside a Pulumi project). Must be a directory, or a postgresql:// connection string.
+	OrderJournal *string `pulumi:"orderJournal"`
 	// The first interval between status checks while waiting for an order; it grows gently up to 30s. Default `5s`. Must be a duration such as "30s" or "2m".
 	PollInterval *string `pulumi:"pollInterval"`
 	// How long one API request may take before it is abandoned (and retried when that is safe). Default `30s`. Must be a duration such as "30s" or "2m".
@@ -66,6 +76,8 @@ type ProviderArgs struct {
 	BaseUrl pulumi.StringPtrInput
 	// When `true`, an apply whose order was placed but is not finished (its invoice waits for payment, or what was asked besides the order waits until it is Active) ends with an error instead of a warning, so that a pipeline does not take an unconfirmed paid resource for success. The resource is saved with its id either way, and each later apply waits for it again (failing while it is unfinished) without ordering again. Terraform marks a resource created with an error as tainted and plans to replace it: while this setting is `true` the provider refuses to delete a tainted resource or one whose create failed this way, so that apply (or `terraform destroy`, already at plan) fails and nothing is cancelled or ordered twice. Run `terraform untaint <address>` to resume it; to delete it anyway, set this to `false` for that apply or destroy; to replace a resource on purpose, use `terraform apply -replace=<address>` rather than `terraform taint`. A resource with `createBeforeDestroy` is replaced by creating first, which the provider cannot stop: untaint it before the next apply. Default `false`.
 	FailOnUnfinished pulumi.BoolPtrInput
+	// Where the order journal is kept: the record of every paid order, written before it is sent, that lets a re-run after a crash take the order over instead of placing it twice. A directory, or a PostgreSQL connection string (`postgresql://user:password@host:5432/database`) for runners that share no disk (CI jobs, Atlantis, agents): every runner that names the same database shares one journal, kept in its table provider_order_journal (created on first use; `?options=-csearch_path%3Dname` in the string picks another schema), and a runner killed mid-order is taken over by the next one. Falls back to `PROVIDER_ORDER_JOURNAL`; default `.terraform/provider-orders` (`.provider-orders` beside a Pulumi project). Must be a directory, or a postgresql:// connection string.
+	OrderJournal pulumi.StringPtrInput
 	// The first interval between status checks while waiting for an order; it grows gently up to 30s. Default `5s`. Must be a duration such as "30s" or "2m".
 	PollInterval pulumi.StringPtrInput
 	// How long one API request may take before it is abandoned (and retried when that is safe). Default `30s`. Must be a duration such as "30s" or "2m".

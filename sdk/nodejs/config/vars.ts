@@ -41,6 +41,17 @@ Object.defineProperty(exports, "failOnUnfinished", {
 });
 
 /**
+ * Where the order journal is kept: the record of every paid order, written before it is sent, that lets a re-run after a crash take the order over instead of placing it twice. A directory, or a PostgreSQL connection string (`postgresql://user:password@host:5432/database`) for runners that share no disk (CI jobs, Atlantis, agents): every runner that names the same database shares one journal, kept in its table provider_order_journal (created on first use; `?options=-csearch_path%3Dname` in the string picks another schema), and a runner killed mid-order is taken over by the next one. Falls back to `PROVIDER_ORDER_JOURNAL`; default `.terraform/provider-orders` (`.provider-orders` beside a Pulumi project). Must be a directory, or a postgresql:// connection string.
+ */
+export declare const orderJournal: string | undefined;
+Object.defineProperty(exports, "orderJournal", {
+    get() {
+        return __config.get("orderJournal") ?? utilities.getEnv("PROVIDER_ORDER_JOURNAL");
+    },
+    enumerable: true,
+});
+
+/**
  * The first interval between status checks while waiting for an order; it grows gently up to 30s. Default `5s`. Must be a duration such as "30s" or "2m".
  */
 export declare const pollInterval: string | undefined;

@@ -22,6 +22,7 @@ class ProviderArgs:
                  api_key: pulumi.Input[Optional[_builtins.str]] = None,
                  base_url: pulumi.Input[Optional[_builtins.str]] = None,
                  fail_on_unfinished: pulumi.Input[Optional[_builtins.bool]] = None,
+                 order_journal: pulumi.Input[Optional[_builtins.str]] = None,
                  poll_interval: pulumi.Input[Optional[_builtins.str]] = None,
                  request_timeout: pulumi.Input[Optional[_builtins.str]] = None):
         """
@@ -30,6 +31,7 @@ class ProviderArgs:
         :param pulumi.Input[_builtins.str] api_key: The API key, sent as `x-token`. Falls back to the `PROVIDER_API_KEY` environment variable. Must be free of control characters (line breaks, tabs, NUL).
         :param pulumi.Input[_builtins.str] base_url: The API base URL, ending in `/v1`. Falls back to `PROVIDER_BASE_URL`. Point it at the local emulator (`npm run emulator`) to try configurations without placing real orders. Must be an http or https URL ending in the API version, e.g. https://api.example.invalid/v1.
         :param pulumi.Input[_builtins.bool] fail_on_unfinished: When `true`, an apply whose order was placed but is not finished (its invoice waits for payment, or what was asked besides the order waits until it is Active) ends with an error instead of a warning, so that a pipeline does not take an unconfirmed paid resource for success. The resource is saved with its id either way, and each later apply waits for it again (failing while it is unfinished) without ordering again. Terraform marks a resource created with an error as tainted and plans to replace it: while this setting is `true` the provider refuses to delete a tainted resource or one whose create failed this way, so that apply (or `terraform destroy`, already at plan) fails and nothing is cancelled or ordered twice. Run `terraform untaint <address>` to resume it; to delete it anyway, set this to `false` for that apply or destroy; to replace a resource on purpose, use `terraform apply -replace=<address>` rather than `terraform taint`. A resource with `createBeforeDestroy` is replaced by creating first, which the provider cannot stop: untaint it before the next apply. Default `false`.
+        :param pulumi.Input[_builtins.str] order_journal: Where the order journal is kept: the record of every paid order, written before it is sent, that lets a re-run after a crash take the order over instead of placing it twice. A directory, or a PostgreSQL connection string (`postgresql://user:password@host:5432/database`) for runners that share no disk (CI jobs, Atlantis, agents): every runner that names the same database shares one journal, kept in its table provider_order_journal (created on first use; `?options=-csearch_path%3Dname` in the string picks another schema), and a runner killed mid-order is taken over by the next one. Falls back to `PROVIDER_ORDER_JOURNAL`; default `.terraform/provider-orders` (`.provider-orders` beside a Pulumi project). Must be a directory, or a postgresql:// connection string.
         :param pulumi.Input[_builtins.str] poll_interval: The first interval between status checks while waiting for an order; it grows gently up to 30s. Default `5s`. Must be a duration such as "30s" or "2m".
         :param pulumi.Input[_builtins.str] request_timeout: How long one API request may take before it is abandoned (and retried when that is safe). Default `30s`. Must be a duration such as "30s" or "2m".
         """
@@ -43,6 +45,10 @@ class ProviderArgs:
             pulumi.set(__self__, "base_url", base_url)
         if fail_on_unfinished is not None:
             pulumi.set(__self__, "fail_on_unfinished", fail_on_unfinished)
+        if order_journal is None:
+            order_journal = _utilities.get_env('PROVIDER_ORDER_JOURNAL')
+        if order_journal is not None:
+            pulumi.set(__self__, "order_journal", order_journal)
         if poll_interval is not None:
             pulumi.set(__self__, "poll_interval", poll_interval)
         if request_timeout is not None:
@@ -85,6 +91,18 @@ class ProviderArgs:
         pulumi.set(self, "fail_on_unfinished", value)
 
     @_builtins.property
+    @pulumi.getter(name="orderJournal")
+    def order_journal(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        Where the order journal is kept: the record of every paid order, written before it is sent, that lets a re-run after a crash take the order over instead of placing it twice. A directory, or a PostgreSQL connection string (`postgresql://user:password@host:5432/database`) for runners that share no disk (CI jobs, Atlantis, agents): every runner that names the same database shares one journal, kept in its table provider_order_journal (created on first use; `?options=-csearch_path%3Dname` in the string picks another schema), and a runner killed mid-order is taken over by the next one. Falls back to `PROVIDER_ORDER_JOURNAL`; default `.terraform/provider-orders` (`.provider-orders` beside a Pulumi project). Must be a directory, or a postgresql:// connection string.
+        """
+        return pulumi.get(self, "order_journal")
+
+    @order_journal.setter
+    def order_journal(self, value: pulumi.Input[Optional[_builtins.str]]):
+        pulumi.set(self, "order_journal", value)
+
+    @_builtins.property
     @pulumi.getter(name="pollInterval")
     def poll_interval(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
@@ -118,6 +136,7 @@ class Provider(pulumi.ProviderResource):
                  api_key: pulumi.Input[Optional[_builtins.str]] = None,
                  base_url: pulumi.Input[Optional[_builtins.str]] = None,
                  fail_on_unfinished: pulumi.Input[Optional[_builtins.bool]] = None,
+                 order_journal: pulumi.Input[Optional[_builtins.str]] = None,
                  poll_interval: pulumi.Input[Optional[_builtins.str]] = None,
                  request_timeout: pulumi.Input[Optional[_builtins.str]] = None,
                  __props__=None):
@@ -129,6 +148,7 @@ class Provider(pulumi.ProviderResource):
         :param pulumi.Input[_builtins.str] api_key: The API key, sent as `x-token`. Falls back to the `PROVIDER_API_KEY` environment variable. Must be free of control characters (line breaks, tabs, NUL).
         :param pulumi.Input[_builtins.str] base_url: The API base URL, ending in `/v1`. Falls back to `PROVIDER_BASE_URL`. Point it at the local emulator (`npm run emulator`) to try configurations without placing real orders. Must be an http or https URL ending in the API version, e.g. https://api.example.invalid/v1.
         :param pulumi.Input[_builtins.bool] fail_on_unfinished: When `true`, an apply whose order was placed but is not finished (its invoice waits for payment, or what was asked besides the order waits until it is Active) ends with an error instead of a warning, so that a pipeline does not take an unconfirmed paid resource for success. The resource is saved with its id either way, and each later apply waits for it again (failing while it is unfinished) without ordering again. Terraform marks a resource created with an error as tainted and plans to replace it: while this setting is `true` the provider refuses to delete a tainted resource or one whose create failed this way, so that apply (or `terraform destroy`, already at plan) fails and nothing is cancelled or ordered twice. Run `terraform untaint <address>` to resume it; to delete it anyway, set this to `false` for that apply or destroy; to replace a resource on purpose, use `terraform apply -replace=<address>` rather than `terraform taint`. A resource with `createBeforeDestroy` is replaced by creating first, which the provider cannot stop: untaint it before the next apply. Default `false`.
+        :param pulumi.Input[_builtins.str] order_journal: Where the order journal is kept: the record of every paid order, written before it is sent, that lets a re-run after a crash take the order over instead of placing it twice. A directory, or a PostgreSQL connection string (`postgresql://user:password@host:5432/database`) for runners that share no disk (CI jobs, Atlantis, agents): every runner that names the same database shares one journal, kept in its table provider_order_journal (created on first use; `?options=-csearch_path%3Dname` in the string picks another schema), and a runner killed mid-order is taken over by the next one. Falls back to `PROVIDER_ORDER_JOURNAL`; default `.terraform/provider-orders` (`.provider-orders` beside a Pulumi project). Must be a directory, or a postgresql:// connection string.
         :param pulumi.Input[_builtins.str] poll_interval: The first interval between status checks while waiting for an order; it grows gently up to 30s. Default `5s`. Must be a duration such as "30s" or "2m".
         :param pulumi.Input[_builtins.str] request_timeout: How long one API request may take before it is abandoned (and retried when that is safe). Default `30s`. Must be a duration such as "30s" or "2m".
         """
@@ -159,6 +179,7 @@ class Provider(pulumi.ProviderResource):
                  api_key: pulumi.Input[Optional[_builtins.str]] = None,
                  base_url: pulumi.Input[Optional[_builtins.str]] = None,
                  fail_on_unfinished: pulumi.Input[Optional[_builtins.bool]] = None,
+                 order_journal: pulumi.Input[Optional[_builtins.str]] = None,
                  poll_interval: pulumi.Input[Optional[_builtins.str]] = None,
                  request_timeout: pulumi.Input[Optional[_builtins.str]] = None,
                  __props__=None):
@@ -177,6 +198,9 @@ class Provider(pulumi.ProviderResource):
                 base_url = _utilities.get_env('PROVIDER_BASE_URL')
             __props__.__dict__["base_url"] = base_url
             __props__.__dict__["fail_on_unfinished"] = pulumi.Output.from_input(fail_on_unfinished).apply(pulumi.runtime.to_json) if fail_on_unfinished is not None else None
+            if order_journal is None:
+                order_journal = _utilities.get_env('PROVIDER_ORDER_JOURNAL')
+            __props__.__dict__["order_journal"] = None if order_journal is None else pulumi.Output.secret(order_journal)
             __props__.__dict__["poll_interval"] = poll_interval
             __props__.__dict__["request_timeout"] = request_timeout
         super(Provider, __self__).__init__(

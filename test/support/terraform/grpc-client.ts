@@ -1,6 +1,14 @@
 import { connect, type ClientHttp2Session, constants } from 'node:http2'
-import { create, type DescMessage, type DescMethod, fromBinary, type MessageInitShape, type MessageShape, toBinary } from '@bufbuild/protobuf'
-import { decodeGrpcMessage, frame, GrpcError, type GrpcStatusCode, unframe } from '../../grpc/index.js'
+import {
+  create,
+  type DescMessage,
+  type DescMethod,
+  fromBinary,
+  type MessageInitShape,
+  type MessageShape,
+  toBinary,
+} from '@bufbuild/protobuf'
+import { decodeGrpcMessage, frame, GrpcError, type GrpcStatusCode, unframe } from '../../../src/grpc/index.js'
 
 /** A unary gRPC client over node:http2, standing in for Terraform in tests. */
 export interface GrpcTestClient {

@@ -1,6 +1,6 @@
 // Test doubles for the client's injected dependencies: a scripted fetch and a clock whose sleeps
-// return at once. Used by the unit tests of this folder; nothing in the client imports it.
-import { type ClientOptions, createClient } from './client.js'
+// return at once. Used by the API client's unit tests (src/api); nothing the executables run imports it.
+import { type ClientOptions, createClient } from '../../src/api/client.js'
 
 export interface RecordedRequest {
   readonly method: string
@@ -45,7 +45,7 @@ export function json(status: number, body: unknown, headers: Record<string, stri
   })
 }
 
-/** The §1.5 success envelope. */
+/** The API's success envelope. */
 export function ok(data: unknown, headers: Record<string, string> = {}): Response {
   return json(200, { success: true, code: 200, data }, headers)
 }
@@ -125,6 +125,16 @@ export function vmAccount(id: string, name: string, created: string, status = 'P
     description: '',
     order_id: `5${id}`,
     last_invoice: null,
-    extra_details: { region: 'r', region_label: 'R', name, ciuser: 'u', cipassword: 'p', keypair_id: 7, osname: 'o', disk_size: '20', snapshot_id: null },
+    extra_details: {
+      region: 'r',
+      region_label: 'R',
+      name,
+      ciuser: 'u',
+      cipassword: 'p',
+      keypair_id: 7,
+      osname: 'o',
+      disk_size: '20',
+      snapshot_id: null,
+    },
   }
 }

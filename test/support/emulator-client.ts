@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
-import type { Emulator } from './index.js'
-import type { Json } from './json.js'
+import type { Emulator } from '../../src/emulator/index.js'
+import type { Json } from '../../src/emulator/json.js'
 
 /** A tiny typed client for tests of the emulator and of code that runs against it. */
 export interface Reply {
@@ -104,8 +104,7 @@ export class TestClient {
   }
 }
 
-export const issueLocs = (detail: Json): string[] =>
-  (detail as { loc: (string | number)[] }[]).map((i) => i.loc.join('.')).sort()
+export const issueLocs = (detail: Json): string[] => (detail as { loc: (string | number)[] }[]).map((i) => i.loc.join('.')).sort()
 
 export const DELAY = 2000
 export const VM_BODY = {

@@ -1,7 +1,7 @@
-/** A small in-memory resource that exercises every core rule; used by core's own tests only. */
-import { bool, int64, string } from './attributes.js'
-import { defineResource, recordOnly } from './definition.js'
-import { length, oneOf } from './validators.js'
+/** A small in-memory resource that exercises every core rule; used by the unit tests of core and server. */
+import { bool, int64, string } from '../../src/core/attributes.js'
+import { defineResource, recordOnly } from '../../src/core/definition.js'
+import { length, oneOf } from '../../src/core/validators.js'
 
 export interface Box {
   id: string
@@ -122,4 +122,3 @@ export const boxDefinition = defineResource<BoxService, typeof boxAttributes>({
     if (!client.boxes.delete(id)) throw new NotFound(`box ${id} not found`)
   },
 })
-

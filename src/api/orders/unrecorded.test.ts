@@ -6,8 +6,8 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, test } from 'node:test'
-import { UnrecordedMatchError } from './errors.js'
-import { BASE_URL, ORDER, ok, type RecordedRequest, testClient, VM_BODY, vmAccount } from './fake-fetch.js'
+import { UnrecordedMatchError } from '../errors.js'
+import { BASE_URL, ORDER, ok, type RecordedRequest, testClient, VM_BODY, vmAccount } from '../../../test/support/fake-fetch.js'
 import { OrderJournal, serviceOf } from './journal.js'
 
 const NOW = Date.parse('2026-11-24T12:00:00Z')
@@ -22,7 +22,6 @@ afterEach(() => {
   for (const dir of directories.splice(0)) rmSync(dir, { recursive: true, force: true })
 })
 
-
 /** A service that answers without echoing the key: the probe, then the listing, then (maybe) the order. */
 const silent = (data: unknown) => (_r: RecordedRequest) => ok(data)
 const echoing = (data: unknown) => (r: RecordedRequest) => ok(data, { 'idempotency-key': r.headers.get('idempotency-key') ?? '' })
@@ -32,11 +31,11 @@ function client(replies: Parameters<typeof testClient>[0], dir: string, allowUnr
 }
 
 /** A directory that has ordered from this service before (a settled order of another intent). */
-function withHistory(dir: string): void {
+async function withHistory(dir: string): Promise<void> {
   const journal = new OrderJournal(dir, () => NOW)
-  const entry = journal.open('another-intent', serviceOf(BASE_URL), 'old-key', 'POST', '/lites')
+  const entry = await journal.open('another-intent', serviceOf(BASE_URL), 'old-key', 'POST', '/lites')
   entry.state = 'settled'
-  journal.write(entry)
+  await journal.write(entry)
 }
 
 describe('a new order that an unrecorded recent account matches', () => {
@@ -63,7 +62,7 @@ describe('a new order that an unrecorded recent account matches', () => {
 
   test('a directory with history and a service that ignores keys: asked once, listed, and stopped the same way', async () => {
     const dir = journalDirectory()
-    withHistory(dir)
+    await withHistory(dir)
     const { client: api, requests } = client([silent({}), silent([vmAccount('100007', 'web', '2026-11-24 11:50:00')])], dir)
     const error = await api.lites.createVm(VM_BODY).then(
       () => assert.fail('ordered although a killed run may have placed this order'),
@@ -79,13 +78,13 @@ describe('a new order that an unrecorded recent account matches', () => {
 
   test('an account a state named (a refresh in this directory) is managed: the order is placed', async () => {
     const dir = journalDirectory()
-    new OrderJournal(dir, () => NOW).named('100007')
+    await new OrderJournal(dir, () => NOW).accountInState('100007')
     const { client: api, requests } = client([silent([vmAccount('100007', 'web', '2026-11-24 11:50:00')]), silent(ORDER)], dir)
     assert.deepEqual(await api.lites.createVm(VM_BODY), ORDER)
     assert.equal(requests.at(-1)?.method, 'POST')
   })
 
-  test('a matching account older than the keys\' window, a terminated one, or another name: the order is placed', async () => {
+  test("a matching account older than the keys' window, a terminated one, or another name: the order is placed", async () => {
     const dir = journalDirectory()
     const accounts = [
       vmAccount('100001', 'web', '2026-11-23 11:00:00'),
@@ -96,7 +95,7 @@ describe('a new order that an unrecorded recent account matches', () => {
     assert.deepEqual(await api.lites.createVm(VM_BODY), ORDER)
   })
 
-  test('a twin configuration\'s account, Active and ordered hours ago, is no evidence of a killed run: ordered, with a warning naming it', async () => {
+  test("a twin configuration's account, Active and ordered hours ago, is no evidence of a killed run: ordered, with a warning naming it", async () => {
     const dir = journalDirectory()
     const twin = { ...vmAccount('100009', 'web', '2026-11-24 08:00:00'), status: 'Active' }
     const { client: api, requests, logs } = client([echoing([twin]), echoing(ORDER)], dir)
@@ -111,7 +110,10 @@ describe('a new order that an unrecorded recent account matches', () => {
       { ...vmAccount('100011', 'web', '2026-11-24 11:20:00'), status: 'Active' },
     ]) {
       const { client: api, requests } = client([echoing([account])], journalDirectory())
-      await assert.rejects(api.lites.createVm(VM_BODY), (e: unknown) => e instanceof UnrecordedMatchError && e.candidates[0] === String(account.account_id))
+      await assert.rejects(
+        api.lites.createVm(VM_BODY),
+        (e: unknown) => e instanceof UnrecordedMatchError && e.candidates[0] === String(account.account_id),
+      )
       assert.ok(!requests.some((r) => r.method === 'POST'), 'nothing ordered')
     }
   })
@@ -128,7 +130,7 @@ describe('a new order that an unrecorded recent account matches', () => {
 
   test('a directory with history and a service that echoes keys is not listed: the journal covers re-runs from it', async () => {
     const dir = journalDirectory()
-    withHistory(dir)
+    await withHistory(dir)
     const { client: api, requests } = client([echoing({}), echoing(ORDER)], dir)
     assert.deepEqual(await api.lites.createVm(VM_BODY), ORDER)
     assert.deepEqual(

@@ -4,10 +4,11 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, test } from 'node:test'
-import { OrderUnresolvedError, UnrecordedMatchError } from './errors.js'
-import { OrderJournal, processAlive } from './journal.js'
-import { fail, ORDER, ok, type RecordedRequest, testClient, VM_BODY, vmAccount } from './fake-fetch.js'
-import type { OperationFrame } from './transport.js'
+import { OrderUnresolvedError, UnrecordedMatchError } from '../errors.js'
+import { newJournalSession, OrderJournal } from './journal.js'
+import { processAlive } from './journal-store.js'
+import { fail, ORDER, ok, type RecordedRequest, testClient, VM_BODY, vmAccount } from '../../../test/support/fake-fetch.js'
+import type { OperationFrame } from '../transport.js'
 
 const directories: string[] = []
 function journal(): string {
@@ -28,16 +29,17 @@ let nextPid = 700_000
 function providerProcess() {
   const pid = nextPid++
   running.add(pid)
-  const journalOptions = { owner: { pid, token: `process-${pid}` }, alive: (p: number) => running.has(p) }
-  return { pid, journalOptions, kill: () => running.delete(pid) }
+  const owner = { pid, token: `process-${pid}` }
+  const journalOptions = { session: newJournalSession(owner), alive: (p: number) => running.has(p) }
+  return { pid, owner, journalOptions, kill: () => running.delete(pid) }
 }
 
 /** An operation frame as core makes one; `finish()` hands the outcome over. */
 function frame(scope?: string, timeoutMs?: number) {
-  const finishers: (() => void)[] = []
+  const finishers: (() => void | Promise<void>)[] = []
   const value: OperationFrame = { scope, timeoutMs, onFinish: (f) => finishers.push(f) }
-  const finish = () => {
-    for (const f of finishers.splice(0)) f()
+  const finish = async () => {
+    for (const f of finishers.splice(0)) await f()
   }
   return { value, finish }
 }
@@ -56,13 +58,16 @@ const probed = echoing(200, [])
 const unconfirmed = () => fail(405, 'Method Not Allowed')
 const posts = (requests: readonly RecordedRequest[]) => requests.filter((r) => r.method === 'POST')
 
-
 describe('order journal', () => {
   test('a run killed after the order answered: the next run gets the same account without a request', async () => {
     const dir = journal()
     const run1 = frame()
     const killed = providerProcess()
-    const first = testClient([probed, echoing(200, ORDER)], { journalDirectory: dir, operation: () => run1.value, journalOptions: killed.journalOptions })
+    const first = testClient([probed, echoing(200, ORDER)], {
+      journalDirectory: dir,
+      operation: () => run1.value,
+      journalOptions: killed.journalOptions,
+    })
     assert.deepEqual(await first.client.lites.createVm(VM_BODY), ORDER)
     // The process dies here: the operation never hands its outcome over.
     killed.kill()
@@ -85,7 +90,7 @@ describe('order journal', () => {
     await Promise.all([client.lites.createVm(VM_BODY), client.lites.createVm(VM_BODY)])
     const keys = posts(requests).map((r) => r.headers.get('idempotency-key'))
     assert.equal(new Set(keys).size, 2)
-    op.finish()
+    await op.finish()
     const next = frame()
     const again = testClient([echoing(200, { ...ORDER, account_id: '100044' })], { journalDirectory: dir, operation: () => next.value })
     assert.equal((await again.client.lites.createVm(VM_BODY)).account_id, '100044')
@@ -126,7 +131,10 @@ describe('order journal', () => {
     const op = frame(undefined, 60_000)
     const replies = [
       (r: RecordedRequest) =>
-        fail(409, 'request with this Idempotency-Key is in progress', { 'retry-after': '1', 'idempotency-key': r.headers.get('idempotency-key') ?? '' }),
+        fail(409, 'request with this Idempotency-Key is in progress', {
+          'retry-after': '1',
+          'idempotency-key': r.headers.get('idempotency-key') ?? '',
+        }),
       new Error('request timed out'),
       echoing(200, ORDER),
     ]
@@ -142,7 +150,13 @@ describe('order journal', () => {
     const dir = journal()
     const op = frame(undefined, 1_000)
     const echo503 = (r: RecordedRequest) => fail(503, 'x', { 'idempotency-key': r.headers.get('idempotency-key') ?? '' })
-    const first = testClient([probed, echo503, echo503, echo503], { journalDirectory: dir, operation: () => op.value })
+    // Both runs in one provider process (one journal session), as the runtime configures them.
+    const proc = providerProcess()
+    const first = testClient([probed, echo503, echo503, echo503], {
+      journalDirectory: dir,
+      operation: () => op.value,
+      journalOptions: proc.journalOptions,
+    })
     const error = await first.client.lites.createVm(VM_BODY).then(
       () => assert.fail('expected an error'),
       (e: unknown) => e,
@@ -150,9 +164,13 @@ describe('order journal', () => {
     assert.ok(error instanceof OrderUnresolvedError)
     const key = posts(first.requests)[0]?.headers.get('idempotency-key') ?? ''
     assert.match(error.message, new RegExp(key))
-    op.finish()
+    await op.finish()
     const next = frame(undefined, 60_000)
-    const second = testClient([echoing(200, ORDER)], { journalDirectory: dir, operation: () => next.value })
+    const second = testClient([echoing(200, ORDER)], {
+      journalDirectory: dir,
+      operation: () => next.value,
+      journalOptions: proc.journalOptions,
+    })
     await second.client.lites.createVm(VM_BODY)
     assert.equal(second.requests[0]?.headers.get('idempotency-key'), key)
   })
@@ -166,7 +184,11 @@ describe('order journal', () => {
         ok([vmAccount('100041', 'web', '1969-12-31 00:00:00'), vmAccount('100043', 'db', '2099-01-01 00:00:00')]),
         fail(502, 'Bad Gateway'),
         unconfirmed,
-        ok([vmAccount('100041', 'web', '1969-12-31 00:00:00'), vmAccount('100042', 'web', new Date(1_000_000).toISOString().slice(0, 19).replace('T', ' ')), vmAccount('100043', 'db', '2099-01-01 00:00:00')]),
+        ok([
+          vmAccount('100041', 'web', '1969-12-31 00:00:00'),
+          vmAccount('100042', 'web', new Date(1_000_000).toISOString().slice(0, 19).replace('T', ' ')),
+          vmAccount('100043', 'db', '2099-01-01 00:00:00'),
+        ]),
       ],
       { journalDirectory: dir, operation: () => op.value },
     )
@@ -196,7 +218,7 @@ describe('order journal', () => {
   test('a service that does not echo keys: the single match is not adopted while another such order is unanswered', async () => {
     const dir = journal()
     // A concurrent identical order (count = 2) was sent and has no answer yet: its account may be the match.
-    new OrderJournal(dir, () => 0).open('another-intent', 'any-service', 'rival-key', 'POST', '/lites')
+    await new OrderJournal(dir, () => 0).open('another-intent', 'any-service', 'rival-key', 'POST', '/lites')
     const op = frame(undefined, 60_000)
     const created = new Date(1_000_000).toISOString().slice(0, 19).replace('T', ' ')
     const { client, requests } = testClient([ok([]), fail(502, 'Bad Gateway'), unconfirmed, ok([vmAccount('100042', 'web', created)])], {
@@ -241,12 +263,17 @@ describe('order journal', () => {
   test('an upgrade against a service that does not echo keys is not resent after a 502, then or on the next run', async () => {
     const dir = journal()
     const op = frame(undefined, 60_000)
-    const first = testClient([fail(502, 'Bad Gateway'), fail(405, 'x')], { journalDirectory: dir, operation: () => op.value })
+    const proc = providerProcess()
+    const first = testClient([fail(502, 'Bad Gateway'), fail(405, 'x')], {
+      journalDirectory: dir,
+      operation: () => op.value,
+      journalOptions: proc.journalOptions,
+    })
     await assert.rejects(first.client.lites.upgradeDisk('100042', { additional_size: 10 }), OrderUnresolvedError)
-    op.finish()
+    await op.finish()
     const next = frame(undefined, 60_000)
     // The next run asks once more (a GET, answered without the key) and still sends nothing.
-    const second = testClient([fail(405, 'x')], { journalDirectory: dir, operation: () => next.value })
+    const second = testClient([fail(405, 'x')], { journalDirectory: dir, operation: () => next.value, journalOptions: proc.journalOptions })
     await assert.rejects(second.client.lites.upgradeDisk('100042', { additional_size: 10 }), /delete .*\.json/)
     assert.deepEqual(
       second.requests.map((r) => r.method),
@@ -258,7 +285,11 @@ describe('order journal', () => {
     const dir = journal()
     const run1 = frame()
     const killed = providerProcess()
-    const first = testClient([echoing(200, true)], { journalDirectory: dir, operation: () => run1.value, journalOptions: killed.journalOptions })
+    const first = testClient([echoing(200, true)], {
+      journalDirectory: dir,
+      operation: () => run1.value,
+      journalOptions: killed.journalOptions,
+    })
     await first.client.lites.rebuildVm('100042', { select_os: 'Debian-12' })
     killed.kill()
     const run2 = frame()
@@ -316,123 +347,138 @@ describe('order journal', () => {
 describe('order journal: owners, temporaries and settling', () => {
   const journalOf = (dir: string, proc = providerProcess()) => new OrderJournal(dir, () => 1_000_000, proc.journalOptions)
 
-  test("a live process's fresh entry is never taken over by another process; once it is gone, it is", () => {
+  test("a live process's fresh entry is never taken over by another process; once it is gone, it is", async () => {
     const dir = journal()
     const a = providerProcess()
     const b = providerProcess()
-    const entry = journalOf(dir, a).open('intent', 'service', 'key-a', 'POST', '/lites')
+    const entry = await journalOf(dir, a).open('intent', 'service', 'key-a', 'POST', '/lites')
     const other = journalOf(dir, b)
-    assert.equal(other.claim('intent'), undefined, 'taken over while its process runs')
+    assert.equal(await other.claim('intent'), undefined, 'taken over while its process runs')
     a.kill()
-    const taken = other.claim('intent')
+    const taken = await other.claim('intent')
     assert.equal(taken?.id, entry.id)
     const written = JSON.parse(readFileSync(join(dir, `${entry.id}.json`), 'utf8'))
-    assert.deepEqual(written.owner, b.journalOptions.owner, 'the takeover is written to disk')
-    assert.equal(journalOf(dir).claim('intent'), undefined, 'and is now the live taker’s')
+    assert.deepEqual(written.owner, b.owner, 'the takeover is written to disk')
+    assert.equal(await journalOf(dir).claim('intent'), undefined, 'and is now the live taker’s')
   })
 
-  test("a process takes back its own entry once no operation holds it, and a reused pid is not its owner", () => {
+  test('a process takes back its own entry once no operation holds it, and a reused pid is not its owner', async () => {
     const dir = journal()
     const a = providerProcess()
     const own = journalOf(dir, a)
-    const entry = own.open('intent', 'service', 'key-a', 'POST', '/lites')
-    assert.equal(own.claim('intent'), undefined, 'held by an operation')
-    own.drop(entry)
-    assert.equal(own.claim('intent')?.id, entry.id)
+    const entry = await own.open('intent', 'service', 'key-a', 'POST', '/lites')
+    assert.equal(await own.claim('intent'), undefined, 'held by an operation')
+    own.letGo(entry)
+    assert.equal((await own.claim('intent'))?.id, entry.id)
     // Another process now has the pid of a dead owner: the entry is that dead owner's, not the new one's.
     const reusing = new OrderJournal(dir, () => 1_000_000, { owner: { pid: a.pid, token: 'a-later-process' }, alive: () => true })
-    own.drop(entry)
-    assert.equal(reusing.claim('intent')?.id, entry.id)
+    own.letGo(entry)
+    assert.equal((await reusing.claim('intent'))?.id, entry.id)
   })
 
-  test('preference: unanswered entries first, then delivered unsettled ones of a gone owner; never settled or live ones', () => {
+  test('preference: unanswered entries first, then delivered unsettled ones of a gone owner; never settled or live ones', async () => {
     const dir = journal()
     const killed = providerProcess()
     const live = providerProcess()
     let clock = 1_000_000
     const at = (proc: ReturnType<typeof providerProcess>) => new OrderJournal(dir, () => clock++, proc.journalOptions)
-    const delivered = at(killed).open('intent', 's', 'k1', 'POST', '/lites')
+    const delivered = await at(killed).open('intent', 's', 'k1', 'POST', '/lites')
     Object.assign(delivered, { state: 'answered', accountId: '1' })
-    at(killed).release(delivered)
-    const settled = at(killed).open('intent', 's', 'k2', 'POST', '/lites')
+    await at(killed).deliver(delivered)
+    const settled = await at(killed).open('intent', 's', 'k2', 'POST', '/lites')
     Object.assign(settled, { state: 'answered', accountId: '2' })
-    at(killed).release(settled)
-    at(killed).named('2')
-    const livesDelivered = at(live).open('intent', 's', 'k3', 'POST', '/lites')
+    await at(killed).deliver(settled)
+    await at(killed).accountInState('2')
+    const livesDelivered = await at(live).open('intent', 's', 'k3', 'POST', '/lites')
     Object.assign(livesDelivered, { state: 'answered', accountId: '3' })
-    at(live).release(livesDelivered)
-    const sent = at(killed).open('intent', 's', 'k4', 'POST', '/lites')
+    await at(live).deliver(livesDelivered)
+    const sent = await at(killed).open('intent', 's', 'k4', 'POST', '/lites')
     killed.kill()
     const next = at(providerProcess())
-    assert.equal(next.claim('intent')?.id, sent.id, 'the unanswered entry first, though it is newer')
-    assert.equal(next.claim('intent'), undefined, 'a delivered entry only for an order that makes an account')
-    assert.equal(next.claim('intent', { adoptDelivered: true })?.id, delivered.id)
-    assert.equal(next.claim('intent', { adoptDelivered: true }), undefined, 'never a settled entry, nor one of a live process')
+    assert.equal((await next.claim('intent'))?.id, sent.id, 'the unanswered entry first, though it is newer')
+    assert.equal(await next.claim('intent'), undefined, 'a delivered entry only for an order that makes an account')
+    assert.equal((await next.claim('intent', { adoptDelivered: true }))?.id, delivered.id)
+    assert.equal(await next.claim('intent', { adoptDelivered: true }), undefined, 'never a settled entry, nor one of a live process')
   })
 
-  test('a state naming an account leaves an order on it that was never handed over open (a migration cut short); a delete settles it', () => {
+  test('a state naming an account leaves an order on it that was never handed over open (a migration cut short); a delete settles it', async () => {
     const dir = journal()
     const killed = providerProcess()
     const own = journalOf(dir, killed)
-    const migrating = own.open('migrate', 's', 'k1', 'POST', '/lites/accounts/7/migrate-to-pro')
+    const migrating = await own.open('migrate', 's', 'k1', 'POST', '/lites/accounts/7/migrate-to-pro')
     Object.assign(migrating, { state: 'answered', accountId: '7' })
-    own.write(migrating)
+    await own.write(migrating)
     killed.kill()
     // The re-run's refresh (Terraform) or Diff (Pulumi) names account 7 before the migration resumes.
-    journalOf(dir).named('7')
+    await journalOf(dir).accountInState('7')
     const next = journalOf(dir)
-    assert.equal(next.claim('migrate')?.id, migrating.id, 'the open order is taken over, not sent again')
-    next.drop(migrating)
-    next.settle('7')
-    assert.equal(journalOf(dir).claim('migrate'), undefined, 'once the account is deleted, never')
+    assert.equal((await next.claim('migrate'))?.id, migrating.id, 'the open order is taken over, not sent again')
+    next.letGo(migrating)
+    await next.accountGone('7')
+    assert.equal(await journalOf(dir).claim('migrate'), undefined, 'once the account is deleted, never')
   })
 
-  test("a graceful shutdown settles only what its process handed over; a state naming an account settles it", () => {
+  test('a graceful shutdown settles only what its process handed over; a state naming an account settles it', async () => {
     const dir = journal()
     const a = providerProcess()
     const own = journalOf(dir, a)
-    const handed = own.open('intent', 's', 'k1', 'POST', '/lites')
+    const handed = await own.open('intent', 's', 'k1', 'POST', '/lites')
     Object.assign(handed, { state: 'answered', accountId: '1' })
-    own.release(handed)
-    const named = own.open('intent', 's', 'k2', 'POST', '/lites')
+    await own.deliver(handed)
+    const named = await own.open('intent', 's', 'k2', 'POST', '/lites')
     Object.assign(named, { state: 'answered', accountId: '2' })
-    own.release(named)
-    journalOf(dir).named('2')
-    own.settleOwn()
+    await own.deliver(named)
+    await journalOf(dir).accountInState('2')
+    await own.engineClosed()
     a.kill()
     const states = readdirSync(dir).map((f) => JSON.parse(readFileSync(join(dir, f), 'utf8')).state)
     assert.deepEqual(states, ['settled', 'settled'])
-    assert.equal(journalOf(dir).claim('intent', { adoptDelivered: true }), undefined)
+    assert.equal(await journalOf(dir).claim('intent', { adoptDelivered: true }), undefined)
   })
 
-  test('of two processes taking over one entry, one wins; a takeover cut short is finished by the next', () => {
+  test('of two processes taking over one entry, one wins; a takeover cut short is finished by the next', async () => {
     const dir = journal()
     const killed = providerProcess()
-    const entry = journalOf(dir, killed).open('intent', 's', 'k', 'POST', '/lites')
+    const entry = await journalOf(dir, killed).open('intent', 's', 'k', 'POST', '/lites')
     killed.kill()
     // A live process is taking it over right now (its marker is there): nobody else may.
     const busy = providerProcess()
-    const marker = join(dir, `${entry.id}.take-${killed.journalOptions.owner.token}`)
-    writeFileSync(marker, JSON.stringify(busy.journalOptions.owner))
-    assert.equal(journalOf(dir).claim('intent'), undefined)
+    const marker = join(dir, `${entry.id}.take-${killed.owner.token}`)
+    writeFileSync(marker, JSON.stringify(busy.owner))
+    assert.equal(await journalOf(dir).claim('intent'), undefined)
     // That process dies before it rewrote the entry: the next one takes it over.
     busy.kill()
     const next = providerProcess()
-    assert.equal(journalOf(dir, next).claim('intent')?.id, entry.id)
-    assert.deepEqual(JSON.parse(readFileSync(join(dir, `${entry.id}.json`), 'utf8')).owner, next.journalOptions.owner)
+    assert.equal((await journalOf(dir, next).claim('intent'))?.id, entry.id)
+    assert.deepEqual(JSON.parse(readFileSync(join(dir, `${entry.id}.json`), 'utf8')).owner, next.owner)
     assert.deepEqual(readdirSync(dir), [`${entry.id}.json`], 'its markers are removed')
   })
 
-  test('temporaries of writers killed before their rename are removed; those of live writers are kept', () => {
+  test('temporaries of writers killed before their rename are removed; those of live writers are kept', async () => {
     const dir = journal()
     const writer = providerProcess()
     const dead = providerProcess()
     dead.kill()
-    journalOf(dir, writer).open('intent', 's', 'k', 'POST', '/lites')
+    await journalOf(dir, writer).open('intent', 's', 'k', 'POST', '/lites')
     writeFileSync(join(dir, `aaaa.json.${dead.pid}.tmp`), '{"v":1')
     writeFileSync(join(dir, `bbbb.json.${writer.pid}.tmp`), '{"v":1')
-    journalOf(dir).claim('other-intent')
-    assert.deepEqual(readdirSync(dir).filter((f) => f.endsWith('.tmp')), [`bbbb.json.${writer.pid}.tmp`])
+    await journalOf(dir).claim('other-intent')
+    assert.deepEqual(
+      readdirSync(dir).filter((f) => f.endsWith('.tmp')),
+      [`bbbb.json.${writer.pid}.tmp`],
+    )
+  })
+
+  test("two clients of this process with sessions of their own: neither takes the other's entry while the process runs", async () => {
+    const dir = journal()
+    const mine = new OrderJournal(dir, Date.now)
+    const entry = await mine.open('intent', 's', 'k', 'POST', '/lites')
+    mine.letGo(entry)
+    const sibling = new OrderJournal(dir, Date.now)
+    assert.notEqual(sibling.owner.token, mine.owner.token)
+    assert.equal(await sibling.claim('intent'), undefined, 'a sibling owner of this very process is alive')
+    assert.equal((await sibling.heldElsewhere('intent')).length, 1)
+    assert.equal((await mine.claim('intent'))?.id, entry.id, 'its own owner takes it back')
   })
 
   test('liveness: a running pid is alive, an exited one is not, and a pid with another start time was reused', () => {
@@ -466,7 +512,11 @@ describe('order journal: owners, temporaries and settling', () => {
     const dir = journal()
     const other = providerProcess()
     const run1 = frame()
-    const first = testClient([probed, echoing(200, ORDER)], { journalDirectory: dir, operation: () => run1.value, journalOptions: other.journalOptions })
+    const first = testClient([probed, echoing(200, ORDER)], {
+      journalDirectory: dir,
+      operation: () => run1.value,
+      journalOptions: other.journalOptions,
+    })
     await first.client.lites.createVm(VM_BODY)
     // The other run's provider still waits for Active: its entry is answered, held, never handed over.
     const me = providerProcess()
@@ -487,7 +537,11 @@ describe('order journal: owners, temporaries and settling', () => {
     const dir = journal()
     const other = providerProcess()
     const run1 = frame()
-    const first = testClient([probed, echoing(200, ORDER)], { journalDirectory: dir, operation: () => run1.value, journalOptions: other.journalOptions })
+    const first = testClient([probed, echoing(200, ORDER)], {
+      journalDirectory: dir,
+      operation: () => run1.value,
+      journalOptions: other.journalOptions,
+    })
     await first.client.lites.createVm(VM_BODY)
     const run2 = frame()
     const second = testClient([], { journalDirectory: dir, operation: () => run2.value, journalOptions: providerProcess().journalOptions })
@@ -498,18 +552,22 @@ describe('order journal: owners, temporaries and settling', () => {
     })
     assert.equal(second.requests.length, 0)
     // Once the other run hands its outcome over, the same configuration elsewhere (another workspace) orders anew.
-    run1.finish()
+    await run1.finish()
     const run3 = frame()
-    const third = testClient([echoing(200, { ...ORDER, account_id: '100043' })], { journalDirectory: dir, operation: () => run3.value, journalOptions: providerProcess().journalOptions })
+    const third = testClient([echoing(200, { ...ORDER, account_id: '100043' })], {
+      journalDirectory: dir,
+      operation: () => run3.value,
+      journalOptions: providerProcess().journalOptions,
+    })
     assert.equal((await third.client.lites.createVm(VM_BODY)).account_id, '100043')
   })
 
-  test("a real second process: its entry is not taken over while it runs, and is once it has exited", async () => {
+  test('a real second process: its entry is not taken over while it runs, and is once it has exited', async () => {
     const dir = journal()
     const module = new URL('./journal.js', import.meta.url).href
     const script =
       `const { OrderJournal } = await import(${JSON.stringify(module)});` +
-      `new OrderJournal(${JSON.stringify(dir)}, Date.now).open('intent', 's', 'k', 'POST', '/lites');` +
+      `(await new OrderJournal(${JSON.stringify(dir)}, Date.now).open('intent', 's', 'k', 'POST', '/lites'));` +
       `process.stdout.write('ready\\n'); process.stdin.resume(); process.stdin.on('end', () => process.exit(0));`
     const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['pipe', 'pipe', 'inherit'] })
     const exited = new Promise((resolve) => child.once('exit', resolve))
@@ -518,10 +576,10 @@ describe('order journal: owners, temporaries and settling', () => {
       child.once('exit', () => reject(new Error('the child exited early')))
     })
     const here = new OrderJournal(dir, Date.now)
-    assert.equal(here.claim('intent'), undefined, 'the other process still runs')
+    assert.equal(await here.claim('intent'), undefined, 'the other process still runs')
     child.stdin.end()
     await exited
-    const taken = here.claim('intent')
+    const taken = await here.claim('intent')
     assert.equal(taken?.key, 'k')
     assert.equal(taken?.owner?.pid, process.pid)
   })
@@ -530,9 +588,13 @@ describe('order journal: owners, temporaries and settling', () => {
     const dir = journal()
     const killed = providerProcess()
     const run1 = frame()
-    const first = testClient([probed, echoing(200, ORDER)], { journalDirectory: dir, operation: () => run1.value, journalOptions: killed.journalOptions })
+    const first = testClient([probed, echoing(200, ORDER)], {
+      journalDirectory: dir,
+      operation: () => run1.value,
+      journalOptions: killed.journalOptions,
+    })
     await first.client.lites.createVm(VM_BODY)
-    run1.finish() // handed to Terraform, whose state was then lost with the kill
+    await run1.finish() // handed to Terraform, whose state was then lost with the kill
     killed.kill()
     const run2 = frame()
     const second = testClient([ok([vmAccount('100042', 'web', '2026-01-01 00:00:00')])], {
@@ -558,7 +620,7 @@ describe('order journal: owners, temporaries and settling', () => {
       journalOptions: killed.journalOptions,
     })
     await Promise.all([first.client.lites.createVm(VM_BODY), first.client.lites.createVm(VM_BODY)])
-    run1.finish()
+    await run1.finish()
     killed.kill()
     const run2 = frame()
     const listed = () => ok([vmAccount('100042', 'web', '2026-01-01 00:00:00'), vmAccount('100043', 'web', '2026-01-01 00:00:00')])
@@ -577,9 +639,13 @@ describe('order journal: owners, temporaries and settling', () => {
     const dir = journal()
     const killed = providerProcess()
     const run1 = frame()
-    const first = testClient([probed, echoing(200, ORDER)], { journalDirectory: dir, operation: () => run1.value, journalOptions: killed.journalOptions })
+    const first = testClient([probed, echoing(200, ORDER)], {
+      journalDirectory: dir,
+      operation: () => run1.value,
+      journalOptions: killed.journalOptions,
+    })
     await first.client.lites.createVm(VM_BODY)
-    run1.finish()
+    await run1.finish()
     killed.kill()
     const run2 = frame()
     const second = testClient([ok([]), echoing(200, { ...ORDER, account_id: '100044' })], {
@@ -598,16 +664,25 @@ describe('order journal: owners, temporaries and settling', () => {
       const dir = journal()
       const ended = providerProcess()
       const run1 = frame()
-      const first = testClient([probed, echoing(200, ORDER)], { journalDirectory: dir, operation: () => run1.value, journalOptions: ended.journalOptions })
+      const first = testClient([probed, echoing(200, ORDER)], {
+        journalDirectory: dir,
+        operation: () => run1.value,
+        journalOptions: ended.journalOptions,
+      })
       await first.client.lites.createVm(VM_BODY)
-      run1.finish()
-      first.client.settlement?.delivered()
-      if (after === 'named') testClient([], { journalDirectory: dir }).client.settlement?.account('100042')
+      await run1.finish()
+      await first.client.settlement?.delivered()
+      if (after === 'named') await testClient([], { journalDirectory: dir }).client.settlement?.account('100042')
       ended.kill()
       const run2 = frame()
       const listing = ok(after === 'listed' ? [vmAccount('100042', 'web', '2026-01-01 00:00:00')] : [])
-      const replies = after === 'named' ? [echoing(200, { ...ORDER, account_id: '100044' })] : [listing, echoing(200, { ...ORDER, account_id: '100044' })]
-      const second = testClient(replies, { journalDirectory: dir, operation: () => run2.value, journalOptions: providerProcess().journalOptions })
+      const replies =
+        after === 'named' ? [echoing(200, { ...ORDER, account_id: '100044' })] : [listing, echoing(200, { ...ORDER, account_id: '100044' })]
+      const second = testClient(replies, {
+        journalDirectory: dir,
+        operation: () => run2.value,
+        journalOptions: providerProcess().journalOptions,
+      })
       if (after === 'listed') {
         // The state that held it may have been lost after the close (terraform killed before saving), or it was removed on purpose.
         const error = await second.client.lites.createVm(VM_BODY).then(

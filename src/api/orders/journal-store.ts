@@ -1,0 +1,131 @@
+// What an order journal is made of, whatever keeps it: its entries, their owners, and the few storage
+// operations the journal's rules (journal.ts) need. A directory of files (journal-file.ts) is the
+// default; a PostgreSQL table (journal-postgres.ts) serves runners that share no disk.
+import { randomUUID } from 'node:crypto'
+import { readFileSync } from 'node:fs'
+
+/** Entries are kept a little longer than the keys' window, so that an account they name is known as "already managed". */
+export const JOURNAL_KEEP_MS = 48 * 3_600_000
+
+/**
+ * - `sent`: written before the request; the order may or may not exist.
+ * - `answered`: the service answered with the account id; not yet handed to the engine.
+ * - `failed`: the service refused it for good (a 4xx); nothing was ordered.
+ * - `delivered`: the operation that placed it returned its outcome to the engine, which may still
+ *   lose it (Terraform persists state to a remote backend only now and then): not yet settled.
+ * - `settled`: the outcome is known to be kept (the engine closed the provider gracefully after its
+ *   run, or a later state names the account), or the account was deleted: never taken over again.
+ */
+export type JournalState = 'sent' | 'answered' | 'failed' | 'delivered' | 'settled'
+
+/** Which process holds an entry: its pid, and a token drawn at its start (a pid can be reused). */
+export interface JournalOwner {
+  readonly pid: number
+  readonly token: string
+  /** When the process started, where the system says (Linux): tells a reused pid from its owner. */
+  readonly started?: string
+}
+
+export interface JournalEntry {
+  readonly v: 1
+  readonly id: string
+  /** Hash of base URL, API key, method, path, body and scope: what identifies the intent. */
+  readonly fingerprint: string
+  /** Hash of the base URL: what a service's answers (`honoured`) say something about. */
+  readonly service: string
+  readonly key: string
+  readonly method: string
+  readonly path: string
+  readonly sentAt: number
+  state: JournalState
+  accountId?: string
+  orderId?: string
+  /** The service echoed the Idempotency-Key on an answer to this entry's request. */
+  honoured?: boolean
+  /**
+   * Settled because the engine closed the provider after it was handed over, and no state has named
+   * the account since: Terraform saves its state after closing the provider, so a kill in between
+   * loses it (see OrderJournal.unconfirmed).
+   */
+  unconfirmed?: true
+  /** The process that opened the entry or last took it over; absent in entries of older versions. */
+  owner?: JournalOwner
+}
+
+/** Narrows a listing: a store may use it to read less; every entry it returns must match it. */
+export interface JournalFilter {
+  readonly fingerprint?: string
+  readonly accountId?: string
+}
+
+/**
+ * Where a journal's entries live. Every operation may be called by several processes at once (of
+ * one machine for a directory, of many for a database); `take` is the one that must be atomic.
+ */
+export interface JournalStore {
+  /** Where the entries are, for messages: a directory, or a database without its password. */
+  readonly where: string
+  /** Whose runs the journal records, as messages say it: "this working directory", or the runners sharing a database. */
+  readonly scope: string
+  /** How a user removes one entry by hand, as an instruction: `delete <file>`, or the SQL statement to run. */
+  removal(entry: JournalEntry): string
+  /** The entries younger than JOURNAL_KEEP_MS at `now` (older ones may be deleted meanwhile), oldest first. */
+  list(now: number, filter?: JournalFilter): Promise<JournalEntry[]>
+  /** Creates or replaces the entry. */
+  write(entry: JournalEntry): Promise<void>
+  /**
+   * Makes `to` the entry's owner, if the stored entry still names the owner and state that `entry`
+   * names, atomically against other processes trying the same: only one of them gets true.
+   * `gone` says whether a process that holds a takeover half done has gone (file stores leave markers).
+   */
+  take(entry: JournalEntry, to: JournalOwner, gone: (owner: JournalOwner) => Promise<boolean>): Promise<boolean>
+  /** Whether the process that owns entries as `owner` still runs (as this store can tell: a pid, a database session). */
+  alive(owner: JournalOwner): Promise<boolean>
+  /** Lets go of connections; the store is not used afterwards. */
+  close(): Promise<void>
+}
+
+/** A process's state letter and start time (clock ticks since boot) from Linux /proc; undefined elsewhere or when it is gone. */
+function statOf(pid: number): { state: string; started: string } | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    // Fields after the command name, which may hold spaces: state is field 3, starttime field 22.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+    return { state: fields[0] ?? '', started: fields[19] ?? '' }
+  } catch {
+    return undefined
+  }
+}
+
+/** A new owner in this process: its pid and start time, and a token of its own. */
+export function newOwner(): JournalOwner {
+  const started = statOf(process.pid)?.started
+  return { pid: process.pid, token: randomUUID(), ...(started === undefined ? {} : { started }) }
+}
+
+/**
+ * Whether a process runs: `kill(pid, 0)` fails with ESRCH when none has that pid (EPERM: it runs as
+ * another user). A process that has exited but that its parent has not reaped yet (a zombie, state
+ * `Z`, or `X` while it is being reaped) still answers `kill(pid, 0)`: it is gone. A killed Terraform's
+ * provider stays a zombie until PID 1 reaps it, forever in a container whose PID 1 reaps nothing.
+ * With its start time known, a process that started at another time has reused the pid.
+ */
+export function processAlive(pid: number, started?: string): boolean {
+  try {
+    process.kill(pid, 0)
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return false
+  }
+  const now = statOf(pid)
+  if (now === undefined) return true
+  if (now.state === 'Z' || now.state === 'X' || now.state === 'x') return false
+  return started === undefined || now.started === started
+}
+
+/** Whether an entry matches a filter. */
+export function matches(entry: JournalEntry, filter: JournalFilter | undefined): boolean {
+  return (
+    (filter?.fingerprint === undefined || entry.fingerprint === filter.fingerprint) &&
+    (filter?.accountId === undefined || entry.accountId === filter.accountId)
+  )
+}

@@ -1,0 +1,325 @@
+// The order journal: a record of every paid order and one-shot destructive action, written before
+// the request is sent and updated when it answers, so that a run killed at any point lets the next
+// run reuse the same Idempotency-Key (or the answer itself). The rules are here; where the entries
+// live is a JournalStore: a directory of the working directory by default (journal-file.ts), or a
+// PostgreSQL table that runners sharing no disk share (journal-postgres.ts).
+import { createHash, randomUUID } from 'node:crypto'
+import { FileJournalStore } from './journal-file.js'
+import { type JournalEntry, type JournalFilter, type JournalOwner, type JournalStore, newOwner, processAlive } from './journal-store.js'
+
+/** The service keeps a key for 24 h (the service's Idempotency-Key extension); an entry is reused only well inside that window. */
+export const JOURNAL_REUSE_MS = 23 * 3_600_000
+
+export interface IntentParts {
+  readonly baseUrl: string
+  readonly apiKey: string
+  readonly method: string
+  readonly path: string
+  readonly body: unknown
+  /** What the front end knows identifies the resource (a Pulumi URN); undefined for Terraform. */
+  readonly scope: string | undefined
+}
+
+/** Stable JSON: object keys sorted, so the same intent always hashes the same. */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(',')}}`
+  }
+  return JSON.stringify(value ?? null)
+}
+
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex')
+
+/** Which service an entry was sent to, as a hash of its base URL. */
+export function serviceOf(baseUrl: string): string {
+  return sha256(baseUrl)
+}
+
+/** Secrets (the API key, a console password in the body) enter only as a hash. */
+export function fingerprint(parts: IntentParts): string {
+  return sha256(
+    canonical([parts.baseUrl, sha256(parts.apiKey), parts.method.toUpperCase(), parts.path, parts.body ?? null, parts.scope ?? null]),
+  )
+}
+
+/**
+ * One owner's memory, shared by every journal (every API client) that owns entries as it: the entries
+ * its operations hold (two identical intents never share one), and those it handed to its engine (what
+ * its graceful shutdown settles). The provider runtime keeps one for the process and hands it to each
+ * client it configures; a journal made without one has a session of its own.
+ */
+export interface JournalSession {
+  readonly owner: JournalOwner
+  readonly held: Set<string>
+  readonly handedOver: Set<string>
+}
+
+export function newJournalSession(owner: JournalOwner = newOwner()): JournalSession {
+  return { owner, held: new Set(), handedOver: new Set() }
+}
+
+export interface JournalOptions {
+  /** Default: a session of its own (see JournalSession). */
+  readonly session?: JournalSession
+  /** The owner of a session of its own. Default: a new owner in this process. */
+  readonly owner?: JournalOwner
+  /** How a file journal tells a pid alive. Default: processAlive. */
+  readonly alive?: (pid: number, started?: string) => boolean
+}
+
+export interface ClaimOptions {
+  /**
+   * Also take over a delivered entry that no state has settled, when its owner is gone: for orders
+   * that make a new account, whose id the engine may have lost with its unsaved state.
+   */
+  readonly adoptDelivered?: boolean
+}
+
+/**
+ * The journal's rules over a store. Every entry names its owner process; another process takes an
+ * entry over only once that owner is gone, and only one of several that try at once succeeds.
+ * A string is a directory (a FileJournalStore).
+ */
+export class OrderJournal {
+  readonly owner: JournalOwner
+  readonly store: JournalStore
+  /** Entries this owner's operations hold: two identical intents never share one. */
+  private readonly held: Set<string>
+  /** Entries whose outcome this owner handed to its engine: what its graceful shutdown settles. */
+  private readonly handedOver: Set<string>
+
+  constructor(
+    store: JournalStore | string,
+    private readonly now: () => number,
+    options: JournalOptions = {},
+  ) {
+    const session = options.session ?? newJournalSession(options.owner)
+    this.owner = session.owner
+    this.store = typeof store === 'string' ? new FileJournalStore(store, this.owner, options.alive ?? processAlive) : store
+    this.held = session.held
+    this.handedOver = session.handedOver
+  }
+
+  /** Where the entries are, for messages. */
+  get where(): string {
+    return this.store.where
+  }
+
+  /** Whose runs the journal records, for messages (see JournalStore.scope). */
+  get scope(): string {
+    return this.store.scope
+  }
+
+  /** How a user removes one entry by hand. */
+  removal(entry: JournalEntry): string {
+    return this.store.removal(entry)
+  }
+
+  /** Whether the process that owns an entry is gone (an entry of an older version names none). */
+  private async ownerGone(owner: JournalOwner | undefined): Promise<boolean> {
+    if (owner === undefined) return true
+    if (owner.token === this.owner.token) return false
+    return !(await this.store.alive(owner))
+  }
+
+  private entries(filter?: JournalFilter): Promise<JournalEntry[]> {
+    return this.store.list(this.now(), filter)
+  }
+
+  /**
+   * An entry of this intent to take over instead of ordering again, inside the key's window and held
+   * by no operation of this owner, in this order of preference:
+   * 1. one never handed to the engine (`sent`, `answered`) that is this owner's, or whose owner is gone;
+   * 2. with `adoptDelivered`, a delivered entry no state has settled, whose owner is gone.
+   * Identical resources (Terraform `count`) each take their own entry, oldest first.
+   */
+  async claim(fingerprintValue: string, options: ClaimOptions = {}): Promise<JournalEntry | undefined> {
+    const now = this.now()
+    const mine = (await this.entries({ fingerprint: fingerprintValue })).filter(
+      (e) => now - e.sentAt < JOURNAL_REUSE_MS && !this.held.has(e.id),
+    )
+    const open: JournalEntry[] = []
+    const unsettled: JournalEntry[] = []
+    for (const e of mine) {
+      if ((e.state === 'sent' || e.state === 'answered') && (e.owner?.token === this.owner.token || (await this.ownerGone(e.owner))))
+        open.push(e)
+      else if (options.adoptDelivered && e.state === 'delivered' && e.accountId !== undefined && (await this.ownerGone(e.owner)))
+        unsettled.push(e)
+    }
+    for (const entry of [...open, ...unsettled]) {
+      if (await this.take(entry)) {
+        this.held.add(entry.id)
+        return entry
+      }
+    }
+    return undefined
+  }
+
+  /**
+   * Entries of this intent that another process holds while it still runs, never handed to an engine
+   * (`sent`, `answered`): the same order in flight elsewhere (a run whose Terraform was killed while
+   * its provider still waits, a concurrent run of another workspace of this directory, another
+   * runner sharing the journal's database). Ordering anew beside one could be a second order; the
+   * caller waits for it or stops.
+   */
+  async heldElsewhere(fingerprintValue: string): Promise<JournalEntry[]> {
+    const now = this.now()
+    const out: JournalEntry[] = []
+    for (const e of await this.entries({ fingerprint: fingerprintValue })) {
+      if (now - e.sentAt >= JOURNAL_REUSE_MS || (e.state !== 'sent' && e.state !== 'answered')) continue
+      if (e.owner === undefined || e.owner.token === this.owner.token || (await this.ownerGone(e.owner))) continue
+      out.push(e)
+    }
+    return out
+  }
+
+  /** Makes this owner the entry's owner, atomically against other processes trying the same (see JournalStore.take). */
+  private async take(entry: JournalEntry): Promise<boolean> {
+    if (entry.owner?.token === this.owner.token) return true
+    return this.store.take(entry, this.owner, (owner) => this.ownerGone(owner))
+  }
+
+  /** A new entry, stored before the request leaves. */
+  async open(fingerprintValue: string, service: string, key: string, method: string, path: string): Promise<JournalEntry> {
+    const entry: JournalEntry = {
+      v: 1,
+      id: randomUUID(),
+      fingerprint: fingerprintValue,
+      service,
+      key,
+      method,
+      path,
+      sentAt: this.now(),
+      state: 'sent',
+      owner: this.owner,
+    }
+    this.held.add(entry.id)
+    await this.store.write(entry)
+    return entry
+  }
+
+  write(entry: JournalEntry): Promise<void> {
+    return this.store.write(entry)
+  }
+
+  /**
+   * The engine has the outcome: the entry is not taken over while this process lives, and its
+   * account counts as managed. It stays unsettled until `engineClosed` or `accountInState` says it is kept.
+   */
+  async deliver(entry: JournalEntry): Promise<void> {
+    this.held.delete(entry.id)
+    if (entry.state === 'answered' || entry.state === 'failed') {
+      entry.state = entry.state === 'failed' ? 'settled' : 'delivered'
+      await this.store.write(entry)
+    }
+    if (entry.state === 'delivered') this.handedOver.add(entry.id)
+  }
+
+  /** An operation lets go of an entry without handing its outcome over (taking it over failed). */
+  letGo(entry: JournalEntry): void {
+    this.held.delete(entry.id)
+  }
+
+  /**
+   * The account was deleted (or found gone): no entry that names it is ever taken over again, an
+   * unanswered order on it included.
+   */
+  async accountGone(accountId: string): Promise<void> {
+    for (const entry of await this.entries({ accountId })) {
+      if (entry.state === 'settled' && entry.unconfirmed !== true) continue
+      entry.state = 'settled'
+      delete entry.unconfirmed
+      await this.store.write(entry)
+    }
+  }
+
+  /**
+   * A state names this account (a refresh, a plan or update of it, an import): the order that made
+   * it, once handed over, is kept, and is never taken over again. An order on it that was never
+   * handed over (a package change or migration cut short) stays open for the run that resumes it.
+   * An account no entry names (a fresh workspace, an import) is recorded, so that this journal's
+   * later runs know it as managed (knownAccounts).
+   */
+  async accountInState(accountId: string): Promise<void> {
+    const entries = await this.entries({ accountId })
+    for (const entry of entries) {
+      if (entry.state !== 'delivered' && entry.unconfirmed !== true) continue
+      entry.state = 'settled'
+      delete entry.unconfirmed
+      await this.store.write(entry)
+    }
+    if (entries.length === 0) {
+      await this.store.write({
+        v: 1,
+        id: randomUUID(),
+        fingerprint: '',
+        service: '',
+        key: '',
+        method: '',
+        path: '',
+        sentAt: this.now(),
+        state: 'settled',
+        accountId,
+      })
+    }
+  }
+
+  /** The engine closed this process gracefully after its run: every outcome it was handed is kept. */
+  async engineClosed(): Promise<void> {
+    for (const entry of await this.entries()) {
+      if (entry.state !== 'delivered' || entry.owner?.token !== this.owner.token || !this.handedOver.has(entry.id)) continue
+      entry.state = 'settled'
+      entry.unconfirmed = true
+      await this.store.write(entry)
+    }
+  }
+
+  /**
+   * Other orders of the same call still without an answer (a concurrent operation's, or a killed
+   * run's, within the key's window): while one exists, a new account that matches an order cannot be
+   * told to be this order's rather than that one's.
+   */
+  async unresolvedBeside(entry: JournalEntry | undefined, method: string, path: string): Promise<number> {
+    const now = this.now()
+    return (await this.entries()).filter(
+      (e) => e.id !== entry?.id && e.state === 'sent' && e.method === method && e.path === path && now - e.sentAt < JOURNAL_REUSE_MS,
+    ).length
+  }
+
+  /** Accounts some run of this journal ordered (answered, delivered or settled): never adopted as "new". */
+  async knownAccounts(): Promise<Set<string>> {
+    const ids = new Set<string>()
+    for (const e of await this.entries()) if (e.accountId !== undefined) ids.add(e.accountId)
+    return ids
+  }
+
+  /**
+   * Accounts that orders of this intent made and handed to an engine that then closed the provider,
+   * and that no state has named since: the state that held them may have been lost before it was
+   * saved, or they were removed from it on purpose. Neither is a reason to order the same again.
+   */
+  async unconfirmed(fingerprintValue: string): Promise<string[]> {
+    return (await this.entries({ fingerprint: fingerprintValue }))
+      .filter((e) => e.unconfirmed === true && e.accountId !== undefined)
+      .map((e) => e.accountId as string)
+  }
+
+  /** Whether any order or action to this service (a serviceOf hash) is recorded, in whatever state. */
+  async hasOrders(service: string): Promise<boolean> {
+    return (await this.entries()).some((e) => e.service === service)
+  }
+
+  /** Whether this service (a serviceOf hash) was ever seen to echo the Idempotency-Key, per the journal. */
+  async honoured(service: string): Promise<boolean> {
+    return (await this.entries()).some((e) => e.service === service && e.honoured === true)
+  }
+
+  /** Lets go of the store's connections. */
+  close(): Promise<void> {
+    return this.store.close()
+  }
+}

@@ -1,0 +1,664 @@
+// Exactly-once orders: the class the API families call for every order-placing call and one-shot
+// destructive action (see index.ts for the guarantee and its limits). It sits above the HTTP
+// transport, which never calls back into it.
+import { OrderUnresolvedError, type RequestContext, UnrecordedMatchError } from '../errors.js'
+import { type Account, decodeOrder, type Order, statusIs } from '../models.js'
+import {
+  type CallOptions,
+  type HttpMethod,
+  messageOf,
+  type OperationFrame,
+  type RequestSpec,
+  sentence,
+  type Transport,
+  type TransportOptions,
+} from '../transport.js'
+import { fingerprint, JOURNAL_REUSE_MS, type OrderJournal, serviceOf } from './journal.js'
+import type { JournalEntry } from './journal-store.js'
+
+/**
+ * How to find out whether an ambiguous create was processed, against a service that does not confirm
+ * Idempotency-Keys: list the accounts of that kind and keep those the order would have made.
+ */
+export interface Reconcile {
+  list(): Promise<readonly Account<unknown>[]>
+  matches(account: Account<unknown>): boolean
+}
+
+export interface OrderOptions extends CallOptions {
+  /**
+   * The Idempotency-Key to send; default a fresh one per call. Pass one only to repeat the same
+   * intent (e.g. a key saved before a crash), never to place a second order.
+   */
+  readonly idempotencyKey?: string
+  /** Creates: how to recognise the account this order makes (see Reconcile). */
+  readonly reconcile?: Reconcile
+}
+
+/** A Reconcile that matches the product and the given `extra_details` fields (compared as text). */
+export function reconcileBy(
+  list: () => Promise<readonly Account<unknown>[]>,
+  productId: number | undefined,
+  extra: Readonly<Record<string, unknown>>,
+): Reconcile {
+  return {
+    list,
+    matches: (account) => {
+      if (productId !== undefined && account.product_id !== productId) return false
+      const details = (account.extra_details ?? {}) as Record<string, unknown>
+      return Object.entries(extra).every(([name, value]) => value === undefined || String(details[name]) === String(value))
+    },
+  }
+}
+
+const RETRYABLE_5XX = new Set([500, 502, 503, 504])
+const RETRY_AFTER_DEFAULT_MS = 1_000
+/** An order's replays and reconciling lists back off up to this. */
+const ORDER_BACKOFF_CAP_MS = 10_000
+/** `date_created` has whole seconds and the service's clock is not ours. */
+const CREATED_SLACK_MS = 2_000
+/**
+ * A matching account no journal or state names counts as a killed run's order only while it is being
+ * provisioned or this recent: a re-run after a kill comes within minutes, a twin configuration's
+ * account is usually older (see unrecordedMatches).
+ */
+const KILLED_RUN_EVIDENCE_MS = 3_600_000
+/** How many times a listing is taken again while this process's own orders of the same call keep starting. */
+const OWN_ORDER_ROUNDS = 10
+/**
+ * How long an order waits for the same order held by another running process (its operation's own
+ * timeout when it has one: the holder may be an identical resource of another provider alias, whose
+ * create takes as long as this one's), and how often it looks.
+ */
+const HELD_WAIT_MS = 120_000
+const HELD_POLL_MS = 500
+const HELD_REPORT_MS = 10_000
+const decodeOrderPayload = (payload: unknown): Order => decodeOrder(payload)
+
+export interface OrdersOptions {
+  /** Where orders are recorded before they are sent; without one a key lives only as long as its call. */
+  readonly journal?: OrderJournal | undefined
+  /** The operation the current call belongs to (asked per order, so concurrent operations stay apart). */
+  readonly operation?: (() => OperationFrame | undefined) | undefined
+  /**
+   * Order even when a recent account that matches the order is unknown to the journal and to every
+   * state this journal's runs have seen (see `unrecordedMatches`). Default false.
+   */
+  readonly allowUnrecordedMatch?: boolean | undefined
+}
+
+export class Orders {
+  private readonly options: TransportOptions & OrdersOptions
+  private readonly journal: OrderJournal | undefined
+
+  constructor(
+    private readonly http: Transport,
+    options: OrdersOptions,
+  ) {
+    this.options = { ...http.options, ...options }
+    this.journal = options.journal
+  }
+
+  /** A DELETE of an account: once it answers, no order that made the account is ever taken over again. */
+  async remove(path: string, options?: CallOptions, accountId?: string): Promise<void> {
+    await this.http.send('DELETE', path, undefined, () => undefined, options, accountId)
+    if (accountId !== undefined) await this.journal?.accountGone(accountId).catch(() => undefined)
+  }
+
+  /**
+   * Places an order (the service's Idempotency-Key extension), or a one-shot destructive action, exactly once per intent: recorded in
+   * the journal before it is sent, replayed with the same key (or taken over by the next run) until
+   * it answers, never re-sent blindly to a service that does not confirm keys.
+   */
+  order(method: HttpMethod, path: string, body: unknown, options?: OrderOptions, accountId?: string): Promise<Order> {
+    return this.once(method, path, body, decodeOrderPayload, options, accountId)
+  }
+
+  /** A one-shot destructive action (rebuild, reset, restore) under the same exactly-once rules as an order. */
+  action(method: HttpMethod, path: string, body: unknown, options?: CallOptions, accountId?: string): Promise<void> {
+    return this.once(method, path, body, () => undefined, options, accountId)
+  }
+
+  async once<T>(
+    method: HttpMethod,
+    path: string,
+    body: unknown,
+    decode: (payload: unknown) => T,
+    options?: OrderOptions,
+    accountId?: string,
+  ): Promise<T> {
+    const context: RequestContext = { method, path, accountId }
+    const frame = this.options.operation?.()
+    const journal = this.journal
+    let entry: JournalEntry | undefined
+    if (options?.idempotencyKey === undefined && journal !== undefined) {
+      const { baseUrl, apiKey } = this.options
+      const intent = fingerprint({ baseUrl, apiKey, method, path, body, scope: frame?.scope })
+      // An order that makes a new account (it can be recognised by listing) may also take over a
+      // delivered one whose state the engine may have lost (see JournalState).
+      const claimOptions = { adoptDelivered: options?.reconcile !== undefined }
+      let resumed: { value: unknown } | 'gone' | undefined
+      for (;;) {
+        entry =
+          (await journal.claim(intent, claimOptions)) ??
+          (await this.awaitHeldElsewhere(intent, claimOptions, context, frame, options?.signal))
+        if (entry === undefined) break
+        try {
+          resumed = await this.resume(entry, context, options)
+        } catch (error) {
+          journal.letGo(entry)
+          throw error
+        }
+        if (resumed !== 'gone') break
+        // Its account was deleted since: that entry is settled now; try the next one, or order anew.
+        journal.letGo(entry)
+      }
+      // A new order that no entry accounts for: a killed run may have placed it (see unrecordedMatches).
+      if (entry === undefined && options?.reconcile !== undefined)
+        await this.unrecordedMatches(intent, context, options.reconcile, options.signal)
+      const held = entry ?? (await journal.open(intent, serviceOf(baseUrl), this.options.idempotencyKey(), method, path))
+      // Without an operation, the call itself is what hands the outcome over.
+      if (frame) frame.onFinish(() => journal.deliver(held))
+      if (entry !== undefined && resumed !== undefined && resumed !== 'gone') {
+        if (!frame) await journal.deliver(entry)
+        return resumed.value as T
+      }
+      entry = held
+    }
+    const key = entry?.key ?? options?.idempotencyKey ?? this.options.idempotencyKey()
+    const spec: RequestSpec<T> = {
+      method,
+      path,
+      body,
+      idempotencyKey: key,
+      decode,
+      signal: options?.signal,
+      ...(accountId ? { accountId } : {}),
+    }
+    const call = `${method} ${path}`
+    const placing = this.placeOnce(spec, context, entry, frame, options?.reconcile)
+    this.ordersStarted.set(call, (this.ordersStarted.get(call) ?? 0) + 1)
+    const running = this.inFlight.get(call) ?? new Set<Promise<unknown>>()
+    this.inFlight.set(call, running)
+    running.add(placing)
+    try {
+      return await placing
+    } finally {
+      running.delete(placing)
+      if (entry && !frame) await journal?.deliver(entry)
+    }
+  }
+
+  /** This process's orders of each call (`METHOD path`) whose answer is not in yet, and how many were ever started. */
+  private readonly inFlight = new Map<string, Set<Promise<unknown>>>()
+  private readonly ordersStarted = new Map<string, number>()
+
+  /**
+   * The accounts of a kind as the listing shows them once this process's own orders of the same call
+   * have answered (and are in the journal): an account one of them made while the listing ran would
+   * otherwise look like nobody's (three identical IPs in one apply). Bounded: a call ordered without
+   * pause keeps at most a few rounds.
+   */
+  private async listAfterOwnOrders(call: string, reconcile: Reconcile): Promise<readonly Account<unknown>[]> {
+    for (let round = 0; ; round++) {
+      await Promise.allSettled([...(this.inFlight.get(call) ?? [])])
+      const started = this.ordersStarted.get(call) ?? 0
+      const accounts = await reconcile.list()
+      const quiet = (this.ordersStarted.get(call) ?? 0) === started && (this.inFlight.get(call)?.size ?? 0) === 0
+      if (quiet || round >= OWN_ORDER_ROUNDS) return accounts
+    }
+  }
+
+  /**
+   * The same order held by another process that still runs (see OrderJournal.heldElsewhere): it is
+   * waited for, with a message every few seconds, until its owner hands it to its engine (then this
+   * one orders anew: another workspace's resource), exits (then this one takes the entry over) or the
+   * wait runs out, which stops this order rather than risk a second one beside it.
+   */
+  private async awaitHeldElsewhere(
+    intent: string,
+    claimOptions: { adoptDelivered: boolean },
+    context: RequestContext,
+    frame: OperationFrame | undefined,
+    signal: AbortSignal | undefined,
+  ): Promise<JournalEntry | undefined> {
+    const journal = this.journal
+    if (journal === undefined) return undefined
+    let held = await journal.heldElsewhere(intent)
+    const started = this.options.now()
+    const limit = frame?.timeoutMs ?? HELD_WAIT_MS
+    // Bounded by the clock and, should the clock stand still, by the number of looks.
+    for (let round = 0; held.length > 0; round++) {
+      const first = held[0] as JournalEntry
+      const pid = first.owner?.pid
+      const waited = this.options.now() - started
+      if (waited >= limit || round > limit / HELD_POLL_MS) {
+        throw new OrderUnresolvedError(
+          `Not ordering ${context.method} ${context.path}: the same order (Idempotency-Key ${first.key}, sent ` +
+            `${new Date(first.sentAt).toISOString()}) is held by provider process ${pid}, which still runs after ` +
+            `${Math.round(waited / 1000)} s of waiting. Ordering beside it could be a second order. Let that run finish (or stop ` +
+            `process ${pid}), then apply again: its order is then taken over, not placed twice.`,
+          { context, idempotencyKey: first.key },
+        )
+      }
+      if (round % (HELD_REPORT_MS / HELD_POLL_MS) === 0) {
+        this.options.log(
+          'warn',
+          `${context.method} ${context.path}: the same order is in flight in provider process ${pid} (Idempotency-Key ${first.key}); ` +
+            `waiting for it before deciding whether to order (${Math.round(waited / 1000)} s of at most ${Math.round(limit / 1000)} s)`,
+          { idempotency_key: first.key, pid },
+        )
+      }
+      await this.options.sleep(HELD_POLL_MS, signal)
+      const entry = await journal.claim(intent, claimOptions)
+      if (entry !== undefined) return entry
+      held = await journal.heldElsewhere(intent)
+    }
+    return undefined
+  }
+
+  /**
+   * A journal entry a killed run left: its answer, an adopted account, undefined to send it again,
+   * or 'gone' when it names an account that no longer exists (the entry is then settled).
+   */
+  private async resume(
+    entry: JournalEntry,
+    context: RequestContext,
+    options?: OrderOptions,
+  ): Promise<{ value: unknown } | 'gone' | undefined> {
+    const { log } = this.options
+    const answer = () => ({
+      value: entry.accountId === undefined ? undefined : ({ account_id: entry.accountId, order_id: entry.orderId ?? '' } as Order),
+    })
+    if (entry.state === 'delivered' && entry.accountId !== undefined && options?.reconcile !== undefined) {
+      // Handed to an engine that was killed before any state named it: the account may be lost from state.
+      const accountId = entry.accountId
+      const exists = (await options.reconcile.list()).some((a) => a.account_id === accountId)
+      if (!exists) {
+        log('warn', `${entry.method} ${entry.path} of an earlier run made account ${accountId}, which no longer exists; ordering anew`, {
+          account_id: accountId,
+        })
+        await this.journal?.accountGone(accountId)
+        entry.state = 'settled'
+        return 'gone'
+      }
+      log(
+        'warn',
+        `${entry.method} ${entry.path} made account ${accountId} in an earlier run that was killed before any state named it; taken over, not ordered again`,
+        {
+          account_id: accountId,
+          order_id: entry.orderId,
+          idempotency_key: entry.key,
+        },
+      )
+      return answer()
+    }
+    if (entry.state === 'answered') {
+      log(
+        'warn',
+        `${entry.method} ${entry.path} was answered in an earlier run${entry.accountId ? `: account ${entry.accountId}` : ''}; not sent again`,
+        {
+          account_id: entry.accountId,
+          order_id: entry.orderId,
+          idempotency_key: entry.key,
+        },
+      )
+      return answer()
+    }
+    // A killed run may have had no answer to learn from: ask once, as a new order does (placeOnce).
+    if (!(await this.honoured()))
+      await this.probe({ method: 'GET', path: entry.path, signal: options?.signal, decode: () => undefined }, context)
+    if (await this.honoured()) {
+      log('warn', `${entry.method} ${entry.path} had no answer in an earlier run; sending it again with the same Idempotency-Key`, {
+        idempotency_key: entry.key,
+      })
+      return undefined
+    }
+    // The service never confirmed that it recognises keys: find out before ordering again.
+    if (options?.reconcile === undefined) {
+      throw new OrderUnresolvedError(
+        `An earlier run sent ${entry.method} ${entry.path} with Idempotency-Key ${entry.key} and got no answer, and this service ` +
+          'has not confirmed that it recognises Idempotency-Keys, so it is not sent again. Check the account in the portal; ' +
+          `once you know it was not done, ${this.journal?.removal(entry) ?? 'remove its journal entry'} and apply again.`,
+        { context, idempotencyKey: entry.key },
+      )
+    }
+    const adopted = await this.reconcileOnce(entry, entry.sentAt, entry.key, context, options.reconcile)
+    if (adopted !== undefined) return { value: adopted }
+    log('warn', `${entry.method} ${entry.path} of an earlier run made no account; ordering with the same Idempotency-Key`, {
+      idempotency_key: entry.key,
+    })
+    return undefined
+  }
+
+  /**
+   * Asks the service whether it implements the extension: one that does echoes the key of every
+   * request (the service's Idempotency-Key extension), a GET included, and a GET changes nothing. Any answer, or none, is fine.
+   */
+  private probe(spec: RequestSpec<unknown>, context: RequestContext): Promise<void> {
+    // One answer settles it for this process; concurrent orders share the question in flight.
+    if (this.echoed || this.notEchoed) return Promise.resolve()
+    this.asking ??= this.ask(spec, context).finally(() => {
+      this.asking = undefined
+    })
+    return this.asking
+  }
+
+  private async ask(spec: RequestSpec<unknown>, context: RequestContext): Promise<void> {
+    const outcome = await this.http.attempt(
+      { method: 'GET', path: spec.path, idempotencyKey: this.options.idempotencyKey(), signal: spec.signal, decode: () => undefined },
+      context,
+      1,
+    )
+    if (outcome.kind === 'transport') return
+    if (outcome.echoed) this.echoed = true
+    else this.notEchoed = true
+  }
+
+  /** A probe was answered without the key: this service does not echo it (asked once per process). */
+  private notEchoed = false
+  private asking: Promise<void> | undefined
+
+  /**
+   * Before a new order that the journal has no record of, when nothing else can recognise a killed
+   * run's order: the service has not shown that it recognises Idempotency-Keys, or this directory
+   * has no record of any order to this service (another machine, a fresh CI workspace, a lost
+   * journal: the key of a killed run's order is gone with its journal). An account that matches the
+   * order, was created within the keys' window and is named neither by this directory's journal nor
+   * by any state its runs have seen (see OrderJournal.accountInState), is such an order or another
+   * configuration's: nothing is ordered, and the error names it and the import command. So is an
+   * account an order of this very intent made and handed over before the engine closed the provider,
+   * while no state has named it since (OrderJournal.unconfirmed): Terraform saves its state after
+   * that close. `allowUnrecordedMatch` orders anyway.
+   */
+  private async unrecordedMatches(
+    intent: string,
+    context: RequestContext,
+    reconcile: Reconcile,
+    signal: AbortSignal | undefined,
+  ): Promise<void> {
+    const journal = this.journal
+    if (this.options.allowUnrecordedMatch === true || journal === undefined) return
+    // Asked once per process, before this run's own orders are recorded.
+    this.freshDirectory ??= !(await journal.hasOrders(serviceOf(this.options.baseUrl)))
+    const unconfirmed = await journal.unconfirmed(intent)
+    let check = this.freshDirectory
+    if (!check) {
+      if (!(await this.honoured())) await this.probe({ method: 'GET', path: context.path, signal, decode: () => undefined }, context)
+      check = !(await this.honoured())
+    }
+    if (!check && unconfirmed.length === 0) return
+    const accounts = await this.listAfterOwnOrders(`${context.method} ${context.path}`, reconcile)
+    const live = new Set(accounts.filter((a) => !statusIs(a.status, 'Terminated')).map((a) => a.account_id))
+    for (const id of unconfirmed) if (!live.has(id)) await journal.accountGone(id)
+    const lost = unconfirmed.filter((id) => live.has(id))
+    if (lost.length > 0) {
+      const one = lost.length === 1
+      throw new UnrecordedMatchError(
+        `Not ordering ${context.method} ${context.path}: ${one ? 'account' : 'accounts'} ${lost.join(', ')} ${one ? 'was' : 'were'} ` +
+          `ordered from ${journal.scope} for this same configuration and handed to the engine, which then closed the ` +
+          'provider, and no state has named it since. Terraform saves its state after closing the provider: a run killed in ' +
+          'between (with a remote backend) loses it, and ordering again would be a second order. If that happened, import it by ' +
+          'its id (terraform import <address> <id>, or pulumi import). If you removed it from the state on purpose, apply again ' +
+          'with PROVIDER_ALLOW_UNRECORDED_MATCH=1 in the environment to order a new one.',
+        { context, idempotencyKey: '', candidates: lost },
+      )
+    }
+    if (!check) return
+    const known = await journal.knownAccounts()
+    const since = this.options.now() - JOURNAL_REUSE_MS
+    const matching = accounts.filter(
+      (a) => !statusIs(a.status, 'Terminated') && createdSince(a.date_created, since) && !known.has(a.account_id) && reconcile.matches(a),
+    )
+    // Evidence of a killed run: a match still being provisioned, or ordered within the last hour.
+    // An Active one ordered earlier is far more often another configuration's (a twin directory, a
+    // default name, a nameless IP): it is named in a warning and the order goes ahead.
+    const recent = this.options.now() - KILLED_RUN_EVIDENCE_MS
+    const evidence = (a: Account<unknown>) => statusIs(a.status, 'Pending') || createdSince(a.date_created, recent)
+    const older = matching.filter((a) => !evidence(a)).map((a) => a.account_id)
+    if (older.length > 0) {
+      const detail =
+        `${older.length === 1 ? 'Account' : 'Accounts'} ${older.join(', ')} ${older.length === 1 ? 'matches' : 'match'} this order and no ` +
+        `state or order journal of ${journal.scope} names it: provisioned and more than an hour old, it is taken for another ` +
+        "configuration's and a new one is ordered. If it was ordered by a killed run of this configuration, import it " +
+        '(terraform import <address> <id>, or pulumi import) and remove the new one.'
+      this.options.log('warn', `${context.method} ${context.path}: ${detail}`, { candidates: older })
+      this.options
+        .operation?.()
+        ?.warn?.(`Ordered beside ${older.length === 1 ? 'account' : 'accounts'} ${older.join(', ')}, which no state names`, detail)
+    }
+    const ids = matching.filter(evidence).map((a) => a.account_id)
+    if (ids.length === 0) return
+    const one = ids.length === 1
+    const why = this.freshDirectory
+      ? `The order journal of ${journal.scope} has no record of orders to this service (another machine, a fresh CI workspace, or a lost ` +
+        `order journal: ${journal.where}), so the provider cannot tell an order placed by an earlier run that was killed ` +
+        "from another configuration's account"
+      : 'This service does not confirm Idempotency-Keys, so the provider cannot tell an order placed by an earlier run that was ' +
+        "killed (on another machine, in a fresh CI workspace, or with its journal lost) from another configuration's account"
+    throw new UnrecordedMatchError(
+      `Not ordering ${context.method} ${context.path}: ${one ? 'account' : 'accounts'} ${ids.join(', ')} ${one ? 'matches' : 'match'} ` +
+        `this order, ${one ? 'is' : 'are'} still being provisioned or ${one ? 'was' : 'were'} created within the last hour, and no state or order journal of ${journal.scope} ` +
+        `names ${one ? 'it' : 'them'}. ${why}, and orders nothing rather than twice. If it belongs to this resource, ` +
+        'import it by its id (terraform import <address> <id>, or pulumi import). If it belongs to something else, apply again ' +
+        'with PROVIDER_ALLOW_UNRECORDED_MATCH=1 in the environment to order anyway.',
+      { context, idempotencyKey: '', candidates: ids },
+    )
+  }
+
+  /** Whether this directory's journal had no order to this service when the first new order was checked. */
+  private freshDirectory: boolean | undefined
+
+  private async honoured(): Promise<boolean> {
+    return this.echoed || (await this.journal?.honoured(serviceOf(this.options.baseUrl))) === true
+  }
+
+  private echoed = false
+
+  /** Lists the accounts of the kind and adopts the single one this order made; throws on ambiguity. */
+  private async reconcileOnce(
+    entry: JournalEntry | undefined,
+    sentAt: number,
+    key: string,
+    context: RequestContext,
+    reconcile: Reconcile,
+  ): Promise<Order | undefined> {
+    const known = (await this.journal?.knownAccounts()) ?? new Set<string>()
+    const accounts = await reconcile.list()
+    const candidates = accounts.filter((a) => createdSince(a.date_created, sentAt) && !known.has(a.account_id) && reconcile.matches(a))
+    // Another order of the same call may have made the one match (its answer not in yet): adopting it
+    // here would give two resources one account. Ambiguous, so nothing is adopted.
+    const rivals = candidates.length === 1 ? ((await this.journal?.unresolvedBeside(entry, context.method, context.path)) ?? 0) : 0
+    if (candidates.length === 1 && rivals === 0) {
+      const account = candidates[0] as Account<unknown>
+      await this.answered(entry, { account_id: account.account_id, order_id: account.order_id } as Order, context, 'adopted')
+      return { account_id: account.account_id, order_id: account.order_id } as Order
+    }
+    if (candidates.length > 0) {
+      const ids = candidates.map((a) => a.account_id)
+      const why =
+        rivals > 0
+          ? `${ids.length} account matches it while ${rivals} other such order of this directory is unanswered`
+          : `${ids.length} accounts match it`
+      throw new OrderUnresolvedError(
+        `${context.method} ${context.path} (Idempotency-Key ${key}) had no clear answer, and ${why}: ` +
+          `${ids.join(', ')}. None is adopted and nothing is ordered again; import the one that belongs to this resource by its id ` +
+          `(terraform import <address> <id>, or pulumi import), and cancel any other in the portal.`,
+        { context, idempotencyKey: key, candidates: ids },
+      )
+    }
+    return undefined
+  }
+
+  private async answered(
+    entry: JournalEntry | undefined,
+    order: Order,
+    context: RequestContext,
+    how: 'answered' | 'adopted',
+  ): Promise<void> {
+    // Every answer leaves a trail (info: Terraform's log, a line in Pulumi's diagnostics) so that even a
+    // lost state can be recovered; one adopted after an unclear answer is worth a warning.
+    this.options.log(how === 'adopted' ? 'warn' : 'info', `${context.method} ${context.path} ${how}: account ${order.account_id}`, {
+      account_id: order.account_id,
+      order_id: order.order_id,
+      ...(entry ? { idempotency_key: entry.key } : {}),
+    })
+    if (entry === undefined) return
+    entry.state = 'answered'
+    entry.accountId = order.account_id
+    if (order.order_id) entry.orderId = order.order_id
+    await this.record(entry)
+  }
+
+  /**
+   * Stores what an answer taught about an entry. The request is done by then: a journal that cannot
+   * be written (a full disk, a database gone) must not turn a placed order into an error that loses
+   * its id, so the failure is logged, and the outcome still reaches the engine.
+   */
+  private async record(entry: JournalEntry): Promise<void> {
+    try {
+      await this.journal?.write(entry)
+    } catch (error) {
+      this.options.log(
+        'warn',
+        `could not record ${entry.method} ${entry.path} (${entry.state}) in the order journal at ${this.journal?.where}: ${error instanceof Error ? error.message : String(error)}`,
+        {
+          idempotency_key: entry.key,
+          account_id: entry.accountId,
+        },
+      )
+    }
+  }
+
+  private async placeOnce<T>(
+    spec: RequestSpec<T>,
+    context: RequestContext,
+    entry: JournalEntry | undefined,
+    frame: OperationFrame | undefined,
+    reconcile: Reconcile | undefined,
+  ): Promise<T> {
+    const { options } = this
+    const key = spec.idempotencyKey as string
+    const deadline = this.http.deadline(frame)
+    const unresolved = (why: string, cause?: unknown, candidates?: readonly string[]) =>
+      new OrderUnresolvedError(
+        `${why} The order may have been placed. Its Idempotency-Key is ${key}; ` +
+          (entry
+            ? `the next apply from ${this.journal?.scope ?? 'this working directory'} checks it before ordering again and does not place a second order.`
+            : 'repeat it only with that key.'),
+        { context, idempotencyKey: key, ...(candidates ? { candidates } : {}) },
+        cause === undefined ? undefined : { cause },
+      )
+    let failures = 0
+    for (;;) {
+      const outcome = await this.http.attempt(spec, context, failures + 1)
+      if (outcome.kind !== 'transport' && outcome.echoed) {
+        this.echoed = true
+        if (entry && entry.honoured !== true) {
+          entry.honoured = true
+          await this.record(entry)
+        }
+      }
+      if (outcome.kind === 'ok') {
+        const value = this.http.decode(spec, outcome.payload, outcome.requestId)
+        if (spec.decode === decodeOrderPayload) await this.answered(entry, value as Order, context, 'answered')
+        else if (entry) {
+          entry.state = 'answered'
+          await this.record(entry)
+        }
+        return value
+      }
+      let delayMs: number
+      if (
+        outcome.kind === 'http' &&
+        (outcome.error.status === 429 || (outcome.error.status === 409 && outcome.retryAfterMs !== undefined))
+      ) {
+        // Nothing was processed (or the first attempt is still being processed): not a failed attempt.
+        delayMs = this.http.jittered(outcome.retryAfterMs ?? RETRY_AFTER_DEFAULT_MS)
+      } else if (outcome.kind === 'http' && !RETRYABLE_5XX.has(outcome.error.status)) {
+        if (entry) {
+          entry.state = 'failed'
+          await this.record(entry)
+        }
+        throw outcome.error
+      } else {
+        const error = outcome.kind === 'http' ? outcome.error : outcome.error
+        if (outcome.kind === 'transport' && outcome.error.reason === 'cancelled') {
+          throw unresolved('It was cancelled before the service answered.', error)
+        }
+        failures++
+        if (!(await this.honoured())) await this.probe(spec, context)
+        if (!(await this.honoured())) {
+          // A service that does not confirm keys may have processed it: never send it again blindly.
+          if (reconcile === undefined) {
+            throw unresolved(
+              `${sentence(error.message)} This service has not confirmed that it recognises Idempotency-Keys, so it is not sent again.`,
+              error,
+            )
+          }
+          const sentAt = entry?.sentAt ?? options.now() - options.requestTimeoutMs * failures
+          const adopted = await this.reconcileUntil(entry, sentAt, key, context, reconcile, deadline, spec.signal, unresolved, error)
+          return adopted as T
+        }
+        delayMs = Math.min(this.http.backoff(failures), ORDER_BACKOFF_CAP_MS)
+        if (frame?.timeoutMs === undefined && failures >= options.maxAttempts) throw unresolved(sentence(error.message), error)
+      }
+      if (options.now() + delayMs >= deadline) {
+        throw unresolved(`No answer to ${spec.method} ${spec.path} before the operation's deadline.`, outcome.error)
+      }
+      options.log('warn', `retrying ${spec.method} ${spec.path} in ${delayMs}ms with the same Idempotency-Key`, {
+        method: spec.method,
+        path: spec.path,
+        cause: outcome.kind === 'transport' ? outcome.error.reason : outcome.error.status,
+        delay_ms: delayMs,
+        idempotency_key: key,
+      })
+      await this.http.pause(delayMs, spec.signal, context)
+    }
+  }
+
+  /** After an ambiguous failure: list until the order's account shows up, or the deadline passes. */
+  private async reconcileUntil(
+    entry: JournalEntry | undefined,
+    sentAt: number,
+    key: string,
+    context: RequestContext,
+    reconcile: Reconcile,
+    deadline: number,
+    signal: AbortSignal | undefined,
+    unresolved: (why: string, cause?: unknown) => OrderUnresolvedError,
+    cause: Error,
+  ): Promise<Order> {
+    for (let round = 1; ; round++) {
+      let adopted: Order | undefined
+      try {
+        adopted = await this.reconcileOnce(entry, sentAt, key, context, reconcile)
+      } catch (error) {
+        if (error instanceof OrderUnresolvedError) throw error
+        // The order's outcome stays the news: the listing's failure is only why it is still unknown.
+        throw unresolved(
+          `${sentence(cause.message)} Listing the accounts to find out whether it was processed failed too: ${sentence(messageOf(error))}`,
+          cause,
+        )
+      }
+      if (adopted !== undefined) return adopted
+      const delayMs = Math.min(this.http.backoff(round), ORDER_BACKOFF_CAP_MS)
+      if (this.options.now() + delayMs >= deadline) {
+        throw unresolved(`${sentence(cause.message)} No new matching account appeared before the operation's deadline.`, cause)
+      }
+      await this.http.pause(delayMs, signal, context)
+    }
+  }
+}
+
+/**
+ * Whether an account was created after `sentAt` as far as its `date_created` tells: a date and time
+ * (UTC) within a little slack, or a bare date (the account object) on the same day or later. Unreadable: yes, so
+ * that such an account counts as a candidate and never lets another be adopted on its own.
+ */
+export function createdSince(dateCreated: string, sentAt: number): boolean {
+  const text = dateCreated.trim()
+  if (/^\d{4}-\d{2}-\d{2}$/.test(text)) return text >= new Date(sentAt).toISOString().slice(0, 10)
+  const created = Date.parse(`${text.replace(' ', 'T')}Z`)
+  return Number.isNaN(created) || created >= sentAt - CREATED_SLACK_MS
+}

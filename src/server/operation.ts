@@ -1,0 +1,118 @@
+/**
+ * The operation a piece of code runs for, carried through async calls: which resource asks (a
+ * Pulumi URN; Terraform sends none), until when it may take, and what to do once its outcome has
+ * been handed to the engine. The API client reads it through a callback that the provider
+ * definition's configure receives (ConfigureMeta.operation), so the server never calls the client.
+ */
+import { AsyncLocalStorage } from 'node:async_hooks'
+import type { OperationFrame } from '../api/index.js'
+import type { Settlement } from '../core/index.js'
+
+/** The frame of one operation; what it means is declared once, where it is read (the API client's OperationFrame). */
+function newFrame(scope: string | undefined, timeoutMs: number | undefined, finishers: Finisher[], warn: Warn): OperationFrame {
+  return { scope, timeoutMs, onFinish: (callback: Finisher): void => void finishers.push(callback), warn }
+}
+/** What runs once an operation's outcome is handed over (the journal marks its order delivered). */
+type Finisher = () => void | Promise<void>
+/** Tells the user something about the operation (a warning diagnostic of its outcome). */
+export type Warn = (summary: string, detail: string) => void
+const storage = new AsyncLocalStorage<OperationFrame>()
+let abandoned = false
+
+/**
+ * From now on no outcome counts as handed over: the process is going down and the engine may not
+ * be there to receive it, so every order stays open in the journal for the next run to take over.
+ */
+export function abandonDeliveries(): void {
+  abandoned = true
+}
+
+const settlements = new Map<string, Settlement>()
+
+const perProcessValues = new Map<string, unknown>()
+
+/**
+ * A value that lives as long as the process, made at the first ask under its key and the same for
+ * every configure after: what all the API clients of one process share (the order journal's session:
+ * its owner, and what its operations hold).
+ */
+export function perProcess<T>(key: string, create: () => T): T {
+  if (!perProcessValues.has(key)) perProcessValues.set(key, create())
+  return perProcessValues.get(key) as T
+}
+
+/**
+ * Registered by whoever builds the API client (the provider definition's configure, through
+ * ConfigureMeta), under a key (its journal's location) so that configuring again replaces rather
+ * than adds. Returns a function that removes it again.
+ */
+export function registerSettlement(key: string, settlement: Settlement): () => void {
+  settlements.set(key, settlement)
+  return () => {
+    if (settlements.get(key) === settlement) settlements.delete(key)
+  }
+}
+
+/**
+ * Writing the journal may fail (a full disk, a database gone): that only leaves the order unsettled,
+ * never fails the call. Unsettled, it is taken over only by a create of the same intent while its
+ * account exists.
+ */
+async function eachSettlement(run: (settlement: Settlement) => void | Promise<void>): Promise<void> {
+  for (const settlement of settlements.values()) {
+    try {
+      await run(settlement)
+    } catch {
+      // See above.
+    }
+  }
+}
+
+/**
+ * A prior or current state the engine sent names this id (a refresh, a plan or update of it, a
+ * delete, an import): the account is in state, so its order is never taken over again.
+ */
+export async function settleAccount(id: unknown): Promise<void> {
+  if (typeof id !== 'string' && typeof id !== 'number') return
+  const text = String(id)
+  if (text !== '') await eachSettlement((s) => s.account(text))
+}
+
+/**
+ * The engine closes the provider gracefully once its run is over (Terraform's Shutdown, Pulumi's
+ * interrupt on close): what was handed over is kept. Not after abandonDeliveries.
+ */
+export async function settleDeliveries(): Promise<void> {
+  if (!abandoned) await eachSettlement((s) => s.delivered())
+}
+
+/** The frame of the operation the caller runs in, if any. */
+export function currentOperation(): OperationFrame | undefined {
+  return storage.getStore()
+}
+
+/**
+ * Runs one operation. The finish callbacks run after `fn` settles, that is once the outcome (with any
+ * id an order answered) is in the hands of the front end that returns it to the engine.
+ */
+export async function withOperation<T>(
+  scope: string | undefined,
+  timeoutMs: number | undefined,
+  fn: () => Promise<T>,
+  warn: Warn = () => undefined,
+): Promise<T> {
+  const finishers: Finisher[] = []
+  const frame = newFrame(scope, timeoutMs, finishers, warn)
+  try {
+    return await storage.run(frame, fn)
+  } finally {
+    // Before the outcome goes out: the journal says "delivered" only of what the engine then gets.
+    for (const finish of abandoned ? [] : finishers) {
+      try {
+        await finish()
+      } catch {
+        // A journal that cannot be written only loses the "delivered" mark: the entry then expires.
+      }
+    }
+  }
+}

@@ -1,0 +1,97 @@
+/** What a provider serves, found by the names a protocol addresses it with, and those names in messages. */
+import {
+  type AnyDataSource,
+  type AnyProvider,
+  type AnyResource,
+  attributeNames,
+  type Diagnostic,
+  InputError,
+  renderNames,
+} from '../core/index.js'
+
+/** The provider configuration and every resource and lookup: src/resources' registry, or a test's. */
+export interface Registry {
+  readonly provider: AnyProvider
+  readonly resources: readonly AnyResource[]
+  readonly dataSources: readonly AnyDataSource[]
+}
+
+/**
+ * How one protocol spells the canonical names. The server derives its lookups and the wording of
+ * its diagnostics from it, so it never knows a protocol's spelling itself.
+ */
+export interface Naming {
+  /** The type a protocol addresses a resource by (a Terraform type name, a Pulumi type token). */
+  resourceType(name: string): string
+  /** The type a protocol addresses a lookup by. */
+  dataSourceType(name: string): string
+  /** What the protocol calls a lookup, in messages: a data source, a function. */
+  readonly lookup: string
+  /** How messages to users spell each kind of canonical name, as users write it. */
+  readonly words: {
+    resource(name: string): string
+    dataSource(name: string): string
+    attribute(name: string): string
+    /** A provider setting, as it is configured. */
+    setting(name: string): string
+  }
+}
+
+/** A type the registry does not hold (a newer configuration, a typo in a token). */
+export class UnknownTypeError extends InputError {
+  constructor(kind: string, type: string) {
+    super([], `This provider has no ${kind} ${type}.`)
+  }
+}
+
+export class TypeIndex {
+  private readonly resources: ReadonlyMap<string, AnyResource>
+  private readonly dataSources: ReadonlyMap<string, AnyDataSource>
+  private readonly words = new Map<string, string>()
+
+  constructor(
+    registry: Registry,
+    private readonly naming: Naming,
+  ) {
+    this.resources = new Map(registry.resources.map((r) => [naming.resourceType(r.name), r]))
+    this.dataSources = new Map(registry.dataSources.map((d) => [naming.dataSourceType(d.name), d]))
+    // Later spellings win: a resource's attribute named like a provider setting reads as the attribute.
+    for (const name of attributeNames(registry.provider.attributes)) this.words.set(name, naming.words.setting(name))
+    const add = (definition: AnyResource | AnyDataSource, spell: (name: string) => string) => {
+      this.words.set(definition.name, spell(definition.name))
+      for (const name of attributeNames(definition.attributes)) this.words.set(name, naming.words.attribute(name))
+    }
+    for (const r of registry.resources) add(r, naming.words.resource)
+    for (const d of registry.dataSources) add(d, naming.words.dataSource)
+  }
+
+  /** Every resource type, in the registry's order. */
+  resourceTypes(): string[] {
+    return [...this.resources.keys()]
+  }
+
+  dataSourceTypes(): string[] {
+    return [...this.dataSources.keys()]
+  }
+
+  findResource(type: string): AnyResource | undefined {
+    return this.resources.get(type)
+  }
+
+  resource(type: string): AnyResource {
+    const found = this.resources.get(type)
+    if (!found) throw new UnknownTypeError('resource type', type)
+    return found
+  }
+
+  dataSource(type: string): AnyDataSource {
+    const found = this.dataSources.get(type)
+    if (!found) throw new UnknownTypeError(this.naming.lookup, type)
+    return found
+  }
+
+  /** Diagnostics in the protocol's names (provider_lite_vm or LiteVm, power_state or powerState). */
+  render(list: readonly Diagnostic[]): Diagnostic[] {
+    return list.map((d) => renderNames(d, this.words))
+  }
+}

@@ -1,0 +1,18 @@
+/** ConfigureProvider: the server builds the API client from the decoded configuration. */
+import type { MessageInitShape } from '@bufbuild/protobuf'
+import type { TfContext } from './context.js'
+import { decode } from './dynamic-value.js'
+import type { ConfigureProvider_Request, ConfigureProvider_ResponseSchema } from './gen/tfplugin6.8_pb.js'
+
+export function configureProvider(
+  ctx: TfContext,
+  request: ConfigureProvider_Request,
+): MessageInitShape<typeof ConfigureProvider_ResponseSchema> {
+  try {
+    const config = decode(ctx.views.provider, request.config) ?? {}
+    const userAgent = `${ctx.userAgent} terraform/${request.terraformVersion || 'unknown'}`
+    return { diagnostics: ctx.diagnostics(ctx.server.configure(config, { userAgent, log: ctx.log })) }
+  } catch (thrown) {
+    return { diagnostics: ctx.failed('ConfigureProvider', thrown) }
+  }
+}

@@ -1,0 +1,85 @@
+/**
+ * What every Terraform RPC handler works with: the provider server, the schema views that decode and
+ * encode its values, and Terraform's wording of diagnostics. Built once per provider process.
+ */
+import { type AnyDataSource, type AnyResource, type Diagnostic, messageOf, type Session, toDiagnostics, toSnake } from '../core/index.js'
+import { type Naming, ProviderServer, type Registry, type TypeIndex } from '../server/index.js'
+import type { Diagnostic as TfDiagnostic } from './gen/tfplugin6.8_pb.js'
+import type { Logger } from './log.js'
+import { dataSourceView, providerView, resourceView, TYPE_PREFIX, type TfView, toTfDiagnostic } from './schema.js'
+import { workspaceScope } from './workspace.js'
+
+/** Terraform's names: `provider_lite_vm`, `provider_lite_products`, `power_state`, settings as written. */
+export const TERRAFORM_NAMING: Naming = {
+  resourceType: (name) => `${TYPE_PREFIX}${name}`,
+  dataSourceType: (name) => `${TYPE_PREFIX}${name}`,
+  lookup: 'data source',
+  words: {
+    resource: (name) => `${TYPE_PREFIX}${name}`,
+    dataSource: (name) => `${TYPE_PREFIX}${name}`,
+    attribute: toSnake,
+    setting: toSnake,
+  },
+}
+
+/** Every schema view, by Terraform type name. */
+export interface Views {
+  readonly provider: TfView
+  readonly resources: ReadonlyMap<string, TfView>
+  readonly dataSources: ReadonlyMap<string, TfView>
+}
+
+export function viewsOf(types: TypeIndex, provider: Registry['provider']): Views {
+  return {
+    provider: providerView(provider),
+    resources: new Map(types.resourceTypes().map((type) => [type, resourceView(types.resource(type))])),
+    dataSources: new Map(types.dataSourceTypes().map((type) => [type, dataSourceView(types.dataSource(type))])),
+  }
+}
+
+export class TfContext {
+  readonly server: ProviderServer
+  readonly views: Views
+  /** Objects marked `failedStep` that this process refreshed (see TfPrivate.guarded). */
+  readonly failedSteps = new Set<string>()
+  private readonly workspace = workspaceScope()
+
+  constructor(
+    registry: Registry,
+    readonly log: Logger,
+    /** e.g. `provider-terraform/0.1.0`; Terraform's version is appended at configure time. */
+    readonly userAgent: string,
+  ) {
+    this.server = new ProviderServer(registry, {
+      naming: TERRAFORM_NAMING,
+      notConfigured: 'The provider is not configured: Terraform did not call ConfigureProvider.',
+    })
+    this.views = viewsOf(this.server.types, registry.provider)
+  }
+
+  resource(typeName: string): { definition: AnyResource; view: TfView } {
+    const definition = this.server.types.resource(typeName)
+    return { definition, view: this.views.resources.get(typeName) as TfView }
+  }
+
+  dataSource(typeName: string): { definition: AnyDataSource; view: TfView } {
+    const definition = this.server.types.dataSource(typeName)
+    return { definition, view: this.views.dataSources.get(typeName) as TfView }
+  }
+
+  /** The session of an operation; orders are told apart by the Terraform workspace. */
+  session(): Session<unknown> {
+    return this.server.session(this.workspace, this.log)
+  }
+
+  /** Diagnostics in Terraform's names (provider_lite_vm, power_state), as users write them. */
+  diagnostics(list: readonly Diagnostic[]): TfDiagnostic[] {
+    return this.server.types.render(list).map(toTfDiagnostic)
+  }
+
+  /** The one catch of each RPC: whatever escaped the server is translated, never thrown at Terraform. */
+  failed(rpc: string, thrown: unknown): TfDiagnostic[] {
+    this.log.error(`${rpc} failed`, { error: messageOf(thrown) })
+    return this.diagnostics(toDiagnostics(thrown, `${rpc} failed`, []))
+  }
+}

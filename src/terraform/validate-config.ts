@@ -1,0 +1,47 @@
+/** ValidateProviderConfig, ValidateResourceConfig, ValidateDataResourceConfig: values as written, before any plan. */
+import { validateConfig } from '../core/index.js'
+import type { TfContext } from './context.js'
+import { decode } from './dynamic-value.js'
+import type {
+  Diagnostic as TfDiagnostic,
+  ValidateDataResourceConfig_Request,
+  ValidateProviderConfig_Request,
+  ValidateResourceConfig_Request,
+} from './gen/tfplugin6.8_pb.js'
+
+/** Each of the three responses holds diagnostics only. */
+type Reply = { readonly diagnostics: TfDiagnostic[] }
+
+export function validateProviderConfig(ctx: TfContext, request: ValidateProviderConfig_Request): Reply {
+  try {
+    const config = decode(ctx.views.provider, request.config) ?? {}
+    return { diagnostics: ctx.diagnostics(ctx.server.validateConfig(config)) }
+  } catch (thrown) {
+    return { diagnostics: ctx.failed('ValidateProviderConfig', thrown) }
+  }
+}
+
+export function validateResourceConfig(ctx: TfContext, request: ValidateResourceConfig_Request): Reply {
+  try {
+    const { definition, view } = ctx.resource(request.typeName)
+    const config = decode(view, request.config) ?? {}
+    const hasTimeouts = Object.keys(definition.timeouts).length > 0
+    const issues = validateConfig(definition.attributes, config, {
+      requireInputs: false, // Terraform reports missing required arguments itself
+      ...(hasTimeouts ? { timeouts: definition.timeouts } : {}),
+    })
+    return { diagnostics: ctx.diagnostics(issues) }
+  } catch (thrown) {
+    return { diagnostics: ctx.failed('ValidateResourceConfig', thrown) }
+  }
+}
+
+export function validateDataResourceConfig(ctx: TfContext, request: ValidateDataResourceConfig_Request): Reply {
+  try {
+    const { definition, view } = ctx.dataSource(request.typeName)
+    const config = decode(view, request.config) ?? {}
+    return { diagnostics: ctx.diagnostics(validateConfig(definition.attributes, config, { requireInputs: false })) }
+  } catch (thrown) {
+    return { diagnostics: ctx.failed('ValidateDataResourceConfig', thrown) }
+  }
+}

@@ -1,0 +1,177 @@
+// The order journal kept in PostgreSQL (issue 15, runners that share no disk), against a real server
+// that the test starts: who may take an entry over, decided by the owner's database session, and
+// atomically among runners that try at once; the table made on first use by runners that start
+// together; a process killed with SIGKILL is seen gone; the password never shows.
+import assert from 'node:assert/strict'
+import { spawn } from 'node:child_process'
+import { randomUUID } from 'node:crypto'
+import { after, before, describe, test } from 'node:test'
+import pg from 'pg'
+import { OrderJournal } from '../src/api/orders/journal.js'
+import { JOURNAL_TABLE, PostgresJournalStore } from '../src/api/orders/journal-postgres.js'
+import type { JournalOwner } from '../src/api/orders/journal-store.js'
+import { type PostgresServer, startPostgres } from './postgres.js'
+
+let server: PostgresServer
+const stores: PostgresJournalStore[] = []
+
+before(async () => {
+  server = await startPostgres()
+})
+after(async () => {
+  for (const store of stores) await store.close()
+  await server?.stop()
+})
+
+/** A runner: its own owner and its own database session, as another machine's provider has. */
+function runner(url = server.url) {
+  const owner: JournalOwner = { pid: 1, token: randomUUID() }
+  const store = new PostgresJournalStore(url, owner)
+  stores.push(store)
+  return { owner, store, journal: new OrderJournal(store, Date.now, { owner }) }
+}
+
+async function rows(): Promise<{ id: string; owner_token: string | null; state: string }[]> {
+  const client = new pg.Client({ connectionString: server.url })
+  await client.connect()
+  try {
+    return (await client.query(`SELECT id, owner_token, state FROM ${JOURNAL_TABLE} ORDER BY sent_at`)).rows
+  } finally {
+    await client.end()
+  }
+}
+
+/** Until `look` answers true: PostgreSQL ends a session whose client died as soon as it reads the closed socket. */
+async function eventually(what: string, look: () => Promise<boolean>): Promise<void> {
+  for (let round = 0; round < 200; round++) {
+    if (await look()) return
+    await new Promise((resolve) => setTimeout(resolve, 25))
+  }
+  assert.fail(`${what}: not within 5 s`)
+}
+
+describe('the order journal in PostgreSQL', { concurrency: 1 }, () => {
+  test('runners that start together all make the table on first use, once', async () => {
+    const all = Array.from({ length: 5 }, () => runner())
+    await Promise.all(all.map((r) => r.journal.knownAccounts()))
+    const client = new pg.Client({ connectionString: server.url })
+    await client.connect()
+    const count = await client.query('SELECT count(*)::int AS n FROM pg_tables WHERE tablename = $1', [JOURNAL_TABLE])
+    await client.end()
+    assert.equal(count.rows[0].n, 1)
+  })
+
+  test('an entry of a runner whose session is open is not taken over; it is held elsewhere; once the session ends, it is taken over', async () => {
+    const a = runner()
+    const b = runner()
+    const intent = `intent-${randomUUID()}`
+    const entry = await a.journal.open(intent, 'service', 'key-a', 'POST', '/lites')
+    assert.equal(await b.journal.claim(intent), undefined, 'taken over while its runner runs')
+    assert.deepEqual(
+      (await b.journal.heldElsewhere(intent)).map((e) => e.id),
+      [entry.id],
+    )
+    await a.store.close()
+    await eventually('the closed session seen gone', async () => (await b.journal.heldElsewhere(intent)).length === 0)
+    const taken = await b.journal.claim(intent)
+    assert.equal(taken?.id, entry.id)
+    assert.equal(taken?.key, 'key-a', 'the same Idempotency-Key: the service answers with the same order')
+    assert.equal((await rows()).find((r) => r.id === entry.id)?.owner_token, b.owner.token, 'the takeover is stored')
+  })
+
+  test('two clients of one process share its owner: both connect, and the owner runs while either session is open', async () => {
+    const first = runner()
+    const second = new PostgresJournalStore(server.url, first.owner)
+    stores.push(second)
+    const intent = `intent-${randomUUID()}`
+    await first.journal.open(intent, 's', 'k', 'POST', '/lites')
+    await second.list(Date.now())
+    const other = runner()
+    await first.store.close()
+    assert.equal(await other.store.alive(first.owner), true, 'the second client still holds the owner')
+    assert.equal(await other.journal.claim(intent), undefined)
+    await second.close()
+    await eventually('the owner seen gone once both sessions ended', async () => !(await other.store.alive(first.owner)))
+  })
+
+  test('of several runners taking one entry over at once, exactly one gets it', async () => {
+    for (let round = 0; round < 5; round++) {
+      const gone = runner()
+      const intent = `intent-${randomUUID()}`
+      const entry = await gone.journal.open(intent, 'service', 'key', 'POST', '/lites')
+      await gone.store.close()
+      const takers = Array.from({ length: 4 }, () => runner())
+      await eventually('the closed session seen gone', async () => !(await takers[0]!.store.alive(gone.owner)))
+      const claimed = await Promise.all(takers.map((t) => t.journal.claim(intent)))
+      assert.deepEqual(
+        claimed.filter((c) => c !== undefined).map((c) => c?.id),
+        [entry.id],
+        `round ${round}: one winner`,
+      )
+    }
+  })
+
+  test('a provider process killed with SIGKILL mid-order is seen gone, and its entry taken over', async () => {
+    const intent = `intent-${randomUUID()}`
+    const journalModule = new URL('../src/api/orders/journal.js', import.meta.url).href
+    const storeModule = new URL('../src/api/orders/journal-postgres.js', import.meta.url).href
+    const script =
+      `const { OrderJournal } = await import(${JSON.stringify(journalModule)});` +
+      `const { PostgresJournalStore } = await import(${JSON.stringify(storeModule)});` +
+      `const owner = { pid: process.pid, token: 'killed-${randomUUID()}' };` +
+      'const journal = new OrderJournal(new PostgresJournalStore(process.env.JOURNAL_URL, owner), Date.now, { owner });' +
+      `await journal.open(${JSON.stringify(intent)}, 's', 'key-killed', 'POST', '/lites');` +
+      "process.stdout.write('ready\\n'); setInterval(() => undefined, 60_000);"
+    const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
+      env: { ...process.env, JOURNAL_URL: server.url },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    })
+    const exited = new Promise((resolve) => child.once('exit', resolve))
+    await new Promise<void>((resolve, reject) => {
+      child.stdout.once('data', () => resolve())
+      child.once('exit', (code) => reject(new Error(`the child exited early (${code})`)))
+    })
+    const next = runner()
+    assert.equal(await next.journal.claim(intent), undefined, 'the process still runs')
+    child.kill('SIGKILL')
+    await exited
+    await eventually('the killed process seen gone', async () => (await next.journal.heldElsewhere(intent)).length === 0)
+    assert.equal((await next.journal.claim(intent))?.key, 'key-killed')
+  })
+
+  test('delivered, named and settled as in a directory: a graceful close settles what was handed over, a state naming the account settles it', async () => {
+    const a = runner()
+    const intent = `intent-${randomUUID()}`
+    const handed = await a.journal.open(intent, 's', 'k1', 'POST', '/lites')
+    Object.assign(handed, { state: 'answered', accountId: `acc-${randomUUID()}` })
+    await a.journal.deliver(handed)
+    const named = await a.journal.open(intent, 's', 'k2', 'POST', '/lites')
+    const namedAccount = `acc-${randomUUID()}`
+    Object.assign(named, { state: 'answered', accountId: namedAccount })
+    await a.journal.deliver(named)
+    const b = runner()
+    assert.ok((await b.journal.knownAccounts()).has(namedAccount), 'another runner knows the account as managed')
+    await b.journal.accountInState(namedAccount)
+    await a.journal.engineClosed()
+    const states = (await rows()).filter((r) => r.id === handed.id || r.id === named.id).map((r) => r.state)
+    assert.deepEqual(states, ['settled', 'settled'])
+    await a.store.close()
+    assert.equal(await b.journal.claim(intent, { adoptDelivered: true }), undefined, 'nothing settled is taken over')
+  })
+
+  test('a database that refuses the password: the error names the database, never the password', async () => {
+    const wrong = `wrong-${randomUUID()}`
+    const url = server.url.replace(`:${server.password}@`, `:${wrong}@`)
+    const { journal } = runner(url)
+    const error = await journal.open('intent', 's', 'k', 'POST', '/lites').then(
+      () => assert.fail('expected an error'),
+      (e: unknown) => e as Error,
+    )
+    assert.match(
+      error.message,
+      new RegExp(`could not connect to the order journal at postgresql://postgres@127\\.0\\.0\\.1:${server.port}/postgres`),
+    )
+    assert.match(error.message, /password authentication failed/)
+    assert.ok(!error.message.includes(wrong) && !error.message.includes(server.password), error.message)
+  })
+})
