@@ -159,6 +159,33 @@ describe('the order journal in PostgreSQL', { concurrency: 1 }, () => {
     assert.equal(await b.journal.claim(intent, { adoptDelivered: true }), undefined, 'nothing settled is taken over')
   })
 
+  test("a session the server ends (a restart, a dropped connection) is made again, with the owner's lock", async () => {
+    const a = runner()
+    const intent = `intent-${randomUUID()}`
+    await a.journal.open(intent, 's', 'k', 'POST', '/lites')
+    const admin = new pg.Client({ connectionString: server.url })
+    await admin.connect()
+    try {
+      const ended = await admin.query('SELECT pg_terminate_backend(pid) AS ok FROM pg_stat_activity WHERE application_name = $1', [
+        `provider order journal (pid ${process.pid})`,
+      ])
+      assert.ok(ended.rows.length > 0, 'the journal sessions of this process were found')
+    } finally {
+      await admin.end()
+    }
+    const other = runner()
+    // The next call of the journal whose session ended connects again and takes its lock again.
+    await eventually('the journal connected again', async () => {
+      try {
+        await a.journal.knownAccounts()
+        return await other.store.alive(a.owner)
+      } catch {
+        return false
+      }
+    })
+    assert.equal(await other.journal.claim(intent), undefined, 'its entry is not taken over')
+  })
+
   test('a database that refuses the password: the error names the database, never the password', async () => {
     const wrong = `wrong-${randomUUID()}`
     const url = server.url.replace(`:${server.password}@`, `:${wrong}@`)

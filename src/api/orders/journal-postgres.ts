@@ -119,9 +119,11 @@ export class PostgresJournalStore implements JournalStore {
     })
     client.on('error', () => {
       // The session is gone (the server restarted, the network dropped): the next call connects again.
-      void this.connection?.then((current) => {
-        if (current === client) this.connection = undefined
-      })
+      void this.connection
+        ?.then((current) => {
+          if (current === client) this.connection = undefined
+        })
+        .catch(() => undefined)
     })
     try {
       await client.connect()

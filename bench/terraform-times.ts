@@ -1,0 +1,313 @@
+// Terraform commands timed end to end, every subject interleaved in one run: our provider launched per
+// command (the release's single executable, from a filesystem mirror and lock file), the Go peer launched
+// the same way, our provider reattached (serve mode), and Terraform's built-in terraform_data as the floor.
+// Also the peak RSS of the provider processes, the package Terraform hashes and its hash time, and where
+// a launched plan's time goes from Terraform's own log. Prints figures beside the targets of issue 19.
+// Must not: assert anything.
+import { spawnSync } from 'node:child_process'
+import { rmSync } from 'node:fs'
+import { join } from 'node:path'
+import { performance } from 'node:perf_hooks'
+import {
+  type Emulator,
+  initialised,
+  installedPackage,
+  packageBytes,
+  rssSampler,
+  type Subject,
+  terraformData,
+  terraformEnv,
+  timeH1,
+} from './launched.js'
+import { median, mib, ms, positiveInt, printTable, ratio, timed, verdict } from './support.js'
+import { type LaunchPhases, type PlanTrace, parsePlanTrace } from './terraform-trace.js'
+
+const TF_REPS = positiveInt('BENCH_TF_REPS', 5)
+const TF_REPS_LARGE = positiveInt('BENCH_TF_REPS_500', 3)
+const RSS_REPS = positiveInt('BENCH_RSS_REPS', 2)
+const HASH_RUNS = positiveInt('BENCH_HASH_RUNS', 10)
+export const STEPS = ['plan', 'apply', 'no-op plan', 'destroy'] as const
+export type Step = (typeof STEPS)[number]
+export const FLAGS = ['-lock=false', '-input=false', '-no-color', '-parallelism=10'] as const
+const COUNTS = [1, 50, 500] as const
+/** Issue 19's targets, ours ÷ the Go peer at 50 resources. */
+const PEER_TARGETS: Partial<Record<Step, number>> = { plan: 1.5, apply: 2, destroy: 2 }
+/** The serve mode's earlier target, reattached ÷ terraform_data for a plan of 50. */
+const REATTACH_PLAN_TARGET = 1.5
+
+export interface Subjects {
+  readonly ours: Subject
+  readonly peer: Subject
+  readonly reattached: Subject
+}
+
+/** One plan, apply, no-op plan (after apply, with refresh) and destroy, from no state; the times of each. */
+export async function cycle(
+  terraform: string,
+  dir: string,
+  env: NodeJS.ProcessEnv,
+  run: string,
+  onDrift: () => void,
+): Promise<Record<Step, number>> {
+  const options = { cwd: dir, env }
+  const vars = [`-var=run=${run}`]
+  const plan = (await timed(terraform, ['plan', ...FLAGS, ...vars], options)).ms
+  const apply = (await timed(terraform, ['apply', ...FLAGS, '-auto-approve', ...vars], options)).ms
+  const noop = await timed(terraform, ['plan', ...FLAGS, '-detailed-exitcode', ...vars], { ...options, ok: [0, 2] })
+  if (noop.code === 2) onDrift()
+  const destroy = (await timed(terraform, ['destroy', ...FLAGS, '-auto-approve', ...vars], options)).ms
+  // The next apply starts from no state at all, not from an emptied one.
+  for (const file of ['terraform.tfstate', 'terraform.tfstate.backup']) rmSync(join(dir, file), { force: true })
+  return { plan, apply, 'no-op plan': noop.ms, destroy }
+}
+
+export async function terraformTimes(terraform: string, subjects: Subjects, emulator: Emulator): Promise<void> {
+  const { ours, peer, reattached } = subjects
+  const kinds = (count: number) => (count <= 50 ? [terraformData, ours, peer, reattached] : [terraformData, ours, peer])
+  const dirs = new Map<string, string>()
+  const key = (subject: Subject, count: number) => `${subject.label}×${count}`
+  for (const count of COUNTS)
+    for (const subject of kinds(count)) dirs.set(key(subject, count), await initialised(terraform, subject, count, emulator.url))
+
+  const times = new Map<string, Record<Step, number[]>>()
+  for (const k of dirs.keys()) times.set(k, { plan: [], apply: [], 'no-op plan': [], destroy: [] })
+  let drift = 0
+  for (let rep = 1; rep <= Math.max(TF_REPS, TF_REPS_LARGE); rep++) {
+    for (const count of COUNTS) {
+      if (rep > (count === 500 ? TF_REPS_LARGE : TF_REPS)) continue
+      // Same rep, same count: the subjects back to back, the order rotating between reps.
+      const list = kinds(count)
+      for (const subject of list.map((_, i) => list[(i + rep) % list.length]!)) {
+        const got = await cycle(
+          terraform,
+          dirs.get(key(subject, count))!,
+          terraformEnv(subject, await emulator.fresh()),
+          `${rep}`,
+          () => drift++,
+        )
+        const record = times.get(key(subject, count))!
+        for (const step of STEPS) record[step].push(got[step])
+      }
+    }
+  }
+
+  const med = (subject: Subject, count: number, step: Step) => median(times.get(key(subject, count))?.[step] ?? [])
+  printTable(
+    `3. Terraform wall time, ms: median of ${TF_REPS} runs each (${TF_REPS_LARGE} at 500; plan and apply from no state; no-op plan after apply, with refresh; -parallelism=10)`,
+    ['configuration', ...STEPS],
+    COUNTS.flatMap((count) => kinds(count).map((s) => [`${count} × ${s.label}`, ...STEPS.map((step) => ms(med(s, count, step)))])),
+  )
+  printTable(
+    "Ratios of medians, with issue 19's targets at 50 resources (ours ÷ Go peer: plan ≤ 1.5×, apply and destroy ≤ 2×)",
+    ['ratio, count', ...STEPS],
+    COUNTS.flatMap((count) => {
+      const rows: string[][] = []
+      const row = (name: string, a: Subject, b: Subject, targets: Partial<Record<Step, number>>) =>
+        rows.push([
+          `${name}, ${count}`,
+          ...STEPS.map((step) => {
+            const r = med(a, count, step) / med(b, count, step)
+            const target = count === 50 ? targets[step] : undefined
+            return `${ratio(med(a, count, step), med(b, count, step))}${target ? ` (≤ ${target}×: ${verdict(r, target)})` : ''}`
+          }),
+        ])
+      row('ours launched ÷ Go peer', ours, peer, PEER_TARGETS)
+      row('Go peer ÷ terraform_data', peer, terraformData, {})
+      row('ours launched ÷ terraform_data', ours, terraformData, {})
+      if (count <= 50) row('ours reattached ÷ terraform_data', reattached, terraformData, { plan: REATTACH_PLAN_TARGET })
+      return rows
+    }),
+  )
+  // Growth: the ratio 500 ÷ 50 flatters whoever has the larger fixed cost, so the target is read on the
+  // time each added resource costs, (t500 − t50) / 450.
+  const growthRows = [terraformData, ours, peer].map((s) => [
+    s.label,
+    ...STEPS.map((step) => {
+      const perResource = (med(s, 500, step) - med(s, 50, step)) / 450
+      return `${ratio(med(s, 500, step), med(s, 50, step))}, ${perResource.toFixed(2)} ms`
+    }),
+  ])
+  growthRows.push([
+    'ours ÷ Go peer, per added resource (target ≤ 1×)',
+    ...STEPS.map((step) => {
+      const r = (med(ours, 500, step) - med(ours, 50, step)) / (med(peer, 500, step) - med(peer, 50, step))
+      return `${r.toFixed(2)}× (${verdict(r, 1)})`
+    }),
+  ])
+  printTable('Growth from 50 to 500 resources: t500 ÷ t50, and (t500 − t50) ÷ 450 per added resource', ['subject', ...STEPS], growthRows)
+  console.log(`\n  flags: ${FLAGS.join(' ')} (-auto-approve for apply and destroy); the emulator's provisioning delay and faults are zero`)
+  if (drift > 0) console.log(`  WARNING: ${drift} no-op plan(s) after apply proposed changes`)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Peak RSS of the provider processes during a plan and an apply of 500, ours and the peer interleaved,
+// in runs of their own (sampling /proc every 20 ms costs CPU the timed runs should not pay).
+
+export async function peakRss(
+  terraform: string,
+  subjects: readonly Subject[],
+  emulator: Emulator,
+  count = 500,
+): Promise<Map<string, number>> {
+  const dirs = await Promise.all(subjects.map((s) => initialised(terraform, s, count, emulator.url)))
+  const peaks = subjects.map(() => ({ plan: [] as number[], apply: [] as number[], processes: [] as number[] }))
+  for (let rep = 1; rep <= RSS_REPS; rep++) {
+    for (let i = 0; i < subjects.length; i++) {
+      const index = (i + rep) % subjects.length
+      const subject = subjects[index]!
+      const options = { cwd: dirs[index]!, env: terraformEnv(subject, await emulator.fresh()) }
+      const vars = [`-var=run=rss${rep}`]
+      for (const step of ['plan', 'apply'] as const) {
+        const sampler = rssSampler()
+        const args = step === 'plan' ? ['plan', ...FLAGS, ...vars] : ['apply', ...FLAGS, '-auto-approve', ...vars]
+        try {
+          await timed(terraform, args, { ...options, onSpawn: (pid) => sampler.watch(pid) })
+        } finally {
+          const seen = sampler.stop()
+          peaks[index]![step].push(Math.max(0, ...seen))
+          if (step === 'plan') peaks[index]!.processes.push(seen.length)
+        }
+      }
+      await timed(terraform, ['destroy', ...FLAGS, '-auto-approve', ...vars], options)
+      for (const file of ['terraform.tfstate', 'terraform.tfstate.backup']) rmSync(join(dirs[index]!, file), { force: true })
+    }
+  }
+  const planPeaks = new Map(subjects.map((s, i) => [s.label, median(peaks[i]!.plan)]))
+  const peerPlan = planPeaks.get(subjects[subjects.length - 1]!.label)!
+  printTable(
+    `4. Peak RSS of the provider processes (VmHWM, the largest of a command's launches, sampled every 20 ms), ${count} resources: median of ${RSS_REPS}`,
+    ['subject', 'plan', 'apply', 'launches per plan', 'plan ÷ Go peer (target ≤ 2×)'],
+    subjects.map((s, i) => {
+      const plan = median(peaks[i]!.plan)
+      const last = i === subjects.length - 1
+      return [
+        s.label,
+        mib(plan),
+        mib(median(peaks[i]!.apply)),
+        `${median(peaks[i]!.processes)}`,
+        last ? '' : `${ratio(plan, peerPlan)} (${verdict(plan / peerPlan, 2)})`,
+      ]
+    }),
+  )
+  return planPeaks
+}
+
+// ---------------------------------------------------------------------------------------------
+// The package Terraform hashes at every command, and the hash time: the h1 hash as Terraform computes it
+// (SHA-256 of each file, then of the list), timed here over the installed package, ours and the peer's
+// interleaved; Terraform's own figure is in section 6.
+
+export async function packageHash(terraform: string, subjects: readonly Subject[], baseUrl: string): Promise<void> {
+  const dirs = await Promise.all(subjects.map(async (s) => installedPackage(await initialised(terraform, s, 1, baseUrl), s.source!)))
+  const times = subjects.map(() => [] as number[])
+  for (let run = 0; run < HASH_RUNS + 1; run++) {
+    for (let i = 0; i < subjects.length; i++) {
+      const { ms: elapsed } = timeH1(dirs[i]!)
+      if (run > 0) times[i]!.push(elapsed) // the first round only warms the page cache
+    }
+  }
+  const peer = median(times[times.length - 1]!)
+  printTable(
+    `5. The package Terraform hashes at every command (the unpacked directory the lock file's h1: hash covers), hash time: median of ${HASH_RUNS}`,
+    ['subject', 'size', 'target ≤ 50 MiB', 'h1 hash, ms', 'hash ÷ Go peer (target ≤ 2×)'],
+    subjects.map((s, i) => {
+      const bytes = packageBytes(dirs[i]!)
+      const last = i === subjects.length - 1
+      const h = median(times[i]!)
+      return [
+        s.label,
+        mib(bytes),
+        last ? '' : verdict(bytes, 50 * 2 ** 20),
+        ms(h),
+        last ? '' : `${ratio(h, peer)} (${verdict(h / peer, 2)})`,
+      ]
+    }),
+  )
+  console.log('\n  The package target is met when either the size or the hash-time target is.')
+}
+
+// ---------------------------------------------------------------------------------------------
+// Where a launched `terraform plan` of 50 goes, from Terraform's own log (TF_LOG=trace, 1 ms
+// timestamps): Terraform's check of the installed package's hash, and per provider launch Terraform's
+// mTLS set-up, start to handshake, the calls (with the provider's own "service loaded" figure), and
+// Close to exit. What is left is Terraform's own work (configuration, graph, state, output).
+
+export async function planTrace(terraform: string, subjects: readonly Subject[], emulator: Emulator): Promise<void> {
+  const dirs = await Promise.all(subjects.map((s) => initialised(terraform, s, 50, emulator.url)))
+  const traces = subjects.map(() => [] as PlanTrace[])
+  const walls = subjects.map(() => [] as number[])
+  for (let rep = 1; rep <= TF_REPS; rep++) {
+    for (let i = 0; i < subjects.length; i++) {
+      const start = performance.now()
+      const log = spawnSync(terraform, ['plan', ...FLAGS, `-var=run=t${rep}`], {
+        cwd: dirs[i]!,
+        env: { ...terraformEnv(subjects[i]!, await emulator.fresh()), TF_LOG: 'trace' },
+        encoding: 'utf8',
+        maxBuffer: 256 << 20,
+      })
+      walls[i]!.push(performance.now() - start)
+      if (log.status !== 0) throw new Error(`terraform plan (TF_LOG=trace) failed: ${log.stdout.slice(-2000)}`)
+      traces[i]!.push(parsePlanTrace(log.stderr))
+    }
+  }
+  const launchSpan = (l: LaunchPhases) => l.mtls + l.startToHandshake + l.calls + l.closeToExit
+  const sumOf = (t: PlanTrace, pick: (l: LaunchPhases) => number) => t.launches.reduce((sum, l) => sum + pick(l), 0)
+  const rows: string[][] = []
+  const summary: string[][] = []
+  subjects.forEach((subject, i) => {
+    const list = traces[i]!
+    const med = (pick: (t: PlanTrace) => number) => median(list.map(pick))
+    const count = Math.min(...list.map((t) => t.launches.length))
+    for (let n = 0; n < count; n++) {
+      const of = (pick: (l: LaunchPhases) => number) => ms(med((t) => pick(t.launches[n]!)))
+      rows.push([
+        `${subject.label}: launch ${n + 1}`,
+        of((l) => l.mtls),
+        of((l) => l.startToHandshake),
+        of((l) => l.calls),
+        of((l) => l.serviceLoad),
+        of((l) => l.closeToExit),
+        of(launchSpan),
+      ])
+    }
+    const all = (pick: (l: LaunchPhases) => number) => ms(med((t) => sumOf(t, pick)))
+    rows.push([
+      `${subject.label}: all launches`,
+      all((l) => l.mtls),
+      all((l) => l.startToHandshake),
+      all((l) => l.calls),
+      all((l) => l.serviceLoad),
+      all((l) => l.closeToExit),
+      all(launchSpan),
+    ])
+    summary.push([
+      subject.label,
+      ms(median(walls[i]!)),
+      ms(med((t) => t.total)),
+      ms(med((t) => t.packageHash)),
+      ms(med((t) => sumOf(t, launchSpan))),
+      ms(med((t) => t.total - t.packageHash - sumOf(t, launchSpan))),
+      [...new Set(list.map((t) => t.launches.length))].join(' or '),
+    ])
+  })
+  printTable(
+    `6. Where a launched \`terraform plan\` of 50 goes, ms: median of ${TF_REPS} plans each, from Terraform's log (TF_LOG=trace)`,
+    [
+      'launch',
+      'mTLS set-up (Terraform)',
+      'start → handshake',
+      'handshake → Close (calls)',
+      'of which service load',
+      'Close → exit',
+      'launch in all',
+    ],
+    rows,
+  )
+  printTable(
+    'The same plans in all, ms',
+    ['subject', 'wall (logging on)', 'logged', 'package hash check', 'provider launches', "Terraform's own", 'launches'],
+    summary,
+  )
+  console.log("\n  The provider controls start → handshake (beyond the runtime's own start), the calls and service load, Close → exit,")
+  console.log('  and the size of what is hashed; Terraform controls the launch count, the mTLS set-up and the hash algorithm.')
+}
