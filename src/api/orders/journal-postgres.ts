@@ -157,6 +157,17 @@ export class PostgresJournalStore implements JournalStore {
       const result = await client.query<R>(text, values)
       return { rows: result.rows, rowCount: result.rowCount ?? 0 }
     } catch (error) {
+      // Not an answer of the server's (those carry a severity): the session is unusable (closed, timed
+      // out), so the next call connects again rather than failing on it for the rest of the run. The old
+      // one is not ended on purpose: while it lives it still holds this owner's lock.
+      if (!(error !== null && typeof error === 'object' && 'severity' in error) && this.connection !== undefined) {
+        const broken = this.connection
+        void broken
+          .then((current) => {
+            if (current === client && this.connection === broken) this.connection = undefined
+          })
+          .catch(() => undefined)
+      }
       throw this.failure(what, error)
     }
   }
