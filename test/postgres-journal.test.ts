@@ -186,6 +186,20 @@ describe('the order journal in PostgreSQL', { concurrency: 1 }, () => {
     assert.equal(await other.journal.claim(intent), undefined, 'its entry is not taken over')
   })
 
+  test('a schema named in the connection string (options=-csearch_path) holds the table there', async () => {
+    const admin = new pg.Client({ connectionString: server.url })
+    await admin.connect()
+    try {
+      await admin.query('CREATE SCHEMA team_a')
+      const { journal } = runner(`${server.url}?options=-csearch_path%3Dteam_a`)
+      await journal.open(`intent-${randomUUID()}`, 's', 'k', 'POST', '/lites')
+      const found = await admin.query('SELECT count(*)::int AS n FROM team_a.provider_order_journal')
+      assert.equal(found.rows[0].n, 1)
+    } finally {
+      await admin.end()
+    }
+  })
+
   test('a database that refuses the password: the error names the database, never the password', async () => {
     const wrong = `wrong-${randomUUID()}`
     const url = server.url.replace(`:${server.password}@`, `:${wrong}@`)
