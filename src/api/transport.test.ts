@@ -396,3 +396,64 @@ describe('messages of requests that never left', () => {
     assert.doesNotMatch(error.message, /\.\./)
   })
 })
+
+describe('identical reads in flight', () => {
+  /** A fetch whose GETs wait until released, and whose other requests answer at once. */
+  function gatedFetch() {
+    const seen: string[] = []
+    const gates: (() => void)[] = []
+    const fetch = async (request: Request): Promise<Response> => {
+      seen.push(`${request.method} ${new URL(request.url).pathname}`)
+      if (request.method === 'GET') await new Promise<void>((release) => gates.push(release))
+      return ok(request.method === 'GET' ? VM : true)
+    }
+    const release = () => {
+      for (const open of gates.splice(0)) open()
+    }
+    return { fetch, seen, release }
+  }
+
+  test('share one request, each caller getting its own decoded answer', async () => {
+    const gated = gatedFetch()
+    const { client } = testClient([], { fetch: gated.fetch })
+    const reads = Promise.all([client.lites.getVm('1'), client.lites.getVm('1'), client.lites.getVm('2')])
+    await new Promise((resolve) => setImmediate(resolve))
+    gated.release()
+    const [a, b, c] = await reads
+    assert.deepEqual(gated.seen, ['GET /v1/lites/accounts/1', 'GET /v1/lites/accounts/2'])
+    assert.notEqual(a, b, 'each caller decodes for itself')
+    assert.deepEqual(a, b)
+    assert.equal(c.account_id, a.account_id)
+  })
+
+  test('a read never joins one sent before a change this transport saw answered', async () => {
+    const gated = gatedFetch()
+    const { client } = testClient([], { fetch: gated.fetch })
+    const before = client.lites.getVm('1')
+    await new Promise((resolve) => setImmediate(resolve))
+    await client.lites.renameVm('1', { name: 'abcdef' })
+    const after = client.lites.getVm('1')
+    await new Promise((resolve) => setImmediate(resolve))
+    gated.release()
+    await Promise.all([before, after])
+    assert.deepEqual(gated.seen, ['GET /v1/lites/accounts/1', 'PUT /v1/lites/accounts/1/change-vm-name', 'GET /v1/lites/accounts/1'])
+  })
+
+  test('a caller that cancels stops waiting; the others still get the answer', async () => {
+    const gated = gatedFetch()
+    const { client } = testClient([], { fetch: gated.fetch })
+    const controller = new AbortController()
+    const leaving = client.lites.getVm('1', { signal: controller.signal })
+    const staying = client.lites.getVm('1')
+    await new Promise((resolve) => setImmediate(resolve))
+    controller.abort()
+    const error = await leaving.then(
+      () => assert.fail('expected a cancellation'),
+      (e: unknown) => e,
+    )
+    assert.ok(error instanceof TransportError && error.reason === 'cancelled')
+    gated.release()
+    assert.equal((await staying).account_id, String(VM.account_id))
+    assert.equal(gated.seen.length, 1)
+  })
+})

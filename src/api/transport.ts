@@ -128,7 +128,59 @@ export class Transport {
     return Math.min(Math.round(ms * (1 + 0.25 * this.options.random())), RETRY_AFTER_CAP_MS)
   }
 
+  /** Reads in flight, by URL and account, with the number of changes answered when each was sent. */
+  private readonly readsInFlight = new Map<string, SharedRead>()
+  /** How many changes (any request but a GET) this transport has seen answered, or fail, so far. */
+  private changes = 0
+
+  /**
+   * One request with its retries, decoded. Identical reads in flight at once (a refresh reads many
+   * accounts of one kind together, and the API answers each with the whole list) share one request,
+   * each caller decoding the answer itself; but a read never joins one sent before this transport's
+   * latest change was answered, so whatever a caller saw done, its read sees too (the order code lists
+   * after its own orders have answered). A caller that cancels stops waiting; the request and its
+   * retries stop once no caller waits. Nothing is kept once it has answered: a later read asks again.
+   */
   async request<T>(spec: RequestSpec<T>): Promise<T> {
+    if (spec.method !== 'GET' || spec.idempotencyKey !== undefined) {
+      const answer = await this.exchange(spec)
+      return this.decode(spec, answer.payload, answer.requestId)
+    }
+    const context: RequestContext = { method: spec.method, path: spec.path, accountId: spec.accountId }
+    if (spec.signal?.aborted) throw cancelled(context, spec.signal)
+    const key = `${this.url(spec)}\n${spec.accountId ?? ''}`
+    let shared = this.readsInFlight.get(key)
+    if (shared === undefined || shared.since !== this.changes) {
+      const controller = new AbortController()
+      const entry: SharedRead = {
+        since: this.changes,
+        controller,
+        waiters: 0,
+        answer: this.exchange({ ...spec, signal: controller.signal }),
+      }
+      this.readsInFlight.set(key, entry)
+      // Every caller may have stopped waiting by the time it fails; it is forgotten once it has answered.
+      entry.answer
+        .catch(() => undefined)
+        .finally(() => {
+          if (this.readsInFlight.get(key) === entry) this.readsInFlight.delete(key)
+        })
+      shared = entry
+    }
+    const read = shared
+    read.waiters++
+    try {
+      const answer = await untilAborted(read.answer, spec.signal, context)
+      return this.decode(spec, answer.payload, answer.requestId)
+    } catch (error) {
+      if (spec.signal?.aborted && read.waiters === 1) read.controller.abort(spec.signal.reason)
+      throw error
+    } finally {
+      read.waiters--
+    }
+  }
+
+  private async exchange(spec: RequestSpec<unknown>): Promise<Answer> {
     const { options } = this
     const context: RequestContext = { method: spec.method, path: spec.path, accountId: spec.accountId }
     // Retrying a mutation is only safe when nothing was processed (429, the in-progress 409) or when
@@ -138,7 +190,7 @@ export class Transport {
     const deadline = this.deadline(options.operation?.())
     for (let attempt = 1, failures = 0; ; attempt++) {
       const outcome = await this.attempt(spec, context, attempt)
-      if (outcome.kind === 'ok') return this.decode(spec, outcome.payload, outcome.requestId)
+      if (outcome.kind === 'ok') return { payload: outcome.payload, requestId: outcome.requestId }
       let delayMs: number
       if (outcome.kind === 'transport') {
         failures++
@@ -200,7 +252,16 @@ export class Transport {
     return url
   }
 
+  /** One attempt of a request, every request's one way out (orders included): a change's end is counted (see request). */
   async attempt(spec: RequestSpec<unknown>, context: RequestContext, attempt: number): Promise<Outcome> {
+    try {
+      return await this.attemptOnce(spec, context, attempt)
+    } finally {
+      if (spec.method !== 'GET') this.changes++
+    }
+  }
+
+  private async attemptOnce(spec: RequestSpec<unknown>, context: RequestContext, attempt: number): Promise<Outcome> {
     const { options } = this
     if (spec.signal?.aborted) return { kind: 'transport', error: cancelled(context, spec.signal) }
     const headers = new Headers({ 'x-token': options.apiKey, 'user-agent': options.userAgent, accept: 'application/json' })
@@ -308,6 +369,42 @@ export type Outcome =
   | { kind: 'ok'; payload: string; requestId: string | undefined; echoed: boolean }
   | { kind: 'http'; error: ApiError; retryAfterMs: number | undefined; echoed: boolean }
   | { kind: 'transport'; error: TransportError }
+
+/** A successful answer before decoding. */
+interface Answer {
+  readonly payload: string
+  readonly requestId: string | undefined
+}
+
+/** A read that identical reads share while it is in flight (see Transport.request). */
+interface SharedRead {
+  /** The transport's count of changes when it was sent. */
+  readonly since: number
+  /** Stops it once no caller waits. */
+  readonly controller: AbortController
+  waiters: number
+  readonly answer: Promise<Answer>
+}
+
+/** The promise's outcome, or the caller's cancellation as soon as its signal aborts. */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined, context: RequestContext): Promise<T> {
+  if (signal === undefined) return promise
+  if (signal.aborted) return Promise.reject(cancelled(context, signal))
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(cancelled(context, signal))
+    signal.addEventListener('abort', onAbort, { once: true })
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort)
+        resolve(value)
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort)
+        reject(error)
+      },
+    )
+  })
+}
 
 export function cancelled(context: RequestContext, signal: AbortSignal): TransportError {
   return new TransportError('cancelled', 'cancelled by the caller', { ...context }, { cause: signal.reason })

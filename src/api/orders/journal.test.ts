@@ -82,8 +82,9 @@ describe('order journal', () => {
   test('a delivered order is never reused, and two identical intents in one run get two keys', async () => {
     const dir = journal()
     const op = frame()
-    // Each new create of a directory with no order recorded lists first: both lists, then both orders.
-    const { client, requests } = testClient([probed, probed, echoing(200, ORDER), echoing(200, { ...ORDER, account_id: '100043' })], {
+    // Each new create of a directory with no order recorded lists first: the two list at once and
+    // share one listing (the transport's identical reads in flight), then both order.
+    const { client, requests } = testClient([probed, echoing(200, ORDER), echoing(200, { ...ORDER, account_id: '100043' })], {
       journalDirectory: dir,
       operation: () => op.value,
     })
@@ -614,7 +615,8 @@ describe('order journal: owners, temporaries and settling', () => {
     const dir = journal()
     const killed = providerProcess()
     const run1 = frame()
-    const first = testClient([probed, probed, echoing(200, ORDER), echoing(200, { ...ORDER, account_id: '100043' })], {
+    // The two creates list at once and share one listing, then both order.
+    const first = testClient([probed, echoing(200, ORDER), echoing(200, { ...ORDER, account_id: '100043' })], {
       journalDirectory: dir,
       operation: () => run1.value,
       journalOptions: killed.journalOptions,
