@@ -98,8 +98,11 @@ export const baremetalElasticStorage = defineResource<Client, typeof attributes>
       affects: ORDERED,
       // The service bills the difference of the per-GB prices for every GB, never below 0 (E5).
       async price({ client, input, prior, signal }) {
+        // An unknown product cannot be priced: ask nothing.
+        const productId = known(input.productId)
+        if (productId === null) return null
         const products = await storageProducts(client, signal)
-        const target = billingOf(products, known(input.productId), prior.cycle)
+        const target = billingOf(products, productId, prior.cycle)
         const current = billingOf(products, prior.productId, prior.cycle)
         const size = prior.size ?? 0
         const due = Math.max(0, size * (target.option.price - current.option.price))

@@ -64,8 +64,9 @@ export function liteSnapshot(family: LiteFamily) {
     updates: [{ attributes: ['pay_with_credit_card'], apply: recordOnly }],
     // The family has one snapshot product: it is what a snapshot orders.
     async priceCreate({ client, input, signal }) {
-      const products = await family.api(client).listSnapshotProducts({ signal })
+      // An unknown cycle cannot be priced: ask nothing.
       if (typeof input.cycle !== 'string') return null
+      const products = await family.api(client).listSnapshotProducts({ signal })
       const { product, option } = billingOf(products, products[0]?.product_id ?? null, input.cycle)
       return [quote(`new ${productLabel(product)}`, option.price, option)]
     },

@@ -188,7 +188,9 @@ export function newVmPrice<A extends Attributes>(family: LiteFamily): Pricing<Cr
   type Input = { product_id?: number | null; cycle?: string | null; disk_size?: number | null }
   return async ({ client, input, signal }) => {
     const { product_id: id, cycle, disk_size: size } = input as Input
-    if (typeof id !== 'number' || typeof cycle !== 'string') return null
+    // What is unknown until apply cannot be priced (an unknown disk size included): ask nothing.
+    if (typeof id !== 'number' || typeof cycle !== 'string' || (size !== null && size !== undefined && typeof size !== 'number'))
+      return null
     const { product, option } = billingOf(await family.api(client).listProducts({ signal }), id, cycle)
     const quotes = [quote(`new ${productLabel(product)}`, option.price, option)]
     const base = product.options?.disk ?? 0
@@ -537,12 +539,11 @@ export function liteVm(family: LiteFamily) {
       const target = known(input.disk_size)
       const current = prior.disk_size ?? 0
       if (target === null || target <= current) return []
-      // A package change in the same plan runs first: the base disk is the planned product's.
-      const { product, option } = billingOf(
-        await family.api(client).listProducts({ signal }),
-        input.product_id ?? prior.product_id,
-        prior.cycle,
-      )
+      // A package change in the same plan runs first: the base disk is the planned product's, which
+      // may be known only after apply (then so is this price).
+      const productId = input.product_id === null || input.product_id === undefined ? prior.product_id : known(input.product_id)
+      if (productId === null) return null
+      const { product, option } = billingOf(await family.api(client).listProducts({ signal }), productId, prior.cycle)
       const base = product.options?.disk ?? current
       const steps = componentSteps(option, 'disk_size')
       const due = tiered(steps, Math.max(0, target - base)) - tiered(steps, Math.max(0, current - base))

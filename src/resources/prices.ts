@@ -74,11 +74,11 @@ export function productPrice<A extends Attributes>(
     const values = input as Record<string, unknown>
     const id = values[names.product]
     const cycle = values[names.cycle]
-    if (typeof id !== 'number' || typeof cycle !== 'string') return null
+    const size = names.size === undefined ? undefined : (values[names.size.name] ?? names.size.default)
+    // What is unknown until apply cannot be priced: ask nothing.
+    if (typeof id !== 'number' || typeof cycle !== 'string' || (size !== undefined && typeof size !== 'number')) return null
     const { product, option } = billingOf(await list(client, signal), id, cycle)
-    if (names.size === undefined) return [quote(`new ${productLabel(product)}`, option.price, option)]
-    const size = values[names.size.name] ?? names.size.default
-    if (typeof size !== 'number') return null
+    if (typeof size !== 'number') return [quote(`new ${productLabel(product)}`, option.price, option)]
     return [quote(`new ${productLabel(product)}, ${size} GB`, size * option.price, option)]
   }
 }
