@@ -173,7 +173,11 @@ export class Transport {
       const answer = await untilAborted(read.answer, spec.signal, context)
       return this.decode(spec, answer.payload, answer.requestId)
     } catch (error) {
-      if (spec.signal?.aborted && read.waiters === 1) read.controller.abort(spec.signal.reason)
+      if (spec.signal?.aborted && read.waiters === 1) {
+        // The last caller left: stop it, and let no later read join a request being cancelled.
+        if (this.readsInFlight.get(key) === read) this.readsInFlight.delete(key)
+        read.controller.abort(spec.signal.reason)
+      }
       throw error
     } finally {
       read.waiters--
