@@ -70,6 +70,11 @@ const RETRY_AFTER_CAP_MS = 60_000
 const RETRY_AFTER_DEFAULT_MS = 1_000
 const BACKOFF_BASE_MS = 500
 const RETRYABLE_5XX = new Set([500, 502, 503, 504])
+
+/** A server error that another attempt may get past. */
+export function retryableStatus(status: number): boolean {
+  return RETRYABLE_5XX.has(status)
+}
 /** After this long without an answer a request says so (a warning in the log the user sees). */
 const SLOW_ANSWER_MS = 5_000
 /** Without an operation deadline, an order keeps trying this many request timeouts. */
@@ -204,11 +209,12 @@ export class Transport {
         if (outcome.error.reason === 'timeout' && spec.idempotencyKey === undefined) throw outcome.error
         delayMs = this.backoff(failures)
       } else {
-        const { error, retryAfterMs } = outcome
-        if (error.status === 429 || (error.status === 409 && retryAfterMs !== undefined)) {
-          delayMs = this.jittered(retryAfterMs ?? RETRY_AFTER_DEFAULT_MS)
+        const { error } = outcome
+        const asked = this.askedToWait(outcome)
+        if (asked !== undefined) {
+          delayMs = asked
           if (options.now() + delayMs >= deadline) throw error
-        } else if (RETRYABLE_5XX.has(error.status) && mayRetryFailure && failures + 1 < options.maxAttempts) {
+        } else if (retryableStatus(error.status) && mayRetryFailure && failures + 1 < options.maxAttempts) {
           failures++
           delayMs = this.backoff(failures)
         } else {
@@ -225,6 +231,17 @@ export class Transport {
       })
       await this.pause(delayMs, spec.signal, context)
     }
+  }
+
+  /**
+   * The jittered wait a server asked for when it processed nothing: a 429, or a 409 with Retry-After
+   * (the first attempt of the same key still in progress). Undefined for any other outcome.
+   */
+  askedToWait(outcome: Outcome): number | undefined {
+    if (outcome.kind !== 'http') return undefined
+    const { status } = outcome.error
+    if (status !== 429 && !(status === 409 && outcome.retryAfterMs !== undefined)) return undefined
+    return this.jittered(outcome.retryAfterMs ?? RETRY_AFTER_DEFAULT_MS)
   }
 
   /** 0.5 s, 1 s, 2 s ... with ±25% jitter so that many clients do not retry in step. */

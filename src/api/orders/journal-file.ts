@@ -17,16 +17,12 @@ const TEMPORARY = /^(.+\.json)\.(\d+)\.tmp$/
 const TAKE = /^(.+)\.take-(.*)$/
 
 export class FileJournalStore implements JournalStore {
-  private readonly ownPid: number
-
   constructor(
     readonly directory: string,
     /** Who uses this store: an entry of another owner with its pid is a gone process's, unless it started when this one did. */
     private readonly self: JournalOwner,
     private readonly pidAlive: (pid: number, started?: string) => boolean = processAlive,
-  ) {
-    this.ownPid = self.pid
-  }
+  ) {}
 
   get where(): string {
     return this.directory
@@ -49,7 +45,7 @@ export class FileJournalStore implements JournalStore {
   private aliveNow(owner: JournalOwner): boolean {
     // Our pid with another token: another owner of this very process when it started at the same time
     // (two clients with sessions of their own), else a process that is gone, whose pid this one reuses.
-    if (owner.pid === this.ownPid) return owner.started !== undefined && owner.started === this.self.started
+    if (owner.pid === this.self.pid) return owner.started !== undefined && owner.started === this.self.started
     return this.pidAlive(owner.pid, owner.started)
   }
 
@@ -67,7 +63,7 @@ export class FileJournalStore implements JournalStore {
       if (temporary) {
         // A writer killed between write and rename: nobody will ever rename it.
         const pid = Number(temporary[2])
-        if (pid !== this.ownPid && !this.pidAlive(pid)) rmSync(file, { force: true })
+        if (pid !== this.self.pid && !this.pidAlive(pid)) rmSync(file, { force: true })
         continue
       }
       const take = TAKE.exec(name)
@@ -99,7 +95,7 @@ export class FileJournalStore implements JournalStore {
   private writeNow(entry: JournalEntry): void {
     mkdirSync(this.directory, { recursive: true, mode: 0o700 })
     const file = this.fileOf(entry.id)
-    const temporary = `${file}.${this.ownPid}.tmp`
+    const temporary = `${file}.${this.self.pid}.tmp`
     writeFileSync(temporary, `${JSON.stringify(entry)}\n`, { mode: 0o600 })
     renameSync(temporary, file)
   }

@@ -9,6 +9,7 @@ import {
   messageOf,
   type OperationFrame,
   type RequestSpec,
+  retryableStatus,
   sentence,
   type Transport,
   type TransportOptions,
@@ -51,8 +52,6 @@ export function reconcileBy(
   }
 }
 
-const RETRYABLE_5XX = new Set([500, 502, 503, 504])
-const RETRY_AFTER_DEFAULT_MS = 1_000
 /** An order's replays and reconciling lists back off up to this. */
 const ORDER_BACKOFF_CAP_MS = 10_000
 /** `date_created` has whole seconds and the service's clock is not ours. */
@@ -569,20 +568,18 @@ export class Orders {
         return value
       }
       let delayMs: number
-      if (
-        outcome.kind === 'http' &&
-        (outcome.error.status === 429 || (outcome.error.status === 409 && outcome.retryAfterMs !== undefined))
-      ) {
+      const asked = this.http.askedToWait(outcome)
+      if (asked !== undefined) {
         // Nothing was processed (or the first attempt is still being processed): not a failed attempt.
-        delayMs = this.http.jittered(outcome.retryAfterMs ?? RETRY_AFTER_DEFAULT_MS)
-      } else if (outcome.kind === 'http' && !RETRYABLE_5XX.has(outcome.error.status)) {
+        delayMs = asked
+      } else if (outcome.kind === 'http' && !retryableStatus(outcome.error.status)) {
         if (entry) {
           entry.state = 'failed'
           await this.record(entry)
         }
         throw outcome.error
       } else {
-        const error = outcome.kind === 'http' ? outcome.error : outcome.error
+        const error = outcome.error
         if (outcome.kind === 'transport' && outcome.error.reason === 'cancelled') {
           throw unresolved('It was cancelled before the service answered.', error)
         }
