@@ -70,17 +70,14 @@ export function mirrorCliConfig(mirror: string): string {
   return `provider_installation {\n  filesystem_mirror {\n    path    = "${mirror}"\n    include = ${include}\n  }\n  direct {\n    exclude = ${include}\n  }\n}\n`
 }
 
-/** The terraform and provider blocks every configuration starts with; credentials come from the environment. */
-export const PROVIDER_BLOCKS = `terraform {
-  required_providers {
-    provider = { source = "provider/provider" }
-  }
+/**
+ * The terraform and provider blocks every configuration starts with, with provider settings beside the
+ * poll interval (a `ref` for a variable); credentials come from the environment unless given here.
+ */
+export function providerBlocks(settings: Record<string, HclValue> = {}): string {
+  const lines = hclAttributes({ poll_interval: '100ms', ...settings })
+  return `terraform {\n  required_providers {\n    provider = { source = "provider/provider" }\n  }\n}\n\nprovider "provider" {\n${lines.join('\n')}\n}\n`
 }
-
-provider "provider" {
-  poll_interval = "100ms"
-}
-`
 
 export interface LogEntry {
   seq: number
@@ -507,14 +504,21 @@ export const ref = (text: string) => new Expr(text)
 export type HclValue = string | number | boolean | Expr | null | undefined
 
 /** One resource block; null and undefined attributes are left out, strings are quoted. */
-export function block(kind: 'resource' | 'data', type: string, name: string, attributes: Record<string, HclValue>): string {
-  const lines = Object.entries(attributes)
+/** One line per set attribute, indented for a block body. */
+function hclAttributes(attributes: Record<string, HclValue>): string[] {
+  return Object.entries(attributes)
     .filter(([, value]) => value !== null && value !== undefined)
     .map(
       ([key, value]) =>
         `  ${key} = ${value instanceof Expr ? value.text : typeof value === 'string' ? JSON.stringify(value) : String(value)}`,
     )
-  return `${kind} "${type}" "${name}" {\n${lines.join('\n')}\n}\n`
+}
+
+/** The terraform and provider blocks with no setting beyond the poll interval (see providerBlocks; after Expr, which it reads). */
+export const PROVIDER_BLOCKS = providerBlocks()
+
+export function block(kind: 'resource' | 'data', type: string, name: string, attributes: Record<string, HclValue>): string {
+  return `${kind} "${type}" "${name}" {\n${hclAttributes(attributes).join('\n')}\n}\n`
 }
 
 /** An `import {}` block (Terraform 1.5+) bringing the object `id` under `to`. */

@@ -4,12 +4,11 @@
 // total fails the plan, naming the orders, and nothing is ordered.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { block, describeRun, Emulator, type RunResult, ref, Workspace } from './harness.js'
+import { block, describeRun, Emulator, providerBlocks, type RunResult, ref, Workspace } from './harness.js'
 
 function config(limit?: number): string {
   return [
-    `terraform {\n  required_providers {\n    provider = { source = "provider/provider" }\n  }\n}\n`,
-    `provider "provider" {\n  poll_interval = "100ms"\n${limit === undefined ? '' : `  max_order_total = ${limit}\n`}}\n`,
+    providerBlocks({ max_order_total: limit }),
     block('resource', 'provider_lite_keypair', 'k', { name: 'e2e-prices' }),
     block('resource', 'provider_lite_vm', 'vm', {
       ssh_and_console_user: 'deployer',

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict'
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
-import { block, describeRun, Emulator, type HclValue, PROVIDER_BLOCKS, ref, type RunResult, Workspace } from './harness.js'
+import { block, describeRun, Emulator, type HclValue, PROVIDER_BLOCKS, providerBlocks, ref, type RunResult, Workspace } from './harness.js'
 
 const API_KEY = 'e2e-Secret-Key-123'
 const PASSWORD = 'Zq8TraceSecretPw'
@@ -26,10 +26,9 @@ function config(vm: Record<string, HclValue>, provider = PROVIDER_BLOCKS): strin
 }
 
 /** The API key given as a sensitive variable in the provider block instead of the environment. */
-const PROVIDER_WITH_KEY_ATTRIBUTE = PROVIDER_BLOCKS.replace(
-  'poll_interval = "100ms"',
-  'poll_interval = "100ms"\n  api_key       = var.api_key',
-).concat('\nvariable "api_key" {\n  type      = string\n  sensitive = true\n}\n')
+const PROVIDER_WITH_KEY_ATTRIBUTE = providerBlocks({ api_key: ref('var.api_key') }).concat(
+  '\nvariable "api_key" {\n  type      = string\n  sensitive = true\n}\n',
+)
 
 const SENSITIVE = ['console_password', 'cipassword', 'raw', 'private_key']
 

@@ -7,7 +7,7 @@ import { readdirSync, readFileSync } from 'node:fs'
 import { readFile, rm } from 'node:fs/promises'
 import { join } from 'node:path'
 import { after, before } from 'node:test'
-import { block, describeRun, Emulator, type RunResult, Workspace } from '../e2e/harness.js'
+import { block, describeRun, Emulator, providerBlocks, type RunResult, Workspace } from '../e2e/harness.js'
 import { byKind, type Fault, freshEmulator, type Ids, lostIds, type Operation, orderPlaced, sleep } from './matrix.js'
 import { type Report, recordCell } from './report.js'
 import { type Lane, terraformMatrix } from './terraform-cells.js'
@@ -15,8 +15,7 @@ import { type Lane, terraformMatrix } from './terraform-cells.js'
 const ADDRESS = 'r'
 
 export function providerBlock(requestTimeout?: string): string {
-  const timeout = requestTimeout ? `\n  request_timeout = "${requestTimeout}"` : ''
-  return `terraform {\n  required_providers {\n    provider = { source = "provider/provider" }\n  }\n}\n\nprovider "provider" {\n  poll_interval = "100ms"${timeout}\n}\n`
+  return providerBlocks({ request_timeout: requestTimeout })
 }
 
 function config(op: Operation, ids: Ids, fault: Fault, importing: boolean, changing = true): string {

@@ -9,7 +9,7 @@ import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { REDACTED, redact, redactedJson } from '../../src/api/redact.js'
 import { raw } from '../../src/resources/billing.js'
-import { block, describeRun, Emulator, PROVIDER_BLOCKS, ref, type RunResult, Workspace } from '../e2e/harness.js'
+import { block, describeRun, Emulator, PROVIDER_BLOCKS, providerBlocks, ref, type RunResult, Workspace } from '../e2e/harness.js'
 import { Plugin, startFakeEngine, urnOf } from '../pulumi-harness.js'
 import { Report } from './report.js'
 
@@ -312,7 +312,7 @@ describe('secrets never leave their origin (issue 8, cases 8 to 10)', () => {
       // A NUL cannot travel in an environment variable: the bad keys come from a sensitive variable (HCL
       // escapes), as a careful user would pass a key, so that Terraform's own source snippet shows none.
       const withKey = (hcl: string) =>
-        `${PROVIDER_BLOCKS.replace('poll_interval = "100ms"', 'poll_interval = "100ms"\n  api_key = var.key')}\n` +
+        `${providerBlocks({ api_key: ref('var.key') })}\n` +
         `variable "key" {\n  type      = string\n  sensitive = true\n  default   = "${hcl}"\n}\n`
       for (const [attribute, config, env, secret] of [
         ['api_key', withKey(`${API_KEY}\\nX-Injected: 1`), {}, API_KEY],
