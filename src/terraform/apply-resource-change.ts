@@ -2,7 +2,7 @@
 import type { MessageInitShape } from '@bufbuild/protobuf'
 import type { TfContext } from './context.js'
 import { decode, encode } from './dynamic-value.js'
-import type { ApplyResourceChange_Request, ApplyResourceChange_ResponseSchema } from './gen/tfplugin6.8_pb.js'
+import type { ApplyResourceChange_Request, ApplyResourceChange_ResponseSchema } from './gen/tfplugin6.10_pb.js'
 import { readPrivate, storedPrivate, type TfPrivate } from './private-state.js'
 import { failedStepAdvice, refusedDelete, untaintAdvice, untainting } from './taint.js'
 

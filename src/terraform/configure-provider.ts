@@ -2,7 +2,7 @@
 import type { MessageInitShape } from '@bufbuild/protobuf'
 import type { TfContext } from './context.js'
 import { decode } from './dynamic-value.js'
-import type { ConfigureProvider_Request, ConfigureProvider_ResponseSchema } from './gen/tfplugin6.8_pb.js'
+import type { ConfigureProvider_Request, ConfigureProvider_ResponseSchema } from './gen/tfplugin6.10_pb.js'
 
 export function configureProvider(
   ctx: TfContext,

@@ -4,7 +4,7 @@
  */
 import { type AnyDataSource, type AnyResource, type Diagnostic, messageOf, type Session, toDiagnostics, toSnake } from '../core/index.js'
 import { type Naming, ProviderServer, type Registry, type TypeIndex } from '../server/index.js'
-import type { Diagnostic as TfDiagnostic } from './gen/tfplugin6.8_pb.js'
+import type { Diagnostic as TfDiagnostic } from './gen/tfplugin6.10_pb.js'
 import type { Logger } from './log.js'
 import { dataSourceView, providerView, resourceView, TYPE_PREFIX, type TfView, toTfDiagnostic } from './schema.js'
 import { workspaceScope } from './workspace.js'

@@ -2,7 +2,7 @@
 import { create } from '@bufbuild/protobuf'
 import type { ValueMap } from '../core/index.js'
 import type { CtyValue } from './cty.js'
-import { type DynamicValue, DynamicValueSchema } from './gen/tfplugin6.8_pb.js'
+import { type DynamicValue, DynamicValueSchema } from './gen/tfplugin6.10_pb.js'
 import { decodeJsonState } from './json-state.js'
 import { decodeMsgpack, encodeMsgpack } from './msgpack.js'
 import { fromCty, type TfView, toCty } from './schema.js'

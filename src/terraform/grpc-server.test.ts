@@ -6,7 +6,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { createCertificate } from './certificate.js'
 import { GRPCController } from './gen/grpc_controller_pb.js'
 import { Health, HealthCheckResponse_ServingStatus } from './gen/health_pb.js'
-import { GetMetadata_ResponseSchema, Provider } from './gen/tfplugin6.8_pb.js'
+import { GetMetadata_ResponseSchema, Provider } from './gen/tfplugin6.10_pb.js'
 import { createGrpcServer, decodeGrpcMessage, encodeGrpcMessage, GrpcError, type GrpcServer, GrpcStatus } from '../grpc/index.js'
 import { connectGrpcTestClient, type GrpcTestClient } from '../../test/support/terraform/grpc-client.js'
 

@@ -2,7 +2,7 @@
 import type { MessageInitShape } from '@bufbuild/protobuf'
 import type { TfContext } from './context.js'
 import { encode } from './dynamic-value.js'
-import type { ImportResourceState_Request, ImportResourceState_ResponseSchema } from './gen/tfplugin6.8_pb.js'
+import type { ImportResourceState_Request, ImportResourceState_ResponseSchema } from './gen/tfplugin6.10_pb.js'
 import { writePrivate } from './private-state.js'
 
 export async function importResourceState(

@@ -3,7 +3,7 @@ import type { MessageInitShape } from '@bufbuild/protobuf'
 import { error, moveResource } from '../core/index.js'
 import type { TfContext } from './context.js'
 import { decodeJson, encode } from './dynamic-value.js'
-import type { MoveResourceState_Request, MoveResourceState_ResponseSchema } from './gen/tfplugin6.8_pb.js'
+import type { MoveResourceState_Request, MoveResourceState_ResponseSchema } from './gen/tfplugin6.10_pb.js'
 import { PROVIDER_ADDRESS } from './handshake.js'
 import { readPrivate, writePrivate } from './private-state.js'
 

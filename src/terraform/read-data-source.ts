@@ -3,7 +3,7 @@ import type { MessageInitShape } from '@bufbuild/protobuf'
 import { readDataSource as readData } from '../core/index.js'
 import type { TfContext } from './context.js'
 import { decode, encode } from './dynamic-value.js'
-import type { ReadDataSource_Request, ReadDataSource_ResponseSchema } from './gen/tfplugin6.8_pb.js'
+import type { ReadDataSource_Request, ReadDataSource_ResponseSchema } from './gen/tfplugin6.10_pb.js'
 
 export async function readDataSource(
   ctx: TfContext,

@@ -2,7 +2,7 @@
 import type { MessageInitShape } from '@bufbuild/protobuf'
 import type { TfContext } from './context.js'
 import { decode, encode } from './dynamic-value.js'
-import type { ReadResource_Request, ReadResource_ResponseSchema } from './gen/tfplugin6.8_pb.js'
+import type { ReadResource_Request, ReadResource_ResponseSchema } from './gen/tfplugin6.10_pb.js'
 import { readPrivate, writePrivate } from './private-state.js'
 
 export async function readResource(

@@ -35,7 +35,7 @@ import {
   Schema_ObjectSchema,
   SchemaSchema,
   StringKind,
-} from './gen/tfplugin6.8_pb.js'
+} from './gen/tfplugin6.10_pb.js'
 
 export const TYPE_PREFIX = 'provider_'
 

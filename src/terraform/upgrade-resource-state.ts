@@ -2,7 +2,7 @@
 import type { MessageInitShape } from '@bufbuild/protobuf'
 import type { TfContext } from './context.js'
 import { decodeJson, encode } from './dynamic-value.js'
-import type { UpgradeResourceState_Request, UpgradeResourceState_ResponseSchema } from './gen/tfplugin6.8_pb.js'
+import type { UpgradeResourceState_Request, UpgradeResourceState_ResponseSchema } from './gen/tfplugin6.10_pb.js'
 
 export function upgradeResourceState(
   ctx: TfContext,

@@ -7,7 +7,7 @@ import type {
   ValidateDataResourceConfig_Request,
   ValidateProviderConfig_Request,
   ValidateResourceConfig_Request,
-} from './gen/tfplugin6.8_pb.js'
+} from './gen/tfplugin6.10_pb.js'
 
 /** Each of the three responses holds diagnostics only. */
 type Reply = { readonly diagnostics: TfDiagnostic[] }

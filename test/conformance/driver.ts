@@ -11,7 +11,7 @@ import { isSecret, plain, UNKNOWN_WIRE, type Wire, type WireMap } from '../../sr
 import { dataSources, providerDefinition, resources } from '../../src/resources/index.js'
 import { createGrpcServer } from '../../src/grpc/index.js'
 import { silentLogger as tfSilentLogger } from '../../src/terraform/index.js'
-import { type Diagnostic as TfDiagnostic, Diagnostic_Severity, Provider, type Schema } from '../../src/terraform/gen/tfplugin6.8_pb.js'
+import { type Diagnostic as TfDiagnostic, Diagnostic_Severity, Provider, type Schema } from '../../src/terraform/gen/tfplugin6.10_pb.js'
 import { providerService } from '../../src/terraform/provider-service.js'
 import { connectGrpcTestClient } from '../support/terraform/grpc-client.js'
 import type { Harness } from '../harness.js'
