@@ -1,5 +1,6 @@
-// The generated docs: the committed docs/ must equal what gen-docs writes now, and every type the
-// registry serves has a runnable example and a page.
+// The generated docs: the committed docs/ must equal what gen-docs writes now, the committed resource
+// examples what their fixtures render now, and every type the registry serves has a runnable example
+// and a page.
 import assert from 'node:assert/strict'
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -9,6 +10,8 @@ import { DOCS_DIR, EXAMPLES_DIR, generateDocs } from '../src/bin/gen-docs.js'
 import { dataSources, resources } from '../src/resources/index.js'
 import { examplePath, generatedFiles, HAND_WRITTEN_DOCS, isHandWritten, listFiles, writeDocs } from '../src/terraform/docs.js'
 import { TYPE_PREFIX } from '../src/terraform/schema.js'
+import { committedExamples, exampleFiles, writeExamples } from './fixtures/example.js'
+import { fixtures } from './fixtures/index.js'
 
 const REFRESH = 'npm run generate'
 
@@ -34,6 +37,41 @@ describe('docs', () => {
       assert.deepEqual(problems, [], `docs/ is out of date; run \`${REFRESH}\`:\n${problems.join('\n')}`)
     } finally {
       rmSync(fresh, { recursive: true, force: true })
+    }
+  })
+
+  test('the committed resource examples are what their fixtures render now', () => {
+    const expected = exampleFiles(fixtures)
+    const committed = committedExamples(EXAMPLES_DIR)
+    const problems = [
+      ...expected.filter((f) => !committed.includes(f.path)).map((f) => `missing: examples/terraform/${f.path}`),
+      ...committed
+        .filter((path) => !expected.some((f) => f.path === path))
+        .map((path) => `no longer generated: examples/terraform/${path}`),
+      ...expected
+        .filter((f) => committed.includes(f.path) && readFileSync(join(EXAMPLES_DIR, f.path), 'utf8') !== f.content)
+        .map((f) => `stale: examples/terraform/${f.path}`),
+    ]
+    assert.deepEqual(problems, [], `the resource examples are out of date; run \`npm run docs\`:\n${problems.join('\n')}`)
+  })
+
+  test('writing the examples deletes the example of a resource without a fixture and nothing else', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'provider-examples-'))
+    try {
+      const kept = ['data-sources/provider_x/main.tf', 'resources/provider_lite_vm/import.sh', 'resources/provider_gone/main.tf']
+      for (const path of kept) {
+        mkdirSync(dirname(join(dir, path)), { recursive: true })
+        writeFileSync(join(dir, path), 'by hand\n')
+      }
+      const files = exampleFiles(fixtures)
+      const { deleted } = writeExamples(dir, files)
+      assert.deepEqual(deleted, ['resources/provider_gone/main.tf'])
+      assert.ok(!existsSync(join(dir, 'resources', 'provider_gone')), 'the emptied folder is removed')
+      for (const path of kept.slice(0, 2)) assert.equal(readFileSync(join(dir, path), 'utf8'), 'by hand\n', path)
+      assert.deepEqual(committedExamples(dir), files.map((f) => f.path).sort())
+      assert.deepEqual(writeExamples(dir, files), { written: [], deleted: [] }, 'a second run changes nothing')
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
     }
   })
 

@@ -1,6 +1,7 @@
 // Every example under examples/terraform/{resources,data-sources} applied with the real terraform CLI
-// against the emulator launcher: init, apply, a second plan that must be empty, destroy. An example
-// that does not run is a broken promise to the user who copies it.
+// against the emulator launcher: already as `terraform fmt` writes it (the resources' are rendered from
+// their fixtures), then init, apply, a second plan that must be empty, destroy. An example that does not
+// run is a broken promise to the user who copies it.
 import assert from 'node:assert/strict'
 import { existsSync, readdirSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
@@ -37,7 +38,7 @@ describe('examples apply against the emulator', () => {
   test('there are examples to run', () => assert.ok(all.length > 0, `no examples under ${EXAMPLES}`))
 
   for (const { kind, type, dir } of all) {
-    test(`${kind}/${type}: apply, empty second plan, destroy`, { timeout: EXAMPLE_TIMEOUT_MS }, async () => {
+    test(`${kind}/${type}: formatted, apply, empty second plan, destroy`, { timeout: EXAMPLE_TIMEOUT_MS }, async () => {
       // A fresh service per example, so one that failed cannot leave a keypair name taken for the next.
       await emulator.control('POST', '/reset')
       // A temp copy: .terraform, the lock file and the state never land in examples/.
@@ -45,6 +46,8 @@ describe('examples apply against the emulator', () => {
       let applied = false
       try {
         await ws.write(await readFile(join(dir, 'main.tf'), 'utf8'))
+        const fmt = await ws.run(['fmt', '-check', '-diff', '-no-color'])
+        assert.equal(fmt.code, 0, `not as terraform fmt writes it: ${describeRun(fmt)}`)
         const apply = await ws.apply()
         applied = true
         assert.equal(apply.code, 0, describeRun(apply))

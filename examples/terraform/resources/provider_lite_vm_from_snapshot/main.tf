@@ -32,7 +32,7 @@ resource "provider_lite_vm" "example" {
 resource "provider_lite_snapshot" "example" {
   lite_account_id = provider_lite_vm.example.id
   cycle           = "m"
-  name            = "lite-backup"
+  name            = "lite-backup" # 6-16 characters
 }
 
 resource "provider_lite_vm_from_snapshot" "example" {
