@@ -37,12 +37,13 @@ describe('docs', () => {
     }
   })
 
-  test('every resource and data source has an example and a page', () => {
+  test('every resource, data source and ephemeral resource has an example and a page', () => {
     const pages = new Set(generateDocs().map((file) => file.path))
     const problems: string[] = []
     const entries = [
       ...resources.map((r) => ({ kind: 'resources' as const, name: r.name })),
       ...dataSources.map((d) => ({ kind: 'data-sources' as const, name: d.name })),
+      ...dataSources.filter((d) => d.ephemeral).map((d) => ({ kind: 'ephemeral-resources' as const, name: d.name })),
     ]
     for (const { kind, name } of entries) {
       const example = join('examples', 'terraform', examplePath(kind, `${TYPE_PREFIX}${name}`))
