@@ -74,6 +74,26 @@ describe('docs', () => {
     }
   })
 
+  test('each ephemeral resource page says it is never stored and links its data source, which links back', () => {
+    const files = new Map(generateDocs().map((file) => [file.path, file.content]))
+    const flagged = dataSources.filter((d) => d.ephemeral)
+    assert.ok(flagged.length > 0, 'no lookup is served as an ephemeral resource')
+    for (const { name } of flagged) {
+      const type = `${TYPE_PREFIX}${name}`
+      const page = files.get(`ephemeral-resources/${name}.md`) ?? ''
+      assert.ok(page.includes(`# ${type} (Ephemeral Resource)`), type)
+      assert.match(page, /never written to the state or a plan file/, type)
+      assert.match(page, /\n## Example Usage\n/, type)
+      assert.ok(page.includes(`ephemeral "${type}"`), `${type}: its example declares it`)
+      assert.ok(page.includes(`(../data-sources/${name}.md)`), `${type}: links its data source`)
+      assert.ok(
+        files.get(`data-sources/${name}.md`)?.includes(`(../ephemeral-resources/${name}.md)`),
+        `${type}: the data source links back`,
+      )
+      assert.ok(files.get('index.md')?.includes(`(ephemeral-resources/${name}.md)`), `${type}: listed on the provider page`)
+    }
+  })
+
   test('writing the docs deletes stale generated pages and leaves the hand-written ones', () => {
     const dir = mkdtempSync(join(tmpdir(), 'provider-docs-'))
     try {
