@@ -75,12 +75,13 @@ describe('docs', () => {
     }
   })
 
-  test('every resource and data source has an example and a page', () => {
+  test('every resource, data source and ephemeral resource has an example and a page', () => {
     const pages = new Set(generateDocs().map((file) => file.path))
     const problems: string[] = []
     const entries = [
       ...resources.map((r) => ({ kind: 'resources' as const, name: r.name })),
       ...dataSources.map((d) => ({ kind: 'data-sources' as const, name: d.name })),
+      ...dataSources.filter((d) => d.ephemeral).map((d) => ({ kind: 'ephemeral-resources' as const, name: d.name })),
     ]
     for (const { kind, name } of entries) {
       const example = join('examples', 'terraform', examplePath(kind, `${TYPE_PREFIX}${name}`))
@@ -108,6 +109,26 @@ describe('docs', () => {
           assert.ok(line?.includes('Forces replacement'), `${type}.${name} is create-only but its line says nothing: ${line}`)
         }
       }
+    }
+  })
+
+  test('each ephemeral resource page says it is never stored and links its data source, which links back', () => {
+    const files = new Map(generateDocs().map((file) => [file.path, file.content]))
+    const flagged = dataSources.filter((d) => d.ephemeral)
+    assert.ok(flagged.length > 0, 'no lookup is served as an ephemeral resource')
+    for (const { name } of flagged) {
+      const type = `${TYPE_PREFIX}${name}`
+      const page = files.get(`ephemeral-resources/${name}.md`) ?? ''
+      assert.ok(page.includes(`# ${type} (Ephemeral Resource)`), type)
+      assert.match(page, /never written to the state or a plan file/, type)
+      assert.match(page, /\n## Example Usage\n/, type)
+      assert.ok(page.includes(`ephemeral "${type}"`), `${type}: its example declares it`)
+      assert.ok(page.includes(`(../data-sources/${name}.md)`), `${type}: links its data source`)
+      assert.ok(
+        files.get(`data-sources/${name}.md`)?.includes(`(../ephemeral-resources/${name}.md)`),
+        `${type}: the data source links back`,
+      )
+      assert.ok(files.get('index.md')?.includes(`(ephemeral-resources/${name}.md)`), `${type}: listed on the provider page`)
     }
   })
 

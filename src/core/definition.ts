@@ -265,6 +265,18 @@ export interface DataSourceDefinition<C, A extends Attributes> {
   readonly description: string
   readonly attributes: A
   read(ctx: DataContext<C, A>): Promise<Observed<A>>
+  /**
+   * Also served as an ephemeral resource of the same name (Terraform 1.10 and later, OpenTofu 1.11
+   * and later), for a lookup whose answer is a secret: the client opens it on every plan and every
+   * apply, which runs this same `read`, and hands the answer to the configuration for that run only,
+   * never writing it to a state or a plan. The lookup itself stays for clients without ephemeral
+   * resources, and Pulumi, which has none, serves only the lookup.
+   *
+   * Only a lookup can be one, so opening never creates anything: the client may be killed between
+   * opening and closing, and opens again on the next run, so an open that created an object at the
+   * service (a generated keypair, say) would leave one behind each time. A read has nothing to close.
+   */
+  readonly ephemeral?: boolean
 }
 
 /**
@@ -362,6 +374,7 @@ export interface AnyDataSource {
   readonly description: string
   readonly attributes: Attributes
   read(ctx: Erased): Promise<Record<string, unknown>>
+  readonly ephemeral?: boolean
 }
 
 export interface AnyProvider {

@@ -27,6 +27,8 @@ export interface Views {
   readonly provider: TfView
   readonly resources: ReadonlyMap<string, TfView>
   readonly dataSources: ReadonlyMap<string, TfView>
+  /** The lookups also served as ephemeral resources: the same schema as their data source. */
+  readonly ephemerals: ReadonlyMap<string, TfView>
 }
 
 export function viewsOf(types: TypeIndex, provider: Registry['provider']): Views {
@@ -34,6 +36,7 @@ export function viewsOf(types: TypeIndex, provider: Registry['provider']): Views
     provider: providerView(provider),
     resources: new Map(types.resourceTypes().map((type) => [type, resourceView(types.resource(type))])),
     dataSources: new Map(types.dataSourceTypes().map((type) => [type, dataSourceView(types.dataSource(type))])),
+    ephemerals: new Map(types.ephemeralTypes().map((type) => [type, dataSourceView(types.ephemeral(type))])),
   }
 }
 
@@ -65,6 +68,11 @@ export class TfContext {
   dataSource(typeName: string): { definition: AnyDataSource; view: TfView } {
     const definition = this.server.types.dataSource(typeName)
     return { definition, view: this.views.dataSources.get(typeName) as TfView }
+  }
+
+  ephemeral(typeName: string): { definition: AnyDataSource; view: TfView } {
+    const definition = this.server.types.ephemeral(typeName)
+    return { definition, view: this.views.ephemerals.get(typeName) as TfView }
   }
 
   /** The session of an operation; orders are told apart by the Terraform workspace. */

@@ -1,6 +1,6 @@
 /**
  * Registry-format reference docs (the layout tfplugindocs produces), rendered from the definitions:
- * the provider page, one page per resource and per data source. Pure text in, text out, so the
+ * the provider page, one page per resource, per data source and per ephemeral resource. Pure text in, text out, so the
  * output is deterministic and a test can tell when the committed docs/ is stale.
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, rmSync, writeFileSync } from 'node:fs'
@@ -29,7 +29,7 @@ export interface DocsRegistry {
   readonly dataSources: readonly AnyDataSource[]
 }
 
-export type ExampleKind = 'provider' | 'resources' | 'data-sources'
+export type ExampleKind = 'provider' | 'resources' | 'data-sources' | 'ephemeral-resources'
 
 export interface DocsOptions {
   /** The example configuration of a page (`typeName` is empty for the provider), or null when there is none. */
@@ -53,6 +53,9 @@ export function renderDocs(registry: DocsRegistry, options: DocsOptions): DocFil
   }
   for (const dataSource of [...registry.dataSources].sort(byName)) {
     files.push({ path: `data-sources/${dataSource.name}.md`, content: renderDataSource(dataSource, options, names) })
+  }
+  for (const dataSource of ephemerals(registry)) {
+    files.push({ path: `ephemeral-resources/${dataSource.name}.md`, content: renderEphemeral(dataSource, options, names) })
   }
   return files
 }
@@ -130,6 +133,11 @@ function removeEmptyFolders(folder: string): void {
 }
 
 const byName = (a: { name: string }, b: { name: string }) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)
+
+/** The lookups also served as ephemeral resources (AnyDataSource.ephemeral), by name. */
+function ephemerals(registry: DocsRegistry): AnyDataSource[] {
+  return registry.dataSources.filter((d) => d.ephemeral === true).sort(byName)
+}
 
 /**
  * Descriptions are written once for both front ends, so they may name things the Pulumi way
@@ -214,7 +222,7 @@ function renderProvider(registry: DocsRegistry, options: DocsOptions, names: Ter
       'another; `terraform destroy` cancels it.',
     '- Changes are made in a fixed order within one apply, each recorded in state as soon as it succeeds.',
     '',
-    '## Resources and data sources',
+    '## Resources, data sources and ephemeral resources',
     '',
     ...index(registry, options),
     ...schemaSection(provider.attributes, names, { environment: provider.environment }),
@@ -231,6 +239,7 @@ function index(registry: DocsRegistry, options: DocsOptions): string[] {
   for (const r of [...registry.resources].sort(byName)) add(r.name, `- Resource [\`${TYPE_PREFIX}${r.name}\`](resources/${r.name}.md)`)
   for (const d of [...registry.dataSources].sort(byName))
     add(d.name, `- Data source [\`${TYPE_PREFIX}${d.name}\`](data-sources/${d.name}.md)`)
+  for (const d of ephemerals(registry)) add(d.name, `- Ephemeral resource [\`${TYPE_PREFIX}${d.name}\`](ephemeral-resources/${d.name}.md)`)
   const lines: string[] = []
   for (const [group, entries] of [...groups].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
     lines.push(`### ${group}`, '', ...entries, '')
@@ -284,7 +293,43 @@ function renderDataSource(dataSource: AnyDataSource, options: DocsOptions, names
     '',
     names.text(dataSource.description),
     '',
+    ...(dataSource.ephemeral
+      ? [
+          `-> **Not stored:** this data source keeps what it reads in the state. With Terraform 1.10 or OpenTofu 1.11 and later, ` +
+            `the ephemeral resource [\`${typeName}\`](../ephemeral-resources/${dataSource.name}.md) gives the same values ` +
+            'for one run without writing them to the state or a plan.',
+          '',
+        ]
+      : []),
     ...exampleSection(options.exampleOf('data-sources', typeName)),
+    ...schemaSection(dataSource.attributes, names, {}),
+  ]
+  return finish(lines)
+}
+
+/** The page of a lookup served as an ephemeral resource: when it is opened, where its values may go, the older form. */
+function renderEphemeral(dataSource: AnyDataSource, options: DocsOptions, names: TerraformNames): string {
+  const typeName = `${TYPE_PREFIX}${dataSource.name}`
+  const lines = [
+    frontMatter(
+      `${typeName} Ephemeral Resource - ${PROVIDER_NAME}`,
+      options.subcategoryOf(dataSource.name),
+      names.text(dataSource.description),
+    ),
+    `# ${typeName} (Ephemeral Resource)`,
+    '',
+    names.text(dataSource.description),
+    '',
+    'An ephemeral resource (Terraform 1.10 and later, OpenTofu 1.11 and later) is opened during every plan and every apply: ' +
+      'it reads the service then, and its values exist for that run only, never written to the state or a plan file. ' +
+      'Reference them where the client accepts ephemeral values: provider blocks, write-only arguments, provisioner and ' +
+      '`connection` blocks, locals, and ephemeral variables and outputs of modules. Opening it only reads, so it leaves ' +
+      'nothing to close at the service.',
+    '',
+    `For older clients, the data source [\`${typeName}\`](../data-sources/${dataSource.name}.md) reads the same values ` +
+      'and keeps them in the state.',
+    '',
+    ...exampleSection(options.exampleOf('ephemeral-resources', typeName)),
     ...schemaSection(dataSource.attributes, names, {}),
   ]
   return finish(lines)

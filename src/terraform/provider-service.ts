@@ -4,6 +4,7 @@
 import { create, type MessageInitShape, toBinary } from '@bufbuild/protobuf'
 import { TypeIndex, type Registry } from '../server/index.js'
 import { applyResourceChange } from './apply-resource-change.js'
+import { closeEphemeralResource, renewEphemeralResource } from './close-ephemeral-resource.js'
 import { configureProvider } from './configure-provider.js'
 import { TERRAFORM_NAMING, TfContext, type Views, viewsOf } from './context.js'
 import { GetProviderSchema_ResponseSchema, Provider } from './gen/tfplugin6.10_pb.js'
@@ -11,11 +12,17 @@ import { bindService, type ServiceBinding } from './handshake.js'
 import { importResourceState } from './import-resource-state.js'
 import type { Logger } from './log.js'
 import { moveResourceState } from './move-resource-state.js'
+import { openEphemeralResource } from './open-ephemeral-resource.js'
 import { planResourceChange } from './plan-resource-change.js'
 import { readDataSource } from './read-data-source.js'
 import { readResource } from './read-resource.js'
 import { upgradeResourceState } from './upgrade-resource-state.js'
-import { validateDataResourceConfig, validateProviderConfig, validateResourceConfig } from './validate-config.js'
+import {
+  validateDataResourceConfig,
+  validateEphemeralResourceConfig,
+  validateProviderConfig,
+  validateResourceConfig,
+} from './validate-config.js'
 
 export type { Registry } from '../server/index.js'
 
@@ -35,6 +42,7 @@ function schemaResponse(views: Views): MessageInitShape<typeof GetProviderSchema
     provider: views.provider.schema,
     resourceSchemas: Object.fromEntries([...views.resources].map(([name, view]) => [name, view.schema])),
     dataSourceSchemas: Object.fromEntries([...views.dataSources].map(([name, view]) => [name, view.schema])),
+    ephemeralResourceSchemas: Object.fromEntries([...views.ephemerals].map(([name, view]) => [name, view.schema])),
     serverCapabilities: CAPABILITIES,
   }
 }
@@ -56,6 +64,7 @@ export function providerService(registry: Registry, options: ProviderServiceOpti
       serverCapabilities: CAPABILITIES,
       resources: ctx.server.types.resourceTypes().map((typeName) => ({ typeName })),
       dataSources: ctx.server.types.dataSourceTypes().map((typeName) => ({ typeName })),
+      ephemeralResources: ctx.server.types.ephemeralTypes().map((typeName) => ({ typeName })),
     }),
     getProviderSchema: () => schemaResponse(ctx.views),
     validateProviderConfig: (request) => validateProviderConfig(ctx, request),
@@ -69,6 +78,10 @@ export function providerService(registry: Registry, options: ProviderServiceOpti
     importResourceState: (request) => importResourceState(ctx, request),
     moveResourceState: (request) => moveResourceState(ctx, request),
     readDataSource: (request) => readDataSource(ctx, request),
+    validateEphemeralResourceConfig: (request) => validateEphemeralResourceConfig(ctx, request),
+    openEphemeralResource: (request) => openEphemeralResource(ctx, request),
+    renewEphemeralResource: (request) => renewEphemeralResource(ctx, request),
+    closeEphemeralResource: (request) => closeEphemeralResource(ctx, request),
     stopProvider: () => {
       options.log.info('stop requested: cancelling in-flight operations at their next step boundary')
       ctx.server.interrupt(new Error('Terraform asked the provider to stop (interrupted)'))

@@ -1,7 +1,7 @@
-// Every example under examples/terraform/{resources,data-sources} applied with the real terraform CLI
-// against the emulator launcher: already as `terraform fmt` writes it (the resources' are rendered from
-// their fixtures), then init, apply, a second plan that must be empty, destroy. An example that does not
-// run is a broken promise to the user who copies it.
+// Every example under examples/terraform/{resources,data-sources,ephemeral-resources} applied with the
+// real terraform CLI against the emulator launcher: already as `terraform fmt` writes it (the resources'
+// are rendered from their fixtures), then init, apply, a second plan that must be empty, destroy. An
+// example that does not run is a broken promise to the user who copies it.
 import assert from 'node:assert/strict'
 import { existsSync, readdirSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
@@ -15,7 +15,7 @@ const EXAMPLE_TIMEOUT_MS = 240_000
 
 function examples(): { kind: string; type: string; dir: string }[] {
   const found: { kind: string; type: string; dir: string }[] = []
-  for (const kind of ['resources', 'data-sources']) {
+  for (const kind of ['resources', 'data-sources', 'ephemeral-resources']) {
     const folder = join(EXAMPLES, kind)
     if (!existsSync(folder)) continue
     for (const type of readdirSync(folder).sort()) {
