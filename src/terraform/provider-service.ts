@@ -3,6 +3,7 @@
 // apply semantics live in core and the runtime in the server; nothing here registers or configures.
 import { create, type MessageInitShape, toBinary } from '@bufbuild/protobuf'
 import { TypeIndex, type Registry } from '../server/index.js'
+import { invokeAction, planAction, validateActionConfig } from './actions.js'
 import { applyResourceChange } from './apply-resource-change.js'
 import { configureProvider } from './configure-provider.js'
 import { TERRAFORM_NAMING, TfContext, type Views, viewsOf } from './context.js'
@@ -35,6 +36,7 @@ function schemaResponse(views: Views): MessageInitShape<typeof GetProviderSchema
     provider: views.provider.schema,
     resourceSchemas: Object.fromEntries([...views.resources].map(([name, view]) => [name, view.schema])),
     dataSourceSchemas: Object.fromEntries([...views.dataSources].map(([name, view]) => [name, view.schema])),
+    actionSchemas: Object.fromEntries([...views.actions].map(([name, action]) => [name, { schema: action.view.schema }])),
     serverCapabilities: CAPABILITIES,
   }
 }
@@ -56,6 +58,7 @@ export function providerService(registry: Registry, options: ProviderServiceOpti
       serverCapabilities: CAPABILITIES,
       resources: ctx.server.types.resourceTypes().map((typeName) => ({ typeName })),
       dataSources: ctx.server.types.dataSourceTypes().map((typeName) => ({ typeName })),
+      actions: [...ctx.views.actions.keys()].map((typeName) => ({ typeName })),
     }),
     getProviderSchema: () => schemaResponse(ctx.views),
     validateProviderConfig: (request) => validateProviderConfig(ctx, request),
@@ -69,6 +72,9 @@ export function providerService(registry: Registry, options: ProviderServiceOpti
     importResourceState: (request) => importResourceState(ctx, request),
     moveResourceState: (request) => moveResourceState(ctx, request),
     readDataSource: (request) => readDataSource(ctx, request),
+    validateActionConfig: (request) => validateActionConfig(ctx, request),
+    planAction: (request) => planAction(ctx, request),
+    invokeAction: (request, send, call) => invokeAction(ctx, request, send, call),
     stopProvider: () => {
       options.log.info('stop requested: cancelling in-flight operations at their next step boundary')
       ctx.server.interrupt(new Error('Terraform asked the provider to stop (interrupted)'))
