@@ -41,7 +41,9 @@ describe('examples apply against the emulator', () => {
   test('there are examples to run', () => assert.ok(all.length > 0, `no examples under ${EXAMPLES}`))
 
   for (const { kind, type, dir } of all) {
-    test(`${kind}/${type}: apply, empty second plan, destroy`, { timeout: EXAMPLE_TIMEOUT_MS }, async () => {
+    test(`${kind}/${type}: apply${kind === 'actions' ? ', invoke' : ''}, empty second plan, destroy`, {
+      timeout: EXAMPLE_TIMEOUT_MS,
+    }, async () => {
       // A fresh service per example, so one that failed cannot leave a keypair name taken for the next.
       await emulator.control('POST', '/reset')
       // A temp copy: .terraform, the lock file and the state never land in examples/.
