@@ -8,7 +8,16 @@ import { dirname, join } from 'node:path'
 import { describe, test } from 'node:test'
 import { DOCS_DIR, EXAMPLES_DIR, generateDocs } from '../src/bin/gen-docs.js'
 import { dataSources, resources } from '../src/resources/index.js'
-import { examplePath, generatedFiles, HAND_WRITTEN_DOCS, isHandWritten, listFiles, writeDocs } from '../src/terraform/docs.js'
+import {
+  actionPage,
+  actionsOf,
+  examplePath,
+  generatedFiles,
+  HAND_WRITTEN_DOCS,
+  isHandWritten,
+  listFiles,
+  writeDocs,
+} from '../src/terraform/docs.js'
 import { TYPE_PREFIX } from '../src/terraform/schema.js'
 import { committedExamples, exampleFiles, writeExamples } from './fixtures/example.js'
 import { fixtures } from './fixtures/index.js'
@@ -90,6 +99,36 @@ describe('docs', () => {
     }
     assert.deepEqual(problems, [], problems.join('\n'))
     assert.ok(existsSync(join(EXAMPLES_DIR, examplePath('provider', ''))), 'no provider example: examples/terraform/provider/main.tf')
+  })
+
+  test('every action has an example that declares it as `example`, and a page that shows how to invoke it', () => {
+    const files = new Map(generateDocs().map((file) => [file.path, file.content]))
+    const actions = actionsOf({ resources })
+    assert.ok(actions.length > 0, 'the registry declares methods')
+    const problems: string[] = []
+    for (const { typeName, resource } of actions) {
+      const path = join(EXAMPLES_DIR, examplePath('actions', typeName))
+      if (!existsSync(path)) problems.push(`no example: examples/terraform/${examplePath('actions', typeName)}`)
+      else if (!readFileSync(path, 'utf8').includes(`action "${typeName}" "example" {`))
+        problems.push(`${path} has no action "${typeName}" "example"`)
+      const page = files.get(actionPage(typeName))
+      if (!page) problems.push(`no page: docs/${actionPage(typeName)}`)
+      else {
+        for (const part of [
+          '\n## Example Usage\n',
+          '\n## Schema (the `config` block)\n',
+          `terraform apply -invoke=action.${typeName}.example`,
+          '- `id` (String)',
+        ]) {
+          if (!page.includes(part)) problems.push(`docs/${actionPage(typeName)} lacks ${JSON.stringify(part)}`)
+        }
+      }
+      const resourcePage = files.get(`resources/${resource.name}.md`) ?? ''
+      if (!resourcePage.includes(`(../${actionPage(typeName)})`))
+        problems.push(`docs/resources/${resource.name}.md does not link ${typeName}`)
+      if (!(files.get('index.md') ?? '').includes(`(${actionPage(typeName)})`)) problems.push(`docs/index.md does not link ${typeName}`)
+    }
+    assert.deepEqual(problems, [], problems.join('\n'))
   })
 
   test('each resource page documents its schema, timeouts and import', () => {

@@ -7,6 +7,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, rmSync, wr
 import { dirname, join, relative } from 'node:path'
 import {
   type AnyDataSource,
+  type AnyMethod,
   type AnyProvider,
   type AnyResource,
   type Attribute,
@@ -18,6 +19,7 @@ import {
   toSnake,
   type TypeSpec,
 } from '../core/index.js'
+import { actionType } from './context.js'
 import { TYPE_PREFIX } from './schema.js'
 
 const PROVIDER_NAME = 'provider'
@@ -29,7 +31,7 @@ export interface DocsRegistry {
   readonly dataSources: readonly AnyDataSource[]
 }
 
-export type ExampleKind = 'provider' | 'resources' | 'data-sources' | 'ephemeral-resources'
+export type ExampleKind = 'provider' | 'resources' | 'data-sources' | 'ephemeral-resources' | 'actions'
 
 export interface DocsOptions {
   /** The example configuration of a page (`typeName` is empty for the provider), or null when there is none. */
@@ -57,7 +59,24 @@ export function renderDocs(registry: DocsRegistry, options: DocsOptions): DocFil
   for (const dataSource of ephemerals(registry)) {
     files.push({ path: `ephemeral-resources/${dataSource.name}.md`, content: renderEphemeral(dataSource, options, names) })
   }
+  for (const { resource, method, typeName } of actionsOf(registry)) {
+    files.push({ path: actionPage(typeName), content: renderAction(resource, method, typeName, options, names) })
+  }
   return files
+}
+
+/** Every resource method as the Terraform action it is served as, sorted by type name. */
+export function actionsOf(registry: Pick<DocsRegistry, 'resources'>): { resource: AnyResource; method: AnyMethod; typeName: string }[] {
+  return registry.resources
+    .flatMap((resource) =>
+      (resource.methods ?? []).map((method) => ({ resource, method, typeName: actionType(`${TYPE_PREFIX}${resource.name}`, method) })),
+    )
+    .sort((a, b) => (a.typeName < b.typeName ? -1 : a.typeName > b.typeName ? 1 : 0))
+}
+
+/** The page of an action, relative to docs/: `actions/lite_vm_power.md` for `provider_lite_vm_power`. */
+export function actionPage(typeName: string): string {
+  return `actions/${typeName.slice(TYPE_PREFIX.length)}.md`
 }
 
 /** Where the example of a page lives under the examples folder. */
@@ -222,7 +241,7 @@ function renderProvider(registry: DocsRegistry, options: DocsOptions, names: Ter
       'another; `terraform destroy` cancels it.',
     '- Changes are made in a fixed order within one apply, each recorded in state as soon as it succeeds.',
     '',
-    '## Resources, data sources and ephemeral resources',
+    '## Resources, data sources, ephemeral resources and actions',
     '',
     ...index(registry, options),
     ...schemaSection(provider.attributes, names, { environment: provider.environment }),
@@ -240,6 +259,7 @@ function index(registry: DocsRegistry, options: DocsOptions): string[] {
   for (const d of [...registry.dataSources].sort(byName))
     add(d.name, `- Data source [\`${TYPE_PREFIX}${d.name}\`](data-sources/${d.name}.md)`)
   for (const d of ephemerals(registry)) add(d.name, `- Ephemeral resource [\`${TYPE_PREFIX}${d.name}\`](ephemeral-resources/${d.name}.md)`)
+  for (const { resource, typeName } of actionsOf(registry)) add(resource.name, `- Action [\`${typeName}\`](${actionPage(typeName)})`)
   const lines: string[] = []
   for (const [group, entries] of [...groups].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
     lines.push(`### ${group}`, '', ...entries, '')
@@ -264,6 +284,65 @@ function renderResource(resource: AnyResource, options: DocsOptions, names: Terr
     ...timeoutsSection(timeouts),
     ...importSection(resource, typeName, names),
     ...movedSection(resource, typeName, names),
+    ...actionsSection(resource, typeName),
+  ]
+  return finish(lines)
+}
+
+function actionsSection(resource: AnyResource, typeName: string): string[] {
+  const actions = actionsOf({ resources: [resource] })
+  if (actions.length === 0) return []
+  return [
+    '## Actions',
+    '',
+    `One-shot operations on an existing \`${typeName}\`, run on demand (Terraform 1.14 and later):`,
+    '',
+    ...actions.map(({ method, typeName: action }) => `- [\`${action}\`](../${actionPage(action)}): ${firstSentence(method.description)}`),
+    '',
+  ]
+}
+
+function firstSentence(text: string): string {
+  const end = text.search(/\.(\s|$)/)
+  return end < 0 ? text : text.slice(0, end + 1)
+}
+
+function renderAction(resource: AnyResource, method: AnyMethod, typeName: string, options: DocsOptions, names: TerraformNames): string {
+  const resourceType = `${TYPE_PREFIX}${resource.name}`
+  const description = names.text(method.description)
+  const lines = [
+    frontMatter(`${typeName} Action - ${PROVIDER_NAME}`, options.subcategoryOf(resource.name), description),
+    `# ${typeName} (Action)`,
+    '',
+    description,
+    '',
+    ...(method.destructive ? [`~> **Destructive:** invoking it cannot be undone. Terraform warns when it plans this action.`, ''] : []),
+    `An action runs the \`${method.name}\` operation once on an existing [\`${resourceType}\`](../resources/${resource.name}.md), ` +
+      'named by its id, and changes nothing in state: the next refresh reads what it changed. Actions need Terraform 1.14 ' +
+      'or later (OpenTofu has none); with other versions the provider works as before, without its actions.',
+    '',
+    'Invoke it on its own:',
+    '',
+    '```shell',
+    `terraform apply -invoke=action.${typeName}.example`,
+    '```',
+    '',
+    `or run it from a resource's \`lifecycle\` block with an \`action_trigger\` (\`events = [after_create, after_update]\`). ` +
+      'Progress is shown as it goes. An interrupt (Ctrl-C) stops the provider waiting, not the operation at the service.',
+    '',
+    ...exampleSection(options.exampleOf('actions', typeName)),
+    ...schemaSection(
+      {
+        id: string({ required: true, description: `The id of the \`${resourceType}\` to act on, e.g. \`${resourceType}.example.id\`.` }),
+        ...method.inputs,
+      },
+      names,
+      {},
+    ).map((line) => (line === '## Schema' ? '## Schema (the `config` block)' : line)),
+    '## Timeout',
+    '',
+    `The operation may take up to \`${method.timeout}\`; the invocation fails after that.`,
+    '',
   ]
   return finish(lines)
 }

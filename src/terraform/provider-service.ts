@@ -3,6 +3,7 @@
 // apply semantics live in core and the runtime in the server; nothing here registers or configures.
 import { create, type MessageInitShape, toBinary } from '@bufbuild/protobuf'
 import { TypeIndex, type Registry } from '../server/index.js'
+import { invokeAction, planAction, validateActionConfig } from './actions.js'
 import { applyResourceChange } from './apply-resource-change.js'
 import { closeEphemeralResource, renewEphemeralResource } from './close-ephemeral-resource.js'
 import { configureProvider } from './configure-provider.js'
@@ -43,6 +44,7 @@ function schemaResponse(views: Views): MessageInitShape<typeof GetProviderSchema
     resourceSchemas: Object.fromEntries([...views.resources].map(([name, view]) => [name, view.schema])),
     dataSourceSchemas: Object.fromEntries([...views.dataSources].map(([name, view]) => [name, view.schema])),
     ephemeralResourceSchemas: Object.fromEntries([...views.ephemerals].map(([name, view]) => [name, view.schema])),
+    actionSchemas: Object.fromEntries([...views.actions].map(([name, action]) => [name, { schema: action.view.schema }])),
     serverCapabilities: CAPABILITIES,
   }
 }
@@ -65,6 +67,7 @@ export function providerService(registry: Registry, options: ProviderServiceOpti
       resources: ctx.server.types.resourceTypes().map((typeName) => ({ typeName })),
       dataSources: ctx.server.types.dataSourceTypes().map((typeName) => ({ typeName })),
       ephemeralResources: ctx.server.types.ephemeralTypes().map((typeName) => ({ typeName })),
+      actions: [...ctx.views.actions.keys()].map((typeName) => ({ typeName })),
     }),
     getProviderSchema: () => schemaResponse(ctx.views),
     validateProviderConfig: (request) => validateProviderConfig(ctx, request),
@@ -82,6 +85,9 @@ export function providerService(registry: Registry, options: ProviderServiceOpti
     openEphemeralResource: (request) => openEphemeralResource(ctx, request),
     renewEphemeralResource: (request) => renewEphemeralResource(ctx, request),
     closeEphemeralResource: (request) => closeEphemeralResource(ctx, request),
+    validateActionConfig: (request) => validateActionConfig(ctx, request),
+    planAction: (request) => planAction(ctx, request),
+    invokeAction: (request, send, call) => invokeAction(ctx, request, send, call),
     stopProvider: () => {
       options.log.info('stop requested: cancelling in-flight operations at their next step boundary')
       ctx.server.interrupt(new Error('Terraform asked the provider to stop (interrupted)'))
