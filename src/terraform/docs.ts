@@ -101,6 +101,11 @@ export function writeDocs(dir: string, files: readonly DocFile[]): { written: st
   const deleted = generatedFiles(dir).filter((path) => !wanted.has(path))
   for (const path of deleted) rmSync(join(dir, path))
   removeEmptyFolders(dir)
+  return { written: writeChanged(dir, files), deleted }
+}
+
+/** Writes each file whose content differs from what `dir` holds; answers the paths written. */
+export function writeChanged(dir: string, files: readonly DocFile[]): string[] {
   const written: string[] = []
   for (const file of files) {
     const path = join(dir, file.path)
@@ -109,7 +114,7 @@ export function writeDocs(dir: string, files: readonly DocFile[]): { written: st
     writeFileSync(path, file.content)
     written.push(file.path)
   }
-  return { written, deleted }
+  return written
 }
 
 /** Pages of docs/ written by hand (the design, the emulator's API, the Pulumi SDKs): never generated, never deleted by writeDocs. */
