@@ -7,7 +7,6 @@ import {
   checkResource,
   DefinitionError,
   defineDataSource,
-  defineResource,
   recordOnly,
   silentLogger,
 } from './definition.js'
