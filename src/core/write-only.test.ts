@@ -2,14 +2,7 @@ import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import { applyCreate, applyUpdate, readResource, type Session } from './apply.js'
 import { type Attribute, type Attributes, int64, string } from './attributes.js'
-import {
-  type AnyResource,
-  checkResource,
-  DefinitionError,
-  defineDataSource,
-  recordOnly,
-  silentLogger,
-} from './definition.js'
+import { type AnyResource, checkResource, DefinitionError, defineDataSource, recordOnly, silentLogger } from './definition.js'
 import { planResource } from './plan.js'
 import { validateConfig } from './validate.js'
 import { UNKNOWN, type ValueMap } from './values.js'
