@@ -289,7 +289,12 @@ async function update<C>(
       const resumeLater = () => {
         later = true
       }
-      const observed = await definition.resume({ ...base, input: plainInput(planned), prior: current as never, resumeLater })
+      const observed = await definition.resume({
+        ...base,
+        input: handlerInput(definition.attributes, plainInput(planned)),
+        prior: current as never,
+        resumeLater,
+      })
       current = { ...current, ...(observed as Record<string, Value>) }
     } catch (thrown) {
       const failure = failureOf(session, thrown, `Waiting for ${definition.name} ${id} failed`, names(definition))
