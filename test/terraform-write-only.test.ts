@@ -8,7 +8,8 @@ import { after, before, describe, test } from 'node:test'
 import { encode } from '@msgpack/msgpack'
 import { toCamel, toSnake, writeOnlyInputs } from '../src/core/index.js'
 import { createGrpcServer, type GrpcServer } from '../src/grpc/index.js'
-import { pulumiRegistry } from '../src/pulumi/provider.js'
+import { pulumiRegistry, resourceToken } from '../src/pulumi/provider.js'
+import { packageSchema } from '../src/pulumi/schema.js'
 import { dataSources, providerDefinition, resources } from '../src/resources/index.js'
 import { Diagnostic_Severity, Provider } from '../src/terraform/gen/tfplugin6.10_pb.js'
 import { silentLogger } from '../src/terraform/index.js'
@@ -89,5 +90,21 @@ test('Pulumi sees no write-only input nor its version, and the alternative requi
       assert.equal(definition.attributes[spec.alternative]?.required, spec.required === true)
     }
     assert.deepEqual(writeOnlyInputs(definition.attributes), [])
+  }
+})
+
+test('the Pulumi schema has no write-only input nor its version, and the alternative is a required secret', () => {
+  const schema = packageSchema(registry, { version: '0.0.0' }) as {
+    resources: Record<string, { inputProperties: Record<string, { secret?: boolean }>; requiredInputs: string[] }>
+  }
+  for (const definition of withWriteOnly) {
+    const resource = schema.resources[resourceToken(definition)]
+    assert.ok(resource, definition.name)
+    for (const { name, spec } of writeOnlyInputs(definition.attributes)) {
+      assert.equal(resource.inputProperties[toCamel(name)], undefined)
+      assert.equal(resource.inputProperties[toCamel(spec.version)], undefined)
+      assert.equal(resource.inputProperties[toCamel(spec.alternative)]?.secret, true)
+      assert.equal(resource.requiredInputs.includes(toCamel(spec.alternative)), spec.required === true)
+    }
   }
 })
