@@ -2,6 +2,7 @@
 import { type Attributes, isComputed, isInput, type ObjectOf } from './attributes.js'
 import { attributeNames, nonRoundTripping } from './names.js'
 import { parseDuration } from './timeouts.js'
+import { writeOnlyProblems, writeOnlyRefused } from './write-only.js'
 
 export interface Logger {
   trace(message: string, fields?: Record<string, unknown>): void
@@ -406,11 +407,15 @@ export function defineDataSource<C, A extends Attributes>(
 ): DataSourceDefinition<C, A> {
   const dataSource: DataSourceDefinition<C, A> = { kind: 'dataSource', ...definition }
   checkNames(dataSource.name, dataSource.attributes)
+  const refused = writeOnlyRefused(dataSource.name, dataSource.attributes)
+  if (refused.length > 0) throw new DefinitionError(`${dataSource.name}: ${refused.join('; ')}`)
   return dataSource
 }
 
 export function defineProvider<C, A extends Attributes, F = unknown>(definition: ProviderDefinition<C, A, F>): ProviderDefinition<C, A, F> {
   checkNames('provider', definition.attributes)
+  const refused = writeOnlyRefused('the provider', definition.attributes)
+  if (refused.length > 0) throw new DefinitionError(`provider: ${refused.join('; ')}`)
   return definition
 }
 
@@ -457,7 +462,8 @@ export function checkResource(definition: AnyResource): void {
     }
   })
   for (const [attribute, declared] of Object.entries(attributes)) {
-    if (isInput(declared) && !declared.createOnly && !stepOf.has(attribute)) {
+    // A write-only input's changes are carried by its version (write-only.ts).
+    if (isInput(declared) && !declared.createOnly && !declared.writeOnly && !stepOf.has(attribute)) {
       problems.push(`${attribute} is neither create-only nor covered by an update step, so its changes would be dropped`)
     }
     if (declared.required && (declared.optional || declared.computed || declared.default !== undefined)) {
@@ -474,6 +480,7 @@ export function checkResource(definition: AnyResource): void {
     if (declared.follows && !(declared.optional && declared.computed))
       problems.push(`${attribute} follows the service, so it must be optional and computed`)
   }
+  problems.push(...writeOnlyProblems(definition, stepOf))
   for (const attribute of definition.unrecoverable ?? []) {
     if (!attributes[attribute]) problems.push(`unrecoverable names unknown attribute ${attribute}`)
   }

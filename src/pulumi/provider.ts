@@ -3,6 +3,7 @@
  * each in the file named after it (decode -> provider server -> encode). The gRPC adapter
  * (grpc-server.ts) only converts protobuf messages; the runtime itself is src/server's.
  */
+import { withoutWriteOnlyInputs } from '../core/index.js'
 import type { Registry } from '../server/index.js'
 import { check } from './check.js'
 import { type CheckResult, type ConfigureResult, checkConfig, configure, diffConfig } from './configure.js'
@@ -22,6 +23,16 @@ export type { CheckFailure, EngineLog, Severity } from './context.js'
 export type { DiffKind, DiffResult } from './diff.js'
 export { functionToken, PACKAGE, resourceToken, typeOfUrn } from './tokens.js'
 
+/**
+ * The registry as Pulumi sees it. Pulumi has no write-only attributes: its state encrypts secrets
+ * instead, so each write-only input and its version are left out and its alternative (a secret)
+ * is the one form, required where the pair is (core/write-only.ts). The schema and SDKs are made
+ * from the same view.
+ */
+export function pulumiRegistry(registry: Registry): Registry {
+  return { ...registry, resources: registry.resources.map(withoutWriteOnlyInputs) }
+}
+
 export interface ProviderOptions {
   readonly version: string
   readonly log: EngineLog
@@ -31,7 +42,7 @@ export class PulumiProvider {
   private readonly ctx: PulumiContext
 
   constructor(registry: Registry, options: ProviderOptions) {
-    this.ctx = new PulumiContext(registry, options.version, options.log)
+    this.ctx = new PulumiContext(pulumiRegistry(registry), options.version, options.log)
   }
 
   get version(): string {

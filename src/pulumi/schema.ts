@@ -1,6 +1,6 @@
 /** The Pulumi package schema, generated from the definitions: one source of truth for GetSchema, schema/schema.json and the SDK. */
 import { type Attribute, type Attributes, isInput, type TypeSpec, toCamel, toPascal } from '../core/index.js'
-import { functionToken, PACKAGE, type Registry, resourceToken } from './provider.js'
+import { functionToken, PACKAGE, pulumiRegistry, type Registry, resourceToken } from './provider.js'
 import { wireName } from './wire.js'
 
 type Json = null | string | number | boolean | Json[] | { [key: string]: Json }
@@ -98,7 +98,8 @@ function sortedKeys(o: JsonObject): JsonObject {
   )
 }
 
-export function packageSchema(registry: Registry, options: SchemaOptions): JsonObject {
+export function packageSchema(all: Registry, options: SchemaOptions): JsonObject {
+  const registry = pulumiRegistry(all)
   const types = new Types()
   const { provider } = registry
 

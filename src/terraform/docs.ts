@@ -18,6 +18,7 @@ import {
   toPascal,
   toSnake,
   type TypeSpec,
+  writeOnlyInputs,
 } from '../core/index.js'
 import { actionType } from './context.js'
 import { TYPE_PREFIX } from './schema.js'
@@ -540,8 +541,17 @@ function groups(
   const optional: string[] = []
   const readOnly: string[] = []
   const entries = Object.entries(attributes).sort(([a], [b]) => (toSnake(a) < toSnake(b) ? -1 : 1))
+  const pairs = writeOnlyInputs(attributes)
   for (const [name, attribute] of entries) {
-    const line = attributeLine(name, attribute, names, parent, nested, context.environment?.[name])
+    // What the write-only form of a value changes for its alternative and echoes (core/write-only.ts).
+    const partnerNotes = pairs.flatMap(({ name: wo, spec }) => {
+      if (spec.alternative === name) {
+        const rule = spec.required ? 'Set one of the two' : 'The two conflict'
+        return [`Kept in the state, marked sensitive; \`${toSnake(wo)}\` is its write-only form, never stored. ${rule}`]
+      }
+      return (spec.echoes ?? []).includes(name) ? [`Null while \`${toSnake(wo)}\` is used`] : []
+    })
+    const line = attributeLine(name, attribute, names, parent, nested, context.environment?.[name], partnerNotes)
     if (attribute.required) required.push(line)
     else if (isInput(attribute)) optional.push(line)
     else readOnly.push(line)
@@ -579,10 +589,17 @@ function attributeLine(
   parent: string,
   nested: Nested[],
   environment: string | undefined,
+  partnerNotes: readonly string[] = [],
 ): string {
   const tfName = toSnake(name)
-  const flags = [typeLabel(attribute.type), ...(attribute.sensitive ? ['Sensitive'] : [])]
-  const notes: string[] = [names.text(attribute.description)]
+  const flags = [typeLabel(attribute.type), ...(attribute.sensitive ? ['Sensitive'] : []), ...(attribute.writeOnly ? ['Write-only'] : [])]
+  const notes: string[] = [names.text(attribute.description), ...partnerNotes]
+  if (attribute.writeOnly) {
+    const { alternative, version } = attribute.writeOnly
+    notes.push(
+      `**Write-only**: never stored in the plan or the state (Terraform 1.11 or later, OpenTofu 1.11 or later). Requires \`${toSnake(version)}\`; conflicts with \`${toSnake(alternative)}\``,
+    )
+  }
   if (attribute.createOnly) notes.push('**Forces replacement** when changed.')
   if (attribute.action) {
     notes.push(

@@ -181,6 +181,7 @@ function schemaAttribute(name: string, attribute: Attribute): Schema_Attribute {
     optional: isInput(attribute) && attribute.required !== true,
     computed,
     sensitive: attribute.sensitive === true,
+    writeOnly: attribute.writeOnly !== undefined,
     description: describeAttribute(attribute),
     descriptionKind: StringKind.MARKDOWN,
   }

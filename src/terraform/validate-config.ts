@@ -32,6 +32,8 @@ export function validateResourceConfig(ctx: TfContext, request: ValidateResource
     const hasTimeouts = Object.keys(definition.timeouts).length > 0
     const issues = validateConfig(definition.attributes, config, {
       requireInputs: false, // Terraform reports missing required arguments itself
+      // Absent from clients older than protocol 6.8, which would store a write-only value in state.
+      writeOnlyAllowed: request.clientCapabilities?.writeOnlyAttributesAllowed === true,
       ...(hasTimeouts ? { timeouts: definition.timeouts } : {}),
     })
     return { diagnostics: ctx.diagnostics(issues) }
