@@ -4,6 +4,7 @@
  * (grpc-server.ts) only converts protobuf messages; the runtime itself is src/server's.
  */
 import type { Registry } from '../server/index.js'
+import { type CallRequest, call } from './call.js'
 import { check } from './check.js'
 import { type CheckResult, type ConfigureResult, checkConfig, configure, diffConfig } from './configure.js'
 import { type EngineLog, PulumiContext, type ResourceRequest } from './context.js'
@@ -16,10 +17,11 @@ import { type UpdateRequest, update } from './update.js'
 import type { WireMap } from './wire.js'
 
 export type { Registry } from '../server/index.js'
+export type { CallRequest } from './call.js'
 export type { CheckResult, ConfigureResult } from './configure.js'
 export type { CheckFailure, EngineLog, Severity } from './context.js'
 export type { DiffKind, DiffResult } from './diff.js'
-export { functionToken, PACKAGE, resourceToken, typeOfUrn } from './tokens.js'
+export { functionToken, methodName, methodToken, PACKAGE, resourceToken, splitMethodToken, typeOfUrn } from './tokens.js'
 
 export interface ProviderOptions {
   readonly version: string
@@ -75,6 +77,10 @@ export class PulumiProvider {
 
   invoke(request: { tok: string; args: WireMap }): ReturnType<typeof invoke> {
     return invoke(this.ctx, request)
+  }
+
+  call(request: CallRequest): Promise<{ return: WireMap }> {
+    return call(this.ctx, request)
   }
 
   /**
