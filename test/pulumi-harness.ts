@@ -251,7 +251,11 @@ export class Plugin {
   async callMethod(tok: string, args: WireMap, options: { dryRun?: boolean } = {}) {
     const r = await this.call<InstanceType<typeof providerPb.CallResponse>>(
       'call',
-      new providerPb.CallRequest().setTok(tok).setArgs(struct(args)).setDryrun(options.dryRun ?? false).setAcceptsOutputValues(true),
+      new providerPb.CallRequest()
+        .setTok(tok)
+        .setArgs(struct(args))
+        .setDryrun(options.dryRun ?? false)
+        .setAcceptsOutputValues(true),
     )
     return { return: js(r.getReturn()), failures: r.getFailuresList().map((f) => ({ property: f.getProperty(), reason: f.getReason() })) }
   }
