@@ -90,7 +90,7 @@ export function yamlDriver(home: PulumiHome): Driver {
  * the program beside it; @pulumi/pulumi there is the repository's copy, the one this process loads, so
  * the inline program registers with the runtime the Automation API serves.
  */
-function compileTypeScript(dir: string): string {
+function compileTypeScript(dir: string, example: string): string {
   const tsc = join(ROOT, 'node_modules', '.bin', 'tsc')
   const sdk = join(SDK_ROOT, 'nodejs')
   const modules = join(dir, 'node_modules')
@@ -106,19 +106,25 @@ function compileTypeScript(dir: string): string {
   run(tsc, ['-p', join(sdk, 'tsconfig.json'), '--outDir', main ? join(installed, dirname(main)) : installed])
   const program = join(dir, 'program')
   mkdirSync(program)
-  for (const file of ['index.ts', 'tsconfig.json']) cpSync(join(EXAMPLES, 'typescript-chains', file), join(program, file))
+  for (const file of ['index.ts', 'tsconfig.json']) cpSync(join(EXAMPLES, example, file), join(program, file))
   run(tsc, ['-p', join(program, 'tsconfig.json')])
   return join(program, 'bin', 'index.js')
 }
 
-export function typescriptDriver(home: PulumiHome): Driver {
+/** `example`: the program, a directory of examples/pulumi/ (the chains program unless told); its name is the project's. */
+export function typescriptDriver(home: PulumiHome, example = 'typescript-chains'): Driver {
   const base = join(home.root, 'typescript')
   mkdirSync(base)
-  const program = compileTypeScript(base)
+  const program = compileTypeScript(base, example)
   // Beside this file in build/: compiled by the root tsconfig.
   const driver = fileURLToPath(new URL('./typescript-driver.js', import.meta.url))
   return processDriver(home, 'typescript', (stack, op, options) =>
-    driverProcess(home, stack, [process.execPath, driver], { op, program, expectNoChanges: options.expectNoChanges === true }),
+    driverProcess(home, stack, [process.execPath, driver], {
+      op,
+      program,
+      project: example,
+      expectNoChanges: options.expectNoChanges === true,
+    }),
   )
 }
 
@@ -188,7 +194,8 @@ export function pythonVenv(): string {
   return python
 }
 
-export function pythonDriver(home: PulumiHome): Driver {
+/** `example`: the program, a directory of examples/pulumi/ (the chains program unless told); its name is the project's. */
+export function pythonDriver(home: PulumiHome, example = 'python-chains'): Driver {
   const python = pythonVenv()
   const sdk = join(SDK_ROOT, 'python')
   if (!existsSync(sdk)) throw new Error(`${sdk} is missing: the Python SDK is generated into sdk/python`)
@@ -199,9 +206,15 @@ export function pythonDriver(home: PulumiHome): Driver {
   const site = join(home.root, 'python-site')
   run(python, ['-m', 'pip', 'install', '--quiet', '--no-deps', '--no-build-isolation', '--target', site, copy])
   const script = join(ROOT, 'test', 'pulumi-cli', 'python', 'chains_driver.py')
-  const program = join(EXAMPLES, 'python-chains', '__main__.py')
+  const program = join(EXAMPLES, example, '__main__.py')
   return processDriver(home, 'python', (stack, op, options) =>
-    driverProcess(home, stack, [python, script], { op, program, sdk: site, expectNoChanges: options.expectNoChanges === true }),
+    driverProcess(home, stack, [python, script], {
+      op,
+      program,
+      project: example,
+      sdk: site,
+      expectNoChanges: options.expectNoChanges === true,
+    }),
   )
 }
 
