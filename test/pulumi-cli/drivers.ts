@@ -258,20 +258,22 @@ export function goImportPath(sdk: string): { importPath: string; dir: string } {
   throw new Error(`no generated Go package (a directory with init.go) under ${sdk}`)
 }
 
-export function goDriver(home: PulumiHome): Driver {
+/** `example`: the program, a directory of examples/pulumi/ (the chains program unless told); its name is the project's. */
+export function goDriver(home: PulumiHome, example = 'go-chains'): Driver {
   const sdk = join(SDK_ROOT, 'go')
   if (!existsSync(sdk)) throw new Error(`${sdk} is missing: the Go SDK is generated into sdk/go`)
-  const binary = buildGoDriver(home, sdk)
+  const binary = buildGoDriver(home, sdk, example)
   return processDriver(home, 'go', (stack, op, options) =>
     driverProcess(home, stack, [binary], { op, expectNoChanges: options.expectNoChanges === true }),
   )
 }
 
 /**
- * A temp module: the example's program (examples/pulumi/go-chains/chains.go) with the driver
- * (test/pulumi-cli/go/driver.go), requiring the SDK through a `replace` to the repository's sdk/go.
+ * A temp module: the example's program (its .go files but main.go, e.g. examples/pulumi/go-chains/chains.go)
+ * with the driver (test/pulumi-cli/go/driver.go), requiring the SDK through a `replace` to the
+ * repository's sdk/go. program.go names the function the example's main.go runs, and the project.
  */
-function buildGoDriver(home: PulumiHome, sdk: string): string {
+function buildGoDriver(home: PulumiHome, sdk: string, example: string): string {
   const { importPath, dir: sdkPackage } = goImportPath(sdk)
   const module = join(home.root, 'go-driver')
   mkdirSync(module)
@@ -289,11 +291,18 @@ function buildGoDriver(home: PulumiHome, sdk: string): string {
     )
     sdkModulePath = importPath
   }
-  const chains = readFileSync(join(EXAMPLES, 'go-chains', 'chains.go'), 'utf8').replace(
-    /"[^"]*\/sdk\/go\/provider"/,
-    JSON.stringify(importPath),
+  const source = join(EXAMPLES, example)
+  const entry = /pulumi\.Run\((\w+)\)/.exec(readFileSync(join(source, 'main.go'), 'utf8'))?.[1]
+  if (!entry) throw new Error(`${join(source, 'main.go')} calls no pulumi.Run(<function>)`)
+  const programs = readdirSync(source).filter((file) => file.endsWith('.go') && file !== 'main.go')
+  for (const file of programs) {
+    const text = readFileSync(join(source, file), 'utf8').replace(/"[^"]*\/sdk\/go\/provider"/, JSON.stringify(importPath))
+    writeFileSync(join(module, file), text)
+  }
+  writeFileSync(
+    join(module, 'program.go'),
+    `// Written by test/pulumi-cli/drivers.ts: the program the driver runs.\npackage main\n\nconst programName = ${JSON.stringify(example)}\n\nvar program = ${entry}\n`,
   )
-  writeFileSync(join(module, 'chains.go'), chains)
   cpSync(join(ROOT, 'test', 'pulumi-cli', 'go', 'driver.go'), join(module, 'driver.go'))
   writeFileSync(
     join(module, 'go.mod'),
@@ -301,7 +310,8 @@ function buildGoDriver(home: PulumiHome, sdk: string): string {
   )
   // A build links a 100 MB binary for minutes on 2 cores: kept outside the clone, keyed by everything in it.
   const hash = createHash('sha256')
-  for (const file of [join(module, 'go.mod'), join(module, 'chains.go'), join(module, 'driver.go'), ...filesUnder(sdkModule)]) {
+  const sources = ['go.mod', 'program.go', 'driver.go', ...programs].map((file) => join(module, file))
+  for (const file of [...sources, ...filesUnder(sdkModule)]) {
     hash.update(file.startsWith(sdkModule) ? file.slice(sdkModule.length) : file.slice(module.length)).update(readFileSync(file))
   }
   const cached = join(cacheRoot(), `pulumi-cli-go-driver-${hash.digest('hex').slice(0, 16)}`, 'chains-driver')
