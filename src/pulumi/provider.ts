@@ -5,6 +5,7 @@
  */
 import { withoutWriteOnlyInputs } from '../core/index.js'
 import type { Registry } from '../server/index.js'
+import { type CallRequest, call } from './call.js'
 import { check } from './check.js'
 import { type CheckResult, type ConfigureResult, checkConfig, configure, diffConfig } from './configure.js'
 import { type EngineLog, PulumiContext, type ResourceRequest } from './context.js'
@@ -18,10 +19,11 @@ import { type UpdateRequest, update } from './update.js'
 import type { WireMap } from './wire.js'
 
 export type { Registry } from '../server/index.js'
+export type { CallRequest } from './call.js'
 export type { CheckResult, ConfigureResult } from './configure.js'
 export type { CheckFailure, EngineLog, Severity } from './context.js'
 export type { DiffKind, DiffResult } from './diff.js'
-export { functionToken, PACKAGE, resourceToken, typeOfUrn } from './tokens.js'
+export { functionToken, methodName, methodToken, PACKAGE, resourceToken, splitMethodToken, typeOfUrn } from './tokens.js'
 
 /**
  * The registry as Pulumi sees it. Pulumi has no write-only attributes: its state encrypts secrets
@@ -96,6 +98,10 @@ export class PulumiProvider {
 
   invoke(request: { tok: string; args: WireMap }): ReturnType<typeof invoke> {
     return invoke(this.ctx, request)
+  }
+
+  call(request: CallRequest): Promise<{ return: WireMap }> {
+    return call(this.ctx, request)
   }
 
   /**
