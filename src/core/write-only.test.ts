@@ -140,6 +140,18 @@ describe('write-only inputs: validation', () => {
   test('one of the pair is required, even where the client checks required arguments itself', () => {
     assert.deepEqual(summaries({ name: 'a' }), ['Missing secret'])
   })
+  test('a rule between the pair waits while a value is unknown: it may still turn out set or unset', () => {
+    const configs: ValueMap[] = [
+      { name: 'a', secret: UNKNOWN, secret_wo: UNKNOWN, secret_wo_version: UNKNOWN },
+      { name: 'a', secret: 'x', secret_wo: UNKNOWN, secret_wo_version: 1 },
+      { name: 'a', secret_wo: UNKNOWN },
+      { name: 'a', secret: UNKNOWN },
+      { name: 'a', secret: 'x', secret_wo_version: UNKNOWN },
+    ]
+    for (const config of configs) {
+      assert.deepEqual(summaries(config), [], JSON.stringify(config))
+    }
+  })
   test('a client without write-only attributes is told to use the alternative', () => {
     const [issue, ...rest] = validateConfig(
       box.attributes,

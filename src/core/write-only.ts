@@ -37,6 +37,9 @@ export function writeOnlyInputs(attributes: Attributes): WriteOnlyInput[] {
 }
 
 const given = (value: Value | undefined): boolean => value !== null && value !== undefined
+/** Set to a value known now: a rule between two inputs is checked only when both are (unknown values are checked at apply). */
+const known = (value: Value | undefined): boolean => given(value) && !isUnknown(value as Value)
+const unset = (value: Value | undefined): boolean => !given(value)
 
 /** Whether a state or plan holds the object in the write-only form of this input: its version is set. */
 function inWriteOnlyForm(values: ValueMap, spec: WriteOnly): boolean {
@@ -149,7 +152,7 @@ export function writeOnlyIssues(attributes: Attributes, config: ValueMap, allowe
       )
       continue
     }
-    if (wo && given(config[alternative])) {
+    if (known(config[name]) && known(config[alternative])) {
       issues.push(
         error(
           `Conflicting ${name} and ${alternative}`,
@@ -161,7 +164,7 @@ export function writeOnlyIssues(attributes: Attributes, config: ValueMap, allowe
     const onChange = attributes[alternative]?.createOnly
       ? 'changing it replaces the object, as a change of the value would'
       : 'changing it sends the value again'
-    if (wo && !given(config[version])) {
+    if (known(config[name]) && unset(config[version])) {
       issues.push(
         error(
           `Missing ${version}`,
@@ -171,10 +174,10 @@ export function writeOnlyIssues(attributes: Attributes, config: ValueMap, allowe
         ),
       )
     }
-    if (!wo && given(config[version])) {
+    if (unset(config[name]) && known(config[version])) {
       issues.push(error(`${version} without ${name}`, `${version} only goes with ${name}: set ${name}, or remove ${version}.`, [version]))
     }
-    if (spec.required && !wo && !given(config[alternative])) {
+    if (spec.required && unset(config[name]) && unset(config[alternative])) {
       issues.push(
         error(
           `Missing ${alternative}`,

@@ -8,7 +8,8 @@ import { after, before, describe, test } from 'node:test'
 import type { Attribute, Attributes } from '../../src/core/attributes.js'
 import { toCamel, toPascal, toSnake } from '../../src/core/names.js'
 import { UNKNOWN_WIRE, type WireMap } from '../../src/pulumi/wire.js'
-import { dataSources, resources } from '../../src/resources/index.js'
+import { pulumiRegistry } from '../../src/pulumi/provider.js'
+import { dataSources, providerDefinition, resources } from '../../src/resources/index.js'
 import { describeRun, diagnostics, Emulator, PROVIDER_BLOCKS, Workspace } from '../e2e/harness.js'
 import { Plugin, startFakeEngine, urnOf } from '../pulumi-harness.js'
 import { Report } from './report.js'
@@ -88,6 +89,15 @@ const TARGETS: readonly Target[] = [
   ...resources.map((r) => targetOf(r, 'resource')),
   ...dataSources.map((d) => targetOf(d, 'data')).filter((t) => t.cases.length > 0),
 ]
+
+/** What Pulumi serves: the same, less the write-only inputs, which Pulumi has no form of (src/pulumi/provider.ts). */
+const PULUMI_TARGETS: readonly Target[] = (() => {
+  const served = pulumiRegistry({ provider: providerDefinition, resources, dataSources })
+  return [
+    ...served.resources.map((r) => targetOf(r, 'resource')),
+    ...served.dataSources.map((d) => targetOf(d, 'data')).filter((t) => t.cases.length > 0),
+  ]
+})()
 
 const hcl = (value: Value): string => (Array.isArray(value) ? `[${value.map((v) => JSON.stringify(v)).join(', ')}]` : JSON.stringify(value))
 
@@ -206,7 +216,7 @@ describe('bad input is refused at plan and Check with the field and the rule, wi
     try {
       await plugin.configure({ apiKey: emulator.apiKey, baseUrl: emulator.baseUrl, pollInterval: '100ms' })
       const seq = await emulator.lastSeq()
-      for (const target of TARGETS) {
+      for (const target of PULUMI_TARGETS) {
         const camel = (values: Record<string, Value>) =>
           Object.fromEntries(Object.entries(values).map(([k, v]) => [toCamel(k), v])) as WireMap
         const token = target.kind === 'data' ? `provider:index:${toCamel(target.name)}` : `provider:index:${toPascal(target.name)}`
@@ -233,7 +243,7 @@ describe('bad input is refused at plan and Check with the field and the rule, wi
       }
       // Grow-only Limits (disk sizes, VM disk_size, elastic size): a smaller value than the old input is refused by Check,
       // before any call (Diff never refuses: a refresh diffs in reverse).
-      for (const target of TARGETS.filter((t) => t.kind === 'resource')) {
+      for (const target of PULUMI_TARGETS.filter((t) => t.kind === 'resource')) {
         for (const [name, attribute] of Object.entries(target.attributes)) {
           if (!attribute.growOnly) continue
           const token = `provider:index:${toPascal(target.name)}`
