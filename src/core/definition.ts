@@ -1,5 +1,6 @@
 /** Resource, data source and provider definitions: plain data plus handlers, checked once at load. */
 import { type Attributes, isComputed, isInput, type ObjectOf } from './attributes.js'
+import { identityProblems } from './identity.js'
 import { attributeNames, nonRoundTripping } from './names.js'
 
 export interface Logger {
@@ -180,6 +181,21 @@ export interface ImportId {
   readonly example: string
   /** The resource id, or a message saying what is wrong with the given text. */
   parse(text: string): { id: string } | { error: string }
+  /**
+   * The id's parts in the order the format writes them, joined by `separator`: the resource identity
+   * (see identity.ts). Absent, each `<name>` of the format is a string part and the text between them
+   * the separator.
+   */
+  readonly parts?: readonly IdentityPart[]
+  readonly separator?: string
+}
+
+/** One part of an import id, and so one attribute of the resource identity. */
+export interface IdentityPart {
+  /** Canonical name, as attributes are named. */
+  readonly name: string
+  readonly type: 'string' | 'int64'
+  readonly description: string
 }
 
 export type TimeoutName = 'create' | 'update' | 'delete'
@@ -418,6 +434,7 @@ export function checkResource(definition: AnyResource): void {
   for (const { attribute } of [...(definition.planChecks ?? []), ...(definition.createChecks ?? [])]) {
     if (!attributes[attribute] || !isInput(attributes[attribute])) problems.push(`a plan check names ${attribute}, which is not an input`)
   }
+  problems.push(...identityProblems(definition))
   if (problems.length > 0) throw new DefinitionError(`${name}: ${problems.join('; ')}`)
 }
 

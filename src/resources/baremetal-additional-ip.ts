@@ -157,6 +157,11 @@ export const baremetalAdditionalIpAssignment = defineResource<Client, typeof ass
     example: '100070:100080',
     parse: (text) =>
       /^[0-9]+:[0-9]+$/.test(text) ? { id: text } : { error: `expected two account ids joined by a colon, got ${JSON.stringify(text)}` },
+    parts: [
+      { name: 'metalAccountId', type: 'int64', description: 'The account id of the Metal server.' },
+      { name: 'additionalIpId', type: 'int64', description: 'The account id of the additional IP.' },
+    ],
+    separator: ':',
   },
   timeouts: {},
   attributes: assignmentAttributes,

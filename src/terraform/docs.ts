@@ -12,6 +12,7 @@ import {
   type Attribute,
   type Attributes,
   isInput,
+  resourceIdentity,
   string,
   toCamel,
   toPascal,
@@ -310,6 +311,30 @@ function timeoutsSection(timeouts: readonly [string, string][]): string[] {
   ]
 }
 
+/** The resource identity (Terraform 1.12 and later): its attributes, and an `import` block by identity. */
+function identitySection(resource: AnyResource, typeName: string): string[] {
+  const identity = resourceIdentity(resource)
+  const values = identity.of(resource.importId.example) ?? {}
+  const width = Math.max(...identity.parts.map((part) => toSnake(part.name).length))
+  return [
+    'With an `import` block by resource identity (Terraform 1.12 and later), which Terraform keeps beside the state:',
+    '',
+    '```terraform',
+    'import {',
+    `  to = ${typeName}.example`,
+    '  identity = {',
+    ...identity.parts.map((part) => `    ${toSnake(part.name).padEnd(width)} = ${JSON.stringify(values[part.name] ?? null)}`),
+    '  }',
+    '}',
+    '```',
+    '',
+    ...identity.parts.map(
+      (part) => `- \`${toSnake(part.name)}\` (${part.type === 'int64' ? 'Number' : 'String'}, required): ${part.description}`,
+    ),
+    '',
+  ]
+}
+
 function importSection(resource: AnyResource, typeName: string, names: TerraformNames): string[] {
   const { format, example } = resource.importId
   const lines = [
@@ -332,6 +357,7 @@ function importSection(resource: AnyResource, typeName: string, names: Terraform
     '}',
     '```',
     '',
+    ...identitySection(resource, typeName),
   ]
   const unrecoverable = [...(resource.unrecoverable ?? [])]
   if (unrecoverable.length === 0) {

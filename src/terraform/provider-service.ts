@@ -6,7 +6,7 @@ import { TypeIndex, type Registry } from '../server/index.js'
 import { applyResourceChange } from './apply-resource-change.js'
 import { configureProvider } from './configure-provider.js'
 import { TERRAFORM_NAMING, TfContext, type Views, viewsOf } from './context.js'
-import { GetProviderSchema_ResponseSchema, Provider } from './gen/tfplugin6.10_pb.js'
+import { GetProviderSchema_ResponseSchema, GetResourceIdentitySchemas_ResponseSchema, Provider } from './gen/tfplugin6.10_pb.js'
 import { bindService, type ServiceBinding } from './handshake.js'
 import { importResourceState } from './import-resource-state.js'
 import type { Logger } from './log.js'
@@ -14,6 +14,7 @@ import { moveResourceState } from './move-resource-state.js'
 import { planResourceChange } from './plan-resource-change.js'
 import { readDataSource } from './read-data-source.js'
 import { readResource } from './read-resource.js'
+import { upgradeResourceIdentity } from './upgrade-resource-identity.js'
 import { upgradeResourceState } from './upgrade-resource-state.js'
 import { validateDataResourceConfig, validateProviderConfig, validateResourceConfig } from './validate-config.js'
 
@@ -39,6 +40,10 @@ function schemaResponse(views: Views): MessageInitShape<typeof GetProviderSchema
   }
 }
 
+function identitySchemasResponse(views: Views): MessageInitShape<typeof GetResourceIdentitySchemas_ResponseSchema> {
+  return { identitySchemas: Object.fromEntries([...views.identities].map(([name, identity]) => [name, identity.schema])) }
+}
+
 /**
  * GetProviderSchema's response as bytes, exactly what the service answers. The release bundle carries
  * them (scripts/build.mjs), so a launch that only fetches the schema — the first of every Terraform
@@ -47,6 +52,15 @@ function schemaResponse(views: Views): MessageInitShape<typeof GetProviderSchema
 export function providerSchemaResponse(registry: Registry): Uint8Array {
   const views = viewsOf(new TypeIndex(registry, TERRAFORM_NAMING), registry.provider)
   return toBinary(GetProviderSchema_ResponseSchema, create(GetProviderSchema_ResponseSchema, schemaResponse(views)))
+}
+
+/** GetResourceIdentitySchemas' response as bytes: Terraform 1.12+ asks for it right after the schema, in the same launch. */
+export function providerIdentitySchemasResponse(registry: Registry): Uint8Array {
+  const views = viewsOf(new TypeIndex(registry, TERRAFORM_NAMING), registry.provider)
+  return toBinary(
+    GetResourceIdentitySchemas_ResponseSchema,
+    create(GetResourceIdentitySchemas_ResponseSchema, identitySchemasResponse(views)),
+  )
 }
 
 export function providerService(registry: Registry, options: ProviderServiceOptions): ServiceBinding {
@@ -58,6 +72,8 @@ export function providerService(registry: Registry, options: ProviderServiceOpti
       dataSources: ctx.server.types.dataSourceTypes().map((typeName) => ({ typeName })),
     }),
     getProviderSchema: () => schemaResponse(ctx.views),
+    getResourceIdentitySchemas: () => identitySchemasResponse(ctx.views),
+    upgradeResourceIdentity: (request) => upgradeResourceIdentity(ctx, request),
     validateProviderConfig: (request) => validateProviderConfig(ctx, request),
     configureProvider: (request) => configureProvider(ctx, request),
     validateResourceConfig: (request) => validateResourceConfig(ctx, request),

@@ -3,7 +3,7 @@
 // per resource is its fixture's lifecycle (test/fixtures/), what differs per front end is a driver (driver.ts).
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
-import { type AnyResource, createOnlyInputs, inputNames, UNKNOWN } from '../../src/core/index.js'
+import { type AnyResource, createOnlyInputs, inputNames, resourceIdentity, UNKNOWN } from '../../src/core/index.js'
 import { resources } from '../../src/resources/index.js'
 import { type Deps, fixtures, type Lifecycle as Example, type Orders } from '../fixtures/index.js'
 import { Harness } from '../harness.js'
@@ -191,6 +191,35 @@ for (const driver of drivers) {
             assert.deepEqual(imported.values[name] ?? null, created.values[name] ?? null, `the import recovers ${name}`)
           }
           assertEmpty(await f.session.plan(imported, withoutUnrecoverable(f.config, example)), 'after import')
+        })
+      })
+
+      test('identity: the parts of the id, kept across refresh and changes in place; an import by it plans empty', {
+        skip: driver.identity ? false : `${driver.name} keeps no resource identity`,
+      }, async () => {
+        await withFixture(driver, definition, example, async (f) => {
+          const identity = f.session.identity
+          assert.ok(identity, 'the session offers identity')
+          const created = await create(f, example)
+          const expected = resourceIdentity(definition).of(created.id)
+          assert.ok(expected, `the id ${created.id} is written as the import id ${definition.importId.format} says`)
+          assert.deepEqual(identity.of(created), expected, 'the create gives the identity of its id')
+          const refreshed = await f.session.read(created)
+          assert.ok(refreshed)
+          assert.deepEqual(identity.of(refreshed), expected, 'a refresh keeps the identity')
+          let current = refreshed
+          const step = example.inPlace[0]
+          if (step) {
+            current = await f.session.apply(refreshed, { ...f.config, ...step.change(f.deps) })
+            assert.deepEqual(identity.of(current), expected, 'a change in place keeps the identity')
+          }
+          const imported = await identity.import(expected)
+          assert.equal(imported.id, created.id, 'the identity names the same object')
+          assert.deepEqual(identity.of(imported), expected)
+          const config = step ? { ...f.config, ...step.change(f.deps) } : f.config
+          assertEmpty(await f.session.plan(imported, withoutUnrecoverable(config, example)), 'after import by identity')
+          const missing = resourceIdentity(definition).parts[0]?.name ?? ''
+          await assert.rejects(identity.import({ ...expected, [missing]: null }), /Invalid import identity/)
         })
       })
 
