@@ -63,11 +63,16 @@ after(async () => {
 })
 
 describe('plugin start-up and configuration', () => {
-  test('GetPluginInfo, GetSchema (the committed schema), Handshake left UNIMPLEMENTED', async () => {
+  test('GetPluginInfo, GetSchema (the committed schema), Handshake (secrets accepted; refresh before update taken up)', async () => {
     const { version } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }
     assert.equal(await plugin.pluginInfo(), version)
     assert.equal(await plugin.schema(), readFileSync(join(ROOT, 'schema', 'schema.json'), 'utf8'))
-    await rejects(plugin.handshake(), CODE.UNIMPLEMENTED)
+    assert.deepEqual(await plugin.handshake(engine.address, { supportsRefreshBeforeUpdate: true }), {
+      acceptSecrets: true,
+      acceptResources: false,
+      acceptOutputs: false,
+      supportsAutonamingConfiguration: false,
+    })
   })
 
   test('CheckConfig tolerates engine keys, wraps the API key, reports a bad URL with its key', async () => {
@@ -140,6 +145,7 @@ CASES.forEach((c, index) => {
     test('Create, then a second Check + Diff with no change is DIFF_NONE', async () => {
       const created = await plugin.create(urn, inputs, { timeout: 120 })
       assert.match(created.id, /^\d+$/)
+      assert.equal(created.refreshBeforeUpdate, true, 'the engine handshook with refresh before update: every resource asks for it')
       id = created.id
       outputs = created.properties
       assertSecret(outputs, c.secretOutputs, 'Create')
@@ -196,6 +202,7 @@ CASES.forEach((c, index) => {
         await plugin.update(urn, id, outputs, inputs, news, { preview: true })
         assert.equal(await apiRequests('mutating'), before, 'preview made a mutating API call')
         const updated = await plugin.update(urn, id, outputs, inputs, news)
+        assert.equal(updated.refreshBeforeUpdate, true)
         assertSecret(updated.properties, c.secretOutputs, 'Update')
         inputs = news
         outputs = updated.properties
@@ -383,6 +390,35 @@ describe('functions and the rest', () => {
       }
     } finally {
       rmSync(dir, { recursive: true, force: true })
+    }
+  })
+
+  test('refresh before update is asked for only of an engine that said in Handshake it supports it', async () => {
+    const keypair = CASES.find((c) => c.token === 'provider:index:LiteKeypair')
+    assert.ok(keypair, 'a LiteKeypair engine case')
+    const urn = urnOf(keypair.token, 'refresh-before-update')
+    const inputs = (await plugin.check(urn, { ...keypair.example(refs), name: 'refresh-before-update' })).inputs
+    const created = await plugin.create(urn, inputs, { timeout: 60 })
+    try {
+      assert.equal((await plugin.read(urn, created.id, created.properties, inputs)).refreshBeforeUpdate, true)
+      for (const handshake of [undefined, false] as const) {
+        const own = await Plugin.launch(engine.address)
+        try {
+          if (handshake !== undefined) await own.handshake(engine.address, { supportsRefreshBeforeUpdate: handshake })
+          await own.configure({ apiKey: 'emulator-key', baseUrl: emulator.baseUrl, pollInterval: '50ms', version: '0.1.0' })
+          const read = await own.read(urn, created.id, created.properties, inputs)
+          assert.equal(read.id, created.id)
+          assert.equal(
+            read.refreshBeforeUpdate,
+            false,
+            `an engine that ${handshake === undefined ? 'did not handshake' : 'does not support it'}`,
+          )
+        } finally {
+          await own.stop()
+        }
+      }
+    } finally {
+      await plugin.delete(urn, created.id, created.properties, inputs)
     }
   })
 

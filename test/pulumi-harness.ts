@@ -198,14 +198,14 @@ export class Plugin {
         .setPreview(options.preview ?? false)
         .setTimeout(options.timeout ?? 0),
     )
-    return { id: r.getId(), properties: js(r.getProperties()) }
+    return { id: r.getId(), properties: js(r.getProperties()), refreshBeforeUpdate: r.getRefreshBeforeUpdate() }
   }
   async read(urn: string, id: string, properties: WireMap = {}, inputs: WireMap = {}) {
     const r = await this.call<InstanceType<typeof providerPb.ReadResponse>>(
       'read',
       new providerPb.ReadRequest().setUrn(urn).setType(typeOf(urn)).setId(id).setProperties(struct(properties)).setInputs(struct(inputs)),
     )
-    return { id: r.getId(), properties: js(r.getProperties()), inputs: js(r.getInputs()) }
+    return { id: r.getId(), properties: js(r.getProperties()), inputs: js(r.getInputs()), refreshBeforeUpdate: r.getRefreshBeforeUpdate() }
   }
   async update(
     urn: string,
@@ -227,7 +227,7 @@ export class Plugin {
         .setPreview(options.preview ?? false)
         .setTimeout(options.timeout ?? 0),
     )
-    return { properties: js(r.getProperties()) }
+    return { properties: js(r.getProperties()), refreshBeforeUpdate: r.getRefreshBeforeUpdate() }
   }
   async delete(urn: string, id: string, properties: WireMap, oldInputs: WireMap = {}) {
     await this.call(
@@ -250,8 +250,25 @@ export class Plugin {
   async cancel(): Promise<void> {
     await this.call('cancel', new emptyPb.Empty())
   }
-  async handshake(): Promise<void> {
-    await this.call('handshake', new providerPb.ProviderHandshakeRequest())
+  /** Handshake as the CLI sends it (engine address, directories, the capabilities it supports). */
+  async handshake(engineAddress: string, options: { supportsRefreshBeforeUpdate?: boolean } = {}) {
+    const r = await this.call<InstanceType<typeof providerPb.ProviderHandshakeResponse>>(
+      'handshake',
+      new providerPb.ProviderHandshakeRequest()
+        .setEngineAddress(engineAddress)
+        .setRootDirectory(process.cwd())
+        .setProgramDirectory(process.cwd())
+        .setConfigureWithUrn(true)
+        .setSupportsViews(true)
+        .setSupportsRefreshBeforeUpdate(options.supportsRefreshBeforeUpdate ?? true)
+        .setInvokeWithPreview(true),
+    )
+    return {
+      acceptSecrets: r.getAcceptSecrets(),
+      acceptResources: r.getAcceptResources(),
+      acceptOutputs: r.getAcceptOutputs(),
+      supportsAutonamingConfiguration: r.getSupportsAutonamingConfiguration(),
+    }
   }
 
   async stop(): Promise<number | null> {

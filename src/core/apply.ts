@@ -4,10 +4,10 @@
  * the order journal is told are the provider runtime's (src/server).
  */
 import { isComputed, isInput } from './attributes.js'
-import type { AnyDataSource, AnyResource, Logger, OperationContext, Quote, TimeoutName } from './definition.js'
+import type { AnyDataSource, AnyMethod, AnyResource, Logger, OperationContext, Quote, TimeoutName } from './definition.js'
 import { causeOf, type Diagnostic, error, hasErrors, toDiagnostics, warning } from './diagnostics.js'
 import { knownOrNull, type Plan, type PrivateState, stepsToRun } from './plan.js'
-import { timeoutMs } from './timeouts.js'
+import { parseDuration, timeoutMs } from './timeouts.js'
 import { validateConfig } from './validate.js'
 import { isEmpty, isUnknown, type Value, type ValueMap, valuesEqual } from './values.js'
 
@@ -391,6 +391,37 @@ export async function applyDelete<C>(definition: AnyResource, prior: ValueMap, s
     if (isNotFound(thrown)) return { state: null, private: {}, diagnostics, incomplete: false }
     const failure = failureOf(session, thrown, `Deleting ${definition.name} ${String(prior.id)} failed`, names(definition))
     return { state: prior, private: {}, diagnostics: [...diagnostics, ...failure], incomplete: false, cause: thrown }
+  }
+}
+
+/**
+ * A one-shot method on an existing object (see ResourceMethod): its arguments checked as written,
+ * then run once. It changes no state; its failure is diagnostics naming the method and the object.
+ */
+export async function runMethod<C>(
+  definition: AnyResource,
+  method: AnyMethod,
+  id: string,
+  input: ValueMap,
+  session: Session<C>,
+  progress: (message: string) => void,
+): Promise<{ readonly diagnostics: readonly Diagnostic[]; readonly cause?: unknown }> {
+  const issues = validateConfig(method.inputs, input, { requireInputs: true })
+  if (hasErrors(issues)) return { diagnostics: issues }
+  const diagnostics: Diagnostic[] = [...issues]
+  const arguments_ = Object.fromEntries(Object.keys(method.inputs).map((name) => [name, knownOrNull(input[name] ?? null)]))
+  try {
+    await method.run({
+      ...contextFor(session, diagnostics),
+      id,
+      input: arguments_,
+      timeoutMs: parseDuration(method.timeout) ?? 0,
+      progress,
+    })
+    return { diagnostics }
+  } catch (thrown) {
+    const summary = `${definition.name} ${method.name} of ${id} failed`
+    return { diagnostics: [...diagnostics, ...failureOf(session, thrown, summary, Object.keys(method.inputs))], cause: thrown }
   }
 }
 

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
-import { applyCreate, applyDelete, applyUpdate, importResource, readResource, type Session } from './apply.js'
+import { applyCreate, applyDelete, applyUpdate, importResource, readResource, runMethod, type Session } from './apply.js'
 import { int64, string } from './attributes.js'
-import { checkResource, DefinitionError, defineResource, silentLogger } from './definition.js'
+import { checkResource, DefinitionError, defineMethod, defineResource, silentLogger } from './definition.js'
 import { error, renderNames, toDiagnostics, verbatim } from './diagnostics.js'
 import { nonRoundTripping, toCamel, toPascal, toSnake } from './names.js'
 import { planResource } from './plan.js'
@@ -153,6 +153,54 @@ describe('definition check', () => {
         }),
       /id is reserved.*bad__name does not survive/,
     )
+  })
+})
+
+describe('methods', () => {
+  const restart = boxDefinition.methods![0]!
+  test('a method runs once on the object, with its progress, and changes no state', async () => {
+    const s = session()
+    const id = String((await created(s)).id)
+    const progress: string[] = []
+    const outcome = await runMethod(boxDefinition, restart, id, { mode: 'hard' }, s, (m) => progress.push(m))
+    assert.deepEqual(outcome.diagnostics, [])
+    assert.deepEqual(s.service.calls, ['restart:hard'])
+    assert.deepEqual(progress, [`restarting box ${id}`, `box ${id} restarted`])
+  })
+  test('arguments are checked as written before anything is called, naming the argument and the rule', async () => {
+    const s = session()
+    const id = String((await created(s)).id)
+    const missing = await runMethod(boxDefinition, restart, id, {}, s, () => undefined)
+    assert.match(missing.diagnostics.map((d) => `${d.summary}: ${d.detail}`).join('\n'), /mode/)
+    assert.deepEqual(missing.diagnostics[0]?.path, ['mode'])
+    const wrong = await runMethod(boxDefinition, restart, id, { mode: 'gentle' }, s, () => undefined)
+    assert.match(wrong.diagnostics[0]?.detail ?? '', /soft.*hard/)
+    assert.deepEqual(s.service.calls, [])
+  })
+  test('a failure is an error naming the method and the object', async () => {
+    const outcome = await runMethod(boxDefinition, restart, '99', { mode: 'soft' }, session(), () => undefined)
+    assert.equal(outcome.diagnostics[0]?.severity, 'error')
+    assert.match(outcome.diagnostics[0]?.summary ?? '', /box restart of 99 failed/)
+    assert.match(outcome.diagnostics[0]?.detail ?? '', /box 99 not found/)
+  })
+  test('methods are checked at load: unique snake_case names, a duration, plain arguments', () => {
+    const bad = defineMethod<BoxService, { at: ReturnType<typeof int64> }>({
+      name: 'Restart',
+      description: 'x',
+      inputs: { at: int64({ optional: true, computed: true, description: 'y' }) },
+      timeout: 'soon',
+      async run() {},
+    })
+    assert.throws(
+      () => checkResource({ ...boxDefinition, methods: [restart, restart, bad] }),
+      (e: unknown) =>
+        e instanceof DefinitionError &&
+        /two methods are named restart/.test(e.message) &&
+        /method Restart is not a snake_case name/.test(e.message) &&
+        /method Restart has a timeout that is not a duration/.test(e.message) &&
+        /method Restart: at must be a plain required or optional argument/.test(e.message),
+    )
+    assert.doesNotThrow(() => checkResource(boxDefinition))
   })
 })
 

@@ -2,6 +2,7 @@
 import { type Attributes, isComputed, isInput, type ObjectOf } from './attributes.js'
 import { identityProblems } from './identity.js'
 import { attributeNames, nonRoundTripping } from './names.js'
+import { parseDuration } from './timeouts.js'
 
 export interface Logger {
   trace(message: string, fields?: Record<string, unknown>): void
@@ -198,6 +199,42 @@ export interface IdentityPart {
   readonly description: string
 }
 
+export interface MethodContext<C, I extends Attributes> extends OperationContext<C> {
+  /** The id of the object the method acts on. */
+  readonly id: string
+  /** The method's arguments, validated against its `inputs`. */
+  readonly input: ObjectOf<I>
+  readonly timeoutMs: number
+  /** Tells the user how a long method is getting on (Terraform streams it as an action's progress). */
+  progress(message: string): void
+}
+
+/**
+ * A one-shot operation on an existing object (power, reset, rebuild): it changes nothing the
+ * configuration says, so it is run on demand rather than planned. Terraform serves each as an action
+ * (`<provider>_<resource>_<name>`, its configuration the object's id and the inputs), Pulumi as a
+ * method of the resource (`vm.<name>(...)`). The trigger attributes that did the same by a change of
+ * value stay; a method only calls the service, and the next refresh reads what it changed.
+ */
+export interface ResourceMethod<C, I extends Attributes> {
+  /** Canonical snake_case name, e.g. `power`. */
+  readonly name: string
+  /** What it does, for the docs and the schema; a destructive method says so first. */
+  readonly description: string
+  /** Its arguments besides the object it acts on; none may be named `id`. */
+  readonly inputs: I
+  /** The default time it may take, e.g. "20m". */
+  readonly timeout: string
+  /** Wipes data (a reinstall): the docs and the Terraform action warn. */
+  readonly destructive?: boolean
+  run(ctx: MethodContext<C, I>): Promise<void>
+}
+
+/** A method typed against its own inputs, held erased in the resource's list. */
+export function defineMethod<C, I extends Attributes>(method: ResourceMethod<C, I>): AnyMethod {
+  return method as unknown as AnyMethod
+}
+
 export type TimeoutName = 'create' | 'update' | 'delete'
 export type TimeoutDefaults = Partial<Record<TimeoutName, string>>
 
@@ -230,6 +267,8 @@ export interface ResourceDefinition<C, A extends Attributes> {
   delete(ctx: DeleteContext<C, A>): Promise<void>
   /** Inputs the service cannot return; listed in the docs for import. */
   readonly unrecoverable?: readonly (keyof A & string)[]
+  /** One-shot operations on an existing object (see ResourceMethod), built with `defineMethod`. */
+  readonly methods?: readonly AnyMethod[]
 }
 
 export interface DataContext<C, A extends Attributes> extends OperationContext<C> {
@@ -321,6 +360,16 @@ export interface AnyResource {
   read(ctx: Erased): Promise<Record<string, unknown> | null>
   delete(ctx: Erased): Promise<void>
   readonly unrecoverable?: readonly string[]
+  readonly methods?: readonly AnyMethod[]
+}
+
+export interface AnyMethod {
+  readonly name: string
+  readonly description: string
+  readonly inputs: Attributes
+  readonly timeout: string
+  readonly destructive?: boolean
+  run(ctx: Erased): Promise<void>
 }
 
 export interface AnyDataSource {
@@ -430,6 +479,24 @@ export function checkResource(definition: AnyResource): void {
   }
   for (const attribute of definition.unrecoverable ?? []) {
     if (!attributes[attribute]) problems.push(`unrecoverable names unknown attribute ${attribute}`)
+  }
+  const methodNames = new Set<string>()
+  for (const method of definition.methods ?? []) {
+    if (methodNames.has(method.name)) problems.push(`two methods are named ${method.name}`)
+    methodNames.add(method.name)
+    if (!/^[a-z][a-z0-9]*(_[a-z0-9]+)*$/.test(method.name)) problems.push(`method ${method.name} is not a snake_case name`)
+    if (!method.description) problems.push(`method ${method.name} has no description`)
+    if (parseDuration(method.timeout) === null) problems.push(`method ${method.name} has a timeout that is not a duration`)
+    try {
+      checkNames(`method ${method.name}`, method.inputs)
+    } catch (thrown) {
+      problems.push((thrown as Error).message)
+    }
+    for (const [input, declared] of Object.entries(method.inputs)) {
+      if (!isInput(declared) || isComputed(declared) || declared.createOnly || declared.action || declared.growOnly) {
+        problems.push(`method ${method.name}: ${input} must be a plain required or optional argument`)
+      }
+    }
   }
   for (const { attribute } of [...(definition.planChecks ?? []), ...(definition.createChecks ?? [])]) {
     if (!attributes[attribute] || !isInput(attributes[attribute])) problems.push(`a plan check names ${attribute}, which is not an input`)

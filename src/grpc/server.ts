@@ -55,7 +55,7 @@ export class GrpcError extends Error {
 export interface CallContext {
   /** The full path, e.g. `/tfplugin6.Provider/PlanResourceChange`. */
   readonly method: string
-  /** Aborted when the client goes away before the answer is sent. */
+  /** Aborted when the client cancels the call or goes away before the answer (the last message of a stream) is sent. */
   readonly signal: AbortSignal
   /** Runs once the response (trailers included) has been handed to the connection, or the call has died. */
   onFinished(callback: () => void): void
@@ -66,9 +66,23 @@ export type UnaryHandler<I extends DescMessage, O extends DescMessage> = (
   call: CallContext,
 ) => Promise<MessageInitShape<O>> | MessageInitShape<O>
 
-/** An implementation of a generated service: any subset of its unary methods (the rest answer UNIMPLEMENTED). */
+/**
+ * A server-streaming method: `send` writes one message and resolves once the connection took it (so a
+ * slow client holds the handler back); it rejects with CANCELLED once the client cancelled or went away,
+ * when `call.signal` is aborted too. The status trailers follow when the handler returns; a throw after
+ * some messages ends the stream with its status (as for a unary handler).
+ */
+export type ServerStreamingHandler<I extends DescMessage, O extends DescMessage> = (
+  request: MessageShape<I>,
+  send: (message: MessageInitShape<O>) => Promise<void>,
+  call: CallContext,
+) => Promise<void>
+
+/** An implementation of a generated service: any subset of its unary and server-streaming methods (the rest answer UNIMPLEMENTED). */
 export type ServiceImpl<S extends GenServiceMethods> = {
-  [K in keyof S as S[K]['methodKind'] extends 'unary' ? K : never]?: UnaryHandler<S[K]['input'], S[K]['output']>
+  [K in keyof S as S[K]['methodKind'] extends 'unary' | 'server_streaming' ? K : never]?: S[K]['methodKind'] extends 'unary'
+    ? UnaryHandler<S[K]['input'], S[K]['output']>
+    : ServerStreamingHandler<S[K]['input'], S[K]['output']>
 }
 
 export interface GrpcServerOptions {
@@ -101,13 +115,15 @@ export interface GrpcServer {
   close(): Promise<void>
 }
 
-type Route = (payload: Uint8Array, call: CallContext) => Promise<Uint8Array>
+/** Sends one serialized message of the answer; a unary route sends exactly one. */
+type Send = (message: Uint8Array) => Promise<void>
+type Route = (payload: Uint8Array, call: CallContext, send: Send) => Promise<void>
 
 /**
- * Unary gRPC over node:http2, which is all Terraform and the Pulumi engine call on a provider: it starts
- * tens of milliseconds faster than grpc-js and is no dependency. No compression, no streaming methods
- * (both hosts tolerate UNIMPLEMENTED for those), `grpc-timeout` ignored (the hosts cancel with
- * StopProvider or Cancel, not deadlines).
+ * Unary and server-streaming gRPC over node:http2, which is all Terraform and the Pulumi engine call on
+ * a provider: it starts tens of milliseconds faster than grpc-js and is no dependency. No compression, no
+ * client or bidirectional streaming (both hosts tolerate UNIMPLEMENTED for those), `grpc-timeout` ignored
+ * (the hosts cancel with StopProvider, Cancel or by cancelling the call, not deadlines).
  */
 export function createGrpcServer(options: GrpcServerOptions = {}): GrpcServer {
   const log = options.log ?? silentLogger
@@ -118,11 +134,11 @@ export function createGrpcServer(options: GrpcServerOptions = {}): GrpcServer {
     if (found) return found
     const load = lazy.get(path.split('/')[1] ?? '')
     if (!load) return undefined
-    return async (payload, call) => {
+    return async (payload, call, send) => {
       await load()
       const route = routes.get(path)
       if (!route) throw new GrpcError(GrpcStatus.UNIMPLEMENTED, `unknown method ${path}`)
-      return route(payload, call)
+      return route(payload, call, send)
     }
   }
   const sessions = new Set<ServerHttp2Session>()
@@ -145,21 +161,30 @@ export function createGrpcServer(options: GrpcServerOptions = {}): GrpcServer {
   return {
     register(service, impl) {
       for (const method of service.methods) {
-        const handler = (impl as Record<string, UnaryHandler<DescMessage, DescMessage> | undefined>)[method.localName]
-        if (method.methodKind !== 'unary' || handler === undefined) continue
+        const handler = (impl as Record<string, ((...args: never[]) => unknown) | undefined>)[method.localName]
+        if (handler === undefined || (method.methodKind !== 'unary' && method.methodKind !== 'server_streaming')) continue
         // A route registered first (a fixed response from registerRaw) stays: a lazy service loaded
         // later must not replace bytes built ahead of time with the same answer computed per call.
         if (routes.has(`/${service.typeName}/${method.name}`)) continue
-        routes.set(`/${service.typeName}/${method.name}`, async (payload, call) => {
-          let request: MessageShape<DescMessage>
+        const decode = (payload: Uint8Array): MessageShape<DescMessage> => {
           try {
-            request = fromBinary(method.input, payload)
+            return fromBinary(method.input, payload)
           } catch (error) {
             throw new GrpcError(GrpcStatus.INTERNAL, `cannot decode ${method.input.typeName}: ${String(error)}`)
           }
-          const response = await handler(request, call)
-          return toBinary(method.output, create(method.output, response))
-        })
+        }
+        const encode = (message: MessageInitShape<DescMessage>) => toBinary(method.output, create(method.output, message))
+        if (method.methodKind === 'unary') {
+          const unary = handler as UnaryHandler<DescMessage, DescMessage>
+          routes.set(`/${service.typeName}/${method.name}`, async (payload, call, send) => {
+            await send(encode(await unary(decode(payload), call)))
+          })
+        } else {
+          const streaming = handler as ServerStreamingHandler<DescMessage, DescMessage>
+          routes.set(`/${service.typeName}/${method.name}`, async (payload, call, send) => {
+            await streaming(decode(payload), (message) => send(encode(message)), call)
+          })
+        }
       }
     },
 
@@ -176,7 +201,7 @@ export function createGrpcServer(options: GrpcServerOptions = {}): GrpcServer {
     },
 
     registerRaw(path, handler) {
-      routes.set(path, async (payload, call) => handler(payload, call))
+      routes.set(path, async (payload, call, send) => send(await handler(payload, call)))
     },
 
     warm() {
@@ -276,7 +301,7 @@ function handleStream(
   stream.on('close', () => {
     done = true
     calls.ended()
-    aborter.abort()
+    aborter.abort(cancelled(path))
     for (const callback of finished.splice(0)) callback()
   })
   const call: CallContext = {
@@ -303,22 +328,55 @@ async function answer(
   call: CallContext,
   log: GrpcLogger,
 ): Promise<void> {
-  let response: Uint8Array
+  const gone = () => stream.destroyed || stream.closed
+  const send: Send = (message) => {
+    if (call.signal.aborted || gone()) return Promise.reject(call.signal.reason ?? cancelled(path))
+    if (!stream.headersSent) stream.respond({ ':status': 200, 'content-type': 'application/grpc' }, { waitForTrailers: true })
+    return new Promise<void>((resolve, reject) => {
+      // A reset stream may never call the write back: its abort settles the promise instead.
+      const onAbort = () => reject(call.signal.reason ?? cancelled(path))
+      call.signal.addEventListener('abort', onAbort, { once: true })
+      stream.write(frame(message), (error) => {
+        call.signal.removeEventListener('abort', onAbort)
+        if (error) reject(call.signal.reason ?? error)
+        else resolve()
+      })
+    })
+  }
+  let status: { code: GrpcStatusCode; message: string; details?: Uint8Array } = { code: GrpcStatus.OK, message: '' }
   try {
-    response = await route(unframe(body), call)
+    await route(unframe(body), call, send)
   } catch (error) {
+    if (gone()) return // the client is not listening any more: nobody to tell
     if (error instanceof GrpcError) {
-      sendStatus(stream, error.code, error.message, error.details)
+      status = { code: error.code, message: error.message, ...(error.details ? { details: error.details } : {}) }
     } else {
       log.error('gRPC handler failed', { method: path, error })
-      sendStatus(stream, GrpcStatus.UNKNOWN, error instanceof Error ? error.message : String(error))
+      status = { code: GrpcStatus.UNKNOWN, message: error instanceof Error ? error.message : String(error) }
     }
-    return
   }
-  if (stream.destroyed || stream.closed) return
-  stream.respond({ ':status': 200, 'content-type': 'application/grpc' }, { waitForTrailers: true })
-  stream.once('wantTrailers', () => stream.sendTrailers({ 'grpc-status': '0' }))
-  stream.end(frame(response))
+  if (gone()) return
+  if (!stream.headersSent) {
+    if (status.code !== GrpcStatus.OK) {
+      sendStatus(stream, status.code, status.message, status.details)
+      return
+    }
+    stream.respond({ ':status': 200, 'content-type': 'application/grpc' }, { waitForTrailers: true })
+  }
+  stream.once('wantTrailers', () => stream.sendTrailers(statusHeaders(status.code, status.message, status.details)))
+  stream.end()
+}
+
+function cancelled(path: string): GrpcError {
+  return new GrpcError(GrpcStatus.CANCELLED, `${path}: the client cancelled the call or went away`)
+}
+
+function statusHeaders(code: GrpcStatusCode, message: string, details?: Uint8Array): Record<string, string> {
+  return {
+    'grpc-status': String(code),
+    ...(message ? { 'grpc-message': encodeGrpcMessage(message) } : {}),
+    ...(details ? { 'grpc-status-details-bin': Buffer.from(details).toString('base64') } : {}),
+  }
 }
 
 /** One length-prefixed message: flag byte (0 = uncompressed), big-endian uint32 length, bytes. */
@@ -342,16 +400,7 @@ export function unframe(body: Uint8Array): Uint8Array {
 /** A trailers-only response: the status rides in the one HEADERS frame. */
 function sendStatus(stream: ServerHttp2Stream, code: GrpcStatusCode, message: string, details?: Uint8Array): void {
   if (stream.destroyed || stream.closed || stream.headersSent) return
-  stream.respond(
-    {
-      ':status': 200,
-      'content-type': 'application/grpc',
-      'grpc-status': String(code),
-      'grpc-message': encodeGrpcMessage(message),
-      ...(details ? { 'grpc-status-details-bin': Buffer.from(details).toString('base64') } : {}),
-    },
-    { endStream: true },
-  )
+  stream.respond({ ':status': 200, 'content-type': 'application/grpc', ...statusHeaders(code, message, details) }, { endStream: true })
 }
 
 /** gRPC's percent-encoding: UTF-8 bytes outside printable ASCII, and '%' itself, become %XX. */

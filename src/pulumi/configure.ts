@@ -19,6 +19,12 @@ export interface ConfigureResult {
   readonly acceptOutputs: boolean
 }
 
+/**
+ * What the provider accepts on the wire, told to the engine by Handshake, or by Configure's answer
+ * when the engine does not handshake: secrets, and previews (create and update with `preview`).
+ */
+export const PROTOCOL: ConfigureResult = { acceptSecrets: true, supportsPreview: true, acceptResources: false, acceptOutputs: false }
+
 export function checkConfig(ctx: PulumiContext, request: { news: WireMap }): CheckResult {
   const config = decodeConfig(ctx, request.news)
   const failures = ctx.failuresOf(ctx.server.validateConfig(config))
@@ -66,7 +72,7 @@ export function configure(ctx: PulumiContext, request: { args: WireMap | null; v
   const sensitive = (key: string) =>
     Object.entries(ctx.server.provider.attributes).some(([name, a]) => wireName(name) === key && a.sensitive === true)
   ctx.configuredSecrets = secretStrings(Object.fromEntries(Object.entries(given).map(([k, v]) => [k, sensitive(k) ? secret(v) : v])))
-  return { acceptSecrets: true, supportsPreview: true, acceptResources: false, acceptOutputs: false }
+  return PROTOCOL
 }
 
 function decodeConfig(ctx: PulumiContext, map: WireMap): ValueMap {

@@ -64,6 +64,8 @@ export class PulumiContext {
   readonly server: ProviderServer
   /** Secret values of the provider configuration, scrubbed from every log line. */
   configuredSecrets = new Set<string>()
+  /** The engine said in Handshake that it refreshes resources that ask for it before an update (see handshake.ts). */
+  refreshBeforeUpdate = false
 
   constructor(
     registry: Registry,

@@ -111,6 +111,15 @@ export function resourceProviderService(
     attach(r.getAddress())
     return new emptyPb.Empty()
   })
+  unary<InstanceType<P['ProviderHandshakeRequest']>>('Handshake', providerPb.ProviderHandshakeRequest, (r) => {
+    // The engine's address came as the command line's argument; an attached plugin gets it by Attach, which follows.
+    const result = provider.handshake({ supportsRefreshBeforeUpdate: r.getSupportsRefreshBeforeUpdate() })
+    return new providerPb.ProviderHandshakeResponse()
+      .setAcceptSecrets(result.acceptSecrets)
+      .setAcceptResources(result.acceptResources)
+      .setAcceptOutputs(result.acceptOutputs)
+      .setSupportsAutonamingConfiguration(result.supportsAutonamingConfiguration)
+  })
   unary('Cancel', empty, () => {
     provider.cancel()
     return new emptyPb.Empty()
@@ -158,7 +167,10 @@ export function resourceProviderService(
       timeout: r.getTimeout(),
       preview: r.getPreview(),
     })
-    return new providerPb.CreateResponse().setId(result.id).setProperties(toStruct(result.properties))
+    return new providerPb.CreateResponse()
+      .setId(result.id)
+      .setProperties(toStruct(result.properties))
+      .setRefreshBeforeUpdate(provider.refreshBeforeUpdate)
   })
   unary<InstanceType<P['ReadRequest']>>('Read', providerPb.ReadRequest, async (r) => {
     const result = await provider.read({
@@ -168,7 +180,11 @@ export function resourceProviderService(
       properties: fromStruct(r.getProperties()),
       inputs: fromStruct(r.getInputs()),
     })
-    return new providerPb.ReadResponse().setId(result.id).setProperties(toStruct(result.properties)).setInputs(toStruct(result.inputs))
+    return new providerPb.ReadResponse()
+      .setId(result.id)
+      .setProperties(toStruct(result.properties))
+      .setInputs(toStruct(result.inputs))
+      .setRefreshBeforeUpdate(provider.refreshBeforeUpdate)
   })
   unary<InstanceType<P['UpdateRequest']>>('Update', providerPb.UpdateRequest, async (r) => {
     const result = await provider.update({
@@ -182,7 +198,7 @@ export function resourceProviderService(
       ignoreChanges: r.getIgnorechangesList(),
       preview: r.getPreview(),
     })
-    return new providerPb.UpdateResponse().setProperties(toStruct(result.properties))
+    return new providerPb.UpdateResponse().setProperties(toStruct(result.properties)).setRefreshBeforeUpdate(provider.refreshBeforeUpdate)
   })
   unary<InstanceType<P['DeleteRequest']>>('Delete', providerPb.DeleteRequest, async (r) => {
     await provider.delete({

@@ -10,6 +10,7 @@ import { type EngineLog, PulumiContext, type ResourceRequest } from './context.j
 import { create } from './create.js'
 import { deleteResource } from './delete.js'
 import { type DiffResult, diff } from './diff.js'
+import { type HandshakeRequest, type HandshakeResult, handshake } from './handshake.js'
 import { invoke } from './invoke.js'
 import { read } from './read.js'
 import { type UpdateRequest, update } from './update.js'
@@ -35,6 +36,15 @@ export class PulumiProvider {
 
   get version(): string {
     return this.ctx.version
+  }
+
+  handshake(request: HandshakeRequest): HandshakeResult {
+    return handshake(this.ctx, request)
+  }
+
+  /** Whether each created, read or updated resource asks the engine to refresh it before an update (see handshake.ts). */
+  get refreshBeforeUpdate(): boolean {
+    return this.ctx.refreshBeforeUpdate
   }
 
   checkConfig(request: { news: WireMap }): CheckResult {

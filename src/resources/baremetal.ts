@@ -1,7 +1,7 @@
 /** provider:index:Baremetal (provider_baremetal): a Metal dedicated server (the Metal server calls, the Metal resources' calls). */
 import type { Client, MetalServerAccount } from '../api/index.js'
 import { productPrice } from './prices.js'
-import { bool, defineResource, int64, oneOf, type OperationContext, recordOnly, string } from '../core/index.js'
+import { bool, defineMethod, defineResource, int64, oneOf, type OperationContext, recordOnly, string } from '../core/index.js'
 import { cycleAttribute, cycleCode, digitsId, METAL_CYCLES, raw, rawAttribute, rules, waitForOrder } from './billing.js'
 import { cycleRule, isNotFound, productOf, productRule, quoted } from './catalog-rules.js'
 
@@ -178,6 +178,49 @@ export const baremetal = defineResource<Client, typeof attributes>({
       },
     },
     { attributes: ['payWithCreditCard'], apply: recordOnly },
+  ],
+  // The same calls as the powerState, resetTrigger and rebuildOs steps, run on demand (Terraform actions, Pulumi methods).
+  methods: [
+    defineMethod<Client, { state: ReturnType<typeof string> }>({
+      name: 'power',
+      description: 'Powers the server `on` or `off`.',
+      inputs: {
+        state: string({ required: true, validate: [oneOf(['on', 'off'])], description: 'The power state to set: `on` or `off`.' }),
+      },
+      timeout: '5m',
+      async run(ctx) {
+        const state = ctx.input.state as 'on' | 'off'
+        await ctx.client.baremetals.setPowerState(ctx.id, state, { signal: ctx.signal })
+        ctx.progress(`server ${ctx.id} powered ${state}`)
+      },
+    }),
+    defineMethod<Client, Record<string, never>>({
+      name: 'reset',
+      description: 'Hard-resets the server once.',
+      inputs: {},
+      timeout: '5m',
+      async run(ctx) {
+        await ctx.client.baremetals.setPowerState(ctx.id, 'reset', { signal: ctx.signal })
+        ctx.progress(`server ${ctx.id} reset`)
+      },
+    }),
+    defineMethod<Client, { os: ReturnType<typeof string> }>({
+      name: 'rebuild',
+      description: 'Destructive: reinstalls the server with this OS, then waits until it is Active again.',
+      inputs: {
+        os: string({ required: true, validate: [rules.freeText], description: 'The OS to install: a value of the rebuild OS list.' }),
+      },
+      timeout: '60m',
+      destructive: true,
+      async run(ctx) {
+        const os = ctx.input.os ?? ''
+        await ctx.client.baremetals.rebuildServer(ctx.id, { os }, { signal: ctx.signal })
+        const startedAt = ctx.client.now()
+        ctx.progress(`rebuild of server ${ctx.id} with ${os} started; waiting until it is Active again`)
+        await settle(ctx, ctx.id, ctx.timeoutMs, startedAt)
+        ctx.progress(`server ${ctx.id} is Active again with ${os}`)
+      },
+    }),
   ],
   priceCreate: productPrice<typeof attributes>({ product: 'productId', cycle: 'cycle' }, (client, signal) =>
     client.baremetals.listProducts({ signal }),

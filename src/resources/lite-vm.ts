@@ -6,6 +6,7 @@ import {
   bool,
   type CreateCheck,
   type CreateCheckContext,
+  defineMethod,
   defineResource,
   InputError,
   int64,
@@ -600,6 +601,40 @@ export function liteVm(family: LiteFamily) {
     { attributes: ['pay_with_credit_card'], apply: recordOnly },
   ]
 
+  // The same calls as the power_state and rebuild_os steps, run on demand (Terraform actions, Pulumi methods).
+  const methods = [
+    defineMethod<Client, { state: ReturnType<typeof string> }>({
+      name: 'power',
+      description: `Runs a power action on the ${what}: \`start\`, \`stop\` (hard), \`shutdown\` (graceful), \`suspend\` or \`resume\`.`,
+      inputs: {
+        state: string({ required: true, validate: [oneOf(POWER_STATES)], description: 'The power action to run.' }),
+      },
+      timeout: '5m',
+      async run(ctx) {
+        const action = ctx.input.state as VmAction
+        await inGroup(ctx.client, null, (api) => api.setVmState(ctx.id, action, { signal: ctx.signal }))
+        ctx.progress(`power action ${action} sent to ${what} ${ctx.id}`)
+      },
+    }),
+    defineMethod<Client, { os: ReturnType<typeof string> }>({
+      name: 'rebuild',
+      description: `Destructive: reinstalls the ${what} with this OS and wipes its disk, then waits until it is Active again.`,
+      inputs: {
+        os: string({ required: true, validate: [rules.freeText], description: 'The OS to install: a `name` from the OS list.' }),
+      },
+      timeout: '20m',
+      destructive: true,
+      async run(ctx) {
+        const os = ctx.input.os ?? ''
+        const { api } = await inGroup(ctx.client, null, (a) => a.rebuildVm(ctx.id, { select_os: os }, { signal: ctx.signal }))
+        const startedAt = ctx.client.now()
+        ctx.progress(`rebuild of ${what} ${ctx.id} with ${os} started; waiting until it is Active again`)
+        await settle(ctx, api, ctx.id, ctx.timeoutMs, startedAt)
+        ctx.progress(`${what} ${ctx.id} is Active again with ${os}`)
+      },
+    }),
+  ]
+
   const pricedSteps = steps.map((step) => {
     const price = stepPrices[step.attributes[0] as string]
     return price ? { ...step, price } : step
@@ -614,6 +649,7 @@ export function liteVm(family: LiteFamily) {
     timeouts: { create: '20m', update: '20m', delete: '10m' },
     attributes,
     updates: pricedSteps,
+    methods,
     createChecks: newVmChecks<VmAttributes>(family, { os: true, diskSize: true }),
     priceCreate: newVmPrice<VmAttributes>(family),
     // A Lite VM migrated with migrate_to_pro is a Lite Pro VM: its lite_vm state can move here.

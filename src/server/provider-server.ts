@@ -4,6 +4,7 @@
  * told which ids the engine's state names. Canonical names and values only: no protocol shapes here.
  */
 import {
+  type AnyMethod,
   type AnyProvider,
   type AnyResource,
   applyCreate,
@@ -15,6 +16,7 @@ import {
   importResource,
   InputError,
   type Logger,
+  parseDuration,
   type Outcome,
   type Plan,
   type PricedOrder,
@@ -23,6 +25,7 @@ import {
   type ReadOutcome,
   readResource,
   resourceIdentity,
+  runMethod,
   type Session,
   timeoutMs,
   type ValueMap,
@@ -164,6 +167,23 @@ export class ProviderServer {
   async delete(definition: AnyResource, prior: ValueMap, session: Session<unknown>): Promise<Outcome> {
     await settleAccount(prior.id)
     return applyDelete(definition, prior, session)
+  }
+
+  /**
+   * A one-shot method of a resource on the object `id` (a Terraform action, a Pulumi method call), in
+   * an operation frame bounded by the method's timeout. Nothing is ordered, so no order is journalled.
+   */
+  async runMethod(
+    definition: AnyResource,
+    method: AnyMethod,
+    id: string,
+    input: ValueMap,
+    session: Session<unknown>,
+    progress: (message: string) => void,
+  ): Promise<{ readonly diagnostics: readonly Diagnostic[]; readonly cause?: unknown }> {
+    return withOperation(session.scope, parseDuration(method.timeout) ?? undefined, () =>
+      runMethod(definition, method, id, input, session, progress),
+    )
   }
 
   /**

@@ -152,6 +152,138 @@ function rawCall(port: number, path: string, body: Buffer): Promise<string> {
   })
 }
 
+describe('gRPC server, server streaming', () => {
+  const { SERVING, NOT_SERVING, SERVICE_UNKNOWN } = HealthCheckResponse_ServingStatus
+  const cycle = [SERVING, NOT_SERVING, SERVICE_UNKNOWN]
+  /** What the `wait` handler saw after the client cancelled. */
+  let cancelled: Promise<{ reason: unknown; sendAfter: unknown }> = Promise.resolve({ reason: undefined, sendAfter: undefined })
+  let server: GrpcServer
+  let client: GrpcTestClient
+  before(async () => {
+    server = createGrpcServer()
+    server.register(Health, {
+      // `count:N` sends N messages, `fail:N` N then an error, `crash:N` N then a bug, `wait` one then waits for the cancel.
+      watch: async ({ service }, send, call) => {
+        const [kind, count] = service.split(':')
+        for (let i = 0; i < Number(count ?? 1); i++) await send({ status: cycle[i % 3] })
+        if (kind === 'fail') throw new GrpcError(GrpcStatus.FAILED_PRECONDITION, 'gave up after 2 ✓')
+        if (kind === 'crash') throw new Error('handler bug mid-stream')
+        if (kind === 'wait') {
+          let seen = (_: { reason: unknown; sendAfter: unknown }) => {}
+          cancelled = new Promise((resolve) => {
+            seen = resolve
+          })
+          await new Promise((resolve) => call.signal.addEventListener('abort', resolve, { once: true }))
+          const sendAfter = await send({ status: SERVING }).then(
+            () => 'sent',
+            (error: unknown) => error,
+          )
+          seen({ reason: call.signal.reason, sendAfter })
+        }
+      },
+    })
+    client = connectGrpcTestClient({ address: `127.0.0.1:${await server.listen()}` })
+  })
+  after(async () => {
+    await client.close()
+    await server.close()
+  })
+
+  test('several messages arrive in order, then the OK status; none is a stream that still ends OK', async () => {
+    const messages = await client.stream(Health.method.watch, { service: 'count:7' })
+    assert.deepEqual(
+      messages.map((m) => m.status),
+      Array.from({ length: 7 }, (_, i) => cycle[i % 3]),
+    )
+    assert.deepEqual(await client.stream(Health.method.watch, { service: 'count:0' }), [])
+  })
+
+  test('an error after some messages ends the stream with its status, the messages before it delivered', async () => {
+    const seen: number[] = []
+    await assert.rejects(
+      client.stream(Health.method.watch, { service: 'fail:2' }, { onMessage: (m) => seen.push(m.status) }),
+      isGrpcError(GrpcStatus.FAILED_PRECONDITION, /^gave up after 2 ✓$/),
+    )
+    assert.deepEqual(seen, [SERVING, NOT_SERVING])
+    await assert.rejects(
+      client.stream(Health.method.watch, { service: 'crash:3' }),
+      isGrpcError(GrpcStatus.UNKNOWN, /handler bug mid-stream/),
+    )
+  })
+
+  test('a client cancelling mid-stream aborts the handler signal, and a later send is refused as CANCELLED', async () => {
+    const cancel = new AbortController()
+    const seen: number[] = []
+    await assert.rejects(
+      client.stream(
+        Health.method.watch,
+        { service: 'wait:1' },
+        {
+          signal: cancel.signal,
+          onMessage: (m) => {
+            seen.push(m.status)
+            cancel.abort()
+          },
+        },
+      ),
+      isGrpcError(GrpcStatus.CANCELLED),
+    )
+    const { reason, sendAfter } = await cancelled
+    assert.ok(reason instanceof GrpcError && reason.code === GrpcStatus.CANCELLED, 'the signal carries a CANCELLED reason')
+    assert.ok(sendAfter instanceof GrpcError && sendAfter.code === GrpcStatus.CANCELLED, `send after the cancel: ${String(sendAfter)}`)
+    assert.deepEqual(seen, [SERVING])
+    // The connection serves the next call as before.
+    assert.equal((await client.stream(Health.method.watch, { service: 'count:1' })).length, 1)
+  })
+
+  test('a handler that keeps sending stops when the client cancels: its send rejects', async () => {
+    const local = createGrpcServer()
+    let sent = 0
+    let outcome: unknown
+    let ended = () => {}
+    const handlerEnded = new Promise<void>((resolve) => {
+      ended = resolve
+    })
+    local.register(Health, {
+      watch: async (_request, send) => {
+        try {
+          // Bounded: without the refusal it would go on writing into a cancelled stream.
+          for (; sent < 1_000_000; sent++) await send({ status: SERVING })
+          outcome = 'sent everything'
+        } catch (error) {
+          outcome = error
+        } finally {
+          ended()
+        }
+      },
+    })
+    const localClient = connectGrpcTestClient({ address: `127.0.0.1:${await local.listen()}` })
+    try {
+      const cancel = new AbortController()
+      let received = 0
+      await assert.rejects(
+        localClient.stream(
+          Health.method.watch,
+          {},
+          {
+            signal: cancel.signal,
+            onMessage: () => {
+              if (++received === 3) cancel.abort()
+            },
+          },
+        ),
+        isGrpcError(GrpcStatus.CANCELLED),
+      )
+      await handlerEnded
+      assert.ok(outcome instanceof GrpcError && outcome.code === GrpcStatus.CANCELLED, `the handler ended with ${String(outcome)}`)
+      assert.ok(sent < 1_000_000, `the handler stopped after ${sent} messages`)
+    } finally {
+      await localClient.close()
+      await local.close()
+    }
+  })
+})
+
 describe('gRPC server, fixed responses and lazy services', () => {
   test('a fixed response answers without loading its lazy service, and keeps answering after the service loads', async () => {
     const server = createGrpcServer()

@@ -267,3 +267,27 @@ describe('provider defects under the real engine', () => {
     assert.deepEqual(noise, [])
   })
 })
+
+describe('refresh before update (the engine handshakes with the plugin)', () => {
+  test('a VM renamed at the service is renamed back by the next up without --refresh; a later up changes nothing', async () => {
+    const stack = await yamlStack('drift', {
+      key: { type: 'provider:index:LiteKeypair', properties: { name: 'drift-key' } },
+      vm: liteVm('drift-vm', 'key'),
+    })
+    ok((await stack.withEvents(['up', '--yes', '--skip-preview'])).run, 'first up')
+    const vmId = String((await stack.resources()).vm?.id ?? '')
+    assert.match(vmId, /^\d+$/, 'the VM has an id')
+    // Someone renames it in the portal: the stack's state still says drift-vm.
+    await emulator.api('PUT', `/lites/accounts/${vmId}/change-vm-name`, { name: 'renamedbyhand' })
+    assert.equal((await emulator.account(vmId))?.extra_details.name, 'renamedbyhand')
+
+    const up = await stack.withEvents(['up', '--yes', '--skip-preview'])
+    ok(up.run, 'up after the rename')
+    assert.equal((await emulator.account(vmId))?.extra_details.name, 'drift-vm', `the up planned from the service's name: ${up.output}`)
+    const renames = (await emulator.requests()).filter((e) => e.method === 'PUT' && e.path.endsWith(`/${vmId}/change-vm-name`))
+    assert.equal(renames.length, 2, 'the hand rename, then the up that put the name back')
+
+    const quiet = await stack.withEvents(['preview', '--expect-no-changes'])
+    ok(quiet.run, 'a preview after it finds nothing to change')
+  })
+})

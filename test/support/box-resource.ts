@@ -1,6 +1,6 @@
 /** A small in-memory resource that exercises every core rule; used by the unit tests of core and server. */
 import { bool, int64, string } from '../../src/core/attributes.js'
-import { defineResource, recordOnly } from '../../src/core/definition.js'
+import { defineMethod, defineResource, recordOnly } from '../../src/core/definition.js'
 import { length, oneOf } from '../../src/core/validators.js'
 
 export interface Box {
@@ -117,6 +117,22 @@ export const boxDefinition = defineResource<BoxService, typeof boxAttributes>({
     return { name: box.name, size: box.size, label: box.label, status: box.status, serial: `S-${id}` }
   },
   unrecoverable: ['coupon'],
+  methods: [
+    defineMethod<BoxService, { mode: ReturnType<typeof string> }>({
+      name: 'restart',
+      description: 'Restarts the box.',
+      inputs: { mode: string({ required: true, validate: [oneOf(['soft', 'hard'])], description: 'How: `soft` or `hard`.' }) },
+      timeout: '2m',
+      async run({ client, id, input, progress }) {
+        progress(`restarting box ${id}`)
+        client.call(`restart:${input.mode}`)
+        const box = client.boxes.get(id)
+        if (!box) throw new NotFound(`box ${id} not found`)
+        box.power = 'on'
+        progress(`box ${id} restarted`)
+      },
+    }),
+  ],
   async delete({ client, id }) {
     client.call('delete')
     if (!client.boxes.delete(id)) throw new NotFound(`box ${id} not found`)
