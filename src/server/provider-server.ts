@@ -15,6 +15,8 @@ import {
   type IdentityValues,
   importResource,
   InputError,
+  type ListEvent,
+  listResources,
   type Logger,
   parseDuration,
   type Outcome,
@@ -266,6 +268,14 @@ export class ProviderServer {
    */
   identity(definition: AnyResource, id: unknown): IdentityValues | null {
     return typeof id === 'string' ? resourceIdentity(definition).of(id) : null
+  }
+
+  /**
+   * The objects of a type the key can see that the filters (canonical names) keep, each as its import
+   * finds it (see core's listResources); a tool adopts them from there.
+   */
+  list(definition: AnyResource, filters: ValueMap, session: Session<unknown>, limit?: number): AsyncGenerator<ListEvent> {
+    return listResources(definition, filters, session, limit)
   }
 
   /** An import by identity instead of an id: the id it names, imported as importById does. */

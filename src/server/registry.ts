@@ -74,6 +74,11 @@ export class TypeIndex {
     return [...this.resources.keys()]
   }
 
+  /** The resource types whose objects can be listed (see core's listResources). */
+  listResourceTypes(): string[] {
+    return [...this.resources].filter(([, definition]) => definition.list !== undefined).map(([type]) => type)
+  }
+
   dataSourceTypes(): string[] {
     return [...this.dataSources.keys()]
   }

@@ -3,10 +3,11 @@
  * encode its values, and Terraform's wording of diagnostics. Built once per provider process.
  */
 import { type AnyDataSource, type AnyResource, type Diagnostic, messageOf, type Session, toDiagnostics, toSnake } from '../core/index.js'
-import { type Naming, ProviderServer, type Registry, type TypeIndex } from '../server/index.js'
+import { type Naming, ProviderServer, type Registry, type TypeIndex, UnknownTypeError } from '../server/index.js'
 import type { MessageInitShape } from '@bufbuild/protobuf'
 import type { ResourceIdentityDataSchema, Diagnostic as TfDiagnostic } from './gen/tfplugin6.10_pb.js'
 import { encodeIdentity, identityOf, type TfIdentity } from './identity.js'
+import { listView } from './list-resource.js'
 import type { Logger } from './log.js'
 import { dataSourceView, providerView, resourceView, TYPE_PREFIX, type TfView, toTfDiagnostic } from './schema.js'
 import { workspaceScope } from './workspace.js'
@@ -30,6 +31,8 @@ export interface Views {
   readonly resources: ReadonlyMap<string, TfView>
   readonly dataSources: ReadonlyMap<string, TfView>
   readonly identities: ReadonlyMap<string, TfIdentity>
+  /** The list schemas of the listable resource types. */
+  readonly lists: ReadonlyMap<string, TfView>
 }
 
 export function viewsOf(types: TypeIndex, provider: Registry['provider']): Views {
@@ -38,6 +41,7 @@ export function viewsOf(types: TypeIndex, provider: Registry['provider']): Views
     resources: new Map(types.resourceTypes().map((type) => [type, resourceView(types.resource(type))])),
     dataSources: new Map(types.dataSourceTypes().map((type) => [type, dataSourceView(types.dataSource(type))])),
     identities: new Map(types.resourceTypes().map((type) => [type, identityOf(types.resource(type), type)])),
+    lists: new Map(types.listResourceTypes().map((type) => [type, listView(types.resource(type), type)])),
   }
 }
 
@@ -75,6 +79,13 @@ export class TfContext {
       view: this.views.resources.get(typeName) as TfView,
       identity: this.views.identities.get(typeName) as TfIdentity,
     }
+  }
+
+  /** A listable resource type and its list schema. */
+  listed(typeName: string): { resource: TfResource; list: TfView } {
+    const list = this.views.lists.get(typeName)
+    if (!list) throw new UnknownTypeError('list resource type', typeName)
+    return { resource: this.resource(typeName), list }
   }
 
   /** The identity Terraform keeps beside the object with this id; absent for no object or an id the type's import id does not describe. */

@@ -255,6 +255,7 @@ function renderResource(resource: AnyResource, options: DocsOptions, names: Terr
     ...schemaSection(resource.attributes, names, { resource: true, timeouts: timeouts.map(([name]) => name) }),
     ...timeoutsSection(timeouts),
     ...importSection(resource, typeName, names),
+    ...listSection(resource, typeName),
     ...movedSection(resource, typeName, names),
   ]
   return finish(lines)
@@ -308,6 +309,36 @@ function timeoutsSection(timeouts: readonly [string, string][]): string[] {
     '',
     'A wait that runs out keeps the resource in state; the next apply resumes waiting instead of ordering again.',
     '',
+  ]
+}
+
+/** The list resource (Terraform 1.14 and later): a `list` block with every filter, for `terraform query`. */
+function listSection(resource: AnyResource, typeName: string): string[] {
+  const filters = Object.entries(resource.list?.filters ?? {})
+  if (!resource.list) return []
+  const width = Math.max(0, ...filters.map(([name]) => toSnake(name).length))
+  return [
+    '## List',
+    '',
+    'With Terraform 1.14 and later, a `list` block in a `.tfquery.hcl` file finds the objects of this type that the API key can see, ' +
+      'with their identity, for `terraform query`; `terraform query -generate-config-out=generated.tf` writes their configuration ' +
+      'and import blocks ([importing guide](../guides/importing.md)).',
+    '',
+    '```terraform',
+    `list "${typeName}" "all" {`,
+    '  provider = provider',
+    ...(filters.length > 0 ? ['  config {', ...filters.map(([name]) => `    ${toSnake(name).padEnd(width)} = "..."`), '  }'] : []),
+    '}',
+    '```',
+    '',
+    ...(filters.length > 0
+      ? [
+          'Every filter is optional; those set must all match:',
+          '',
+          ...filters.map(([name, f]) => `- \`${toSnake(name)}\`: ${f.description}`),
+          '',
+        ]
+      : []),
   ]
 }
 

@@ -10,6 +10,7 @@ import { GetProviderSchema_ResponseSchema, GetResourceIdentitySchemas_ResponseSc
 import { bindService, type ServiceBinding } from './handshake.js'
 import { importResourceState } from './import-resource-state.js'
 import type { Logger } from './log.js'
+import { listResource, validateListResourceConfig } from './list-resource.js'
 import { moveResourceState } from './move-resource-state.js'
 import { planResourceChange } from './plan-resource-change.js'
 import { readDataSource } from './read-data-source.js'
@@ -36,6 +37,7 @@ function schemaResponse(views: Views): MessageInitShape<typeof GetProviderSchema
     provider: views.provider.schema,
     resourceSchemas: Object.fromEntries([...views.resources].map(([name, view]) => [name, view.schema])),
     dataSourceSchemas: Object.fromEntries([...views.dataSources].map(([name, view]) => [name, view.schema])),
+    listResourceSchemas: Object.fromEntries([...views.lists].map(([name, view]) => [name, view.schema])),
     serverCapabilities: CAPABILITIES,
   }
 }
@@ -70,10 +72,13 @@ export function providerService(registry: Registry, options: ProviderServiceOpti
       serverCapabilities: CAPABILITIES,
       resources: ctx.server.types.resourceTypes().map((typeName) => ({ typeName })),
       dataSources: ctx.server.types.dataSourceTypes().map((typeName) => ({ typeName })),
+      listResources: ctx.server.types.listResourceTypes().map((typeName) => ({ typeName })),
     }),
     getProviderSchema: () => schemaResponse(ctx.views),
     getResourceIdentitySchemas: () => identitySchemasResponse(ctx.views),
     upgradeResourceIdentity: (request) => upgradeResourceIdentity(ctx, request),
+    validateListResourceConfig: (request) => validateListResourceConfig(ctx, request),
+    listResource: (request, send, call) => listResource(ctx, request, send, call),
     validateProviderConfig: (request) => validateProviderConfig(ctx, request),
     configureProvider: (request) => configureProvider(ctx, request),
     validateResourceConfig: (request) => validateResourceConfig(ctx, request),

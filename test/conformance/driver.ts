@@ -60,9 +60,21 @@ export interface DriverSession {
   readonly identity?: {
     of(state: DriverState): Readonly<Record<string, unknown>> | null
     import(identity: Readonly<Record<string, unknown>>): Promise<DriverState>
+    /**
+     * The tool's listing of the type (Terraform `terraform query`), with its filters (canonical names):
+     * each object's identity, display name and state (canonical names); null when the type has none.
+     */
+    list(filters: Readonly<Record<string, unknown>>): Promise<ListedView[] | null>
   }
   delete(state: DriverState): Promise<void>
   close(): Promise<void>
+}
+
+/** One object a tool's listing found. */
+export interface ListedView {
+  readonly identity: Readonly<Record<string, unknown>>
+  readonly displayName: string
+  readonly values: Readonly<Record<string, unknown>>
 }
 
 export interface FrontEndDriver {
@@ -365,6 +377,14 @@ export const terraformDriver: FrontEndDriver = {
       return stateOf(state, response.private, state === null ? undefined : identityFrom('ReadResource', response.newIdentity))
     }
 
+    /** The identity kept with a state, by canonical part names. */
+    function identityValues(state: DriverState): Record<string, unknown> | null {
+      const bytes = native(state).identity
+      if (!bytes) return null
+      const values = undynamic({ msgpack: bytes, json: new Uint8Array() }, identityNumbers) ?? {}
+      return Object.fromEntries(Object.entries(values).map(([k, v]) => [partOf.get(k) ?? k, v]))
+    }
+
     /** Terraform's import: by id or by identity, then the read of what it imported, which is what it keeps. */
     async function importBy(how: { id: string } | { identity: Uint8Array }): Promise<DriverState> {
       const response = await grpc.call(
@@ -433,16 +453,31 @@ export const terraformDriver: FrontEndDriver = {
       read: (state) => refresh(native(state).object, native(state).private, native(state).identity),
       import: (id) => importBy({ id }),
       identity: {
-        of(state) {
-          const bytes = native(state).identity
-          if (!bytes) return null
-          const values = undynamic({ msgpack: bytes, json: new Uint8Array() }, identityNumbers) ?? {}
-          return Object.fromEntries(Object.entries(values).map(([k, v]) => [partOf.get(k) ?? k, v]))
-        },
+        of: identityValues,
         import: (identity) =>
           importBy({
             identity: encode(toWire(Object.fromEntries(Object.entries(identity).map(([k, v]) => [toSnake(k), v]))), { useBigInt64: true }),
           }),
+        async list(filters) {
+          const listSchema = schemas.listResourceSchemas[typeName]
+          if (!listSchema?.block) return null
+          const config: Record<string, unknown> = Object.fromEntries(listSchema.block.attributes.map((a) => [a.name, null]))
+          for (const [name, value] of Object.entries(filters)) config[toSnake(name)] = value
+          const events = await grpc.stream(Provider.method.listResource, {
+            typeName,
+            config: dynamic(config),
+            includeResourceObject: true,
+            limit: 1000n,
+          })
+          for (const event of events) errorsOf('ListResource', event.diagnostic)
+          return events.map((event) => {
+            const identity = identityFrom('ListResource', event.identity)
+            const object = undynamic(event.resourceObject, numbers)
+            if (object === null) throw new ProviderFailure('ListResource sent no object though asked to')
+            const state = stateOf(object, new Uint8Array(), identity) as DriverState
+            return { identity: identityValues(state) ?? {}, displayName: event.displayName, values: state.values }
+          })
+        },
       },
       async delete(state) {
         await applyChange(state, null, null, native(state).private)

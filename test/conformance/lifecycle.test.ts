@@ -223,6 +223,44 @@ for (const driver of drivers) {
         })
       })
 
+      test('list: the listing finds the object by its identity, as its import finds it, and its filters keep or drop it', {
+        skip: !driver.identity
+          ? `${driver.name} keeps no resource identity`
+          : !definition.list
+            ? `${definition.name} is not listable`
+            : false,
+      }, async () => {
+        await withFixture(driver, definition, example, async (f) => {
+          const identity = f.session.identity
+          assert.ok(identity)
+          const created = await create(f, example)
+          const expected = JSON.stringify(resourceIdentity(definition).of(created.id))
+          const listed = await identity.list({})
+          assert.ok(listed, 'the front end lists the type')
+          const found = listed.filter((item) => JSON.stringify(item.identity) === expected)
+          assert.equal(found.length, 1, `the listing has ${created.id} once`)
+          const imported = await f.session.import(created.id)
+          const item = found[0] as (typeof listed)[number]
+          assert.deepEqual(item.values, imported.values, 'the listed object is what its import finds')
+          const shownBy = definition.list?.displayName
+          const shown = shownBy === undefined ? null : imported.values[shownBy]
+          assert.equal(item.displayName, shown === null || shown === undefined || shown === '' ? created.id : String(shown))
+          // Each filter keeps the object for its own value and drops it for another.
+          for (const [name, filter] of Object.entries(definition.list?.filters ?? {})) {
+            const value = String(imported.values[filter.attribute] ?? '')
+            const keep = filter.match === 'prefix' ? value.slice(0, Math.max(1, Math.floor(value.length / 2))) : value
+            const kept = await identity.list({ [name]: keep })
+            assert.ok(
+              kept?.some((i) => JSON.stringify(i.identity) === expected),
+              `${name} = ${keep} keeps it`,
+            )
+            const other = `zz-not-${value}`
+            const dropped = await identity.list({ [name]: other })
+            assert.ok(!dropped?.some((i) => JSON.stringify(i.identity) === expected), `${name} = ${other} drops it`)
+          }
+        })
+      })
+
       for (const importCase of example.importCases ?? []) {
         test(`import of ${importCase.name}: never a replacement, at most a record-only apply`, {
           todo: importCase.todo ?? false,
