@@ -1,5 +1,6 @@
-// The generated docs: the committed docs/ must equal what gen-docs writes now, and every type the
-// registry serves has a runnable example and a page.
+// The generated docs: the committed docs/ must equal what gen-docs writes now, the committed resource
+// examples what their fixtures render now, and every type the registry serves has a runnable example
+// and a page.
 import assert from 'node:assert/strict'
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -7,8 +8,19 @@ import { dirname, join } from 'node:path'
 import { describe, test } from 'node:test'
 import { DOCS_DIR, EXAMPLES_DIR, generateDocs } from '../src/bin/gen-docs.js'
 import { dataSources, resources } from '../src/resources/index.js'
-import { examplePath, generatedFiles, HAND_WRITTEN_DOCS, isHandWritten, listFiles, writeDocs } from '../src/terraform/docs.js'
+import {
+  actionPage,
+  actionsOf,
+  examplePath,
+  generatedFiles,
+  HAND_WRITTEN_DOCS,
+  isHandWritten,
+  listFiles,
+  writeDocs,
+} from '../src/terraform/docs.js'
 import { TYPE_PREFIX } from '../src/terraform/schema.js'
+import { committedExamples, exampleFiles, writeExamples } from './fixtures/example.js'
+import { fixtures } from './fixtures/index.js'
 
 const REFRESH = 'npm run generate'
 
@@ -37,12 +49,48 @@ describe('docs', () => {
     }
   })
 
-  test('every resource and data source has an example and a page', () => {
+  test('the committed resource examples are what their fixtures render now', () => {
+    const expected = exampleFiles(fixtures)
+    const committed = committedExamples(EXAMPLES_DIR)
+    const problems = [
+      ...expected.filter((f) => !committed.includes(f.path)).map((f) => `missing: examples/terraform/${f.path}`),
+      ...committed
+        .filter((path) => !expected.some((f) => f.path === path))
+        .map((path) => `no longer generated: examples/terraform/${path}`),
+      ...expected
+        .filter((f) => committed.includes(f.path) && readFileSync(join(EXAMPLES_DIR, f.path), 'utf8') !== f.content)
+        .map((f) => `stale: examples/terraform/${f.path}`),
+    ]
+    assert.deepEqual(problems, [], `the resource examples are out of date; run \`npm run docs\`:\n${problems.join('\n')}`)
+  })
+
+  test('writing the examples deletes the example of a resource without a fixture and nothing else', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'provider-examples-'))
+    try {
+      const kept = ['data-sources/provider_x/main.tf', 'resources/provider_lite_vm/import.sh', 'resources/provider_gone/main.tf']
+      for (const path of kept) {
+        mkdirSync(dirname(join(dir, path)), { recursive: true })
+        writeFileSync(join(dir, path), 'by hand\n')
+      }
+      const files = exampleFiles(fixtures)
+      const { deleted } = writeExamples(dir, files)
+      assert.deepEqual(deleted, ['resources/provider_gone/main.tf'])
+      assert.ok(!existsSync(join(dir, 'resources', 'provider_gone')), 'the emptied folder is removed')
+      for (const path of kept.slice(0, 2)) assert.equal(readFileSync(join(dir, path), 'utf8'), 'by hand\n', path)
+      assert.deepEqual(committedExamples(dir), files.map((f) => f.path).sort())
+      assert.deepEqual(writeExamples(dir, files), { written: [], deleted: [] }, 'a second run changes nothing')
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+
+  test('every resource, data source and ephemeral resource has an example and a page', () => {
     const pages = new Set(generateDocs().map((file) => file.path))
     const problems: string[] = []
     const entries = [
       ...resources.map((r) => ({ kind: 'resources' as const, name: r.name })),
       ...dataSources.map((d) => ({ kind: 'data-sources' as const, name: d.name })),
+      ...dataSources.filter((d) => d.ephemeral).map((d) => ({ kind: 'ephemeral-resources' as const, name: d.name })),
     ]
     for (const { kind, name } of entries) {
       const example = join('examples', 'terraform', examplePath(kind, `${TYPE_PREFIX}${name}`))
@@ -51,6 +99,36 @@ describe('docs', () => {
     }
     assert.deepEqual(problems, [], problems.join('\n'))
     assert.ok(existsSync(join(EXAMPLES_DIR, examplePath('provider', ''))), 'no provider example: examples/terraform/provider/main.tf')
+  })
+
+  test('every action has an example that declares it as `example`, and a page that shows how to invoke it', () => {
+    const files = new Map(generateDocs().map((file) => [file.path, file.content]))
+    const actions = actionsOf({ resources })
+    assert.ok(actions.length > 0, 'the registry declares methods')
+    const problems: string[] = []
+    for (const { typeName, resource } of actions) {
+      const path = join(EXAMPLES_DIR, examplePath('actions', typeName))
+      if (!existsSync(path)) problems.push(`no example: examples/terraform/${examplePath('actions', typeName)}`)
+      else if (!readFileSync(path, 'utf8').includes(`action "${typeName}" "example" {`))
+        problems.push(`${path} has no action "${typeName}" "example"`)
+      const page = files.get(actionPage(typeName))
+      if (!page) problems.push(`no page: docs/${actionPage(typeName)}`)
+      else {
+        for (const part of [
+          '\n## Example Usage\n',
+          '\n## Schema (the `config` block)\n',
+          `terraform apply -invoke=action.${typeName}.example`,
+          '- `id` (String)',
+        ]) {
+          if (!page.includes(part)) problems.push(`docs/${actionPage(typeName)} lacks ${JSON.stringify(part)}`)
+        }
+      }
+      const resourcePage = files.get(`resources/${resource.name}.md`) ?? ''
+      if (!resourcePage.includes(`(../${actionPage(typeName)})`))
+        problems.push(`docs/resources/${resource.name}.md does not link ${typeName}`)
+      if (!(files.get('index.md') ?? '').includes(`(${actionPage(typeName)})`)) problems.push(`docs/index.md does not link ${typeName}`)
+    }
+    assert.deepEqual(problems, [], problems.join('\n'))
   })
 
   test('each resource page documents its schema, timeouts and import', () => {
@@ -70,6 +148,26 @@ describe('docs', () => {
           assert.ok(line?.includes('Forces replacement'), `${type}.${name} is create-only but its line says nothing: ${line}`)
         }
       }
+    }
+  })
+
+  test('each ephemeral resource page says it is never stored and links its data source, which links back', () => {
+    const files = new Map(generateDocs().map((file) => [file.path, file.content]))
+    const flagged = dataSources.filter((d) => d.ephemeral)
+    assert.ok(flagged.length > 0, 'no lookup is served as an ephemeral resource')
+    for (const { name } of flagged) {
+      const type = `${TYPE_PREFIX}${name}`
+      const page = files.get(`ephemeral-resources/${name}.md`) ?? ''
+      assert.ok(page.includes(`# ${type} (Ephemeral Resource)`), type)
+      assert.match(page, /never written to the state or a plan file/, type)
+      assert.match(page, /\n## Example Usage\n/, type)
+      assert.ok(page.includes(`ephemeral "${type}"`), `${type}: its example declares it`)
+      assert.ok(page.includes(`(../data-sources/${name}.md)`), `${type}: links its data source`)
+      assert.ok(
+        files.get(`data-sources/${name}.md`)?.includes(`(../ephemeral-resources/${name}.md)`),
+        `${type}: the data source links back`,
+      )
+      assert.ok(files.get('index.md')?.includes(`(ephemeral-resources/${name}.md)`), `${type}: listed on the provider page`)
     }
   })
 

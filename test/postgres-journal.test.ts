@@ -7,10 +7,12 @@ import { spawn } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
 import { after, before, describe, test } from 'node:test'
 import pg from 'pg'
+import { OrderUnresolvedError } from '../src/api/errors.js'
 import { OrderJournal } from '../src/api/orders/journal.js'
 import { JOURNAL_TABLE, PostgresJournalStore } from '../src/api/orders/journal-postgres.js'
 import type { JournalOwner } from '../src/api/orders/journal-store.js'
 import { type PostgresServer, startPostgres } from './postgres.js'
+import { ok, ORDER, type RecordedRequest, testClient, VM_BODY } from './support/fake-fetch.js'
 
 let server: PostgresServer
 const stores: PostgresJournalStore[] = []
@@ -196,6 +198,72 @@ describe('the order journal in PostgreSQL', { concurrency: 1 }, () => {
       const found = await admin.query('SELECT count(*)::int AS n FROM team_a.provider_order_journal')
       assert.equal(found.rows[0].n, 1)
     } finally {
+      await admin.end()
+    }
+  })
+
+  test('an entry another runner took over is never overwritten by its former owner: its writes are refused', async () => {
+    const a = runner()
+    const b = runner()
+    const entry = await a.journal.open(`intent-${randomUUID()}`, 's', 'k', 'POST', '/lites')
+    // What b does once a looks gone (a network partition ends a's session while a still works).
+    assert.equal(await b.store.take({ ...entry }, b.owner), true)
+    Object.assign(entry, { state: 'answered', accountId: `acc-${randomUUID()}` })
+    assert.equal(await a.journal.writeOwned(entry), false)
+    await a.journal.deliver(entry)
+    const row = (await rows()).find((r) => r.id === entry.id)
+    assert.deepEqual([row?.owner_token, row?.state], [b.owner.token, 'sent'], "b's takeover stands")
+  })
+
+  test('a runner cut off from the journal while its order is in flight does not hand the account over; the next run does, with the same key', async () => {
+    const admin = new pg.Client({ connectionString: server.url })
+    await admin.connect()
+    const role = `cutoff_${randomUUID().replaceAll('-', '')}`
+    try {
+      await runner().journal.knownAccounts() // the table exists
+      await admin.query(`CREATE ROLE ${role} LOGIN PASSWORD 'cut-off-password'`)
+      await admin.query(`GRANT ALL ON TABLE ${JOURNAL_TABLE} TO ${role}`)
+      const cutOffUrl = server.url.replace(`postgres:${server.password}@`, `${role}:cut-off-password@`)
+      const frames: (() => Promise<void>)[] = []
+      const operation = {
+        scope: undefined,
+        timeoutMs: undefined,
+        onFinish: (f: () => void | Promise<void>) => frames.push(async () => f()),
+      }
+      // The partition: while the order is in flight the runner's session ends and it cannot connect again.
+      const partitioned = async (r: RecordedRequest) => {
+        await admin.query(`ALTER ROLE ${role} NOLOGIN`)
+        await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = $1', [role])
+        return ok(ORDER, { 'idempotency-key': r.headers.get('idempotency-key') ?? '' })
+      }
+      const cutOff = testClient([ok([]), partitioned], { journalDatabase: cutOffUrl, operation: () => operation, now: Date.now })
+      const error = await cutOff.client.lites.createVm(VM_BODY).then(
+        () => assert.fail('the account was handed over by a run that cannot tell whether it still holds the order'),
+        (e: unknown) => e as Error,
+      )
+      assert.ok(error instanceof OrderUnresolvedError, String(error))
+      assert.match(error.message, /answered with account 100042, but the order journal at .* could not be reached to confirm/)
+      assert.match(error.message, /Idempotency-Key key-1/)
+      assert.ok(!error.message.includes('cut-off-password'), 'no password in the message')
+      for (const finish of frames) await finish()
+
+      // The next run, on another runner, takes the entry over (its owner's session is gone) and replays the key.
+      const next = testClient(
+        [
+          (r: RecordedRequest) => ok([], { 'idempotency-key': r.headers.get('idempotency-key') ?? '' }),
+          (r: RecordedRequest) => ok(ORDER, { 'idempotency-key': r.headers.get('idempotency-key') ?? '' }),
+        ],
+        { journalDatabase: server.url, now: Date.now },
+      )
+      assert.equal((await next.client.lites.createVm(VM_BODY)).account_id, ORDER.account_id)
+      assert.deepEqual(
+        next.requests.filter((r) => r.method === 'POST').map((r) => r.headers.get('idempotency-key')),
+        ['key-1'],
+        'the same key: one order at the service',
+      )
+    } finally {
+      await admin.query(`DROP OWNED BY ${role}`).catch(() => undefined)
+      await admin.query(`DROP ROLE IF EXISTS ${role}`).catch(() => undefined)
       await admin.end()
     }
   })

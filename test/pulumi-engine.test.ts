@@ -7,12 +7,12 @@ import { mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
-import { isSecret, UNKNOWN_WIRE, type Wire, type WireMap } from '../src/pulumi/wire.js'
+import { isSecret, SIG_KEY, SIG_RESOURCE_REF, UNKNOWN_WIRE, type Wire, type WireMap } from '../src/pulumi/wire.js'
 import { Emulator } from './e2e/harness.js'
 import { type EngineCase, type EngineRefs, fixtures } from './fixtures/index.js'
 import { initFailure, PLUGIN, Plugin, ROOT, type RpcError, startFakeEngine, urnOf } from './pulumi-harness.js'
 
-const CODE = { UNKNOWN: 2, INVALID_ARGUMENT: 3, UNIMPLEMENTED: 12 }
+const CODE = { UNKNOWN: 2, INVALID_ARGUMENT: 3, NOT_FOUND: 5, FAILED_PRECONDITION: 9, UNIMPLEMENTED: 12 }
 
 type Refs = EngineRefs
 type ResourceCase = EngineCase
@@ -253,9 +253,10 @@ CASES.forEach((c, index) => {
 
 describe('every resource and function of the schema', () => {
   const schema = JSON.parse(readFileSync(join(ROOT, 'schema', 'schema.json'), 'utf8')) as {
-    resources: Record<string, { requiredInputs: string[] }>
+    resources: Record<string, { requiredInputs: string[]; methods?: Record<string, string> }>
     functions: Record<string, { inputs?: { required?: string[] } }>
   }
+  const methodTokens = new Set(Object.values(schema.resources).flatMap((r) => Object.values(r.methods ?? {})))
   test('Check with no inputs names every required input of every resource', async () => {
     for (const [token, spec] of Object.entries(schema.resources)) {
       const { failures } = await plugin.check(urnOf(token, 'empty'), {})
@@ -271,8 +272,22 @@ describe('every resource and function of the schema', () => {
     }
     assert.equal(await apiRequests('mutating'), before, 'a preview made a mutating API call')
   })
+  test('Call in a preview (dryRun) answers for every method, with the object and its arguments unknown, touching nothing', async () => {
+    assert.ok(methodTokens.size > 0)
+    const before = await apiRequests('all')
+    for (const token of methodTokens) {
+      const type = token.slice(0, token.indexOf('/'))
+      const self = { [SIG_KEY]: SIG_RESOURCE_REF, urn: urnOf(type, 'preview'), id: UNKNOWN_WIRE, packageVersion: '' }
+      const args = Object.fromEntries(
+        (schema.functions[token]?.inputs?.required ?? []).filter((k) => k !== '__self__').map((k) => [k, UNKNOWN_WIRE]),
+      )
+      assert.deepEqual(await plugin.callMethod(token, { __self__: self, ...args }, { dryRun: true }), { return: {}, failures: [] }, token)
+    }
+    assert.equal(await apiRequests('all'), before, 'a preview of a method called the API')
+  })
   test('Invoke with missing arguments reports them as failures for every function', async () => {
     for (const [token, spec] of Object.entries(schema.functions)) {
+      if (methodTokens.has(token)) continue // a method is served by Call, not Invoke (below)
       const required = spec.inputs?.required ?? []
       if (required.length === 0) continue
       const { failures } = await plugin.invoke(token, {})
@@ -292,6 +307,81 @@ function vmProgram(productId = 101): WireMap {
     cycle: 'm',
   }
 }
+
+describe('methods (Call): vm.power({ state })', () => {
+  const tok = 'provider:index:LiteVm/power'
+  const urn = urnOf('provider:index:LiteVm', 'powered')
+  let id = ''
+  const self = (over: Partial<{ urn: string; id: string }> = {}) => ({ [SIG_KEY]: SIG_RESOURCE_REF, urn, id, packageVersion: '', ...over })
+  const vmState = async () => (await emulator.api<{ status: string }>('GET', `/lites/accounts/${id}/vm-details`)).status
+
+  before(async () => {
+    const news = (await plugin.check(urn, vmProgram())).inputs
+    id = (await plugin.create(urn, news, { timeout: 120 })).id
+  })
+
+  test('in a preview (dryRun) nothing runs; a known wrong argument fails the preview, naming it and the rule', async () => {
+    const effects = await emulator.effectsOf(async () => {
+      assert.deepEqual(await plugin.callMethod(tok, { __self__: self(), state: 'stop' }, { dryRun: true }), { return: {}, failures: [] })
+      await rejects(
+        plugin.callMethod(tok, { __self__: self(), state: 'halt' }, { dryRun: true }),
+        CODE.INVALID_ARGUMENT,
+        /^state: .*one of/,
+      )
+    })
+    assert.deepEqual(effects.log, [], 'a preview of a method called the API')
+    assert.equal(await vmState(), 'running')
+  })
+
+  test('in an update it runs once on the object: the VM is stopped, the progress is logged on its URN, nothing is returned', async () => {
+    const logged = engine.logs.length
+    const effects = await emulator.effectsOf(() => plugin.callMethod(tok, { __self__: self(), state: 'stop' }))
+    assert.deepEqual(effects.value, { return: {}, failures: [] })
+    assert.deepEqual(effects.mutations, [`PUT /v1/lites/accounts/${id}/vm-state/stop`])
+    assert.deepEqual(effects.orders, [])
+    assert.equal(await vmState(), 'stopped')
+    const progress = engine.logs.slice(logged).filter((l) => l.urn === urn && /power action stop sent/.test(l.message))
+    assert.equal(progress.length, 1, JSON.stringify(engine.logs.slice(logged)))
+    await plugin.callMethod(tok, { __self__: self(), state: 'start' })
+    assert.equal(await vmState(), 'running')
+  })
+
+  test("a failure at the service is an error naming the method and the object, with the API's code", async () => {
+    await rejects(
+      plugin.callMethod(tok, { __self__: self({ id: '999999' }), state: 'stop' }),
+      CODE.NOT_FOUND,
+      /LiteVm power of 999999 failed/,
+    )
+  })
+
+  test('a wrong call is refused before any API call, naming what is wrong', async () => {
+    const effects = await emulator.effectsOf(async () => {
+      await rejects(plugin.callMethod(tok, { state: 'stop' }), CODE.INVALID_ARGUMENT, /__self__ must be a reference/)
+      await rejects(
+        plugin.callMethod(tok, { __self__: self({ urn: urnOf('provider:index:LiteKeypair', 'k') }), state: 'stop' }),
+        CODE.INVALID_ARGUMENT,
+        /not a provider:index:LiteVm/,
+      )
+      await rejects(
+        plugin.callMethod('provider:index:LiteVm/explode', { __self__: self() }),
+        CODE.INVALID_ARGUMENT,
+        /LiteVm has no method explode; its methods: power, rebuild/,
+      )
+      await rejects(
+        plugin.callMethod(tok, { __self__: self(), state: 'stop', force: true }),
+        CODE.INVALID_ARGUMENT,
+        /force is not an argument of the method; its arguments: state/,
+      )
+      await rejects(plugin.callMethod(tok, { __self__: self() }), CODE.INVALID_ARGUMENT, /^state: Missing required attribute state/)
+      await rejects(
+        plugin.callMethod(tok, { __self__: self({ id: UNKNOWN_WIRE }), state: 'stop' }),
+        CODE.FAILED_PRECONDITION,
+        /not known outside a preview/,
+      )
+    })
+    assert.deepEqual(effects.mutations, [])
+  })
+})
 
 describe('functions and the rest', () => {
   test('Invoke liteProducts returns camelCase products', async () => {

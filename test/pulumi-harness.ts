@@ -247,6 +247,18 @@ export class Plugin {
     )
     return { return: js(r.getReturn()), failures: r.getFailuresList().map((f) => ({ property: f.getProperty(), reason: f.getReason() })) }
   }
+  /** Call: a method of a resource as the engine forwards it; `__self__` is a resource reference, `dryRun` is a preview. */
+  async callMethod(tok: string, args: WireMap, options: { dryRun?: boolean } = {}) {
+    const r = await this.call<InstanceType<typeof providerPb.CallResponse>>(
+      'call',
+      new providerPb.CallRequest()
+        .setTok(tok)
+        .setArgs(struct(args))
+        .setDryrun(options.dryRun ?? false)
+        .setAcceptsOutputValues(true),
+    )
+    return { return: js(r.getReturn()), failures: r.getFailuresList().map((f) => ({ property: f.getProperty(), reason: f.getReason() })) }
+  }
   async cancel(): Promise<void> {
     await this.call('cancel', new emptyPb.Empty())
   }

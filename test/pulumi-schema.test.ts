@@ -4,7 +4,7 @@ import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { test } from 'node:test'
-import { functionToken, resourceToken, schemaText } from '../src/pulumi/index.js'
+import { functionToken, methodName, methodToken, resourceToken, schemaText } from '../src/pulumi/index.js'
 import { dataSources, providerDefinition, resources } from '../src/resources/index.js'
 import { ROOT } from './pulumi-harness.js'
 
@@ -25,7 +25,9 @@ test('the schema names every resource, function and config key, with secrets and
   }
   assert.equal(schema.name, 'provider')
   assert.deepEqual(Object.keys(schema.resources).sort(), resources.map(resourceToken).sort())
-  assert.deepEqual(Object.keys(schema.functions).sort(), dataSources.map(functionToken).sort())
+  const methods = resources.flatMap((r) => (r.methods ?? []).map((m) => methodToken(r, m)))
+  assert.ok(methods.length > 0, 'some resource declares methods')
+  assert.deepEqual(Object.keys(schema.functions).sort(), [...dataSources.map(functionToken), ...methods].sort())
   assert.equal(schema.config.variables.apiKey?.secret, true)
   assert.deepEqual(schema.config.variables.apiKey?.defaultInfo?.environment, ['PROVIDER_API_KEY'])
   assert.deepEqual(schema.config.variables.baseUrl?.defaultInfo?.environment, ['PROVIDER_BASE_URL'])
@@ -35,6 +37,30 @@ test('the schema names every resource, function and config key, with secrets and
   assert.equal(vm.vmName?.replaceOnChanges, undefined)
   // Inputs an import cannot recover are only recorded by Diff after an import; replaceOnChanges would override it.
   for (const key of ['promocode', 'payWithCreditCard']) assert.equal(vm[key]?.replaceOnChanges, undefined, key)
+})
+
+test('methods: a resource names each as a function `<type>/<name>` whose first input is __self__, a reference to it', () => {
+  const schema = JSON.parse(committed) as {
+    resources: Record<string, { methods?: Record<string, string> }>
+    functions: Record<string, { inputs?: { properties: Record<string, { $ref?: string }>; required: string[] }; outputs?: unknown }>
+  }
+  for (const definition of resources) {
+    const token = resourceToken(definition)
+    const declared = (definition.methods ?? []).map(methodName)
+    assert.deepEqual(Object.keys(schema.resources[token]?.methods ?? {}).sort(), [...declared].sort(), token)
+    for (const [name, fn] of Object.entries(schema.resources[token]?.methods ?? {})) {
+      assert.equal(fn, `${token}/${name}`)
+      const spec = schema.functions[fn]
+      // Pulumi's binder takes the first input in name order as the receiver; every other name is camelCase.
+      assert.equal(Object.keys(spec?.inputs?.properties ?? {}).sort()[0], '__self__', fn)
+      assert.equal(spec?.inputs?.properties.__self__?.$ref, `#/resources/${token}`, fn)
+      assert.ok(spec?.inputs?.required.includes('__self__'), fn)
+      assert.equal(spec?.outputs, undefined, `${fn} returns nothing`)
+    }
+  }
+  const power = schema.functions['provider:index:LiteVm/power']
+  assert.deepEqual(power?.inputs?.required, ['__self__', 'state'])
+  assert.deepEqual(Object.keys(schema.resources['provider:index:Baremetal']?.methods ?? {}).sort(), ['power', 'rebuild', 'reset'])
 })
 
 test('types the SDKs can hold: whole numbers as integer, nullable nested and unrecoverable outputs', () => {

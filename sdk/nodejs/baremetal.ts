@@ -173,6 +173,35 @@ export class Baremetal extends pulumi.CustomResource {
         opts = pulumi.mergeOptions(opts, replaceOnChanges);
         super(Baremetal.__pulumiType, name, resourceInputs, opts);
     }
+
+    /**
+     * Powers the server `on` or `off`. Runs at each `pulumi up` that reaches the call, never in a preview; it changes no state (the next refresh reads what it changed).
+     */
+    power(args: Baremetal.PowerArgs): void {
+        pulumi.runtime.call("provider:index:Baremetal/power", {
+            "__self__": this,
+            "state": args.state,
+        }, this);
+    }
+
+    /**
+     * Destructive: reinstalls the server with this OS, then waits until it is Active again. Runs at each `pulumi up` that reaches the call, never in a preview; it changes no state (the next refresh reads what it changed).
+     */
+    rebuild(args: Baremetal.RebuildArgs): void {
+        pulumi.runtime.call("provider:index:Baremetal/rebuild", {
+            "__self__": this,
+            "os": args.os,
+        }, this);
+    }
+
+    /**
+     * Hard-resets the server once. Runs at each `pulumi up` that reaches the call, never in a preview; it changes no state (the next refresh reads what it changed).
+     */
+    reset(): void {
+        pulumi.runtime.call("provider:index:Baremetal/reset", {
+            "__self__": this,
+        }, this);
+    }
 }
 
 /**
@@ -223,4 +252,27 @@ export interface BaremetalArgs {
      * The OS to install. Reinstall an existing server with `rebuildOs`. Must be 1 to 255 characters. Changing it replaces the resource.
      */
     selectOs?: pulumi.Input<string | undefined>;
+}
+
+export namespace Baremetal {
+    /**
+     * The set of arguments for the Baremetal.power method.
+     */
+    export interface PowerArgs {
+        /**
+         * The power state to set: `on` or `off`. Must be one of "on", "off".
+         */
+        state: pulumi.Input<string>;
+    }
+
+    /**
+     * The set of arguments for the Baremetal.rebuild method.
+     */
+    export interface RebuildArgs {
+        /**
+         * The OS to install: a value of the rebuild OS list. Must be 1 to 255 characters.
+         */
+        os: pulumi.Input<string>;
+    }
+
 }

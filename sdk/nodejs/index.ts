@@ -5,10 +5,8 @@ import * as pulumi from "@pulumi/pulumi";
 import * as utilities from "./utilities";
 
 // Export members:
-export { BaremetalArgs } from "./baremetal";
-export type Baremetal = import("./baremetal").Baremetal;
-export const Baremetal: typeof import("./baremetal").Baremetal = null as any;
-utilities.lazyLoad(exports, ["Baremetal"], () => require("./baremetal"));
+export * from "./baremetal";
+import { Baremetal } from "./baremetal";
 
 export { BaremetalAdditionalIpArgs } from "./baremetalAdditionalIp";
 export type BaremetalAdditionalIp = import("./baremetalAdditionalIp").BaremetalAdditionalIp;
@@ -130,10 +128,8 @@ export const liteProStorageUpgradeOptions: typeof import("./liteProStorageUpgrad
 export const liteProStorageUpgradeOptionsOutput: typeof import("./liteProStorageUpgradeOptions").liteProStorageUpgradeOptionsOutput = null as any;
 utilities.lazyLoad(exports, ["liteProStorageUpgradeOptions","liteProStorageUpgradeOptionsOutput"], () => require("./liteProStorageUpgradeOptions"));
 
-export { LiteProVmArgs } from "./liteProVm";
-export type LiteProVm = import("./liteProVm").LiteProVm;
-export const LiteProVm: typeof import("./liteProVm").LiteProVm = null as any;
-utilities.lazyLoad(exports, ["LiteProVm"], () => require("./liteProVm"));
+export * from "./liteProVm";
+import { LiteProVm } from "./liteProVm";
 
 export { LiteProductsResult } from "./liteProducts";
 export const liteProducts: typeof import("./liteProducts").liteProducts = null as any;
@@ -150,10 +146,8 @@ export const liteStorageUpgradeOptions: typeof import("./liteStorageUpgradeOptio
 export const liteStorageUpgradeOptionsOutput: typeof import("./liteStorageUpgradeOptions").liteStorageUpgradeOptionsOutput = null as any;
 utilities.lazyLoad(exports, ["liteStorageUpgradeOptions","liteStorageUpgradeOptionsOutput"], () => require("./liteStorageUpgradeOptions"));
 
-export { LiteVmArgs } from "./liteVm";
-export type LiteVm = import("./liteVm").LiteVm;
-export const LiteVm: typeof import("./liteVm").LiteVm = null as any;
-utilities.lazyLoad(exports, ["LiteVm"], () => require("./liteVm"));
+export * from "./liteVm";
+import { LiteVm } from "./liteVm";
 
 export { LiteVmFromSnapshotArgs } from "./liteVmFromSnapshot";
 export type LiteVmFromSnapshot = import("./liteVmFromSnapshot").LiteVmFromSnapshot;

@@ -271,6 +271,26 @@ export class LiteProVm extends pulumi.CustomResource {
         opts = pulumi.mergeOptions(opts, replaceOnChanges);
         super(LiteProVm.__pulumiType, name, resourceInputs, opts);
     }
+
+    /**
+     * Runs a power action on the Lite Pro VM: `start`, `stop` (hard), `shutdown` (graceful), `suspend` or `resume`. Runs at each `pulumi up` that reaches the call, never in a preview; it changes no state (the next refresh reads what it changed).
+     */
+    power(args: LiteProVm.PowerArgs): void {
+        pulumi.runtime.call("provider:index:LiteProVm/power", {
+            "__self__": this,
+            "state": args.state,
+        }, this);
+    }
+
+    /**
+     * Destructive: reinstalls the Lite Pro VM with this OS and wipes its disk, then waits until it is Active again. Runs at each `pulumi up` that reaches the call, never in a preview; it changes no state (the next refresh reads what it changed).
+     */
+    rebuild(args: LiteProVm.RebuildArgs): void {
+        pulumi.runtime.call("provider:index:LiteProVm/rebuild", {
+            "__self__": this,
+            "os": args.os,
+        }, this);
+    }
 }
 
 /**
@@ -329,4 +349,27 @@ export interface LiteProVmArgs {
      * The VM name, 6-16 characters. Changed in place. Must be 6 to 16 characters.
      */
     vmName?: pulumi.Input<string | undefined>;
+}
+
+export namespace LiteProVm {
+    /**
+     * The set of arguments for the LiteProVm.power method.
+     */
+    export interface PowerArgs {
+        /**
+         * The power action to run. Must be one of "start", "stop", "suspend", "resume", "shutdown".
+         */
+        state: pulumi.Input<string>;
+    }
+
+    /**
+     * The set of arguments for the LiteProVm.rebuild method.
+     */
+    export interface RebuildArgs {
+        /**
+         * The OS to install: a `name` from the OS list. Must be 1 to 255 characters.
+         */
+        os: pulumi.Input<string>;
+    }
+
 }

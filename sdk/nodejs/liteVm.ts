@@ -277,6 +277,26 @@ export class LiteVm extends pulumi.CustomResource {
         opts = pulumi.mergeOptions(opts, replaceOnChanges);
         super(LiteVm.__pulumiType, name, resourceInputs, opts);
     }
+
+    /**
+     * Runs a power action on the Lite VM: `start`, `stop` (hard), `shutdown` (graceful), `suspend` or `resume`. Runs at each `pulumi up` that reaches the call, never in a preview; it changes no state (the next refresh reads what it changed).
+     */
+    power(args: LiteVm.PowerArgs): void {
+        pulumi.runtime.call("provider:index:LiteVm/power", {
+            "__self__": this,
+            "state": args.state,
+        }, this);
+    }
+
+    /**
+     * Destructive: reinstalls the Lite VM with this OS and wipes its disk, then waits until it is Active again. Runs at each `pulumi up` that reaches the call, never in a preview; it changes no state (the next refresh reads what it changed).
+     */
+    rebuild(args: LiteVm.RebuildArgs): void {
+        pulumi.runtime.call("provider:index:LiteVm/rebuild", {
+            "__self__": this,
+            "os": args.os,
+        }, this);
+    }
 }
 
 /**
@@ -339,4 +359,27 @@ export interface LiteVmArgs {
      * The VM name, 6-16 characters. Changed in place. Must be 6 to 16 characters.
      */
     vmName?: pulumi.Input<string | undefined>;
+}
+
+export namespace LiteVm {
+    /**
+     * The set of arguments for the LiteVm.power method.
+     */
+    export interface PowerArgs {
+        /**
+         * The power action to run. Must be one of "start", "stop", "suspend", "resume", "shutdown".
+         */
+        state: pulumi.Input<string>;
+    }
+
+    /**
+     * The set of arguments for the LiteVm.rebuild method.
+     */
+    export interface RebuildArgs {
+        /**
+         * The OS to install: a `name` from the OS list. Must be 1 to 255 characters.
+         */
+        os: pulumi.Input<string>;
+    }
+
 }

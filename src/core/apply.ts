@@ -10,6 +10,7 @@ import { knownOrNull, type Plan, type PrivateState, stepsToRun } from './plan.js
 import { parseDuration, timeoutMs } from './timeouts.js'
 import { validateConfig } from './validate.js'
 import { isEmpty, isUnknown, type Value, type ValueMap, valuesEqual } from './values.js'
+import { handlerInput, withoutWriteOnlyValues } from './write-only.js'
 
 export interface Session<C> {
   readonly client: C
@@ -113,7 +114,20 @@ function isGone(value: unknown): boolean {
   return isNotFound(value) || (value instanceof Error && (value as { gone?: unknown }).gone === true)
 }
 
+/** The outcome with no write-only value in its state, whatever path the operation ended on (write-only.ts). */
+function scrubbed<O extends { readonly state: ValueMap | null }>(definition: AnyResource, outcome: O): O {
+  return { ...outcome, state: withoutWriteOnlyValues(definition, outcome.state) }
+}
+
+/**
+ * A create. `planned` is the plan with the configuration's write-only values put back
+ * (withWriteOnlyValues): the handler receives them under their alternatives' names.
+ */
 export async function applyCreate<C>(definition: AnyResource, planned: ValueMap, session: Session<C>): Promise<Outcome> {
+  return scrubbed(definition, await create(definition, planned, session))
+}
+
+async function create<C>(definition: AnyResource, planned: ValueMap, session: Session<C>): Promise<Outcome> {
   const diagnostics: Diagnostic[] = []
   let reached: Observed | null = null
   let later = false
@@ -124,7 +138,7 @@ export async function applyCreate<C>(definition: AnyResource, planned: ValueMap,
       waitingFor: (why: string) => {
         waiting = why
       },
-      input: plainInput(planned),
+      input: handlerInput(definition.attributes, plainInput(planned)),
       timeoutMs: timeoutOf(definition, planned, 'create'),
       checkpoint: (partial: Observed) => {
         reached = { ...(reached ?? {}), ...partial }
@@ -232,7 +246,18 @@ function orderText(state: ValueMap): string {
   return typeof order === 'string' && order !== '' ? ` (order ${order})` : ''
 }
 
+/** An update; `planned` holds the configuration's write-only values, as for applyCreate. */
 export async function applyUpdate<C>(
+  definition: AnyResource,
+  prior: ValueMap,
+  planned: ValueMap,
+  priorPrivate: PrivateState,
+  session: Session<C>,
+): Promise<Outcome> {
+  return scrubbed(definition, await update(definition, prior, planned, priorPrivate, session))
+}
+
+async function update<C>(
   definition: AnyResource,
   prior: ValueMap,
   planned: ValueMap,
@@ -264,7 +289,12 @@ export async function applyUpdate<C>(
       const resumeLater = () => {
         later = true
       }
-      const observed = await definition.resume({ ...base, input: plainInput(planned), prior: current as never, resumeLater })
+      const observed = await definition.resume({
+        ...base,
+        input: handlerInput(definition.attributes, plainInput(planned)),
+        prior: current as never,
+        resumeLater,
+      })
       current = { ...current, ...(observed as Record<string, Value>) }
     } catch (thrown) {
       const failure = failureOf(session, thrown, `Waiting for ${definition.name} ${id} failed`, names(definition))
@@ -295,7 +325,7 @@ export async function applyUpdate<C>(
     try {
       const observed = await step.apply({
         ...base,
-        input: plainInput(planned),
+        input: handlerInput(definition.attributes, plainInput(planned)),
         prior: current as never,
         checkpoint: (partial?: Observed) => {
           placed = true
@@ -444,6 +474,16 @@ export async function readResource<C>(
   priorPrivate: PrivateState,
   session: Session<C>,
 ): Promise<ReadOutcome> {
+  return scrubbed(definition, await read(definition, prior, id, priorPrivate, session))
+}
+
+async function read<C>(
+  definition: AnyResource,
+  prior: ValueMap | null,
+  id: string,
+  priorPrivate: PrivateState,
+  session: Session<C>,
+): Promise<ReadOutcome> {
   const diagnostics: Diagnostic[] = []
   try {
     const observed = await definition.read({
@@ -522,6 +562,16 @@ export async function importResource<C>(definition: AnyResource, text: string, s
  * as the target's rule for that type converts it; the next refresh reads it as the target type.
  */
 export async function moveResource<C>(
+  definition: AnyResource,
+  sourceName: string,
+  source: ValueMap,
+  sourcePrivate: PrivateState,
+  session: Session<C> | null,
+): Promise<ReadOutcome> {
+  return scrubbed(definition, await move(definition, sourceName, source, sourcePrivate, session))
+}
+
+async function move<C>(
   definition: AnyResource,
   sourceName: string,
   source: ValueMap,

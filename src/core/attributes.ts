@@ -46,7 +46,27 @@ export interface AttributeFlags {
    * as the state's is no change, so plans keep the state's value.
    */
   readonly normalize?: (value: string) => string
+  /**
+   * Write-only: the value reaches the create (or the update step) but never a plan, a state or a
+   * client without write-only attributes. See write-only.ts for the rules.
+   */
+  readonly writeOnly?: WriteOnly
   readonly description: string
+}
+
+/** What a write-only input is paired with (Terraform's `<name>_wo` and `<name>_wo_version`). */
+export interface WriteOnly {
+  /**
+   * The input that carries the same value through plans and state, for clients without write-only
+   * attributes. Handlers receive the write-only value under its name; the two cannot both be set.
+   */
+  readonly alternative: string
+  /** The input kept in state whose change sends the write-only value again; required with it. */
+  readonly version: string
+  /** Read-only attributes that hold the value as the service reports it: null while the write-only form is used. */
+  readonly echoes?: readonly string[]
+  /** One of this attribute and its alternative must be set. */
+  readonly required?: boolean
 }
 
 export interface Attribute<T extends TypeSpec = TypeSpec> extends AttributeFlags {

@@ -3,6 +3,7 @@ import { type Attributes, isComputed, isInput, type ObjectOf } from './attribute
 import { identityProblems } from './identity.js'
 import { attributeNames, nonRoundTripping } from './names.js'
 import { parseDuration } from './timeouts.js'
+import { writeOnlyProblems, writeOnlyRefused } from './write-only.js'
 
 export interface Logger {
   trace(message: string, fields?: Record<string, unknown>): void
@@ -306,6 +307,18 @@ export interface DataSourceDefinition<C, A extends Attributes> {
   readonly description: string
   readonly attributes: A
   read(ctx: DataContext<C, A>): Promise<Observed<A>>
+  /**
+   * Also served as an ephemeral resource of the same name (Terraform 1.10 and later, OpenTofu 1.11
+   * and later), for a lookup whose answer is a secret: the client opens it on every plan and every
+   * apply, which runs this same `read`, and hands the answer to the configuration for that run only,
+   * never writing it to a state or a plan. The lookup itself stays for clients without ephemeral
+   * resources, and Pulumi, which has none, serves only the lookup.
+   *
+   * Only a lookup can be one, so opening never creates anything: the client may be killed between
+   * opening and closing, and opens again on the next run, so an open that created an object at the
+   * service (a generated keypair, say) would leave one behind each time. A read has nothing to close.
+   */
+  readonly ephemeral?: boolean
 }
 
 /**
@@ -408,6 +421,7 @@ export interface AnyDataSource {
   readonly description: string
   readonly attributes: Attributes
   read(ctx: Erased): Promise<Record<string, unknown>>
+  readonly ephemeral?: boolean
 }
 
 export interface AnyProvider {
@@ -439,11 +453,15 @@ export function defineDataSource<C, A extends Attributes>(
 ): DataSourceDefinition<C, A> {
   const dataSource: DataSourceDefinition<C, A> = { kind: 'dataSource', ...definition }
   checkNames(dataSource.name, dataSource.attributes)
+  const refused = writeOnlyRefused(dataSource.name, dataSource.attributes)
+  if (refused.length > 0) throw new DefinitionError(`${dataSource.name}: ${refused.join('; ')}`)
   return dataSource
 }
 
 export function defineProvider<C, A extends Attributes, F = unknown>(definition: ProviderDefinition<C, A, F>): ProviderDefinition<C, A, F> {
   checkNames('provider', definition.attributes)
+  const refused = writeOnlyRefused('the provider', definition.attributes)
+  if (refused.length > 0) throw new DefinitionError(`provider: ${refused.join('; ')}`)
   return definition
 }
 
@@ -490,7 +508,8 @@ export function checkResource(definition: AnyResource): void {
     }
   })
   for (const [attribute, declared] of Object.entries(attributes)) {
-    if (isInput(declared) && !declared.createOnly && !stepOf.has(attribute)) {
+    // A write-only input's changes are carried by its version (write-only.ts).
+    if (isInput(declared) && !declared.createOnly && !declared.writeOnly && !stepOf.has(attribute)) {
       problems.push(`${attribute} is neither create-only nor covered by an update step, so its changes would be dropped`)
     }
     if (declared.required && (declared.optional || declared.computed || declared.default !== undefined)) {
@@ -507,6 +526,7 @@ export function checkResource(definition: AnyResource): void {
     if (declared.follows && !(declared.optional && declared.computed))
       problems.push(`${attribute} follows the service, so it must be optional and computed`)
   }
+  problems.push(...writeOnlyProblems(definition, stepOf))
   for (const attribute of definition.unrecoverable ?? []) {
     if (!attributes[attribute]) problems.push(`unrecoverable names unknown attribute ${attribute}`)
   }

@@ -4,6 +4,7 @@ import { type AnyResource, recordOnly } from './definition.js'
 import { type Diagnostic, error, hasErrors, warning } from './diagnostics.js'
 import { validateConfig } from './validate.js'
 import { isEmpty, isUnknown, UNKNOWN, type Value, type ValueMap, valuesEqual } from './values.js'
+import { withoutWriteOnlyValues, writeOnlyReplace } from './write-only.js'
 
 /** Core's private state, kept beside the resource's state by each front end. */
 export interface PrivateState {
@@ -61,7 +62,8 @@ export function planResource(definition: AnyResource, prior: ValueMap | null, co
   const creating = prior === null
   const planned: Record<string, Value> = {}
   for (const [name, attribute] of Object.entries(definition.attributes)) {
-    planned[name] = isInput(attribute) ? plannedInput(attribute, config[name], prior?.[name], creating) : null
+    // A write-only value is never planned (write-only.ts).
+    planned[name] = isInput(attribute) && !attribute.writeOnly ? plannedInput(attribute, config[name], prior?.[name], creating) : null
   }
   if (hasTimeouts) planned.timeouts = config.timeouts ?? null
 
@@ -69,7 +71,7 @@ export function planResource(definition: AnyResource, prior: ValueMap | null, co
   if (creating) {
     planned.id = UNKNOWN
     for (const [name] of computedOnly) planned[name] = UNKNOWN
-    return { planned, replace: [], changed: inputNames(definition), diagnostics, private: {} }
+    return { planned: withoutWriteOnlyValues(definition, planned), replace: [], changed: inputNames(definition), diagnostics, private: {} }
   }
 
   for (const name of inputNames(definition)) {
@@ -86,11 +88,12 @@ export function planResource(definition: AnyResource, prior: ValueMap | null, co
   // what was always there.
   const unrecoverable = new Set(definition.unrecoverable ?? [])
   const imported = new Set(priorPrivate.imported ?? [])
-  const replace = changed.filter(
+  const createOnlyChanges = changed.filter(
     (name) =>
       definition.attributes[name]?.createOnly === true &&
       !(unrecoverable.has(name) && ((prior[name] ?? null) === null || imported.has(name))),
   )
+  const replace = writeOnlyReplace(definition, prior, config, planned, createOnlyChanges)
   diagnostics.push(...shrinks(definition, prior, planned))
   const resuming = priorPrivate.resume === true
   const affected = affectedOutputs(definition, prior, planned, replace.length > 0 || resuming)
@@ -123,7 +126,7 @@ export function planResource(definition: AnyResource, prior: ValueMap | null, co
       ),
     )
   }
-  return { planned, replace, changed, diagnostics, private: priorPrivate }
+  return { planned: withoutWriteOnlyValues(definition, planned), replace, changed, diagnostics, private: priorPrivate }
 }
 
 /** The grow-only rule: an error for each grow-only value planned below the prior one. */

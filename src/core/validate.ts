@@ -4,6 +4,7 @@ import type { TimeoutDefaults } from './definition.js'
 import { type Diagnostic, error, type Path } from './diagnostics.js'
 import { durationProblem } from './timeouts.js'
 import { isUnknown, type ValueMap } from './values.js'
+import { writeOnlyIssues } from './write-only.js'
 
 /** Int64 values must stay exact in JavaScript numbers; the service's ids and sizes are far below this. */
 const MAX_INT = Number.MAX_SAFE_INTEGER
@@ -11,7 +12,12 @@ const MAX_INT = Number.MAX_SAFE_INTEGER
 export function validateConfig(
   attributes: Attributes,
   config: ValueMap,
-  options: { timeouts?: TimeoutDefaults; requireInputs?: boolean } = {},
+  options: {
+    timeouts?: TimeoutDefaults
+    requireInputs?: boolean
+    /** False when the client said it cannot keep write-only values out of its state (write-only.ts). */
+    writeOnlyAllowed?: boolean
+  } = {},
 ): Diagnostic[] {
   const issues: Diagnostic[] = []
   for (const [name, attribute] of Object.entries(attributes)) {
@@ -31,6 +37,7 @@ export function validateConfig(
     }
     checkValue(attribute, value, [name], issues)
   }
+  issues.push(...writeOnlyIssues(attributes, config, options.writeOnlyAllowed !== false))
   const timeouts = config.timeouts
   if (options.timeouts && timeouts !== null && timeouts !== undefined && !isUnknown(timeouts)) {
     for (const [name, text] of Object.entries(timeouts as ValueMap)) {

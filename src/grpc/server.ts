@@ -347,7 +347,6 @@ async function answer(
   try {
     await route(unframe(body), call, send)
   } catch (error) {
-    if (gone()) return // the client is not listening any more: nobody to tell
     if (error instanceof GrpcError) {
       status = { code: error.code, message: error.message, ...(error.details ? { details: error.details } : {}) }
     } else {

@@ -214,6 +214,10 @@ export function resourceProviderService(
     const result = await provider.invoke({ tok: r.getTok(), args: fromStruct(r.getArgs()) })
     return new providerPb.InvokeResponse().setReturn(toStruct(result.return)).setFailuresList(failures(result.failures))
   })
+  unary<InstanceType<P['CallRequest']>>('Call', providerPb.CallRequest, async (r) => {
+    const result = await provider.call({ tok: r.getTok(), args: fromStruct(r.getArgs()), dryRun: r.getDryrun() })
+    return new providerPb.CallResponse().setReturn(toStruct(result.return))
+  })
   return routes
 }
 

@@ -9,6 +9,8 @@ export {
   type DiffResult,
   type EngineLog,
   functionToken,
+  methodName,
+  methodToken,
   PACKAGE,
   PulumiProvider,
   type Registry,

@@ -3,7 +3,9 @@
  * each in the file named after it (decode -> provider server -> encode). The gRPC adapter
  * (grpc-server.ts) only converts protobuf messages; the runtime itself is src/server's.
  */
+import { withoutWriteOnlyInputs } from '../core/index.js'
 import type { Registry } from '../server/index.js'
+import { type CallRequest, call } from './call.js'
 import { check } from './check.js'
 import { type CheckResult, type ConfigureResult, checkConfig, configure, diffConfig } from './configure.js'
 import { type EngineLog, PulumiContext, type ResourceRequest } from './context.js'
@@ -17,10 +19,21 @@ import { type UpdateRequest, update } from './update.js'
 import type { WireMap } from './wire.js'
 
 export type { Registry } from '../server/index.js'
+export type { CallRequest } from './call.js'
 export type { CheckResult, ConfigureResult } from './configure.js'
 export type { CheckFailure, EngineLog, Severity } from './context.js'
 export type { DiffKind, DiffResult } from './diff.js'
-export { functionToken, PACKAGE, resourceToken, typeOfUrn } from './tokens.js'
+export { functionToken, methodName, methodToken, PACKAGE, resourceToken, splitMethodToken, typeOfUrn } from './tokens.js'
+
+/**
+ * The registry as Pulumi sees it. Pulumi has no write-only attributes: its state encrypts secrets
+ * instead, so each write-only input and its version are left out and its alternative (a secret)
+ * is the one form, required where the pair is (core/write-only.ts). The schema and SDKs are made
+ * from the same view.
+ */
+export function pulumiRegistry(registry: Registry): Registry {
+  return { ...registry, resources: registry.resources.map(withoutWriteOnlyInputs) }
+}
 
 export interface ProviderOptions {
   readonly version: string
@@ -31,7 +44,7 @@ export class PulumiProvider {
   private readonly ctx: PulumiContext
 
   constructor(registry: Registry, options: ProviderOptions) {
-    this.ctx = new PulumiContext(registry, options.version, options.log)
+    this.ctx = new PulumiContext(pulumiRegistry(registry), options.version, options.log)
   }
 
   get version(): string {
@@ -85,6 +98,10 @@ export class PulumiProvider {
 
   invoke(request: { tok: string; args: WireMap }): ReturnType<typeof invoke> {
     return invoke(this.ctx, request)
+  }
+
+  call(request: CallRequest): Promise<{ return: WireMap }> {
+    return call(this.ctx, request)
   }
 
   /**

@@ -1,6 +1,6 @@
 /** The Pulumi package schema, generated from the definitions: one source of truth for GetSchema, schema/schema.json and the SDK. */
 import { type Attribute, type Attributes, isInput, type TypeSpec, toCamel, toPascal } from '../core/index.js'
-import { functionToken, PACKAGE, type Registry, resourceToken } from './provider.js'
+import { functionToken, methodName, methodToken, PACKAGE, pulumiRegistry, type Registry, resourceToken } from './provider.js'
 import { wireName } from './wire.js'
 
 type Json = null | string | number | boolean | Json[] | { [key: string]: Json }
@@ -98,7 +98,8 @@ function sortedKeys(o: JsonObject): JsonObject {
   )
 }
 
-export function packageSchema(registry: Registry, options: SchemaOptions): JsonObject {
+export function packageSchema(all: Registry, options: SchemaOptions): JsonObject {
+  const registry = pulumiRegistry(all)
   const types = new Types()
   const { provider } = registry
 
@@ -133,6 +134,33 @@ export function packageSchema(registry: Registry, options: SchemaOptions): JsonO
         .filter(([, a]) => a.required === true)
         .map(([name]) => wireName(name))
         .sort(),
+      ...(definition.methods?.length
+        ? { methods: sortedKeys(Object.fromEntries(definition.methods.map((m) => [methodName(m), methodToken(definition, m)]))) }
+        : {}),
+    }
+  }
+
+  // A method is a function whose first input, `__self__`, is the resource it is called on; it returns
+  // nothing (the SDKs generate `vm.power({ state })` returning void, or an `error` in Go).
+  const methods: JsonObject = {}
+  for (const definition of registry.resources) {
+    const owner = toPascal(definition.name)
+    for (const method of definition.methods ?? []) {
+      const self = { $ref: `#/resources/${resourceToken(definition)}`, description: `The ${owner} the method acts on.` }
+      methods[methodToken(definition, method)] = {
+        description: `${method.description} Runs at each \`pulumi up\` that reaches the call, never in a preview; it changes no state (the next refresh reads what it changed).`,
+        inputs: {
+          type: 'object',
+          properties: { __self__: self, ...types.properties(method.inputs, `${owner}${toPascal(method.name)}`, () => true, true) },
+          required: [
+            '__self__',
+            ...Object.entries(method.inputs)
+              .filter(([, a]) => a.required === true)
+              .map(([name]) => wireName(name))
+              .sort(),
+          ],
+        },
+      }
     }
   }
 
@@ -183,7 +211,7 @@ export function packageSchema(registry: Registry, options: SchemaOptions): JsonO
       inputProperties: configVariables,
     },
     resources: sortedKeys(resources),
-    functions: sortedKeys(functions),
+    functions: sortedKeys({ ...functions, ...methods }),
     types: sortedKeys(types.specs),
     language: languages(options.version),
   }

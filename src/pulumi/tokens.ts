@@ -6,6 +6,15 @@ export const PACKAGE = 'provider'
 
 export const resourceToken = (definition: { name: string }) => `${PACKAGE}:index:${toPascal(definition.name)}`
 export const functionToken = (definition: { name: string }) => `${PACKAGE}:index:${toCamel(definition.name)}`
+/** A resource's method as Pulumi names it: `power` of a Lite VM is `vm.power(...)`, token `provider:index:LiteVm/power`. */
+export const methodName = (method: { name: string }) => toCamel(method.name)
+export const methodToken = (definition: { name: string }, method: { name: string }) => `${resourceToken(definition)}/${methodName(method)}`
+
+/** `provider:index:LiteVm/power` → `provider:index:LiteVm` and `power`; null for a token that names no method. */
+export function splitMethodToken(token: string): { readonly type: string; readonly method: string } | null {
+  const slash = token.lastIndexOf('/')
+  return slash > 0 && slash < token.length - 1 ? { type: token.slice(0, slash), method: token.slice(slash + 1) } : null
+}
 
 /** `urn:pulumi:stack::project::parent$provider:index:LiteVm::name` → `provider:index:LiteVm`. */
 export function typeOfUrn(urn: string): string {

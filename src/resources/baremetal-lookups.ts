@@ -59,6 +59,8 @@ export const baremetalOpenvpn = defineDataSource<Client, typeof openvpnAttribute
   name: 'baremetal_openvpn',
   description: 'The account-wide OpenVPN profile for out-of-band access to Metal servers. Secret.',
   attributes: openvpnAttributes,
+  // Also an ephemeral resource, so a configuration can hand the profile on without storing it.
+  ephemeral: true,
   async read({ client, signal }) {
     const answer = await client.baremetals.getOpenvpn({ signal })
     return { config: answer.config, raw: raw(answer, ['config']) }

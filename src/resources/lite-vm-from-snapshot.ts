@@ -3,7 +3,7 @@ import type { Client, LiteVmAccount } from '../api/index.js'
 import { bool, defineResource, InputError, int64, length, recordOnly, string } from '../core/index.js'
 import { cycleAttribute, cycleCode, digitsId, keepAndWait, LITE_CYCLES, rules, waitAgain } from './billing.js'
 import type { LiteFamily } from './lite-family.js'
-import { consolePasswordRules, consoleUserRules, newVmChecks, newVmPrice } from './lite-vm.js'
+import { consolePasswordAttributes, consoleUserRules, newVmChecks, newVmPrice } from './lite-vm.js'
 
 export function liteVmFromSnapshot(family: LiteFamily) {
   const what = `${family.title} VM`
@@ -34,13 +34,7 @@ export function liteVmFromSnapshot(family: LiteFamily) {
       validate: consoleUserRules,
       description: 'The SSH and console user.',
     }),
-    console_password: string({
-      required: true,
-      createOnly: true,
-      sensitive: true,
-      validate: consolePasswordRules,
-      description: 'The console password: at least 8 letters and digits, with an upper-case letter, a lower-case letter and a digit.',
-    }),
+    ...consolePasswordAttributes('VM'),
     description: string({
       optional: true,
       default: '',

@@ -45,6 +45,40 @@ export const consolePasswordRules = [
   pattern(/^(?=.*[a-z])(?=.*[A-Z])(?=.*[0-9])/, 'made of at least one upper-case letter, one lower-case letter and one digit'),
 ]
 
+/**
+ * The console password in its two forms, shared with the restored VM: `console_password`, kept in
+ * state (sensitive), and `console_password_wo`, write-only, with the version that stands for it in
+ * plans. The service has no call to change a password, so both are create-only: a change of
+ * `console_password`, or of the version, replaces the VM. `echoes` are the read-only attributes
+ * holding the password as the service reports it.
+ */
+export function consolePasswordAttributes(what: string, echoes: readonly string[] = []) {
+  const rule = 'at least 8 letters and digits, with an upper-case letter, a lower-case letter and a digit'
+  return {
+    console_password: string({
+      optional: true,
+      sensitive: true,
+      createOnly: true,
+      validate: consolePasswordRules,
+      description: `The console password: ${rule}.`,
+    }),
+    console_password_wo: string({
+      optional: true,
+      sensitive: true,
+      validate: consolePasswordRules,
+      writeOnly: { alternative: 'console_password', version: 'console_password_wo_version', echoes, required: true },
+      description: `The console password, ${rule}, sent with the order of the ${what} and never stored. Changing it alone does nothing: change \`console_password_wo_version\` too.`,
+    }),
+    console_password_wo_version: int64({
+      optional: true,
+      createOnly: true,
+      description:
+        `The version of \`console_password_wo\`, e.g. \`1\`, kept in state in its place. The service cannot change a password, so changing the version replaces the ${what} (a new order, with the new password). ` +
+        'Setting it on an existing object that was created with `console_password` only records the switch, when `console_password_wo` holds the same password; a different password replaces it.',
+    }),
+  }
+}
+
 const POWER_STATES = ['start', 'stop', 'suspend', 'resume', 'shutdown'] as const
 /** What vm-details reports once each power action is in effect. */
 const POWER_EFFECT: Record<string, string> = {
@@ -65,13 +99,7 @@ function vmAttributes(family: LiteFamily) {
       validate: consoleUserRules,
       description: 'The SSH and console user (the cloud-init user).',
     }),
-    console_password: string({
-      required: true,
-      sensitive: true,
-      createOnly: true,
-      validate: consolePasswordRules,
-      description: 'The console password: at least 8 letters and digits, with an upper-case letter, a lower-case letter and a digit.',
-    }),
+    ...consolePasswordAttributes('VM', ['cipassword']),
     product_id: int64({
       required: true,
       validate: [rules.id],

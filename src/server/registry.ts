@@ -48,6 +48,8 @@ export class UnknownTypeError extends InputError {
 export class TypeIndex {
   private readonly resources: ReadonlyMap<string, AnyResource>
   private readonly dataSources: ReadonlyMap<string, AnyDataSource>
+  /** The lookups also served as ephemeral resources (AnyDataSource.ephemeral), under the lookup's own type name. */
+  private readonly ephemerals: ReadonlyMap<string, AnyDataSource>
   private readonly words = new Map<string, string>()
 
   constructor(
@@ -56,6 +58,7 @@ export class TypeIndex {
   ) {
     this.resources = new Map(registry.resources.map((r) => [naming.resourceType(r.name), r]))
     this.dataSources = new Map(registry.dataSources.map((d) => [naming.dataSourceType(d.name), d]))
+    this.ephemerals = new Map([...this.dataSources].filter(([, d]) => d.ephemeral === true))
     // Later spellings win: a resource's attribute named like a provider setting reads as the attribute.
     for (const name of attributeNames(registry.provider.attributes)) this.words.set(name, naming.words.setting(name))
     const add = (definition: AnyResource | AnyDataSource, spell: (name: string) => string) => {
@@ -83,6 +86,11 @@ export class TypeIndex {
     return [...this.dataSources.keys()]
   }
 
+  /** Every ephemeral resource type, in the registry's order; a protocol without them never asks. */
+  ephemeralTypes(): string[] {
+    return [...this.ephemerals.keys()]
+  }
+
   findResource(type: string): AnyResource | undefined {
     return this.resources.get(type)
   }
@@ -96,6 +104,13 @@ export class TypeIndex {
   dataSource(type: string): AnyDataSource {
     const found = this.dataSources.get(type)
     if (!found) throw new UnknownTypeError(this.naming.lookup, type)
+    return found
+  }
+
+  /** The lookup an ephemeral resource type opens. */
+  ephemeral(type: string): AnyDataSource {
+    const found = this.ephemerals.get(type)
+    if (!found) throw new UnknownTypeError('ephemeral resource type', type)
     return found
   }
 

@@ -1,5 +1,6 @@
 /** ApplyResourceChange: a create, update or delete through the server, with Terraform's taint guards. */
 import type { MessageInitShape } from '@bufbuild/protobuf'
+import { withWriteOnlyValues } from '../core/index.js'
 import type { TfContext } from './context.js'
 import { decode, encode } from './dynamic-value.js'
 import type { ApplyResourceChange_Request, ApplyResourceChange_ResponseSchema } from './gen/tfplugin6.10_pb.js'
@@ -14,7 +15,8 @@ export async function applyResourceChange(
     const resource = ctx.resource(request.typeName)
     const { definition, view } = resource
     const prior = decode(view, request.priorState)
-    const planned = decode(view, request.plannedState)
+    // The plan holds no write-only value: the configuration sent with the apply does (core/write-only.ts).
+    const planned = withWriteOnlyValues(definition.attributes, decode(view, request.plannedState), decode(view, request.config))
     const priorPrivate = readPrivate(request.plannedPrivate)
     const strict = ctx.server.unfinishedSetting
     const s = ctx.session()

@@ -2,14 +2,23 @@
  * What every Terraform RPC handler works with: the provider server, the schema views that decode and
  * encode its values, and Terraform's wording of diagnostics. Built once per provider process.
  */
-import { type AnyDataSource, type AnyResource, type Diagnostic, messageOf, type Session, toDiagnostics, toSnake } from '../core/index.js'
+import {
+  type AnyDataSource,
+  type AnyMethod,
+  type AnyResource,
+  type Diagnostic,
+  messageOf,
+  type Session,
+  toDiagnostics,
+  toSnake,
+} from '../core/index.js'
 import { type Naming, ProviderServer, type Registry, type TypeIndex, UnknownTypeError } from '../server/index.js'
 import type { MessageInitShape } from '@bufbuild/protobuf'
 import type { ResourceIdentityDataSchema, Diagnostic as TfDiagnostic } from './gen/tfplugin6.10_pb.js'
 import { encodeIdentity, identityOf, type TfIdentity } from './identity.js'
 import { listView } from './list-resource.js'
 import type { Logger } from './log.js'
-import { dataSourceView, providerView, resourceView, TYPE_PREFIX, type TfView, toTfDiagnostic } from './schema.js'
+import { actionView, dataSourceView, providerView, resourceView, TYPE_PREFIX, type TfView, toTfDiagnostic } from './schema.js'
 import { workspaceScope } from './workspace.js'
 
 /** Terraform's names: `provider_lite_vm`, `provider_lite_products`, `power_state`, settings as written. */
@@ -25,6 +34,18 @@ export const TERRAFORM_NAMING: Naming = {
   },
 }
 
+/** A resource's method as a Terraform action: the resource's type and the method's name, `provider_lite_vm_power`. */
+export function actionType(resourceType: string, method: AnyMethod): string {
+  return `${resourceType}_${method.name}`
+}
+
+/** A Terraform action: the method of a resource it runs, and the view of its configuration. */
+export interface ActionEntry {
+  readonly definition: AnyResource
+  readonly method: AnyMethod
+  readonly view: TfView
+}
+
 /** Every schema view, by Terraform type name. */
 export interface Views {
   readonly provider: TfView
@@ -33,15 +54,33 @@ export interface Views {
   readonly identities: ReadonlyMap<string, TfIdentity>
   /** The list schemas of the listable resource types. */
   readonly lists: ReadonlyMap<string, TfView>
+  /** The lookups also served as ephemeral resources: the same schema as their data source. */
+  readonly ephemerals: ReadonlyMap<string, TfView>
+  readonly actions: ReadonlyMap<string, ActionEntry>
 }
 
 export function viewsOf(types: TypeIndex, provider: Registry['provider']): Views {
+  const actions = new Map<string, ActionEntry>()
+  for (const resourceType of types.resourceTypes()) {
+    const definition = types.resource(resourceType)
+    for (const method of definition.methods ?? []) {
+      const type = actionType(resourceType, method)
+      const taken = actions.get(type)
+      if (taken)
+        throw new Error(
+          `two actions would be named ${type}: ${taken.definition.name} ${taken.method.name} and ${definition.name} ${method.name}`,
+        )
+      actions.set(type, { definition, method, view: actionView(type, definition, method) })
+    }
+  }
   return {
     provider: providerView(provider),
     resources: new Map(types.resourceTypes().map((type) => [type, resourceView(types.resource(type))])),
     dataSources: new Map(types.dataSourceTypes().map((type) => [type, dataSourceView(types.dataSource(type))])),
     identities: new Map(types.resourceTypes().map((type) => [type, identityOf(types.resource(type), type)])),
     lists: new Map(types.listResourceTypes().map((type) => [type, listView(types.resource(type), type)])),
+    ephemerals: new Map(types.ephemeralTypes().map((type) => [type, dataSourceView(types.ephemeral(type))])),
+    actions,
   }
 }
 
@@ -102,6 +141,17 @@ export class TfContext {
   dataSource(typeName: string): { definition: AnyDataSource; view: TfView } {
     const definition = this.server.types.dataSource(typeName)
     return { definition, view: this.views.dataSources.get(typeName) as TfView }
+  }
+
+  ephemeral(typeName: string): { definition: AnyDataSource; view: TfView } {
+    const definition = this.server.types.ephemeral(typeName)
+    return { definition, view: this.views.ephemerals.get(typeName) as TfView }
+  }
+
+  action(typeName: string): ActionEntry {
+    const found = this.views.actions.get(typeName)
+    if (!found) throw new UnknownTypeError('action', typeName)
+    return found
   }
 
   /** The session of an operation; orders are told apart by the Terraform workspace. */

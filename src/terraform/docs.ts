@@ -1,12 +1,13 @@
 /**
  * Registry-format reference docs (the layout tfplugindocs produces), rendered from the definitions:
- * the provider page, one page per resource and per data source. Pure text in, text out, so the
+ * the provider page, one page per resource, per data source and per ephemeral resource. Pure text in, text out, so the
  * output is deterministic and a test can tell when the committed docs/ is stale.
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, rmSync, writeFileSync } from 'node:fs'
 import { dirname, join, relative } from 'node:path'
 import {
   type AnyDataSource,
+  type AnyMethod,
   type AnyProvider,
   type AnyResource,
   type Attribute,
@@ -18,7 +19,9 @@ import {
   toPascal,
   toSnake,
   type TypeSpec,
+  writeOnlyInputs,
 } from '../core/index.js'
+import { actionType } from './context.js'
 import { TYPE_PREFIX } from './schema.js'
 
 const PROVIDER_NAME = 'provider'
@@ -30,7 +33,7 @@ export interface DocsRegistry {
   readonly dataSources: readonly AnyDataSource[]
 }
 
-export type ExampleKind = 'provider' | 'resources' | 'data-sources'
+export type ExampleKind = 'provider' | 'resources' | 'data-sources' | 'ephemeral-resources' | 'actions'
 
 export interface DocsOptions {
   /** The example configuration of a page (`typeName` is empty for the provider), or null when there is none. */
@@ -55,7 +58,27 @@ export function renderDocs(registry: DocsRegistry, options: DocsOptions): DocFil
   for (const dataSource of [...registry.dataSources].sort(byName)) {
     files.push({ path: `data-sources/${dataSource.name}.md`, content: renderDataSource(dataSource, options, names) })
   }
+  for (const dataSource of ephemerals(registry)) {
+    files.push({ path: `ephemeral-resources/${dataSource.name}.md`, content: renderEphemeral(dataSource, options, names) })
+  }
+  for (const { resource, method, typeName } of actionsOf(registry)) {
+    files.push({ path: actionPage(typeName), content: renderAction(resource, method, typeName, options, names) })
+  }
   return files
+}
+
+/** Every resource method as the Terraform action it is served as, sorted by type name. */
+export function actionsOf(registry: Pick<DocsRegistry, 'resources'>): { resource: AnyResource; method: AnyMethod; typeName: string }[] {
+  return registry.resources
+    .flatMap((resource) =>
+      (resource.methods ?? []).map((method) => ({ resource, method, typeName: actionType(`${TYPE_PREFIX}${resource.name}`, method) })),
+    )
+    .sort((a, b) => (a.typeName < b.typeName ? -1 : a.typeName > b.typeName ? 1 : 0))
+}
+
+/** The page of an action, relative to docs/: `actions/lite_vm_power.md` for `provider_lite_vm_power`. */
+export function actionPage(typeName: string): string {
+  return `actions/${typeName.slice(TYPE_PREFIX.length)}.md`
 }
 
 /** Where the example of a page lives under the examples folder. */
@@ -80,6 +103,11 @@ export function writeDocs(dir: string, files: readonly DocFile[]): { written: st
   const deleted = generatedFiles(dir).filter((path) => !wanted.has(path))
   for (const path of deleted) rmSync(join(dir, path))
   removeEmptyFolders(dir)
+  return { written: writeChanged(dir, files), deleted }
+}
+
+/** Writes each file whose content differs from what `dir` holds; answers the paths written. */
+export function writeChanged(dir: string, files: readonly DocFile[]): string[] {
   const written: string[] = []
   for (const file of files) {
     const path = join(dir, file.path)
@@ -88,7 +116,7 @@ export function writeDocs(dir: string, files: readonly DocFile[]): { written: st
     writeFileSync(path, file.content)
     written.push(file.path)
   }
-  return { written, deleted }
+  return written
 }
 
 /** Pages of docs/ written by hand (the design, the emulator's API, the Pulumi SDKs): never generated, never deleted by writeDocs. */
@@ -131,6 +159,11 @@ function removeEmptyFolders(folder: string): void {
 }
 
 const byName = (a: { name: string }, b: { name: string }) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)
+
+/** The lookups also served as ephemeral resources (AnyDataSource.ephemeral), by name. */
+function ephemerals(registry: DocsRegistry): AnyDataSource[] {
+  return registry.dataSources.filter((d) => d.ephemeral === true).sort(byName)
+}
 
 /**
  * Descriptions are written once for both front ends, so they may name things the Pulumi way
@@ -215,7 +248,7 @@ function renderProvider(registry: DocsRegistry, options: DocsOptions, names: Ter
       'another; `terraform destroy` cancels it.',
     '- Changes are made in a fixed order within one apply, each recorded in state as soon as it succeeds.',
     '',
-    '## Resources and data sources',
+    '## Resources, data sources, ephemeral resources and actions',
     '',
     ...index(registry, options),
     ...schemaSection(provider.attributes, names, { environment: provider.environment }),
@@ -232,6 +265,8 @@ function index(registry: DocsRegistry, options: DocsOptions): string[] {
   for (const r of [...registry.resources].sort(byName)) add(r.name, `- Resource [\`${TYPE_PREFIX}${r.name}\`](resources/${r.name}.md)`)
   for (const d of [...registry.dataSources].sort(byName))
     add(d.name, `- Data source [\`${TYPE_PREFIX}${d.name}\`](data-sources/${d.name}.md)`)
+  for (const d of ephemerals(registry)) add(d.name, `- Ephemeral resource [\`${TYPE_PREFIX}${d.name}\`](ephemeral-resources/${d.name}.md)`)
+  for (const { resource, typeName } of actionsOf(registry)) add(resource.name, `- Action [\`${typeName}\`](${actionPage(typeName)})`)
   const lines: string[] = []
   for (const [group, entries] of [...groups].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
     lines.push(`### ${group}`, '', ...entries, '')
@@ -257,6 +292,65 @@ function renderResource(resource: AnyResource, options: DocsOptions, names: Terr
     ...importSection(resource, typeName, names),
     ...listSection(resource, typeName),
     ...movedSection(resource, typeName, names),
+    ...actionsSection(resource, typeName),
+  ]
+  return finish(lines)
+}
+
+function actionsSection(resource: AnyResource, typeName: string): string[] {
+  const actions = actionsOf({ resources: [resource] })
+  if (actions.length === 0) return []
+  return [
+    '## Actions',
+    '',
+    `One-shot operations on an existing \`${typeName}\`, run on demand (Terraform 1.14 and later):`,
+    '',
+    ...actions.map(({ method, typeName: action }) => `- [\`${action}\`](../${actionPage(action)}): ${firstSentence(method.description)}`),
+    '',
+  ]
+}
+
+function firstSentence(text: string): string {
+  const end = text.search(/\.(\s|$)/)
+  return end < 0 ? text : text.slice(0, end + 1)
+}
+
+function renderAction(resource: AnyResource, method: AnyMethod, typeName: string, options: DocsOptions, names: TerraformNames): string {
+  const resourceType = `${TYPE_PREFIX}${resource.name}`
+  const description = names.text(method.description)
+  const lines = [
+    frontMatter(`${typeName} Action - ${PROVIDER_NAME}`, options.subcategoryOf(resource.name), description),
+    `# ${typeName} (Action)`,
+    '',
+    description,
+    '',
+    ...(method.destructive ? [`~> **Destructive:** invoking it cannot be undone. Terraform warns when it plans this action.`, ''] : []),
+    `An action runs the \`${method.name}\` operation once on an existing [\`${resourceType}\`](../resources/${resource.name}.md), ` +
+      'named by its id, and changes nothing in state: the next refresh reads what it changed. Actions need Terraform 1.14 ' +
+      'or later (OpenTofu has none); with other versions the provider works as before, without its actions.',
+    '',
+    'Invoke it on its own:',
+    '',
+    '```shell',
+    `terraform apply -invoke=action.${typeName}.example`,
+    '```',
+    '',
+    `or run it from a resource's \`lifecycle\` block with an \`action_trigger\` (\`events = [after_create, after_update]\`). ` +
+      'Progress is shown as it goes. An interrupt (Ctrl-C) stops the provider waiting, not the operation at the service.',
+    '',
+    ...exampleSection(options.exampleOf('actions', typeName)),
+    ...schemaSection(
+      {
+        id: string({ required: true, description: `The id of the \`${resourceType}\` to act on, e.g. \`${resourceType}.example.id\`.` }),
+        ...method.inputs,
+      },
+      names,
+      {},
+    ).map((line) => (line === '## Schema' ? '## Schema (the `config` block)' : line)),
+    '## Timeout',
+    '',
+    `The operation may take up to \`${method.timeout}\`; the invocation fails after that.`,
+    '',
   ]
   return finish(lines)
 }
@@ -286,7 +380,43 @@ function renderDataSource(dataSource: AnyDataSource, options: DocsOptions, names
     '',
     names.text(dataSource.description),
     '',
+    ...(dataSource.ephemeral
+      ? [
+          `-> **Not stored:** this data source keeps what it reads in the state. With Terraform 1.10 or OpenTofu 1.11 and later, ` +
+            `the ephemeral resource [\`${typeName}\`](../ephemeral-resources/${dataSource.name}.md) gives the same values ` +
+            'for one run without writing them to the state or a plan.',
+          '',
+        ]
+      : []),
     ...exampleSection(options.exampleOf('data-sources', typeName)),
+    ...schemaSection(dataSource.attributes, names, {}),
+  ]
+  return finish(lines)
+}
+
+/** The page of a lookup served as an ephemeral resource: when it is opened, where its values may go, the older form. */
+function renderEphemeral(dataSource: AnyDataSource, options: DocsOptions, names: TerraformNames): string {
+  const typeName = `${TYPE_PREFIX}${dataSource.name}`
+  const lines = [
+    frontMatter(
+      `${typeName} Ephemeral Resource - ${PROVIDER_NAME}`,
+      options.subcategoryOf(dataSource.name),
+      names.text(dataSource.description),
+    ),
+    `# ${typeName} (Ephemeral Resource)`,
+    '',
+    names.text(dataSource.description),
+    '',
+    'An ephemeral resource (Terraform 1.10 and later, OpenTofu 1.11 and later) is opened during every plan and every apply: ' +
+      'it reads the service then, and its values exist for that run only, never written to the state or a plan file. ' +
+      'Reference them where the client accepts ephemeral values: provider blocks, write-only arguments, provisioner and ' +
+      '`connection` blocks, locals, and ephemeral variables and outputs of modules. Opening it only reads, so it leaves ' +
+      'nothing to close at the service.',
+    '',
+    `For older clients, the data source [\`${typeName}\`](../data-sources/${dataSource.name}.md) reads the same values ` +
+      'and keeps them in the state.',
+    '',
+    ...exampleSection(options.exampleOf('ephemeral-resources', typeName)),
     ...schemaSection(dataSource.attributes, names, {}),
   ]
   return finish(lines)
@@ -468,8 +598,17 @@ function groups(
   const optional: string[] = []
   const readOnly: string[] = []
   const entries = Object.entries(attributes).sort(([a], [b]) => (toSnake(a) < toSnake(b) ? -1 : 1))
+  const pairs = writeOnlyInputs(attributes)
   for (const [name, attribute] of entries) {
-    const line = attributeLine(name, attribute, names, parent, nested, context.environment?.[name])
+    // What the write-only form of a value changes for its alternative and echoes (core/write-only.ts).
+    const partnerNotes = pairs.flatMap(({ name: wo, spec }) => {
+      if (spec.alternative === name) {
+        const rule = spec.required ? 'Set one of the two' : 'The two conflict'
+        return [`Kept in the state, marked sensitive; \`${toSnake(wo)}\` is its write-only form, never stored. ${rule}`]
+      }
+      return (spec.echoes ?? []).includes(name) ? [`Null while \`${toSnake(wo)}\` is used`] : []
+    })
+    const line = attributeLine(name, attribute, names, parent, nested, context.environment?.[name], partnerNotes)
     if (attribute.required) required.push(line)
     else if (isInput(attribute)) optional.push(line)
     else readOnly.push(line)
@@ -507,10 +646,17 @@ function attributeLine(
   parent: string,
   nested: Nested[],
   environment: string | undefined,
+  partnerNotes: readonly string[] = [],
 ): string {
   const tfName = toSnake(name)
-  const flags = [typeLabel(attribute.type), ...(attribute.sensitive ? ['Sensitive'] : [])]
-  const notes: string[] = [names.text(attribute.description)]
+  const flags = [typeLabel(attribute.type), ...(attribute.sensitive ? ['Sensitive'] : []), ...(attribute.writeOnly ? ['Write-only'] : [])]
+  const notes: string[] = [names.text(attribute.description), ...partnerNotes]
+  if (attribute.writeOnly) {
+    const { alternative, version } = attribute.writeOnly
+    notes.push(
+      `**Write-only**: never stored in the plan or the state (Terraform 1.11 or later, OpenTofu 1.11 or later). Requires \`${toSnake(version)}\`; conflicts with \`${toSnake(alternative)}\``,
+    )
+  }
   if (attribute.createOnly) notes.push('**Forces replacement** when changed.')
   if (attribute.action) {
     notes.push(

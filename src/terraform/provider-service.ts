@@ -3,7 +3,9 @@
 // apply semantics live in core and the runtime in the server; nothing here registers or configures.
 import { create, type MessageInitShape, toBinary } from '@bufbuild/protobuf'
 import { TypeIndex, type Registry } from '../server/index.js'
+import { invokeAction, planAction, validateActionConfig } from './actions.js'
 import { applyResourceChange } from './apply-resource-change.js'
+import { closeEphemeralResource, renewEphemeralResource } from './close-ephemeral-resource.js'
 import { configureProvider } from './configure-provider.js'
 import { TERRAFORM_NAMING, TfContext, type Views, viewsOf } from './context.js'
 import { GetProviderSchema_ResponseSchema, GetResourceIdentitySchemas_ResponseSchema, Provider } from './gen/tfplugin6.10_pb.js'
@@ -12,12 +14,18 @@ import { importResourceState } from './import-resource-state.js'
 import type { Logger } from './log.js'
 import { listResource, validateListResourceConfig } from './list-resource.js'
 import { moveResourceState } from './move-resource-state.js'
+import { openEphemeralResource } from './open-ephemeral-resource.js'
 import { planResourceChange } from './plan-resource-change.js'
 import { readDataSource } from './read-data-source.js'
 import { readResource } from './read-resource.js'
 import { upgradeResourceIdentity } from './upgrade-resource-identity.js'
 import { upgradeResourceState } from './upgrade-resource-state.js'
-import { validateDataResourceConfig, validateProviderConfig, validateResourceConfig } from './validate-config.js'
+import {
+  validateDataResourceConfig,
+  validateEphemeralResourceConfig,
+  validateProviderConfig,
+  validateResourceConfig,
+} from './validate-config.js'
 
 export type { Registry } from '../server/index.js'
 
@@ -38,6 +46,8 @@ function schemaResponse(views: Views): MessageInitShape<typeof GetProviderSchema
     resourceSchemas: Object.fromEntries([...views.resources].map(([name, view]) => [name, view.schema])),
     dataSourceSchemas: Object.fromEntries([...views.dataSources].map(([name, view]) => [name, view.schema])),
     listResourceSchemas: Object.fromEntries([...views.lists].map(([name, view]) => [name, view.schema])),
+    ephemeralResourceSchemas: Object.fromEntries([...views.ephemerals].map(([name, view]) => [name, view.schema])),
+    actionSchemas: Object.fromEntries([...views.actions].map(([name, action]) => [name, { schema: action.view.schema }])),
     serverCapabilities: CAPABILITIES,
   }
 }
@@ -73,6 +83,8 @@ export function providerService(registry: Registry, options: ProviderServiceOpti
       resources: ctx.server.types.resourceTypes().map((typeName) => ({ typeName })),
       dataSources: ctx.server.types.dataSourceTypes().map((typeName) => ({ typeName })),
       listResources: ctx.server.types.listResourceTypes().map((typeName) => ({ typeName })),
+      ephemeralResources: ctx.server.types.ephemeralTypes().map((typeName) => ({ typeName })),
+      actions: [...ctx.views.actions.keys()].map((typeName) => ({ typeName })),
     }),
     getProviderSchema: () => schemaResponse(ctx.views),
     getResourceIdentitySchemas: () => identitySchemasResponse(ctx.views),
@@ -90,6 +102,13 @@ export function providerService(registry: Registry, options: ProviderServiceOpti
     importResourceState: (request) => importResourceState(ctx, request),
     moveResourceState: (request) => moveResourceState(ctx, request),
     readDataSource: (request) => readDataSource(ctx, request),
+    validateEphemeralResourceConfig: (request) => validateEphemeralResourceConfig(ctx, request),
+    openEphemeralResource: (request) => openEphemeralResource(ctx, request),
+    renewEphemeralResource: (request) => renewEphemeralResource(ctx, request),
+    closeEphemeralResource: (request) => closeEphemeralResource(ctx, request),
+    validateActionConfig: (request) => validateActionConfig(ctx, request),
+    planAction: (request) => planAction(ctx, request),
+    invokeAction: (request, send, call) => invokeAction(ctx, request, send, call),
     stopProvider: () => {
       options.log.info('stop requested: cancelling in-flight operations at their next step boundary')
       ctx.server.interrupt(new Error('Terraform asked the provider to stop (interrupted)'))

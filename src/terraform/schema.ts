@@ -3,6 +3,7 @@
 import { create } from '@bufbuild/protobuf'
 import {
   type AnyDataSource,
+  type AnyMethod,
   type AnyProvider,
   type AnyResource,
   type Attribute,
@@ -10,6 +11,7 @@ import {
   type Diagnostic,
   isComputed,
   isInput,
+  string,
   toSnake,
   type TypeSpec,
   UNKNOWN,
@@ -73,6 +75,19 @@ function timeoutsDescription(definition: AnyResource): string {
 
 export function dataSourceView(definition: AnyDataSource): TfView {
   return view(`${TYPE_PREFIX}${definition.name}`, definition.attributes, definition.description, false, [])
+}
+
+/**
+ * A method of a resource as a Terraform action: its configuration is the id of the object it acts on
+ * (`provider_lite_vm.web.id`) and the method's own arguments.
+ */
+export function actionView(typeName: string, definition: AnyResource, method: AnyMethod): TfView {
+  const target = string({
+    required: true,
+    description: `The id of the ${definition.name} to act on, usually a reference such as \`${TYPE_PREFIX}${definition.name}.example.id\`.`,
+  })
+  const warning = method.destructive ? ' It cannot be undone.' : ''
+  return view(typeName, { id: target, ...method.inputs }, `${method.description}${warning}`, false, [])
 }
 
 export function providerView(definition: AnyProvider): TfView {
@@ -166,6 +181,7 @@ function schemaAttribute(name: string, attribute: Attribute): Schema_Attribute {
     optional: isInput(attribute) && attribute.required !== true,
     computed,
     sensitive: attribute.sensitive === true,
+    writeOnly: attribute.writeOnly !== undefined,
     description: describeAttribute(attribute),
     descriptionKind: StringKind.MARKDOWN,
   }

@@ -1,15 +1,19 @@
-/** ValidateProviderConfig, ValidateResourceConfig, ValidateDataResourceConfig: values as written, before any plan. */
+/**
+ * ValidateProviderConfig, ValidateResourceConfig, ValidateDataResourceConfig and
+ * ValidateEphemeralResourceConfig: values as written, before any plan.
+ */
 import { validateConfig } from '../core/index.js'
 import type { TfContext } from './context.js'
 import { decode } from './dynamic-value.js'
 import type {
   Diagnostic as TfDiagnostic,
   ValidateDataResourceConfig_Request,
+  ValidateEphemeralResourceConfig_Request,
   ValidateProviderConfig_Request,
   ValidateResourceConfig_Request,
 } from './gen/tfplugin6.10_pb.js'
 
-/** Each of the three responses holds diagnostics only. */
+/** Each of the four responses holds diagnostics only. */
 type Reply = { readonly diagnostics: TfDiagnostic[] }
 
 export function validateProviderConfig(ctx: TfContext, request: ValidateProviderConfig_Request): Reply {
@@ -28,6 +32,8 @@ export function validateResourceConfig(ctx: TfContext, request: ValidateResource
     const hasTimeouts = Object.keys(definition.timeouts).length > 0
     const issues = validateConfig(definition.attributes, config, {
       requireInputs: false, // Terraform reports missing required arguments itself
+      // Absent from clients older than protocol 6.8, which would store a write-only value in state.
+      writeOnlyAllowed: request.clientCapabilities?.writeOnlyAttributesAllowed === true,
       ...(hasTimeouts ? { timeouts: definition.timeouts } : {}),
     })
     return { diagnostics: ctx.diagnostics(issues) }
@@ -43,5 +49,16 @@ export function validateDataResourceConfig(ctx: TfContext, request: ValidateData
     return { diagnostics: ctx.diagnostics(validateConfig(definition.attributes, config, { requireInputs: false })) }
   } catch (thrown) {
     return { diagnostics: ctx.failed('ValidateDataResourceConfig', thrown) }
+  }
+}
+
+/** An ephemeral resource opens a lookup (AnyDataSource.ephemeral): its configuration is the lookup's. */
+export function validateEphemeralResourceConfig(ctx: TfContext, request: ValidateEphemeralResourceConfig_Request): Reply {
+  try {
+    const { definition, view } = ctx.ephemeral(request.typeName)
+    const config = decode(view, request.config) ?? {}
+    return { diagnostics: ctx.diagnostics(validateConfig(definition.attributes, config, { requireInputs: false })) }
+  } catch (thrown) {
+    return { diagnostics: ctx.failed('ValidateEphemeralResourceConfig', thrown) }
   }
 }

@@ -81,6 +81,8 @@ export interface FrontEndDriver {
   readonly name: string
   /** Whether its sessions offer `identity`: the tool keeps a resource identity. */
   readonly identity: boolean
+  /** Whether the front end has write-only attributes (Terraform does; Pulumi's schema leaves them out). */
+  readonly writeOnly: boolean
   /**
    * A session of the front end serving `definition`, its API client wired to the harness's emulator;
    * `settings` are provider settings besides the key and URL (canonical names).
@@ -117,6 +119,7 @@ interface TfAttribute {
   readonly name: string
   readonly computed: boolean
   readonly optional: boolean
+  readonly writeOnly: boolean
 }
 
 interface TfNative {
@@ -182,6 +185,7 @@ function same(a: unknown, b: unknown): boolean {
 export const terraformDriver: FrontEndDriver = {
   name: 'terraform',
   identity: true,
+  writeOnly: true,
   async open(definition, harness, settings = {}) {
     const typeName = `provider_${definition.name}`
     const server = createGrpcServer({})
@@ -207,7 +211,12 @@ export const terraformDriver: FrontEndDriver = {
     })
     errorsOf('ConfigureProvider', configured.diagnostics)
 
-    const attributes: TfAttribute[] = schema.block.attributes.map((a) => ({ name: a.name, computed: a.computed, optional: a.optional }))
+    const attributes: TfAttribute[] = schema.block.attributes.map((a) => ({
+      name: a.name,
+      computed: a.computed,
+      optional: a.optional,
+      writeOnly: a.writeOnly,
+    }))
     const blocks = schema.block.blockTypes.map((b) => b.typeName)
     const canonical = new Map(Object.keys(definition.attributes).map((name) => [toSnake(name), name]))
     const canonicalOf = (snake: string) => canonical.get(snake) ?? snake
@@ -226,11 +235,15 @@ export const terraformDriver: FrontEndDriver = {
       return object
     }
 
-    /** objchange.ProposedNew: config values, except computed attributes left unset, which keep the prior value. */
+    /**
+     * objchange.ProposedNew: config values, except computed attributes left unset, which keep the prior
+     * value; write-only values stripped (ephemeral.StripWriteOnlyAttributes).
+     */
     function proposedNew(prior: Record<string, unknown> | null, config: Record<string, unknown>): Record<string, unknown> {
       const proposed: Record<string, unknown> = { ...config }
       for (const a of attributes) {
         if (a.computed && config[a.name] === null) proposed[a.name] = prior?.[a.name] ?? null
+        if (a.writeOnly) proposed[a.name] = null
       }
       return proposed
     }
@@ -240,6 +253,10 @@ export const terraformDriver: FrontEndDriver = {
       const problems: string[] = []
       for (const a of attributes) {
         const [p, c, v] = [prior?.[a.name] ?? null, config[a.name] ?? null, planned[a.name] ?? null]
+        if (a.writeOnly) {
+          if (v !== null) problems.push(`${a.name}: planned value for write-only attribute is not null`)
+          continue
+        }
         if (same(v, c)) continue
         if (prior !== null && p !== null && c !== null && same(v, p)) continue
         if (a.computed && !a.optional) continue
@@ -284,6 +301,11 @@ export const terraformDriver: FrontEndDriver = {
 
     function stateOf(object: Record<string, unknown> | null, priv: Uint8Array, identity?: Uint8Array): DriverState | null {
       if (object === null) return null
+      // ephemeral.ValidateWriteOnlyAttributes: Terraform refuses a new state with a write-only value.
+      for (const a of attributes) {
+        if (a.writeOnly && object[a.name] !== null)
+          throw new ProviderFailure(`${typeName}.${a.name} is write-only but not null in the state`)
+      }
       const values = Object.fromEntries(Object.entries(object).map(([k, v]) => [canonicalOf(k), v]))
       return { id: String(object.id), values, native: { object, private: priv, identity } satisfies TfNative }
     }
@@ -291,7 +313,11 @@ export const terraformDriver: FrontEndDriver = {
     const identityData = (bytes: Uint8Array | undefined) => (bytes ? { identityData: { msgpack: bytes } } : undefined)
 
     async function validate(config: Record<string, unknown>) {
-      const validated = await grpc.call(Provider.method.validateResourceConfig, { typeName, config: dynamic(config) })
+      const validated = await grpc.call(Provider.method.validateResourceConfig, {
+        typeName,
+        config: dynamic(config),
+        clientCapabilities: { writeOnlyAttributesAllowed: true },
+      })
       errorsOf('ValidateResourceConfig', validated.diagnostics)
     }
 
@@ -534,6 +560,7 @@ const REPLACE_ON_CHANGES = replaceOnChangesOf(readFileSync(join(ROOT, 'schema', 
 export const pulumiDriver: FrontEndDriver = {
   name: 'pulumi',
   identity: false, // Pulumi keeps no resource identity: its import takes the id
+  writeOnly: false,
   async open(definition, harness, settings = {}) {
     let warnings: string[] = []
     const log = (severity: string, message: string) => void (severity === 'warning' && warnings.push(message))

@@ -3,7 +3,7 @@
 // per resource is its fixture's lifecycle (test/fixtures/), what differs per front end is a driver (driver.ts).
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
-import { type AnyResource, createOnlyInputs, inputNames, resourceIdentity, UNKNOWN } from '../../src/core/index.js'
+import { type AnyResource, createOnlyInputs, inputNames, resourceIdentity, UNKNOWN, writeOnlyInputs } from '../../src/core/index.js'
 import { resources } from '../../src/resources/index.js'
 import { type Deps, fixtures, type Lifecycle as Example, type Orders } from '../fixtures/index.js'
 import { Harness } from '../harness.js'
@@ -81,13 +81,23 @@ test('every resource of the registry has a complete example', () => {
   for (const definition of resources) {
     const example = examples[definition.name]!
     const createOnly = createOnlyInputs(definition)
+    // A write-only input and its version are exercised by the write-only cases, with their own values.
+    const writeOnly = writeOnlyInputs(definition.attributes)
+    const versions = writeOnly.map(({ spec }) => spec.version)
     assert.deepEqual(
       Object.keys(example.replace).sort(),
-      [...createOnly].sort(),
+      createOnly.filter((name) => !versions.includes(name)).sort(),
       `${definition.name}: one alternative per create-only input`,
     )
+    assert.deepEqual(
+      Object.keys(example.writeOnly ?? {}).sort(),
+      writeOnly.map(({ name }) => name).sort(),
+      `${definition.name}: one value pair per write-only input`,
+    )
     const changedInPlace = new Set(example.inPlace.flatMap((c) => Object.keys(c.change({}))))
-    const updatable = inputNames(definition).filter((name) => !createOnly.includes(name))
+    const updatable = inputNames(definition).filter(
+      (name) => !createOnly.includes(name) && !writeOnly.some((w) => w.name === name || w.spec.version === name),
+    )
     assert.deepEqual(
       updatable.filter((name) => !changedInPlace.has(name)),
       [],
@@ -177,6 +187,83 @@ for (const driver of drivers) {
             await assertNoDrift(f, after, config, 'after the replacement')
           })
         })
+      }
+
+      for (const { name: wo, spec } of driver.writeOnly ? writeOnlyInputs(definition.attributes) : []) {
+        const values = example.writeOnly?.[wo]
+        if (!values) continue // reported by the completeness test above
+        const { alternative, version } = spec
+        const hidden = [wo, alternative, ...(spec.echoes ?? [])]
+        /** The create configuration with the write-only form of the value instead of the alternative. */
+        const writeOnlyConfig = (f: Fixture, value: unknown, v: number) => ({ ...f.config, [alternative]: null, [wo]: value, [version]: v })
+        const serviceHolds = async (f: Fixture, value: unknown) =>
+          JSON.stringify(await f.harness.control('GET', '/accounts')).includes(JSON.stringify(value))
+        const assertHidden = (values: Readonly<Record<string, unknown>>, what: string) => {
+          for (const name of hidden) assert.equal(values[name] ?? null, null, `${what}: ${name} is null`)
+        }
+
+        test(`write-only ${wo}: the service gets it, no plan or state holds it`, async () => {
+          await withFixture(driver, definition, example, async (f) => {
+            const value = values.value(f.deps)
+            const config = writeOnlyConfig(f, value, 1)
+            assertHidden((await f.session.plan(null, config)).planned, 'the plan of the create')
+            const { result: created, orders } = await ordersDuring(f.harness, () => f.session.apply(null, config))
+            assert.deepEqual(orders, example.orders, 'the create places the same orders')
+            assertHidden(created.values, 'the state after create')
+            assert.equal(created.values[version], 1, `the state records ${version}`)
+            assert.ok(!JSON.stringify(created.native, (_, v) => (v instanceof Uint8Array ? [...v] : v)).includes(String(value)))
+            assert.ok(await serviceHolds(f, value), `the service received ${wo}`)
+            const refreshed = await assertNoDrift(f, created, config, 'after create')
+            assertHidden(refreshed.values, 'the state after a refresh')
+            // Changed alone, the value is invisible to a plan: that is what the version is for.
+            assertEmpty(await f.session.plan(refreshed, writeOnlyConfig(f, values.other(f.deps), 1)), `${wo} changed without ${version}`)
+          })
+        })
+
+        if (definition.attributes[alternative]?.createOnly) {
+          test(`write-only ${wo}: a new ${version} replaces the object, with the new value`, async () => {
+            await withFixture(driver, definition, example, async (f) => {
+              const before = await f.session.apply(null, writeOnlyConfig(f, values.value(f.deps), 1))
+              const other = values.other(f.deps)
+              const config = writeOnlyConfig(f, other, 2)
+              assert.deepEqual((await f.session.plan(before, config)).replace, [[version]], `only ${version} forces the replacement`)
+              const { result: after, orders } = await ordersDuring(f.harness, () => f.session.apply(before, config))
+              assert.notEqual(after.id, before.id, 'a new object replaces the old one')
+              assert.deepEqual(orders, example.orders, 'the replacement places the orders of one create')
+              assertHidden(after.values, 'the state after the replacement')
+              assert.ok(await serviceHolds(f, other), `the service received the new ${wo}`)
+              await assertNoDrift(f, after, config, 'after the replacement')
+            })
+          })
+
+          test(`write-only ${wo}: switching from ${alternative} with the same value only records it`, async () => {
+            await withFixture(driver, definition, example, async (f) => {
+              const before = await create(f, example)
+              const config = writeOnlyConfig(f, f.config[alternative], 1)
+              assert.deepEqual((await f.session.plan(before, config)).replace, [], 'nothing is replaced')
+              const { result: after, orders } = await ordersDuring(f.harness, () => f.session.apply(before, config))
+              assert.equal(after.id, before.id, 'the same object is kept')
+              assert.deepEqual(orders, {}, 'nothing is ordered')
+              assertHidden(after.values, 'the state after the switch')
+              await assertNoDrift(f, after, config, 'after the switch')
+              // A different value cannot be sent to an existing object: it replaces it, as a change of the alternative does.
+              const fresh = await create(f, example)
+              const plan = await f.session.plan(fresh, writeOnlyConfig(f, values.other(f.deps), 1))
+              assert.deepEqual(plan.replace.map((path) => path.join('.')).sort(), [alternative, version].sort())
+            })
+          })
+
+          test(`write-only ${wo}: switching back to ${alternative} only records it`, async () => {
+            await withFixture(driver, definition, example, async (f) => {
+              const before = await f.session.apply(null, writeOnlyConfig(f, f.config[alternative], 1))
+              const { result: after, orders } = await ordersDuring(f.harness, () => f.session.apply(before, f.config))
+              assert.equal(after.id, before.id, 'the same object is kept')
+              assert.deepEqual(orders, {}, 'nothing is ordered')
+              assert.equal(after.values[alternative], f.config[alternative], `the state records ${alternative} again`)
+              await assertNoDrift(f, after, f.config, 'after switching back')
+            })
+          })
+        }
       }
 
       test('import by id, then the plan is empty', async () => {

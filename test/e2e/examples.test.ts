@@ -1,12 +1,14 @@
-// Every example under examples/terraform/{resources,data-sources} applied with the real terraform CLI
-// against the emulator launcher: init, apply, a second plan that must be empty, destroy. An example
-// that does not run is a broken promise to the user who copies it.
+// Every example under examples/terraform/{resources,data-sources,ephemeral-resources} applied with the
+// real terraform CLI against the emulator launcher: already as `terraform fmt` writes it (the resources'
+// are rendered from their fixtures), then init, apply, a second plan that must be empty, destroy. An
+// example that does not run is a broken promise to the user who copies it. Those under actions/ (a
+// client with actions only) are also invoked once, as their page says, between the apply and the plan.
 import assert from 'node:assert/strict'
 import { existsSync, readdirSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
-import { describeRun, Emulator, ROOT, Workspace } from './harness.js'
+import { describeRun, Emulator, ROOT, terraformClient, Workspace } from './harness.js'
 
 const EXAMPLES = join(ROOT, 'examples', 'terraform')
 /** One example: init, apply, plan and destroy, each bounded by the harness's own command timeout. */
@@ -14,7 +16,10 @@ const EXAMPLE_TIMEOUT_MS = 240_000
 
 function examples(): { kind: string; type: string; dir: string }[] {
   const found: { kind: string; type: string; dir: string }[] = []
-  for (const kind of ['resources', 'data-sources']) {
+  const client = terraformClient()
+  // Actions came with Terraform 1.14; OpenTofu has none.
+  const actions = client.key.startsWith('terraform-') && client.tool.version.localeCompare('1.14', 'en', { numeric: true }) >= 0
+  for (const kind of ['resources', 'data-sources', 'ephemeral-resources', ...(actions ? ['actions'] : [])]) {
     const folder = join(EXAMPLES, kind)
     if (!existsSync(folder)) continue
     for (const type of readdirSync(folder).sort()) {
@@ -37,7 +42,9 @@ describe('examples apply against the emulator', () => {
   test('there are examples to run', () => assert.ok(all.length > 0, `no examples under ${EXAMPLES}`))
 
   for (const { kind, type, dir } of all) {
-    test(`${kind}/${type}: apply, empty second plan, destroy`, { timeout: EXAMPLE_TIMEOUT_MS }, async () => {
+    test(`${kind}/${type}: formatted, apply${kind === 'actions' ? ', invoke' : ''}, empty second plan, destroy`, {
+      timeout: EXAMPLE_TIMEOUT_MS,
+    }, async () => {
       // A fresh service per example, so one that failed cannot leave a keypair name taken for the next.
       await emulator.control('POST', '/reset')
       // A temp copy: .terraform, the lock file and the state never land in examples/.
@@ -45,9 +52,16 @@ describe('examples apply against the emulator', () => {
       let applied = false
       try {
         await ws.write(await readFile(join(dir, 'main.tf'), 'utf8'))
+        const fmt = await ws.run(['fmt', '-check', '-diff', '-no-color'])
+        assert.equal(fmt.code, 0, `not as terraform fmt writes it: ${describeRun(fmt)}`)
         const apply = await ws.apply()
         applied = true
         assert.equal(apply.code, 0, describeRun(apply))
+        if (kind === 'actions') {
+          const invoked = await ws.apply([`-invoke=action.${type}.example`])
+          assert.equal(invoked.code, 0, describeRun(invoked))
+          assert.match(invoked.stdout, new RegExp(`Action complete: action\\.${type}\\.example`), describeRun(invoked))
+        }
         const plan = await ws.plan()
         assert.equal(plan.code, 0, `the plan after apply is not empty: ${describeRun(plan)}`)
         const destroy = await ws.destroy()

@@ -90,7 +90,7 @@ export function yamlDriver(home: PulumiHome): Driver {
  * the program beside it; @pulumi/pulumi there is the repository's copy, the one this process loads, so
  * the inline program registers with the runtime the Automation API serves.
  */
-function compileTypeScript(dir: string): string {
+function compileTypeScript(dir: string, example: string): string {
   const tsc = join(ROOT, 'node_modules', '.bin', 'tsc')
   const sdk = join(SDK_ROOT, 'nodejs')
   const modules = join(dir, 'node_modules')
@@ -106,19 +106,25 @@ function compileTypeScript(dir: string): string {
   run(tsc, ['-p', join(sdk, 'tsconfig.json'), '--outDir', main ? join(installed, dirname(main)) : installed])
   const program = join(dir, 'program')
   mkdirSync(program)
-  for (const file of ['index.ts', 'tsconfig.json']) cpSync(join(EXAMPLES, 'typescript-chains', file), join(program, file))
+  for (const file of ['index.ts', 'tsconfig.json']) cpSync(join(EXAMPLES, example, file), join(program, file))
   run(tsc, ['-p', join(program, 'tsconfig.json')])
   return join(program, 'bin', 'index.js')
 }
 
-export function typescriptDriver(home: PulumiHome): Driver {
+/** `example`: the program, a directory of examples/pulumi/ (the chains program unless told); its name is the project's. */
+export function typescriptDriver(home: PulumiHome, example = 'typescript-chains'): Driver {
   const base = join(home.root, 'typescript')
   mkdirSync(base)
-  const program = compileTypeScript(base)
+  const program = compileTypeScript(base, example)
   // Beside this file in build/: compiled by the root tsconfig.
   const driver = fileURLToPath(new URL('./typescript-driver.js', import.meta.url))
   return processDriver(home, 'typescript', (stack, op, options) =>
-    driverProcess(home, stack, [process.execPath, driver], { op, program, expectNoChanges: options.expectNoChanges === true }),
+    driverProcess(home, stack, [process.execPath, driver], {
+      op,
+      program,
+      project: example,
+      expectNoChanges: options.expectNoChanges === true,
+    }),
   )
 }
 
@@ -188,7 +194,8 @@ export function pythonVenv(): string {
   return python
 }
 
-export function pythonDriver(home: PulumiHome): Driver {
+/** `example`: the program, a directory of examples/pulumi/ (the chains program unless told); its name is the project's. */
+export function pythonDriver(home: PulumiHome, example = 'python-chains'): Driver {
   const python = pythonVenv()
   const sdk = join(SDK_ROOT, 'python')
   if (!existsSync(sdk)) throw new Error(`${sdk} is missing: the Python SDK is generated into sdk/python`)
@@ -199,9 +206,15 @@ export function pythonDriver(home: PulumiHome): Driver {
   const site = join(home.root, 'python-site')
   run(python, ['-m', 'pip', 'install', '--quiet', '--no-deps', '--no-build-isolation', '--target', site, copy])
   const script = join(ROOT, 'test', 'pulumi-cli', 'python', 'chains_driver.py')
-  const program = join(EXAMPLES, 'python-chains', '__main__.py')
+  const program = join(EXAMPLES, example, '__main__.py')
   return processDriver(home, 'python', (stack, op, options) =>
-    driverProcess(home, stack, [python, script], { op, program, sdk: site, expectNoChanges: options.expectNoChanges === true }),
+    driverProcess(home, stack, [python, script], {
+      op,
+      program,
+      project: example,
+      sdk: site,
+      expectNoChanges: options.expectNoChanges === true,
+    }),
   )
 }
 
@@ -245,20 +258,22 @@ export function goImportPath(sdk: string): { importPath: string; dir: string } {
   throw new Error(`no generated Go package (a directory with init.go) under ${sdk}`)
 }
 
-export function goDriver(home: PulumiHome): Driver {
+/** `example`: the program, a directory of examples/pulumi/ (the chains program unless told); its name is the project's. */
+export function goDriver(home: PulumiHome, example = 'go-chains'): Driver {
   const sdk = join(SDK_ROOT, 'go')
   if (!existsSync(sdk)) throw new Error(`${sdk} is missing: the Go SDK is generated into sdk/go`)
-  const binary = buildGoDriver(home, sdk)
+  const binary = buildGoDriver(home, sdk, example)
   return processDriver(home, 'go', (stack, op, options) =>
     driverProcess(home, stack, [binary], { op, expectNoChanges: options.expectNoChanges === true }),
   )
 }
 
 /**
- * A temp module: the example's program (examples/pulumi/go-chains/chains.go) with the driver
- * (test/pulumi-cli/go/driver.go), requiring the SDK through a `replace` to the repository's sdk/go.
+ * A temp module: the example's program (its .go files but main.go, e.g. examples/pulumi/go-chains/chains.go)
+ * with the driver (test/pulumi-cli/go/driver.go), requiring the SDK through a `replace` to the
+ * repository's sdk/go. program.go names the function the example's main.go runs, and the project.
  */
-function buildGoDriver(home: PulumiHome, sdk: string): string {
+function buildGoDriver(home: PulumiHome, sdk: string, example: string): string {
   const { importPath, dir: sdkPackage } = goImportPath(sdk)
   const module = join(home.root, 'go-driver')
   mkdirSync(module)
@@ -276,11 +291,18 @@ function buildGoDriver(home: PulumiHome, sdk: string): string {
     )
     sdkModulePath = importPath
   }
-  const chains = readFileSync(join(EXAMPLES, 'go-chains', 'chains.go'), 'utf8').replace(
-    /"[^"]*\/sdk\/go\/provider"/,
-    JSON.stringify(importPath),
+  const source = join(EXAMPLES, example)
+  const entry = /pulumi\.Run\((\w+)\)/.exec(readFileSync(join(source, 'main.go'), 'utf8'))?.[1]
+  if (!entry) throw new Error(`${join(source, 'main.go')} calls no pulumi.Run(<function>)`)
+  const programs = readdirSync(source).filter((file) => file.endsWith('.go') && file !== 'main.go')
+  for (const file of programs) {
+    const text = readFileSync(join(source, file), 'utf8').replace(/"[^"]*\/sdk\/go\/provider"/, JSON.stringify(importPath))
+    writeFileSync(join(module, file), text)
+  }
+  writeFileSync(
+    join(module, 'program.go'),
+    `// Written by test/pulumi-cli/drivers.ts: the program the driver runs.\npackage main\n\nconst programName = ${JSON.stringify(example)}\n\nvar program = ${entry}\n`,
   )
-  writeFileSync(join(module, 'chains.go'), chains)
   cpSync(join(ROOT, 'test', 'pulumi-cli', 'go', 'driver.go'), join(module, 'driver.go'))
   writeFileSync(
     join(module, 'go.mod'),
@@ -288,7 +310,8 @@ function buildGoDriver(home: PulumiHome, sdk: string): string {
   )
   // A build links a 100 MB binary for minutes on 2 cores: kept outside the clone, keyed by everything in it.
   const hash = createHash('sha256')
-  for (const file of [join(module, 'go.mod'), join(module, 'chains.go'), join(module, 'driver.go'), ...filesUnder(sdkModule)]) {
+  const sources = ['go.mod', 'program.go', 'driver.go', ...programs].map((file) => join(module, file))
+  for (const file of [...sources, ...filesUnder(sdkModule)]) {
     hash.update(file.startsWith(sdkModule) ? file.slice(sdkModule.length) : file.slice(module.length)).update(readFileSync(file))
   }
   const cached = join(cacheRoot(), `pulumi-cli-go-driver-${hash.digest('hex').slice(0, 16)}`, 'chains-driver')

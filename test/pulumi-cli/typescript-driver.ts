@@ -2,8 +2,8 @@
 // in a process of its own, as the Python and Go drivers do (and as a language host would run it): the
 // program's leftover promises after a cancelled preview reject there, not in the test runner.
 // Called by drivers.ts with one JSON argument: op (init, preview, up), program (the compiled program's
-// entry), expectNoChanges, workDir, stack, cliRoot and events (a file for the engine events, one JSON
-// object a line, in the CLI's event-log shape).
+// entry), project (its name; typescript-chains unless given), expectNoChanges, workDir, stack, cliRoot
+// and events (a file for the engine events, one JSON object a line, in the CLI's event-log shape).
 // Exit status: 0 when the operation succeeded, 3 when it failed, anything else when the driver broke.
 import { appendFileSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
@@ -14,6 +14,8 @@ type Automation = typeof import('@pulumi/pulumi/automation/index.js')
 interface Request {
   readonly op: 'init' | 'preview' | 'up'
   readonly program: string
+  /** The project's name: the example's directory. */
+  readonly project?: string
   readonly expectNoChanges?: boolean
   readonly workDir: string
   readonly stack: string
@@ -26,13 +28,14 @@ async function main(): Promise<number> {
   // The program's copy of @pulumi/pulumi is a link to this repository's: one runtime for both.
   const automation = requireHere('@pulumi/pulumi/automation') as Automation
   const pulumiCommand = await automation.PulumiCommand.get({ root: request.cliRoot, skipVersionCheck: true })
+  const project = request.project ?? 'typescript-chains'
   const stack = await automation.LocalWorkspace.createOrSelectStack(
     {
       stackName: request.stack,
-      projectName: 'typescript-chains',
+      projectName: project,
       program: async () => requireHere(request.program) as Record<string, unknown>,
     },
-    { workDir: request.workDir, pulumiCommand, projectSettings: { name: 'typescript-chains', runtime: 'nodejs', main: request.workDir } },
+    { workDir: request.workDir, pulumiCommand, projectSettings: { name: project, runtime: 'nodejs', main: request.workDir } },
   )
   if (request.op === 'init') return 0
   writeFileSync(request.events, '')

@@ -2,6 +2,8 @@
 //
 // The console password is read from the stack configuration as a secret:
 //   pulumi config set --secret consolePassword 'S3cretPass9'
+// A power action, optional, runs on the VM at each `pulumi up` through its `power` method:
+//   pulumi config set powerAction stop
 import * as pulumi from "@pulumi/pulumi";
 import * as provider from "@provider/pulumi";
 
@@ -26,6 +28,11 @@ const vm = new provider.LiteVm("vm", {
     sshAndConsoleUser: "deployer",
     consolePassword: config.requireSecret("consolePassword"),
 });
+
+// A method runs once per `pulumi up` that reaches it, after the VM exists, and never in a preview. It
+// changes nothing in the stack's state: the next `pulumi refresh` reads the VM as it now is.
+const powerAction = config.get("powerAction");
+if (powerAction) vm.power({ state: powerAction });
 
 export const keypairId = key.keypairId;
 export const privateKey = key.privateKey; // secret

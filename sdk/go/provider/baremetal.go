@@ -183,6 +183,54 @@ func (BaremetalArgs) ElementType() reflect.Type {
 	return reflect.TypeOf((*baremetalArgs)(nil)).Elem()
 }
 
+// Powers the server `on` or `off`. Runs at each `pulumi up` that reaches the call, never in a preview; it changes no state (the next refresh reads what it changed).
+func (r *Baremetal) Power(ctx *pulumi.Context, args *BaremetalPowerArgs) error {
+	_, err := ctx.Call("provider:index:Baremetal/power", args, pulumi.AnyOutput{}, r)
+	return err
+}
+
+type baremetalPowerArgs struct {
+	// The power state to set: `on` or `off`. Must be one of "on", "off".
+	State string `pulumi:"state"`
+}
+
+// The set of arguments for the Power method of the Baremetal resource.
+type BaremetalPowerArgs struct {
+	// The power state to set: `on` or `off`. Must be one of "on", "off".
+	State pulumi.StringInput
+}
+
+func (BaremetalPowerArgs) ElementType() reflect.Type {
+	return reflect.TypeOf((*baremetalPowerArgs)(nil)).Elem()
+}
+
+// Destructive: reinstalls the server with this OS, then waits until it is Active again. Runs at each `pulumi up` that reaches the call, never in a preview; it changes no state (the next refresh reads what it changed).
+func (r *Baremetal) Rebuild(ctx *pulumi.Context, args *BaremetalRebuildArgs) error {
+	_, err := ctx.Call("provider:index:Baremetal/rebuild", args, pulumi.AnyOutput{}, r)
+	return err
+}
+
+type baremetalRebuildArgs struct {
+	// The OS to install: a value of the rebuild OS list. Must be 1 to 255 characters.
+	Os string `pulumi:"os"`
+}
+
+// The set of arguments for the Rebuild method of the Baremetal resource.
+type BaremetalRebuildArgs struct {
+	// The OS to install: a value of the rebuild OS list. Must be 1 to 255 characters.
+	Os pulumi.StringInput
+}
+
+func (BaremetalRebuildArgs) ElementType() reflect.Type {
+	return reflect.TypeOf((*baremetalRebuildArgs)(nil)).Elem()
+}
+
+// Hard-resets the server once. Runs at each `pulumi up` that reaches the call, never in a preview; it changes no state (the next refresh reads what it changed).
+func (r *Baremetal) Reset(ctx *pulumi.Context) error {
+	_, err := ctx.Call("provider:index:Baremetal/reset", nil, pulumi.AnyOutput{}, r)
+	return err
+}
+
 type BaremetalInput interface {
 	pulumi.Input
 

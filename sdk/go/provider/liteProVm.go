@@ -232,6 +232,48 @@ func (LiteProVmArgs) ElementType() reflect.Type {
 	return reflect.TypeOf((*liteProVmArgs)(nil)).Elem()
 }
 
+// Runs a power action on the Lite Pro VM: `start`, `stop` (hard), `shutdown` (graceful), `suspend` or `resume`. Runs at each `pulumi up` that reaches the call, never in a preview; it changes no state (the next refresh reads what it changed).
+func (r *LiteProVm) Power(ctx *pulumi.Context, args *LiteProVmPowerArgs) error {
+	_, err := ctx.Call("provider:index:LiteProVm/power", args, pulumi.AnyOutput{}, r)
+	return err
+}
+
+type liteProVmPowerArgs struct {
+	// The power action to run. Must be one of "start", "stop", "suspend", "resume", "shutdown".
+	State string `pulumi:"state"`
+}
+
+// The set of arguments for the Power method of the LiteProVm resource.
+type LiteProVmPowerArgs struct {
+	// The power action to run. Must be one of "start", "stop", "suspend", "resume", "shutdown".
+	State pulumi.StringInput
+}
+
+func (LiteProVmPowerArgs) ElementType() reflect.Type {
+	return reflect.TypeOf((*liteProVmPowerArgs)(nil)).Elem()
+}
+
+// Destructive: reinstalls the Lite Pro VM with this OS and wipes its disk, then waits until it is Active again. Runs at each `pulumi up` that reaches the call, never in a preview; it changes no state (the next refresh reads what it changed).
+func (r *LiteProVm) Rebuild(ctx *pulumi.Context, args *LiteProVmRebuildArgs) error {
+	_, err := ctx.Call("provider:index:LiteProVm/rebuild", args, pulumi.AnyOutput{}, r)
+	return err
+}
+
+type liteProVmRebuildArgs struct {
+	// The OS to install: a `name` from the OS list. Must be 1 to 255 characters.
+	Os string `pulumi:"os"`
+}
+
+// The set of arguments for the Rebuild method of the LiteProVm resource.
+type LiteProVmRebuildArgs struct {
+	// The OS to install: a `name` from the OS list. Must be 1 to 255 characters.
+	Os pulumi.StringInput
+}
+
+func (LiteProVmRebuildArgs) ElementType() reflect.Type {
+	return reflect.TypeOf((*liteProVmRebuildArgs)(nil)).Elem()
+}
+
 type LiteProVmInput interface {
 	pulumi.Input
 

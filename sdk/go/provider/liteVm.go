@@ -238,6 +238,48 @@ func (LiteVmArgs) ElementType() reflect.Type {
 	return reflect.TypeOf((*liteVmArgs)(nil)).Elem()
 }
 
+// Runs a power action on the Lite VM: `start`, `stop` (hard), `shutdown` (graceful), `suspend` or `resume`. Runs at each `pulumi up` that reaches the call, never in a preview; it changes no state (the next refresh reads what it changed).
+func (r *LiteVm) Power(ctx *pulumi.Context, args *LiteVmPowerArgs) error {
+	_, err := ctx.Call("provider:index:LiteVm/power", args, pulumi.AnyOutput{}, r)
+	return err
+}
+
+type liteVmPowerArgs struct {
+	// The power action to run. Must be one of "start", "stop", "suspend", "resume", "shutdown".
+	State string `pulumi:"state"`
+}
+
+// The set of arguments for the Power method of the LiteVm resource.
+type LiteVmPowerArgs struct {
+	// The power action to run. Must be one of "start", "stop", "suspend", "resume", "shutdown".
+	State pulumi.StringInput
+}
+
+func (LiteVmPowerArgs) ElementType() reflect.Type {
+	return reflect.TypeOf((*liteVmPowerArgs)(nil)).Elem()
+}
+
+// Destructive: reinstalls the Lite VM with this OS and wipes its disk, then waits until it is Active again. Runs at each `pulumi up` that reaches the call, never in a preview; it changes no state (the next refresh reads what it changed).
+func (r *LiteVm) Rebuild(ctx *pulumi.Context, args *LiteVmRebuildArgs) error {
+	_, err := ctx.Call("provider:index:LiteVm/rebuild", args, pulumi.AnyOutput{}, r)
+	return err
+}
+
+type liteVmRebuildArgs struct {
+	// The OS to install: a `name` from the OS list. Must be 1 to 255 characters.
+	Os string `pulumi:"os"`
+}
+
+// The set of arguments for the Rebuild method of the LiteVm resource.
+type LiteVmRebuildArgs struct {
+	// The OS to install: a `name` from the OS list. Must be 1 to 255 characters.
+	Os pulumi.StringInput
+}
+
+func (LiteVmRebuildArgs) ElementType() reflect.Type {
+	return reflect.TypeOf((*liteVmRebuildArgs)(nil)).Elem()
+}
+
 type LiteVmInput interface {
 	pulumi.Input
 

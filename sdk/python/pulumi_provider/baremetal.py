@@ -490,3 +490,35 @@ class Baremetal(pulumi.CustomResource):
         """
         return pulumi.get(self, "status")
 
+    def power(__self__, *,
+              state: pulumi.Input[_builtins.str]) -> None:
+        """
+        Powers the server `on` or `off`. Runs at each `pulumi up` that reaches the call, never in a preview; it changes no state (the next refresh reads what it changed).
+
+        :param pulumi.Input[_builtins.str] state: The power state to set: `on` or `off`. Must be one of "on", "off".
+        """
+        __args__ = dict()
+        __args__['__self__'] = __self__
+        __args__['state'] = state
+        pulumi.runtime.call('provider:index:Baremetal/power', __args__, res=__self__)
+
+    def rebuild(__self__, *,
+                os: pulumi.Input[_builtins.str]) -> None:
+        """
+        Destructive: reinstalls the server with this OS, then waits until it is Active again. Runs at each `pulumi up` that reaches the call, never in a preview; it changes no state (the next refresh reads what it changed).
+
+        :param pulumi.Input[_builtins.str] os: The OS to install: a value of the rebuild OS list. Must be 1 to 255 characters.
+        """
+        __args__ = dict()
+        __args__['__self__'] = __self__
+        __args__['os'] = os
+        pulumi.runtime.call('provider:index:Baremetal/rebuild', __args__, res=__self__)
+
+    def reset(__self__) -> None:
+        """
+        Hard-resets the server once. Runs at each `pulumi up` that reaches the call, never in a preview; it changes no state (the next refresh reads what it changed).
+        """
+        __args__ = dict()
+        __args__['__self__'] = __self__
+        pulumi.runtime.call('provider:index:Baremetal/reset', __args__, res=__self__)
+

@@ -681,3 +681,27 @@ class LiteProVm(pulumi.CustomResource):
         """
         return pulumi.get(self, "vm_name")
 
+    def power(__self__, *,
+              state: pulumi.Input[_builtins.str]) -> None:
+        """
+        Runs a power action on the Lite Pro VM: `start`, `stop` (hard), `shutdown` (graceful), `suspend` or `resume`. Runs at each `pulumi up` that reaches the call, never in a preview; it changes no state (the next refresh reads what it changed).
+
+        :param pulumi.Input[_builtins.str] state: The power action to run. Must be one of "start", "stop", "suspend", "resume", "shutdown".
+        """
+        __args__ = dict()
+        __args__['__self__'] = __self__
+        __args__['state'] = state
+        pulumi.runtime.call('provider:index:LiteProVm/power', __args__, res=__self__)
+
+    def rebuild(__self__, *,
+                os: pulumi.Input[_builtins.str]) -> None:
+        """
+        Destructive: reinstalls the Lite Pro VM with this OS and wipes its disk, then waits until it is Active again. Runs at each `pulumi up` that reaches the call, never in a preview; it changes no state (the next refresh reads what it changed).
+
+        :param pulumi.Input[_builtins.str] os: The OS to install: a `name` from the OS list. Must be 1 to 255 characters.
+        """
+        __args__ = dict()
+        __args__['__self__'] = __self__
+        __args__['os'] = os
+        pulumi.runtime.call('provider:index:LiteProVm/rebuild', __args__, res=__self__)
+

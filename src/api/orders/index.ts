@@ -17,6 +17,10 @@
 // deleted: never taken over again). An entry is *held* by the operation working on it, *owned* by
 // the process that wrote it or *took it over*; an owner that no longer runs is *gone*.
 //
+// Owners of a shared database can lose entries while they run (a partition ends their session, and
+// another runner takes the entry over): their writes are conditional on still owning the entry, and an
+// answer is handed over only once the store confirmed it (Orders.recordAnswer).
+//
 // The limits. A journal is only as shared as its store: a directory serves the runs of one working
 // directory (one machine); a PostgreSQL database serves every runner that names it. A run whose
 // journal is lost (a fresh CI workspace without the shared database) cannot recognise a killed run's

@@ -29,6 +29,7 @@ export class FileJournalStore implements JournalStore {
   }
 
   readonly scope = 'this working directory'
+  readonly ownershipLapses = false
 
   private fileOf(id: string): string {
     return join(this.directory, `${id}.json`)
@@ -90,6 +91,14 @@ export class FileJournalStore implements JournalStore {
 
   async write(entry: JournalEntry): Promise<void> {
     this.writeNow(entry)
+  }
+
+  /** Only a process found gone loses its entries here, so the check is against a misjudged liveness. */
+  async writeOwned(entry: JournalEntry): Promise<boolean> {
+    const stored = this.read(entry.id)
+    if (stored !== undefined && stored.owner?.token !== entry.owner?.token) return false
+    this.writeNow(entry)
+    return true
   }
 
   private writeNow(entry: JournalEntry): void {

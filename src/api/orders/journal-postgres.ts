@@ -80,6 +80,8 @@ export interface PostgresJournalOptions {
 export class PostgresJournalStore implements JournalStore {
   readonly where: string
   readonly scope = 'the runners sharing this order journal'
+  /** A runner cut off from the database looks gone to the others while it may still be working. */
+  readonly ownershipLapses = true
   private connection: Promise<Client> | undefined
   private expired = false
 
@@ -209,11 +211,20 @@ export class PostgresJournalStore implements JournalStore {
   }
 
   async write(entry: JournalEntry): Promise<void> {
-    await this.query(
+    await this.upsert(entry, '')
+  }
+
+  async writeOwned(entry: JournalEntry): Promise<boolean> {
+    // A row another runner took over names that runner: the update does not happen, and nothing is counted.
+    return (await this.upsert(entry, `WHERE ${JOURNAL_TABLE}.owner_token IS NOT DISTINCT FROM EXCLUDED.owner_token`)) === 1
+  }
+
+  private async upsert(entry: JournalEntry, condition: string): Promise<number> {
+    const { rowCount } = await this.query(
       `INSERT INTO ${JOURNAL_TABLE} (id, fingerprint, service, account_id, sent_at, state, owner_token, entry)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
        ON CONFLICT (id) DO UPDATE SET account_id = EXCLUDED.account_id, state = EXCLUDED.state,
-         owner_token = EXCLUDED.owner_token, entry = EXCLUDED.entry`,
+         owner_token = EXCLUDED.owner_token, entry = EXCLUDED.entry ${condition}`,
       [
         entry.id,
         entry.fingerprint,
@@ -226,6 +237,7 @@ export class PostgresJournalStore implements JournalStore {
       ],
       'write',
     )
+    return rowCount
   }
 
   async take(entry: JournalEntry, to: JournalOwner): Promise<boolean> {

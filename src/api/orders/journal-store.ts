@@ -71,8 +71,19 @@ export interface JournalStore {
   removal(entry: JournalEntry): string
   /** The entries younger than JOURNAL_KEEP_MS at `now` (older ones may be deleted meanwhile), oldest first. */
   list(now: number, filter?: JournalFilter): Promise<JournalEntry[]>
+  /**
+   * Whether an owner that still runs can lose its entries to another process: a database session can
+   * end (a network partition) while its process goes on working, and another runner then sees it gone
+   * and takes its entries over. A process always sees its own directory, so a directory's cannot.
+   */
+  readonly ownershipLapses: boolean
   /** Creates or replaces the entry. */
   write(entry: JournalEntry): Promise<void>
+  /**
+   * Creates or replaces an entry its owner holds, unless another process has taken the stored entry
+   * over since: then nothing is written and the answer is false.
+   */
+  writeOwned(entry: JournalEntry): Promise<boolean>
   /**
    * Makes `to` the entry's owner, if the stored entry still names the owner and state that `entry`
    * names, atomically against other processes trying the same: only one of them gets true.

@@ -534,6 +534,55 @@ describe('order journal: owners, temporaries and settling', () => {
     assert.ok(second.logs.some((l) => l.level === 'warn' && l.message.includes(`provider process ${other.pid}`)))
   })
 
+  test('an answer whose entry another process took over meanwhile is not handed over: the call fails naming the key', async () => {
+    const dir = journal()
+    const cutOff = providerProcess()
+    const taker = providerProcess()
+    const takersJournal = new OrderJournal(dir, () => 1_000_000, taker.journalOptions)
+    const run = frame()
+    // While the order is in flight its process is seen gone (a misjudged liveness, or a runner cut off
+    // from a shared journal), and another process takes the entry over.
+    const takenOver = async (r: RecordedRequest) => {
+      cutOff.kill()
+      const [open] = await takersJournal.store.list(1_000_000)
+      assert.ok(open, 'the order is in the journal before it is sent')
+      const taken = await takersJournal.claim(open.fingerprint)
+      assert.ok(taken, 'the other process takes it over')
+      // ...in an operation that ends before it replays the order (the taker's next run does).
+      takersJournal.letGo(taken)
+      return echoing(200, ORDER)(r)
+    }
+    const { client } = testClient([probed, takenOver], {
+      journalDirectory: dir,
+      operation: () => run.value,
+      journalOptions: cutOff.journalOptions,
+    })
+    await assert.rejects(
+      client.lites.createVm(VM_BODY),
+      (e: unknown) =>
+        e instanceof OrderUnresolvedError &&
+        /answered with account 100042, but another runner took this order over/.test(e.message) &&
+        e.idempotencyKey === 'key-1',
+    )
+    await run.finish()
+    const [stored] = await takersJournal.store.list(1_000_000)
+    assert.deepEqual(stored?.owner, taker.owner, "the taker's ownership is not overwritten")
+    assert.equal(stored?.state, 'sent', 'nor marked answered or delivered by the run that lost it')
+    // The taker replays the same key (after asking whether keys are honoured: the lost run's answer
+    // taught the journal nothing) and hands the account over.
+    const next = frame()
+    const again = testClient([echoing(200, []), echoing(200, ORDER)], {
+      journalDirectory: dir,
+      operation: () => next.value,
+      journalOptions: taker.journalOptions,
+    })
+    assert.equal((await again.client.lites.createVm(VM_BODY)).account_id, '100042')
+    assert.deepEqual(
+      posts(again.requests).map((r) => r.headers.get('idempotency-key')),
+      ['key-1'],
+    )
+  })
+
   test('the same order held by another process that outlives the wait stops with its pid, and orders nothing', async () => {
     const dir = journal()
     const other = providerProcess()

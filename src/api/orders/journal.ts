@@ -91,6 +91,8 @@ export class OrderJournal {
   private readonly held: Set<string>
   /** Entries whose outcome this owner handed to its engine: what its graceful shutdown settles. */
   private readonly handedOver: Set<string>
+  /** Answers this owner could not confirm as still its own, and so did not hand over (see withhold). */
+  private readonly withheld = new Set<string>()
 
   constructor(
     store: JournalStore | string,
@@ -206,15 +208,37 @@ export class OrderJournal {
     return this.store.write(entry)
   }
 
+  /** Whether this owner can lose its entries while it runs (see JournalStore.ownershipLapses). */
+  get ownershipLapses(): boolean {
+    return this.store.ownershipLapses
+  }
+
+  /** Writes an entry this owner holds; false when another process has taken it over since (see JournalStore.writeOwned). */
+  writeOwned(entry: JournalEntry): Promise<boolean> {
+    return this.store.writeOwned(entry)
+  }
+
+  /**
+   * This owner could not confirm that an answered entry is still its own, so its operation hands the
+   * answer to no engine: the entry is never marked delivered by this owner, and whoever holds it (the
+   * runner that took it over, or the next run once this one is gone) hands the account over.
+   */
+  withhold(entry: JournalEntry): void {
+    this.held.delete(entry.id)
+    this.withheld.add(entry.id)
+  }
+
   /**
    * The engine has the outcome: the entry is not taken over while this process lives, and its
    * account counts as managed. It stays unsettled until `engineClosed` or `accountInState` says it is kept.
    */
   async deliver(entry: JournalEntry): Promise<void> {
     this.held.delete(entry.id)
+    if (this.withheld.has(entry.id)) return
     if (entry.state === 'answered' || entry.state === 'failed') {
       entry.state = entry.state === 'failed' ? 'settled' : 'delivered'
-      await this.store.write(entry)
+      // An entry another runner took over is that runner's to deliver.
+      if (!(await this.store.writeOwned(entry))) return
     }
     if (entry.state === 'delivered') this.handedOver.add(entry.id)
   }

@@ -506,17 +506,76 @@ export class Orders {
     entry.state = 'answered'
     entry.accountId = order.account_id
     if (order.order_id) entry.orderId = order.order_id
-    await this.record(entry)
+    await this.recordAnswer(entry, context)
   }
 
   /**
-   * Stores what an answer taught about an entry. The request is done by then: a journal that cannot
-   * be written (a full disk, a database gone) must not turn a placed order into an error that loses
-   * its id, so the failure is logged, and the outcome still reaches the engine.
+   * Stores the answer to an order this run holds, before its account is handed over. Where an owner
+   * can lose its entries while it runs (a shared database: see JournalStore.ownershipLapses), the
+   * entry must still be this run's: if another runner took it over while this one was cut off, that
+   * runner hands the account over, and two states managing one account would each destroy it for the
+   * other; if the journal cannot be reached, this run cannot tell. Either way it stops without handing
+   * the account over, and the entry (with its Idempotency-Key) lets the holder or the next run hand
+   * it over once, without ordering again. A directory's owner keeps its entries while it runs, so there
+   * a write that fails is only logged, as `record` does.
+   */
+  private async recordAnswer(entry: JournalEntry, context: RequestContext): Promise<void> {
+    const journal = this.journal
+    if (journal === undefined) return
+    let kept: boolean
+    try {
+      kept = await journal.writeOwned(entry)
+    } catch (error) {
+      if (!journal.ownershipLapses) {
+        this.options.log(
+          'warn',
+          `could not record ${entry.method} ${entry.path} (answered) in the order journal at ${journal.where}: ${error instanceof Error ? error.message : String(error)}`,
+          { idempotency_key: entry.key, account_id: entry.accountId },
+        )
+        return
+      }
+      journal.withhold(entry)
+      throw new OrderUnresolvedError(
+        `${context.method} ${context.path} was answered with account ${entry.accountId}, but the order journal at ${journal.where} ` +
+          `could not be reached to confirm that this run still holds the order (${error instanceof Error ? error.message : String(error)}): ` +
+          'another runner may have taken it over while this one was cut off, so this run does not hand the account over. The next ' +
+          `apply from ${journal.scope} takes the order over with its Idempotency-Key ${entry.key} and hands account ${entry.accountId} ` +
+          'over once, without ordering again.',
+        { context, idempotencyKey: entry.key },
+        { cause: error },
+      )
+    }
+    if (!kept) {
+      journal.withhold(entry)
+      throw new OrderUnresolvedError(
+        `${context.method} ${context.path} was answered with account ${entry.accountId}, but another runner took this order over ` +
+          `in the order journal at ${journal.where} while this run was cut off from it: that runner hands account ${entry.accountId} ` +
+          'over, so this one does not (one account in two states would be destroyed by either). If that run did not finish, the next ' +
+          `apply from ${journal.scope} takes the order over with its Idempotency-Key ${entry.key} and hands the account over once, ` +
+          'without ordering again.',
+        { context, idempotencyKey: entry.key },
+      )
+    }
+  }
+
+  /**
+   * Stores what an answer taught about an entry this run holds, unless another runner has taken it
+   * over since (its record is then left as that runner wrote it). The request is done by then: a
+   * journal that cannot be written (a full disk, a database gone) must not turn a placed order into
+   * an error that loses its id, so the failure is logged, and the outcome still reaches the engine
+   * (an order's answer is stored by recordAnswer, which is stricter where owners can lose entries).
    */
   private async record(entry: JournalEntry): Promise<void> {
     try {
-      await this.journal?.write(entry)
+      if (this.journal !== undefined && !(await this.journal.writeOwned(entry))) {
+        this.options.log(
+          'warn',
+          `${entry.method} ${entry.path} was taken over by another runner; its journal entry is left to that runner`,
+          {
+            idempotency_key: entry.key,
+          },
+        )
+      }
     } catch (error) {
       this.options.log(
         'warn',

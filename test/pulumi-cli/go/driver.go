@@ -1,5 +1,6 @@
-// Runs one step of the chains program (examples/pulumi/go-chains/chains.go, compiled into this binary) as
-// an Automation API inline program of the Go SDK: the pulumi-language-go host cannot be built here, so
+// Runs one step of an example program (examples/pulumi/go-chains/chains.go unless drivers.ts builds
+// another: `program` and `programName` are in program.go, which it writes) as an Automation API inline
+// program of the Go SDK: the pulumi-language-go host cannot be built here, so
 // the SDK serves the program itself and runs the real `pulumi` CLI with --client. Called by
 // test/pulumi-cli/drivers.ts with one JSON argument: op (init, preview, up), expectNoChanges, workDir,
 // stack, cliRoot (<root>/bin/pulumi) and events (a file for the engine events, in the CLI's event-log
@@ -51,8 +52,8 @@ func run() (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	project := workspace.Project{Name: "go-chains", Runtime: workspace.NewProjectRuntimeInfo("go", nil), Main: req.WorkDir}
-	stack, err := auto.UpsertStackInlineSource(ctx, req.Stack, "go-chains", chains, auto.WorkDir(req.WorkDir), auto.Pulumi(command), auto.Project(project))
+	project := workspace.Project{Name: programName, Runtime: workspace.NewProjectRuntimeInfo("go", nil), Main: req.WorkDir}
+	stack, err := auto.UpsertStackInlineSource(ctx, req.Stack, programName, program, auto.WorkDir(req.WorkDir), auto.Pulumi(command), auto.Project(project))
 	if err != nil {
 		return 0, err
 	}

@@ -2,7 +2,8 @@
 
 The pulumi-language-python host cannot be built here: the SDK's automation package serves the
 program itself and runs the real `pulumi` CLI with --client. Called by test/pulumi-cli/drivers.ts with
-one JSON argument: op (init, preview, up), program (the example's __main__.py), sdk (the directory
+one JSON argument: op (init, preview, up), program (the example's __main__.py), project (its name;
+python-chains unless given), sdk (the directory
 holding pulumi_provider), expectNoChanges, workDir, stack, cliRoot (<root>/bin/pulumi) and events
 (a file for the engine events, one JSON object a line, in the CLI's event-log shape).
 Exit status: 0 when the operation succeeded, 3 when it failed, anything else when the driver broke.
@@ -42,10 +43,11 @@ def main():
     def program():
         runpy.run_path(request["program"], run_name="__main__")
 
+    project = request.get("project") or "python-chains"
     command = auto.PulumiCommand(root=request["cliRoot"], skip_version_check=True)
-    settings = auto.ProjectSettings(name="python-chains", runtime="python", main=request["workDir"])
+    settings = auto.ProjectSettings(name=project, runtime="python", main=request["workDir"])
     options = auto.LocalWorkspaceOptions(work_dir=request["workDir"], pulumi_command=command, project_settings=settings)
-    stack = auto.create_or_select_stack(stack_name=request["stack"], project_name="python-chains", program=program, opts=options)
+    stack = auto.create_or_select_stack(stack_name=request["stack"], project_name=project, program=program, opts=options)
     if request["op"] == "init":
         return 0
     with open(request["events"], "w", encoding="utf-8") as events:

@@ -22,7 +22,7 @@ resource "provider_baremetal" "example" {
   product_id = 301 # from provider_baremetal_products
   cycle      = "m" # "m" monthly or "a" annually
   keypair_id = provider_baremetal_keypair.example.keypair_id
-  label      = "metal-example" # the only argument changed in place
+  label      = "metal-example" # a new label is set in place, without a new order
   select_os  = "ubuntu-22"
 }
 

@@ -25,14 +25,18 @@ resource "provider_lite_vm" "example" {
   vm_name    = "lite-example"
 
   ssh_and_console_user = "deployer"
-  # Pass real passwords in from a sensitive variable (TF_VAR_...), not a literal.
-  console_password = "Example2024pass"
+  # Write-only (Terraform 1.11+, OpenTofu 1.11+): sent with the order, never stored in the
+  # plan or the state. Pass a real one from an ephemeral variable (TF_VAR_...), not a literal.
+  # Raising the version replaces the VM with the new password: the service cannot change one.
+  # Older clients set `console_password` instead, which the state keeps (marked sensitive).
+  console_password_wo         = "Example2024pass"
+  console_password_wo_version = 1
 }
 
 resource "provider_lite_snapshot" "example" {
   lite_account_id = provider_lite_vm.example.id
   cycle           = "m"
-  name            = "lite-backup"
+  name            = "lite-backup" # 6-16 characters
 }
 
 resource "provider_lite_vm_from_snapshot" "example" {
@@ -43,7 +47,9 @@ resource "provider_lite_vm_from_snapshot" "example" {
   name        = "lite-restored" # 6-16 characters
 
   ssh_and_console_user = "deployer"
-  console_password     = "Example2024pass"
+  # Write-only, as on provider_lite_vm: never stored in the plan or the state.
+  console_password_wo         = "Example2024pass"
+  console_password_wo_version = 1
 }
 
 output "restored_vm_id" {

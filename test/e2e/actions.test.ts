@@ -1,0 +1,166 @@
+// Real terraform against the emulator launcher: a resource's methods as Terraform actions. Under a
+// client with actions (Terraform 1.14 and later): `terraform apply -invoke=action...` powers a Lite VM
+// off with its progress shown and the state untouched, an `action_trigger` runs after a create, and a
+// rebuild interrupted (SIGINT) while it waits ends promptly having sent one rebuild. Under every client,
+// the provider's schema (which lists the actions) still serves a plan and an apply.
+import assert from 'node:assert/strict'
+import { readFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { after, before, describe, test } from 'node:test'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { block, describeRun, Emulator, type HclValue, mutating, PROVIDER_BLOCKS, ref, terraformClient, Workspace } from './harness.js'
+
+const CLIENT = terraformClient()
+/** Actions came with Terraform 1.14; OpenTofu has none. */
+const HAS_ACTIONS = CLIENT.key.startsWith('terraform-') && CLIENT.tool.version.localeCompare('1.14', 'en', { numeric: true }) >= 0
+
+const vm = (name: string, extra: Record<string, HclValue> = {}): Record<string, HclValue> => ({
+  ssh_and_console_user: 'deployer',
+  console_password: 'S3cretPass9',
+  product_id: 101,
+  select_os: 'Ubuntu-22.04',
+  keypair_id: ref('provider_lite_keypair.k.keypair_id'),
+  cycle: 'm',
+  vm_name: name,
+  ...extra,
+})
+
+/** An `action` block: its type, name and `config` arguments. */
+function action(type: string, name: string, config: Record<string, string>): string {
+  const lines = Object.entries(config).map(([key, value]) => `    ${key} = ${value}`)
+  return `action "${type}" "${name}" {\n  config {\n${lines.join('\n')}\n  }\n}\n`
+}
+
+/** A resource block whose lifecycle runs `actions` after the given events. */
+function triggered(type: string, name: string, attributes: Record<string, HclValue>, events: string[], actions: string[]): string {
+  const body = block('resource', type, name, attributes).replace(/}\n$/, '')
+  return `${body}  lifecycle {\n    action_trigger {\n      events  = [${events.join(', ')}]\n      actions = [${actions.join(', ')}]\n    }\n  }\n}\n`
+}
+
+const BASE = [
+  PROVIDER_BLOCKS,
+  block('resource', 'provider_lite_keypair', 'k', { name: 'e2e-actions-key' }),
+  block('resource', 'provider_lite_vm', 'web', vm('e2e-web')),
+]
+
+const ACTIONS = [
+  action('provider_lite_vm_power', 'stop', { id: 'provider_lite_vm.web.id', state: '"stop"' }),
+  action('provider_lite_vm_rebuild', 'debian', { id: 'provider_lite_vm.web.id', os: '"Debian-12"' }),
+]
+
+/** The managed resources of the state file, without its serial or lineage. */
+async function resourcesOf(ws: Workspace): Promise<unknown> {
+  return (JSON.parse(await readFile(join(ws.dir, 'terraform.tfstate'), 'utf8')) as { resources: unknown }).resources
+}
+
+describe(`actions under ${CLIENT.key}`, () => {
+  let emulator: Emulator
+  let ws: Workspace
+  before(async () => {
+    emulator = await Emulator.start()
+    ws = await Workspace.create(emulator)
+  })
+  after(async () => {
+    await ws?.cleanup()
+    await emulator?.stop()
+  })
+
+  test('the provider schema, actions included, serves a plan and an apply of a Lite VM', async () => {
+    await ws.write(BASE.join('\n'))
+    const planned = await ws.plan()
+    assert.equal(planned.code, 2, describeRun(planned))
+    const applied = await ws.apply()
+    assert.equal(applied.code, 0, describeRun(applied))
+    const again = await ws.plan()
+    assert.equal(again.code, 0, describeRun(again))
+    const schema = JSON.parse((await ws.ok(['providers', 'schema', '-json'])).stdout) as {
+      provider_schemas: Record<string, { resource_schemas: Record<string, unknown>; action_schemas?: Record<string, unknown> }>
+    }
+    const provider = Object.values(schema.provider_schemas)[0]
+    assert.ok(provider?.resource_schemas.provider_lite_vm, 'the resources are served as before')
+    if (HAS_ACTIONS)
+      assert.ok(provider?.action_schemas?.provider_lite_vm_power, `action schemas: ${Object.keys(provider?.action_schemas ?? {})}`)
+  })
+
+  describe('actions', { skip: HAS_ACTIONS ? false : `${CLIENT.key} has no actions` }, () => {
+    test('apply -invoke stops the VM: its progress is shown, nothing but the power call is made, the state is unchanged', async () => {
+      await ws.write([...BASE, ...ACTIONS].join('\n'))
+      const before = await resourcesOf(ws)
+      const id = String((await ws.stateOf('provider_lite_vm.web')).id)
+      assert.equal((await emulator.api<{ status: string }>('GET', `/lites/accounts/${id}/vm-details`)).status, 'running')
+
+      const seq = await emulator.lastSeq()
+      const invoked = await ws.apply(['-invoke=action.provider_lite_vm_power.stop'])
+      assert.equal(invoked.code, 0, describeRun(invoked))
+      assert.match(invoked.stdout, new RegExp(`power action stop sent to Lite VM ${id}`))
+      assert.match(invoked.stdout, /Action complete: action\.provider_lite_vm_power\.stop/)
+      assert.deepEqual(mutating(await emulator.requests(seq)), [`PUT /v1/lites/accounts/${id}/vm-state/stop`])
+      assert.equal((await emulator.api<{ status: string }>('GET', `/lites/accounts/${id}/vm-details`)).status, 'stopped')
+      assert.deepEqual(await resourcesOf(ws), before, 'the state is unchanged')
+      const next = await ws.plan()
+      assert.equal(next.code, 0, `power_state is unset, so a stopped VM is no drift: ${describeRun(next)}`)
+    })
+
+    test('a destructive action warns at plan', async () => {
+      const planned = await ws.plan(['-invoke=action.provider_lite_vm_rebuild.debian'])
+      assert.equal(planned.code, 2, describeRun(planned))
+      assert.match(planned.stdout + planned.stderr, /provider_lite_vm_rebuild is destructive/)
+    })
+
+    test('an action_trigger after_create runs the action on the VM just created, with its id', async () => {
+      const config = [
+        ...BASE,
+        ...ACTIONS,
+        action('provider_lite_vm_power', 'stop_worker', { id: 'provider_lite_vm.worker.id', state: '"stop"' }),
+        triggered('provider_lite_vm', 'worker', vm('e2e-worker'), ['after_create'], ['action.provider_lite_vm_power.stop_worker']),
+      ]
+      await ws.write(config.join('\n'))
+      const seq = await emulator.lastSeq()
+      const applied = await ws.apply()
+      assert.equal(applied.code, 0, describeRun(applied))
+      const id = String((await ws.stateOf('provider_lite_vm.worker')).id)
+      assert.match(applied.stdout, new RegExp(`power action stop sent to Lite VM ${id}`))
+      const calls = mutating(await emulator.requests(seq))
+      assert.deepEqual(
+        calls.filter((c) => c.includes('vm-state')),
+        [`PUT /v1/lites/accounts/${id}/vm-state/stop`],
+      )
+      assert.ok(calls.indexOf(`PUT /v1/lites/accounts/${id}/vm-state/stop`) > calls.indexOf('POST /v1/lites'), calls.join('\n'))
+      assert.equal((await emulator.api<{ status: string }>('GET', `/lites/accounts/${id}/vm-details`)).status, 'stopped')
+      const next = await ws.plan()
+      assert.equal(next.code, 0, `an action_trigger runs on its events only: ${describeRun(next)}`)
+    })
+
+    test('a rebuild interrupted (SIGINT) while it waits ends promptly, having sent exactly one rebuild', async () => {
+      const id = String((await ws.stateOf('provider_lite_vm.web')).id)
+      await emulator.control('PATCH', '/config', { provisioning_delay_ms: 120_000 })
+      try {
+        const seq = await emulator.lastSeq()
+        await ws.init()
+        const running = ws.launch(['apply', '-no-color', '-input=false', '-auto-approve', '-invoke=action.provider_lite_vm_rebuild.debian'])
+        const rebuild = `PUT /v1/lites/accounts/${id}/rebuild`
+        let sent = false
+        for (let i = 0; i < 300 && !sent; i++) {
+          sent = mutating(await emulator.requests(seq)).includes(rebuild)
+          if (!sent) await sleep(100)
+        }
+        assert.ok(sent, 'the rebuild was sent within 30s')
+        await sleep(300) // into the wait for Active
+        const interrupted = performance.now()
+        running.signal('SIGINT')
+        const result = await running.done
+        const seconds = (performance.now() - interrupted) / 1000
+        assert.ok(seconds < 15, `terraform ended ${seconds.toFixed(1)}s after the interrupt: ${describeRun(result)}`)
+        assert.notEqual(result.code, 0, describeRun(result))
+        assert.match(result.stdout + result.stderr, /Interrupt received/)
+        assert.match(result.stdout + result.stderr, /lite_vm rebuild of \d+ failed/)
+        assert.deepEqual(
+          mutating(await emulator.requests(seq)).filter((c) => c.includes('rebuild')),
+          [rebuild],
+        )
+      } finally {
+        await emulator.control('PATCH', '/config', { provisioning_delay_ms: 100 })
+      }
+    })
+  })
+})

@@ -1,0 +1,150 @@
+// An ephemeral resource under the real client against the emulator launcher: the OpenVPN profile is
+// opened in the plan and again in the apply, handed to a local-exec provisioner through its environment
+// (the command writes the profile's sha256 to a file), and never reaches the state, `show -json` of the
+// state or of the saved plan, any entry of the saved plan file, the TF_LOG=trace logs nor the output.
+import assert from 'node:assert/strict'
+import { createHash } from 'node:crypto'
+import { readFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { after, before, describe, test } from 'node:test'
+import { inflateRawSync } from 'node:zlib'
+import { describeRun, Emulator, PROVIDER_BLOCKS, type RunResult, Workspace } from './harness.js'
+
+const OPENVPN = 'provider_baremetal_openvpn'
+const PROFILE_HASH_FILE = 'profile.sha256'
+
+// The command hashes the profile with the Node.js the provider itself runs on, so no platform tool is assumed.
+const HASH_COMMAND =
+  "node -e \"process.stdout.write(require('node:crypto').createHash('sha256').update(process.env.OPENVPN_PROFILE).digest('hex'))\"" +
+  ` > ${PROFILE_HASH_FILE}`
+
+const CONFIG = `${PROVIDER_BLOCKS}
+ephemeral "${OPENVPN}" "vpn" {}
+
+resource "terraform_data" "vpn_profile" {
+  provisioner "local-exec" {
+    command = ${JSON.stringify(HASH_COMMAND)}
+    environment = {
+      OPENVPN_PROFILE = ephemeral.${OPENVPN}.vpn.config
+    }
+  }
+}
+`
+
+/** Every entry of a zip (a saved plan), inflated: the end record, the central directory, then each local entry. */
+function zipEntries(zip: Buffer): Map<string, Buffer> {
+  const end = zip.lastIndexOf(Buffer.from([0x50, 0x4b, 0x05, 0x06]))
+  assert.ok(end >= 0, 'no end of central directory record: not a zip')
+  const count = zip.readUInt16LE(end + 10)
+  let at = zip.readUInt32LE(end + 16)
+  const entries = new Map<string, Buffer>()
+  for (let i = 0; i < count; i++) {
+    assert.equal(zip.readUInt32LE(at), 0x02014b50, `central directory entry ${i}`)
+    const method = zip.readUInt16LE(at + 10)
+    const size = zip.readUInt32LE(at + 20)
+    const nameLength = zip.readUInt16LE(at + 28)
+    const extraLength = zip.readUInt16LE(at + 30)
+    const commentLength = zip.readUInt16LE(at + 32)
+    const local = zip.readUInt32LE(at + 42)
+    const name = zip.subarray(at + 46, at + 46 + nameLength).toString('utf8')
+    const start = local + 30 + zip.readUInt16LE(local + 26) + zip.readUInt16LE(local + 28)
+    const data = zip.subarray(start, start + size)
+    assert.ok(method === 0 || method === 8, `${name}: compression method ${method}`)
+    entries.set(name, method === 8 ? inflateRawSync(data) : Buffer.from(data))
+    at += 46 + nameLength + extraLength + commentLength
+  }
+  return entries
+}
+
+describe('ephemeral resources', () => {
+  let emulator: Emulator
+  let ws: Workspace
+  before(async () => {
+    emulator = await Emulator.start()
+    ws = await Workspace.create(emulator)
+  })
+  after(async () => {
+    await ws?.destroy().catch(() => undefined)
+    await ws?.cleanup()
+    await emulator?.stop()
+  })
+
+  /** Runs `command` with TF_LOG=trace into a file of its own; returns the run and the log. */
+  async function traced(name: string, command: (env: Record<string, string>) => Promise<RunResult>) {
+    const path = join(ws.dir, `${name}.log`)
+    const run = await command({ TF_LOG: 'trace', TF_LOG_PATH: path })
+    const log = await readFile(path, 'utf8')
+    // The log is the real thing: the client's trace, and the provider's own lines.
+    assert.ok(log.length > 10_000, `the ${name} trace log is only ${log.length} bytes`)
+    assert.match(log, /provider\.terraform-provider-provider/)
+    return { run, log }
+  }
+
+  /** How many times the profile was read from the service while `action` ran. */
+  async function reads<T>(action: () => Promise<T>): Promise<{ value: T; reads: number }> {
+    const { value, log } = await emulator.effectsOf(action)
+    return { value, reads: log.filter((entry) => entry.method === 'GET' && entry.path === '/v1/baremetals/openvpn').length }
+  }
+
+  test('the OpenVPN profile reaches a provisioner and nothing stores or logs it', async () => {
+    const { config: profile } = await emulator.api<{ config: string }>('GET', '/baremetals/openvpn')
+    assert.match(profile, /^client\n/)
+    await ws.write(CONFIG)
+    await ws.init()
+
+    const planned = await reads(() => traced('plan', (env) => ws.plan(['-out=eph.tfplan'], { env })))
+    assert.equal(planned.value.run.code, 2, describeRun(planned.value.run))
+    assert.ok(planned.reads >= 1, 'the plan opens the ephemeral resource')
+    const shownPlan = await ws.ok(['show', '-json', 'eph.tfplan'])
+
+    const applied = await reads(() => traced('apply', (env) => ws.run(['apply', '-no-color', '-input=false', 'eph.tfplan'], { env })))
+    assert.equal(applied.value.run.code, 0, describeRun(applied.value.run))
+    assert.ok(applied.reads >= 1, 'the apply opens it again')
+    assert.match(applied.value.run.stdout, /Resources: 1 added, 0 changed, 0 destroyed\./)
+
+    // The provisioner got the profile, whole.
+    const hash = (await readFile(join(ws.dir, PROFILE_HASH_FILE), 'utf8')).trim()
+    assert.equal(hash, createHash('sha256').update(profile).digest('hex'))
+
+    // Opened again by the next plan, which finds nothing to change.
+    const replanned = await traced('replan', (env) => ws.plan([], { env }))
+    assert.equal(replanned.run.code, 0, describeRun(replanned.run))
+
+    const stateText = await readFile(join(ws.dir, 'terraform.tfstate'), 'utf8')
+    const state = JSON.parse(stateText) as { resources: { mode: string; type: string }[] }
+    assert.deepEqual(
+      state.resources.map((r) => `${r.mode} ${r.type}`),
+      ['managed terraform_data'],
+      'only the managed resource is in state',
+    )
+    const shownState = await ws.ok(['show', '-json'])
+    const planFile = zipEntries(await readFile(join(ws.dir, 'eph.tfplan')))
+    assert.ok(planFile.size >= 3, `the saved plan holds ${[...planFile.keys()].join(', ')}`)
+
+    // The whole profile, and each of its long lines, so that one written with escaped newlines is caught too.
+    const lines = profile.split('\n').filter((line) => line.length >= 20 && !line.startsWith('-----'))
+    assert.ok(lines.length > 0)
+    const secrets: [string, string][] = [
+      ['the profile', profile],
+      ...lines.map((line, i): [string, string] => [`line ${i + 1} of the profile`, line]),
+    ]
+    const places: [string, string][] = [
+      ['state file', stateText],
+      ['terraform show -json (state)', shownState.stdout],
+      ['terraform show -json (saved plan)', shownPlan.stdout],
+      ...[...planFile].map(([name, data]): [string, string] => [`saved plan entry ${name}`, data.toString('latin1')]),
+      ['plan trace log', planned.value.log],
+      ['plan output', planned.value.run.stdout + planned.value.run.stderr],
+      ['apply trace log', applied.value.log],
+      ['apply output', applied.value.run.stdout + applied.value.run.stderr],
+      ['second plan trace log', replanned.log],
+      ['second plan output', replanned.run.stdout + replanned.run.stderr],
+    ]
+    for (const [where, text] of places) {
+      for (const [what, secret] of secrets) assert.ok(!text.includes(secret), `${what} appears in the ${where}`)
+    }
+    // The logs did see the ephemeral resource being opened and closed, just never its value.
+    assert.match(applied.value.log, /OpenEphemeralResource/)
+    assert.match(applied.value.log, /CloseEphemeralResource/)
+  })
+})

@@ -1,0 +1,168 @@
+// Real clients against the emulator launcher: console_password_wo with console_password_wo_version.
+// The password, given through an ephemeral variable (which a client accepts only in a write-only
+// attribute), reaches the service and appears in no state file, state backup, saved plan (every
+// entry of the zip), `show -json`, output, TF_LOG=trace log (with the provider's own lines) or order
+// journal; a new version replaces the VM with the new password, as the reference page says.
+import assert from 'node:assert/strict'
+import { readdir, readFile } from 'node:fs/promises'
+import { join, relative } from 'node:path'
+import { after, before, describe, test } from 'node:test'
+import { inflateRawSync } from 'node:zlib'
+import { block, describeRun, diagnostics, Emulator, PROVIDER_BLOCKS, ref, type RunResult, Workspace } from './harness.js'
+
+const PASSWORD = 'Wr1teOnlyE2ePass'
+const NEXT_PASSWORD = 'Next2WriteOnlyPw'
+
+/** The VM with the password from an ephemeral variable, or (`literal`) also as the old attribute. */
+function config(version: number, options: { conflicting?: boolean } = {}): string {
+  return [
+    PROVIDER_BLOCKS,
+    'variable "console_password" {\n  type      = string\n  sensitive = true\n  ephemeral = true\n}\n',
+    block('resource', 'provider_lite_keypair', 'k', { name: 'e2e-write-only-key' }),
+    block('resource', 'provider_lite_vm', 'vm', {
+      ssh_and_console_user: 'deployer',
+      console_password_wo: ref('var.console_password'),
+      console_password_wo_version: version,
+      ...(options.conflicting ? { console_password: 'Lit3ralPassword' } : {}),
+      product_id: 101,
+      select_os: 'Ubuntu-22.04',
+      keypair_id: ref('provider_lite_keypair.k.keypair_id'),
+      cycle: 'm',
+      vm_name: 'e2e-write-only',
+    }),
+  ].join('\n')
+}
+
+/** The entries of a zip archive (a saved plan), decompressed: name → text. */
+function unzip(bytes: Buffer): Map<string, string> {
+  let end = bytes.length - 22
+  while (end >= 0 && bytes.readUInt32LE(end) !== 0x06054b50) end--
+  assert.ok(end >= 0, 'the saved plan is a zip archive')
+  const count = bytes.readUInt16LE(end + 10)
+  let at = bytes.readUInt32LE(end + 16)
+  const entries = new Map<string, string>()
+  for (let i = 0; i < count; i++) {
+    assert.equal(bytes.readUInt32LE(at), 0x02014b50, 'a central directory header')
+    const method = bytes.readUInt16LE(at + 10)
+    const size = bytes.readUInt32LE(at + 20)
+    const nameLength = bytes.readUInt16LE(at + 28)
+    const skip = nameLength + bytes.readUInt16LE(at + 30) + bytes.readUInt16LE(at + 32)
+    const local = bytes.readUInt32LE(at + 42)
+    const name = bytes.subarray(at + 46, at + 46 + nameLength).toString('utf8')
+    const start = local + 30 + bytes.readUInt16LE(local + 26) + bytes.readUInt16LE(local + 28)
+    const data = bytes.subarray(start, start + size)
+    assert.ok(method === 0 || method === 8, `${name}: stored or deflated`)
+    entries.set(name, (method === 8 ? inflateRawSync(data) : data).toString('utf8'))
+    at += 46 + skip
+  }
+  return entries
+}
+
+/** Every file of the working directory but the provider binaries, as text: state, backups, journal, logs. */
+async function workingFiles(dir: string): Promise<Map<string, Buffer>> {
+  const files = new Map<string, Buffer>()
+  for (const entry of await readdir(dir, { recursive: true, withFileTypes: true })) {
+    const path = join(entry.parentPath, entry.name)
+    if (!entry.isFile() || relative(dir, path).startsWith(join('.terraform', 'providers'))) continue
+    files.set(relative(dir, path), await readFile(path))
+  }
+  return files
+}
+
+describe('write-only console password', () => {
+  let emulator: Emulator
+  let ws: Workspace
+  before(async () => {
+    emulator = await Emulator.start()
+    ws = await Workspace.create(emulator)
+  })
+  after(async () => {
+    await ws?.cleanup()
+    await emulator?.stop()
+  })
+
+  /** Runs `command` with the password variable and TF_LOG=trace into a log file of its own. */
+  async function traced(name: string, password: string, command: (env: Record<string, string>) => Promise<RunResult>) {
+    const env = { TF_VAR_console_password: password, TF_LOG: 'trace', TF_LOG_PATH: join(ws.dir, `${name}.log`) }
+    const run = await command(env)
+    const log = await readFile(env.TF_LOG_PATH, 'utf8')
+    assert.match(log, /provider\.terraform-provider-provider/, `the ${name} log has the provider's lines`)
+    return { run, log }
+  }
+
+  async function vmAccounts() {
+    return (await emulator.accounts('lite.vm')).map((entry) => entry.account)
+  }
+
+  test('the password reaches the service and no state, plan, output or log; a new version replaces the VM', async () => {
+    await ws.write(config(1))
+    await ws.init()
+    const created = await traced('apply', PASSWORD, (env) => ws.apply([], { env }))
+    assert.equal(created.run.code, 0, describeRun(created.run))
+
+    const [account] = await vmAccounts()
+    assert.equal(account?.extra_details.cipassword, PASSWORD, 'the service received the password')
+    const vm = await ws.stateOf('provider_lite_vm.vm')
+    assert.equal(vm.console_password_wo, null)
+    assert.equal(vm.console_password, null)
+    assert.equal(vm.cipassword, null, 'the echo of the password is left out too')
+    assert.equal(vm.console_password_wo_version, 1)
+
+    // Nothing to do with the same version: the value is not compared, so no replacement from a refresh.
+    const same = await ws.plan([], { env: { TF_VAR_console_password: PASSWORD } })
+    assert.equal(same.code, 0, describeRun(same))
+
+    // A new version, with a new password: planned as a replacement, saved to a file.
+    await ws.write(config(2))
+    const planned = await traced('plan', NEXT_PASSWORD, (env) => ws.plan(['-out=wo.tfplan'], { env }))
+    assert.equal(planned.run.code, 2, describeRun(planned.run))
+    assert.match(planned.run.stdout, /console_password_wo_version\s+= 1 -> 2 # forces replacement/)
+    assert.match(planned.run.stdout, /Plan: 1 to add, 0 to change, 1 to destroy\./)
+    const planEntries = unzip(await readFile(join(ws.dir, 'wo.tfplan')))
+    assert.ok(planEntries.has('tfplan'), `the plan's entries: ${[...planEntries.keys()].join(', ')}`)
+    const shownPlan = await ws.ok(['show', '-json', 'wo.tfplan'])
+
+    const replaced = await traced('replace', NEXT_PASSWORD, (env) => ws.apply([], { env }))
+    assert.equal(replaced.run.code, 0, describeRun(replaced.run))
+    assert.match(replaced.run.stdout, /Resources: 1 added, 0 changed, 1 destroyed\./)
+    const accounts = await vmAccounts()
+    const live = accounts.filter((a) => a.status !== 'Terminated')
+    assert.equal(live.length, 1, 'one VM is left')
+    assert.notEqual(String(live[0]?.account_id), String(account?.account_id), 'a new VM replaced the old one')
+    assert.equal(live[0]?.extra_details.cipassword, NEXT_PASSWORD, 'the new VM has the new password')
+    assert.equal((await ws.stateOf('provider_lite_vm.vm')).console_password_wo_version, 2)
+    const shownState = await ws.ok(['show', '-json'])
+
+    const places = new Map<string, string>([
+      ['apply output', created.run.stdout + created.run.stderr],
+      ['plan output', planned.run.stdout + planned.run.stderr],
+      ['replacement output', replaced.run.stdout + replaced.run.stderr],
+      ['show -json of the saved plan', shownPlan.stdout],
+      ['show -json of the state', shownState.stdout],
+      ...[...planEntries].map(([name, text]): [string, string] => [`saved plan entry ${name}`, text]),
+    ])
+    const files = await workingFiles(ws.dir)
+    for (const name of ['terraform.tfstate', 'terraform.tfstate.backup', 'apply.log', 'plan.log', 'replace.log']) {
+      assert.ok(files.has(name), `${name} is written`)
+    }
+    assert.ok(
+      [...files.keys()].some((name) => name.includes('provider-orders')),
+      'the order journal is in the working directory',
+    )
+    for (const [name, bytes] of files) places.set(name, bytes.toString('utf8'))
+    for (const [where, text] of places) {
+      for (const secret of [PASSWORD, NEXT_PASSWORD]) assert.ok(!text.includes(secret), `the password appears in ${where}`)
+    }
+  })
+
+  test('the write-only form and the old attribute together are refused at plan time, naming both', async () => {
+    await ws.write(config(2, { conflicting: true }))
+    const run = await ws.plan([], { env: { TF_VAR_console_password: NEXT_PASSWORD } })
+    assert.equal(run.code, 1, describeRun(run))
+    const errors = diagnostics(run.stderr)
+    assert.ok(
+      errors.some((e) => e.includes('Conflicting console_password_wo and console_password')),
+      `the error names both: ${errors.join('\n')}`,
+    )
+  })
+})
