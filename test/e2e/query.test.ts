@@ -145,6 +145,24 @@ describe('terraform query', { skip: hasQuery ? false : `${client.key} has no ter
     assert.equal(plan.code, 0, `the plan after adopting is not empty: ${describeRun(plan)}`)
   })
 
+  test('a limit: Terraform stops reading after it and the provider stops listing; the query still succeeds', async () => {
+    const other = await Workspace.create(emulator)
+    try {
+      await other.write(PROVIDER_BLOCKS)
+      await writeFile(
+        join(other.dir, 'one.tfquery.hcl'),
+        'list "provider_lite_keypair" "one" {\n  provider = provider\n  limit    = 1\n}\n',
+      )
+      await other.init()
+      const run = await other.run(['query', '-no-color'])
+      assert.equal(run.code, 0, describeRun(run))
+      const found = run.stdout.split('\n').filter((line) => line.startsWith('list.provider_lite_keypair.one'))
+      assert.equal(found.length, 1, `one keypair of three: ${run.stdout}`)
+    } finally {
+      await other.cleanup()
+    }
+  })
+
   test('a filter the type does not have is refused naming it', async () => {
     const other = await Workspace.create(emulator)
     try {
