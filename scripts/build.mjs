@@ -24,16 +24,18 @@ mkdirSync(packageDir, { recursive: true })
 const guard =
   'globalThis.PROVIDER_ENTRY_MS=performance.now();if(+process.versions.node.split(".")[0]<20){process.stdout.write("terraform-provider-provider needs Node.js 20 or later, found "+process.version+"\\n");process.exit(1)}'
 
-// GetProviderSchema's response, encoded once here from this build's definitions (the tsc output, which
+// GetProviderSchema's response (and GetResourceIdentitySchemas', asked in the same launch), encoded once here from this build's definitions (the tsc output, which
 // `npm run build` has just written) and stamped into the bundle: the first launch of every Terraform
 // command only fetches it, and then loads no definition (src/bin/terraform-provider.ts).
 const { dataSources, providerDefinition, resources } = await import('../build/src/resources/index.js')
-const { providerSchemaResponse } = await import('../build/src/terraform/provider-service.js')
+const { providerIdentitySchemasResponse, providerSchemaResponse } = await import('../build/src/terraform/provider-service.js')
 const schemaResponse = providerSchemaResponse({ provider: providerDefinition, resources, dataSources })
+const identityResponse = providerIdentitySchemasResponse({ provider: providerDefinition, resources, dataSources })
+const base64 = (bytes) => JSON.stringify(Buffer.from(bytes).toString('base64'))
 
 const terraformBundle = await build({
   entryPoints: [join(root, 'src/bin/terraform-provider.ts')],
-  define: { PROVIDER_SCHEMA_RESPONSE: JSON.stringify(Buffer.from(schemaResponse).toString('base64')) },
+  define: { PROVIDER_SCHEMA_RESPONSE: base64(schemaResponse), PROVIDER_IDENTITY_SCHEMAS_RESPONSE: base64(identityResponse) },
   outfile: join(packageDir, 'provider.cjs'),
   bundle: true,
   platform: 'node',

@@ -1,6 +1,7 @@
-// The Terraform provider's bundle (dist/mirror, from `npm run build`) answers GetProviderSchema with the
-// bytes stamped into it at build time, identical to what its definitions encode to, and loads no
-// definition for that: the first launch of every Terraform command only fetches the schema.
+// The Terraform provider's bundle (dist/mirror, from `npm run build`) answers GetProviderSchema (and
+// GetResourceIdentitySchemas) with the bytes stamped into it at build time, identical to what its
+// definitions encode to, and loads no definition for that: the first launch of every Terraform command
+// only fetches the schemas.
 import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -9,8 +10,12 @@ import { fileURLToPath } from 'node:url'
 import { equals, fromBinary } from '@bufbuild/protobuf'
 import { dataSources, providerDefinition, resources } from '../src/resources/index.js'
 import { GRPCController } from '../src/terraform/gen/grpc_controller_pb.js'
-import { GetProviderSchema_ResponseSchema, Provider } from '../src/terraform/gen/tfplugin6.10_pb.js'
-import { providerSchemaResponse } from '../src/terraform/provider-service.js'
+import {
+  GetProviderSchema_ResponseSchema,
+  GetResourceIdentitySchemas_ResponseSchema,
+  Provider,
+} from '../src/terraform/gen/tfplugin6.10_pb.js'
+import { providerIdentitySchemasResponse, providerSchemaResponse } from '../src/terraform/provider-service.js'
 import { connectGrpcTestClient } from './support/terraform/grpc-client.js'
 import { launchPlugin } from './support/terraform/launch.js'
 
@@ -37,12 +42,24 @@ describe('terraform provider bundle start-up', () => {
       const precomputed = await grpc.call(Provider.method.getProviderSchema, {})
       assert.ok(equals(GetProviderSchema_ResponseSchema, precomputed, expected), 'the stamped schema differs from the definitions')
       assert.ok(!stderr().includes('service loaded'), 'GetProviderSchema loaded the provider service')
+      // Terraform 1.12+ asks for the identity schemas next, in the same launch: stamped too.
+      const identities = fromBinary(
+        GetResourceIdentitySchemas_ResponseSchema,
+        providerIdentitySchemasResponse({ provider: providerDefinition, resources, dataSources }),
+      )
+      assert.deepEqual(Object.keys(identities.identitySchemas).sort(), Object.keys(expected.resourceSchemas).sort())
+      const stamped = await grpc.call(Provider.method.getResourceIdentitySchemas, {})
+      assert.ok(equals(GetResourceIdentitySchemas_ResponseSchema, stamped, identities), 'the stamped identity schemas differ')
+      assert.ok(!stderr().includes('service loaded'), 'GetResourceIdentitySchemas loaded the provider service')
 
       // Any other call loads the service; the schema it answers from then on is the same.
       const metadata = await grpc.call(Provider.method.getMetadata, {})
       assert.ok(metadata.resources.length > 0)
       assert.match(stderr(), /service loaded/)
       assert.ok(equals(GetProviderSchema_ResponseSchema, await grpc.call(Provider.method.getProviderSchema, {}), expected))
+      assert.ok(
+        equals(GetResourceIdentitySchemas_ResponseSchema, await grpc.call(Provider.method.getResourceIdentitySchemas, {}), identities),
+      )
 
       await grpc.call(GRPCController.method.shutdown, {})
       await grpc.close().catch(() => {})

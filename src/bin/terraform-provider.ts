@@ -17,6 +17,10 @@ export const VERSION = '0.1.0'
  */
 declare const PROVIDER_SCHEMA_RESPONSE: string | undefined
 const schemaResponse = typeof PROVIDER_SCHEMA_RESPONSE === 'string' ? Buffer.from(PROVIDER_SCHEMA_RESPONSE, 'base64') : undefined
+/** GetResourceIdentitySchemas' response, stamped the same way: Terraform 1.12+ asks for it in the same launch. */
+declare const PROVIDER_IDENTITY_SCHEMAS_RESPONSE: string | undefined
+const identityResponse =
+  typeof PROVIDER_IDENTITY_SCHEMAS_RESPONSE === 'string' ? Buffer.from(PROVIDER_IDENTITY_SCHEMAS_RESPONSE, 'base64') : undefined
 
 const marks = startupMarks()
 const log = createLogger()
@@ -28,6 +32,7 @@ void servePlugin({
   warm: schemaResponse === undefined,
   services: [
     ...(schemaResponse ? [fixedResponse('/tfplugin6.Provider/GetProviderSchema', schemaResponse)] : []),
+    ...(identityResponse ? [fixedResponse('/tfplugin6.Provider/GetResourceIdentitySchemas', identityResponse)] : []),
     lazyService('tfplugin6.Provider', async () => {
       const [{ dataSources, providerDefinition, resources }, { providerService }] = await Promise.all([
         import('../resources/index.js'),

@@ -42,7 +42,7 @@ function unfinishedError<C>(session: Session<C>, definition: AnyResource, id: st
 }
 
 /** The diagnostics of a failure, the first one ending with what to fix in the configuration when that is the cause. */
-function failureOf<C>(session: Session<C>, thrown: unknown, summary: string, attributeNames: readonly string[]): Diagnostic[] {
+export function failureOf<C>(session: Session<C>, thrown: unknown, summary: string, attributeNames: readonly string[]): Diagnostic[] {
   const list = toDiagnostics(thrown, summary, attributeNames)
   const advice = session.advise?.(thrown)
   const [first, ...rest] = list

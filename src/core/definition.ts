@@ -1,5 +1,6 @@
 /** Resource, data source and provider definitions: plain data plus handlers, checked once at load. */
 import { type Attributes, isComputed, isInput, type ObjectOf } from './attributes.js'
+import { identityProblems } from './identity.js'
 import { attributeNames, nonRoundTripping } from './names.js'
 import { parseDuration } from './timeouts.js'
 import { writeOnlyProblems, writeOnlyRefused } from './write-only.js'
@@ -182,6 +183,21 @@ export interface ImportId {
   readonly example: string
   /** The resource id, or a message saying what is wrong with the given text. */
   parse(text: string): { id: string } | { error: string }
+  /**
+   * The id's parts in the order the format writes them, joined by `separator`: the resource identity
+   * (see identity.ts). Absent, each `<name>` of the format is a string part and the text between them
+   * the separator.
+   */
+  readonly parts?: readonly IdentityPart[]
+  readonly separator?: string
+}
+
+/** One part of an import id, and so one attribute of the resource identity. */
+export interface IdentityPart {
+  /** Canonical name, as attributes are named. */
+  readonly name: string
+  readonly type: 'string' | 'int64'
+  readonly description: string
 }
 
 export interface MethodContext<C, I extends Attributes> extends OperationContext<C> {
@@ -220,6 +236,29 @@ export function defineMethod<C, I extends Attributes>(method: ResourceMethod<C, 
   return method as unknown as AnyMethod
 }
 
+/**
+ * One filter of a listing: keeps the objects whose attribute (canonical name) matches the given text,
+ * as a whole (`equals`) or at its start (`prefix`). Unset, it keeps everything.
+ */
+export interface ListFilter {
+  readonly attribute: string
+  readonly match: 'equals' | 'prefix'
+  readonly description: string
+}
+
+/**
+ * How a resource type lists the objects the API key can see (see list.ts): one listing call for their
+ * ids; core reads each as an import would and applies the filters, declared here, on what it read.
+ */
+export interface ListDeclaration<C, A extends Attributes> {
+  /** The ids of every object of this type the key can see, in the service's order. */
+  ids(ctx: OperationContext<C>): Promise<readonly (string | number)[]>
+  /** The filters a list may set, by canonical filter name. */
+  readonly filters: Readonly<Record<string, ListFilter & { readonly attribute: keyof A & string }>>
+  /** The attribute a listed object is shown by (a name, a label); the id when absent or empty. */
+  readonly displayName?: keyof A & string
+}
+
 export type TimeoutName = 'create' | 'update' | 'delete'
 export type TimeoutDefaults = Partial<Record<TimeoutName, string>>
 
@@ -252,6 +291,8 @@ export interface ResourceDefinition<C, A extends Attributes> {
   delete(ctx: DeleteContext<C, A>): Promise<void>
   /** Inputs the service cannot return; listed in the docs for import. */
   readonly unrecoverable?: readonly (keyof A & string)[]
+  /** How the objects of this type are listed, for adopting them; absent when they are not. */
+  readonly list?: ListDeclaration<C, A>
   /** One-shot operations on an existing object (see ResourceMethod), built with `defineMethod`. */
   readonly methods?: readonly AnyMethod[]
 }
@@ -358,6 +399,11 @@ export interface AnyResource {
   delete(ctx: Erased): Promise<void>
   readonly unrecoverable?: readonly string[]
   readonly methods?: readonly AnyMethod[]
+  readonly list?: {
+    ids(ctx: Erased): Promise<readonly (string | number)[]>
+    readonly filters: Readonly<Record<string, ListFilter>>
+    readonly displayName?: string
+  }
 }
 
 export interface AnyMethod {
@@ -505,7 +551,25 @@ export function checkResource(definition: AnyResource): void {
   for (const { attribute } of [...(definition.planChecks ?? []), ...(definition.createChecks ?? [])]) {
     if (!attributes[attribute] || !isInput(attributes[attribute])) problems.push(`a plan check names ${attribute}, which is not an input`)
   }
+  problems.push(...identityProblems(definition))
+  problems.push(...listProblems(definition))
   if (problems.length > 0) throw new DefinitionError(`${name}: ${problems.join('; ')}`)
+}
+
+/** What is wrong with a resource's list declaration; empty when it is sound or absent. */
+export function listProblems(definition: AnyResource): string[] {
+  const list = definition.list
+  if (!list) return []
+  const problems: string[] = []
+  for (const [name, filter] of Object.entries(list.filters)) {
+    if (!definition.attributes[filter.attribute]) problems.push(`list filter ${name} reads unknown attribute ${filter.attribute}`)
+    if (!filter.description) problems.push(`list filter ${name} has no description`)
+  }
+  for (const bad of nonRoundTripping(Object.keys(list.filters)))
+    problems.push(`list filter ${bad} does not survive the snake/camel round trip`)
+  if (list.displayName !== undefined && !definition.attributes[list.displayName])
+    problems.push(`list displayName names unknown attribute ${list.displayName}`)
+  return problems
 }
 
 function checkNames(owner: string, attributes: Attributes): void {

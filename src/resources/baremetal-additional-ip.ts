@@ -106,6 +106,14 @@ export const baremetalAdditionalIp = defineResource<Client, typeof ipAttributes>
     await client.additionalIps.deleteIp(id, { signal })
   },
   unrecoverable: ['promocode', 'payWithCreditCard'],
+  list: {
+    ids: async ({ client, signal }) => (await client.additionalIps.listIps({ signal })).map((ip) => ip.account_id),
+    filters: {
+      region: { attribute: 'region', match: 'equals', description: 'Only IPs of this region, e.g. `wjv-1`.' },
+      status: { attribute: 'status', match: 'equals', description: 'Only IPs of this status, e.g. `Active`.' },
+    },
+    displayName: 'ipAddress',
+  },
 })
 
 const assignmentAttributes = {
@@ -157,6 +165,11 @@ export const baremetalAdditionalIpAssignment = defineResource<Client, typeof ass
     example: '100070:100080',
     parse: (text) =>
       /^[0-9]+:[0-9]+$/.test(text) ? { id: text } : { error: `expected two account ids joined by a colon, got ${JSON.stringify(text)}` },
+    parts: [
+      { name: 'metalAccountId', type: 'int64', description: 'The account id of the Metal server.' },
+      { name: 'additionalIpId', type: 'int64', description: 'The account id of the additional IP.' },
+    ],
+    separator: ':',
   },
   timeouts: {},
   attributes: assignmentAttributes,
@@ -192,5 +205,24 @@ export const baremetalAdditionalIpAssignment = defineResource<Client, typeof ass
   async delete({ client, id, signal }) {
     const [server, ip] = splitId(id)
     await client.additionalIps.unassign(ip, server, { signal })
+  },
+  list: {
+    // The assignments of every IP the key can see (one call per IP; the service lists them per IP).
+    async ids({ client, signal }) {
+      const ids: string[] = []
+      for (const ip of await client.additionalIps.listIps({ signal })) {
+        if (ip.status === 'Terminated') continue
+        for (const a of await client.additionalIps.listAssignments(ip.account_id, { signal })) ids.push(observeAssignment(a).id)
+      }
+      return ids
+    },
+    filters: {
+      metalAccountId: {
+        attribute: 'metalAccountId',
+        match: 'equals',
+        description: 'Only the assignments to the server with this account id.',
+      },
+      additionalIpId: { attribute: 'additionalIpId', match: 'equals', description: 'Only the assignments of the IP with this account id.' },
+    },
   },
 })

@@ -181,4 +181,12 @@ export const baremetalElasticStorage = defineResource<Client, typeof attributes>
     await client.elasticStorages.deleteStorage(id, { signal })
   },
   unrecoverable: ['promocode', 'payWithCreditCard'],
+  list: {
+    ids: async ({ client, signal }) => (await client.elasticStorages.listStorages({ signal })).map((storage) => storage.account_id),
+    filters: {
+      storageNamePrefix: { attribute: 'storageName', match: 'prefix', description: 'Only volumes whose name starts with this.' },
+      status: { attribute: 'status', match: 'equals', description: 'Only volumes of this status, e.g. `Active`.' },
+    },
+    displayName: 'storageName',
+  },
 })

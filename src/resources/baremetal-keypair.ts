@@ -77,4 +77,9 @@ export const baremetalKeypair = defineResource<Client, typeof attributes>({
     await client.baremetals.deleteKeypair(Number(id), { signal })
   },
   unrecoverable: ['privateKey'],
+  list: {
+    ids: async ({ client, signal }) => (await client.baremetals.listKeypairs({ signal })).map((key) => key.keypair_id),
+    filters: { namePrefix: { attribute: 'name', match: 'prefix', description: 'Only keypairs whose name starts with this.' } },
+    displayName: 'name',
+  },
 })

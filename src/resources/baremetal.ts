@@ -301,4 +301,12 @@ export const baremetal = defineResource<Client, typeof attributes>({
     await ctx.client.baremetals.deleteServer(ctx.id, { signal: ctx.signal })
   },
   unrecoverable: ['promocode', 'payWithCreditCard', 'resetTrigger', 'rebuildOs'],
+  list: {
+    ids: async ({ client, signal }) => (await client.baremetals.listServers({ signal })).map((server) => server.account_id),
+    filters: {
+      labelPrefix: { attribute: 'label', match: 'prefix', description: 'Only servers whose label starts with this.' },
+      status: { attribute: 'status', match: 'equals', description: 'Only servers of this status, e.g. `Active`.' },
+    },
+    displayName: 'label',
+  },
 })

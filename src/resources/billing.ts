@@ -51,11 +51,13 @@ export const rules = {
 export const cycleAttribute = (cycles: readonly string[], description: string) =>
   string({ required: true, createOnly: true, validate: [oneOf(cycles)], description })
 
-/** Account ids are digits; import takes them as written. */
+/** Account ids are digits; import takes them as written. The identity is the id as a number. */
 export function digitsId(what: string, example = '100001'): ImportId {
+  const name = what.replace(/ /g, '_')
   return {
-    format: `<${what.replace(/ /g, '_')}>`,
+    format: `<${name}>`,
     example,
+    parts: [{ name, type: 'int64', description: `The ${what}.` }],
     parse: (text) =>
       /^[0-9]+$/.test(text)
         ? { id: text.replace(/^0+(?=\d)/, '') }

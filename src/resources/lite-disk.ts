@@ -160,5 +160,13 @@ export function liteDisk(family: LiteFamily) {
       await family.api(client).deleteDisk(id, { signal })
     },
     unrecoverable: ['promocode', 'pay_with_credit_card'],
+    list: {
+      ids: async ({ client, signal }) => (await family.api(client).listDisks({ signal })).map((disk) => disk.account_id),
+      filters: {
+        lite_account_id: { attribute: 'lite_account_id', match: 'equals', description: 'Only the disks of the VM with this account id.' },
+        status: { attribute: 'status', match: 'equals', description: 'Only disks of this status, e.g. `Active`.' },
+      },
+      displayName: 'service_name',
+    },
   })
 }

@@ -33,6 +33,11 @@ export function liteKeypair(family: LiteFamily) {
       await family.api(client).deleteKeypair(Number(id), { signal })
     },
     unrecoverable: ['private_key'],
+    list: {
+      ids: async ({ client, signal }) => (await family.api(client).listKeypairs({ signal })).map((key) => key.keypair_id),
+      filters: { name_prefix: { attribute: 'name', match: 'prefix', description: 'Only keypairs whose name starts with this.' } },
+      displayName: 'name',
+    },
   })
 }
 

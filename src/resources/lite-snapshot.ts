@@ -109,5 +109,13 @@ export function liteSnapshot(family: LiteFamily) {
       await family.api(client).deleteSnapshot(id, { signal })
     },
     unrecoverable: ['promocode', 'pay_with_credit_card'],
+    list: {
+      ids: async ({ client, signal }) => (await family.api(client).listSnapshots({ signal })).map((snapshot) => snapshot.account_id),
+      filters: {
+        name_prefix: { attribute: 'name', match: 'prefix', description: 'Only snapshots whose name starts with this.' },
+        status: { attribute: 'status', match: 'equals', description: 'Only snapshots of this status, e.g. `Active`.' },
+      },
+      displayName: 'name',
+    },
   })
 }

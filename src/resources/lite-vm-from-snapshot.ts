@@ -117,5 +117,14 @@ export function liteVmFromSnapshot(family: LiteFamily) {
       await family.api(client).deleteVm(id, { signal })
     },
     unrecoverable: ['promocode', 'pay_with_credit_card'],
+    list: {
+      ids: async ({ client, signal }) =>
+        (await family.api(client).listVms({ signal })).filter((vm) => vm.extra_details.snapshot_id !== null).map((vm) => vm.account_id),
+      filters: {
+        name_prefix: { attribute: 'name', match: 'prefix', description: 'Only VMs whose name starts with this.' },
+        status: { attribute: 'status', match: 'equals', description: 'Only VMs of this status, e.g. `Active`.' },
+      },
+      displayName: 'name',
+    },
   })
 }

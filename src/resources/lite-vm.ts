@@ -787,5 +787,17 @@ export function liteVm(family: LiteFamily) {
       await inGroup(ctx.client, ctx.prior, (api) => api.deleteVm(ctx.id, { signal: ctx.signal }))
     },
     unrecoverable: ['promocode', 'pay_with_credit_card', 'rebuild_os', ...(family.migratesToPro ? (['migrate_to_pro'] as const) : [])],
+    list: {
+      // A VM restored from a snapshot is listed by its own type, as its import requires.
+      ids: async ({ client, signal }) =>
+        (await family.api(client).listVms({ signal }))
+          .filter((vm) => !family.restoresSnapshots || vm.extra_details.snapshot_id === null)
+          .map((vm) => vm.account_id),
+      filters: {
+        vm_name_prefix: { attribute: 'vm_name', match: 'prefix', description: 'Only VMs whose name starts with this.' },
+        status: { attribute: 'status', match: 'equals', description: 'Only VMs of this status, e.g. `Active`.' },
+      },
+      displayName: 'vm_name',
+    },
   })
 }

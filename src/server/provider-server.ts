@@ -12,8 +12,11 @@ import {
   applyUpdate,
   type Diagnostic,
   hasErrors,
+  type IdentityValues,
   importResource,
   InputError,
+  type ListEvent,
+  listResources,
   type Logger,
   parseDuration,
   type Outcome,
@@ -23,6 +26,7 @@ import {
   type PrivateState,
   type ReadOutcome,
   readResource,
+  resourceIdentity,
   runMethod,
   type Session,
   timeoutMs,
@@ -256,6 +260,33 @@ export class ProviderServer {
     const parsed = definition.importId.parse(text.trim())
     if ('id' in parsed) await settleAccount(parsed.id)
     return importResource(definition, text, session)
+  }
+
+  /**
+   * The identity of the object with this id, by canonical part names: what the engine keeps beside
+   * the state (see core's resourceIdentity). Null when the id is not one the import id describes.
+   */
+  identity(definition: AnyResource, id: unknown): IdentityValues | null {
+    return typeof id === 'string' ? resourceIdentity(definition).of(id) : null
+  }
+
+  /**
+   * The objects of a type the key can see that the filters (canonical names) keep, each as its import
+   * finds it (see core's listResources); a tool adopts them from there.
+   */
+  list(definition: AnyResource, filters: ValueMap, session: Session<unknown>, limit?: number): AsyncGenerator<ListEvent> {
+    return listResources(definition, filters, session, limit)
+  }
+
+  /** An import by identity instead of an id: the id it names, imported as importById does. */
+  async importByIdentity(definition: AnyResource, identity: ValueMap, session: Session<unknown>): Promise<ReadOutcome> {
+    const named = resourceIdentity(definition).idOf(identity)
+    if ('error' in named) {
+      const parts = resourceIdentity(definition).parts.map((p) => p.name)
+      const detail = `The identity of ${definition.name} is ${parts.join(' and ')} (the parts of its import id ${definition.importId.format}): ${named.error}.`
+      return { state: null, private: {}, diagnostics: [error('Invalid import identity', detail)] }
+    }
+    return this.importById(definition, named.id, session)
   }
 }
 

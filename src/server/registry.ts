@@ -7,6 +7,7 @@ import {
   type Diagnostic,
   InputError,
   renderNames,
+  resourceIdentity,
 } from '../core/index.js'
 
 /** The provider configuration and every resource and lookup: src/resources' registry, or a test's. */
@@ -64,13 +65,21 @@ export class TypeIndex {
       this.words.set(definition.name, spell(definition.name))
       for (const name of attributeNames(definition.attributes)) this.words.set(name, naming.words.attribute(name))
     }
-    for (const r of registry.resources) add(r, naming.words.resource)
+    for (const r of registry.resources) {
+      for (const part of resourceIdentity(r).parts) this.words.set(part.name, naming.words.attribute(part.name))
+      add(r, naming.words.resource)
+    }
     for (const d of registry.dataSources) add(d, naming.words.dataSource)
   }
 
   /** Every resource type, in the registry's order. */
   resourceTypes(): string[] {
     return [...this.resources.keys()]
+  }
+
+  /** The resource types whose objects can be listed (see core's listResources). */
+  listResourceTypes(): string[] {
+    return [...this.resources].filter(([, definition]) => definition.list !== undefined).map(([type]) => type)
   }
 
   dataSourceTypes(): string[] {

@@ -12,7 +12,8 @@ export async function applyResourceChange(
   request: ApplyResourceChange_Request,
 ): Promise<MessageInitShape<typeof ApplyResourceChange_ResponseSchema>> {
   try {
-    const { definition, view } = ctx.resource(request.typeName)
+    const resource = ctx.resource(request.typeName)
+    const { definition, view } = resource
     const prior = decode(view, request.priorState)
     // The plan holds no write-only value: the configuration sent with the apply does (core/write-only.ts).
     const planned = withWriteOnlyValues(definition.attributes, decode(view, request.plannedState), decode(view, request.config))
@@ -43,7 +44,12 @@ export async function applyResourceChange(
     const advice = strict ? untaintAdvice(strict) : failedStep ? failedStepAdvice() : null
     const shown = created ? (advice ? [...outcome.diagnostics, advice] : untainting(outcome.diagnostics)) : outcome.diagnostics
     if (outcome.state === null && prior !== null) {
-      return { newState: encode(view, prior), private: storedPrivate(priorPrivate), diagnostics: ctx.diagnostics(shown) }
+      return {
+        newState: encode(view, prior),
+        private: storedPrivate(priorPrivate),
+        newIdentity: ctx.identity(resource, prior.id),
+        diagnostics: ctx.diagnostics(shown),
+      }
     }
     // Terraform taints a created object that comes with an error: marked, its delete is refused (see
     // refusedDelete). Terraform updates only objects that are not tainted, so an update drops the mark.
@@ -52,7 +58,12 @@ export async function applyResourceChange(
       ...(created && strict !== undefined ? { failedUnfinished: true as const } : {}),
       ...(failedStep ? { failedStep: true as const } : {}),
     }
-    return { newState: encode(view, outcome.state), private: storedPrivate({ ...rest, ...marks }), diagnostics: ctx.diagnostics(shown) }
+    return {
+      newState: encode(view, outcome.state),
+      private: storedPrivate({ ...rest, ...marks }),
+      newIdentity: outcome.state === null ? undefined : ctx.identity(resource, outcome.state.id),
+      diagnostics: ctx.diagnostics(shown),
+    }
   } catch (thrown) {
     return { newState: request.priorState, diagnostics: ctx.failed('ApplyResourceChange', thrown) }
   }

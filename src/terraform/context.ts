@@ -13,7 +13,10 @@ import {
   toSnake,
 } from '../core/index.js'
 import { type Naming, ProviderServer, type Registry, type TypeIndex, UnknownTypeError } from '../server/index.js'
-import type { Diagnostic as TfDiagnostic } from './gen/tfplugin6.10_pb.js'
+import type { MessageInitShape } from '@bufbuild/protobuf'
+import type { ResourceIdentityDataSchema, Diagnostic as TfDiagnostic } from './gen/tfplugin6.10_pb.js'
+import { encodeIdentity, identityOf, type TfIdentity } from './identity.js'
+import { listView } from './list-resource.js'
 import type { Logger } from './log.js'
 import { actionView, dataSourceView, providerView, resourceView, TYPE_PREFIX, type TfView, toTfDiagnostic } from './schema.js'
 import { workspaceScope } from './workspace.js'
@@ -48,6 +51,9 @@ export interface Views {
   readonly provider: TfView
   readonly resources: ReadonlyMap<string, TfView>
   readonly dataSources: ReadonlyMap<string, TfView>
+  readonly identities: ReadonlyMap<string, TfIdentity>
+  /** The list schemas of the listable resource types. */
+  readonly lists: ReadonlyMap<string, TfView>
   /** The lookups also served as ephemeral resources: the same schema as their data source. */
   readonly ephemerals: ReadonlyMap<string, TfView>
   readonly actions: ReadonlyMap<string, ActionEntry>
@@ -71,9 +77,18 @@ export function viewsOf(types: TypeIndex, provider: Registry['provider']): Views
     provider: providerView(provider),
     resources: new Map(types.resourceTypes().map((type) => [type, resourceView(types.resource(type))])),
     dataSources: new Map(types.dataSourceTypes().map((type) => [type, dataSourceView(types.dataSource(type))])),
+    identities: new Map(types.resourceTypes().map((type) => [type, identityOf(types.resource(type), type)])),
+    lists: new Map(types.listResourceTypes().map((type) => [type, listView(types.resource(type), type)])),
     ephemerals: new Map(types.ephemeralTypes().map((type) => [type, dataSourceView(types.ephemeral(type))])),
     actions,
   }
+}
+
+/** A resource type as a handler works with it. */
+export interface TfResource {
+  readonly definition: AnyResource
+  readonly view: TfView
+  readonly identity: TfIdentity
 }
 
 export class TfContext {
@@ -96,9 +111,31 @@ export class TfContext {
     this.views = viewsOf(this.server.types, registry.provider)
   }
 
-  resource(typeName: string): { definition: AnyResource; view: TfView } {
+  resource(typeName: string): TfResource {
     const definition = this.server.types.resource(typeName)
-    return { definition, view: this.views.resources.get(typeName) as TfView }
+    return {
+      definition,
+      view: this.views.resources.get(typeName) as TfView,
+      identity: this.views.identities.get(typeName) as TfIdentity,
+    }
+  }
+
+  /** A listable resource type and its list schema. */
+  listed(typeName: string): { resource: TfResource; list: TfView } {
+    const list = this.views.lists.get(typeName)
+    if (!list) throw new UnknownTypeError('list resource type', typeName)
+    return { resource: this.resource(typeName), list }
+  }
+
+  /** The identity Terraform keeps beside the object with this id; absent for no object or an id the type's import id does not describe. */
+  identity(resource: TfResource, id: unknown): MessageInitShape<typeof ResourceIdentityDataSchema> | undefined {
+    const values = this.server.identity(resource.definition, id)
+    if (values === null) {
+      if (typeof id === 'string')
+        this.log.warn('no resource identity: the id does not fit the import id', { type: resource.view.typeName, id })
+      return undefined
+    }
+    return encodeIdentity(resource.identity, values)
   }
 
   dataSource(typeName: string): { definition: AnyDataSource; view: TfView } {

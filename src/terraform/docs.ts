@@ -13,6 +13,7 @@ import {
   type Attribute,
   type Attributes,
   isInput,
+  resourceIdentity,
   string,
   toCamel,
   toPascal,
@@ -289,6 +290,7 @@ function renderResource(resource: AnyResource, options: DocsOptions, names: Terr
     ...schemaSection(resource.attributes, names, { resource: true, timeouts: timeouts.map(([name]) => name) }),
     ...timeoutsSection(timeouts),
     ...importSection(resource, typeName, names),
+    ...listSection(resource, typeName),
     ...movedSection(resource, typeName, names),
     ...actionsSection(resource, typeName),
   ]
@@ -440,6 +442,60 @@ function timeoutsSection(timeouts: readonly [string, string][]): string[] {
   ]
 }
 
+/** The list resource (Terraform 1.14 and later): a `list` block with every filter, for `terraform query`. */
+function listSection(resource: AnyResource, typeName: string): string[] {
+  const filters = Object.entries(resource.list?.filters ?? {})
+  if (!resource.list) return []
+  const width = Math.max(0, ...filters.map(([name]) => toSnake(name).length))
+  return [
+    '## List',
+    '',
+    'With Terraform 1.14 and later, a `list` block in a `.tfquery.hcl` file finds the objects of this type that the API key can see, ' +
+      'with their identity, for `terraform query`; `terraform query -generate-config-out=generated.tf` writes their configuration ' +
+      'and import blocks ([importing guide](../guides/importing.md)).',
+    '',
+    '```terraform',
+    `list "${typeName}" "all" {`,
+    '  provider = provider',
+    ...(filters.length > 0 ? ['  config {', ...filters.map(([name]) => `    ${toSnake(name).padEnd(width)} = "..."`), '  }'] : []),
+    '}',
+    '```',
+    '',
+    ...(filters.length > 0
+      ? [
+          'Every filter is optional; those set must all match:',
+          '',
+          ...filters.map(([name, f]) => `- \`${toSnake(name)}\`: ${f.description}`),
+          '',
+        ]
+      : []),
+  ]
+}
+
+/** The resource identity (Terraform 1.12 and later): its attributes, and an `import` block by identity. */
+function identitySection(resource: AnyResource, typeName: string): string[] {
+  const identity = resourceIdentity(resource)
+  const values = identity.of(resource.importId.example) ?? {}
+  const width = Math.max(...identity.parts.map((part) => toSnake(part.name).length))
+  return [
+    'With an `import` block by resource identity (Terraform 1.12 and later), which Terraform keeps beside the state:',
+    '',
+    '```terraform',
+    'import {',
+    `  to = ${typeName}.example`,
+    '  identity = {',
+    ...identity.parts.map((part) => `    ${toSnake(part.name).padEnd(width)} = ${JSON.stringify(values[part.name] ?? null)}`),
+    '  }',
+    '}',
+    '```',
+    '',
+    ...identity.parts.map(
+      (part) => `- \`${toSnake(part.name)}\` (${part.type === 'int64' ? 'Number' : 'String'}, required): ${part.description}`,
+    ),
+    '',
+  ]
+}
+
 function importSection(resource: AnyResource, typeName: string, names: TerraformNames): string[] {
   const { format, example } = resource.importId
   const lines = [
@@ -462,6 +518,7 @@ function importSection(resource: AnyResource, typeName: string, names: Terraform
     '}',
     '```',
     '',
+    ...identitySection(resource, typeName),
   ]
   const unrecoverable = [...(resource.unrecoverable ?? [])]
   if (unrecoverable.length === 0) {

@@ -12,7 +12,8 @@ export async function moveResourceState(
   request: MoveResourceState_Request,
 ): Promise<MessageInitShape<typeof MoveResourceState_ResponseSchema>> {
   try {
-    const { definition, view } = ctx.resource(request.targetTypeName)
+    const target = ctx.resource(request.targetTypeName)
+    const { definition, view } = target
     const from = ctx.server.types.findResource(request.sourceTypeName)
     // The host is the client's default registry (registry.terraform.io, OpenTofu's registry.opentofu.org) or a mirror's.
     const ours = request.sourceProviderAddress === '' || sameSource(request.sourceProviderAddress, PROVIDER_ADDRESS)
@@ -29,6 +30,7 @@ export async function moveResourceState(
     return {
       targetState: encode(view, outcome.state),
       targetPrivate: writePrivate(outcome.private),
+      targetIdentity: ctx.identity(target, outcome.state.id),
       diagnostics: ctx.diagnostics(outcome.diagnostics),
     }
   } catch (thrown) {

@@ -13,7 +13,8 @@ export async function planResourceChange(
   request: PlanResourceChange_Request,
 ): Promise<MessageInitShape<typeof PlanResourceChange_ResponseSchema>> {
   try {
-    const { definition, view } = ctx.resource(request.typeName)
+    const resource = ctx.resource(request.typeName)
+    const { definition, view } = resource
     const config = decode(view, request.config)
     const proposed = decode(view, request.proposedNewState)
     const prior = decode(view, request.priorState)
@@ -47,6 +48,8 @@ export async function planResourceChange(
       plannedState: encode(view, hasErrors(issues) ? proposed : plan.planned),
       requiresReplace: plan.replace.map((name) => attributePath([name])),
       plannedPrivate: plannedPrivate(prior === null ? { ...priorPrivate, ...guarded } : plan.private, how),
+      // An object kept in place keeps its identity; a new one (a create, a replacement) has none until apply.
+      plannedIdentity: prior !== null && plan.replace.length === 0 ? ctx.identity(resource, prior.id) : undefined,
       diagnostics: ctx.diagnostics(issues),
     }
   } catch (thrown) {

@@ -8,15 +8,17 @@ import { applyResourceChange } from './apply-resource-change.js'
 import { closeEphemeralResource, renewEphemeralResource } from './close-ephemeral-resource.js'
 import { configureProvider } from './configure-provider.js'
 import { TERRAFORM_NAMING, TfContext, type Views, viewsOf } from './context.js'
-import { GetProviderSchema_ResponseSchema, Provider } from './gen/tfplugin6.10_pb.js'
+import { GetProviderSchema_ResponseSchema, GetResourceIdentitySchemas_ResponseSchema, Provider } from './gen/tfplugin6.10_pb.js'
 import { bindService, type ServiceBinding } from './handshake.js'
 import { importResourceState } from './import-resource-state.js'
 import type { Logger } from './log.js'
+import { listResource, validateListResourceConfig } from './list-resource.js'
 import { moveResourceState } from './move-resource-state.js'
 import { openEphemeralResource } from './open-ephemeral-resource.js'
 import { planResourceChange } from './plan-resource-change.js'
 import { readDataSource } from './read-data-source.js'
 import { readResource } from './read-resource.js'
+import { upgradeResourceIdentity } from './upgrade-resource-identity.js'
 import { upgradeResourceState } from './upgrade-resource-state.js'
 import {
   validateDataResourceConfig,
@@ -43,10 +45,15 @@ function schemaResponse(views: Views): MessageInitShape<typeof GetProviderSchema
     provider: views.provider.schema,
     resourceSchemas: Object.fromEntries([...views.resources].map(([name, view]) => [name, view.schema])),
     dataSourceSchemas: Object.fromEntries([...views.dataSources].map(([name, view]) => [name, view.schema])),
+    listResourceSchemas: Object.fromEntries([...views.lists].map(([name, view]) => [name, view.schema])),
     ephemeralResourceSchemas: Object.fromEntries([...views.ephemerals].map(([name, view]) => [name, view.schema])),
     actionSchemas: Object.fromEntries([...views.actions].map(([name, action]) => [name, { schema: action.view.schema }])),
     serverCapabilities: CAPABILITIES,
   }
+}
+
+function identitySchemasResponse(views: Views): MessageInitShape<typeof GetResourceIdentitySchemas_ResponseSchema> {
+  return { identitySchemas: Object.fromEntries([...views.identities].map(([name, identity]) => [name, identity.schema])) }
 }
 
 /**
@@ -59,6 +66,15 @@ export function providerSchemaResponse(registry: Registry): Uint8Array {
   return toBinary(GetProviderSchema_ResponseSchema, create(GetProviderSchema_ResponseSchema, schemaResponse(views)))
 }
 
+/** GetResourceIdentitySchemas' response as bytes: Terraform 1.12+ asks for it right after the schema, in the same launch. */
+export function providerIdentitySchemasResponse(registry: Registry): Uint8Array {
+  const views = viewsOf(new TypeIndex(registry, TERRAFORM_NAMING), registry.provider)
+  return toBinary(
+    GetResourceIdentitySchemas_ResponseSchema,
+    create(GetResourceIdentitySchemas_ResponseSchema, identitySchemasResponse(views)),
+  )
+}
+
 export function providerService(registry: Registry, options: ProviderServiceOptions): ServiceBinding {
   const ctx = new TfContext(registry, options.log, options.userAgent)
   return bindService(Provider, {
@@ -66,10 +82,15 @@ export function providerService(registry: Registry, options: ProviderServiceOpti
       serverCapabilities: CAPABILITIES,
       resources: ctx.server.types.resourceTypes().map((typeName) => ({ typeName })),
       dataSources: ctx.server.types.dataSourceTypes().map((typeName) => ({ typeName })),
+      listResources: ctx.server.types.listResourceTypes().map((typeName) => ({ typeName })),
       ephemeralResources: ctx.server.types.ephemeralTypes().map((typeName) => ({ typeName })),
       actions: [...ctx.views.actions.keys()].map((typeName) => ({ typeName })),
     }),
     getProviderSchema: () => schemaResponse(ctx.views),
+    getResourceIdentitySchemas: () => identitySchemasResponse(ctx.views),
+    upgradeResourceIdentity: (request) => upgradeResourceIdentity(ctx, request),
+    validateListResourceConfig: (request) => validateListResourceConfig(ctx, request),
+    listResource: (request, send, call) => listResource(ctx, request, send, call),
     validateProviderConfig: (request) => validateProviderConfig(ctx, request),
     configureProvider: (request) => configureProvider(ctx, request),
     validateResourceConfig: (request) => validateResourceConfig(ctx, request),

@@ -94,7 +94,7 @@ export function providerView(definition: AnyProvider): TfView {
   return view('provider', definition.attributes, definition.description, false, [])
 }
 
-function view(
+export function view(
   typeName: string,
   attributes: Attributes,
   description: string,

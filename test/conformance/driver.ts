@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { decode, ExtData, encode } from '@msgpack/msgpack'
-import { type AnyResource, toCamel, toSnake, UNKNOWN, valuesEqual } from '../../src/core/index.js'
+import { type AnyResource, resourceIdentity, toCamel, toSnake, UNKNOWN, valuesEqual } from '../../src/core/index.js'
 import { PulumiProvider, resourceToken } from '../../src/pulumi/provider.js'
 import { isSecret, plain, UNKNOWN_WIRE, type Wire, type WireMap } from '../../src/pulumi/wire.js'
 import { dataSources, providerDefinition, resources } from '../../src/resources/index.js'
@@ -53,12 +53,34 @@ export interface DriverSession {
   read(state: DriverState): Promise<DriverState | null>
   /** The tool's import by id (followed by the read the tool makes). */
   import(id: string): Promise<DriverState>
+  /**
+   * Resource identity, for a front end whose tool keeps one (Terraform 1.12+): the identity kept with
+   * a state (canonical part names, as the tool decoded it), and the tool's import by identity.
+   */
+  readonly identity?: {
+    of(state: DriverState): Readonly<Record<string, unknown>> | null
+    import(identity: Readonly<Record<string, unknown>>): Promise<DriverState>
+    /**
+     * The tool's listing of the type (Terraform `terraform query`), with its filters (canonical names):
+     * each object's identity, display name and state (canonical names); null when the type has none.
+     */
+    list(filters: Readonly<Record<string, unknown>>): Promise<ListedView[] | null>
+  }
   delete(state: DriverState): Promise<void>
   close(): Promise<void>
 }
 
+/** One object a tool's listing found. */
+export interface ListedView {
+  readonly identity: Readonly<Record<string, unknown>>
+  readonly displayName: string
+  readonly values: Readonly<Record<string, unknown>>
+}
+
 export interface FrontEndDriver {
   readonly name: string
+  /** Whether its sessions offer `identity`: the tool keeps a resource identity. */
+  readonly identity: boolean
   /** Whether the front end has write-only attributes (Terraform does; Pulumi's schema leaves them out). */
   readonly writeOnly: boolean
   /**
@@ -104,6 +126,8 @@ interface TfNative {
   /** The state object as Terraform holds it: snake_case keys, every schema attribute and block. */
   readonly object: Record<string, unknown>
   readonly private: Uint8Array
+  /** The identity Terraform keeps beside it (msgpack), if the provider gave one. */
+  readonly identity: Uint8Array | undefined
 }
 
 /** Terraform's unknown on the wire. */
@@ -160,6 +184,7 @@ function same(a: unknown, b: unknown): boolean {
 
 export const terraformDriver: FrontEndDriver = {
   name: 'terraform',
+  identity: true,
   writeOnly: true,
   async open(definition, harness, settings = {}) {
     const typeName = `provider_${definition.name}`
@@ -170,6 +195,13 @@ export const terraformDriver: FrontEndDriver = {
     const schemas = await grpc.call(Provider.method.getProviderSchema, {})
     const schema: Schema | undefined = schemas.resourceSchemas[typeName]
     if (!schema?.block || !schemas.provider?.block) throw new Error(`no schema for ${typeName}`)
+    const identitySchema = (await grpc.call(Provider.method.getResourceIdentitySchemas, {})).identitySchemas[typeName]
+    if (!identitySchema || identitySchema.identityAttributes.length === 0) throw new ProviderFailure(`no identity schema for ${typeName}`)
+    const identityNames = identitySchema.identityAttributes.map((a) => a.name)
+    const identityNumbers = new Set(
+      identitySchema.identityAttributes.filter((a) => new TextDecoder().decode(a.type) === '"number"').map((a) => a.name),
+    )
+    const partOf = new Map(resourceIdentity(definition).parts.map((part) => [toSnake(part.name), part.name]))
     const numbers = new Set(schema.block.attributes.filter((a) => new TextDecoder().decode(a.type) === '"number"').map((a) => a.name))
     const providerNames = schemas.provider.block.attributes.map((a) => a.name)
     const providerConfig = Object.fromEntries(providerNames.map((n) => [n, null]))
@@ -253,7 +285,21 @@ export const terraformDriver: FrontEndDriver = {
         throw new ProviderFailure(`Provider produced inconsistent final plan for ${typeName}: ${problems.join('; ')}`)
     }
 
-    function stateOf(object: Record<string, unknown> | null, priv: Uint8Array): DriverState | null {
+    /**
+     * The identity a response gave: Terraform refuses one with unknown values or with other attributes
+     * than the identity schema's; this provider gives one with every object, so none is a failure.
+     */
+    function identityFrom(rpc: string, data: { identityData?: { msgpack: Uint8Array } } | undefined): Uint8Array {
+      const bytes = data?.identityData?.msgpack
+      if (!bytes || bytes.length === 0) throw new ProviderFailure(`${rpc} returned no identity for ${typeName}`)
+      const values = fromWire(decode(bytes, { useBigInt64: true })) as Record<string, unknown> | null
+      if (values === null || containsUnknown(values)) throw new ProviderFailure(`${rpc} returned an identity with unknown values`)
+      if (JSON.stringify(Object.keys(values).sort()) !== JSON.stringify([...identityNames].sort()))
+        throw new ProviderFailure(`${rpc} returned an identity that does not match the identity schema: ${show(values)}`)
+      return bytes
+    }
+
+    function stateOf(object: Record<string, unknown> | null, priv: Uint8Array, identity?: Uint8Array): DriverState | null {
       if (object === null) return null
       // ephemeral.ValidateWriteOnlyAttributes: Terraform refuses a new state with a write-only value.
       for (const a of attributes) {
@@ -261,9 +307,10 @@ export const terraformDriver: FrontEndDriver = {
           throw new ProviderFailure(`${typeName}.${a.name} is write-only but not null in the state`)
       }
       const values = Object.fromEntries(Object.entries(object).map(([k, v]) => [canonicalOf(k), v]))
-      return { id: String(object.id), values, native: { object, private: priv } satisfies TfNative }
+      return { id: String(object.id), values, native: { object, private: priv, identity } satisfies TfNative }
     }
     const native = (state: DriverState) => state.native as TfNative
+    const identityData = (bytes: Uint8Array | undefined) => (bytes ? { identityData: { msgpack: bytes } } : undefined)
 
     async function validate(config: Record<string, unknown>) {
       const validated = await grpc.call(Provider.method.validateResourceConfig, {
@@ -282,6 +329,7 @@ export const terraformDriver: FrontEndDriver = {
         proposedNewState: dynamic(proposedNew(priorObject, config)),
         config: dynamic(config),
         priorPrivate: prior ? native(prior).private : new Uint8Array(),
+        priorIdentity: prior ? identityData(native(prior).identity) : undefined,
       })
       errorsOf('PlanResourceChange', response.diagnostics)
       const planned = undynamic(response.plannedState, numbers)
@@ -295,7 +343,12 @@ export const terraformDriver: FrontEndDriver = {
       const warnings = response.diagnostics
         .filter((d) => d.severity === Diagnostic_Severity.WARNING)
         .map((d) => `${d.summary}: ${d.detail}`)
-      return { planned, replace, changed: changed.map(canonicalOf), plannedPrivate: response.plannedPrivate, warnings }
+      // An object planned in place keeps the identity it has; a new one gets its identity at apply.
+      const plannedIdentity =
+        prior !== null && replace.length === 0 ? identityFrom('PlanResourceChange', response.plannedIdentity) : undefined
+      if (plannedIdentity && !bytesEqual(plannedIdentity, native(prior as DriverState).identity))
+        throw new ProviderFailure(`PlanResourceChange planned another identity for ${typeName}`)
+      return { planned, replace, changed: changed.map(canonicalOf), plannedPrivate: response.plannedPrivate, plannedIdentity, warnings }
     }
 
     async function applyChange(
@@ -303,6 +356,7 @@ export const terraformDriver: FrontEndDriver = {
       planned: Record<string, unknown> | null,
       config: Record<string, unknown> | null,
       plannedPrivate: Uint8Array,
+      plannedIdentity?: Uint8Array,
     ) {
       const response = await grpc.call(Provider.method.applyResourceChange, {
         typeName,
@@ -310,6 +364,7 @@ export const terraformDriver: FrontEndDriver = {
         plannedState: dynamic(planned),
         config: dynamic(config),
         plannedPrivate,
+        plannedIdentity: identityData(plannedIdentity),
       })
       errorsOf('ApplyResourceChange', response.diagnostics)
       const applied = undynamic(response.newState, numbers)
@@ -319,10 +374,17 @@ export const terraformDriver: FrontEndDriver = {
       } else if (applied !== null) {
         throw new ProviderFailure(`ApplyResourceChange of a delete returned a state for ${typeName}`)
       }
-      return stateOf(applied, response.private)
+      const identity = applied === null ? undefined : identityFrom('ApplyResourceChange', response.newIdentity)
+      if (identity && plannedIdentity && !bytesEqual(identity, plannedIdentity))
+        throw new ProviderFailure(`ApplyResourceChange changed the identity of ${typeName} in place`)
+      return stateOf(applied, response.private, identity)
     }
 
-    async function refresh(object: Record<string, unknown>, priv: Uint8Array): Promise<DriverState | null> {
+    async function refresh(
+      object: Record<string, unknown>,
+      priv: Uint8Array,
+      identity: Uint8Array | undefined,
+    ): Promise<DriverState | null> {
       // Terraform upgrades the stored JSON state before every refresh.
       const upgraded = await grpc.call(Provider.method.upgradeResourceState, {
         typeName,
@@ -330,9 +392,49 @@ export const terraformDriver: FrontEndDriver = {
         rawState: { json: new TextEncoder().encode(JSON.stringify(object)) },
       })
       errorsOf('UpgradeResourceState', upgraded.diagnostics)
-      const response = await grpc.call(Provider.method.readResource, { typeName, currentState: upgraded.upgradedState, private: priv })
+      const response = await grpc.call(Provider.method.readResource, {
+        typeName,
+        currentState: upgraded.upgradedState,
+        private: priv,
+        currentIdentity: identityData(identity),
+      })
       errorsOf('ReadResource', response.diagnostics)
-      return stateOf(undynamic(response.newState, numbers), response.private)
+      const state = undynamic(response.newState, numbers)
+      return stateOf(state, response.private, state === null ? undefined : identityFrom('ReadResource', response.newIdentity))
+    }
+
+    /** The identity kept with a state, by canonical part names. */
+    function identityValues(state: DriverState): Record<string, unknown> | null {
+      const bytes = native(state).identity
+      if (!bytes) return null
+      const values = undynamic({ msgpack: bytes, json: new Uint8Array() }, identityNumbers) ?? {}
+      return Object.fromEntries(Object.entries(values).map(([k, v]) => [partOf.get(k) ?? k, v]))
+    }
+
+    /** Terraform's import: by id or by identity, then the read of what it imported, which is what it keeps. */
+    async function importBy(how: { id: string } | { identity: Uint8Array }): Promise<DriverState> {
+      const response = await grpc.call(
+        Provider.method.importResourceState,
+        'id' in how ? { typeName, id: how.id } : { typeName, id: '', identity: identityData(how.identity) },
+      )
+      errorsOf('ImportResourceState', response.diagnostics)
+      const imported = response.importedResources[0]
+      if (!imported || response.importedResources.length !== 1)
+        throw new ProviderFailure(`ImportResourceState returned ${response.importedResources.length} objects`)
+      const object = undynamic(imported.state, numbers)
+      if (object === null) throw new ProviderFailure('ImportResourceState returned a null state')
+      const identity = identityFrom('ImportResourceState', imported.identity)
+      const response2 = await grpc.call(Provider.method.readResource, {
+        typeName,
+        currentState: imported.state,
+        private: imported.private,
+        currentIdentity: identityData(identity),
+      })
+      errorsOf('ReadResource', response2.diagnostics)
+      const read = undynamic(response2.newState, numbers)
+      const state = stateOf(read, response2.private, read === null ? undefined : identityFrom('ReadResource', response2.newIdentity))
+      if (state === null) throw new ProviderFailure(`the imported ${typeName} ${JSON.stringify(how)} reads as gone`)
+      return state
     }
 
     return {
@@ -345,7 +447,7 @@ export const terraformDriver: FrontEndDriver = {
         await validate(object)
         const final = await planChange(prior, object)
         assertFinalPlanConsistent(saved.planned, final.planned)
-        const state = await applyChange(prior, final.planned, object, final.plannedPrivate)
+        const state = await applyChange(prior, final.planned, object, final.plannedPrivate, final.plannedIdentity)
         if (state === null) throw new ProviderFailure('no state')
         return state
       },
@@ -363,7 +465,7 @@ export const terraformDriver: FrontEndDriver = {
         // At apply time Terraform plans again and refuses a final plan that contradicts the saved one.
         assertFinalPlanConsistent(plan.planned, (await planChange(prior, object)).planned)
         if (prior === null || plan.replace.length === 0) {
-          const state = await applyChange(prior, plan.planned, object, plan.plannedPrivate)
+          const state = await applyChange(prior, plan.planned, object, plan.plannedPrivate, plan.plannedIdentity)
           if (state === null) throw new ProviderFailure('no state')
           return state
         }
@@ -374,25 +476,34 @@ export const terraformDriver: FrontEndDriver = {
         if (state === null) throw new ProviderFailure('no state')
         return state
       },
-      read: (state) => refresh(native(state).object, native(state).private),
-      async import(id) {
-        const response = await grpc.call(Provider.method.importResourceState, { typeName, id })
-        errorsOf('ImportResourceState', response.diagnostics)
-        const imported = response.importedResources[0]
-        if (!imported || response.importedResources.length !== 1)
-          throw new ProviderFailure(`ImportResourceState returned ${response.importedResources.length} objects`)
-        const object = undynamic(imported.state, numbers)
-        if (object === null) throw new ProviderFailure('ImportResourceState returned a null state')
-        // Terraform reads what it imported; the read result is what it keeps.
-        const response2 = await grpc.call(Provider.method.readResource, {
-          typeName,
-          currentState: imported.state,
-          private: imported.private,
-        })
-        errorsOf('ReadResource', response2.diagnostics)
-        const state = stateOf(undynamic(response2.newState, numbers), response2.private)
-        if (state === null) throw new ProviderFailure(`the imported ${typeName} ${id} reads as gone`)
-        return state
+      read: (state) => refresh(native(state).object, native(state).private, native(state).identity),
+      import: (id) => importBy({ id }),
+      identity: {
+        of: identityValues,
+        import: (identity) =>
+          importBy({
+            identity: encode(toWire(Object.fromEntries(Object.entries(identity).map(([k, v]) => [toSnake(k), v]))), { useBigInt64: true }),
+          }),
+        async list(filters) {
+          const listSchema = schemas.listResourceSchemas[typeName]
+          if (!listSchema?.block) return null
+          const config: Record<string, unknown> = Object.fromEntries(listSchema.block.attributes.map((a) => [a.name, null]))
+          for (const [name, value] of Object.entries(filters)) config[toSnake(name)] = value
+          const events = await grpc.stream(Provider.method.listResource, {
+            typeName,
+            config: dynamic(config),
+            includeResourceObject: true,
+            limit: 1000n,
+          })
+          for (const event of events) errorsOf('ListResource', event.diagnostic)
+          return events.map((event) => {
+            const identity = identityFrom('ListResource', event.identity)
+            const object = undynamic(event.resourceObject, numbers)
+            if (object === null) throw new ProviderFailure('ListResource sent no object though asked to')
+            const state = stateOf(object, new Uint8Array(), identity) as DriverState
+            return { identity: identityValues(state) ?? {}, displayName: event.displayName, values: state.values }
+          })
+        },
       },
       async delete(state) {
         await applyChange(state, null, null, native(state).private)
@@ -403,6 +514,10 @@ export const terraformDriver: FrontEndDriver = {
       },
     }
   },
+}
+
+function bytesEqual(a: Uint8Array, b: Uint8Array | undefined): boolean {
+  return b !== undefined && Buffer.from(a).equals(Buffer.from(b))
 }
 
 function containsUnknown(value: unknown): boolean {
@@ -444,6 +559,7 @@ const REPLACE_ON_CHANGES = replaceOnChangesOf(readFileSync(join(ROOT, 'schema', 
 // a refresh ends with Diff called with old and new swapped, whose error fails the refresh.
 export const pulumiDriver: FrontEndDriver = {
   name: 'pulumi',
+  identity: false, // Pulumi keeps no resource identity: its import takes the id
   writeOnly: false,
   async open(definition, harness, settings = {}) {
     let warnings: string[] = []

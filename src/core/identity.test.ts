@@ -1,0 +1,80 @@
+import assert from 'node:assert/strict'
+import { describe, test } from 'node:test'
+import { boxDefinition } from '../../test/support/box-resource.js'
+import { type AnyResource, checkResource, DefinitionError, type ImportId } from './definition.js'
+import { resourceIdentity } from './identity.js'
+
+/** The box with another import id. */
+function boxWith(importId: ImportId): AnyResource {
+  return { ...(boxDefinition as unknown as AnyResource), importId }
+}
+
+const pair: ImportId = {
+  format: '<serverId>:<ipId>',
+  example: '10:20',
+  parse: (text) =>
+    /^[0-9]+:[0-9]+$/.test(text) ? { id: text } : { error: `expected two ids joined by a colon, got ${JSON.stringify(text)}` },
+  parts: [
+    { name: 'serverId', type: 'int64', description: 'The server.' },
+    { name: 'ipId', type: 'int64', description: 'The IP.' },
+  ],
+  separator: ':',
+}
+
+describe('resource identity', () => {
+  test('without declared parts, each <name> of the import id format is a string part', () => {
+    const identity = resourceIdentity(boxDefinition as unknown as AnyResource)
+    assert.deepEqual(
+      identity.parts.map((p) => [p.name, p.type]),
+      [['id', 'string']],
+    )
+    assert.equal(identity.version, 0)
+    assert.deepEqual(identity.of('7'), { id: '7' })
+    assert.deepEqual(identity.idOf({ id: '7' }), { id: '7' })
+    // The import id's own rule applies to what the identity names.
+    assert.deepEqual(identity.idOf({ id: 'x7' }), { error: 'expected digits' })
+    assert.deepEqual(identity.idOf({}), { error: 'id is required' })
+  })
+
+  test('a format of several placeholders joined by one separator derives several string parts', () => {
+    const identity = resourceIdentity(boxWith({ format: '<a>/<b>/<c>', example: 'x/y/z', parse: (text) => ({ id: text }) }))
+    assert.deepEqual(
+      identity.parts.map((p) => p.name),
+      ['a', 'b', 'c'],
+    )
+    assert.deepEqual(identity.of('x/y/z'), { a: 'x', b: 'y', c: 'z' })
+    assert.equal(identity.of('x/y'), null, 'an id with too few parts has no identity')
+    assert.deepEqual(identity.idOf({ a: 'x', b: 'y', c: 'z' }), { id: 'x/y/z' })
+    assert.deepEqual(identity.idOf({ a: 'x', b: 'y/1', c: 'z' }), { error: 'b must not contain "/", got "y/1"' })
+  })
+
+  test('declared whole-number parts: the id and the identity map to each other, and every problem is named', () => {
+    const identity = resourceIdentity(boxWith(pair))
+    assert.deepEqual(identity.of('10:20'), { serverId: 10, ipId: 20 })
+    assert.equal(identity.of('10'), null)
+    assert.equal(identity.of('10:x'), null)
+    assert.equal(identity.of('10:99999999999999999999'), null, 'beyond a safe integer')
+    assert.deepEqual(identity.idOf({ serverId: 10, ipId: 20 }), { id: '10:20' })
+    assert.deepEqual(identity.idOf({ serverId: 1.5, ipId: null }), {
+      error: 'serverId must be a whole number of 0 or more, got 1.5; ipId is required',
+    })
+    assert.deepEqual(identity.idOf({ serverId: '10', ipId: -1 }), {
+      error: 'serverId must be a whole number of 0 or more, got "10"; ipId must be a whole number of 0 or more, got -1',
+    })
+  })
+
+  test('the definition check refuses an identity that cannot be derived or is declared wrong', () => {
+    const refused = (importId: ImportId, message: RegExp) =>
+      assert.throws(
+        () => checkResource(boxWith(importId)),
+        (e: unknown) => e instanceof DefinitionError && message.test(e.message),
+      )
+    refused({ format: 'an id', example: '1', parse: (text) => ({ id: text }) }, /import id format an id is not <part> placeholders/)
+    refused({ format: '<a>:<b>/<c>', example: '1:2/3', parse: (text) => ({ id: text }) }, /must declare its parts/)
+    refused({ ...pair, separator: '' }, /several parts but no separator/)
+    refused({ ...pair, parts: [pair.parts?.[0], pair.parts?.[0]] as never }, /identity part serverId is declared twice/)
+    refused({ ...pair, parts: [{ name: 'Server', type: 'int64', description: 'x' }] }, /identity part Server does not survive/)
+    refused({ ...pair, parts: [{ name: 'server', type: 'int64', description: '' }] }, /identity part server has no description/)
+    assert.doesNotThrow(() => checkResource(boxWith(pair)))
+  })
+})
