@@ -97,8 +97,10 @@ export function stepsOf(result: OpResult): Record<string, { op: string; diffs: r
   for (const e of result.events) {
     if (e.kind !== 'pre' || !e.type.startsWith('provider:index:')) continue
     const name = e.urn.slice(e.urn.lastIndexOf('::') + 2)
-    // A replacement shows as create-replacement, replace, delete-replaced: keep the `replace` step.
-    if (out[name] && e.op !== 'replace') continue
+    // A replacement shows as create-replacement, replace, delete-replaced: keep the `replace` step. The
+    // refresh the engine runs first (every resource asks for it: refresh before update) gives way to
+    // the step that follows it; alone, in `pulumi refresh`, it is the step.
+    if (out[name] && out[name].op !== 'refresh' && e.op !== 'replace') continue
     out[name] = { op: e.op, diffs: e.diffs }
   }
   return out
