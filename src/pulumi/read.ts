@@ -14,7 +14,14 @@ export async function read(
   const session = ctx.session(request.urn, request.properties, request.inputs)
   const outcome = importing
     ? await ctx.server.importById(definition, request.id, session)
-    : await ctx.server.read(definition, ctx.priorOf(definition, request.properties, {}), request.id, privateOf(request.properties), session)
+    : // The outputs hold no id: the prior state has the one the engine names, as a Terraform state has.
+      await ctx.server.read(
+        definition,
+        { ...ctx.priorOf(definition, request.properties, {}), id: request.id },
+        request.id,
+        privateOf(request.properties),
+        session,
+      )
   ctx.warn(outcome.diagnostics, request.urn)
   if (hasErrors(outcome.diagnostics)) {
     throw ctx.failure(outcome.diagnostics, outcome.cause, importing && outcome.state === null ? Code.NOT_FOUND : Code.UNKNOWN)
