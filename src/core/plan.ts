@@ -4,7 +4,7 @@ import { type AnyResource, recordOnly } from './definition.js'
 import { type Diagnostic, error, hasErrors, warning } from './diagnostics.js'
 import { validateConfig } from './validate.js'
 import { isEmpty, isUnknown, UNKNOWN, type Value, type ValueMap, valuesEqual } from './values.js'
-import { withoutWriteOnlyValues, writeOnlyReplace } from './write-only.js'
+import { withoutWriteOnlyPlanned, writeOnlyReplace } from './write-only.js'
 
 /** Core's private state, kept beside the resource's state by each front end. */
 export interface PrivateState {
@@ -71,7 +71,7 @@ export function planResource(definition: AnyResource, prior: ValueMap | null, co
   if (creating) {
     planned.id = UNKNOWN
     for (const [name] of computedOnly) planned[name] = UNKNOWN
-    return { planned: withoutWriteOnlyValues(definition, planned), replace: [], changed: inputNames(definition), diagnostics, private: {} }
+    return { planned: withoutWriteOnlyPlanned(definition, planned), replace: [], changed: inputNames(definition), diagnostics, private: {} }
   }
 
   for (const name of inputNames(definition)) {
@@ -126,7 +126,7 @@ export function planResource(definition: AnyResource, prior: ValueMap | null, co
       ),
     )
   }
-  return { planned: withoutWriteOnlyValues(definition, planned), replace, changed, diagnostics, private: priorPrivate }
+  return { planned: withoutWriteOnlyPlanned(definition, planned), replace, changed, diagnostics, private: priorPrivate }
 }
 
 /** The grow-only rule: an error for each grow-only value planned below the prior one. */

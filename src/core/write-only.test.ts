@@ -182,6 +182,17 @@ describe('write-only inputs: plans and states', () => {
     assert.ok(!JSON.stringify(state).includes('S3cret'))
   })
 
+  test('a plan never changes what the configuration says, even unknown: the alternative stays, the echo waits for the form', () => {
+    const allUnknown = planResource(box, null, { name: 'a', secret: UNKNOWN, secret_wo: UNKNOWN, secret_wo_version: UNKNOWN })
+    assert.deepEqual(allUnknown.diagnostics, [])
+    assert.equal(allUnknown.planned.secret, UNKNOWN, 'an unknown alternative is planned as configured')
+    assert.equal(allUnknown.planned.secret_wo, null, 'a write-only value is never planned')
+    assert.equal(allUnknown.planned.secret_echo, UNKNOWN, 'the form is unknown, so the echo is')
+    const oldForm = planResource(box, null, { name: 'a', secret: 'x', secret_wo_version: null })
+    assert.equal(oldForm.planned.secret, 'x')
+    assert.equal(oldForm.planned.secret_echo, UNKNOWN, 'the alternative form: the echo comes from the service')
+  })
+
   test('a refresh keeps the value the service reports out of the state; the alternative form keeps it', async () => {
     const { state, s } = await create(wo('S3cret', 1))
     const read = await readResource(box, state, String(state.id), {}, s)

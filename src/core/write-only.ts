@@ -19,7 +19,7 @@ import { type Attribute, type Attributes, isComputed, isInput, type TypeSpec, ty
 import type { AnyResource } from './definition.js'
 import { type Diagnostic, error } from './diagnostics.js'
 import type { Value, ValueMap } from './values.js'
-import { isUnknown, valuesEqual } from './values.js'
+import { isUnknown, UNKNOWN, valuesEqual } from './values.js'
 
 export interface WriteOnlyInput {
   readonly name: string
@@ -238,6 +238,26 @@ export function withoutWriteOnlyValues(definition: AnyResource, state: ValueMap 
   for (const { name, spec } of inputs) {
     if (name in out) out[name] = null
     if (inWriteOnlyForm(out, spec)) scrubForm(out, spec)
+  }
+  return out
+}
+
+/**
+ * A plan with no write-only value in it. The alternatives stay as planned: they come from the
+ * configuration, which a plan must not change (both forms set is refused by validation, when both
+ * are known). The echoes are planned by the form the configuration takes: null in the write-only
+ * form, as planned otherwise, and unknown while the version that tells the form is unknown.
+ */
+export function withoutWriteOnlyPlanned(definition: AnyResource, planned: ValueMap): ValueMap {
+  const inputs = writeOnlyInputs(definition.attributes)
+  if (inputs.length === 0) return planned
+  const out: Record<string, Value> = { ...planned }
+  for (const { name, spec } of inputs) {
+    if (name in out) out[name] = null
+    const version = out[spec.version]
+    const echo: Value | undefined = isUnknown(version ?? null) ? UNKNOWN : given(version) ? null : undefined
+    if (echo === undefined) continue
+    for (const field of spec.echoes ?? []) if (field in out) out[field] = echo
   }
   return out
 }
