@@ -5,6 +5,7 @@
 //   node scripts/tools.mjs env [--only <tool>]      print `export PATH=…` lines: eval "$(npm run -s tools -- env)"
 //   node scripts/tools.mjs json [--only <tool>]     print the JSON below on stdout (builds what is missing first)
 //   node scripts/tools.mjs list                     print each tool, its pinned version and whether it is built
+//                                                   (or taken from PATH); it never builds, unlike json
 //   --ignore-path                                   build a tool even when its pinned version is on PATH
 //
 // <tool> is a key below or its family name (terraform, tofu, pulumi, pulumi-language-yaml, sdkgen,
@@ -431,8 +432,11 @@ async function main(argv) {
     throw new Error('tools: usage: node scripts/tools.mjs [build|env|json|list] [--only <tool>] [--ignore-path]')
   }
   if (command === 'list') {
+    // A tool taken from PATH (see pathTool) is there, though not in the cache: `json` would use it, not build it.
     for (const t of describeTools({ only })) {
-      console.log(`${t.key.padEnd(24)} ${t.version.padEnd(8)} ${isBuilt(t) ? 'built' : 'missing'}  ${t.home}`)
+      const onPath = !isBuilt(t) && !ignorePath && t.usePath ? pathTool(t) : undefined
+      const status = isBuilt(t) ? 'built' : onPath ? 'on PATH' : 'missing'
+      console.log(`${t.key.padEnd(24)} ${t.version.padEnd(8)} ${status.padEnd(7)}  ${onPath ?? t.home}`)
     }
     return
   }
