@@ -84,10 +84,8 @@ export async function invokeAction(ctx: TfContext, request: InvokeAction_Request
         ),
       ])
     } else {
-      const session = ctx.session()
-      const signal = AbortSignal.any([session.signal, call.signal])
       ctx.log.info('action invoked', { action: request.actionType, id })
-      const outcome = await ctx.server.runMethod(entry.definition, entry.method, id, input, { ...session, signal }, progress)
+      const outcome = await ctx.server.runMethod(entry.definition, entry.method, id, input, ctx.session(call.signal), progress)
       diagnostics = ctx.diagnostics(outcome.diagnostics)
     }
   } catch (thrown) {

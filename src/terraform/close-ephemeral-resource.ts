@@ -17,22 +17,22 @@ export function renewEphemeralResource(
   ctx: TfContext,
   request: RenewEphemeralResource_Request,
 ): MessageInitShape<typeof RenewEphemeralResource_ResponseSchema> {
-  try {
-    ctx.ephemeral(request.typeName)
-    return { diagnostics: [] }
-  } catch (thrown) {
-    return { diagnostics: ctx.failed('RenewEphemeralResource', thrown) }
-  }
+  return nothingToDo(ctx, 'RenewEphemeralResource', request.typeName)
 }
 
 export function closeEphemeralResource(
   ctx: TfContext,
   request: CloseEphemeralResource_Request,
 ): MessageInitShape<typeof CloseEphemeralResource_ResponseSchema> {
+  return nothingToDo(ctx, 'CloseEphemeralResource', request.typeName)
+}
+
+/** No diagnostics for a type this provider serves; an error naming an unknown one. */
+function nothingToDo(ctx: TfContext, rpc: string, typeName: string) {
   try {
-    ctx.ephemeral(request.typeName)
+    ctx.ephemeral(typeName)
     return { diagnostics: [] }
   } catch (thrown) {
-    return { diagnostics: ctx.failed('CloseEphemeralResource', thrown) }
+    return { diagnostics: ctx.failed(rpc, thrown) }
   }
 }

@@ -73,13 +73,15 @@ export function viewsOf(types: TypeIndex, provider: Registry['provider']): Views
       actions.set(type, { definition, method, view: actionView(type, definition, method) })
     }
   }
+  const dataSources = new Map(types.dataSourceTypes().map((type) => [type, dataSourceView(types.dataSource(type))]))
   return {
     provider: providerView(provider),
     resources: new Map(types.resourceTypes().map((type) => [type, resourceView(types.resource(type))])),
-    dataSources: new Map(types.dataSourceTypes().map((type) => [type, dataSourceView(types.dataSource(type))])),
+    dataSources,
     identities: new Map(types.resourceTypes().map((type) => [type, identityOf(types.resource(type), type)])),
     lists: new Map(types.listResourceTypes().map((type) => [type, listView(types.resource(type), type)])),
-    ephemerals: new Map(types.ephemeralTypes().map((type) => [type, dataSourceView(types.ephemeral(type))])),
+    // An ephemeral resource serves its lookup, under the lookup's type name: the same view.
+    ephemerals: new Map(types.ephemeralTypes().map((type) => [type, dataSources.get(type) as TfView])),
     actions,
   }
 }
@@ -155,8 +157,10 @@ export class TfContext {
   }
 
   /** The session of an operation; orders are told apart by the Terraform workspace. */
-  session(): Session<unknown> {
-    return this.server.session(this.workspace, this.log)
+  session(call?: AbortSignal): Session<unknown> {
+    const session = this.server.session(this.workspace, this.log)
+    // A streaming call (an action, a listing) also stops when Terraform cancels the call itself.
+    return call === undefined ? session : { ...session, signal: AbortSignal.any([session.signal, call]) }
   }
 
   /** Diagnostics in Terraform's names (provider_lite_vm, power_state), as users write them. */

@@ -4,7 +4,7 @@
  * per object (its identity, a display name, and its state when asked for) as the server finds it.
  */
 import type { MessageInitShape } from '@bufbuild/protobuf'
-import { type AnyResource, type Attributes, type ListEvent, string, validateConfig } from '../core/index.js'
+import { type AnyResource, type Attributes, hasErrors, type ListEvent, string, validateConfig } from '../core/index.js'
 import type { CallContext } from '../grpc/index.js'
 import type { TfContext } from './context.js'
 import { decode, encode } from './dynamic-value.js'
@@ -56,17 +56,16 @@ export async function listResource(
     const { resource, list } = ctx.listed(request.typeName)
     const filters = decode(list, request.config) ?? {}
     const issues = validateConfig(list.attributes, filters, { requireInputs: false })
-    if (issues.some((d) => d.severity === 'error')) {
+    if (hasErrors(issues)) {
       await send({ diagnostic: ctx.diagnostics(issues) })
       return
     }
     // The client stops reading at its limit, or when its user interrupts: the listing stops with it.
-    const session = ctx.session()
-    const signal = AbortSignal.any([session.signal, call.signal])
+    const session = ctx.session(call.signal)
     const limit = request.limit > 0n ? Number(request.limit) : undefined
-    events = ctx.server.list(resource.definition, filters, { ...session, signal }, limit)
+    events = ctx.server.list(resource.definition, filters, session, limit)
     for await (const event of events) {
-      if (signal.aborted) return
+      if (session.signal.aborted) return
       if ('diagnostics' in event) {
         await send({ diagnostic: ctx.diagnostics(event.diagnostics) })
         continue

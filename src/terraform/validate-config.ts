@@ -2,16 +2,18 @@
  * ValidateProviderConfig, ValidateResourceConfig, ValidateDataResourceConfig and
  * ValidateEphemeralResourceConfig: values as written, before any plan.
  */
-import { validateConfig } from '../core/index.js'
+import { type AnyDataSource, validateConfig } from '../core/index.js'
 import type { TfContext } from './context.js'
 import { decode } from './dynamic-value.js'
 import type {
   Diagnostic as TfDiagnostic,
+  DynamicValue,
   ValidateDataResourceConfig_Request,
   ValidateEphemeralResourceConfig_Request,
   ValidateProviderConfig_Request,
   ValidateResourceConfig_Request,
 } from './gen/tfplugin6.10_pb.js'
+import type { TfView } from './schema.js'
 
 /** Each of the four responses holds diagnostics only. */
 type Reply = { readonly diagnostics: TfDiagnostic[] }
@@ -43,22 +45,26 @@ export function validateResourceConfig(ctx: TfContext, request: ValidateResource
 }
 
 export function validateDataResourceConfig(ctx: TfContext, request: ValidateDataResourceConfig_Request): Reply {
-  try {
-    const { definition, view } = ctx.dataSource(request.typeName)
-    const config = decode(view, request.config) ?? {}
-    return { diagnostics: ctx.diagnostics(validateConfig(definition.attributes, config, { requireInputs: false })) }
-  } catch (thrown) {
-    return { diagnostics: ctx.failed('ValidateDataResourceConfig', thrown) }
-  }
+  return validateLookup(ctx, 'ValidateDataResourceConfig', () => ctx.dataSource(request.typeName), request.config)
 }
 
 /** An ephemeral resource opens a lookup (AnyDataSource.ephemeral): its configuration is the lookup's. */
 export function validateEphemeralResourceConfig(ctx: TfContext, request: ValidateEphemeralResourceConfig_Request): Reply {
+  return validateLookup(ctx, 'ValidateEphemeralResourceConfig', () => ctx.ephemeral(request.typeName), request.config)
+}
+
+/** A lookup's configuration as written, whether Terraform reads it as a data source or opens it. */
+function validateLookup(
+  ctx: TfContext,
+  rpc: string,
+  lookup: () => { definition: AnyDataSource; view: TfView },
+  raw: DynamicValue | undefined,
+): Reply {
   try {
-    const { definition, view } = ctx.ephemeral(request.typeName)
-    const config = decode(view, request.config) ?? {}
+    const { definition, view } = lookup()
+    const config = decode(view, raw) ?? {}
     return { diagnostics: ctx.diagnostics(validateConfig(definition.attributes, config, { requireInputs: false })) }
   } catch (thrown) {
-    return { diagnostics: ctx.failed('ValidateEphemeralResourceConfig', thrown) }
+    return { diagnostics: ctx.failed(rpc, thrown) }
   }
 }

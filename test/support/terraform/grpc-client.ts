@@ -45,41 +45,12 @@ export function connectGrpcTestClient(options: GrpcTestClientOptions): GrpcTestC
       })
     : connect(`http://${options.address}`)
   session.on('error', () => {}) // surfaced per call instead
-  return {
-    call(method, request) {
-      return new Promise((resolve, reject) => {
-        const stream = session.request({
-          ':method': 'POST',
-          ':path': `/${method.parent.typeName}/${method.name}`,
-          'content-type': 'application/grpc',
-          te: 'trailers',
-        })
-        const chunks: Buffer[] = []
-        let status: string | undefined
-        let message = ''
-        const readStatus = (headers: Record<string, unknown>) => {
-          if (headers['grpc-status'] !== undefined) status = String(headers['grpc-status'])
-          if (headers['grpc-message'] !== undefined) message = decodeGrpcMessage(String(headers['grpc-message']))
-        }
-        stream.on('response', readStatus)
-        stream.on('trailers', readStatus)
-        stream.on('data', (chunk: Buffer) => chunks.push(chunk))
-        stream.on('error', reject)
-        stream.on('close', () => {
-          if (status === undefined) {
-            reject(new Error(`call ended without grpc-status (rst ${stream.rstCode ?? constants.NGHTTP2_NO_ERROR})`))
-          } else if (status !== '0') {
-            reject(new GrpcError(Number(status) as GrpcStatusCode, message))
-          } else {
-            try {
-              resolve(fromBinary(method.output, unframe(Buffer.concat(chunks))))
-            } catch (error) {
-              reject(error)
-            }
-          }
-        })
-        stream.end(frame(toBinary(method.input, create(method.input, request))))
-      })
+  const client: GrpcTestClient = {
+    async call(method, request) {
+      // A unary answer is a stream of exactly one message.
+      const messages = await client.stream(method, request)
+      if (messages.length !== 1) throw new Error(`a unary call answered ${messages.length} messages`)
+      return messages[0] as MessageShape<typeof method.output>
     },
     stream(method, request, options = {}) {
       return new Promise((resolve, reject) => {
@@ -142,4 +113,5 @@ export function connectGrpcTestClient(options: GrpcTestClientOptions): GrpcTestC
       })
     },
   }
+  return client
 }
