@@ -3,7 +3,7 @@
 // Node.js single executable as shipped, the bundle under `node` from PATH (the sh launcher), the same
 // bundle compiled by Bun (`bun build --compile`, with and without `--bytecode`), and the bundle run by
 // Deno (the `deno` binary inside the package: `deno compile` needs `denort`, which is not on npm). The
-// bundle is dist/mirror/…/provider.cjs, unchanged. Bun and Deno come from scripts/bench-runtimes.mjs.
+// bundle is dist/mirror/…/provider.cjs, unchanged. Bun and Deno come from scripts/runtimes.mjs (pinned in tools/runtimes.json).
 // Must not: assert anything; a candidate that fails is reported with its error, and the others go on.
 import { execFileSync } from 'node:child_process'
 import { chmodSync, copyFileSync, writeFileSync } from 'node:fs'
@@ -52,15 +52,13 @@ interface Candidate {
 function runtimes(): Record<string, { version: string; bin: string } | undefined> {
   try {
     return JSON.parse(
-      execFileSync(process.execPath, [join(ROOT, 'scripts/bench-runtimes.mjs'), 'json'], {
+      execFileSync(process.execPath, [join(ROOT, 'scripts/runtimes.mjs'), 'json'], {
         encoding: 'utf8',
         stdio: ['ignore', 'pipe', 'inherit'],
       }),
     )
   } catch (error) {
-    console.log(
-      `\n  scripts/bench-runtimes.mjs failed, so Bun and Deno are left out: ${error instanceof Error ? error.message : String(error)}`,
-    )
+    console.log(`\n  scripts/runtimes.mjs failed, so Bun and Deno are left out: ${error instanceof Error ? error.message : String(error)}`)
     return {}
   }
 }
