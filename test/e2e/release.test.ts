@@ -1,6 +1,7 @@
 // The release (`npm run release`, dist/release/) as a user without Node.js gets it: the registry's file
-// set and sums, a filesystem mirror that the real terraform CLI installs from and locks for every
-// platform, and the linux_amd64 single executables serving Terraform and the Pulumi harness from an
+// set and sums, every platform's executable in its format (and macOS's signed where it must be), a
+// filesystem mirror that the real terraform CLI installs from and locks for every platform, and the
+// linux_amd64 single executables serving Terraform and the Pulumi harness from an
 // environment whose PATH holds no `node`. `npm test` builds the release first (`npm run release`), so a
 // missing release is a failure, never a skip.
 import assert from 'node:assert/strict'
@@ -10,6 +11,7 @@ import { existsSync, readFileSync } from 'node:fs'
 import { mkdtemp, rm, symlink, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { delimiter, join } from 'node:path'
+import { pathToFileURL } from 'node:url'
 import { after, before, describe, test } from 'node:test'
 import { Plugin, startFakeEngine, urnOf } from '../pulumi-harness.js'
 import { block, describeRun, Emulator, mirrorCliConfig, PROVIDER_BLOCKS, ROOT, Workspace } from './harness.js'
@@ -66,11 +68,36 @@ describe('release artifacts', () => {
     }
     for (const platform of PLATFORMS) {
       const exe = `${TF}_v${version}${platform.startsWith('windows') ? '.exe' : ''}`
-      const expected = platform === 'darwin_arm64' ? [exe, 'provider.cjs'] : [exe]
-      assert.deepEqual(
-        zipEntries(join(RELEASE, `${TF}_${version}_${platform}.zip`)),
-        ['LICENSE', 'THIRD_PARTY_NOTICES.md', ...expected].sort(),
-      )
+      assert.deepEqual(zipEntries(join(RELEASE, `${TF}_${version}_${platform}.zip`)), ['LICENSE', 'THIRD_PARTY_NOTICES.md', exe].sort())
+    }
+  })
+
+  test('every platform gets an executable of its own format and CPU, and the macOS ones will run there', async () => {
+    const { checkMachOSignature } = (await import(pathToFileURL(join(ROOT, 'scripts', 'macho.mjs')).href)) as {
+      checkMachOSignature(binary: Buffer, options: { required: boolean; name: string }): 'signed' | 'unsigned'
+    }
+    const dir = await mkdtemp(join(tmpdir(), 'provider-release-formats-'))
+    try {
+      for (const platform of PLATFORMS) {
+        const exe = `${TF}_v${version}${platform.startsWith('windows') ? '.exe' : ''}`
+        execFileSync('unzip', ['-q', join(RELEASE, `${TF}_${version}_${platform}.zip`), exe, '-d', join(dir, platform)])
+        const binary = readFileSync(join(dir, platform, exe))
+        if (platform.startsWith('linux')) {
+          assert.equal(binary.subarray(0, 4).toString('latin1'), '\x7fELF', platform)
+          assert.equal(binary.readUInt16LE(18), platform === 'linux_amd64' ? 62 : 183, `${platform}: ELF machine (62 x86-64, 183 AArch64)`)
+        } else if (platform.startsWith('windows')) {
+          const pe = binary.readUInt32LE(0x3c)
+          assert.equal(binary.subarray(pe, pe + 4).toString('latin1'), 'PE\0\0', platform)
+          assert.equal(binary.readUInt16LE(pe + 4), 0x8664, `${platform}: PE machine AMD64`)
+        } else {
+          assert.equal(binary.readUInt32LE(4), platform === 'darwin_amd64' ? 0x01000007 : 0x0100000c, `${platform}: Mach-O CPU type`)
+          // Apple silicon runs nothing unsigned: Bun signs it ad hoc. Intel Macs run it unsigned, not with a broken signature.
+          const expected = platform === 'darwin_arm64' ? 'signed' : 'unsigned'
+          assert.equal(checkMachOSignature(binary, { required: platform === 'darwin_arm64', name: platform }), expected, platform)
+        }
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true })
     }
   })
 
@@ -80,8 +107,7 @@ describe('release artifacts', () => {
       const tarball = join(RELEASE, `pulumi-resource-provider-v${version}-${os}-${arch}.tar.gz`)
       const entries = execFileSync('tar', ['-tzf', tarball], { encoding: 'utf8' }).trim().split('\n').sort()
       const exe = `pulumi-resource-provider${os === 'windows' ? '.exe' : ''}`
-      const expected = platform === 'darwin_arm64' ? [exe, 'provider.cjs'] : [exe]
-      assert.deepEqual(entries, ['LICENSE', 'THIRD_PARTY_NOTICES.md', 'schema.json', ...expected].sort(), platform)
+      assert.deepEqual(entries, ['LICENSE', 'THIRD_PARTY_NOTICES.md', 'schema.json', exe].sort(), platform)
     }
     const notices = execFileSync(
       'tar',
@@ -91,8 +117,11 @@ describe('release artifacts', () => {
         maxBuffer: 64 << 20,
       },
     )
-    for (const bundled of ['@pulumi/pulumi', 'google-protobuf', 'Node.js']) assert.match(notices, new RegExp(`^## ${bundled} `, 'm'))
+    for (const bundled of ['@pulumi/pulumi', 'google-protobuf', 'Bun']) assert.match(notices, new RegExp(`^## ${bundled} `, 'm'))
     assert.match(notices, /Apache License\s+Version 2\.0, January 2004/)
+    // The runtime links JavaScriptCore statically: the LGPL's text, and where its source is, travel with it.
+    assert.match(notices, /GNU LESSER GENERAL PUBLIC LICENSE\s+Version 2\.1, February 1999/)
+    assert.match(notices, /oven-sh\/WebKit/)
   })
 })
 
@@ -109,24 +138,25 @@ describe('single executables on linux_amd64 without Node.js', () => {
     if (path) await rm(path, { recursive: true, force: true })
   })
 
-  test('the Terraform executable for the build platform accepts the V8 code cache of its trained run', async () => {
+  test('the Terraform executable runs its bundle from the bytecode compiled at build time, not from source', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'provider-release-'))
     try {
       execFileSync('unzip', ['-q', join(RELEASE, `${TF}_${version}_linux_amd64.zip`), '-d', dir])
-      // Without Terraform's cookie the provider refuses to serve and exits; the loader has spoken by then.
-      const stderr = await new Promise<string>((resolve, reject) => {
+      // Bun writes the modules it ran from bytecode to BUN_BYTECODE_DIGEST_OUT; without Terraform's cookie
+      // the provider refuses to serve and exits, and its module has run by then.
+      const digest = join(dir, 'digest.txt')
+      await new Promise<void>((resolve, reject) => {
         const child = spawn(join(dir, `${TF}_v${version}`), [], {
-          env: { PATH: path, PROVIDER_TRACE_STARTUP: '1' },
-          stdio: ['ignore', 'ignore', 'pipe'],
-        })
-        let text = ''
-        child.stderr.on('data', (chunk: Buffer) => {
-          text += chunk.toString()
+          env: { PATH: path, BUN_BYTECODE_DIGEST_OUT: digest },
+          stdio: 'ignore',
         })
         child.once('error', reject)
-        child.once('close', () => resolve(text))
+        child.once('close', () => resolve())
       })
-      assert.match(stderr, /^provider-code-cache accepted$/m)
+      assert.match(
+        readFileSync(digest, 'utf8'),
+        new RegExp(`^/\\$bunfs/root/${TF}_v${version.replace(/\./g, '\\.')} [0-9a-f]+ [1-9]\\d*$`, 'm'),
+      )
     } finally {
       await rm(dir, { recursive: true, force: true })
     }

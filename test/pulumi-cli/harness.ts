@@ -5,18 +5,27 @@
 // CLI with `--client`; every other command (refresh, import, stack export, destroy) runs the CLI here.
 // Must not: know a resource; every command is bounded in time and every temp dir is removed.
 import { type ChildProcess, spawn } from 'node:child_process'
-import { existsSync, readFileSync, rmSync } from 'node:fs'
+import { existsSync, rmSync } from 'node:fs'
 import { cp, mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { delimiter, dirname, join } from 'node:path'
 import { type Emulator, ROOT, stop } from '../e2e/harness.js'
+import { HOST_PLATFORM, releaseFile, runsRelease, VERSION } from '../support/artifacts.js'
 import { tool } from '../tools.js'
 
 export { ROOT }
 
-const VERSION = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version
-/** What `npm run release` (and `npm run build`) writes for this machine, for `pulumi plugin install --file`. */
-export const TARBALL = join(ROOT, 'dist', `pulumi-resource-provider-v${VERSION}-linux-amd64.tar.gz`)
+/**
+ * The plugin tarball for `pulumi plugin install --file`: the release's for this machine when the suites run
+ * the release (test/support/artifacts.ts), otherwise the one `npm run build` writes.
+ */
+function tarball(): string {
+  const name = `pulumi-resource-provider-v${VERSION}-${HOST_PLATFORM.replace('_', '-')}.tar.gz`
+  if (runsRelease()) return releaseFile(name)
+  const built = join(ROOT, 'dist', name)
+  if (!existsSync(built)) throw new Error(`${built} is missing: run \`npm run build\` first`)
+  return built
+}
 /** The passphrase of every stack's secrets provider. */
 export const PASSPHRASE = 'pulumi-cli-suite-passphrase'
 /** One CLI command; the slowest (an up of ~15 resources on a loaded 2-core machine) takes well under this. */
@@ -136,7 +145,7 @@ export class PulumiHome {
   ) {}
 
   static async create(emulator: Emulator): Promise<PulumiHome> {
-    if (!existsSync(TARBALL)) throw new Error(`${TARBALL} is missing: run \`npm run build\` (or \`npm run release\`) first`)
+    const plugin = tarball()
     const cli = tool('pulumi')
     // The YAML host runs YAML programs, and stands in for the hosts that cannot be built (see importer()).
     const extraPath = [tool('pulumi-language-yaml').dir]
@@ -149,7 +158,7 @@ export class PulumiHome {
     await mkdir(join(cliRoot, 'bin'), { recursive: true })
     await writeFile(join(cliRoot, 'bin', 'pulumi'), `#!/bin/sh\nexec "${cli.bin}" "$@"\n`, { mode: 0o755 })
     const home = new PulumiHome(root, emulator, cli.bin, cliRoot, extraPath)
-    await home.ok(['plugin', 'install', 'resource', 'provider', VERSION, '--file', TARBALL])
+    await home.ok(['plugin', 'install', 'resource', 'provider', VERSION, '--file', plugin])
     return home
   }
 
