@@ -119,12 +119,13 @@ describe('a self-contained repository', () => {
     for (const probe of ['command -v go', 'command -v python3', '/usr/lib/postgresql/']) assert.ok(ci.includes(probe), `.ci/run: ${probe}`)
   })
 
-  test('each test layer has its npm script, and `npm test` runs them all', () => {
+  test('each test layer has its npm script, and `npm test` runs them all through the release', () => {
     const { scripts } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }
-    assert.match(scripts.test ?? '', /node scripts\/test\.mjs$/, 'npm test runs every layer (no option)')
+    // Every layer, through the release's executables (--release is not a layer: it picks what the suites launch).
+    assert.match(scripts.test ?? '', /npm run release && node scripts\/test\.mjs --release$/, 'npm test runs every layer through the release')
     for (const [name, option] of [
       ['test:unit', '--unit'],
-      ['test:e2e', '--e2e'],
+      ['test:e2e', '--release --e2e'],
       ['test:faults', '--faults'],
     ] as const) {
       assert.ok(scripts[name]?.endsWith(`node scripts/test.mjs ${option}`), `${name}: ${scripts[name]}`)
