@@ -107,7 +107,8 @@ async function faultedRun(lane: Lane, op: Operation, fault: Fault, seen: number)
   if (!fault.trigger) return { run: await running.done, note: '' }
   await orderPlaced(em, op.kind, seen)
   await sleep(300)
-  const provider = childrenOf(running.pid).find((pid) => /provider\.cjs/.test(commandOf(pid)))
+  // The build's launcher execs `node …/provider.cjs`; the release's executable is launched by its own name.
+  const provider = childrenOf(running.pid).find((pid) => /provider\.cjs|terraform-provider-provider_v/.test(commandOf(pid)))
   let orphanExitMs: number | undefined
   if (fault.trigger === 'sigterm') running.signalGroup('SIGTERM')
   else if (fault.trigger === 'kill-provider') {
