@@ -7,6 +7,7 @@ import { chmodSync, copyFileSync, mkdirSync, readFileSync, rmSync, symlinkSync, 
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { build } from 'esbuild'
+import { checkDefinitions } from './check-definitions.mjs'
 import { thirdPartyNotices } from './notices.mjs'
 import { REGISTRY_HOSTS, terraformrc } from './terraformrc.mjs'
 
@@ -33,9 +34,18 @@ const schemaResponse = providerSchemaResponse({ provider: providerDefinition, re
 const identityResponse = providerIdentitySchemasResponse({ provider: providerDefinition, resources, dataSources })
 const base64 = (bytes) => JSON.stringify(Buffer.from(bytes).toString('base64'))
 
+// The definitions' load-time checks, run here over these sources: a refused declaration stops the build
+// before any bundle is written, and so the bundles skip them at each launch (PROVIDER_DEFINITIONS_CHECKED).
+await checkDefinitions(join(root, 'src/resources/index.ts'))
+const CHECKED = { PROVIDER_DEFINITIONS_CHECKED: 'true' }
+
 const terraformBundle = await build({
   entryPoints: [join(root, 'src/bin/terraform-provider.ts')],
-  define: { PROVIDER_SCHEMA_RESPONSE: base64(schemaResponse), PROVIDER_IDENTITY_SCHEMAS_RESPONSE: base64(identityResponse) },
+  define: {
+    PROVIDER_SCHEMA_RESPONSE: base64(schemaResponse),
+    PROVIDER_IDENTITY_SCHEMAS_RESPONSE: base64(identityResponse),
+    ...CHECKED,
+  },
   outfile: join(packageDir, 'provider.cjs'),
   bundle: true,
   platform: 'node',
@@ -102,7 +112,7 @@ const pulumiBundle = await build({
   legalComments: 'none',
   metafile: true,
   banner: { js: pulumiGuard },
-  define: { PROVIDER_VERSION: JSON.stringify(version) },
+  define: { PROVIDER_VERSION: JSON.stringify(version), ...CHECKED },
   logLevel: 'warning',
 })
 writeFileSync(join(pulumiDir, 'THIRD_PARTY_NOTICES.md'), thirdPartyNotices(root, pulumiBundle.metafile, 'pulumi-resource-provider'))

@@ -442,9 +442,19 @@ export const RESERVED = ['id', 'timeouts'] as const
 
 export class DefinitionError extends Error {}
 
+/**
+ * True (an esbuild define) only in the release bundles, whose build has run every check below over the
+ * same sources: scripts/build.mjs first bundles the definitions with the checks on and evaluates them
+ * (scripts/check-definitions.mjs), and a DefinitionError stops the build before any bundle is written.
+ * Those bundles skip the checks at each launch; everything else that loads core (the tsc output the
+ * tests run, the emulator, the docs generator) runs them when a definition is made.
+ */
+declare const PROVIDER_DEFINITIONS_CHECKED: boolean | undefined
+const CHECKED_AT_BUILD = typeof PROVIDER_DEFINITIONS_CHECKED === 'boolean' && PROVIDER_DEFINITIONS_CHECKED
+
 export function defineResource<C, A extends Attributes>(definition: Omit<ResourceDefinition<C, A>, 'kind'>): ResourceDefinition<C, A> {
   const resource: ResourceDefinition<C, A> = { kind: 'resource', ...definition }
-  checkResource(resource as unknown as AnyResource)
+  if (!CHECKED_AT_BUILD) checkResource(resource as unknown as AnyResource)
   return resource
 }
 
@@ -452,6 +462,7 @@ export function defineDataSource<C, A extends Attributes>(
   definition: Omit<DataSourceDefinition<C, A>, 'kind'>,
 ): DataSourceDefinition<C, A> {
   const dataSource: DataSourceDefinition<C, A> = { kind: 'dataSource', ...definition }
+  if (CHECKED_AT_BUILD) return dataSource
   checkNames(dataSource.name, dataSource.attributes)
   const refused = writeOnlyRefused(dataSource.name, dataSource.attributes)
   if (refused.length > 0) throw new DefinitionError(`${dataSource.name}: ${refused.join('; ')}`)
@@ -459,6 +470,7 @@ export function defineDataSource<C, A extends Attributes>(
 }
 
 export function defineProvider<C, A extends Attributes, F = unknown>(definition: ProviderDefinition<C, A, F>): ProviderDefinition<C, A, F> {
+  if (CHECKED_AT_BUILD) return definition
   checkNames('provider', definition.attributes)
   const refused = writeOnlyRefused('the provider', definition.attributes)
   if (refused.length > 0) throw new DefinitionError(`provider: ${refused.join('; ')}`)

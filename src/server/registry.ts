@@ -50,26 +50,36 @@ export class TypeIndex {
   private readonly dataSources: ReadonlyMap<string, AnyDataSource>
   /** The lookups also served as ephemeral resources (AnyDataSource.ephemeral), under the lookup's own type name. */
   private readonly ephemerals: ReadonlyMap<string, AnyDataSource>
-  private readonly words = new Map<string, string>()
+  /** Canonical name → the protocol's spelling; built on the first diagnostic rendered (see spellings). */
+  private words: Map<string, string> | undefined
 
   constructor(
-    registry: Registry,
+    private readonly registry: Registry,
     private readonly naming: Naming,
   ) {
     this.resources = new Map(registry.resources.map((r) => [naming.resourceType(r.name), r]))
     this.dataSources = new Map(registry.dataSources.map((d) => [naming.dataSourceType(d.name), d]))
     this.ephemerals = new Map([...this.dataSources].filter(([, d]) => d.ephemeral === true))
+  }
+
+  /** Every canonical name's spelling, walked once, when a call first has a diagnostic to render. */
+  private spellings(): Map<string, string> {
+    if (this.words) return this.words
+    const { registry, naming } = this
+    const words = new Map<string, string>()
     // Later spellings win: a resource's attribute named like a provider setting reads as the attribute.
-    for (const name of attributeNames(registry.provider.attributes)) this.words.set(name, naming.words.setting(name))
+    for (const name of attributeNames(registry.provider.attributes)) words.set(name, naming.words.setting(name))
     const add = (definition: AnyResource | AnyDataSource, spell: (name: string) => string) => {
-      this.words.set(definition.name, spell(definition.name))
-      for (const name of attributeNames(definition.attributes)) this.words.set(name, naming.words.attribute(name))
+      words.set(definition.name, spell(definition.name))
+      for (const name of attributeNames(definition.attributes)) words.set(name, naming.words.attribute(name))
     }
     for (const r of registry.resources) {
-      for (const part of resourceIdentity(r).parts) this.words.set(part.name, naming.words.attribute(part.name))
+      for (const part of resourceIdentity(r).parts) words.set(part.name, naming.words.attribute(part.name))
       add(r, naming.words.resource)
     }
     for (const d of registry.dataSources) add(d, naming.words.dataSource)
+    this.words = words
+    return words
   }
 
   /** Every resource type, in the registry's order. */
@@ -116,6 +126,8 @@ export class TypeIndex {
 
   /** Diagnostics in the protocol's names (provider_lite_vm or LiteVm, power_state or powerState). */
   render(list: readonly Diagnostic[]): Diagnostic[] {
-    return list.map((d) => renderNames(d, this.words))
+    if (list.length === 0) return []
+    const words = this.spellings()
+    return list.map((d) => renderNames(d, words))
   }
 }

@@ -46,7 +46,12 @@ export interface ActionEntry {
   readonly view: TfView
 }
 
-/** Every schema view, by Terraform type name. */
+/**
+ * Every schema view, by Terraform type name. Each view is built on first use and kept: a launch builds
+ * only those its calls need (a plan of keypairs builds the keypair's), and GetProviderSchema, which
+ * iterates them all, builds every one (scripts/build.mjs does so at every build, so a declaration no
+ * view can be built from fails the build).
+ */
 export interface Views {
   readonly provider: TfView
   readonly resources: ReadonlyMap<string, TfView>
@@ -59,30 +64,90 @@ export interface Views {
   readonly actions: ReadonlyMap<string, ActionEntry>
 }
 
+/** A read-only map of fixed keys whose values are built on first access, each once. */
+export class LazyMap<V> implements ReadonlyMap<string, V> {
+  private readonly built = new Map<string, V>()
+  private readonly order: readonly string[]
+  private readonly known: ReadonlySet<string>
+
+  constructor(
+    keys: Iterable<string>,
+    private readonly build: (key: string) => V,
+  ) {
+    this.order = [...keys]
+    this.known = new Set(this.order)
+  }
+
+  get size(): number {
+    return this.order.length
+  }
+
+  has(key: string): boolean {
+    return this.known.has(key)
+  }
+
+  get(key: string): V | undefined {
+    if (!this.known.has(key)) return undefined
+    if (this.built.has(key)) return this.built.get(key)
+    const value = this.build(key)
+    this.built.set(key, value)
+    return value
+  }
+
+  *keys(): MapIterator<string> {
+    yield* this.order
+  }
+
+  *values(): MapIterator<V> {
+    for (const key of this.order) yield this.get(key) as V
+  }
+
+  *entries(): MapIterator<[string, V]> {
+    for (const key of this.order) yield [key, this.get(key) as V]
+  }
+
+  [Symbol.iterator](): MapIterator<[string, V]> {
+    return this.entries()
+  }
+
+  forEach(callback: (value: V, key: string, map: ReadonlyMap<string, V>) => void, thisArg?: unknown): void {
+    for (const [key, value] of this.entries()) callback.call(thisArg, value, key, this)
+  }
+}
+
 export function viewsOf(types: TypeIndex, provider: Registry['provider']): Views {
-  const actions = new Map<string, ActionEntry>()
+  // The action names are checked here, at once: two methods that would share a type name are a
+  // declaration error whichever action is used. Only their views wait for first use.
+  const methods = new Map<string, { definition: AnyResource; method: AnyMethod }>()
   for (const resourceType of types.resourceTypes()) {
     const definition = types.resource(resourceType)
     for (const method of definition.methods ?? []) {
       const type = actionType(resourceType, method)
-      const taken = actions.get(type)
+      const taken = methods.get(type)
       if (taken)
         throw new Error(
           `two actions would be named ${type}: ${taken.definition.name} ${taken.method.name} and ${definition.name} ${method.name}`,
         )
-      actions.set(type, { definition, method, view: actionView(type, definition, method) })
+      methods.set(type, { definition, method })
     }
   }
-  const dataSources = new Map(types.dataSourceTypes().map((type) => [type, dataSourceView(types.dataSource(type))]))
+  const dataSources = new LazyMap(types.dataSourceTypes(), (type) => dataSourceView(types.dataSource(type)))
+  let providerSchema: TfView | undefined
   return {
-    provider: providerView(provider),
-    resources: new Map(types.resourceTypes().map((type) => [type, resourceView(types.resource(type))])),
+    get provider() {
+      providerSchema ??= providerView(provider)
+      return providerSchema
+    },
+    resources: new LazyMap(types.resourceTypes(), (type) => resourceView(types.resource(type))),
     dataSources,
-    identities: new Map(types.resourceTypes().map((type) => [type, identityOf(types.resource(type), type)])),
-    lists: new Map(types.listResourceTypes().map((type) => [type, listView(types.resource(type), type)])),
+    identities: new LazyMap(types.resourceTypes(), (type) => identityOf(types.resource(type), type)),
+    lists: new LazyMap(types.listResourceTypes(), (type) => listView(types.resource(type), type)),
     // An ephemeral resource serves its lookup, under the lookup's type name: the same view.
-    ephemerals: new Map(types.ephemeralTypes().map((type) => [type, dataSources.get(type) as TfView])),
-    actions,
+    ephemerals: new LazyMap(types.ephemeralTypes(), (type) => dataSources.get(type) as TfView),
+    actions: new LazyMap(methods.keys(), (type) => {
+      const { definition, method } = methods.get(type) as { definition: AnyResource; method: AnyMethod }
+      return { definition, method, view: actionView(type, definition, method) }
+    }),
   }
 }
 

@@ -204,3 +204,15 @@ describe('objects', () => {
     assert.equal(hex(encodeMsgpack([], cty.list(cty.string))), '90')
   })
 })
+
+describe('the shared codec', () => {
+  test('each encoding is its own buffer: a later one changes no earlier result', () => {
+    const first = encodeMsgpack({ name: 'alpha' }, cty.object({ name: cty.string }))
+    const before = hex(first)
+    const second = encodeMsgpack({ name: 'omega' }, cty.object({ name: cty.string }))
+    assert.equal(hex(first), before)
+    assert.notEqual(first.buffer, second.buffer)
+    assert.deepEqual(decodeMsgpack(first, cty.object({ name: cty.string })), { name: 'alpha' })
+    assert.deepEqual(decodeMsgpack(second, cty.object({ name: cty.string })), { name: 'omega' })
+  })
+})

@@ -1,4 +1,4 @@
-import { decode, ExtData, encode } from '@msgpack/msgpack'
+import { Decoder, Encoder, ExtData } from '@msgpack/msgpack'
 import {
   BigNum,
   type CtyNumber,
@@ -25,15 +25,21 @@ export class CtyCodecError extends Error {
 // go-cty writes an unknown as fixext1 type 0 with one zero byte; we send exactly that.
 const UNKNOWN_WIRE = new ExtData(0, new Uint8Array([0]))
 
+// One codec of each for the process: msgpack's decode() and encode() make a new one per call, and each
+// new encoder allocates its 2 KiB buffer. A shared one gives the same bytes and values: encode() returns
+// a copy of its buffer, and a call made while another is under way gets a clone.
+const decoder = new Decoder({ useBigInt64: true })
+const encoder = new Encoder({ useBigInt64: true })
+
 /** Decodes a DynamicValue.msgpack against the schema's implied type. Any ext code means unknown. */
 export function decodeMsgpack(bytes: Uint8Array, type: CtyType): CtyValue {
-  const raw = decode(bytes, { useBigInt64: true })
+  const raw = decoder.decode(bytes)
   return fromWire(raw, type, '')
 }
 
 /** Encodes a value for DynamicValue.msgpack, shaped by `type` (objects get exactly its attribute set). */
 export function encodeMsgpack(value: CtyValue | undefined, type: CtyType): Uint8Array {
-  return encode(toWire(value, type, ''), { useBigInt64: true })
+  return encoder.encode(toWire(value, type, ''))
 }
 
 function isRecord(raw: unknown): raw is Record<string, unknown> {
