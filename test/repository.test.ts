@@ -122,7 +122,11 @@ describe('a self-contained repository', () => {
   test('each test layer has its npm script, and `npm test` runs them all through the release', () => {
     const { scripts } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }
     // Every layer, through the release's executables (--release is not a layer: it picks what the suites launch).
-    assert.match(scripts.test ?? '', /npm run release && node scripts\/test\.mjs --release$/, 'npm test runs every layer through the release')
+    assert.match(
+      scripts.test ?? '',
+      /npm run release && node scripts\/test\.mjs --release$/,
+      'npm test runs every layer through the release',
+    )
     for (const [name, option] of [
       ['test:unit', '--unit'],
       ['test:e2e', '--release --e2e'],
