@@ -1,13 +1,17 @@
 // Section 8 of `npm run bench`: the runtime candidates side by side, each launched by Terraform as the
 // provider executable (packed filesystem mirror, lock file), with the Go peer in the same rounds: the
-// Node.js single executable as shipped, the bundle under `node` from PATH (the sh launcher), the same
-// bundle compiled by Bun (`bun build --compile`, with and without `--bytecode`), and the bundle run by
-// Deno (the `deno` binary inside the package: `deno compile` needs `denort`, which is not on npm). The
-// bundle is dist/mirror/…/provider.cjs, unchanged. Bun and Deno come from scripts/runtimes.mjs (pinned in tools/runtimes.json).
+// release's executable as shipped (Bun compiled with `--bytecode`, or a Node.js single executable in a
+// release made before the switch: the row is named by what the executable is), the Node.js single
+// executable built by scripts/node-sea.mjs, the bundle under `node` from PATH (the sh launcher), the
+// bundle compiled by Bun without `--bytecode` and with `--bytecode` plus the build options that made a
+// launch cheaper (bench/README.md, "Bun build options"), and the bundle run by Deno (the `deno` binary
+// inside the package: `deno compile` needs `denort`, which is not on npm). The bundle is dist/mirror/…/provider.cjs, unchanged. Bun and
+// Deno come from scripts/runtimes.mjs (pinned in tools/runtimes.json).
 // Must not: assert anything; a candidate that fails is reported with its error, and the others go on.
 import { execFileSync } from 'node:child_process'
-import { chmodSync, copyFileSync, writeFileSync } from 'node:fs'
+import { chmodSync, copyFileSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { pathToFileURL } from 'node:url'
 import {
   type Emulator,
   initialised,
@@ -25,13 +29,17 @@ import { cycle, FLAGS, STEPS, type Step } from './terraform-times.js'
 
 const REPS = positiveInt('BENCH_CANDIDATE_REPS', 3)
 const STARTUP_RUNS = positiveInt('BENCH_CANDIDATE_STARTUP_RUNS', 15)
-const COUNT = 50
+const COUNT = positiveInt('BENCH_CANDIDATE_COUNT', 50)
+/** Only the candidates whose name matches this regular expression (and the Go peer), when set. */
+const ONLY = process.env.BENCH_CANDIDATES ? new RegExp(process.env.BENCH_CANDIDATES) : undefined
+/** The training cycle of `--bytecode-order` is of this many keypairs, whatever COUNT the timed cycles have. */
+const TRAINING_COUNT = 50
 
 export interface CandidateInputs {
   readonly terraform: string
   readonly emulator: Emulator
   readonly version: string
-  /** The release's single executable. */
+  /** The release's executable for this platform. */
   readonly executable: string
   /** The provider bundle and the sh launcher of `npm run build`. */
   readonly bundle: string
@@ -63,6 +71,18 @@ function runtimes(): Record<string, { version: string; bin: string } | undefined
   }
 }
 
+/**
+ * What the release's executable is: a Node.js single executable has the SEA fuse blown (postject writes
+ * `:1` after the sentinel); a Bun compiled one carries Bun's trailer, which the bare runtime holds once.
+ */
+function runtimeOf(executable: string): 'node' | 'bun' | 'unknown' {
+  const data = readFileSync(executable)
+  if (data.includes('NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2:1')) return 'node'
+  const trailer = '---- Bun! ----'
+  const first = data.indexOf(trailer)
+  return first !== -1 && data.indexOf(trailer, first + 1) !== -1 ? 'bun' : 'unknown'
+}
+
 const DENO_LAUNCHER = `#!/bin/sh
 # Runs the provider bundle beside this file with the Deno binary beside it (no config file, no lock file,
 # no update check; all permissions, as a compiled executable would have).
@@ -70,46 +90,116 @@ dir=$(dirname -- "$0")
 DENO_NO_UPDATE_CHECK=1 exec "$dir/deno" run --allow-all --no-config --no-lock --quiet "$dir/provider.cjs"
 `
 
-function build(inputs: CandidateInputs): Candidate[] {
+/** For the training run of `--bytecode-order`: each launch writes the bytecode it used to a file of its own. */
+const ORDER_LAUNCHER = `#!/bin/sh
+BUN_BYTECODE_ORDER_OUT="$BENCH_BYTECODE_ORDER_DIR/launch-$$" exec "$(dirname -- "$0")/provider-bytecode"
+`
+
+/** What the release's Bun build always passes: a provider Terraform launches must not read .env or bunfig.toml from the user's directory. */
+const BUN_COMPILE = ['--compile', '--no-compile-autoload-dotenv', '--no-compile-autoload-bunfig']
+/** The tier-up threshold scale of the `--compile-jit-policy` candidate (1 is Bun's normal policy). */
+const JIT_POLICY = 64
+
+/**
+ * The order files of a training run: the executable compiled with `--bytecode`, launched by Terraform
+ * through ORDER_LAUNCHER for one plan, apply, no-op plan and destroy of TRAINING_COUNT keypairs (what the timed
+ * cycles do), each launch recording what it ran; oldest first, as `--bytecode-order` takes them.
+ */
+async function trainOrder(inputs: CandidateInputs, bytecode: string, work: string): Promise<string> {
+  const dir = join(work, 'order')
+  mkdirSync(dir)
+  const launcher = join(work, 'order-launcher')
+  writeFileSync(launcher, ORDER_LAUNCHER)
+  chmodSync(launcher, 0o755)
+  const files = { [`terraform-provider-provider_v${inputs.version}`]: launcher, 'provider-bytecode': bytecode }
+  const cliConfig = packedMirror({ namespace: 'provider', type: 'provider', version: inputs.version }, files)
+  const subject = keypairSubject('order training', cliConfig, inputs.version, 'train', { BENCH_BYTECODE_ORDER_DIR: dir })
+  const cwd = await initialised(inputs.terraform, subject, TRAINING_COUNT, inputs.emulator.url)
+  await cycle(inputs.terraform, cwd, terraformEnv(subject, await inputs.emulator.fresh()), 'train', () => {})
+  const orders = readdirSync(dir)
+    .map((name) => join(dir, name))
+    .sort((a, b) => statSync(a).mtimeMs - statSync(b).mtimeMs)
+  if (orders.length === 0) throw new Error('the training run wrote no order file (BUN_BYTECODE_ORDER_OUT)')
+  return orders.join(',')
+}
+
+async function build(inputs: CandidateInputs): Promise<Candidate[]> {
   const { version } = inputs
   const exe = `terraform-provider-provider_v${version}`
   const work = tempDir('bench-candidates-')
   const list: Candidate[] = []
-  const add = (name: string, note: string, files: () => Record<string, string>) => {
+  const add = async (name: string, note: string, files: () => Record<string, string> | Promise<Record<string, string>>) => {
+    if (ONLY && !ONLY.test(name)) return
     try {
-      const cliConfig = packedMirror({ namespace: 'provider', type: 'provider', version }, files())
+      const cliConfig = packedMirror({ namespace: 'provider', type: 'provider', version }, await files())
       list.push({ name, note, subject: keypairSubject(name, cliConfig, version, `c${list.length}`) })
     } catch (error) {
       list.push({ name, note, error: error instanceof Error ? error.message.split('\n')[0]! : String(error) })
     }
   }
-  add('node single executable (shipped)', `Node.js ${process.versions.node} SEA with the trained code cache (npm run release)`, () => ({
-    [exe]: inputs.executable,
-  }))
-  add('node on PATH (sh launcher + bundle)', 'the Node-bundle fallback: the package holds no runtime; the user installs Node.js', () => ({
-    [exe]: inputs.launcher,
-    'provider.cjs': inputs.bundle,
-  }))
   const found = runtimes()
   const bun = found.bun
+  const shipped = runtimeOf(inputs.executable)
+  const shippedName = {
+    bun: `bun ${bun?.version ?? ''} compiled --bytecode (shipped)`,
+    node: 'node single executable (shipped)',
+    unknown: 'the release executable (shipped)',
+  }[shipped]
+  await add(shippedName, "the release's executable for this platform (npm run release)", () => ({ [exe]: inputs.executable }))
+  if (shipped !== 'node') {
+    await add(
+      'node single executable',
+      `Node.js ${process.versions.node} SEA with the trained code cache (scripts/node-sea.mjs)`,
+      async () => {
+        const out = join(work, 'node-sea')
+        const nodeSea: { buildNodeSea(bundle: string, target: string): Promise<unknown> } = await import(
+          pathToFileURL(join(ROOT, 'scripts/node-sea.mjs')).href
+        )
+        await nodeSea.buildNodeSea(inputs.bundle, out)
+        return { [exe]: out }
+      },
+    )
+  }
+  await add(
+    'node on PATH (sh launcher + bundle)',
+    'the Node-bundle fallback: the package holds no runtime; the user installs Node.js',
+    () => ({
+      [exe]: inputs.launcher,
+      'provider.cjs': inputs.bundle,
+    }),
+  )
   if (bun) {
-    for (const bytecode of [false, true]) {
-      add(
-        `bun ${bun.version} compiled${bytecode ? ' --bytecode' : ''}`,
-        `bun build --compile${bytecode ? ' --bytecode' : ''} --no-compile-autoload-dotenv --no-compile-autoload-bunfig of the bundle, unchanged`,
-        () => {
-          const out = join(work, `bun${bytecode ? '-bytecode' : ''}`)
-          // A compiled executable would otherwise load .env and bunfig.toml from the directory Terraform runs in.
-          const flags = ['--compile', '--no-compile-autoload-dotenv', '--no-compile-autoload-bunfig', ...(bytecode ? ['--bytecode'] : [])]
-          execFileSync(bun.bin, ['build', ...flags, inputs.bundle, '--outfile', out], { stdio: 'pipe' })
-          return { [exe]: out }
-        },
-      )
+    const compile = (name: string, flags: readonly string[]) => {
+      const out = join(work, name)
+      execFileSync(bun.bin, ['build', ...BUN_COMPILE, ...flags, inputs.bundle, '--outfile', out], { stdio: 'pipe' })
+      return out
     }
+    const variant = (suffix: string, flags: readonly string[] | (() => Promise<readonly string[]>), what: string) =>
+      add(`bun ${bun.version} compiled ${suffix}`.trim(), `bun build ${[...BUN_COMPILE, suffix].join(' ').trim()}: ${what}`, async () => ({
+        [exe]: compile(`bun-${list.length}`, typeof flags === 'function' ? await flags() : flags),
+      }))
+    await variant('', [], 'the bundle compiled at every launch')
+    // The shipped executable is this one when the release is Bun's; built here otherwise, as the options' reference.
+    if (shipped !== 'bun')
+      await variant('--bytecode', ['--bytecode'], "JavaScriptCore bytecode compiled at build time (the release's flags)")
+    // Of the build options tried (bench/README.md, "Bun build options"), the JIT policy made launches cheaper;
+    // --bytecode-order is kept on top of it to show what the layout adds. --bytecode-order alone,
+    // --no-optimize-bytecode and --minify gained nothing worth a candidate.
+    const jit = ['--bytecode', `--compile-jit-policy=${JIT_POLICY}`]
+    await variant(
+      jit.join(' '),
+      jit,
+      `JavaScriptCore's tier-up thresholds × ${JIT_POLICY} for the whole run: code that runs a few times stays in the interpreter`,
+    )
+    await variant(
+      `${jit.join(' ')} --bytecode-order`,
+      async () => [...jit, `--bytecode-order=${await trainOrder(inputs, compile('bun-order-training', ['--bytecode']), work)}`],
+      `the same thresholds, and the bytecode laid out by the order files of a training cycle (plan, apply, no-op plan, destroy of ${TRAINING_COUNT})`,
+    )
   }
   const deno = found.deno
   if (deno) {
-    add(
+    await add(
       `deno ${deno.version} run (binary in the package)`,
       'deno compile needs denort, not on npm: sh launcher + deno + the bundle, unchanged',
       () => {
@@ -127,7 +217,7 @@ function build(inputs: CandidateInputs): Candidate[] {
 
 export async function candidates(inputs: CandidateInputs): Promise<void> {
   const { terraform, emulator } = inputs
-  const list = build(inputs)
+  const list = await build(inputs)
   const peerVersion = '1.0.0'
   const peer: Candidate = {
     name: 'Go peer (terraform-plugin-framework)',
@@ -175,7 +265,7 @@ export async function candidates(inputs: CandidateInputs): Promise<void> {
     }
   }
 
-  // plan, apply, no-op plan, destroy of 50, interleaved with the peer; then one sampled plan each for peak RSS.
+  // plan, apply, no-op plan, destroy of COUNT, interleaved with the peer; then one sampled plan each for peak RSS.
   const times = new Map<Candidate, Record<Step, number[]>>()
   let drift = 0
   for (let rep = 1; rep <= REPS; rep++) {
@@ -229,7 +319,7 @@ export async function candidates(inputs: CandidateInputs): Promise<void> {
     rows,
   )
   printTable(
-    "Candidates against issue 19's targets at 50 (÷ Go peer in the same rounds)",
+    `Candidates against issue 19's targets at ${COUNT} (÷ Go peer in the same rounds)`,
     ['candidate', 'plan ≤ 1.5×', 'apply ≤ 2×', 'destroy ≤ 2×', 'package ≤ 50 MiB'],
     list
       .filter((c) => times.has(c))
