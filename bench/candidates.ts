@@ -95,10 +95,16 @@ const ORDER_LAUNCHER = `#!/bin/sh
 BUN_BYTECODE_ORDER_OUT="$BENCH_BYTECODE_ORDER_DIR/launch-$$" exec "$(dirname -- "$0")/provider-bytecode"
 `
 
-/** What the release's Bun build always passes: a provider Terraform launches must not read .env or bunfig.toml from the user's directory. */
+/** What every Bun candidate passes, as the release does: a provider Terraform launches must not read .env or bunfig.toml from the user's directory. */
 const BUN_COMPILE = ['--compile', '--no-compile-autoload-dotenv', '--no-compile-autoload-bunfig']
-/** The tier-up threshold scale of the `--compile-jit-policy` candidate (1 is Bun's normal policy). */
-const JIT_POLICY = 64
+
+/** The flags the release compiles with (scripts/runtimes.mjs), besides BUN_COMPILE: the options it adopted. */
+async function releaseOptions(): Promise<string[]> {
+  const { BUN_RELEASE_FLAGS } = (await import(pathToFileURL(join(ROOT, 'scripts/runtimes.mjs')).href)) as {
+    BUN_RELEASE_FLAGS: readonly string[]
+  }
+  return BUN_RELEASE_FLAGS.filter((flag) => !BUN_COMPILE.includes(flag))
+}
 
 /**
  * The order files of a training run: the executable compiled with `--bytecode`, launched by Terraform
@@ -140,8 +146,9 @@ async function build(inputs: CandidateInputs): Promise<Candidate[]> {
   const found = runtimes()
   const bun = found.bun
   const shipped = runtimeOf(inputs.executable)
+  const adopted = await releaseOptions()
   const shippedName = {
-    bun: `bun ${bun?.version ?? ''} compiled --bytecode (shipped)`,
+    bun: `bun ${bun?.version ?? ''} compiled ${adopted.join(' ')} (shipped)`,
     node: 'node single executable (shipped)',
     unknown: 'the release executable (shipped)',
   }[shipped]
@@ -179,22 +186,21 @@ async function build(inputs: CandidateInputs): Promise<Candidate[]> {
         [exe]: compile(`bun-${list.length}`, typeof flags === 'function' ? await flags() : flags),
       }))
     await variant('', [], 'the bundle compiled at every launch')
-    // The shipped executable is this one when the release is Bun's; built here otherwise, as the options' reference.
+    await variant('--bytecode', ['--bytecode'], "JavaScriptCore bytecode compiled at build time, with Bun's normal JIT policy")
+    // Of the build options tried (bench/README.md, "Bun build options"), the JIT policy made launches cheaper
+    // and the release adopted it; --bytecode-order is kept on top of the release's options to show what the
+    // layout adds. --no-optimize-bytecode and --minify gained nothing worth a candidate.
+    // The release's own options are the shipped row when the release is Bun's; built here otherwise.
     if (shipped !== 'bun')
-      await variant('--bytecode', ['--bytecode'], "JavaScriptCore bytecode compiled at build time (the release's flags)")
-    // Of the build options tried (bench/README.md, "Bun build options"), the JIT policy made launches cheaper;
-    // --bytecode-order is kept on top of it to show what the layout adds. --bytecode-order alone,
-    // --no-optimize-bytecode and --minify gained nothing worth a candidate.
-    const jit = ['--bytecode', `--compile-jit-policy=${JIT_POLICY}`]
+      await variant(
+        adopted.join(' '),
+        adopted,
+        "the release's options: tier-up thresholds scaled, so code that runs a few times stays in the interpreter",
+      )
     await variant(
-      jit.join(' '),
-      jit,
-      `JavaScriptCore's tier-up thresholds × ${JIT_POLICY} for the whole run: code that runs a few times stays in the interpreter`,
-    )
-    await variant(
-      `${jit.join(' ')} --bytecode-order`,
-      async () => [...jit, `--bytecode-order=${await trainOrder(inputs, compile('bun-order-training', ['--bytecode']), work)}`],
-      `the same thresholds, and the bytecode laid out by the order files of a training cycle (plan, apply, no-op plan, destroy of ${TRAINING_COUNT})`,
+      `${adopted.join(' ')} --bytecode-order`,
+      async () => [...adopted, `--bytecode-order=${await trainOrder(inputs, compile('bun-order-training', ['--bytecode']), work)}`],
+      `the release's options, and the bytecode laid out by the order files of a training cycle (plan, apply, no-op plan, destroy of ${TRAINING_COUNT})`,
     )
   }
   const deno = found.deno

@@ -4,9 +4,8 @@
 // `bun build --compile --bytecode` of the provider's bundle, unchanged, with the platform's own Bun binary
 // (from its npm package) as the runtime the executable carries, and JavaScriptCore bytecode compiled at
 // build time, so nothing is parsed or compiled from source at a launch. The Bun of this machine builds
-// every platform's executable (`--target`, `--compile-executable-path`). A compiled Bun executable would
-// load `.env` and `bunfig.toml` from the directory it runs in; Terraform runs providers in the user's
-// working directory, so both are switched off at build time.
+// every platform's executable (`--target`, `--compile-executable-path`). The flags, and why each, are
+// BUN_RELEASE_FLAGS in scripts/runtimes.mjs.
 //
 // Writes, for version V:
 //   terraform-provider-provider_V_<os>_<arch>.zip, _V_SHA256SUMS, _V_manifest.json (Terraform Registry layout)
@@ -41,7 +40,7 @@ import { deflateRawSync } from 'node:zlib'
 import { unsign } from 'macho-unsign'
 import { checkMachOSignature } from './macho.mjs'
 import { bunNotice } from './notices.mjs'
-import { hostPlatform, runtimePackage } from './runtimes.mjs'
+import { BUN_RELEASE_FLAGS, hostPlatform, runtimePackage } from './runtimes.mjs'
 import { buildPython, packNodejs } from './sdk-packages.mjs'
 import { REGISTRY_HOSTS, terraformrc } from './terraformrc.mjs'
 
@@ -76,8 +75,6 @@ mkdirSync(out, { recursive: true })
 
 const host = runtimePackage('bun')
 const { MAGIC_COOKIE_VALUE } = await import(join(root, 'build', 'src', 'terraform', 'handshake.js'))
-/** The flags of every executable: a Bun executable must not read .env or bunfig.toml where it is started. */
-const COMPILE_FLAGS = ['--compile', '--bytecode', '--no-compile-autoload-dotenv', '--no-compile-autoload-bunfig']
 
 /**
  * The platform's Bun binary as the executable's runtime. A darwin_amd64 binary's Apple signature would no
@@ -99,7 +96,7 @@ function runtimeOf(platform) {
 async function compile(bundle, target, platform, runtime) {
   const args = [
     'build',
-    ...COMPILE_FLAGS,
+    ...BUN_RELEASE_FLAGS,
     `--target=bun-${platform.bun}`,
     `--compile-executable-path=${runtime}`,
     bundle,
@@ -201,7 +198,7 @@ for (const platform of platforms) {
   ])
   artifacts.push(tarName)
   const size = statSync(join(dir, 'terraform', tfExecutable)).size
-  summary.push(`${target}: Bun ${host.version} executable with bytecode, ${(size / 1048576).toFixed(1)} MiB`)
+  summary.push(`${target}: Bun ${host.version} executable (${BUN_RELEASE_FLAGS.slice(1).join(' ')}), ${(size / 1048576).toFixed(1)} MiB`)
 }
 // What the executables were compiled from, so that a test run can tell a stale release from a fresh one.
 writeFileSync(

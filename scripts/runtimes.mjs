@@ -18,6 +18,23 @@ import { homedir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
+/**
+ * The flags `npm run release` compiles every executable with (scripts/release.mjs), besides the target:
+ * - `--bytecode`: JavaScriptCore bytecode compiled at build time, so a launch parses and compiles nothing;
+ * - `--compile-jit-policy=64`: the tier-up thresholds × 64 for the whole run, so that code a short-lived
+ *   launch runs a few times stays in the interpreter instead of being compiled by the JIT (a third less CPU
+ *   per launch, measured in bench/README.md; the long runs of 500 resources were no slower);
+ * - `--no-compile-autoload-dotenv --no-compile-autoload-bunfig`: a provider Terraform launches in the user's
+ *   directory must not read `.env` or `bunfig.toml` there (an `.env` could set PROVIDER_API_KEY).
+ */
+export const BUN_RELEASE_FLAGS = Object.freeze([
+  '--compile',
+  '--bytecode',
+  '--compile-jit-policy=64',
+  '--no-compile-autoload-dotenv',
+  '--no-compile-autoload-bunfig',
+])
+
 const LOCK = resolve(dirname(fileURLToPath(import.meta.url)), '..', 'tools', 'runtimes.json')
 
 /** This machine's platform as Terraform spells it (`linux_amd64`). */

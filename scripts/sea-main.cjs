@@ -1,4 +1,4 @@
-// The main script of the Terraform provider's single executables (scripts/release.mjs). The provider's bundle travels as a
+// The main script of the Terraform provider's Node.js single executable, which the benchmark builds as a candidate (scripts/node-sea.mjs; the release compiles with Bun). The provider's bundle travels as a
 // SEA asset, wrapped in a CommonJS function, and is compiled here with V8's code cache of a trained run
 // (scripts/sea-train.mjs) when the executable carries one: that cache also holds the functions the
 // first calls compile lazily (the definitions, the provider service), which the SEA's own code cache,

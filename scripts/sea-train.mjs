@@ -1,4 +1,4 @@
-// Makes the V8 code cache the Terraform provider's single executable carries (scripts/sea-main.cjs), from
+// Makes the V8 code cache the Terraform provider's Node.js single executable carries (scripts/sea-main.cjs, built by scripts/node-sea.mjs as a benchmark candidate), from
 // a run rather than a compile: run by the platform's own runtime binary (the cache is specific to its V8
 // build and flags), it compiles the wrapped bundle exactly as the executable will, starts it as Terraform
 // does (mutual TLS), makes the first calls (GetProviderSchema, then GetMetadata, which loads the
