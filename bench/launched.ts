@@ -231,6 +231,13 @@ function existsProc(pid: number): boolean {
 // of 500 keypairs, each listing all of them), which slows it down as a run goes on; so each timed cycle
 // gets a fresh one, and every subject meets the same empty service.
 
+/** The kernel's clock ticks per second, in which /proc reports CPU time. */
+function clockTicks(): number {
+  clockTicks.value ??= Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100
+  return clockTicks.value
+}
+clockTicks.value = undefined as number | undefined
+
 export class Emulator {
   #child: ChildProcess | undefined
   #url = ''
@@ -238,6 +245,18 @@ export class Emulator {
 
   get url(): string {
     return this.#url
+  }
+
+  /**
+   * The CPU time (user + system) the running emulator has used, in ms, from /proc: read before and after a
+   * command, it is the service's share of that command, which no change of the provider can reach.
+   */
+  cpuMs(): number {
+    const pid = this.#child?.pid
+    if (pid === undefined) return 0
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / clockTicks()
   }
 
   /** Stops the running emulator, if any, and starts a new one; resolves to its base URL. */

@@ -48,17 +48,26 @@ export async function cycle(
   env: NodeJS.ProcessEnv,
   run: string,
   onDrift: () => void,
-): Promise<Record<Step, number>> {
+  /** When given, read before and after each command: `service` is then what it measured (the emulator's CPU). */
+  meter?: () => number,
+): Promise<Record<Step, number> & { service?: Record<Step, number> }> {
   const options = { cwd: dir, env }
   const vars = [`-var=run=${run}`]
-  const plan = (await timed(terraform, ['plan', ...FLAGS, ...vars], options)).ms
-  const apply = (await timed(terraform, ['apply', ...FLAGS, '-auto-approve', ...vars], options)).ms
-  const noop = await timed(terraform, ['plan', ...FLAGS, '-detailed-exitcode', ...vars], { ...options, ok: [0, 2] })
+  const service = { plan: 0, apply: 0, 'no-op plan': 0, destroy: 0 }
+  const step = async (name: Step, args: readonly string[], ok?: number[]) => {
+    const before = meter?.() ?? 0
+    const result = await timed(terraform, args, ok ? { ...options, ok } : options)
+    service[name] = (meter?.() ?? 0) - before
+    return result
+  }
+  const plan = (await step('plan', ['plan', ...FLAGS, ...vars])).ms
+  const apply = (await step('apply', ['apply', ...FLAGS, '-auto-approve', ...vars])).ms
+  const noop = await step('no-op plan', ['plan', ...FLAGS, '-detailed-exitcode', ...vars], [0, 2])
   if (noop.code === 2) onDrift()
-  const destroy = (await timed(terraform, ['destroy', ...FLAGS, '-auto-approve', ...vars], options)).ms
+  const destroy = (await step('destroy', ['destroy', ...FLAGS, '-auto-approve', ...vars])).ms
   // The next apply starts from no state at all, not from an emptied one.
   for (const file of ['terraform.tfstate', 'terraform.tfstate.backup']) rmSync(join(dir, file), { force: true })
-  return { plan, apply, 'no-op plan': noop.ms, destroy }
+  return { plan, apply, 'no-op plan': noop.ms, destroy, ...(meter ? { service } : {}) }
 }
 
 export async function terraformTimes(terraform: string, subjects: Subjects, emulator: Emulator): Promise<void> {
@@ -70,7 +79,11 @@ export async function terraformTimes(terraform: string, subjects: Subjects, emul
     for (const subject of kinds(count)) dirs.set(key(subject, count), await initialised(terraform, subject, count, emulator.url))
 
   const times = new Map<string, Record<Step, number[]>>()
-  for (const k of dirs.keys()) times.set(k, { plan: [], apply: [], 'no-op plan': [], destroy: [] })
+  const serviceCpu = new Map<string, Record<Step, number[]>>()
+  for (const k of dirs.keys()) {
+    times.set(k, { plan: [], apply: [], 'no-op plan': [], destroy: [] })
+    serviceCpu.set(k, { plan: [], apply: [], 'no-op plan': [], destroy: [] })
+  }
   let drift = 0
   for (let rep = 1; rep <= Math.max(TF_REPS, TF_REPS_LARGE); rep++) {
     for (const count of COUNTS) {
@@ -84,9 +97,11 @@ export async function terraformTimes(terraform: string, subjects: Subjects, emul
           terraformEnv(subject, await emulator.fresh()),
           `${rep}`,
           () => drift++,
+          () => emulator.cpuMs(),
         )
         const record = times.get(key(subject, count))!
         for (const step of STEPS) record[step].push(got[step])
+        for (const step of STEPS) serviceCpu.get(key(subject, count))![step].push(got.service?.[step] ?? 0)
       }
     }
   }
@@ -135,6 +150,23 @@ export async function terraformTimes(terraform: string, subjects: Subjects, emul
     }),
   ])
   printTable('Growth from 50 to 500 resources: t500 ÷ t50, and (t500 − t50) ÷ 450 per added resource', ['subject', ...STEPS], growthRows)
+  // The service's share: the Go peer calls no API, ours calls the emulator, which runs on the same machine.
+  const cpu = (count: number, step: Step) => median(serviceCpu.get(key(ours, count))?.[step] ?? [])
+  printTable(
+    "The service's share: the emulator's CPU time during each command of ours, ms (median; /proc, 10 ms ticks), and the growth left to the provider",
+    ['subject', ...STEPS],
+    [
+      ...COUNTS.map((count) => [`${count} × ${ours.label}: the emulator's CPU`, ...STEPS.map((step) => ms(cpu(count, step)))]),
+      [
+        "ours ÷ Go peer, per added resource, without the emulator's CPU",
+        ...STEPS.map((step) => {
+          const oursAdded = med(ours, 500, step) - cpu(500, step) - (med(ours, 50, step) - cpu(50, step))
+          const r = oursAdded / (med(peer, 500, step) - med(peer, 50, step))
+          return `${r.toFixed(2)}×`
+        }),
+      ],
+    ],
+  )
   console.log(`\n  flags: ${FLAGS.join(' ')} (-auto-approve for apply and destroy); the emulator's provisioning delay and faults are zero`)
   if (drift > 0) console.log(`  WARNING: ${drift} no-op plan(s) after apply proposed changes`)
 }
