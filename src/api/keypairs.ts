@@ -1,16 +1,12 @@
 // Keypairs (the keypair calls): the same four calls in each of the three pools (`/lites`, `/lite-pros`, `/baremetals`).
 import { idText } from './decode.js'
 import { decodeKeypair, decodeList, type Keypair } from './models.js'
-import { sharedRead } from './shared-read.js'
 import type { CallOptions, Transport } from './transport.js'
 
 export interface KeypairApi {
   /** K1. Items have no `private_key`. */
   listKeypairs(options?: CallOptions): Promise<Keypair[]>
-  /**
-   * K1 then a search: the API has no read by id. `null` when the pool has no such keypair. Concurrent calls
-   * share one list, sent after the last of them asked (src/api/shared-read.ts).
-   */
+  /** K1 then a search: the API has no read by id. `null` when the pool has no such keypair. */
   findKeypair(keypairId: number, options?: CallOptions): Promise<Keypair | null>
   /** K2: the server generates the pair; the answer is the only one carrying `private_key`. */
   createKeypair(body: { name: string }, options?: CallOptions): Promise<Keypair>
@@ -25,12 +21,10 @@ export function keypairApi(transport: Transport, pool: string): KeypairApi {
   const collection = `${pool}/keypairs/`
   const listKeypairs = (options?: CallOptions) =>
     transport.request({ method: 'GET', path: collection, signal: options?.signal, decode: decodeList(decodeKeypair) })
-  // Concurrent reads (a refresh of many keypairs) share one list, never one sent before they asked.
-  const listForFind = sharedRead((signal) => listKeypairs({ signal }))
   return {
     listKeypairs,
     async findKeypair(keypairId, options) {
-      const all = await listForFind(options?.signal)
+      const all = await listKeypairs(options)
       return all.find((k) => k.keypair_id === keypairId) ?? null
     },
     createKeypair: (body, options) =>
