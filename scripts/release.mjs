@@ -35,7 +35,7 @@ import {
   writeFileSync,
 } from 'node:fs'
 import { dirname, join, relative, resolve } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { fileURLToPath, pathToFileURL } from 'node:url'
 import { deflateRawSync } from 'node:zlib'
 import { unsign } from 'macho-unsign'
 import { checkMachOSignature } from './macho.mjs'
@@ -74,7 +74,7 @@ rmSync(work, { recursive: true, force: true })
 mkdirSync(out, { recursive: true })
 
 const host = runtimePackage('bun')
-const { MAGIC_COOKIE_VALUE } = await import(join(root, 'build', 'src', 'terraform', 'handshake.js'))
+const { MAGIC_COOKIE_VALUE } = await import(pathToFileURL(join(root, 'build', 'src', 'terraform', 'handshake.js')).href)
 
 /**
  * The platform's Bun binary as the executable's runtime. A darwin_amd64 binary's Apple signature would no
