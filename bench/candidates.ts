@@ -156,7 +156,7 @@ async function build(inputs: CandidateInputs): Promise<Candidate[]> {
   if (shipped !== 'node') {
     await add(
       'node single executable',
-      `Node.js ${process.versions.node} SEA with the trained code cache (scripts/node-sea.mjs)`,
+      `Node.js ${found.node?.version ?? process.versions.node} SEA with the trained code cache (scripts/node-sea.mjs)`,
       async () => {
         const out = join(work, 'node-sea')
         const nodeSea: { buildNodeSea(bundle: string, target: string): Promise<unknown> } = await import(
