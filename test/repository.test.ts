@@ -111,12 +111,20 @@ describe('a self-contained repository', () => {
     const { engines } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { engines: { node: string } }
     assert.equal(engines.node, '>=20')
     const prose = start.replace(/\s+/g, ' ')
-    for (const needed of ['Node.js 20 or later', 'Go', 'Python 3.9 or later', 'PostgreSQL server binaries']) {
+    for (const needed of [
+      'Node.js 20 or later',
+      'Go',
+      'Python 3.9 or later',
+      'PostgreSQL server binaries',
+      'qemu-user',
+      'libc6-arm64-cross',
+    ]) {
       assert.ok(prose.includes(needed), `"Getting started" does not name ${needed}`)
     }
     // What CI checks for before it runs `npm test` is what the README asks for.
     const ci = readFileSync(join(ROOT, '.ci', 'run'), 'utf8')
-    for (const probe of ['command -v go', 'command -v python3', '/usr/lib/postgresql/']) assert.ok(ci.includes(probe), `.ci/run: ${probe}`)
+    for (const probe of ['command -v go', 'command -v python3', '/usr/lib/postgresql/', 'command -v qemu-aarch64', 'ld-linux-aarch64.so.1'])
+      assert.ok(ci.includes(probe), `.ci/run: ${probe}`)
   })
 
   test('each test layer has its npm script, and `npm test` runs them all through the release', () => {

@@ -5,9 +5,9 @@
 // environment whose PATH holds no `node`. `npm test` builds the release first (`npm run release`), so a
 // missing release is a failure, never a skip.
 import assert from 'node:assert/strict'
-import { execFileSync, spawn } from 'node:child_process'
+import { execFileSync, spawn, spawnSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
-import { existsSync, readFileSync } from 'node:fs'
+import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { mkdtemp, rm, symlink, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { delimiter, join } from 'node:path'
@@ -125,7 +125,7 @@ describe('release artifacts', () => {
   })
 })
 
-describe('single executables on linux_amd64 without Node.js', () => {
+describe('single executables without Node.js: linux_amd64, and linux_arm64 under qemu-user', () => {
   let emulator: Emulator
   let path: string
   before(async () => {
@@ -197,72 +197,128 @@ describe('single executables on linux_amd64 without Node.js', () => {
   })
 
   test('the serve mode: terraform reattaches to one running executable for every command, and Ctrl-C stops it', async () => {
-    const home = await mkdtemp(join(tmpdir(), 'provider-release-serve-'))
-    const executable = join(home, `${TF}_v${version}`)
-    execFileSync('unzip', ['-q', join(RELEASE, `${TF}_${version}_linux_amd64.zip`), `${TF}_v${version}`, '-d', home])
-    const served = spawn(executable, [], {
-      env: { PATH: path, PROVIDER_DEBUG_REATTACH: '1', PROVIDER_API_KEY: emulator.apiKey, PROVIDER_BASE_URL: emulator.baseUrl },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    })
-    const exited = new Promise<NodeJS.Signals | number | null>((resolve) => served.once('exit', (code, signal) => resolve(signal ?? code)))
-    try {
-      const reattach = await new Promise<string>((resolve, reject) => {
-        let stderr = ''
-        const timer = setTimeout(() => reject(new Error(`no TF_REATTACH_PROVIDERS within 15 s: ${stderr}`)), 15_000)
-        served.stderr.on('data', (chunk: Buffer) => {
-          stderr += chunk.toString()
-          const found = /TF_REATTACH_PROVIDERS='([^']+)'/.exec(stderr)
-          if (found) {
-            clearTimeout(timer)
-            resolve(found[1]!)
-          }
-        })
-      })
-      // No CLI configuration, no mirror and no init: Terraform could not launch a provider if it tried.
-      const cliConfig = join(home, 'empty.tfrc')
-      await writeFile(cliConfig, '')
-      const ws = await Workspace.create(emulator, cliConfig)
-      await ws.write([PROVIDER_BLOCKS, block('resource', 'provider_lite_keypair', 'k', { name: 'release-served' })].join('\n'))
-      const env = { PATH: path, HOME: home, TF_REATTACH_PROVIDERS: reattach }
-      for (const args of [
-        ['apply', '-auto-approve'],
-        ['plan', '-detailed-exitcode'],
-        ['destroy', '-auto-approve'],
-      ]) {
-        const run = await ws.run([...args, '-input=false'], { env })
-        assert.equal(run.code, 0, describeRun(run))
-      }
-      assert.equal(served.exitCode, null, 'the served provider outlives the commands that reattached to it')
-      await rm(ws.dir, { recursive: true, force: true })
-      served.kill('SIGINT')
-      assert.equal(await exited, 'SIGINT')
-    } finally {
-      served.kill('SIGKILL')
-      await rm(home, { recursive: true, force: true })
-    }
+    await serveModeCycle(emulator, path, 'linux_amd64', (executable) => [executable])
   })
 
   test('the Pulumi plugin executable serves the harness: configure, check, create, delete', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'provider-release-pulumi-'))
-    const engine = await startFakeEngine()
-    try {
-      execFileSync('tar', ['-xzf', join(RELEASE, `pulumi-resource-provider-v${version}-linux-amd64.tar.gz`), '-C', dir])
-      const plugin = await Plugin.launch(engine.address, { PATH: path }, { executable: join(dir, 'pulumi-resource-provider') })
-      try {
-        assert.equal(await plugin.pluginInfo(), version)
-        await plugin.configure({ apiKey: emulator.apiKey, baseUrl: emulator.baseUrl, pollInterval: '50ms' })
-        const urn = urnOf('provider:index:LiteKeypair', 'nodeless')
-        const { inputs, failures } = await plugin.check(urn, { name: 'release-pulumi-nodeless' })
-        assert.deepEqual(failures, [])
-        const created = await plugin.create(urn, inputs, { timeout: 60 })
-        assert.equal(created.properties.name, 'release-pulumi-nodeless')
-        await plugin.delete(urn, created.id, created.properties, inputs)
-      } finally {
-        await plugin.stop()
-      }
-    } finally {
-      engine.stop()
-      await rm(dir, { recursive: true, force: true })
-    }
+    await pulumiPluginCycle(emulator, path, 'linux-amd64', (executable) => executable)
+  })
+
+  // The other platforms' executables are cross-compiled from here; linux_arm64's can run here under
+  // qemu-user (Debian's qemu-user and libc6-arm64-cross, which .ci/run installs), bytecode and all.
+  test('the linux_arm64 Terraform executable, run under qemu-user, serves terraform apply, an empty plan and destroy', async () => {
+    const qemu = qemuAarch64()
+    await serveModeCycle(emulator, path, 'linux_arm64', (executable) => [qemu.bin, '-L', qemu.sysroot, executable])
+  })
+
+  test('the linux_arm64 Pulumi plugin executable, run under qemu-user, serves the harness: configure, check, create, delete', async () => {
+    const qemu = qemuAarch64()
+    await pulumiPluginCycle(emulator, path, 'linux-arm64', (executable, dir) => {
+      const wrapper = join(dir, 'under-qemu')
+      writeFileSync(wrapper, `#!/bin/sh\nexec "${qemu.bin}" -L "${qemu.sysroot}" "${executable}" "$@"\n`, { mode: 0o755 })
+      return wrapper
+    })
   })
 })
+
+/**
+ * The serve mode of a platform's Terraform executable, started by `command` (the executable itself, or
+ * under an emulator): terraform reattaches to it for apply, an empty plan and destroy, and Ctrl-C stops it.
+ */
+async function serveModeCycle(
+  emulator: Emulator,
+  path: string,
+  platform: string,
+  command: (executable: string) => string[],
+): Promise<void> {
+  const home = await mkdtemp(join(tmpdir(), 'provider-release-serve-'))
+  const executable = join(home, `${TF}_v${version}`)
+  execFileSync('unzip', ['-q', join(RELEASE, `${TF}_${version}_${platform}.zip`), `${TF}_v${version}`, '-d', home])
+  const [program, ...args] = command(executable) as [string, ...string[]]
+  const served = spawn(program, args, {
+    env: { PATH: path, PROVIDER_DEBUG_REATTACH: '1', PROVIDER_API_KEY: emulator.apiKey, PROVIDER_BASE_URL: emulator.baseUrl },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  })
+  const exited = new Promise<NodeJS.Signals | number | null>((resolve) => served.once('exit', (code, signal) => resolve(signal ?? code)))
+  try {
+    const reattach = await new Promise<string>((resolve, reject) => {
+      let stderr = ''
+      // Under an emulator the first start takes seconds rather than milliseconds.
+      const timer = setTimeout(() => reject(new Error(`${platform}: no TF_REATTACH_PROVIDERS within 60 s: ${stderr}`)), 60_000)
+      served.stderr.on('data', (chunk: Buffer) => {
+        stderr += chunk.toString()
+        const found = /TF_REATTACH_PROVIDERS='([^']+)'/.exec(stderr)
+        if (found) {
+          clearTimeout(timer)
+          resolve(found[1]!)
+        }
+      })
+    })
+    // No CLI configuration, no mirror and no init: Terraform could not launch a provider if it tried.
+    const cliConfig = join(home, 'empty.tfrc')
+    await writeFile(cliConfig, '')
+    const ws = await Workspace.create(emulator, cliConfig)
+    await ws.write([PROVIDER_BLOCKS, block('resource', 'provider_lite_keypair', 'k', { name: `release-served-${platform}` })].join('\n'))
+    const env = { PATH: path, HOME: home, TF_REATTACH_PROVIDERS: reattach }
+    for (const step of [
+      ['apply', '-auto-approve'],
+      ['plan', '-detailed-exitcode'],
+      ['destroy', '-auto-approve'],
+    ]) {
+      const run = await ws.run([...step, '-input=false'], { env, timeoutMs: 300_000 })
+      assert.equal(run.code, 0, `${platform}: ${describeRun(run)}`)
+    }
+    assert.equal(served.exitCode, null, 'the served provider outlives the commands that reattached to it')
+    await rm(ws.dir, { recursive: true, force: true })
+    served.kill('SIGINT')
+    assert.equal(await exited, 'SIGINT')
+  } finally {
+    served.kill('SIGKILL')
+    await rm(home, { recursive: true, force: true })
+  }
+}
+
+/**
+ * A platform's Pulumi plugin executable, launched by the path `launcher` gives (the executable itself, or a
+ * wrapper that runs it under an emulator), through the engine's calls: configure, check, create, delete.
+ */
+async function pulumiPluginCycle(
+  emulator: Emulator,
+  path: string,
+  platform: string,
+  launcher: (executable: string, dir: string) => string,
+): Promise<void> {
+  const dir = await mkdtemp(join(tmpdir(), 'provider-release-pulumi-'))
+  const engine = await startFakeEngine()
+  try {
+    execFileSync('tar', ['-xzf', join(RELEASE, `pulumi-resource-provider-v${version}-${platform}.tar.gz`), '-C', dir])
+    const executable = launcher(join(dir, 'pulumi-resource-provider'), dir)
+    const plugin = await Plugin.launch(engine.address, { PATH: path }, { executable })
+    try {
+      assert.equal(await plugin.pluginInfo(), version)
+      await plugin.configure({ apiKey: emulator.apiKey, baseUrl: emulator.baseUrl, pollInterval: '50ms' })
+      const urn = urnOf('provider:index:LiteKeypair', 'nodeless')
+      const { inputs, failures } = await plugin.check(urn, { name: `release-pulumi-${platform}` })
+      assert.deepEqual(failures, [])
+      const created = await plugin.create(urn, inputs, { timeout: 60 })
+      assert.equal(created.properties.name, `release-pulumi-${platform}`)
+      await plugin.delete(urn, created.id, created.properties, inputs)
+    } finally {
+      await plugin.stop()
+    }
+  } finally {
+    engine.stop()
+    await rm(dir, { recursive: true, force: true })
+  }
+}
+
+/** qemu-user's aarch64 emulator and the AArch64 C library it loads the executables with, or why there are none. */
+function qemuAarch64(): { bin: string; sysroot: string } {
+  const sysroot = '/usr/aarch64-linux-gnu'
+  const found = spawnSync('sh', ['-c', 'command -v qemu-aarch64'], { encoding: 'utf8' }).stdout.trim()
+  if (found === '' || !existsSync(join(sysroot, 'lib', 'ld-linux-aarch64.so.1')))
+    throw new Error(
+      "the linux_arm64 executables run here under qemu-user: install Debian's qemu-user and libc6-arm64-cross (.ci/run does when they are missing)",
+    )
+  return { bin: found, sysroot }
+}
