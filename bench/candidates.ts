@@ -95,15 +95,16 @@ const ORDER_LAUNCHER = `#!/bin/sh
 BUN_BYTECODE_ORDER_OUT="$BENCH_BYTECODE_ORDER_DIR/launch-$$" exec "$(dirname -- "$0")/provider-bytecode"
 `
 
-/** What every Bun candidate passes, as the release does: a provider Terraform launches must not read .env or bunfig.toml from the user's directory. */
-const BUN_COMPILE = ['--compile', '--no-compile-autoload-dotenv', '--no-compile-autoload-bunfig']
-
-/** The flags the release compiles with (scripts/runtimes.mjs), besides BUN_COMPILE: the options it adopted. */
-async function releaseOptions(): Promise<string[]> {
-  const { BUN_RELEASE_FLAGS } = (await import(pathToFileURL(join(ROOT, 'scripts/runtimes.mjs')).href)) as {
+/**
+ * From scripts/runtimes.mjs: what every Bun candidate is compiled with, as the release's executables are
+ * (`compile`), and the options the release adds to it (`adopted`).
+ */
+async function bunFlags(): Promise<{ compile: readonly string[]; adopted: string[] }> {
+  const { BUN_COMPILE_FLAGS, BUN_RELEASE_FLAGS } = (await import(pathToFileURL(join(ROOT, 'scripts/runtimes.mjs')).href)) as {
+    BUN_COMPILE_FLAGS: readonly string[]
     BUN_RELEASE_FLAGS: readonly string[]
   }
-  return BUN_RELEASE_FLAGS.filter((flag) => !BUN_COMPILE.includes(flag))
+  return { compile: BUN_COMPILE_FLAGS, adopted: BUN_RELEASE_FLAGS.filter((flag) => !BUN_COMPILE_FLAGS.includes(flag)) }
 }
 
 /**
@@ -146,7 +147,7 @@ async function build(inputs: CandidateInputs): Promise<Candidate[]> {
   const found = runtimes()
   const bun = found.bun
   const shipped = runtimeOf(inputs.executable)
-  const adopted = await releaseOptions()
+  const { compile: BUN_COMPILE, adopted } = await bunFlags()
   const shippedName = {
     bun: `bun ${bun?.version ?? ''} compiled ${adopted.join(' ')} (shipped)`,
     node: 'node single executable (shipped)',

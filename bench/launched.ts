@@ -231,12 +231,12 @@ function existsProc(pid: number): boolean {
 // of 500 keypairs, each listing all of them), which slows it down as a run goes on; so each timed cycle
 // gets a fresh one, and every subject meets the same empty service.
 
+let ticksPerSecond: number | undefined
 /** The kernel's clock ticks per second, in which /proc reports CPU time. */
 function clockTicks(): number {
-  clockTicks.value ??= Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100
-  return clockTicks.value
+  ticksPerSecond ??= Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100
+  return ticksPerSecond
 }
-clockTicks.value = undefined as number | undefined
 
 export class Emulator {
   #child: ChildProcess | undefined

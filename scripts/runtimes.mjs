@@ -19,21 +19,21 @@ import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 /**
+ * What every compiled provider executable is built with: a standalone executable that does not read
+ * `.env` or `bunfig.toml` from the directory it runs in, which for a provider Terraform launches is the
+ * user's (an `.env` there could set PROVIDER_API_KEY).
+ */
+export const BUN_COMPILE_FLAGS = Object.freeze(['--compile', '--no-compile-autoload-dotenv', '--no-compile-autoload-bunfig'])
+
+/**
  * The flags `npm run release` compiles every executable with (scripts/release.mjs), besides the target:
  * - `--bytecode`: JavaScriptCore bytecode compiled at build time, so a launch parses and compiles nothing;
  * - `--compile-jit-policy=64`: the tier-up thresholds × 64 for the whole run, so that code a short-lived
  *   launch runs a few times stays in the interpreter instead of being compiled by the JIT (a third less CPU
  *   per launch, measured in bench/README.md; the long runs of 500 resources were no slower);
- * - `--no-compile-autoload-dotenv --no-compile-autoload-bunfig`: a provider Terraform launches in the user's
- *   directory must not read `.env` or `bunfig.toml` there (an `.env` could set PROVIDER_API_KEY).
+ * - BUN_COMPILE_FLAGS, which every Bun executable of ours needs, the benchmark's candidates too.
  */
-export const BUN_RELEASE_FLAGS = Object.freeze([
-  '--compile',
-  '--bytecode',
-  '--compile-jit-policy=64',
-  '--no-compile-autoload-dotenv',
-  '--no-compile-autoload-bunfig',
-])
+export const BUN_RELEASE_FLAGS = Object.freeze([...BUN_COMPILE_FLAGS, '--bytecode', '--compile-jit-policy=64'])
 
 const LOCK = resolve(dirname(fileURLToPath(import.meta.url)), '..', 'tools', 'runtimes.json')
 

@@ -3,10 +3,7 @@
 // definitions encode to, and loads no definition for that: the first launch of every Terraform command
 // only fetches the schemas.
 import assert from 'node:assert/strict'
-import { readFileSync } from 'node:fs'
-import { join } from 'node:path'
 import { describe, test } from 'node:test'
-import { fileURLToPath } from 'node:url'
 import { equals, fromBinary } from '@bufbuild/protobuf'
 import { dataSources, providerDefinition, resources } from '../src/resources/index.js'
 import { GRPCController } from '../src/terraform/gen/grpc_controller_pb.js'
@@ -17,12 +14,10 @@ import {
 } from '../src/terraform/gen/tfplugin6.10_pb.js'
 import { providerIdentitySchemasResponse, providerSchemaResponse } from '../src/terraform/provider-service.js'
 import { connectGrpcTestClient } from './support/terraform/grpc-client.js'
+import { BUNDLES } from './support/artifacts.js'
 import { launchPlugin } from './support/terraform/launch.js'
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url))
-const { version } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }
-const arch = ({ x64: 'amd64', arm64: 'arm64' } as Record<string, string>)[process.arch] ?? process.arch
-const bundle = join(ROOT, 'dist/mirror/registry.terraform.io/provider/provider', version, `${process.platform}_${arch}`, 'provider.cjs')
+const bundle = BUNDLES.terraform as string
 
 describe('terraform provider bundle start-up', () => {
   test('GetProviderSchema is answered from build-time bytes without loading the definitions, and equals what they encode to', async () => {

@@ -15,7 +15,7 @@ import statusPb from '@pulumi/pulumi/proto/status_pb.js'
 import emptyPb from 'google-protobuf/google/protobuf/empty_pb.js'
 import structPb from 'google-protobuf/google/protobuf/struct_pb.js'
 import { dropUndefined, type WireMap } from '../src/pulumi/wire.js'
-import { HOST_PLATFORM, releaseFile, runsRelease, VERSION } from './support/artifacts.js'
+import { PULUMI_TARBALL, releaseFile, runsRelease } from './support/artifacts.js'
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..')
 /**
@@ -25,7 +25,7 @@ export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..')
 export const PLUGIN = runsRelease() ? unpackReleasePlugin() : join(ROOT, 'dist', 'pulumi', 'pulumi-resource-provider')
 
 function unpackReleasePlugin(): string {
-  const tarball = releaseFile(`pulumi-resource-provider-v${VERSION}-${HOST_PLATFORM.replace('_', '-')}.tar.gz`)
+  const tarball = releaseFile(PULUMI_TARBALL)
   const dir = mkdtempSync(join(tmpdir(), 'provider-release-plugin-'))
   process.once('exit', () => rmSync(dir, { recursive: true, force: true }))
   execFileSync('tar', ['-xzf', tarball, '-C', dir, 'pulumi-resource-provider'])

@@ -10,7 +10,7 @@ import { cp, mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { delimiter, dirname, join } from 'node:path'
 import { type Emulator, ROOT, stop } from '../e2e/harness.js'
-import { HOST_PLATFORM, releaseFile, runsRelease, VERSION } from '../support/artifacts.js'
+import { PULUMI_TARBALL, releaseFile, runsRelease, VERSION } from '../support/artifacts.js'
 import { tool } from '../tools.js'
 
 export { ROOT }
@@ -20,9 +20,8 @@ export { ROOT }
  * the release (test/support/artifacts.ts), otherwise the one `npm run build` writes.
  */
 function tarball(): string {
-  const name = `pulumi-resource-provider-v${VERSION}-${HOST_PLATFORM.replace('_', '-')}.tar.gz`
-  if (runsRelease()) return releaseFile(name)
-  const built = join(ROOT, 'dist', name)
+  if (runsRelease()) return releaseFile(PULUMI_TARBALL)
+  const built = join(ROOT, 'dist', PULUMI_TARBALL)
   if (!existsSync(built)) throw new Error(`${built} is missing: run \`npm run build\` first`)
   return built
 }

@@ -16,6 +16,9 @@ const arch = ({ x64: 'amd64', arm64: 'arm64' } as Record<string, string>)[proces
 /** This machine's platform as the release names it (`linux_amd64`). */
 export const HOST_PLATFORM = `${process.platform === 'win32' ? 'windows' : process.platform}_${arch}`
 
+/** The Pulumi plugin tarball for this machine, as `npm run build` and `npm run release` both name it. */
+export const PULUMI_TARBALL = `pulumi-resource-provider-v${VERSION}-${HOST_PLATFORM.replace('_', '-')}.tar.gz`
+
 /** The bundles `npm run build` writes, which the release's executables are compiled from (scripts/release.mjs). */
 export const BUNDLES: Readonly<Record<string, string>> = {
   terraform: join(ROOT, 'dist', 'mirror', 'registry.terraform.io', 'provider', 'provider', VERSION, HOST_PLATFORM, 'provider.cjs'),
