@@ -116,7 +116,10 @@ function run(label, list, env) {
 
 // In-process providers write their order journal here, never into the repository.
 const journal = mkdtempSync(join(tmpdir(), 'provider-orders-'))
-const env = { ...process.env, PROVIDER_ORDER_JOURNAL: process.env.PROVIDER_ORDER_JOURNAL ?? journal }
+// Nor the per-user index of accounts the runs of this machine handed over (XDG_STATE_HOME): the tests'
+// emulators reuse account ids, which a user's real index must never learn.
+const stateHome = mkdtempSync(join(tmpdir(), 'provider-state-home-'))
+const env = { ...process.env, PROVIDER_ORDER_JOURNAL: process.env.PROVIDER_ORDER_JOURNAL ?? journal, XDG_STATE_HOME: stateHome }
 if (release) env.PROVIDER_TEST_ARTIFACTS = 'release'
 let failed = false
 try {
@@ -141,6 +144,7 @@ try {
   }
 } finally {
   rmSync(journal, { recursive: true, force: true })
+  rmSync(stateHome, { recursive: true, force: true })
 }
 console.log(`\ntotal: ${totals.pass} passed, ${totals.fail} failed, ${totals.skipped} skipped`)
 process.exit(failed ? 1 : 0)

@@ -158,7 +158,7 @@ describe('the order journal in PostgreSQL', { concurrency: 1 }, () => {
     const states = (await rows()).filter((r) => r.id === handed.id || r.id === named.id).map((r) => r.state)
     assert.deepEqual(states, ['settled', 'settled'])
     await a.store.close()
-    assert.equal(await b.journal.claim(intent, { adoptDelivered: true }), undefined, 'nothing settled is taken over')
+    assert.equal(await b.journal.claim(intent), undefined, 'nothing settled is taken over')
   })
 
   test("a session the server ends (a restart, a dropped connection) is made again, with the owner's lock", async () => {

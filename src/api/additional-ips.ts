@@ -127,8 +127,10 @@ export function additionalIpApi(transport: Transport, orders: Orders): Additiona
     createIp: (body, options) =>
       orders.order('POST', GROUP, compact({ product_id: body.product_id, cycle: body.cycle, region: body.region, ...paid(body) }), {
         ...options,
-        reconcile: reconcileBy(() => transport.request({ method: 'GET', path: GROUP, decode: decodeList(decodeIp) }), body.product_id, {
-          region: body.region,
+        reconcile: reconcileBy(() => transport.request({ method: 'GET', path: GROUP, decode: decodeList(decodeIp) }), {
+          product_id: body.product_id,
+          cycle: body.cycle,
+          extra_details: { region: body.region },
         }),
       }),
     listIps: (options) =>

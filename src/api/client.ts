@@ -5,7 +5,7 @@ import { type ElasticStorageApi, elasticStorageApi } from './elastic-storage.js'
 import { type LiteApi, type LiteMigrationApi, liteApi, liteMigrationApi } from './lite.js'
 import { type MetalApi, metalApi } from './metal.js'
 import type { Account } from './models.js'
-import { type JournalOptions, newJournalSession, OrderJournal, Orders, PostgresJournalStore } from './orders/index.js'
+import { type JournalOptions, KnownAccounts, newJournalSession, OrderJournal, Orders, PostgresJournalStore } from './orders/index.js'
 import { type FetchFunction, type Logger, type OperationFrame, type Sleep, Transport } from './transport.js'
 import { type WaitOptions, type WaitResult, waitForActive } from './wait.js'
 
@@ -51,6 +51,12 @@ export interface ClientOptions {
    * which the provider runtime passes; default a session of this client's own. Tests inject owners and liveness.
    */
   readonly journalOptions?: JournalOptions
+  /**
+   * A per-user directory where every journal of this machine records the accounts its runs handed to
+   * an engine (see orders/known-accounts.ts), so that a new directory tells another directory's
+   * account from a killed run's. Default none: only this journal is known.
+   */
+  readonly knownAccountsDirectory?: string
   /** The caller's current operation (its scope, timeout and hand-over), asked at each order. */
   readonly operation?: () => OperationFrame | undefined
   /**
@@ -85,7 +91,13 @@ export interface Client {
    * Settles the order journal (see JournalState): `account` when a state names an id, `delivered`
    * when the engine closed the provider gracefully after its run. Absent without a journal.
    */
-  readonly settlement?: { readonly where: string; account(id: string): Promise<void>; delivered(): Promise<void> }
+  readonly settlement?: {
+    readonly where: string
+    account(id: string): Promise<void>
+    delivered(): Promise<void>
+    /** Accounts ordered by a run that was stopped and held by no state (see Orders.unmanaged). */
+    notices(): Promise<readonly { readonly summary: string; readonly detail: string }[]>
+  }
 }
 
 export function defaultSleep(ms: number, signal?: AbortSignal): Promise<void> {
@@ -126,7 +138,8 @@ export function createClient(options: ClientOptions): Client {
   const log: Logger = options.log ?? (() => undefined)
   const pollIntervalMs = positive(options.pollIntervalMs, 5_000, 'pollIntervalMs')
   const session = options.journalOptions?.session ?? newJournalSession(options.journalOptions?.owner)
-  const journalOptions = { ...options.journalOptions, session }
+  const index = options.knownAccountsDirectory === undefined ? undefined : new KnownAccounts(options.knownAccountsDirectory, now)
+  const journalOptions = { ...options.journalOptions, session, ...(index ? { index } : {}) }
   const journal =
     options.journalDatabase !== undefined
       ? new OrderJournal(new PostgresJournalStore(options.journalDatabase, session.owner), now, journalOptions)
@@ -171,6 +184,7 @@ export function createClient(options: ClientOptions): Client {
             where: journal.where,
             account: (id: string) => journal.accountInState(id),
             delivered: () => journal.engineClosed(),
+            notices: () => orders.unmanaged(),
           },
         }
       : {}),

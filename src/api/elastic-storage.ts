@@ -124,11 +124,11 @@ export function elasticStorageApi(transport: Transport, orders: Orders): Elastic
         }),
         {
           ...options,
-          reconcile: reconcileBy(
-            () => transport.request({ method: 'GET', path: GROUP, decode: decodeList(decodeStorage) }),
-            body.product_id,
-            { storage_name: body.storage_name },
-          ),
+          reconcile: reconcileBy(() => transport.request({ method: 'GET', path: GROUP, decode: decodeList(decodeStorage) }), {
+            product_id: body.product_id,
+            cycle: body.cycle,
+            extra_details: { storage_name: body.storage_name, size: body.size, metal_account_id: body.metal_account_id },
+          }),
         },
       ),
     listStorages: (options) =>

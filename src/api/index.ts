@@ -81,6 +81,7 @@ export {
   JOURNAL_REUSE_MS,
   JOURNAL_TABLE,
   type JournalEntry,
+  knownAccountsDirectory,
   newJournalSession,
   OrderJournal,
   type OrderOptions,

@@ -390,7 +390,20 @@ export function liteApi(transport: Transport, orders: Orders, group: LiteGroup):
           description: body.description,
           ...paid(body),
         }),
-        { ...options, reconcile: reconcileBy(() => list(`${group}/accounts`, decodeVm), body.product_id, { name: body.vm_name }) },
+        {
+          ...options,
+          reconcile: reconcileBy(() => list(`${group}/accounts`, decodeVm), {
+            product_id: body.product_id,
+            cycle: body.cycle,
+            description: body.description ?? '',
+            extra_details: {
+              name: body.vm_name,
+              osname: body.select_os,
+              keypair_id: body.keypair_id,
+              ciuser: body.ssh_and_console_user,
+            },
+          }),
+        },
       ),
     listVms: (options) => list(`${group}/accounts`, decodeVm, options),
     getVm: (accountId, options) => transport.get(account(id(accountId)), (p) => decodeVm(p), options, id(accountId)),
@@ -443,9 +456,10 @@ export function liteApi(transport: Transport, orders: Orders, group: LiteGroup):
         compact({ cycle: body.cycle, name: body.name, description: body.description, ...paid(body) }),
         {
           ...options,
-          reconcile: reconcileBy(() => list(`${group}/snapshots/accounts`, decodeSnapshot), undefined, {
-            name: body.name,
-            lite_account_id: id(vmAccountId),
+          reconcile: reconcileBy(() => list(`${group}/snapshots/accounts`, decodeSnapshot), {
+            cycle: body.cycle,
+            description: body.description ?? '',
+            extra_details: { name: body.name, lite_account_id: id(vmAccountId) },
           }),
         },
         id(vmAccountId),
@@ -467,7 +481,20 @@ export function liteApi(transport: Transport, orders: Orders, group: LiteGroup):
           description: body.description,
           ...paid(body),
         }),
-        { ...options, reconcile: reconcileBy(() => list(`${group}/accounts`, decodeVm), body.product_id, { name: body.name }) },
+        {
+          ...options,
+          reconcile: reconcileBy(() => list(`${group}/accounts`, decodeVm), {
+            product_id: body.product_id,
+            cycle: body.cycle,
+            description: body.description ?? '',
+            extra_details: {
+              name: body.name,
+              keypair_id: body.keypair_id,
+              ciuser: body.ssh_and_console_user,
+              snapshot_id: id(snapshotId),
+            },
+          }),
+        },
         id(snapshotId),
       ),
     restoreSnapshot: (snapshotId, options) =>
@@ -491,9 +518,10 @@ export function liteApi(transport: Transport, orders: Orders, group: LiteGroup):
         }),
         {
           ...options,
-          reconcile: reconcileBy(() => list(`${group}/disks/accounts`, decodeDisk), body.product_id, {
-            service_name: body.service_name,
-            lite_account_id: body.lite_account_id,
+          reconcile: reconcileBy(() => list(`${group}/disks/accounts`, decodeDisk), {
+            product_id: body.product_id,
+            cycle: body.cycle,
+            extra_details: { service_name: body.service_name, lite_account_id: body.lite_account_id, size: body.size },
           }),
         },
       ),

@@ -157,8 +157,11 @@ export function metalApi(transport: Transport, orders: Orders): MetalApi {
           ...options,
           reconcile: reconcileBy(
             () => transport.request({ method: 'GET', path: '/baremetals/accounts', decode: decodeList(decodeServer) }),
-            body.product_id,
-            { label: body.label },
+            {
+              product_id: body.product_id,
+              cycle: body.cycle,
+              extra_details: { label: body.label, select_os: body.select_os, keypair_id: body.keypair_id },
+            },
           ),
         },
       ),

@@ -330,6 +330,11 @@ export interface Settlement {
   account(id: string): void | Promise<void>
   /** The engine closed this process gracefully after its run: every outcome handed over is kept. */
   delivered(): void | Promise<void>
+  /**
+   * What the user must hear of at every run until it is settled, whatever the configuration has
+   * become: accounts ordered by a run that was stopped and that no state holds.
+   */
+  notices?(): Promise<readonly { readonly summary: string; readonly detail: string }[]>
 }
 
 /**

@@ -72,6 +72,11 @@ export function configure(ctx: PulumiContext, request: { args: WireMap | null; v
   const sensitive = (key: string) =>
     Object.entries(ctx.server.provider.attributes).some(([name, a]) => wireName(name) === key && a.sensitive === true)
   ctx.configuredSecrets = secretStrings(Object.fromEntries(Object.entries(given).map(([k, v]) => [k, sensitive(k) ? secret(v) : v])))
+  // Configure answers at once; what a stopped run left unmanaged reaches the engine's log as warnings.
+  const log = ctx.logger(undefined, ctx.configuredSecrets)
+  void ctx.server.notices().then((notices) => {
+    for (const notice of notices) log.warn(`${notice.summary}. ${notice.detail}`)
+  })
   return PROTOCOL
 }
 

@@ -6,6 +6,7 @@ import {
   type Client,
   createClient,
   isPostgresUrl,
+  knownAccountsDirectory,
   newJournalSession,
   type OperationFrame,
   postgresUrlProblem,
@@ -187,6 +188,7 @@ export const providerDefinition = defineProvider({
       ...('database' in journal ? { journalDatabase: journal.database } : { journalDirectory: journal.directory }),
       // Every client this process configures owns entries as one owner and knows what the others hold.
       journalOptions: { session: meta.perProcess('order-journal-session', () => newJournalSession()) },
+      knownAccountsDirectory: knownAccountsDirectory(),
       operation: meta.operation,
       allowUnrecordedMatch: process.env.PROVIDER_ALLOW_UNRECORDED_MATCH === '1',
     })

@@ -86,6 +86,18 @@ export async function settleDeliveries(): Promise<void> {
   if (!abandoned) await eachSettlement((s) => s.delivered())
 }
 
+/**
+ * What every registered journal says the user must hear of (see Settlement.notices). A journal that
+ * cannot be read says nothing: this is news, never a reason to fail a run.
+ */
+export async function settlementNotices(): Promise<{ readonly summary: string; readonly detail: string }[]> {
+  const out: { readonly summary: string; readonly detail: string }[] = []
+  await eachSettlement(async (s) => {
+    out.push(...((await s.notices?.()) ?? []))
+  })
+  return out
+}
+
 /** The frame of the operation the caller runs in, if any. */
 export function currentOperation(): OperationFrame | undefined {
   return storage.getStore()

@@ -36,7 +36,7 @@ import {
   error,
   warning,
 } from '../core/index.js'
-import { currentOperation, perProcess, registerSettlement, settleAccount, withOperation } from './operation.js'
+import { currentOperation, perProcess, registerSettlement, settleAccount, settlementNotices, withOperation } from './operation.js'
 import { stopSignal } from './process-guard.js'
 import { type Naming, type Registry, TypeIndex } from './registry.js'
 
@@ -102,6 +102,15 @@ export class ProviderServer {
       limit: orderLimit(this.provider, full),
     }
     return []
+  }
+
+  /**
+   * Warnings every run of a configured provider gives until they are settled, whatever its
+   * configuration: accounts a stopped run ordered that no state holds (see Settlement.notices).
+   */
+  async notices(): Promise<Diagnostic[]> {
+    if (this.configured === undefined) return []
+    return (await settlementNotices()).map((n) => warning(n.summary, n.detail))
   }
 
   get isConfigured(): boolean {

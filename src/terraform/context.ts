@@ -19,7 +19,7 @@ import { encodeIdentity, identityOf, type TfIdentity } from './identity.js'
 import { listView } from './list-resource.js'
 import type { Logger } from './log.js'
 import { actionView, dataSourceView, providerView, resourceView, TYPE_PREFIX, type TfView, toTfDiagnostic } from './schema.js'
-import { workspaceScope } from './workspace.js'
+import { stateScope } from './state-scope.js'
 
 /** Terraform's names: `provider_lite_vm`, `provider_lite_products`, `power_state`, settings as written. */
 export const TERRAFORM_NAMING: Naming = {
@@ -163,7 +163,7 @@ export class TfContext {
   readonly views: Views
   /** Objects marked `failedStep` that this process refreshed (see TfPrivate.guarded). */
   readonly failedSteps = new Set<string>()
-  private readonly workspace = workspaceScope()
+  private readonly state = stateScope()
 
   constructor(
     registry: Registry,
@@ -221,9 +221,9 @@ export class TfContext {
     return found
   }
 
-  /** The session of an operation; orders are told apart by the Terraform workspace. */
+  /** The session of an operation; orders are told apart by the Terraform state (workspace and backend). */
   session(call?: AbortSignal): Session<unknown> {
-    const session = this.server.session(this.workspace, this.log)
+    const session = this.server.session(this.state, this.log)
     // A streaming call (an action, a listing) also stops when Terraform cancels the call itself.
     return call === undefined ? session : { ...session, signal: AbortSignal.any([session.signal, call]) }
   }

@@ -3,7 +3,7 @@
 // under test (a filesystem mirror of the release's executable or of the build: test/support/artifacts.ts).
 // Must not: know any resource; every wait is bounded and every process and temp dir is cleaned up.
 import { type ChildProcess, spawn } from 'node:child_process'
-import { existsSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import { copyFile, cp, link, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
@@ -161,6 +161,13 @@ export function stop(child: ChildProcess, group: boolean, graceMs = 5000): Promi
 
 /** The emulator launcher as a child process, with its control API and an authenticated API caller. */
 export class Emulator {
+  /**
+   * `XDG_STATE_HOME` of every client run against this emulator: the per-user index of accounts the
+   * runs of one machine handed over (the provider's known-accounts.ts) as one user of one machine has
+   * it. Emptied by a reset, which restarts the emulator's ids.
+   */
+  readonly stateHome = mkdtempSync(join(tmpdir(), 'provider-state-home-'))
+
   private constructor(
     private readonly child: ChildProcess,
     /** The API base URL, `http://127.0.0.1:PORT/v1`. */
@@ -219,11 +226,16 @@ export class Emulator {
 
   async stop(): Promise<void> {
     await stop(this.child, false)
+    rmSync(this.stateHome, { recursive: true, force: true })
   }
 
   /** Calls the control API (the emulator's control endpoints) and returns the envelope's `data`; a non-2xx answer throws. */
   async control<T = unknown>(method: string, path: string, body?: unknown): Promise<T> {
-    return this.call<T>(method, `${this.origin}/_emulator${path}`, {}, body)
+    const data = await this.call<T>(method, `${this.origin}/_emulator${path}`, {}, body)
+    // Account ids start again after a reset: what the machine's runs knew of the old ones is void.
+    if (method === 'POST' && path === '/reset')
+      for (const name of readdirSync(this.stateHome)) rmSync(join(this.stateHome, name), { recursive: true, force: true })
+    return data
   }
 
   /** Calls the API itself with the key, as a user with curl would (it shows in the request log). */
@@ -367,6 +379,7 @@ export class Workspace {
       CHECKPOINT_DISABLE: '1',
       PROVIDER_API_KEY: this.emulator.apiKey,
       PROVIDER_BASE_URL: this.emulator.baseUrl,
+      XDG_STATE_HOME: this.emulator.stateHome,
       ...extra,
     }
   }

@@ -1,9 +1,12 @@
 // Issue 8, the gap between handing a new id to Terraform and Terraform persisting its state (a remote
 // backend persists only every 20 s and at the end): terraform SIGKILLed (with its provider) in that
 // gap, with the state as a remote backend would still have it (from before the apply), then applied
-// again, places no second order and ends with every account managed. And the other side of the rule: after a run that ended
-// normally, `terraform state rm` and apply again stops: the provider cannot tell that from a state
-// lost after it was closed, and names the account; the user's explicit word then orders anew.
+// again, places no second order and never takes the account (issue 25: an order handed to an engine
+// belongs to that engine's state, and taking it could put one account in two states): the re-run
+// stops naming it and the import command, and after the import everything is managed. And the other
+// side of the rule: after a run that ended normally, `terraform state rm` and apply again stops: the
+// provider cannot tell that from a state lost after it was closed, and names the account; the user's
+// explicit word then orders anew.
 import assert from 'node:assert/strict'
 import { rm } from 'node:fs/promises'
 import { join } from 'node:path'
@@ -39,7 +42,7 @@ async function clearDirectory(dir: string): Promise<void> {
 describe('an id handed to Terraform whose state was never persisted (issue 8)', { concurrency: 1 }, () => {
   const lane = oneLane()
 
-  test('SIGKILL right after a create returned its id, state from before the apply: the re-run orders nothing more and manages both', {
+  test('SIGKILL right after a create returned its id, state from before the apply: the re-run orders nothing more, names the account, and an import manages both', {
     timeout: 120_000,
   }, async () => {
     const { em, ws } = lane
@@ -58,6 +61,17 @@ describe('an id handed to Terraform whose state was never persisted (issue 8)', 
     const first = await running.done
     if (provider !== undefined) assert.ok((await exitOf(provider)) >= 0, 'the provider exited')
     for (const name of ['terraform.tfstate', 'terraform.tfstate.backup']) await rm(join(ws.dir, name), { force: true })
+    assert.match(first.stdout, new RegExp(`${ADDRESS.replace('.', '\\.')}: Creation complete`), 'the first id was handed to Terraform')
+    const [firstId, secondId] = (await em.orders()).orders.slice(seen).map((o) => String(o.account_id))
+
+    const stopped = await ws.apply()
+    const text = (stopped.stdout + stopped.stderr).replace(/\s+/g, ' ')
+    assert.equal(stopped.code, 1, describeRun(stopped))
+    assert.match(text, new RegExp(`account ${firstId} was ordered from this working directory`), describeRun(stopped))
+    assert.match(text, /terraform import <address> <id>/)
+    assert.deepEqual(byKind((await em.orders()).orders.slice(seen)), { [op.kind]: 2 }, 'nothing ordered again')
+    const imported = await ws.run(['import', '-no-color', '-input=false', ADDRESS, String(firstId)])
+    assert.equal(imported.code, 0, describeRun(imported))
 
     const { again, final, managed, lost, placed } = await rerun(lane, seen)
     const intended = { [op.kind]: 2 }
@@ -73,11 +87,10 @@ describe('an id handed to Terraform whose state was never persisted (issue 8)', 
       converged: final.code === 0,
       status: placed[op.kind] === 2 && lost.length === 0 && again.code === 0 && final.code === 0 ? 'pass' : 'fail',
     })
-    const runs = `${describeRun(first)}\n${describeRun(again)}`
-    assert.match(first.stdout, new RegExp(`${ADDRESS.replace('.', '\\.')}: Creation complete`), 'the first id was handed to Terraform')
+    const runs = `${describeRun(first)}\n${describeRun(stopped)}\n${describeRun(again)}`
     assert.deepEqual(placed, intended, `orders placed\n${runs}`)
     assert.deepEqual(lost, [], `accounts ordered but not managed\n${runs}`)
-    assert.equal(managed.size, 2)
+    assert.deepEqual([...managed].sort(), [firstId, secondId].sort())
     assert.equal(again.code, 0, runs)
     assert.equal(final.code, 0, describeRun(final))
   })

@@ -187,6 +187,7 @@ export class PulumiHome {
       PULUMI_AUTOMATION_API_SKIP_VERSION_CHECK: 'true',
       PROVIDER_API_KEY: this.emulator.apiKey,
       PROVIDER_BASE_URL: this.emulator.baseUrl,
+      XDG_STATE_HOME: this.emulator.stateHome,
       ...extra,
     }
   }

@@ -111,7 +111,7 @@ export const VM_BODY = {
   vm_name: 'web',
 }
 
-/** A Lite VM account as the listing returns it: what a create's reconciling matches on (name, product, date). */
+/** A Lite VM account as the listing returns it, made by an order of VM_BODY but for its name (what a create's reconciling matches on). */
 export function vmAccount(id: string, name: string, created: string, status = 'Pending') {
   return {
     account_id: Number(id),
@@ -129,10 +129,10 @@ export function vmAccount(id: string, name: string, created: string, status = 'P
       region: 'r',
       region_label: 'R',
       name,
-      ciuser: 'u',
+      ciuser: VM_BODY.ssh_and_console_user,
       cipassword: 'p',
-      keypair_id: 7,
-      osname: 'o',
+      keypair_id: VM_BODY.keypair_id,
+      osname: VM_BODY.select_os,
       disk_size: '20',
       snapshot_id: null,
     },

@@ -1,8 +1,9 @@
 // What an order journal is made of, whatever keeps it: its entries, their owners, and the few storage
 // operations the journal's rules (journal.ts) need. A directory of files (journal-file.ts) is the
 // default; a PostgreSQL table (journal-postgres.ts) serves runners that share no disk.
-import { randomUUID } from 'node:crypto'
+import { createHash, randomUUID } from 'node:crypto'
 import { readFileSync } from 'node:fs'
+import { hostname } from 'node:os'
 
 /** Entries are kept a little longer than the keys' window, so that an account they name is known as "already managed". */
 export const JOURNAL_KEEP_MS = 48 * 3_600_000
@@ -24,6 +25,12 @@ export interface JournalOwner {
   readonly token: string
   /** When the process started, where the system says (Linux): tells a reused pid from its owner. */
   readonly started?: string
+  /**
+   * The run this process serves: a hash of the host, the parent process (the engine: `terraform`, the
+   * Pulumi CLI) and the parent's start time. Two provider processes of one run (two aliases of one
+   * provider) share it; a re-run, on this machine or another, does not (see OrderJournal.lostHandovers).
+   */
+  readonly engine?: string
 }
 
 export interface JournalEntry {
@@ -37,6 +44,8 @@ export interface JournalEntry {
   readonly method: string
   readonly path: string
   readonly sentAt: number
+  /** When the request was last sent again (a retry), when it was: its outcome may appear until that attempt's deadline. */
+  lastAttemptAt?: number
   state: JournalState
   accountId?: string
   orderId?: string
@@ -50,6 +59,11 @@ export interface JournalEntry {
   unconfirmed?: true
   /** The process that opened the entry or last took it over; absent in entries of older versions. */
   owner?: JournalOwner
+  /**
+   * The order makes a new account (a create, a restore), as opposed to an order on an existing one
+   * (an upgrade): once answered, its account is in no state until the engine gets it.
+   */
+  creates?: true
 }
 
 /** Narrows a listing: a store may use it to read less; every entry it returns must match it. */
@@ -108,10 +122,16 @@ function statOf(pid: number): { state: string; started: string } | undefined {
   }
 }
 
-/** A new owner in this process: its pid and start time, and a token of its own. */
+/** A new owner in this process: its pid and start time, the run it serves, and a token of its own. */
 export function newOwner(): JournalOwner {
   const started = statOf(process.pid)?.started
-  return { pid: process.pid, token: randomUUID(), ...(started === undefined ? {} : { started }) }
+  return { pid: process.pid, token: randomUUID(), ...(started === undefined ? {} : { started }), engine: engineOf(process.ppid) }
+}
+
+/** The identity of the run a process with this parent serves (see JournalOwner.engine). */
+export function engineOf(parent: number): string {
+  const identity = `${hostname()}\0${parent}\0${statOf(parent)?.started ?? ''}`
+  return createHash('sha256').update(identity).digest('hex').slice(0, 32)
 }
 
 /**

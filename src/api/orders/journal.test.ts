@@ -26,10 +26,11 @@ afterEach(() => {
  */
 const running = new Set<number>()
 let nextPid = 700_000
-function providerProcess() {
+/** `engine`: the run it serves (two aliases of one provider in one `terraform apply` share it). */
+function providerProcess(engine = `engine-${nextPid}`) {
   const pid = nextPid++
   running.add(pid)
-  const owner = { pid, token: `process-${pid}` }
+  const owner = { pid, token: `process-${pid}`, engine }
   const journalOptions = { session: newJournalSession(owner), alive: (p: number) => running.has(p) }
   return { pid, owner, journalOptions, kill: () => running.delete(pid) }
 }
@@ -377,7 +378,7 @@ describe('order journal: owners, temporaries and settling', () => {
     assert.equal((await reusing.claim('intent'))?.id, entry.id)
   })
 
-  test('preference: unanswered entries first, then delivered unsettled ones of a gone owner; never settled or live ones', async () => {
+  test('only entries never handed to an engine are taken over: never a delivered, settled or live one (issue 25)', async () => {
     const dir = journal()
     const killed = providerProcess()
     const live = providerProcess()
@@ -396,10 +397,13 @@ describe('order journal: owners, temporaries and settling', () => {
     const sent = await at(killed).open('intent', 's', 'k4', 'POST', '/lites')
     killed.kill()
     const next = at(providerProcess())
-    assert.equal((await next.claim('intent'))?.id, sent.id, 'the unanswered entry first, though it is newer')
-    assert.equal(await next.claim('intent'), undefined, 'a delivered entry only for an order that makes an account')
-    assert.equal((await next.claim('intent', { adoptDelivered: true }))?.id, delivered.id)
-    assert.equal(await next.claim('intent', { adoptDelivered: true }), undefined, 'never a settled entry, nor one of a live process')
+    assert.equal((await next.claim('intent'))?.id, sent.id, 'the unanswered entry of the gone owner')
+    assert.equal(
+      await next.claim('intent'),
+      undefined,
+      'never a delivered entry (its account belongs to a state), a settled one or a live one',
+    )
+    assert.deepEqual(await next.lostHandovers('intent'), ['1'], "the gone owner's delivered account is named instead")
   })
 
   test('a state naming an account leaves an order on it that was never handed over open (a migration cut short); a delete settles it', async () => {
@@ -434,7 +438,7 @@ describe('order journal: owners, temporaries and settling', () => {
     a.kill()
     const states = readdirSync(dir).map((f) => JSON.parse(readFileSync(join(dir, f), 'utf8')).state)
     assert.deepEqual(states, ['settled', 'settled'])
-    assert.equal(await journalOf(dir).claim('intent', { adoptDelivered: true }), undefined)
+    assert.equal(await journalOf(dir).claim('intent'), undefined)
   })
 
   test('of two processes taking over one entry, one wins; a takeover cut short is finished by the next', async () => {
@@ -634,7 +638,7 @@ describe('order journal: owners, temporaries and settling', () => {
     assert.equal(taken?.owner?.pid, process.pid)
   })
 
-  test('a create whose engine was killed before any state named the account gets it back, checked by a list', async () => {
+  test('a create whose engine was killed before any state named the account is not given it (it may be in that state): it stops naming it, and orders nothing (issue 25)', async () => {
     const dir = journal()
     const killed = providerProcess()
     const run1 = frame()
@@ -644,7 +648,7 @@ describe('order journal: owners, temporaries and settling', () => {
       journalOptions: killed.journalOptions,
     })
     await first.client.lites.createVm(VM_BODY)
-    await run1.finish() // handed to Terraform, whose state was then lost with the kill
+    await run1.finish() // handed to Terraform, whose state may then have been lost with the kill
     killed.kill()
     const run2 = frame()
     const second = testClient([ok([vmAccount('100042', 'web', '2026-01-01 00:00:00')])], {
@@ -652,15 +656,24 @@ describe('order journal: owners, temporaries and settling', () => {
       operation: () => run2.value,
       journalOptions: providerProcess().journalOptions,
     })
-    assert.equal((await second.client.lites.createVm(VM_BODY)).account_id, '100042')
+    await assert.rejects(
+      second.client.lites.createVm(VM_BODY),
+      (e: Error) => e instanceof UnrecordedMatchError && /account 100042 was ordered/.test(e.message) && /terraform import/.test(e.message),
+    )
     assert.deepEqual(
       second.requests.map((r) => r.method),
       ['GET'],
       'no order is placed',
     )
+    // Imported (a state names it): settled, and an identical create then orders its own.
+    const named = new OrderJournal(dir, second.clock.now, providerProcess().journalOptions)
+    const entry = (await named.store.list(second.clock.now())).find((e) => e.accountId === '100042')
+    assert.deepEqual(await named.lostHandovers(entry?.fingerprint ?? ''), ['100042'])
+    await named.accountInState('100042')
+    assert.deepEqual(await named.lostHandovers(entry?.fingerprint ?? ''), [])
   })
 
-  test('count = 2, both delivered and lost: the re-run gets both accounts back; a third create orders', async () => {
+  test('count = 2, both delivered and their engine killed: the re-run names both accounts and orders nothing (issue 25)', async () => {
     const dir = journal()
     const killed = providerProcess()
     const run1 = frame()
@@ -675,15 +688,13 @@ describe('order journal: owners, temporaries and settling', () => {
     killed.kill()
     const run2 = frame()
     const listed = () => ok([vmAccount('100042', 'web', '2026-01-01 00:00:00'), vmAccount('100043', 'web', '2026-01-01 00:00:00')])
-    const second = testClient([listed(), listed(), echoing(200, { ...ORDER, account_id: '100044' })], {
+    const second = testClient([listed()], {
       journalDirectory: dir,
       operation: () => run2.value,
       journalOptions: providerProcess().journalOptions,
     })
-    const ids = []
-    for (let i = 0; i < 3; i++) ids.push((await second.client.lites.createVm(VM_BODY)).account_id)
-    assert.deepEqual([...ids.slice(0, 2).sort(), ids[2]], ['100042', '100043', '100044'])
-    assert.equal(second.requests.filter((r) => r.method === 'POST').length, 1)
+    await assert.rejects(second.client.lites.createVm(VM_BODY), (e: Error) => /accounts 10004[23], 10004[23] were ordered/.test(e.message))
+    assert.equal(second.requests.filter((r) => r.method === 'POST').length, 0)
   })
 
   test('a delivered account deleted since is not taken over: its entry is settled and a new order gets a new key', async () => {
@@ -749,5 +760,121 @@ describe('order journal: owners, temporaries and settling', () => {
         assert.equal((await second.client.lites.createVm(VM_BODY)).account_id, '100044', after)
       }
     }
+  })
+})
+
+describe('order journal: a service that ignores keys, stopped runs and runs of one engine (issue 25)', () => {
+  /** A run stopped (Ctrl-C) while its create is in flight to a service that holds it: the entry stays `sent`. */
+  async function stoppedWhileSending(dir: string) {
+    const killed = providerProcess()
+    const run = frame()
+    const stop = new AbortController()
+    const first = testClient(
+      [
+        probed,
+        () => {
+          stop.abort(new Error('interrupted'))
+          throw new Error('connection closed')
+        },
+      ],
+      { journalDirectory: dir, operation: () => run.value, journalOptions: killed.journalOptions },
+    )
+    await assert.rejects(first.client.lites.createVm(VM_BODY, { signal: stop.signal }))
+    killed.kill()
+    return first
+  }
+
+  test('the re-run waits for the outcome of the order a stopped run sent, and adopts its account: nothing is sent again', async () => {
+    const dir = journal()
+    await stoppedWhileSending(dir)
+    const run = frame()
+    const held = vmAccount('100042', 'web', new Date(1_000_000).toISOString().slice(0, 19).replace('T', ' '))
+    const second = testClient([unconfirmed, ok([]), ok([]), ok([held])], {
+      journalDirectory: dir,
+      operation: () => run.value,
+      journalOptions: providerProcess().journalOptions,
+    })
+    assert.equal((await second.client.lites.createVm(VM_BODY)).account_id, '100042')
+    assert.equal(posts(second.requests).length, 0, 'no second order')
+    assert.ok(second.logs.some((l) => l.level === 'warn' && /waiting for the outcome of the order an earlier run sent/.test(l.message)))
+  })
+
+  test('no account by the time the order would have been processed: the re-run stops naming the key and when it was sent, and orders nothing', async () => {
+    const dir = journal()
+    const first = await stoppedWhileSending(dir)
+    const key = posts(first.requests)[0]?.headers.get('idempotency-key') ?? ''
+    const run = frame()
+    const second = testClient([unconfirmed, ...Array.from({ length: 60 }, () => () => ok([]))], {
+      journalDirectory: dir,
+      operation: () => run.value,
+      journalOptions: providerProcess().journalOptions,
+    })
+    await assert.rejects(
+      second.client.lites.createVm(VM_BODY),
+      (e: Error) =>
+        e instanceof OrderUnresolvedError &&
+        e.message.includes(`Idempotency-Key ${key}`) &&
+        e.message.includes(new Date(1_000_000).toISOString()) &&
+        /does not confirm Idempotency-Keys/.test(e.message) &&
+        /import it/.test(e.message),
+    )
+    assert.equal(posts(second.requests).length, 0, 'never a blind re-send')
+    // It looked until the request's deadline (30 s) and the service's processing time (60 s) had passed.
+    assert.ok(second.clock.now() - 1_000_000 >= 90_000, String(second.clock.now()))
+  })
+
+  test('an account a stopped run ordered and never handed over is named by every later run until a state names it', async () => {
+    const dir = journal()
+    const killed = providerProcess()
+    const run1 = frame()
+    const first = testClient([probed, echoing(200, ORDER)], {
+      journalDirectory: dir,
+      operation: () => run1.value,
+      journalOptions: killed.journalOptions,
+    })
+    await first.client.lites.createVm(VM_BODY)
+    killed.kill() // before the operation handed its outcome over
+    const later = testClient([], { journalDirectory: dir, journalOptions: providerProcess().journalOptions })
+    const notices = (await later.client.settlement?.notices()) ?? []
+    assert.equal(notices.length, 1)
+    assert.match(notices[0]?.summary ?? '', /Account 100042 was ordered by a run that was stopped/)
+    assert.match(notices[0]?.detail ?? '', /terraform import <address> 100042/)
+    assert.match(notices[0]?.detail ?? '', /delete .*\.json/)
+    await later.client.settlement?.account('100042') // imported
+    assert.deepEqual(await later.client.settlement?.notices(), [])
+  })
+
+  test("two provider processes of one run (aliases): the second's identical create orders its own, never stopped by the first's account", async () => {
+    const dir = journal()
+    const first = providerProcess('one-terraform-run')
+    const run1 = frame()
+    const a = testClient([probed, echoing(200, ORDER)], {
+      journalDirectory: dir,
+      operation: () => run1.value,
+      journalOptions: first.journalOptions,
+    })
+    await a.client.lites.createVm(VM_BODY)
+    await run1.finish()
+    // Terraform closes the first alias's provider once its last resource is done.
+    await new OrderJournal(dir, a.clock.now, first.journalOptions).engineClosed()
+    first.kill()
+    const sibling = providerProcess('one-terraform-run')
+    const run2 = frame()
+    const b = testClient([echoing(200, { ...ORDER, account_id: '100043' })], {
+      journalDirectory: dir,
+      operation: () => run2.value,
+      journalOptions: sibling.journalOptions,
+    })
+    assert.equal((await b.client.lites.createVm(VM_BODY)).account_id, '100043')
+    await run2.finish()
+    sibling.kill()
+    // A later run (another engine) with the same configuration and no state naming 100042 is stopped.
+    const rerun = testClient([ok([vmAccount('100042', 'web', '2026-01-01 00:00:00')])], {
+      journalDirectory: dir,
+      operation: () => frame().value,
+      journalOptions: providerProcess('a-later-run').journalOptions,
+    })
+    await assert.rejects(rerun.client.lites.createVm(VM_BODY), UnrecordedMatchError)
+    assert.equal(posts(rerun.requests).length, 0)
   })
 })

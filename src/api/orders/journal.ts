@@ -5,6 +5,7 @@
 // PostgreSQL table that runners sharing no disk share (journal-postgres.ts).
 import { createHash, randomUUID } from 'node:crypto'
 import { FileJournalStore } from './journal-file.js'
+import type { KnownAccounts } from './known-accounts.js'
 import { type JournalEntry, type JournalFilter, type JournalOwner, type JournalStore, newOwner, processAlive } from './journal-store.js'
 
 /** The service keeps a key for 24 h (the service's Idempotency-Key extension); an entry is reused only well inside that window. */
@@ -69,14 +70,8 @@ export interface JournalOptions {
   readonly owner?: JournalOwner
   /** How a file journal tells a pid alive. Default: processAlive. */
   readonly alive?: (pid: number, started?: string) => boolean
-}
-
-export interface ClaimOptions {
-  /**
-   * Also take over a delivered entry that no state has settled, when its owner is gone: for orders
-   * that make a new account, whose id the engine may have lost with its unsaved state.
-   */
-  readonly adoptDelivered?: boolean
+  /** This user's accounts handed to an engine from any directory of this machine (known-accounts.ts). */
+  readonly index?: KnownAccounts | undefined
 }
 
 /**
@@ -93,6 +88,7 @@ export class OrderJournal {
   private readonly handedOver: Set<string>
   /** Answers this owner could not confirm as still its own, and so did not hand over (see withhold). */
   private readonly withheld = new Set<string>()
+  private readonly index: KnownAccounts | undefined
 
   constructor(
     store: JournalStore | string,
@@ -104,6 +100,7 @@ export class OrderJournal {
     this.store = typeof store === 'string' ? new FileJournalStore(store, this.owner, options.alive ?? processAlive) : store
     this.held = session.held
     this.handedOver = session.handedOver
+    this.index = options.index
   }
 
   /** Where the entries are, for messages. */
@@ -134,25 +131,19 @@ export class OrderJournal {
 
   /**
    * An entry of this intent to take over instead of ordering again, inside the key's window and held
-   * by no operation of this owner, in this order of preference:
-   * 1. one never handed to the engine (`sent`, `answered`) that is this owner's, or whose owner is gone;
-   * 2. with `adoptDelivered`, a delivered entry no state has settled, whose owner is gone.
-   * Identical resources (Terraform `count`) each take their own entry, oldest first.
+   * by no operation of this owner: one never handed to an engine (`sent`, `answered`) that is this
+   * owner's, or whose owner is gone. An entry handed to an engine belongs to that engine's state and
+   * is never taken over: a second state holding its account would destroy it for the first (see
+   * lostHandovers for what a create of the same intent does instead). Identical resources
+   * (Terraform `count`) each take their own entry, oldest first.
    */
-  async claim(fingerprintValue: string, options: ClaimOptions = {}): Promise<JournalEntry | undefined> {
+  async claim(fingerprintValue: string): Promise<JournalEntry | undefined> {
     const now = this.now()
     const mine = (await this.entries({ fingerprint: fingerprintValue })).filter(
-      (e) => now - e.sentAt < JOURNAL_REUSE_MS && !this.held.has(e.id),
+      (e) => now - e.sentAt < JOURNAL_REUSE_MS && !this.held.has(e.id) && (e.state === 'sent' || e.state === 'answered'),
     )
-    const open: JournalEntry[] = []
-    const unsettled: JournalEntry[] = []
-    for (const e of mine) {
-      if ((e.state === 'sent' || e.state === 'answered') && (e.owner?.token === this.owner.token || (await this.ownerGone(e.owner))))
-        open.push(e)
-      else if (options.adoptDelivered && e.state === 'delivered' && e.accountId !== undefined && (await this.ownerGone(e.owner)))
-        unsettled.push(e)
-    }
-    for (const entry of [...open, ...unsettled]) {
+    for (const entry of mine) {
+      if (entry.owner?.token !== this.owner.token && !(await this.ownerGone(entry.owner))) continue
       if (await this.take(entry)) {
         this.held.add(entry.id)
         return entry
@@ -185,8 +176,8 @@ export class OrderJournal {
     return this.store.take(entry, this.owner, (owner) => this.ownerGone(owner))
   }
 
-  /** A new entry, stored before the request leaves. */
-  async open(fingerprintValue: string, service: string, key: string, method: string, path: string): Promise<JournalEntry> {
+  /** A new entry, stored before the request leaves; `creates` for an order that makes a new account. */
+  async open(fingerprintValue: string, service: string, key: string, method: string, path: string, creates = false): Promise<JournalEntry> {
     const entry: JournalEntry = {
       v: 1,
       id: randomUUID(),
@@ -198,6 +189,7 @@ export class OrderJournal {
       sentAt: this.now(),
       state: 'sent',
       owner: this.owner,
+      ...(creates ? { creates: true as const } : {}),
     }
     this.held.add(entry.id)
     await this.store.write(entry)
@@ -240,7 +232,10 @@ export class OrderJournal {
       // An entry another runner took over is that runner's to deliver.
       if (!(await this.store.writeOwned(entry))) return
     }
-    if (entry.state === 'delivered') this.handedOver.add(entry.id)
+    if (entry.state === 'delivered') {
+      this.handedOver.add(entry.id)
+      if (entry.accountId !== undefined) this.index?.add(entry.service, entry.accountId)
+    }
   }
 
   /** An operation lets go of an entry without handing its outcome over (taking it over failed). */
@@ -263,19 +258,23 @@ export class OrderJournal {
 
   /**
    * A state names this account (a refresh, a plan or update of it, an import): the order that made
-   * it, once handed over, is kept, and is never taken over again. An order on it that was never
-   * handed over (a package change or migration cut short) stays open for the run that resumes it.
-   * An account no entry names (a fresh workspace, an import) is recorded, so that this journal's
-   * later runs know it as managed (knownAccounts).
+   * it, once handed over, is kept, and is never taken over again; so is a create's answer that a
+   * killed run never handed over, now imported. An order on it that was never handed over (a package
+   * change or migration cut short) stays open for the run that resumes it. An account no entry names
+   * (a fresh workspace, an import) is recorded, so that this journal's later runs know it as managed
+   * (knownAccounts).
    */
   async accountInState(accountId: string): Promise<void> {
     const entries = await this.entries({ accountId })
     for (const entry of entries) {
-      if (entry.state !== 'delivered' && entry.unconfirmed !== true) continue
+      const imported = entry.state === 'answered' && entry.creates === true && (await this.ownerGone(entry.owner))
+      if (entry.state !== 'delivered' && entry.unconfirmed !== true && !imported) continue
       entry.state = 'settled'
       delete entry.unconfirmed
       await this.store.write(entry)
     }
+    const service = entries.find((e) => e.service !== '')?.service
+    if (service !== undefined) this.index?.add(service, accountId)
     if (entries.length === 0) {
       await this.store.write({
         v: 1,
@@ -322,14 +321,46 @@ export class OrderJournal {
   }
 
   /**
-   * Accounts that orders of this intent made and handed to an engine that then closed the provider,
-   * and that no state has named since: the state that held them may have been lost before it was
-   * saved, or they were removed from it on purpose. Neither is a reason to order the same again.
+   * Accounts that orders of this intent made and handed to the engine of another run, and that no
+   * state has named since: the engine closed the provider after it (Terraform saves its state after
+   * that close), or the provider died before any state named it (Terraform persists a remote state
+   * only now and then). The state that held them may have been lost before it was saved, or they were
+   * removed from it on purpose; neither is a reason to order the same again, and neither lets this
+   * run take the account (it may be in that state). Orders of this very run are left out: another
+   * provider process of the same engine (two aliases of one provider) handed its account to this run.
    */
-  async unconfirmed(fingerprintValue: string): Promise<string[]> {
-    return (await this.entries({ fingerprint: fingerprintValue }))
-      .filter((e) => e.unconfirmed === true && e.accountId !== undefined)
-      .map((e) => e.accountId as string)
+  async lostHandovers(fingerprintValue: string): Promise<string[]> {
+    const out: string[] = []
+    for (const e of await this.entries({ fingerprint: fingerprintValue })) {
+      if (e.accountId === undefined || e.owner?.token === this.owner.token) continue
+      if (e.owner?.engine !== undefined && e.owner.engine === this.owner.engine) continue
+      const handedOver = (e.state === 'settled' && e.unconfirmed === true) || (e.state === 'delivered' && (await this.ownerGone(e.owner)))
+      if (handedOver) out.push(e.accountId)
+    }
+    return out
+  }
+
+  /**
+   * Accounts a create of a run that is gone made and never handed to an engine (answered, then
+   * killed): no state holds them, and unless a run of the same intent takes the entry over they are
+   * paid for and managed by nothing. Every run names them until a state names them or they are gone.
+   */
+  async orphans(): Promise<JournalEntry[]> {
+    const out: JournalEntry[] = []
+    for (const e of await this.entries()) {
+      if (e.state !== 'answered' || e.creates !== true || e.accountId === undefined || this.held.has(e.id)) continue
+      if (e.owner?.token === this.owner.token || !(await this.ownerGone(e.owner))) continue
+      out.push(e)
+    }
+    return out
+  }
+
+  /**
+   * Accounts of `service` that runs of this user on this machine handed to an engine from other
+   * working directories (see known-accounts.ts): another configuration's, not a killed run's.
+   */
+  handedOverOnThisMachine(service: string): ReadonlySet<string> {
+    return new Set(this.index?.recorded(service).keys() ?? [])
   }
 
   /** Whether any order or action to this service (a serviceOf hash) is recorded, in whatever state. */

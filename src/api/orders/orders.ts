@@ -36,18 +36,47 @@ export interface OrderOptions extends CallOptions {
   readonly reconcile?: Reconcile
 }
 
-/** A Reconcile that matches the product and the given `extra_details` fields (compared as text). */
-export function reconcileBy(
-  list: () => Promise<readonly Account<unknown>[]>,
-  productId: number | undefined,
-  extra: Readonly<Record<string, unknown>>,
-): Reconcile {
+/** The billing cycles: the codes an order names and the labels an account reports (the API's cycle table). */
+export const CYCLE_LABELS: Readonly<Record<string, string>> = {
+  m: 'Monthly',
+  q: 'Quarterly',
+  s: 'Semi-Annually',
+  a: 'Annually',
+  b: 'Biennially',
+  t: 'Triennially',
+  p4: 'Quadrennially',
+  p5: 'Quinquennially',
+}
+
+/** What an order asks for, as the account it makes reports it; an undefined field is not compared. */
+export interface Expected {
+  readonly product_id?: number | undefined
+  /** The order's cycle code, compared with the account's `billingcycle` label. */
+  readonly cycle?: string | undefined
+  /** The account's description: `""` for an order that gives none (the API's account object). */
+  readonly description?: string | undefined
+  /** Fields of the account's `extra_details`, compared as text. */
+  readonly extra_details?: Readonly<Record<string, unknown>>
+}
+
+/**
+ * A Reconcile that matches every input the account shows: product, cycle, description and the kind's
+ * `extra_details`. An account that differs in any of them is another order's, never this one's.
+ */
+export function reconcileBy(list: () => Promise<readonly Account<unknown>[]>, expected: Expected): Reconcile {
   return {
     list,
     matches: (account) => {
-      if (productId !== undefined && account.product_id !== productId) return false
+      if (expected.product_id !== undefined && account.product_id !== expected.product_id) return false
+      if (expected.cycle !== undefined) {
+        const label = CYCLE_LABELS[expected.cycle] ?? expected.cycle
+        if (String(account.billingcycle).toLowerCase() !== label.toLowerCase()) return false
+      }
+      if (expected.description !== undefined && (account.description ?? '') !== expected.description) return false
       const details = (account.extra_details ?? {}) as Record<string, unknown>
-      return Object.entries(extra).every(([name, value]) => value === undefined || String(details[name]) === String(value))
+      return Object.entries(expected.extra_details ?? {}).every(
+        ([name, value]) => value === undefined || String(details[name]) === String(value),
+      )
     },
   }
 }
@@ -72,6 +101,15 @@ const OWN_ORDER_ROUNDS = 10
 const HELD_WAIT_MS = 120_000
 const HELD_POLL_MS = 500
 const HELD_REPORT_MS = 10_000
+/**
+ * How long a service may go on processing an order after the request's own deadline passed (a
+ * client that gave up, or was killed, does not stop the service): an earlier run's unanswered order
+ * to a service that ignores keys is waited for this much longer before the run stops.
+ */
+const SERVICE_PROCESSING_MS = 60_000
+const OUTCOME_POLL_CAP_MS = 5_000
+const OUTCOME_REPORT_MS = 10_000
+const MAX_OUTCOME_LOOKS = 1_000
 const decodeOrderPayload = (payload: unknown): Order => decodeOrder(payload)
 
 export interface OrdersOptions {
@@ -96,6 +134,26 @@ export class Orders {
   ) {
     this.options = { ...http.options, ...options }
     this.journal = options.journal
+  }
+
+  /**
+   * Accounts that creates of a run that was stopped ordered and never handed to an engine, as warnings
+   * for every run of this journal: a re-run of the same configuration takes each over, but one whose
+   * configuration changed meanwhile would leave it paid for and managed by nothing, and named nowhere.
+   */
+  async unmanaged(): Promise<{ readonly summary: string; readonly detail: string }[]> {
+    const journal = this.journal
+    if (journal === undefined) return []
+    return (await journal.orphans()).map((entry) => ({
+      summary: `Account ${entry.accountId} was ordered by a run that was stopped, and no state holds it`,
+      detail:
+        `${entry.method} ${entry.path} was answered with account ${entry.accountId} (order ${entry.orderId ?? 'unknown'}, ` +
+        `Idempotency-Key ${entry.key}, sent ${new Date(entry.sentAt).toISOString()}) by a run from ${journal.scope} that was ` +
+        'stopped before the account reached its state. An apply of the same configuration takes it over without ordering ' +
+        'again. If the configuration has changed since, the account is paid for and managed by nothing: import it ' +
+        `(terraform import <address> ${entry.accountId}, or pulumi import), which also ends this warning, or cancel it in the ` +
+        `portal and then ${journal.removal(entry)}.`,
+    }))
   }
 
   /** A DELETE of an account: once it answers, no order that made the account is ever taken over again. */
@@ -133,33 +191,26 @@ export class Orders {
     if (options?.idempotencyKey === undefined && journal !== undefined) {
       const { baseUrl, apiKey } = this.options
       const intent = fingerprint({ baseUrl, apiKey, method, path, body, scope: frame?.scope })
-      // An order that makes a new account (it can be recognised by listing) may also take over a
-      // delivered one whose state the engine may have lost (see JournalState).
-      const claimOptions = { adoptDelivered: options?.reconcile !== undefined }
-      let resumed: { value: unknown } | 'gone' | undefined
-      for (;;) {
-        entry =
-          (await journal.claim(intent, claimOptions)) ??
-          (await this.awaitHeldElsewhere(intent, claimOptions, context, frame, options?.signal))
-        if (entry === undefined) break
+      entry = (await journal.claim(intent)) ?? (await this.awaitHeldElsewhere(intent, context, frame, options?.signal))
+      let resumed: { value: unknown } | undefined
+      if (entry !== undefined) {
         try {
           resumed = await this.resume(entry, context, options)
         } catch (error) {
           journal.letGo(entry)
           throw error
         }
-        if (resumed !== 'gone') break
-        // Its account was deleted since: that entry is settled now; try the next one, or order anew.
-        journal.letGo(entry)
       }
       // A new order that no entry accounts for: a killed run may have placed it (see unrecordedMatches).
       if (entry === undefined && options?.reconcile !== undefined)
         await this.unrecordedMatches(intent, context, options.reconcile, options.signal)
-      const held = entry ?? (await journal.open(intent, serviceOf(baseUrl), this.options.idempotencyKey(), method, path))
+      const held =
+        entry ??
+        (await journal.open(intent, serviceOf(baseUrl), this.options.idempotencyKey(), method, path, options?.reconcile !== undefined))
       // Without an operation, the call itself is what hands the outcome over.
       if (frame) frame.onFinish(() => journal.deliver(held))
-      if (entry !== undefined && resumed !== undefined && resumed !== 'gone') {
-        if (!frame) await journal.deliver(entry)
+      if (resumed !== undefined) {
+        if (!frame) await journal.deliver(held)
         return resumed.value as T
       }
       entry = held
@@ -216,7 +267,6 @@ export class Orders {
    */
   private async awaitHeldElsewhere(
     intent: string,
-    claimOptions: { adoptDelivered: boolean },
     context: RequestContext,
     frame: OperationFrame | undefined,
     signal: AbortSignal | undefined,
@@ -249,7 +299,7 @@ export class Orders {
         )
       }
       await this.options.sleep(HELD_POLL_MS, signal)
-      const entry = await journal.claim(intent, claimOptions)
+      const entry = await journal.claim(intent)
       if (entry !== undefined) return entry
       held = await journal.heldElsewhere(intent)
     }
@@ -257,41 +307,12 @@ export class Orders {
   }
 
   /**
-   * A journal entry a killed run left: its answer, an adopted account, undefined to send it again,
-   * or 'gone' when it names an account that no longer exists (the entry is then settled).
+   * A journal entry a killed run left, never handed to an engine: its answer, the account its order
+   * made (adopted), or undefined to send it again with the same key, which only a service that
+   * honours keys is ever asked to do.
    */
-  private async resume(
-    entry: JournalEntry,
-    context: RequestContext,
-    options?: OrderOptions,
-  ): Promise<{ value: unknown } | 'gone' | undefined> {
+  private async resume(entry: JournalEntry, context: RequestContext, options?: OrderOptions): Promise<{ value: unknown } | undefined> {
     const { log } = this.options
-    const answer = () => ({
-      value: entry.accountId === undefined ? undefined : ({ account_id: entry.accountId, order_id: entry.orderId ?? '' } as Order),
-    })
-    if (entry.state === 'delivered' && entry.accountId !== undefined && options?.reconcile !== undefined) {
-      // Handed to an engine that was killed before any state named it: the account may be lost from state.
-      const accountId = entry.accountId
-      const exists = (await options.reconcile.list()).some((a) => a.account_id === accountId)
-      if (!exists) {
-        log('warn', `${entry.method} ${entry.path} of an earlier run made account ${accountId}, which no longer exists; ordering anew`, {
-          account_id: accountId,
-        })
-        await this.journal?.accountGone(accountId)
-        entry.state = 'settled'
-        return 'gone'
-      }
-      log(
-        'warn',
-        `${entry.method} ${entry.path} made account ${accountId} in an earlier run that was killed before any state named it; taken over, not ordered again`,
-        {
-          account_id: accountId,
-          order_id: entry.orderId,
-          idempotency_key: entry.key,
-        },
-      )
-      return answer()
-    }
     if (entry.state === 'answered') {
       log(
         'warn',
@@ -302,7 +323,9 @@ export class Orders {
           idempotency_key: entry.key,
         },
       )
-      return answer()
+      return {
+        value: entry.accountId === undefined ? undefined : ({ account_id: entry.accountId, order_id: entry.orderId ?? '' } as Order),
+      }
     }
     // A killed run may have had no answer to learn from: ask once, as a new order does (placeOnce).
     if (!(await this.honoured()))
@@ -313,21 +336,65 @@ export class Orders {
       })
       return undefined
     }
-    // The service never confirmed that it recognises keys: find out before ordering again.
+    // The service never confirmed that it recognises keys: the earlier order may still be processed
+    // (a slow service finishes what a killed client sent), so it is waited for, never sent again.
     if (options?.reconcile === undefined) {
       throw new OrderUnresolvedError(
-        `An earlier run sent ${entry.method} ${entry.path} with Idempotency-Key ${entry.key} and got no answer, and this service ` +
-          'has not confirmed that it recognises Idempotency-Keys, so it is not sent again. Check the account in the portal; ' +
-          `once you know it was not done, ${this.journal?.removal(entry) ?? 'remove its journal entry'} and apply again.`,
+        `An earlier run sent ${entry.method} ${entry.path} at ${new Date(entry.sentAt).toISOString()} with Idempotency-Key ${entry.key} ` +
+          'and got no answer, and this service has not confirmed that it recognises Idempotency-Keys, so it is not sent again. ' +
+          `Check the account in the portal; once you know it was not done, ${this.journal?.removal(entry) ?? 'remove its journal entry'} and apply again.`,
         { context, idempotencyKey: entry.key },
       )
     }
-    const adopted = await this.reconcileOnce(entry, entry.sentAt, entry.key, context, options.reconcile)
-    if (adopted !== undefined) return { value: adopted }
-    log('warn', `${entry.method} ${entry.path} of an earlier run made no account; ordering with the same Idempotency-Key`, {
-      idempotency_key: entry.key,
-    })
-    return undefined
+    return { value: await this.awaitEarlierOutcome(entry, context, options.reconcile, options.signal) }
+  }
+
+  /**
+   * The outcome of a create a killed run sent to a service that ignores keys, and that no answer
+   * told: its account can still appear until the request's own deadline (the request timeout after
+   * its last attempt) plus the time the service may take to process what it received. Until then
+   * the accounts are listed, and the single match is adopted; after it, with no match, the run
+   * stops naming the key, when it was sent and what to check, and sends nothing.
+   */
+  private async awaitEarlierOutcome(
+    entry: JournalEntry,
+    context: RequestContext,
+    reconcile: Reconcile,
+    signal: AbortSignal | undefined,
+  ): Promise<Order> {
+    const { log, now } = this.options
+    const sent = new Date(entry.sentAt).toISOString()
+    const until = (entry.lastAttemptAt ?? entry.sentAt) + this.options.requestTimeoutMs + SERVICE_PROCESSING_MS
+    const started = now()
+    let reported = -Infinity
+    // Bounded by the clock and, should the clock stand still, by the number of looks.
+    for (let round = 1; ; round++) {
+      const adopted = await this.reconcileOnce(entry, entry.sentAt, entry.key, context, reconcile)
+      if (adopted !== undefined) return adopted
+      const left = until - now()
+      if (left <= 0 || round > MAX_OUTCOME_LOOKS) {
+        throw new OrderUnresolvedError(
+          `Not ordering ${context.method} ${context.path}: an earlier run that was stopped sent this order at ${sent} with ` +
+            `Idempotency-Key ${entry.key} and got no answer. This service does not confirm Idempotency-Keys, so sending it again ` +
+            `could place a second order; no matching account appeared by ${new Date(until).toISOString()}, when it would have been ` +
+            'processed. Check the accounts of this kind in the portal: if one was made for this order, import it by its id ' +
+            `(terraform import <address> <id>, or pulumi import); if none was, ${this.journal?.removal(entry) ?? 'remove its journal entry'} ` +
+            'and apply again.',
+          { context, idempotencyKey: entry.key },
+        )
+      }
+      if (now() - reported >= OUTCOME_REPORT_MS) {
+        reported = now()
+        log(
+          'warn',
+          `${context.method} ${context.path}: waiting for the outcome of the order an earlier run sent at ${sent} (Idempotency-Key ` +
+            `${entry.key}); this service does not confirm keys, so it is not sent again (${Math.round((now() - started) / 1000)} s, ` +
+            `at most ${Math.max(0, Math.round((until - started) / 1000))} s)`,
+          { idempotency_key: entry.key },
+        )
+      }
+      await this.http.pause(Math.min(this.http.backoff(round), OUTCOME_POLL_CAP_MS, left), signal, context)
+    }
   }
 
   /**
@@ -380,31 +447,33 @@ export class Orders {
     if (this.options.allowUnrecordedMatch === true || journal === undefined) return
     // Asked once per process, before this run's own orders are recorded.
     this.freshDirectory ??= !(await journal.hasOrders(serviceOf(this.options.baseUrl)))
-    const unconfirmed = await journal.unconfirmed(intent)
+    const handedOver = await journal.lostHandovers(intent)
     let check = this.freshDirectory
     if (!check) {
       if (!(await this.honoured())) await this.probe({ method: 'GET', path: context.path, signal, decode: () => undefined }, context)
       check = !(await this.honoured())
     }
-    if (!check && unconfirmed.length === 0) return
+    if (!check && handedOver.length === 0) return
     const accounts = await this.listAfterOwnOrders(`${context.method} ${context.path}`, reconcile)
     const live = new Set(accounts.filter((a) => !statusIs(a.status, 'Terminated')).map((a) => a.account_id))
-    for (const id of unconfirmed) if (!live.has(id)) await journal.accountGone(id)
-    const lost = unconfirmed.filter((id) => live.has(id))
+    for (const id of handedOver) if (!live.has(id)) await journal.accountGone(id)
+    const lost = handedOver.filter((id) => live.has(id))
     if (lost.length > 0) {
       const one = lost.length === 1
       throw new UnrecordedMatchError(
         `Not ordering ${context.method} ${context.path}: ${one ? 'account' : 'accounts'} ${lost.join(', ')} ${one ? 'was' : 'were'} ` +
-          `ordered from ${journal.scope} for this same configuration and handed to the engine, which then closed the ` +
-          'provider, and no state has named it since. Terraform saves its state after closing the provider: a run killed in ' +
-          'between (with a remote backend) loses it, and ordering again would be a second order. If that happened, import it by ' +
-          'its id (terraform import <address> <id>, or pulumi import). If you removed it from the state on purpose, apply again ' +
+          `ordered from ${journal.scope} for this same configuration and handed to the engine of an earlier run, and no state ` +
+          'has named it since. That state may have been lost before it was saved (Terraform saves its state after closing the ' +
+          'provider, and a remote backend only now and then, so a run killed meanwhile loses it), and ordering again would be a ' +
+          'second order; taking it over could put one account in two states. If that happened, import it by its id (terraform ' +
+          'import <address> <id>, or pulumi import). If you removed it from the state on purpose, apply again ' +
           'with PROVIDER_ALLOW_UNRECORDED_MATCH=1 in the environment to order a new one.',
         { context, idempotencyKey: '', candidates: lost },
       )
     }
     if (!check) return
     const known = await journal.knownAccounts()
+    for (const id of journal.handedOverOnThisMachine(serviceOf(this.options.baseUrl))) known.add(id)
     const since = this.options.now() - JOURNAL_REUSE_MS
     const matching = accounts.filter(
       (a) => !statusIs(a.status, 'Terminated') && createdSince(a.date_created, since) && !known.has(a.account_id) && reconcile.matches(a),
@@ -608,7 +677,12 @@ export class Orders {
         cause === undefined ? undefined : { cause },
       )
     let failures = 0
-    for (;;) {
+    for (let attempt = 1; ; attempt++) {
+      if (entry && attempt > 1) {
+        // A retry moves the time by which the order's outcome is known (see awaitEarlierOutcome).
+        entry.lastAttemptAt = options.now()
+        await this.record(entry)
+      }
       const outcome = await this.http.attempt(spec, context, failures + 1)
       if (outcome.kind !== 'transport' && outcome.echoed) {
         this.echoed = true

@@ -95,6 +95,47 @@ describe('a new order that an unrecorded recent account matches', () => {
     assert.deepEqual(await api.lites.createVm(VM_BODY), ORDER)
   })
 
+  test('a recent account of the same name and product but another OS, cycle, description or keypair is not a match: ordered (issue 25)', async () => {
+    const base = vmAccount('100011', 'web', '2026-11-24 11:50:00')
+    const others = [
+      { ...base, extra_details: { ...base.extra_details, osname: 'Debian-12' } },
+      { ...base, billingcycle: 'Annually' },
+      { ...base, description: 'another tier' },
+      { ...base, extra_details: { ...base.extra_details, keypair_id: 8 } },
+    ]
+    for (const other of others) {
+      const { client: api, requests } = client([echoing([other]), echoing(ORDER)], journalDirectory())
+      assert.deepEqual(await api.lites.createVm(VM_BODY), ORDER, JSON.stringify(other))
+      assert.equal(requests.filter((r) => r.method === 'POST').length, 1)
+    }
+    // The same account with everything the order asks for is still a match, and stops.
+    const { client: api } = client([echoing([base])], journalDirectory())
+    await assert.rejects(api.lites.createVm(VM_BODY), UnrecordedMatchError)
+  })
+
+  test('a fresh directory on a machine whose other directory handed the matching account to its engine: ordered, no stop (issue 25)', async () => {
+    const index = journalDirectory()
+    const twin = journalDirectory()
+    // The twin directory's run: ordered 100007 and handed it over (its call returned it).
+    const first = testClient([echoing([]), echoing({ ...ORDER, account_id: '100007' })], {
+      journalDirectory: twin,
+      now: () => NOW,
+      knownAccountsDirectory: index,
+    })
+    await first.client.lites.createVm(VM_BODY)
+    const listing = () => echoing([vmAccount('100007', 'web', '2026-11-24 11:59:00')])
+    const { client: api, requests } = testClient([listing(), echoing(ORDER)], {
+      journalDirectory: journalDirectory(),
+      now: () => NOW,
+      knownAccountsDirectory: index,
+    })
+    assert.deepEqual(await api.lites.createVm(VM_BODY), ORDER)
+    assert.equal(requests.filter((r) => r.method === 'POST').length, 1)
+    // Without the machine's index the same directory cannot tell, and stops.
+    const alone = client([listing()], journalDirectory())
+    await assert.rejects(alone.client.lites.createVm(VM_BODY), UnrecordedMatchError)
+  })
+
   test("a twin configuration's account, Active and ordered hours ago, is no evidence of a killed run: ordered, with a warning naming it", async () => {
     const dir = journalDirectory()
     const twin = { ...vmAccount('100009', 'web', '2026-11-24 08:00:00'), status: 'Active' }
