@@ -112,7 +112,9 @@ export class Plugin {
     const executable = options.executable ?? PLUGIN
     // The order journal goes where the test runner says (a temp dir), never into the repository.
     const journal = process.env.PROVIDER_ORDER_JOURNAL ? { PROVIDER_ORDER_JOURNAL: process.env.PROVIDER_ORDER_JOURNAL } : {}
-    const spawnEnv = { PATH: process.env.PATH ?? '', ...journal, ...env }
+    // So does the per-user index of accounts handed over (XDG_STATE_HOME: a temp dir of the test runner).
+    const state = process.env.XDG_STATE_HOME ? { XDG_STATE_HOME: process.env.XDG_STATE_HOME } : {}
+    const spawnEnv = { PATH: process.env.PATH ?? '', ...journal, ...state, ...env }
     const child = options.viaShell
       ? spawn('sh', ['-c', '"$0" "$@"; exit $?', executable, engineAddress], { env: spawnEnv, stdio: ['ignore', 'pipe', 'pipe'] })
       : spawn(executable, [engineAddress], { env: spawnEnv, stdio: ['ignore', 'pipe', 'pipe'] })
