@@ -279,6 +279,47 @@ export class OrderUnresolvedError extends Error {
 }
 
 /**
+ * An order (or one-shot action) the service kept answering with statuses that guarantee nothing was
+ * processed (429), until the provider gave up: it was not placed, and nothing is left to take over.
+ * `status` is the last answer's, so that a front end maps it as it maps that answer.
+ */
+export class OrderNotPlacedError extends Error {
+  override readonly name = 'OrderNotPlacedError'
+  readonly method: string
+  readonly path: string
+  readonly status: number
+  readonly idempotencyKey: string
+  accountId: string | undefined
+  orderId: string | undefined
+
+  constructor(text: string, details: { context: RequestContext; idempotencyKey: string; status: number }, options?: { cause?: unknown }) {
+    super(text, options)
+    this.method = details.context.method
+    this.path = details.context.path
+    this.accountId = details.context.accountId
+    this.status = details.status
+    this.idempotencyKey = details.idempotencyKey
+  }
+
+  get fault(): 'server' {
+    return 'server'
+  }
+
+  /** Known: nothing was processed, so core need not read the state back. */
+  get outcomeUnknown(): false {
+    return false
+  }
+
+  get summary(): string {
+    return `${this.method} ${this.path} was not placed`
+  }
+
+  get detail(): string {
+    return this.message
+  }
+}
+
+/**
  * A new order not placed: an account created recently matches it, and neither the order journal nor
  * any state this directory's runs have seen names it (see the transport's unrecordedMatches).
  */

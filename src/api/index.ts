@@ -88,7 +88,7 @@ export {
   postgresUrlProblem,
   type Reconcile,
 } from './orders/index.js'
-export { OrderUnresolvedError, UnrecordedMatchError } from './errors.js'
+export { OrderNotPlacedError, OrderUnresolvedError, UnrecordedMatchError } from './errors.js'
 export type {
   CallOptions,
   FetchFunction,
