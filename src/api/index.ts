@@ -96,6 +96,7 @@ export type {
   Logger,
   LogLevel,
   OperationFrame,
+  Rehearsed,
   Sleep,
 } from './transport.js'
 export type { WaitOptions, WaitResult } from './wait.js'

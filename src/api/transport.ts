@@ -39,6 +39,33 @@ export interface OperationFrame {
   onFinish(callback: () => void | Promise<void>): void
   /** Shows the user a warning with the operation's outcome (besides the log). */
   warn?(summary: string, detail: string): void
+  /**
+   * Set when the operation is a plan's rehearsal of a create: nothing but reads is sent, and the
+   * create's order (its first) reports here what the apply would do with it, then ends the rehearsal
+   * (see Rehearsed). The plan prices what is really ordered by it.
+   */
+  readonly rehearsal?: ((outcome: Rehearsed) => void) | undefined
+}
+
+/**
+ * What the apply of a create would do with its order, as the journal shows it at plan time: take over
+ * the account an earlier run's order of the same intent made (`adopt`), repeat an earlier run's order
+ * that had no answer with its key (`repeat`: placed only if that one was never processed), or order.
+ */
+export type Rehearsed =
+  | { readonly kind: 'adopt'; readonly accountId: string; readonly key: string; readonly sentAt: number }
+  | { readonly kind: 'repeat'; readonly key: string; readonly sentAt: number }
+  | { readonly kind: 'order' }
+
+/** Ends a rehearsal (see OperationFrame.rehearsal): thrown where the create would first change something. */
+export class RehearsalEnded extends Error {
+  override readonly name = 'RehearsalEnded'
+  constructor(
+    readonly method: string,
+    readonly path: string,
+  ) {
+    super(`a plan's rehearsal sends no ${method} (${path})`)
+  }
 }
 
 export interface RequestSpec<T> {
@@ -275,6 +302,8 @@ export class Transport {
 
   /** One attempt of a request, every request's one way out (orders included): a change's end is counted (see request). */
   async attempt(spec: RequestSpec<unknown>, context: RequestContext, attempt: number): Promise<Outcome> {
+    // A plan's rehearsal of a create changes nothing, whatever the create would do before its order.
+    if (spec.method !== 'GET' && this.options.operation?.()?.rehearsal !== undefined) throw new RehearsalEnded(spec.method, spec.path)
     try {
       return await this.attemptOnce(spec, context, attempt)
     } finally {

@@ -162,6 +162,24 @@ export class OrderJournal {
   }
 
   /**
+   * The entry `claim` would take over now, without taking it: what a plan says its apply will do with
+   * an order (see OperationFrame.rehearsal). Follows claim's order of preference.
+   */
+  async peek(fingerprintValue: string, options: ClaimOptions = {}): Promise<JournalEntry | undefined> {
+    const now = this.now()
+    const mine = (await this.entries({ fingerprint: fingerprintValue })).filter(
+      (e) => now - e.sentAt < JOURNAL_REUSE_MS && !this.held.has(e.id),
+    )
+    for (const e of mine) {
+      if ((e.state === 'sent' || e.state === 'answered') && (e.owner?.token === this.owner.token || (await this.ownerGone(e.owner))))
+        return e
+    }
+    if (!options.adoptDelivered) return undefined
+    for (const e of mine) if (e.state === 'delivered' && e.accountId !== undefined && (await this.ownerGone(e.owner))) return e
+    return undefined
+  }
+
+  /**
    * Entries of this intent that another process holds while it still runs, never handed to an engine
    * (`sent`, `answered`): the same order in flight elsewhere (a run whose Terraform was killed while
    * its provider still waits, a concurrent run of another workspace of this directory, another

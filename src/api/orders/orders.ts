@@ -5,9 +5,11 @@ import { formatDuration, OrderNotPlacedError, OrderUnresolvedError, type Request
 import { type Account, decodeOrder, type Order, statusIs } from '../models.js'
 import {
   type CallOptions,
+  cancelled,
   type HttpMethod,
   messageOf,
   type OperationFrame,
+  RehearsalEnded,
   type RequestSpec,
   retryableStatus,
   sentence,
@@ -110,13 +112,47 @@ export class Orders {
    * the journal before it is sent, replayed with the same key (or taken over by the next run) until
    * it answers, never re-sent blindly to a service that does not confirm keys.
    */
-  order(method: HttpMethod, path: string, body: unknown, options?: OrderOptions, accountId?: string): Promise<Order> {
+  async order(method: HttpMethod, path: string, body: unknown, options?: OrderOptions, accountId?: string): Promise<Order> {
+    await this.rehearse(method, path, body, options)
     return this.once(method, path, body, decodeOrderPayload, options, accountId)
   }
 
   /** A one-shot destructive action (rebuild, reset, restore) under the same exactly-once rules as an order. */
-  action(method: HttpMethod, path: string, body: unknown, options?: CallOptions, accountId?: string): Promise<void> {
+  async action(method: HttpMethod, path: string, body: unknown, options?: CallOptions, accountId?: string): Promise<void> {
+    await this.rehearse(method, path, body, options)
     return this.once(method, path, body, () => undefined, options, accountId)
+  }
+
+  /**
+   * In a plan's rehearsal of a create (OperationFrame.rehearsal), reports what the apply would do with
+   * this order, as the journal shows it now (the entry `once` would take over: see OrderJournal.peek),
+   * and ends the rehearsal; nothing is written or sent. Outside one, nothing.
+   */
+  private async rehearse(method: HttpMethod, path: string, body: unknown, options?: OrderOptions): Promise<void> {
+    const frame = this.options.operation?.()
+    const report = frame?.rehearsal
+    if (report === undefined) {
+      // A call cancelled before it starts (a rehearsal whose frame this client cannot see included)
+      // opens no journal entry and sends nothing.
+      if (options?.signal?.aborted) throw cancelled({ method, path }, options.signal)
+      return
+    }
+    const journal = this.journal
+    if (journal !== undefined && options?.idempotencyKey === undefined) {
+      const { baseUrl, apiKey } = this.options
+      const intent = fingerprint({ baseUrl, apiKey, method, path, body, scope: frame?.scope })
+      const entry = await journal.peek(intent, { adoptDelivered: options?.reconcile !== undefined })
+      if (entry?.accountId !== undefined && entry.state !== 'sent') {
+        report({ kind: 'adopt', accountId: entry.accountId, key: entry.key, sentAt: entry.sentAt })
+      } else if (entry !== undefined) {
+        report({ kind: 'repeat', key: entry.key, sentAt: entry.sentAt })
+      } else {
+        report({ kind: 'order' })
+      }
+    } else {
+      report({ kind: 'order' })
+    }
+    throw new RehearsalEnded(method, path)
   }
 
   async once<T>(
