@@ -46,6 +46,8 @@ export class ApiError extends Error {
   // Writable because a wait learns the account id and order id after the request that failed.
   accountId: string | undefined
   orderId: string | undefined
+  /** What the retries of the request saw before it gave up on this answer, when they are worth saying. */
+  history: string | undefined
 
   constructor(status: number, apiMessage: string, fields: readonly FieldError[], context: RequestContext) {
     super('')
@@ -80,7 +82,8 @@ export class ApiError extends Error {
 
   get detail(): string {
     const unknown = this.outcomeUnknown ? ' The request may have been processed anyway.' : ''
-    return `${sentence(this.apiMessage, this)}${unknown}`
+    const history = this.history === undefined ? '' : ` The service answered ${this.history}.`
+    return `${sentence(this.apiMessage, this)}${unknown}${history}`
   }
 
   /** Rebuilds the message after ids were attached, so logs and diagnostics show them. */

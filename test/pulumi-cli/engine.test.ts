@@ -72,7 +72,12 @@ describe('a service failure half-way through up', () => {
       await emulator.control('DELETE', `/faults/${fault.fault_id}`)
     }
     assert.notEqual(first.code, 0, `an up whose VM order was refused succeeded: ${describeCli(first)}`)
-    assert.match(first.stdout, /LiteVm \(vm\):\s+error: Creating LiteVm failed: No answer to POST \/lites/, "the failure is the VM's")
+    assert.match(first.stdout, /LiteVm \(vm\):\s+error: Creating LiteVm failed: POST \/lites: no clear answer/, "the failure is the VM's")
+    assert.match(
+      first.stdout.replace(/\s+/g, ' '),
+      /answered 503 \(the last: 503 "Service Unavailable"\)/,
+      'it names what the service answered',
+    )
     const kept = await stack.resources()
     assert.deepEqual(Object.keys(kept).sort(), ['ip', 'key'], 'the resources that were created are kept')
     assert.equal(await ordersOfKind('lite.vm.create'), 0)

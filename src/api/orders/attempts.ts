@@ -6,10 +6,9 @@
 // recognises keys), an order gives up, well before a create timeout of 20 minutes; an attempt that
 // got no answer at all keeps the operation's own deadline (its order may still be under way).
 import { formatDuration } from '../errors.js'
-import type { Outcome } from '../transport.js'
+import { type Outcome, REFUSED_GIVE_UP_MS } from '../transport.js'
 
-/** How long an order keeps trying while every answer says nothing was processed (or can be repeated safely). */
-export const REFUSED_GIVE_UP_MS = 5 * 60_000
+export { REFUSED_GIVE_UP_MS }
 /** The service's own text is quoted up to this length. */
 const QUOTE_LIMIT = 200
 
