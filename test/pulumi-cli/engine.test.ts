@@ -177,6 +177,12 @@ describe('interrupting pulumi up during a create', () => {
     ok(refreshed.run, 'refresh --clear-pending-creates')
     assert.deepEqual((await stack.export()).deployment.pending_operations ?? [], [])
     const placed = await ordersOfKind('lite.vm.create')
+    // The preview says the create adopts the killed run's order instead of pricing a new one.
+    const previewed = await stack.run(['preview'])
+    ok(previewed, 'preview after the kill')
+    const shown = (previewed.stdout + previewed.stderr).replace(/\s+/g, ' ')
+    assert.match(shown, /This plan adopts an order placed by an earlier run: account \d+/, describeCli(previewed))
+    assert.doesNotMatch(shown, /This plan places paid orders/, describeCli(previewed))
     const again = await stack.withEvents(['up', '--yes', '--skip-preview'])
     ok(again.run, 'the up after the kill')
     assert.equal(await ordersOfKind('lite.vm.create'), placed, 'the up after the kill ordered a second VM')
