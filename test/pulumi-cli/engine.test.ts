@@ -78,6 +78,8 @@ describe('a service failure half-way through up', () => {
       /answered 503 \(the last: 503 "Service Unavailable"\)/,
       'it names what the service answered',
     )
+    // While it retries, each retry is a warning the user sees during the up, with the attempt and the answer.
+    assert.match(first.stdout, /warning: POST \/lites: attempt 1 was answered 503 "Service Unavailable"; trying again/, describeCli(first))
     const kept = await stack.resources()
     assert.deepEqual(Object.keys(kept).sort(), ['ip', 'key'], 'the resources that were created are kept')
     assert.equal(await ordersOfKind('lite.vm.create'), 0)
