@@ -112,6 +112,18 @@ describe('what an order without a clear answer says', () => {
     assert.ok(spent <= 5 * 60_000 + 60_000, `gave up after ${spent} ms, not within 5 minutes`)
   })
 
+  test('a 429 every second for 5 minutes is a warning every 10 seconds, not 300', async () => {
+    const { client, logs } = testClient([listing, ...forever(echo(429, 'rate limited', { 'retry-after': '1' }))], {
+      journalDirectory: journal(),
+      operation: () => frame(),
+    })
+    await failure(client.lites.createVm(VM_BODY))
+    const retries = logs.filter((l) => /trying again/.test(l.message))
+    const warnings = retries.filter((l) => l.level === 'warn')
+    assert.ok(retries.length > 200, `${retries.length} retries`)
+    assert.ok(warnings.length >= 25 && warnings.length <= 31, `${warnings.length} warnings`)
+  })
+
   test('a create timeout shorter than the give-up: the deadline error still names the last status', async () => {
     const { client } = testClient([listing, ...forever(echo(503, 'maintenance'))], {
       journalDirectory: journal(),
@@ -123,7 +135,7 @@ describe('what an order without a clear answer says', () => {
     assert.match(error.message, /\d+ attempts/, error.message)
   })
 
-  test('while it retries, each retry is a warning naming the attempt and what the service answered', async () => {
+  test('while it retries, each retry is logged naming the attempt and what the service answered; the first is a warning', async () => {
     const { client, logs } = testClient(
       [
         listing,
@@ -135,8 +147,9 @@ describe('what an order without a clear answer says', () => {
       { journalDirectory: journal(), operation: () => frame() },
     )
     assert.equal((await client.lites.createVm(VM_BODY)).account_id, ORDER.account_id)
-    const retries = logs.filter((l) => l.level === 'warn' && /retrying|trying again/.test(l.message)).map((l) => l.message)
+    const retries = logs.filter((l) => /retrying|trying again/.test(l.message)).map((l) => l.message)
     assert.equal(retries.length, 3, retries.join('\n'))
+    assert.equal(logs.find((l) => /trying again/.test(l.message))?.level, 'warn')
     assert.match(retries[0] ?? '', /attempt 1\b.*500.*database unavailable/, retries[0])
     assert.match(retries[1] ?? '', /attempt 2\b.*500/, retries[1])
     assert.match(retries[2] ?? '', /attempt 3\b.*429.*slow down/, retries[2])

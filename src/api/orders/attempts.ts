@@ -9,6 +9,8 @@ import { formatDuration } from '../errors.js'
 import { type Outcome, REFUSED_GIVE_UP_MS } from '../transport.js'
 
 export { REFUSED_GIVE_UP_MS }
+/** Retries are warnings at most this often (the others are logged at info): a 429 each second would flood Pulumi's output. */
+const REPORT_EVERY_MS = 10_000
 /** The service's own text is quoted up to this length. */
 const QUOTE_LIMIT = 200
 
@@ -24,6 +26,7 @@ export class Attempts {
   private readonly kinds = new Set<Kind>()
   /** How many attempts got each answer (`500`, `no answer`), in the order first seen. */
   private readonly tally = new Map<string, number>()
+  private reportedAt: number | undefined
 
   constructor(private readonly now: () => number) {
     this.startedAt = now()
@@ -94,7 +97,15 @@ export class Attempts {
     return `${what} (the last: ${this.lastAnswer()})`
   }
 
-  /** The warning of one retry: the attempt, its answer, when the next goes, and until when it keeps trying. */
+  /** The level a retry is logged at: a warning for the first and then one every REPORT_EVERY_MS, info otherwise. */
+  progressLevel(): 'warn' | 'info' {
+    const now = this.now()
+    if (this.reportedAt !== undefined && now - this.reportedAt < REPORT_EVERY_MS) return 'info'
+    this.reportedAt = now
+    return 'warn'
+  }
+
+  /** The message of one retry: the attempt, its answer, when the next goes, and until when it keeps trying. */
   progress(method: string, path: string, delayMs: number, deadline: number): string {
     const spent = this.now() - this.startedAt
     const until = this.onlyRefused

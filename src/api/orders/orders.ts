@@ -758,7 +758,7 @@ export class Orders {
       if (attempts.givesUpBy(options.now() + delayMs)) {
         throw await stop(`given up after ${formatDuration(REFUSED_GIVE_UP_MS)}`, outcome.error)
       }
-      options.log('warn', attempts.progress(spec.method, spec.path, delayMs, deadline), {
+      options.log(attempts.progressLevel(), attempts.progress(spec.method, spec.path, delayMs, deadline), {
         method: spec.method,
         path: spec.path,
         attempt: attempts.attempts,
