@@ -46,6 +46,8 @@ export class ApiError extends Error {
   // Writable because a wait learns the account id and order id after the request that failed.
   accountId: string | undefined
   orderId: string | undefined
+  /** What the retries of the request saw before it gave up on this answer, when they are worth saying. */
+  history: string | undefined
 
   constructor(status: number, apiMessage: string, fields: readonly FieldError[], context: RequestContext) {
     super('')
@@ -80,7 +82,8 @@ export class ApiError extends Error {
 
   get detail(): string {
     const unknown = this.outcomeUnknown ? ' The request may have been processed anyway.' : ''
-    return `${sentence(this.apiMessage, this)}${unknown}`
+    const history = this.history === undefined ? '' : ` The service answered ${this.history}.`
+    return `${sentence(this.apiMessage, this)}${unknown}${history}`
   }
 
   /** Rebuilds the message after ids were attached, so logs and diagnostics show them. */
@@ -271,6 +274,47 @@ export class OrderUnresolvedError extends Error {
 
   get summary(): string {
     return `The outcome of ${this.method} ${this.path} is not known`
+  }
+
+  get detail(): string {
+    return this.message
+  }
+}
+
+/**
+ * An order (or one-shot action) the service kept answering with statuses that guarantee nothing was
+ * processed (429), until the provider gave up: it was not placed, and nothing is left to take over.
+ * `status` is the last answer's, so that a front end maps it as it maps that answer.
+ */
+export class OrderNotPlacedError extends Error {
+  override readonly name = 'OrderNotPlacedError'
+  readonly method: string
+  readonly path: string
+  readonly status: number
+  readonly idempotencyKey: string
+  accountId: string | undefined
+  orderId: string | undefined
+
+  constructor(text: string, details: { context: RequestContext; idempotencyKey: string; status: number }, options?: { cause?: unknown }) {
+    super(text, options)
+    this.method = details.context.method
+    this.path = details.context.path
+    this.accountId = details.context.accountId
+    this.status = details.status
+    this.idempotencyKey = details.idempotencyKey
+  }
+
+  get fault(): 'server' {
+    return 'server'
+  }
+
+  /** Known: nothing was processed, so core need not read the state back. */
+  get outcomeUnknown(): false {
+    return false
+  }
+
+  get summary(): string {
+    return `${this.method} ${this.path} was not placed`
   }
 
   get detail(): string {

@@ -89,7 +89,7 @@ export {
   postgresUrlProblem,
   type Reconcile,
 } from './orders/index.js'
-export { OrderUnresolvedError, UnrecordedMatchError } from './errors.js'
+export { OrderNotPlacedError, OrderUnresolvedError, UnrecordedMatchError } from './errors.js'
 export type {
   CallOptions,
   FetchFunction,
@@ -97,6 +97,7 @@ export type {
   Logger,
   LogLevel,
   OperationFrame,
+  Rehearsed,
   Sleep,
 } from './transport.js'
 export type { WaitOptions, WaitResult } from './wait.js'

@@ -260,6 +260,21 @@ describe('retries', () => {
     assert.deepEqual(clock.sleeps, [7875])
   })
 
+  test('a read answered 429 for 5 minutes gives up before a 20-minute operation timeout, saying nothing was processed', async () => {
+    const frame = { timeoutMs: 20 * 60_000, onFinish: () => undefined }
+    const replies = Array.from({ length: 1_000 }, () => fail(429, 'slow down', { 'retry-after': '2' }))
+    const { client, clock, requests } = testClient(replies, { operation: () => frame })
+    const started = clock.now()
+    const error = await client.lites.getVm('1').then(
+      () => assert.fail('expected an error'),
+      (e: unknown) => e,
+    )
+    assert.ok(error instanceof ApiError)
+    assert.ok(clock.now() - started <= 5 * 60_000 + 60_000, `gave up after ${clock.now() - started} ms`)
+    assert.match(error.message, new RegExp(`all ${requests.length} attempts over`), error.message)
+    assert.match(error.message, /nothing was processed/, error.message)
+  })
+
   test('Retry-After is capped at 60 s and defaults to 1 s', async () => {
     const { client, clock } = testClient([fail(429, 'slow', { 'retry-after': '3600' }), fail(429, 'slow'), ok(VM)])
     await client.lites.getVm('1')

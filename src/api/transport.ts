@@ -1,7 +1,7 @@
 // The one place that does HTTP: headers, envelopes, error decoding, retries.
 // Must not: know orders, their keys' bookkeeping or the journal (src/api/orders/ sits above this file).
 import { ShapeError } from './decode.js'
-import { ApiError, DecodeError, type FieldError, type RequestContext, TransportError } from './errors.js'
+import { ApiError, DecodeError, type FieldError, formatDuration, type RequestContext, TransportError } from './errors.js'
 import { REDACTED, redact } from './redact.js'
 
 export type LogLevel = 'trace' | 'debug' | 'info' | 'warn' | 'error'
@@ -39,6 +39,33 @@ export interface OperationFrame {
   onFinish(callback: () => void | Promise<void>): void
   /** Shows the user a warning with the operation's outcome (besides the log). */
   warn?(summary: string, detail: string): void
+  /**
+   * Set when the operation is a plan's rehearsal of a create: nothing but reads is sent, and the
+   * create's order (its first) reports here what the apply would do with it, then ends the rehearsal
+   * (see Rehearsed). The plan prices what is really ordered by it.
+   */
+  readonly rehearsal?: ((outcome: Rehearsed) => void) | undefined
+}
+
+/**
+ * What the apply of a create would do with its order, as the journal shows it at plan time: take over
+ * the account an earlier run's order of the same intent made (`adopt`), repeat an earlier run's order
+ * that had no answer with its key (`repeat`: placed only if that one was never processed), or order.
+ */
+export type Rehearsed =
+  | { readonly kind: 'adopt'; readonly accountId: string; readonly key: string; readonly sentAt: number }
+  | { readonly kind: 'repeat'; readonly key: string; readonly sentAt: number }
+  | { readonly kind: 'order' }
+
+/** Ends a rehearsal (see OperationFrame.rehearsal): thrown where the create would first change something. */
+export class RehearsalEnded extends Error {
+  override readonly name = 'RehearsalEnded'
+  constructor(
+    readonly method: string,
+    readonly path: string,
+  ) {
+    super(`a plan's rehearsal sends no ${method} (${path})`)
+  }
 }
 
 export interface RequestSpec<T> {
@@ -65,6 +92,12 @@ export interface ListOptions extends CallOptions {
   readonly status?: readonly string[]
 }
 
+/**
+ * How long a request keeps trying while every answer says nothing was processed (a 429, the "in
+ * progress" 409) before it gives up, whatever time its operation has left: a service that refuses
+ * for 5 minutes is reported then, not at a 20-minute create timeout.
+ */
+export const REFUSED_GIVE_UP_MS = 5 * 60_000
 /** Retry-After is capped so that a confused server cannot park an apply for hours. */
 const RETRY_AFTER_CAP_MS = 60_000
 const RETRY_AFTER_DEFAULT_MS = 1_000
@@ -195,8 +228,11 @@ export class Transport {
     // Retrying a mutation is only safe when nothing was processed (429, the in-progress 409) or when
     // the server can recognise the repeat by its Idempotency-Key.
     const mayRetryFailure = spec.method === 'GET' || spec.idempotencyKey !== undefined
-    // A 429 (nothing processed) does not use up an attempt while the operation has time left.
+    // A 429 (nothing processed) does not use up an attempt while the operation has time left, up to
+    // REFUSED_GIVE_UP_MS of nothing else.
     const deadline = this.deadline(options.operation?.())
+    let refusedSince: number | undefined
+    let refusals = 0
     for (let attempt = 1, failures = 0; ; attempt++) {
       const outcome = await this.attempt(spec, context, attempt)
       if (outcome.kind === 'ok') return { payload: outcome.payload, requestId: outcome.requestId }
@@ -213,7 +249,15 @@ export class Transport {
         const asked = this.askedToWait(outcome)
         if (asked !== undefined) {
           delayMs = asked
-          if (options.now() + delayMs >= deadline) throw error
+          refusedSince ??= options.now()
+          refusals++
+          if (options.now() + delayMs - refusedSince >= REFUSED_GIVE_UP_MS) {
+            error.history =
+              `${refusals === attempt ? 'all ' : ''}${refusals} attempts over ${formatDuration(options.now() - refusedSince)} were answered ${error.status}, ` +
+              `given up after ${formatDuration(REFUSED_GIVE_UP_MS)}; nothing was processed`
+            error.refreshMessage()
+          }
+          if (options.now() + delayMs >= deadline || error.history !== undefined) throw error
         } else if (retryableStatus(error.status) && mayRetryFailure && failures + 1 < options.maxAttempts) {
           failures++
           delayMs = this.backoff(failures)
@@ -275,6 +319,8 @@ export class Transport {
 
   /** One attempt of a request, every request's one way out (orders included): a change's end is counted (see request). */
   async attempt(spec: RequestSpec<unknown>, context: RequestContext, attempt: number): Promise<Outcome> {
+    // A plan's rehearsal of a create changes nothing, whatever the create would do before its order.
+    if (spec.method !== 'GET' && this.options.operation?.()?.rehearsal !== undefined) throw new RehearsalEnded(spec.method, spec.path)
     try {
       return await this.attemptOnce(spec, context, attempt)
     } finally {

@@ -678,6 +678,31 @@ export async function checkPlanOnline<C>(
   return diagnostics
 }
 
+/**
+ * Runs a create as a plan's rehearsal, in the operation the caller set up for it (the server: see the
+ * API client's OperationFrame.rehearsal), which lets nothing but reads through and in which the
+ * create's order reports what the apply would do with it. Whatever ends the create ends the
+ * rehearsal; nothing is kept. Not run while an input is unknown: the apply's order would differ.
+ */
+export async function rehearseCreate<C>(definition: AnyResource, planned: ValueMap, session: Session<C>): Promise<void> {
+  const unknown = Object.entries(definition.attributes).some(
+    ([name, attribute]) => isInput(attribute) && !isComputed(attribute) && isUnknown(planned[name] ?? null),
+  )
+  if (unknown) return
+  try {
+    await definition.create({
+      ...contextFor(session, []),
+      waitingFor: () => undefined,
+      input: handlerInput(definition.attributes, plainInput(planned)),
+      timeoutMs: timeoutOf(definition, planned, 'create'),
+      checkpoint: () => undefined,
+      resumeLater: () => undefined,
+    })
+  } catch {
+    // Ended by the rehearsal, or by anything else: either way the plan prices the create as it is.
+  }
+}
+
 /** A quote of a plan, with the resource that orders it. */
 export interface PricedOrder {
   readonly resource: string

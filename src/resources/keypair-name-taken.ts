@@ -1,9 +1,13 @@
 /**
- * A keypair create refused because the name is taken (409): what a killed run leaves behind, since a
- * keypair's create returns at once and its id may never reach the state. The keypair of that name is
+ * A keypair create refused because the name is taken (409). The name is unique in the pool, so the
+ * holder is usually another configuration or Pulumi stack using the same name, someone in the portal,
+ * or a run of this configuration stopped before it saved the id (a keypair's create returns at once;
+ * no order journal records keypairs, so the provider cannot tell which). The keypair of that name is
  * looked up; one whose public key is the configured one is adopted (nothing is lost), any other is
- * reported with its id and the commands that resolve it.
+ * reported with its id, name, origin and key fingerprint (the API shows no creation date or owner) and
+ * the commands that resolve it.
  */
+import { createHash } from 'node:crypto'
 import { ApiError, type Keypair, type KeypairApi } from '../api/index.js'
 import { InputError } from '../core/index.js'
 
@@ -29,12 +33,28 @@ export async function createOrAdopt(
         : 'Its public key is not the configured one, so it is not taken over.'
     throw new InputError(
       ['name'],
-      `A keypair named ${JSON.stringify(name)} already exists in the pool: keypair ${id}, probably left by an earlier run that ` +
-        `was stopped before it saved the id. ${why} Either keep it: terraform import <address of this ${what.resource}> ${id} ` +
-        `(or pulumi import <type> <name> ${id}), after which its private key is null in state; or delete keypair ${id} in the ` +
-        'portal (or import it, then destroy it) and apply again to create a new one; or choose another name.',
+      `A keypair named ${JSON.stringify(name)} already exists in the pool: ${describe(existing)}. Keypair names are unique in ` +
+        'a pool, and this resource has no keypair in its state: most likely another configuration or stack (or someone in ' +
+        'the portal) created it under the same name, or a run of this configuration was stopped before it saved the id. ' +
+        `${why} If it is this resource's, keep it: terraform import <address of this ${what.resource}> ${id} ` +
+        `(or pulumi import <type> <name> ${id}), after which its private key is null in state. If it belongs to something ` +
+        `else, choose another name for this one (deleting keypair ${id} would take it from its owner).`,
     )
   }
+}
+
+/** A keypair as a message names it: id, name, origin and the SHA256 fingerprint of its public key (as ssh-keygen -l shows it). */
+function describe(keypair: Keypair): string {
+  const origin = keypair.origin ? `, ${keypair.origin}` : ''
+  const print = fingerprint(keypair.public_key)
+  return `keypair ${keypair.keypair_id} ${JSON.stringify(keypair.name)}${origin}${print ? `, key ${print}` : ''}`
+}
+
+/** OpenSSH's SHA256 fingerprint of a public key line; undefined when its body is not base64. */
+function fingerprint(line: string): string | undefined {
+  const body = line.trim().split(/\s+/)[1]
+  if (body === undefined || !/^[A-Za-z0-9+/]+=*$/.test(body)) return undefined
+  return `SHA256:${createHash('sha256').update(Buffer.from(body, 'base64')).digest('base64').replace(/=+$/, '')}`
 }
 
 /** The type and the base64 key of an OpenSSH public key line: the key itself, without its comment. */

@@ -5,12 +5,19 @@
  * definition's configure receives (ConfigureMeta.operation), so the server never calls the client.
  */
 import { AsyncLocalStorage } from 'node:async_hooks'
-import type { OperationFrame } from '../api/index.js'
+import type { OperationFrame, Rehearsed } from '../api/index.js'
 import type { Settlement } from '../core/index.js'
 
 /** The frame of one operation; what it means is declared once, where it is read (the API client's OperationFrame). */
-function newFrame(scope: string | undefined, timeoutMs: number | undefined, finishers: Finisher[], warn: Warn): OperationFrame {
-  return { scope, timeoutMs, onFinish: (callback: Finisher): void => void finishers.push(callback), warn }
+function newFrame(
+  scope: string | undefined,
+  timeoutMs: number | undefined,
+  finishers: Finisher[],
+  warn: Warn,
+  rehearsal?: (outcome: Rehearsed) => void,
+): OperationFrame {
+  const frame = { scope, timeoutMs, onFinish: (callback: Finisher): void => void finishers.push(callback), warn }
+  return rehearsal === undefined ? frame : { ...frame, rehearsal }
 }
 /** What runs once an operation's outcome is handed over (the journal marks its order delivered). */
 type Finisher = () => void | Promise<void>
@@ -104,7 +111,8 @@ export function currentOperation(): OperationFrame | undefined {
 }
 
 /**
- * Runs one operation. The finish callbacks run after `fn` settles, that is once the outcome (with any
+ * Runs one operation (with `rehearsal`, a plan's rehearsal of a create: see OperationFrame.rehearsal).
+ * The finish callbacks run after `fn` settles, that is once the outcome (with any
  * id an order answered) is in the hands of the front end that returns it to the engine.
  */
 export async function withOperation<T>(
@@ -112,9 +120,10 @@ export async function withOperation<T>(
   timeoutMs: number | undefined,
   fn: () => Promise<T>,
   warn: Warn = () => undefined,
+  rehearsal?: (outcome: Rehearsed) => void,
 ): Promise<T> {
   const finishers: Finisher[] = []
-  const frame = newFrame(scope, timeoutMs, finishers, warn)
+  const frame = newFrame(scope, timeoutMs, finishers, warn, rehearsal)
   try {
     return await storage.run(frame, fn)
   } finally {

@@ -21,11 +21,13 @@ import {
   parseDuration,
   type Outcome,
   type Plan,
+  type PlanPrice,
   type PricedOrder,
   pricePlan,
   type PrivateState,
   type ReadOutcome,
   readResource,
+  rehearseCreate,
   resourceIdentity,
   runMethod,
   type Session,
@@ -36,6 +38,7 @@ import {
   error,
   warning,
 } from '../core/index.js'
+import type { Rehearsed } from '../api/index.js'
 import { currentOperation, perProcess, registerSettlement, settleAccount, settlementNotices, withOperation } from './operation.js'
 import { stopSignal } from './process-guard.js'
 import { type Naming, type Registry, TypeIndex } from './registry.js'
@@ -213,10 +216,13 @@ export class ProviderServer {
   ): Promise<Diagnostic[]> {
     const configured = this.configured
     if (configured === undefined) return []
-    const priced = await pricePlan(definition, prior, plan, session)
+    const quoted = await pricePlan(definition, prior, plan, session)
+    const { priced, adopted, taken } = await this.withoutAdopted(definition, prior, plan, session, quoted)
     if (priced.orders.length === 0 && priced.unpriced.length === 0) {
       if (key !== undefined) this.ledger.delete(key)
-      return []
+      return adopted === undefined
+        ? []
+        : [warning(`This plan adopts an order placed by an earlier run: ${adopted.summary}`, adopted.detail)]
     }
     this.ledger.set(key ?? `#${++this.planned}`, priced)
     const all = [...this.ledger.values()]
@@ -225,6 +231,8 @@ export class ProviderServer {
     const own = sum(priced.orders)
     const total = sum(orders)
     const lines = [
+      ...(adopted === undefined ? [] : [adopted.detail]),
+      ...(taken === undefined ? [] : [taken]),
       ...priced.orders.map(line),
       ...priced.unpriced.map((what) => `${what}: price unknown`),
       `These orders: ${own}${priced.unpriced.length > 0 ? ' plus what could not be priced' : ''}. ` +
@@ -250,6 +258,55 @@ export class ProviderServer {
       )
     }
     return diagnostics
+  }
+
+  /**
+   * A create's own order (its first quote) that the apply will not place, because the order journal
+   * holds the same order of an earlier run whose account the apply takes over: the plan rehearses the
+   * create (core's rehearseCreate, in a rehearsal operation) to learn what the apply will do with its
+   * order. Taken over, the order is not priced, and the plan says which account it adopts; an earlier
+   * order that had no answer is repeated with its key, so it stays priced, with a line saying so.
+   */
+  private async withoutAdopted(
+    definition: AnyResource,
+    prior: ValueMap | null,
+    plan: Plan,
+    session: Session<unknown>,
+    quoted: PlanPrice,
+  ): Promise<{ priced: PlanPrice; adopted?: { summary: string; detail: string }; taken?: string }> {
+    const creating = prior === null || plan.replace.length > 0
+    if (!creating || quoted.orders.length === 0) return { priced: quoted }
+    let rehearsed: Rehearsed | undefined
+    // Cancelled from the start: a client that could not see the rehearsal still sends nothing.
+    const stopped = new AbortController()
+    stopped.abort(new Error("a plan's rehearsal of a create"))
+    await withOperation(
+      session.scope,
+      undefined,
+      () => rehearseCreate(definition, plan.planned, { ...session, signal: stopped.signal }),
+      undefined,
+      (outcome) => {
+        rehearsed ??= outcome
+      },
+    )
+    const [own, ...rest] = quoted.orders
+    const sent = (at: number) => new Date(at).toISOString().replace('.000Z', 'Z')
+    if (rehearsed?.kind === 'adopt' && own !== undefined) {
+      const summary = `account ${rehearsed.accountId} (${definition.name}), not ordered again`
+      const detail =
+        `${definition.name}: adopts account ${rehearsed.accountId}, the order placed by an earlier run (Idempotency-Key ` +
+        `${rehearsed.key}, sent ${sent(rehearsed.sentAt)}) instead of placing it again: ${own.what} (${own.amount} per ${own.cycle} ` +
+        'cycle) is not ordered.'
+      return { priced: { ...quoted, orders: rest }, adopted: { summary, detail } }
+    }
+    if (rehearsed?.kind === 'repeat') {
+      const taken =
+        `${definition.name}: takes over the order an earlier run sent ${sent(rehearsed.sentAt)} without an answer ` +
+        `(Idempotency-Key ${rehearsed.key}): it is sent again with that key to a service that honours keys, or else waited ` +
+        'for and its account adopted; if that order was placed, nothing is ordered again.'
+      return { priced: quoted, taken }
+    }
+    return { priced: quoted }
   }
 
   /** A refresh; the engine's state names the id. */

@@ -3,7 +3,8 @@
 // API key (a named VM and a nameless additional IP), destroy then create again, and a fresh directory
 // on a shared state. Each ends with every apply succeeding and exactly the orders intended.
 import assert from 'node:assert/strict'
-import { copyFile } from 'node:fs/promises'
+import { copyFile, mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { block, describeRun, diagnostics, Emulator, type RunResult, Workspace } from '../e2e/harness.js'
@@ -58,7 +59,7 @@ describe('ordinary workflows are never stopped, and order exactly what they ask 
     assert.equal((await ws.plan()).code, 0, 'the default workspace plans empty')
   })
 
-  test('twin directories under one API key (same VM name, a nameless IP), the second applied later the same day: ordered, with a warning naming the twins', async () => {
+  test('twin directories under one API key on two machines (same VM name, a nameless IP), the second applied later the same day: ordered, with a warning naming the twins', async () => {
     await freshEmulator(em, 200)
     const ids = await vm.setup(em)
     const staging = await workspace()
@@ -72,7 +73,10 @@ describe('ordinary workflows are never stopped, and order exactly what they ask 
       })
     const prod = await workspace()
     await prod.write(config(ids))
-    const applied = await prod.apply()
+    // Another machine: nothing there knows the accounts staging/ handed over (the per-user index).
+    const otherMachine = await mkdtemp(join(tmpdir(), 'provider-other-machine-'))
+    const applied = await prod.apply([], { env: { XDG_STATE_HOME: otherMachine } })
+    await rm(otherMachine, { recursive: true, force: true })
     ok(applied, 'apply in prod/')
     const warnings = diagnostics(applied.stdout + applied.stderr, 'Warning').join('\n')
     for (const id of twins) assert.match(warnings, new RegExp(`\\b${id}\\b`), `the warning names twin account ${id}`)

@@ -72,7 +72,14 @@ describe('a service failure half-way through up', () => {
       await emulator.control('DELETE', `/faults/${fault.fault_id}`)
     }
     assert.notEqual(first.code, 0, `an up whose VM order was refused succeeded: ${describeCli(first)}`)
-    assert.match(first.stdout, /LiteVm \(vm\):\s+error: Creating LiteVm failed: No answer to POST \/lites/, "the failure is the VM's")
+    assert.match(first.stdout, /LiteVm \(vm\):\s+error: Creating LiteVm failed: POST \/lites: no clear answer/, "the failure is the VM's")
+    assert.match(
+      first.stdout.replace(/\s+/g, ' '),
+      /answered 503 \(the last: 503 "Service Unavailable"\)/,
+      'it names what the service answered',
+    )
+    // While it retries, each retry is a warning the user sees during the up, with the attempt and the answer.
+    assert.match(first.stdout, /warning: POST \/lites: attempt 1 was answered 503 "Service Unavailable"; trying again/, describeCli(first))
     const kept = await stack.resources()
     assert.deepEqual(Object.keys(kept).sort(), ['ip', 'key'], 'the resources that were created are kept')
     assert.equal(await ordersOfKind('lite.vm.create'), 0)
@@ -172,6 +179,12 @@ describe('interrupting pulumi up during a create', () => {
     ok(refreshed.run, 'refresh --clear-pending-creates')
     assert.deepEqual((await stack.export()).deployment.pending_operations ?? [], [])
     const placed = await ordersOfKind('lite.vm.create')
+    // The preview says the create adopts the killed run's order instead of pricing a new one.
+    const previewed = await stack.run(['preview'])
+    ok(previewed, 'preview after the kill')
+    const shown = (previewed.stdout + previewed.stderr).replace(/\s+/g, ' ')
+    assert.match(shown, /This plan adopts an order placed by an earlier run: account \d+/, describeCli(previewed))
+    assert.doesNotMatch(shown, /This plan places paid orders/, describeCli(previewed))
     const again = await stack.withEvents(['up', '--yes', '--skip-preview'])
     ok(again.run, 'the up after the kill')
     assert.equal(await ordersOfKind('lite.vm.create'), placed, 'the up after the kill ordered a second VM')

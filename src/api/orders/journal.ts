@@ -138,18 +138,32 @@ export class OrderJournal {
    * (Terraform `count`) each take their own entry, oldest first.
    */
   async claim(fingerprintValue: string): Promise<JournalEntry | undefined> {
-    const now = this.now()
-    const mine = (await this.entries({ fingerprint: fingerprintValue })).filter(
-      (e) => now - e.sentAt < JOURNAL_REUSE_MS && !this.held.has(e.id) && (e.state === 'sent' || e.state === 'answered'),
-    )
-    for (const entry of mine) {
-      if (entry.owner?.token !== this.owner.token && !(await this.ownerGone(entry.owner))) continue
+    for (const entry of await this.takeable(fingerprintValue)) {
       if (await this.take(entry)) {
         this.held.add(entry.id)
         return entry
       }
     }
     return undefined
+  }
+
+  /**
+   * The entry `claim` would take over now, without taking it: what a plan says its apply will do with
+   * an order (see OperationFrame.rehearsal).
+   */
+  async peek(fingerprintValue: string): Promise<JournalEntry | undefined> {
+    return (await this.takeable(fingerprintValue))[0]
+  }
+
+  /** The entries claim may take over, oldest first (see claim). */
+  private async takeable(fingerprintValue: string): Promise<JournalEntry[]> {
+    const now = this.now()
+    const out: JournalEntry[] = []
+    for (const e of await this.entries({ fingerprint: fingerprintValue })) {
+      if (now - e.sentAt >= JOURNAL_REUSE_MS || this.held.has(e.id) || (e.state !== 'sent' && e.state !== 'answered')) continue
+      if (e.owner?.token === this.owner.token || (await this.ownerGone(e.owner))) out.push(e)
+    }
+    return out
   }
 
   /**

@@ -1,19 +1,22 @@
 // Exactly-once orders: the class the API families call for every order-placing call and one-shot
 // destructive action (see index.ts for the guarantee and its limits). It sits above the HTTP
 // transport, which never calls back into it.
-import { OrderUnresolvedError, type RequestContext, UnrecordedMatchError } from '../errors.js'
+import { formatDuration, OrderNotPlacedError, OrderUnresolvedError, type RequestContext, UnrecordedMatchError } from '../errors.js'
 import { type Account, decodeOrder, type Order, statusIs } from '../models.js'
 import {
   type CallOptions,
+  cancelled,
   type HttpMethod,
   messageOf,
   type OperationFrame,
+  RehearsalEnded,
   type RequestSpec,
   retryableStatus,
   sentence,
   type Transport,
   type TransportOptions,
 } from '../transport.js'
+import { Attempts, REFUSED_GIVE_UP_MS } from './attempts.js'
 import { fingerprint, JOURNAL_REUSE_MS, type OrderJournal, serviceOf } from './journal.js'
 import type { JournalEntry } from './journal-store.js'
 
@@ -167,13 +170,47 @@ export class Orders {
    * the journal before it is sent, replayed with the same key (or taken over by the next run) until
    * it answers, never re-sent blindly to a service that does not confirm keys.
    */
-  order(method: HttpMethod, path: string, body: unknown, options?: OrderOptions, accountId?: string): Promise<Order> {
+  async order(method: HttpMethod, path: string, body: unknown, options?: OrderOptions, accountId?: string): Promise<Order> {
+    await this.rehearse(method, path, body, options)
     return this.once(method, path, body, decodeOrderPayload, options, accountId)
   }
 
   /** A one-shot destructive action (rebuild, reset, restore) under the same exactly-once rules as an order. */
-  action(method: HttpMethod, path: string, body: unknown, options?: CallOptions, accountId?: string): Promise<void> {
+  async action(method: HttpMethod, path: string, body: unknown, options?: CallOptions, accountId?: string): Promise<void> {
+    await this.rehearse(method, path, body, options)
     return this.once(method, path, body, () => undefined, options, accountId)
+  }
+
+  /**
+   * In a plan's rehearsal of a create (OperationFrame.rehearsal), reports what the apply would do with
+   * this order, as the journal shows it now (the entry `once` would take over: see OrderJournal.peek),
+   * and ends the rehearsal; nothing is written or sent. Outside one, nothing.
+   */
+  private async rehearse(method: HttpMethod, path: string, body: unknown, options?: OrderOptions): Promise<void> {
+    const frame = this.options.operation?.()
+    const report = frame?.rehearsal
+    if (report === undefined) {
+      // A call cancelled before it starts (a rehearsal whose frame this client cannot see included)
+      // opens no journal entry and sends nothing.
+      if (options?.signal?.aborted) throw cancelled({ method, path }, options.signal)
+      return
+    }
+    const journal = this.journal
+    if (journal !== undefined && options?.idempotencyKey === undefined) {
+      const { baseUrl, apiKey } = this.options
+      const intent = fingerprint({ baseUrl, apiKey, method, path, body, scope: frame?.scope })
+      const entry = await journal.peek(intent)
+      if (entry?.accountId !== undefined && entry.state !== 'sent') {
+        report({ kind: 'adopt', accountId: entry.accountId, key: entry.key, sentAt: entry.sentAt })
+      } else if (entry !== undefined) {
+        report({ kind: 'repeat', key: entry.key, sentAt: entry.sentAt })
+      } else {
+        report({ kind: 'order' })
+      }
+    } else {
+      report({ kind: 'order' })
+    }
+    throw new RehearsalEnded(method, path)
   }
 
   async once<T>(
@@ -188,6 +225,8 @@ export class Orders {
     const frame = this.options.operation?.()
     const journal = this.journal
     let entry: JournalEntry | undefined
+    // Whether the request about to go out is its key's first (no earlier run's may be under way).
+    let firstSend = options?.idempotencyKey === undefined
     if (options?.idempotencyKey === undefined && journal !== undefined) {
       const { baseUrl, apiKey } = this.options
       const intent = fingerprint({ baseUrl, apiKey, method, path, body, scope: frame?.scope })
@@ -201,6 +240,7 @@ export class Orders {
           throw error
         }
       }
+      firstSend = entry === undefined
       // A new order that no entry accounts for: a killed run may have placed it (see unrecordedMatches).
       if (entry === undefined && options?.reconcile !== undefined)
         await this.unrecordedMatches(intent, context, options.reconcile, options.signal)
@@ -226,7 +266,7 @@ export class Orders {
       ...(accountId ? { accountId } : {}),
     }
     const call = `${method} ${path}`
-    const placing = this.placeOnce(spec, context, entry, frame, options?.reconcile)
+    const placing = this.placeOnce(spec, context, entry, frame, options?.reconcile, firstSend)
     this.ordersStarted.set(call, (this.ordersStarted.get(call) ?? 0) + 1)
     const running = this.inFlight.get(call) ?? new Set<Promise<unknown>>()
     this.inFlight.set(call, running)
@@ -657,25 +697,72 @@ export class Orders {
     }
   }
 
+  /**
+   * Sends an order with its key until it is answered, adopting its account after an ambiguous
+   * failure where keys are not confirmed. Each retry is a warning naming the attempt and its answer;
+   * an order that gets no clear answer ends with one error naming how many attempts, over how long,
+   * and the last status and text (Attempts). Every answer a 429: it was not placed, and its entry is
+   * closed (`firstSend`: this call's attempts include the key's first, so no earlier one may be under
+   * way). While every answer says nothing was processed, it gives up after REFUSED_GIVE_UP_MS.
+   */
   private async placeOnce<T>(
     spec: RequestSpec<T>,
     context: RequestContext,
     entry: JournalEntry | undefined,
     frame: OperationFrame | undefined,
     reconcile: Reconcile | undefined,
+    firstSend = true,
   ): Promise<T> {
     const { options } = this
     const key = spec.idempotencyKey as string
     const deadline = this.http.deadline(frame)
+    const call = `${spec.method} ${spec.path}`
+    const nextApply = `the next apply from ${this.journal?.scope ?? 'this working directory'}`
     const unresolved = (why: string, cause?: unknown, candidates?: readonly string[]) =>
       new OrderUnresolvedError(
         `${why} The order may have been placed. Its Idempotency-Key is ${key}; ` +
-          (entry
-            ? `the next apply from ${this.journal?.scope ?? 'this working directory'} checks it before ordering again and does not place a second order.`
-            : 'repeat it only with that key.'),
+          (entry ? `${nextApply} checks it before ordering again and does not place a second order.` : 'repeat it only with that key.'),
         { context, idempotencyKey: key, ...(candidates ? { candidates } : {}) },
         cause === undefined ? undefined : { cause },
       )
+    const attempts = new Attempts(options.now)
+    // The order stops trying without a clear answer: the error says what every attempt was answered.
+    const stop = async (when: string, cause: Error): Promise<Error> => {
+      if (attempts.nothingProcessed && firstSend) {
+        if (entry) {
+          entry.state = 'failed'
+          await this.record(entry)
+        }
+        return new OrderNotPlacedError(
+          `${call} was not placed: ${when}, ${attempts.summary()}. A 429 means that nothing was processed, so ` +
+            'nothing was ordered and nothing is left to take over: apply again once the service accepts orders again.',
+          { context, idempotencyKey: key, status: 429 },
+          { cause },
+        )
+      }
+      if (attempts.nothingProcessed) {
+        return new OrderUnresolvedError(
+          `${call}: ${when}, ${attempts.summary()}; a 429 means that none of them was processed. An earlier run sent ` +
+            `it with the same Idempotency-Key ${key}${entry ? ` at ${new Date(entry.sentAt).toISOString()}` : ''} and got no ` +
+            `clear answer: whether that request was processed is not known. ${entry ? nextApply : 'A repeat'} asks again with ` +
+            'that key and does not place a second order.',
+          { context, idempotencyKey: key },
+          { cause },
+        )
+      }
+      if (attempts.onlyRefused && attempts.inProgress) {
+        return unresolved(
+          `${call}: ${when}, ${attempts.summary()}; none of them was processed, but a 409 "in progress" says that an ` +
+            'earlier request with the same Idempotency-Key is still being processed, and it may place the order.',
+          cause,
+        )
+      }
+      const repeatable = attempts.onlyRefused
+        ? ' This service recognises Idempotency-Keys, so a repeat with the same key never places a second order; ' +
+          'whether the last attempt was processed is not known.'
+        : ''
+      return unresolved(`${call}: ${when}, ${attempts.summary()}.${repeatable}`, cause)
+    }
     let failures = 0
     for (let attempt = 1; ; attempt++) {
       if (entry && attempt > 1) {
@@ -704,6 +791,7 @@ export class Orders {
       const asked = this.http.askedToWait(outcome)
       if (asked !== undefined) {
         // Nothing was processed (or the first attempt is still being processed): not a failed attempt.
+        attempts.add(outcome, true, this.echoed)
         delayMs = asked
       } else if (outcome.kind === 'http' && !retryableStatus(outcome.error.status)) {
         if (entry) {
@@ -718,7 +806,9 @@ export class Orders {
         }
         failures++
         if (!(await this.honoured())) await this.probe(spec, context)
-        if (!(await this.honoured())) {
+        const honoured = await this.honoured()
+        attempts.add(outcome, false, honoured)
+        if (!honoured) {
           // A service that does not confirm keys may have processed it: never send it again blindly.
           if (reconcile === undefined) {
             throw unresolved(
@@ -731,14 +821,21 @@ export class Orders {
           return adopted as T
         }
         delayMs = Math.min(this.http.backoff(failures), ORDER_BACKOFF_CAP_MS)
-        if (frame?.timeoutMs === undefined && failures >= options.maxAttempts) throw unresolved(sentence(error.message), error)
+        if (frame?.timeoutMs === undefined && failures >= options.maxAttempts) {
+          throw await stop(`no clear answer after ${failures} failed attempts`, error)
+        }
       }
       if (options.now() + delayMs >= deadline) {
-        throw unresolved(`No answer to ${spec.method} ${spec.path} before the operation's deadline.`, outcome.error)
+        const timeout = frame?.timeoutMs === undefined ? '' : ` (${formatDuration(frame.timeoutMs)})`
+        throw await stop(`no clear answer before the operation's deadline${timeout}`, outcome.error)
       }
-      options.log('warn', `retrying ${spec.method} ${spec.path} in ${delayMs}ms with the same Idempotency-Key`, {
+      if (attempts.givesUpBy(options.now() + delayMs)) {
+        throw await stop(`given up after ${formatDuration(REFUSED_GIVE_UP_MS)}`, outcome.error)
+      }
+      options.log(attempts.progressLevel(), attempts.progress(spec.method, spec.path, delayMs, deadline), {
         method: spec.method,
         path: spec.path,
+        attempt: attempts.attempts,
         cause: outcome.kind === 'transport' ? outcome.error.reason : outcome.error.status,
         delay_ms: delayMs,
         idempotency_key: key,
