@@ -49,7 +49,7 @@ export class BaremetalKeypair extends pulumi.CustomResource {
      */
     declare public /*out*/ readonly keypairId: pulumi.Output<number>;
     /**
-     * Name of the keypair, unique in the Metal pool. Changing it replaces the keypair. Must be 1 to 255 characters; printable characters, no line breaks. Changing it replaces the resource.
+     * Name of the keypair, unique in the Metal pool. Changing it replaces the keypair. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
      */
     declare public readonly name: pulumi.Output<string>;
     /**
@@ -105,7 +105,7 @@ export class BaremetalKeypair extends pulumi.CustomResource {
  */
 export interface BaremetalKeypairArgs {
     /**
-     * Name of the keypair, unique in the Metal pool. Changing it replaces the keypair. Must be 1 to 255 characters; printable characters, no line breaks. Changing it replaces the resource.
+     * Name of the keypair, unique in the Metal pool. Changing it replaces the keypair. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
      */
     name: pulumi.Input<string>;
     /**

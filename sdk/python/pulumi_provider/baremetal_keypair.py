@@ -24,7 +24,7 @@ class BaremetalKeypairArgs:
         """
         The set of arguments for constructing a BaremetalKeypair resource.
 
-        :param pulumi.Input[_builtins.str] name: Name of the keypair, unique in the Metal pool. Changing it replaces the keypair. Must be 1 to 255 characters; printable characters, no line breaks. Changing it replaces the resource.
+        :param pulumi.Input[_builtins.str] name: Name of the keypair, unique in the Metal pool. Changing it replaces the keypair. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
         :param pulumi.Input[_builtins.str] public_key: An existing OpenSSH public key to import. When empty, the service generates a key pair and `privateKey` holds its private half. Compared without surrounding whitespace. Must be one OpenSSH public key line (ssh-ed25519, ssh-rsa or ecdsa-sha2-nistp256/384/521). Changing it replaces the resource.
         """
         pulumi.set(__self__, "name", name)
@@ -35,7 +35,7 @@ class BaremetalKeypairArgs:
     @pulumi.getter
     def name(self) -> pulumi.Input[_builtins.str]:
         """
-        Name of the keypair, unique in the Metal pool. Changing it replaces the keypair. Must be 1 to 255 characters; printable characters, no line breaks. Changing it replaces the resource.
+        Name of the keypair, unique in the Metal pool. Changing it replaces the keypair. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
         """
         return pulumi.get(self, "name")
 
@@ -70,7 +70,7 @@ class BaremetalKeypair(pulumi.CustomResource):
 
         :param str resource_name: The name of the resource.
         :param pulumi.ResourceOptions opts: Options for the resource.
-        :param pulumi.Input[_builtins.str] name: Name of the keypair, unique in the Metal pool. Changing it replaces the keypair. Must be 1 to 255 characters; printable characters, no line breaks. Changing it replaces the resource.
+        :param pulumi.Input[_builtins.str] name: Name of the keypair, unique in the Metal pool. Changing it replaces the keypair. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
         :param pulumi.Input[_builtins.str] public_key: An existing OpenSSH public key to import. When empty, the service generates a key pair and `privateKey` holds its private half. Compared without surrounding whitespace. Must be one OpenSSH public key line (ssh-ed25519, ssh-rsa or ecdsa-sha2-nistp256/384/521). Changing it replaces the resource.
         """
         ...
@@ -166,7 +166,7 @@ class BaremetalKeypair(pulumi.CustomResource):
     @pulumi.getter
     def name(self) -> pulumi.Output[_builtins.str]:
         """
-        Name of the keypair, unique in the Metal pool. Changing it replaces the keypair. Must be 1 to 255 characters; printable characters, no line breaks. Changing it replaces the resource.
+        Name of the keypair, unique in the Metal pool. Changing it replaces the keypair. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
         """
         return pulumi.get(self, "name")
 
