@@ -1,6 +1,6 @@
 /** provider:index:BaremetalKeypair (provider_baremetal_keypair): a keypair of the Metal pool (the keypair calls). */
 import type { Client, Keypair } from '../api/index.js'
-import { custom, defineResource, int64, string } from '../core/index.js'
+import { custom, defineResource, int64, length, string } from '../core/index.js'
 import { digitsId, raw, rawAttribute, textRules } from './billing.js'
 import { createOrAdopt } from './keypair-name-taken.js'
 
@@ -20,7 +20,9 @@ const attributes = {
   publicKey: string({
     optional: true,
     createOnly: true,
-    validate: [openSshPublicKey],
+    // The API states no cap for a key line (K3); the emulator takes up to 16384 characters, room for the
+    // largest RSA key, and so does the plan.
+    validate: [length({ min: 1, max: 16_384 }), openSshPublicKey],
     normalize: (key) => key.trim(), // the service stores the key trimmed (K3)
     description:
       'An existing OpenSSH public key to import. When empty, the service generates a key pair and `privateKey` holds its private half. Compared without surrounding whitespace.',
