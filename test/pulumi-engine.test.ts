@@ -351,6 +351,22 @@ describe('methods (Call): vm.power({ state })', () => {
     assert.equal(await vmState(), 'running')
   })
 
+  test("a preview of vm.rebuild({ os }) checks os against the VM's OS list: a wrong one fails the preview, naming os and the list", async () => {
+    const rebuild = 'provider:index:LiteVm/rebuild'
+    const effects = await emulator.effectsOf(async () => {
+      await rejects(
+        plugin.callMethod(rebuild, { __self__: self(), os: 'Windows-11' }, { dryRun: true }),
+        CODE.INVALID_ARGUMENT,
+        /^os: .*must be an OS of product 101: "Ubuntu-22\.04", "Ubuntu-24\.04", "Debian-12", "Rocky-9"/,
+      )
+      assert.deepEqual(await plugin.callMethod(rebuild, { __self__: self(), os: 'Debian-12' }, { dryRun: true }), {
+        return: {},
+        failures: [],
+      })
+    })
+    assert.deepEqual(effects.mutations, [], 'a preview changes nothing')
+  })
+
   test('in an update it runs once on the object: the VM is stopped, the progress is logged on its URN, nothing is returned', async () => {
     const logged = engine.logs.length
     const effects = await emulator.effectsOf(() => plugin.callMethod(tok, { __self__: self(), state: 'stop' }))

@@ -216,6 +216,41 @@ describe('Terraform actions: invocation', () => {
     assert.deepEqual(await running.harness.mutations(), [])
   })
 
+  test("a rebuild's os is checked against the VM's OS list at plan and before the call: an error naming os and the list", async () => {
+    const vm = vms[1] as string
+    await running.harness.requests()
+    const planned = await running.grpc.call(Provider.method.planAction, {
+      actionType: 'provider_lite_vm_rebuild',
+      config: dynamic({ id: vm, os: 'Windows-11' }),
+    })
+    assert.deepEqual(
+      errors(planned.diagnostics).map((d) => [d.summary, d.detail]),
+      [['Invalid os', 'os must be an OS of product 101: "Ubuntu-22.04", "Ubuntu-24.04", "Debian-12", "Rocky-9".']],
+    )
+    const step = errors(planned.diagnostics)[0]?.attribute?.steps[0]?.selector
+    assert.deepEqual([step?.case, step?.value], ['attributeName', 'os'])
+    // A Lite Pro VM's list is its product's, in its own group.
+    const pro = await running.grpc.call(Provider.method.planAction, {
+      actionType: 'provider_lite_pro_vm_rebuild',
+      config: dynamic({ id: vms[2], os: 'Debian-12' }),
+    })
+    assert.deepEqual(errors(pro.diagnostics), [])
+    // Invoked anyway (no plan), the rebuild is refused before it is sent.
+    const events = await running.grpc.stream(Provider.method.invokeAction, {
+      actionType: 'provider_lite_vm_rebuild',
+      config: dynamic({ id: vm, os: 'Windows-11' }),
+    })
+    assert.deepEqual(kinds(events), ['completed'])
+    assert.match(text(errors(completed(events))), /os must be an OS of product 101/)
+    assert.deepEqual(await running.harness.mutations(), [])
+    // A control character is refused as written, before any call.
+    const validated = await running.grpc.call(Provider.method.validateActionConfig, {
+      typeName: 'provider_lite_vm_rebuild',
+      config: dynamic({ id: vm, os: 'Debian\n12' }),
+    })
+    assert.match(text(errors(validated.diagnostics)), /os must not contain control characters/)
+  })
+
   test('StopProvider during a rebuild ends it at its wait with an error; the rebuild was sent once', async () => {
     const vm = vms[1] as string
     await running.harness.requests()

@@ -61,7 +61,7 @@ export class Baremetal extends pulumi.CustomResource {
      */
     declare public readonly keypairId: pulumi.Output<number>;
     /**
-     * The display name; changed in place. Must be 1 to 255 characters.
+     * The display name; changed in place. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
      */
     declare public readonly label: pulumi.Output<string>;
     /**
@@ -81,7 +81,7 @@ export class Baremetal extends pulumi.CustomResource {
      */
     declare public readonly productId: pulumi.Output<number>;
     /**
-     * A promotion code for the first invoice. Must be 1 to 255 characters. Changing it replaces the resource.
+     * A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
      */
     declare public readonly promocode: pulumi.Output<string | undefined>;
     /**
@@ -93,15 +93,15 @@ export class Baremetal extends pulumi.CustomResource {
      */
     declare public /*out*/ readonly raw: pulumi.Output<string | undefined>;
     /**
-     * Destructive: reinstall the server with this OS (a value of `baremetalRebuildOsList`) whenever the value changes. Given at create, it is only recorded. Must be 1 to 255 characters.
+     * Destructive: reinstall the server with this OS (a value of `baremetalRebuildOsList`) whenever the value changes. Given at create, it is only recorded. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
      */
     declare public readonly rebuildOs: pulumi.Output<string | undefined>;
     /**
-     * Any new value hard-resets the server once (the value itself is only a trigger). Given at create, it is only recorded. Must be 1 to 255 characters.
+     * Any new value hard-resets the server once (the value itself is only a trigger). Given at create, it is only recorded. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
      */
     declare public readonly resetTrigger: pulumi.Output<string | undefined>;
     /**
-     * The OS to install. Reinstall an existing server with `rebuildOs`. Must be 1 to 255 characters. Changing it replaces the resource.
+     * The OS to install. Reinstall an existing server with `rebuildOs`. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
      */
     declare public readonly selectOs: pulumi.Output<string>;
     /**
@@ -217,7 +217,7 @@ export interface BaremetalArgs {
      */
     keypairId: pulumi.Input<number>;
     /**
-     * The display name; changed in place. Must be 1 to 255 characters.
+     * The display name; changed in place. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
      */
     label: pulumi.Input<string>;
     /**
@@ -233,7 +233,7 @@ export interface BaremetalArgs {
      */
     productId: pulumi.Input<number>;
     /**
-     * A promotion code for the first invoice. Must be 1 to 255 characters. Changing it replaces the resource.
+     * A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
      */
     promocode?: pulumi.Input<string | undefined>;
     /**
@@ -241,15 +241,15 @@ export interface BaremetalArgs {
      */
     publicIp?: pulumi.Input<number | undefined>;
     /**
-     * Destructive: reinstall the server with this OS (a value of `baremetalRebuildOsList`) whenever the value changes. Given at create, it is only recorded. Must be 1 to 255 characters.
+     * Destructive: reinstall the server with this OS (a value of `baremetalRebuildOsList`) whenever the value changes. Given at create, it is only recorded. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
      */
     rebuildOs?: pulumi.Input<string | undefined>;
     /**
-     * Any new value hard-resets the server once (the value itself is only a trigger). Given at create, it is only recorded. Must be 1 to 255 characters.
+     * Any new value hard-resets the server once (the value itself is only a trigger). Given at create, it is only recorded. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
      */
     resetTrigger?: pulumi.Input<string | undefined>;
     /**
-     * The OS to install. Reinstall an existing server with `rebuildOs`. Must be 1 to 255 characters. Changing it replaces the resource.
+     * The OS to install. Reinstall an existing server with `rebuildOs`. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
      */
     selectOs?: pulumi.Input<string | undefined>;
 }
@@ -270,7 +270,7 @@ export namespace Baremetal {
      */
     export interface RebuildArgs {
         /**
-         * The OS to install: a value of the rebuild OS list. Must be 1 to 255 characters.
+         * The OS to install: a value of the server's rebuild OS list, checked at plan once the server's id is known. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
          */
         os: pulumi.Input<string>;
     }

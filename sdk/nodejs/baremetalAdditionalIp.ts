@@ -65,7 +65,7 @@ export class BaremetalAdditionalIp extends pulumi.CustomResource {
      */
     declare public readonly productId: pulumi.Output<number>;
     /**
-     * A promotion code for the first invoice. Must be 1 to 255 characters. Changing it replaces the resource.
+     * A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
      */
     declare public readonly promocode: pulumi.Output<string | undefined>;
     /**
@@ -73,7 +73,7 @@ export class BaremetalAdditionalIp extends pulumi.CustomResource {
      */
     declare public /*out*/ readonly raw: pulumi.Output<string | undefined>;
     /**
-     * The region, from `baremetalAdditionalIpRegions`. Must be 1 to 255 characters. Changing it replaces the resource.
+     * The region, from `baremetalAdditionalIpRegions`. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
      */
     declare public readonly region: pulumi.Output<string>;
     /**
@@ -144,11 +144,11 @@ export interface BaremetalAdditionalIpArgs {
      */
     productId: pulumi.Input<number>;
     /**
-     * A promotion code for the first invoice. Must be 1 to 255 characters. Changing it replaces the resource.
+     * A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
      */
     promocode?: pulumi.Input<string | undefined>;
     /**
-     * The region, from `baremetalAdditionalIpRegions`. Must be 1 to 255 characters. Changing it replaces the resource.
+     * The region, from `baremetalAdditionalIpRegions`. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
      */
     region?: pulumi.Input<string | undefined>;
 }

@@ -65,7 +65,7 @@ export class BaremetalElasticStorage extends pulumi.CustomResource {
      */
     declare public readonly productId: pulumi.Output<number>;
     /**
-     * A promotion code for the first invoice. Must be 1 to 255 characters. Changing it replaces the resource.
+     * A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
      */
     declare public readonly promocode: pulumi.Output<string | undefined>;
     /**
@@ -81,7 +81,7 @@ export class BaremetalElasticStorage extends pulumi.CustomResource {
      */
     declare public /*out*/ readonly status: pulumi.Output<string | undefined>;
     /**
-     * The volume name. Must be 1 to 255 characters. Changing it replaces the resource.
+     * The volume name. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
      */
     declare public readonly storageName: pulumi.Output<string>;
 
@@ -160,7 +160,7 @@ export interface BaremetalElasticStorageArgs {
      */
     productId: pulumi.Input<number>;
     /**
-     * A promotion code for the first invoice. Must be 1 to 255 characters. Changing it replaces the resource.
+     * A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
      */
     promocode?: pulumi.Input<string | undefined>;
     /**
@@ -168,7 +168,7 @@ export interface BaremetalElasticStorageArgs {
      */
     size?: pulumi.Input<number | undefined>;
     /**
-     * The volume name. Must be 1 to 255 characters. Changing it replaces the resource.
+     * The volume name. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
      */
     storageName: pulumi.Input<string>;
 }

@@ -65,7 +65,7 @@ export class LiteProDisk extends pulumi.CustomResource {
      */
     declare public readonly productId: pulumi.Output<number>;
     /**
-     * A promotion code for the first invoice. Must be 1 to 255 characters. Changing it replaces the resource.
+     * A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
      */
     declare public readonly promocode: pulumi.Output<string | undefined>;
     /**
@@ -73,7 +73,7 @@ export class LiteProDisk extends pulumi.CustomResource {
      */
     declare public /*out*/ readonly raw: pulumi.Output<string | undefined>;
     /**
-     * The disk name, 6-16 characters. Must be 6 to 16 characters. Changing it replaces the resource.
+     * The disk name, 6-16 characters. Must be 6 to 16 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
      */
     declare public readonly serviceName: pulumi.Output<string>;
     /**
@@ -157,11 +157,11 @@ export interface LiteProDiskArgs {
      */
     productId: pulumi.Input<number>;
     /**
-     * A promotion code for the first invoice. Must be 1 to 255 characters. Changing it replaces the resource.
+     * A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
      */
     promocode?: pulumi.Input<string | undefined>;
     /**
-     * The disk name, 6-16 characters. Must be 6 to 16 characters. Changing it replaces the resource.
+     * The disk name, 6-16 characters. Must be 6 to 16 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
      */
     serviceName?: pulumi.Input<string | undefined>;
     /**

@@ -59,7 +59,7 @@ export class LiteProVm extends pulumi.CustomResource {
      */
     declare public /*out*/ readonly ciuser: pulumi.Output<string>;
     /**
-     * The console password: at least 8 letters and digits, with an upper-case letter, a lower-case letter and a digit. Must be at least 8 characters; letters and digits only; made of at least one upper-case letter, one lower-case letter and one digit. Changing it replaces the resource.
+     * The console password: 8 to 255 letters and digits, with an upper-case letter, a lower-case letter and a digit. Must be 8 to 255 characters; letters and digits only; made of at least one upper-case letter, one lower-case letter and one digit. Changing it replaces the resource.
      */
     declare public readonly consolePassword: pulumi.Output<string>;
     /**
@@ -71,11 +71,11 @@ export class LiteProVm extends pulumi.CustomResource {
      */
     declare public readonly cycle: pulumi.Output<string>;
     /**
-     * A description of the order. Must be at most 255 characters. Changing it replaces the resource.
+     * A description of the order. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
      */
     declare public readonly description: pulumi.Output<string>;
     /**
-     * The disk size in GB, an absolute target. Grow-only: raising it orders a storage upgrade (a paid order); lowering it is refused at plan time. Unset, it reports the current size. The maximum is checked at plan time, from the VM's storage options (for a new VM, those of another VM of the family in the account; with none, the service checks it at the storage order, after the VM is ordered). Must be at least 1. Grow-only: a smaller value is refused.
+     * The disk size in GB, an absolute target. Grow-only: raising it orders a storage upgrade (a paid order); lowering it is refused at plan time. Unset, it reports the current size. The maximum is checked at plan time, from the VM's storage options (for a new VM, those of another VM of the family in the account; with none, the plan warns that the service checks it only at the storage order, after the VM is ordered). Must be at least 1. Grow-only: a smaller value is refused.
      */
     declare public readonly diskSize: pulumi.Output<number | undefined>;
     /**
@@ -127,7 +127,7 @@ export class LiteProVm extends pulumi.CustomResource {
      */
     declare public /*out*/ readonly productName: pulumi.Output<string | undefined>;
     /**
-     * A promotion code for the first invoice. Must be 1 to 255 characters. Changing it replaces the resource.
+     * A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
      */
     declare public readonly promocode: pulumi.Output<string | undefined>;
     /**
@@ -135,7 +135,7 @@ export class LiteProVm extends pulumi.CustomResource {
      */
     declare public /*out*/ readonly raw: pulumi.Output<string | undefined>;
     /**
-     * Destructive: reinstall the VM with this OS (a `name` from the OS list) whenever the value changes. The disk is wiped. Given at create, it is only recorded. Must be 1 to 255 characters.
+     * Destructive: reinstall the VM with this OS (a `name` from the OS list) whenever the value changes. The disk is wiped. Given at create, it is only recorded. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
      */
     declare public readonly rebuildOs: pulumi.Output<string | undefined>;
     /**
@@ -151,7 +151,7 @@ export class LiteProVm extends pulumi.CustomResource {
      */
     declare public /*out*/ readonly regionLabel: pulumi.Output<string>;
     /**
-     * The OS to install, a `name` from `liteProOsList`. To change the OS of an existing VM use `rebuildOs`. Must be 1 to 255 characters. Changing it replaces the resource.
+     * The OS to install, a `name` from `liteProOsList`. To change the OS of an existing VM use `rebuildOs`. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
      */
     declare public readonly selectOs: pulumi.Output<string>;
     /**
@@ -167,7 +167,7 @@ export class LiteProVm extends pulumi.CustomResource {
      */
     declare public /*out*/ readonly uptime: pulumi.Output<number | undefined>;
     /**
-     * The VM name, 6-16 characters. Changed in place. Must be 6 to 16 characters.
+     * The VM name, 6-16 characters. Changed in place. Must be 6 to 16 characters; free of control characters (line breaks, tabs, NUL).
      */
     declare public readonly vmName: pulumi.Output<string>;
 
@@ -298,7 +298,7 @@ export class LiteProVm extends pulumi.CustomResource {
  */
 export interface LiteProVmArgs {
     /**
-     * The console password: at least 8 letters and digits, with an upper-case letter, a lower-case letter and a digit. Must be at least 8 characters; letters and digits only; made of at least one upper-case letter, one lower-case letter and one digit. Changing it replaces the resource.
+     * The console password: 8 to 255 letters and digits, with an upper-case letter, a lower-case letter and a digit. Must be 8 to 255 characters; letters and digits only; made of at least one upper-case letter, one lower-case letter and one digit. Changing it replaces the resource.
      */
     consolePassword: pulumi.Input<string>;
     /**
@@ -306,11 +306,11 @@ export interface LiteProVmArgs {
      */
     cycle: pulumi.Input<string>;
     /**
-     * A description of the order. Must be at most 255 characters. Changing it replaces the resource.
+     * A description of the order. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
      */
     description?: pulumi.Input<string | undefined>;
     /**
-     * The disk size in GB, an absolute target. Grow-only: raising it orders a storage upgrade (a paid order); lowering it is refused at plan time. Unset, it reports the current size. The maximum is checked at plan time, from the VM's storage options (for a new VM, those of another VM of the family in the account; with none, the service checks it at the storage order, after the VM is ordered). Must be at least 1. Grow-only: a smaller value is refused.
+     * The disk size in GB, an absolute target. Grow-only: raising it orders a storage upgrade (a paid order); lowering it is refused at plan time. Unset, it reports the current size. The maximum is checked at plan time, from the VM's storage options (for a new VM, those of another VM of the family in the account; with none, the plan warns that the service checks it only at the storage order, after the VM is ordered). Must be at least 1. Grow-only: a smaller value is refused.
      */
     diskSize?: pulumi.Input<number | undefined>;
     /**
@@ -330,15 +330,15 @@ export interface LiteProVmArgs {
      */
     productId: pulumi.Input<number>;
     /**
-     * A promotion code for the first invoice. Must be 1 to 255 characters. Changing it replaces the resource.
+     * A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
      */
     promocode?: pulumi.Input<string | undefined>;
     /**
-     * Destructive: reinstall the VM with this OS (a `name` from the OS list) whenever the value changes. The disk is wiped. Given at create, it is only recorded. Must be 1 to 255 characters.
+     * Destructive: reinstall the VM with this OS (a `name` from the OS list) whenever the value changes. The disk is wiped. Given at create, it is only recorded. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
      */
     rebuildOs?: pulumi.Input<string | undefined>;
     /**
-     * The OS to install, a `name` from `liteProOsList`. To change the OS of an existing VM use `rebuildOs`. Must be 1 to 255 characters. Changing it replaces the resource.
+     * The OS to install, a `name` from `liteProOsList`. To change the OS of an existing VM use `rebuildOs`. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
      */
     selectOs: pulumi.Input<string>;
     /**
@@ -346,7 +346,7 @@ export interface LiteProVmArgs {
      */
     sshAndConsoleUser: pulumi.Input<string>;
     /**
-     * The VM name, 6-16 characters. Changed in place. Must be 6 to 16 characters.
+     * The VM name, 6-16 characters. Changed in place. Must be 6 to 16 characters; free of control characters (line breaks, tabs, NUL).
      */
     vmName?: pulumi.Input<string | undefined>;
 }
@@ -367,7 +367,7 @@ export namespace LiteProVm {
      */
     export interface RebuildArgs {
         /**
-         * The OS to install: a `name` from the OS list. Must be 1 to 255 characters.
+         * The OS to install: a `name` from the OS list of the VM's product, checked at plan once the VM's id is known. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
          */
         os: pulumi.Input<string>;
     }

@@ -49,7 +49,7 @@ export class LiteSnapshot extends pulumi.CustomResource {
      */
     declare public readonly cycle: pulumi.Output<string>;
     /**
-     * A description of the order. Must be at most 255 characters. Changing it replaces the resource.
+     * A description of the order. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
      */
     declare public readonly description: pulumi.Output<string>;
     /**
@@ -57,7 +57,7 @@ export class LiteSnapshot extends pulumi.CustomResource {
      */
     declare public readonly liteAccountId: pulumi.Output<number>;
     /**
-     * The snapshot name, 6-16 characters. Must be 6 to 16 characters. Changing it replaces the resource.
+     * The snapshot name, 6-16 characters. Must be 6 to 16 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
      */
     declare public readonly name: pulumi.Output<string>;
     /**
@@ -69,7 +69,7 @@ export class LiteSnapshot extends pulumi.CustomResource {
      */
     declare public readonly payWithCreditCard: pulumi.Output<boolean | undefined>;
     /**
-     * A promotion code for the first invoice. Must be 1 to 255 characters. Changing it replaces the resource.
+     * A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
      */
     declare public readonly promocode: pulumi.Output<string | undefined>;
     /**
@@ -128,7 +128,7 @@ export interface LiteSnapshotArgs {
      */
     cycle: pulumi.Input<string>;
     /**
-     * A description of the order. Must be at most 255 characters. Changing it replaces the resource.
+     * A description of the order. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
      */
     description?: pulumi.Input<string | undefined>;
     /**
@@ -136,7 +136,7 @@ export interface LiteSnapshotArgs {
      */
     liteAccountId: pulumi.Input<number>;
     /**
-     * The snapshot name, 6-16 characters. Must be 6 to 16 characters. Changing it replaces the resource.
+     * The snapshot name, 6-16 characters. Must be 6 to 16 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
      */
     name?: pulumi.Input<string | undefined>;
     /**
@@ -144,7 +144,7 @@ export interface LiteSnapshotArgs {
      */
     payWithCreditCard?: pulumi.Input<boolean | undefined>;
     /**
-     * A promotion code for the first invoice. Must be 1 to 255 characters. Changing it replaces the resource.
+     * A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
      */
     promocode?: pulumi.Input<string | undefined>;
 }

@@ -45,7 +45,7 @@ export class LiteVmFromSnapshot extends pulumi.CustomResource {
     }
 
     /**
-     * The console password: at least 8 letters and digits, with an upper-case letter, a lower-case letter and a digit. Must be at least 8 characters; letters and digits only; made of at least one upper-case letter, one lower-case letter and one digit. Changing it replaces the resource.
+     * The console password: 8 to 255 letters and digits, with an upper-case letter, a lower-case letter and a digit. Must be 8 to 255 characters; letters and digits only; made of at least one upper-case letter, one lower-case letter and one digit. Changing it replaces the resource.
      */
     declare public readonly consolePassword: pulumi.Output<string>;
     /**
@@ -53,7 +53,7 @@ export class LiteVmFromSnapshot extends pulumi.CustomResource {
      */
     declare public readonly cycle: pulumi.Output<string>;
     /**
-     * A description of the order. Must be at most 255 characters. Changing it replaces the resource.
+     * A description of the order. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
      */
     declare public readonly description: pulumi.Output<string>;
     /**
@@ -61,7 +61,7 @@ export class LiteVmFromSnapshot extends pulumi.CustomResource {
      */
     declare public readonly keypairId: pulumi.Output<number>;
     /**
-     * The VM name, 6-16 characters. Must be 6 to 16 characters. Changing it replaces the resource.
+     * The VM name, 6-16 characters. Must be 6 to 16 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
      */
     declare public readonly name: pulumi.Output<string>;
     /**
@@ -77,7 +77,7 @@ export class LiteVmFromSnapshot extends pulumi.CustomResource {
      */
     declare public readonly productId: pulumi.Output<number>;
     /**
-     * A promotion code for the first invoice. Must be 1 to 255 characters. Changing it replaces the resource.
+     * A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
      */
     declare public readonly promocode: pulumi.Output<string | undefined>;
     /**
@@ -165,7 +165,7 @@ export class LiteVmFromSnapshot extends pulumi.CustomResource {
  */
 export interface LiteVmFromSnapshotArgs {
     /**
-     * The console password: at least 8 letters and digits, with an upper-case letter, a lower-case letter and a digit. Must be at least 8 characters; letters and digits only; made of at least one upper-case letter, one lower-case letter and one digit. Changing it replaces the resource.
+     * The console password: 8 to 255 letters and digits, with an upper-case letter, a lower-case letter and a digit. Must be 8 to 255 characters; letters and digits only; made of at least one upper-case letter, one lower-case letter and one digit. Changing it replaces the resource.
      */
     consolePassword: pulumi.Input<string>;
     /**
@@ -173,7 +173,7 @@ export interface LiteVmFromSnapshotArgs {
      */
     cycle: pulumi.Input<string>;
     /**
-     * A description of the order. Must be at most 255 characters. Changing it replaces the resource.
+     * A description of the order. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
      */
     description?: pulumi.Input<string | undefined>;
     /**
@@ -181,7 +181,7 @@ export interface LiteVmFromSnapshotArgs {
      */
     keypairId: pulumi.Input<number>;
     /**
-     * The VM name, 6-16 characters. Must be 6 to 16 characters. Changing it replaces the resource.
+     * The VM name, 6-16 characters. Must be 6 to 16 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
      */
     name: pulumi.Input<string>;
     /**
@@ -193,7 +193,7 @@ export interface LiteVmFromSnapshotArgs {
      */
     productId: pulumi.Input<number>;
     /**
-     * A promotion code for the first invoice. Must be 1 to 255 characters. Changing it replaces the resource.
+     * A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
      */
     promocode?: pulumi.Input<string | undefined>;
     /**

@@ -438,6 +438,9 @@ export async function runMethod<C>(
 ): Promise<{ readonly diagnostics: readonly Diagnostic[]; readonly cause?: unknown }> {
   const issues = validateConfig(method.inputs, input, { requireInputs: true })
   if (hasErrors(issues)) return { diagnostics: issues }
+  // What the service would refuse is refused before the call (a rebuild with an OS it does not offer).
+  issues.push(...(await checkMethodOnline(method, id, input, session)))
+  if (hasErrors(issues)) return { diagnostics: issues }
   const diagnostics: Diagnostic[] = [...issues]
   const arguments_ = Object.fromEntries(Object.keys(method.inputs).map((name) => [name, knownOrNull(input[name] ?? null)]))
   try {
@@ -648,17 +651,46 @@ export async function checkPlanOnline<C>(
   plan: Plan,
   session: Session<C>,
 ): Promise<Diagnostic[]> {
-  const diagnostics: Diagnostic[] = []
   const creating = prior === null || plan.replace.length > 0
   const checks = creating
     ? (definition.createChecks ?? [])
     : (definition.planChecks ?? []).filter(({ attribute }) => plan.changed.includes(attribute))
   const input = plainInput(plan.planned)
-  const runnable = checks.filter(({ attribute }) => !isUnknown(plan.planned[attribute]) && !isEmpty(plan.planned[attribute] ?? null))
+  return runChecks(checks, plan.planned, session, (context) =>
+    creating ? { ...context, input } : { ...context, id: String(prior?.id), prior, input },
+  )
+}
+
+/**
+ * A method's checks against the service (see ResourceMethod.checks) for the arguments known so far;
+ * an argument not known yet, or empty, is checked when the method runs. Read-only calls only.
+ */
+export async function checkMethodOnline<C>(method: AnyMethod, id: string, input: ValueMap, session: Session<C>): Promise<Diagnostic[]> {
+  const known = plainInput(input)
+  return runChecks(method.checks ?? [], input, session, (context) => ({ ...context, id, input: known }))
+}
+
+/**
+ * Runs `checks` on the values that are known and non-empty, each with the context `contextOf` makes:
+ * an error per value the service refuses, and the warnings a check gives (a rule it cannot check
+ * yet) on its attribute. A check that cannot reach the service warns, once, for it and every check
+ * left, since the service still validates the value when the change is made.
+ */
+async function runChecks<C>(
+  checks: readonly { readonly attribute: string; check(ctx: never): Promise<string | null> }[],
+  values: ValueMap,
+  session: Session<C>,
+  contextOf: (context: OperationContext<C>) => unknown,
+): Promise<Diagnostic[]> {
+  const diagnostics: Diagnostic[] = []
+  const runnable = checks.filter(({ attribute }) => !isUnknown(values[attribute]) && !isEmpty(values[attribute] ?? null))
   for (const [index, { attribute, check }] of runnable.entries()) {
     try {
-      const context = contextFor(session, diagnostics)
-      const problem = await check(creating ? { ...context, input } : { ...context, id: String(prior?.id), prior, input })
+      const context = {
+        ...contextFor(session, diagnostics),
+        warn: (summary: string, detail: string) => diagnostics.push(warning(summary, detail, [attribute])),
+      }
+      const problem = await check(contextOf(context) as never)
       if (problem) diagnostics.push(error(`Invalid ${attribute}`, `${attribute} ${problem}.`, [attribute]))
     } catch (thrown) {
       // Refused credentials are the real error, and would refuse the change itself: said once, first.

@@ -8,7 +8,7 @@ import { nonRoundTripping, toCamel, toPascal, toSnake } from './names.js'
 import { planResource } from './plan.js'
 import { BoxService, boxDefinition } from '../../test/support/box-resource.js'
 import { durationProblem, parseDuration, timeoutMs } from './timeouts.js'
-import { length, oneOf, pattern, range } from './validators.js'
+import { length, oneOf, pattern, printable, range } from './validators.js'
 import { isUnknown, UNKNOWN, type ValueMap } from './values.js'
 
 function session(service = new BoxService()): Session<BoxService> & { service: BoxService } {
@@ -84,6 +84,33 @@ describe('validators', () => {
   test('length counts characters, not UTF-16 units', () => {
     assert.equal(length({ max: 3 }).check('ééé'), null)
     assert.equal(length({ max: 3 }).check('😀😀😀'), null)
+  })
+  test('printable refuses every control character, naming it and where it is; letters of any script pass', () => {
+    const rule = printable()
+    for (const [text, code, at] of [
+      ['a\nb', '000A', 2],
+      ['\u0000x', '0000', 1],
+      ['tab\there', '0009', 4],
+      ['del\u007f', '007F', 4],
+      ['next\u0085line', '0085', 5],
+      ['😀\r', '000D', 2],
+    ] as const) {
+      assert.equal(
+        rule.check(text),
+        `must not contain control characters (line breaks, tabs, NUL): found U+${code} at character ${at}`,
+        JSON.stringify(text),
+      )
+    }
+    for (const text of ['café-über', 'Größe — 20 GB', '名前', '😀 ok', '']) assert.equal(rule.check(text), null, text)
+    assert.equal(rule.check(42), null, 'not a string: the type check speaks')
+  })
+  test('oneOf with ignoreCase matches whatever the case and says so in its rule', () => {
+    const status = oneOf(['Active', 'Pending'], { ignoreCase: true })
+    assert.equal(status.check('active'), null)
+    assert.equal(status.check('PENDING'), null)
+    assert.equal(status.rule, 'one of "Active", "Pending" (in any case)')
+    assert.equal(status.check('running'), 'must be one of "Active", "Pending" (in any case) (got "running")')
+    assert.match(oneOf(['Active']).check('active') ?? '', /got "active"/, 'without it, case matters')
   })
 })
 

@@ -3,6 +3,7 @@ import { type Attributes, isComputed, isInput, type ObjectOf } from './attribute
 import { identityProblems } from './identity.js'
 import { attributeNames, nonRoundTripping } from './names.js'
 import { parseDuration } from './timeouts.js'
+import type { Validator } from './validators.js'
 import { writeOnlyProblems, writeOnlyRefused } from './write-only.js'
 
 export interface Logger {
@@ -228,7 +229,27 @@ export interface ResourceMethod<C, I extends Attributes> {
   readonly timeout: string
   /** Wipes data (a reinstall): the docs and the Terraform action warn. */
   readonly destructive?: boolean
+  /**
+   * Rules of an argument only the service can tell (the OS names the object can be reinstalled
+   * with), checked with read-only calls before the method runs and, where a front end plans the
+   * method (a Terraform action), while planning: a value the service would refuse is an error naming
+   * the argument before anything is called.
+   */
+  readonly checks?: readonly MethodCheck<C, I>[]
   run(ctx: MethodContext<C, I>): Promise<void>
+}
+
+export interface MethodCheckContext<C, I extends Attributes> extends OperationContext<C> {
+  /** The id of the object the method would act on. */
+  readonly id: string
+  /** The method's arguments; the checked one is known and non-empty. */
+  readonly input: ObjectOf<I>
+}
+
+export interface MethodCheck<C, I extends Attributes> {
+  readonly attribute: keyof I & string
+  /** What is wrong with the argument (completing "<argument> ..."), or null when it is fine. */
+  check(ctx: MethodCheckContext<C, I>): Promise<string | null>
 }
 
 /** A method typed against its own inputs, held erased in the resource's list. */
@@ -244,6 +265,15 @@ export interface ListFilter {
   readonly attribute: string
   readonly match: 'equals' | 'prefix'
   readonly description: string
+  /**
+   * Every value the attribute can have on a listed object (the account statuses a listing shows).
+   * The filter then matches them case-insensitively, as the service compares them, and any other
+   * value is refused at validation naming these: a filter that can match nothing is a mistake, not
+   * an empty list.
+   */
+  readonly values?: readonly string[]
+  /** Rules the filter's text must follow (an account id in digits), checked at validation. */
+  readonly validate?: readonly Validator[]
 }
 
 /**
@@ -417,6 +447,7 @@ export interface AnyMethod {
   readonly inputs: Attributes
   readonly timeout: string
   readonly destructive?: boolean
+  readonly checks?: readonly { readonly attribute: string; check(ctx: Erased): Promise<string | null> }[]
   run(ctx: Erased): Promise<void>
 }
 
@@ -564,6 +595,9 @@ export function checkResource(definition: AnyResource): void {
         problems.push(`method ${method.name}: ${input} must be a plain required or optional argument`)
       }
     }
+    for (const { attribute } of method.checks ?? []) {
+      if (!method.inputs[attribute]) problems.push(`method ${method.name}: a check names ${attribute}, which is not an argument`)
+    }
   }
   for (const { attribute } of [...(definition.planChecks ?? []), ...(definition.createChecks ?? [])]) {
     if (!attributes[attribute] || !isInput(attributes[attribute])) problems.push(`a plan check names ${attribute}, which is not an input`)
@@ -581,6 +615,8 @@ export function listProblems(definition: AnyResource): string[] {
   for (const [name, filter] of Object.entries(list.filters)) {
     if (!definition.attributes[filter.attribute]) problems.push(`list filter ${name} reads unknown attribute ${filter.attribute}`)
     if (!filter.description) problems.push(`list filter ${name} has no description`)
+    if (filter.values !== undefined && (filter.values.length === 0 || filter.match !== 'equals'))
+      problems.push(`list filter ${name} lists its values but does not match a whole value`)
   }
   for (const bad of nonRoundTripping(Object.keys(list.filters)))
     problems.push(`list filter ${bad} does not survive the snake/camel round trip`)

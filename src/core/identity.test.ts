@@ -61,6 +61,10 @@ describe('resource identity', () => {
     assert.deepEqual(identity.idOf({ serverId: '10', ipId: -1 }), {
       error: 'serverId must be a whole number of 0 or more, got "10"; ipId must be a whole number of 0 or more, got -1',
     })
+    // A whole number a front end received beyond a double's exact range: named as written, not rounded.
+    assert.deepEqual(identity.idOf({ serverId: 9223372036854775807n, ipId: 20 }), {
+      error: 'serverId must be a whole number of 0 or more, no larger than 9007199254740991, got 9223372036854775807',
+    })
   })
 
   test('the definition check refuses an identity that cannot be derived or is declared wrong', () => {

@@ -100,6 +100,9 @@ function derive(definition: AnyResource): ResourceIdentity {
       for (const part of parts) {
         const value = identity[part.name]
         if (value === null || value === undefined) problems.push(`${part.name} is required`)
+        else if (typeof value === 'bigint')
+          // Beyond a double's exact range (see the core value model): named as written.
+          problems.push(`${part.name} must be a whole number of 0 or more, no larger than ${Number.MAX_SAFE_INTEGER}, got ${value}`)
         else if (part.type === 'int64' && !(typeof value === 'number' && Number.isSafeInteger(value) && value >= 0))
           problems.push(`${part.name} must be a whole number of 0 or more, got ${JSON.stringify(value)}`)
         else if (part.type === 'string' && (typeof value !== 'string' || value === ''))

@@ -4,8 +4,10 @@
  * hand or by a run whose state was lost (Terraform's `list` blocks and `terraform query`).
  */
 import { failureOf, importResource, type Session } from './apply.js'
-import type { AnyResource } from './definition.js'
+import { type Attributes, string } from './attributes.js'
+import type { AnyResource, ListFilter } from './definition.js'
 import { type Diagnostic, hasErrors, warning } from './diagnostics.js'
+import { oneOf } from './validators.js'
 import type { ValueMap } from './values.js'
 
 /** One object a listing found. */
@@ -20,14 +22,38 @@ export interface Listed {
 /** What a listing yields, in order: an object, or a warning about one it left out. */
 export type ListEvent = { readonly listed: Listed } | { readonly diagnostics: readonly Diagnostic[] }
 
+/**
+ * The filters of a listable resource as the inputs of a list configuration: each an optional string,
+ * with its rules (one of its values, in any case; the filter's own), so that validating a list's
+ * configuration refuses a filter that can match nothing before anything is listed.
+ */
+export function listFilterAttributes(definition: AnyResource): Attributes {
+  return Object.fromEntries(
+    Object.entries(definition.list?.filters ?? {}).map(([name, filter]) => [
+      name,
+      string({
+        optional: true,
+        description: filter.description,
+        validate: [...(filter.values ? [oneOf(filter.values, { ignoreCase: true })] : []), ...(filter.validate ?? [])],
+      }),
+    ]),
+  )
+}
+
+/** Whether `text`, an object's value, is what `filter` asks for. */
+function matches(filter: ListFilter, text: string, wanted: string): boolean {
+  if (filter.match === 'prefix') return text.startsWith(wanted)
+  // Listed values are compared as the service compares them: whatever their case.
+  return filter.values ? text.toLowerCase() === wanted.toLowerCase() : text === wanted
+}
+
 /** Whether an object's state passes every filter that is set (`filters` by canonical filter name). */
 function kept(definition: AnyResource, state: ValueMap, filters: ValueMap): boolean {
   for (const [name, filter] of Object.entries(definition.list?.filters ?? {})) {
     const wanted = filters[name]
     if (wanted === null || wanted === undefined) continue
     const value = state[filter.attribute]
-    const text = value === null || value === undefined ? '' : String(value)
-    if (filter.match === 'equals' ? text !== String(wanted) : !text.startsWith(String(wanted))) return false
+    if (!matches(filter, value === null || value === undefined ? '' : String(value), String(wanted))) return false
   }
   return true
 }

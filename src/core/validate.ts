@@ -6,7 +6,10 @@ import { durationProblem } from './timeouts.js'
 import { isUnknown, type ValueMap } from './values.js'
 import { writeOnlyIssues } from './write-only.js'
 
-/** Int64 values must stay exact in JavaScript numbers; the service's ids and sizes are far below this. */
+/**
+ * Int64 values must stay exact in JavaScript numbers, as the API client sends them; the service's ids and
+ * sizes are far below this. A larger one is refused rather than rounded.
+ */
 const MAX_INT = Number.MAX_SAFE_INTEGER
 
 export function validateConfig(
@@ -77,8 +80,10 @@ function checkType(type: TypeSpec, value: unknown, path: Path, issues: Diagnosti
     case 'float':
       return typeof value === 'number' && Number.isFinite(value) ? false : wrong('a number')
     case 'int64':
-      if (typeof value !== 'number' || !Number.isInteger(value)) return wrong('a whole number')
-      return Math.abs(value) > MAX_INT ? wrong(`a whole number no larger than ${MAX_INT}`) : false
+      // A whole number beyond a JS number's exact range arrives as a bigint: refused, shown as written.
+      if (typeof value === 'bigint' || (typeof value === 'number' && Number.isInteger(value) && Math.abs(value) > MAX_INT))
+        return wrong(`a whole number no larger than ${MAX_INT}`)
+      return typeof value === 'number' && Number.isInteger(value) ? false : wrong('a whole number')
     case 'list':
       if (!Array.isArray(value)) return wrong('a list')
       value.forEach((item, i) => {
@@ -105,6 +110,7 @@ function label(path: Path): string {
   return path.map((p, i) => (typeof p === 'number' ? `[${p}]` : i === 0 ? p : `.${p}`)).join('')
 }
 
+/** The value as the user wrote it: a number in full (a bigint too), a long string by its length. */
 function describe(value: unknown): string {
   if (typeof value === 'string') return value.length > 40 ? `a string of ${value.length} characters` : JSON.stringify(value)
   if (Array.isArray(value)) return 'a list'

@@ -33,12 +33,39 @@ export function pattern(regex: RegExp, rule: string): Validator {
   }
 }
 
-export function oneOf(values: readonly (string | number)[]): Validator {
-  const rule = `one of ${values.map((v) => JSON.stringify(v)).join(', ')}`
+/**
+ * One of `values`. With `ignoreCase`, a string matches whatever its case (the service compares status
+ * values case-insensitively), and the rule says so.
+ */
+export function oneOf(values: readonly (string | number)[], options: { ignoreCase?: boolean } = {}): Validator {
+  const listed = `one of ${values.map((v) => JSON.stringify(v)).join(', ')}`
+  const rule = options.ignoreCase ? `${listed} (in any case)` : listed
+  const folded = values.map((v) => (typeof v === 'string' ? v.toLowerCase() : v))
+  const matches = (value: unknown) =>
+    options.ignoreCase && typeof value === 'string' ? folded.includes(value.toLowerCase()) : values.includes(value as string | number)
   return {
     rule,
-    check: (value) =>
-      value === null || values.includes(value as string | number) ? null : `must be ${rule} (got ${JSON.stringify(value)})`,
+    check: (value) => (value === null || matches(value) ? null : `must be ${rule} (got ${JSON.stringify(value)})`),
+  }
+}
+
+/** C0 controls (NUL, tab, line breaks, escape...), DEL and the C1 controls (U+0080 to U+009F). */
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/
+
+/**
+ * No control character: a name, label or description is one line of text. The service stores what it
+ * is sent, so a line break or a NUL that passed the plan was ordered as it was.
+ */
+export function printable(): Validator {
+  return {
+    rule: 'free of control characters (line breaks, tabs, NUL)',
+    check(value) {
+      if (typeof value !== 'string') return null
+      const found = CONTROL.exec(value)
+      if (!found) return null
+      const code = found[0].codePointAt(0) ?? 0
+      return `must not contain control characters (line breaks, tabs, NUL): found U+${code.toString(16).toUpperCase().padStart(4, '0')} at character ${[...value.slice(0, found.index)].length + 1}`
+    },
   }
 }
 

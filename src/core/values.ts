@@ -4,7 +4,11 @@
 export const UNKNOWN: unique symbol = Symbol.for('provider.core.unknown')
 export type Unknown = typeof UNKNOWN
 
-export type Value = null | string | number | boolean | Unknown | readonly Value[] | { readonly [key: string]: Value }
+/**
+ * A `bigint` is a whole number a front end received exactly but a JS number cannot hold (Terraform's
+ * numbers are arbitrary precision): validation refuses it for every input, naming it as written.
+ */
+export type Value = null | string | number | bigint | boolean | Unknown | readonly Value[] | { readonly [key: string]: Value }
 export type ValueMap = { readonly [key: string]: Value }
 
 export function isUnknown(value: unknown): value is Unknown {

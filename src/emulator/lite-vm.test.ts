@@ -139,6 +139,17 @@ describe('Lite VM lifecycle', () => {
     assert.equal(await c.ok('DELETE', `/lites/${vm}`), 'cancellation scheduled')
   })
 
+  test('length rules count characters, as the API states them, not UTF-16 units', async () => {
+    const c = setup()
+    const keypair = await c.keypair()
+    const order = { ...VM_BODY, product_id: 101, keypair_id: keypair }
+    // 16 characters outside the BMP are 32 UTF-16 units: still 16 characters.
+    await c.ok('POST', '/lites', { ...order, vm_name: '😀'.repeat(16) })
+    await c.fails(422, 'POST', '/lites', { ...order, vm_name: '😀'.repeat(17) })
+    await c.ok('POST', '/lites', { ...order, vm_name: 'café-übergröße', description: 'é'.repeat(255) })
+    await c.fails(422, 'POST', '/lites', { ...order, description: '😀'.repeat(256) })
+  })
+
   test('a change-package is applied at Active; options follow allow_downgrade', async () => {
     const c = setup()
     const vm = await c.vm()

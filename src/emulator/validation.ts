@@ -80,7 +80,9 @@ export class BodyReader {
     if (typeof value !== 'string') return this.fail(field, 'must be a string', 'type_error')
     const min = rule.min ?? 1
     const max = rule.max ?? 255
-    if (value.length < min || value.length > max) {
+    // Characters, as the API states its limits: an emoji is one character, though two UTF-16 units.
+    const length = [...value].length
+    if (length < min || length > max) {
       return this.fail(field, min === max ? `must be ${min} characters` : `must be ${min}-${max} characters`)
     }
     if (rule.pattern && !rule.pattern.test(value)) return this.fail(field, rule.patternMsg ?? 'has an invalid format')

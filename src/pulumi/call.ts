@@ -1,11 +1,12 @@
 /**
  * Call: a method of a resource (`vm.power({ state: 'stop' })`) run once on the object `__self__` names.
- * The engine calls it in a preview too (`dryRun`): then the arguments are checked and nothing runs.
+ * The engine calls it in a preview too (`dryRun`): then the arguments are checked (against the service
+ * too, with read-only calls, once the object exists) and nothing runs.
  * Every failure is a gRPC error, which the engine reports as the program's error and which ends the
  * update: a method returns nothing, so a failure in a list of failures would go unseen in a program
  * that does not read the result.
  */
-import { type AnyMethod, type AnyResource, hasErrors, isUnknown, validateConfig } from '../core/index.js'
+import { type AnyMethod, type AnyResource, checkMethodOnline, hasErrors, isUnknown, validateConfig } from '../core/index.js'
 import type { PulumiContext } from './context.js'
 import { Code, PulumiError } from './errors.js'
 import { methodName, splitMethodToken, typeOfUrn } from './tokens.js'
@@ -36,9 +37,14 @@ export async function call(ctx: PulumiContext, request: CallRequest): Promise<{ 
     )
   }
   if (request.dryRun) {
-    // A preview: what is known already is checked, so a wrong value fails the preview, not the update.
+    // A preview: what is known already is checked, so a wrong value fails the preview, not the update;
+    // against the service too (read-only calls) once the object exists.
     const issues = validateConfig(method.inputs, values, { requireInputs: true })
+    if (!hasErrors(issues) && id !== null && ctx.server.isConfigured) {
+      issues.push(...(await checkMethodOnline(method, id, values, ctx.session(urn || undefined, request.args))))
+    }
     if (hasErrors(issues)) throw ctx.invalid(issues)
+    ctx.warn(issues, urn || undefined)
     return { return: {} }
   }
   const unknown = Object.entries(values).filter(([, v]) => isUnknown(v))

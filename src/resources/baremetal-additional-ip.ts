@@ -2,7 +2,19 @@
 import type { AdditionalIpAccount, Client, IpAssignment } from '../api/index.js'
 import { productPrice } from './prices.js'
 import { bool, defineResource, int64, string } from '../core/index.js'
-import { cycleAttribute, cycleCode, digitsId, keepAndWait, METAL_CYCLES, raw, rawAttribute, rules, waitAgain } from './billing.js'
+import {
+  cycleAttribute,
+  cycleCode,
+  digitsId,
+  keepAndWait,
+  METAL_CYCLES,
+  raw,
+  rawAttribute,
+  rules,
+  waitAgain,
+  textRules,
+  statusFilter,
+} from './billing.js'
 import { isNotFound, productAndCycleChecks, quoted } from './catalog-rules.js'
 
 const what = 'additional IP'
@@ -19,13 +31,13 @@ const ipAttributes = {
     optional: true,
     default: 'wjv-1',
     createOnly: true,
-    validate: [rules.freeText],
+    validate: textRules.free,
     description: 'The region, from `baremetalAdditionalIpRegions`.',
   }),
   promocode: string({
     optional: true,
     createOnly: true,
-    validate: [rules.promocode],
+    validate: textRules.promocode,
     description: 'A promotion code for the first invoice.',
   }),
   payWithCreditCard: bool({
@@ -110,7 +122,7 @@ export const baremetalAdditionalIp = defineResource<Client, typeof ipAttributes>
     ids: async ({ client, signal }) => (await client.additionalIps.listIps({ signal })).map((ip) => ip.account_id),
     filters: {
       region: { attribute: 'region', match: 'equals', description: 'Only IPs of this region, e.g. `wjv-1`.' },
-      status: { attribute: 'status', match: 'equals', description: 'Only IPs of this status, e.g. `Active`.' },
+      status: statusFilter('IPs'),
     },
     displayName: 'ipAddress',
   },
@@ -220,9 +232,15 @@ export const baremetalAdditionalIpAssignment = defineResource<Client, typeof ass
       metalAccountId: {
         attribute: 'metalAccountId',
         match: 'equals',
+        validate: [rules.digits],
         description: 'Only the assignments to the server with this account id.',
       },
-      additionalIpId: { attribute: 'additionalIpId', match: 'equals', description: 'Only the assignments of the IP with this account id.' },
+      additionalIpId: {
+        attribute: 'additionalIpId',
+        match: 'equals',
+        validate: [rules.digits],
+        description: 'Only the assignments of the IP with this account id.',
+      },
     },
   },
 })

@@ -2,7 +2,19 @@
 import type { Client, ElasticStorageAccount } from '../api/index.js'
 import { billingOf, growthPrice, known, productLabel, productPrice, quote } from './prices.js'
 import { bool, defineResource, int64, type OperationContext, range, recordOnly, string } from '../core/index.js'
-import { cycleAttribute, cycleCode, digitsId, keepAndWait, METAL_CYCLES, raw, rawAttribute, rules, waitAgain } from './billing.js'
+import {
+  cycleAttribute,
+  cycleCode,
+  digitsId,
+  keepAndWait,
+  METAL_CYCLES,
+  raw,
+  rawAttribute,
+  rules,
+  waitAgain,
+  textRules,
+  statusFilter,
+} from './billing.js'
 import { productAndCycleChecks, productOf, productRule, sizeRule } from './catalog-rules.js'
 
 const what = 'elastic storage'
@@ -15,7 +27,7 @@ const attributes = {
     description: 'The storage product, from the elastic storage catalog. A change runs change-package (a paid order).',
   }),
   cycle: cycleAttribute(METAL_CYCLES, 'The billing cycle: `m` monthly or `a` annually.'),
-  storageName: string({ required: true, createOnly: true, validate: [rules.freeText], description: 'The volume name.' }),
+  storageName: string({ required: true, createOnly: true, validate: textRules.free, description: 'The volume name.' }),
   metalAccountId: int64({
     required: true,
     createOnly: true,
@@ -32,7 +44,7 @@ const attributes = {
   promocode: string({
     optional: true,
     createOnly: true,
-    validate: [rules.promocode],
+    validate: textRules.promocode,
     description: 'A promotion code for the first invoice.',
   }),
   payWithCreditCard: bool({
@@ -185,7 +197,7 @@ export const baremetalElasticStorage = defineResource<Client, typeof attributes>
     ids: async ({ client, signal }) => (await client.elasticStorages.listStorages({ signal })).map((storage) => storage.account_id),
     filters: {
       storageNamePrefix: { attribute: 'storageName', match: 'prefix', description: 'Only volumes whose name starts with this.' },
-      status: { attribute: 'status', match: 'equals', description: 'Only volumes of this status, e.g. `Active`.' },
+      status: statusFilter('volumes'),
     },
     displayName: 'storageName',
   },

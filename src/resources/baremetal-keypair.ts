@@ -1,7 +1,7 @@
 /** provider:index:BaremetalKeypair (provider_baremetal_keypair): a keypair of the Metal pool (the keypair calls). */
 import type { Client, Keypair } from '../api/index.js'
-import { custom, defineResource, int64, string } from '../core/index.js'
-import { digitsId, raw, rawAttribute, rules } from './billing.js'
+import { custom, defineResource, int64, length, string } from '../core/index.js'
+import { digitsId, raw, rawAttribute, textRules } from './billing.js'
 import { createOrAdopt } from './keypair-name-taken.js'
 
 const openSshPublicKey = custom('one OpenSSH public key line (ssh-ed25519, ssh-rsa or ecdsa-sha2-nistp256/384/521)', (value) =>
@@ -14,13 +14,15 @@ const attributes = {
   name: string({
     required: true,
     createOnly: true,
-    validate: [rules.freeText, rules.printable],
+    validate: textRules.free,
     description: 'Name of the keypair, unique in the Metal pool. Changing it replaces the keypair.',
   }),
   publicKey: string({
     optional: true,
     createOnly: true,
-    validate: [openSshPublicKey],
+    // The API states no cap for a key line (K3); the emulator takes up to 16384 characters, room for the
+    // largest RSA key, and so does the plan.
+    validate: [length({ min: 1, max: 16_384 }), openSshPublicKey],
     normalize: (key) => key.trim(), // the service stores the key trimmed (K3)
     description:
       'An existing OpenSSH public key to import. When empty, the service generates a key pair and `privateKey` holds its private half. Compared without surrounding whitespace.',

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import { Harness } from '../../test/harness.js'
-import { type AnyDataSource, type AnyResource, checkPlanOnline, type ValueMap } from '../core/index.js'
+import { type AnyDataSource, type AnyResource, checkPlanOnline, type ValueMap, validateConfig } from '../core/index.js'
 import { baremetal } from './baremetal.js'
 import { baremetalAdditionalIp, baremetalAdditionalIpAssignment } from './baremetal-additional-ip.js'
 import { baremetalElasticStorage } from './baremetal-elastic-storage.js'
@@ -23,6 +23,17 @@ async function withServer(extra: ValueMap = {}) {
   await h.requests()
   return { h, key, config, state }
 }
+
+describe('provider_baremetal_keypair validation', () => {
+  test('a public key line above the 16384 characters the service takes is refused naming the cap', () => {
+    const line = (length: number) => `ssh-ed25519 ${'A'.repeat(length - 12)}`
+    assert.deepEqual(validateConfig(keypair.attributes, { name: 'metal-key', publicKey: line(16_384) }), [])
+    assert.deepEqual(
+      validateConfig(keypair.attributes, { name: 'metal-key', publicKey: line(16_385) }).map((d) => d.detail),
+      ['publicKey must be 1 to 16384 characters long (got 16385).'],
+    )
+  })
+})
 
 describe('provider_baremetal', () => {
   test('create waits for Active; label, rebuild, reset and power run in order with exactly their calls', async () => {

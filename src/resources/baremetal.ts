@@ -2,7 +2,18 @@
 import type { Client, MetalServerAccount } from '../api/index.js'
 import { productPrice } from './prices.js'
 import { bool, defineMethod, defineResource, int64, oneOf, type OperationContext, recordOnly, string } from '../core/index.js'
-import { cycleAttribute, cycleCode, digitsId, METAL_CYCLES, raw, rawAttribute, rules, waitForOrder } from './billing.js'
+import {
+  cycleAttribute,
+  cycleCode,
+  digitsId,
+  METAL_CYCLES,
+  raw,
+  rawAttribute,
+  rules,
+  waitForOrder,
+  textRules,
+  statusFilter,
+} from './billing.js'
 import { cycleRule, isNotFound, productOf, productRule, quoted } from './catalog-rules.js'
 
 const what = 'Metal server'
@@ -19,7 +30,7 @@ const attributes = {
     optional: true,
     default: 'ubuntu-22',
     createOnly: true,
-    validate: [rules.freeText],
+    validate: textRules.free,
     description: 'The OS to install. Reinstall an existing server with `rebuildOs`.',
   }),
   keypairId: int64({
@@ -28,7 +39,7 @@ const attributes = {
     validate: [rules.id],
     description: 'A keypair of the Metal pool, from `BaremetalKeypair`.',
   }),
-  label: string({ required: true, validate: [rules.freeText], description: 'The display name; changed in place.' }),
+  label: string({ required: true, validate: textRules.free, description: 'The display name; changed in place.' }),
   publicIp: int64({
     optional: true,
     default: 1,
@@ -39,7 +50,7 @@ const attributes = {
   promocode: string({
     optional: true,
     createOnly: true,
-    validate: [rules.promocode],
+    validate: textRules.promocode,
     description: 'A promotion code for the first invoice.',
   }),
   payWithCreditCard: bool({
@@ -59,13 +70,13 @@ const attributes = {
   resetTrigger: string({
     optional: true,
     action: true,
-    validate: [rules.freeText],
+    validate: textRules.free,
     description: 'Any new value hard-resets the server once (the value itself is only a trigger). Given at create, it is only recorded.',
   }),
   rebuildOs: string({
     optional: true,
     action: true,
-    validate: [rules.freeText],
+    validate: textRules.free,
     description:
       'Destructive: reinstall the server with this OS (a value of `baremetalRebuildOsList`) whenever the value changes. Given at create, it is only recorded.',
   }),
@@ -208,10 +219,29 @@ export const baremetal = defineResource<Client, typeof attributes>({
       name: 'rebuild',
       description: 'Destructive: reinstalls the server with this OS, then waits until it is Active again.',
       inputs: {
-        os: string({ required: true, validate: [rules.freeText], description: 'The OS to install: a value of the rebuild OS list.' }),
+        os: string({
+          required: true,
+          validate: textRules.free,
+          description: "The OS to install: a value of the server's rebuild OS list, checked at plan once the server's id is known.",
+        }),
       },
       timeout: '60m',
       destructive: true,
+      checks: [
+        {
+          attribute: 'os',
+          async check({ client, id, input, signal }) {
+            let oss: readonly string[]
+            try {
+              oss = await client.baremetals.listRebuildOss(id, { signal })
+            } catch (thrown) {
+              if (isNotFound(thrown)) return null // no such server: the rebuild itself says so
+              throw thrown
+            }
+            return oss.includes(input.os ?? '') ? null : `must be one of ${quoted(oss)} for server ${id}`
+          },
+        },
+      ],
       async run(ctx) {
         const os = ctx.input.os ?? ''
         await ctx.client.baremetals.rebuildServer(ctx.id, { os }, { signal: ctx.signal })
@@ -305,7 +335,7 @@ export const baremetal = defineResource<Client, typeof attributes>({
     ids: async ({ client, signal }) => (await client.baremetals.listServers({ signal })).map((server) => server.account_id),
     filters: {
       labelPrefix: { attribute: 'label', match: 'prefix', description: 'Only servers whose label starts with this.' },
-      status: { attribute: 'status', match: 'equals', description: 'Only servers of this status, e.g. `Active`.' },
+      status: statusFilter('servers'),
     },
     displayName: 'label',
   },

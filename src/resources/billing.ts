@@ -1,13 +1,13 @@
 /** Billing vocabulary shared by every ordered resource: cycles, invoices, `raw`, ids, waiting. */
 import { type Account, type Client, type Invoice, type Order, redactedJson } from '../api/index.js'
 import {
-  custom,
   type ImportId,
   type OperationContext,
   objectType,
   object,
   oneOf,
   pattern,
+  printable,
   range,
   string,
   stringType,
@@ -43,9 +43,38 @@ export const rules = {
   promocode: length({ min: 1, max: 255 }),
   description: length({ max: 255 }),
   freeText: length({ min: 1, max: 255 }),
-  printable: custom('printable characters, no line breaks', (value) =>
-    typeof value === 'string' && /[\u0000-\u001f\u007f]/.test(value) ? 'must not contain control characters or line breaks' : null,
-  ),
+  printable: printable(),
+}
+
+/**
+ * The validators of each kind of text input: the service's cap (the API's request-body rules: 1-255
+ * characters where no other limit is stated, descriptions 0-255; the spec's 6-16 for VM, snapshot and
+ * disk names) and no control characters, since the service keeps and shows what it is sent.
+ */
+export const textRules = {
+  free: [rules.freeText, rules.printable],
+  description: [rules.description, rules.printable],
+  promocode: [rules.promocode, rules.printable],
+  shortName: [length({ min: 6, max: 16 }), rules.printable],
+} as const
+
+/**
+ * The account statuses a listing can show: the service's lists leave `Terminated` accounts out unless
+ * asked for them, and an import of one finds it gone, so no listed object is ever Terminated.
+ */
+export const LISTED_STATUSES = ['Active', 'Pending', 'Suspended'] as const
+
+/**
+ * The `status` filter of a listing: one of the listed statuses, in any case (the service compares
+ * statuses case-insensitively); any other value is refused, not answered with an empty list.
+ */
+export function statusFilter(what: string) {
+  return {
+    attribute: 'status' as const,
+    match: 'equals' as const,
+    values: LISTED_STATUSES,
+    description: `Only ${what} of this status: \`Active\`, \`Pending\` or \`Suspended\` (in any case).`,
+  }
 }
 
 export const cycleAttribute = (cycles: readonly string[], description: string) =>

@@ -1,8 +1,20 @@
 /** provider_lite_disk and provider_lite_pro_disk: an extra disk attached to a VM (the extra-disk calls, the other Lite resources' calls). */
 import type { Client, LiteDiskAccount } from '../api/index.js'
 import { growthPrice, productPrice } from './prices.js'
-import { bool, defineResource, int64, length, range, recordOnly, string } from '../core/index.js'
-import { cycleAttribute, cycleCode, digitsId, keepAndWait, LITE_CYCLES, raw, rawAttribute, rules, waitAgain } from './billing.js'
+import { bool, defineResource, int64, range, recordOnly, string } from '../core/index.js'
+import {
+  cycleAttribute,
+  cycleCode,
+  digitsId,
+  keepAndWait,
+  LITE_CYCLES,
+  raw,
+  rawAttribute,
+  rules,
+  waitAgain,
+  textRules,
+  statusFilter,
+} from './billing.js'
 import { productAndCycleChecks, productOf, sizeRule } from './catalog-rules.js'
 import type { LiteFamily } from './lite-family.js'
 
@@ -26,7 +38,7 @@ export function liteDisk(family: LiteFamily) {
       optional: true,
       default: 'service-name',
       createOnly: true,
-      validate: [length({ min: 6, max: 16 })],
+      validate: textRules.shortName,
       description: 'The disk name, 6-16 characters.',
     }),
     size: int64({
@@ -44,7 +56,7 @@ export function liteDisk(family: LiteFamily) {
     promocode: string({
       optional: true,
       createOnly: true,
-      validate: [rules.promocode],
+      validate: textRules.promocode,
       description: 'A promotion code for the first invoice.',
     }),
     status: string({ computed: true, description: 'The disk account status.' }),
@@ -163,8 +175,13 @@ export function liteDisk(family: LiteFamily) {
     list: {
       ids: async ({ client, signal }) => (await family.api(client).listDisks({ signal })).map((disk) => disk.account_id),
       filters: {
-        lite_account_id: { attribute: 'lite_account_id', match: 'equals', description: 'Only the disks of the VM with this account id.' },
-        status: { attribute: 'status', match: 'equals', description: 'Only disks of this status, e.g. `Active`.' },
+        lite_account_id: {
+          attribute: 'lite_account_id',
+          match: 'equals',
+          validate: [rules.digits],
+          description: 'Only the disks of the VM with this account id.',
+        },
+        status: statusFilter('disks'),
       },
       displayName: 'service_name',
     },

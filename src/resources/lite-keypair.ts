@@ -1,7 +1,7 @@
 /** provider_lite_keypair and provider_lite_pro_keypair: one definition, built per family. */
 import type { Client, Keypair } from '../api/index.js'
 import { defineResource, int64, string } from '../core/index.js'
-import { digitsId, rules } from './billing.js'
+import { digitsId, textRules } from './billing.js'
 import { createOrAdopt } from './keypair-name-taken.js'
 import type { LiteFamily } from './lite-family.js'
 
@@ -45,7 +45,7 @@ const attributes = {
   name: string({
     required: true,
     createOnly: true,
-    validate: [rules.freeText, rules.printable],
+    validate: textRules.free,
     description: 'Name of the keypair, unique in the pool. Changing it creates a new keypair and deletes the old one.',
   }),
   keypair_id: int64({ computed: true, stable: true, description: 'Id of the keypair; use it as a VM `keypair_id`.' }),

@@ -1,8 +1,8 @@
 /** provider_lite_snapshot and provider_lite_pro_snapshot: a paid snapshot of a VM, its own account (the snapshot calls). */
 import type { Client, LiteSnapshotAccount } from '../api/index.js'
 import { billingOf, productLabel, quote } from './prices.js'
-import { bool, defineResource, int64, length, recordOnly, string } from '../core/index.js'
-import { cycleAttribute, cycleCode, digitsId, keepAndWait, LITE_CYCLES, rules, waitAgain } from './billing.js'
+import { bool, defineResource, int64, recordOnly, string } from '../core/index.js'
+import { cycleAttribute, cycleCode, digitsId, keepAndWait, LITE_CYCLES, rules, waitAgain, textRules, statusFilter } from './billing.js'
 import { cycleRule } from './catalog-rules.js'
 import type { LiteFamily } from './lite-family.js'
 
@@ -20,14 +20,14 @@ export function liteSnapshot(family: LiteFamily) {
       optional: true,
       default: 'snapshot-name',
       createOnly: true,
-      validate: [length({ min: 6, max: 16 })],
+      validate: textRules.shortName,
       description: 'The snapshot name, 6-16 characters.',
     }),
     description: string({
       optional: true,
       default: '',
       createOnly: true,
-      validate: [rules.description],
+      validate: textRules.description,
       description: 'A description of the order.',
     }),
     pay_with_credit_card: bool({
@@ -38,7 +38,7 @@ export function liteSnapshot(family: LiteFamily) {
     promocode: string({
       optional: true,
       createOnly: true,
-      validate: [rules.promocode],
+      validate: textRules.promocode,
       description: 'A promotion code for the first invoice.',
     }),
     status: string({ computed: true, description: 'The snapshot account status.' }),
@@ -113,7 +113,7 @@ export function liteSnapshot(family: LiteFamily) {
       ids: async ({ client, signal }) => (await family.api(client).listSnapshots({ signal })).map((snapshot) => snapshot.account_id),
       filters: {
         name_prefix: { attribute: 'name', match: 'prefix', description: 'Only snapshots whose name starts with this.' },
-        status: { attribute: 'status', match: 'equals', description: 'Only snapshots of this status, e.g. `Active`.' },
+        status: statusFilter('snapshots'),
       },
       displayName: 'name',
     },

@@ -1,7 +1,7 @@
 /** provider_lite_vm_from_snapshot: a new VM restored from a snapshot (S4); deleting it never touches the snapshot. */
 import type { Client, LiteVmAccount } from '../api/index.js'
-import { bool, defineResource, InputError, int64, length, recordOnly, string } from '../core/index.js'
-import { cycleAttribute, cycleCode, digitsId, keepAndWait, LITE_CYCLES, rules, waitAgain } from './billing.js'
+import { bool, defineResource, InputError, int64, recordOnly, string } from '../core/index.js'
+import { cycleAttribute, cycleCode, digitsId, keepAndWait, LITE_CYCLES, rules, waitAgain, textRules, statusFilter } from './billing.js'
 import type { LiteFamily } from './lite-family.js'
 import { consolePasswordAttributes, consoleUserRules, newVmChecks, newVmPrice } from './lite-vm.js'
 
@@ -25,7 +25,7 @@ export function liteVmFromSnapshot(family: LiteFamily) {
     name: string({
       required: true,
       createOnly: true,
-      validate: [length({ min: 6, max: 16 })],
+      validate: textRules.shortName,
       description: 'The VM name, 6-16 characters.',
     }),
     ssh_and_console_user: string({
@@ -39,13 +39,13 @@ export function liteVmFromSnapshot(family: LiteFamily) {
       optional: true,
       default: '',
       createOnly: true,
-      validate: [rules.description],
+      validate: textRules.description,
       description: 'A description of the order.',
     }),
     promocode: string({
       optional: true,
       createOnly: true,
-      validate: [rules.promocode],
+      validate: textRules.promocode,
       description: 'A promotion code for the first invoice.',
     }),
     pay_with_credit_card: bool({
@@ -122,7 +122,7 @@ export function liteVmFromSnapshot(family: LiteFamily) {
         (await family.api(client).listVms({ signal })).filter((vm) => vm.extra_details.snapshot_id !== null).map((vm) => vm.account_id),
       filters: {
         name_prefix: { attribute: 'name', match: 'prefix', description: 'Only VMs whose name starts with this.' },
-        status: { attribute: 'status', match: 'equals', description: 'Only VMs of this status, e.g. `Active`.' },
+        status: statusFilter('VMs'),
       },
       displayName: 'name',
     },

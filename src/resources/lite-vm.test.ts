@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import { Harness } from '../../test/harness.js'
-import { type AnyResource, checkPlanOnline, type ValueMap } from '../core/index.js'
+import { type AnyResource, checkPlanOnline, listResources, type ValueMap, validateConfig } from '../core/index.js'
 import { lite } from './lite-family.js'
 import { liteKeypair } from './lite-keypair.js'
 import { liteVm } from './lite-vm.js'
@@ -238,6 +238,64 @@ describe('provider_lite_vm', () => {
     assert.equal(imported.pay_with_credit_card, true)
     assert.equal(imported.console_password, 'S3cretPass9')
     assert.deepEqual(h.plan(vm, imported, { ...config, power_state: 'stop', description: 'web tier' }).changed, [])
+  })
+
+  test('validation refuses what the service would keep or refuse: control characters in text, a password above 255', async () => {
+    const { config } = await setup()
+    const issues = validateConfig(vm.attributes, {
+      ...config,
+      vm_name: 'bad\nname1',
+      description: 'one\u0000two',
+      select_os: 'Ubuntu\t22',
+      console_password: `Ab1${'c'.repeat(10_237)}`,
+    })
+    assert.deepEqual(
+      issues.map((d) => [d.path, d.detail]),
+      [
+        [['console_password'], 'console_password must be 8 to 255 characters long (got 10240).'],
+        [['select_os'], 'select_os must not contain control characters (line breaks, tabs, NUL): found U+0009 at character 7.'],
+        [['vm_name'], 'vm_name must not contain control characters (line breaks, tabs, NUL): found U+000A at character 4.'],
+        [['description'], 'description must not contain control characters (line breaks, tabs, NUL): found U+0000 at character 4.'],
+      ],
+    )
+    // The limits themselves are allowed, and letters beyond ASCII are not control characters.
+    assert.deepEqual(
+      validateConfig(vm.attributes, {
+        ...config,
+        vm_name: 'café-über',
+        description: 'Größe — 20 GB',
+        console_password: `Ab1${'c'.repeat(252)}`,
+      }),
+      [],
+    )
+  })
+
+  test('a new VM in an account with no VM of its family: a disk_size above the base warns that its maximum is checked only after the order', async () => {
+    const { h, config } = await setup()
+    const issues = await checkPlanOnline(vm, null, h.plan(vm, null, { ...config, disk_size: 9999 }), h.session)
+    assert.deepEqual(
+      issues.map((d) => [d.severity, d.path, d.summary]),
+      [['warning', ['disk_size'], 'Cannot check disk_size before the VM is ordered']],
+    )
+    assert.match(issues[0]?.detail ?? '', /this account has no Lite VM/)
+    // The product's base disk asks for no storage order: nothing to warn about.
+    assert.deepEqual(await checkPlanOnline(vm, null, h.plan(vm, null, { ...config, disk_size: 20 }), h.session), [])
+    // Once a VM of the family exists, its storage options state the maximum: an error, as before.
+    await h.create(vm, config)
+    const refused = await checkPlanOnline(vm, null, h.plan(vm, null, { ...config, disk_size: 9999 }), h.session)
+    assert.deepEqual(
+      refused.map((d) => [d.severity, d.path]),
+      [['error', ['disk_size']]],
+    )
+    assert.deepEqual(await h.mutations(), ['POST /v1/lites'])
+  })
+
+  test('a listing matches status as the service compares it, in any case', async () => {
+    const { h, config } = await setup()
+    const state = await h.create(vm, config)
+    const listed: string[] = []
+    for await (const event of listResources(vm, { status: 'active' }, h.session)) if ('listed' in event) listed.push(event.listed.id)
+    assert.deepEqual(listed, [String(state.id)])
   })
 
   test('rebuild_os and migrate_to_pro are checked against the service at plan time', async () => {

@@ -33,14 +33,18 @@ import {
   rawAttribute,
   rules,
   waitForOrder,
+  textRules,
+  statusFilter,
 } from './billing.js'
 import { cycleRule, isNotFound, productOf, productRule, quoted, sizeRule } from './catalog-rules.js'
 import { type LiteFamily, lite, litePro } from './lite-family.js'
 
 /** The rules of the console user and password (the Lite VM create body), shared with the restored VM. */
 export const consoleUserRules = [length({ min: 6, max: 32 }), pattern(/^[A-Za-z0-9.-]*$/, 'letters, digits, hyphens and periods only')]
+// The password states no maximum, so the service's cap of every other string applies (the API's
+// request-body rules: 255 characters); a longer one was refused only by the order.
 export const consolePasswordRules = [
-  length({ min: 8 }),
+  length({ min: 8, max: 255 }),
   pattern(/^[A-Za-z0-9]*$/, 'letters and digits only'),
   pattern(/^(?=.*[a-z])(?=.*[A-Z])(?=.*[0-9])/, 'made of at least one upper-case letter, one lower-case letter and one digit'),
 ]
@@ -53,7 +57,7 @@ export const consolePasswordRules = [
  * holding the password as the service reports it.
  */
 export function consolePasswordAttributes(what: string, echoes: readonly string[] = []) {
-  const rule = 'at least 8 letters and digits, with an upper-case letter, a lower-case letter and a digit'
+  const rule = '8 to 255 letters and digits, with an upper-case letter, a lower-case letter and a digit'
   return {
     console_password: string({
       optional: true,
@@ -108,7 +112,7 @@ function vmAttributes(family: LiteFamily) {
     select_os: string({
       required: true,
       createOnly: true,
-      validate: [rules.freeText],
+      validate: textRules.free,
       description: `The OS to install, a \`name\` from \`provider_${family.prefix}_os_list\`. To change the OS of an existing VM use \`rebuild_os\`.`,
     }),
     keypair_id: int64({
@@ -120,14 +124,14 @@ function vmAttributes(family: LiteFamily) {
     vm_name: string({
       optional: true,
       default: 'server-name',
-      validate: [length({ min: 6, max: 16 })],
+      validate: textRules.shortName,
       description: 'The VM name, 6-16 characters. Changed in place.',
     }),
     description: string({
       optional: true,
       default: '',
       createOnly: true,
-      validate: [rules.description],
+      validate: textRules.description,
       description: 'A description of the order.',
     }),
     pay_with_credit_card: bool({
@@ -139,7 +143,7 @@ function vmAttributes(family: LiteFamily) {
     promocode: string({
       optional: true,
       createOnly: true,
-      validate: [rules.promocode],
+      validate: textRules.promocode,
       description: 'A promotion code for the first invoice.',
     }),
     power_state: string({
@@ -153,7 +157,7 @@ function vmAttributes(family: LiteFamily) {
     rebuild_os: string({
       optional: true,
       action: true,
-      validate: [rules.freeText],
+      validate: textRules.free,
       description:
         'Destructive: reinstall the VM with this OS (a `name` from the OS list) whenever the value changes. The disk is wiped. Given at create, it is only recorded.',
     }),
@@ -176,7 +180,7 @@ function vmAttributes(family: LiteFamily) {
       validate: [rules.id],
       description:
         'The disk size in GB, an absolute target. Grow-only: raising it orders a storage upgrade (a paid order); lowering it is refused at plan time. Unset, it reports the current size. ' +
-        "The maximum is checked at plan time, from the VM's storage options (for a new VM, those of another VM of the family in the account; with none, the service checks it at the storage order, after the VM is ordered).",
+        "The maximum is checked at plan time, from the VM's storage options (for a new VM, those of another VM of the family in the account; with none, the plan warns that the service checks it only at the storage order, after the VM is ordered).",
     }),
     status: string({ computed: true, description: '`Active`, `Pending`, `Suspended` or `Terminated`.' }),
     order_id: string({ computed: true, stable: true, description: 'The order that created the VM.' }),
@@ -267,7 +271,7 @@ export function newVmChecks<A extends Attributes>(
   if (options.diskSize) {
     checks.push({
       attribute: 'disk_size' as keyof A & string,
-      async check({ client, input, signal }) {
+      async check({ client, input, signal, warn }) {
         const size = (input as Input).disk_size
         if (typeof size !== 'number') return null
         // The catalog states no maximum; every VM's storage options state its family's (L11). Any VM of
@@ -275,7 +279,21 @@ export function newVmChecks<A extends Attributes>(
         // the VM's is the first place it can be checked (see the attribute's description).
         const api = family.api(client)
         const vm = (await api.listVms({ signal }))[0]
-        if (vm === undefined) return null
+        if (vm === undefined) {
+          // Nothing states the maximum before a VM of the family exists: say so when a storage order follows.
+          const product = productOf(await api.listProducts({ signal }), (input as Input).product_id)
+          const base = product?.options?.disk ?? 0
+          if (product !== undefined && size > base) {
+            warn(
+              `Cannot check disk_size before the VM is ordered`,
+              `disk_size ${size} asks for a storage order after the VM's (its product's base disk is ${base} GB), and its maximum cannot be checked yet: ` +
+                `the service states the maximum only in an existing VM's storage options, and this account has no ${family.title} VM. ` +
+                'The VM is ordered first; if the size is above the maximum the storage order is then refused, and the VM stays at its base disk. ' +
+                'To be sure first, create the VM without disk_size and raise it in a later apply, which the plan checks.',
+            )
+          }
+          return null
+        }
         const storage = await api.getStorageOptions(vm.account_id, { signal })
         return sizeRule(
           size,
@@ -648,10 +666,32 @@ export function liteVm(family: LiteFamily) {
       name: 'rebuild',
       description: `Destructive: reinstalls the ${what} with this OS and wipes its disk, then waits until it is Active again.`,
       inputs: {
-        os: string({ required: true, validate: [rules.freeText], description: 'The OS to install: a `name` from the OS list.' }),
+        os: string({
+          required: true,
+          validate: textRules.free,
+          description: "The OS to install: a `name` from the OS list of the VM's product, checked at plan once the VM's id is known.",
+        }),
       },
       timeout: '20m',
       destructive: true,
+      checks: [
+        {
+          attribute: 'os',
+          async check({ client, id, input, signal }) {
+            // The OS list of the product the VM has now, in the group that serves it (a migrated Lite VM's is Pro).
+            let located: Awaited<ReturnType<typeof inGroup<LiteVmAccount>>>
+            try {
+              located = await inGroup(client, null, (api) => api.getVm(id, { signal }))
+            } catch (thrown) {
+              if (isNotFound(thrown)) return null // no such VM: the rebuild itself says so
+              throw thrown
+            }
+            const product = located.value.product_id
+            const names = (await located.api.listOss(product, { signal })).map((o) => o.name)
+            return names.includes(input.os ?? '') ? null : `must be an OS of product ${product}: ${quoted(names)}`
+          },
+        },
+      ],
       async run(ctx) {
         const os = ctx.input.os ?? ''
         const { api } = await inGroup(ctx.client, null, (a) => a.rebuildVm(ctx.id, { select_os: os }, { signal: ctx.signal }))
@@ -795,7 +835,7 @@ export function liteVm(family: LiteFamily) {
           .map((vm) => vm.account_id),
       filters: {
         vm_name_prefix: { attribute: 'vm_name', match: 'prefix', description: 'Only VMs whose name starts with this.' },
-        status: { attribute: 'status', match: 'equals', description: 'Only VMs of this status, e.g. `Active`.' },
+        status: statusFilter('VMs'),
       },
       displayName: 'vm_name',
     },

@@ -2,11 +2,12 @@
  * ValidateActionConfig, PlanAction and InvokeAction: a resource's one-shot methods (power, reset,
  * rebuild) as Terraform actions, run by `terraform apply -invoke=action.<type>.<name>` or by a resource's
  * `action_trigger`. The configuration is the id of the object and the method's arguments; nothing is
- * planned into state, so planning only checks the values known so far and says when an action is
- * destructive. Invoking streams the method's progress, then its outcome.
+ * planned into state, so planning checks the values known so far (against the service too, with
+ * read-only calls, once the id is known) and says when an action is destructive. Invoking streams the
+ * method's progress, then its outcome.
  */
 import type { MessageInitShape } from '@bufbuild/protobuf'
-import { type Diagnostic, error, validateConfig, type ValueMap, warning } from '../core/index.js'
+import { checkMethodOnline, type Diagnostic, error, hasErrors, validateConfig, type ValueMap, warning } from '../core/index.js'
 import type { CallContext } from '../grpc/index.js'
 import type { ActionEntry, TfContext } from './context.js'
 import { decode } from './dynamic-value.js'
@@ -40,10 +41,17 @@ export function validateActionConfig(ctx: TfContext, request: ValidateActionConf
   }
 }
 
-export function planAction(ctx: TfContext, request: PlanAction_Request): Reply {
+export async function planAction(ctx: TfContext, request: PlanAction_Request, call?: CallContext): Promise<Reply> {
   try {
     const entry = ctx.action(request.actionType)
-    const issues = checkConfig(entry, decode(entry.view, request.config) ?? {})
+    const config = decode(entry.view, request.config) ?? {}
+    const issues = checkConfig(entry, config)
+    // What the service would refuse (an OS the object cannot take) is refused at plan, with read-only
+    // calls, once the object's id is known; with it unknown, the invocation checks it.
+    const { id, ...input } = config
+    if (ctx.server.isConfigured && !hasErrors(issues) && typeof id === 'string' && id.trim() !== '') {
+      issues.push(...(await checkMethodOnline(entry.method, id, input, ctx.session(call?.signal))))
+    }
     if (entry.method.destructive) {
       issues.push(warning(`${request.actionType} is destructive`, `${entry.method.description} Invoking it cannot be undone.`))
     }

@@ -156,6 +156,17 @@ export function numberFromBigInt(value: bigint): CtyNumber {
   return value >= BigInt(Number.MIN_SAFE_INTEGER) && value <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(value) : new BigNum(value.toString())
 }
 
+/**
+ * A BigNum's value as a bigint when it is a whole number ("9223372036854775807", "1e30"), else null (a
+ * fraction, or one of more than a thousand digits, which no input could mean).
+ */
+export function wholeNumberOf(value: BigNum): bigint | null {
+  const decimal = parseDecimal(value.text.trim())
+  if (!decimal || decimal.digits.length > decimal.exponent || decimal.exponent > 1000) return null
+  const magnitude = BigInt(decimal.digits + '0'.repeat(decimal.exponent - decimal.digits.length))
+  return decimal.negative ? -magnitude : magnitude
+}
+
 /** The decimal text of a CtyNumber (shortest round-trip text for plain numbers). */
 export function numberToText(value: CtyNumber): string {
   return typeof value === 'number' ? String(value) : value.text

@@ -4,7 +4,7 @@
  * per object (its identity, a display name, and its state when asked for) as the server finds it.
  */
 import type { MessageInitShape } from '@bufbuild/protobuf'
-import { type AnyResource, type Attributes, hasErrors, type ListEvent, string, validateConfig } from '../core/index.js'
+import { type AnyResource, hasErrors, type ListEvent, listFilterAttributes, validateConfig } from '../core/index.js'
 import type { CallContext } from '../grpc/index.js'
 import type { TfContext } from './context.js'
 import { decode, encode } from './dynamic-value.js'
@@ -16,14 +16,9 @@ import type {
 } from './gen/tfplugin6.10_pb.js'
 import { type TfView, view } from './schema.js'
 
-/** The list schema of a listable resource type: every filter an optional string. */
+/** The list schema of a listable resource type: every filter an optional string, with its rules. */
 export function listView(definition: AnyResource, typeName: string): TfView {
-  const filters: Attributes = Object.fromEntries(
-    Object.entries(definition.list?.filters ?? {}).map(([name, filter]) => [
-      name,
-      string({ optional: true, description: filter.description }),
-    ]),
-  )
+  const filters = listFilterAttributes(definition)
   const description =
     `Lists the ${definition.name} objects the API key can see, each with its identity, to import them ` +
     '(`terraform query`, `-generate-config-out`). Every filter is optional; those set must all match.'

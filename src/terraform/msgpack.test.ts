@@ -13,8 +13,12 @@ import {
   parseTypeJson,
   typeToJson,
   Unknown,
+  wholeNumberOf,
 } from './cty.js'
+import { decode as decodeDynamic, encode as encodeDynamic } from './dynamic-value.js'
 import { CtyCodecError, decodeMsgpack, encodeMsgpack } from './msgpack.js'
+import { view as tfView } from './schema.js'
+import { int64, validateConfig } from '../core/index.js'
 
 const hex = (bytes: Uint8Array) => Buffer.from(bytes).toString('hex')
 const fromHex = (text: string) => new Uint8Array(Buffer.from(text.replace(/\s+/g, ''), 'hex'))
@@ -110,6 +114,35 @@ describe('numbers', () => {
     assert.equal(decodeMsgpack(fromHex('cf000000e8d4a51000'), cty.number), 1e12)
     assert.equal(decodeMsgpack(fromHex('a3302e31'), cty.number), 0.1)
     assert.deepEqual(decodeMsgpack(encode('12345678901234567890'), cty.number), new BigNum('12345678901234567890'))
+  })
+})
+
+describe('whole numbers beyond a double', () => {
+  // Terraform's numbers are exact: 9223372036854775807 arrives as an int64, or as decimal text.
+  const view = tfView('provider_thing', { size: int64({ optional: true, description: 'Size.' }) }, 'A thing.', false, [])
+  const BIG = '9223372036854775807'
+
+  test('they reach validation exactly, which refuses them naming the value as written', () => {
+    for (const wire of [BigInt(BIG), BIG, '9.223372036854775807e18']) {
+      const config = decodeDynamic(view, { msgpack: encode({ size: wire }, { useBigInt64: true }) } as never) ?? {}
+      assert.equal(config.size, BigInt(BIG), String(wire))
+      assert.deepEqual(
+        validateConfig(view.attributes, config).map((d) => d.detail),
+        [`size must be a whole number no larger than 9007199254740991 (got ${BIG}).`],
+      )
+    }
+  })
+
+  test('encoded back, one is the same decimal text', () => {
+    const encoded = encodeDynamic(view, { size: BigInt(BIG) })
+    assert.deepEqual(decode(encoded.msgpack), { size: BIG })
+  })
+
+  test('a fraction a double cannot hold stays a number, and a whole number that fits stays a plain number', () => {
+    assert.equal(wholeNumberOf(new BigNum('0.12345678901234567890123')), null)
+    assert.equal(wholeNumberOf(new BigNum('1e30')), 10n ** 30n)
+    assert.equal(wholeNumberOf(new BigNum('-9223372036854775808')), -(2n ** 63n))
+    assert.equal(decodeDynamic(view, { msgpack: encode({ size: 42 }) } as never)?.size, 42)
   })
 })
 

@@ -107,7 +107,7 @@ export function providerService(registry: Registry, options: ProviderServiceOpti
     renewEphemeralResource: (request) => renewEphemeralResource(ctx, request),
     closeEphemeralResource: (request) => closeEphemeralResource(ctx, request),
     validateActionConfig: (request) => validateActionConfig(ctx, request),
-    planAction: (request) => planAction(ctx, request),
+    planAction: (request, call) => planAction(ctx, request, call),
     invokeAction: (request, send, call) => invokeAction(ctx, request, send, call),
     stopProvider: () => {
       options.log.info('stop requested: cancelling in-flight operations at their next step boundary')

@@ -19,7 +19,7 @@ import {
   type ValueMap,
   isUnknown as isCoreUnknown,
 } from '../core/index.js'
-import { BigNum, type CtyType, type CtyValue, cty, encodeTypeJson, isUnknown, numberToText, Unknown } from './cty.js'
+import { BigNum, type CtyType, type CtyValue, cty, encodeTypeJson, isUnknown, numberToText, Unknown, wholeNumberOf } from './cty.js'
 import {
   type AttributePath,
   AttributePathSchema,
@@ -241,8 +241,9 @@ function toCore(value: CtyValue): Value {
   if (isUnknown(value)) return UNKNOWN
   if (typeof value === 'string' || typeof value === 'boolean' || typeof value === 'number') return value
   if (Array.isArray(value)) return value.map(toCore)
-  // An inexact number: as close a double as exists; validation rejects it for int64 inputs.
-  if (value instanceof BigNum) return Number(numberToText(value))
+  // A number a double cannot hold: a whole one stays exact as a bigint (validation refuses it, showing
+  // it as written); any other, as close a double as exists.
+  if (value instanceof BigNum) return wholeNumberOf(value) ?? Number(numberToText(value))
   return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, toCore(v as CtyValue)]))
 }
 
@@ -272,6 +273,7 @@ function fromCoreTyped(value: Value, type: TypeSpec): CtyValue {
 function fromCore(value: Value): CtyValue {
   if (value === null) return null
   if (isCoreUnknown(value)) return Unknown
+  if (typeof value === 'bigint') return new BigNum(value.toString())
   if (Array.isArray(value)) return value.map(fromCore)
   if (typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, fromCore(v as Value)]))
   return value as string | number | boolean

@@ -338,9 +338,23 @@ for (const driver of drivers) {
                 kept?.some((i) => JSON.stringify(i.identity) === expected),
                 `${name} = ${keep} keeps it`,
               )
-              const other = `zz-not-${value}`
+              // Another value the filter takes: another of its listed values, another id in digits.
+              const other = filter.values
+                ? (filter.values.find((v) => v.toLowerCase() !== value.toLowerCase()) ?? '')
+                : filter.validate
+                  ? `9${value}`
+                  : `zz-not-${value}`
               const dropped = await identity.list({ [name]: other })
               assert.ok(!dropped?.some((i) => JSON.stringify(i.identity) === expected), `${name} = ${other} drops it`)
+              if (filter.values) {
+                // Listed values match in any case, as the service compares them; any other is refused.
+                const lower = await identity.list({ [name]: value.toLowerCase() })
+                assert.ok(
+                  lower?.some((i) => JSON.stringify(i.identity) === expected),
+                  `${name} = ${value.toLowerCase()} keeps it`,
+                )
+                await assert.rejects(identity.list({ [name]: `zz-not-${value}` }), new RegExp(`${name} must be one of`))
+              }
             }
           })
         })

@@ -107,6 +107,27 @@ describe(`actions under ${CLIENT.key}`, () => {
       assert.match(planned.stdout + planned.stderr, /provider_lite_vm_rebuild is destructive/)
     })
 
+    test('a rebuild whose os the VM cannot take fails at plan, naming os and the rule; nothing is called', async () => {
+      const id = String((await ws.stateOf('provider_lite_vm.web')).id)
+      const cases: [string, string, RegExp][] = [
+        // The VM's product offers these OS names only (its OS list); the service refuses any other with 422.
+        [
+          'windows',
+          '"Windows-11"',
+          /Error: Invalid os .*os must be an OS of product 101: "Ubuntu-22\.04", "Ubuntu-24\.04", "Debian-12", "Rocky-9"/,
+        ],
+        ['newline', '"Debian\\n12"', /Error: Invalid os .*os must not contain control characters/],
+      ]
+      for (const [name, os, rule] of cases) {
+        await ws.write([...BASE, action('provider_lite_vm_rebuild', name, { id: 'provider_lite_vm.web.id', os })].join('\n'))
+        const { value: planned, mutations } = await emulator.effectsOf(() => ws.plan([`-invoke=action.provider_lite_vm_rebuild.${name}`]))
+        assert.equal(planned.code, 1, describeRun(planned))
+        assert.match(planned.stderr.replace(/\s+/g, ' '), rule, describeRun(planned))
+        assert.deepEqual(mutations, [])
+      }
+      assert.equal((await emulator.account(id))?.extra_details.osname, 'Ubuntu-22.04')
+    })
+
     test('an action_trigger after_create runs the action on the VM just created, with its id', async () => {
       const config = [
         ...BASE,

@@ -109,6 +109,26 @@ const CASES: Case[] = [
   c('provider_baremetal', 'power_reset', 'power_state', 'reset'),
   c('provider_baremetal', 'power_start', 'power_state', 'start'),
   c('provider_baremetal', 'power_stop', 'power_state', 'stop'),
+  // console_password states no maximum, so the service's cap of free text applies: 255 characters (the
+  // API's request-body rules). A 10 KB password was refused only at apply, with the VM's order.
+  ...[...VMS, 'provider_lite_vm_from_snapshot'].flatMap((type) => [
+    c(type, 'password_256_chars', 'console_password', `Ab1${'c'.repeat(253)}`),
+    c(type, 'password_10_kb', 'console_password', `Ab1${'c'.repeat(10_237)}`),
+  ]),
+  // No control character (a line break, a NUL, a tab, DEL) in a name, a label or a description: such a
+  // name was ordered as it was.
+  ...VMS.flatMap((type) => [
+    c(type, 'name_newline', 'vm_name', 'bad\nname1'),
+    c(type, 'name_nul', 'vm_name', 'bad\u0000name'),
+    c(type, 'description_cr', 'description', 'one\rtwo'),
+  ]),
+  ...['provider_lite_snapshot', 'provider_lite_pro_snapshot', 'provider_lite_vm_from_snapshot'].flatMap((type) => [
+    c(type, 'name_newline', 'name', 'snap\nshot1'),
+    c(type, 'description_del', 'description', 'before\u007fafter'),
+  ]),
+  ...['provider_lite_disk', 'provider_lite_pro_disk'].flatMap((type) => [c(type, 'name_tab', 'service_name', 'disk\tname')]),
+  c('provider_baremetal', 'label_newline', 'label', 'web\nserver'),
+  c('provider_baremetal_elastic_storage', 'name_nul', 'storage_name', 'vol\u0000ume'),
 ]
 
 const caseConfig = (cases: Case[]) =>
@@ -117,7 +137,18 @@ const caseConfig = (cases: Case[]) =>
 /** The boundary values of every Limit, each accepted. */
 const BOUNDARIES: [string, string, Record<string, HclValue>][] = [
   ['provider_lite_vm', 'min', { ssh_and_console_user: 'a.b-c1', console_password: 'Abcdefg1', vm_name: 'six666', power_state: 'start' }],
-  ['provider_lite_vm', 'max', { ssh_and_console_user: 'u'.repeat(32), vm_name: 'sixteen-chars-16', power_state: 'shutdown' }],
+  [
+    'provider_lite_vm',
+    'max',
+    {
+      ssh_and_console_user: 'u'.repeat(32),
+      console_password: `Ab1${'c'.repeat(252)}`,
+      vm_name: 'sixteen-chars-16',
+      power_state: 'shutdown',
+    },
+  ],
+  // Letters beyond ASCII are not control characters.
+  ['provider_lite_vm', 'accents', { vm_name: 'café-über', description: 'Größe: 20 GB — ok' }],
   ['provider_lite_pro_vm', 'stop', { power_state: 'stop', vm_name: 'six666' }],
   ['provider_lite_pro_vm', 'suspend', { power_state: 'suspend', vm_name: 'sixteen-chars-16' }],
   ['provider_lite_vm', 'resume', { power_state: 'resume' }],
@@ -225,6 +256,74 @@ describe('every spec Limit is refused at plan, on every resource it applies to',
     assert.equal(planned.code, 2, describeRun(planned))
     assert.match(planned.stdout, new RegExp(`Plan: ${BOUNDARIES.length} to add, 0 to change, 0 to destroy\\.`))
     assert.deepEqual(diagnostics(planned.stderr), [])
+    assert.deepEqual(mutations, [])
+    assert.deepEqual(orders, [])
+  })
+})
+
+describe('an integer beyond 2^53 is refused at plan, shown exactly as written', () => {
+  let ws: Workspace
+  before(async () => {
+    await emulator.reset()
+    ws = await Workspace.create(emulator)
+  })
+  after(async () => {
+    await ws?.cleanup()
+  })
+
+  // Terraform's numbers are exact; 9223372036854775807 read as a double is 9223372036854776000.
+  const BIG = '9223372036854775807'
+  test(`${BIG} in a resource's and a data source's whole-number input: one error each, naming it and the value as written`, async () => {
+    await ws.write(
+      [
+        PROVIDER_BLOCKS,
+        block('resource', 'provider_lite_vm', 'big', { ...VALID.provider_lite_vm, disk_size: ref(BIG) }),
+        block('data', 'provider_lite_os_list', 'big', { product_id: ref(BIG) }),
+      ].join('\n'),
+    )
+    const { value: planned, mutations, orders } = await emulator.effectsOf(() => ws.plan())
+    assert.equal(planned.code, 1, describeRun(planned))
+    const errors = diagnostics(planned.stderr).map((e) => e.replace(/\s+/g, ' '))
+    assert.equal(errors.length, 2, planned.stderr)
+    for (const [address, attribute] of [
+      ['provider_lite_vm.big', 'disk_size'],
+      ['data.provider_lite_os_list.big', 'product_id'],
+    ]) {
+      const error = errors.find((e) => e.includes(`with ${address},`)) ?? ''
+      assert.match(
+        error,
+        new RegExp(`^Error: Invalid ${attribute} .*${attribute} must be a whole number no larger than 9007199254740991 \\(got ${BIG}\\)`),
+        planned.stderr,
+      )
+    }
+    assert.doesNotMatch(planned.stderr, /9223372036854776000/)
+    assert.deepEqual(mutations, [])
+    assert.deepEqual(orders, [])
+  })
+})
+
+describe("a new VM's disk_size where the service states no maximum yet", () => {
+  let ws: Workspace
+  before(async () => {
+    await emulator.reset()
+    ws = await Workspace.create(emulator)
+  })
+  after(async () => {
+    await ws?.cleanup()
+  })
+
+  // The API states the maximum only in an existing VM's storage options: in an account with no VM of
+  // the family, nothing can be asked before the VM itself is ordered, so the plan says so.
+  test('in an account with no VM, the plan warns on disk_size that its maximum is checked only after the VM is ordered', async () => {
+    await ws.write(
+      [PROVIDER_BLOCKS, block('resource', 'provider_lite_vm', 'big_disk', { ...VALID.provider_lite_vm, disk_size: 9999 })].join('\n'),
+    )
+    const { value: planned, mutations, orders } = await emulator.effectsOf(() => ws.plan())
+    assert.equal(planned.code, 2, describeRun(planned))
+    const warnings = diagnostics(planned.stdout + planned.stderr, 'Warning').map((w) => w.replace(/\s+/g, ' '))
+    // On the attribute: Terraform quotes its line.
+    const warned = warnings.find((w) => w.includes('with provider_lite_vm.big_disk,') && w.includes(' disk_size = 9999 ')) ?? ''
+    assert.match(warned, /^Warning: Cannot check disk_size .*no Lite VM\. .*above the maximum/, describeRun(planned))
     assert.deepEqual(mutations, [])
     assert.deepEqual(orders, [])
   })

@@ -163,6 +163,33 @@ describe('terraform query', { skip: hasQuery ? false : `${client.key} has no ter
     }
   })
 
+  test('a status filter matches as the service compares statuses (case aside); a status never reported is refused naming the allowed ones', async () => {
+    const other = await Workspace.create(emulator)
+    try {
+      await other.write(PROVIDER_BLOCKS)
+      const list = (status: string) =>
+        `list "provider_baremetal" "servers" {\n  provider = provider\n  config {\n    status = "${status}"\n  }\n}\n`
+      await other.init()
+      // The service compares status values case-insensitively (its status model): `active` is Active.
+      await writeFile(join(other.dir, 'status.tfquery.hcl'), list('active'))
+      const found = await other.run(['query', '-no-color'])
+      assert.equal(found.code, 0, describeRun(found))
+      assert.match(found.stdout, new RegExp(`list\\.provider_baremetal\\.servers .*${made.server}`), describeRun(found))
+      // `running` is a power state, never an account status: an error, not an empty list.
+      await writeFile(join(other.dir, 'status.tfquery.hcl'), list('running'))
+      const { value: refused, log } = await emulator.effectsOf(() => other.run(['query', '-no-color']))
+      assert.equal(refused.code, 1, describeRun(refused))
+      assert.match(refused.stderr.replace(/\s+/g, ' '), /Error: Invalid status .*status must be one of "Active", "Pending", "Suspended"/)
+      assert.deepEqual(
+        log.filter((e) => e.path.includes('/baremetals/accounts')).map((e) => `${e.method} ${e.path}`),
+        [],
+        'nothing is listed',
+      )
+    } finally {
+      await other.cleanup()
+    }
+  })
+
   test('a filter the type does not have is refused naming it', async () => {
     const other = await Workspace.create(emulator)
     try {

@@ -24,7 +24,7 @@ type Baremetal struct {
 	IpAddress pulumi.StringPtrOutput `pulumi:"ipAddress"`
 	// A keypair of the Metal pool, from `BaremetalKeypair`. Must be at least 1. Changing it replaces the resource.
 	KeypairId pulumi.IntOutput `pulumi:"keypairId"`
-	// The display name; changed in place. Must be 1 to 255 characters.
+	// The display name; changed in place. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
 	Label pulumi.StringOutput `pulumi:"label"`
 	// The order that created the server.
 	OrderId pulumi.StringOutput `pulumi:"orderId"`
@@ -34,17 +34,17 @@ type Baremetal struct {
 	PowerState pulumi.StringPtrOutput `pulumi:"powerState"`
 	// The product, from `baremetalProducts`. The API has no call to change it. Must be at least 1. Changing it replaces the resource.
 	ProductId pulumi.IntOutput `pulumi:"productId"`
-	// A promotion code for the first invoice. Must be 1 to 255 characters. Changing it replaces the resource.
+	// A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
 	Promocode pulumi.StringPtrOutput `pulumi:"promocode"`
 	// Number of public IPv4 addresses; only 1 is offered. Must be one of 1. Changing it replaces the resource.
 	PublicIp pulumi.IntOutput `pulumi:"publicIp"`
 	// The last API response for this object as JSON, with secrets redacted.
 	Raw pulumi.StringPtrOutput `pulumi:"raw"`
-	// Destructive: reinstall the server with this OS (a value of `baremetalRebuildOsList`) whenever the value changes. Given at create, it is only recorded. Must be 1 to 255 characters.
+	// Destructive: reinstall the server with this OS (a value of `baremetalRebuildOsList`) whenever the value changes. Given at create, it is only recorded. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
 	RebuildOs pulumi.StringPtrOutput `pulumi:"rebuildOs"`
-	// Any new value hard-resets the server once (the value itself is only a trigger). Given at create, it is only recorded. Must be 1 to 255 characters.
+	// Any new value hard-resets the server once (the value itself is only a trigger). Given at create, it is only recorded. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
 	ResetTrigger pulumi.StringPtrOutput `pulumi:"resetTrigger"`
-	// The OS to install. Reinstall an existing server with `rebuildOs`. Must be 1 to 255 characters. Changing it replaces the resource.
+	// The OS to install. Reinstall an existing server with `rebuildOs`. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
 	SelectOs pulumi.StringOutput `pulumi:"selectOs"`
 	// The server account status.
 	Status pulumi.StringPtrOutput `pulumi:"status"`
@@ -133,7 +133,7 @@ type baremetalArgs struct {
 	Cycle string `pulumi:"cycle"`
 	// A keypair of the Metal pool, from `BaremetalKeypair`. Must be at least 1. Changing it replaces the resource.
 	KeypairId int `pulumi:"keypairId"`
-	// The display name; changed in place. Must be 1 to 255 characters.
+	// The display name; changed in place. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
 	Label string `pulumi:"label"`
 	// Charge the card on file for the order; `false` leaves the invoice unpaid and the server Pending until it is paid. Changing it calls nothing and replaces nothing.
 	PayWithCreditCard *bool `pulumi:"payWithCreditCard"`
@@ -141,15 +141,15 @@ type baremetalArgs struct {
 	PowerState *string `pulumi:"powerState"`
 	// The product, from `baremetalProducts`. The API has no call to change it. Must be at least 1. Changing it replaces the resource.
 	ProductId int `pulumi:"productId"`
-	// A promotion code for the first invoice. Must be 1 to 255 characters. Changing it replaces the resource.
+	// A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
 	Promocode *string `pulumi:"promocode"`
 	// Number of public IPv4 addresses; only 1 is offered. Must be one of 1. Changing it replaces the resource.
 	PublicIp *int `pulumi:"publicIp"`
-	// Destructive: reinstall the server with this OS (a value of `baremetalRebuildOsList`) whenever the value changes. Given at create, it is only recorded. Must be 1 to 255 characters.
+	// Destructive: reinstall the server with this OS (a value of `baremetalRebuildOsList`) whenever the value changes. Given at create, it is only recorded. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
 	RebuildOs *string `pulumi:"rebuildOs"`
-	// Any new value hard-resets the server once (the value itself is only a trigger). Given at create, it is only recorded. Must be 1 to 255 characters.
+	// Any new value hard-resets the server once (the value itself is only a trigger). Given at create, it is only recorded. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
 	ResetTrigger *string `pulumi:"resetTrigger"`
-	// The OS to install. Reinstall an existing server with `rebuildOs`. Must be 1 to 255 characters. Changing it replaces the resource.
+	// The OS to install. Reinstall an existing server with `rebuildOs`. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
 	SelectOs *string `pulumi:"selectOs"`
 }
 
@@ -159,7 +159,7 @@ type BaremetalArgs struct {
 	Cycle pulumi.StringInput
 	// A keypair of the Metal pool, from `BaremetalKeypair`. Must be at least 1. Changing it replaces the resource.
 	KeypairId pulumi.IntInput
-	// The display name; changed in place. Must be 1 to 255 characters.
+	// The display name; changed in place. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
 	Label pulumi.StringInput
 	// Charge the card on file for the order; `false` leaves the invoice unpaid and the server Pending until it is paid. Changing it calls nothing and replaces nothing.
 	PayWithCreditCard pulumi.BoolPtrInput
@@ -167,15 +167,15 @@ type BaremetalArgs struct {
 	PowerState pulumi.StringPtrInput
 	// The product, from `baremetalProducts`. The API has no call to change it. Must be at least 1. Changing it replaces the resource.
 	ProductId pulumi.IntInput
-	// A promotion code for the first invoice. Must be 1 to 255 characters. Changing it replaces the resource.
+	// A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
 	Promocode pulumi.StringPtrInput
 	// Number of public IPv4 addresses; only 1 is offered. Must be one of 1. Changing it replaces the resource.
 	PublicIp pulumi.IntPtrInput
-	// Destructive: reinstall the server with this OS (a value of `baremetalRebuildOsList`) whenever the value changes. Given at create, it is only recorded. Must be 1 to 255 characters.
+	// Destructive: reinstall the server with this OS (a value of `baremetalRebuildOsList`) whenever the value changes. Given at create, it is only recorded. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
 	RebuildOs pulumi.StringPtrInput
-	// Any new value hard-resets the server once (the value itself is only a trigger). Given at create, it is only recorded. Must be 1 to 255 characters.
+	// Any new value hard-resets the server once (the value itself is only a trigger). Given at create, it is only recorded. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
 	ResetTrigger pulumi.StringPtrInput
-	// The OS to install. Reinstall an existing server with `rebuildOs`. Must be 1 to 255 characters. Changing it replaces the resource.
+	// The OS to install. Reinstall an existing server with `rebuildOs`. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
 	SelectOs pulumi.StringPtrInput
 }
 
@@ -211,13 +211,13 @@ func (r *Baremetal) Rebuild(ctx *pulumi.Context, args *BaremetalRebuildArgs) err
 }
 
 type baremetalRebuildArgs struct {
-	// The OS to install: a value of the rebuild OS list. Must be 1 to 255 characters.
+	// The OS to install: a value of the server's rebuild OS list, checked at plan once the server's id is known. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
 	Os string `pulumi:"os"`
 }
 
 // The set of arguments for the Rebuild method of the Baremetal resource.
 type BaremetalRebuildArgs struct {
-	// The OS to install: a value of the rebuild OS list. Must be 1 to 255 characters.
+	// The OS to install: a value of the server's rebuild OS list, checked at plan once the server's id is known. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
 	Os pulumi.StringInput
 }
 
@@ -334,7 +334,7 @@ func (o BaremetalOutput) KeypairId() pulumi.IntOutput {
 	return o.ApplyT(func(v *Baremetal) pulumi.IntOutput { return v.KeypairId }).(pulumi.IntOutput)
 }
 
-// The display name; changed in place. Must be 1 to 255 characters.
+// The display name; changed in place. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
 func (o BaremetalOutput) Label() pulumi.StringOutput {
 	return o.ApplyT(func(v *Baremetal) pulumi.StringOutput { return v.Label }).(pulumi.StringOutput)
 }
@@ -359,7 +359,7 @@ func (o BaremetalOutput) ProductId() pulumi.IntOutput {
 	return o.ApplyT(func(v *Baremetal) pulumi.IntOutput { return v.ProductId }).(pulumi.IntOutput)
 }
 
-// A promotion code for the first invoice. Must be 1 to 255 characters. Changing it replaces the resource.
+// A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
 func (o BaremetalOutput) Promocode() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *Baremetal) pulumi.StringPtrOutput { return v.Promocode }).(pulumi.StringPtrOutput)
 }
@@ -374,17 +374,17 @@ func (o BaremetalOutput) Raw() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *Baremetal) pulumi.StringPtrOutput { return v.Raw }).(pulumi.StringPtrOutput)
 }
 
-// Destructive: reinstall the server with this OS (a value of `baremetalRebuildOsList`) whenever the value changes. Given at create, it is only recorded. Must be 1 to 255 characters.
+// Destructive: reinstall the server with this OS (a value of `baremetalRebuildOsList`) whenever the value changes. Given at create, it is only recorded. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
 func (o BaremetalOutput) RebuildOs() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *Baremetal) pulumi.StringPtrOutput { return v.RebuildOs }).(pulumi.StringPtrOutput)
 }
 
-// Any new value hard-resets the server once (the value itself is only a trigger). Given at create, it is only recorded. Must be 1 to 255 characters.
+// Any new value hard-resets the server once (the value itself is only a trigger). Given at create, it is only recorded. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
 func (o BaremetalOutput) ResetTrigger() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *Baremetal) pulumi.StringPtrOutput { return v.ResetTrigger }).(pulumi.StringPtrOutput)
 }
 
-// The OS to install. Reinstall an existing server with `rebuildOs`. Must be 1 to 255 characters. Changing it replaces the resource.
+// The OS to install. Reinstall an existing server with `rebuildOs`. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
 func (o BaremetalOutput) SelectOs() pulumi.StringOutput {
 	return o.ApplyT(func(v *Baremetal) pulumi.StringOutput { return v.SelectOs }).(pulumi.StringOutput)
 }

@@ -26,11 +26,11 @@ type BaremetalAdditionalIp struct {
 	PayWithCreditCard pulumi.BoolPtrOutput `pulumi:"payWithCreditCard"`
 	// The product, from `baremetalAdditionalIpProducts`. Must be at least 1. Changing it replaces the resource.
 	ProductId pulumi.IntOutput `pulumi:"productId"`
-	// A promotion code for the first invoice. Must be 1 to 255 characters. Changing it replaces the resource.
+	// A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
 	Promocode pulumi.StringPtrOutput `pulumi:"promocode"`
 	// The last API response for this object as JSON, with secrets redacted.
 	Raw pulumi.StringPtrOutput `pulumi:"raw"`
-	// The region, from `baremetalAdditionalIpRegions`. Must be 1 to 255 characters. Changing it replaces the resource.
+	// The region, from `baremetalAdditionalIpRegions`. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
 	Region pulumi.StringOutput `pulumi:"region"`
 	// The IP account status.
 	Status pulumi.StringPtrOutput `pulumi:"status"`
@@ -110,9 +110,9 @@ type baremetalAdditionalIpArgs struct {
 	PayWithCreditCard *bool `pulumi:"payWithCreditCard"`
 	// The product, from `baremetalAdditionalIpProducts`. Must be at least 1. Changing it replaces the resource.
 	ProductId int `pulumi:"productId"`
-	// A promotion code for the first invoice. Must be 1 to 255 characters. Changing it replaces the resource.
+	// A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
 	Promocode *string `pulumi:"promocode"`
-	// The region, from `baremetalAdditionalIpRegions`. Must be 1 to 255 characters. Changing it replaces the resource.
+	// The region, from `baremetalAdditionalIpRegions`. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
 	Region *string `pulumi:"region"`
 }
 
@@ -124,9 +124,9 @@ type BaremetalAdditionalIpArgs struct {
 	PayWithCreditCard pulumi.BoolPtrInput
 	// The product, from `baremetalAdditionalIpProducts`. Must be at least 1. Changing it replaces the resource.
 	ProductId pulumi.IntInput
-	// A promotion code for the first invoice. Must be 1 to 255 characters. Changing it replaces the resource.
+	// A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
 	Promocode pulumi.StringPtrInput
-	// The region, from `baremetalAdditionalIpRegions`. Must be 1 to 255 characters. Changing it replaces the resource.
+	// The region, from `baremetalAdditionalIpRegions`. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
 	Region pulumi.StringPtrInput
 }
 
@@ -242,7 +242,7 @@ func (o BaremetalAdditionalIpOutput) ProductId() pulumi.IntOutput {
 	return o.ApplyT(func(v *BaremetalAdditionalIp) pulumi.IntOutput { return v.ProductId }).(pulumi.IntOutput)
 }
 
-// A promotion code for the first invoice. Must be 1 to 255 characters. Changing it replaces the resource.
+// A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
 func (o BaremetalAdditionalIpOutput) Promocode() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *BaremetalAdditionalIp) pulumi.StringPtrOutput { return v.Promocode }).(pulumi.StringPtrOutput)
 }
@@ -252,7 +252,7 @@ func (o BaremetalAdditionalIpOutput) Raw() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *BaremetalAdditionalIp) pulumi.StringPtrOutput { return v.Raw }).(pulumi.StringPtrOutput)
 }
 
-// The region, from `baremetalAdditionalIpRegions`. Must be 1 to 255 characters. Changing it replaces the resource.
+// The region, from `baremetalAdditionalIpRegions`. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
 func (o BaremetalAdditionalIpOutput) Region() pulumi.StringOutput {
 	return o.ApplyT(func(v *BaremetalAdditionalIp) pulumi.StringOutput { return v.Region }).(pulumi.StringOutput)
 }

@@ -26,7 +26,7 @@ type BaremetalElasticStorage struct {
 	PayWithCreditCard pulumi.BoolPtrOutput `pulumi:"payWithCreditCard"`
 	// The storage product, from the elastic storage catalog. A change runs change-package (a paid order). Must be at least 1.
 	ProductId pulumi.IntOutput `pulumi:"productId"`
-	// A promotion code for the first invoice. Must be 1 to 255 characters. Changing it replaces the resource.
+	// A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
 	Promocode pulumi.StringPtrOutput `pulumi:"promocode"`
 	// The last API response for this object as JSON, with secrets redacted.
 	Raw pulumi.StringPtrOutput `pulumi:"raw"`
@@ -34,7 +34,7 @@ type BaremetalElasticStorage struct {
 	Size pulumi.IntOutput `pulumi:"size"`
 	// The storage account status.
 	Status pulumi.StringPtrOutput `pulumi:"status"`
-	// The volume name. Must be 1 to 255 characters. Changing it replaces the resource.
+	// The volume name. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
 	StorageName pulumi.StringOutput `pulumi:"storageName"`
 }
 
@@ -120,11 +120,11 @@ type baremetalElasticStorageArgs struct {
 	PayWithCreditCard *bool `pulumi:"payWithCreditCard"`
 	// The storage product, from the elastic storage catalog. A change runs change-package (a paid order). Must be at least 1.
 	ProductId int `pulumi:"productId"`
-	// A promotion code for the first invoice. Must be 1 to 255 characters. Changing it replaces the resource.
+	// A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
 	Promocode *string `pulumi:"promocode"`
 	// The size in GB, an absolute target. Grow-only: raising it orders a resize (a paid order). Must be between 1 and 10240. Grow-only: a smaller value is refused.
 	Size *int `pulumi:"size"`
-	// The volume name. Must be 1 to 255 characters. Changing it replaces the resource.
+	// The volume name. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
 	StorageName string `pulumi:"storageName"`
 }
 
@@ -138,11 +138,11 @@ type BaremetalElasticStorageArgs struct {
 	PayWithCreditCard pulumi.BoolPtrInput
 	// The storage product, from the elastic storage catalog. A change runs change-package (a paid order). Must be at least 1.
 	ProductId pulumi.IntInput
-	// A promotion code for the first invoice. Must be 1 to 255 characters. Changing it replaces the resource.
+	// A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
 	Promocode pulumi.StringPtrInput
 	// The size in GB, an absolute target. Grow-only: raising it orders a resize (a paid order). Must be between 1 and 10240. Grow-only: a smaller value is refused.
 	Size pulumi.IntPtrInput
-	// The volume name. Must be 1 to 255 characters. Changing it replaces the resource.
+	// The volume name. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
 	StorageName pulumi.StringInput
 }
 
@@ -258,7 +258,7 @@ func (o BaremetalElasticStorageOutput) ProductId() pulumi.IntOutput {
 	return o.ApplyT(func(v *BaremetalElasticStorage) pulumi.IntOutput { return v.ProductId }).(pulumi.IntOutput)
 }
 
-// A promotion code for the first invoice. Must be 1 to 255 characters. Changing it replaces the resource.
+// A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
 func (o BaremetalElasticStorageOutput) Promocode() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *BaremetalElasticStorage) pulumi.StringPtrOutput { return v.Promocode }).(pulumi.StringPtrOutput)
 }
@@ -278,7 +278,7 @@ func (o BaremetalElasticStorageOutput) Status() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *BaremetalElasticStorage) pulumi.StringPtrOutput { return v.Status }).(pulumi.StringPtrOutput)
 }
 
-// The volume name. Must be 1 to 255 characters. Changing it replaces the resource.
+// The volume name. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
 func (o BaremetalElasticStorageOutput) StorageName() pulumi.StringOutput {
 	return o.ApplyT(func(v *BaremetalElasticStorage) pulumi.StringOutput { return v.StorageName }).(pulumi.StringOutput)
 }

@@ -26,11 +26,11 @@ type LiteProDisk struct {
 	PayWithCreditCard pulumi.BoolPtrOutput `pulumi:"payWithCreditCard"`
 	// The disk product, from `liteProDiskProducts`. Must be at least 1. Changing it replaces the resource.
 	ProductId pulumi.IntOutput `pulumi:"productId"`
-	// A promotion code for the first invoice. Must be 1 to 255 characters. Changing it replaces the resource.
+	// A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
 	Promocode pulumi.StringPtrOutput `pulumi:"promocode"`
 	// The last API response for this object as JSON, with secrets redacted.
 	Raw pulumi.StringPtrOutput `pulumi:"raw"`
-	// The disk name, 6-16 characters. Must be 6 to 16 characters. Changing it replaces the resource.
+	// The disk name, 6-16 characters. Must be 6 to 16 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
 	ServiceName pulumi.StringOutput `pulumi:"serviceName"`
 	// The size in GB, at least 30. Grow-only: raising it orders an upgrade of the difference (a paid order). Must be at least 30. Grow-only: a smaller value is refused.
 	Size pulumi.IntOutput `pulumi:"size"`
@@ -121,9 +121,9 @@ type liteProDiskArgs struct {
 	PayWithCreditCard *bool `pulumi:"payWithCreditCard"`
 	// The disk product, from `liteProDiskProducts`. Must be at least 1. Changing it replaces the resource.
 	ProductId int `pulumi:"productId"`
-	// A promotion code for the first invoice. Must be 1 to 255 characters. Changing it replaces the resource.
+	// A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
 	Promocode *string `pulumi:"promocode"`
-	// The disk name, 6-16 characters. Must be 6 to 16 characters. Changing it replaces the resource.
+	// The disk name, 6-16 characters. Must be 6 to 16 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
 	ServiceName *string `pulumi:"serviceName"`
 	// The size in GB, at least 30. Grow-only: raising it orders an upgrade of the difference (a paid order). Must be at least 30. Grow-only: a smaller value is refused.
 	Size *int `pulumi:"size"`
@@ -139,9 +139,9 @@ type LiteProDiskArgs struct {
 	PayWithCreditCard pulumi.BoolPtrInput
 	// The disk product, from `liteProDiskProducts`. Must be at least 1. Changing it replaces the resource.
 	ProductId pulumi.IntInput
-	// A promotion code for the first invoice. Must be 1 to 255 characters. Changing it replaces the resource.
+	// A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
 	Promocode pulumi.StringPtrInput
-	// The disk name, 6-16 characters. Must be 6 to 16 characters. Changing it replaces the resource.
+	// The disk name, 6-16 characters. Must be 6 to 16 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
 	ServiceName pulumi.StringPtrInput
 	// The size in GB, at least 30. Grow-only: raising it orders an upgrade of the difference (a paid order). Must be at least 30. Grow-only: a smaller value is refused.
 	Size pulumi.IntPtrInput
@@ -259,7 +259,7 @@ func (o LiteProDiskOutput) ProductId() pulumi.IntOutput {
 	return o.ApplyT(func(v *LiteProDisk) pulumi.IntOutput { return v.ProductId }).(pulumi.IntOutput)
 }
 
-// A promotion code for the first invoice. Must be 1 to 255 characters. Changing it replaces the resource.
+// A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
 func (o LiteProDiskOutput) Promocode() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *LiteProDisk) pulumi.StringPtrOutput { return v.Promocode }).(pulumi.StringPtrOutput)
 }
@@ -269,7 +269,7 @@ func (o LiteProDiskOutput) Raw() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *LiteProDisk) pulumi.StringPtrOutput { return v.Raw }).(pulumi.StringPtrOutput)
 }
 
-// The disk name, 6-16 characters. Must be 6 to 16 characters. Changing it replaces the resource.
+// The disk name, 6-16 characters. Must be 6 to 16 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
 func (o LiteProDiskOutput) ServiceName() pulumi.StringOutput {
 	return o.ApplyT(func(v *LiteProDisk) pulumi.StringOutput { return v.ServiceName }).(pulumi.StringOutput)
 }

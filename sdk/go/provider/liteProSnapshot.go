@@ -18,17 +18,17 @@ type LiteProSnapshot struct {
 
 	// The billing cycle of the snapshot: `m a q s b t p4 p5`. Must be one of "m", "a", "q", "s", "b", "t", "p4", "p5". Changing it replaces the resource.
 	Cycle pulumi.StringOutput `pulumi:"cycle"`
-	// A description of the order. Must be at most 255 characters. Changing it replaces the resource.
+	// A description of the order. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
 	Description pulumi.StringOutput `pulumi:"description"`
 	// The Lite Pro VM to snapshot (its account id). Must be at least 1. Changing it replaces the resource.
 	LiteAccountId pulumi.IntOutput `pulumi:"liteAccountId"`
-	// The snapshot name, 6-16 characters. Must be 6 to 16 characters. Changing it replaces the resource.
+	// The snapshot name, 6-16 characters. Must be 6 to 16 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
 	Name pulumi.StringOutput `pulumi:"name"`
 	// The order that created the snapshot.
 	OrderId pulumi.StringOutput `pulumi:"orderId"`
 	// Charge the card on file for the order; `false` leaves the invoice unpaid. Changing it later calls nothing.
 	PayWithCreditCard pulumi.BoolPtrOutput `pulumi:"payWithCreditCard"`
-	// A promotion code for the first invoice. Must be 1 to 255 characters. Changing it replaces the resource.
+	// A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
 	Promocode pulumi.StringPtrOutput `pulumi:"promocode"`
 	// The snapshot account status.
 	Status pulumi.StringPtrOutput `pulumi:"status"`
@@ -104,15 +104,15 @@ func LiteProSnapshotExists(ctx *pulumi.Context,
 type liteProSnapshotArgs struct {
 	// The billing cycle of the snapshot: `m a q s b t p4 p5`. Must be one of "m", "a", "q", "s", "b", "t", "p4", "p5". Changing it replaces the resource.
 	Cycle string `pulumi:"cycle"`
-	// A description of the order. Must be at most 255 characters. Changing it replaces the resource.
+	// A description of the order. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
 	Description *string `pulumi:"description"`
 	// The Lite Pro VM to snapshot (its account id). Must be at least 1. Changing it replaces the resource.
 	LiteAccountId int `pulumi:"liteAccountId"`
-	// The snapshot name, 6-16 characters. Must be 6 to 16 characters. Changing it replaces the resource.
+	// The snapshot name, 6-16 characters. Must be 6 to 16 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
 	Name *string `pulumi:"name"`
 	// Charge the card on file for the order; `false` leaves the invoice unpaid. Changing it later calls nothing.
 	PayWithCreditCard *bool `pulumi:"payWithCreditCard"`
-	// A promotion code for the first invoice. Must be 1 to 255 characters. Changing it replaces the resource.
+	// A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
 	Promocode *string `pulumi:"promocode"`
 }
 
@@ -120,15 +120,15 @@ type liteProSnapshotArgs struct {
 type LiteProSnapshotArgs struct {
 	// The billing cycle of the snapshot: `m a q s b t p4 p5`. Must be one of "m", "a", "q", "s", "b", "t", "p4", "p5". Changing it replaces the resource.
 	Cycle pulumi.StringInput
-	// A description of the order. Must be at most 255 characters. Changing it replaces the resource.
+	// A description of the order. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
 	Description pulumi.StringPtrInput
 	// The Lite Pro VM to snapshot (its account id). Must be at least 1. Changing it replaces the resource.
 	LiteAccountId pulumi.IntInput
-	// The snapshot name, 6-16 characters. Must be 6 to 16 characters. Changing it replaces the resource.
+	// The snapshot name, 6-16 characters. Must be 6 to 16 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
 	Name pulumi.StringPtrInput
 	// Charge the card on file for the order; `false` leaves the invoice unpaid. Changing it later calls nothing.
 	PayWithCreditCard pulumi.BoolPtrInput
-	// A promotion code for the first invoice. Must be 1 to 255 characters. Changing it replaces the resource.
+	// A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
 	Promocode pulumi.StringPtrInput
 }
 
@@ -224,7 +224,7 @@ func (o LiteProSnapshotOutput) Cycle() pulumi.StringOutput {
 	return o.ApplyT(func(v *LiteProSnapshot) pulumi.StringOutput { return v.Cycle }).(pulumi.StringOutput)
 }
 
-// A description of the order. Must be at most 255 characters. Changing it replaces the resource.
+// A description of the order. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
 func (o LiteProSnapshotOutput) Description() pulumi.StringOutput {
 	return o.ApplyT(func(v *LiteProSnapshot) pulumi.StringOutput { return v.Description }).(pulumi.StringOutput)
 }
@@ -234,7 +234,7 @@ func (o LiteProSnapshotOutput) LiteAccountId() pulumi.IntOutput {
 	return o.ApplyT(func(v *LiteProSnapshot) pulumi.IntOutput { return v.LiteAccountId }).(pulumi.IntOutput)
 }
 
-// The snapshot name, 6-16 characters. Must be 6 to 16 characters. Changing it replaces the resource.
+// The snapshot name, 6-16 characters. Must be 6 to 16 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
 func (o LiteProSnapshotOutput) Name() pulumi.StringOutput {
 	return o.ApplyT(func(v *LiteProSnapshot) pulumi.StringOutput { return v.Name }).(pulumi.StringOutput)
 }
@@ -249,7 +249,7 @@ func (o LiteProSnapshotOutput) PayWithCreditCard() pulumi.BoolPtrOutput {
 	return o.ApplyT(func(v *LiteProSnapshot) pulumi.BoolPtrOutput { return v.PayWithCreditCard }).(pulumi.BoolPtrOutput)
 }
 
-// A promotion code for the first invoice. Must be 1 to 255 characters. Changing it replaces the resource.
+// A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
 func (o LiteProSnapshotOutput) Promocode() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *LiteProSnapshot) pulumi.StringPtrOutput { return v.Promocode }).(pulumi.StringPtrOutput)
 }

@@ -22,15 +22,15 @@ type LiteProVm struct {
 	Cipassword pulumi.StringOutput `pulumi:"cipassword"`
 	// The cloud-init user.
 	Ciuser pulumi.StringOutput `pulumi:"ciuser"`
-	// The console password: at least 8 letters and digits, with an upper-case letter, a lower-case letter and a digit. Must be at least 8 characters; letters and digits only; made of at least one upper-case letter, one lower-case letter and one digit. Changing it replaces the resource.
+	// The console password: 8 to 255 letters and digits, with an upper-case letter, a lower-case letter and a digit. Must be 8 to 255 characters; letters and digits only; made of at least one upper-case letter, one lower-case letter and one digit. Changing it replaces the resource.
 	ConsolePassword pulumi.StringOutput `pulumi:"consolePassword"`
 	// Number of vCPUs.
 	Cpus pulumi.IntPtrOutput `pulumi:"cpus"`
 	// The billing cycle: `m` monthly, `a` annually, or `q s b t p4 p5`. Must be one of "m", "a", "q", "s", "b", "t", "p4", "p5". Changing it replaces the resource.
 	Cycle pulumi.StringOutput `pulumi:"cycle"`
-	// A description of the order. Must be at most 255 characters. Changing it replaces the resource.
+	// A description of the order. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
 	Description pulumi.StringOutput `pulumi:"description"`
-	// The disk size in GB, an absolute target. Grow-only: raising it orders a storage upgrade (a paid order); lowering it is refused at plan time. Unset, it reports the current size. The maximum is checked at plan time, from the VM's storage options (for a new VM, those of another VM of the family in the account; with none, the service checks it at the storage order, after the VM is ordered). Must be at least 1. Grow-only: a smaller value is refused.
+	// The disk size in GB, an absolute target. Grow-only: raising it orders a storage upgrade (a paid order); lowering it is refused at plan time. Unset, it reports the current size. The maximum is checked at plan time, from the VM's storage options (for a new VM, those of another VM of the family in the account; with none, the plan warns that the service checks it only at the storage order, after the VM is ordered). Must be at least 1. Grow-only: a smaller value is refused.
 	DiskSize pulumi.IntPtrOutput `pulumi:"diskSize"`
 	// The keypair, from `LiteProKeypair`. A change installs the new key (change-keypair). Must be at least 1.
 	KeypairId pulumi.IntOutput `pulumi:"keypairId"`
@@ -56,11 +56,11 @@ type LiteProVm struct {
 	ProductId pulumi.IntOutput `pulumi:"productId"`
 	// Name of the current product.
 	ProductName pulumi.StringPtrOutput `pulumi:"productName"`
-	// A promotion code for the first invoice. Must be 1 to 255 characters. Changing it replaces the resource.
+	// A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
 	Promocode pulumi.StringPtrOutput `pulumi:"promocode"`
 	// The last API response for this object as JSON, with secrets redacted.
 	Raw pulumi.StringPtrOutput `pulumi:"raw"`
-	// Destructive: reinstall the VM with this OS (a `name` from the OS list) whenever the value changes. The disk is wiped. Given at create, it is only recorded. Must be 1 to 255 characters.
+	// Destructive: reinstall the VM with this OS (a `name` from the OS list) whenever the value changes. The disk is wiped. Given at create, it is only recorded. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
 	RebuildOs pulumi.StringPtrOutput `pulumi:"rebuildOs"`
 	// Renewal price of one cycle, in the smallest currency unit.
 	RecurringAmount pulumi.IntPtrOutput `pulumi:"recurringAmount"`
@@ -68,7 +68,7 @@ type LiteProVm struct {
 	Region pulumi.StringOutput `pulumi:"region"`
 	// Region name.
 	RegionLabel pulumi.StringOutput `pulumi:"regionLabel"`
-	// The OS to install, a `name` from `liteProOsList`. To change the OS of an existing VM use `rebuildOs`. Must be 1 to 255 characters. Changing it replaces the resource.
+	// The OS to install, a `name` from `liteProOsList`. To change the OS of an existing VM use `rebuildOs`. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
 	SelectOs pulumi.StringOutput `pulumi:"selectOs"`
 	// The SSH and console user (the cloud-init user). Must be 6 to 32 characters; letters, digits, hyphens and periods only. Changing it replaces the resource.
 	SshAndConsoleUser pulumi.StringOutput `pulumi:"sshAndConsoleUser"`
@@ -76,7 +76,7 @@ type LiteProVm struct {
 	Status pulumi.StringPtrOutput `pulumi:"status"`
 	// Seconds since the last start; 0 when not running. A live figure: recorded by each apply, and by a refresh only when it finds another change, so a refresh that finds nothing else changed leaves the state as it was.
 	Uptime pulumi.IntPtrOutput `pulumi:"uptime"`
-	// The VM name, 6-16 characters. Changed in place. Must be 6 to 16 characters.
+	// The VM name, 6-16 characters. Changed in place. Must be 6 to 16 characters; free of control characters (line breaks, tabs, NUL).
 	VmName pulumi.StringOutput `pulumi:"vmName"`
 }
 
@@ -170,13 +170,13 @@ func LiteProVmExists(ctx *pulumi.Context,
 }
 
 type liteProVmArgs struct {
-	// The console password: at least 8 letters and digits, with an upper-case letter, a lower-case letter and a digit. Must be at least 8 characters; letters and digits only; made of at least one upper-case letter, one lower-case letter and one digit. Changing it replaces the resource.
+	// The console password: 8 to 255 letters and digits, with an upper-case letter, a lower-case letter and a digit. Must be 8 to 255 characters; letters and digits only; made of at least one upper-case letter, one lower-case letter and one digit. Changing it replaces the resource.
 	ConsolePassword string `pulumi:"consolePassword"`
 	// The billing cycle: `m` monthly, `a` annually, or `q s b t p4 p5`. Must be one of "m", "a", "q", "s", "b", "t", "p4", "p5". Changing it replaces the resource.
 	Cycle string `pulumi:"cycle"`
-	// A description of the order. Must be at most 255 characters. Changing it replaces the resource.
+	// A description of the order. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
 	Description *string `pulumi:"description"`
-	// The disk size in GB, an absolute target. Grow-only: raising it orders a storage upgrade (a paid order); lowering it is refused at plan time. Unset, it reports the current size. The maximum is checked at plan time, from the VM's storage options (for a new VM, those of another VM of the family in the account; with none, the service checks it at the storage order, after the VM is ordered). Must be at least 1. Grow-only: a smaller value is refused.
+	// The disk size in GB, an absolute target. Grow-only: raising it orders a storage upgrade (a paid order); lowering it is refused at plan time. Unset, it reports the current size. The maximum is checked at plan time, from the VM's storage options (for a new VM, those of another VM of the family in the account; with none, the plan warns that the service checks it only at the storage order, after the VM is ordered). Must be at least 1. Grow-only: a smaller value is refused.
 	DiskSize *int `pulumi:"diskSize"`
 	// The keypair, from `LiteProKeypair`. A change installs the new key (change-keypair). Must be at least 1.
 	KeypairId int `pulumi:"keypairId"`
@@ -186,27 +186,27 @@ type liteProVmArgs struct {
 	PowerState *string `pulumi:"powerState"`
 	// The product, from `liteProProducts`. A change runs change-package (a paid order) and waits for Active. Must be at least 1.
 	ProductId int `pulumi:"productId"`
-	// A promotion code for the first invoice. Must be 1 to 255 characters. Changing it replaces the resource.
+	// A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
 	Promocode *string `pulumi:"promocode"`
-	// Destructive: reinstall the VM with this OS (a `name` from the OS list) whenever the value changes. The disk is wiped. Given at create, it is only recorded. Must be 1 to 255 characters.
+	// Destructive: reinstall the VM with this OS (a `name` from the OS list) whenever the value changes. The disk is wiped. Given at create, it is only recorded. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
 	RebuildOs *string `pulumi:"rebuildOs"`
-	// The OS to install, a `name` from `liteProOsList`. To change the OS of an existing VM use `rebuildOs`. Must be 1 to 255 characters. Changing it replaces the resource.
+	// The OS to install, a `name` from `liteProOsList`. To change the OS of an existing VM use `rebuildOs`. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
 	SelectOs string `pulumi:"selectOs"`
 	// The SSH and console user (the cloud-init user). Must be 6 to 32 characters; letters, digits, hyphens and periods only. Changing it replaces the resource.
 	SshAndConsoleUser string `pulumi:"sshAndConsoleUser"`
-	// The VM name, 6-16 characters. Changed in place. Must be 6 to 16 characters.
+	// The VM name, 6-16 characters. Changed in place. Must be 6 to 16 characters; free of control characters (line breaks, tabs, NUL).
 	VmName *string `pulumi:"vmName"`
 }
 
 // The set of arguments for constructing a LiteProVm resource.
 type LiteProVmArgs struct {
-	// The console password: at least 8 letters and digits, with an upper-case letter, a lower-case letter and a digit. Must be at least 8 characters; letters and digits only; made of at least one upper-case letter, one lower-case letter and one digit. Changing it replaces the resource.
+	// The console password: 8 to 255 letters and digits, with an upper-case letter, a lower-case letter and a digit. Must be 8 to 255 characters; letters and digits only; made of at least one upper-case letter, one lower-case letter and one digit. Changing it replaces the resource.
 	ConsolePassword pulumi.StringInput
 	// The billing cycle: `m` monthly, `a` annually, or `q s b t p4 p5`. Must be one of "m", "a", "q", "s", "b", "t", "p4", "p5". Changing it replaces the resource.
 	Cycle pulumi.StringInput
-	// A description of the order. Must be at most 255 characters. Changing it replaces the resource.
+	// A description of the order. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
 	Description pulumi.StringPtrInput
-	// The disk size in GB, an absolute target. Grow-only: raising it orders a storage upgrade (a paid order); lowering it is refused at plan time. Unset, it reports the current size. The maximum is checked at plan time, from the VM's storage options (for a new VM, those of another VM of the family in the account; with none, the service checks it at the storage order, after the VM is ordered). Must be at least 1. Grow-only: a smaller value is refused.
+	// The disk size in GB, an absolute target. Grow-only: raising it orders a storage upgrade (a paid order); lowering it is refused at plan time. Unset, it reports the current size. The maximum is checked at plan time, from the VM's storage options (for a new VM, those of another VM of the family in the account; with none, the plan warns that the service checks it only at the storage order, after the VM is ordered). Must be at least 1. Grow-only: a smaller value is refused.
 	DiskSize pulumi.IntPtrInput
 	// The keypair, from `LiteProKeypair`. A change installs the new key (change-keypair). Must be at least 1.
 	KeypairId pulumi.IntInput
@@ -216,15 +216,15 @@ type LiteProVmArgs struct {
 	PowerState pulumi.StringPtrInput
 	// The product, from `liteProProducts`. A change runs change-package (a paid order) and waits for Active. Must be at least 1.
 	ProductId pulumi.IntInput
-	// A promotion code for the first invoice. Must be 1 to 255 characters. Changing it replaces the resource.
+	// A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
 	Promocode pulumi.StringPtrInput
-	// Destructive: reinstall the VM with this OS (a `name` from the OS list) whenever the value changes. The disk is wiped. Given at create, it is only recorded. Must be 1 to 255 characters.
+	// Destructive: reinstall the VM with this OS (a `name` from the OS list) whenever the value changes. The disk is wiped. Given at create, it is only recorded. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
 	RebuildOs pulumi.StringPtrInput
-	// The OS to install, a `name` from `liteProOsList`. To change the OS of an existing VM use `rebuildOs`. Must be 1 to 255 characters. Changing it replaces the resource.
+	// The OS to install, a `name` from `liteProOsList`. To change the OS of an existing VM use `rebuildOs`. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
 	SelectOs pulumi.StringInput
 	// The SSH and console user (the cloud-init user). Must be 6 to 32 characters; letters, digits, hyphens and periods only. Changing it replaces the resource.
 	SshAndConsoleUser pulumi.StringInput
-	// The VM name, 6-16 characters. Changed in place. Must be 6 to 16 characters.
+	// The VM name, 6-16 characters. Changed in place. Must be 6 to 16 characters; free of control characters (line breaks, tabs, NUL).
 	VmName pulumi.StringPtrInput
 }
 
@@ -260,13 +260,13 @@ func (r *LiteProVm) Rebuild(ctx *pulumi.Context, args *LiteProVmRebuildArgs) err
 }
 
 type liteProVmRebuildArgs struct {
-	// The OS to install: a `name` from the OS list. Must be 1 to 255 characters.
+	// The OS to install: a `name` from the OS list of the VM's product, checked at plan once the VM's id is known. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
 	Os string `pulumi:"os"`
 }
 
 // The set of arguments for the Rebuild method of the LiteProVm resource.
 type LiteProVmRebuildArgs struct {
-	// The OS to install: a `name` from the OS list. Must be 1 to 255 characters.
+	// The OS to install: a `name` from the OS list of the VM's product, checked at plan once the VM's id is known. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
 	Os pulumi.StringInput
 }
 
@@ -372,7 +372,7 @@ func (o LiteProVmOutput) Ciuser() pulumi.StringOutput {
 	return o.ApplyT(func(v *LiteProVm) pulumi.StringOutput { return v.Ciuser }).(pulumi.StringOutput)
 }
 
-// The console password: at least 8 letters and digits, with an upper-case letter, a lower-case letter and a digit. Must be at least 8 characters; letters and digits only; made of at least one upper-case letter, one lower-case letter and one digit. Changing it replaces the resource.
+// The console password: 8 to 255 letters and digits, with an upper-case letter, a lower-case letter and a digit. Must be 8 to 255 characters; letters and digits only; made of at least one upper-case letter, one lower-case letter and one digit. Changing it replaces the resource.
 func (o LiteProVmOutput) ConsolePassword() pulumi.StringOutput {
 	return o.ApplyT(func(v *LiteProVm) pulumi.StringOutput { return v.ConsolePassword }).(pulumi.StringOutput)
 }
@@ -387,12 +387,12 @@ func (o LiteProVmOutput) Cycle() pulumi.StringOutput {
 	return o.ApplyT(func(v *LiteProVm) pulumi.StringOutput { return v.Cycle }).(pulumi.StringOutput)
 }
 
-// A description of the order. Must be at most 255 characters. Changing it replaces the resource.
+// A description of the order. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
 func (o LiteProVmOutput) Description() pulumi.StringOutput {
 	return o.ApplyT(func(v *LiteProVm) pulumi.StringOutput { return v.Description }).(pulumi.StringOutput)
 }
 
-// The disk size in GB, an absolute target. Grow-only: raising it orders a storage upgrade (a paid order); lowering it is refused at plan time. Unset, it reports the current size. The maximum is checked at plan time, from the VM's storage options (for a new VM, those of another VM of the family in the account; with none, the service checks it at the storage order, after the VM is ordered). Must be at least 1. Grow-only: a smaller value is refused.
+// The disk size in GB, an absolute target. Grow-only: raising it orders a storage upgrade (a paid order); lowering it is refused at plan time. Unset, it reports the current size. The maximum is checked at plan time, from the VM's storage options (for a new VM, those of another VM of the family in the account; with none, the plan warns that the service checks it only at the storage order, after the VM is ordered). Must be at least 1. Grow-only: a smaller value is refused.
 func (o LiteProVmOutput) DiskSize() pulumi.IntPtrOutput {
 	return o.ApplyT(func(v *LiteProVm) pulumi.IntPtrOutput { return v.DiskSize }).(pulumi.IntPtrOutput)
 }
@@ -457,7 +457,7 @@ func (o LiteProVmOutput) ProductName() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *LiteProVm) pulumi.StringPtrOutput { return v.ProductName }).(pulumi.StringPtrOutput)
 }
 
-// A promotion code for the first invoice. Must be 1 to 255 characters. Changing it replaces the resource.
+// A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
 func (o LiteProVmOutput) Promocode() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *LiteProVm) pulumi.StringPtrOutput { return v.Promocode }).(pulumi.StringPtrOutput)
 }
@@ -467,7 +467,7 @@ func (o LiteProVmOutput) Raw() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *LiteProVm) pulumi.StringPtrOutput { return v.Raw }).(pulumi.StringPtrOutput)
 }
 
-// Destructive: reinstall the VM with this OS (a `name` from the OS list) whenever the value changes. The disk is wiped. Given at create, it is only recorded. Must be 1 to 255 characters.
+// Destructive: reinstall the VM with this OS (a `name` from the OS list) whenever the value changes. The disk is wiped. Given at create, it is only recorded. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
 func (o LiteProVmOutput) RebuildOs() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *LiteProVm) pulumi.StringPtrOutput { return v.RebuildOs }).(pulumi.StringPtrOutput)
 }
@@ -487,7 +487,7 @@ func (o LiteProVmOutput) RegionLabel() pulumi.StringOutput {
 	return o.ApplyT(func(v *LiteProVm) pulumi.StringOutput { return v.RegionLabel }).(pulumi.StringOutput)
 }
 
-// The OS to install, a `name` from `liteProOsList`. To change the OS of an existing VM use `rebuildOs`. Must be 1 to 255 characters. Changing it replaces the resource.
+// The OS to install, a `name` from `liteProOsList`. To change the OS of an existing VM use `rebuildOs`. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
 func (o LiteProVmOutput) SelectOs() pulumi.StringOutput {
 	return o.ApplyT(func(v *LiteProVm) pulumi.StringOutput { return v.SelectOs }).(pulumi.StringOutput)
 }
@@ -507,7 +507,7 @@ func (o LiteProVmOutput) Uptime() pulumi.IntPtrOutput {
 	return o.ApplyT(func(v *LiteProVm) pulumi.IntPtrOutput { return v.Uptime }).(pulumi.IntPtrOutput)
 }
 
-// The VM name, 6-16 characters. Changed in place. Must be 6 to 16 characters.
+// The VM name, 6-16 characters. Changed in place. Must be 6 to 16 characters; free of control characters (line breaks, tabs, NUL).
 func (o LiteProVmOutput) VmName() pulumi.StringOutput {
 	return o.ApplyT(func(v *LiteProVm) pulumi.StringOutput { return v.VmName }).(pulumi.StringOutput)
 }

@@ -18,17 +18,17 @@ type LiteSnapshot struct {
 
 	// The billing cycle of the snapshot: `m a q s b t p4 p5`. Must be one of "m", "a", "q", "s", "b", "t", "p4", "p5". Changing it replaces the resource.
 	Cycle pulumi.StringOutput `pulumi:"cycle"`
-	// A description of the order. Must be at most 255 characters. Changing it replaces the resource.
+	// A description of the order. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
 	Description pulumi.StringOutput `pulumi:"description"`
 	// The Lite VM to snapshot (its account id). Must be at least 1. Changing it replaces the resource.
 	LiteAccountId pulumi.IntOutput `pulumi:"liteAccountId"`
-	// The snapshot name, 6-16 characters. Must be 6 to 16 characters. Changing it replaces the resource.
+	// The snapshot name, 6-16 characters. Must be 6 to 16 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
 	Name pulumi.StringOutput `pulumi:"name"`
 	// The order that created the snapshot.
 	OrderId pulumi.StringOutput `pulumi:"orderId"`
 	// Charge the card on file for the order; `false` leaves the invoice unpaid. Changing it later calls nothing.
 	PayWithCreditCard pulumi.BoolPtrOutput `pulumi:"payWithCreditCard"`
-	// A promotion code for the first invoice. Must be 1 to 255 characters. Changing it replaces the resource.
+	// A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
 	Promocode pulumi.StringPtrOutput `pulumi:"promocode"`
 	// The snapshot account status.
 	Status pulumi.StringPtrOutput `pulumi:"status"`
@@ -104,15 +104,15 @@ func LiteSnapshotExists(ctx *pulumi.Context,
 type liteSnapshotArgs struct {
 	// The billing cycle of the snapshot: `m a q s b t p4 p5`. Must be one of "m", "a", "q", "s", "b", "t", "p4", "p5". Changing it replaces the resource.
 	Cycle string `pulumi:"cycle"`
-	// A description of the order. Must be at most 255 characters. Changing it replaces the resource.
+	// A description of the order. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
 	Description *string `pulumi:"description"`
 	// The Lite VM to snapshot (its account id). Must be at least 1. Changing it replaces the resource.
 	LiteAccountId int `pulumi:"liteAccountId"`
-	// The snapshot name, 6-16 characters. Must be 6 to 16 characters. Changing it replaces the resource.
+	// The snapshot name, 6-16 characters. Must be 6 to 16 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
 	Name *string `pulumi:"name"`
 	// Charge the card on file for the order; `false` leaves the invoice unpaid. Changing it later calls nothing.
 	PayWithCreditCard *bool `pulumi:"payWithCreditCard"`
-	// A promotion code for the first invoice. Must be 1 to 255 characters. Changing it replaces the resource.
+	// A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
 	Promocode *string `pulumi:"promocode"`
 }
 
@@ -120,15 +120,15 @@ type liteSnapshotArgs struct {
 type LiteSnapshotArgs struct {
 	// The billing cycle of the snapshot: `m a q s b t p4 p5`. Must be one of "m", "a", "q", "s", "b", "t", "p4", "p5". Changing it replaces the resource.
 	Cycle pulumi.StringInput
-	// A description of the order. Must be at most 255 characters. Changing it replaces the resource.
+	// A description of the order. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
 	Description pulumi.StringPtrInput
 	// The Lite VM to snapshot (its account id). Must be at least 1. Changing it replaces the resource.
 	LiteAccountId pulumi.IntInput
-	// The snapshot name, 6-16 characters. Must be 6 to 16 characters. Changing it replaces the resource.
+	// The snapshot name, 6-16 characters. Must be 6 to 16 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
 	Name pulumi.StringPtrInput
 	// Charge the card on file for the order; `false` leaves the invoice unpaid. Changing it later calls nothing.
 	PayWithCreditCard pulumi.BoolPtrInput
-	// A promotion code for the first invoice. Must be 1 to 255 characters. Changing it replaces the resource.
+	// A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
 	Promocode pulumi.StringPtrInput
 }
 
@@ -224,7 +224,7 @@ func (o LiteSnapshotOutput) Cycle() pulumi.StringOutput {
 	return o.ApplyT(func(v *LiteSnapshot) pulumi.StringOutput { return v.Cycle }).(pulumi.StringOutput)
 }
 
-// A description of the order. Must be at most 255 characters. Changing it replaces the resource.
+// A description of the order. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
 func (o LiteSnapshotOutput) Description() pulumi.StringOutput {
 	return o.ApplyT(func(v *LiteSnapshot) pulumi.StringOutput { return v.Description }).(pulumi.StringOutput)
 }
@@ -234,7 +234,7 @@ func (o LiteSnapshotOutput) LiteAccountId() pulumi.IntOutput {
 	return o.ApplyT(func(v *LiteSnapshot) pulumi.IntOutput { return v.LiteAccountId }).(pulumi.IntOutput)
 }
 
-// The snapshot name, 6-16 characters. Must be 6 to 16 characters. Changing it replaces the resource.
+// The snapshot name, 6-16 characters. Must be 6 to 16 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
 func (o LiteSnapshotOutput) Name() pulumi.StringOutput {
 	return o.ApplyT(func(v *LiteSnapshot) pulumi.StringOutput { return v.Name }).(pulumi.StringOutput)
 }
@@ -249,7 +249,7 @@ func (o LiteSnapshotOutput) PayWithCreditCard() pulumi.BoolPtrOutput {
 	return o.ApplyT(func(v *LiteSnapshot) pulumi.BoolPtrOutput { return v.PayWithCreditCard }).(pulumi.BoolPtrOutput)
 }
 
-// A promotion code for the first invoice. Must be 1 to 255 characters. Changing it replaces the resource.
+// A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
 func (o LiteSnapshotOutput) Promocode() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *LiteSnapshot) pulumi.StringPtrOutput { return v.Promocode }).(pulumi.StringPtrOutput)
 }

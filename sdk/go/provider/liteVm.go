@@ -22,15 +22,15 @@ type LiteVm struct {
 	Cipassword pulumi.StringOutput `pulumi:"cipassword"`
 	// The cloud-init user.
 	Ciuser pulumi.StringOutput `pulumi:"ciuser"`
-	// The console password: at least 8 letters and digits, with an upper-case letter, a lower-case letter and a digit. Must be at least 8 characters; letters and digits only; made of at least one upper-case letter, one lower-case letter and one digit. Changing it replaces the resource.
+	// The console password: 8 to 255 letters and digits, with an upper-case letter, a lower-case letter and a digit. Must be 8 to 255 characters; letters and digits only; made of at least one upper-case letter, one lower-case letter and one digit. Changing it replaces the resource.
 	ConsolePassword pulumi.StringOutput `pulumi:"consolePassword"`
 	// Number of vCPUs.
 	Cpus pulumi.IntPtrOutput `pulumi:"cpus"`
 	// The billing cycle: `m` monthly, `a` annually, or `q s b t p4 p5`. Must be one of "m", "a", "q", "s", "b", "t", "p4", "p5". Changing it replaces the resource.
 	Cycle pulumi.StringOutput `pulumi:"cycle"`
-	// A description of the order. Must be at most 255 characters. Changing it replaces the resource.
+	// A description of the order. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
 	Description pulumi.StringOutput `pulumi:"description"`
-	// The disk size in GB, an absolute target. Grow-only: raising it orders a storage upgrade (a paid order); lowering it is refused at plan time. Unset, it reports the current size. The maximum is checked at plan time, from the VM's storage options (for a new VM, those of another VM of the family in the account; with none, the service checks it at the storage order, after the VM is ordered). Must be at least 1. Grow-only: a smaller value is refused.
+	// The disk size in GB, an absolute target. Grow-only: raising it orders a storage upgrade (a paid order); lowering it is refused at plan time. Unset, it reports the current size. The maximum is checked at plan time, from the VM's storage options (for a new VM, those of another VM of the family in the account; with none, the plan warns that the service checks it only at the storage order, after the VM is ordered). Must be at least 1. Grow-only: a smaller value is refused.
 	DiskSize pulumi.IntPtrOutput `pulumi:"diskSize"`
 	// The keypair, from `LiteKeypair`. A change installs the new key (change-keypair). Must be at least 1.
 	KeypairId pulumi.IntOutput `pulumi:"keypairId"`
@@ -58,11 +58,11 @@ type LiteVm struct {
 	ProductId pulumi.IntOutput `pulumi:"productId"`
 	// Name of the current product.
 	ProductName pulumi.StringPtrOutput `pulumi:"productName"`
-	// A promotion code for the first invoice. Must be 1 to 255 characters. Changing it replaces the resource.
+	// A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
 	Promocode pulumi.StringPtrOutput `pulumi:"promocode"`
 	// The last API response for this object as JSON, with secrets redacted.
 	Raw pulumi.StringPtrOutput `pulumi:"raw"`
-	// Destructive: reinstall the VM with this OS (a `name` from the OS list) whenever the value changes. The disk is wiped. Given at create, it is only recorded. Must be 1 to 255 characters.
+	// Destructive: reinstall the VM with this OS (a `name` from the OS list) whenever the value changes. The disk is wiped. Given at create, it is only recorded. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
 	RebuildOs pulumi.StringPtrOutput `pulumi:"rebuildOs"`
 	// Renewal price of one cycle, in the smallest currency unit.
 	RecurringAmount pulumi.IntPtrOutput `pulumi:"recurringAmount"`
@@ -70,7 +70,7 @@ type LiteVm struct {
 	Region pulumi.StringOutput `pulumi:"region"`
 	// Region name.
 	RegionLabel pulumi.StringOutput `pulumi:"regionLabel"`
-	// The OS to install, a `name` from `liteOsList`. To change the OS of an existing VM use `rebuildOs`. Must be 1 to 255 characters. Changing it replaces the resource.
+	// The OS to install, a `name` from `liteOsList`. To change the OS of an existing VM use `rebuildOs`. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
 	SelectOs pulumi.StringOutput `pulumi:"selectOs"`
 	// The SSH and console user (the cloud-init user). Must be 6 to 32 characters; letters, digits, hyphens and periods only. Changing it replaces the resource.
 	SshAndConsoleUser pulumi.StringOutput `pulumi:"sshAndConsoleUser"`
@@ -78,7 +78,7 @@ type LiteVm struct {
 	Status pulumi.StringPtrOutput `pulumi:"status"`
 	// Seconds since the last start; 0 when not running. A live figure: recorded by each apply, and by a refresh only when it finds another change, so a refresh that finds nothing else changed leaves the state as it was.
 	Uptime pulumi.IntPtrOutput `pulumi:"uptime"`
-	// The VM name, 6-16 characters. Changed in place. Must be 6 to 16 characters.
+	// The VM name, 6-16 characters. Changed in place. Must be 6 to 16 characters; free of control characters (line breaks, tabs, NUL).
 	VmName pulumi.StringOutput `pulumi:"vmName"`
 }
 
@@ -172,13 +172,13 @@ func LiteVmExists(ctx *pulumi.Context,
 }
 
 type liteVmArgs struct {
-	// The console password: at least 8 letters and digits, with an upper-case letter, a lower-case letter and a digit. Must be at least 8 characters; letters and digits only; made of at least one upper-case letter, one lower-case letter and one digit. Changing it replaces the resource.
+	// The console password: 8 to 255 letters and digits, with an upper-case letter, a lower-case letter and a digit. Must be 8 to 255 characters; letters and digits only; made of at least one upper-case letter, one lower-case letter and one digit. Changing it replaces the resource.
 	ConsolePassword string `pulumi:"consolePassword"`
 	// The billing cycle: `m` monthly, `a` annually, or `q s b t p4 p5`. Must be one of "m", "a", "q", "s", "b", "t", "p4", "p5". Changing it replaces the resource.
 	Cycle string `pulumi:"cycle"`
-	// A description of the order. Must be at most 255 characters. Changing it replaces the resource.
+	// A description of the order. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
 	Description *string `pulumi:"description"`
-	// The disk size in GB, an absolute target. Grow-only: raising it orders a storage upgrade (a paid order); lowering it is refused at plan time. Unset, it reports the current size. The maximum is checked at plan time, from the VM's storage options (for a new VM, those of another VM of the family in the account; with none, the service checks it at the storage order, after the VM is ordered). Must be at least 1. Grow-only: a smaller value is refused.
+	// The disk size in GB, an absolute target. Grow-only: raising it orders a storage upgrade (a paid order); lowering it is refused at plan time. Unset, it reports the current size. The maximum is checked at plan time, from the VM's storage options (for a new VM, those of another VM of the family in the account; with none, the plan warns that the service checks it only at the storage order, after the VM is ordered). Must be at least 1. Grow-only: a smaller value is refused.
 	DiskSize *int `pulumi:"diskSize"`
 	// The keypair, from `LiteKeypair`. A change installs the new key (change-keypair). Must be at least 1.
 	KeypairId int `pulumi:"keypairId"`
@@ -190,27 +190,27 @@ type liteVmArgs struct {
 	PowerState *string `pulumi:"powerState"`
 	// The product, from `liteProducts`. A change runs change-package (a paid order) and waits for Active. Must be at least 1.
 	ProductId int `pulumi:"productId"`
-	// A promotion code for the first invoice. Must be 1 to 255 characters. Changing it replaces the resource.
+	// A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
 	Promocode *string `pulumi:"promocode"`
-	// Destructive: reinstall the VM with this OS (a `name` from the OS list) whenever the value changes. The disk is wiped. Given at create, it is only recorded. Must be 1 to 255 characters.
+	// Destructive: reinstall the VM with this OS (a `name` from the OS list) whenever the value changes. The disk is wiped. Given at create, it is only recorded. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
 	RebuildOs *string `pulumi:"rebuildOs"`
-	// The OS to install, a `name` from `liteOsList`. To change the OS of an existing VM use `rebuildOs`. Must be 1 to 255 characters. Changing it replaces the resource.
+	// The OS to install, a `name` from `liteOsList`. To change the OS of an existing VM use `rebuildOs`. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
 	SelectOs string `pulumi:"selectOs"`
 	// The SSH and console user (the cloud-init user). Must be 6 to 32 characters; letters, digits, hyphens and periods only. Changing it replaces the resource.
 	SshAndConsoleUser string `pulumi:"sshAndConsoleUser"`
-	// The VM name, 6-16 characters. Changed in place. Must be 6 to 16 characters.
+	// The VM name, 6-16 characters. Changed in place. Must be 6 to 16 characters; free of control characters (line breaks, tabs, NUL).
 	VmName *string `pulumi:"vmName"`
 }
 
 // The set of arguments for constructing a LiteVm resource.
 type LiteVmArgs struct {
-	// The console password: at least 8 letters and digits, with an upper-case letter, a lower-case letter and a digit. Must be at least 8 characters; letters and digits only; made of at least one upper-case letter, one lower-case letter and one digit. Changing it replaces the resource.
+	// The console password: 8 to 255 letters and digits, with an upper-case letter, a lower-case letter and a digit. Must be 8 to 255 characters; letters and digits only; made of at least one upper-case letter, one lower-case letter and one digit. Changing it replaces the resource.
 	ConsolePassword pulumi.StringInput
 	// The billing cycle: `m` monthly, `a` annually, or `q s b t p4 p5`. Must be one of "m", "a", "q", "s", "b", "t", "p4", "p5". Changing it replaces the resource.
 	Cycle pulumi.StringInput
-	// A description of the order. Must be at most 255 characters. Changing it replaces the resource.
+	// A description of the order. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
 	Description pulumi.StringPtrInput
-	// The disk size in GB, an absolute target. Grow-only: raising it orders a storage upgrade (a paid order); lowering it is refused at plan time. Unset, it reports the current size. The maximum is checked at plan time, from the VM's storage options (for a new VM, those of another VM of the family in the account; with none, the service checks it at the storage order, after the VM is ordered). Must be at least 1. Grow-only: a smaller value is refused.
+	// The disk size in GB, an absolute target. Grow-only: raising it orders a storage upgrade (a paid order); lowering it is refused at plan time. Unset, it reports the current size. The maximum is checked at plan time, from the VM's storage options (for a new VM, those of another VM of the family in the account; with none, the plan warns that the service checks it only at the storage order, after the VM is ordered). Must be at least 1. Grow-only: a smaller value is refused.
 	DiskSize pulumi.IntPtrInput
 	// The keypair, from `LiteKeypair`. A change installs the new key (change-keypair). Must be at least 1.
 	KeypairId pulumi.IntInput
@@ -222,15 +222,15 @@ type LiteVmArgs struct {
 	PowerState pulumi.StringPtrInput
 	// The product, from `liteProducts`. A change runs change-package (a paid order) and waits for Active. Must be at least 1.
 	ProductId pulumi.IntInput
-	// A promotion code for the first invoice. Must be 1 to 255 characters. Changing it replaces the resource.
+	// A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
 	Promocode pulumi.StringPtrInput
-	// Destructive: reinstall the VM with this OS (a `name` from the OS list) whenever the value changes. The disk is wiped. Given at create, it is only recorded. Must be 1 to 255 characters.
+	// Destructive: reinstall the VM with this OS (a `name` from the OS list) whenever the value changes. The disk is wiped. Given at create, it is only recorded. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
 	RebuildOs pulumi.StringPtrInput
-	// The OS to install, a `name` from `liteOsList`. To change the OS of an existing VM use `rebuildOs`. Must be 1 to 255 characters. Changing it replaces the resource.
+	// The OS to install, a `name` from `liteOsList`. To change the OS of an existing VM use `rebuildOs`. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
 	SelectOs pulumi.StringInput
 	// The SSH and console user (the cloud-init user). Must be 6 to 32 characters; letters, digits, hyphens and periods only. Changing it replaces the resource.
 	SshAndConsoleUser pulumi.StringInput
-	// The VM name, 6-16 characters. Changed in place. Must be 6 to 16 characters.
+	// The VM name, 6-16 characters. Changed in place. Must be 6 to 16 characters; free of control characters (line breaks, tabs, NUL).
 	VmName pulumi.StringPtrInput
 }
 
@@ -266,13 +266,13 @@ func (r *LiteVm) Rebuild(ctx *pulumi.Context, args *LiteVmRebuildArgs) error {
 }
 
 type liteVmRebuildArgs struct {
-	// The OS to install: a `name` from the OS list. Must be 1 to 255 characters.
+	// The OS to install: a `name` from the OS list of the VM's product, checked at plan once the VM's id is known. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
 	Os string `pulumi:"os"`
 }
 
 // The set of arguments for the Rebuild method of the LiteVm resource.
 type LiteVmRebuildArgs struct {
-	// The OS to install: a `name` from the OS list. Must be 1 to 255 characters.
+	// The OS to install: a `name` from the OS list of the VM's product, checked at plan once the VM's id is known. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
 	Os pulumi.StringInput
 }
 
@@ -378,7 +378,7 @@ func (o LiteVmOutput) Ciuser() pulumi.StringOutput {
 	return o.ApplyT(func(v *LiteVm) pulumi.StringOutput { return v.Ciuser }).(pulumi.StringOutput)
 }
 
-// The console password: at least 8 letters and digits, with an upper-case letter, a lower-case letter and a digit. Must be at least 8 characters; letters and digits only; made of at least one upper-case letter, one lower-case letter and one digit. Changing it replaces the resource.
+// The console password: 8 to 255 letters and digits, with an upper-case letter, a lower-case letter and a digit. Must be 8 to 255 characters; letters and digits only; made of at least one upper-case letter, one lower-case letter and one digit. Changing it replaces the resource.
 func (o LiteVmOutput) ConsolePassword() pulumi.StringOutput {
 	return o.ApplyT(func(v *LiteVm) pulumi.StringOutput { return v.ConsolePassword }).(pulumi.StringOutput)
 }
@@ -393,12 +393,12 @@ func (o LiteVmOutput) Cycle() pulumi.StringOutput {
 	return o.ApplyT(func(v *LiteVm) pulumi.StringOutput { return v.Cycle }).(pulumi.StringOutput)
 }
 
-// A description of the order. Must be at most 255 characters. Changing it replaces the resource.
+// A description of the order. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
 func (o LiteVmOutput) Description() pulumi.StringOutput {
 	return o.ApplyT(func(v *LiteVm) pulumi.StringOutput { return v.Description }).(pulumi.StringOutput)
 }
 
-// The disk size in GB, an absolute target. Grow-only: raising it orders a storage upgrade (a paid order); lowering it is refused at plan time. Unset, it reports the current size. The maximum is checked at plan time, from the VM's storage options (for a new VM, those of another VM of the family in the account; with none, the service checks it at the storage order, after the VM is ordered). Must be at least 1. Grow-only: a smaller value is refused.
+// The disk size in GB, an absolute target. Grow-only: raising it orders a storage upgrade (a paid order); lowering it is refused at plan time. Unset, it reports the current size. The maximum is checked at plan time, from the VM's storage options (for a new VM, those of another VM of the family in the account; with none, the plan warns that the service checks it only at the storage order, after the VM is ordered). Must be at least 1. Grow-only: a smaller value is refused.
 func (o LiteVmOutput) DiskSize() pulumi.IntPtrOutput {
 	return o.ApplyT(func(v *LiteVm) pulumi.IntPtrOutput { return v.DiskSize }).(pulumi.IntPtrOutput)
 }
@@ -468,7 +468,7 @@ func (o LiteVmOutput) ProductName() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *LiteVm) pulumi.StringPtrOutput { return v.ProductName }).(pulumi.StringPtrOutput)
 }
 
-// A promotion code for the first invoice. Must be 1 to 255 characters. Changing it replaces the resource.
+// A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
 func (o LiteVmOutput) Promocode() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *LiteVm) pulumi.StringPtrOutput { return v.Promocode }).(pulumi.StringPtrOutput)
 }
@@ -478,7 +478,7 @@ func (o LiteVmOutput) Raw() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *LiteVm) pulumi.StringPtrOutput { return v.Raw }).(pulumi.StringPtrOutput)
 }
 
-// Destructive: reinstall the VM with this OS (a `name` from the OS list) whenever the value changes. The disk is wiped. Given at create, it is only recorded. Must be 1 to 255 characters.
+// Destructive: reinstall the VM with this OS (a `name` from the OS list) whenever the value changes. The disk is wiped. Given at create, it is only recorded. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
 func (o LiteVmOutput) RebuildOs() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *LiteVm) pulumi.StringPtrOutput { return v.RebuildOs }).(pulumi.StringPtrOutput)
 }
@@ -498,7 +498,7 @@ func (o LiteVmOutput) RegionLabel() pulumi.StringOutput {
 	return o.ApplyT(func(v *LiteVm) pulumi.StringOutput { return v.RegionLabel }).(pulumi.StringOutput)
 }
 
-// The OS to install, a `name` from `liteOsList`. To change the OS of an existing VM use `rebuildOs`. Must be 1 to 255 characters. Changing it replaces the resource.
+// The OS to install, a `name` from `liteOsList`. To change the OS of an existing VM use `rebuildOs`. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
 func (o LiteVmOutput) SelectOs() pulumi.StringOutput {
 	return o.ApplyT(func(v *LiteVm) pulumi.StringOutput { return v.SelectOs }).(pulumi.StringOutput)
 }
@@ -518,7 +518,7 @@ func (o LiteVmOutput) Uptime() pulumi.IntPtrOutput {
 	return o.ApplyT(func(v *LiteVm) pulumi.IntPtrOutput { return v.Uptime }).(pulumi.IntPtrOutput)
 }
 
-// The VM name, 6-16 characters. Changed in place. Must be 6 to 16 characters.
+// The VM name, 6-16 characters. Changed in place. Must be 6 to 16 characters; free of control characters (line breaks, tabs, NUL).
 func (o LiteVmOutput) VmName() pulumi.StringOutput {
 	return o.ApplyT(func(v *LiteVm) pulumi.StringOutput { return v.VmName }).(pulumi.StringOutput)
 }

@@ -16,15 +16,15 @@ import (
 type LiteVmFromSnapshot struct {
 	pulumi.CustomResourceState
 
-	// The console password: at least 8 letters and digits, with an upper-case letter, a lower-case letter and a digit. Must be at least 8 characters; letters and digits only; made of at least one upper-case letter, one lower-case letter and one digit. Changing it replaces the resource.
+	// The console password: 8 to 255 letters and digits, with an upper-case letter, a lower-case letter and a digit. Must be 8 to 255 characters; letters and digits only; made of at least one upper-case letter, one lower-case letter and one digit. Changing it replaces the resource.
 	ConsolePassword pulumi.StringOutput `pulumi:"consolePassword"`
 	// The billing cycle of the new VM: `m a q s b t p4 p5`. Must be one of "m", "a", "q", "s", "b", "t", "p4", "p5". Changing it replaces the resource.
 	Cycle pulumi.StringOutput `pulumi:"cycle"`
-	// A description of the order. Must be at most 255 characters. Changing it replaces the resource.
+	// A description of the order. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
 	Description pulumi.StringOutput `pulumi:"description"`
 	// A keypair of the Lite pool. Must be at least 1. Changing it replaces the resource.
 	KeypairId pulumi.IntOutput `pulumi:"keypairId"`
-	// The VM name, 6-16 characters. Must be 6 to 16 characters. Changing it replaces the resource.
+	// The VM name, 6-16 characters. Must be 6 to 16 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
 	Name pulumi.StringOutput `pulumi:"name"`
 	// The order that created the VM.
 	OrderId pulumi.StringOutput `pulumi:"orderId"`
@@ -32,7 +32,7 @@ type LiteVmFromSnapshot struct {
 	PayWithCreditCard pulumi.BoolPtrOutput `pulumi:"payWithCreditCard"`
 	// The product of the new VM, from `liteProducts`. Must be at least 1. Changing it replaces the resource.
 	ProductId pulumi.IntOutput `pulumi:"productId"`
-	// A promotion code for the first invoice. Must be 1 to 255 characters. Changing it replaces the resource.
+	// A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
 	Promocode pulumi.StringPtrOutput `pulumi:"promocode"`
 	// The snapshot to restore (its account id). Must be at least 1. Changing it replaces the resource.
 	SnapshotId pulumi.IntOutput `pulumi:"snapshotId"`
@@ -133,21 +133,21 @@ func LiteVmFromSnapshotExists(ctx *pulumi.Context,
 }
 
 type liteVmFromSnapshotArgs struct {
-	// The console password: at least 8 letters and digits, with an upper-case letter, a lower-case letter and a digit. Must be at least 8 characters; letters and digits only; made of at least one upper-case letter, one lower-case letter and one digit. Changing it replaces the resource.
+	// The console password: 8 to 255 letters and digits, with an upper-case letter, a lower-case letter and a digit. Must be 8 to 255 characters; letters and digits only; made of at least one upper-case letter, one lower-case letter and one digit. Changing it replaces the resource.
 	ConsolePassword string `pulumi:"consolePassword"`
 	// The billing cycle of the new VM: `m a q s b t p4 p5`. Must be one of "m", "a", "q", "s", "b", "t", "p4", "p5". Changing it replaces the resource.
 	Cycle string `pulumi:"cycle"`
-	// A description of the order. Must be at most 255 characters. Changing it replaces the resource.
+	// A description of the order. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
 	Description *string `pulumi:"description"`
 	// A keypair of the Lite pool. Must be at least 1. Changing it replaces the resource.
 	KeypairId int `pulumi:"keypairId"`
-	// The VM name, 6-16 characters. Must be 6 to 16 characters. Changing it replaces the resource.
+	// The VM name, 6-16 characters. Must be 6 to 16 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
 	Name string `pulumi:"name"`
 	// Charge the card on file for the order; `false` leaves the invoice unpaid. Changing it later calls nothing.
 	PayWithCreditCard *bool `pulumi:"payWithCreditCard"`
 	// The product of the new VM, from `liteProducts`. Must be at least 1. Changing it replaces the resource.
 	ProductId int `pulumi:"productId"`
-	// A promotion code for the first invoice. Must be 1 to 255 characters. Changing it replaces the resource.
+	// A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
 	Promocode *string `pulumi:"promocode"`
 	// The snapshot to restore (its account id). Must be at least 1. Changing it replaces the resource.
 	SnapshotId int `pulumi:"snapshotId"`
@@ -157,21 +157,21 @@ type liteVmFromSnapshotArgs struct {
 
 // The set of arguments for constructing a LiteVmFromSnapshot resource.
 type LiteVmFromSnapshotArgs struct {
-	// The console password: at least 8 letters and digits, with an upper-case letter, a lower-case letter and a digit. Must be at least 8 characters; letters and digits only; made of at least one upper-case letter, one lower-case letter and one digit. Changing it replaces the resource.
+	// The console password: 8 to 255 letters and digits, with an upper-case letter, a lower-case letter and a digit. Must be 8 to 255 characters; letters and digits only; made of at least one upper-case letter, one lower-case letter and one digit. Changing it replaces the resource.
 	ConsolePassword pulumi.StringInput
 	// The billing cycle of the new VM: `m a q s b t p4 p5`. Must be one of "m", "a", "q", "s", "b", "t", "p4", "p5". Changing it replaces the resource.
 	Cycle pulumi.StringInput
-	// A description of the order. Must be at most 255 characters. Changing it replaces the resource.
+	// A description of the order. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
 	Description pulumi.StringPtrInput
 	// A keypair of the Lite pool. Must be at least 1. Changing it replaces the resource.
 	KeypairId pulumi.IntInput
-	// The VM name, 6-16 characters. Must be 6 to 16 characters. Changing it replaces the resource.
+	// The VM name, 6-16 characters. Must be 6 to 16 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
 	Name pulumi.StringInput
 	// Charge the card on file for the order; `false` leaves the invoice unpaid. Changing it later calls nothing.
 	PayWithCreditCard pulumi.BoolPtrInput
 	// The product of the new VM, from `liteProducts`. Must be at least 1. Changing it replaces the resource.
 	ProductId pulumi.IntInput
-	// A promotion code for the first invoice. Must be 1 to 255 characters. Changing it replaces the resource.
+	// A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
 	Promocode pulumi.StringPtrInput
 	// The snapshot to restore (its account id). Must be at least 1. Changing it replaces the resource.
 	SnapshotId pulumi.IntInput
@@ -266,7 +266,7 @@ func (o LiteVmFromSnapshotOutput) ToLiteVmFromSnapshotOutputWithContext(ctx cont
 	return o
 }
 
-// The console password: at least 8 letters and digits, with an upper-case letter, a lower-case letter and a digit. Must be at least 8 characters; letters and digits only; made of at least one upper-case letter, one lower-case letter and one digit. Changing it replaces the resource.
+// The console password: 8 to 255 letters and digits, with an upper-case letter, a lower-case letter and a digit. Must be 8 to 255 characters; letters and digits only; made of at least one upper-case letter, one lower-case letter and one digit. Changing it replaces the resource.
 func (o LiteVmFromSnapshotOutput) ConsolePassword() pulumi.StringOutput {
 	return o.ApplyT(func(v *LiteVmFromSnapshot) pulumi.StringOutput { return v.ConsolePassword }).(pulumi.StringOutput)
 }
@@ -276,7 +276,7 @@ func (o LiteVmFromSnapshotOutput) Cycle() pulumi.StringOutput {
 	return o.ApplyT(func(v *LiteVmFromSnapshot) pulumi.StringOutput { return v.Cycle }).(pulumi.StringOutput)
 }
 
-// A description of the order. Must be at most 255 characters. Changing it replaces the resource.
+// A description of the order. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
 func (o LiteVmFromSnapshotOutput) Description() pulumi.StringOutput {
 	return o.ApplyT(func(v *LiteVmFromSnapshot) pulumi.StringOutput { return v.Description }).(pulumi.StringOutput)
 }
@@ -286,7 +286,7 @@ func (o LiteVmFromSnapshotOutput) KeypairId() pulumi.IntOutput {
 	return o.ApplyT(func(v *LiteVmFromSnapshot) pulumi.IntOutput { return v.KeypairId }).(pulumi.IntOutput)
 }
 
-// The VM name, 6-16 characters. Must be 6 to 16 characters. Changing it replaces the resource.
+// The VM name, 6-16 characters. Must be 6 to 16 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
 func (o LiteVmFromSnapshotOutput) Name() pulumi.StringOutput {
 	return o.ApplyT(func(v *LiteVmFromSnapshot) pulumi.StringOutput { return v.Name }).(pulumi.StringOutput)
 }
@@ -306,7 +306,7 @@ func (o LiteVmFromSnapshotOutput) ProductId() pulumi.IntOutput {
 	return o.ApplyT(func(v *LiteVmFromSnapshot) pulumi.IntOutput { return v.ProductId }).(pulumi.IntOutput)
 }
 
-// A promotion code for the first invoice. Must be 1 to 255 characters. Changing it replaces the resource.
+// A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
 func (o LiteVmFromSnapshotOutput) Promocode() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *LiteVmFromSnapshot) pulumi.StringPtrOutput { return v.Promocode }).(pulumi.StringPtrOutput)
 }

@@ -35,15 +35,15 @@ class BaremetalArgs:
 
         :param pulumi.Input[_builtins.str] cycle: The billing cycle: `m` monthly or `a` annually. The API has no call to change it. Must be one of "m", "a". Changing it replaces the resource.
         :param pulumi.Input[_builtins.int] keypair_id: A keypair of the Metal pool, from `BaremetalKeypair`. Must be at least 1. Changing it replaces the resource.
-        :param pulumi.Input[_builtins.str] label: The display name; changed in place. Must be 1 to 255 characters.
+        :param pulumi.Input[_builtins.str] label: The display name; changed in place. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
         :param pulumi.Input[_builtins.int] product_id: The product, from `baremetalProducts`. The API has no call to change it. Must be at least 1. Changing it replaces the resource.
         :param pulumi.Input[_builtins.bool] pay_with_credit_card: Charge the card on file for the order; `false` leaves the invoice unpaid and the server Pending until it is paid. Changing it calls nothing and replaces nothing.
         :param pulumi.Input[_builtins.str] power_state: Power the server `on` or `off` when the value changes. Given at create, it is applied once the server is Active. Removing it calls nothing. Must be one of "on", "off".
-        :param pulumi.Input[_builtins.str] promocode: A promotion code for the first invoice. Must be 1 to 255 characters. Changing it replaces the resource.
+        :param pulumi.Input[_builtins.str] promocode: A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
         :param pulumi.Input[_builtins.int] public_ip: Number of public IPv4 addresses; only 1 is offered. Must be one of 1. Changing it replaces the resource.
-        :param pulumi.Input[_builtins.str] rebuild_os: Destructive: reinstall the server with this OS (a value of `baremetalRebuildOsList`) whenever the value changes. Given at create, it is only recorded. Must be 1 to 255 characters.
-        :param pulumi.Input[_builtins.str] reset_trigger: Any new value hard-resets the server once (the value itself is only a trigger). Given at create, it is only recorded. Must be 1 to 255 characters.
-        :param pulumi.Input[_builtins.str] select_os: The OS to install. Reinstall an existing server with `rebuildOs`. Must be 1 to 255 characters. Changing it replaces the resource.
+        :param pulumi.Input[_builtins.str] rebuild_os: Destructive: reinstall the server with this OS (a value of `baremetalRebuildOsList`) whenever the value changes. Given at create, it is only recorded. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
+        :param pulumi.Input[_builtins.str] reset_trigger: Any new value hard-resets the server once (the value itself is only a trigger). Given at create, it is only recorded. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
+        :param pulumi.Input[_builtins.str] select_os: The OS to install. Reinstall an existing server with `rebuildOs`. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
         """
         pulumi.set(__self__, "cycle", cycle)
         pulumi.set(__self__, "keypair_id", keypair_id)
@@ -98,7 +98,7 @@ class BaremetalArgs:
     @pulumi.getter
     def label(self) -> pulumi.Input[_builtins.str]:
         """
-        The display name; changed in place. Must be 1 to 255 characters.
+        The display name; changed in place. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
         """
         return pulumi.get(self, "label")
 
@@ -146,7 +146,7 @@ class BaremetalArgs:
     @pulumi.getter
     def promocode(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        A promotion code for the first invoice. Must be 1 to 255 characters. Changing it replaces the resource.
+        A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
         """
         return pulumi.get(self, "promocode")
 
@@ -170,7 +170,7 @@ class BaremetalArgs:
     @pulumi.getter(name="rebuildOs")
     def rebuild_os(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        Destructive: reinstall the server with this OS (a value of `baremetalRebuildOsList`) whenever the value changes. Given at create, it is only recorded. Must be 1 to 255 characters.
+        Destructive: reinstall the server with this OS (a value of `baremetalRebuildOsList`) whenever the value changes. Given at create, it is only recorded. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
         """
         return pulumi.get(self, "rebuild_os")
 
@@ -182,7 +182,7 @@ class BaremetalArgs:
     @pulumi.getter(name="resetTrigger")
     def reset_trigger(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        Any new value hard-resets the server once (the value itself is only a trigger). Given at create, it is only recorded. Must be 1 to 255 characters.
+        Any new value hard-resets the server once (the value itself is only a trigger). Given at create, it is only recorded. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
         """
         return pulumi.get(self, "reset_trigger")
 
@@ -194,7 +194,7 @@ class BaremetalArgs:
     @pulumi.getter(name="selectOs")
     def select_os(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        The OS to install. Reinstall an existing server with `rebuildOs`. Must be 1 to 255 characters. Changing it replaces the resource.
+        The OS to install. Reinstall an existing server with `rebuildOs`. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
         """
         return pulumi.get(self, "select_os")
 
@@ -228,15 +228,15 @@ class Baremetal(pulumi.CustomResource):
         :param pulumi.ResourceOptions opts: Options for the resource.
         :param pulumi.Input[_builtins.str] cycle: The billing cycle: `m` monthly or `a` annually. The API has no call to change it. Must be one of "m", "a". Changing it replaces the resource.
         :param pulumi.Input[_builtins.int] keypair_id: A keypair of the Metal pool, from `BaremetalKeypair`. Must be at least 1. Changing it replaces the resource.
-        :param pulumi.Input[_builtins.str] label: The display name; changed in place. Must be 1 to 255 characters.
+        :param pulumi.Input[_builtins.str] label: The display name; changed in place. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
         :param pulumi.Input[_builtins.bool] pay_with_credit_card: Charge the card on file for the order; `false` leaves the invoice unpaid and the server Pending until it is paid. Changing it calls nothing and replaces nothing.
         :param pulumi.Input[_builtins.str] power_state: Power the server `on` or `off` when the value changes. Given at create, it is applied once the server is Active. Removing it calls nothing. Must be one of "on", "off".
         :param pulumi.Input[_builtins.int] product_id: The product, from `baremetalProducts`. The API has no call to change it. Must be at least 1. Changing it replaces the resource.
-        :param pulumi.Input[_builtins.str] promocode: A promotion code for the first invoice. Must be 1 to 255 characters. Changing it replaces the resource.
+        :param pulumi.Input[_builtins.str] promocode: A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
         :param pulumi.Input[_builtins.int] public_ip: Number of public IPv4 addresses; only 1 is offered. Must be one of 1. Changing it replaces the resource.
-        :param pulumi.Input[_builtins.str] rebuild_os: Destructive: reinstall the server with this OS (a value of `baremetalRebuildOsList`) whenever the value changes. Given at create, it is only recorded. Must be 1 to 255 characters.
-        :param pulumi.Input[_builtins.str] reset_trigger: Any new value hard-resets the server once (the value itself is only a trigger). Given at create, it is only recorded. Must be 1 to 255 characters.
-        :param pulumi.Input[_builtins.str] select_os: The OS to install. Reinstall an existing server with `rebuildOs`. Must be 1 to 255 characters. Changing it replaces the resource.
+        :param pulumi.Input[_builtins.str] rebuild_os: Destructive: reinstall the server with this OS (a value of `baremetalRebuildOsList`) whenever the value changes. Given at create, it is only recorded. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
+        :param pulumi.Input[_builtins.str] reset_trigger: Any new value hard-resets the server once (the value itself is only a trigger). Given at create, it is only recorded. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
+        :param pulumi.Input[_builtins.str] select_os: The OS to install. Reinstall an existing server with `rebuildOs`. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
         """
         ...
     @overload
@@ -398,7 +398,7 @@ class Baremetal(pulumi.CustomResource):
     @pulumi.getter
     def label(self) -> pulumi.Output[_builtins.str]:
         """
-        The display name; changed in place. Must be 1 to 255 characters.
+        The display name; changed in place. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
         """
         return pulumi.get(self, "label")
 
@@ -438,7 +438,7 @@ class Baremetal(pulumi.CustomResource):
     @pulumi.getter
     def promocode(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
-        A promotion code for the first invoice. Must be 1 to 255 characters. Changing it replaces the resource.
+        A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
         """
         return pulumi.get(self, "promocode")
 
@@ -462,7 +462,7 @@ class Baremetal(pulumi.CustomResource):
     @pulumi.getter(name="rebuildOs")
     def rebuild_os(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
-        Destructive: reinstall the server with this OS (a value of `baremetalRebuildOsList`) whenever the value changes. Given at create, it is only recorded. Must be 1 to 255 characters.
+        Destructive: reinstall the server with this OS (a value of `baremetalRebuildOsList`) whenever the value changes. Given at create, it is only recorded. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
         """
         return pulumi.get(self, "rebuild_os")
 
@@ -470,7 +470,7 @@ class Baremetal(pulumi.CustomResource):
     @pulumi.getter(name="resetTrigger")
     def reset_trigger(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
-        Any new value hard-resets the server once (the value itself is only a trigger). Given at create, it is only recorded. Must be 1 to 255 characters.
+        Any new value hard-resets the server once (the value itself is only a trigger). Given at create, it is only recorded. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
         """
         return pulumi.get(self, "reset_trigger")
 
@@ -478,7 +478,7 @@ class Baremetal(pulumi.CustomResource):
     @pulumi.getter(name="selectOs")
     def select_os(self) -> pulumi.Output[_builtins.str]:
         """
-        The OS to install. Reinstall an existing server with `rebuildOs`. Must be 1 to 255 characters. Changing it replaces the resource.
+        The OS to install. Reinstall an existing server with `rebuildOs`. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
         """
         return pulumi.get(self, "select_os")
 
@@ -507,7 +507,7 @@ class Baremetal(pulumi.CustomResource):
         """
         Destructive: reinstalls the server with this OS, then waits until it is Active again. Runs at each `pulumi up` that reaches the call, never in a preview; it changes no state (the next refresh reads what it changed).
 
-        :param pulumi.Input[_builtins.str] os: The OS to install: a value of the rebuild OS list. Must be 1 to 255 characters.
+        :param pulumi.Input[_builtins.str] os: The OS to install: a value of the server's rebuild OS list, checked at plan once the server's id is known. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
         """
         __args__ = dict()
         __args__['__self__'] = __self__

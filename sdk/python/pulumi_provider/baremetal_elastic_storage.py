@@ -32,9 +32,9 @@ class BaremetalElasticStorageArgs:
         :param pulumi.Input[_builtins.str] cycle: The billing cycle: `m` monthly or `a` annually. Must be one of "m", "a". Changing it replaces the resource.
         :param pulumi.Input[_builtins.int] metal_account_id: The Metal server the volume is bound to for life (there is no re-attach call). Must be at least 1. Changing it replaces the resource.
         :param pulumi.Input[_builtins.int] product_id: The storage product, from the elastic storage catalog. A change runs change-package (a paid order). Must be at least 1.
-        :param pulumi.Input[_builtins.str] storage_name: The volume name. Must be 1 to 255 characters. Changing it replaces the resource.
+        :param pulumi.Input[_builtins.str] storage_name: The volume name. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
         :param pulumi.Input[_builtins.bool] pay_with_credit_card: Charge the card on file for every order; `false` leaves invoices unpaid. Changing it calls nothing.
-        :param pulumi.Input[_builtins.str] promocode: A promotion code for the first invoice. Must be 1 to 255 characters. Changing it replaces the resource.
+        :param pulumi.Input[_builtins.str] promocode: A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
         :param pulumi.Input[_builtins.int] size: The size in GB, an absolute target. Grow-only: raising it orders a resize (a paid order). Must be between 1 and 10240. Grow-only: a smaller value is refused.
         """
         pulumi.set(__self__, "cycle", cycle)
@@ -92,7 +92,7 @@ class BaremetalElasticStorageArgs:
     @pulumi.getter(name="storageName")
     def storage_name(self) -> pulumi.Input[_builtins.str]:
         """
-        The volume name. Must be 1 to 255 characters. Changing it replaces the resource.
+        The volume name. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
         """
         return pulumi.get(self, "storage_name")
 
@@ -116,7 +116,7 @@ class BaremetalElasticStorageArgs:
     @pulumi.getter
     def promocode(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        A promotion code for the first invoice. Must be 1 to 255 characters. Changing it replaces the resource.
+        A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
         """
         return pulumi.get(self, "promocode")
 
@@ -160,9 +160,9 @@ class BaremetalElasticStorage(pulumi.CustomResource):
         :param pulumi.Input[_builtins.int] metal_account_id: The Metal server the volume is bound to for life (there is no re-attach call). Must be at least 1. Changing it replaces the resource.
         :param pulumi.Input[_builtins.bool] pay_with_credit_card: Charge the card on file for every order; `false` leaves invoices unpaid. Changing it calls nothing.
         :param pulumi.Input[_builtins.int] product_id: The storage product, from the elastic storage catalog. A change runs change-package (a paid order). Must be at least 1.
-        :param pulumi.Input[_builtins.str] promocode: A promotion code for the first invoice. Must be 1 to 255 characters. Changing it replaces the resource.
+        :param pulumi.Input[_builtins.str] promocode: A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
         :param pulumi.Input[_builtins.int] size: The size in GB, an absolute target. Grow-only: raising it orders a resize (a paid order). Must be between 1 and 10240. Grow-only: a smaller value is refused.
-        :param pulumi.Input[_builtins.str] storage_name: The volume name. Must be 1 to 255 characters. Changing it replaces the resource.
+        :param pulumi.Input[_builtins.str] storage_name: The volume name. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
         """
         ...
     @overload
@@ -314,7 +314,7 @@ class BaremetalElasticStorage(pulumi.CustomResource):
     @pulumi.getter
     def promocode(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
-        A promotion code for the first invoice. Must be 1 to 255 characters. Changing it replaces the resource.
+        A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
         """
         return pulumi.get(self, "promocode")
 
@@ -346,7 +346,7 @@ class BaremetalElasticStorage(pulumi.CustomResource):
     @pulumi.getter(name="storageName")
     def storage_name(self) -> pulumi.Output[_builtins.str]:
         """
-        The volume name. Must be 1 to 255 characters. Changing it replaces the resource.
+        The volume name. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
         """
         return pulumi.get(self, "storage_name")
 

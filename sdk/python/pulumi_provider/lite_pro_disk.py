@@ -33,8 +33,8 @@ class LiteProDiskArgs:
         :param pulumi.Input[_builtins.int] lite_account_id: The Lite Pro VM the disk is attached to (its account id). There is no re-attach call. Must be at least 1. Changing it replaces the resource.
         :param pulumi.Input[_builtins.int] product_id: The disk product, from `liteProDiskProducts`. Must be at least 1. Changing it replaces the resource.
         :param pulumi.Input[_builtins.bool] pay_with_credit_card: Charge the card on file for every order; `false` leaves invoices unpaid. Changing it calls nothing.
-        :param pulumi.Input[_builtins.str] promocode: A promotion code for the first invoice. Must be 1 to 255 characters. Changing it replaces the resource.
-        :param pulumi.Input[_builtins.str] service_name: The disk name, 6-16 characters. Must be 6 to 16 characters. Changing it replaces the resource.
+        :param pulumi.Input[_builtins.str] promocode: A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+        :param pulumi.Input[_builtins.str] service_name: The disk name, 6-16 characters. Must be 6 to 16 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
         :param pulumi.Input[_builtins.int] size: The size in GB, at least 30. Grow-only: raising it orders an upgrade of the difference (a paid order). Must be at least 30. Grow-only: a smaller value is refused.
         """
         pulumi.set(__self__, "cycle", cycle)
@@ -107,7 +107,7 @@ class LiteProDiskArgs:
     @pulumi.getter
     def promocode(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        A promotion code for the first invoice. Must be 1 to 255 characters. Changing it replaces the resource.
+        A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
         """
         return pulumi.get(self, "promocode")
 
@@ -119,7 +119,7 @@ class LiteProDiskArgs:
     @pulumi.getter(name="serviceName")
     def service_name(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        The disk name, 6-16 characters. Must be 6 to 16 characters. Changing it replaces the resource.
+        The disk name, 6-16 characters. Must be 6 to 16 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
         """
         return pulumi.get(self, "service_name")
 
@@ -163,8 +163,8 @@ class LiteProDisk(pulumi.CustomResource):
         :param pulumi.Input[_builtins.int] lite_account_id: The Lite Pro VM the disk is attached to (its account id). There is no re-attach call. Must be at least 1. Changing it replaces the resource.
         :param pulumi.Input[_builtins.bool] pay_with_credit_card: Charge the card on file for every order; `false` leaves invoices unpaid. Changing it calls nothing.
         :param pulumi.Input[_builtins.int] product_id: The disk product, from `liteProDiskProducts`. Must be at least 1. Changing it replaces the resource.
-        :param pulumi.Input[_builtins.str] promocode: A promotion code for the first invoice. Must be 1 to 255 characters. Changing it replaces the resource.
-        :param pulumi.Input[_builtins.str] service_name: The disk name, 6-16 characters. Must be 6 to 16 characters. Changing it replaces the resource.
+        :param pulumi.Input[_builtins.str] promocode: A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+        :param pulumi.Input[_builtins.str] service_name: The disk name, 6-16 characters. Must be 6 to 16 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
         :param pulumi.Input[_builtins.int] size: The size in GB, at least 30. Grow-only: raising it orders an upgrade of the difference (a paid order). Must be at least 30. Grow-only: a smaller value is refused.
         """
         ...
@@ -317,7 +317,7 @@ class LiteProDisk(pulumi.CustomResource):
     @pulumi.getter
     def promocode(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
-        A promotion code for the first invoice. Must be 1 to 255 characters. Changing it replaces the resource.
+        A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
         """
         return pulumi.get(self, "promocode")
 
@@ -333,7 +333,7 @@ class LiteProDisk(pulumi.CustomResource):
     @pulumi.getter(name="serviceName")
     def service_name(self) -> pulumi.Output[_builtins.str]:
         """
-        The disk name, 6-16 characters. Must be 6 to 16 characters. Changing it replaces the resource.
+        The disk name, 6-16 characters. Must be 6 to 16 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
         """
         return pulumi.get(self, "service_name")
 

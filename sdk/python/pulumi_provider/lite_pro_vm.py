@@ -36,19 +36,19 @@ class LiteProVmArgs:
         """
         The set of arguments for constructing a LiteProVm resource.
 
-        :param pulumi.Input[_builtins.str] console_password: The console password: at least 8 letters and digits, with an upper-case letter, a lower-case letter and a digit. Must be at least 8 characters; letters and digits only; made of at least one upper-case letter, one lower-case letter and one digit. Changing it replaces the resource.
+        :param pulumi.Input[_builtins.str] console_password: The console password: 8 to 255 letters and digits, with an upper-case letter, a lower-case letter and a digit. Must be 8 to 255 characters; letters and digits only; made of at least one upper-case letter, one lower-case letter and one digit. Changing it replaces the resource.
         :param pulumi.Input[_builtins.str] cycle: The billing cycle: `m` monthly, `a` annually, or `q s b t p4 p5`. Must be one of "m", "a", "q", "s", "b", "t", "p4", "p5". Changing it replaces the resource.
         :param pulumi.Input[_builtins.int] keypair_id: The keypair, from `LiteProKeypair`. A change installs the new key (change-keypair). Must be at least 1.
         :param pulumi.Input[_builtins.int] product_id: The product, from `liteProProducts`. A change runs change-package (a paid order) and waits for Active. Must be at least 1.
-        :param pulumi.Input[_builtins.str] select_os: The OS to install, a `name` from `liteProOsList`. To change the OS of an existing VM use `rebuildOs`. Must be 1 to 255 characters. Changing it replaces the resource.
+        :param pulumi.Input[_builtins.str] select_os: The OS to install, a `name` from `liteProOsList`. To change the OS of an existing VM use `rebuildOs`. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
         :param pulumi.Input[_builtins.str] ssh_and_console_user: The SSH and console user (the cloud-init user). Must be 6 to 32 characters; letters, digits, hyphens and periods only. Changing it replaces the resource.
-        :param pulumi.Input[_builtins.str] description: A description of the order. Must be at most 255 characters. Changing it replaces the resource.
-        :param pulumi.Input[_builtins.int] disk_size: The disk size in GB, an absolute target. Grow-only: raising it orders a storage upgrade (a paid order); lowering it is refused at plan time. Unset, it reports the current size. The maximum is checked at plan time, from the VM's storage options (for a new VM, those of another VM of the family in the account; with none, the service checks it at the storage order, after the VM is ordered). Must be at least 1. Grow-only: a smaller value is refused.
+        :param pulumi.Input[_builtins.str] description: A description of the order. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+        :param pulumi.Input[_builtins.int] disk_size: The disk size in GB, an absolute target. Grow-only: raising it orders a storage upgrade (a paid order); lowering it is refused at plan time. Unset, it reports the current size. The maximum is checked at plan time, from the VM's storage options (for a new VM, those of another VM of the family in the account; with none, the plan warns that the service checks it only at the storage order, after the VM is ordered). Must be at least 1. Grow-only: a smaller value is refused.
         :param pulumi.Input[_builtins.bool] pay_with_credit_card: Charge the card on file for every order. With `false` the order is placed and its invoice stays unpaid: the VM stays `Pending` until it is paid in the portal. Changing it calls nothing.
         :param pulumi.Input[_builtins.str] power_state: A power action, applied when the value changes: `start`, `stop` (hard), `shutdown` (graceful), `suspend`, `resume`. Given at create, it is applied once the VM is Active. Removing it calls nothing. Must be one of "start", "stop", "suspend", "resume", "shutdown".
-        :param pulumi.Input[_builtins.str] promocode: A promotion code for the first invoice. Must be 1 to 255 characters. Changing it replaces the resource.
-        :param pulumi.Input[_builtins.str] rebuild_os: Destructive: reinstall the VM with this OS (a `name` from the OS list) whenever the value changes. The disk is wiped. Given at create, it is only recorded. Must be 1 to 255 characters.
-        :param pulumi.Input[_builtins.str] vm_name: The VM name, 6-16 characters. Changed in place. Must be 6 to 16 characters.
+        :param pulumi.Input[_builtins.str] promocode: A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+        :param pulumi.Input[_builtins.str] rebuild_os: Destructive: reinstall the VM with this OS (a `name` from the OS list) whenever the value changes. The disk is wiped. Given at create, it is only recorded. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
+        :param pulumi.Input[_builtins.str] vm_name: The VM name, 6-16 characters. Changed in place. Must be 6 to 16 characters; free of control characters (line breaks, tabs, NUL).
         """
         pulumi.set(__self__, "console_password", console_password)
         pulumi.set(__self__, "cycle", cycle)
@@ -81,7 +81,7 @@ class LiteProVmArgs:
     @pulumi.getter(name="consolePassword")
     def console_password(self) -> pulumi.Input[_builtins.str]:
         """
-        The console password: at least 8 letters and digits, with an upper-case letter, a lower-case letter and a digit. Must be at least 8 characters; letters and digits only; made of at least one upper-case letter, one lower-case letter and one digit. Changing it replaces the resource.
+        The console password: 8 to 255 letters and digits, with an upper-case letter, a lower-case letter and a digit. Must be 8 to 255 characters; letters and digits only; made of at least one upper-case letter, one lower-case letter and one digit. Changing it replaces the resource.
         """
         return pulumi.get(self, "console_password")
 
@@ -129,7 +129,7 @@ class LiteProVmArgs:
     @pulumi.getter(name="selectOs")
     def select_os(self) -> pulumi.Input[_builtins.str]:
         """
-        The OS to install, a `name` from `liteProOsList`. To change the OS of an existing VM use `rebuildOs`. Must be 1 to 255 characters. Changing it replaces the resource.
+        The OS to install, a `name` from `liteProOsList`. To change the OS of an existing VM use `rebuildOs`. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
         """
         return pulumi.get(self, "select_os")
 
@@ -153,7 +153,7 @@ class LiteProVmArgs:
     @pulumi.getter
     def description(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        A description of the order. Must be at most 255 characters. Changing it replaces the resource.
+        A description of the order. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
         """
         return pulumi.get(self, "description")
 
@@ -165,7 +165,7 @@ class LiteProVmArgs:
     @pulumi.getter(name="diskSize")
     def disk_size(self) -> pulumi.Input[Optional[_builtins.int]]:
         """
-        The disk size in GB, an absolute target. Grow-only: raising it orders a storage upgrade (a paid order); lowering it is refused at plan time. Unset, it reports the current size. The maximum is checked at plan time, from the VM's storage options (for a new VM, those of another VM of the family in the account; with none, the service checks it at the storage order, after the VM is ordered). Must be at least 1. Grow-only: a smaller value is refused.
+        The disk size in GB, an absolute target. Grow-only: raising it orders a storage upgrade (a paid order); lowering it is refused at plan time. Unset, it reports the current size. The maximum is checked at plan time, from the VM's storage options (for a new VM, those of another VM of the family in the account; with none, the plan warns that the service checks it only at the storage order, after the VM is ordered). Must be at least 1. Grow-only: a smaller value is refused.
         """
         return pulumi.get(self, "disk_size")
 
@@ -201,7 +201,7 @@ class LiteProVmArgs:
     @pulumi.getter
     def promocode(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        A promotion code for the first invoice. Must be 1 to 255 characters. Changing it replaces the resource.
+        A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
         """
         return pulumi.get(self, "promocode")
 
@@ -213,7 +213,7 @@ class LiteProVmArgs:
     @pulumi.getter(name="rebuildOs")
     def rebuild_os(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        Destructive: reinstall the VM with this OS (a `name` from the OS list) whenever the value changes. The disk is wiped. Given at create, it is only recorded. Must be 1 to 255 characters.
+        Destructive: reinstall the VM with this OS (a `name` from the OS list) whenever the value changes. The disk is wiped. Given at create, it is only recorded. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
         """
         return pulumi.get(self, "rebuild_os")
 
@@ -225,7 +225,7 @@ class LiteProVmArgs:
     @pulumi.getter(name="vmName")
     def vm_name(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        The VM name, 6-16 characters. Changed in place. Must be 6 to 16 characters.
+        The VM name, 6-16 characters. Changed in place. Must be 6 to 16 characters; free of control characters (line breaks, tabs, NUL).
         """
         return pulumi.get(self, "vm_name")
 
@@ -259,19 +259,19 @@ class LiteProVm(pulumi.CustomResource):
 
         :param str resource_name: The name of the resource.
         :param pulumi.ResourceOptions opts: Options for the resource.
-        :param pulumi.Input[_builtins.str] console_password: The console password: at least 8 letters and digits, with an upper-case letter, a lower-case letter and a digit. Must be at least 8 characters; letters and digits only; made of at least one upper-case letter, one lower-case letter and one digit. Changing it replaces the resource.
+        :param pulumi.Input[_builtins.str] console_password: The console password: 8 to 255 letters and digits, with an upper-case letter, a lower-case letter and a digit. Must be 8 to 255 characters; letters and digits only; made of at least one upper-case letter, one lower-case letter and one digit. Changing it replaces the resource.
         :param pulumi.Input[_builtins.str] cycle: The billing cycle: `m` monthly, `a` annually, or `q s b t p4 p5`. Must be one of "m", "a", "q", "s", "b", "t", "p4", "p5". Changing it replaces the resource.
-        :param pulumi.Input[_builtins.str] description: A description of the order. Must be at most 255 characters. Changing it replaces the resource.
-        :param pulumi.Input[_builtins.int] disk_size: The disk size in GB, an absolute target. Grow-only: raising it orders a storage upgrade (a paid order); lowering it is refused at plan time. Unset, it reports the current size. The maximum is checked at plan time, from the VM's storage options (for a new VM, those of another VM of the family in the account; with none, the service checks it at the storage order, after the VM is ordered). Must be at least 1. Grow-only: a smaller value is refused.
+        :param pulumi.Input[_builtins.str] description: A description of the order. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+        :param pulumi.Input[_builtins.int] disk_size: The disk size in GB, an absolute target. Grow-only: raising it orders a storage upgrade (a paid order); lowering it is refused at plan time. Unset, it reports the current size. The maximum is checked at plan time, from the VM's storage options (for a new VM, those of another VM of the family in the account; with none, the plan warns that the service checks it only at the storage order, after the VM is ordered). Must be at least 1. Grow-only: a smaller value is refused.
         :param pulumi.Input[_builtins.int] keypair_id: The keypair, from `LiteProKeypair`. A change installs the new key (change-keypair). Must be at least 1.
         :param pulumi.Input[_builtins.bool] pay_with_credit_card: Charge the card on file for every order. With `false` the order is placed and its invoice stays unpaid: the VM stays `Pending` until it is paid in the portal. Changing it calls nothing.
         :param pulumi.Input[_builtins.str] power_state: A power action, applied when the value changes: `start`, `stop` (hard), `shutdown` (graceful), `suspend`, `resume`. Given at create, it is applied once the VM is Active. Removing it calls nothing. Must be one of "start", "stop", "suspend", "resume", "shutdown".
         :param pulumi.Input[_builtins.int] product_id: The product, from `liteProProducts`. A change runs change-package (a paid order) and waits for Active. Must be at least 1.
-        :param pulumi.Input[_builtins.str] promocode: A promotion code for the first invoice. Must be 1 to 255 characters. Changing it replaces the resource.
-        :param pulumi.Input[_builtins.str] rebuild_os: Destructive: reinstall the VM with this OS (a `name` from the OS list) whenever the value changes. The disk is wiped. Given at create, it is only recorded. Must be 1 to 255 characters.
-        :param pulumi.Input[_builtins.str] select_os: The OS to install, a `name` from `liteProOsList`. To change the OS of an existing VM use `rebuildOs`. Must be 1 to 255 characters. Changing it replaces the resource.
+        :param pulumi.Input[_builtins.str] promocode: A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+        :param pulumi.Input[_builtins.str] rebuild_os: Destructive: reinstall the VM with this OS (a `name` from the OS list) whenever the value changes. The disk is wiped. Given at create, it is only recorded. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
+        :param pulumi.Input[_builtins.str] select_os: The OS to install, a `name` from `liteProOsList`. To change the OS of an existing VM use `rebuildOs`. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
         :param pulumi.Input[_builtins.str] ssh_and_console_user: The SSH and console user (the cloud-init user). Must be 6 to 32 characters; letters, digits, hyphens and periods only. Changing it replaces the resource.
-        :param pulumi.Input[_builtins.str] vm_name: The VM name, 6-16 characters. Changed in place. Must be 6 to 16 characters.
+        :param pulumi.Input[_builtins.str] vm_name: The VM name, 6-16 characters. Changed in place. Must be 6 to 16 characters; free of control characters (line breaks, tabs, NUL).
         """
         ...
     @overload
@@ -461,7 +461,7 @@ class LiteProVm(pulumi.CustomResource):
     @pulumi.getter(name="consolePassword")
     def console_password(self) -> pulumi.Output[_builtins.str]:
         """
-        The console password: at least 8 letters and digits, with an upper-case letter, a lower-case letter and a digit. Must be at least 8 characters; letters and digits only; made of at least one upper-case letter, one lower-case letter and one digit. Changing it replaces the resource.
+        The console password: 8 to 255 letters and digits, with an upper-case letter, a lower-case letter and a digit. Must be 8 to 255 characters; letters and digits only; made of at least one upper-case letter, one lower-case letter and one digit. Changing it replaces the resource.
         """
         return pulumi.get(self, "console_password")
 
@@ -485,7 +485,7 @@ class LiteProVm(pulumi.CustomResource):
     @pulumi.getter
     def description(self) -> pulumi.Output[_builtins.str]:
         """
-        A description of the order. Must be at most 255 characters. Changing it replaces the resource.
+        A description of the order. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
         """
         return pulumi.get(self, "description")
 
@@ -493,7 +493,7 @@ class LiteProVm(pulumi.CustomResource):
     @pulumi.getter(name="diskSize")
     def disk_size(self) -> pulumi.Output[Optional[_builtins.int]]:
         """
-        The disk size in GB, an absolute target. Grow-only: raising it orders a storage upgrade (a paid order); lowering it is refused at plan time. Unset, it reports the current size. The maximum is checked at plan time, from the VM's storage options (for a new VM, those of another VM of the family in the account; with none, the service checks it at the storage order, after the VM is ordered). Must be at least 1. Grow-only: a smaller value is refused.
+        The disk size in GB, an absolute target. Grow-only: raising it orders a storage upgrade (a paid order); lowering it is refused at plan time. Unset, it reports the current size. The maximum is checked at plan time, from the VM's storage options (for a new VM, those of another VM of the family in the account; with none, the plan warns that the service checks it only at the storage order, after the VM is ordered). Must be at least 1. Grow-only: a smaller value is refused.
         """
         return pulumi.get(self, "disk_size")
 
@@ -597,7 +597,7 @@ class LiteProVm(pulumi.CustomResource):
     @pulumi.getter
     def promocode(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
-        A promotion code for the first invoice. Must be 1 to 255 characters. Changing it replaces the resource.
+        A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
         """
         return pulumi.get(self, "promocode")
 
@@ -613,7 +613,7 @@ class LiteProVm(pulumi.CustomResource):
     @pulumi.getter(name="rebuildOs")
     def rebuild_os(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
-        Destructive: reinstall the VM with this OS (a `name` from the OS list) whenever the value changes. The disk is wiped. Given at create, it is only recorded. Must be 1 to 255 characters.
+        Destructive: reinstall the VM with this OS (a `name` from the OS list) whenever the value changes. The disk is wiped. Given at create, it is only recorded. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
         """
         return pulumi.get(self, "rebuild_os")
 
@@ -645,7 +645,7 @@ class LiteProVm(pulumi.CustomResource):
     @pulumi.getter(name="selectOs")
     def select_os(self) -> pulumi.Output[_builtins.str]:
         """
-        The OS to install, a `name` from `liteProOsList`. To change the OS of an existing VM use `rebuildOs`. Must be 1 to 255 characters. Changing it replaces the resource.
+        The OS to install, a `name` from `liteProOsList`. To change the OS of an existing VM use `rebuildOs`. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
         """
         return pulumi.get(self, "select_os")
 
@@ -677,7 +677,7 @@ class LiteProVm(pulumi.CustomResource):
     @pulumi.getter(name="vmName")
     def vm_name(self) -> pulumi.Output[_builtins.str]:
         """
-        The VM name, 6-16 characters. Changed in place. Must be 6 to 16 characters.
+        The VM name, 6-16 characters. Changed in place. Must be 6 to 16 characters; free of control characters (line breaks, tabs, NUL).
         """
         return pulumi.get(self, "vm_name")
 
@@ -698,7 +698,7 @@ class LiteProVm(pulumi.CustomResource):
         """
         Destructive: reinstalls the Lite Pro VM with this OS and wipes its disk, then waits until it is Active again. Runs at each `pulumi up` that reaches the call, never in a preview; it changes no state (the next refresh reads what it changed).
 
-        :param pulumi.Input[_builtins.str] os: The OS to install: a `name` from the OS list. Must be 1 to 255 characters.
+        :param pulumi.Input[_builtins.str] os: The OS to install: a `name` from the OS list of the VM's product, checked at plan once the VM's id is known. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
         """
         __args__ = dict()
         __args__['__self__'] = __self__

@@ -32,16 +32,16 @@ class LiteVmFromSnapshotArgs:
         """
         The set of arguments for constructing a LiteVmFromSnapshot resource.
 
-        :param pulumi.Input[_builtins.str] console_password: The console password: at least 8 letters and digits, with an upper-case letter, a lower-case letter and a digit. Must be at least 8 characters; letters and digits only; made of at least one upper-case letter, one lower-case letter and one digit. Changing it replaces the resource.
+        :param pulumi.Input[_builtins.str] console_password: The console password: 8 to 255 letters and digits, with an upper-case letter, a lower-case letter and a digit. Must be 8 to 255 characters; letters and digits only; made of at least one upper-case letter, one lower-case letter and one digit. Changing it replaces the resource.
         :param pulumi.Input[_builtins.str] cycle: The billing cycle of the new VM: `m a q s b t p4 p5`. Must be one of "m", "a", "q", "s", "b", "t", "p4", "p5". Changing it replaces the resource.
         :param pulumi.Input[_builtins.int] keypair_id: A keypair of the Lite pool. Must be at least 1. Changing it replaces the resource.
-        :param pulumi.Input[_builtins.str] name: The VM name, 6-16 characters. Must be 6 to 16 characters. Changing it replaces the resource.
+        :param pulumi.Input[_builtins.str] name: The VM name, 6-16 characters. Must be 6 to 16 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
         :param pulumi.Input[_builtins.int] product_id: The product of the new VM, from `liteProducts`. Must be at least 1. Changing it replaces the resource.
         :param pulumi.Input[_builtins.int] snapshot_id: The snapshot to restore (its account id). Must be at least 1. Changing it replaces the resource.
         :param pulumi.Input[_builtins.str] ssh_and_console_user: The SSH and console user. Must be 6 to 32 characters; letters, digits, hyphens and periods only. Changing it replaces the resource.
-        :param pulumi.Input[_builtins.str] description: A description of the order. Must be at most 255 characters. Changing it replaces the resource.
+        :param pulumi.Input[_builtins.str] description: A description of the order. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
         :param pulumi.Input[_builtins.bool] pay_with_credit_card: Charge the card on file for the order; `false` leaves the invoice unpaid. Changing it later calls nothing.
-        :param pulumi.Input[_builtins.str] promocode: A promotion code for the first invoice. Must be 1 to 255 characters. Changing it replaces the resource.
+        :param pulumi.Input[_builtins.str] promocode: A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
         """
         pulumi.set(__self__, "console_password", console_password)
         pulumi.set(__self__, "cycle", cycle)
@@ -65,7 +65,7 @@ class LiteVmFromSnapshotArgs:
     @pulumi.getter(name="consolePassword")
     def console_password(self) -> pulumi.Input[_builtins.str]:
         """
-        The console password: at least 8 letters and digits, with an upper-case letter, a lower-case letter and a digit. Must be at least 8 characters; letters and digits only; made of at least one upper-case letter, one lower-case letter and one digit. Changing it replaces the resource.
+        The console password: 8 to 255 letters and digits, with an upper-case letter, a lower-case letter and a digit. Must be 8 to 255 characters; letters and digits only; made of at least one upper-case letter, one lower-case letter and one digit. Changing it replaces the resource.
         """
         return pulumi.get(self, "console_password")
 
@@ -101,7 +101,7 @@ class LiteVmFromSnapshotArgs:
     @pulumi.getter
     def name(self) -> pulumi.Input[_builtins.str]:
         """
-        The VM name, 6-16 characters. Must be 6 to 16 characters. Changing it replaces the resource.
+        The VM name, 6-16 characters. Must be 6 to 16 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
         """
         return pulumi.get(self, "name")
 
@@ -149,7 +149,7 @@ class LiteVmFromSnapshotArgs:
     @pulumi.getter
     def description(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        A description of the order. Must be at most 255 characters. Changing it replaces the resource.
+        A description of the order. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
         """
         return pulumi.get(self, "description")
 
@@ -173,7 +173,7 @@ class LiteVmFromSnapshotArgs:
     @pulumi.getter
     def promocode(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        A promotion code for the first invoice. Must be 1 to 255 characters. Changing it replaces the resource.
+        A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
         """
         return pulumi.get(self, "promocode")
 
@@ -204,14 +204,14 @@ class LiteVmFromSnapshot(pulumi.CustomResource):
 
         :param str resource_name: The name of the resource.
         :param pulumi.ResourceOptions opts: Options for the resource.
-        :param pulumi.Input[_builtins.str] console_password: The console password: at least 8 letters and digits, with an upper-case letter, a lower-case letter and a digit. Must be at least 8 characters; letters and digits only; made of at least one upper-case letter, one lower-case letter and one digit. Changing it replaces the resource.
+        :param pulumi.Input[_builtins.str] console_password: The console password: 8 to 255 letters and digits, with an upper-case letter, a lower-case letter and a digit. Must be 8 to 255 characters; letters and digits only; made of at least one upper-case letter, one lower-case letter and one digit. Changing it replaces the resource.
         :param pulumi.Input[_builtins.str] cycle: The billing cycle of the new VM: `m a q s b t p4 p5`. Must be one of "m", "a", "q", "s", "b", "t", "p4", "p5". Changing it replaces the resource.
-        :param pulumi.Input[_builtins.str] description: A description of the order. Must be at most 255 characters. Changing it replaces the resource.
+        :param pulumi.Input[_builtins.str] description: A description of the order. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
         :param pulumi.Input[_builtins.int] keypair_id: A keypair of the Lite pool. Must be at least 1. Changing it replaces the resource.
-        :param pulumi.Input[_builtins.str] name: The VM name, 6-16 characters. Must be 6 to 16 characters. Changing it replaces the resource.
+        :param pulumi.Input[_builtins.str] name: The VM name, 6-16 characters. Must be 6 to 16 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
         :param pulumi.Input[_builtins.bool] pay_with_credit_card: Charge the card on file for the order; `false` leaves the invoice unpaid. Changing it later calls nothing.
         :param pulumi.Input[_builtins.int] product_id: The product of the new VM, from `liteProducts`. Must be at least 1. Changing it replaces the resource.
-        :param pulumi.Input[_builtins.str] promocode: A promotion code for the first invoice. Must be 1 to 255 characters. Changing it replaces the resource.
+        :param pulumi.Input[_builtins.str] promocode: A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
         :param pulumi.Input[_builtins.int] snapshot_id: The snapshot to restore (its account id). Must be at least 1. Changing it replaces the resource.
         :param pulumi.Input[_builtins.str] ssh_and_console_user: The SSH and console user. Must be 6 to 32 characters; letters, digits, hyphens and periods only. Changing it replaces the resource.
         """
@@ -338,7 +338,7 @@ class LiteVmFromSnapshot(pulumi.CustomResource):
     @pulumi.getter(name="consolePassword")
     def console_password(self) -> pulumi.Output[_builtins.str]:
         """
-        The console password: at least 8 letters and digits, with an upper-case letter, a lower-case letter and a digit. Must be at least 8 characters; letters and digits only; made of at least one upper-case letter, one lower-case letter and one digit. Changing it replaces the resource.
+        The console password: 8 to 255 letters and digits, with an upper-case letter, a lower-case letter and a digit. Must be 8 to 255 characters; letters and digits only; made of at least one upper-case letter, one lower-case letter and one digit. Changing it replaces the resource.
         """
         return pulumi.get(self, "console_password")
 
@@ -354,7 +354,7 @@ class LiteVmFromSnapshot(pulumi.CustomResource):
     @pulumi.getter
     def description(self) -> pulumi.Output[_builtins.str]:
         """
-        A description of the order. Must be at most 255 characters. Changing it replaces the resource.
+        A description of the order. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
         """
         return pulumi.get(self, "description")
 
@@ -370,7 +370,7 @@ class LiteVmFromSnapshot(pulumi.CustomResource):
     @pulumi.getter
     def name(self) -> pulumi.Output[_builtins.str]:
         """
-        The VM name, 6-16 characters. Must be 6 to 16 characters. Changing it replaces the resource.
+        The VM name, 6-16 characters. Must be 6 to 16 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
         """
         return pulumi.get(self, "name")
 
@@ -402,7 +402,7 @@ class LiteVmFromSnapshot(pulumi.CustomResource):
     @pulumi.getter
     def promocode(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
-        A promotion code for the first invoice. Must be 1 to 255 characters. Changing it replaces the resource.
+        A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
         """
         return pulumi.get(self, "promocode")
 
