@@ -19,7 +19,7 @@ function newFrame(
   const frame = { scope, timeoutMs, onFinish: (callback: Finisher): void => void finishers.push(callback), warn }
   return rehearsal === undefined ? frame : { ...frame, rehearsal }
 }
-/** What runs once an operation's outcome is handed over (the journal marks its order delivered). */
+/** What runs just before an operation's outcome is handed over (the journal marks its order delivered); throws to withhold it. */
 type Finisher = () => void | Promise<void>
 /** Tells the user something about the operation (a warning diagnostic of its outcome). */
 export type Warn = (summary: string, detail: string) => void
@@ -124,16 +124,25 @@ export async function withOperation<T>(
 ): Promise<T> {
   const finishers: Finisher[] = []
   const frame = newFrame(scope, timeoutMs, finishers, warn, rehearsal)
+  let outcome: T
+  let failed = false
   try {
-    return await storage.run(frame, fn)
+    outcome = await storage.run(frame, fn)
+  } catch (error) {
+    failed = true
+    throw error
   } finally {
     // Before the outcome goes out: the journal says "delivered" only of what the engine then gets.
+    // A finisher that refuses (the order is another runner's now) fails the operation instead.
+    let refused: unknown
     for (const finish of abandoned ? [] : finishers) {
       try {
         await finish()
-      } catch {
-        // A journal that cannot be written only loses the "delivered" mark: the entry then expires.
+      } catch (error) {
+        refused ??= error
       }
     }
+    if (refused !== undefined && !failed) throw refused
   }
+  return outcome
 }

@@ -877,4 +877,29 @@ describe('order journal: a service that ignores keys, stopped runs and runs of o
     await assert.rejects(rerun.client.lites.createVm(VM_BODY), UnrecordedMatchError)
     assert.equal(posts(rerun.requests).length, 0)
   })
+
+  test('an answer whose entry another runner took over while this run waited is not handed over: the operation fails naming the key (issue 25, case 3)', async () => {
+    const dir = journal()
+    const a = providerProcess()
+    const run = frame()
+    const first = testClient([probed, echoing(200, ORDER)], {
+      journalDirectory: dir,
+      operation: () => run.value,
+      journalOptions: a.journalOptions,
+    })
+    await first.client.lites.createVm(VM_BODY)
+    // While A waits for its VM, A looks gone to B (a database session that ended), and B takes the entry over.
+    a.kill()
+    const b = new OrderJournal(dir, first.clock.now, providerProcess().journalOptions)
+    const entry = (await b.store.list(first.clock.now()))[0]
+    assert.equal((await b.claim(entry?.fingerprint ?? ''))?.accountId, '100042')
+    await assert.rejects(
+      run.finish(),
+      (e: Error) =>
+        e instanceof OrderUnresolvedError &&
+        /answered with account 100042/.test(e.message) &&
+        /another runner took this order over/.test(e.message) &&
+        e.message.includes(posts(first.requests)[0]?.headers.get('idempotency-key') ?? '?'),
+    )
+  })
 })

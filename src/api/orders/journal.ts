@@ -4,6 +4,7 @@
 // live is a JournalStore: a directory of the working directory by default (journal-file.ts), or a
 // PostgreSQL table that runners sharing no disk share (journal-postgres.ts).
 import { createHash, randomUUID } from 'node:crypto'
+import { OrderUnresolvedError } from '../errors.js'
 import { FileJournalStore } from './journal-file.js'
 import type { KnownAccounts } from './known-accounts.js'
 import { type JournalEntry, type JournalFilter, type JournalOwner, type JournalStore, newOwner, processAlive } from './journal-store.js'
@@ -235,21 +236,55 @@ export class OrderJournal {
   }
 
   /**
-   * The engine has the outcome: the entry is not taken over while this process lives, and its
-   * account counts as managed. It stays unsettled until `engineClosed` or `accountInState` says it is kept.
+   * The engine gets the outcome (called just before it does): the entry is not taken over while this
+   * process lives, and its account counts as managed. It stays unsettled until `engineClosed` or
+   * `accountInState` says it is kept. Throws, and the outcome must not go out, when an answered
+   * entry turns out to be another runner's now.
    */
   async deliver(entry: JournalEntry): Promise<void> {
     this.held.delete(entry.id)
     if (this.withheld.has(entry.id)) return
     if (entry.state === 'answered' || entry.state === 'failed') {
+      const answered = entry.state === 'answered' && entry.accountId !== undefined
       entry.state = entry.state === 'failed' ? 'settled' : 'delivered'
-      // An entry another runner took over is that runner's to deliver.
-      if (!(await this.store.writeOwned(entry))) return
+      let kept: boolean
+      try {
+        kept = await this.store.writeOwned(entry)
+      } catch (error) {
+        // A directory's owner keeps its entries: a failed write only loses the mark. Where owners can
+        // lose entries while they run, this one cannot tell whether another runner has it now.
+        if (!answered || !this.store.ownershipLapses) return
+        entry.state = 'answered'
+        throw this.notHandedOver(
+          entry,
+          `could not be reached to confirm that this run still holds the order (${error instanceof Error ? error.message : String(error)})`,
+          error,
+        )
+      }
+      if (!kept) {
+        entry.state = 'answered'
+        // Another runner took the entry over while this one waited (a database session that ended
+        // made this run look gone): the account is that runner's to hand over, never both.
+        if (answered) throw this.notHandedOver(entry, 'shows that another runner took this order over while this run waited for it')
+        return
+      }
     }
     if (entry.state === 'delivered') {
       this.handedOver.add(entry.id)
       if (entry.accountId !== undefined) this.index?.add(entry.service, entry.accountId)
     }
+  }
+
+  /** The error of an operation whose answered order may no longer be handed to its engine (see deliver). */
+  private notHandedOver(entry: JournalEntry, why: string, cause?: unknown): OrderUnresolvedError {
+    return new OrderUnresolvedError(
+      `${entry.method} ${entry.path} was answered with account ${entry.accountId}, but the order journal at ${this.where} ${why}: ` +
+        'this run does not hand the account over, since one account in two states would be destroyed by either. If no other ' +
+        `run finished it, the next apply from ${this.scope} takes the order over with its Idempotency-Key ${entry.key} and hands ` +
+        `account ${entry.accountId} over once, without ordering again.`,
+      { context: { method: entry.method, path: entry.path, accountId: entry.accountId }, idempotencyKey: entry.key },
+      cause === undefined ? undefined : { cause },
+    )
   }
 
   /** An operation lets go of an entry without handing its outcome over (taking it over failed). */
