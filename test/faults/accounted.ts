@@ -111,13 +111,25 @@ export function inTwoStates(states: readonly ReadonlySet<string>[]): string[] {
   return [...seen].filter(([, n]) => n > 1).map(([id]) => id)
 }
 
-/** The lines of a run's output that say why it stopped or warned, for a test's diagnostics (one line each, trimmed). */
+/**
+ * What a run said about its orders, for a test's diagnostics: each Terraform diagnostic (Error: or
+ * Warning: block) on one line, the other lines that name an account, a key or a stop, and the summary.
+ */
 export function keyLines(text: string): string[] {
-  return text
-    .split('\n')
-    .filter((l) => /Error:|Warning:|Not ordering|Apply complete|account \d+|Idempotency-Key/i.test(l))
-    .map((l) => l.trim().slice(0, 300))
-    .slice(0, 12)
+  const blocks = text.split(/^(?=(?:Error|Warning): )/m)
+  const out: string[] = []
+  for (const block of blocks) {
+    // The price notice every plan of a new order shows says nothing about the case.
+    if (/^Warning: This plan places paid orders/.test(block)) continue
+    if (/^(Error|Warning): /.test(block)) {
+      out.push(block.replace(/\s+/g, ' ').trim().slice(0, 700))
+      continue
+    }
+    for (const line of block.split('\n'))
+      if (/error:|warning:|Not ordering|Apply complete|account \d+|Idempotency-Key|Resources:/i.test(line))
+        out.push(line.trim().slice(0, 400))
+  }
+  return out.slice(0, 16)
 }
 
 /** The Idempotency-Key the request a fault held was sent with (null when it had none, or was not logged). */

@@ -8,11 +8,12 @@
 //   configuration's runner, not a re-run of A: it orders its own VM and is not stopped.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
+import pg from 'pg'
 import { block, describeRun, Emulator, type RunResult, Workspace } from '../e2e/harness.js'
 import { type PostgresServer, startPostgres } from '../postgres.js'
 import { inTwoStates, keyLines, REPEAT, terraformVersions, unaccounted } from './accounted.js'
 import { stateIds } from './exactly-once-cells.js'
-import { byKind, freshEmulator, type Ids, OPERATIONS, orderPlaced } from './matrix.js'
+import { byKind, freshEmulator, type Ids, OPERATIONS, orderPlaced, sleep } from './matrix.js'
 
 const op = OPERATIONS.find((o) => o.key === 'lite-vm-create') as (typeof OPERATIONS)[number]
 
@@ -70,7 +71,8 @@ describe('runners A and B sharing a PostgreSQL order journal, with separate stat
         // A waits long enough for the restart and B's whole apply to happen meanwhile.
         await freshEmulator(em, 20_000)
         const ids = await op.setup(em)
-        const config = configuration(ids, await server.database())
+        const journal = await server.database()
+        const config = configuration(ids, journal)
         const a = await runner(client, config)
         const b = await runner(client, config)
         const seen = (await em.orders()).orders.length
@@ -86,9 +88,11 @@ describe('runners A and B sharing a PostgreSQL order journal, with separate stat
         )
         try {
           const first = await orderPlaced(em, op.kind, seen)
+          // A has recorded the answer and now waits for the VM, with nothing to write until it is Active.
+          await answeredInDatabase(journal, first)
           await server.restart()
-          const runB = await b.apply()
           const stillRunning = !aEnded
+          const runB = await b.apply()
           const runA = await runningA.done
           const orders = (await em.orders()).orders.slice(seen)
           const states = [await stateIds(a.dir), await stateIds(b.dir)]
@@ -101,14 +105,14 @@ describe('runners A and B sharing a PostgreSQL order journal, with separate stat
             output,
           )
           t.diagnostic(
-            `round ${round}: ${Math.round((Date.now() - started) / 1000)} s; A ordered ${first}; A still ran when B ended: ${stillRunning}; ` +
+            `round ${round}: ${Math.round((Date.now() - started) / 1000)} s; A ordered ${first}; A still ran when B started: ${stillRunning}; ` +
               `orders ${JSON.stringify(orders.map((o) => o.account_id))}; A's state ${JSON.stringify([...(states[0] ?? [])])}; ` +
               `B's state ${JSON.stringify([...(states[1] ?? [])])}; in both ${JSON.stringify(shared)}; lost ${JSON.stringify(lost)}`,
           )
           report(t, 'A', runA)
           report(t, 'B', runB)
           const runs = `round ${round}\n${describeRun(runA)}\n${describeRun(runB)}`
-          assert.ok(stillRunning, `A had ended before B did: the case did not happen\n${runs}`)
+          assert.ok(stillRunning, `A had ended before B started: the case did not happen\n${runs}`)
           assert.deepEqual(shared, [], `accounts in both states (a destroy from either deletes the other's VM)\n${runs}`)
           assert.deepEqual(lost, [], `accounts ordered, in no state and named by no message\n${runs}`)
         } finally {
@@ -149,3 +153,20 @@ describe('runners A and B sharing a PostgreSQL order journal, with separate stat
     })
   }
 })
+
+/** Resolves once the journal's table records the order of `accountId` as answered (bounded). */
+async function answeredInDatabase(url: string, accountId: string, limitMs = 30_000): Promise<void> {
+  const client = new pg.Client({ connectionString: url })
+  await client.connect()
+  try {
+    const until = Date.now() + limitMs
+    for (;;) {
+      const { rows } = await client.query<{ state: string }>('SELECT state FROM provider_order_journal WHERE account_id = $1', [accountId])
+      if (rows.some((r) => r.state === 'answered')) return
+      if (Date.now() > until) throw new Error(`the journal does not record account ${accountId} as answered within ${limitMs} ms`)
+      await sleep(50)
+    }
+  } finally {
+    await client.end()
+  }
+}
