@@ -126,7 +126,8 @@ export function keyLines(text: string): string[] {
       continue
     }
     for (const line of block.split('\n'))
-      if (/error:|warning:|Not ordering|Apply complete|account \d+|Idempotency-Key|Resources:/i.test(line))
+      if (/using pulumi-language-yaml from \$PATH/.test(line)) continue
+      else if (/error:|warning:|Not ordering|Apply complete|account \d+|Idempotency-Key|Resources:/i.test(line))
         out.push(line.trim().slice(0, 400))
   }
   return out.slice(0, 16)
