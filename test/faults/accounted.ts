@@ -138,3 +138,19 @@ export async function heldRequestKey(em: Emulator, faultId: string): Promise<str
   const entries = (await em.requests()) as (Awaited<ReturnType<Emulator['requests']>>[number] & { fault_id?: string | null })[]
   return entries.find((e) => e.fault_id === faultId)?.idempotency_key ?? null
 }
+
+/**
+ * Runs `round` `count` times, each round even after one failed (the stops and duplicates these cases
+ * look for can be intermittent: the message says how often), then fails with every failed round's message.
+ */
+export async function everyRound(count: number, round: (n: number) => Promise<void>): Promise<void> {
+  const failures: string[] = []
+  for (let n = 1; n <= count; n++) {
+    try {
+      await round(n)
+    } catch (error) {
+      failures.push(`round ${n}: ${error instanceof Error ? error.message : String(error)}`)
+    }
+  }
+  if (failures.length > 0) throw new Error(`failed in ${failures.length} of ${count} rounds\n${failures.join('\n\n')}`)
+}

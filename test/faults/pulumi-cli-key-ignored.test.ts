@@ -11,7 +11,7 @@ import { after, before, describe, test } from 'node:test'
 import { Emulator } from '../e2e/harness.js'
 import { CONSOLE_PASSWORD } from '../pulumi-cli/chains.js'
 import { type CliRun, describeCli, PulumiHome, Stack } from '../pulumi-cli/harness.js'
-import { heldRequestDone, heldRequestKey, journalEntry, keyLines, REPEAT, unaccounted } from './accounted.js'
+import { everyRound, heldRequestDone, heldRequestKey, journalEntry, keyLines, REPEAT, unaccounted } from './accounted.js'
 import { freshEmulator, OPERATIONS, sleep } from './matrix.js'
 
 const ref = (path: string) => `\${${path}}`
@@ -44,7 +44,7 @@ describe('a service that ignores Idempotency-Key holds the order; pulumi up is s
       test(`pulumi: POST /lites held ${holdMs / 1000} s, ${how}, recover and up again ${when}: one VM ordered, every account in the stack or named (${REPEAT}×)`, {
         timeout: REPEAT * (holdMs + 180_000),
       }, async (t) => {
-        for (let round = 1; round <= REPEAT; round++) {
+        await everyRound(REPEAT, async (round) => {
           const started = Date.now()
           await freshEmulator(em, 200)
           await em.control('PATCH', '/config', { quirks: { ignore_idempotency_keys: true } })
@@ -119,7 +119,7 @@ describe('a service that ignores Idempotency-Key holds the order; pulumi up is s
             if (child.pid !== undefined && child.exitCode === null && child.signalCode === null) process.kill(-child.pid, 'SIGKILL')
             await done.catch(() => undefined)
           }
-        }
+        })
       })
     }
 })

@@ -9,7 +9,7 @@ import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { Emulator } from '../e2e/harness.js'
 import { describeCli, PulumiHome, Stack } from '../pulumi-cli/harness.js'
-import { inTwoStates, keyLines, REPEAT } from './accounted.js'
+import { everyRound, inTwoStates, keyLines, REPEAT } from './accounted.js'
 import { byKind, freshEmulator } from './matrix.js'
 
 const ref = (path: string) => `\${${path}}`
@@ -32,7 +32,7 @@ describe('two Pulumi stacks of one project, one after the other, on one machine 
     test(`pulumi: stacks a and b ${layout}, each a keypair, a server and a nameless additional IP: both ups complete, no stop (${REPEAT}×)`, {
       timeout: REPEAT * 240_000,
     }, async (t) => {
-      for (let round = 1; round <= REPEAT; round++) {
+      await everyRound(REPEAT, async (round) => {
         const started = Date.now()
         await freshEmulator(em, 200)
         const project = `two-stacks-${++projects}`
@@ -85,6 +85,6 @@ describe('two Pulumi stacks of one project, one after the other, on one machine 
         assert.deepEqual(byKind(orders), { 'baremetal.create': 2, 'additional_ip.create': 2 })
         assert.deepEqual(inTwoStates(kept), [])
         for (const stack of stacks) await stack.destroy()
-      }
+      })
     })
 })

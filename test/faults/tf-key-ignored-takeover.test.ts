@@ -10,7 +10,7 @@ import assert from 'node:assert/strict'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { block, describeRun, Emulator, Workspace } from '../e2e/harness.js'
-import { heldRequestDone, heldRequestKey, journalEntry, keyLines, REPEAT, terraformVersions, unaccounted } from './accounted.js'
+import { everyRound, heldRequestDone, heldRequestKey, journalEntry, keyLines, REPEAT, terraformVersions, unaccounted } from './accounted.js'
 import { providerBlock, stateIds } from './exactly-once-cells.js'
 import { freshEmulator, OPERATIONS, sleep } from './matrix.js'
 
@@ -44,7 +44,7 @@ describe('a service that ignores Idempotency-Key holds the order; terraform is s
         test(`${client.key}: POST /lites held ${holdMs / 1000} s, ${how}, apply again ${when}: one VM ordered, every account in state or named (${REPEAT}×)`, {
           timeout: REPEAT * (holdMs + 120_000),
         }, async (t) => {
-          for (let round = 1; round <= REPEAT; round++) {
+          await everyRound(REPEAT, async (round) => {
             const started = Date.now()
             await freshEmulator(em, 200)
             await em.control('PATCH', '/config', { quirks: { ignore_idempotency_keys: true } })
@@ -98,7 +98,7 @@ describe('a service that ignores Idempotency-Key holds the order; terraform is s
               running.signalGroup('SIGKILL')
               await running.done.catch(() => undefined)
             }
-          }
+          })
         })
       }
 })

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { block, describeRun, Emulator, Workspace } from '../e2e/harness.js'
-import { journalEntry, keyLines, names, REPEAT, terraformVersions, unaccounted } from './accounted.js'
+import { everyRound, journalEntry, keyLines, names, REPEAT, terraformVersions, unaccounted } from './accounted.js'
 import { providerBlock, stateIds } from './exactly-once-cells.js'
 import { freshEmulator, type Inputs, OPERATIONS, orderPlaced } from './matrix.js'
 
@@ -37,7 +37,7 @@ describe('kill -9 of terraform while a VM is provisioned, then an edited configu
       test(`${client.key}: ${edit.title}: the first account is in the state or named by the re-run, and none is lost (${REPEAT}×)`, {
         timeout: REPEAT * 150_000,
       }, async (t) => {
-        for (let round = 1; round <= REPEAT; round++) {
+        await everyRound(REPEAT, async (round) => {
           const started = Date.now()
           // Long enough that the first VM is still provisioning when terraform is killed.
           await freshEmulator(em, 30_000)
@@ -82,6 +82,6 @@ describe('kill -9 of terraform while a VM is provisioned, then an edited configu
             running.signalGroup('SIGKILL')
             await running.done.catch(() => undefined)
           }
-        }
+        })
       })
 })

@@ -11,7 +11,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { block, describeRun, Emulator, PROVIDER_BLOCKS, type RunResult, ref, Workspace } from '../e2e/harness.js'
-import { inTwoStates, keyLines, REPEAT, terraformVersions } from './accounted.js'
+import { everyRound, inTwoStates, keyLines, REPEAT, terraformVersions } from './accounted.js'
 import { providerBlock, stateIds } from './exactly-once-cells.js'
 import { byKind, freshEmulator, type Ids, OPERATIONS } from './matrix.js'
 
@@ -58,7 +58,7 @@ describe('ordinary work on one machine is never stopped (issue 25, case 4)', { c
     test(`${client.key}: 4a. two provider blocks (one aliased), an identical VM under each, one fresh apply: both ordered, no stop (${ALIAS_ROUNDS} rounds)`, {
       timeout: ALIAS_ROUNDS * 90_000,
     }, async (t) => {
-      for (let round = 1; round <= ALIAS_ROUNDS; round++) {
+      await everyRound(ALIAS_ROUNDS, async (round) => {
         const started = Date.now()
         await freshEmulator(em, 200)
         const ids = await vm.setup(em)
@@ -80,7 +80,7 @@ describe('ordinary work on one machine is never stopped (issue 25, case 4)', { c
         ok(t, applied, `round ${round}: the apply`)
         assert.deepEqual(byKind(orders), { [vm.kind]: 2 }, `round ${round}: one order per resource`)
         assert.equal(state.size, 2, `round ${round}: both VMs in state`)
-      }
+      })
     })
 
     test(`${client.key}: 4b. the default vm_name, same product, another OS, cycle and description in another directory right after: no stop`, {

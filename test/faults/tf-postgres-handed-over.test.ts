@@ -11,7 +11,7 @@ import { after, before, describe, test } from 'node:test'
 import pg from 'pg'
 import { block, describeRun, Emulator, type RunResult, Workspace } from '../e2e/harness.js'
 import { type PostgresServer, startPostgres } from '../postgres.js'
-import { inTwoStates, keyLines, REPEAT, terraformVersions, unaccounted } from './accounted.js'
+import { everyRound, inTwoStates, keyLines, REPEAT, terraformVersions, unaccounted } from './accounted.js'
 import { stateIds } from './exactly-once-cells.js'
 import { byKind, freshEmulator, type Ids, OPERATIONS, orderPlaced, sleep } from './matrix.js'
 
@@ -66,7 +66,7 @@ describe('runners A and B sharing a PostgreSQL order journal, with separate stat
     test(`${client.key}: the database restarts while A waits for its VM and B applies: no account in both states, none lost (${REPEAT}×)`, {
       timeout: REPEAT * 240_000,
     }, async (t) => {
-      for (let round = 1; round <= REPEAT; round++) {
+      await everyRound(REPEAT, async (round) => {
         const started = Date.now()
         // A waits long enough for the restart and B's whole apply to happen meanwhile.
         await freshEmulator(em, 20_000)
@@ -119,13 +119,13 @@ describe('runners A and B sharing a PostgreSQL order journal, with separate stat
           runningA.signalGroup('SIGKILL')
           await runningA.done.catch(() => undefined)
         }
-      }
+      })
     })
 
     test(`${client.key}: A finishes, then B applies its identical configuration: B orders its own VM and is not stopped (${REPEAT}×)`, {
       timeout: REPEAT * 120_000,
     }, async (t) => {
-      for (let round = 1; round <= REPEAT; round++) {
+      await everyRound(REPEAT, async (round) => {
         const started = Date.now()
         await freshEmulator(em, 200)
         const ids = await op.setup(em)
@@ -149,7 +149,7 @@ describe('runners A and B sharing a PostgreSQL order journal, with separate stat
         assert.deepEqual(byKind(orders), { [op.kind]: 2 }, `each runner orders its own VM\n${describeRun(runB)}`)
         assert.deepEqual(inTwoStates(states), [], 'no account in both states')
         assert.equal(states[1]?.size, 1, "B's state holds its VM")
-      }
+      })
     })
   }
 })
