@@ -154,3 +154,36 @@ export async function everyRound(count: number, round: (n: number) => Promise<vo
   }
   if (failures.length > 0) throw new Error(`failed in ${failures.length} of ${count} rounds\n${failures.join('\n\n')}`)
 }
+
+/**
+ * Watches a held request until the service has processed it, noting the newest request the log then
+ * holds. `cameBefore(since)` tells whether the first request after `since` (a re-run's) was in the log
+ * by then: the re-run reached the service while the order was still held, which is the case the test is
+ * about (a slow machine can start the re-run too late for it). Undefined while the held one is not done.
+ */
+export function watchHeld(em: Emulator, faultId: string, limitMs = 120_000): { cameBefore(since: number): Promise<boolean | undefined> } {
+  let newestAtDone: number | undefined
+  let heldSeq = 0
+  const watching = (async () => {
+    const until = Date.now() + limitMs
+    while (Date.now() < until) {
+      const entries = (await em.requests()) as (Awaited<ReturnType<Emulator['requests']>>[number] & { fault_id?: string | null })[]
+      const held = entries.find((e) => e.fault_id === faultId && e.status !== null)
+      if (held) {
+        heldSeq = held.seq
+        newestAtDone = entries.reduce((max, e) => Math.max(max, e.seq), 0)
+        return
+      }
+      await sleep(50)
+    }
+  })()
+  return {
+    async cameBefore(since) {
+      await watching
+      if (newestAtDone === undefined) return undefined
+      // The held request itself, and anything the stopped run sent before it, came earlier.
+      const first = (await em.requests(Math.max(since, heldSeq))).reduce((min, e) => Math.min(min, e.seq), Number.POSITIVE_INFINITY)
+      return first <= newestAtDone
+    },
+  }
+}

@@ -11,7 +11,7 @@ import { after, before, describe, test } from 'node:test'
 import { Emulator } from '../e2e/harness.js'
 import { CONSOLE_PASSWORD } from '../pulumi-cli/chains.js'
 import { type CliRun, describeCli, PulumiHome, Stack } from '../pulumi-cli/harness.js'
-import { everyRound, heldRequestDone, heldRequestKey, journalEntry, keyLines, REPEAT, unaccounted } from './accounted.js'
+import { everyRound, heldRequestDone, heldRequestKey, journalEntry, keyLines, REPEAT, unaccounted, watchHeld } from './accounted.js'
 import { freshEmulator, OPERATIONS, sleep } from './matrix.js'
 
 const ref = (path: string) => `\${${path}}`
@@ -85,8 +85,10 @@ describe('a service that ignores Idempotency-Key holds the order; pulumi up is s
             if (stop === 'SIGKILL') child.kill('SIGKILL')
             else if (child.pid !== undefined) process.kill(-child.pid, 'SIGINT')
             const first = (await done).run
+            const held = watchHeld(em, fault.fault_id, holdMs + 60_000)
             if (rerunAfterMs > 0) await sleep(rerunAfterMs)
             // The recovery the engine asks for: the lock of a killed CLI, then its pending create.
+            const since = await em.lastSeq()
             const recovery: CliRun[] = []
             if (stop === 'SIGKILL') recovery.push(await stack.run(['cancel', '--yes']))
             const pending = (await stack.export()).deployment.pending_operations ?? []
@@ -108,7 +110,8 @@ describe('a service that ignores Idempotency-Key holds the order; pulumi up is s
                 )
             t.diagnostic(
               `round ${round}: ${Math.round((Date.now() - started) / 1000)} s; stopped up exited ${first.code ?? first.signal}; ` +
-                `pending creates ${pending.length}; up again exited ${again.run.code}; orders ${JSON.stringify(orders.map((o) => o.account_id))}; ` +
+                `pending creates ${pending.length}; up again exited ${again.run.code}; ` +
+                `recovery and up reached the service while the order was held: ${await held.cameBefore(since)}; orders ${JSON.stringify(orders.map((o) => o.account_id))}; ` +
                 `stack ${JSON.stringify([...kept])}; lost ${JSON.stringify(lost)}`,
             )
             for (const line of keyLines(again.output)) t.diagnostic(`  up again: ${line}`)

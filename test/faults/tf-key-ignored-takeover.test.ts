@@ -10,7 +10,17 @@ import assert from 'node:assert/strict'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { block, describeRun, Emulator, Workspace } from '../e2e/harness.js'
-import { everyRound, heldRequestDone, heldRequestKey, journalEntry, keyLines, REPEAT, terraformVersions, unaccounted } from './accounted.js'
+import {
+  everyRound,
+  heldRequestDone,
+  heldRequestKey,
+  journalEntry,
+  keyLines,
+  REPEAT,
+  terraformVersions,
+  unaccounted,
+  watchHeld,
+} from './accounted.js'
 import { providerBlock, stateIds } from './exactly-once-cells.js'
 import { freshEmulator, OPERATIONS, sleep } from './matrix.js'
 
@@ -68,7 +78,9 @@ describe('a service that ignores Idempotency-Key holds the order; terraform is s
               if (stop === 'SIGKILL') running.signal('SIGKILL')
               else running.signalGroup('SIGINT')
               const first = await running.done
+              const held = watchHeld(em, fault.fault_id, holdMs + 60_000)
               if (rerunAfterMs > 0) await sleep(rerunAfterMs)
+              const since = await em.lastSeq()
               const again = await ws.apply()
               // The count is taken once the held order has been processed, whenever the re-run ended.
               await heldRequestDone(em, fault.fault_id, holdMs + 60_000)
@@ -88,6 +100,7 @@ describe('a service that ignores Idempotency-Key holds the order; terraform is s
                   )
               t.diagnostic(
                 `round ${round}: ${Math.round((Date.now() - started) / 1000)} s; stopped run exited ${first.code}; re-run exited ${again.code}; ` +
+                  `re-run reached the service while the order was held: ${await held.cameBefore(since)}; ` +
                   `orders ${JSON.stringify(orders.map((o) => o.account_id))}; state ${JSON.stringify([...state])}; lost ${JSON.stringify(lost)}`,
               )
               for (const line of keyLines(output)) t.diagnostic(`  re-run: ${line}`)
