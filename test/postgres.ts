@@ -62,6 +62,8 @@ export interface PostgresServer {
   readonly port: number
   /** A new, empty database on the server, as a connection string: one per test keeps journals apart. */
   database(): Promise<string>
+  /** Stops the server as a crash does (immediate shutdown: every session ends) and starts it again on the same data and port. */
+  restart(): Promise<void>
   stop(): Promise<void>
 }
 
@@ -87,48 +89,55 @@ export async function startPostgres(): Promise<PostgresServer> {
     { stdio: 'pipe', ...as },
   )
   const port = await freePort()
-  const server: ChildProcess = spawn(
-    join(bin, 'postgres'),
-    [
-      '-D',
-      data,
-      '-p',
-      String(port),
-      '-c',
-      'listen_addresses=127.0.0.1',
-      '-c',
-      `unix_socket_directories=${dir}`,
-      '-c',
-      'fsync=off',
-      '-c',
-      'max_connections=100',
-    ],
-    { stdio: ['ignore', 'ignore', 'pipe'], ...as },
-  )
-  const exited = new Promise<void>((resolve) => server.once('exit', () => resolve()))
+  /** Starts the server on the cluster and port; resolves once it accepts connections. */
+  const launch = async (): Promise<{ server: ChildProcess; exited: Promise<void> }> => {
+    const server: ChildProcess = spawn(
+      join(bin, 'postgres'),
+      [
+        '-D',
+        data,
+        '-p',
+        String(port),
+        '-c',
+        'listen_addresses=127.0.0.1',
+        '-c',
+        `unix_socket_directories=${dir}`,
+        '-c',
+        'fsync=off',
+        '-c',
+        'max_connections=100',
+      ],
+      { stdio: ['ignore', 'ignore', 'pipe'], ...as },
+    )
+    const exited = new Promise<void>((resolve) => server.once('exit', () => resolve()))
+    let log = ''
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`PostgreSQL did not start within ${START_TIMEOUT_MS} ms:\n${log}`)), START_TIMEOUT_MS)
+      server.stderr?.on('data', (chunk: Buffer) => {
+        log += chunk.toString()
+        if (READY.test(log)) {
+          clearTimeout(timer)
+          resolve()
+        }
+      })
+      server.once('exit', (code) => {
+        clearTimeout(timer)
+        reject(new Error(`PostgreSQL exited (${code}) before it was ready:\n${log}`))
+      })
+    })
+    return { server, exited }
+  }
+  let running: Awaited<ReturnType<typeof launch>> | undefined
   const remove = () => rmSync(dir, { recursive: true, force: true })
   const kill = () => {
-    if (server.exitCode === null && server.signalCode === null) server.kill('SIGKILL')
+    const server = running?.server
+    if (server && server.exitCode === null && server.signalCode === null) server.kill('SIGKILL')
   }
   process.once('exit', () => {
     kill()
     remove()
   })
-  let log = ''
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`PostgreSQL did not start within ${START_TIMEOUT_MS} ms:\n${log}`)), START_TIMEOUT_MS)
-    server.stderr?.on('data', (chunk: Buffer) => {
-      log += chunk.toString()
-      if (READY.test(log)) {
-        clearTimeout(timer)
-        resolve()
-      }
-    })
-    server.once('exit', (code) => {
-      clearTimeout(timer)
-      reject(new Error(`PostgreSQL exited (${code}) before it was ready:\n${log}`))
-    })
-  })
+  running = await launch()
   const url = `postgresql://postgres:${password}@127.0.0.1:${port}/postgres`
   let databases = 0
   return {
@@ -146,8 +155,18 @@ export async function startPostgres(): Promise<PostgresServer> {
       }
       return url.replace(/\/postgres$/, `/${name}`)
     },
+    async restart() {
+      // SIGQUIT: an immediate shutdown (`pg_ctl -m immediate stop`): every session ends at once, as in a crash.
+      const { server, exited } = running as NonNullable<typeof running>
+      if (server.exitCode === null && server.signalCode === null) server.kill('SIGQUIT')
+      const timer = setTimeout(kill, 10_000)
+      await exited
+      clearTimeout(timer)
+      running = await launch()
+    },
     async stop() {
       // SIGINT: a fast shutdown (open sessions are ended).
+      const { server, exited } = running as NonNullable<typeof running>
       if (server.exitCode === null && server.signalCode === null) server.kill('SIGINT')
       const timer = setTimeout(kill, 10_000)
       await exited
