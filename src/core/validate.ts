@@ -9,17 +9,27 @@ import { writeOnlyIssues } from './write-only.js'
 /** Int64 values must stay exact in JavaScript numbers; the service's ids and sizes are far below this. */
 const MAX_INT = Number.MAX_SAFE_INTEGER
 
-export function validateConfig(
-  attributes: Attributes,
-  config: ValueMap,
-  options: {
-    timeouts?: TimeoutDefaults
-    requireInputs?: boolean
-    /** False when the client said it cannot keep write-only values out of its state (write-only.ts). */
-    writeOnlyAllowed?: boolean
-  } = {},
-): Diagnostic[] {
+export interface ValidateOptions {
+  readonly timeouts?: TimeoutDefaults
+  readonly requireInputs?: boolean
+  /** False when the client said it cannot keep write-only values out of its state (write-only.ts). */
+  readonly writeOnlyAllowed?: boolean
+}
+
+export function validateConfig(attributes: Attributes, config: ValueMap, options: ValidateOptions = {}): Diagnostic[] {
   const issues: Diagnostic[] = []
+  validate(attributes, config, options, issues)
+  // An issue of a sensitive attribute names it in its message and carries no path: a client shows
+  // what a path points at, Terraform the configuration line (a literal secret with it), Pulumi the
+  // property's value.
+  return issues.map((issue) => {
+    if (!issue.path || attributes[String(issue.path[0])]?.sensitive !== true) return issue
+    const { path: _path, ...rest } = issue
+    return rest
+  })
+}
+
+function validate(attributes: Attributes, config: ValueMap, options: ValidateOptions, issues: Diagnostic[]): void {
   for (const [name, attribute] of Object.entries(attributes)) {
     const value = config[name] ?? null
     const settable = attribute.required === true || attribute.optional === true
@@ -50,7 +60,6 @@ export function validateConfig(
       }
     }
   }
-  return issues
 }
 
 function checkValue(attribute: Attribute, value: unknown, path: Path, issues: Diagnostic[]): void {

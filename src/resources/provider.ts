@@ -188,7 +188,10 @@ export const providerDefinition = defineProvider({
         'every runner that names the same database shares one journal, kept in its table provider_order_journal (created ' +
         'on first use; `?options=-csearch_path%3Dname` in the string picks another schema), and a runner killed mid-order ' +
         'is taken over by the next one. Falls back to `PROVIDER_ORDER_JOURNAL`; default `.terraform/provider-orders` ' +
-        '(`.provider-orders` beside a Pulumi project).',
+        '(`.provider-orders` beside a Pulumi project). Any other value is an error that never shows it: white space at ' +
+        'either end, a control character, another URL scheme, or `user:password@host` without `postgresql://`. Give a ' +
+        'connection string through `PROVIDER_ORDER_JOURNAL` or an ephemeral variable (`ephemeral = true`): Terraform ' +
+        'writes the value of any other variable, `sensitive` ones included, into a saved plan in clear.',
     }),
   },
   environment: { api_key: 'PROVIDER_API_KEY', base_url: 'PROVIDER_BASE_URL', order_journal: 'PROVIDER_ORDER_JOURNAL' },
