@@ -19,11 +19,12 @@ export interface ValidateOptions {
 export function validateConfig(attributes: Attributes, config: ValueMap, options: ValidateOptions = {}): Diagnostic[] {
   const issues: Diagnostic[] = []
   validate(attributes, config, options, issues)
-  // An issue of a sensitive attribute names it in its message and carries no path: a client shows
-  // what a path points at, Terraform the configuration line (a literal secret with it), Pulumi the
-  // property's value.
+  // An issue of a sensitive attribute that is given names it in its message and carries no path: a
+  // client shows what a path points at, Terraform the configuration line (a literal secret with it),
+  // Pulumi the property's value. A missing one keeps its path: there is no value to show.
   return issues.map((issue) => {
-    if (!issue.path || attributes[String(issue.path[0])]?.sensitive !== true) return issue
+    const name = String(issue.path?.[0])
+    if (attributes[name]?.sensitive !== true || (config[name] ?? null) === null) return issue
     const { path: _path, ...rest } = issue
     return rest
   })
