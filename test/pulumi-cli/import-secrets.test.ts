@@ -73,6 +73,7 @@ describe('pulumi import of a VM with a console password', () => {
     assert.match(code, /type: provider:(index:)?LiteVm/, code)
     assert.ok(!code.includes(PASSWORD), `the generated code holds the password:\n${code}`)
     assert.ok(!`${run.stdout}\n${run.stderr}`.includes(PASSWORD), `the output holds the password:\n${describeCli(run)}`)
+    assert.match(run.stdout, /consolePassword.*leaves it out of the code it generates/, 'the import says why the password is missing')
     // The code names the password's place, to be given from a secret: the way the guide says to adopt it.
     assert.match(code, /^ *consolePassword:/m, code)
     const program = `${EMPTY}${code.replace(/consolePassword:.*$/m, `consolePassword: \${consolePassword}`)}`
