@@ -37,10 +37,10 @@ export async function read(
 
 /**
  * The inputs an import rebuilds: every input but the sensitive ones. `pulumi import` writes these
- * inputs into the code it generates, secrets in clear (`secret("…")`), and prints that code. A
- * sensitive input (a VM's console password) is left for the program to give from a secret; the
- * outputs keep the value the service reports, encrypted in the state, so that program previews no
- * change (the prior is planned from the outputs).
+ * inputs into the code it generates, a secret in clear, and prints that code. A sensitive input (a
+ * VM's console password) is left for the program to give from a secret; the outputs keep the value
+ * the service reports, encrypted in the state, so that program previews no change (the prior is
+ * planned from the outputs).
  */
 function importedInputs(definition: AnyResource) {
   return Object.fromEntries(Object.entries(inputAttributes(definition)).filter(([, attribute]) => !attribute.sensitive))
