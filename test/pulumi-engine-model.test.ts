@@ -77,7 +77,7 @@ describe('the plugin under the engine rules', () => {
     const created = await upOk(urnOf(VM, 'source'), vmProgram({ promocode: 'PROMO10', payWithCreditCard: true }), null)
     const urn = urnOf(VM, 'imported')
     const imported = await model.import(urn, created.id)
-    const program = { ...imported.inputs, promocode: 'PROMO10', payWithCreditCard: true }
+    const program = { ...imported.program, promocode: 'PROMO10', payWithCreditCard: true }
     const { value: result, kinds } = await ordersOf(() => model.up(urn, program, imported))
     assert.notEqual(result.op, 'replace', `the engine replaces the imported VM: ${JSON.stringify(result.diff)}`)
     assert.equal(result.error, undefined, result.error?.details)

@@ -499,12 +499,41 @@ export class EngineModel {
     return { saved: next, diff }
   }
 
-  /** `pulumi import`: Read with only the id, save its inputs and outputs, Check them (failures only warn). */
-  async import(urn: string, id: string): Promise<Saved> {
+  /**
+   * `pulumi import`: Read with only the id, save its inputs and outputs, Check them (failures only
+   * warn). `program` is what a user adopts it with: the generated code (the imported inputs), with
+   * each secret input it leaves out given from a secret of the program, as the state holds it.
+   */
+  async import(urn: string, id: string): Promise<Saved & { readonly program: WireMap }> {
     const read = await this.plugin.read(urn, id)
     if (read.id === '') throw new Error(`resource '${id}' does not exist`)
     await this.plugin.check(urn, read.inputs, read.inputs)
-    return { id: read.id, inputs: read.inputs, outputs: read.properties, initErrors: [] }
+    const program: WireMap = { ...read.inputs }
+    for (const key of await this.secretInputs(typeOf(urn))) {
+      const value = read.properties[key]
+      if (!(key in program) && value !== undefined && value !== null) program[key] = value
+    }
+    return { id: read.id, inputs: read.inputs, outputs: read.properties, initErrors: [], program }
+  }
+
+  private secretInputsOf: Promise<Map<string, string[]>> | undefined
+
+  /** The secret input properties of a resource token, from the package schema. */
+  private async secretInputs(token: string): Promise<readonly string[]> {
+    this.secretInputsOf ??= this.plugin.schema().then((text) => {
+      const schema = JSON.parse(text) as { resources: Record<string, { inputProperties?: Record<string, { secret?: boolean }> }> }
+      const out = new Map<string, string[]>()
+      for (const [type, spec] of Object.entries(schema.resources)) {
+        out.set(
+          type,
+          Object.entries(spec.inputProperties ?? {})
+            .filter(([, p]) => p.secret === true)
+            .map(([key]) => key),
+        )
+      }
+      return out
+    })
+    return (await this.secretInputsOf).get(token) ?? []
   }
 
   async destroy(urn: string, saved: Saved): Promise<void> {

@@ -10,7 +10,7 @@ import { knownOrNull, type Plan, type PrivateState, stepsToRun } from './plan.js
 import { parseDuration, timeoutMs } from './timeouts.js'
 import { validateConfig } from './validate.js'
 import { isEmpty, isUnknown, type Value, type ValueMap, valuesEqual } from './values.js'
-import { handlerInput, withoutWriteOnlyValues } from './write-only.js'
+import { handlerInput, withoutUnchosenForm, withoutWriteOnlyValues } from './write-only.js'
 
 export interface Session<C> {
   readonly client: C
@@ -477,7 +477,8 @@ export async function readResource<C>(
   priorPrivate: PrivateState,
   session: Session<C>,
 ): Promise<ReadOutcome> {
-  return scrubbed(definition, await read(definition, prior, id, priorPrivate, session))
+  const outcome = scrubbed(definition, await read(definition, prior, id, priorPrivate, session))
+  return { ...outcome, state: withoutUnchosenForm(definition, prior, outcome.state) }
 }
 
 async function read<C>(

@@ -12,17 +12,28 @@ import { writeOnlyIssues } from './write-only.js'
  */
 const MAX_INT = Number.MAX_SAFE_INTEGER
 
-export function validateConfig(
-  attributes: Attributes,
-  config: ValueMap,
-  options: {
-    timeouts?: TimeoutDefaults
-    requireInputs?: boolean
-    /** False when the client said it cannot keep write-only values out of its state (write-only.ts). */
-    writeOnlyAllowed?: boolean
-  } = {},
-): Diagnostic[] {
+export interface ValidateOptions {
+  readonly timeouts?: TimeoutDefaults
+  readonly requireInputs?: boolean
+  /** False when the client said it cannot keep write-only values out of its state (write-only.ts). */
+  readonly writeOnlyAllowed?: boolean
+}
+
+export function validateConfig(attributes: Attributes, config: ValueMap, options: ValidateOptions = {}): Diagnostic[] {
   const issues: Diagnostic[] = []
+  validate(attributes, config, options, issues)
+  // An issue of a sensitive attribute that is given names it in its message and carries no path: a
+  // client shows what a path points at, Terraform the configuration line (a literal secret with it),
+  // Pulumi the property's value. A missing one keeps its path: there is no value to show.
+  return issues.map((issue) => {
+    const name = String(issue.path?.[0])
+    if (attributes[name]?.sensitive !== true || (config[name] ?? null) === null) return issue
+    const { path: _path, ...rest } = issue
+    return rest
+  })
+}
+
+function validate(attributes: Attributes, config: ValueMap, options: ValidateOptions, issues: Diagnostic[]): void {
   for (const [name, attribute] of Object.entries(attributes)) {
     const value = config[name] ?? null
     const settable = attribute.required === true || attribute.optional === true
@@ -53,7 +64,6 @@ export function validateConfig(
       }
     }
   }
-  return issues
 }
 
 function checkValue(attribute: Attribute, value: unknown, path: Path, issues: Diagnostic[]): void {

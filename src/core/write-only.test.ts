@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
-import { applyCreate, applyUpdate, readResource, type Session } from './apply.js'
+import { applyCreate, applyUpdate, importResource, readResource, type Session } from './apply.js'
 import { type Attribute, type Attributes, int64, string } from './attributes.js'
 import { type AnyResource, checkResource, DefinitionError, defineDataSource, recordOnly, silentLogger } from './definition.js'
 import { planResource } from './plan.js'
@@ -129,7 +129,8 @@ describe('write-only inputs: validation', () => {
     const issues = validateConfig(box.attributes, { name: 'a', secret: 'x', secret_wo: 'y', secret_wo_version: 1 })
     assert.deepEqual(
       issues.map((d) => [d.summary, d.path]),
-      [['Conflicting secret_wo and secret', ['secret_wo']]],
+      // No path: the attribute is sensitive, and a client shows what a path points at (the message names it).
+      [['Conflicting secret_wo and secret', undefined]],
     )
     assert.match(issues[0]?.detail ?? '', /set secret_wo \(write-only, with secret_wo_version\) or secret, not both/)
   })
@@ -162,7 +163,7 @@ describe('write-only inputs: validation', () => {
     )
     assert.deepEqual(rest, [])
     assert.equal(issue?.summary, 'Write-only attribute secret_wo not supported by this client')
-    assert.deepEqual(issue?.path, ['secret_wo'])
+    assert.equal(issue?.path, undefined, 'a sensitive attribute: no path')
     assert.match(issue?.detail ?? '', /Set secret instead/)
     assert.deepEqual(summaries({ name: 'a', secret: 'x' }, false), [], 'the alternative works with such a client')
   })
@@ -226,6 +227,57 @@ describe('write-only inputs: plans and states', () => {
     const back = planResource(box, state, { name: 'a', secret: 'S3cret' })
     assert.deepEqual(back.replace, [])
     assert.equal(back.planned.secret, 'S3cret')
+  })
+})
+
+describe('write-only inputs: imports', () => {
+  const wo = (value: string, version: number) => ({ name: 'a', secret: null, secret_wo: value, secret_wo_version: version })
+
+  /** Imports the object `create` made, and refreshes it, as Terraform does before it plans an import. */
+  async function imported(s: Session<SecretService>, id: string) {
+    const found = await importResource(box, id, s)
+    assert.ok(found.state, found.diagnostics.map((d) => d.detail).join('\n'))
+    const refreshed = await readResource(box, found.state, id, found.private, s)
+    assert.ok(refreshed.state)
+    return { found: found.state, refreshed: refreshed.state, private: refreshed.private }
+  }
+
+  test('an import and its refresh hold neither the value nor its echo: the configuration has not told the form yet', async () => {
+    const { state, s } = await create({ name: 'a', secret: 'S3cret' })
+    const { found, refreshed } = await imported(s, String(state.id))
+    for (const [when, values] of [
+      ['import', found],
+      ['refresh after the import', refreshed],
+    ] as const) {
+      assert.deepEqual([values.secret, values.secret_echo], [null, null], when)
+      assert.ok(!JSON.stringify(values).includes('S3cret'), `the ${when} holds the value`)
+    }
+  })
+
+  test('the plan of an import records the form the configuration gives, replacing nothing, and plans no value in the write-only form', async () => {
+    const { state, s } = await create({ name: 'a', secret: 'S3cret' })
+    const { refreshed, private: priv } = await imported(s, String(state.id))
+    const writeOnlyForm = planResource(box, refreshed, wo('S3cret', 1), priv)
+    assert.deepEqual(writeOnlyForm.replace, [])
+    assert.ok(!JSON.stringify(writeOnlyForm.planned).includes('S3cret'), 'the plan holds the value')
+    const applied = await applyUpdate(
+      box,
+      refreshed,
+      withWriteOnlyValues(box.attributes, writeOnlyForm.planned, wo('S3cret', 1)) as ValueMap,
+      priv,
+      s,
+    )
+    assert.deepEqual([applied.state?.secret, applied.state?.secret_echo, applied.state?.secret_wo_version], [null, null, 1])
+    const again = await readResource(box, applied.state, String(state.id), applied.private, s)
+    assert.deepEqual([again.state?.secret, again.state?.secret_echo], [null, null], 'the write-only form stays clean')
+
+    const alternative = planResource(box, refreshed, { name: 'a', secret: 'S3cret' }, priv)
+    assert.deepEqual([alternative.replace, alternative.changed], [[], ['secret']])
+    const recorded = await applyUpdate(box, refreshed, alternative.planned, priv, s)
+    assert.equal(recorded.state?.secret, 'S3cret')
+    const read = await readResource(box, recorded.state, String(state.id), recorded.private, s)
+    assert.deepEqual([read.state?.secret, read.state?.secret_echo], ['S3cret', 'S3cret'], 'the alternative form reads the value again')
+    assert.equal(s.client.created.length, 1, 'nothing was ordered again')
   })
 })
 

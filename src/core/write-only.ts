@@ -215,7 +215,10 @@ export function writeOnlyReplace(
     const same = !before && after && !isUnknown(value) && ((priorValue !== null && valuesEqual(value, priorValue)) || unrecoverable)
     // Back to the alternative: the value is not in state to compare; the next refresh reads the service's.
     const back = before && !after
-    if (same || back) result = result.filter((input) => input !== alternative && input !== version)
+    // An imported object in neither form yet (withoutUnchosenForm): whichever form the configuration
+    // gives is recorded; the next refresh of the alternative's form reads the service's value.
+    const unchosen = !before && priorValue === null
+    if (same || back || unchosen) result = result.filter((input) => input !== alternative && input !== version)
   }
   return result
 }
@@ -238,6 +241,26 @@ export function withoutWriteOnlyValues(definition: AnyResource, state: ValueMap 
   for (const { name, spec } of inputs) {
     if (name in out) out[name] = null
     if (inWriteOnlyForm(out, spec)) scrubForm(out, spec)
+  }
+  return out
+}
+
+/**
+ * A read's state with neither the alternative nor the echoes of a write-only input while the object
+ * is in neither form: an import (no prior), or an imported object that no apply has given a form yet
+ * (its prior holds neither the alternative nor the version; a created object always holds one). The
+ * service reports the value (a VM's password), but only the configuration tells the form it goes in,
+ * and a read never sees the configuration: were the value kept, a configuration in the write-only
+ * form would find it in the state its import plans from, and so in the saved plan. The plan records
+ * whichever form the configuration gives, replacing nothing (writeOnlyReplace).
+ */
+export function withoutUnchosenForm(definition: AnyResource, prior: ValueMap | null, state: ValueMap | null): ValueMap | null {
+  const inputs = writeOnlyInputs(definition.attributes)
+  if (state === null || inputs.length === 0) return state
+  const out: Record<string, Value> = { ...state }
+  for (const { spec } of inputs) {
+    const chosen = prior !== null && (given(prior[spec.alternative]) || inWriteOnlyForm(prior, spec))
+    if (!chosen) scrubForm(out, spec)
   }
   return out
 }

@@ -23,9 +23,31 @@ export function check(ctx: PulumiContext, request: ResourceRequest & { news: Wir
     }
     if (attribute.sensitive && inputs[key] !== undefined && inputs[key] !== null) inputs[key] = secret(inputs[key])
   }
-  failures.push(...ctx.failuresOf(validateConfig(definition.attributes, config)))
-  if (request.olds && !isEmptyMap(request.olds)) {
-    failures.push(...ctx.failuresOf(shrinks(definition, decodeMap(definition.attributes, request.olds).values, config)))
+  const olds = request.olds && !isEmptyMap(request.olds) ? decodeMap(definition.attributes, request.olds).values : null
+  // A secret input an import left out of the code it generates (read.ts): the missing value is
+  // explained, since the engine calls a failed Check at import "a bug in the provider".
+  const leftOut = (key: string) =>
+    Object.entries(definition.attributes).some(
+      ([name, a]) =>
+        wireName(name) === key &&
+        a.sensitive &&
+        isInput(a) &&
+        olds !== null &&
+        (config[name] ?? null) === null &&
+        (olds[name] ?? null) === null,
+    )
+  for (const failure of ctx.failuresOf(validateConfig(definition.attributes, config))) {
+    failures.push(
+      leftOut(failure.property)
+        ? {
+            ...failure,
+            reason:
+              `${failure.reason} It is a secret, so \`pulumi import\` leaves it out of the code it generates (it would be ` +
+              'written there in clear): give it in the program from a secret, e.g. a config value set with `pulumi config set --secret`.',
+          }
+        : failure,
+    )
   }
+  if (olds !== null) failures.push(...ctx.failuresOf(shrinks(definition, olds, config)))
   return { inputs, failures }
 }

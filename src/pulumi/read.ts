@@ -1,5 +1,5 @@
 /** Read: a refresh, or an import when the engine sends no properties; the inputs are rebuilt from the server. */
-import { hasErrors } from '../core/index.js'
+import { type AnyResource, hasErrors } from '../core/index.js'
 import type { PulumiContext, ResourceRequest } from './context.js'
 import { inputAttributes, isEmptyMap, privateOf } from './context.js'
 import { Code } from './errors.js'
@@ -31,6 +31,17 @@ export async function read(
   return {
     id: String(outcome.state.id ?? request.id),
     properties: ctx.outputs(definition, outcome.state, secrets, outcome.private),
-    inputs: encodeMap(inputAttributes(definition), outcome.state, { secret: secrets }),
+    inputs: encodeMap(importing ? importedInputs(definition) : inputAttributes(definition), outcome.state, { secret: secrets }),
   }
+}
+
+/**
+ * The inputs an import rebuilds: every input but the sensitive ones. `pulumi import` writes these
+ * inputs into the code it generates, a secret in clear, and prints that code. A sensitive input (a
+ * VM's console password) is left for the program to give from a secret; the outputs keep the value
+ * the service reports, encrypted in the state, so that program previews no change (the prior is
+ * planned from the outputs).
+ */
+function importedInputs(definition: AnyResource) {
+  return Object.fromEntries(Object.entries(inputAttributes(definition)).filter(([, attribute]) => !attribute.sensitive))
 }

@@ -51,7 +51,8 @@ describe('snapshots and restored VMs', () => {
       `POST /v1/lites/snapshots/accounts/${String(snapshot.id)}/create`,
     ])
     const imported = await h.import(restored, String(copy.id))
-    assert.deepEqual(h.plan(restored, imported, restoreConfig).changed, [], 'an import is followed by an empty plan')
+    const afterImport = h.plan(restored, imported, restoreConfig)
+    assert.deepEqual([afterImport.changed, afterImport.replace], [['console_password'], []], 'an import only records the password')
     await h.delete(restored, copy)
     assert.deepEqual(await h.mutations(), [`DELETE /v1/lites/${String(copy.id)}`])
     assert.equal((await h.read(snapshots, snapshot))?.status, 'Active', 'the snapshot is untouched')

@@ -29,7 +29,8 @@ import {
  * Where the order journal lives: the `order_journal` setting or `PROVIDER_ORDER_JOURNAL` if set (a
  * directory, or a PostgreSQL connection string); else inside Terraform's data directory of the
  * working directory (`TF_DATA_DIR`, default `.terraform`) when there is one; else `.provider-orders`
- * in the working directory (a Pulumi project's directory).
+ * in the working directory (a Pulumi project's directory). The setting is one journalSettingProblem
+ * accepts: configure checks it first.
  */
 export function journalLocation(
   setting: string | undefined,
@@ -43,10 +44,50 @@ export function journalLocation(
   return { directory: existsSync(data) ? join(data, 'provider-orders') : join(cwd, '.provider-orders') }
 }
 
-/** A journal setting that names a database must be a connection string the client can read; the value is not echoed. */
-const journalSetting = custom('a directory, or a postgresql:// connection string', (value) =>
-  typeof value === 'string' && isPostgresUrl(value) ? postgresUrlProblem(value) : null,
-)
+const CONNECTION_STRING = 'postgresql://user:password@host:5432/database'
+
+/**
+ * Why a journal setting is neither a directory nor a PostgreSQL connection string, or null when it is
+ * one. A string that names a database in any other way must not be taken for a directory: the shared
+ * journal would be silently off, and the password would become a path on disk. So a directory is a
+ * path (absolute, or relative to the working directory) that
+ * - has no control character and no white space at either end (a pasted or file-read value: a
+ *   connection string with a leading space is not a directory named " postgresql:");
+ * - is no URL (`scheme://`) other than `postgresql://` or `postgres://`, which name a database;
+ * - does not start with `postgres:` or `postgresql:` without `//`, nor take the shape
+ *   `user:password@host` of a connection string missing its scheme.
+ * The message never shows the value, nor any part of it: it may hold a password.
+ */
+export function journalSettingProblem(value: string): string | null {
+  if (value === '') return `is empty: leave it unset for the default journal, or give a directory or a ${CONNECTION_STRING} string`
+  if (/[\u0000-\u001f\u007f]/.test(value)) {
+    return 'contains a control character (a line break, tab or NUL): check how it was pasted or read from a file'
+  }
+  if (value.trim() !== value) return 'starts or ends with white space: remove it (check how it was pasted or read from a file)'
+  if (isPostgresUrl(value)) return postgresUrlProblem(value)
+  if (/^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(value)) {
+    return `is a URL the journal cannot use: only a PostgreSQL connection string (${CONNECTION_STRING}) names a database`
+  }
+  if (/^postgres(ql)?:/i.test(value)) return `lacks the // of a connection string: write it as ${CONNECTION_STRING}`
+  if (/^[^/\\@\s]+:[^/\\@\s]*@/.test(value)) {
+    return `looks like a connection string without its scheme (user:password@host): write it as ${CONNECTION_STRING}`
+  }
+  return null
+}
+
+/** What a refused journal setting is told after its name: the rule and the problem, never the value. */
+function journalSettingRule(problem: string): string {
+  return (
+    `must be a directory or a PostgreSQL connection string (${CONNECTION_STRING}), and this one ${problem}. ` +
+    'The value is not shown: it may hold a password'
+  )
+}
+
+/** The journal setting must be a directory or a connection string the client can read; the value is not echoed. */
+const journalSetting = custom('a directory, or a postgresql:// connection string', (value) => {
+  const problem = typeof value === 'string' ? journalSettingProblem(value) : null
+  return problem ? journalSettingRule(problem) : null
+})
 
 const duration = custom('a duration such as "30s" or "2m"', (value) =>
   typeof value === 'string' ? durationProblem(value, '"30s" or "2m"') : null,
@@ -148,7 +189,10 @@ export const providerDefinition = defineProvider({
         'every runner that names the same database shares one journal, kept in its table provider_order_journal (created ' +
         'on first use; `?options=-csearch_path%3Dname` in the string picks another schema), and a runner killed mid-order ' +
         'is taken over by the next one. Falls back to `PROVIDER_ORDER_JOURNAL`; default `.terraform/provider-orders` ' +
-        '(`.provider-orders` beside a Pulumi project).',
+        '(`.provider-orders` beside a Pulumi project). Any other value is an error that never shows it: white space at ' +
+        'either end, a control character, another URL scheme, or `user:password@host` without `postgresql://`. Give a ' +
+        'connection string through `PROVIDER_ORDER_JOURNAL` or an ephemeral variable (`ephemeral = true`): Terraform ' +
+        'writes the value of any other variable, `sensitive` ones included, into a saved plan in clear.',
     }),
   },
   environment: { api_key: 'PROVIDER_API_KEY', base_url: 'PROVIDER_BASE_URL', order_journal: 'PROVIDER_ORDER_JOURNAL' },
@@ -174,10 +218,13 @@ export const providerDefinition = defineProvider({
     const keyProblem = headerSafe.check(apiKey)
     if (keyProblem) throw new InputError(['api_key'], `api_key ${keyProblem}.`)
     const log = meta.log
+    // The environment variable is checked as the setting is (validation saw only the setting), before
+    // any journal is opened or directory made. An empty variable is unset, as shells treat it.
+    const journalName = config.order_journal ? 'order_journal' : 'PROVIDER_ORDER_JOURNAL'
+    const journalValue = config.order_journal || process.env.PROVIDER_ORDER_JOURNAL
+    const journalProblem = journalValue ? journalSettingProblem(journalValue) : null
+    if (journalProblem) throw new InputError(['order_journal'], `${journalName} ${journalSettingRule(journalProblem)}.`)
     const journal = journalLocation(config.order_journal ?? undefined)
-    const journalProblem = 'database' in journal ? postgresUrlProblem(journal.database) : null
-    if (journalProblem)
-      throw new InputError(['order_journal'], `${config.order_journal ? 'order_journal' : 'PROVIDER_ORDER_JOURNAL'} ${journalProblem}.`)
     const client = createClient({
       baseUrl: baseUrl.replace(/\/+$/, ''),
       apiKey,

@@ -519,6 +519,7 @@ function importSection(resource: AnyResource, typeName: string, names: Terraform
     '```',
     '',
     ...identitySection(resource, typeName),
+    ...unchosenFormSection(resource),
   ]
   const unrecoverable = [...(resource.unrecoverable ?? [])]
   if (unrecoverable.length === 0) {
@@ -542,6 +543,19 @@ function importSection(resource: AnyResource, typeName: string, names: Terraform
   }
   lines.push('')
   return lines
+}
+
+/** What an import leaves out of the state until the configuration gives a form (withoutUnchosenForm). */
+function unchosenFormSection(resource: AnyResource): string[] {
+  return writeOnlyInputs(resource.attributes).flatMap(({ name, spec }) => {
+    const kept = [spec.alternative, ...(spec.echoes ?? [])].map((field) => `\`${field}\``)
+    return [
+      `An import never reads ${words(kept)} into the state, so that no plan holds the value, not even a saved one: ` +
+        `give it in the configuration as \`${name}\` with \`${spec.version}\`, or as \`${spec.alternative}\`, and the ` +
+        'plan records it, replacing nothing ([importing guide](../guides/importing.md#a-vms-console-password)).',
+      '',
+    ]
+  })
 }
 
 /** `a`, `a and b`, `a, b and c`. */

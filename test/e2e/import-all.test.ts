@@ -20,6 +20,9 @@ const RETURNED: Blocks = byAddress((b) => b.returned)
 /** The inputs the API cannot return (docs: Import), set only in the originating configuration. */
 const ORIGIN_ONLY: Blocks = byAddress((b) => b.originOnly)
 
+/** The addresses whose first plan after the import records inputs the import does not read (a VM's password). */
+const RECORDED = new Set(BLOCKS.filter((b) => (b.recorded ?? []).length > 0).map((b) => b.address))
+
 const RESOURCE_TYPES = new Set(Object.keys(RETURNED).map((address) => address.split('.')[0]))
 
 function config(blocks: Blocks, extra: Blocks = {}, imports = ''): string {
@@ -69,28 +72,29 @@ describe('import of every resource of the registry', () => {
       if (block.importId) assert.equal(importIds[block.address], block.importId(importIds), `${block.address}'s import id`)
   })
 
-  test('import {} blocks for all of them: planned as no-op imports, applied without a call, then an empty plan', async () => {
+  test('import {} blocks for all of them: planned as imports that change nothing but record what the import does not read, applied without a call, then an empty plan', async () => {
     const imports = Object.entries(importIds)
       .map(([address, id]) => importBlock(address, id))
       .join('\n')
     const ws = await workspace(config(RETURNED, {}, imports))
     const count = Object.keys(RETURNED).length
+    const recording = RECORDED.size
     const planned = await emulator.effectsOf(() => ws.planJson())
     assert.match(
       planned.value.run.stdout,
-      new RegExp(`Plan: ${count} to import, 0 to add, 0 to change, 0 to destroy\\.`),
+      new RegExp(`Plan: ${count} to import, 0 to add, ${recording} to change, 0 to destroy\\.`),
       describeRun(planned.value.run),
     )
     for (const address of Object.keys(RETURNED)) {
       const change = changeOf(planned.value.plan, address)
-      assert.deepEqual(change.actions, ['no-op'], `${address} after import`)
+      assert.deepEqual(change.actions, [RECORDED.has(address) ? 'update' : 'no-op'], `${address} after import`)
       assert.ok(change.importing, `${address} is imported`)
     }
     assert.deepEqual(planned.mutations, [])
 
     const { value: applied, mutations, orders } = await emulator.effectsOf(() => ws.apply())
     assert.equal(applied.code, 0, describeRun(applied))
-    assert.match(applied.stdout, new RegExp(`Resources: ${count} imported, 0 added, 0 changed, 0 destroyed\\.`))
+    assert.match(applied.stdout, new RegExp(`Resources: ${count} imported, 0 added, ${recording} changed, 0 destroyed\\.`))
     assert.deepEqual(mutations, [])
     assert.deepEqual(orders, [])
 
@@ -141,6 +145,20 @@ describe('import of every resource of the registry', () => {
     assert.equal(assignment.additional_ip_id, Number(ip))
     assert.equal(assignment.status, 'Active')
 
+    // The first plan records only what the import does not read (a VM's password), calling nothing.
+    const recording = Object.keys(subset).filter((address) => RECORDED.has(address))
+    const first = await emulator.effectsOf(() => ws.planJson())
+    const changed = (first.value.plan.resource_changes ?? []).filter((c) => !c.change.actions.includes('no-op'))
+    assert.deepEqual(
+      changed.map((c) => [c.address, c.change.actions]),
+      recording.map((address) => [address, ['update']]),
+      describeRun(first.value.run),
+    )
+    if (recording.length > 0) {
+      const recorded = await emulator.effectsOf(() => ws.apply())
+      assert.equal(recorded.value.code, 0, describeRun(recorded.value))
+      assert.deepEqual([recorded.mutations, recorded.orders], [[], []])
+    }
     const next = await ws.plan()
     assert.equal(next.code, 0, `the plan after terraform import is not empty: ${describeRun(next)}`)
   })

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict'
 import { readdir, readFile } from 'node:fs/promises'
 import { join, relative } from 'node:path'
 import { after, before, describe, test } from 'node:test'
-import { inflateRawSync } from 'node:zlib'
+import { zipTexts } from '../support/zip.js'
 import { block, describeRun, diagnostics, Emulator, PROVIDER_BLOCKS, ref, type RunResult, Workspace } from './harness.js'
 
 const PASSWORD = 'Wr1teOnlyE2ePass'
@@ -31,31 +31,6 @@ function config(version: number, options: { conflicting?: boolean } = {}): strin
       vm_name: 'e2e-write-only',
     }),
   ].join('\n')
-}
-
-/** The entries of a zip archive (a saved plan), decompressed: name → text. */
-function unzip(bytes: Buffer): Map<string, string> {
-  let end = bytes.length - 22
-  while (end >= 0 && bytes.readUInt32LE(end) !== 0x06054b50) end--
-  assert.ok(end >= 0, 'the saved plan is a zip archive')
-  const count = bytes.readUInt16LE(end + 10)
-  let at = bytes.readUInt32LE(end + 16)
-  const entries = new Map<string, string>()
-  for (let i = 0; i < count; i++) {
-    assert.equal(bytes.readUInt32LE(at), 0x02014b50, 'a central directory header')
-    const method = bytes.readUInt16LE(at + 10)
-    const size = bytes.readUInt32LE(at + 20)
-    const nameLength = bytes.readUInt16LE(at + 28)
-    const skip = nameLength + bytes.readUInt16LE(at + 30) + bytes.readUInt16LE(at + 32)
-    const local = bytes.readUInt32LE(at + 42)
-    const name = bytes.subarray(at + 46, at + 46 + nameLength).toString('utf8')
-    const start = local + 30 + bytes.readUInt16LE(local + 26) + bytes.readUInt16LE(local + 28)
-    const data = bytes.subarray(start, start + size)
-    assert.ok(method === 0 || method === 8, `${name}: stored or deflated`)
-    entries.set(name, (method === 8 ? inflateRawSync(data) : data).toString('utf8'))
-    at += 46 + skip
-  }
-  return entries
 }
 
 /** Every file of the working directory but the provider binaries, as text: state, backups, journal, logs. */
@@ -118,7 +93,7 @@ describe('write-only console password', () => {
     assert.equal(planned.run.code, 2, describeRun(planned.run))
     assert.match(planned.run.stdout, /console_password_wo_version\s+= 1 -> 2 # forces replacement/)
     assert.match(planned.run.stdout, /Plan: 1 to add, 0 to change, 1 to destroy\./)
-    const planEntries = unzip(await readFile(join(ws.dir, 'wo.tfplan')))
+    const planEntries = zipTexts(await readFile(join(ws.dir, 'wo.tfplan')))
     assert.ok(planEntries.has('tfplan'), `the plan's entries: ${[...planEntries.keys()].join(', ')}`)
     const shownPlan = await ws.ok(['show', '-json', 'wo.tfplan'])
 

@@ -69,9 +69,10 @@ export async function pulumiCell(lane: Lane, op: Operation, fault: Fault, report
   let program = camel({ ...op.inputs(ids), ...(op.change ?? {}) })
   if (op.existing) {
     const id = String(op.existing(ids))
-    saved = await model.import(urn, id)
+    const adopted = await model.import(urn, id)
+    saved = adopted
     assert.equal(saved.id, id, 'the import found the account')
-    program = { ...saved.inputs, ...camel(op.change ?? {}) }
+    program = { ...adopted.program, ...camel(op.change ?? {}) }
   }
   for (const rule of fault.rules?.(op) ?? []) await em.control('POST', '/faults', rule)
   const timeout = fault.timeout ? 1 : undefined
@@ -158,8 +159,9 @@ export async function pulumiUnpaidCell(lane: Lane, op: Operation): Promise<void>
   const unpaid = camel({ ...(op.change ?? {}), pay_with_credit_card: false })
   let program = camel({ ...op.inputs(ids), pay_with_credit_card: false, ...(op.change ?? {}) })
   if (op.existing) {
-    saved = await model.import(urn, String(op.existing(ids)))
-    program = { ...saved.inputs, ...unpaid }
+    const adopted = await model.import(urn, String(op.existing(ids)))
+    saved = adopted
+    program = { ...adopted.program, ...unpaid }
   }
   const placed = async () => (await em.orders()).orders.slice(seen)
   const first = await up(model, urn, program, saved, undefined)

@@ -170,7 +170,7 @@ async function freshService(em: Emulator, fault: Fault): Promise<void> {
 }
 
 /** `pulumi import` of an existing account with its own plugin, as a user adopts what a change will act on. */
-async function imported(lane: Lane, journal: string, urn: string, id: string): Promise<Saved> {
+async function imported(lane: Lane, journal: string, urn: string, id: string): Promise<Saved & { readonly program: WireMap }> {
   const importer = await plugin(lane, { journal, urn, program: {}, saved: null }, { key: '', title: '', provisioningDelayMs: 0 })
   try {
     const saved = await model(importer).import(urn, id)
@@ -221,7 +221,7 @@ function orderCell(lane: Lane, op: Operation, fault: Fault): Promise<void> {
     const ids = await op.setup(em)
     const urn = urnOf(`provider:index:${toPascal(op.resource)}`, 'r')
     const existing = op.existing ? await imported(lane, journal, urn, String(op.existing(ids))) : null
-    const program = existing ? { ...existing.inputs, ...camel(op.change ?? {}) } : camel(op.inputs(ids))
+    const program = existing ? { ...existing.program, ...camel(op.change ?? {}) } : camel(op.inputs(ids))
     const seen = (await em.orders()).orders.length
     return {
       stack: { journal, urn, program, saved: existing },
@@ -244,7 +244,7 @@ function actionCell(lane: Lane, action: Action, fault: Fault): Promise<void> {
     const urn = urnOf(`provider:index:${toPascal(action.resource)}`, 'r')
     const existing = await imported(lane, journal, urn, String(id))
     return {
-      stack: { journal, urn, program: { ...existing.inputs, ...camel({ [action.input]: action.value }) }, saved: existing },
+      stack: { journal, urn, program: { ...existing.program, ...camel({ [action.input]: action.value }) }, saved: existing },
       rules: action.hold ?? [],
       sent: () => actionSent(em, action),
       tally: async () => ({ intended: { [action.key]: 1 }, placed: { [action.key]: await actionsRun(em, action) }, touched: [String(id)] }),

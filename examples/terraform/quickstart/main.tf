@@ -69,7 +69,8 @@ resource "provider_lite_vm" "quickstart" {
   ssh_and_console_user = "quickstart"
 
   # At least 8 letters and digits, with an upper-case letter, a lower-case letter
-  # and a digit. A literal is fine for the emulator; for a real VM pass it in,
-  # e.g. from a sensitive variable (TF_VAR_console_password).
+  # and a digit. A literal is fine for the emulator; for a real VM give it as
+  # console_password_wo (with console_password_wo_version = 1) from an ephemeral
+  # variable (TF_VAR_console_password), which keeps it out of state and saved plans.
   console_password = "Quickstart2024"
 }

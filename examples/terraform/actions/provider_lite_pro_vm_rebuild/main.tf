@@ -26,7 +26,8 @@ resource "provider_lite_pro_vm" "example" {
   vm_name    = "pro-example"
 
   ssh_and_console_user = "deployer"
-  # Pass real passwords in from a sensitive variable (TF_VAR_...), not a literal.
+  # A real password goes in console_password_wo (with console_password_wo_version) from an ephemeral
+  # variable, which keeps it out of state and saved plans; a variable that is only sensitive does not.
   console_password = "Example2024pass"
 }
 

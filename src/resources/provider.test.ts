@@ -1,0 +1,126 @@
+// The provider configuration's order_journal setting (and PROVIDER_ORDER_JOURNAL): a value that is
+// neither a directory nor a postgresql:// connection string is refused, naming the setting and never
+// showing the value, before any journal is opened or any directory made.
+import assert from 'node:assert/strict'
+import { existsSync } from 'node:fs'
+import { mkdtemp, readdir, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { describe, test } from 'node:test'
+import { type AnyProvider, InputError, silentLogger, validateConfig } from '../core/index.js'
+import { providerDefinition } from './provider.js'
+
+const provider = providerDefinition as unknown as AnyProvider
+const PASSWORD = 'Pg5ecretJournalPw'
+
+/** Settings a journal string must not be taken for a directory in: each holds the password. */
+const NOT_A_DIRECTORY: Record<string, string> = {
+  'a leading space': ` postgresql://ci:${PASSWORD}@db.internal:5432/terraform`,
+  'a trailing newline': `postgresql://ci:${PASSWORD}@db.internal:5432/terraform\n`,
+  'a mysql:// scheme': `mysql://ci:${PASSWORD}@db.internal:3306/terraform`,
+  'an https:// URL': `https://ci:${PASSWORD}@db.internal/terraform`,
+  'postgresql: without //': `postgresql:ci:${PASSWORD}@db.internal/terraform`,
+  'user:password@host without a scheme': `ci:${PASSWORD}@db.internal:5432/terraform`,
+  'a tab inside': `journal\t${PASSWORD}`,
+}
+
+/** Configures the provider as the server does: the full configuration, every setting present. */
+function configure(settings: Record<string, string | null>) {
+  const full = Object.fromEntries(Object.keys(provider.attributes).map((name) => [name, settings[name] ?? null]))
+  return provider.configure(full as never, {
+    userAgent: 'test',
+    log: silentLogger,
+    operation: () => undefined,
+    registerSettlement: () => () => undefined,
+    perProcess: (_key, create) => create(),
+  })
+}
+
+async function withEnv<T>(values: Record<string, string | undefined>, run: () => Promise<T> | T): Promise<T> {
+  const saved = Object.fromEntries(Object.keys(values).map((name) => [name, process.env[name]]))
+  for (const [name, value] of Object.entries(values)) {
+    if (value === undefined) delete process.env[name]
+    else process.env[name] = value
+  }
+  try {
+    return await run()
+  } finally {
+    for (const [name, value] of Object.entries(saved)) {
+      if (value === undefined) delete process.env[name]
+      else process.env[name] = value
+    }
+  }
+}
+
+describe('order_journal', () => {
+  for (const [what, value] of Object.entries(NOT_A_DIRECTORY)) {
+    test(`with ${what} is refused by validation, naming order_journal and not showing the value`, () => {
+      const issues = validateConfig(provider.attributes, { order_journal: value })
+      assert.equal(issues.length, 1, JSON.stringify(issues))
+      const [issue] = issues
+      // No path: Terraform would quote the configuration line that holds the value.
+      assert.equal(issue?.path, undefined)
+      assert.equal(issue?.severity, 'error')
+      const text = `${issue?.summary} ${issue?.detail}`
+      assert.match(text, /order_journal/)
+      assert.ok(!text.includes(PASSWORD), `the message shows the password: ${text}`)
+      assert.ok(!text.includes('db.internal'), `the message shows the value: ${text}`)
+    })
+
+    test(`with ${what}, given as PROVIDER_ORDER_JOURNAL, stops configure naming it, and makes no directory`, async () => {
+      const cwd = await mkdtemp(join(tmpdir(), 'provider-journal-setting-'))
+      const before = process.cwd()
+      try {
+        process.chdir(cwd)
+        const thrown = await withEnv(
+          { PROVIDER_ORDER_JOURNAL: value, PROVIDER_API_KEY: 'test-key', PROVIDER_BASE_URL: 'http://127.0.0.1:9/v1' },
+          () => {
+            try {
+              configure({})
+              return undefined
+            } catch (error) {
+              return error
+            }
+          },
+        )
+        assert.ok(thrown instanceof InputError, `configure accepted it: ${String(thrown)}`)
+        assert.deepEqual(thrown.path, ['order_journal'])
+        assert.match(thrown.message, /PROVIDER_ORDER_JOURNAL/)
+        assert.ok(!thrown.message.includes(PASSWORD), `the message shows the password: ${thrown.message}`)
+        assert.ok(!thrown.message.includes('db.internal'), `the message shows the value: ${thrown.message}`)
+        assert.deepEqual(await readdir(cwd), [], 'configure made a directory')
+      } finally {
+        process.chdir(before)
+        await rm(cwd, { recursive: true, force: true })
+      }
+    })
+  }
+
+  test('a directory, relative or absolute, and a postgresql:// or postgres:// connection string are accepted', () => {
+    for (const value of [
+      'journal',
+      './ci/journal dir',
+      '/var/lib/provider-orders',
+      '../shared/orders',
+      `postgresql://ci:${PASSWORD}@db.internal:5432/terraform`,
+      `postgres://ci@db.internal/terraform?sslmode=require`,
+    ]) {
+      assert.deepEqual(validateConfig(provider.attributes, { order_journal: value }), [], value)
+    }
+  })
+
+  test('an empty PROVIDER_ORDER_JOURNAL is unset: the default journal is used', async () => {
+    const cwd = await mkdtemp(join(tmpdir(), 'provider-journal-setting-'))
+    const before = process.cwd()
+    try {
+      process.chdir(cwd)
+      await withEnv({ PROVIDER_ORDER_JOURNAL: '', PROVIDER_API_KEY: 'test-key', PROVIDER_BASE_URL: 'http://127.0.0.1:9/v1' }, () =>
+        configure({}),
+      )
+      assert.equal(existsSync(join(cwd, 'journal')), false)
+    } finally {
+      process.chdir(before)
+      await rm(cwd, { recursive: true, force: true })
+    }
+  })
+})
