@@ -125,24 +125,30 @@ export async function withOperation<T>(
   const finishers: Finisher[] = []
   const frame = newFrame(scope, timeoutMs, finishers, warn, rehearsal)
   let outcome: T
-  let failed = false
   try {
     outcome = await storage.run(frame, fn)
   } catch (error) {
-    failed = true
+    await finish(finishers)
     throw error
-  } finally {
-    // Before the outcome goes out: the journal says "delivered" only of what the engine then gets.
-    // A finisher that refuses (the order is another runner's now) fails the operation instead.
-    let refused: unknown
-    for (const finish of abandoned ? [] : finishers) {
-      try {
-        await finish()
-      } catch (error) {
-        refused ??= error
-      }
-    }
-    if (refused !== undefined && !failed) throw refused
   }
+  // A finisher that refuses (the order is another runner's now) fails the operation instead.
+  const refused = await finish(finishers)
+  if (refused !== undefined) throw refused
   return outcome
+}
+
+/**
+ * Runs the finish callbacks before the outcome goes out: the journal says "delivered" only of what the
+ * engine then gets. Returns the first refusal; a journal that cannot be written refuses nothing.
+ */
+async function finish(finishers: readonly Finisher[]): Promise<unknown> {
+  let refused: unknown
+  for (const callback of abandoned ? [] : finishers) {
+    try {
+      await callback()
+    } catch (error) {
+      refused ??= error
+    }
+  }
+  return refused
 }
