@@ -85,6 +85,11 @@ function describe(attribute: Attribute): string {
   const notes = [
     ...(rules.length > 0 ? [`Must be ${rules.join('; ')}.`] : []),
     ...(attribute.createOnly && isInput(attribute) ? ['Changing it replaces the resource.'] : []),
+    ...(attribute.orderTime && isInput(attribute)
+      ? [
+          'Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).',
+        ]
+      : []),
     ...(attribute.growOnly ? ['Grow-only: a smaller value is refused.'] : []),
   ]
   return [attribute.description, ...notes].join(' ')

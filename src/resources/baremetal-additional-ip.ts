@@ -24,16 +24,15 @@ const ipAttributes = {
   }),
   promocode: string({
     optional: true,
-    createOnly: true,
+    orderTime: true,
     validate: [rules.promocode],
     description: 'A promotion code for the first invoice.',
   }),
   payWithCreditCard: bool({
     optional: true,
     default: true,
-    createOnly: true,
-    description:
-      'Charge the card on file for the order; `false` leaves the invoice unpaid. Like every input of this resource, a change replaces it.',
+    orderTime: true,
+    description: 'Charge the card on file for the order; `false` leaves the invoice unpaid.',
   }),
   status: string({ computed: true, description: 'The IP account status.' }),
   ipAddress: string({ computed: true, description: 'The IPv4 address, known once the IP is Active.' }),

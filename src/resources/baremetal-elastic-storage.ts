@@ -1,7 +1,7 @@
 /** provider:index:BaremetalElasticStorage (provider_baremetal_elastic_storage): a volume bound to a server (the elastic-storage calls). */
 import type { Client, ElasticStorageAccount } from '../api/index.js'
 import { billingOf, growthPrice, known, productLabel, productPrice, quote } from './prices.js'
-import { bool, defineResource, int64, type OperationContext, range, recordOnly, string } from '../core/index.js'
+import { bool, defineResource, int64, type OperationContext, range, string } from '../core/index.js'
 import { cycleAttribute, cycleCode, digitsId, keepAndWait, METAL_CYCLES, raw, rawAttribute, rules, waitAgain } from './billing.js'
 import { productAndCycleChecks, productOf, productRule, sizeRule } from './catalog-rules.js'
 
@@ -31,14 +31,15 @@ const attributes = {
   }),
   promocode: string({
     optional: true,
-    createOnly: true,
+    orderTime: true,
     validate: [rules.promocode],
     description: 'A promotion code for the first invoice.',
   }),
   payWithCreditCard: bool({
     optional: true,
     default: true,
-    description: 'Charge the card on file for every order; `false` leaves invoices unpaid. Changing it calls nothing.',
+    orderTime: true,
+    description: 'Charge the card on file for every order; `false` leaves invoices unpaid.',
   }),
   status: string({ computed: true, description: 'The storage account status.' }),
   createdAt: string({ computed: true, stable: true, description: 'Creation date, `YYYY-MM-DD`.' }),
@@ -118,7 +119,6 @@ export const baremetalElasticStorage = defineResource<Client, typeof attributes>
         return undefined
       },
     },
-    { attributes: ['payWithCreditCard'], apply: recordOnly },
   ],
   priceCreate: productPrice<typeof attributes>(
     { product: 'productId', cycle: 'cycle', size: { name: 'size', default: 100 } },

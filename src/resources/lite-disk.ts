@@ -1,7 +1,7 @@
 /** provider_lite_disk and provider_lite_pro_disk: an extra disk attached to a VM (the extra-disk calls, the other Lite resources' calls). */
 import type { Client, LiteDiskAccount } from '../api/index.js'
 import { growthPrice, productPrice } from './prices.js'
-import { bool, defineResource, int64, length, range, recordOnly, string } from '../core/index.js'
+import { bool, defineResource, int64, length, range, string } from '../core/index.js'
 import { cycleAttribute, cycleCode, digitsId, keepAndWait, LITE_CYCLES, raw, rawAttribute, rules, waitAgain } from './billing.js'
 import { productAndCycleChecks, productOf, sizeRule } from './catalog-rules.js'
 import type { LiteFamily } from './lite-family.js'
@@ -39,11 +39,12 @@ export function liteDisk(family: LiteFamily) {
     pay_with_credit_card: bool({
       optional: true,
       default: true,
-      description: 'Charge the card on file for every order; `false` leaves invoices unpaid. Changing it calls nothing.',
+      orderTime: true,
+      description: 'Charge the card on file for every order; `false` leaves invoices unpaid.',
     }),
     promocode: string({
       optional: true,
-      createOnly: true,
+      orderTime: true,
       validate: [rules.promocode],
       description: 'A promotion code for the first invoice.',
     }),
@@ -93,7 +94,6 @@ export function liteDisk(family: LiteFamily) {
           return undefined
         },
       },
-      { attributes: ['pay_with_credit_card'], apply: recordOnly },
     ],
     priceCreate: productPrice<typeof attributes>(
       { product: 'product_id', cycle: 'cycle', size: { name: 'size', default: family.diskMinimum } },

@@ -1,6 +1,6 @@
 /** provider_lite_vm_from_snapshot: a new VM restored from a snapshot (S4); deleting it never touches the snapshot. */
 import type { Client, LiteVmAccount } from '../api/index.js'
-import { bool, defineResource, InputError, int64, length, recordOnly, string } from '../core/index.js'
+import { bool, defineResource, InputError, int64, length, string } from '../core/index.js'
 import { cycleAttribute, cycleCode, digitsId, keepAndWait, LITE_CYCLES, rules, waitAgain } from './billing.js'
 import type { LiteFamily } from './lite-family.js'
 import { consolePasswordAttributes, consoleUserRules, newVmChecks, newVmPrice } from './lite-vm.js'
@@ -44,14 +44,15 @@ export function liteVmFromSnapshot(family: LiteFamily) {
     }),
     promocode: string({
       optional: true,
-      createOnly: true,
+      orderTime: true,
       validate: [rules.promocode],
       description: 'A promotion code for the first invoice.',
     }),
     pay_with_credit_card: bool({
       optional: true,
       default: true,
-      description: 'Charge the card on file for the order; `false` leaves the invoice unpaid. Changing it later calls nothing.',
+      orderTime: true,
+      description: 'Charge the card on file for the order; `false` leaves the invoice unpaid.',
     }),
     status: string({ computed: true, description: 'The VM account status.' }),
     order_id: string({ computed: true, stable: true, description: 'The order that created the VM.' }),
@@ -77,7 +78,7 @@ export function liteVmFromSnapshot(family: LiteFamily) {
     importId: digitsId('account id'),
     timeouts: { create: '60m', delete: '10m' },
     attributes,
-    updates: [{ attributes: ['pay_with_credit_card'], apply: recordOnly }],
+    updates: [],
     createChecks: newVmChecks<typeof attributes>(family, { os: false }),
     priceCreate: newVmPrice<typeof attributes>(family),
     async create(ctx) {
