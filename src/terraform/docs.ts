@@ -662,7 +662,7 @@ function attributeLine(
     notes.push(
       '**Order-time**: read only when an order is placed. A change on an existing object deletes nothing and orders nothing: ' +
         'the new value is recorded, with a warning, and takes effect at the next order; `terraform apply -replace=<address>` ' +
-        'orders the object again with it ([order-time inputs](../guides/exactly-once-orders.md#order-time-inputs))',
+        'orders the object again with it ([order-time inputs](../guides/exactly-once-orders.md#order-time-inputs)).',
     )
   }
   if (attribute.action) {
