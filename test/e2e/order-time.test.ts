@@ -102,7 +102,8 @@ describe('order-time inputs (promocode, pay_with_credit_card) never destroy a li
     assert.match(applied.stdout, /Resources: 0 added, 1 changed, 0 destroyed\./)
     assert.deepEqual(mutations, [], 'no DELETE and no other call that changes anything')
     assert.deepEqual(orders, [], 'no order')
-    const [warning] = orderTimeWarnings(applied, name)
+    // Terraform wraps the detail at 80 columns.
+    const warning = orderTimeWarnings(applied, name)[0]?.replace(/\s+/g, ' ')
     assert.ok(warning, `the apply warns that ${name} takes effect at the next order:\n${applied.stdout}`)
     assert.match(warning, /nothing is deleted/)
     assert.match(warning, /terraform apply -replace=/)
