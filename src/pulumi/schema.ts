@@ -68,8 +68,9 @@ class Types {
 
 /**
  * The engine turns every changed key that replaceOnChanges names into a replacement, whatever Diff
- * says. After an import, Diff only records an input the service cannot report (a promocode, the
- * card flag): marking it would make the engine order a new resource and delete the imported one.
+ * says. After an import, Diff only records an input the service cannot report: marking a create-only
+ * one would make the engine order a new resource and delete the imported one. (Order-time inputs, a
+ * promocode and the card flag, are never create-only, so they are never marked at all.)
  */
 function withoutOverride(properties: JsonObject, unrecoverable: readonly string[]): JsonObject {
   for (const name of unrecoverable) {
