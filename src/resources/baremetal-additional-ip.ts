@@ -3,7 +3,7 @@ import type { AdditionalIpAccount, Client, IpAssignment } from '../api/index.js'
 import { productPrice } from './prices.js'
 import { bool, defineResource, int64, string } from '../core/index.js'
 import { cycleAttribute, cycleCode, digitsId, keepAndWait, METAL_CYCLES, raw, rawAttribute, rules, waitAgain } from './billing.js'
-import { isNotFound, productAndCycleChecks, quoted } from './catalog-rules.js'
+import { liveAccount, productAndCycleChecks, quoted } from './catalog-rules.js'
 
 const what = 'additional IP'
 
@@ -134,17 +134,6 @@ function observeAssignment(assignment: IpAssignment) {
     metalAccountId: Number(assignment.metal_account_id),
     status: assignment.status,
     raw: raw(assignment),
-  }
-}
-
-/** Null when the account exists and is not terminated, else what is wrong (completing "<attribute> ..."). */
-async function liveAccount(read: () => Promise<{ account_id: string | number; status: string }>, what: string): Promise<string | null> {
-  try {
-    const account = await read()
-    return account.status.toLowerCase() === 'terminated' ? `is ${what} that is terminated (account ${account.account_id})` : null
-  } catch (thrown) {
-    if (isNotFound(thrown)) return `must be ${what} of this account; there is none with this id`
-    throw thrown
   }
 }
 

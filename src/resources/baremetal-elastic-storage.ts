@@ -3,7 +3,7 @@ import type { Client, ElasticStorageAccount } from '../api/index.js'
 import { billingOf, growthPrice, known, productLabel, productPrice, quote } from './prices.js'
 import { bool, defineResource, int64, type OperationContext, range, string } from '../core/index.js'
 import { cycleAttribute, cycleCode, digitsId, keepAndWait, METAL_CYCLES, raw, rawAttribute, rules, waitAgain } from './billing.js'
-import { productAndCycleChecks, productOf, productRule, sizeRule } from './catalog-rules.js'
+import { accountCheck, productAndCycleChecks, productOf, productRule, sizeRule } from './catalog-rules.js'
 
 const what = 'elastic storage'
 const CATALOG = 'the elastic storage catalog'
@@ -127,6 +127,9 @@ export const baremetalElasticStorage = defineResource<Client, typeof attributes>
   createChecks: [
     ...productAndCycleChecks<typeof attributes>({ product: 'productId', cycle: 'cycle' }, CATALOG, (client, signal) =>
       client.elasticStorages.listProducts({ signal }),
+    ),
+    accountCheck<typeof attributes>('metalAccountId', 'a Metal server', (client, id, signal) =>
+      client.baremetals.getServer(id, { signal }),
     ),
     {
       attribute: 'size',

@@ -3,7 +3,7 @@ import type { Client, LiteDiskAccount } from '../api/index.js'
 import { growthPrice, productPrice } from './prices.js'
 import { bool, defineResource, int64, length, range, string } from '../core/index.js'
 import { cycleAttribute, cycleCode, digitsId, keepAndWait, LITE_CYCLES, raw, rawAttribute, rules, waitAgain } from './billing.js'
-import { productAndCycleChecks, productOf, sizeRule } from './catalog-rules.js'
+import { accountCheck, productAndCycleChecks, productOf, sizeRule } from './catalog-rules.js'
 import type { LiteFamily } from './lite-family.js'
 
 export function liteDisk(family: LiteFamily) {
@@ -104,6 +104,9 @@ export function liteDisk(family: LiteFamily) {
         { product: 'product_id', cycle: 'cycle' },
         `${family.prefix}_disk_products`,
         (client, signal) => family.api(client).listDiskProducts({ signal }),
+      ),
+      accountCheck<typeof attributes>('lite_account_id', `a ${family.title} VM`, (client, id, signal) =>
+        family.api(client).getVm(id, { signal }),
       ),
       {
         attribute: 'size',

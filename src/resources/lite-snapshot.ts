@@ -3,7 +3,7 @@ import type { Client, LiteSnapshotAccount } from '../api/index.js'
 import { billingOf, productLabel, quote } from './prices.js'
 import { bool, defineResource, int64, length, string } from '../core/index.js'
 import { cycleAttribute, cycleCode, digitsId, keepAndWait, LITE_CYCLES, rules, waitAgain } from './billing.js'
-import { cycleRule } from './catalog-rules.js'
+import { accountCheck, cycleRule } from './catalog-rules.js'
 import type { LiteFamily } from './lite-family.js'
 
 export function liteSnapshot(family: LiteFamily) {
@@ -72,6 +72,9 @@ export function liteSnapshot(family: LiteFamily) {
       return [quote(`new ${productLabel(product)}`, option.price, option)]
     },
     createChecks: [
+      accountCheck<typeof attributes>('lite_account_id', `a ${family.title} VM`, (client, id, signal) =>
+        family.api(client).getVm(id, { signal }),
+      ),
       {
         // The family has one snapshot product: the cycle must be one it offers.
         attribute: 'cycle',

@@ -3,6 +3,7 @@ import type { Client, LiteVmAccount } from '../api/index.js'
 import { bool, defineResource, InputError, int64, length, string } from '../core/index.js'
 import { cycleAttribute, cycleCode, digitsId, keepAndWait, LITE_CYCLES, rules, waitAgain } from './billing.js'
 import type { LiteFamily } from './lite-family.js'
+import { accountCheck } from './catalog-rules.js'
 import { consolePasswordAttributes, consoleUserRules, newVmChecks, newVmPrice } from './lite-vm.js'
 
 export function liteVmFromSnapshot(family: LiteFamily) {
@@ -79,7 +80,12 @@ export function liteVmFromSnapshot(family: LiteFamily) {
     timeouts: { create: '60m', delete: '10m' },
     attributes,
     updates: [],
-    createChecks: newVmChecks<typeof attributes>(family, { os: false }),
+    createChecks: [
+      accountCheck<typeof attributes>('snapshot_id', `a ${family.title} snapshot`, (client, id, signal) =>
+        family.api(client).getSnapshot(id, { signal }),
+      ),
+      ...newVmChecks<typeof attributes>(family, { os: false }),
+    ],
     priceCreate: newVmPrice<typeof attributes>(family),
     async create(ctx) {
       const { input, client, signal } = ctx
