@@ -7,6 +7,7 @@ import {
   type AnyResource,
   createOnlyInputs,
   inputNames,
+  orderTimeInputs,
   resourceIdentity,
   toCamel,
   toSnake,
@@ -143,7 +144,7 @@ for (const driver of drivers) {
             assert.deepEqual(plan.replace, [], 'the change is planned in place')
             for (const name of Object.keys(step.change(f.deps))) assert.ok(plan.changed.includes(name), `the plan shows ${name} changing`)
             // An order-time input (a promocode, the payment flag) is only recorded, and the plan says so.
-            for (const name of Object.keys(step.change(f.deps)).filter((n) => definition.attributes[n]?.orderTime)) {
+            for (const name of orderTimeInputs(definition).filter((n) => n in step.change(f.deps))) {
               assert.ok(
                 plan.warnings.some(
                   (w) => w.includes('takes effect at the next order') && (w.includes(toSnake(name)) || w.includes(toCamel(name))),
