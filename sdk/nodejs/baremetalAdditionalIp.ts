@@ -57,7 +57,7 @@ export class BaremetalAdditionalIp extends pulumi.CustomResource {
      */
     declare public /*out*/ readonly ipAddress: pulumi.Output<string | undefined>;
     /**
-     * Charge the card on file for the order; `false` leaves the invoice unpaid. Like every input of this resource, a change replaces it. Changing it replaces the resource.
+     * Charge the card on file for the order; `false` leaves the invoice unpaid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
      */
     declare public readonly payWithCreditCard: pulumi.Output<boolean | undefined>;
     /**
@@ -65,7 +65,7 @@ export class BaremetalAdditionalIp extends pulumi.CustomResource {
      */
     declare public readonly productId: pulumi.Output<number>;
     /**
-     * A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+     * A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
      */
     declare public readonly promocode: pulumi.Output<string | undefined>;
     /**
@@ -136,7 +136,7 @@ export interface BaremetalAdditionalIpArgs {
      */
     cycle: pulumi.Input<string>;
     /**
-     * Charge the card on file for the order; `false` leaves the invoice unpaid. Like every input of this resource, a change replaces it. Changing it replaces the resource.
+     * Charge the card on file for the order; `false` leaves the invoice unpaid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
      */
     payWithCreditCard?: pulumi.Input<boolean | undefined>;
     /**
@@ -144,7 +144,7 @@ export interface BaremetalAdditionalIpArgs {
      */
     productId: pulumi.Input<number>;
     /**
-     * A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+     * A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
      */
     promocode?: pulumi.Input<string | undefined>;
     /**

@@ -57,7 +57,7 @@ export class LiteProDisk extends pulumi.CustomResource {
      */
     declare public /*out*/ readonly orderId: pulumi.Output<string>;
     /**
-     * Charge the card on file for every order; `false` leaves invoices unpaid. Changing it calls nothing.
+     * Charge the card on file for every order; `false` leaves invoices unpaid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
      */
     declare public readonly payWithCreditCard: pulumi.Output<boolean | undefined>;
     /**
@@ -65,7 +65,7 @@ export class LiteProDisk extends pulumi.CustomResource {
      */
     declare public readonly productId: pulumi.Output<number>;
     /**
-     * A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+     * A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
      */
     declare public readonly promocode: pulumi.Output<string | undefined>;
     /**
@@ -149,7 +149,7 @@ export interface LiteProDiskArgs {
      */
     liteAccountId: pulumi.Input<number>;
     /**
-     * Charge the card on file for every order; `false` leaves invoices unpaid. Changing it calls nothing.
+     * Charge the card on file for every order; `false` leaves invoices unpaid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
      */
     payWithCreditCard?: pulumi.Input<boolean | undefined>;
     /**
@@ -157,7 +157,7 @@ export interface LiteProDiskArgs {
      */
     productId: pulumi.Input<number>;
     /**
-     * A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+     * A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
      */
     promocode?: pulumi.Input<string | undefined>;
     /**

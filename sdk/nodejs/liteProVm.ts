@@ -111,7 +111,7 @@ export class LiteProVm extends pulumi.CustomResource {
      */
     declare public /*out*/ readonly osname: pulumi.Output<string | undefined>;
     /**
-     * Charge the card on file for every order. With `false` the order is placed and its invoice stays unpaid: the VM stays `Pending` until it is paid in the portal. Changing it calls nothing.
+     * Charge the card on file for every order. With `false` the order is placed and its invoice stays unpaid: the VM stays `Pending` until it is paid in the portal. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
      */
     declare public readonly payWithCreditCard: pulumi.Output<boolean | undefined>;
     /**
@@ -127,7 +127,7 @@ export class LiteProVm extends pulumi.CustomResource {
      */
     declare public /*out*/ readonly productName: pulumi.Output<string | undefined>;
     /**
-     * A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+     * A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
      */
     declare public readonly promocode: pulumi.Output<string | undefined>;
     /**
@@ -318,7 +318,7 @@ export interface LiteProVmArgs {
      */
     keypairId: pulumi.Input<number>;
     /**
-     * Charge the card on file for every order. With `false` the order is placed and its invoice stays unpaid: the VM stays `Pending` until it is paid in the portal. Changing it calls nothing.
+     * Charge the card on file for every order. With `false` the order is placed and its invoice stays unpaid: the VM stays `Pending` until it is paid in the portal. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
      */
     payWithCreditCard?: pulumi.Input<boolean | undefined>;
     /**
@@ -330,7 +330,7 @@ export interface LiteProVmArgs {
      */
     productId: pulumi.Input<number>;
     /**
-     * A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+     * A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
      */
     promocode?: pulumi.Input<string | undefined>;
     /**

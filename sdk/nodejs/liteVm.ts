@@ -115,7 +115,7 @@ export class LiteVm extends pulumi.CustomResource {
      */
     declare public /*out*/ readonly osname: pulumi.Output<string | undefined>;
     /**
-     * Charge the card on file for every order. With `false` the order is placed and its invoice stays unpaid: the VM stays `Pending` until it is paid in the portal. Changing it calls nothing.
+     * Charge the card on file for every order. With `false` the order is placed and its invoice stays unpaid: the VM stays `Pending` until it is paid in the portal. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
      */
     declare public readonly payWithCreditCard: pulumi.Output<boolean | undefined>;
     /**
@@ -131,7 +131,7 @@ export class LiteVm extends pulumi.CustomResource {
      */
     declare public /*out*/ readonly productName: pulumi.Output<string | undefined>;
     /**
-     * A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+     * A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
      */
     declare public readonly promocode: pulumi.Output<string | undefined>;
     /**
@@ -328,7 +328,7 @@ export interface LiteVmArgs {
      */
     migrateToPro?: pulumi.Input<string | undefined>;
     /**
-     * Charge the card on file for every order. With `false` the order is placed and its invoice stays unpaid: the VM stays `Pending` until it is paid in the portal. Changing it calls nothing.
+     * Charge the card on file for every order. With `false` the order is placed and its invoice stays unpaid: the VM stays `Pending` until it is paid in the portal. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
      */
     payWithCreditCard?: pulumi.Input<boolean | undefined>;
     /**
@@ -340,7 +340,7 @@ export interface LiteVmArgs {
      */
     productId: pulumi.Input<number>;
     /**
-     * A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+     * A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
      */
     promocode?: pulumi.Input<string | undefined>;
     /**

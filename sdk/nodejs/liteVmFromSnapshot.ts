@@ -69,7 +69,7 @@ export class LiteVmFromSnapshot extends pulumi.CustomResource {
      */
     declare public /*out*/ readonly orderId: pulumi.Output<string>;
     /**
-     * Charge the card on file for the order; `false` leaves the invoice unpaid. Changing it later calls nothing.
+     * Charge the card on file for the order; `false` leaves the invoice unpaid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
      */
     declare public readonly payWithCreditCard: pulumi.Output<boolean | undefined>;
     /**
@@ -77,7 +77,7 @@ export class LiteVmFromSnapshot extends pulumi.CustomResource {
      */
     declare public readonly productId: pulumi.Output<number>;
     /**
-     * A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+     * A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
      */
     declare public readonly promocode: pulumi.Output<string | undefined>;
     /**
@@ -185,7 +185,7 @@ export interface LiteVmFromSnapshotArgs {
      */
     name: pulumi.Input<string>;
     /**
-     * Charge the card on file for the order; `false` leaves the invoice unpaid. Changing it later calls nothing.
+     * Charge the card on file for the order; `false` leaves the invoice unpaid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
      */
     payWithCreditCard?: pulumi.Input<boolean | undefined>;
     /**
@@ -193,7 +193,7 @@ export interface LiteVmFromSnapshotArgs {
      */
     productId: pulumi.Input<number>;
     /**
-     * A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+     * A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
      */
     promocode?: pulumi.Input<string | undefined>;
     /**

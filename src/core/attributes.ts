@@ -19,6 +19,14 @@ export interface AttributeFlags {
   readonly default?: string | number | boolean
   /** A change plans a replacement. */
   readonly createOnly?: boolean
+  /**
+   * An order-time input (a promocode, the payment flag): read by the service only when an order is
+   * placed, so a change on an existing object orders nothing and deletes nothing. Core records the new
+   * value with a warning that it takes effect at the next order; a replacement asked for on purpose
+   * (`terraform apply -replace`, `pulumi up --replace`) orders again with it. No update step names it.
+   * This is how the interface's "create-only" is read for such inputs: they only reach a create.
+   */
+  readonly orderTime?: boolean
   /** A one-shot trigger: its update step runs only when the value changes to a non-empty value. */
   readonly action?: boolean
   /** A smaller value is rejected at plan time. */

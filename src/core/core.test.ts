@@ -280,18 +280,77 @@ describe('planning', () => {
     const resumedAndReplaced = planResource(boxDefinition, prior, { name: 'bravo', size: 20 }, { ...waiting, resume: true })
     assert.deepEqual(titles(resumedAndReplaced), [])
   })
-  test('setting an unrecoverable create-only input after an import records it instead of replacing', async () => {
+  test('changing an order-time input on an existing object records it with a warning naming it, never a replacement', async () => {
     const s = session()
     const prior = await created(s, { name: 'alpha', size: 20, coupon: 'SAVE' })
-    assert.deepEqual(planResource(boxDefinition, prior, { name: 'alpha', size: 20, coupon: 'OTHER' }).replace, ['coupon'])
-    const imported = (await importResource(boxDefinition, String(prior.id), s)).state
+    for (const coupon of ['TYPO', null]) {
+      const plan = planResource(boxDefinition, prior, { name: 'alpha', size: 20, coupon })
+      assert.deepEqual(plan.replace, [], `coupon ${String(coupon)}: nothing is replaced`)
+      assert.deepEqual(plan.changed, ['coupon'])
+      assert.equal(plan.planned.status, prior.status, 'nothing the service reports can change')
+      const warnings = plan.diagnostics.filter((d) => d.severity === 'warning')
+      assert.equal(warnings.length, 1, `coupon ${String(coupon)}: one warning`)
+      assert.deepEqual(warnings[0]?.path, ['coupon'])
+      assert.match(`${warnings[0]?.summary} ${warnings[0]?.detail}`, /coupon/)
+      assert.match(warnings[0]?.detail ?? '', /takes effect at the next order/)
+      assert.match(warnings[0]?.detail ?? '', /nothing is deleted/)
+      assert.match(warnings[0]?.detail ?? '', /-replace.*--replace/)
+      s.service.calls.length = 0
+      const outcome = await applyUpdate(boxDefinition, prior, plan.planned, {}, s)
+      assert.equal(outcome.state?.id, prior.id, 'the same object is kept')
+      assert.equal(outcome.state?.coupon, coupon, 'the new value is recorded')
+      assert.deepEqual(s.service.calls, [], 'recording it calls nothing')
+    }
+    // Changed with something that replaces the object, it is simply part of the new order.
+    const replaced = planResource(boxDefinition, prior, { name: 'bravo', size: 20, coupon: 'OTHER' })
+    assert.deepEqual(replaced.replace, ['name'])
+    assert.deepEqual(replaced.diagnostics, [])
+  })
+  test('an order-time input is neither create-only nor named by an update step', () => {
+    const coupon = { ...boxDefinition.attributes.coupon, orderTime: true } as typeof boxDefinition.attributes.coupon
+    assert.throws(
+      () => checkResource({ ...boxDefinition, attributes: { ...boxDefinition.attributes, coupon: { ...coupon, createOnly: true } } }),
+      /coupon is an order-time input, so it cannot be create-only/,
+    )
+    assert.throws(
+      () =>
+        checkResource({
+          ...boxDefinition,
+          attributes: { ...boxDefinition.attributes, coupon },
+          updates: [...boxDefinition.updates, { attributes: ['coupon'], apply: async () => undefined }],
+        }),
+      /coupon is an order-time input: core records its changes, so update step 4 cannot name it/,
+    )
+  })
+  test('setting an order-time input the service never reports, after an import, records it without a warning', async () => {
+    const s = session()
+    const prior = await created(s, { name: 'alpha', size: 20, coupon: 'SAVE' })
+    const imported = await importResource(boxDefinition, String(prior.id), s)
+    assert.ok(imported.state)
+    assert.equal(imported.state.coupon, null)
+    const plan = planResource(boxDefinition, imported.state, { name: 'alpha', size: 20, coupon: 'SAVE' }, imported.private)
+    assert.deepEqual(plan.replace, [])
+    assert.deepEqual(plan.changed, ['coupon'])
+    assert.deepEqual(plan.diagnostics, [], 'the import could not know it: nothing to warn about')
+  })
+  test('setting an unrecoverable create-only input after an import records it instead of replacing', async () => {
+    // The box's coupon made create-only: an input the service never reports that does matter afterwards.
+    const { orderTime: _orderTime, ...coupon } = boxDefinition.attributes.coupon as typeof boxDefinition.attributes.coupon & {
+      orderTime?: boolean
+    }
+    const box = { ...boxDefinition, attributes: { ...boxDefinition.attributes, coupon: { ...coupon, createOnly: true } } }
+    assert.doesNotThrow(() => checkResource(box))
+    const s = session()
+    const prior = await created(s, { name: 'alpha', size: 20, coupon: 'SAVE' })
+    assert.deepEqual(planResource(box, prior, { name: 'alpha', size: 20, coupon: 'OTHER' }).replace, ['coupon'])
+    const imported = (await importResource(box, String(prior.id), s)).state
     assert.ok(imported)
     assert.equal(imported.coupon, null)
-    const plan = planResource(boxDefinition, imported, { name: 'alpha', size: 20, coupon: 'SAVE' })
+    const plan = planResource(box, imported, { name: 'alpha', size: 20, coupon: 'SAVE' })
     assert.deepEqual(plan.replace, [])
     assert.deepEqual(plan.changed, ['coupon'])
     s.service.calls.length = 0
-    const outcome = await applyUpdate(boxDefinition, imported, plan.planned, {}, s)
+    const outcome = await applyUpdate(box, imported, plan.planned, {}, s)
     assert.equal(outcome.state?.coupon, 'SAVE')
     assert.deepEqual(s.service.calls, [], 'recording it calls nothing')
   })

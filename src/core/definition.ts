@@ -301,7 +301,7 @@ export interface ResourceDefinition<C, A extends Attributes> {
   readonly importId: ImportId
   /** Default durations ("20m"); the names given are the configurable timeouts. */
   readonly timeouts: TimeoutDefaults
-  /** Ordered in-place steps; an input no step names is create-only. */
+  /** Ordered in-place steps; an input no step names is create-only or order-time. */
   readonly updates: readonly UpdateStep<C, A>[]
   /** A replacement must delete the old object first (unique names, single assignments). */
   readonly deleteBeforeReplace?: boolean
@@ -519,6 +519,13 @@ export function unfinishedIsError(provider: AnyProvider, config: Readonly<Record
   return setting !== undefined && config[setting] === true ? setting : undefined
 }
 
+/** The order-time inputs (AttributeFlags.orderTime): a change on an existing object is only recorded. */
+export function orderTimeInputs(definition: AnyResource): string[] {
+  return Object.entries(definition.attributes)
+    .filter(([, a]) => isInput(a) && a.orderTime === true)
+    .map(([name]) => name)
+}
+
 /** The inputs a change of which replaces the resource. */
 export function createOnlyInputs(definition: AnyResource): string[] {
   return Object.entries(definition.attributes)
@@ -542,6 +549,8 @@ export function checkResource(definition: AnyResource): void {
       if (!declared) problems.push(`update step ${index} names unknown attribute ${attribute}`)
       else if (!isInput(declared)) problems.push(`update step ${index} names ${attribute}, which is not an input`)
       else if (declared.createOnly) problems.push(`${attribute} is create-only but update step ${index} names it`)
+      else if (declared.orderTime)
+        problems.push(`${attribute} is an order-time input: core records its changes, so update step ${index} cannot name it`)
       if (stepOf.has(attribute)) problems.push(`${attribute} is named by two update steps`)
       stepOf.set(attribute, index)
     }
@@ -557,7 +566,7 @@ export function checkResource(definition: AnyResource): void {
   })
   for (const [attribute, declared] of Object.entries(attributes)) {
     // A write-only input's changes are carried by its version (write-only.ts).
-    if (isInput(declared) && !declared.createOnly && !declared.writeOnly && !stepOf.has(attribute)) {
+    if (isInput(declared) && !declared.createOnly && !declared.orderTime && !declared.writeOnly && !stepOf.has(attribute)) {
       problems.push(`${attribute} is neither create-only nor covered by an update step, so its changes would be dropped`)
     }
     if (declared.required && (declared.optional || declared.computed || declared.default !== undefined)) {
@@ -565,6 +574,9 @@ export function checkResource(definition: AnyResource): void {
     }
     if (declared.action && (declared.createOnly || declared.growOnly)) {
       problems.push(`${attribute} is an action, so it cannot be create-only or grow-only`)
+    }
+    if (declared.orderTime && (!isInput(declared) || declared.createOnly || declared.action || declared.growOnly || declared.writeOnly)) {
+      problems.push(`${attribute} is an order-time input, so it cannot be create-only, an action, grow-only, write-only or read-only`)
     }
     if (declared.growOnly && declared.type.kind !== 'int64' && declared.type.kind !== 'float') {
       problems.push(`${attribute} is grow-only but not a number`)

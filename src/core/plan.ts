@@ -95,6 +95,7 @@ export function planResource(definition: AnyResource, prior: ValueMap | null, co
   )
   const replace = writeOnlyReplace(definition, prior, config, planned, createOnlyChanges)
   diagnostics.push(...shrinks(definition, prior, planned))
+  if (replace.length === 0) diagnostics.push(...orderTimeChanges(definition, prior, changed, imported))
   const resuming = priorPrivate.resume === true
   const affected = affectedOutputs(definition, prior, planned, replace.length > 0 || resuming)
   planned.id = prior.id ?? null
@@ -127,6 +128,32 @@ export function planResource(definition: AnyResource, prior: ValueMap | null, co
     )
   }
   return { planned: withoutWriteOnlyPlanned(definition, planned), replace, changed, diagnostics, private: priorPrivate }
+}
+
+/**
+ * The order-time rule (AttributeFlags.orderTime): a changed order-time input of an object kept in
+ * place is recorded with a warning, since the service reads it only when an order is placed. Never a
+ * replacement: a promocode the service refuses would otherwise delete a live object and order
+ * nothing. A value an import could not recover is only being filled in, so it is not announced.
+ */
+function orderTimeChanges(
+  definition: AnyResource,
+  prior: ValueMap,
+  changed: readonly string[],
+  imported: ReadonlySet<string>,
+): Diagnostic[] {
+  return changed
+    .filter((name) => definition.attributes[name]?.orderTime === true && !imported.has(name))
+    .map((name) =>
+      warning(
+        `${name} takes effect at the next order`,
+        `${name} is read by the service only when an order is placed, so this change of ${definition.name} ${String(prior.id)} ` +
+          'is only recorded: nothing is sent to the service and nothing is deleted. It takes effect at the next order that reads it. ' +
+          'To order the object again with it now, replace it on purpose: `terraform apply -replace=<address>`, or ' +
+          '`pulumi up --replace <urn>`; that deletes this object and orders a new one.',
+        [name],
+      ),
+    )
 }
 
 /** The grow-only rule: an error for each grow-only value planned below the prior one. */

@@ -68,8 +68,9 @@ class Types {
 
 /**
  * The engine turns every changed key that replaceOnChanges names into a replacement, whatever Diff
- * says. After an import, Diff only records an input the service cannot report (a promocode, the
- * card flag): marking it would make the engine order a new resource and delete the imported one.
+ * says. After an import, Diff only records an input the service cannot report: marking a create-only
+ * one would make the engine order a new resource and delete the imported one. (Order-time inputs, a
+ * promocode and the card flag, are never create-only, so they are never marked at all.)
  */
 function withoutOverride(properties: JsonObject, unrecoverable: readonly string[]): JsonObject {
   for (const name of unrecoverable) {
@@ -85,6 +86,11 @@ function describe(attribute: Attribute): string {
   const notes = [
     ...(rules.length > 0 ? [`Must be ${rules.join('; ')}.`] : []),
     ...(attribute.createOnly && isInput(attribute) ? ['Changing it replaces the resource.'] : []),
+    ...(attribute.orderTime && isInput(attribute)
+      ? [
+          'Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).',
+        ]
+      : []),
     ...(attribute.growOnly ? ['Grow-only: a smaller value is refused.'] : []),
   ]
   return [attribute.description, ...notes].join(' ')

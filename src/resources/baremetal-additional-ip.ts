@@ -11,11 +11,11 @@ import {
   raw,
   rawAttribute,
   rules,
-  waitAgain,
-  textRules,
   statusFilter,
+  textRules,
+  waitAgain,
 } from './billing.js'
-import { isNotFound, productAndCycleChecks, quoted } from './catalog-rules.js'
+import { liveAccount, productAndCycleChecks, quoted } from './catalog-rules.js'
 
 const what = 'additional IP'
 
@@ -36,16 +36,15 @@ const ipAttributes = {
   }),
   promocode: string({
     optional: true,
-    createOnly: true,
+    orderTime: true,
     validate: textRules.promocode,
     description: 'A promotion code for the first invoice.',
   }),
   payWithCreditCard: bool({
     optional: true,
     default: true,
-    createOnly: true,
-    description:
-      'Charge the card on file for the order; `false` leaves the invoice unpaid. Like every input of this resource, a change replaces it.',
+    orderTime: true,
+    description: 'Charge the card on file for the order; `false` leaves the invoice unpaid.',
   }),
   status: string({ computed: true, description: 'The IP account status.' }),
   ipAddress: string({ computed: true, description: 'The IPv4 address, known once the IP is Active.' }),
@@ -147,17 +146,6 @@ function observeAssignment(assignment: IpAssignment) {
     metalAccountId: Number(assignment.metal_account_id),
     status: assignment.status,
     raw: raw(assignment),
-  }
-}
-
-/** Null when the account exists and is not terminated, else what is wrong (completing "<attribute> ..."). */
-async function liveAccount(read: () => Promise<{ account_id: string | number; status: string }>, what: string): Promise<string | null> {
-  try {
-    const account = await read()
-    return account.status.toLowerCase() === 'terminated' ? `is ${what} that is terminated (account ${account.account_id})` : null
-  } catch (thrown) {
-    if (isNotFound(thrown)) return `must be ${what} of this account; there is none with this id`
-    throw thrown
   }
 }
 

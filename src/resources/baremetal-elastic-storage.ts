@@ -1,7 +1,7 @@
 /** provider:index:BaremetalElasticStorage (provider_baremetal_elastic_storage): a volume bound to a server (the elastic-storage calls). */
 import type { Client, ElasticStorageAccount } from '../api/index.js'
 import { billingOf, growthPrice, known, productLabel, productPrice, quote } from './prices.js'
-import { bool, defineResource, int64, type OperationContext, range, recordOnly, string } from '../core/index.js'
+import { bool, defineResource, int64, type OperationContext, range, string } from '../core/index.js'
 import {
   cycleAttribute,
   cycleCode,
@@ -11,11 +11,11 @@ import {
   raw,
   rawAttribute,
   rules,
-  waitAgain,
-  textRules,
   statusFilter,
+  textRules,
+  waitAgain,
 } from './billing.js'
-import { productAndCycleChecks, productOf, productRule, sizeRule } from './catalog-rules.js'
+import { accountCheck, productAndCycleChecks, productOf, productRule, sizeRule } from './catalog-rules.js'
 
 const what = 'elastic storage'
 const CATALOG = 'the elastic storage catalog'
@@ -43,14 +43,15 @@ const attributes = {
   }),
   promocode: string({
     optional: true,
-    createOnly: true,
+    orderTime: true,
     validate: textRules.promocode,
     description: 'A promotion code for the first invoice.',
   }),
   payWithCreditCard: bool({
     optional: true,
     default: true,
-    description: 'Charge the card on file for every order; `false` leaves invoices unpaid. Changing it calls nothing.',
+    orderTime: true,
+    description: 'Charge the card on file for every order; `false` leaves invoices unpaid.',
   }),
   status: string({ computed: true, description: 'The storage account status.' }),
   createdAt: string({ computed: true, stable: true, description: 'Creation date, `YYYY-MM-DD`.' }),
@@ -130,7 +131,6 @@ export const baremetalElasticStorage = defineResource<Client, typeof attributes>
         return undefined
       },
     },
-    { attributes: ['payWithCreditCard'], apply: recordOnly },
   ],
   priceCreate: productPrice<typeof attributes>(
     { product: 'productId', cycle: 'cycle', size: { name: 'size', default: 100 } },
@@ -139,6 +139,9 @@ export const baremetalElasticStorage = defineResource<Client, typeof attributes>
   createChecks: [
     ...productAndCycleChecks<typeof attributes>({ product: 'productId', cycle: 'cycle' }, CATALOG, (client, signal) =>
       client.elasticStorages.listProducts({ signal }),
+    ),
+    accountCheck<typeof attributes>('metalAccountId', 'a Metal server', (client, id, signal) =>
+      client.baremetals.getServer(id, { signal }),
     ),
     {
       attribute: 'size',

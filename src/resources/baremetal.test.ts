@@ -157,11 +157,18 @@ describe('additional IPs and assignments', () => {
     await assert.rejects(h.import(assignment, '12'), /<metalAccountId>:<additionalIpId>/)
   })
 
-  test('any change of an additional IP replaces it', async () => {
+  test('a change of region replaces an additional IP; its payment flag and promocode are only recorded, keeping its address', async () => {
     const h = new Harness()
     const address = await h.create(ip, { productId: 401, cycle: 'm' })
     assert.deepEqual(h.plan(ip, address, { productId: 401, cycle: 'm', region: 'cjv-1' }).replace, ['region'])
-    assert.deepEqual(h.plan(ip, address, { productId: 401, cycle: 'm', payWithCreditCard: false }).replace, ['payWithCreditCard'])
+    const changed = { productId: 401, cycle: 'm', payWithCreditCard: false, promocode: 'NO-SUCH-CODE' }
+    assert.deepEqual(h.plan(ip, address, changed).replace, [])
+    await h.requests()
+    const outcome = await h.update(ip, address, changed)
+    assert.deepEqual(await h.mutations(), [], 'nothing is deleted or ordered')
+    assert.equal(outcome.state?.id, address.id)
+    assert.equal(outcome.state?.ipAddress, address.ipAddress, 'the address is kept')
+    assert.equal(outcome.state?.payWithCreditCard, false)
   })
 })
 

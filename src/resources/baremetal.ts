@@ -1,7 +1,7 @@
 /** provider:index:Baremetal (provider_baremetal): a Metal dedicated server (the Metal server calls, the Metal resources' calls). */
 import type { Client, MetalServerAccount } from '../api/index.js'
 import { productPrice } from './prices.js'
-import { bool, defineMethod, defineResource, int64, oneOf, type OperationContext, recordOnly, string } from '../core/index.js'
+import { bool, defineMethod, defineResource, int64, oneOf, type OperationContext, string } from '../core/index.js'
 import {
   cycleAttribute,
   cycleCode,
@@ -10,9 +10,9 @@ import {
   raw,
   rawAttribute,
   rules,
-  waitForOrder,
-  textRules,
   statusFilter,
+  textRules,
+  waitForOrder,
 } from './billing.js'
 import { cycleRule, isNotFound, productOf, productRule, quoted } from './catalog-rules.js'
 
@@ -49,15 +49,15 @@ const attributes = {
   }),
   promocode: string({
     optional: true,
-    createOnly: true,
+    orderTime: true,
     validate: textRules.promocode,
     description: 'A promotion code for the first invoice.',
   }),
   payWithCreditCard: bool({
     optional: true,
     default: true,
-    description:
-      'Charge the card on file for the order; `false` leaves the invoice unpaid and the server Pending until it is paid. Changing it calls nothing and replaces nothing.',
+    orderTime: true,
+    description: 'Charge the card on file for the order; `false` leaves the invoice unpaid and the server Pending until it is paid.',
   }),
   powerState: string({
     optional: true,
@@ -188,7 +188,6 @@ export const baremetal = defineResource<Client, typeof attributes>({
         return undefined
       },
     },
-    { attributes: ['payWithCreditCard'], apply: recordOnly },
   ],
   // The same calls as the powerState, resetTrigger and rebuildOs steps, run on demand (Terraform actions, Pulumi methods).
   methods: [

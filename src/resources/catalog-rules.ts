@@ -46,6 +46,41 @@ export function isNotFound(thrown: unknown): boolean {
   return (thrown as { notFound?: unknown } | null)?.notFound === true
 }
 
+/** Null when the account exists and is not terminated, else what is wrong (completing "<attribute> ..."). */
+export async function liveAccount(
+  read: () => Promise<{ account_id: string | number; status: string }>,
+  what: string,
+): Promise<string | null> {
+  try {
+    const account = await read()
+    return account.status.toLowerCase() === 'terminated' ? `is ${what} that is terminated (account ${account.account_id})` : null
+  } catch (thrown) {
+    if (isNotFound(thrown)) return `must be ${what} of this account; there is none with this id`
+    throw thrown
+  }
+}
+
+/**
+ * The check of an input that names another account the order is placed on or from (a disk's VM, a
+ * snapshot's VM, a restored VM's snapshot, an elastic storage's server): it must exist. Without it, a
+ * mistyped id would pass plan as a replacement, and Terraform's default replacement would delete the
+ * live object before the create is refused with a 404 (issue 11's rule: never delete what cannot be
+ * recreated). While the id is unknown (the account is created in the same apply) the check is skipped.
+ */
+export function accountCheck<A extends Attributes>(
+  attribute: keyof A & string,
+  what: string,
+  read: (client: Client, id: number, signal: AbortSignal) => Promise<{ account_id: string | number; status: string }>,
+): CreateCheck<Client, A> {
+  return {
+    attribute,
+    async check({ client, input, signal }) {
+      const id = (input as Record<string, unknown>)[attribute]
+      return typeof id === 'number' ? liveAccount(() => read(client, id, signal), what) : null
+    },
+  }
+}
+
 /**
  * The product and cycle checks of a resource ordered from one product list: the product must be in
  * the list (`catalog` names it for the user), the cycle one the product offers.

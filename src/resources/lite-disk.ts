@@ -1,7 +1,7 @@
 /** provider_lite_disk and provider_lite_pro_disk: an extra disk attached to a VM (the extra-disk calls, the other Lite resources' calls). */
 import type { Client, LiteDiskAccount } from '../api/index.js'
 import { growthPrice, productPrice } from './prices.js'
-import { bool, defineResource, int64, range, recordOnly, string } from '../core/index.js'
+import { bool, defineResource, int64, range, string } from '../core/index.js'
 import {
   cycleAttribute,
   cycleCode,
@@ -11,11 +11,11 @@ import {
   raw,
   rawAttribute,
   rules,
-  waitAgain,
-  textRules,
   statusFilter,
+  textRules,
+  waitAgain,
 } from './billing.js'
-import { productAndCycleChecks, productOf, sizeRule } from './catalog-rules.js'
+import { accountCheck, productAndCycleChecks, productOf, sizeRule } from './catalog-rules.js'
 import type { LiteFamily } from './lite-family.js'
 
 export function liteDisk(family: LiteFamily) {
@@ -51,11 +51,12 @@ export function liteDisk(family: LiteFamily) {
     pay_with_credit_card: bool({
       optional: true,
       default: true,
-      description: 'Charge the card on file for every order; `false` leaves invoices unpaid. Changing it calls nothing.',
+      orderTime: true,
+      description: 'Charge the card on file for every order; `false` leaves invoices unpaid.',
     }),
     promocode: string({
       optional: true,
-      createOnly: true,
+      orderTime: true,
       validate: textRules.promocode,
       description: 'A promotion code for the first invoice.',
     }),
@@ -105,7 +106,6 @@ export function liteDisk(family: LiteFamily) {
           return undefined
         },
       },
-      { attributes: ['pay_with_credit_card'], apply: recordOnly },
     ],
     priceCreate: productPrice<typeof attributes>(
       { product: 'product_id', cycle: 'cycle', size: { name: 'size', default: family.diskMinimum } },
@@ -116,6 +116,9 @@ export function liteDisk(family: LiteFamily) {
         { product: 'product_id', cycle: 'cycle' },
         `${family.prefix}_disk_products`,
         (client, signal) => family.api(client).listDiskProducts({ signal }),
+      ),
+      accountCheck<typeof attributes>('lite_account_id', `a ${family.title} VM`, (client, id, signal) =>
+        family.api(client).getVm(id, { signal }),
       ),
       {
         attribute: 'size',

@@ -1,9 +1,9 @@
 /** provider_lite_snapshot and provider_lite_pro_snapshot: a paid snapshot of a VM, its own account (the snapshot calls). */
 import type { Client, LiteSnapshotAccount } from '../api/index.js'
 import { billingOf, productLabel, quote } from './prices.js'
-import { bool, defineResource, int64, recordOnly, string } from '../core/index.js'
-import { cycleAttribute, cycleCode, digitsId, keepAndWait, LITE_CYCLES, rules, waitAgain, textRules, statusFilter } from './billing.js'
-import { cycleRule } from './catalog-rules.js'
+import { bool, defineResource, int64, string } from '../core/index.js'
+import { cycleAttribute, cycleCode, digitsId, keepAndWait, LITE_CYCLES, rules, statusFilter, textRules, waitAgain } from './billing.js'
+import { accountCheck, cycleRule } from './catalog-rules.js'
 import type { LiteFamily } from './lite-family.js'
 
 export function liteSnapshot(family: LiteFamily) {
@@ -33,11 +33,12 @@ export function liteSnapshot(family: LiteFamily) {
     pay_with_credit_card: bool({
       optional: true,
       default: true,
-      description: 'Charge the card on file for the order; `false` leaves the invoice unpaid. Changing it later calls nothing.',
+      orderTime: true,
+      description: 'Charge the card on file for the order; `false` leaves the invoice unpaid.',
     }),
     promocode: string({
       optional: true,
-      createOnly: true,
+      orderTime: true,
       validate: textRules.promocode,
       description: 'A promotion code for the first invoice.',
     }),
@@ -61,7 +62,7 @@ export function liteSnapshot(family: LiteFamily) {
     importId: digitsId('snapshot account id', '100051'),
     timeouts: { create: '60m', delete: '10m' },
     attributes,
-    updates: [{ attributes: ['pay_with_credit_card'], apply: recordOnly }],
+    updates: [],
     // The family has one snapshot product: it is what a snapshot orders.
     async priceCreate({ client, input, signal }) {
       // An unknown cycle cannot be priced: ask nothing.
@@ -71,6 +72,9 @@ export function liteSnapshot(family: LiteFamily) {
       return [quote(`new ${productLabel(product)}`, option.price, option)]
     },
     createChecks: [
+      accountCheck<typeof attributes>('lite_account_id', `a ${family.title} VM`, (client, id, signal) =>
+        family.api(client).getVm(id, { signal }),
+      ),
       {
         // The family has one snapshot product: the cycle must be one it offers.
         attribute: 'cycle',

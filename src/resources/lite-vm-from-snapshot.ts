@@ -1,8 +1,9 @@
 /** provider_lite_vm_from_snapshot: a new VM restored from a snapshot (S4); deleting it never touches the snapshot. */
 import type { Client, LiteVmAccount } from '../api/index.js'
-import { bool, defineResource, InputError, int64, recordOnly, string } from '../core/index.js'
-import { cycleAttribute, cycleCode, digitsId, keepAndWait, LITE_CYCLES, rules, waitAgain, textRules, statusFilter } from './billing.js'
+import { bool, defineResource, InputError, int64, string } from '../core/index.js'
+import { cycleAttribute, cycleCode, digitsId, keepAndWait, LITE_CYCLES, rules, statusFilter, textRules, waitAgain } from './billing.js'
 import type { LiteFamily } from './lite-family.js'
+import { accountCheck } from './catalog-rules.js'
 import { consolePasswordAttributes, consoleUserRules, newVmChecks, newVmPrice } from './lite-vm.js'
 
 export function liteVmFromSnapshot(family: LiteFamily) {
@@ -44,14 +45,15 @@ export function liteVmFromSnapshot(family: LiteFamily) {
     }),
     promocode: string({
       optional: true,
-      createOnly: true,
+      orderTime: true,
       validate: textRules.promocode,
       description: 'A promotion code for the first invoice.',
     }),
     pay_with_credit_card: bool({
       optional: true,
       default: true,
-      description: 'Charge the card on file for the order; `false` leaves the invoice unpaid. Changing it later calls nothing.',
+      orderTime: true,
+      description: 'Charge the card on file for the order; `false` leaves the invoice unpaid.',
     }),
     status: string({ computed: true, description: 'The VM account status.' }),
     order_id: string({ computed: true, stable: true, description: 'The order that created the VM.' }),
@@ -77,8 +79,13 @@ export function liteVmFromSnapshot(family: LiteFamily) {
     importId: digitsId('account id'),
     timeouts: { create: '60m', delete: '10m' },
     attributes,
-    updates: [{ attributes: ['pay_with_credit_card'], apply: recordOnly }],
-    createChecks: newVmChecks<typeof attributes>(family, { os: false }),
+    updates: [],
+    createChecks: [
+      accountCheck<typeof attributes>('snapshot_id', `a ${family.title} snapshot`, (client, id, signal) =>
+        family.api(client).getSnapshot(id, { signal }),
+      ),
+      ...newVmChecks<typeof attributes>(family, { os: false }),
+    ],
     priceCreate: newVmPrice<typeof attributes>(family),
     async create(ctx) {
       const { input, client, signal } = ctx

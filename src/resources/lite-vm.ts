@@ -16,7 +16,6 @@ import {
   type PlanCheckContext,
   pattern,
   type Pricing,
-  recordOnly,
   type State,
   string,
   type UpdateStep,
@@ -137,12 +136,13 @@ function vmAttributes(family: LiteFamily) {
     pay_with_credit_card: bool({
       optional: true,
       default: true,
+      orderTime: true,
       description:
-        'Charge the card on file for every order. With `false` the order is placed and its invoice stays unpaid: the VM stays `Pending` until it is paid in the portal. Changing it calls nothing.',
+        'Charge the card on file for every order. With `false` the order is placed and its invoice stays unpaid: the VM stays `Pending` until it is paid in the portal.',
     }),
     promocode: string({
       optional: true,
-      createOnly: true,
+      orderTime: true,
       validate: textRules.promocode,
       description: 'A promotion code for the first invoice.',
     }),
@@ -644,7 +644,6 @@ export function liteVm(family: LiteFamily) {
       ? [{ attributes: ['migrate_to_pro'] as ('migrate_to_pro' & keyof VmAttributes)[], affects: migration, apply: migrate }]
       : []),
     { attributes: ['power_state'], affects: ['uptime', 'mem', 'raw'], apply: setPower },
-    { attributes: ['pay_with_credit_card'], apply: recordOnly },
   ]
 
   // The same calls as the power_state and rebuild_os steps, run on demand (Terraform actions, Pulumi methods).

@@ -672,6 +672,13 @@ function attributeLine(
     )
   }
   if (attribute.createOnly) notes.push('**Forces replacement** when changed.')
+  if (attribute.orderTime) {
+    notes.push(
+      '**Order-time**: read only when an order is placed. A change on an existing object deletes nothing and orders nothing: ' +
+        'the new value is recorded, with a warning, and takes effect at the next order; `terraform apply -replace=<address>` ' +
+        'orders the object again with it ([order-time inputs](../guides/exactly-once-orders.md#order-time-inputs)).',
+    )
+  }
   if (attribute.action) {
     notes.push(
       '**In-place action**: the call is made only when the value changes to a non-empty value; setting the same value or removing it calls nothing.',

@@ -204,6 +204,10 @@ function nestedObject(type: TypeSpec): Schema_Object | undefined {
 export function describeAttribute(attribute: Attribute): string {
   const notes: string[] = []
   if (attribute.createOnly) notes.push('Changing it forces replacement.')
+  if (attribute.orderTime)
+    notes.push(
+      'Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`terraform apply -replace` orders again).',
+    )
   if (attribute.growOnly) notes.push('Grow-only.')
   if (attribute.default !== undefined) notes.push(`Default: \`${JSON.stringify(attribute.default)}\`.`)
   const rules = (attribute.validate ?? []).map((v) => v.rule)

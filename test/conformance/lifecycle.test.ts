@@ -3,7 +3,17 @@
 // per resource is its fixture's lifecycle (test/fixtures/), what differs per front end is a driver (driver.ts).
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
-import { type AnyResource, createOnlyInputs, inputNames, resourceIdentity, UNKNOWN, writeOnlyInputs } from '../../src/core/index.js'
+import {
+  type AnyResource,
+  createOnlyInputs,
+  inputNames,
+  orderTimeInputs,
+  resourceIdentity,
+  toCamel,
+  toSnake,
+  UNKNOWN,
+  writeOnlyInputs,
+} from '../../src/core/index.js'
 import { resources } from '../../src/resources/index.js'
 import { type Deps, fixtures, type Lifecycle as Example, type Orders } from '../fixtures/index.js'
 import { Harness } from '../harness.js'
@@ -149,6 +159,15 @@ for (const driver of drivers) {
             const plan = await f.session.plan(created, config)
             assert.deepEqual(plan.replace, [], 'the change is planned in place')
             for (const name of Object.keys(step.change(f.deps))) assert.ok(plan.changed.includes(name), `the plan shows ${name} changing`)
+            // An order-time input (a promocode, the payment flag) is only recorded, and the plan says so.
+            for (const name of orderTimeInputs(definition).filter((n) => n in step.change(f.deps))) {
+              assert.ok(
+                plan.warnings.some(
+                  (w) => w.includes('takes effect at the next order') && (w.includes(toSnake(name)) || w.includes(toCamel(name))),
+                ),
+                `the plan warns that ${name} takes effect at the next order: ${JSON.stringify(plan.warnings)}`,
+              )
+            }
             const { result: updated, orders } = await ordersDuring(f.harness, () => f.session.apply(created, config))
             assert.equal(updated.id, created.id, 'the same object is kept')
             assert.deepEqual(orders, step.orders, 'the step places exactly the intended orders')

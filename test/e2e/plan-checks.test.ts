@@ -96,8 +96,8 @@ describe('plan-time decisions on provider_lite_vm', () => {
     test(`changing ${field} plans a replacement`, () => assertReplaced({ ...VM, [field]: value }, field))
   }
 
-  // promocode cannot be read back (the import rules), so by the core's import rule a promocode set where
-  // state has none is only recorded; a changed promocode replaces the VM like every create-only input.
+  // promocode is an order-time input (core's orderTime): the service reads it only when an order is
+  // placed, so setting or changing it on an existing VM only records it (test/e2e/order-time.test.ts).
   test('setting promocode on a VM that has none records it, with no API call and no order', async () => {
     await ws.write(config({ ...VM, promocode: 'PROMO10' }))
     const { value: applied, mutations, orders } = await emulator.effectsOf(() => ws.apply())
@@ -109,7 +109,13 @@ describe('plan-time decisions on provider_lite_vm', () => {
     assert.equal(next.code, 0, describeRun(next))
   })
 
-  test('changing promocode plans a replacement', () => assertReplaced({ ...VM, promocode: 'PROMO20' }, 'promocode'))
+  test('changing promocode plans an update that only records it, never a replacement', async () => {
+    await ws.write(config({ ...VM, promocode: 'PROMO20' }))
+    const { run, plan } = await ws.planJson()
+    assert.equal(run.code, 2, describeRun(run))
+    assert.deepEqual(changeOf(plan, 'provider_lite_vm.vm').actions, ['update'])
+    assert.match(run.stdout, /promocode takes effect at the next order/)
+  })
 })
 
 describe('every spec Limit of provider_lite_vm is refused at plan', () => {

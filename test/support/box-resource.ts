@@ -32,7 +32,11 @@ export class NotFound extends Error {
 
 const boxAttributes = {
   name: string({ required: true, createOnly: true, validate: [length({ min: 3, max: 8 })], description: 'Name.' }),
-  coupon: string({ optional: true, createOnly: true, description: 'A coupon the service never reports back.' }),
+  coupon: string({
+    optional: true,
+    orderTime: true,
+    description: 'A coupon the service reads only when it is ordered, and never reports back.',
+  }),
   size: int64({ optional: true, computed: true, growOnly: true, description: 'Size in GB.' }),
   label: string({ optional: true, default: 'box-label', description: 'Label.' }),
   power: string({ optional: true, action: true, validate: [oneOf(['on', 'off'])], description: 'Power action.' }),

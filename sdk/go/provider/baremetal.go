@@ -28,13 +28,13 @@ type Baremetal struct {
 	Label pulumi.StringOutput `pulumi:"label"`
 	// The order that created the server.
 	OrderId pulumi.StringOutput `pulumi:"orderId"`
-	// Charge the card on file for the order; `false` leaves the invoice unpaid and the server Pending until it is paid. Changing it calls nothing and replaces nothing.
+	// Charge the card on file for the order; `false` leaves the invoice unpaid and the server Pending until it is paid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
 	PayWithCreditCard pulumi.BoolPtrOutput `pulumi:"payWithCreditCard"`
 	// Power the server `on` or `off` when the value changes. Given at create, it is applied once the server is Active. Removing it calls nothing. Must be one of "on", "off".
 	PowerState pulumi.StringPtrOutput `pulumi:"powerState"`
 	// The product, from `baremetalProducts`. The API has no call to change it. Must be at least 1. Changing it replaces the resource.
 	ProductId pulumi.IntOutput `pulumi:"productId"`
-	// A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+	// A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
 	Promocode pulumi.StringPtrOutput `pulumi:"promocode"`
 	// Number of public IPv4 addresses; only 1 is offered. Must be one of 1. Changing it replaces the resource.
 	PublicIp pulumi.IntOutput `pulumi:"publicIp"`
@@ -135,13 +135,13 @@ type baremetalArgs struct {
 	KeypairId int `pulumi:"keypairId"`
 	// The display name; changed in place. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
 	Label string `pulumi:"label"`
-	// Charge the card on file for the order; `false` leaves the invoice unpaid and the server Pending until it is paid. Changing it calls nothing and replaces nothing.
+	// Charge the card on file for the order; `false` leaves the invoice unpaid and the server Pending until it is paid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
 	PayWithCreditCard *bool `pulumi:"payWithCreditCard"`
 	// Power the server `on` or `off` when the value changes. Given at create, it is applied once the server is Active. Removing it calls nothing. Must be one of "on", "off".
 	PowerState *string `pulumi:"powerState"`
 	// The product, from `baremetalProducts`. The API has no call to change it. Must be at least 1. Changing it replaces the resource.
 	ProductId int `pulumi:"productId"`
-	// A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+	// A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
 	Promocode *string `pulumi:"promocode"`
 	// Number of public IPv4 addresses; only 1 is offered. Must be one of 1. Changing it replaces the resource.
 	PublicIp *int `pulumi:"publicIp"`
@@ -161,13 +161,13 @@ type BaremetalArgs struct {
 	KeypairId pulumi.IntInput
 	// The display name; changed in place. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
 	Label pulumi.StringInput
-	// Charge the card on file for the order; `false` leaves the invoice unpaid and the server Pending until it is paid. Changing it calls nothing and replaces nothing.
+	// Charge the card on file for the order; `false` leaves the invoice unpaid and the server Pending until it is paid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
 	PayWithCreditCard pulumi.BoolPtrInput
 	// Power the server `on` or `off` when the value changes. Given at create, it is applied once the server is Active. Removing it calls nothing. Must be one of "on", "off".
 	PowerState pulumi.StringPtrInput
 	// The product, from `baremetalProducts`. The API has no call to change it. Must be at least 1. Changing it replaces the resource.
 	ProductId pulumi.IntInput
-	// A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+	// A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
 	Promocode pulumi.StringPtrInput
 	// Number of public IPv4 addresses; only 1 is offered. Must be one of 1. Changing it replaces the resource.
 	PublicIp pulumi.IntPtrInput
@@ -344,7 +344,7 @@ func (o BaremetalOutput) OrderId() pulumi.StringOutput {
 	return o.ApplyT(func(v *Baremetal) pulumi.StringOutput { return v.OrderId }).(pulumi.StringOutput)
 }
 
-// Charge the card on file for the order; `false` leaves the invoice unpaid and the server Pending until it is paid. Changing it calls nothing and replaces nothing.
+// Charge the card on file for the order; `false` leaves the invoice unpaid and the server Pending until it is paid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
 func (o BaremetalOutput) PayWithCreditCard() pulumi.BoolPtrOutput {
 	return o.ApplyT(func(v *Baremetal) pulumi.BoolPtrOutput { return v.PayWithCreditCard }).(pulumi.BoolPtrOutput)
 }
@@ -359,7 +359,7 @@ func (o BaremetalOutput) ProductId() pulumi.IntOutput {
 	return o.ApplyT(func(v *Baremetal) pulumi.IntOutput { return v.ProductId }).(pulumi.IntOutput)
 }
 
-// A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+// A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
 func (o BaremetalOutput) Promocode() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *Baremetal) pulumi.StringPtrOutput { return v.Promocode }).(pulumi.StringPtrOutput)
 }

@@ -22,11 +22,11 @@ type BaremetalAdditionalIp struct {
 	Cycle pulumi.StringOutput `pulumi:"cycle"`
 	// The IPv4 address, known once the IP is Active.
 	IpAddress pulumi.StringPtrOutput `pulumi:"ipAddress"`
-	// Charge the card on file for the order; `false` leaves the invoice unpaid. Like every input of this resource, a change replaces it. Changing it replaces the resource.
+	// Charge the card on file for the order; `false` leaves the invoice unpaid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
 	PayWithCreditCard pulumi.BoolPtrOutput `pulumi:"payWithCreditCard"`
 	// The product, from `baremetalAdditionalIpProducts`. Must be at least 1. Changing it replaces the resource.
 	ProductId pulumi.IntOutput `pulumi:"productId"`
-	// A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+	// A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
 	Promocode pulumi.StringPtrOutput `pulumi:"promocode"`
 	// The last API response for this object as JSON, with secrets redacted.
 	Raw pulumi.StringPtrOutput `pulumi:"raw"`
@@ -106,11 +106,11 @@ func BaremetalAdditionalIpExists(ctx *pulumi.Context,
 type baremetalAdditionalIpArgs struct {
 	// The billing cycle: `m` monthly or `a` annually. Must be one of "m", "a". Changing it replaces the resource.
 	Cycle string `pulumi:"cycle"`
-	// Charge the card on file for the order; `false` leaves the invoice unpaid. Like every input of this resource, a change replaces it. Changing it replaces the resource.
+	// Charge the card on file for the order; `false` leaves the invoice unpaid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
 	PayWithCreditCard *bool `pulumi:"payWithCreditCard"`
 	// The product, from `baremetalAdditionalIpProducts`. Must be at least 1. Changing it replaces the resource.
 	ProductId int `pulumi:"productId"`
-	// A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+	// A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
 	Promocode *string `pulumi:"promocode"`
 	// The region, from `baremetalAdditionalIpRegions`. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
 	Region *string `pulumi:"region"`
@@ -120,11 +120,11 @@ type baremetalAdditionalIpArgs struct {
 type BaremetalAdditionalIpArgs struct {
 	// The billing cycle: `m` monthly or `a` annually. Must be one of "m", "a". Changing it replaces the resource.
 	Cycle pulumi.StringInput
-	// Charge the card on file for the order; `false` leaves the invoice unpaid. Like every input of this resource, a change replaces it. Changing it replaces the resource.
+	// Charge the card on file for the order; `false` leaves the invoice unpaid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
 	PayWithCreditCard pulumi.BoolPtrInput
 	// The product, from `baremetalAdditionalIpProducts`. Must be at least 1. Changing it replaces the resource.
 	ProductId pulumi.IntInput
-	// A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+	// A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
 	Promocode pulumi.StringPtrInput
 	// The region, from `baremetalAdditionalIpRegions`. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
 	Region pulumi.StringPtrInput
@@ -232,7 +232,7 @@ func (o BaremetalAdditionalIpOutput) IpAddress() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *BaremetalAdditionalIp) pulumi.StringPtrOutput { return v.IpAddress }).(pulumi.StringPtrOutput)
 }
 
-// Charge the card on file for the order; `false` leaves the invoice unpaid. Like every input of this resource, a change replaces it. Changing it replaces the resource.
+// Charge the card on file for the order; `false` leaves the invoice unpaid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
 func (o BaremetalAdditionalIpOutput) PayWithCreditCard() pulumi.BoolPtrOutput {
 	return o.ApplyT(func(v *BaremetalAdditionalIp) pulumi.BoolPtrOutput { return v.PayWithCreditCard }).(pulumi.BoolPtrOutput)
 }
@@ -242,7 +242,7 @@ func (o BaremetalAdditionalIpOutput) ProductId() pulumi.IntOutput {
 	return o.ApplyT(func(v *BaremetalAdditionalIp) pulumi.IntOutput { return v.ProductId }).(pulumi.IntOutput)
 }
 
-// A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+// A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
 func (o BaremetalAdditionalIpOutput) Promocode() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *BaremetalAdditionalIp) pulumi.StringPtrOutput { return v.Promocode }).(pulumi.StringPtrOutput)
 }

@@ -22,11 +22,11 @@ type BaremetalElasticStorage struct {
 	Cycle pulumi.StringOutput `pulumi:"cycle"`
 	// The Metal server the volume is bound to for life (there is no re-attach call). Must be at least 1. Changing it replaces the resource.
 	MetalAccountId pulumi.IntOutput `pulumi:"metalAccountId"`
-	// Charge the card on file for every order; `false` leaves invoices unpaid. Changing it calls nothing.
+	// Charge the card on file for every order; `false` leaves invoices unpaid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
 	PayWithCreditCard pulumi.BoolPtrOutput `pulumi:"payWithCreditCard"`
 	// The storage product, from the elastic storage catalog. A change runs change-package (a paid order). Must be at least 1.
 	ProductId pulumi.IntOutput `pulumi:"productId"`
-	// A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+	// A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
 	Promocode pulumi.StringPtrOutput `pulumi:"promocode"`
 	// The last API response for this object as JSON, with secrets redacted.
 	Raw pulumi.StringPtrOutput `pulumi:"raw"`
@@ -116,11 +116,11 @@ type baremetalElasticStorageArgs struct {
 	Cycle string `pulumi:"cycle"`
 	// The Metal server the volume is bound to for life (there is no re-attach call). Must be at least 1. Changing it replaces the resource.
 	MetalAccountId int `pulumi:"metalAccountId"`
-	// Charge the card on file for every order; `false` leaves invoices unpaid. Changing it calls nothing.
+	// Charge the card on file for every order; `false` leaves invoices unpaid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
 	PayWithCreditCard *bool `pulumi:"payWithCreditCard"`
 	// The storage product, from the elastic storage catalog. A change runs change-package (a paid order). Must be at least 1.
 	ProductId int `pulumi:"productId"`
-	// A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+	// A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
 	Promocode *string `pulumi:"promocode"`
 	// The size in GB, an absolute target. Grow-only: raising it orders a resize (a paid order). Must be between 1 and 10240. Grow-only: a smaller value is refused.
 	Size *int `pulumi:"size"`
@@ -134,11 +134,11 @@ type BaremetalElasticStorageArgs struct {
 	Cycle pulumi.StringInput
 	// The Metal server the volume is bound to for life (there is no re-attach call). Must be at least 1. Changing it replaces the resource.
 	MetalAccountId pulumi.IntInput
-	// Charge the card on file for every order; `false` leaves invoices unpaid. Changing it calls nothing.
+	// Charge the card on file for every order; `false` leaves invoices unpaid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
 	PayWithCreditCard pulumi.BoolPtrInput
 	// The storage product, from the elastic storage catalog. A change runs change-package (a paid order). Must be at least 1.
 	ProductId pulumi.IntInput
-	// A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+	// A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
 	Promocode pulumi.StringPtrInput
 	// The size in GB, an absolute target. Grow-only: raising it orders a resize (a paid order). Must be between 1 and 10240. Grow-only: a smaller value is refused.
 	Size pulumi.IntPtrInput
@@ -248,7 +248,7 @@ func (o BaremetalElasticStorageOutput) MetalAccountId() pulumi.IntOutput {
 	return o.ApplyT(func(v *BaremetalElasticStorage) pulumi.IntOutput { return v.MetalAccountId }).(pulumi.IntOutput)
 }
 
-// Charge the card on file for every order; `false` leaves invoices unpaid. Changing it calls nothing.
+// Charge the card on file for every order; `false` leaves invoices unpaid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
 func (o BaremetalElasticStorageOutput) PayWithCreditCard() pulumi.BoolPtrOutput {
 	return o.ApplyT(func(v *BaremetalElasticStorage) pulumi.BoolPtrOutput { return v.PayWithCreditCard }).(pulumi.BoolPtrOutput)
 }
@@ -258,7 +258,7 @@ func (o BaremetalElasticStorageOutput) ProductId() pulumi.IntOutput {
 	return o.ApplyT(func(v *BaremetalElasticStorage) pulumi.IntOutput { return v.ProductId }).(pulumi.IntOutput)
 }
 
-// A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+// A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
 func (o BaremetalElasticStorageOutput) Promocode() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *BaremetalElasticStorage) pulumi.StringPtrOutput { return v.Promocode }).(pulumi.StringPtrOutput)
 }

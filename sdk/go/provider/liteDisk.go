@@ -22,11 +22,11 @@ type LiteDisk struct {
 	LiteAccountId pulumi.IntOutput `pulumi:"liteAccountId"`
 	// The order that created the disk.
 	OrderId pulumi.StringOutput `pulumi:"orderId"`
-	// Charge the card on file for every order; `false` leaves invoices unpaid. Changing it calls nothing.
+	// Charge the card on file for every order; `false` leaves invoices unpaid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
 	PayWithCreditCard pulumi.BoolPtrOutput `pulumi:"payWithCreditCard"`
 	// The disk product, from `liteDiskProducts`. Must be at least 1. Changing it replaces the resource.
 	ProductId pulumi.IntOutput `pulumi:"productId"`
-	// A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+	// A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
 	Promocode pulumi.StringPtrOutput `pulumi:"promocode"`
 	// The last API response for this object as JSON, with secrets redacted.
 	Raw pulumi.StringPtrOutput `pulumi:"raw"`
@@ -117,11 +117,11 @@ type liteDiskArgs struct {
 	Cycle string `pulumi:"cycle"`
 	// The Lite VM the disk is attached to (its account id). There is no re-attach call. Must be at least 1. Changing it replaces the resource.
 	LiteAccountId int `pulumi:"liteAccountId"`
-	// Charge the card on file for every order; `false` leaves invoices unpaid. Changing it calls nothing.
+	// Charge the card on file for every order; `false` leaves invoices unpaid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
 	PayWithCreditCard *bool `pulumi:"payWithCreditCard"`
 	// The disk product, from `liteDiskProducts`. Must be at least 1. Changing it replaces the resource.
 	ProductId int `pulumi:"productId"`
-	// A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+	// A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
 	Promocode *string `pulumi:"promocode"`
 	// The disk name, 6-16 characters. Must be 6 to 16 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
 	ServiceName *string `pulumi:"serviceName"`
@@ -135,11 +135,11 @@ type LiteDiskArgs struct {
 	Cycle pulumi.StringInput
 	// The Lite VM the disk is attached to (its account id). There is no re-attach call. Must be at least 1. Changing it replaces the resource.
 	LiteAccountId pulumi.IntInput
-	// Charge the card on file for every order; `false` leaves invoices unpaid. Changing it calls nothing.
+	// Charge the card on file for every order; `false` leaves invoices unpaid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
 	PayWithCreditCard pulumi.BoolPtrInput
 	// The disk product, from `liteDiskProducts`. Must be at least 1. Changing it replaces the resource.
 	ProductId pulumi.IntInput
-	// A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+	// A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
 	Promocode pulumi.StringPtrInput
 	// The disk name, 6-16 characters. Must be 6 to 16 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
 	ServiceName pulumi.StringPtrInput
@@ -249,7 +249,7 @@ func (o LiteDiskOutput) OrderId() pulumi.StringOutput {
 	return o.ApplyT(func(v *LiteDisk) pulumi.StringOutput { return v.OrderId }).(pulumi.StringOutput)
 }
 
-// Charge the card on file for every order; `false` leaves invoices unpaid. Changing it calls nothing.
+// Charge the card on file for every order; `false` leaves invoices unpaid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
 func (o LiteDiskOutput) PayWithCreditCard() pulumi.BoolPtrOutput {
 	return o.ApplyT(func(v *LiteDisk) pulumi.BoolPtrOutput { return v.PayWithCreditCard }).(pulumi.BoolPtrOutput)
 }
@@ -259,7 +259,7 @@ func (o LiteDiskOutput) ProductId() pulumi.IntOutput {
 	return o.ApplyT(func(v *LiteDisk) pulumi.IntOutput { return v.ProductId }).(pulumi.IntOutput)
 }
 
-// A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+// A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
 func (o LiteDiskOutput) Promocode() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *LiteDisk) pulumi.StringPtrOutput { return v.Promocode }).(pulumi.StringPtrOutput)
 }

@@ -48,7 +48,7 @@ type LiteProVm struct {
 	OrderId pulumi.StringOutput `pulumi:"orderId"`
 	// The installed OS.
 	Osname pulumi.StringPtrOutput `pulumi:"osname"`
-	// Charge the card on file for every order. With `false` the order is placed and its invoice stays unpaid: the VM stays `Pending` until it is paid in the portal. Changing it calls nothing.
+	// Charge the card on file for every order. With `false` the order is placed and its invoice stays unpaid: the VM stays `Pending` until it is paid in the portal. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
 	PayWithCreditCard pulumi.BoolPtrOutput `pulumi:"payWithCreditCard"`
 	// A power action, applied when the value changes: `start`, `stop` (hard), `shutdown` (graceful), `suspend`, `resume`. Given at create, it is applied once the VM is Active. Removing it calls nothing. Must be one of "start", "stop", "suspend", "resume", "shutdown".
 	PowerState pulumi.StringPtrOutput `pulumi:"powerState"`
@@ -56,7 +56,7 @@ type LiteProVm struct {
 	ProductId pulumi.IntOutput `pulumi:"productId"`
 	// Name of the current product.
 	ProductName pulumi.StringPtrOutput `pulumi:"productName"`
-	// A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+	// A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
 	Promocode pulumi.StringPtrOutput `pulumi:"promocode"`
 	// The last API response for this object as JSON, with secrets redacted.
 	Raw pulumi.StringPtrOutput `pulumi:"raw"`
@@ -180,13 +180,13 @@ type liteProVmArgs struct {
 	DiskSize *int `pulumi:"diskSize"`
 	// The keypair, from `LiteProKeypair`. A change installs the new key (change-keypair). Must be at least 1.
 	KeypairId int `pulumi:"keypairId"`
-	// Charge the card on file for every order. With `false` the order is placed and its invoice stays unpaid: the VM stays `Pending` until it is paid in the portal. Changing it calls nothing.
+	// Charge the card on file for every order. With `false` the order is placed and its invoice stays unpaid: the VM stays `Pending` until it is paid in the portal. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
 	PayWithCreditCard *bool `pulumi:"payWithCreditCard"`
 	// A power action, applied when the value changes: `start`, `stop` (hard), `shutdown` (graceful), `suspend`, `resume`. Given at create, it is applied once the VM is Active. Removing it calls nothing. Must be one of "start", "stop", "suspend", "resume", "shutdown".
 	PowerState *string `pulumi:"powerState"`
 	// The product, from `liteProProducts`. A change runs change-package (a paid order) and waits for Active. Must be at least 1.
 	ProductId int `pulumi:"productId"`
-	// A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+	// A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
 	Promocode *string `pulumi:"promocode"`
 	// Destructive: reinstall the VM with this OS (a `name` from the OS list) whenever the value changes. The disk is wiped. Given at create, it is only recorded. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
 	RebuildOs *string `pulumi:"rebuildOs"`
@@ -210,13 +210,13 @@ type LiteProVmArgs struct {
 	DiskSize pulumi.IntPtrInput
 	// The keypair, from `LiteProKeypair`. A change installs the new key (change-keypair). Must be at least 1.
 	KeypairId pulumi.IntInput
-	// Charge the card on file for every order. With `false` the order is placed and its invoice stays unpaid: the VM stays `Pending` until it is paid in the portal. Changing it calls nothing.
+	// Charge the card on file for every order. With `false` the order is placed and its invoice stays unpaid: the VM stays `Pending` until it is paid in the portal. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
 	PayWithCreditCard pulumi.BoolPtrInput
 	// A power action, applied when the value changes: `start`, `stop` (hard), `shutdown` (graceful), `suspend`, `resume`. Given at create, it is applied once the VM is Active. Removing it calls nothing. Must be one of "start", "stop", "suspend", "resume", "shutdown".
 	PowerState pulumi.StringPtrInput
 	// The product, from `liteProProducts`. A change runs change-package (a paid order) and waits for Active. Must be at least 1.
 	ProductId pulumi.IntInput
-	// A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+	// A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
 	Promocode pulumi.StringPtrInput
 	// Destructive: reinstall the VM with this OS (a `name` from the OS list) whenever the value changes. The disk is wiped. Given at create, it is only recorded. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
 	RebuildOs pulumi.StringPtrInput
@@ -437,7 +437,7 @@ func (o LiteProVmOutput) Osname() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *LiteProVm) pulumi.StringPtrOutput { return v.Osname }).(pulumi.StringPtrOutput)
 }
 
-// Charge the card on file for every order. With `false` the order is placed and its invoice stays unpaid: the VM stays `Pending` until it is paid in the portal. Changing it calls nothing.
+// Charge the card on file for every order. With `false` the order is placed and its invoice stays unpaid: the VM stays `Pending` until it is paid in the portal. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
 func (o LiteProVmOutput) PayWithCreditCard() pulumi.BoolPtrOutput {
 	return o.ApplyT(func(v *LiteProVm) pulumi.BoolPtrOutput { return v.PayWithCreditCard }).(pulumi.BoolPtrOutput)
 }
@@ -457,7 +457,7 @@ func (o LiteProVmOutput) ProductName() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *LiteProVm) pulumi.StringPtrOutput { return v.ProductName }).(pulumi.StringPtrOutput)
 }
 
-// A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+// A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
 func (o LiteProVmOutput) Promocode() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *LiteProVm) pulumi.StringPtrOutput { return v.Promocode }).(pulumi.StringPtrOutput)
 }

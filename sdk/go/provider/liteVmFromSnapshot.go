@@ -28,11 +28,11 @@ type LiteVmFromSnapshot struct {
 	Name pulumi.StringOutput `pulumi:"name"`
 	// The order that created the VM.
 	OrderId pulumi.StringOutput `pulumi:"orderId"`
-	// Charge the card on file for the order; `false` leaves the invoice unpaid. Changing it later calls nothing.
+	// Charge the card on file for the order; `false` leaves the invoice unpaid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
 	PayWithCreditCard pulumi.BoolPtrOutput `pulumi:"payWithCreditCard"`
 	// The product of the new VM, from `liteProducts`. Must be at least 1. Changing it replaces the resource.
 	ProductId pulumi.IntOutput `pulumi:"productId"`
-	// A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+	// A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
 	Promocode pulumi.StringPtrOutput `pulumi:"promocode"`
 	// The snapshot to restore (its account id). Must be at least 1. Changing it replaces the resource.
 	SnapshotId pulumi.IntOutput `pulumi:"snapshotId"`
@@ -143,11 +143,11 @@ type liteVmFromSnapshotArgs struct {
 	KeypairId int `pulumi:"keypairId"`
 	// The VM name, 6-16 characters. Must be 6 to 16 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
 	Name string `pulumi:"name"`
-	// Charge the card on file for the order; `false` leaves the invoice unpaid. Changing it later calls nothing.
+	// Charge the card on file for the order; `false` leaves the invoice unpaid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
 	PayWithCreditCard *bool `pulumi:"payWithCreditCard"`
 	// The product of the new VM, from `liteProducts`. Must be at least 1. Changing it replaces the resource.
 	ProductId int `pulumi:"productId"`
-	// A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+	// A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
 	Promocode *string `pulumi:"promocode"`
 	// The snapshot to restore (its account id). Must be at least 1. Changing it replaces the resource.
 	SnapshotId int `pulumi:"snapshotId"`
@@ -167,11 +167,11 @@ type LiteVmFromSnapshotArgs struct {
 	KeypairId pulumi.IntInput
 	// The VM name, 6-16 characters. Must be 6 to 16 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
 	Name pulumi.StringInput
-	// Charge the card on file for the order; `false` leaves the invoice unpaid. Changing it later calls nothing.
+	// Charge the card on file for the order; `false` leaves the invoice unpaid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
 	PayWithCreditCard pulumi.BoolPtrInput
 	// The product of the new VM, from `liteProducts`. Must be at least 1. Changing it replaces the resource.
 	ProductId pulumi.IntInput
-	// A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+	// A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
 	Promocode pulumi.StringPtrInput
 	// The snapshot to restore (its account id). Must be at least 1. Changing it replaces the resource.
 	SnapshotId pulumi.IntInput
@@ -296,7 +296,7 @@ func (o LiteVmFromSnapshotOutput) OrderId() pulumi.StringOutput {
 	return o.ApplyT(func(v *LiteVmFromSnapshot) pulumi.StringOutput { return v.OrderId }).(pulumi.StringOutput)
 }
 
-// Charge the card on file for the order; `false` leaves the invoice unpaid. Changing it later calls nothing.
+// Charge the card on file for the order; `false` leaves the invoice unpaid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
 func (o LiteVmFromSnapshotOutput) PayWithCreditCard() pulumi.BoolPtrOutput {
 	return o.ApplyT(func(v *LiteVmFromSnapshot) pulumi.BoolPtrOutput { return v.PayWithCreditCard }).(pulumi.BoolPtrOutput)
 }
@@ -306,7 +306,7 @@ func (o LiteVmFromSnapshotOutput) ProductId() pulumi.IntOutput {
 	return o.ApplyT(func(v *LiteVmFromSnapshot) pulumi.IntOutput { return v.ProductId }).(pulumi.IntOutput)
 }
 
-// A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+// A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
 func (o LiteVmFromSnapshotOutput) Promocode() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *LiteVmFromSnapshot) pulumi.StringPtrOutput { return v.Promocode }).(pulumi.StringPtrOutput)
 }

@@ -37,9 +37,9 @@ class BaremetalArgs:
         :param pulumi.Input[_builtins.int] keypair_id: A keypair of the Metal pool, from `BaremetalKeypair`. Must be at least 1. Changing it replaces the resource.
         :param pulumi.Input[_builtins.str] label: The display name; changed in place. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
         :param pulumi.Input[_builtins.int] product_id: The product, from `baremetalProducts`. The API has no call to change it. Must be at least 1. Changing it replaces the resource.
-        :param pulumi.Input[_builtins.bool] pay_with_credit_card: Charge the card on file for the order; `false` leaves the invoice unpaid and the server Pending until it is paid. Changing it calls nothing and replaces nothing.
+        :param pulumi.Input[_builtins.bool] pay_with_credit_card: Charge the card on file for the order; `false` leaves the invoice unpaid and the server Pending until it is paid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
         :param pulumi.Input[_builtins.str] power_state: Power the server `on` or `off` when the value changes. Given at create, it is applied once the server is Active. Removing it calls nothing. Must be one of "on", "off".
-        :param pulumi.Input[_builtins.str] promocode: A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+        :param pulumi.Input[_builtins.str] promocode: A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
         :param pulumi.Input[_builtins.int] public_ip: Number of public IPv4 addresses; only 1 is offered. Must be one of 1. Changing it replaces the resource.
         :param pulumi.Input[_builtins.str] rebuild_os: Destructive: reinstall the server with this OS (a value of `baremetalRebuildOsList`) whenever the value changes. Given at create, it is only recorded. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
         :param pulumi.Input[_builtins.str] reset_trigger: Any new value hard-resets the server once (the value itself is only a trigger). Given at create, it is only recorded. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
@@ -122,7 +122,7 @@ class BaremetalArgs:
     @pulumi.getter(name="payWithCreditCard")
     def pay_with_credit_card(self) -> pulumi.Input[Optional[_builtins.bool]]:
         """
-        Charge the card on file for the order; `false` leaves the invoice unpaid and the server Pending until it is paid. Changing it calls nothing and replaces nothing.
+        Charge the card on file for the order; `false` leaves the invoice unpaid and the server Pending until it is paid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
         """
         return pulumi.get(self, "pay_with_credit_card")
 
@@ -146,7 +146,7 @@ class BaremetalArgs:
     @pulumi.getter
     def promocode(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+        A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
         """
         return pulumi.get(self, "promocode")
 
@@ -229,10 +229,10 @@ class Baremetal(pulumi.CustomResource):
         :param pulumi.Input[_builtins.str] cycle: The billing cycle: `m` monthly or `a` annually. The API has no call to change it. Must be one of "m", "a". Changing it replaces the resource.
         :param pulumi.Input[_builtins.int] keypair_id: A keypair of the Metal pool, from `BaremetalKeypair`. Must be at least 1. Changing it replaces the resource.
         :param pulumi.Input[_builtins.str] label: The display name; changed in place. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
-        :param pulumi.Input[_builtins.bool] pay_with_credit_card: Charge the card on file for the order; `false` leaves the invoice unpaid and the server Pending until it is paid. Changing it calls nothing and replaces nothing.
+        :param pulumi.Input[_builtins.bool] pay_with_credit_card: Charge the card on file for the order; `false` leaves the invoice unpaid and the server Pending until it is paid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
         :param pulumi.Input[_builtins.str] power_state: Power the server `on` or `off` when the value changes. Given at create, it is applied once the server is Active. Removing it calls nothing. Must be one of "on", "off".
         :param pulumi.Input[_builtins.int] product_id: The product, from `baremetalProducts`. The API has no call to change it. Must be at least 1. Changing it replaces the resource.
-        :param pulumi.Input[_builtins.str] promocode: A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+        :param pulumi.Input[_builtins.str] promocode: A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
         :param pulumi.Input[_builtins.int] public_ip: Number of public IPv4 addresses; only 1 is offered. Must be one of 1. Changing it replaces the resource.
         :param pulumi.Input[_builtins.str] rebuild_os: Destructive: reinstall the server with this OS (a value of `baremetalRebuildOsList`) whenever the value changes. Given at create, it is only recorded. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
         :param pulumi.Input[_builtins.str] reset_trigger: Any new value hard-resets the server once (the value itself is only a trigger). Given at create, it is only recorded. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
@@ -414,7 +414,7 @@ class Baremetal(pulumi.CustomResource):
     @pulumi.getter(name="payWithCreditCard")
     def pay_with_credit_card(self) -> pulumi.Output[Optional[_builtins.bool]]:
         """
-        Charge the card on file for the order; `false` leaves the invoice unpaid and the server Pending until it is paid. Changing it calls nothing and replaces nothing.
+        Charge the card on file for the order; `false` leaves the invoice unpaid and the server Pending until it is paid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
         """
         return pulumi.get(self, "pay_with_credit_card")
 
@@ -438,7 +438,7 @@ class Baremetal(pulumi.CustomResource):
     @pulumi.getter
     def promocode(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
-        A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+        A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
         """
         return pulumi.get(self, "promocode")
 

@@ -40,8 +40,8 @@ class LiteVmFromSnapshotArgs:
         :param pulumi.Input[_builtins.int] snapshot_id: The snapshot to restore (its account id). Must be at least 1. Changing it replaces the resource.
         :param pulumi.Input[_builtins.str] ssh_and_console_user: The SSH and console user. Must be 6 to 32 characters; letters, digits, hyphens and periods only. Changing it replaces the resource.
         :param pulumi.Input[_builtins.str] description: A description of the order. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
-        :param pulumi.Input[_builtins.bool] pay_with_credit_card: Charge the card on file for the order; `false` leaves the invoice unpaid. Changing it later calls nothing.
-        :param pulumi.Input[_builtins.str] promocode: A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+        :param pulumi.Input[_builtins.bool] pay_with_credit_card: Charge the card on file for the order; `false` leaves the invoice unpaid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
+        :param pulumi.Input[_builtins.str] promocode: A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
         """
         pulumi.set(__self__, "console_password", console_password)
         pulumi.set(__self__, "cycle", cycle)
@@ -161,7 +161,7 @@ class LiteVmFromSnapshotArgs:
     @pulumi.getter(name="payWithCreditCard")
     def pay_with_credit_card(self) -> pulumi.Input[Optional[_builtins.bool]]:
         """
-        Charge the card on file for the order; `false` leaves the invoice unpaid. Changing it later calls nothing.
+        Charge the card on file for the order; `false` leaves the invoice unpaid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
         """
         return pulumi.get(self, "pay_with_credit_card")
 
@@ -173,7 +173,7 @@ class LiteVmFromSnapshotArgs:
     @pulumi.getter
     def promocode(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+        A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
         """
         return pulumi.get(self, "promocode")
 
@@ -209,9 +209,9 @@ class LiteVmFromSnapshot(pulumi.CustomResource):
         :param pulumi.Input[_builtins.str] description: A description of the order. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
         :param pulumi.Input[_builtins.int] keypair_id: A keypair of the Lite pool. Must be at least 1. Changing it replaces the resource.
         :param pulumi.Input[_builtins.str] name: The VM name, 6-16 characters. Must be 6 to 16 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
-        :param pulumi.Input[_builtins.bool] pay_with_credit_card: Charge the card on file for the order; `false` leaves the invoice unpaid. Changing it later calls nothing.
+        :param pulumi.Input[_builtins.bool] pay_with_credit_card: Charge the card on file for the order; `false` leaves the invoice unpaid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
         :param pulumi.Input[_builtins.int] product_id: The product of the new VM, from `liteProducts`. Must be at least 1. Changing it replaces the resource.
-        :param pulumi.Input[_builtins.str] promocode: A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+        :param pulumi.Input[_builtins.str] promocode: A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
         :param pulumi.Input[_builtins.int] snapshot_id: The snapshot to restore (its account id). Must be at least 1. Changing it replaces the resource.
         :param pulumi.Input[_builtins.str] ssh_and_console_user: The SSH and console user. Must be 6 to 32 characters; letters, digits, hyphens and periods only. Changing it replaces the resource.
         """
@@ -386,7 +386,7 @@ class LiteVmFromSnapshot(pulumi.CustomResource):
     @pulumi.getter(name="payWithCreditCard")
     def pay_with_credit_card(self) -> pulumi.Output[Optional[_builtins.bool]]:
         """
-        Charge the card on file for the order; `false` leaves the invoice unpaid. Changing it later calls nothing.
+        Charge the card on file for the order; `false` leaves the invoice unpaid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
         """
         return pulumi.get(self, "pay_with_credit_card")
 
@@ -402,7 +402,7 @@ class LiteVmFromSnapshot(pulumi.CustomResource):
     @pulumi.getter
     def promocode(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
-        A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+        A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
         """
         return pulumi.get(self, "promocode")
 

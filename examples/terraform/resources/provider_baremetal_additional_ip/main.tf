@@ -1,4 +1,4 @@
-# An additional (floating) IPv4 address. Any change of its arguments orders a new one.
+# An additional (floating) IPv4 address. A change of its product, cycle or region orders a new one.
 terraform {
   required_providers {
     provider = {
