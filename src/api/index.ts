@@ -61,6 +61,7 @@ export type {
 export {
   type Account,
   type AccountStatus,
+  CYCLE_LABELS,
   type BillingOption,
   type Id,
   type Invoice,

@@ -371,6 +371,18 @@ export function liteApi(transport: Transport, orders: Orders, group: LiteGroup):
       decode: decodeList(decode),
     })
 
+  /** How a new VM of this family (a create or a restore) is told among the listed ones: every input its account shows. */
+  const newVm = (
+    body: { product_id: number; cycle: string; description?: string; keypair_id: Id; ssh_and_console_user: string },
+    details: Readonly<Record<string, unknown>>,
+  ) =>
+    reconcileBy(() => list(`${group}/accounts`, decodeVm), {
+      product_id: body.product_id,
+      cycle: body.cycle,
+      description: body.description ?? '',
+      extra_details: { ...details, keypair_id: body.keypair_id, ciuser: body.ssh_and_console_user },
+    })
+
   return rejectingSync<LiteApi>({
     group,
     ...keypairApi(transport, group),
@@ -392,17 +404,7 @@ export function liteApi(transport: Transport, orders: Orders, group: LiteGroup):
         }),
         {
           ...options,
-          reconcile: reconcileBy(() => list(`${group}/accounts`, decodeVm), {
-            product_id: body.product_id,
-            cycle: body.cycle,
-            description: body.description ?? '',
-            extra_details: {
-              name: body.vm_name,
-              osname: body.select_os,
-              keypair_id: body.keypair_id,
-              ciuser: body.ssh_and_console_user,
-            },
-          }),
+          reconcile: newVm(body, { name: body.vm_name, osname: body.select_os }),
         },
       ),
     listVms: (options) => list(`${group}/accounts`, decodeVm, options),
@@ -483,17 +485,7 @@ export function liteApi(transport: Transport, orders: Orders, group: LiteGroup):
         }),
         {
           ...options,
-          reconcile: reconcileBy(() => list(`${group}/accounts`, decodeVm), {
-            product_id: body.product_id,
-            cycle: body.cycle,
-            description: body.description ?? '',
-            extra_details: {
-              name: body.name,
-              keypair_id: body.keypair_id,
-              ciuser: body.ssh_and_console_user,
-              snapshot_id: id(snapshotId),
-            },
-          }),
+          reconcile: newVm(body, { name: body.name, snapshot_id: id(snapshotId) }),
         },
         id(snapshotId),
       ),

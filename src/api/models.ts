@@ -39,6 +39,18 @@ export interface Invoice {
   invoice_type: string
 }
 
+/** The billing cycles: the codes an order names and the labels an account reports (the API's cycle table). */
+export const CYCLE_LABELS: Readonly<Record<string, string>> = {
+  m: 'Monthly',
+  q: 'Quarterly',
+  s: 'Semi-Annually',
+  a: 'Annually',
+  b: 'Biennially',
+  t: 'Triennially',
+  p4: 'Quadrennially',
+  p5: 'Quinquennially',
+}
+
 /** The account object. `Extra` is the kind's `extra_details`. */
 export interface Account<Extra = JsonObject> {
   account_id: string

@@ -1,5 +1,5 @@
 /** Billing vocabulary shared by every ordered resource: cycles, invoices, `raw`, ids, waiting. */
-import { type Account, type Client, type Invoice, type Order, redactedJson } from '../api/index.js'
+import { type Account, CYCLE_LABELS, type Client, type Invoice, type Order, redactedJson } from '../api/index.js'
 import {
   type ImportId,
   type OperationContext,
@@ -16,17 +16,6 @@ import {
   length,
 } from '../core/index.js'
 
-/** The billing cycles: the cycle codes and the labels the API reports them as. */
-const CYCLE_LABELS: Record<string, string> = {
-  m: 'Monthly',
-  q: 'Quarterly',
-  s: 'Semi-Annually',
-  a: 'Annually',
-  b: 'Biennially',
-  t: 'Triennially',
-  p4: 'Quadrennially',
-  p5: 'Quinquennially',
-}
 export const LITE_CYCLES = ['m', 'a', 'q', 's', 'b', 't', 'p4', 'p5'] as const
 export const METAL_CYCLES = ['m', 'a'] as const
 

@@ -6,7 +6,8 @@
 // Must not: know a front end's commands (the test files run them).
 import { readdir, readFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import type { Emulator } from '../e2e/harness.js'
+import { after, before } from 'node:test'
+import { Emulator, Workspace } from '../e2e/harness.js'
 import { type Tool, terraformClients } from '../tools.js'
 import { sleep } from './matrix.js'
 
@@ -24,6 +25,41 @@ export function terraformVersions(): { key: string; tool: Tool }[] {
     .map((c) => ({ key: c.name.replace(' ', '-'), tool: c.tool }))
     .filter((c) => !only || only.length === 0 || only.includes(c.key))
     .sort((a, b) => b.tool.version.localeCompare(a.tool.version, 'en', { numeric: true }))
+}
+
+/** How long the service holds the order, and how long after the stop the user runs again (case 1). */
+export const HOLDS = [
+  { holdMs: 4_000, rerunAfterMs: 0 },
+  { holdMs: 15_000, rerunAfterMs: 5_000 },
+] as const
+/** How a run is stopped (case 1): kill -9 of the client, or Ctrl-C (SIGINT to its process group). */
+export const STOPS = ['SIGKILL', 'SIGINT'] as const
+
+/**
+ * One emulator for a describe's tests and the Terraform workspaces they make under any client,
+ * started before them and removed after.
+ */
+export function caseLane(): { readonly em: Emulator; workspace(client: { key: string; tool: Tool }): Promise<Workspace> } {
+  let em: Emulator | undefined
+  const workspaces: Workspace[] = []
+  before(async () => {
+    em = await Emulator.start({ provisioningDelayMs: 200 })
+  })
+  after(async () => {
+    for (const ws of workspaces) await ws.cleanup()
+    await em?.stop()
+  })
+  return {
+    get em() {
+      if (em === undefined) throw new Error('the emulator starts before the tests')
+      return em
+    },
+    async workspace(client) {
+      const ws = await Workspace.create(this.em, undefined, client)
+      workspaces.push(ws)
+      return ws
+    },
+  }
 }
 
 /** The fields of a journal entry file a test reads (src/api/orders/journal-store.ts). */

@@ -11,17 +11,22 @@ import { after, before, describe, test } from 'node:test'
 import { Emulator } from '../e2e/harness.js'
 import { CONSOLE_PASSWORD } from '../pulumi-cli/chains.js'
 import { type CliRun, describeCli, PulumiHome, Stack } from '../pulumi-cli/harness.js'
-import { everyRound, heldRequestDone, heldRequestKey, journalEntry, keyLines, REPEAT, unaccounted, watchHeld } from './accounted.js'
+import {
+  everyRound,
+  heldRequestDone,
+  heldRequestKey,
+  HOLDS,
+  journalEntry,
+  keyLines,
+  REPEAT,
+  STOPS,
+  unaccounted,
+  watchHeld,
+} from './accounted.js'
 import { freshEmulator, OPERATIONS, sleep } from './matrix.js'
 
 const ref = (path: string) => `\${${path}}`
 const op = OPERATIONS.find((o) => o.key === 'lite-vm-create') as (typeof OPERATIONS)[number]
-
-const HOLDS = [
-  { holdMs: 4_000, rerunAfterMs: 0 },
-  { holdMs: 15_000, rerunAfterMs: 5_000 },
-] as const
-const STOPS = ['SIGKILL', 'SIGINT'] as const
 
 describe('a service that ignores Idempotency-Key holds the order; pulumi up is stopped and run again (issue 25, case 1)', {
   concurrency: 1,

@@ -8,15 +8,18 @@
 // Each cell runs FAULT_REPEAT times (default 1; the issue asks for 5), under every pinned Terraform.
 import assert from 'node:assert/strict'
 import { join } from 'node:path'
-import { after, before, describe, test } from 'node:test'
-import { block, describeRun, Emulator, Workspace } from '../e2e/harness.js'
+import { describe, test } from 'node:test'
+import { block, describeRun } from '../e2e/harness.js'
 import {
+  caseLane,
   everyRound,
   heldRequestDone,
   heldRequestKey,
+  HOLDS,
   journalEntry,
   keyLines,
   REPEAT,
+  STOPS,
   terraformVersions,
   unaccounted,
   watchHeld,
@@ -26,25 +29,10 @@ import { freshEmulator, OPERATIONS, sleep } from './matrix.js'
 
 const op = OPERATIONS.find((o) => o.key === 'lite-vm-create') as (typeof OPERATIONS)[number]
 
-/** How long the service holds the order, and how long after the stop the user applies again. */
-const HOLDS = [
-  { holdMs: 4_000, rerunAfterMs: 0 },
-  { holdMs: 15_000, rerunAfterMs: 5_000 },
-] as const
-const STOPS = ['SIGKILL', 'SIGINT'] as const
-
 describe('a service that ignores Idempotency-Key holds the order; terraform is stopped and applied again (issue 25, case 1)', {
   concurrency: 1,
 }, () => {
-  let em: Emulator
-  const workspaces: Workspace[] = []
-  before(async () => {
-    em = await Emulator.start({ provisioningDelayMs: 200 })
-  })
-  after(async () => {
-    for (const ws of workspaces) await ws.cleanup()
-    await em?.stop()
-  })
+  const lane = caseLane()
 
   for (const client of terraformVersions())
     for (const { holdMs, rerunAfterMs } of HOLDS)
@@ -56,15 +44,14 @@ describe('a service that ignores Idempotency-Key holds the order; terraform is s
         }, async (t) => {
           await everyRound(REPEAT, async (round) => {
             const started = Date.now()
-            await freshEmulator(em, 200)
-            await em.control('PATCH', '/config', { quirks: { ignore_idempotency_keys: true } })
-            const ids = await op.setup(em)
-            const ws = await Workspace.create(em, undefined, client)
-            workspaces.push(ws)
+            await freshEmulator(lane.em, 200)
+            await lane.em.control('PATCH', '/config', { quirks: { ignore_idempotency_keys: true } })
+            const ids = await op.setup(lane.em)
+            const ws = await lane.workspace(client)
             await ws.write([providerBlock(), block('resource', `provider_${op.resource}`, 'r', op.inputs(ids))].join('\n'))
             await ws.init()
-            const seen = (await em.orders()).orders.length
-            const fault = await em.control<{ fault_id: string }>('POST', '/faults', {
+            const seen = (await lane.em.orders()).orders.length
+            const fault = await lane.em.control<{ fault_id: string }>('POST', '/faults', {
               method: 'POST',
               path: '/lites',
               mode: 'delay',
@@ -78,22 +65,22 @@ describe('a service that ignores Idempotency-Key holds the order; terraform is s
               if (stop === 'SIGKILL') running.signal('SIGKILL')
               else running.signalGroup('SIGINT')
               const first = await running.done
-              const held = watchHeld(em, fault.fault_id, holdMs + 60_000)
+              const held = watchHeld(lane.em, fault.fault_id, holdMs + 60_000)
               if (rerunAfterMs > 0) await sleep(rerunAfterMs)
-              const since = await em.lastSeq()
+              const since = await lane.em.lastSeq()
               const again = await ws.apply()
               // The count is taken once the held order has been processed, whenever the re-run ended.
-              await heldRequestDone(em, fault.fault_id, holdMs + 60_000)
-              const orders = (await em.orders()).orders.slice(seen)
+              await heldRequestDone(lane.em, fault.fault_id, holdMs + 60_000)
+              const orders = (await lane.em.orders()).orders.slice(seen)
               const state = await stateIds(ws.dir)
               const output = again.stdout + again.stderr
-              const heldKey = await heldRequestKey(em, fault.fault_id)
+              const heldKey = await heldRequestKey(lane.em, fault.fault_id)
               // A stop that names the held order's Idempotency-Key names the one account that order made.
               const namedByKey = heldKey !== null && output.includes(heldKey) && orders.length === 1
               const lost = namedByKey
                 ? []
                 : await unaccounted(
-                    em,
+                    lane.em,
                     orders.map((o) => o.account_id),
                     [state],
                     output,

@@ -5,9 +5,9 @@
 // warning or an error), and no ordered account is in no state and named by no message.
 import assert from 'node:assert/strict'
 import { join } from 'node:path'
-import { after, before, describe, test } from 'node:test'
-import { block, describeRun, Emulator, Workspace } from '../e2e/harness.js'
-import { everyRound, journalEntry, keyLines, names, REPEAT, terraformVersions, unaccounted } from './accounted.js'
+import { describe, test } from 'node:test'
+import { block, describeRun } from '../e2e/harness.js'
+import { caseLane, everyRound, journalEntry, keyLines, names, REPEAT, terraformVersions, unaccounted } from './accounted.js'
 import { providerBlock, stateIds } from './exactly-once-cells.js'
 import { freshEmulator, type Inputs, OPERATIONS, orderPlaced } from './matrix.js'
 
@@ -22,15 +22,7 @@ const EDITS: readonly { title: string; change: Inputs }[] = [
 describe('kill -9 of terraform while a VM is provisioned, then an edited configuration applied (issue 25, case 2)', {
   concurrency: 1,
 }, () => {
-  let em: Emulator
-  const workspaces: Workspace[] = []
-  before(async () => {
-    em = await Emulator.start({ provisioningDelayMs: 200 })
-  })
-  after(async () => {
-    for (const ws of workspaces) await ws.cleanup()
-    await em?.stop()
-  })
+  const lane = caseLane()
 
   for (const client of terraformVersions())
     for (const edit of EDITS)
@@ -40,29 +32,28 @@ describe('kill -9 of terraform while a VM is provisioned, then an edited configu
         await everyRound(REPEAT, async (round) => {
           const started = Date.now()
           // Long enough that the first VM is still provisioning when terraform is killed.
-          await freshEmulator(em, 30_000)
-          const ids = await op.setup(em)
-          const ws = await Workspace.create(em, undefined, client)
-          workspaces.push(ws)
+          await freshEmulator(lane.em, 30_000)
+          const ids = await op.setup(lane.em)
+          const ws = await lane.workspace(client)
           const config = (inputs: Inputs) => [providerBlock(), block('resource', `provider_${op.resource}`, 'r', inputs)].join('\n')
           await ws.write(config(op.inputs(ids)))
           await ws.init()
-          const seen = (await em.orders()).orders.length
+          const seen = (await lane.em.orders()).orders.length
           const running = ws.launch(['apply', '-no-color', '-input=false', '-auto-approve'])
           try {
-            const firstId = await orderPlaced(em, op.kind, seen)
+            const firstId = await orderPlaced(lane.em, op.kind, seen)
             // The journal has the answer: what the provider knows of the first account when terraform dies.
             await journalEntry(join(ws.dir, '.terraform', 'provider-orders'), 'POST', '/lites', 'answered')
             running.signal('SIGKILL')
             const first = await running.done
-            await em.control('PATCH', '/config', { provisioning_delay_ms: 200 })
+            await lane.em.control('PATCH', '/config', { provisioning_delay_ms: 200 })
             await ws.write(config({ ...op.inputs(ids), ...edit.change }))
             const again = await ws.apply()
-            const orders = (await em.orders()).orders.slice(seen)
+            const orders = (await lane.em.orders()).orders.slice(seen)
             const state = await stateIds(ws.dir)
             const output = again.stdout + again.stderr
             const lost = await unaccounted(
-              em,
+              lane.em,
               orders.map((o) => o.account_id),
               [state],
               output,

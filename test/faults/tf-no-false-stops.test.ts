@@ -9,9 +9,9 @@
 // d. twin directories (an identical VM) applied one after the other, at once (not backdated as in
 //    tf-ordinary-workflows.test.ts): each orders its own VM.
 import assert from 'node:assert/strict'
-import { after, before, describe, test } from 'node:test'
-import { block, describeRun, Emulator, PROVIDER_BLOCKS, type RunResult, ref, Workspace } from '../e2e/harness.js'
-import { everyRound, inTwoStates, keyLines, REPEAT, terraformVersions } from './accounted.js'
+import { describe, test } from 'node:test'
+import { block, describeRun, PROVIDER_BLOCKS, type RunResult, ref, type Workspace } from '../e2e/harness.js'
+import { caseLane, everyRound, inTwoStates, keyLines, REPEAT, terraformVersions } from './accounted.js'
 import { providerBlock, stateIds } from './exactly-once-cells.js'
 import { byKind, freshEmulator, type Ids, OPERATIONS } from './matrix.js'
 
@@ -36,20 +36,11 @@ function unnamedVm(ids: Ids, os: string, cycle: string, description: string): Re
 }
 
 describe('ordinary work on one machine is never stopped (issue 25, case 4)', { concurrency: 1 }, () => {
-  let em: Emulator
-  const workspaces: Workspace[] = []
-  before(async () => {
-    em = await Emulator.start({ provisioningDelayMs: 200 })
-  })
-  after(async () => {
-    for (const ws of workspaces) await ws.cleanup()
-    await em?.stop()
-  })
+  const lane = caseLane()
 
   for (const client of terraformVersions()) {
     const directory = async (config: string): Promise<Workspace> => {
-      const ws = await Workspace.create(em, undefined, client)
-      workspaces.push(ws)
+      const ws = await lane.workspace(client)
       await ws.write(config)
       await ws.init()
       return ws
@@ -60,8 +51,8 @@ describe('ordinary work on one machine is never stopped (issue 25, case 4)', { c
     }, async (t) => {
       await everyRound(ALIAS_ROUNDS, async (round) => {
         const started = Date.now()
-        await freshEmulator(em, 200)
-        const ids = await vm.setup(em)
+        await freshEmulator(lane.em, 200)
+        const ids = await vm.setup(lane.em)
         const aliased = 'provider "provider" {\n  alias         = "second"\n  poll_interval = "100ms"\n}\n'
         const ws = await directory(
           [
@@ -72,7 +63,7 @@ describe('ordinary work on one machine is never stopped (issue 25, case 4)', { c
           ].join('\n'),
         )
         const applied = await ws.apply()
-        const orders = (await em.orders()).orders
+        const orders = (await lane.em.orders()).orders
         const state = await stateIds(ws.dir)
         t.diagnostic(
           `round ${round}: ${Math.round((Date.now() - started) / 1000)} s; orders ${JSON.stringify(byKind(orders))}; state ${JSON.stringify([...state])}`,
@@ -87,8 +78,8 @@ describe('ordinary work on one machine is never stopped (issue 25, case 4)', { c
       timeout: 120_000,
     }, async (t) => {
       const started = Date.now()
-      await freshEmulator(em, 200)
-      const ids = await vm.setup(em)
+      await freshEmulator(lane.em, 200)
+      const ids = await vm.setup(lane.em)
       const first = await directory(
         [providerBlock(), block('resource', `provider_${vm.resource}`, 'r', unnamedVm(ids, 'Ubuntu-22.04', 'm', 'the first one'))].join(
           '\n',
@@ -101,14 +92,14 @@ describe('ordinary work on one machine is never stopped (issue 25, case 4)', { c
       const applied = await second.apply()
       t.diagnostic(`${Math.round((Date.now() - started) / 1000)} s`)
       ok(t, applied, 'the second directory')
-      assert.deepEqual(byKind((await em.orders()).orders), { [vm.kind]: 2 })
+      assert.deepEqual(byKind((await lane.em.orders()).orders), { [vm.kind]: 2 })
     })
 
     test(`${client.key}: 4c. nameless additional IPs of the same product in two directories, one after the other: no stop`, {
       timeout: 120_000,
     }, async (t) => {
       const started = Date.now()
-      await freshEmulator(em, 200)
+      await freshEmulator(lane.em, 200)
       const config = [providerBlock(), block('resource', `provider_${ip.resource}`, 'ip', ip.inputs({}))].join('\n')
       const first = await directory(config)
       ok(t, await first.apply(), 'the first directory')
@@ -116,7 +107,7 @@ describe('ordinary work on one machine is never stopped (issue 25, case 4)', { c
       const applied = await second.apply()
       t.diagnostic(`${Math.round((Date.now() - started) / 1000)} s`)
       ok(t, applied, 'the second directory')
-      assert.deepEqual(byKind((await em.orders()).orders), { [ip.kind]: 2 })
+      assert.deepEqual(byKind((await lane.em.orders()).orders), { [ip.kind]: 2 })
       assert.deepEqual(inTwoStates([await stateIds(first.dir), await stateIds(second.dir)]), [])
     })
 
@@ -124,8 +115,8 @@ describe('ordinary work on one machine is never stopped (issue 25, case 4)', { c
       timeout: 120_000,
     }, async (t) => {
       const started = Date.now()
-      await freshEmulator(em, 200)
-      const ids = await vm.setup(em)
+      await freshEmulator(lane.em, 200)
+      const ids = await vm.setup(lane.em)
       const config = [providerBlock(), block('resource', `provider_${vm.resource}`, 'web', vm.inputs(ids))].join('\n')
       const staging = await directory(config)
       ok(t, await staging.apply(), 'staging/')
@@ -133,7 +124,7 @@ describe('ordinary work on one machine is never stopped (issue 25, case 4)', { c
       const applied = await prod.apply()
       t.diagnostic(`${Math.round((Date.now() - started) / 1000)} s`)
       ok(t, applied, 'prod/')
-      assert.deepEqual(byKind((await em.orders()).orders), { [vm.kind]: 2 })
+      assert.deepEqual(byKind((await lane.em.orders()).orders), { [vm.kind]: 2 })
       const states = [await stateIds(staging.dir), await stateIds(prod.dir)]
       assert.deepEqual(inTwoStates(states), [], 'each directory manages its own VM')
       assert.equal(states[1]?.size, 1)

@@ -47,6 +47,6 @@ export {
 } from './journal.js'
 export { FileJournalStore } from './journal-file.js'
 export { describeDatabase, isPostgresUrl, JOURNAL_TABLE, PostgresJournalStore, postgresUrlProblem } from './journal-postgres.js'
-export { createdSince, type OrderOptions, Orders, type OrdersOptions, type Reconcile, reconcileBy } from './orders.js'
+export { createdSince, type Expected, type OrderOptions, Orders, type OrdersOptions, type Reconcile, reconcileBy } from './orders.js'
 export { newOwner } from './journal-store.js'
 export { KnownAccounts, knownAccountsDirectory } from './known-accounts.js'

@@ -2,7 +2,7 @@
 // destructive action (see index.ts for the guarantee and its limits). It sits above the HTTP
 // transport, which never calls back into it.
 import { formatDuration, OrderNotPlacedError, OrderUnresolvedError, type RequestContext, UnrecordedMatchError } from '../errors.js'
-import { type Account, decodeOrder, type Order, statusIs } from '../models.js'
+import { type Account, CYCLE_LABELS, decodeOrder, type Order, statusIs } from '../models.js'
 import {
   type CallOptions,
   cancelled,
@@ -37,18 +37,6 @@ export interface OrderOptions extends CallOptions {
   readonly idempotencyKey?: string
   /** Creates: how to recognise the account this order makes (see Reconcile). */
   readonly reconcile?: Reconcile
-}
-
-/** The billing cycles: the codes an order names and the labels an account reports (the API's cycle table). */
-export const CYCLE_LABELS: Readonly<Record<string, string>> = {
-  m: 'Monthly',
-  q: 'Quarterly',
-  s: 'Semi-Annually',
-  a: 'Annually',
-  b: 'Biennially',
-  t: 'Triennially',
-  p4: 'Quadrennially',
-  p5: 'Quinquennially',
 }
 
 /** What an order asks for, as the account it makes reports it; an undefined field is not compared. */
