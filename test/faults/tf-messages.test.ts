@@ -4,10 +4,10 @@
 // processed and the order was not placed, and the next apply orders at once; a re-run after a kill
 // that adopts the killed run's order does not price it as a new one.
 import assert from 'node:assert/strict'
-import { readdir, readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { block, describeRun, Emulator, providerBlocks, type RunResult, Workspace } from '../e2e/harness.js'
+import { journalEntries, terraformVersions } from './accounted.js'
 import { sleep } from './matrix.js'
 
 const KEYPAIR = block('resource', 'provider_lite_keypair', 'k', { name: 'messages-key' })
@@ -30,22 +30,9 @@ function flat(run: RunResult): string {
   return (run.stdout + run.stderr).replace(/\s+/g, ' ')
 }
 
-/** The journal entries of the working directory (the default order journal). */
-async function journalEntries(ws: Workspace): Promise<{ state: string; accountId?: string }[]> {
-  const dir = join(ws.dir, '.terraform', 'provider-orders')
-  const names = await readdir(dir).catch(() => [] as string[])
-  const entries: { state: string; accountId?: string }[] = []
-  for (const name of names.filter((n) => n.endsWith('.json'))) {
-    try {
-      entries.push(JSON.parse(await readFile(join(dir, name), 'utf8')))
-    } catch {
-      // Being written.
-    }
-  }
-  return entries
-}
-
-describe('what terraform shows of an order without a clear answer (issue 25, case 8)', { concurrency: 1 }, () => {
+describe('what terraform shows of an order without a clear answer, under every pinned Terraform (issue 25, case 8)', {
+  concurrency: 1,
+}, () => {
   let em: Emulator
   let ws: Workspace
   before(async () => {
@@ -56,95 +43,98 @@ describe('what terraform shows of an order without a clear answer (issue 25, cas
     await em?.stop()
   })
 
-  async function freshWorkspace(provisioningDelayMs: number): Promise<void> {
+  async function freshWorkspace(client: (typeof clients)[number], provisioningDelayMs: number): Promise<void> {
     await ws?.cleanup()
     await em.reset()
     await em.control('PATCH', '/config', { provisioning_delay_ms: provisioningDelayMs })
-    ws = await Workspace.create(em)
+    ws = await Workspace.create(em, undefined, client)
     await ws.write([providerBlocks(), KEYPAIR].join('\n'))
     const keyed = await ws.apply()
     assert.equal(keyed.code, 0, describeRun(keyed))
   }
 
-  test('500 on every VM order: the error names the status and the service text, not "No answer"', async () => {
-    await freshWorkspace(0)
-    await ws.write([providerBlocks(), KEYPAIR, vm('15s')].join('\n'))
-    await em.control('POST', '/faults', {
-      method: 'POST',
-      path: '/lites',
-      mode: 'error',
-      status: 500,
-      count: -1,
-      detail: 'database unavailable',
+  const clients = terraformVersions()
+  for (const client of clients) {
+    test(`${client.key}: 500 on every VM order: the error names the status and the service text, not "No answer"`, async () => {
+      await freshWorkspace(client, 0)
+      await ws.write([providerBlocks(), KEYPAIR, vm('15s')].join('\n'))
+      await em.control('POST', '/faults', {
+        method: 'POST',
+        path: '/lites',
+        mode: 'error',
+        status: 500,
+        count: -1,
+        detail: 'database unavailable',
+      })
+      const { value: run, orders } = await em.effectsOf(() => ws.apply())
+      assert.equal(run.code, 1, describeRun(run))
+      const text = flat(run)
+      assert.match(text, /500 "database unavailable"/, describeRun(run))
+      assert.match(text, /all \d+ attempts over/, describeRun(run))
+      assert.doesNotMatch(text, /No answer to POST \/lites/, describeRun(run))
+      assert.deepEqual(orders, [])
     })
-    const { value: run, orders } = await em.effectsOf(() => ws.apply())
-    assert.equal(run.code, 1, describeRun(run))
-    const text = flat(run)
-    assert.match(text, /500 "database unavailable"/, describeRun(run))
-    assert.match(text, /all \d+ attempts over/, describeRun(run))
-    assert.doesNotMatch(text, /No answer to POST \/lites/, describeRun(run))
-    assert.deepEqual(orders, [])
-  })
 
-  test('429 on every VM order: nothing was processed, the order was not placed; the next apply orders it at once', async () => {
-    await freshWorkspace(0)
-    await ws.write([providerBlocks(), KEYPAIR, vm('15s')].join('\n'))
-    const fault = await em.control<{ fault_id: string }>('POST', '/faults', {
-      method: 'POST',
-      path: '/lites',
-      mode: 'error',
-      status: 429,
-      retry_after_s: 1,
-      count: -1,
-      detail: 'too many orders',
+    test(`${client.key}: 429 on every VM order: nothing was processed, the order was not placed; the next apply orders it at once`, async () => {
+      await freshWorkspace(client, 0)
+      await ws.write([providerBlocks(), KEYPAIR, vm('15s')].join('\n'))
+      const fault = await em.control<{ fault_id: string }>('POST', '/faults', {
+        method: 'POST',
+        path: '/lites',
+        mode: 'error',
+        status: 429,
+        retry_after_s: 1,
+        count: -1,
+        detail: 'too many orders',
+      })
+      const run = await ws.apply()
+      assert.equal(run.code, 1, describeRun(run))
+      const text = flat(run)
+      assert.match(text, /was not placed/, describeRun(run))
+      assert.match(text, /429 "too many orders"/, describeRun(run))
+      assert.match(text, /nothing was processed/, describeRun(run))
+      assert.doesNotMatch(text, /may have been placed/, describeRun(run))
+      await em.control('DELETE', `/faults/${fault.fault_id}`)
+      const { value: again, orders } = await em.effectsOf(() => ws.apply())
+      assert.equal(again.code, 0, describeRun(again))
+      assert.deepEqual(
+        orders.map((o) => o.kind),
+        ['lite.vm.create'],
+      )
     })
-    const run = await ws.apply()
-    assert.equal(run.code, 1, describeRun(run))
-    const text = flat(run)
-    assert.match(text, /was not placed/, describeRun(run))
-    assert.match(text, /429 "too many orders"/, describeRun(run))
-    assert.match(text, /nothing was processed/, describeRun(run))
-    assert.doesNotMatch(text, /may have been placed/, describeRun(run))
-    await em.control('DELETE', `/faults/${fault.fault_id}`)
-    const { value: again, orders } = await em.effectsOf(() => ws.apply())
-    assert.equal(again.code, 0, describeRun(again))
-    assert.deepEqual(
-      orders.map((o) => o.kind),
-      ['lite.vm.create'],
-    )
-  })
 
-  test('a re-run that adopts the order of a killed run does not price it as a new order', async () => {
-    // The VM stays Pending long enough for the kill to come while the create waits.
-    await freshWorkspace(60_000)
-    await ws.write([providerBlocks(), KEYPAIR, vm()].join('\n'))
-    const seen = (await em.orders()).orders.length
-    const launched = ws.launch(['apply', '-no-color', '-input=false', '-auto-approve'])
-    let answered: string | undefined
-    for (let round = 0; round < 300 && answered === undefined; round++) {
-      answered = (await journalEntries(ws)).find((e) => e.state === 'answered')?.accountId
-      if (answered === undefined) await sleep(100)
-    }
-    // terraform and its provider together, as a CI runner's kill takes them.
-    launched.signalGroup('SIGKILL')
-    await launched.done.catch(() => undefined)
-    assert.ok(answered !== undefined, 'the order was answered while the create waited')
-    const placed = (await em.orders()).orders.slice(seen)
-    assert.deepEqual(
-      placed.map((o) => o.account_id),
-      [answered],
-    )
+    test(`${client.key}: a re-run that adopts the order of a killed run does not price it as a new order`, async () => {
+      // The VM stays Pending long enough for the kill to come while the create waits.
+      await freshWorkspace(client, 60_000)
+      await ws.write([providerBlocks(), KEYPAIR, vm()].join('\n'))
+      const seen = (await em.orders()).orders.length
+      const launched = ws.launch(['apply', '-no-color', '-input=false', '-auto-approve'])
+      let answered: string | undefined
+      for (let round = 0; round < 300 && answered === undefined; round++) {
+        answered = (await journalEntries(join(ws.dir, '.terraform', 'provider-orders'))).find((e) => e.state === 'answered')?.accountId
+        if (answered === undefined) await sleep(100)
+      }
+      // terraform and its provider together, as a CI runner's kill takes them.
+      launched.signalGroup('SIGKILL')
+      await launched.done.catch(() => undefined)
+      assert.ok(answered !== undefined, 'the order was answered while the create waited')
+      const placed = (await em.orders()).orders.slice(seen)
+      assert.deepEqual(
+        placed.map((o) => o.account_id),
+        [answered],
+      )
 
-    const plan = await ws.plan()
-    assert.equal(plan.code, 2, describeRun(plan))
-    const text = flat(plan)
-    assert.doesNotMatch(text, /This plan places paid orders: 60000/, describeRun(plan))
-    assert.match(text, new RegExp(`This plan adopts an order placed by an earlier run: account ${answered}`), describeRun(plan))
+      const plan = await ws.plan()
+      assert.equal(plan.code, 2, describeRun(plan))
+      const text = flat(plan)
+      assert.doesNotMatch(text, /This plan places paid orders: 60000/, describeRun(plan))
+      assert.match(text, new RegExp(`This plan adopts an order placed by an earlier run: account ${answered}`), describeRun(plan))
 
-    await em.control('PATCH', '/config', { provisioning_delay_ms: 0 })
-    const { value: applied, orders } = await em.effectsOf(() => ws.apply())
-    assert.equal(applied.code, 0, describeRun(applied))
-    assert.deepEqual(orders, [], 'the apply adopted the order, as the plan said')
-    assert.equal(String((await ws.stateOf('provider_lite_vm.vm')).id), answered)
-  })
+      await em.control('PATCH', '/config', { provisioning_delay_ms: 0 })
+      const { value: applied, orders } = await em.effectsOf(() => ws.apply())
+      assert.equal(applied.code, 0, describeRun(applied))
+      assert.deepEqual(orders, [], 'the apply adopted the order, as the plan said')
+      assert.equal(String((await ws.stateOf('provider_lite_vm.vm')).id), answered)
+    })
+  }
 })
