@@ -47,6 +47,8 @@ export class FileJournalStore implements JournalStore {
     // Our pid with another token: another owner of this very process when it started at the same time
     // (two clients with sessions of their own), else a process that is gone, whose pid this one reuses.
     if (owner.pid === this.self.pid) return owner.started !== undefined && owner.started === this.self.started
+    // A provider whose engine is gone hands nothing over any more and is about to exit: gone already.
+    if (owner.enginePid !== undefined && owner.enginePid > 1 && !this.pidAlive(owner.enginePid, owner.engineStarted)) return false
     return this.pidAlive(owner.pid, owner.started)
   }
 

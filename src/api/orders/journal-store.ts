@@ -31,6 +31,13 @@ export interface JournalOwner {
    * provider) share it; a re-run, on this machine or another, does not (see OrderJournal.lostHandovers).
    */
   readonly engine?: string
+  /**
+   * The engine's pid and start time, where the system says (Linux): a provider whose engine is gone
+   * (terraform killed) hands nothing over any more and exits within a second, so on this machine its
+   * entries are another run's to take over and name at once (see FileJournalStore.alive).
+   */
+  readonly enginePid?: number
+  readonly engineStarted?: string
 }
 
 export interface JournalEntry {
@@ -125,7 +132,15 @@ function statOf(pid: number): { state: string; started: string } | undefined {
 /** A new owner in this process: its pid and start time, the run it serves, and a token of its own. */
 export function newOwner(): JournalOwner {
   const started = statOf(process.pid)?.started
-  return { pid: process.pid, token: randomUUID(), ...(started === undefined ? {} : { started }), engine: engineOf(process.ppid) }
+  const engineStarted = statOf(process.ppid)?.started
+  return {
+    pid: process.pid,
+    token: randomUUID(),
+    ...(started === undefined ? {} : { started }),
+    engine: engineOf(process.ppid),
+    enginePid: process.ppid,
+    ...(engineStarted === undefined ? {} : { engineStarted }),
+  }
 }
 
 /** The identity of the run a process with this parent serves (see JournalOwner.engine). */

@@ -902,4 +902,25 @@ describe('order journal: a service that ignores keys, stopped runs and runs of o
         e.message.includes(posts(first.requests)[0]?.headers.get('idempotency-key') ?? '?'),
     )
   })
+
+  test('a provider whose engine is gone is gone: its answered create is named and taken over at once, before it exits (issue 25, case 2)', async () => {
+    const dir = journal()
+    const engine = nextPid++
+    running.add(engine)
+    const pid = nextPid++
+    running.add(pid)
+    const owner = { pid, token: `process-${pid}`, engine: 'killed-run', enginePid: engine }
+    const orphaned = { session: newJournalSession(owner), alive: (p: number) => running.has(p) }
+    const first = testClient([probed, echoing(200, ORDER)], {
+      journalDirectory: dir,
+      operation: () => frame().value,
+      journalOptions: orphaned,
+    })
+    await first.client.lites.createVm(VM_BODY)
+    const later = () => testClient([], { journalDirectory: dir, journalOptions: providerProcess().journalOptions })
+    assert.deepEqual(await later().client.settlement?.notices(), [], 'its engine runs: the provider may still hand it over')
+    running.delete(engine) // terraform killed; the provider itself still runs for up to a second
+    const notices = (await later().client.settlement?.notices()) ?? []
+    assert.match(notices[0]?.summary ?? '', /Account 100042 was ordered by a run that was stopped/)
+  })
 })
