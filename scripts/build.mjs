@@ -3,7 +3,7 @@
 // Pulumi: dist/pulumi/ (launcher + bundle) and its plugin tarball. Run after `tsc` (npm run build
 // does both, and regenerates schema/schema.json first).
 import { execFileSync } from 'node:child_process'
-import { chmodSync, copyFileSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { chmodSync, copyFileSync, cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { build } from 'esbuild'
@@ -86,10 +86,11 @@ ${EXEC_BESIDE_REAL_FILE}`,
 )
 chmodSync(launcher, 0o755)
 
-// OpenTofu looks for registry.opentofu.org/provider/provider: the same unpacked package, linked.
+// OpenTofu looks for registry.opentofu.org/provider/provider: the same unpacked package, copied. Not a
+// symlink: OpenTofu (like Terraform) walks a filesystem mirror without following any symlink below its
+// root, so a linked directory is never found ("not found in any of the search locations").
 for (const host of REGISTRY_HOSTS.slice(1)) {
-  mkdirSync(join(mirror, host, 'provider'), { recursive: true })
-  symlinkSync(join('..', '..', REGISTRY_HOSTS[0], 'provider', 'provider'), join(mirror, host, 'provider', 'provider'))
+  cpSync(join(mirror, REGISTRY_HOSTS[0], 'provider', 'provider'), join(mirror, host, 'provider', 'provider'), { recursive: true })
 }
 writeFileSync(join(dist, 'terraformrc'), terraformrc(mirror, join(dist, 'terraformrc'), 'this build'))
 console.log(`built provider ${version} for ${platform} into ${packageDir}`)

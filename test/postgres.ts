@@ -1,7 +1,7 @@
 // A private PostgreSQL server for the tests of the shared order journal: a fresh cluster in a temp
 // directory (initdb), on a free loopback port, with a password (so that tests can check it never
 // shows), stopped and removed at the end. The server binaries are Debian's `postgresql` package,
-// which `.ci/run` installs when they are missing; PROVIDER_PG_BIN names another bin directory.
+// which `npm test` installs when they are missing (scripts/system-packages.mjs); PROVIDER_PG_BIN names another bin directory.
 // PostgreSQL refuses to run as root: as root, the cluster belongs to the `postgres` user the package creates.
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
@@ -24,8 +24,8 @@ export function postgresBin(): string {
   const newest = majors.at(-1)
   if (newest === undefined || !existsSync(join(root, newest, 'bin', 'postgres'))) {
     throw new Error(
-      'The PostgreSQL server is not installed (no /usr/lib/postgresql/<major>/bin/postgres): `.ci/run` installs it with ' +
-        '`apt-get install postgresql`; on your machine run that, or set PROVIDER_PG_BIN to a directory holding initdb and postgres.',
+      'The PostgreSQL server is not installed (no /usr/lib/postgresql/<major>/bin/postgres): `npm test` installs it ' +
+        '(`node scripts/system-packages.mjs`, with apt-get); run that, or set PROVIDER_PG_BIN to a directory holding initdb and postgres.',
     )
   }
   return join(root, newest, 'bin')

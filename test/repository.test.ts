@@ -121,10 +121,21 @@ describe('a self-contained repository', () => {
     ]) {
       assert.ok(prose.includes(needed), `"Getting started" does not name ${needed}`)
     }
-    // What CI checks for before it runs `npm test` is what the README asks for.
+    // What CI checks for before it runs `npm test` (Go, Python), and what `npm test` installs itself when
+    // missing (its first step, scripts/system-packages.mjs), is what the README asks for.
     const ci = readFileSync(join(ROOT, '.ci', 'run'), 'utf8')
-    for (const probe of ['command -v go', 'command -v python3', '/usr/lib/postgresql/', 'command -v qemu-aarch64', 'ld-linux-aarch64.so.1'])
-      assert.ok(ci.includes(probe), `.ci/run: ${probe}`)
+    for (const probe of ['command -v go', 'command -v python3']) assert.ok(ci.includes(probe), `.ci/run: ${probe}`)
+    const installer = readFileSync(join(ROOT, 'scripts', 'system-packages.mjs'), 'utf8')
+    for (const probe of [
+      "'postgresql'",
+      'usr/lib/postgresql',
+      "'qemu-user'",
+      "'qemu-aarch64'",
+      "'libc6-arm64-cross'",
+      'ld-linux-aarch64.so.1',
+    ])
+      assert.ok(installer.includes(probe), `scripts/system-packages.mjs: ${probe}`)
+    assert.match(start, /`npm test` installs/, '"Getting started" says that npm test installs the Debian packages it needs')
   })
 
   test('each test layer has its npm script, and `npm test` runs them all through the release', () => {
@@ -132,7 +143,7 @@ describe('a self-contained repository', () => {
     // Every layer, through the release's executables (--release is not a layer: it picks what the suites launch).
     assert.match(
       scripts.test ?? '',
-      /npm run release && node scripts\/test\.mjs --release$/,
+      /^node scripts\/system-packages\.mjs && npm run lint && npm run release && node scripts\/test\.mjs --release$/,
       'npm test runs every layer through the release',
     )
     for (const [name, option] of [

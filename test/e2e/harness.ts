@@ -50,7 +50,7 @@ export function terraformClient(): { readonly key: string; readonly tool: Tool }
  * A private mirror of the provider under test and a CLI config pointing at it, made once per test process.
  * With the release (see test/support/artifacts.ts), the mirror holds this platform's zip from the release
  * in the packed layout (a hard link: Terraform unpacks it into `.terraform`, and a new release replaces the
- * file rather than changing it). With the build, it is a copy of dist/mirror: terraform links
+ * file rather than changing it). With the build, it is a copy of dist/mirror, both hosts: terraform links
  * `.terraform/providers` into an unpacked mirror, so a rebuild of dist/ during a run would otherwise fail
  * every later command with a checksum mismatch.
  */
@@ -69,7 +69,9 @@ function privateCliConfig(): Promise<string> {
       }
     } else {
       if (!existsSync(MIRROR)) throw new Error(`${MIRROR} is missing: run \`npm run build\` first`)
-      for (const host of HOSTS) await cp(join(MIRROR, HOSTS[0] as string), join(dir, 'mirror', host), { recursive: true })
+      // The whole mirror as the build wrote it, each host's package as it is there (a link the clients
+      // cannot follow stays one: test/e2e/documented-mirrors.test.ts runs dist/terraformrc itself).
+      await cp(MIRROR, join(dir, 'mirror'), { recursive: true, verbatimSymlinks: true })
     }
     const path = join(dir, 'terraformrc')
     await writeFile(path, mirrorCliConfig(join(dir, 'mirror')))

@@ -205,7 +205,7 @@ describe('single executables without Node.js: linux_amd64, and linux_arm64 under
   })
 
   // The other platforms' executables are cross-compiled from here; linux_arm64's can run here under
-  // qemu-user (Debian's qemu-user and libc6-arm64-cross, which .ci/run installs), bytecode and all.
+  // qemu-user (Debian's qemu-user and libc6-arm64-cross, which npm test installs when missing), bytecode and all.
   test('the linux_arm64 Terraform executable, run under qemu-user, serves terraform apply, an empty plan and destroy', async () => {
     const qemu = qemuAarch64()
     await serveModeCycle(emulator, path, 'linux_arm64', (executable) => [qemu.bin, '-L', qemu.sysroot, executable])
@@ -318,7 +318,7 @@ function qemuAarch64(): { bin: string; sysroot: string } {
   const found = spawnSync('sh', ['-c', 'command -v qemu-aarch64'], { encoding: 'utf8' }).stdout.trim()
   if (found === '' || !existsSync(join(sysroot, 'lib', 'ld-linux-aarch64.so.1')))
     throw new Error(
-      "the linux_arm64 executables run here under qemu-user: install Debian's qemu-user and libc6-arm64-cross (.ci/run does when they are missing)",
+      "the linux_arm64 executables run here under qemu-user: install Debian's qemu-user and libc6-arm64-cross (`node scripts/system-packages.mjs`, npm test's first step, does when they are missing)",
     )
   return { bin: found, sysroot }
 }
