@@ -83,19 +83,22 @@ function releaseExecutables(): Executables {
   return { tf: join(dir, `terraform-provider-provider_v${version}`), pulumi: join(dir, 'pulumi-resource-provider'), pulumiTarball: tarball }
 }
 
+/** The Terraform the figures are measured with: the newest pinned one (tools/terraform-1.16). */
+const TERRAFORM = 'terraform-1.16.4'
+
 function tools(): Tools {
-  const only = ['terraform-1.15.5', 'terraform-provider-peer', 'pulumi', 'pulumi-language-yaml'].flatMap((tool) => ['--only', tool])
+  const only = [TERRAFORM, 'terraform-provider-peer', 'pulumi', 'pulumi-language-yaml'].flatMap((tool) => ['--only', tool])
   const json = execFileSync(process.execPath, [join(ROOT, 'scripts/tools.mjs'), 'json', ...only], {
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'inherit'],
   })
   const found = JSON.parse(json) as Record<string, { bin: string; version: string }>
-  const tf = found['terraform-1.15.5']
+  const tf = found[TERRAFORM]
   const peer = found['terraform-provider-peer']
   const pulumi = found.pulumi
   const yaml = found['pulumi-language-yaml']
   if (!tf || !peer || !pulumi || !yaml)
-    throw new Error(`scripts/tools.mjs json did not name terraform-1.15.5, the peer, pulumi and its YAML host: ${json}`)
+    throw new Error(`scripts/tools.mjs json did not name ${TERRAFORM}, the peer, pulumi and its YAML host: ${json}`)
   return { terraform: tf.bin, terraformVersion: tf.version, peer: peer.bin, pulumi: pulumi.bin, yamlHost: yaml.bin }
 }
 

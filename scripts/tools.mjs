@@ -17,7 +17,7 @@
 //
 // JSON, and what `await ensureTools({ quiet })` resolves to: one entry per tool, in this order (<c> is the cache)
 //   {
-//     "terraform-1.15.5":        { "version": "1.15.5",  "bin": "<c>/terraform-1.15.5/bin/terraform", "dir": "<c>/terraform-1.15.5/bin",
+//     "terraform-1.16.4":        { "version": "1.16.4",  "bin": "<c>/terraform-1.16.4/bin/terraform", "dir": "<c>/terraform-1.16.4/bin",
 //                                  "from": "cache" },
 //     "pulumi":                  { "version": "3.274.1", "bin": "<c>/pulumi-3.274.1/bin/pulumi", "dir": "…", "from": "cache" },
 //     "sdkgen":                  { "version": "3.274.1", "bin": "<c>/sdkgen-3.274.1-<hash>/bin/sdkgen", "dir": "…", "from": "cache" },
@@ -31,7 +31,7 @@
 // this script, now or before) or "path" (Terraform 1.11.4 only: a `terraform` on PATH reports exactly that
 // version, so it is not built). sdkgen's version is Pulumi's (it is built from the Pulumi wrapper module);
 // the peer's is terraform-plugin-framework's. `env` puts every `dir` on PATH except Terraform 1.11.4's and
-// the peer's, so `terraform` there is 1.15.5.
+// the peer's, so `terraform` there is 1.16.4.
 //
 // Cache: ${PROVIDER_TOOLS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/provider-iac/tools}/<tool>-<version>/bin/,
 // with tool.json beside bin/ recording how it was built. A tool is built in a temporary directory of the
@@ -66,7 +66,7 @@ const terraformLdflags = () => '-s -w -X github.com/hashicorp/terraform/version.
 const TOOLS = [
   {
     family: 'terraform',
-    wrapper: 'terraform-1.15',
+    wrapper: 'terraform-1.16',
     module: 'github.com/hashicorp/terraform',
     pkg: 'github.com/hashicorp/terraform',
     bin: 'terraform',
@@ -375,7 +375,7 @@ function select(tools, only) {
   const unknown = only.filter((o) => !tools.some((t) => t.key === o || t.family === o))
   if (unknown.length) {
     const families = [...new Set(TOOLS.map((t) => t.family))].join(', ')
-    throw new Error(`tools: unknown tool ${unknown.join(', ')} (known: ${families}, or a key such as terraform-1.15.5)`)
+    throw new Error(`tools: unknown tool ${unknown.join(', ')} (known: ${families}, or a key such as terraform-1.16.4)`)
   }
   return picked
 }

@@ -67,7 +67,7 @@ async function start(): Promise<Running> {
   const schema = await grpc.call(Provider.method.getProviderSchema, {})
   const settings = Object.fromEntries((schema.provider?.block?.attributes ?? []).map((a) => [a.name, null]))
   const configured = await grpc.call(Provider.method.configureProvider, {
-    terraformVersion: '1.15.5',
+    terraformVersion: '1.16.4',
     config: dynamic({ ...settings, api_key: harness.emulator.apiKey, base_url: 'http://emulator.invalid/v1' }),
   })
   assert.deepEqual(errors(configured.diagnostics), [])

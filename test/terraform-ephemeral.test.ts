@@ -37,7 +37,7 @@ async function serve(registry: Registry) {
     const schemas = await client.call(Provider.method.getProviderSchema, {})
     const names = schemas.provider?.block?.attributes.map((a) => a.name) ?? []
     const config = { ...Object.fromEntries(names.map((n) => [n, null])), api_key: 'key', base_url: 'http://emulator.invalid/v1' }
-    const configured = await client.call(Provider.method.configureProvider, { terraformVersion: '1.15.5', config: dynamic(config) })
+    const configured = await client.call(Provider.method.configureProvider, { terraformVersion: '1.16.4', config: dynamic(config) })
     assert.deepEqual(errors(configured.diagnostics), [])
   }
   const close = async () => {

@@ -28,7 +28,7 @@ export function tools(): Readonly<Record<string, Tool>> {
   return report
 }
 
-/** One pinned tool by its key (`pulumi`, `sdkgen`, `terraform-1.15.5`, …); throws naming what is pinned. */
+/** One pinned tool by its key (`pulumi`, `sdkgen`, `terraform-1.16.4`, …); throws naming what is pinned. */
 export function tool(key: string): Tool {
   const found = tools()[key]
   if (!found) throw new Error(`no tool ${key} in the pinned set (${Object.keys(tools()).join(', ')}); see tools/README.md`)

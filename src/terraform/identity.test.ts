@@ -49,7 +49,7 @@ describe('Terraform resource identity', () => {
       { log: silentLogger, userAgent: 'test' },
     ).attach(server)
     grpc = connectGrpcTestClient({ address: `127.0.0.1:${await server.listen('127.0.0.1', 0)}` })
-    const configured = await grpc.call(Provider.method.configureProvider, { terraformVersion: '1.15.5', config: msgpack({}) })
+    const configured = await grpc.call(Provider.method.configureProvider, { terraformVersion: '1.16.4', config: msgpack({}) })
     assert.deepEqual(errors(configured.diagnostics), [])
   })
   after(async () => {

@@ -6,7 +6,7 @@
 // - two runners racing on one configuration: one order, no stop.
 // Without the shared journal the re-run stops (a fresh directory cannot tell the killed run's
 // account from another's: tf-other-machine.test.ts). Only clients that carry the `pg` backend run
-// this (Terraform 1.15.5 as built here does not: see tools/README.md).
+// this (Terraform 1.16.4 as built here does not: see tools/README.md).
 import assert from 'node:assert/strict'
 import { spawnSync } from 'node:child_process'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
