@@ -766,15 +766,23 @@ export async function pricePlan<C>(definition: AnyResource, prior: ValueMap | nu
     const price = definition.priceCreate
     if (price) asks.push({ what: 'the new object', ask: () => price({ ...context, input }) })
   } else {
+    // Each step is priced on the object the steps before it leave, as the apply runs it (its `prior`
+    // is the state so far) and as the service bills it: a resize then a change of product bills the
+    // new product on the new size. A value an earlier step sets that is unknown until apply is null.
+    let before: ValueMap = prior
     for (const step of stepsToRun(definition, prior, plan.planned, true)) {
       const price = definition.updates[step.index]?.price
+      const stepPrior = before
+      const moved: Record<string, Value> = {}
+      for (const name of step.attributes) moved[name] = plan.planned[name] ?? null
+      before = { ...before, ...plainInput(moved) }
       if (step.recordOnly || !price) continue
       const what = `the change of ${step.attributes.join(', ')}`
       if (step.attributes.some((name) => isUnknown(plan.planned[name]))) {
         asks.push({ what, ask: async () => null })
         continue
       }
-      asks.push({ what, ask: () => price({ ...context, id: String(prior.id), prior, input }) })
+      asks.push({ what, ask: () => price({ ...context, id: String(prior.id), prior: stepPrior, input }) })
     }
   }
   const orders: PricedOrder[] = []

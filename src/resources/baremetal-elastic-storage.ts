@@ -109,15 +109,16 @@ export const baremetalElasticStorage = defineResource<Client, typeof attributes>
     {
       attributes: ['productId'],
       affects: ORDERED,
-      // The service bills the difference of the per-GB prices for every GB, never below 0 (E5).
+      // The service bills the difference of the per-GB prices for every GB, never below 0 (E5), on
+      // the size the resize before it leaves (`prior` has it).
       async price({ client, input, prior, signal }) {
-        // An unknown product cannot be priced: ask nothing.
+        // An unknown product or size cannot be priced: ask nothing.
         const productId = known(input.productId)
-        if (productId === null) return null
+        const size = known(prior.size)
+        if (productId === null || size === null) return null
         const products = await storageProducts(client, signal)
         const target = billingOf(products, productId, prior.cycle)
         const current = billingOf(products, prior.productId, prior.cycle)
-        const size = prior.size ?? 0
         const due = Math.max(0, size * (target.option.price - current.option.price))
         return [quote(`change to ${productLabel(target.product)} for ${size} GB`, due, target.option)]
       },
