@@ -130,6 +130,20 @@ describe('write-only console password', () => {
     }
   })
 
+  test('a VM in the write-only form keeps its live figures: a drift check an hour later finds nothing, before and after apply -refresh-only', async () => {
+    await ws.write(config(2))
+    const env = { TF_VAR_console_password: NEXT_PASSWORD }
+    const [vm] = (await vmAccounts()).filter((a) => a.status !== 'Terminated')
+    assert.ok(vm, 'the VM of the first test is there')
+    for (const round of ['first', 'after apply -refresh-only']) {
+      await emulator.control('POST', '/clock', { advance_ms: 3_600_000 }) // a running VM's uptime grows
+      const drift = await ws.plan(['-refresh-only'], { env })
+      assert.equal(drift.code, 0, `${round}: ${describeRun(drift)}`)
+      const refreshed = await ws.apply(['-refresh-only'], { env })
+      assert.equal(refreshed.code, 0, describeRun(refreshed))
+    }
+  })
+
   test('the write-only form and the old attribute together are refused at plan time, naming both', async () => {
     await ws.write(config(2, { conflicting: true }))
     const run = await ws.plan([], { env: { TF_VAR_console_password: NEXT_PASSWORD } })
