@@ -18,13 +18,13 @@ import {
 import { accountCheck, productAndCycleChecks, productOf, productRule, sizeRule } from './catalog-rules.js'
 
 const what = 'elastic storage'
-const CATALOG = 'the elastic storage catalog'
+const CATALOG = 'baremetal_elastic_storage_products'
 
 const attributes = {
   productId: int64({
     required: true,
     validate: [rules.id],
-    description: 'The storage product, from the elastic storage catalog. A change runs change-package (a paid order).',
+    description: 'The storage product, from `baremetalElasticStorageProducts`. A change runs change-package (a paid order).',
   }),
   cycle: cycleAttribute(METAL_CYCLES, 'The billing cycle: `m` monthly or `a` annually.'),
   storageName: string({ required: true, createOnly: true, validate: textRules.free, description: 'The volume name.' }),
