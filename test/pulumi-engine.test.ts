@@ -141,8 +141,12 @@ CASES.forEach((c, index) => {
     test('Create in preview changes nothing at the API and leaves computed outputs unknown', async () => {
       // A preview may read the catalog to check a new object's inputs, never change anything.
       const before = await apiRequests('mutating')
+      const logged = engine.logs.length
       const preview = await plugin.create(urn, inputs, { preview: true })
       assert.equal(preview.id, '')
+      // The price of what it orders is a message of the resource, not of the stack.
+      const prices = engine.logs.slice(logged).filter((l) => /This plan places paid orders/.test(l.message))
+      for (const log of prices) assert.equal(log.urn, urn, `the price is logged on the resource: ${log.message}`)
       assert.equal(await apiRequests('mutating'), before, 'preview made a mutating API call')
       assertSecret(preview.properties, c.secretOutputs, 'Create(preview)')
       const unknownOutputs = Object.entries(preview.properties).filter(
@@ -152,8 +156,13 @@ CASES.forEach((c, index) => {
     })
 
     test('Create, then a second Check + Diff with no change is DIFF_NONE', async () => {
-      const created = await plugin.create(urn, inputs, { timeout: 120 })
+      const logged = engine.logs.length
+      const { value: created, orders } = await emulator.effectsOf(() => plugin.create(urn, inputs, { timeout: 120 }))
       assert.match(created.id, /^\d+$/)
+      // The trail of its order (the answer names the account) is a message of the resource that orders.
+      const trail = engine.logs.slice(logged).filter((l) => / answered: account \d+/.test(l.message))
+      if (orders.length > 0) assert.ok(trail.length > 0, `the order's answer is logged: ${JSON.stringify(engine.logs.slice(logged))}`)
+      for (const log of trail) assert.equal(log.urn, urn, `the order is logged on the resource: ${log.message}`)
       assert.equal(created.refreshBeforeUpdate, true, 'the engine handshook with refresh before update: every resource asks for it')
       id = created.id
       outputs = created.properties

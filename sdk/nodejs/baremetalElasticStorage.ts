@@ -61,7 +61,7 @@ export class BaremetalElasticStorage extends pulumi.CustomResource {
      */
     declare public readonly payWithCreditCard: pulumi.Output<boolean | undefined>;
     /**
-     * The storage product, from the elastic storage catalog. A change runs change-package (a paid order). Must be at least 1.
+     * The storage product, from `baremetalElasticStorageProducts`. A change runs change-package (a paid order). Must be at least 1.
      */
     declare public readonly productId: pulumi.Output<number>;
     /**
@@ -156,7 +156,7 @@ export interface BaremetalElasticStorageArgs {
      */
     payWithCreditCard?: pulumi.Input<boolean | undefined>;
     /**
-     * The storage product, from the elastic storage catalog. A change runs change-package (a paid order). Must be at least 1.
+     * The storage product, from `baremetalElasticStorageProducts`. A change runs change-package (a paid order). Must be at least 1.
      */
     productId: pulumi.Input<number>;
     /**

@@ -33,6 +33,11 @@ export type BaremetalElasticStorage = import("./baremetalElasticStorage").Bareme
 export const BaremetalElasticStorage: typeof import("./baremetalElasticStorage").BaremetalElasticStorage = null as any;
 utilities.lazyLoad(exports, ["BaremetalElasticStorage"], () => require("./baremetalElasticStorage"));
 
+export { BaremetalElasticStorageProductsResult } from "./baremetalElasticStorageProducts";
+export const baremetalElasticStorageProducts: typeof import("./baremetalElasticStorageProducts").baremetalElasticStorageProducts = null as any;
+export const baremetalElasticStorageProductsOutput: typeof import("./baremetalElasticStorageProducts").baremetalElasticStorageProductsOutput = null as any;
+utilities.lazyLoad(exports, ["baremetalElasticStorageProducts","baremetalElasticStorageProductsOutput"], () => require("./baremetalElasticStorageProducts"));
+
 export { BaremetalKeypairArgs } from "./baremetalKeypair";
 export type BaremetalKeypair = import("./baremetalKeypair").BaremetalKeypair;
 export const BaremetalKeypair: typeof import("./baremetalKeypair").BaremetalKeypair = null as any;

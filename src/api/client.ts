@@ -135,7 +135,9 @@ export function createClient(options: ClientOptions): Client {
   const baseUrl = options.baseUrl.endsWith('/') ? options.baseUrl.slice(0, -1) : options.baseUrl
   const now = options.now ?? Date.now
   const sleep = options.sleep ?? defaultSleep
-  const log: Logger = options.log ?? (() => undefined)
+  const own: Logger = options.log ?? (() => undefined)
+  // The operation's own log when the caller runs one (see OperationFrame.log), else the client's.
+  const log: Logger = (level, message, fields) => (options.operation?.()?.log ?? own)(level, message, fields)
   const pollIntervalMs = positive(options.pollIntervalMs, 5_000, 'pollIntervalMs')
   const session = options.journalOptions?.session ?? newJournalSession(options.journalOptions?.owner)
   const index = options.knownAccountsDirectory === undefined ? undefined : new KnownAccounts(options.knownAccountsDirectory, now)

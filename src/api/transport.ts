@@ -40,6 +40,11 @@ export interface OperationFrame {
   /** Shows the user a warning with the operation's outcome (besides the log). */
   warn?(summary: string, detail: string): void
   /**
+   * The log of the operation's resource (Pulumi's messages of its URN): while the operation runs the
+   * client logs there, so what an order says is shown with the resource that orders, not the stack.
+   */
+  readonly log?: Logger | undefined
+  /**
    * Set when the operation is a plan's rehearsal of a create: nothing but reads is sent, and the
    * create's order (its first) reports here what the apply would do with it, then ends the rehearsal
    * (see Rehearsed). The plan prices what is really ordered by it.

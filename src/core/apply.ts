@@ -478,7 +478,11 @@ export async function readResource<C>(
   session: Session<C>,
 ): Promise<ReadOutcome> {
   const outcome = scrubbed(definition, await read(definition, prior, id, priorPrivate, session))
-  return { ...outcome, state: withoutUnchosenForm(definition, prior, outcome.state) }
+  const state = withoutUnchosenForm(definition, prior, outcome.state)
+  // Compared once the state holds what it will keep: a write-only value the service echoes (left
+  // out of every state) is no change that records the live figures.
+  const kept = prior !== null && state !== null && outcome.cause === undefined ? keepLiveFigures(definition, prior, state) : state
+  return { ...outcome, state: kept }
 }
 
 async function read<C>(
@@ -514,7 +518,6 @@ async function read<C>(
       state[name] = value as Value
     }
     if (Object.keys(definition.timeouts).length > 0) state.timeouts = prior?.timeouts ?? null
-    if (prior !== null) keepLiveFigures(definition, prior, state)
     // A paid change shows in the service's values: the wait for payment is over.
     const { waiting, ...rest } = priorPrivate
     return { state, private: waiting !== undefined && !differs ? rest : priorPrivate, diagnostics }
@@ -526,12 +529,14 @@ async function read<C>(
 }
 
 /** A refresh that finds nothing but live figures changed records none of them (see `live`). */
-function keepLiveFigures(definition: AnyResource, prior: ValueMap, state: Record<string, Value>): void {
+function keepLiveFigures(definition: AnyResource, prior: ValueMap, state: ValueMap): ValueMap {
   const live = Object.keys(definition.attributes).filter((name) => definition.attributes[name]?.live === true)
-  if (live.length === 0) return
+  if (live.length === 0) return state
   const others = Object.keys(state).filter((name) => definition.attributes[name]?.live !== true)
-  if (others.some((name) => !valuesEqual(state[name] ?? null, prior[name] ?? null))) return
-  for (const name of live) if (prior[name] !== undefined && prior[name] !== null) state[name] = prior[name]
+  if (others.some((name) => !valuesEqual(state[name] ?? null, prior[name] ?? null))) return state
+  const kept: Record<string, Value> = { ...state }
+  for (const name of live) if (prior[name] !== undefined && prior[name] !== null) kept[name] = prior[name]
+  return kept
 }
 
 /** What an import starts from: inputs the service cannot return take their defaults, the rest null. */
@@ -766,15 +771,23 @@ export async function pricePlan<C>(definition: AnyResource, prior: ValueMap | nu
     const price = definition.priceCreate
     if (price) asks.push({ what: 'the new object', ask: () => price({ ...context, input }) })
   } else {
+    // Each step is priced on the object the steps before it leave, as the apply runs it (its `prior`
+    // is the state so far) and as the service bills it: a resize then a change of product bills the
+    // new product on the new size. A value an earlier step sets that is unknown until apply is null.
+    let before: ValueMap = prior
     for (const step of stepsToRun(definition, prior, plan.planned, true)) {
       const price = definition.updates[step.index]?.price
+      const stepPrior = before
+      const moved: Record<string, Value> = {}
+      for (const name of step.attributes) moved[name] = plan.planned[name] ?? null
+      before = { ...before, ...plainInput(moved) }
       if (step.recordOnly || !price) continue
       const what = `the change of ${step.attributes.join(', ')}`
       if (step.attributes.some((name) => isUnknown(plan.planned[name]))) {
         asks.push({ what, ask: async () => null })
         continue
       }
-      asks.push({ what, ask: () => price({ ...context, id: String(prior.id), prior, input }) })
+      asks.push({ what, ask: () => price({ ...context, id: String(prior.id), prior: stepPrior, input }) })
     }
   }
   const orders: PricedOrder[] = []

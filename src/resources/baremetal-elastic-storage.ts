@@ -18,13 +18,13 @@ import {
 import { accountCheck, productAndCycleChecks, productOf, productRule, sizeRule } from './catalog-rules.js'
 
 const what = 'elastic storage'
-const CATALOG = 'the elastic storage catalog'
+const CATALOG = 'baremetal_elastic_storage_products'
 
 const attributes = {
   productId: int64({
     required: true,
     validate: [rules.id],
-    description: 'The storage product, from the elastic storage catalog. A change runs change-package (a paid order).',
+    description: 'The storage product, from `baremetalElasticStorageProducts`. A change runs change-package (a paid order).',
   }),
   cycle: cycleAttribute(METAL_CYCLES, 'The billing cycle: `m` monthly or `a` annually.'),
   storageName: string({ required: true, createOnly: true, validate: textRules.free, description: 'The volume name.' }),
@@ -109,15 +109,16 @@ export const baremetalElasticStorage = defineResource<Client, typeof attributes>
     {
       attributes: ['productId'],
       affects: ORDERED,
-      // The service bills the difference of the per-GB prices for every GB, never below 0 (E5).
+      // The service bills the difference of the per-GB prices for every GB, never below 0 (E5), on
+      // the size the resize before it leaves (`prior` has it).
       async price({ client, input, prior, signal }) {
-        // An unknown product cannot be priced: ask nothing.
+        // An unknown product or size cannot be priced: ask nothing.
         const productId = known(input.productId)
-        if (productId === null) return null
+        const size = known(prior.size)
+        if (productId === null || size === null) return null
         const products = await storageProducts(client, signal)
         const target = billingOf(products, productId, prior.cycle)
         const current = billingOf(products, prior.productId, prior.cycle)
-        const size = prior.size ?? 0
         const due = Math.max(0, size * (target.option.price - current.option.price))
         return [quote(`change to ${productLabel(target.product)} for ${size} GB`, due, target.option)]
       },

@@ -1,4 +1,4 @@
-/** Metal lookups: products, rebuild OS list, OpenVPN profile, additional-IP catalog and regions (the lookups' calls). */
+/** Metal lookups: products, rebuild OS list, OpenVPN profile, additional-IP catalog and regions, elastic storage catalog (the lookups' calls). */
 import type { Client } from '../api/index.js'
 import { defineDataSource, int64, list, objectType, string, stringType } from '../core/index.js'
 import { raw, rawAttribute, rules } from './billing.js'
@@ -90,6 +90,48 @@ export const baremetalAdditionalIpProducts = defineDataSource<Client, typeof ipP
         productId: p.product_id,
         name: p.name,
         description: p.description,
+        billing: p.billing.map(({ label, cycle, price }) => ({ label, cycle, price })),
+      })),
+    }
+  },
+})
+
+const storageProductsAttributes = {
+  products: list(
+    objectType({
+      productId: int64({ computed: true, description: 'Use it as an elastic storage `productId`.' }),
+      name: string({ computed: true, description: 'Product name.' }),
+      description: string({ computed: true, description: 'Product description.' }),
+      iops: int64({ computed: true, description: 'The IOPS of a volume of this product, when the catalog says.' }),
+      minSize: int64({ computed: true, description: 'The smallest `size` in GB, when the catalog says.' }),
+      maxSize: int64({ computed: true, description: 'The largest `size` in GB, when the catalog says.' }),
+      billing: list(
+        objectType({
+          label: string({ computed: true, description: 'Cycle label.' }),
+          cycle: string({ computed: true, description: 'Cycle code for `cycle` inputs.' }),
+          price: int64({ computed: true, description: 'Price of one GB for one cycle, in the smallest currency unit.' }),
+        }),
+        { computed: true, description: 'One entry per offered billing cycle.' },
+      ),
+    }),
+    { computed: true, description: 'Every elastic storage product, by ascending id.' },
+  ),
+}
+
+export const baremetalElasticStorageProducts = defineDataSource<Client, typeof storageProductsAttributes>({
+  name: 'baremetal_elastic_storage_products',
+  description: 'The elastic storage products: ids for `BaremetalElasticStorage`, their size limits and prices per GB.',
+  attributes: storageProductsAttributes,
+  async read({ client, signal }) {
+    const products = await client.elasticStorages.listProducts({ signal })
+    return {
+      products: products.map((p) => ({
+        productId: p.product_id,
+        name: p.name,
+        description: p.description,
+        iops: p.options.iops ?? null,
+        minSize: p.options.min_size ?? null,
+        maxSize: p.options.max_size ?? null,
         billing: p.billing.map(({ label, cycle, price }) => ({ label, cycle, price })),
       })),
     }

@@ -6,7 +6,7 @@ import { baremetal } from './baremetal.js'
 import { baremetalAdditionalIp, baremetalAdditionalIpAssignment } from './baremetal-additional-ip.js'
 import { baremetalElasticStorage } from './baremetal-elastic-storage.js'
 import { baremetalKeypair } from './baremetal-keypair.js'
-import { baremetalOpenvpn, baremetalProducts, baremetalRebuildOsList } from './baremetal-lookups.js'
+import { baremetalElasticStorageProducts, baremetalOpenvpn, baremetalProducts, baremetalRebuildOsList } from './baremetal-lookups.js'
 
 const erase = (definition: unknown) => definition as AnyResource
 const server = erase(baremetal)
@@ -222,5 +222,36 @@ describe('Metal lookups', () => {
     const vpn = await h.data(baremetalOpenvpn as unknown as AnyDataSource, {})
     assert.match(String(vpn.config), /client/)
     assert.deepEqual(JSON.parse(String(vpn.raw)), { config: '***' })
+  })
+
+  test('the elastic storage products: ids, size limits and the price of a GB per cycle, as the catalog lists them', async () => {
+    const { h } = await withServer()
+    const found = await h.data(baremetalElasticStorageProducts as unknown as AnyDataSource, {})
+    assert.deepEqual(found.products, [
+      {
+        productId: 501,
+        name: 'Elastic Storage Standard',
+        description: '5,000 IOPS',
+        iops: 5000,
+        minSize: 1,
+        maxSize: 10240,
+        billing: [
+          { label: 'Monthly', cycle: 'm', price: 1000 },
+          { label: 'Annually', cycle: 'a', price: 12000 },
+        ],
+      },
+      {
+        productId: 502,
+        name: 'Elastic Storage UltraFast',
+        description: '10,000 IOPS',
+        iops: 10000,
+        minSize: 1,
+        maxSize: 10240,
+        billing: [
+          { label: 'Monthly', cycle: 'm', price: 2000 },
+          { label: 'Annually', cycle: 'a', price: 24000 },
+        ],
+      },
+    ])
   })
 })

@@ -9,6 +9,7 @@ import { baremetalKeypair } from './baremetal-keypair.js'
 import {
   baremetalAdditionalIpProducts,
   baremetalAdditionalIpRegions,
+  baremetalElasticStorageProducts,
   baremetalOpenvpn,
   baremetalProducts,
   baremetalRebuildOsList,
@@ -52,6 +53,7 @@ export const dataSources: readonly AnyDataSource[] = [
     baremetalOpenvpn,
     baremetalAdditionalIpProducts,
     baremetalAdditionalIpRegions,
+    baremetalElasticStorageProducts,
   ]),
   ...liteFamilies.flatMap((family) =>
     asDataSources([

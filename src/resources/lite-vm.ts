@@ -586,9 +586,9 @@ export function liteVm(family: LiteFamily) {
       const target = known(input.disk_size)
       const current = prior.disk_size ?? 0
       if (target === null || target <= current) return []
-      // A package change in the same plan runs first: the base disk is the planned product's, which
-      // may be known only after apply (then so is this price).
-      const productId = input.product_id === null || input.product_id === undefined ? prior.product_id : known(input.product_id)
+      // A package change in the same plan runs first, so `prior` has the planned product (the base
+      // disk is its own), which may be known only after apply (then so is this price).
+      const productId = known(prior.product_id)
       if (productId === null) return null
       const { product, option } = billingOf(await family.api(client).listProducts({ signal }), productId, prior.cycle)
       const base = product.options?.disk ?? current

@@ -5,20 +5,29 @@
  * definition's configure receives (ConfigureMeta.operation), so the server never calls the client.
  */
 import { AsyncLocalStorage } from 'node:async_hooks'
-import type { OperationFrame, Rehearsed } from '../api/index.js'
-import type { Settlement } from '../core/index.js'
+import type { LogLevel, OperationFrame, Rehearsed } from '../api/index.js'
+import type { Session, Settlement } from '../core/index.js'
 
 /** The frame of one operation; what it means is declared once, where it is read (the API client's OperationFrame). */
 function newFrame(
-  scope: string | undefined,
+  who: Who,
   timeoutMs: number | undefined,
   finishers: Finisher[],
   warn: Warn,
   rehearsal?: (outcome: Rehearsed) => void,
 ): OperationFrame {
-  const frame = { scope, timeoutMs, onFinish: (callback: Finisher): void => void finishers.push(callback), warn }
+  const { scope, log } = who
+  const frame = {
+    scope,
+    timeoutMs,
+    onFinish: (callback: Finisher): void => void finishers.push(callback),
+    warn,
+    log: (level: LogLevel, message: string, fields?: Record<string, unknown>) => log[level](message, fields),
+  }
   return rehearsal === undefined ? frame : { ...frame, rehearsal }
 }
+/** The resource an operation runs for: its scope (a Pulumi URN) and the log of its messages (the session's). */
+type Who = Pick<Session<unknown>, 'scope' | 'log'>
 /** What runs just before an operation's outcome is handed over (the journal marks its order delivered); throws to withhold it. */
 type Finisher = () => void | Promise<void>
 /** Tells the user something about the operation (a warning diagnostic of its outcome). */
@@ -116,14 +125,14 @@ export function currentOperation(): OperationFrame | undefined {
  * id an order answered) is in the hands of the front end that returns it to the engine.
  */
 export async function withOperation<T>(
-  scope: string | undefined,
+  who: Who,
   timeoutMs: number | undefined,
   fn: () => Promise<T>,
   warn: Warn = () => undefined,
   rehearsal?: (outcome: Rehearsed) => void,
 ): Promise<T> {
   const finishers: Finisher[] = []
-  const frame = newFrame(scope, timeoutMs, finishers, warn, rehearsal)
+  const frame = newFrame(who, timeoutMs, finishers, warn, rehearsal)
   let outcome: T
   try {
     outcome = await storage.run(frame, fn)

@@ -158,7 +158,7 @@ export class ProviderServer {
   async create(definition: AnyResource, planned: ValueMap, session: Session<unknown>): Promise<Outcome> {
     const notices: Diagnostic[] = []
     const outcome = await withOperation(
-      session.scope,
+      session,
       timeoutMs(definition.timeouts, planned.timeouts ?? null, 'create'),
       () => applyCreate(definition, planned, session),
       (summary, detail) => notices.push(warning(summary, detail)),
@@ -175,7 +175,7 @@ export class ProviderServer {
   ): Promise<Outcome> {
     await settleAccount(prior.id)
     const timeout = timeoutMs(definition.timeouts, planned.timeouts ?? null, 'update')
-    return withOperation(session.scope, timeout, () => applyUpdate(definition, prior, planned, priorPrivate, session))
+    return withOperation(session, timeout, () => applyUpdate(definition, prior, planned, priorPrivate, session))
   }
 
   async delete(definition: AnyResource, prior: ValueMap, session: Session<unknown>): Promise<Outcome> {
@@ -195,7 +195,7 @@ export class ProviderServer {
     session: Session<unknown>,
     progress: (message: string) => void,
   ): Promise<{ readonly diagnostics: readonly Diagnostic[]; readonly cause?: unknown }> {
-    return withOperation(session.scope, parseDuration(method.timeout) ?? undefined, () =>
+    return withOperation(session, parseDuration(method.timeout) ?? undefined, () =>
       runMethod(definition, method, id, input, session, progress),
     )
   }
@@ -281,7 +281,7 @@ export class ProviderServer {
     const stopped = new AbortController()
     stopped.abort(new Error("a plan's rehearsal of a create"))
     await withOperation(
-      session.scope,
+      session,
       undefined,
       () => rehearseCreate(definition, plan.planned, { ...session, signal: stopped.signal }),
       undefined,

@@ -255,6 +255,22 @@ for (const driver of drivers) {
           })
         })
 
+        const live = Object.keys(definition.attributes).filter((name) => definition.attributes[name]?.live === true)
+        if (live.length > 0) {
+          test(`write-only ${wo}: a refresh an hour later keeps the live figures (${live.join(', ')}), as with ${alternative}`, async () => {
+            await withFixture(driver, definition, example, async (f) => {
+              for (const config of [f.config, writeOnlyConfig(f, values.value(f.deps), 1)]) {
+                const created = await f.session.apply(null, config)
+                f.harness.emulator.advance(3_600_000) // a running VM's uptime grows
+                const refreshed = await f.session.read(created)
+                const form = config === f.config ? alternative : wo
+                for (const name of live) assert.equal(refreshed?.values[name], created.values[name], `${form}: ${name} is kept`)
+                await f.session.delete(created)
+              }
+            })
+          })
+        }
+
         if (definition.attributes[alternative]?.createOnly) {
           test(`write-only ${wo}: a new ${version} replaces the object, with the new value`, async () => {
             await withFixture(driver, definition, example, async (f) => {

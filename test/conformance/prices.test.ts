@@ -10,6 +10,14 @@ import { fixtures, type Lifecycle } from '../fixtures/index.js'
 import { Harness } from '../harness.js'
 import { type Config, drivers } from './driver.js'
 
+/**
+ * The pairs of the fixtures' paid changes that cannot be made in one apply, and the service's refusal:
+ * a Lite VM's disk grown beyond a Pro product's disk cannot migrate to that product.
+ */
+const CANNOT_PAIR: Readonly<Record<string, RegExp>> = {
+  'lite_vm: disk_size grows + migrate_to_pro migrates': /product 201 is not a migration target/,
+}
+
 const examples = Object.fromEntries(fixtures.flatMap((f) => (f.lifecycle ? [[f.name, f.lifecycle] as const] : [])))
 
 interface BilledOrder {
@@ -68,6 +76,45 @@ for (const driver of drivers) {
         })
       }
     })
+  }
+
+  // Every pair of paid in-place changes of a resource, in one apply (issue 26): each step is priced on
+  // the object the steps before it leave (a resize then a change of product bills the new product on
+  // the new size), as the service bills them.
+  for (const definition of resources) {
+    const example: Lifecycle | undefined = examples[definition.name]
+    const paid = (example?.inPlace ?? []).filter((change) => Object.keys(change.orders).length > 0)
+    if (!example || paid.length < 2) continue
+    for (const [i, first] of paid.entries()) {
+      for (const second of paid.slice(i + 1)) {
+        test(`${driver.name}: ${definition.name}: ${first.name} and ${second.name} in one apply are priced as they bill`, async () => {
+          const harness = new Harness()
+          const deps = await example.setup(harness)
+          const session = await driver.open(definition, harness)
+          try {
+            const created = undiscounted(definition, example.create(deps))
+            const state = await session.apply(null, created)
+            const config = { ...created, ...first.change(deps), ...second.change(deps) }
+            const plan = await session.plan(state, config)
+            const before = (await billedOrders(harness)).length
+            const refused = CANNOT_PAIR[`${definition.name}: ${first.name} + ${second.name}`]
+            if (refused) {
+              // Not a pair one apply can make: the service refuses the second order (and bills only the first).
+              await assert.rejects(session.apply(state, config), refused)
+              return
+            }
+            await session.apply(state, config)
+            const placed = (await billedOrders(harness)).slice(before)
+            const billed = placed.reduce((sum, order) => sum + order.invoice_amount, 0)
+            const what = `orders ${JSON.stringify(placed)}, warnings ${JSON.stringify(plan.warnings)}`
+            assert.equal(placed.length, 2, `one order per change: ${what}`)
+            assert.equal(shownPrice(plan.warnings), billed, `the price shown is what the orders billed: ${what}`)
+          } finally {
+            await session.close()
+          }
+        })
+      }
+    }
   }
 
   test(`${driver.name}: a price that depends on a value known only after apply is said to be unknown, and the plan goes on`, async () => {

@@ -86,3 +86,54 @@ describe('the price of a plan under terraform', () => {
     assert.deepEqual(shownPrices(again.stdout + again.stderr), [], describeRun(again))
   })
 })
+
+describe('the price of a resize and a change of product of an elastic storage in one apply, under terraform', () => {
+  let emulator: Emulator
+  let ws: Workspace
+  before(async () => {
+    emulator = await Emulator.start()
+    ws = await Workspace.create(emulator)
+  })
+  after(async () => {
+    await ws?.cleanup()
+    await emulator?.stop()
+  })
+
+  const storage = (size: number, productId: number, limit?: number) =>
+    [
+      providerBlocks({ max_order_total: limit }),
+      block('resource', 'provider_baremetal_keypair', 'k', { name: 'e2e-prices-metal' }),
+      block('resource', 'provider_baremetal', 'server', {
+        product_id: 301,
+        cycle: 'm',
+        keypair_id: ref('provider_baremetal_keypair.k.keypair_id'),
+        label: 'e2e-prices-metal',
+      }),
+      block('resource', 'provider_baremetal_elastic_storage', 'vol', {
+        product_id: productId,
+        cycle: 'm',
+        storage_name: 'e2e-prices-volume',
+        metal_account_id: ref('provider_baremetal.server.id'),
+        size,
+      }),
+    ].join('\n')
+
+  test('150 GB on 501 to 300 GB on 502: the plan shows what the resize and the change of product bill', async () => {
+    await ws.write(storage(150, 501))
+    const created = await ws.apply()
+    assert.equal(created.code, 0, describeRun(created))
+
+    await ws.write(storage(300, 502))
+    const planned = await ws.plan()
+    assert.equal(planned.code, 2, describeRun(planned))
+    const [shown] = shownPrices(planned.stdout + planned.stderr)
+    const { value: applied, orders } = await emulator.effectsOf(() => ws.apply())
+    assert.equal(applied.code, 0, describeRun(applied))
+    assert.deepEqual(
+      orders.map((o) => o.kind),
+      ['elastic_storage.resize', 'elastic_storage.change_package'],
+    )
+    const billed = orders.reduce((sum, order) => sum + order.invoice_amount, 0)
+    assert.equal(shown, billed, `the plan showed what the orders billed: ${describeRun(planned)}`)
+  })
+})

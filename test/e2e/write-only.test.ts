@@ -8,7 +8,7 @@ import { readdir, readFile } from 'node:fs/promises'
 import { join, relative } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { zipTexts } from '../support/zip.js'
-import { block, describeRun, diagnostics, Emulator, PROVIDER_BLOCKS, ref, type RunResult, Workspace } from './harness.js'
+import { block, describeRun, diagnostics, Emulator, PROVIDER_BLOCKS, ref, type RunResult, terraformClient, Workspace } from './harness.js'
 
 const PASSWORD = 'Wr1teOnlyE2ePass'
 const NEXT_PASSWORD = 'Next2WriteOnlyPw'
@@ -127,6 +127,26 @@ describe('write-only console password', () => {
     for (const [name, bytes] of files) places.set(name, bytes.toString('utf8'))
     for (const [where, text] of places) {
       for (const secret of [PASSWORD, NEXT_PASSWORD]) assert.ok(!text.includes(secret), `the password appears in ${where}`)
+    }
+  })
+
+  // Terraform before 1.12 counts a refresh that lists the same sensitive attributes in another order
+  // as a change (the state's `sensitive_attributes`): its drift check exits 2 on any VM, in either form.
+  const client = terraformClient()
+  const ordersSensitive = client.key.startsWith('terraform-') && client.tool.version.localeCompare('1.12', 'en', { numeric: true }) < 0
+  test('a VM in the write-only form keeps its live figures: a drift check an hour later finds nothing, before and after apply -refresh-only', {
+    skip: ordersSensitive ? `${client.key} reports a reordering of sensitive_attributes as a change` : false,
+  }, async () => {
+    await ws.write(config(2))
+    const env = { TF_VAR_console_password: NEXT_PASSWORD }
+    const [vm] = (await vmAccounts()).filter((a) => a.status !== 'Terminated')
+    assert.ok(vm, 'the VM of the first test is there')
+    for (const round of ['first', 'after apply -refresh-only']) {
+      await emulator.control('POST', '/clock', { advance_ms: 3_600_000 }) // a running VM's uptime grows
+      const drift = await ws.plan(['-refresh-only'], { env })
+      assert.equal(drift.code, 0, `${round}: ${describeRun(drift)}`)
+      const refreshed = await ws.apply(['-refresh-only'], { env })
+      assert.equal(refreshed.code, 0, describeRun(refreshed))
     }
   })
 

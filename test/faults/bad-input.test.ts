@@ -357,7 +357,7 @@ const CATALOG_CASES: readonly CatalogCase[] = [
     type: 'baremetal_elastic_storage',
     config: { product_id: 999, cycle: 'm', storage_name: 'data', metal_account_id: 1 },
     field: 'product_id',
-    rule: 'must be a product of the elastic storage catalog',
+    rule: 'must be a product of {baremetal_elastic_storage_products}',
   },
 ]
 

@@ -36,8 +36,8 @@ func chains(ctx *pulumi.Context) error {
 	password := cfg.RequireSecret("consolePassword")
 
 	// ---- Metal ----
-	// The lookups' results hold `raw` (a secret): Go's plain invokes refuse secret results, so the
-	// output-versioned ones are used throughout.
+	// BaremetalProducts holds each product's `raw` (a secret), which Go's plain invokes refuse, so its
+	// output-versioned form is used; the others use it too, to chain into the resources.
 	first := pulumi.Int(0)
 	metalProduct := provider.BaremetalProductsOutput(ctx).Products().Index(first).ProductId()
 	ipProduct := provider.BaremetalAdditionalIpProductsOutput(ctx).Products().Index(first).ProductId()

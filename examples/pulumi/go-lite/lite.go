@@ -17,8 +17,8 @@ import (
 func lite(ctx *pulumi.Context) error {
 	cfg := config.New(ctx, "")
 
-	// Every Lite VM product, by ascending id; the first one is the smallest. The lookups' results hold
-	// `raw` (a secret): Go's plain invokes refuse secret results, so the output-versioned ones are used.
+	// Every Lite VM product, by ascending id; the first one is the smallest. The output-versioned
+	// lookups chain into the resources without waiting (their plain forms work too: no secret in them).
 	first := pulumi.Int(0)
 	productID := provider.LiteProductsOutput(ctx).Products().Index(first).ProductId()
 

@@ -24,7 +24,7 @@ type BaremetalElasticStorage struct {
 	MetalAccountId pulumi.IntOutput `pulumi:"metalAccountId"`
 	// Charge the card on file for every order; `false` leaves invoices unpaid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
 	PayWithCreditCard pulumi.BoolPtrOutput `pulumi:"payWithCreditCard"`
-	// The storage product, from the elastic storage catalog. A change runs change-package (a paid order). Must be at least 1.
+	// The storage product, from `baremetalElasticStorageProducts`. A change runs change-package (a paid order). Must be at least 1.
 	ProductId pulumi.IntOutput `pulumi:"productId"`
 	// A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
 	Promocode pulumi.StringPtrOutput `pulumi:"promocode"`
@@ -118,7 +118,7 @@ type baremetalElasticStorageArgs struct {
 	MetalAccountId int `pulumi:"metalAccountId"`
 	// Charge the card on file for every order; `false` leaves invoices unpaid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
 	PayWithCreditCard *bool `pulumi:"payWithCreditCard"`
-	// The storage product, from the elastic storage catalog. A change runs change-package (a paid order). Must be at least 1.
+	// The storage product, from `baremetalElasticStorageProducts`. A change runs change-package (a paid order). Must be at least 1.
 	ProductId int `pulumi:"productId"`
 	// A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
 	Promocode *string `pulumi:"promocode"`
@@ -136,7 +136,7 @@ type BaremetalElasticStorageArgs struct {
 	MetalAccountId pulumi.IntInput
 	// Charge the card on file for every order; `false` leaves invoices unpaid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
 	PayWithCreditCard pulumi.BoolPtrInput
-	// The storage product, from the elastic storage catalog. A change runs change-package (a paid order). Must be at least 1.
+	// The storage product, from `baremetalElasticStorageProducts`. A change runs change-package (a paid order). Must be at least 1.
 	ProductId pulumi.IntInput
 	// A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
 	Promocode pulumi.StringPtrInput
@@ -253,7 +253,7 @@ func (o BaremetalElasticStorageOutput) PayWithCreditCard() pulumi.BoolPtrOutput 
 	return o.ApplyT(func(v *BaremetalElasticStorage) pulumi.BoolPtrOutput { return v.PayWithCreditCard }).(pulumi.BoolPtrOutput)
 }
 
-// The storage product, from the elastic storage catalog. A change runs change-package (a paid order). Must be at least 1.
+// The storage product, from `baremetalElasticStorageProducts`. A change runs change-package (a paid order). Must be at least 1.
 func (o BaremetalElasticStorageOutput) ProductId() pulumi.IntOutput {
 	return o.ApplyT(func(v *BaremetalElasticStorage) pulumi.IntOutput { return v.ProductId }).(pulumi.IntOutput)
 }

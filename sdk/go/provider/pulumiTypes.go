@@ -142,6 +142,156 @@ func (o BaremetalAdditionalIpProductsProductsBillingArrayOutput) Index(i pulumi.
 	}).(BaremetalAdditionalIpProductsProductsBillingOutput)
 }
 
+// BaremetalElasticStorageProductsProducts: a nested object.
+type BaremetalElasticStorageProductsProducts struct {
+	// One entry per offered billing cycle.
+	Billing []BaremetalElasticStorageProductsProductsBilling `pulumi:"billing"`
+	// Product description.
+	Description string `pulumi:"description"`
+	// The IOPS of a volume of this product, when the catalog says.
+	Iops int `pulumi:"iops"`
+	// The largest `size` in GB, when the catalog says.
+	MaxSize int `pulumi:"maxSize"`
+	// The smallest `size` in GB, when the catalog says.
+	MinSize int `pulumi:"minSize"`
+	// Product name.
+	Name string `pulumi:"name"`
+	// Use it as an elastic storage `productId`.
+	ProductId int `pulumi:"productId"`
+}
+
+// BaremetalElasticStorageProductsProducts: a nested object.
+type BaremetalElasticStorageProductsProductsOutput struct{ *pulumi.OutputState }
+
+func (BaremetalElasticStorageProductsProductsOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*BaremetalElasticStorageProductsProducts)(nil)).Elem()
+}
+
+func (o BaremetalElasticStorageProductsProductsOutput) ToBaremetalElasticStorageProductsProductsOutput() BaremetalElasticStorageProductsProductsOutput {
+	return o
+}
+
+func (o BaremetalElasticStorageProductsProductsOutput) ToBaremetalElasticStorageProductsProductsOutputWithContext(ctx context.Context) BaremetalElasticStorageProductsProductsOutput {
+	return o
+}
+
+// One entry per offered billing cycle.
+func (o BaremetalElasticStorageProductsProductsOutput) Billing() BaremetalElasticStorageProductsProductsBillingArrayOutput {
+	return o.ApplyT(func(v BaremetalElasticStorageProductsProducts) []BaremetalElasticStorageProductsProductsBilling {
+		return v.Billing
+	}).(BaremetalElasticStorageProductsProductsBillingArrayOutput)
+}
+
+// Product description.
+func (o BaremetalElasticStorageProductsProductsOutput) Description() pulumi.StringOutput {
+	return o.ApplyT(func(v BaremetalElasticStorageProductsProducts) string { return v.Description }).(pulumi.StringOutput)
+}
+
+// The IOPS of a volume of this product, when the catalog says.
+func (o BaremetalElasticStorageProductsProductsOutput) Iops() pulumi.IntOutput {
+	return o.ApplyT(func(v BaremetalElasticStorageProductsProducts) int { return v.Iops }).(pulumi.IntOutput)
+}
+
+// The largest `size` in GB, when the catalog says.
+func (o BaremetalElasticStorageProductsProductsOutput) MaxSize() pulumi.IntOutput {
+	return o.ApplyT(func(v BaremetalElasticStorageProductsProducts) int { return v.MaxSize }).(pulumi.IntOutput)
+}
+
+// The smallest `size` in GB, when the catalog says.
+func (o BaremetalElasticStorageProductsProductsOutput) MinSize() pulumi.IntOutput {
+	return o.ApplyT(func(v BaremetalElasticStorageProductsProducts) int { return v.MinSize }).(pulumi.IntOutput)
+}
+
+// Product name.
+func (o BaremetalElasticStorageProductsProductsOutput) Name() pulumi.StringOutput {
+	return o.ApplyT(func(v BaremetalElasticStorageProductsProducts) string { return v.Name }).(pulumi.StringOutput)
+}
+
+// Use it as an elastic storage `productId`.
+func (o BaremetalElasticStorageProductsProductsOutput) ProductId() pulumi.IntOutput {
+	return o.ApplyT(func(v BaremetalElasticStorageProductsProducts) int { return v.ProductId }).(pulumi.IntOutput)
+}
+
+type BaremetalElasticStorageProductsProductsArrayOutput struct{ *pulumi.OutputState }
+
+func (BaremetalElasticStorageProductsProductsArrayOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*[]BaremetalElasticStorageProductsProducts)(nil)).Elem()
+}
+
+func (o BaremetalElasticStorageProductsProductsArrayOutput) ToBaremetalElasticStorageProductsProductsArrayOutput() BaremetalElasticStorageProductsProductsArrayOutput {
+	return o
+}
+
+func (o BaremetalElasticStorageProductsProductsArrayOutput) ToBaremetalElasticStorageProductsProductsArrayOutputWithContext(ctx context.Context) BaremetalElasticStorageProductsProductsArrayOutput {
+	return o
+}
+
+func (o BaremetalElasticStorageProductsProductsArrayOutput) Index(i pulumi.IntInput) BaremetalElasticStorageProductsProductsOutput {
+	return pulumi.All(o, i).ApplyT(func(vs []interface{}) BaremetalElasticStorageProductsProducts {
+		return vs[0].([]BaremetalElasticStorageProductsProducts)[vs[1].(int)]
+	}).(BaremetalElasticStorageProductsProductsOutput)
+}
+
+// BaremetalElasticStorageProductsProductsBilling: a nested object.
+type BaremetalElasticStorageProductsProductsBilling struct {
+	// Cycle code for `cycle` inputs.
+	Cycle string `pulumi:"cycle"`
+	// Cycle label.
+	Label string `pulumi:"label"`
+	// Price of one GB for one cycle, in the smallest currency unit.
+	Price int `pulumi:"price"`
+}
+
+// BaremetalElasticStorageProductsProductsBilling: a nested object.
+type BaremetalElasticStorageProductsProductsBillingOutput struct{ *pulumi.OutputState }
+
+func (BaremetalElasticStorageProductsProductsBillingOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*BaremetalElasticStorageProductsProductsBilling)(nil)).Elem()
+}
+
+func (o BaremetalElasticStorageProductsProductsBillingOutput) ToBaremetalElasticStorageProductsProductsBillingOutput() BaremetalElasticStorageProductsProductsBillingOutput {
+	return o
+}
+
+func (o BaremetalElasticStorageProductsProductsBillingOutput) ToBaremetalElasticStorageProductsProductsBillingOutputWithContext(ctx context.Context) BaremetalElasticStorageProductsProductsBillingOutput {
+	return o
+}
+
+// Cycle code for `cycle` inputs.
+func (o BaremetalElasticStorageProductsProductsBillingOutput) Cycle() pulumi.StringOutput {
+	return o.ApplyT(func(v BaremetalElasticStorageProductsProductsBilling) string { return v.Cycle }).(pulumi.StringOutput)
+}
+
+// Cycle label.
+func (o BaremetalElasticStorageProductsProductsBillingOutput) Label() pulumi.StringOutput {
+	return o.ApplyT(func(v BaremetalElasticStorageProductsProductsBilling) string { return v.Label }).(pulumi.StringOutput)
+}
+
+// Price of one GB for one cycle, in the smallest currency unit.
+func (o BaremetalElasticStorageProductsProductsBillingOutput) Price() pulumi.IntOutput {
+	return o.ApplyT(func(v BaremetalElasticStorageProductsProductsBilling) int { return v.Price }).(pulumi.IntOutput)
+}
+
+type BaremetalElasticStorageProductsProductsBillingArrayOutput struct{ *pulumi.OutputState }
+
+func (BaremetalElasticStorageProductsProductsBillingArrayOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*[]BaremetalElasticStorageProductsProductsBilling)(nil)).Elem()
+}
+
+func (o BaremetalElasticStorageProductsProductsBillingArrayOutput) ToBaremetalElasticStorageProductsProductsBillingArrayOutput() BaremetalElasticStorageProductsProductsBillingArrayOutput {
+	return o
+}
+
+func (o BaremetalElasticStorageProductsProductsBillingArrayOutput) ToBaremetalElasticStorageProductsProductsBillingArrayOutputWithContext(ctx context.Context) BaremetalElasticStorageProductsProductsBillingArrayOutput {
+	return o
+}
+
+func (o BaremetalElasticStorageProductsProductsBillingArrayOutput) Index(i pulumi.IntInput) BaremetalElasticStorageProductsProductsBillingOutput {
+	return pulumi.All(o, i).ApplyT(func(vs []interface{}) BaremetalElasticStorageProductsProductsBilling {
+		return vs[0].([]BaremetalElasticStorageProductsProductsBilling)[vs[1].(int)]
+	}).(BaremetalElasticStorageProductsProductsBillingOutput)
+}
+
 // BaremetalProductsProducts: a nested object.
 type BaremetalProductsProducts struct {
 	// Product description.
@@ -1664,6 +1814,10 @@ func init() {
 	pulumi.RegisterOutputType(BaremetalAdditionalIpProductsProductsArrayOutput{})
 	pulumi.RegisterOutputType(BaremetalAdditionalIpProductsProductsBillingOutput{})
 	pulumi.RegisterOutputType(BaremetalAdditionalIpProductsProductsBillingArrayOutput{})
+	pulumi.RegisterOutputType(BaremetalElasticStorageProductsProductsOutput{})
+	pulumi.RegisterOutputType(BaremetalElasticStorageProductsProductsArrayOutput{})
+	pulumi.RegisterOutputType(BaremetalElasticStorageProductsProductsBillingOutput{})
+	pulumi.RegisterOutputType(BaremetalElasticStorageProductsProductsBillingArrayOutput{})
 	pulumi.RegisterOutputType(BaremetalProductsProductsOutput{})
 	pulumi.RegisterOutputType(BaremetalProductsProductsArrayOutput{})
 	pulumi.RegisterOutputType(LiteDiskProductsProductsOutput{})

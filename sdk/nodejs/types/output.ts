@@ -46,6 +46,58 @@ export interface BaremetalAdditionalIpProductsProductsBilling {
 }
 
 /**
+ * BaremetalElasticStorageProductsProducts: a nested object.
+ */
+export interface BaremetalElasticStorageProductsProducts {
+    /**
+     * One entry per offered billing cycle.
+     */
+    billing: outputs.BaremetalElasticStorageProductsProductsBilling[];
+    /**
+     * Product description.
+     */
+    description: string;
+    /**
+     * The IOPS of a volume of this product, when the catalog says.
+     */
+    iops: number;
+    /**
+     * The largest `size` in GB, when the catalog says.
+     */
+    maxSize: number;
+    /**
+     * The smallest `size` in GB, when the catalog says.
+     */
+    minSize: number;
+    /**
+     * Product name.
+     */
+    name: string;
+    /**
+     * Use it as an elastic storage `productId`.
+     */
+    productId: number;
+}
+
+/**
+ * BaremetalElasticStorageProductsProductsBilling: a nested object.
+ */
+export interface BaremetalElasticStorageProductsProductsBilling {
+    /**
+     * Cycle code for `cycle` inputs.
+     */
+    cycle: string;
+    /**
+     * Cycle label.
+     */
+    label: string;
+    /**
+     * Price of one GB for one cycle, in the smallest currency unit.
+     */
+    price: number;
+}
+
+/**
  * BaremetalProductsProducts: a nested object.
  */
 export interface BaremetalProductsProducts {

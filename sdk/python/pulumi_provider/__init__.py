@@ -12,6 +12,7 @@ from .baremetal_additional_ip_assignment import *
 from .baremetal_additional_ip_products import *
 from .baremetal_additional_ip_regions import *
 from .baremetal_elastic_storage import *
+from .baremetal_elastic_storage_products import *
 from .baremetal_keypair import *
 from .baremetal_openvpn import *
 from .baremetal_products import *

@@ -31,7 +31,7 @@ class BaremetalElasticStorageArgs:
 
         :param pulumi.Input[_builtins.str] cycle: The billing cycle: `m` monthly or `a` annually. Must be one of "m", "a". Changing it replaces the resource.
         :param pulumi.Input[_builtins.int] metal_account_id: The Metal server the volume is bound to for life (there is no re-attach call). Must be at least 1. Changing it replaces the resource.
-        :param pulumi.Input[_builtins.int] product_id: The storage product, from the elastic storage catalog. A change runs change-package (a paid order). Must be at least 1.
+        :param pulumi.Input[_builtins.int] product_id: The storage product, from `baremetalElasticStorageProducts`. A change runs change-package (a paid order). Must be at least 1.
         :param pulumi.Input[_builtins.str] storage_name: The volume name. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
         :param pulumi.Input[_builtins.bool] pay_with_credit_card: Charge the card on file for every order; `false` leaves invoices unpaid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
         :param pulumi.Input[_builtins.str] promocode: A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
@@ -80,7 +80,7 @@ class BaremetalElasticStorageArgs:
     @pulumi.getter(name="productId")
     def product_id(self) -> pulumi.Input[_builtins.int]:
         """
-        The storage product, from the elastic storage catalog. A change runs change-package (a paid order). Must be at least 1.
+        The storage product, from `baremetalElasticStorageProducts`. A change runs change-package (a paid order). Must be at least 1.
         """
         return pulumi.get(self, "product_id")
 
@@ -159,7 +159,7 @@ class BaremetalElasticStorage(pulumi.CustomResource):
         :param pulumi.Input[_builtins.str] cycle: The billing cycle: `m` monthly or `a` annually. Must be one of "m", "a". Changing it replaces the resource.
         :param pulumi.Input[_builtins.int] metal_account_id: The Metal server the volume is bound to for life (there is no re-attach call). Must be at least 1. Changing it replaces the resource.
         :param pulumi.Input[_builtins.bool] pay_with_credit_card: Charge the card on file for every order; `false` leaves invoices unpaid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
-        :param pulumi.Input[_builtins.int] product_id: The storage product, from the elastic storage catalog. A change runs change-package (a paid order). Must be at least 1.
+        :param pulumi.Input[_builtins.int] product_id: The storage product, from `baremetalElasticStorageProducts`. A change runs change-package (a paid order). Must be at least 1.
         :param pulumi.Input[_builtins.str] promocode: A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
         :param pulumi.Input[_builtins.int] size: The size in GB, an absolute target. Grow-only: raising it orders a resize (a paid order). Must be between 1 and 10240. Grow-only: a smaller value is refused.
         :param pulumi.Input[_builtins.str] storage_name: The volume name. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
@@ -306,7 +306,7 @@ class BaremetalElasticStorage(pulumi.CustomResource):
     @pulumi.getter(name="productId")
     def product_id(self) -> pulumi.Output[_builtins.int]:
         """
-        The storage product, from the elastic storage catalog. A change runs change-package (a paid order). Must be at least 1.
+        The storage product, from `baremetalElasticStorageProducts`. A change runs change-package (a paid order). Must be at least 1.
         """
         return pulumi.get(self, "product_id")
 

@@ -18,6 +18,8 @@ from . import outputs
 __all__ = [
     'BaremetalAdditionalIpProductsProducts',
     'BaremetalAdditionalIpProductsProductsBilling',
+    'BaremetalElasticStorageProductsProducts',
+    'BaremetalElasticStorageProductsProductsBilling',
     'BaremetalProductsProducts',
     'LiteDiskProductsProducts',
     'LiteDiskProductsProductsBilling',
@@ -136,6 +138,140 @@ class BaremetalAdditionalIpProductsProductsBilling(dict):
     def price(self) -> _builtins.int:
         """
         Price of one cycle, in the smallest currency unit.
+        """
+        return pulumi.get(self, "price")
+
+
+@pulumi.output_type
+class BaremetalElasticStorageProductsProducts(dict):
+    """
+    BaremetalElasticStorageProductsProducts: a nested object.
+    """
+    def __init__(__self__, *,
+                 billing: Sequence['outputs.BaremetalElasticStorageProductsProductsBilling'],
+                 description: _builtins.str,
+                 iops: _builtins.int,
+                 max_size: _builtins.int,
+                 min_size: _builtins.int,
+                 name: _builtins.str,
+                 product_id: _builtins.int):
+        """
+        BaremetalElasticStorageProductsProducts: a nested object.
+
+        :param Sequence['BaremetalElasticStorageProductsProductsBilling'] billing: One entry per offered billing cycle.
+        :param _builtins.str description: Product description.
+        :param _builtins.int iops: The IOPS of a volume of this product, when the catalog says.
+        :param _builtins.int max_size: The largest `size` in GB, when the catalog says.
+        :param _builtins.int min_size: The smallest `size` in GB, when the catalog says.
+        :param _builtins.str name: Product name.
+        :param _builtins.int product_id: Use it as an elastic storage `productId`.
+        """
+        pulumi.set(__self__, "billing", billing)
+        pulumi.set(__self__, "description", description)
+        pulumi.set(__self__, "iops", iops)
+        pulumi.set(__self__, "max_size", max_size)
+        pulumi.set(__self__, "min_size", min_size)
+        pulumi.set(__self__, "name", name)
+        pulumi.set(__self__, "product_id", product_id)
+
+    @_builtins.property
+    @pulumi.getter
+    def billing(self) -> Sequence['outputs.BaremetalElasticStorageProductsProductsBilling']:
+        """
+        One entry per offered billing cycle.
+        """
+        return pulumi.get(self, "billing")
+
+    @_builtins.property
+    @pulumi.getter
+    def description(self) -> _builtins.str:
+        """
+        Product description.
+        """
+        return pulumi.get(self, "description")
+
+    @_builtins.property
+    @pulumi.getter
+    def iops(self) -> _builtins.int:
+        """
+        The IOPS of a volume of this product, when the catalog says.
+        """
+        return pulumi.get(self, "iops")
+
+    @_builtins.property
+    @pulumi.getter(name="maxSize")
+    def max_size(self) -> _builtins.int:
+        """
+        The largest `size` in GB, when the catalog says.
+        """
+        return pulumi.get(self, "max_size")
+
+    @_builtins.property
+    @pulumi.getter(name="minSize")
+    def min_size(self) -> _builtins.int:
+        """
+        The smallest `size` in GB, when the catalog says.
+        """
+        return pulumi.get(self, "min_size")
+
+    @_builtins.property
+    @pulumi.getter
+    def name(self) -> _builtins.str:
+        """
+        Product name.
+        """
+        return pulumi.get(self, "name")
+
+    @_builtins.property
+    @pulumi.getter(name="productId")
+    def product_id(self) -> _builtins.int:
+        """
+        Use it as an elastic storage `productId`.
+        """
+        return pulumi.get(self, "product_id")
+
+
+@pulumi.output_type
+class BaremetalElasticStorageProductsProductsBilling(dict):
+    """
+    BaremetalElasticStorageProductsProductsBilling: a nested object.
+    """
+    def __init__(__self__, *,
+                 cycle: _builtins.str,
+                 label: _builtins.str,
+                 price: _builtins.int):
+        """
+        BaremetalElasticStorageProductsProductsBilling: a nested object.
+
+        :param _builtins.str cycle: Cycle code for `cycle` inputs.
+        :param _builtins.str label: Cycle label.
+        :param _builtins.int price: Price of one GB for one cycle, in the smallest currency unit.
+        """
+        pulumi.set(__self__, "cycle", cycle)
+        pulumi.set(__self__, "label", label)
+        pulumi.set(__self__, "price", price)
+
+    @_builtins.property
+    @pulumi.getter
+    def cycle(self) -> _builtins.str:
+        """
+        Cycle code for `cycle` inputs.
+        """
+        return pulumi.get(self, "cycle")
+
+    @_builtins.property
+    @pulumi.getter
+    def label(self) -> _builtins.str:
+        """
+        Cycle label.
+        """
+        return pulumi.get(self, "label")
+
+    @_builtins.property
+    @pulumi.getter
+    def price(self) -> _builtins.int:
+        """
+        Price of one GB for one cycle, in the smallest currency unit.
         """
         return pulumi.get(self, "price")
 

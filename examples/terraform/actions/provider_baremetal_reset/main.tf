@@ -1,6 +1,9 @@
 # Hard-resets a Metal server once, on demand.
 # Run it with: terraform apply -invoke=action.provider_baremetal_reset.example (Terraform 1.14 and later).
 terraform {
+  # Actions came with Terraform 1.14.
+  required_version = ">= 1.14"
+
   required_providers {
     provider = {
       source = "provider/provider"

@@ -1,6 +1,9 @@
 # Suspends a Lite Pro VM on demand, without changing the configuration.
 # Run it with: terraform apply -invoke=action.provider_lite_pro_vm_power.example (Terraform 1.14 and later).
 terraform {
+  # Actions came with Terraform 1.14.
+  required_version = ">= 1.14"
+
   required_providers {
     provider = {
       source = "provider/provider"

@@ -1,6 +1,9 @@
 # Powers a Lite VM off on demand, without changing the configuration.
 # Run it with: terraform apply -invoke=action.provider_lite_vm_power.example (Terraform 1.14 and later).
 terraform {
+  # Actions came with Terraform 1.14.
+  required_version = ">= 1.14"
+
   required_providers {
     provider = {
       source = "provider/provider"

@@ -1,6 +1,9 @@
 # Reinstalls a Lite VM with another OS on demand. Destructive: it wipes the disk.
 # Run it with: terraform apply -invoke=action.provider_lite_vm_rebuild.example (Terraform 1.14 and later).
 terraform {
+  # Actions came with Terraform 1.14.
+  required_version = ">= 1.14"
+
   required_providers {
     provider = {
       source = "provider/provider"

@@ -27,7 +27,7 @@ resource "provider_baremetal" "example" {
 }
 
 resource "provider_baremetal_elastic_storage" "example" {
-  product_id       = 501 # 501 Standard or 502 UltraFast; a change orders a change-package
+  product_id       = 501 # from provider_baremetal_elastic_storage_products; a change orders a change-package
   cycle            = "m"
   storage_name     = "metal-example-data"
   metal_account_id = provider_baremetal.example.id
