@@ -88,7 +88,8 @@ export function digitsId(what: string, example = '100001'): ImportId {
  * the type of every input that names an account (`lite_account_id`, `snapshot_id`, `metal_account_id`,
  * `additional_ip_id`). A resource id is a string in every client, and Pulumi YAML has no function that
  * makes a number of a string, so a chain of resources is connected through this output. Set from the id
- * by every read (accountNumber), so an import recovers it; stable, since the id never changes.
+ * by every read (accountNumber), so an import recovers it; stable, since the id never changes. Where the
+ * resource identity's part is also named `account_id` (VMs, servers, IPs, storage), both hold this number.
  */
 export const accountIdAttribute = int64({
   computed: true,
