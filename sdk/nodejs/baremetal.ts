@@ -45,6 +45,10 @@ export class Baremetal extends pulumi.CustomResource {
     }
 
     /**
+     * The account id as a whole number (the resource id is the same digits as a string): what the inputs naming an account (`liteAccountId`, `snapshotId`, `metalAccountId`, `additionalIpId`) take, so a reference needs no conversion.
+     */
+    declare public /*out*/ readonly accountId: pulumi.Output<number>;
+    /**
      * Creation date, `YYYY-MM-DD`.
      */
     declare public /*out*/ readonly createdAt: pulumi.Output<string>;
@@ -143,12 +147,14 @@ export class Baremetal extends pulumi.CustomResource {
             resourceInputs["rebuildOs"] = args?.rebuildOs;
             resourceInputs["resetTrigger"] = args?.resetTrigger;
             resourceInputs["selectOs"] = (args?.selectOs) ?? "ubuntu-22";
+            resourceInputs["accountId"] = undefined /*out*/;
             resourceInputs["createdAt"] = undefined /*out*/;
             resourceInputs["ipAddress"] = undefined /*out*/;
             resourceInputs["orderId"] = undefined /*out*/;
             resourceInputs["raw"] = undefined /*out*/;
             resourceInputs["status"] = undefined /*out*/;
         } else {
+            resourceInputs["accountId"] = undefined /*out*/;
             resourceInputs["createdAt"] = undefined /*out*/;
             resourceInputs["cycle"] = undefined /*out*/;
             resourceInputs["ipAddress"] = undefined /*out*/;

@@ -45,6 +45,10 @@ export class BaremetalAdditionalIp extends pulumi.CustomResource {
     }
 
     /**
+     * The account id as a whole number (the resource id is the same digits as a string): what the inputs naming an account (`liteAccountId`, `snapshotId`, `metalAccountId`, `additionalIpId`) take, so a reference needs no conversion.
+     */
+    declare public /*out*/ readonly accountId: pulumi.Output<number>;
+    /**
      * Creation date, `YYYY-MM-DD`.
      */
     declare public /*out*/ readonly createdAt: pulumi.Output<string>;
@@ -103,11 +107,13 @@ export class BaremetalAdditionalIp extends pulumi.CustomResource {
             resourceInputs["productId"] = args?.productId;
             resourceInputs["promocode"] = args?.promocode;
             resourceInputs["region"] = (args?.region) ?? "wjv-1";
+            resourceInputs["accountId"] = undefined /*out*/;
             resourceInputs["createdAt"] = undefined /*out*/;
             resourceInputs["ipAddress"] = undefined /*out*/;
             resourceInputs["raw"] = undefined /*out*/;
             resourceInputs["status"] = undefined /*out*/;
         } else {
+            resourceInputs["accountId"] = undefined /*out*/;
             resourceInputs["createdAt"] = undefined /*out*/;
             resourceInputs["cycle"] = undefined /*out*/;
             resourceInputs["ipAddress"] = undefined /*out*/;

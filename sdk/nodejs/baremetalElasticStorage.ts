@@ -45,6 +45,10 @@ export class BaremetalElasticStorage extends pulumi.CustomResource {
     }
 
     /**
+     * The account id as a whole number (the resource id is the same digits as a string): what the inputs naming an account (`liteAccountId`, `snapshotId`, `metalAccountId`, `additionalIpId`) take, so a reference needs no conversion.
+     */
+    declare public /*out*/ readonly accountId: pulumi.Output<number>;
+    /**
      * Creation date, `YYYY-MM-DD`.
      */
     declare public /*out*/ readonly createdAt: pulumi.Output<string>;
@@ -115,10 +119,12 @@ export class BaremetalElasticStorage extends pulumi.CustomResource {
             resourceInputs["promocode"] = args?.promocode;
             resourceInputs["size"] = (args?.size) ?? 100;
             resourceInputs["storageName"] = args?.storageName;
+            resourceInputs["accountId"] = undefined /*out*/;
             resourceInputs["createdAt"] = undefined /*out*/;
             resourceInputs["raw"] = undefined /*out*/;
             resourceInputs["status"] = undefined /*out*/;
         } else {
+            resourceInputs["accountId"] = undefined /*out*/;
             resourceInputs["createdAt"] = undefined /*out*/;
             resourceInputs["cycle"] = undefined /*out*/;
             resourceInputs["metalAccountId"] = undefined /*out*/;

@@ -45,6 +45,10 @@ export class LiteProDisk extends pulumi.CustomResource {
     }
 
     /**
+     * The account id as a whole number (the resource id is the same digits as a string): what the inputs naming an account (`liteAccountId`, `snapshotId`, `metalAccountId`, `additionalIpId`) take, so a reference needs no conversion.
+     */
+    declare public /*out*/ readonly accountId: pulumi.Output<number>;
+    /**
      * The billing cycle of the disk: `m a q s b t p4 p5`. Must be one of "m", "a", "q", "s", "b", "t", "p4", "p5". Changing it replaces the resource.
      */
     declare public readonly cycle: pulumi.Output<string>;
@@ -112,10 +116,12 @@ export class LiteProDisk extends pulumi.CustomResource {
             resourceInputs["promocode"] = args?.promocode;
             resourceInputs["serviceName"] = (args?.serviceName) ?? "service-name";
             resourceInputs["size"] = (args?.size) ?? 30;
+            resourceInputs["accountId"] = undefined /*out*/;
             resourceInputs["orderId"] = undefined /*out*/;
             resourceInputs["raw"] = undefined /*out*/;
             resourceInputs["status"] = undefined /*out*/;
         } else {
+            resourceInputs["accountId"] = undefined /*out*/;
             resourceInputs["cycle"] = undefined /*out*/;
             resourceInputs["liteAccountId"] = undefined /*out*/;
             resourceInputs["orderId"] = undefined /*out*/;

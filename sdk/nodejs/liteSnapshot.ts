@@ -45,6 +45,10 @@ export class LiteSnapshot extends pulumi.CustomResource {
     }
 
     /**
+     * The account id as a whole number (the resource id is the same digits as a string): what the inputs naming an account (`liteAccountId`, `snapshotId`, `metalAccountId`, `additionalIpId`) take, so a reference needs no conversion.
+     */
+    declare public /*out*/ readonly accountId: pulumi.Output<number>;
+    /**
      * The billing cycle of the snapshot: `m a q s b t p4 p5`. Must be one of "m", "a", "q", "s", "b", "t", "p4", "p5". Changing it replaces the resource.
      */
     declare public readonly cycle: pulumi.Output<string>;
@@ -100,9 +104,11 @@ export class LiteSnapshot extends pulumi.CustomResource {
             resourceInputs["name"] = (args?.name) ?? "snapshot-name";
             resourceInputs["payWithCreditCard"] = (args?.payWithCreditCard) ?? true;
             resourceInputs["promocode"] = args?.promocode;
+            resourceInputs["accountId"] = undefined /*out*/;
             resourceInputs["orderId"] = undefined /*out*/;
             resourceInputs["status"] = undefined /*out*/;
         } else {
+            resourceInputs["accountId"] = undefined /*out*/;
             resourceInputs["cycle"] = undefined /*out*/;
             resourceInputs["description"] = undefined /*out*/;
             resourceInputs["liteAccountId"] = undefined /*out*/;

@@ -47,6 +47,10 @@ export class LiteVm extends pulumi.CustomResource {
     }
 
     /**
+     * The account id as a whole number (the resource id is the same digits as a string): what the inputs naming an account (`liteAccountId`, `snapshotId`, `metalAccountId`, `additionalIpId`) take, so a reference needs no conversion.
+     */
+    declare public /*out*/ readonly accountId: pulumi.Output<number>;
+    /**
      * The billing cycle as the service names it.
      */
     declare public /*out*/ readonly billingcycle: pulumi.Output<string>;
@@ -218,6 +222,7 @@ export class LiteVm extends pulumi.CustomResource {
             resourceInputs["selectOs"] = args?.selectOs;
             resourceInputs["sshAndConsoleUser"] = args?.sshAndConsoleUser;
             resourceInputs["vmName"] = (args?.vmName) ?? "server-name";
+            resourceInputs["accountId"] = undefined /*out*/;
             resourceInputs["billingcycle"] = undefined /*out*/;
             resourceInputs["cipassword"] = undefined /*out*/;
             resourceInputs["ciuser"] = undefined /*out*/;
@@ -237,6 +242,7 @@ export class LiteVm extends pulumi.CustomResource {
             resourceInputs["status"] = undefined /*out*/;
             resourceInputs["uptime"] = undefined /*out*/;
         } else {
+            resourceInputs["accountId"] = undefined /*out*/;
             resourceInputs["billingcycle"] = undefined /*out*/;
             resourceInputs["cipassword"] = undefined /*out*/;
             resourceInputs["ciuser"] = undefined /*out*/;

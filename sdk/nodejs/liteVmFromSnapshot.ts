@@ -45,6 +45,10 @@ export class LiteVmFromSnapshot extends pulumi.CustomResource {
     }
 
     /**
+     * The account id as a whole number (the resource id is the same digits as a string): what the inputs naming an account (`liteAccountId`, `snapshotId`, `metalAccountId`, `additionalIpId`) take, so a reference needs no conversion.
+     */
+    declare public /*out*/ readonly accountId: pulumi.Output<number>;
+    /**
      * The console password: 8 to 255 letters and digits, with an upper-case letter, a lower-case letter and a digit. Must be 8 to 255 characters; letters and digits only; made of at least one upper-case letter, one lower-case letter and one digit. Changing it replaces the resource.
      */
     declare public readonly consolePassword: pulumi.Output<string>;
@@ -135,9 +139,11 @@ export class LiteVmFromSnapshot extends pulumi.CustomResource {
             resourceInputs["promocode"] = args?.promocode;
             resourceInputs["snapshotId"] = args?.snapshotId;
             resourceInputs["sshAndConsoleUser"] = args?.sshAndConsoleUser;
+            resourceInputs["accountId"] = undefined /*out*/;
             resourceInputs["orderId"] = undefined /*out*/;
             resourceInputs["status"] = undefined /*out*/;
         } else {
+            resourceInputs["accountId"] = undefined /*out*/;
             resourceInputs["consolePassword"] = undefined /*out*/;
             resourceInputs["cycle"] = undefined /*out*/;
             resourceInputs["description"] = undefined /*out*/;

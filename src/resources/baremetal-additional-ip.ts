@@ -14,6 +14,8 @@ import {
   statusFilter,
   textRules,
   waitAgain,
+  accountIdAttribute,
+  accountNumber,
 } from './billing.js'
 import { liveAccount, productAndCycleChecks, quoted } from './catalog-rules.js'
 
@@ -46,6 +48,7 @@ const ipAttributes = {
     orderTime: true,
     description: 'Charge the card on file for the order; `false` leaves the invoice unpaid.',
   }),
+  accountId: accountIdAttribute,
   status: string({ computed: true, description: 'The IP account status.' }),
   ipAddress: string({ computed: true, description: 'The IPv4 address, known once the IP is Active.' }),
   createdAt: string({ computed: true, stable: true, description: 'Creation date, `YYYY-MM-DD`.' }),
@@ -55,6 +58,7 @@ const ipAttributes = {
 function observeIp(account: AdditionalIpAccount) {
   return {
     id: account.account_id,
+    accountId: accountNumber(account.account_id),
     productId: account.product_id,
     cycle: cycleCode(account.billingcycle) ?? undefined,
     region: account.extra_details.region,

@@ -14,6 +14,8 @@ import {
   statusFilter,
   textRules,
   waitAgain,
+  accountIdAttribute,
+  accountNumber,
 } from './billing.js'
 import { accountCheck, productAndCycleChecks, productOf, productRule, sizeRule } from './catalog-rules.js'
 
@@ -53,6 +55,7 @@ const attributes = {
     orderTime: true,
     description: 'Charge the card on file for every order; `false` leaves invoices unpaid.',
   }),
+  accountId: accountIdAttribute,
   status: string({ computed: true, description: 'The storage account status.' }),
   createdAt: string({ computed: true, stable: true, description: 'Creation date, `YYYY-MM-DD`.' }),
   raw: rawAttribute,
@@ -62,6 +65,7 @@ function observe(account: ElasticStorageAccount) {
   const extra = account.extra_details
   return {
     id: account.account_id,
+    accountId: accountNumber(account.account_id),
     productId: account.product_id,
     cycle: cycleCode(account.billingcycle) ?? undefined,
     storageName: extra.storage_name,

@@ -13,6 +13,8 @@ import {
   statusFilter,
   textRules,
   waitForOrder,
+  accountIdAttribute,
+  accountNumber,
 } from './billing.js'
 import { cycleRule, isNotFound, productOf, productRule, quoted } from './catalog-rules.js'
 
@@ -80,6 +82,7 @@ const attributes = {
     description:
       'Destructive: reinstall the server with this OS (a value of `baremetalRebuildOsList`) whenever the value changes. Given at create, it is only recorded.',
   }),
+  accountId: accountIdAttribute,
   status: string({ computed: true, description: 'The server account status.' }),
   orderId: string({ computed: true, stable: true, description: 'The order that created the server.' }),
   ipAddress: string({ computed: true, description: 'The public IPv4 address, known once the server is Active.' }),
@@ -103,6 +106,7 @@ function observe(account: MetalServerAccount, power: string | null, importing: b
   const extra = account.extra_details
   return {
     id: account.account_id,
+    accountId: accountNumber(account.account_id),
     productId: account.product_id,
     cycle: cycleCode(account.billingcycle) ?? undefined,
     keypairId: extra.keypair_id ?? undefined,

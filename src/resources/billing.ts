@@ -83,6 +83,27 @@ export function digitsId(what: string, example = '100001'): ImportId {
   }
 }
 
+/**
+ * The `account_id` output of every resource the service bills as an account: its id as a whole number,
+ * the type of every input that names an account (`lite_account_id`, `snapshot_id`, `metal_account_id`,
+ * `additional_ip_id`). A resource id is a string in every client, and Pulumi YAML has no function that
+ * makes a number of a string, so a chain of resources is connected through this output. Set from the id
+ * by every read (accountNumber), so an import recovers it; stable, since the id never changes. Where the
+ * resource identity's part is also named `account_id` (VMs, servers, IPs, storage), both hold this number.
+ */
+export const accountIdAttribute = int64({
+  computed: true,
+  stable: true,
+  description:
+    'The account id as a whole number (the resource id is the same digits as a string): what the inputs naming an account ' +
+    '(`lite_account_id`, `snapshot_id`, `metal_account_id`, `additional_ip_id`) take, so a reference needs no conversion.',
+})
+
+/** The `account_id` output of an account, from the id the service gives it (digits). */
+export function accountNumber(accountId: string | number): number {
+  return Number(accountId)
+}
+
 /** The `last_invoice` block of every account (the invoice object). */
 export const lastInvoiceAttribute = object(
   {

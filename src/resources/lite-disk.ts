@@ -14,6 +14,8 @@ import {
   statusFilter,
   textRules,
   waitAgain,
+  accountIdAttribute,
+  accountNumber,
 } from './billing.js'
 import { accountCheck, productAndCycleChecks, productOf, sizeRule } from './catalog-rules.js'
 import type { LiteFamily } from './lite-family.js'
@@ -60,12 +62,14 @@ export function liteDisk(family: LiteFamily) {
       validate: textRules.promocode,
       description: 'A promotion code for the first invoice.',
     }),
+    account_id: accountIdAttribute,
     status: string({ computed: true, description: 'The disk account status.' }),
     order_id: string({ computed: true, stable: true, description: 'The order that created the disk.' }),
     raw: rawAttribute,
   }
   const observe = (account: LiteDiskAccount) => ({
     id: account.account_id,
+    account_id: accountNumber(account.account_id),
     product_id: account.product_id,
     cycle: cycleCode(account.billingcycle) ?? undefined,
     lite_account_id: Number(account.extra_details.lite_account_id),

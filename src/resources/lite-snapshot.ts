@@ -2,7 +2,19 @@
 import type { Client, LiteSnapshotAccount } from '../api/index.js'
 import { billingOf, productLabel, quote } from './prices.js'
 import { bool, defineResource, int64, string } from '../core/index.js'
-import { cycleAttribute, cycleCode, digitsId, keepAndWait, LITE_CYCLES, rules, statusFilter, textRules, waitAgain } from './billing.js'
+import {
+  accountIdAttribute,
+  accountNumber,
+  cycleAttribute,
+  cycleCode,
+  digitsId,
+  keepAndWait,
+  LITE_CYCLES,
+  rules,
+  statusFilter,
+  textRules,
+  waitAgain,
+} from './billing.js'
 import { accountCheck, cycleRule } from './catalog-rules.js'
 import type { LiteFamily } from './lite-family.js'
 
@@ -42,11 +54,13 @@ export function liteSnapshot(family: LiteFamily) {
       validate: textRules.promocode,
       description: 'A promotion code for the first invoice.',
     }),
+    account_id: accountIdAttribute,
     status: string({ computed: true, description: 'The snapshot account status.' }),
     order_id: string({ computed: true, stable: true, description: 'The order that created the snapshot.' }),
   }
   const observe = (account: LiteSnapshotAccount) => ({
     id: account.account_id,
+    account_id: accountNumber(account.account_id),
     lite_account_id: Number(account.extra_details.lite_account_id),
     cycle: cycleCode(account.billingcycle) ?? undefined,
     name: account.extra_details.name,

@@ -1,7 +1,19 @@
 /** provider_lite_vm_from_snapshot: a new VM restored from a snapshot (S4); deleting it never touches the snapshot. */
 import type { Client, LiteVmAccount } from '../api/index.js'
 import { bool, defineResource, InputError, int64, string } from '../core/index.js'
-import { cycleAttribute, cycleCode, digitsId, keepAndWait, LITE_CYCLES, rules, statusFilter, textRules, waitAgain } from './billing.js'
+import {
+  accountIdAttribute,
+  accountNumber,
+  cycleAttribute,
+  cycleCode,
+  digitsId,
+  keepAndWait,
+  LITE_CYCLES,
+  rules,
+  statusFilter,
+  textRules,
+  waitAgain,
+} from './billing.js'
 import type { LiteFamily } from './lite-family.js'
 import { accountCheck } from './catalog-rules.js'
 import { consolePasswordAttributes, consoleUserRules, newVmChecks, newVmPrice } from './lite-vm.js'
@@ -55,11 +67,13 @@ export function liteVmFromSnapshot(family: LiteFamily) {
       orderTime: true,
       description: 'Charge the card on file for the order; `false` leaves the invoice unpaid.',
     }),
+    account_id: accountIdAttribute,
     status: string({ computed: true, description: 'The VM account status.' }),
     order_id: string({ computed: true, stable: true, description: 'The order that created the VM.' }),
   }
   const observe = (account: LiteVmAccount) => ({
     id: account.account_id,
+    account_id: accountNumber(account.account_id),
     snapshot_id: account.extra_details.snapshot_id === null ? undefined : Number(account.extra_details.snapshot_id),
     product_id: account.product_id,
     cycle: cycleCode(account.billingcycle) ?? undefined,

@@ -34,6 +34,8 @@ import {
   waitForOrder,
   textRules,
   statusFilter,
+  accountIdAttribute,
+  accountNumber,
 } from './billing.js'
 import { cycleRule, isNotFound, productOf, productRule, quoted, sizeRule } from './catalog-rules.js'
 import { type LiteFamily, lite, litePro } from './lite-family.js'
@@ -182,6 +184,7 @@ function vmAttributes(family: LiteFamily) {
         'The disk size in GB, an absolute target. Grow-only: raising it orders a storage upgrade (a paid order); lowering it is refused at plan time. Unset, it reports the current size. ' +
         "The maximum is checked at plan time, from the VM's storage options (for a new VM, those of another VM of the family in the account; with none, the plan warns that the service checks it only at the storage order, after the VM is ordered).",
     }),
+    account_id: accountIdAttribute,
     status: string({ computed: true, description: '`Active`, `Pending`, `Suspended` or `Terminated`.' }),
     order_id: string({ computed: true, stable: true, description: 'The order that created the VM.' }),
     uptime: int64({
@@ -380,6 +383,7 @@ export function liteVm(family: LiteFamily) {
     const priorDisk = prior?.disk_size ?? null
     return {
       id: account.account_id,
+      account_id: accountNumber(account.account_id),
       // After a migration the product is a Pro one; it is never copied into the Lite input (the import rules).
       ...(migrated ? {} : { product_id: account.product_id }),
       // A migration whose answer was lost (a kill, or a 502 from a service that ignores keys) shows in

@@ -58,15 +58,9 @@ function secretValues(value: unknown, out: Set<string> = new Set(), inSecret = f
   return out
 }
 
-/**
- * `names`: the resources of the program in this language (all of RESOURCES but in YAML, which cannot
- * express the resources that take another's account id).
- */
-export function chainsScenario(
-  language: string,
-  makeDriver: (home: PulumiHome) => Driver | Promise<Driver>,
-  names: readonly string[] = Object.keys(RESOURCES),
-): void {
+/** Every language's program holds every resource of RESOURCES, each link through an `accountId` output. */
+export function chainsScenario(language: string, makeDriver: (home: PulumiHome) => Driver | Promise<Driver>): void {
+  const names = Object.keys(RESOURCES)
   const expectedNames = [...names].sort()
   const createOrders: Record<string, number> = {}
   for (const name of names) {
@@ -133,6 +127,10 @@ export function chainsScenario(
       assert.deepEqual(Object.keys(state).sort(), expectedNames)
       for (const [name, resource] of Object.entries(state)) assert.match(resource.id ?? '', /^\d+(:\d+)?$/, `${name} has an id`)
       assert.deepEqual(byKind(await ordersNow()), createOrders)
+      // Every account outputs its id as the integer the links take (no conversion in the program).
+      for (const name of names.filter((n) => CREATE_ORDER[n] !== undefined)) {
+        assert.equal(state[name]?.outputs?.accountId, Number(state[name]?.id), `${name}'s accountId is its id as a number`)
+      }
       for (const name of ['server', 'vm', 'pro-vm', 'restored'].filter((n) => names.includes(n))) {
         assert.equal((await emulator.account(state[name]?.id ?? ''))?.status, 'Active', `${name} is Active`)
       }

@@ -1,7 +1,10 @@
 // The chains program (examples/pulumi/<language>-chains): Metal, Lite and Lite Pro, each from a catalog
 // lookup to its dependants, steered by stack configuration. What every language's run of it must show,
-// and the YAML rendering of it (a YAML program has no optional configuration, so each step writes it).
+// and the YAML example with the edits of each step written in (a YAML program has no optional configuration).
 // Must not: run anything; chains-scenario.ts drives it.
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { ROOT } from './harness.js'
 
 /** The stack configuration of the chains program; an absent key leaves that input out. */
 export interface ChainsConfig {
@@ -48,14 +51,6 @@ export const CREATE_ORDER: Readonly<Record<string, string>> = {
   'pro-snapshot': 'lite_pro.snapshot.create',
 }
 
-/**
- * The part of the program Pulumi YAML can express. YAML's type check refuses a resource id (a string)
- * for an integer input such as metalAccountId, and no resource has an integer output holding its own
- * account id, so a YAML program cannot attach anything to a server or VM it creates (a provider defect,
- * shown by engine.test.ts). These need no such reference.
- */
-export const YAML_RESOURCES: readonly string[] = ['metal-key', 'server', 'ip', 'lite-key', 'vm', 'pro-key', 'pro-vm']
-
 /** [dependant, dependency]: a destroy deletes the first before the second. */
 export const DEPENDS_ON: readonly (readonly [string, string])[] = [
   ['ip-to-server', 'server'],
@@ -93,83 +88,31 @@ export const IMPORTED: ChainsConfig = { ...EDITED, resetTrigger: undefined, rebu
  */
 export const BAD: ChainsConfig = { label: 'x'.repeat(256), powerState: 'reboot' }
 
-/** The program in Pulumi YAML (YAML_RESOURCES of it), with the configuration written in (JSON is YAML). */
-export function yamlProgram(config: ChainsConfig, project = 'yaml-chains'): string {
-  const ref = (path: string) => `\${${path}}`
-  const optional = (values: Record<string, string | undefined>) =>
-    Object.fromEntries(Object.entries(values).filter((entry): entry is [string, string] => entry[1] !== undefined))
-  // `return: products[0].productId` crashes pulumi-language-yaml 1.38.1's type check (a nil type in an
-  // index path): return the list and index it where it is used.
-  const list = (fn: string, args: Record<string, unknown>, field: string) => ({
-    'fn::invoke': { function: `provider:index:${fn}`, arguments: args, return: field },
-  })
-  const program = {
-    name: project,
-    runtime: 'yaml',
-    description: 'Metal, Lite and Lite Pro, each from a catalog lookup to its dependants.',
-    config: { consolePassword: { type: 'string', secret: true } },
-    variables: {
-      metalProducts: list('baremetalProducts', {}, 'products'),
-      ipProducts: list('baremetalAdditionalIpProducts', {}, 'products'),
-      liteProducts: list('liteProducts', {}, 'products'),
-      liteOss: list('liteOsList', { productId: ref('liteProducts[0].productId') }, 'oss'),
-      proProducts: list('liteProProducts', {}, 'products'),
-      proOss: list('liteProOsList', { productId: ref('proProducts[0].productId') }, 'oss'),
-    },
-    resources: {
-      'metal-key': { type: RESOURCES['metal-key'], properties: { name: 'chains-metal-key' } },
-      server: {
-        type: RESOURCES.server,
-        properties: {
-          productId: ref('metalProducts[0].productId'),
-          cycle: 'm',
-          keypairId: ref('metal-key.keypairId'),
-          label: config.label ?? 'chains-web-01',
-          ...optional({
-            selectOs: config.selectOs,
-            powerState: config.powerState,
-            resetTrigger: config.resetTrigger,
-            rebuildOs: config.rebuildOs,
-          }),
-        },
-      },
-      ip: { type: RESOURCES.ip, properties: { productId: ref('ipProducts[0].productId'), cycle: 'm' } },
-      'lite-key': { type: RESOURCES['lite-key'], properties: { name: 'chains-lite-key' } },
-      vm: {
-        type: RESOURCES.vm,
-        properties: {
-          productId: ref('liteProducts[0].productId'),
-          selectOs: ref('liteOss[0].name'),
-          keypairId: ref('lite-key.keypairId'),
-          cycle: 'm',
-          vmName: config.vmName ?? 'chains-vm-01',
-          sshAndConsoleUser: 'deployer',
-          consolePassword: ref('consolePassword'),
-        },
-      },
-      'pro-key': { type: RESOURCES['pro-key'], properties: { name: config.proKeyName ?? 'chains-pro-key' } },
-      'pro-vm': {
-        type: RESOURCES['pro-vm'],
-        properties: {
-          productId: ref('proProducts[0].productId'),
-          selectOs: ref('proOss[0].name'),
-          keypairId: ref('pro-key.keypairId'),
-          cycle: 'm',
-          vmName: 'chains-pro-vm',
-          sshAndConsoleUser: 'deployer',
-          consolePassword: ref('consolePassword'),
-        },
-      },
-    },
-    outputs: {
-      serverId: ref('server.id'),
-      serverIp: ref('server.ipAddress'),
-      vmId: ref('vm.id'),
-      proVmId: ref('pro-vm.id'),
-      metalPrivateKey: ref('metal-key.privateKey'),
-      litePrivateKey: ref('lite-key.privateKey'),
-      serverRaw: ref('server.raw'),
-    },
+/** The YAML program of the examples, as a user writes it. */
+export const YAML_EXAMPLE = join(ROOT, 'examples', 'pulumi', 'yaml-chains', 'Pulumi.yaml')
+
+/**
+ * The YAML example (examples/pulumi/yaml-chains) with the configuration written in, as a user edits the
+ * program (a YAML program has no optional configuration): the lines the example marks `# server`,
+ * `# vm` and `# pro-key` take the configured values, and the server's optional inputs follow its label.
+ * Each link of the program takes the integer `accountId` output, with no conversion.
+ */
+export function yamlProgram(config: ChainsConfig): string {
+  let text = readFileSync(YAML_EXAMPLE, 'utf8')
+  const replace = (marked: RegExp, lines: string[]) => {
+    const found = text.match(marked)
+    if (!found || text.match(new RegExp(marked.source, 'gm'))?.length !== 1) throw new Error(`${YAML_EXAMPLE}: no one line ${marked}`)
+    const indent = /^ */.exec(found[0])?.[0] ?? ''
+    text = text.replace(marked, lines.map((line) => `${indent}${line}`).join('\n'))
   }
-  return `${JSON.stringify(program, null, 2)}\n`
+  const optional = Object.entries({
+    selectOs: config.selectOs,
+    powerState: config.powerState,
+    resetTrigger: config.resetTrigger,
+    rebuildOs: config.rebuildOs,
+  }).flatMap(([key, value]) => (value === undefined ? [] : [`${key}: ${JSON.stringify(value)}`]))
+  replace(/^ *label: chains-web-01 # server$/m, [`label: ${JSON.stringify(config.label ?? 'chains-web-01')}`, ...optional])
+  replace(/^ *vmName: chains-vm-01 # vm$/m, [`vmName: ${JSON.stringify(config.vmName ?? 'chains-vm-01')}`])
+  replace(/^ *name: chains-pro-key # pro-key$/m, [`name: ${JSON.stringify(config.proKeyName ?? 'chains-pro-key')}`])
+  return text
 }

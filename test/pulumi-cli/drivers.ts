@@ -10,7 +10,7 @@ import { createHash } from 'node:crypto'
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { dirname, join, resolve } from 'node:path'
-import { type ChainsConfig, CONSOLE_PASSWORD, yamlProgram } from './chains.js'
+import { type ChainsConfig, CONSOLE_PASSWORD, INITIAL, yamlProgram } from './chains.js'
 import { type OpResult, type PulumiHome, ROOT, readEventLog, Stack } from './harness.js'
 
 export const SDK_ROOT = resolve(process.env.PULUMI_CLI_SDK_DIR ?? join(ROOT, 'sdk'))
@@ -68,7 +68,7 @@ export function yamlDriver(home: PulumiHome): Driver {
     async stack(name) {
       let stack = stacks.get(name)
       if (!stack) {
-        stack = await Stack.init(home, 'yaml-chains', name, { 'Pulumi.yaml': yamlProgram({}) })
+        stack = await Stack.init(home, 'yaml-chains', name, { 'Pulumi.yaml': yamlProgram(INITIAL) })
         await stack.setConfig({ consolePassword: CONSOLE_PASSWORD, 'provider:pollInterval': '100ms' }, ['consolePassword'])
         stacks.set(name, stack)
       }

@@ -222,10 +222,8 @@ describe('parallelism', () => {
   })
 })
 
-describe('provider defects under the real engine', () => {
-  test('YAML: a server id feeds the integer metalAccountId of an assignment', {
-    todo: 'provider defect: resource ids are strings, reference inputs are integers, and YAML refuses the assignment',
-  }, async () => {
+describe('references and identical resources under the real engine', () => {
+  test('YAML: the server and the IP feed their integer accountId to an assignment; up, no changes, destroy', async () => {
     const stack = await yamlStack('yaml-ids', {
       key: { type: 'provider:index:BaremetalKeypair', properties: { name: 'yaml-ids-key' } },
       server: {
@@ -235,11 +233,16 @@ describe('provider defects under the real engine', () => {
       ip: { type: 'provider:index:BaremetalAdditionalIp', properties: { productId: 401, cycle: 'm' } },
       assignment: {
         type: 'provider:index:BaremetalAdditionalIpAssignment',
-        properties: { additionalIpId: ref('ip.id'), metalAccountId: ref('server.id') },
+        properties: { additionalIpId: ref('ip.accountId'), metalAccountId: ref('server.accountId') },
       },
     })
     const preview = await stack.withEvents(['preview'])
     assert.equal(preview.run.code, 0, describeCli(preview.run))
+    ok((await stack.withEvents(['up', '--yes', '--skip-preview'])).run, 'up')
+    const state = await stack.resources()
+    assert.equal(state.assignment?.id, `${state.server?.id}:${state.ip?.id}`, 'the assignment joins the server and the IP')
+    ok((await stack.withEvents(['preview', '--expect-no-changes'])).run, 'preview --expect-no-changes after up')
+    ok((await stack.destroy()).run, 'destroy')
   })
 
   test('three identical additional IPs in one up are all created, one order each', async () => {

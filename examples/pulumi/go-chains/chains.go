@@ -4,17 +4,10 @@
 package main
 
 import (
-	"strconv"
-
 	"github.com/provider/pulumi-provider/sdk/go/provider"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi/config"
 )
-
-// accountID turns a resource id (a string) into the API's account id that other resources take.
-func accountID(id pulumi.IDOutput) pulumi.IntOutput {
-	return id.ApplyT(func(v pulumi.ID) (int, error) { return strconv.Atoi(string(v)) }).(pulumi.IntOutput)
-}
 
 // optional is the stack setting `key`, or nil (the input left out) when it is not set.
 func optional(cfg *config.Config, key string) pulumi.StringPtrInput {
@@ -66,8 +59,8 @@ func chains(ctx *pulumi.Context) error {
 		return err
 	}
 	assignment, err := provider.NewBaremetalAdditionalIpAssignment(ctx, "ip-to-server", &provider.BaremetalAdditionalIpAssignmentArgs{
-		AdditionalIpId: accountID(ip.ID()),
-		MetalAccountId: accountID(server.ID()),
+		AdditionalIpId: ip.AccountId,
+		MetalAccountId: server.AccountId,
 	})
 	if err != nil {
 		return err
@@ -76,7 +69,7 @@ func chains(ctx *pulumi.Context) error {
 		ProductId:      pulumi.Int(501),
 		Cycle:          pulumi.String("m"),
 		StorageName:    pulumi.String("chains-metal-data"),
-		MetalAccountId: accountID(server.ID()),
+		MetalAccountId: server.AccountId,
 		Size:           pulumi.IntPtr(100),
 	})
 	if err != nil {
@@ -105,14 +98,14 @@ func chains(ctx *pulumi.Context) error {
 	disk, err := provider.NewLiteDisk(ctx, "disk", &provider.LiteDiskArgs{
 		ProductId:     pulumi.Int(60),
 		Cycle:         pulumi.String("m"),
-		LiteAccountId: accountID(vm.ID()),
+		LiteAccountId: vm.AccountId,
 		ServiceName:   pulumi.String("chains-disk"),
 	})
 	if err != nil {
 		return err
 	}
 	snapshot, err := provider.NewLiteSnapshot(ctx, "snapshot", &provider.LiteSnapshotArgs{
-		LiteAccountId: accountID(vm.ID()),
+		LiteAccountId: vm.AccountId,
 		Cycle:         pulumi.String("m"),
 		Name:          pulumi.String("chains-snap"),
 	})
@@ -120,7 +113,7 @@ func chains(ctx *pulumi.Context) error {
 		return err
 	}
 	restored, err := provider.NewLiteVmFromSnapshot(ctx, "restored", &provider.LiteVmFromSnapshotArgs{
-		SnapshotId:        accountID(snapshot.ID()),
+		SnapshotId:        snapshot.AccountId,
 		ProductId:         liteProduct,
 		Cycle:             pulumi.String("m"),
 		KeypairId:         liteKey.KeypairId,
@@ -154,14 +147,14 @@ func chains(ctx *pulumi.Context) error {
 	proDisk, err := provider.NewLiteProDisk(ctx, "pro-disk", &provider.LiteProDiskArgs{
 		ProductId:     pulumi.Int(61),
 		Cycle:         pulumi.String("m"),
-		LiteAccountId: accountID(proVM.ID()),
+		LiteAccountId: proVM.AccountId,
 		ServiceName:   pulumi.String("chains-pro-disk"),
 	})
 	if err != nil {
 		return err
 	}
 	proSnapshot, err := provider.NewLiteProSnapshot(ctx, "pro-snapshot", &provider.LiteProSnapshotArgs{
-		LiteAccountId: accountID(proVM.ID()),
+		LiteAccountId: proVM.AccountId,
 		Cycle:         pulumi.String("m"),
 		Name:          pulumi.String("chains-pro-snap"),
 	})

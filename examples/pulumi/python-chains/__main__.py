@@ -10,11 +10,8 @@ config = pulumi.Config()
 console_password = config.require_secret("consolePassword")
 
 
-def account_id(resource: pulumi.CustomResource) -> pulumi.Output[int]:
-    """Resource ids are strings; the API's account ids, which other resources take, are integers."""
-    return resource.id.apply(int)
-
-
+# Every account outputs its account id as an integer (`account_id`), the type the inputs naming an
+# account take, so each link below is a plain reference.
 def setting(key: str, default=None):
     value = config.get(key)
     return default if value is None else value
@@ -36,9 +33,9 @@ server = provider.Baremetal(
     rebuild_os=setting("rebuildOs"),
 )
 ip = provider.BaremetalAdditionalIp("ip", product_id=ip_product, cycle="m")
-assignment = provider.BaremetalAdditionalIpAssignment("ip-to-server", additional_ip_id=account_id(ip), metal_account_id=account_id(server))
+assignment = provider.BaremetalAdditionalIpAssignment("ip-to-server", additional_ip_id=ip.account_id, metal_account_id=server.account_id)
 storage = provider.BaremetalElasticStorage(
-    "storage", product_id=501, cycle="m", storage_name="chains-metal-data", metal_account_id=account_id(server), size=100
+    "storage", product_id=501, cycle="m", storage_name="chains-metal-data", metal_account_id=server.account_id, size=100
 )
 
 # ---- Lite ----
@@ -55,11 +52,11 @@ vm = provider.LiteVm(
     ssh_and_console_user="deployer",
     console_password=console_password,
 )
-disk = provider.LiteDisk("disk", product_id=60, cycle="m", lite_account_id=account_id(vm), service_name="chains-disk")
-snapshot = provider.LiteSnapshot("snapshot", lite_account_id=account_id(vm), cycle="m", name="chains-snap")
+disk = provider.LiteDisk("disk", product_id=60, cycle="m", lite_account_id=vm.account_id, service_name="chains-disk")
+snapshot = provider.LiteSnapshot("snapshot", lite_account_id=vm.account_id, cycle="m", name="chains-snap")
 restored = provider.LiteVmFromSnapshot(
     "restored",
-    snapshot_id=account_id(snapshot),
+    snapshot_id=snapshot.account_id,
     product_id=lite_product,
     cycle="m",
     keypair_id=lite_key.keypair_id,
@@ -82,8 +79,8 @@ pro_vm = provider.LiteProVm(
     ssh_and_console_user="deployer",
     console_password=console_password,
 )
-pro_disk = provider.LiteProDisk("pro-disk", product_id=61, cycle="m", lite_account_id=account_id(pro_vm), service_name="chains-pro-disk")
-pro_snapshot = provider.LiteProSnapshot("pro-snapshot", lite_account_id=account_id(pro_vm), cycle="m", name="chains-pro-snap")
+pro_disk = provider.LiteProDisk("pro-disk", product_id=61, cycle="m", lite_account_id=pro_vm.account_id, service_name="chains-pro-disk")
+pro_snapshot = provider.LiteProSnapshot("pro-snapshot", lite_account_id=pro_vm.account_id, cycle="m", name="chains-pro-snap")
 
 pulumi.export("serverId", server.id)
 pulumi.export("serverIp", server.ip_address)

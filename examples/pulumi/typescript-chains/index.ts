@@ -18,8 +18,8 @@ import * as provider from "@provider/pulumi";
 
 const config = new pulumi.Config();
 const consolePassword = config.requireSecret("consolePassword");
-// Resource ids are strings; the API's account ids, which other resources take, are numbers.
-const accountId = (resource: pulumi.CustomResource) => resource.id.apply(Number);
+// Every account outputs its account id as a number (`accountId`), the type the inputs naming an
+// account take, so each link below is a plain reference.
 
 // ---- Metal ----------------------------------------------------------------------------------
 const metalProduct = provider.baremetalProductsOutput().products.apply((list) => list[0]!.productId);
@@ -37,14 +37,14 @@ const server = new provider.Baremetal("server", {
 });
 const ip = new provider.BaremetalAdditionalIp("ip", { productId: ipProduct, cycle: "m" });
 const assignment = new provider.BaremetalAdditionalIpAssignment("ip-to-server", {
-    additionalIpId: accountId(ip),
-    metalAccountId: accountId(server),
+    additionalIpId: ip.accountId,
+    metalAccountId: server.accountId,
 });
 const storage = new provider.BaremetalElasticStorage("storage", {
     productId: 501,
     cycle: "m",
     storageName: "chains-metal-data",
-    metalAccountId: accountId(server),
+    metalAccountId: server.accountId,
     size: 100,
 });
 
@@ -61,10 +61,10 @@ const vm = new provider.LiteVm("vm", {
     sshAndConsoleUser: "deployer",
     consolePassword,
 });
-const disk = new provider.LiteDisk("disk", { productId: 60, cycle: "m", liteAccountId: accountId(vm), serviceName: "chains-disk" });
-const snapshot = new provider.LiteSnapshot("snapshot", { liteAccountId: accountId(vm), cycle: "m", name: "chains-snap" });
+const disk = new provider.LiteDisk("disk", { productId: 60, cycle: "m", liteAccountId: vm.accountId, serviceName: "chains-disk" });
+const snapshot = new provider.LiteSnapshot("snapshot", { liteAccountId: vm.accountId, cycle: "m", name: "chains-snap" });
 const restored = new provider.LiteVmFromSnapshot("restored", {
-    snapshotId: accountId(snapshot),
+    snapshotId: snapshot.accountId,
     productId: liteProduct,
     cycle: "m",
     keypairId: liteKey.keypairId,
@@ -86,8 +86,8 @@ const proVm = new provider.LiteProVm("pro-vm", {
     sshAndConsoleUser: "deployer",
     consolePassword,
 });
-const proDisk = new provider.LiteProDisk("pro-disk", { productId: 61, cycle: "m", liteAccountId: accountId(proVm), serviceName: "chains-pro-disk" });
-const proSnapshot = new provider.LiteProSnapshot("pro-snapshot", { liteAccountId: accountId(proVm), cycle: "m", name: "chains-pro-snap" });
+const proDisk = new provider.LiteProDisk("pro-disk", { productId: 61, cycle: "m", liteAccountId: proVm.accountId, serviceName: "chains-pro-disk" });
+const proSnapshot = new provider.LiteProSnapshot("pro-snapshot", { liteAccountId: proVm.accountId, cycle: "m", name: "chains-pro-snap" });
 
 export const serverId = server.id;
 export const serverIp = server.ipAddress;

@@ -19,8 +19,6 @@ const server = new provider.Baremetal("server", {
     label: "metal-example", // the only input changed in place
     selectOs: "ubuntu-22",
 });
-// Resource ids are strings; the API's account ids are numbers.
-const serverAccountId = server.id.apply(Number);
 
 // An additional IPv4 address, routed to the server by an assignment.
 const ipProducts = provider.baremetalAdditionalIpProductsOutput();
@@ -30,8 +28,8 @@ const additionalIp = new provider.BaremetalAdditionalIp("ip", {
     region: "wjv-1", // from baremetalAdditionalIpRegions
 });
 const assignment = new provider.BaremetalAdditionalIpAssignment("ip-to-server", {
-    additionalIpId: additionalIp.id.apply(Number),
-    metalAccountId: serverAccountId,
+    additionalIpId: additionalIp.accountId,
+    metalAccountId: server.accountId,
 });
 
 // Elastic storage bound to the server for life; its size can only grow.
@@ -39,7 +37,7 @@ const storage = new provider.BaremetalElasticStorage("data", {
     productId: 501, // 501 Standard or 502 UltraFast
     cycle: "m",
     storageName: "metal-example-data",
-    metalAccountId: serverAccountId,
+    metalAccountId: server.accountId,
     size: 100, // GB
 });
 

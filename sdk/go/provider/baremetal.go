@@ -16,6 +16,8 @@ import (
 type Baremetal struct {
 	pulumi.CustomResourceState
 
+	// The account id as a whole number (the resource id is the same digits as a string): what the inputs naming an account (`liteAccountId`, `snapshotId`, `metalAccountId`, `additionalIpId`) take, so a reference needs no conversion.
+	AccountId pulumi.IntOutput `pulumi:"accountId"`
 	// Creation date, `YYYY-MM-DD`.
 	CreatedAt pulumi.StringOutput `pulumi:"createdAt"`
 	// The billing cycle: `m` monthly or `a` annually. The API has no call to change it. Must be one of "m", "a". Changing it replaces the resource.
@@ -312,6 +314,11 @@ func (o BaremetalOutput) ToBaremetalOutput() BaremetalOutput {
 
 func (o BaremetalOutput) ToBaremetalOutputWithContext(ctx context.Context) BaremetalOutput {
 	return o
+}
+
+// The account id as a whole number (the resource id is the same digits as a string): what the inputs naming an account (`liteAccountId`, `snapshotId`, `metalAccountId`, `additionalIpId`) take, so a reference needs no conversion.
+func (o BaremetalOutput) AccountId() pulumi.IntOutput {
+	return o.ApplyT(func(v *Baremetal) pulumi.IntOutput { return v.AccountId }).(pulumi.IntOutput)
 }
 
 // Creation date, `YYYY-MM-DD`.

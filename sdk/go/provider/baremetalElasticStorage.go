@@ -16,6 +16,8 @@ import (
 type BaremetalElasticStorage struct {
 	pulumi.CustomResourceState
 
+	// The account id as a whole number (the resource id is the same digits as a string): what the inputs naming an account (`liteAccountId`, `snapshotId`, `metalAccountId`, `additionalIpId`) take, so a reference needs no conversion.
+	AccountId pulumi.IntOutput `pulumi:"accountId"`
 	// Creation date, `YYYY-MM-DD`.
 	CreatedAt pulumi.StringOutput `pulumi:"createdAt"`
 	// The billing cycle: `m` monthly or `a` annually. Must be one of "m", "a". Changing it replaces the resource.
@@ -231,6 +233,11 @@ func (o BaremetalElasticStorageOutput) ToBaremetalElasticStorageOutput() Baremet
 
 func (o BaremetalElasticStorageOutput) ToBaremetalElasticStorageOutputWithContext(ctx context.Context) BaremetalElasticStorageOutput {
 	return o
+}
+
+// The account id as a whole number (the resource id is the same digits as a string): what the inputs naming an account (`liteAccountId`, `snapshotId`, `metalAccountId`, `additionalIpId`) take, so a reference needs no conversion.
+func (o BaremetalElasticStorageOutput) AccountId() pulumi.IntOutput {
+	return o.ApplyT(func(v *BaremetalElasticStorage) pulumi.IntOutput { return v.AccountId }).(pulumi.IntOutput)
 }
 
 // Creation date, `YYYY-MM-DD`.

@@ -16,6 +16,8 @@ import (
 type LiteDisk struct {
 	pulumi.CustomResourceState
 
+	// The account id as a whole number (the resource id is the same digits as a string): what the inputs naming an account (`liteAccountId`, `snapshotId`, `metalAccountId`, `additionalIpId`) take, so a reference needs no conversion.
+	AccountId pulumi.IntOutput `pulumi:"accountId"`
 	// The billing cycle of the disk: `m a q s b t p4 p5`. Must be one of "m", "a", "q", "s", "b", "t", "p4", "p5". Changing it replaces the resource.
 	Cycle pulumi.StringOutput `pulumi:"cycle"`
 	// The Lite VM the disk is attached to (its account id). There is no re-attach call. Must be at least 1. Changing it replaces the resource.
@@ -232,6 +234,11 @@ func (o LiteDiskOutput) ToLiteDiskOutput() LiteDiskOutput {
 
 func (o LiteDiskOutput) ToLiteDiskOutputWithContext(ctx context.Context) LiteDiskOutput {
 	return o
+}
+
+// The account id as a whole number (the resource id is the same digits as a string): what the inputs naming an account (`liteAccountId`, `snapshotId`, `metalAccountId`, `additionalIpId`) take, so a reference needs no conversion.
+func (o LiteDiskOutput) AccountId() pulumi.IntOutput {
+	return o.ApplyT(func(v *LiteDisk) pulumi.IntOutput { return v.AccountId }).(pulumi.IntOutput)
 }
 
 // The billing cycle of the disk: `m a q s b t p4 p5`. Must be one of "m", "a", "q", "s", "b", "t", "p4", "p5". Changing it replaces the resource.

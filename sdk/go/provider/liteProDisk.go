@@ -16,6 +16,8 @@ import (
 type LiteProDisk struct {
 	pulumi.CustomResourceState
 
+	// The account id as a whole number (the resource id is the same digits as a string): what the inputs naming an account (`liteAccountId`, `snapshotId`, `metalAccountId`, `additionalIpId`) take, so a reference needs no conversion.
+	AccountId pulumi.IntOutput `pulumi:"accountId"`
 	// The billing cycle of the disk: `m a q s b t p4 p5`. Must be one of "m", "a", "q", "s", "b", "t", "p4", "p5". Changing it replaces the resource.
 	Cycle pulumi.StringOutput `pulumi:"cycle"`
 	// The Lite Pro VM the disk is attached to (its account id). There is no re-attach call. Must be at least 1. Changing it replaces the resource.
@@ -232,6 +234,11 @@ func (o LiteProDiskOutput) ToLiteProDiskOutput() LiteProDiskOutput {
 
 func (o LiteProDiskOutput) ToLiteProDiskOutputWithContext(ctx context.Context) LiteProDiskOutput {
 	return o
+}
+
+// The account id as a whole number (the resource id is the same digits as a string): what the inputs naming an account (`liteAccountId`, `snapshotId`, `metalAccountId`, `additionalIpId`) take, so a reference needs no conversion.
+func (o LiteProDiskOutput) AccountId() pulumi.IntOutput {
+	return o.ApplyT(func(v *LiteProDisk) pulumi.IntOutput { return v.AccountId }).(pulumi.IntOutput)
 }
 
 // The billing cycle of the disk: `m a q s b t p4 p5`. Must be one of "m", "a", "q", "s", "b", "t", "p4", "p5". Changing it replaces the resource.

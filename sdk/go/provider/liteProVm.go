@@ -16,6 +16,8 @@ import (
 type LiteProVm struct {
 	pulumi.CustomResourceState
 
+	// The account id as a whole number (the resource id is the same digits as a string): what the inputs naming an account (`liteAccountId`, `snapshotId`, `metalAccountId`, `additionalIpId`) take, so a reference needs no conversion.
+	AccountId pulumi.IntOutput `pulumi:"accountId"`
 	// The billing cycle as the service names it.
 	Billingcycle pulumi.StringOutput `pulumi:"billingcycle"`
 	// The cloud-init password.
@@ -355,6 +357,11 @@ func (o LiteProVmOutput) ToLiteProVmOutput() LiteProVmOutput {
 
 func (o LiteProVmOutput) ToLiteProVmOutputWithContext(ctx context.Context) LiteProVmOutput {
 	return o
+}
+
+// The account id as a whole number (the resource id is the same digits as a string): what the inputs naming an account (`liteAccountId`, `snapshotId`, `metalAccountId`, `additionalIpId`) take, so a reference needs no conversion.
+func (o LiteProVmOutput) AccountId() pulumi.IntOutput {
+	return o.ApplyT(func(v *LiteProVm) pulumi.IntOutput { return v.AccountId }).(pulumi.IntOutput)
 }
 
 // The billing cycle as the service names it.

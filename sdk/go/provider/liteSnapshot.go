@@ -16,6 +16,8 @@ import (
 type LiteSnapshot struct {
 	pulumi.CustomResourceState
 
+	// The account id as a whole number (the resource id is the same digits as a string): what the inputs naming an account (`liteAccountId`, `snapshotId`, `metalAccountId`, `additionalIpId`) take, so a reference needs no conversion.
+	AccountId pulumi.IntOutput `pulumi:"accountId"`
 	// The billing cycle of the snapshot: `m a q s b t p4 p5`. Must be one of "m", "a", "q", "s", "b", "t", "p4", "p5". Changing it replaces the resource.
 	Cycle pulumi.StringOutput `pulumi:"cycle"`
 	// A description of the order. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
@@ -217,6 +219,11 @@ func (o LiteSnapshotOutput) ToLiteSnapshotOutput() LiteSnapshotOutput {
 
 func (o LiteSnapshotOutput) ToLiteSnapshotOutputWithContext(ctx context.Context) LiteSnapshotOutput {
 	return o
+}
+
+// The account id as a whole number (the resource id is the same digits as a string): what the inputs naming an account (`liteAccountId`, `snapshotId`, `metalAccountId`, `additionalIpId`) take, so a reference needs no conversion.
+func (o LiteSnapshotOutput) AccountId() pulumi.IntOutput {
+	return o.ApplyT(func(v *LiteSnapshot) pulumi.IntOutput { return v.AccountId }).(pulumi.IntOutput)
 }
 
 // The billing cycle of the snapshot: `m a q s b t p4 p5`. Must be one of "m", "a", "q", "s", "b", "t", "p4", "p5". Changing it replaces the resource.

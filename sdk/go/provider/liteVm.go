@@ -16,6 +16,8 @@ import (
 type LiteVm struct {
 	pulumi.CustomResourceState
 
+	// The account id as a whole number (the resource id is the same digits as a string): what the inputs naming an account (`liteAccountId`, `snapshotId`, `metalAccountId`, `additionalIpId`) take, so a reference needs no conversion.
+	AccountId pulumi.IntOutput `pulumi:"accountId"`
 	// The billing cycle as the service names it.
 	Billingcycle pulumi.StringOutput `pulumi:"billingcycle"`
 	// The cloud-init password.
@@ -361,6 +363,11 @@ func (o LiteVmOutput) ToLiteVmOutput() LiteVmOutput {
 
 func (o LiteVmOutput) ToLiteVmOutputWithContext(ctx context.Context) LiteVmOutput {
 	return o
+}
+
+// The account id as a whole number (the resource id is the same digits as a string): what the inputs naming an account (`liteAccountId`, `snapshotId`, `metalAccountId`, `additionalIpId`) take, so a reference needs no conversion.
+func (o LiteVmOutput) AccountId() pulumi.IntOutput {
+	return o.ApplyT(func(v *LiteVm) pulumi.IntOutput { return v.AccountId }).(pulumi.IntOutput)
 }
 
 // The billing cycle as the service names it.

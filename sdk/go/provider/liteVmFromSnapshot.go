@@ -16,6 +16,8 @@ import (
 type LiteVmFromSnapshot struct {
 	pulumi.CustomResourceState
 
+	// The account id as a whole number (the resource id is the same digits as a string): what the inputs naming an account (`liteAccountId`, `snapshotId`, `metalAccountId`, `additionalIpId`) take, so a reference needs no conversion.
+	AccountId pulumi.IntOutput `pulumi:"accountId"`
 	// The console password: 8 to 255 letters and digits, with an upper-case letter, a lower-case letter and a digit. Must be 8 to 255 characters; letters and digits only; made of at least one upper-case letter, one lower-case letter and one digit. Changing it replaces the resource.
 	ConsolePassword pulumi.StringOutput `pulumi:"consolePassword"`
 	// The billing cycle of the new VM: `m a q s b t p4 p5`. Must be one of "m", "a", "q", "s", "b", "t", "p4", "p5". Changing it replaces the resource.
@@ -264,6 +266,11 @@ func (o LiteVmFromSnapshotOutput) ToLiteVmFromSnapshotOutput() LiteVmFromSnapsho
 
 func (o LiteVmFromSnapshotOutput) ToLiteVmFromSnapshotOutputWithContext(ctx context.Context) LiteVmFromSnapshotOutput {
 	return o
+}
+
+// The account id as a whole number (the resource id is the same digits as a string): what the inputs naming an account (`liteAccountId`, `snapshotId`, `metalAccountId`, `additionalIpId`) take, so a reference needs no conversion.
+func (o LiteVmFromSnapshotOutput) AccountId() pulumi.IntOutput {
+	return o.ApplyT(func(v *LiteVmFromSnapshot) pulumi.IntOutput { return v.AccountId }).(pulumi.IntOutput)
 }
 
 // The console password: 8 to 255 letters and digits, with an upper-case letter, a lower-case letter and a digit. Must be 8 to 255 characters; letters and digits only; made of at least one upper-case letter, one lower-case letter and one digit. Changing it replaces the resource.

@@ -307,6 +307,7 @@ class Baremetal(pulumi.CustomResource):
             if select_os is None:
                 select_os = 'ubuntu-22'
             __props__.__dict__["select_os"] = select_os
+            __props__.__dict__["account_id"] = None
             __props__.__dict__["created_at"] = None
             __props__.__dict__["ip_address"] = None
             __props__.__dict__["order_id"] = None
@@ -338,6 +339,7 @@ class Baremetal(pulumi.CustomResource):
 
         __props__ = BaremetalArgs.__new__(BaremetalArgs)
 
+        __props__.__dict__["account_id"] = None
         __props__.__dict__["created_at"] = None
         __props__.__dict__["cycle"] = None
         __props__.__dict__["ip_address"] = None
@@ -361,6 +363,14 @@ class Baremetal(pulumi.CustomResource):
             opts: Optional[pulumi.ResourceOptions] = None) -> pulumi.Output[bool]:
         __props__: dict = {}
         return pulumi.runtime.exists_resource(None, 'provider:index:Baremetal', id, __props__, opts or pulumi.ResourceOptions())
+
+    @_builtins.property
+    @pulumi.getter(name="accountId")
+    def account_id(self) -> pulumi.Output[_builtins.int]:
+        """
+        The account id as a whole number (the resource id is the same digits as a string): what the inputs naming an account (`liteAccountId`, `snapshotId`, `metalAccountId`, `additionalIpId`) take, so a reference needs no conversion.
+        """
+        return pulumi.get(self, "account_id")
 
     @_builtins.property
     @pulumi.getter(name="createdAt")

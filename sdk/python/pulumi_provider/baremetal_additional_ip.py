@@ -181,6 +181,7 @@ class BaremetalAdditionalIp(pulumi.CustomResource):
             if region is None:
                 region = 'wjv-1'
             __props__.__dict__["region"] = region
+            __props__.__dict__["account_id"] = None
             __props__.__dict__["created_at"] = None
             __props__.__dict__["ip_address"] = None
             __props__.__dict__["raw"] = None
@@ -211,6 +212,7 @@ class BaremetalAdditionalIp(pulumi.CustomResource):
 
         __props__ = BaremetalAdditionalIpArgs.__new__(BaremetalAdditionalIpArgs)
 
+        __props__.__dict__["account_id"] = None
         __props__.__dict__["created_at"] = None
         __props__.__dict__["cycle"] = None
         __props__.__dict__["ip_address"] = None
@@ -227,6 +229,14 @@ class BaremetalAdditionalIp(pulumi.CustomResource):
             opts: Optional[pulumi.ResourceOptions] = None) -> pulumi.Output[bool]:
         __props__: dict = {}
         return pulumi.runtime.exists_resource(None, 'provider:index:BaremetalAdditionalIp', id, __props__, opts or pulumi.ResourceOptions())
+
+    @_builtins.property
+    @pulumi.getter(name="accountId")
+    def account_id(self) -> pulumi.Output[_builtins.int]:
+        """
+        The account id as a whole number (the resource id is the same digits as a string): what the inputs naming an account (`liteAccountId`, `snapshotId`, `metalAccountId`, `additionalIpId`) take, so a reference needs no conversion.
+        """
+        return pulumi.get(self, "account_id")
 
     @_builtins.property
     @pulumi.getter(name="createdAt")

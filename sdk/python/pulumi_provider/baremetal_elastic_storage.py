@@ -223,6 +223,7 @@ class BaremetalElasticStorage(pulumi.CustomResource):
             if storage_name is None and not opts.urn:
                 raise TypeError("Missing required property 'storage_name'")
             __props__.__dict__["storage_name"] = storage_name
+            __props__.__dict__["account_id"] = None
             __props__.__dict__["created_at"] = None
             __props__.__dict__["raw"] = None
             __props__.__dict__["status"] = None
@@ -252,6 +253,7 @@ class BaremetalElasticStorage(pulumi.CustomResource):
 
         __props__ = BaremetalElasticStorageArgs.__new__(BaremetalElasticStorageArgs)
 
+        __props__.__dict__["account_id"] = None
         __props__.__dict__["created_at"] = None
         __props__.__dict__["cycle"] = None
         __props__.__dict__["metal_account_id"] = None
@@ -269,6 +271,14 @@ class BaremetalElasticStorage(pulumi.CustomResource):
             opts: Optional[pulumi.ResourceOptions] = None) -> pulumi.Output[bool]:
         __props__: dict = {}
         return pulumi.runtime.exists_resource(None, 'provider:index:BaremetalElasticStorage', id, __props__, opts or pulumi.ResourceOptions())
+
+    @_builtins.property
+    @pulumi.getter(name="accountId")
+    def account_id(self) -> pulumi.Output[_builtins.int]:
+        """
+        The account id as a whole number (the resource id is the same digits as a string): what the inputs naming an account (`liteAccountId`, `snapshotId`, `metalAccountId`, `additionalIpId`) take, so a reference needs no conversion.
+        """
+        return pulumi.get(self, "account_id")
 
     @_builtins.property
     @pulumi.getter(name="createdAt")

@@ -226,6 +226,7 @@ class LiteDisk(pulumi.CustomResource):
             if size is None:
                 size = 60
             __props__.__dict__["size"] = size
+            __props__.__dict__["account_id"] = None
             __props__.__dict__["order_id"] = None
             __props__.__dict__["raw"] = None
             __props__.__dict__["status"] = None
@@ -255,6 +256,7 @@ class LiteDisk(pulumi.CustomResource):
 
         __props__ = LiteDiskArgs.__new__(LiteDiskArgs)
 
+        __props__.__dict__["account_id"] = None
         __props__.__dict__["cycle"] = None
         __props__.__dict__["lite_account_id"] = None
         __props__.__dict__["order_id"] = None
@@ -272,6 +274,14 @@ class LiteDisk(pulumi.CustomResource):
             opts: Optional[pulumi.ResourceOptions] = None) -> pulumi.Output[bool]:
         __props__: dict = {}
         return pulumi.runtime.exists_resource(None, 'provider:index:LiteDisk', id, __props__, opts or pulumi.ResourceOptions())
+
+    @_builtins.property
+    @pulumi.getter(name="accountId")
+    def account_id(self) -> pulumi.Output[_builtins.int]:
+        """
+        The account id as a whole number (the resource id is the same digits as a string): what the inputs naming an account (`liteAccountId`, `snapshotId`, `metalAccountId`, `additionalIpId`) take, so a reference needs no conversion.
+        """
+        return pulumi.get(self, "account_id")
 
     @_builtins.property
     @pulumi.getter

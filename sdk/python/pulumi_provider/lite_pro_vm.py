@@ -350,6 +350,7 @@ class LiteProVm(pulumi.CustomResource):
             if vm_name is None:
                 vm_name = 'server-name'
             __props__.__dict__["vm_name"] = vm_name
+            __props__.__dict__["account_id"] = None
             __props__.__dict__["billingcycle"] = None
             __props__.__dict__["cipassword"] = None
             __props__.__dict__["ciuser"] = None
@@ -394,6 +395,7 @@ class LiteProVm(pulumi.CustomResource):
 
         __props__ = LiteProVmArgs.__new__(LiteProVmArgs)
 
+        __props__.__dict__["account_id"] = None
         __props__.__dict__["billingcycle"] = None
         __props__.__dict__["cipassword"] = None
         __props__.__dict__["ciuser"] = None
@@ -432,6 +434,14 @@ class LiteProVm(pulumi.CustomResource):
             opts: Optional[pulumi.ResourceOptions] = None) -> pulumi.Output[bool]:
         __props__: dict = {}
         return pulumi.runtime.exists_resource(None, 'provider:index:LiteProVm', id, __props__, opts or pulumi.ResourceOptions())
+
+    @_builtins.property
+    @pulumi.getter(name="accountId")
+    def account_id(self) -> pulumi.Output[_builtins.int]:
+        """
+        The account id as a whole number (the resource id is the same digits as a string): what the inputs naming an account (`liteAccountId`, `snapshotId`, `metalAccountId`, `additionalIpId`) take, so a reference needs no conversion.
+        """
+        return pulumi.get(self, "account_id")
 
     @_builtins.property
     @pulumi.getter

@@ -205,6 +205,7 @@ class LiteSnapshot(pulumi.CustomResource):
                 pay_with_credit_card = True
             __props__.__dict__["pay_with_credit_card"] = pay_with_credit_card
             __props__.__dict__["promocode"] = promocode
+            __props__.__dict__["account_id"] = None
             __props__.__dict__["order_id"] = None
             __props__.__dict__["status"] = None
         replace_on_changes = pulumi.ResourceOptions(replace_on_changes=["cycle", "description", "liteAccountId", "name"])
@@ -231,6 +232,7 @@ class LiteSnapshot(pulumi.CustomResource):
 
         __props__ = LiteSnapshotArgs.__new__(LiteSnapshotArgs)
 
+        __props__.__dict__["account_id"] = None
         __props__.__dict__["cycle"] = None
         __props__.__dict__["description"] = None
         __props__.__dict__["lite_account_id"] = None
@@ -246,6 +248,14 @@ class LiteSnapshot(pulumi.CustomResource):
             opts: Optional[pulumi.ResourceOptions] = None) -> pulumi.Output[bool]:
         __props__: dict = {}
         return pulumi.runtime.exists_resource(None, 'provider:index:LiteSnapshot', id, __props__, opts or pulumi.ResourceOptions())
+
+    @_builtins.property
+    @pulumi.getter(name="accountId")
+    def account_id(self) -> pulumi.Output[_builtins.int]:
+        """
+        The account id as a whole number (the resource id is the same digits as a string): what the inputs naming an account (`liteAccountId`, `snapshotId`, `metalAccountId`, `additionalIpId`) take, so a reference needs no conversion.
+        """
+        return pulumi.get(self, "account_id")
 
     @_builtins.property
     @pulumi.getter

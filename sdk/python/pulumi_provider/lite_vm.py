@@ -370,6 +370,7 @@ class LiteVm(pulumi.CustomResource):
             if vm_name is None:
                 vm_name = 'server-name'
             __props__.__dict__["vm_name"] = vm_name
+            __props__.__dict__["account_id"] = None
             __props__.__dict__["billingcycle"] = None
             __props__.__dict__["cipassword"] = None
             __props__.__dict__["ciuser"] = None
@@ -414,6 +415,7 @@ class LiteVm(pulumi.CustomResource):
 
         __props__ = LiteVmArgs.__new__(LiteVmArgs)
 
+        __props__.__dict__["account_id"] = None
         __props__.__dict__["billingcycle"] = None
         __props__.__dict__["cipassword"] = None
         __props__.__dict__["ciuser"] = None
@@ -453,6 +455,14 @@ class LiteVm(pulumi.CustomResource):
             opts: Optional[pulumi.ResourceOptions] = None) -> pulumi.Output[bool]:
         __props__: dict = {}
         return pulumi.runtime.exists_resource(None, 'provider:index:LiteVm', id, __props__, opts or pulumi.ResourceOptions())
+
+    @_builtins.property
+    @pulumi.getter(name="accountId")
+    def account_id(self) -> pulumi.Output[_builtins.int]:
+        """
+        The account id as a whole number (the resource id is the same digits as a string): what the inputs naming an account (`liteAccountId`, `snapshotId`, `metalAccountId`, `additionalIpId`) take, so a reference needs no conversion.
+        """
+        return pulumi.get(self, "account_id")
 
     @_builtins.property
     @pulumi.getter

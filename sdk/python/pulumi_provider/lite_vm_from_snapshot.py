@@ -286,6 +286,7 @@ class LiteVmFromSnapshot(pulumi.CustomResource):
             if ssh_and_console_user is None and not opts.urn:
                 raise TypeError("Missing required property 'ssh_and_console_user'")
             __props__.__dict__["ssh_and_console_user"] = ssh_and_console_user
+            __props__.__dict__["account_id"] = None
             __props__.__dict__["order_id"] = None
             __props__.__dict__["status"] = None
         secret_opts = pulumi.ResourceOptions(additional_secret_outputs=["consolePassword"])
@@ -314,6 +315,7 @@ class LiteVmFromSnapshot(pulumi.CustomResource):
 
         __props__ = LiteVmFromSnapshotArgs.__new__(LiteVmFromSnapshotArgs)
 
+        __props__.__dict__["account_id"] = None
         __props__.__dict__["console_password"] = None
         __props__.__dict__["cycle"] = None
         __props__.__dict__["description"] = None
@@ -333,6 +335,14 @@ class LiteVmFromSnapshot(pulumi.CustomResource):
             opts: Optional[pulumi.ResourceOptions] = None) -> pulumi.Output[bool]:
         __props__: dict = {}
         return pulumi.runtime.exists_resource(None, 'provider:index:LiteVmFromSnapshot', id, __props__, opts or pulumi.ResourceOptions())
+
+    @_builtins.property
+    @pulumi.getter(name="accountId")
+    def account_id(self) -> pulumi.Output[_builtins.int]:
+        """
+        The account id as a whole number (the resource id is the same digits as a string): what the inputs naming an account (`liteAccountId`, `snapshotId`, `metalAccountId`, `additionalIpId`) take, so a reference needs no conversion.
+        """
+        return pulumi.get(self, "account_id")
 
     @_builtins.property
     @pulumi.getter(name="consolePassword")
