@@ -210,7 +210,8 @@ describe('the order journal in PostgreSQL', { concurrency: 1 }, () => {
     assert.equal(await b.store.take({ ...entry }, b.owner), true)
     Object.assign(entry, { state: 'answered', accountId: `acc-${randomUUID()}` })
     assert.equal(await a.journal.writeOwned(entry), false)
-    await a.journal.deliver(entry)
+    // Nor is its answer handed to a's engine: the operation fails naming the key (b hands it over).
+    await assert.rejects(a.journal.deliver(entry), /another runner took this order over/)
     const row = (await rows()).find((r) => r.id === entry.id)
     assert.deepEqual([row?.owner_token, row?.state], [b.owner.token, 'sent'], "b's takeover stands")
   })

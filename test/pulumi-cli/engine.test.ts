@@ -72,7 +72,12 @@ describe('a service failure half-way through up', () => {
       await emulator.control('DELETE', `/faults/${fault.fault_id}`)
     }
     assert.notEqual(first.code, 0, `an up whose VM order was refused succeeded: ${describeCli(first)}`)
-    assert.match(first.stdout, /LiteVm \(vm\):\s+error: Creating LiteVm failed: POST \/lites: no clear answer/, "the failure is the VM's")
+    // The VM's messages (its retry warnings and log lines, then the error) are grouped under it.
+    assert.match(
+      first.stdout,
+      /LiteVm \(vm\):\n(?: {4}.*\n)*? {4}error: Creating LiteVm failed: POST \/lites: no clear answer/,
+      "the failure is the VM's",
+    )
     assert.match(
       first.stdout.replace(/\s+/g, ' '),
       /answered 503 \(the last: 503 "Service Unavailable"\)/,
