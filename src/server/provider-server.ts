@@ -265,7 +265,9 @@ export class ProviderServer {
    * holds the same order of an earlier run whose account the apply takes over: the plan rehearses the
    * create (core's rehearseCreate, in a rehearsal operation) to learn what the apply will do with its
    * order. Taken over, the order is not priced, and the plan says which account it adopts; an earlier
-   * order that had no answer is repeated with its key, so it stays priced, with a line saying so.
+   * order that had no answer is taken over too (sent again with its key, or waited for where the
+   * service ignores keys), and since it may still have placed nothing it stays priced, with a line
+   * saying so.
    */
   private async withoutAdopted(
     definition: AnyResource,

@@ -163,7 +163,8 @@ export class TfContext {
   readonly views: Views
   /** Objects marked `failedStep` that this process refreshed (see TfPrivate.guarded). */
   readonly failedSteps = new Set<string>()
-  private readonly state = stateScope()
+  /** The Terraform state this process serves, read on the first session (a launch that only validates reads nothing). */
+  private state: string | undefined
 
   constructor(
     registry: Registry,
@@ -223,6 +224,7 @@ export class TfContext {
 
   /** The session of an operation; orders are told apart by the Terraform state (workspace and backend). */
   session(call?: AbortSignal): Session<unknown> {
+    this.state ??= stateScope()
     const session = this.server.session(this.state, this.log)
     // A streaming call (an action, a listing) also stops when Terraform cancels the call itself.
     return call === undefined ? session : { ...session, signal: AbortSignal.any([session.signal, call]) }

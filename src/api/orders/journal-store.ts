@@ -61,7 +61,7 @@ export interface JournalEntry {
   /**
    * Settled because the engine closed the provider after it was handed over, and no state has named
    * the account since: Terraform saves its state after closing the provider, so a kill in between
-   * loses it (see OrderJournal.unconfirmed).
+   * loses it (see OrderJournal.lostHandovers).
    */
   unconfirmed?: true
   /** The process that opened the entry or last took it over; absent in entries of older versions. */

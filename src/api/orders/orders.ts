@@ -458,12 +458,13 @@ export class Orders {
    * run's order: the service has not shown that it recognises Idempotency-Keys, or this directory
    * has no record of any order to this service (another machine, a fresh CI workspace, a lost
    * journal: the key of a killed run's order is gone with its journal). An account that matches the
-   * order, was created within the keys' window and is named neither by this directory's journal nor
-   * by any state its runs have seen (see OrderJournal.accountInState), is such an order or another
-   * configuration's: nothing is ordered, and the error names it and the import command. So is an
-   * account an order of this very intent made and handed over before the engine closed the provider,
-   * while no state has named it since (OrderJournal.unconfirmed): Terraform saves its state after
-   * that close. `allowUnrecordedMatch` orders anyway.
+   * order, was created within the keys' window and is named neither by this directory's journal, nor
+   * by any state its runs have seen (see OrderJournal.accountInState), nor by another directory of
+   * this machine (OrderJournal.handedOverOnThisMachine), is such an order or another configuration's:
+   * nothing is ordered, and the error names it and the import command. So is an account an order of
+   * this very intent made and handed to the engine of another run, while no state has named it since
+   * (OrderJournal.lostHandovers): that state may have been lost before it was saved.
+   * `allowUnrecordedMatch` orders anyway.
    */
   private async unrecordedMatches(
     intent: string,
