@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto'
 import { type AdditionalIpApi, additionalIpApi } from './additional-ips.js'
 import { type ElasticStorageApi, elasticStorageApi } from './elastic-storage.js'
 import { type LiteApi, type LiteMigrationApi, liteApi, liteMigrationApi } from './lite.js'
-import { type MetalApi, metalApi } from './metal.js'
+import { type BaremetalApi, baremetalApi } from './baremetal.js'
 import type { Account } from './models.js'
 import { type JournalOptions, KnownAccounts, newJournalSession, OrderJournal, Orders, PostgresJournalStore } from './orders/index.js'
 import { type FetchFunction, type Logger, type OperationFrame, type Sleep, Transport } from './transport.js'
@@ -73,7 +73,7 @@ export interface Client {
   /** Lite Pro (`/lite-pros`): the same calls, without migration. */
   readonly litePros: LiteApi
   /** Metal servers (`/baremetals`) and the Metal keypair pool. */
-  readonly baremetals: MetalApi
+  readonly baremetals: BaremetalApi
   /** Additional IPs and their assignments (`/baremetal-additional-ips`). */
   readonly additionalIps: AdditionalIpApi
   /** Elastic storage (`/baremetal-elastic-storages`). */
@@ -175,7 +175,7 @@ export function createClient(options: ClientOptions): Client {
     baseUrl,
     lites: { ...liteApi(transport, orders, '/lites'), ...liteMigrationApi(transport, orders) },
     litePros: liteApi(transport, orders, '/lite-pros'),
-    baremetals: metalApi(transport, orders),
+    baremetals: baremetalApi(transport, orders),
     additionalIps: additionalIpApi(transport, orders),
     elasticStorages: elasticStorageApi(transport, orders),
     waitForActive: (read, waitOptions) => waitForActive(waitSettings, read, waitOptions),

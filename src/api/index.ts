@@ -50,14 +50,14 @@ export type {
   VmDetails,
 } from './lite.js'
 export type {
-  MetalApi,
-  MetalOsOption,
-  MetalPowerState,
-  MetalProduct,
-  MetalServerAccount,
-  MetalServerCreate,
-  MetalServerExtra,
-} from './metal.js'
+  BaremetalApi,
+  BaremetalOsOption,
+  BaremetalPowerState,
+  BaremetalProduct,
+  BaremetalServerAccount,
+  BaremetalServerCreate,
+  BaremetalServerExtra,
+} from './baremetal.js'
 export {
   type Account,
   type AccountStatus,

@@ -1,7 +1,7 @@
 // Additional IPs (the additional-IP calls, I1-I6) and their assignments to Metal servers (A1-A5).
 import { ACTIVE, cancel, listAccounts, newAccount, order, requireStatus } from './account-routes.js'
 import { formatDateTime } from './clock.js'
-import { DEFAULT_REGION, type MetalProduct, metalCycles, metalPlan, metalProductsOf, REGIONS } from './catalog.js'
+import { DEFAULT_REGION, type BaremetalProduct, baremetalCycles, baremetalPlan, baremetalProductsOf, REGIONS } from './catalog.js'
 import { conflict, notFound } from './envelope.js'
 import type { JsonObject } from './json.js'
 import { type Account, assignedServer } from './model.js'
@@ -13,7 +13,7 @@ const KIND = 'additional_ip'
 const SERVER = 'baremetal'
 const REGION_CODES = Object.keys(REGIONS) as (keyof typeof REGIONS)[]
 
-const ipProducts = metalProductsOf('additional_ip')
+const ipProducts = baremetalProductsOf('additional_ip')
 
 /** The A1-A5 object; `status` is always `Active` (the additional-IP calls). */
 function assignmentView(store: Store, ip: Account, serverId: number): JsonObject {
@@ -29,7 +29,7 @@ function assignmentView(store: Store, ip: Account, serverId: number): JsonObject
 
 export function additionalIpRoutes(): Route[] {
   const get = (ctx: RouteContext) => ctx.store.get(paramId(ctx, 'id'), KIND)
-  const catalogProduct = (ctx: RouteContext): MetalProduct => {
+  const catalogProduct = (ctx: RouteContext): BaremetalProduct => {
     const id = paramId(ctx, 'product_id')
     const product = ipProducts.find((p) => p.product_id === id)
     if (!product) throw notFound('product not found')
@@ -52,7 +52,7 @@ export function additionalIpRoutes(): Route[] {
         const productId = v.int('product_id', { required: true })
         const product = productId === undefined ? undefined : ipProducts.find((p) => p.product_id === productId)
         if (productId !== undefined && !product) v.fail('product_id', `unknown product ${productId}`)
-        const cycle = v.cycle(metalCycles)
+        const cycle = v.cycle(baremetalCycles)
         const region = v.oneOf('region', REGION_CODES) ?? DEFAULT_REGION
         const promocode = v.promocode()
         const pay = v.pay()
@@ -69,8 +69,8 @@ export function additionalIpRoutes(): Route[] {
       },
     },
     { method: 'GET', pattern: P, handler: (ctx) => listAccounts(ctx, KIND) },
-    { method: 'GET', pattern: `${P}/products`, handler: () => ipProducts.map(metalPlan) },
-    { method: 'GET', pattern: `${P}/products/:product_id`, handler: (ctx) => metalPlan(catalogProduct(ctx)) },
+    { method: 'GET', pattern: `${P}/products`, handler: () => ipProducts.map(baremetalPlan) },
+    { method: 'GET', pattern: `${P}/products/:product_id`, handler: (ctx) => baremetalPlan(catalogProduct(ctx)) },
     { method: 'GET', pattern: `${P}/regions`, handler: () => [...REGION_CODES] },
     { method: 'GET', pattern: `${P}/:id`, handler: (ctx) => ctx.store.view(get(ctx)) },
     // I4: the store's terminate also removes the IP's assignment.

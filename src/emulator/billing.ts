@@ -1,5 +1,5 @@
 import { addDays, addMonths, formatDate, formatDateTime } from './clock.js'
-import { type Cycle, cycleOf, cyclePrice, metalProducts, PROMOCODES, tieredPrice } from './catalog.js'
+import { type Cycle, cycleOf, cyclePrice, baremetalProducts, PROMOCODES, tieredPrice } from './catalog.js'
 import { type Account, diskSize, familyOfKind, type Invoice, type InvoiceType, type Order, vmDiskSize } from './model.js'
 import type { Store } from './store.js'
 
@@ -10,7 +10,7 @@ export function recurringAmount(account: Account, fallback: number): number {
   if (!cycle) return fallback
   if (!family) {
     // Metal side, from the seed catalog: the cycle price, per GB for elastic storage.
-    const product = metalProducts.find((p) => p.product_id === account.product_id)
+    const product = baremetalProducts.find((p) => p.product_id === account.product_id)
     if (!product) return fallback
     const price = cyclePrice(product.monthly, cycle)
     return account.kind === 'elastic_storage' ? diskSize(account) * price : price

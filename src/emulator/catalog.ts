@@ -55,8 +55,8 @@ export interface SnapshotProduct {
   readonly monthly: number
 }
 /** Metal-side products: servers (M11), additional IPs (I5) and elastic storage (E7). */
-export interface MetalProduct {
-  readonly type: 'metal' | 'additional_ip' | 'elastic_storage'
+export interface BaremetalProduct {
+  readonly type: 'baremetal' | 'additional_ip' | 'elastic_storage'
   readonly product_id: number
   readonly name: string
   readonly description: string
@@ -164,9 +164,9 @@ export const lite: LiteFamily = {
 
 export const liteFamilies: readonly LiteFamily[] = [lite, litePro]
 
-export const metalProducts: readonly MetalProduct[] = [
+export const baremetalProducts: readonly BaremetalProduct[] = [
   {
-    type: 'metal',
+    type: 'baremetal',
     product_id: 301,
     name: 'Metal S',
     description: '4 cores, 32 GB RAM, 2x480 GB SSD',
@@ -175,7 +175,7 @@ export const metalProducts: readonly MetalProduct[] = [
     out_of_stock: false,
   },
   {
-    type: 'metal',
+    type: 'baremetal',
     product_id: 302,
     name: 'Metal M',
     description: '8 cores, 64 GB RAM, 2x960 GB SSD',
@@ -184,7 +184,7 @@ export const metalProducts: readonly MetalProduct[] = [
     out_of_stock: false,
   },
   {
-    type: 'metal',
+    type: 'baremetal',
     product_id: 303,
     name: 'Metal L',
     description: '16 cores, 128 GB RAM, 4x960 GB SSD',
@@ -214,18 +214,18 @@ export const metalProducts: readonly MetalProduct[] = [
     max_size: 10240,
   },
 ]
-export const metalCycles = METAL_CYCLES
+export const baremetalCycles = METAL_CYCLES
 
-export const metalProductsOf = (type: MetalProduct['type']) => metalProducts.filter((p) => p.type === type)
+export const baremetalProductsOf = (type: BaremetalProduct['type']) => baremetalProducts.filter((p) => p.type === type)
 
 /** M11, I5 and E7 objects (the Metal calls): no category, `billing` for `m` and `a` without components. */
-export function metalPlan(p: MetalProduct): JsonObject {
+export function baremetalPlan(p: BaremetalProduct): JsonObject {
   const billing: Json[] = METAL_CYCLES.map((code) => {
     const cycle = cycleOf(code)!
     return { label: cycle.label, cycle: cycle.code, price: cyclePrice(p.monthly, cycle) }
   })
   const plan: JsonObject = { product_id: p.product_id, name: p.name, description: p.description }
-  if (p.type === 'metal') {
+  if (p.type === 'baremetal') {
     plan.out_of_stock = p.out_of_stock ?? false
     plan.stock = p.stock ?? 0
   }

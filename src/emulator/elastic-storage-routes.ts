@@ -5,10 +5,10 @@ import {
   cycleOf,
   cyclePrice,
   DEFAULT_REGION,
-  type MetalProduct,
-  metalCycles,
-  metalPlan,
-  metalProductsOf,
+  type BaremetalProduct,
+  baremetalCycles,
+  baremetalPlan,
+  baremetalProductsOf,
   REGIONS,
 } from './catalog.js'
 import { notFound } from './envelope.js'
@@ -20,13 +20,13 @@ const KIND = 'elastic_storage'
 const SERVER = 'baremetal'
 const DEFAULT_SIZE = 100
 
-const storageProducts = metalProductsOf('elastic_storage')
-const bounds = (p: MetalProduct) => ({ min: p.min_size ?? 1, max: p.max_size ?? 10240 })
+const storageProducts = baremetalProductsOf('elastic_storage')
+const bounds = (p: BaremetalProduct) => ({ min: p.min_size ?? 1, max: p.max_size ?? 10240 })
 
 export function elasticStorageRoutes(): Route[] {
   const get = (ctx: RouteContext) => ctx.store.get(paramId(ctx, 'id'), KIND)
   const product = (id: number | undefined) => storageProducts.find((p) => p.product_id === id)
-  const catalogProduct = (ctx: RouteContext): MetalProduct => {
+  const catalogProduct = (ctx: RouteContext): BaremetalProduct => {
     const found = product(paramId(ctx, 'product_id'))
     if (!found) throw notFound('product not found')
     return found
@@ -41,7 +41,7 @@ export function elasticStorageRoutes(): Route[] {
         const productId = v.int('product_id', { required: true })
         const chosen = product(productId)
         if (productId !== undefined && !chosen) v.fail('product_id', `unknown product ${productId}`)
-        const cycle = v.cycle(metalCycles)
+        const cycle = v.cycle(baremetalCycles)
         const name = v.string('storage_name', { required: true })
         const serverId = v.int('metal_account_id', { required: true })
         const server = serverId === undefined ? undefined : ctx.store.find(serverId)
@@ -65,8 +65,8 @@ export function elasticStorageRoutes(): Route[] {
       },
     },
     { method: 'GET', pattern: P, handler: (ctx) => listAccounts(ctx, KIND) },
-    { method: 'GET', pattern: `${P}/products`, handler: () => storageProducts.map(metalPlan) },
-    { method: 'GET', pattern: `${P}/products/:product_id`, handler: (ctx) => metalPlan(catalogProduct(ctx)) },
+    { method: 'GET', pattern: `${P}/products`, handler: () => storageProducts.map(baremetalPlan) },
+    { method: 'GET', pattern: `${P}/products/:product_id`, handler: (ctx) => baremetalPlan(catalogProduct(ctx)) },
     { method: 'GET', pattern: `${P}/:id`, handler: (ctx) => ctx.store.view(get(ctx)) },
     {
       method: 'PUT',

@@ -10,7 +10,7 @@ import { isObject, type Json, type JsonObject } from './json.js'
 import { keypairRoutes, KEYPAIR_POOLS } from './keypair-routes.js'
 import { liteFamilies } from './catalog.js'
 import { liteRoutes } from './lite-routes.js'
-import { metalRoutes } from './metal-routes.js'
+import { baremetalRoutes } from './baremetal-routes.js'
 import { additionalIpRoutes } from './additional-ip-routes.js'
 import { elasticStorageRoutes } from './elastic-storage-routes.js'
 import type { ApiKey, Config, Fault, IdempotencyRecord, LogEntry, State } from './model.js'
@@ -74,7 +74,7 @@ function configFrom(options: EmulatorOptions): Config {
 const apiRouter = new Router<Route>([
   ...liteFamilies.flatMap(liteRoutes),
   ...KEYPAIR_POOLS.flatMap(keypairRoutes),
-  ...metalRoutes(),
+  ...baremetalRoutes(),
   ...additionalIpRoutes(),
   ...elasticStorageRoutes(),
 ])

@@ -1,6 +1,6 @@
 // Shapes of the emulator state (plain JSON, so a state file is one stringify) and small readers of it.
 
-import { type CycleCode, type FamilyKey, liteFamilies, type LiteFamily, metalProducts } from './catalog.js'
+import { type CycleCode, type FamilyKey, liteFamilies, type LiteFamily, baremetalProducts } from './catalog.js'
 import type { Json, JsonObject } from './json.js'
 export type AccountKind = `${FamilyKey}.${'vm' | 'snapshot' | 'disk'}` | 'baremetal' | 'additional_ip' | 'elastic_storage'
 export const ACCOUNT_KINDS: readonly AccountKind[] = [
@@ -52,12 +52,12 @@ export interface Account {
   /** What a snapshot captured of its VM, for S4 and S5. */
   captured: { osname: string; disk_size: number } | null
   /** Metal servers only (M4, M5): absent on every other kind. */
-  server_power?: MetalPower
+  server_power?: BaremetalPower
   /** Additional IPs only: when the current assignment (A1) was made, `YYYY-MM-DD HH:MM:SS`. */
   assigned_at?: string | null
 }
 
-export type MetalPower = 'on' | 'off'
+export type BaremetalPower = 'on' | 'off'
 
 export type InvoiceType = 'new' | 'upgrade' | 'change_package' | 'migrate'
 export interface Invoice {
@@ -216,7 +216,7 @@ export function applyChange(account: Account, change: PendingChange): void {
       account.extra_details.select_os = change.select_os
       return
     case 'storage_product': {
-      const product = metalProducts.find((p) => p.product_id === change.product_id && p.type === 'elastic_storage')
+      const product = baremetalProducts.find((p) => p.product_id === change.product_id && p.type === 'elastic_storage')
       if (!product) return
       account.product_id = product.product_id
       account.product_name = product.name

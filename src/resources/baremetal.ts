@@ -1,5 +1,5 @@
 /** provider:index:Baremetal (provider_baremetal): a Metal dedicated server (the Metal server calls, the Metal resources' calls). */
-import type { Client, MetalServerAccount } from '../api/index.js'
+import type { Client, BaremetalServerAccount } from '../api/index.js'
 import { productPrice } from './prices.js'
 import { bool, defineMethod, defineResource, int64, oneOf, type OperationContext, string } from '../core/index.js'
 import {
@@ -92,7 +92,7 @@ const attributes = {
 
 type Prior = { powerState?: string | null } | null
 
-async function powerOf(ctx: OperationContext<Client>, account: MetalServerAccount): Promise<string | null> {
+async function powerOf(ctx: OperationContext<Client>, account: BaremetalServerAccount): Promise<string | null> {
   if (account.status !== 'Active' && account.status !== 'Suspended') return null
   try {
     return (await ctx.client.baremetals.getPowerState(account.account_id, { signal: ctx.signal })).state
@@ -102,7 +102,7 @@ async function powerOf(ctx: OperationContext<Client>, account: MetalServerAccoun
   }
 }
 
-function observe(account: MetalServerAccount, power: string | null, importing: boolean) {
+function observe(account: BaremetalServerAccount, power: string | null, importing: boolean) {
   const extra = account.extra_details
   return {
     id: account.account_id,

@@ -21,13 +21,14 @@ interface Made {
 /** What a user ordered by hand: a Lite keypair, and an additional IP routed to a Metal server. */
 async function makeOutsideTerraform(emulator: Emulator): Promise<Made> {
   const keypair = (await emulator.api<{ keypair_id: number }>('POST', '/lites/keypairs/', { name: 'hand-made-key' })).keypair_id
-  const metalKey = (await emulator.api<{ keypair_id: number }>('POST', '/baremetals/keypairs/', { name: 'hand-made-metal-key' })).keypair_id
+  const baremetalKey = (await emulator.api<{ keypair_id: number }>('POST', '/baremetals/keypairs/', { name: 'hand-made-metal-key' }))
+    .keypair_id
   const server = Number(
     (
       await emulator.api<{ account_id: string }>('POST', '/baremetals', {
         product_id: 301,
         cycle: 'm',
-        keypair_id: metalKey,
+        keypair_id: baremetalKey,
         label: 'hand-made',
         pay_invoice_with_cc: true,
       })

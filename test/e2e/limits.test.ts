@@ -3,7 +3,7 @@
 // any mutating API call and without any order. The boundary values the spec allows are accepted.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { emulatorKeypair, emulatorLiteVm, emulatorMetalServer, ordered, vmBody } from '../fixtures/support.js'
+import { emulatorKeypair, emulatorLiteVm, emulatorBaremetalServer, ordered, vmBody } from '../fixtures/support.js'
 import { block, describeRun, diagnostics, Emulator, type HclValue, PROVIDER_BLOCKS, ref, Workspace } from './harness.js'
 
 const USER = 'deployer'
@@ -263,7 +263,7 @@ describe('every spec Limit is refused at plan, on every resource it applies to',
       vmBody(await emulatorKeypair(emulator, '/lite-pros', 'limits-pro-key'), 201, 'limits-pro'),
     )
     const snapshot = await ordered(emulator, `/lites/accounts/${lite.vm}/snapshot`, { cycle: 'm', name: 'limits-snap' })
-    const metal = await emulatorMetalServer(emulator)
+    const metal = await emulatorBaremetalServer(emulator)
     const existing: Record<string, Record<string, HclValue>> = {
       provider_lite_vm_from_snapshot: { snapshot_id: snapshot },
       provider_lite_snapshot: { lite_account_id: lite.vm },

@@ -16,7 +16,7 @@ import { type CallOptions, compact, type ListOptions, rejectingSync, statusQuery
 import { type OrderOptions, type Orders, reconcileBy } from './orders/orders.js'
 
 /** `extra_details` of a Metal server. */
-export interface MetalServerExtra {
+export interface BaremetalServerExtra {
   label: string
   /** Updated by rebuilds. */
   select_os: string
@@ -28,10 +28,10 @@ export interface MetalServerExtra {
   region_label: string
 }
 
-export type MetalServerAccount = Account<MetalServerExtra>
+export type BaremetalServerAccount = Account<BaremetalServerExtra>
 
 /** M1 body (the Metal create body). */
-export interface MetalServerCreate extends PaidOrder {
+export interface BaremetalServerCreate extends PaidOrder {
   product_id: number
   /** `m` or `a`. */
   cycle: string
@@ -42,7 +42,7 @@ export interface MetalServerCreate extends PaidOrder {
 }
 
 /** M11. `stock` is informative; only `out_of_stock` refuses orders. */
-export interface MetalProduct {
+export interface BaremetalProduct {
   product_id: number
   name: string
   description: string
@@ -52,24 +52,24 @@ export interface MetalProduct {
 }
 
 /** M12 items, keyed by OS family (`linux`). `value` is what `select_os` takes. */
-export interface MetalOsOption {
+export interface BaremetalOsOption {
   label: string
   value: string
 }
 
-export type MetalPowerState = 'on' | 'off'
+export type BaremetalPowerState = 'on' | 'off'
 
-export interface MetalApi extends KeypairApi {
+export interface BaremetalApi extends KeypairApi {
   /** M1. */
-  createServer(body: MetalServerCreate, options?: OrderOptions): Promise<Order>
+  createServer(body: BaremetalServerCreate, options?: OrderOptions): Promise<Order>
   /** M2. */
-  listServers(options?: ListOptions): Promise<MetalServerAccount[]>
+  listServers(options?: ListOptions): Promise<BaremetalServerAccount[]>
   /** M3. */
-  getServer(accountId: Id, options?: CallOptions): Promise<MetalServerAccount>
+  getServer(accountId: Id, options?: CallOptions): Promise<BaremetalServerAccount>
   /** M4. 409 unless Active or Suspended. */
-  getPowerState(accountId: Id, options?: CallOptions): Promise<{ state: MetalPowerState | (string & {}) }>
+  getPowerState(accountId: Id, options?: CallOptions): Promise<{ state: BaremetalPowerState | (string & {}) }>
   /** M5: `reset` is a hard reset that leaves the server on. */
-  setPowerState(accountId: Id, state: MetalPowerState | 'reset', options?: CallOptions): Promise<void>
+  setPowerState(accountId: Id, state: BaremetalPowerState | 'reset', options?: CallOptions): Promise<void>
   /** M6. */
   listPowerStates(options?: CallOptions): Promise<string[]>
   /** M7. */
@@ -81,10 +81,10 @@ export interface MetalApi extends KeypairApi {
   /** M10. */
   deleteServer(accountId: Id, options?: CallOptions): Promise<void>
   /** M11. */
-  listProducts(options?: CallOptions): Promise<MetalProduct[]>
-  getProduct(productId: number, options?: CallOptions): Promise<MetalProduct>
+  listProducts(options?: CallOptions): Promise<BaremetalProduct[]>
+  getProduct(productId: number, options?: CallOptions): Promise<BaremetalProduct>
   /** M12. */
-  listProductOss(productId: number, options?: CallOptions): Promise<Record<string, MetalOsOption[]>>
+  listProductOss(productId: number, options?: CallOptions): Promise<Record<string, BaremetalOsOption[]>>
   /** M13: a secret; redact its `config` with `redact(value, { extraKeys: ['config'] })`. */
   getOpenvpn(options?: CallOptions): Promise<{ config: string }>
 }
@@ -93,7 +93,7 @@ function soft(value: unknown, at: string): string {
   return nullable(value, at, string) ?? ''
 }
 
-function decodeServerExtra(o: JsonObject, at: string): MetalServerExtra {
+function decodeServerExtra(o: JsonObject, at: string): BaremetalServerExtra {
   return {
     ...o,
     label: field(o, 'label', at, soft),
@@ -108,7 +108,7 @@ function decodeServerExtra(o: JsonObject, at: string): MetalServerExtra {
 
 const decodeServer = (value: unknown, at = 'data') => decodeAccount(value, decodeServerExtra, at)
 
-function decodeProduct(value: unknown, at = 'data'): MetalProduct {
+function decodeProduct(value: unknown, at = 'data'): BaremetalProduct {
   const o = object(value, at)
   return {
     ...o,
@@ -121,9 +121,9 @@ function decodeProduct(value: unknown, at = 'data'): MetalProduct {
   }
 }
 
-function decodeOsFamilies(value: unknown): Record<string, MetalOsOption[]> {
+function decodeOsFamilies(value: unknown): Record<string, BaremetalOsOption[]> {
   const o = object(value, 'data')
-  const out: Record<string, MetalOsOption[]> = {}
+  const out: Record<string, BaremetalOsOption[]> = {}
   for (const [family, items] of Object.entries(o)) {
     out[family] = array(items, `data.${family}`, (item, at) => {
       const i = object(item, at)
@@ -135,10 +135,10 @@ function decodeOsFamilies(value: unknown): Record<string, MetalOsOption[]> {
 
 const ignore = (): undefined => undefined
 
-export function metalApi(transport: Transport, orders: Orders): MetalApi {
+export function baremetalApi(transport: Transport, orders: Orders): BaremetalApi {
   const id = (value: Id) => idText(value, 'account id')
   const product = (value: number) => idText(value, 'product id')
-  return rejectingSync<MetalApi>({
+  return rejectingSync<BaremetalApi>({
     ...keypairApi(transport, '/baremetals'),
     createServer: (body, options) =>
       orders.order(

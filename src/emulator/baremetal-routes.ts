@@ -14,15 +14,15 @@ import {
   DEFAULT_REGION,
   METAL_OS,
   METAL_OS_FAMILIES,
-  type MetalProduct,
-  metalCycles,
-  metalPlan,
-  metalProductsOf,
+  type BaremetalProduct,
+  baremetalCycles,
+  baremetalPlan,
+  baremetalProductsOf,
   OPENVPN_CONFIG,
   REGIONS,
 } from './catalog.js'
 import { conflict, notFound } from './envelope.js'
-import type { MetalPower } from './model.js'
+import type { BaremetalPower } from './model.js'
 import { paramId, type Route, type RouteContext } from './router.js'
 
 const P = '/baremetals'
@@ -31,11 +31,11 @@ const KEYPAIR_POOL = '/baremetals'
 const STATES = ['on', 'off', 'reset'] as const
 const DEFAULT_OS = 'ubuntu-22'
 
-const serverProducts = metalProductsOf('metal')
+const serverProducts = baremetalProductsOf('baremetal')
 
-export function metalRoutes(): Route[] {
+export function baremetalRoutes(): Route[] {
   const get = (ctx: RouteContext) => ctx.store.get(paramId(ctx, 'id'), KIND)
-  const catalogProduct = (ctx: RouteContext): MetalProduct => {
+  const catalogProduct = (ctx: RouteContext): BaremetalProduct => {
     const id = paramId(ctx, 'product_id')
     const product = serverProducts.find((p) => p.product_id === id)
     if (!product) throw notFound('product not found')
@@ -51,7 +51,7 @@ export function metalRoutes(): Route[] {
         const productId = v.int('product_id', { required: true })
         const product = productId === undefined ? undefined : serverProducts.find((p) => p.product_id === productId)
         if (productId !== undefined && !product) v.fail('product_id', `unknown product ${productId}`)
-        const cycle = v.cycle(metalCycles)
+        const cycle = v.cycle(baremetalCycles)
         const os = v.oneOf('select_os', METAL_OS) ?? DEFAULT_OS
         const keypairId = v.int('keypair_id', { required: true })
         const keypairKnown = ctx.store.state.keypairs.some((k) => k.keypair_id === keypairId && k.pool === KEYPAIR_POOL)
@@ -102,7 +102,7 @@ export function metalRoutes(): Route[] {
         v.done()
         requireStatus(account, ACTIVE)
         // `on`/`off` already in effect change nothing; `reset` is a hard reset that leaves the server on.
-        const power: MetalPower = state === 'off' ? 'off' : 'on'
+        const power: BaremetalPower = state === 'off' ? 'off' : 'on'
         account.server_power = power
         return `${state} accepted`
       },
@@ -148,8 +148,8 @@ export function metalRoutes(): Route[] {
       // M10: the store's terminate also releases the server's IP assignments.
       handler: (ctx) => cancel(ctx, KIND),
     },
-    { method: 'GET', pattern: `${P}/products`, handler: () => serverProducts.map(metalPlan) },
-    { method: 'GET', pattern: `${P}/products/:product_id`, handler: (ctx) => metalPlan(catalogProduct(ctx)) },
+    { method: 'GET', pattern: `${P}/products`, handler: () => serverProducts.map(baremetalPlan) },
+    { method: 'GET', pattern: `${P}/products/:product_id`, handler: (ctx) => baremetalPlan(catalogProduct(ctx)) },
     {
       method: 'GET',
       pattern: `${P}/products/:product_id/oss`,
