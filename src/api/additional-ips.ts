@@ -11,8 +11,9 @@ import {
   type PaidOrder,
   paid,
 } from './models.js'
-import { type CallOptions, compact, type ListOptions, rejectingSync, statusQuery, type Transport } from './transport.js'
-import { type OrderOptions, type Orders, reconcileBy } from './orders/orders.js'
+import { compact, type FamilyContext, type ListOptions, rejectingSync, statusQuery } from './family.js'
+import { type OrderOptions, reconcileBy } from './orders/orders.js'
+import type { CallOptions } from './transport.js'
 
 /** `extra_details` of an additional IP. */
 export interface AdditionalIpExtra {
@@ -120,7 +121,8 @@ function decodeProduct(value: unknown, at = 'data'): AdditionalIpProduct {
 const ignore = (): undefined => undefined
 const GROUP = '/baremetal-additional-ips'
 
-export function additionalIpApi(transport: Transport, orders: Orders): AdditionalIpApi {
+/** Additional IPs and their assignments (`/baremetal-additional-ips`). */
+export function additionalIps({ transport, orders }: FamilyContext): AdditionalIpApi {
   const id = (value: Id) => idText(value, 'account id')
   const server = (value: Id) => idText(value, 'metal account id')
   return rejectingSync<AdditionalIpApi>({

@@ -12,8 +12,9 @@ import {
   type PaidOrder,
   paid,
 } from './models.js'
-import { type CallOptions, compact, type ListOptions, rejectingSync, statusQuery, type Transport } from './transport.js'
-import { type OrderOptions, type Orders, reconcileBy } from './orders/orders.js'
+import { compact, type FamilyContext, type ListOptions, rejectingSync, statusQuery } from './family.js'
+import { type OrderOptions, reconcileBy } from './orders/orders.js'
+import type { CallOptions } from './transport.js'
 
 /** `extra_details` of a Metal server. */
 export interface BaremetalServerExtra {
@@ -135,7 +136,8 @@ function decodeOsFamilies(value: unknown): Record<string, BaremetalOsOption[]> {
 
 const ignore = (): undefined => undefined
 
-export function baremetalApi(transport: Transport, orders: Orders): BaremetalApi {
+/** Metal servers (`/baremetals`) and the Metal keypair pool. */
+export function baremetals({ transport, orders }: FamilyContext): BaremetalApi {
   const id = (value: Id) => idText(value, 'account id')
   const product = (value: number) => idText(value, 'product id')
   return rejectingSync<BaremetalApi>({

@@ -1,12 +1,12 @@
-// createClient: options, defaults and the families. Each API family is one file and one member here.
+// createClient: options, defaults, and the wiring of transport, orders and the API families (whose one
+// registry is families.ts: a family is named nowhere here). The operation's rules reach the transport
+// as plain functions (its deadline, the rehearsal's refusal of changes), so it never calls into orders.
 import { randomUUID } from 'node:crypto'
-import { type AdditionalIpApi, additionalIpApi } from './additional-ips.js'
-import { type ElasticStorageApi, elasticStorageApi } from './elastic-storage.js'
-import { type LiteApi, type LiteMigrationApi, liteApi, liteMigrationApi } from './lite.js'
-import { type BaremetalApi, baremetalApi } from './baremetal.js'
+import { connectFamilies, type Families } from './families.js'
 import type { Account } from './models.js'
+import { type OperationFrame, operationDeadline, refuseInRehearsal } from './operation.js'
 import { type JournalOptions, KnownAccounts, newJournalSession, OrderJournal, Orders, PostgresJournalStore } from './orders/index.js'
-import { type FetchFunction, type Logger, type OperationFrame, type Sleep, Transport } from './transport.js'
+import { type FetchFunction, type Logger, type Sleep, Transport } from './transport.js'
 import { type WaitOptions, type WaitResult, waitForActive } from './wait.js'
 
 export interface ClientOptions {
@@ -66,20 +66,9 @@ export interface ClientOptions {
   readonly allowUnrecordedMatch?: boolean
 }
 
-export interface Client {
+/** The client: every API family's calls (`client.lites`, ... : see families.ts), and what they share. */
+export interface Client extends Families {
   readonly baseUrl: string
-  /** Lite (`/lites`), with the migration to Lite Pro. */
-  readonly lites: LiteApi & LiteMigrationApi
-  /** Lite Pro (`/lite-pros`): the same calls, without migration. */
-  readonly litePros: LiteApi
-  /** Metal servers (`/baremetals`) and the Metal keypair pool. */
-  readonly baremetals: BaremetalApi
-  /** Additional IPs and their assignments (`/baremetal-additional-ips`). */
-  readonly additionalIps: AdditionalIpApi
-  /** Elastic storage (`/baremetal-elastic-storages`). */
-  readonly elasticStorages: ElasticStorageApi
-  // A new API family is one more file beside lite.ts and one more member here.
-
   /**
    * Polls `read` until the account is Active. Resolves with `unpaidInvoice` when the order
    * waits for payment; throws WaitError on Suspended/Terminated, gone (404) or timeout.
@@ -148,22 +137,28 @@ export function createClient(options: ClientOptions): Client {
       : options.journalDirectory !== undefined
         ? new OrderJournal(options.journalDirectory, now, journalOptions)
         : undefined
+  const requestTimeoutMs = positive(options.requestTimeoutMs, 30_000, 'requestTimeoutMs')
   const transport = new Transport({
     baseUrl,
     apiKey: options.apiKey,
     userAgent: options.userAgent,
     // Looked up per call, not captured, so a test that replaces globalThis.fetch is honoured.
     fetch: options.fetch ?? ((request) => fetch(request)),
-    requestTimeoutMs: positive(options.requestTimeoutMs, 30_000, 'requestTimeoutMs'),
+    requestTimeoutMs,
     maxAttempts: Math.floor(positive(options.maxAttempts, 4, 'maxAttempts')),
     sleep,
     now,
     random: options.random ?? Math.random,
     log,
-    idempotencyKey: options.idempotencyKey ?? randomUUID,
-    operation: options.operation,
+    deadline: () => operationDeadline(options.operation?.(), now(), requestTimeoutMs),
+    beforeChange: (method, path) => refuseInRehearsal(options.operation?.(), method, path),
   })
-  const orders = new Orders(transport, { journal, operation: options.operation, allowUnrecordedMatch: options.allowUnrecordedMatch })
+  const orders = new Orders(transport, {
+    journal,
+    operation: options.operation,
+    idempotencyKey: options.idempotencyKey ?? randomUUID,
+    allowUnrecordedMatch: options.allowUnrecordedMatch,
+  })
   const waitSettings = {
     pollIntervalMs,
     pollMaxIntervalMs: Math.max(pollIntervalMs, positive(options.pollMaxIntervalMs, 30_000, 'pollMaxIntervalMs')),
@@ -173,11 +168,7 @@ export function createClient(options: ClientOptions): Client {
   }
   return {
     baseUrl,
-    lites: { ...liteApi(transport, orders, '/lites'), ...liteMigrationApi(transport, orders) },
-    litePros: liteApi(transport, orders, '/lite-pros'),
-    baremetals: baremetalApi(transport, orders),
-    additionalIps: additionalIpApi(transport, orders),
-    elasticStorages: elasticStorageApi(transport, orders),
+    ...connectFamilies({ transport, orders }),
     waitForActive: (read, waitOptions) => waitForActive(waitSettings, read, waitOptions),
     now,
     ...(journal

@@ -11,8 +11,9 @@ import {
   type PaidOrder,
   paid,
 } from './models.js'
-import { type CallOptions, compact, type ListOptions, rejectingSync, statusQuery, type Transport } from './transport.js'
-import { type OrderOptions, type Orders, reconcileBy } from './orders/orders.js'
+import { compact, type FamilyContext, type ListOptions, rejectingSync, statusQuery } from './family.js'
+import { type OrderOptions, reconcileBy } from './orders/orders.js'
+import type { CallOptions } from './transport.js'
 
 /** `extra_details` of an elastic storage. */
 export interface ElasticStorageExtra {
@@ -107,7 +108,8 @@ function decodeProduct(value: unknown, at = 'data'): ElasticStorageProduct {
 
 const GROUP = '/baremetal-elastic-storages'
 
-export function elasticStorageApi(transport: Transport, orders: Orders): ElasticStorageApi {
+/** Elastic storage (`/baremetal-elastic-storages`). */
+export function elasticStorages({ transport, orders }: FamilyContext): ElasticStorageApi {
   const id = (value: Id) => idText(value, 'account id')
   return rejectingSync<ElasticStorageApi>({
     createStorage: (body, options) =>

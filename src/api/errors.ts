@@ -24,7 +24,7 @@ function idsText(context: RequestContext): string {
 const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
 
 /** `text` and the ids as one sentence: one full stop, whether or not the service's text ended in one. */
-function sentence(text: string, context: RequestContext): string {
+function withIds(text: string, context: RequestContext): string {
   const ids = idsText(context)
   const trimmed = text.trimEnd()
   if (ids === '' && /[.!?]$/.test(trimmed)) return trimmed
@@ -83,7 +83,7 @@ export class ApiError extends Error {
   get detail(): string {
     const unknown = this.outcomeUnknown ? ' The request may have been processed anyway.' : ''
     const history = this.history === undefined ? '' : ` The service answered ${this.history}.`
-    return `${sentence(this.apiMessage, this)}${unknown}${history}`
+    return `${withIds(this.apiMessage, this)}${unknown}${history}`
   }
 
   /** Rebuilds the message after ids were attached, so logs and diagnostics show them. */
@@ -133,7 +133,7 @@ export class TransportError extends Error {
   get detail(): string {
     const unknown =
       this.reason !== 'cancelled' && !this.refused && MUTATING.has(this.method) ? ' The request may have been processed anyway.' : ''
-    return `${sentence(this.text, this)}${unknown}`
+    return `${withIds(this.text, this)}${unknown}`
   }
 
   refreshMessage(): void {
@@ -330,4 +330,18 @@ export class UnrecordedMatchError extends OrderUnresolvedError {
   override get summary(): string {
     return `Not ordered: ${this.candidates.length === 1 ? 'an account matches' : 'accounts match'} this order and no state names ${this.candidates.length === 1 ? 'it' : 'them'}`
   }
+}
+
+/** A message as a sentence: one full stop at its end. */
+export function sentence(text: string): string {
+  return /[.!?]$/.test(text.trim()) ? text.trim() : `${text.trim()}.`
+}
+
+export function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error)
+}
+
+/** The caller cancelled the call (its signal aborted). */
+export function cancelled(context: RequestContext, signal: AbortSignal): TransportError {
+  return new TransportError('cancelled', 'cancelled by the caller', { ...context }, { cause: signal.reason })
 }

@@ -1,22 +1,9 @@
 // The typed REST client of the service: the one place that does HTTP (auth, envelopes, errors,
 // retries, idempotency keys, waiting for Active, redaction), one file per API family.
 // Nothing here imports from the rest of the project, and nothing outside does HTTP itself.
-export type {
-  AdditionalIpAccount,
-  AdditionalIpApi,
-  AdditionalIpCreate,
-  AdditionalIpExtra,
-  AdditionalIpProduct,
-  IpAssignment,
-} from './additional-ips.js'
 export { type Client, type ClientOptions, createClient } from './client.js'
-export type {
-  ElasticStorageAccount,
-  ElasticStorageApi,
-  ElasticStorageCreate,
-  ElasticStorageExtra,
-  ElasticStorageProduct,
-} from './elastic-storage.js'
+// Every API family's types (its calls, requests and accounts), from the families' one registry.
+export type * from './families.js'
 export {
   ApiError,
   DecodeError,
@@ -28,36 +15,6 @@ export {
   type WaitFailure,
 } from './errors.js'
 export type { KeypairApi } from './keypairs.js'
-export type {
-  ChangePackageOptions,
-  LiteApi,
-  LiteDiskAccount,
-  LiteDiskCreate,
-  LiteDiskExtra,
-  LiteGroup,
-  LiteMigrationApi,
-  LiteSnapshotAccount,
-  LiteSnapshotCreate,
-  LiteSnapshotExtra,
-  LiteVmAccount,
-  LiteVmCreate,
-  LiteVmExtra,
-  LiteVmFromSnapshotCreate,
-  OsTemplate,
-  PackageOption,
-  StorageOptions,
-  VmAction,
-  VmDetails,
-} from './lite.js'
-export type {
-  BaremetalApi,
-  BaremetalOsOption,
-  BaremetalPowerState,
-  BaremetalProduct,
-  BaremetalServerAccount,
-  BaremetalServerCreate,
-  BaremetalServerExtra,
-} from './baremetal.js'
 export {
   type Account,
   type AccountStatus,
@@ -91,14 +48,7 @@ export {
   type Reconcile,
 } from './orders/index.js'
 export { OrderNotPlacedError, OrderUnresolvedError, UnrecordedMatchError } from './errors.js'
-export type {
-  CallOptions,
-  FetchFunction,
-  ListOptions,
-  Logger,
-  LogLevel,
-  OperationFrame,
-  Rehearsed,
-  Sleep,
-} from './transport.js'
+export type { ListOptions } from './family.js'
+export type { OperationFrame, Rehearsed } from './operation.js'
+export type { CallOptions, FetchFunction, Logger, LogLevel, Sleep } from './transport.js'
 export type { WaitOptions, WaitResult } from './wait.js'

@@ -15,8 +15,9 @@ import {
 } from './decode.js'
 import { type KeypairApi, keypairApi } from './keypairs.js'
 import { type Account, decodeAccount, decodeList, decodePlan, type Id, type Order, type PaidOrder, paid, type Plan } from './models.js'
-import { type CallOptions, compact, type ListOptions, rejectingSync, statusQuery, type Transport } from './transport.js'
-import { type OrderOptions, type Orders, reconcileBy } from './orders/orders.js'
+import { compact, type FamilyContext, type ListOptions, rejectingSync, statusQuery } from './family.js'
+import { type OrderOptions, reconcileBy } from './orders/orders.js'
+import type { CallOptions } from './transport.js'
 
 export type LiteGroup = '/lites' | '/lite-pros'
 
@@ -159,8 +160,12 @@ export interface LiteDiskCreate extends PaidOrder {
 }
 
 /** The calls of one Lite group. Lite and Lite Pro share it; only Lite adds `LiteMigrationApi`. */
-export interface LiteApi extends KeypairApi {
+export interface LiteApi extends KeypairApi, LiteVmApi, LiteSnapshotApi, LiteDiskApi, LiteCatalogApi {
   readonly group: LiteGroup
+}
+
+/** The VM calls of one Lite group (L1-L15). */
+export interface LiteVmApi {
   /** L1. */
   createVm(body: LiteVmCreate, options?: OrderOptions): Promise<Order>
   /** L2. */
@@ -187,7 +192,10 @@ export interface LiteApi extends KeypairApi {
   upgradeStorage(accountId: Id, body: { disk_size: number; pay_invoice_with_cc?: boolean }, options?: OrderOptions): Promise<Order>
   /** L15. 404 when already gone. */
   deleteVm(accountId: Id, options?: CallOptions): Promise<void>
+}
 
+/** The snapshot calls of one Lite group (S1-S7). */
+export interface LiteSnapshotApi {
   /** S1: `vmAccountId` is the source VM; the order's `account_id` is the new snapshot. */
   createSnapshot(vmAccountId: Id, body: LiteSnapshotCreate, options?: OrderOptions): Promise<Order>
   /** S2. */
@@ -203,7 +211,10 @@ export interface LiteApi extends KeypairApi {
   /** S7. */
   listSnapshotProducts(options?: CallOptions): Promise<Plan[]>
   getSnapshotProduct(productId: number, options?: CallOptions): Promise<Plan>
+}
 
+/** The disk calls of one Lite group (D1-D6). */
+export interface LiteDiskApi {
   /** D1: the order's `account_id` is the new disk. */
   createDisk(body: LiteDiskCreate, options?: OrderOptions): Promise<Order>
   /** D2. */
@@ -217,7 +228,10 @@ export interface LiteApi extends KeypairApi {
   /** D6. */
   listDiskProducts(options?: CallOptions): Promise<Plan[]>
   getDiskProduct(productId: number, options?: CallOptions): Promise<Plan>
+}
 
+/** The catalog of one Lite group (C1-C4). */
+export interface LiteCatalogApi {
   /** C1. */
   listProducts(options?: CallOptions): Promise<Plan[]>
   /** C2. */
@@ -358,35 +372,64 @@ function decodeAvailability(value: unknown): { available: boolean } {
 
 const ignore = (): undefined => undefined
 
-export function liteApi(transport: Transport, orders: Orders, group: LiteGroup): LiteApi {
-  const id = (value: Id) => idText(value, 'account id')
-  const product = (value: number) => idText(value, 'product id')
-  const account = (path: string) => `${group}/accounts/${path}`
-  const list = <T>(path: string, decode: (value: unknown, at: string) => T, options?: ListOptions) =>
-    transport.request({
-      method: 'GET',
-      path,
-      query: statusQuery(options),
-      signal: options?.signal,
-      decode: decodeList(decode),
-    })
+/** What the calls of one Lite group share: its path, its id checks and its lists. */
+interface Group extends FamilyContext {
+  readonly group: LiteGroup
+  readonly id: (value: Id) => string
+  readonly product: (value: number) => string
+  /** An account's path under the group. */
+  readonly account: (path: string) => string
+  readonly list: <T>(path: string, decode: (value: unknown, at: string) => T, options?: ListOptions) => Promise<T[]>
+}
 
-  /** How a new VM of this family (a create or a restore) is told among the listed ones: every input its account shows. */
-  const newVm = (
-    body: { product_id: number; cycle: string; description?: string; keypair_id: Id; ssh_and_console_user: string },
-    details: Readonly<Record<string, unknown>>,
-  ) =>
-    reconcileBy(() => list(`${group}/accounts`, decodeVm), {
-      product_id: body.product_id,
-      cycle: body.cycle,
-      description: body.description ?? '',
-      extra_details: { ...details, keypair_id: body.keypair_id, ciuser: body.ssh_and_console_user },
-    })
+function groupOf(context: FamilyContext, group: LiteGroup): Group {
+  return {
+    ...context,
+    group,
+    id: (value) => idText(value, 'account id'),
+    product: (value) => idText(value, 'product id'),
+    account: (path) => `${group}/accounts/${path}`,
+    list: (path, decode, options) =>
+      context.transport.request({
+        method: 'GET',
+        path,
+        query: statusQuery(options),
+        signal: options?.signal,
+        decode: decodeList(decode),
+      }),
+  }
+}
 
+/** The calls of one Lite group: Lite and Lite Pro alike. */
+function liteApi(context: FamilyContext, group: LiteGroup): LiteApi {
+  const g = groupOf(context, group)
   return rejectingSync<LiteApi>({
     group,
-    ...keypairApi(transport, group),
+    ...keypairApi(context.transport, group),
+    ...vmCalls(g),
+    ...snapshotCalls(g),
+    ...diskCalls(g),
+    ...catalogCalls(g),
+  })
+}
 
+/** How a new VM of this family (a create or a restore) is told among the listed ones: every input its account shows. */
+function newVm(
+  { group, list }: Group,
+  body: { product_id: number; cycle: string; description?: string; keypair_id: Id; ssh_and_console_user: string },
+  details: Readonly<Record<string, unknown>>,
+) {
+  return reconcileBy(() => list(`${group}/accounts`, decodeVm), {
+    product_id: body.product_id,
+    cycle: body.cycle,
+    description: body.description ?? '',
+    extra_details: { ...details, keypair_id: body.keypair_id, ciuser: body.ssh_and_console_user },
+  })
+}
+
+function vmCalls(g: Group): LiteVmApi {
+  const { transport, orders, group, id, account, list } = g
+  return {
     createVm: (body, options) =>
       orders.order(
         'POST',
@@ -404,7 +447,7 @@ export function liteApi(transport: Transport, orders: Orders, group: LiteGroup):
         }),
         {
           ...options,
-          reconcile: newVm(body, { name: body.vm_name, osname: body.select_os }),
+          reconcile: newVm(g, body, { name: body.vm_name, osname: body.select_os }),
         },
       ),
     listVms: (options) => list(`${group}/accounts`, decodeVm, options),
@@ -450,7 +493,12 @@ export function liteApi(transport: Transport, orders: Orders, group: LiteGroup):
         id(accountId),
       ),
     deleteVm: (accountId, options) => orders.remove(`${group}/${id(accountId)}`, options, id(accountId)),
+  }
+}
 
+function snapshotCalls(g: Group): LiteSnapshotApi {
+  const { transport, orders, group, id, product, account, list } = g
+  return {
     createSnapshot: (vmAccountId, body, options) =>
       orders.order(
         'POST',
@@ -485,7 +533,7 @@ export function liteApi(transport: Transport, orders: Orders, group: LiteGroup):
         }),
         {
           ...options,
-          reconcile: newVm(body, { name: body.name, snapshot_id: id(snapshotId) }),
+          reconcile: newVm(g, body, { name: body.name, snapshot_id: id(snapshotId) }),
         },
         id(snapshotId),
       ),
@@ -495,7 +543,11 @@ export function liteApi(transport: Transport, orders: Orders, group: LiteGroup):
     listSnapshotProducts: (options) => list(`${group}/snapshots/products`, decodePlan, options),
     getSnapshotProduct: (productId, options) =>
       transport.get(`${group}/snapshots/products/${product(productId)}`, (p) => decodePlan(p), options),
+  }
+}
 
+function diskCalls({ transport, orders, group, id, product, list }: Group): LiteDiskApi {
+  return {
     createDisk: (body, options) =>
       orders.order(
         'POST',
@@ -531,16 +583,20 @@ export function liteApi(transport: Transport, orders: Orders, group: LiteGroup):
     deleteDisk: (accountId, options) => orders.remove(`${group}/disks/${id(accountId)}`, options, id(accountId)),
     listDiskProducts: (options) => list(`${group}/disks/products`, decodePlan, options),
     getDiskProduct: (productId, options) => transport.get(`${group}/disks/products/${product(productId)}`, (p) => decodePlan(p), options),
+  }
+}
 
+function catalogCalls({ transport, group, product, list }: Group): LiteCatalogApi {
+  return {
     listProducts: (options) => list(`${group}/products`, decodePlan, options),
     getProduct: (productId, options) => transport.get(`${group}/products/${product(productId)}`, (p) => decodePlan(p), options),
     listOss: (productId, options) => transport.get(`${group}/products/${product(productId)}/oss`, decodeList(decodeOsTemplate), options),
     getIpAvailability: (productId, options) =>
       transport.get(`${group}/products/${product(productId)}/ip-availability`, decodeAvailability, options),
-  })
+  }
 }
 
-export function liteMigrationApi(transport: Transport, orders: Orders): LiteMigrationApi {
+function liteMigrationApi({ transport, orders }: FamilyContext): LiteMigrationApi {
   const id = (value: Id) => idText(value, 'account id')
   return rejectingSync<LiteMigrationApi>({
     listMigrateToProProducts: (accountId, options) =>
@@ -555,3 +611,12 @@ export function liteMigrationApi(transport: Transport, orders: Orders): LiteMigr
       ),
   })
 }
+
+/** Lite (`/lites`), with the migration to Lite Pro. */
+export const lites = (context: FamilyContext): LiteApi & LiteMigrationApi => ({
+  ...liteApi(context, '/lites'),
+  ...liteMigrationApi(context),
+})
+
+/** Lite Pro (`/lite-pros`): the same calls, without migration. */
+export const litePros = (context: FamilyContext): LiteApi => liteApi(context, '/lite-pros')

@@ -1,8 +1,11 @@
 // The one place that does HTTP: headers, envelopes, error decoding, retries.
-// Must not: know orders, their keys' bookkeeping or the journal (src/api/orders/ sits above this file).
+// Must not: know orders, their keys' bookkeeping, the journal or the caller's operation
+// (src/api/orders/ and operation.ts sit above this file; the client hands in their rules as functions).
 import { ShapeError } from './decode.js'
-import { ApiError, DecodeError, type FieldError, formatDuration, type RequestContext, TransportError } from './errors.js'
-import { REDACTED, redact } from './redact.js'
+import { decodeError, parseRetryAfter, unwrap } from './envelope.js'
+import { ApiError, cancelled, DecodeError, formatDuration, type RequestContext, TransportError } from './errors.js'
+import { scrubSecrets } from './redact.js'
+import { SharedReads } from './shared-reads.js'
 
 export type LogLevel = 'trace' | 'debug' | 'info' | 'warn' | 'error'
 export type Logger = (level: LogLevel, message: string, fields?: Record<string, unknown>) => void
@@ -22,55 +25,16 @@ export interface TransportOptions {
   readonly now: () => number
   readonly random: () => number
   readonly log: Logger
-  readonly idempotencyKey: () => string
-  /** The operation the current call belongs to: a request retried after 429 keeps trying until its deadline. */
-  readonly operation?: (() => OperationFrame | undefined) | undefined
-}
-
-/** What the caller's operation tells an order: who asks, until when, and when it has handed the outcome over. */
-export interface OperationFrame {
-  /** Identifies the resource beyond its inputs when the front end knows it (a Pulumi URN). */
-  readonly scope?: string | undefined
-  /** How long the operation may take: an order is retried with its key until then. */
-  readonly timeoutMs?: number | undefined
-  /** Set at the client's first call of the operation, on the client's clock. */
-  startedAt?: number
-  /** Runs once the operation's outcome went back to the engine. */
-  onFinish(callback: () => void | Promise<void>): void
-  /** Shows the user a warning with the operation's outcome (besides the log). */
-  warn?(summary: string, detail: string): void
   /**
-   * The log of the operation's resource (Pulumi's messages of its URN): while the operation runs the
-   * client logs there, so what an order says is shown with the resource that orders, not the stack.
+   * When the current call's operation gives up, on the client's clock (see operation.ts): a request
+   * retried after 429 keeps trying until then.
    */
-  readonly log?: Logger | undefined
+  readonly deadline: () => number
   /**
-   * Set when the operation is a plan's rehearsal of a create: nothing but reads is sent, and the
-   * create's order (its first) reports here what the apply would do with it, then ends the rehearsal
-   * (see Rehearsed). The plan prices what is really ordered by it.
+   * Runs before every attempt of a change (any request but a GET), orders included, and refuses it by
+   * throwing (a plan's rehearsal sends no change: see operation.ts).
    */
-  readonly rehearsal?: ((outcome: Rehearsed) => void) | undefined
-}
-
-/**
- * What the apply of a create would do with its order, as the journal shows it at plan time: take over
- * the account an earlier run's order of the same intent made (`adopt`), repeat an earlier run's order
- * that had no answer with its key (`repeat`: placed only if that one was never processed), or order.
- */
-export type Rehearsed =
-  | { readonly kind: 'adopt'; readonly accountId: string; readonly key: string; readonly sentAt: number }
-  | { readonly kind: 'repeat'; readonly key: string; readonly sentAt: number }
-  | { readonly kind: 'order' }
-
-/** Ends a rehearsal (see OperationFrame.rehearsal): thrown where the create would first change something. */
-export class RehearsalEnded extends Error {
-  override readonly name = 'RehearsalEnded'
-  constructor(
-    readonly method: string,
-    readonly path: string,
-  ) {
-    super(`a plan's rehearsal sends no ${method} (${path})`)
-  }
+  readonly beforeChange?: ((method: HttpMethod, path: string) => void) | undefined
 }
 
 export interface RequestSpec<T> {
@@ -92,11 +56,6 @@ export interface CallOptions {
   readonly signal?: AbortSignal
 }
 
-export interface ListOptions extends CallOptions {
-  /** Statuses to list (case-insensitive); default every status but Terminated. */
-  readonly status?: readonly string[]
-}
-
 /**
  * How long a request keeps trying while every answer says nothing was processed (a 429, the "in
  * progress" 409) before it gives up, whatever time its operation has left: a service that refuses
@@ -115,8 +74,6 @@ export function retryableStatus(status: number): boolean {
 }
 /** After this long without an answer a request says so (a warning in the log the user sees). */
 const SLOW_ANSWER_MS = 5_000
-/** Without an operation deadline, an order keeps trying this many request timeouts. */
-const ORDER_DEFAULT_TIMEOUTS = 4
 
 export class Transport {
   constructor(readonly options: TransportOptions) {}
@@ -147,23 +104,7 @@ export class Transport {
    * values (by key pattern, as in `raw`) and any URL userinfo are replaced.
    */
   private scrub(text: string, spec: RequestSpec<unknown>): string {
-    const secrets = [this.options.apiKey, ...secretValues(spec.body)].filter((s) => s.length >= 4)
-    let out = text
-    // Longest first, so that a secret containing another is replaced whole.
-    for (const secret of secrets.sort((a, b) => b.length - a.length)) {
-      out = out.split(secret).join(REDACTED)
-      const escaped = JSON.stringify(secret).slice(1, -1)
-      if (escaped !== secret) out = out.split(escaped).join(REDACTED)
-    }
-    return out.replace(/(\/\/)[^/\s@"']*@/g, `$1${REDACTED}@`)
-  }
-
-  /** When the operation gives up, on the client's clock; without one, a few request timeouts from now. */
-  deadline(frame: OperationFrame | undefined): number {
-    const now = this.options.now()
-    if (frame?.timeoutMs === undefined) return now + ORDER_DEFAULT_TIMEOUTS * this.options.requestTimeoutMs
-    frame.startedAt ??= now
-    return frame.startedAt + frame.timeoutMs
+    return scrubSecrets(text, this.options.apiKey, spec.body)
   }
 
   /** Full jitter on top of a server's delay, so parallel workers do not retry in step. */
@@ -171,18 +112,13 @@ export class Transport {
     return Math.min(Math.round(ms * (1 + 0.25 * this.options.random())), RETRY_AFTER_CAP_MS)
   }
 
-  /** Reads in flight, by URL and account, with the number of changes answered when each was sent. */
-  private readonly readsInFlight = new Map<string, SharedRead>()
-  /** How many changes (any request but a GET) this transport has seen answered, or fail, so far. */
-  private changes = 0
+  /** Identical reads in flight share one request (see request). */
+  private readonly reads = new SharedReads<Answer>()
 
   /**
-   * One request with its retries, decoded. Identical reads in flight at once (a refresh reads many
-   * accounts of one kind together, and the API answers each with the whole list) share one request,
-   * each caller decoding the answer itself; but a read never joins one sent before this transport's
-   * latest change was answered, so whatever a caller saw done, its read sees too (the order code lists
-   * after its own orders have answered). A caller that cancels stops waiting; the request and its
-   * retries stop once no caller waits. Nothing is kept once it has answered: a later read asks again.
+   * One request with its retries, decoded. Identical reads in flight at once share one request, each
+   * caller decoding the answer itself, but never one sent before this transport's latest change was
+   * answered (see shared-reads.ts): the order code lists after its own orders have answered.
    */
   async request<T>(spec: RequestSpec<T>): Promise<T> {
     if (spec.method !== 'GET' || spec.idempotencyKey !== undefined) {
@@ -192,39 +128,8 @@ export class Transport {
     const context: RequestContext = { method: spec.method, path: spec.path, accountId: spec.accountId }
     if (spec.signal?.aborted) throw cancelled(context, spec.signal)
     const key = `${this.url(spec)}\n${spec.accountId ?? ''}`
-    let shared = this.readsInFlight.get(key)
-    if (shared === undefined || shared.since !== this.changes) {
-      const controller = new AbortController()
-      const entry: SharedRead = {
-        since: this.changes,
-        controller,
-        waiters: 0,
-        answer: this.exchange({ ...spec, signal: controller.signal }),
-      }
-      this.readsInFlight.set(key, entry)
-      // Every caller may have stopped waiting by the time it fails; it is forgotten once it has answered.
-      entry.answer
-        .catch(() => undefined)
-        .finally(() => {
-          if (this.readsInFlight.get(key) === entry) this.readsInFlight.delete(key)
-        })
-      shared = entry
-    }
-    const read = shared
-    read.waiters++
-    try {
-      const answer = await untilAborted(read.answer, spec.signal, context)
-      return this.decode(spec, answer.payload, answer.requestId)
-    } catch (error) {
-      if (spec.signal?.aborted && read.waiters === 1) {
-        // The last caller left: stop it, and let no later read join a request being cancelled.
-        if (this.readsInFlight.get(key) === read) this.readsInFlight.delete(key)
-        read.controller.abort(spec.signal.reason)
-      }
-      throw error
-    } finally {
-      read.waiters--
-    }
+    const answer = await this.reads.join(key, (signal) => this.exchange({ ...spec, signal }), spec.signal, context)
+    return this.decode(spec, answer.payload, answer.requestId)
   }
 
   private async exchange(spec: RequestSpec<unknown>): Promise<Answer> {
@@ -235,7 +140,7 @@ export class Transport {
     const mayRetryFailure = spec.method === 'GET' || spec.idempotencyKey !== undefined
     // A 429 (nothing processed) does not use up an attempt while the operation has time left, up to
     // REFUSED_GIVE_UP_MS of nothing else.
-    const deadline = this.deadline(options.operation?.())
+    const deadline = options.deadline()
     let refusedSince: number | undefined
     let refusals = 0
     for (let attempt = 1, failures = 0; ; attempt++) {
@@ -324,12 +229,11 @@ export class Transport {
 
   /** One attempt of a request, every request's one way out (orders included): a change's end is counted (see request). */
   async attempt(spec: RequestSpec<unknown>, context: RequestContext, attempt: number): Promise<Outcome> {
-    // A plan's rehearsal of a create changes nothing, whatever the create would do before its order.
-    if (spec.method !== 'GET' && this.options.operation?.()?.rehearsal !== undefined) throw new RehearsalEnded(spec.method, spec.path)
+    if (spec.method !== 'GET') this.options.beforeChange?.(spec.method, spec.path)
     try {
       return await this.attemptOnce(spec, context, attempt)
     } finally {
-      if (spec.method !== 'GET') this.changes++
+      if (spec.method !== 'GET') this.reads.changed()
     }
   }
 
@@ -448,57 +352,6 @@ interface Answer {
   readonly requestId: string | undefined
 }
 
-/** A read that identical reads share while it is in flight (see Transport.request). */
-interface SharedRead {
-  /** The transport's count of changes when it was sent. */
-  readonly since: number
-  /** Stops it once no caller waits. */
-  readonly controller: AbortController
-  waiters: number
-  readonly answer: Promise<Answer>
-}
-
-/** The promise's outcome, or the caller's cancellation as soon as its signal aborts. */
-function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined, context: RequestContext): Promise<T> {
-  if (signal === undefined) return promise
-  if (signal.aborted) return Promise.reject(cancelled(context, signal))
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(cancelled(context, signal))
-    signal.addEventListener('abort', onAbort, { once: true })
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort)
-        resolve(value)
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort)
-        reject(error)
-      },
-    )
-  })
-}
-
-export function cancelled(context: RequestContext, signal: AbortSignal): TransportError {
-  return new TransportError('cancelled', 'cancelled by the caller', { ...context }, { cause: signal.reason })
-}
-
-/** The values under secret-looking keys of a request body. */
-function secretValues(body: unknown): string[] {
-  const redacted = redact(body)
-  const out: string[] = []
-  const walk = (value: unknown, shown: unknown) => {
-    if (shown === REDACTED && value !== REDACTED) {
-      if (typeof value === 'string') out.push(value)
-      else if (value !== null && typeof value === 'object') for (const item of Object.values(value)) walk(item, REDACTED)
-      return
-    }
-    if (value === null || typeof value !== 'object' || shown === null || typeof shown !== 'object') return
-    for (const [key, item] of Object.entries(value)) walk(item, (shown as Record<string, unknown>)[key])
-  }
-  walk(body, redacted)
-  return out
-}
-
 /** Where a redirect points, as an origin only: never the path, query or userinfo it may carry. */
 function originOf(location: string | null, base: string): string {
   if (location === null) return 'an unnamed address'
@@ -507,15 +360,6 @@ function originOf(location: string | null, base: string): string {
   } catch {
     return 'an unparseable address'
   }
-}
-
-/** A message as a sentence: one full stop at its end. */
-export function sentence(text: string): string {
-  return /[.!?]$/.test(text.trim()) ? text.trim() : `${text.trim()}.`
-}
-
-export function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error)
 }
 
 function describeCause(error: unknown): string {
@@ -527,90 +371,4 @@ function describeCause(error: unknown): string {
     return `${error.message}${cause}`
   }
   return String(error)
-}
-
-/** The API's success envelope: `{success: bool, data}` gives `data`; any other JSON is the payload itself; empty is null. */
-export function unwrap(text: string): unknown {
-  if (text.trim() === '') return null
-  const body: unknown = JSON.parse(text)
-  if (body !== null && typeof body === 'object' && !Array.isArray(body)) {
-    const record = body as Record<string, unknown>
-    if ('data' in record && typeof record.success === 'boolean') return record.data
-  }
-  return body
-}
-
-/** Integer seconds per the contract; an HTTP date is accepted too, as other servers send it. */
-export function parseRetryAfter(header: string | null, now: number): number | undefined {
-  if (header === null || header.trim() === '') return undefined
-  const value = header.trim()
-  if (/^\d+(\.\d+)?$/.test(value)) return Math.round(Number(value) * 1000)
-  const date = Date.parse(value)
-  return Number.isNaN(date) ? undefined : Math.max(0, date - now)
-}
-
-const RAW_TEXT_LIMIT = 500
-
-/** The API's error envelope: the message and the per-field errors of a non-2xx answer. */
-export function decodeError(status: number, statusText: string, text: string, context: RequestContext): ApiError {
-  let body: unknown
-  try {
-    body = text.trim() === '' ? undefined : JSON.parse(text)
-  } catch {
-    body = undefined
-  }
-  const fields: FieldError[] = []
-  let message: string | undefined
-  if (body !== null && typeof body === 'object' && !Array.isArray(body)) {
-    const record = body as Record<string, unknown>
-    const detail = record.detail
-    if (typeof detail === 'string') message = detail
-    else if (Array.isArray(detail)) {
-      for (const item of detail) fields.push(fieldError(item))
-      message = fields.map((f) => (f.field === '' ? f.message : `${f.field}: ${f.message}`)).join('; ')
-    } else if (typeof record.message === 'string') message = record.message
-    else if (typeof record.error === 'string') message = record.error
-  }
-  if (message === undefined || message === '') {
-    const raw = text.trim().slice(0, RAW_TEXT_LIMIT)
-    message = raw !== '' ? raw : statusText !== '' ? statusText : `HTTP ${status}`
-  }
-  return new ApiError(status, message, fields, context)
-}
-
-function fieldError(item: unknown): FieldError {
-  if (item === null || typeof item !== 'object') return { field: '', message: String(item) }
-  const record = item as Record<string, unknown>
-  const loc = Array.isArray(record.loc) ? record.loc.slice(1).map(String) : []
-  const message = typeof record.msg === 'string' ? record.msg : JSON.stringify(item)
-  return { field: loc.join('.'), message }
-}
-
-/** Drops `undefined` members so the body only says what the caller said. */
-export function compact(body: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = {}
-  for (const [key, value] of Object.entries(body)) if (value !== undefined) out[key] = value
-  return out
-}
-
-/** Turns a synchronous throw (a malformed id) into a rejected promise, as callers of async calls expect. */
-export function rejectingSync<T extends object>(api: T): T {
-  const target = api as Record<string, unknown>
-  for (const [key, value] of Object.entries(target)) {
-    if (typeof value !== 'function') continue
-    const call = value as (...args: unknown[]) => unknown
-    target[key] = (...args: unknown[]) => {
-      try {
-        return call(...args)
-      } catch (error) {
-        return Promise.reject(error)
-      }
-    }
-  }
-  return api
-}
-
-/** The API's list rules: the repeatable `status` filter of account lists. */
-export function statusQuery(options?: ListOptions) {
-  return options?.status === undefined ? undefined : { status: options.status }
 }

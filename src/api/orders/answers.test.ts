@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, test } from 'node:test'
 import { fail, ORDER, ok, type RecordedRequest, type Reply, testClient, VM_BODY } from '../../../test/support/fake-fetch.js'
-import type { OperationFrame } from '../transport.js'
+import type { OperationFrame } from '../operation.js'
 
 const directories: string[] = []
 function journal(): string {

@@ -8,7 +8,7 @@ import { OrderUnresolvedError, UnrecordedMatchError } from '../errors.js'
 import { newJournalSession, OrderJournal } from './journal.js'
 import { processAlive } from './journal-store.js'
 import { fail, ORDER, ok, type RecordedRequest, testClient, VM_BODY, vmAccount } from '../../../test/support/fake-fetch.js'
-import type { OperationFrame } from '../transport.js'
+import type { OperationFrame } from '../operation.js'
 
 const directories: string[] = []
 function journal(): string {

@@ -1,18 +1,23 @@
 // Exactly-once orders: the class the API families call for every order-placing call and one-shot
 // destructive action (see index.ts for the guarantee and its limits). It sits above the HTTP
 // transport, which never calls back into it.
-import { formatDuration, OrderNotPlacedError, OrderUnresolvedError, type RequestContext, UnrecordedMatchError } from '../errors.js'
+import {
+  cancelled,
+  formatDuration,
+  messageOf,
+  OrderNotPlacedError,
+  OrderUnresolvedError,
+  type RequestContext,
+  sentence,
+  UnrecordedMatchError,
+} from '../errors.js'
 import { type Account, CYCLE_LABELS, decodeOrder, type Order, statusIs } from '../models.js'
+import { type OperationFrame, operationDeadline, RehearsalEnded } from '../operation.js'
 import {
   type CallOptions,
-  cancelled,
   type HttpMethod,
-  messageOf,
-  type OperationFrame,
-  RehearsalEnded,
   type RequestSpec,
   retryableStatus,
-  sentence,
   type Transport,
   type TransportOptions,
 } from '../transport.js'
@@ -108,6 +113,8 @@ export interface OrdersOptions {
   readonly journal?: OrderJournal | undefined
   /** The operation the current call belongs to (asked per order, so concurrent operations stay apart). */
   readonly operation?: (() => OperationFrame | undefined) | undefined
+  /** A fresh Idempotency-Key (the client's default is `crypto.randomUUID`). */
+  readonly idempotencyKey: () => string
   /**
    * Order even when a recent account that matches the order is unknown to the journal and to every
    * state this journal's runs have seen (see `unrecordedMatches`). Default false.
@@ -704,7 +711,7 @@ export class Orders {
   ): Promise<T> {
     const { options } = this
     const key = spec.idempotencyKey as string
-    const deadline = this.http.deadline(frame)
+    const deadline = operationDeadline(frame, options.now(), options.requestTimeoutMs)
     const call = `${spec.method} ${spec.path}`
     const nextApply = `the next apply from ${this.journal?.scope ?? 'this working directory'}`
     const unresolved = (why: string, cause?: unknown, candidates?: readonly string[]) =>

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, test } from 'node:test'
 import { ORDER, ok, type RecordedRequest, testClient, VM_BODY } from '../../../test/support/fake-fetch.js'
-import type { OperationFrame, Rehearsed } from '../transport.js'
+import type { OperationFrame, Rehearsed } from '../operation.js'
 import { newJournalSession } from './journal.js'
 
 const directories: string[] = []

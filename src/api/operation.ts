@@ -1,0 +1,70 @@
+// What the caller's operation tells the client: who asks (its scope), until when (its deadline on the
+// client's clock), where its log goes, when it has handed its outcome over (orders/ hands it then),
+// and whether it is a plan's rehearsal of a create. The HTTP transport knows none of this: the client
+// hands it the deadline and the rehearsal's refusal of changes as plain functions (see client.ts).
+import type { Logger } from './transport.js'
+
+/** What the caller's operation tells an order: who asks, until when, and when it has handed the outcome over. */
+export interface OperationFrame {
+  /** Identifies the resource beyond its inputs when the front end knows it (a Pulumi URN). */
+  readonly scope?: string | undefined
+  /** How long the operation may take: an order is retried with its key until then. */
+  readonly timeoutMs?: number | undefined
+  /** Set at the client's first call of the operation, on the client's clock. */
+  startedAt?: number
+  /** Runs once the operation's outcome went back to the engine. */
+  onFinish(callback: () => void | Promise<void>): void
+  /** Shows the user a warning with the operation's outcome (besides the log). */
+  warn?(summary: string, detail: string): void
+  /**
+   * The log of the operation's resource (Pulumi's messages of its URN): while the operation runs the
+   * client logs there, so what an order says is shown with the resource that orders, not the stack.
+   */
+  readonly log?: Logger | undefined
+  /**
+   * Set when the operation is a plan's rehearsal of a create: nothing but reads is sent, and the
+   * create's order (its first) reports here what the apply would do with it, then ends the rehearsal
+   * (see Rehearsed). The plan prices what is really ordered by it.
+   */
+  readonly rehearsal?: ((outcome: Rehearsed) => void) | undefined
+}
+
+/**
+ * What the apply of a create would do with its order, as the journal shows it at plan time: take over
+ * the account an earlier run's order of the same intent made (`adopt`), repeat an earlier run's order
+ * that had no answer with its key (`repeat`: placed only if that one was never processed), or order.
+ */
+export type Rehearsed =
+  | { readonly kind: 'adopt'; readonly accountId: string; readonly key: string; readonly sentAt: number }
+  | { readonly kind: 'repeat'; readonly key: string; readonly sentAt: number }
+  | { readonly kind: 'order' }
+
+/** Ends a rehearsal (see OperationFrame.rehearsal): thrown where the create would first change something. */
+export class RehearsalEnded extends Error {
+  override readonly name = 'RehearsalEnded'
+  constructor(
+    readonly method: string,
+    readonly path: string,
+  ) {
+    super(`a plan's rehearsal sends no ${method} (${path})`)
+  }
+}
+
+/**
+ * Refuses a change (any request but a GET) while the operation is a plan's rehearsal of a create: the
+ * rehearsal changes nothing, whatever the create would do before its order. The client runs it before
+ * every attempt of a change, orders included.
+ */
+export function refuseInRehearsal(frame: OperationFrame | undefined, method: string, path: string): void {
+  if (frame?.rehearsal !== undefined) throw new RehearsalEnded(method, path)
+}
+
+/** Without an operation deadline, an order keeps trying this many request timeouts. */
+const ORDER_DEFAULT_TIMEOUTS = 4
+
+/** When the operation gives up, on the client's clock; without one, a few request timeouts from now. */
+export function operationDeadline(frame: OperationFrame | undefined, now: number, requestTimeoutMs: number): number {
+  if (frame?.timeoutMs === undefined) return now + ORDER_DEFAULT_TIMEOUTS * requestTimeoutMs
+  frame.startedAt ??= now
+  return frame.startedAt + frame.timeoutMs
+}

@@ -1,0 +1,81 @@
+// Identical reads in flight at once share one request (a refresh reads many accounts of one kind
+// together, and the API answers each with the whole list). What a caller saw done its read sees too:
+// a read never joins one sent before the transport's latest change was answered. Nothing is cached:
+// an entry lives only while its request is in flight. Used by transport.ts; it sends nothing itself.
+import { cancelled, type RequestContext } from './errors.js'
+
+/** A read that identical reads share while it is in flight. */
+interface SharedRead<A> {
+  /** The count of changes when it was sent. */
+  readonly since: number
+  /** Stops it once no caller waits. */
+  readonly controller: AbortController
+  waiters: number
+  readonly answer: Promise<A>
+}
+
+export class SharedReads<A> {
+  /** Reads in flight, by key (URL and account), with the number of changes answered when each was sent. */
+  private readonly inFlight = new Map<string, SharedRead<A>>()
+  /** How many changes (any request but a GET) the transport has seen answered, or fail, so far. */
+  private changes = 0
+
+  /** A change has answered or failed: no read sent before it is joined any more. */
+  changed(): void {
+    this.changes++
+  }
+
+  /**
+   * The answer of the read in flight under `key`, or of a new one that `send` starts (with a signal of
+   * its own). A caller that cancels stops waiting; the read and its retries stop once no caller waits.
+   */
+  async join(key: string, send: (signal: AbortSignal) => Promise<A>, signal: AbortSignal | undefined, context: RequestContext): Promise<A> {
+    let shared = this.inFlight.get(key)
+    if (shared === undefined || shared.since !== this.changes) {
+      const controller = new AbortController()
+      const entry: SharedRead<A> = { since: this.changes, controller, waiters: 0, answer: send(controller.signal) }
+      this.inFlight.set(key, entry)
+      // Every caller may have stopped waiting by the time it fails; it is forgotten once it has answered.
+      entry.answer
+        .catch(() => undefined)
+        .finally(() => {
+          if (this.inFlight.get(key) === entry) this.inFlight.delete(key)
+        })
+      shared = entry
+    }
+    const read = shared
+    read.waiters++
+    try {
+      return await untilAborted(read.answer, signal, context)
+    } catch (error) {
+      if (signal?.aborted && read.waiters === 1) {
+        // The last caller left: stop it, and let no later read join a request being cancelled.
+        if (this.inFlight.get(key) === read) this.inFlight.delete(key)
+        read.controller.abort(signal.reason)
+      }
+      throw error
+    } finally {
+      read.waiters--
+    }
+  }
+}
+
+/** The promise's outcome, or the caller's cancellation as soon as its signal aborts. */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined, context: RequestContext): Promise<T> {
+  if (signal === undefined) return promise
+  if (signal.aborted) return Promise.reject(cancelled(context, signal))
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(cancelled(context, signal))
+    signal.addEventListener('abort', onAbort, { once: true })
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort)
+        resolve(value)
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort)
+        reject(error)
+      },
+    )
+  })
+}
