@@ -1,3 +1,6 @@
+// The Metal families' calls against a recording fetch: each Metal server, additional-IP and
+// elastic-storage call sends its method, path and body as the API describes them, and their answers
+// decode leniently (ids as numbers or strings, a null ip_address kept).
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import type { Client } from './client.js'

@@ -8,8 +8,10 @@ import {
   decodeList,
   type Id,
   type Order,
+  type OrderPayment,
   type PaidOrder,
   paid,
+  payment,
 } from './models.js'
 import { compact, type FamilyContext, type ListOptions, rejectingSync, statusQuery } from './family.js'
 import { type OrderOptions, reconcileBy } from './orders/orders.js'
@@ -56,13 +58,9 @@ export interface ElasticStorageApi {
   /** E3. */
   getStorage(accountId: Id, options?: CallOptions): Promise<ElasticStorageAccount>
   /** E4: `size` is the absolute new size in GB, above the current one. Order on the same account. */
-  resizeStorage(accountId: Id, body: { size: number; pay_invoice_with_cc?: boolean }, options?: OrderOptions): Promise<Order>
+  resizeStorage(accountId: Id, body: { size: number } & OrderPayment, options?: OrderOptions): Promise<Order>
   /** E5. Order on the same account. */
-  changeStorageProduct(
-    accountId: Id,
-    body: { new_product_id: number; pay_invoice_with_cc?: boolean },
-    options?: OrderOptions,
-  ): Promise<Order>
+  changeStorageProduct(accountId: Id, body: { new_product_id: number } & OrderPayment, options?: OrderOptions): Promise<Order>
   /** E6. */
   deleteStorage(accountId: Id, options?: CallOptions): Promise<void>
   /** E7. */
@@ -143,18 +141,12 @@ export function elasticStorages({ transport, orders }: FamilyContext): ElasticSt
       }),
     getStorage: (accountId, options) => transport.get(`${GROUP}/${id(accountId)}`, (p) => decodeStorage(p), options, id(accountId)),
     resizeStorage: (accountId, body, options) =>
-      orders.order(
-        'PUT',
-        `${GROUP}/${id(accountId)}`,
-        compact({ size: body.size, pay_invoice_with_cc: body.pay_invoice_with_cc }),
-        options,
-        id(accountId),
-      ),
+      orders.order('PUT', `${GROUP}/${id(accountId)}`, compact({ size: body.size, ...payment(body) }), options, id(accountId)),
     changeStorageProduct: (accountId, body, options) =>
       orders.order(
         'POST',
         `${GROUP}/${id(accountId)}`,
-        compact({ new_product_id: body.new_product_id, pay_invoice_with_cc: body.pay_invoice_with_cc }),
+        compact({ new_product_id: body.new_product_id, ...payment(body) }),
         options,
         id(accountId),
       ),

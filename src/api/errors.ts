@@ -1,3 +1,8 @@
+// The client's errors, each naming the request it came from (method, path, account, order, request id):
+// the service's refusals (ApiError), answers that break the contract (DecodeError), requests that got
+// no answer (TransportError), waits that failed (WaitError) and orders whose outcome is unclear or that
+// were not placed; and the wording helpers their messages share (durations, sentences).
+
 /** One failed check of a 422 answer; `field` is its `loc` without the leading `body`/`query`/... */
 export interface FieldError {
   readonly field: string

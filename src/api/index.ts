@@ -25,6 +25,7 @@ export {
   type InvoiceStatus,
   type Keypair,
   type Order,
+  type OrderPayment,
   type PaidOrder,
   type Plan,
   type PlanOptions,

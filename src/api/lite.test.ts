@@ -1,3 +1,6 @@
+// The Lite and Lite Pro calls against a recording fetch: each call of both groups sends its method,
+// path and body as the API describes them, migration exists only under /lites, and answers decode
+// leniently (ids, plans, snapshot and disk accounts, keypairs kept byte for byte).
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import type { Client } from './client.js'

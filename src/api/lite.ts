@@ -14,7 +14,19 @@ import {
   idText,
 } from './decode.js'
 import { type KeypairApi, keypairApi } from './keypairs.js'
-import { type Account, decodeAccount, decodeList, decodePlan, type Id, type Order, type PaidOrder, paid, type Plan } from './models.js'
+import {
+  type Account,
+  decodeAccount,
+  decodeList,
+  decodePlan,
+  type Id,
+  type Order,
+  type OrderPayment,
+  type PaidOrder,
+  paid,
+  payment,
+  type Plan,
+} from './models.js'
 import { compact, type FamilyContext, type ListOptions, rejectingSync, statusQuery } from './family.js'
 import { type OrderOptions, reconcileBy } from './orders/orders.js'
 import type { CallOptions } from './transport.js'
@@ -185,11 +197,11 @@ export interface LiteVmApi {
   /** L9. */
   getChangePackageOptions(accountId: Id, options?: CallOptions): Promise<ChangePackageOptions>
   /** L10: order on the same account. */
-  changePackage(accountId: Id, body: { new_product_id: number; pay_invoice_with_cc?: boolean }, options?: OrderOptions): Promise<Order>
+  changePackage(accountId: Id, body: { new_product_id: number } & OrderPayment, options?: OrderOptions): Promise<Order>
   /** L11. */
   getStorageOptions(accountId: Id, options?: CallOptions): Promise<StorageOptions>
   /** L12: `disk_size` is the absolute target in GB. Order on the same account. */
-  upgradeStorage(accountId: Id, body: { disk_size: number; pay_invoice_with_cc?: boolean }, options?: OrderOptions): Promise<Order>
+  upgradeStorage(accountId: Id, body: { disk_size: number } & OrderPayment, options?: OrderOptions): Promise<Order>
   /** L15. 404 when already gone. */
   deleteVm(accountId: Id, options?: CallOptions): Promise<void>
 }
@@ -222,7 +234,7 @@ export interface LiteDiskApi {
   /** D3. */
   getDisk(accountId: Id, options?: CallOptions): Promise<LiteDiskAccount>
   /** D4: `additional_size` is the increment in GB. Order on the same account. */
-  upgradeDisk(accountId: Id, body: { additional_size: number; pay_invoice_with_cc?: boolean }, options?: OrderOptions): Promise<Order>
+  upgradeDisk(accountId: Id, body: { additional_size: number } & OrderPayment, options?: OrderOptions): Promise<Order>
   /** D5. */
   deleteDisk(accountId: Id, options?: CallOptions): Promise<void>
   /** D6. */
@@ -250,7 +262,7 @@ export interface LiteMigrationApi {
    * L14: order on the same account id, which from the answer on lives under `/lite-pros`
    * (wait with `client.litePros.getVm`).
    */
-  migrateToPro(accountId: Id, body: { lite_pro_product_id: number; pay_invoice_with_cc?: boolean }, options?: OrderOptions): Promise<Order>
+  migrateToPro(accountId: Id, body: { lite_pro_product_id: number } & OrderPayment, options?: OrderOptions): Promise<Order>
 }
 
 function soft(value: unknown, at: string): string {
@@ -478,7 +490,7 @@ function vmCalls(g: Group): LiteVmApi {
       orders.order(
         'POST',
         `${account(id(accountId))}/change-package`,
-        compact({ new_product_id: body.new_product_id, pay_invoice_with_cc: body.pay_invoice_with_cc }),
+        compact({ new_product_id: body.new_product_id, ...payment(body) }),
         options,
         id(accountId),
       ),
@@ -488,7 +500,7 @@ function vmCalls(g: Group): LiteVmApi {
       orders.order(
         'PUT',
         `${account(id(accountId))}/storage`,
-        compact({ disk_size: body.disk_size, pay_invoice_with_cc: body.pay_invoice_with_cc }),
+        compact({ disk_size: body.disk_size, ...payment(body) }),
         options,
         id(accountId),
       ),
@@ -576,7 +588,7 @@ function diskCalls({ transport, orders, group, id, product, list }: Group): Lite
       orders.order(
         'PUT',
         `${group}/disks/accounts/${id(accountId)}`,
-        compact({ additional_size: body.additional_size, pay_invoice_with_cc: body.pay_invoice_with_cc }),
+        compact({ additional_size: body.additional_size, ...payment(body) }),
         options,
         id(accountId),
       ),
@@ -605,7 +617,7 @@ function liteMigrationApi({ transport, orders }: FamilyContext): LiteMigrationAp
       orders.order(
         'POST',
         `/lites/accounts/${id(accountId)}/migrate-to-pro`,
-        compact({ lite_pro_product_id: body.lite_pro_product_id, pay_invoice_with_cc: body.pay_invoice_with_cc }),
+        compact({ lite_pro_product_id: body.lite_pro_product_id, ...payment(body) }),
         options,
         id(accountId),
       ),

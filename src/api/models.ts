@@ -15,15 +15,25 @@ export interface Order {
 export type AccountStatus = 'Pending' | 'Active' | 'Suspended' | 'Terminated'
 export type InvoiceStatus = 'Paid' | 'Unpaid' | 'Cancelled'
 
-/** Fields every order takes (the API's request-body rules). */
-export interface PaidOrder {
+/** The payment flag every order takes, changes of an account included (the API's request-body rules). */
+export interface OrderPayment {
   /** Default `true`: charge the card on file. `false` leaves the invoice Unpaid. */
   pay_invoice_with_cc?: boolean
+}
+
+/** The order-time inputs every order that makes an account takes; each family's create request extends it. */
+export interface PaidOrder extends OrderPayment {
   promocode?: string
 }
 
+/** The order-time inputs of a create's body, in the order they are sent. */
 export function paid(body: PaidOrder): Record<string, unknown> {
   return { pay_invoice_with_cc: body.pay_invoice_with_cc, promocode: body.promocode }
+}
+
+/** The payment flag of a change's body (an upgrade, a change of package, a migration). */
+export function payment(body: OrderPayment): Record<string, unknown> {
+  return { pay_invoice_with_cc: body.pay_invoice_with_cc }
 }
 
 /** The invoice object. */
@@ -262,8 +272,4 @@ export function decodeKeypair(value: unknown, at = 'data'): Keypair {
 /** Lists may come enveloped or bare (the API's success envelope); either way the payload is the array. */
 export function decodeList<T>(read: (value: unknown, at: string) => T): (value: unknown) => T[] {
   return (value) => array(value, 'data', read)
-}
-
-export function decodeString(value: unknown): string {
-  return string(value, 'data')
 }

@@ -1,3 +1,5 @@
+// Redaction of values under secret-looking keys (what `raw` outputs and the request log may show):
+// any depth, arrays included, the input untouched, extra keys only when asked.
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import { redact, redactedJson } from './redact.js'

@@ -1,6 +1,7 @@
 // Redaction: what a log line, a `raw` output or an error message may show of a request or answer.
 // Secrets are found by key name (passwords, tokens, private keys) and by value (the API key, and the
 // request's own secrets echoed back by the server); nothing here may log or send what it hides.
+
 /** Key fragments whose values are secrets wherever they appear (the request log's rule). */
 const SECRET_KEY_PARTS = ['password', 'secret', 'token', 'private']
 

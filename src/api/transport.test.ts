@@ -1,3 +1,6 @@
+// The HTTP transport through the client, against a scripted fetch: headers and bodies, the success
+// and error envelopes, retries (backoff, Retry-After, 429, timeouts, cancellation), what an order's
+// retries keep (its Idempotency-Key), and secrets that never leave their origin or reach an error.
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import { ApiError, DecodeError, TransportError } from './errors.js'

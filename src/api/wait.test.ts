@@ -1,3 +1,6 @@
+// waitForActive on a fake clock: the poll interval and its backoff, an unpaid invoice, Suspended and
+// Terminated, the 404 window of a fresh order, timeouts and cancellation, and errors that name the
+// account and order.
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import { ApiError, TransportError, WaitError } from './errors.js'

@@ -1,3 +1,6 @@
+// The order journal through the client: a run killed before or after its order answered is taken
+// over by the next run without ordering twice; against a service that ignores keys nothing is resent
+// blindly; owners, temporaries, liveness and settling of entries shared by processes (issue 25).
 import assert from 'node:assert/strict'
 import { spawn, spawnSync } from 'node:child_process'
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
