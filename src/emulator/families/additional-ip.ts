@@ -1,19 +1,80 @@
-// Additional IPs (the additional-IP calls, I1-I6) and their assignments to Metal servers (A1-A5).
-import { ACTIVE, cancel, listAccounts, newAccount, order, requireStatus } from './account-routes.js'
-import { formatDateTime } from './clock.js'
-import { DEFAULT_REGION, type BaremetalProduct, baremetalCycles, baremetalPlan, baremetalProductsOf, REGIONS } from './catalog.js'
-import { conflict, notFound } from './envelope.js'
-import type { JsonObject } from './json.js'
-import { type Account, assignedServer } from './model.js'
-import { paramId, type Route, type RouteContext } from './router.js'
-import type { Store } from './store.js'
+// The additional-IP family (the additional-IP calls, I1-I6) and its assignments to Metal servers (A1-A5):
+// its product, its price, the address it gets at its first Active, and the rule that a cancelled IP or
+// server ends the assignment between them (I4, M10).
+import { ACTIVE, addressAt, cancel, listAccounts, newAccount, order, requireStatus } from '../accounts.js'
+import { type Cycle, cyclePrice, DEFAULT_REGION, METAL_CYCLES, priceList, REGIONS } from '../catalog.js'
+import { formatDateTime } from '../clock.js'
+import { conflict, notFound } from '../envelope.js'
+import type { Family } from '../family.js'
+import type { JsonObject } from '../json.js'
+import type { KindRules, Ledger } from '../kinds.js'
+import type { Account } from '../model.js'
+import { paramId, type Route, type RouteContext } from '../router.js'
+import type { Store } from '../store.js'
+import { SERVER_KIND } from './baremetal.js'
 
 const P = '/baremetal-additional-ips'
 const KIND = 'additional_ip'
-const SERVER = 'baremetal'
+const SERVER = SERVER_KIND
 const REGION_CODES = Object.keys(REGIONS) as (keyof typeof REGIONS)[]
 
-const ipProducts = baremetalProductsOf('additional_ip')
+/** I5: the one additional-IP product. */
+interface IpProduct {
+  readonly product_id: number
+  readonly name: string
+  readonly description: string
+  readonly monthly: number
+}
+const IP_PRODUCTS: readonly IpProduct[] = [
+  { product_id: 401, name: 'Additional IPv4', description: 'One public IPv4 address', monthly: 75_000 },
+]
+
+/** The I5 plan object: no category, `billing` for `m` and `a` without components. */
+function ipPlan(p: IpProduct): JsonObject {
+  return { product_id: p.product_id, name: p.name, description: p.description, billing: priceList(p.monthly, METAL_CYCLES) }
+}
+
+/** The first address IPs are handed out from, one step per IP (the emulator's start-up options). */
+const ADDITIONAL_IP_BASE = '198.51.100.2'
+
+/** The server an additional IP is assigned to (A1-A5); drift may have left anything there. */
+function assignedServer(account: Account): number | null {
+  const id = account.extra_details.metal_account_id
+  return typeof id === 'number' && Number.isInteger(id) ? id : null
+}
+
+/** A1: the IP now belongs to the server. */
+function assign(ip: Account, serverId: number, now: number): void {
+  ip.extra_details.metal_account_id = serverId
+  ip.assigned_at = formatDateTime(now)
+}
+
+function unassign(ip: Account): void {
+  ip.extra_details.metal_account_id = null
+  ip.assigned_at = null
+}
+
+const ipRules: KindRules = {
+  recurringAmount(account: Account, cycle: Cycle) {
+    const product = IP_PRODUCTS.find((p) => p.product_id === account.product_id)
+    return product ? cyclePrice(product.monthly, cycle) : undefined
+  },
+  activated(account, _change, _at, ledger) {
+    if (account.extra_details.ip_address == null) {
+      account.extra_details.ip_address = addressAt(ADDITIONAL_IP_BASE, ledger.next('additional_ip'))
+    }
+  },
+  // I4: a cancelled IP leaves its server.
+  terminated: unassign,
+}
+
+/** M10 (and a purge): every IP assigned to a server that leaves is released. */
+function released(account: Account, ledger: Ledger): void {
+  if (account.kind !== SERVER) return
+  for (const ip of ledger.state.accounts) {
+    if (ip.kind === KIND && assignedServer(ip) === account.account_id) unassign(ip)
+  }
+}
 
 /** The A1-A5 object; `status` is always `Active` (the additional-IP calls). */
 function assignmentView(store: Store, ip: Account, serverId: number): JsonObject {
@@ -27,11 +88,11 @@ function assignmentView(store: Store, ip: Account, serverId: number): JsonObject
   }
 }
 
-export function additionalIpRoutes(): Route[] {
+function additionalIpRoutes(): Route[] {
   const get = (ctx: RouteContext) => ctx.store.get(paramId(ctx, 'id'), KIND)
-  const catalogProduct = (ctx: RouteContext): BaremetalProduct => {
+  const catalogProduct = (ctx: RouteContext): IpProduct => {
     const id = paramId(ctx, 'product_id')
-    const product = ipProducts.find((p) => p.product_id === id)
+    const product = IP_PRODUCTS.find((p) => p.product_id === id)
     if (!product) throw notFound('product not found')
     return product
   }
@@ -50,9 +111,9 @@ export function additionalIpRoutes(): Route[] {
       handler: (ctx) => {
         const v = ctx.reader(true)
         const productId = v.int('product_id', { required: true })
-        const product = productId === undefined ? undefined : ipProducts.find((p) => p.product_id === productId)
+        const product = productId === undefined ? undefined : IP_PRODUCTS.find((p) => p.product_id === productId)
         if (productId !== undefined && !product) v.fail('product_id', `unknown product ${productId}`)
-        const cycle = v.cycle(baremetalCycles)
+        const cycle = v.cycle(METAL_CYCLES)
         const region = v.oneOf('region', REGION_CODES) ?? DEFAULT_REGION
         const promocode = v.promocode()
         const pay = v.pay()
@@ -69,8 +130,8 @@ export function additionalIpRoutes(): Route[] {
       },
     },
     { method: 'GET', pattern: P, handler: (ctx) => listAccounts(ctx, KIND) },
-    { method: 'GET', pattern: `${P}/products`, handler: () => ipProducts.map(baremetalPlan) },
-    { method: 'GET', pattern: `${P}/products/:product_id`, handler: (ctx) => baremetalPlan(catalogProduct(ctx)) },
+    { method: 'GET', pattern: `${P}/products`, handler: () => IP_PRODUCTS.map(ipPlan) },
+    { method: 'GET', pattern: `${P}/products/:product_id`, handler: (ctx) => ipPlan(catalogProduct(ctx)) },
     { method: 'GET', pattern: `${P}/regions`, handler: () => [...REGION_CODES] },
     { method: 'GET', pattern: `${P}/:id`, handler: (ctx) => ctx.store.view(get(ctx)) },
     // I4: the store's terminate also removes the IP's assignment.
@@ -92,7 +153,7 @@ export function additionalIpRoutes(): Route[] {
         const current = assignedServer(ip)
         if (current === server.account_id) return assignmentView(ctx.store, ip, current)
         if (current !== null) throw conflict(`additional IP ${ip.account_id} is assigned to server ${current}`)
-        ctx.store.assign(ip, server.account_id)
+        assign(ip, server.account_id, ctx.store.now())
         return assignmentView(ctx.store, ip, server.account_id)
       },
     },
@@ -119,7 +180,7 @@ export function additionalIpRoutes(): Route[] {
       handler: (ctx) => {
         const { ip } = assignedTo(ctx)
         ctx.reader(false).done()
-        ctx.store.unassign(ip)
+        unassign(ip)
         return true
       },
     },
@@ -136,4 +197,12 @@ export function additionalIpRoutes(): Route[] {
       },
     },
   ]
+}
+
+export const additionalIp: Family = {
+  name: 'additional_ip',
+  routes: additionalIpRoutes(),
+  kinds: { [KIND]: ipRules },
+  sequences: { additional_ip: 0 },
+  released,
 }
