@@ -3,7 +3,7 @@
 // under src/emulator/families/.
 
 /** Billing cycles, in the order products list them. */
-export const CYCLES = [
+const CYCLES = [
   { code: 'm', label: 'Monthly', months: 1 },
   { code: 'q', label: 'Quarterly', months: 3 },
   { code: 's', label: 'Semi-Annually', months: 6 },

@@ -13,7 +13,7 @@ import type { Store } from './store.js'
 import { type ParsedBody, parseBody } from './validation.js'
 
 /** What a control handler sees; the control API has no auth, no log and no faults (the emulator's control endpoints). */
-export interface ControlContext {
+interface ControlContext {
   readonly store: Store
   readonly params: Readonly<Record<string, string>>
   readonly query: URLSearchParams

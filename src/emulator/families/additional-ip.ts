@@ -6,7 +6,7 @@ import { type Cycle, cyclePrice, DEFAULT_REGION, METAL_CYCLES, priceList, REGION
 import { formatDateTime } from '../clock.js'
 import { conflict, notFound } from '../envelope.js'
 import type { Family } from '../family.js'
-import type { JsonObject } from '../json.js'
+import type { Json, JsonObject } from '../json.js'
 import type { KindRules, Ledger } from '../kinds.js'
 import type { Account } from '../model.js'
 import { paramId, type Route, type RouteContext } from '../router.js'
@@ -88,8 +88,51 @@ function assignmentView(store: Store, ip: Account, serverId: number): JsonObject
   }
 }
 
+/** The account in the path, of this family's kind, or 404. */
+const pathAccount = (ctx: RouteContext) => ctx.store.get(paramId(ctx, 'id'), KIND)
+
+/** I1: an additional-IP order. */
+function orderIp(ctx: RouteContext): Json {
+  const v = ctx.reader(true)
+  const productId = v.int('product_id', { required: true })
+  const product = productId === undefined ? undefined : IP_PRODUCTS.find((p) => p.product_id === productId)
+  if (productId !== undefined && !product) v.fail('product_id', `unknown product ${productId}`)
+  const cycle = v.cycle(METAL_CYCLES)
+  const region = v.oneOf('region', REGION_CODES) ?? DEFAULT_REGION
+  const promocode = v.promocode()
+  const pay = v.pay()
+  v.done()
+  if (!product || !cycle) return null
+  const account = newAccount(ctx.store, KIND, product.product_id, product.name, cycle, {
+    ip_address: null,
+    region,
+    region_label: REGIONS[region],
+    metal_account_id: null,
+  })
+  account.assigned_at = null
+  return order(ctx, account, 'additional_ip.create', 'new', pay, promocode, account.recurring_amount)
+}
+
+/** A1: assigns the IP to a server; assigning it again to the same server changes nothing. */
+function assignToServer(ctx: RouteContext): Json {
+  const ip = pathAccount(ctx)
+  const v = ctx.reader(true)
+  const serverId = v.int('metal_account_id', { required: true })
+  const server = serverId === undefined ? undefined : ctx.store.find(serverId)
+  if (serverId !== undefined && server?.kind !== SERVER) v.fail('metal_account_id', `unknown Metal server ${serverId}`)
+  v.done()
+  if (!server) return null
+  // The status model: both the IP in the path and the server in the body must be Active.
+  requireStatus(ip, ACTIVE)
+  requireStatus(server, ACTIVE)
+  const current = assignedServer(ip)
+  if (current === server.account_id) return assignmentView(ctx.store, ip, current)
+  if (current !== null) throw conflict(`additional IP ${ip.account_id} is assigned to server ${current}`)
+  assign(ip, server.account_id, ctx.store.now())
+  return assignmentView(ctx.store, ip, server.account_id)
+}
+
 function additionalIpRoutes(): Route[] {
-  const get = (ctx: RouteContext) => ctx.store.get(paramId(ctx, 'id'), KIND)
   const catalogProduct = (ctx: RouteContext): IpProduct => {
     const id = paramId(ctx, 'product_id')
     const product = IP_PRODUCTS.find((p) => p.product_id === id)
@@ -98,7 +141,7 @@ function additionalIpRoutes(): Route[] {
   }
   /** A3, A4: the IP in the path, assigned to the server in the path, or 404. */
   const assignedTo = (ctx: RouteContext): { ip: Account; serverId: number } => {
-    const ip = get(ctx)
+    const ip = pathAccount(ctx)
     const serverId = paramId(ctx, 'metal_account_id')
     if (assignedServer(ip) !== serverId) throw notFound(`additional IP ${ip.account_id} is not assigned to server ${serverId}`)
     return { ip, serverId }
@@ -108,60 +151,25 @@ function additionalIpRoutes(): Route[] {
     {
       method: 'POST',
       pattern: P,
-      handler: (ctx) => {
-        const v = ctx.reader(true)
-        const productId = v.int('product_id', { required: true })
-        const product = productId === undefined ? undefined : IP_PRODUCTS.find((p) => p.product_id === productId)
-        if (productId !== undefined && !product) v.fail('product_id', `unknown product ${productId}`)
-        const cycle = v.cycle(METAL_CYCLES)
-        const region = v.oneOf('region', REGION_CODES) ?? DEFAULT_REGION
-        const promocode = v.promocode()
-        const pay = v.pay()
-        v.done()
-        if (!product || !cycle) return null
-        const account = newAccount(ctx.store, KIND, product.product_id, product.name, cycle, {
-          ip_address: null,
-          region,
-          region_label: REGIONS[region],
-          metal_account_id: null,
-        })
-        account.assigned_at = null
-        return order(ctx, account, 'additional_ip.create', 'new', pay, promocode, account.recurring_amount)
-      },
+      handler: (ctx) => orderIp(ctx),
     },
     { method: 'GET', pattern: P, handler: (ctx) => listAccounts(ctx, KIND) },
     { method: 'GET', pattern: `${P}/products`, handler: () => IP_PRODUCTS.map(ipPlan) },
     { method: 'GET', pattern: `${P}/products/:product_id`, handler: (ctx) => ipPlan(catalogProduct(ctx)) },
     { method: 'GET', pattern: `${P}/regions`, handler: () => [...REGION_CODES] },
-    { method: 'GET', pattern: `${P}/:id`, handler: (ctx) => ctx.store.view(get(ctx)) },
+    { method: 'GET', pattern: `${P}/:id`, handler: (ctx) => ctx.store.view(pathAccount(ctx)) },
     // I4: the store's terminate also removes the IP's assignment.
     { method: 'DELETE', pattern: `${P}/:id`, handler: (ctx) => cancel(ctx, KIND) },
     {
       method: 'PUT',
       pattern: `${P}/:id/assigns`,
-      handler: (ctx) => {
-        const ip = get(ctx)
-        const v = ctx.reader(true)
-        const serverId = v.int('metal_account_id', { required: true })
-        const server = serverId === undefined ? undefined : ctx.store.find(serverId)
-        if (serverId !== undefined && server?.kind !== SERVER) v.fail('metal_account_id', `unknown Metal server ${serverId}`)
-        v.done()
-        if (!server) return null
-        // The status model: both the IP in the path and the server in the body must be Active.
-        requireStatus(ip, ACTIVE)
-        requireStatus(server, ACTIVE)
-        const current = assignedServer(ip)
-        if (current === server.account_id) return assignmentView(ctx.store, ip, current)
-        if (current !== null) throw conflict(`additional IP ${ip.account_id} is assigned to server ${current}`)
-        assign(ip, server.account_id, ctx.store.now())
-        return assignmentView(ctx.store, ip, server.account_id)
-      },
+      handler: (ctx) => assignToServer(ctx),
     },
     {
       method: 'GET',
       pattern: `${P}/:id/assigns`,
       handler: (ctx) => {
-        const ip = get(ctx)
+        const ip = pathAccount(ctx)
         const serverId = assignedServer(ip)
         return serverId === null ? [] : [assignmentView(ctx.store, ip, serverId)]
       },

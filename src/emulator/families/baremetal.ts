@@ -16,7 +16,7 @@ import {
 import { type Cycle, cyclePrice, DEFAULT_REGION_FIELDS, METAL_CYCLES, priceList } from '../catalog.js'
 import { conflict, notFound } from '../envelope.js'
 import type { Family } from '../family.js'
-import type { JsonObject } from '../json.js'
+import type { Json, JsonObject } from '../json.js'
 import type { KindRules } from '../kinds.js'
 import type { Account, BaremetalPower } from '../model.js'
 import { paramId, type Route, type RouteContext } from '../router.js'
@@ -118,8 +118,42 @@ const KEYPAIR_POOL = '/baremetals'
 const STATES = ['on', 'off', 'reset'] as const
 const DEFAULT_OS = 'ubuntu-22'
 
+/** The account in the path, of this family's kind, or 404. */
+const pathAccount = (ctx: RouteContext) => ctx.store.get(paramId(ctx, 'id'), KIND)
+
+/** M1: a server order. */
+function orderServer(ctx: RouteContext): Json {
+  const v = ctx.reader(true)
+  const productId = v.int('product_id', { required: true })
+  const product = productId === undefined ? undefined : SERVER_PRODUCTS.find((p) => p.product_id === productId)
+  if (productId !== undefined && !product) v.fail('product_id', `unknown product ${productId}`)
+  const cycle = v.cycle(METAL_CYCLES)
+  const os = v.oneOf('select_os', METAL_OS) ?? DEFAULT_OS
+  const keypairId = v.int('keypair_id', { required: true })
+  const keypairKnown = ctx.store.state.keypairs.some((k) => k.keypair_id === keypairId && k.pool === KEYPAIR_POOL)
+  if (keypairId !== undefined && !keypairKnown) v.fail('keypair_id', `unknown keypair ${keypairId} in the ${KEYPAIR_POOL} pool`)
+  const label = v.string('label', { required: true })
+  const publicIp = v.int('public_ip') ?? 1
+  if (publicIp !== 1) v.fail('public_ip', 'only 1 public IPv4 address is offered')
+  const promocode = v.promocode()
+  const pay = v.pay()
+  v.done()
+  if (!product || !cycle || keypairId === undefined || label === undefined) return null
+  // M11: `stock` is informative; only `out_of_stock` refuses the order.
+  if (product.out_of_stock) throw conflict(`product ${product.product_id} is out of stock`)
+  const account = newAccount(ctx.store, KIND, product.product_id, product.name, cycle, {
+    label,
+    select_os: os,
+    keypair_id: keypairId,
+    public_ip: publicIp,
+    ip_address: null,
+    ...DEFAULT_REGION_FIELDS,
+  })
+  account.server_power = 'off'
+  return order(ctx, account, 'baremetal.create', 'new', pay, promocode, account.recurring_amount)
+}
+
 function baremetalRoutes(): Route[] {
-  const get = (ctx: RouteContext) => ctx.store.get(paramId(ctx, 'id'), KIND)
   const catalogProduct = (ctx: RouteContext): ServerProduct => {
     const id = paramId(ctx, 'product_id')
     const product = SERVER_PRODUCTS.find((p) => p.product_id === id)
@@ -131,44 +165,15 @@ function baremetalRoutes(): Route[] {
     {
       method: 'POST',
       pattern: P,
-      handler: (ctx) => {
-        const v = ctx.reader(true)
-        const productId = v.int('product_id', { required: true })
-        const product = productId === undefined ? undefined : SERVER_PRODUCTS.find((p) => p.product_id === productId)
-        if (productId !== undefined && !product) v.fail('product_id', `unknown product ${productId}`)
-        const cycle = v.cycle(METAL_CYCLES)
-        const os = v.oneOf('select_os', METAL_OS) ?? DEFAULT_OS
-        const keypairId = v.int('keypair_id', { required: true })
-        const keypairKnown = ctx.store.state.keypairs.some((k) => k.keypair_id === keypairId && k.pool === KEYPAIR_POOL)
-        if (keypairId !== undefined && !keypairKnown) v.fail('keypair_id', `unknown keypair ${keypairId} in the ${KEYPAIR_POOL} pool`)
-        const label = v.string('label', { required: true })
-        const publicIp = v.int('public_ip') ?? 1
-        if (publicIp !== 1) v.fail('public_ip', 'only 1 public IPv4 address is offered')
-        const promocode = v.promocode()
-        const pay = v.pay()
-        v.done()
-        if (!product || !cycle || keypairId === undefined || label === undefined) return null
-        // M11: `stock` is informative; only `out_of_stock` refuses the order.
-        if (product.out_of_stock) throw conflict(`product ${product.product_id} is out of stock`)
-        const account = newAccount(ctx.store, KIND, product.product_id, product.name, cycle, {
-          label,
-          select_os: os,
-          keypair_id: keypairId,
-          public_ip: publicIp,
-          ip_address: null,
-          ...DEFAULT_REGION_FIELDS,
-        })
-        account.server_power = 'off'
-        return order(ctx, account, 'baremetal.create', 'new', pay, promocode, account.recurring_amount)
-      },
+      handler: (ctx) => orderServer(ctx),
     },
     { method: 'GET', pattern: `${P}/accounts`, handler: (ctx) => listAccounts(ctx, KIND) },
-    { method: 'GET', pattern: `${P}/accounts/:id`, handler: (ctx) => ctx.store.view(get(ctx)) },
+    { method: 'GET', pattern: `${P}/accounts/:id`, handler: (ctx) => ctx.store.view(pathAccount(ctx)) },
     {
       method: 'GET',
       pattern: `${P}/accounts/:id/state`,
       handler: (ctx) => {
-        const account = get(ctx)
+        const account = pathAccount(ctx)
         requireStatus(account, RUNNING_STATES)
         return { state: account.server_power ?? 'off' }
       },
@@ -177,7 +182,7 @@ function baremetalRoutes(): Route[] {
       method: 'PUT',
       pattern: `${P}/accounts/:id/state/:state`,
       handler: (ctx) => {
-        const account = get(ctx)
+        const account = pathAccount(ctx)
         const v = ctx.reader(false)
         const state = ctx.params.state ?? ''
         if (!(STATES as readonly string[]).includes(state)) {
@@ -196,7 +201,7 @@ function baremetalRoutes(): Route[] {
       method: 'PUT',
       pattern: `${P}/:id`,
       handler: (ctx) => {
-        const account = get(ctx)
+        const account = pathAccount(ctx)
         const v = ctx.reader(true)
         const label = v.string('label', { required: true })
         v.done()
@@ -209,7 +214,7 @@ function baremetalRoutes(): Route[] {
       method: 'PUT',
       pattern: `${P}/:id/rebuild`,
       handler: (ctx) => {
-        const account = get(ctx)
+        const account = pathAccount(ctx)
         const v = ctx.reader(true)
         const os = v.oneOf('os', METAL_OS, { required: true })
         v.done()
@@ -222,7 +227,7 @@ function baremetalRoutes(): Route[] {
       method: 'GET',
       pattern: `${P}/:id/rebuild/oss`,
       handler: (ctx) => {
-        get(ctx)
+        pathAccount(ctx)
         return [...METAL_OS]
       },
     },

@@ -4,7 +4,7 @@ import { ACTIVE, cancel, diskSize, listAccounts, newAccount, order, requireStatu
 import { type Cycle, cycleOrMonthly, cyclePrice, DEFAULT_REGION_FIELDS, METAL_CYCLES, priceList } from '../catalog.js'
 import { notFound } from '../envelope.js'
 import type { Family } from '../family.js'
-import type { JsonObject } from '../json.js'
+import type { Json, JsonObject } from '../json.js'
 import type { KindRules } from '../kinds.js'
 import type { Account } from '../model.js'
 import { paramId, type Route, type RouteContext } from '../router.js'
@@ -71,8 +71,77 @@ const storageRules: KindRules = {
   },
 }
 
+/** The account in the path, of this family's kind, or 404. */
+const pathAccount = (ctx: RouteContext) => ctx.store.get(paramId(ctx, 'id'), KIND)
+
+/** E1: a volume order, bound to an Active server. */
+function orderStorage(ctx: RouteContext): Json {
+  const v = ctx.reader(true)
+  const productId = v.int('product_id', { required: true })
+  const chosen = product(productId)
+  if (productId !== undefined && !chosen) v.fail('product_id', `unknown product ${productId}`)
+  const cycle = v.cycle(METAL_CYCLES)
+  const name = v.string('storage_name', { required: true })
+  const serverId = v.int('metal_account_id', { required: true })
+  const server = serverId === undefined ? undefined : ctx.store.find(serverId)
+  if (serverId !== undefined && server?.kind !== SERVER) v.fail('metal_account_id', `unknown Metal server ${serverId}`)
+  // Every seed product has the same bounds; an unknown product is reported on its own field.
+  const size = v.int('size', bounds(chosen ?? STORAGE_PRODUCTS[0]!)) ?? DEFAULT_SIZE
+  const promocode = v.promocode()
+  const pay = v.pay()
+  v.done()
+  if (!chosen || !cycle || name === undefined || !server) return null
+  // The status model: the server the body references must be Active.
+  requireStatus(server, ACTIVE)
+  const account = newAccount(ctx.store, KIND, chosen.product_id, chosen.name, cycle, {
+    storage_name: name,
+    size,
+    metal_account_id: server.account_id,
+    ...DEFAULT_REGION_FIELDS,
+  })
+  return order(ctx, account, 'elastic_storage.create', 'new', pay, promocode, account.recurring_amount)
+}
+
+/** E4: a larger volume is an upgrade order. */
+function resize(ctx: RouteContext): Json {
+  const account = pathAccount(ctx)
+  const v = ctx.reader(true)
+  const current = diskSize(account)
+  const max = bounds(product(account.product_id) ?? STORAGE_PRODUCTS[0]!).max
+  let target = v.int('size', { required: true })
+  if (target !== undefined && target <= current) target = v.fail('size', `must be greater than current size ${current}`)
+  else if (target !== undefined && target > max) target = v.fail('size', `must be at most ${max}`)
+  const pay = v.pay()
+  v.done()
+  requireStatus(account, ACTIVE)
+  if (target === undefined) return null
+  const monthly = product(account.product_id)?.monthly ?? 0
+  const due = (target - current) * cyclePrice(monthly, cycleOrMonthly(account.cycle))
+  account.pending = { type: 'disk_size', size: target } satisfies StorageChange
+  return order(ctx, account, 'elastic_storage.resize', 'upgrade', pay, null, due)
+}
+
+/** E5: another product for the same size is a change-package order. */
+function changeProduct(ctx: RouteContext): Json {
+  const account = pathAccount(ctx)
+  const v = ctx.reader(true)
+  const id = v.int('new_product_id', { required: true })
+  const target = id === account.product_id ? undefined : product(id)
+  if (id !== undefined && !target) {
+    v.fail('new_product_id', id === account.product_id ? `product ${id} is the current product` : `unknown product ${id}`)
+  }
+  const pay = v.pay()
+  v.done()
+  requireStatus(account, ACTIVE)
+  if (!target) return null
+  const cycle = cycleOrMonthly(account.cycle)
+  const currentMonthly = product(account.product_id)?.monthly ?? 0
+  const due = Math.max(0, diskSize(account) * (cyclePrice(target.monthly, cycle) - cyclePrice(currentMonthly, cycle)))
+  account.pending = { type: 'storage_product', product_id: target.product_id } satisfies StorageChange
+  return order(ctx, account, 'elastic_storage.change_package', 'change_package', pay, null, due)
+}
+
 function elasticStorageRoutes(): Route[] {
-  const get = (ctx: RouteContext) => ctx.store.get(paramId(ctx, 'id'), KIND)
   const catalogProduct = (ctx: RouteContext): StorageProduct => {
     const found = product(paramId(ctx, 'product_id'))
     if (!found) throw notFound('product not found')
@@ -83,79 +152,21 @@ function elasticStorageRoutes(): Route[] {
     {
       method: 'POST',
       pattern: P,
-      handler: (ctx) => {
-        const v = ctx.reader(true)
-        const productId = v.int('product_id', { required: true })
-        const chosen = product(productId)
-        if (productId !== undefined && !chosen) v.fail('product_id', `unknown product ${productId}`)
-        const cycle = v.cycle(METAL_CYCLES)
-        const name = v.string('storage_name', { required: true })
-        const serverId = v.int('metal_account_id', { required: true })
-        const server = serverId === undefined ? undefined : ctx.store.find(serverId)
-        if (serverId !== undefined && server?.kind !== SERVER) v.fail('metal_account_id', `unknown Metal server ${serverId}`)
-        // Every seed product has the same bounds; an unknown product is reported on its own field.
-        const size = v.int('size', bounds(chosen ?? STORAGE_PRODUCTS[0]!)) ?? DEFAULT_SIZE
-        const promocode = v.promocode()
-        const pay = v.pay()
-        v.done()
-        if (!chosen || !cycle || name === undefined || !server) return null
-        // The status model: the server the body references must be Active.
-        requireStatus(server, ACTIVE)
-        const account = newAccount(ctx.store, KIND, chosen.product_id, chosen.name, cycle, {
-          storage_name: name,
-          size,
-          metal_account_id: server.account_id,
-          ...DEFAULT_REGION_FIELDS,
-        })
-        return order(ctx, account, 'elastic_storage.create', 'new', pay, promocode, account.recurring_amount)
-      },
+      handler: (ctx) => orderStorage(ctx),
     },
     { method: 'GET', pattern: P, handler: (ctx) => listAccounts(ctx, KIND) },
     { method: 'GET', pattern: `${P}/products`, handler: () => STORAGE_PRODUCTS.map(storagePlan) },
     { method: 'GET', pattern: `${P}/products/:product_id`, handler: (ctx) => storagePlan(catalogProduct(ctx)) },
-    { method: 'GET', pattern: `${P}/:id`, handler: (ctx) => ctx.store.view(get(ctx)) },
+    { method: 'GET', pattern: `${P}/:id`, handler: (ctx) => ctx.store.view(pathAccount(ctx)) },
     {
       method: 'PUT',
       pattern: `${P}/:id`,
-      handler: (ctx) => {
-        const account = get(ctx)
-        const v = ctx.reader(true)
-        const current = diskSize(account)
-        const max = bounds(product(account.product_id) ?? STORAGE_PRODUCTS[0]!).max
-        let target = v.int('size', { required: true })
-        if (target !== undefined && target <= current) target = v.fail('size', `must be greater than current size ${current}`)
-        else if (target !== undefined && target > max) target = v.fail('size', `must be at most ${max}`)
-        const pay = v.pay()
-        v.done()
-        requireStatus(account, ACTIVE)
-        if (target === undefined) return null
-        const monthly = product(account.product_id)?.monthly ?? 0
-        const due = (target - current) * cyclePrice(monthly, cycleOrMonthly(account.cycle))
-        account.pending = { type: 'disk_size', size: target } satisfies StorageChange
-        return order(ctx, account, 'elastic_storage.resize', 'upgrade', pay, null, due)
-      },
+      handler: (ctx) => resize(ctx),
     },
     {
       method: 'POST',
       pattern: `${P}/:id`,
-      handler: (ctx) => {
-        const account = get(ctx)
-        const v = ctx.reader(true)
-        const id = v.int('new_product_id', { required: true })
-        const target = id === account.product_id ? undefined : product(id)
-        if (id !== undefined && !target) {
-          v.fail('new_product_id', id === account.product_id ? `product ${id} is the current product` : `unknown product ${id}`)
-        }
-        const pay = v.pay()
-        v.done()
-        requireStatus(account, ACTIVE)
-        if (!target) return null
-        const cycle = cycleOrMonthly(account.cycle)
-        const currentMonthly = product(account.product_id)?.monthly ?? 0
-        const due = Math.max(0, diskSize(account) * (cyclePrice(target.monthly, cycle) - cyclePrice(currentMonthly, cycle)))
-        account.pending = { type: 'storage_product', product_id: target.product_id } satisfies StorageChange
-        return order(ctx, account, 'elastic_storage.change_package', 'change_package', pay, null, due)
-      },
+      handler: (ctx) => changeProduct(ctx),
     },
     { method: 'DELETE', pattern: `${P}/:id`, handler: (ctx) => cancel(ctx, KIND) },
   ]

@@ -9,6 +9,6 @@ import { elasticStorage } from './elastic-storage.js'
 import { keypairs } from './keypairs.js'
 import { lite, litePro } from './lite.js'
 
-export const FAMILIES: readonly Family[] = [keypairs, lite, litePro, baremetal, additionalIp, elasticStorage]
+const FAMILIES: readonly Family[] = [keypairs, lite, litePro, baremetal, additionalIp, elasticStorage]
 
 export const registry: Registry = registryOf(FAMILIES)

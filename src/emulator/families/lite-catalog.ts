@@ -9,7 +9,7 @@ import { diskSize } from '../accounts.js'
 import type { Account, PendingChange } from '../model.js'
 
 /** One tier of a per-unit add-on: units qtyMin..qtyMax (null = unbounded), monthly price per unit. */
-export interface Tier {
+interface Tier {
   readonly qtyMin: number
   readonly qtyMax: number | null
   readonly monthly: number
@@ -25,7 +25,7 @@ export interface VmProduct {
   readonly allow_downgrade: 0 | 1
   readonly monthly: number
 }
-export interface DiskProduct {
+interface DiskProduct {
   readonly type: 'disk'
   readonly product_id: number
   readonly name: string
@@ -33,7 +33,7 @@ export interface DiskProduct {
   readonly max_size: number
   readonly monthly: number // per GB
 }
-export interface SnapshotProduct {
+interface SnapshotProduct {
   readonly type: 'snapshot'
   readonly product_id: number
   readonly name: string
@@ -47,7 +47,7 @@ export const OS_TEMPLATES = [
   { vmid: 9004, name: 'Rocky-9' },
 ] as const
 
-export type FamilyKey = 'lite' | 'lite_pro'
+type FamilyKey = 'lite' | 'lite_pro'
 
 /**
  * Everything that differs between /lites and /lite-pros. Routes, validation and billing read these
