@@ -1,13 +1,12 @@
 // The service twin: a fetch handler serving the API under /v1 and the control API under /_emulator.
 // Here: the public factory, which puts together the store, the families' registry (families/index.ts),
-// the API pipeline (pipeline.ts) and the control API (control.ts), and snapshots of the state.
+// the API pipeline (pipeline.ts) and the control API (control.ts).
 // Must not: import anything outside src/emulator (type-only api/ wire types excepted), or use timers.
 import { type ClockMode, Clock } from './clock.js'
 import { handleControl } from './control.js'
 import { errorBody, jsonResponse } from './envelope.js'
 import { registry } from './families/index.js'
-import { isObject, type Json } from './json.js'
-import type { ApiKey, Config, State } from './model.js'
+import type { ApiKey, Config } from './model.js'
 import { ApiPipeline, type BeforeEffect } from './pipeline.js'
 import { Store } from './store.js'
 
@@ -78,10 +77,8 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
       if (url.pathname === '/v1' || url.pathname.startsWith('/v1/')) return pipeline.handle(request, url)
       return jsonResponse(404, errorBody(404, 'Not Found'))
     },
-    snapshot: () => snapshotOf(store),
-    restore(saved) {
-      restoreInto(store, clock, saved)
-    },
+    snapshot: () => store.snapshot(),
+    restore: (saved) => store.restore(saved),
     reset,
     now: () => store.now(),
     advance: (ms) => {
@@ -89,24 +86,4 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
       store.tick()
     },
   }
-}
-
-function snapshotOf(store: Store): State {
-  store.state.now = store.now()
-  const copy = structuredClone(store.state)
-  // An in-flight request dies with the process; keeping its claim would block its retry forever.
-  copy.idempotency = copy.idempotency.filter((r) => !r.in_progress)
-  return copy
-}
-
-function restoreInto(store: Store, clock: Clock, saved: unknown): void {
-  if (!isObject(saved as Json) || (saved as { version?: unknown }).version !== 1) {
-    throw new Error('not an emulator state snapshot (version 1)')
-  }
-  const state = structuredClone(saved) as State
-  // A state file written before a sequence existed starts that sequence afresh.
-  state.seq = { ...registry.firstSequences(), ...state.seq }
-  clock.catchUp(state.now)
-  store.state = state
-  store.tick()
 }

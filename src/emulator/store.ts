@@ -1,10 +1,11 @@
 // The one owner of the emulator state: lookups that answer 404, the status model's transitions (lazy,
-// when a request arrives), sequences and the account object. What a transition does to one kind
-// (power, addresses, its price) is that kind's rules, reached through the registry it is given.
+// when a request arrives), sequences, the account object, and snapshots of the whole state. What a
+// transition does to one kind (power, addresses, its price) is that kind's rules, reached through the
+// registry it is given.
 import { cycleOf } from './catalog.js'
 import type { Clock } from './clock.js'
 import { notFound } from './envelope.js'
-import type { JsonObject } from './json.js'
+import { isObject, type Json, type JsonObject } from './json.js'
 import type { AccountRegistry, Ledger } from './kinds.js'
 import { type Account, type Config, type Invoice, invoiceView, type State } from './model.js'
 
@@ -37,6 +38,28 @@ export class Store implements Ledger {
 
   reset(): void {
     this.state = this.fresh()
+  }
+
+  /** A JSON-serialisable copy of the whole state, as a state file keeps it. */
+  snapshot(): State {
+    this.state.now = this.now()
+    const copy = structuredClone(this.state)
+    // An in-flight request dies with the process; keeping its claim would block its retry forever.
+    copy.idempotency = copy.idempotency.filter((r) => !r.in_progress)
+    return copy
+  }
+
+  /** Replaces the state with a snapshot (of this emulator or an earlier one); the clock never moves back. */
+  restore(saved: unknown): void {
+    if (!isObject(saved as Json) || (saved as { version?: unknown }).version !== 1) {
+      throw new Error('not an emulator state snapshot (version 1)')
+    }
+    const state = structuredClone(saved) as State
+    // A state file written before a sequence existed starts that sequence afresh.
+    state.seq = { ...this.registry.firstSequences(), ...state.seq }
+    this.clock.catchUp(state.now)
+    this.state = state
+    this.tick()
   }
 
   get config(): Config {

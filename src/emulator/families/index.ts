@@ -9,6 +9,14 @@ import { elasticStorage } from './elastic-storage.js'
 import { keypairs } from './keypairs.js'
 import { lite, litePro } from './lite.js'
 
-const FAMILIES: readonly Family[] = [keypairs, lite, litePro, baremetal, additionalIp, elasticStorage]
+// biome-ignore format: one family a line
+const FAMILIES: readonly Family[] = [
+  keypairs,
+  lite,
+  litePro,
+  baremetal,
+  additionalIp,
+  elasticStorage,
+]
 
 export const registry: Registry = registryOf(FAMILIES)
