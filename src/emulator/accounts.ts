@@ -1,12 +1,13 @@
 // What every family that sells accounts shares in its routes: the API's list rules, the status model's
-// precondition table, a new account, an order on it, a scheduled change and a cancellation.
+// precondition table, a new account, an order on it, a scheduled change, a cancellation, and the
+// catalog calls of a product list.
 // Must not: name a family or a kind; the caller passes its own.
 import { datesFor, placeOrder } from './billing.js'
 import type { Cycle } from './catalog.js'
-import { conflict } from './envelope.js'
+import { conflict, notFound } from './envelope.js'
 import type { Json, JsonObject } from './json.js'
 import { type Account, type InvoiceType, type PendingChange, STATUSES, type Status } from './model.js'
-import { paramId, type RouteContext } from './router.js'
+import { paramId, type Route, type RouteContext } from './router.js'
 import type { Store } from './store.js'
 
 /** The list call of a kind: Terminated hidden unless asked for by `status` (the API's list rules). */
@@ -105,4 +106,24 @@ export function diskSize(account: Account): number {
 export function addressAt(base: string, offset: number): string {
   const value = base.split('.').reduce((n, octet) => n * 256 + Number(octet), 0) + offset
   return [24, 16, 8, 0].map((shift) => Math.floor(value / 2 ** shift) % 256).join('.')
+}
+
+interface Product {
+  readonly product_id: number
+}
+
+/** The product a `:product_id` path names, among `products`, or 404 (the catalog calls). */
+export function productInPath<P extends Product>(ctx: RouteContext, products: readonly P[]): P {
+  const id = paramId(ctx, 'product_id')
+  const product = products.find((p) => p.product_id === id)
+  if (!product) throw notFound('product not found')
+  return product
+}
+
+/** The two catalog calls of a product list under `prefix`: every plan, and one plan by its id. */
+export function productRoutes<P extends Product>(prefix: string, products: readonly P[], plan: (product: P) => Json): Route[] {
+  return [
+    { method: 'GET', pattern: `${prefix}/products`, handler: () => products.map(plan) },
+    { method: 'GET', pattern: `${prefix}/products/:product_id`, handler: (ctx) => plan(productInPath(ctx, products)) },
+  ]
 }

@@ -1,7 +1,7 @@
 // The additional-IP family (the additional-IP calls, I1-I6) and its assignments to Metal servers (A1-A5):
 // its product, its price, the address it gets at its first Active, and the rule that a cancelled IP or
 // server ends the assignment between them (I4, M10).
-import { ACTIVE, addressAt, cancel, listAccounts, newAccount, order, requireStatus } from '../accounts.js'
+import { ACTIVE, addressAt, cancel, listAccounts, newAccount, order, productRoutes, requireStatus } from '../accounts.js'
 import { type Cycle, cyclePrice, DEFAULT_REGION, METAL_CYCLES, priceList, REGIONS } from '../catalog.js'
 import { formatDateTime } from '../clock.js'
 import { conflict, notFound } from '../envelope.js'
@@ -133,12 +133,6 @@ function assignToServer(ctx: RouteContext): Json {
 }
 
 function additionalIpRoutes(): Route[] {
-  const catalogProduct = (ctx: RouteContext): IpProduct => {
-    const id = paramId(ctx, 'product_id')
-    const product = IP_PRODUCTS.find((p) => p.product_id === id)
-    if (!product) throw notFound('product not found')
-    return product
-  }
   /** A3, A4: the IP in the path, assigned to the server in the path, or 404. */
   const assignedTo = (ctx: RouteContext): { ip: Account; serverId: number } => {
     const ip = pathAccount(ctx)
@@ -148,23 +142,14 @@ function additionalIpRoutes(): Route[] {
   }
 
   return [
-    {
-      method: 'POST',
-      pattern: P,
-      handler: (ctx) => orderIp(ctx),
-    },
+    { method: 'POST', pattern: P, handler: orderIp },
     { method: 'GET', pattern: P, handler: (ctx) => listAccounts(ctx, KIND) },
-    { method: 'GET', pattern: `${P}/products`, handler: () => IP_PRODUCTS.map(ipPlan) },
-    { method: 'GET', pattern: `${P}/products/:product_id`, handler: (ctx) => ipPlan(catalogProduct(ctx)) },
+    ...productRoutes(P, IP_PRODUCTS, ipPlan),
     { method: 'GET', pattern: `${P}/regions`, handler: () => [...REGION_CODES] },
     { method: 'GET', pattern: `${P}/:id`, handler: (ctx) => ctx.store.view(pathAccount(ctx)) },
     // I4: the store's terminate also removes the IP's assignment.
     { method: 'DELETE', pattern: `${P}/:id`, handler: (ctx) => cancel(ctx, KIND) },
-    {
-      method: 'PUT',
-      pattern: `${P}/:id/assigns`,
-      handler: (ctx) => assignToServer(ctx),
-    },
+    { method: 'PUT', pattern: `${P}/:id/assigns`, handler: assignToServer },
     {
       method: 'GET',
       pattern: `${P}/:id/assigns`,

@@ -9,12 +9,14 @@ import {
   newAccount,
   NOT_TERMINATED,
   order,
+  productInPath,
+  productRoutes,
   requireStatus,
   RUNNING_STATES,
   schedule,
 } from '../accounts.js'
 import { type Cycle, cyclePrice, DEFAULT_REGION_FIELDS, METAL_CYCLES, priceList } from '../catalog.js'
-import { conflict, notFound } from '../envelope.js'
+import { conflict } from '../envelope.js'
 import type { Family } from '../family.js'
 import type { Json, JsonObject } from '../json.js'
 import type { KindRules } from '../kinds.js'
@@ -154,19 +156,8 @@ function orderServer(ctx: RouteContext): Json {
 }
 
 function baremetalRoutes(): Route[] {
-  const catalogProduct = (ctx: RouteContext): ServerProduct => {
-    const id = paramId(ctx, 'product_id')
-    const product = SERVER_PRODUCTS.find((p) => p.product_id === id)
-    if (!product) throw notFound('product not found')
-    return product
-  }
-
   return [
-    {
-      method: 'POST',
-      pattern: P,
-      handler: (ctx) => orderServer(ctx),
-    },
+    { method: 'POST', pattern: P, handler: orderServer },
     { method: 'GET', pattern: `${P}/accounts`, handler: (ctx) => listAccounts(ctx, KIND) },
     { method: 'GET', pattern: `${P}/accounts/:id`, handler: (ctx) => ctx.store.view(pathAccount(ctx)) },
     {
@@ -237,13 +228,12 @@ function baremetalRoutes(): Route[] {
       // M10: the store's terminate also releases the server's IP assignments.
       handler: (ctx) => cancel(ctx, KIND),
     },
-    { method: 'GET', pattern: `${P}/products`, handler: () => SERVER_PRODUCTS.map(serverPlan) },
-    { method: 'GET', pattern: `${P}/products/:product_id`, handler: (ctx) => serverPlan(catalogProduct(ctx)) },
+    ...productRoutes(P, SERVER_PRODUCTS, serverPlan),
     {
       method: 'GET',
       pattern: `${P}/products/:product_id/oss`,
       handler: (ctx) => {
-        catalogProduct(ctx)
+        productInPath(ctx, SERVER_PRODUCTS)
         return Object.fromEntries(Object.entries(METAL_OS_FAMILIES).map(([family, items]) => [family, items.map((i) => ({ ...i }))]))
       },
     },

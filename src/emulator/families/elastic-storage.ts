@@ -1,8 +1,7 @@
 // The elastic-storage family (the elastic-storage calls, E1-E7): volumes bound to a Metal server, their
 // products (E7), their price per GB, their resize and product change, and their routes.
-import { ACTIVE, cancel, diskSize, listAccounts, newAccount, order, requireStatus } from '../accounts.js'
+import { ACTIVE, cancel, diskSize, listAccounts, newAccount, order, productRoutes, requireStatus } from '../accounts.js'
 import { type Cycle, cycleOrMonthly, cyclePrice, DEFAULT_REGION_FIELDS, METAL_CYCLES, priceList } from '../catalog.js'
-import { notFound } from '../envelope.js'
 import type { Family } from '../family.js'
 import type { Json, JsonObject } from '../json.js'
 import type { KindRules } from '../kinds.js'
@@ -142,32 +141,13 @@ function changeProduct(ctx: RouteContext): Json {
 }
 
 function elasticStorageRoutes(): Route[] {
-  const catalogProduct = (ctx: RouteContext): StorageProduct => {
-    const found = product(paramId(ctx, 'product_id'))
-    if (!found) throw notFound('product not found')
-    return found
-  }
-
   return [
-    {
-      method: 'POST',
-      pattern: P,
-      handler: (ctx) => orderStorage(ctx),
-    },
+    { method: 'POST', pattern: P, handler: orderStorage },
     { method: 'GET', pattern: P, handler: (ctx) => listAccounts(ctx, KIND) },
-    { method: 'GET', pattern: `${P}/products`, handler: () => STORAGE_PRODUCTS.map(storagePlan) },
-    { method: 'GET', pattern: `${P}/products/:product_id`, handler: (ctx) => storagePlan(catalogProduct(ctx)) },
+    ...productRoutes(P, STORAGE_PRODUCTS, storagePlan),
     { method: 'GET', pattern: `${P}/:id`, handler: (ctx) => ctx.store.view(pathAccount(ctx)) },
-    {
-      method: 'PUT',
-      pattern: `${P}/:id`,
-      handler: (ctx) => resize(ctx),
-    },
-    {
-      method: 'POST',
-      pattern: `${P}/:id`,
-      handler: (ctx) => changeProduct(ctx),
-    },
+    { method: 'PUT', pattern: `${P}/:id`, handler: resize },
+    { method: 'POST', pattern: `${P}/:id`, handler: changeProduct },
     { method: 'DELETE', pattern: `${P}/:id`, handler: (ctx) => cancel(ctx, KIND) },
   ]
 }

@@ -9,12 +9,14 @@ import {
   newAccount,
   NOT_TERMINATED,
   order,
+  productInPath,
+  productRoutes,
   requireStatus,
   RUNNING_STATES,
   schedule,
 } from '../accounts.js'
 import { type Cycle, cycleOrMonthly, cyclePrice, DEFAULT_REGION_FIELDS } from '../catalog.js'
-import { conflict, notFound } from '../envelope.js'
+import { conflict } from '../envelope.js'
 import type { Family } from '../family.js'
 import type { Json } from '../json.js'
 import type { Account } from '../model.js'
@@ -402,15 +404,7 @@ function snapshotRoutes(family: LiteFamily): Route[] {
       },
     },
     { method: 'DELETE', pattern: `${p}/snapshots/:id`, handler: (ctx) => cancel(ctx, kind) },
-    { method: 'GET', pattern: `${p}/snapshots/products`, handler: () => [snapshotPlan(family)] },
-    {
-      method: 'GET',
-      pattern: `${p}/snapshots/products/:product_id`,
-      handler: (ctx) => {
-        if (paramId(ctx, 'product_id') !== family.snapshotProduct.product_id) throw notFound('product not found')
-        return snapshotPlan(family)
-      },
-    },
+    ...productRoutes(`${p}/snapshots`, [family.snapshotProduct], () => snapshotPlan(family)),
   ]
 }
 
@@ -469,15 +463,7 @@ function diskRoutes(family: LiteFamily): Route[] {
     { method: 'GET', pattern: `${p}/disks/accounts/:id`, handler: (ctx) => ctx.store.view(pathAccount(ctx, kind)) },
     { method: 'PUT', pattern: `${p}/disks/accounts/:id`, handler: (ctx) => growDisk(family, ctx) },
     { method: 'DELETE', pattern: `${p}/disks/:id`, handler: (ctx) => cancel(ctx, kind) },
-    { method: 'GET', pattern: `${p}/disks/products`, handler: () => [diskPlan(family)] },
-    {
-      method: 'GET',
-      pattern: `${p}/disks/products/:product_id`,
-      handler: (ctx) => {
-        if (paramId(ctx, 'product_id') !== family.diskProduct.product_id) throw notFound('product not found')
-        return diskPlan(family)
-      },
-    },
+    ...productRoutes(`${p}/disks`, [family.diskProduct], () => diskPlan(family)),
   ]
 }
 
@@ -485,14 +471,9 @@ function diskRoutes(family: LiteFamily): Route[] {
 
 function catalogRoutes(family: LiteFamily): Route[] {
   const p = family.prefix
-  const catalogProduct = (ctx: RouteContext): VmProduct => {
-    const product = vmProduct(family, paramId(ctx, 'product_id'))
-    if (!product) throw notFound('product not found')
-    return product
-  }
+  const catalogProduct = (ctx: RouteContext) => productInPath(ctx, family.vmProducts)
   return [
-    { method: 'GET', pattern: `${p}/products`, handler: () => family.vmProducts.map((x) => vmPlan(family, x)) },
-    { method: 'GET', pattern: `${p}/products/:product_id`, handler: (ctx) => vmPlan(family, catalogProduct(ctx)) },
+    ...productRoutes(p, family.vmProducts, (x) => vmPlan(family, x)),
     { method: 'GET', pattern: `${p}/products/:product_id/oss`, handler: (ctx) => osTemplates(catalogProduct(ctx)) },
     {
       method: 'GET',
