@@ -1,3 +1,4 @@
+// In-process tests of the additional-IP family: orders, reads, catalog (I1-I6) and assignments (A1-A5).
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import { createEmulator } from './index.js'

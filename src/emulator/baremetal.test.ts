@@ -1,3 +1,5 @@
+// In-process tests of the Metal server family (M1-M13), and of Metal accounts in the control API and
+// in state files.
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import { createEmulator } from './index.js'

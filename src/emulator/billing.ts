@@ -1,29 +1,10 @@
+// Orders, invoices and payments, the same for every family (the status model): one order places one
+// invoice and leaves its account Pending until paid and provisioned. What an account costs is its kind's
+// rule (KindRules.recurringAmount, in its family module); promocodes discount the invoice only.
 import { addDays, addMonths, formatDate, formatDateTime } from './clock.js'
-import { type Cycle, cycleOf, cyclePrice, baremetalProducts, PROMOCODES, tieredPrice } from './catalog.js'
-import { type Account, diskSize, familyOfKind, type Invoice, type InvoiceType, type Order, vmDiskSize } from './model.js'
+import { type Cycle, PROMOCODES } from './catalog.js'
+import type { Account, Invoice, InvoiceType, Order } from './model.js'
 import type { Store } from './store.js'
-
-/** The recurring amount, recomputed whenever a change is applied; promocodes never touch it. */
-export function recurringAmount(account: Account, fallback: number): number {
-  const family = familyOfKind(account.kind)
-  const cycle = cycleOf(account.cycle)
-  if (!cycle) return fallback
-  if (!family) {
-    // Metal side, from the seed catalog: the cycle price, per GB for elastic storage.
-    const product = baremetalProducts.find((p) => p.product_id === account.product_id)
-    if (!product) return fallback
-    const price = cyclePrice(product.monthly, cycle)
-    return account.kind === 'elastic_storage' ? diskSize(account) * price : price
-  }
-  if (account.kind.endsWith('.vm')) {
-    const product = family.vmProducts.find((p) => p.product_id === account.product_id)
-    if (!product) return fallback
-    const extra = Math.max(0, vmDiskSize(account) - product.disk)
-    return cyclePrice(product.monthly, cycle) + tieredPrice(family.storageTiers, extra, cycle)
-  }
-  if (account.kind.endsWith('.disk')) return diskSize(account) * cyclePrice(family.diskProduct.monthly, cycle)
-  return cyclePrice(family.snapshotProduct.monthly, cycle)
-}
 
 export function datesFor(now: number, cycle: Cycle) {
   const date_created = formatDate(now)

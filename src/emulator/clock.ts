@@ -1,3 +1,5 @@
+// The emulator's clock and its date formats: real or manual (advanced only by the control API), never
+// moving back.
 /** The emulator's notion of now (the emulator's start-up options): every delay, retention and written date reads it. */
 export type ClockMode = 'manual' | 'real'
 

@@ -1,3 +1,5 @@
+// In-process tests of the control API: faults, the request log and order counters, config, clock,
+// payments, forced statuses and drift.
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import { createEmulator } from './index.js'

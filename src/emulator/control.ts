@@ -1,16 +1,19 @@
+// The control API under /_emulator (the emulator's control endpoints): reset, config, clock, payments,
+// forced statuses and drift of accounts, faults, the request log and the order counters. No auth, no log,
+// no faults. Must not: name a family or a kind (the store's registry lists the kinds).
 import { payInvoice } from './billing.js'
 import { formatDateTime } from './clock.js'
-import { conflict, HttpError, type Issue, notFound } from './envelope.js'
+import { conflict, errorBody, HttpError, type Issue, jsonResponse, notFound, successBody } from './envelope.js'
 import { parseFaultSpec } from './faults.js'
 import { deepMerge, isObject, type Json, type JsonObject } from './json.js'
-import { ACCOUNT_KINDS, type Account, type AccountKind, type Config, type Invoice, invoiceView, STATUSES, type Status } from './model.js'
+import { type Account, type Config, type Invoice, invoiceView, STATUSES, type Status } from './model.js'
 import { logSince } from './request-log.js'
 import { Router } from './router.js'
 import type { Store } from './store.js'
-import type { ParsedBody } from './validation.js'
+import { type ParsedBody, parseBody } from './validation.js'
 
 /** What a control handler sees; the control API has no auth, no log and no faults (the emulator's control endpoints). */
-export interface ControlContext {
+interface ControlContext {
   readonly store: Store
   readonly params: Readonly<Record<string, string>>
   readonly query: URLSearchParams
@@ -213,8 +216,9 @@ const routes: ControlRoute[] = [
     pattern: '/accounts',
     handler: (ctx) => {
       const kind = ctx.query.get('kind')
-      if (kind !== null && !ACCOUNT_KINDS.includes(kind as AccountKind)) {
-        throw new HttpError(422, [{ loc: ['query', 'kind'], msg: `must be one of ${ACCOUNT_KINDS.join(', ')}`, type: 'value_error' }])
+      const kinds = ctx.store.registry.kinds
+      if (kind !== null && !kinds.includes(kind)) {
+        throw new HttpError(422, [{ loc: ['query', 'kind'], msg: `must be one of ${kinds.join(', ')}`, type: 'value_error' }])
       }
       return ctx.store.state.accounts
         .filter((a) => kind === null || a.kind === kind)
@@ -295,4 +299,30 @@ const routes: ControlRoute[] = [
   },
 ]
 
-export const controlRouter = new Router<ControlRoute>(routes)
+const controlRouter = new Router<ControlRoute>(routes)
+
+/** Answers one request under /_emulator; `reset` is the emulator's own (the same as its `reset()`). */
+export async function handleControl(store: Store, request: Request, url: URL, reset: () => void): Promise<Response> {
+  store.tick()
+  const method = request.method.toUpperCase()
+  const path = url.pathname.slice('/_emulator'.length) || '/'
+  const match = controlRouter.match(method, path)
+  if (match.kind === 'none') return jsonResponse(404, errorBody(404, 'Not Found'))
+  if (match.kind === 'method') {
+    return jsonResponse(405, errorBody(405, 'Method Not Allowed'), { allow: match.allowed.join(', ') })
+  }
+  const ctx: ControlContext = {
+    store,
+    params: match.params,
+    query: url.searchParams,
+    body: parseBody(await request.text()),
+    reset,
+  }
+  try {
+    return jsonResponse(200, successBody(match.route.handler(ctx)))
+  } catch (error) {
+    if (error instanceof HttpError) return jsonResponse(error.status, errorBody(error.status, error.detail), error.headers)
+    const message = error instanceof Error ? error.message : String(error)
+    return jsonResponse(500, errorBody(500, `emulator failure: ${message}`))
+  }
+}

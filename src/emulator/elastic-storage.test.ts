@@ -1,3 +1,5 @@
+// In-process tests of the elastic-storage family: orders, reads, catalog (E1-E3, E6, E7), resizes and
+// product changes (E4, E5).
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import { createEmulator } from './index.js'

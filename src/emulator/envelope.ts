@@ -1,3 +1,5 @@
+// The API's error envelope and success envelope, the HttpError a handler throws to answer with one, and
+// the DroppedConnection the in-process fetch throws for a `drop_after` fault.
 import type { Json } from './json.js'
 
 /** One failed check of a 422 (the API's error envelope). */

@@ -1,3 +1,6 @@
+// Injected faults (the emulator's fault rules): validating a rule posted to the control API, and the
+// pipeline's pick of the one rule that applies to a request (error, error after the effect, dropped
+// connection, delay). Shared by every family: rules match methods and paths, never kinds.
 import { HttpError, type Issue } from './envelope.js'
 import { isObject } from './json.js'
 import type { Fault, FaultMode, State } from './model.js'

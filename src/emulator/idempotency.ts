@@ -1,3 +1,5 @@
+// The service's Idempotency-Key extension, per API key: claiming a key before an order's effect,
+// replaying the stored answer of an identical repeat, and freeing the key when the answer promised nothing.
 import { conflict, HttpError } from './envelope.js'
 import { type Json, jsonEqual } from './json.js'
 import type { IdempotencyRecord, State } from './model.js'

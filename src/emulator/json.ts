@@ -1,3 +1,4 @@
+// The JSON values state and bodies are made of, and the comparisons and merges done on them.
 /** Values that survive JSON.stringify/parse unchanged: the only shape state and bodies take. */
 export type Json = null | boolean | number | string | Json[] | JsonObject
 export interface JsonObject {
@@ -30,8 +31,4 @@ export function deepMerge(target: JsonObject, patch: JsonObject): JsonObject {
     out[key] = isObject(current) && isObject(value) ? deepMerge(current, value) : value
   }
   return out
-}
-
-export function clone<T extends Json>(value: T): T {
-  return structuredClone(value)
 }

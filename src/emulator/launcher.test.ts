@@ -1,3 +1,5 @@
+// Tests of the HTTP launcher (src/bin/emulator.ts) as a child process: its first line, the API over HTTP, and the
+// state file kept across a restart.
 import assert from 'node:assert/strict'
 import { type ChildProcess, spawn } from 'node:child_process'
 import { once } from 'node:events'

@@ -1,3 +1,4 @@
+// In-process tests of the Lite family's snapshots, extra disks, keypair pools and catalog.
 import assert from 'node:assert/strict'
 import { spawnSync } from 'node:child_process'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'

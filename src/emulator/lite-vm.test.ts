@@ -1,3 +1,5 @@
+// In-process tests of a Lite VM's lifecycle (orders, power, rebuild, changes, cancellation) and of the
+// Lite Pro family.
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import { createEmulator } from './index.js'

@@ -1,37 +1,34 @@
 // Shapes of the emulator state (plain JSON, so a state file is one stringify) and small readers of it.
+// Here: the records every family shares (accounts, invoices, orders, keypairs) and the pipeline's own
+// (idempotency, faults, log, config). What a kind does with its account lives in its family module
+// (src/emulator/families/); a kind's own settings belong in `extra_details`, what its clients read.
 
-import { type CycleCode, type FamilyKey, liteFamilies, type LiteFamily, baremetalProducts } from './catalog.js'
+import type { CycleCode } from './catalog.js'
 import type { Json, JsonObject } from './json.js'
-export type AccountKind = `${FamilyKey}.${'vm' | 'snapshot' | 'disk'}` | 'baremetal' | 'additional_ip' | 'elastic_storage'
-export const ACCOUNT_KINDS: readonly AccountKind[] = [
-  'lite.vm',
-  'lite.snapshot',
-  'lite.disk',
-  'lite_pro.vm',
-  'lite_pro.snapshot',
-  'lite_pro.disk',
-  'baremetal',
-  'additional_ip',
-  'elastic_storage',
-]
+
 export type Status = 'Pending' | 'Active' | 'Suspended' | 'Terminated'
 export const STATUSES: readonly Status[] = ['Pending', 'Active', 'Suspended', 'Terminated']
 export type Power = 'running' | 'stopped' | 'paused'
+export type BaremetalPower = 'on' | 'off'
 
-/** What becomes visible when the account is next Active (the account object): nothing shows while Pending. */
-export type PendingChange =
-  | { type: 'create' }
-  | { type: 'migrate' }
-  | { type: 'product'; product_id: number }
-  | { type: 'vm_disk'; disk_size: number }
-  | { type: 'disk_size'; size: number }
-  | { type: 'os'; osname: string }
-  | { type: 'metal_os'; select_os: string }
-  | { type: 'storage_product'; product_id: number }
+/**
+ * What becomes visible when the account is next Active (the account object): nothing shows while Pending.
+ * `type` names the change; its family defines the rest (`create` and `migrate` carry nothing).
+ */
+export interface PendingChange {
+  readonly type: string
+  readonly [field: string]: Json
+}
 
+/**
+ * One account of any kind. `vm` and `captured` are on every record (null but on Lite VMs and snapshots),
+ * `server_power` and `assigned_at` only on their kinds: the state-file format, so a file written by any
+ * earlier emulator loads.
+ */
 export interface Account {
   account_id: number
-  kind: AccountKind
+  /** `<family>.<kind>` or the family's single kind; the registry (families/index.ts) lists them. */
+  kind: string
   status: Status
   cycle: CycleCode
   billingcycle: string
@@ -56,8 +53,6 @@ export interface Account {
   /** Additional IPs only: when the current assignment (A1) was made, `YYYY-MM-DD HH:MM:SS`. */
   assigned_at?: string | null
 }
-
-export type BaremetalPower = 'on' | 'off'
 
 export type InvoiceType = 'new' | 'upgrade' | 'change_package' | 'migrate'
 export interface Invoice {
@@ -143,19 +138,11 @@ export interface Config {
   quirks: { ids_as_strings: boolean; bare_lists: boolean; ignore_idempotency_keys: boolean }
 }
 
-export interface Sequences {
-  account: number
-  order: number
-  invoice: number
-  payment: number
-  keypair: number
-  vmid: number
-  /** Offsets from 203.0.113.10 (servers) and 198.51.100.2 (additional IPs): the emulator's start-up options. */
-  server_ip: number
-  additional_ip: number
-  request: number
-  fault: number
-}
+/**
+ * Id and address sequences by name: the store's own (account, order, invoice, payment, request, fault)
+ * and those the families declare (family.ts builds the first values).
+ */
+export type Sequences = Record<string, number>
 
 /** Everything a restarted emulator must get back; plain JSON so a state file is one stringify. */
 export interface State {
@@ -172,64 +159,7 @@ export interface State {
   log: LogEntry[]
 }
 
-export function familyOfKind(kind: AccountKind): LiteFamily | undefined {
-  return liteFamilies.find((f) => kind.startsWith(`${f.key}.`))
-}
-
 export function invoiceView(invoice: Invoice): JsonObject {
   const { account_id: _account, ...rest } = invoice
   return { ...rest }
-}
-
-/** VM `disk_size` is a string of digits on the wire (the Lite VM account); drift may have made it anything. */
-export function vmDiskSize(account: Account): number {
-  const n = Number.parseInt(String(account.extra_details.disk_size ?? '0'), 10)
-  return Number.isFinite(n) ? n : 0
-}
-
-export function diskSize(account: Account): number {
-  const n = account.extra_details.size
-  return typeof n === 'number' ? n : 0
-}
-
-export function applyChange(account: Account, change: PendingChange): void {
-  const family = familyOfKind(account.kind)
-  switch (change.type) {
-    case 'product': {
-      const product = family?.vmProducts.find((p) => p.product_id === change.product_id)
-      if (!product) return
-      account.product_id = product.product_id
-      account.product_name = product.name
-      account.extra_details.disk_size = String(Math.max(vmDiskSize(account), product.disk))
-      return
-    }
-    case 'vm_disk':
-      account.extra_details.disk_size = String(change.disk_size)
-      return
-    case 'disk_size':
-      account.extra_details.size = change.size
-      return
-    case 'os':
-      account.extra_details.osname = change.osname
-      return
-    case 'metal_os':
-      account.extra_details.select_os = change.select_os
-      return
-    case 'storage_product': {
-      const product = baremetalProducts.find((p) => p.product_id === change.product_id && p.type === 'elastic_storage')
-      if (!product) return
-      account.product_id = product.product_id
-      account.product_name = product.name
-      return
-    }
-    case 'create':
-    case 'migrate':
-      return
-  }
-}
-
-/** The server an additional IP is assigned to (A1-A5); drift may have left anything there. */
-export function assignedServer(account: Account): number | null {
-  const id = account.extra_details.metal_account_id
-  return typeof id === 'number' && Number.isInteger(id) ? id : null
 }

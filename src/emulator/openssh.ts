@@ -1,3 +1,5 @@
+// OpenSSH key formats for the keypair calls: an Ed25519 keypair generated in OpenSSH's own formats, and
+// the checks an imported public key line must pass. Also used by tests that need a real key.
 import { generateKeyPairSync, randomBytes } from 'node:crypto'
 
 /** SSH wire `string`: a uint32 big-endian length, then the bytes. */

@@ -1,3 +1,5 @@
+// The request log behind GET /_emulator/requests: entries in arrival order, secrets redacted at any depth,
+// the query string as an object.
 import { isObject, type Json, type JsonObject } from './json.js'
 import type { LogEntry, State } from './model.js'
 

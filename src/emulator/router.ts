@@ -1,3 +1,6 @@
+// Route matching (the API's path rules): patterns with `:name` parameters, one trailing slash allowed,
+// literal segments winning over parameters, and 405 with the allowed methods. Also what a handler sees of
+// its request (RouteContext). Used by the API pipeline and the control API alike.
 import type { Json } from './json.js'
 import type { Store } from './store.js'
 import type { BodyReader } from './validation.js'

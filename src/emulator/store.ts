@@ -1,39 +1,21 @@
-import { recurringAmount } from './billing.js'
-import { type Clock, formatDateTime } from './clock.js'
+// The one owner of the emulator state: lookups that answer 404, the status model's transitions (lazy,
+// when a request arrives), sequences, the account object, and snapshots of the whole state. What a
+// transition does to one kind (power, addresses, its price) is that kind's rules, reached through the
+// registry it is given.
+import { cycleOf } from './catalog.js'
+import type { Clock } from './clock.js'
 import { notFound } from './envelope.js'
-import type { JsonObject } from './json.js'
-import {
-  type Account,
-  type AccountKind,
-  applyChange,
-  assignedServer,
-  type Config,
-  type Invoice,
-  invoiceView,
-  type Sequences,
-  type State,
-} from './model.js'
+import { isObject, type Json, type JsonObject } from './json.js'
+import type { AccountRegistry, Ledger } from './kinds.js'
+import { type Account, type Config, type Invoice, invoiceView, type State } from './model.js'
 
-export const firstSequences = (): Sequences => ({
-  account: 100001,
-  order: 500001,
-  invoice: 700001,
-  payment: 880001,
-  keypair: 1,
-  vmid: 1001,
-  server_ip: 0,
-  additional_ip: 0,
-  request: 1,
-  fault: 1,
-})
-
-/** The one owner of state: lookups that answer 404, lazy time transitions, sequences. */
-export class Store {
+export class Store implements Ledger {
   state: State
 
   constructor(
     readonly clock: Clock,
     private readonly initialConfig: Config,
+    readonly registry: AccountRegistry,
   ) {
     this.state = this.fresh()
   }
@@ -43,7 +25,7 @@ export class Store {
       version: 1,
       now: this.clock.now(),
       config: structuredClone(this.initialConfig),
-      seq: firstSequences(),
+      seq: this.registry.firstSequences(),
       accounts: [],
       invoices: [],
       orders: [],
@@ -58,6 +40,28 @@ export class Store {
     this.state = this.fresh()
   }
 
+  /** A JSON-serialisable copy of the whole state, as a state file keeps it. */
+  snapshot(): State {
+    this.state.now = this.now()
+    const copy = structuredClone(this.state)
+    // An in-flight request dies with the process; keeping its claim would block its retry forever.
+    copy.idempotency = copy.idempotency.filter((r) => !r.in_progress)
+    return copy
+  }
+
+  /** Replaces the state with a snapshot (of this emulator or an earlier one); the clock never moves back. */
+  restore(saved: unknown): void {
+    if (!isObject(saved as Json) || (saved as { version?: unknown }).version !== 1) {
+      throw new Error('not an emulator state snapshot (version 1)')
+    }
+    const state = structuredClone(saved) as State
+    // A state file written before a sequence existed starts that sequence afresh.
+    state.seq = { ...this.registry.firstSequences(), ...state.seq }
+    this.clock.catchUp(state.now)
+    this.state = state
+    this.tick()
+  }
+
   get config(): Config {
     return this.state.config
   }
@@ -66,8 +70,9 @@ export class Store {
     return this.clock.now()
   }
 
-  next(name: keyof Sequences): number {
+  next(name: string): number {
     const value = this.state.seq[name]
+    if (value === undefined) throw new Error(`no sequence named ${name}`)
     this.state.seq[name] = value + 1
     return value
   }
@@ -77,7 +82,7 @@ export class Store {
   }
 
   /** A path id of another kind or family is as unknown as a missing one (the API's status codes). */
-  get(id: number, kind: AccountKind): Account {
+  get(id: number, kind: string): Account {
     const account = this.find(id)
     if (!account || account.kind !== kind) throw notFound(`account ${id} not found`)
     return account
@@ -91,6 +96,13 @@ export class Store {
     const invoice = this.invoice(account.last_invoice_id)
     if (!invoice) throw new Error(`account ${account.account_id} lost its invoice ${account.last_invoice_id}`)
     return invoice
+  }
+
+  /** The recurring amount by the kind's rules, recomputed whenever a change is applied; promocodes never touch it. */
+  recurringAmount(account: Account, fallback: number): number {
+    const cycle = cycleOf(account.cycle)
+    const amount = cycle ? this.registry.rulesOf(account.kind)?.recurringAmount(account, cycle) : undefined
+    return amount ?? fallback
   }
 
   /** Time-based transitions happen here, when a request arrives, never on a timer (the emulator's start-up options). */
@@ -118,36 +130,21 @@ export class Store {
     account.activate_at = null
     const change = account.pending
     account.pending = null
-    if (change) applyChange(account, change)
-    if (account.vm && change && ['create', 'migrate', 'os'].includes(change.type)) {
-      account.vm.power = 'running'
-      account.vm.started_at = at
-    }
-    if (account.kind === 'baremetal' && change && ['create', 'metal_os'].includes(change.type)) account.server_power = 'on'
-    // Public addresses are handed out at the first Active, from their own sequences.
-    if ((account.kind === 'baremetal' || account.kind === 'additional_ip') && account.extra_details.ip_address == null) {
-      account.extra_details.ip_address =
-        account.kind === 'baremetal'
-          ? addressAt(SERVER_IP_BASE, this.next('server_ip'))
-          : addressAt(ADDITIONAL_IP_BASE, this.next('additional_ip'))
-    }
-    account.recurring_amount = recurringAmount(account, account.recurring_amount)
+    const rules = this.registry.rulesOf(account.kind)
+    if (change) rules?.applyChange?.(account, change)
+    rules?.activated?.(account, change, at, this)
+    account.recurring_amount = this.recurringAmount(account, account.recurring_amount)
   }
 
   suspend(account: Account): void {
     account.status = 'Suspended'
     account.activate_at = null
-    if (account.vm) account.vm.power = 'stopped'
-    if (account.kind === 'baremetal') account.server_power = 'off'
+    this.registry.rulesOf(account.kind)?.suspended?.(account)
   }
 
   unsuspend(account: Account): void {
     account.status = 'Active'
-    if (account.vm) {
-      account.vm.power = 'running'
-      account.vm.started_at = this.now()
-    }
-    if (account.kind === 'baremetal') account.server_power = 'on'
+    this.registry.rulesOf(account.kind)?.unsuspended?.(account, this.now())
   }
 
   terminate(account: Account): void {
@@ -158,35 +155,13 @@ export class Store {
     account.gone_at = this.now() + this.config.retention_ms
     const invoice = this.invoice(account.last_invoice_id)
     if (invoice?.status === 'Unpaid') invoice.status = 'Cancelled'
-    if (account.vm) account.vm.power = 'stopped'
-    if (account.kind === 'baremetal') {
-      account.server_power = 'off'
-      this.unassignServer(account.account_id)
-    }
-    // I4: a cancelled IP leaves its server.
-    if (account.kind === 'additional_ip') this.unassign(account)
-  }
-
-  /** A1: the IP now belongs to the server. */
-  assign(ip: Account, serverId: number): void {
-    ip.extra_details.metal_account_id = serverId
-    ip.assigned_at = formatDateTime(this.now())
-  }
-
-  unassign(ip: Account): void {
-    ip.extra_details.metal_account_id = null
-    ip.assigned_at = null
-  }
-
-  /** M10 (and a purge): every IP assigned to the server is released. */
-  unassignServer(serverId: number): void {
-    for (const ip of this.state.accounts) {
-      if (ip.kind === 'additional_ip' && assignedServer(ip) === serverId) this.unassign(ip)
-    }
+    this.registry.rulesOf(account.kind)?.terminated?.(account)
+    this.registry.released(account, this)
   }
 
   purge(id: number): boolean {
-    if (this.find(id)?.kind === 'baremetal') this.unassignServer(id)
+    const account = this.find(id)
+    if (account) this.registry.released(account, this)
     const before = this.state.accounts.length
     this.state.accounts = this.state.accounts.filter((a) => a.account_id !== id)
     return this.state.accounts.length !== before
@@ -210,13 +185,4 @@ export class Store {
       extra_details: structuredClone(account.extra_details),
     }
   }
-}
-
-const SERVER_IP_BASE = '203.0.113.10'
-const ADDITIONAL_IP_BASE = '198.51.100.2'
-
-/** The IPv4 address `offset` steps above `base` (carrying into the higher octets). */
-export function addressAt(base: string, offset: number): string {
-  const value = base.split('.').reduce((n, octet) => n * 256 + Number(octet), 0) + offset
-  return [24, 16, 8, 0].map((shift) => Math.floor(value / 2 ** shift) % 256).join('.')
 }

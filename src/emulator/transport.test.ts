@@ -1,3 +1,5 @@
+// In-process tests of the shared request pipeline: envelopes and headers, authentication, routing,
+// validation, idempotency and quirks.
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import { createEmulator, type EmulatorOptions } from './index.js'

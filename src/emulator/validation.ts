@@ -1,3 +1,5 @@
+// Request validation (the API's request-body rules and header rules): parsing a body, and the BodyReader
+// that collects every failed check of a request so that one 422 names every bad field.
 import { type Cycle, cycleOf, PROMOCODES } from './catalog.js'
 import { type Issue, invalid } from './envelope.js'
 import { isObject, type Json, type JsonObject } from './json.js'

@@ -1,14 +1,17 @@
-import { conflict, notFound } from './envelope.js'
-import type { Keypair } from './model.js'
-import { generateEd25519, publicKeyProblem } from './openssh.js'
-import { paramId, type Route, type RouteContext } from './router.js'
+// SSH keypair pools (the keypair calls): the same four routes under /lites, /lite-pros and /baremetals,
+// one pool each, one id sequence. A VM or server order names a keypair of its own pool.
+import { conflict, notFound } from '../envelope.js'
+import type { Family } from '../family.js'
+import type { Keypair } from '../model.js'
+import { generateEd25519, publicKeyProblem } from '../openssh.js'
+import { paramId, type Route, type RouteContext } from '../router.js'
 
-/** The three keypair pools (the keypair calls): same routes, separate pools, one id sequence. */
-export const KEYPAIR_POOLS = ['/lites', '/lite-pros', '/baremetals'] as const
+/** The three keypair pools: same routes, separate pools, one id sequence. */
+const KEYPAIR_POOLS = ['/lites', '/lite-pros', '/baremetals'] as const
 
 const view = (k: Keypair) => ({ keypair_id: k.keypair_id, name: k.name, public_key: k.public_key, origin: k.origin })
 
-export function keypairRoutes(pool: string): Route[] {
+function keypairRoutes(pool: string): Route[] {
   const inPool = (ctx: RouteContext) => ctx.store.state.keypairs.filter((k) => k.pool === pool)
   const assertFreeName = (ctx: RouteContext, name: string) => {
     if (inPool(ctx).some((k) => k.name === name)) throw conflict(`a keypair named '${name}' already exists in ${pool}`)
@@ -67,4 +70,10 @@ export function keypairRoutes(pool: string): Route[] {
       },
     },
   ]
+}
+
+export const keypairs: Family = {
+  name: 'keypairs',
+  routes: KEYPAIR_POOLS.flatMap(keypairRoutes),
+  sequences: { keypair: 1 },
 }

@@ -1,0 +1,189 @@
+// The API side of the emulator's request pipeline (steps 1 to 10): route, fault, key, Idempotency-Key,
+// handler, answer, log. Shared by every family: the routes come from the registry, and nothing here
+// names a family or a kind.
+import { formatDateTime } from './clock.js'
+import { DroppedConnection, errorBody, HttpError, successBody } from './envelope.js'
+import { faultHeaders, takeFault } from './faults.js'
+import { claimKey, settle } from './idempotency.js'
+import { isObject, type Json, type JsonObject } from './json.js'
+import type { ApiKey, Fault, IdempotencyRecord, LogEntry } from './model.js'
+import { appendLog, queryObject, redact } from './request-log.js'
+import type { Match, Route, Router } from './router.js'
+import type { Store } from './store.js'
+import { BodyReader, idempotencyKeyIssue, type ParsedBody, parseBody } from './validation.js'
+
+/** Awaited after an order's Idempotency-Key is claimed and before its effect (EmulatorOptions.beforeEffect). */
+export type BeforeEffect = (request: { method: string; path: string; idempotencyKey: string }) => Promise<void> | void
+
+interface Answer {
+  status: number
+  body: string
+  headers: Record<string, string>
+}
+
+/** One request on its way through the pipeline. */
+interface Call {
+  readonly request: Request
+  readonly url: URL
+  readonly method: string
+  /** The path under /v1. */
+  readonly path: string
+  readonly text: string
+  readonly body: ParsedBody
+  readonly entry: LogEntry
+}
+
+const answerError = (error: HttpError): Answer => ({
+  status: error.status,
+  body: JSON.stringify(errorBody(error.status, error.detail)),
+  headers: error.headers,
+})
+
+function faultAnswer(fault: Fault): Answer {
+  const status = fault.status ?? 500
+  return { status, body: JSON.stringify(errorBody(status, fault.detail)), headers: faultHeaders(fault) }
+}
+
+/** `ids_as_strings` (the emulator's control endpoints): every id field, at any depth, as a numeric string. */
+function stringifyIds(value: Json): Json {
+  if (Array.isArray(value)) return value.map(stringifyIds)
+  if (!isObject(value)) return value
+  const out: JsonObject = {}
+  for (const [key, item] of Object.entries(value)) {
+    const isId = key === 'id' || key.endsWith('_id')
+    out[key] = isId && typeof item === 'number' ? String(item) : stringifyIds(item)
+  }
+  return out
+}
+
+export class ApiPipeline {
+  constructor(
+    private readonly store: Store,
+    private readonly router: Router<Route>,
+    private readonly beforeEffect: BeforeEffect | undefined,
+  ) {}
+
+  /** Answers one request under /v1, and logs it (step 10) whatever happens. */
+  async handle(request: Request, url: URL): Promise<Response> {
+    const store = this.store
+    const seq = store.next('request')
+    store.tick()
+    const method = request.method.toUpperCase()
+    const text = await request.text()
+    const body = parseBody(text)
+    const rawKey = request.headers.get('idempotency-key')
+    const entry: LogEntry = {
+      seq,
+      time: formatDateTime(store.now()),
+      method,
+      path: url.pathname,
+      query: queryObject(url.searchParams),
+      idempotency_key: rawKey,
+      body: body.kind === 'json' ? redact(body.value) : null,
+      status: null,
+      replayed: false,
+      fault_id: null,
+    }
+    const path = url.pathname.slice('/v1'.length) || '/'
+    let answer: Answer
+    try {
+      answer = await this.process({ request, url, method, path, text, body, entry })
+    } catch (error) {
+      appendLog(store.state, entry)
+      throw error
+    }
+    entry.status = answer.status
+    appendLog(store.state, entry)
+    const headers: Record<string, string> = { ...answer.headers, 'x-request-id': String(seq) }
+    if (rawKey !== null && idempotencyKeyIssue(rawKey) === null && !store.config.quirks.ignore_idempotency_keys) {
+      headers['idempotency-key'] = rawKey
+    }
+    return new Response(answer.body, { status: answer.status, headers: { 'content-type': 'application/json', ...headers } })
+  }
+
+  /** Steps 1 to 9; the caller logs (step 10). */
+  private async process(call: Call): Promise<Answer> {
+    const match = this.router.match(call.method, call.path)
+    if (match.kind === 'none') return answerError(new HttpError(404, 'Not Found'))
+    if (match.kind === 'method') {
+      return answerError(new HttpError(405, 'Method Not Allowed', { allow: match.allowed.join(', ') }))
+    }
+    const fault = takeFault(this.store.state, call.method, call.path)
+    if (fault) {
+      call.entry.fault_id = fault.fault_id
+      if (fault.delay_ms > 0) {
+        await new Promise((resolve) => setTimeout(resolve, fault.delay_ms))
+        this.store.tick()
+      }
+      if (fault.mode === 'error') return faultAnswer(fault)
+    }
+    const key = this.apiKey(call)
+    if (!('scope' in key)) return key
+    const claim = await this.claim(call, key)
+    if ('status' in claim) return claim
+    const answer = this.run(call, match, claim.idempotencyKey)
+    if (claim.record) settle(this.store.state, claim.record, answer.status, answer.body)
+    if (fault?.mode === 'error_after') return faultAnswer(fault)
+    if (fault?.mode === 'drop_after') throw new DroppedConnection()
+    return answer
+  }
+
+  /** Step 3: the `x-token` key, and a read-only key only for reads. */
+  private apiKey(call: Call): ApiKey | Answer {
+    const token = call.request.headers.get('x-token') ?? ''
+    const key = this.store.config.api_keys.find((k) => k.key === token && token !== '')
+    if (!key) return answerError(new HttpError(401, 'Invalid or missing API token'))
+    if (key.scope === 'ro' && call.method !== 'GET') return answerError(new HttpError(403, 'API token is read-only'))
+    return key
+  }
+
+  /** Step 4: an honoured Idempotency-Key is claimed (or its stored answer replayed) before the effect. */
+  private async claim(call: Call, key: ApiKey): Promise<{ idempotencyKey: string | null; record: IdempotencyRecord | null } | Answer> {
+    const store = this.store
+    const rawKey = call.request.headers.get('idempotency-key')
+    const valid = call.method !== 'GET' && rawKey !== null && idempotencyKeyIssue(rawKey) === null
+    const idempotencyKey = valid && !store.config.quirks.ignore_idempotency_keys ? rawKey : null
+    if (idempotencyKey === null) return { idempotencyKey, record: null }
+    let record: IdempotencyRecord
+    try {
+      const request = { method: call.method, path: call.url.pathname, body: call.body.kind === 'json' ? call.body.value : call.text }
+      const claim = claimKey(store.state, key.key, idempotencyKey, request, store.now())
+      if (claim.kind === 'replay') {
+        call.entry.replayed = true
+        return { status: claim.record.status, body: claim.record.response, headers: { 'idempotency-replayed': 'true' } }
+      }
+      record = claim.record
+    } catch (error) {
+      if (error instanceof HttpError) return answerError(error)
+      throw error
+    }
+    await this.beforeEffect?.({ method: call.method, path: call.path, idempotencyKey })
+    store.tick()
+    return { idempotencyKey, record }
+  }
+
+  /** Steps 5 to 8 in the handler; its result or its error as the API's envelope. */
+  private run(call: Call, match: Extract<Match<Route>, { kind: 'found' }>, idempotencyKey: string | null): Answer {
+    const keyIssue = call.method === 'GET' ? null : idempotencyKeyIssue(call.request.headers.get('idempotency-key'))
+    try {
+      const data = match.route.handler({
+        store: this.store,
+        params: match.params,
+        query: call.url.searchParams,
+        idempotencyKey,
+        reader: (expectBody) => new BodyReader(call.body, expectBody, keyIssue ? [keyIssue] : []),
+      })
+      return this.success(data)
+    } catch (error) {
+      if (error instanceof HttpError) return answerError(error)
+      return answerError(new HttpError(500, `emulator failure: ${error instanceof Error ? error.message : String(error)}`))
+    }
+  }
+
+  private success(data: Json): Answer {
+    const quirks = this.store.config.quirks
+    const payload = quirks.ids_as_strings ? stringifyIds(data) : data
+    const body = quirks.bare_lists && Array.isArray(payload) ? payload : successBody(payload)
+    return { status: 200, body: JSON.stringify(body), headers: {} }
+  }
+}
