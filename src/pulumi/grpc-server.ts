@@ -14,7 +14,7 @@ import structPb from 'google-protobuf/google/protobuf/struct_pb.js'
 import { messageOf } from '../core/index.js'
 import { createGrpcClient, type GrpcClient, GrpcError } from '../grpc/index.js'
 import { Code, PulumiError } from './errors.js'
-import type { CheckFailure, DiffKind, DiffResult, EngineLog, PulumiProvider, Severity } from './provider.js'
+import type { CheckFailure, DiffKind, DiffResult, EngineLog, PulumiService, Severity } from './provider.js'
 import { dropUndefined, type WireMap } from './wire.js'
 
 const { Struct } = structPb
@@ -87,7 +87,7 @@ type RawHandler = (payload: Uint8Array) => Promise<Uint8Array>
 
 /** The service as raw routes (`/pulumirpc.ResourceProvider/<Method>` → protobuf bytes in, bytes out). */
 export function resourceProviderService(
-  provider: PulumiProvider,
+  provider: PulumiService,
   schema: () => string,
   log: EngineLog,
   attach: (address: string) => void,

@@ -21,7 +21,7 @@ function configuredServer(service = new BoxService()) {
       notConfigured: 'not configured',
     },
   )
-  assert.deepEqual(server.configure({}, { userAgent: 'test', log: silentLogger }), [])
+  assert.deepEqual(server.configure({}, { userAgent: 'test', log: silentLogger }).issues, [])
   return server
 }
 
