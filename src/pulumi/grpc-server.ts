@@ -1,8 +1,10 @@
 /**
  * The pulumirpc.ResourceProvider service with the generated google-protobuf messages, as raw routes of
- * the shared gRPC server: protobuf messages <-> wire maps, one handler per RPC, one catch per RPC
- * (errors to gRPC statuses with ErrorResourceInitFailed details), and Engine.Log. Loaded after the
- * port line (see serve.ts); grpc-js and the *_grpc_pb stubs are not used, so they are not loaded at all.
+ * the shared gRPC server: each route reads its protobuf request into the service's request (wire
+ * maps, see protocol.ts), calls the RPC's handler through the service binding (provider.ts), and
+ * writes its answer back; one catch per RPC (errors to gRPC statuses with ErrorResourceInitFailed
+ * details), and Engine.Log. Loaded after the port line (see serve.ts); grpc-js and the *_grpc_pb stubs
+ * are not used, so they are not loaded at all.
  */
 import enginePb from '@pulumi/pulumi/proto/engine_pb.js'
 import pluginPb from '@pulumi/pulumi/proto/plugin_pb.js'

@@ -3,13 +3,18 @@
  * (see wire.ts) and plain fields, after the gRPC adapter (grpc-server.ts) has read the protobuf
  * messages; and what the provider accepts on the wire.
  */
-import type { CheckFailure } from './server.js'
 import type { WireMap } from './wire.js'
 
 export interface ResourceRequest {
   readonly urn: string
   /** The type token; taken from the URN when empty. */
   readonly type?: string
+}
+
+/** A value Check or Invoke refuses: the property (a camelCase path) and why. */
+export interface CheckFailure {
+  readonly property: string
+  readonly reason: string
 }
 
 export interface CheckResult {

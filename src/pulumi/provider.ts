@@ -23,7 +23,7 @@ import { type EngineLog, PulumiServer } from './server.js'
 
 export type { Registry } from '../server/index.js'
 export type * from './protocol.js'
-export type { CheckFailure, EngineLog, Severity } from './server.js'
+export type { EngineLog, Severity } from './server.js'
 export { functionToken, methodName, methodToken, PACKAGE, resourceToken, splitMethodToken, typeOfUrn } from './tokens.js'
 
 /**

@@ -25,7 +25,7 @@ import {
   serializePrivate,
   UnknownTypeError,
 } from '../server/index.js'
-import type { ResourceRequest } from './protocol.js'
+import type { CheckFailure, ResourceRequest } from './protocol.js'
 import { Code, codeOf, describeDiagnostics, PulumiError, propertyPath } from './errors.js'
 import { PULUMI_NAMING, typeOfUrn } from './tokens.js'
 import { decodeMap, encodeMap, META_KEY, plain, secretStrings, type WireMap, wireName } from './wire.js'
@@ -34,11 +34,6 @@ export type Severity = 'debug' | 'info' | 'warning' | 'error'
 
 /** Where logs go: the engine's Log service (the adapter falls back to stderr). */
 export type EngineLog = (severity: Severity, message: string, urn?: string) => void
-
-export interface CheckFailure {
-  readonly property: string
-  readonly reason: string
-}
 
 export function isEmptyMap(map: WireMap): boolean {
   return Object.keys(map).filter((k) => k !== META_KEY).length === 0
@@ -73,7 +68,7 @@ export class PulumiServer {
   readonly server: ProviderServer
   /** Secret values of the provider configuration, scrubbed from every log line. */
   configuredSecrets = new Set<string>()
-  /** The engine said in Handshake that it refreshes resources that ask for it before an update (see handshake.ts). */
+  /** The engine said in Handshake that it refreshes resources that ask for it before an update (see handlers/handshake.ts). */
   refreshBeforeUpdate = false
 
   constructor(

@@ -1,3 +1,5 @@
+// The provider server: which operations settle the id they name, the operation frame a create and an
+// update run in, the not-configured error, and the price of a plan with its running total.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { type AnyProvider, type AnyResource, planResource, silentLogger, type ValueMap } from '../core/index.js'

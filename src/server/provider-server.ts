@@ -1,7 +1,10 @@
 /**
  * The provider runtime both protocols drive: configuration, the sessions operations run in, the
- * stop of in-flight operations, and each operation of core run in its frame, with the order journal
- * told which ids the engine's state names. Canonical names and values only: no protocol shapes here.
+ * stop of in-flight operations, and every request a front end hands on, by canonical names: the plan
+ * of a change (with the service's checks and its price, the one plan every front end's plan calls),
+ * its apply, refresh, import, move, listing, lookups, methods and validation. Each runs core in its
+ * operation frame, with the order journal told which ids the engine's state names. No protocol
+ * shapes here: the front ends decode their requests into these calls and encode the answers.
  */
 import {
   type AnyDataSource,
@@ -158,14 +161,6 @@ export class ProviderServer {
 
   // ---- operations -------------------------------------------------------------------------
 
-  /**
-   * A prior or current state the engine sent names this id (a plan or diff of it): the account is
-   * in state, so its order is never taken over again.
-   */
-  async stateNames(id: unknown): Promise<void> {
-    await settleAccount(id)
-  }
-
   async create(definition: AnyResource, planned: ValueMap, session: Session<unknown>): Promise<Outcome> {
     const notices: Diagnostic[] = []
     const outcome = await withOperation(
@@ -238,6 +233,7 @@ export class ProviderServer {
    */
   async plan(request: PlanRequest): Promise<PlannedChange> {
     const { definition, prior, config } = request
+    // The engine's state names this id: the account is in state, so its order is never taken over again.
     await settleAccount(request.stateNames)
     if (config === null) {
       // A delete: refused here already when its apply would refuse it.
@@ -265,8 +261,8 @@ export class ProviderServer {
    * Whether a replacement deletes the object before it creates the new one: when the definition asks
    * for it and the new object passes the service's checks. When it does not, the failed checks come
    * back as warnings and the engine creates first: the create then fails on the same checks, and the
-   * live object is never deleted for a replacement that cannot exist. Nothing is refused here: the
-   * plan of the new object's errors are for the front end to refuse.
+   * live object is never deleted for a replacement that cannot exist. Nothing is refused here: errors
+   * in the new object's plan come back as `invalid`, for the front end to refuse.
    */
   private async deleteFirst(
     definition: AnyResource,

@@ -1,7 +1,7 @@
 /** Check: every value rule, and against the old inputs the grow-only rule (Diff never rejects: a refresh diffs in reverse). */
 import { checkedInputs, leftOutByImport } from '../inputs.js'
-import type { CheckRequest, CheckResult } from '../protocol.js'
-import { type CheckFailure, isEmptyMap, type PulumiServer } from '../server.js'
+import type { CheckFailure, CheckRequest, CheckResult } from '../protocol.js'
+import { isEmptyMap, type PulumiServer } from '../server.js'
 import { resourceToken } from '../tokens.js'
 import { decodeMap } from '../wire.js'
 

@@ -1,6 +1,6 @@
 /** Invoke: a function (a lookup) read by the server with the configured client. */
-import type { InvokeRequest } from '../protocol.js'
-import type { CheckFailure, PulumiServer } from '../server.js'
+import type { CheckFailure, InvokeRequest } from '../protocol.js'
+import type { PulumiServer } from '../server.js'
 import { decodeMap, encodeMap, secretAttributes, type WireMap } from '../wire.js'
 
 export async function invoke(ps: PulumiServer, request: InvokeRequest): Promise<{ return: WireMap; failures: readonly CheckFailure[] }> {
