@@ -3,7 +3,7 @@
 // installs as users get it from a release (scripts/sdk-packages.mjs, which the release uses too).
 // Then programs run on each SDK under that language's Pulumi mocks: the example programs under
 // examples/pulumi/ on the TypeScript SDK installed from its npm tarball, with every registration and
-// invoke delegated to the real provider class (src/pulumi/provider.ts) over an in-process emulator on a
+// invoke delegated to the real provider service (src/pulumi/provider.ts) over an in-process emulator on a
 // manual clock; and a small Python and a small Go program, which must register the names and whole
 // numbers the provider expects.
 //
@@ -34,7 +34,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url'
 import { createClient } from '../src/api/index.js'
 import type { AnyProvider } from '../src/core/index.js'
 import { createEmulator, type Emulator } from '../src/emulator/index.js'
-import { PulumiProvider } from '../src/pulumi/provider.js'
+import { type PulumiService, pulumiService } from '../src/pulumi/provider.js'
 import { secret, UNKNOWN_WIRE, type Wire, type WireMap } from '../src/pulumi/wire.js'
 import { dataSources, providerDefinition, resources } from '../src/resources/index.js'
 import { tool } from './tools.js'
@@ -345,12 +345,12 @@ func main() {
 `
 
 // ---------------------------------------------------------------------------------------------
-// The provider behind the mocks: the real PulumiProvider, its client wired to an in-process emulator
+// The provider behind the mocks: the real PulumiService, its client wired to an in-process emulator
 // whose clock moves only when the client waits (as in test/harness.ts).
 
 interface Backend {
   readonly emulator: Emulator
-  readonly provider: PulumiProvider
+  readonly provider: PulumiService
 }
 
 function backend(): Backend {
@@ -371,7 +371,7 @@ function backend(): Backend {
         log: () => {},
       }),
   }
-  const provider = new PulumiProvider({ provider: inProcess, resources, dataSources }, { version: '0.1.0', log: () => {} })
+  const provider = pulumiService({ provider: inProcess, resources, dataSources }, { version: '0.1.0', log: () => {} })
   provider.configure({ args: { apiKey: secret(emulator.apiKey), baseUrl: `${BASE}/v1`, pollInterval: '1s' }, variables: {} })
   return { emulator, provider }
 }
@@ -390,7 +390,7 @@ function toWire(value: unknown): Wire {
   return (value ?? null) as Wire
 }
 
-function mocks(provider: PulumiProvider, preview: boolean): import('@pulumi/pulumi').runtime.Mocks {
+function mocks(provider: PulumiService, preview: boolean): import('@pulumi/pulumi').runtime.Mocks {
   return {
     async newResource(args) {
       if (args.type.startsWith('pulumi:providers:')) return { id: `${args.name}-id`, state: args.inputs }
@@ -417,7 +417,7 @@ function mocks(provider: PulumiProvider, preview: boolean): import('@pulumi/pulu
 
 type Program = Record<string, Output<unknown>>
 
-async function runProgram(name: string, provider: PulumiProvider, preview: boolean): Promise<Program> {
+async function runProgram(name: string, provider: PulumiService, preview: boolean): Promise<Program> {
   await pulumi.runtime.setMocks(mocks(provider, preview), 'project', 'stack', preview)
   pulumi.runtime.setAllConfig({ 'project:consolePassword': 'S3cretPass9' }, ['project:consolePassword'])
   const file = join(tmp, 'programs', name, 'bin', 'index.js')

@@ -12,14 +12,14 @@ const marks = startupMarks()
 void servePlugin({
   argv: process.argv.slice(2),
   load: async () => {
-    const [{ dataSources, providerDefinition, resources }, { PulumiProvider, schemaText }] = await Promise.all([
+    const [{ dataSources, providerDefinition, resources }, { pulumiService, schemaText }] = await Promise.all([
       import('../resources/index.js'),
       import('../pulumi/index.js'),
     ])
     const registry = { provider: providerDefinition, resources, dataSources }
     return {
       schema: () => schemaText(registry, { version: VERSION }),
-      build: (log) => new PulumiProvider(registry, { version: VERSION, log }),
+      build: (log) => pulumiService(registry, { version: VERSION, log }),
     }
   },
 }).then(marks.served)

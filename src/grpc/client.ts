@@ -1,3 +1,5 @@
+// A unary gRPC client over plaintext node:http2: the calls a provider makes back to its host (Pulumi's
+// Engine.Log).
 import { type ClientHttp2Session, connect } from 'node:http2'
 import { decodeGrpcMessage, frame, GrpcError, GrpcStatus, type GrpcStatusCode, unframe } from './server.js'
 

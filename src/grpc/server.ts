@@ -1,3 +1,6 @@
+// A unary and server-streaming gRPC server over node:http2, shared by both front ends: typed services
+// (protobuf-es) and raw routes (bytes in, bytes out), services loaded lazily on their first call, gRPC
+// framing, status codes and messages, and a graceful drain at shutdown.
 import {
   createSecureServer,
   createServer,

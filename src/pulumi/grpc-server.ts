@@ -1,8 +1,10 @@
 /**
  * The pulumirpc.ResourceProvider service with the generated google-protobuf messages, as raw routes of
- * the shared gRPC server: protobuf messages <-> wire maps, one handler per RPC, one catch per RPC
- * (errors to gRPC statuses with ErrorResourceInitFailed details), and Engine.Log. Loaded after the
- * port line (see serve.ts); grpc-js and the *_grpc_pb stubs are not used, so they are not loaded at all.
+ * the shared gRPC server: each route reads its protobuf request into the service's request (wire
+ * maps, see protocol.ts), calls the RPC's handler through the service binding (provider.ts), and
+ * writes its answer back; one catch per RPC (errors to gRPC statuses with ErrorResourceInitFailed
+ * details), and Engine.Log. Loaded after the port line (see serve.ts); grpc-js and the *_grpc_pb stubs
+ * are not used, so they are not loaded at all.
  */
 import enginePb from '@pulumi/pulumi/proto/engine_pb.js'
 import pluginPb from '@pulumi/pulumi/proto/plugin_pb.js'
@@ -14,7 +16,7 @@ import structPb from 'google-protobuf/google/protobuf/struct_pb.js'
 import { messageOf } from '../core/index.js'
 import { createGrpcClient, type GrpcClient, GrpcError } from '../grpc/index.js'
 import { Code, PulumiError } from './errors.js'
-import type { CheckFailure, DiffKind, DiffResult, EngineLog, PulumiProvider, Severity } from './provider.js'
+import type { CheckFailure, DiffKind, DiffResult, EngineLog, PulumiService, Severity } from './provider.js'
 import { dropUndefined, type WireMap } from './wire.js'
 
 const { Struct } = structPb
@@ -87,7 +89,7 @@ type RawHandler = (payload: Uint8Array) => Promise<Uint8Array>
 
 /** The service as raw routes (`/pulumirpc.ResourceProvider/<Method>` → protobuf bytes in, bytes out). */
 export function resourceProviderService(
-  provider: PulumiProvider,
+  provider: PulumiService,
   schema: () => string,
   log: EngineLog,
   attach: (address: string) => void,

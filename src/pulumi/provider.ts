@@ -1,28 +1,29 @@
 /**
- * The ResourceProvider semantics over wire property maps, with no transport: one method per RPC,
- * each in the file named after it (decode -> provider server -> encode). The gRPC adapter
- * (grpc-server.ts) only converts protobuf messages; the runtime itself is src/server's.
+ * The pulumirpc.ResourceProvider service over wire property maps: the binding of each RPC to its
+ * handler (handlers/<rpc>.ts), each decoding its request, making one call into the provider server
+ * (src/server) and encoding its answer, over one PulumiServer per plugin process. The gRPC adapter
+ * (grpc-server.ts) only converts protobuf messages; in-process tests drive the same binding.
  */
 import { withoutWriteOnlyInputs } from '../core/index.js'
 import type { Registry } from '../server/index.js'
-import { type CallRequest, call } from './call.js'
-import { check } from './check.js'
-import { type CheckResult, type ConfigureResult, checkConfig, configure, diffConfig } from './configure.js'
-import { type EngineLog, PulumiContext, type ResourceRequest } from './context.js'
-import { create } from './create.js'
-import { deleteResource } from './delete.js'
-import { type DiffResult, diff } from './diff.js'
-import { type HandshakeRequest, type HandshakeResult, handshake } from './handshake.js'
-import { invoke } from './invoke.js'
-import { read } from './read.js'
-import { type UpdateRequest, update } from './update.js'
-import type { WireMap } from './wire.js'
+import { call } from './handlers/call.js'
+import { cancel } from './handlers/cancel.js'
+import { check } from './handlers/check.js'
+import { checkConfig } from './handlers/check-config.js'
+import { configure } from './handlers/configure.js'
+import { create } from './handlers/create.js'
+import { deleteResource } from './handlers/delete.js'
+import { diff } from './handlers/diff.js'
+import { diffConfig } from './handlers/diff-config.js'
+import { handshake } from './handlers/handshake.js'
+import { invoke } from './handlers/invoke.js'
+import { read } from './handlers/read.js'
+import { update } from './handlers/update.js'
+import { type EngineLog, PulumiServer } from './server.js'
 
 export type { Registry } from '../server/index.js'
-export type { CallRequest } from './call.js'
-export type { CheckResult, ConfigureResult } from './configure.js'
-export type { CheckFailure, EngineLog, Severity } from './context.js'
-export type { DiffKind, DiffResult } from './diff.js'
+export type * from './protocol.js'
+export type { EngineLog, Severity } from './server.js'
 export { functionToken, methodName, methodToken, PACKAGE, resourceToken, splitMethodToken, typeOfUrn } from './tokens.js'
 
 /**
@@ -40,76 +41,46 @@ export interface ProviderOptions {
   readonly log: EngineLog
 }
 
-export class PulumiProvider {
-  private readonly ctx: PulumiContext
+/** Each RPC of the service, as its handler takes and answers it. */
+export interface PulumiService {
+  readonly version: string
+  /** Whether each created, read or updated resource asks the engine to refresh it before an update (see handlers/handshake.ts). */
+  readonly refreshBeforeUpdate: boolean
+  readonly handshake: (request: Parameters<typeof handshake>[1]) => ReturnType<typeof handshake>
+  readonly checkConfig: (request: Parameters<typeof checkConfig>[1]) => ReturnType<typeof checkConfig>
+  readonly diffConfig: (request: Parameters<typeof diffConfig>[1]) => ReturnType<typeof diffConfig>
+  readonly configure: (request: Parameters<typeof configure>[1]) => ReturnType<typeof configure>
+  readonly check: (request: Parameters<typeof check>[1]) => ReturnType<typeof check>
+  readonly diff: (request: Parameters<typeof diff>[1]) => ReturnType<typeof diff>
+  readonly create: (request: Parameters<typeof create>[1]) => ReturnType<typeof create>
+  readonly read: (request: Parameters<typeof read>[1]) => ReturnType<typeof read>
+  readonly update: (request: Parameters<typeof update>[1]) => ReturnType<typeof update>
+  readonly delete: (request: Parameters<typeof deleteResource>[1]) => ReturnType<typeof deleteResource>
+  readonly invoke: (request: Parameters<typeof invoke>[1]) => ReturnType<typeof invoke>
+  readonly call: (request: Parameters<typeof call>[1]) => ReturnType<typeof call>
+  readonly cancel: () => void
+}
 
-  constructor(registry: Registry, options: ProviderOptions) {
-    this.ctx = new PulumiContext(pulumiRegistry(registry), options.version, options.log)
-  }
-
-  get version(): string {
-    return this.ctx.version
-  }
-
-  handshake(request: HandshakeRequest): HandshakeResult {
-    return handshake(this.ctx, request)
-  }
-
-  /** Whether each created, read or updated resource asks the engine to refresh it before an update (see handshake.ts). */
-  get refreshBeforeUpdate(): boolean {
-    return this.ctx.refreshBeforeUpdate
-  }
-
-  checkConfig(request: { news: WireMap }): CheckResult {
-    return checkConfig(this.ctx, request)
-  }
-
-  diffConfig(request: { olds: WireMap; oldInputs: WireMap; news: WireMap }): DiffResult {
-    return diffConfig(this.ctx, request)
-  }
-
-  configure(request: { args: WireMap | null; variables: Record<string, string> }): ConfigureResult {
-    return configure(this.ctx, request)
-  }
-
-  check(request: ResourceRequest & { news: WireMap; olds?: WireMap }): CheckResult {
-    return check(this.ctx, request)
-  }
-
-  diff(request: Parameters<typeof diff>[1]): Promise<DiffResult> {
-    return diff(this.ctx, request)
-  }
-
-  create(request: Parameters<typeof create>[1]): Promise<{ id: string; properties: WireMap }> {
-    return create(this.ctx, request)
-  }
-
-  read(request: Parameters<typeof read>[1]): Promise<{ id: string; properties: WireMap; inputs: WireMap }> {
-    return read(this.ctx, request)
-  }
-
-  update(request: UpdateRequest): Promise<{ properties: WireMap }> {
-    return update(this.ctx, request)
-  }
-
-  delete(request: Parameters<typeof deleteResource>[1]): Promise<void> {
-    return deleteResource(this.ctx, request)
-  }
-
-  invoke(request: { tok: string; args: WireMap }): ReturnType<typeof invoke> {
-    return invoke(this.ctx, request)
-  }
-
-  call(request: CallRequest): Promise<{ return: WireMap }> {
-    return call(this.ctx, request)
-  }
-
-  /**
-   * Cancel: in-flight operations stop at their next step boundary; later calls start afresh. The
-   * engine calls it at the end of every command too, so it is no news to the user (debug).
-   */
-  cancel(): void {
-    this.ctx.log('debug', 'cancel requested: stopping in-flight operations at their next step boundary')
-    this.ctx.server.interrupt(new Error('Pulumi cancelled the operation'))
+/** The service of one plugin process: one PulumiServer, each RPC bound to its handler. */
+export function pulumiService(registry: Registry, options: ProviderOptions): PulumiService {
+  const ps = new PulumiServer(pulumiRegistry(registry), options.version, options.log)
+  return {
+    version: ps.version,
+    get refreshBeforeUpdate() {
+      return ps.refreshBeforeUpdate
+    },
+    handshake: (request) => handshake(ps, request),
+    checkConfig: (request) => checkConfig(ps, request),
+    diffConfig: (request) => diffConfig(ps, request),
+    configure: (request) => configure(ps, request),
+    check: (request) => check(ps, request),
+    diff: (request) => diff(ps, request),
+    create: (request) => create(ps, request),
+    read: (request) => read(ps, request),
+    update: (request) => update(ps, request),
+    delete: (request) => deleteResource(ps, request),
+    invoke: (request) => invoke(ps, request),
+    call: (request) => call(ps, request),
+    cancel: () => cancel(ps),
   }
 }

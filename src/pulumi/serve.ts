@@ -5,7 +5,7 @@
 import { createGrpcServer, type GrpcLogger } from '../grpc/index.js'
 import { abandonDeliveries, settleDeliveries } from '../server/operation.js'
 import { guardProcess } from '../server/process-guard.js'
-import type { EngineLog, PulumiProvider } from './provider.js'
+import type { EngineLog, PulumiService } from './provider.js'
 
 export interface RunningPlugin {
   readonly port: number
@@ -16,7 +16,7 @@ export interface RunningPlugin {
 export interface PluginParts {
   /** Computed on the first GetSchema, not at start-up (the engine starts plugins often). */
   schema(): string
-  build(log: EngineLog): PulumiProvider
+  build(log: EngineLog): PulumiService
 }
 
 /** `[--logtostderr] [-v=N] [--tracing URL] <engineAddress>`: flags are dropped, the first other argument is the engine. */

@@ -1,3 +1,4 @@
+// Pulumi's wire values: secrets, unknowns and camelCase names to and from core's values.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { int64, string, UNKNOWN } from '../core/index.js'

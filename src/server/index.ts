@@ -15,3 +15,13 @@ export { parsePrivate, serializePrivate } from './private-state.js'
 export { type GuardOptions, guardProcess, stopSignal, terminating } from './process-guard.js'
 export { NotConfiguredError, ProviderServer, type ServerOptions } from './provider-server.js'
 export { type Naming, type Registry, TypeIndex, UnknownTypeError } from './registry.js'
+export type {
+  Applied,
+  ApplyRequest,
+  Change,
+  ChangeRequest,
+  DeleteRule,
+  OpenSession,
+  PlannedChange,
+  PlanRequest,
+} from './requests.js'

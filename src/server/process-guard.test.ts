@@ -1,3 +1,4 @@
+// The process guard: signals and the parent's end as the provider process reacts to them.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { guardProcess, stopSignal, terminating } from './process-guard.js'

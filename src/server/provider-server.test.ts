@@ -1,27 +1,26 @@
+// The provider server: which operations settle the id they name, the operation frame a create and an
+// update run in, the not-configured error, the price of a plan with its running total, and the one plan
+// every front end calls: what it asks the service, in which order, and where it stops.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { type AnyProvider, type AnyResource, planResource, silentLogger, type ValueMap } from '../core/index.js'
 import { BoxService, boxDefinition } from '../../test/support/box-resource.js'
 import { currentOperation, registerSettlement } from './operation.js'
 import { ProviderServer } from './provider-server.js'
+import type { Naming } from './registry.js'
 
 const box = boxDefinition as unknown as AnyResource
+const NAMING: Naming = {
+  resourceType: (n) => n,
+  dataSourceType: (n) => n,
+  lookup: 'lookup',
+  words: { resource: (n) => n, dataSource: (n) => n, attribute: (n) => n, setting: (n) => n },
+}
 
 function configuredServer(service = new BoxService()) {
   const provider: AnyProvider = { description: '', attributes: {}, environment: {}, configure: () => service }
-  const server = new ProviderServer(
-    { provider, resources: [box], dataSources: [] },
-    {
-      naming: {
-        resourceType: (n) => n,
-        dataSourceType: (n) => n,
-        lookup: 'lookup',
-        words: { resource: (n) => n, dataSource: (n) => n, attribute: (n) => n, setting: (n) => n },
-      },
-      notConfigured: 'not configured',
-    },
-  )
-  assert.deepEqual(server.configure({}, { userAgent: 'test', log: silentLogger }), [])
+  const server = new ProviderServer({ provider, resources: [box], dataSources: [] }, { naming: NAMING, notConfigured: 'not configured' })
+  assert.deepEqual(server.configure({}, { userAgent: 'test', log: silentLogger }).issues, [])
   return server
 }
 
@@ -107,4 +106,93 @@ test('Terraform names no resource: the running total adds each call; a key (a Pu
     totals.push(/All orders of this plan so far: (\d+)/.exec(shown?.detail ?? '')?.[1])
   }
   assert.deepEqual(totals, ['100', '200', '300', '300'])
+})
+
+test('the plan asks the service only once configured, in order, and stops at the first error: the refusal, the checks, the price', async () => {
+  const asked: string[] = []
+  const checked: AnyResource = {
+    ...box,
+    createChecks: [
+      {
+        attribute: 'name',
+        check: async (ctx) => {
+          asked.push('check')
+          return (ctx as { input: ValueMap }).input.name === 'bad' ? 'no such name at the service' : null
+        },
+      },
+    ],
+    priceCreate: async () => {
+      asked.push('price')
+      return [{ what: 'new box', amount: 100, cycle: 'Monthly' }]
+    },
+  }
+  const request = (server: ProviderServer, prior: ValueMap | null, config: ValueMap | null, refused = false) =>
+    server.plan({
+      definition: checked,
+      prior,
+      config,
+      priorPrivate: {},
+      session: () => server.session(undefined, silentLogger),
+      refuseDelete: () => (refused ? { severity: 'error', summary: 'refused', detail: 'by the front end' } : null),
+      online: true,
+      price: {},
+    })
+  const severities = (planned: { diagnostics: readonly { severity: string; summary: string }[] }) =>
+    planned.diagnostics.map((d) => `${d.severity}: ${d.summary}`)
+
+  const unconfigured: AnyProvider = { description: '', attributes: {}, environment: {}, configure: () => ({}) }
+  const offline = new ProviderServer(
+    { provider: unconfigured, resources: [checked], dataSources: [] },
+    { naming: NAMING, notConfigured: 'not configured' },
+  )
+  assert.deepEqual(severities(await request(offline, null, { name: 'alpha', size: 20 })), [], 'not configured: nothing is asked')
+  assert.deepEqual(asked, [])
+
+  const server = configuredServer()
+  const prior = { id: '1', name: 'alpha', size: 20 }
+  const replaced = await request(server, prior, { name: 'gamma', size: 20 }, true)
+  assert.deepEqual(replaced.plan?.replace, ['name'])
+  assert.deepEqual(severities(replaced), ['error: refused'], 'a refused replacement asks nothing')
+  assert.deepEqual(asked, [])
+
+  const refusedByService = await request(server, null, { name: 'bad', size: 20 })
+  assert.deepEqual(
+    refusedByService.online.map((d) => d.severity),
+    ['error'],
+  )
+  assert.deepEqual(refusedByService.diagnostics, refusedByService.online)
+  assert.deepEqual(asked, ['check'])
+  assert.deepEqual(refusedByService.price, [], 'a failed check is not priced')
+
+  const created = await request(server, null, { name: 'alpha', size: 20 })
+  assert.deepEqual(created.online, [])
+  assert.equal(created.price.length, 1)
+  assert.deepEqual(created.diagnostics, created.price)
+  assert.deepEqual(asked, ['check', 'check', 'price'])
+
+  const deleted = await request(server, prior, null, true)
+  assert.equal(deleted.plan, null)
+  assert.deepEqual(severities(deleted), ['error: refused'], 'a delete is refused by the same rule')
+
+  // Pulumi's Diff: offline, but a delete-before-replace replacement is created first when the service would refuse it.
+  const first: AnyResource = { ...checked, deleteBeforeReplace: true }
+  const diff = (name: string) =>
+    server.plan({
+      definition: first,
+      prior,
+      config: { name, size: 20 },
+      priorPrivate: {},
+      session: () => server.session(undefined, silentLogger),
+      online: false,
+      price: false,
+      replacement: { name, size: 20 },
+    })
+  assert.deepEqual((await diff('gamma')).deleteBeforeReplace, { ok: true, invalid: [], warnings: [] })
+  const unfit = (await diff('bad')).deleteBeforeReplace
+  assert.equal(unfit?.ok, false)
+  assert.deepEqual(
+    unfit?.warnings.map((d) => d.severity),
+    ['warning'],
+  )
+  assert.match(unfit?.warnings[0]?.detail ?? '', /The object is not deleted before its replacement is created\.$/)
 })

@@ -1,45 +1,57 @@
 /**
  * The provider runtime both protocols drive: configuration, the sessions operations run in, the
- * stop of in-flight operations, and each operation of core run in its frame, with the order journal
- * told which ids the engine's state names. Canonical names and values only: no protocol shapes here.
+ * stop of in-flight operations, and every request a front end hands on, by canonical names: the plan
+ * of a change (with the service's checks and its price, the one plan every front end's plan calls),
+ * its apply, refresh, import, move, listing, lookups, methods and validation. Each runs core in its
+ * operation frame, with the order journal told which ids the engine's state names. No protocol
+ * shapes here: the front ends decode their requests into these calls and encode the answers.
  */
 import {
+  type AnyDataSource,
   type AnyMethod,
   type AnyProvider,
   type AnyResource,
   applyCreate,
   applyDelete,
   applyUpdate,
+  checkMethodOnline,
+  checkPlanOnline,
+  containsUnknown,
+  type DataOutcome,
   type Diagnostic,
+  error,
   hasErrors,
   type IdentityValues,
   importResource,
   InputError,
   type ListEvent,
+  listFilterAttributes,
   listResources,
   type Logger,
+  moveResource,
   parseDuration,
   type Outcome,
   type Plan,
-  type PlanPrice,
-  type PricedOrder,
-  pricePlan,
+  planResource,
   type PrivateState,
   type ReadOutcome,
+  readDataSource,
   readResource,
-  rehearseCreate,
   resourceIdentity,
   runMethod,
   type Session,
+  shrinks,
   timeoutMs,
   type ValueMap,
   unfinishedIsError,
   validateConfig,
-  error,
+  valuesEqual,
   warning,
+  withWriteOnlyValues,
 } from '../core/index.js'
-import type { Rehearsed } from '../api/index.js'
+import type { Applied, ApplyRequest, Change, ChangeRequest, OpenSession, PlannedChange, PlanRequest } from './requests.js'
 import { currentOperation, perProcess, registerSettlement, settleAccount, settlementNotices, withOperation } from './operation.js'
+import { type OrderLimit, PlanLedger } from './pricing.js'
 import { stopSignal } from './process-guard.js'
 import { type Naming, type Registry, TypeIndex } from './registry.js'
 
@@ -58,7 +70,7 @@ interface Configured {
   /** The unfinished setting's name while it is on (Session.unfinishedIsError). */
   readonly strict: string | undefined
   /** The order limit setting's name and value while it is set. */
-  readonly limit: { readonly setting: string; readonly total: number } | undefined
+  readonly limit: OrderLimit | undefined
 }
 
 export class ProviderServer {
@@ -66,13 +78,8 @@ export class ProviderServer {
   readonly provider: AnyProvider
   private configured: Configured | undefined
   private stop = new AbortController()
-  /**
-   * The priced orders of the plan this process serves, by resource: Terraform plans each resource
-   * in its own call and names none (each gets a fresh key), Pulumi names each by its URN (a preview
-   * and the update of the same resource count once). Lives as long as the process: one plan.
-   */
-  private readonly ledger = new Map<string, { readonly orders: readonly PricedOrder[]; readonly unpriced: readonly string[] }>()
-  private planned = 0
+  /** The priced orders of the plan this process serves (Terraform's one plan, Pulumi's one preview and update). */
+  private readonly ledger = new PlanLedger()
 
   constructor(
     registry: Registry,
@@ -90,12 +97,20 @@ export class ProviderServer {
   }
 
   /**
-   * Builds the API client from the configuration. Returns the configuration's problems (nothing is
-   * configured then); throws what the provider's configure threw (an InputError names the setting).
+   * Builds the API client from the configuration. Answers the configuration's problems (nothing is
+   * configured then) and, as they come, the warnings a configured provider gives (see notices); throws
+   * what the provider's configure threw (an InputError names the setting).
    */
-  configure(config: ValueMap, meta: { readonly userAgent: string; readonly log: Logger }): Diagnostic[] {
+  configure(
+    config: ValueMap,
+    meta: { readonly userAgent: string; readonly log: Logger },
+  ): { readonly issues: Diagnostic[]; readonly notices: Promise<Diagnostic[]> } {
     const issues = this.validateConfig(config)
-    if (hasErrors(issues)) return issues
+    if (!hasErrors(issues)) this.configureClient(config, meta)
+    return { issues: hasErrors(issues) ? issues : [], notices: this.notices() }
+  }
+
+  private configureClient(config: ValueMap, meta: { readonly userAgent: string; readonly log: Logger }): void {
     const full = Object.fromEntries(Object.keys(this.provider.attributes).map((name) => [name, config[name] ?? null]))
     const client = this.provider.configure(full, { ...meta, operation: currentOperation, registerSettlement, perProcess })
     this.configured = {
@@ -104,7 +119,6 @@ export class ProviderServer {
       strict: unfinishedIsError(this.provider, full),
       limit: orderLimit(this.provider, full),
     }
-    return []
   }
 
   /**
@@ -146,14 +160,6 @@ export class ProviderServer {
   }
 
   // ---- operations -------------------------------------------------------------------------
-
-  /**
-   * A prior or current state the engine sent names this id (a plan or diff of it): the account is
-   * in state, so its order is never taken over again.
-   */
-  async stateNames(id: unknown): Promise<void> {
-    await settleAccount(id)
-  }
 
   async create(definition: AnyResource, planned: ValueMap, session: Session<unknown>): Promise<Outcome> {
     const notices: Diagnostic[] = []
@@ -203,9 +209,8 @@ export class ProviderServer {
   /**
    * The price of what a plan of one resource orders, as one warning (nothing when it orders
    * nothing), with the running total of the plan so far in this process; and an error when that
-   * total exceeds the order limit setting, naming every order counted. `key` names the resource
-   * when the protocol does (a replan of it replaces its entry); without it every call adds one.
-   * Pricing never fails the plan: what could not be priced is said in the same warning.
+   * total exceeds the order limit setting (see PlanLedger.price). `key` names the resource when the
+   * protocol does (a replan of it replaces its entry); without it every call adds one.
    */
   async pricePlan(
     definition: AnyResource,
@@ -216,99 +221,101 @@ export class ProviderServer {
   ): Promise<Diagnostic[]> {
     const configured = this.configured
     if (configured === undefined) return []
-    const quoted = await pricePlan(definition, prior, plan, session)
-    const { priced, adopted, taken } = await this.withoutAdopted(definition, prior, plan, session, quoted)
-    if (priced.orders.length === 0 && priced.unpriced.length === 0) {
-      if (key !== undefined) this.ledger.delete(key)
-      return adopted === undefined
-        ? []
-        : [warning(`This plan adopts an order placed by an earlier run: ${adopted.summary}`, adopted.detail)]
+    return this.ledger.price(definition, prior, plan, session, configured.limit, key)
+  }
+
+  // ---- plan and apply ---------------------------------------------------------------------
+
+  /**
+   * The plan of one resource's change, as every front end's plan asks for it: core's plan, the front
+   * end's refusal of the delete it implies, then, on a configured provider and while nothing is an
+   * error, the service's checks of the change and the price of its orders (see PlanRequest).
+   */
+  async plan(request: PlanRequest): Promise<PlannedChange> {
+    const { definition, prior, config } = request
+    // The engine's state names this id: the account is in state, so its order is never taken over again.
+    await settleAccount(request.stateNames)
+    if (config === null) {
+      // A delete: refused here already when its apply would refuse it.
+      const refused = prior === null ? null : (request.refuseDelete?.(prior) ?? null)
+      return { plan: null, refused, online: [], price: [], diagnostics: refused ? [refused] : [] }
     }
-    this.ledger.set(key ?? `#${++this.planned}`, priced)
-    const all = [...this.ledger.values()]
-    const orders = all.flatMap((entry) => entry.orders)
-    const unpriced = all.flatMap((entry) => entry.unpriced)
-    const own = sum(priced.orders)
-    const total = sum(orders)
-    const lines = [
-      ...(adopted === undefined ? [] : [adopted.detail]),
-      ...(taken === undefined ? [] : [taken]),
-      ...priced.orders.map(line),
-      ...priced.unpriced.map((what) => `${what}: price unknown`),
-      `These orders: ${own}${priced.unpriced.length > 0 ? ' plus what could not be priced' : ''}. ` +
-        `All orders of this plan so far: ${total} for ${orders.length} priced order${orders.length === 1 ? '' : 's'}` +
-        `${unpriced.length > 0 ? ` and ${unpriced.length} unpriced` : ''}.`,
-      PRICE_NOTE,
-    ]
-    // The running total makes each resource's summary differ, so Terraform never folds one into another as "similar".
-    const more = priced.unpriced.length > 0 ? ' and more' : ''
-    const summary = `This plan places paid orders: ${own}${more} (all orders of the plan so far: ${total})`
-    const diagnostics = [warning(summary, lines.join('\n'))]
-    const limit = configured.limit
-    if (limit !== undefined && total > limit.total) {
-      diagnostics.push(
-        error(
-          `The plan's orders exceed ${limit.setting}`,
-          [
-            `The orders of this plan so far cost ${total}, more than ${limit.setting} = ${limit.total}; nothing is ordered. The orders:`,
-            ...orders.map(line),
-            `Raise ${limit.setting} or change the configuration to order less.`,
-          ].join('\n'),
-        ),
-      )
-    }
-    return diagnostics
+    const plan = planResource(definition, prior, config, request.priorPrivate)
+    const issues = [...plan.diagnostics]
+    // A replacement deletes the object: refused at plan time when its delete would be.
+    const refused = prior !== null && plan.replace.length > 0 ? (request.refuseDelete?.(prior) ?? null) : null
+    if (refused) issues.push(refused)
+    const asks = request.online && this.isConfigured
+    const online = asks && !hasErrors(issues) ? await checkPlanOnline(definition, prior, plan, request.session()) : []
+    issues.push(...online)
+    const { price: pricing } = request
+    const price =
+      asks && pricing !== false && !hasErrors(issues) ? await this.pricePlan(definition, prior, plan, request.session(), pricing.key) : []
+    issues.push(...price)
+    const planned = { plan, refused, online, price, diagnostics: issues }
+    if (request.replacement === undefined) return planned
+    return { ...planned, deleteBeforeReplace: await this.deleteFirst(definition, plan, request.replacement, request.session) }
   }
 
   /**
-   * A create's own order (its first quote) that the apply will not place, because the order journal
-   * holds the same order of an earlier run whose account the apply takes over: the plan rehearses the
-   * create (core's rehearseCreate, in a rehearsal operation) to learn what the apply will do with its
-   * order. Taken over, the order is not priced, and the plan says which account it adopts; an earlier
-   * order that had no answer is taken over too (sent again with its key, or waited for where the
-   * service ignores keys), and since it may still have placed nothing it stays priced, with a line
-   * saying so.
+   * Whether a replacement deletes the object before it creates the new one: when the definition asks
+   * for it and the new object passes the service's checks. When it does not, the failed checks come
+   * back as warnings and the engine creates first: the create then fails on the same checks, and the
+   * live object is never deleted for a replacement that cannot exist. Nothing is refused here: errors
+   * in the new object's plan come back as `invalid`, for the front end to refuse.
    */
-  private async withoutAdopted(
+  private async deleteFirst(
     definition: AnyResource,
-    prior: ValueMap | null,
     plan: Plan,
-    session: Session<unknown>,
-    quoted: PlanPrice,
-  ): Promise<{ priced: PlanPrice; adopted?: { summary: string; detail: string }; taken?: string }> {
-    const creating = prior === null || plan.replace.length > 0
-    if (!creating || quoted.orders.length === 0) return { priced: quoted }
-    let rehearsed: Rehearsed | undefined
-    // Cancelled from the start: a client that could not see the rehearsal still sends nothing.
-    const stopped = new AbortController()
-    stopped.abort(new Error("a plan's rehearsal of a create"))
-    await withOperation(
-      session,
-      undefined,
-      () => rehearseCreate(definition, plan.planned, { ...session, signal: stopped.signal }),
-      undefined,
-      (outcome) => {
-        rehearsed ??= outcome
-      },
+    config: ValueMap,
+    session: OpenSession,
+  ): Promise<NonNullable<PlannedChange['deleteBeforeReplace']>> {
+    if (plan.replace.length === 0 || definition.deleteBeforeReplace !== true) return { ok: false, invalid: [], warnings: [] }
+    if (!this.isConfigured) return { ok: true, invalid: [], warnings: [] }
+    const created = planResource(definition, null, config)
+    if (hasErrors(created.diagnostics)) return { ok: false, invalid: created.diagnostics, warnings: [] }
+    const online = await checkPlanOnline(definition, null, created, session())
+    if (!hasErrors(online)) return { ok: true, invalid: [], warnings: [] }
+    const warnings = online.map((d) =>
+      d.severity === 'error'
+        ? { ...d, severity: 'warning' as const, detail: `${d.detail} The object is not deleted before its replacement is created.` }
+        : d,
     )
-    const [own, ...rest] = quoted.orders
-    const sent = (at: number) => new Date(at).toISOString().replace('.000Z', 'Z')
-    if (rehearsed?.kind === 'adopt' && own !== undefined) {
-      const summary = `account ${rehearsed.accountId} (${definition.name}), not ordered again`
-      const detail =
-        `${definition.name}: adopts account ${rehearsed.accountId}, the order placed by an earlier run (Idempotency-Key ` +
-        `${rehearsed.key}, sent ${sent(rehearsed.sentAt)}) instead of placing it again: ${own.what} (${own.amount} per ${own.cycle} ` +
-        'cycle) is not ordered.'
-      return { priced: { ...quoted, orders: rest }, adopted: { summary, detail } }
+    return { ok: false, invalid: [], warnings }
+  }
+
+  /**
+   * A plan that goes on to apply what it planned (Pulumi's Create and Update): the front end hears
+   * the plan first (`checked`, which throws to stop), then, unless it is a preview, the create or the
+   * update runs with the planned values.
+   */
+  async change(request: ChangeRequest): Promise<Change> {
+    const planned = await this.plan(request)
+    request.checked(planned)
+    const plan = planned.plan as Plan
+    const values: ValueMap = request.timeouts === undefined ? plan.planned : { ...plan.planned, timeouts: request.timeouts }
+    if (!request.apply) return { planned, values }
+    const { definition, prior } = request
+    const outcome =
+      prior === null
+        ? await this.create(definition, values, request.session())
+        : await this.update(definition, prior, values, request.priorPrivate, request.session())
+    return { planned, values, outcome }
+  }
+
+  /** The apply of a plan: a create, an update, or a delete (refused when the front end's rule refuses it). */
+  async apply(request: ApplyRequest): Promise<Applied> {
+    const { definition, prior } = request
+    const planned = withWriteOnlyValues(definition.attributes, request.planned, request.config)
+    const session = request.session()
+    if (planned === null) {
+      if (prior === null) return { action: 'none' }
+      const refused = request.refuseDelete?.(prior) ?? null
+      if (refused) return { action: 'refused', refused }
+      return { action: 'delete', outcome: await this.delete(definition, prior, session) }
     }
-    if (rehearsed?.kind === 'repeat') {
-      const taken =
-        `${definition.name}: takes over the order an earlier run sent ${sent(rehearsed.sentAt)} without an answer ` +
-        `(Idempotency-Key ${rehearsed.key}): it is sent again with that key to a service that honours keys, or else waited ` +
-        'for and its account adopted; if that order was placed, nothing is ordered again.'
-      return { priced: quoted, taken }
-    }
-    return { priced: quoted }
+    if (prior === null) return { action: 'create', outcome: await this.create(definition, planned, session) }
+    return { action: 'update', outcome: await this.update(definition, prior, planned, request.priorPrivate, session) }
   }
 
   /** A refresh; the engine's state names the id. */
@@ -323,11 +330,152 @@ export class ProviderServer {
     return readResource(definition, prior, id, priorPrivate, session)
   }
 
+  /**
+   * A refresh where the engine keeps an identity beside the state (Terraform 1.12+): the identity it
+   * kept must be the one the object's id names, so a hand-edited state that pairs an id with another
+   * object's identity is refused (`conflict` says how) before anything is read.
+   */
+  async refresh(
+    definition: AnyResource,
+    prior: ValueMap,
+    priorPrivate: PrivateState,
+    kept: ValueMap | null,
+    conflict: (named: IdentityValues, kept: ValueMap) => Diagnostic,
+    session: OpenSession,
+  ): Promise<ReadOutcome | { readonly conflict: Diagnostic }> {
+    const named = this.identity(definition, prior.id)
+    if (kept !== null && named !== null && !valuesEqual(kept, named)) return { conflict: conflict(named, kept) }
+    return this.read(definition, prior, String(prior.id), priorPrivate, session())
+  }
+
   /** An import names the id it imports: from now on the engine's state does. */
   async importById(definition: AnyResource, text: string, session: Session<unknown>): Promise<ReadOutcome> {
     const parsed = definition.importId.parse(text.trim())
     if ('id' in parsed) await settleAccount(parsed.id)
     return importResource(definition, text, session)
+  }
+
+  // ---- validation, lookups, methods, identities --------------------------------------------
+
+  /** A resource's configuration as written, before any plan (with its timeouts when it has any). */
+  validateResource(definition: AnyResource, config: ValueMap, options: { readonly writeOnlyAllowed?: boolean } = {}): Diagnostic[] {
+    const hasTimeouts = Object.keys(definition.timeouts).length > 0
+    return validateConfig(definition.attributes, config, {
+      requireInputs: false, // the engine reports missing required arguments itself
+      ...options,
+      ...(hasTimeouts ? { timeouts: definition.timeouts } : {}),
+    })
+  }
+
+  /**
+   * Pulumi's Check of a resource's inputs: every value rule (required inputs included), and against
+   * the old inputs, when there are any, the grow-only rule.
+   */
+  checkResource(
+    definition: AnyResource,
+    config: ValueMap,
+    olds: ValueMap | null,
+  ): { readonly issues: readonly Diagnostic[]; readonly shrinks: readonly Diagnostic[] } {
+    return { issues: validateConfig(definition.attributes, config), shrinks: olds === null ? [] : shrinks(definition, olds, config) }
+  }
+
+  /** A lookup's configuration as written. */
+  validateLookup(definition: AnyDataSource, config: ValueMap): Diagnostic[] {
+    return validateConfig(definition.attributes, config, { requireInputs: false })
+  }
+
+  /** A lookup read with the configured client. */
+  async readLookup(definition: AnyDataSource, config: ValueMap, session: OpenSession): Promise<DataOutcome> {
+    return readDataSource(definition, config, session())
+  }
+
+  /**
+   * A lookup opened as an ephemeral resource: only a configuration known whole is opened (an unknown
+   * value here is a client's mistake), then it is read as readLookup does.
+   */
+  async openLookup(definition: AnyDataSource, config: ValueMap, session: OpenSession): Promise<DataOutcome> {
+    const unknown = Object.keys(config).filter((name) => containsUnknown(config[name]))
+    if (unknown.length > 0) {
+      const detail = `${unknown.join(', ')} ${unknown.length === 1 ? 'is' : 'are'} not known yet; it is opened once every value is known.`
+      return { state: null, diagnostics: [error(`Cannot open ${definition.name} with unknown values`, detail, [unknown[0] as string])] }
+    }
+    return this.readLookup(definition, config, session)
+  }
+
+  /**
+   * The arguments of a method known so far, and the id of the object it acts on (an unknown one is
+   * checked when it runs): with a session on a configured provider, against the service too, with
+   * read-only calls, once the id is known. `requireInputs` off where the engine reports missing ones.
+   */
+  async checkMethod(
+    definition: AnyResource,
+    method: AnyMethod,
+    id: unknown,
+    input: ValueMap,
+    options: { readonly requireInputs: boolean; readonly session?: OpenSession },
+  ): Promise<Diagnostic[]> {
+    const issues = validateConfig(method.inputs, input, { requireInputs: options.requireInputs })
+    if (typeof id === 'string' && id.trim() === '') {
+      issues.push(error('Invalid id', `id must be the id of the ${definition.name} to act on; it is empty.`, ['id']))
+    }
+    const known = typeof id === 'string' && id.trim() !== ''
+    if (options.session !== undefined && this.isConfigured && !hasErrors(issues) && known) {
+      issues.push(...(await checkMethodOnline(method, id, input, options.session())))
+    }
+    return issues
+  }
+
+  /** The filters of a listing as written (see core's listFilterAttributes). */
+  validateListFilters(definition: AnyResource, filters: ValueMap): Diagnostic[] {
+    return validateConfig(listFilterAttributes(definition), filters, { requireInputs: false })
+  }
+
+  /**
+   * The objects of a type the key can see that the filters (canonical names) keep, each as its import
+   * finds it (see core's listResources); a tool adopts them from there. Filters that are not valid
+   * are the one event; a stopped session (the call cancelled, the provider stopped) ends the listing.
+   */
+  async *list(definition: AnyResource, filters: ValueMap, session: OpenSession, limit?: number): AsyncGenerator<ListEvent> {
+    const issues = this.validateListFilters(definition, filters)
+    if (hasErrors(issues)) {
+      yield { diagnostics: issues }
+      return
+    }
+    const opened = session()
+    for await (const event of listResources(definition, filters, opened, limit)) {
+      if (opened.signal.aborted) return
+      yield event
+    }
+  }
+
+  /**
+   * The state of an object of another type (`sourceName`) moved to `definition` (Terraform `moved`),
+   * with the configured client when there is one.
+   */
+  async move(
+    definition: AnyResource,
+    sourceName: string,
+    source: ValueMap,
+    sourcePrivate: PrivateState,
+    session: OpenSession,
+  ): Promise<ReadOutcome> {
+    return moveResource(definition, sourceName, source, sourcePrivate, this.isConfigured ? session() : null)
+  }
+
+  /** An identity stored under another identity version than the definition's: refused (every type is still at its first). */
+  identityVersion(definition: AnyResource, version: bigint): Diagnostic[] {
+    const known = resourceIdentity(definition).version
+    if (version === BigInt(known)) return []
+    const detail = `This provider knows identity version ${known} of ${definition.name}, not version ${version}: was the state written by another version of the provider?`
+    return [error('Unknown resource identity version', detail)]
+  }
+
+  /**
+   * The provider settings whose values differ between two configurations (canonical names): a
+   * provider is never replaced, that would replace every resource it manages.
+   */
+  changedSettings(before: ValueMap, after: ValueMap): string[] {
+    return Object.keys(this.provider.attributes).filter((name) => !valuesEqual(before[name] ?? null, after[name] ?? null))
   }
 
   /**
@@ -336,14 +484,6 @@ export class ProviderServer {
    */
   identity(definition: AnyResource, id: unknown): IdentityValues | null {
     return typeof id === 'string' ? resourceIdentity(definition).of(id) : null
-  }
-
-  /**
-   * The objects of a type the key can see that the filters (canonical names) keep, each as its import
-   * finds it (see core's listResources); a tool adopts them from there.
-   */
-  list(definition: AnyResource, filters: ValueMap, session: Session<unknown>, limit?: number): AsyncGenerator<ListEvent> {
-    return listResources(definition, filters, session, limit)
   }
 
   /** An import by identity instead of an id: the id it names, imported as importById does. */
@@ -356,18 +496,6 @@ export class ProviderServer {
     }
     return this.importById(definition, named.id, session)
   }
-}
-
-const PRICE_NOTE =
-  "Prices are the catalog's, per cycle of each object, in its money unit, before any promocode; an upgrade is " +
-  'billed the difference for the current cycle.'
-
-function sum(orders: readonly PricedOrder[]): number {
-  return orders.reduce((total, order) => total + order.amount, 0)
-}
-
-function line(order: PricedOrder): string {
-  return `${order.resource}: ${order.what}: ${order.amount} per ${order.cycle} cycle`
 }
 
 /** The order limit of a provider configuration, when its setting is set. */

@@ -1,3 +1,4 @@
+// The AutoMTLS certificate: a self-signed localhost CA that node:crypto parses and verifies, well-formed every time.
 import assert from 'node:assert/strict'
 import { createPrivateKey, X509Certificate } from 'node:crypto'
 import { createSecureContext } from 'node:tls'

@@ -1,3 +1,5 @@
+// The certificate of go-plugin's AutoMTLS: a self-signed server certificate made at each launch, in the
+// profile go-plugin expects, and the client's certificate read from the handshake's environment.
 import { createHash, generateKeyPairSync, randomBytes, sign } from 'node:crypto'
 
 /** A self-signed certificate for go-plugin's AutoMTLS. */

@@ -21,7 +21,7 @@ import {
   type TypeSpec,
   writeOnlyInputs,
 } from '../core/index.js'
-import { actionType } from './context.js'
+import { actionType } from './views.js'
 import { TYPE_PREFIX } from './schema.js'
 
 const PROVIDER_NAME = 'provider'

@@ -1,3 +1,4 @@
+// The generated protocol code is fresh: src/terraform/gen/ matches what the .proto files generate.
 import assert from 'node:assert/strict'
 import { spawnSync } from 'node:child_process'
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'

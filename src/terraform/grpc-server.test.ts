@@ -1,3 +1,5 @@
+// The shared gRPC server (src/grpc) as Terraform's client calls it: the graceful drain, unary and streaming
+// calls over plaintext, and the statuses of unknown methods.
 import assert from 'node:assert/strict'
 import { create, toBinary } from '@bufbuild/protobuf'
 import { connect } from 'node:http2'

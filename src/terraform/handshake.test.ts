@@ -1,3 +1,4 @@
+// The plugin start-up: the magic cookie, the handshake line, mutual TLS, and the reattach instructions.
 import assert from 'node:assert/strict'
 import type { ChildProcess } from 'node:child_process'
 import { dirname, join } from 'node:path'

@@ -1,3 +1,6 @@
+// The plugin protocol 6 start-up, as go-plugin expects it: the magic cookie, mutual TLS, the gRPC
+// services (the provider's, bound lazily or answered from fixed bytes; health; the controller's
+// shutdown), the handshake line on stdout, and the reattach instructions for a debug launch.
 import type { GenService, GenServiceMethods } from '@bufbuild/protobuf/codegenv2'
 import { createCertificate } from './certificate.js'
 import { createGrpcServer, type GrpcServer, type ServiceImpl } from '../grpc/index.js'

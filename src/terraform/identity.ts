@@ -4,7 +4,17 @@
  * never ask for the schemas and ignore the identity fields of the responses.
  */
 import { create, type MessageInitShape } from '@bufbuild/protobuf'
-import { type AnyResource, type Attributes, int64, resourceIdentity, string, toSnake, type ValueMap } from '../core/index.js'
+import {
+  type AnyResource,
+  type Attributes,
+  type Diagnostic,
+  error,
+  int64,
+  resourceIdentity,
+  string,
+  toSnake,
+  type ValueMap,
+} from '../core/index.js'
 import { cty, encodeTypeJson } from './cty.js'
 import { decode, encode } from './dynamic-value.js'
 import {
@@ -51,4 +61,16 @@ export function encodeIdentity(identity: TfIdentity, values: ValueMap): MessageI
 /** ResourceIdentityData off the wire, by canonical part names; null when absent. */
 export function decodeIdentity(identity: TfIdentity, data: ResourceIdentityData | undefined): ValueMap | null {
   return decode(identity.view, data?.identityData)
+}
+
+/**
+ * The refusal of a refresh whose state pairs an id with another object's identity: an object's
+ * identity never changes (see ProviderServer.refresh).
+ */
+export function identityChanged(definition: AnyResource, id: unknown, named: ValueMap, kept: ValueMap): Diagnostic {
+  const detail =
+    `The state of this ${definition.name} has id ${String(id)}, whose identity is ${JSON.stringify(named)}, ` +
+    `but Terraform kept the identity ${JSON.stringify(kept)}. An object's identity never changes: restore the state, or remove ` +
+    'the object from it and import it again.'
+  return error('Resource identity changed', detail)
 }

@@ -1,6 +1,7 @@
 // The Terraform front end: plugin protocol 6 start-up (handshake, mutual TLS, gRPC over node:http2), the
-// cty/msgpack codec and logging, plus the thin RPC handlers (decode -> core -> encode) built on them.
-// Nothing here may import api/, emulator/ or pulumi/; provider semantics live in core/, not here.
+// cty/msgpack codec and logging, plus the thin RPC handlers (handlers/<rpc>.ts: decode -> one call into
+// the provider server -> encode) built on them. Nothing here may import api/, emulator/ or pulumi/;
+// provider semantics live in core/ and the provider runtime in server/, not here.
 export { type Certificate, createCertificate, pemFromHandshake } from './certificate.js'
 export {
   BigNum,

@@ -1,3 +1,4 @@
+// Stored JSON states decoded into the current type: dropped and missing attributes, and exact numbers.
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import { BigNum, cty } from './cty.js'

@@ -1,3 +1,5 @@
+// Terraform's stored JSON state as cty values: what UpgradeResourceState and MoveResourceState receive
+// (`raw_state.json`), decoded into the current schema's type.
 import { type CtyType, type CtyValue, numberFromText } from './cty.js'
 import { CtyCodecError } from './msgpack.js'
 

@@ -1,3 +1,4 @@
+// The hclog JSON lines: the levels Terraform's variables ask for, the timestamp's exact form, and fields.
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import { createLogger, formatTimestamp, type LoggerOptions, logLevelFromEnv } from './log.js'

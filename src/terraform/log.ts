@@ -1,3 +1,5 @@
+// The Terraform front end's log: hclog JSON lines on stderr at the verbosity Terraform asked for
+// (TF_LOG_PROVIDER, TF_LOG), which Terraform turns into its own structured log entries.
 export type LogLevel = 'trace' | 'debug' | 'info' | 'warn' | 'error'
 export type LogFields = Readonly<Record<string, unknown>>
 

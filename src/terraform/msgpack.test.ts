@@ -1,3 +1,4 @@
+// The cty codec as Terraform reads it: the type JSON notation, exact numbers, and msgpack values of every type.
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import { decode, encode, ExtData } from '@msgpack/msgpack'

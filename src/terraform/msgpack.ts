@@ -1,3 +1,6 @@
+// The msgpack half of Terraform's DynamicValue: cty values to and from msgpack bytes, shaped by the
+// schema's type as go-cty writes them (unknowns as an extension value, numbers exact, objects with
+// exactly their type's attributes).
 import { Decoder, Encoder, ExtData } from '@msgpack/msgpack'
 import {
   BigNum,

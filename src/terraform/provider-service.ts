@@ -1,31 +1,39 @@
-// The tfplugin6.Provider service: one handler per RPC (in the file named after it), each decoding
-// Terraform's messages, calling the provider server (src/server) and encoding its answer. Planning and
-// apply semantics live in core and the runtime in the server; nothing here registers or configures.
-import { create, type MessageInitShape, toBinary } from '@bufbuild/protobuf'
-import { TypeIndex, type Registry } from '../server/index.js'
-import { invokeAction, planAction, validateActionConfig } from './actions.js'
-import { applyResourceChange } from './apply-resource-change.js'
-import { closeEphemeralResource, renewEphemeralResource } from './close-ephemeral-resource.js'
-import { configureProvider } from './configure-provider.js'
-import { TERRAFORM_NAMING, TfContext, type Views, viewsOf } from './context.js'
+// The tfplugin6.Provider service: the binding of each RPC to its handler (handlers/<rpc>.ts), each
+// decoding Terraform's messages, making one call into the provider server (src/server) and encoding
+// its answer, over one TerraformServer per process. Planning and apply semantics live in core and
+// the runtime in the server; nothing here registers or configures.
+import { create, toBinary } from '@bufbuild/protobuf'
+import { type Registry, TypeIndex } from '../server/index.js'
 import { GetProviderSchema_ResponseSchema, GetResourceIdentitySchemas_ResponseSchema, Provider } from './gen/tfplugin6.10_pb.js'
+import { applyResourceChange } from './handlers/apply-resource-change.js'
+import { closeEphemeralResource } from './handlers/close-ephemeral-resource.js'
+import { configureProvider } from './handlers/configure-provider.js'
+import { getMetadata } from './handlers/get-metadata.js'
+import { getProviderSchema } from './handlers/get-provider-schema.js'
+import { getResourceIdentitySchemas } from './handlers/get-resource-identity-schemas.js'
+import { importResourceState } from './handlers/import-resource-state.js'
+import { invokeAction } from './handlers/invoke-action.js'
+import { listResource } from './handlers/list-resource.js'
+import { moveResourceState } from './handlers/move-resource-state.js'
+import { openEphemeralResource } from './handlers/open-ephemeral-resource.js'
+import { planAction } from './handlers/plan-action.js'
+import { planResourceChange } from './handlers/plan-resource-change.js'
+import { readDataSource } from './handlers/read-data-source.js'
+import { readResource } from './handlers/read-resource.js'
+import { renewEphemeralResource } from './handlers/renew-ephemeral-resource.js'
+import { stopProvider } from './handlers/stop-provider.js'
+import { upgradeResourceIdentity } from './handlers/upgrade-resource-identity.js'
+import { upgradeResourceState } from './handlers/upgrade-resource-state.js'
+import { validateActionConfig } from './handlers/validate-action-config.js'
+import { validateDataResourceConfig } from './handlers/validate-data-resource-config.js'
+import { validateEphemeralResourceConfig } from './handlers/validate-ephemeral-resource-config.js'
+import { validateListResourceConfig } from './handlers/validate-list-resource-config.js'
+import { validateProviderConfig } from './handlers/validate-provider-config.js'
+import { validateResourceConfig } from './handlers/validate-resource-config.js'
 import { bindService, type ServiceBinding } from './handshake.js'
-import { importResourceState } from './import-resource-state.js'
 import type { Logger } from './log.js'
-import { listResource, validateListResourceConfig } from './list-resource.js'
-import { moveResourceState } from './move-resource-state.js'
-import { openEphemeralResource } from './open-ephemeral-resource.js'
-import { planResourceChange } from './plan-resource-change.js'
-import { readDataSource } from './read-data-source.js'
-import { readResource } from './read-resource.js'
-import { upgradeResourceIdentity } from './upgrade-resource-identity.js'
-import { upgradeResourceState } from './upgrade-resource-state.js'
-import {
-  validateDataResourceConfig,
-  validateEphemeralResourceConfig,
-  validateProviderConfig,
-  validateResourceConfig,
-} from './validate-config.js'
+import { TerraformServer } from './server.js'
+import { identitySchemasResponse, schemaResponse, TERRAFORM_NAMING, viewsOf } from './views.js'
 
 export type { Registry } from '../server/index.js'
 
@@ -33,27 +41,6 @@ export interface ProviderServiceOptions {
   readonly log: Logger
   /** e.g. `provider-terraform/0.1.0`; Terraform's version is appended at configure time. */
   readonly userAgent: string
-}
-
-/** `moved` blocks between resource types need MoveResourceState, which Terraform calls only when advertised. */
-// planDestroy: Terraform asks before a delete it plans (destroy, removal from the configuration), so a
-// delete that would be refused (see refusedDelete) fails at plan time, before anything is applied.
-const CAPABILITIES = { getProviderSchemaOptional: true, planDestroy: true, moveResourceState: true } as const
-
-function schemaResponse(views: Views): MessageInitShape<typeof GetProviderSchema_ResponseSchema> {
-  return {
-    provider: views.provider.schema,
-    resourceSchemas: Object.fromEntries([...views.resources].map(([name, view]) => [name, view.schema])),
-    dataSourceSchemas: Object.fromEntries([...views.dataSources].map(([name, view]) => [name, view.schema])),
-    listResourceSchemas: Object.fromEntries([...views.lists].map(([name, view]) => [name, view.schema])),
-    ephemeralResourceSchemas: Object.fromEntries([...views.ephemerals].map(([name, view]) => [name, view.schema])),
-    actionSchemas: Object.fromEntries([...views.actions].map(([name, action]) => [name, { schema: action.view.schema }])),
-    serverCapabilities: CAPABILITIES,
-  }
-}
-
-function identitySchemasResponse(views: Views): MessageInitShape<typeof GetResourceIdentitySchemas_ResponseSchema> {
-  return { identitySchemas: Object.fromEntries([...views.identities].map(([name, identity]) => [name, identity.schema])) }
 }
 
 /**
@@ -76,43 +63,32 @@ export function providerIdentitySchemasResponse(registry: Registry): Uint8Array 
 }
 
 export function providerService(registry: Registry, options: ProviderServiceOptions): ServiceBinding {
-  const ctx = new TfContext(registry, options.log, options.userAgent)
+  const tf = new TerraformServer(registry, options.log, options.userAgent)
   return bindService(Provider, {
-    getMetadata: () => ({
-      serverCapabilities: CAPABILITIES,
-      resources: ctx.server.types.resourceTypes().map((typeName) => ({ typeName })),
-      dataSources: ctx.server.types.dataSourceTypes().map((typeName) => ({ typeName })),
-      listResources: ctx.server.types.listResourceTypes().map((typeName) => ({ typeName })),
-      ephemeralResources: ctx.server.types.ephemeralTypes().map((typeName) => ({ typeName })),
-      actions: [...ctx.views.actions.keys()].map((typeName) => ({ typeName })),
-    }),
-    getProviderSchema: () => schemaResponse(ctx.views),
-    getResourceIdentitySchemas: () => identitySchemasResponse(ctx.views),
-    upgradeResourceIdentity: (request) => upgradeResourceIdentity(ctx, request),
-    validateListResourceConfig: (request) => validateListResourceConfig(ctx, request),
-    listResource: (request, send, call) => listResource(ctx, request, send, call),
-    validateProviderConfig: (request) => validateProviderConfig(ctx, request),
-    configureProvider: (request) => configureProvider(ctx, request),
-    validateResourceConfig: (request) => validateResourceConfig(ctx, request),
-    validateDataResourceConfig: (request) => validateDataResourceConfig(ctx, request),
-    upgradeResourceState: (request) => upgradeResourceState(ctx, request),
-    readResource: (request) => readResource(ctx, request),
-    planResourceChange: (request) => planResourceChange(ctx, request),
-    applyResourceChange: (request) => applyResourceChange(ctx, request),
-    importResourceState: (request) => importResourceState(ctx, request),
-    moveResourceState: (request) => moveResourceState(ctx, request),
-    readDataSource: (request) => readDataSource(ctx, request),
-    validateEphemeralResourceConfig: (request) => validateEphemeralResourceConfig(ctx, request),
-    openEphemeralResource: (request) => openEphemeralResource(ctx, request),
-    renewEphemeralResource: (request) => renewEphemeralResource(ctx, request),
-    closeEphemeralResource: (request) => closeEphemeralResource(ctx, request),
-    validateActionConfig: (request) => validateActionConfig(ctx, request),
-    planAction: (request, call) => planAction(ctx, request, call),
-    invokeAction: (request, send, call) => invokeAction(ctx, request, send, call),
-    stopProvider: () => {
-      options.log.info('stop requested: cancelling in-flight operations at their next step boundary')
-      ctx.server.interrupt(new Error('Terraform asked the provider to stop (interrupted)'))
-      return { Error: '' }
-    },
+    getMetadata: () => getMetadata(tf),
+    getProviderSchema: () => getProviderSchema(tf),
+    getResourceIdentitySchemas: () => getResourceIdentitySchemas(tf),
+    upgradeResourceIdentity: (request) => upgradeResourceIdentity(tf, request),
+    validateListResourceConfig: (request) => validateListResourceConfig(tf, request),
+    listResource: (request, send, call) => listResource(tf, request, send, call),
+    validateProviderConfig: (request) => validateProviderConfig(tf, request),
+    configureProvider: (request) => configureProvider(tf, request),
+    validateResourceConfig: (request) => validateResourceConfig(tf, request),
+    validateDataResourceConfig: (request) => validateDataResourceConfig(tf, request),
+    upgradeResourceState: (request) => upgradeResourceState(tf, request),
+    readResource: (request) => readResource(tf, request),
+    planResourceChange: (request) => planResourceChange(tf, request),
+    applyResourceChange: (request) => applyResourceChange(tf, request),
+    importResourceState: (request) => importResourceState(tf, request),
+    moveResourceState: (request) => moveResourceState(tf, request),
+    readDataSource: (request) => readDataSource(tf, request),
+    validateEphemeralResourceConfig: (request) => validateEphemeralResourceConfig(tf, request),
+    openEphemeralResource: (request) => openEphemeralResource(tf, request),
+    renewEphemeralResource: (request) => renewEphemeralResource(tf, request),
+    closeEphemeralResource: (request) => closeEphemeralResource(tf, request),
+    validateActionConfig: (request) => validateActionConfig(tf, request),
+    planAction: (request, call) => planAction(tf, request, call),
+    invokeAction: (request, send, call) => invokeAction(tf, request, send, call),
+    stopProvider: () => stopProvider(tf),
   })
 }

@@ -2,7 +2,7 @@
  * Terraform taints an object whose create ends with an error and plans to replace it: for a paid
  * object that is a second order. What a create reports, and which deletes are refused, so that it is not.
  */
-import { type Diagnostic, error, type ValueMap } from '../core/index.js'
+import { type Diagnostic, error, type Outcome, type ValueMap } from '../core/index.js'
 import type { TfPrivate } from './private-state.js'
 
 /**
@@ -77,4 +77,28 @@ export function refusedDelete(typeName: string, prior: ValueMap, priorPrivate: T
       `${setting} = false (or remove it) for that apply or destroy, or untaint it, let the order finish, and delete it then. ` +
       'To replace a resource on purpose, use `terraform apply -replace=<address>` rather than `terraform taint`.',
   )
+}
+
+/**
+ * What Terraform is told of a create or an update (`creating`) and the private state stored with it.
+ * A create that placed its order and stopped before it finished reports warnings, so Terraform keeps
+ * the object untainted and the next apply resumes it. It stays an error when a later step failed, or
+ * when asked for (the unfinished setting): Terraform then taints the object, which the message says
+ * and refusedDelete guards. Terraform updates only objects that are not tainted, so an update drops the mark.
+ */
+export function appliedReport(
+  outcome: Outcome,
+  creating: boolean,
+  setting: string | undefined,
+): { readonly shown: Diagnostic[]; readonly private: TfPrivate } {
+  const created = creating && outcome.incomplete
+  const failedStep = created && outcome.failedAfterOrder === true
+  const advice = setting ? untaintAdvice(setting) : failedStep ? failedStepAdvice() : null
+  const shown = created ? (advice ? [...outcome.diagnostics, advice] : untainting(outcome.diagnostics)) : [...outcome.diagnostics]
+  const { failedUnfinished: _unfinished, failedStep: _step, ...rest } = outcome.private as TfPrivate
+  const marks = {
+    ...(created && setting !== undefined ? { failedUnfinished: true as const } : {}),
+    ...(failedStep ? { failedStep: true as const } : {}),
+  }
+  return { shown, private: { ...rest, ...marks } }
 }

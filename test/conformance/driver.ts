@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { decode, ExtData, encode } from '@msgpack/msgpack'
 import { type AnyResource, resourceIdentity, toCamel, toSnake, UNKNOWN, valuesEqual } from '../../src/core/index.js'
-import { PulumiProvider, resourceToken } from '../../src/pulumi/provider.js'
+import { pulumiService, resourceToken } from '../../src/pulumi/provider.js'
 import { isSecret, plain, UNKNOWN_WIRE, type Wire, type WireMap } from '../../src/pulumi/wire.js'
 import { dataSources, providerDefinition, resources } from '../../src/resources/index.js'
 import { createGrpcServer } from '../../src/grpc/index.js'
@@ -564,7 +564,7 @@ export const pulumiDriver: FrontEndDriver = {
   async open(definition, harness, settings = {}) {
     let warnings: string[] = []
     const log = (severity: string, message: string) => void (severity === 'warning' && warnings.push(message))
-    const provider = new PulumiProvider(registryFor(harness), { version: '0.0.0-conformance', log })
+    const provider = pulumiService(registryFor(harness), { version: '0.0.0-conformance', log })
     const extra = Object.fromEntries(Object.entries(settings).map(([name, value]) => [toCamel(name), value as Wire]))
     const checked = provider.checkConfig({ news: { ...extra, apiKey: harness.emulator.apiKey, baseUrl: BASE_URL } })
     if (checked.failures.length > 0) throw new ProviderFailure(`CheckConfig: ${JSON.stringify(checked.failures)}`)

@@ -1,0 +1,28 @@
+/** Check: every value rule, and against the old inputs the grow-only rule (Diff never rejects: a refresh diffs in reverse). */
+import { checkedInputs, leftOutByImport } from '../inputs.js'
+import type { CheckFailure, CheckRequest, CheckResult } from '../protocol.js'
+import { isEmptyMap, type PulumiServer } from '../server.js'
+import { resourceToken } from '../tokens.js'
+import { decodeMap } from '../wire.js'
+
+const LEFT_OUT =
+  ' It is a secret, so `pulumi import` leaves it out of the code it generates (it would be written there in clear): give it in ' +
+  'the program from a secret, e.g. a config value set with `pulumi config set --secret`.'
+
+export function check(ps: PulumiServer, request: CheckRequest): CheckResult {
+  const definition = ps.resource(request)
+  const { values, unknownKeys } = decodeMap(definition.attributes, request.news, { ignore: (k) => k.startsWith('__') })
+  const failures: CheckFailure[] = unknownKeys.map((key) => ({
+    property: key,
+    reason: `${key} is not an input of ${resourceToken(definition)}`,
+  }))
+  const { config, inputs } = checkedInputs(definition, values, request.news)
+  const olds = request.olds && !isEmptyMap(request.olds) ? decodeMap(definition.attributes, request.olds).values : null
+  const checked = ps.server.checkResource(definition, config, olds)
+  for (const failure of ps.failuresOf(checked.issues)) {
+    const leftOut = leftOutByImport(definition, failure.property, config, olds)
+    failures.push(leftOut ? { ...failure, reason: `${failure.reason}${LEFT_OUT}` } : failure)
+  }
+  failures.push(...ps.failuresOf(checked.shrinks))
+  return { inputs, failures }
+}

@@ -1,0 +1,157 @@
+/**
+ * The price of a plan: what each resource's plan orders, the running total of the plan this process
+ * serves, the order limit setting checked against it, and the orders a plan adopts from an earlier
+ * run instead of placing them again (learnt by rehearsing the create). Part of the provider server.
+ */
+import type { Rehearsed } from '../api/index.js'
+import {
+  type AnyResource,
+  type Diagnostic,
+  error,
+  type Plan,
+  type PlanPrice,
+  type PricedOrder,
+  pricePlan,
+  rehearseCreate,
+  type Session,
+  type ValueMap,
+  warning,
+} from '../core/index.js'
+import { withOperation } from './operation.js'
+
+/** The order limit setting's name and value while it is set. */
+export interface OrderLimit {
+  readonly setting: string
+  readonly total: number
+}
+
+export class PlanLedger {
+  /**
+   * The priced orders of the plan this process serves, by resource: Terraform plans each resource
+   * in its own call and names none (each gets a fresh key), Pulumi names each by its URN (a preview
+   * and the update of the same resource count once). Lives as long as the process: one plan.
+   */
+  private readonly ledger = new Map<string, { readonly orders: readonly PricedOrder[]; readonly unpriced: readonly string[] }>()
+  private planned = 0
+
+  /**
+   * The price of what a plan of one resource orders, as one warning (nothing when it orders
+   * nothing), with the running total of the plan so far in this process; and an error when that
+   * total exceeds the order limit setting, naming every order counted. `key` names the resource
+   * when the protocol does (a replan of it replaces its entry); without it every call adds one.
+   * Pricing never fails the plan: what could not be priced is said in the same warning.
+   */
+  async price(
+    definition: AnyResource,
+    prior: ValueMap | null,
+    plan: Plan,
+    session: Session<unknown>,
+    limit: OrderLimit | undefined,
+    key?: string,
+  ): Promise<Diagnostic[]> {
+    const quoted = await pricePlan(definition, prior, plan, session)
+    const { priced, adopted, taken } = await this.withoutAdopted(definition, prior, plan, session, quoted)
+    if (priced.orders.length === 0 && priced.unpriced.length === 0) {
+      if (key !== undefined) this.ledger.delete(key)
+      return adopted === undefined
+        ? []
+        : [warning(`This plan adopts an order placed by an earlier run: ${adopted.summary}`, adopted.detail)]
+    }
+    this.ledger.set(key ?? `#${++this.planned}`, priced)
+    const all = [...this.ledger.values()]
+    const orders = all.flatMap((entry) => entry.orders)
+    const unpriced = all.flatMap((entry) => entry.unpriced)
+    const own = sum(priced.orders)
+    const total = sum(orders)
+    const lines = [
+      ...(adopted === undefined ? [] : [adopted.detail]),
+      ...(taken === undefined ? [] : [taken]),
+      ...priced.orders.map(line),
+      ...priced.unpriced.map((what) => `${what}: price unknown`),
+      `These orders: ${own}${priced.unpriced.length > 0 ? ' plus what could not be priced' : ''}. ` +
+        `All orders of this plan so far: ${total} for ${orders.length} priced order${orders.length === 1 ? '' : 's'}` +
+        `${unpriced.length > 0 ? ` and ${unpriced.length} unpriced` : ''}.`,
+      PRICE_NOTE,
+    ]
+    // The running total makes each resource's summary differ, so Terraform never folds one into another as "similar".
+    const more = priced.unpriced.length > 0 ? ' and more' : ''
+    const summary = `This plan places paid orders: ${own}${more} (all orders of the plan so far: ${total})`
+    const diagnostics = [warning(summary, lines.join('\n'))]
+    if (limit !== undefined && total > limit.total) {
+      diagnostics.push(
+        error(
+          `The plan's orders exceed ${limit.setting}`,
+          [
+            `The orders of this plan so far cost ${total}, more than ${limit.setting} = ${limit.total}; nothing is ordered. The orders:`,
+            ...orders.map(line),
+            `Raise ${limit.setting} or change the configuration to order less.`,
+          ].join('\n'),
+        ),
+      )
+    }
+    return diagnostics
+  }
+
+  /**
+   * A create's own order (its first quote) that the apply will not place, because the order journal
+   * holds the same order of an earlier run whose account the apply takes over: the plan rehearses the
+   * create (core's rehearseCreate, in a rehearsal operation) to learn what the apply will do with its
+   * order. Taken over, the order is not priced, and the plan says which account it adopts; an earlier
+   * order that had no answer is taken over too (sent again with its key, or waited for where the
+   * service ignores keys), and since it may still have placed nothing it stays priced, with a line
+   * saying so.
+   */
+  private async withoutAdopted(
+    definition: AnyResource,
+    prior: ValueMap | null,
+    plan: Plan,
+    session: Session<unknown>,
+    quoted: PlanPrice,
+  ): Promise<{ priced: PlanPrice; adopted?: { summary: string; detail: string }; taken?: string }> {
+    const creating = prior === null || plan.replace.length > 0
+    if (!creating || quoted.orders.length === 0) return { priced: quoted }
+    let rehearsed: Rehearsed | undefined
+    // Cancelled from the start: a client that could not see the rehearsal still sends nothing.
+    const stopped = new AbortController()
+    stopped.abort(new Error("a plan's rehearsal of a create"))
+    await withOperation(
+      session,
+      undefined,
+      () => rehearseCreate(definition, plan.planned, { ...session, signal: stopped.signal }),
+      undefined,
+      (outcome) => {
+        rehearsed ??= outcome
+      },
+    )
+    const [own, ...rest] = quoted.orders
+    const sent = (at: number) => new Date(at).toISOString().replace('.000Z', 'Z')
+    if (rehearsed?.kind === 'adopt' && own !== undefined) {
+      const summary = `account ${rehearsed.accountId} (${definition.name}), not ordered again`
+      const detail =
+        `${definition.name}: adopts account ${rehearsed.accountId}, the order placed by an earlier run (Idempotency-Key ` +
+        `${rehearsed.key}, sent ${sent(rehearsed.sentAt)}) instead of placing it again: ${own.what} (${own.amount} per ${own.cycle} ` +
+        'cycle) is not ordered.'
+      return { priced: { ...quoted, orders: rest }, adopted: { summary, detail } }
+    }
+    if (rehearsed?.kind === 'repeat') {
+      const taken =
+        `${definition.name}: takes over the order an earlier run sent ${sent(rehearsed.sentAt)} without an answer ` +
+        `(Idempotency-Key ${rehearsed.key}): it is sent again with that key to a service that honours keys, or else waited ` +
+        'for and its account adopted; if that order was placed, nothing is ordered again.'
+      return { priced: quoted, taken }
+    }
+    return { priced: quoted }
+  }
+}
+
+const PRICE_NOTE =
+  "Prices are the catalog's, per cycle of each object, in its money unit, before any promocode; an upgrade is " +
+  'billed the difference for the current cycle.'
+
+function sum(orders: readonly PricedOrder[]): number {
+  return orders.reduce((total, order) => total + order.amount, 0)
+}
+
+function line(order: PricedOrder): string {
+  return `${order.resource}: ${order.what}: ${order.amount} per ${order.cycle} cycle`
+}

@@ -1,0 +1,58 @@
+/** ApplyResourceChange: the server's create, update or delete, with Terraform's taint guards and marks. */
+import type { MessageInitShape } from '@bufbuild/protobuf'
+import { decode, encode } from '../dynamic-value.js'
+import type { ApplyResourceChange_Request, ApplyResourceChange_ResponseSchema } from '../gen/tfplugin6.10_pb.js'
+import { readPrivate, storedPrivate } from '../private-state.js'
+import type { TerraformServer } from '../server.js'
+import { appliedReport, refusedDelete } from '../taint.js'
+
+export async function applyResourceChange(
+  tf: TerraformServer,
+  request: ApplyResourceChange_Request,
+): Promise<MessageInitShape<typeof ApplyResourceChange_ResponseSchema>> {
+  try {
+    const resource = tf.resource(request.typeName)
+    const { definition, view } = resource
+    const prior = decode(view, request.priorState)
+    const priorPrivate = readPrivate(request.plannedPrivate)
+    const strict = tf.server.unfinishedSetting
+    const applied = await tf.server.apply({
+      definition,
+      prior,
+      planned: decode(view, request.plannedState),
+      // The plan holds no write-only value: the configuration sent with the apply does.
+      config: decode(view, request.config),
+      priorPrivate,
+      session: () => tf.session(),
+      refuseDelete: (object) => refusedDelete(request.typeName, object, priorPrivate, strict),
+    })
+    if (applied.action === 'none') return { newState: encode(view, null) }
+    // Refused: no object with an error makes Terraform keep the object as it was, private state included.
+    if (applied.action === 'refused') return { newState: encode(view, null), diagnostics: tf.diagnostics([applied.refused]) }
+    const { outcome } = applied
+    if (applied.action === 'delete') {
+      return {
+        newState: encode(view, outcome.state),
+        private: storedPrivate(priorPrivate),
+        diagnostics: tf.diagnostics(outcome.diagnostics),
+      }
+    }
+    const report = appliedReport(outcome, prior === null, strict)
+    if (outcome.state === null && prior !== null) {
+      return {
+        newState: encode(view, prior),
+        private: storedPrivate(priorPrivate),
+        newIdentity: tf.identity(resource, prior.id),
+        diagnostics: tf.diagnostics(report.shown),
+      }
+    }
+    return {
+      newState: encode(view, outcome.state),
+      private: storedPrivate(report.private),
+      newIdentity: outcome.state === null ? undefined : tf.identity(resource, outcome.state.id),
+      diagnostics: tf.diagnostics(report.shown),
+    }
+  } catch (thrown) {
+    return { newState: request.priorState, diagnostics: tf.failed('ApplyResourceChange', thrown) }
+  }
+}

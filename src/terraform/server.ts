@@ -1,0 +1,109 @@
+/**
+ * The Terraform provider server: what lives as long as the provider process and every handler works
+ * with. It holds the provider server (src/server), the schema views that decode and encode values,
+ * Terraform's wording of diagnostics, and what this process learnt across calls (objects whose create
+ * failed after its order, the Terraform state it serves).
+ */
+import type { MessageInitShape } from '@bufbuild/protobuf'
+import { type AnyDataSource, type AnyResource, type Diagnostic, messageOf, type Session, toDiagnostics } from '../core/index.js'
+import { ProviderServer, type Registry, UnknownTypeError } from '../server/index.js'
+import type { ResourceIdentityDataSchema, Diagnostic as TfDiagnostic } from './gen/tfplugin6.10_pb.js'
+import { encodeIdentity, type TfIdentity } from './identity.js'
+import type { Logger } from './log.js'
+import { type TfView, toTfDiagnostic } from './schema.js'
+import { stateScope } from './state-scope.js'
+import { type ActionEntry, TERRAFORM_NAMING, type Views, viewsOf } from './views.js'
+
+/** A resource type as a handler works with it. */
+export interface TfResource {
+  readonly definition: AnyResource
+  readonly view: TfView
+  readonly identity: TfIdentity
+}
+
+export class TerraformServer {
+  readonly server: ProviderServer
+  readonly views: Views
+  /** Objects marked `failedStep` that this process refreshed (see TfPrivate.guarded). */
+  readonly failedSteps = new Set<string>()
+  /** The Terraform state this process serves, read on the first session (a launch that only validates reads nothing). */
+  private state: string | undefined
+
+  constructor(
+    registry: Registry,
+    readonly log: Logger,
+    /** e.g. `provider-terraform/0.1.0`; Terraform's version is appended at configure time. */
+    readonly userAgent: string,
+  ) {
+    this.server = new ProviderServer(registry, {
+      naming: TERRAFORM_NAMING,
+      notConfigured: 'The provider is not configured: Terraform did not call ConfigureProvider.',
+    })
+    this.views = viewsOf(this.server.types, registry.provider)
+  }
+
+  resource(typeName: string): TfResource {
+    const definition = this.server.types.resource(typeName)
+    return {
+      definition,
+      view: this.views.resources.get(typeName) as TfView,
+      identity: this.views.identities.get(typeName) as TfIdentity,
+    }
+  }
+
+  /** A listable resource type and its list schema. */
+  listed(typeName: string): { resource: TfResource; list: TfView } {
+    const list = this.views.lists.get(typeName)
+    if (!list) throw new UnknownTypeError('list resource type', typeName)
+    return { resource: this.resource(typeName), list }
+  }
+
+  /** The identity Terraform keeps beside the object with this id; absent for no object or an id the type's import id does not describe. */
+  identity(resource: TfResource, id: unknown): MessageInitShape<typeof ResourceIdentityDataSchema> | undefined {
+    const values = this.server.identity(resource.definition, id)
+    if (values === null) {
+      if (typeof id === 'string')
+        this.log.warn('no resource identity: the id does not fit the import id', { type: resource.view.typeName, id })
+      return undefined
+    }
+    return encodeIdentity(resource.identity, values)
+  }
+
+  dataSource(typeName: string): { definition: AnyDataSource; view: TfView } {
+    const definition = this.server.types.dataSource(typeName)
+    return { definition, view: this.views.dataSources.get(typeName) as TfView }
+  }
+
+  ephemeral(typeName: string): { definition: AnyDataSource; view: TfView } {
+    const definition = this.server.types.ephemeral(typeName)
+    return { definition, view: this.views.ephemerals.get(typeName) as TfView }
+  }
+
+  action(typeName: string): ActionEntry {
+    const found = this.views.actions.get(typeName)
+    if (!found) throw new UnknownTypeError('action', typeName)
+    return found
+  }
+
+  /**
+   * The session of one call (opened when the server needs it); orders are told apart by the Terraform
+   * state (workspace and backend). A streaming call (an action, a listing) also stops when Terraform
+   * cancels the call itself.
+   */
+  session(call?: AbortSignal): Session<unknown> {
+    this.state ??= stateScope()
+    const session = this.server.session(this.state, this.log)
+    return call === undefined ? session : { ...session, signal: AbortSignal.any([session.signal, call]) }
+  }
+
+  /** Diagnostics in Terraform's names (provider_lite_vm, power_state), as users write them. */
+  diagnostics(list: readonly Diagnostic[]): TfDiagnostic[] {
+    return this.server.types.render(list).map(toTfDiagnostic)
+  }
+
+  /** The one catch of each RPC: whatever escaped the server is translated, never thrown at Terraform. */
+  failed(rpc: string, thrown: unknown): TfDiagnostic[] {
+    this.log.error(`${rpc} failed`, { error: messageOf(thrown) })
+    return this.diagnostics(toDiagnostics(thrown, `${rpc} failed`, []))
+  }
+}
