@@ -4,7 +4,7 @@
  * the order journal is told are the provider runtime's (src/server).
  */
 import { isComputed, isInput } from './attributes.js'
-import type { AnyDataSource, AnyMethod, AnyResource, Logger, OperationContext, Quote, TimeoutName } from './definition.js'
+import type { AnyDataSource, AnyMethod, AnyResource, Logger, OperationContext, Quote, TimeoutName } from './definition-types.js'
 import { causeOf, type Diagnostic, error, hasErrors, toDiagnostics, warning } from './diagnostics.js'
 import { knownOrNull, type Plan, type PrivateState, stepsToRun } from './plan.js'
 import { parseDuration, timeoutMs } from './timeouts.js'
@@ -787,7 +787,7 @@ export async function pricePlan<C>(definition: AnyResource, prior: ValueMap | nu
         asks.push({ what, ask: async () => null })
         continue
       }
-      asks.push({ what, ask: () => price({ ...context, id: String(prior.id), prior: stepPrior, input }) })
+      asks.push({ what, ask: () => price({ ...context, id: String(prior.id), prior: stepPrior as never, input }) })
     }
   }
   const orders: PricedOrder[] = []

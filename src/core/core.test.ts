@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import { applyCreate, applyDelete, applyUpdate, importResource, readResource, runMethod, type Session } from './apply.js'
-import { int64, string } from './attributes.js'
-import { checkResource, DefinitionError, defineMethod, defineResource, silentLogger } from './definition.js'
+import { type Attribute, int64, string } from './attributes.js'
+import { checkResource, DefinitionError, defineMethod, defineResource } from './definition.js'
+import { silentLogger } from './definition-types.js'
 import { error, renderNames, toDiagnostics, verbatim } from './diagnostics.js'
-import { nonRoundTripping, toCamel, toPascal, toSnake } from './names.js'
+import { nameProblems, toCamel, toPascal, toSnake } from './names.js'
 import { planResource } from './plan.js'
 import { BoxService, boxDefinition } from '../../test/support/box-resource.js'
 import { durationProblem, parseDuration, timeoutMs } from './timeouts.js'
@@ -30,9 +31,14 @@ describe('names', () => {
     assert.equal(toPascal('baremetal_additional_ip'), 'BaremetalAdditionalIp')
     assert.equal(toPascal('lite_vm'), 'LiteVm')
   })
-  test('names that would not survive the round trip are caught', () => {
-    assert.deepEqual(nonRoundTripping(['product_id', 'productId', 'ip_v4_address', 'vm__name', 'p4']), ['vm__name'])
-    assert.deepEqual(nonRoundTripping(['a_1b']), ['a_1b'])
+  test('only snake_case names that survive the round trip are canonical, and a refusal names the name and the rule', () => {
+    assert.deepEqual(nameProblems('attribute', ['product_id', 'ip_v4_address', 'p4', 'pay_with_credit_card']), [])
+    const refused = nameProblems('attribute', ['productId', 'vm__name', 'Name', 'a_1b'])
+    assert.equal(refused.length, 4)
+    for (const [index, name] of ['productId', 'vm__name', 'Name'].entries()) {
+      assert.match(refused[index]!, new RegExp(`^attribute ${name} is not snake_case: .*lower-case words.*e\\.g\\. product_id`))
+    }
+    assert.match(refused[3]!, /^attribute a_1b does not survive the snake\/camel round trip \(a1b reads back as a1b\)/)
   })
 })
 
@@ -170,15 +176,19 @@ describe('definition check', () => {
     const updates = boxDefinition.updates.map((step, index) => (index === 0 ? { ...step, affects: ['label'] as never } : step))
     assert.throws(() => checkResource({ ...boxDefinition, updates }), /update step 0 affects label, which is not a read-only attribute/)
   })
-  test('reserved and non-round-tripping names are refused', () => {
+  test('reserved names and names that are not snake_case are refused', () => {
     assert.throws(
       () =>
         checkResource({
           ...boxDefinition,
-          attributes: { id: string({ computed: true, description: 'x' }), bad__name: int64({ computed: true, description: 'y' }) },
+          attributes: {
+            id: string({ computed: true, description: 'x' }),
+            bad__name: int64({ computed: true, description: 'y' }),
+            badName: int64({ computed: true, description: 'z' }),
+          },
           updates: [],
         }),
-      /id is reserved.*bad__name does not survive/,
+      /id is reserved.*attribute bad__name is not snake_case.*attribute badName is not snake_case/,
     )
   })
 })
@@ -223,7 +233,7 @@ describe('methods', () => {
       (e: unknown) =>
         e instanceof DefinitionError &&
         /two methods are named restart/.test(e.message) &&
-        /method Restart is not a snake_case name/.test(e.message) &&
+        /method Restart is not snake_case/.test(e.message) &&
         /method Restart has a timeout that is not a duration/.test(e.message) &&
         /method Restart: at must be a plain required or optional argument/.test(e.message),
     )
@@ -307,7 +317,7 @@ describe('planning', () => {
     assert.deepEqual(replaced.diagnostics, [])
   })
   test('an order-time input is neither create-only nor named by an update step', () => {
-    const coupon = { ...boxDefinition.attributes.coupon, orderTime: true } as typeof boxDefinition.attributes.coupon
+    const coupon: Attribute = { ...boxDefinition.attributes.coupon!, orderTime: true }
     assert.throws(
       () => checkResource({ ...boxDefinition, attributes: { ...boxDefinition.attributes, coupon: { ...coupon, createOnly: true } } }),
       /coupon is an order-time input, so it cannot be create-only/,
@@ -609,7 +619,7 @@ describe('apply', () => {
     assert.match(bad.diagnostics[0]?.detail ?? '', /<id>, e\.g\. 1: expected digits/)
   })
   test("a programming error is reported as a provider bug, never as the user's fault", async () => {
-    const broken = defineResource<BoxService, typeof boxDefinition.attributes>({
+    const broken = defineResource({
       ...boxDefinition,
       async create() {
         throw new TypeError('x is undefined')

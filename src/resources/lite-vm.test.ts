@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import { Harness } from '../../test/harness.js'
-import { type AnyResource, checkPlanOnline, listResources, type ValueMap, validateConfig } from '../core/index.js'
+import { checkPlanOnline, listResources, type ValueMap, validateConfig } from '../core/index.js'
 import { lite } from './lite-family.js'
 import { liteKeypair } from './lite-keypair.js'
 import { liteVm } from './lite-vm.js'
 
-const vm = liteVm(lite) as unknown as AnyResource
-const keypair = liteKeypair(lite) as unknown as AnyResource
+const vm = liteVm(lite)
+const keypair = liteKeypair(lite)
 
 async function setup(options: ConstructorParameters<typeof Harness>[0] = {}) {
   const h = new Harness(options)
