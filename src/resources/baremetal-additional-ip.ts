@@ -1,7 +1,7 @@
 /** Additional IPs and their assignment to servers (the additional-IP calls, the Metal resources' calls). */
 import type { AdditionalIpAccount, Client, IpAssignment } from '../api/index.js'
 import { productPrice } from './prices.js'
-import { bool, defineResource, int64, string } from '../core/index.js'
+import { defineResource, int64, string } from '../core/index.js'
 import {
   cycleAttribute,
   cycleCode,
@@ -18,6 +18,7 @@ import {
   accountNumber,
 } from './billing.js'
 import { liveAccount, productAndCycleChecks, quoted } from './catalog-rules.js'
+import { isTerminated, ORDER_TIME_INPUTS, orderInputs, orderTerms, unlessTerminated } from './ordered-account.js'
 
 const what = 'additional IP'
 
@@ -36,18 +37,7 @@ const ipAttributes = {
     validate: textRules.free,
     description: 'The region, from `baremetalAdditionalIpRegions`.',
   }),
-  promocode: string({
-    optional: true,
-    orderTime: true,
-    validate: textRules.promocode,
-    description: 'A promotion code for the first invoice.',
-  }),
-  pay_with_credit_card: bool({
-    optional: true,
-    default: true,
-    orderTime: true,
-    description: 'Charge the card on file for the order; `false` leaves the invoice unpaid.',
-  }),
+  ...orderInputs('the order'),
   account_id: accountIdAttribute,
   status: string({ computed: true, description: 'The IP account status.' }),
   ip_address: string({ computed: true, description: 'The IPv4 address, known once the IP is Active.' }),
@@ -102,8 +92,7 @@ export const baremetalAdditionalIp = defineResource<Client, typeof ipAttributes>
         product_id: input.product_id ?? 0,
         cycle: input.cycle ?? '',
         region: input.region ?? undefined,
-        promocode: input.promocode ?? undefined,
-        pay_invoice_with_cc: input.pay_with_credit_card ?? true,
+        ...orderTerms(input),
       },
       { signal },
     )
@@ -115,12 +104,12 @@ export const baremetalAdditionalIp = defineResource<Client, typeof ipAttributes>
   },
   async read({ client, id, signal }) {
     const account = await client.additionalIps.getIp(id, { signal })
-    return account.status === 'Terminated' ? null : observeIp(account)
+    return unlessTerminated(account, observeIp)
   },
   async delete({ client, id, signal }) {
     await client.additionalIps.deleteIp(id, { signal })
   },
-  unrecoverable: ['promocode', 'pay_with_credit_card'],
+  unrecoverable: ORDER_TIME_INPUTS,
   list: {
     ids: async ({ client, signal }) => (await client.additionalIps.listIps({ signal })).map((ip) => ip.account_id),
     filters: {
@@ -215,7 +204,7 @@ export const baremetalAdditionalIpAssignment = defineResource<Client, typeof ass
     async ids({ client, signal }) {
       const ids: string[] = []
       for (const ip of await client.additionalIps.listIps({ signal })) {
-        if (ip.status === 'Terminated') continue
+        if (isTerminated(ip)) continue
         for (const a of await client.additionalIps.listAssignments(ip.account_id, { signal })) ids.push(observeAssignment(a).id)
       }
       return ids

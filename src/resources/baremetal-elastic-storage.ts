@@ -1,7 +1,7 @@
 /** provider:index:BaremetalElasticStorage (provider_baremetal_elastic_storage): a volume bound to a server (the elastic-storage calls). */
 import type { Client, ElasticStorageAccount } from '../api/index.js'
 import { billingOf, growthPrice, known, productLabel, productPrice, quote } from './prices.js'
-import { bool, defineResource, int64, type OperationContext, range, string } from '../core/index.js'
+import { defineResource, int64, type OperationContext, range, string } from '../core/index.js'
 import {
   cycleAttribute,
   cycleCode,
@@ -18,6 +18,7 @@ import {
   accountNumber,
 } from './billing.js'
 import { accountCheck, productAndCycleChecks, productOf, productRule, sizeRule } from './catalog-rules.js'
+import { ORDER_TIME_INPUTS, orderInputs, orderTerms, payFlag, unlessTerminated } from './ordered-account.js'
 
 const what = 'elastic storage'
 const CATALOG = 'baremetal_elastic_storage_products'
@@ -43,18 +44,7 @@ const attributes = {
     validate: [range({ min: 1, max: 10240 })],
     description: 'The size in GB, an absolute target. Grow-only: raising it orders a resize (a paid order).',
   }),
-  promocode: string({
-    optional: true,
-    orderTime: true,
-    validate: textRules.promocode,
-    description: 'A promotion code for the first invoice.',
-  }),
-  pay_with_credit_card: bool({
-    optional: true,
-    default: true,
-    orderTime: true,
-    description: 'Charge the card on file for every order; `false` leaves invoices unpaid.',
-  }),
+  ...orderInputs('every order'),
   account_id: accountIdAttribute,
   status: string({ computed: true, description: 'The storage account status.' }),
   created_at: string({ computed: true, stable: true, description: 'Creation date, `YYYY-MM-DD`.' }),
@@ -103,7 +93,7 @@ export const baremetalElasticStorage = defineResource<Client, typeof attributes>
         if (target <= current.extra_details.size) return undefined
         const order = await ctx.client.elasticStorages.resizeStorage(
           ctx.id,
-          { size: target, pay_invoice_with_cc: ctx.input.pay_with_credit_card ?? true },
+          { size: target, pay_invoice_with_cc: payFlag(ctx.input) },
           { signal: ctx.signal },
         )
         await keepAndWait(ctx, order, undefined, read(ctx), what)
@@ -129,7 +119,7 @@ export const baremetalElasticStorage = defineResource<Client, typeof attributes>
       async apply(ctx) {
         const order = await ctx.client.elasticStorages.changeStorageProduct(
           ctx.id,
-          { new_product_id: ctx.input.product_id ?? 0, pay_invoice_with_cc: ctx.input.pay_with_credit_card ?? true },
+          { new_product_id: ctx.input.product_id ?? 0, pay_invoice_with_cc: payFlag(ctx.input) },
           { signal: ctx.signal },
         )
         await keepAndWait(ctx, order, undefined, read(ctx), what)
@@ -183,8 +173,7 @@ export const baremetalElasticStorage = defineResource<Client, typeof attributes>
         storage_name: input.storage_name ?? '',
         metal_account_id: input.metal_account_id ?? 0,
         size: input.size ?? undefined,
-        promocode: input.promocode ?? undefined,
-        pay_invoice_with_cc: input.pay_with_credit_card ?? true,
+        ...orderTerms(input),
       },
       { signal },
     )
@@ -195,12 +184,12 @@ export const baremetalElasticStorage = defineResource<Client, typeof attributes>
   },
   async read({ client, id, signal }) {
     const account = await client.elasticStorages.getStorage(id, { signal })
-    return account.status === 'Terminated' ? null : observe(account)
+    return unlessTerminated(account, observe)
   },
   async delete({ client, id, signal }) {
     await client.elasticStorages.deleteStorage(id, { signal })
   },
-  unrecoverable: ['promocode', 'pay_with_credit_card'],
+  unrecoverable: ORDER_TIME_INPUTS,
   list: {
     ids: async ({ client, signal }) => (await client.elasticStorages.listStorages({ signal })).map((storage) => storage.account_id),
     filters: {

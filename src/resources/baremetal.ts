@@ -1,7 +1,7 @@
 /** provider:index:Baremetal (provider_baremetal): a Metal dedicated server (the Metal server calls, the Metal resources' calls). */
 import type { Client, BaremetalServerAccount } from '../api/index.js'
 import { productPrice } from './prices.js'
-import { bool, defineMethod, defineResource, int64, oneOf, type OperationContext, string } from '../core/index.js'
+import { defineMethod, defineResource, int64, oneOf, type OperationContext, string } from '../core/index.js'
 import {
   cycleAttribute,
   cycleCode,
@@ -17,6 +17,7 @@ import {
   accountNumber,
 } from './billing.js'
 import { cycleRule, isNotFound, productOf, productRule, quoted } from './catalog-rules.js'
+import { isTerminated, ORDER_TIME_INPUTS, orderInputs, orderTerms } from './ordered-account.js'
 
 const what = 'Metal server'
 
@@ -49,16 +50,7 @@ const attributes = {
     validate: [oneOf([1])],
     description: 'Number of public IPv4 addresses; only 1 is offered.',
   }),
-  promocode: string({
-    optional: true,
-    orderTime: true,
-    validate: textRules.promocode,
-    description: 'A promotion code for the first invoice.',
-  }),
-  pay_with_credit_card: bool({
-    optional: true,
-    default: true,
-    orderTime: true,
+  ...orderInputs({
     description: 'Charge the card on file for the order; `false` leaves the invoice unpaid and the server Pending until it is paid.',
   }),
   power_state: string({
@@ -316,8 +308,7 @@ export const baremetal = defineResource<Client, typeof attributes>({
         keypair_id: input.keypair_id ?? 0,
         label: input.label ?? '',
         public_ip: input.public_ip ?? undefined,
-        promocode: input.promocode ?? undefined,
-        pay_invoice_with_cc: input.pay_with_credit_card ?? true,
+        ...orderTerms(input),
       },
       { signal: ctx.signal },
     )
@@ -327,13 +318,13 @@ export const baremetal = defineResource<Client, typeof attributes>({
   resume: (ctx) => finish(ctx, ctx.input.power_state, ctx.prior),
   async read(ctx) {
     const account = await ctx.client.baremetals.getServer(ctx.id, { signal: ctx.signal })
-    if (account.status === 'Terminated') return null
+    if (isTerminated(account)) return null
     return observe(account, ctx.importing ? await powerOf(ctx, account) : null, ctx.importing)
   },
   async delete(ctx) {
     await ctx.client.baremetals.deleteServer(ctx.id, { signal: ctx.signal })
   },
-  unrecoverable: ['promocode', 'pay_with_credit_card', 'reset_trigger', 'rebuild_os'],
+  unrecoverable: [...ORDER_TIME_INPUTS, 'reset_trigger', 'rebuild_os'],
   list: {
     ids: async ({ client, signal }) => (await client.baremetals.listServers({ signal })).map((server) => server.account_id),
     filters: {

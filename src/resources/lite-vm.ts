@@ -3,7 +3,6 @@ import type { Client, LiteApi, LiteVmAccount, VmAction, VmDetails } from '../api
 import { billingOf, componentSteps, known, productLabel, quote, tiered } from './prices.js'
 import {
   type Attributes,
-  bool,
   type CreateCheck,
   type CreateCheckContext,
   defineMethod,
@@ -39,6 +38,7 @@ import {
 } from './billing.js'
 import { cycleRule, isNotFound, productOf, productRule, quoted, sizeRule } from './catalog-rules.js'
 import { type LiteFamily, lite, litePro } from './lite-family.js'
+import { isTerminated, ORDER_TIME_INPUTS, orderInputs, orderTerms, payFlag } from './ordered-account.js'
 
 /** The rules of the console user and password (the Lite VM create body), shared with the restored VM. */
 export const consoleUserRules = [length({ min: 6, max: 32 }), pattern(/^[A-Za-z0-9.-]*$/, 'letters, digits, hyphens and periods only')]
@@ -135,19 +135,13 @@ function vmAttributes(family: LiteFamily) {
       validate: textRules.description,
       description: 'A description of the order.',
     }),
-    pay_with_credit_card: bool({
-      optional: true,
-      default: true,
-      orderTime: true,
-      description:
-        'Charge the card on file for every order. With `false` the order is placed and its invoice stays unpaid: the VM stays `Pending` until it is paid in the portal.',
-    }),
-    promocode: string({
-      optional: true,
-      orderTime: true,
-      validate: textRules.promocode,
-      description: 'A promotion code for the first invoice.',
-    }),
+    ...orderInputs(
+      {
+        description:
+          'Charge the card on file for every order. With `false` the order is placed and its invoice stays unpaid: the VM stays `Pending` until it is paid in the portal.',
+      },
+      'pay_with_credit_card',
+    ),
     power_state: string({
       optional: true,
       computed: true,
@@ -329,7 +323,6 @@ export function newVmChecks<A extends Attributes>(
 type VmAttributes = ReturnType<typeof vmAttributes>
 type Vm = State<VmAttributes>
 type Located = { api: LiteApi; account: LiteVmAccount; migrated: boolean }
-const payFlag = (input: Partial<Vm>) => input.pay_with_credit_card ?? true
 
 export function liteVm(family: LiteFamily) {
   const attributes = vmAttributes(family)
@@ -436,7 +429,7 @@ export function liteVm(family: LiteFamily) {
       if (importing && isNotFound(thrown)) await refuseOtherFamily(ctx, id)
       throw thrown
     }
-    if (located.account.status === 'Terminated') return null
+    if (isTerminated(located.account)) return null
     if (importing) refuseOtherType(id, located)
     return observe(located, await details(ctx, located.api, located.account), prior, importing)
   }
@@ -812,8 +805,7 @@ export function liteVm(family: LiteFamily) {
           console_password: input.console_password ?? '',
           vm_name: input.vm_name ?? undefined,
           description: input.description ?? undefined,
-          promocode: input.promocode ?? undefined,
-          pay_invoice_with_cc: input.pay_with_credit_card ?? true,
+          ...orderTerms(input),
         },
         { signal: ctx.signal },
       )
@@ -829,7 +821,7 @@ export function liteVm(family: LiteFamily) {
     async delete(ctx) {
       await inGroup(ctx.client, ctx.prior, (api) => api.deleteVm(ctx.id, { signal: ctx.signal }))
     },
-    unrecoverable: ['promocode', 'pay_with_credit_card', 'rebuild_os', ...(family.migratesToPro ? (['migrate_to_pro'] as const) : [])],
+    unrecoverable: [...ORDER_TIME_INPUTS, 'rebuild_os', ...(family.migratesToPro ? (['migrate_to_pro'] as const) : [])],
     list: {
       // A VM restored from a snapshot is listed by its own type, as its import requires.
       ids: async ({ client, signal }) =>
