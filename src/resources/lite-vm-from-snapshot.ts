@@ -17,7 +17,8 @@ import {
 import type { LiteFamily } from './lite-family.js'
 import { isTerminated, ORDER_TIME_INPUTS, orderInputs, orderTerms } from './ordered-account.js'
 import { accountCheck } from './catalog-rules.js'
-import { consolePasswordAttributes, consoleUserRules, newVmChecks, newVmPrice } from './lite-vm.js'
+import { newVmChecks, newVmPrice } from './lite-vm.js'
+import { consolePasswordAttributes, consoleUserRules } from './lite-vm-attributes.js'
 
 export function liteVmFromSnapshot(family: LiteFamily) {
   const what = `${family.title} VM`
