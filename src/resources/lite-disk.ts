@@ -1,7 +1,7 @@
 /** provider_lite_disk and provider_lite_pro_disk: an extra disk attached to a VM (the extra-disk calls, the other Lite resources' calls). */
 import type { Client, LiteDiskAccount } from '../api/index.js'
 import { growthPrice, productPrice } from './prices.js'
-import { defineResource, int64, range, string } from '../core/index.js'
+import { type AnyResource, defineResource, int64, range, string } from '../core/index.js'
 import {
   cycleAttribute,
   cycleCode,
@@ -21,9 +21,9 @@ import { accountCheck, productAndCycleChecks, productOf, sizeRule } from './cata
 import type { LiteFamily } from './lite-family.js'
 import { ORDER_TIME_INPUTS, orderInputs, orderTerms, payFlag, unlessTerminated } from './ordered-account.js'
 
-export function liteDisk(family: LiteFamily) {
-  const what = `${family.title} disk`
-  const attributes = {
+/** The disk's attributes, built per family (the catalog it names, the VM it attaches to, its minimum size). */
+function diskAttributes(family: LiteFamily) {
+  return {
     product_id: int64({
       required: true,
       createOnly: true,
@@ -57,7 +57,13 @@ export function liteDisk(family: LiteFamily) {
     order_id: string({ computed: true, stable: true, description: 'The order that created the disk.' }),
     raw: rawAttribute,
   }
-  const observe = (account: LiteDiskAccount) => ({
+}
+
+type DiskAttributes = ReturnType<typeof diskAttributes>
+
+/** The one mapping from the API to state, for every read. */
+function observe(account: LiteDiskAccount) {
+  return {
     id: account.account_id,
     account_id: accountNumber(account.account_id),
     product_id: account.product_id,
@@ -68,8 +74,13 @@ export function liteDisk(family: LiteFamily) {
     status: account.status,
     order_id: account.order_id,
     raw: raw(account),
-  })
-  return defineResource<Client, typeof attributes>({
+  }
+}
+
+export function liteDisk(family: LiteFamily): AnyResource {
+  const what = `${family.title} disk`
+  const attributes = diskAttributes(family)
+  return defineResource<Client, DiskAttributes>({
     name: `${family.prefix}_disk`,
     description:
       `An extra disk attached to a ${family.title} VM, billed as its own account. Creating it places an order and waits until ` +
