@@ -241,7 +241,7 @@ describe('methods', () => {
   })
 })
 
-describe('planning', () => {
+describe('planning: create, validation and replacement', () => {
   test('create: defaults applied, computed unknown, optional+computed unknown when unset', () => {
     const plan = planResource(boxDefinition, null, { name: 'alpha' })
     assert.equal(plan.planned.label, 'box-label')
@@ -290,6 +290,9 @@ describe('planning', () => {
     const resumedAndReplaced = planResource(boxDefinition, prior, { name: 'bravo', size: 20 }, { ...waiting, resume: true })
     assert.deepEqual(titles(resumedAndReplaced), [])
   })
+})
+
+describe('planning: order-time, unrecoverable, grow-only and computed values', () => {
   test('changing an order-time input on an existing object records it with a warning naming it, never a replacement', async () => {
     const s = session()
     const prior = await created(s, { name: 'alpha', size: 20, coupon: 'SAVE' })
@@ -401,7 +404,7 @@ describe('planning', () => {
   })
 })
 
-describe('apply', () => {
+describe('apply: update steps', () => {
   test('an update runs only the changed steps, in the definition order, then reads', async () => {
     const s = session()
     const prior = await created(s)
@@ -470,6 +473,9 @@ describe('apply', () => {
     assert.equal(outcome.state?.size, 20, 'the step not run is not recorded')
     assert.match(outcome.diagnostics[0]?.summary ?? '', /Interrupted/)
   })
+})
+
+describe('apply: payment, unknown outcomes and resumed orders', () => {
   test('a change left waiting for payment stays marked when a later step fails, so a refresh keeps its target', async () => {
     const s = session()
     const prior = await created(s)
@@ -592,6 +598,9 @@ describe('apply', () => {
     assert.equal(outcome.state, null)
     assert.equal(outcome.incomplete, false)
   })
+})
+
+describe('apply: reads, import and provider bugs', () => {
   test('gone: a read that finds nothing removes the resource; deleting a gone object succeeds', async () => {
     const s = session()
     const prior = await created(s)

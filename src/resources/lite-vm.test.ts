@@ -25,7 +25,7 @@ async function setup(options: ConstructorParameters<typeof Harness>[0] = {}) {
   return { h, key, config }
 }
 
-describe('provider_lite_vm', () => {
+describe('provider_lite_vm: create', () => {
   test('create orders once, waits for Active and fills every computed field', async () => {
     const { h, config } = await setup()
     const state = await h.create(vm, config)
@@ -106,6 +106,9 @@ describe('provider_lite_vm', () => {
     assert.equal((await h.orders()).by_kind['lite.vm.create'], 1, 'the VM is ordered once')
   })
 
+})
+
+describe('provider_lite_vm: in-place changes and resumed waits', () => {
   test('the in-place steps run in the contract order and each makes exactly its calls', async () => {
     const { h, config } = await setup()
     const second = await h.create(keypair, { name: 'second-key' })
@@ -215,6 +218,9 @@ describe('provider_lite_vm', () => {
     assert.equal((await h.orders()).total, 1)
   })
 
+})
+
+describe('provider_lite_vm: reads, import, validation and plan checks', () => {
   test('out-of-band changes show as drift; an out-of-band deletion reads as gone', async () => {
     const { h, config } = await setup()
     const state = await h.create(vm, config)
