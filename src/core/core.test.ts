@@ -1,3 +1,6 @@
+// Core against the box test resource: name derivation and names in diagnostics, the load-time checks of a
+// definition, planning (defaults, replacements, order-time and grow-only inputs) and the apply engine
+// (ordered update steps, interruptions, unknown outcomes, resumed orders, reads, import, provider bugs).
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import { applyCreate, applyDelete, applyUpdate, importResource, readResource, runMethod, type Session } from './apply.js'

@@ -1,3 +1,5 @@
+// Resource identity: the parts derived from an import id's format or declared with it, the mapping between
+// an id and an identity both ways with each problem named, and the load-time check that refuses a bad one.
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import { boxDefinition } from '../../test/support/box-resource.js'

@@ -1,3 +1,5 @@
+// Listing the objects an API key can see (core/list.ts): each read as an import reads it, the filters and
+// the limit, gone or unreadable objects left out, failures and aborts, and the load-time check of a declaration.
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import { BoxService, boxDefinition } from '../../test/support/box-resource.js'

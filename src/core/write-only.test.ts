@@ -1,3 +1,5 @@
+// Write-only inputs (core/write-only.ts) over a resource holding a secret: the load-time checks of the
+// declaration, the validation rules between the pair, and what plans, states and handlers see of the value.
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import { applyCreate, applyUpdate, importResource, readResource, type Session } from './apply.js'

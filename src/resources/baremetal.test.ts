@@ -1,3 +1,5 @@
+// The Metal resources in process against the emulator: the server's create, in-place steps, actions and
+// import, the keypair, additional IPs and their assignment, elastic storage, and the Metal lookups.
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import { Harness } from '../../test/harness.js'

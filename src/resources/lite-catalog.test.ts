@@ -1,3 +1,5 @@
+// The Lite and Lite Pro catalog lookups against the emulator: the nested product catalog and the OS list
+// of a product, a bad product id refused before any call.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { Harness } from '../../test/harness.js'

@@ -1,3 +1,5 @@
+// Lite snapshots, the VMs restored from them and extra disks, in process against the emulator: ordering,
+// restoring, the payment flag only recorded, and disks that only grow.
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import { Harness } from '../../test/harness.js'

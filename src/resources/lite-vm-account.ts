@@ -15,7 +15,7 @@ import { isTerminated, payFlag } from './ordered-account.js'
 export const vmNoun = (family: LiteFamily) => `${family.title} VM`
 
 /** Where the VM was found: the group's API, its account, and whether it moved to Lite Pro. */
-export type Located = { api: LiteApi; account: LiteVmAccount; migrated: boolean }
+type Located = { api: LiteApi; account: LiteVmAccount; migrated: boolean }
 
 /** The group the VM lives in: a migrated Lite VM answers only under `/lite-pros` (the migration to Lite Pro). */
 export function groups(family: LiteFamily, client: Client, prior: Partial<Vm> | null): LiteApi[] {

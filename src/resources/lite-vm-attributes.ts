@@ -11,7 +11,7 @@ import { orderInputs } from './ordered-account.js'
 export const consoleUserRules = [length({ min: 6, max: 32 }), pattern(/^[A-Za-z0-9.-]*$/, 'letters, digits, hyphens and periods only')]
 // The password states no maximum, so the service's cap of every other string applies (the API's
 // request-body rules: 255 characters); a longer one was refused only by the order.
-export const consolePasswordRules = [
+const consolePasswordRules = [
   length({ min: 8, max: 255 }),
   pattern(/^[A-Za-z0-9]*$/, 'letters and digits only'),
   pattern(/^(?=.*[a-z])(?=.*[A-Z])(?=.*[0-9])/, 'made of at least one upper-case letter, one lower-case letter and one digit'),

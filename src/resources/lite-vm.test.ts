@@ -1,3 +1,6 @@
+// The Lite VM in process against the emulator: the create and what it applies after Active, the in-place
+// steps in the contract order with their resumed waits, and reads, import, validation and plan checks;
+// then the Lite keypair.
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import { Harness } from '../../test/harness.js'
@@ -105,7 +108,6 @@ describe('provider_lite_vm: create', () => {
     assert.equal((await h.orders()).by_kind['lite.vm.storage'], 1, 'the storage upgrade is ordered once')
     assert.equal((await h.orders()).by_kind['lite.vm.create'], 1, 'the VM is ordered once')
   })
-
 })
 
 describe('provider_lite_vm: in-place changes and resumed waits', () => {
@@ -217,7 +219,6 @@ describe('provider_lite_vm: in-place changes and resumed waits', () => {
     assert.match(outcome.diagnostics.map((d) => d.detail).join('\n'), /100001.*Terminated/)
     assert.equal((await h.orders()).total, 1)
   })
-
 })
 
 describe('provider_lite_vm: reads, import, validation and plan checks', () => {
