@@ -168,7 +168,7 @@ export interface UpdateStep<C, A extends Attributes> {
    */
   readonly affects?: readonly (keyof A & string)[]
   /** What the step orders when it is a paid upgrade, priced at plan time (`max_order_total`, the plan's price). */
-  price?(ctx: PlanCheckContext<C, A>): Promise<readonly Quote[] | null>
+  readonly price?: Pricing<PlanCheckContext<C, A>>
   apply(ctx: StepContext<C, A>): Promise<Observed<A> | undefined>
 }
 
@@ -302,7 +302,7 @@ export interface ResourceDefinition<C, A extends Attributes> {
   /** Other types whose objects can move to this one. */
   readonly movesFrom?: readonly MoveFrom<C>[]
   /** What a create (or the new half of a replacement) orders, priced at plan time; absent when it orders nothing paid. */
-  priceCreate?(ctx: CreateCheckContext<C, A>): Promise<readonly Quote[] | null>
+  readonly priceCreate?: Pricing<CreateCheckContext<C, A>>
   create(ctx: CreateContext<C, A>): Promise<Observed<A> & { id: string }>
   /** Finishes a create or step whose order was placed but whose wait did not end; absent when nothing waits. */
   resume?(ctx: ResumeContext<C, A>): Promise<Observed<A> | undefined>
@@ -391,14 +391,15 @@ export interface ProviderDefinition<C, A extends Attributes, F = unknown> {
   readonly orderLimitSetting?: keyof A & string
 }
 
-// biome-ignore lint/suspicious/noExplicitAny: the client and handler contexts of an erased definition; contexts are built by the engine.
+// biome-ignore lint/suspicious/noExplicitAny: the client and attribute types of an erased definition; its contexts are built by the engine.
 type Erased = any
 
 /**
- * The erased form of a definition, as a registry and the engine hold it: the declaration above with
- * its client and attribute types erased, since each definition was type-checked against its own
- * attributes when it was written, and its attribute map (the `key` field) read as Attributes.
- * defineResource, defineMethod and defineDataSource return these.
+ * The erased form of a definition, as a registry and the engine hold it: the one declaration above
+ * with its client and attribute types erased (each definition was type-checked against its own
+ * attributes where it was written), and its attribute map `K` (`attributes`, a method's `inputs`)
+ * typed as Attributes, which the engine reads. defineResource, defineDataSource, defineMethod and
+ * defineProvider return these, so a registry is a plain list of them.
  */
 type Erase<D, K extends keyof D> = Omit<D, K> & { readonly [P in K]: Attributes }
 
