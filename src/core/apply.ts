@@ -241,8 +241,9 @@ async function serverState<C>(
   }
 }
 
+/** The order that made the object, for messages, when its definition keeps it (`order_id`). */
 function orderText(state: ValueMap): string {
-  const order = state.order_id ?? state.orderId
+  const order = state.order_id
   return typeof order === 'string' && order !== '' ? ` (order ${order})` : ''
 }
 
