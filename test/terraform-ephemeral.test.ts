@@ -146,7 +146,7 @@ describe('ephemeral resources: the general rules', () => {
       return { secret: `secret of ${input.name}` }
     },
   })
-  const plain = defineDataSource<unknown, typeof echoAttributes>({ ...echo, name: 'plain', ephemeral: false })
+  const plain = defineDataSource({ ...echo, name: 'plain', ephemeral: false })
   const registry: Registry = { provider: { ...providerDefinition, configure: () => ({}) }, resources: [], dataSources: [echo, plain] }
   let served: Awaited<ReturnType<typeof serve>>
   before(async () => {

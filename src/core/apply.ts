@@ -4,7 +4,7 @@
  * the order journal is told are the provider runtime's (src/server).
  */
 import { isComputed, isInput } from './attributes.js'
-import type { AnyDataSource, AnyMethod, AnyResource, Logger, OperationContext, Quote, TimeoutName } from './definition.js'
+import type { AnyDataSource, AnyMethod, AnyResource, Logger, OperationContext, Quote, TimeoutName } from './definition-types.js'
 import { causeOf, type Diagnostic, error, hasErrors, toDiagnostics, warning } from './diagnostics.js'
 import { knownOrNull, type Plan, type PrivateState, stepsToRun } from './plan.js'
 import { parseDuration, timeoutMs } from './timeouts.js'
@@ -241,8 +241,9 @@ async function serverState<C>(
   }
 }
 
+/** The order that made the object, for messages, when its definition keeps it (`order_id`). */
 function orderText(state: ValueMap): string {
-  const order = state.order_id ?? state.orderId
+  const order = state.order_id
   return typeof order === 'string' && order !== '' ? ` (order ${order})` : ''
 }
 
@@ -264,146 +265,206 @@ async function update<C>(
   priorPrivate: PrivateState,
   session: Session<C>,
 ): Promise<Outcome> {
-  const diagnostics: Diagnostic[] = []
-  const id = String(prior.id)
-  const timeout = timeoutOf(definition, planned, 'update')
-  let current: Record<string, Value> = { ...prior }
-  let remote = false
-  let later = false
-  let waiting: string | undefined
-  const waitingFor = (why: string) => {
-    waiting = why
-  }
-  const base = { ...contextFor(session, diagnostics), id, timeoutMs: timeout, waitingFor }
-  // What an update that stops early hands back: the prior marks plus those earned by the steps that
-  // ran (a wait left for later, a change waiting for payment). Dropping them would let the next
-  // refresh copy the old values over a change already ordered, and the next plan order it again.
-  const earned = (): PrivateState => ({
-    ...priorPrivate,
-    ...(later ? { resume: true } : {}),
-    ...(waiting !== undefined ? { waiting } : {}),
-  })
-  if (priorPrivate.resume && definition.resume) {
-    try {
-      remote = true
-      const resumeLater = () => {
-        later = true
-      }
-      const observed = await definition.resume({
-        ...base,
-        input: handlerInput(definition.attributes, plainInput(planned)),
-        prior: current as never,
-        resumeLater,
-      })
-      current = { ...current, ...(observed as Record<string, Value>) }
-    } catch (thrown) {
-      const failure = failureOf(session, thrown, `Waiting for ${definition.name} ${id} failed`, names(definition))
-      return { state: current, private: priorPrivate, diagnostics: [...diagnostics, ...failure], incomplete: true, cause: thrown }
+  const run = new UpdateRun(definition, prior, planned, priorPrivate, session)
+  // Each part answers an outcome when the update stops there, null to go on.
+  return (await resumeWait(run)) ?? (await runSteps(run)) ?? (await readAfterUpdate(run))
+}
+
+/** One update as it runs: what it was asked, the state it has reached, and the marks its steps earned. */
+class UpdateRun<C> {
+  readonly id: string
+  readonly diagnostics: Diagnostic[] = []
+  /** What every handler of the update is given. */
+  readonly base: OperationContext<C> & { readonly id: string; readonly timeoutMs: number; waitingFor(why: string): void }
+  /** The state so far: the prior, with what the resumed wait and each step did. */
+  current: Record<string, Value>
+  /** Something called the service, so the update ends with a read. */
+  remote = false
+  /** The resumed wait or a step left something for the next apply to finish. */
+  later = false
+  /** What a change waits for (an unpaid invoice), as its handler said. */
+  waiting: string | undefined
+
+  constructor(
+    readonly definition: AnyResource,
+    readonly prior: ValueMap,
+    readonly planned: ValueMap,
+    readonly priorPrivate: PrivateState,
+    readonly session: Session<C>,
+  ) {
+    this.id = String(prior.id)
+    this.current = { ...prior }
+    const timeoutMs = timeoutOf(definition, planned, 'update')
+    this.base = {
+      ...contextFor(session, this.diagnostics),
+      id: this.id,
+      timeoutMs,
+      waitingFor: (why: string) => {
+        this.waiting = why
+      },
     }
   }
+
+  /** The planned inputs as handlers take them. */
+  input(): Record<string, Value> {
+    return handlerInput(this.definition.attributes, plainInput(this.planned))
+  }
+
+  /**
+   * What an update that stops early hands back: the prior marks plus those earned by the steps that
+   * ran (a wait left for later, a change waiting for payment). Dropping them would let the next
+   * refresh copy the old values over a change already ordered, and the next plan order it again.
+   */
+  earned(): PrivateState {
+    return {
+      ...this.priorPrivate,
+      ...(this.later ? { resume: true } : {}),
+      ...(this.waiting !== undefined ? { waiting: this.waiting } : {}),
+    }
+  }
+
+  /** The state reached, for an update that stops early. */
+  reached(): ValueMap {
+    return knownOrNull(this.current) as ValueMap
+  }
+}
+
+/** Finishes the wait a previous apply left (PrivateState.resume), before any step runs. */
+async function resumeWait<C>(run: UpdateRun<C>): Promise<Outcome | null> {
+  const { definition, session } = run
+  if (!run.priorPrivate.resume || !definition.resume) return null
+  try {
+    run.remote = true
+    const resumeLater = () => {
+      run.later = true
+    }
+    const observed = await definition.resume({ ...run.base, input: run.input(), prior: run.current as never, resumeLater })
+    run.current = { ...run.current, ...(observed as Record<string, Value>) }
+    return null
+  } catch (thrown) {
+    const failure = failureOf(session, thrown, `Waiting for ${definition.name} ${run.id} failed`, names(definition))
+    return { state: run.current, private: run.priorPrivate, diagnostics: [...run.diagnostics, ...failure], incomplete: true, cause: thrown }
+  }
+}
+
+/** Runs the steps the plan needs, in order; answers an outcome when one stops the update. */
+async function runSteps<C>(run: UpdateRun<C>): Promise<Outcome | null> {
+  const { definition, prior, planned, session } = run
   for (const scheduled of stepsToRun(definition, prior, planned)) {
     if (session.signal.aborted && !scheduled.recordOnly) {
       // Interrupted: stop at a step boundary with every finished step recorded.
-      diagnostics.push(
+      run.diagnostics.push(
         error(
           'Interrupted',
-          `The update of ${definition.name} ${id} stopped before changing ${scheduled.attributes.join(', ')}; ` +
+          `The update of ${definition.name} ${run.id} stopped before changing ${scheduled.attributes.join(', ')}; ` +
             'the steps already done are recorded, and the next apply continues from here.',
         ),
       )
-      return { state: knownOrNull(current) as ValueMap, private: earned(), diagnostics, incomplete: false }
+      return { state: run.reached(), private: run.earned(), diagnostics: run.diagnostics, incomplete: false }
     }
-    const step = definition.updates[scheduled.index]
-    const moved: Record<string, Value> = {}
-    for (const name of scheduled.attributes) moved[name] = planned[name] ?? null
-    if (!step || scheduled.recordOnly) {
-      current = { ...current, ...moved }
-      continue
-    }
-    remote = true
-    let placed = false
-    try {
-      const observed = await step.apply({
-        ...base,
-        input: handlerInput(definition.attributes, plainInput(planned)),
-        prior: current as never,
-        checkpoint: (partial?: Observed) => {
-          placed = true
-          current = { ...current, ...moved, ...((partial ?? {}) as Record<string, Value>) }
-        },
-      })
-      current = { ...current, ...moved, ...((observed ?? {}) as Record<string, Value>) }
-    } catch (thrown) {
-      if (!placed && outcomeUnknown(thrown)) {
-        // The service may have made the change: what it shows now is recorded, so that a run that
-        // plans from the saved state without reading it first (Pulumi's `up`) does not order it again;
-        // and when it shows the change made, the step is done (its order ran once, unanswered).
-        const server = await serverState(definition, knownOrNull(current) as ValueMap, session, diagnostics)
-        if (server !== null) {
-          current = { ...server }
-          if (scheduled.attributes.every((name) => valuesEqual(server[name] ?? null, planned[name] ?? null))) {
-            diagnostics.push(
-              warning(
-                'The service shows the change',
-                `${causeOf(thrown)} Read afterwards, ${definition.name} ${id} shows the change of ${scheduled.attributes.join(', ')}: ` +
-                  'it took effect, so it is recorded as done and not ordered again.',
-              ),
-            )
-            continue
-          }
-        }
-      }
-      const failure = failureOf(
-        session,
-        thrown,
-        `Updating ${scheduled.attributes.join(', ')} of ${definition.name} ${id} failed`,
-        names(definition),
-      )
-      diagnostics.push(...failure)
-      if (placed) {
-        diagnostics.push(
-          error(
-            'The order was placed and is recorded',
-            `The change of ${scheduled.attributes.join(', ')} was ordered but did not finish: ${causeOf(thrown)}. ` +
-              'It is recorded in state, so the next apply waits for it and does not order it again.',
-          ),
-        )
-      }
-      return {
-        state: knownOrNull(current) as ValueMap,
-        private: placed && definition.resume ? { ...earned(), resume: true } : earned(),
-        diagnostics,
-        incomplete: placed,
-        cause: thrown,
-      }
-    }
+    const stopped = await runStep(run, scheduled)
+    if (stopped) return stopped
   }
-  current = { ...current, timeouts: planned.timeouts ?? null }
-  // A change still waiting for payment stays marked until a read shows it took effect, or a resumed
-  // wait ends without meeting an unpaid invoice again.
-  const stillWaiting = waiting ?? (priorPrivate.resume && definition.resume ? undefined : priorPrivate.waiting)
-  const failing = unfinishedError(session, definition, id, waiting ?? (later ? 'what was asked waits until it is Active' : undefined))
-  // Made an error, an unfinished order is waited for again by the next apply (see applyCreate).
-  const resume = later || (failing.length > 0 && definition.resume !== undefined)
-  const after: PrivateState = { ...(resume ? { resume: true } : {}), ...(stillWaiting !== undefined ? { waiting: stillWaiting } : {}) }
-  if (!remote)
-    return { state: settle(planned, current), private: after, diagnostics: [...diagnostics, ...failing], incomplete: failing.length > 0 }
-  // Inputs that follow the service hold no target of their own: the read reports the current value.
-  const following = Object.keys(definition.attributes).filter((name) => isUnknown(planned[name]) && definition.attributes[name]?.follows)
-  for (const name of following) current[name] = null
+  return null
+}
+
+/** One step: recorded only, or applied; answers an outcome when its failure stops the update. */
+async function runStep<C>(run: UpdateRun<C>, scheduled: ReturnType<typeof stepsToRun>[number]): Promise<Outcome | null> {
+  const { definition, planned, session } = run
+  const step = definition.updates[scheduled.index]
+  const moved: Record<string, Value> = {}
+  for (const name of scheduled.attributes) moved[name] = planned[name] ?? null
+  if (!step || scheduled.recordOnly) {
+    run.current = { ...run.current, ...moved }
+    return null
+  }
+  run.remote = true
+  let placed = false
   try {
-    const observed = await definition.read({ ...base, prior: current as never, importing: false })
-    const state = settle(planned, { ...current, ...(observed ?? {}) })
-    return { state, private: after, diagnostics: [...diagnostics, ...failing], incomplete: failing.length > 0 }
+    const observed = await step.apply({
+      ...run.base,
+      input: run.input(),
+      prior: run.current as never,
+      checkpoint: (partial?: Observed) => {
+        placed = true
+        run.current = { ...run.current, ...moved, ...((partial ?? {}) as Record<string, Value>) }
+      },
+    })
+    run.current = { ...run.current, ...moved, ...((observed ?? {}) as Record<string, Value>) }
+    return null
   } catch (thrown) {
-    diagnostics.push(...failureOf(session, thrown, `Reading ${definition.name} ${id} after the update failed`, names(definition)))
+    if (!placed && outcomeUnknown(thrown) && (await shownDone(run, scheduled.attributes, thrown))) return null
+    const changed = scheduled.attributes.join(', ')
+    run.diagnostics.push(...failureOf(session, thrown, `Updating ${changed} of ${definition.name} ${run.id} failed`, names(definition)))
+    if (placed) {
+      run.diagnostics.push(
+        error(
+          'The order was placed and is recorded',
+          `The change of ${changed} was ordered but did not finish: ${causeOf(thrown)}. ` +
+            'It is recorded in state, so the next apply waits for it and does not order it again.',
+        ),
+      )
+    }
     return {
-      state: knownOrNull(current) as ValueMap,
-      private: after,
-      diagnostics: [...diagnostics, ...failing],
-      incomplete: failing.length > 0,
+      state: run.reached(),
+      private: placed && definition.resume ? { ...run.earned(), resume: true } : run.earned(),
+      diagnostics: run.diagnostics,
+      incomplete: placed,
       cause: thrown,
     }
+  }
+}
+
+/**
+ * After a step whose outcome is unknown: the service may have made the change. What it shows now is
+ * recorded, so that a run that plans from the saved state without reading it first (Pulumi's `up`)
+ * does not order it again; and when it shows the change made, the step is done (its order ran once,
+ * unanswered): true.
+ */
+async function shownDone<C>(run: UpdateRun<C>, attributes: readonly string[], thrown: unknown): Promise<boolean> {
+  const { definition, planned } = run
+  const server = await serverState(definition, run.reached(), run.session, run.diagnostics)
+  if (server === null) return false
+  run.current = { ...server }
+  if (!attributes.every((name) => valuesEqual(server[name] ?? null, planned[name] ?? null))) return false
+  run.diagnostics.push(
+    warning(
+      'The service shows the change',
+      `${causeOf(thrown)} Read afterwards, ${definition.name} ${run.id} shows the change of ${attributes.join(', ')}: ` +
+        'it took effect, so it is recorded as done and not ordered again.',
+    ),
+  )
+  return true
+}
+
+/** The end of an update whose steps all ran: the marks it leaves, and a read when anything called the service. */
+async function readAfterUpdate<C>(run: UpdateRun<C>): Promise<Outcome> {
+  const { definition, planned, priorPrivate, session, diagnostics } = run
+  run.current = { ...run.current, timeouts: planned.timeouts ?? null }
+  // A change still waiting for payment stays marked until a read shows it took effect, or a resumed
+  // wait ends without meeting an unpaid invoice again.
+  const stillWaiting = run.waiting ?? (priorPrivate.resume && definition.resume ? undefined : priorPrivate.waiting)
+  const failing = unfinishedError(
+    session,
+    definition,
+    run.id,
+    run.waiting ?? (run.later ? 'what was asked waits until it is Active' : undefined),
+  )
+  // Made an error, an unfinished order is waited for again by the next apply (see applyCreate).
+  const resume = run.later || (failing.length > 0 && definition.resume !== undefined)
+  const after: PrivateState = { ...(resume ? { resume: true } : {}), ...(stillWaiting !== undefined ? { waiting: stillWaiting } : {}) }
+  // Read when the outcome is made: the handlers' warnings so far are among the diagnostics.
+  const finished = () => ({ private: after, diagnostics: [...diagnostics, ...failing], incomplete: failing.length > 0 })
+  if (!run.remote) return { state: settle(planned, run.current), ...finished() }
+  // Inputs that follow the service hold no target of their own: the read reports the current value.
+  const following = Object.keys(definition.attributes).filter((name) => isUnknown(planned[name]) && definition.attributes[name]?.follows)
+  for (const name of following) run.current[name] = null
+  try {
+    const observed = await definition.read({ ...run.base, prior: run.current as never, importing: false })
+    return { state: settle(planned, { ...run.current, ...(observed ?? {}) }), ...finished() }
+  } catch (thrown) {
+    diagnostics.push(...failureOf(session, thrown, `Reading ${definition.name} ${run.id} after the update failed`, names(definition)))
+    return { state: run.reached(), ...finished(), cause: thrown }
   }
 }
 
@@ -787,7 +848,7 @@ export async function pricePlan<C>(definition: AnyResource, prior: ValueMap | nu
         asks.push({ what, ask: async () => null })
         continue
       }
-      asks.push({ what, ask: () => price({ ...context, id: String(prior.id), prior: stepPrior, input }) })
+      asks.push({ what, ask: () => price({ ...context, id: String(prior.id), prior: stepPrior as never, input }) })
     }
   }
   const orders: PricedOrder[] = []

@@ -122,8 +122,17 @@ export type ValueOf<T extends TypeSpec> = T extends { kind: 'string' }
             ? ObjectOf<A>
             : never
 
-/** The object an attribute map describes; every attribute may be null. */
-export type ObjectOf<A extends Attributes> = { [K in keyof A]: A[K] extends Attribute<infer T> ? ValueOf<T> | null : never }
+/**
+ * The object an attribute map describes; every attribute may be null. The attributes of an erased
+ * definition (AnyResource) are `any` to the compiler, and so are the values of their objects: the
+ * engine fills those from the value model, checked at run time.
+ */
+export type ObjectOf<A extends Attributes> = 0 extends 1 & A
+  ? { readonly [name: string]: Erased }
+  : { [K in keyof A]: A[K] extends Attribute<infer T> ? ValueOf<T> | null : never }
+
+// biome-ignore lint/suspicious/noExplicitAny: the values of an erased definition's objects (see ObjectOf).
+type Erased = any
 
 /** Whether the user may set the attribute. */
 export function isInput(attribute: AttributeFlags): boolean {

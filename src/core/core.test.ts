@@ -1,10 +1,14 @@
+// Core against the box test resource: name derivation and names in diagnostics, the load-time checks of a
+// definition, planning (defaults, replacements, order-time and grow-only inputs) and the apply engine
+// (ordered update steps, interruptions, unknown outcomes, resumed orders, reads, import, provider bugs).
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import { applyCreate, applyDelete, applyUpdate, importResource, readResource, runMethod, type Session } from './apply.js'
-import { int64, string } from './attributes.js'
-import { checkResource, DefinitionError, defineMethod, defineResource, silentLogger } from './definition.js'
+import { type Attribute, int64, string } from './attributes.js'
+import { checkResource, DefinitionError, defineMethod, defineResource } from './definition.js'
+import { silentLogger } from './definition-types.js'
 import { error, renderNames, toDiagnostics, verbatim } from './diagnostics.js'
-import { nonRoundTripping, toCamel, toPascal, toSnake } from './names.js'
+import { nameProblems, toCamel, toPascal, toSnake } from './names.js'
 import { planResource } from './plan.js'
 import { BoxService, boxDefinition } from '../../test/support/box-resource.js'
 import { durationProblem, parseDuration, timeoutMs } from './timeouts.js'
@@ -30,9 +34,14 @@ describe('names', () => {
     assert.equal(toPascal('baremetal_additional_ip'), 'BaremetalAdditionalIp')
     assert.equal(toPascal('lite_vm'), 'LiteVm')
   })
-  test('names that would not survive the round trip are caught', () => {
-    assert.deepEqual(nonRoundTripping(['product_id', 'productId', 'ip_v4_address', 'vm__name', 'p4']), ['vm__name'])
-    assert.deepEqual(nonRoundTripping(['a_1b']), ['a_1b'])
+  test('only snake_case names that survive the round trip are canonical, and a refusal names the name and the rule', () => {
+    assert.deepEqual(nameProblems('attribute', ['product_id', 'ip_v4_address', 'p4', 'pay_with_credit_card']), [])
+    const refused = nameProblems('attribute', ['productId', 'vm__name', 'Name', 'a_1b'])
+    assert.equal(refused.length, 4)
+    for (const [index, name] of ['productId', 'vm__name', 'Name'].entries()) {
+      assert.match(refused[index]!, new RegExp(`^attribute ${name} is not snake_case: .*lower-case words.*e\\.g\\. product_id`))
+    }
+    assert.match(refused[3]!, /^attribute a_1b does not survive the snake\/camel round trip \(a1b reads back as a1b\)/)
   })
 })
 
@@ -170,15 +179,19 @@ describe('definition check', () => {
     const updates = boxDefinition.updates.map((step, index) => (index === 0 ? { ...step, affects: ['label'] as never } : step))
     assert.throws(() => checkResource({ ...boxDefinition, updates }), /update step 0 affects label, which is not a read-only attribute/)
   })
-  test('reserved and non-round-tripping names are refused', () => {
+  test('reserved names and names that are not snake_case are refused', () => {
     assert.throws(
       () =>
         checkResource({
           ...boxDefinition,
-          attributes: { id: string({ computed: true, description: 'x' }), bad__name: int64({ computed: true, description: 'y' }) },
+          attributes: {
+            id: string({ computed: true, description: 'x' }),
+            bad__name: int64({ computed: true, description: 'y' }),
+            badName: int64({ computed: true, description: 'z' }),
+          },
           updates: [],
         }),
-      /id is reserved.*bad__name does not survive/,
+      /id is reserved.*attribute bad__name is not snake_case.*attribute badName is not snake_case/,
     )
   })
 })
@@ -223,7 +236,7 @@ describe('methods', () => {
       (e: unknown) =>
         e instanceof DefinitionError &&
         /two methods are named restart/.test(e.message) &&
-        /method Restart is not a snake_case name/.test(e.message) &&
+        /method Restart is not snake_case/.test(e.message) &&
         /method Restart has a timeout that is not a duration/.test(e.message) &&
         /method Restart: at must be a plain required or optional argument/.test(e.message),
     )
@@ -231,7 +244,7 @@ describe('methods', () => {
   })
 })
 
-describe('planning', () => {
+describe('planning: create, validation and replacement', () => {
   test('create: defaults applied, computed unknown, optional+computed unknown when unset', () => {
     const plan = planResource(boxDefinition, null, { name: 'alpha' })
     assert.equal(plan.planned.label, 'box-label')
@@ -280,6 +293,9 @@ describe('planning', () => {
     const resumedAndReplaced = planResource(boxDefinition, prior, { name: 'bravo', size: 20 }, { ...waiting, resume: true })
     assert.deepEqual(titles(resumedAndReplaced), [])
   })
+})
+
+describe('planning: order-time, unrecoverable, grow-only and computed values', () => {
   test('changing an order-time input on an existing object records it with a warning naming it, never a replacement', async () => {
     const s = session()
     const prior = await created(s, { name: 'alpha', size: 20, coupon: 'SAVE' })
@@ -307,7 +323,7 @@ describe('planning', () => {
     assert.deepEqual(replaced.diagnostics, [])
   })
   test('an order-time input is neither create-only nor named by an update step', () => {
-    const coupon = { ...boxDefinition.attributes.coupon, orderTime: true } as typeof boxDefinition.attributes.coupon
+    const coupon: Attribute = { ...boxDefinition.attributes.coupon!, orderTime: true }
     assert.throws(
       () => checkResource({ ...boxDefinition, attributes: { ...boxDefinition.attributes, coupon: { ...coupon, createOnly: true } } }),
       /coupon is an order-time input, so it cannot be create-only/,
@@ -391,7 +407,7 @@ describe('planning', () => {
   })
 })
 
-describe('apply', () => {
+describe('apply: update steps', () => {
   test('an update runs only the changed steps, in the definition order, then reads', async () => {
     const s = session()
     const prior = await created(s)
@@ -460,6 +476,9 @@ describe('apply', () => {
     assert.equal(outcome.state?.size, 20, 'the step not run is not recorded')
     assert.match(outcome.diagnostics[0]?.summary ?? '', /Interrupted/)
   })
+})
+
+describe('apply: payment, unknown outcomes and resumed orders', () => {
   test('a change left waiting for payment stays marked when a later step fails, so a refresh keeps its target', async () => {
     const s = session()
     const prior = await created(s)
@@ -582,6 +601,9 @@ describe('apply', () => {
     assert.equal(outcome.state, null)
     assert.equal(outcome.incomplete, false)
   })
+})
+
+describe('apply: reads, import and provider bugs', () => {
   test('gone: a read that finds nothing removes the resource; deleting a gone object succeeds', async () => {
     const s = session()
     const prior = await created(s)
@@ -609,7 +631,7 @@ describe('apply', () => {
     assert.match(bad.diagnostics[0]?.detail ?? '', /<id>, e\.g\. 1: expected digits/)
   })
   test("a programming error is reported as a provider bug, never as the user's fault", async () => {
-    const broken = defineResource<BoxService, typeof boxDefinition.attributes>({
+    const broken = defineResource({
       ...boxDefinition,
       async create() {
         throw new TypeError('x is undefined')

@@ -1,7 +1,10 @@
+// Resource identity: the parts derived from an import id's format or declared with it, the mapping between
+// an id and an identity both ways with each problem named, and the load-time check that refuses a bad one.
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import { boxDefinition } from '../../test/support/box-resource.js'
-import { type AnyResource, checkResource, DefinitionError, type ImportId } from './definition.js'
+import { checkResource, DefinitionError } from './definition.js'
+import type { AnyResource, ImportId } from './definition-types.js'
 import { resourceIdentity } from './identity.js'
 
 /** The box with another import id. */
@@ -10,13 +13,13 @@ function boxWith(importId: ImportId): AnyResource {
 }
 
 const pair: ImportId = {
-  format: '<serverId>:<ipId>',
+  format: '<server_id>:<ip_id>',
   example: '10:20',
   parse: (text) =>
     /^[0-9]+:[0-9]+$/.test(text) ? { id: text } : { error: `expected two ids joined by a colon, got ${JSON.stringify(text)}` },
   parts: [
-    { name: 'serverId', type: 'int64', description: 'The server.' },
-    { name: 'ipId', type: 'int64', description: 'The IP.' },
+    { name: 'server_id', type: 'int64', description: 'The server.' },
+    { name: 'ip_id', type: 'int64', description: 'The IP.' },
   ],
   separator: ':',
 }
@@ -50,20 +53,20 @@ describe('resource identity', () => {
 
   test('declared whole-number parts: the id and the identity map to each other, and every problem is named', () => {
     const identity = resourceIdentity(boxWith(pair))
-    assert.deepEqual(identity.of('10:20'), { serverId: 10, ipId: 20 })
+    assert.deepEqual(identity.of('10:20'), { server_id: 10, ip_id: 20 })
     assert.equal(identity.of('10'), null)
     assert.equal(identity.of('10:x'), null)
     assert.equal(identity.of('10:99999999999999999999'), null, 'beyond a safe integer')
-    assert.deepEqual(identity.idOf({ serverId: 10, ipId: 20 }), { id: '10:20' })
-    assert.deepEqual(identity.idOf({ serverId: 1.5, ipId: null }), {
-      error: 'serverId must be a whole number of 0 or more, got 1.5; ipId is required',
+    assert.deepEqual(identity.idOf({ server_id: 10, ip_id: 20 }), { id: '10:20' })
+    assert.deepEqual(identity.idOf({ server_id: 1.5, ip_id: null }), {
+      error: 'server_id must be a whole number of 0 or more, got 1.5; ip_id is required',
     })
-    assert.deepEqual(identity.idOf({ serverId: '10', ipId: -1 }), {
-      error: 'serverId must be a whole number of 0 or more, got "10"; ipId must be a whole number of 0 or more, got -1',
+    assert.deepEqual(identity.idOf({ server_id: '10', ip_id: -1 }), {
+      error: 'server_id must be a whole number of 0 or more, got "10"; ip_id must be a whole number of 0 or more, got -1',
     })
     // A whole number a front end received beyond a double's exact range: named as written, not rounded.
-    assert.deepEqual(identity.idOf({ serverId: 9223372036854775807n, ipId: 20 }), {
-      error: 'serverId must be a whole number of 0 or more, no larger than 9007199254740991, got 9223372036854775807',
+    assert.deepEqual(identity.idOf({ server_id: 9223372036854775807n, ip_id: 20 }), {
+      error: 'server_id must be a whole number of 0 or more, no larger than 9007199254740991, got 9223372036854775807',
     })
   })
 
@@ -76,8 +79,8 @@ describe('resource identity', () => {
     refused({ format: 'an id', example: '1', parse: (text) => ({ id: text }) }, /import id format an id is not <part> placeholders/)
     refused({ format: '<a>:<b>/<c>', example: '1:2/3', parse: (text) => ({ id: text }) }, /must declare its parts/)
     refused({ ...pair, separator: '' }, /several parts but no separator/)
-    refused({ ...pair, parts: [pair.parts?.[0], pair.parts?.[0]] as never }, /identity part serverId is declared twice/)
-    refused({ ...pair, parts: [{ name: 'Server', type: 'int64', description: 'x' }] }, /identity part Server does not survive/)
+    refused({ ...pair, parts: [pair.parts?.[0], pair.parts?.[0]] as never }, /identity part server_id is declared twice/)
+    refused({ ...pair, parts: [{ name: 'Server', type: 'int64', description: 'x' }] }, /identity part Server is not snake_case/)
     refused({ ...pair, parts: [{ name: 'server', type: 'int64', description: '' }] }, /identity part server has no description/)
     assert.doesNotThrow(() => checkResource(boxWith(pair)))
   })

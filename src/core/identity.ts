@@ -4,8 +4,8 @@
  * id. Every resource has one, derived from its import id: the id's parts are the identity's
  * attributes, so the id and the identity map to each other with no handler of the resource's own.
  */
-import type { AnyResource, IdentityPart, ImportId } from './definition.js'
-import { nonRoundTripping } from './names.js'
+import type { AnyResource, IdentityPart, ImportId } from './definition-types.js'
+import { nameProblems } from './names.js'
 
 /** An identity's values by canonical part name: a string or a whole number each. */
 export type IdentityValues = Readonly<Record<string, string | number>>
@@ -55,7 +55,7 @@ export function identityProblems(definition: AnyResource): string[] {
   const names = parts.map((p) => p.name)
   for (const name of new Set(names))
     if (names.indexOf(name) !== names.lastIndexOf(name)) problems.push(`identity part ${name} is declared twice`)
-  for (const bad of nonRoundTripping(names)) problems.push(`identity part ${bad} does not survive the snake/camel round trip`)
+  problems.push(...nameProblems('identity part', names))
   for (const part of parts) if (!part.description) problems.push(`identity part ${part.name} has no description`)
   return problems
 }

@@ -4,6 +4,7 @@
 export * from './apply.js'
 export * from './attributes.js'
 export * from './definition.js'
+export * from './definition-types.js'
 export * from './diagnostics.js'
 export * from './identity.js'
 export * from './list.js'

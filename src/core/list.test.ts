@@ -1,8 +1,11 @@
+// Listing the objects an API key can see (core/list.ts): each read as an import reads it, the filters and
+// the limit, gone or unreadable objects left out, failures and aborts, and the load-time check of a declaration.
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import { BoxService, boxDefinition } from '../../test/support/box-resource.js'
 import type { Session } from './apply.js'
-import { type AnyResource, checkResource, DefinitionError, silentLogger } from './definition.js'
+import { checkResource, DefinitionError } from './definition.js'
+import { type AnyResource, silentLogger } from './definition-types.js'
 import { type ListEvent, listResources } from './list.js'
 
 /** The test box, listable: its ids in the service's order, two filters, shown by its name. */
@@ -133,7 +136,7 @@ describe('listing', () => {
       { ...list, filters: { owner: { attribute: 'owner', match: 'equals', description: 'x' } } },
       /list filter owner reads unknown attribute owner/,
     )
-    bad({ ...list, filters: { Name: { attribute: 'name', match: 'equals', description: 'x' } } }, /list filter Name does not survive/)
+    bad({ ...list, filters: { Name: { attribute: 'name', match: 'equals', description: 'x' } } }, /list filter Name is not snake_case/)
     bad({ ...list, filters: { name: { attribute: 'name', match: 'equals', description: '' } } }, /list filter name has no description/)
     bad({ ...list, displayName: 'title' }, /list displayName names unknown attribute title/)
     assert.doesNotThrow(() => checkResource(box))

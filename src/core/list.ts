@@ -5,7 +5,7 @@
  */
 import { failureOf, importResource, type Session } from './apply.js'
 import { type Attributes, string } from './attributes.js'
-import type { AnyResource, ListFilter } from './definition.js'
+import type { AnyResource, ListFilter } from './definition-types.js'
 import { type Diagnostic, hasErrors, warning } from './diagnostics.js'
 import { oneOf } from './validators.js'
 import type { ValueMap } from './values.js'

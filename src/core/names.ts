@@ -17,13 +17,25 @@ export function toPascal(name: string): string {
   return camel.charAt(0).toUpperCase() + camel.slice(1)
 }
 
-/** The names that are neither plain snake_case nor plain camelCase, or do not survive snake → camel → snake and camel → snake → camel; a definition must have none. */
-export function nonRoundTripping(names: readonly string[]): string[] {
-  return names.filter((name) => {
-    if (!/^[a-z][a-z0-9]*(?:_[a-z0-9]+)*$/.test(name) && !/^[a-z][a-zA-Z0-9]*$/.test(name)) return true
-    const snake = toSnake(name)
-    const camel = toCamel(snake)
-    return toSnake(camel) !== snake || toCamel(toSnake(camel)) !== camel
+/** A canonical name: words of lower-case letters and digits joined by single underscores, starting with a letter. */
+const SNAKE_CASE = /^[a-z][a-z0-9]*(?:_[a-z0-9]+)*$/
+
+/**
+ * What is wrong with each name as a canonical name, one message per bad name, each naming it (`what`
+ * says what it names: "attribute", "list filter"). A definition writes every name once, in
+ * snake_case, and each client's spelling is derived from it (Terraform's as written, Pulumi's by
+ * toCamel), so a name must also come back from its camelCase spelling unchanged.
+ */
+export function nameProblems(what: string, names: readonly string[]): string[] {
+  return names.flatMap((name) => {
+    if (!SNAKE_CASE.test(name)) {
+      return [
+        `${what} ${name} is not snake_case: a definition names everything in snake_case (lower-case words of letters and digits ` +
+          "joined by single underscores, e.g. product_id), and each client's spelling is derived from that one name",
+      ]
+    }
+    const back = toSnake(toCamel(name))
+    return back === name ? [] : [`${what} ${name} does not survive the snake/camel round trip (${toCamel(name)} reads back as ${back})`]
   })
 }
 

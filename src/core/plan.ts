@@ -1,6 +1,7 @@
 /** Planning: defaults, replacement, grow-only, actions and which update steps an apply will run. */
 import { type Attribute, isComputed, isInput } from './attributes.js'
-import { type AnyResource, recordOnly } from './definition.js'
+import { recordOnly } from './definition.js'
+import type { AnyResource } from './definition-types.js'
 import { type Diagnostic, error, hasErrors, warning } from './diagnostics.js'
 import { validateConfig } from './validate.js'
 import { isEmpty, isUnknown, UNKNOWN, type Value, type ValueMap, valuesEqual } from './values.js'

@@ -1,5 +1,5 @@
 /** Operation timeouts: durations written as in Terraform ("20m", "1h30m", "45s", "500ms"). */
-import type { TimeoutDefaults, TimeoutName } from './definition.js'
+import type { TimeoutDefaults, TimeoutName } from './definition-types.js'
 
 const DURATION = /^(?:(\d+)h)?(?:(\d+)m(?!s))?(?:(\d+)s)?(?:(\d+)ms)?$/
 

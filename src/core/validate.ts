@@ -1,6 +1,6 @@
 /** Plan-time validation: every issue at once, each with its attribute path; unknown values wait. */
 import type { Attribute, Attributes, TypeSpec } from './attributes.js'
-import type { TimeoutDefaults } from './definition.js'
+import type { TimeoutDefaults } from './definition-types.js'
 import { type Diagnostic, error, type Path } from './diagnostics.js'
 import { durationProblem } from './timeouts.js'
 import { isUnknown, type ValueMap } from './values.js'

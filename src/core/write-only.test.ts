@@ -1,8 +1,11 @@
+// Write-only inputs (core/write-only.ts) over a resource holding a secret: the load-time checks of the
+// declaration, the validation rules between the pair, and what plans, states and handlers see of the value.
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import { applyCreate, applyUpdate, importResource, readResource, type Session } from './apply.js'
 import { type Attribute, type Attributes, int64, string } from './attributes.js'
-import { type AnyResource, checkResource, DefinitionError, defineDataSource, recordOnly, silentLogger } from './definition.js'
+import { checkResource, DefinitionError, defineDataSource, recordOnly } from './definition.js'
+import { type AnyResource, silentLogger } from './definition-types.js'
 import { planResource } from './plan.js'
 import { validateConfig } from './validate.js'
 import { UNKNOWN, type ValueMap } from './values.js'

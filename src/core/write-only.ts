@@ -16,7 +16,7 @@
  * service's).
  */
 import { type Attribute, type Attributes, isComputed, isInput, type TypeSpec, type WriteOnly } from './attributes.js'
-import type { AnyResource } from './definition.js'
+import type { AnyResource } from './definition-types.js'
 import { type Diagnostic, error } from './diagnostics.js'
 import type { Value, ValueMap } from './values.js'
 import { isUnknown, UNKNOWN, valuesEqual } from './values.js'

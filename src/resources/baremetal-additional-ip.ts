@@ -1,7 +1,7 @@
 /** Additional IPs and their assignment to servers (the additional-IP calls, the Metal resources' calls). */
 import type { AdditionalIpAccount, Client, IpAssignment } from '../api/index.js'
 import { productPrice } from './prices.js'
-import { bool, defineResource, int64, string } from '../core/index.js'
+import { defineResource, int64, string } from '../core/index.js'
 import {
   cycleAttribute,
   cycleCode,
@@ -18,11 +18,12 @@ import {
   accountNumber,
 } from './billing.js'
 import { liveAccount, productAndCycleChecks, quoted } from './catalog-rules.js'
+import { isTerminated, ORDER_TIME_INPUTS, orderInputs, orderTerms, unlessTerminated } from './ordered-account.js'
 
 const what = 'additional IP'
 
 const ipAttributes = {
-  productId: int64({
+  product_id: int64({
     required: true,
     createOnly: true,
     validate: [rules.id],
@@ -36,35 +37,24 @@ const ipAttributes = {
     validate: textRules.free,
     description: 'The region, from `baremetalAdditionalIpRegions`.',
   }),
-  promocode: string({
-    optional: true,
-    orderTime: true,
-    validate: textRules.promocode,
-    description: 'A promotion code for the first invoice.',
-  }),
-  payWithCreditCard: bool({
-    optional: true,
-    default: true,
-    orderTime: true,
-    description: 'Charge the card on file for the order; `false` leaves the invoice unpaid.',
-  }),
-  accountId: accountIdAttribute,
+  ...orderInputs('the order'),
+  account_id: accountIdAttribute,
   status: string({ computed: true, description: 'The IP account status.' }),
-  ipAddress: string({ computed: true, description: 'The IPv4 address, known once the IP is Active.' }),
-  createdAt: string({ computed: true, stable: true, description: 'Creation date, `YYYY-MM-DD`.' }),
+  ip_address: string({ computed: true, description: 'The IPv4 address, known once the IP is Active.' }),
+  created_at: string({ computed: true, stable: true, description: 'Creation date, `YYYY-MM-DD`.' }),
   raw: rawAttribute,
 }
 
 function observeIp(account: AdditionalIpAccount) {
   return {
     id: account.account_id,
-    accountId: accountNumber(account.account_id),
-    productId: account.product_id,
+    account_id: accountNumber(account.account_id),
+    product_id: account.product_id,
     cycle: cycleCode(account.billingcycle) ?? undefined,
     region: account.extra_details.region,
     status: account.status,
-    ipAddress: account.extra_details.ip_address,
-    createdAt: account.date_created,
+    ip_address: account.extra_details.ip_address,
+    created_at: account.date_created,
     raw: raw(account),
   }
 }
@@ -78,12 +68,12 @@ export const baremetalAdditionalIp = defineResource<Client, typeof ipAttributes>
   timeouts: { create: '60m', delete: '10m' },
   attributes: ipAttributes,
   updates: [],
-  priceCreate: productPrice<typeof ipAttributes>({ product: 'productId', cycle: 'cycle' }, (client, signal) =>
+  priceCreate: productPrice<typeof ipAttributes>({ product: 'product_id', cycle: 'cycle' }, (client, signal) =>
     client.additionalIps.listProducts({ signal }),
   ),
   createChecks: [
     ...productAndCycleChecks<typeof ipAttributes>(
-      { product: 'productId', cycle: 'cycle' },
+      { product: 'product_id', cycle: 'cycle' },
       'baremetal_additional_ip_products',
       (client, signal) => client.additionalIps.listProducts({ signal }),
     ),
@@ -99,11 +89,10 @@ export const baremetalAdditionalIp = defineResource<Client, typeof ipAttributes>
     const { input, client, signal } = ctx
     const order = await client.additionalIps.createIp(
       {
-        product_id: input.productId ?? 0,
+        product_id: input.product_id ?? 0,
         cycle: input.cycle ?? '',
         region: input.region ?? undefined,
-        promocode: input.promocode ?? undefined,
-        pay_invoice_with_cc: input.payWithCreditCard ?? true,
+        ...orderTerms(input),
       },
       { signal },
     )
@@ -115,25 +104,25 @@ export const baremetalAdditionalIp = defineResource<Client, typeof ipAttributes>
   },
   async read({ client, id, signal }) {
     const account = await client.additionalIps.getIp(id, { signal })
-    return account.status === 'Terminated' ? null : observeIp(account)
+    return unlessTerminated(account, observeIp)
   },
   async delete({ client, id, signal }) {
     await client.additionalIps.deleteIp(id, { signal })
   },
-  unrecoverable: ['promocode', 'payWithCreditCard'],
+  unrecoverable: ORDER_TIME_INPUTS,
   list: {
     ids: async ({ client, signal }) => (await client.additionalIps.listIps({ signal })).map((ip) => ip.account_id),
     filters: {
       region: { attribute: 'region', match: 'equals', description: 'Only IPs of this region, e.g. `wjv-1`.' },
       status: statusFilter('IPs'),
     },
-    displayName: 'ipAddress',
+    displayName: 'ip_address',
   },
 })
 
 const assignmentAttributes = {
-  additionalIpId: int64({ required: true, createOnly: true, validate: [rules.id], description: 'The additional IP (its account id).' }),
-  metalAccountId: int64({
+  additional_ip_id: int64({ required: true, createOnly: true, validate: [rules.id], description: 'The additional IP (its account id).' }),
+  metal_account_id: int64({
     required: true,
     createOnly: true,
     validate: [rules.id],
@@ -146,14 +135,14 @@ const assignmentAttributes = {
 function observeAssignment(assignment: IpAssignment) {
   return {
     id: `${assignment.metal_account_id}:${assignment.additional_ip_id}`,
-    additionalIpId: Number(assignment.additional_ip_id),
-    metalAccountId: Number(assignment.metal_account_id),
+    additional_ip_id: Number(assignment.additional_ip_id),
+    metal_account_id: Number(assignment.metal_account_id),
     status: assignment.status,
     raw: raw(assignment),
   }
 }
 
-/** `<metalAccountId>:<additionalIpId>` → both ids. */
+/** `<metal_account_id>:<additional_ip_id>` → both ids. */
 function splitId(id: string): [string, string] {
   const [server = '', ip = ''] = id.split(':')
   return [server, ip]
@@ -165,13 +154,13 @@ export const baremetalAdditionalIpAssignment = defineResource<Client, typeof ass
     'Routes an additional IP to a Metal server. An IP serves one server at a time, so moving it to another server deletes ' +
     'the old assignment before creating the new one. Assignments are not billed and take effect at once.',
   importId: {
-    format: '<metalAccountId>:<additionalIpId>',
+    format: '<metal_account_id>:<additional_ip_id>',
     example: '100070:100080',
     parse: (text) =>
       /^[0-9]+:[0-9]+$/.test(text) ? { id: text } : { error: `expected two account ids joined by a colon, got ${JSON.stringify(text)}` },
     parts: [
-      { name: 'metalAccountId', type: 'int64', description: 'The account id of the Metal server.' },
-      { name: 'additionalIpId', type: 'int64', description: 'The account id of the additional IP.' },
+      { name: 'metal_account_id', type: 'int64', description: 'The account id of the Metal server.' },
+      { name: 'additional_ip_id', type: 'int64', description: 'The account id of the additional IP.' },
     ],
     separator: ':',
   },
@@ -182,22 +171,22 @@ export const baremetalAdditionalIpAssignment = defineResource<Client, typeof ass
   // The old assignment is deleted first: what the new one needs is checked before, at plan.
   createChecks: [
     {
-      attribute: 'additionalIpId',
+      attribute: 'additional_ip_id',
       async check({ client, input, signal }) {
-        return liveAccount(() => client.additionalIps.getIp(input.additionalIpId ?? 0, { signal }), 'an additional IP')
+        return liveAccount(() => client.additionalIps.getIp(input.additional_ip_id ?? 0, { signal }), 'an additional IP')
       },
     },
     {
-      attribute: 'metalAccountId',
+      attribute: 'metal_account_id',
       async check({ client, input, signal }) {
-        return liveAccount(() => client.baremetals.getServer(input.metalAccountId ?? 0, { signal }), 'a Metal server')
+        return liveAccount(() => client.baremetals.getServer(input.metal_account_id ?? 0, { signal }), 'a Metal server')
       },
     },
   ],
   async create({ client, input, signal }) {
     const assignment = await client.additionalIps.assign(
-      input.additionalIpId ?? 0,
-      { metal_account_id: input.metalAccountId ?? 0 },
+      input.additional_ip_id ?? 0,
+      { metal_account_id: input.metal_account_id ?? 0 },
       { signal },
     )
     return observeAssignment(assignment)
@@ -215,20 +204,20 @@ export const baremetalAdditionalIpAssignment = defineResource<Client, typeof ass
     async ids({ client, signal }) {
       const ids: string[] = []
       for (const ip of await client.additionalIps.listIps({ signal })) {
-        if (ip.status === 'Terminated') continue
+        if (isTerminated(ip)) continue
         for (const a of await client.additionalIps.listAssignments(ip.account_id, { signal })) ids.push(observeAssignment(a).id)
       }
       return ids
     },
     filters: {
-      metalAccountId: {
-        attribute: 'metalAccountId',
+      metal_account_id: {
+        attribute: 'metal_account_id',
         match: 'equals',
         validate: [rules.digits],
         description: 'Only the assignments to the server with this account id.',
       },
-      additionalIpId: {
-        attribute: 'additionalIpId',
+      additional_ip_id: {
+        attribute: 'additional_ip_id',
         match: 'equals',
         validate: [rules.digits],
         description: 'Only the assignments of the IP with this account id.',

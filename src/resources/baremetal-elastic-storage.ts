@@ -1,7 +1,7 @@
 /** provider:index:BaremetalElasticStorage (provider_baremetal_elastic_storage): a volume bound to a server (the elastic-storage calls). */
 import type { Client, ElasticStorageAccount } from '../api/index.js'
 import { billingOf, growthPrice, known, productLabel, productPrice, quote } from './prices.js'
-import { bool, defineResource, int64, type OperationContext, range, string } from '../core/index.js'
+import { defineResource, int64, type OperationContext, range, string } from '../core/index.js'
 import {
   cycleAttribute,
   cycleCode,
@@ -18,19 +18,20 @@ import {
   accountNumber,
 } from './billing.js'
 import { accountCheck, productAndCycleChecks, productOf, productRule, sizeRule } from './catalog-rules.js'
+import { ORDER_TIME_INPUTS, orderInputs, orderTerms, payFlag, unlessTerminated } from './ordered-account.js'
 
 const what = 'elastic storage'
 const CATALOG = 'baremetal_elastic_storage_products'
 
 const attributes = {
-  productId: int64({
+  product_id: int64({
     required: true,
     validate: [rules.id],
     description: 'The storage product, from `baremetalElasticStorageProducts`. A change runs change-package (a paid order).',
   }),
   cycle: cycleAttribute(METAL_CYCLES, 'The billing cycle: `m` monthly or `a` annually.'),
-  storageName: string({ required: true, createOnly: true, validate: textRules.free, description: 'The volume name.' }),
-  metalAccountId: int64({
+  storage_name: string({ required: true, createOnly: true, validate: textRules.free, description: 'The volume name.' }),
+  metal_account_id: int64({
     required: true,
     createOnly: true,
     validate: [rules.id],
@@ -43,21 +44,10 @@ const attributes = {
     validate: [range({ min: 1, max: 10240 })],
     description: 'The size in GB, an absolute target. Grow-only: raising it orders a resize (a paid order).',
   }),
-  promocode: string({
-    optional: true,
-    orderTime: true,
-    validate: textRules.promocode,
-    description: 'A promotion code for the first invoice.',
-  }),
-  payWithCreditCard: bool({
-    optional: true,
-    default: true,
-    orderTime: true,
-    description: 'Charge the card on file for every order; `false` leaves invoices unpaid.',
-  }),
-  accountId: accountIdAttribute,
+  ...orderInputs('every order'),
+  account_id: accountIdAttribute,
   status: string({ computed: true, description: 'The storage account status.' }),
-  createdAt: string({ computed: true, stable: true, description: 'Creation date, `YYYY-MM-DD`.' }),
+  created_at: string({ computed: true, stable: true, description: 'Creation date, `YYYY-MM-DD`.' }),
   raw: rawAttribute,
 }
 
@@ -65,14 +55,14 @@ function observe(account: ElasticStorageAccount) {
   const extra = account.extra_details
   return {
     id: account.account_id,
-    accountId: accountNumber(account.account_id),
-    productId: account.product_id,
+    account_id: accountNumber(account.account_id),
+    product_id: account.product_id,
     cycle: cycleCode(account.billingcycle) ?? undefined,
-    storageName: extra.storage_name,
-    metalAccountId: Number(extra.metal_account_id),
+    storage_name: extra.storage_name,
+    metal_account_id: Number(extra.metal_account_id),
     size: extra.size,
     status: account.status,
-    createdAt: account.date_created,
+    created_at: account.date_created,
     raw: raw(account),
   }
 }
@@ -96,14 +86,14 @@ export const baremetalElasticStorage = defineResource<Client, typeof attributes>
     {
       attributes: ['size'],
       affects: ORDERED,
-      price: growthPrice<typeof attributes>({ product: 'productId', cycle: 'cycle', size: 'size' }, storageProducts),
+      price: growthPrice<typeof attributes>({ product: 'product_id', cycle: 'cycle', size: 'size' }, storageProducts),
       async apply(ctx) {
         const target = ctx.input.size ?? 100
         const current = await ctx.client.elasticStorages.getStorage(ctx.id, { signal: ctx.signal })
         if (target <= current.extra_details.size) return undefined
         const order = await ctx.client.elasticStorages.resizeStorage(
           ctx.id,
-          { size: target, pay_invoice_with_cc: ctx.input.payWithCreditCard ?? true },
+          { size: target, pay_invoice_with_cc: payFlag(ctx.input) },
           { signal: ctx.signal },
         )
         await keepAndWait(ctx, order, undefined, read(ctx), what)
@@ -111,25 +101,25 @@ export const baremetalElasticStorage = defineResource<Client, typeof attributes>
       },
     },
     {
-      attributes: ['productId'],
+      attributes: ['product_id'],
       affects: ORDERED,
       // The service bills the difference of the per-GB prices for every GB, never below 0 (E5), on
       // the size the resize before it leaves (`prior` has it).
       async price({ client, input, prior, signal }) {
         // An unknown product or size cannot be priced: ask nothing.
-        const productId = known(input.productId)
+        const productId = known(input.product_id)
         const size = known(prior.size)
         if (productId === null || size === null) return null
         const products = await storageProducts(client, signal)
         const target = billingOf(products, productId, prior.cycle)
-        const current = billingOf(products, prior.productId, prior.cycle)
+        const current = billingOf(products, prior.product_id, prior.cycle)
         const due = Math.max(0, size * (target.option.price - current.option.price))
         return [quote(`change to ${productLabel(target.product)} for ${size} GB`, due, target.option)]
       },
       async apply(ctx) {
         const order = await ctx.client.elasticStorages.changeStorageProduct(
           ctx.id,
-          { new_product_id: ctx.input.productId ?? 0, pay_invoice_with_cc: ctx.input.payWithCreditCard ?? true },
+          { new_product_id: ctx.input.product_id ?? 0, pay_invoice_with_cc: payFlag(ctx.input) },
           { signal: ctx.signal },
         )
         await keepAndWait(ctx, order, undefined, read(ctx), what)
@@ -138,20 +128,20 @@ export const baremetalElasticStorage = defineResource<Client, typeof attributes>
     },
   ],
   priceCreate: productPrice<typeof attributes>(
-    { product: 'productId', cycle: 'cycle', size: { name: 'size', default: 100 } },
+    { product: 'product_id', cycle: 'cycle', size: { name: 'size', default: 100 } },
     storageProducts,
   ),
   createChecks: [
-    ...productAndCycleChecks<typeof attributes>({ product: 'productId', cycle: 'cycle' }, CATALOG, (client, signal) =>
+    ...productAndCycleChecks<typeof attributes>({ product: 'product_id', cycle: 'cycle' }, CATALOG, (client, signal) =>
       client.elasticStorages.listProducts({ signal }),
     ),
-    accountCheck<typeof attributes>('metalAccountId', 'a Metal server', (client, id, signal) =>
+    accountCheck<typeof attributes>('metal_account_id', 'a Metal server', (client, id, signal) =>
       client.baremetals.getServer(id, { signal }),
     ),
     {
       attribute: 'size',
       async check({ client, input, signal }) {
-        const product = productOf(await client.elasticStorages.listProducts({ signal }), input.productId)
+        const product = productOf(await client.elasticStorages.listProducts({ signal }), input.product_id)
         return product
           ? sizeRule(input.size ?? 100, { min: product.options.min_size, max: product.options.max_size }, `product ${product.product_id}`)
           : null
@@ -163,14 +153,14 @@ export const baremetalElasticStorage = defineResource<Client, typeof attributes>
       // The resize runs before a change of product, so the current product's limit applies.
       attribute: 'size',
       async check({ client, prior, input, signal }) {
-        const product = productOf(await client.elasticStorages.listProducts({ signal }), prior.productId)
+        const product = productOf(await client.elasticStorages.listProducts({ signal }), prior.product_id)
         return product ? sizeRule(input.size ?? 100, { max: product.options.max_size }, `product ${product.product_id}`) : null
       },
     },
     {
-      attribute: 'productId',
+      attribute: 'product_id',
       async check({ client, input, signal }) {
-        return productRule(await client.elasticStorages.listProducts({ signal }), input.productId ?? 0, CATALOG)
+        return productRule(await client.elasticStorages.listProducts({ signal }), input.product_id ?? 0, CATALOG)
       },
     },
   ],
@@ -178,13 +168,12 @@ export const baremetalElasticStorage = defineResource<Client, typeof attributes>
     const { input, client, signal } = ctx
     const order = await client.elasticStorages.createStorage(
       {
-        product_id: input.productId ?? 0,
+        product_id: input.product_id ?? 0,
         cycle: input.cycle ?? '',
-        storage_name: input.storageName ?? '',
-        metal_account_id: input.metalAccountId ?? 0,
+        storage_name: input.storage_name ?? '',
+        metal_account_id: input.metal_account_id ?? 0,
         size: input.size ?? undefined,
-        promocode: input.promocode ?? undefined,
-        pay_invoice_with_cc: input.payWithCreditCard ?? true,
+        ...orderTerms(input),
       },
       { signal },
     )
@@ -195,18 +184,18 @@ export const baremetalElasticStorage = defineResource<Client, typeof attributes>
   },
   async read({ client, id, signal }) {
     const account = await client.elasticStorages.getStorage(id, { signal })
-    return account.status === 'Terminated' ? null : observe(account)
+    return unlessTerminated(account, observe)
   },
   async delete({ client, id, signal }) {
     await client.elasticStorages.deleteStorage(id, { signal })
   },
-  unrecoverable: ['promocode', 'payWithCreditCard'],
+  unrecoverable: ORDER_TIME_INPUTS,
   list: {
     ids: async ({ client, signal }) => (await client.elasticStorages.listStorages({ signal })).map((storage) => storage.account_id),
     filters: {
-      storageNamePrefix: { attribute: 'storageName', match: 'prefix', description: 'Only volumes whose name starts with this.' },
+      storage_name_prefix: { attribute: 'storage_name', match: 'prefix', description: 'Only volumes whose name starts with this.' },
       status: statusFilter('volumes'),
     },
-    displayName: 'storageName',
+    displayName: 'storage_name',
   },
 })

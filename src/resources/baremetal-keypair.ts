@@ -17,7 +17,7 @@ const attributes = {
     validate: textRules.free,
     description: 'Name of the keypair, unique in the Metal pool. Changing it replaces the keypair.',
   }),
-  publicKey: string({
+  public_key: string({
     optional: true,
     createOnly: true,
     // The API states no cap for a key line (K3); the emulator takes up to 16384 characters, room for the
@@ -27,8 +27,8 @@ const attributes = {
     description:
       'An existing OpenSSH public key to import. When empty, the service generates a key pair and `privateKey` holds its private half. Compared without surrounding whitespace.',
   }),
-  keypairId: int64({ computed: true, stable: true, description: 'Id of the keypair; use it as a server `keypairId`.' }),
-  privateKey: string({
+  keypair_id: int64({ computed: true, stable: true, description: 'Id of the keypair; use it as a server `keypairId`.' }),
+  private_key: string({
     computed: true,
     sensitive: true,
     stable: true,
@@ -40,7 +40,7 @@ const attributes = {
 
 /** `raw` is the key as the pool lists it (K1), also right after K2, whose answer adds `private_key`. */
 function observe({ private_key: _secret, ...listed }: Keypair) {
-  return { id: String(listed.keypair_id), keypairId: listed.keypair_id, name: listed.name, raw: raw(listed) }
+  return { id: String(listed.keypair_id), keypair_id: listed.keypair_id, name: listed.name, raw: raw(listed) }
 }
 
 export const baremetalKeypair = defineResource<Client, typeof attributes>({
@@ -54,34 +54,34 @@ export const baremetalKeypair = defineResource<Client, typeof attributes>({
   updates: [],
   deleteBeforeReplace: true,
   async create({ client, input, signal }) {
-    const publicKey = input.publicKey?.trim() ?? ''
+    const publicKey = input.public_key?.trim() ?? ''
     const name = input.name ?? ''
     const api = client.baremetals
     const what = { resource: 'baremetal_keypair', signal }
     if (publicKey !== '') {
       // A taken name holding this very public key is a killed run's import: taken over.
       const key = await createOrAdopt(api, name, publicKey, () => api.importKeypair({ name, public_key: publicKey }, { signal }), what)
-      return { ...observe(key), privateKey: null }
+      return { ...observe(key), private_key: null }
     }
     const key = await createOrAdopt(api, name, undefined, () => api.createKeypair({ name }, { signal }), what)
-    return { ...observe(key), privateKey: key.private_key ?? null }
+    return { ...observe(key), private_key: key.private_key ?? null }
   },
   async read({ client, id, prior, importing, signal }) {
     const key = await client.baremetals.findKeypair(Number(id), { signal })
     if (!key) return null
     const imported = key.origin === 'imported'
-    const priorKey = prior?.publicKey ?? null
+    const priorKey = prior?.public_key ?? null
     // The service trims what it stores: a prior value equal but for whitespace is no drift.
-    const publicKey = !imported ? null : priorKey !== null && priorKey.trim() === key.public_key.trim() ? priorKey : key.public_key
-    return { ...observe(key), ...(importing || prior !== null ? { publicKey } : {}) }
+    const public_key = !imported ? null : priorKey !== null && priorKey.trim() === key.public_key.trim() ? priorKey : key.public_key
+    return { ...observe(key), ...(importing || prior !== null ? { public_key } : {}) }
   },
   async delete({ client, id, signal }) {
     await client.baremetals.deleteKeypair(Number(id), { signal })
   },
-  unrecoverable: ['privateKey'],
+  unrecoverable: ['private_key'],
   list: {
     ids: async ({ client, signal }) => (await client.baremetals.listKeypairs({ signal })).map((key) => key.keypair_id),
-    filters: { namePrefix: { attribute: 'name', match: 'prefix', description: 'Only keypairs whose name starts with this.' } },
+    filters: { name_prefix: { attribute: 'name', match: 'prefix', description: 'Only keypairs whose name starts with this.' } },
     displayName: 'name',
   },
 })

@@ -15,7 +15,7 @@ const billing = list(
 const productsAttributes = {
   products: list(
     objectType({
-      productId: int64({ computed: true, description: 'Use it as a server `productId`.' }),
+      product_id: int64({ computed: true, description: 'Use it as a server `productId`.' }),
       name: string({ computed: true, description: 'Product name.' }),
       description: string({ computed: true, description: 'Product description.' }),
       raw: rawAttribute,
@@ -30,12 +30,12 @@ export const baremetalProducts = defineDataSource<Client, typeof productsAttribu
   attributes: productsAttributes,
   async read({ client, signal }) {
     const products = await client.baremetals.listProducts({ signal })
-    return { products: products.map((p) => ({ productId: p.product_id, name: p.name, description: p.description, raw: raw(p) })) }
+    return { products: products.map((p) => ({ product_id: p.product_id, name: p.name, description: p.description, raw: raw(p) })) }
   },
 })
 
 const rebuildAttributes = {
-  accountId: int64({ required: true, validate: [rules.id], description: 'The Metal server (its account id).' }),
+  account_id: int64({ required: true, validate: [rules.id], description: 'The Metal server (its account id).' }),
   oss: list(stringType, { computed: true, description: 'The valid values of the server’s `rebuildOs`.' }),
   raw: rawAttribute,
 }
@@ -45,7 +45,7 @@ export const baremetalRebuildOsList = defineDataSource<Client, typeof rebuildAtt
   description: 'The operating systems a Metal server can be rebuilt with: the valid values of its `rebuildOs`.',
   attributes: rebuildAttributes,
   async read({ client, input, signal }) {
-    const oss = await client.baremetals.listRebuildOss(input.accountId ?? 0, { signal })
+    const oss = await client.baremetals.listRebuildOss(input.account_id ?? 0, { signal })
     return { oss, raw: raw(oss) }
   },
 })
@@ -70,7 +70,7 @@ export const baremetalOpenvpn = defineDataSource<Client, typeof openvpnAttribute
 const ipProductsAttributes = {
   products: list(
     objectType({
-      productId: int64({ computed: true, description: 'Use it as an additional IP `productId`.' }),
+      product_id: int64({ computed: true, description: 'Use it as an additional IP `productId`.' }),
       name: string({ computed: true, description: 'Product name.' }),
       description: string({ computed: true, description: 'Product description.' }),
       billing,
@@ -87,7 +87,7 @@ export const baremetalAdditionalIpProducts = defineDataSource<Client, typeof ipP
     const products = await client.additionalIps.listProducts({ signal })
     return {
       products: products.map((p) => ({
-        productId: p.product_id,
+        product_id: p.product_id,
         name: p.name,
         description: p.description,
         billing: p.billing.map(({ label, cycle, price }) => ({ label, cycle, price })),
@@ -99,12 +99,12 @@ export const baremetalAdditionalIpProducts = defineDataSource<Client, typeof ipP
 const storageProductsAttributes = {
   products: list(
     objectType({
-      productId: int64({ computed: true, description: 'Use it as an elastic storage `productId`.' }),
+      product_id: int64({ computed: true, description: 'Use it as an elastic storage `productId`.' }),
       name: string({ computed: true, description: 'Product name.' }),
       description: string({ computed: true, description: 'Product description.' }),
       iops: int64({ computed: true, description: 'The IOPS of a volume of this product, when the catalog says.' }),
-      minSize: int64({ computed: true, description: 'The smallest `size` in GB, when the catalog says.' }),
-      maxSize: int64({ computed: true, description: 'The largest `size` in GB, when the catalog says.' }),
+      min_size: int64({ computed: true, description: 'The smallest `size` in GB, when the catalog says.' }),
+      max_size: int64({ computed: true, description: 'The largest `size` in GB, when the catalog says.' }),
       billing: list(
         objectType({
           label: string({ computed: true, description: 'Cycle label.' }),
@@ -126,12 +126,12 @@ export const baremetalElasticStorageProducts = defineDataSource<Client, typeof s
     const products = await client.elasticStorages.listProducts({ signal })
     return {
       products: products.map((p) => ({
-        productId: p.product_id,
+        product_id: p.product_id,
         name: p.name,
         description: p.description,
         iops: p.options.iops ?? null,
-        minSize: p.options.min_size ?? null,
-        maxSize: p.options.max_size ?? null,
+        min_size: p.options.min_size ?? null,
+        max_size: p.options.max_size ?? null,
         billing: p.billing.map(({ label, cycle, price }) => ({ label, cycle, price })),
       })),
     }

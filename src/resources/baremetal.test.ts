@@ -1,24 +1,25 @@
+// The Metal resources in process against the emulator: the server's create, in-place steps, actions and
+// import, the keypair, additional IPs and their assignment, elastic storage, and the Metal lookups.
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import { Harness } from '../../test/harness.js'
-import { type AnyDataSource, type AnyResource, checkPlanOnline, type ValueMap, validateConfig } from '../core/index.js'
+import { checkPlanOnline, type ValueMap, validateConfig } from '../core/index.js'
 import { baremetal } from './baremetal.js'
 import { baremetalAdditionalIp, baremetalAdditionalIpAssignment } from './baremetal-additional-ip.js'
 import { baremetalElasticStorage } from './baremetal-elastic-storage.js'
 import { baremetalKeypair } from './baremetal-keypair.js'
 import { baremetalElasticStorageProducts, baremetalOpenvpn, baremetalProducts, baremetalRebuildOsList } from './baremetal-lookups.js'
 
-const erase = (definition: unknown) => definition as AnyResource
-const server = erase(baremetal)
-const keypair = erase(baremetalKeypair)
-const ip = erase(baremetalAdditionalIp)
-const assignment = erase(baremetalAdditionalIpAssignment)
-const storage = erase(baremetalElasticStorage)
+const server = baremetal
+const keypair = baremetalKeypair
+const ip = baremetalAdditionalIp
+const assignment = baremetalAdditionalIpAssignment
+const storage = baremetalElasticStorage
 
 async function withServer(extra: ValueMap = {}) {
   const h = new Harness()
   const key = await h.create(keypair, { name: 'metal-key' })
-  const config: ValueMap = { productId: 301, cycle: 'm', keypairId: key.keypairId ?? null, label: 'db-primary', ...extra }
+  const config: ValueMap = { product_id: 301, cycle: 'm', keypair_id: key.keypair_id ?? null, label: 'db-primary', ...extra }
   const state = await h.create(server, config)
   await h.requests()
   return { h, key, config, state }
@@ -27,10 +28,10 @@ async function withServer(extra: ValueMap = {}) {
 describe('provider_baremetal_keypair validation', () => {
   test('a public key line above the 16384 characters the service takes is refused naming the cap', () => {
     const line = (length: number) => `ssh-ed25519 ${'A'.repeat(length - 12)}`
-    assert.deepEqual(validateConfig(keypair.attributes, { name: 'metal-key', publicKey: line(16_384) }), [])
+    assert.deepEqual(validateConfig(keypair.attributes, { name: 'metal-key', public_key: line(16_384) }), [])
     assert.deepEqual(
-      validateConfig(keypair.attributes, { name: 'metal-key', publicKey: line(16_385) }).map((d) => d.detail),
-      ['publicKey must be 1 to 16384 characters long (got 16385).'],
+      validateConfig(keypair.attributes, { name: 'metal-key', public_key: line(16_385) }).map((d) => d.detail),
+      ['public_key must be 1 to 16384 characters long (got 16385).'],
     )
   })
 })
@@ -39,14 +40,14 @@ describe('provider_baremetal', () => {
   test('create waits for Active; label, rebuild, reset and power run in order with exactly their calls', async () => {
     const { h, config, state } = await withServer()
     assert.equal(state.status, 'Active')
-    assert.equal(state.ipAddress, '203.0.113.10')
-    assert.equal(state.selectOs, 'ubuntu-22')
+    assert.equal(state.ip_address, '203.0.113.10')
+    assert.equal(state.select_os, 'ubuntu-22')
     const outcome = await h.update(server, state, {
       ...config,
       label: 'db-renamed',
-      rebuildOs: 'debian-12',
-      resetTrigger: 'r1',
-      powerState: 'off',
+      rebuild_os: 'debian-12',
+      reset_trigger: 'r1',
+      power_state: 'off',
     })
     assert.deepEqual(outcome.diagnostics, [])
     assert.deepEqual(await h.mutations(), [
@@ -59,58 +60,58 @@ describe('provider_baremetal', () => {
     const again = await h.update(server, after, {
       ...config,
       label: 'db-renamed',
-      rebuildOs: 'debian-12',
-      resetTrigger: 'r2',
-      powerState: 'off',
+      rebuild_os: 'debian-12',
+      reset_trigger: 'r2',
+      power_state: 'off',
     })
     assert.deepEqual(await h.mutations(), ['PUT /v1/baremetals/accounts/100001/state/reset'], 'a new trigger value re-fires only the reset')
     const cleared = await h.update(server, again.state as ValueMap, { ...config, label: 'db-renamed' })
     assert.deepEqual(await h.mutations(), [], 'clearing the actions calls nothing')
-    assert.equal(cleared.state?.rebuildOs, 'debian-12', 'a removed action keeps its last value: nothing changed')
+    assert.equal(cleared.state?.rebuild_os, 'debian-12', 'a removed action keeps its last value: nothing changed')
   })
 
-  test('productId, cycle and the other create-only inputs replace; the payment flag replaces nothing and calls nothing', async () => {
+  test('product_id, cycle and the other create-only inputs replace; the payment flag replaces nothing and calls nothing', async () => {
     const { h, config, state } = await withServer()
-    for (const [name, value] of Object.entries({ productId: 302, cycle: 'a', selectOs: 'rocky-9', keypairId: 99, publicIp: 1 })) {
+    for (const [name, value] of Object.entries({ product_id: 302, cycle: 'a', select_os: 'rocky-9', keypair_id: 99, public_ip: 1 })) {
       const plan = h.plan(server, state, { ...config, [name]: value })
-      assert.deepEqual(plan.replace, name === 'publicIp' ? [] : [name], name)
+      assert.deepEqual(plan.replace, name === 'public_ip' ? [] : [name], name)
     }
     // The API never returns the promocode: one added later (or after an import) is only recorded.
     assert.deepEqual(h.plan(server, state, { ...config, promocode: 'PROMO10' }).replace, [])
-    const paid = await h.update(server, state, { ...config, payWithCreditCard: false })
-    assert.equal(paid.state?.payWithCreditCard, false)
+    const paid = await h.update(server, state, { ...config, pay_with_credit_card: false })
+    assert.equal(paid.state?.pay_with_credit_card, false)
     assert.deepEqual(await h.mutations(), [])
   })
 
-  test('powerState given at create is applied once Active; import recovers the inputs for an empty plan', async () => {
-    const { h, config, state } = await withServer({ powerState: 'off' })
-    assert.equal(state.powerState, 'off')
+  test('power_state given at create is applied once Active; import recovers the inputs for an empty plan', async () => {
+    const { h, config, state } = await withServer({ power_state: 'off' })
+    assert.equal(state.power_state, 'off')
     const imported = await h.import(server, String(state.id))
-    assert.equal(imported?.powerState, 'off')
-    assert.equal(imported?.selectOs, 'ubuntu-22')
-    assert.deepEqual(h.plan(server, imported, { ...config, powerState: 'off' }).changed, [])
+    assert.equal(imported?.power_state, 'off')
+    assert.equal(imported?.select_os, 'ubuntu-22')
+    assert.deepEqual(h.plan(server, imported, { ...config, power_state: 'off' }).changed, [])
   })
 
-  test("rebuildOs is checked against the server's rebuild OS list at plan time, before any call", async () => {
+  test("rebuild_os is checked against the server's rebuild OS list at plan time, before any call", async () => {
     const { h, config, state } = await withServer()
-    const bad = h.plan(server, state, { ...config, rebuildOs: 'windows-2022' })
+    const bad = h.plan(server, state, { ...config, rebuild_os: 'windows-2022' })
     const issues = await checkPlanOnline(server, state, bad, h.session)
     assert.deepEqual(
       issues.map((d) => d.path),
-      [['rebuildOs']],
+      [['rebuild_os']],
     )
     assert.match(issues[0]?.detail ?? '', /"ubuntu-22", "ubuntu-24", "debian-12", "rocky-9"/)
-    const good = h.plan(server, state, { ...config, rebuildOs: 'rocky-9' })
+    const good = h.plan(server, state, { ...config, rebuild_os: 'rocky-9' })
     assert.deepEqual(await checkPlanOnline(server, state, good, h.session), [])
     assert.deepEqual(await h.mutations(), [])
   })
 
   test('the cycle and power state are checked at plan time', async () => {
     const { h, config } = await withServer()
-    const plan = h.plan(server, null, { ...config, cycle: 'q', powerState: 'reboot', publicIp: 2 })
+    const plan = h.plan(server, null, { ...config, cycle: 'q', power_state: 'reboot', public_ip: 2 })
     assert.deepEqual(
       plan.diagnostics.map((d) => d.path),
-      [['cycle'], ['publicIp'], ['powerState']],
+      [['cycle'], ['public_ip'], ['power_state']],
     )
   })
 })
@@ -119,31 +120,31 @@ describe('provider_baremetal_keypair', () => {
   test('a generated key keeps its private key; an imported key is compared without whitespace', async () => {
     const h = new Harness()
     const generated = await h.create(keypair, { name: 'generated' })
-    assert.match(String(generated.privateKey), /BEGIN OPENSSH PRIVATE KEY/)
-    assert.equal((await h.read(keypair, generated))?.privateKey, generated.privateKey)
+    assert.match(String(generated.private_key), /BEGIN OPENSSH PRIVATE KEY/)
+    assert.equal((await h.read(keypair, generated))?.private_key, generated.private_key)
     const publicKey = String((await h.read(keypair, generated))?.raw).match(/ssh-ed25519 [A-Za-z0-9+/=]+/)?.[0]
     assert.ok(publicKey)
-    const imported = await h.create(keypair, { name: 'imported', publicKey: `  ${publicKey} me@host \n` })
-    assert.equal(imported.privateKey, null)
+    const imported = await h.create(keypair, { name: 'imported', public_key: `  ${publicKey} me@host \n` })
+    assert.equal(imported.private_key, null)
     const refreshed = await h.read(keypair, imported)
-    assert.equal(refreshed?.publicKey, `  ${publicKey} me@host \n`, 'no drift for whitespace')
+    assert.equal(refreshed?.public_key, `  ${publicKey} me@host \n`, 'no drift for whitespace')
     const byId = await h.import(keypair, String(imported.id))
-    assert.equal(byId?.publicKey, `${publicKey} me@host`)
-    assert.equal((await h.import(keypair, String(generated.id)))?.publicKey, null, 'a generated key has no publicKey input')
+    assert.equal(byId?.public_key, `${publicKey} me@host`)
+    assert.equal((await h.import(keypair, String(generated.id)))?.public_key, null, 'a generated key has no public_key input')
   })
 })
 
 describe('additional IPs and assignments', () => {
   test('moving an assignment to a second server deletes the old one first; import by composite id', async () => {
     const { h, key, state } = await withServer()
-    const second = await h.create(server, { productId: 301, cycle: 'm', keypairId: key.keypairId ?? null, label: 'db-replica' })
-    const address = await h.create(ip, { productId: 401, cycle: 'm' })
-    assert.equal(address.ipAddress, '198.51.100.2')
-    const first = await h.create(assignment, { additionalIpId: Number(address.id), metalAccountId: Number(state.id) })
+    const second = await h.create(server, { product_id: 301, cycle: 'm', keypair_id: key.keypair_id ?? null, label: 'db-replica' })
+    const address = await h.create(ip, { product_id: 401, cycle: 'm' })
+    assert.equal(address.ip_address, '198.51.100.2')
+    const first = await h.create(assignment, { additional_ip_id: Number(address.id), metal_account_id: Number(state.id) })
     assert.equal(first.id, `${String(state.id)}:${String(address.id)}`)
     assert.equal(assignment.deleteBeforeReplace, true)
-    const moved = { additionalIpId: Number(address.id), metalAccountId: Number(second.id) }
-    assert.deepEqual(h.plan(assignment, first, moved).replace, ['metalAccountId'])
+    const moved = { additional_ip_id: Number(address.id), metal_account_id: Number(second.id) }
+    assert.deepEqual(h.plan(assignment, first, moved).replace, ['metal_account_id'])
     await h.requests()
     await h.delete(assignment, first)
     const next = await h.create(assignment, moved)
@@ -154,32 +155,32 @@ describe('additional IPs and assignments', () => {
     const imported = await h.import(assignment, String(next.id))
     assert.deepEqual(h.plan(assignment, imported, moved).changed, [])
     assert.equal(await h.read(assignment, first), null, 'the old assignment is gone')
-    await assert.rejects(h.import(assignment, '12'), /<metalAccountId>:<additionalIpId>/)
+    await assert.rejects(h.import(assignment, '12'), /<metal_account_id>:<additional_ip_id>/)
   })
 
   test('a change of region replaces an additional IP; its payment flag and promocode are only recorded, keeping its address', async () => {
     const h = new Harness()
-    const address = await h.create(ip, { productId: 401, cycle: 'm' })
-    assert.deepEqual(h.plan(ip, address, { productId: 401, cycle: 'm', region: 'cjv-1' }).replace, ['region'])
-    const changed = { productId: 401, cycle: 'm', payWithCreditCard: false, promocode: 'NO-SUCH-CODE' }
+    const address = await h.create(ip, { product_id: 401, cycle: 'm' })
+    assert.deepEqual(h.plan(ip, address, { product_id: 401, cycle: 'm', region: 'cjv-1' }).replace, ['region'])
+    const changed = { product_id: 401, cycle: 'm', pay_with_credit_card: false, promocode: 'NO-SUCH-CODE' }
     assert.deepEqual(h.plan(ip, address, changed).replace, [])
     await h.requests()
     const outcome = await h.update(ip, address, changed)
     assert.deepEqual(await h.mutations(), [], 'nothing is deleted or ordered')
     assert.equal(outcome.state?.id, address.id)
-    assert.equal(outcome.state?.ipAddress, address.ipAddress, 'the address is kept')
-    assert.equal(outcome.state?.payWithCreditCard, false)
+    assert.equal(outcome.state?.ip_address, address.ip_address, 'the address is kept')
+    assert.equal(outcome.state?.pay_with_credit_card, false)
   })
 })
 
 describe('provider_baremetal_elastic_storage', () => {
   test('growth then change-package: two orders, waiting for Active between them', async () => {
     const { h, state } = await withServer()
-    const config: ValueMap = { productId: 501, cycle: 'm', storageName: 'db-volume', metalAccountId: Number(state.id) }
+    const config: ValueMap = { product_id: 501, cycle: 'm', storage_name: 'db-volume', metal_account_id: Number(state.id) }
     const volume = await h.create(storage, config)
     assert.equal(volume.size, 100)
     await h.requests()
-    const outcome = await h.update(storage, volume, { ...config, size: 200, productId: 502 })
+    const outcome = await h.update(storage, volume, { ...config, size: 200, product_id: 502 })
     assert.deepEqual(outcome.diagnostics, [])
     const log = await h.requests()
     const mutations = log.filter((e) => e.method !== 'GET').map((e) => `${e.method} ${e.path}`)
@@ -201,52 +202,52 @@ describe('provider_baremetal_elastic_storage', () => {
       'elastic_storage.change_package': 1,
     })
     assert.deepEqual(
-      h.plan(storage, outcome.state, { ...config, size: 150, productId: 502 }).diagnostics.map((d) => d.path),
+      h.plan(storage, outcome.state, { ...config, size: 150, product_id: 502 }).diagnostics.map((d) => d.path),
       [['size']],
     )
     const imported = await h.import(storage, String(volume.id))
-    assert.deepEqual(h.plan(storage, imported, { ...config, size: 200, productId: 502 }).changed, [])
+    assert.deepEqual(h.plan(storage, imported, { ...config, size: 200, product_id: 502 }).changed, [])
   })
 })
 
 describe('Metal lookups', () => {
   test('products, the rebuild OS list and the OpenVPN profile (secret, redacted in raw)', async () => {
     const { h, state } = await withServer()
-    const products = await h.data(baremetalProducts as unknown as AnyDataSource, {})
+    const products = await h.data(baremetalProducts, {})
     assert.deepEqual(
-      (products.products as ValueMap[]).map((p) => p.productId),
+      (products.products as ValueMap[]).map((p) => p.product_id),
       [301, 302, 303],
     )
-    const oss = await h.data(baremetalRebuildOsList as unknown as AnyDataSource, { accountId: Number(state.id) })
+    const oss = await h.data(baremetalRebuildOsList, { account_id: Number(state.id) })
     assert.deepEqual(oss.oss, ['ubuntu-22', 'ubuntu-24', 'debian-12', 'rocky-9'])
-    const vpn = await h.data(baremetalOpenvpn as unknown as AnyDataSource, {})
+    const vpn = await h.data(baremetalOpenvpn, {})
     assert.match(String(vpn.config), /client/)
     assert.deepEqual(JSON.parse(String(vpn.raw)), { config: '***' })
   })
 
   test('the elastic storage products: ids, size limits and the price of a GB per cycle, as the catalog lists them', async () => {
     const { h } = await withServer()
-    const found = await h.data(baremetalElasticStorageProducts as unknown as AnyDataSource, {})
+    const found = await h.data(baremetalElasticStorageProducts, {})
     assert.deepEqual(found.products, [
       {
-        productId: 501,
+        product_id: 501,
         name: 'Elastic Storage Standard',
         description: '5,000 IOPS',
         iops: 5000,
-        minSize: 1,
-        maxSize: 10240,
+        min_size: 1,
+        max_size: 10240,
         billing: [
           { label: 'Monthly', cycle: 'm', price: 1000 },
           { label: 'Annually', cycle: 'a', price: 12000 },
         ],
       },
       {
-        productId: 502,
+        product_id: 502,
         name: 'Elastic Storage UltraFast',
         description: '10,000 IOPS',
         iops: 10000,
-        minSize: 1,
-        maxSize: 10240,
+        min_size: 1,
+        max_size: 10240,
         billing: [
           { label: 'Monthly', cycle: 'm', price: 2000 },
           { label: 'Annually', cycle: 'a', price: 24000 },

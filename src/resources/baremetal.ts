@@ -1,7 +1,7 @@
 /** provider:index:Baremetal (provider_baremetal): a Metal dedicated server (the Metal server calls, the Metal resources' calls). */
 import type { Client, BaremetalServerAccount } from '../api/index.js'
 import { productPrice } from './prices.js'
-import { bool, defineMethod, defineResource, int64, oneOf, type OperationContext, string } from '../core/index.js'
+import { defineMethod, defineResource, int64, oneOf, type OperationContext, string } from '../core/index.js'
 import {
   cycleAttribute,
   cycleCode,
@@ -17,51 +17,43 @@ import {
   accountNumber,
 } from './billing.js'
 import { cycleRule, isNotFound, productOf, productRule, quoted } from './catalog-rules.js'
+import { isTerminated, ORDER_TIME_INPUTS, orderInputs, orderTerms } from './ordered-account.js'
 
 const what = 'Metal server'
 
 const attributes = {
-  productId: int64({
+  product_id: int64({
     required: true,
     createOnly: true,
     validate: [rules.id],
     description: 'The product, from `baremetalProducts`. The API has no call to change it.',
   }),
   cycle: cycleAttribute(METAL_CYCLES, 'The billing cycle: `m` monthly or `a` annually. The API has no call to change it.'),
-  selectOs: string({
+  select_os: string({
     optional: true,
     default: 'ubuntu-22',
     createOnly: true,
     validate: textRules.free,
     description: 'The OS to install. Reinstall an existing server with `rebuildOs`.',
   }),
-  keypairId: int64({
+  keypair_id: int64({
     required: true,
     createOnly: true,
     validate: [rules.id],
     description: 'A keypair of the Metal pool, from `BaremetalKeypair`.',
   }),
   label: string({ required: true, validate: textRules.free, description: 'The display name; changed in place.' }),
-  publicIp: int64({
+  public_ip: int64({
     optional: true,
     default: 1,
     createOnly: true,
     validate: [oneOf([1])],
     description: 'Number of public IPv4 addresses; only 1 is offered.',
   }),
-  promocode: string({
-    optional: true,
-    orderTime: true,
-    validate: textRules.promocode,
-    description: 'A promotion code for the first invoice.',
-  }),
-  payWithCreditCard: bool({
-    optional: true,
-    default: true,
-    orderTime: true,
+  ...orderInputs({
     description: 'Charge the card on file for the order; `false` leaves the invoice unpaid and the server Pending until it is paid.',
   }),
-  powerState: string({
+  power_state: string({
     optional: true,
     computed: true,
     action: true,
@@ -69,28 +61,28 @@ const attributes = {
     description:
       'Power the server `on` or `off` when the value changes. Given at create, it is applied once the server is Active. Removing it calls nothing.',
   }),
-  resetTrigger: string({
+  reset_trigger: string({
     optional: true,
     action: true,
     validate: textRules.free,
     description: 'Any new value hard-resets the server once (the value itself is only a trigger). Given at create, it is only recorded.',
   }),
-  rebuildOs: string({
+  rebuild_os: string({
     optional: true,
     action: true,
     validate: textRules.free,
     description:
       'Destructive: reinstall the server with this OS (a value of `baremetalRebuildOsList`) whenever the value changes. Given at create, it is only recorded.',
   }),
-  accountId: accountIdAttribute,
+  account_id: accountIdAttribute,
   status: string({ computed: true, description: 'The server account status.' }),
-  orderId: string({ computed: true, stable: true, description: 'The order that created the server.' }),
-  ipAddress: string({ computed: true, description: 'The public IPv4 address, known once the server is Active.' }),
-  createdAt: string({ computed: true, stable: true, description: 'Creation date, `YYYY-MM-DD`.' }),
+  order_id: string({ computed: true, stable: true, description: 'The order that created the server.' }),
+  ip_address: string({ computed: true, description: 'The public IPv4 address, known once the server is Active.' }),
+  created_at: string({ computed: true, stable: true, description: 'Creation date, `YYYY-MM-DD`.' }),
   raw: rawAttribute,
 }
 
-type Prior = { powerState?: string | null } | null
+type Prior = { power_state?: string | null } | null
 
 async function powerOf(ctx: OperationContext<Client>, account: BaremetalServerAccount): Promise<string | null> {
   if (account.status !== 'Active' && account.status !== 'Suspended') return null
@@ -106,18 +98,18 @@ function observe(account: BaremetalServerAccount, power: string | null, importin
   const extra = account.extra_details
   return {
     id: account.account_id,
-    accountId: accountNumber(account.account_id),
-    productId: account.product_id,
+    account_id: accountNumber(account.account_id),
+    product_id: account.product_id,
     cycle: cycleCode(account.billingcycle) ?? undefined,
-    keypairId: extra.keypair_id ?? undefined,
+    keypair_id: extra.keypair_id ?? undefined,
     label: extra.label,
-    publicIp: extra.public_ip,
+    public_ip: extra.public_ip,
     // The OS and the power state follow rebuilds and actions; they are inputs only at import (the import rules).
-    ...(importing ? { selectOs: extra.select_os, powerState: power } : {}),
+    ...(importing ? { select_os: extra.select_os, power_state: power } : {}),
     status: account.status,
-    orderId: account.order_id,
-    ipAddress: extra.ip_address,
-    createdAt: account.date_created,
+    order_id: account.order_id,
+    ip_address: extra.ip_address,
+    created_at: account.date_created,
     raw: raw(account),
   }
 }
@@ -136,14 +128,14 @@ async function finish(
   const { account, unpaid } = await settle(ctx, ctx.id, ctx.timeoutMs, ctx.client.now())
   if (unpaid) {
     if (powerState) ctx.resumeLater() // applied once the invoice is paid, by a later apply
-    return { ...observe(account, null, false), powerState: powerState ?? prior?.powerState ?? null }
+    return { ...observe(account, null, false), power_state: powerState ?? prior?.power_state ?? null }
   }
   let power = await powerOf(ctx, account)
   if (power !== null && powerState && powerState !== power) {
     await ctx.client.baremetals.setPowerState(ctx.id, powerState as 'on' | 'off', { signal: ctx.signal })
     power = powerState
   }
-  return { ...observe(account, power, false), powerState: powerState ?? prior?.powerState ?? null }
+  return { ...observe(account, power, false), power_state: powerState ?? prior?.power_state ?? null }
 }
 
 export const baremetal = defineResource<Client, typeof attributes>({
@@ -164,12 +156,12 @@ export const baremetal = defineResource<Client, typeof attributes>({
       },
     },
     {
-      attributes: ['rebuildOs'],
+      attributes: ['rebuild_os'],
       // Pending until Active again (M8); the address is kept by the spec, but a reinstall is where a
       // service would hand out another one, so it is not promised.
-      affects: ['status', 'ipAddress', 'raw'],
+      affects: ['status', 'ip_address', 'raw'],
       async apply(ctx) {
-        await ctx.client.baremetals.rebuildServer(ctx.id, { os: ctx.input.rebuildOs ?? '' }, { signal: ctx.signal })
+        await ctx.client.baremetals.rebuildServer(ctx.id, { os: ctx.input.rebuild_os ?? '' }, { signal: ctx.signal })
         const startedAt = ctx.client.now()
         ctx.checkpoint() // destructive: never fired twice for one change, even if the wait fails
         await settle(ctx, ctx.id, ctx.timeoutMs, startedAt)
@@ -177,7 +169,7 @@ export const baremetal = defineResource<Client, typeof attributes>({
       },
     },
     {
-      attributes: ['resetTrigger'],
+      attributes: ['reset_trigger'],
       affects: ['raw'],
       async apply(ctx) {
         await ctx.client.baremetals.setPowerState(ctx.id, 'reset', { signal: ctx.signal })
@@ -185,15 +177,15 @@ export const baremetal = defineResource<Client, typeof attributes>({
       },
     },
     {
-      attributes: ['powerState'],
+      attributes: ['power_state'],
       affects: ['raw'],
       async apply(ctx) {
-        await ctx.client.baremetals.setPowerState(ctx.id, ctx.input.powerState as 'on' | 'off', { signal: ctx.signal })
+        await ctx.client.baremetals.setPowerState(ctx.id, ctx.input.power_state as 'on' | 'off', { signal: ctx.signal })
         return undefined
       },
     },
   ],
-  // The same calls as the powerState, resetTrigger and rebuildOs steps, run on demand (Terraform actions, Pulumi methods).
+  // The same calls as the power_state, reset_trigger and rebuild_os steps, run on demand (Terraform actions, Pulumi methods).
   methods: [
     defineMethod<Client, { state: ReturnType<typeof string> }>({
       name: 'power',
@@ -255,17 +247,17 @@ export const baremetal = defineResource<Client, typeof attributes>({
       },
     }),
   ],
-  priceCreate: productPrice<typeof attributes>({ product: 'productId', cycle: 'cycle' }, (client, signal) =>
+  priceCreate: productPrice<typeof attributes>({ product: 'product_id', cycle: 'cycle' }, (client, signal) =>
     client.baremetals.listProducts({ signal }),
   ),
   createChecks: [
     {
-      attribute: 'productId',
+      attribute: 'product_id',
       async check({ client, input, signal }) {
         const products = await client.baremetals.listProducts({ signal })
-        const wrong = productRule(products, input.productId ?? 0, 'baremetal_products')
+        const wrong = productRule(products, input.product_id ?? 0, 'baremetal_products')
         if (wrong) return wrong
-        const product = productOf(products, input.productId)
+        const product = productOf(products, input.product_id)
         return product?.out_of_stock
           ? `is product ${product.product_id} (${product.name}), which is out of stock, so its order would be refused`
           : null
@@ -274,13 +266,13 @@ export const baremetal = defineResource<Client, typeof attributes>({
     {
       attribute: 'cycle',
       async check({ client, input, signal }) {
-        return cycleRule(productOf(await client.baremetals.listProducts({ signal }), input.productId), input.cycle ?? '')
+        return cycleRule(productOf(await client.baremetals.listProducts({ signal }), input.product_id), input.cycle ?? '')
       },
     },
     {
-      attribute: 'selectOs',
+      attribute: 'select_os',
       async check({ client, input, signal }) {
-        const product = input.productId
+        const product = input.product_id
         if (typeof product !== 'number') return null
         let values: string[]
         try {
@@ -288,19 +280,19 @@ export const baremetal = defineResource<Client, typeof attributes>({
             family.map((o) => o.value),
           )
         } catch (thrown) {
-          if (isNotFound(thrown)) return null // an unknown product: the productId check says so
+          if (isNotFound(thrown)) return null // an unknown product: the product_id check says so
           throw thrown
         }
-        return values.includes(input.selectOs ?? '') ? null : `must be an OS of product ${product}: ${quoted(values)}`
+        return values.includes(input.select_os ?? '') ? null : `must be an OS of product ${product}: ${quoted(values)}`
       },
     },
   ],
   planChecks: [
     {
-      attribute: 'rebuildOs',
+      attribute: 'rebuild_os',
       async check({ client, id, input, signal }) {
         const oss = await client.baremetals.listRebuildOss(id, { signal })
-        return oss.includes(input.rebuildOs ?? '')
+        return oss.includes(input.rebuild_os ?? '')
           ? null
           : `must be one of ${oss.map((o) => JSON.stringify(o)).join(', ')} for server ${id}`
       },
@@ -310,34 +302,33 @@ export const baremetal = defineResource<Client, typeof attributes>({
     const { input } = ctx
     const order = await ctx.client.baremetals.createServer(
       {
-        product_id: input.productId ?? 0,
+        product_id: input.product_id ?? 0,
         cycle: input.cycle ?? '',
-        select_os: input.selectOs ?? undefined,
-        keypair_id: input.keypairId ?? 0,
+        select_os: input.select_os ?? undefined,
+        keypair_id: input.keypair_id ?? 0,
         label: input.label ?? '',
-        public_ip: input.publicIp ?? undefined,
-        promocode: input.promocode ?? undefined,
-        pay_invoice_with_cc: input.payWithCreditCard ?? true,
+        public_ip: input.public_ip ?? undefined,
+        ...orderTerms(input),
       },
       { signal: ctx.signal },
     )
-    ctx.checkpoint({ id: order.account_id, orderId: order.order_id, status: 'Pending' })
-    return finish({ ...ctx, id: order.account_id }, input.powerState, null)
+    ctx.checkpoint({ id: order.account_id, order_id: order.order_id, status: 'Pending' })
+    return finish({ ...ctx, id: order.account_id }, input.power_state, null)
   },
-  resume: (ctx) => finish(ctx, ctx.input.powerState, ctx.prior),
+  resume: (ctx) => finish(ctx, ctx.input.power_state, ctx.prior),
   async read(ctx) {
     const account = await ctx.client.baremetals.getServer(ctx.id, { signal: ctx.signal })
-    if (account.status === 'Terminated') return null
+    if (isTerminated(account)) return null
     return observe(account, ctx.importing ? await powerOf(ctx, account) : null, ctx.importing)
   },
   async delete(ctx) {
     await ctx.client.baremetals.deleteServer(ctx.id, { signal: ctx.signal })
   },
-  unrecoverable: ['promocode', 'payWithCreditCard', 'resetTrigger', 'rebuildOs'],
+  unrecoverable: [...ORDER_TIME_INPUTS, 'reset_trigger', 'rebuild_os'],
   list: {
     ids: async ({ client, signal }) => (await client.baremetals.listServers({ signal })).map((server) => server.account_id),
     filters: {
-      labelPrefix: { attribute: 'label', match: 'prefix', description: 'Only servers whose label starts with this.' },
+      label_prefix: { attribute: 'label', match: 'prefix', description: 'Only servers whose label starts with this.' },
       status: statusFilter('servers'),
     },
     displayName: 'label',

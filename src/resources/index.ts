@@ -26,43 +26,36 @@ import { liteVmFromSnapshot } from './lite-vm-from-snapshot.js'
 
 export { providerDefinition } from './provider.js'
 
-// Each definition was checked against its own attribute types where it was written; the registry
-// holds them erased.
-const asResources = (definitions: readonly unknown[]) => definitions as readonly AnyResource[]
-const asDataSources = (definitions: readonly unknown[]) => definitions as readonly AnyDataSource[]
-
 /** Every resource the providers serve. */
 export const resources: readonly AnyResource[] = [
-  ...asResources([baremetal, baremetalKeypair, baremetalAdditionalIp, baremetalAdditionalIpAssignment, baremetalElasticStorage]),
-  ...liteFamilies.flatMap((family) =>
-    asResources([
-      liteKeypair(family),
-      liteVm(family),
-      liteSnapshot(family),
-      ...(family.restoresSnapshots ? [liteVmFromSnapshot(family)] : []),
-      liteDisk(family),
-    ]),
-  ),
+  baremetal,
+  baremetalKeypair,
+  baremetalAdditionalIp,
+  baremetalAdditionalIpAssignment,
+  baremetalElasticStorage,
+  ...liteFamilies.flatMap((family) => [
+    liteKeypair(family),
+    liteVm(family),
+    liteSnapshot(family),
+    ...(family.restoresSnapshots ? [liteVmFromSnapshot(family)] : []),
+    liteDisk(family),
+  ]),
 ]
 
 /** Every lookup: Terraform data sources, Pulumi functions. */
 export const dataSources: readonly AnyDataSource[] = [
-  ...asDataSources([
-    baremetalProducts,
-    baremetalRebuildOsList,
-    baremetalOpenvpn,
-    baremetalAdditionalIpProducts,
-    baremetalAdditionalIpRegions,
-    baremetalElasticStorageProducts,
+  baremetalProducts,
+  baremetalRebuildOsList,
+  baremetalOpenvpn,
+  baremetalAdditionalIpProducts,
+  baremetalAdditionalIpRegions,
+  baremetalElasticStorageProducts,
+  ...liteFamilies.flatMap((family) => [
+    liteProducts(family),
+    liteOsList(family),
+    liteChangePackageOptions(family),
+    liteStorageUpgradeOptions(family),
+    liteIpAvailability(family),
+    liteDiskProducts(family),
   ]),
-  ...liteFamilies.flatMap((family) =>
-    asDataSources([
-      liteProducts(family),
-      liteOsList(family),
-      liteChangePackageOptions(family),
-      liteStorageUpgradeOptions(family),
-      liteIpAvailability(family),
-      liteDiskProducts(family),
-    ]),
-  ),
 ]

@@ -1,14 +1,16 @@
+// The Lite and Lite Pro catalog lookups against the emulator: the nested product catalog and the OS list
+// of a product, a bad product id refused before any call.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { Harness } from '../../test/harness.js'
-import type { AnyDataSource, ValueMap } from '../core/index.js'
+import type { ValueMap } from '../core/index.js'
 import { lite, litePro } from './lite-family.js'
 import { liteOsList } from './lite-os-list.js'
 import { liteProducts } from './lite-products.js'
 
 test('provider_lite_products returns the full nested catalog, allow_downgrade as a bool', async () => {
   const h = new Harness()
-  const state = await h.data(liteProducts(lite) as unknown as AnyDataSource, {})
+  const state = await h.data(liteProducts(lite), {})
   const products = state.products as ValueMap[]
   assert.deepEqual(
     products.map((p) => p.product_id),
@@ -25,7 +27,7 @@ test('provider_lite_products returns the full nested catalog, allow_downgrade as
 
 test('provider_lite_pro_products reads the Pro catalog', async () => {
   const h = new Harness()
-  const state = await h.data(liteProducts(litePro) as unknown as AnyDataSource, {})
+  const state = await h.data(liteProducts(litePro), {})
   assert.deepEqual(
     (state.products as ValueMap[]).map((p) => p.product_id),
     [201, 202, 203],
@@ -34,7 +36,7 @@ test('provider_lite_pro_products reads the Pro catalog', async () => {
 
 test('provider_lite_os_list lists the templates of a product; a bad product id is refused before any call', async () => {
   const h = new Harness()
-  const os = liteOsList(lite) as unknown as AnyDataSource
+  const os = liteOsList(lite)
   const state = await h.data(os, { product_id: 102 })
   assert.deepEqual(
     (state.oss as ValueMap[]).map((o) => o.name),

@@ -1,7 +1,7 @@
 /** provider_lite_disk and provider_lite_pro_disk: an extra disk attached to a VM (the extra-disk calls, the other Lite resources' calls). */
 import type { Client, LiteDiskAccount } from '../api/index.js'
 import { growthPrice, productPrice } from './prices.js'
-import { bool, defineResource, int64, range, string } from '../core/index.js'
+import { type AnyResource, defineResource, int64, range, string } from '../core/index.js'
 import {
   cycleAttribute,
   cycleCode,
@@ -19,10 +19,11 @@ import {
 } from './billing.js'
 import { accountCheck, productAndCycleChecks, productOf, sizeRule } from './catalog-rules.js'
 import type { LiteFamily } from './lite-family.js'
+import { ORDER_TIME_INPUTS, orderInputs, orderTerms, payFlag, unlessTerminated } from './ordered-account.js'
 
-export function liteDisk(family: LiteFamily) {
-  const what = `${family.title} disk`
-  const attributes = {
+/** The disk's attributes, built per family (the catalog it names, the VM it attaches to, its minimum size). */
+function diskAttributes(family: LiteFamily) {
+  return {
     product_id: int64({
       required: true,
       createOnly: true,
@@ -50,24 +51,19 @@ export function liteDisk(family: LiteFamily) {
       validate: [range({ min: family.diskMinimum })],
       description: `The size in GB, at least ${family.diskMinimum}. Grow-only: raising it orders an upgrade of the difference (a paid order).`,
     }),
-    pay_with_credit_card: bool({
-      optional: true,
-      default: true,
-      orderTime: true,
-      description: 'Charge the card on file for every order; `false` leaves invoices unpaid.',
-    }),
-    promocode: string({
-      optional: true,
-      orderTime: true,
-      validate: textRules.promocode,
-      description: 'A promotion code for the first invoice.',
-    }),
+    ...orderInputs('every order', 'pay_with_credit_card'),
     account_id: accountIdAttribute,
     status: string({ computed: true, description: 'The disk account status.' }),
     order_id: string({ computed: true, stable: true, description: 'The order that created the disk.' }),
     raw: rawAttribute,
   }
-  const observe = (account: LiteDiskAccount) => ({
+}
+
+type DiskAttributes = ReturnType<typeof diskAttributes>
+
+/** The one mapping from the API to state, for every read. */
+function observe(account: LiteDiskAccount) {
+  return {
     id: account.account_id,
     account_id: accountNumber(account.account_id),
     product_id: account.product_id,
@@ -78,8 +74,13 @@ export function liteDisk(family: LiteFamily) {
     status: account.status,
     order_id: account.order_id,
     raw: raw(account),
-  })
-  return defineResource<Client, typeof attributes>({
+  }
+}
+
+export function liteDisk(family: LiteFamily): AnyResource {
+  const what = `${family.title} disk`
+  const attributes = diskAttributes(family)
+  return defineResource<Client, DiskAttributes>({
     name: `${family.prefix}_disk`,
     description:
       `An extra disk attached to a ${family.title} VM, billed as its own account. Creating it places an order and waits until ` +
@@ -103,7 +104,7 @@ export function liteDisk(family: LiteFamily) {
           if (increment <= 0) return undefined
           const order = await api.upgradeDisk(
             ctx.id,
-            { additional_size: increment, pay_invoice_with_cc: ctx.input.pay_with_credit_card ?? true },
+            { additional_size: increment, pay_invoice_with_cc: payFlag(ctx.input) },
             { signal: ctx.signal },
           )
           await keepAndWait(ctx, order, undefined, (id) => api.getDisk(id, { signal: ctx.signal }), what)
@@ -159,8 +160,7 @@ export function liteDisk(family: LiteFamily) {
           lite_account_id: input.lite_account_id ?? 0,
           service_name: input.service_name ?? undefined,
           size: input.size ?? undefined,
-          promocode: input.promocode ?? undefined,
-          pay_invoice_with_cc: input.pay_with_credit_card ?? true,
+          ...orderTerms(input),
         },
         { signal },
       )
@@ -173,12 +173,12 @@ export function liteDisk(family: LiteFamily) {
     },
     async read({ client, id, signal }) {
       const account = await family.api(client).getDisk(id, { signal })
-      return account.status === 'Terminated' ? null : observe(account)
+      return unlessTerminated(account, observe)
     },
     async delete({ client, id, signal }) {
       await family.api(client).deleteDisk(id, { signal })
     },
-    unrecoverable: ['promocode', 'pay_with_credit_card'],
+    unrecoverable: ORDER_TIME_INPUTS,
     list: {
       ids: async ({ client, signal }) => (await family.api(client).listDisks({ signal })).map((disk) => disk.account_id),
       filters: {

@@ -1,7 +1,7 @@
 /** provider_lite_snapshot and provider_lite_pro_snapshot: a paid snapshot of a VM, its own account (the snapshot calls). */
 import type { Client, LiteSnapshotAccount } from '../api/index.js'
 import { billingOf, productLabel, quote } from './prices.js'
-import { bool, defineResource, int64, string } from '../core/index.js'
+import { defineResource, int64, string } from '../core/index.js'
 import {
   accountIdAttribute,
   accountNumber,
@@ -17,6 +17,7 @@ import {
 } from './billing.js'
 import { accountCheck, cycleRule } from './catalog-rules.js'
 import type { LiteFamily } from './lite-family.js'
+import { ORDER_TIME_INPUTS, orderInputs, orderTerms, unlessTerminated } from './ordered-account.js'
 
 export function liteSnapshot(family: LiteFamily) {
   const what = `${family.title} snapshot`
@@ -42,18 +43,7 @@ export function liteSnapshot(family: LiteFamily) {
       validate: textRules.description,
       description: 'A description of the order.',
     }),
-    pay_with_credit_card: bool({
-      optional: true,
-      default: true,
-      orderTime: true,
-      description: 'Charge the card on file for the order; `false` leaves the invoice unpaid.',
-    }),
-    promocode: string({
-      optional: true,
-      orderTime: true,
-      validate: textRules.promocode,
-      description: 'A promotion code for the first invoice.',
-    }),
+    ...orderInputs('the order', 'pay_with_credit_card'),
     account_id: accountIdAttribute,
     status: string({ computed: true, description: 'The snapshot account status.' }),
     order_id: string({ computed: true, stable: true, description: 'The order that created the snapshot.' }),
@@ -107,8 +97,7 @@ export function liteSnapshot(family: LiteFamily) {
           cycle: input.cycle ?? '',
           name: input.name ?? undefined,
           description: input.description ?? undefined,
-          promocode: input.promocode ?? undefined,
-          pay_invoice_with_cc: input.pay_with_credit_card ?? true,
+          ...orderTerms(input),
         },
         { signal },
       )
@@ -121,12 +110,12 @@ export function liteSnapshot(family: LiteFamily) {
     },
     async read({ client, id, signal }) {
       const account = await family.api(client).getSnapshot(id, { signal })
-      return account.status === 'Terminated' ? null : observe(account)
+      return unlessTerminated(account, observe)
     },
     async delete({ client, id, signal }) {
       await family.api(client).deleteSnapshot(id, { signal })
     },
-    unrecoverable: ['promocode', 'pay_with_credit_card'],
+    unrecoverable: ORDER_TIME_INPUTS,
     list: {
       ids: async ({ client, signal }) => (await family.api(client).listSnapshots({ signal })).map((snapshot) => snapshot.account_id),
       filters: {

@@ -1,7 +1,9 @@
+// Lite snapshots, the VMs restored from them and extra disks, in process against the emulator: ordering,
+// restoring, the payment flag only recorded, and disks that only grow.
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import { Harness } from '../../test/harness.js'
-import type { AnyResource, ValueMap } from '../core/index.js'
+import type { ValueMap } from '../core/index.js'
 import { liteDisk } from './lite-disk.js'
 import { type LiteFamily, lite, litePro } from './lite-family.js'
 import { liteKeypair } from './lite-keypair.js'
@@ -9,12 +11,11 @@ import { liteSnapshot } from './lite-snapshot.js'
 import { liteVm } from './lite-vm.js'
 import { liteVmFromSnapshot } from './lite-vm-from-snapshot.js'
 
-const erase = (definition: unknown) => definition as AnyResource
 const base = (family: LiteFamily) => (family === lite ? 101 : 201)
 
 async function withVm(family: LiteFamily) {
   const h = new Harness()
-  const key = await h.create(erase(liteKeypair(family)), { name: 'deploy-key' })
+  const key = await h.create(liteKeypair(family), { name: 'deploy-key' })
   const vmConfig: ValueMap = {
     product_id: base(family),
     cycle: 'm',
@@ -23,7 +24,7 @@ async function withVm(family: LiteFamily) {
     ssh_and_console_user: 'deployer',
     console_password: 'S3cretPass9',
   }
-  const vm = await h.create(erase(liteVm(family)), vmConfig)
+  const vm = await h.create(liteVm(family), vmConfig)
   await h.requests()
   return { h, key, vm: Number(vm.id) }
 }
@@ -31,8 +32,8 @@ async function withVm(family: LiteFamily) {
 describe('snapshots and restored VMs', () => {
   test('snapshot, restore it into a new VM, destroy the VM: the snapshot remains', async () => {
     const { h, key, vm } = await withVm(lite)
-    const snapshots = erase(liteSnapshot(lite))
-    const restored = erase(liteVmFromSnapshot(lite))
+    const snapshots = liteSnapshot(lite)
+    const restored = liteVmFromSnapshot(lite)
     const snapshot = await h.create(snapshots, { lite_account_id: vm, cycle: 'm', name: 'before-upgrade' })
     assert.equal(snapshot.status, 'Active')
     const restoreConfig: ValueMap = {
@@ -62,7 +63,7 @@ describe('snapshots and restored VMs', () => {
 
   test('changing the payment flag of a snapshot records it and orders nothing', async () => {
     const { h, vm } = await withVm(lite)
-    const snapshots = erase(liteSnapshot(lite))
+    const snapshots = liteSnapshot(lite)
     const snapshot = await h.create(snapshots, { lite_account_id: vm, cycle: 'm' })
     await h.requests()
     const outcome = await h.update(snapshots, snapshot, { lite_account_id: vm, cycle: 'm', pay_with_credit_card: false })
@@ -75,7 +76,7 @@ describe('extra disks', () => {
   for (const family of [lite, litePro]) {
     test(`${family.prefix}_disk: default size is the family minimum and growth sends the increment`, async () => {
       const { h, vm } = await withVm(family)
-      const disks = erase(liteDisk(family))
+      const disks = liteDisk(family)
       const config: ValueMap = { product_id: family === lite ? 60 : 61, cycle: 'm', lite_account_id: vm }
       const disk = await h.create(disks, config)
       assert.equal(disk.size, family.diskMinimum)

@@ -1,6 +1,6 @@
 /** provider_lite_vm_from_snapshot: a new VM restored from a snapshot (S4); deleting it never touches the snapshot. */
 import type { Client, LiteVmAccount } from '../api/index.js'
-import { bool, defineResource, InputError, int64, string } from '../core/index.js'
+import { defineResource, InputError, int64, string } from '../core/index.js'
 import {
   accountIdAttribute,
   accountNumber,
@@ -15,8 +15,10 @@ import {
   waitAgain,
 } from './billing.js'
 import type { LiteFamily } from './lite-family.js'
+import { isTerminated, ORDER_TIME_INPUTS, orderInputs, orderTerms } from './ordered-account.js'
 import { accountCheck } from './catalog-rules.js'
-import { consolePasswordAttributes, consoleUserRules, newVmChecks, newVmPrice } from './lite-vm.js'
+import { newVmChecks, newVmPrice } from './lite-vm.js'
+import { consolePasswordAttributes, consoleUserRules } from './lite-vm-attributes.js'
 
 export function liteVmFromSnapshot(family: LiteFamily) {
   const what = `${family.title} VM`
@@ -55,18 +57,7 @@ export function liteVmFromSnapshot(family: LiteFamily) {
       validate: textRules.description,
       description: 'A description of the order.',
     }),
-    promocode: string({
-      optional: true,
-      orderTime: true,
-      validate: textRules.promocode,
-      description: 'A promotion code for the first invoice.',
-    }),
-    pay_with_credit_card: bool({
-      optional: true,
-      default: true,
-      orderTime: true,
-      description: 'Charge the card on file for the order; `false` leaves the invoice unpaid.',
-    }),
+    ...orderInputs('the order'),
     account_id: accountIdAttribute,
     status: string({ computed: true, description: 'The VM account status.' }),
     order_id: string({ computed: true, stable: true, description: 'The order that created the VM.' }),
@@ -114,8 +105,7 @@ export function liteVmFromSnapshot(family: LiteFamily) {
           ssh_and_console_user: input.ssh_and_console_user ?? '',
           console_password: input.console_password ?? '',
           description: input.description ?? undefined,
-          promocode: input.promocode ?? undefined,
-          pay_invoice_with_cc: input.pay_with_credit_card ?? true,
+          ...orderTerms(input),
         },
         { signal },
       )
@@ -128,7 +118,7 @@ export function liteVmFromSnapshot(family: LiteFamily) {
     },
     async read({ client, id, importing, signal }) {
       const account = await family.api(client).getVm(id, { signal })
-      if (account.status === 'Terminated') return null
+      if (isTerminated(account)) return null
       if (importing && account.extra_details.snapshot_id === null) {
         throw new InputError([], `VM ${id} was not restored from a snapshot: import it as ${family.prefix}_vm.`)
       }
@@ -137,7 +127,7 @@ export function liteVmFromSnapshot(family: LiteFamily) {
     async delete({ client, id, signal }) {
       await family.api(client).deleteVm(id, { signal })
     },
-    unrecoverable: ['promocode', 'pay_with_credit_card'],
+    unrecoverable: ORDER_TIME_INPUTS,
     list: {
       ids: async ({ client, signal }) =>
         (await family.api(client).listVms({ signal })).filter((vm) => vm.extra_details.snapshot_id !== null).map((vm) => vm.account_id),

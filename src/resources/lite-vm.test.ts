@@ -1,13 +1,16 @@
+// The Lite VM in process against the emulator: the create and what it applies after Active, the in-place
+// steps in the contract order with their resumed waits, and reads, import, validation and plan checks;
+// then the Lite keypair.
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import { Harness } from '../../test/harness.js'
-import { type AnyResource, checkPlanOnline, listResources, type ValueMap, validateConfig } from '../core/index.js'
+import { checkPlanOnline, listResources, type ValueMap, validateConfig } from '../core/index.js'
 import { lite } from './lite-family.js'
 import { liteKeypair } from './lite-keypair.js'
 import { liteVm } from './lite-vm.js'
 
-const vm = liteVm(lite) as unknown as AnyResource
-const keypair = liteKeypair(lite) as unknown as AnyResource
+const vm = liteVm(lite)
+const keypair = liteKeypair(lite)
 
 async function setup(options: ConstructorParameters<typeof Harness>[0] = {}) {
   const h = new Harness(options)
@@ -25,7 +28,7 @@ async function setup(options: ConstructorParameters<typeof Harness>[0] = {}) {
   return { h, key, config }
 }
 
-describe('provider_lite_vm', () => {
+describe('provider_lite_vm: create', () => {
   test('create orders once, waits for Active and fills every computed field', async () => {
     const { h, config } = await setup()
     const state = await h.create(vm, config)
@@ -105,7 +108,9 @@ describe('provider_lite_vm', () => {
     assert.equal((await h.orders()).by_kind['lite.vm.storage'], 1, 'the storage upgrade is ordered once')
     assert.equal((await h.orders()).by_kind['lite.vm.create'], 1, 'the VM is ordered once')
   })
+})
 
+describe('provider_lite_vm: in-place changes and resumed waits', () => {
   test('the in-place steps run in the contract order and each makes exactly its calls', async () => {
     const { h, config } = await setup()
     const second = await h.create(keypair, { name: 'second-key' })
@@ -214,7 +219,9 @@ describe('provider_lite_vm', () => {
     assert.match(outcome.diagnostics.map((d) => d.detail).join('\n'), /100001.*Terminated/)
     assert.equal((await h.orders()).total, 1)
   })
+})
 
+describe('provider_lite_vm: reads, import, validation and plan checks', () => {
   test('out-of-band changes show as drift; an out-of-band deletion reads as gone', async () => {
     const { h, config } = await setup()
     const state = await h.create(vm, config)

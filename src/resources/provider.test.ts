@@ -7,10 +7,10 @@ import { mkdtemp, readdir, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, test } from 'node:test'
-import { type AnyProvider, InputError, silentLogger, validateConfig } from '../core/index.js'
+import { InputError, silentLogger, validateConfig } from '../core/index.js'
 import { providerDefinition } from './provider.js'
 
-const provider = providerDefinition as unknown as AnyProvider
+const provider = providerDefinition
 const PASSWORD = 'Pg5ecretJournalPw'
 
 /** Settings a journal string must not be taken for a directory in: each holds the password. */

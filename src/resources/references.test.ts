@@ -12,7 +12,7 @@ const REFERENCES: Readonly<Record<string, string>> = {
   lite_disk: 'lite_account_id',
   lite_snapshot: 'lite_account_id',
   lite_vm_from_snapshot: 'snapshot_id',
-  baremetal_elastic_storage: 'metalAccountId',
+  baremetal_elastic_storage: 'metal_account_id',
 }
 
 for (const [name, input] of Object.entries(REFERENCES)) {
