@@ -9,7 +9,7 @@ import { resourceIdentity } from './identity.js'
 
 /** The box with another import id. */
 function boxWith(importId: ImportId): AnyResource {
-  return { ...(boxDefinition as unknown as AnyResource), importId }
+  return { ...boxDefinition, importId }
 }
 
 const pair: ImportId = {
@@ -26,7 +26,7 @@ const pair: ImportId = {
 
 describe('resource identity', () => {
   test('without declared parts, each <name> of the import id format is a string part', () => {
-    const identity = resourceIdentity(boxDefinition as unknown as AnyResource)
+    const identity = resourceIdentity(boxDefinition)
     assert.deepEqual(
       identity.parts.map((p) => [p.name, p.type]),
       [['id', 'string']],

@@ -10,7 +10,7 @@ import { type ListEvent, listResources } from './list.js'
 
 /** The test box, listable: its ids in the service's order, two filters, shown by its name. */
 const box: AnyResource = {
-  ...(boxDefinition as unknown as AnyResource),
+  ...boxDefinition,
   list: {
     ids: async ({ client }) => {
       const service = client as BoxService

@@ -9,7 +9,7 @@ import { currentOperation, registerSettlement } from './operation.js'
 import { ProviderServer } from './provider-server.js'
 import type { Naming } from './registry.js'
 
-const box = boxDefinition as unknown as AnyResource
+const box = boxDefinition
 const NAMING: Naming = {
   resourceType: (n) => n,
   dataSourceType: (n) => n,

@@ -184,11 +184,6 @@ class TerraformNames {
       return /^[a-z][a-z0-9]*(?:[A-Z][a-z0-9]*)+$/.test(code) ? `\`${toSnake(code)}\`` : whole
     })
   }
-
-  /** `<metalAccountId>:<additionalIpId>` → `<metal_account_id>:<additional_ip_id>`. */
-  placeholders(format: string): string {
-    return format.replace(/<([A-Za-z0-9_]+)>/g, (_, name: string) => `<${toSnake(name)}>`)
-  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -289,7 +284,7 @@ function renderResource(resource: AnyResource, options: DocsOptions, names: Terr
     ...exampleSection(options.exampleOf('resources', typeName)),
     ...schemaSection(resource.attributes, names, { resource: true, timeouts: timeouts.map(([name]) => name) }),
     ...timeoutsSection(timeouts),
-    ...importSection(resource, typeName, names),
+    ...importSection(resource, typeName),
     ...listSection(resource, typeName),
     ...movedSection(resource, typeName, names),
     ...actionsSection(resource, typeName),
@@ -496,12 +491,12 @@ function identitySection(resource: AnyResource, typeName: string): string[] {
   ]
 }
 
-function importSection(resource: AnyResource, typeName: string, names: TerraformNames): string[] {
+function importSection(resource: AnyResource, typeName: string): string[] {
   const { format, example } = resource.importId
   const lines = [
     '## Import',
     '',
-    `Import an existing object by its id, written \`${names.placeholders(format)}\`, for example \`${example}\`.`,
+    `Import an existing object by its id, written \`${format}\`, for example \`${example}\`.`,
     '',
     'With the `terraform import` command:',
     '',

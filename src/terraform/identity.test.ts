@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { decode, encode } from '@msgpack/msgpack'
-import type { AnyProvider, AnyResource } from '../core/index.js'
+import type { AnyProvider } from '../core/index.js'
 import { createGrpcServer, type GrpcServer } from '../grpc/index.js'
 import { BoxService, boxDefinition } from '../../test/support/box-resource.js'
 import { connectGrpcTestClient, type GrpcTestClient } from '../../test/support/terraform/grpc-client.js'
@@ -44,10 +44,7 @@ describe('Terraform resource identity', () => {
     service.boxes.set('7', { id: '7', name: 'alpha', size: 20, label: 'box-label', power: 'on', status: 'Active' })
     const provider: AnyProvider = { description: 'Test.', attributes: {}, environment: {}, configure: () => service }
     server = createGrpcServer()
-    providerService(
-      { provider, resources: [boxDefinition as unknown as AnyResource], dataSources: [] },
-      { log: silentLogger, userAgent: 'test' },
-    ).attach(server)
+    providerService({ provider, resources: [boxDefinition], dataSources: [] }, { log: silentLogger, userAgent: 'test' }).attach(server)
     grpc = connectGrpcTestClient({ address: `127.0.0.1:${await server.listen('127.0.0.1', 0)}` })
     const configured = await grpc.call(Provider.method.configureProvider, { terraformVersion: '1.16.4', config: msgpack({}) })
     assert.deepEqual(errors(configured.diagnostics), [])

@@ -17,9 +17,9 @@ const msgpack = (value: unknown) => ({ msgpack: encode(value) })
 const errors = (diagnostics: readonly { severity: Diagnostic_Severity; summary: string; detail: string }[]) =>
   diagnostics.filter((d) => d.severity === Diagnostic_Severity.ERROR).map((d) => `${d.summary}: ${d.detail}`)
 
-function listable(read: AnyResource['read'] = (boxDefinition as unknown as AnyResource).read): AnyResource {
+function listable(read: AnyResource['read'] = boxDefinition.read): AnyResource {
   return {
-    ...(boxDefinition as unknown as AnyResource),
+    ...boxDefinition,
     read,
     list: {
       ids: async ({ client }) => [...(client as BoxService).boxes.keys()],
@@ -135,7 +135,7 @@ describe('Terraform list resources', () => {
   })
 
   test('a client that cancels mid-stream stops the listing: nothing after is read', async () => {
-    const plain = (boxDefinition as unknown as AnyResource).read
+    const plain = boxDefinition.read
     // The read of box 2 lasts until the server has seen the client's cancellation (its signal aborts).
     const read: AnyResource['read'] = async (ctx) => {
       ctx.client.call(`read ${ctx.id}`)

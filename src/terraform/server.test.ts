@@ -54,7 +54,7 @@ describe('Terraform schema views', () => {
         return Reflect.ownKeys(target)
       },
     })
-    return { definition: { ...(boxDefinition as unknown as AnyResource), name, attributes }, walks: () => walks }
+    return { definition: { ...boxDefinition, name, attributes }, walks: () => walks }
   }
   const provider: AnyProvider = { description: 'Test.', attributes: {}, environment: {}, configure: () => ({}) }
 
@@ -82,9 +82,9 @@ describe('Terraform schema views', () => {
 
   test('two methods that would share an action type name are refused when the service loads, before any view', () => {
     const method = defineMethod({ name: 'power', description: 'Power.', timeout: '1m', inputs: {}, run: async () => undefined })
-    const a = { ...(boxDefinition as unknown as AnyResource), name: 'box_a', methods: [method] }
+    const a = { ...boxDefinition, name: 'box_a', methods: [method] }
     // box + a_power and box_a + power both make provider_box_a_power.
-    const b = { ...(boxDefinition as unknown as AnyResource), name: 'box', methods: [{ ...method, name: 'a_power' }] }
+    const b = { ...boxDefinition, name: 'box', methods: [{ ...method, name: 'a_power' }] }
     assert.throws(
       () => new TerraformServer({ provider, resources: [a, b], dataSources: [] }, silentLogger, 'test'),
       /two actions would be named provider_box_a_power/,
