@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
-import { Harness } from '../../test/harness.js'
+import { Harness } from '../../test/support/harness.js'
 import { type AnyDataSource, type AnyResource, checkPlanOnline, type ValueMap, validateConfig } from '../core/index.js'
 import { baremetal } from './baremetal.js'
 import { baremetalAdditionalIp, baremetalAdditionalIpAssignment } from './baremetal-additional-ip.js'

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { Harness } from '../../test/harness.js'
+import { Harness } from '../../test/support/harness.js'
 import type { AnyDataSource, ValueMap } from '../core/index.js'
 import { lite, litePro } from './lite-family.js'
 import { liteOsList } from './lite-os-list.js'

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
-import { Harness } from '../../test/harness.js'
+import { Harness } from '../../test/support/harness.js'
 import type { AnyResource, ValueMap } from '../core/index.js'
 import { liteDisk } from './lite-disk.js'
 import { type LiteFamily, lite, litePro } from './lite-family.js'

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
-import { Harness } from '../../test/harness.js'
+import { Harness } from '../../test/support/harness.js'
 import { type AnyResource, checkPlanOnline, listResources, type ValueMap, validateConfig } from '../core/index.js'
 import { lite } from './lite-family.js'
 import { liteKeypair } from './lite-keypair.js'

@@ -8,7 +8,17 @@ import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { block, describeRun, Emulator, type HclValue, mutating, PROVIDER_BLOCKS, ref, terraformClient, Workspace } from './harness.js'
+import {
+  block,
+  describeRun,
+  Emulator,
+  type HclValue,
+  mutating,
+  PROVIDER_BLOCKS,
+  ref,
+  terraformClient,
+  Workspace,
+} from '../support/e2e/harness.js'
 
 const CLIENT = terraformClient()
 /** Actions came with Terraform 1.14; OpenTofu has none. */

@@ -4,7 +4,7 @@
 // service's own words as they are.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { block, describeRun, diagnostics, Emulator, type HclValue, PROVIDER_BLOCKS, ref, Workspace } from './harness.js'
+import { block, describeRun, diagnostics, Emulator, type HclValue, PROVIDER_BLOCKS, ref, Workspace } from '../support/e2e/harness.js'
 
 const VM: Record<string, HclValue> = {
   ssh_and_console_user: 'deployer',

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict'
 import { createServer } from 'node:net'
 import { after, before, describe, test } from 'node:test'
-import { block, describeRun, diagnostics, Emulator, PROVIDER_BLOCKS, Workspace } from './harness.js'
+import { block, describeRun, diagnostics, Emulator, PROVIDER_BLOCKS, Workspace } from '../support/e2e/harness.js'
 
 /** A loopback port with nothing listening on it. */
 async function closedPort(): Promise<number> {

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict'
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
-import { block, describeRun, Emulator, PROVIDER_BLOCKS, ROOT, terraformClient, Workspace } from './harness.js'
+import { block, describeRun, Emulator, PROVIDER_BLOCKS, ROOT, terraformClient, Workspace } from '../support/e2e/harness.js'
 
 const { version } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }
 

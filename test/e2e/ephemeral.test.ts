@@ -8,7 +8,7 @@ import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { zipEntries } from '../support/zip.js'
-import { describeRun, Emulator, PROVIDER_BLOCKS, type RunResult, Workspace } from './harness.js'
+import { describeRun, Emulator, PROVIDER_BLOCKS, type RunResult, Workspace } from '../support/e2e/harness.js'
 
 const OPENVPN = 'provider_baremetal_openvpn'
 const PROFILE_HASH_FILE = 'profile.sha256'

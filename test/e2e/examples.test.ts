@@ -8,7 +8,7 @@ import { existsSync, readdirSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
-import { describeRun, Emulator, ROOT, terraformClient, Workspace } from './harness.js'
+import { describeRun, Emulator, ROOT, terraformClient, Workspace } from '../support/e2e/harness.js'
 
 const EXAMPLES = join(ROOT, 'examples', 'terraform')
 /** One example: init, apply, plan and destroy, each bounded by the harness's own command timeout. */

@@ -4,7 +4,17 @@
 // log, non-GET), the orders (order counters), and that the plan after it is empty.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { block, changeOf, describeRun, diagnostics, Emulator, type HclValue, PROVIDER_BLOCKS, ref, Workspace } from './harness.js'
+import {
+  block,
+  changeOf,
+  describeRun,
+  diagnostics,
+  Emulator,
+  type HclValue,
+  PROVIDER_BLOCKS,
+  ref,
+  Workspace,
+} from '../support/e2e/harness.js'
 
 const SERVER: Record<string, HclValue> = {
   product_id: 301,

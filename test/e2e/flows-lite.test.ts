@@ -4,7 +4,7 @@
 // reset between the flows.
 import assert from 'node:assert/strict'
 import { after, before, beforeEach, describe, test } from 'node:test'
-import { block, describeRun, Emulator, type HclValue, type LogEntry, PROVIDER_BLOCKS, ref, Workspace } from './harness.js'
+import { block, describeRun, Emulator, type HclValue, type LogEntry, PROVIDER_BLOCKS, ref, Workspace } from '../support/e2e/harness.js'
 
 const VM: Record<string, HclValue> = {
   ssh_and_console_user: 'deployer',

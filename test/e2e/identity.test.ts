@@ -6,7 +6,7 @@ import assert from 'node:assert/strict'
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
-import { block, describeRun, Emulator, PROVIDER_BLOCKS, terraformClient, Workspace } from './harness.js'
+import { block, describeRun, Emulator, PROVIDER_BLOCKS, terraformClient, Workspace } from '../support/e2e/harness.js'
 
 const client = terraformClient()
 /** Identity came with Terraform 1.12; OpenTofu has none yet. */

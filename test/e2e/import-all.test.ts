@@ -7,7 +7,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { resources } from '../../src/resources/index.js'
 import { fixtures, type ImportBlock } from '../fixtures/index.js'
-import { block, changeOf, describeRun, Emulator, type HclValue, importBlock, PROVIDER_BLOCKS, Workspace } from './harness.js'
+import { block, changeOf, describeRun, Emulator, type HclValue, importBlock, PROVIDER_BLOCKS, Workspace } from '../support/e2e/harness.js'
 
 type Blocks = Record<string, Record<string, HclValue>>
 

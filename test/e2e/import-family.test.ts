@@ -3,7 +3,7 @@
 // to provider_lite_pro_vm with a `moved` block: no order, no replacement, then an empty plan.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { block, describeRun, diagnostics, Emulator, type HclValue, PROVIDER_BLOCKS, ref, Workspace } from './harness.js'
+import { block, describeRun, diagnostics, Emulator, type HclValue, PROVIDER_BLOCKS, ref, Workspace } from '../support/e2e/harness.js'
 
 const VM: Record<string, HclValue> = {
   ssh_and_console_user: 'deployer',

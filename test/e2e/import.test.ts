@@ -2,7 +2,7 @@
 // is followed by an empty plan, and a keypair rename recreates the keypair.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { block, changeOf, describeRun, Emulator, type HclValue, PROVIDER_BLOCKS, ref, Workspace } from './harness.js'
+import { block, changeOf, describeRun, Emulator, type HclValue, PROVIDER_BLOCKS, ref, Workspace } from '../support/e2e/harness.js'
 
 const KEYPAIR_NAME = 'e2e-import-key'
 

@@ -3,7 +3,17 @@
 // the plan after each change is empty.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { block, changeOf, describeRun, Emulator, type HclValue, PROVIDER_BLOCKS, type PlannedChange, ref, Workspace } from './harness.js'
+import {
+  block,
+  changeOf,
+  describeRun,
+  Emulator,
+  type HclValue,
+  PROVIDER_BLOCKS,
+  type PlannedChange,
+  ref,
+  Workspace,
+} from '../support/e2e/harness.js'
 
 const BASE_VM: Record<string, HclValue> = {
   ssh_and_console_user: 'deployer',

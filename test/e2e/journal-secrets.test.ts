@@ -12,9 +12,9 @@ import { readdir, readFile } from 'node:fs/promises'
 import { join, relative } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import pg from 'pg'
-import { type PostgresServer, startPostgres } from '../postgres.js'
+import { type PostgresServer, startPostgres } from '../support/postgres.js'
 import { zipTexts } from '../support/zip.js'
-import { block, describeRun, diagnostics, Emulator, PROVIDER_BLOCKS, ROOT, type RunResult, ref, Workspace } from './harness.js'
+import { block, describeRun, diagnostics, Emulator, PROVIDER_BLOCKS, ROOT, type RunResult, ref, Workspace } from '../support/e2e/harness.js'
 
 const REQUIRED_PROVIDERS = 'terraform {\n  required_providers {\n    provider = { source = "provider/provider" }\n  }\n}\n'
 

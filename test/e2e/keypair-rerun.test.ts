@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { generateEd25519 } from '../../src/emulator/openssh.js'
-import { block, describeRun, diagnostics, Emulator, PROVIDER_BLOCKS, Workspace } from './harness.js'
+import { block, describeRun, diagnostics, Emulator, PROVIDER_BLOCKS, Workspace } from '../support/e2e/harness.js'
 
 describe('a keypair name taken by a killed run (issue 15, case 6)', () => {
   let em: Emulator

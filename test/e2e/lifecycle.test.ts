@@ -2,7 +2,7 @@
 // plan), destroy, a VM that disappears out of band, and an order left unpaid.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { block, changeOf, describeRun, diagnostics, Emulator, PROVIDER_BLOCKS, ref, Workspace } from './harness.js'
+import { block, changeOf, describeRun, diagnostics, Emulator, PROVIDER_BLOCKS, ref, Workspace } from '../support/e2e/harness.js'
 
 function keypairAndVm(keypairName: string, vm: Record<string, string | number | boolean> = {}): string {
   return [

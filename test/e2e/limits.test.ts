@@ -3,8 +3,8 @@
 // any mutating API call and without any order. The boundary values the spec allows are accepted.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { emulatorKeypair, emulatorLiteVm, emulatorBaremetalServer, ordered, vmBody } from '../fixtures/support.js'
-import { block, describeRun, diagnostics, Emulator, type HclValue, PROVIDER_BLOCKS, ref, Workspace } from './harness.js'
+import { emulatorKeypair, emulatorLiteVm, emulatorBaremetalServer, ordered, vmBody } from '../support/fixtures.js'
+import { block, describeRun, diagnostics, Emulator, type HclValue, PROVIDER_BLOCKS, ref, Workspace } from '../support/e2e/harness.js'
 
 const USER = 'deployer'
 const PASSWORD = 'S3cretPass9'

@@ -17,7 +17,7 @@ import {
   type RunResult,
   ref,
   Workspace,
-} from './harness.js'
+} from '../support/e2e/harness.js'
 
 const VM = 'provider_lite_vm.vm'
 const SNAPSHOT = 'provider_lite_snapshot.snap'

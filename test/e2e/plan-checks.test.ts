@@ -2,7 +2,17 @@
 // every spec Limit are refused before any API call, and each create-only change is planned as a replacement.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { block, changeOf, describeRun, diagnostics, Emulator, type HclValue, PROVIDER_BLOCKS, ref, Workspace } from './harness.js'
+import {
+  block,
+  changeOf,
+  describeRun,
+  diagnostics,
+  Emulator,
+  type HclValue,
+  PROVIDER_BLOCKS,
+  ref,
+  Workspace,
+} from '../support/e2e/harness.js'
 
 const VM: Record<string, HclValue> = {
   ssh_and_console_user: 'deployer',

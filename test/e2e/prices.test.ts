@@ -4,7 +4,7 @@
 // total fails the plan, naming the orders, and nothing is ordered.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { block, describeRun, Emulator, providerBlocks, type RunResult, ref, Workspace } from './harness.js'
+import { block, describeRun, Emulator, providerBlocks, type RunResult, ref, Workspace } from '../support/e2e/harness.js'
 
 function config(limit?: number): string {
   return [

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict'
 import { readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
-import { describeRun, Emulator, PROVIDER_BLOCKS, terraformClient, Workspace } from './harness.js'
+import { describeRun, Emulator, PROVIDER_BLOCKS, terraformClient, Workspace } from '../support/e2e/harness.js'
 
 const client = terraformClient()
 const hasQuery = client.key.startsWith('terraform-') && client.tool.version.localeCompare('1.14', 'en', { numeric: true }) >= 0

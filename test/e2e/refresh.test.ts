@@ -4,7 +4,7 @@ import assert from 'node:assert/strict'
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
-import { block, describeRun, Emulator, PROVIDER_BLOCKS, ref, Workspace } from './harness.js'
+import { block, describeRun, Emulator, PROVIDER_BLOCKS, ref, Workspace } from '../support/e2e/harness.js'
 
 const KEYPAIR_ONLY = [PROVIDER_BLOCKS, block('resource', 'provider_lite_keypair', 'only', { name: 'e2e-refresh-only' })].join('\n')
 

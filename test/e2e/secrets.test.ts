@@ -4,7 +4,17 @@ import assert from 'node:assert/strict'
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
-import { block, describeRun, Emulator, type HclValue, PROVIDER_BLOCKS, providerBlocks, ref, type RunResult, Workspace } from './harness.js'
+import {
+  block,
+  describeRun,
+  Emulator,
+  type HclValue,
+  PROVIDER_BLOCKS,
+  providerBlocks,
+  ref,
+  type RunResult,
+  Workspace,
+} from '../support/e2e/harness.js'
 
 const API_KEY = 'e2e-Secret-Key-123'
 const PASSWORD = 'Zq8TraceSecretPw'

@@ -5,7 +5,7 @@
 // resource is covered in-process by the lifecycle suite's "from values not known at plan" tests.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { block, describeRun, Emulator, type HclValue, PROVIDER_BLOCKS, ref, Workspace } from './harness.js'
+import { block, describeRun, Emulator, type HclValue, PROVIDER_BLOCKS, ref, Workspace } from '../support/e2e/harness.js'
 
 const VM: Record<string, HclValue> = {
   ssh_and_console_user: 'deployer',

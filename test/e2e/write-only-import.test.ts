@@ -20,7 +20,7 @@ import {
   type PlanJson,
   ref,
   Workspace,
-} from './harness.js'
+} from '../support/e2e/harness.js'
 
 const PASSWORD = 'Imp0rtWoSecret9'
 const EPHEMERAL_PASSWORD = 'variable "console_password" {\n  type      = string\n  sensitive = true\n  ephemeral = true\n}\n'

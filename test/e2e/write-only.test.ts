@@ -8,7 +8,17 @@ import { readdir, readFile } from 'node:fs/promises'
 import { join, relative } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { zipTexts } from '../support/zip.js'
-import { block, describeRun, diagnostics, Emulator, PROVIDER_BLOCKS, ref, type RunResult, terraformClient, Workspace } from './harness.js'
+import {
+  block,
+  describeRun,
+  diagnostics,
+  Emulator,
+  PROVIDER_BLOCKS,
+  ref,
+  type RunResult,
+  terraformClient,
+  Workspace,
+} from '../support/e2e/harness.js'
 
 const PASSWORD = 'Wr1teOnlyE2ePass'
 const NEXT_PASSWORD = 'Next2WriteOnlyPw'

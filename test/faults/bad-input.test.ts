@@ -10,9 +10,9 @@ import { toCamel, toPascal, toSnake } from '../../src/core/names.js'
 import { UNKNOWN_WIRE, type WireMap } from '../../src/pulumi/wire.js'
 import { pulumiRegistry } from '../../src/pulumi/provider.js'
 import { dataSources, providerDefinition, resources } from '../../src/resources/index.js'
-import { describeRun, diagnostics, Emulator, PROVIDER_BLOCKS, Workspace } from '../e2e/harness.js'
-import { Plugin, startFakeEngine, urnOf } from '../pulumi-harness.js'
-import { Report } from './report.js'
+import { describeRun, diagnostics, Emulator, PROVIDER_BLOCKS, Workspace } from '../support/e2e/harness.js'
+import { Plugin, startFakeEngine, urnOf } from '../support/pulumi/plugin-harness.js'
+import { Report } from '../support/faults/report.js'
 
 type Value = string | number | boolean | string[]
 

@@ -14,11 +14,11 @@ import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { toCamel, toPascal } from '../../src/core/names.js'
 import type { WireMap } from '../../src/pulumi/wire.js'
-import { Emulator } from '../e2e/harness.js'
-import { type PostgresServer, startPostgres } from '../postgres.js'
-import { Plugin, startFakeEngine, urnOf } from '../pulumi-harness.js'
-import { childrenOf } from './exactly-once-cells.js'
-import { byKind, freshEmulator, OPERATIONS } from './matrix.js'
+import { Emulator } from '../support/e2e/harness.js'
+import { type PostgresServer, startPostgres } from '../support/postgres.js'
+import { Plugin, startFakeEngine, urnOf } from '../support/pulumi/plugin-harness.js'
+import { childrenOf } from '../support/faults/exactly-once-cells.js'
+import { byKind, freshEmulator, OPERATIONS } from '../support/faults/matrix.js'
 
 const op = OPERATIONS.find((o) => o.key === 'lite-vm-create') as (typeof OPERATIONS)[number]
 const urn = urnOf(`provider:index:${toPascal(op.resource)}`, 'r')

@@ -8,9 +8,9 @@
 import assert from 'node:assert/strict'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
-import { Emulator } from '../e2e/harness.js'
-import { CONSOLE_PASSWORD } from '../pulumi-cli/chains.js'
-import { type CliRun, describeCli, PulumiHome, Stack } from '../pulumi-cli/harness.js'
+import { Emulator } from '../support/e2e/harness.js'
+import { CONSOLE_PASSWORD } from '../support/pulumi/chains.js'
+import { type CliRun, describeCli, PulumiHome, Stack } from '../support/pulumi/cli-harness.js'
 import {
   everyRound,
   heldRequestDone,
@@ -22,8 +22,8 @@ import {
   STOPS,
   unaccounted,
   watchHeld,
-} from './accounted.js'
-import { freshEmulator, OPERATIONS, sleep } from './matrix.js'
+} from '../support/faults/accounted.js'
+import { freshEmulator, OPERATIONS, sleep } from '../support/faults/matrix.js'
 
 const ref = (path: string) => `\${${path}}`
 const op = OPERATIONS.find((o) => o.key === 'lite-vm-create') as (typeof OPERATIONS)[number]

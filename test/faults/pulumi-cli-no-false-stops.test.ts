@@ -7,10 +7,10 @@ import assert from 'node:assert/strict'
 import { mkdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
-import { Emulator } from '../e2e/harness.js'
-import { describeCli, PulumiHome, Stack } from '../pulumi-cli/harness.js'
-import { everyRound, inTwoStates, keyLines, REPEAT } from './accounted.js'
-import { byKind, freshEmulator } from './matrix.js'
+import { Emulator } from '../support/e2e/harness.js'
+import { describeCli, PulumiHome, Stack } from '../support/pulumi/cli-harness.js'
+import { everyRound, inTwoStates, keyLines, REPEAT } from '../support/faults/accounted.js'
+import { byKind, freshEmulator } from '../support/faults/matrix.js'
 
 const ref = (path: string) => `\${${path}}`
 /** Where the stacks' programs are: the journal lives in the project's directory (`.provider-orders`). */

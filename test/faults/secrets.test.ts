@@ -9,9 +9,9 @@ import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { REDACTED, redact, redactedJson } from '../../src/api/redact.js'
 import { raw } from '../../src/resources/billing.js'
-import { block, describeRun, Emulator, PROVIDER_BLOCKS, providerBlocks, ref, type RunResult, Workspace } from '../e2e/harness.js'
-import { Plugin, startFakeEngine, urnOf } from '../pulumi-harness.js'
-import { Report } from './report.js'
+import { block, describeRun, Emulator, PROVIDER_BLOCKS, providerBlocks, ref, type RunResult, Workspace } from '../support/e2e/harness.js'
+import { Plugin, startFakeEngine, urnOf } from '../support/pulumi/plugin-harness.js'
+import { Report } from '../support/faults/report.js'
 
 const API_KEY = 'Fault-Secret-Key-777'
 const PASSWORDS = ['Zq8FaultPassOne', 'Zq9FaultPassTwo']

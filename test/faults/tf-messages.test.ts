@@ -6,9 +6,9 @@
 import assert from 'node:assert/strict'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
-import { block, describeRun, Emulator, providerBlocks, type RunResult, Workspace } from '../e2e/harness.js'
-import { journalEntries, terraformVersions } from './accounted.js'
-import { sleep } from './matrix.js'
+import { block, describeRun, Emulator, providerBlocks, type RunResult, Workspace } from '../support/e2e/harness.js'
+import { journalEntries, terraformVersions } from '../support/faults/accounted.js'
+import { sleep } from '../support/faults/matrix.js'
 
 const KEYPAIR = block('resource', 'provider_lite_keypair', 'k', { name: 'messages-key' })
 

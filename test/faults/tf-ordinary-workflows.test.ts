@@ -7,9 +7,9 @@ import { copyFile, mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
-import { block, describeRun, diagnostics, Emulator, type RunResult, Workspace } from '../e2e/harness.js'
-import { providerBlock } from './exactly-once-cells.js'
-import { byKind, freshEmulator, type Ids, OPERATIONS } from './matrix.js'
+import { block, describeRun, diagnostics, Emulator, type RunResult, Workspace } from '../support/e2e/harness.js'
+import { providerBlock } from '../support/faults/exactly-once-cells.js'
+import { byKind, freshEmulator, type Ids, OPERATIONS } from '../support/faults/matrix.js'
 
 const vm = OPERATIONS.find((o) => o.key === 'lite-vm-create') as (typeof OPERATIONS)[number]
 const ip = OPERATIONS.find((o) => o.key === 'ip-create') as (typeof OPERATIONS)[number]

@@ -7,9 +7,9 @@ import assert from 'node:assert/strict'
 import { copyFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
-import { block, describeRun, diagnostics, Emulator, Workspace } from '../e2e/harness.js'
-import { providerBlock } from './exactly-once-cells.js'
-import { byKind, freshEmulator, OPERATIONS, orderPlaced, sleep } from './matrix.js'
+import { block, describeRun, diagnostics, Emulator, Workspace } from '../support/e2e/harness.js'
+import { providerBlock } from '../support/faults/exactly-once-cells.js'
+import { byKind, freshEmulator, OPERATIONS, orderPlaced, sleep } from '../support/faults/matrix.js'
 
 const op = OPERATIONS.find((o) => o.key === 'lite-vm-create')
 if (!op) throw new Error('the matrix has no lite-vm-create operation')

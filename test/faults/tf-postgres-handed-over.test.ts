@@ -9,11 +9,11 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import pg from 'pg'
-import { block, describeRun, Emulator, type RunResult, Workspace } from '../e2e/harness.js'
-import { type PostgresServer, startPostgres } from '../postgres.js'
-import { everyRound, inTwoStates, keyLines, REPEAT, terraformVersions, unaccounted } from './accounted.js'
-import { stateIds } from './exactly-once-cells.js'
-import { byKind, freshEmulator, type Ids, OPERATIONS, orderPlaced, sleep } from './matrix.js'
+import { block, describeRun, Emulator, type RunResult, Workspace } from '../support/e2e/harness.js'
+import { type PostgresServer, startPostgres } from '../support/postgres.js'
+import { everyRound, inTwoStates, keyLines, REPEAT, terraformVersions, unaccounted } from '../support/faults/accounted.js'
+import { stateIds } from '../support/faults/exactly-once-cells.js'
+import { byKind, freshEmulator, type Ids, OPERATIONS, orderPlaced, sleep } from '../support/faults/matrix.js'
 
 const op = OPERATIONS.find((o) => o.key === 'lite-vm-create') as (typeof OPERATIONS)[number]
 

@@ -13,11 +13,11 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
-import { type PostgresServer, startPostgres } from '../postgres.js'
-import { type Tool, terraformClients } from '../tools.js'
-import { block, describeRun, diagnostics, Emulator, type RunResult, Workspace } from '../e2e/harness.js'
-import { childrenOf } from './exactly-once-cells.js'
-import { byKind, freshEmulator, OPERATIONS, orderPlaced } from './matrix.js'
+import { type PostgresServer, startPostgres } from '../support/postgres.js'
+import { type Tool, terraformClients } from '../support/tools.js'
+import { block, describeRun, diagnostics, Emulator, type RunResult, Workspace } from '../support/e2e/harness.js'
+import { childrenOf } from '../support/faults/exactly-once-cells.js'
+import { byKind, freshEmulator, OPERATIONS, orderPlaced } from '../support/faults/matrix.js'
 
 const op = OPERATIONS.find((o) => o.key === 'lite-vm-create') as (typeof OPERATIONS)[number]
 
