@@ -17,11 +17,6 @@ const VM: Record<string, HclValue> = {
 }
 
 const e2e = useEmulatorWorkspace({ workspace: false })
-async function workspace(): Promise<Workspace> {
-  const ws = await e2e.workspace()
-  return ws
-}
-
 /** Applies `config` and fails with terraform's output unless it succeeds. */
 async function applyOk(ws: Workspace, config: string): Promise<void> {
   await ws.write(config)
@@ -41,7 +36,7 @@ describe('Lite: VM, snapshot, VM restored from the snapshot, then the restored V
   beforeEach(() => e2e.emulator.reset())
 
   test('removing the restored VM sends only DELETE /v1/lites/{restored}; the snapshot stays Active; the next plan is empty', async () => {
-    const ws = await workspace()
+    const ws = await e2e.workspace()
     const base = [
       PROVIDER_BLOCKS,
       block('resource', 'provider_lite_keypair', 'k', { name: 'e2e-flow-restore' }),
@@ -115,7 +110,7 @@ describe('disk growth sends the increment', () => {
   beforeEach(() => e2e.emulator.reset())
 
   test('provider_lite_disk 60 -> 75 and provider_lite_pro_disk 30 (default) -> 45 each send additional_size 15', async () => {
-    const ws = await workspace()
+    const ws = await e2e.workspace()
     const config = (liteSize: number, proSize: number | undefined) =>
       [
         PROVIDER_BLOCKS,
@@ -198,7 +193,7 @@ describe('Lite VM migrated to Lite Pro, then renamed and powered', () => {
     ].join('\n')
   before(async () => {
     await e2e.emulator.reset()
-    ws = await workspace()
+    ws = await e2e.workspace()
     await applyOk(ws, config())
     id = await idOf(ws, 'provider_lite_vm.vm')
   })

@@ -77,13 +77,8 @@ describe('quickstart flow', () => {
 
 describe('drift and billing', () => {
   const e2e = useEmulatorWorkspace({ workspace: false })
-  const workspace = async () => {
-    const ws = await e2e.workspace()
-    return ws
-  }
-
   test('a VM deleted out of band (purged, then forced Terminated) is planned for re-creation, without error', async () => {
-    const ws = await workspace()
+    const ws = await e2e.workspace()
     await ws.write(keypairAndVm('e2e-drift-key'))
     const created = await ws.apply()
     assert.equal(created.code, 0, describeRun(created))
@@ -111,7 +106,7 @@ describe('drift and billing', () => {
   })
 
   test('a VM renamed out of band shows the drift in the plan, and the apply renames it back with one call', async () => {
-    const ws = await workspace()
+    const ws = await e2e.workspace()
     await ws.write(keypairAndVm('e2e-rename-oob-key', { vm_name: 'e2e-name-kept' }))
     const created = await ws.apply()
     assert.equal(created.code, 0, describeRun(created))
@@ -130,7 +125,7 @@ describe('drift and billing', () => {
   })
 
   test('pay_with_credit_card = false: a warning names the account and the unpaid invoice, the VM stays Pending, no second order', async () => {
-    const ws = await workspace()
+    const ws = await e2e.workspace()
     await ws.write(keypairAndVm('e2e-unpaid-key', { pay_with_credit_card: false, vm_name: 'e2e-unpaid' }))
     const { value: applied, orders } = await e2e.emulator.effectsOf(() => ws.apply())
     assert.equal(applied.code, 0, describeRun(applied))
@@ -162,7 +157,7 @@ describe('drift and billing', () => {
   // Waiting for Active skips the rest of a create while its invoice is unpaid; the power state asked for
   // is remembered and applied by the first apply after payment.
   test('a power_state given with an unpaid order is applied once the invoice is paid', async () => {
-    const ws = await workspace()
+    const ws = await e2e.workspace()
     await ws.write(keypairAndVm('e2e-unpaid-power-key', { pay_with_credit_card: false, vm_name: 'e2e-unpaid-pow', power_state: 'stop' }))
     const created = await ws.apply()
     assert.equal(created.code, 0, describeRun(created))
@@ -182,7 +177,7 @@ describe('drift and billing', () => {
   })
 
   test('fail_on_unfinished = true: an unpaid create exits 1 with the id kept; without untaint nothing is deleted or ordered; untaint, pay, apply finishes it with no second order', async () => {
-    const ws = await workspace()
+    const ws = await e2e.workspace()
     const config = keypairAndVm('e2e-strict-key', { pay_with_credit_card: false, vm_name: 'e2e-strict-vm' }).replace(
       'poll_interval = "100ms"',
       'poll_interval = "100ms"\n  fail_on_unfinished = true',
@@ -242,7 +237,7 @@ describe('drift and billing', () => {
   })
 
   test('a create whose later step fails after the paid order: exit 1 naming the order, the failure and the next step; the tainted replacement is refused; untaint and apply finish it with no second order', async () => {
-    const ws = await workspace()
+    const ws = await e2e.workspace()
     const config = keypairAndVm('e2e-step-key', { vm_name: 'e2e-step-vm', disk_size: 40 })
     await ws.write(config)
     await e2e.emulator.control('POST', '/faults', {
@@ -299,7 +294,7 @@ describe('drift and billing', () => {
   })
 
   test('an unpaid disk upgrade behaves as an unpaid create: the next apply calls nothing and warns with the invoice', async () => {
-    const ws = await workspace()
+    const ws = await e2e.workspace()
     await ws.write(keypairAndVm('e2e-unpaid-upgrade-key', { vm_name: 'e2e-unpaid-upg' }))
     const created = await ws.apply()
     assert.equal(created.code, 0, describeRun(created))
