@@ -7,7 +7,7 @@
 //   with `import type` only: it decodes, makes one call into src/server/, and encodes;
 // - no import circle, neither between the table's modules nor between files (value or type imports);
 // - no function over 150 lines, and every file opens with a header comment (src/terraform/gen/ and
-//   tests aside); each module's main file opens with three lines saying what must not live there;
+//   tests aside; every module of test/support/ too); each module's main file opens with three lines saying what must not live there;
 // - nothing under src/ exists only for the tests: every file is reached from an entry point in src/bin/;
 // - a contract between core/ and api/ (which may not import each other) is declared once;
 // - HTTP only in api/: no call of the global fetch elsewhere (the emulator and tests excepted);
@@ -228,6 +228,8 @@ describe('the tree under src/', () => {
   test('every file opens with a header comment saying what it is for', () => {
     const missing = [...shipped.keys()].filter((path) => syntax.openingComment(read(path)).length === 0)
     allowing('files that do not open with a header comment (before the first import or statement)', missing, KNOWN_WITHOUT_HEADER)
+    const support = sourceFiles('test/support').filter((path) => syntax.openingComment(read(path)).length === 0)
+    assert.deepEqual(support, [], `test support modules that do not open with a header comment:\n${support.join('\n')}`)
   })
 
   test('each module main file opens with a three-line comment saying what must not live there', () => {
