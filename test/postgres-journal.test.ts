@@ -11,7 +11,7 @@ import { OrderUnresolvedError } from '../src/api/errors.js'
 import { OrderJournal } from '../src/api/orders/journal.js'
 import { JOURNAL_TABLE, PostgresJournalStore } from '../src/api/orders/journal-postgres.js'
 import type { JournalOwner } from '../src/api/orders/journal-store.js'
-import { type PostgresServer, startPostgres } from './postgres.js'
+import { type PostgresServer, startPostgres } from './support/postgres.js'
 import { ok, ORDER, type RecordedRequest, testClient, VM_BODY } from './support/fake-fetch.js'
 
 let server: PostgresServer

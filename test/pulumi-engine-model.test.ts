@@ -7,8 +7,17 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { isSecret, UNKNOWN_WIRE, type WireMap } from '../src/pulumi/wire.js'
-import { Emulator } from './e2e/harness.js'
-import { EngineModel, Plugin, ROOT, type RpcError, replaceOnChangesOf, type Saved, startFakeEngine, urnOf } from './pulumi-harness.js'
+import { Emulator } from './support/e2e/harness.js'
+import {
+  EngineModel,
+  Plugin,
+  ROOT,
+  type RpcError,
+  replaceOnChangesOf,
+  type Saved,
+  startFakeEngine,
+  urnOf,
+} from './support/pulumi/plugin-harness.js'
 
 let emulator: Emulator
 let engine: Awaited<ReturnType<typeof startFakeEngine>>

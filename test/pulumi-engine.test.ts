@@ -10,9 +10,9 @@ import { after, before, describe, test } from 'node:test'
 import { toCamel, toPascal } from '../src/core/names.js'
 import { resources } from '../src/resources/index.js'
 import { isSecret, SIG_KEY, SIG_RESOURCE_REF, UNKNOWN_WIRE, type Wire, type WireMap } from '../src/pulumi/wire.js'
-import { Emulator } from './e2e/harness.js'
+import { Emulator } from './support/e2e/harness.js'
 import { type EngineCase, type EngineRefs, fixtures } from './fixtures/index.js'
-import { initFailure, PLUGIN, Plugin, ROOT, type RpcError, startFakeEngine, urnOf } from './pulumi-harness.js'
+import { initFailure, PLUGIN, Plugin, ROOT, type RpcError, startFakeEngine, urnOf } from './support/pulumi/plugin-harness.js'
 
 const CODE = { UNKNOWN: 2, INVALID_ARGUMENT: 3, NOT_FOUND: 5, FAILED_PRECONDITION: 9, UNIMPLEMENTED: 12 }
 

@@ -6,7 +6,7 @@ import { join } from 'node:path'
 import { test } from 'node:test'
 import { functionToken, methodName, methodToken, resourceToken, schemaText } from '../src/pulumi/index.js'
 import { dataSources, providerDefinition, resources } from '../src/resources/index.js'
-import { ROOT } from './pulumi-harness.js'
+import { ROOT } from './support/pulumi/plugin-harness.js'
 
 const registry = { provider: providerDefinition, resources, dataSources }
 const { version } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }

@@ -37,7 +37,7 @@ import { createEmulator, type Emulator } from '../src/emulator/index.js'
 import { type PulumiService, pulumiService } from '../src/pulumi/provider.js'
 import { secret, UNKNOWN_WIRE, type Wire, type WireMap } from '../src/pulumi/wire.js'
 import { dataSources, providerDefinition, resources } from '../src/resources/index.js'
-import { tool } from './tools.js'
+import { tool } from './support/tools.js'
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..')
 const SDKS = join(ROOT, 'sdk')
@@ -346,7 +346,7 @@ func main() {
 
 // ---------------------------------------------------------------------------------------------
 // The provider behind the mocks: the real PulumiService, its client wired to an in-process emulator
-// whose clock moves only when the client waits (as in test/harness.ts).
+// whose clock moves only when the client waits (as in test/support/harness.ts).
 
 interface Backend {
   readonly emulator: Emulator

@@ -17,8 +17,8 @@ import {
 } from '../src/terraform/gen/tfplugin6.10_pb.js'
 import { providerService } from '../src/terraform/provider-service.js'
 import { lite, litePro } from '../src/resources/lite-family.js'
-import { liteVms } from './fixtures/support.js'
-import { Harness } from './harness.js'
+import { liteVms } from './support/fixtures.js'
+import { Harness } from './support/harness.js'
 import { connectGrpcTestClient, type GrpcTestClient } from './support/terraform/grpc-client.js'
 
 const UNKNOWN = new ExtData(0, new Uint8Array([0]))

@@ -12,7 +12,7 @@ import { dataSources, providerDefinition, resources } from '../src/resources/ind
 import { type Diagnostic, Diagnostic_Severity, GetProviderSchema_ResponseSchema, Provider } from '../src/terraform/gen/tfplugin6.10_pb.js'
 import { createLogger } from '../src/terraform/index.js'
 import { providerSchemaResponse, providerService, type Registry } from '../src/terraform/provider-service.js'
-import { Harness } from './harness.js'
+import { Harness } from './support/harness.js'
 import { connectGrpcTestClient, type GrpcTestClient } from './support/terraform/grpc-client.js'
 
 const OPENVPN = 'provider_baremetal_openvpn'

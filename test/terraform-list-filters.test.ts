@@ -11,8 +11,8 @@ import { dataSources, providerDefinition, resources } from '../src/resources/ind
 import { type Diagnostic, Diagnostic_Severity, Provider } from '../src/terraform/gen/tfplugin6.10_pb.js'
 import { silentLogger } from '../src/terraform/index.js'
 import { providerService } from '../src/terraform/provider-service.js'
-import { liteVms } from './fixtures/support.js'
-import { Harness } from './harness.js'
+import { liteVms } from './support/fixtures.js'
+import { Harness } from './support/harness.js'
 import { connectGrpcTestClient, type GrpcTestClient } from './support/terraform/grpc-client.js'
 
 const dynamic = (object: Record<string, unknown>) => ({ msgpack: encode(object) })

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { toSnake, type ValueMap } from '../core/index.js'
 import { fixtures } from '../../test/fixtures/index.js'
-import { Harness } from '../../test/harness.js'
+import { Harness } from '../../test/support/harness.js'
 import { resources } from './index.js'
 
 /** The resource types that are accounts: their identity is one account id (keypairs and assignments are not). */

@@ -2,7 +2,7 @@
 // import, the keypair, additional IPs and their assignment, elastic storage, and the Metal lookups.
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
-import { Harness } from '../../test/harness.js'
+import { Harness } from '../../test/support/harness.js'
 import { checkPlanOnline, type ValueMap, validateConfig } from '../core/index.js'
 import { baremetal } from './baremetal.js'
 import { baremetalAdditionalIp, baremetalAdditionalIpAssignment } from './baremetal-additional-ip.js'

@@ -2,7 +2,7 @@
 // of a product, a bad product id refused before any call.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { Harness } from '../../test/harness.js'
+import { Harness } from '../../test/support/harness.js'
 import type { ValueMap } from '../core/index.js'
 import { lite, litePro } from './lite-family.js'
 import { liteOsList } from './lite-os-list.js'

@@ -2,7 +2,7 @@
 // restoring, the payment flag only recorded, and disks that only grow.
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
-import { Harness } from '../../test/harness.js'
+import { Harness } from '../../test/support/harness.js'
 import type { ValueMap } from '../core/index.js'
 import { liteDisk } from './lite-disk.js'
 import { type LiteFamily, lite, litePro } from './lite-family.js'

@@ -3,7 +3,7 @@
 // then the Lite keypair.
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
-import { Harness } from '../../test/harness.js'
+import { Harness } from '../../test/support/harness.js'
 import { checkPlanOnline, listResources, type ValueMap, validateConfig } from '../core/index.js'
 import { lite } from './lite-family.js'
 import { liteKeypair } from './lite-keypair.js'

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { checkPlanOnline, type ValueMap } from '../core/index.js'
 import { fixtures } from '../../test/fixtures/index.js'
-import { Harness } from '../../test/harness.js'
+import { Harness } from '../../test/support/harness.js'
 import { resources } from './index.js'
 
 const REFERENCES: Readonly<Record<string, string>> = {

@@ -16,8 +16,8 @@ import {
 } from '../../src/core/index.js'
 import { resources } from '../../src/resources/index.js'
 import { type Deps, fixtures, type Lifecycle as Example, type Orders } from '../fixtures/index.js'
-import { Harness } from '../harness.js'
-import { type Config, type DriverSession, type DriverState, drivers, type FrontEndDriver, type PlanView } from './driver.js'
+import { Harness } from '../support/harness.js'
+import { type Config, type DriverSession, type DriverState, drivers, type FrontEndDriver, type PlanView } from '../support/conformance.js'
 
 interface Fixture {
   readonly harness: Harness

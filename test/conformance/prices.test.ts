@@ -7,8 +7,8 @@ import { describe, test } from 'node:test'
 import { type AnyResource, UNKNOWN } from '../../src/core/index.js'
 import { resources } from '../../src/resources/index.js'
 import { fixtures, type Lifecycle } from '../fixtures/index.js'
-import { Harness } from '../harness.js'
-import { type Config, drivers } from './driver.js'
+import { Harness } from '../support/harness.js'
+import { type Config, drivers } from '../support/conformance.js'
 
 /**
  * The pairs of the fixtures' paid changes that cannot be made in one apply, and the service's refusal:

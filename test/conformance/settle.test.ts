@@ -6,9 +6,9 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { registerSettlement } from '../../src/server/index.js'
 import { fixtureOf } from '../fixtures/index.js'
-import { definitionNamed } from '../fixtures/support.js'
-import { Harness } from '../harness.js'
-import { drivers } from './driver.js'
+import { definitionNamed } from '../support/fixtures.js'
+import { Harness } from '../support/harness.js'
+import { drivers } from '../support/conformance.js'
 
 for (const driver of drivers) {
   test(`${driver.name}: planning a change of an existing object settles its id`, async () => {

@@ -6,9 +6,19 @@
 import assert from 'node:assert/strict'
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { after, before, describe, test } from 'node:test'
+import { describe, test } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { block, describeRun, Emulator, type HclValue, mutating, PROVIDER_BLOCKS, ref, terraformClient, Workspace } from './harness.js'
+import {
+  block,
+  describeRun,
+  type HclValue,
+  mutating,
+  PROVIDER_BLOCKS,
+  ref,
+  terraformClient,
+  type Workspace,
+} from '../support/e2e/harness.js'
+import { useEmulatorWorkspace } from '../support/e2e/suite.js'
 
 const CLIENT = terraformClient()
 /** Actions came with Terraform 1.14; OpenTofu has none. */
@@ -54,26 +64,17 @@ async function resourcesOf(ws: Workspace): Promise<unknown> {
 }
 
 describe(`actions under ${CLIENT.key}`, () => {
-  let emulator: Emulator
-  let ws: Workspace
-  before(async () => {
-    emulator = await Emulator.start()
-    ws = await Workspace.create(emulator)
-  })
-  after(async () => {
-    await ws?.cleanup()
-    await emulator?.stop()
-  })
+  const e2e = useEmulatorWorkspace()
 
   test('the provider schema, actions included, serves a plan and an apply of a Lite VM', async () => {
-    await ws.write(BASE.join('\n'))
-    const planned = await ws.plan()
+    await e2e.ws.write(BASE.join('\n'))
+    const planned = await e2e.ws.plan()
     assert.equal(planned.code, 2, describeRun(planned))
-    const applied = await ws.apply()
+    const applied = await e2e.ws.apply()
     assert.equal(applied.code, 0, describeRun(applied))
-    const again = await ws.plan()
+    const again = await e2e.ws.plan()
     assert.equal(again.code, 0, describeRun(again))
-    const schema = JSON.parse((await ws.ok(['providers', 'schema', '-json'])).stdout) as {
+    const schema = JSON.parse((await e2e.ws.ok(['providers', 'schema', '-json'])).stdout) as {
       provider_schemas: Record<string, { resource_schemas: Record<string, unknown>; action_schemas?: Record<string, unknown> }>
     }
     const provider = Object.values(schema.provider_schemas)[0]
@@ -84,31 +85,31 @@ describe(`actions under ${CLIENT.key}`, () => {
 
   describe('actions', { skip: HAS_ACTIONS ? false : `${CLIENT.key} has no actions` }, () => {
     test('apply -invoke stops the VM: its progress is shown, nothing but the power call is made, the state is unchanged', async () => {
-      await ws.write([...BASE, ...ACTIONS].join('\n'))
-      const before = await resourcesOf(ws)
-      const id = String((await ws.stateOf('provider_lite_vm.web')).id)
-      assert.equal((await emulator.api<{ status: string }>('GET', `/lites/accounts/${id}/vm-details`)).status, 'running')
+      await e2e.ws.write([...BASE, ...ACTIONS].join('\n'))
+      const before = await resourcesOf(e2e.ws)
+      const id = String((await e2e.ws.stateOf('provider_lite_vm.web')).id)
+      assert.equal((await e2e.emulator.api<{ status: string }>('GET', `/lites/accounts/${id}/vm-details`)).status, 'running')
 
-      const seq = await emulator.lastSeq()
-      const invoked = await ws.apply(['-invoke=action.provider_lite_vm_power.stop'])
+      const seq = await e2e.emulator.lastSeq()
+      const invoked = await e2e.ws.apply(['-invoke=action.provider_lite_vm_power.stop'])
       assert.equal(invoked.code, 0, describeRun(invoked))
       assert.match(invoked.stdout, new RegExp(`power action stop sent to Lite VM ${id}`))
       assert.match(invoked.stdout, /Action complete: action\.provider_lite_vm_power\.stop/)
-      assert.deepEqual(mutating(await emulator.requests(seq)), [`PUT /v1/lites/accounts/${id}/vm-state/stop`])
-      assert.equal((await emulator.api<{ status: string }>('GET', `/lites/accounts/${id}/vm-details`)).status, 'stopped')
-      assert.deepEqual(await resourcesOf(ws), before, 'the state is unchanged')
-      const next = await ws.plan()
+      assert.deepEqual(mutating(await e2e.emulator.requests(seq)), [`PUT /v1/lites/accounts/${id}/vm-state/stop`])
+      assert.equal((await e2e.emulator.api<{ status: string }>('GET', `/lites/accounts/${id}/vm-details`)).status, 'stopped')
+      assert.deepEqual(await resourcesOf(e2e.ws), before, 'the state is unchanged')
+      const next = await e2e.ws.plan()
       assert.equal(next.code, 0, `power_state is unset, so a stopped VM is no drift: ${describeRun(next)}`)
     })
 
     test('a destructive action warns at plan', async () => {
-      const planned = await ws.plan(['-invoke=action.provider_lite_vm_rebuild.debian'])
+      const planned = await e2e.ws.plan(['-invoke=action.provider_lite_vm_rebuild.debian'])
       assert.equal(planned.code, 2, describeRun(planned))
       assert.match(planned.stdout + planned.stderr, /provider_lite_vm_rebuild is destructive/)
     })
 
     test('a rebuild whose os the VM cannot take fails at plan, naming os and the rule; nothing is called', async () => {
-      const id = String((await ws.stateOf('provider_lite_vm.web')).id)
+      const id = String((await e2e.ws.stateOf('provider_lite_vm.web')).id)
       const cases: [string, string, RegExp][] = [
         // The VM's product offers these OS names only (its OS list); the service refuses any other with 422.
         [
@@ -119,13 +120,15 @@ describe(`actions under ${CLIENT.key}`, () => {
         ['newline', '"Debian\\n12"', /Error: Invalid os .*os must not contain control characters/],
       ]
       for (const [name, os, rule] of cases) {
-        await ws.write([...BASE, action('provider_lite_vm_rebuild', name, { id: 'provider_lite_vm.web.id', os })].join('\n'))
-        const { value: planned, mutations } = await emulator.effectsOf(() => ws.plan([`-invoke=action.provider_lite_vm_rebuild.${name}`]))
+        await e2e.ws.write([...BASE, action('provider_lite_vm_rebuild', name, { id: 'provider_lite_vm.web.id', os })].join('\n'))
+        const { value: planned, mutations } = await e2e.emulator.effectsOf(() =>
+          e2e.ws.plan([`-invoke=action.provider_lite_vm_rebuild.${name}`]),
+        )
         assert.equal(planned.code, 1, describeRun(planned))
         assert.match(planned.stderr.replace(/\s+/g, ' '), rule, describeRun(planned))
         assert.deepEqual(mutations, [])
       }
-      assert.equal((await emulator.account(id))?.extra_details.osname, 'Ubuntu-22.04')
+      assert.equal((await e2e.emulator.account(id))?.extra_details.osname, 'Ubuntu-22.04')
     })
 
     test('an action_trigger after_create runs the action on the VM just created, with its id', async () => {
@@ -135,34 +138,40 @@ describe(`actions under ${CLIENT.key}`, () => {
         action('provider_lite_vm_power', 'stop_worker', { id: 'provider_lite_vm.worker.id', state: '"stop"' }),
         triggered('provider_lite_vm', 'worker', vm('e2e-worker'), ['after_create'], ['action.provider_lite_vm_power.stop_worker']),
       ]
-      await ws.write(config.join('\n'))
-      const seq = await emulator.lastSeq()
-      const applied = await ws.apply()
+      await e2e.ws.write(config.join('\n'))
+      const seq = await e2e.emulator.lastSeq()
+      const applied = await e2e.ws.apply()
       assert.equal(applied.code, 0, describeRun(applied))
-      const id = String((await ws.stateOf('provider_lite_vm.worker')).id)
+      const id = String((await e2e.ws.stateOf('provider_lite_vm.worker')).id)
       assert.match(applied.stdout, new RegExp(`power action stop sent to Lite VM ${id}`))
-      const calls = mutating(await emulator.requests(seq))
+      const calls = mutating(await e2e.emulator.requests(seq))
       assert.deepEqual(
         calls.filter((c) => c.includes('vm-state')),
         [`PUT /v1/lites/accounts/${id}/vm-state/stop`],
       )
       assert.ok(calls.indexOf(`PUT /v1/lites/accounts/${id}/vm-state/stop`) > calls.indexOf('POST /v1/lites'), calls.join('\n'))
-      assert.equal((await emulator.api<{ status: string }>('GET', `/lites/accounts/${id}/vm-details`)).status, 'stopped')
-      const next = await ws.plan()
+      assert.equal((await e2e.emulator.api<{ status: string }>('GET', `/lites/accounts/${id}/vm-details`)).status, 'stopped')
+      const next = await e2e.ws.plan()
       assert.equal(next.code, 0, `an action_trigger runs on its events only: ${describeRun(next)}`)
     })
 
     test('a rebuild interrupted (SIGINT) while it waits ends promptly, having sent exactly one rebuild', async () => {
-      const id = String((await ws.stateOf('provider_lite_vm.web')).id)
-      await emulator.control('PATCH', '/config', { provisioning_delay_ms: 120_000 })
+      const id = String((await e2e.ws.stateOf('provider_lite_vm.web')).id)
+      await e2e.emulator.control('PATCH', '/config', { provisioning_delay_ms: 120_000 })
       try {
-        const seq = await emulator.lastSeq()
-        await ws.init()
-        const running = ws.launch(['apply', '-no-color', '-input=false', '-auto-approve', '-invoke=action.provider_lite_vm_rebuild.debian'])
+        const seq = await e2e.emulator.lastSeq()
+        await e2e.ws.init()
+        const running = e2e.ws.launch([
+          'apply',
+          '-no-color',
+          '-input=false',
+          '-auto-approve',
+          '-invoke=action.provider_lite_vm_rebuild.debian',
+        ])
         const rebuild = `PUT /v1/lites/accounts/${id}/rebuild`
         let sent = false
         for (let i = 0; i < 300 && !sent; i++) {
-          sent = mutating(await emulator.requests(seq)).includes(rebuild)
+          sent = mutating(await e2e.emulator.requests(seq)).includes(rebuild)
           if (!sent) await sleep(100)
         }
         assert.ok(sent, 'the rebuild was sent within 30s')
@@ -176,11 +185,11 @@ describe(`actions under ${CLIENT.key}`, () => {
         assert.match(result.stdout + result.stderr, /Interrupt received/)
         assert.match(result.stdout + result.stderr, /lite_vm rebuild of \d+ failed/)
         assert.deepEqual(
-          mutating(await emulator.requests(seq)).filter((c) => c.includes('rebuild')),
+          mutating(await e2e.emulator.requests(seq)).filter((c) => c.includes('rebuild')),
           [rebuild],
         )
       } finally {
-        await emulator.control('PATCH', '/config', { provisioning_delay_ms: 100 })
+        await e2e.emulator.control('PATCH', '/config', { provisioning_delay_ms: 100 })
       }
     })
   })

@@ -3,8 +3,9 @@
 // size above the maximum the service states is refused at plan too. Messages keep API paths and the
 // service's own words as they are.
 import assert from 'node:assert/strict'
-import { after, before, describe, test } from 'node:test'
-import { block, describeRun, diagnostics, Emulator, type HclValue, PROVIDER_BLOCKS, ref, Workspace } from './harness.js'
+import { before, describe, test } from 'node:test'
+import { block, describeRun, diagnostics, type HclValue, PROVIDER_BLOCKS, ref } from '../support/e2e/harness.js'
+import { useEmulatorWorkspace } from '../support/e2e/suite.js'
 
 const VM: Record<string, HclValue> = {
   ssh_and_console_user: 'deployer',
@@ -35,28 +36,21 @@ function config(vm: Record<string, HclValue>, server: Record<string, HclValue>, 
 }
 
 describe('catalog checks at plan, through the terraform CLI', () => {
-  let emulator: Emulator
-  let ws: Workspace
+  const e2e = useEmulatorWorkspace()
   const ids: Record<string, string> = {}
   before(async () => {
-    emulator = await Emulator.start()
-    ws = await Workspace.create(emulator)
-    await ws.write(config(VM, SERVER, IP))
-    const created = await ws.apply()
+    await e2e.ws.write(config(VM, SERVER, IP))
+    const created = await e2e.ws.apply()
     if (created.code !== 0) throw new Error(describeRun(created))
     for (const address of ['provider_lite_vm.vm', 'provider_baremetal.server', 'provider_baremetal_additional_ip.ip']) {
-      ids[address] = String((await ws.stateOf(address)).id)
+      ids[address] = String((await e2e.ws.stateOf(address)).id)
     }
-  })
-  after(async () => {
-    await ws?.cleanup()
-    await emulator?.stop()
   })
 
   async function assertStillActive() {
     for (const [address, id] of Object.entries(ids)) {
-      assert.equal((await emulator.account(id))?.status, 'Active', `${address} ${id} is untouched`)
-      assert.equal(String((await ws.stateOf(address)).id), id)
+      assert.equal((await e2e.emulator.account(id))?.status, 'Active', `${address} ${id} is untouched`)
+      assert.equal(String((await e2e.ws.stateOf(address)).id), id)
     }
   }
 
@@ -79,8 +73,8 @@ describe('catalog checks at plan, through the terraform CLI', () => {
       ],
     ]
     for (const [address, field, rule, vm, server, ip] of bad) {
-      await ws.write(config(vm, server, ip))
-      const { value: applied, mutations, orders } = await emulator.effectsOf(() => ws.apply())
+      await e2e.ws.write(config(vm, server, ip))
+      const { value: applied, mutations, orders } = await e2e.emulator.effectsOf(() => e2e.ws.apply())
       assert.equal(applied.code, 1, describeRun(applied))
       const errors = diagnostics(applied.stderr).map((e) => e.replace(/\s+/g, ' '))
       assert.equal(errors.length, 1, describeRun(applied))
@@ -94,8 +88,8 @@ describe('catalog checks at plan, through the terraform CLI', () => {
   })
 
   test('disk_size above the maximum of an existing VM fails the plan, with no storage order', async () => {
-    await ws.write(config({ ...VM, disk_size: 501 }, SERVER, IP))
-    const { value: applied, mutations, orders } = await emulator.effectsOf(() => ws.apply())
+    await e2e.ws.write(config({ ...VM, disk_size: 501 }, SERVER, IP))
+    const { value: applied, mutations, orders } = await e2e.emulator.effectsOf(() => e2e.ws.apply())
     assert.equal(applied.code, 1, describeRun(applied))
     const errors = diagnostics(applied.stderr).map((e) => e.replace(/\s+/g, ' '))
     assert.equal(errors.length, 1, describeRun(applied))
@@ -107,8 +101,8 @@ describe('catalog checks at plan, through the terraform CLI', () => {
 
   test('a new VM with disk_size above the maximum fails the plan (issue 15, case 5): no VM is ordered', async () => {
     const second = block('resource', 'provider_lite_vm', 'second', { ...VM, vm_name: 'e2e-second', disk_size: 600 })
-    await ws.write(config(VM, SERVER, IP, second))
-    const { value: applied, mutations, orders } = await emulator.effectsOf(() => ws.apply())
+    await e2e.ws.write(config(VM, SERVER, IP, second))
+    const { value: applied, mutations, orders } = await e2e.emulator.effectsOf(() => e2e.ws.apply())
     assert.equal(applied.code, 1, describeRun(applied))
     const errors = diagnostics(applied.stderr).map((e) => e.replace(/\s+/g, ' '))
     assert.equal(errors.length, 1, describeRun(applied))
@@ -119,7 +113,7 @@ describe('catalog checks at plan, through the terraform CLI', () => {
   })
 
   test('the timeouts block of every resource that has one is described, with its defaults', async () => {
-    const shown = await ws.ok(['providers', 'schema', '-json'])
+    const shown = await e2e.ws.ok(['providers', 'schema', '-json'])
     type Block = {
       block_types?: Record<string, { block: { description?: string; attributes?: Record<string, { description?: string }> } }>
     }
@@ -139,7 +133,7 @@ describe('catalog checks at plan, through the terraform CLI', () => {
   })
 
   test('an API error shows the request path and the service text exactly as they are', async () => {
-    await emulator.control('POST', '/faults', {
+    await e2e.emulator.control('POST', '/faults', {
       method: 'POST',
       path: '/baremetal-elastic-storages',
       mode: 'error',
@@ -152,8 +146,8 @@ describe('catalog checks at plan, through the terraform CLI', () => {
       storage_name: 'e2e-data',
       metal_account_id: ref('provider_baremetal.server.id'),
     })
-    await ws.write(config(VM, SERVER, IP, storage))
-    const applied = await ws.apply()
+    await e2e.ws.write(config(VM, SERVER, IP, storage))
+    const applied = await e2e.ws.apply()
     assert.equal(applied.code, 1, describeRun(applied))
     const text = applied.stderr.replace(/\s+/g, ' ')
     assert.match(text, /POST \/baremetal-elastic-storages/)

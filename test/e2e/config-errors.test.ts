@@ -2,8 +2,9 @@
 // fix (api_key / PROVIDER_API_KEY, base_url / PROVIDER_BASE_URL) and says nothing misleading.
 import assert from 'node:assert/strict'
 import { createServer } from 'node:net'
-import { after, before, describe, test } from 'node:test'
-import { block, describeRun, diagnostics, Emulator, PROVIDER_BLOCKS, Workspace } from './harness.js'
+import { describe, test } from 'node:test'
+import { block, describeRun, diagnostics, PROVIDER_BLOCKS } from '../support/e2e/harness.js'
+import { useEmulatorWorkspace } from '../support/e2e/suite.js'
 
 /** A loopback port with nothing listening on it. */
 async function closedPort(): Promise<number> {
@@ -15,20 +16,11 @@ async function closedPort(): Promise<number> {
 }
 
 describe('configuration errors name what to fix', () => {
-  let emulator: Emulator
-  let ws: Workspace
-  before(async () => {
-    emulator = await Emulator.start()
-    ws = await Workspace.create(emulator)
-  })
-  after(async () => {
-    await ws?.cleanup()
-    await emulator?.stop()
-  })
+  const e2e = useEmulatorWorkspace()
 
   test('a wrong API key names api_key and PROVIDER_API_KEY', async () => {
-    await ws.write([PROVIDER_BLOCKS, block('data', 'provider_lite_products', 'all', {})].join('\n'))
-    const run = await ws.plan([], { env: { PROVIDER_API_KEY: 'not-the-key' } })
+    await e2e.ws.write([PROVIDER_BLOCKS, block('data', 'provider_lite_products', 'all', {})].join('\n'))
+    const run = await e2e.ws.plan([], { env: { PROVIDER_API_KEY: 'not-the-key' } })
     assert.equal(run.code, 1, describeRun(run))
     const [error] = diagnostics(run.stdout + run.stderr)
     assert.match(error ?? '', /401/)
@@ -46,8 +38,8 @@ describe('configuration errors name what to fix', () => {
       ssh_and_console_user: 'deployer',
       console_password: 'S3cretPass9',
     }
-    await ws.write([PROVIDER_BLOCKS, block('resource', 'provider_lite_vm', 'vm', vm)].join('\n'))
-    const run = await ws.plan([], { env: { PROVIDER_API_KEY: 'not-the-key' } })
+    await e2e.ws.write([PROVIDER_BLOCKS, block('resource', 'provider_lite_vm', 'vm', vm)].join('\n'))
+    const run = await e2e.ws.plan([], { env: { PROVIDER_API_KEY: 'not-the-key' } })
     assert.equal(run.code, 1, describeRun(run))
     const errors = diagnostics(run.stdout + run.stderr)
     assert.equal(errors.length, 1, describeRun(run))
@@ -60,9 +52,9 @@ describe('configuration errors name what to fix', () => {
   })
 
   test('nothing listening at base_url: the error names base_url and does not say the order may have been processed', async () => {
-    await ws.write([PROVIDER_BLOCKS, block('resource', 'provider_lite_keypair', 'k', { name: 'never-sent' })].join('\n'))
+    await e2e.ws.write([PROVIDER_BLOCKS, block('resource', 'provider_lite_keypair', 'k', { name: 'never-sent' })].join('\n'))
     const base = `http://127.0.0.1:${await closedPort()}/v1`
-    const run = await ws.apply([], { env: { PROVIDER_BASE_URL: base } })
+    const run = await e2e.ws.apply([], { env: { PROVIDER_BASE_URL: base } })
     assert.equal(run.code, 1, describeRun(run))
     const text = diagnostics(run.stdout + run.stderr).join('\n')
     assert.match(text, /base_url/)
@@ -71,12 +63,12 @@ describe('configuration errors name what to fix', () => {
   })
 
   test('a base URL without the API version is refused before any call, naming base_url and /v1', async () => {
-    const before = (await emulator.requests()).length
-    const run = await ws.plan([], { env: { PROVIDER_BASE_URL: emulator.origin } })
+    const before = (await e2e.emulator.requests()).length
+    const run = await e2e.ws.plan([], { env: { PROVIDER_BASE_URL: e2e.emulator.origin } })
     assert.equal(run.code, 1, describeRun(run))
     const text = diagnostics(run.stdout + run.stderr).join('\n')
     assert.match(text, /base_url/)
-    assert.ok(text.includes(`${emulator.origin}/v1`), describeRun(run))
-    assert.equal((await emulator.requests()).length, before)
+    assert.ok(text.includes(`${e2e.emulator.origin}/v1`), describeRun(run))
+    assert.equal((await e2e.emulator.requests()).length, before)
   })
 })

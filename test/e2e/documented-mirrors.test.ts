@@ -9,8 +9,9 @@
 import assert from 'node:assert/strict'
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { after, before, describe, test } from 'node:test'
-import { block, describeRun, Emulator, PROVIDER_BLOCKS, ROOT, terraformClient, Workspace } from './harness.js'
+import { describe, test } from 'node:test'
+import { block, describeRun, PROVIDER_BLOCKS, ROOT, terraformClient, Workspace } from '../support/e2e/harness.js'
+import { useEmulatorWorkspace } from '../support/e2e/suite.js'
 
 const { version } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }
 
@@ -27,19 +28,13 @@ const DOCUMENTED = [
 ]
 
 describe(`the documented CLI configurations install provider/provider under ${terraformClient().key}`, () => {
-  let emulator: Emulator
-  before(async () => {
-    emulator = await Emulator.start()
-  })
-  after(async () => {
-    await emulator?.stop()
-  })
+  const e2e = useEmulatorWorkspace({ workspace: false })
 
   for (const { page, what, command } of DOCUMENTED) {
     test(`${page}'s TF_CLI_CONFIG_FILE, from ${what}: init installs ${version} from its mirror, and a plan runs it`, async () => {
       const file = documentedConfig(page)
       assert.ok(existsSync(file), `${file} is missing: run \`npm run ${command}\` first`)
-      const ws = await Workspace.create(emulator, file)
+      const ws = await Workspace.create(e2e.emulator, file)
       try {
         await ws.write([PROVIDER_BLOCKS, block('data', 'provider_lite_products', 'all', {})].join('\n'))
         const init = await ws.run(['init', '-no-color', '-input=false'])

@@ -6,9 +6,10 @@ import assert from 'node:assert/strict'
 import { createHash } from 'node:crypto'
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { after, before, describe, test } from 'node:test'
+import { describe, test } from 'node:test'
 import { zipEntries } from '../support/zip.js'
-import { describeRun, Emulator, PROVIDER_BLOCKS, type RunResult, Workspace } from './harness.js'
+import { describeRun, PROVIDER_BLOCKS, type RunResult } from '../support/e2e/harness.js'
+import { useEmulatorWorkspace } from '../support/e2e/suite.js'
 
 const OPENVPN = 'provider_baremetal_openvpn'
 const PROFILE_HASH_FILE = 'profile.sha256'
@@ -32,21 +33,11 @@ resource "terraform_data" "vpn_profile" {
 `
 
 describe('ephemeral resources', () => {
-  let emulator: Emulator
-  let ws: Workspace
-  before(async () => {
-    emulator = await Emulator.start()
-    ws = await Workspace.create(emulator)
-  })
-  after(async () => {
-    await ws?.destroy().catch(() => undefined)
-    await ws?.cleanup()
-    await emulator?.stop()
-  })
+  const e2e = useEmulatorWorkspace({ destroy: true })
 
   /** Runs `command` with TF_LOG=trace into a file of its own; returns the run and the log. */
   async function traced(name: string, command: (env: Record<string, string>) => Promise<RunResult>) {
-    const path = join(ws.dir, `${name}.log`)
+    const path = join(e2e.ws.dir, `${name}.log`)
     const run = await command({ TF_LOG: 'trace', TF_LOG_PATH: path })
     const log = await readFile(path, 'utf8')
     // The log is the real thing: the client's trace, and the provider's own lines.
@@ -57,43 +48,43 @@ describe('ephemeral resources', () => {
 
   /** How many times the profile was read from the service while `action` ran. */
   async function reads<T>(action: () => Promise<T>): Promise<{ value: T; reads: number }> {
-    const { value, log } = await emulator.effectsOf(action)
+    const { value, log } = await e2e.emulator.effectsOf(action)
     return { value, reads: log.filter((entry) => entry.method === 'GET' && entry.path === '/v1/baremetals/openvpn').length }
   }
 
   test('the OpenVPN profile reaches a provisioner and nothing stores or logs it', async () => {
-    const { config: profile } = await emulator.api<{ config: string }>('GET', '/baremetals/openvpn')
+    const { config: profile } = await e2e.emulator.api<{ config: string }>('GET', '/baremetals/openvpn')
     assert.match(profile, /^client\n/)
-    await ws.write(CONFIG)
-    await ws.init()
+    await e2e.ws.write(CONFIG)
+    await e2e.ws.init()
 
-    const planned = await reads(() => traced('plan', (env) => ws.plan(['-out=eph.tfplan'], { env })))
+    const planned = await reads(() => traced('plan', (env) => e2e.ws.plan(['-out=eph.tfplan'], { env })))
     assert.equal(planned.value.run.code, 2, describeRun(planned.value.run))
     assert.ok(planned.reads >= 1, 'the plan opens the ephemeral resource')
-    const shownPlan = await ws.ok(['show', '-json', 'eph.tfplan'])
+    const shownPlan = await e2e.ws.ok(['show', '-json', 'eph.tfplan'])
 
-    const applied = await reads(() => traced('apply', (env) => ws.run(['apply', '-no-color', '-input=false', 'eph.tfplan'], { env })))
+    const applied = await reads(() => traced('apply', (env) => e2e.ws.run(['apply', '-no-color', '-input=false', 'eph.tfplan'], { env })))
     assert.equal(applied.value.run.code, 0, describeRun(applied.value.run))
     assert.ok(applied.reads >= 1, 'the apply opens it again')
     assert.match(applied.value.run.stdout, /Resources: 1 added, 0 changed, 0 destroyed\./)
 
     // The provisioner got the profile, whole.
-    const hash = (await readFile(join(ws.dir, PROFILE_HASH_FILE), 'utf8')).trim()
+    const hash = (await readFile(join(e2e.ws.dir, PROFILE_HASH_FILE), 'utf8')).trim()
     assert.equal(hash, createHash('sha256').update(profile).digest('hex'))
 
     // Opened again by the next plan, which finds nothing to change.
-    const replanned = await traced('replan', (env) => ws.plan([], { env }))
+    const replanned = await traced('replan', (env) => e2e.ws.plan([], { env }))
     assert.equal(replanned.run.code, 0, describeRun(replanned.run))
 
-    const stateText = await readFile(join(ws.dir, 'terraform.tfstate'), 'utf8')
+    const stateText = await readFile(join(e2e.ws.dir, 'terraform.tfstate'), 'utf8')
     const state = JSON.parse(stateText) as { resources: { mode: string; type: string }[] }
     assert.deepEqual(
       state.resources.map((r) => `${r.mode} ${r.type}`),
       ['managed terraform_data'],
       'only the managed resource is in state',
     )
-    const shownState = await ws.ok(['show', '-json'])
-    const planFile = zipEntries(await readFile(join(ws.dir, 'eph.tfplan')))
+    const shownState = await e2e.ws.ok(['show', '-json'])
+    const planFile = zipEntries(await readFile(join(e2e.ws.dir, 'eph.tfplan')))
     assert.ok(planFile.size >= 3, `the saved plan holds ${[...planFile.keys()].join(', ')}`)
 
     // The whole profile, and each of its long lines, so that one written with escaped newlines is caught too.

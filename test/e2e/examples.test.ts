@@ -7,8 +7,9 @@ import assert from 'node:assert/strict'
 import { existsSync, readdirSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { after, before, describe, test } from 'node:test'
-import { describeRun, Emulator, ROOT, terraformClient, Workspace } from './harness.js'
+import { describe, test } from 'node:test'
+import { describeRun, ROOT, terraformClient, Workspace } from '../support/e2e/harness.js'
+import { useEmulatorWorkspace } from '../support/e2e/suite.js'
 
 const EXAMPLES = join(ROOT, 'examples', 'terraform')
 /** One example: init, apply, plan and destroy, each bounded by the harness's own command timeout. */
@@ -30,13 +31,7 @@ function examples(): { kind: string; type: string; dir: string }[] {
 }
 
 describe('examples apply against the emulator', () => {
-  let emulator: Emulator
-  before(async () => {
-    emulator = await Emulator.start({ provisioningDelayMs: 100 })
-  })
-  after(async () => {
-    await emulator?.stop()
-  })
+  const e2e = useEmulatorWorkspace({ workspace: false, provisioningDelayMs: 100 })
 
   const all = examples()
   test('there are examples to run', () => assert.ok(all.length > 0, `no examples under ${EXAMPLES}`))
@@ -46,9 +41,9 @@ describe('examples apply against the emulator', () => {
       timeout: EXAMPLE_TIMEOUT_MS,
     }, async () => {
       // A fresh service per example, so one that failed cannot leave a keypair name taken for the next.
-      await emulator.control('POST', '/reset')
+      await e2e.emulator.control('POST', '/reset')
       // A temp copy: .terraform, the lock file and the state never land in examples/.
-      const ws = await Workspace.create(emulator)
+      const ws = await Workspace.create(e2e.emulator)
       let applied = false
       try {
         await ws.write(await readFile(join(dir, 'main.tf'), 'utf8'))

@@ -3,8 +3,9 @@
 // step then changes the configuration and asserts exactly the mutating API calls the API contract lists for each Metal operation (request
 // log, non-GET), the orders (order counters), and that the plan after it is empty.
 import assert from 'node:assert/strict'
-import { after, before, describe, test } from 'node:test'
-import { block, changeOf, describeRun, diagnostics, Emulator, type HclValue, PROVIDER_BLOCKS, ref, Workspace } from './harness.js'
+import { before, describe, test } from 'node:test'
+import { block, changeOf, describeRun, diagnostics, type HclValue, PROVIDER_BLOCKS, ref } from '../support/e2e/harness.js'
+import { useEmulatorWorkspace } from '../support/e2e/suite.js'
 
 const SERVER: Record<string, HclValue> = {
   product_id: 301,
@@ -13,8 +14,7 @@ const SERVER: Record<string, HclValue> = {
 }
 
 describe('Metal flows', () => {
-  let emulator: Emulator
-  let ws: Workspace
+  const e2e = useEmulatorWorkspace()
   let server: Record<string, HclValue> = { ...SERVER, label: 'e2e-metal-a' }
   let assignedTo = 'a'
   let storage: Record<string, HclValue> = {
@@ -42,20 +42,18 @@ describe('Metal flows', () => {
 
   /** Writes the configuration, applies it, and checks `Resources:` and the next empty plan. */
   async function applyStep(changed: number, replaced = 0) {
-    await ws.write(config())
-    const effects = await emulator.effectsOf(() => ws.apply())
+    await e2e.ws.write(config())
+    const effects = await e2e.emulator.effectsOf(() => e2e.ws.apply())
     assert.equal(effects.value.code, 0, describeRun(effects.value))
     assert.match(effects.value.stdout, new RegExp(`Resources: ${replaced} added, ${changed} changed, ${replaced} destroyed\\.`))
-    const next = await ws.plan()
+    const next = await e2e.ws.plan()
     assert.equal(next.code, 0, `the plan after the step is not empty: ${describeRun(next)}`)
     return effects
   }
 
   before(async () => {
-    emulator = await Emulator.start()
-    ws = await Workspace.create(emulator)
-    await ws.write(config())
-    const created = await ws.apply()
+    await e2e.ws.write(config())
+    const created = await e2e.ws.apply()
     if (created.code !== 0) throw new Error(describeRun(created))
     for (const name of [
       'provider_baremetal.a',
@@ -63,26 +61,26 @@ describe('Metal flows', () => {
       'provider_baremetal_additional_ip.ip',
       'provider_baremetal_elastic_storage.vol',
     ]) {
-      ids[name.split('.')[1] ?? ''] = String((await ws.stateOf(name)).id)
+      ids[name.split('.')[1] ?? ''] = String((await e2e.ws.stateOf(name)).id)
     }
-  })
-  after(async () => {
-    await ws?.cleanup()
-    await emulator?.stop()
   })
 
   test('the create placed one order per billed object and assigned the IP to the first server', async () => {
-    assert.deepEqual((await emulator.orders()).by_kind, { 'baremetal.create': 2, 'additional_ip.create': 1, 'elastic_storage.create': 1 })
-    assert.equal(String((await emulator.account(ids.ip ?? ''))?.extra_details.metal_account_id), ids.a)
-    assert.equal((await ws.stateOf('provider_baremetal_additional_ip_assignment.assign')).id, `${ids.a}:${ids.ip}`)
-    const next = await ws.plan()
+    assert.deepEqual((await e2e.emulator.orders()).by_kind, {
+      'baremetal.create': 2,
+      'additional_ip.create': 1,
+      'elastic_storage.create': 1,
+    })
+    assert.equal(String((await e2e.emulator.account(ids.ip ?? ''))?.extra_details.metal_account_id), ids.a)
+    assert.equal((await e2e.ws.stateOf('provider_baremetal_additional_ip_assignment.assign')).id, `${ids.a}:${ids.ip}`)
+    const next = await e2e.ws.plan()
     assert.equal(next.code, 0, describeRun(next))
   })
 
   test('moving the assignment to the second server deletes the old assignment before the new PUT', async () => {
     assignedTo = 'b'
-    await ws.write(config())
-    const planned = await ws.planJson()
+    await e2e.ws.write(config())
+    const planned = await e2e.ws.planJson()
     const change = changeOf(planned.plan, 'provider_baremetal_additional_ip_assignment.assign')
     assert.deepEqual(change.actions, ['delete', 'create'], 'delete first: an IP serves one server at a time')
     assert.deepEqual(change.replace_paths, [['metal_account_id']])
@@ -96,9 +94,9 @@ describe('Metal flows', () => {
     assert.deepEqual(put?.body, { metal_account_id: Number(ids.b) })
     assert.equal(put?.status, 200)
     assert.deepEqual(orders, [])
-    assert.equal(String((await emulator.account(ids.ip ?? ''))?.extra_details.metal_account_id), ids.b)
-    assert.equal((await ws.stateOf('provider_baremetal_additional_ip_assignment.assign')).id, `${ids.b}:${ids.ip}`)
-    assert.deepEqual(await emulator.api('GET', `/baremetal-additional-ips/assignments-by-metal-account-id/${ids.a}`), [])
+    assert.equal(String((await e2e.emulator.account(ids.ip ?? ''))?.extra_details.metal_account_id), ids.b)
+    assert.equal((await e2e.ws.stateOf('provider_baremetal_additional_ip_assignment.assign')).id, `${ids.b}:${ids.ip}`)
+    assert.deepEqual(await e2e.emulator.api('GET', `/baremetal-additional-ips/assignments-by-metal-account-id/${ids.a}`), [])
   })
 
   test('elastic storage growth and change-package in one apply: PUT, a wait for Active, then POST; one order each', async () => {
@@ -125,10 +123,10 @@ describe('Metal flows', () => {
         ['elastic_storage.change_package', ids.vol],
       ],
     )
-    const counters = await emulator.orders()
+    const counters = await e2e.emulator.orders()
     assert.equal(counters.by_kind['elastic_storage.resize'], 1)
     assert.equal(counters.by_kind['elastic_storage.change_package'], 1)
-    const account = await emulator.account(ids.vol ?? '')
+    const account = await e2e.emulator.account(ids.vol ?? '')
     assert.equal(account?.status, 'Active')
     assert.equal(account?.product_id, 502)
     assert.equal(account?.extra_details.size, 150)
@@ -141,14 +139,14 @@ describe('Metal flows', () => {
     body: unknown
     check: () => Promise<void>
   }
-  const state = () => emulator.api<{ state: string }>('GET', `/baremetals/accounts/${ids.a}/state`)
+  const state = () => e2e.emulator.api<{ state: string }>('GET', `/baremetals/accounts/${ids.a}/state`)
   const steps: Step[] = [
     {
       name: 'label changes the label',
       change: { label: 'e2e-metal-a2' },
       call: 'PUT /v1/baremetals/{id}',
       body: { label: 'e2e-metal-a2' },
-      check: async () => assert.equal((await emulator.account(ids.a ?? ''))?.extra_details.label, 'e2e-metal-a2'),
+      check: async () => assert.equal((await e2e.emulator.account(ids.a ?? ''))?.extra_details.label, 'e2e-metal-a2'),
     },
     {
       name: 'power_state "off" powers the server off',
@@ -184,7 +182,7 @@ describe('Metal flows', () => {
       call: 'PUT /v1/baremetals/{id}/rebuild',
       body: { os: 'debian-12' },
       check: async () => {
-        const account = await emulator.account(ids.a ?? '')
+        const account = await e2e.emulator.account(ids.a ?? '')
         assert.equal(account?.status, 'Active')
         assert.equal(account?.extra_details.select_os, 'debian-12')
       },
@@ -204,9 +202,9 @@ describe('Metal flows', () => {
 
   test('a rebuild_os not in the server rebuild list fails at plan naming rebuild_os, with no mutating call', async () => {
     server = { ...server, rebuild_os: 'windows-2022' }
-    await ws.write(config())
-    const counters = await emulator.orders()
-    const { value: results, mutations, orders } = await emulator.effectsOf(async () => [await ws.plan(), await ws.apply()])
+    await e2e.ws.write(config())
+    const counters = await e2e.emulator.orders()
+    const { value: results, mutations, orders } = await e2e.emulator.effectsOf(async () => [await e2e.ws.plan(), await e2e.ws.apply()])
     for (const result of results) {
       assert.equal(result.code, 1, describeRun(result))
       const errors = diagnostics(result.stderr)
@@ -219,12 +217,12 @@ describe('Metal flows', () => {
     }
     assert.deepEqual(mutations, [])
     assert.deepEqual(orders, [])
-    assert.deepEqual(await emulator.orders(), counters)
-    assert.equal((await emulator.account(ids.a ?? ''))?.extra_details.select_os, 'debian-12')
+    assert.deepEqual(await e2e.emulator.orders(), counters)
+    assert.equal((await e2e.emulator.account(ids.a ?? ''))?.extra_details.select_os, 'debian-12')
   })
 
   test('that error names rebuild_os in its text, not the Pulumi name rebuildOs', async () => {
-    const planned = await ws.plan()
+    const planned = await e2e.ws.plan()
     assert.equal(planned.code, 1, describeRun(planned))
     assert.match(diagnostics(planned.stderr)[0] ?? '', /^Error: .*rebuild_os/)
     assert.doesNotMatch(planned.stderr, /rebuildOs/)

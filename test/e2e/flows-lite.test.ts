@@ -3,8 +3,9 @@
 // and the orders it must (order counters), and the plan after it is empty. One emulator for the file,
 // reset between the flows.
 import assert from 'node:assert/strict'
-import { after, before, beforeEach, describe, test } from 'node:test'
-import { block, describeRun, Emulator, type HclValue, type LogEntry, PROVIDER_BLOCKS, ref, Workspace } from './harness.js'
+import { before, beforeEach, describe, test } from 'node:test'
+import { block, describeRun, type HclValue, type LogEntry, PROVIDER_BLOCKS, ref, type Workspace } from '../support/e2e/harness.js'
+import { useEmulatorWorkspace } from '../support/e2e/suite.js'
 
 const VM: Record<string, HclValue> = {
   ssh_and_console_user: 'deployer',
@@ -15,22 +16,7 @@ const VM: Record<string, HclValue> = {
   cycle: 'm',
 }
 
-let emulator: Emulator
-const workspaces: Workspace[] = []
-async function workspace(): Promise<Workspace> {
-  const ws = await Workspace.create(emulator)
-  workspaces.push(ws)
-  return ws
-}
-
-before(async () => {
-  emulator = await Emulator.start()
-})
-after(async () => {
-  for (const ws of workspaces) await ws.cleanup()
-  await emulator?.stop()
-})
-
+const e2e = useEmulatorWorkspace({ workspace: false })
 /** Applies `config` and fails with terraform's output unless it succeeds. */
 async function applyOk(ws: Workspace, config: string): Promise<void> {
   await ws.write(config)
@@ -47,10 +33,10 @@ const idOf = async (ws: Workspace, address: string) => String((await ws.stateOf(
 const bodyOf = (log: LogEntry[], method: string, path: string) => log.find((e) => e.method === method && e.path === path)?.body
 
 describe('Lite: VM, snapshot, VM restored from the snapshot, then the restored VM removed', () => {
-  beforeEach(() => emulator.reset())
+  beforeEach(() => e2e.emulator.reset())
 
   test('removing the restored VM sends only DELETE /v1/lites/{restored}; the snapshot stays Active; the next plan is empty', async () => {
-    const ws = await workspace()
+    const ws = await e2e.workspace()
     const base = [
       PROVIDER_BLOCKS,
       block('resource', 'provider_lite_keypair', 'k', { name: 'e2e-flow-restore' }),
@@ -75,7 +61,7 @@ describe('Lite: VM, snapshot, VM restored from the snapshot, then the restored V
       value: created,
       mutations,
       orders,
-    } = await emulator.effectsOf(async () => {
+    } = await e2e.emulator.effectsOf(async () => {
       await ws.write([...base, restored].join('\n'))
       return ws.apply()
     })
@@ -97,13 +83,13 @@ describe('Lite: VM, snapshot, VM restored from the snapshot, then the restored V
         ['lite.snapshot.restore_vm', restoredId],
       ],
     )
-    const restoredAccount = await emulator.account(restoredId)
+    const restoredAccount = await e2e.emulator.account(restoredId)
     assert.equal(restoredAccount?.status, 'Active')
     assert.equal(String(restoredAccount?.extra_details.snapshot_id), snapshotId)
     assert.equal(restoredAccount?.product_id, 102)
     await assertEmptyPlan(ws, 'the create')
 
-    const removed = await emulator.effectsOf(async () => {
+    const removed = await e2e.emulator.effectsOf(async () => {
       await ws.write(base.join('\n'))
       return ws.apply()
     })
@@ -112,19 +98,19 @@ describe('Lite: VM, snapshot, VM restored from the snapshot, then the restored V
     assert.deepEqual(removed.mutations, [`DELETE /v1/lites/${restoredId}`])
     assert.deepEqual(removed.orders, [])
 
-    assert.equal((await emulator.account(restoredId))?.status, 'Terminated')
-    assert.equal((await emulator.account(snapshotId))?.status, 'Active', 'the snapshot is never touched')
-    assert.equal((await emulator.account(vmId))?.status, 'Active')
+    assert.equal((await e2e.emulator.account(restoredId))?.status, 'Terminated')
+    assert.equal((await e2e.emulator.account(snapshotId))?.status, 'Active', 'the snapshot is never touched')
+    assert.equal((await e2e.emulator.account(vmId))?.status, 'Active')
     assert.equal((await ws.stateOf('provider_lite_snapshot.snap')).status, 'Active')
     await assertEmptyPlan(ws, 'removing the restored VM')
   })
 })
 
 describe('disk growth sends the increment', () => {
-  beforeEach(() => emulator.reset())
+  beforeEach(() => e2e.emulator.reset())
 
   test('provider_lite_disk 60 -> 75 and provider_lite_pro_disk 30 (default) -> 45 each send additional_size 15', async () => {
-    const ws = await workspace()
+    const ws = await e2e.workspace()
     const config = (liteSize: number, proSize: number | undefined) =>
       [
         PROVIDER_BLOCKS,
@@ -155,11 +141,11 @@ describe('disk growth sends the increment', () => {
     const liteDisk = await idOf(ws, 'provider_lite_disk.d')
     const proDisk = await idOf(ws, 'provider_lite_pro_disk.d')
     assert.equal((await ws.stateOf('provider_lite_pro_disk.d')).size, 30, 'the Pro disk defaults to 30 GB')
-    assert.equal((await emulator.account(proDisk))?.extra_details.size, 30)
-    assert.equal((await emulator.account(liteDisk))?.extra_details.size, 60)
+    assert.equal((await e2e.emulator.account(proDisk))?.extra_details.size, 30)
+    assert.equal((await e2e.emulator.account(liteDisk))?.extra_details.size, 60)
 
     await ws.write(config(75, 45))
-    const { value: grown, log, mutations, orders } = await emulator.effectsOf(() => ws.apply())
+    const { value: grown, log, mutations, orders } = await e2e.emulator.effectsOf(() => ws.apply())
     assert.equal(grown.code, 0, describeRun(grown))
     assert.match(grown.stdout, /Resources: 0 added, 2 changed, 0 destroyed\./)
     // The two disks are independent, so terraform may update them in either order.
@@ -171,8 +157,8 @@ describe('disk growth sends the increment', () => {
       `lite_pro.disk.upgrade ${proDisk}`,
     ])
 
-    const lite = await emulator.account(liteDisk)
-    const pro = await emulator.account(proDisk)
+    const lite = await e2e.emulator.account(liteDisk)
+    const pro = await e2e.emulator.account(proDisk)
     assert.equal(lite?.status, 'Active')
     assert.equal(lite?.extra_details.size, 75)
     assert.equal(lite?.last_invoice?.status, 'Paid')
@@ -182,7 +168,7 @@ describe('disk growth sends the increment', () => {
 
     // The increment is taken from the size the service reports, not from the configuration's history.
     await ws.write(config(100, 45))
-    const again = await emulator.effectsOf(() => ws.apply())
+    const again = await e2e.emulator.effectsOf(() => ws.apply())
     assert.equal(again.value.code, 0, describeRun(again.value))
     assert.deepEqual(again.mutations, [`PUT /v1/lites/disks/accounts/${liteDisk}`])
     assert.deepEqual(bodyOf(again.log, 'PUT', `/v1/lites/disks/accounts/${liteDisk}`), { additional_size: 25, pay_invoice_with_cc: true })
@@ -190,7 +176,7 @@ describe('disk growth sends the increment', () => {
       again.orders.map((o) => o.kind),
       ['lite.disk.upgrade'],
     )
-    assert.equal((await emulator.account(liteDisk))?.extra_details.size, 100)
+    assert.equal((await e2e.emulator.account(liteDisk))?.extra_details.size, 100)
     await assertEmptyPlan(ws, 'the second disk growth')
   })
 })
@@ -206,8 +192,8 @@ describe('Lite VM migrated to Lite Pro, then renamed and powered', () => {
       block('resource', 'provider_lite_vm', 'vm', vm),
     ].join('\n')
   before(async () => {
-    await emulator.reset()
-    ws = await workspace()
+    await e2e.emulator.reset()
+    ws = await e2e.workspace()
     await applyOk(ws, config())
     id = await idOf(ws, 'provider_lite_vm.vm')
   })
@@ -220,7 +206,7 @@ describe('Lite VM migrated to Lite Pro, then renamed and powered', () => {
   async function step(change: Record<string, HclValue>, calls: string[], orderKinds: string[]): Promise<LogEntry[]> {
     vm = { ...vm, ...change }
     await ws.write(config())
-    const { value: applied, log, mutations, orders } = await emulator.effectsOf(() => ws.apply())
+    const { value: applied, log, mutations, orders } = await e2e.emulator.effectsOf(() => ws.apply())
     assert.equal(applied.code, 0, describeRun(applied))
     assert.match(applied.stdout, /Resources: 0 added, 1 changed, 0 destroyed\./)
     assert.deepEqual(
@@ -231,7 +217,7 @@ describe('Lite VM migrated to Lite Pro, then renamed and powered', () => {
       orders.map((o) => [o.kind, o.account_id]),
       orderKinds.map((kind) => [kind, id]),
     )
-    const entry = (await emulator.accounts()).find((e) => String(e.account.account_id) === id)
+    const entry = (await e2e.emulator.accounts()).find((e) => String(e.account.account_id) === id)
     assert.equal(entry?.kind, 'lite_pro.vm')
     assert.equal(entry?.account.status, 'Active')
     await assertEmptyPlan(ws, JSON.stringify(change))
@@ -251,7 +237,7 @@ describe('Lite VM migrated to Lite Pro, then renamed and powered', () => {
     assert.equal(state.status, 'Active')
     assert.equal(state.product_id, 101, 'the Pro product is never copied into the Lite input')
     assert.equal(state.migrate_to_pro, '201')
-    assert.equal((await emulator.account(id))?.product_id, 201)
+    assert.equal((await e2e.emulator.account(id))?.product_id, 201)
   })
 
   test('vm_name and power_state "stop" after the migration go to /v1/lite-pros paths only', async () => {
@@ -261,8 +247,8 @@ describe('Lite VM migrated to Lite Pro, then renamed and powered', () => {
       [],
     )
     assert.deepEqual(lites(log), [], 'no request for the VM goes to the /lites group once it has moved')
-    assert.equal((await emulator.account(id))?.extra_details.name, 'e2e-migrated')
-    const details = await emulator.api<{ status: string }>('GET', `/lite-pros/accounts/${id}/vm-details`)
+    assert.equal((await e2e.emulator.account(id))?.extra_details.name, 'e2e-migrated')
+    const details = await e2e.emulator.api<{ status: string }>('GET', `/lite-pros/accounts/${id}/vm-details`)
     assert.equal(details.status, 'stopped')
   })
 
@@ -271,16 +257,16 @@ describe('Lite VM migrated to Lite Pro, then renamed and powered', () => {
       const log = await step({ power_state: action }, [`PUT /v1/lite-pros/accounts/{id}/vm-state/${action}`], [])
       assert.deepEqual(lites(log), [])
     }
-    const details = await emulator.api<{ status: string }>('GET', `/lite-pros/accounts/${id}/vm-details`)
+    const details = await e2e.emulator.api<{ status: string }>('GET', `/lite-pros/accounts/${id}/vm-details`)
     assert.equal(details.status, 'running')
   })
 
   test('destroy deletes the migrated VM under /v1/lite-pros', async () => {
     const keypairId = await idOf(ws, 'provider_lite_keypair.k')
-    const { value: destroyed, mutations, orders } = await emulator.effectsOf(() => ws.destroy())
+    const { value: destroyed, mutations, orders } = await e2e.emulator.effectsOf(() => ws.destroy())
     assert.equal(destroyed.code, 0, describeRun(destroyed))
     assert.deepEqual(mutations, [`DELETE /v1/lite-pros/${id}`, `DELETE /v1/lites/keypairs/${keypairId}`])
     assert.deepEqual(orders, [])
-    assert.equal((await emulator.account(id))?.status, 'Terminated')
+    assert.equal((await e2e.emulator.account(id))?.status, 'Terminated')
   })
 })

@@ -5,8 +5,9 @@
 import assert from 'node:assert/strict'
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { after, before, describe, test } from 'node:test'
-import { block, describeRun, Emulator, PROVIDER_BLOCKS, terraformClient, Workspace } from './harness.js'
+import { before, describe, test } from 'node:test'
+import { block, describeRun, type Emulator, PROVIDER_BLOCKS, terraformClient, Workspace } from '../support/e2e/harness.js'
+import { useEmulatorWorkspace } from '../support/e2e/suite.js'
 
 const client = terraformClient()
 /** Identity came with Terraform 1.12; OpenTofu has none yet. */
@@ -84,22 +85,15 @@ async function identities(ws: Workspace): Promise<Record<string, Record<string, 
 }
 
 describe('resource identity', { skip: keepsIdentity ? false : `${client.key} keeps no resource identity` }, () => {
-  let emulator: Emulator
-  let ws: Workspace
+  const e2e = useEmulatorWorkspace()
   let made: Made
   before(async () => {
-    emulator = await Emulator.start()
-    made = await makeOutsideTerraform(emulator)
-    ws = await Workspace.create(emulator)
-  })
-  after(async () => {
-    await ws?.cleanup()
-    await emulator?.stop()
+    made = await makeOutsideTerraform(e2e.emulator)
   })
 
   test('import by identity: no order, an empty plan after, the identity in show -json, kept by apply -refresh-only', async () => {
-    await ws.write(configuration(made, true))
-    const { value: applied, mutations, orders } = await emulator.effectsOf(() => ws.apply())
+    await e2e.ws.write(configuration(made, true))
+    const { value: applied, mutations, orders } = await e2e.emulator.effectsOf(() => e2e.ws.apply())
     assert.equal(applied.code, 0, describeRun(applied))
     assert.match(applied.stdout, /Resources: 3 imported, 0 added, 0 changed, 0 destroyed\./)
     assert.deepEqual(mutations, [], 'an import changes nothing at the service')
@@ -110,33 +104,33 @@ describe('resource identity', { skip: keepsIdentity ? false : `${client.key} kee
       'provider_baremetal_additional_ip.ip': { account_id: made.ip },
       'provider_baremetal_additional_ip_assignment.a': { metal_account_id: made.server, additional_ip_id: made.ip },
     }
-    assert.deepEqual(await identities(ws), expected, 'terraform show -json shows each identity')
+    assert.deepEqual(await identities(e2e.ws), expected, 'terraform show -json shows each identity')
     const ids = {
       'provider_lite_keypair.k': String(made.keypair),
       'provider_baremetal_additional_ip.ip': String(made.ip),
       'provider_baremetal_additional_ip_assignment.a': `${made.server}:${made.ip}`,
     }
     for (const [address, id] of Object.entries(ids))
-      assert.equal((await ws.stateOf(address)).id, id, `${address} is the object made by hand`)
+      assert.equal((await e2e.ws.stateOf(address)).id, id, `${address} is the object made by hand`)
 
     // The import blocks stay or go: either way nothing is left to do.
-    const plan = await ws.plan()
+    const plan = await e2e.ws.plan()
     assert.equal(plan.code, 0, `the plan after import is not empty: ${describeRun(plan)}`)
-    await ws.write(configuration(made, false))
-    const without = await ws.plan()
+    await e2e.ws.write(configuration(made, false))
+    const without = await e2e.ws.plan()
     assert.equal(without.code, 0, `the plan without the import blocks is not empty: ${describeRun(without)}`)
 
-    const refreshed = await ws.apply(['-refresh-only'])
+    const refreshed = await e2e.ws.apply(['-refresh-only'])
     assert.equal(refreshed.code, 0, describeRun(refreshed))
-    assert.deepEqual(await identities(ws), expected, 'apply -refresh-only keeps every identity')
-    const raw = JSON.parse(await readFile(join(ws.dir, 'terraform.tfstate'), 'utf8')) as {
+    assert.deepEqual(await identities(e2e.ws), expected, 'apply -refresh-only keeps every identity')
+    const raw = JSON.parse(await readFile(join(e2e.ws.dir, 'terraform.tfstate'), 'utf8')) as {
       resources: { instances: { identity_schema_version?: number; identity?: unknown }[] }[]
     }
     for (const resource of raw.resources) assert.equal(resource.instances[0]?.identity_schema_version, 0)
   })
 
   test('an identity that names no object, or lacks a part, fails the plan naming it', async () => {
-    const other = await Workspace.create(emulator)
+    const other = await Workspace.create(e2e.emulator)
     try {
       await other.write(
         [

@@ -4,10 +4,11 @@
 // inputs the API cannot return (each resource doc page lists them under Import); the importing
 // configurations leave those out. What differs per resource is its fixture's `importAll` (test/fixtures/).
 import assert from 'node:assert/strict'
-import { after, before, describe, test } from 'node:test'
+import { before, describe, test } from 'node:test'
 import { resources } from '../../src/resources/index.js'
 import { fixtures, type ImportBlock } from '../fixtures/index.js'
-import { block, changeOf, describeRun, Emulator, type HclValue, importBlock, PROVIDER_BLOCKS, Workspace } from './harness.js'
+import { block, changeOf, describeRun, type HclValue, importBlock, PROVIDER_BLOCKS } from '../support/e2e/harness.js'
+import { useEmulatorWorkspace } from '../support/e2e/suite.js'
 
 type Blocks = Record<string, Record<string, HclValue>>
 
@@ -37,11 +38,9 @@ function config(blocks: Blocks, extra: Blocks = {}, imports = ''): string {
 }
 
 describe('import of every resource of the registry', () => {
-  let emulator: Emulator
-  const workspaces: Workspace[] = []
+  const e2e = useEmulatorWorkspace({ workspace: false })
   const workspace = async (configuration: string) => {
-    const ws = await Workspace.create(emulator)
-    workspaces.push(ws)
+    const ws = await e2e.workspace()
     await ws.write(configuration)
     return ws
   }
@@ -49,15 +48,10 @@ describe('import of every resource of the registry', () => {
   const importIds: Record<string, string> = {}
 
   before(async () => {
-    emulator = await Emulator.start()
     const origin = await workspace(config(RETURNED, ORIGIN_ONLY))
     const created = await origin.apply()
     if (created.code !== 0) throw new Error(describeRun(created))
     for (const address of Object.keys(RETURNED)) importIds[address] = String((await origin.stateOf(address)).id)
-  })
-  after(async () => {
-    for (const ws of workspaces) await ws.cleanup()
-    await emulator?.stop()
   })
 
   test('every resource type the provider serves is in the registry and covered', async () => {
@@ -79,7 +73,7 @@ describe('import of every resource of the registry', () => {
     const ws = await workspace(config(RETURNED, {}, imports))
     const count = Object.keys(RETURNED).length
     const recording = RECORDED.size
-    const planned = await emulator.effectsOf(() => ws.planJson())
+    const planned = await e2e.emulator.effectsOf(() => ws.planJson())
     assert.match(
       planned.value.run.stdout,
       new RegExp(`Plan: ${count} to import, 0 to add, ${recording} to change, 0 to destroy\\.`),
@@ -92,7 +86,7 @@ describe('import of every resource of the registry', () => {
     }
     assert.deepEqual(planned.mutations, [])
 
-    const { value: applied, mutations, orders } = await emulator.effectsOf(() => ws.apply())
+    const { value: applied, mutations, orders } = await e2e.emulator.effectsOf(() => ws.apply())
     assert.equal(applied.code, 0, describeRun(applied))
     assert.match(applied.stdout, new RegExp(`Resources: ${count} imported, 0 added, ${recording} changed, 0 destroyed\\.`))
     assert.deepEqual(mutations, [])
@@ -129,7 +123,7 @@ describe('import of every resource of the registry', () => {
       value: runs,
       mutations,
       orders,
-    } = await emulator.effectsOf(async () => {
+    } = await e2e.emulator.effectsOf(async () => {
       const results = []
       for (const address of Object.keys(subset)) results.push(await ws.import(address, importIds[address] ?? ''))
       return results
@@ -147,7 +141,7 @@ describe('import of every resource of the registry', () => {
 
     // The first plan records only what the import does not read (a VM's password), calling nothing.
     const recording = Object.keys(subset).filter((address) => RECORDED.has(address))
-    const first = await emulator.effectsOf(() => ws.planJson())
+    const first = await e2e.emulator.effectsOf(() => ws.planJson())
     const changed = (first.value.plan.resource_changes ?? []).filter((c) => !c.change.actions.includes('no-op'))
     assert.deepEqual(
       changed.map((c) => [c.address, c.change.actions]),
@@ -155,7 +149,7 @@ describe('import of every resource of the registry', () => {
       describeRun(first.value.run),
     )
     if (recording.length > 0) {
-      const recorded = await emulator.effectsOf(() => ws.apply())
+      const recorded = await e2e.emulator.effectsOf(() => ws.apply())
       assert.equal(recorded.value.code, 0, describeRun(recorded.value))
       assert.deepEqual([recorded.mutations, recorded.orders], [[], []])
     }

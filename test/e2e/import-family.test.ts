@@ -2,8 +2,9 @@
 // is refused by provider_lite_vm with the type to use), and a Lite VM migrated with migrate_to_pro moves
 // to provider_lite_pro_vm with a `moved` block: no order, no replacement, then an empty plan.
 import assert from 'node:assert/strict'
-import { after, before, describe, test } from 'node:test'
-import { block, describeRun, diagnostics, Emulator, type HclValue, PROVIDER_BLOCKS, ref, Workspace } from './harness.js'
+import { before, describe, test } from 'node:test'
+import { block, describeRun, diagnostics, type HclValue, PROVIDER_BLOCKS, ref, Workspace } from '../support/e2e/harness.js'
+import { useEmulatorWorkspace } from '../support/e2e/suite.js'
 
 const VM: Record<string, HclValue> = {
   ssh_and_console_user: 'deployer',
@@ -16,30 +17,23 @@ const VM: Record<string, HclValue> = {
 const KEYPAIR = block('resource', 'provider_lite_keypair', 'k', { name: 'e2e-import-family' })
 
 describe('imports and moves that cannot mislead', () => {
-  let emulator: Emulator
-  let ws: Workspace
+  const e2e = useEmulatorWorkspace()
   let migrated = ''
   before(async () => {
-    emulator = await Emulator.start()
-    ws = await Workspace.create(emulator)
-    await ws.write([PROVIDER_BLOCKS, KEYPAIR, block('resource', 'provider_lite_vm', 'vm', VM)].join('\n'))
-    const created = await ws.apply()
+    await e2e.ws.write([PROVIDER_BLOCKS, KEYPAIR, block('resource', 'provider_lite_vm', 'vm', VM)].join('\n'))
+    const created = await e2e.ws.apply()
     if (created.code !== 0) throw new Error(describeRun(created))
-    await ws.write([PROVIDER_BLOCKS, KEYPAIR, block('resource', 'provider_lite_vm', 'vm', { ...VM, migrate_to_pro: '201' })].join('\n'))
-    const moved = await ws.apply()
+    await e2e.ws.write([PROVIDER_BLOCKS, KEYPAIR, block('resource', 'provider_lite_vm', 'vm', { ...VM, migrate_to_pro: '201' })].join('\n'))
+    const moved = await e2e.ws.apply()
     if (moved.code !== 0) throw new Error(describeRun(moved))
-    migrated = String((await ws.stateOf('provider_lite_vm.vm')).id)
-  })
-  after(async () => {
-    await ws?.cleanup()
-    await emulator?.stop()
+    migrated = String((await e2e.ws.stateOf('provider_lite_vm.vm')).id)
   })
 
   async function importInto(type: string, id: string, config: Record<string, HclValue>) {
-    const other = await Workspace.create(emulator)
+    const other = await Workspace.create(e2e.emulator)
     try {
       await other.write([PROVIDER_BLOCKS, block('resource', type, 'imported', config)].join('\n'))
-      const { value: run, mutations } = await emulator.effectsOf(() => other.import(`${type}.imported`, id))
+      const { value: run, mutations } = await e2e.emulator.effectsOf(() => other.import(`${type}.imported`, id))
       assert.deepEqual(mutations, [])
       return run
     } finally {
@@ -48,8 +42,8 @@ describe('imports and moves that cannot mislead', () => {
   }
 
   test('a native Lite Pro VM is refused by provider_lite_vm, naming provider_lite_pro_vm', async () => {
-    const key = await emulator.api<{ keypair_id: number }>('POST', '/lite-pros/keypairs/', { name: 'native-pro' })
-    const order = await emulator.api<{ account_id: string }>('POST', '/lite-pros', {
+    const key = await e2e.emulator.api<{ keypair_id: number }>('POST', '/lite-pros/keypairs/', { name: 'native-pro' })
+    const order = await e2e.emulator.api<{ account_id: string }>('POST', '/lite-pros', {
       product_id: 201,
       cycle: 'm',
       select_os: 'Ubuntu-22.04',
@@ -67,7 +61,7 @@ describe('imports and moves that cannot mislead', () => {
   })
 
   test('a Lite VM is refused by provider_lite_pro_vm, naming provider_lite_vm', async () => {
-    const other = await Workspace.create(emulator)
+    const other = await Workspace.create(e2e.emulator)
     try {
       const key = block('resource', 'provider_lite_keypair', 'k', { name: 'e2e-import-family-2' })
       await other.write([PROVIDER_BLOCKS, key, block('resource', 'provider_lite_vm', 'vm', VM)].join('\n'))
@@ -92,7 +86,7 @@ describe('imports and moves that cannot mislead', () => {
 
   test('moved from provider_lite_vm to provider_lite_pro_vm after the migration: no order, then an empty plan', async () => {
     const pro = { ...VM, product_id: 201 }
-    await ws.write(
+    await e2e.ws.write(
       [
         PROVIDER_BLOCKS,
         KEYPAIR,
@@ -100,16 +94,16 @@ describe('imports and moves that cannot mislead', () => {
         'moved {\n  from = provider_lite_vm.vm\n  to   = provider_lite_pro_vm.vm\n}\n',
       ].join('\n'),
     )
-    const { value: applied, mutations, orders } = await emulator.effectsOf(() => ws.apply())
+    const { value: applied, mutations, orders } = await e2e.emulator.effectsOf(() => e2e.ws.apply())
     assert.equal(applied.code, 0, describeRun(applied))
     assert.match(applied.stdout, /provider_lite_vm\.vm has moved to provider_lite_pro_vm\.vm/)
     assert.doesNotMatch(applied.stdout, /must be replaced|Destroying|Creating/)
     assert.deepEqual(mutations, [])
     assert.deepEqual(orders, [])
-    const state = await ws.stateOf('provider_lite_pro_vm.vm')
+    const state = await e2e.ws.stateOf('provider_lite_pro_vm.vm')
     assert.equal(String(state.id), migrated)
     assert.equal(state.product_id, 201)
-    const plan = await ws.plan()
+    const plan = await e2e.ws.plan()
     assert.equal(plan.code, 0, describeRun(plan))
   })
 })

@@ -1,8 +1,9 @@
 // Real terraform against the emulator launcher: importing a VM and a keypair (CLI and `import {}` blocks)
 // is followed by an empty plan, and a keypair rename recreates the keypair.
 import assert from 'node:assert/strict'
-import { after, before, describe, test } from 'node:test'
-import { block, changeOf, describeRun, Emulator, type HclValue, PROVIDER_BLOCKS, ref, Workspace } from './harness.js'
+import { before, describe, test } from 'node:test'
+import { block, changeOf, describeRun, type HclValue, PROVIDER_BLOCKS, ref } from '../support/e2e/harness.js'
+import { useEmulatorWorkspace } from '../support/e2e/suite.js'
 
 const KEYPAIR_NAME = 'e2e-import-key'
 
@@ -40,27 +41,20 @@ function config(vm: Record<string, HclValue>, imports = ''): string {
 }
 
 describe('import', () => {
-  let emulator: Emulator
-  const workspaces: Workspace[] = []
+  const e2e = useEmulatorWorkspace({ workspace: false })
   const workspace = async (configuration: string) => {
-    const ws = await Workspace.create(emulator)
-    workspaces.push(ws)
+    const ws = await e2e.workspace()
     await ws.write(configuration)
     return ws
   }
   let vmId = ''
   let keypairId = ''
   before(async () => {
-    emulator = await Emulator.start()
     const origin = await workspace(config({ ...VM, ...ORIGIN_ONLY }))
     const created = await origin.apply()
     if (created.code !== 0) throw new Error(describeRun(created))
     vmId = String((await origin.stateOf('provider_lite_vm.vm')).id)
     keypairId = String((await origin.stateOf('provider_lite_keypair.k')).id)
-  })
-  after(async () => {
-    for (const ws of workspaces) await ws.cleanup()
-    await emulator?.stop()
   })
 
   test('terraform import of the keypair and the VM recovers every returnable input: the next plan only records the password', async () => {
@@ -70,7 +64,7 @@ describe('import', () => {
       value: imported,
       mutations,
       orders,
-    } = await emulator.effectsOf(async () => [
+    } = await e2e.emulator.effectsOf(async () => [
       await ws.import('provider_lite_keypair.k', keypairId),
       await ws.import('provider_lite_vm.vm', vmId),
     ])
@@ -98,7 +92,7 @@ describe('import', () => {
     const recorded = changeOf(first.plan, 'provider_lite_vm.vm')
     assert.deepEqual(recorded.actions, ['update'], describeRun(first.run))
     assert.match(first.run.stdout, /Plan: 0 to add, 1 to change, 0 to destroy\./)
-    const applied = await emulator.effectsOf(() => ws.apply())
+    const applied = await e2e.emulator.effectsOf(() => ws.apply())
     assert.equal(applied.value.code, 0, describeRun(applied.value))
     assert.deepEqual([applied.mutations, applied.orders], [[], []], 'recording the password calls nothing')
     assert.equal((await ws.stateOf('provider_lite_vm.vm')).console_password, 'Imp0rtedPass')
@@ -124,7 +118,7 @@ describe('import', () => {
       assert.ok(change.importing, `${address} is imported`)
     }
 
-    const { value: applied, mutations, orders } = await emulator.effectsOf(() => ws.apply())
+    const { value: applied, mutations, orders } = await e2e.emulator.effectsOf(() => ws.apply())
     assert.equal(applied.code, 0, describeRun(applied))
     assert.match(applied.stdout, /Resources: 2 imported, 0 added, 1 changed, 0 destroyed\./)
     assert.deepEqual(mutations, [])
@@ -136,44 +130,35 @@ describe('import', () => {
 })
 
 describe('keypair rename', () => {
-  let emulator: Emulator
-  let ws: Workspace
-  before(async () => {
-    emulator = await Emulator.start()
-    ws = await Workspace.create(emulator)
-  })
-  after(async () => {
-    await ws?.cleanup()
-    await emulator?.stop()
-  })
+  const e2e = useEmulatorWorkspace()
 
   test('a name change deletes the old keypair and creates a new one (there is no update call)', async () => {
-    await ws.write([PROVIDER_BLOCKS, block('resource', 'provider_lite_keypair', 'k', { name: 'e2e-rename-before' })].join('\n'))
-    const created = await ws.apply()
+    await e2e.ws.write([PROVIDER_BLOCKS, block('resource', 'provider_lite_keypair', 'k', { name: 'e2e-rename-before' })].join('\n'))
+    const created = await e2e.ws.apply()
     assert.equal(created.code, 0, describeRun(created))
-    const before = await ws.stateOf('provider_lite_keypair.k')
+    const before = await e2e.ws.stateOf('provider_lite_keypair.k')
 
-    await ws.write([PROVIDER_BLOCKS, block('resource', 'provider_lite_keypair', 'k', { name: 'e2e-rename-after' })].join('\n'))
-    const planned = await ws.planJson()
+    await e2e.ws.write([PROVIDER_BLOCKS, block('resource', 'provider_lite_keypair', 'k', { name: 'e2e-rename-after' })].join('\n'))
+    const planned = await e2e.ws.planJson()
     const change = changeOf(planned.plan, 'provider_lite_keypair.k')
     assert.deepEqual(change.actions, ['delete', 'create'])
     assert.deepEqual(change.replace_paths, [['name']])
 
-    const { value: applied, mutations } = await emulator.effectsOf(() => ws.apply())
+    const { value: applied, mutations } = await e2e.emulator.effectsOf(() => e2e.ws.apply())
     assert.equal(applied.code, 0, describeRun(applied))
     assert.match(applied.stdout, /Resources: 1 added, 0 changed, 1 destroyed\./)
     assert.deepEqual(mutations, [`DELETE /v1/lites/keypairs/${before.id}`, 'POST /v1/lites/keypairs/'])
 
-    const after = await ws.stateOf('provider_lite_keypair.k')
+    const after = await e2e.ws.stateOf('provider_lite_keypair.k')
     assert.notEqual(after.id, before.id)
     assert.match(String(after.private_key), /^-----BEGIN OPENSSH PRIVATE KEY-----/)
     assert.notEqual(after.private_key, before.private_key)
-    const listed = await emulator.api<{ keypair_id: number; name: string }[]>('GET', '/lites/keypairs/')
+    const listed = await e2e.emulator.api<{ keypair_id: number; name: string }[]>('GET', '/lites/keypairs/')
     assert.deepEqual(
       listed.map((k) => [String(k.keypair_id), k.name]),
       [[String(after.id), 'e2e-rename-after']],
     )
-    const plan = await ws.plan()
+    const plan = await e2e.ws.plan()
     assert.equal(plan.code, 0, describeRun(plan))
   })
 })

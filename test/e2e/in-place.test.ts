@@ -2,8 +2,18 @@
 // calls the API contract lists for a VM update (request log, non-GET) and the orders it must (order counters), and nothing else;
 // the plan after each change is empty.
 import assert from 'node:assert/strict'
-import { after, before, describe, test } from 'node:test'
-import { block, changeOf, describeRun, Emulator, type HclValue, PROVIDER_BLOCKS, type PlannedChange, ref, Workspace } from './harness.js'
+import { describe, test } from 'node:test'
+import {
+  block,
+  changeOf,
+  describeRun,
+  type HclValue,
+  PROVIDER_BLOCKS,
+  type PlannedChange,
+  ref,
+  type Workspace,
+} from '../support/e2e/harness.js'
+import { useEmulatorWorkspace } from '../support/e2e/suite.js'
 
 const BASE_VM: Record<string, HclValue> = {
   ssh_and_console_user: 'deployer',
@@ -149,30 +159,21 @@ const STEPS: Step[] = [
 ]
 
 describe('in-place changes of provider_lite_vm', () => {
-  let emulator: Emulator
-  let ws: Workspace
+  const e2e = useEmulatorWorkspace()
   let id = ''
   let vm: Record<string, HclValue> = { ...BASE_VM }
-  before(async () => {
-    emulator = await Emulator.start()
-    ws = await Workspace.create(emulator)
-  })
-  after(async () => {
-    await ws?.cleanup()
-    await emulator?.stop()
-  })
 
   test('create', async () => {
-    await ws.write(config(vm))
-    const created = await ws.apply()
+    await e2e.ws.write(config(vm))
+    const created = await e2e.ws.apply()
     assert.equal(created.code, 0, describeRun(created))
-    id = String((await ws.stateOf('provider_lite_vm.vm')).id)
+    id = String((await e2e.ws.stateOf('provider_lite_vm.vm')).id)
     assert.match(id, /^\d+$/)
   })
 
   test('a rename plans only what it can change: the figures, status and invoice keep their values', async () => {
-    await ws.write(config({ ...vm, vm_name: 'e2e-renamed-x' }))
-    const { run, plan } = await ws.planJson()
+    await e2e.ws.write(config({ ...vm, vm_name: 'e2e-renamed-x' }))
+    const { run, plan } = await e2e.ws.planJson()
     assert.equal(run.code, 2, describeRun(run))
     const change = changeOf(plan, 'provider_lite_vm.vm')
     assert.deepEqual(change.actions, ['update'])
@@ -180,20 +181,20 @@ describe('in-place changes of provider_lite_vm', () => {
     for (const kept of ['cpus', 'status', 'next_due', 'maxmem', 'product_name', 'last_invoice']) {
       assert.deepEqual(change.after?.[kept], change.before?.[kept], kept)
     }
-    await ws.write(config(vm))
+    await e2e.ws.write(config(vm))
   })
 
   for (const step of STEPS) {
     test(step.name, async () => {
       assert.ok(id, 'the VM was created')
       vm = { ...vm, ...step.change }
-      await ws.write(config(vm))
+      await e2e.ws.write(config(vm))
       if (step.planned) {
-        const { run, plan } = await ws.planJson()
+        const { run, plan } = await e2e.ws.planJson()
         assert.equal(run.code, 2, describeRun(run))
         step.planned(changeOf(plan, 'provider_lite_vm.vm'))
       }
-      const { value: applied, mutations, orders } = await emulator.effectsOf(() => ws.apply())
+      const { value: applied, mutations, orders } = await e2e.emulator.effectsOf(() => e2e.ws.apply())
       assert.equal(applied.code, 0, describeRun(applied))
       assert.match(applied.stdout, new RegExp(`Resources: 0 added, ${step.changed === false ? 0 : 1} changed, 0 destroyed\\.`))
       assert.deepEqual(
@@ -206,15 +207,15 @@ describe('in-place changes of provider_lite_vm', () => {
       )
       for (const order of orders) assert.equal(order.account_id, id, 'an upgrade order keeps the account id')
 
-      const account = await emulator.account(id)
+      const account = await e2e.emulator.account(id)
       assert.equal(account?.status, 'Active')
-      await step.check?.(account as unknown as Record<string, unknown>, account?.extra_details ?? {}, ws)
+      await step.check?.(account as unknown as Record<string, unknown>, account?.extra_details ?? {}, e2e.ws)
       if (step.hypervisor) {
-        const details = await emulator.api<{ status: string }>('GET', `/lites/accounts/${id}/vm-details`)
+        const details = await e2e.emulator.api<{ status: string }>('GET', `/lites/accounts/${id}/vm-details`)
         assert.equal(details.status, step.hypervisor)
       }
 
-      const next = await ws.plan()
+      const next = await e2e.ws.plan()
       assert.equal(next.code, 0, `the plan after "${step.name}" is not empty: ${describeRun(next)}`)
     })
   }

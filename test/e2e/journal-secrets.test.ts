@@ -12,9 +12,10 @@ import { readdir, readFile } from 'node:fs/promises'
 import { join, relative } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import pg from 'pg'
-import { type PostgresServer, startPostgres } from '../postgres.js'
+import { type PostgresServer, startPostgres } from '../support/postgres.js'
 import { zipTexts } from '../support/zip.js'
-import { block, describeRun, diagnostics, Emulator, PROVIDER_BLOCKS, ROOT, type RunResult, ref, Workspace } from './harness.js'
+import { block, describeRun, diagnostics, PROVIDER_BLOCKS, ROOT, type RunResult, ref, type Workspace } from '../support/e2e/harness.js'
+import { useEmulatorWorkspace } from '../support/e2e/suite.js'
 
 const REQUIRED_PROVIDERS = 'terraform {\n  required_providers {\n    provider = { source = "provider/provider" }\n  }\n}\n'
 
@@ -71,21 +72,16 @@ async function filesUnder(dir: string): Promise<string[]> {
 }
 
 describe('the order journal connection string', () => {
-  let emulator: Emulator
+  const e2e = useEmulatorWorkspace({ workspace: false })
   let server: PostgresServer
-  const workspaces: Workspace[] = []
   before(async () => {
-    emulator = await Emulator.start()
     server = await startPostgres()
   })
   after(async () => {
-    for (const ws of workspaces) await ws.cleanup()
     await server?.stop()
-    await emulator?.stop()
   })
   async function workspace(config: string): Promise<Workspace> {
-    const ws = await Workspace.create(emulator)
-    workspaces.push(ws)
+    const ws = await e2e.workspace()
     await ws.write(config)
     await ws.init()
     return ws
@@ -162,7 +158,7 @@ describe('the order journal connection string', () => {
             block('resource', 'provider_lite_keypair', 'k', { name: 'e2e-journal-refused' }),
           ].join('\n'),
         )
-        const { value: run, mutations } = await emulator.effectsOf(() =>
+        const { value: run, mutations } = await e2e.emulator.effectsOf(() =>
           ws.apply([], { env: inBlock ? {} : { PROVIDER_ORDER_JOURNAL: value } }),
         )
         assert.equal(run.code, 1, describeRun(run))

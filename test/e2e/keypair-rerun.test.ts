@@ -3,26 +3,18 @@
 // private half cannot be read again), and takes over an imported Metal key whose public key is the
 // configured one: nothing to resolve by hand, and nothing created twice.
 import assert from 'node:assert/strict'
-import { after, before, describe, test } from 'node:test'
+import { describe, test } from 'node:test'
 import { generateEd25519 } from '../../src/emulator/openssh.js'
-import { block, describeRun, diagnostics, Emulator, PROVIDER_BLOCKS, Workspace } from './harness.js'
+import { block, describeRun, diagnostics, PROVIDER_BLOCKS } from '../support/e2e/harness.js'
+import { useEmulatorWorkspace } from '../support/e2e/suite.js'
 
 describe('a keypair name taken by a killed run (issue 15, case 6)', () => {
-  let em: Emulator
-  let ws: Workspace
-  before(async () => {
-    em = await Emulator.start({ provisioningDelayMs: 0 })
-    ws = await Workspace.create(em)
-  })
-  after(async () => {
-    await ws?.cleanup()
-    await em?.stop()
-  })
+  const e2e = useEmulatorWorkspace({ provisioningDelayMs: 0 })
 
   test('a generated Lite keypair: the error names its id, why it is not taken over, and the import; after the import the plan is empty', async () => {
-    const left = await em.api<{ keypair_id: number }>('POST', '/lites/keypairs/', { name: 'left-behind' })
-    await ws.write([PROVIDER_BLOCKS, block('resource', 'provider_lite_keypair', 'k', { name: 'left-behind' })].join('\n'))
-    const run = await ws.apply()
+    const left = await e2e.emulator.api<{ keypair_id: number }>('POST', '/lites/keypairs/', { name: 'left-behind' })
+    await e2e.ws.write([PROVIDER_BLOCKS, block('resource', 'provider_lite_keypair', 'k', { name: 'left-behind' })].join('\n'))
+    const run = await e2e.ws.apply()
     assert.equal(run.code, 1, describeRun(run))
     const text = diagnostics(run.stdout + run.stderr)
       .join('\n')
@@ -31,20 +23,23 @@ describe('a keypair name taken by a killed run (issue 15, case 6)', () => {
     assert.match(text, /private key was returned only once/)
     assert.match(text, new RegExp(`terraform import <address of this provider_lite_keypair> ${left.keypair_id}`))
     assert.doesNotMatch(text, /^Error: .*409/m)
-    const imported = await ws.import('provider_lite_keypair.k', String(left.keypair_id))
+    const imported = await e2e.ws.import('provider_lite_keypair.k', String(left.keypair_id))
     assert.equal(imported.code, 0, describeRun(imported))
-    assert.equal((await ws.plan()).code, 0)
+    assert.equal((await e2e.ws.plan()).code, 0)
   })
 
   test('an imported Metal public key under the same name is taken over: the apply succeeds and creates nothing', async () => {
-    await ws.cleanup()
-    ws = await Workspace.create(em)
+    await e2e.ws.cleanup()
+    const ws = await e2e.workspace()
     const publicKey = generateEd25519('left@behind').publicKey
-    const left = await em.api<{ keypair_id: number }>('POST', '/baremetals/keypairs/import', { name: 'metal-left', public_key: publicKey })
+    const left = await e2e.emulator.api<{ keypair_id: number }>('POST', '/baremetals/keypairs/import', {
+      name: 'metal-left',
+      public_key: publicKey,
+    })
     await ws.write(
       [PROVIDER_BLOCKS, block('resource', 'provider_baremetal_keypair', 'm', { name: 'metal-left', public_key: publicKey })].join('\n'),
     )
-    const { value: run, mutations } = await em.effectsOf(() => ws.apply())
+    const { value: run, mutations } = await e2e.emulator.effectsOf(() => ws.apply())
     assert.equal(run.code, 0, describeRun(run))
     assert.deepEqual(mutations, ['POST /v1/baremetals/keypairs/import'], 'one refused import, nothing else')
     const state = await ws.run(['state', 'show', '-no-color', 'provider_baremetal_keypair.m'])

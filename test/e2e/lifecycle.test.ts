@@ -1,8 +1,9 @@
 // Real terraform against the emulator launcher: the quickstart flow (init, apply, outputs, an empty second
 // plan), destroy, a VM that disappears out of band, and an order left unpaid.
 import assert from 'node:assert/strict'
-import { after, before, describe, test } from 'node:test'
-import { block, changeOf, describeRun, diagnostics, Emulator, PROVIDER_BLOCKS, ref, Workspace } from './harness.js'
+import { before, describe, test } from 'node:test'
+import { block, changeOf, describeRun, diagnostics, PROVIDER_BLOCKS, ref } from '../support/e2e/harness.js'
+import { useEmulatorWorkspace } from '../support/e2e/suite.js'
 
 function keypairAndVm(keypairName: string, vm: Record<string, string | number | boolean> = {}): string {
   return [
@@ -23,27 +24,20 @@ function keypairAndVm(keypairName: string, vm: Record<string, string | number | 
 
 describe('quickstart flow', () => {
   // An emulator of its own, so that "every account" after destroy means exactly this configuration's.
-  let emulator: Emulator
-  let ws: Workspace
+  const e2e = useEmulatorWorkspace()
   before(async () => {
-    emulator = await Emulator.start()
-    ws = await Workspace.create(emulator)
-    await ws.writeFixture('quickstart')
-  })
-  after(async () => {
-    await ws?.cleanup()
-    await emulator?.stop()
+    await e2e.ws.writeFixture('quickstart')
   })
 
   test('init and apply create the keypair and an Active VM, the outputs are set, and a second plan is empty', async () => {
-    const init = await ws.init()
+    const init = await e2e.ws.init()
     assert.match(init.stdout, /Installing provider\/provider v0\.1\.0/)
     assert.match(init.stdout, /(Terraform|OpenTofu) has been successfully initialized!/)
-    const applied = await ws.apply()
+    const applied = await e2e.ws.apply()
     assert.equal(applied.code, 0, describeRun(applied))
     assert.match(applied.stdout, /Apply complete! Resources: 2 added, 0 changed, 0 destroyed\./)
 
-    const out = await ws.outputs()
+    const out = await e2e.ws.outputs()
     assert.equal(out.product_name, 'XS 1.1')
     assert.deepEqual(out.os_names, ['Ubuntu-22.04', 'Ubuntu-24.04', 'Debian-12', 'Rocky-9'])
     assert.equal(out.vm_status, 'Active')
@@ -53,58 +47,44 @@ describe('quickstart flow', () => {
     assert.equal(typeof out.keypair_id, 'number')
 
     // The outputs describe what the service really holds.
-    const account = await emulator.account(String(out.vm_id))
+    const account = await e2e.emulator.account(String(out.vm_id))
     assert.equal(account?.status, 'Active')
     assert.equal(account?.product_id, 101)
     assert.equal(account?.extra_details.keypair_id, out.keypair_id)
     assert.equal(account?.extra_details.name, 'e2e-quickstart')
-    assert.deepEqual((await emulator.orders()).by_kind, { 'lite.vm.create': 1 })
+    assert.deepEqual((await e2e.emulator.orders()).by_kind, { 'lite.vm.create': 1 })
 
-    const second = await ws.plan()
+    const second = await e2e.ws.plan()
     assert.equal(second.code, 0, `the second plan is not empty: ${describeRun(second)}`)
     assert.match(second.stdout, /No changes\./)
   })
 
   test('destroy leaves every account Terminated and every keypair deleted', async () => {
-    const vmId = String((await ws.outputs()).vm_id)
-    const keypairId = String((await ws.outputs()).keypair_id)
-    const { value: destroyed, mutations, orders } = await emulator.effectsOf(() => ws.destroy())
+    const vmId = String((await e2e.ws.outputs()).vm_id)
+    const keypairId = String((await e2e.ws.outputs()).keypair_id)
+    const { value: destroyed, mutations, orders } = await e2e.emulator.effectsOf(() => e2e.ws.destroy())
     assert.equal(destroyed.code, 0, describeRun(destroyed))
     assert.match(destroyed.stdout, /Destroy complete! Resources: 2 destroyed\./)
     assert.deepEqual(mutations.sort(), [`DELETE /v1/lites/${vmId}`, `DELETE /v1/lites/keypairs/${keypairId}`].sort())
     assert.deepEqual(orders, [])
 
-    const accounts = await emulator.accounts()
+    const accounts = await e2e.emulator.accounts()
     assert.ok(accounts.length > 0, 'the emulator lists the cancelled VM while it is retained')
     for (const { kind, account } of accounts) assert.equal(account.status, 'Terminated', `${kind} ${account.account_id}`)
-    assert.deepEqual(await emulator.api('GET', '/lites/keypairs/'), [])
+    assert.deepEqual(await e2e.emulator.api('GET', '/lites/keypairs/'), [])
   })
 })
 
 describe('drift and billing', () => {
-  let emulator: Emulator
-  const workspaces: Workspace[] = []
-  const workspace = async () => {
-    const ws = await Workspace.create(emulator)
-    workspaces.push(ws)
-    return ws
-  }
-  before(async () => {
-    emulator = await Emulator.start()
-  })
-  after(async () => {
-    for (const ws of workspaces) await ws.cleanup()
-    await emulator?.stop()
-  })
-
+  const e2e = useEmulatorWorkspace({ workspace: false })
   test('a VM deleted out of band (purged, then forced Terminated) is planned for re-creation, without error', async () => {
-    const ws = await workspace()
+    const ws = await e2e.workspace()
     await ws.write(keypairAndVm('e2e-drift-key'))
     const created = await ws.apply()
     assert.equal(created.code, 0, describeRun(created))
     const firstId = String((await ws.stateOf('provider_lite_vm.vm')).id)
 
-    await emulator.control('DELETE', `/accounts/${firstId}`)
+    await e2e.emulator.control('DELETE', `/accounts/${firstId}`)
     const purged = await ws.planJson()
     assert.equal(purged.run.code, 2, describeRun(purged.run))
     assert.doesNotMatch(purged.run.stderr, /Error/)
@@ -118,7 +98,7 @@ describe('drift and billing', () => {
     const secondId = String((await ws.stateOf('provider_lite_vm.vm')).id)
     assert.notEqual(secondId, firstId)
 
-    await emulator.control('POST', `/accounts/${secondId}/status`, { status: 'Terminated' })
+    await e2e.emulator.control('POST', `/accounts/${secondId}/status`, { status: 'Terminated' })
     const terminated = await ws.planJson()
     assert.equal(terminated.run.code, 2, describeRun(terminated.run))
     assert.doesNotMatch(terminated.run.stderr, /Error/)
@@ -126,28 +106,28 @@ describe('drift and billing', () => {
   })
 
   test('a VM renamed out of band shows the drift in the plan, and the apply renames it back with one call', async () => {
-    const ws = await workspace()
+    const ws = await e2e.workspace()
     await ws.write(keypairAndVm('e2e-rename-oob-key', { vm_name: 'e2e-name-kept' }))
     const created = await ws.apply()
     assert.equal(created.code, 0, describeRun(created))
     const id = String((await ws.stateOf('provider_lite_vm.vm')).id)
 
-    await emulator.control('PATCH', `/accounts/${id}`, { extra_details: { name: 'renamed-oob' } })
+    await e2e.emulator.control('PATCH', `/accounts/${id}`, { extra_details: { name: 'renamed-oob' } })
     const planned = await ws.plan()
     assert.equal(planned.code, 2, describeRun(planned))
     assert.match(planned.stdout, /~ vm_name\s+= "renamed-oob" -> "e2e-name-kept"/)
 
-    const { value: applied, mutations, orders } = await emulator.effectsOf(() => ws.apply())
+    const { value: applied, mutations, orders } = await e2e.emulator.effectsOf(() => ws.apply())
     assert.equal(applied.code, 0, describeRun(applied))
     assert.deepEqual(mutations, [`PUT /v1/lites/accounts/${id}/change-vm-name`])
     assert.deepEqual(orders, [])
-    assert.equal((await emulator.account(id))?.extra_details.name, 'e2e-name-kept')
+    assert.equal((await e2e.emulator.account(id))?.extra_details.name, 'e2e-name-kept')
   })
 
   test('pay_with_credit_card = false: a warning names the account and the unpaid invoice, the VM stays Pending, no second order', async () => {
-    const ws = await workspace()
+    const ws = await e2e.workspace()
     await ws.write(keypairAndVm('e2e-unpaid-key', { pay_with_credit_card: false, vm_name: 'e2e-unpaid' }))
-    const { value: applied, orders } = await emulator.effectsOf(() => ws.apply())
+    const { value: applied, orders } = await e2e.emulator.effectsOf(() => ws.apply())
     assert.equal(applied.code, 0, describeRun(applied))
     assert.equal(orders.length, 1)
     const [order] = orders
@@ -165,9 +145,9 @@ describe('drift and billing', () => {
     const state = await ws.stateOf('provider_lite_vm.vm')
     assert.equal(state.id, String(order?.account_id))
     assert.equal(state.status, 'Pending')
-    assert.equal((await emulator.account(String(order?.account_id)))?.status, 'Pending')
+    assert.equal((await e2e.emulator.account(String(order?.account_id)))?.status, 'Pending')
 
-    const { value: again, orders: more, mutations } = await emulator.effectsOf(() => ws.apply())
+    const { value: again, orders: more, mutations } = await e2e.emulator.effectsOf(() => ws.apply())
     assert.equal(again.code, 0, describeRun(again))
     assert.match(again.stdout, /Resources: 0 added, 0 changed, 0 destroyed\./)
     assert.deepEqual(more, [], 'the second apply placed an order')
@@ -177,14 +157,14 @@ describe('drift and billing', () => {
   // Waiting for Active skips the rest of a create while its invoice is unpaid; the power state asked for
   // is remembered and applied by the first apply after payment.
   test('a power_state given with an unpaid order is applied once the invoice is paid', async () => {
-    const ws = await workspace()
+    const ws = await e2e.workspace()
     await ws.write(keypairAndVm('e2e-unpaid-power-key', { pay_with_credit_card: false, vm_name: 'e2e-unpaid-pow', power_state: 'stop' }))
     const created = await ws.apply()
     assert.equal(created.code, 0, describeRun(created))
     const id = String((await ws.stateOf('provider_lite_vm.vm')).id)
-    await emulator.control('POST', `/accounts/${id}/pay`)
+    await e2e.emulator.control('POST', `/accounts/${id}/pay`)
     const deadline = Date.now() + 10_000
-    while ((await emulator.account(id))?.status !== 'Active') {
+    while ((await e2e.emulator.account(id))?.status !== 'Active') {
       assert.ok(Date.now() < deadline, `account ${id} did not become Active after payment`)
       await new Promise((resolve) => setTimeout(resolve, 100))
     }
@@ -192,18 +172,18 @@ describe('drift and billing', () => {
     assert.match(plan.stdout + plan.stderr, /left this resource unfinished/, 'the plan says what the apply will do')
     const applied = await ws.apply()
     assert.equal(applied.code, 0, describeRun(applied))
-    const details = await emulator.api<{ status: string }>('GET', `/lites/accounts/${id}/vm-details`)
+    const details = await e2e.emulator.api<{ status: string }>('GET', `/lites/accounts/${id}/vm-details`)
     assert.equal(details.status, 'stopped', 'the configuration asks for power_state "stop"')
   })
 
   test('fail_on_unfinished = true: an unpaid create exits 1 with the id kept; without untaint nothing is deleted or ordered; untaint, pay, apply finishes it with no second order', async () => {
-    const ws = await workspace()
+    const ws = await e2e.workspace()
     const config = keypairAndVm('e2e-strict-key', { pay_with_credit_card: false, vm_name: 'e2e-strict-vm' }).replace(
       'poll_interval = "100ms"',
       'poll_interval = "100ms"\n  fail_on_unfinished = true',
     )
     await ws.write(config)
-    const { value: applied, orders } = await emulator.effectsOf(() => ws.apply())
+    const { value: applied, orders } = await e2e.emulator.effectsOf(() => ws.apply())
     assert.equal(applied.code, 1, describeRun(applied))
     assert.deepEqual(
       orders.map((o) => o.kind),
@@ -216,7 +196,7 @@ describe('drift and billing', () => {
     assert.equal(id, String(orders[0]?.account_id))
 
     // Terraform tainted it and plans a replacement; its delete is refused, so nothing is cancelled or ordered.
-    const { value: replaced, mutations: calls, orders: reordered } = await emulator.effectsOf(() => ws.apply())
+    const { value: replaced, mutations: calls, orders: reordered } = await e2e.emulator.effectsOf(() => ws.apply())
     assert.equal(replaced.code, 1, describeRun(replaced))
     assert.match(replaced.stdout, /must be replaced/)
     assert.deepEqual(calls, [], 'the tainted VM was deleted or something was ordered')
@@ -225,7 +205,7 @@ describe('drift and billing', () => {
     assert.match(refusal, new RegExp(`Not deleting provider_lite_vm ${id}`))
     assert.match(refusal, /terraform untaint provider_lite_vm\./)
     assert.match(refusal, /fail_on_unfinished = false/)
-    assert.equal((await emulator.account(id))?.status, 'Pending')
+    assert.equal((await e2e.emulator.account(id))?.status, 'Pending')
     assert.equal(String((await ws.stateOf('provider_lite_vm.vm')).id), id)
     // A destroy is refused while planning (plan_destroy), before anything is applied; without the setting it is not.
     const destroyPlan = await ws.plan(['-destroy'])
@@ -237,17 +217,17 @@ describe('drift and billing', () => {
     await ws.write(config)
 
     await ws.ok(['untaint', 'provider_lite_vm.vm'])
-    await emulator.control('POST', `/accounts/${id}/pay`)
-    const { value: again, orders: more } = await emulator.effectsOf(() => ws.apply())
+    await e2e.emulator.control('POST', `/accounts/${id}/pay`)
+    const { value: again, orders: more } = await e2e.emulator.effectsOf(() => ws.apply())
     assert.equal(again.code, 0, describeRun(again))
     assert.deepEqual(more, [], 'a second VM was ordered')
     assert.equal(String((await ws.stateOf('provider_lite_vm.vm')).id), id)
-    assert.equal((await emulator.account(id))?.status, 'Active')
+    assert.equal((await e2e.emulator.account(id))?.status, 'Active')
     // Finished, it is an ordinary resource again: a destroy plans normally, and a replacement deletes it.
     const finished = await ws.plan(['-destroy'])
     assert.equal(finished.code, 2, describeRun(finished))
     await ws.write(config.replace('pay_with_credit_card = false', 'pay_with_credit_card = true\n  description = "replaced"'))
-    const { value: replacement, mutations, orders: replacing } = await emulator.effectsOf(() => ws.apply())
+    const { value: replacement, mutations, orders: replacing } = await e2e.emulator.effectsOf(() => ws.apply())
     assert.equal(replacement.code, 0, describeRun(replacement))
     assert.deepEqual(
       replacing.map((o) => o.kind),
@@ -257,10 +237,10 @@ describe('drift and billing', () => {
   })
 
   test('a create whose later step fails after the paid order: exit 1 naming the order, the failure and the next step; the tainted replacement is refused; untaint and apply finish it with no second order', async () => {
-    const ws = await workspace()
+    const ws = await e2e.workspace()
     const config = keypairAndVm('e2e-step-key', { vm_name: 'e2e-step-vm', disk_size: 40 })
     await ws.write(config)
-    await emulator.control('POST', '/faults', {
+    await e2e.emulator.control('POST', '/faults', {
       method: 'PUT',
       path: '/lites/accounts/*/storage',
       mode: 'error',
@@ -268,7 +248,7 @@ describe('drift and billing', () => {
       count: 1,
       detail: 'storage pool busy',
     })
-    const { value: applied, orders } = await emulator.effectsOf(() => ws.apply())
+    const { value: applied, orders } = await e2e.emulator.effectsOf(() => ws.apply())
     assert.equal(applied.code, 1, `a create that failed after its order must not end as a success: ${describeRun(applied)}`)
     assert.deepEqual(
       orders.map((o) => o.kind),
@@ -284,7 +264,7 @@ describe('drift and billing', () => {
     assert.equal(state.disk_size, 20, 'the state records what the server has, never the size that failed')
 
     // Terraform tainted it; the replacement it plans is refused before anything is deleted or ordered.
-    const { value: replaced, mutations: calls, orders: reordered } = await emulator.effectsOf(() => ws.apply())
+    const { value: replaced, mutations: calls, orders: reordered } = await e2e.emulator.effectsOf(() => ws.apply())
     assert.equal(replaced.code, 1, describeRun(replaced))
     assert.match(replaced.stdout, /must be replaced/)
     assert.deepEqual(calls, [], 'the tainted VM was deleted or something was ordered')
@@ -292,10 +272,10 @@ describe('drift and billing', () => {
     const refusal = diagnostics(replaced.stdout + replaced.stderr).join('\n')
     assert.match(refusal, new RegExp(`Not replacing provider_lite_vm ${id}`))
     assert.match(refusal, /terraform untaint\s+provider_lite_vm\./)
-    assert.equal((await emulator.account(id))?.status, 'Active')
+    assert.equal((await e2e.emulator.account(id))?.status, 'Active')
 
     await ws.ok(['untaint', 'provider_lite_vm.vm'])
-    const { value: again, mutations, orders: more } = await emulator.effectsOf(() => ws.apply())
+    const { value: again, mutations, orders: more } = await e2e.emulator.effectsOf(() => ws.apply())
     assert.equal(again.code, 0, describeRun(again))
     assert.deepEqual(
       more.map((o) => o.kind).filter((k) => k === 'lite.vm.create'),
@@ -308,19 +288,19 @@ describe('drift and billing', () => {
     assert.equal(finished.disk_size, 40)
     // Finished, it is an ordinary resource again: tainted by the user, it is replaced as Terraform says.
     await ws.ok(['taint', 'provider_lite_vm.vm'])
-    const { value: retaint, mutations: replacing } = await emulator.effectsOf(() => ws.apply())
+    const { value: retaint, mutations: replacing } = await e2e.emulator.effectsOf(() => ws.apply())
     assert.equal(retaint.code, 0, describeRun(retaint))
     assert.ok(replacing.includes(`DELETE /v1/lites/${id}`), replacing.join(', '))
   })
 
   test('an unpaid disk upgrade behaves as an unpaid create: the next apply calls nothing and warns with the invoice', async () => {
-    const ws = await workspace()
+    const ws = await e2e.workspace()
     await ws.write(keypairAndVm('e2e-unpaid-upgrade-key', { vm_name: 'e2e-unpaid-upg' }))
     const created = await ws.apply()
     assert.equal(created.code, 0, describeRun(created))
     const id = String((await ws.stateOf('provider_lite_vm.vm')).id)
     await ws.write(keypairAndVm('e2e-unpaid-upgrade-key', { vm_name: 'e2e-unpaid-upg', disk_size: 40, pay_with_credit_card: false }))
-    const { value: upgraded, orders } = await emulator.effectsOf(() => ws.apply())
+    const { value: upgraded, orders } = await e2e.emulator.effectsOf(() => ws.apply())
     assert.equal(upgraded.code, 0, describeRun(upgraded))
     assert.deepEqual(
       orders.map((o) => [o.kind, o.invoice_status]),
@@ -328,7 +308,7 @@ describe('drift and billing', () => {
     )
     const invoice = String(orders[0]?.invoice_id)
 
-    const { value: again, mutations, orders: more } = await emulator.effectsOf(() => ws.apply())
+    const { value: again, mutations, orders: more } = await e2e.emulator.effectsOf(() => ws.apply())
     assert.equal(again.code, 0, describeRun(again))
     assert.deepEqual(mutations, [], 'the unpaid upgrade was sent again')
     assert.deepEqual(more, [])
@@ -336,13 +316,13 @@ describe('drift and billing', () => {
     const warned = diagnostics(again.stdout + again.stderr, 'Warning').filter((w) => w.includes(invoice))
     assert.equal(warned.length, 1, `one warning names invoice ${invoice}:\n${describeRun(again)}`)
 
-    await emulator.control('POST', `/accounts/${id}/pay`)
+    await e2e.emulator.control('POST', `/accounts/${id}/pay`)
     const deadline = Date.now() + 10_000
-    while ((await emulator.account(id))?.status !== 'Active') {
+    while ((await e2e.emulator.account(id))?.status !== 'Active') {
       assert.ok(Date.now() < deadline, `account ${id} did not become Active after payment`)
       await new Promise((resolve) => setTimeout(resolve, 100))
     }
-    assert.equal(String((await emulator.account(id))?.extra_details.disk_size), '40')
+    assert.equal(String((await e2e.emulator.account(id))?.extra_details.disk_size), '40')
     const paid = await ws.plan()
     assert.equal(paid.code, 0, describeRun(paid))
     assert.doesNotMatch(paid.stdout + paid.stderr, /waits for payment/)

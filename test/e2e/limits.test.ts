@@ -3,8 +3,9 @@
 // any mutating API call and without any order. The boundary values the spec allows are accepted.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { emulatorKeypair, emulatorLiteVm, emulatorBaremetalServer, ordered, vmBody } from '../fixtures/support.js'
-import { block, describeRun, diagnostics, Emulator, type HclValue, PROVIDER_BLOCKS, ref, Workspace } from './harness.js'
+import { emulatorKeypair, emulatorLiteVm, emulatorBaremetalServer, ordered, vmBody } from '../support/fixtures.js'
+import { block, describeRun, diagnostics, type HclValue, PROVIDER_BLOCKS, ref, Workspace } from '../support/e2e/harness.js'
+import { useEmulatorWorkspace } from '../support/e2e/suite.js'
 
 const USER = 'deployer'
 const PASSWORD = 'S3cretPass9'
@@ -197,19 +198,13 @@ function missingErrors(stderr: string, cases: Case[], byName: (k: Case) => boole
 }
 
 // One emulator for the file, reset before each group.
-let emulator: Emulator
-before(async () => {
-  emulator = await Emulator.start()
-})
-after(async () => {
-  await emulator?.stop()
-})
+const e2e = useEmulatorWorkspace({ workspace: false })
 
 describe('every spec Limit is refused at plan, on every resource it applies to', () => {
   let ws: Workspace
   before(async () => {
-    await emulator.reset()
-    ws = await Workspace.create(emulator)
+    await e2e.emulator.reset()
+    ws = await Workspace.create(e2e.emulator)
   })
   after(async () => {
     await ws?.cleanup()
@@ -217,11 +212,11 @@ describe('every spec Limit is refused at plan, on every resource it applies to',
 
   test('each broken value is reported on its own attribute; nothing is called and no order is placed', async () => {
     await ws.write(caseConfig(CASES))
-    const counters = await emulator.orders()
-    const { value: runs, log, mutations, orders } = await emulator.effectsOf(async () => [await ws.plan(), await ws.apply()])
+    const counters = await e2e.emulator.orders()
+    const { value: runs, log, mutations, orders } = await e2e.emulator.effectsOf(async () => [await ws.plan(), await ws.apply()])
     assert.deepEqual(mutations, [])
     assert.deepEqual(orders, [])
-    assert.deepEqual(await emulator.orders(), counters)
+    assert.deepEqual(await e2e.emulator.orders(), counters)
     assert.deepEqual(
       log.map((e) => `${e.method} ${e.path}`),
       [],
@@ -256,14 +251,14 @@ describe('every spec Limit is refused at plan, on every resource it applies to',
 
   test('the boundary values the spec allows are accepted: the plan creates every resource, with no mutating call', async () => {
     // The accounts the resources are ordered on or from exist (the plan checks that they do).
-    const lite = await emulatorLiteVm(emulator)
+    const lite = await emulatorLiteVm(e2e.emulator)
     const pro = await ordered(
-      emulator,
+      e2e.emulator,
       '/lite-pros',
-      vmBody(await emulatorKeypair(emulator, '/lite-pros', 'limits-pro-key'), 201, 'limits-pro'),
+      vmBody(await emulatorKeypair(e2e.emulator, '/lite-pros', 'limits-pro-key'), 201, 'limits-pro'),
     )
-    const snapshot = await ordered(emulator, `/lites/accounts/${lite.vm}/snapshot`, { cycle: 'm', name: 'limits-snap' })
-    const metal = await emulatorBaremetalServer(emulator)
+    const snapshot = await ordered(e2e.emulator, `/lites/accounts/${lite.vm}/snapshot`, { cycle: 'm', name: 'limits-snap' })
+    const metal = await emulatorBaremetalServer(e2e.emulator)
     const existing: Record<string, Record<string, HclValue>> = {
       provider_lite_vm_from_snapshot: { snapshot_id: snapshot },
       provider_lite_snapshot: { lite_account_id: lite.vm },
@@ -274,7 +269,7 @@ describe('every spec Limit is refused at plan, on every resource it applies to',
     }
     const blocks = BOUNDARIES.map(([type, name, values]) => block('resource', type, name, { ...VALID[type], ...existing[type], ...values }))
     await ws.write([PROVIDER_BLOCKS, ...blocks].join('\n'))
-    const { value: planned, mutations, orders } = await emulator.effectsOf(() => ws.plan())
+    const { value: planned, mutations, orders } = await e2e.emulator.effectsOf(() => ws.plan())
     assert.equal(planned.code, 2, describeRun(planned))
     assert.match(planned.stdout, new RegExp(`Plan: ${BOUNDARIES.length} to add, 0 to change, 0 to destroy\\.`))
     assert.deepEqual(diagnostics(planned.stderr), [])
@@ -286,8 +281,8 @@ describe('every spec Limit is refused at plan, on every resource it applies to',
 describe('an integer beyond 2^53 is refused at plan, shown exactly as written', () => {
   let ws: Workspace
   before(async () => {
-    await emulator.reset()
-    ws = await Workspace.create(emulator)
+    await e2e.emulator.reset()
+    ws = await Workspace.create(e2e.emulator)
   })
   after(async () => {
     await ws?.cleanup()
@@ -303,7 +298,7 @@ describe('an integer beyond 2^53 is refused at plan, shown exactly as written', 
         block('data', 'provider_lite_os_list', 'big', { product_id: ref(BIG) }),
       ].join('\n'),
     )
-    const { value: planned, mutations, orders } = await emulator.effectsOf(() => ws.plan())
+    const { value: planned, mutations, orders } = await e2e.emulator.effectsOf(() => ws.plan())
     assert.equal(planned.code, 1, describeRun(planned))
     const errors = diagnostics(planned.stderr).map((e) => e.replace(/\s+/g, ' '))
     assert.equal(errors.length, 2, planned.stderr)
@@ -327,8 +322,8 @@ describe('an integer beyond 2^53 is refused at plan, shown exactly as written', 
 describe("a new VM's disk_size where the service states no maximum yet", () => {
   let ws: Workspace
   before(async () => {
-    await emulator.reset()
-    ws = await Workspace.create(emulator)
+    await e2e.emulator.reset()
+    ws = await Workspace.create(e2e.emulator)
   })
   after(async () => {
     await ws?.cleanup()
@@ -340,7 +335,7 @@ describe("a new VM's disk_size where the service states no maximum yet", () => {
     await ws.write(
       [PROVIDER_BLOCKS, block('resource', 'provider_lite_vm', 'big_disk', { ...VALID.provider_lite_vm, disk_size: 9999 })].join('\n'),
     )
-    const { value: planned, mutations, orders } = await emulator.effectsOf(() => ws.plan())
+    const { value: planned, mutations, orders } = await e2e.emulator.effectsOf(() => ws.plan())
     assert.equal(planned.code, 2, describeRun(planned))
     const warnings = diagnostics(planned.stdout + planned.stderr, 'Warning').map((w) => w.replace(/\s+/g, ' '))
     // On the attribute: Terraform quotes its line.
@@ -402,7 +397,7 @@ describe('shrinking a grow-only field is refused at plan', () => {
   async function serviceSizes(): Promise<Record<string, string>> {
     const sizes: Record<string, string> = {}
     for (const [address, attribute] of SHRINKS) {
-      const account = await emulator.account(String((await ws.stateOf(address)).id))
+      const account = await e2e.emulator.account(String((await ws.stateOf(address)).id))
       const extra = account?.extra_details ?? {}
       sizes[address] = String(attribute === 'disk_size' ? extra.disk_size : extra.size)
     }
@@ -411,8 +406,8 @@ describe('shrinking a grow-only field is refused at plan', () => {
   let created: Record<string, string> = {}
 
   before(async () => {
-    await emulator.reset()
-    ws = await Workspace.create(emulator)
+    await e2e.emulator.reset()
+    ws = await Workspace.create(e2e.emulator)
     await ws.write(config())
     const applied = await ws.apply()
     if (applied.code !== 0) throw new Error(describeRun(applied))
@@ -431,8 +426,8 @@ describe('shrinking a grow-only field is refused at plan', () => {
   for (const [address, attribute, size, smaller] of SHRINKS) {
     test(`${address}.${attribute} ${size} -> ${smaller} fails at plan naming ${attribute}, with no mutating call and no order`, async () => {
       await ws.write(config({ [address]: { [attribute]: smaller } }))
-      const counters = await emulator.orders()
-      const { value: planned, mutations, orders } = await emulator.effectsOf(() => ws.plan())
+      const counters = await e2e.emulator.orders()
+      const { value: planned, mutations, orders } = await e2e.emulator.effectsOf(() => ws.plan())
       assert.equal(planned.code, 1, describeRun(planned))
       const errors = diagnostics(planned.stderr)
       assert.equal(errors.length, 1, planned.stderr)
@@ -442,15 +437,15 @@ describe('shrinking a grow-only field is refused at plan', () => {
       assert.doesNotMatch(planned.stdout, /Plan:/)
       assert.deepEqual(mutations, [])
       assert.deepEqual(orders, [])
-      assert.deepEqual(await emulator.orders(), counters)
+      assert.deepEqual(await e2e.emulator.orders(), counters)
     })
   }
 
   test('an apply shrinking all five at once fails, calls nothing, and the service keeps every size', async () => {
     const changes = Object.fromEntries(SHRINKS.map(([address, attribute, , smaller]) => [address, { [attribute]: smaller }]))
     await ws.write(config(changes))
-    const counters = await emulator.orders()
-    const { value: applied, mutations, orders } = await emulator.effectsOf(() => ws.apply())
+    const counters = await e2e.emulator.orders()
+    const { value: applied, mutations, orders } = await e2e.emulator.effectsOf(() => ws.apply())
     assert.equal(applied.code, 1, describeRun(applied))
     assert.doesNotMatch(applied.stdout, /Apply complete|Modifying/)
     const errors = diagnostics(applied.stderr)
@@ -466,7 +461,7 @@ describe('shrinking a grow-only field is refused at plan', () => {
     }
     assert.deepEqual(mutations, [])
     assert.deepEqual(orders, [])
-    assert.deepEqual(await emulator.orders(), counters)
+    assert.deepEqual(await e2e.emulator.orders(), counters)
     assert.deepEqual(await serviceSizes(), created)
   })
 })

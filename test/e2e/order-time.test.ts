@@ -5,19 +5,9 @@
 // -replace=<address>` still orders the object again, with the recorded values.
 // Runs under every pinned Terraform-protocol client (scripts/test.mjs, PER_CLIENT_PARTS).
 import assert from 'node:assert/strict'
-import { after, before, describe, test } from 'node:test'
-import {
-  block,
-  changeOf,
-  describeRun,
-  diagnostics,
-  Emulator,
-  type HclValue,
-  PROVIDER_BLOCKS,
-  type RunResult,
-  ref,
-  Workspace,
-} from './harness.js'
+import { describe, test } from 'node:test'
+import { block, changeOf, describeRun, diagnostics, type HclValue, PROVIDER_BLOCKS, type RunResult, ref } from '../support/e2e/harness.js'
+import { useEmulatorWorkspace } from '../support/e2e/suite.js'
 
 const VM = 'provider_lite_vm.vm'
 const SNAPSHOT = 'provider_lite_snapshot.snap'
@@ -59,34 +49,24 @@ function orderTimeWarnings(run: RunResult, name: string): string[] {
 }
 
 describe('order-time inputs (promocode, pay_with_credit_card) never destroy a live object', () => {
-  let emulator: Emulator
-  let ws: Workspace
+  const e2e = useEmulatorWorkspace()
   const ids: Record<string, string> = {}
   let address = ''
   let vm: Record<string, HclValue> = { promocode: 'PROMO10' }
   let ip: Record<string, HclValue> = {}
 
-  before(async () => {
-    emulator = await Emulator.start()
-    ws = await Workspace.create(emulator)
-  })
-  after(async () => {
-    await ws?.cleanup()
-    await emulator?.stop()
-  })
-
   /** The ids every step must keep. */
   async function assertKept(what: string): Promise<void> {
     for (const [at, id] of Object.entries(ids)) {
-      assert.equal(String((await ws.stateOf(at)).id), id, `${what}: ${at} keeps its id`)
-      assert.ok(await emulator.account(id), `${what}: the service still has ${at} (${id})`)
+      assert.equal(String((await e2e.ws.stateOf(at)).id), id, `${what}: ${at} keeps its id`)
+      assert.ok(await e2e.emulator.account(id), `${what}: the service still has ${at} (${id})`)
     }
-    assert.equal((await ws.stateOf(IP)).ip_address, address, `${what}: the IP keeps its address`)
+    assert.equal((await e2e.ws.stateOf(IP)).ip_address, address, `${what}: the IP keeps its address`)
   }
 
   /** Plans the current configuration: only `changed` is updated, in place; everything else is untouched. */
   async function assertPlannedInPlace(changed: readonly string[], name: string): Promise<void> {
-    const { run, plan } = await ws.planJson()
+    const { run, plan } = await e2e.ws.planJson()
     assert.equal(run.code, 2, describeRun(run))
     for (const at of [VM, SNAPSHOT, RESTORED, IP]) {
       const expected = changed.includes(at) ? ['update'] : ['no-op']
@@ -97,7 +77,7 @@ describe('order-time inputs (promocode, pay_with_credit_card) never destroy a li
 
   /** Applies the current configuration: recorded, with the warning, and nothing deleted or ordered. */
   async function assertRecordedOnly(at: string, name: string, value: HclValue): Promise<void> {
-    const { value: applied, mutations, orders } = await emulator.effectsOf(() => ws.apply())
+    const { value: applied, mutations, orders } = await e2e.emulator.effectsOf(() => e2e.ws.apply())
     assert.equal(applied.code, 0, describeRun(applied))
     assert.match(applied.stdout, /Resources: 0 added, 1 changed, 0 destroyed\./)
     assert.deepEqual(mutations, [], 'no DELETE and no other call that changes anything')
@@ -107,25 +87,25 @@ describe('order-time inputs (promocode, pay_with_credit_card) never destroy a li
     assert.ok(warning, `the apply warns that ${name} takes effect at the next order:\n${applied.stdout}`)
     assert.match(warning, /nothing is deleted/)
     assert.match(warning, /terraform apply -replace=/)
-    assert.equal((await ws.stateOf(at))[name], value ?? null, `the state records the new ${name}`)
+    assert.equal((await e2e.ws.stateOf(at))[name], value ?? null, `the state records the new ${name}`)
     await assertKept(`after changing ${name}`)
-    const again = await ws.plan()
+    const again = await e2e.ws.plan()
     assert.equal(again.code, 0, `the next plan is empty: ${describeRun(again)}`)
   }
 
   test('create: a VM with a promocode, its snapshot, a VM restored from it, an additional IP', async () => {
-    await ws.write(config(vm, ip))
-    const created = await ws.apply()
+    await e2e.ws.write(config(vm, ip))
+    const created = await e2e.ws.apply()
     assert.equal(created.code, 0, describeRun(created))
-    for (const at of [VM, SNAPSHOT, RESTORED, IP]) ids[at] = String((await ws.stateOf(at)).id)
-    address = String((await ws.stateOf(IP)).ip_address)
+    for (const at of [VM, SNAPSHOT, RESTORED, IP]) ids[at] = String((await e2e.ws.stateOf(at)).id)
+    address = String((await e2e.ws.stateOf(IP)).ip_address)
     assert.match(address, /^\d+\.\d+\.\d+\.\d+$/)
   })
 
   test('a promocode the service refuses, on the existing VM, is recorded with a warning: no DELETE, no order', async () => {
     assert.ok(ids[VM], 'created')
     vm = { ...vm, promocode: 'NO-SUCH-CODE' }
-    await ws.write(config(vm, ip))
+    await e2e.ws.write(config(vm, ip))
     await assertPlannedInPlace([VM], 'promocode')
     await assertRecordedOnly(VM, 'promocode', 'NO-SUCH-CODE')
   })
@@ -133,7 +113,7 @@ describe('order-time inputs (promocode, pay_with_credit_card) never destroy a li
   test('removing the promocode destroys neither the VM nor its snapshot nor the VM restored from it', async () => {
     assert.ok(ids[VM], 'created')
     vm = { ...vm, promocode: undefined }
-    await ws.write(config(vm, ip))
+    await e2e.ws.write(config(vm, ip))
     await assertPlannedInPlace([VM], 'promocode')
     await assertRecordedOnly(VM, 'promocode', null)
   })
@@ -141,7 +121,7 @@ describe('order-time inputs (promocode, pay_with_credit_card) never destroy a li
   test('changing pay_with_credit_card on the additional IP keeps it and its address', async () => {
     assert.ok(ids[IP], 'created')
     ip = { ...ip, pay_with_credit_card: false }
-    await ws.write(config(vm, ip))
+    await e2e.ws.write(config(vm, ip))
     await assertPlannedInPlace([IP], 'pay_with_credit_card')
     await assertRecordedOnly(IP, 'pay_with_credit_card', false)
   })
@@ -149,12 +129,12 @@ describe('order-time inputs (promocode, pay_with_credit_card) never destroy a li
   test('terraform apply -replace orders the IP again, with the promocode and payment flag recorded for it', async () => {
     assert.ok(ids[IP], 'created')
     ip = { ...ip, pay_with_credit_card: true, promocode: 'PROMO10' }
-    await ws.write(config(vm, ip))
-    const recorded = await emulator.effectsOf(() => ws.apply())
+    await e2e.ws.write(config(vm, ip))
+    const recorded = await e2e.emulator.effectsOf(() => e2e.ws.apply())
     assert.equal(recorded.value.code, 0, describeRun(recorded.value))
     assert.deepEqual(recorded.mutations, [], 'recording them calls nothing')
 
-    const { value: replaced, log, mutations, orders } = await emulator.effectsOf(() => ws.apply([`-replace=${IP}`]))
+    const { value: replaced, log, mutations, orders } = await e2e.emulator.effectsOf(() => e2e.ws.apply([`-replace=${IP}`]))
     assert.equal(replaced.code, 0, describeRun(replaced))
     assert.match(replaced.stdout, /Resources: 1 added, 0 changed, 1 destroyed\./)
     assert.deepEqual(
@@ -169,10 +149,10 @@ describe('order-time inputs (promocode, pay_with_credit_card) never destroy a li
       ['PROMO10', true],
       'the new order carries the recorded promocode and payment flag',
     )
-    const newId = String((await ws.stateOf(IP)).id)
+    const newId = String((await e2e.ws.stateOf(IP)).id)
     assert.notEqual(newId, ids[IP], 'a new IP')
-    assert.equal((await emulator.account(ids[IP] ?? '').then((a) => a?.status ?? 'gone')) === 'Active', false, 'the old IP is gone')
-    const again = await ws.plan()
+    assert.equal((await e2e.emulator.account(ids[IP] ?? '').then((a) => a?.status ?? 'gone')) === 'Active', false, 'the old IP is gone')
+    const again = await e2e.ws.plan()
     assert.equal(again.code, 0, `the next plan is empty: ${describeRun(again)}`)
   })
 })

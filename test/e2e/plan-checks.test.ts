@@ -1,8 +1,9 @@
 // Real terraform against the emulator launcher: what must be decided at plan time. A shrinking disk and
 // every spec Limit are refused before any API call, and each create-only change is planned as a replacement.
 import assert from 'node:assert/strict'
-import { after, before, describe, test } from 'node:test'
-import { block, changeOf, describeRun, diagnostics, Emulator, type HclValue, PROVIDER_BLOCKS, ref, Workspace } from './harness.js'
+import { before, describe, test } from 'node:test'
+import { block, changeOf, describeRun, diagnostics, type HclValue, PROVIDER_BLOCKS, ref } from '../support/e2e/harness.js'
+import { useEmulatorWorkspace } from '../support/e2e/suite.js'
 
 const VM: Record<string, HclValue> = {
   ssh_and_console_user: 'deployer',
@@ -24,35 +25,28 @@ function config(vm: Record<string, HclValue>): string {
 }
 
 describe('plan-time decisions on provider_lite_vm', () => {
-  let emulator: Emulator
-  let ws: Workspace
+  const e2e = useEmulatorWorkspace()
   before(async () => {
-    emulator = await Emulator.start()
-    ws = await Workspace.create(emulator)
-    await ws.write(config(VM))
-    const created = await ws.apply()
+    await e2e.ws.write(config(VM))
+    const created = await e2e.ws.apply()
     if (created.code !== 0) throw new Error(describeRun(created))
-  })
-  after(async () => {
-    await ws?.cleanup()
-    await emulator?.stop()
   })
 
   test('a VM created with disk_size above the base disk gets it (a second order)', async () => {
-    const id = String((await ws.stateOf('provider_lite_vm.vm')).id)
+    const id = String((await e2e.ws.stateOf('provider_lite_vm.vm')).id)
     assert.deepEqual(
-      (await emulator.orders()).orders.map((o) => [o.kind, o.account_id]),
+      (await e2e.emulator.orders()).orders.map((o) => [o.kind, o.account_id]),
       [
         ['lite.vm.create', id],
         ['lite.vm.storage', id],
       ],
     )
-    assert.equal(String((await emulator.account(id))?.extra_details.disk_size), '30')
+    assert.equal(String((await e2e.emulator.account(id))?.extra_details.disk_size), '30')
   })
 
   test('shrinking disk_size fails at plan, naming disk_size, with no mutating request and no order', async () => {
-    await ws.write(config({ ...VM, disk_size: 25 }))
-    const { value: results, mutations, orders } = await emulator.effectsOf(async () => [await ws.plan(), await ws.apply()])
+    await e2e.ws.write(config({ ...VM, disk_size: 25 }))
+    const { value: results, mutations, orders } = await e2e.emulator.effectsOf(async () => [await e2e.ws.plan(), await e2e.ws.apply()])
     for (const result of results) {
       assert.equal(result.code, 1, describeRun(result))
       const errors = diagnostics(result.stderr)
@@ -63,14 +57,14 @@ describe('plan-time decisions on provider_lite_vm', () => {
     }
     assert.deepEqual(mutations, [])
     assert.deepEqual(orders, [])
-    const id = String((await ws.stateOf('provider_lite_vm.vm')).id)
-    assert.equal(String((await emulator.account(id))?.extra_details.disk_size), '30')
+    const id = String((await e2e.ws.stateOf('provider_lite_vm.vm')).id)
+    assert.equal(String((await e2e.emulator.account(id))?.extra_details.disk_size), '30')
   })
 
   /** The planned replacement of `field` when the configuration is `vm`; plans only, so nothing is called. */
   async function assertReplaced(vm: Record<string, HclValue>, field: string) {
-    await ws.write(config(vm))
-    const { value: planned, mutations } = await emulator.effectsOf(() => ws.planJson())
+    await e2e.ws.write(config(vm))
+    const { value: planned, mutations } = await e2e.emulator.effectsOf(() => e2e.ws.planJson())
     assert.equal(planned.run.code, 2, describeRun(planned.run))
     const change = changeOf(planned.plan, 'provider_lite_vm.vm')
     assert.ok(
@@ -99,19 +93,19 @@ describe('plan-time decisions on provider_lite_vm', () => {
   // promocode is an order-time input (core's orderTime): the service reads it only when an order is
   // placed, so setting or changing it on an existing VM only records it (test/e2e/order-time.test.ts).
   test('setting promocode on a VM that has none records it, with no API call and no order', async () => {
-    await ws.write(config({ ...VM, promocode: 'PROMO10' }))
-    const { value: applied, mutations, orders } = await emulator.effectsOf(() => ws.apply())
+    await e2e.ws.write(config({ ...VM, promocode: 'PROMO10' }))
+    const { value: applied, mutations, orders } = await e2e.emulator.effectsOf(() => e2e.ws.apply())
     assert.equal(applied.code, 0, describeRun(applied))
     assert.deepEqual(mutations, [])
     assert.deepEqual(orders, [])
-    assert.equal((await ws.stateOf('provider_lite_vm.vm')).promocode, 'PROMO10')
-    const next = await ws.plan()
+    assert.equal((await e2e.ws.stateOf('provider_lite_vm.vm')).promocode, 'PROMO10')
+    const next = await e2e.ws.plan()
     assert.equal(next.code, 0, describeRun(next))
   })
 
   test('changing promocode plans an update that only records it, never a replacement', async () => {
-    await ws.write(config({ ...VM, promocode: 'PROMO20' }))
-    const { run, plan } = await ws.planJson()
+    await e2e.ws.write(config({ ...VM, promocode: 'PROMO20' }))
+    const { run, plan } = await e2e.ws.planJson()
     assert.equal(run.code, 2, describeRun(run))
     assert.deepEqual(changeOf(plan, 'provider_lite_vm.vm').actions, ['update'])
     assert.match(run.stdout, /promocode takes effect at the next order/)
@@ -119,16 +113,7 @@ describe('plan-time decisions on provider_lite_vm', () => {
 })
 
 describe('every spec Limit of provider_lite_vm is refused at plan', () => {
-  let emulator: Emulator
-  let ws: Workspace
-  before(async () => {
-    emulator = await Emulator.start()
-    ws = await Workspace.create(emulator)
-  })
-  after(async () => {
-    await ws?.cleanup()
-    await emulator?.stop()
-  })
+  const e2e = useEmulatorWorkspace()
 
   const valid: Record<string, HclValue> = {
     ssh_and_console_user: 'deployer',
@@ -149,8 +134,8 @@ describe('every spec Limit of provider_lite_vm is refused at plan', () => {
 
   test('all issues of one configuration are reported together, each naming its attribute, and nothing is called', async () => {
     const vms = Object.entries(invalid).map(([name, broken]) => block('resource', 'provider_lite_vm', name, { ...valid, ...broken }))
-    await ws.write([PROVIDER_BLOCKS, ...vms].join('\n'))
-    const { value: applied, mutations, orders } = await emulator.effectsOf(() => ws.apply())
+    await e2e.ws.write([PROVIDER_BLOCKS, ...vms].join('\n'))
+    const { value: applied, mutations, orders } = await e2e.emulator.effectsOf(() => e2e.ws.apply())
     assert.equal(applied.code, 1, describeRun(applied))
     assert.doesNotMatch(applied.stdout, /Plan:|Creating|Apply complete/)
     assert.deepEqual(mutations, [])

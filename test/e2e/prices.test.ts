@@ -3,8 +3,9 @@
 // total; the apply is billed exactly that; the next plan shows nothing; `max_order_total` below the
 // total fails the plan, naming the orders, and nothing is ordered.
 import assert from 'node:assert/strict'
-import { after, before, describe, test } from 'node:test'
-import { block, describeRun, Emulator, providerBlocks, type RunResult, ref, Workspace } from './harness.js'
+import { describe, test } from 'node:test'
+import { block, describeRun, providerBlocks, type RunResult, ref } from '../support/e2e/harness.js'
+import { useEmulatorWorkspace } from '../support/e2e/suite.js'
 
 function config(limit?: number): string {
   return [
@@ -40,21 +41,12 @@ function flat(run: RunResult): string {
 }
 
 describe('the price of a plan under terraform', () => {
-  let emulator: Emulator
-  let ws: Workspace
-  before(async () => {
-    emulator = await Emulator.start()
-    ws = await Workspace.create(emulator)
-  })
-  after(async () => {
-    await ws?.cleanup()
-    await emulator?.stop()
-  })
+  const e2e = useEmulatorWorkspace()
 
   test('max_order_total below the total fails the plan and the apply, naming the orders; nothing is ordered', async () => {
     // The VM: 60000 for product 101 and 10000 for 10 GB above its 20 GB base; the disk: 60 GB at 500.
-    await ws.write(config(99_999))
-    const { value: runs, orders } = await emulator.effectsOf(async () => [await ws.plan(), await ws.apply()])
+    await e2e.ws.write(config(99_999))
+    const { value: runs, orders } = await e2e.emulator.effectsOf(async () => [await e2e.ws.plan(), await e2e.ws.apply()])
     for (const run of runs) {
       assert.equal(run.code, 1, describeRun(run))
       const output = flat(run)
@@ -67,37 +59,28 @@ describe('the price of a plan under terraform', () => {
   })
 
   test('the plan shows the price of each order and the total; the apply is billed exactly that; the next plan shows none', async () => {
-    await ws.write(config(100_000))
-    const planned = await ws.plan()
+    await e2e.ws.write(config(100_000))
+    const planned = await e2e.ws.plan()
     assert.equal(planned.code, 2, describeRun(planned))
     const shown = shownPrices(planned.stdout + planned.stderr)
     assert.deepEqual(shown, [70_000, 30_000], describeRun(planned))
     assert.match(flat(planned), /all orders of the plan so far: 100000\)/)
     assert.match(flat(planned), /provider_lite_vm: storage of 10 GB above the base disk: 10000 per Monthly cycle/)
 
-    const { value: applied, orders } = await emulator.effectsOf(() => ws.apply())
+    const { value: applied, orders } = await e2e.emulator.effectsOf(() => e2e.ws.apply())
     assert.equal(applied.code, 0, describeRun(applied))
     assert.deepEqual(orders.map((o) => o.kind).sort(), ['lite.disk.create', 'lite.vm.create', 'lite.vm.storage'])
-    const billed = (await emulator.orders()).orders.reduce((sum, order) => sum + order.invoice_amount, 0)
+    const billed = (await e2e.emulator.orders()).orders.reduce((sum, order) => sum + order.invoice_amount, 0)
     assert.equal(billed, 100_000, 'the emulator billed what the plan showed')
 
-    const again = await ws.plan()
+    const again = await e2e.ws.plan()
     assert.equal(again.code, 0, describeRun(again))
     assert.deepEqual(shownPrices(again.stdout + again.stderr), [], describeRun(again))
   })
 })
 
 describe('the price of a resize and a change of product of an elastic storage in one apply, under terraform', () => {
-  let emulator: Emulator
-  let ws: Workspace
-  before(async () => {
-    emulator = await Emulator.start()
-    ws = await Workspace.create(emulator)
-  })
-  after(async () => {
-    await ws?.cleanup()
-    await emulator?.stop()
-  })
+  const e2e = useEmulatorWorkspace()
 
   const storage = (size: number, productId: number, limit?: number) =>
     [
@@ -119,15 +102,15 @@ describe('the price of a resize and a change of product of an elastic storage in
     ].join('\n')
 
   test('150 GB on 501 to 300 GB on 502: the plan shows what the resize and the change of product bill', async () => {
-    await ws.write(storage(150, 501))
-    const created = await ws.apply()
+    await e2e.ws.write(storage(150, 501))
+    const created = await e2e.ws.apply()
     assert.equal(created.code, 0, describeRun(created))
 
-    await ws.write(storage(300, 502))
-    const planned = await ws.plan()
+    await e2e.ws.write(storage(300, 502))
+    const planned = await e2e.ws.plan()
     assert.equal(planned.code, 2, describeRun(planned))
     const [shown] = shownPrices(planned.stdout + planned.stderr)
-    const { value: applied, orders } = await emulator.effectsOf(() => ws.apply())
+    const { value: applied, orders } = await e2e.emulator.effectsOf(() => e2e.ws.apply())
     assert.equal(applied.code, 0, describeRun(applied))
     assert.deepEqual(
       orders.map((o) => o.kind),

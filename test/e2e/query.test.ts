@@ -5,8 +5,9 @@
 import assert from 'node:assert/strict'
 import { readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { after, before, describe, test } from 'node:test'
-import { describeRun, Emulator, PROVIDER_BLOCKS, terraformClient, Workspace } from './harness.js'
+import { before, describe, test } from 'node:test'
+import { describeRun, type Emulator, PROVIDER_BLOCKS, terraformClient, Workspace } from '../support/e2e/harness.js'
+import { useEmulatorWorkspace } from '../support/e2e/suite.js'
 
 const client = terraformClient()
 const hasQuery = client.key.startsWith('terraform-') && client.tool.version.localeCompare('1.14', 'en', { numeric: true }) >= 0
@@ -93,26 +94,19 @@ list "provider_lite_snapshot" "snapshots" {
 `
 
 describe('terraform query', { skip: hasQuery ? false : `${client.key} has no terraform query` }, () => {
-  let emulator: Emulator
-  let ws: Workspace
+  const e2e = useEmulatorWorkspace()
   let made: Made
   before(async () => {
-    emulator = await Emulator.start()
-    made = await makeOutsideTerraform(emulator)
-    ws = await Workspace.create(emulator)
-  })
-  after(async () => {
-    await ws?.cleanup()
-    await emulator?.stop()
+    made = await makeOutsideTerraform(e2e.emulator)
   })
 
   test('query with filters, -generate-config-out, apply the imports (no order), then the plan is empty', async () => {
-    await ws.write(PROVIDER_BLOCKS)
-    await writeFile(join(ws.dir, 'adopt.tfquery.hcl'), QUERY)
-    await ws.init()
+    await e2e.ws.write(PROVIDER_BLOCKS)
+    await writeFile(join(e2e.ws.dir, 'adopt.tfquery.hcl'), QUERY)
+    await e2e.ws.init()
 
-    const { value: queried, mutations } = await emulator.effectsOf(() =>
-      ws.run(['query', '-no-color', '-generate-config-out=generated.tf']),
+    const { value: queried, mutations } = await e2e.emulator.effectsOf(() =>
+      e2e.ws.run(['query', '-no-color', '-generate-config-out=generated.tf']),
     )
     assert.equal(queried.code, 0, describeRun(queried))
     assert.deepEqual(mutations, [], 'a query changes nothing at the service')
@@ -121,7 +115,7 @@ describe('terraform query', { skip: hasQuery ? false : `${client.key} has no ter
     assert.match(queried.stdout, /adopt-me-2/)
     assert.doesNotMatch(queried.stdout, /not-adopted/)
 
-    const generated = await readFile(join(ws.dir, 'generated.tf'), 'utf8')
+    const generated = await readFile(join(e2e.ws.dir, 'generated.tf'), 'utf8')
     const imports = [...generated.matchAll(/import \{[^}]*to\s*=\s*(\S+)/g)].map((m) => m[1])
     assert.deepEqual(imports.sort(), [
       'provider_baremetal.servers_0',
@@ -135,18 +129,18 @@ describe('terraform query', { skip: hasQuery ? false : `${client.key} has no ter
       assert.match(generated, new RegExp(`= ${id}\\b`), `the import blocks name ${id} by identity`)
     }
 
-    const { value: applied, mutations: applyMutations, orders } = await emulator.effectsOf(() => ws.apply())
+    const { value: applied, mutations: applyMutations, orders } = await e2e.emulator.effectsOf(() => e2e.ws.apply())
     assert.equal(applied.code, 0, describeRun(applied))
     assert.match(applied.stdout, /Resources: 6 imported, 0 added, 0 changed, 0 destroyed\./)
     assert.deepEqual(applyMutations, [], 'adopting orders nothing')
     assert.deepEqual(orders, [])
 
-    const plan = await ws.plan()
+    const plan = await e2e.ws.plan()
     assert.equal(plan.code, 0, `the plan after adopting is not empty: ${describeRun(plan)}`)
   })
 
   test('a limit: Terraform stops reading after it and the provider stops listing; the query still succeeds', async () => {
-    const other = await Workspace.create(emulator)
+    const other = await Workspace.create(e2e.emulator)
     try {
       await other.write(PROVIDER_BLOCKS)
       await writeFile(
@@ -164,7 +158,7 @@ describe('terraform query', { skip: hasQuery ? false : `${client.key} has no ter
   })
 
   test('a status filter matches as the service compares statuses (case aside); a status never reported is refused naming the allowed ones', async () => {
-    const other = await Workspace.create(emulator)
+    const other = await Workspace.create(e2e.emulator)
     try {
       await other.write(PROVIDER_BLOCKS)
       const list = (status: string) =>
@@ -177,7 +171,7 @@ describe('terraform query', { skip: hasQuery ? false : `${client.key} has no ter
       assert.match(found.stdout, new RegExp(`list\\.provider_baremetal\\.servers .*${made.server}`), describeRun(found))
       // `running` is a power state, never an account status: an error, not an empty list.
       await writeFile(join(other.dir, 'status.tfquery.hcl'), list('running'))
-      const { value: refused, log } = await emulator.effectsOf(() => other.run(['query', '-no-color']))
+      const { value: refused, log } = await e2e.emulator.effectsOf(() => other.run(['query', '-no-color']))
       assert.equal(refused.code, 1, describeRun(refused))
       assert.match(refused.stderr.replace(/\s+/g, ' '), /Error: Invalid status .*status must be one of "Active", "Pending", "Suspended"/)
       assert.deepEqual(
@@ -191,7 +185,7 @@ describe('terraform query', { skip: hasQuery ? false : `${client.key} has no ter
   })
 
   test('a filter the type does not have is refused naming it', async () => {
-    const other = await Workspace.create(emulator)
+    const other = await Workspace.create(e2e.emulator)
     try {
       await other.write(PROVIDER_BLOCKS)
       await writeFile(

@@ -3,8 +3,9 @@
 import assert from 'node:assert/strict'
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { after, before, describe, test } from 'node:test'
-import { block, describeRun, Emulator, PROVIDER_BLOCKS, ref, Workspace } from './harness.js'
+import { describe, test } from 'node:test'
+import { block, describeRun, PROVIDER_BLOCKS, ref, Workspace } from '../support/e2e/harness.js'
+import { useEmulatorWorkspace } from '../support/e2e/suite.js'
 
 const KEYPAIR_ONLY = [PROVIDER_BLOCKS, block('resource', 'provider_lite_keypair', 'only', { name: 'e2e-refresh-only' })].join('\n')
 
@@ -25,16 +26,10 @@ const SERVERS = [
 type StateFile = { serial: number; resources: { type: string; name: string; instances: { attributes: unknown }[] }[] }
 
 describe('a refresh with nothing changed', () => {
-  let emulator: Emulator
-  before(async () => {
-    emulator = await Emulator.start()
-  })
-  after(async () => {
-    await emulator?.stop()
-  })
+  const e2e = useEmulatorWorkspace({ workspace: false })
 
   async function workspace(config: string): Promise<Workspace> {
-    const ws = await Workspace.create(emulator)
+    const ws = await Workspace.create(e2e.emulator)
     await ws.write(config)
     const created = await ws.apply()
     if (created.code !== 0) throw new Error(describeRun(created))
@@ -70,7 +65,7 @@ describe('a refresh with nothing changed', () => {
       await ws.write(vm.replace('product_id = 101', 'product_id = 102'))
       const changed = await ws.apply()
       assert.equal(changed.code, 0, describeRun(changed))
-      assert.equal(String((await emulator.account(id))?.extra_details.disk_size), '40', 'the package raised the disk')
+      assert.equal(String((await e2e.emulator.account(id))?.extra_details.disk_size), '40', 'the package raised the disk')
       assert.equal((await ws.stateOf('provider_lite_vm.vm')).disk_size, 40)
       const plan = await ws.plan()
       assert.equal(plan.code, 0, describeRun(plan))
@@ -84,7 +79,7 @@ describe('a refresh with nothing changed', () => {
     const ws = await workspace(SERVERS)
     try {
       const created = attributes(await stateText(ws))
-      await emulator.control('POST', '/clock', { advance_ms: 3_600_000 }) // a running VM's uptime grows
+      await e2e.emulator.control('POST', '/clock', { advance_ms: 3_600_000 }) // a running VM's uptime grows
       const refreshed = await ws.apply(['-refresh-only'])
       assert.equal(refreshed.code, 0, describeRun(refreshed))
       assert.deepEqual(attributes(await stateText(ws)), created)

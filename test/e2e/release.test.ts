@@ -13,8 +13,9 @@ import { tmpdir } from 'node:os'
 import { delimiter, join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { after, before, describe, test } from 'node:test'
-import { Plugin, startFakeEngine, urnOf } from '../pulumi-harness.js'
-import { block, describeRun, Emulator, mirrorCliConfig, PROVIDER_BLOCKS, ROOT, Workspace } from './harness.js'
+import { Plugin, startFakeEngine, urnOf } from '../support/pulumi/plugin-harness.js'
+import { block, describeRun, type Emulator, mirrorCliConfig, PROVIDER_BLOCKS, ROOT, Workspace } from '../support/e2e/harness.js'
+import { useEmulatorWorkspace } from '../support/e2e/suite.js'
 
 const RELEASE = join(ROOT, 'dist', 'release')
 const { version } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }
@@ -126,15 +127,13 @@ describe('release artifacts', () => {
 })
 
 describe('single executables without Node.js: linux_amd64, and linux_arm64 under qemu-user', () => {
-  let emulator: Emulator
+  const e2e = useEmulatorWorkspace({ workspace: false })
   let path: string
   before(async () => {
-    emulator = await Emulator.start()
     path = await nodelessPath()
     assertNoNode(path)
   })
   after(async () => {
-    await emulator?.stop()
     if (path) await rm(path, { recursive: true, force: true })
   })
 
@@ -168,7 +167,7 @@ describe('single executables without Node.js: linux_amd64, and linux_arm64 under
       const cliConfig = join(home, 'terraformrc')
       const mirror = join(RELEASE, 'mirror')
       await writeFile(cliConfig, mirrorCliConfig(mirror))
-      const ws = await Workspace.create(emulator, cliConfig)
+      const ws = await Workspace.create(e2e.emulator, cliConfig)
       const env = { PATH: path, HOME: home }
       await ws.write([PROVIDER_BLOCKS, block('resource', 'provider_lite_keypair', 'k', { name: 'release-nodeless' })].join('\n'))
 
@@ -184,7 +183,7 @@ describe('single executables without Node.js: linux_amd64, and linux_arm64 under
 
       const apply = await ws.run(['apply', '-auto-approve', '-input=false'], { env })
       assert.equal(apply.code, 0, describeRun(apply))
-      const keypairs = await emulator.api<{ name: string }[]>('GET', '/lites/keypairs/')
+      const keypairs = await e2e.emulator.api<{ name: string }[]>('GET', '/lites/keypairs/')
       assert.ok(JSON.stringify(keypairs).includes('release-nodeless'), JSON.stringify(keypairs))
       const plan = await ws.run(['plan', '-detailed-exitcode', '-input=false'], { env })
       assert.equal(plan.code, 0, describeRun(plan))
@@ -197,23 +196,23 @@ describe('single executables without Node.js: linux_amd64, and linux_arm64 under
   })
 
   test('the serve mode: terraform reattaches to one running executable for every command, and Ctrl-C stops it', async () => {
-    await serveModeCycle(emulator, path, 'linux_amd64', (executable) => [executable])
+    await serveModeCycle(e2e.emulator, path, 'linux_amd64', (executable) => [executable])
   })
 
   test('the Pulumi plugin executable serves the harness: configure, check, create, delete', async () => {
-    await pulumiPluginCycle(emulator, path, 'linux-amd64', (executable) => executable)
+    await pulumiPluginCycle(e2e.emulator, path, 'linux-amd64', (executable) => executable)
   })
 
   // The other platforms' executables are cross-compiled from here; linux_arm64's can run here under
   // qemu-user (Debian's qemu-user and libc6-arm64-cross, which npm test installs when missing), bytecode and all.
   test('the linux_arm64 Terraform executable, run under qemu-user, serves terraform apply, an empty plan and destroy', async () => {
     const qemu = qemuAarch64()
-    await serveModeCycle(emulator, path, 'linux_arm64', (executable) => [qemu.bin, '-L', qemu.sysroot, executable])
+    await serveModeCycle(e2e.emulator, path, 'linux_arm64', (executable) => [qemu.bin, '-L', qemu.sysroot, executable])
   })
 
   test('the linux_arm64 Pulumi plugin executable, run under qemu-user, serves the harness: configure, check, create, delete', async () => {
     const qemu = qemuAarch64()
-    await pulumiPluginCycle(emulator, path, 'linux-arm64', (executable, dir) => {
+    await pulumiPluginCycle(e2e.emulator, path, 'linux-arm64', (executable, dir) => {
       const wrapper = join(dir, 'under-qemu')
       writeFileSync(wrapper, `#!/bin/sh\nexec "${qemu.bin}" -L "${qemu.sysroot}" "${executable}" "$@"\n`, { mode: 0o755 })
       return wrapper

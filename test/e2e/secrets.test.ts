@@ -3,8 +3,9 @@
 import assert from 'node:assert/strict'
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { after, before, describe, test } from 'node:test'
-import { block, describeRun, Emulator, type HclValue, PROVIDER_BLOCKS, providerBlocks, ref, type RunResult, Workspace } from './harness.js'
+import { describe, test } from 'node:test'
+import { block, describeRun, type HclValue, PROVIDER_BLOCKS, providerBlocks, ref, type RunResult } from '../support/e2e/harness.js'
+import { useEmulatorWorkspace } from '../support/e2e/suite.js'
 
 const API_KEY = 'e2e-Secret-Key-123'
 const PASSWORD = 'Zq8TraceSecretPw'
@@ -33,20 +34,11 @@ const PROVIDER_WITH_KEY_ATTRIBUTE = providerBlocks({ api_key: ref('var.api_key')
 const SENSITIVE = ['console_password', 'cipassword', 'raw', 'private_key']
 
 describe('secrets', () => {
-  let emulator: Emulator
-  let ws: Workspace
-  before(async () => {
-    emulator = await Emulator.start({ apiKey: API_KEY })
-    ws = await Workspace.create(emulator)
-  })
-  after(async () => {
-    await ws?.cleanup()
-    await emulator?.stop()
-  })
+  const e2e = useEmulatorWorkspace({ apiKey: API_KEY })
 
   /** Runs `command` with TF_LOG=trace into a file of its own; returns the run and the log. */
   async function traced(name: string, command: (env: Record<string, string>) => Promise<RunResult>) {
-    const path = join(ws.dir, `${name}.log`)
+    const path = join(e2e.ws.dir, `${name}.log`)
     const run = await command({ TF_LOG: 'trace', TF_LOG_PATH: path })
     assert.equal(run.code === 0 || run.code === 2, true, describeRun(run))
     const log = await readFile(path, 'utf8')
@@ -57,16 +49,16 @@ describe('secrets', () => {
   }
 
   test('secrets show as (sensitive value) and appear in no output nor trace log of an apply and a plan', async () => {
-    await ws.write(config({ vm_name: 'e2e-secrets-1' }))
-    await ws.init()
-    const created = await traced('apply', (env) => ws.apply([], { env }))
+    await e2e.ws.write(config({ vm_name: 'e2e-secrets-1' }))
+    await e2e.ws.init()
+    const created = await traced('apply', (env) => e2e.ws.apply([], { env }))
     assert.match(created.log, /POST \/lites/, "the provider's API calls are in the trace log")
     for (const name of SENSITIVE) {
       assert.match(created.run.stdout, new RegExp(`^\\s*\\+ ${name}\\s+= \\(sensitive value\\)$`, 'm'), `${name} in the plan of the apply`)
     }
 
-    const vm = await ws.stateOf('provider_lite_vm.vm')
-    const keypair = await ws.stateOf('provider_lite_keypair.k')
+    const vm = await e2e.ws.stateOf('provider_lite_vm.vm')
+    const keypair = await e2e.ws.stateOf('provider_lite_keypair.k')
     // The state legitimately holds the secrets: they are what must not leak anywhere else.
     assert.equal(vm.console_password, PASSWORD)
     assert.equal(vm.cipassword, PASSWORD)
@@ -77,18 +69,18 @@ describe('secrets', () => {
     assert.ok(!String(vm.raw).includes(PASSWORD), 'raw carries the password')
 
     // The rendered state shows every secret as (sensitive value), values now known.
-    const shown = await ws.ok(['show', '-no-color'])
+    const shown = await e2e.ws.ok(['show', '-no-color'])
     for (const name of SENSITIVE)
       assert.match(shown.stdout, new RegExp(`^\\s*${name}\\s+= \\(sensitive value\\)$`, 'm'), `${name} in terraform show`)
 
     // A plan that refreshes everything and changes the VM, with the key given as a provider attribute.
-    await ws.write(config({ vm_name: 'e2e-secrets-2' }, PROVIDER_WITH_KEY_ATTRIBUTE))
-    const planned = await traced('plan', (env) => ws.plan([], { env: { ...env, PROVIDER_API_KEY: '', TF_VAR_api_key: API_KEY } }))
+    await e2e.ws.write(config({ vm_name: 'e2e-secrets-2' }, PROVIDER_WITH_KEY_ATTRIBUTE))
+    const planned = await traced('plan', (env) => e2e.ws.plan([], { env: { ...env, PROVIDER_API_KEY: '', TF_VAR_api_key: API_KEY } }))
     assert.equal(planned.run.code, 2, describeRun(planned.run))
     assert.match(planned.log, /GET \/lites\/accounts/)
     // The in-place update, applied with the key from the environment again.
-    await ws.write(config({ vm_name: 'e2e-secrets-2' }))
-    const updated = await traced('update', (env) => ws.apply([], { env }))
+    await e2e.ws.write(config({ vm_name: 'e2e-secrets-2' }))
+    const updated = await traced('update', (env) => e2e.ws.apply([], { env }))
     assert.match(updated.run.stdout, /Resources: 0 added, 1 changed, 0 destroyed\./)
 
     // The body lines of the key, so that a key logged with escaped newlines is caught too.

@@ -4,8 +4,9 @@
 // the storage upgrade once each, and the next plan is empty. Every other in-place input of every
 // resource is covered in-process by the lifecycle suite's "from values not known at plan" tests.
 import assert from 'node:assert/strict'
-import { after, before, describe, test } from 'node:test'
-import { block, describeRun, Emulator, type HclValue, PROVIDER_BLOCKS, ref, Workspace } from './harness.js'
+import { describe, test } from 'node:test'
+import { block, describeRun, type HclValue, PROVIDER_BLOCKS, ref } from '../support/e2e/harness.js'
+import { useEmulatorWorkspace } from '../support/e2e/suite.js'
 
 const VM: Record<string, HclValue> = {
   ssh_and_console_user: 'deployer',
@@ -25,27 +26,20 @@ function config(productId: HclValue, diskSize: HclValue, source?: { product: num
 }
 
 describe('in-place inputs from values unknown at plan (issue 15, case 4)', () => {
-  let em: Emulator
-  let ws: Workspace
-  before(async () => {
-    em = await Emulator.start({ provisioningDelayMs: 0 })
-    ws = await Workspace.create(em)
-  })
-  after(async () => {
-    await ws?.cleanup()
-    await em?.stop()
-  })
+  const e2e = useEmulatorWorkspace({ provisioningDelayMs: 0 })
 
   test('product_id and disk_size from a terraform_data output: one apply, each order once, then an empty plan', async () => {
-    await ws.write(config(101, 20))
-    const created = await ws.apply()
+    await e2e.ws.write(config(101, 20))
+    const created = await e2e.ws.apply()
     assert.equal(created.code, 0, describeRun(created))
-    await ws.write(config(ref('terraform_data.sizes.output.product'), ref('terraform_data.sizes.output.disk'), { product: 102, disk: 60 }))
-    const { value: changed, orders } = await em.effectsOf(() => ws.apply())
+    await e2e.ws.write(
+      config(ref('terraform_data.sizes.output.product'), ref('terraform_data.sizes.output.disk'), { product: 102, disk: 60 }),
+    )
+    const { value: changed, orders } = await e2e.emulator.effectsOf(() => e2e.ws.apply())
     assert.equal(changed.code, 0, describeRun(changed))
     assert.doesNotMatch(changed.stdout + changed.stderr, /inconsistent final plan/)
     assert.deepEqual(orders.map((o) => o.kind).sort(), ['lite.vm.change_package', 'lite.vm.storage'].sort(), describeRun(changed))
-    const plan = await ws.plan()
+    const plan = await e2e.ws.plan()
     assert.equal(plan.code, 0, `the next plan is empty\n${describeRun(plan)}`)
   })
 })

@@ -7,20 +7,20 @@
 import assert from 'node:assert/strict'
 import { readdir, readFile } from 'node:fs/promises'
 import { join, relative } from 'node:path'
-import { after, before, describe, test } from 'node:test'
+import { before, describe, test } from 'node:test'
 import { zipTexts } from '../support/zip.js'
 import {
   block,
   changeOf,
   describeRun,
-  Emulator,
   type HclValue,
   importBlock,
   PROVIDER_BLOCKS,
   type PlanJson,
   ref,
-  Workspace,
-} from './harness.js'
+  type Workspace,
+} from '../support/e2e/harness.js'
+import { useEmulatorWorkspace } from '../support/e2e/suite.js'
 
 const PASSWORD = 'Imp0rtWoSecret9'
 const EPHEMERAL_PASSWORD = 'variable "console_password" {\n  type      = string\n  sensitive = true\n  ephemeral = true\n}\n'
@@ -50,14 +50,11 @@ async function workingFiles(dir: string): Promise<Map<string, string>> {
 }
 
 describe('importing a VM into the write-only console password', () => {
-  let emulator: Emulator
-  const workspaces: Workspace[] = []
+  const e2e = useEmulatorWorkspace({ workspace: false })
   let vmId = ''
   let keypairId = 0
   before(async () => {
-    emulator = await Emulator.start()
-    const origin = await Workspace.create(emulator)
-    workspaces.push(origin)
+    const origin = await e2e.workspace()
     await origin.write(
       [
         PROVIDER_BLOCKS,
@@ -73,13 +70,8 @@ describe('importing a VM into the write-only console password', () => {
     vmId = String((await origin.stateOf('provider_lite_vm.vm')).id)
     keypairId = Number((await origin.stateOf('provider_lite_keypair.k')).keypair_id)
   })
-  after(async () => {
-    for (const ws of workspaces) await ws.cleanup()
-    await emulator?.stop()
-  })
   async function workspace(config: string): Promise<Workspace> {
-    const ws = await Workspace.create(emulator)
-    workspaces.push(ws)
+    const ws = await e2e.workspace()
     await ws.write(config)
     await ws.init()
     return ws
@@ -116,7 +108,7 @@ describe('importing a VM into the write-only console password', () => {
       value: applied,
       mutations,
       orders,
-    } = await emulator.effectsOf(() => ws.run(['apply', '-no-color', '-input=false', 'wo.tfplan'], { env }))
+    } = await e2e.emulator.effectsOf(() => ws.run(['apply', '-no-color', '-input=false', 'wo.tfplan'], { env }))
     assert.equal(applied.code, 0, describeRun(applied))
     assert.deepEqual([mutations, orders], [[], []], 'the import changes nothing at the service')
     const state = await ws.stateOf('provider_lite_vm.vm')
@@ -147,7 +139,7 @@ describe('importing a VM into the write-only console password', () => {
         block('resource', 'provider_lite_vm', 'vm', vm(keypairId, { console_password: PASSWORD })),
       ].join('\n'),
     )
-    const { value: applied, mutations, orders } = await emulator.effectsOf(() => ws.apply())
+    const { value: applied, mutations, orders } = await e2e.emulator.effectsOf(() => ws.apply())
     assert.equal(applied.code, 0, describeRun(applied))
     assert.match(applied.stdout, /Resources: 1 imported, 0 added, [01] changed, 0 destroyed\./)
     assert.deepEqual([mutations, orders], [[], []], 'the import changes nothing at the service')

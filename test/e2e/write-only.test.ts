@@ -6,9 +6,10 @@
 import assert from 'node:assert/strict'
 import { readdir, readFile } from 'node:fs/promises'
 import { join, relative } from 'node:path'
-import { after, before, describe, test } from 'node:test'
+import { describe, test } from 'node:test'
 import { zipTexts } from '../support/zip.js'
-import { block, describeRun, diagnostics, Emulator, PROVIDER_BLOCKS, ref, type RunResult, terraformClient, Workspace } from './harness.js'
+import { block, describeRun, diagnostics, PROVIDER_BLOCKS, ref, type RunResult, terraformClient } from '../support/e2e/harness.js'
+import { useEmulatorWorkspace } from '../support/e2e/suite.js'
 
 const PASSWORD = 'Wr1teOnlyE2ePass'
 const NEXT_PASSWORD = 'Next2WriteOnlyPw'
@@ -45,20 +46,11 @@ async function workingFiles(dir: string): Promise<Map<string, Buffer>> {
 }
 
 describe('write-only console password', () => {
-  let emulator: Emulator
-  let ws: Workspace
-  before(async () => {
-    emulator = await Emulator.start()
-    ws = await Workspace.create(emulator)
-  })
-  after(async () => {
-    await ws?.cleanup()
-    await emulator?.stop()
-  })
+  const e2e = useEmulatorWorkspace()
 
   /** Runs `command` with the password variable and TF_LOG=trace into a log file of its own. */
   async function traced(name: string, password: string, command: (env: Record<string, string>) => Promise<RunResult>) {
-    const env = { TF_VAR_console_password: password, TF_LOG: 'trace', TF_LOG_PATH: join(ws.dir, `${name}.log`) }
+    const env = { TF_VAR_console_password: password, TF_LOG: 'trace', TF_LOG_PATH: join(e2e.ws.dir, `${name}.log`) }
     const run = await command(env)
     const log = await readFile(env.TF_LOG_PATH, 'utf8')
     assert.match(log, /provider\.terraform-provider-provider/, `the ${name} log has the provider's lines`)
@@ -66,38 +58,38 @@ describe('write-only console password', () => {
   }
 
   async function vmAccounts() {
-    return (await emulator.accounts('lite.vm')).map((entry) => entry.account)
+    return (await e2e.emulator.accounts('lite.vm')).map((entry) => entry.account)
   }
 
   test('the password reaches the service and no state, plan, output or log; a new version replaces the VM', async () => {
-    await ws.write(config(1))
-    await ws.init()
-    const created = await traced('apply', PASSWORD, (env) => ws.apply([], { env }))
+    await e2e.ws.write(config(1))
+    await e2e.ws.init()
+    const created = await traced('apply', PASSWORD, (env) => e2e.ws.apply([], { env }))
     assert.equal(created.run.code, 0, describeRun(created.run))
 
     const [account] = await vmAccounts()
     assert.equal(account?.extra_details.cipassword, PASSWORD, 'the service received the password')
-    const vm = await ws.stateOf('provider_lite_vm.vm')
+    const vm = await e2e.ws.stateOf('provider_lite_vm.vm')
     assert.equal(vm.console_password_wo, null)
     assert.equal(vm.console_password, null)
     assert.equal(vm.cipassword, null, 'the echo of the password is left out too')
     assert.equal(vm.console_password_wo_version, 1)
 
     // Nothing to do with the same version: the value is not compared, so no replacement from a refresh.
-    const same = await ws.plan([], { env: { TF_VAR_console_password: PASSWORD } })
+    const same = await e2e.ws.plan([], { env: { TF_VAR_console_password: PASSWORD } })
     assert.equal(same.code, 0, describeRun(same))
 
     // A new version, with a new password: planned as a replacement, saved to a file.
-    await ws.write(config(2))
-    const planned = await traced('plan', NEXT_PASSWORD, (env) => ws.plan(['-out=wo.tfplan'], { env }))
+    await e2e.ws.write(config(2))
+    const planned = await traced('plan', NEXT_PASSWORD, (env) => e2e.ws.plan(['-out=wo.tfplan'], { env }))
     assert.equal(planned.run.code, 2, describeRun(planned.run))
     assert.match(planned.run.stdout, /console_password_wo_version\s+= 1 -> 2 # forces replacement/)
     assert.match(planned.run.stdout, /Plan: 1 to add, 0 to change, 1 to destroy\./)
-    const planEntries = zipTexts(await readFile(join(ws.dir, 'wo.tfplan')))
+    const planEntries = zipTexts(await readFile(join(e2e.ws.dir, 'wo.tfplan')))
     assert.ok(planEntries.has('tfplan'), `the plan's entries: ${[...planEntries.keys()].join(', ')}`)
-    const shownPlan = await ws.ok(['show', '-json', 'wo.tfplan'])
+    const shownPlan = await e2e.ws.ok(['show', '-json', 'wo.tfplan'])
 
-    const replaced = await traced('replace', NEXT_PASSWORD, (env) => ws.apply([], { env }))
+    const replaced = await traced('replace', NEXT_PASSWORD, (env) => e2e.ws.apply([], { env }))
     assert.equal(replaced.run.code, 0, describeRun(replaced.run))
     assert.match(replaced.run.stdout, /Resources: 1 added, 0 changed, 1 destroyed\./)
     const accounts = await vmAccounts()
@@ -105,8 +97,8 @@ describe('write-only console password', () => {
     assert.equal(live.length, 1, 'one VM is left')
     assert.notEqual(String(live[0]?.account_id), String(account?.account_id), 'a new VM replaced the old one')
     assert.equal(live[0]?.extra_details.cipassword, NEXT_PASSWORD, 'the new VM has the new password')
-    assert.equal((await ws.stateOf('provider_lite_vm.vm')).console_password_wo_version, 2)
-    const shownState = await ws.ok(['show', '-json'])
+    assert.equal((await e2e.ws.stateOf('provider_lite_vm.vm')).console_password_wo_version, 2)
+    const shownState = await e2e.ws.ok(['show', '-json'])
 
     const places = new Map<string, string>([
       ['apply output', created.run.stdout + created.run.stderr],
@@ -116,7 +108,7 @@ describe('write-only console password', () => {
       ['show -json of the state', shownState.stdout],
       ...[...planEntries].map(([name, text]): [string, string] => [`saved plan entry ${name}`, text]),
     ])
-    const files = await workingFiles(ws.dir)
+    const files = await workingFiles(e2e.ws.dir)
     for (const name of ['terraform.tfstate', 'terraform.tfstate.backup', 'apply.log', 'plan.log', 'replace.log']) {
       assert.ok(files.has(name), `${name} is written`)
     }
@@ -137,22 +129,22 @@ describe('write-only console password', () => {
   test('a VM in the write-only form keeps its live figures: a drift check an hour later finds nothing, before and after apply -refresh-only', {
     skip: ordersSensitive ? `${client.key} reports a reordering of sensitive_attributes as a change` : false,
   }, async () => {
-    await ws.write(config(2))
+    await e2e.ws.write(config(2))
     const env = { TF_VAR_console_password: NEXT_PASSWORD }
     const [vm] = (await vmAccounts()).filter((a) => a.status !== 'Terminated')
     assert.ok(vm, 'the VM of the first test is there')
     for (const round of ['first', 'after apply -refresh-only']) {
-      await emulator.control('POST', '/clock', { advance_ms: 3_600_000 }) // a running VM's uptime grows
-      const drift = await ws.plan(['-refresh-only'], { env })
+      await e2e.emulator.control('POST', '/clock', { advance_ms: 3_600_000 }) // a running VM's uptime grows
+      const drift = await e2e.ws.plan(['-refresh-only'], { env })
       assert.equal(drift.code, 0, `${round}: ${describeRun(drift)}`)
-      const refreshed = await ws.apply(['-refresh-only'], { env })
+      const refreshed = await e2e.ws.apply(['-refresh-only'], { env })
       assert.equal(refreshed.code, 0, describeRun(refreshed))
     }
   })
 
   test('the write-only form and the old attribute together are refused at plan time, naming both', async () => {
-    await ws.write(config(2, { conflicting: true }))
-    const run = await ws.plan([], { env: { TF_VAR_console_password: NEXT_PASSWORD } })
+    await e2e.ws.write(config(2, { conflicting: true }))
+    const run = await e2e.ws.plan([], { env: { TF_VAR_console_password: NEXT_PASSWORD } })
     assert.equal(run.code, 1, describeRun(run))
     const errors = diagnostics(run.stderr)
     assert.ok(

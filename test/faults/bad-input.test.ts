@@ -4,15 +4,16 @@
 // (Terraform) / Check or Diff (Pulumi) with an error naming the field and the rule, and no API call is
 // made; unknown values at plan are accepted without any call.
 import assert from 'node:assert/strict'
-import { after, before, describe, test } from 'node:test'
+import { after, describe, test } from 'node:test'
 import type { Attribute, Attributes } from '../../src/core/attributes.js'
 import { toCamel, toPascal, toSnake } from '../../src/core/names.js'
 import { UNKNOWN_WIRE, type WireMap } from '../../src/pulumi/wire.js'
 import { pulumiRegistry } from '../../src/pulumi/provider.js'
 import { dataSources, providerDefinition, resources } from '../../src/resources/index.js'
-import { describeRun, diagnostics, Emulator, PROVIDER_BLOCKS, Workspace } from '../e2e/harness.js'
-import { Plugin, startFakeEngine, urnOf } from '../pulumi-harness.js'
-import { Report } from './report.js'
+import { describeRun, diagnostics, PROVIDER_BLOCKS, Workspace } from '../support/e2e/harness.js'
+import { useEmulatorWorkspace } from '../support/e2e/suite.js'
+import { Plugin, startFakeEngine, urnOf } from '../support/pulumi/plugin-harness.js'
+import { Report } from '../support/faults/report.js'
 
 type Value = string | number | boolean | string[]
 
@@ -159,16 +160,12 @@ function count(front: string, target: string, rejected: boolean, calls = 0) {
 }
 
 describe('bad input is refused at plan and Check with the field and the rule, with no API call', { concurrency: 2 }, () => {
-  let emulator: Emulator
-  before(async () => {
-    emulator = await Emulator.start()
-  })
+  const e2e = useEmulatorWorkspace({ workspace: false })
   after(async () => {
     for (const [key, row] of tally) {
       const [front, target] = key.split('\t') as ['terraform' | 'pulumi', string]
       report.add({ kind: 'input', front, target, ...row })
     }
-    await emulator?.stop()
   })
 
   test('the generated cases cover every resource and lookup with inputs', () => {
@@ -177,15 +174,15 @@ describe('bad input is refused at plan and Check with the field and the rule, wi
   })
 
   test('terraform plan: every case names its field and rule; unknowns pass; no API call', { timeout: 120_000 }, async () => {
-    const ws = await Workspace.create(emulator)
+    const ws = await Workspace.create(e2e.emulator)
     try {
       const rounds: (number | 'types' | 'unknown')[] = [...Array.from({ length: ROUNDS }, (_, i) => i), 'types', 'unknown']
       for (const round of rounds) {
         const { text, expected } = roundConfig(round)
         await ws.write(text)
-        const seq = await emulator.lastSeq()
+        const seq = await e2e.emulator.lastSeq()
         const run = await ws.plan()
-        const calls = (await emulator.requests(seq)).length
+        const calls = (await e2e.emulator.requests(seq)).length
         if (round === 'unknown') {
           assert.equal(run.code, 2, `unknown values must plan: ${describeRun(run)}`)
           assert.equal(calls, 0, 'a plan with unknown inputs calls nothing')
@@ -214,8 +211,8 @@ describe('bad input is refused at plan and Check with the field and the rule, wi
     const engine = await startFakeEngine()
     const plugin = await Plugin.launch(engine.address)
     try {
-      await plugin.configure({ apiKey: emulator.apiKey, baseUrl: emulator.baseUrl, pollInterval: '100ms' })
-      const seq = await emulator.lastSeq()
+      await plugin.configure({ apiKey: e2e.emulator.apiKey, baseUrl: e2e.emulator.baseUrl, pollInterval: '100ms' })
+      const seq = await e2e.emulator.lastSeq()
       for (const target of PULUMI_TARGETS) {
         const camel = (values: Record<string, Value>) =>
           Object.fromEntries(Object.entries(values).map(([k, v]) => [toCamel(k), v])) as WireMap
@@ -260,7 +257,7 @@ describe('bad input is refused at plan and Check with the field and the rule, wi
           assert.ok(found, `${token} ${name} shrink: ${message}`)
         }
       }
-      const calls = (await emulator.requests(seq)).length
+      const calls = (await e2e.emulator.requests(seq)).length
       assert.equal(calls, 0, `Check and Invoke of bad input made ${calls} API calls`)
     } finally {
       await plugin.stop()
@@ -362,16 +359,10 @@ const CATALOG_CASES: readonly CatalogCase[] = [
 ]
 
 describe('catalog limits are refused at plan and preview with the field and the rule, with no mutating call', () => {
-  let emulator: Emulator
-  before(async () => {
-    emulator = await Emulator.start()
-  })
-  after(async () => {
-    await emulator?.stop()
-  })
+  const e2e = useEmulatorWorkspace({ workspace: false })
 
   test('terraform plan', { timeout: 60_000 }, async () => {
-    const ws = await Workspace.create(emulator)
+    const ws = await Workspace.create(e2e.emulator)
     try {
       const blocks = CATALOG_CASES.map((c, i) => {
         const body = Object.entries(c.config)
@@ -380,9 +371,9 @@ describe('catalog limits are refused at plan and preview with the field and the 
         return `resource "provider_${c.type}" "c${i}" {\n${body}\n}\n`
       })
       await ws.write([PROVIDER_BLOCKS, ...blocks].join('\n'))
-      const seq = await emulator.lastSeq()
+      const seq = await e2e.emulator.lastSeq()
       const run = await ws.plan()
-      const mutating = (await emulator.requests(seq)).filter((e) => e.method !== 'GET')
+      const mutating = (await e2e.emulator.requests(seq)).filter((e) => e.method !== 'GET')
       assert.equal(run.code, 1, describeRun(run))
       const errors = diagnostics(run.stdout + run.stderr).map(flat)
       CATALOG_CASES.forEach((c, i) => {
@@ -401,8 +392,8 @@ describe('catalog limits are refused at plan and preview with the field and the 
     const engine = await startFakeEngine()
     const plugin = await Plugin.launch(engine.address)
     try {
-      await plugin.configure({ apiKey: emulator.apiKey, baseUrl: emulator.baseUrl, pollInterval: '100ms' })
-      const seq = await emulator.lastSeq()
+      await plugin.configure({ apiKey: e2e.emulator.apiKey, baseUrl: e2e.emulator.baseUrl, pollInterval: '100ms' })
+      const seq = await e2e.emulator.lastSeq()
       for (const c of CATALOG_CASES) {
         const token = `provider:index:${toPascal(c.type)}`
         const news = Object.fromEntries(Object.entries(c.config).map(([k, v]) => [toCamel(k), v])) as WireMap
@@ -415,7 +406,7 @@ describe('catalog limits are refused at plan and preview with the field and the 
         const rule = ruleIn(c.rule, toCamel)
         assert.ok(message.includes(toCamel(c.field)) && message.includes(rule), `${token} ${c.field}: ${message}`)
       }
-      const mutating = (await emulator.requests(seq)).filter((e) => e.method !== 'GET')
+      const mutating = (await e2e.emulator.requests(seq)).filter((e) => e.method !== 'GET')
       assert.deepEqual(mutating, [])
     } finally {
       await plugin.stop()

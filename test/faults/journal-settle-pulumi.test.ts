@@ -14,27 +14,25 @@ import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { toCamel, toPascal } from '../../src/core/names.js'
 import type { WireMap } from '../../src/pulumi/wire.js'
-import { Emulator } from '../e2e/harness.js'
-import { type PostgresServer, startPostgres } from '../postgres.js'
-import { Plugin, startFakeEngine, urnOf } from '../pulumi-harness.js'
-import { childrenOf } from './exactly-once-cells.js'
-import { byKind, freshEmulator, OPERATIONS } from './matrix.js'
+import { useEmulatorWorkspace } from '../support/e2e/suite.js'
+import { type PostgresServer, startPostgres } from '../support/postgres.js'
+import { Plugin, startFakeEngine, urnOf } from '../support/pulumi/plugin-harness.js'
+import { childrenOf } from '../support/faults/exactly-once-cells.js'
+import { byKind, freshEmulator, OPERATIONS } from '../support/faults/matrix.js'
 
 const op = OPERATIONS.find((o) => o.key === 'lite-vm-create') as (typeof OPERATIONS)[number]
 const urn = urnOf(`provider:index:${toPascal(op.resource)}`, 'r')
 
 describe('a Pulumi create handed to an engine that may not have saved it (issue 8)', { concurrency: 1 }, () => {
-  let em: Emulator
+  const e2e = useEmulatorWorkspace({ workspace: false, provisioningDelayMs: 200 })
   let engine: Awaited<ReturnType<typeof startFakeEngine>>
   let postgres: PostgresServer
   before(async () => {
-    em = await Emulator.start({ provisioningDelayMs: 200 })
     engine = await startFakeEngine()
     postgres = await startPostgres()
   })
   after(async () => {
     engine?.stop()
-    await em?.stop()
     await postgres?.stop()
   })
 
@@ -47,8 +45,8 @@ describe('a Pulumi create handed to an engine that may not have saved it (issue 
       { viaShell: true },
     )
     await launched.configure({
-      apiKey: em.apiKey,
-      baseUrl: em.baseUrl,
+      apiKey: e2e.emulator.apiKey,
+      baseUrl: e2e.emulator.baseUrl,
       pollInterval: '100ms',
       ...(database ? { orderJournal: journal } : {}),
     })
@@ -62,12 +60,12 @@ describe('a Pulumi create handed to an engine that may not have saved it (issue 
           ? 'the plugin killed after its create returned: the next up of the URN stops naming the account, no order; allowed, it orders anew'
           : 'the plugin closed by the engine after its run: the next up of the URN stops naming the account; allowed, it orders anew'
       test(`${where}: ${title}`, { timeout: 60_000 }, async () => {
-        await freshEmulator(em, 200)
+        await freshEmulator(e2e.emulator, 200)
         const directory = await mkdtemp(join(tmpdir(), 'pulumi-settle-'))
         const journal = where === 'a directory' ? directory : await postgres.database()
         try {
-          const ids = await op.setup(em)
-          const seen = (await em.orders()).orders.length
+          const ids = await op.setup(e2e.emulator)
+          const seen = (await e2e.emulator.orders()).orders.length
           const program = Object.fromEntries(Object.entries(op.inputs(ids)).map(([k, v]) => [toCamel(k), v])) as WireMap
           const first = await plugin(journal)
           const created = await first.create(urn, (await first.check(urn, program)).inputs)
@@ -93,7 +91,7 @@ describe('a Pulumi create handed to an engine that may not have saved it (issue 
               ),
             )
             assert.match(refused, /pulumi import/)
-            assert.deepEqual(byKind((await em.orders()).orders.slice(seen)), { [op.kind]: 1 })
+            assert.deepEqual(byKind((await e2e.emulator.orders()).orders.slice(seen)), { [op.kind]: 1 })
           } finally {
             await second.stop()
           }
@@ -102,7 +100,7 @@ describe('a Pulumi create handed to an engine that may not have saved it (issue 
             try {
               const again = await third.create(urn, (await third.check(urn, program)).inputs)
               assert.notEqual(again.id, created.id)
-              assert.deepEqual(byKind((await em.orders()).orders.slice(seen)), { [op.kind]: 2 })
+              assert.deepEqual(byKind((await e2e.emulator.orders()).orders.slice(seen)), { [op.kind]: 2 })
             } finally {
               await third.stop()
             }

@@ -7,10 +7,10 @@
 // account in the stack or named in what the recovery and the new `up` printed.
 import assert from 'node:assert/strict'
 import { join } from 'node:path'
-import { after, before, describe, test } from 'node:test'
-import { Emulator } from '../e2e/harness.js'
-import { CONSOLE_PASSWORD } from '../pulumi-cli/chains.js'
-import { type CliRun, describeCli, PulumiHome, Stack } from '../pulumi-cli/harness.js'
+import { before, describe, test } from 'node:test'
+import { useEmulatorWorkspace } from '../support/e2e/suite.js'
+import { CONSOLE_PASSWORD } from '../support/pulumi/chains.js'
+import { type CliRun, describeCli, PulumiHome, Stack } from '../support/pulumi/cli-harness.js'
 import {
   everyRound,
   heldRequestDone,
@@ -22,8 +22,8 @@ import {
   STOPS,
   unaccounted,
   watchHeld,
-} from './accounted.js'
-import { freshEmulator, OPERATIONS, sleep } from './matrix.js'
+} from '../support/faults/accounted.js'
+import { freshEmulator, OPERATIONS, sleep } from '../support/faults/matrix.js'
 
 const ref = (path: string) => `\${${path}}`
 const op = OPERATIONS.find((o) => o.key === 'lite-vm-create') as (typeof OPERATIONS)[number]
@@ -31,15 +31,11 @@ const op = OPERATIONS.find((o) => o.key === 'lite-vm-create') as (typeof OPERATI
 describe('a service that ignores Idempotency-Key holds the order; pulumi up is stopped and run again (issue 25, case 1)', {
   concurrency: 1,
 }, () => {
-  let em: Emulator
+  const e2e = useEmulatorWorkspace({ workspace: false, provisioningDelayMs: 200 })
   let home: PulumiHome
   let stacks = 0
   before(async () => {
-    em = await Emulator.start({ provisioningDelayMs: 200 })
-    home = await PulumiHome.create(em)
-  })
-  after(async () => {
-    await em?.stop()
+    home = await PulumiHome.create(e2e.emulator)
   })
 
   for (const { holdMs, rerunAfterMs } of HOLDS)
@@ -51,9 +47,9 @@ describe('a service that ignores Idempotency-Key holds the order; pulumi up is s
       }, async (t) => {
         await everyRound(REPEAT, async (round) => {
           const started = Date.now()
-          await freshEmulator(em, 200)
-          await em.control('PATCH', '/config', { quirks: { ignore_idempotency_keys: true } })
-          const ids = await op.setup(em)
+          await freshEmulator(e2e.emulator, 200)
+          await e2e.emulator.control('PATCH', '/config', { quirks: { ignore_idempotency_keys: true } })
+          const ids = await op.setup(e2e.emulator)
           const name = `held-order-${++stacks}`
           const program = {
             name,
@@ -76,8 +72,8 @@ describe('a service that ignores Idempotency-Key holds the order; pulumi up is s
           }
           const stack = await Stack.init(home, name, 'dev', { 'Pulumi.yaml': JSON.stringify(program, null, 2) })
           await stack.setConfig({ consolePassword: CONSOLE_PASSWORD, 'provider:pollInterval': '100ms' }, ['consolePassword'])
-          const seen = (await em.orders()).orders.length
-          const fault = await em.control<{ fault_id: string }>('POST', '/faults', {
+          const seen = (await e2e.emulator.orders()).orders.length
+          const fault = await e2e.emulator.control<{ fault_id: string }>('POST', '/faults', {
             method: 'POST',
             path: '/lites',
             mode: 'delay',
@@ -90,25 +86,25 @@ describe('a service that ignores Idempotency-Key holds the order; pulumi up is s
             if (stop === 'SIGKILL') child.kill('SIGKILL')
             else if (child.pid !== undefined) process.kill(-child.pid, 'SIGINT')
             const first = (await done).run
-            const held = watchHeld(em, fault.fault_id, holdMs + 60_000)
+            const held = watchHeld(e2e.emulator, fault.fault_id, holdMs + 60_000)
             if (rerunAfterMs > 0) await sleep(rerunAfterMs)
             // The recovery the engine asks for: the lock of a killed CLI, then its pending create.
-            const since = await em.lastSeq()
+            const since = await e2e.emulator.lastSeq()
             const recovery: CliRun[] = []
             if (stop === 'SIGKILL') recovery.push(await stack.run(['cancel', '--yes']))
             const pending = (await stack.export()).deployment.pending_operations ?? []
             if (pending.length > 0) recovery.push((await stack.refresh(['--clear-pending-creates'])).run)
             const again = await stack.withEvents(['up', '--yes', '--skip-preview'])
-            await heldRequestDone(em, fault.fault_id, holdMs + 60_000)
-            const orders = (await em.orders()).orders.slice(seen)
+            await heldRequestDone(e2e.emulator, fault.fault_id, holdMs + 60_000)
+            const orders = (await e2e.emulator.orders()).orders.slice(seen)
             const kept = new Set(Object.values(await stack.resources()).flatMap((r) => (r.id ? [r.id] : [])))
             const output = [...recovery.map((r) => r.stdout + r.stderr), again.output].join('\n')
-            const heldKey = await heldRequestKey(em, fault.fault_id)
+            const heldKey = await heldRequestKey(e2e.emulator, fault.fault_id)
             const namedByKey = heldKey !== null && output.includes(heldKey) && orders.length === 1
             const lost = namedByKey
               ? []
               : await unaccounted(
-                  em,
+                  e2e.emulator,
                   orders.map((o) => o.account_id),
                   [kept],
                   output,

@@ -6,26 +6,22 @@
 import assert from 'node:assert/strict'
 import { mkdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { after, before, describe, test } from 'node:test'
-import { Emulator } from '../e2e/harness.js'
-import { describeCli, PulumiHome, Stack } from '../pulumi-cli/harness.js'
-import { everyRound, inTwoStates, keyLines, REPEAT } from './accounted.js'
-import { byKind, freshEmulator } from './matrix.js'
+import { before, describe, test } from 'node:test'
+import { useEmulatorWorkspace } from '../support/e2e/suite.js'
+import { describeCli, PulumiHome, Stack } from '../support/pulumi/cli-harness.js'
+import { everyRound, inTwoStates, keyLines, REPEAT } from '../support/faults/accounted.js'
+import { byKind, freshEmulator } from '../support/faults/matrix.js'
 
 const ref = (path: string) => `\${${path}}`
 /** Where the stacks' programs are: the journal lives in the project's directory (`.provider-orders`). */
 const LAYOUTS = ['in one directory', 'in a checkout each'] as const
 
 describe('two Pulumi stacks of one project, one after the other, on one machine (issue 25, case 4c)', { concurrency: 1 }, () => {
-  let em: Emulator
+  const e2e = useEmulatorWorkspace({ workspace: false, provisioningDelayMs: 200 })
   let home: PulumiHome
   let projects = 0
   before(async () => {
-    em = await Emulator.start({ provisioningDelayMs: 200 })
-    home = await PulumiHome.create(em)
-  })
-  after(async () => {
-    await em?.stop()
+    home = await PulumiHome.create(e2e.emulator)
   })
 
   for (const layout of LAYOUTS)
@@ -34,7 +30,7 @@ describe('two Pulumi stacks of one project, one after the other, on one machine 
     }, async (t) => {
       await everyRound(REPEAT, async (round) => {
         const started = Date.now()
-        await freshEmulator(em, 200)
+        await freshEmulator(e2e.emulator, 200)
         const project = `two-stacks-${++projects}`
         const program = {
           name: project,
@@ -70,7 +66,7 @@ describe('two Pulumi stacks of one project, one after the other, on one machine 
           t.diagnostic(`round ${round}: up of stack ${stack.name} exited ${up.run.code}`)
           for (const line of keyLines(up.output)) t.diagnostic(`  ${stack.name}: ${line}`)
         }
-        const orders = (await em.orders()).orders
+        const orders = (await e2e.emulator.orders()).orders
         const kept = await Promise.all(
           stacks.map(async (s) => new Set(Object.values(await s.resources()).flatMap((r) => (r.id ? [r.id] : [])))),
         )

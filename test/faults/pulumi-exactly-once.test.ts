@@ -1,5 +1,5 @@
 // The Pulumi plugin driven as the engine drives it (EngineModel), issue 8 cases 1 to 7 (faults i to m
-// of test/faults/matrix.ts) for the order kinds of exactlyOnceOperations (FAULT_OPS, shared with the
+// of test/support/faults/matrix.ts) for the order kinds of exactlyOnceOperations (FAULT_OPS, shared with the
 // Terraform side) and the one-shot actions (rebuilds, reset). A cell: `pulumi up` (after `pulumi import` for an
 // upgrade) with the fault: SIGTERM to the plugin, the engine SIGKILLed (the plugin orphaned), the
 // plugin SIGKILLed, each during the wait; an order slower than requestTimeout; a key-ignoring service
@@ -12,7 +12,7 @@ import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { toCamel, toPascal } from '../../src/core/names.js'
 import type { WireMap } from '../../src/pulumi/wire.js'
-import { Emulator } from '../e2e/harness.js'
+import { Emulator } from '../support/e2e/harness.js'
 import {
   EngineModel,
   initFailure,
@@ -23,8 +23,8 @@ import {
   startFakeEngine,
   type UpResult,
   urnOf,
-} from '../pulumi-harness.js'
-import { alive, childrenOf, exitOf } from './exactly-once-cells.js'
+} from '../support/pulumi/plugin-harness.js'
+import { alive, childrenOf, exitOf } from '../support/faults/exactly-once-cells.js'
 import {
   ACTIONS,
   type Action,
@@ -41,8 +41,8 @@ import {
   type Operation,
   orderPlaced,
   sleep,
-} from './matrix.js'
-import { recordCell, Report } from './report.js'
+} from '../support/faults/matrix.js'
+import { recordCell, Report } from '../support/faults/report.js'
 
 const camel = (inputs: Inputs): WireMap => Object.fromEntries(Object.entries(inputs).map(([k, v]) => [toCamel(k), v]))
 const REPLACE_ON_CHANGES = replaceOnChangesOf(readFileSync(join(ROOT, 'schema', 'schema.json'), 'utf8'))

@@ -1,5 +1,5 @@
-// The built Pulumi plugin over gRPC, every order-placing operation × faults abcd of the matrix (test/faults/matrix.ts).
-import { faultsOf } from './matrix.js'
-import { pulumiMatrix } from './pulumi-cells.js'
+// The built Pulumi plugin over gRPC, every order-placing operation × faults abcd of the matrix (test/support/faults/matrix.ts).
+import { faultsOf } from '../support/faults/matrix.js'
+import { pulumiMatrix } from '../support/faults/pulumi-cells.js'
 
 pulumiMatrix('pulumi-order-reads', faultsOf('abcd'))

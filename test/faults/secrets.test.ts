@@ -6,12 +6,13 @@ import { readFile } from 'node:fs/promises'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
-import { after, before, describe, test } from 'node:test'
+import { describe, test } from 'node:test'
 import { REDACTED, redact, redactedJson } from '../../src/api/redact.js'
 import { raw } from '../../src/resources/billing.js'
-import { block, describeRun, Emulator, PROVIDER_BLOCKS, providerBlocks, ref, type RunResult, Workspace } from '../e2e/harness.js'
-import { Plugin, startFakeEngine, urnOf } from '../pulumi-harness.js'
-import { Report } from './report.js'
+import { block, describeRun, PROVIDER_BLOCKS, providerBlocks, ref, type RunResult, Workspace } from '../support/e2e/harness.js'
+import { useEmulatorWorkspace } from '../support/e2e/suite.js'
+import { Plugin, startFakeEngine, urnOf } from '../support/pulumi/plugin-harness.js'
+import { Report } from '../support/faults/report.js'
 
 const API_KEY = 'Fault-Secret-Key-777'
 const PASSWORDS = ['Zq8FaultPassOne', 'Zq9FaultPassTwo']
@@ -45,18 +46,12 @@ describe('raw redaction', () => {
 })
 
 describe('no secret in any log', () => {
-  let emulator: Emulator
-  before(async () => {
-    emulator = await Emulator.start({ apiKey: API_KEY, provisioningDelayMs: 100 })
-  })
-  after(async () => {
-    await emulator?.stop()
-  })
+  const e2e = useEmulatorWorkspace({ workspace: false, apiKey: API_KEY, provisioningDelayMs: 100 })
 
   /** Every secret the service holds for this key, read back from the emulator (state files may hold them; logs may not). */
   async function secrets(extra: string[]): Promise<[string, string][]> {
     const out: [string, string][] = [['API key', API_KEY], ...PASSWORDS.map((p, i): [string, string] => [`console password ${i + 1}`, p])]
-    const vpn = await emulator.api<{ config: string }>('GET', '/baremetals/openvpn')
+    const vpn = await e2e.emulator.api<{ config: string }>('GET', '/baremetals/openvpn')
     out.push(['OpenVPN config', vpn.config])
     for (const line of vpn.config.split('\n').filter((l) => l.length >= 20)) out.push(['an OpenVPN config line', line])
     for (const key of extra) {
@@ -77,7 +72,7 @@ describe('no secret in any log', () => {
   }
 
   test('terraform: create, refresh, update, destroy under TF_LOG=trace', { timeout: 120_000 }, async () => {
-    const ws = await Workspace.create(emulator)
+    const ws = await Workspace.create(e2e.emulator)
     try {
       const config = (vmName: string) =>
         [
@@ -130,7 +125,7 @@ describe('no secret in any log', () => {
     const plugin = await Plugin.launch(engine.address, { PULUMI_DEBUG: '1' })
     try {
       const secret = (value: string) => ({ '4dabf18193072939515e22adb298388d': '1b47061264138c4ac30d75fd1eb44270', value })
-      await plugin.configure({ apiKey: secret(API_KEY), baseUrl: emulator.baseUrl, pollInterval: '100ms' })
+      await plugin.configure({ apiKey: secret(API_KEY), baseUrl: e2e.emulator.baseUrl, pollInterval: '100ms' })
       const kUrn = urnOf('provider:index:LiteProKeypair', 'k')
       const key = await plugin.create(kUrn, (await plugin.check(kUrn, { name: 'secret-pro-key' })).inputs)
       const vmUrn = urnOf('provider:index:LiteProVm', 'vm')
@@ -186,13 +181,7 @@ async function fakeApi(answer: (request: IncomingMessage, body: string, res: Ser
 }
 
 describe('secrets never leave their origin (issue 8, cases 8 to 10)', () => {
-  let emulator: Emulator
-  before(async () => {
-    emulator = await Emulator.start({ apiKey: API_KEY, provisioningDelayMs: 100 })
-  })
-  after(async () => {
-    await emulator?.stop()
-  })
+  const e2e = useEmulatorWorkspace({ workspace: false, apiKey: API_KEY, provisioningDelayMs: 100 })
   const password = PASSWORDS[0] ?? ''
   const vm = block('resource', 'provider_lite_vm', 'vm', {
     ssh_and_console_user: 'deployer',
@@ -209,7 +198,7 @@ describe('secrets never leave their origin (issue 8, cases 8 to 10)', () => {
     const elsewhere = await fakeApi((_q, _b, res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{}'))
     for (const status of [302, 307]) {
       const redirector = await fakeApi((request, _b, res) => res.writeHead(status, { location: `${elsewhere.url}${request.url}` }).end())
-      const ws = await Workspace.create(emulator)
+      const ws = await Workspace.create(e2e.emulator)
       try {
         await ws.write([PROVIDER_BLOCKS, vm].join('\n'))
         const run = await ws.apply([], { env: { PROVIDER_API_KEY: API_KEY, PROVIDER_BASE_URL: `${redirector.url}/v1` } })
@@ -249,7 +238,7 @@ describe('secrets never leave their origin (issue 8, cases 8 to 10)', () => {
       const message = `debug: ${JSON.stringify({ headers: request.headers, body })}`
       res.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ message }))
     })
-    const ws = await Workspace.create(emulator)
+    const ws = await Workspace.create(e2e.emulator)
     try {
       await ws.write([PROVIDER_BLOCKS, vm].join('\n'))
       const run = await ws.apply([], { env: { PROVIDER_API_KEY: API_KEY, PROVIDER_BASE_URL: `${echo.url}/v1` } })
@@ -306,7 +295,7 @@ describe('secrets never leave their origin (issue 8, cases 8 to 10)', () => {
   test('10: an api_key with a newline or NUL and a base_url with user:password@ are refused at plan, naming the attribute', {
     timeout: 60_000,
   }, async () => {
-    const ws = await Workspace.create(emulator)
+    const ws = await Workspace.create(e2e.emulator)
     try {
       const keypair = block('resource', 'provider_lite_keypair', 'k', { name: 'leak-key' })
       // A NUL cannot travel in an environment variable: the bad keys come from a sensitive variable (HCL
@@ -320,12 +309,12 @@ describe('secrets never leave their origin (issue 8, cases 8 to 10)', () => {
         [
           'base_url',
           PROVIDER_BLOCKS,
-          { PROVIDER_API_KEY: API_KEY, PROVIDER_BASE_URL: emulator.baseUrl.replace('http://', 'http://admin:Hunter2Secret@') },
+          { PROVIDER_API_KEY: API_KEY, PROVIDER_BASE_URL: e2e.emulator.baseUrl.replace('http://', 'http://admin:Hunter2Secret@') },
           'Hunter2Secret',
         ],
       ] as const) {
         await ws.write([config, keypair].join('\n'))
-        const before = (await emulator.orders()).total
+        const before = (await e2e.emulator.orders()).total
         const run = await ws.plan([], { env })
         const text = run.stdout + run.stderr
         assert.equal(run.code, 1, describeRun(run))
@@ -338,7 +327,7 @@ describe('secrets never leave their origin (issue 8, cases 8 to 10)', () => {
           leaks: text.includes(secret) ? 1 : 0,
         })
         assert.ok(!text.includes(secret), `the ${attribute} value is printed:\n${text}`)
-        assert.equal((await emulator.orders()).total, before)
+        assert.equal((await e2e.emulator.orders()).total, before)
       }
     } finally {
       await ws.cleanup()

@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict'
 import { join } from 'node:path'
 import { describe, test } from 'node:test'
-import { block, describeRun } from '../e2e/harness.js'
+import { block, describeRun } from '../support/e2e/harness.js'
 import {
   caseLane,
   everyRound,
@@ -23,9 +23,9 @@ import {
   terraformVersions,
   unaccounted,
   watchHeld,
-} from './accounted.js'
-import { providerBlock, stateIds } from './exactly-once-cells.js'
-import { freshEmulator, OPERATIONS, sleep } from './matrix.js'
+} from '../support/faults/accounted.js'
+import { providerBlock, stateIds } from '../support/faults/exactly-once-cells.js'
+import { freshEmulator, OPERATIONS, sleep } from '../support/faults/matrix.js'
 
 const op = OPERATIONS.find((o) => o.key === 'lite-vm-create') as (typeof OPERATIONS)[number]
 

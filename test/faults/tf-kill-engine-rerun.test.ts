@@ -8,9 +8,9 @@ import { readFileSync } from 'node:fs'
 import { rm } from 'node:fs/promises'
 import { join } from 'node:path'
 import { describe, test } from 'node:test'
-import { block, describeRun } from '../e2e/harness.js'
-import { childrenOf, oneLane, providerBlock, rerun } from './exactly-once-cells.js'
-import { freshEmulator, OPERATIONS, orderPlaced, sleep } from './matrix.js'
+import { block, describeRun } from '../support/e2e/harness.js'
+import { childrenOf, oneLane, providerBlock, rerun } from '../support/faults/exactly-once-cells.js'
+import { freshEmulator, OPERATIONS, orderPlaced, sleep } from '../support/faults/matrix.js'
 
 const op = OPERATIONS.find((o) => o.key === 'lite-vm-create') as (typeof OPERATIONS)[number]
 const REPEATS = Number(process.env.KILL_RERUN_REPEATS ?? 3)

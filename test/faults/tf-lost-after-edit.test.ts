@@ -6,10 +6,10 @@
 import assert from 'node:assert/strict'
 import { join } from 'node:path'
 import { describe, test } from 'node:test'
-import { block, describeRun } from '../e2e/harness.js'
-import { caseLane, everyRound, journalEntry, keyLines, names, REPEAT, terraformVersions, unaccounted } from './accounted.js'
-import { providerBlock, stateIds } from './exactly-once-cells.js'
-import { freshEmulator, type Inputs, OPERATIONS, orderPlaced } from './matrix.js'
+import { block, describeRun } from '../support/e2e/harness.js'
+import { caseLane, everyRound, journalEntry, keyLines, names, REPEAT, terraformVersions, unaccounted } from '../support/faults/accounted.js'
+import { providerBlock, stateIds } from '../support/faults/exactly-once-cells.js'
+import { freshEmulator, type Inputs, OPERATIONS, orderPlaced } from '../support/faults/matrix.js'
 
 const op = OPERATIONS.find((o) => o.key === 'lite-vm-create') as (typeof OPERATIONS)[number]
 

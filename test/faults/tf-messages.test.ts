@@ -5,10 +5,11 @@
 // that adopts the killed run's order does not price it as a new one.
 import assert from 'node:assert/strict'
 import { join } from 'node:path'
-import { after, before, describe, test } from 'node:test'
-import { block, describeRun, Emulator, providerBlocks, type RunResult, Workspace } from '../e2e/harness.js'
-import { journalEntries, terraformVersions } from './accounted.js'
-import { sleep } from './matrix.js'
+import { after, describe, test } from 'node:test'
+import { block, describeRun, providerBlocks, type RunResult, Workspace } from '../support/e2e/harness.js'
+import { useEmulatorWorkspace } from '../support/e2e/suite.js'
+import { journalEntries, terraformVersions } from '../support/faults/accounted.js'
+import { sleep } from '../support/faults/matrix.js'
 
 const KEYPAIR = block('resource', 'provider_lite_keypair', 'k', { name: 'messages-key' })
 
@@ -33,21 +34,17 @@ function flat(run: RunResult): string {
 describe('what terraform shows of an order without a clear answer, under every pinned Terraform (issue 25, case 8)', {
   concurrency: 1,
 }, () => {
-  let em: Emulator
+  const e2e = useEmulatorWorkspace({ workspace: false, provisioningDelayMs: 0 })
   let ws: Workspace
-  before(async () => {
-    em = await Emulator.start({ provisioningDelayMs: 0 })
-  })
   after(async () => {
     await ws?.cleanup()
-    await em?.stop()
   })
 
   async function freshWorkspace(client: (typeof clients)[number], provisioningDelayMs: number): Promise<void> {
     await ws?.cleanup()
-    await em.reset()
-    await em.control('PATCH', '/config', { provisioning_delay_ms: provisioningDelayMs })
-    ws = await Workspace.create(em, undefined, client)
+    await e2e.emulator.reset()
+    await e2e.emulator.control('PATCH', '/config', { provisioning_delay_ms: provisioningDelayMs })
+    ws = await Workspace.create(e2e.emulator, undefined, client)
     await ws.write([providerBlocks(), KEYPAIR].join('\n'))
     const keyed = await ws.apply()
     assert.equal(keyed.code, 0, describeRun(keyed))
@@ -58,7 +55,7 @@ describe('what terraform shows of an order without a clear answer, under every p
     test(`${client.key}: 500 on every VM order: the error names the status and the service text, not "No answer"`, async () => {
       await freshWorkspace(client, 0)
       await ws.write([providerBlocks(), KEYPAIR, vm('15s')].join('\n'))
-      await em.control('POST', '/faults', {
+      await e2e.emulator.control('POST', '/faults', {
         method: 'POST',
         path: '/lites',
         mode: 'error',
@@ -66,7 +63,7 @@ describe('what terraform shows of an order without a clear answer, under every p
         count: -1,
         detail: 'database unavailable',
       })
-      const { value: run, orders } = await em.effectsOf(() => ws.apply())
+      const { value: run, orders } = await e2e.emulator.effectsOf(() => ws.apply())
       assert.equal(run.code, 1, describeRun(run))
       const text = flat(run)
       assert.match(text, /500 "database unavailable"/, describeRun(run))
@@ -78,7 +75,7 @@ describe('what terraform shows of an order without a clear answer, under every p
     test(`${client.key}: 429 on every VM order: nothing was processed, the order was not placed; the next apply orders it at once`, async () => {
       await freshWorkspace(client, 0)
       await ws.write([providerBlocks(), KEYPAIR, vm('15s')].join('\n'))
-      const fault = await em.control<{ fault_id: string }>('POST', '/faults', {
+      const fault = await e2e.emulator.control<{ fault_id: string }>('POST', '/faults', {
         method: 'POST',
         path: '/lites',
         mode: 'error',
@@ -94,8 +91,8 @@ describe('what terraform shows of an order without a clear answer, under every p
       assert.match(text, /429 "too many orders"/, describeRun(run))
       assert.match(text, /nothing was processed/, describeRun(run))
       assert.doesNotMatch(text, /may have been placed/, describeRun(run))
-      await em.control('DELETE', `/faults/${fault.fault_id}`)
-      const { value: again, orders } = await em.effectsOf(() => ws.apply())
+      await e2e.emulator.control('DELETE', `/faults/${fault.fault_id}`)
+      const { value: again, orders } = await e2e.emulator.effectsOf(() => ws.apply())
       assert.equal(again.code, 0, describeRun(again))
       assert.deepEqual(
         orders.map((o) => o.kind),
@@ -107,7 +104,7 @@ describe('what terraform shows of an order without a clear answer, under every p
       // The VM stays Pending long enough for the kill to come while the create waits.
       await freshWorkspace(client, 60_000)
       await ws.write([providerBlocks(), KEYPAIR, vm()].join('\n'))
-      const seen = (await em.orders()).orders.length
+      const seen = (await e2e.emulator.orders()).orders.length
       const launched = ws.launch(['apply', '-no-color', '-input=false', '-auto-approve'])
       let answered: string | undefined
       for (let round = 0; round < 300 && answered === undefined; round++) {
@@ -118,7 +115,7 @@ describe('what terraform shows of an order without a clear answer, under every p
       launched.signalGroup('SIGKILL')
       await launched.done.catch(() => undefined)
       assert.ok(answered !== undefined, 'the order was answered while the create waited')
-      const placed = (await em.orders()).orders.slice(seen)
+      const placed = (await e2e.emulator.orders()).orders.slice(seen)
       assert.deepEqual(
         placed.map((o) => o.account_id),
         [answered],
@@ -130,8 +127,8 @@ describe('what terraform shows of an order without a clear answer, under every p
       assert.doesNotMatch(text, /This plan places paid orders: 60000/, describeRun(plan))
       assert.match(text, new RegExp(`This plan adopts an order placed by an earlier run: account ${answered}`), describeRun(plan))
 
-      await em.control('PATCH', '/config', { provisioning_delay_ms: 0 })
-      const { value: applied, orders } = await em.effectsOf(() => ws.apply())
+      await e2e.emulator.control('PATCH', '/config', { provisioning_delay_ms: 0 })
+      const { value: applied, orders } = await e2e.emulator.effectsOf(() => ws.apply())
       assert.equal(applied.code, 0, describeRun(applied))
       assert.deepEqual(orders, [], 'the apply adopted the order, as the plan said')
       assert.equal(String((await ws.stateOf('provider_lite_vm.vm')).id), answered)

@@ -10,10 +10,10 @@
 //    tf-ordinary-workflows.test.ts): each orders its own VM.
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
-import { block, describeRun, PROVIDER_BLOCKS, type RunResult, ref, type Workspace } from '../e2e/harness.js'
-import { caseLane, everyRound, inTwoStates, keyLines, REPEAT, terraformVersions } from './accounted.js'
-import { providerBlock, stateIds } from './exactly-once-cells.js'
-import { byKind, freshEmulator, type Ids, OPERATIONS } from './matrix.js'
+import { block, describeRun, PROVIDER_BLOCKS, type RunResult, ref, type Workspace } from '../support/e2e/harness.js'
+import { caseLane, everyRound, inTwoStates, keyLines, REPEAT, terraformVersions } from '../support/faults/accounted.js'
+import { providerBlock, stateIds } from '../support/faults/exactly-once-cells.js'
+import { byKind, freshEmulator, type Ids, OPERATIONS } from '../support/faults/matrix.js'
 
 const vm = OPERATIONS.find((o) => o.key === 'lite-vm-create') as (typeof OPERATIONS)[number]
 const ip = OPERATIONS.find((o) => o.key === 'ip-create') as (typeof OPERATIONS)[number]

@@ -11,10 +11,10 @@ import assert from 'node:assert/strict'
 import { rm } from 'node:fs/promises'
 import { join } from 'node:path'
 import { describe, test } from 'node:test'
-import { block, describeRun, ref } from '../e2e/harness.js'
-import { childrenOf, exitOf, oneLane, providerBlock, rerun, stateIds } from './exactly-once-cells.js'
-import { byKind, freshEmulator, type Ids, OPERATIONS, orderPlaced } from './matrix.js'
-import { Report } from './report.js'
+import { block, describeRun, ref } from '../support/e2e/harness.js'
+import { childrenOf, exitOf, oneLane, providerBlock, rerun, stateIds } from '../support/faults/exactly-once-cells.js'
+import { byKind, freshEmulator, type Ids, OPERATIONS, orderPlaced } from '../support/faults/matrix.js'
+import { Report } from '../support/faults/report.js'
 
 const report = new Report('terraform-persist-gap')
 const op = OPERATIONS.find((o) => o.key === 'lite-vm-create') as (typeof OPERATIONS)[number]

@@ -9,25 +9,22 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import pg from 'pg'
-import { block, describeRun, Emulator, type RunResult, Workspace } from '../e2e/harness.js'
-import { type PostgresServer, startPostgres } from '../postgres.js'
-import { everyRound, inTwoStates, keyLines, REPEAT, terraformVersions, unaccounted } from './accounted.js'
-import { stateIds } from './exactly-once-cells.js'
-import { byKind, freshEmulator, type Ids, OPERATIONS, orderPlaced, sleep } from './matrix.js'
+import { block, describeRun, type RunResult, type Workspace } from '../support/e2e/harness.js'
+import { useEmulatorWorkspace } from '../support/e2e/suite.js'
+import { type PostgresServer, startPostgres } from '../support/postgres.js'
+import { everyRound, inTwoStates, keyLines, REPEAT, terraformVersions, unaccounted } from '../support/faults/accounted.js'
+import { stateIds } from '../support/faults/exactly-once-cells.js'
+import { byKind, freshEmulator, type Ids, OPERATIONS, orderPlaced, sleep } from '../support/faults/matrix.js'
 
 const op = OPERATIONS.find((o) => o.key === 'lite-vm-create') as (typeof OPERATIONS)[number]
 
 describe('runners A and B sharing a PostgreSQL order journal, with separate states (issue 25, case 3)', { concurrency: 1 }, () => {
   let server: PostgresServer
-  let em: Emulator
-  const workspaces: Workspace[] = []
+  const e2e = useEmulatorWorkspace({ workspace: false, provisioningDelayMs: 200 })
   before(async () => {
     server = await startPostgres()
-    em = await Emulator.start({ provisioningDelayMs: 200 })
   })
   after(async () => {
-    for (const ws of workspaces) await ws.cleanup()
-    await em?.stop()
     await server?.stop()
   })
 
@@ -49,8 +46,7 @@ describe('runners A and B sharing a PostgreSQL order journal, with separate stat
   }
 
   async function runner(client: ReturnType<typeof terraformVersions>[number], config: string): Promise<Workspace> {
-    const ws = await Workspace.create(em, undefined, client)
-    workspaces.push(ws)
+    const ws = await e2e.workspace(undefined, client)
     await ws.write(config)
     await ws.init()
     return ws
@@ -69,13 +65,13 @@ describe('runners A and B sharing a PostgreSQL order journal, with separate stat
       await everyRound(REPEAT, async (round) => {
         const started = Date.now()
         // A waits long enough for the restart and B's whole apply to happen meanwhile.
-        await freshEmulator(em, 20_000)
-        const ids = await op.setup(em)
+        await freshEmulator(e2e.emulator, 20_000)
+        const ids = await op.setup(e2e.emulator)
         const journal = await server.database()
         const config = configuration(ids, journal)
         const a = await runner(client, config)
         const b = await runner(client, config)
-        const seen = (await em.orders()).orders.length
+        const seen = (await e2e.emulator.orders()).orders.length
         const runningA = a.launch(['apply', '-no-color', '-input=false', '-auto-approve'])
         let aEnded = false
         void runningA.done.then(
@@ -87,19 +83,19 @@ describe('runners A and B sharing a PostgreSQL order journal, with separate stat
           },
         )
         try {
-          const first = await orderPlaced(em, op.kind, seen)
+          const first = await orderPlaced(e2e.emulator, op.kind, seen)
           // A has recorded the answer and now waits for the VM, with nothing to write until it is Active.
           await answeredInDatabase(journal, first)
           await server.restart()
           const stillRunning = !aEnded
           const runB = await b.apply()
           const runA = await runningA.done
-          const orders = (await em.orders()).orders.slice(seen)
+          const orders = (await e2e.emulator.orders()).orders.slice(seen)
           const states = [await stateIds(a.dir), await stateIds(b.dir)]
           const output = runA.stdout + runA.stderr + runB.stdout + runB.stderr
           const shared = inTwoStates(states)
           const lost = await unaccounted(
-            em,
+            e2e.emulator,
             orders.map((o) => o.account_id),
             states,
             output,
@@ -127,16 +123,16 @@ describe('runners A and B sharing a PostgreSQL order journal, with separate stat
     }, async (t) => {
       await everyRound(REPEAT, async (round) => {
         const started = Date.now()
-        await freshEmulator(em, 200)
-        const ids = await op.setup(em)
+        await freshEmulator(e2e.emulator, 200)
+        const ids = await op.setup(e2e.emulator)
         const config = configuration(ids, await server.database())
         const a = await runner(client, config)
         const b = await runner(client, config)
-        const seen = (await em.orders()).orders.length
+        const seen = (await e2e.emulator.orders()).orders.length
         const runA = await a.apply()
         assert.equal(runA.code, 0, describeRun(runA))
         const runB = await b.apply()
-        const orders = (await em.orders()).orders.slice(seen)
+        const orders = (await e2e.emulator.orders()).orders.slice(seen)
         const states = [await stateIds(a.dir), await stateIds(b.dir)]
         t.diagnostic(
           `round ${round}: ${Math.round((Date.now() - started) / 1000)} s; orders ${JSON.stringify(orders.map((o) => o.account_id))}; ` +

@@ -13,11 +13,12 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
-import { type PostgresServer, startPostgres } from '../postgres.js'
-import { type Tool, terraformClients } from '../tools.js'
-import { block, describeRun, diagnostics, Emulator, type RunResult, Workspace } from '../e2e/harness.js'
-import { childrenOf } from './exactly-once-cells.js'
-import { byKind, freshEmulator, OPERATIONS, orderPlaced } from './matrix.js'
+import { type PostgresServer, startPostgres } from '../support/postgres.js'
+import { type Tool, terraformClients } from '../support/tools.js'
+import { block, describeRun, diagnostics, type RunResult, type Workspace } from '../support/e2e/harness.js'
+import { useEmulatorWorkspace } from '../support/e2e/suite.js'
+import { childrenOf } from '../support/faults/exactly-once-cells.js'
+import { byKind, freshEmulator, OPERATIONS, orderPlaced } from '../support/faults/matrix.js'
 
 const op = OPERATIONS.find((o) => o.key === 'lite-vm-create') as (typeof OPERATIONS)[number]
 
@@ -43,17 +44,13 @@ function clientsWithPgBackend(): { key: string; tool: Tool }[] {
 
 describe('runners that share no disk: the order journal in PostgreSQL', { concurrency: 1 }, () => {
   let server: PostgresServer
-  let emulator: Emulator
-  const workspaces: Workspace[] = []
+  const e2e = useEmulatorWorkspace({ workspace: false })
   let schema = 0
 
   before(async () => {
     server = await startPostgres()
-    emulator = await Emulator.start()
   })
   after(async () => {
-    for (const ws of workspaces) await ws.cleanup()
-    await emulator?.stop()
     await server?.stop()
   })
 
@@ -81,8 +78,7 @@ describe('runners that share no disk: the order journal in PostgreSQL', { concur
   }
 
   async function runnerFor(client: ReturnType<typeof clientsWithPgBackend>[number], config: string): Promise<Workspace> {
-    const ws = await Workspace.create(emulator, undefined, client)
-    workspaces.push(ws)
+    const ws = await e2e.workspace(undefined, client)
     await ws.write(config)
     await ws.init()
     return ws
@@ -106,15 +102,15 @@ describe('runners that share no disk: the order journal in PostgreSQL', { concur
       test(`${client.key}: ${kill} killed mid-order, the re-run on another runner orders nothing more and stops nothing`, {
         timeout: 240_000,
       }, async () => {
-        await freshEmulator(emulator, 3_000)
-        const ids = await op.setup(emulator)
+        await freshEmulator(e2e.emulator, 3_000)
+        const ids = await op.setup(e2e.emulator)
         const config = configuration(ids)
         const first = await runnerFor(client, config)
         const second = await runnerFor(client, config)
-        const seen = (await emulator.orders()).orders.length
+        const seen = (await e2e.emulator.orders()).orders.length
         const running = first.launch(['apply', '-no-color', '-input=false', '-auto-approve'])
         try {
-          const accountId = await orderPlaced(emulator, op.kind, seen)
+          const accountId = await orderPlaced(e2e.emulator, op.kind, seen)
           if (kill === 'the whole runner') running.signalGroup('SIGKILL')
           else {
             // The provider outlives its engine for a moment: its journal session, and the entry, are still live.
@@ -122,10 +118,10 @@ describe('runners that share no disk: the order journal in PostgreSQL', { concur
             running.signal('SIGKILL')
           }
           await running.done
-          const { value: rerun, orders } = await emulator.effectsOf(() => second.apply())
+          const { value: rerun, orders } = await e2e.emulator.effectsOf(() => second.apply())
           assert.equal(rerun.code, 0, describeRun(rerun))
           assert.deepEqual(byKind(orders), {}, `a second ${op.kind} was ordered\n${describeRun(rerun)}`)
-          assert.equal(String((await emulator.orders()).orders.slice(seen).length), '1')
+          assert.equal(String((await e2e.emulator.orders()).orders.slice(seen).length), '1')
           const again = await first.plan()
           const other = await second.plan()
           assert.equal(again.code, 0, `the killed runner's directory plans a change\n${describeRun(again)}`)
@@ -140,15 +136,15 @@ describe('runners that share no disk: the order journal in PostgreSQL', { concur
     }
 
     test(`${client.key}: two runners racing on one configuration order once and stop nothing`, { timeout: 240_000 }, async () => {
-      await freshEmulator(emulator, 1_500)
-      const ids = await op.setup(emulator)
+      await freshEmulator(e2e.emulator, 1_500)
+      const ids = await op.setup(e2e.emulator)
       const config = configuration(ids)
       const runners = [await runnerFor(client, config), await runnerFor(client, config)]
-      const seen = (await emulator.orders()).orders.length
+      const seen = (await e2e.emulator.orders()).orders.length
       // The state lock serialises them; whichever runs second finds the VM in the shared state.
       const runs = await Promise.all(runners.map((ws) => ws.apply(['-lock-timeout=180s'])))
       for (const run of runs) assert.equal(run.code, 0, describeRun(run))
-      assert.deepEqual(byKind((await emulator.orders()).orders.slice(seen)), { [op.kind]: 1 })
+      assert.deepEqual(byKind((await e2e.emulator.orders()).orders.slice(seen)), { [op.kind]: 1 })
       assertClean(runs)
       for (const ws of runners) {
         const plan = await ws.plan(['-lock-timeout=60s'])

@@ -1,5 +1,5 @@
-// Real terraform, every order-placing operation × faults c and d of the matrix (test/faults/matrix.ts).
-import { faultsOf } from './matrix.js'
-import { terraformMatrix } from './terraform-cells.js'
+// Real terraform, every order-placing operation × faults c and d of the matrix (test/support/faults/matrix.ts).
+import { faultsOf } from '../support/faults/matrix.js'
+import { terraformMatrix } from '../support/faults/terraform-cells.js'
 
 terraformMatrix('terraform-reads', faultsOf('cd'))

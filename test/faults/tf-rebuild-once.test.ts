@@ -1,15 +1,15 @@
 // Issue 8 case 7 through the real terraform CLI: a one-shot destructive action (the ACTIONS of
-// test/faults/matrix.ts: rebuild_os of a Lite VM and of a Metal server, a Metal reset) cut short by
+// test/support/faults/matrix.ts: rebuild_os of a Lite VM and of a Metal server, a Metal reset) cut short by
 // SIGKILL of terraform or of the provider during its wait (a held read for the reset), then applied
 // again. The service must have run each action once (its request log: processed, not replayed).
 import assert from 'node:assert/strict'
 import { rm } from 'node:fs/promises'
 import { join } from 'node:path'
 import { describe, test } from 'node:test'
-import { block, describeRun } from '../e2e/harness.js'
-import { childrenOf, exitOf, oneLane, providerBlock } from './exactly-once-cells.js'
-import { ACTIONS, actionSent, actionsRun, faultsOf, freshEmulator, sleep } from './matrix.js'
-import { Report, recordCell } from './report.js'
+import { block, describeRun } from '../support/e2e/harness.js'
+import { childrenOf, exitOf, oneLane, providerBlock } from '../support/faults/exactly-once-cells.js'
+import { ACTIONS, actionSent, actionsRun, faultsOf, freshEmulator, sleep } from '../support/faults/matrix.js'
+import { Report, recordCell } from '../support/faults/report.js'
 
 const report = new Report('terraform-rebuild-once')
 

@@ -4,9 +4,9 @@
 // file and the plugin are the same. Each test is one stack; the emulator's orders are counted throughout.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { Emulator } from '../e2e/harness.js'
-import { CONSOLE_PASSWORD } from './chains.js'
-import { type CliRun, type Deployment, describeCli, PulumiHome, Stack, until } from './harness.js'
+import { Emulator } from '../support/e2e/harness.js'
+import { CONSOLE_PASSWORD } from '../support/pulumi/chains.js'
+import { type CliRun, type Deployment, describeCli, PulumiHome, Stack, until } from '../support/pulumi/cli-harness.js'
 
 let emulator: Emulator
 let home: PulumiHome

@@ -2,7 +2,7 @@
 // `replace`) as an Automation API inline program of the Go SDK (test/pulumi-cli/go/driver.go), under the
 // real CLI. `go build` fetches the Pulumi Go SDK (test/pulumi-cli/go/pulumi-sdk.version) from the module
 // proxy into the module cache once; the build tags are the CLI's, so its build cache is reused.
-import { chainsScenario } from './chains-scenario.js'
-import { goDriver } from './drivers.js'
+import { chainsScenario } from '../support/pulumi/chains-scenario.js'
+import { goDriver } from '../support/pulumi/drivers.js'
 
 chainsScenario('go', goDriver)

@@ -6,9 +6,9 @@ import assert from 'node:assert/strict'
 import { writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
-import { Emulator } from '../e2e/harness.js'
-import { CONSOLE_PASSWORD } from './chains.js'
-import { type CliRun, describeCli, type OpResult, PulumiHome, Stack, stepsOf } from './harness.js'
+import { Emulator } from '../support/e2e/harness.js'
+import { CONSOLE_PASSWORD } from '../support/pulumi/chains.js'
+import { type CliRun, describeCli, type OpResult, PulumiHome, Stack, stepsOf } from '../support/pulumi/cli-harness.js'
 
 const ref = (path: string) => `\${${path}}`
 

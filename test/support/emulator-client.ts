@@ -1,3 +1,6 @@
+// A small typed client for the tests of the emulator and of code run against it: requests go to the
+// in-process emulator's fetch handler (no socket), with the API key unless a test says otherwise, and
+// answers come back parsed. Must not: know a resource or a route; the tests name what they call.
 import assert from 'node:assert/strict'
 import type { Emulator } from '../../src/emulator/index.js'
 import type { Json } from '../../src/emulator/json.js'

@@ -1,7 +1,7 @@
 """Runs one step of the chains program as an Automation API inline program of the Python SDK.
 
 The pulumi-language-python host cannot be built here: the SDK's automation package serves the
-program itself and runs the real `pulumi` CLI with --client. Called by test/pulumi-cli/drivers.ts with
+program itself and runs the real `pulumi` CLI with --client. Called by test/support/pulumi/drivers.ts with
 one JSON argument: op (init, preview, up), program (the example's __main__.py), project (its name;
 python-chains unless given), sdk (the directory
 holding pulumi_provider), expectNoChanges, workDir, stack, cliRoot (<root>/bin/pulumi) and events

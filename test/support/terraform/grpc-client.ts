@@ -1,3 +1,6 @@
+// A gRPC client over node:http2 standing in for Terraform in the front end's tests: unary and
+// server-streaming calls with the generated message descriptors, plaintext or mutual TLS. Nothing
+// the executables run imports it.
 import { connect, type ClientHttp2Session, constants } from 'node:http2'
 import {
   create,

@@ -1,3 +1,5 @@
+// Starts a plugin executable the way Terraform does, for the start-up tests of the Terraform front end:
+// a bare environment, stdout and stderr captured, the handshake line handed back on its own.
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 

@@ -10,7 +10,7 @@ import { after, before, describe, test } from 'node:test'
 import { Emulator } from '../e2e/harness.js'
 import { BAD, CONSOLE_PASSWORD, CREATE_ORDER, DEPENDS_ON, EDITED, IMPORTED, INITIAL, RESOURCES } from './chains.js'
 import type { Driver } from './drivers.js'
-import { errorsOf, type OpResult, PulumiHome, type Stack, stepsOf } from './harness.js'
+import { errorsOf, type OpResult, PulumiHome, type Stack, stepsOf } from './cli-harness.js'
 
 function describeOp(what: string, result: OpResult): string {
   return `${what} ${result.ok ? 'succeeded' : 'failed'}:\n${result.output}`

@@ -2,7 +2,7 @@
 // directory, with pulumi-language-yaml on PATH. TypeScript, Python, Go: a driver process using their SDK's
 // Automation API with an inline program (the nodejs, python and go language hosts cannot be built here),
 // which starts its own language runtime server and runs the real `pulumi` with `--client`. Only preview and up run the
-// program; refresh, import, export and destroy run the CLI in the same directory (harness.ts Stack).
+// program; refresh, import, export and destroy run the CLI in the same directory (cli-harness.ts Stack).
 // Programs compile against the repository's sdk/<language> (PULUMI_CLI_SDK_DIR=<dir holding nodejs/,
 // python/, go/> points elsewhere while an SDK is being regenerated).
 import { spawn, spawnSync } from 'node:child_process'
@@ -11,7 +11,7 @@ import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, r
 import { fileURLToPath } from 'node:url'
 import { dirname, join, resolve } from 'node:path'
 import { type ChainsConfig, CONSOLE_PASSWORD, INITIAL, yamlProgram } from './chains.js'
-import { type OpResult, type PulumiHome, ROOT, readEventLog, Stack } from './harness.js'
+import { type OpResult, type PulumiHome, ROOT, readEventLog, Stack } from './cli-harness.js'
 
 export const SDK_ROOT = resolve(process.env.PULUMI_CLI_SDK_DIR ?? join(ROOT, 'sdk'))
 export const EXAMPLES = join(ROOT, 'examples', 'pulumi')

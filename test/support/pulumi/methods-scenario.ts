@@ -6,7 +6,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { Emulator, mutating } from '../e2e/harness.js'
 import type { Driver } from './drivers.js'
-import { errorsOf, type OpResult, PulumiHome, type Stack, stepsOf } from './harness.js'
+import { errorsOf, type OpResult, PulumiHome, type Stack, stepsOf } from './cli-harness.js'
 
 function describeOp(what: string, result: OpResult): string {
   return `${what} ${result.ok ? 'succeeded' : 'failed'}:\n${result.output}`

@@ -14,7 +14,7 @@ export interface Tool {
   readonly from: 'cache' | 'path'
 }
 
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..')
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..')
 let report: Readonly<Record<string, Tool>> | undefined
 
 export function tools(): Readonly<Record<string, Tool>> {

@@ -3,7 +3,7 @@
 // The operations and one-shot actions are each resource's fault cells, read from its fixture.
 // Must not: drive a front end (terraform-cells.ts and pulumi-cells.ts run the cells), or name a resource.
 import type { Emulator } from '../e2e/harness.js'
-import { fixtures } from '../fixtures/index.js'
+import { fixtures } from '../../fixtures/index.js'
 
 /** Inputs in canonical snake_case; the Pulumi runner derives camelCase. */
 export type Inputs = Record<string, string | number | boolean>

@@ -10,7 +10,7 @@ import { cp, mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { delimiter, dirname, join } from 'node:path'
 import { type Emulator, ROOT, stop } from '../e2e/harness.js'
-import { PULUMI_TARBALL, releaseFile, runsRelease, VERSION } from '../support/artifacts.js'
+import { PULUMI_TARBALL, releaseFile, runsRelease, VERSION } from '../artifacts.js'
 import { tool } from '../tools.js'
 
 export { ROOT }

@@ -6,10 +6,10 @@ import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
-import { toCamel, toPascal } from '../../src/core/names.js'
-import type { WireMap } from '../../src/pulumi/wire.js'
+import { toCamel, toPascal } from '../../../src/core/names.js'
+import type { WireMap } from '../../../src/pulumi/wire.js'
 import { Emulator } from '../e2e/harness.js'
-import { EngineModel, initFailure, Plugin, ROOT, replaceOnChangesOf, type Saved, startFakeEngine, urnOf } from '../pulumi-harness.js'
+import { EngineModel, initFailure, Plugin, ROOT, replaceOnChangesOf, type Saved, startFakeEngine, urnOf } from '../pulumi/plugin-harness.js'
 import {
   byKind,
   type Fault,

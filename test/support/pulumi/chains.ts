@@ -4,7 +4,7 @@
 // Must not: run anything; chains-scenario.ts drives it.
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { ROOT } from './harness.js'
+import { ROOT } from './cli-harness.js'
 
 /** The stack configuration of the chains program; an absent key leaves that input out. */
 export interface ChainsConfig {

@@ -1,6 +1,6 @@
 // Drives core and a definition against a fresh in-process emulator on a manual clock: waits advance
 // the emulator's clock instead of sleeping, so every lifecycle runs in milliseconds.
-import { type Client, createClient } from '../src/api/index.js'
+import { type Client, createClient } from '../../src/api/index.js'
 import {
   type AnyDataSource,
   type AnyResource,
@@ -17,8 +17,8 @@ import {
   type Session,
   silentLogger,
   type ValueMap,
-} from '../src/core/index.js'
-import { createEmulator, type Emulator, type EmulatorOptions } from '../src/emulator/index.js'
+} from '../../src/core/index.js'
+import { createEmulator, type Emulator, type EmulatorOptions } from '../../src/emulator/index.js'
 
 export const BASE = 'http://emulator.invalid'
 

@@ -1,5 +1,5 @@
 // The lifecycle suite's view of a front end: one interface, two drivers. Each driver runs its front end
-// in-process against the emulator of a test/harness.ts Harness (manual clock, client on emulator.fetch),
+// in-process against the emulator of a test/support/harness.ts Harness (manual clock, client on emulator.fetch),
 // speaking the front end's own wire format: msgpack DynamicValues over gRPC for Terraform, wire property
 // maps with secret and unknown sentinels for Pulumi. The suite sees values under canonical names only.
 import { readFileSync } from 'node:fs'
@@ -13,9 +13,9 @@ import { createGrpcServer } from '../../src/grpc/index.js'
 import { silentLogger as tfSilentLogger } from '../../src/terraform/index.js'
 import { type Diagnostic as TfDiagnostic, Diagnostic_Severity, Provider, type Schema } from '../../src/terraform/gen/tfplugin6.10_pb.js'
 import { providerService } from '../../src/terraform/provider-service.js'
-import { connectGrpcTestClient } from '../support/terraform/grpc-client.js'
-import type { Harness } from '../harness.js'
-import { applyReplaceOnChanges, ROOT, replaceOnChangesOf } from '../pulumi-harness.js'
+import { connectGrpcTestClient } from './terraform/grpc-client.js'
+import type { Harness } from './harness.js'
+import { applyReplaceOnChanges, ROOT, replaceOnChangesOf } from './pulumi/plugin-harness.js'
 
 /** A configuration under canonical attribute names; null or absent means unset. */
 export type Config = Readonly<Record<string, unknown>>
@@ -554,7 +554,7 @@ function unwire(value: Wire): unknown {
 /** replaceOnChanges as the generated SDK registers them: the engine applies them on top of Diff. */
 const REPLACE_ON_CHANGES = replaceOnChangesOf(readFileSync(join(ROOT, 'schema', 'schema.json'), 'utf8'))
 
-// The engine's rules (see EngineModel in test/pulumi-harness.ts): Check gets the old inputs, Diff's
+// The engine's rules (see EngineModel in test/support/pulumi/plugin-harness.ts): Check gets the old inputs, Diff's
 // answer passes through replaceOnChanges, a Same step saves the new inputs with the old outputs, and
 // a refresh ends with Diff called with old and new swapped, whose error fails the refresh.
 export const pulumiDriver: FrontEndDriver = {

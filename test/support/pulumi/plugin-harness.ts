@@ -14,10 +14,10 @@ import providerGrpc from '@pulumi/pulumi/proto/provider_grpc_pb.js'
 import statusPb from '@pulumi/pulumi/proto/status_pb.js'
 import emptyPb from 'google-protobuf/google/protobuf/empty_pb.js'
 import structPb from 'google-protobuf/google/protobuf/struct_pb.js'
-import { dropUndefined, type WireMap } from '../src/pulumi/wire.js'
-import { PULUMI_TARBALL, releaseFile, runsRelease } from './support/artifacts.js'
+import { dropUndefined, type WireMap } from '../../../src/pulumi/wire.js'
+import { PULUMI_TARBALL, releaseFile, runsRelease } from '../artifacts.js'
 
-export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..')
+export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', '..')
 /**
  * The plugin executable: the release's for this machine when the suites run the release (unpacked once per
  * process from its tarball, see test/support/artifacts.ts), otherwise the build's launcher.

@@ -8,11 +8,11 @@ import { copyFile, cp, link, mkdir, mkdtemp, readFile, rm, writeFile } from 'nod
 import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { HOST_PLATFORM, releaseFile, runsRelease, VERSION } from '../support/artifacts.js'
+import { HOST_PLATFORM, releaseFile, runsRelease, VERSION } from '../artifacts.js'
 import { type Tool, terraformClients, tool } from '../tools.js'
 
-/** The repository root: this file runs from build/test/e2e. */
-export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..')
+/** The repository root: this file runs from build/test/support/e2e. */
+export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', '..')
 export const FIXTURES = join(ROOT, 'test', 'e2e', 'fixtures')
 const MIRROR = join(ROOT, 'dist', 'mirror')
 const EMULATOR = join(ROOT, 'build', 'src', 'bin', 'emulator.js')
