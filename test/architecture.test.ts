@@ -13,8 +13,7 @@
 // - HTTP only in api/: no call of the global fetch elsewhere (the emulator and tests excepted);
 // - core/ never names a particular resource in code.
 //
-// Each check is seen to fail on inline sources first. What today's tree still breaks is listed in the
-// allow-lists below, each violation by name; an entry that no longer occurs fails too.
+// Each check is seen to fail on inline sources first; the tree then has no exception to any rule.
 import assert from 'node:assert/strict'
 import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { posix } from 'node:path'
@@ -23,8 +22,8 @@ import { fileURLToPath } from 'node:url'
 import type { SourceFile } from 'typescript/unstable/ast'
 import {
   areaOf,
-  beyond,
   dependencyViolations,
+  HANDLER_FOLDERS,
   handlerViolations,
   headerProblem,
   longFunctions,
@@ -35,46 +34,6 @@ import {
   TEST_FILE,
 } from './support/layout.js'
 import * as syntax from './support/syntax.js'
-
-// Being removed by issue 27; must be empty. Each entry is a violation as the test reports it (a long
-// function as `file: name`).
-export const KNOWN_CYCLES: readonly string[] = [
-  'src/core/definition.ts -> src/core/identity.ts -> src/core/definition.ts',
-  'src/core/definition.ts -> src/core/timeouts.ts -> src/core/definition.ts',
-  'src/core/definition.ts -> src/core/write-only.ts -> src/core/definition.ts',
-  'src/emulator/billing.ts -> src/emulator/store.ts -> src/emulator/billing.ts',
-  'src/terraform/context.ts -> src/terraform/list-resource.ts -> src/terraform/context.ts',
-]
-export const KNOWN_LONG_FUNCTIONS: readonly string[] = [
-  'src/api/lite.ts: liteApi',
-  'src/emulator/index.ts: createEmulator',
-  'src/emulator/lite-routes.ts: liteRoutes',
-  'src/resources/lite-disk.ts: liteDisk',
-  'src/resources/lite-vm.ts: liteVm',
-]
-export const KNOWN_WITHOUT_HEADER: readonly string[] = [
-  'src/emulator/account-routes.ts',
-  'src/emulator/billing.ts',
-  'src/emulator/catalog.ts',
-  'src/emulator/control.ts',
-  'src/emulator/envelope.ts',
-  'src/emulator/faults.ts',
-  'src/emulator/idempotency.ts',
-  'src/emulator/keypair-routes.ts',
-  'src/emulator/lite-routes.ts',
-  'src/emulator/openssh.ts',
-  'src/emulator/request-log.ts',
-  'src/emulator/router.ts',
-  'src/emulator/store.ts',
-  'src/emulator/validation.ts',
-  'src/grpc/client.ts',
-  'src/grpc/server.ts',
-  'src/terraform/certificate.ts',
-  'src/terraform/handshake.ts',
-  'src/terraform/json-state.ts',
-  'src/terraform/log.ts',
-  'src/terraform/msgpack.ts',
-]
 
 describe('the checks, on inline sources', () => {
   const count = (check: (path: string, file: SourceFile) => string[], rows: [string, string, number][]) => {
@@ -101,7 +60,8 @@ describe('the checks, on inline sources', () => {
       ['src/resources/lite-vm.ts', im('{ a }', '../terraform/index.js'), 1],
       ['src/resources/lite-vm.ts', im('{ a }', '../server/index.js'), 1],
       ['src/resources/lite-vm.ts', "const e = await import('../emulator/index.js')", 1],
-      ['src/server/registry.ts', `${im('{ r }', '../resources/index.js')}\n${im('type { F }', '../api/index.js')}`, 0],
+      ['src/server/registry.ts', `${im('{ c }', '../core/index.js')}\n${im('type { F }', '../api/index.js')}`, 0],
+      ['src/server/registry.ts', im('{ resources }', '../resources/index.js'), 1],
       ['src/server/configure.ts', im('{ createClient }', '../api/index.js'), 1],
       ['src/server/registry.ts', im('{ liteVm }', '../resources/lite-vm.js'), 1],
       ['src/server/configure.ts', im('{ request }', '../api/transport.js'), 1],
@@ -157,13 +117,12 @@ describe('the checks, on inline sources', () => {
     assert.match(problem ?? '', /^src\/pulumi\/handlers\/update\.ts:1: imports another handler .*a handler decodes/)
   })
 
-  test('main files, long functions, allow-lists', () => {
+  test('main files and long functions', () => {
     assert.equal(headerProblem('// What lives here.\n// More of it.\n// Nothing here may import api/.\nexport {}'), null)
     assert.match(headerProblem('// What lives here.\n// Must not: HTTP.\nexport {}') ?? '', /2 comment line/)
     assert.match(headerProblem('// What lives here.\n// More.\n// And more.\nexport {}') ?? '', /must not/)
     const long = `export function big() {\n${'  step()\n'.repeat(MAX_FUNCTION_LINES - 1)}}\nconst ok = () => 1`
     assert.deepEqual(longFunctions('src/x.ts', syntax.parse(long)), [`src/x.ts: big (line 1, 151 lines; at most 150)`])
-    assert.deepEqual(beyond(['a: f (line 1)', 'b'], ['a: f', 'c']), { fresh: ['b'], stale: ['c'] })
   })
 })
 
@@ -181,12 +140,8 @@ describe('the tree under src/', () => {
   const where = (keep: (path: string) => boolean) => new Map([...tree].filter(([path]) => keep(path)))
   const generated = (path: string) => path.startsWith('src/terraform/gen/')
   const shipped = where((path) => !TEST_FILE.test(path) && !generated(path))
-  /** Fails naming each violation beyond the allow-list, and each allowed one that no longer occurs. */
-  const allowing = (rule: string, found: string[], known: readonly string[]) => {
-    const { fresh, stale } = beyond(found, known)
-    assert.deepEqual(fresh, [], `${rule}:\n${fresh.join('\n')}`)
-    assert.deepEqual(stale, [], `${rule}: fixed, so remove from its allow-list:\n${stale.join('\n')}`)
-  }
+  /** Fails naming each violation of the rule. */
+  const none = (rule: string, found: string[]) => assert.deepEqual(found, [], `${rule}:\n${found.join('\n')}`)
 
   test('every import follows the dependency table', () => {
     const problems = [...tree].flatMap(([path, file]) => dependencyViolations(path, file))
@@ -197,7 +152,14 @@ describe('the tree under src/', () => {
     }
   })
 
-  test('handlers import no other handler and core/ only as types', () => {
+  test('handlers import no other handler and core/ only as types; one RPC per handler file', () => {
+    for (const folder of HANDLER_FOLDERS) {
+      const files = [...shipped.keys()].filter((path) => posix.dirname(path) === folder)
+      // Terraform's protocol has 25 RPCs a provider answers, Pulumi's ResourceProvider 13 of its own.
+      assert.ok(files.length >= 10, `${folder}: ${files.length} handler files; every RPC has its own file there`)
+      const several = files.filter((path) => (read(path).match(/^export (async )?function /gm) ?? []).length !== 1)
+      none(`${folder}: handler files that do not export exactly one handler function`, several)
+    }
     const problems = [...tree].flatMap(([path, file]) => handlerViolations(path, file))
     assert.deepEqual(problems, [], `handlers against the handler rule:\n${problems.join('\n')}`)
   })
@@ -210,24 +172,19 @@ describe('the tree under src/', () => {
       [...syntax.importEdges(tree).values()].some((to) => to.length > 0),
       'no import between files under src/ was found',
     )
-    allowing(
-      'import circles under src/ (no file may reach itself through its imports)',
-      syntax.cycles(syntax.importEdges(tree)),
-      KNOWN_CYCLES,
-    )
+    none('import circles under src/ (no file may reach itself through its imports)', syntax.cycles(syntax.importEdges(tree)))
   })
 
   test(`no function over ${MAX_FUNCTION_LINES} lines`, () => {
-    allowing(
+    none(
       'functions too long',
       [...shipped].flatMap(([path, file]) => longFunctions(path, file)),
-      KNOWN_LONG_FUNCTIONS,
     )
   })
 
   test('every file opens with a header comment saying what it is for', () => {
     const missing = [...shipped.keys()].filter((path) => syntax.openingComment(read(path)).length === 0)
-    allowing('files that do not open with a header comment (before the first import or statement)', missing, KNOWN_WITHOUT_HEADER)
+    none('files that do not open with a header comment (before the first import or statement)', missing)
     const support = sourceFiles('test/support').filter((path) => syntax.openingComment(read(path)).length === 0)
     assert.deepEqual(support, [], `test support modules that do not open with a header comment:\n${support.join('\n')}`)
   })
