@@ -280,14 +280,20 @@ const NAMED = new Set([
   SyntaxKind.TemplateTail,
 ])
 
+/** The names and texts of `file`'s code (identifiers, strings, template text; not comments), each with its line. */
+export function codeTexts(file: SourceFile): { text: string; line: number }[] {
+  return nodes(file)
+    .filter((node) => NAMED.has(node.kind))
+    .map((node) => ({ text: node.text as string, line: lineOf(node) }))
+}
+
 /** `name (line)` for each of `names` found in the code of `file` (identifiers, strings, template text; not comments), ignoring case. */
 export function namesIn(file: SourceFile, names: readonly string[]): string[] {
   const wanted = names.map((n) => n.toLowerCase())
   const found: string[] = []
-  for (const node of nodes(file)) {
-    if (!NAMED.has(node.kind)) continue
-    const text = (node.text as string).toLowerCase()
-    for (const name of wanted) if (text.includes(name)) found.push(`${name} (line ${lineOf(node)})`)
+  for (const { text, line } of codeTexts(file)) {
+    const lower = text.toLowerCase()
+    for (const name of wanted) if (lower.includes(name)) found.push(`${name} (line ${line})`)
   }
   return found
 }
