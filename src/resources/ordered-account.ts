@@ -81,7 +81,7 @@ export function isTerminated(account: { readonly status: string }): boolean {
 }
 
 /** The read of an ordered account: what `observe` makes of it, or null once it is Terminated (gone). */
-export function unlessTerminated<A extends { readonly status: string }, R>(account: A, observe: (account: A) => R): R | null {
+function unlessTerminated<A extends { readonly status: string }, R>(account: A, observe: (account: A) => R): R | null {
   return isTerminated(account) ? null : observe(account)
 }
 
@@ -116,14 +116,14 @@ export const orderDescriptionAttribute = string({
 })
 
 /** The service's calls on one kind of ordered account. */
-export interface AccountCalls<A> {
+interface AccountCalls<A> {
   /** One account, in any status (a Terminated one too). */
   readonly get: (client: Client, id: string, signal: AbortSignal) => Promise<A>
   readonly delete: (client: Client, id: string, signal: AbortSignal) => Promise<void>
 }
 
 /** An ordered account whose create is one order: what the lifecycle needs of the resource. */
-export interface OrderedAccount<X extends Attributes, A> {
+interface OrderedAccount<X extends Attributes, A> {
   /** What the account is, for waits and warnings (`Lite disk`). */
   readonly what: string
   readonly calls: AccountCalls<A>
