@@ -1,34 +1,15 @@
 /** Additional IPs and their assignment to servers (the additional-IP calls, the Metal resources' calls). */
 import type { AdditionalIpAccount, Client, IpAssignment } from '../api/index.js'
 import { productPrice } from './prices.js'
-import { defineResource, int64, string } from '../core/index.js'
-import {
-  cycleAttribute,
-  cycleCode,
-  digitsId,
-  keepAndWait,
-  METAL_CYCLES,
-  raw,
-  rawAttribute,
-  rules,
-  statusFilter,
-  textRules,
-  waitAgain,
-  accountIdAttribute,
-  accountNumber,
-} from './billing.js'
+import { defineResource, string } from '../core/index.js'
+import { accountIds, cycleAttribute, cycleCode, digitsId, idInput, METAL_CYCLES, raw, rawAttribute, rules, textRules } from './billing.js'
 import { liveAccount, productAndCycleChecks, quoted } from './catalog-rules.js'
-import { isTerminated, ORDER_TIME_INPUTS, orderInputs, orderTerms, unlessTerminated } from './ordered-account.js'
+import { accountListing, accountOutputs, createdAtAttribute, isTerminated, orderedAccount, orderInputs } from './ordered-account.js'
 
 const what = 'additional IP'
 
 const ipAttributes = {
-  product_id: int64({
-    required: true,
-    createOnly: true,
-    validate: [rules.id],
-    description: 'The product, from `baremetalAdditionalIpProducts`.',
-  }),
+  product_id: idInput('The product, from `baremetalAdditionalIpProducts`.'),
   cycle: cycleAttribute(METAL_CYCLES, 'The billing cycle: `m` monthly or `a` annually.'),
   region: string({
     optional: true,
@@ -38,17 +19,15 @@ const ipAttributes = {
     description: 'The region, from `baremetalAdditionalIpRegions`.',
   }),
   ...orderInputs('the order'),
-  account_id: accountIdAttribute,
-  status: string({ computed: true, description: 'The IP account status.' }),
+  ...accountOutputs('IP'),
   ip_address: string({ computed: true, description: 'The IPv4 address, known once the IP is Active.' }),
-  created_at: string({ computed: true, stable: true, description: 'Creation date, `YYYY-MM-DD`.' }),
+  created_at: createdAtAttribute,
   raw: rawAttribute,
 }
 
 function observeIp(account: AdditionalIpAccount) {
   return {
-    id: account.account_id,
-    account_id: accountNumber(account.account_id),
+    ...accountIds(account),
     product_id: account.product_id,
     cycle: cycleCode(account.billingcycle) ?? undefined,
     region: account.extra_details.region,
@@ -85,49 +64,31 @@ export const baremetalAdditionalIp = defineResource<Client, typeof ipAttributes>
       },
     },
   ],
-  async create(ctx) {
-    const { input, client, signal } = ctx
-    const order = await client.additionalIps.createIp(
-      {
-        product_id: input.product_id ?? 0,
-        cycle: input.cycle ?? '',
-        region: input.region ?? undefined,
-        ...orderTerms(input),
-      },
-      { signal },
-    )
-    const read = (id: string) => client.additionalIps.getIp(id, { signal })
-    return observeIp(await keepAndWait(ctx, order, { id: order.account_id, status: 'Pending' }, read, what))
-  },
-  async resume(ctx) {
-    return observeIp(await waitAgain(ctx, (id) => ctx.client.additionalIps.getIp(id, { signal: ctx.signal }), what))
-  },
-  async read({ client, id, signal }) {
-    const account = await client.additionalIps.getIp(id, { signal })
-    return unlessTerminated(account, observeIp)
-  },
-  async delete({ client, id, signal }) {
-    await client.additionalIps.deleteIp(id, { signal })
-  },
-  unrecoverable: ORDER_TIME_INPUTS,
-  list: {
-    ids: async ({ client, signal }) => (await client.additionalIps.listIps({ signal })).map((ip) => ip.account_id),
-    filters: {
-      region: { attribute: 'region', match: 'equals', description: 'Only IPs of this region, e.g. `wjv-1`.' },
-      status: statusFilter('IPs'),
+  ...orderedAccount<typeof ipAttributes, AdditionalIpAccount>({
+    what,
+    calls: {
+      get: (client, id, signal) => client.additionalIps.getIp(id, { signal }),
+      delete: (client, id, signal) => client.additionalIps.deleteIp(id, { signal }),
     },
+    observe: observeIp,
+    order: ({ input, client, signal }, terms) =>
+      client.additionalIps.createIp(
+        { product_id: input.product_id ?? 0, cycle: input.cycle ?? '', region: input.region ?? undefined, ...terms },
+        { signal },
+      ),
+    recordsOrder: false,
+  }),
+  list: accountListing<typeof ipAttributes>({
+    accounts: (client, signal) => client.additionalIps.listIps({ signal }),
+    filters: { region: { attribute: 'region', match: 'equals', description: 'Only IPs of this region, e.g. `wjv-1`.' } },
+    plural: 'IPs',
     displayName: 'ip_address',
-  },
+  }),
 })
 
 const assignmentAttributes = {
-  additional_ip_id: int64({ required: true, createOnly: true, validate: [rules.id], description: 'The additional IP (its account id).' }),
-  metal_account_id: int64({
-    required: true,
-    createOnly: true,
-    validate: [rules.id],
-    description: 'The Metal server to route the IP to (its account id).',
-  }),
+  additional_ip_id: idInput('The additional IP (its account id).'),
+  metal_account_id: idInput('The Metal server to route the IP to (its account id).'),
   status: string({ computed: true, description: 'The assignment status; `Active` once assigned.' }),
   raw: rawAttribute,
 }

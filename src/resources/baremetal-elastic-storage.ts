@@ -3,22 +3,20 @@ import type { Client, ElasticStorageAccount } from '../api/index.js'
 import { billingOf, growthPrice, known, productLabel, productPrice, quote } from './prices.js'
 import { defineResource, int64, type OperationContext, range, string } from '../core/index.js'
 import {
+  accountIds,
   cycleAttribute,
   cycleCode,
   digitsId,
+  idInput,
   keepAndWait,
   METAL_CYCLES,
   raw,
   rawAttribute,
   rules,
-  statusFilter,
   textRules,
-  waitAgain,
-  accountIdAttribute,
-  accountNumber,
 } from './billing.js'
 import { accountCheck, productAndCycleChecks, productOf, productRule, sizeRule } from './catalog-rules.js'
-import { ORDER_TIME_INPUTS, orderInputs, orderTerms, payFlag, unlessTerminated } from './ordered-account.js'
+import { accountListing, accountOutputs, createdAtAttribute, orderedAccount, orderInputs, payFlag } from './ordered-account.js'
 
 const what = 'elastic storage'
 const CATALOG = 'baremetal_elastic_storage_products'
@@ -31,12 +29,7 @@ const attributes = {
   }),
   cycle: cycleAttribute(METAL_CYCLES, 'The billing cycle: `m` monthly or `a` annually.'),
   storage_name: string({ required: true, createOnly: true, validate: textRules.free, description: 'The volume name.' }),
-  metal_account_id: int64({
-    required: true,
-    createOnly: true,
-    validate: [rules.id],
-    description: 'The Metal server the volume is bound to for life (there is no re-attach call).',
-  }),
+  metal_account_id: idInput('The Metal server the volume is bound to for life (there is no re-attach call).'),
   size: int64({
     optional: true,
     default: 100,
@@ -45,17 +38,15 @@ const attributes = {
     description: 'The size in GB, an absolute target. Grow-only: raising it orders a resize (a paid order).',
   }),
   ...orderInputs('every order'),
-  account_id: accountIdAttribute,
-  status: string({ computed: true, description: 'The storage account status.' }),
-  created_at: string({ computed: true, stable: true, description: 'Creation date, `YYYY-MM-DD`.' }),
+  ...accountOutputs('storage'),
+  created_at: createdAtAttribute,
   raw: rawAttribute,
 }
 
 function observe(account: ElasticStorageAccount) {
   const extra = account.extra_details
   return {
-    id: account.account_id,
-    account_id: accountNumber(account.account_id),
+    ...accountIds(account),
     product_id: account.product_id,
     cycle: cycleCode(account.billingcycle) ?? undefined,
     storage_name: extra.storage_name,
@@ -70,8 +61,10 @@ function observe(account: ElasticStorageAccount) {
 /** What an order on the volume changes: the status (Pending until Active) and the account read (E4, E5). */
 const ORDERED = ['status', 'raw'] as const
 
+/** One volume's account, in any status. */
+const getStorage = (client: Client, id: string, signal: AbortSignal) => client.elasticStorages.getStorage(id, { signal })
 /** The account read of a wait, bound to the operation's cancellation. */
-const read = (ctx: OperationContext<Client>) => (id: string) => ctx.client.elasticStorages.getStorage(id, { signal: ctx.signal })
+const read = (ctx: OperationContext<Client>) => (id: string) => getStorage(ctx.client, id, ctx.signal)
 const storageProducts = (client: Client, signal: AbortSignal) => client.elasticStorages.listProducts({ signal })
 
 export const baremetalElasticStorage = defineResource<Client, typeof attributes>({
@@ -164,38 +157,30 @@ export const baremetalElasticStorage = defineResource<Client, typeof attributes>
       },
     },
   ],
-  async create(ctx) {
-    const { input, client, signal } = ctx
-    const order = await client.elasticStorages.createStorage(
-      {
-        product_id: input.product_id ?? 0,
-        cycle: input.cycle ?? '',
-        storage_name: input.storage_name ?? '',
-        metal_account_id: input.metal_account_id ?? 0,
-        size: input.size ?? undefined,
-        ...orderTerms(input),
-      },
-      { signal },
-    )
-    return observe(await keepAndWait(ctx, order, { id: order.account_id, status: 'Pending' }, read(ctx), what))
-  },
-  async resume(ctx) {
-    return observe(await waitAgain(ctx, read(ctx), what))
-  },
-  async read({ client, id, signal }) {
-    const account = await client.elasticStorages.getStorage(id, { signal })
-    return unlessTerminated(account, observe)
-  },
-  async delete({ client, id, signal }) {
-    await client.elasticStorages.deleteStorage(id, { signal })
-  },
-  unrecoverable: ORDER_TIME_INPUTS,
-  list: {
-    ids: async ({ client, signal }) => (await client.elasticStorages.listStorages({ signal })).map((storage) => storage.account_id),
+  ...orderedAccount<typeof attributes, ElasticStorageAccount>({
+    what,
+    calls: { get: getStorage, delete: (client, id, signal) => client.elasticStorages.deleteStorage(id, { signal }) },
+    observe,
+    order: ({ input, client, signal }, terms) =>
+      client.elasticStorages.createStorage(
+        {
+          product_id: input.product_id ?? 0,
+          cycle: input.cycle ?? '',
+          storage_name: input.storage_name ?? '',
+          metal_account_id: input.metal_account_id ?? 0,
+          size: input.size ?? undefined,
+          ...terms,
+        },
+        { signal },
+      ),
+    recordsOrder: false,
+  }),
+  list: accountListing<typeof attributes>({
+    accounts: (client, signal) => client.elasticStorages.listStorages({ signal }),
     filters: {
       storage_name_prefix: { attribute: 'storage_name', match: 'prefix', description: 'Only volumes whose name starts with this.' },
-      status: statusFilter('volumes'),
     },
+    plural: 'volumes',
     displayName: 'storage_name',
-  },
+  }),
 })

@@ -1,37 +1,19 @@
 /** Metal lookups: products, rebuild OS list, OpenVPN profile, additional-IP catalog and regions, elastic storage catalog (the lookups' calls). */
-import type { Client } from '../api/index.js'
-import { defineDataSource, int64, list, objectType, string, stringType } from '../core/index.js'
+import type { AdditionalIpProduct, BaremetalProduct, Client, ElasticStorageProduct } from '../api/index.js'
+import { defineDataSource, int64, list, string, stringType } from '../core/index.js'
 import { raw, rawAttribute, rules } from './billing.js'
+import { billingEntries, billingOutput, productFields, productLookup, productOutputs } from './product-lookups.js'
 
-const billing = list(
-  objectType({
-    label: string({ computed: true, description: 'Cycle label.' }),
-    cycle: string({ computed: true, description: 'Cycle code for `cycle` inputs.' }),
-    price: int64({ computed: true, description: 'Price of one cycle, in the smallest currency unit.' }),
-  }),
-  { computed: true, description: 'One entry per offered billing cycle.' },
-)
+/** A Metal server product: its id, name and description, and the whole product as `raw` JSON. */
+const metalProduct = { ...productOutputs('Use it as a server `productId`.'), raw: rawAttribute }
 
-const productsAttributes = {
-  products: list(
-    objectType({
-      product_id: int64({ computed: true, description: 'Use it as a server `productId`.' }),
-      name: string({ computed: true, description: 'Product name.' }),
-      description: string({ computed: true, description: 'Product description.' }),
-      raw: rawAttribute,
-    }),
-    { computed: true, description: 'Every Metal product, by ascending id.' },
-  ),
-}
-
-export const baremetalProducts = defineDataSource<Client, typeof productsAttributes>({
+export const baremetalProducts = productLookup<typeof metalProduct, BaremetalProduct>({
   name: 'baremetal_products',
   description: 'The Metal server products: ids for `Baremetal` servers, with each product as `raw` JSON (stock, prices).',
-  attributes: productsAttributes,
-  async read({ client, signal }) {
-    const products = await client.baremetals.listProducts({ signal })
-    return { products: products.map((p) => ({ product_id: p.product_id, name: p.name, description: p.description, raw: raw(p) })) }
-  },
+  product: metalProduct,
+  every: 'Every Metal product, by ascending id.',
+  products: (client, signal) => client.baremetals.listProducts({ signal }),
+  show: (p) => ({ ...productFields(p), raw: raw(p) }),
 })
 
 const rebuildAttributes = {
@@ -67,75 +49,43 @@ export const baremetalOpenvpn = defineDataSource<Client, typeof openvpnAttribute
   },
 })
 
-const ipProductsAttributes = {
-  products: list(
-    objectType({
-      product_id: int64({ computed: true, description: 'Use it as an additional IP `productId`.' }),
-      name: string({ computed: true, description: 'Product name.' }),
-      description: string({ computed: true, description: 'Product description.' }),
-      billing,
-    }),
-    { computed: true, description: 'Every additional-IP product, by ascending id.' },
-  ),
+/** An additional-IP product: its id, name, description and prices per cycle. */
+const ipProduct = {
+  ...productOutputs('Use it as an additional IP `productId`.'),
+  billing: billingOutput('Price of one cycle, in the smallest currency unit.'),
 }
 
-export const baremetalAdditionalIpProducts = defineDataSource<Client, typeof ipProductsAttributes>({
+export const baremetalAdditionalIpProducts = productLookup<typeof ipProduct, AdditionalIpProduct>({
   name: 'baremetal_additional_ip_products',
   description: 'The additional-IP products: ids for `BaremetalAdditionalIp` and their prices.',
-  attributes: ipProductsAttributes,
-  async read({ client, signal }) {
-    const products = await client.additionalIps.listProducts({ signal })
-    return {
-      products: products.map((p) => ({
-        product_id: p.product_id,
-        name: p.name,
-        description: p.description,
-        billing: p.billing.map(({ label, cycle, price }) => ({ label, cycle, price })),
-      })),
-    }
-  },
+  product: ipProduct,
+  every: 'Every additional-IP product, by ascending id.',
+  products: (client, signal) => client.additionalIps.listProducts({ signal }),
+  show: (p) => ({ ...productFields(p), billing: billingEntries(p.billing) }),
 })
 
-const storageProductsAttributes = {
-  products: list(
-    objectType({
-      product_id: int64({ computed: true, description: 'Use it as an elastic storage `productId`.' }),
-      name: string({ computed: true, description: 'Product name.' }),
-      description: string({ computed: true, description: 'Product description.' }),
-      iops: int64({ computed: true, description: 'The IOPS of a volume of this product, when the catalog says.' }),
-      min_size: int64({ computed: true, description: 'The smallest `size` in GB, when the catalog says.' }),
-      max_size: int64({ computed: true, description: 'The largest `size` in GB, when the catalog says.' }),
-      billing: list(
-        objectType({
-          label: string({ computed: true, description: 'Cycle label.' }),
-          cycle: string({ computed: true, description: 'Cycle code for `cycle` inputs.' }),
-          price: int64({ computed: true, description: 'Price of one GB for one cycle, in the smallest currency unit.' }),
-        }),
-        { computed: true, description: 'One entry per offered billing cycle.' },
-      ),
-    }),
-    { computed: true, description: 'Every elastic storage product, by ascending id.' },
-  ),
+/** An elastic storage product: its id, name, description, limits and prices per GB. */
+const storageProduct = {
+  ...productOutputs('Use it as an elastic storage `productId`.'),
+  iops: int64({ computed: true, description: 'The IOPS of a volume of this product, when the catalog says.' }),
+  min_size: int64({ computed: true, description: 'The smallest `size` in GB, when the catalog says.' }),
+  max_size: int64({ computed: true, description: 'The largest `size` in GB, when the catalog says.' }),
+  billing: billingOutput('Price of one GB for one cycle, in the smallest currency unit.'),
 }
 
-export const baremetalElasticStorageProducts = defineDataSource<Client, typeof storageProductsAttributes>({
+export const baremetalElasticStorageProducts = productLookup<typeof storageProduct, ElasticStorageProduct>({
   name: 'baremetal_elastic_storage_products',
   description: 'The elastic storage products: ids for `BaremetalElasticStorage`, their size limits and prices per GB.',
-  attributes: storageProductsAttributes,
-  async read({ client, signal }) {
-    const products = await client.elasticStorages.listProducts({ signal })
-    return {
-      products: products.map((p) => ({
-        product_id: p.product_id,
-        name: p.name,
-        description: p.description,
-        iops: p.options.iops ?? null,
-        min_size: p.options.min_size ?? null,
-        max_size: p.options.max_size ?? null,
-        billing: p.billing.map(({ label, cycle, price }) => ({ label, cycle, price })),
-      })),
-    }
-  },
+  product: storageProduct,
+  every: 'Every elastic storage product, by ascending id.',
+  products: (client, signal) => client.elasticStorages.listProducts({ signal }),
+  show: (p) => ({
+    ...productFields(p),
+    iops: p.options.iops ?? null,
+    min_size: p.options.min_size ?? null,
+    max_size: p.options.max_size ?? null,
+    billing: billingEntries(p.billing),
+  }),
 })
 
 const regionsAttributes = {

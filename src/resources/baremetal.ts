@@ -3,31 +3,32 @@ import type { Client, BaremetalServerAccount } from '../api/index.js'
 import { productPrice } from './prices.js'
 import { defineMethod, defineResource, int64, oneOf, type OperationContext, string } from '../core/index.js'
 import {
+  accountIds,
   cycleAttribute,
   cycleCode,
   digitsId,
+  idInput,
   METAL_CYCLES,
   raw,
   rawAttribute,
-  rules,
-  statusFilter,
   textRules,
   waitForOrder,
-  accountIdAttribute,
-  accountNumber,
 } from './billing.js'
 import { cycleRule, isNotFound, productOf, productRule, quoted } from './catalog-rules.js'
-import { isTerminated, ORDER_TIME_INPUTS, orderInputs, orderTerms } from './ordered-account.js'
+import {
+  accountListing,
+  createdAtAttribute,
+  isTerminated,
+  ORDER_TIME_INPUTS,
+  orderedOutputs,
+  orderInputs,
+  orderTerms,
+} from './ordered-account.js'
 
 const what = 'Metal server'
 
 const attributes = {
-  product_id: int64({
-    required: true,
-    createOnly: true,
-    validate: [rules.id],
-    description: 'The product, from `baremetalProducts`. The API has no call to change it.',
-  }),
+  product_id: idInput('The product, from `baremetalProducts`. The API has no call to change it.'),
   cycle: cycleAttribute(METAL_CYCLES, 'The billing cycle: `m` monthly or `a` annually. The API has no call to change it.'),
   select_os: string({
     optional: true,
@@ -36,12 +37,7 @@ const attributes = {
     validate: textRules.free,
     description: 'The OS to install. Reinstall an existing server with `rebuildOs`.',
   }),
-  keypair_id: int64({
-    required: true,
-    createOnly: true,
-    validate: [rules.id],
-    description: 'A keypair of the Metal pool, from `BaremetalKeypair`.',
-  }),
+  keypair_id: idInput('A keypair of the Metal pool, from `BaremetalKeypair`.'),
   label: string({ required: true, validate: textRules.free, description: 'The display name; changed in place.' }),
   public_ip: int64({
     optional: true,
@@ -74,11 +70,9 @@ const attributes = {
     description:
       'Destructive: reinstall the server with this OS (a value of `baremetalRebuildOsList`) whenever the value changes. Given at create, it is only recorded.',
   }),
-  account_id: accountIdAttribute,
-  status: string({ computed: true, description: 'The server account status.' }),
-  order_id: string({ computed: true, stable: true, description: 'The order that created the server.' }),
+  ...orderedOutputs('server'),
   ip_address: string({ computed: true, description: 'The public IPv4 address, known once the server is Active.' }),
-  created_at: string({ computed: true, stable: true, description: 'Creation date, `YYYY-MM-DD`.' }),
+  created_at: createdAtAttribute,
   raw: rawAttribute,
 }
 
@@ -97,8 +91,7 @@ async function powerOf(ctx: OperationContext<Client>, account: BaremetalServerAc
 function observe(account: BaremetalServerAccount, power: string | null, importing: boolean) {
   const extra = account.extra_details
   return {
-    id: account.account_id,
-    account_id: accountNumber(account.account_id),
+    ...accountIds(account),
     product_id: account.product_id,
     cycle: cycleCode(account.billingcycle) ?? undefined,
     keypair_id: extra.keypair_id ?? undefined,
@@ -325,12 +318,10 @@ export const baremetal = defineResource<Client, typeof attributes>({
     await ctx.client.baremetals.deleteServer(ctx.id, { signal: ctx.signal })
   },
   unrecoverable: [...ORDER_TIME_INPUTS, 'reset_trigger', 'rebuild_os'],
-  list: {
-    ids: async ({ client, signal }) => (await client.baremetals.listServers({ signal })).map((server) => server.account_id),
-    filters: {
-      label_prefix: { attribute: 'label', match: 'prefix', description: 'Only servers whose label starts with this.' },
-      status: statusFilter('servers'),
-    },
+  list: accountListing<typeof attributes>({
+    accounts: (client, signal) => client.baremetals.listServers({ signal }),
+    filters: { label_prefix: { attribute: 'label', match: 'prefix', description: 'Only servers whose label starts with this.' } },
+    plural: 'servers',
     displayName: 'label',
-  },
+  }),
 })

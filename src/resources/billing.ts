@@ -35,6 +35,11 @@ export const rules = {
   printable: printable(),
 }
 
+/** A required, create-only input naming a product, an account or a keypair by its id. */
+export function idInput(description: string) {
+  return int64({ required: true, createOnly: true, validate: [rules.id], description })
+}
+
 /**
  * The validators of each kind of text input: the service's cap (the API's request-body rules: 1-255
  * characters where no other limit is stated, descriptions 0-255; the spec's 6-16 for VM, snapshot and
@@ -100,8 +105,13 @@ export const accountIdAttribute = int64({
 })
 
 /** The `account_id` output of an account, from the id the service gives it (digits). */
-export function accountNumber(accountId: string | number): number {
+function accountNumber(accountId: string | number): number {
   return Number(accountId)
+}
+
+/** What every read of an account starts with: the resource id (the account id) and the `account_id` output. */
+export function accountIds(account: { readonly account_id: string }) {
+  return { id: account.account_id, account_id: accountNumber(account.account_id) }
 }
 
 /** The `last_invoice` block of every account (the invoice object). */

@@ -6,37 +6,25 @@ import {
   cycleAttribute,
   cycleCode,
   digitsId,
+  idInput,
   keepAndWait,
   LITE_CYCLES,
   raw,
   rawAttribute,
   rules,
-  statusFilter,
   textRules,
-  waitAgain,
-  accountIdAttribute,
-  accountNumber,
+  accountIds,
 } from './billing.js'
 import { accountCheck, productAndCycleChecks, productOf, sizeRule } from './catalog-rules.js'
 import type { LiteFamily } from './lite-family.js'
-import { ORDER_TIME_INPUTS, orderInputs, orderTerms, payFlag, unlessTerminated } from './ordered-account.js'
+import { accountListing, orderedAccount, orderedOutputs, orderInputs, payFlag } from './ordered-account.js'
 
 /** The disk's attributes, built per family (the catalog it names, the VM it attaches to, its minimum size). */
 function diskAttributes(family: LiteFamily) {
   return {
-    product_id: int64({
-      required: true,
-      createOnly: true,
-      validate: [rules.id],
-      description: `The disk product, from \`provider_${family.prefix}_disk_products\`.`,
-    }),
+    product_id: idInput(`The disk product, from \`provider_${family.prefix}_disk_products\`.`),
     cycle: cycleAttribute(LITE_CYCLES, 'The billing cycle of the disk: `m a q s b t p4 p5`.'),
-    lite_account_id: int64({
-      required: true,
-      createOnly: true,
-      validate: [rules.id],
-      description: `The ${family.title} VM the disk is attached to (its account id). There is no re-attach call.`,
-    }),
+    lite_account_id: idInput(`The ${family.title} VM the disk is attached to (its account id). There is no re-attach call.`),
     service_name: string({
       optional: true,
       default: 'service-name',
@@ -52,9 +40,7 @@ function diskAttributes(family: LiteFamily) {
       description: `The size in GB, at least ${family.diskMinimum}. Grow-only: raising it orders an upgrade of the difference (a paid order).`,
     }),
     ...orderInputs('every order', 'pay_with_credit_card'),
-    account_id: accountIdAttribute,
-    status: string({ computed: true, description: 'The disk account status.' }),
-    order_id: string({ computed: true, stable: true, description: 'The order that created the disk.' }),
+    ...orderedOutputs('disk'),
     raw: rawAttribute,
   }
 }
@@ -64,8 +50,7 @@ type DiskAttributes = ReturnType<typeof diskAttributes>
 /** The one mapping from the API to state, for every read. */
 function observe(account: LiteDiskAccount) {
   return {
-    id: account.account_id,
-    account_id: accountNumber(account.account_id),
+    ...accountIds(account),
     product_id: account.product_id,
     cycle: cycleCode(account.billingcycle) ?? undefined,
     lite_account_id: Number(account.extra_details.lite_account_id),
@@ -150,37 +135,29 @@ export function liteDisk(family: LiteFamily): AnyResource {
         },
       },
     ],
-    async create(ctx) {
-      const { input, client, signal } = ctx
-      const api = family.api(client)
-      const order = await api.createDisk(
-        {
-          product_id: input.product_id ?? 0,
-          cycle: input.cycle ?? '',
-          lite_account_id: input.lite_account_id ?? 0,
-          service_name: input.service_name ?? undefined,
-          size: input.size ?? undefined,
-          ...orderTerms(input),
-        },
-        { signal },
-      )
-      const read = (id: string) => api.getDisk(id, { signal })
-      return observe(await keepAndWait(ctx, order, { id: order.account_id, order_id: order.order_id, status: 'Pending' }, read, what))
-    },
-    async resume(ctx) {
-      const api = family.api(ctx.client)
-      return observe(await waitAgain(ctx, (id) => api.getDisk(id, { signal: ctx.signal }), what))
-    },
-    async read({ client, id, signal }) {
-      const account = await family.api(client).getDisk(id, { signal })
-      return unlessTerminated(account, observe)
-    },
-    async delete({ client, id, signal }) {
-      await family.api(client).deleteDisk(id, { signal })
-    },
-    unrecoverable: ORDER_TIME_INPUTS,
-    list: {
-      ids: async ({ client, signal }) => (await family.api(client).listDisks({ signal })).map((disk) => disk.account_id),
+    ...orderedAccount<DiskAttributes, LiteDiskAccount>({
+      what,
+      calls: {
+        get: (client, id, signal) => family.api(client).getDisk(id, { signal }),
+        delete: (client, id, signal) => family.api(client).deleteDisk(id, { signal }),
+      },
+      observe,
+      order: ({ input, client, signal }, terms) =>
+        family.api(client).createDisk(
+          {
+            product_id: input.product_id ?? 0,
+            cycle: input.cycle ?? '',
+            lite_account_id: input.lite_account_id ?? 0,
+            service_name: input.service_name ?? undefined,
+            size: input.size ?? undefined,
+            ...terms,
+          },
+          { signal },
+        ),
+      recordsOrder: true,
+    }),
+    list: accountListing<DiskAttributes>({
+      accounts: (client, signal) => family.api(client).listDisks({ signal }),
       filters: {
         lite_account_id: {
           attribute: 'lite_account_id',
@@ -188,9 +165,9 @@ export function liteDisk(family: LiteFamily): AnyResource {
           validate: [rules.digits],
           description: 'Only the disks of the VM with this account id.',
         },
-        status: statusFilter('disks'),
       },
+      plural: 'disks',
       displayName: 'service_name',
-    },
+    }),
   })
 }

@@ -1,7 +1,8 @@
 /** The smaller Lite and Lite Pro lookups: upgrade options, IP availability and the disk catalog (the lookups' calls). */
 import type { Client, Plan } from '../api/index.js'
-import { bool, defineDataSource, int64, list, objectType, string } from '../core/index.js'
+import { bool, defineDataSource, int64 } from '../core/index.js'
 import { raw, rawAttribute, rules } from './billing.js'
+import { billingEntries, billingOutput, productFields, productLookup, productOutputs } from './product-lookups.js'
 import type { LiteFamily } from './lite-family.js'
 
 const accountArgument = (family: LiteFamily) =>
@@ -50,42 +51,30 @@ export function liteIpAvailability(family: LiteFamily) {
   })
 }
 
-const diskProduct = objectType({
-  product_id: int64({ computed: true, description: 'Use it as a disk `product_id`.' }),
-  name: string({ computed: true, description: 'Product name.' }),
-  description: string({ computed: true, description: 'Product description.' }),
+/** A disk product, as `provider_<family>_disk_products` shows it. */
+const diskProduct = {
+  ...productOutputs('Use it as a disk `product_id`.'),
   min_size: int64({ computed: true, description: 'Smallest size in GB.' }),
   max_size: int64({ computed: true, description: 'Largest size in GB.' }),
-  billing: list(
-    objectType({
-      label: string({ computed: true, description: 'Cycle label.' }),
-      cycle: string({ computed: true, description: 'Cycle code.' }),
-      price: int64({ computed: true, description: 'Price per GB per cycle, in the smallest currency unit.' }),
-    }),
-    { computed: true, description: 'One entry per offered billing cycle.' },
-  ),
-})
+  billing: billingOutput('Price per GB per cycle, in the smallest currency unit.', 'Cycle code.'),
+}
 
 export function liteDiskProducts(family: LiteFamily) {
-  const attributes = { products: list(diskProduct, { computed: true, description: 'Every disk product, by ascending id.' }) }
-  return defineDataSource<Client, typeof attributes>({
+  return productLookup<typeof diskProduct, Plan>({
     name: `${family.prefix}_disk_products`,
     description: `The ${family.title} extra-disk products: ids for \`provider_${family.prefix}_disk\`, size bounds and prices.`,
-    attributes,
-    async read({ client, signal }) {
-      const plans = await family.api(client).listDiskProducts({ signal })
-      return { products: plans.map(toDiskProduct) }
-    },
+    product: diskProduct,
+    every: 'Every disk product, by ascending id.',
+    products: (client, signal) => family.api(client).listDiskProducts({ signal }),
+    show: toDiskProduct,
   })
 }
 
 function toDiskProduct(plan: Plan) {
   return {
-    product_id: plan.product_id,
-    name: plan.name,
-    description: plan.description,
+    ...productFields(plan),
     min_size: plan.options.min_size ?? null,
     max_size: plan.options.max_size ?? null,
-    billing: plan.billing.map(({ label, cycle, price }) => ({ label, cycle, price })),
+    billing: billingEntries(plan.billing),
   }
 }

@@ -1,6 +1,7 @@
 /** provider_lite_products and provider_lite_pro_products: the VM catalog of a family (the catalog product object, the lookups' calls). */
-import type { Client, Plan } from '../api/index.js'
-import { bool, defineDataSource, int64, list, object, objectType, string } from '../core/index.js'
+import type { Plan } from '../api/index.js'
+import { bool, int64, list, object, objectType, string } from '../core/index.js'
+import { productFields, productLookup, productOutputs } from './product-lookups.js'
 import type { LiteFamily } from './lite-family.js'
 
 const priceStep = objectType({
@@ -22,10 +23,9 @@ const billing = objectType({
   components: list(component, { computed: true, description: 'Priced add-ons; empty when none.' }),
 })
 
-const product = objectType({
-  product_id: int64({ computed: true, description: 'Use it as a VM `product_id`.' }),
-  name: string({ computed: true, description: 'Product name.' }),
-  description: string({ computed: true, description: 'Product description.' }),
+/** A VM product, as `provider_<family>_products` shows it. */
+const product = {
+  ...productOutputs('Use it as a VM `product_id`.'),
   category_id: int64({ computed: true, description: 'Category id.' }),
   category_name: string({ computed: true, description: 'Category name.' }),
   options: object(
@@ -39,30 +39,23 @@ const product = objectType({
     { computed: true, description: 'What the product offers.' },
   ),
   billing: list(billing, { computed: true, description: 'One entry per offered billing cycle.' }),
-})
-
-const attributes = {
-  products: list(product, { computed: true, description: 'Every product, by ascending id.' }),
 }
 
 export function liteProducts(family: LiteFamily) {
-  return defineDataSource<Client, typeof attributes>({
+  return productLookup<typeof product, Plan>({
     name: `${family.prefix}_products`,
     description: `The ${family.title} VM products: ids for \`provider_${family.prefix}_vm\`, resources and prices per cycle.`,
-    attributes,
-    async read({ client, signal }) {
-      const plans = await family.api(client).listProducts({ signal })
-      return { products: plans.map(toProduct) }
-    },
+    product,
+    every: 'Every product, by ascending id.',
+    products: (client, signal) => family.api(client).listProducts({ signal }),
+    show: toProduct,
   })
 }
 
 function toProduct(plan: Plan) {
   const { options } = plan
   return {
-    product_id: plan.product_id,
-    name: plan.name,
-    description: plan.description,
+    ...productFields(plan),
     category_id: plan.category_id ?? null,
     category_name: plan.category_name ?? null,
     options: {

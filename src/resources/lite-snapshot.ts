@@ -1,33 +1,16 @@
 /** provider_lite_snapshot and provider_lite_pro_snapshot: a paid snapshot of a VM, its own account (the snapshot calls). */
 import type { Client, LiteSnapshotAccount } from '../api/index.js'
 import { billingOf, productLabel, quote } from './prices.js'
-import { defineResource, int64, string } from '../core/index.js'
-import {
-  accountIdAttribute,
-  accountNumber,
-  cycleAttribute,
-  cycleCode,
-  digitsId,
-  keepAndWait,
-  LITE_CYCLES,
-  rules,
-  statusFilter,
-  textRules,
-  waitAgain,
-} from './billing.js'
+import { defineResource, string } from '../core/index.js'
+import { accountIds, cycleAttribute, cycleCode, digitsId, idInput, LITE_CYCLES, textRules } from './billing.js'
 import { accountCheck, cycleRule } from './catalog-rules.js'
 import type { LiteFamily } from './lite-family.js'
-import { ORDER_TIME_INPUTS, orderInputs, orderTerms, unlessTerminated } from './ordered-account.js'
+import { accountListing, orderDescriptionAttribute, orderedAccount, orderedOutputs, orderInputs } from './ordered-account.js'
 
 export function liteSnapshot(family: LiteFamily) {
   const what = `${family.title} snapshot`
   const attributes = {
-    lite_account_id: int64({
-      required: true,
-      createOnly: true,
-      validate: [rules.id],
-      description: `The ${family.title} VM to snapshot (its account id).`,
-    }),
+    lite_account_id: idInput(`The ${family.title} VM to snapshot (its account id).`),
     cycle: cycleAttribute(LITE_CYCLES, 'The billing cycle of the snapshot: `m a q s b t p4 p5`.'),
     name: string({
       optional: true,
@@ -36,21 +19,12 @@ export function liteSnapshot(family: LiteFamily) {
       validate: textRules.shortName,
       description: 'The snapshot name, 6-16 characters.',
     }),
-    description: string({
-      optional: true,
-      default: '',
-      createOnly: true,
-      validate: textRules.description,
-      description: 'A description of the order.',
-    }),
+    description: orderDescriptionAttribute,
     ...orderInputs('the order', 'pay_with_credit_card'),
-    account_id: accountIdAttribute,
-    status: string({ computed: true, description: 'The snapshot account status.' }),
-    order_id: string({ computed: true, stable: true, description: 'The order that created the snapshot.' }),
+    ...orderedOutputs('snapshot'),
   }
   const observe = (account: LiteSnapshotAccount) => ({
-    id: account.account_id,
-    account_id: accountNumber(account.account_id),
+    ...accountIds(account),
     lite_account_id: Number(account.extra_details.lite_account_id),
     cycle: cycleCode(account.billingcycle) ?? undefined,
     name: account.extra_details.name,
@@ -88,41 +62,31 @@ export function liteSnapshot(family: LiteFamily) {
         },
       },
     ],
-    async create(ctx) {
-      const { input, client, signal } = ctx
-      const api = family.api(client)
-      const order = await api.createSnapshot(
-        input.lite_account_id ?? 0,
-        {
-          cycle: input.cycle ?? '',
-          name: input.name ?? undefined,
-          description: input.description ?? undefined,
-          ...orderTerms(input),
-        },
-        { signal },
-      )
-      const read = (id: string) => api.getSnapshot(id, { signal })
-      return observe(await keepAndWait(ctx, order, { id: order.account_id, order_id: order.order_id, status: 'Pending' }, read, what))
-    },
-    async resume(ctx) {
-      const api = family.api(ctx.client)
-      return observe(await waitAgain(ctx, (id) => api.getSnapshot(id, { signal: ctx.signal }), what))
-    },
-    async read({ client, id, signal }) {
-      const account = await family.api(client).getSnapshot(id, { signal })
-      return unlessTerminated(account, observe)
-    },
-    async delete({ client, id, signal }) {
-      await family.api(client).deleteSnapshot(id, { signal })
-    },
-    unrecoverable: ORDER_TIME_INPUTS,
-    list: {
-      ids: async ({ client, signal }) => (await family.api(client).listSnapshots({ signal })).map((snapshot) => snapshot.account_id),
-      filters: {
-        name_prefix: { attribute: 'name', match: 'prefix', description: 'Only snapshots whose name starts with this.' },
-        status: statusFilter('snapshots'),
+    ...orderedAccount<typeof attributes, LiteSnapshotAccount>({
+      what,
+      calls: {
+        get: (client, id, signal) => family.api(client).getSnapshot(id, { signal }),
+        delete: (client, id, signal) => family.api(client).deleteSnapshot(id, { signal }),
       },
+      observe,
+      order: ({ input, client, signal }, terms) =>
+        family.api(client).createSnapshot(
+          input.lite_account_id ?? 0,
+          {
+            cycle: input.cycle ?? '',
+            name: input.name ?? undefined,
+            description: input.description ?? undefined,
+            ...terms,
+          },
+          { signal },
+        ),
+      recordsOrder: true,
+    }),
+    list: accountListing<typeof attributes>({
+      accounts: (client, signal) => family.api(client).listSnapshots({ signal }),
+      filters: { name_prefix: { attribute: 'name', match: 'prefix', description: 'Only snapshots whose name starts with this.' } },
+      plural: 'snapshots',
       displayName: 'name',
-    },
+    }),
   })
 }

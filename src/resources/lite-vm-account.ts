@@ -5,7 +5,7 @@
  */
 import type { Client, LiteApi, LiteVmAccount, VmAction, VmDetails } from '../api/index.js'
 import { InputError, type OperationContext } from '../core/index.js'
-import { accountNumber, cycleCode, invoiceState, raw, waitForOrder } from './billing.js'
+import { accountIds, cycleCode, invoiceState, raw, waitForOrder } from './billing.js'
 import { isNotFound } from './catalog-rules.js'
 import { type LiteFamily, lite, litePro } from './lite-family.js'
 import { POWER_EFFECT, POWER_FROM_STATUS, type Vm } from './lite-vm-attributes.js'
@@ -65,8 +65,7 @@ function observe(family: LiteFamily, located: Located, vmDetails: VmDetails | nu
   const serverDisk = extra.disk_size
   const priorDisk = prior?.disk_size ?? null
   return {
-    id: account.account_id,
-    account_id: accountNumber(account.account_id),
+    ...accountIds(account),
     // After a migration the product is a Pro one; it is never copied into the Lite input (the import rules).
     ...(migrated ? {} : { product_id: account.product_id }),
     // A migration whose answer was lost (a kill, or a 502 from a service that ignores keys) shows in

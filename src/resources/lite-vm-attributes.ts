@@ -5,7 +5,7 @@
 import { int64, length, oneOf, pattern, type State, string } from '../core/index.js'
 import { accountIdAttribute, cycleAttribute, LITE_CYCLES, lastInvoiceAttribute, rawAttribute, rules, textRules } from './billing.js'
 import type { LiteFamily } from './lite-family.js'
-import { orderInputs } from './ordered-account.js'
+import { orderDescriptionAttribute, orderIdAttribute, orderInputs } from './ordered-account.js'
 
 /** The rules of the console user and password (the Lite VM create body), shared with the restored VM. */
 export const consoleUserRules = [length({ min: 6, max: 32 }), pattern(/^[A-Za-z0-9.-]*$/, 'letters, digits, hyphens and periods only')]
@@ -95,13 +95,7 @@ export function vmAttributes(family: LiteFamily) {
       validate: textRules.shortName,
       description: 'The VM name, 6-16 characters. Changed in place.',
     }),
-    description: string({
-      optional: true,
-      default: '',
-      createOnly: true,
-      validate: textRules.description,
-      description: 'A description of the order.',
-    }),
+    description: orderDescriptionAttribute,
     ...orderInputs(
       {
         description:
@@ -147,7 +141,7 @@ export function vmAttributes(family: LiteFamily) {
     }),
     account_id: accountIdAttribute,
     status: string({ computed: true, description: '`Active`, `Pending`, `Suspended` or `Terminated`.' }),
-    order_id: string({ computed: true, stable: true, description: 'The order that created the VM.' }),
+    order_id: orderIdAttribute('VM'),
     uptime: int64({
       computed: true,
       live: true,

@@ -1,21 +1,9 @@
 /** provider_lite_vm_from_snapshot: a new VM restored from a snapshot (S4); deleting it never touches the snapshot. */
 import type { Client, LiteVmAccount } from '../api/index.js'
-import { defineResource, InputError, int64, string } from '../core/index.js'
-import {
-  accountIdAttribute,
-  accountNumber,
-  cycleAttribute,
-  cycleCode,
-  digitsId,
-  keepAndWait,
-  LITE_CYCLES,
-  rules,
-  statusFilter,
-  textRules,
-  waitAgain,
-} from './billing.js'
+import { defineResource, InputError, string } from '../core/index.js'
+import { accountIds, cycleAttribute, cycleCode, digitsId, idInput, LITE_CYCLES, textRules } from './billing.js'
 import type { LiteFamily } from './lite-family.js'
-import { isTerminated, ORDER_TIME_INPUTS, orderInputs, orderTerms } from './ordered-account.js'
+import { accountListing, isTerminated, orderDescriptionAttribute, orderedAccount, orderedOutputs, orderInputs } from './ordered-account.js'
 import { accountCheck } from './catalog-rules.js'
 import { newVmChecks, newVmPrice } from './lite-vm.js'
 import { consolePasswordAttributes, consoleUserRules } from './lite-vm-attributes.js'
@@ -23,20 +11,10 @@ import { consolePasswordAttributes, consoleUserRules } from './lite-vm-attribute
 export function liteVmFromSnapshot(family: LiteFamily) {
   const what = `${family.title} VM`
   const attributes = {
-    snapshot_id: int64({
-      required: true,
-      createOnly: true,
-      validate: [rules.id],
-      description: 'The snapshot to restore (its account id).',
-    }),
-    product_id: int64({
-      required: true,
-      createOnly: true,
-      validate: [rules.id],
-      description: `The product of the new VM, from \`provider_${family.prefix}_products\`.`,
-    }),
+    snapshot_id: idInput('The snapshot to restore (its account id).'),
+    product_id: idInput(`The product of the new VM, from \`provider_${family.prefix}_products\`.`),
     cycle: cycleAttribute(LITE_CYCLES, 'The billing cycle of the new VM: `m a q s b t p4 p5`.'),
-    keypair_id: int64({ required: true, createOnly: true, validate: [rules.id], description: `A keypair of the ${family.title} pool.` }),
+    keypair_id: idInput(`A keypair of the ${family.title} pool.`),
     name: string({
       required: true,
       createOnly: true,
@@ -50,21 +28,12 @@ export function liteVmFromSnapshot(family: LiteFamily) {
       description: 'The SSH and console user.',
     }),
     ...consolePasswordAttributes('VM'),
-    description: string({
-      optional: true,
-      default: '',
-      createOnly: true,
-      validate: textRules.description,
-      description: 'A description of the order.',
-    }),
+    description: orderDescriptionAttribute,
     ...orderInputs('the order'),
-    account_id: accountIdAttribute,
-    status: string({ computed: true, description: 'The VM account status.' }),
-    order_id: string({ computed: true, stable: true, description: 'The order that created the VM.' }),
+    ...orderedOutputs('VM'),
   }
   const observe = (account: LiteVmAccount) => ({
-    id: account.account_id,
-    account_id: accountNumber(account.account_id),
+    ...accountIds(account),
     snapshot_id: account.extra_details.snapshot_id === null ? undefined : Number(account.extra_details.snapshot_id),
     product_id: account.product_id,
     cycle: cycleCode(account.billingcycle) ?? undefined,
@@ -92,30 +61,31 @@ export function liteVmFromSnapshot(family: LiteFamily) {
       ...newVmChecks<typeof attributes>(family, { os: false }),
     ],
     priceCreate: newVmPrice<typeof attributes>(family),
-    async create(ctx) {
-      const { input, client, signal } = ctx
-      const api = family.api(client)
-      const order = await api.createVmFromSnapshot(
-        input.snapshot_id ?? 0,
-        {
-          product_id: input.product_id ?? 0,
-          cycle: input.cycle ?? '',
-          keypair_id: input.keypair_id ?? 0,
-          name: input.name ?? '',
-          ssh_and_console_user: input.ssh_and_console_user ?? '',
-          console_password: input.console_password ?? '',
-          description: input.description ?? undefined,
-          ...orderTerms(input),
-        },
-        { signal },
-      )
-      const read = (id: string) => api.getVm(id, { signal })
-      return observe(await keepAndWait(ctx, order, { id: order.account_id, order_id: order.order_id, status: 'Pending' }, read, what))
-    },
-    async resume(ctx) {
-      const api = family.api(ctx.client)
-      return observe(await waitAgain(ctx, (id) => api.getVm(id, { signal: ctx.signal }), what))
-    },
+    ...orderedAccount<typeof attributes, LiteVmAccount>({
+      what,
+      calls: {
+        get: (client, id, signal) => family.api(client).getVm(id, { signal }),
+        delete: (client, id, signal) => family.api(client).deleteVm(id, { signal }),
+      },
+      observe,
+      order: ({ input, client, signal }, terms) =>
+        family.api(client).createVmFromSnapshot(
+          input.snapshot_id ?? 0,
+          {
+            product_id: input.product_id ?? 0,
+            cycle: input.cycle ?? '',
+            keypair_id: input.keypair_id ?? 0,
+            name: input.name ?? '',
+            ssh_and_console_user: input.ssh_and_console_user ?? '',
+            console_password: input.console_password ?? '',
+            description: input.description ?? undefined,
+            ...terms,
+          },
+          { signal },
+        ),
+      recordsOrder: true,
+    }),
+    // An import of a VM that was not restored from a snapshot is refused: it is a lite_vm.
     async read({ client, id, importing, signal }) {
       const account = await family.api(client).getVm(id, { signal })
       if (isTerminated(account)) return null
@@ -124,18 +94,12 @@ export function liteVmFromSnapshot(family: LiteFamily) {
       }
       return observe(account)
     },
-    async delete({ client, id, signal }) {
-      await family.api(client).deleteVm(id, { signal })
-    },
-    unrecoverable: ORDER_TIME_INPUTS,
-    list: {
-      ids: async ({ client, signal }) =>
-        (await family.api(client).listVms({ signal })).filter((vm) => vm.extra_details.snapshot_id !== null).map((vm) => vm.account_id),
-      filters: {
-        name_prefix: { attribute: 'name', match: 'prefix', description: 'Only VMs whose name starts with this.' },
-        status: statusFilter('VMs'),
-      },
+    list: accountListing<typeof attributes>({
+      accounts: async (client, signal) =>
+        (await family.api(client).listVms({ signal })).filter((vm) => vm.extra_details.snapshot_id !== null),
+      filters: { name_prefix: { attribute: 'name', match: 'prefix', description: 'Only VMs whose name starts with this.' } },
+      plural: 'VMs',
       displayName: 'name',
-    },
+    }),
   })
 }

@@ -15,13 +15,13 @@ import {
   type PlanCheckContext,
   type Pricing,
 } from '../core/index.js'
-import { digitsId, statusFilter } from './billing.js'
+import { digitsId } from './billing.js'
 import { cycleRule, isNotFound, productOf, productRule, quoted, sizeRule } from './catalog-rules.js'
 import { type LiteFamily, lite } from './lite-family.js'
 import { finish, groups, inGroup, locate, readVm, vmNoun } from './lite-vm-account.js'
 import { type VmAttributes, vmAttributes } from './lite-vm-attributes.js'
 import { vmMethods, vmSteps } from './lite-vm-steps.js'
-import { ORDER_TIME_INPUTS, orderTerms } from './ordered-account.js'
+import { accountListing, ORDER_TIME_INPUTS, orderTerms } from './ordered-account.js'
 import { billingOf, componentSteps, productLabel, quote, tiered } from './prices.js'
 
 /**
@@ -180,18 +180,14 @@ export function liteVm(family: LiteFamily): AnyResource {
       await inGroup(family, ctx.client, ctx.prior, (api) => api.deleteVm(ctx.id, { signal: ctx.signal }))
     },
     unrecoverable: [...ORDER_TIME_INPUTS, 'rebuild_os', ...(family.migratesToPro ? (['migrate_to_pro'] as const) : [])],
-    list: {
+    list: accountListing<VmAttributes>({
       // A VM restored from a snapshot is listed by its own type, as its import requires.
-      ids: async ({ client, signal }) =>
-        (await family.api(client).listVms({ signal }))
-          .filter((vm) => !family.restoresSnapshots || vm.extra_details.snapshot_id === null)
-          .map((vm) => vm.account_id),
-      filters: {
-        vm_name_prefix: { attribute: 'vm_name', match: 'prefix', description: 'Only VMs whose name starts with this.' },
-        status: statusFilter('VMs'),
-      },
+      accounts: async (client, signal) =>
+        (await family.api(client).listVms({ signal })).filter((vm) => !family.restoresSnapshots || vm.extra_details.snapshot_id === null),
+      filters: { vm_name_prefix: { attribute: 'vm_name', match: 'prefix', description: 'Only VMs whose name starts with this.' } },
+      plural: 'VMs',
       displayName: 'vm_name',
-    },
+    }),
   })
 }
 

@@ -1,10 +1,24 @@
 /**
  * What every resource the service bills as an ordered account shares, written once: its order-time
- * inputs (`promocode` and the payment flag `pay_with_credit_card`), what an order takes from them, and
- * the account's lifecycle rules (a Terminated account is gone; the order-time inputs cannot be read back).
+ * inputs (`promocode` and the payment flag `pay_with_credit_card`), what an order takes from them, the
+ * outputs every account has, the account's lifecycle rules (a Terminated account is gone; the
+ * order-time inputs cannot be read back), and the create, resume, read, delete and listing of an
+ * account whose create is one order and whose read is one call.
  */
-import { bool, string } from '../core/index.js'
-import { textRules } from './billing.js'
+import type { Account, Client, Order } from '../api/index.js'
+import {
+  type Attributes,
+  bool,
+  type CreateContext,
+  type DeleteContext,
+  type ListDeclaration,
+  type ListFilter,
+  type Observed,
+  type ReadContext,
+  type ResumeContext,
+  string,
+} from '../core/index.js'
+import { accountIdAttribute, keepAndWait, statusFilter, textRules, waitAgain } from './billing.js'
 
 /**
  * What the payment flag's description says it pays for: `the order` of a resource ordered once, or
@@ -67,6 +81,105 @@ export function isTerminated(account: { readonly status: string }): boolean {
 }
 
 /** The read of an ordered account: what `observe` makes of it, or null once it is Terminated (gone). */
-export function unlessTerminated<A extends { readonly status: string }, R>(account: A, observe: (account: A) => R): R | null {
+function unlessTerminated<A extends { readonly status: string }, R>(account: A, observe: (account: A) => R): R | null {
   return isTerminated(account) ? null : observe(account)
+}
+
+/** The outputs every ordered account has: `account_id` (its id as a number) and its status. */
+export function accountOutputs(noun: string) {
+  return {
+    account_id: accountIdAttribute,
+    status: string({ computed: true, description: `The ${noun} account status.` }),
+  }
+}
+
+/** The `order_id` output: the order that created the account (the service never changes it). */
+export function orderIdAttribute(noun: string) {
+  return string({ computed: true, stable: true, description: `The order that created the ${noun}.` })
+}
+
+/** The outputs of an ordered account whose state keeps the order that created it: `account_id`, status, `order_id`. */
+export function orderedOutputs(noun: string) {
+  return { ...accountOutputs(noun), order_id: orderIdAttribute(noun) }
+}
+
+/** The `created_at` output: the day the account was created. */
+export const createdAtAttribute = string({ computed: true, stable: true, description: 'Creation date, `YYYY-MM-DD`.' })
+
+/** The `description` input of an order: free text the service keeps on the account, set once. */
+export const orderDescriptionAttribute = string({
+  optional: true,
+  default: '',
+  createOnly: true,
+  validate: textRules.description,
+  description: 'A description of the order.',
+})
+
+/** The service's calls on one kind of ordered account. */
+interface AccountCalls<A> {
+  /** One account, in any status (a Terminated one too). */
+  readonly get: (client: Client, id: string, signal: AbortSignal) => Promise<A>
+  readonly delete: (client: Client, id: string, signal: AbortSignal) => Promise<void>
+}
+
+/** An ordered account whose create is one order: what the lifecycle needs of the resource. */
+interface OrderedAccount<X extends Attributes, A> {
+  /** What the account is, for waits and warnings (`Lite disk`). */
+  readonly what: string
+  readonly calls: AccountCalls<A>
+  /** The one mapping from the API to state, for every read. */
+  readonly observe: (account: A) => Observed<X> & { id: string }
+  /** Places the create order, with the fields it takes from the order-time inputs (`orderTerms`). */
+  readonly order: (ctx: CreateContext<Client, X>, terms: ReturnType<typeof orderTerms>) => Promise<Order>
+  /** Whether the state records the create order's id (an `order_id` output) from the moment it answers. */
+  readonly recordsOrder: boolean
+}
+
+/**
+ * The create, resume, read and delete of an ordered account, and what an import cannot recover: a
+ * create places the order, records it at once (its id, Pending) and waits for Active; a resume waits
+ * for the same account again; a read of a Terminated account reports it gone.
+ */
+export function orderedAccount<X extends Attributes & Record<(typeof ORDER_TIME_INPUTS)[number], unknown>, A extends Account<unknown>>(
+  spec: OrderedAccount<X, A>,
+) {
+  const { what, calls, observe } = spec
+  return {
+    async create(ctx: CreateContext<Client, X>) {
+      // X declares the order-time inputs (its constraint), which the generic input type cannot show.
+      const order = await spec.order(ctx, orderTerms(ctx.input as OrderTimeInput))
+      const pending = spec.recordsOrder
+        ? { id: order.account_id, order_id: order.order_id, status: 'Pending' }
+        : { id: order.account_id, status: 'Pending' }
+      const read = (id: string) => calls.get(ctx.client, id, ctx.signal)
+      return observe(await keepAndWait(ctx, order, pending as Observed<X> & { id: string }, read, what))
+    },
+    async resume(ctx: ResumeContext<Client, X>) {
+      return observe(await waitAgain(ctx, (id) => calls.get(ctx.client, id, ctx.signal), what))
+    },
+    async read(ctx: ReadContext<Client, X>) {
+      return unlessTerminated(await calls.get(ctx.client, ctx.id, ctx.signal), observe)
+    },
+    async delete(ctx: DeleteContext<Client, X>) {
+      await calls.delete(ctx.client, ctx.id, ctx.signal)
+    },
+    unrecoverable: ORDER_TIME_INPUTS,
+  }
+}
+
+/**
+ * The listing of ordered accounts: the ids of the accounts the call lists, the resource's own filters
+ * and, last, the `status` filter every account listing has (`plural` names the objects in its description).
+ */
+export function accountListing<X extends Attributes & Record<'status', unknown>>(spec: {
+  readonly accounts: (client: Client, signal: AbortSignal) => Promise<readonly { readonly account_id: string }[]>
+  readonly filters: Readonly<Record<string, ListFilter & { readonly attribute: keyof X & string }>>
+  readonly plural: string
+  readonly displayName: keyof X & string
+}): ListDeclaration<Client, X> {
+  return {
+    ids: async ({ client, signal }) => (await spec.accounts(client, signal)).map((account) => account.account_id),
+    filters: { ...spec.filters, status: statusFilter(spec.plural) },
+    displayName: spec.displayName,
+  }
 }
