@@ -3,7 +3,7 @@
 //   node build/src/bin/gen-docs.js [output-dir]     (default: docs/ of the repository)
 import { resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { dataSources, providerDefinition, resources } from '../resources/index.js'
+import { dataSources, productFamilies, providerDefinition, resources } from '../resources/index.js'
 import { type DocFile, type DocsOptions, examplesFrom, renderDocs, writeDocs } from '../terraform/docs.js'
 
 /** The repository root: this file runs from build/src/bin. */
@@ -11,16 +11,10 @@ export const ROOT = resolve(fileURLToPath(import.meta.url), '..', '..', '..', '.
 export const DOCS_DIR = resolve(ROOT, 'docs')
 export const EXAMPLES_DIR = resolve(ROOT, 'examples', 'terraform')
 
-/** The registry's sidebar groups, by type-name prefix; the longest matching prefix wins. */
-const SUBCATEGORIES: readonly (readonly [string, string])[] = [
-  ['baremetal', 'Metal'],
-  ['lite_pro', 'Lite Pro'],
-  ['lite', 'Lite'],
-]
-
+/** The registry's sidebar group of a type: its product family's title, by type-name prefix; the longest matching prefix wins. */
 export function subcategoryOf(name: string): string {
-  const matches = SUBCATEGORIES.filter(([prefix]) => name === prefix || name.startsWith(`${prefix}_`))
-  return matches.sort(([a], [b]) => b.length - a.length)[0]?.[1] ?? ''
+  const matches = productFamilies.filter(({ prefix }) => name === prefix || name.startsWith(`${prefix}_`))
+  return matches.sort((a, b) => b.prefix.length - a.prefix.length)[0]?.title ?? ''
 }
 
 /** Every page, as the committed docs/ must hold it. */

@@ -3,7 +3,8 @@
 // and the vocabulary of `core/`; they never speak a protocol and never do HTTP themselves.
 import type { AnyDataSource, AnyResource } from '../core/index.js'
 import { baremetal } from './baremetal.js'
-import { baremetalAdditionalIp, baremetalAdditionalIpAssignment } from './baremetal-additional-ip.js'
+import { baremetalAdditionalIp } from './baremetal-additional-ip.js'
+import { baremetalAdditionalIpAssignment } from './baremetal-additional-ip-assignment.js'
 import { baremetalElasticStorage } from './baremetal-elastic-storage.js'
 import { baremetalKeypair } from './baremetal-keypair.js'
 import {
@@ -25,6 +26,12 @@ import { liteVm } from './lite-vm.js'
 import { liteVmFromSnapshot } from './lite-vm-from-snapshot.js'
 
 export { providerDefinition } from './provider.js'
+
+/** The product families as users know them, each by the prefix of its type names (the docs' sidebar groups). */
+export const productFamilies: readonly { readonly prefix: string; readonly title: string }[] = [
+  { prefix: 'baremetal', title: 'Metal' },
+  ...liteFamilies.map(({ prefix, title }) => ({ prefix, title })),
+]
 
 /** Every resource the providers serve. */
 export const resources: readonly AnyResource[] = [
