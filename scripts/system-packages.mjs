@@ -3,7 +3,7 @@
 // fresh machine. Each package is looked for by the file the suite uses from it:
 //   qemu-user          qemu-aarch64 on PATH: test/e2e/release.test.ts runs the linux_arm64 executables under it
 //   libc6-arm64-cross  /usr/aarch64-linux-gnu/lib/ld-linux-aarch64.so.1: the AArch64 C library they load
-//   postgresql         /usr/lib/postgresql/<major>/bin/postgres: test/postgres.ts starts a server of its own
+//   postgresql         /usr/lib/postgresql/<major>/bin/postgres: test/support/postgres.ts starts a server of its own
 // The missing ones are installed with one `apt-get install` (as root; otherwise, or without apt-get, a
 // clear error names the packages and the command). Nothing is asked of apt-get when all are there.
 //

@@ -1,4 +1,4 @@
-// The plugin under the engine's own rules (EngineModel in pulumi-harness.ts): replaceOnChanges as
+// The plugin under the engine's own rules (EngineModel in test/support/pulumi/plugin-harness.ts): replaceOnChanges as
 // the SDK registers them, Same steps when Diff says none, old inputs with new outputs after a
 // partially failed update, init errors cleared by a refresh, and the refresh's inverted Diff.
 // Each test is one flow a user runs with `pulumi up` / `refresh` / `import`, counted in orders.

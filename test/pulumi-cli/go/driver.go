@@ -2,7 +2,7 @@
 // another: `program` and `programName` are in program.go, which it writes) as an Automation API inline
 // program of the Go SDK: the pulumi-language-go host cannot be built here, so
 // the SDK serves the program itself and runs the real `pulumi` CLI with --client. Called by
-// test/pulumi-cli/drivers.ts with one JSON argument: op (init, preview, up), expectNoChanges, workDir,
+// test/support/pulumi/drivers.ts with one JSON argument: op (init, preview, up), expectNoChanges, workDir,
 // stack, cliRoot (<root>/bin/pulumi) and events (a file for the engine events, in the CLI's event-log
 // JSON shape). Exit status: 0 when the operation succeeded, 3 when it failed, else the driver broke.
 package main

@@ -301,7 +301,7 @@ function buildGoDriver(home: PulumiHome, sdk: string, example: string): string {
   }
   writeFileSync(
     join(module, 'program.go'),
-    `// Written by test/pulumi-cli/drivers.ts: the program the driver runs.\npackage main\n\nconst programName = ${JSON.stringify(example)}\n\nvar program = ${entry}\n`,
+    `// Written by test/support/pulumi/drivers.ts: the program the driver runs.\npackage main\n\nconst programName = ${JSON.stringify(example)}\n\nvar program = ${entry}\n`,
   )
   cpSync(join(ROOT, 'test', 'pulumi-cli', 'go', 'driver.go'), join(module, 'driver.go'))
   writeFileSync(
