@@ -28,6 +28,8 @@ const { values } = parseArgs({
     port: { type: 'string' },
     clock: { type: 'string' },
     'state-file': { type: 'string' },
+    seed: { type: 'string' },
+    profile: { type: 'string' },
   },
 })
 
@@ -41,6 +43,13 @@ if (values.clock !== undefined) {
   if (values.clock !== 'manual' && values.clock !== 'real') throw new Error(`--clock must be manual or real`)
   options.clock = values.clock
 }
+const seed = values.seed ?? process.env.EMULATOR_SEED
+if (seed !== undefined && seed !== '') {
+  if (!/^\d+$/.test(seed)) throw new Error(`--seed (EMULATOR_SEED) must be a non-negative integer, got '${seed}'`)
+  options.seed = Number(seed)
+}
+const profile = values.profile ?? process.env.EMULATOR_PROFILE
+if (profile !== undefined && profile !== '') options.profile = profile
 const port = values.port !== undefined ? Number(values.port) : (intEnv('EMULATOR_PORT') ?? 8080)
 const stateFile = values['state-file']
 
@@ -69,7 +78,10 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
     for (const item of Array.isArray(value) ? value : [value]) headers.append(name, item)
   }
   const body = method === 'GET' || method === 'HEAD' ? undefined : await readBody(req)
-  const request = new Request(`http://127.0.0.1${req.url ?? '/'}`, { method, headers, body })
+  // A client that gives up closes the connection: the request's signal ends a hanging fault rule.
+  const gone = new AbortController()
+  res.on('close', () => gone.abort())
+  const request = new Request(`http://127.0.0.1${req.url ?? '/'}`, { method, headers, body, signal: gone.signal })
   try {
     const response = await emulator.fetch(request)
     if (method !== 'GET') persist()

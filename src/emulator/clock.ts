@@ -3,6 +3,23 @@
 /** The emulator's notion of now (the emulator's start-up options): every delay, retention and written date reads it. */
 export type ClockMode = 'manual' | 'real'
 
+/**
+ * The request handler's wall time, apart from the service clock (which a manual clock freezes): how long a
+ * fault rule's added delay waits, and the request log's `latency_ms`. Injected (EmulatorOptions.timer) so
+ * tests wait for nothing and see exact latencies.
+ */
+export interface Timer {
+  /** Monotonic milliseconds. */
+  now(): number
+  sleep(ms: number): Promise<void>
+}
+
+/** Real time: the default timer. The only wait in the emulator; it delays an answer and never changes state. */
+export const realTimer: Timer = {
+  now: () => performance.now(),
+  sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+}
+
 export class Clock {
   private offsetMs = 0
   private readonly frozenAt: number

@@ -1,12 +1,13 @@
 // The control API under /_emulator (the emulator's control endpoints): reset, config, clock, payments,
-// forced statuses and drift of accounts, faults, the request log and the order counters. No auth, no log,
-// no faults. Must not: name a family or a kind (the store's registry lists the kinds).
+// forced statuses and drift of accounts, faults (with the seed of their draws and the named profiles), the
+// request log and the order counters. No auth, no log, no faults. Must not: name a family or a kind (the store's registry lists the kinds).
 import { payInvoice } from './billing.js'
 import { formatDateTime } from './clock.js'
 import { conflict, errorBody, HttpError, type Issue, jsonResponse, notFound, successBody } from './envelope.js'
-import { parseFaultSpec } from './faults.js'
+import { addFault, installProfile, PROFILES } from './faults.js'
 import { deepMerge, isObject, type Json, type JsonObject } from './json.js'
 import { type Account, type Config, type Invoice, invoiceView, STATUSES, type Status } from './model.js'
+import { isSeed, type Random } from './random.js'
 import { logSince } from './request-log.js'
 import { Router } from './router.js'
 import type { Store } from './store.js'
@@ -19,6 +20,8 @@ interface ControlContext {
   readonly query: URLSearchParams
   readonly body: ParsedBody
   readonly reset: () => void
+  /** The fault rules' seeded random source. */
+  readonly random: Random
 }
 interface ControlRoute {
   readonly method: string
@@ -228,12 +231,7 @@ const routes: ControlRoute[] = [
   {
     method: 'POST',
     pattern: '/faults',
-    handler: (ctx) => {
-      const fault = parseFaultSpec(ctx.body, `f${ctx.store.state.seq.fault}`)
-      ctx.store.next('fault')
-      ctx.store.state.faults.push(fault)
-      return { ...fault }
-    },
+    handler: (ctx) => ({ ...addFault(ctx.store, ctx.body) }),
   },
   { method: 'GET', pattern: '/faults', handler: (ctx) => ctx.store.state.faults.map((f) => ({ ...f })) },
   {
@@ -252,6 +250,25 @@ const routes: ControlRoute[] = [
       ctx.store.state.faults = ctx.store.state.faults.filter((f) => f.fault_id !== ctx.params.fault)
       if (ctx.store.state.faults.length === before) throw notFound(`fault ${ctx.params.fault} not found`)
       return true
+    },
+  },
+  { method: 'GET', pattern: '/profiles', handler: () => structuredClone(PROFILES) as JsonObject },
+  {
+    method: 'POST',
+    pattern: '/profiles/:name',
+    handler: (ctx) => installProfile(ctx.store, ctx.params.name ?? '').map((f) => ({ ...f })),
+  },
+  { method: 'GET', pattern: '/seed', handler: (ctx) => ({ seed: ctx.random.seed, draws: ctx.random.draws }) },
+  {
+    method: 'POST',
+    pattern: '/seed',
+    handler: (ctx) => {
+      const seed = bodyObject(ctx).seed
+      if (!isSeed(seed)) {
+        throw new HttpError(422, [{ loc: ['body', 'seed'], msg: 'must be an integer from 0 to 4294967295', type: 'value_error' }])
+      }
+      ctx.random.reseed(seed)
+      return { seed, draws: 0 }
     },
   },
   {
@@ -302,7 +319,7 @@ const routes: ControlRoute[] = [
 const controlRouter = new Router<ControlRoute>(routes)
 
 /** Answers one request under /_emulator; `reset` is the emulator's own (the same as its `reset()`). */
-export async function handleControl(store: Store, request: Request, url: URL, reset: () => void): Promise<Response> {
+export async function handleControl(store: Store, request: Request, url: URL, reset: () => void, random: Random): Promise<Response> {
   store.tick()
   const method = request.method.toUpperCase()
   const path = url.pathname.slice('/_emulator'.length) || '/'
@@ -317,6 +334,7 @@ export async function handleControl(store: Store, request: Request, url: URL, re
     query: url.searchParams,
     body: parseBody(await request.text()),
     reset,
+    random,
   }
   try {
     return jsonResponse(200, successBody(match.route.handler(ctx)))

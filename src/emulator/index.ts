@@ -1,13 +1,16 @@
 // The service twin: a fetch handler serving the API under /v1 and the control API under /_emulator.
 // Here: the public factory, which puts together the store, the families' registry (families/index.ts),
 // the API pipeline (pipeline.ts) and the control API (control.ts).
-// Must not: import anything outside src/emulator (type-only api/ wire types excepted), or use timers.
-import { type ClockMode, Clock } from './clock.js'
+// Must not: import anything outside src/emulator (type-only api/ wire types excepted), or use timers (a
+// rule's delay waits on the injected `timer`).
+import { type ClockMode, Clock, realTimer, type Timer } from './clock.js'
 import { handleControl } from './control.js'
 import { errorBody, jsonResponse } from './envelope.js'
 import { registry } from './families/index.js'
+import { installProfile, PROFILES } from './faults.js'
 import type { ApiKey, Config } from './model.js'
 import { ApiPipeline, type BeforeEffect } from './pipeline.js'
+import { isSeed, Random } from './random.js'
 import { Store } from './store.js'
 
 export { DroppedConnection } from './envelope.js'
@@ -30,6 +33,12 @@ export interface EmulatorOptions {
    * request "in progress" (the service's Idempotency-Key extension) without sleeping.
    */
   beforeEffect?: BeforeEffect
+  /** Seed of the fault rules' random draws (probabilities, delay ranges); default 1. Same seed, same requests: same run. */
+  seed?: number
+  /** A named set of fault rules installed at start and after each reset (faults.ts PROFILES), e.g. `remote`. */
+  profile?: string
+  /** Waits out a rule's delay and measures the log's `latency_ms`; default real time. Tests inject a fake. */
+  timer?: Timer
 }
 
 export interface Emulator {
@@ -66,14 +75,27 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
   const clock = new Clock(options.clock ?? 'real', options.startTime)
   const initial = configFrom(options)
   const store = new Store(clock, initial, registry)
-  const pipeline = new ApiPipeline(store, registry.router, options.beforeEffect)
-  const reset = () => store.reset()
+  const seed = options.seed ?? 1
+  if (!isSeed(seed)) throw new Error(`seed must be an integer from 0 to 4294967295, got ${seed}`)
+  const profile = options.profile
+  if (profile !== undefined && !Object.hasOwn(PROFILES, profile)) {
+    throw new Error(`unknown profile '${profile}' (known: ${Object.keys(PROFILES).join(', ')})`)
+  }
+  const random = new Random(seed)
+  const pipeline = new ApiPipeline(store, registry.router, options.beforeEffect, options.timer ?? realTimer, random)
+  // A reset comes back to the start-up options: the start-up seed's sequence, the start-up profile's rules.
+  const reset = () => {
+    store.reset()
+    random.reseed(seed)
+    if (profile !== undefined) installProfile(store, profile)
+  }
+  if (profile !== undefined) installProfile(store, profile)
 
   return {
     apiKey: initial.api_keys.find((k) => k.scope === 'rw')?.key ?? DEFAULT_API_KEY,
     async fetch(request) {
       const url = new URL(request.url)
-      if (url.pathname === '/_emulator' || url.pathname.startsWith('/_emulator/')) return handleControl(store, request, url, reset)
+      if (url.pathname === '/_emulator' || url.pathname.startsWith('/_emulator/')) return handleControl(store, request, url, reset, random)
       if (url.pathname === '/v1' || url.pathname.startsWith('/v1/')) return pipeline.handle(request, url)
       return jsonResponse(404, errorBody(404, 'Not Found'))
     },

@@ -97,7 +97,11 @@ export interface IdempotencyRecord {
   response: string
 }
 
-export type FaultMode = 'error' | 'error_after' | 'drop_after' | 'delay'
+export type FaultMode = 'error' | 'error_after' | 'drop_after' | 'hang' | 'hang_after' | 'delay'
+/**
+ * A fault rule (latency and chaos included). `probability` and `priority` are written only when the rule
+ * sets them, so a rule without them reads exactly as before they existed.
+ */
 export interface Fault {
   fault_id: string
   method: string
@@ -106,9 +110,14 @@ export interface Fault {
   status: number | null
   count: number
   remaining: number
-  delay_ms: number
+  /** Fixed, or `[min, max]` drawn from the seeded random source each time the rule fires. */
+  delay_ms: number | [number, number]
   retry_after_s: number | null
   detail: string
+  /** The chance (0 to 1) that a matching request is hit; a miss leaves the request to the next rule. */
+  probability?: number
+  /** Rules are tried highest first, then oldest first; default 0. */
+  priority?: number
 }
 
 export interface LogEntry {
@@ -122,6 +131,8 @@ export interface LogEntry {
   status: number | null
   replayed: boolean
   fault_id: string | null
+  /** Milliseconds from the request's arrival to its answer (or its dropped connection), on the handler's timer. */
+  latency_ms: number
 }
 
 export interface ApiKey {

@@ -1,12 +1,13 @@
 // The API side of the emulator's request pipeline (steps 1 to 10): route, fault, key, Idempotency-Key,
 // handler, answer, log. Shared by every family: the routes come from the registry, and nothing here
-// names a family or a kind.
-import { formatDateTime } from './clock.js'
+// names a family or a kind. Waits (a rule's delay) go through the injected timer, never a timer of its own.
+import { formatDateTime, type Timer } from './clock.js'
 import { DroppedConnection, errorBody, HttpError, successBody } from './envelope.js'
-import { faultHeaders, takeFault } from './faults.js'
+import { delayOf, faultHeaders, takeFault } from './faults.js'
 import { claimKey, settle } from './idempotency.js'
 import { isObject, type Json, type JsonObject } from './json.js'
 import type { ApiKey, Fault, IdempotencyRecord, LogEntry } from './model.js'
+import type { Random } from './random.js'
 import { appendLog, queryObject, redact } from './request-log.js'
 import type { Match, Route, Router } from './router.js'
 import type { Store } from './store.js'
@@ -44,6 +45,16 @@ function faultAnswer(fault: Fault): Answer {
   return { status, body: JSON.stringify(errorBody(status, fault.detail)), headers: faultHeaders(fault) }
 }
 
+/**
+ * A hang: no answer until the client gives up (the request's signal aborts: the launcher aborts it when the
+ * connection closes), and then none either, as a dropped connection. A request that cannot abort hangs forever.
+ */
+async function hang(request: Request): Promise<never> {
+  const signal = request.signal
+  if (!signal.aborted) await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }))
+  throw new DroppedConnection()
+}
+
 /** `ids_as_strings` (the emulator's control endpoints): every id field, at any depth, as a numeric string. */
 function stringifyIds(value: Json): Json {
   if (Array.isArray(value)) return value.map(stringifyIds)
@@ -61,11 +72,14 @@ export class ApiPipeline {
     private readonly store: Store,
     private readonly router: Router<Route>,
     private readonly beforeEffect: BeforeEffect | undefined,
+    private readonly timer: Timer,
+    private readonly random: Random,
   ) {}
 
   /** Answers one request under /v1, and logs it (step 10) whatever happens. */
   async handle(request: Request, url: URL): Promise<Response> {
     const store = this.store
+    const arrived = this.timer.now()
     const seq = store.next('request')
     store.tick()
     const method = request.method.toUpperCase()
@@ -83,16 +97,19 @@ export class ApiPipeline {
       status: null,
       replayed: false,
       fault_id: null,
+      latency_ms: 0,
     }
     const path = url.pathname.slice('/v1'.length) || '/'
     let answer: Answer
     try {
       answer = await this.process({ request, url, method, path, text, body, entry })
     } catch (error) {
+      entry.latency_ms = Math.round(this.timer.now() - arrived)
       appendLog(store.state, entry)
       throw error
     }
     entry.status = answer.status
+    entry.latency_ms = Math.round(this.timer.now() - arrived)
     appendLog(store.state, entry)
     const headers: Record<string, string> = { ...answer.headers, 'x-request-id': String(seq) }
     if (rawKey !== null && idempotencyKeyIssue(rawKey) === null && !store.config.quirks.ignore_idempotency_keys) {
@@ -108,14 +125,16 @@ export class ApiPipeline {
     if (match.kind === 'method') {
       return answerError(new HttpError(405, 'Method Not Allowed', { allow: match.allowed.join(', ') }))
     }
-    const fault = takeFault(this.store.state, call.method, call.path)
+    const fault = takeFault(this.store.state, call.method, call.path, this.random)
     if (fault) {
       call.entry.fault_id = fault.fault_id
-      if (fault.delay_ms > 0) {
-        await new Promise((resolve) => setTimeout(resolve, fault.delay_ms))
+      const delay = delayOf(fault, this.random)
+      if (delay > 0) {
+        await this.timer.sleep(delay)
         this.store.tick()
       }
       if (fault.mode === 'error') return faultAnswer(fault)
+      if (fault.mode === 'hang') return hang(call.request)
     }
     const key = this.apiKey(call)
     if (!('scope' in key)) return key
@@ -125,6 +144,7 @@ export class ApiPipeline {
     if (claim.record) settle(this.store.state, claim.record, answer.status, answer.body)
     if (fault?.mode === 'error_after') return faultAnswer(fault)
     if (fault?.mode === 'drop_after') throw new DroppedConnection()
+    if (fault?.mode === 'hang_after') return hang(call.request)
     return answer
   }
 
