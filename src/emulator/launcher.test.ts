@@ -1,5 +1,5 @@
-// Tests of the HTTP launcher (src/bin/emulator.ts) as a child process: its first line, the API over HTTP, and the
-// state file kept across a restart.
+// Tests of the HTTP launcher (src/bin/emulator.ts) as a child process: its first line, the API over HTTP, the
+// state file kept across a restart, and the chaos settings (seed, profile, real delays, a hang ended by the client).
 import assert from 'node:assert/strict'
 import { type ChildProcess, spawn } from 'node:child_process'
 import { once } from 'node:events'
@@ -97,6 +97,45 @@ describe('HTTP launcher', () => {
       assert.equal(orders.body.data.total, 1)
     } finally {
       assert.equal(await stop(second.child), 0)
+    }
+  })
+
+  test('EMULATOR_SEED and EMULATOR_PROFILE: the remote profile delays in real time, and a hang ends when the client gives up', async () => {
+    const { child, base } = await launch(join(dir, 'chaos.json'), { EMULATOR_SEED: '5', EMULATOR_PROFILE: 'remote' })
+    const root = base.replace(/\/v1$/, '')
+    try {
+      assert.deepEqual((await call(root, 'GET', '/_emulator/seed')).body.data, { seed: 5, draws: 0 })
+      assert.equal(((await call(root, 'GET', '/_emulator/faults')).body.data as unknown as unknown[]).length, 2)
+      const started = performance.now()
+      const products = await call(base, 'GET', '/lites/products')
+      assert.ok(performance.now() - started >= 145, 'the profile adds 150 ms')
+      assert.equal(products.status, 200)
+      const [read] = (await call(root, 'GET', '/_emulator/requests')).body.data as unknown as { latency_ms: number }[]
+      assert.ok(read !== undefined && read.latency_ms >= 150, `latency_ms ${read?.latency_ms}`)
+
+      await call(root, 'DELETE', '/_emulator/faults')
+      await call(root, 'POST', '/_emulator/faults', { method: 'POST', path: '/lites/keypairs', mode: 'hang' })
+      await assert.rejects(
+        fetch(`${base}/lites/keypairs/`, {
+          method: 'POST',
+          headers: { 'x-token': 'main-key' },
+          body: '{"name":"hung"}',
+          signal: AbortSignal.timeout(200),
+        }),
+      )
+      // The server learns of the closed connection a moment later: a bounded wait for its log entry.
+      let entries: { status: number | null; fault_id: string | null }[] = []
+      for (let i = 0; i < 100 && entries.length < 2; i++) {
+        entries = (await call(root, 'GET', '/_emulator/requests')).body.data as unknown as typeof entries
+        if (entries.length < 2) await new Promise((resolve) => setTimeout(resolve, 20))
+      }
+      assert.deepEqual(
+        entries.slice(1).map((e) => [e.status, e.fault_id]),
+        [[null, 'f3']],
+      )
+      assert.deepEqual((await call(base, 'GET', '/lites/keypairs/')).body.data, [])
+    } finally {
+      assert.equal(await stop(child), 0)
     }
   })
 })
