@@ -8,10 +8,12 @@ import { errorBody, jsonResponse } from './envelope.js'
 import { registry } from './families/index.js'
 import type { ApiKey, Config } from './model.js'
 import { ApiPipeline, type BeforeEffect } from './pipeline.js'
+import type { SnapshotKeeper } from './snapshots.js'
 import { Store } from './store.js'
 
 export { DroppedConnection } from './envelope.js'
 export type { ApiKey, Config } from './model.js'
+export type { SnapshotFile, SnapshotKeeper } from './snapshots.js'
 
 export interface EmulatorOptions {
   /** Accepted `x-token` values; a bare string is a read-write key. Default: one rw `emulator-key`. */
@@ -30,6 +32,10 @@ export interface EmulatorOptions {
    * request "in progress" (the service's Idempotency-Key extension) without sleeping.
    */
   beforeEffect?: BeforeEffect
+  /** Named snapshots to start with: a snapshots file as `keepSnapshots` was given it (the launcher's, read back). */
+  snapshots?: unknown
+  /** Sees the whole shelf of named snapshots before each save or delete is committed, to keep it on disk. */
+  keepSnapshots?: SnapshotKeeper
 }
 
 export interface Emulator {
@@ -65,7 +71,8 @@ function configFrom(options: EmulatorOptions): Config {
 export function createEmulator(options: EmulatorOptions = {}): Emulator {
   const clock = new Clock(options.clock ?? 'real', options.startTime)
   const initial = configFrom(options)
-  const store = new Store(clock, initial, registry)
+  const store = new Store(clock, initial, registry, options.keepSnapshots)
+  if (options.snapshots !== undefined) store.snapshots.load(options.snapshots)
   const pipeline = new ApiPipeline(store, registry.router, options.beforeEffect)
   const reset = () => store.reset()
 
