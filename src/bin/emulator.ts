@@ -1,5 +1,6 @@
 // The emulator over HTTP on 127.0.0.1, for end-to-end tests and demos (the emulator's start-up options).
-// Here: options from env and flags, the node:http bridge, state-file persistence, clean shutdown.
+// Here: options from env and flags, the node:http bridge, persistence of the state file and the named
+// snapshots beside it, clean shutdown.
 // Must not: hold any API behaviour; everything the API does lives in src/emulator.
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
@@ -53,15 +54,25 @@ if (profile !== undefined && profile !== '') options.profile = profile
 const port = values.port !== undefined ? Number(values.port) : (intEnv('EMULATOR_PORT') ?? 8080)
 const stateFile = values['state-file']
 
+/** Temp file then rename: a crash mid-write never leaves a torn state file behind. */
+function writeAtomically(file: string, value: unknown): void {
+  const temp = `${file}.${process.pid}.tmp`
+  writeFileSync(temp, JSON.stringify(value))
+  renameSync(temp, file)
+}
+
+// Named snapshots live beside the state file: `state.json` keeps them in `state.snapshots.json`.
+const snapshotsFile = stateFile && `${stateFile.replace(/\.json$/, '')}.snapshots.json`
+if (snapshotsFile) {
+  if (existsSync(snapshotsFile)) options.snapshots = JSON.parse(readFileSync(snapshotsFile, 'utf8'))
+  options.keepSnapshots = (file) => writeAtomically(snapshotsFile, file)
+}
+
 const emulator = createEmulator(options)
 if (stateFile && existsSync(stateFile)) emulator.restore(JSON.parse(readFileSync(stateFile, 'utf8')))
 
-/** Temp file then rename: a crash mid-write never leaves a torn state file behind. */
 function persist(): void {
-  if (!stateFile) return
-  const temp = `${stateFile}.${process.pid}.tmp`
-  writeFileSync(temp, JSON.stringify(emulator.snapshot()))
-  renameSync(temp, stateFile)
+  if (stateFile) writeAtomically(stateFile, emulator.snapshot())
 }
 
 async function readBody(req: IncomingMessage): Promise<Buffer> {

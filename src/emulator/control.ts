@@ -10,6 +10,7 @@ import { type Account, type Config, type Invoice, invoiceView, STATUSES, type St
 import { isSeed, type Random } from './random.js'
 import { logSince } from './request-log.js'
 import { Router } from './router.js'
+import { snapshotName } from './snapshots.js'
 import type { Store } from './store.js'
 import { type ParsedBody, parseBody } from './validation.js'
 
@@ -312,6 +313,36 @@ const routes: ControlRoute[] = [
           created_at: o.created_at,
         })),
       }
+    },
+  },
+  // Named snapshots of the whole state (snapshots.ts): saved, listed, restored and deleted by name.
+  {
+    method: 'POST',
+    pattern: '/snapshots',
+    handler: (ctx) => ctx.store.snapshots.save(snapshotName(bodyObject(ctx).name, ['body', 'name']), ctx.store.snapshot()),
+  },
+  { method: 'GET', pattern: '/snapshots', handler: (ctx) => ctx.store.snapshots.list() },
+  {
+    method: 'GET',
+    pattern: '/snapshots/:name',
+    handler: (ctx) => ctx.store.snapshots.summary(snapshotName(ctx.params.name, ['path', 'name'])),
+  },
+  {
+    method: 'POST',
+    pattern: '/snapshots/:name/restore',
+    handler: (ctx) => {
+      const name = snapshotName(ctx.params.name, ['path', 'name'])
+      // The clock never moves back (Store.restore): a snapshot saved earlier comes back at today's time.
+      ctx.store.restore(ctx.store.snapshots.get(name))
+      return ctx.store.snapshots.summary(name)
+    },
+  },
+  {
+    method: 'DELETE',
+    pattern: '/snapshots/:name',
+    handler: (ctx) => {
+      ctx.store.snapshots.delete(snapshotName(ctx.params.name, ['path', 'name']))
+      return true
     },
   },
 ]

@@ -11,10 +11,12 @@ import { installProfile, PROFILES } from './faults.js'
 import type { ApiKey, Config } from './model.js'
 import { ApiPipeline, type BeforeEffect } from './pipeline.js'
 import { isSeed, Random } from './random.js'
+import type { SnapshotKeeper } from './snapshots.js'
 import { Store } from './store.js'
 
 export { DroppedConnection } from './envelope.js'
 export type { ApiKey, Config } from './model.js'
+export type { SnapshotFile, SnapshotKeeper } from './snapshots.js'
 
 export interface EmulatorOptions {
   /** Accepted `x-token` values; a bare string is a read-write key. Default: one rw `emulator-key`. */
@@ -39,6 +41,10 @@ export interface EmulatorOptions {
   profile?: string
   /** Waits out a rule's delay and measures the log's `latency_ms`; default real time. Tests inject a fake. */
   timer?: Timer
+  /** Named snapshots to start with: a snapshots file as `keepSnapshots` was given it (the launcher's, read back). */
+  snapshots?: unknown
+  /** Sees the whole shelf of named snapshots before each save or delete is committed, to keep it on disk. */
+  keepSnapshots?: SnapshotKeeper
 }
 
 export interface Emulator {
@@ -74,7 +80,8 @@ function configFrom(options: EmulatorOptions): Config {
 export function createEmulator(options: EmulatorOptions = {}): Emulator {
   const clock = new Clock(options.clock ?? 'real', options.startTime)
   const initial = configFrom(options)
-  const store = new Store(clock, initial, registry)
+  const store = new Store(clock, initial, registry, options.keepSnapshots)
+  if (options.snapshots !== undefined) store.snapshots.load(options.snapshots)
   const seed = options.seed ?? 1
   if (!isSeed(seed)) throw new Error(`seed must be an integer from 0 to 4294967295, got ${seed}`)
   const profile = options.profile

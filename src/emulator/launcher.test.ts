@@ -1,9 +1,10 @@
 // Tests of the HTTP launcher (src/bin/emulator.ts) as a child process: its first line, the API over HTTP, the
-// state file kept across a restart, and the chaos settings (seed, profile, real delays, a hang ended by the client).
+// state file and the named snapshots beside it kept across a restart, and the chaos settings (seed, profile,
+// real delays, a hang ended by the client).
 import assert from 'node:assert/strict'
 import { type ChildProcess, spawn } from 'node:child_process'
 import { once } from 'node:events'
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createInterface } from 'node:readline'
@@ -95,6 +96,39 @@ describe('HTTP launcher', () => {
       assert.equal(next.body.data.keypair_id, 3)
       const orders = await call(second.base.replace(/\/v1$/, ''), 'GET', '/_emulator/orders')
       assert.equal(orders.body.data.total, 1)
+    } finally {
+      assert.equal(await stop(second.child), 0)
+    }
+  })
+
+  test('keeps named snapshots beside the state file across a restart', async () => {
+    const stateFile = join(dir, 'shelved.json')
+    const first = await launch(stateFile)
+    const root = first.base.replace(/\/v1$/, '')
+    await call(first.base, 'POST', '/lites/keypairs/', { name: 'baseline-key' })
+    const saved = await call(root, 'POST', '/_emulator/snapshots', { name: 'baseline' })
+    assert.equal(saved.status, 200)
+    await call(first.base, 'POST', '/lites/keypairs/', { name: 'later-key' })
+    assert.equal(await stop(first.child), 0)
+    const file = JSON.parse(readFileSync(join(dir, 'shelved.snapshots.json'), 'utf8'))
+    assert.deepEqual(
+      file.snapshots.map((s: { name: string; state: { version: number } }) => [s.name, s.state.version]),
+      [['baseline', 1]],
+    )
+
+    const second = await launch(stateFile)
+    try {
+      const secondRoot = second.base.replace(/\/v1$/, '')
+      const listed = await call(secondRoot, 'GET', '/_emulator/snapshots')
+      assert.deepEqual(listed.body.data, [saved.body.data])
+      assert.equal((await call(secondRoot, 'POST', '/_emulator/snapshots/baseline/restore')).status, 200)
+      const keys = (await call(second.base, 'GET', '/lites/keypairs/')).body.data as unknown as { name: string }[]
+      assert.deepEqual(
+        keys.map((k) => k.name),
+        ['baseline-key'],
+      )
+      assert.equal((await call(secondRoot, 'DELETE', '/_emulator/snapshots/baseline')).status, 200)
+      assert.deepEqual(JSON.parse(readFileSync(join(dir, 'shelved.snapshots.json'), 'utf8')), { version: 1, snapshots: [] })
     } finally {
       assert.equal(await stop(second.child), 0)
     }

@@ -1,23 +1,28 @@
 // The one owner of the emulator state: lookups that answer 404, the status model's transitions (lazy,
 // when a request arrives), sequences, the account object, and snapshots of the whole state. What a
 // transition does to one kind (power, addresses, its price) is that kind's rules, reached through the
-// registry it is given.
+// registry it is given. It also holds the shelf of named snapshots (snapshots.ts), which outlives a reset.
 import { cycleOf } from './catalog.js'
 import type { Clock } from './clock.js'
 import { notFound } from './envelope.js'
 import { isObject, type Json, type JsonObject } from './json.js'
 import type { AccountRegistry, Ledger } from './kinds.js'
 import { type Account, type Config, type Invoice, invoiceView, type State } from './model.js'
+import { type SnapshotKeeper, SnapshotShelf } from './snapshots.js'
 
 export class Store implements Ledger {
   state: State
+  /** Named copies of `state`; not part of it, so a reset or a restore leaves them be. */
+  readonly snapshots: SnapshotShelf
 
   constructor(
     readonly clock: Clock,
     private readonly initialConfig: Config,
     readonly registry: AccountRegistry,
+    keepSnapshots?: SnapshotKeeper,
   ) {
     this.state = this.fresh()
+    this.snapshots = new SnapshotShelf(keepSnapshots)
   }
 
   private fresh(): State {
