@@ -20,7 +20,7 @@ describe('the remote profile under terraform', () => {
     const elapsed = performance.now() - started
     assert.equal(plan.code, 0, describeRun(plan))
     assert.ok(log.length >= 1, 'the plan read the keypair')
-    for (const entry of log) assert.ok((entry as unknown as { latency_ms: number }).latency_ms >= 150, JSON.stringify(entry))
+    for (const entry of log) assert.ok(entry.latency_ms >= 150, JSON.stringify(entry))
     assert.ok(elapsed >= 150, `the plan took ${elapsed} ms`)
   })
 })

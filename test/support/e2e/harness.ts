@@ -103,6 +103,8 @@ export interface LogEntry {
   idempotency_key: string | null
   body: unknown
   status: number | null
+  /** From the request's arrival to its answer, on the emulator's timer (a latency rule's delay included). */
+  latency_ms: number
 }
 
 export interface Order {
