@@ -1,5 +1,5 @@
 // Additional IPs and their assignments to Metal servers (the additional-IP calls, I1-I6, A1-A5).
-import { accountId, array, field, idInteger, idText, type JsonObject, nullable, numericId, object, string } from './decode.js'
+import { accountId, array, field, idInteger, idText, type JsonObject, nullable, numericId, object, string, optionalText } from './decode.js'
 import {
   type Account,
   type BillingOption,
@@ -79,16 +79,12 @@ export interface AdditionalIpApi {
   listAssignmentsOfServer(metalAccountId: Id, options?: CallOptions): Promise<IpAssignment[]>
 }
 
-function soft(value: unknown, at: string): string {
-  return nullable(value, at, string) ?? ''
-}
-
 function decodeIpExtra(o: JsonObject, at: string): AdditionalIpExtra {
   return {
     ...o,
     ip_address: field(o, 'ip_address', at, (v, p) => nullable(v, p, string)),
-    region: field(o, 'region', at, soft),
-    region_label: field(o, 'region_label', at, soft),
+    region: field(o, 'region', at, optionalText),
+    region_label: field(o, 'region_label', at, optionalText),
     metal_account_id: field(o, 'metal_account_id', at, (v, p) => nullable(v, p, accountId)),
   }
 }
@@ -101,9 +97,9 @@ function decodeAssignment(value: unknown, at = 'data'): IpAssignment {
     ...o,
     additional_ip_id: field(o, 'additional_ip_id', at, accountId),
     metal_account_id: field(o, 'metal_account_id', at, accountId),
-    ip_address: field(o, 'ip_address', at, soft),
-    status: field(o, 'status', at, soft),
-    assigned_at: field(o, 'assigned_at', at, soft),
+    ip_address: field(o, 'ip_address', at, optionalText),
+    status: field(o, 'status', at, optionalText),
+    assigned_at: field(o, 'assigned_at', at, optionalText),
   }
 }
 
@@ -113,7 +109,7 @@ function decodeProduct(value: unknown, at = 'data'): AdditionalIpProduct {
     ...o,
     product_id: field(o, 'product_id', at, numericId),
     name: field(o, 'name', at, string),
-    description: field(o, 'description', at, soft),
+    description: field(o, 'description', at, optionalText),
     billing: field(o, 'billing', at, (v, p) => nullable(v, p, (w, q) => array(w, q, decodeBillingOption))) ?? [],
   }
 }

@@ -1,5 +1,18 @@
 // Metal servers (the Metal server calls, M1-M13) and the Metal keypair pool.
-import { array, boolean, field, idInteger, idText, type JsonObject, nullable, number, numericId, object, string } from './decode.js'
+import {
+  array,
+  boolean,
+  field,
+  idInteger,
+  idText,
+  type JsonObject,
+  nullable,
+  number,
+  numericId,
+  object,
+  string,
+  optionalText,
+} from './decode.js'
 import { type KeypairApi, keypairApi } from './keypairs.js'
 import {
   type Account,
@@ -90,20 +103,16 @@ export interface BaremetalApi extends KeypairApi {
   getOpenvpn(options?: CallOptions): Promise<{ config: string }>
 }
 
-function soft(value: unknown, at: string): string {
-  return nullable(value, at, string) ?? ''
-}
-
 function decodeServerExtra(o: JsonObject, at: string): BaremetalServerExtra {
   return {
     ...o,
-    label: field(o, 'label', at, soft),
-    select_os: field(o, 'select_os', at, soft),
+    label: field(o, 'label', at, optionalText),
+    select_os: field(o, 'select_os', at, optionalText),
     keypair_id: field(o, 'keypair_id', at, (v, p) => nullable(v, p, numericId)),
     public_ip: field(o, 'public_ip', at, (v, p) => nullable(v, p, number)) ?? 1,
     ip_address: field(o, 'ip_address', at, (v, p) => nullable(v, p, string)),
-    region: field(o, 'region', at, soft),
-    region_label: field(o, 'region_label', at, soft),
+    region: field(o, 'region', at, optionalText),
+    region_label: field(o, 'region_label', at, optionalText),
   }
 }
 
@@ -115,7 +124,7 @@ function decodeProduct(value: unknown, at = 'data'): BaremetalProduct {
     ...o,
     product_id: field(o, 'product_id', at, numericId),
     name: field(o, 'name', at, string),
-    description: field(o, 'description', at, soft),
+    description: field(o, 'description', at, optionalText),
     out_of_stock: field(o, 'out_of_stock', at, (v, p) => nullable(v, p, boolean)) ?? false,
     stock: field(o, 'stock', at, (v, p) => nullable(v, p, number)) ?? 0,
     billing: field(o, 'billing', at, (v, p) => nullable(v, p, (w, q) => array(w, q, decodeBillingOption))) ?? [],
@@ -128,7 +137,7 @@ function decodeOsFamilies(value: unknown): Record<string, BaremetalOsOption[]> {
   for (const [family, items] of Object.entries(o)) {
     out[family] = array(items, `data.${family}`, (item, at) => {
       const i = object(item, at)
-      return { ...i, label: field(i, 'label', at, soft), value: field(i, 'value', at, string) }
+      return { ...i, label: field(i, 'label', at, optionalText), value: field(i, 'value', at, string) }
     })
   }
   return out

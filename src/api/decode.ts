@@ -36,6 +36,11 @@ export function string(value: unknown, at: string): string {
   throw new ShapeError(`${at} should be a string, got ${show(value)}`)
 }
 
+/** A text the service may leave out or send as null, read as empty: a label or a name nobody set. */
+export function optionalText(value: unknown, at: string): string {
+  return nullable(value, at, string) ?? ''
+}
+
 const NUMERIC = /^-?\d+(\.\d+)?$/
 
 export function number(value: unknown, at: string): number {

@@ -1,5 +1,18 @@
 // Elastic storage bound to a Metal server (the elastic-storage calls, E1-E7).
-import { accountId, array, field, idInteger, idText, type JsonObject, nullable, number, numericId, object, string } from './decode.js'
+import {
+  accountId,
+  array,
+  field,
+  idInteger,
+  idText,
+  type JsonObject,
+  nullable,
+  number,
+  numericId,
+  object,
+  string,
+  optionalText,
+} from './decode.js'
 import {
   type Account,
   type BillingOption,
@@ -68,18 +81,14 @@ export interface ElasticStorageApi {
   getProduct(productId: number, options?: CallOptions): Promise<ElasticStorageProduct>
 }
 
-function soft(value: unknown, at: string): string {
-  return nullable(value, at, string) ?? ''
-}
-
 function decodeStorageExtra(o: JsonObject, at: string): ElasticStorageExtra {
   return {
     ...o,
-    storage_name: field(o, 'storage_name', at, soft),
+    storage_name: field(o, 'storage_name', at, optionalText),
     size: field(o, 'size', at, number),
     metal_account_id: field(o, 'metal_account_id', at, accountId),
-    region: field(o, 'region', at, soft),
-    region_label: field(o, 'region_label', at, soft),
+    region: field(o, 'region', at, optionalText),
+    region_label: field(o, 'region_label', at, optionalText),
   }
 }
 
@@ -98,7 +107,7 @@ function decodeProduct(value: unknown, at = 'data'): ElasticStorageProduct {
     ...o,
     product_id: field(o, 'product_id', at, numericId),
     name: field(o, 'name', at, string),
-    description: field(o, 'description', at, soft),
+    description: field(o, 'description', at, optionalText),
     options: decodedOptions,
     billing: field(o, 'billing', at, (v, p) => nullable(v, p, (w, q) => array(w, q, decodeBillingOption))) ?? [],
   }

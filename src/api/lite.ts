@@ -12,6 +12,7 @@ import {
   string,
   idInteger,
   idText,
+  optionalText,
 } from './decode.js'
 import { type KeypairApi, keypairApi } from './keypairs.js'
 import {
@@ -265,20 +266,16 @@ export interface LiteMigrationApi {
   migrateToPro(accountId: Id, body: { lite_pro_product_id: number } & OrderPayment, options?: OrderOptions): Promise<Order>
 }
 
-function soft(value: unknown, at: string): string {
-  return nullable(value, at, string) ?? ''
-}
-
 export function decodeLiteVmExtra(o: JsonObject, at: string): LiteVmExtra {
   return {
     ...o,
-    region: field(o, 'region', at, soft),
-    region_label: field(o, 'region_label', at, soft),
-    name: field(o, 'name', at, soft),
-    ciuser: field(o, 'ciuser', at, soft),
-    cipassword: field(o, 'cipassword', at, soft),
+    region: field(o, 'region', at, optionalText),
+    region_label: field(o, 'region_label', at, optionalText),
+    name: field(o, 'name', at, optionalText),
+    ciuser: field(o, 'ciuser', at, optionalText),
+    cipassword: field(o, 'cipassword', at, optionalText),
     keypair_id: field(o, 'keypair_id', at, (v, p) => nullable(v, p, numericId)),
-    osname: field(o, 'osname', at, soft),
+    osname: field(o, 'osname', at, optionalText),
     disk_size: field(o, 'disk_size', at, number),
     snapshot_id: field(o, 'snapshot_id', at, (v, p) => nullable(v, p, accountId)),
   }
@@ -287,21 +284,21 @@ export function decodeLiteVmExtra(o: JsonObject, at: string): LiteVmExtra {
 function decodeSnapshotExtra(o: JsonObject, at: string): LiteSnapshotExtra {
   return {
     ...o,
-    name: field(o, 'name', at, soft),
+    name: field(o, 'name', at, optionalText),
     lite_account_id: field(o, 'lite_account_id', at, accountId),
-    region: field(o, 'region', at, soft),
-    region_label: field(o, 'region_label', at, soft),
+    region: field(o, 'region', at, optionalText),
+    region_label: field(o, 'region_label', at, optionalText),
   }
 }
 
 function decodeDiskExtra(o: JsonObject, at: string): LiteDiskExtra {
   return {
     ...o,
-    service_name: field(o, 'service_name', at, soft),
+    service_name: field(o, 'service_name', at, optionalText),
     size: field(o, 'size', at, number),
     lite_account_id: field(o, 'lite_account_id', at, accountId),
-    region: field(o, 'region', at, soft),
-    region_label: field(o, 'region_label', at, soft),
+    region: field(o, 'region', at, optionalText),
+    region_label: field(o, 'region_label', at, optionalText),
   }
 }
 
@@ -315,7 +312,7 @@ function decodeVmDetails(value: unknown): VmDetails {
   return {
     ...o,
     vmid: field(o, 'vmid', 'data', numericId),
-    name: field(o, 'name', 'data', soft),
+    name: field(o, 'name', 'data', optionalText),
     status: field(o, 'status', 'data', string),
     uptime: n('uptime'),
     maxdisk: n('maxdisk'),
@@ -330,7 +327,7 @@ function decodeOsTemplate(value: unknown, at: string): OsTemplate {
   return {
     ...o,
     vmid: field(o, 'vmid', at, numericId),
-    node: field(o, 'node', at, soft),
+    node: field(o, 'node', at, optionalText),
     name: field(o, 'name', at, string),
     maxmem: field(o, 'maxmem', at, number),
     maxcpu: field(o, 'maxcpu', at, number),
@@ -344,7 +341,7 @@ function decodePackageOption(value: unknown, at: string): PackageOption {
     ...o,
     product_id: field(o, 'product_id', at, numericId),
     name: field(o, 'name', at, string),
-    description: field(o, 'description', at, soft),
+    description: field(o, 'description', at, optionalText),
     cores: n('cores'),
     memory: n('memory'),
     disk: n('disk'),
@@ -359,7 +356,7 @@ function decodeChangePackageOptions(value: unknown): ChangePackageOptions {
     ...o,
     account_id: field(o, 'account_id', 'data', accountId),
     current_product_id: field(o, 'current_product_id', 'data', numericId),
-    billingcycle: field(o, 'billingcycle', 'data', soft),
+    billingcycle: field(o, 'billingcycle', 'data', optionalText),
     packages: field(o, 'packages', 'data', (v, p) => array(v, p, decodePackageOption)),
   }
 }
@@ -371,8 +368,8 @@ function decodeStorageOptions(value: unknown): StorageOptions {
     account_id: field(o, 'account_id', 'data', accountId),
     disk_size: field(o, 'disk_size', 'data', number),
     max_disk_size: field(o, 'max_disk_size', 'data', number),
-    unit: field(o, 'unit', 'data', soft),
-    billingcycle: field(o, 'billingcycle', 'data', soft),
+    unit: field(o, 'unit', 'data', optionalText),
+    billingcycle: field(o, 'billingcycle', 'data', optionalText),
     price_per_gb: field(o, 'price_per_gb', 'data', number),
   }
 }
