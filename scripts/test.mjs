@@ -22,8 +22,14 @@
 //
 // Node 20's `--test` has no glob support, so the file list is gathered here. The last line sums up every
 // pass as "total: N passed, N failed, N skipped".
+//
+// No file may hang the run: each test file has FILE_TIMEOUT_MS (Node 20 applies `--test-timeout` to a
+// whole file run in its own process), after which it fails by name and the run goes on. A minute
+// before that, a watchdog asks the file's process for a diagnostic report (its JavaScript stack and
+// its open handles: sockets with their addresses, timers, child processes) and prints the gist, so
+// that a hang seen once, in CI, leaves evidence of where it waited.
 import { spawn } from 'node:child_process'
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs'
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { ensureTools } from './tools.mjs'
@@ -84,14 +90,97 @@ if (files.length === 0) {
 
 const totals = { pass: 0, fail: 0, skipped: 0 }
 
+/**
+ * The longest a test file may run (the longest seen takes about 5 minutes, under load);
+ * PROVIDER_TEST_FILE_TIMEOUT_MS sets another, to watch the watchdog work.
+ */
+const FILE_TIMEOUT_MS = Number(process.env.PROVIDER_TEST_FILE_TIMEOUT_MS ?? 20 * 60_000)
+/** When the watchdog asks a file's process that still runs for a report. */
+const REPORT_AFTER_MS = Math.max(FILE_TIMEOUT_MS - 60_000, FILE_TIMEOUT_MS * 0.6)
+const WATCH_EVERY_MS = Math.min(15_000, FILE_TIMEOUT_MS / 10)
+const reports = mkdtempSync(join(tmpdir(), 'provider-test-reports-'))
+
+/** The processes whose parent is `pid` (Linux /proc), with their command lines. */
+function childrenOf(pid) {
+  const found = []
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue
+    try {
+      // The command name may hold spaces and parentheses: the fields after the last ')' are fixed.
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8')
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1])
+      if (ppid === pid) found.push({ pid: Number(entry), command: readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0').join(' ') })
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return found
+}
+
+/** The gist of a Node diagnostic report: where JavaScript stood, and what the process still waited on. */
+function reportGist(file) {
+  const report = JSON.parse(readFileSync(file, 'utf8'))
+  const stack = (report.javascriptStack?.stack ?? []).slice(0, 12).map((line) => `    ${line.trim()}`)
+  const handles = (report.libuv ?? [])
+    .filter((h) => h.is_active && ['tcp', 'timer', 'process', 'pipe', 'udp'].includes(h.type))
+    .map(
+      (h) =>
+        `    ${h.type}${h.localEndpoint ? ` ${JSON.stringify(h.localEndpoint)} -> ${JSON.stringify(h.remoteEndpoint)}` : ''}${h.pid ? ` pid ${h.pid}` : ''}${h.firesInMsFromNow !== undefined ? ` fires in ${h.firesInMsFromNow} ms` : ''}`,
+    )
+  return [`  JavaScript stack (${report.javascriptStack?.message ?? 'none'}):`, ...stack, '  active handles:', ...handles].join('\n')
+}
+
+/**
+ * Watches the test files' processes under `runner`; one that has run REPORT_AFTER_MS is asked for a
+ * report (SIGUSR2 with --report-on-signal), whose gist goes to stderr. Returns the stop function.
+ */
+function watchdog(runner) {
+  const firstSeen = new Map()
+  const timer = setInterval(() => {
+    const now = Date.now()
+    for (const child of childrenOf(runner.pid)) {
+      if (!child.command.includes('.test.js')) continue
+      const since = firstSeen.get(child.pid) ?? now
+      firstSeen.set(child.pid, since)
+      if (since === -1 || now - since < REPORT_AFTER_MS) continue
+      firstSeen.set(child.pid, -1)
+      const before = new Set(readdirSync(reports))
+      try {
+        process.kill(child.pid, 'SIGUSR2')
+      } catch {
+        continue
+      }
+      setTimeout(() => {
+        const written = readdirSync(reports).filter((name) => !before.has(name) && name.includes(`.${child.pid}.`))
+        console.error(`\n# still running after ${Math.round((now - since) / 60_000)} min: ${child.command}`)
+        for (const name of written) console.error(reportGist(join(reports, name)))
+        if (written.length === 0) console.error('  (it wrote no report)')
+      }, 3_000).unref()
+    }
+  }, WATCH_EVERY_MS)
+  timer.unref()
+  return () => clearInterval(timer)
+}
+
 /** One `node --test` run; its TAP goes through to stdout while the closing counts are added up. */
 function run(label, list, env) {
   console.log(`\n# ${label}: ${list.length} files`)
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--test', '--test-concurrency=2', '--test-reporter=tap', ...list], {
-      stdio: ['ignore', 'pipe', 'inherit'],
-      env,
-    })
+    const child = spawn(
+      process.execPath,
+      [
+        // The test files' processes inherit these two (the runner passes its own flags on).
+        '--report-on-signal',
+        `--report-directory=${reports}`,
+        '--test',
+        '--test-concurrency=2',
+        `--test-timeout=${FILE_TIMEOUT_MS}`,
+        '--test-reporter=tap',
+        ...list,
+      ],
+      { stdio: ['ignore', 'pipe', 'inherit'], env },
+    )
+    const stopWatching = watchdog(child)
     let rest = ''
     let failed = 0
     let topLevelFailures = 0
@@ -108,6 +197,7 @@ function run(label, list, env) {
       }
     })
     child.once('close', (code) => {
+      stopWatching()
       if (code !== 0 && failed === 0) totals.fail += Math.max(topLevelFailures, 1)
       resolve(code ?? 1)
     })
@@ -145,6 +235,7 @@ try {
 } finally {
   rmSync(journal, { recursive: true, force: true })
   rmSync(stateHome, { recursive: true, force: true })
+  rmSync(reports, { recursive: true, force: true })
 }
 console.log(`\ntotal: ${totals.pass} passed, ${totals.fail} failed, ${totals.skipped} skipped`)
 process.exit(failed ? 1 : 0)
