@@ -1,7 +1,12 @@
 // The order journal in a directory: one small JSON file per entry, each replaced atomically (write
 // then rename), so a kill never leaves a half-written entry and the provider processes of one
 // machine can share the directory. Owners are told alive by their pid (processAlive).
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
+//
+// Every read of a resource asks the journal about its account, so the directory is read whole once and
+// kept in memory for as long as the directory's modification time shows that no process has written
+// since (every write is a rename into it, which changes that time): a no-op plan of N resources reads
+// each file once, not N times.
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import {
   JOURNAL_KEEP_MS,
@@ -15,6 +20,19 @@ import {
 
 const TEMPORARY = /^(.+\.json)\.(\d+)\.tmp$/
 const TAKE = /^(.+)\.take-(.*)$/
+
+/**
+ * A directory's modification time has the granularity of the kernel's clock tick (a few ms): two
+ * writes in one tick leave the same time. A listing is trusted later only if the directory had been
+ * quiet this long when it was read, so that any write after it shows as a newer time.
+ */
+const QUIET_NS = 200_000_000n
+
+/** The entries as last read whole, and the directory's modification time (ns) just before. */
+interface Listing {
+  readonly changed: bigint
+  readonly entries: readonly JournalEntry[]
+}
 
 export class FileJournalStore implements JournalStore {
   constructor(
@@ -52,7 +70,35 @@ export class FileJournalStore implements JournalStore {
     return this.pidAlive(owner.pid, owner.started)
   }
 
+  /** The last whole listing, while the directory's time says nobody wrote since (see QUIET_NS). */
+  private listing: Listing | undefined
   async list(now: number, filter?: JournalFilter): Promise<JournalEntry[]> {
+    const entries = this.current(now)
+    const out: JournalEntry[] = []
+    for (const entry of entries) {
+      if (now - entry.sentAt <= JOURNAL_KEEP_MS && matches(entry, filter)) out.push(structuredClone(entry))
+    }
+    return out
+  }
+
+  /** Every entry, from memory while the directory is unchanged since it was last read whole. */
+  private current(now: number): readonly JournalEntry[] {
+    const readAt = BigInt(Date.now()) * 1_000_000n
+    const changed = statSync(this.directory, { bigint: true, throwIfNoEntry: false })?.mtimeNs
+    if (changed === undefined) {
+      this.listing = undefined
+      return []
+    }
+    if (this.listing !== undefined && this.listing.changed === changed) return this.listing.entries
+    const entries = this.readAll(now)
+    // A directory written within the last tick or so may be written again with the same time: such a
+    // listing is used once and read again next time.
+    this.listing = readAt - changed > QUIET_NS ? { changed, entries } : undefined
+    return entries
+  }
+
+  /** Reads every entry file, removing what a killed writer or takeover left and what has expired. */
+  private readAll(now: number): JournalEntry[] {
     let names: string[]
     try {
       names = readdirSync(this.directory)
@@ -83,7 +129,7 @@ export class FileJournalStore implements JournalStore {
           rmSync(file, { force: true })
           continue
         }
-        if (matches(entry, filter)) out.push(entry)
+        out.push(entry)
       } catch {
         // A file another process is renaming, or not ours: skip it.
       }

@@ -1,9 +1,11 @@
 // The order journal through the client: a run killed before or after its order answered is taken
 // over by the next run without ordering twice; against a service that ignores keys nothing is resent
-// blindly; owners, temporaries, liveness and settling of entries shared by processes (issue 25).
+// blindly; owners, temporaries, liveness and settling of entries shared by processes (issue 25); the
+// directory read whole once while no process writes to it (issue 29).
 import assert from 'node:assert/strict'
 import { spawn, spawnSync } from 'node:child_process'
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import fs, { mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs'
+import { syncBuiltinESMExports } from 'node:module'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, test } from 'node:test'
@@ -925,5 +927,100 @@ describe('order journal: a service that ignores keys, stopped runs and runs of o
     running.delete(engine) // terraform killed; the provider itself still runs for up to a second
     const notices = (await later().client.settlement?.notices()) ?? []
     assert.match(notices[0]?.summary ?? '', /Account 100042 was ordered by a run that was stopped/)
+  })
+})
+
+describe('order journal: the directory is read whole once while nobody writes (issue 29)', () => {
+  const settledOn = (accountId: string) => ({
+    v: 1 as const,
+    id: `entry-${accountId}`,
+    fingerprint: `intent-${accountId}`,
+    service: 'service',
+    key: `key-${accountId}`,
+    method: 'POST',
+    path: '/lites',
+    sentAt: 1_000_000,
+    state: 'settled' as const,
+    accountId,
+  })
+  /** Sets the directory's modification time, as if its last write happened at `at` (ms). */
+  const lastWritten = (dir: string, at: number) => utimesSync(dir, new Date(at), new Date(at))
+
+  /** Runs `action` counting the entry files of `dir` it reads. */
+  async function fileReads(dir: string, action: () => Promise<void>): Promise<number> {
+    const original = fs.readFileSync
+    let reads = 0
+    fs.readFileSync = ((...args: Parameters<typeof original>) => {
+      if (String(args[0]).startsWith(dir)) reads++
+      return original(...args)
+    }) as typeof original
+    syncBuiltinESMExports()
+    try {
+      await action()
+    } finally {
+      fs.readFileSync = original
+      syncBuiltinESMExports()
+    }
+    return reads
+  }
+
+  test('a refresh of 500 accounts reads each entry file once, not once per account', async () => {
+    const dir = journal()
+    const writer = new OrderJournal(dir, () => 1_000_000)
+    for (let i = 0; i < 500; i++) await writer.write(settledOn(String(i)))
+    lastWritten(dir, Date.now() - 60_000)
+    const reader = new OrderJournal(dir, () => 1_000_000)
+    const reads = await fileReads(dir, async () => {
+      for (let i = 0; i < 500; i++) await reader.accountInState(String(i))
+    })
+    assert.equal(reads, 500, 'one read of each file (before: 500 × 500)')
+    assert.equal(readdirSync(dir).length, 500, 'and nothing was written')
+  })
+
+  test("another process's write is seen by the next look, though this one had the directory in memory", async () => {
+    const dir = journal()
+    const a = providerProcess()
+    const b = providerProcess()
+    await new OrderJournal(dir, () => 1_000_000).write(settledOn('1'))
+    lastWritten(dir, Date.now() - 60_000)
+    const mine = new OrderJournal(dir, () => 1_000_000, a.journalOptions)
+    assert.deepEqual(await mine.heldElsewhere('intent'), [])
+    const entry = await new OrderJournal(dir, () => 1_000_000, b.journalOptions).open('intent', 'service', 'key-b', 'POST', '/lites')
+    assert.deepEqual(
+      (await mine.heldElsewhere('intent')).map((e) => e.id),
+      [entry.id],
+      'the same order in flight elsewhere is seen',
+    )
+  })
+
+  test('a listing read while the directory had just been written is not trusted: a write in the same clock tick is seen', async () => {
+    const dir = journal()
+    const a = providerProcess()
+    const b = providerProcess()
+    await new OrderJournal(dir, () => 1_000_000).write(settledOn('1'))
+    const tick = Date.now()
+    lastWritten(dir, tick)
+    const mine = new OrderJournal(dir, () => 1_000_000, a.journalOptions)
+    assert.deepEqual(await mine.heldElsewhere('intent'), [])
+    const entry = await new OrderJournal(dir, () => 1_000_000, b.journalOptions).open('intent', 'service', 'key-b', 'POST', '/lites')
+    // The other write landed in the same tick: the directory's time did not move.
+    lastWritten(dir, tick)
+    assert.deepEqual(
+      (await mine.heldElsewhere('intent')).map((e) => e.id),
+      [entry.id],
+      'seen all the same',
+    )
+  })
+
+  test('an entry handed out is a copy: changing it without writing it changes nothing for the next look', async () => {
+    const dir = journal()
+    await new OrderJournal(dir, () => 1_000_000).write({ ...settledOn('1'), state: 'delivered' })
+    lastWritten(dir, Date.now() - 60_000)
+    const store = new OrderJournal(dir, () => 1_000_000).store
+    const [first] = await store.list(1_000_000)
+    assert.ok(first)
+    first.state = 'settled'
+    const [again] = await store.list(1_000_000)
+    assert.equal(again?.state, 'delivered')
   })
 })
