@@ -16,16 +16,30 @@ export interface KeypairApi {
   deleteKeypair(keypairId: number, options?: CallOptions): Promise<void>
 }
 
+/**
+ * How long one listing of a pool answers the reads of its keypairs by id (the API has none): a refresh
+ * of hundreds of keypairs lists each pool a few times, and never after a change of this client's.
+ */
+const FIND_REUSE_MS = 2_000
+
 export function keypairApi(transport: Transport, pool: string): KeypairApi {
   // Collection paths are canonical with the trailing slash (the API's path rules).
   const collection = `${pool}/keypairs/`
-  const listKeypairs = (options?: CallOptions) =>
-    transport.request({ method: 'GET', path: collection, signal: options?.signal, decode: decodeList(decodeKeypair) })
+  const decode = decodeList(decodeKeypair)
+  const listKeypairs = (options?: CallOptions) => transport.request({ method: 'GET', path: collection, signal: options?.signal, decode })
+  /** The keypair in a listing at most `reuseForMs` old (0: a new one), as the caller's own copy. */
+  const search = async (keypairId: number, reuseForMs: number, options?: CallOptions) => {
+    const all = await transport.request({ method: 'GET', path: collection, signal: options?.signal, decode, reuseForMs })
+    const found = all.find((k) => k.keypair_id === keypairId)
+    return found === undefined ? undefined : structuredClone(found)
+  }
   return {
     listKeypairs,
     async findKeypair(keypairId, options) {
-      const all = await listKeypairs(options)
-      return all.find((k) => k.keypair_id === keypairId) ?? null
+      // Found in a recent listing: it exists (a delete since then shows at the next refresh). Missing
+      // from it: maybe made since by another process, and "gone" drops a resource from its state, so
+      // only a new listing says so.
+      return (await search(keypairId, FIND_REUSE_MS, options)) ?? (await search(keypairId, 0, options)) ?? null
     },
     createKeypair: (body, options) =>
       transport.request({

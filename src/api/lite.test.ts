@@ -331,15 +331,51 @@ describe('lenient decoding', () => {
 
   test('keypairs keep the private key byte for byte, and findKeypair searches the list', async () => {
     const privateKey = '-----BEGIN OPENSSH PRIVATE KEY-----\nabc\n-----END OPENSSH PRIVATE KEY-----\n'
-    const { client } = testClient([
+    const { client, requests, clock } = testClient([
       ok({ keypair_id: '1', name: 'deploy', public_key: 'ssh-ed25519 AAAA', private_key: privateKey }),
       ok([{ keypair_id: '1', name: 'deploy', public_key: 'ssh-ed25519 AAAA', origin: 'generated' }]),
+      ok([]),
       ok([]),
     ])
     const created = await client.lites.createKeypair({ name: 'deploy' })
     assert.equal(created.keypair_id, 1)
     assert.equal(created.private_key, privateKey)
     assert.equal((await client.lites.findKeypair(1))?.origin, 'generated')
-    assert.equal(await client.lites.findKeypair(1), null)
+    assert.equal((await client.lites.findKeypair(1))?.origin, 'generated')
+    assert.equal(requests.length, 2, 'the second search used the same listing')
+    await clock.sleep(2_000)
+    assert.equal(await client.lites.findKeypair(1), null, 'a listing 2 s old is not used')
+    assert.equal(requests.length, 4, 'and a keypair missing from a listing is looked for in a new one before it is called gone')
+  })
+
+  test('a keypair another process made after the listing is found: a miss is never answered from a kept listing', async () => {
+    const listing = (ids: number[]) => ok(ids.map((id) => ({ keypair_id: String(id), name: `k${id}`, public_key: 'ssh-ed25519 AAAA' })))
+    const { client, requests } = testClient([listing([1]), listing([1, 2])])
+    assert.equal((await client.lites.findKeypair(1))?.keypair_id, 1)
+    assert.equal((await client.lites.findKeypair(2))?.keypair_id, 2, 'not called gone, which would drop it from its state')
+    assert.equal(requests.length, 2)
+  })
+
+  test('a refresh of many keypairs lists the pool once, but never reuses a listing from before its own change', async () => {
+    const listing = (ids: number[]) => ok(ids.map((id) => ({ keypair_id: String(id), name: `k${id}`, public_key: 'ssh-ed25519 AAAA' })))
+    const { client, requests } = testClient([listing([1, 2, 3]), ok(null), listing([1, 3]), listing([1, 3])])
+    const found = await Promise.all([1, 2, 3, 1, 2, 3].map((id) => client.lites.findKeypair(id)))
+    assert.deepEqual(
+      found.map((k) => k?.keypair_id),
+      [1, 2, 3, 1, 2, 3],
+    )
+    for (const id of [1, 2, 3]) assert.equal((await client.lites.findKeypair(id))?.keypair_id, id)
+    assert.equal(requests.length, 1, 'one listing for nine reads')
+    const [first] = found
+    assert.ok(first)
+    first.name = 'changed by its caller'
+    assert.equal((await client.lites.findKeypair(1))?.name, 'k1', 'each caller gets its own copy')
+    await client.lites.deleteKeypair(2)
+    assert.equal(await client.lites.findKeypair(2), null, 'after its own delete, the pool is listed again')
+    assert.deepEqual(
+      requests.map((r) => `${r.method} ${r.path}`),
+      ['GET /lites/keypairs/', 'DELETE /lites/keypairs/2', 'GET /lites/keypairs/', 'GET /lites/keypairs/'],
+      'a keypair missing from a listing is looked for in a new one before it is called gone',
+    )
   })
 })

@@ -1,7 +1,9 @@
 // Identical reads in flight at once share one request (a refresh reads many accounts of one kind
 // together, and the API answers each with the whole list). What a caller saw done its read sees too:
-// a read never joins one sent before the transport's latest change was answered. Nothing is cached:
-// an entry lives only while its request is in flight. Used by transport.ts; it sends nothing itself.
+// a read never joins one sent before the transport's latest change was answered. A read's answer is
+// kept past its flight only where its caller asks (`keep`: a list searched for one item, which the API
+// cannot read alone), decoded once, for a short time and until the next change. Used by
+// transport.ts; it sends nothing itself.
 import { cancelled, type RequestContext } from './errors.js'
 
 /** A read that identical reads share while it is in flight. */
@@ -14,15 +16,53 @@ interface SharedRead<A> {
   readonly answer: Promise<A>
 }
 
+/** A decoded answer kept for identical reads (see SharedReads.keep). */
+interface KeptRead {
+  /** The count of changes when it was sent, and when (the client's clock). */
+  readonly since: number
+  readonly sentAt: number
+  readonly value: Promise<unknown>
+}
+
 export class SharedReads<A> {
   /** Reads in flight, by key (URL and account), with the number of changes answered when each was sent. */
   private readonly inFlight = new Map<string, SharedRead<A>>()
+  /** Decoded answers kept for `keep`, by key. */
+  private readonly kept = new Map<string, KeptRead>()
   /** How many changes (any request but a GET) the transport has seen answered, or fail, so far. */
   private changes = 0
 
   /** A change has answered or failed: no read sent before it is joined any more. */
   changed(): void {
     this.changes++
+    this.kept.clear()
+  }
+
+  /**
+   * The decoded answer of an identical read sent less than `forMs` before `now` and since the latest
+   * change, or of a new one (`send`, decoding), which later reads then get. The read goes on while any
+   * caller waits or later ones may use it; a caller that cancels only stops waiting. A failed read is
+   * forgotten at once.
+   */
+  async keep<T>(
+    key: string,
+    send: (signal: AbortSignal) => Promise<T>,
+    forMs: number,
+    now: number,
+    signal: AbortSignal | undefined,
+    context: RequestContext,
+  ): Promise<T> {
+    let read = this.kept.get(key)
+    if (read === undefined || read.since !== this.changes || now - read.sentAt >= forMs || now < read.sentAt) {
+      const value = send(new AbortController().signal)
+      const entry: KeptRead = { since: this.changes, sentAt: now, value }
+      this.kept.set(key, entry)
+      value.catch(() => {
+        if (this.kept.get(key) === entry) this.kept.delete(key)
+      })
+      read = entry
+    }
+    return untilAborted(read.value as Promise<T>, signal, context)
   }
 
   /**

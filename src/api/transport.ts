@@ -49,6 +49,12 @@ export interface RequestSpec<T> {
   readonly accountId?: string
   readonly signal?: AbortSignal | undefined
   readonly decode: (payload: unknown) => T
+  /**
+   * A read the API has no narrower form of (a whole list searched for one item): its decoded answer
+   * serves identical reads for this long (the client's clock), unless a change was answered since
+   * (see SharedReads.keep). A refresh of N items then lists their pool a few times, not N times.
+   */
+  readonly reuseForMs?: number
 }
 
 export interface CallOptions {
@@ -128,6 +134,11 @@ export class Transport {
     const context: RequestContext = { method: spec.method, path: spec.path, accountId: spec.accountId }
     if (spec.signal?.aborted) throw cancelled(context, spec.signal)
     const key = `${this.url(spec)}\n${spec.accountId ?? ''}`
+    if (spec.reuseForMs !== undefined) {
+      const decoded = (signal: AbortSignal) =>
+        this.exchange({ ...spec, signal }).then((answer) => this.decode(spec, answer.payload, answer.requestId))
+      return this.reads.keep(key, decoded, spec.reuseForMs, this.options.now(), spec.signal, context)
+    }
     const answer = await this.reads.join(key, (signal) => this.exchange({ ...spec, signal }), spec.signal, context)
     return this.decode(spec, answer.payload, answer.requestId)
   }
