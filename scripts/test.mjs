@@ -117,6 +117,17 @@ function childrenOf(pid) {
   return found
 }
 
+/** The CPU time (user and system, in clock ticks of 10 ms) a process has used, from /proc; 0 when gone. */
+function cpuTicks(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+    return Number(fields[11]) + Number(fields[12])
+  } catch {
+    return 0
+  }
+}
+
 /** The gist of a Node diagnostic report: where JavaScript stood, and what the process still waited on. */
 function reportGist(file) {
   const report = JSON.parse(readFileSync(file, 'utf8'))
@@ -140,10 +151,13 @@ function watchdog(runner) {
     const now = Date.now()
     for (const child of childrenOf(runner.pid)) {
       if (!child.command.includes('.test.js')) continue
-      const since = firstSeen.get(child.pid) ?? now
-      firstSeen.set(child.pid, since)
-      if (since === -1 || now - since < REPORT_AFTER_MS) continue
-      firstSeen.set(child.pid, -1)
+      const seen = firstSeen.get(child.pid) ?? { at: now, ticks: cpuTicks(child.pid) }
+      firstSeen.set(child.pid, seen)
+      if (seen.reported || now - seen.at < REPORT_AFTER_MS) continue
+      seen.reported = true
+      // A process that spins (a loop that never yields) cannot answer the report's signal: its CPU
+      // use tells a spin from a wait.
+      const busy = Math.round((100 * (cpuTicks(child.pid) - seen.ticks)) / ((now - seen.at) / 10))
       const before = new Set(readdirSync(reports))
       try {
         process.kill(child.pid, 'SIGUSR2')
@@ -152,9 +166,9 @@ function watchdog(runner) {
       }
       setTimeout(() => {
         const written = readdirSync(reports).filter((name) => !before.has(name) && name.includes(`.${child.pid}.`))
-        console.error(`\n# still running after ${Math.round((now - since) / 60_000)} min: ${child.command}`)
+        console.error(`\n# still running after ${Math.round((now - seen.at) / 60_000)} min, using ${busy} % of a core: ${child.command}`)
         for (const name of written) console.error(reportGist(join(reports, name)))
-        if (written.length === 0) console.error('  (it wrote no report)')
+        if (written.length === 0) console.error('  (it wrote no report: its JavaScript never yields, a loop that spins)')
       }, 3_000).unref()
     }
   }, WATCH_EVERY_MS)
