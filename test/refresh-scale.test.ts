@@ -50,6 +50,8 @@ describe(`the refresh of a no-op plan of ${COUNT} keypairs`, () => {
   const journal = mkdtempSync(join(tmpdir(), 'refresh-scale-journal-'))
   let server: GrpcServer
   let grpc: GrpcTestClient
+  /** Configures the provider again with a client of its own, as the next command's process does. */
+  let configureAnew: () => Promise<void>
   /** What Terraform keeps of each keypair after its import: the state and the private bytes. */
   let states: { state: { msgpack: Uint8Array }; private: Uint8Array }[] = []
 
@@ -95,11 +97,15 @@ describe(`the refresh of a no-op plan of ${COUNT} keypairs`, () => {
     grpc = connectGrpcTestClient({ address: `127.0.0.1:${await server.listen()}` })
     const schema = await grpc.call(Provider.method.getProviderSchema, {})
     const settings = Object.fromEntries((schema.provider?.block?.attributes ?? []).map((a) => [a.name, null]))
-    const configured = await grpc.call(Provider.method.configureProvider, {
-      terraformVersion: '1.16.4',
-      config: dynamic({ ...settings, api_key: emulator.apiKey, base_url: `${BASE}/v1` }),
-    })
-    assert.deepEqual(errors(configured.diagnostics), [])
+    /** A configured provider with a client of its own, remembering nothing, as each command's is. */
+    configureAnew = async () => {
+      const configured = await grpc.call(Provider.method.configureProvider, {
+        terraformVersion: '1.16.4',
+        config: dynamic({ ...settings, api_key: emulator.apiKey, base_url: `${BASE}/v1` }),
+      })
+      assert.deepEqual(errors(configured.diagnostics), [])
+    }
+    await configureAnew()
     // The keypairs exist and are imported (the first command that names them records them in the journal).
     for (let i = 0; i < COUNT; i++) {
       const made = await harness.client.lites.createKeypair({ name: `key-${i}` })
@@ -111,9 +117,10 @@ describe(`the refresh of a no-op plan of ${COUNT} keypairs`, () => {
     }
     await refresh()
     assert.equal(readdirSync(journal).length, COUNT, 'the first refresh recorded each keypair as in state')
-    // The next command comes later: the journal's directory has not been written for a while, and
-    // no answer of the service from before is fresh any more.
+    // The next command comes later, in a provider process of its own: the journal's files have not
+    // been written for a while, and no answer of the service from before is fresh any more.
     const earlier = new Date(Date.now() - 60_000)
+    for (const name of readdirSync(journal)) utimesSync(join(journal, name), earlier, earlier)
     utimesSync(journal, earlier, earlier)
     emulator.advance(60_000)
     await harness.requests()
@@ -126,7 +133,10 @@ describe(`the refresh of a no-op plan of ${COUNT} keypairs`, () => {
   })
 
   test('reads each journal file about once and lists the pool a few times, whatever the count', async (t) => {
-    const reads = await fileReads(journal, refresh)
+    const reads = await fileReads(journal, async () => {
+      await configureAnew()
+      await refresh()
+    })
     const requests = await harness.requests()
     const lists = requests.filter((r) => r.method === 'GET' && r.path === '/v1/lites/keypairs/').length
     t.diagnostic(`${reads} journal file reads, ${lists} listings of the pool, ${requests.length} requests`)

@@ -2,10 +2,12 @@
 // then rename), so a kill never leaves a half-written entry and the provider processes of one
 // machine can share the directory. Owners are told alive by their pid (processAlive).
 //
-// Every read of a resource asks the journal about its account, so the directory is read whole once and
-// kept in memory for as long as the directory's modification time shows that no process has written
-// since (every write is a rename into it, which changes that time): a no-op plan of N resources reads
-// each file once, not N times.
+// Every read of a resource asks the journal about its account, so what was read is kept in memory: the
+// whole listing for as long as the directory's modification time shows that no process has written since
+// (every write is a rename into it, which changes that time), and each entry for as long as its file's
+// time is the same. A refresh of N resources reads each file about once, not N times, and a plan that
+// writes as it goes (settling what the last apply handed over) looks at the files' times, not their
+// contents.
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import {
@@ -22,9 +24,9 @@ const TEMPORARY = /^(.+\.json)\.(\d+)\.tmp$/
 const TAKE = /^(.+)\.take-(.*)$/
 
 /**
- * A directory's modification time has the granularity of the kernel's clock tick (a few ms): two
- * writes in one tick leave the same time. A listing is trusted later only if the directory had been
- * quiet this long when it was read, so that any write after it shows as a newer time.
+ * A modification time has the granularity of the kernel's clock tick (a few ms): two writes in one tick
+ * leave the same time. What was read is trusted later only if its directory or file had been quiet this
+ * long when it was read, so that any write after it shows as a newer time.
  */
 const QUIET_NS = 200_000_000n
 
@@ -32,6 +34,20 @@ const QUIET_NS = 200_000_000n
 interface Listing {
   readonly changed: bigint
   readonly entries: readonly JournalEntry[]
+}
+
+/** An entry file's content as this process read or wrote it, and the file's modification time (ns) then. */
+interface KnownFile {
+  readonly changed: bigint
+  readonly entry: JournalEntry
+}
+
+/** Whether an entry may match the filter now or after a rewrite: an answer sets the account, once. */
+function mayCome(entry: JournalEntry, filter: JournalFilter): boolean {
+  return (
+    (filter.fingerprint === undefined || entry.fingerprint === filter.fingerprint) &&
+    (filter.accountId === undefined || entry.accountId === undefined || entry.accountId === filter.accountId)
+  )
 }
 
 export class FileJournalStore implements JournalStore {
@@ -72,61 +88,69 @@ export class FileJournalStore implements JournalStore {
 
   /** The last whole listing, while the directory's time says nobody wrote since (see QUIET_NS). */
   private listing: Listing | undefined
+  /** Entry files by name whose content is known for as long as their time is the same (see QUIET_NS). */
+  private readonly files = new Map<string, KnownFile>()
   async list(now: number, filter?: JournalFilter): Promise<JournalEntry[]> {
-    const entries = this.current(now)
     const out: JournalEntry[] = []
-    for (const entry of entries) {
+    for (const entry of this.current(now, filter)) {
       if (now - entry.sentAt <= JOURNAL_KEEP_MS && matches(entry, filter)) out.push(structuredClone(entry))
     }
     return out
   }
 
-  /** Every entry, from memory while the directory is unchanged since it was last read whole. */
-  private current(now: number): readonly JournalEntry[] {
+  /**
+   * The entries that may match `filter` (every entry without one): from memory while the directory is
+   * unchanged since it was last read whole, else from the files, looking only at those that may match.
+   */
+  private current(now: number, filter: JournalFilter | undefined): readonly JournalEntry[] {
     const readAt = BigInt(Date.now()) * 1_000_000n
     const changed = statSync(this.directory, { bigint: true, throwIfNoEntry: false })?.mtimeNs
     if (changed === undefined) {
       this.listing = undefined
+      this.files.clear()
       return []
     }
     if (this.listing !== undefined && this.listing.changed === changed) return this.listing.entries
-    const entries = this.readAll(now)
+    // A first look reads everything, so that the listing can serve the next ones.
+    if (filter !== undefined && this.files.size > 0) return this.readAll(now, readAt, filter)
+    const entries = this.readAll(now, readAt, undefined)
     // A directory written within the last tick or so may be written again with the same time: such a
     // listing is used once and read again next time.
     this.listing = readAt - changed > QUIET_NS ? { changed, entries } : undefined
     return entries
   }
 
-  /** Reads every entry file, removing what a killed writer or takeover left and what has expired. */
-  private readAll(now: number): JournalEntry[] {
+  /**
+   * The entries of the files that may match `filter` (all without one), reading only those whose time
+   * changed since they were read or written here; removes what a killed writer or takeover left and what
+   * has expired. A known entry for another intent, or answered with another account, cannot come to match
+   * (neither changes once set) and is not looked at.
+   */
+  private readAll(now: number, readAt: bigint, filter: JournalFilter | undefined): JournalEntry[] {
     let names: string[]
     try {
       names = readdirSync(this.directory)
     } catch {
+      this.files.clear()
       return []
     }
     const out: JournalEntry[] = []
+    const present = new Set(names)
+    for (const name of this.files.keys()) if (!present.has(name)) this.files.delete(name)
     for (const name of names) {
+      if (!name.endsWith('.json')) {
+        this.removeLeftover(name)
+        continue
+      }
+      const known = this.files.get(name)?.entry
+      if (filter !== undefined && known !== undefined && !mayCome(known, filter)) continue
       const file = join(this.directory, name)
-      const temporary = TEMPORARY.exec(name)
-      if (temporary) {
-        // A writer killed between write and rename: nobody will ever rename it.
-        const pid = Number(temporary[2])
-        if (pid !== this.self.pid && !this.pidAlive(pid)) rmSync(file, { force: true })
-        continue
-      }
-      const take = TAKE.exec(name)
-      if (take) {
-        // Left by a takeover that was cut short; harmless, and gone with its entry.
-        if (!existsSync(join(this.directory, `${take[1]}.json`))) rmSync(file, { force: true })
-        continue
-      }
-      if (!name.endsWith('.json')) continue
       try {
-        const entry = JSON.parse(readFileSync(file, 'utf8')) as JournalEntry
-        if (entry.v !== 1 || typeof entry.fingerprint !== 'string') continue
+        const entry = this.entryOf(name, file, readAt)
+        if (entry === undefined) continue
         if (now - entry.sentAt > JOURNAL_KEEP_MS) {
           rmSync(file, { force: true })
+          this.files.delete(name)
           continue
         }
         out.push(entry)
@@ -135,6 +159,35 @@ export class FileJournalStore implements JournalStore {
       }
     }
     return out.sort((a, b) => a.sentAt - b.sentAt || (a.id < b.id ? -1 : 1))
+  }
+
+  /** Removes what a writer killed before its rename, or a takeover cut short, left behind. */
+  private removeLeftover(name: string): void {
+    const file = join(this.directory, name)
+    const temporary = TEMPORARY.exec(name)
+    if (temporary) {
+      // A writer killed between write and rename: nobody will ever rename it.
+      const pid = Number(temporary[2])
+      if (pid !== this.self.pid && !this.pidAlive(pid)) rmSync(file, { force: true })
+      return
+    }
+    const take = TAKE.exec(name)
+    // Left by a takeover that was cut short; harmless, and gone with its entry.
+    if (take && !existsSync(join(this.directory, `${take[1]}.json`))) rmSync(file, { force: true })
+  }
+
+  /** A file's entry: as known while its time is the same, else read (and known from now if it was quiet). */
+  private entryOf(name: string, file: string, readAt: bigint): JournalEntry | undefined {
+    // The time first: a file replaced between this and the read is read again next time.
+    const changed = statSync(file, { bigint: true, throwIfNoEntry: false })?.mtimeNs
+    if (changed === undefined) return undefined
+    const known = this.files.get(name)
+    if (known !== undefined && known.changed === changed) return known.entry
+    const entry = JSON.parse(readFileSync(file, 'utf8')) as JournalEntry
+    if (entry.v !== 1 || typeof entry.fingerprint !== 'string') return undefined
+    if (readAt - changed > QUIET_NS) this.files.set(name, { changed, entry })
+    else this.files.delete(name)
+    return entry
   }
 
   async write(entry: JournalEntry): Promise<void> {
@@ -155,6 +208,11 @@ export class FileJournalStore implements JournalStore {
     const temporary = `${file}.${this.self.pid}.tmp`
     writeFileSync(temporary, `${JSON.stringify(entry)}\n`, { mode: 0o600 })
     renameSync(temporary, file)
+    // Known as written: its time is the rename's. Only a takeover or a settling by another process
+    // writes an entry it does not own, and neither replaces this one within the instant between the
+    // rename and this look; a write after it shows as another time.
+    const changed = statSync(file, { bigint: true, throwIfNoEntry: false })?.mtimeNs
+    if (changed !== undefined) this.files.set(`${entry.id}.json`, { changed, entry: structuredClone(entry) })
   }
 
   private read(id: string): JournalEntry | undefined {

@@ -1012,6 +1012,52 @@ describe('order journal: the directory is read whole once while nobody writes (i
     )
   })
 
+  test('the first refresh after an apply settles each entry as it goes, and still reads each file about once', async () => {
+    const dir = journal()
+    const writer = new OrderJournal(dir, () => 1_000_000)
+    // As a graceful close after the apply leaves them: handed over, kept, not yet named by a state.
+    for (let i = 0; i < 500; i++) await writer.write({ ...settledOn(String(i)), unconfirmed: true })
+    const earlier = new Date(Date.now() - 60_000)
+    for (const name of readdirSync(dir)) utimesSync(join(dir, name), earlier, earlier)
+    lastWritten(dir, Date.now() - 60_000)
+    const reader = new OrderJournal(dir, () => 1_000_000)
+    const reads = await fileReads(dir, async () => {
+      for (let i = 0; i < 500; i++) await reader.accountInState(String(i))
+    })
+    assert.ok(reads <= 510, `${reads} file reads (before: 500 × 500)`)
+    const confirmed = (await reader.store.list(1_000_000)).filter((e) => e.unconfirmed === undefined && e.state === 'settled')
+    assert.equal(confirmed.length, 500, 'every entry is settled and confirmed on disk')
+    assert.equal(JSON.parse(readFileSync(join(dir, 'entry-7.json'), 'utf8')).unconfirmed, undefined)
+  })
+
+  test("another process's rewrite of an entry this one knows is seen, even one in the same clock tick as its last write", async () => {
+    const dir = journal()
+    const b = providerProcess()
+    const other = new OrderJournal(dir, () => 1_000_000, b.journalOptions)
+    const entry = await other.open('intent', 'service', 'key-b', 'POST', '/lites')
+    const file = join(dir, `${entry.id}.json`)
+    const tick = new Date(Date.now() - 5)
+    utimesSync(file, tick, tick)
+    const mine = new OrderJournal(dir, () => 1_000_000)
+    assert.equal((await mine.store.list(1_000_000))[0]?.state, 'sent')
+    entry.state = 'answered'
+    entry.accountId = '100042'
+    await other.write(entry)
+    // The rewrite landed in the tick of the first write: the file's time did not move.
+    utimesSync(file, tick, tick)
+    assert.deepEqual(
+      (await mine.store.list(1_000_000)).map((e) => [e.state, e.accountId]),
+      [['answered', '100042']],
+    )
+    lastWritten(dir, Date.now() - 60_000)
+    const quiet = new Date(Date.now() - 60_000)
+    utimesSync(file, quiet, quiet)
+    await mine.store.list(1_000_000)
+    entry.state = 'delivered'
+    await other.write(entry)
+    assert.equal((await mine.store.list(1_000_000))[0]?.state, 'delivered', 'a later rewrite of a quiet file shows as a new time')
+  })
+
   test('an entry handed out is a copy: changing it without writing it changes nothing for the next look', async () => {
     const dir = journal()
     await new OrderJournal(dir, () => 1_000_000).write({ ...settledOn('1'), state: 'delivered' })
