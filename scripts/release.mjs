@@ -184,12 +184,15 @@ function checkFirstLine(executable, start) {
 
 const sha256 = (data) => createHash('sha256').update(data).digest('hex')
 const artifacts = new Map(PRODUCTS.map((product) => [product, []]))
+/** Milliseconds spent compiling and packing each product, over every platform. */
+const spent = new Map(PRODUCTS.map((product) => [product, 0]))
 const summary = []
 
 for (const platform of platforms) {
   const target = `${platform.os}_${platform.arch}`
   const runtime = runtimeOf(platform)
   for (const product of PRODUCTS) {
+    const productStarted = Date.now()
     const dir = join(work, target, product.name)
     mkdirSync(dir, { recursive: true })
     const executable = product.executable(platform)
@@ -201,9 +204,12 @@ for (const platform of platforms) {
     artifacts.get(product).push(archive)
     const size = statSync(join(dir, executable)).size
     summary.push(`${target} ${product.name}: Bun ${host.version} executable, ${(size / 1048576).toFixed(1)} MiB`)
+    spent.set(product, spent.get(product) + Date.now() - productStarted)
   }
 }
 summary.unshift(`executables compiled with ${BUN_RELEASE_FLAGS.slice(1).join(' ')}`)
+for (const [product, ms] of spent)
+  summary.push(`${product.name}: compiled and packed for ${platforms.length} platforms in ${(ms / 1000).toFixed(1)} s`)
 // What the executables were compiled from, so that a test run can tell a stale release from a fresh one.
 writeFileSync(
   join(out, 'bundle.sha256'),
