@@ -1,7 +1,8 @@
-// Bundles the providers. Terraform: one file laid out as a filesystem mirror, so that
+// Bundles the providers and the emulator. Terraform: one file laid out as a filesystem mirror, so that
 // `TF_CLI_CONFIG_FILE=dist/terraformrc terraform init` installs it offline from any directory.
-// Pulumi: dist/pulumi/ (launcher + bundle) and its plugin tarball. Run after `tsc` (npm run build
-// does both, and regenerates schema/schema.json first).
+// Pulumi: dist/pulumi/ (launcher + bundle) and its plugin tarball. The emulator: dist/emulator/, the
+// bundle `npm run release` compiles into the provider-emulator executables. Run after `tsc` (npm run
+// build does both, and regenerates schema/schema.json first).
 import { execFileSync } from 'node:child_process'
 import { chmodSync, copyFileSync, cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
@@ -18,12 +19,46 @@ const dist = join(root, 'dist')
 const mirror = join(dist, 'mirror')
 const packageDir = join(mirror, 'registry.terraform.io', 'provider', 'provider', version, platform)
 
-rmSync(mirror, { recursive: true, force: true })
+/** `dir`, emptied: what an earlier build left there must not reach this one's artifacts. */
+function freshDir(dir) {
+  rmSync(dir, { recursive: true, force: true })
+  mkdirSync(dir, { recursive: true })
+  return dir
+}
+
+freshDir(mirror)
 mkdirSync(packageDir, { recursive: true })
 
-// The first statement of the bundle: an old Node gets one line Terraform shows, not a stack trace.
-const guard =
-  'globalThis.PROVIDER_ENTRY_MS=performance.now();if(+process.versions.node.split(".")[0]<20){process.stdout.write("terraform-provider-provider needs Node.js 20 or later, found "+process.version+"\\n");process.exit(1)}'
+/**
+ * The first statement of a bundle: an old Node gets one line its caller shows, not a stack trace. On
+ * `stream`: Terraform shows the provider's stdout; Pulumi reads only a port line there, so its plugin
+ * writes to stderr, as the emulator does (its first stdout line is its base URL).
+ */
+const guard = (program, stream) =>
+  `globalThis.PROVIDER_ENTRY_MS=performance.now();if(+process.versions.node.split(".")[0]<20){process.${stream}.write("${program} needs Node.js 20 or later, found "+process.version+"\\n");process.exit(1)}`
+
+/**
+ * Bundles `entry` (a src/bin program) into `outfile`, minified CommonJS for Node 20, with LICENSE and the
+ * bundled packages' THIRD_PARTY_NOTICES.md beside it, which travel with every artifact made from it.
+ */
+async function bundle({ entry, outfile, program, stream, define }) {
+  const result = await build({
+    entryPoints: [join(root, entry)],
+    define,
+    outfile,
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    minify: true,
+    legalComments: 'none', // the notices go, whole, into THIRD_PARTY_NOTICES.md beside the bundle
+    metafile: true,
+    banner: { js: guard(program, stream) },
+    logLevel: 'warning',
+  })
+  writeFileSync(join(dirname(outfile), 'THIRD_PARTY_NOTICES.md'), thirdPartyNotices(root, result.metafile, program))
+  copyFileSync(join(root, 'LICENSE'), join(dirname(outfile), 'LICENSE'))
+}
 
 // GetProviderSchema's response (and GetResourceIdentitySchemas', asked in the same launch), encoded once here from this build's definitions (the tsc output, which
 // `npm run build` has just written) and stamped into the bundle: the first launch of every Terraform
@@ -39,26 +74,17 @@ const base64 = (bytes) => JSON.stringify(Buffer.from(bytes).toString('base64'))
 await checkDefinitions(join(root, 'src/resources/index.ts'))
 const CHECKED = { PROVIDER_DEFINITIONS_CHECKED: 'true' }
 
-const terraformBundle = await build({
-  entryPoints: [join(root, 'src/bin/terraform-provider.ts')],
+await bundle({
+  entry: 'src/bin/terraform-provider.ts',
+  outfile: join(packageDir, 'provider.cjs'),
+  program: 'terraform-provider-provider',
+  stream: 'stdout',
   define: {
     PROVIDER_SCHEMA_RESPONSE: base64(schemaResponse),
     PROVIDER_IDENTITY_SCHEMAS_RESPONSE: base64(identityResponse),
     ...CHECKED,
   },
-  outfile: join(packageDir, 'provider.cjs'),
-  bundle: true,
-  platform: 'node',
-  format: 'cjs',
-  target: 'node20',
-  minify: true,
-  legalComments: 'none', // the notices go, whole, into THIRD_PARTY_NOTICES.md beside the bundle
-  metafile: true,
-  banner: { js: guard },
-  logLevel: 'warning',
 })
-writeFileSync(join(packageDir, 'THIRD_PARTY_NOTICES.md'), thirdPartyNotices(root, terraformBundle.metafile, 'terraform-provider-provider'))
-copyFileSync(join(root, 'LICENSE'), join(packageDir, 'LICENSE'))
 
 // Terraform runs the first file named terraform-provider-provider[_.*]; the bundle beside it is not one.
 const launcher = join(packageDir, `terraform-provider-provider_v${version}`)
@@ -97,27 +123,14 @@ console.log(`built provider ${version} for ${platform} into ${packageDir}`)
 
 // ---- Pulumi: dist/pulumi/ holds the executable plugin (sh launcher + bundle + schema), and the
 // tarball `pulumi plugin install resource provider <ver> --file <tarball>` takes.
-const pulumiDir = join(dist, 'pulumi')
-rmSync(pulumiDir, { recursive: true, force: true })
-mkdirSync(pulumiDir, { recursive: true })
-const pulumiGuard =
-  'globalThis.PROVIDER_ENTRY_MS=performance.now();if(+process.versions.node.split(".")[0]<20){process.stderr.write("pulumi-resource-provider needs Node.js 20 or later, found "+process.version+"\\n");process.exit(1)}'
-const pulumiBundle = await build({
-  entryPoints: [join(root, 'src/bin/pulumi-provider.ts')],
+const pulumiDir = freshDir(join(dist, 'pulumi'))
+await bundle({
+  entry: 'src/bin/pulumi-provider.ts',
   outfile: join(pulumiDir, 'provider.cjs'),
-  bundle: true,
-  platform: 'node',
-  format: 'cjs',
-  target: 'node20',
-  minify: true,
-  legalComments: 'none',
-  metafile: true,
-  banner: { js: pulumiGuard },
+  program: 'pulumi-resource-provider',
+  stream: 'stderr',
   define: { PROVIDER_VERSION: JSON.stringify(version), ...CHECKED },
-  logLevel: 'warning',
 })
-writeFileSync(join(pulumiDir, 'THIRD_PARTY_NOTICES.md'), thirdPartyNotices(root, pulumiBundle.metafile, 'pulumi-resource-provider'))
-copyFileSync(join(root, 'LICENSE'), join(pulumiDir, 'LICENSE'))
 const pulumiLauncher = join(pulumiDir, 'pulumi-resource-provider')
 writeFileSync(
   pulumiLauncher,
@@ -140,9 +153,7 @@ writeFileSync(join(pulumiDir, 'schema.json'), await pulumiSchema(version))
 // A source-plugin layout (PulumiPlugin.yaml, runtime nodejs) for `pulumi package add <dir>` from a
 // checkout. It lives apart: a PulumiPlugin.yaml beside the launcher would make the engine run the
 // executable plugin through the Node language host instead.
-const sourceDir = join(dist, 'pulumi-source')
-rmSync(sourceDir, { recursive: true, force: true })
-mkdirSync(sourceDir, { recursive: true })
+const sourceDir = freshDir(join(dist, 'pulumi-source'))
 copyFileSync(join(pulumiDir, 'provider.cjs'), join(sourceDir, 'provider.cjs'))
 copyFileSync(join(pulumiDir, 'schema.json'), join(sourceDir, 'schema.json'))
 writeFileSync(join(sourceDir, 'PulumiPlugin.yaml'), `runtime: nodejs\nname: provider\nversion: ${version}\n`)
@@ -167,3 +178,14 @@ execFileSync('tar', [
   'THIRD_PARTY_NOTICES.md',
 ])
 console.log(`built pulumi-resource-provider ${version} into ${pulumiDir} and ${tarball}`)
+
+// ---- The emulator: dist/emulator/provider-emulator.cjs, which `npm run release` compiles into the
+// provider-emulator single executable of every platform (`npm run emulator` runs the tsc output instead).
+const emulatorDir = freshDir(join(dist, 'emulator'))
+await bundle({
+  entry: 'src/bin/emulator.ts',
+  outfile: join(emulatorDir, 'provider-emulator.cjs'),
+  program: 'provider-emulator',
+  stream: 'stderr',
+})
+console.log(`built provider-emulator ${version} into ${emulatorDir}`)

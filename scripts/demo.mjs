@@ -2,13 +2,26 @@
 // Builds when stale, starts the emulator on a free port, runs init, apply, output, a second plan
 // that must be empty, and destroy in a temp dir, then stops everything it started, even on failure
 // or Ctrl-C. DEMO_EXAMPLE_DIR runs another example directory instead of examples/terraform/quickstart.
+//
+//   npm start -- --keep   no destroy: the emulator keeps running with the demo's objects, and the demo
+//                         prints its addresses and how to point terraform at it, until Ctrl-C, which
+//                         then stops and removes everything as above and exits 0
 import { spawn, spawnSync } from 'node:child_process'
 import { cpSync, existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { basename, dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { parseArgs } from 'node:util'
 import { describeTools, ensureTools } from './tools.mjs'
 
+const { values: flags } = (() => {
+  try {
+    return parseArgs({ options: { keep: { type: 'boolean', default: false } } })
+  } catch (error) {
+    console.error(`${error instanceof Error ? error.message : String(error)}\nusage: npm start [-- --keep]`)
+    process.exit(2)
+  }
+})()
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..')
 const exampleDir = resolve(process.env.DEMO_EXAMPLE_DIR ?? join(root, 'examples', 'terraform', 'quickstart'))
 const emulatorEntry = join(root, 'build', 'src', 'bin', 'emulator.js')
@@ -43,6 +56,8 @@ let emulator = null
 let workDir = null
 let interrupted = false
 let cleanedUp = false
+/** Set once --keep has everything in place: a Ctrl-C from then on is the normal end of the demo. */
+let keeping = false
 
 const totalSteps = 8
 let stepNumber = 0
@@ -216,6 +231,8 @@ async function main() {
   console.log(
     `emulator (pid ${emulator.pid}) listening at ${baseUrl} (API key ${EMULATOR_API_KEY}, provisioning delay ${PROVISIONING_DELAY_MS} ms)`,
   )
+  const consoleUrl = `${new URL(baseUrl).origin}/`
+  console.log(`web console: ${consoleUrl}`)
 
   workDir = mkdtempSync(join(tmpdir(), 'provider-demo-'))
   // Only the configuration: a stray local state or .terraform from someone's own run must not leak in.
@@ -251,12 +268,37 @@ async function main() {
   if (code !== 0) throw new StepFailure(`terraform plan failed (exit ${code})`)
   console.log(green('second plan is empty: no drift after apply'))
 
+  if (flags.keep) return keep(baseUrl, consoleUrl)
+
   header('terraform destroy -auto-approve')
   code = await terraform(['destroy', '-auto-approve', '-input=false', ...tfColor], env, LIMITS.destroy)
   if (code !== 0) throw new StepFailure(`terraform destroy failed (exit ${code})`)
 
   console.log(`\n${green(bold(`Demo complete in ${((Date.now() - started) / 1000).toFixed(1)}s.`))}`)
   console.log('Next: README.md shows how to run this example by hand or point Terraform at the real service.')
+}
+
+/**
+ * --keep: the last step, instead of destroy. Prints where everything is and waits for Ctrl-C (the signal
+ * handler then cleans up and exits 0); rejects if the emulator stops on its own meanwhile.
+ */
+function keep(baseUrl, consoleUrl) {
+  header("Keep the emulator running with the demo's objects (Ctrl-C stops it)")
+  const origin = new URL(baseUrl).origin
+  console.log(`  API:          ${baseUrl}  (API key ${EMULATOR_API_KEY})`)
+  console.log(`  web console:  ${consoleUrl}`)
+  console.log(`  control API:  ${origin}/_emulator/  (docs/emulator-api.md)`)
+  console.log(`\nPoint terraform at it from another terminal; the demo's state is in ${workDir}:`)
+  console.log(`  export TF_CLI_CONFIG_FILE=${terraformrc}`)
+  console.log(`  export PROVIDER_BASE_URL=${baseUrl} PROVIDER_API_KEY=${EMULATOR_API_KEY}`)
+  console.log(`  cd ${workDir} && terraform plan`)
+  console.log(`\n${bold('Ctrl-C')} stops the emulator and removes ${workDir}.`)
+  keeping = true
+  return new Promise((_, reject) => {
+    emulator.once('exit', (code, signal) => {
+      if (!interrupted) reject(new StepFailure(`the emulator stopped (${signal ?? `exit ${code}`}) while the demo kept it`))
+    })
+  })
 }
 
 /** Stops every child (terraform gets SIGINT so it can finish cleanly) and removes the temp dir. */
@@ -289,6 +331,11 @@ for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
     }
     interrupted = true
     interruptedAt = Date.now()
+    if (keeping) {
+      console.log(`\n${signal}: stopping the emulator and removing ${workDir}`)
+      cleanup().finally(() => process.exit(0))
+      return
+    }
     console.error(red(`\n${signal}: stopping the running step and the emulator, removing the temp dir (repeat to force)`))
     cleanup().finally(() => process.exit(130))
   })

@@ -1,17 +1,19 @@
-// npm run release: the release artifacts of both providers for every platform, into dist/release/.
+// npm run release: the release artifacts of both providers and the emulator for every platform, into
+// dist/release/.
 //
-// Each executable is compiled by Bun (pinned in tools/runtimes.json, fetched by scripts/runtimes.mjs):
-// `bun build --compile --bytecode` of the provider's bundle, unchanged, with the platform's own Bun binary
-// (from its npm package) as the runtime the executable carries, and JavaScriptCore bytecode compiled at
-// build time, so nothing is parsed or compiled from source at a launch. The Bun of this machine builds
-// every platform's executable (`--target`, `--compile-executable-path`). The flags, and why each, are
-// BUN_RELEASE_FLAGS in scripts/runtimes.mjs.
+// Each executable (the Terraform provider, the Pulumi plugin, the emulator: PRODUCTS below) is compiled by
+// Bun (pinned in tools/runtimes.json, fetched by scripts/runtimes.mjs): `bun build --compile --bytecode` of
+// the program's bundle, unchanged, with the platform's own Bun binary (from its npm package) as the runtime
+// the executable carries, and JavaScriptCore bytecode compiled at build time, so nothing is parsed or
+// compiled from source at a launch. The Bun of this machine builds every platform's executable (`--target`,
+// `--compile-executable-path`). The flags, and why each, are BUN_RELEASE_FLAGS in scripts/runtimes.mjs.
 //
 // Writes, for version V:
 //   terraform-provider-provider_V_<os>_<arch>.zip, _V_SHA256SUMS, _V_manifest.json (Terraform Registry layout)
 //   mirror/registry.terraform.io/provider/provider/<those zips>  (provider_installation filesystem_mirror)
 //   terraformrc                                                  (a CLI configuration using that mirror)
 //   pulumi-resource-provider-vV-<os>-<arch>.tar.gz               (`pulumi plugin install ... --file`)
+//   provider-emulator_V_<os>_<arch>.tar.gz (.zip for windows), _V_SHA256SUMS  (the emulator, run by hand)
 //   provider-pulumi-V.tgz                                        (the TypeScript SDK: `npm install <it>`)
 //   pulumi_provider-V-py3-none-any.whl, pulumi_provider-V.tar.gz (the Python SDK: `pip install <it>`)
 //   goproxy/<module>/@v/vV.{info,mod,zip}, list                  (the Go SDK, as a GOPROXY=file://… directory)
@@ -22,19 +24,8 @@
 // `npm run build` (npm run release does both).
 import { execFileSync, spawn } from 'node:child_process'
 import { createHash } from 'node:crypto'
-import {
-  chmodSync,
-  copyFileSync,
-  existsSync,
-  linkSync,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs'
-import { dirname, join, relative, resolve } from 'node:path'
+import { chmodSync, existsSync, linkSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { basename, dirname, join, relative, resolve } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { deflateRawSync } from 'node:zlib'
 import { unsign } from 'macho-unsign'
@@ -64,7 +55,8 @@ if (wanted && platforms.length !== wanted.length) throw new Error(`RELEASE_PLATF
 
 const tfBundle = join(dist, 'mirror', 'registry.terraform.io', 'provider', 'provider', version, hostPlatform(), 'provider.cjs')
 const pulumiBundle = join(dist, 'pulumi', 'provider.cjs')
-for (const file of [tfBundle, pulumiBundle]) {
+const emulatorBundle = join(dist, 'emulator', 'provider-emulator.cjs')
+for (const file of [tfBundle, pulumiBundle, emulatorBundle]) {
   if (!existsSync(file)) throw new Error(`${file} is missing: run \`npm run build\` first (npm run release does)`)
 }
 
@@ -75,6 +67,57 @@ mkdirSync(out, { recursive: true })
 
 const host = runtimePackage('bun')
 const { MAGIC_COOKIE_VALUE } = await import(pathToFileURL(join(root, 'build', 'src', 'terraform', 'handshake.js')).href)
+const tfName = 'terraform-provider-provider'
+const exeOf = (platform) => (platform.os === 'windows' ? '.exe' : '')
+
+/**
+ * What the release compiles for every platform: each bundle becomes one executable, packed with LICENSE,
+ * its notices and `extra` files (from beside the bundle) into one archive per platform, zip or tar.gz by
+ * its name, and every archive of a product is listed in the product's SHA256SUMS. `start` is how this
+ * machine's executable is launched to check that it answers: the environment, the arguments, and the
+ * first stdout line it must print.
+ */
+const PRODUCTS = [
+  {
+    name: 'terraform', // its line in bundle.sha256
+    bundle: tfBundle,
+    executable: (p) => `${tfName}_v${version}${exeOf(p)}`,
+    // The registry's zip holds the executable and the notices, nothing else.
+    archive: (p) => `${tfName}_${version}_${p.os}_${p.arch}.zip`,
+    sums: `${tfName}_${version}_SHA256SUMS`,
+    extra: [],
+    start: {
+      env: {
+        TF_PLUGIN_MAGIC_COOKIE: MAGIC_COOKIE_VALUE,
+        PLUGIN_PROTOCOL_VERSIONS: '6',
+        PLUGIN_MIN_PORT: '10000',
+        PLUGIN_MAX_PORT: '25000',
+      },
+      args: [],
+      line: { what: 'handshake', pattern: /^1\|6\|(tcp|unix)\|/ },
+    },
+  },
+  {
+    name: 'pulumi',
+    bundle: pulumiBundle,
+    executable: (p) => `pulumi-resource-provider${exeOf(p)}`,
+    // The tarball `pulumi plugin install resource provider V --file` unpacks into the plugin dir.
+    archive: (p) => `pulumi-resource-provider-v${version}-${p.os}-${p.arch}.tar.gz`,
+    sums: `pulumi-resource-provider_${version}_SHA256SUMS`,
+    extra: ['schema.json'],
+    start: { env: {}, args: [], line: { what: 'port', pattern: /^\d+$/ } },
+  },
+  {
+    name: 'emulator',
+    bundle: emulatorBundle,
+    executable: (p) => `provider-emulator${exeOf(p)}`,
+    // Unpacked by hand: Windows opens a zip with no extra tool, every other system has tar.
+    archive: (p) => `provider-emulator_${version}_${p.os}_${p.arch}.${p.os === 'windows' ? 'zip' : 'tar.gz'}`,
+    sums: `provider-emulator_${version}_SHA256SUMS`,
+    extra: [],
+    start: { env: {}, args: ['--port', '0'], line: { what: 'base URL', pattern: /^http:\/\/127\.0\.0\.1:\d+\/v1$/ } },
+  },
+]
 
 /**
  * The platform's Bun binary as the executable's runtime. A darwin_amd64 binary's Apple signature would no
@@ -92,39 +135,32 @@ function runtimeOf(platform) {
   return unsigned
 }
 
-/** Compiles `bundle` into the executable `target` for `platform`, and checks what can be checked here. */
-async function compile(bundle, target, platform, runtime) {
+/** Compiles `product`'s bundle into the executable `target` for `platform`, and checks what can be checked here. */
+async function compile(product, target, platform, runtime) {
   const args = [
     'build',
     ...BUN_RELEASE_FLAGS,
     `--target=bun-${platform.bun}`,
     `--compile-executable-path=${runtime}`,
-    bundle,
+    product.bundle,
     '--outfile',
     target,
   ]
   execFileSync(host.bin, args, { stdio: ['ignore', 'ignore', 'pipe'], timeout: 120_000 }) // its stderr is in the error
   chmodSync(target, 0o755)
   if (platform.os === 'darwin') checkMachOSignature(readFileSync(target), { required: platform.arch === 'arm64', name: target })
-  if (`${platform.os}_${platform.arch}` === hostPlatform()) await checkFirstLine(target, bundle === tfBundle)
+  if (`${platform.os}_${platform.arch}` === hostPlatform()) await checkFirstLine(target, product.start)
 }
 
 /**
  * This machine's executables must start and answer: the Terraform provider its handshake line, the
- * Pulumi plugin its port line. A bytecode cache that JavaScriptCore rejected would still run (from source);
- * a build that cannot start at all is caught here rather than by a user.
+ * Pulumi plugin its port line, the emulator its base URL. A bytecode cache that JavaScriptCore rejected
+ * would still run (from source); a build that cannot start at all is caught here rather than by a user.
  */
-function checkFirstLine(executable, terraform) {
+function checkFirstLine(executable, start) {
   return new Promise((resolve, reject) => {
-    const env = { PATH: process.env.PATH ?? '' }
-    if (terraform)
-      Object.assign(env, {
-        TF_PLUGIN_MAGIC_COOKIE: MAGIC_COOKIE_VALUE,
-        PLUGIN_PROTOCOL_VERSIONS: '6',
-        PLUGIN_MIN_PORT: '10000',
-        PLUGIN_MAX_PORT: '25000',
-      })
-    const child = spawn(executable, [], { env, stdio: ['ignore', 'pipe', 'pipe'] })
+    const env = { PATH: process.env.PATH ?? '', ...start.env }
+    const child = spawn(executable, start.args, { env, stdio: ['ignore', 'pipe', 'pipe'] })
     const timer = setTimeout(() => child.kill('SIGKILL'), 30_000)
     let stdout = ''
     let stderr = ''
@@ -139,77 +175,74 @@ function checkFirstLine(executable, terraform) {
     child.once('close', () => {
       clearTimeout(timer)
       const line = stdout.split('\n')[0]
-      const expected = terraform ? /^1\|6\|(tcp|unix)\|/ : /^\d+$/
-      if (expected.test(line)) resolve()
+      if (start.line.pattern.test(line)) resolve()
       else
-        reject(
-          new Error(
-            `${executable} did not answer with its ${terraform ? 'handshake' : 'port'} line: ${JSON.stringify(line)}\n${stderr.slice(-1000)}`,
-          ),
-        )
+        reject(new Error(`${executable} did not answer with its ${start.line.what} line: ${JSON.stringify(line)}\n${stderr.slice(-1000)}`))
     })
   })
 }
 
 const sha256 = (data) => createHash('sha256').update(data).digest('hex')
-const artifacts = []
+const artifacts = new Map(PRODUCTS.map((product) => [product, []]))
+/** Milliseconds spent compiling and packing each product, over every platform. */
+const spent = new Map(PRODUCTS.map((product) => [product, 0]))
 const summary = []
-const tfName = 'terraform-provider-provider'
-const tfNotices = notices(join(dirname(tfBundle), 'THIRD_PARTY_NOTICES.md'))
-const pulumiNotices = notices(join(dirname(pulumiBundle), 'THIRD_PARTY_NOTICES.md'))
 
 for (const platform of platforms) {
   const target = `${platform.os}_${platform.arch}`
-  const exe = platform.os === 'windows' ? '.exe' : ''
   const runtime = runtimeOf(platform)
-  const dir = join(work, target)
-  mkdirSync(join(dir, 'terraform'), { recursive: true })
-  mkdirSync(join(dir, 'pulumi'), { recursive: true })
-
-  // ---- Terraform: the registry's zip holds the executable and the notices, nothing else.
-  const tfExecutable = `${tfName}_v${version}${exe}`
-  await compile(tfBundle, join(dir, 'terraform', tfExecutable), platform, runtime)
-  const tfFiles = [{ name: tfExecutable, data: readFileSync(join(dir, 'terraform', tfExecutable)), mode: 0o755 }, ...tfNotices]
-  const zipName = `${tfName}_${version}_${target}.zip`
-  writeFileSync(join(out, zipName), zip(tfFiles))
-  artifacts.push(zipName)
-
-  // ---- Pulumi: the tarball `pulumi plugin install resource provider V --file` unpacks into the plugin dir.
-  const pulumiExecutable = `pulumi-resource-provider${exe}`
-  await compile(pulumiBundle, join(dir, 'pulumi', pulumiExecutable), platform, runtime)
-  const pulumiFiles = [pulumiExecutable]
-  for (const file of pulumiNotices) {
-    writeFileSync(join(dir, 'pulumi', file.name), file.data)
-    pulumiFiles.push(file.name)
+  for (const product of PRODUCTS) {
+    const productStarted = Date.now()
+    const dir = join(work, target, product.name)
+    mkdirSync(dir, { recursive: true })
+    const executable = product.executable(platform)
+    await compile(product, join(dir, executable), platform, runtime)
+    const files = [{ name: executable, data: readFileSync(join(dir, executable)), mode: 0o755 }, ...notices(product.bundle)]
+    for (const name of product.extra) files.push({ name, data: readFileSync(join(dirname(product.bundle), name)), mode: 0o644 })
+    const archive = product.archive(platform)
+    pack(join(out, archive), dir, files)
+    artifacts.get(product).push(archive)
+    const size = statSync(join(dir, executable)).size
+    summary.push(`${target} ${product.name}: Bun ${host.version} executable, ${(size / 1048576).toFixed(1)} MiB`)
+    spent.set(product, spent.get(product) + Date.now() - productStarted)
   }
-  copyFileSync(join(dirname(pulumiBundle), 'schema.json'), join(dir, 'pulumi', 'schema.json'))
-  pulumiFiles.push('schema.json')
-  const tarName = `pulumi-resource-provider-v${version}-${platform.os}-${platform.arch}.tar.gz`
+}
+summary.unshift(`executables compiled with ${BUN_RELEASE_FLAGS.slice(1).join(' ')}`)
+for (const [product, ms] of spent)
+  summary.push(`${product.name}: compiled and packed for ${platforms.length} platforms in ${(ms / 1000).toFixed(1)} s`)
+// What the executables were compiled from, so that a test run can tell a stale release from a fresh one.
+writeFileSync(
+  join(out, 'bundle.sha256'),
+  PRODUCTS.map((product) => `${sha256(readFileSync(product.bundle))}  ${product.name}/${basename(product.bundle)}\n`).join(''),
+)
+
+/**
+ * Writes the archive `path` of `files`: a zip (deflate, Unix modes, fixed timestamps) or a gzipped tar
+ * (root-owned, fixed timestamps), by the name's ending, so a rebuild is byte-identical either way.
+ */
+function pack(path, dir, files) {
+  if (path.endsWith('.zip')) return writeFileSync(path, zip(files))
+  if (!path.endsWith('.tar.gz')) throw new Error(`${path}: an archive's name ends in .zip or .tar.gz`)
+  for (const file of files) {
+    if (!existsSync(join(dir, file.name))) writeFileSync(join(dir, file.name), file.data, { mode: file.mode })
+  }
   execFileSync('tar', [
     '--owner=0',
     '--group=0',
     '--numeric-owner',
     '--mtime=@0',
     '-czf',
-    join(out, tarName),
+    path,
     '-C',
-    join(dir, 'pulumi'),
-    ...pulumiFiles,
+    dir,
+    ...files.map((file) => file.name),
   ])
-  artifacts.push(tarName)
-  const size = statSync(join(dir, 'terraform', tfExecutable)).size
-  summary.push(`${target}: Bun ${host.version} executable (${BUN_RELEASE_FLAGS.slice(1).join(' ')}), ${(size / 1048576).toFixed(1)} MiB`)
 }
-// What the executables were compiled from, so that a test run can tell a stale release from a fresh one.
-writeFileSync(
-  join(out, 'bundle.sha256'),
-  `${sha256(readFileSync(tfBundle))}  terraform/provider.cjs\n${sha256(readFileSync(pulumiBundle))}  pulumi/provider.cjs\n`,
-)
 
-/** LICENSE, and the bundle's third-party notices followed by those of the Bun runtime every executable carries. */
-function notices(bundleNotices) {
+/** LICENSE, and the bundle's third-party notices (beside it) followed by those of the Bun runtime every executable carries. */
+function notices(bundle) {
   const bun = bunNotice(host.version)
-  const text = `${readFileSync(bundleNotices, 'utf8')}\n## ${bun.name} ${bun.version} (the runtime in the executable)\n\nLicence: ${bun.license}\n\n${bun.text}\n`
+  const text = `${readFileSync(join(dirname(bundle), 'THIRD_PARTY_NOTICES.md'), 'utf8')}\n## ${bun.name} ${bun.version} (the runtime in the executable)\n\nLicence: ${bun.license}\n\n${bun.text}\n`
   return [
     { name: 'LICENSE', data: readFileSync(join(root, 'LICENSE')), mode: 0o644 },
     { name: 'THIRD_PARTY_NOTICES.md', data: Buffer.from(text), mode: 0o644 },
@@ -217,13 +250,12 @@ function notices(bundleNotices) {
 }
 
 // ---- The registry manifest, and SHA256SUMS over the zips and the manifest (what the registry signs).
+// Each product has its own sums file: the Terraform one must list only what the registry expects.
+const [terraform] = PRODUCTS
 const manifestName = `${tfName}_${version}_manifest.json`
 writeFileSync(join(out, manifestName), `${JSON.stringify({ version: 1, metadata: { protocol_versions: ['6.0'] } }, null, 2)}\n`)
-const summed = [...artifacts.filter((name) => name.endsWith('.zip')), manifestName].sort()
-writeSums(`${tfName}_${version}_SHA256SUMS`, summed)
-// The Pulumi tarballs have their own sums file; the Terraform one must list only what the registry expects.
-const pulumiSums = artifacts.filter((name) => name.endsWith('.tar.gz')).sort()
-writeSums(`pulumi-resource-provider_${version}_SHA256SUMS`, pulumiSums)
+artifacts.get(terraform).push(manifestName)
+for (const [product, names] of artifacts) writeSums(product.sums, [...names].sort())
 
 // ---- A filesystem mirror in the packed layout, holding every platform's zip, and a CLI config for it.
 // Under both registry hosts: OpenTofu reads `provider/provider` as registry.opentofu.org/provider/provider.
@@ -231,7 +263,7 @@ writeSums(`pulumi-resource-provider_${version}_SHA256SUMS`, pulumiSums)
 for (const host of REGISTRY_HOSTS) {
   const mirrorDir = join(out, 'mirror', host, 'provider', 'provider')
   mkdirSync(mirrorDir, { recursive: true })
-  for (const name of artifacts.filter((n) => n.endsWith('.zip'))) linkSync(join(out, name), join(mirrorDir, name))
+  for (const name of artifacts.get(terraform).filter((n) => n.endsWith('.zip'))) linkSync(join(out, name), join(mirrorDir, name))
 }
 writeFileSync(join(out, 'terraformrc'), terraformrc(join(out, 'mirror'), join(out, 'terraformrc'), `the release mirror (${version})`))
 

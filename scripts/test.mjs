@@ -18,7 +18,7 @@
 //                                         and `npm run test:e2e` pass it (test/support/artifacts.ts)
 //
 // The suites that need a real client but belong to neither --e2e nor --faults (test/pulumi-cli, the
-// Pulumi engine and SDK tests, start-up, the PostgreSQL journal) run with everything, or by part.
+// Pulumi engine and SDK tests, start-up, the demo, the PostgreSQL journal) run with everything, or by part.
 //
 // Node 20's `--test` has no glob support, so the file list is gathered here. The last line sums up every
 // pass as "total: N passed, N failed, N skipped".
@@ -42,6 +42,8 @@ const REAL_CLIENT_PARTS = [
   'build/test/provider-startup',
   'build/test/pulumi-engine',
   'build/test/pulumi-sdk',
+  // `npm start` (scripts/demo.mjs) runs terraform.
+  'build/test/demo',
   // Not a client, but a server of its own: the shared order journal's tests start a PostgreSQL.
   'build/test/postgres-journal',
 ]

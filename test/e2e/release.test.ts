@@ -1,29 +1,51 @@
 // The release (`npm run release`, dist/release/) as a user without Node.js gets it: the registry's file
 // set and sums, every platform's executable in its format (and macOS's signed where it must be), a
-// filesystem mirror that the real terraform CLI installs from and locks for every platform, and the
+// filesystem mirror that the real terraform CLI installs from and locks for every platform, the
 // linux_amd64 single executables serving Terraform and the Pulumi harness from an
-// environment whose PATH holds no `node`. `npm test` builds the release first (`npm run release`), so a
+// environment whose PATH holds no `node`, and the emulator's executables (linux_amd64, and linux_arm64
+// under qemu-user) serving a terraform apply run by the release's provider. `npm test` builds the release first (`npm run release`), so a
 // missing release is a failure, never a skip.
 import assert from 'node:assert/strict'
 import { execFileSync, spawn, spawnSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
-import { existsSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { mkdtemp, rm, symlink, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { delimiter, join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { after, before, describe, test } from 'node:test'
 import { Plugin, startFakeEngine, urnOf } from '../support/pulumi/plugin-harness.js'
-import { block, describeRun, type Emulator, mirrorCliConfig, PROVIDER_BLOCKS, ROOT, Workspace } from '../support/e2e/harness.js'
+import { block, describeRun, Emulator, mirrorCliConfig, PROVIDER_BLOCKS, ROOT, Workspace } from '../support/e2e/harness.js'
 import { useEmulatorWorkspace } from '../support/e2e/suite.js'
 
 const RELEASE = join(ROOT, 'dist', 'release')
 const { version } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }
 const TF = 'terraform-provider-provider'
+const EMULATOR = 'provider-emulator'
 const PLATFORMS = ['linux_amd64', 'linux_arm64', 'darwin_amd64', 'darwin_arm64', 'windows_amd64']
 if (!existsSync(join(RELEASE, `${TF}_${version}_SHA256SUMS`))) throw new Error(`${RELEASE} is missing: run \`npm run release\` first`)
 
 const sha256 = (path: string) => createHash('sha256').update(readFileSync(path)).digest('hex')
+
+/** The emulator's archive for `platform`: a zip for Windows, a gzipped tar for the others. */
+const emulatorArchive = (platform: string) => `${EMULATOR}_${version}_${platform}.${platform.startsWith('windows') ? 'zip' : 'tar.gz'}`
+const exeOf = (platform: string) => (platform.startsWith('windows') ? '.exe' : '')
+
+/** Checks that `sumsFile` lists exactly `names`, each with its right SHA-256. */
+function assertSums(sumsFile: string, names: readonly string[]): void {
+  const sums = readFileSync(join(RELEASE, sumsFile), 'utf8').trim().split('\n')
+  assert.deepEqual(sums.map((line) => line.split('  ')[1]).sort(), [...names].sort(), sumsFile)
+  for (const line of sums) {
+    const [sum, name] = line.split('  ') as [string, string]
+    assert.equal(sha256(join(RELEASE, name)), sum, `${sumsFile} line of ${name}`)
+  }
+}
+
+/** Unpacks `file` of the archive `archive` (zip or tar.gz, by its name) into `dir`. */
+function unpack(archive: string, file: string, dir: string): void {
+  if (archive.endsWith('.zip')) execFileSync('unzip', ['-q', join(RELEASE, archive), file, '-d', dir])
+  else execFileSync('tar', ['-xzf', join(RELEASE, archive), '-C', dir, file])
+}
 
 /** The names in a zip's central directory, read the way any unzip does (end record, then entries). */
 function zipEntries(path: string): string[] {
@@ -59,29 +81,26 @@ describe('release artifacts', () => {
     const zips = PLATFORMS.map((p) => `${TF}_${version}_${p}.zip`)
     const manifest = `${TF}_${version}_manifest.json`
     assert.deepEqual(JSON.parse(readFileSync(join(RELEASE, manifest), 'utf8')), { version: 1, metadata: { protocol_versions: ['6.0'] } })
-    const sums = readFileSync(join(RELEASE, `${TF}_${version}_SHA256SUMS`), 'utf8')
-      .trim()
-      .split('\n')
-    assert.deepEqual(sums.map((line) => line.split('  ')[1]).sort(), [...zips, manifest].sort())
-    for (const line of sums) {
-      const [sum, name] = line.split('  ') as [string, string]
-      assert.equal(sha256(join(RELEASE, name)), sum, `SHA256SUMS line of ${name}`)
-    }
+    assertSums(`${TF}_${version}_SHA256SUMS`, [...zips, manifest])
     for (const platform of PLATFORMS) {
       const exe = `${TF}_v${version}${platform.startsWith('windows') ? '.exe' : ''}`
       assert.deepEqual(zipEntries(join(RELEASE, `${TF}_${version}_${platform}.zip`)), ['LICENSE', 'THIRD_PARTY_NOTICES.md', exe].sort())
     }
   })
 
-  test('every platform gets an executable of its own format and CPU, and the macOS ones will run there', async () => {
+  test('every platform gets executables of its own format and CPU, and the macOS ones will run there', async () => {
     const { checkMachOSignature } = (await import(pathToFileURL(join(ROOT, 'scripts', 'macho.mjs')).href)) as {
       checkMachOSignature(binary: Buffer, options: { required: boolean; name: string }): 'signed' | 'unsigned'
     }
     const dir = await mkdtemp(join(tmpdir(), 'provider-release-formats-'))
     try {
-      for (const platform of PLATFORMS) {
-        const exe = `${TF}_v${version}${platform.startsWith('windows') ? '.exe' : ''}`
-        execFileSync('unzip', ['-q', join(RELEASE, `${TF}_${version}_${platform}.zip`), exe, '-d', join(dir, platform)])
+      const executables = PLATFORMS.flatMap((platform) => [
+        { platform, archive: `${TF}_${version}_${platform}.zip`, exe: `${TF}_v${version}${exeOf(platform)}` },
+        { platform, archive: emulatorArchive(platform), exe: `${EMULATOR}${exeOf(platform)}` },
+      ])
+      for (const { platform, archive, exe } of executables) {
+        mkdirSync(join(dir, platform), { recursive: true })
+        unpack(archive, exe, join(dir, platform))
         const binary = readFileSync(join(dir, platform, exe))
         if (platform.startsWith('linux')) {
           assert.equal(binary.subarray(0, 4).toString('latin1'), '\x7fELF', platform)
@@ -100,6 +119,24 @@ describe('release artifacts', () => {
     } finally {
       await rm(dir, { recursive: true, force: true })
     }
+  })
+
+  test('the emulator: an archive per platform holding the executable, LICENSE and the notices, and SHA256SUMS over exactly those', () => {
+    const archives = PLATFORMS.map(emulatorArchive)
+    assertSums(`${EMULATOR}_${version}_SHA256SUMS`, archives)
+    for (const platform of PLATFORMS) {
+      const archive = join(RELEASE, emulatorArchive(platform))
+      const entries = archive.endsWith('.zip')
+        ? zipEntries(archive)
+        : execFileSync('tar', ['-tzf', archive], { encoding: 'utf8' }).trim().split('\n').sort()
+      assert.deepEqual(entries, ['LICENSE', 'THIRD_PARTY_NOTICES.md', `${EMULATOR}${exeOf(platform)}`].sort(), platform)
+    }
+    const notices = execFileSync('tar', ['-xzOf', join(RELEASE, emulatorArchive('linux_amd64')), 'THIRD_PARTY_NOTICES.md'], {
+      encoding: 'utf8',
+      maxBuffer: 64 << 20,
+    })
+    assert.match(notices, /^# Third-party notices for provider-emulator$/m)
+    assert.match(notices, /^## Bun /m)
   })
 
   test('a Pulumi plugin tarball per platform holding the executable, LICENSE and the notices', () => {
@@ -210,6 +247,15 @@ describe('single executables without Node.js: linux_amd64, and linux_arm64 under
     await serveModeCycle(e2e.emulator, path, 'linux_arm64', (executable) => [qemu.bin, '-L', qemu.sysroot, executable])
   })
 
+  test('the linux_amd64 emulator executable answers its API, and the release provider applies a keypair against it with an empty plan after', async () => {
+    await emulatorCycle(path, 'linux_amd64', (executable) => [executable])
+  })
+
+  test('the linux_arm64 emulator executable, run under qemu-user, answers its API and serves a terraform apply and an empty plan', async () => {
+    const qemu = qemuAarch64()
+    await emulatorCycle(path, 'linux_arm64', (executable) => [qemu.bin, '-L', qemu.sysroot, executable])
+  })
+
   test('the linux_arm64 Pulumi plugin executable, run under qemu-user, serves the harness: configure, check, create, delete', async () => {
     const qemu = qemuAarch64()
     await pulumiPluginCycle(e2e.emulator, path, 'linux-arm64', (executable, dir) => {
@@ -273,6 +319,52 @@ async function serveModeCycle(
     assert.equal(await exited, 'SIGINT')
   } finally {
     served.kill('SIGKILL')
+    await rm(home, { recursive: true, force: true })
+  }
+}
+
+/**
+ * A platform's emulator executable, started by `command` (the executable itself, or under qemu-user) with
+ * no `node` on PATH: it answers its API with its key and refuses another key, the release's provider
+ * (from the release mirror) applies a keypair against it, and the plan after is empty.
+ */
+async function emulatorCycle(path: string, platform: string, command: (executable: string) => string[]): Promise<void> {
+  const home = await mkdtemp(join(tmpdir(), 'provider-release-emulator-'))
+  let emulator: Emulator | undefined
+  try {
+    unpack(emulatorArchive(platform), EMULATOR, home)
+    // Under qemu-user the first start takes seconds rather than milliseconds.
+    emulator = await Emulator.start({ launch: { command: command(join(home, EMULATOR)), path, readyWithinMs: 60_000 } })
+    assert.match(emulator.baseUrl, /^http:\/\/127\.0\.0\.1:\d+\/v1$/)
+    assert.deepEqual(await emulator.api('GET', '/lites/keypairs/'), [])
+    const refused = await fetch(`${emulator.baseUrl}/lites/keypairs/`, {
+      headers: { 'x-token': 'not-a-key' },
+      signal: AbortSignal.timeout(30_000),
+    })
+    assert.equal(refused.status, 401)
+
+    const cliConfig = join(home, 'terraformrc')
+    await writeFile(cliConfig, mirrorCliConfig(join(RELEASE, 'mirror')))
+    const ws = await Workspace.create(emulator, cliConfig)
+    const name = `release-emulator-${platform}`
+    await ws.write([PROVIDER_BLOCKS, block('resource', 'provider_lite_keypair', 'k', { name })].join('\n'))
+    const env = { PATH: path, HOME: home }
+    const run = async (...args: string[]) => {
+      const result = await ws.run([...args, '-input=false'], { env, timeoutMs: 300_000 })
+      assert.equal(result.code, 0, `${platform}: ${describeRun(result)}`)
+    }
+    await run('init')
+    await run('apply', '-auto-approve')
+    const keypairs: { name: string }[] = await emulator.api('GET', '/lites/keypairs/')
+    assert.deepEqual(
+      keypairs.map((keypair) => keypair.name),
+      [name],
+      `${platform}: the emulator executable holds the keypair terraform applied`,
+    )
+    await run('plan', '-detailed-exitcode')
+    await rm(ws.dir, { recursive: true, force: true })
+  } finally {
+    await emulator?.stop()
     await rm(home, { recursive: true, force: true })
   }
 }

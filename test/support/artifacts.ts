@@ -6,7 +6,7 @@
 // Must not: fall back silently: a release older than the build is an error, never a quiet switch.
 import { createHash } from 'node:crypto'
 import { existsSync, readFileSync } from 'node:fs'
-import { dirname, join, resolve } from 'node:path'
+import { basename, dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..')
@@ -23,6 +23,7 @@ export const PULUMI_TARBALL = `pulumi-resource-provider-v${VERSION}-${HOST_PLATF
 export const BUNDLES: Readonly<Record<string, string>> = {
   terraform: join(ROOT, 'dist', 'mirror', 'registry.terraform.io', 'provider', 'provider', VERSION, HOST_PLATFORM, 'provider.cjs'),
   pulumi: join(ROOT, 'dist', 'pulumi', 'provider.cjs'),
+  emulator: join(ROOT, 'dist', 'emulator', 'provider-emulator.cjs'),
 }
 
 /** True when the suites run the release's executables (PROVIDER_TEST_ARTIFACTS=release). */
@@ -51,7 +52,7 @@ export function releaseFile(name: string): string {
     )
     for (const [which, bundle] of Object.entries(BUNDLES)) {
       const sum = createHash('sha256').update(readFileSync(bundle)).digest('hex')
-      if (recorded.get(`${which}/provider.cjs`) !== sum)
+      if (recorded.get(`${which}/${basename(bundle)}`) !== sum)
         throw new Error(`dist/release was not compiled from the current ${bundle}: run \`npm run release\` again`)
     }
     checked = true

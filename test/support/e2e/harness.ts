@@ -179,11 +179,23 @@ export class Emulator {
     readonly apiKey: string,
   ) {}
 
-  static async start(options: { apiKey?: string; provisioningDelayMs?: number } = {}): Promise<Emulator> {
+  /**
+   * Starts the launcher with `node`, or another build of it: `launch` gives the command (the release's
+   * executable, or it under qemu-user), the PATH it runs with and how long it may take to print its URL.
+   */
+  static async start(
+    options: {
+      apiKey?: string
+      provisioningDelayMs?: number
+      launch?: { command: readonly string[]; path: string; readyWithinMs: number }
+    } = {},
+  ): Promise<Emulator> {
     const apiKey = options.apiKey ?? DEFAULT_KEY
-    const child = spawn(process.execPath, [EMULATOR], {
+    const [program, ...args] = options.launch?.command ?? [process.execPath, EMULATOR]
+    const readyWithinMs = options.launch?.readyWithinMs ?? 15_000
+    const child = spawn(program as string, args, {
       env: {
-        PATH: process.env.PATH ?? '',
+        PATH: options.launch?.path ?? process.env.PATH ?? '',
         EMULATOR_PORT: '0',
         EMULATOR_PROVISIONING_DELAY_MS: String(options.provisioningDelayMs ?? 100),
         EMULATOR_API_KEYS: apiKey,
@@ -201,7 +213,10 @@ export class Emulator {
     try {
       const baseUrl = await new Promise<string>((ready, fail) => {
         let stdout = ''
-        const timer = setTimeout(() => fail(new Error(`the emulator printed no URL within 15s; stderr: ${stderr}`)), 15_000)
+        const timer = setTimeout(
+          () => fail(new Error(`the emulator printed no URL within ${readyWithinMs / 1000}s; stderr: ${stderr}`)),
+          readyWithinMs,
+        )
         child.stdout?.on('data', (chunk: Buffer) => {
           stdout += chunk.toString()
           const newline = stdout.indexOf('\n')
