@@ -1,0 +1,246 @@
+// One customer per API key: the key syntax (`KEY`, `KEY:ro`, `KEY@CUSTOMER`, `KEY:ro@CUSTOMER`) and its
+// defaults, the masked form a key is shown in, the customers a state knows, and the one view of the store
+// the service API's handlers get (CustomerStore): every lookup, list and insert goes through it, so every
+// family sees and stamps only its caller's objects by construction. Ids stay global (one sequence each).
+// Must not: name a family or a kind.
+import { HttpError, type Issue, notFound } from './envelope.js'
+import { isObject, type Json, type JsonObject } from './json.js'
+import type { Account, ApiKey, Config, Invoice, Keypair, Order, State } from './model.js'
+import type { Store } from './store.js'
+
+export const DEFAULT_API_KEY = 'emulator-key'
+
+/** A customer's name, one rule: short, and safe in a query string, a file name and a console's menu. */
+export const CUSTOMER_NAME = /^[A-Za-z0-9._-]{1,64}$/
+const CUSTOMER_RULE = 'must be 1 to 64 characters of A-Z a-z 0-9 . _ -'
+
+/** A key as configured, before its defaults: `customer` absent takes the rule of resolveKeys. */
+export interface ApiKeySpec {
+  key: string
+  scope?: 'rw' | 'ro'
+  customer?: string
+}
+
+/**
+ * The defaults, one place: a read-write key's customer is the key itself; a read-only key without one is
+ * the first read-write key's customer (the usual "main key plus read-only key" sees one set of objects),
+ * or itself when no key can write.
+ */
+export function resolveKeys(specs: readonly ApiKeySpec[]): ApiKey[] {
+  const firstRw = specs.find((s) => (s.scope ?? 'rw') === 'rw')
+  const mainCustomer = firstRw ? (firstRw.customer ?? firstRw.key) : undefined
+  return specs.map((s) => {
+    const scope = s.scope ?? 'rw'
+    const customer = s.customer ?? (scope === 'ro' ? (mainCustomer ?? s.key) : s.key)
+    return { key: s.key, scope, customer }
+  })
+}
+
+/** Who owns an object that has no owner (a state file written before customers existed): the first read-write key's customer. */
+export function defaultCustomer(keys: readonly ApiKey[]): string {
+  return (keys.find((k) => k.scope === 'rw') ?? keys[0])?.customer ?? DEFAULT_API_KEY
+}
+
+/** One item of the key syntax, or the rule it broke; `where` names the field and the item for the message. */
+export function parseKeySpec(item: string, where: string): ApiKeySpec {
+  const at = item.lastIndexOf('@')
+  const head = at >= 0 ? item.slice(0, at) : item
+  const customer = at >= 0 ? item.slice(at + 1) : undefined
+  if (customer !== undefined && !CUSTOMER_NAME.test(customer)) throw new Error(`${where}: the customer after @ ${CUSTOMER_RULE}`)
+  const readOnly = head.endsWith(':ro')
+  const key = readOnly ? head.slice(0, -':ro'.length) : head
+  if (key === '' || /\s/.test(key)) throw new Error(`${where}: the key must be non-empty, without spaces`)
+  return { key, scope: readOnly ? 'ro' : 'rw', ...(customer === undefined ? {} : { customer }) }
+}
+
+/** A comma-separated list in the key syntax (EMULATOR_API_KEYS), resolved; a key given twice is an error. */
+export function parseApiKeys(list: string, field: string): ApiKey[] {
+  const items = list
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item !== '')
+  const specs = items.map((item, i) => parseKeySpec(item, `${field} item ${i + 1}`))
+  const twice = specs.findIndex((s, i) => specs.findIndex((t) => t.key === s.key) !== i)
+  if (twice >= 0) throw new Error(`${field} item ${twice + 1}: the key is given twice (a key belongs to one customer)`)
+  return resolveKeys(specs)
+}
+
+/** The `api_keys` of a config patch: `[{key, scope, customer?}]`, every issue at its index. */
+export function keysFromPatch(value: Json, issues: Issue[]): ApiKey[] | undefined {
+  const bad = (loc: (string | number)[], msg: string) => issues.push({ loc: ['body', 'api_keys', ...loc], msg, type: 'value_error' })
+  if (!Array.isArray(value)) {
+    bad([], 'must be an array of {key, scope: "rw" | "ro", customer?}')
+    return undefined
+  }
+  const before = issues.length
+  const specs: ApiKeySpec[] = []
+  for (const [i, item] of value.entries()) {
+    if (!isObject(item)) {
+      bad([i], 'must be an object {key, scope: "rw" | "ro", customer?}')
+      continue
+    }
+    const { key, scope, customer } = item
+    if (typeof key !== 'string' || key === '') bad([i, 'key'], 'must be a non-empty string')
+    else if (specs.some((s) => s.key === key)) bad([i, 'key'], 'is given twice (a key belongs to one customer)')
+    if (scope !== 'rw' && scope !== 'ro') bad([i, 'scope'], 'must be "rw" or "ro"')
+    if (customer !== undefined && (typeof customer !== 'string' || !CUSTOMER_NAME.test(customer))) bad([i, 'customer'], CUSTOMER_RULE)
+    specs.push({ key: String(key), scope: scope as 'rw' | 'ro', ...(typeof customer === 'string' ? { customer } : {}) })
+  }
+  return issues.length === before ? resolveKeys(specs) : undefined
+}
+
+/** How a key is shown (request log, customers list): `…` and at most its last 4 characters, never more than a third of it. */
+export function maskKey(key: string): string {
+  const shown = Math.min(4, Math.floor(key.length / 3))
+  return `…${shown > 0 ? key.slice(-shown) : ''}`
+}
+
+/** The configured key a request's `x-token` names, if any. */
+export function keyFor(config: Config, token: string | null): ApiKey | undefined {
+  return token ? config.api_keys.find((k) => k.key === token) : undefined
+}
+
+/**
+ * A state of any earlier emulator, made whole: its keys get their customers, and every object without an
+ * owner (accounts, invoices, orders, keypairs, idempotency records) goes to the default customer; log
+ * entries written before the log named a key keep `customer` and `api_key` null.
+ */
+export function adoptOwnerless(state: State): void {
+  state.config.api_keys = resolveKeys(state.config.api_keys as ApiKeySpec[])
+  const owner = defaultCustomer(state.config.api_keys)
+  for (const list of [state.accounts, state.invoices, state.orders, state.keypairs, state.idempotency] as { customer?: string }[][]) {
+    for (const item of list) item.customer ??= owner
+  }
+  for (const entry of state.log as { customer?: string | null; api_key?: string | null }[]) {
+    entry.customer ??= null
+    entry.api_key ??= null
+  }
+}
+
+/** Every customer a state knows: the configured keys' (in key order), then any other that owns objects (a key since removed). */
+export function customersOf(state: State): string[] {
+  const names = state.config.api_keys.map((k) => k.customer)
+  const owners = [state.accounts, state.keypairs, state.orders, state.invoices].flatMap((list) => list.map((item) => item.customer))
+  const others = [...new Set(owners)].filter((c) => !names.includes(c)).sort()
+  return [...new Set(names), ...others]
+}
+
+/** The optional `?customer=NAME` of a control read: null for all customers, 404 for one the state does not know. */
+export function customerFilter(state: State, query: URLSearchParams): string | null {
+  const name = query.get('customer')
+  if (name === null) return null
+  if (name === '') throw new HttpError(422, [{ loc: ['query', 'customer'], msg: 'must not be empty', type: 'value_error' }])
+  if (!customersOf(state).includes(name)) throw notFound(`customer ${name} not found (GET /_emulator/customers lists them)`)
+  return name
+}
+
+/** GET /_emulator/customers: each customer, its keys masked, and how many accounts it holds. */
+export function customerList(state: State): JsonObject[] {
+  return customersOf(state).map((customer) => ({
+    customer,
+    keys: state.config.api_keys.filter((k) => k.customer === customer).map((k) => ({ key_masked: maskKey(k.key), scope: k.scope })),
+    accounts: state.accounts.filter((a) => a.customer === customer).length,
+  }))
+}
+
+type Unowned<T> = Omit<T, 'customer'>
+
+/**
+ * The store as one customer's API key sees it: what the service API's handlers get as `ctx.store`. Another
+ * customer's id is as unknown as a missing one (404 in a path, "unknown" in a body); whatever is added is
+ * stamped with this customer. Transitions and views act on an account already found, so they pass through.
+ */
+export class CustomerStore {
+  constructor(
+    private readonly store: Store,
+    readonly customer: string,
+  ) {}
+
+  get config(): Config {
+    return this.store.config
+  }
+
+  now(): number {
+    return this.store.now()
+  }
+
+  next(name: string): number {
+    return this.store.next(name)
+  }
+
+  /** This customer's account with this id, of any kind. */
+  find(id: number): Account | undefined {
+    const account = this.store.find(id)
+    return account?.customer === this.customer ? account : undefined
+  }
+
+  /** A path id of another kind, family or customer is as unknown as a missing one (the API's status codes). */
+  get(id: number, kind: string): Account {
+    const account = this.find(id)
+    if (!account || account.kind !== kind) throw notFound(`account ${id} not found`)
+    return account
+  }
+
+  accounts(): Account[] {
+    return this.store.state.accounts.filter((a) => a.customer === this.customer)
+  }
+
+  keypairs(): Keypair[] {
+    return this.store.state.keypairs.filter((k) => k.customer === this.customer)
+  }
+
+  addAccount(account: Unowned<Account>): Account {
+    const owned = this.own<Account>(account)
+    this.store.state.accounts.push(owned)
+    return owned
+  }
+
+  addKeypair(keypair: Unowned<Keypair>): Keypair {
+    const owned = this.own<Keypair>(keypair)
+    this.store.state.keypairs.push(owned)
+    return owned
+  }
+
+  /** Removes this customer's keypair `id`; false when it has none by that id. */
+  removeKeypair(id: number): boolean {
+    const state = this.store.state
+    const before = state.keypairs.length
+    state.keypairs = state.keypairs.filter((k) => k.keypair_id !== id || k.customer !== this.customer)
+    return state.keypairs.length !== before
+  }
+
+  addInvoice(invoice: Unowned<Invoice>): Invoice {
+    const owned = this.own<Invoice>(invoice)
+    this.store.state.invoices.push(owned)
+    return owned
+  }
+
+  addOrder(order: Unowned<Order>): Order {
+    const owned = this.own<Order>(order)
+    this.store.state.orders.push(owned)
+    return owned
+  }
+
+  /** Stamps the object itself (not a copy), so the caller's reference is the stored one. */
+  private own<T extends { customer: string }>(item: Unowned<T>): T {
+    const owned = item as T
+    owned.customer = this.customer
+    return owned
+  }
+
+  view(account: Account): JsonObject {
+    return this.store.view(account)
+  }
+
+  recurringAmount(account: Account, fallback: number): number {
+    return this.store.recurringAmount(account, fallback)
+  }
+
+  startDelay(account: Account): void {
+    this.store.startDelay(account)
+  }
+
+  terminate(account: Account): void {
+    this.store.terminate(account)
+  }
+}
