@@ -8,7 +8,7 @@ import { conflict, notFound } from './envelope.js'
 import type { Json, JsonObject } from './json.js'
 import { type Account, type InvoiceType, type PendingChange, STATUSES, type Status } from './model.js'
 import { paramId, type Route, type RouteContext } from './router.js'
-import type { CustomerStore } from './customers.js'
+import type { CustomerStore } from './customer-store.js'
 
 /** The list call of a kind: Terminated hidden unless asked for by `status` (the API's list rules). */
 export function listAccounts(ctx: RouteContext, kind: string): Json {

@@ -4,7 +4,7 @@
 import { addDays, addMonths, formatDate, formatDateTime } from './clock.js'
 import { type Cycle, PROMOCODES } from './catalog.js'
 import type { Account, Invoice, InvoiceType } from './model.js'
-import type { CustomerStore } from './customers.js'
+import type { CustomerStore } from './customer-store.js'
 import type { Store } from './store.js'
 
 export function datesFor(now: number, cycle: Cycle) {

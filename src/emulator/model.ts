@@ -1,5 +1,5 @@
 // Shapes of the emulator state (plain JSON, so a state file is one stringify) and small readers of it.
-// Here: the records every family shares (accounts, invoices, orders, keypairs) and the pipeline's own
+// Here: the records every family shares (accounts, invoices, orders, keypairs; each owned by a customer)
 // (idempotency, faults, log, config). What a kind does with its account lives in its family module
 // (src/emulator/families/); a kind's own settings belong in `extra_details`, what its clients read.
 
@@ -27,7 +27,7 @@ export interface PendingChange {
  */
 export interface Account {
   account_id: number
-  /** The customer whose API key ordered it (customers.ts); the service API shows it to no one else. */
+  /** The customer whose API key ordered it; the service API shows it to no one else (customer-store.ts). */
   customer: string
   /** `<family>.<kind>` or the family's single kind; the registry (families/index.ts) lists them. */
   kind: string

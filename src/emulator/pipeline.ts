@@ -2,7 +2,8 @@
 // handler, answer, log. Shared by every family: the routes come from the registry, and nothing here
 // names a family or a kind. The key's customer is the handler's whole world (its CustomerStore). Waits (a rule's delay) go through the injected timer, never a timer of its own.
 import { formatDateTime, type Timer } from './clock.js'
-import { CustomerStore, keyFor, maskKey } from './customers.js'
+import { CustomerStore } from './customer-store.js'
+import { keyFor, maskKey } from './customers.js'
 import { DroppedConnection, errorBody, HttpError, successBody } from './envelope.js'
 import { delayOf, faultHeaders, takeFault } from './faults.js'
 import { claimKey, settle } from './idempotency.js'

@@ -3,7 +3,7 @@
 // transition does to one kind (power, addresses, its price) is that kind's rules, reached through the
 // registry it is given. It also holds the shelf of named snapshots (snapshots.ts), which outlives a reset.
 // Its lookups see every customer (the control API's view); the service API sees one customer's objects
-// through CustomerStore (customers.ts).
+// through CustomerStore (customer-store.ts).
 import { cycleOf } from './catalog.js'
 import type { Clock } from './clock.js'
 import { adoptOwnerless } from './customers.js'

@@ -10,7 +10,7 @@ import type { Json, JsonObject } from '../json.js'
 import type { KindRules, Ledger } from '../kinds.js'
 import type { Account } from '../model.js'
 import { paramId, type Route, type RouteContext } from '../router.js'
-import type { CustomerStore } from '../customers.js'
+import type { CustomerStore } from '../customer-store.js'
 import { SERVER_KIND } from './baremetal.js'
 
 const P = '/baremetal-additional-ips'

@@ -21,7 +21,7 @@ import type { Family } from '../family.js'
 import type { Json } from '../json.js'
 import type { Account } from '../model.js'
 import { paramId, type Route, type RouteContext } from '../router.js'
-import type { CustomerStore } from '../customers.js'
+import type { CustomerStore } from '../customer-store.js'
 import { type BodyReader, PASSWORD_PATTERN, USER_PATTERN } from '../validation.js'
 import {
   diskPlan,
