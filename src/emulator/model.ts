@@ -1,5 +1,5 @@
 // Shapes of the emulator state (plain JSON, so a state file is one stringify) and small readers of it.
-// Here: the records every family shares (accounts, invoices, orders, keypairs; each owned by a customer)
+// Here: the records every family shares (accounts, invoices, orders, keypairs; each owned by a customer) and the pipeline's own
 // (idempotency, faults, log, config). What a kind does with its account lives in its family module
 // (src/emulator/families/); a kind's own settings belong in `extra_details`, what its clients read.
 
