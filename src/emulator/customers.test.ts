@@ -257,6 +257,23 @@ describe('customers in the request log and the control API', () => {
     )
   })
 
+  test('a customer whose key was removed still lists, with no key, what it left; its key answers 401', async () => {
+    const { alice, bob } = twoCustomers()
+    const aliceVm = await alice.vm()
+    await alice.control('PATCH', '/config', { api_keys: [{ key: 'bob-key-0002', scope: 'rw' }] })
+    assert.equal((await alice.request('GET', '/v1/lites/accounts')).status, 401)
+    assert.deepEqual(await bob.ok('GET', '/lites/accounts'), [])
+    assert.deepEqual(await alice.control('GET', '/customers'), [
+      { customer: 'bob-key-0002', keys: [{ key_masked: '…0002', scope: 'rw' }], accounts: 0 },
+      { customer: 'alice-key-0001', keys: [], accounts: 1 },
+    ])
+    const left = await alice.control<Entry[]>('GET', '/accounts?customer=alice-key-0001')
+    assert.deepEqual(
+      left.map((e) => e.account.account_id),
+      [aliceVm],
+    )
+  })
+
   test('a named snapshot saves and restores every customer', async () => {
     const { alice, bob } = twoCustomers()
     const aliceVm = await alice.vm()

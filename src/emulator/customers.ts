@@ -115,11 +115,15 @@ export function adoptOwnerless(state: State): void {
   }
 }
 
-/** Every customer a state knows: the configured keys' (in key order), then any other that owns objects (a key since removed). */
+/**
+ * Every customer a state knows: the configured keys' (in key order), then, by name, any other that owns
+ * objects or has requests in the log (a key since removed), so that what it left can still be listed.
+ */
 export function customersOf(state: State): string[] {
   const names = state.config.api_keys.map((k) => k.customer)
   const owners = [state.accounts, state.keypairs, state.orders, state.invoices].flatMap((list) => list.map((item) => item.customer))
-  const others = [...new Set(owners)].filter((c) => !names.includes(c)).sort()
+  const callers = state.log.flatMap((e) => (e.customer === null ? [] : [e.customer]))
+  const others = [...new Set([...owners, ...callers])].filter((c) => !names.includes(c)).sort()
   return [...new Set(names), ...others]
 }
 
