@@ -51,16 +51,24 @@ export function parseKeySpec(item: string, where: string): ApiKeySpec {
   return { key, scope: readOnly ? 'ro' : 'rw', ...(customer === undefined ? {} : { customer }) }
 }
 
-/** A comma-separated list in the key syntax (EMULATOR_API_KEYS), resolved; a key given twice is an error. */
+/** The keys given at start, resolved; a key given twice is an error naming where (`place` of its index). */
+export function startKeys(specs: readonly ApiKeySpec[], place: (index: number) => string): ApiKey[] {
+  const twice = specs.findIndex((s, i) => specs.findIndex((t) => t.key === s.key) !== i)
+  if (twice >= 0) throw new Error(`${place(twice)}: the key is given twice (a key belongs to one customer)`)
+  return resolveKeys(specs)
+}
+
+/** A comma-separated list in the key syntax (`--api-keys`, EMULATOR_API_KEYS), resolved. */
 export function parseApiKeys(list: string, field: string): ApiKey[] {
   const items = list
     .split(',')
     .map((item) => item.trim())
     .filter((item) => item !== '')
-  const specs = items.map((item, i) => parseKeySpec(item, `${field} item ${i + 1}`))
-  const twice = specs.findIndex((s, i) => specs.findIndex((t) => t.key === s.key) !== i)
-  if (twice >= 0) throw new Error(`${field} item ${twice + 1}: the key is given twice (a key belongs to one customer)`)
-  return resolveKeys(specs)
+  const place = (i: number) => `${field} item ${i + 1}`
+  return startKeys(
+    items.map((item, i) => parseKeySpec(item, place(i))),
+    place,
+  )
 }
 
 /** The `api_keys` of a config patch: `[{key, scope, customer?}]`, every issue at its index. */

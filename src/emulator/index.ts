@@ -5,7 +5,7 @@
 // rule's delay waits on the injected `timer`).
 import { type ClockMode, Clock, realTimer, type Timer } from './clock.js'
 import { handleControl } from './control.js'
-import { type ApiKeySpec, DEFAULT_API_KEY, parseKeySpec, resolveKeys } from './customers.js'
+import { type ApiKeySpec, DEFAULT_API_KEY, parseKeySpec, startKeys } from './customers.js'
 import { errorBody, jsonResponse } from './envelope.js'
 import { registry } from './families/index.js'
 import { installProfile, PROFILES } from './faults.js'
@@ -68,12 +68,11 @@ export interface Emulator {
   readonly apiKey: string
 }
 
-/** The start-up keys resolved to their customers; a key given twice is an error (a key belongs to one customer). */
+/** The start-up keys resolved to their customers (customers.ts). */
 function keysFrom(options: EmulatorOptions): Config['api_keys'] {
-  const specs = (options.apiKeys ?? [DEFAULT_API_KEY]).map((k, i) => (typeof k === 'string' ? parseKeySpec(k, `apiKeys[${i}]`) : k))
-  const twice = specs.findIndex((s, i) => specs.findIndex((t) => t.key === s.key) !== i)
-  if (twice >= 0) throw new Error(`apiKeys[${twice}]: the key is given twice (a key belongs to one customer)`)
-  return resolveKeys(specs)
+  const place = (i: number) => `apiKeys[${i}]`
+  const specs = (options.apiKeys ?? [DEFAULT_API_KEY]).map((k, i) => (typeof k === 'string' ? parseKeySpec(k, place(i)) : k))
+  return startKeys(specs, place)
 }
 
 function configFrom(options: EmulatorOptions): Config {

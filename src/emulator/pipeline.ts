@@ -1,6 +1,7 @@
 // The API side of the emulator's request pipeline (steps 1 to 10): route, fault, key, Idempotency-Key,
 // handler, answer, log. Shared by every family: the routes come from the registry, and nothing here
-// names a family or a kind. The key's customer is the handler's whole world (its CustomerStore). Waits (a rule's delay) go through the injected timer, never a timer of its own.
+// names a family or a kind. The key's customer is the handler's whole world (its CustomerStore). Waits
+// (a rule's delay) go through the injected timer, never a timer of its own.
 import { formatDateTime, type Timer } from './clock.js'
 import { CustomerStore } from './customer-store.js'
 import { keyFor, maskKey } from './customers.js'
