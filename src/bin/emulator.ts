@@ -6,15 +6,7 @@ import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { parseArgs } from 'node:util'
-import { type ApiKey, createEmulator, DroppedConnection, type EmulatorOptions } from '../emulator/index.js'
-
-function parseKeys(list: string): ApiKey[] {
-  return list
-    .split(',')
-    .map((item) => item.trim())
-    .filter((item) => item !== '')
-    .map((item) => (item.endsWith(':ro') ? { key: item.slice(0, -3), scope: 'ro' } : { key: item, scope: 'rw' }))
-}
+import { createEmulator, DroppedConnection, type EmulatorOptions, parseApiKeys } from '../emulator/index.js'
 
 function intEnv(name: string): number | undefined {
   const raw = process.env[name]
@@ -31,11 +23,14 @@ const { values } = parseArgs({
     'state-file': { type: 'string' },
     seed: { type: 'string' },
     profile: { type: 'string' },
+    'api-keys': { type: 'string' },
   },
 })
 
 const options: EmulatorOptions = {}
-if (process.env.EMULATOR_API_KEYS) options.apiKeys = parseKeys(process.env.EMULATOR_API_KEYS)
+// Each key belongs to one customer: `KEY`, `KEY:ro`, `KEY@CUSTOMER`, `KEY:ro@CUSTOMER` (src/emulator/customers.ts).
+if (values['api-keys'] !== undefined) options.apiKeys = parseApiKeys(values['api-keys'], '--api-keys')
+else if (process.env.EMULATOR_API_KEYS) options.apiKeys = parseApiKeys(process.env.EMULATOR_API_KEYS, 'EMULATOR_API_KEYS')
 const delay = intEnv('EMULATOR_PROVISIONING_DELAY_MS')
 if (delay !== undefined) options.provisioningDelayMs = delay
 const retention = intEnv('EMULATOR_RETENTION_MS')

@@ -8,7 +8,7 @@ import { conflict, notFound } from './envelope.js'
 import type { Json, JsonObject } from './json.js'
 import { type Account, type InvoiceType, type PendingChange, STATUSES, type Status } from './model.js'
 import { paramId, type Route, type RouteContext } from './router.js'
-import type { Store } from './store.js'
+import type { CustomerStore } from './customer-store.js'
 
 /** The list call of a kind: Terminated hidden unless asked for by `status` (the API's list rules). */
 export function listAccounts(ctx: RouteContext, kind: string): Json {
@@ -21,7 +21,8 @@ export function listAccounts(ctx: RouteContext, kind: string): Json {
   }
   v.done()
   const shown = wanted.length > 0 ? wanted : STATUSES.filter((s) => s !== 'Terminated')
-  return ctx.store.state.accounts
+  return ctx.store
+    .accounts()
     .filter((a) => a.kind === kind && shown.includes(a.status))
     .sort((a, b) => a.account_id - b.account_id)
     .map((a) => ctx.store.view(a))
@@ -37,8 +38,15 @@ export const ACTIVE: readonly Status[] = ['Active']
 export const NOT_TERMINATED: readonly Status[] = ['Pending', 'Active', 'Suspended']
 export const RUNNING_STATES: readonly Status[] = ['Active', 'Suspended']
 
-export function newAccount(store: Store, kind: string, productId: number, productName: string, cycle: Cycle, extra: JsonObject): Account {
-  const account: Account = {
+export function newAccount(
+  store: CustomerStore,
+  kind: string,
+  productId: number,
+  productName: string,
+  cycle: Cycle,
+  extra: JsonObject,
+): Account {
+  const account = store.addAccount({
     account_id: store.next('account'),
     kind,
     status: 'Pending',
@@ -56,9 +64,8 @@ export function newAccount(store: Store, kind: string, productId: number, produc
     gone_at: null,
     vm: null,
     captured: null,
-  }
+  })
   account.recurring_amount = store.recurringAmount(account, 0)
-  store.state.accounts.push(account)
   return account
 }
 
@@ -84,7 +91,7 @@ export function order(
 }
 
 /** Rebuilds and restores: Pending for one provisioning delay, no order, no invoice (the status model). */
-export function schedule(store: Store, account: Account, change: PendingChange): void {
+export function schedule(store: CustomerStore, account: Account, change: PendingChange): void {
   account.pending = change
   store.startDelay(account)
 }

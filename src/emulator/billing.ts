@@ -3,7 +3,8 @@
 // rule (KindRules.recurringAmount, in its family module); promocodes discount the invoice only.
 import { addDays, addMonths, formatDate, formatDateTime } from './clock.js'
 import { type Cycle, PROMOCODES } from './catalog.js'
-import type { Account, Invoice, InvoiceType, Order } from './model.js'
+import type { Account, Invoice, InvoiceType } from './model.js'
+import type { CustomerStore } from './customer-store.js'
 import type { Store } from './store.js'
 
 export function datesFor(now: number, cycle: Cycle) {
@@ -27,11 +28,11 @@ export interface OrderRequest {
  * Places one order: one invoice, one order record, the account Pending (the status model). Paid orders start
  * the provisioning delay now; unpaid ones wait for the invoice to be paid.
  */
-export function placeOrder(store: Store, request: OrderRequest): { order_id: string; account_id: string } {
+export function placeOrder(store: CustomerStore, request: OrderRequest): { order_id: string; account_id: string } {
   const now = store.now()
   const date = formatDate(now)
   const discount = request.promocode ? (PROMOCODES[request.promocode] ?? 0) : 0
-  const invoice: Invoice = {
+  const invoice = store.addInvoice({
     id: store.next('invoice'),
     account_id: request.account.account_id,
     paid_id: null,
@@ -42,17 +43,15 @@ export function placeOrder(store: Store, request: OrderRequest): { order_id: str
     datepaid: null,
     invoice_type: request.invoiceType,
     amount: Math.round((request.amount * (100 - discount)) / 100),
-  }
-  store.state.invoices.push(invoice)
-  const order: Order = {
+  })
+  const order = store.addOrder({
     order_id: request.orderId ?? String(store.next('order')),
     kind: request.kind,
     account_id: String(request.account.account_id),
     invoice_id: invoice.id,
     idempotency_key: request.idempotencyKey,
     created_at: formatDateTime(now),
-  }
-  store.state.orders.push(order)
+  })
   request.account.last_invoice_id = invoice.id
   request.account.status = 'Pending'
   request.account.activate_at = null
@@ -61,7 +60,7 @@ export function placeOrder(store: Store, request: OrderRequest): { order_id: str
 }
 
 /** Payment starts the provisioning delay of the account that waits for it (the status model, the emulator's control endpoints). */
-export function payInvoice(store: Store, invoice: Invoice): void {
+export function payInvoice(store: Store | CustomerStore, invoice: Invoice): void {
   invoice.status = 'Paid'
   invoice.paid_id = store.next('payment')
   invoice.datepaid = formatDateTime(store.now())

@@ -23,6 +23,8 @@ interface LogEntry {
   status: number | null
   fault_id: string | null
   idempotency_key: string | null
+  customer: string | null
+  api_key: string | null
 }
 
 describe('faults', () => {
@@ -130,7 +132,8 @@ describe('faults', () => {
 
 describe('request log and order counters', () => {
   test('secrets are redacted at any depth; x-token is never logged; since filters by seq', async () => {
-    const c = setup()
+    // A named customer: a key without one names its customer after itself (customers.ts), which the log shows.
+    const c = new TestClient(createEmulator({ clock: 'manual', apiKeys: ['emulator-key@team'] }))
     await c.request('POST', '/v1/lites/keypairs/', {
       body: { name: 'k', nested: { Console_Password: 'x', list: [{ api_token: 't', client_secret: 's', private_key: 'p', keep: 1 }] } },
       headers: { 'Idempotency-Key': 'log-key' },
@@ -145,6 +148,13 @@ describe('request log and order counters', () => {
     assert.equal(log[0]?.idempotency_key, 'log-key')
     assert.deepEqual(log[1]?.query, { status: ['Active', 'Pending'], x: '1' })
     assert.equal(JSON.stringify(log).includes('emulator-key'), false)
+    assert.deepEqual(
+      log.map((e) => [e.customer, e.api_key]),
+      [
+        ['team', '…-key'],
+        ['team', '…-key'],
+      ],
+    )
     const since = await c.control<LogEntry[]>('GET', `/requests?since=${log[0]?.seq}`)
     assert.deepEqual(
       since.map((e) => e.seq),
@@ -183,6 +193,7 @@ describe('request log and order counters', () => {
       orders: [
         {
           order_id: '500001',
+          customer: 'emulator-key',
           kind: 'lite.vm.create',
           account_id: String(vm),
           invoice_id: 700001,
@@ -193,6 +204,7 @@ describe('request log and order counters', () => {
         },
         {
           order_id: '500002',
+          customer: 'emulator-key',
           kind: 'lite.vm.change_package',
           account_id: String(vm),
           invoice_id: 700002,
@@ -229,7 +241,7 @@ describe('control API', () => {
       provisioning_delay_ms: 2000,
       retention_ms: 300000,
       idempotency_ttl_ms: 86400000,
-      api_keys: [{ key: 'emulator-key', scope: 'rw' }],
+      api_keys: [{ key: 'emulator-key', scope: 'rw', customer: 'emulator-key' }],
       ip_unavailable_product_ids: [],
       quirks: { ids_as_strings: false, bare_lists: false, ignore_idempotency_keys: false },
     })

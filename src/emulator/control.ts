@@ -1,8 +1,11 @@
 // The control API under /_emulator (the emulator's control endpoints): reset, config, clock, payments,
 // forced statuses and drift of accounts, faults (with the seed of their draws and the named profiles), the
-// request log and the order counters. No auth, no log, no faults. Must not: name a family or a kind (the store's registry lists the kinds).
+// request log and the order counters, and the customers (one per API key): every read that lists their
+// objects takes `?customer=NAME`, every item names its customer; writes on one object go by its global id.
+// No auth, no log, no faults. Must not: name a family or a kind (the store's registry lists the kinds).
 import { payInvoice } from './billing.js'
 import { formatDateTime } from './clock.js'
+import { customerFilter, customerList, keysFromPatch } from './customers.js'
 import { conflict, errorBody, HttpError, type Issue, jsonResponse, notFound, successBody } from './envelope.js'
 import { addFault, installProfile, PROFILES } from './faults.js'
 import { deepMerge, isObject, type Json, type JsonObject } from './json.js'
@@ -64,12 +67,8 @@ function patchConfig(config: Config, patch: JsonObject): Config {
     else bad(field, 'must be a non-negative integer')
   }
   if (patch.api_keys !== undefined) {
-    const keys = patch.api_keys
-    const valid =
-      Array.isArray(keys) &&
-      keys.every((k) => isObject(k) && typeof k.key === 'string' && k.key !== '' && (k.scope === 'rw' || k.scope === 'ro'))
-    if (valid) next.api_keys = keys.map((k) => ({ key: String((k as JsonObject).key), scope: (k as JsonObject).scope as 'rw' | 'ro' }))
-    else bad('api_keys', 'must be an array of {key, scope: "rw" | "ro"}')
+    const keys = keysFromPatch(patch.api_keys, issues)
+    if (keys) next.api_keys = keys
   }
   if (patch.ip_unavailable_product_ids !== undefined) {
     const ids = patch.ip_unavailable_product_ids
@@ -224,9 +223,33 @@ const routes: ControlRoute[] = [
       if (kind !== null && !kinds.includes(kind)) {
         throw new HttpError(422, [{ loc: ['query', 'kind'], msg: `must be one of ${kinds.join(', ')}`, type: 'value_error' }])
       }
+      const customer = customerFilter(ctx.store.state, ctx.query)
       return ctx.store.state.accounts
-        .filter((a) => kind === null || a.kind === kind)
-        .map((a) => ({ kind: a.kind, account: ctx.store.view(a) }))
+        .filter((a) => (kind === null || a.kind === kind) && (customer === null || a.customer === customer))
+        .map((a) => ({ kind: a.kind, customer: a.customer, account: ctx.store.view(a) }))
+    },
+  },
+  { method: 'GET', pattern: '/customers', handler: (ctx) => customerList(ctx.store.state) },
+  {
+    method: 'GET',
+    pattern: '/keypairs',
+    handler: (ctx) => {
+      const customer = customerFilter(ctx.store.state, ctx.query)
+      return ctx.store.state.keypairs
+        .filter((k) => customer === null || k.customer === customer)
+        .sort((a, b) => a.keypair_id - b.keypair_id)
+        .map((k) => ({ ...k }))
+    },
+  },
+  {
+    method: 'GET',
+    pattern: '/invoices',
+    handler: (ctx) => {
+      const customer = customerFilter(ctx.store.state, ctx.query)
+      return ctx.store.state.invoices
+        .filter((i) => customer === null || i.customer === customer)
+        .sort((a, b) => a.id - b.id)
+        .map((i) => ({ ...invoiceView(i), account_id: i.account_id, customer: i.customer }))
     },
   },
   {
@@ -280,7 +303,10 @@ const routes: ControlRoute[] = [
       if (raw !== null && !/^\d+$/.test(raw)) {
         throw new HttpError(422, [{ loc: ['query', 'since'], msg: 'must be a non-negative integer', type: 'value_error' }])
       }
-      return logSince(ctx.store.state, raw === null ? null : Number(raw)).map((e) => ({ ...e }))
+      const customer = customerFilter(ctx.store.state, ctx.query)
+      return logSince(ctx.store.state, raw === null ? null : Number(raw))
+        .filter((e) => customer === null || e.customer === customer)
+        .map((e) => ({ ...e }))
     },
   },
   {
@@ -295,7 +321,8 @@ const routes: ControlRoute[] = [
     method: 'GET',
     pattern: '/orders',
     handler: (ctx) => {
-      const orders = ctx.store.state.orders
+      const customer = customerFilter(ctx.store.state, ctx.query)
+      const orders = ctx.store.state.orders.filter((o) => customer === null || o.customer === customer)
       const byKind: JsonObject = {}
       for (const o of orders) byKind[o.kind] = ((byKind[o.kind] as number | undefined) ?? 0) + 1
       return {
@@ -303,6 +330,7 @@ const routes: ControlRoute[] = [
         by_kind: byKind,
         orders: orders.map((o) => ({
           order_id: o.order_id,
+          customer: o.customer,
           kind: o.kind,
           account_id: o.account_id,
           invoice_id: o.invoice_id,

@@ -1,4 +1,4 @@
-// The service's Idempotency-Key extension, per API key: claiming a key before an order's effect,
+// The service's Idempotency-Key extension, per API key (and its customer): claiming a key before an order's effect,
 // replaying the stored answer of an identical repeat, and freeing the key when the answer promised nothing.
 import { conflict, HttpError } from './envelope.js'
 import { type Json, jsonEqual } from './json.js'
@@ -12,12 +12,13 @@ export type Claim = { kind: 'new'; record: IdempotencyRecord } | { kind: 'replay
  */
 export function claimKey(
   state: State,
-  scope: string,
+  scope: { key: string; customer: string },
   key: string,
   request: { method: string; path: string; body: Json | undefined },
   now: number,
 ): Claim {
-  const existing = state.idempotency.find((r) => r.scope === scope && r.key === key)
+  // The customer too: a key moved to another customer (a config patch) never replays the first one's answer.
+  const existing = state.idempotency.find((r) => r.scope === scope.key && r.customer === scope.customer && r.key === key)
   if (existing) {
     if (existing.in_progress) {
       throw new HttpError(409, 'request with this Idempotency-Key is in progress', { 'retry-after': '1' })
@@ -27,7 +28,8 @@ export function claimKey(
     return { kind: 'replay', record: existing }
   }
   const record: IdempotencyRecord = {
-    scope,
+    scope: scope.key,
+    customer: scope.customer,
     key,
     method: request.method,
     path: request.path,

@@ -5,22 +5,27 @@
 // rule's delay waits on the injected `timer`).
 import { type ClockMode, Clock, realTimer, type Timer } from './clock.js'
 import { handleControl } from './control.js'
+import { type ApiKeySpec, DEFAULT_API_KEY, parseKeySpec, startKeys } from './customers.js'
 import { errorBody, jsonResponse } from './envelope.js'
 import { registry } from './families/index.js'
 import { installProfile, PROFILES } from './faults.js'
-import type { ApiKey, Config } from './model.js'
+import type { Config } from './model.js'
 import { ApiPipeline, type BeforeEffect } from './pipeline.js'
 import { isSeed, Random } from './random.js'
 import type { SnapshotKeeper } from './snapshots.js'
 import { Store } from './store.js'
 
+export { type ApiKeySpec, DEFAULT_API_KEY, maskKey, parseApiKeys } from './customers.js'
 export { DroppedConnection } from './envelope.js'
 export type { ApiKey, Config } from './model.js'
 export type { SnapshotFile, SnapshotKeeper } from './snapshots.js'
 
 export interface EmulatorOptions {
-  /** Accepted `x-token` values; a bare string is a read-write key. Default: one rw `emulator-key`. */
-  apiKeys?: readonly (string | ApiKey)[]
+  /**
+   * Accepted `x-token` values, each one customer's (customers.ts): a string in the key syntax (`KEY`, `KEY:ro`,
+   * `KEY@CUSTOMER`, `KEY:ro@CUSTOMER`) or a spec. Default: one rw `emulator-key`.
+   */
+  apiKeys?: readonly (string | ApiKeySpec)[]
   provisioningDelayMs?: number
   retentionMs?: number
   idempotencyTtlMs?: number
@@ -63,15 +68,19 @@ export interface Emulator {
   readonly apiKey: string
 }
 
-export const DEFAULT_API_KEY = 'emulator-key'
+/** The start-up keys resolved to their customers (customers.ts). */
+function keysFrom(options: EmulatorOptions): Config['api_keys'] {
+  const place = (i: number) => `apiKeys[${i}]`
+  const specs = (options.apiKeys ?? [DEFAULT_API_KEY]).map((k, i) => (typeof k === 'string' ? parseKeySpec(k, place(i)) : k))
+  return startKeys(specs, place)
+}
 
 function configFrom(options: EmulatorOptions): Config {
-  const keys = options.apiKeys ?? [DEFAULT_API_KEY]
   return {
     provisioning_delay_ms: options.provisioningDelayMs ?? 2000,
     retention_ms: options.retentionMs ?? 300_000,
     idempotency_ttl_ms: options.idempotencyTtlMs ?? 86_400_000,
-    api_keys: keys.map((k) => (typeof k === 'string' ? { key: k, scope: 'rw' } : { key: k.key, scope: k.scope })),
+    api_keys: keysFrom(options),
     ip_unavailable_product_ids: [...(options.ipUnavailableProductIds ?? [])],
     quirks: { ids_as_strings: false, bare_lists: false, ignore_idempotency_keys: false, ...options.quirks },
   }

@@ -1,10 +1,10 @@
 // Tests of the HTTP launcher (src/bin/emulator.ts) as a child process: its first line, the API over HTTP, the
 // state file and the named snapshots beside it kept across a restart, and the chaos settings (seed, profile,
-// real delays, a hang ended by the client).
+// real delays, a hang ended by the client), and the API keys with their customers (a bad one stops the start).
 import assert from 'node:assert/strict'
 import { type ChildProcess, spawn } from 'node:child_process'
 import { once } from 'node:events'
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createInterface } from 'node:readline'
@@ -16,8 +16,12 @@ const BIN = fileURLToPath(new URL('../bin/emulator.js', import.meta.url))
 const dir = mkdtempSync(join(tmpdir(), 'emulator-launcher-'))
 after(() => rmSync(dir, { recursive: true, force: true }))
 
-async function launch(stateFile: string, env: Record<string, string> = {}): Promise<{ child: ChildProcess; base: string }> {
-  const child = spawn(process.execPath, [BIN, '--clock', 'manual', '--state-file', stateFile], {
+async function launch(
+  stateFile: string,
+  env: Record<string, string> = {},
+  args: string[] = [],
+): Promise<{ child: ChildProcess; base: string }> {
+  const child = spawn(process.execPath, [BIN, '--clock', 'manual', '--state-file', stateFile, ...args], {
     env: { ...process.env, EMULATOR_PORT: '0', EMULATOR_API_KEYS: 'main-key,reader:ro', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   })
@@ -171,5 +175,73 @@ describe('HTTP launcher', () => {
     } finally {
       assert.equal(await stop(child), 0)
     }
+  })
+
+  test('--api-keys takes the key syntax with customers; a bad key stops the start naming the option and the rule', async () => {
+    const { child, base } = await launch(join(dir, 'customers.json'), {}, ['--api-keys', 'main-key@team,other-key,look:ro@team'])
+    try {
+      await call(base, 'POST', '/lites/keypairs/', { name: 'team-key' })
+      const teamView = await call(base, 'GET', '/lites/keypairs/', undefined, { 'x-token': 'look' })
+      assert.deepEqual(
+        (teamView.body.data as unknown as { name: string }[]).map((k) => k.name),
+        ['team-key'],
+      )
+      const otherView = await call(base, 'GET', '/lites/keypairs/', undefined, { 'x-token': 'other-key' })
+      assert.deepEqual(otherView.body.data, [])
+      const customers = await call(base.replace(/\/v1$/, ''), 'GET', '/_emulator/customers')
+      assert.deepEqual(customers.body.data, [
+        {
+          customer: 'team',
+          keys: [
+            { key_masked: '…ey', scope: 'rw' },
+            { key_masked: '…k', scope: 'ro' },
+          ],
+          accounts: 0,
+        },
+        { customer: 'other-key', keys: [{ key_masked: '…key', scope: 'rw' }], accounts: 0 },
+      ])
+    } finally {
+      assert.equal(await stop(child), 0)
+    }
+    const bad = spawn(process.execPath, [BIN], {
+      env: { ...process.env, EMULATOR_PORT: '0', EMULATOR_API_KEYS: 'fine,broken@no spaces' },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    })
+    let stderr = ''
+    bad.stderr?.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString()
+    })
+    const timer = setTimeout(() => bad.kill('SIGKILL'), 15_000)
+    const [code] = (await once(bad, 'exit')) as [number | null]
+    clearTimeout(timer)
+    assert.notEqual(code, 0)
+    assert.match(stderr, /EMULATOR_API_KEYS item 2: the customer after @ must be 1 to 64 characters of A-Z a-z 0-9 \. _ -/)
+  })
+
+  test("a state file written before customers loads: its objects are the first read-write key's customer's", async () => {
+    const stateFile = join(dir, 'before-customers.json')
+    copyFileSync(fileURLToPath(new URL('../../../src/emulator/fixtures/state-before-customers.json', import.meta.url)), stateFile)
+    const { child, base } = await launch(stateFile)
+    try {
+      const accounts = await call(base, 'GET', '/lites/accounts')
+      assert.deepEqual(
+        (accounts.body.data as unknown as { account_id: number }[]).map((a) => a.account_id),
+        [100001],
+      )
+      const customers = await call(base.replace(/\/v1$/, ''), 'GET', '/_emulator/customers')
+      assert.deepEqual(
+        (customers.body.data as unknown as { customer: string; accounts: number }[]).map((c) => [c.customer, c.accounts]),
+        [['main-key', 2]],
+      )
+      assert.equal((await call(base, 'POST', '/lites/keypairs/', { name: 'new-key' })).status, 200)
+    } finally {
+      assert.equal(await stop(child), 0)
+    }
+    // Written back at the next change with every owner: the next start reads the new format.
+    const written = JSON.parse(readFileSync(stateFile, 'utf8')) as { accounts: { customer: string }[]; keypairs: { customer: string }[] }
+    assert.deepEqual(
+      [...written.accounts, ...written.keypairs].map((a) => a.customer),
+      Array(5).fill('main-key'),
+    )
   })
 })

@@ -1,5 +1,5 @@
 // Shapes of the emulator state (plain JSON, so a state file is one stringify) and small readers of it.
-// Here: the records every family shares (accounts, invoices, orders, keypairs) and the pipeline's own
+// Here: the records every family shares (accounts, invoices, orders, keypairs; each owned by a customer) and the pipeline's own
 // (idempotency, faults, log, config). What a kind does with its account lives in its family module
 // (src/emulator/families/); a kind's own settings belong in `extra_details`, what its clients read.
 
@@ -27,6 +27,8 @@ export interface PendingChange {
  */
 export interface Account {
   account_id: number
+  /** The customer whose API key ordered it; the service API shows it to no one else (customer-store.ts). */
+  customer: string
   /** `<family>.<kind>` or the family's single kind; the registry (families/index.ts) lists them. */
   kind: string
   status: Status
@@ -57,6 +59,7 @@ export interface Account {
 export type InvoiceType = 'new' | 'upgrade' | 'change_package' | 'migrate'
 export interface Invoice {
   id: number
+  customer: string
   account_id: number
   paid_id: number | null
   status: 'Paid' | 'Unpaid' | 'Cancelled'
@@ -70,6 +73,7 @@ export interface Invoice {
 
 export interface Order {
   order_id: string
+  customer: string
   kind: string
   account_id: string
   invoice_id: number
@@ -79,14 +83,17 @@ export interface Order {
 
 export interface Keypair {
   keypair_id: number
+  customer: string
   pool: string
   name: string
   public_key: string
   origin: 'generated' | 'imported'
 }
 
+/** `scope` is the API key the record belongs to; `customer`, that key's customer when it was claimed. */
 export interface IdempotencyRecord {
   scope: string
+  customer: string
   key: string
   method: string
   path: string
@@ -127,6 +134,10 @@ export interface LogEntry {
   path: string
   query: JsonObject
   idempotency_key: string | null
+  /** The customer of the request's API key; null when the key is missing or unknown (a 401). */
+  customer: string | null
+  /** The key the request sent, masked (customers.ts maskKey); null when it sent none. */
+  api_key: string | null
   body: Json
   status: number | null
   replayed: boolean
@@ -135,9 +146,11 @@ export interface LogEntry {
   latency_ms: number
 }
 
+/** One accepted `x-token`; every key belongs to one customer, who owns what the key creates (customers.ts). */
 export interface ApiKey {
   key: string
   scope: 'rw' | 'ro'
+  customer: string
 }
 export interface Config {
   provisioning_delay_ms: number
@@ -171,6 +184,6 @@ export interface State {
 }
 
 export function invoiceView(invoice: Invoice): JsonObject {
-  const { account_id: _account, ...rest } = invoice
+  const { account_id: _account, customer: _customer, ...rest } = invoice
   return { ...rest }
 }

@@ -1,7 +1,10 @@
 // The API side of the emulator's request pipeline (steps 1 to 10): route, fault, key, Idempotency-Key,
 // handler, answer, log. Shared by every family: the routes come from the registry, and nothing here
-// names a family or a kind. Waits (a rule's delay) go through the injected timer, never a timer of its own.
+// names a family or a kind. The key's customer is the handler's whole world (its CustomerStore). Waits
+// (a rule's delay) go through the injected timer, never a timer of its own.
 import { formatDateTime, type Timer } from './clock.js'
+import { CustomerStore } from './customer-store.js'
+import { keyFor, maskKey } from './customers.js'
 import { DroppedConnection, errorBody, HttpError, successBody } from './envelope.js'
 import { delayOf, faultHeaders, takeFault } from './faults.js'
 import { claimKey, settle } from './idempotency.js'
@@ -86,6 +89,7 @@ export class ApiPipeline {
     const text = await request.text()
     const body = parseBody(text)
     const rawKey = request.headers.get('idempotency-key')
+    const token = request.headers.get('x-token')
     const entry: LogEntry = {
       seq,
       time: formatDateTime(store.now()),
@@ -93,6 +97,9 @@ export class ApiPipeline {
       path: url.pathname,
       query: queryObject(url.searchParams),
       idempotency_key: rawKey,
+      // Known before routing, so a customer's 404s and faults are its own in the log too.
+      customer: keyFor(store.config, token)?.customer ?? null,
+      api_key: token ? maskKey(token) : null,
       body: body.kind === 'json' ? redact(body.value) : null,
       status: null,
       replayed: false,
@@ -140,7 +147,7 @@ export class ApiPipeline {
     if (!('scope' in key)) return key
     const claim = await this.claim(call, key)
     if ('status' in claim) return claim
-    const answer = this.run(call, match, claim.idempotencyKey)
+    const answer = this.run(call, match, key, claim.idempotencyKey)
     if (claim.record) settle(this.store.state, claim.record, answer.status, answer.body)
     if (fault?.mode === 'error_after') return faultAnswer(fault)
     if (fault?.mode === 'drop_after') throw new DroppedConnection()
@@ -150,8 +157,9 @@ export class ApiPipeline {
 
   /** Step 3: the `x-token` key, and a read-only key only for reads. */
   private apiKey(call: Call): ApiKey | Answer {
-    const token = call.request.headers.get('x-token') ?? ''
-    const key = this.store.config.api_keys.find((k) => k.key === token && token !== '')
+    const key = keyFor(this.store.config, call.request.headers.get('x-token'))
+    // The key as it is now (a fault's delay may have outlived a config change): the log says whose call it was.
+    call.entry.customer = key?.customer ?? null
     if (!key) return answerError(new HttpError(401, 'Invalid or missing API token'))
     if (key.scope === 'ro' && call.method !== 'GET') return answerError(new HttpError(403, 'API token is read-only'))
     return key
@@ -167,7 +175,7 @@ export class ApiPipeline {
     let record: IdempotencyRecord
     try {
       const request = { method: call.method, path: call.url.pathname, body: call.body.kind === 'json' ? call.body.value : call.text }
-      const claim = claimKey(store.state, key.key, idempotencyKey, request, store.now())
+      const claim = claimKey(store.state, key, idempotencyKey, request, store.now())
       if (claim.kind === 'replay') {
         call.entry.replayed = true
         return { status: claim.record.status, body: claim.record.response, headers: { 'idempotency-replayed': 'true' } }
@@ -182,12 +190,12 @@ export class ApiPipeline {
     return { idempotencyKey, record }
   }
 
-  /** Steps 5 to 8 in the handler; its result or its error as the API's envelope. */
-  private run(call: Call, match: Extract<Match<Route>, { kind: 'found' }>, idempotencyKey: string | null): Answer {
+  /** Steps 5 to 8 in the handler, which sees the key's customer's objects only; its result or its error as the API's envelope. */
+  private run(call: Call, match: Extract<Match<Route>, { kind: 'found' }>, key: ApiKey, idempotencyKey: string | null): Answer {
     const keyIssue = call.method === 'GET' ? null : idempotencyKeyIssue(call.request.headers.get('idempotency-key'))
     try {
       const data = match.route.handler({
-        store: this.store,
+        store: new CustomerStore(this.store, key.customer),
         params: match.params,
         query: call.url.searchParams,
         idempotencyKey,

@@ -2,12 +2,13 @@
 // literal segments winning over parameters, and 405 with the allowed methods. Also what a handler sees of
 // its request (RouteContext). Used by the API pipeline and the control API alike.
 import type { Json } from './json.js'
-import type { Store } from './store.js'
+import type { CustomerStore } from './customer-store.js'
 import type { BodyReader } from './validation.js'
 
 /** What a handler sees of its request. Handlers run steps 5 to 8 of the emulator's request pipeline in that order. */
 export interface RouteContext {
-  readonly store: Store
+  /** The store as the request's customer sees it: its objects only (customer-store.ts). */
+  readonly store: CustomerStore
   readonly params: Readonly<Record<string, string>>
   readonly query: URLSearchParams
   readonly idempotencyKey: string | null

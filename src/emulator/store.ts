@@ -2,9 +2,11 @@
 // when a request arrives), sequences, the account object, and snapshots of the whole state. What a
 // transition does to one kind (power, addresses, its price) is that kind's rules, reached through the
 // registry it is given. It also holds the shelf of named snapshots (snapshots.ts), which outlives a reset.
+// Its lookups see every customer (the control API's view); the service API sees one customer's objects
+// through CustomerStore (customer-store.ts).
 import { cycleOf } from './catalog.js'
 import type { Clock } from './clock.js'
-import { notFound } from './envelope.js'
+import { adoptOwnerless } from './customers.js'
 import { isObject, type Json, type JsonObject } from './json.js'
 import type { AccountRegistry, Ledger } from './kinds.js'
 import { type Account, type Config, type Invoice, invoiceView, type State } from './model.js'
@@ -62,6 +64,8 @@ export class Store implements Ledger {
     const state = structuredClone(saved) as State
     // A state file written before a sequence existed starts that sequence afresh.
     state.seq = { ...this.registry.firstSequences(), ...state.seq }
+    // A state file written before customers existed: its objects go to the first read-write key's customer.
+    adoptOwnerless(state)
     this.clock.catchUp(state.now)
     this.state = state
     this.tick()
@@ -82,15 +86,9 @@ export class Store implements Ledger {
     return value
   }
 
+  /** The account with this id, whoever owns it (ids are global). */
   find(id: number): Account | undefined {
     return this.state.accounts.find((a) => a.account_id === id)
-  }
-
-  /** A path id of another kind or family is as unknown as a missing one (the API's status codes). */
-  get(id: number, kind: string): Account {
-    const account = this.find(id)
-    if (!account || account.kind !== kind) throw notFound(`account ${id} not found`)
-    return account
   }
 
   invoice(id: number): Invoice | undefined {

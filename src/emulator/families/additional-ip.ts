@@ -10,7 +10,7 @@ import type { Json, JsonObject } from '../json.js'
 import type { KindRules, Ledger } from '../kinds.js'
 import type { Account } from '../model.js'
 import { paramId, type Route, type RouteContext } from '../router.js'
-import type { Store } from '../store.js'
+import type { CustomerStore } from '../customer-store.js'
 import { SERVER_KIND } from './baremetal.js'
 
 const P = '/baremetal-additional-ips'
@@ -77,7 +77,7 @@ function released(account: Account, ledger: Ledger): void {
 }
 
 /** The A1-A5 object; `status` is always `Active` (the additional-IP calls). */
-function assignmentView(store: Store, ip: Account, serverId: number): JsonObject {
+function assignmentView(store: CustomerStore, ip: Account, serverId: number): JsonObject {
   return {
     additional_ip_id: ip.account_id,
     metal_account_id: serverId,
@@ -183,7 +183,8 @@ function additionalIpRoutes(): Route[] {
       handler: (ctx) => {
         const serverId = paramId(ctx, 'metal_account_id')
         ctx.store.get(serverId, SERVER)
-        return ctx.store.state.accounts
+        return ctx.store
+          .accounts()
           .filter((a) => a.kind === KIND && assignedServer(a) === serverId)
           .sort((a, b) => a.account_id - b.account_id)
           .map((a) => assignmentView(ctx.store, a, serverId))

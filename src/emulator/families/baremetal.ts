@@ -132,7 +132,7 @@ function orderServer(ctx: RouteContext): Json {
   const cycle = v.cycle(METAL_CYCLES)
   const os = v.oneOf('select_os', METAL_OS) ?? DEFAULT_OS
   const keypairId = v.int('keypair_id', { required: true })
-  const keypairKnown = ctx.store.state.keypairs.some((k) => k.keypair_id === keypairId && k.pool === KEYPAIR_POOL)
+  const keypairKnown = ctx.store.keypairs().some((k) => k.keypair_id === keypairId && k.pool === KEYPAIR_POOL)
   if (keypairId !== undefined && !keypairKnown) v.fail('keypair_id', `unknown keypair ${keypairId} in the ${KEYPAIR_POOL} pool`)
   const label = v.string('label', { required: true })
   const publicIp = v.int('public_ip') ?? 1

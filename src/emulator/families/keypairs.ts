@@ -12,15 +12,12 @@ const KEYPAIR_POOLS = ['/lites', '/lite-pros', '/baremetals'] as const
 const view = (k: Keypair) => ({ keypair_id: k.keypair_id, name: k.name, public_key: k.public_key, origin: k.origin })
 
 function keypairRoutes(pool: string): Route[] {
-  const inPool = (ctx: RouteContext) => ctx.store.state.keypairs.filter((k) => k.pool === pool)
+  const inPool = (ctx: RouteContext) => ctx.store.keypairs().filter((k) => k.pool === pool)
   const assertFreeName = (ctx: RouteContext, name: string) => {
     if (inPool(ctx).some((k) => k.name === name)) throw conflict(`a keypair named '${name}' already exists in ${pool}`)
   }
-  const add = (ctx: RouteContext, name: string, publicKey: string, origin: Keypair['origin']): Keypair => {
-    const keypair: Keypair = { keypair_id: ctx.store.next('keypair'), pool, name, public_key: publicKey, origin }
-    ctx.store.state.keypairs.push(keypair)
-    return keypair
-  }
+  const add = (ctx: RouteContext, name: string, publicKey: string, origin: Keypair['origin']): Keypair =>
+    ctx.store.addKeypair({ keypair_id: ctx.store.next('keypair'), pool, name, public_key: publicKey, origin })
   return [
     {
       method: 'GET',
@@ -65,7 +62,7 @@ function keypairRoutes(pool: string): Route[] {
         const id = paramId(ctx, 'keypair_id')
         if (!inPool(ctx).some((k) => k.keypair_id === id)) throw notFound(`keypair ${id} not found in ${pool}`)
         ctx.reader(false).done()
-        ctx.store.state.keypairs = ctx.store.state.keypairs.filter((k) => k.keypair_id !== id)
+        ctx.store.removeKeypair(id)
         return true
       },
     },

@@ -21,7 +21,7 @@ import type { Family } from '../family.js'
 import type { Json } from '../json.js'
 import type { Account } from '../model.js'
 import { paramId, type Route, type RouteContext } from '../router.js'
-import type { Store } from '../store.js'
+import type { CustomerStore } from '../customer-store.js'
 import { type BodyReader, PASSWORD_PATTERN, USER_PATTERN } from '../validation.js'
 import {
   diskPlan,
@@ -74,7 +74,7 @@ function readVmProduct(family: LiteFamily, v: BodyReader, field: string): VmProd
 function readKeypair(family: LiteFamily, ctx: RouteContext, v: BodyReader): number | undefined {
   const id = v.int('keypair_id', { required: true })
   if (id === undefined) return undefined
-  const known = ctx.store.state.keypairs.some((k) => k.keypair_id === id && k.pool === family.prefix)
+  const known = ctx.store.keypairs().some((k) => k.keypair_id === id && k.pool === family.prefix)
   return known ? id : v.fail('keypair_id', `unknown keypair ${id} in the ${family.prefix} pool`)
 }
 
@@ -558,7 +558,7 @@ function changePackageOptions(family: LiteFamily, account: Account): Json {
 
 const GIB = 1024 * 1024 * 1024
 
-function vmDetails(store: Store, account: Account, product: VmProduct | undefined): Json {
+function vmDetails(store: CustomerStore, account: Account, product: VmProduct | undefined): Json {
   const vm = account.vm ?? { vmid: 0, power: 'stopped', started_at: store.now() }
   const running = vm.power === 'running'
   const maxmem = (product?.memory ?? 1024) * 1024 * 1024
@@ -575,7 +575,7 @@ function vmDetails(store: Store, account: Account, product: VmProduct | undefine
 }
 
 /** A power action (of the vm-details call) applies at once; an action already in effect changes nothing. */
-function setPower(store: Store, account: Account, action: PowerAction): void {
+function setPower(store: CustomerStore, account: Account, action: PowerAction): void {
   const vm = account.vm
   if (!vm) return
   switch (action) {
