@@ -1,6 +1,7 @@
 // The control API under /_emulator (the emulator's control endpoints): reset, config, clock, payments,
-// forced statuses and drift of accounts, faults (with the seed of their draws and the named profiles), the
-// request log and the order counters. No auth, no log, no faults. Must not: name a family or a kind (the store's registry lists the kinds).
+// forced statuses and drift of accounts, changes made through the service's portal, faults (with the seed
+// of their draws and the named profiles), the request log and the order counters. No auth, no log, no
+// faults. Must not: name a family or a kind (the store's registry lists the kinds; the API router the routes).
 import { payInvoice } from './billing.js'
 import { formatDateTime } from './clock.js'
 import { conflict, errorBody, HttpError, type Issue, jsonResponse, notFound, successBody } from './envelope.js'
@@ -9,10 +10,11 @@ import { deepMerge, isObject, type Json, type JsonObject } from './json.js'
 import { type Account, type Config, type Invoice, invoiceView, STATUSES, type Status } from './model.js'
 import { isSeed, type Random } from './random.js'
 import { logSince } from './request-log.js'
+import type { Registry } from './family.js'
 import { Router } from './router.js'
 import { snapshotName } from './snapshots.js'
 import type { Store } from './store.js'
-import { type ParsedBody, parseBody } from './validation.js'
+import { BodyReader, type ParsedBody, parseBody } from './validation.js'
 
 /** What a control handler sees; the control API has no auth, no log and no faults (the emulator's control endpoints). */
 interface ControlContext {
@@ -23,6 +25,8 @@ interface ControlContext {
   readonly reset: () => void
   /** The fault rules' seeded random source. */
   readonly random: Random
+  /** The service API's routes and each account's portal changes (POST /_emulator/portal). */
+  readonly api: Registry
 }
 interface ControlRoute {
   readonly method: string
@@ -143,6 +147,36 @@ function patchAccount(store: Store, account: Account, patch: JsonObject): void {
   account.extra_details = merged.extra_details as JsonObject
 }
 
+const PORTAL_METHODS = ['GET', 'POST', 'PUT', 'DELETE']
+
+/**
+ * POST /_emulator/portal: one call of the service's API made as its web portal makes it, out of band: the
+ * same route and rules (an order, its invoice, a power change), with no key, no fault, no Idempotency-Key
+ * and no log entry, so that a client sees only the result (drift).
+ */
+function portal(ctx: ControlContext): Json {
+  const body = bodyObject(ctx)
+  const method = typeof body.method === 'string' ? body.method.toUpperCase() : ''
+  const path = typeof body.path === 'string' ? body.path : ''
+  const issues: Issue[] = []
+  if (!PORTAL_METHODS.includes(method))
+    issues.push({ loc: ['body', 'method'], msg: `must be one of ${PORTAL_METHODS.join(', ')}`, type: 'value_error' })
+  if (!path.startsWith('/')) issues.push({ loc: ['body', 'path'], msg: 'must be a path under /v1, starting with /', type: 'value_error' })
+  if (issues.length > 0) throw new HttpError(422, issues)
+  const url = new URL(path, 'http://portal')
+  const match = ctx.api.router.match(method, url.pathname)
+  if (match.kind === 'none') throw notFound(`no API route ${method} ${url.pathname}`)
+  if (match.kind === 'method') throw new HttpError(405, 'Method Not Allowed', { allow: match.allowed.join(', ') })
+  const sent: ParsedBody = body.body === undefined ? { kind: 'none' } : { kind: 'json', value: body.body }
+  return match.route.handler({
+    store: ctx.store,
+    params: match.params,
+    query: url.searchParams,
+    idempotencyKey: null,
+    reader: (expectBody) => new BodyReader(sent, expectBody),
+  })
+}
+
 const routes: ControlRoute[] = [
   {
     method: 'POST',
@@ -161,6 +195,7 @@ const routes: ControlRoute[] = [
       return ctx.store.config as unknown as JsonObject
     },
   },
+  { method: 'GET', pattern: '/clock', handler: (ctx) => ({ now: formatDateTime(ctx.store.now()), mode: ctx.store.clock.mode }) },
   {
     method: 'POST',
     pattern: '/clock',
@@ -224,11 +259,20 @@ const routes: ControlRoute[] = [
       if (kind !== null && !kinds.includes(kind)) {
         throw new HttpError(422, [{ loc: ['query', 'kind'], msg: `must be one of ${kinds.join(', ')}`, type: 'value_error' }])
       }
+      // `power`: what a client reads in the VM's details or the server's state, null on kinds without it;
+      // `portal`: the changes the service's portal offers on the account (POST /_emulator/portal makes them).
       return ctx.store.state.accounts
         .filter((a) => kind === null || a.kind === kind)
-        .map((a) => ({ kind: a.kind, account: ctx.store.view(a) }))
+        .map((a) => ({
+          kind: a.kind,
+          account: ctx.store.view(a),
+          power: a.vm?.power ?? a.server_power ?? null,
+          portal: structuredClone(ctx.api.portalOf(a)) as unknown as JsonObject,
+        }))
     },
   },
+  { method: 'POST', pattern: '/portal', handler: portal },
+  { method: 'GET', pattern: '/keypairs', handler: (ctx) => ctx.store.state.keypairs.map((k) => ({ ...k })) },
   {
     method: 'POST',
     pattern: '/faults',
@@ -350,7 +394,14 @@ const routes: ControlRoute[] = [
 const controlRouter = new Router<ControlRoute>(routes)
 
 /** Answers one request under /_emulator; `reset` is the emulator's own (the same as its `reset()`). */
-export async function handleControl(store: Store, request: Request, url: URL, reset: () => void, random: Random): Promise<Response> {
+export async function handleControl(
+  store: Store,
+  request: Request,
+  url: URL,
+  reset: () => void,
+  random: Random,
+  api: Registry,
+): Promise<Response> {
   store.tick()
   const method = request.method.toUpperCase()
   const path = url.pathname.slice('/_emulator'.length) || '/'
@@ -366,6 +417,7 @@ export async function handleControl(store: Store, request: Request, url: URL, re
     body: parseBody(await request.text()),
     reset,
     random,
+    api,
   }
   try {
     return jsonResponse(200, successBody(match.route.handler(ctx)))
