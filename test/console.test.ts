@@ -194,6 +194,47 @@ describe('the web console, in Chromium', { timeout: 300_000 }, () => {
     assert.equal(applied.code, 0, describeRun(applied))
   })
 
+  test('clock, quirks, a snapshot saved, the reset, the snapshot restored and deleted: all from the console', async () => {
+    await open('state')
+    const before = await e2e.emulator.control<{ now: string; mode: string }>('GET', '/clock')
+    assert.equal(before.mode, 'real')
+    await page.locator('#clock-now', { hasText: '(real:' }).waitFor()
+    await page.fill('form[aria-label="Advance the clock"] input[name="seconds"]', '86400')
+    await page.click('form[aria-label="Advance the clock"] button[type="submit"]')
+    assert.match(await status(), /^clock now \d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/)
+    const after = await e2e.emulator.control<{ now: string }>('GET', '/clock')
+    assert.ok(Date.parse(`${after.now}Z`) - Date.parse(`${before.now}Z`) >= 86_400_000, `${before.now} -> ${after.now}`)
+
+    await page.check('input[name="ignore_idempotency_keys"]')
+    await page.locator('#status', { hasText: 'ignore_idempotency_keys on' }).waitFor()
+    assert.equal((await e2e.emulator.control<{ quirks: Record<string, boolean> }>('GET', '/config')).quirks.ignore_idempotency_keys, true)
+    await page.uncheck('input[name="ignore_idempotency_keys"]')
+    await page.locator('#status', { hasText: 'ignore_idempotency_keys off' }).waitFor()
+    assert.equal((await e2e.emulator.control<{ quirks: Record<string, boolean> }>('GET', '/config')).quirks.ignore_idempotency_keys, false)
+
+    const accounts = (await e2e.emulator.accounts()).length
+    await page.fill('form[aria-label="Save a snapshot"] input[name="name"]', 'console-baseline')
+    await page.click('form[aria-label="Save a snapshot"] button[type="submit"]')
+    assert.equal(await status(), 'snapshot console-baseline saved')
+    const saved = row('#view-state table', 'console-baseline')
+    await saved.waitFor()
+    // The reset asks first: dismissed, nothing happens; accepted, the state is empty.
+    page.once('dialog', (dialog) => void dialog.dismiss())
+    await page.click('button.danger')
+    assert.equal((await e2e.emulator.accounts()).length, accounts)
+    page.once('dialog', (dialog) => void dialog.accept())
+    await page.click('button.danger')
+    await page.locator('#status', { hasText: 'emulator reset' }).waitFor()
+    assert.equal((await e2e.emulator.accounts()).length, 0)
+    await saved.getByRole('button', { name: 'Restore' }).click()
+    await page.locator('#status', { hasText: 'snapshot console-baseline: restore done' }).waitFor()
+    assert.equal((await e2e.emulator.accounts()).length, accounts)
+    await saved.getByRole('button', { name: 'Delete' }).click()
+    await page.locator('#status', { hasText: 'snapshot console-baseline: delete done' }).waitFor()
+    assert.deepEqual(await e2e.emulator.control('GET', '/snapshots'), [])
+    await page.getByText('No snapshots saved.').waitFor()
+  })
+
   test('the page writes what it shows as text: markup put in by drift stays text', async () => {
     const vm = (await e2e.emulator.accounts('lite.vm'))[0]?.account
     assert.ok(vm)

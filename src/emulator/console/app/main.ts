@@ -45,6 +45,10 @@ export function start(body: HTMLElement): void {
   let current: View | undefined
   let busy = false
   const page: Page = {
+    working() {
+      status.className = ''
+      fill(status)
+    },
     done(message) {
       status.className = 'ok'
       fill(status, message)

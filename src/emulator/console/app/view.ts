@@ -2,6 +2,8 @@
 // polls the view on show), and the page's status line to say what an action did or why it failed.
 
 export interface Page {
+  /** Empties the status line as an action starts, so what it says next is that action's. */
+  working(): void
   /** Says what an action did, in the status line. */
   done(message: string): void
   /** Says why an action or a refresh failed, in the status line. */
@@ -21,6 +23,7 @@ export interface View {
 
 /** Runs an action of a button or a form: its message, or its error, goes to the status line, then the view refreshes. */
 export async function act(page: Page, action: () => Promise<string>): Promise<void> {
+  page.working()
   try {
     page.done(await action())
   } catch (error) {

@@ -99,11 +99,14 @@ export function stateView(page: Page): View {
   const parts = [clockPart(page), quirksPart(page), snapshotsPart(page)]
   const reset = button(
     'Reset the emulator',
-    () =>
-      act(page, async () => {
+    () => {
+      // The one action nothing undoes (the snapshots stay): asked once more.
+      if (!window.confirm('Forget every account, keypair, order, rule and log entry?')) return
+      return act(page, async () => {
         await control('POST', '/reset')
         return 'emulator reset: every account, order, rule and log entry forgotten (snapshots kept)'
-      }),
+      })
+    },
     { class: 'danger' },
   )
   return {
