@@ -85,12 +85,15 @@ export interface PortalChange {
 }
 export interface AccountEntry {
   kind: string
+  /** The owner, where the emulator has customers (one per API key). */
+  customer?: string
   account: Account
   power: string | null
   portal: Record<string, PortalChange>
 }
 export interface OrderItem {
   order_id: string
+  customer?: string
   kind: string
   account_id: string
   invoice_id: number
@@ -127,6 +130,7 @@ export interface Fault {
 }
 export interface Keypair {
   keypair_id: number
+  customer?: string
   pool: string
   name: string
   origin: string

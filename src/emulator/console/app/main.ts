@@ -28,7 +28,7 @@ async function customers(selector: HTMLSelectElement, page: Page): Promise<void>
       el(
         'option',
         { value: c.customer },
-        `${c.customer} (${c.keys.map((k) => `${k.key_masked} ${k.scope}`).join(', ')}; ${c.accounts} accounts)`,
+        `${c.customer} (${c.keys.map((k) => `${k.key_masked} ${k.scope}`).join(', ')}; ${c.accounts} account${c.accounts === 1 ? '' : 's'})`,
       ),
     ),
   )

@@ -25,8 +25,11 @@ export function portalCall(change: PortalChange, value: string): { method: strin
   return { method: change.method, path: change.path, body: { ...change.body, [change.input.field]: typed } }
 }
 
-function columns(page: Page): Column<AccountEntry>[] {
+/** The table's columns; `owners` adds the customer's (where the emulator has customers). */
+function columns(page: Page, owners: boolean): Column<AccountEntry>[] {
+  const owner: Column<AccountEntry>[] = owners ? [{ title: 'Customer', cell: (e) => e.customer ?? '–' }] : []
   return [
+    ...owner,
     { title: 'ID', cell: (e) => e.account.account_id },
     { title: 'Kind', cell: (e) => e.kind },
     { title: 'Name', cell: nameOf },
@@ -87,7 +90,9 @@ export function accountsView(page: Page): View {
         const action = String(fields.get('action') ?? '')
         const change = entry.portal[action]
         if (!change) throw new Error(`the portal offers no ${action} on account ${id}`)
-        await control('POST', '/portal', portalCall(change, String(fields.get('value') ?? '').trim()))
+        const call = portalCall(change, String(fields.get('value') ?? '').trim())
+        // Where the emulator has customers (the list names each account's), the portal is the owner's.
+        await control('POST', '/portal', entry.customer === undefined ? call : { ...call, customer: entry.customer })
         return `account ${id}: ${action} done through the portal`
       }),
     el('label', {}, 'Account', target),
@@ -114,7 +119,10 @@ export function accountsView(page: Page): View {
     root,
     async refresh() {
       entries = await control<AccountEntry[]>('GET', listPath('/accounts'))
-      const cols = columns(page)
+      const cols = columns(
+        page,
+        entries.some((e) => e.customer !== undefined),
+      )
       const families = [...new Set(entries.map((e) => familyOf(e.kind)))]
       const groups = families.map((family) =>
         el(

@@ -43,7 +43,11 @@ export function ordersView(page: Page): View {
         { title: 'Idempotency-Key', cell: (o: OrderItem) => o.idempotency_key ?? '–' },
         { title: 'Placed', cell: (o: OrderItem) => o.created_at },
       ]
-      fill(list, table(columns, [...orders.orders].reverse(), 'No orders yet.'))
+      // Where the emulator has customers, each order names its own.
+      const owners = orders.orders.some((o) => o.customer !== undefined)
+        ? [{ title: 'Customer', cell: (o: OrderItem) => o.customer ?? '–' }]
+        : []
+      fill(list, table([...owners, ...columns], [...orders.orders].reverse(), 'No orders yet.'))
     },
   }
 }
@@ -64,7 +68,8 @@ export function keypairsView(): View {
         { title: 'Origin', cell: (k: Keypair) => k.origin },
         { title: 'Public key', cell: (k: Keypair) => el('code', {}, `${k.public_key.slice(0, 48)}\u2026`) },
       ]
-      fill(list, table(columns, keypairs, 'No keypairs yet.'))
+      const owners = keypairs.some((k) => k.customer !== undefined) ? [{ title: 'Customer', cell: (k: Keypair) => k.customer ?? '–' }] : []
+      fill(list, table([...owners, ...columns], keypairs, 'No keypairs yet.'))
     },
   }
 }
