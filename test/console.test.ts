@@ -70,7 +70,7 @@ describe('the web console, in Chromium', { timeout: 300_000 }, () => {
     context = await chromium.launchPersistentContext(profile, {
       executablePath: CHROMIUM,
       args: FLAGS,
-      timeout: STEP_MS * 2,
+      timeout: 15_000,
       viewport: { width: 1280, height: 720 },
     })
     page = context.pages()[0] ?? (await context.newPage())
