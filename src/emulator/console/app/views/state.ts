@@ -38,20 +38,33 @@ function clockPart(page: Page): { root: HTMLElement; refresh(): Promise<void> } 
 }
 
 function quirksPart(page: Page): { root: HTMLElement; refresh(): Promise<void> } {
+  // A poll must not undo a click: a configuration read while a change is on its way (or begun meanwhile)
+  // may be older than the click, so it is not shown; the next poll's is.
+  let clicks = 0
+  let sending = 0
   const boxes = Object.entries(QUIRKS).map(([name, label]) => {
     const box = el('input', { type: 'checkbox', name })
-    box.addEventListener('change', () =>
-      act(page, async () => {
-        await control('PATCH', '/config', { quirks: { [name]: box.checked } })
-        return `${name} ${box.checked ? 'on' : 'off'}`
-      }),
-    )
+    box.addEventListener('change', () => {
+      const on = box.checked
+      clicks++
+      sending++
+      return act(page, async () => {
+        try {
+          await control('PATCH', '/config', { quirks: { [name]: on } })
+        } finally {
+          sending--
+        }
+        return `${name} ${on ? 'on' : 'off'}`
+      })
+    })
     return { name, box, label: el('label', { class: 'check' }, box, ` ${label}`) }
   })
   return {
     root: el('div', {}, el('h3', {}, 'Quirks'), ...boxes.map((b) => b.label)),
     async refresh() {
+      const before = clicks
       const config = await control<Config>('GET', '/config')
+      if (sending > 0 || clicks !== before) return
       for (const { name, box } of boxes) box.checked = config.quirks[name] === true
     },
   }
