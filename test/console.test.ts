@@ -2,10 +2,12 @@
 // (/usr/bin/chromium, installed by scripts/system-packages.mjs) driven by playwright-core, against the
 // emulator launcher, after orders placed by the real terraform. As a user would: the account, the order and
 // the request are seen in the console; an invoice is paid there (and the control API sees it paid); a VM is
-// renamed out of band there (and the next plan sees the drift); a fault rule added there is met by the next
-// apply, with its text, and once removed there the apply goes through. Every wait is bounded (10 s a browser
-// step, a few minutes the file). With CONSOLE_SCREENSHOT=<path>, the accounts view is saved there as a PNG
-// (docs/guides/images/emulator-console.png is made so).
+// renamed out of band there (and the next plan sees the drift), and resized (an unpaid change of package,
+// paid there); a fault rule added there is met by the next apply, with its text, and once removed there
+// the apply goes through; the clock, a quirk, a snapshot and the reset are worked there. Every wait is
+// bounded (10 s a browser step, 15 s the browser's launch, 5 minutes the file). With
+// CONSOLE_SCREENSHOT=<path>, the accounts view is saved there as a PNG (docs/guides/images/emulator-console.png
+// is made so).
 import assert from 'node:assert/strict'
 import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -233,6 +235,27 @@ describe('the web console, in Chromium', { timeout: 300_000 }, () => {
     await page.locator('#status', { hasText: 'snapshot console-baseline: delete done' }).waitFor()
     assert.deepEqual(await e2e.emulator.control('GET', '/snapshots'), [])
     await page.getByText('No snapshots saved.').waitFor()
+  })
+
+  test('a VM resized through the portal in the console: an unpaid change of package, paid there, then Active on the new product', async () => {
+    const vm = (await e2e.emulator.accounts('lite.vm'))[0]?.account
+    assert.ok(vm)
+    await open('accounts')
+    const form = page.locator('form[aria-label="Out-of-band change"]')
+    await form.locator('select[name="account"]').selectOption(String(vm.account_id))
+    await form.locator('select[name="action"]').selectOption('resize')
+    await form.locator('input[name="value"]').fill('102')
+    await form.locator('button[type="submit"]').click()
+    assert.equal(await status(), `account ${vm.account_id}: resize done through the portal`)
+    const [change] = ((await e2e.emulator.orders()).orders as unknown as (OrderItem & { kind: string })[]).filter(
+      (o) => o.kind === 'lite.vm.change_package',
+    )
+    assert.equal(change?.invoice_status, 'Unpaid')
+    const resized = row('#view-accounts table', String(vm.account_id))
+    await resized.locator(`button[data-invoice="${change?.invoice_id}"]`).click()
+    assert.equal(await status(), `invoice ${change?.invoice_id} paid`)
+    await row('#view-accounts table', String(vm.account_id), 'Active', '(102)').waitFor()
+    assert.equal((await e2e.emulator.account(vm.account_id))?.product_id, 102)
   })
 
   test('the page writes what it shows as text: markup put in by drift stays text', async () => {
