@@ -74,6 +74,35 @@ const base64 = (bytes) => JSON.stringify(Buffer.from(bytes).toString('base64'))
 await checkDefinitions(join(root, 'src/resources/index.ts'))
 const CHECKED = { PROVIDER_DEFINITIONS_CHECKED: 'true' }
 
+// ---- The emulator's web console (src/emulator/console/): its page script bundled for the browser into one
+// file, beside its page and stylesheet, where the launcher of the tsc build reads them at the first request
+// for `/` (build/src/emulator/console/assets/). A bundle of the launcher gets the three as strings instead:
+// pass CONSOLE_DEFINE in its esbuild `define`.
+const consoleDir = join(root, 'build', 'src', 'emulator', 'console', 'assets')
+rmSync(consoleDir, { recursive: true, force: true })
+mkdirSync(consoleDir, { recursive: true })
+const consoleBundle = await build({
+  entryPoints: [join(root, 'src/bin/emulator-console.ts')],
+  bundle: true,
+  platform: 'browser',
+  format: 'esm',
+  target: 'es2022',
+  minify: true,
+  legalComments: 'none',
+  write: false,
+  logLevel: 'warning',
+})
+const consoleAssets = {
+  html: readFileSync(join(root, 'src/emulator/console/index.html'), 'utf8'),
+  css: readFileSync(join(root, 'src/emulator/console/console.css'), 'utf8'),
+  js: consoleBundle.outputFiles[0].text,
+}
+writeFileSync(join(consoleDir, 'index.html'), consoleAssets.html)
+writeFileSync(join(consoleDir, 'console.css'), consoleAssets.css)
+writeFileSync(join(consoleDir, 'console.js'), consoleAssets.js)
+/** The console's files stamped into a bundle of src/bin/emulator.ts (src/emulator/console/serve.ts reads them there). */
+export const CONSOLE_DEFINE = { EMULATOR_CONSOLE_ASSETS: JSON.stringify(consoleAssets), 'import.meta.url': 'undefined' }
+
 await bundle({
   entry: 'src/bin/terraform-provider.ts',
   outfile: join(packageDir, 'provider.cjs'),
@@ -187,5 +216,7 @@ await bundle({
   outfile: join(emulatorDir, 'provider-emulator.cjs'),
   program: 'provider-emulator',
   stream: 'stderr',
+  // The web console's files, so that the executable serves them (src/emulator/console/serve.ts).
+  define: CONSOLE_DEFINE,
 })
 console.log(`built provider-emulator ${version} into ${emulatorDir}`)

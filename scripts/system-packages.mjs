@@ -4,6 +4,7 @@
 //   qemu-user          qemu-aarch64 on PATH: test/e2e/release.test.ts runs the linux_arm64 executables under it
 //   libc6-arm64-cross  /usr/aarch64-linux-gnu/lib/ld-linux-aarch64.so.1: the AArch64 C library they load
 //   postgresql         /usr/lib/postgresql/<major>/bin/postgres: test/support/postgres.ts starts a server of its own
+//   chromium           /usr/bin/chromium: test/console.test.ts drives the emulator's web console in it (playwright-core)
 // The missing ones are installed with one `apt-get install` (as root; otherwise, or without apt-get, a
 // clear error names the packages and the command). Nothing is asked of apt-get when all are there.
 //
@@ -39,6 +40,12 @@ export const SYSTEM_PACKAGES = [
       const dir = join(root, 'usr/lib/postgresql')
       return existsSync(dir) && readdirSync(dir).some((major) => existsSync(join(dir, major, 'bin', 'postgres')))
     },
+  },
+  {
+    name: 'chromium',
+    why: "the emulator's web console is tested in it",
+    look: '/usr/bin/chromium',
+    present: ({ root }) => existsSync(join(root, 'usr/bin/chromium')),
   },
 ]
 

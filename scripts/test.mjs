@@ -47,6 +47,8 @@ const REAL_CLIENT_PARTS = [
   'build/test/demo',
   // Not a client, but a server of its own: the shared order journal's tests start a PostgreSQL.
   'build/test/postgres-journal',
+  // The emulator's web console in Chromium, after orders placed by terraform (once, with the newest).
+  'build/test/console.test',
 ]
 /** Run again under each pinned Terraform-protocol client besides the default. */
 const PER_CLIENT_PARTS = ['build/test/e2e/']

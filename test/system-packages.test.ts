@@ -1,5 +1,5 @@
 // `npm test` on a fresh machine: scripts/system-packages.mjs, which `npm test` runs first, installs the
-// Debian packages the suite needs (qemu-user, libc6-arm64-cross, postgresql) when their files are missing,
+// Debian packages the suite needs (qemu-user, libc6-arm64-cross, postgresql, chromium) when their files are missing,
 // with one apt-get install of exactly those, and asks nothing of apt-get when all are there. A machine
 // without them is simulated: the files are looked for under a temp root (PROVIDER_SYSTEM_ROOT), and apt-get
 // is a fake on PATH that records its arguments and "installs" by writing the files. The real apt-get is
@@ -14,11 +14,12 @@ import { fileURLToPath, pathToFileURL } from 'node:url'
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..')
 const SCRIPT = join(ROOT, 'scripts', 'system-packages.mjs')
-const ALL = ['qemu-user', 'libc6-arm64-cross', 'postgresql']
+const ALL = ['qemu-user', 'libc6-arm64-cross', 'postgresql', 'chromium']
 /** The file each package puts where the script looks, relative to the root (qemu-aarch64: to a PATH dir). */
 const FILES: Record<string, string> = {
   'libc6-arm64-cross': 'usr/aarch64-linux-gnu/lib/ld-linux-aarch64.so.1',
   postgresql: 'usr/lib/postgresql/15/bin/postgres',
+  chromium: 'usr/bin/chromium',
 }
 
 interface Machine {
@@ -101,7 +102,7 @@ describe('npm test installs the Debian packages the suite needs, and only those'
       assert.match(scripts[name] ?? '', /^node scripts\/system-packages\.mjs && /, name)
   })
 
-  test('a machine with none of them: apt-get update, then one install of exactly qemu-user, libc6-arm64-cross and postgresql', {
+  test('a machine with none of them: apt-get update, then one install of exactly qemu-user, libc6-arm64-cross, postgresql and chromium', {
     skip: !isRoot && 'installing needs root (the not-root error is tested below)',
   }, () => {
     const m = machine([])
@@ -111,7 +112,7 @@ describe('npm test installs the Debian packages the suite needs, and only those'
       { args: ['update', '-qq'], frontend: 'noninteractive' },
       { args: ['install', '-y', '-qq', '--no-install-recommends', ...ALL], frontend: 'noninteractive' },
     ])
-    assert.match(run.stdout, /installing Debian's qemu-user, libc6-arm64-cross, postgresql/)
+    assert.match(run.stdout, /installing Debian's qemu-user, libc6-arm64-cross, postgresql, chromium/)
     // Run again, as the next `npm test` does: everything is there, and apt-get is not asked.
     const again = runScript(m)
     assert.equal(again.status, 0, `${again.stdout}${again.stderr}`)
@@ -121,7 +122,7 @@ describe('npm test installs the Debian packages the suite needs, and only those'
   test('a machine missing only the AArch64 C library: apt-get installs libc6-arm64-cross alone', {
     skip: !isRoot && 'installing needs root',
   }, () => {
-    const m = machine(['qemu-user', 'postgresql'])
+    const m = machine(['qemu-user', 'postgresql', 'chromium'])
     const run = runScript(m)
     assert.equal(run.status, 0, `${run.stdout}${run.stderr}`)
     assert.deepEqual(
@@ -142,7 +143,7 @@ describe('npm test installs the Debian packages the suite needs, and only those'
   })
 
   test('no apt-get: an error naming each missing package and the file looked for, and nothing else runs', () => {
-    const m = machine(['postgresql'])
+    const m = machine(['postgresql', 'chromium'])
     const empty = mkdtempSync(join(tmpdir(), 'provider-system-packages-path-'))
     made.push(empty)
     const run = runScript(m, empty)
@@ -150,7 +151,7 @@ describe('npm test installs the Debian packages the suite needs, and only those'
     assert.match(run.stderr, /no apt-get here/)
     assert.match(run.stderr, /qemu-user \(qemu-aarch64 on PATH/)
     assert.match(run.stderr, /libc6-arm64-cross \(\/usr\/aarch64-linux-gnu\/lib\/ld-linux-aarch64\.so\.1/)
-    assert.doesNotMatch(run.stderr, /postgresql/)
+    assert.doesNotMatch(run.stderr, /postgresql|chromium/)
   })
 
   test('not root: an error naming the packages and the sudo command, and apt-get is not called', async () => {
@@ -179,7 +180,7 @@ describe('npm test installs the Debian packages the suite needs, and only those'
         }),
       (error: Error) => {
         assert.match(error.message, /needs root/)
-        assert.match(error.message, /sudo apt-get update && sudo apt-get install -y --no-install-recommends qemu-user postgresql$/)
+        assert.match(error.message, /sudo apt-get update && sudo apt-get install -y --no-install-recommends qemu-user postgresql chromium$/)
         return true
       },
     )

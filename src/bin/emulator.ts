@@ -1,11 +1,12 @@
 // The emulator over HTTP on 127.0.0.1, for end-to-end tests and demos (the emulator's start-up options).
 // Here: options from env and flags, the node:http bridge, persistence of the state file and the named
-// snapshots beside it, clean shutdown.
+// snapshots beside it, the web console's files at `/` (src/emulator/console/serve.ts), clean shutdown.
 // Must not: hold any API behaviour; everything the API does lives in src/emulator.
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { parseArgs } from 'node:util'
+import { consoleResponse, isConsolePath } from '../emulator/console/serve.js'
 import { createEmulator, DroppedConnection, type EmulatorOptions, parseApiKeys } from '../emulator/index.js'
 
 function intEnv(name: string): number | undefined {
@@ -88,9 +89,11 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
   const gone = new AbortController()
   res.on('close', () => gone.abort())
   const request = new Request(`http://127.0.0.1${req.url ?? '/'}`, { method, headers, body, signal: gone.signal })
+  const { pathname } = new URL(request.url)
   try {
-    const response = await emulator.fetch(request)
-    if (method !== 'GET') persist()
+    // The web console's files are no part of the emulator's state: served, never persisted.
+    const response = isConsolePath(pathname) ? await consoleResponse(method, pathname) : await emulator.fetch(request)
+    if (method !== 'GET' && !isConsolePath(pathname)) persist()
     const payload = Buffer.from(await response.arrayBuffer())
     res.writeHead(response.status, Object.fromEntries(response.headers))
     res.end(payload)
@@ -112,6 +115,8 @@ const server = createServer((req, res) => {
 server.listen(port, '127.0.0.1', () => {
   const { port: bound } = server.address() as AddressInfo
   process.stdout.write(`http://127.0.0.1:${bound}/v1\n`)
+  // Not on stdout, whose first line is the base URL a caller reads.
+  process.stderr.write(`web console: http://127.0.0.1:${bound}/\n`)
 })
 
 function shutdown(): void {

@@ -1,5 +1,5 @@
 // In-process tests of the control API: faults, the request log and order counters, config, clock,
-// payments, forced statuses and drift.
+// payments, forced statuses and drift, changes made through the portal, the keypairs.
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import { createEmulator } from './index.js'
@@ -317,5 +317,78 @@ describe('control API', () => {
     assert.equal((await other.ok<AccountView>('GET', `/lites/accounts/${vm}`)).status, 'Active')
     assert.equal(await other.vm(), vm + 1)
     assert.throws(() => other.emulator.restore({ nope: true }))
+  })
+
+  test('the clock reads its time and mode; keypairs are listed with their pool', async () => {
+    const c = setup()
+    assert.deepEqual(await c.control('GET', '/clock'), { now: '2025-03-01 09:15:02', mode: 'manual' })
+    await c.keypair('/lites', 'lite-key')
+    await c.keypair('/baremetals', 'metal-key')
+    const keypairs = await c.control<{ keypair_id: number; pool: string; name: string; origin: string }[]>('GET', '/keypairs')
+    assert.deepEqual(
+      keypairs.map((k) => [k.keypair_id, k.pool, k.name, k.origin]),
+      [
+        [1, '/lites', 'lite-key', 'generated'],
+        [2, '/baremetals', 'metal-key', 'generated'],
+      ],
+    )
+  })
+
+  test("the accounts list gives each account's power and portal changes; the portal makes them out of band", async () => {
+    const c = setup()
+    const vm = await c.vm()
+    await c.server()
+    await c.ip()
+    type Entry = { kind: string; power: string | null; portal: Record<string, { method: string; path: string; input?: { field: string } }> }
+    const byKind = async () => Object.fromEntries((await c.control<Entry[]>('GET', '/accounts')).map((e) => [e.kind, e]))
+    const before = await byKind()
+    assert.deepEqual([before['lite.vm']?.power, before.baremetal?.power], ['running', 'on'])
+    assert.deepEqual(Object.keys(before['lite.vm']?.portal ?? {}), ['rename', 'stop', 'start', 'resize'])
+    assert.deepEqual(Object.keys(before.baremetal?.portal ?? {}), ['rename', 'stop', 'start'])
+    assert.deepEqual(before['lite.vm']?.portal.stop, { method: 'PUT', path: `/lites/accounts/${vm}/vm-state/stop` })
+    assert.deepEqual([before.additional_ip?.power, before.additional_ip?.portal], [null, {}], 'a kind without power or portal changes')
+
+    // Each change through the portal: its effect, and no log entry, key or order beyond what the API's route does.
+    const call = (kind: string, change: string, value?: Record<string, unknown>) => {
+      const offered = before[kind]?.portal[change]
+      assert.ok(offered, `${kind} offers ${change}`)
+      return c.request('POST', '/_emulator/portal', {
+        body: { method: offered.method, path: offered.path, ...(value ? { body: value } : {}) },
+      })
+    }
+    assert.equal((await call('lite.vm', 'stop')).status, 200)
+    assert.equal((await call('baremetal', 'stop')).status, 200)
+    assert.equal((await call('lite.vm', 'rename', { name: 'portal-name' })).status, 200)
+    const after = await byKind()
+    assert.deepEqual([after['lite.vm']?.power, after.baremetal?.power], ['stopped', 'off'])
+    assert.equal((await c.ok<AccountView>('GET', `/lites/accounts/${vm}`)).extra_details.name, 'portal-name')
+    const resized = await call('lite.vm', 'resize', { new_product_id: 102, pay_invoice_with_cc: false })
+    assert.equal(resized.status, 200, JSON.stringify(resized.body))
+    const orders = await c.control<{ orders: { kind: string; invoice_status: string; idempotency_key: string | null }[] }>('GET', '/orders')
+    assert.deepEqual(orders.orders.at(-1), {
+      ...orders.orders.at(-1),
+      kind: 'lite.vm.change_package',
+      invoice_status: 'Unpaid',
+      idempotency_key: null,
+    })
+    const logged = await c.control<LogEntry[]>('GET', '/requests')
+    assert.ok(
+      !logged.some((e) => e.path.includes('vm-state') || e.path.includes('change-package') || e.path.includes('/state/')),
+      'portal calls are not logged',
+    )
+
+    // The route's own errors, and the portal's: its fields named.
+    const refused = await call('lite.vm', 'rename', { name: 'x' })
+    assert.equal(refused.status, 422)
+    const bad = await c.request('POST', '/_emulator/portal', { body: { method: 'TRACE', path: 'lites' } })
+    assert.equal(bad.status, 422)
+    assert.deepEqual(
+      (bad.body as { detail: { loc: string[] }[] }).detail.map((d) => d.loc.join('.')),
+      ['body.method', 'body.path'],
+    )
+    assert.equal((await c.request('POST', '/_emulator/portal', { body: { method: 'GET', path: '/nowhere' } })).status, 404)
+    assert.equal((await c.request('POST', '/_emulator/portal', { body: { method: 'DELETE', path: '/lites/products' } })).status, 405)
+    const products = await c.request('POST', '/_emulator/portal', { body: { method: 'GET', path: '/lites/products?x=1' } })
+    assert.equal(products.status, 200)
   })
 })

@@ -1,21 +1,24 @@
 // The control API under /_emulator (the emulator's control endpoints): reset, config, clock, payments,
-// forced statuses and drift of accounts, faults (with the seed of their draws and the named profiles), the
-// request log and the order counters, and the customers (one per API key): every read that lists their
-// objects takes `?customer=NAME`, every item names its customer; writes on one object go by its global id.
-// No auth, no log, no faults. Must not: name a family or a kind (the store's registry lists the kinds).
+// forced statuses and drift of accounts, changes made through the service's portal, faults (with the seed
+// of their draws and the named profiles), the request log and the order counters, and the customers (one
+// per API key): every read that lists their objects takes `?customer=NAME`, every item names its customer;
+// writes on one object go by its global id. No auth, no log, no faults. Must not: name a family or a kind
+// (the store's registry lists the kinds; the API router the routes).
 import { payInvoice } from './billing.js'
 import { formatDateTime } from './clock.js'
-import { customerFilter, customerList, keysFromPatch } from './customers.js'
+import { CustomerStore } from './customer-store.js'
+import { customerFilter, customerList, customersOf, defaultCustomer, keysFromPatch } from './customers.js'
 import { conflict, errorBody, HttpError, type Issue, jsonResponse, notFound, successBody } from './envelope.js'
 import { addFault, installProfile, PROFILES } from './faults.js'
 import { deepMerge, isObject, type Json, type JsonObject } from './json.js'
-import { type Account, type Config, type Invoice, invoiceView, STATUSES, type Status } from './model.js'
+import { type Account, type Config, type Invoice, invoiceView, type State, STATUSES, type Status } from './model.js'
 import { isSeed, type Random } from './random.js'
 import { logSince } from './request-log.js'
+import type { Registry } from './family.js'
 import { Router } from './router.js'
 import { snapshotName } from './snapshots.js'
 import type { Store } from './store.js'
-import { type ParsedBody, parseBody } from './validation.js'
+import { BodyReader, type ParsedBody, parseBody } from './validation.js'
 
 /** What a control handler sees; the control API has no auth, no log and no faults (the emulator's control endpoints). */
 interface ControlContext {
@@ -26,6 +29,8 @@ interface ControlContext {
   readonly reset: () => void
   /** The fault rules' seeded random source. */
   readonly random: Random
+  /** The service API's routes and each account's portal changes (POST /_emulator/portal). */
+  readonly api: Registry
 }
 interface ControlRoute {
   readonly method: string
@@ -142,6 +147,47 @@ function patchAccount(store: Store, account: Account, patch: JsonObject): void {
   account.extra_details = merged.extra_details as JsonObject
 }
 
+const PORTAL_METHODS = ['GET', 'POST', 'PUT', 'DELETE']
+
+/**
+ * POST /_emulator/portal: one call of the service's API made as its web portal makes it, out of band: the
+ * same route and rules (an order, its invoice, a power change), with no key, no fault, no Idempotency-Key
+ * and no log entry, so that a client sees only the result (drift).
+ */
+/** The customer a portal call acts for: the named one (404 if the state knows none such), else the default. */
+function portalCustomer(state: State, named: Json | undefined): string {
+  if (named === undefined || named === null) return defaultCustomer(state.config.api_keys)
+  if (typeof named !== 'string' || named === '')
+    throw new HttpError(422, [{ loc: ['body', 'customer'], msg: 'must be a customer name', type: 'value_error' }])
+  if (!customersOf(state).includes(named)) throw notFound(`customer ${named} not found (GET /_emulator/customers lists them)`)
+  return named
+}
+
+function portal(ctx: ControlContext): Json {
+  const body = bodyObject(ctx)
+  const method = typeof body.method === 'string' ? body.method.toUpperCase() : ''
+  const path = typeof body.path === 'string' ? body.path : ''
+  const issues: Issue[] = []
+  if (!PORTAL_METHODS.includes(method))
+    issues.push({ loc: ['body', 'method'], msg: `must be one of ${PORTAL_METHODS.join(', ')}`, type: 'value_error' })
+  if (!path.startsWith('/')) issues.push({ loc: ['body', 'path'], msg: 'must be a path under /v1, starting with /', type: 'value_error' })
+  if (issues.length > 0) throw new HttpError(422, issues)
+  const url = new URL(path, 'http://portal')
+  const match = ctx.api.router.match(method, url.pathname)
+  if (match.kind === 'none') throw notFound(`no API route ${method} ${url.pathname}`)
+  if (match.kind === 'method') throw new HttpError(405, 'Method Not Allowed', { allow: match.allowed.join(', ') })
+  const sent: ParsedBody = body.body === undefined ? { kind: 'none' } : { kind: 'json', value: body.body }
+  // The portal acts for one customer, on that customer's objects: `customer`, else the default one.
+  const customer = portalCustomer(ctx.store.state, body.customer)
+  return match.route.handler({
+    store: new CustomerStore(ctx.store, customer),
+    params: match.params,
+    query: url.searchParams,
+    idempotencyKey: null,
+    reader: (expectBody) => new BodyReader(sent, expectBody),
+  })
+}
+
 const routes: ControlRoute[] = [
   {
     method: 'POST',
@@ -160,6 +206,7 @@ const routes: ControlRoute[] = [
       return ctx.store.config as unknown as JsonObject
     },
   },
+  { method: 'GET', pattern: '/clock', handler: (ctx) => ({ now: formatDateTime(ctx.store.now()), mode: ctx.store.clock.mode }) },
   {
     method: 'POST',
     pattern: '/clock',
@@ -224,9 +271,17 @@ const routes: ControlRoute[] = [
         throw new HttpError(422, [{ loc: ['query', 'kind'], msg: `must be one of ${kinds.join(', ')}`, type: 'value_error' }])
       }
       const customer = customerFilter(ctx.store.state, ctx.query)
+      // `power`: what a client reads in the VM's details or the server's state, null on kinds without it;
+      // `portal`: the changes the service's portal offers on the account (POST /_emulator/portal makes them).
       return ctx.store.state.accounts
         .filter((a) => (kind === null || a.kind === kind) && (customer === null || a.customer === customer))
-        .map((a) => ({ kind: a.kind, customer: a.customer, account: ctx.store.view(a) }))
+        .map((a) => ({
+          kind: a.kind,
+          customer: a.customer,
+          account: ctx.store.view(a),
+          power: a.vm?.power ?? a.server_power ?? null,
+          portal: structuredClone(ctx.api.portalOf(a)) as unknown as JsonObject,
+        }))
     },
   },
   { method: 'GET', pattern: '/customers', handler: (ctx) => customerList(ctx.store.state) },
@@ -252,6 +307,7 @@ const routes: ControlRoute[] = [
         .map((i) => ({ ...invoiceView(i), account_id: i.account_id, customer: i.customer }))
     },
   },
+  { method: 'POST', pattern: '/portal', handler: portal },
   {
     method: 'POST',
     pattern: '/faults',
@@ -378,7 +434,14 @@ const routes: ControlRoute[] = [
 const controlRouter = new Router<ControlRoute>(routes)
 
 /** Answers one request under /_emulator; `reset` is the emulator's own (the same as its `reset()`). */
-export async function handleControl(store: Store, request: Request, url: URL, reset: () => void, random: Random): Promise<Response> {
+export async function handleControl(
+  store: Store,
+  request: Request,
+  url: URL,
+  reset: () => void,
+  random: Random,
+  api: Registry,
+): Promise<Response> {
   store.tick()
   const method = request.method.toUpperCase()
   const path = url.pathname.slice('/_emulator'.length) || '/'
@@ -394,6 +457,7 @@ export async function handleControl(store: Store, request: Request, url: URL, re
     body: parseBody(await request.text()),
     reset,
     random,
+    api,
   }
   try {
     return jsonResponse(200, successBody(match.route.handler(ctx)))

@@ -292,6 +292,27 @@ describe('customers in the request log and the control API', () => {
   })
 })
 
+describe('customers and the portal', () => {
+  test("a portal change acts for the customer it names, on that customer's account only; without one, for the default", async () => {
+    const { alice, bob } = twoCustomers()
+    const aliceVm = await alice.vm()
+    const bobVm = await bob.vm()
+    const rename = (vm: number, name: string, customer?: string) =>
+      alice.request('POST', '/_emulator/portal', {
+        body: { method: 'PUT', path: `/lites/accounts/${vm}/change-vm-name`, body: { name }, ...(customer ? { customer } : {}) },
+      })
+    const first = await rename(bobVm, 'by-bob', 'bob-key-0002')
+    assert.equal(first.status, 200, JSON.stringify(first.body))
+    assert.equal((await rename(bobVm, 'by-alice', 'alice-key-0001')).status, 404, "another customer's account is unknown to it")
+    assert.equal((await rename(bobVm, 'by-default')).status, 404, "the default customer is Alice's")
+    assert.equal((await rename(aliceVm, 'by-default')).status, 200)
+    assert.equal((await rename(aliceVm, 'x', 'nobody')).status, 404, 'an unknown customer')
+    const names = async (c: TestClient, vm: number) =>
+      (await c.ok<{ extra_details: { name: string } }>('GET', `/lites/accounts/${vm}`)).extra_details.name
+    assert.deepEqual([await names(alice, aliceVm), await names(bob, bobVm)], ['by-default', 'by-bob'])
+  })
+})
+
 describe('key configuration', () => {
   test('the key syntax and its defaults', () => {
     assert.deepEqual(parseApiKeys(' viewer:ro , main , other@team , audit:ro@team ', 'EMULATOR_API_KEYS'), [

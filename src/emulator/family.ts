@@ -1,9 +1,25 @@
 // The contract of an API family (one module under src/emulator/families/) and the one builder that turns
 // the registry's list of families into the router, the account kinds with their rules and the sequences.
 // Here: shared machinery only; nothing in this file may name a family or a kind.
-import type { Account } from './model.js'
+import type { JsonObject } from './json.js'
 import type { AccountRegistry, KindRules, Ledger } from './kinds.js'
+import type { Account } from './model.js'
 import { type Route, Router } from './router.js'
+
+/**
+ * A change a customer can make to an account in the service's web portal, as the API call the portal makes
+ * (POST /_emulator/portal makes it, out of band): `body` is the fixed part, `input` the field a value typed
+ * by the user goes in.
+ */
+export interface PortalChange {
+  readonly method: string
+  /** Under /v1. */
+  readonly path: string
+  readonly body?: JsonObject
+  readonly input?: { readonly field: string; readonly type: 'string' | 'integer' }
+}
+/** An account's portal changes by name (`rename`, `stop`, `start`, `resize`, ...). */
+export type PortalChanges = Readonly<Record<string, PortalChange>>
 
 /** Everything one family adds to the emulator; registered by one line in families/index.ts. */
 export interface Family {
@@ -17,6 +33,8 @@ export interface Family {
   readonly sequences?: Readonly<Record<string, number>>
   /** Reacts to any account leaving (terminated or purged), e.g. by dropping references to it. */
   released?(account: Account, ledger: Ledger): void
+  /** By kind: the changes the service's portal offers on an account of that kind (the console offers them). */
+  readonly portal?: Readonly<Record<string, (account: Account) => PortalChanges>>
 }
 
 /** The sequences of the store itself, around the families' own (state files keep this key order). */
@@ -25,17 +43,21 @@ const STORE_SEQUENCES_LAST = { request: 1, fault: 1 }
 
 export interface Registry extends AccountRegistry {
   readonly router: Router<Route>
+  /** The portal changes of an account; none for a kind whose family declares none. */
+  portalOf(account: Account): PortalChanges
 }
 
 /** Builds the registry; two families claiming one kind, or one sequence with two first values, is a bug here. */
 export function registryOf(families: readonly Family[]): Registry {
   const rules = new Map<string, KindRules>()
+  const portals = new Map<string, (account: Account) => PortalChanges>()
   const sequences: Record<string, number> = { ...STORE_SEQUENCES_FIRST }
   for (const family of families) {
     for (const [kind, rule] of Object.entries(family.kinds ?? {})) {
       if (rules.has(kind)) throw new Error(`family ${family.name}: kind ${kind} is registered twice`)
       rules.set(kind, rule)
     }
+    for (const [kind, changes] of Object.entries(family.portal ?? {})) portals.set(kind, changes)
     for (const [name, first] of Object.entries(family.sequences ?? {})) {
       if (name in sequences && sequences[name] !== first) throw new Error(`family ${family.name}: sequence ${name} starts twice`)
       sequences[name] = first
@@ -47,6 +69,7 @@ export function registryOf(families: readonly Family[]): Registry {
     router: new Router<Route>(families.flatMap((f) => f.routes)),
     kinds: [...rules.keys()],
     rulesOf: (kind) => rules.get(kind),
+    portalOf: (account) => portals.get(account.kind)?.(account) ?? {},
     firstSequences: () => ({ ...sequences }),
     released(account, ledger) {
       for (const react of reactions) react(account, ledger)

@@ -111,7 +111,8 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
     apiKey: initial.api_keys.find((k) => k.scope === 'rw')?.key ?? DEFAULT_API_KEY,
     async fetch(request) {
       const url = new URL(request.url)
-      if (url.pathname === '/_emulator' || url.pathname.startsWith('/_emulator/')) return handleControl(store, request, url, reset, random)
+      if (url.pathname === '/_emulator' || url.pathname.startsWith('/_emulator/'))
+        return handleControl(store, request, url, reset, random, registry)
       if (url.pathname === '/v1' || url.pathname.startsWith('/v1/')) return pipeline.handle(request, url)
       return jsonResponse(404, errorBody(404, 'Not Found'))
     },

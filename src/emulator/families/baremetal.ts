@@ -17,7 +17,7 @@ import {
 } from '../accounts.js'
 import { type Cycle, cyclePrice, DEFAULT_REGION_FIELDS, METAL_CYCLES, priceList } from '../catalog.js'
 import { conflict } from '../envelope.js'
-import type { Family } from '../family.js'
+import type { Family, PortalChanges } from '../family.js'
 import type { Json, JsonObject } from '../json.js'
 import type { KindRules } from '../kinds.js'
 import type { Account, BaremetalPower } from '../model.js'
@@ -241,9 +241,17 @@ function baremetalRoutes(): Route[] {
   ]
 }
 
+/** What a customer changes on a server in the portal, through the same calls as the API's (the console offers them). */
+const serverPortal = (account: Account): PortalChanges => ({
+  rename: { method: 'PUT', path: `${P}/${account.account_id}`, input: { field: 'label', type: 'string' } },
+  stop: { method: 'PUT', path: `${P}/accounts/${account.account_id}/state/off` },
+  start: { method: 'PUT', path: `${P}/accounts/${account.account_id}/state/on` },
+})
+
 export const baremetal: Family = {
   name: 'baremetal',
   routes: baremetalRoutes(),
   kinds: { [SERVER_KIND]: serverRules },
   sequences: { server_ip: 0 },
+  portal: { [SERVER_KIND]: serverPortal },
 }

@@ -17,7 +17,7 @@ import {
 } from '../accounts.js'
 import { type Cycle, cycleOrMonthly, cyclePrice, DEFAULT_REGION_FIELDS } from '../catalog.js'
 import { conflict } from '../envelope.js'
-import type { Family } from '../family.js'
+import type { Family, PortalChanges } from '../family.js'
 import type { Json } from '../json.js'
 import type { Account } from '../model.js'
 import { paramId, type Route, type RouteContext } from '../router.js'
@@ -598,9 +598,31 @@ function setPower(store: CustomerStore, account: Account, action: PowerAction): 
   }
 }
 
-/** One Lite family: its routes, its three account kinds and the VM id sequence (shared by every Lite family). */
+/** What a customer changes on a VM in the portal, through the same calls as the API's (the console offers them). */
+function vmPortal(family: LiteFamily, account: Account): PortalChanges {
+  const at = `${family.prefix}/accounts/${account.account_id}`
+  return {
+    rename: { method: 'PUT', path: `${at}/change-vm-name`, input: { field: 'name', type: 'string' } },
+    stop: { method: 'PUT', path: `${at}/vm-state/stop` },
+    start: { method: 'PUT', path: `${at}/vm-state/start` },
+    resize: {
+      method: 'POST',
+      path: `${at}/change-package`,
+      body: { pay_invoice_with_cc: false },
+      input: { field: 'new_product_id', type: 'integer' },
+    },
+  }
+}
+
+/** One Lite family: its routes, its three account kinds, the VM id sequence (shared by every Lite family), its VMs' portal. */
 function liteFamily(family: LiteFamily): Family {
-  return { name: family.key, routes: liteRoutes(family), kinds: liteKinds(family), sequences: { vmid: 1001 } }
+  return {
+    name: family.key,
+    routes: liteRoutes(family),
+    kinds: liteKinds(family),
+    sequences: { vmid: 1001 },
+    portal: { [kindsOf(family).vm]: (account) => vmPortal(family, account) },
+  }
 }
 
 export const lite: Family = liteFamily(LITE)

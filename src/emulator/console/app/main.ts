@@ -1,0 +1,96 @@
+// The console page: a header (the customer selector, when the emulator has customers), one tab per view,
+// the status line; the view on show is refreshed every second while the page is visible, and after each
+// action. Started by src/bin/emulator-console.ts, the page's script.
+import { type Customer, ControlError, control, setCustomer } from './api.js'
+import { el, fill } from './dom.js'
+import type { View, Page } from './view.js'
+import { accountsView } from './views/accounts.js'
+import { faultsView } from './views/faults.js'
+import { keypairsView, ordersView } from './views/orders.js'
+import { requestsView } from './views/requests.js'
+import { stateView } from './views/state.js'
+
+const POLL_MS = 1000
+
+/** The customer selector: filled from GET /_emulator/customers; hidden when the emulator has no customers (404). */
+async function customers(selector: HTMLSelectElement, page: Page): Promise<void> {
+  let list: Customer[]
+  try {
+    list = await control<Customer[]>('GET', '/customers')
+  } catch (error) {
+    if (error instanceof ControlError && error.status === 404) return
+    throw error
+  }
+  fill(
+    selector,
+    el('option', { value: '' }, 'All customers'),
+    ...list.map((c) =>
+      el(
+        'option',
+        { value: c.customer },
+        `${c.customer} (${c.keys.map((k) => `${k.key_masked} ${k.scope}`).join(', ')}; ${c.accounts} account${c.accounts === 1 ? '' : 's'})`,
+      ),
+    ),
+  )
+  selector.parentElement?.removeAttribute('hidden')
+  selector.addEventListener('change', () => {
+    setCustomer(selector.value === '' ? null : selector.value)
+    void page.refresh()
+  })
+}
+
+export function start(body: HTMLElement): void {
+  const status = el('p', { id: 'status', role: 'status' })
+  const selector = el('select', { name: 'customer' })
+  let current: View | undefined
+  let busy = false
+  const page: Page = {
+    working() {
+      status.className = ''
+      fill(status)
+    },
+    done(message) {
+      status.className = 'ok'
+      fill(status, message)
+    },
+    failed(error) {
+      status.className = 'error'
+      fill(status, error instanceof Error ? error.message : String(error))
+    },
+    async refresh() {
+      if (!current || busy) return
+      busy = true
+      try {
+        await current.refresh()
+        if (status.className === 'error stale') fill(status, '')
+      } catch (error) {
+        page.failed(error)
+        status.className = 'error stale'
+      } finally {
+        busy = false
+      }
+    },
+  }
+  const views = [accountsView(page), ordersView(page), requestsView(page), faultsView(page), keypairsView(), stateView(page)]
+  const tabs = el('nav', {}, ...views.map((v) => el('a', { href: `#${v.id}`, 'data-view': v.id }, v.title)))
+  const main = el('main')
+  const show = () => {
+    const wanted = location.hash.slice(1)
+    current = views.find((v) => v.id === wanted) ?? views[0]
+    for (const link of tabs.querySelectorAll('a')) link.classList.toggle('active', link.dataset.view === current?.id)
+    if (current) fill(main, current.root)
+    void page.refresh()
+  }
+  fill(
+    body,
+    el('header', {}, el('h1', {}, 'Emulator console'), el('label', { class: 'customer', hidden: true }, 'Customer ', selector), tabs),
+    status,
+    main,
+  )
+  window.addEventListener('hashchange', show)
+  show()
+  customers(selector, page).catch((error: unknown) => page.failed(error))
+  setInterval(() => {
+    if (document.visibilityState === 'visible') void page.refresh()
+  }, POLL_MS)
+}

@@ -1,0 +1,150 @@
+// The accounts view: every account by family (status, product, cycle, recurring amount, created, a VM's
+// power and disk, its last invoice, with a button to pay it), and changes made out of band, as the service's
+// web portal makes them (POST /_emulator/portal): those the emulator offers on each account (rename, stop and
+// start, resize a VM to another package), so that the page names no family and no kind.
+import { type AccountEntry, control, listPath, type PortalChange } from '../api.js'
+import { button, type Column, el, fill, form, input, table } from '../dom.js'
+import { act, type Page, type View } from '../view.js'
+
+const familyOf = (kind: string) => kind.split('.')[0] ?? kind
+/** A family's heading from its kinds' prefix: `lite_pro` is "Lite pro". */
+const titleOf = (family: string) => family.charAt(0).toUpperCase() + family.slice(1).replaceAll('_', ' ')
+const nameOf = (entry: AccountEntry) => {
+  const extra = entry.account.extra_details
+  const name = extra.name ?? extra.label
+  return typeof name === 'string' ? name : entry.account.description
+}
+
+/** The portal call of one change the emulator offers on the account, the user's value in its input field. */
+export function portalCall(change: PortalChange, value: string): { method: string; path: string; body?: unknown } {
+  if (!change.input)
+    return change.body ? { method: change.method, path: change.path, body: change.body } : { method: change.method, path: change.path }
+  const typed = change.input.type === 'integer' ? Number(value) : value
+  if (change.input.type === 'integer' && !Number.isInteger(typed))
+    throw new Error(`${change.input.field} must be an integer, got '${value}'`)
+  return { method: change.method, path: change.path, body: { ...change.body, [change.input.field]: typed } }
+}
+
+/** The table's columns; `owners` adds the customer's (where the emulator has customers). */
+function columns(page: Page, owners: boolean): Column<AccountEntry>[] {
+  const owner: Column<AccountEntry>[] = owners ? [{ title: 'Customer', cell: (e) => e.customer ?? '–' }] : []
+  return [
+    ...owner,
+    { title: 'ID', cell: (e) => e.account.account_id },
+    { title: 'Kind', cell: (e) => e.kind },
+    { title: 'Name', cell: nameOf },
+    { title: 'Status', cell: (e) => el('span', { class: `status status-${e.account.status.toLowerCase()}` }, e.account.status) },
+    { title: 'Product', cell: (e) => `${e.account.product_name} (${e.account.product_id})` },
+    { title: 'Cycle', cell: (e) => e.account.billingcycle },
+    { title: 'Recurring', cell: (e) => e.account.recurring_amount },
+    { title: 'Created', cell: (e) => e.account.date_created },
+    { title: 'Power', cell: (e) => e.power ?? '–' },
+    {
+      title: 'Disk',
+      cell: (e) => (e.account.extra_details.disk_size === undefined ? '–' : `${String(e.account.extra_details.disk_size)} GB`),
+    },
+    {
+      title: 'Last invoice',
+      cell: (e) => {
+        const invoice = e.account.last_invoice
+        if (!invoice) return '–'
+        const text = `#${invoice.id} ${invoice.status} ${invoice.amount}`
+        if (invoice.status !== 'Unpaid') return text
+        const pay = () =>
+          act(page, async () => {
+            await control('POST', `/invoices/${invoice.id}/pay`)
+            return `invoice ${invoice.id} paid`
+          })
+        return el('span', {}, `${text} `, button('Pay', pay, { 'data-invoice': String(invoice.id) }))
+      },
+    },
+  ]
+}
+
+export function accountsView(page: Page): View {
+  const lists = el('div', { class: 'lists' })
+  let entries: AccountEntry[] = []
+  const target = el('select', { name: 'account' })
+  const changes = el('select', { name: 'action' })
+  /** The changes the emulator offers on the chosen account, kept as chosen across refreshes where possible. */
+  const offer = () => {
+    const entry = entries.find((e) => String(e.account.account_id) === target.value)
+    const chosen = changes.value
+    const names = Object.keys(entry?.portal ?? {})
+    fill(
+      changes,
+      ...names.map((name) =>
+        el('option', { value: name }, entry?.portal[name]?.input ? `${name} (${entry.portal[name].input.field})` : name),
+      ),
+    )
+    if (names.includes(chosen)) changes.value = chosen
+  }
+  target.addEventListener('change', offer)
+  const change = form(
+    { class: 'inline', 'aria-label': 'Out-of-band change' },
+    (fields) =>
+      act(page, async () => {
+        const id = String(fields.get('account') ?? '')
+        const entry = entries.find((e) => String(e.account.account_id) === id)
+        if (!entry) throw new Error('choose an account')
+        const action = String(fields.get('action') ?? '')
+        const change = entry.portal[action]
+        if (!change) throw new Error(`the portal offers no ${action} on account ${id}`)
+        const call = portalCall(change, String(fields.get('value') ?? '').trim())
+        // Where the emulator has customers (the list names each account's), the portal is the owner's.
+        await control('POST', '/portal', entry.customer === undefined ? call : { ...call, customer: entry.customer })
+        return `account ${id}: ${action} done through the portal`
+      }),
+    el('label', {}, 'Account', target),
+    el('label', {}, 'Change', changes),
+    input('Value', 'value', { placeholder: 'a name, a product id' }),
+    el('button', { type: 'submit' }, 'Apply'),
+  )
+  const root = el(
+    'section',
+    { id: 'view-accounts' },
+    el('h2', {}, 'Accounts'),
+    lists,
+    el('h3', {}, 'Out-of-band change'),
+    el(
+      'p',
+      { class: 'hint' },
+      'Made as the service\u2019s portal makes it: no API key, no request log entry; the next refresh or plan sees it (drift). A resize places an unpaid change-package order.',
+    ),
+    change,
+  )
+  return {
+    id: 'accounts',
+    title: 'Accounts',
+    root,
+    async refresh() {
+      entries = await control<AccountEntry[]>('GET', listPath('/accounts'))
+      const cols = columns(
+        page,
+        entries.some((e) => e.customer !== undefined),
+      )
+      const families = [...new Set(entries.map((e) => familyOf(e.kind)))]
+      const groups = families.map((family) =>
+        el(
+          'div',
+          { class: 'family' },
+          el('h3', {}, titleOf(family)),
+          table(
+            cols,
+            entries.filter((e) => familyOf(e.kind) === family),
+            '',
+          ),
+        ),
+      )
+      fill(lists, ...groups, entries.length === 0 ? el('p', { class: 'empty' }, 'No accounts yet.') : null)
+      const chosen = target.value
+      const changeable = entries.filter((e) => Object.keys(e.portal).length > 0)
+      fill(
+        target,
+        ...changeable.map((e) => el('option', { value: String(e.account.account_id) }, `${e.account.account_id} ${e.kind} ${nameOf(e)}`)),
+      )
+      if (changeable.some((e) => String(e.account.account_id) === chosen)) target.value = chosen
+      offer()
+    },
+  }
+}

@@ -1,0 +1,105 @@
+// Fault and latency rules: the rules in force (with the fires left), a small form to add one (method, path
+// pattern, mode, status, detail, delay, count, probability), a button to remove each, and the named profiles.
+import { control, type Fault } from '../api.js'
+import { button, el, fill, form, input, select, table } from '../dom.js'
+import { act, type Page, type View } from '../view.js'
+
+const MODES = ['error', 'error_after', 'drop_after', 'hang', 'hang_after', 'delay'] as const
+
+/** The rule the form describes: empty fields are left to the emulator's defaults. */
+export function ruleFrom(fields: FormData): Record<string, unknown> {
+  const text = (name: string) => String(fields.get(name) ?? '').trim()
+  const rule: Record<string, unknown> = { method: text('method') || '*', path: text('path'), mode: text('mode') || 'error' }
+  if (text('status') !== '') rule.status = Number(text('status'))
+  if (text('detail') !== '') rule.detail = text('detail')
+  const delay = text('delay_ms')
+  if (delay !== '') {
+    const range = /^(\d+)\s*-\s*(\d+)$/.exec(delay)
+    rule.delay_ms = range ? [Number(range[1]), Number(range[2])] : Number(delay)
+  }
+  if (text('count') !== '') rule.count = Number(text('count'))
+  if (text('probability') !== '') rule.probability = Number(text('probability'))
+  return rule
+}
+
+export function faultsView(page: Page): View {
+  const list = el('div')
+  const profiles = el('div', { class: 'inline' })
+  const add = form(
+    { class: 'inline', 'aria-label': 'Add a fault rule' },
+    (fields) =>
+      act(page, async () => {
+        const added = await control<Fault>('POST', '/faults', ruleFrom(fields))
+        return `rule ${added.fault_id} added`
+      }),
+    select(
+      'Method',
+      'method',
+      ['*', 'GET', 'POST', 'PUT', 'PATCH', 'DELETE'].map((m) => [m, m] as const),
+    ),
+    input('Path', 'path', { placeholder: '/lites/** or /baremetals', required: 'required' }),
+    select(
+      'Mode',
+      'mode',
+      MODES.map((m) => [m, m] as const),
+    ),
+    input('Status', 'status', { placeholder: '503', size: '4' }),
+    input('Detail', 'detail', { placeholder: 'the error text' }),
+    input('Delay ms', 'delay_ms', { placeholder: '150 or 100-300', size: '8' }),
+    input('Count', 'count', { placeholder: '1 (-1: for ever)', size: '6' }),
+    input('Probability', 'probability', { placeholder: '0 to 1', size: '5' }),
+    el('button', { type: 'submit' }, 'Add rule'),
+  )
+  const removeAll = button('Remove every rule', () =>
+    act(page, async () => {
+      await control('DELETE', '/faults')
+      return 'every rule removed'
+    }),
+  )
+  const root = el(
+    'section',
+    { id: 'view-faults' },
+    el('h2', {}, 'Fault and latency rules'),
+    list,
+    removeAll,
+    el('h3', {}, 'Add a rule'),
+    add,
+    el('h3', {}, 'Profiles'),
+    profiles,
+  )
+  const remove = (id: string) => () =>
+    act(page, async () => {
+      await control('DELETE', `/faults/${encodeURIComponent(id)}`)
+      return `rule ${id} removed`
+    })
+  return {
+    id: 'faults',
+    title: 'Faults',
+    root,
+    async refresh() {
+      const [faults, named] = await Promise.all([
+        control<Fault[]>('GET', '/faults'),
+        control<Record<string, unknown[]>>('GET', '/profiles'),
+      ])
+      const columns = [
+        { title: 'ID', cell: (f: Fault) => f.fault_id },
+        { title: 'Method', cell: (f: Fault) => f.method },
+        { title: 'Path', cell: (f: Fault) => f.path },
+        { title: 'Mode', cell: (f: Fault) => f.mode },
+        { title: 'Status', cell: (f: Fault) => f.status ?? '–' },
+        { title: 'Detail', cell: (f: Fault) => f.detail },
+        { title: 'Delay ms', cell: (f: Fault) => (Array.isArray(f.delay_ms) ? f.delay_ms.join('–') : f.delay_ms) },
+        { title: 'Left', cell: (f: Fault) => (f.remaining < 0 ? '∞' : f.remaining) },
+        { title: 'Probability', cell: (f: Fault) => f.probability ?? 1 },
+        { title: '', cell: (f: Fault) => button('Remove', remove(f.fault_id), { 'data-fault': f.fault_id }) },
+      ]
+      fill(list, table(columns, faults, 'No rules: every request is answered normally.', { id: 'fault-rules' }))
+      const install = (name: string) => () =>
+        act(page, async () => {
+          await control('POST', `/profiles/${encodeURIComponent(name)}`)
+          return `profile ${name} installed`
+        })
+      fill(profiles, ...Object.keys(named).map((name) => button(`Install ${name}`, install(name))))
+    },
+  }
+}

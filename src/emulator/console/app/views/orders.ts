@@ -1,0 +1,75 @@
+// The orders view: every order placed (idempotent replays are not orders), its invoice's status and amount,
+// with a button to pay an unpaid invoice; and the keypairs of the three pools.
+import { control, type Keypair, listPath, type OrderItem } from '../api.js'
+import { button, el, fill, table } from '../dom.js'
+import { act, type Page, type View } from '../view.js'
+
+interface Orders {
+  total: number
+  by_kind: Record<string, number>
+  orders: OrderItem[]
+}
+
+export function ordersView(page: Page): View {
+  const summary = el('p', { class: 'hint' })
+  const list = el('div')
+  const pay = (invoice: number) => () =>
+    act(page, async () => {
+      await control('POST', `/invoices/${invoice}/pay`)
+      return `invoice ${invoice} paid`
+    })
+  const root = el('section', { id: 'view-orders' }, el('h2', {}, 'Orders and invoices'), summary, list)
+  return {
+    id: 'orders',
+    title: 'Orders',
+    root,
+    async refresh() {
+      const orders = await control<Orders>('GET', listPath('/orders'))
+      const kinds = Object.entries(orders.by_kind).map(([kind, n]) => `${kind}: ${n}`)
+      fill(summary, `${orders.total} order${orders.total === 1 ? '' : 's'}${kinds.length > 0 ? ` (${kinds.join(', ')})` : ''}`)
+      const columns = [
+        { title: 'Order', cell: (o: OrderItem) => o.order_id },
+        { title: 'Kind', cell: (o: OrderItem) => o.kind },
+        { title: 'Account', cell: (o: OrderItem) => o.account_id },
+        { title: 'Invoice', cell: (o: OrderItem) => o.invoice_id },
+        { title: 'Amount', cell: (o: OrderItem) => o.invoice_amount ?? '–' },
+        {
+          title: 'Invoice status',
+          cell: (o: OrderItem) =>
+            o.invoice_status === 'Unpaid'
+              ? el('span', {}, 'Unpaid ', button('Pay', pay(o.invoice_id), { 'data-invoice': String(o.invoice_id) }))
+              : (o.invoice_status ?? '–'),
+        },
+        { title: 'Idempotency-Key', cell: (o: OrderItem) => o.idempotency_key ?? '–' },
+        { title: 'Placed', cell: (o: OrderItem) => o.created_at },
+      ]
+      // Where the emulator has customers, each order names its own.
+      const owners = orders.orders.some((o) => o.customer !== undefined)
+        ? [{ title: 'Customer', cell: (o: OrderItem) => o.customer ?? '–' }]
+        : []
+      fill(list, table([...owners, ...columns], [...orders.orders].reverse(), 'No orders yet.'))
+    },
+  }
+}
+
+export function keypairsView(): View {
+  const list = el('div')
+  const root = el('section', { id: 'view-keypairs' }, el('h2', {}, 'Keypairs'), list)
+  return {
+    id: 'keypairs',
+    title: 'Keypairs',
+    root,
+    async refresh() {
+      const keypairs = await control<Keypair[]>('GET', listPath('/keypairs'))
+      const columns = [
+        { title: 'ID', cell: (k: Keypair) => k.keypair_id },
+        { title: 'Pool', cell: (k: Keypair) => k.pool },
+        { title: 'Name', cell: (k: Keypair) => k.name },
+        { title: 'Origin', cell: (k: Keypair) => k.origin },
+        { title: 'Public key', cell: (k: Keypair) => el('code', {}, `${k.public_key.slice(0, 48)}\u2026`) },
+      ]
+      const owners = keypairs.some((k) => k.customer !== undefined) ? [{ title: 'Customer', cell: (k: Keypair) => k.customer ?? '–' }] : []
+      fill(list, table([...owners, ...columns], keypairs, 'No keypairs yet.'))
+    },
+  }
+}

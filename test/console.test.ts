@@ -1,0 +1,307 @@
+// The emulator's web console in a real browser (issue 28): headless Chromium from Debian's package
+// (/usr/bin/chromium, installed by scripts/system-packages.mjs) driven by playwright-core, against the
+// emulator launcher, after orders placed by the real terraform. As a user would: the account, the order and
+// the request are seen in the console; an invoice is paid there (and the control API sees it paid); a VM is
+// renamed out of band there (and the next plan sees the drift), and resized (an unpaid change of package,
+// paid there); a fault rule added there is met by the next apply, with its text, and once removed there
+// the apply goes through; the clock, a quirk, a snapshot and the reset are worked there. Every wait is
+// bounded (10 s a browser step, 15 s the browser's launch, 5 minutes the file). With
+// CONSOLE_SCREENSHOT=<path>, the accounts view is saved there as a PNG (docs/guides/images/emulator-console.png
+// is made so).
+import assert from 'node:assert/strict'
+import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { after, before, describe, test } from 'node:test'
+import { type BrowserContext, chromium, type Page } from 'playwright-core'
+import { block, describeRun, PROVIDER_BLOCKS, ref } from './support/e2e/harness.js'
+import { useEmulatorWorkspace } from './support/e2e/suite.js'
+
+const CHROMIUM = '/usr/bin/chromium'
+/** A browser step's bound: a click, a wait for a row. */
+const STEP_MS = 10_000
+/**
+ * Without the background-networking flags, Chromium's own connections (updates, sync, field trials) get
+ * refused on a machine without the internet, and it stalls; a fresh profile each run keeps runs apart.
+ */
+const FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+]
+
+function config(extraKeypair: boolean): string {
+  return [
+    PROVIDER_BLOCKS,
+    block('resource', 'provider_lite_keypair', 'k', { name: 'console-key' }),
+    block('resource', 'provider_lite_vm', 'vm', {
+      ssh_and_console_user: 'deployer',
+      console_password: 'S3cretPass9',
+      product_id: 101,
+      select_os: 'Ubuntu-22.04',
+      keypair_id: ref('provider_lite_keypair.k.keypair_id'),
+      cycle: 'm',
+      vm_name: 'console-vm',
+      pay_with_credit_card: false,
+    }),
+    extraKeypair ? block('resource', 'provider_lite_keypair', 'k2', { name: 'console-key-2' }) : '',
+  ].join('\n')
+}
+
+interface OrderItem {
+  order_id: string
+  account_id: string
+  invoice_id: number
+  invoice_status: string
+}
+
+describe('the web console, in Chromium', { timeout: 300_000 }, () => {
+  const e2e = useEmulatorWorkspace()
+  const profile = mkdtempSync(join(tmpdir(), 'provider-console-chromium-'))
+  let context: BrowserContext | undefined
+  let page: Page
+
+  before(async () => {
+    assert.ok(existsSync(CHROMIUM), `${CHROMIUM} is missing: scripts/system-packages.mjs installs Debian's chromium`)
+    // launchPersistentContext takes the profile directory; playwright adds its own flags to FLAGS.
+    context = await chromium.launchPersistentContext(profile, {
+      executablePath: CHROMIUM,
+      args: FLAGS,
+      timeout: 15_000,
+      viewport: { width: 1280, height: 720 },
+    })
+    page = context.pages()[0] ?? (await context.newPage())
+    page.setDefaultTimeout(STEP_MS)
+    page.setDefaultNavigationTimeout(STEP_MS)
+  })
+  after(async () => {
+    await context?.close()
+    rmSync(profile, { recursive: true, force: true })
+  })
+
+  /** Opens a view by its tab. */
+  const open = async (view: string) => {
+    await page.click(`nav a[data-view="${view}"]`)
+    await page.locator(`#view-${view}`).waitFor()
+  }
+  /** The status line's text once it says something. */
+  const status = async () => {
+    await page.locator('#status:not(:empty)').waitFor()
+    return (await page.locator('#status').textContent()) ?? ''
+  }
+  /** The row of `table` (a CSS selector) whose text contains every one of `texts`. */
+  const row = (table: string, ...texts: string[]) =>
+    texts.reduce((rows, text) => rows.filter({ hasText: text }), page.locator(`${table} tr`))
+
+  test('an order placed by terraform: the account, the order and its request are in the console; its invoice is paid there', async () => {
+    await e2e.ws.write(config(false))
+    const applied = await e2e.ws.apply()
+    assert.equal(applied.code, 0, describeRun(applied))
+    const [order] = (await e2e.emulator.orders()).orders as unknown as OrderItem[]
+    assert.equal(order?.invoice_status, 'Unpaid')
+
+    const response = await page.goto(`${e2e.emulator.origin}/`)
+    assert.equal(response?.status(), 200)
+    assert.equal(await page.title(), 'Emulator console')
+    // The customer selector shows only where the emulator has customers (GET /_emulator/customers answers).
+    const customers = await fetch(`${e2e.emulator.origin}/_emulator/customers`, { signal: AbortSignal.timeout(STEP_MS) })
+    await page.locator(`header label.customer${customers.ok ? ':not([hidden])' : '[hidden]'}`).waitFor({ state: 'attached' })
+    assert.equal(await page.locator('header select[name="customer"]').isVisible(), customers.ok)
+    // The accounts view first: the VM, Pending on its unpaid invoice, in the Lite family's table.
+    const account = row('#view-accounts table', String(order.account_id), 'console-vm')
+    await account.waitFor()
+    assert.match((await account.textContent()) ?? '', /lite\.vm.*Pending.*XS 1\.1 \(101\).*Monthly/)
+    assert.match((await account.textContent()) ?? '', new RegExp(`#${order.invoice_id} Unpaid`))
+
+    await open('orders')
+    const placed = row('#view-orders table', order.order_id, 'lite.vm.create')
+    await placed.waitFor()
+    await placed.locator(`button[data-invoice="${order.invoice_id}"]`).click()
+    assert.equal(await status(), `invoice ${order.invoice_id} paid`)
+    const paid = ((await e2e.emulator.orders()).orders as unknown as OrderItem[]).find((o) => o.order_id === order.order_id)
+    assert.equal(paid?.invoice_status, 'Paid')
+    await row('#view-orders table', order.order_id, 'Paid').waitFor()
+
+    await open('requests')
+    const post = row('#request-log', 'POST', '/v1/lites', '200')
+    await post.first().waitFor()
+    // Filters: by a part of the path, then a status no request had.
+    await page.fill('#view-requests input[name="path"]', '/v1/lites/keypairs')
+    await row('#request-log', 'POST', '/v1/lites/keypairs').first().waitFor()
+    assert.equal(await row('#request-log', 'POST', '/v1/lites', '200').filter({ hasNotText: 'keypairs' }).count(), 0)
+    await page.fill('#view-requests input[name="status"]', '5')
+    await page.getByText('No request matches the filters.').waitFor()
+    await page.fill('#view-requests input[name="path"]', '')
+    await page.fill('#view-requests input[name="status"]', '')
+  })
+
+  test('a VM renamed out of band in the console: the control API shows it, and the next plan sees the drift', async () => {
+    const vm = (await e2e.emulator.accounts('lite.vm'))[0]?.account
+    assert.ok(vm)
+    await open('accounts')
+    await row('#view-accounts table', String(vm.account_id), 'Active').waitFor()
+    const form = page.locator('form[aria-label="Out-of-band change"]')
+    // And a rename the portal takes (to the name the configuration has): the status line says so.
+    await form.locator('select[name="account"]').selectOption(String(vm.account_id))
+    await form.locator('select[name="action"]').selectOption('rename')
+    await form.locator('input[name="value"]').fill('console-vm')
+    await form.locator('button[type="submit"]').click()
+    await page.locator('#status.ok').waitFor()
+    await form.locator('select[name="action"]').selectOption('rename')
+    await form.locator('input[name="value"]').fill('renamed-vm')
+    await form.locator('button[type="submit"]').click()
+    assert.equal(await status(), `account ${vm.account_id}: rename done through the portal`)
+    assert.equal((await e2e.emulator.account(vm.account_id))?.extra_details.name, 'renamed-vm')
+    await row('#view-accounts table', String(vm.account_id), 'renamed-vm').waitFor()
+    const plan = await e2e.ws.plan()
+    assert.equal(plan.code, 2, describeRun(plan))
+    assert.match(plan.stdout, /vm_name\s+= "renamed-vm" -> "console-vm"/)
+  })
+
+  test('a fault rule added in the console is met by the next apply; removed there, the apply goes through', async () => {
+    await open('faults')
+    const add = page.locator('form[aria-label="Add a fault rule"]')
+    await add.locator('select[name="method"]').selectOption('POST')
+    await add.locator('input[name="path"]').fill('/lites/keypairs')
+    await add.locator('input[name="status"]').fill('400')
+    await add.locator('input[name="detail"]').fill('refused by a rule from the console')
+    await add.locator('input[name="count"]').fill('-1')
+    await add.locator('button[type="submit"]').click()
+    assert.match(await status(), /^rule \S+ added$/)
+    const [rule] = await e2e.emulator.control<{ fault_id: string; path: string; status: number }[]>('GET', '/faults')
+    assert.deepEqual([rule?.path, rule?.status], ['/lites/keypairs', 400])
+    const listed = row('#fault-rules', rule?.fault_id ?? '?', '/lites/keypairs', 'refused by a rule from the console')
+    await listed.waitFor()
+
+    await e2e.ws.write(config(true))
+    const refused = await e2e.ws.apply()
+    assert.notEqual(refused.code, 0, describeRun(refused))
+    assert.match(refused.stdout + refused.stderr, /refused by a rule from the console/)
+    await open('requests')
+    await row('#request-log', 'POST', '/v1/lites/keypairs', '400', rule?.fault_id ?? '?')
+      .first()
+      .waitFor()
+
+    await open('faults')
+    await listed.locator(`button[data-fault="${rule?.fault_id}"]`).click()
+    assert.equal(await status(), `rule ${rule?.fault_id} removed`)
+    assert.deepEqual(await e2e.emulator.control('GET', '/faults'), [])
+    await page.getByText('No rules: every request is answered normally.').waitFor()
+    const applied = await e2e.ws.apply()
+    assert.equal(applied.code, 0, describeRun(applied))
+  })
+
+  test('clock, quirks, a snapshot saved, the reset, the snapshot restored and deleted: all from the console', async () => {
+    await open('state')
+    const before = await e2e.emulator.control<{ now: string; mode: string }>('GET', '/clock')
+    assert.equal(before.mode, 'real')
+    await page.locator('#clock-now', { hasText: '(real:' }).waitFor()
+    await page.fill('form[aria-label="Advance the clock"] input[name="seconds"]', '86400')
+    await page.click('form[aria-label="Advance the clock"] button[type="submit"]')
+    assert.match(await status(), /^clock now \d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/)
+    const after = await e2e.emulator.control<{ now: string }>('GET', '/clock')
+    assert.ok(Date.parse(`${after.now}Z`) - Date.parse(`${before.now}Z`) >= 86_400_000, `${before.now} -> ${after.now}`)
+
+    await page.check('input[name="ignore_idempotency_keys"]')
+    await page.locator('#status', { hasText: 'ignore_idempotency_keys on' }).waitFor()
+    assert.equal((await e2e.emulator.control<{ quirks: Record<string, boolean> }>('GET', '/config')).quirks.ignore_idempotency_keys, true)
+    await page.uncheck('input[name="ignore_idempotency_keys"]')
+    await page.locator('#status', { hasText: 'ignore_idempotency_keys off' }).waitFor()
+    assert.equal((await e2e.emulator.control<{ quirks: Record<string, boolean> }>('GET', '/config')).quirks.ignore_idempotency_keys, false)
+
+    const accounts = (await e2e.emulator.accounts()).length
+    await page.fill('form[aria-label="Save a snapshot"] input[name="name"]', 'console-baseline')
+    await page.click('form[aria-label="Save a snapshot"] button[type="submit"]')
+    assert.equal(await status(), 'snapshot console-baseline saved')
+    const saved = row('#view-state table', 'console-baseline')
+    await saved.waitFor()
+    // The reset asks first: dismissed, nothing happens; accepted, the state is empty.
+    page.once('dialog', (dialog) => void dialog.dismiss())
+    await page.click('button.danger')
+    assert.equal((await e2e.emulator.accounts()).length, accounts)
+    page.once('dialog', (dialog) => void dialog.accept())
+    await page.click('button.danger')
+    await page.locator('#status', { hasText: 'emulator reset' }).waitFor()
+    assert.equal((await e2e.emulator.accounts()).length, 0)
+    await saved.getByRole('button', { name: 'Restore' }).click()
+    await page.locator('#status', { hasText: 'snapshot console-baseline: restore done' }).waitFor()
+    assert.equal((await e2e.emulator.accounts()).length, accounts)
+    await saved.getByRole('button', { name: 'Delete' }).click()
+    await page.locator('#status', { hasText: 'snapshot console-baseline: delete done' }).waitFor()
+    assert.deepEqual(await e2e.emulator.control('GET', '/snapshots'), [])
+    await page.getByText('No snapshots saved.').waitFor()
+  })
+
+  test('a VM resized through the portal in the console: an unpaid change of package, paid there, then Active on the new product', async () => {
+    const vm = (await e2e.emulator.accounts('lite.vm'))[0]?.account
+    assert.ok(vm)
+    await open('accounts')
+    const form = page.locator('form[aria-label="Out-of-band change"]')
+    await form.locator('select[name="account"]').selectOption(String(vm.account_id))
+    await form.locator('select[name="action"]').selectOption('resize')
+    await form.locator('input[name="value"]').fill('102')
+    await form.locator('button[type="submit"]').click()
+    assert.equal(await status(), `account ${vm.account_id}: resize done through the portal`)
+    const [change] = ((await e2e.emulator.orders()).orders as unknown as (OrderItem & { kind: string })[]).filter(
+      (o) => o.kind === 'lite.vm.change_package',
+    )
+    assert.equal(change?.invoice_status, 'Unpaid')
+    const resized = row('#view-accounts table', String(vm.account_id))
+    await resized.locator(`button[data-invoice="${change?.invoice_id}"]`).click()
+    assert.equal(await status(), `invoice ${change?.invoice_id} paid`)
+    await row('#view-accounts table', String(vm.account_id), 'Active', '(102)').waitFor()
+    assert.equal((await e2e.emulator.account(vm.account_id))?.product_id, 102)
+  })
+
+  test('the page writes what it shows as text: markup put in by drift stays text', async () => {
+    const vm = (await e2e.emulator.accounts('lite.vm'))[0]?.account
+    assert.ok(vm)
+    const dialogs: string[] = []
+    page.on('dialog', (dialog) => {
+      dialogs.push(dialog.message())
+      void dialog.dismiss()
+    })
+    const markup = '<img src=x onerror=alert(1)><b>bold</b>'
+    await e2e.emulator.control('PATCH', `/accounts/${vm.account_id}`, { extra_details: { name: markup } })
+    await open('accounts')
+    await row('#view-accounts table', markup).waitFor()
+    assert.equal(await page.locator('#view-accounts img, #view-accounts b').count(), 0)
+    assert.deepEqual(dialogs, [])
+    await e2e.emulator.control('PATCH', `/accounts/${vm.account_id}`, { extra_details: { name: 'console-vm' } })
+    await row('#view-accounts table', String(vm.account_id), 'console-vm').waitFor()
+
+    // A Metal server ordered with curl and left unpaid: its family's table, power off, a Pay button.
+    const key = await e2e.emulator.api<{ keypair_id: number }>('POST', '/baremetals/keypairs', { name: 'metal-key' })
+    const metal = await e2e.emulator.api<{ account_id: string }>('POST', '/baremetals', {
+      product_id: 301,
+      cycle: 'm',
+      keypair_id: key.keypair_id,
+      label: 'db-primary',
+      pay_invoice_with_cc: false,
+    })
+    const server = row('#view-accounts table', metal.account_id, 'db-primary')
+    await server.waitFor()
+    assert.match((await server.textContent()) ?? '', /baremetal.*Pending.*Monthly.*off.*Unpaid.*Pay/)
+    // The portal refuses to start a server that is not Active yet: the console says why, in red.
+    const form = page.locator('form[aria-label="Out-of-band change"]')
+    await form.locator('select[name="account"]').selectOption(metal.account_id)
+    await form.locator('select[name="action"]').selectOption('start')
+    await form.locator('button[type="submit"]').click()
+    await page.locator('#status.error').waitFor()
+    assert.match((await page.locator('#status').textContent()) ?? '', /Pending/)
+    // And a rename the portal takes (to the name the configuration has): the status line says so.
+    await form.locator('select[name="account"]').selectOption(String(vm.account_id))
+    await form.locator('select[name="action"]').selectOption('rename')
+    await form.locator('input[name="value"]').fill('console-vm')
+    await form.locator('button[type="submit"]').click()
+    await page.locator('#status.ok').waitFor()
+    const shot = process.env.CONSOLE_SCREENSHOT
+    // The part with content: the header, both families' tables and the out-of-band form.
+    if (shot) await page.screenshot({ path: shot, clip: { x: 0, y: 0, width: 1280, height: 460 } })
+  })
+})
