@@ -304,4 +304,45 @@ describe('the web console, in Chromium', { timeout: 300_000 }, () => {
     // The part with content: the header, both families' tables and the out-of-band form.
     if (shot) await page.screenshot({ path: shot, clip: { x: 0, y: 0, width: 1280, height: 460 } })
   })
+
+  test('two API keys, two customers: each workspace orders with its own key; the console shows both, and each alone', async () => {
+    const BOB = 'bob-console-key-0002'
+    await e2e.emulator.control('PATCH', '/config', {
+      api_keys: [
+        // The suite's key stays its own customer (named after it, the default), who owns what came before.
+        { key: e2e.emulator.apiKey, scope: 'rw' },
+        { key: BOB, scope: 'rw', customer: 'bob' },
+      ],
+    })
+    const alice = e2e.emulator.apiKey
+    const bob = await e2e.workspace()
+    await bob.write([PROVIDER_BLOCKS, block('resource', 'provider_lite_keypair', 'k', { name: 'bob-only-key' })].join('\n'))
+    const applied = await bob.apply([], { env: { PROVIDER_API_KEY: BOB } })
+    assert.equal(applied.code, 0, describeRun(applied))
+
+    await page.goto(`${e2e.emulator.origin}/`)
+    const selector = page.locator('header select[name="customer"]')
+    await page.locator('header label.customer:not([hidden])').waitFor()
+    assert.deepEqual(
+      (await selector.locator('option').allTextContents()).map((text) => text.split(' ')[0]),
+      ['All', alice, 'bob'],
+    )
+    await open('keypairs')
+    const keypair = (name: string) => row('#view-keypairs table', name)
+    await keypair('bob-only-key').waitFor()
+    await keypair('console-key').first().waitFor()
+    // Alice alone: her keypairs, none of Bob's; Bob alone: his only.
+    await selector.selectOption(alice)
+    await keypair('bob-only-key').waitFor({ state: 'detached' })
+    assert.ok((await keypair('console-key').count()) >= 1)
+    await selector.selectOption('bob')
+    await keypair('console-key').first().waitFor({ state: 'detached' })
+    assert.equal(await keypair('bob-only-key').count(), 1)
+    assert.match((await keypair('bob-only-key').textContent()) ?? '', /bob/)
+    // The request log too: Bob's apply, and none of Alice's calls.
+    await open('requests')
+    await row('#view-requests table', 'POST', '/lites/keypairs').first().waitFor()
+    const paths = await page.locator('#view-requests table tr').allTextContents()
+    assert.ok(paths.slice(1).length > 0 && paths.slice(1).every((text) => text.includes('bob')), paths.join('\n'))
+  })
 })

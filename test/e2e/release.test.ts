@@ -325,7 +325,7 @@ async function serveModeCycle(
 
 /**
  * A platform's emulator executable, started by `command` (the executable itself, or under qemu-user) with
- * no `node` on PATH: it answers its API with its key and refuses another key, the release's provider
+ * no `node` on PATH: it answers its API with its key and refuses another key, serves its web console, the release's provider
  * (from the release mirror) applies a keypair against it, and the plan after is empty.
  */
 async function emulatorCycle(path: string, platform: string, command: (executable: string) => string[]): Promise<void> {
@@ -342,6 +342,17 @@ async function emulatorCycle(path: string, platform: string, command: (executabl
       signal: AbortSignal.timeout(30_000),
     })
     assert.equal(refused.status, 401)
+    // The web console travels inside the executable: its page and the files it loads.
+    for (const [file, type] of [
+      ['/', 'text/html'],
+      ['/console.js', 'javascript'],
+      ['/console.css', 'text/css'],
+    ] as const) {
+      const served = await fetch(`${emulator.origin}${file}`, { signal: AbortSignal.timeout(30_000) })
+      assert.equal(served.status, 200, `${platform}: GET ${file}`)
+      assert.match(served.headers.get('content-type') ?? '', new RegExp(type), `${platform}: GET ${file}`)
+      assert.ok((await served.text()).length > 100, `${platform}: GET ${file} has content`)
+    }
 
     const cliConfig = join(home, 'terraformrc')
     await writeFile(cliConfig, mirrorCliConfig(join(RELEASE, 'mirror')))
