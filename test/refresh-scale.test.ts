@@ -3,8 +3,7 @@
 // are read a number of times that does not grow with the count of resources, and each pool is listed a
 // few times, not once per keypair (issue 29). Counts, not timings.
 import assert from 'node:assert/strict'
-import fs, { mkdtempSync, readdirSync, rmSync, utimesSync } from 'node:fs'
-import { syncBuiltinESMExports } from 'node:module'
+import { mkdtempSync, readdirSync, rmSync, utimesSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
@@ -16,6 +15,7 @@ import { dataSources, providerDefinition, resources } from '../src/resources/ind
 import { type Diagnostic, Diagnostic_Severity, Provider } from '../src/terraform/gen/tfplugin6.10_pb.js'
 import { silentLogger } from '../src/terraform/index.js'
 import { providerService } from '../src/terraform/provider-service.js'
+import { fileReads } from './support/file-reads.js'
 import { BASE, Harness } from './support/harness.js'
 import { connectGrpcTestClient, type GrpcTestClient } from './support/terraform/grpc-client.js'
 
@@ -26,24 +26,6 @@ const TYPE = 'provider_lite_keypair'
 const dynamic = (object: Record<string, unknown>) => ({ msgpack: encode(object) })
 const errors = (diagnostics: readonly Diagnostic[]) =>
   diagnostics.filter((d) => d.severity === Diagnostic_Severity.ERROR).map((d) => `${d.summary}: ${d.detail}`)
-
-/** Runs `action` counting the reads of files under `dir`. */
-async function fileReads(dir: string, action: () => Promise<void>): Promise<number> {
-  const original = fs.readFileSync
-  let reads = 0
-  fs.readFileSync = ((...args: Parameters<typeof original>) => {
-    if (String(args[0]).startsWith(dir)) reads++
-    return original(...args)
-  }) as typeof original
-  syncBuiltinESMExports()
-  try {
-    await action()
-  } finally {
-    fs.readFileSync = original
-    syncBuiltinESMExports()
-  }
-  return reads
-}
 
 describe(`the refresh of a no-op plan of ${COUNT} keypairs`, () => {
   const harness = new Harness()

@@ -4,8 +4,7 @@
 // directory read whole once while no process writes to it (issue 29).
 import assert from 'node:assert/strict'
 import { spawn, spawnSync } from 'node:child_process'
-import fs, { mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs'
-import { syncBuiltinESMExports } from 'node:module'
+import { mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, test } from 'node:test'
@@ -13,6 +12,7 @@ import { OrderUnresolvedError, UnrecordedMatchError } from '../errors.js'
 import { newJournalSession, OrderJournal } from './journal.js'
 import { processAlive } from './journal-store.js'
 import { fail, ORDER, ok, type RecordedRequest, testClient, VM_BODY, vmAccount } from '../../../test/support/fake-fetch.js'
+import { fileReads } from '../../../test/support/file-reads.js'
 import type { OperationFrame } from '../operation.js'
 
 const directories: string[] = []
@@ -945,24 +945,6 @@ describe('order journal: the directory is read whole once while nobody writes (i
   })
   /** Sets the directory's modification time, as if its last write happened at `at` (ms). */
   const lastWritten = (dir: string, at: number) => utimesSync(dir, new Date(at), new Date(at))
-
-  /** Runs `action` counting the entry files of `dir` it reads. */
-  async function fileReads(dir: string, action: () => Promise<void>): Promise<number> {
-    const original = fs.readFileSync
-    let reads = 0
-    fs.readFileSync = ((...args: Parameters<typeof original>) => {
-      if (String(args[0]).startsWith(dir)) reads++
-      return original(...args)
-    }) as typeof original
-    syncBuiltinESMExports()
-    try {
-      await action()
-    } finally {
-      fs.readFileSync = original
-      syncBuiltinESMExports()
-    }
-    return reads
-  }
 
   test('a refresh of 500 accounts reads each entry file once, not once per account', async () => {
     const dir = journal()
