@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import type { Client } from './client.js'
-import { ok, testClient } from '../../test/support/fake-fetch.js'
+import { ok, type RecordedRequest, testClient } from '../../test/support/fake-fetch.js'
 
 const ORDER = { order_id: 500017, account_id: 100042 }
 const PLAN = {
@@ -353,6 +353,21 @@ describe('lenient decoding', () => {
     const { client, requests } = testClient([listing([1]), listing([1, 2])])
     assert.equal((await client.lites.findKeypair(1))?.keypair_id, 1)
     assert.equal((await client.lites.findKeypair(2))?.keypair_id, 2, 'not called gone, which would drop it from its state')
+    assert.equal(requests.length, 2)
+  })
+
+  test('a search whose only caller cancels stops its listing, which is not kept: the next search lists anew', async () => {
+    const listing = (ids: number[]) => ok(ids.map((id) => ({ keypair_id: String(id), name: `k${id}`, public_key: 'ssh-ed25519 AAAA' })))
+    const stopped = (r: RecordedRequest) =>
+      new Promise<Response>((_, reject) => r.signal.addEventListener('abort', () => reject(r.signal.reason)))
+    const { client, requests } = testClient([stopped, listing([1])])
+    const controller = new AbortController()
+    const search = client.lites.findKeypair(1, { signal: controller.signal })
+    await new Promise((resolve) => setImmediate(resolve))
+    controller.abort()
+    await assert.rejects(search)
+    assert.equal(requests[0]?.signal.aborted, true, 'the listing in flight was stopped')
+    assert.equal((await client.lites.findKeypair(1))?.keypair_id, 1)
     assert.equal(requests.length, 2)
   })
 

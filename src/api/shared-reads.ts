@@ -21,6 +21,9 @@ interface KeptRead {
   /** The count of changes when it was sent, and when (the client's clock). */
   readonly since: number
   readonly sentAt: number
+  /** Stops it while it is in flight and no caller waits. */
+  readonly controller: AbortController
+  waiters: number
   readonly value: Promise<unknown>
 }
 
@@ -40,9 +43,8 @@ export class SharedReads<A> {
 
   /**
    * The decoded answer of an identical read sent less than `forMs` before `now` and since the latest
-   * change, or of a new one (`send`, decoding), which later reads then get. The read goes on while any
-   * caller waits or later ones may use it; a caller that cancels only stops waiting. A failed read is
-   * forgotten at once.
+   * change, or of a new one (`send`, decoding), which later reads then get. A caller that cancels stops
+   * waiting; a read in flight stops once no caller waits, and is not kept. A failed read is forgotten.
    */
   async keep<T>(
     key: string,
@@ -54,15 +56,28 @@ export class SharedReads<A> {
   ): Promise<T> {
     let read = this.kept.get(key)
     if (read === undefined || read.since !== this.changes || now - read.sentAt >= forMs || now < read.sentAt) {
-      const value = send(new AbortController().signal)
-      const entry: KeptRead = { since: this.changes, sentAt: now, value }
+      const controller = new AbortController()
+      const value = send(controller.signal)
+      const entry: KeptRead = { since: this.changes, sentAt: now, controller, waiters: 0, value }
       this.kept.set(key, entry)
       value.catch(() => {
         if (this.kept.get(key) === entry) this.kept.delete(key)
       })
       read = entry
     }
-    return untilAborted(read.value as Promise<T>, signal, context)
+    const kept = read
+    kept.waiters++
+    try {
+      return await untilAborted(kept.value as Promise<T>, signal, context)
+    } catch (error) {
+      if (signal?.aborted && kept.waiters === 1) {
+        // The last caller left (an answered read has nothing left to stop, and stays kept).
+        kept.controller.abort(signal.reason)
+      }
+      throw error
+    } finally {
+      kept.waiters--
+    }
   }
 
   /**
