@@ -259,8 +259,25 @@ export class Emulator {
     return ((Number(fields[11]) + Number(fields[12])) * 1000) / clockTicks()
   }
 
-  /** Stops the running emulator, if any, and starts a new one; resolves to its base URL. */
-  async fresh(): Promise<string> {
+  /**
+   * How many API requests the running emulator has answered (its request log's last `seq`): read before
+   * and after a command, the requests that command sent.
+   */
+  async requestCount(): Promise<number> {
+    const origin = new URL(this.#url).origin
+    const answer = await fetch(`${origin}/_emulator/requests?since=${this.#seen}`, { signal: AbortSignal.timeout(30_000) })
+    const log = ((await answer.json()) as { data: { seq: number }[] }).data
+    this.#seen = Math.max(this.#seen, ...log.map((entry) => entry.seq))
+    return this.#seen
+  }
+  #seen = 0
+
+  /**
+   * Stops the running emulator, if any, and starts a new one; resolves to its base URL. `profile` names a
+   * profile of the emulator's (EMULATOR_PROFILE, e.g. `remote`: 150 ms on every call), seeded so that its
+   * draws repeat.
+   */
+  async fresh(profile?: string): Promise<string> {
     const old = this.#child
     if (old && old.exitCode === null && old.signalCode === null) {
       const exited = new Promise((resolve) => old.once('exit', resolve))
@@ -268,7 +285,13 @@ export class Emulator {
       await exited
     }
     this.#url = await new Promise<string>((resolve, reject) => {
-      const env = { ...process.env, EMULATOR_PORT: '0', EMULATOR_PROVISIONING_DELAY_MS: '0' }
+      const env = {
+        ...process.env,
+        EMULATOR_PORT: '0',
+        EMULATOR_PROVISIONING_DELAY_MS: '0',
+        ...(profile ? { EMULATOR_PROFILE: profile, EMULATOR_SEED: '29' } : {}),
+      }
+      this.#seen = 0
       const child = track(spawn(process.execPath, [this.bin], { env, stdio: ['ignore', 'pipe', 'pipe'] }))
       this.#child = child
       let stdout = ''

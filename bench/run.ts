@@ -1,6 +1,6 @@
 // Benchmarks of both providers (`npm run bench`), every figure beside its floor and its target, measured
 // side by side in one run (bench/README.md shows a run and what it says): launch to handshake and the
-// per-phase breakdown of our executables; `terraform plan`/`apply`/`destroy` of 1, 50 and 500 resources,
+// per-phase breakdown of our executables; `terraform plan`/`apply`/`destroy` of 1, 50, 500 and 2000 resources,
 // our provider launched as Terraform launches it against the Go peer (tools/terraform-provider-peer)
 // launched the same way and terraform_data as the floor; the peak RSS of the provider processes; the
 // package Terraform hashes; where a plan's time goes, from Terraform's log; Shutdown to exit after API
@@ -40,7 +40,7 @@ const STARTUP_WARMUP = 2
 const PHASE_RUNS = positiveInt('BENCH_PHASE_RUNS', 10)
 const SHUTDOWN_REPS = positiveInt('BENCH_SHUTDOWN_REPS', 3)
 /** The whole run is bounded: past this, everything is killed and the run fails. */
-const DEADLINE_MS = positiveInt('BENCH_DEADLINE_MIN', 40) * 60_000
+const DEADLINE_MS = positiveInt('BENCH_DEADLINE_MIN', 75) * 60_000
 const PEER_VERSION = '1.0.0'
 
 // ---------------------------------------------------------------------------------------------

@@ -2,8 +2,9 @@
 // command (the release's single executable, from a filesystem mirror and lock file), the Go peer launched
 // the same way, our provider reattached (serve mode), and Terraform's built-in terraform_data as the floor.
 // Also the peak RSS of the provider processes, the package Terraform hashes and its hash time, and where
-// a launched plan's time goes from Terraform's own log. Prints figures beside the targets of issue 19.
-// Must not: assert anything.
+// a launched plan's time goes from Terraform's own log; the API requests of each command of ours, and the
+// same commands against an emulator that plays a remote service (150 ms a call). Prints figures beside
+// the targets of issues 19 and 29. Must not: assert anything.
 import { spawnSync } from 'node:child_process'
 import { rmSync } from 'node:fs'
 import { join } from 'node:path'
@@ -24,12 +25,24 @@ import { type LaunchPhases, type PlanTrace, parsePlanTrace } from './terraform-t
 
 const TF_REPS = positiveInt('BENCH_TF_REPS', 5)
 const TF_REPS_LARGE = positiveInt('BENCH_TF_REPS_500', 3)
+const TF_REPS_HUGE = positiveInt('BENCH_TF_REPS_2000', 1)
+const REMOTE_REPS = positiveInt('BENCH_REMOTE_REPS', 1)
 const RSS_REPS = positiveInt('BENCH_RSS_REPS', 2)
 const HASH_RUNS = positiveInt('BENCH_HASH_RUNS', 10)
 export const STEPS = ['plan', 'apply', 'no-op plan', 'destroy'] as const
 export type Step = (typeof STEPS)[number]
 export const FLAGS = ['-lock=false', '-input=false', '-no-color', '-parallelism=10'] as const
-const COUNTS = [1, 50, 500] as const
+const COUNTS = [1, 50, 500, 2000] as const
+/** The ranges the growth per added resource is read over. */
+const GROWTH = [
+  [50, 500],
+  [500, 2000],
+] as const
+/** The remote profile's added latency per call (the emulator's `remote` profile), and the counts it is timed at. */
+const REMOTE_LATENCY_MS = 150
+const REMOTE_COUNTS = [50, 500] as const
+const PARALLELISM = 10
+const repsAt = (count: number) => (count >= 2000 ? TF_REPS_HUGE : count >= 500 ? TF_REPS_LARGE : TF_REPS)
 /** Issue 19's targets, ours ÷ the Go peer at 50 resources. */
 const PEER_TARGETS: Partial<Record<Step, number>> = { plan: 1.5, apply: 2, destroy: 2 }
 /** The serve mode's earlier target, reattached ÷ terraform_data for a plan of 50. */
@@ -41,6 +54,9 @@ export interface Subjects {
   readonly reattached: Subject
 }
 
+/** What the service saw of one command: the emulator's CPU time, ms, and the API requests it answered. */
+export type ServiceMeter = () => Promise<{ readonly cpuMs: number; readonly requests: number }>
+
 /** One plan, apply, no-op plan (after apply, with refresh) and destroy, from no state; the times of each. */
 export async function cycle(
   terraform: string,
@@ -48,16 +64,19 @@ export async function cycle(
   env: NodeJS.ProcessEnv,
   run: string,
   onDrift: () => void,
-  /** When given, read before and after each command: `service` is then what it measured (the emulator's CPU). */
-  meter?: () => number,
-): Promise<Record<Step, number> & { service?: Record<Step, number> }> {
+  /** When given, read before and after each command: `service` and `requests` are then what it measured. */
+  meter?: ServiceMeter,
+): Promise<Record<Step, number> & { service?: Record<Step, number>; requests?: Record<Step, number> }> {
   const options = { cwd: dir, env }
   const vars = [`-var=run=${run}`]
   const service = { plan: 0, apply: 0, 'no-op plan': 0, destroy: 0 }
+  const requests = { plan: 0, apply: 0, 'no-op plan': 0, destroy: 0 }
   const step = async (name: Step, args: readonly string[], ok?: number[]) => {
-    const before = meter?.() ?? 0
+    const before = await meter?.()
     const result = await timed(terraform, args, ok ? { ...options, ok } : options)
-    service[name] = (meter?.() ?? 0) - before
+    const after = await meter?.()
+    service[name] = (after?.cpuMs ?? 0) - (before?.cpuMs ?? 0)
+    requests[name] = (after?.requests ?? 0) - (before?.requests ?? 0)
     return result
   }
   const plan = (await step('plan', ['plan', ...FLAGS, ...vars])).ms
@@ -67,8 +86,13 @@ export async function cycle(
   const destroy = (await step('destroy', ['destroy', ...FLAGS, '-auto-approve', ...vars])).ms
   // The next apply starts from no state at all, not from an emptied one.
   for (const file of ['terraform.tfstate', 'terraform.tfstate.backup']) rmSync(join(dir, file), { force: true })
-  return { plan, apply, 'no-op plan': noop.ms, destroy, ...(meter ? { service } : {}) }
+  return { plan, apply, 'no-op plan': noop.ms, destroy, ...(meter ? { service, requests } : {}) }
 }
+
+/** The emulator's meter for `cycle`. */
+const meterOf =
+  (emulator: Emulator): ServiceMeter =>
+  async () => ({ cpuMs: emulator.cpuMs(), requests: await emulator.requestCount() })
 
 export async function terraformTimes(terraform: string, subjects: Subjects, emulator: Emulator): Promise<void> {
   const { ours, peer, reattached } = subjects
@@ -80,14 +104,16 @@ export async function terraformTimes(terraform: string, subjects: Subjects, emul
 
   const times = new Map<string, Record<Step, number[]>>()
   const serviceCpu = new Map<string, Record<Step, number[]>>()
+  const requests = new Map<string, Record<Step, number[]>>()
   for (const k of dirs.keys()) {
     times.set(k, { plan: [], apply: [], 'no-op plan': [], destroy: [] })
     serviceCpu.set(k, { plan: [], apply: [], 'no-op plan': [], destroy: [] })
+    requests.set(k, { plan: [], apply: [], 'no-op plan': [], destroy: [] })
   }
   let drift = 0
-  for (let rep = 1; rep <= Math.max(TF_REPS, TF_REPS_LARGE); rep++) {
+  for (let rep = 1; rep <= Math.max(...COUNTS.map(repsAt)); rep++) {
     for (const count of COUNTS) {
-      if (rep > (count === 500 ? TF_REPS_LARGE : TF_REPS)) continue
+      if (rep > repsAt(count)) continue
       // Same rep, same count: the subjects back to back, the order rotating between reps.
       const list = kinds(count)
       for (const subject of list.map((_, i) => list[(i + rep) % list.length]!)) {
@@ -97,23 +123,24 @@ export async function terraformTimes(terraform: string, subjects: Subjects, emul
           terraformEnv(subject, await emulator.fresh()),
           `${rep}`,
           () => drift++,
-          () => emulator.cpuMs(),
+          meterOf(emulator),
         )
         const record = times.get(key(subject, count))!
         for (const step of STEPS) record[step].push(got[step])
         for (const step of STEPS) serviceCpu.get(key(subject, count))![step].push(got.service?.[step] ?? 0)
+        for (const step of STEPS) requests.get(key(subject, count))![step].push(got.requests?.[step] ?? 0)
       }
     }
   }
 
   const med = (subject: Subject, count: number, step: Step) => median(times.get(key(subject, count))?.[step] ?? [])
   printTable(
-    `3. Terraform wall time, ms: median of ${TF_REPS} runs each (${TF_REPS_LARGE} at 500; plan and apply from no state; no-op plan after apply, with refresh; -parallelism=10)`,
+    `3. Terraform wall time, ms: median of ${TF_REPS} runs each (${TF_REPS_LARGE} at 500, ${TF_REPS_HUGE} at 2000; plan and apply from no state; no-op plan after apply, with refresh; -parallelism=10)`,
     ['configuration', ...STEPS],
     COUNTS.flatMap((count) => kinds(count).map((s) => [`${count} × ${s.label}`, ...STEPS.map((step) => ms(med(s, count, step)))])),
   )
   printTable(
-    "Ratios of medians, with issue 19's targets at 50 resources (ours ÷ Go peer: plan ≤ 1.5×, apply and destroy ≤ 2×)",
+    "Ratios of medians, with issue 19's targets at 50 resources (ours ÷ Go peer: plan ≤ 1.5×, apply and destroy ≤ 2×) and issue 29's at 500 and 2000 (ours ÷ Go peer ≤ 1×)",
     ['ratio, count', ...STEPS],
     COUNTS.flatMap((count) => {
       const rows: string[][] = []
@@ -122,7 +149,7 @@ export async function terraformTimes(terraform: string, subjects: Subjects, emul
           `${name}, ${count}`,
           ...STEPS.map((step) => {
             const r = med(a, count, step) / med(b, count, step)
-            const target = count === 50 ? targets[step] : undefined
+            const target = count === 50 ? targets[step] : count >= 500 && b === peer ? 1 : undefined
             return `${ratio(med(a, count, step), med(b, count, step))}${target ? ` (≤ ${target}×: ${verdict(r, target)})` : ''}`
           }),
         ])
@@ -133,23 +160,32 @@ export async function terraformTimes(terraform: string, subjects: Subjects, emul
       return rows
     }),
   )
-  // Growth: the ratio 500 ÷ 50 flatters whoever has the larger fixed cost, so the target is read on the
-  // time each added resource costs, (t500 − t50) / 450.
-  const growthRows = [terraformData, ours, peer].map((s) => [
-    s.label,
-    ...STEPS.map((step) => {
-      const perResource = (med(s, 500, step) - med(s, 50, step)) / 450
-      return `${ratio(med(s, 500, step), med(s, 50, step))}, ${perResource.toFixed(2)} ms`
-    }),
+  // Growth: the ratio of times flatters whoever has the larger fixed cost, so the target is read on the
+  // time each added resource costs, (t_to − t_from) / (to − from).
+  const added = (s: Subject, from: number, to: number, step: Step) => (med(s, to, step) - med(s, from, step)) / (to - from)
+  const growthRows = GROWTH.flatMap(([from, to]) => [
+    ...[terraformData, ours, peer].map((s) => [
+      `${s.label}, ${from} → ${to}`,
+      ...STEPS.map((step) => `${ratio(med(s, to, step), med(s, from, step))}, ${added(s, from, to, step).toFixed(2)} ms`),
+    ]),
+    [
+      `ours ÷ Go peer, per added resource, ${from} → ${to} (target ≤ 1×)`,
+      ...STEPS.map((step) => {
+        const r = added(ours, from, to, step) / added(peer, from, to, step)
+        return `${r.toFixed(2)}× (${verdict(r, 1)})`
+      }),
+    ],
   ])
-  growthRows.push([
-    'ours ÷ Go peer, per added resource (target ≤ 1×)',
-    ...STEPS.map((step) => {
-      const r = (med(ours, 500, step) - med(ours, 50, step)) / (med(peer, 500, step) - med(peer, 50, step))
-      return `${r.toFixed(2)}× (${verdict(r, 1)})`
-    }),
-  ])
-  printTable('Growth from 50 to 500 resources: t500 ÷ t50, and (t500 − t50) ÷ 450 per added resource', ['subject', ...STEPS], growthRows)
+  printTable('Growth: t_to ÷ t_from, and (t_to − t_from) ÷ (to − from) per added resource', ['subject, range', ...STEPS], growthRows)
+  const sent = (count: number, step: Step) => median(requests.get(key(ours, count))?.[step] ?? [])
+  printTable(
+    `The API requests of each command of ours (the emulator's request log; median), beside its time`,
+    ['subject', ...STEPS],
+    COUNTS.map((count) => [
+      `${count} × ${ours.label}`,
+      ...STEPS.map((step) => `${Math.round(sent(count, step))} req, ${ms(med(ours, count, step))} ms`),
+    ]),
+  )
   // The service's share: the Go peer calls no API, ours calls the emulator, which runs on the same machine.
   const cpu = (count: number, step: Step) => median(serviceCpu.get(key(ours, count))?.[step] ?? [])
   printTable(
@@ -158,17 +194,69 @@ export async function terraformTimes(terraform: string, subjects: Subjects, emul
     [
       ...COUNTS.map((count) => [`${count} × ${ours.label}: the emulator's CPU`, ...STEPS.map((step) => ms(cpu(count, step)))]),
       [
-        "ours ÷ Go peer, per added resource, without the emulator's CPU",
+        "ours ÷ Go peer, per added resource, 50 → 500, without the emulator's CPU",
         ...STEPS.map((step) => {
           const oursAdded = med(ours, 500, step) - cpu(500, step) - (med(ours, 50, step) - cpu(50, step))
           const r = oursAdded / (med(peer, 500, step) - med(peer, 50, step))
           return `${r.toFixed(2)}×`
         }),
       ],
+      [
+        "ours ÷ Go peer, per added resource, 500 → 2000, without the emulator's CPU",
+        ...STEPS.map((step) => {
+          const oursAdded = med(ours, 2000, step) - cpu(2000, step) - (med(ours, 500, step) - cpu(500, step))
+          const r = oursAdded / (med(peer, 2000, step) - med(peer, 500, step))
+          return `${r.toFixed(2)}×`
+        }),
+      ],
     ],
   )
+  await remoteTimes(terraform, ours, emulator, dirs.get.bind(dirs), key)
   console.log(`\n  flags: ${FLAGS.join(' ')} (-auto-approve for apply and destroy); the emulator's provisioning delay and faults are zero`)
   if (drift > 0) console.log(`  WARNING: ${drift} no-op plan(s) after apply proposed changes`)
+}
+
+// ---------------------------------------------------------------------------------------------
+// The same commands of ours against an emulator that plays a remote service (its `remote` profile: 150 ms
+// on every call, 1 % of calls answered 502 after processing, seeded): fewer requests show as less time.
+// The Go peer calls no API, so only ours is timed; beside each no-op plan, what it would take if it
+// listed the pool once per keypair (N × 150 ms ÷ the parallelism), the floor of a read without sharing.
+
+async function remoteTimes(
+  terraform: string,
+  ours: Subject,
+  emulator: Emulator,
+  dirOf: (key: string) => string | undefined,
+  key: (subject: Subject, count: number) => string,
+): Promise<void> {
+  const rows: string[][] = []
+  let drift = 0
+  for (const count of REMOTE_COUNTS) {
+    const dir = dirOf(key(ours, count))
+    if (dir === undefined) continue
+    const times: Record<Step, number[]> = { plan: [], apply: [], 'no-op plan': [], destroy: [] }
+    const sent: Record<Step, number[]> = { plan: [], apply: [], 'no-op plan': [], destroy: [] }
+    for (let rep = 1; rep <= REMOTE_REPS; rep++) {
+      const env = terraformEnv(ours, await emulator.fresh('remote'))
+      const got = await cycle(terraform, dir, env, `remote${rep}`, () => drift++, meterOf(emulator))
+      for (const step of STEPS) {
+        times[step].push(got[step])
+        sent[step].push(got.requests?.[step] ?? 0)
+      }
+    }
+    const unshared = (count * REMOTE_LATENCY_MS) / PARALLELISM
+    rows.push([
+      `${count} × ${ours.label}`,
+      ...STEPS.map((step) => `${ms(median(times[step]))} ms, ${Math.round(median(sent[step]))} req`),
+      `${ms(unshared)} ms (${verdict(median(times['no-op plan']), unshared)} by the no-op plan)`,
+    ])
+  }
+  printTable(
+    `The remote profile (${REMOTE_LATENCY_MS} ms a call, 1 % 502 after processing, seed 29): time and API requests of each command of ours, median of ${REMOTE_REPS}`,
+    ['subject', ...STEPS, `one listing per keypair would take (N × ${REMOTE_LATENCY_MS} ms ÷ ${PARALLELISM})`],
+    rows,
+  )
+  if (drift > 0) console.log(`  WARNING: ${drift} no-op plan(s) after apply proposed changes against the remote profile`)
 }
 
 // ---------------------------------------------------------------------------------------------
