@@ -273,11 +273,12 @@ export class Emulator {
   #seen = 0
 
   /**
-   * Stops the running emulator, if any, and starts a new one; resolves to its base URL. `profile` names a
-   * profile of the emulator's (EMULATOR_PROFILE, e.g. `remote`: 150 ms on every call), seeded so that its
-   * draws repeat.
+   * Stops the running emulator, if any, and starts a new one; resolves to its base URL. `latencyMs` adds
+   * that much to every API call (a fault rule of mode `delay` on every path), as a remote service's
+   * round trip would; nothing else of a remote service (the `remote` profile's lost answers) is played,
+   * so that every command succeeds and its time is the figure.
    */
-  async fresh(profile?: string): Promise<string> {
+  async fresh(latencyMs?: number): Promise<string> {
     const old = this.#child
     if (old && old.exitCode === null && old.signalCode === null) {
       const exited = new Promise((resolve) => old.once('exit', resolve))
@@ -289,7 +290,6 @@ export class Emulator {
         ...process.env,
         EMULATOR_PORT: '0',
         EMULATOR_PROVISIONING_DELAY_MS: '0',
-        ...(profile ? { EMULATOR_PROFILE: profile, EMULATOR_SEED: '29' } : {}),
       }
       this.#seen = 0
       const child = track(spawn(process.execPath, [this.bin], { env, stdio: ['ignore', 'pipe', 'pipe'] }))
@@ -308,6 +308,15 @@ export class Emulator {
       child.once('error', reject)
       child.once('exit', (code) => reject(new Error(`emulator exited (${code}) before its base URL: ${stderr.trim()}`)))
     })
+    if (latencyMs !== undefined) {
+      const added = await fetch(`${new URL(this.#url).origin}/_emulator/faults`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ method: '*', path: '/**', mode: 'delay', delay_ms: latencyMs, count: null }),
+        signal: AbortSignal.timeout(30_000),
+      })
+      if (!added.ok) throw new Error(`the emulator refused the latency rule: ${added.status} ${await added.text()}`)
+    }
     return this.#url
   }
 }
