@@ -160,8 +160,8 @@ function watchdog(runner) {
       firstSeen.set(child.pid, seen)
       if (seen.reported || now - seen.at < REPORT_AFTER_MS) continue
       seen.reported = true
-      // A process that spins (a loop that never yields) cannot answer the report's signal: its CPU
-      // use tells a spin from a wait.
+      // A process whose JavaScript never yields (a loop that spins, or a call blocked in the kernel, such
+      // as a write to a pipe nobody reads) cannot answer the report's signal: its CPU use tells which.
       const busy = Math.round((100 * (cpuTicks(child.pid) - seen.ticks)) / ((now - seen.at) / 10))
       const before = new Set(readdirSync(reports))
       try {
@@ -173,7 +173,10 @@ function watchdog(runner) {
         const written = readdirSync(reports).filter((name) => !before.has(name) && name.includes(`.${child.pid}.`))
         console.error(`\n# still running after ${Math.round((now - seen.at) / 60_000)} min, using ${busy} % of a core: ${child.command}`)
         for (const name of written) console.error(reportGist(join(reports, name)))
-        if (written.length === 0) console.error('  (it wrote no report: its JavaScript never yields, a loop that spins)')
+        if (written.length === 0)
+          console.error(
+            '  (it wrote no report: its JavaScript does not yield, in a loop that spins if it used a core, in a blocking call if not)',
+          )
       }, 3_000).unref()
     }
   }, WATCH_EVERY_MS)
