@@ -7,7 +7,7 @@
 import { payInvoice } from './billing.js'
 import { formatDateTime } from './clock.js'
 import { CustomerStore } from './customer-store.js'
-import { customerFilter, customerList, customersOf, defaultCustomer, keysFromPatch } from './customers.js'
+import { customerFilter, customerList, defaultCustomer, keysFromPatch, knownCustomer } from './customers.js'
 import { conflict, errorBody, HttpError, type Issue, jsonResponse, notFound, successBody } from './envelope.js'
 import { addFault, installProfile, PROFILES } from './faults.js'
 import { deepMerge, isObject, type Json, type JsonObject } from './json.js'
@@ -159,8 +159,7 @@ function portalCustomer(state: State, named: Json | undefined): string {
   if (named === undefined || named === null) return defaultCustomer(state.config.api_keys)
   if (typeof named !== 'string' || named === '')
     throw new HttpError(422, [{ loc: ['body', 'customer'], msg: 'must be a customer name', type: 'value_error' }])
-  if (!customersOf(state).includes(named)) throw notFound(`customer ${named} not found (GET /_emulator/customers lists them)`)
-  return named
+  return knownCustomer(state, named)
 }
 
 function portal(ctx: ControlContext): Json {

@@ -140,6 +140,11 @@ export function customerFilter(state: State, query: URLSearchParams): string | n
   const name = query.get('customer')
   if (name === null) return null
   if (name === '') throw new HttpError(422, [{ loc: ['query', 'customer'], msg: 'must not be empty', type: 'value_error' }])
+  return knownCustomer(state, name)
+}
+
+/** `name` if the state knows such a customer (GET /_emulator/customers lists it), else 404. */
+export function knownCustomer(state: State, name: string): string {
   if (!customersOf(state).includes(name)) throw notFound(`customer ${name} not found (GET /_emulator/customers lists them)`)
   return name
 }
