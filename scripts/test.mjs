@@ -105,16 +105,27 @@ const REPORT_AFTER_MS = Math.max(FILE_TIMEOUT_MS - 60_000, FILE_TIMEOUT_MS * 0.6
 const WATCH_EVERY_MS = Math.min(15_000, FILE_TIMEOUT_MS / 10)
 const reports = mkdtempSync(join(tmpdir(), 'provider-test-reports-'))
 
+/**
+ * The fields of /proc/<pid>/stat after the command name (state first, then ppid, ...; utime and stime
+ * are [11] and [12]), or undefined when the process is gone. The name may hold spaces and parentheses,
+ * so the fields start after the last ')'.
+ */
+function statFields(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+  } catch {
+    return undefined
+  }
+}
+
 /** The processes whose parent is `pid` (Linux /proc), with their command lines. */
 function childrenOf(pid) {
   const found = []
   for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue
+    if (!/^\d+$/.test(entry) || Number(statFields(entry)?.[1]) !== pid) continue
     try {
-      // The command name may hold spaces and parentheses: the fields after the last ')' are fixed.
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8')
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1])
-      if (ppid === pid) found.push({ pid: Number(entry), command: readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0').join(' ') })
+      found.push({ pid: Number(entry), command: readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0').join(' ') })
     } catch {
       // gone meanwhile
     }
@@ -124,13 +135,8 @@ function childrenOf(pid) {
 
 /** The CPU time (user and system, in clock ticks of 10 ms) a process has used, from /proc; 0 when gone. */
 function cpuTicks(pid) {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-    return Number(fields[11]) + Number(fields[12])
-  } catch {
-    return 0
-  }
+  const fields = statFields(pid)
+  return fields === undefined ? 0 : Number(fields[11]) + Number(fields[12])
 }
 
 /** The gist of a Node diagnostic report: where JavaScript stood, and what the process still waited on. */
