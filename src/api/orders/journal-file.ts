@@ -7,10 +7,12 @@
 // (every write is a rename into it, which changes that time), and each entry for as long as its file's
 // time is the same. A refresh of N resources reads each file about once, not N times, and a plan that
 // writes as it goes (settling what the last apply handed over) looks at the files' times, not their
-// contents.
+// contents. A look that may miss what other processes created since (Completeness `known`) looks only at
+// the files this process knows to name the account, so that its cost does not grow with the journal.
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import {
+  type Completeness,
   JOURNAL_KEEP_MS,
   type JournalEntry,
   type JournalFilter,
@@ -48,6 +50,11 @@ function mayCome(entry: JournalEntry, filter: JournalFilter): boolean {
     (filter.fingerprint === undefined || entry.fingerprint === filter.fingerprint) &&
     (filter.accountId === undefined || entry.accountId === undefined || entry.accountId === filter.accountId)
   )
+}
+
+/** The order a list is answered in: oldest first, then by id. */
+function oldestFirst(a: JournalEntry, b: JournalEntry): number {
+  return a.sentAt - b.sentAt || (a.id < b.id ? -1 : 1)
 }
 
 export class FileJournalStore implements JournalStore {
@@ -90,9 +97,18 @@ export class FileJournalStore implements JournalStore {
   private listing: Listing | undefined
   /** Entry files by name whose content is known for as long as their time is the same (see QUIET_NS). */
   private readonly files = new Map<string, KnownFile>()
-  async list(now: number, filter?: JournalFilter): Promise<JournalEntry[]> {
+  /** Whether this process has read the directory's names since it was last found missing. */
+  private listed = false
+  /** The entry files seen or written here, and the account each one's entry names (set once, never changed). */
+  private readonly accountOf = new Map<string, string | undefined>()
+  /** The same, by account. */
+  private readonly byAccount = new Map<string, Set<string>>()
+  /** The entry files seen or written here whose entry named no account yet (an order still unanswered). */
+  private readonly unaccounted = new Set<string>()
+
+  async list(now: number, filter?: JournalFilter, completeness: Completeness = 'complete'): Promise<JournalEntry[]> {
     const out: JournalEntry[] = []
-    for (const entry of this.current(now, filter)) {
+    for (const entry of this.current(now, filter, completeness)) {
       if (now - entry.sentAt <= JOURNAL_KEEP_MS && matches(entry, filter)) out.push(structuredClone(entry))
     }
     return out
@@ -102,15 +118,15 @@ export class FileJournalStore implements JournalStore {
    * The entries that may match `filter` (every entry without one): from memory while the directory is
    * unchanged since it was last read whole, else from the files, looking only at those that may match.
    */
-  private current(now: number, filter: JournalFilter | undefined): readonly JournalEntry[] {
+  private current(now: number, filter: JournalFilter | undefined, completeness: Completeness): readonly JournalEntry[] {
     const readAt = BigInt(Date.now()) * 1_000_000n
     const changed = statSync(this.directory, { bigint: true, throwIfNoEntry: false })?.mtimeNs
     if (changed === undefined) {
-      this.listing = undefined
-      this.files.clear()
+      this.forgetAll()
       return []
     }
     if (this.listing !== undefined && this.listing.changed === changed) return this.listing.entries
+    if (completeness === 'known' && filter?.accountId !== undefined && this.listed) return this.readKnown(now, readAt, filter.accountId)
     // A first look reads everything, so that the listing can serve the next ones.
     if (filter !== undefined && this.files.size > 0) return this.readAll(now, readAt, filter)
     const entries = this.readAll(now, readAt, undefined)
@@ -131,12 +147,13 @@ export class FileJournalStore implements JournalStore {
     try {
       names = readdirSync(this.directory)
     } catch {
-      this.files.clear()
+      this.forgetAll()
       return []
     }
     const out: JournalEntry[] = []
     const present = new Set(names)
-    for (const name of this.files.keys()) if (!present.has(name)) this.files.delete(name)
+    for (const name of [...this.accountOf.keys()]) if (!present.has(name)) this.forget(name)
+    this.listed = true
     for (const name of names) {
       if (!name.endsWith('.json')) {
         this.removeLeftover(name)
@@ -150,7 +167,7 @@ export class FileJournalStore implements JournalStore {
         if (entry === undefined) continue
         if (now - entry.sentAt > JOURNAL_KEEP_MS) {
           rmSync(file, { force: true })
-          this.files.delete(name)
+          this.forget(name)
           continue
         }
         out.push(entry)
@@ -158,7 +175,72 @@ export class FileJournalStore implements JournalStore {
         // A file another process is renaming, or not ours: skip it.
       }
     }
-    return out.sort((a, b) => a.sentAt - b.sentAt || (a.id < b.id ? -1 : 1))
+    return out.sort(oldestFirst)
+  }
+
+  /**
+   * The entries naming `accountId` among the files this process has seen or written, each as stored now,
+   * with those still naming no account (an answer may give them this one): what other processes created
+   * since the last whole listing is not looked for (Completeness `known`).
+   */
+  private readKnown(now: number, readAt: bigint, accountId: string): JournalEntry[] {
+    const out: JournalEntry[] = []
+    for (const name of [...(this.byAccount.get(accountId) ?? []), ...this.unaccounted]) {
+      const file = join(this.directory, name)
+      try {
+        const entry = this.entryOf(name, file, readAt)
+        if (entry === undefined) {
+          this.forget(name)
+          continue
+        }
+        if (now - entry.sentAt > JOURNAL_KEEP_MS) {
+          rmSync(file, { force: true })
+          this.forget(name)
+          continue
+        }
+        out.push(entry)
+      } catch {
+        // A file another process is renaming: its next look reads it.
+      }
+    }
+    return out.sort(oldestFirst)
+  }
+
+  /** Indexes a file by the account its entry names, as just read or written. */
+  private noteAccount(name: string, entry: JournalEntry): void {
+    const account = entry.accountId
+    if (this.accountOf.get(name) === account && this.accountOf.has(name)) return
+    this.forget(name)
+    this.accountOf.set(name, account)
+    if (account === undefined) {
+      this.unaccounted.add(name)
+      return
+    }
+    let names = this.byAccount.get(account)
+    if (names === undefined) this.byAccount.set(account, (names = new Set()))
+    names.add(name)
+  }
+
+  /** Drops what is known of a file that is gone. */
+  private forget(name: string): void {
+    const account = this.accountOf.get(name)
+    this.accountOf.delete(name)
+    this.files.delete(name)
+    this.unaccounted.delete(name)
+    if (account === undefined) return
+    const names = this.byAccount.get(account)
+    names?.delete(name)
+    if (names?.size === 0) this.byAccount.delete(account)
+  }
+
+  /** Drops everything known of the directory (found missing or unreadable). */
+  private forgetAll(): void {
+    this.listing = undefined
+    this.listed = false
+    this.files.clear()
+    this.accountOf.clear()
+    this.byAccount.clear()
+    this.unaccounted.clear()
   }
 
   /** Removes what a writer killed before its rename, or a takeover cut short, left behind. */
@@ -185,6 +267,7 @@ export class FileJournalStore implements JournalStore {
     if (known !== undefined && known.changed === changed) return known.entry
     const entry = JSON.parse(readFileSync(file, 'utf8')) as JournalEntry
     if (entry.v !== 1 || typeof entry.fingerprint !== 'string') return undefined
+    this.noteAccount(name, entry)
     if (readAt - changed > QUIET_NS) this.files.set(name, { changed, entry })
     else this.files.delete(name)
     return entry
@@ -211,8 +294,10 @@ export class FileJournalStore implements JournalStore {
     // Known as written: its time is the rename's. Only a takeover or a settling by another process
     // writes an entry it does not own, and neither replaces this one within the instant between the
     // rename and this look; a write after it shows as another time.
+    const name = `${entry.id}.json`
+    this.noteAccount(name, entry)
     const changed = statSync(file, { bigint: true, throwIfNoEntry: false })?.mtimeNs
-    if (changed !== undefined) this.files.set(`${entry.id}.json`, { changed, entry: structuredClone(entry) })
+    if (changed !== undefined) this.files.set(name, { changed, entry: structuredClone(entry) })
   }
 
   private read(id: string): JournalEntry | undefined {

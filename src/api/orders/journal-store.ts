@@ -80,6 +80,15 @@ export interface JournalFilter {
 }
 
 /**
+ * How complete a list must be. `complete`: every entry stored now. `known`: each entry as stored now, but
+ * an entry that another process created since this one last looked at them all may be left out. Only for
+ * a look that is safe without such an entry: settling the orders of an account a state names, or of one
+ * deleted, where what one run leaves unsettled the next settles, and an unsettled order is never ordered
+ * again. A store that answers by key (a database) always answers completely.
+ */
+export type Completeness = 'complete' | 'known'
+
+/**
  * Where a journal's entries live. Every operation may be called by several processes at once (of
  * one machine for a directory, of many for a database); `take` is the one that must be atomic.
  */
@@ -91,7 +100,7 @@ export interface JournalStore {
   /** How a user removes one entry by hand, as an instruction: `delete <file>`, or the SQL statement to run. */
   removal(entry: JournalEntry): string
   /** The entries younger than JOURNAL_KEEP_MS at `now` (older ones may be deleted meanwhile), oldest first. */
-  list(now: number, filter?: JournalFilter): Promise<JournalEntry[]>
+  list(now: number, filter?: JournalFilter, completeness?: Completeness): Promise<JournalEntry[]>
   /**
    * Whether an owner that still runs can lose its entries to another process: a database session can
    * end (a network partition) while its process goes on working, and another runner then sees it gone

@@ -12,7 +12,7 @@ import { OrderUnresolvedError, UnrecordedMatchError } from '../errors.js'
 import { newJournalSession, OrderJournal } from './journal.js'
 import { processAlive } from './journal-store.js'
 import { fail, ORDER, ok, type RecordedRequest, testClient, VM_BODY, vmAccount } from '../../../test/support/fake-fetch.js'
-import { fileReads } from '../../../test/support/file-reads.js'
+import { directoryListings, fileReads } from '../../../test/support/file-reads.js'
 import type { OperationFrame } from '../operation.js'
 
 const directories: string[] = []
@@ -1003,13 +1003,55 @@ describe('order journal: the directory is read whole once while nobody writes (i
     for (const name of readdirSync(dir)) utimesSync(join(dir, name), earlier, earlier)
     lastWritten(dir, Date.now() - 60_000)
     const reader = new OrderJournal(dir, () => 1_000_000)
-    const reads = await fileReads(dir, async () => {
-      for (let i = 0; i < 500; i++) await reader.accountInState(String(i))
+    let reads = 0
+    const listings = await directoryListings(dir, async () => {
+      reads = await fileReads(dir, async () => {
+        for (let i = 0; i < 500; i++) await reader.accountInState(String(i))
+      })
     })
     assert.ok(reads <= 510, `${reads} file reads (before: 500 × 500)`)
+    assert.equal(listings, 1, 'one listing of the directory, though each settling wrote to it (before: one per account)')
     const confirmed = (await reader.store.list(1_000_000)).filter((e) => e.unconfirmed === undefined && e.state === 'settled')
     assert.equal(confirmed.length, 500, 'every entry is settled and confirmed on disk')
     assert.equal(JSON.parse(readFileSync(join(dir, 'entry-7.json'), 'utf8')).unconfirmed, undefined)
+  })
+
+  test('the deletes of a destroy list the directory once, however many accounts they settle', async () => {
+    const dir = journal()
+    const writer = new OrderJournal(dir, () => 1_000_000)
+    for (let i = 0; i < 500; i++) await writer.write({ ...settledOn(String(i)), state: 'delivered' })
+    lastWritten(dir, Date.now() - 60_000)
+    const deleter = new OrderJournal(dir, () => 1_000_000)
+    const listings = await directoryListings(dir, async () => {
+      for (let i = 0; i < 500; i++) {
+        await deleter.accountInState(String(i))
+        await deleter.accountGone(String(i))
+      }
+    })
+    assert.equal(listings, 1, 'one listing (before: one per look after the first write)')
+    const settled = (await deleter.store.list(1_000_000)).filter((e) => e.state === 'settled')
+    assert.equal(settled.length, 500, 'every order on a deleted account is settled, never to be taken over')
+  })
+
+  test("settling looks at the entries this process knows: another process's new entry waits for the next run, and every other look sees it", async () => {
+    const dir = journal()
+    const b = providerProcess()
+    await new OrderJournal(dir, () => 1_000_000).write({ ...settledOn('1'), state: 'delivered' })
+    lastWritten(dir, Date.now() - 60_000)
+    const mine = new OrderJournal(dir, () => 1_000_000)
+    await mine.accountInState('1')
+    // Another run hands over an order on account 2 after this one listed the directory.
+    const other = new OrderJournal(dir, () => 1_000_000, b.journalOptions)
+    await other.write({ ...settledOn('2'), state: 'delivered', owner: b.owner })
+    await mine.accountInState('2')
+    const stateOf = async (journal: OrderJournal, id: string) => (await journal.store.list(1_000_000)).find((e) => e.id === id)?.state
+    assert.equal(await stateOf(mine, 'entry-2'), 'delivered', 'left for the next run, and seen by a look at every entry')
+    // A rewrite of an entry it knows is seen, though: its file's time moved.
+    await other.write({ ...settledOn('1'), state: 'delivered', unconfirmed: true, owner: b.owner })
+    await mine.accountInState('1')
+    assert.equal((await mine.store.list(1_000_000)).find((e) => e.id === 'entry-1')?.unconfirmed, undefined, 'settled again')
+    await new OrderJournal(dir, () => 1_000_000).accountInState('2')
+    assert.equal(await stateOf(mine, 'entry-2'), 'settled', "the next run's read settles it")
   })
 
   test("another process's rewrite of an entry this one knows is seen, even one in the same clock tick as its last write", async () => {

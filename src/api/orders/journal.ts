@@ -7,7 +7,15 @@ import { createHash, randomUUID } from 'node:crypto'
 import { OrderUnresolvedError } from '../errors.js'
 import { FileJournalStore } from './journal-file.js'
 import type { KnownAccounts } from './known-accounts.js'
-import { type JournalEntry, type JournalFilter, type JournalOwner, type JournalStore, newOwner, processAlive } from './journal-store.js'
+import {
+  type Completeness,
+  type JournalEntry,
+  type JournalFilter,
+  type JournalOwner,
+  type JournalStore,
+  newOwner,
+  processAlive,
+} from './journal-store.js'
 
 /** The service keeps a key for 24 h (the service's Idempotency-Key extension); an entry is reused only well inside that window. */
 export const JOURNAL_REUSE_MS = 23 * 3_600_000
@@ -126,8 +134,8 @@ export class OrderJournal {
     return !(await this.store.alive(owner))
   }
 
-  private entries(filter?: JournalFilter): Promise<JournalEntry[]> {
-    return this.store.list(this.now(), filter)
+  private entries(filter?: JournalFilter, completeness: Completeness = 'complete'): Promise<JournalEntry[]> {
+    return this.store.list(this.now(), filter, completeness)
   }
 
   /**
@@ -297,7 +305,9 @@ export class OrderJournal {
    * unanswered order on it included.
    */
   async accountGone(accountId: string): Promise<void> {
-    for (const entry of await this.entries({ accountId })) {
+    // An order on it that another run sent since this one looked at every entry stays open: it is
+    // another run's own, and the next run settles it (see Completeness).
+    for (const entry of await this.entries({ accountId }, 'known')) {
       if (entry.state === 'settled' && entry.unconfirmed !== true) continue
       entry.state = 'settled'
       delete entry.unconfirmed
@@ -314,7 +324,10 @@ export class OrderJournal {
    * (knownAccounts).
    */
   async accountInState(accountId: string): Promise<void> {
-    const entries = await this.entries({ accountId })
+    // Every read of a resource asks, so this is answered from the entries this process knows, each as
+    // stored now: one another run wrote since this one looked at them all stays unsettled until the
+    // next run's read (see Completeness), which changes nothing that is ordered.
+    const entries = await this.entries({ accountId }, 'known')
     for (const entry of entries) {
       const imported = entry.state === 'answered' && entry.creates === true && (await this.ownerGone(entry.owner))
       if (entry.state !== 'delivered' && entry.unconfirmed !== true && !imported) continue
