@@ -216,9 +216,9 @@ export class FileJournalStore implements JournalStore {
       this.unaccounted.add(name)
       return
     }
-    let names = this.byAccount.get(account)
-    if (names === undefined) this.byAccount.set(account, (names = new Set()))
-    names.add(name)
+    const names = this.byAccount.get(account)
+    if (names === undefined) this.byAccount.set(account, new Set([name]))
+    else names.add(name)
   }
 
   /** Drops what is known of a file that is gone. */
