@@ -15,7 +15,7 @@ import { cpus, loadavg, platform, release } from 'node:os'
 import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { candidates } from './candidates.js'
-import { Emulator, keypairSubject, OS_ARCH, packedMirror, peerSubject, type Subject, terraformEnv } from './launched.js'
+import { Emulator, keypairSubject, OS_ARCH, packedMirror, peerKeypairSubject, peerSubject, type Subject, terraformEnv } from './launched.js'
 import { pulumiTimes } from './pulumi-times.js'
 import {
   cleanUp,
@@ -410,10 +410,12 @@ async function main(): Promise<void> {
   const baseUrl = await emulator.fresh()
   console.log(`  emulator   ${baseUrl} (provisioning delay 0 ms, no faults; a fresh one for every timed cycle: its request log only grows)`)
   const ours = keypairSubject('provider_lite_keypair (ours)', releaseCliConfig, version, 'l')
-  const peer = peerSubject(
-    packedMirror({ namespace: 'provider', type: 'peer', version: PEER_VERSION }, { [`terraform-provider-peer_v${PEER_VERSION}`]: t.peer }),
-    PEER_VERSION,
+  const peerMirror = packedMirror(
+    { namespace: 'provider', type: 'peer', version: PEER_VERSION },
+    { [`terraform-provider-peer_v${PEER_VERSION}`]: t.peer },
   )
+  const peer = peerSubject(peerMirror, PEER_VERSION)
+  const peerSized = peerKeypairSubject(peerMirror, PEER_VERSION)
 
   // A section that fails (a command killed at its time limit on a loaded machine) is reported, and the
   // others still run; the run then exits non-zero.
@@ -435,7 +437,7 @@ async function main(): Promise<void> {
     const reattached = keypairSubject('provider_lite_keypair (ours, reattached)', releaseCliConfig, version, 'r', {
       TF_REATTACH_PROVIDERS: served,
     })
-    await terraformTimes(t.terraform, { ours, peer, reattached }, emulator)
+    await terraformTimes(t.terraform, { ours, peer, peerSized, reattached }, emulator)
   })
   await section('rss', async () => {
     await peakRss(t.terraform, [ours, peer], emulator)

@@ -1,6 +1,8 @@
 // Terraform commands timed end to end, every subject interleaved in one run: our provider launched per
 // command (the release's single executable, from a filesystem mirror and lock file), the Go peer launched
-// the same way, our provider reattached (serve mode), and Terraform's built-in terraform_data as the floor.
+// the same way (its peer_resource, and its peer_keypair with our keypair's schema, identity and state bytes:
+// what Terraform's own work on such a state costs), our provider reattached (serve mode), and Terraform's
+// built-in terraform_data as the floor.
 // Also the peak RSS of the provider processes, the package Terraform hashes and its hash time, and where
 // a launched plan's time goes from Terraform's own log; the API requests of each command of ours, and the
 // same commands with 150 ms added to every call, as a remote service's round trip. Prints figures beside
@@ -51,6 +53,8 @@ const REATTACH_PLAN_TARGET = 1.5
 export interface Subjects {
   readonly ours: Subject
   readonly peer: Subject
+  /** The Go peer's resource with our keypair's schema, identity and state (see peerKeypairSubject). */
+  readonly peerSized: Subject
   readonly reattached: Subject
 }
 
@@ -95,8 +99,13 @@ const meterOf =
   async () => ({ cpuMs: emulator.cpuMs(), requests: await emulator.requestCount() })
 
 export async function terraformTimes(terraform: string, subjects: Subjects, emulator: Emulator): Promise<void> {
-  const { ours, peer, reattached } = subjects
-  const kinds = (count: number) => (count <= 50 ? [terraformData, ours, peer, reattached] : [terraformData, ours, peer])
+  const { ours, peer, peerSized, reattached } = subjects
+  const kinds = (count: number) =>
+    count === 1
+      ? [terraformData, ours, peer, reattached]
+      : count <= 50
+        ? [terraformData, ours, peer, peerSized, reattached]
+        : [terraformData, ours, peer, peerSized]
   const dirs = new Map<string, string>()
   const key = (subject: Subject, count: number) => `${subject.label}×${count}`
   for (const count of COUNTS)
@@ -149,11 +158,15 @@ export async function terraformTimes(terraform: string, subjects: Subjects, emul
           `${name}, ${count}`,
           ...STEPS.map((step) => {
             const r = med(a, count, step) / med(b, count, step)
-            const target = count === 50 ? targets[step] : count >= 500 && b === peer ? 1 : undefined
+            const target = count === 50 ? targets[step] : count >= 500 && (b === peer || b === peerSized) && a === ours ? 1 : undefined
             return `${ratio(med(a, count, step), med(b, count, step))}${target ? ` (≤ ${target}×: ${verdict(r, target)})` : ''}`
           }),
         ])
       row('ours launched ÷ Go peer', ours, peer, PEER_TARGETS)
+      if (count > 1) {
+        row('ours launched ÷ peer_keypair (Go peer)', ours, peerSized, {})
+        row('peer_keypair ÷ peer_resource (both Go peer)', peerSized, peer, {})
+      }
       row('Go peer ÷ terraform_data', peer, terraformData, {})
       row('ours launched ÷ terraform_data', ours, terraformData, {})
       if (count <= 50) row('ours reattached ÷ terraform_data', reattached, terraformData, { plan: REATTACH_PLAN_TARGET })
@@ -163,17 +176,19 @@ export async function terraformTimes(terraform: string, subjects: Subjects, emul
   // Growth: the ratio of times flatters whoever has the larger fixed cost, so the target is read on the
   // time each added resource costs, (t_to − t_from) / (to − from).
   const added = (s: Subject, from: number, to: number, step: Step) => (med(s, to, step) - med(s, from, step)) / (to - from)
+  const perAdded = (from: number, to: number, step: Step, than: Subject) => added(ours, from, to, step) / added(than, from, to, step)
   const growthRows = GROWTH.flatMap(([from, to]) => [
-    ...[terraformData, ours, peer].map((s) => [
+    ...[terraformData, ours, peer, peerSized].map((s) => [
       `${s.label}, ${from} → ${to}`,
       ...STEPS.map((step) => `${ratio(med(s, to, step), med(s, from, step))}, ${added(s, from, to, step).toFixed(2)} ms`),
     ]),
     [
       `ours ÷ Go peer, per added resource, ${from} → ${to} (target ≤ 1×)`,
-      ...STEPS.map((step) => {
-        const r = added(ours, from, to, step) / added(peer, from, to, step)
-        return `${r.toFixed(2)}× (${verdict(r, 1)})`
-      }),
+      ...STEPS.map((step) => `${perAdded(from, to, step, peer).toFixed(2)}× (${verdict(perAdded(from, to, step, peer), 1)})`),
+    ],
+    [
+      `ours ÷ peer_keypair (Go peer), per added resource, ${from} → ${to}`,
+      ...STEPS.map((step) => `${perAdded(from, to, step, peerSized).toFixed(2)}× (${verdict(perAdded(from, to, step, peerSized), 1)})`),
     ],
   ])
   printTable('Growth: t_to ÷ t_from, and (t_to − t_from) ÷ (to − from) per added resource', ['subject, range', ...STEPS], growthRows)
@@ -193,22 +208,15 @@ export async function terraformTimes(terraform: string, subjects: Subjects, emul
     ['subject', ...STEPS],
     [
       ...COUNTS.map((count) => [`${count} × ${ours.label}: the emulator's CPU`, ...STEPS.map((step) => ms(cpu(count, step)))]),
-      [
-        "ours ÷ Go peer, per added resource, 50 → 500, without the emulator's CPU",
-        ...STEPS.map((step) => {
-          const oursAdded = med(ours, 500, step) - cpu(500, step) - (med(ours, 50, step) - cpu(50, step))
-          const r = oursAdded / (med(peer, 500, step) - med(peer, 50, step))
-          return `${r.toFixed(2)}×`
-        }),
-      ],
-      [
-        "ours ÷ Go peer, per added resource, 500 → 2000, without the emulator's CPU",
-        ...STEPS.map((step) => {
-          const oursAdded = med(ours, 2000, step) - cpu(2000, step) - (med(ours, 500, step) - cpu(500, step))
-          const r = oursAdded / (med(peer, 2000, step) - med(peer, 500, step))
-          return `${r.toFixed(2)}×`
-        }),
-      ],
+      ...GROWTH.flatMap(([from, to]) =>
+        [peer, peerSized].map((than) => [
+          `ours ÷ ${than === peer ? 'Go peer' : 'peer_keypair (Go peer)'}, per added resource, ${from} → ${to}, without the emulator's CPU`,
+          ...STEPS.map((step) => {
+            const oursAdded = med(ours, to, step) - cpu(to, step) - (med(ours, from, step) - cpu(from, step))
+            return `${(oursAdded / (med(than, to, step) - med(than, from, step))).toFixed(2)}×`
+          }),
+        ]),
+      ),
     ],
   )
   await remoteTimes(terraform, ours, emulator, dirs.get.bind(dirs), key)
