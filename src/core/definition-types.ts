@@ -317,6 +317,15 @@ export interface ResourceDefinition<C, A extends Attributes> {
   readonly methods?: readonly AnyMethod[]
 }
 
+/**
+ * Whether the objects of a resource type are accounts that its create orders and the service bills (it
+ * prices what its create orders): only their ids name the order journal's entries. A keypair's or an
+ * assignment's id may equal some account's id, and a state naming it says nothing of that account.
+ */
+export function ordersAccounts(definition: { readonly priceCreate?: unknown }): boolean {
+  return definition.priceCreate !== undefined
+}
+
 export interface DataContext<C, A extends Attributes> extends OperationContext<C> {
   readonly input: ObjectOf<A>
 }

@@ -29,6 +29,7 @@ import {
   listResources,
   type Logger,
   moveResource,
+  ordersAccounts,
   parseDuration,
   type Outcome,
   type Plan,
@@ -179,13 +180,13 @@ export class ProviderServer {
     priorPrivate: PrivateState,
     session: Session<unknown>,
   ): Promise<Outcome> {
-    await settleAccount(prior.id)
+    await this.settle(definition, prior.id)
     const timeout = timeoutMs(definition.timeouts, planned.timeouts ?? null, 'update')
     return withOperation(session, timeout, () => applyUpdate(definition, prior, planned, priorPrivate, session))
   }
 
   async delete(definition: AnyResource, prior: ValueMap, session: Session<unknown>): Promise<Outcome> {
-    await settleAccount(prior.id)
+    await this.settle(definition, prior.id)
     return applyDelete(definition, prior, session)
   }
 
@@ -234,7 +235,7 @@ export class ProviderServer {
   async plan(request: PlanRequest): Promise<PlannedChange> {
     const { definition, prior, config } = request
     // The engine's state names this id: the account is in state, so its order is never taken over again.
-    await settleAccount(request.stateNames)
+    await this.settle(definition, request.stateNames)
     if (config === null) {
       // A delete: refused here already when its apply would refuse it.
       const refused = prior === null ? null : (request.refuseDelete?.(prior) ?? null)
@@ -318,6 +319,14 @@ export class ProviderServer {
     return { action: 'update', outcome: await this.update(definition, prior, planned, request.priorPrivate, session) }
   }
 
+  /**
+   * The engine's state names this id of the type (a refresh, a plan, an update or delete, an import):
+   * when it is an account, the order that made it is kept and never taken over again (see settleAccount).
+   */
+  private async settle(definition: AnyResource, id: unknown): Promise<void> {
+    if (ordersAccounts(definition)) await settleAccount(id)
+  }
+
   /** A refresh; the engine's state names the id. */
   async read(
     definition: AnyResource,
@@ -326,7 +335,7 @@ export class ProviderServer {
     priorPrivate: PrivateState,
     session: Session<unknown>,
   ): Promise<ReadOutcome> {
-    await settleAccount(id)
+    await this.settle(definition, id)
     return readResource(definition, prior, id, priorPrivate, session)
   }
 
@@ -351,7 +360,7 @@ export class ProviderServer {
   /** An import names the id it imports: from now on the engine's state does. */
   async importById(definition: AnyResource, text: string, session: Session<unknown>): Promise<ReadOutcome> {
     const parsed = definition.importId.parse(text.trim())
-    if ('id' in parsed) await settleAccount(parsed.id)
+    if ('id' in parsed) await this.settle(definition, parsed.id)
     return importResource(definition, text, session)
   }
 
