@@ -161,21 +161,27 @@ export class FileJournalStore implements JournalStore {
       }
       const known = this.files.get(name)?.entry
       if (filter !== undefined && known !== undefined && !mayCome(known, filter)) continue
-      const file = join(this.directory, name)
-      try {
-        const entry = this.entryOf(name, file, readAt)
-        if (entry === undefined) continue
-        if (now - entry.sentAt > JOURNAL_KEEP_MS) {
-          rmSync(file, { force: true })
-          this.forget(name)
-          continue
-        }
-        out.push(entry)
-      } catch {
-        // A file another process is renaming, or not ours: skip it.
-      }
+      const entry = this.liveEntry(name, now, readAt)
+      if (entry !== undefined) out.push(entry)
     }
     return out.sort(oldestFirst)
+  }
+
+  /**
+   * The entry of a file as stored now, unless it is gone, not an entry, or expired (then removed); a
+   * file another process is renaming, or one that is not ours, is skipped, and read again next time.
+   */
+  private liveEntry(name: string, now: number, readAt: bigint): JournalEntry | undefined {
+    const file = join(this.directory, name)
+    try {
+      const entry = this.entryOf(name, file, readAt)
+      if (entry !== undefined && now - entry.sentAt <= JOURNAL_KEEP_MS) return entry
+      if (entry !== undefined) rmSync(file, { force: true })
+      this.forget(name)
+    } catch {
+      // See above.
+    }
+    return undefined
   }
 
   /**
@@ -186,22 +192,8 @@ export class FileJournalStore implements JournalStore {
   private readKnown(now: number, readAt: bigint, accountId: string): JournalEntry[] {
     const out: JournalEntry[] = []
     for (const name of [...(this.byAccount.get(accountId) ?? []), ...this.unaccounted]) {
-      const file = join(this.directory, name)
-      try {
-        const entry = this.entryOf(name, file, readAt)
-        if (entry === undefined) {
-          this.forget(name)
-          continue
-        }
-        if (now - entry.sentAt > JOURNAL_KEEP_MS) {
-          rmSync(file, { force: true })
-          this.forget(name)
-          continue
-        }
-        out.push(entry)
-      } catch {
-        // A file another process is renaming: its next look reads it.
-      }
+      const entry = this.liveEntry(name, now, readAt)
+      if (entry !== undefined) out.push(entry)
     }
     return out.sort(oldestFirst)
   }
