@@ -116,7 +116,8 @@ export class FileJournalStore implements JournalStore {
 
   /**
    * The entries that may match `filter` (every entry without one): from memory while the directory is
-   * unchanged since it was last read whole, else from the files, looking only at those that may match.
+   * unchanged since it was last read whole; for a `known` look at an account, from the files this process
+   * knows to name it (see readKnown); else from the files, looking only at those that may match.
    */
   private current(now: number, filter: JournalFilter | undefined, completeness: Completeness): readonly JournalEntry[] {
     const readAt = BigInt(Date.now()) * 1_000_000n
