@@ -415,7 +415,7 @@ async function main(): Promise<void> {
     { [`terraform-provider-peer_v${PEER_VERSION}`]: t.peer },
   )
   const peer = peerSubject(peerMirror, PEER_VERSION)
-  const peerSized = peerKeypairSubject(peerMirror, PEER_VERSION)
+  const peerKeypair = peerKeypairSubject(peerMirror, PEER_VERSION)
 
   // A section that fails (a command killed at its time limit on a loaded machine) is reported, and the
   // others still run; the run then exits non-zero.
@@ -437,7 +437,7 @@ async function main(): Promise<void> {
     const reattached = keypairSubject('provider_lite_keypair (ours, reattached)', releaseCliConfig, version, 'r', {
       TF_REATTACH_PROVIDERS: served,
     })
-    await terraformTimes(t.terraform, { ours, peer, peerSized, reattached }, emulator)
+    await terraformTimes(t.terraform, { ours, peer, peerKeypair, reattached }, emulator)
   })
   await section('rss', async () => {
     await peakRss(t.terraform, [ours, peer], emulator)

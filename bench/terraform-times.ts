@@ -54,7 +54,7 @@ export interface Subjects {
   readonly ours: Subject
   readonly peer: Subject
   /** The Go peer's resource with our keypair's schema, identity and state (see peerKeypairSubject). */
-  readonly peerSized: Subject
+  readonly peerKeypair: Subject
   readonly reattached: Subject
 }
 
@@ -99,13 +99,13 @@ const meterOf =
   async () => ({ cpuMs: emulator.cpuMs(), requests: await emulator.requestCount() })
 
 export async function terraformTimes(terraform: string, subjects: Subjects, emulator: Emulator): Promise<void> {
-  const { ours, peer, peerSized, reattached } = subjects
+  const { ours, peer, peerKeypair, reattached } = subjects
   const kinds = (count: number) =>
     count === 1
       ? [terraformData, ours, peer, reattached]
       : count <= 50
-        ? [terraformData, ours, peer, peerSized, reattached]
-        : [terraformData, ours, peer, peerSized]
+        ? [terraformData, ours, peer, peerKeypair, reattached]
+        : [terraformData, ours, peer, peerKeypair]
   const dirs = new Map<string, string>()
   const key = (subject: Subject, count: number) => `${subject.label}×${count}`
   for (const count of COUNTS)
@@ -158,14 +158,14 @@ export async function terraformTimes(terraform: string, subjects: Subjects, emul
           `${name}, ${count}`,
           ...STEPS.map((step) => {
             const r = med(a, count, step) / med(b, count, step)
-            const target = count === 50 ? targets[step] : count >= 500 && (b === peer || b === peerSized) && a === ours ? 1 : undefined
+            const target = count === 50 ? targets[step] : count >= 500 && (b === peer || b === peerKeypair) && a === ours ? 1 : undefined
             return `${ratio(med(a, count, step), med(b, count, step))}${target ? ` (≤ ${target}×: ${verdict(r, target)})` : ''}`
           }),
         ])
       row('ours launched ÷ Go peer', ours, peer, PEER_TARGETS)
       if (count > 1) {
-        row('ours launched ÷ peer_keypair (Go peer)', ours, peerSized, {})
-        row('peer_keypair ÷ peer_resource (both Go peer)', peerSized, peer, {})
+        row('ours launched ÷ peer_keypair (Go peer)', ours, peerKeypair, {})
+        row('peer_keypair ÷ peer_resource (both Go peer)', peerKeypair, peer, {})
       }
       row('Go peer ÷ terraform_data', peer, terraformData, {})
       row('ours launched ÷ terraform_data', ours, terraformData, {})
@@ -178,7 +178,7 @@ export async function terraformTimes(terraform: string, subjects: Subjects, emul
   const added = (s: Subject, from: number, to: number, step: Step) => (med(s, to, step) - med(s, from, step)) / (to - from)
   const perAdded = (from: number, to: number, step: Step, than: Subject) => added(ours, from, to, step) / added(than, from, to, step)
   const growthRows = GROWTH.flatMap(([from, to]) => [
-    ...[terraformData, ours, peer, peerSized].map((s) => [
+    ...[terraformData, ours, peer, peerKeypair].map((s) => [
       `${s.label}, ${from} → ${to}`,
       ...STEPS.map((step) => `${ratio(med(s, to, step), med(s, from, step))}, ${added(s, from, to, step).toFixed(2)} ms`),
     ]),
@@ -188,7 +188,7 @@ export async function terraformTimes(terraform: string, subjects: Subjects, emul
     ],
     [
       `ours ÷ peer_keypair (Go peer), per added resource, ${from} → ${to}`,
-      ...STEPS.map((step) => `${perAdded(from, to, step, peerSized).toFixed(2)}× (${verdict(perAdded(from, to, step, peerSized), 1)})`),
+      ...STEPS.map((step) => `${perAdded(from, to, step, peerKeypair).toFixed(2)}× (${verdict(perAdded(from, to, step, peerKeypair), 1)})`),
     ],
   ])
   printTable('Growth: t_to ÷ t_from, and (t_to − t_from) ÷ (to − from) per added resource', ['subject, range', ...STEPS], growthRows)
@@ -209,7 +209,7 @@ export async function terraformTimes(terraform: string, subjects: Subjects, emul
     [
       ...COUNTS.map((count) => [`${count} × ${ours.label}: the emulator's CPU`, ...STEPS.map((step) => ms(cpu(count, step)))]),
       ...GROWTH.flatMap(([from, to]) =>
-        [peer, peerSized].map((than) => [
+        [peer, peerKeypair].map((than) => [
           `ours ÷ ${than === peer ? 'Go peer' : 'peer_keypair (Go peer)'}, per added resource, ${from} → ${to}, without the emulator's CPU`,
           ...STEPS.map((step) => {
             const oursAdded = med(ours, to, step) - cpu(to, step) - (med(ours, from, step) - cpu(from, step))
