@@ -6,7 +6,8 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { registerSettlement } from '../../src/server/index.js'
-import { fixtureOf } from '../fixtures/index.js'
+import { ordersAccounts } from '../../src/core/index.js'
+import { fixtureOf, fixtures } from '../fixtures/index.js'
 import { definitionNamed } from '../support/fixtures.js'
 import { Harness } from '../support/harness.js'
 import { type drivers as Drivers, drivers } from '../support/conformance.js'
@@ -44,3 +45,15 @@ for (const driver of drivers) {
     assert.deepEqual(named, [])
   })
 }
+
+// Which types settle is read from the definition (ordersAccounts: it prices its create); the fixtures say
+// which place orders. A type that orders without settling would leave its orders handed over and never
+// named by a state, and a later create of the same intent would stop on its own account.
+test('every type whose create or change places an order settles, and no other', () => {
+  for (const fixture of fixtures) {
+    const { lifecycle } = fixture
+    const placed = [lifecycle.orders, ...lifecycle.inPlace.map((change) => change.orders)]
+    const orders = placed.some((kinds) => Object.keys(kinds).length > 0)
+    assert.equal(ordersAccounts(definitionNamed(fixture.name)), orders, `${fixture.name}: places orders, so ordersAccounts must say so`)
+  }
+})
