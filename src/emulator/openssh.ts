@@ -41,9 +41,16 @@ export interface GeneratedKey {
  * openssh-key-v1 container (cipher none, check ints, 1,2,3... padding to 8 bytes).
  */
 export function generateEd25519(comment: string): GeneratedKey {
-  const { publicKey, privateKey } = generateKeyPairSync('ed25519')
-  const pub = Buffer.from(publicKey.export({ format: 'jwk' }).x ?? '', 'base64url')
-  const seed = Buffer.from(privateKey.export({ format: 'jwk' }).d ?? '', 'base64url')
+  // Encoded by the generation itself, with no KeyObject: Node.js 20 can deadlock exporting a key object
+  // as JWK when a garbage collection during the export frees the job that made it (seen as a test
+  // process stuck at 0 % CPU in a futex, under KeyObjectHandle::ExportJWK and ~KeyGenJob). An Ed25519
+  // key's DER ends with its 32 raw bytes: the public key in SPKI, the seed in PKCS #8.
+  const { publicKey, privateKey } = generateKeyPairSync('ed25519', {
+    publicKeyEncoding: { type: 'spki', format: 'der' },
+    privateKeyEncoding: { type: 'pkcs8', format: 'der' },
+  })
+  const pub = publicKey.subarray(publicKey.length - 32)
+  const seed = privateKey.subarray(privateKey.length - 32)
   const pubBlob = Buffer.concat([sshString('ssh-ed25519'), sshString(pub)])
   const check = randomBytes(4)
   const section = Buffer.concat([
