@@ -2,12 +2,13 @@
 // Here: options from env and flags, the node:http bridge, persistence of the state file and the named
 // snapshots beside it, the web console's files at `/` (src/emulator/console/serve.ts), clean shutdown.
 // Must not: hold any API behaviour; everything the API does lives in src/emulator.
-import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { parseArgs } from 'node:util'
 import { consoleResponse, isConsolePath } from '../emulator/console/serve.js'
 import { createEmulator, DroppedConnection, type EmulatorOptions, parseApiKeys } from '../emulator/index.js'
+import { GroupCommit, writeAtomically } from '../emulator/state-file.js'
 
 function intEnv(name: string): number | undefined {
   const raw = process.env[name]
@@ -50,25 +51,20 @@ if (profile !== undefined && profile !== '') options.profile = profile
 const port = values.port !== undefined ? Number(values.port) : (intEnv('EMULATOR_PORT') ?? 8080)
 const stateFile = values['state-file']
 
-/** Temp file then rename: a crash mid-write never leaves a torn state file behind. */
-function writeAtomically(file: string, value: unknown): void {
-  const temp = `${file}.${process.pid}.tmp`
-  writeFileSync(temp, JSON.stringify(value))
-  renameSync(temp, file)
-}
-
 // Named snapshots live beside the state file: `state.json` keeps them in `state.snapshots.json`.
 const snapshotsFile = stateFile && `${stateFile.replace(/\.json$/, '')}.snapshots.json`
 if (snapshotsFile) {
   if (existsSync(snapshotsFile)) options.snapshots = JSON.parse(readFileSync(snapshotsFile, 'utf8'))
-  options.keepSnapshots = (file) => writeAtomically(snapshotsFile, file)
+  options.keepSnapshots = (file) => writeAtomically(snapshotsFile, JSON.stringify(file))
 }
 
 const emulator = createEmulator(options)
 if (stateFile && existsSync(stateFile)) emulator.restore(JSON.parse(readFileSync(stateFile, 'utf8')))
 
-function persist(): void {
-  if (stateFile) writeAtomically(stateFile, emulator.snapshot())
+// Every change is in the state file before its answer leaves; changes that finish together share a write.
+const stateWrites = stateFile ? new GroupCommit(() => writeAtomically(stateFile, emulator.snapshotText())) : undefined
+async function persist(): Promise<void> {
+  await stateWrites?.commit()
 }
 
 async function readBody(req: IncomingMessage): Promise<Buffer> {
@@ -85,20 +81,23 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
     for (const item of Array.isArray(value) ? value : [value]) headers.append(name, item)
   }
   const body = method === 'GET' || method === 'HEAD' ? undefined : await readBody(req)
-  // A client that gives up closes the connection: the request's signal ends a hanging fault rule.
+  // A client that gives up closes the connection: the request's signal ends a hanging fault rule. Only
+  // then: an abort builds an error with its stack, a cost every answered request would pay for nothing.
   const gone = new AbortController()
-  res.on('close', () => gone.abort())
+  res.on('close', () => {
+    if (!res.writableFinished) gone.abort()
+  })
   const request = new Request(`http://127.0.0.1${req.url ?? '/'}`, { method, headers, body, signal: gone.signal })
   const { pathname } = new URL(request.url)
   try {
     // The web console's files are no part of the emulator's state: served, never persisted.
     const response = isConsolePath(pathname) ? await consoleResponse(method, pathname) : await emulator.fetch(request)
-    if (method !== 'GET' && !isConsolePath(pathname)) persist()
+    if (method !== 'GET' && !isConsolePath(pathname)) await persist()
     const payload = Buffer.from(await response.arrayBuffer())
     res.writeHead(response.status, Object.fromEntries(response.headers))
     res.end(payload)
   } catch (error) {
-    if (method !== 'GET') persist()
+    if (method !== 'GET') await persist()
     if (error instanceof DroppedConnection) {
       req.socket.destroy()
       return
@@ -120,6 +119,8 @@ server.listen(port, '127.0.0.1', () => {
 })
 
 function shutdown(): void {
+  // A change whose write is still to come is kept, though its answer will never leave.
+  stateWrites?.flush()
   server.close(() => process.exit(0))
   server.closeAllConnections()
 }

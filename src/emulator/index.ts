@@ -56,6 +56,8 @@ export interface Emulator {
   fetch(request: Request): Promise<Response>
   /** A JSON-serialisable copy of the whole state (accounts, keypairs, orders, sequences, ...). */
   snapshot(): unknown
+  /** The same snapshot as JSON text, as a state file keeps it (no copy of the state is made). */
+  snapshotText(): string
   /** Replaces the state with a snapshot; the clock never moves back. */
   restore(state: unknown): void
   /** Same as POST /_emulator/reset. */
@@ -117,6 +119,7 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
       return jsonResponse(404, errorBody(404, 'Not Found'))
     },
     snapshot: () => store.snapshot(),
+    snapshotText: () => store.snapshotText(),
     restore: (saved) => store.restore(saved),
     reset,
     now: () => store.now(),

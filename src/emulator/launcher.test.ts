@@ -105,6 +105,34 @@ describe('HTTP launcher', () => {
     }
   })
 
+  test('every answered change is in the state file, even when the emulator is killed right after', async () => {
+    const stateFile = join(dir, 'killed.json')
+    const first = await launch(stateFile)
+    // Forty creates, ten at a time as Terraform's parallelism sends them: changes finishing together share
+    // a write, and no answer leaves before the write that holds its change.
+    const names = Array.from({ length: 40 }, (_, i) => `kp-${i}`)
+    for (let i = 0; i < names.length; i += 10) {
+      const answers = await Promise.all(names.slice(i, i + 10).map((name) => call(first.base, 'POST', '/lites/keypairs/', { name })))
+      assert.deepEqual(
+        answers.map((a) => a.status),
+        Array(10).fill(200),
+      )
+    }
+    const deleted = await call(first.base, 'DELETE', '/lites/keypairs/1')
+    assert.equal(deleted.status, 200)
+    const exited = once(first.child, 'exit')
+    first.child.kill('SIGKILL')
+    await exited
+
+    const second = await launch(stateFile)
+    try {
+      const keys = (await call(second.base, 'GET', '/lites/keypairs/')).body.data as unknown as { name: string }[]
+      assert.deepEqual(keys.map((k) => k.name).sort(), names.slice(1).sort())
+    } finally {
+      assert.equal(await stop(second.child), 0)
+    }
+  })
+
   test('keeps named snapshots beside the state file across a restart', async () => {
     const stateFile = join(dir, 'shelved.json')
     const first = await launch(stateFile)

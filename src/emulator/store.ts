@@ -49,11 +49,19 @@ export class Store implements Ledger {
 
   /** A JSON-serialisable copy of the whole state, as a state file keeps it. */
   snapshot(): State {
+    return structuredClone(this.#kept())
+  }
+
+  /** The snapshot as JSON text, made without a copy of the state (half of a state file's write was the copy). */
+  snapshotText(): string {
+    return JSON.stringify(this.#kept())
+  }
+
+  /** The state as a snapshot keeps it: a shallow view, shared with the live state below its top level. */
+  #kept(): State {
     this.state.now = this.now()
-    const copy = structuredClone(this.state)
     // An in-flight request dies with the process; keeping its claim would block its retry forever.
-    copy.idempotency = copy.idempotency.filter((r) => !r.in_progress)
-    return copy
+    return { ...this.state, idempotency: this.state.idempotency.filter((r) => !r.in_progress) }
   }
 
   /** Replaces the state with a snapshot (of this emulator or an earlier one); the clock never moves back. */
