@@ -294,12 +294,12 @@ export class Emulator {
   #seen = 0
 
   /**
-   * Stops the running emulator, if any, and starts a new one; resolves to its base URL. `latencyMs` adds
-   * that much to every API call (a fault rule of mode `delay` on every path), as a remote service's
-   * round trip would; nothing else of a remote service (the `remote` profile's lost answers) is played,
-   * so that every command succeeds and its time is the figure.
+   * Stops the running emulator, if any, and starts a new one with the launcher's `args`; resolves to its
+   * base URL. `latencyMs` adds that much to every API call (a fault rule of mode `delay` on every path),
+   * as a remote service's round trip would; nothing else of a remote service (the `remote` profile's
+   * lost answers) is played, so that every command succeeds and its time is the figure.
    */
-  async fresh(latencyMs?: number): Promise<string> {
+  async fresh(latencyMs?: number, args: readonly string[] = []): Promise<string> {
     const old = this.#child
     if (old && old.exitCode === null && old.signalCode === null) {
       const exited = new Promise((resolve) => old.once('exit', resolve))
@@ -313,7 +313,7 @@ export class Emulator {
         EMULATOR_PROVISIONING_DELAY_MS: '0',
       }
       this.#seen = 0
-      const child = track(spawn(process.execPath, [this.bin], { env, stdio: ['ignore', 'pipe', 'pipe'] }))
+      const child = track(spawn(process.execPath, [this.bin, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] }))
       this.#child = child
       let stdout = ''
       let stderr = ''

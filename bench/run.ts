@@ -4,7 +4,8 @@
 // our provider launched as Terraform launches it against the Go peer (tools/terraform-provider-peer)
 // launched the same way and terraform_data as the floor; the peak RSS of the provider processes; the
 // package Terraform hashes; where a plan's time goes, from Terraform's log; Shutdown to exit after API
-// calls; the runtime candidates (bench/candidates.ts); and Pulumi preview and up with the plugin launched.
+// calls; the runtime candidates (bench/candidates.ts); Pulumi preview and up with the plugin launched; and
+// the emulator alone at 500 and 2000 keypairs, in memory and with a state file (bench/emulator-times.ts).
 // The executables measured are the release's (run `npm run release` first). Not a test: it prints
 // figures and asserts nothing. Every process and temp dir it makes is removed, even on failure, and the
 // whole run is bounded by BENCH_DEADLINE_MIN.
@@ -15,6 +16,7 @@ import { cpus, loadavg, platform, release } from 'node:os'
 import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { candidates } from './candidates.js'
+import { emulatorTimes } from './emulator-times.js'
 import { Emulator, keypairSubject, OS_ARCH, packedMirror, peerKeypairSubject, peerSubject, type Subject, terraformEnv } from './launched.js'
 import { pulumiTimes } from './pulumi-times.js'
 import {
@@ -395,7 +397,7 @@ async function shutdownAfterApi(terraform: string, ours: Subject, baseUrl: strin
 // ---------------------------------------------------------------------------------------------
 
 /** Sections by name, so that BENCH_ONLY (comma-separated) can run a few of them. */
-const SECTIONS = ['startup', 'phases', 'terraform', 'rss', 'package', 'trace', 'shutdown', 'candidates', 'pulumi'] as const
+const SECTIONS = ['startup', 'phases', 'terraform', 'rss', 'package', 'trace', 'shutdown', 'candidates', 'pulumi', 'emulator'] as const
 
 async function main(): Promise<void> {
   const started = performance.now()
@@ -451,6 +453,7 @@ async function main(): Promise<void> {
   await section('pulumi', () =>
     pulumiTimes({ pulumi: t.pulumi, yamlHost: t.yamlHost, tarball: executables.pulumiTarball, version, emulator }),
   )
+  await section('emulator', () => emulatorTimes(emulator))
   console.log('')
   load('at the end')
   console.log(`\nTotal bench time: ${(Math.round((performance.now() - started) / 100) / 10).toFixed(1)} s`)
