@@ -7,7 +7,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net'
 import { parseArgs } from 'node:util'
 import { consoleResponse, isConsolePath } from '../emulator/console/serve.js'
-import { createEmulator, DroppedConnection, type EmulatorOptions, parseApiKeys } from '../emulator/index.js'
+import { createEmulator, DroppedConnection, type EmulatorOptions, type EmulatorRequest, parseApiKeys } from '../emulator/index.js'
 import { GroupCommit, writeAtomically } from '../emulator/state-file.js'
 
 function intEnv(name: string): number | undefined {
@@ -73,29 +73,46 @@ async function readBody(req: IncomingMessage): Promise<Buffer> {
   return Buffer.concat(chunks)
 }
 
+const utf8 = new TextDecoder()
+
+/** A header as fetch's `Headers.get` gives it: repeated values joined with ', ', null when absent. */
+function header(req: IncomingMessage, name: string): string | null {
+  const value = req.headers[name.toLowerCase()]
+  if (value === undefined) return null
+  return Array.isArray(value) ? value.join(', ') : value
+}
+
 async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
   const method = req.method ?? 'GET'
-  const headers = new Headers()
-  for (const [name, value] of Object.entries(req.headers)) {
-    if (value === undefined) continue
-    for (const item of Array.isArray(value) ? value : [value]) headers.append(name, item)
-  }
-  const body = method === 'GET' || method === 'HEAD' ? undefined : await readBody(req)
+  // Decoded as fetch's `Request.text()` decodes: UTF-8, a leading byte order mark dropped.
+  const body = method === 'GET' || method === 'HEAD' ? '' : utf8.decode(await readBody(req))
   // A client that gives up closes the connection: the request's signal ends a hanging fault rule. Only
   // then: an abort builds an error with its stack, a cost every answered request would pay for nothing.
   const gone = new AbortController()
   res.on('close', () => {
     if (!res.writableFinished) gone.abort()
   })
-  const request = new Request(`http://127.0.0.1${req.url ?? '/'}`, { method, headers, body, signal: gone.signal })
+  const request: EmulatorRequest = {
+    method,
+    url: `http://127.0.0.1${req.url ?? '/'}`,
+    headers: { get: (name) => header(req, name) },
+    signal: gone.signal,
+    text: async () => body,
+  }
   const { pathname } = new URL(request.url)
   try {
-    // The web console's files are no part of the emulator's state: served, never persisted.
-    const response = isConsolePath(pathname) ? await consoleResponse(method, pathname) : await emulator.fetch(request)
-    if (method !== 'GET' && !isConsolePath(pathname)) await persist()
-    const payload = Buffer.from(await response.arrayBuffer())
-    res.writeHead(response.status, Object.fromEntries(response.headers))
-    res.end(payload)
+    if (isConsolePath(pathname)) {
+      // The web console's files are no part of the emulator's state: served, never persisted.
+      const response = await consoleResponse(method, pathname)
+      const payload = Buffer.from(await response.arrayBuffer())
+      res.writeHead(response.status, Object.fromEntries(response.headers))
+      res.end(payload)
+      return
+    }
+    const answer = await emulator.answer(request)
+    if (method !== 'GET') await persist()
+    res.writeHead(answer.status, answer.headers)
+    res.end(answer.body)
   } catch (error) {
     if (method !== 'GET') await persist()
     if (error instanceof DroppedConnection) {

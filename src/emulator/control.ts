@@ -8,7 +8,17 @@ import { payInvoice } from './billing.js'
 import { formatDateTime } from './clock.js'
 import { CustomerStore } from './customer-store.js'
 import { customerFilter, customerList, defaultCustomer, keysFromPatch, knownCustomer } from './customers.js'
-import { conflict, errorBody, HttpError, type Issue, jsonResponse, notFound, successBody } from './envelope.js'
+import {
+  type Answer,
+  conflict,
+  type EmulatorRequest,
+  errorBody,
+  HttpError,
+  type Issue,
+  jsonAnswer,
+  notFound,
+  successBody,
+} from './envelope.js'
 import { addFault, installProfile, PROFILES } from './faults.js'
 import { deepMerge, isObject, type Json, type JsonObject } from './json.js'
 import { type Account, type Config, type Invoice, invoiceView, type State, STATUSES, type Status } from './model.js'
@@ -435,19 +445,19 @@ const controlRouter = new Router<ControlRoute>(routes)
 /** Answers one request under /_emulator; `reset` is the emulator's own (the same as its `reset()`). */
 export async function handleControl(
   store: Store,
-  request: Request,
+  request: EmulatorRequest,
   url: URL,
   reset: () => void,
   random: Random,
   api: Registry,
-): Promise<Response> {
+): Promise<Answer> {
   store.tick()
   const method = request.method.toUpperCase()
   const path = url.pathname.slice('/_emulator'.length) || '/'
   const match = controlRouter.match(method, path)
-  if (match.kind === 'none') return jsonResponse(404, errorBody(404, 'Not Found'))
+  if (match.kind === 'none') return jsonAnswer(404, errorBody(404, 'Not Found'))
   if (match.kind === 'method') {
-    return jsonResponse(405, errorBody(405, 'Method Not Allowed'), { allow: match.allowed.join(', ') })
+    return jsonAnswer(405, errorBody(405, 'Method Not Allowed'), { allow: match.allowed.join(', ') })
   }
   const ctx: ControlContext = {
     store,
@@ -459,10 +469,10 @@ export async function handleControl(
     api,
   }
   try {
-    return jsonResponse(200, successBody(match.route.handler(ctx)))
+    return jsonAnswer(200, successBody(match.route.handler(ctx)))
   } catch (error) {
-    if (error instanceof HttpError) return jsonResponse(error.status, errorBody(error.status, error.detail), error.headers)
+    if (error instanceof HttpError) return jsonAnswer(error.status, errorBody(error.status, error.detail), error.headers)
     const message = error instanceof Error ? error.message : String(error)
-    return jsonResponse(500, errorBody(500, `emulator failure: ${message}`))
+    return jsonAnswer(500, errorBody(500, `emulator failure: ${message}`))
   }
 }

@@ -33,11 +33,33 @@ export function errorBody(status: number, detail: string | Issue[]): Json {
   return { success: false, code: status, detail: items }
 }
 
-export function jsonResponse(status: number, body: Json, headers: Record<string, string> = {}): Response {
-  return new Response(JSON.stringify(body), {
-    status,
-    headers: { 'content-type': 'application/json', ...headers },
-  })
+/**
+ * What the emulator reads of a request: a fetch `Request` is one, and the HTTP launcher passes a lighter
+ * object of its own (building a `Request` and a `Response` was a quarter of the emulator's CPU per call).
+ */
+export interface EmulatorRequest {
+  readonly method: string
+  /** The absolute URL. */
+  readonly url: string
+  readonly headers: { get(name: string): string | null }
+  /** Aborted when the client gives up (a hanging fault rule waits for it). */
+  readonly signal: AbortSignal
+  text(): Promise<string>
+}
+
+/** An answer before it becomes a `Response` (the in-process fetch) or an HTTP response (the launcher). */
+export interface Answer {
+  status: number
+  body: string
+  headers: Record<string, string>
+}
+
+export function jsonAnswer(status: number, body: Json, headers: Record<string, string> = {}): Answer {
+  return { status, body: JSON.stringify(body), headers: { 'content-type': 'application/json', ...headers } }
+}
+
+export function toResponse(answer: Answer): Response {
+  return new Response(answer.body, { status: answer.status, headers: answer.headers })
 }
 
 /** Thrown by the in-process fetch for `drop_after`: a lost connection looks like a network failure. */

@@ -6,7 +6,7 @@
 import { type ClockMode, Clock, realTimer, type Timer } from './clock.js'
 import { handleControl } from './control.js'
 import { type ApiKeySpec, DEFAULT_API_KEY, parseKeySpec, startKeys } from './customers.js'
-import { errorBody, jsonResponse } from './envelope.js'
+import { type Answer, type EmulatorRequest, errorBody, jsonAnswer, toResponse } from './envelope.js'
 import { registry } from './families/index.js'
 import { installProfile, PROFILES } from './faults.js'
 import type { Config } from './model.js'
@@ -16,7 +16,7 @@ import type { SnapshotKeeper } from './snapshots.js'
 import { Store } from './store.js'
 
 export { type ApiKeySpec, DEFAULT_API_KEY, maskKey, parseApiKeys } from './customers.js'
-export { DroppedConnection } from './envelope.js'
+export { type Answer, DroppedConnection, type EmulatorRequest } from './envelope.js'
 export type { ApiKey, Config } from './model.js'
 export type { SnapshotFile, SnapshotKeeper } from './snapshots.js'
 
@@ -54,6 +54,8 @@ export interface EmulatorOptions {
 
 export interface Emulator {
   fetch(request: Request): Promise<Response>
+  /** The same as `fetch`, for a request as the emulator reads it, with the answer as a plain value. */
+  answer(request: EmulatorRequest): Promise<Answer>
   /** A JSON-serialisable copy of the whole state (accounts, keypairs, orders, sequences, ...). */
   snapshot(): unknown
   /** The same snapshot as JSON text, as a state file keeps it (no copy of the state is made). */
@@ -108,16 +110,18 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
     if (profile !== undefined) installProfile(store, profile)
   }
   if (profile !== undefined) installProfile(store, profile)
+  async function answer(request: EmulatorRequest): Promise<Answer> {
+    const url = new URL(request.url)
+    if (url.pathname === '/_emulator' || url.pathname.startsWith('/_emulator/'))
+      return handleControl(store, request, url, reset, random, registry)
+    if (url.pathname === '/v1' || url.pathname.startsWith('/v1/')) return pipeline.handle(request, url)
+    return jsonAnswer(404, errorBody(404, 'Not Found'))
+  }
 
   return {
     apiKey: initial.api_keys.find((k) => k.scope === 'rw')?.key ?? DEFAULT_API_KEY,
-    async fetch(request) {
-      const url = new URL(request.url)
-      if (url.pathname === '/_emulator' || url.pathname.startsWith('/_emulator/'))
-        return handleControl(store, request, url, reset, random, registry)
-      if (url.pathname === '/v1' || url.pathname.startsWith('/v1/')) return pipeline.handle(request, url)
-      return jsonResponse(404, errorBody(404, 'Not Found'))
-    },
+    answer,
+    fetch: async (request) => toResponse(await answer(request)),
     snapshot: () => store.snapshot(),
     snapshotText: () => store.snapshotText(),
     restore: (saved) => store.restore(saved),

@@ -11,6 +11,8 @@ import { createInterface } from 'node:readline'
 import { after, describe, test } from 'node:test'
 import { fileURLToPath } from 'node:url'
 import { VM_BODY } from '../../test/support/emulator-client.js'
+import { createEmulator } from './index.js'
+import { generateEd25519 } from './openssh.js'
 
 const BIN = fileURLToPath(new URL('../bin/emulator.js', import.meta.url))
 const dir = mkdtempSync(join(tmpdir(), 'emulator-launcher-'))
@@ -130,6 +132,45 @@ describe('HTTP launcher', () => {
       assert.deepEqual(keys.map((k) => k.name).sort(), names.slice(1).sort())
     } finally {
       assert.equal(await stop(second.child), 0)
+    }
+  })
+
+  test('answers as the in-process emulator answers: status, headers and body, errors and a byte order mark included', async () => {
+    const { publicKey } = generateEd25519('parity')
+    const inProcess = createEmulator({ clock: 'manual', apiKeys: ['main-key', 'reader:ro'] })
+    const launched = await launch(join(dir, 'parity.json'))
+    const root = launched.base.replace(/\/v1$/, '')
+    const calls: [method: string, path: string, body?: string, headers?: Record<string, string>][] = [
+      ['POST', '/v1/lites/keypairs/import', JSON.stringify({ name: 'a', public_key: publicKey })],
+      ['POST', '/v1/lites/keypairs/import', JSON.stringify({ name: 'a', public_key: publicKey })],
+      ['POST', '/v1/lites/keypairs/import', `\uFEFF${JSON.stringify({ name: 'b', public_key: publicKey })}`],
+      ['POST', '/v1/lites/keypairs/import', 'not json'],
+      ['POST', '/v1/lites/keypairs/import', JSON.stringify({ name: 'c', public_key: publicKey }), { 'x-token': 'reader' }],
+      ['POST', '/v1/lites/keypairs/import', JSON.stringify({ name: 'd', public_key: publicKey }), { 'idempotency-key': 'parity-1' }],
+      ['GET', '/v1/lites/keypairs/?extra=1'],
+      ['PUT', '/v1/lites/keypairs/', '{}'],
+      ['DELETE', '/v1/lites/keypairs/1'],
+      ['DELETE', '/v1/lites/keypairs/1'],
+      ['GET', '/v1/nowhere'],
+      ['GET', '/_emulator/orders'],
+    ]
+    const seen = (answer: Response) =>
+      answer.text().then((body) => ({
+        status: answer.status,
+        headers: Object.fromEntries(
+          ['content-type', 'x-request-id', 'allow', 'idempotency-key'].map((name) => [name, answer.headers.get(name)]),
+        ),
+        body,
+      }))
+    try {
+      for (const [method, path, body, headers] of calls) {
+        const init = { method, headers: { 'x-token': 'main-key', 'content-type': 'application/json', ...headers }, body }
+        const overHttp = await seen(await fetch(`${root}${path}`, init))
+        const direct = await seen(await inProcess.fetch(new Request(`http://127.0.0.1${path}`, init)))
+        assert.deepEqual(overHttp, direct, `${method} ${path}`)
+      }
+    } finally {
+      assert.equal(await stop(launched.child), 0)
     }
   })
 

@@ -5,7 +5,7 @@
 import { formatDateTime, type Timer } from './clock.js'
 import { CustomerStore } from './customer-store.js'
 import { keyFor, maskKey } from './customers.js'
-import { DroppedConnection, errorBody, HttpError, successBody } from './envelope.js'
+import { type Answer, DroppedConnection, type EmulatorRequest, errorBody, HttpError, successBody } from './envelope.js'
 import { delayOf, faultHeaders, takeFault } from './faults.js'
 import { claimKey, settle } from './idempotency.js'
 import { isObject, type Json, type JsonObject } from './json.js'
@@ -19,15 +19,9 @@ import { BodyReader, idempotencyKeyIssue, type ParsedBody, parseBody } from './v
 /** Awaited after an order's Idempotency-Key is claimed and before its effect (EmulatorOptions.beforeEffect). */
 export type BeforeEffect = (request: { method: string; path: string; idempotencyKey: string }) => Promise<void> | void
 
-interface Answer {
-  status: number
-  body: string
-  headers: Record<string, string>
-}
-
 /** One request on its way through the pipeline. */
 interface Call {
-  readonly request: Request
+  readonly request: EmulatorRequest
   readonly url: URL
   readonly method: string
   /** The path under /v1. */
@@ -52,7 +46,7 @@ function faultAnswer(fault: Fault): Answer {
  * A hang: no answer until the client gives up (the request's signal aborts: the launcher aborts it when the
  * connection closes), and then none either, as a dropped connection. A request that cannot abort hangs forever.
  */
-async function hang(request: Request): Promise<never> {
+async function hang(request: EmulatorRequest): Promise<never> {
   const signal = request.signal
   if (!signal.aborted) await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }))
   throw new DroppedConnection()
@@ -80,7 +74,7 @@ export class ApiPipeline {
   ) {}
 
   /** Answers one request under /v1, and logs it (step 10) whatever happens. */
-  async handle(request: Request, url: URL): Promise<Response> {
+  async handle(request: EmulatorRequest, url: URL): Promise<Answer> {
     const store = this.store
     const arrived = this.timer.now()
     const seq = store.next('request')
@@ -122,7 +116,7 @@ export class ApiPipeline {
     if (rawKey !== null && idempotencyKeyIssue(rawKey) === null && !store.config.quirks.ignore_idempotency_keys) {
       headers['idempotency-key'] = rawKey
     }
-    return new Response(answer.body, { status: answer.status, headers: { 'content-type': 'application/json', ...headers } })
+    return { status: answer.status, body: answer.body, headers: { 'content-type': 'application/json', ...headers } }
   }
 
   /** Steps 1 to 9; the caller logs (step 10). */
