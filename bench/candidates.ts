@@ -20,7 +20,7 @@ import {
   packageBytes,
   packedMirror,
   peerSubject,
-  rssSampler,
+  processSampler,
   type Subject,
   terraformEnv,
 } from './launched.js'
@@ -291,7 +291,7 @@ export async function candidates(inputs: CandidateInputs): Promise<void> {
   }
   const rss = new Map<Candidate, number>()
   for (const c of live()) {
-    const sampler = rssSampler()
+    const sampler = processSampler()
     try {
       await timed(terraform, ['plan', ...FLAGS, '-var=run=rss'], {
         cwd: c.dir!,
@@ -301,7 +301,7 @@ export async function candidates(inputs: CandidateInputs): Promise<void> {
     } catch (error) {
       fail(c, error)
     } finally {
-      rss.set(c, Math.max(0, ...sampler.stop()))
+      rss.set(c, Math.max(0, ...sampler.stop().peaks))
     }
   }
 

@@ -175,20 +175,27 @@ export function timeH1(dir: string): { ms: number; hash: string } {
 
 const SAMPLE_MS = 20
 
-function parentsByPid(): Map<number, number> {
-  const parents = new Map<number, number>()
+interface ProcStat {
+  ppid: number
+  /** User and system CPU time so far, ms. */
+  cpuMs: number
+}
+
+/** Every process's parent and CPU time, from /proc/<pid>/stat. */
+function procStats(): Map<number, ProcStat> {
+  const stats = new Map<number, ProcStat>()
   for (const name of readdirSync('/proc')) {
     if (!/^\d+$/.test(name)) continue
     try {
       const stat = readFileSync(`/proc/${name}/stat`, 'utf8')
       // pid (comm) state ppid …; comm may hold spaces and parentheses, so read after the last ')'.
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1])
-      parents.set(Number(name), ppid)
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+      stats.set(Number(name), { ppid: Number(fields[1]), cpuMs: ((Number(fields[11]) + Number(fields[12])) * 1000) / clockTicks() })
     } catch {
       // the process ended between readdir and read
     }
   }
-  return parents
+  return stats
 }
 
 function highWaterKiB(pid: number): number | undefined {
@@ -200,23 +207,40 @@ function highWaterKiB(pid: number): number | undefined {
   }
 }
 
-export interface RssSampler {
-  /** Set once the Terraform command is spawned. */
-  watch(pid: number): void
-  /** Stops sampling; the peak VmHWM of each provider process seen, in bytes. */
-  stop(): number[]
+export interface Sampled {
+  /** The peak VmHWM of each provider process seen, in bytes. */
+  peaks: number[]
+  /** The CPU time of the provider processes (Terraform's descendants), ms: each as last sampled before it ended. */
+  providerCpuMs: number
+  /** Terraform's own CPU time, ms, as last sampled. */
+  terraformCpuMs: number
 }
 
-export function rssSampler(): RssSampler {
+export interface ProcessSampler {
+  /** Set once the Terraform command is spawned. */
+  watch(pid: number): void
+  /** Stops sampling. */
+  stop(): Sampled
+}
+
+/**
+ * Samples a Terraform command's process tree every 20 ms: each provider launch's peak RSS and CPU time, and
+ * Terraform's own CPU time. A process's last 20 ms before it ends are not seen (a few launches a command).
+ */
+export function processSampler(): ProcessSampler {
   let root: number | undefined
   const peaks = new Map<number, number>()
+  const cpu = new Map<number, number>()
+  let terraformCpuMs = 0
   const tick = () => {
     if (root === undefined || !existsProc(root)) return
-    const parents = parentsByPid()
-    for (const pid of parents.keys()) {
-      let up = parents.get(pid)
-      while (up !== undefined && up > 1 && up !== root) up = parents.get(up)
+    const stats = procStats()
+    terraformCpuMs = stats.get(root)?.cpuMs ?? terraformCpuMs
+    for (const [pid, stat] of stats) {
+      let up: number | undefined = stat.ppid
+      while (up !== undefined && up > 1 && up !== root) up = stats.get(up)?.ppid
       if (up !== root || pid === root) continue
+      cpu.set(pid, stat.cpuMs)
       const kib = highWaterKiB(pid)
       if (kib !== undefined) peaks.set(pid, Math.max(peaks.get(pid) ?? 0, kib))
     }
@@ -228,7 +252,11 @@ export function rssSampler(): RssSampler {
     },
     stop() {
       clearInterval(timer)
-      return [...peaks.values()].map((kib) => kib * 1024)
+      return {
+        peaks: [...peaks.values()].map((kib) => kib * 1024),
+        providerCpuMs: [...cpu.values()].reduce((sum, ms) => sum + ms, 0),
+        terraformCpuMs,
+      }
     },
   }
 }
@@ -244,9 +272,8 @@ function existsProc(pid: number): boolean {
 
 // ---------------------------------------------------------------------------------------------
 // The emulator over HTTP on loopback, with no provisioning delay (its faults are off unless asked for).
-// Its request log keeps every request and response and only grows (hundreds of MB after a few refreshes
-// of 500 keypairs, each listing all of them), which slows it down as a run goes on; so each timed cycle
-// gets a fresh one, and every subject meets the same empty service.
+// Its request log keeps every request and only grows, and its objects would pile up between subjects; so
+// each timed cycle gets a fresh one, and every subject meets the same empty service.
 
 let ticksPerSecond: number | undefined
 /** The kernel's clock ticks per second, in which /proc reports CPU time. */

@@ -442,7 +442,7 @@ async function main(): Promise<void> {
     await terraformTimes(t.terraform, { ours, peer, peerKeypair, reattached }, emulator)
   })
   await section('rss', async () => {
-    await peakRss(t.terraform, [ours, peer], emulator)
+    await peakRss(t.terraform, [ours, peerKeypair, peer], emulator)
   })
   await section('package', () => packageHash(t.terraform, [ours, peer], emulator.url))
   await section('trace', () => planTrace(t.terraform, [ours, peer], emulator))

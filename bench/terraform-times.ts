@@ -16,7 +16,7 @@ import {
   initialised,
   installedPackage,
   packageBytes,
-  rssSampler,
+  processSampler,
   type Subject,
   terraformData,
   terraformEnv,
@@ -269,9 +269,14 @@ async function remoteTimes(
 }
 
 // ---------------------------------------------------------------------------------------------
-// Peak RSS of the provider processes during a plan and an apply of 500, ours and the peer interleaved,
-// in runs of their own (sampling /proc every 20 ms costs CPU the timed runs should not pay).
+// Peak RSS and CPU time by process during a plan, an apply, a no-op plan and a destroy of 500, the
+// subjects interleaved, in runs of their own (sampling /proc every 20 ms costs CPU the timed runs should
+// not pay). The CPU split shows what each provider itself costs, apart from Terraform and the emulator,
+// which share the machine's cores with it in the timed runs.
 
+const SAMPLED = ['plan', 'apply', 'no-op plan', 'destroy'] as const satisfies readonly Step[]
+
+/** `subjects`: ours first, the Go peer last (the RSS target's denominator); any others between. */
 export async function peakRss(
   terraform: string,
   subjects: readonly Subject[],
@@ -279,44 +284,84 @@ export async function peakRss(
   count = 500,
 ): Promise<Map<string, number>> {
   const dirs = await Promise.all(subjects.map((s) => initialised(terraform, s, count, emulator.url)))
-  const peaks = subjects.map(() => ({ plan: [] as number[], apply: [] as number[], processes: [] as number[] }))
+  const empty = () => Object.fromEntries(SAMPLED.map((step) => [step, [] as number[]])) as Record<Step, number[]>
+  const figures = subjects.map(() => ({
+    peak: empty(),
+    provider: empty(),
+    terraform: empty(),
+    service: empty(),
+    processes: [] as number[],
+  }))
   for (let rep = 1; rep <= RSS_REPS; rep++) {
     for (let i = 0; i < subjects.length; i++) {
       const index = (i + rep) % subjects.length
       const subject = subjects[index]!
       const options = { cwd: dirs[index]!, env: terraformEnv(subject, await emulator.fresh()) }
       const vars = [`-var=run=rss${rep}`]
-      for (const step of ['plan', 'apply'] as const) {
-        const sampler = rssSampler()
-        const args = step === 'plan' ? ['plan', ...FLAGS, ...vars] : ['apply', ...FLAGS, '-auto-approve', ...vars]
+      const args: Record<Step, string[]> = {
+        plan: ['plan', ...FLAGS, ...vars],
+        apply: ['apply', ...FLAGS, '-auto-approve', ...vars],
+        'no-op plan': ['plan', ...FLAGS, ...vars],
+        destroy: ['destroy', ...FLAGS, '-auto-approve', ...vars],
+      }
+      const got = figures[index]!
+      for (const step of SAMPLED) {
+        const sampler = processSampler()
+        const service = emulator.cpuMs()
         try {
-          await timed(terraform, args, { ...options, onSpawn: (pid) => sampler.watch(pid) })
+          await timed(terraform, args[step], { ...options, onSpawn: (pid) => sampler.watch(pid) })
         } finally {
           const seen = sampler.stop()
-          peaks[index]![step].push(Math.max(0, ...seen))
-          if (step === 'plan') peaks[index]!.processes.push(seen.length)
+          got.peak[step].push(Math.max(0, ...seen.peaks))
+          got.provider[step].push(seen.providerCpuMs)
+          got.terraform[step].push(seen.terraformCpuMs)
+          got.service[step].push(emulator.cpuMs() - service)
+          if (step === 'plan') got.processes.push(seen.peaks.length)
         }
       }
-      await timed(terraform, ['destroy', ...FLAGS, '-auto-approve', ...vars], options)
       for (const file of ['terraform.tfstate', 'terraform.tfstate.backup']) rmSync(join(dirs[index]!, file), { force: true })
     }
   }
-  const planPeaks = new Map(subjects.map((s, i) => [s.label, median(peaks[i]!.plan)]))
+  const planPeaks = new Map(subjects.map((s, i) => [s.label, median(figures[i]!.peak.plan)]))
   const peerPlan = planPeaks.get(subjects[subjects.length - 1]!.label)!
   printTable(
     `4. Peak RSS of the provider processes (VmHWM, the largest of a command's launches, sampled every 20 ms), ${count} resources: median of ${RSS_REPS}`,
     ['subject', 'plan', 'apply', 'launches per plan', 'plan ÷ Go peer (target ≤ 2×)'],
     subjects.map((s, i) => {
-      const plan = median(peaks[i]!.plan)
+      const plan = median(figures[i]!.peak.plan)
       const last = i === subjects.length - 1
       return [
         s.label,
         mib(plan),
-        mib(median(peaks[i]!.apply)),
-        `${median(peaks[i]!.processes)}`,
+        mib(median(figures[i]!.peak.apply)),
+        `${median(figures[i]!.processes)}`,
         last ? '' : `${ratio(plan, peerPlan)} (${verdict(plan / peerPlan, 2)})`,
       ]
     }),
+  )
+  const cell = (i: number, step: Step) => {
+    const f = figures[i]!
+    return `${ms(median(f.terraform[step]))} / ${ms(median(f.provider[step]))} / ${ms(median(f.service[step]))}`
+  }
+  const providerRatio = (a: number, b: number, step: Step) => ratio(median(figures[a]!.provider[step]), median(figures[b]!.provider[step]))
+  const last = subjects.length - 1
+  printTable(
+    `CPU time by process, ${count} resources, ms: Terraform / the provider's launches / the emulator (median of ${RSS_REPS}; each process as last sampled, every 20 ms)`,
+    ['subject', ...SAMPLED],
+    [
+      ...subjects.map((s, i) => [s.label, ...SAMPLED.map((step) => cell(i, step))]),
+      ...subjects
+        .slice(1)
+        .map((s, j) => [`the provider's launches: ours ÷ ${s.label}`, ...SAMPLED.map((step) => providerRatio(0, j + 1, step))]),
+      ...(last > 1
+        ? [
+            [
+              `Terraform's: ${subjects[1]!.label} ÷ ${subjects[last]!.label}`,
+              ...SAMPLED.map((step) => ratio(median(figures[1]!.terraform[step]), median(figures[last]!.terraform[step]))),
+            ],
+          ]
+        : []),
+    ],
   )
   return planPeaks
 }
