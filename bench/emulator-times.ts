@@ -81,7 +81,7 @@ export async function emulatorTimes(emulator: Emulator): Promise<void> {
   const at = (mode: string, count: number, step: string) => figures.get(key(mode, count, step))!
   const perRequestUs = (f: Figure, count: number) => `${Math.round((f.cpuMs * 1000) / count)}`
   printTable(
-    `The emulator alone: N keypairs created, then deleted, by ${CLIENTS} clients at once; wall and the emulator's CPU (ms), its CPU per request (µs)`,
+    `10. The emulator alone: N keypairs created, then deleted, by ${CLIENTS} clients at once; wall and the emulator's CPU (ms), its CPU per request (µs)`,
     ['mode, N', ...STEPS.flatMap((step) => [`${step} wall`, `${step} CPU`, `${step} CPU/request`])],
     MODES.flatMap((mode) =>
       COUNTS.map((count) => [
