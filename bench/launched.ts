@@ -181,16 +181,21 @@ interface ProcStat {
   cpuMs: number
 }
 
-/** Every process's parent and CPU time, from /proc/<pid>/stat. */
+/** A process's parent and CPU time, from /proc/<pid>/stat; throws when the process is gone. */
+function procStat(pid: number): ProcStat {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+  // pid (comm) state ppid …; comm may hold spaces and parentheses, so read after the last ')'.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+  return { ppid: Number(fields[1]), cpuMs: ((Number(fields[11]) + Number(fields[12])) * 1000) / clockTicks() }
+}
+
+/** Every process's parent and CPU time. */
 function procStats(): Map<number, ProcStat> {
   const stats = new Map<number, ProcStat>()
   for (const name of readdirSync('/proc')) {
     if (!/^\d+$/.test(name)) continue
     try {
-      const stat = readFileSync(`/proc/${name}/stat`, 'utf8')
-      // pid (comm) state ppid …; comm may hold spaces and parentheses, so read after the last ')'.
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-      stats.set(Number(name), { ppid: Number(fields[1]), cpuMs: ((Number(fields[11]) + Number(fields[12])) * 1000) / clockTicks() })
+      stats.set(Number(name), procStat(Number(name)))
     } catch {
       // the process ended between readdir and read
     }
@@ -298,9 +303,7 @@ export class Emulator {
   cpuMs(): number {
     const pid = this.#child?.pid
     if (pid === undefined) return 0
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / clockTicks()
+    return procStat(pid).cpuMs
   }
 
   /**

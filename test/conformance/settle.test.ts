@@ -54,6 +54,10 @@ test('every type whose create or change places an order settles, and no other', 
     const { lifecycle } = fixture
     const placed = [lifecycle.orders, ...lifecycle.inPlace.map((change) => change.orders)]
     const orders = placed.some((kinds) => Object.keys(kinds).length > 0)
-    assert.equal(ordersAccounts(definitionNamed(fixture.name)), orders, `${fixture.name}: places orders, so ordersAccounts must say so`)
+    assert.equal(
+      ordersAccounts(definitionNamed(fixture.name)),
+      orders,
+      `${fixture.name}: places orders: ${orders}; ordersAccounts must say the same`,
+    )
   }
 })
