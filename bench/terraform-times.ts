@@ -27,7 +27,7 @@ import { type LaunchPhases, type PlanTrace, parsePlanTrace } from './terraform-t
 
 const TF_REPS = positiveInt('BENCH_TF_REPS', 5)
 const TF_REPS_LARGE = positiveInt('BENCH_TF_REPS_500', 3)
-const TF_REPS_HUGE = positiveInt('BENCH_TF_REPS_2000', 1)
+const TF_REPS_HUGE = positiveInt('BENCH_TF_REPS_2000', 3)
 const REMOTE_REPS = positiveInt('BENCH_REMOTE_REPS', 1)
 const RSS_REPS = positiveInt('BENCH_RSS_REPS', 2)
 const HASH_RUNS = positiveInt('BENCH_HASH_RUNS', 10)
