@@ -1,7 +1,8 @@
 // The emulator at scale, without Terraform: N keypairs created, then deleted, by ten clients at once (as
 // Terraform's default parallelism sends them), in memory and with a state file (--state-file). In memory,
 // a request's CPU does not grow with N. With a state file it does, more slowly: each write holds the whole
-// state and its request log, and the changes that finish together share one write (src/emulator/state-file.ts).
+// state (the request log is appended to a file of its own), and the changes that finish together share one
+// write (src/emulator/state-file.ts).
 import { rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'

@@ -1,6 +1,6 @@
 // The emulator over HTTP on 127.0.0.1, for end-to-end tests and demos (the emulator's start-up options).
-// Here: options from env and flags, the node:http bridge, persistence of the state file and the named
-// snapshots beside it, the web console's files at `/` (src/emulator/console/serve.ts), clean shutdown.
+// Here: options from env and flags, the node:http bridge, persistence of the state file, and of its request
+// log and the named snapshots beside it, the web console's files at `/` (src/emulator/console/serve.ts), clean shutdown.
 // Must not: hold any API behaviour; everything the API does lives in src/emulator.
 import { existsSync, readFileSync } from 'node:fs'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net'
 import { parseArgs } from 'node:util'
 import { consoleResponse, isConsolePath } from '../emulator/console/serve.js'
 import { createEmulator, DroppedConnection, type EmulatorOptions, type EmulatorRequest, parseApiKeys } from '../emulator/index.js'
-import { GroupCommit, writeAtomically } from '../emulator/state-file.js'
+import { GroupCommit, StateFile, writeAtomically } from '../emulator/state-file.js'
 
 function intEnv(name: string): number | undefined {
   const raw = process.env[name]
@@ -58,11 +58,18 @@ if (snapshotsFile) {
   options.keepSnapshots = (file) => writeAtomically(snapshotsFile, JSON.stringify(file))
 }
 
+// The state file keeps the request log in a file of its own beside it, appended to as requests come.
+const saved = stateFile ? new StateFile(stateFile) : undefined
+if (saved) options.logged = saved.logged
 const emulator = createEmulator(options)
-if (stateFile && existsSync(stateFile)) emulator.restore(JSON.parse(readFileSync(stateFile, 'utf8')))
+if (saved) {
+  const state = saved.load()
+  if (state !== undefined) emulator.restore(state)
+  saved.started(emulator)
+}
 
 // Every change is in the state file before its answer leaves; changes that finish together share a write.
-const stateWrites = stateFile ? new GroupCommit(() => writeAtomically(stateFile, emulator.snapshotText())) : undefined
+const stateWrites = saved ? new GroupCommit(() => saved.write(emulator)) : undefined
 async function persist(): Promise<void> {
   await stateWrites?.commit()
 }
@@ -136,8 +143,14 @@ server.listen(port, '127.0.0.1', () => {
 })
 
 function shutdown(): void {
-  // A change whose write is still to come is kept, though its answer will never leave.
+  // A change whose write is still to come is kept, though its answer will never leave; so are the log
+  // entries of the reads since the last change.
   stateWrites?.flush()
+  try {
+    saved?.writeLog(emulator)
+  } catch (error) {
+    process.stderr.write(`the request log's last entries were not written: ${String(error)}\n`)
+  }
   server.close(() => process.exit(0))
   server.closeAllConnections()
 }

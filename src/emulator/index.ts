@@ -9,7 +9,7 @@ import { type ApiKeySpec, DEFAULT_API_KEY, parseKeySpec, startKeys } from './cus
 import { type Answer, type EmulatorRequest, errorBody, jsonAnswer, toResponse } from './envelope.js'
 import { registry } from './families/index.js'
 import { installProfile, PROFILES } from './faults.js'
-import type { Config } from './model.js'
+import type { Config, LogEntry } from './model.js'
 import { ApiPipeline, type BeforeEffect } from './pipeline.js'
 import { isSeed, Random } from './random.js'
 import type { SnapshotKeeper } from './snapshots.js'
@@ -17,7 +17,7 @@ import { Store } from './store.js'
 
 export { type ApiKeySpec, DEFAULT_API_KEY, maskKey, parseApiKeys } from './customers.js'
 export { type Answer, DroppedConnection, type EmulatorRequest } from './envelope.js'
-export type { ApiKey, Config } from './model.js'
+export type { ApiKey, Config, LogEntry } from './model.js'
 export type { SnapshotFile, SnapshotKeeper } from './snapshots.js'
 
 export interface EmulatorOptions {
@@ -50,6 +50,8 @@ export interface EmulatorOptions {
   snapshots?: unknown
   /** Sees the whole shelf of named snapshots before each save or delete is committed, to keep it on disk. */
   keepSnapshots?: SnapshotKeeper
+  /** Sees each request log entry as it is appended, to keep the log on disk as it grows (state-file.ts). */
+  logged?: (entry: LogEntry) => void
 }
 
 export interface Emulator {
@@ -58,8 +60,13 @@ export interface Emulator {
   answer(request: EmulatorRequest): Promise<Answer>
   /** A JSON-serialisable copy of the whole state (accounts, keypairs, orders, sequences, ...). */
   snapshot(): unknown
-  /** The same snapshot as JSON text, as a state file keeps it (no copy of the state is made). */
-  snapshotText(): string
+  /**
+   * The same snapshot as JSON text (no copy of the state is made); `log: false` leaves the request log out,
+   * as a state file keeps it (the log goes to a file of its own).
+   */
+  snapshotText(options?: { log?: boolean }): string
+  /** The request log as it stands: the same list until a reset, a restore or a clear of the log replaces it. */
+  requestLog(): readonly LogEntry[]
   /** Replaces the state with a snapshot; the clock never moves back. */
   restore(state: unknown): void
   /** Same as POST /_emulator/reset. */
@@ -102,7 +109,7 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
     throw new Error(`unknown profile '${profile}' (known: ${Object.keys(PROFILES).join(', ')})`)
   }
   const random = new Random(seed)
-  const pipeline = new ApiPipeline(store, registry.router, options.beforeEffect, options.timer ?? realTimer, random)
+  const pipeline = new ApiPipeline(store, registry.router, options.beforeEffect, options.timer ?? realTimer, random, options.logged)
   // A reset comes back to the start-up options: the start-up seed's sequence, the start-up profile's rules.
   const reset = () => {
     store.reset()
@@ -123,7 +130,8 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
     answer,
     fetch: async (request) => toResponse(await answer(request)),
     snapshot: () => store.snapshot(),
-    snapshotText: () => store.snapshotText(),
+    snapshotText: (textOptions) => store.snapshotText(textOptions),
+    requestLog: () => store.state.log,
     restore: (saved) => store.restore(saved),
     reset,
     now: () => store.now(),

@@ -122,12 +122,17 @@ describe('HTTP launcher', () => {
     }
     const deleted = await call(first.base, 'DELETE', '/lites/keypairs/1')
     assert.equal(deleted.status, 200)
+    const requests = (base: string) => call(base.replace(/\/v1$/, ''), 'GET', '/_emulator/requests').then((r) => r.body.data)
+    const logged = await requests(first.base)
     const exited = once(first.child, 'exit')
     first.child.kill('SIGKILL')
     await exited
 
     const second = await launch(stateFile)
     try {
+      // The request log, kept beside the state file, is whole again: the 41 changes, in arrival order.
+      assert.equal((logged as unknown as unknown[]).length, 41)
+      assert.deepEqual(await requests(second.base), logged)
       const keys = (await call(second.base, 'GET', '/lites/keypairs/')).body.data as unknown as { name: string }[]
       assert.deepEqual(keys.map((k) => k.name).sort(), names.slice(1).sort())
     } finally {

@@ -71,7 +71,14 @@ export class ApiPipeline {
     private readonly beforeEffect: BeforeEffect | undefined,
     private readonly timer: Timer,
     private readonly random: Random,
+    /** Sees each entry once it is in the request log (the launcher's state file appends it to its log file). */
+    private readonly logged?: (entry: LogEntry) => void,
   ) {}
+
+  #log(entry: LogEntry): void {
+    appendLog(this.store.state, entry)
+    this.logged?.(entry)
+  }
 
   /** Answers one request under /v1, and logs it (step 10) whatever happens. */
   async handle(request: EmulatorRequest, url: URL): Promise<Answer> {
@@ -106,12 +113,12 @@ export class ApiPipeline {
       answer = await this.process({ request, url, method, path, text, body, entry })
     } catch (error) {
       entry.latency_ms = Math.round(this.timer.now() - arrived)
-      appendLog(store.state, entry)
+      this.#log(entry)
       throw error
     }
     entry.status = answer.status
     entry.latency_ms = Math.round(this.timer.now() - arrived)
-    appendLog(store.state, entry)
+    this.#log(entry)
     const headers: Record<string, string> = { ...answer.headers, 'x-request-id': String(seq) }
     if (rawKey !== null && idempotencyKeyIssue(rawKey) === null && !store.config.quirks.ignore_idempotency_keys) {
       headers['idempotency-key'] = rawKey

@@ -52,9 +52,14 @@ export class Store implements Ledger {
     return structuredClone(this.#kept())
   }
 
-  /** The snapshot as JSON text, made without a copy of the state (half of a state file's write was the copy). */
-  snapshotText(): string {
-    return JSON.stringify(this.#kept())
+  /**
+   * The snapshot as JSON text, made without a copy of the state (half of a state file's write was the copy).
+   * `log: false` leaves the request log out (an empty list in its place): a state file appends it to a file
+   * of its own, since it grows with every request.
+   */
+  snapshotText(options: { log?: boolean } = {}): string {
+    const kept = this.#kept()
+    return JSON.stringify(options.log === false ? { ...kept, log: [] } : kept)
   }
 
   /** The state as a snapshot keeps it: a shallow view, shared with the live state below its top level. */
