@@ -208,6 +208,12 @@ export async function terraformTimes(terraform: string, subjects: Subjects, emul
     ['subject', ...STEPS],
     [
       ...COUNTS.map((count) => [`${count} × ${ours.label}: the emulator's CPU`, ...STEPS.map((step) => ms(cpu(count, step)))]),
+      ...COUNTS.filter((count) => count >= 500).flatMap((count) =>
+        [peer, peerKeypair].map((than) => [
+          `ours ÷ ${than === peer ? 'Go peer' : 'peer_keypair (Go peer)'}, ${count}, without the emulator's CPU`,
+          ...STEPS.map((step) => ratio(med(ours, count, step) - cpu(count, step), med(than, count, step))),
+        ]),
+      ),
       ...GROWTH.flatMap(([from, to]) =>
         [peer, peerKeypair].map((than) => [
           `ours ÷ ${than === peer ? 'Go peer' : 'peer_keypair (Go peer)'}, per added resource, ${from} → ${to}, without the emulator's CPU`,
