@@ -1,6 +1,7 @@
 // The emulator over HTTP on 127.0.0.1, for end-to-end tests and demos (the emulator's start-up options).
-// Here: options from env and flags, the node:http bridge, persistence of the state file, and of its request
-// log and the named snapshots beside it, the web console's files at `/` (src/emulator/console/serve.ts), clean shutdown.
+// Here: options from env and flags, the node:http bridge, persistence of the state file and, beside it, of
+// its request log and the named snapshots, the web console's files at `/` (src/emulator/console/serve.ts),
+// clean shutdown.
 // Must not: hold any API behaviour; everything the API does lives in src/emulator.
 import { existsSync, readFileSync } from 'node:fs'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
