@@ -203,6 +203,7 @@ export async function terraformTimes(terraform: string, subjects: Subjects, emul
   )
   // The service's share: the Go peer calls no API, ours calls the emulator, which runs on the same machine.
   const cpu = (count: number, step: Step) => median(serviceCpu.get(key(ours, count))?.[step] ?? [])
+  const peerName = (than: Subject) => (than === peer ? 'Go peer' : 'peer_keypair (Go peer)')
   printTable(
     "The service's share: the emulator's CPU time during each command of ours, ms (median; /proc, 10 ms ticks), and the growth left to the provider",
     ['subject', ...STEPS],
@@ -210,13 +211,13 @@ export async function terraformTimes(terraform: string, subjects: Subjects, emul
       ...COUNTS.map((count) => [`${count} × ${ours.label}: the emulator's CPU`, ...STEPS.map((step) => ms(cpu(count, step)))]),
       ...COUNTS.filter((count) => count >= 500).flatMap((count) =>
         [peer, peerKeypair].map((than) => [
-          `ours ÷ ${than === peer ? 'Go peer' : 'peer_keypair (Go peer)'}, ${count}, without the emulator's CPU`,
+          `ours ÷ ${peerName(than)}, ${count}, without the emulator's CPU`,
           ...STEPS.map((step) => ratio(med(ours, count, step) - cpu(count, step), med(than, count, step))),
         ]),
       ),
       ...GROWTH.flatMap(([from, to]) =>
         [peer, peerKeypair].map((than) => [
-          `ours ÷ ${than === peer ? 'Go peer' : 'peer_keypair (Go peer)'}, per added resource, ${from} → ${to}, without the emulator's CPU`,
+          `ours ÷ ${peerName(than)}, per added resource, ${from} → ${to}, without the emulator's CPU`,
           ...STEPS.map((step) => {
             const oursAdded = med(ours, to, step) - cpu(to, step) - (med(ours, from, step) - cpu(from, step))
             return `${(oursAdded / (med(than, to, step) - med(than, from, step))).toFixed(2)}×`

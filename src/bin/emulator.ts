@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net'
 import { parseArgs } from 'node:util'
 import { consoleResponse, isConsolePath } from '../emulator/console/serve.js'
 import { createEmulator, DroppedConnection, type EmulatorOptions, type EmulatorRequest, parseApiKeys } from '../emulator/index.js'
-import { GroupCommit, StateFile, writeAtomically } from '../emulator/state-file.js'
+import { besideStateFile, GroupCommit, StateFile, writeAtomically } from '../emulator/state-file.js'
 
 function intEnv(name: string): number | undefined {
   const raw = process.env[name]
@@ -53,7 +53,7 @@ const port = values.port !== undefined ? Number(values.port) : (intEnv('EMULATOR
 const stateFile = values['state-file']
 
 // Named snapshots live beside the state file: `state.json` keeps them in `state.snapshots.json`.
-const snapshotsFile = stateFile && `${stateFile.replace(/\.json$/, '')}.snapshots.json`
+const snapshotsFile = stateFile && besideStateFile(stateFile, '.snapshots.json')
 if (snapshotsFile) {
   if (existsSync(snapshotsFile)) options.snapshots = JSON.parse(readFileSync(snapshotsFile, 'utf8'))
   options.keepSnapshots = (file) => writeAtomically(snapshotsFile, JSON.stringify(file))

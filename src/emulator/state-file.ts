@@ -6,6 +6,11 @@
 // grows with every request whatever the number of objects, was half of each write at 2,000 keypairs.
 import { appendFileSync, existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
 
+/** A file kept beside the state file, named after it: `state.json` and `.snapshots.json` give `state.snapshots.json`. */
+export function besideStateFile(stateFile: string, suffix: string): string {
+  return `${stateFile.replace(/\.json$/, '')}${suffix}`
+}
+
 /** Temp file then rename: a crash mid-write never leaves a torn state file behind. */
 export function writeAtomically(file: string, text: string): void {
   const temp = `${file}.${process.pid}.tmp`
@@ -84,7 +89,7 @@ export class StateFile {
   #clean = false
 
   constructor(readonly path: string) {
-    this.logPath = `${path.replace(/\.json$/, '')}.requests.jsonl`
+    this.logPath = besideStateFile(path, '.requests.jsonl')
   }
 
   /** Give it to the emulator as `EmulatorOptions.logged`. */
