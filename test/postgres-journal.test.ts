@@ -13,6 +13,7 @@ import { JOURNAL_TABLE, PostgresJournalStore } from '../src/api/orders/journal-p
 import type { JournalOwner } from '../src/api/orders/journal-store.js'
 import { type PostgresServer, startPostgres } from './support/postgres.js'
 import { ok, ORDER, type RecordedRequest, testClient, VM_BODY } from './support/fake-fetch.js'
+import { keepCases } from './support/journal-keep.js'
 
 let server: PostgresServer
 const stores: PostgresJournalStore[] = []
@@ -159,6 +160,25 @@ describe('the order journal in PostgreSQL', { concurrency: 1 }, () => {
     assert.deepEqual(states, ['settled', 'settled'])
     await a.store.close()
     assert.equal(await b.journal.claim(intent), undefined, 'nothing settled is taken over')
+  })
+
+  test('an unresolved create is kept two weeks, anything else two days: listed, and the rest deleted', async () => {
+    // A time of its own, far from the other tests' entries (which a look at Date.now() would expire).
+    const now = Date.now() + 400 * 24 * 3_600_000
+    const cases = keepCases(now)
+    const writer = runner()
+    for (const { entry } of cases) await writer.store.write(entry)
+    const listed = new Set((await runner().store.list(now)).map((e) => e.id))
+    assert.deepEqual(
+      cases.map(({ entry }) => listed.has(entry.id)),
+      cases.map(({ kept }) => kept),
+    )
+    const left = new Set((await rows()).map((r) => r.id))
+    assert.deepEqual(
+      cases.map(({ entry }) => left.has(entry.id)),
+      cases.map(({ kept }) => kept),
+      'the expired rows are deleted',
+    )
   })
 
   test("a session the server ends (a restart, a dropped connection) is made again, with the owner's lock", async () => {

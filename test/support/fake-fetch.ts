@@ -111,6 +111,12 @@ export const VM_BODY = {
   vm_name: 'web',
 }
 
+/** The invoice of an order, paid at `datepaid` (a date and time, UTC), as an account's `last_invoice`. */
+export function paidInvoice(datepaid: string) {
+  const date = datepaid.slice(0, 10)
+  return { id: 1, paid_id: 2, status: 'Paid', date, duedate: date, paybefore: date, datepaid, invoice_type: 'new' }
+}
+
 /** A Lite VM account as the listing returns it, made by an order of VM_BODY but for its name (what a create's reconciling matches on). */
 export function vmAccount(id: string, name: string, created: string, status = 'Pending') {
   return {

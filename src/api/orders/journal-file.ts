@@ -13,11 +13,11 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, s
 import { join } from 'node:path'
 import {
   type Completeness,
-  JOURNAL_KEEP_MS,
   type JournalEntry,
   type JournalFilter,
   type JournalOwner,
   type JournalStore,
+  kept,
   matches,
   processAlive,
 } from './journal-store.js'
@@ -109,7 +109,7 @@ export class FileJournalStore implements JournalStore {
   async list(now: number, filter?: JournalFilter, completeness: Completeness = 'complete'): Promise<JournalEntry[]> {
     const out: JournalEntry[] = []
     for (const entry of this.current(now, filter, completeness)) {
-      if (now - entry.sentAt <= JOURNAL_KEEP_MS && matches(entry, filter)) out.push(structuredClone(entry))
+      if (kept(entry, now) && matches(entry, filter)) out.push(structuredClone(entry))
     }
     return out
   }
@@ -176,7 +176,7 @@ export class FileJournalStore implements JournalStore {
     const file = join(this.directory, name)
     try {
       const entry = this.entryOf(name, file, readAt)
-      if (entry !== undefined && now - entry.sentAt <= JOURNAL_KEEP_MS) return entry
+      if (entry !== undefined && kept(entry, now)) return entry
       if (entry !== undefined) rmSync(file, { force: true })
       this.forget(name)
     } catch {

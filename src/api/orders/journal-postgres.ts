@@ -11,7 +11,14 @@
 // never loads it.
 import { createHash } from 'node:crypto'
 import type { Client } from 'pg'
-import { JOURNAL_KEEP_MS, type JournalEntry, type JournalFilter, type JournalOwner, type JournalStore } from './journal-store.js'
+import {
+  JOURNAL_KEEP_MS,
+  type JournalEntry,
+  type JournalFilter,
+  type JournalOwner,
+  type JournalStore,
+  UNRESOLVED_KEEP_MS,
+} from './journal-store.js'
 
 /** The table, in the schema the connection's search_path names first (`?options=-csearch_path%3Dname` picks another). */
 export const JOURNAL_TABLE = 'provider_order_journal'
@@ -187,13 +194,14 @@ export class PostgresJournalStore implements JournalStore {
   }
 
   async list(now: number, filter?: JournalFilter): Promise<JournalEntry[]> {
-    const since = now - JOURNAL_KEEP_MS
+    // The rule of `kept`, in SQL: an unresolved create is kept UNRESOLVED_KEEP_MS, any other entry JOURNAL_KEEP_MS.
+    const keptRow = `(sent_at >= $1 OR (sent_at >= $2 AND state IN ('sent', 'answered') AND entry @> '{"creates": true}'))`
+    const values: unknown[] = [now - JOURNAL_KEEP_MS, now - UNRESOLVED_KEEP_MS]
     if (!this.expired) {
-      await this.query(`DELETE FROM ${JOURNAL_TABLE} WHERE sent_at < $1`, [since], 'clean up')
+      await this.query(`DELETE FROM ${JOURNAL_TABLE} WHERE NOT ${keptRow}`, [...values], 'clean up')
       this.expired = true
     }
-    const conditions = ['sent_at >= $1']
-    const values: unknown[] = [since]
+    const conditions = [keptRow]
     if (filter?.fingerprint !== undefined) {
       values.push(filter.fingerprint)
       conditions.push(`fingerprint = $${values.length}`)

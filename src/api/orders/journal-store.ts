@@ -9,6 +9,23 @@ import { hostname } from 'node:os'
 export const JOURNAL_KEEP_MS = 48 * 3_600_000
 
 /**
+ * A create that no engine got yet (`sent` or `answered`) is kept this long instead: a run killed on a
+ * Friday evening and applied again after the weekend still takes its answer over, or finds out what its
+ * unanswered order did, rather than ordering a second time.
+ */
+export const UNRESOLVED_KEEP_MS = 14 * 24 * 3_600_000
+
+/** Whether a create is still unresolved: sent or answered, never handed to an engine (see UNRESOLVED_KEEP_MS). */
+export function unresolvedCreate(entry: JournalEntry): boolean {
+  return entry.creates === true && (entry.state === 'sent' || entry.state === 'answered')
+}
+
+/** Whether an entry is still kept at `now` (JOURNAL_KEEP_MS, or UNRESOLVED_KEEP_MS for an unresolved create). */
+export function kept(entry: JournalEntry, now: number): boolean {
+  return now - entry.sentAt <= (unresolvedCreate(entry) ? UNRESOLVED_KEEP_MS : JOURNAL_KEEP_MS)
+}
+
+/**
  * - `sent`: written before the request; the order may or may not exist.
  * - `answered`: the service answered with the account id; not yet handed to the engine.
  * - `failed`: the service refused it for good (a 4xx); nothing was ordered.
@@ -99,7 +116,7 @@ export interface JournalStore {
   readonly scope: string
   /** How a user removes one entry by hand, as an instruction: `delete <file>`, or the SQL statement to run. */
   removal(entry: JournalEntry): string
-  /** The entries younger than JOURNAL_KEEP_MS at `now` (older ones may be deleted meanwhile), oldest first. */
+  /** The entries still kept at `now` (see kept; the others may be deleted meanwhile), oldest first. */
   list(now: number, filter?: JournalFilter, completeness?: Completeness): Promise<JournalEntry[]>
   /**
    * Whether an owner that still runs can lose its entries to another process: a database session can

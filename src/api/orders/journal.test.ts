@@ -11,8 +11,9 @@ import { afterEach, describe, test } from 'node:test'
 import { OrderUnresolvedError, UnrecordedMatchError } from '../errors.js'
 import { newJournalSession, OrderJournal } from './journal.js'
 import { processAlive } from './journal-store.js'
-import { fail, ORDER, ok, type RecordedRequest, testClient, VM_BODY, vmAccount } from '../../../test/support/fake-fetch.js'
+import { fail, ORDER, ok, paidInvoice, type RecordedRequest, testClient, VM_BODY, vmAccount } from '../../../test/support/fake-fetch.js'
 import { directoryListings, fileReads } from '../../../test/support/file-reads.js'
+import { keepCases } from '../../../test/support/journal-keep.js'
 import type { OperationFrame } from '../operation.js'
 
 const directories: string[] = []
@@ -1092,5 +1093,127 @@ describe('order journal: the directory is read whole once while nobody writes (i
     first.state = 'settled'
     const [again] = await store.list(1_000_000)
     assert.equal(again?.state, 'delivered')
+  })
+})
+
+describe('a stopped run applied again much later, or with a new write-only password', () => {
+  test('a directory keeps an unresolved create two weeks, anything else two days', async () => {
+    const dir = journal()
+    const now = Date.parse('2026-11-24T12:00:00Z')
+    const cases = keepCases(now)
+    const writer = new OrderJournal(dir, () => now)
+    for (const { entry } of cases) await writer.write(entry)
+    const listed = new Set((await new OrderJournal(dir, () => now).store.list(now)).map((e) => e.id))
+    assert.deepEqual(
+      cases.map(({ entry }) => listed.has(entry.id)),
+      cases.map(({ kept }) => kept),
+    )
+    assert.equal(readdirSync(dir).length, cases.filter(({ kept }) => kept).length, 'the expired files are removed')
+  })
+
+  const HOUR = 3_600_000
+  const T0 = Date.parse('2026-11-20T18:00:00Z')
+  const echo503 = (r: RecordedRequest) => fail(503, 'x', { 'idempotency-key': r.headers.get('idempotency-key') ?? '' })
+
+  /** A first run whose create is answered with 100042, then killed before its engine got it. */
+  async function answeredThenKilled(dir: string, at: () => number) {
+    const killed = providerProcess()
+    const run = frame()
+    const first = testClient([probed, echoing(200, ORDER)], {
+      journalDirectory: dir,
+      operation: () => run.value,
+      journalOptions: killed.journalOptions,
+      now: at,
+    })
+    await first.client.lites.createVm(VM_BODY)
+    killed.kill()
+  }
+
+  /** A first run whose create gets no answer before its deadline (a service that echoes keys), then killed. */
+  async function unansweredThenKilled(dir: string, at: () => number): Promise<string> {
+    const killed = providerProcess()
+    const run = frame(undefined, 1_000)
+    const first = testClient([probed, echo503, echo503, echo503], {
+      journalDirectory: dir,
+      operation: () => run.value,
+      journalOptions: killed.journalOptions,
+      now: at,
+    })
+    await assert.rejects(first.client.lites.createVm(VM_BODY), OrderUnresolvedError)
+    killed.kill()
+    return posts(first.requests)[0]?.headers.get('idempotency-key') ?? ''
+  }
+
+  function rerun(dir: string, replies: Parameters<typeof testClient>[0], at: () => number, body = VM_BODY) {
+    const run = frame(undefined, 60_000)
+    let keys = 0
+    const client = testClient(replies, {
+      journalDirectory: dir,
+      operation: () => run.value,
+      journalOptions: providerProcess().journalOptions,
+      now: at,
+      idempotencyKey: () => `rerun-key-${++keys}`,
+    })
+    return { ...client, create: () => client.client.lites.createVm(body), finish: run.finish }
+  }
+
+  test('answered, killed on a Friday evening, applied again on Monday (63 h): the answer is taken over, nothing is sent', async () => {
+    const dir = journal()
+    let now = T0
+    await answeredThenKilled(dir, () => now)
+    now += 63 * HOUR
+    const second = rerun(dir, [], () => now)
+    assert.equal((await second.create()).account_id, '100042')
+    assert.equal(second.requests.length, 0, 'no request: the answer needs no key')
+  })
+
+  test('answered and killed, applied again with a new write-only console password: the same order, taken over, nothing is sent', async () => {
+    const dir = journal()
+    await answeredThenKilled(dir, () => T0)
+    const second = rerun(dir, [], () => T0 + HOUR, { ...VM_BODY, console_password: 'An0therPass1' })
+    assert.equal((await second.create()).account_id, '100042')
+    assert.equal(second.requests.length, 0)
+  })
+
+  test('unanswered and killed, applied again after its key expired: an account made since stops it, naming the key; nothing is ordered', async () => {
+    const dir = journal()
+    let now = T0
+    const key = await unansweredThenKilled(dir, () => now)
+    now += 30 * HOUR
+    // Made by the stopped run's order five minutes after it was sent: a bare date, and the time its invoice was paid.
+    const made = {
+      ...vmAccount('100042', 'web', '2026-11-20', 'Active'),
+      last_invoice: paidInvoice('2026-11-20 18:05:00'),
+    }
+    const second = rerun(dir, [echoing(200, [made])], () => now)
+    const error = await second.create().then(
+      () => assert.fail('ordered again although the stopped run may have placed this order'),
+      (e: unknown) => e,
+    )
+    assert.ok(error instanceof UnrecordedMatchError, String(error))
+    assert.deepEqual(error.candidates, ['100042'])
+    assert.match(error.message, new RegExp(`stopped sent this same order at 2026-11-20T18:00:00.000Z with Idempotency-Key ${key}`))
+    assert.equal(posts(second.requests).length, 0)
+  })
+
+  test('unanswered and killed, applied again after its key expired with no account made since: ordered once, with a new key, and the old order is closed', async () => {
+    const dir = journal()
+    let now = T0
+    const key = await unansweredThenKilled(dir, () => now)
+    now += 30 * HOUR
+    const older = { ...vmAccount('100040', 'web', '2026-11-19', 'Active'), last_invoice: paidInvoice('2026-11-19 09:00:00') }
+    const second = rerun(dir, [echoing(200, [older]), echoing(200, ORDER)], () => now)
+    assert.equal((await second.create()).account_id, '100042')
+    const sent = posts(second.requests)
+    assert.equal(sent.length, 1)
+    assert.notEqual(sent[0]?.headers.get('idempotency-key'), key)
+    await second.finish()
+    // The next create lists nothing: the stopped order is closed as not placed.
+    const third = rerun(dir, [echoing(200, { ...ORDER, account_id: '100043' })], () => now)
+    assert.equal((await third.create()).account_id, '100043')
+    assert.deepEqual(
+      third.requests.map((r) => r.method),
+      ['POST'],
+    )
   })
 })

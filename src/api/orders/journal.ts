@@ -5,6 +5,7 @@
 // PostgreSQL table that runners sharing no disk share (journal-postgres.ts).
 import { createHash, randomUUID } from 'node:crypto'
 import { OrderUnresolvedError } from '../errors.js'
+import { redact } from '../redact.js'
 import { FileJournalStore } from './journal-file.js'
 import type { KnownAccounts } from './known-accounts.js'
 import {
@@ -17,8 +18,20 @@ import {
   processAlive,
 } from './journal-store.js'
 
-/** The service keeps a key for 24 h (the service's Idempotency-Key extension); an entry is reused only well inside that window. */
+/**
+ * The service keeps a key for 24 h (the service's Idempotency-Key extension); an unanswered entry is
+ * sent again with its key only well inside that window. An answered one needs no key: its answer is
+ * handed over for as long as the entry is kept (see takeable).
+ */
 export const JOURNAL_REUSE_MS = 23 * 3_600_000
+
+/**
+ * Whether an entry's order may still be taken over or waited for: answered and never handed to an
+ * engine, or sent within the keys' window (an older unanswered one: see expiredUnanswered).
+ */
+function stillOpen(entry: JournalEntry, now: number): boolean {
+  return entry.state === 'answered' || (entry.state === 'sent' && now - entry.sentAt < JOURNAL_REUSE_MS)
+}
 
 export interface IntentParts {
   readonly baseUrl: string
@@ -49,10 +62,21 @@ export function serviceOf(baseUrl: string): string {
   return sha256(baseUrl)
 }
 
-/** Secrets (the API key, a console password in the body) enter only as a hash. */
+/**
+ * The API key enters only as a hash. A secret of the body (a console password) does not enter at all:
+ * it does not say which order this is, and a write-only one may be new at every run (an ephemeral
+ * value), so a re-run after a kill would otherwise be a new intent and order a second time.
+ */
 export function fingerprint(parts: IntentParts): string {
   return sha256(
-    canonical([parts.baseUrl, sha256(parts.apiKey), parts.method.toUpperCase(), parts.path, parts.body ?? null, parts.scope ?? null]),
+    canonical([
+      parts.baseUrl,
+      sha256(parts.apiKey),
+      parts.method.toUpperCase(),
+      parts.path,
+      redact(parts.body ?? null),
+      parts.scope ?? null,
+    ]),
   )
 }
 
@@ -169,10 +193,42 @@ export class OrderJournal {
     const now = this.now()
     const out: JournalEntry[] = []
     for (const e of await this.entries({ fingerprint: fingerprintValue })) {
-      if (now - e.sentAt >= JOURNAL_REUSE_MS || this.held.has(e.id) || (e.state !== 'sent' && e.state !== 'answered')) continue
+      if (!stillOpen(e, now) || this.held.has(e.id)) continue
       if (e.owner?.token === this.owner.token || (await this.ownerGone(e.owner))) out.push(e)
     }
     return out
+  }
+
+  /**
+   * Creates of the same call (`method` and `path`) that a run that is gone sent and never saw answered,
+   * and that no order of this intent may take over: those of this intent older than the keys' window
+   * (the service no longer knows their key, so none is sent again), and those of another intent, which
+   * only the intent's own run resumes (one whose body differs only in what the account does not show,
+   * such as a console password, or one written by an older version of the provider). Whether they were
+   * processed is not known, so a create of the same call looks for the account they may have made first
+   * (see Orders.unrecordedMatches), and `closeExpired` ends those of its intent once it has found none.
+   */
+  async unansweredByStoppedRuns(fingerprintValue: string, method: string, path: string): Promise<JournalEntry[]> {
+    const now = this.now()
+    const out: JournalEntry[] = []
+    for (const e of await this.entries()) {
+      if (e.state !== 'sent' || e.creates !== true || e.method !== method || e.path !== path || this.held.has(e.id)) continue
+      if (e.fingerprint === fingerprintValue && now - e.sentAt < JOURNAL_REUSE_MS) continue
+      if (e.owner?.token === this.owner.token || (await this.ownerGone(e.owner))) out.push(e)
+    }
+    return out
+  }
+
+  /**
+   * Unanswered orders of this intent past the keys' window whose account a listing did not find: nothing
+   * was ordered (state `failed`). Another intent's are left to its own run.
+   */
+  async closeExpired(fingerprintValue: string, entries: readonly JournalEntry[]): Promise<void> {
+    for (const entry of entries) {
+      if (entry.fingerprint !== fingerprintValue) continue
+      entry.state = 'failed'
+      await this.store.write(entry)
+    }
   }
 
   /**
@@ -186,7 +242,7 @@ export class OrderJournal {
     const now = this.now()
     const out: JournalEntry[] = []
     for (const e of await this.entries({ fingerprint: fingerprintValue })) {
-      if (now - e.sentAt >= JOURNAL_REUSE_MS || (e.state !== 'sent' && e.state !== 'answered')) continue
+      if (!stillOpen(e, now)) continue
       if (e.owner === undefined || e.owner.token === this.owner.token || (await this.ownerGone(e.owner))) continue
       out.push(e)
     }

@@ -470,7 +470,10 @@ export class Orders {
    * this machine (OrderJournal.handedOverOnThisMachine), is such an order or another configuration's:
    * nothing is ordered, and the error names it and the import command. So is an account an order of
    * this very intent made and handed to the engine of another run, while no state has named it since
-   * (OrderJournal.lostHandovers): that state may have been lost before it was saved.
+   * (OrderJournal.lostHandovers): that state may have been lost before it was saved. And so is one
+   * created after a stopped run sent an order of the same call and never saw its answer, where this run
+   * cannot ask with its key (OrderJournal.unansweredByStoppedRuns): once none is found, such an order of
+   * this intent is closed as not placed.
    * `allowUnrecordedMatch` orders anyway.
    */
   private async unrecordedMatches(
@@ -484,7 +487,8 @@ export class Orders {
     // Asked once per process, before this run's own orders are recorded.
     this.freshDirectory ??= !(await journal.hasOrders(serviceOf(this.options.baseUrl)))
     const handedOver = await journal.lostHandovers(intent)
-    let check = this.freshDirectory
+    const stoppedOrders = await journal.unansweredByStoppedRuns(intent, context.method, context.path)
+    let check = this.freshDirectory || stoppedOrders.length > 0
     if (!check) {
       if (!(await this.honoured())) await this.probe({ method: 'GET', path: context.path, signal, decode: () => undefined }, context)
       check = !(await this.honoured())
@@ -508,17 +512,19 @@ export class Orders {
       )
     }
     if (!check) return
-    const known = await journal.knownAccounts()
-    for (const id of journal.handedOverOnThisMachine(serviceOf(this.options.baseUrl))) known.add(id)
-    const since = this.options.now() - JOURNAL_REUSE_MS
+    const known = await this.managedAccounts()
+    const sentBefore = stoppedOrders.map((e) => e.sentAt)
+    const since = Math.min(this.options.now() - JOURNAL_REUSE_MS, ...sentBefore)
     const matching = accounts.filter(
-      (a) => !statusIs(a.status, 'Terminated') && createdSince(a.date_created, since) && !known.has(a.account_id) && reconcile.matches(a),
+      (a) => !statusIs(a.status, 'Terminated') && createdSince(a, since) && !known.has(a.account_id) && reconcile.matches(a),
     )
-    // Evidence of a killed run: a match still being provisioned, or ordered within the last hour.
-    // An Active one ordered earlier is far more often another configuration's (a twin directory, a
-    // default name, a nameless IP): it is named in a warning and the order goes ahead.
+    // Evidence of a killed run: a match still being provisioned, ordered within the last hour, or made
+    // after a stopped run sent this very order. An Active one ordered earlier is far more often another
+    // configuration's (a twin directory, a default name, a nameless IP): it is named in a warning and
+    // the order goes ahead.
     const recent = this.options.now() - KILLED_RUN_EVIDENCE_MS
-    const evidence = (a: Account<unknown>) => statusIs(a.status, 'Pending') || createdSince(a.date_created, recent)
+    const evidence = (a: Account<unknown>) =>
+      statusIs(a.status, 'Pending') || createdSince(a, recent) || sentBefore.some((at) => createdSince(a, at))
     const older = matching.filter((a) => !evidence(a)).map((a) => a.account_id)
     if (older.length > 0) {
       const detail =
@@ -532,17 +538,28 @@ export class Orders {
         ?.warn?.(`Ordered beside ${older.length === 1 ? 'account' : 'accounts'} ${older.join(', ')}, which no state names`, detail)
     }
     const ids = matching.filter(evidence).map((a) => a.account_id)
-    if (ids.length === 0) return
+    if (ids.length === 0) {
+      await journal.closeExpired(intent, stoppedOrders)
+      return
+    }
     const one = ids.length === 1
-    const why = this.freshDirectory
-      ? `The order journal of ${journal.scope} has no record of orders to this service (another machine, a fresh CI workspace, or a lost ` +
-        `order journal: ${journal.where}), so the provider cannot tell an order placed by an earlier run that was killed ` +
-        "from another configuration's account"
-      : 'This service does not confirm Idempotency-Keys, so the provider cannot tell an order placed by an earlier run that was ' +
-        "killed (on another machine, in a fresh CI workspace, or with its journal lost) from another configuration's account"
+    const stopped = stoppedOrders[0]
+    const why = stopped
+      ? `A run that was stopped sent ${stopped.fingerprint === intent ? 'this same order' : 'an order of the same kind'} at ` +
+        `${new Date(stopped.sentAt).toISOString()} with Idempotency-Key ${stopped.key} and never saw its answer, and ` +
+        (stopped.fingerprint === intent
+          ? 'the service keeps a key for 24 hours only, so it can no longer be asked whether that order was placed'
+          : 'only a run of that order asks the service about its key') +
+        ": the provider cannot tell that order's account from another configuration's"
+      : this.freshDirectory
+        ? `The order journal of ${journal.scope} has no record of orders to this service (another machine, a fresh CI workspace, or a lost ` +
+          `order journal: ${journal.where}), so the provider cannot tell an order placed by an earlier run that was killed ` +
+          "from another configuration's account"
+        : 'This service does not confirm Idempotency-Keys, so the provider cannot tell an order placed by an earlier run that was ' +
+          "killed (on another machine, in a fresh CI workspace, or with its journal lost) from another configuration's account"
     throw new UnrecordedMatchError(
       `Not ordering ${context.method} ${context.path}: ${one ? 'account' : 'accounts'} ${ids.join(', ')} ${one ? 'matches' : 'match'} ` +
-        `this order, ${one ? 'is' : 'are'} still being provisioned or ${one ? 'was' : 'were'} created within the last hour, and no state or order journal of ${journal.scope} ` +
+        `this order, ${one ? 'is' : 'are'} still being provisioned or ${one ? 'was' : 'were'} created ${stopped ? 'since that run sent it' : 'within the last hour'}, and no state or order journal of ${journal.scope} ` +
         `names ${one ? 'it' : 'them'}. ${why}, and orders nothing rather than twice. If it belongs to this resource, ` +
         'import it by its id (terraform import <address> <id>, or pulumi import). If it belongs to something else, apply again ' +
         'with PROVIDER_ALLOW_UNRECORDED_MATCH=1 in the environment to order anyway.',
@@ -552,6 +569,13 @@ export class Orders {
 
   /** Whether this directory's journal had no order to this service when the first new order was checked. */
   private freshDirectory: boolean | undefined
+
+  /** Accounts that are some run's already: ordered through this journal, or handed to an engine on this machine. */
+  private async managedAccounts(): Promise<Set<string>> {
+    const known = (await this.journal?.knownAccounts()) ?? new Set<string>()
+    for (const id of this.journal?.handedOverOnThisMachine(serviceOf(this.options.baseUrl)) ?? []) known.add(id)
+    return known
+  }
 
   private async honoured(): Promise<boolean> {
     return this.echoed || (await this.journal?.honoured(serviceOf(this.options.baseUrl))) === true
@@ -567,9 +591,9 @@ export class Orders {
     context: RequestContext,
     reconcile: Reconcile,
   ): Promise<Order | undefined> {
-    const known = (await this.journal?.knownAccounts()) ?? new Set<string>()
+    const known = await this.managedAccounts()
     const accounts = await reconcile.list()
-    const candidates = accounts.filter((a) => createdSince(a.date_created, sentAt) && !known.has(a.account_id) && reconcile.matches(a))
+    const candidates = accounts.filter((a) => createdSince(a, sentAt) && !known.has(a.account_id) && reconcile.matches(a))
     // Another order of the same call may have made the one match (its answer not in yet): adopting it
     // here would give two resources one account. Ambiguous, so nothing is adopted.
     const rivals = candidates.length === 1 ? ((await this.journal?.unresolvedBeside(entry, context.method, context.path)) ?? 0) : 0
@@ -866,7 +890,8 @@ export class Orders {
       }
       if (adopted !== undefined) return adopted
       const delayMs = Math.min(this.http.backoff(round), ORDER_BACKOFF_CAP_MS)
-      if (this.options.now() + delayMs >= deadline) {
+      // Bounded by the clock and, should the clock stand still, by the number of looks.
+      if (this.options.now() + delayMs >= deadline || round >= MAX_OUTCOME_LOOKS) {
         throw unresolved(`${sentence(cause.message)} No new matching account appeared before the operation's deadline.`, cause)
       }
       await this.http.pause(delayMs, signal, context)
@@ -875,13 +900,23 @@ export class Orders {
 }
 
 /**
- * Whether an account was created after `sentAt` as far as its `date_created` tells: a date and time
- * (UTC) within a little slack, or a bare date (the account object) on the same day or later. Unreadable: yes, so
- * that such an account counts as a candidate and never lets another be adopted on its own.
+ * Whether an account was created after `at`, as precisely as the account object tells. Its
+ * `date_created` is a bare date (the API's account object): on the same day or later. When its last
+ * invoice is still the order's own (`new`) and paid, the time it was paid, which comes with the order
+ * (or later, for an invoice paid by hand), must be after `at` too: an account of the same day that was
+ * ordered and paid before `at` is not one made since. Unreadable: yes, so that such an account counts
+ * as a candidate and never lets another be adopted on its own.
  */
-export function createdSince(dateCreated: string, sentAt: number): boolean {
-  const text = dateCreated.trim()
-  if (/^\d{4}-\d{2}-\d{2}$/.test(text)) return text >= new Date(sentAt).toISOString().slice(0, 10)
-  const created = Date.parse(`${text.replace(' ', 'T')}Z`)
-  return Number.isNaN(created) || created >= sentAt - CREATED_SLACK_MS
+export function createdSince(account: Pick<Account<unknown>, 'date_created' | 'last_invoice'>, at: number): boolean {
+  if (!timeSince(account.date_created, at)) return false
+  const invoice = account.last_invoice
+  return invoice?.invoice_type !== 'new' || invoice.datepaid === null || timeSince(invoice.datepaid, at)
+}
+
+/** Whether a UTC date (`YYYY-MM-DD`: that day or later) or date and time (within a little slack) is at or after `at`; unreadable: yes. */
+function timeSince(value: string, at: number): boolean {
+  const text = value.trim()
+  if (/^\d{4}-\d{2}-\d{2}$/.test(text)) return text >= new Date(at).toISOString().slice(0, 10)
+  const time = Date.parse(`${text.replace(' ', 'T')}Z`)
+  return Number.isNaN(time) || time >= at - CREATED_SLACK_MS
 }

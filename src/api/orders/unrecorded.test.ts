@@ -6,8 +6,19 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, test } from 'node:test'
-import { UnrecordedMatchError } from '../errors.js'
-import { BASE_URL, ORDER, ok, type RecordedRequest, testClient, VM_BODY, vmAccount } from '../../../test/support/fake-fetch.js'
+import { OrderUnresolvedError, UnrecordedMatchError } from '../errors.js'
+import {
+  BASE_URL,
+  fail,
+  fakeClock,
+  ORDER,
+  ok,
+  paidInvoice,
+  type RecordedRequest,
+  testClient,
+  VM_BODY,
+  vmAccount,
+} from '../../../test/support/fake-fetch.js'
 import { OrderJournal, serviceOf } from './journal.js'
 
 const NOW = Date.parse('2026-11-24T12:00:00Z')
@@ -206,5 +217,39 @@ describe("this process's own orders are not taken for a killed run's", () => {
     release()
     const ids = (await Promise.all([first, second])).map((o) => o.account_id)
     assert.deepEqual(ids, ['100042', '100043'])
+  })
+
+  test('bare dates, as the API gives them: an Active match ordered and paid this morning is no evidence (ordered, with a warning); one paid 20 minutes ago stops', async () => {
+    const morning = { ...vmAccount('100012', 'web', '2026-11-24', 'Active'), last_invoice: paidInvoice('2026-11-24 06:00:00') }
+    const { client: api, requests, logs } = client([echoing([morning]), echoing(ORDER)], journalDirectory())
+    assert.deepEqual(await api.lites.createVm(VM_BODY), ORDER)
+    assert.equal(requests.filter((r) => r.method === 'POST').length, 1)
+    assert.ok(logs.some((l) => l.level === 'warn' && /100012 matches this order/.test(l.message)))
+    const recent = { ...morning, account_id: 100013, last_invoice: paidInvoice('2026-11-24 11:40:00') }
+    const again = client([echoing([recent])], journalDirectory())
+    await assert.rejects(
+      again.client.lites.createVm(VM_BODY),
+      (e: unknown) => e instanceof UnrecordedMatchError && e.candidates[0] === '100013',
+    )
+  })
+
+  test("a service that ignores keys, a 502, and a twin's account of the same day (a bare date, paid before the order was sent): never adopted", async () => {
+    const dir = journalDirectory()
+    await withHistory(dir)
+    const clock = fakeClock(NOW)
+    const twin = { ...vmAccount('100009', 'web', '2026-11-24', 'Active'), last_invoice: paidInvoice('2026-11-24 06:00:00') }
+    const listing = silent([twin])
+    const { client: api, requests } = testClient([silent({}), listing, () => fail(502, 'Bad Gateway'), ...Array(40).fill(listing)], {
+      journalDirectory: dir,
+      now: clock.now,
+      sleep: clock.sleep,
+    })
+    const error = await api.lites.createVm(VM_BODY).then(
+      () => assert.fail("adopted another configuration's account"),
+      (e: unknown) => e,
+    )
+    assert.ok(error instanceof OrderUnresolvedError, String(error))
+    assert.match(error.message, /No new matching account appeared/)
+    assert.equal(requests.filter((r) => r.method === 'POST').length, 1)
   })
 })
