@@ -109,11 +109,6 @@ function outcomeUnknown(value: unknown): boolean {
   return value instanceof Error && (value as { outcomeUnknown?: unknown }).outcomeUnknown === true
 }
 
-/** The object an operation worked on no longer exists: a 404, or an error that says it is gone. */
-function isGone(value: unknown): boolean {
-  return isNotFound(value) || (value instanceof Error && (value as { gone?: unknown }).gone === true)
-}
-
 /** The outcome with no write-only value in its state, whatever path the operation ended on (write-only.ts). */
 function scrubbed<O extends { readonly state: ValueMap | null }>(definition: AnyResource, outcome: O): O {
   return { ...outcome, state: withoutWriteOnlyValues(definition, outcome.state) }
@@ -162,7 +157,7 @@ async function create<C>(definition: AnyResource, planned: ValueMap, session: Se
   } catch (thrown) {
     const failure = failureOf(session, thrown, `Creating ${definition.name} failed`, names(definition))
     // Nothing to keep when nothing was ordered, or when what was ordered is gone (terminated while waited for).
-    if (reached === null || isGone(thrown)) {
+    if (reached === null || (await goneAfterOrder(definition, settle(planned, reached), thrown, session))) {
       return { state: null, private: {}, diagnostics: [...diagnostics, ...failure], incomplete: false, cause: thrown }
     }
     const state = settle(planned, reached)
@@ -238,6 +233,23 @@ async function serverState<C>(
     return out
   } catch {
     return null
+  }
+}
+
+/**
+ * Whether the object a create ordered is gone after `thrown` ended the create: the wait's own verdict
+ * (terminated, or not found past the service's grace), or a 404 that a read of the object confirms. A
+ * 404 of another call (a power action, a detail under the object) says nothing about the object itself,
+ * and the paid object stays in state unless the read finds it gone.
+ */
+async function goneAfterOrder<C>(definition: AnyResource, state: ValueMap, thrown: unknown, session: Session<C>): Promise<boolean> {
+  if (thrown instanceof Error && (thrown as { gone?: unknown }).gone === true) return true
+  if (!isNotFound(thrown)) return false
+  try {
+    const observed = await definition.read({ ...contextFor(session, []), id: String(state.id), prior: state as never, importing: false })
+    return observed === null
+  } catch (error) {
+    return isNotFound(error)
   }
 }
 
@@ -583,7 +595,20 @@ async function read<C>(
     const { waiting, ...rest } = priorPrivate
     return { state, private: waiting !== undefined && !differs ? rest : priorPrivate, diagnostics }
   } catch (thrown) {
-    if (isNotFound(thrown)) return { state: null, private: {}, diagnostics }
+    // An order still in flight (the resume mark) may not show yet: a service may answer 404 for a
+    // while after it accepted an order. The object stays in state, and the next apply's wait decides.
+    if (isNotFound(thrown) && !(prior !== null && priorPrivate.resume === true)) return { state: null, private: {}, diagnostics }
+    if (isNotFound(thrown)) {
+      diagnostics.push(
+        warning(
+          `${definition.name} ${id} is not found yet; it is kept in state`,
+          `Its order was placed by an apply that stopped before it was Active, and the service does not show it yet ` +
+            `(${causeOf(thrown)}). It stays in state, so that nothing is ordered again: the next apply waits for it, and ` +
+            'removes it only once the service still does not know it after its grace time.',
+        ),
+      )
+      return { state: prior, private: priorPrivate, diagnostics }
+    }
     diagnostics.push(...failureOf(session, thrown, `Reading ${definition.name} ${id} failed`, names(definition)))
     return { state: prior, private: priorPrivate, diagnostics, cause: thrown }
   }

@@ -10,7 +10,8 @@ import { silentLogger } from './definition-types.js'
 import { error, renderNames, toDiagnostics, verbatim } from './diagnostics.js'
 import { nameProblems, toCamel, toPascal, toSnake } from './names.js'
 import { planResource } from './plan.js'
-import { BoxService, boxDefinition } from '../../test/support/box-resource.js'
+import { validateConfig } from './validate.js'
+import { BoxService, boxDefinition, NotFound } from '../../test/support/box-resource.js'
 import { durationProblem, parseDuration, timeoutMs } from './timeouts.js'
 import { length, oneOf, pattern, printable, range } from './validators.js'
 import { isUnknown, UNKNOWN, type ValueMap } from './values.js'
@@ -377,6 +378,12 @@ describe('planning: order-time, unrecoverable, grow-only and computed values', (
     assert.deepEqual(plan.diagnostics[0]?.path, ['size'])
     assert.match(plan.diagnostics[0]?.detail ?? '', /grow-only.*from 20 to 10/)
   })
+  test('a replacement is a new order: a smaller grow-only value with it is no error', async () => {
+    const prior = await created()
+    const plan = planResource(boxDefinition, prior, { name: 'beta', size: 10 })
+    assert.deepEqual(plan.replace, ['name'])
+    assert.deepEqual(plan.diagnostics, [])
+  })
   test('an in-place change marks computed values unknown, but keeps stable ones', async () => {
     const prior = await created()
     const plan = planResource(boxDefinition, prior, { name: 'alpha', size: 20, label: 'new-label' })
@@ -603,6 +610,42 @@ describe('apply: payment, unknown outcomes and resumed orders', () => {
   })
 })
 
+describe('apply: a 404 that is not about the object itself', () => {
+  /** A box whose create, once ordered, fails on a later call with a 404; `gone` also removes the box first. */
+  const failingLater = (gone: boolean): typeof boxDefinition => ({
+    ...boxDefinition,
+    async create(ctx) {
+      const observed = await boxDefinition.create(ctx)
+      if (gone) ctx.client.boxes.delete(String(observed.id))
+      throw new NotFound('power action: not found')
+    },
+  })
+
+  test('a create whose later call answers 404 keeps the ordered object in state when a read finds it', async () => {
+    const s = session()
+    const outcome = await applyCreate(failingLater(false), planResource(boxDefinition, null, { name: 'alpha' }).planned, s)
+    assert.equal(outcome.state?.id, '1', 'the paid object stays in state')
+    assert.ok(outcome.diagnostics.some((d) => d.severity === 'error' && /order was placed and is kept in state/.test(d.summary)))
+    assert.equal(s.service.calls.filter((c) => c === 'order').length, 1)
+  })
+
+  test('a create whose later call answers 404 while the object is gone records nothing', async () => {
+    const outcome = await applyCreate(failingLater(true), planResource(boxDefinition, null, { name: 'alpha' }).planned, session())
+    assert.equal(outcome.state, null)
+  })
+
+  test('a refresh of an object whose order is still in flight (resume) keeps it on a 404, with a warning; without the mark it is gone', async () => {
+    const s = session()
+    const prior = await created(s)
+    s.service.boxes.clear()
+    const inFlight = await readResource(boxDefinition, prior, String(prior.id), { resume: true }, s)
+    assert.equal(inFlight.state?.id, prior.id)
+    assert.deepEqual(inFlight.private, { resume: true })
+    assert.ok(inFlight.diagnostics.some((d) => d.severity === 'warning' && /not found yet; it is kept in state/.test(d.summary)))
+    assert.equal((await readResource(boxDefinition, prior, String(prior.id), {}, s)).state, null)
+  })
+})
+
 describe('apply: reads, import and provider bugs', () => {
   test('gone: a read that finds nothing removes the resource; deleting a gone object succeeds', async () => {
     const s = session()
@@ -639,5 +682,21 @@ describe('apply: reads, import and provider bugs', () => {
     })
     const outcome = await applyCreate(broken, planResource(broken, null, { name: 'alpha' }).planned, session())
     assert.equal(outcome.diagnostics[0]?.summary, 'Provider bug')
+  })
+})
+
+describe('validation never shows a sensitive value', () => {
+  test('a sensitive input of the wrong type is named with the rule, and its value is not shown', () => {
+    const attributes = {
+      console_password: string({ required: true, sensitive: true, description: 'A password.' }),
+      label: string({ optional: true, description: 'A label.' }),
+    }
+    const issues = validateConfig(attributes, { console_password: 12345678, label: 87654321 })
+    const password = issues.find((d) => d.summary === 'Invalid console_password')
+    assert.ok(password, JSON.stringify(issues))
+    assert.match(password.detail ?? '', /console_password must be a string \(got a number, not shown: the value is sensitive\)/)
+    assert.doesNotMatch(JSON.stringify(issues.filter((d) => d !== password)), /12345678/)
+    assert.doesNotMatch(JSON.stringify(password), /12345678/)
+    assert.match(JSON.stringify(issues), /87654321/, 'a value that is not sensitive is still shown')
   })
 })

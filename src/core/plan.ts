@@ -95,8 +95,9 @@ export function planResource(definition: AnyResource, prior: ValueMap | null, co
       !(unrecoverable.has(name) && ((prior[name] ?? null) === null || imported.has(name))),
   )
   const replace = writeOnlyReplace(definition, prior, config, planned, createOnlyChanges)
-  diagnostics.push(...shrinks(definition, prior, planned))
-  if (replace.length === 0) diagnostics.push(...orderTimeChanges(definition, prior, changed, imported))
+  // A replacement is a new order, where any size is valid: only an object kept can refuse to shrink.
+  if (replace.length === 0)
+    diagnostics.push(...shrinks(definition, prior, planned), ...orderTimeChanges(definition, prior, changed, imported))
   const resuming = priorPrivate.resume === true
   const affected = affectedOutputs(definition, prior, planned, replace.length > 0 || resuming)
   planned.id = prior.id ?? null

@@ -47,13 +47,17 @@ export async function locate(family: LiteFamily, ctx: OperationContext<Client>, 
   return { api, account: value, migrated: api !== family.api(ctx.client) }
 }
 
-/** L4, or null while the VM is not Active or Suspended (409): the previous values are kept. */
+/**
+ * L4, or null while the VM is not Active or Suspended (409), or while its details are not found (404):
+ * the previous values are kept. The account read just found the VM, so a 404 here never says it is gone.
+ */
 async function details(ctx: OperationContext<Client>, api: LiteApi, account: LiteVmAccount): Promise<VmDetails | null> {
   if (account.status !== 'Active' && account.status !== 'Suspended') return null
   try {
     return await api.getVmDetails(account.account_id, { signal: ctx.signal })
   } catch (thrown) {
-    if ((thrown as { status?: number }).status === 409) return null
+    const status = (thrown as { status?: number }).status
+    if (status === 409 || status === 404) return null
     throw thrown
   }
 }

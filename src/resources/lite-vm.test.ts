@@ -197,6 +197,18 @@ describe('provider_lite_vm: in-place changes and resumed waits', () => {
     assert.equal((await h.orders()).total, 1, 'no second order')
   })
 
+  test('a 404 of a call about the VM, not of the VM itself, never drops it: a refresh keeps it, and so does a create', async () => {
+    const { h, config } = await setup()
+    const state = await h.create(vm, config)
+    await h.control('POST', '/faults', { method: 'GET', path: '/lites/accounts/*/vm-details', mode: 'error', status: 404, count: 1 })
+    assert.equal((await h.read(vm, state))?.status, 'Active', 'the account read found it: a refresh keeps it')
+    await h.control('POST', '/faults', { method: 'PUT', path: '/lites/accounts/*/vm-state/stop', mode: 'error', status: 404, count: 1 })
+    const outcome = await h.tryCreate(vm, { ...config, vm_name: 'web-server-02', power_state: 'stop' })
+    assert.equal(outcome.state?.id, '100002', 'the paid VM stays in state')
+    assert.ok(outcome.diagnostics.some((d) => d.severity === 'error'))
+    assert.deepEqual((await h.orders()).by_kind, { 'lite.vm.create': 2 }, 'no order beyond the two creates')
+  })
+
   test('a VM terminated while its create waits is a clear error, and nothing is kept in state', async () => {
     const { h, config } = await setup()
     h.onWait = async () => {
