@@ -68,7 +68,7 @@ function validate(attributes: Attributes, config: ValueMap, options: ValidateOpt
 
 function checkValue(attribute: Attribute, value: unknown, path: Path, issues: Diagnostic[]): void {
   if (isUnknown(value)) return
-  const typeProblem = checkType(attribute.type, value, path, issues)
+  const typeProblem = checkType(attribute.type, value, path, issues, attribute.sensitive === true)
   if (typeProblem) return
   for (const validator of attribute.validate ?? []) {
     const problem = validator.check(value)
@@ -76,10 +76,11 @@ function checkValue(attribute: Attribute, value: unknown, path: Path, issues: Di
   }
 }
 
-/** Reports a value of the wrong shape; returns true when it did. */
-function checkType(type: TypeSpec, value: unknown, path: Path, issues: Diagnostic[]): boolean {
+/** Reports a value of the wrong shape, never showing a sensitive one (`hidden`); returns true when it did. */
+function checkType(type: TypeSpec, value: unknown, path: Path, issues: Diagnostic[], hidden = false): boolean {
   const wrong = (expected: string) => {
-    issues.push(error(`Invalid ${label(path)}`, `${label(path)} must be ${expected} (got ${describe(value)}).`, path))
+    const got = hidden ? `a ${Array.isArray(value) ? 'list' : typeof value}, not shown: the value is sensitive` : describe(value)
+    issues.push(error(`Invalid ${label(path)}`, `${label(path)} must be ${expected} (got ${got}).`, path))
     return true
   }
   switch (type.kind) {
@@ -97,13 +98,13 @@ function checkType(type: TypeSpec, value: unknown, path: Path, issues: Diagnosti
     case 'list':
       if (!Array.isArray(value)) return wrong('a list')
       value.forEach((item, i) => {
-        if (!isUnknown(item)) checkType(type.element, item, [...path, i], issues)
+        if (!isUnknown(item)) checkType(type.element, item, [...path, i], issues, hidden)
       })
       return false
     case 'map':
       if (value === null || typeof value !== 'object' || Array.isArray(value)) return wrong('a map')
       for (const [key, item] of Object.entries(value)) {
-        if (!isUnknown(item)) checkType(type.element, item, [...path, key], issues)
+        if (!isUnknown(item)) checkType(type.element, item, [...path, key], issues, hidden)
       }
       return false
     case 'object':
