@@ -476,6 +476,16 @@ describe('functions and the rest', () => {
     assert.ok(failure.reasons.length > 0)
     assert.ok(isSecret(failure.properties.consolePassword))
     assert.equal(failure.properties.__meta !== undefined, true, 'the resume marker is kept in outputs')
+    assert.equal(failure.refreshBeforeUpdate, true, 'read before the next up, like a resource that succeeded')
+    // The next preview's Diff warns that the order is unfinished, naming the VM by its id.
+    const logged = engine.logs.length
+    await plugin.diff(urn, failure.id, failure.properties, failure.inputs, news)
+    const warned = engine.logs.slice(logged).map((l) => l.message)
+    assert.ok(
+      warned.some((m) => m.includes(`LiteVm ${failure.id}`) || m.includes(`lite_vm ${failure.id}`)),
+      `no warning names the id: ${warned.join(' | ')}`,
+    )
+    assert.ok(!warned.some((m) => / undefined\b/.test(m)), warned.join(' | '))
   })
 
   test("SIGTERM during a create's wait acts as Cancel: the Create answers with the new id, then the plugin exits", async () => {

@@ -55,8 +55,11 @@ function diffResponse(result: DiffResult) {
   return response
 }
 
-/** The status the engine reads; a partial failure travels as an ErrorResourceInitFailed detail. */
-function serviceError(rpc: string, thrown: unknown, log: EngineLog): GrpcError {
+/**
+ * The status the engine reads; a partial failure travels as an ErrorResourceInitFailed detail, which
+ * carries `refreshBeforeUpdate` like a success (the resource left unfinished is read first next time).
+ */
+function serviceError(rpc: string, thrown: unknown, log: EngineLog, refreshBeforeUpdate: boolean): GrpcError {
   if (!(thrown instanceof PulumiError)) {
     log('error', `${rpc} failed: ${thrown instanceof Error ? (thrown.stack ?? thrown.message) : String(thrown)}`)
     return new GrpcError(Code.INTERNAL, `${rpc} failed: ${messageOf(thrown)}. This is a bug in the provider; please report it.`)
@@ -69,6 +72,7 @@ function serviceError(rpc: string, thrown: unknown, log: EngineLog): GrpcError {
       .setProperties(toStruct(failure.properties))
       .setInputs(toStruct(failure.inputs))
       .setReasonsList([...failure.reasons])
+      .setRefreshBeforeUpdate(refreshBeforeUpdate)
     const any = new anyPb.Any()
     any.pack(detail.serializeBinary(), 'pulumirpc.ErrorResourceInitFailed')
     const status = new statusPb.Status().setCode(thrown.code).setMessage(thrown.message).setDetailsList([any])
@@ -101,7 +105,7 @@ export function resourceProviderService(
       try {
         return (await body(type.deserializeBinary(payload))).serializeBinary()
       } catch (thrown) {
-        throw serviceError(rpc, thrown, log)
+        throw serviceError(rpc, thrown, log, provider.refreshBeforeUpdate)
       }
     })
   }

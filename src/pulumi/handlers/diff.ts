@@ -4,11 +4,13 @@
  */
 import type { DiffKind, DiffRequest, DiffResult } from '../protocol.js'
 import { privateOf, type PulumiServer } from '../server.js'
+import type { ValueMap } from '../../core/index.js'
 import { wireName } from '../wire.js'
 
 export async function diff(ps: PulumiServer, request: DiffRequest): Promise<DiffResult> {
   const definition = ps.resource(request)
-  const prior = ps.priorOf(definition, request.olds, request.oldInputs)
+  // The id is not among the olds: the plan's warnings name the object by it.
+  const prior: ValueMap = { ...ps.priorOf(definition, request.olds, request.oldInputs), id: request.id ?? null }
   const planned = await ps.server.plan({
     definition,
     prior,

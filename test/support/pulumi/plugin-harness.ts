@@ -69,7 +69,9 @@ export interface RpcError extends Error {
 }
 
 /** The ErrorResourceInitFailed detail of a failed call, decoded from grpc-status-details-bin. */
-export function initFailure(error: RpcError): { id: string; properties: WireMap; inputs: WireMap; reasons: string[] } | null {
+export function initFailure(
+  error: RpcError,
+): { id: string; properties: WireMap; inputs: WireMap; reasons: string[]; refreshBeforeUpdate: boolean } | null {
   const bytes = error.metadata?.get('grpc-status-details-bin')[0]
   if (!bytes) return null
   const status = statusPb.Status.deserializeBinary(new Uint8Array(bytes as Buffer))
@@ -81,6 +83,7 @@ export function initFailure(error: RpcError): { id: string; properties: WireMap;
       properties: (detail.getProperties()?.toJavaScript() ?? {}) as WireMap,
       inputs: (detail.getInputs()?.toJavaScript() ?? {}) as WireMap,
       reasons: detail.getReasonsList(),
+      refreshBeforeUpdate: detail.getRefreshBeforeUpdate(),
     }
   }
   return null
