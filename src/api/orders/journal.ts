@@ -335,7 +335,7 @@ export class OrderJournal {
     }
     if (entry.state === 'delivered') {
       this.handedOver.add(entry.id)
-      if (entry.accountId !== undefined) this.index?.add(entry.service, entry.accountId)
+      if (entry.accountId !== undefined) this.index?.handedOver(entry.service, entry.accountId, this.owner)
     }
   }
 
@@ -416,6 +416,7 @@ export class OrderJournal {
       entry.state = 'settled'
       entry.unconfirmed = true
       await this.store.write(entry)
+      if (entry.accountId !== undefined) this.index?.add(entry.service, entry.accountId)
     }
   }
 
@@ -475,10 +476,16 @@ export class OrderJournal {
 
   /**
    * Accounts of `service` that runs of this user on this machine handed to an engine from other
-   * working directories (see known-accounts.ts): another configuration's, not a killed run's.
+   * working directories (see known-accounts.ts), and that a state named since, or whose run still goes
+   * on or ended gracefully: another configuration's, not a killed run's. One whose run is gone without
+   * either may have been lost with a state that was never saved, and is left out.
    */
-  handedOverOnThisMachine(service: string): ReadonlySet<string> {
-    return new Set(this.index?.recorded(service).keys() ?? [])
+  async handedOverOnThisMachine(service: string): Promise<ReadonlySet<string>> {
+    const out = new Set<string>()
+    for (const [id, { handedOverBy }] of this.index?.recorded(service) ?? []) {
+      if (handedOverBy === undefined || (handedOverBy !== null && !(await this.ownerGone(handedOverBy)))) out.add(id)
+    }
+    return out
   }
 
   /** Whether any order or action to this service (a serviceOf hash) is recorded, in whatever state. */

@@ -573,7 +573,7 @@ export class Orders {
   /** Accounts that are some run's already: ordered through this journal, or handed to an engine on this machine. */
   private async managedAccounts(): Promise<Set<string>> {
     const known = (await this.journal?.knownAccounts()) ?? new Set<string>()
-    for (const id of this.journal?.handedOverOnThisMachine(serviceOf(this.options.baseUrl)) ?? []) known.add(id)
+    for (const id of (await this.journal?.handedOverOnThisMachine(serviceOf(this.options.baseUrl))) ?? []) known.add(id)
     return known
   }
 

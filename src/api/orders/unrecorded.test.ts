@@ -19,7 +19,7 @@ import {
   VM_BODY,
   vmAccount,
 } from '../../../test/support/fake-fetch.js'
-import { OrderJournal, serviceOf } from './journal.js'
+import { newJournalSession, OrderJournal, serviceOf } from './journal.js'
 
 const NOW = Date.parse('2026-11-24T12:00:00Z')
 
@@ -251,5 +251,46 @@ describe("this process's own orders are not taken for a killed run's", () => {
     assert.ok(error instanceof OrderUnresolvedError, String(error))
     assert.match(error.message, /No new matching account appeared/)
     assert.equal(requests.filter((r) => r.method === 'POST').length, 1)
+  })
+
+  test("another directory's run on this machine handed the matching account over and was killed before any state named it: a fresh workspace stops; had that run ended gracefully, it orders", async () => {
+    const running = new Set<number>()
+    let next = 810_000
+    const processOptions = () => {
+      const pid = next++
+      running.add(pid)
+      const owner = { pid, token: `process-${pid}`, engine: `engine-${pid}` }
+      return { pid, journalOptions: { session: newJournalSession(owner), alive: (p: number) => running.has(p) } }
+    }
+    const listing = () => echoing([vmAccount('100007', 'web', '2026-11-24 11:59:00')])
+    for (const ending of ['killed', 'graceful'] as const) {
+      const index = journalDirectory()
+      const twin = processOptions()
+      const first = testClient([echoing([]), echoing({ ...ORDER, account_id: '100007' })], {
+        journalDirectory: journalDirectory(),
+        now: () => NOW,
+        knownAccountsDirectory: index,
+        journalOptions: twin.journalOptions,
+      })
+      await first.client.lites.createVm(VM_BODY)
+      if (ending === 'graceful') await first.client.settlement?.delivered()
+      running.delete(twin.pid)
+      const fresh = testClient([listing(), echoing(ORDER)], {
+        journalDirectory: journalDirectory(),
+        now: () => NOW,
+        knownAccountsDirectory: index,
+        journalOptions: processOptions().journalOptions,
+      })
+      if (ending === 'killed') {
+        // Its state may never have been saved (a CI job killed on a shared agent): ordering again could be a second order.
+        await assert.rejects(
+          fresh.client.lites.createVm(VM_BODY),
+          (e: unknown) => e instanceof UnrecordedMatchError && e.candidates[0] === '100007',
+        )
+        assert.equal(fresh.requests.filter((r) => r.method === 'POST').length, 0)
+      } else {
+        assert.deepEqual(await fresh.client.lites.createVm(VM_BODY), ORDER)
+      }
+    }
   })
 })
