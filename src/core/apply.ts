@@ -480,7 +480,12 @@ async function readAfterUpdate<C>(run: UpdateRun<C>): Promise<Outcome> {
   }
 }
 
-export async function applyDelete<C>(definition: AnyResource, prior: ValueMap, session: Session<C>): Promise<Outcome> {
+export async function applyDelete<C>(
+  definition: AnyResource,
+  prior: ValueMap,
+  priorPrivate: PrivateState,
+  session: Session<C>,
+): Promise<Outcome> {
   const diagnostics: Diagnostic[] = []
   try {
     await definition.delete({
@@ -491,7 +496,20 @@ export async function applyDelete<C>(definition: AnyResource, prior: ValueMap, s
     })
     return { state: null, private: {}, diagnostics, incomplete: false }
   } catch (thrown) {
-    if (isNotFound(thrown)) return { state: null, private: {}, diagnostics, incomplete: false }
+    // A 404 is a delete already done, unless the object's order is still in flight (the resume mark):
+    // a service may not show a new order for a while, and the object would then be billed, unmanaged.
+    if (isNotFound(thrown) && priorPrivate.resume !== true) return { state: null, private: {}, diagnostics, incomplete: false }
+    if (isNotFound(thrown)) {
+      diagnostics.push(
+        error(
+          `${definition.name} ${String(prior.id)} is not found yet; nothing was deleted`,
+          'Its order was placed by an apply that stopped before it was Active, and the service does not show it yet ' +
+            `(${causeOf(thrown)}). It stays in state: run the destroy again in a minute. If the service never shows it, ` +
+            'remove it from the state by hand (terraform state rm, or pulumi state delete).',
+        ),
+      )
+      return { state: prior, private: priorPrivate, diagnostics, incomplete: false, cause: thrown }
+    }
     const failure = failureOf(session, thrown, `Deleting ${definition.name} ${String(prior.id)} failed`, names(definition))
     return { state: prior, private: {}, diagnostics: [...diagnostics, ...failure], incomplete: false, cause: thrown }
   }

@@ -644,6 +644,16 @@ describe('apply: a 404 that is not about the object itself', () => {
     assert.ok(inFlight.diagnostics.some((d) => d.severity === 'warning' && /not found yet; it is kept in state/.test(d.summary)))
     assert.equal((await readResource(boxDefinition, prior, String(prior.id), {}, s)).state, null)
   })
+
+  test('a delete of an object whose order is still in flight (resume) that answers 404 deletes nothing and keeps it; without the mark it is done', async () => {
+    const s = session()
+    const prior = await created(s)
+    s.service.boxes.clear()
+    const inFlight = await applyDelete(boxDefinition, prior, { resume: true }, s)
+    assert.equal(inFlight.state?.id, prior.id, 'kept in state')
+    assert.ok(inFlight.diagnostics.some((d) => d.severity === 'error' && /not found yet; nothing was deleted/.test(d.summary)))
+    assert.equal((await applyDelete(boxDefinition, prior, {}, s)).state, null)
+  })
 })
 
 describe('apply: reads, import and provider bugs', () => {
@@ -652,7 +662,7 @@ describe('apply: reads, import and provider bugs', () => {
     const prior = await created(s)
     s.service.boxes.clear()
     assert.equal((await readResource(boxDefinition, prior, String(prior.id), {}, s)).state, null)
-    const deleted = await applyDelete(boxDefinition, prior, s)
+    const deleted = await applyDelete(boxDefinition, prior, {}, s)
     assert.equal(deleted.state, null)
     assert.deepEqual(deleted.diagnostics, [])
   })

@@ -38,7 +38,7 @@ async function settledIds(kind: AnyResource): Promise<{ readonly id: string; rea
     await server.read(kind, prior, id, {}, session)
     await server.update(kind, prior, planResource(kind, prior, { name: 'alpha', size: 30 }).planned, {}, session)
     await server.importById(kind, id, session)
-    await server.delete(kind, prior, session)
+    await server.delete(kind, prior, {}, session)
     return { id, named, atCreate }
   } finally {
     unregister()

@@ -185,9 +185,9 @@ export class ProviderServer {
     return withOperation(session, timeout, () => applyUpdate(definition, prior, planned, priorPrivate, session))
   }
 
-  async delete(definition: AnyResource, prior: ValueMap, session: Session<unknown>): Promise<Outcome> {
+  async delete(definition: AnyResource, prior: ValueMap, priorPrivate: PrivateState, session: Session<unknown>): Promise<Outcome> {
     await this.settle(definition, prior.id)
-    return applyDelete(definition, prior, session)
+    return applyDelete(definition, prior, priorPrivate, session)
   }
 
   /**
@@ -313,7 +313,7 @@ export class ProviderServer {
       if (prior === null) return { action: 'none' }
       const refused = request.refuseDelete?.(prior) ?? null
       if (refused) return { action: 'refused', refused }
-      return { action: 'delete', outcome: await this.delete(definition, prior, session) }
+      return { action: 'delete', outcome: await this.delete(definition, prior, request.priorPrivate, session) }
     }
     if (prior === null) return { action: 'create', outcome: await this.create(definition, planned, session) }
     return { action: 'update', outcome: await this.update(definition, prior, planned, request.priorPrivate, session) }

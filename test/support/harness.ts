@@ -95,8 +95,8 @@ export class Harness {
     return outcome.state
   }
 
-  async delete(definition: AnyResource, state: ValueMap): Promise<Outcome> {
-    return applyDelete(definition, state, this.session)
+  async delete(definition: AnyResource, state: ValueMap, priorPrivate: PrivateState = {}): Promise<Outcome> {
+    return applyDelete(definition, state, priorPrivate, this.session)
   }
 
   async data(definition: AnyDataSource, config: ValueMap): Promise<ValueMap> {

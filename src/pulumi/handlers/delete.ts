@@ -2,7 +2,7 @@
 import type { ValueMap } from '../../core/index.js'
 import { finished } from '../outcomes.js'
 import type { DeleteRequest } from '../protocol.js'
-import { type PulumiServer, timeoutsOf } from '../server.js'
+import { privateOf, type PulumiServer, timeoutsOf } from '../server.js'
 
 export async function deleteResource(ps: PulumiServer, request: DeleteRequest): Promise<void> {
   const definition = ps.resource(request)
@@ -11,6 +11,6 @@ export async function deleteResource(ps: PulumiServer, request: DeleteRequest): 
     id: request.id,
     timeouts: timeoutsOf('delete', request.timeout),
   }
-  const outcome = await ps.server.delete(definition, prior, ps.session(request.urn, request.properties))
+  const outcome = await ps.server.delete(definition, prior, privateOf(request.properties), ps.session(request.urn, request.properties))
   finished(ps, outcome, request.urn)
 }
