@@ -27,6 +27,21 @@ export interface Session<C> {
   readonly unfinishedIsError?: string
   /** What identifies the resource beyond its inputs, when the front end knows it (a Pulumi URN). */
   readonly scope?: string | undefined
+  /** The clock (ms); default Date.now. */
+  readonly now?: () => number
+}
+
+/**
+ * How long after a create's order a 404 for the object is not taken as gone: a service may not show a
+ * new order at once (the service's API says up to 30 s), and a refresh or destroy soon after an apply
+ * that stopped during its wait would otherwise forget an object that is being billed.
+ */
+export const NEW_ORDER_GRACE_MS = 120_000
+
+/** Whether a 404 for the object may only mean that its create's order does not show yet (see NEW_ORDER_GRACE_MS). */
+function orderNotShownYet<C>(priorPrivate: PrivateState, session: Session<C>): boolean {
+  const at = priorPrivate.orderedAt
+  return priorPrivate.resume === true && typeof at === 'number' && (session.now ?? Date.now)() - at < NEW_ORDER_GRACE_MS
 }
 
 /** With `unfinishedIsError`, the error that makes an unfinished order fail the operation. */
@@ -127,6 +142,8 @@ async function create<C>(definition: AnyResource, planned: ValueMap, session: Se
   let reached: Observed | null = null
   let later = false
   let waiting: string | undefined
+  // An order left unfinished is resumed by the next apply; until then a 404 for it may be a new order's.
+  const resumeMark = { resume: true, orderedAt: (session.now ?? Date.now)() }
   try {
     const observed = await definition.create({
       ...contextFor(session, diagnostics),
@@ -153,7 +170,7 @@ async function create<C>(definition: AnyResource, planned: ValueMap, session: Se
     // Made an error, an unfinished order is resumed by the next apply as its message says: it waits for
     // the order again (and fails again while it is unfinished) instead of taking the saved state as done.
     const resume = (deferred || failing.length > 0) && definition.resume !== undefined
-    return { state, private: resume ? { resume: true } : {}, diagnostics: [...diagnostics, ...failing], incomplete: failing.length > 0 }
+    return { state, private: resume ? resumeMark : {}, diagnostics: [...diagnostics, ...failing], incomplete: failing.length > 0 }
   } catch (thrown) {
     const failure = failureOf(session, thrown, `Creating ${definition.name} failed`, names(definition))
     // Nothing to keep when nothing was ordered, or when what was ordered is gone (terminated while waited for).
@@ -178,7 +195,7 @@ async function create<C>(definition: AnyResource, planned: ValueMap, session: Se
         )
         return {
           state: server,
-          private: resumable ? { resume: true } : {},
+          private: resumable ? resumeMark : {},
           diagnostics,
           incomplete: true,
           failedAfterOrder: true,
@@ -196,7 +213,7 @@ async function create<C>(definition: AnyResource, planned: ValueMap, session: Se
       ),
     )
     const refused = refusedLater(thrown) ? { failedAfterOrder: true as const } : {}
-    return { state, private: resumable ? { resume: true } : {}, diagnostics, incomplete: true, ...refused, cause: thrown }
+    return { state, private: resumable ? resumeMark : {}, diagnostics, incomplete: true, ...refused, cause: thrown }
   }
 }
 
@@ -496,16 +513,17 @@ export async function applyDelete<C>(
     })
     return { state: null, private: {}, diagnostics, incomplete: false }
   } catch (thrown) {
-    // A 404 is a delete already done, unless the object's order is still in flight (the resume mark):
-    // a service may not show a new order for a while, and the object would then be billed, unmanaged.
-    if (isNotFound(thrown) && priorPrivate.resume !== true) return { state: null, private: {}, diagnostics, incomplete: false }
+    // A 404 is a delete already done, unless the object's order was placed moments ago by an apply that
+    // stopped during its wait: a service may not show a new order at once, and the object would then be
+    // billed, unmanaged.
+    if (isNotFound(thrown) && !orderNotShownYet(priorPrivate, session)) return { state: null, private: {}, diagnostics, incomplete: false }
     if (isNotFound(thrown)) {
       diagnostics.push(
         error(
           `${definition.name} ${String(prior.id)} is not found yet; nothing was deleted`,
-          'Its order was placed by an apply that stopped before it was Active, and the service does not show it yet ' +
-            `(${causeOf(thrown)}). It stays in state: run the destroy again in a minute. If the service never shows it, ` +
-            'remove it from the state by hand (terraform state rm, or pulumi state delete).',
+          'Its order was placed moments ago by an apply that stopped before it was Active, and the service does not ' +
+            `show it yet (${causeOf(thrown)}). It stays in state: run the destroy again in two minutes; a 404 then is ` +
+            'taken as deleted.',
         ),
       )
       return { state: prior, private: priorPrivate, diagnostics, incomplete: false, cause: thrown }
@@ -613,16 +631,16 @@ async function read<C>(
     const { waiting, ...rest } = priorPrivate
     return { state, private: waiting !== undefined && !differs ? rest : priorPrivate, diagnostics }
   } catch (thrown) {
-    // An order still in flight (the resume mark) may not show yet: a service may answer 404 for a
-    // while after it accepted an order. The object stays in state, and the next apply's wait decides.
-    if (isNotFound(thrown) && !(prior !== null && priorPrivate.resume === true)) return { state: null, private: {}, diagnostics }
+    // An order placed moments ago by an apply that stopped during its wait may not show yet: a service
+    // may answer 404 for a while after it accepted an order. The object stays in state for that while.
+    if (isNotFound(thrown) && !(prior !== null && orderNotShownYet(priorPrivate, session))) return { state: null, private: {}, diagnostics }
     if (isNotFound(thrown)) {
       diagnostics.push(
         warning(
           `${definition.name} ${id} is not found yet; it is kept in state`,
-          `Its order was placed by an apply that stopped before it was Active, and the service does not show it yet ` +
-            `(${causeOf(thrown)}). It stays in state, so that nothing is ordered again: the next apply waits for it, and ` +
-            'removes it only once the service still does not know it after its grace time.',
+          'Its order was placed moments ago by an apply that stopped before it was Active, and the service does not ' +
+            `show it yet (${causeOf(thrown)}). It stays in state, so that nothing is ordered again; two minutes after ` +
+            'its order, a 404 is taken as gone.',
         ),
       )
       return { state: prior, private: priorPrivate, diagnostics }

@@ -3,7 +3,16 @@
 // (ordered update steps, interruptions, unknown outcomes, resumed orders, reads, import, provider bugs).
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
-import { applyCreate, applyDelete, applyUpdate, importResource, readResource, runMethod, type Session } from './apply.js'
+import {
+  applyCreate,
+  applyDelete,
+  applyUpdate,
+  importResource,
+  NEW_ORDER_GRACE_MS,
+  readResource,
+  runMethod,
+  type Session,
+} from './apply.js'
 import { type Attribute, int64, string } from './attributes.js'
 import { checkResource, DefinitionError, defineMethod, defineResource } from './definition.js'
 import { silentLogger } from './definition-types.js'
@@ -634,25 +643,47 @@ describe('apply: a 404 that is not about the object itself', () => {
     assert.equal(outcome.state, null)
   })
 
-  test('a refresh of an object whose order is still in flight (resume) keeps it on a 404, with a warning; without the mark it is gone', async () => {
-    const s = session()
+  test('a refresh of an object whose order was placed moments ago (resume) keeps it on a 404, with a warning; later, or without the mark, it is gone', async () => {
+    let now = 1_000_000
+    const s = { ...session(), now: () => now }
     const prior = await created(s)
     s.service.boxes.clear()
-    const inFlight = await readResource(boxDefinition, prior, String(prior.id), { resume: true }, s)
+    const mark = { resume: true, orderedAt: now - 30_000 }
+    const inFlight = await readResource(boxDefinition, prior, String(prior.id), mark, s)
     assert.equal(inFlight.state?.id, prior.id)
-    assert.deepEqual(inFlight.private, { resume: true })
+    assert.deepEqual(inFlight.private, mark)
     assert.ok(inFlight.diagnostics.some((d) => d.severity === 'warning' && /not found yet; it is kept in state/.test(d.summary)))
     assert.equal((await readResource(boxDefinition, prior, String(prior.id), {}, s)).state, null)
+    assert.equal(
+      (await readResource(boxDefinition, prior, String(prior.id), { resume: true }, s)).state,
+      null,
+      'a mark of an earlier version',
+    )
+    now += NEW_ORDER_GRACE_MS
+    assert.equal((await readResource(boxDefinition, prior, String(prior.id), mark, s)).state, null, 'past the grace: gone')
   })
 
-  test('a delete of an object whose order is still in flight (resume) that answers 404 deletes nothing and keeps it; without the mark it is done', async () => {
-    const s = session()
+  test('an unfinished create records when its order was placed, beside the resume mark', async () => {
+    const s = { ...session(), now: () => 5_000_000 }
+    const box = { ...boxDefinition, resume: boxDefinition.resume }
+    s.service.failOnce.add('wait')
+    const outcome = await applyCreate(box, planResource(boxDefinition, null, { name: 'alpha' }).planned, s)
+    assert.equal(outcome.state?.id, '1')
+    assert.deepEqual(outcome.private, { resume: true, orderedAt: 5_000_000 })
+  })
+
+  test('a delete of an object whose order was placed moments ago (resume) that answers 404 deletes nothing and keeps it; later, it is done', async () => {
+    let now = 1_000_000
+    const s = { ...session(), now: () => now }
     const prior = await created(s)
     s.service.boxes.clear()
-    const inFlight = await applyDelete(boxDefinition, prior, { resume: true }, s)
+    const mark = { resume: true, orderedAt: now }
+    const inFlight = await applyDelete(boxDefinition, prior, mark, s)
     assert.equal(inFlight.state?.id, prior.id, 'kept in state')
     assert.ok(inFlight.diagnostics.some((d) => d.severity === 'error' && /not found yet; nothing was deleted/.test(d.summary)))
     assert.equal((await applyDelete(boxDefinition, prior, {}, s)).state, null)
+    now += NEW_ORDER_GRACE_MS
+    assert.equal((await applyDelete(boxDefinition, prior, mark, s)).state, null, 'past the grace: deleted')
   })
 })
 

@@ -11,6 +11,8 @@ import { withoutWriteOnlyPlanned, writeOnlyReplace } from './write-only.js'
 export interface PrivateState {
   /** An order was placed and its wait did not end: the next apply waits again and orders nothing. */
   readonly resume?: boolean
+  /** When a create's order left unfinished was placed (ms): a 404 soon after it is no proof that the object is gone. */
+  readonly orderedAt?: number
   /**
    * An update's order was placed and takes effect later with no further call (its invoice waits for
    * payment): why, e.g. "invoice 700003 ... is unpaid". Reads keep the ordered targets while the

@@ -80,13 +80,14 @@ describe('provider_lite_vm: create', () => {
   test('an unpaid order ends the create with a warning and status Pending; what it skipped is finished after payment', async () => {
     const { h, config: base } = await setup()
     const config = { ...base, pay_with_credit_card: false, disk_size: 40, power_state: 'stop' }
+    const orderedAt = h.client.now()
     const outcome = await h.tryCreate(vm, config)
     assert.equal(outcome.state?.status, 'Pending')
     assert.equal(outcome.incomplete, false)
     const warning = outcome.diagnostics.find((d) => d.severity === 'warning')
     assert.match(warning?.detail ?? '', /100001.*invoice 700001 is unpaid/)
     assert.deepEqual(await h.mutations(), ['POST /v1/lites'])
-    assert.deepEqual(outcome.private, { resume: true }, 'the skipped disk size and power state are remembered')
+    assert.deepEqual(outcome.private, { resume: true, orderedAt }, 'the skipped disk size and power state are remembered')
     const state = outcome.state as ValueMap
     const stillUnpaid = await h.update(vm, state, config, outcome.private)
     assert.deepEqual(
@@ -183,11 +184,12 @@ describe('provider_lite_vm: in-place changes and resumed waits', () => {
   test('a wait that fails after the order keeps the id; the next apply resumes and orders nothing', async () => {
     const { h, config } = await setup()
     await h.control('POST', '/faults', { method: 'GET', path: '/lites/accounts/*', mode: 'error', status: 503, count: -1 })
+    const orderedAt = h.client.now()
     const outcome = await h.tryCreate(vm, config)
     assert.equal(outcome.incomplete, true)
     assert.equal(outcome.state?.id, '100001')
     assert.equal(outcome.state?.order_id, '500001')
-    assert.deepEqual(outcome.private, { resume: true })
+    assert.deepEqual(outcome.private, { resume: true, orderedAt })
     await h.control('DELETE', '/faults')
     const state = outcome.state as ValueMap
     const plan = h.plan(vm, state, config, outcome.private)

@@ -55,7 +55,7 @@ export class Harness {
       random: () => 0.5,
       pollIntervalMs: 1000,
     })
-    this.session = { client: this.client, log: silentLogger, signal: this.stop.signal }
+    this.session = { client: this.client, log: silentLogger, signal: this.stop.signal, now: () => this.client.now() }
   }
 
   /** Plans and applies a create; throws with the diagnostics when it reports an error. */

@@ -195,7 +195,8 @@ export class PostgresJournalStore implements JournalStore {
 
   async list(now: number, filter?: JournalFilter): Promise<JournalEntry[]> {
     // The rule of `kept`, in SQL: an unresolved create is kept UNRESOLVED_KEEP_MS, any other entry JOURNAL_KEEP_MS.
-    const keptRow = `(sent_at >= $1 OR (sent_at >= $2 AND state IN ('sent', 'answered') AND entry @> '{"creates": true}'))`
+    const unresolved = `(state IN ('sent', 'answered', 'delivered') OR entry @> '{"unconfirmed": true}')`
+    const keptRow = `(sent_at >= $1 OR (sent_at >= $2 AND entry @> '{"creates": true}' AND ${unresolved}))`
     const values: unknown[] = [now - JOURNAL_KEEP_MS, now - UNRESOLVED_KEEP_MS]
     if (!this.expired) {
       await this.query(`DELETE FROM ${JOURNAL_TABLE} WHERE NOT ${keptRow}`, [...values], 'clean up')

@@ -9,15 +9,17 @@ import { hostname } from 'node:os'
 export const JOURNAL_KEEP_MS = 48 * 3_600_000
 
 /**
- * A create that no engine got yet (`sent` or `answered`) is kept this long instead: a run killed on a
- * Friday evening and applied again after the weekend still takes its answer over, or finds out what its
- * unanswered order did, rather than ordering a second time.
+ * A create that no state has named yet (`sent`, `answered`, `delivered`, or settled only by a graceful
+ * close) is kept this long instead: a run killed on a Friday evening and applied again after the weekend
+ * still takes its answer over, or finds out what its unanswered order did, and an answer taken over that
+ * late is still known as handed over until a state names it, rather than ordered a second time.
  */
 export const UNRESOLVED_KEEP_MS = 14 * 24 * 3_600_000
 
-/** Whether a create is still unresolved: sent or answered, never handed to an engine (see UNRESOLVED_KEEP_MS). */
+/** Whether a create is still unresolved: no state has named its account yet (see UNRESOLVED_KEEP_MS). */
 export function unresolvedCreate(entry: JournalEntry): boolean {
-  return entry.creates === true && (entry.state === 'sent' || entry.state === 'answered')
+  if (entry.creates !== true) return false
+  return entry.state === 'sent' || entry.state === 'answered' || entry.state === 'delivered' || entry.unconfirmed === true
 }
 
 /** Whether an entry is still kept at `now` (JOURNAL_KEEP_MS, or UNRESOLVED_KEEP_MS for an unresolved create). */

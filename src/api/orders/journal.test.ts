@@ -9,9 +9,20 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, test } from 'node:test'
 import { OrderUnresolvedError, UnrecordedMatchError } from '../errors.js'
-import { newJournalSession, OrderJournal } from './journal.js'
+import { fingerprints, newJournalSession, OrderJournal } from './journal.js'
 import { processAlive } from './journal-store.js'
-import { fail, ORDER, ok, paidInvoice, type RecordedRequest, testClient, VM_BODY, vmAccount } from '../../../test/support/fake-fetch.js'
+import {
+  BASE_URL,
+  fail,
+  fakeClock,
+  ORDER,
+  ok,
+  paidInvoice,
+  type RecordedRequest,
+  testClient,
+  VM_BODY,
+  vmAccount,
+} from '../../../test/support/fake-fetch.js'
 import { directoryListings, fileReads } from '../../../test/support/file-reads.js'
 import { keepCases } from '../../../test/support/journal-keep.js'
 import type { OperationFrame } from '../operation.js'
@@ -1115,7 +1126,7 @@ describe('a stopped run applied again much later, or with a new write-only passw
   const T0 = Date.parse('2026-11-20T18:00:00Z')
   const echo503 = (r: RecordedRequest) => fail(503, 'x', { 'idempotency-key': r.headers.get('idempotency-key') ?? '' })
 
-  /** A first run whose create is answered with 100042, then killed before its engine got it. */
+  /** A first run whose create is answered with 100042, then killed before its engine got it; the body it sent. */
   async function answeredThenKilled(dir: string, at: () => number) {
     const killed = providerProcess()
     const run = frame()
@@ -1127,6 +1138,7 @@ describe('a stopped run applied again much later, or with a new write-only passw
     })
     await first.client.lites.createVm(VM_BODY)
     killed.kill()
+    return { sent: posts(first.requests)[0]?.body }
   }
 
   /** A first run whose create gets no answer before its deadline (a service that echoes keys), then killed. */
@@ -1147,11 +1159,14 @@ describe('a stopped run applied again much later, or with a new write-only passw
   function rerun(dir: string, replies: Parameters<typeof testClient>[0], at: () => number, body = VM_BODY) {
     const run = frame(undefined, 60_000)
     let keys = 0
+    // A clock that starts at `at()` and moves with every sleep: a run that goes wrong ends at its deadline.
+    const clock = fakeClock(at())
     const client = testClient(replies, {
       journalDirectory: dir,
       operation: () => run.value,
       journalOptions: providerProcess().journalOptions,
-      now: at,
+      now: clock.now,
+      sleep: clock.sleep,
       idempotencyKey: () => `rerun-key-${++keys}`,
     })
     return { ...client, create: () => client.client.lites.createVm(body), finish: run.finish }
@@ -1175,6 +1190,44 @@ describe('a stopped run applied again much later, or with a new write-only passw
     assert.equal(second.requests.length, 0)
   })
 
+  test('answered and killed under a version that hashed the console password, applied again after an upgrade: taken over, nothing is sent', async () => {
+    const dir = journal()
+    const first = await answeredThenKilled(dir, () => T0)
+    const [name] = readdirSync(dir)
+    const file = join(dir, name ?? '')
+    const stored = JSON.parse(readFileSync(file, 'utf8')) as { fingerprint: string }
+    const parts = { baseUrl: BASE_URL, apiKey: 'secret-key', method: 'POST', path: '/lites', body: first.sent, scope: undefined }
+    const [current, earlier] = fingerprints(parts)
+    assert.equal(stored.fingerprint, current, 'the entry carries the fingerprint of these parts')
+    assert.ok(earlier !== undefined && earlier !== current)
+    writeFileSync(file, JSON.stringify({ ...stored, fingerprint: earlier }))
+    const second = rerun(dir, [], () => T0 + HOUR)
+    assert.equal((await second.create()).account_id, '100042')
+    assert.equal(second.requests.length, 0)
+  })
+
+  test('answered and taken over three days later, then killed again before any state named it: the third run stops, naming it', async () => {
+    const dir = journal()
+    let now = T0
+    await answeredThenKilled(dir, () => now)
+    now += 72 * HOUR
+    const killed = providerProcess()
+    const run = frame()
+    const second = testClient([], {
+      journalDirectory: dir,
+      operation: () => run.value,
+      journalOptions: killed.journalOptions,
+      now: () => now,
+    })
+    assert.equal((await second.client.lites.createVm(VM_BODY)).account_id, '100042')
+    await run.finish()
+    killed.kill()
+    now += HOUR
+    const third = rerun(dir, [echoing(200, [vmAccount('100042', 'web', '2026-11-20', 'Active')])], () => now)
+    await assert.rejects(third.create(), (e: unknown) => e instanceof UnrecordedMatchError && e.candidates[0] === '100042')
+    assert.equal(posts(third.requests).length, 0)
+  })
+
   test('unanswered and killed, applied again after its key expired: an account made since stops it, naming the key; nothing is ordered', async () => {
     const dir = journal()
     let now = T0
@@ -1194,6 +1247,42 @@ describe('a stopped run applied again much later, or with a new write-only passw
     assert.deepEqual(error.candidates, ['100042'])
     assert.match(error.message, new RegExp(`stopped sent this same order at 2026-11-20T18:00:00.000Z with Idempotency-Key ${key}`))
     assert.equal(posts(second.requests).length, 0)
+  })
+
+  test("the stopped order's account paid a few minutes before the order was sent, by our clock (the service's is behind): still found, and it stops", async () => {
+    const dir = journal()
+    let now = T0
+    await unansweredThenKilled(dir, () => now)
+    now += 30 * HOUR
+    const made = { ...vmAccount('100042', 'web', '2026-11-20', 'Active'), last_invoice: paidInvoice('2026-11-20 17:57:00') }
+    const second = rerun(dir, [echoing(200, [made])], () => now)
+    await assert.rejects(second.create(), (e: unknown) => e instanceof UnrecordedMatchError && e.candidates[0] === '100042')
+  })
+
+  test("another resource's create left unanswered: a create of the same call lists first while its key is good, and not after", async () => {
+    const dir = journal()
+    let now = T0
+    await unansweredThenKilled(dir, () => now)
+    const other = { ...VM_BODY, vm_name: 'db' }
+    // Made by that order (it has the other name, so it is no match for this create): the listing goes on and orders.
+    const listing = echoing(200, [vmAccount('100042', 'web', '2026-11-20 18:00:01', 'Active')])
+    now += HOUR
+    const soon = rerun(dir, [listing, echoing(200, { ...ORDER, account_id: '100043' })], () => now, other)
+    assert.equal((await soon.create()).account_id, '100043')
+    assert.deepEqual(
+      soon.requests.map((r) => r.method),
+      ['GET', 'POST'],
+      'listed first',
+    )
+    await soon.finish()
+    now += 30 * HOUR
+    const later = rerun(dir, [echoing(200, { ...ORDER, account_id: '100044' })], () => now, { ...other, vm_name: 'cache' })
+    assert.equal((await later.create()).account_id, '100044')
+    assert.deepEqual(
+      later.requests.map((r) => r.method),
+      ['POST'],
+      'past its window another intent no longer counts',
+    )
   })
 
   test('unanswered and killed, applied again after its key expired with no account made since: ordered once, with a new key, and the old order is closed', async () => {

@@ -68,16 +68,22 @@ export function serviceOf(baseUrl: string): string {
  * value), so a re-run after a kill would otherwise be a new intent and order a second time.
  */
 export function fingerprint(parts: IntentParts): string {
-  return sha256(
-    canonical([
-      parts.baseUrl,
-      sha256(parts.apiKey),
-      parts.method.toUpperCase(),
-      parts.path,
-      redact(parts.body ?? null),
-      parts.scope ?? null,
-    ]),
-  )
+  return fingerprintOf(parts, redact(parts.body ?? null))
+}
+
+/**
+ * The fingerprints an entry of this intent may carry: today's, and, when the body holds a secret, the
+ * one that earlier versions wrote (with the secret in it), so that a run killed before an upgrade of the
+ * provider is still taken over by the re-run after it.
+ */
+export function fingerprints(parts: IntentParts): readonly string[] {
+  const current = fingerprint(parts)
+  const earlier = fingerprintOf(parts, parts.body ?? null)
+  return earlier === current ? [current] : [current, earlier]
+}
+
+function fingerprintOf(parts: IntentParts, body: unknown): string {
+  return sha256(canonical([parts.baseUrl, sha256(parts.apiKey), parts.method.toUpperCase(), parts.path, body, parts.scope ?? null]))
 }
 
 /**
@@ -86,6 +92,9 @@ export function fingerprint(parts: IntentParts): string {
  * its graceful shutdown settles). The provider runtime keeps one for the process and hands it to each
  * client it configures; a journal made without one has a session of its own.
  */
+/** An intent as the journal looks it up: its fingerprint, or every fingerprint its entries may carry (see fingerprints). */
+export type Intent = string | readonly string[]
+
 export interface JournalSession {
   readonly owner: JournalOwner
   readonly held: Set<string>
@@ -170,8 +179,8 @@ export class OrderJournal {
    * lostHandovers for what a create of the same intent does instead). Identical resources
    * (Terraform `count`) each take their own entry, oldest first.
    */
-  async claim(fingerprintValue: string): Promise<JournalEntry | undefined> {
-    for (const entry of await this.takeable(fingerprintValue)) {
+  async claim(intent: Intent): Promise<JournalEntry | undefined> {
+    for (const entry of await this.takeable(intent)) {
       if (await this.take(entry)) {
         this.held.add(entry.id)
         return entry
@@ -184,15 +193,22 @@ export class OrderJournal {
    * The entry `claim` would take over now, without taking it: what a plan says its apply will do with
    * an order (see OperationFrame.rehearsal).
    */
-  async peek(fingerprintValue: string): Promise<JournalEntry | undefined> {
-    return (await this.takeable(fingerprintValue))[0]
+  async peek(intent: Intent): Promise<JournalEntry | undefined> {
+    return (await this.takeable(intent))[0]
+  }
+
+  /** The entries of an intent (see Intent), oldest first. */
+  private async ofIntent(intent: Intent): Promise<JournalEntry[]> {
+    const all: JournalEntry[] = []
+    for (const value of typeof intent === 'string' ? [intent] : intent) all.push(...(await this.entries({ fingerprint: value })))
+    return all.sort((a, b) => a.sentAt - b.sentAt)
   }
 
   /** The entries claim may take over, oldest first (see claim). */
-  private async takeable(fingerprintValue: string): Promise<JournalEntry[]> {
+  private async takeable(intent: Intent): Promise<JournalEntry[]> {
     const now = this.now()
     const out: JournalEntry[] = []
-    for (const e of await this.entries({ fingerprint: fingerprintValue })) {
+    for (const e of await this.ofIntent(intent)) {
       if (!stillOpen(e, now) || this.held.has(e.id)) continue
       if (e.owner?.token === this.owner.token || (await this.ownerGone(e.owner))) out.push(e)
     }
@@ -202,18 +218,21 @@ export class OrderJournal {
   /**
    * Creates of the same call (`method` and `path`) that a run that is gone sent and never saw answered,
    * and that no order of this intent may take over: those of this intent older than the keys' window
-   * (the service no longer knows their key, so none is sent again), and those of another intent, which
-   * only the intent's own run resumes (one whose body differs only in what the account does not show,
-   * such as a console password, or one written by an older version of the provider). Whether they were
-   * processed is not known, so a create of the same call looks for the account they may have made first
-   * (see Orders.unrecordedMatches), and `closeExpired` ends those of its intent once it has found none.
+   * (the service no longer knows their key, so none is sent again), and those of another intent within
+   * it, which only that intent's own run resumes (a resource edited since its order got no answer).
+   * Whether they were processed is not known, so a create of the same call looks for the account they
+   * may have made first (see Orders.unrecordedMatches), and `closeExpired` ends those of its intent once
+   * it has found none. Another intent's stops counting once its key's window is over, so that an entry
+   * nobody resumes (the resource was edited for good) does not stop creates for longer.
    */
-  async unansweredByStoppedRuns(fingerprintValue: string, method: string, path: string): Promise<JournalEntry[]> {
+  async unansweredByStoppedRuns(intent: Intent, method: string, path: string): Promise<JournalEntry[]> {
     const now = this.now()
+    const own = new Set(typeof intent === 'string' ? [intent] : intent)
     const out: JournalEntry[] = []
     for (const e of await this.entries()) {
       if (e.state !== 'sent' || e.creates !== true || e.method !== method || e.path !== path || this.held.has(e.id)) continue
-      if (e.fingerprint === fingerprintValue && now - e.sentAt < JOURNAL_REUSE_MS) continue
+      // This intent's only once its key has expired (claim takes it before); another's only while its key is good.
+      if (own.has(e.fingerprint) === now - e.sentAt < JOURNAL_REUSE_MS) continue
       if (e.owner?.token === this.owner.token || (await this.ownerGone(e.owner))) out.push(e)
     }
     return out
@@ -223,9 +242,10 @@ export class OrderJournal {
    * Unanswered orders of this intent past the keys' window whose account a listing did not find: nothing
    * was ordered (state `failed`). Another intent's are left to its own run.
    */
-  async closeExpired(fingerprintValue: string, entries: readonly JournalEntry[]): Promise<void> {
+  async closeExpired(intent: Intent, entries: readonly JournalEntry[]): Promise<void> {
+    const own = new Set(typeof intent === 'string' ? [intent] : intent)
     for (const entry of entries) {
-      if (entry.fingerprint !== fingerprintValue) continue
+      if (!own.has(entry.fingerprint)) continue
       entry.state = 'failed'
       await this.store.write(entry)
     }
@@ -238,10 +258,10 @@ export class OrderJournal {
    * runner sharing the journal's database). Ordering anew beside one could be a second order; the
    * caller waits for it or stops.
    */
-  async heldElsewhere(fingerprintValue: string): Promise<JournalEntry[]> {
+  async heldElsewhere(intent: Intent): Promise<JournalEntry[]> {
     const now = this.now()
     const out: JournalEntry[] = []
-    for (const e of await this.entries({ fingerprint: fingerprintValue })) {
+    for (const e of await this.ofIntent(intent)) {
       if (!stillOpen(e, now)) continue
       if (e.owner === undefined || e.owner.token === this.owner.token || (await this.ownerGone(e.owner))) continue
       out.push(e)
@@ -448,9 +468,9 @@ export class OrderJournal {
    * run take the account (it may be in that state). Orders of this very run are left out: another
    * provider process of the same engine (two aliases of one provider) handed its account to this run.
    */
-  async lostHandovers(fingerprintValue: string): Promise<string[]> {
+  async lostHandovers(intent: Intent): Promise<string[]> {
     const out: string[] = []
-    for (const e of await this.entries({ fingerprint: fingerprintValue })) {
+    for (const e of await this.ofIntent(intent)) {
       if (e.accountId === undefined || e.owner?.token === this.owner.token) continue
       if (e.owner?.engine !== undefined && e.owner.engine === this.owner.engine) continue
       const handedOver = (e.state === 'settled' && e.unconfirmed === true) || (e.state === 'delivered' && (await this.ownerGone(e.owner)))

@@ -22,7 +22,7 @@ import {
   type TransportOptions,
 } from '../transport.js'
 import { Attempts, REFUSED_GIVE_UP_MS } from './attempts.js'
-import { fingerprint, JOURNAL_REUSE_MS, type OrderJournal, serviceOf } from './journal.js'
+import { fingerprints, JOURNAL_REUSE_MS, type OrderJournal, serviceOf } from './journal.js'
 import type { JournalEntry } from './journal-store.js'
 
 /**
@@ -79,8 +79,13 @@ export function reconcileBy(list: () => Promise<readonly Account<unknown>[]>, ex
 
 /** An order's replays and reconciling lists back off up to this. */
 const ORDER_BACKOFF_CAP_MS = 10_000
-/** `date_created` has whole seconds and the service's clock is not ours. */
+/** `date_created` has whole seconds and the service's clock is not ours: what an account adopted as an order's may be off by. */
 const CREATED_SLACK_MS = 2_000
+/**
+ * How far the service's clock may be behind ours when an account is taken as evidence of a killed run's
+ * order (see unrecordedMatches): there a match counted once too often is a stop, one missed a second order.
+ */
+const EVIDENCE_SLACK_MS = 600_000
 /**
  * A matching account no journal or state names counts as a killed run's order only while it is being
  * provisioned or this recent: a re-run after a kill comes within minutes, a twin configuration's
@@ -193,8 +198,7 @@ export class Orders {
     const journal = this.journal
     if (journal !== undefined && options?.idempotencyKey === undefined) {
       const { baseUrl, apiKey } = this.options
-      const intent = fingerprint({ baseUrl, apiKey, method, path, body, scope: frame?.scope })
-      const entry = await journal.peek(intent)
+      const entry = await journal.peek(fingerprints({ baseUrl, apiKey, method, path, body, scope: frame?.scope }))
       if (entry?.accountId !== undefined && entry.state !== 'sent') {
         report({ kind: 'adopt', accountId: entry.accountId, key: entry.key, sentAt: entry.sentAt })
       } else if (entry !== undefined) {
@@ -224,7 +228,7 @@ export class Orders {
     let firstSend = options?.idempotencyKey === undefined
     if (options?.idempotencyKey === undefined && journal !== undefined) {
       const { baseUrl, apiKey } = this.options
-      const intent = fingerprint({ baseUrl, apiKey, method, path, body, scope: frame?.scope })
+      const intent = fingerprints({ baseUrl, apiKey, method, path, body, scope: frame?.scope })
       entry = (await journal.claim(intent)) ?? (await this.awaitHeldElsewhere(intent, context, frame, options?.signal))
       let resumed: { value: unknown } | undefined
       if (entry !== undefined) {
@@ -241,7 +245,14 @@ export class Orders {
         await this.unrecordedMatches(intent, context, options.reconcile, options.signal)
       const held =
         entry ??
-        (await journal.open(intent, serviceOf(baseUrl), this.options.idempotencyKey(), method, path, options?.reconcile !== undefined))
+        (await journal.open(
+          intent[0] as string,
+          serviceOf(baseUrl),
+          this.options.idempotencyKey(),
+          method,
+          path,
+          options?.reconcile !== undefined,
+        ))
       // Without an operation, the call itself is what hands the outcome over.
       if (frame) frame.onFinish(() => journal.deliver(held))
       if (resumed !== undefined) {
@@ -301,7 +312,7 @@ export class Orders {
    * wait runs out, which stops this order rather than risk a second one beside it.
    */
   private async awaitHeldElsewhere(
-    intent: string,
+    intent: readonly string[],
     context: RequestContext,
     frame: OperationFrame | undefined,
     signal: AbortSignal | undefined,
@@ -477,7 +488,7 @@ export class Orders {
    * `allowUnrecordedMatch` orders anyway.
    */
   private async unrecordedMatches(
-    intent: string,
+    intent: readonly string[],
     context: RequestContext,
     reconcile: Reconcile,
     signal: AbortSignal | undefined,
@@ -516,7 +527,8 @@ export class Orders {
     const sentBefore = stoppedOrders.map((e) => e.sentAt)
     const since = Math.min(this.options.now() - JOURNAL_REUSE_MS, ...sentBefore)
     const matching = accounts.filter(
-      (a) => !statusIs(a.status, 'Terminated') && createdSince(a, since) && !known.has(a.account_id) && reconcile.matches(a),
+      (a) =>
+        !statusIs(a.status, 'Terminated') && createdSince(a, since, EVIDENCE_SLACK_MS) && !known.has(a.account_id) && reconcile.matches(a),
     )
     // Evidence of a killed run: a match still being provisioned, ordered within the last hour, or made
     // after a stopped run sent this very order. An Active one ordered earlier is far more often another
@@ -524,7 +536,7 @@ export class Orders {
     // the order goes ahead.
     const recent = this.options.now() - KILLED_RUN_EVIDENCE_MS
     const evidence = (a: Account<unknown>) =>
-      statusIs(a.status, 'Pending') || createdSince(a, recent) || sentBefore.some((at) => createdSince(a, at))
+      statusIs(a.status, 'Pending') || createdSince(a, recent) || sentBefore.some((at) => createdSince(a, at, EVIDENCE_SLACK_MS))
     const older = matching.filter((a) => !evidence(a)).map((a) => a.account_id)
     if (older.length > 0) {
       const detail =
@@ -544,12 +556,13 @@ export class Orders {
     }
     const one = ids.length === 1
     const stopped = stoppedOrders[0]
+    const same = stopped !== undefined && intent.includes(stopped.fingerprint)
     const why = stopped
-      ? `A run that was stopped sent ${stopped.fingerprint === intent ? 'this same order' : 'an order of the same kind'} at ` +
+      ? `A run that was stopped sent ${same ? 'this same order' : 'an order of the same kind'} at ` +
         `${new Date(stopped.sentAt).toISOString()} with Idempotency-Key ${stopped.key} and never saw its answer, and ` +
-        (stopped.fingerprint === intent
+        (same
           ? 'the service keeps a key for 24 hours only, so it can no longer be asked whether that order was placed'
-          : 'only a run of that order asks the service about its key') +
+          : `only a run of that order asks the service about its key (if that resource was changed since and its order was not placed, ${journal.removal(stopped)})`) +
         ": the provider cannot tell that order's account from another configuration's"
       : this.freshDirectory
         ? `The order journal of ${journal.scope} has no record of orders to this service (another machine, a fresh CI workspace, or a lost ` +
@@ -559,7 +572,7 @@ export class Orders {
           "killed (on another machine, in a fresh CI workspace, or with its journal lost) from another configuration's account"
     throw new UnrecordedMatchError(
       `Not ordering ${context.method} ${context.path}: ${one ? 'account' : 'accounts'} ${ids.join(', ')} ${one ? 'matches' : 'match'} ` +
-        `this order, ${one ? 'is' : 'are'} still being provisioned or ${one ? 'was' : 'were'} created ${stopped ? 'since that run sent it' : 'within the last hour'}, and no state or order journal of ${journal.scope} ` +
+        `this order, ${one ? 'is' : 'are'} still being provisioned or ${one ? 'was' : 'were'} created within the last hour${stopped ? ' or since that run sent its order' : ''}, and no state or order journal of ${journal.scope} ` +
         `names ${one ? 'it' : 'them'}. ${why}, and orders nothing rather than twice. If it belongs to this resource, ` +
         'import it by its id (terraform import <address> <id>, or pulumi import). If it belongs to something else, apply again ' +
         'with PROVIDER_ALLOW_UNRECORDED_MATCH=1 in the environment to order anyway.',
@@ -904,19 +917,24 @@ export class Orders {
  * `date_created` is a bare date (the API's account object): on the same day or later. When its last
  * invoice is still the order's own (`new`) and paid, the time it was paid, which comes with the order
  * (or later, for an invoice paid by hand), must be after `at` too: an account of the same day that was
- * ordered and paid before `at` is not one made since. Unreadable: yes, so that such an account counts
- * as a candidate and never lets another be adopted on its own.
+ * ordered and paid before `at` is not one made since. Either may be `slackMs` early (the service's clock
+ * is not ours). Unreadable: yes, so that such an account counts as a candidate and never lets another be
+ * adopted on its own.
  */
-export function createdSince(account: Pick<Account<unknown>, 'date_created' | 'last_invoice'>, at: number): boolean {
-  if (!timeSince(account.date_created, at)) return false
+export function createdSince(
+  account: Pick<Account<unknown>, 'date_created' | 'last_invoice'>,
+  at: number,
+  slackMs = CREATED_SLACK_MS,
+): boolean {
+  if (!timeSince(account.date_created, at - slackMs)) return false
   const invoice = account.last_invoice
-  return invoice?.invoice_type !== 'new' || invoice.datepaid === null || timeSince(invoice.datepaid, at)
+  return invoice?.invoice_type !== 'new' || invoice.datepaid === null || timeSince(invoice.datepaid, at - slackMs)
 }
 
-/** Whether a UTC date (`YYYY-MM-DD`: that day or later) or date and time (within a little slack) is at or after `at`; unreadable: yes. */
+/** Whether a UTC date (`YYYY-MM-DD`: that day or later) or date and time is at or after `at`; unreadable: yes. */
 function timeSince(value: string, at: number): boolean {
   const text = value.trim()
   if (/^\d{4}-\d{2}-\d{2}$/.test(text)) return text >= new Date(at).toISOString().slice(0, 10)
   const time = Date.parse(`${text.replace(' ', 'T')}Z`)
-  return Number.isNaN(time) || time >= at - CREATED_SLACK_MS
+  return Number.isNaN(time) || time >= at
 }
