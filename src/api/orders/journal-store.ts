@@ -90,6 +90,12 @@ export interface JournalEntry {
    * (an upgrade): once answered, its account is in no state until the engine gets it.
    */
   creates?: true
+  /**
+   * A create's accounts that matched it in the listing taken just before it was sent (see
+   * Orders.unrecordedMatches): they existed before the order, so none of them is ever taken for its
+   * account, whatever the service's clock says of them.
+   */
+  existing?: readonly string[]
 }
 
 /** Narrows a listing: a store may use it to read less; every entry it returns must match it. */

@@ -216,6 +216,33 @@ describe('order journal', () => {
     assert.equal(requests.filter((r) => r.method === 'POST').length, 1)
   })
 
+  test('a service that does not echo keys and whose clock is a minute behind ours: after a 502 the single new match is still adopted', async () => {
+    const op = frame(undefined, 60_000)
+    // Our clock: 1970-01-01 00:16:40 when the order leaves; the service stamps its payment 00:15:40.
+    const made = { ...vmAccount('100042', 'web', '1970-01-01', 'Pending'), last_invoice: paidInvoice('1970-01-01 00:15:40') }
+    const { client, requests } = testClient([ok([]), fail(502, 'Bad Gateway'), unconfirmed, ok([made])], {
+      journalDirectory: journal(),
+      operation: () => op.value,
+    })
+    assert.equal((await client.lites.createVm(VM_BODY)).account_id, '100042')
+    assert.equal(posts(requests).length, 1)
+  })
+
+  test('a service that does not echo keys, an emulator reset since this machine handed over an account of the same id: the new match is adopted', async () => {
+    const index = journal()
+    // An earlier run on this machine, hours ago, handed over account 100042 of this service (then the emulator was reset).
+    const earlier = testClient([probed, echoing(200, ORDER)], { journalDirectory: journal(), knownAccountsDirectory: index, now: () => 0 })
+    await earlier.client.lites.createVm(VM_BODY)
+    const op = frame(undefined, 60_000)
+    const created = new Date(1_000_000).toISOString().slice(0, 19).replace('T', ' ')
+    const { client } = testClient([ok([]), fail(502, 'Bad Gateway'), unconfirmed, ok([vmAccount('100042', 'web', created)])], {
+      journalDirectory: journal(),
+      knownAccountsDirectory: index,
+      operation: () => op.value,
+    })
+    assert.equal((await client.lites.createVm(VM_BODY)).account_id, '100042')
+  })
+
   test('a service that does not echo keys: two matching new accounts stop with both ids, nothing adopted', async () => {
     const dir = journal()
     const op = frame(undefined, 60_000)

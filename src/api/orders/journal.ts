@@ -275,8 +275,18 @@ export class OrderJournal {
     return this.store.take(entry, this.owner, (owner) => this.ownerGone(owner))
   }
 
-  /** A new entry, stored before the request leaves; `creates` for an order that makes a new account. */
-  async open(fingerprintValue: string, service: string, key: string, method: string, path: string, creates = false): Promise<JournalEntry> {
+  /**
+   * A new entry, stored before the request leaves: `creates` for an order that makes a new account,
+   * `existing` the accounts that matched it in a listing taken just before (see JournalEntry.existing).
+   */
+  async open(
+    fingerprintValue: string,
+    service: string,
+    key: string,
+    method: string,
+    path: string,
+    { creates = false, existing }: { readonly creates?: boolean; readonly existing?: readonly string[] | undefined } = {},
+  ): Promise<JournalEntry> {
     const entry: JournalEntry = {
       v: 1,
       id: randomUUID(),
@@ -289,6 +299,7 @@ export class OrderJournal {
       state: 'sent',
       owner: this.owner,
       ...(creates ? { creates: true as const } : {}),
+      ...(existing !== undefined ? { existing: [...existing] } : {}),
     }
     this.held.add(entry.id)
     await this.store.write(entry)

@@ -241,18 +241,16 @@ export class Orders {
       }
       firstSend = entry === undefined
       // A new order that no entry accounts for: a killed run may have placed it (see unrecordedMatches).
-      if (entry === undefined && options?.reconcile !== undefined)
-        await this.unrecordedMatches(intent, context, options.reconcile, options.signal)
+      const existing =
+        entry === undefined && options?.reconcile !== undefined
+          ? await this.unrecordedMatches(intent, context, options.reconcile, options.signal)
+          : undefined
       const held =
         entry ??
-        (await journal.open(
-          intent[0] as string,
-          serviceOf(baseUrl),
-          this.options.idempotencyKey(),
-          method,
-          path,
-          options?.reconcile !== undefined,
-        ))
+        (await journal.open(intent[0] as string, serviceOf(baseUrl), this.options.idempotencyKey(), method, path, {
+          creates: options?.reconcile !== undefined,
+          existing,
+        }))
       // Without an operation, the call itself is what hands the outcome over.
       if (frame) frame.onFinish(() => journal.deliver(held))
       if (resumed !== undefined) {
@@ -486,15 +484,18 @@ export class Orders {
    * cannot ask with its key (OrderJournal.unansweredByStoppedRuns): once none is found, such an order of
    * this intent is closed as not placed.
    * `allowUnrecordedMatch` orders anyway.
+   *
+   * Resolves to the accounts that match the order in the listing it took (undefined when it took none):
+   * they exist before the order is sent, so none of them is ever taken for its account (reconcileOnce).
    */
   private async unrecordedMatches(
     intent: readonly string[],
     context: RequestContext,
     reconcile: Reconcile,
     signal: AbortSignal | undefined,
-  ): Promise<void> {
+  ): Promise<string[] | undefined> {
     const journal = this.journal
-    if (this.options.allowUnrecordedMatch === true || journal === undefined) return
+    if (this.options.allowUnrecordedMatch === true || journal === undefined) return undefined
     // Asked once per process, before this run's own orders are recorded.
     this.freshDirectory ??= !(await journal.hasOrders(serviceOf(this.options.baseUrl)))
     const handedOver = await journal.lostHandovers(intent)
@@ -504,8 +505,9 @@ export class Orders {
       if (!(await this.honoured())) await this.probe({ method: 'GET', path: context.path, signal, decode: () => undefined }, context)
       check = !(await this.honoured())
     }
-    if (!check && handedOver.length === 0) return
+    if (!check && handedOver.length === 0) return undefined
     const accounts = await this.listAfterOwnOrders(`${context.method} ${context.path}`, reconcile)
+    const existing = accounts.filter((a) => !statusIs(a.status, 'Terminated') && reconcile.matches(a)).map((a) => a.account_id)
     const live = new Set(accounts.filter((a) => !statusIs(a.status, 'Terminated')).map((a) => a.account_id))
     for (const id of handedOver) if (!live.has(id)) await journal.accountGone(id)
     const lost = handedOver.filter((id) => live.has(id))
@@ -522,7 +524,7 @@ export class Orders {
         { context, idempotencyKey: '', candidates: lost },
       )
     }
-    if (!check) return
+    if (!check) return existing
     const known = await this.managedAccounts()
     const sentBefore = stoppedOrders.map((e) => e.sentAt)
     const since = Math.min(this.options.now() - JOURNAL_REUSE_MS, ...sentBefore)
@@ -552,7 +554,7 @@ export class Orders {
     const ids = matching.filter(evidence).map((a) => a.account_id)
     if (ids.length === 0) {
       await journal.closeExpired(intent, stoppedOrders)
-      return
+      return existing
     }
     const one = ids.length === 1
     const stopped = stoppedOrders[0]
@@ -604,9 +606,16 @@ export class Orders {
     context: RequestContext,
     reconcile: Reconcile,
   ): Promise<Order | undefined> {
-    const known = await this.managedAccounts()
+    // Not the accounts handed over on this machine (the per-user index): one recorded before this
+    // order was there before it, and is told apart by its creation time and the listing before the
+    // order; and the index knows ids only, which an emulator reset gives out again.
+    const known = (await this.journal?.knownAccounts()) ?? new Set<string>()
+    // The matches of the listing taken just before the order was sent existed before it, whatever their
+    // times say: with them known, the service's clock may be off by minutes (see EVIDENCE_SLACK_MS).
+    for (const id of entry?.existing ?? []) known.add(id)
+    const slack = entry?.existing === undefined ? CREATED_SLACK_MS : EVIDENCE_SLACK_MS
     const accounts = await reconcile.list()
-    const candidates = accounts.filter((a) => createdSince(a, sentAt) && !known.has(a.account_id) && reconcile.matches(a))
+    const candidates = accounts.filter((a) => createdSince(a, sentAt, slack) && !known.has(a.account_id) && reconcile.matches(a))
     // Another order of the same call may have made the one match (its answer not in yet): adopting it
     // here would give two resources one account. Ambiguous, so nothing is adopted.
     const rivals = candidates.length === 1 ? ((await this.journal?.unresolvedBeside(entry, context.method, context.path)) ?? 0) : 0
