@@ -27,7 +27,7 @@ export const JOURNAL_REUSE_MS = 23 * 3_600_000
 
 /**
  * Whether an entry's order may still be taken over or waited for: answered and never handed to an
- * engine, or sent within the keys' window (an older unanswered one: see expiredUnanswered).
+ * engine, or sent within the keys' window (an older unanswered one: see unansweredByStoppedRuns).
  */
 function stillOpen(entry: JournalEntry, now: number): boolean {
   return entry.state === 'answered' || (entry.state === 'sent' && now - entry.sentAt < JOURNAL_REUSE_MS)
@@ -86,15 +86,15 @@ function fingerprintOf(parts: IntentParts, body: unknown): string {
   return sha256(canonical([parts.baseUrl, sha256(parts.apiKey), parts.method.toUpperCase(), parts.path, body, parts.scope ?? null]))
 }
 
+/** An intent as the journal looks it up: its fingerprint, or every fingerprint its entries may carry (see fingerprints). */
+export type Intent = string | readonly string[]
+
 /**
  * One owner's memory, shared by every journal (every API client) that owns entries as it: the entries
  * its operations hold (two identical intents never share one), and those it handed to its engine (what
  * its graceful shutdown settles). The provider runtime keeps one for the process and hands it to each
  * client it configures; a journal made without one has a session of its own.
  */
-/** An intent as the journal looks it up: its fingerprint, or every fingerprint its entries may carry (see fingerprints). */
-export type Intent = string | readonly string[]
-
 export interface JournalSession {
   readonly owner: JournalOwner
   readonly held: Set<string>
