@@ -89,6 +89,11 @@ function fingerprintOf(parts: IntentParts, body: unknown): string {
 /** An intent as the journal looks it up: its fingerprint, or every fingerprint its entries may carry (see fingerprints). */
 export type Intent = string | readonly string[]
 
+/** The fingerprints of an intent. */
+function fingerprintsOf(intent: Intent): readonly string[] {
+  return typeof intent === 'string' ? [intent] : intent
+}
+
 /**
  * One owner's memory, shared by every journal (every API client) that owns entries as it: the entries
  * its operations hold (two identical intents never share one), and those it handed to its engine (what
@@ -200,7 +205,7 @@ export class OrderJournal {
   /** The entries of an intent (see Intent), oldest first. */
   private async ofIntent(intent: Intent): Promise<JournalEntry[]> {
     const all: JournalEntry[] = []
-    for (const value of typeof intent === 'string' ? [intent] : intent) all.push(...(await this.entries({ fingerprint: value })))
+    for (const value of fingerprintsOf(intent)) all.push(...(await this.entries({ fingerprint: value })))
     return all.sort((a, b) => a.sentAt - b.sentAt)
   }
 
@@ -227,7 +232,7 @@ export class OrderJournal {
    */
   async unansweredByStoppedRuns(intent: Intent, method: string, path: string): Promise<JournalEntry[]> {
     const now = this.now()
-    const own = new Set(typeof intent === 'string' ? [intent] : intent)
+    const own = new Set(fingerprintsOf(intent))
     const out: JournalEntry[] = []
     for (const e of await this.entries()) {
       if (e.state !== 'sent' || e.creates !== true || e.method !== method || e.path !== path || this.held.has(e.id)) continue
@@ -243,7 +248,7 @@ export class OrderJournal {
    * was ordered (state `failed`). Another intent's are left to its own run.
    */
   async closeExpired(intent: Intent, entries: readonly JournalEntry[]): Promise<void> {
-    const own = new Set(typeof intent === 'string' ? [intent] : intent)
+    const own = new Set(fingerprintsOf(intent))
     for (const entry of entries) {
       if (!own.has(entry.fingerprint)) continue
       entry.state = 'failed'

@@ -507,8 +507,10 @@ export class Orders {
     }
     if (!check && handedOver.length === 0) return undefined
     const accounts = await this.listAfterOwnOrders(`${context.method} ${context.path}`, reconcile)
-    const existing = accounts.filter((a) => !statusIs(a.status, 'Terminated') && reconcile.matches(a)).map((a) => a.account_id)
-    const live = new Set(accounts.filter((a) => !statusIs(a.status, 'Terminated')).map((a) => a.account_id))
+    const alive = accounts.filter((a) => !statusIs(a.status, 'Terminated'))
+    const matches = alive.filter((a) => reconcile.matches(a))
+    const existing = matches.map((a) => a.account_id)
+    const live = new Set(alive.map((a) => a.account_id))
     for (const id of handedOver) if (!live.has(id)) await journal.accountGone(id)
     const lost = handedOver.filter((id) => live.has(id))
     if (lost.length > 0) {
@@ -525,13 +527,11 @@ export class Orders {
       )
     }
     if (!check) return existing
-    const known = await this.managedAccounts()
+    const known = await journal.knownAccounts()
+    for (const id of await journal.handedOverOnThisMachine(serviceOf(this.options.baseUrl))) known.add(id)
     const sentBefore = stoppedOrders.map((e) => e.sentAt)
     const since = Math.min(this.options.now() - JOURNAL_REUSE_MS, ...sentBefore)
-    const matching = accounts.filter(
-      (a) =>
-        !statusIs(a.status, 'Terminated') && createdSince(a, since, EVIDENCE_SLACK_MS) && !known.has(a.account_id) && reconcile.matches(a),
-    )
+    const matching = matches.filter((a) => createdSince(a, since, EVIDENCE_SLACK_MS) && !known.has(a.account_id))
     // Evidence of a killed run: a match still being provisioned, ordered within the last hour, or made
     // after a stopped run sent this very order. An Active one ordered earlier is far more often another
     // configuration's (a twin directory, a default name, a nameless IP): it is named in a warning and
@@ -584,13 +584,6 @@ export class Orders {
 
   /** Whether this directory's journal had no order to this service when the first new order was checked. */
   private freshDirectory: boolean | undefined
-
-  /** Accounts that are some run's already: ordered through this journal, or handed to an engine on this machine. */
-  private async managedAccounts(): Promise<Set<string>> {
-    const known = (await this.journal?.knownAccounts()) ?? new Set<string>()
-    for (const id of (await this.journal?.handedOverOnThisMachine(serviceOf(this.options.baseUrl))) ?? []) known.add(id)
-    return known
-  }
 
   private async honoured(): Promise<boolean> {
     return this.echoed || (await this.journal?.honoured(serviceOf(this.options.baseUrl))) === true
