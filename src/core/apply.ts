@@ -481,7 +481,13 @@ async function readAfterUpdate<C>(run: UpdateRun<C>): Promise<Outcome> {
   )
   // Made an error, an unfinished order is waited for again by the next apply (see applyCreate).
   const resume = run.later || (failing.length > 0 && definition.resume !== undefined)
-  const after: PrivateState = { ...(resume ? { resume: true } : {}), ...(stillWaiting !== undefined ? { waiting: stillWaiting } : {}) }
+  // A create's order still unfinished keeps when it was placed: a 404 soon after it is no proof of a gone object.
+  const orderedAt = resume && priorPrivate.resume === true ? priorPrivate.orderedAt : undefined
+  const after: PrivateState = {
+    ...(resume ? { resume: true } : {}),
+    ...(orderedAt !== undefined ? { orderedAt } : {}),
+    ...(stillWaiting !== undefined ? { waiting: stillWaiting } : {}),
+  }
   // Read when the outcome is made: the handlers' warnings so far are among the diagnostics.
   const finished = () => ({ private: after, diagnostics: [...diagnostics, ...failing], incomplete: failing.length > 0 })
   if (!run.remote) return { state: settle(planned, run.current), ...finished() }

@@ -672,6 +672,28 @@ describe('apply: a 404 that is not about the object itself', () => {
     assert.deepEqual(outcome.private, { resume: true, orderedAt: 5_000_000 })
   })
 
+  test('an apply that resumes an unfinished create and stops again keeps when the order was placed', async () => {
+    let now = 1_000_000
+    const s = { ...session(), now: () => now }
+    const prior = await created(s)
+    const stillPending: typeof boxDefinition = {
+      ...boxDefinition,
+      async resume({ resumeLater }) {
+        resumeLater()
+        return { status: 'Pending' }
+      },
+    }
+    const mark = { resume: true, orderedAt: now }
+    now += 10_000
+    const config = { name: 'alpha', size: 20 }
+    const resumed = await applyUpdate(stillPending, prior, planResource(stillPending, prior, config, mark).planned, mark, s)
+    assert.deepEqual(resumed.private, mark, 'the order time survives the resume')
+    assert.ok(resumed.state)
+    s.service.boxes.clear()
+    const refreshed = await readResource(stillPending, resumed.state, String(prior.id), resumed.private, s)
+    assert.equal(refreshed.state?.id, prior.id, 'a 404 within the grace keeps the object')
+  })
+
   test('a delete of an object whose order was placed moments ago (resume) that answers 404 deletes nothing and keeps it; later, it is done', async () => {
     let now = 1_000_000
     const s = { ...session(), now: () => now }

@@ -92,14 +92,14 @@ describe('provider_lite_vm: create', () => {
     const stillUnpaid = await h.update(vm, state, config, outcome.private)
     assert.deepEqual(
       stillUnpaid.private,
-      { resume: true, waiting: 'invoice 700001 for Lite VM 100001 is unpaid' },
-      'still waiting for payment',
+      { resume: true, orderedAt, waiting: 'invoice 700001 for Lite VM 100001 is unpaid' },
+      'still waiting for payment, and when the VM was ordered',
     )
     assert.deepEqual(await h.mutations(), [])
     await h.control('POST', '/accounts/100001/pay')
     // With the card flag still false, the storage upgrade is an unpaid order of its own.
     const upgraded = await h.update(vm, stillUnpaid.state as ValueMap, config, stillUnpaid.private)
-    assert.deepEqual(upgraded.private, { resume: true, waiting: 'invoice 700002 of order 500002 for Lite VM 100001 is unpaid' })
+    assert.deepEqual(upgraded.private, { resume: true, orderedAt, waiting: 'invoice 700002 of order 500002 for Lite VM 100001 is unpaid' })
     assert.deepEqual(await h.mutations(), ['PUT /v1/lites/accounts/100001/storage'])
     await h.control('POST', '/accounts/100001/pay')
     const finished = await h.update(vm, upgraded.state as ValueMap, config, upgraded.private)
