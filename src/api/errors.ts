@@ -328,6 +328,23 @@ export class OrderNotPlacedError extends Error {
 }
 
 /**
+ * A new order not placed because the order journal holds an entry it cannot read (a file cut short by a
+ * disk fault or a power loss, or edited by hand): that entry may record an order whose outcome is not
+ * known, so ordering beside it could be a second one. Nothing was sent.
+ */
+export class JournalUnreadableError extends Error {
+  override readonly name = 'JournalUnreadableError'
+
+  get summary(): string {
+    return 'Not ordered: the order journal holds an entry it cannot read'
+  }
+
+  get detail(): string {
+    return this.message
+  }
+}
+
+/**
  * A new order not placed: an account created recently matches it, and neither the order journal nor
  * any state this directory's runs have seen names it (see the transport's unrecordedMatches).
  */

@@ -48,7 +48,7 @@ export {
   postgresUrlProblem,
   type Reconcile,
 } from './orders/index.js'
-export { OrderNotPlacedError, OrderUnresolvedError, UnrecordedMatchError } from './errors.js'
+export { JournalUnreadableError, OrderNotPlacedError, OrderUnresolvedError, UnrecordedMatchError } from './errors.js'
 export type { ListOptions } from './family.js'
 export type { OperationFrame, Rehearsed } from './operation.js'
 export type { CallOptions, FetchFunction, Logger, LogLevel, Sleep } from './transport.js'

@@ -9,7 +9,20 @@
 // writes as it goes (settling what the last apply handed over) looks at the files' times, not their
 // contents. A look that may miss what other processes created since (Completeness `known`) looks only at
 // the files this process knows to name the account, so that its cost does not grow with the journal.
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import {
+  closeSync,
+  existsSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs'
 import { join } from 'node:path'
 import {
   type Completeness,
@@ -20,6 +33,8 @@ import {
   kept,
   matches,
   processAlive,
+  UNRESOLVED_KEEP_MS,
+  type UnreadableEntry,
 } from './journal-store.js'
 
 const TEMPORARY = /^(.+\.json)\.(\d+)\.tmp$/
@@ -55,6 +70,36 @@ function mayCome(entry: JournalEntry, filter: JournalFilter): boolean {
 /** The order a list is answered in: oldest first, then by id. */
 function oldestFirst(a: JournalEntry, b: JournalEntry): number {
   return a.sentAt - b.sentAt || (a.id < b.id ? -1 : 1)
+}
+
+/** An entry file's content as an entry of some version of the format, or undefined when it is none (cut short, or not JSON). */
+function parsedEntry(text: string): JournalEntry | undefined {
+  let value: unknown
+  try {
+    value = JSON.parse(text)
+  } catch {
+    return undefined
+  }
+  const entry = value as Partial<JournalEntry> | null
+  if (typeof entry !== 'object' || entry === null || typeof entry.v !== 'number') return undefined
+  return entry.v === 1 && typeof entry.fingerprint !== 'string' ? undefined : (entry as JournalEntry)
+}
+
+/** Flushes a directory's entries (a rename into it) to disk; where a directory cannot be opened to flush (Windows), the rename stands as written. */
+function flushDirectory(directory: string): void {
+  let fd: number
+  try {
+    fd = openSync(directory, 'r')
+  } catch {
+    return
+  }
+  try {
+    fsyncSync(fd)
+  } catch {
+    // Some file systems refuse to flush a directory (EINVAL): their renames are as durable as they get.
+  } finally {
+    closeSync(fd)
+  }
 }
 
 export class FileJournalStore implements JournalStore {
@@ -105,6 +150,12 @@ export class FileJournalStore implements JournalStore {
   private readonly byAccount = new Map<string, Set<string>>()
   /** The entry files seen or written here whose entry named no account yet (an order still unanswered). */
   private readonly unaccounted = new Set<string>()
+  /** The entry files whose content is no entry (see unreadable), and their time (ms). */
+  private readonly unreadableFiles = new Map<string, number>()
+
+  unreadable(): readonly UnreadableEntry[] {
+    return [...this.unreadableFiles].map(([name, writtenAt]) => ({ where: join(this.directory, name), writtenAt }))
+  }
 
   async list(now: number, filter?: JournalFilter, completeness: Completeness = 'complete'): Promise<JournalEntry[]> {
     const out: JournalEntry[] = []
@@ -154,6 +205,7 @@ export class FileJournalStore implements JournalStore {
     const out: JournalEntry[] = []
     const present = new Set(names)
     for (const name of [...this.accountOf.keys()]) if (!present.has(name)) this.forget(name)
+    for (const name of [...this.unreadableFiles.keys()]) if (!present.has(name)) this.unreadableFiles.delete(name)
     this.listed = true
     for (const name of names) {
       if (!name.endsWith('.json')) {
@@ -251,23 +303,34 @@ export class FileJournalStore implements JournalStore {
     if (take && !existsSync(join(this.directory, `${take[1]}.json`))) rmSync(file, { force: true })
   }
 
-  /** A file's entry: as known while its time is the same, else read (and known from now if it was quiet). */
+  /**
+   * A file's entry: as known while its time is the same, else read (and known from now if it was quiet).
+   * A file whose content is no entry is noted as unreadable (see JournalStore.unreadable) until it is
+   * gone, rewritten, or as old as the oldest entry kept; one of another version of the format is skipped.
+   */
   private entryOf(name: string, file: string, readAt: bigint): JournalEntry | undefined {
     // The time first: a file replaced between this and the read is read again next time.
     const changed = statSync(file, { bigint: true, throwIfNoEntry: false })?.mtimeNs
+    this.unreadableFiles.delete(name)
     if (changed === undefined) return undefined
     const known = this.files.get(name)
     if (known !== undefined && known.changed === changed) return known.entry
-    const entry = JSON.parse(readFileSync(file, 'utf8')) as JournalEntry
-    if (entry.v !== 1 || typeof entry.fingerprint !== 'string') return undefined
+    const entry = parsedEntry(readFileSync(file, 'utf8'))
+    if (entry === undefined) {
+      // Its time is the file system's, as `readAt` is: no entry is kept longer than this.
+      if (readAt - changed > BigInt(UNRESOLVED_KEEP_MS) * 1_000_000n) rmSync(file, { force: true })
+      else this.unreadableFiles.set(name, Number(changed / 1_000_000n))
+      return undefined
+    }
+    if (entry.v !== 1) return undefined
     this.noteAccount(name, entry)
     if (readAt - changed > QUIET_NS) this.files.set(name, { changed, entry })
     else this.files.delete(name)
     return entry
   }
 
-  async write(entry: JournalEntry): Promise<void> {
-    this.writeNow(entry)
+  async write(entry: JournalEntry, options?: { readonly durable?: boolean }): Promise<void> {
+    this.writeNow(entry, options?.durable === true)
   }
 
   /** Only a process found gone loses its entries here, so the check is against a misjudged liveness. */
@@ -278,12 +341,30 @@ export class FileJournalStore implements JournalStore {
     return true
   }
 
-  private writeNow(entry: JournalEntry): void {
+  /**
+   * Writes the entry to a temporary file, then renames it over the entry's: a killed process leaves the
+   * old entry or the new one. `durable` also flushes the content before the rename and the directory
+   * after it, so that a power loss leaves one of the two as well (without, the renamed file could be
+   * found empty), at the cost of two disk flushes.
+   */
+  private writeNow(entry: JournalEntry, durable = false): void {
     mkdirSync(this.directory, { recursive: true, mode: 0o700 })
     const file = this.fileOf(entry.id)
     const temporary = `${file}.${this.self.pid}.tmp`
-    writeFileSync(temporary, `${JSON.stringify(entry)}\n`, { mode: 0o600 })
+    const content = `${JSON.stringify(entry)}\n`
+    if (durable) {
+      const fd = openSync(temporary, 'w', 0o600)
+      try {
+        writeSync(fd, content)
+        fsyncSync(fd)
+      } finally {
+        closeSync(fd)
+      }
+    } else {
+      writeFileSync(temporary, content, { mode: 0o600 })
+    }
     renameSync(temporary, file)
+    if (durable) flushDirectory(this.directory)
     // Known as written: its time is the rename's. Only a takeover or a settling by another process
     // writes an entry it does not own, and neither replaces this one within the instant between the
     // rename and this look; a write after it shows as another time.

@@ -18,6 +18,7 @@ import {
   type JournalOwner,
   type JournalStore,
   UNRESOLVED_KEEP_MS,
+  type UnreadableEntry,
 } from './journal-store.js'
 
 /** The table, in the schema the connection's search_path names first (`?options=-csearch_path%3Dname` picks another). */
@@ -193,6 +194,11 @@ export class PostgresJournalStore implements JournalStore {
     return rows[0]?.alive === true
   }
 
+  /** A row's entry is a jsonb value the database checked when it was written: there is none it cannot read. */
+  unreadable(): readonly UnreadableEntry[] {
+    return []
+  }
+
   async list(now: number, filter?: JournalFilter): Promise<JournalEntry[]> {
     // The rule of `kept`, in SQL: an unresolved create is kept UNRESOLVED_KEEP_MS, any other entry JOURNAL_KEEP_MS.
     const unresolved = `(state IN ('sent', 'answered', 'delivered') OR entry @> '{"unconfirmed": true}')`
@@ -219,6 +225,7 @@ export class PostgresJournalStore implements JournalStore {
     return rows.map((row) => row.entry)
   }
 
+  /** Every write is a committed transaction, which the database keeps through a power loss (`durable` asks no more). */
   async write(entry: JournalEntry): Promise<void> {
     await this.upsert(entry, '')
   }

@@ -127,13 +127,21 @@ export interface JournalStore {
   /** The entries still kept at `now` (see kept; the others may be deleted meanwhile), oldest first. */
   list(now: number, filter?: JournalFilter, completeness?: Completeness): Promise<JournalEntry[]>
   /**
+   * The stored entries the last complete `list` could not read (a file cut short by a disk fault or a
+   * power loss, or edited by hand), each as a user finds it: what records an order nobody can tell.
+   */
+  unreadable(): readonly UnreadableEntry[]
+  /**
    * Whether an owner that still runs can lose its entries to another process: a database session can
    * end (a network partition) while its process goes on working, and another runner then sees it gone
    * and takes its entries over. A process always sees its own directory, so a directory's cannot.
    */
   readonly ownershipLapses: boolean
-  /** Creates or replaces the entry. */
-  write(entry: JournalEntry): Promise<void>
+  /**
+   * Creates or replaces the entry. `durable`: stored so that it outlives a power loss before the promise
+   * resolves (the entry written before an order's request leaves); others outlive a killed process only.
+   */
+  write(entry: JournalEntry, options?: { readonly durable?: boolean }): Promise<void>
   /**
    * Creates or replaces an entry its owner holds, unless another process has taken the stored entry
    * over since: then nothing is written and the answer is false.
@@ -149,6 +157,14 @@ export interface JournalStore {
   alive(owner: JournalOwner): Promise<boolean>
   /** Lets go of connections; the store is not used afterwards. */
   close(): Promise<void>
+}
+
+/** A stored entry that cannot be read (see JournalStore.unreadable). */
+export interface UnreadableEntry {
+  /** Where it is, for messages: a file's path. */
+  readonly where: string
+  /** When it was last written (ms), as its storage says. */
+  readonly writtenAt: number
 }
 
 /** A process's state letter and start time (clock ticks since boot) from Linux /proc; undefined elsewhere or when it is gone. */

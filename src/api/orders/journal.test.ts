@@ -4,11 +4,12 @@
 // directory read whole once while no process writes to it (issue 29).
 import assert from 'node:assert/strict'
 import { spawn, spawnSync } from 'node:child_process'
-import { mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs'
+import fs, { mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs'
+import { syncBuiltinESMExports } from 'node:module'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterEach, describe, test } from 'node:test'
-import { OrderUnresolvedError, UnrecordedMatchError } from '../errors.js'
+import { afterEach, describe, mock, test } from 'node:test'
+import { JournalUnreadableError, OrderUnresolvedError, UnrecordedMatchError } from '../errors.js'
 import { fingerprints, newJournalSession, OrderJournal } from './journal.js'
 import { processAlive } from './journal-store.js'
 import {
@@ -1331,5 +1332,68 @@ describe('a stopped run applied again much later, or with a new write-only passw
       third.requests.map((r) => r.method),
       ['POST'],
     )
+  })
+})
+
+describe('an entry the journal cannot read, and entries on disk before their order leaves', () => {
+  test('an entry file cut short (a power loss) or not JSON stops every new order, naming each file; deleted, the order goes', async () => {
+    const dir = journal()
+    const seed = frame()
+    const first = testClient([probed, echoing(200, ORDER)], { journalDirectory: dir, operation: () => seed.value })
+    await first.client.lites.createVm(VM_BODY)
+    await seed.finish()
+    writeFileSync(join(dir, 'cut-short.json'), '')
+    writeFileSync(join(dir, 'garbled.json'), '{"v":1,"id":"x","finge')
+    const run = frame()
+    const second = testClient([echoing(200, { ...ORDER, account_id: '100043' })], { journalDirectory: dir, operation: () => run.value })
+    const error = await second.client.lites.createVm({ ...VM_BODY, vm_name: 'db' }).then(
+      () => assert.fail('ordered beside an entry that may record an order'),
+      (e: unknown) => e,
+    )
+    assert.ok(error instanceof JournalUnreadableError, String(error))
+    assert.match(error.message, /cut-short\.json \(written \d{4}-/)
+    assert.match(error.message, /garbled\.json/)
+    assert.match(error.message, /delete the files and apply again/)
+    assert.equal(posts(second.requests).length, 0, 'nothing was ordered')
+    rmSync(join(dir, 'cut-short.json'))
+    rmSync(join(dir, 'garbled.json'))
+    assert.equal((await second.client.lites.createVm({ ...VM_BODY, vm_name: 'db' })).account_id, '100043')
+  })
+
+  test('an entry of another version of the format, or an unreadable file older than any entry kept, stops nothing', async () => {
+    const dir = journal()
+    writeFileSync(join(dir, 'newer.json'), JSON.stringify({ v: 2, id: 'newer' }))
+    const old = join(dir, 'old.json')
+    writeFileSync(old, '')
+    const fifteenDaysAgo = (Date.now() - 15 * 24 * 3_600_000) / 1000
+    utimesSync(old, fifteenDaysAgo, fifteenDaysAgo)
+    const run = frame()
+    const { client, requests } = testClient([probed, echoing(200, ORDER)], { journalDirectory: dir, operation: () => run.value })
+    assert.equal((await client.lites.createVm(VM_BODY)).account_id, '100042')
+    assert.equal(posts(requests).length, 1)
+    assert.ok(!readdirSync(dir).includes('old.json'), 'the expired file is removed')
+  })
+
+  test("a new order's entry is flushed to disk, with its directory, before the request leaves", async () => {
+    const dir = journal()
+    const flush = mock.method(fs, 'fsyncSync')
+    syncBuiltinESMExports()
+    try {
+      let flushedBeforePost = -1
+      const order = (r: RecordedRequest) => {
+        flushedBeforePost = flush.mock.callCount()
+        return echoing(200, ORDER)(r)
+      }
+      const run = frame()
+      const { client } = testClient([probed, order], { journalDirectory: dir, operation: () => run.value })
+      await client.lites.createVm(VM_BODY)
+      assert.equal(flushedBeforePost, 2, 'the entry file and the directory')
+      const afterAnswer = flush.mock.callCount()
+      await run.finish()
+      assert.equal(flush.mock.callCount(), afterAnswer, 'the later writes of the entry are not flushed')
+    } finally {
+      flush.mock.restore()
+      syncBuiltinESMExports()
+    }
   })
 })

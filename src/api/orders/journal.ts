@@ -4,7 +4,7 @@
 // live is a JournalStore: a directory of the working directory by default (journal-file.ts), or a
 // PostgreSQL table that runners sharing no disk share (journal-postgres.ts).
 import { createHash, randomUUID } from 'node:crypto'
-import { OrderUnresolvedError } from '../errors.js'
+import { JournalUnreadableError, OrderUnresolvedError } from '../errors.js'
 import { redact } from '../redact.js'
 import { FileJournalStore } from './journal-file.js'
 import type { KnownAccounts } from './known-accounts.js'
@@ -292,6 +292,7 @@ export class OrderJournal {
     path: string,
     { creates = false, existing }: { readonly creates?: boolean; readonly existing?: readonly string[] | undefined } = {},
   ): Promise<JournalEntry> {
+    this.refuseBesideUnreadable(method, path)
     const entry: JournalEntry = {
       v: 1,
       id: randomUUID(),
@@ -307,12 +308,32 @@ export class OrderJournal {
       ...(existing !== undefined ? { existing: [...existing] } : {}),
     }
     this.held.add(entry.id)
-    await this.store.write(entry)
+    // On disk before the request leaves: a power loss must not lose what may become a paid order.
+    await this.store.write(entry, { durable: true })
     return entry
   }
 
   write(entry: JournalEntry): Promise<void> {
     return this.store.write(entry)
+  }
+
+  /**
+   * No new order while the journal holds an entry it cannot read (JournalStore.unreadable): that entry
+   * may be an order sent by a run that stopped, whose outcome nobody can look up. Reads, deletes and
+   * the orders that entries it can read account for go on.
+   */
+  private refuseBesideUnreadable(method: string, path: string): void {
+    const unreadable = this.store.unreadable()
+    if (unreadable.length === 0) return
+    const one = unreadable.length === 1
+    const list = unreadable.map((u) => `${u.where} (written ${new Date(u.writtenAt).toISOString()})`).join(', ')
+    throw new JournalUnreadableError(
+      `Not ordering ${method} ${path}: the order journal of ${this.store.scope} holds ${one ? 'an entry' : 'entries'} it cannot ` +
+        `read: ${list}. A disk fault or a power loss cut ${one ? 'it' : 'them'} short, or ${one ? 'it was' : 'they were'} ` +
+        `edited by hand. ${one ? 'It' : 'Each'} may record an order sent by a run that stopped, whose outcome is not known, so ` +
+        'ordering now could place a second one. Look in the service for an order placed around that time that no state ' +
+        `holds (import it: terraform import <address> <id>, or pulumi import), then delete the ${one ? 'file' : 'files'} and apply again.`,
+    )
   }
 
   /** Whether this owner can lose its entries while it runs (see JournalStore.ownershipLapses). */
