@@ -166,6 +166,25 @@ describe('order journal', () => {
     assert.equal(new Set(posts(requests).map((r) => r.headers.get('idempotency-key'))).size, 1)
   })
 
+  test('an order replayed with its key against a clock that stands still ends after a bounded number of attempts, naming the key', async () => {
+    const dir = journal()
+    const op = frame(undefined, 60_000)
+    const echo503 = (r: RecordedRequest) => fail(503, 'x', { 'idempotency-key': r.headers.get('idempotency-key') ?? '' })
+    const { client, requests } = testClient([probed, ...Array.from({ length: 1_000 }, () => echo503)], {
+      journalDirectory: dir,
+      operation: () => op.value,
+      sleep: async () => undefined,
+    })
+    const error = await client.lites.createVm(VM_BODY).then(
+      () => assert.fail('answered'),
+      (e: unknown) => e,
+    )
+    assert.ok(error instanceof OrderUnresolvedError, String(error))
+    assert.match(error.message, /no clear answer after 1000 attempts/)
+    assert.match(error.message, /Idempotency-Key is key-1/)
+    assert.equal(posts(requests).length, 1_000)
+  })
+
   test('past the deadline the error names the key, and the next run replays that key', async () => {
     const dir = journal()
     const op = frame(undefined, 1_000)

@@ -79,6 +79,11 @@ export function reconcileBy(list: () => Promise<readonly Account<unknown>[]>, ex
 
 /** An order's replays and reconciling lists back off up to this. */
 const ORDER_BACKOFF_CAP_MS = 10_000
+/**
+ * The most attempts one order makes within its operation's deadline (about 2.8 hours of the capped
+ * backoff): the loop ends by count too, should the clock stand still.
+ */
+const MAX_ORDER_ATTEMPTS = 1_000
 /** `date_created` has whole seconds and the service's clock is not ours: what an account adopted as an order's may be off by. */
 const CREATED_SLACK_MS = 2_000
 /**
@@ -864,6 +869,7 @@ export class Orders {
         const timeout = frame?.timeoutMs === undefined ? '' : ` (${formatDuration(frame.timeoutMs)})`
         throw await stop(`no clear answer before the operation's deadline${timeout}`, outcome.error)
       }
+      if (attempt >= MAX_ORDER_ATTEMPTS) throw await stop(`no clear answer after ${attempt} attempts`, outcome.error)
       if (attempts.givesUpBy(options.now() + delayMs)) {
         throw await stop(`given up after ${formatDuration(REFUSED_GIVE_UP_MS)}`, outcome.error)
       }
