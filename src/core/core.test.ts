@@ -13,7 +13,7 @@ import {
   runMethod,
   type Session,
 } from './apply.js'
-import { type Attribute, int64, string } from './attributes.js'
+import { type Attribute, int64, object, string } from './attributes.js'
 import { checkResource, DefinitionError, defineMethod, defineResource } from './definition.js'
 import { silentLogger } from './definition-types.js'
 import { error, renderNames, toDiagnostics, verbatim } from './diagnostics.js'
@@ -761,5 +761,26 @@ describe('validation never shows a sensitive value', () => {
     assert.doesNotMatch(JSON.stringify(issues.filter((d) => d !== password)), /12345678/)
     assert.doesNotMatch(JSON.stringify(password), /12345678/)
     assert.match(JSON.stringify(issues), /87654321/, 'a value that is not sensitive is still shown')
+  })
+  test('inside an object, a sensitive field, or any field of a sensitive object, is refused without its value or a path to it', () => {
+    const login = (sensitive: boolean) =>
+      object(
+        {
+          user: string({ optional: true, description: 'A user.' }),
+          secret: string({ optional: true, sensitive: !sensitive, validate: [length({ min: 8, max: 64 })], description: 'A secret.' }),
+        },
+        { optional: true, sensitive, description: 'A login.' },
+      )
+    const attributes = { login: login(false), vault: login(true) }
+    const config = { login: { user: 'ops', secret: 'hunter2' }, vault: { user: 24681357, secret: 13572468 } }
+    const issues = validateConfig(attributes, config)
+    assert.equal(issues.length, 3, JSON.stringify(issues))
+    assert.doesNotMatch(JSON.stringify(issues), /hunter2|24681357|13572468/)
+    assert.ok(
+      issues.every((d) => d.path === undefined),
+      'a client shows what a path points at: the configuration line holds the secret',
+    )
+    assert.ok(issues.some((d) => d.summary === 'Invalid login.secret'))
+    assert.ok(issues.some((d) => /vault\.user must be a string \(got a number, not shown/.test(d.detail ?? '')))
   })
 })

@@ -66,13 +66,19 @@ function validate(attributes: Attributes, config: ValueMap, options: ValidateOpt
   }
 }
 
-function checkValue(attribute: Attribute, value: unknown, path: Path, issues: Diagnostic[]): void {
+/**
+ * Checks a given value against its attribute. `hidden`: it is part of a sensitive value, as is every
+ * value of a sensitive attribute; an issue about it then shows no value and carries no path (see
+ * validateConfig), however deep it is.
+ */
+function checkValue(attribute: Attribute, value: unknown, path: Path, issues: Diagnostic[], hidden = false): void {
   if (isUnknown(value)) return
-  const typeProblem = checkType(attribute.type, value, path, issues, attribute.sensitive === true)
+  const secret = hidden || attribute.sensitive === true
+  const typeProblem = checkType(attribute.type, value, path, issues, secret)
   if (typeProblem) return
   for (const validator of attribute.validate ?? []) {
     const problem = validator.check(value)
-    if (problem) issues.push(error(`Invalid ${label(path)}`, `${label(path)} ${problem}.`, path))
+    if (problem) issues.push(error(`Invalid ${label(path)}`, `${label(path)} ${problem}.`, secret ? undefined : path))
   }
 }
 
@@ -80,7 +86,7 @@ function checkValue(attribute: Attribute, value: unknown, path: Path, issues: Di
 function checkType(type: TypeSpec, value: unknown, path: Path, issues: Diagnostic[], hidden = false): boolean {
   const wrong = (expected: string) => {
     const got = hidden ? `a ${Array.isArray(value) ? 'list' : typeof value}, not shown: the value is sensitive` : describe(value)
-    issues.push(error(`Invalid ${label(path)}`, `${label(path)} must be ${expected} (got ${got}).`, path))
+    issues.push(error(`Invalid ${label(path)}`, `${label(path)} must be ${expected} (got ${got}).`, hidden ? undefined : path))
     return true
   }
   switch (type.kind) {
@@ -111,7 +117,7 @@ function checkType(type: TypeSpec, value: unknown, path: Path, issues: Diagnosti
       if (value === null || typeof value !== 'object' || Array.isArray(value)) return wrong('an object')
       for (const [key, nested] of Object.entries(type.attributes)) {
         const item = (value as Record<string, unknown>)[key] ?? null
-        if (item !== null) checkValue(nested, item, [...path, key], issues)
+        if (item !== null) checkValue(nested, item, [...path, key], issues, hidden)
       }
       return false
   }
