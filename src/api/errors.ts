@@ -288,8 +288,9 @@ export class OrderUnresolvedError extends Error {
 
 /**
  * An order (or one-shot action) the service kept answering with statuses that guarantee nothing was
- * processed (429), until the provider gave up: it was not placed, and nothing is left to take over.
- * `status` is the last answer's, so that a front end maps it as it maps that answer.
+ * processed (429), or whose requests never reached the service (cancelled before they were sent, a
+ * connection never opened), until the provider gave up: it was not placed, and nothing is left to take
+ * over. `status` is the last answer's (0 when no request reached the service).
  */
 export class OrderNotPlacedError extends Error {
   override readonly name = 'OrderNotPlacedError'

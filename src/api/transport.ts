@@ -250,7 +250,7 @@ export class Transport {
 
   private async attemptOnce(spec: RequestSpec<unknown>, context: RequestContext, attempt: number): Promise<Outcome> {
     const { options } = this
-    if (spec.signal?.aborted) return { kind: 'transport', error: cancelled(context, spec.signal) }
+    if (spec.signal?.aborted) return { kind: 'transport', error: cancelled(context, spec.signal), unsent: true }
     const headers = new Headers({ 'x-token': options.apiKey, 'user-agent': options.userAgent, accept: 'application/json' })
     if (spec.body !== undefined) headers.set('content-type', 'application/json')
     if (spec.idempotencyKey !== undefined) headers.set('idempotency-key', spec.idempotencyKey)
@@ -355,7 +355,8 @@ export class Transport {
 export type Outcome =
   | { kind: 'ok'; payload: string; requestId: string | undefined; echoed: boolean }
   | { kind: 'http'; error: ApiError; retryAfterMs: number | undefined; echoed: boolean }
-  | { kind: 'transport'; error: TransportError }
+  /** `unsent`: the request never left (cancelled before it was sent); a refused connection says so itself (TransportError.refused). */
+  | { kind: 'transport'; error: TransportError; unsent?: true }
 
 /** A successful answer before decoding. */
 interface Answer {

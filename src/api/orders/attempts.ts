@@ -16,8 +16,13 @@ const QUOTE_LIMIT = 200
 
 type Failed = Exclude<Outcome, { kind: 'ok' }>
 
-/** What one answer says about its attempt. */
-type Kind = 'rate-limited' | 'in-progress' | 'repeatable' | 'unclear'
+/** What one answer says about its attempt; `unreached`: the request never reached the service (see unreached). */
+type Kind = 'rate-limited' | 'unreached' | 'in-progress' | 'repeatable' | 'unclear'
+
+/** A request that never reached the service: cancelled before it was sent, or its connection was never opened. */
+export function unreached(outcome: Failed): boolean {
+  return outcome.kind === 'transport' && (outcome.unsent === true || outcome.error.refused)
+}
 
 export class Attempts {
   private readonly startedAt: number
@@ -54,9 +59,9 @@ export class Attempts {
     return this.last?.kind === 'http' ? this.last.error.status : undefined
   }
 
-  /** Every answer was a 429, which guarantees that nothing was processed. */
+  /** Every answer was a 429, which guarantees that nothing was processed, or no request reached the service. */
   get nothingProcessed(): boolean {
-    return this.count > 0 && this.kinds.size === 1 && this.kinds.has('rate-limited')
+    return this.count > 0 && [...this.kinds].every((kind) => kind === 'rate-limited' || kind === 'unreached')
   }
 
   /** Some answer was the 409 "in progress": an earlier request with the same key is still being processed. */
@@ -78,7 +83,7 @@ export class Attempts {
   lastAnswer(): string {
     const last = this.last
     if (last === undefined) return 'none'
-    if (last.kind === 'transport') return last.error.reason === 'timeout' ? 'no answer within the request timeout' : 'a network failure'
+    if (last.kind === 'transport') return last.error.reason === 'timeout' ? 'no answer within the request timeout' : labelOf(last)
     const text = last.error.apiMessage.trim()
     const quoted = text.length > QUOTE_LIMIT ? `${text.slice(0, QUOTE_LIMIT)}…` : text
     return quoted === '' ? String(last.error.status) : `${last.error.status} ${JSON.stringify(quoted)}`
@@ -117,7 +122,7 @@ export class Attempts {
 }
 
 function kindOf(outcome: Failed, waitAsked: boolean, keyHonoured: boolean): Kind {
-  if (outcome.kind === 'transport') return 'unclear'
+  if (outcome.kind === 'transport') return unreached(outcome) ? 'unreached' : 'unclear'
   const { status } = outcome.error
   if (status === 429) return 'rate-limited'
   if (status === 409 && waitAsked) return 'in-progress'
@@ -127,5 +132,7 @@ function kindOf(outcome: Failed, waitAsked: boolean, keyHonoured: boolean): Kind
 
 function labelOf(outcome: Failed): string {
   if (outcome.kind === 'http') return String(outcome.error.status)
+  if (outcome.unsent === true) return 'a cancellation before it was sent'
+  if (outcome.error.refused) return 'a connection that was never opened'
   return outcome.error.reason === 'timeout' ? 'no answer' : 'a network failure'
 }

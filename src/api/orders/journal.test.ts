@@ -9,7 +9,7 @@ import { syncBuiltinESMExports } from 'node:module'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, mock, test } from 'node:test'
-import { JournalUnreadableError, OrderUnresolvedError, UnrecordedMatchError } from '../errors.js'
+import { JournalUnreadableError, OrderNotPlacedError, OrderUnresolvedError, UnrecordedMatchError } from '../errors.js'
 import { fingerprints, newJournalSession, OrderJournal } from './journal.js'
 import { processAlive } from './journal-store.js'
 import {
@@ -1414,5 +1414,115 @@ describe('an entry the journal cannot read, and entries on disk before their ord
       flush.mock.restore()
       syncBuiltinESMExports()
     }
+  })
+})
+
+describe('orders that never reached the service, and answers that say nothing about the order', () => {
+  const echo524 = (r: RecordedRequest) => fail(524, 'A timeout occurred', { 'idempotency-key': r.headers.get('idempotency-key') ?? '' })
+  const refused = () =>
+    Object.assign(new TypeError('fetch failed'), { cause: Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }) })
+  const changes = (requests: readonly RecordedRequest[]) => requests.filter((r) => r.method !== 'GET')
+
+  test('Ctrl-C while the listing before an order runs: nothing is sent, nothing is recorded, and the re-run orders at once', async () => {
+    const dir = journal()
+    const killed = providerProcess()
+    const run = frame()
+    const stop = new AbortController()
+    const interrupted = () => {
+      stop.abort(new Error('interrupted'))
+      return ok([])
+    }
+    const first = testClient([interrupted], { journalDirectory: dir, operation: () => run.value, journalOptions: killed.journalOptions })
+    await assert.rejects(first.client.lites.createVm(VM_BODY, { signal: stop.signal }), /was cancelled/)
+    assert.equal(posts(first.requests).length, 0)
+    assert.deepEqual(readdirSync(dir), [], 'no entry for an order never sent')
+    killed.kill()
+    const again = frame()
+    const second = testClient([probed, echoing(200, ORDER)], { journalDirectory: dir, operation: () => again.value })
+    assert.equal((await second.client.lites.createVm(VM_BODY)).account_id, '100042')
+    assert.deepEqual(
+      second.requests.map((r) => r.method),
+      ['GET', 'POST'],
+      'the listing of a directory with no order recorded, then the order: no wait for an order never sent',
+    )
+  })
+
+  test('a 524 from a proxy after the service processed the order is no refusal: the re-run, hours later, finds the account and orders nothing', async () => {
+    const dir = journal()
+    const T = Date.parse('2026-11-24T12:00:00Z')
+    let now = T
+    const killed = providerProcess()
+    const run = frame()
+    const first = testClient([probed, fail(524, 'A timeout occurred')], {
+      journalDirectory: dir,
+      operation: () => run.value,
+      journalOptions: killed.journalOptions,
+      now: () => now,
+    })
+    await assert.rejects(first.client.lites.createVm(VM_BODY), OrderUnresolvedError)
+    killed.kill()
+    now = T + 2 * 3_600_000
+    const made = { ...vmAccount('100042', 'web', '2026-11-24', 'Active'), last_invoice: paidInvoice('2026-11-24 12:00:40') }
+    const listing = (r: RecordedRequest) => (r.method === 'GET' ? ok([made]) : ok({ ...ORDER, account_id: '100043' }))
+    const again = frame()
+    const second = testClient(
+      Array.from({ length: 20 }, () => listing),
+      {
+        journalDirectory: dir,
+        operation: () => again.value,
+        journalOptions: providerProcess().journalOptions,
+        now: () => now,
+      },
+    )
+    assert.equal((await second.client.lites.createVm(VM_BODY)).account_id, '100042', "the stopped order's account, adopted")
+    assert.equal(posts(second.requests).length, 0, 'no second order')
+  })
+
+  test('a 524 from a service that honours keys is replayed with the same key, in this run and the next', async () => {
+    const dir = journal()
+    const killed = providerProcess()
+    const run = frame()
+    const first = testClient([probed, echo524, echo524], {
+      journalDirectory: dir,
+      operation: () => run.value,
+      journalOptions: killed.journalOptions,
+      maxAttempts: 2,
+    })
+    await assert.rejects(first.client.lites.createVm(VM_BODY))
+    killed.kill()
+    const again = frame()
+    const second = testClient([echoing(200, ORDER)], { journalDirectory: dir, operation: () => again.value })
+    await second.client.lites.createVm(VM_BODY)
+    const keys = [...posts(first.requests), ...posts(second.requests)].map((r) => r.headers.get('idempotency-key'))
+    assert.equal(keys.length, 3)
+    assert.equal(new Set(keys).size, 1, `one key throughout: ${keys.join(', ')}`)
+  })
+
+  test('an upgrade whose connection was never opened is not placed: the error says so, and the next run sends it', async () => {
+    const dir = journal()
+    const killed = providerProcess()
+    const run = frame(undefined, 60_000)
+    const first = testClient([refused(), refused(), refused()], {
+      journalDirectory: dir,
+      operation: () => run.value,
+      journalOptions: killed.journalOptions,
+      maxAttempts: 3,
+    })
+    const error = await first.client.lites.upgradeDisk('100042', { additional_size: 10 }).then(
+      () => assert.fail('answered'),
+      (e: unknown) => e,
+    )
+    assert.ok(error instanceof OrderNotPlacedError, String(error))
+    assert.match(error.message, /was not placed: no connection after 3 attempts/)
+    await run.finish()
+    killed.kill()
+    const again = frame(undefined, 60_000)
+    const second = testClient([echoing(200, ORDER)], {
+      journalDirectory: dir,
+      operation: () => again.value,
+      journalOptions: providerProcess().journalOptions,
+    })
+    await second.client.lites.upgradeDisk('100042', { additional_size: 10 })
+    assert.equal(changes(second.requests).length, 1)
   })
 })

@@ -13,15 +13,8 @@ import {
 } from '../errors.js'
 import { type Account, CYCLE_LABELS, decodeOrder, type Order, statusIs } from '../models.js'
 import { type OperationFrame, operationDeadline, RehearsalEnded } from '../operation.js'
-import {
-  type CallOptions,
-  type HttpMethod,
-  type RequestSpec,
-  retryableStatus,
-  type Transport,
-  type TransportOptions,
-} from '../transport.js'
-import { Attempts, REFUSED_GIVE_UP_MS } from './attempts.js'
+import type { CallOptions, HttpMethod, RequestSpec, Transport, TransportOptions } from '../transport.js'
+import { Attempts, REFUSED_GIVE_UP_MS, unreached } from './attempts.js'
 import { fingerprints, JOURNAL_REUSE_MS, type OrderJournal, serviceOf } from './journal.js'
 import type { JournalEntry } from './journal-store.js'
 
@@ -117,6 +110,15 @@ const OUTCOME_POLL_CAP_MS = 5_000
 const OUTCOME_REPORT_MS = 10_000
 const MAX_OUTCOME_LOOKS = 1_000
 const decodeOrderPayload = (payload: unknown): Order => decodeOrder(payload)
+
+/**
+ * Whether an order's answer says that it was not placed, for good: a 4xx, or a server that cannot take
+ * the request at all (501, 505). Any other 5xx, even one the client does not retry elsewhere (a proxy's
+ * 520 to 527 after the service processed the order), leaves its outcome unknown.
+ */
+function nothingPlaced(status: number): boolean {
+  return status < 500 || status === 501 || status === 505
+}
 
 export interface OrdersOptions {
   /** Where orders are recorded before they are sent; without one a key lives only as long as its call. */
@@ -250,6 +252,8 @@ export class Orders {
         entry === undefined && options?.reconcile !== undefined
           ? await this.unrecordedMatches(intent, context, options.reconcile, options.signal)
           : undefined
+      // Cancelled meanwhile (Ctrl-C during the listing): nothing is sent, so nothing is recorded.
+      if (entry === undefined && options?.signal?.aborted) throw cancelled(context, options.signal)
       const held =
         entry ??
         (await journal.open(intent[0] as string, serviceOf(baseUrl), this.options.idempotencyKey(), method, path, {
@@ -774,15 +778,16 @@ export class Orders {
           await this.record(entry)
         }
         return new OrderNotPlacedError(
-          `${call} was not placed: ${when}, ${attempts.summary()}. A 429 means that nothing was processed, so ` +
-            'nothing was ordered and nothing is left to take over: apply again once the service accepts orders again.',
-          { context, idempotencyKey: key, status: 429 },
+          `${call} was not placed: ${when}, ${attempts.summary()}. Each of these means that nothing was processed (a 429 ` +
+            'says so; a request cancelled before it was sent, or whose connection was never opened, never reached the ' +
+            'service), so nothing was ordered and nothing is left to take over: apply again once the service accepts orders again.',
+          { context, idempotencyKey: key, status: attempts.lastStatus ?? 0 },
           { cause },
         )
       }
       if (attempts.nothingProcessed) {
         return new OrderUnresolvedError(
-          `${call}: ${when}, ${attempts.summary()}; a 429 means that none of them was processed. An earlier run sent ` +
+          `${call}: ${when}, ${attempts.summary()}; none of them was processed. An earlier run sent ` +
             `it with the same Idempotency-Key ${key}${entry ? ` at ${new Date(entry.sentAt).toISOString()}` : ''} and got no ` +
             `clear answer: whether that request was processed is not known. ${entry ? nextApply : 'A repeat'} asks again with ` +
             'that key and does not place a second order.',
@@ -833,7 +838,14 @@ export class Orders {
         // Nothing was processed (or the first attempt is still being processed): not a failed attempt.
         attempts.add(outcome, true, this.echoed)
         delayMs = asked
-      } else if (outcome.kind === 'http' && !retryableStatus(outcome.error.status)) {
+      } else if (unreached(outcome)) {
+        // This attempt never reached the service, so it placed nothing: tried again a few times, never left open.
+        attempts.add(outcome, true, this.echoed)
+        if (outcome.kind === 'transport' && outcome.unsent === true) throw await stop('cancelled before it was sent', outcome.error)
+        failures++
+        delayMs = Math.min(this.http.backoff(failures), ORDER_BACKOFF_CAP_MS)
+        if (failures >= options.maxAttempts) throw await stop(`no connection after ${failures} attempts`, outcome.error)
+      } else if (outcome.kind === 'http' && nothingPlaced(outcome.error.status)) {
         if (entry) {
           entry.state = 'failed'
           await this.record(entry)
