@@ -342,8 +342,14 @@ export class OrderJournal {
   }
 
   /** Writes an entry this owner holds; false when another process has taken it over since (see JournalStore.writeOwned). */
-  writeOwned(entry: JournalEntry): Promise<boolean> {
-    return this.store.writeOwned(entry)
+  async writeOwned(entry: JournalEntry): Promise<boolean> {
+    const kept = await this.store.writeOwned(entry)
+    // A create answered: the other directories of this machine know its account as this process's from
+    // now (it may wait minutes for Active before it hands the account over), and as nobody's if it dies.
+    if (kept && entry.state === 'answered' && entry.creates === true && entry.accountId !== undefined) {
+      this.index?.handedOver(entry.service, entry.accountId, this.owner)
+    }
+    return kept
   }
 
   /**

@@ -1,8 +1,8 @@
-// The accounts this user's runs on this machine have handed to an engine, whatever working directory
+// The accounts this user's runs on this machine have ordered and handed to an engine, whatever working directory
 // (and so whatever order journal) they ran from: one file per account under a per-user directory, by
 // service. The unrecorded-match check reads it so that twin directories, or two nameless additional IPs
 // applied from two directories one after the other, are told apart from a killed run's order without a
-// stop. An account only handed over names the process that did it (the file holds that owner): once that
+// stop. An account only answered or handed over names the process that did it (the file holds that owner): once that
 // process is gone without its engine closing it gracefully and without any state naming the account, it
 // may have been killed before its state was saved, and the account no longer counts as another
 // configuration's. Must not: hold anything but account ids, times and process ids (no key, no URL, no
@@ -29,8 +29,8 @@ export interface KnownAccount {
 }
 
 /**
- * The per-user index. An account is recorded when a run hands it to its engine (with that run's
- * process), and again, for good, when a state names it or the engine closes that process gracefully;
+ * The per-user index. An account is recorded when a run's create is answered with it, and when the run
+ * hands it to its engine (with that run's process), and again, for good, when a state names it or the engine closes that process gracefully;
  * its file's time is when that last happened. Files older than the journal's keep time are removed as
  * they are read: only recent accounts matter to the check that reads them.
  */
@@ -40,7 +40,7 @@ export class KnownAccounts {
     private readonly now: () => number,
   ) {}
 
-  /** Records that a run on this machine handed `accountId` of `service` (a serviceOf hash) to an engine, as `owner`. */
+  /** Records that a run on this machine got `accountId` of `service` (a serviceOf hash) as an answer, or handed it to an engine, as `owner`. */
   handedOver(service: string, accountId: string, owner: JournalOwner): void {
     const { pid, token, started, enginePid, engineStarted } = owner
     this.write(service, accountId, JSON.stringify({ pid, token, started, enginePid, engineStarted }))

@@ -19,6 +19,7 @@ import {
   VM_BODY,
   vmAccount,
 } from '../../../test/support/fake-fetch.js'
+import type { OperationFrame } from '../operation.js'
 import { newJournalSession, OrderJournal, serviceOf } from './journal.js'
 
 const NOW = Date.parse('2026-11-24T12:00:00Z')
@@ -145,6 +146,38 @@ describe('a new order that an unrecorded recent account matches', () => {
     // Without the machine's index the same directory cannot tell, and stops.
     const alone = client([listing()], journalDirectory())
     await assert.rejects(alone.client.lites.createVm(VM_BODY), UnrecordedMatchError)
+  })
+
+  test("a twin directory's create answered and still waiting for Active, applied at the same time: this one orders, no stop; once that run is gone unsaved, it stops", async () => {
+    const index = journalDirectory()
+    const finishers: (() => void | Promise<void>)[] = []
+    const waiting: OperationFrame = { onFinish: (f) => finishers.push(f) }
+    const owner = { pid: 990_001, token: 'twin-process', engine: 'twin-engine' }
+    let twinRuns = true
+    const journalOptions = { session: newJournalSession(owner), alive: (pid: number) => pid === owner.pid && twinRuns }
+    const twin = testClient([echoing([]), echoing({ ...ORDER, account_id: '100007' })], {
+      journalDirectory: journalDirectory(),
+      now: () => NOW,
+      knownAccountsDirectory: index,
+      operation: () => waiting,
+      journalOptions,
+    })
+    // Answered: the twin's operation now waits for Active and has handed nothing over yet.
+    await twin.client.lites.createVm(VM_BODY)
+    const pending = () => echoing([{ ...vmAccount('100007', 'web', '2026-11-24 11:59:50'), status: 'Pending' }])
+    const here = {
+      journalDirectory: journalDirectory(),
+      now: () => NOW,
+      knownAccountsDirectory: index,
+      journalOptions: { alive: (pid: number) => pid === owner.pid && twinRuns },
+    }
+    const { client: api, requests } = testClient([pending(), echoing(ORDER)], here)
+    assert.deepEqual(await api.lites.createVm(VM_BODY), ORDER)
+    assert.equal(requests.filter((r) => r.method === 'POST').length, 1)
+    // The twin's process is killed before it hands the account over: its account is nobody's, and stops a create.
+    twinRuns = false
+    const after = testClient([pending()], { ...here, journalDirectory: journalDirectory() })
+    await assert.rejects(after.client.lites.createVm(VM_BODY), UnrecordedMatchError)
   })
 
   test("a twin configuration's account, Active and ordered hours ago, is no evidence of a killed run: ordered, with a warning naming it", async () => {
