@@ -96,6 +96,12 @@ export interface JournalEntry {
    * account, whatever the service's clock says of them.
    */
   existing?: readonly string[]
+  /**
+   * A create's hash of what the account it makes shows (Reconcile.shows): two orders with different
+   * hashes cannot have made the same account, so one's unanswered order never clouds the other's
+   * match (see OrderJournal.unresolvedBeside). Absent in entries of older versions.
+   */
+  shows?: string
 }
 
 /** Narrows a listing: a store may use it to read less; every entry it returns must match it. */

@@ -290,7 +290,11 @@ export class OrderJournal {
     key: string,
     method: string,
     path: string,
-    { creates = false, existing }: { readonly creates?: boolean; readonly existing?: readonly string[] | undefined } = {},
+    {
+      creates = false,
+      existing,
+      shows,
+    }: { readonly creates?: boolean; readonly existing?: readonly string[] | undefined; readonly shows?: string | undefined } = {},
   ): Promise<JournalEntry> {
     this.refuseBesideUnreadable(method, path)
     const entry: JournalEntry = {
@@ -306,6 +310,7 @@ export class OrderJournal {
       owner: this.owner,
       ...(creates ? { creates: true as const } : {}),
       ...(existing !== undefined ? { existing: [...existing] } : {}),
+      ...(shows !== undefined ? { shows } : {}),
     }
     this.held.add(entry.id)
     // On disk before the request leaves: a power loss must not lose what may become a paid order.
@@ -485,13 +490,20 @@ export class OrderJournal {
 
   /**
    * Other orders of the same call still without an answer (a concurrent operation's, or a killed
-   * run's, within the key's window): while one exists, a new account that matches an order cannot be
-   * told to be this order's rather than that one's.
+   * run's, within the key's window) that may have made the same account: while one exists, a new
+   * account that matches an order cannot be told to be this order's rather than that one's. One whose
+   * account would show other values (`shows`: another name, product or OS) cannot have made it.
    */
-  async unresolvedBeside(entry: JournalEntry | undefined, method: string, path: string): Promise<number> {
+  async unresolvedBeside(entry: JournalEntry | undefined, method: string, path: string, shows?: string): Promise<number> {
     const now = this.now()
     return (await this.entries()).filter(
-      (e) => e.id !== entry?.id && e.state === 'sent' && e.method === method && e.path === path && now - e.sentAt < JOURNAL_REUSE_MS,
+      (e) =>
+        e.id !== entry?.id &&
+        e.state === 'sent' &&
+        e.method === method &&
+        e.path === path &&
+        now - e.sentAt < JOURNAL_REUSE_MS &&
+        (shows === undefined || e.shows === undefined || e.shows === shows),
     ).length
   }
 

@@ -1,6 +1,7 @@
 // Exactly-once orders: the class the API families call for every order-placing call and one-shot
 // destructive action (see index.ts for the guarantee and its limits). It sits above the HTTP
 // transport, which never calls back into it.
+import { createHash } from 'node:crypto'
 import {
   cancelled,
   formatDuration,
@@ -25,6 +26,8 @@ import type { JournalEntry } from './journal-store.js'
 export interface Reconcile {
   list(): Promise<readonly Account<unknown>[]>
   matches(account: Account<unknown>): boolean
+  /** A hash of what `matches` compares: orders whose hashes differ never match the same account. */
+  readonly shows?: string
 }
 
 export interface OrderOptions extends CallOptions {
@@ -53,8 +56,19 @@ export interface Expected {
  * `extra_details`. An account that differs in any of them is another order's, never this one's.
  */
 export function reconcileBy(list: () => Promise<readonly Account<unknown>[]>, expected: Expected): Reconcile {
+  const details = Object.entries(expected.extra_details ?? {})
+    .filter(([, value]) => value !== undefined)
+    .map(([name, value]) => [name, String(value)])
+    .sort(([a], [b]) => ((a as string) < (b as string) ? -1 : 1))
+  const compared = {
+    product_id: expected.product_id,
+    cycle: expected.cycle === undefined ? undefined : (CYCLE_LABELS[expected.cycle] ?? expected.cycle).toLowerCase(),
+    description: expected.description,
+    details,
+  }
   return {
     list,
+    shows: createHash('sha256').update(JSON.stringify(compared)).digest('hex').slice(0, 32),
     matches: (account) => {
       if (expected.product_id !== undefined && account.product_id !== expected.product_id) return false
       if (expected.cycle !== undefined) {
@@ -259,6 +273,7 @@ export class Orders {
         (await journal.open(intent[0] as string, serviceOf(baseUrl), this.options.idempotencyKey(), method, path, {
           creates: options?.reconcile !== undefined,
           existing,
+          shows: options?.reconcile?.shows,
         }))
       // Without an operation, the call itself is what hands the outcome over.
       if (frame) frame.onFinish(() => journal.deliver(held))
@@ -620,7 +635,8 @@ export class Orders {
     const candidates = accounts.filter((a) => createdSince(a, sentAt, slack) && !known.has(a.account_id) && reconcile.matches(a))
     // Another order of the same call may have made the one match (its answer not in yet): adopting it
     // here would give two resources one account. Ambiguous, so nothing is adopted.
-    const rivals = candidates.length === 1 ? ((await this.journal?.unresolvedBeside(entry, context.method, context.path)) ?? 0) : 0
+    const rivals =
+      candidates.length === 1 ? ((await this.journal?.unresolvedBeside(entry, context.method, context.path, reconcile.shows)) ?? 0) : 0
     if (candidates.length === 1 && rivals === 0) {
       const account = candidates[0] as Account<unknown>
       await this.answered(entry, { account_id: account.account_id, order_id: account.order_id } as Order, context, 'adopted')
