@@ -1575,3 +1575,38 @@ describe('unanswered orders beside one another', () => {
     }
   })
 })
+
+describe('a stopped order of a resource edited since', () => {
+  test('interrupted unanswered, keys ignored, then vm_name edited: the new VM is ordered, and the account the first order made is named', async () => {
+    const dir = journal()
+    const killed = providerProcess()
+    const run = frame()
+    const stop = new AbortController()
+    const sentAt = Date.now()
+    const first = testClient(
+      [
+        ok([]),
+        () => {
+          stop.abort(new Error('interrupted'))
+          throw new Error('connection closed')
+        },
+      ],
+      { journalDirectory: dir, operation: () => run.value, journalOptions: killed.journalOptions, now: () => sentAt },
+    )
+    await assert.rejects(first.client.lites.createVm(VM_BODY, { signal: stop.signal }))
+    killed.kill()
+    // The stopped order was processed: account 100042, named web.
+    const made = [vmAccount('100042', 'web', new Date(sentAt + 5_000).toISOString().slice(0, 19).replace('T', ' '))]
+    const listing = (r: RecordedRequest) => (r.method === 'GET' ? ok(made) : ok({ ...ORDER, account_id: '100043' }))
+    const warnings: string[] = []
+    const again: OperationFrame = { onFinish: () => undefined, warn: (summary, detail) => warnings.push(`${summary}: ${detail}`) }
+    const second = testClient(
+      Array.from({ length: 10 }, () => listing),
+      { journalDirectory: dir, operation: () => again, journalOptions: providerProcess().journalOptions, now: () => sentAt + 60_000 },
+    )
+    assert.equal((await second.client.lites.createVm({ ...VM_BODY, vm_name: 'web-2' })).account_id, '100043')
+    assert.equal(posts(second.requests).length, 1)
+    assert.equal(warnings.length, 1, warnings.join('\n'))
+    assert.match(warnings[0] ?? '', /^Account 100042 may be a stopped run's order: .*Idempotency-Key key-1.*import it/)
+  })
+})

@@ -444,10 +444,10 @@ export class Orders {
         throw new OrderUnresolvedError(
           `Not ordering ${context.method} ${context.path}: an earlier run that was stopped sent this order at ${sent} with ` +
             `Idempotency-Key ${entry.key} and got no answer. This service does not confirm Idempotency-Keys, so sending it again ` +
-            `could place a second order; no matching account appeared by ${new Date(until).toISOString()}, when it would have been ` +
-            'processed. Check the accounts of this kind in the portal: if one was made for this order, import it by its id ' +
-            `(terraform import <address> <id>, or pulumi import); if none was, ${this.journal?.removal(entry) ?? 'remove its journal entry'} ` +
-            'and apply again.',
+            `could place a second order. No matching account appeared by ${new Date(until).toISOString()}, but a slow service may ` +
+            'still make one. Check the accounts and orders of this kind in the portal, now and again a while later: if one was made ' +
+            'for this order, import it by its id (terraform import <address> <id>, or pulumi import); only once you are sure that ' +
+            `none was, ${this.journal?.removal(entry) ?? 'remove its journal entry'} and apply again.`,
           { context, idempotencyKey: entry.key },
         )
       }
@@ -575,6 +575,7 @@ export class Orders {
         .operation?.()
         ?.warn?.(`Ordered beside ${older.length === 1 ? 'account' : 'accounts'} ${older.join(', ')}, which no state names`, detail)
     }
+    this.nameOthersOrders(intent, stoppedOrders, alive, matches, known, context)
     const ids = matching.filter(evidence).map((a) => a.account_id)
     if (ids.length === 0) {
       await journal.closeExpired(intent, stoppedOrders)
@@ -656,6 +657,41 @@ export class Orders {
       )
     }
     return undefined
+  }
+
+  /**
+   * Accounts no state or journal names that were made after a stopped run sent an order of the same
+   * call for another intent (a resource edited since): that order may have made one, billed and in no
+   * state. It is no match for this order, so this order goes ahead, but the account is named in a
+   * warning rather than left for the user to find on an invoice.
+   */
+  private nameOthersOrders(
+    intent: readonly string[],
+    stoppedOrders: readonly JournalEntry[],
+    alive: readonly Account<unknown>[],
+    matches: readonly Account<unknown>[],
+    known: ReadonlySet<string>,
+    context: RequestContext,
+  ): void {
+    const own = new Set(intent)
+    const others = stoppedOrders.filter((e) => !own.has(e.fingerprint))
+    if (others.length === 0) return
+    const since = Math.min(...others.map((e) => e.sentAt))
+    const matched = new Set(matches.map((a) => a.account_id))
+    const ids = alive
+      .filter((a) => !matched.has(a.account_id) && !known.has(a.account_id) && createdSince(a, since, EVIDENCE_SLACK_MS))
+      .map((a) => a.account_id)
+    if (ids.length === 0) return
+    const one = ids.length === 1
+    const first = others[0] as JournalEntry
+    const detail =
+      `${one ? 'Account' : 'Accounts'} ${ids.join(', ')} ${one ? 'was' : 'were'} made after a run that was stopped sent an order of ` +
+      `${context.method} ${context.path} for a resource that has changed since (at ${new Date(first.sentAt).toISOString()}, ` +
+      `Idempotency-Key ${first.key}), and no state or order journal names ${one ? 'it' : 'them'}: that order may have made ` +
+      `${one ? 'it' : 'one of them'}, billed and unmanaged. If so, import it (terraform import <address> <id>, or pulumi import) or ` +
+      `cancel it in the portal, then ${this.journal?.removal(first) ?? 'remove its journal entry'}.`
+    this.options.log('warn', `${context.method} ${context.path}: ${detail}`, { candidates: ids, idempotency_key: first.key })
+    this.options.operation?.()?.warn?.(`${one ? 'Account' : 'Accounts'} ${ids.join(', ')} may be a stopped run's order`, detail)
   }
 
   private async answered(
