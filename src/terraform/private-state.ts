@@ -30,6 +30,13 @@ export interface TfPrivate extends PrivateState {
    * tainted object of a create that failed after its order.
    */
   readonly guarded?: readonly string[]
+  /**
+   * A plan's own mark, never stored: this plan of an object with a prior state priced the new object
+   * its changes force (a replacement), so the second plan of that replacement, which Terraform makes
+   * without the prior state, prices nothing again. A replacement Terraform forces by itself
+   * (`-replace`, a taint) has no such first plan: its second plan prices the new object.
+   */
+  readonly pricedNew?: true
 }
 
 export function readPrivate(bytes: Uint8Array): TfPrivate {
@@ -48,6 +55,6 @@ export function plannedPrivate(state: TfPrivate, planned: 'withPrior' | 'without
 
 /** What an apply stores: the private state without the plan's marks. */
 export function storedPrivate(state: TfPrivate): Uint8Array {
-  const { planned: _planned, guarded: _guarded, ...kept } = state
+  const { planned: _planned, guarded: _guarded, pricedNew: _pricedNew, ...kept } = state
   return writePrivate(kept)
 }

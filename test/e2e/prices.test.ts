@@ -77,6 +77,33 @@ describe('the price of a plan under terraform', () => {
     assert.equal(again.code, 0, describeRun(again))
     assert.deepEqual(shownPrices(again.stdout + again.stderr), [], describeRun(again))
   })
+
+  test('-replace is priced at plan time: under max_order_total it fails the plan and the apply, and nothing is deleted or ordered', async () => {
+    await e2e.ws.write(config(100_000))
+    const created = await e2e.ws.apply()
+    assert.equal(created.code, 0, describeRun(created))
+
+    await e2e.ws.write(config(100_000))
+    const priced = await e2e.ws.plan(['-replace=provider_lite_vm.vm'])
+    assert.equal(priced.code, 2, describeRun(priced))
+    // The disk on the VM is replaced with it (its lite_account_id forces it). The VM's new object is priced
+    // by the plan Terraform makes without its prior state, whose warnings Terraform does not show (only its
+    // errors): its 70000 shows in the running total of the disk's warning.
+    assert.deepEqual(shownPrices(priced.stdout + priced.stderr), [30_000], describeRun(priced))
+    assert.match(flat(priced), /all orders of the plan so far: 100000\)/)
+
+    await e2e.ws.write(config(69_999))
+    const { value: runs, mutations } = await e2e.emulator.effectsOf(async () => [
+      await e2e.ws.plan(['-replace=provider_lite_vm.vm']),
+      await e2e.ws.apply(['-replace=provider_lite_vm.vm']),
+    ])
+    for (const run of runs) {
+      assert.equal(run.code, 1, describeRun(run))
+      assert.match(flat(run), /The plan's orders exceed max_order_total/)
+      assert.match(flat(run), /more than max_order_total = 69999/)
+    }
+    assert.deepEqual(mutations, [], 'the VM is neither deleted nor ordered again')
+  })
 })
 
 describe('the price of a resize and a change of product of an elastic storage in one apply, under terraform', () => {

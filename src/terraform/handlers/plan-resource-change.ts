@@ -23,8 +23,9 @@ export async function planResourceChange(
     const prior = decode(view, request.priorState)
     const priorPrivate = readPrivate(request.priorPrivate)
     const strict = tf.server.unfinishedSetting
-    // The second plan of a replacement (at apply) prices nothing: its first plan counted the new object.
-    const replanned = prior === null && priorPrivate.planned === 'withPrior'
+    // The second plan of a replacement its changes force prices nothing: its first plan counted the new
+    // object. One Terraform forces (-replace) is priced here, at plan time, before anything is deleted.
+    const replanned = prior === null && priorPrivate.planned === 'withPrior' && priorPrivate.pricedNew === true
     const planned = await tf.server.plan({
       definition,
       prior,
@@ -48,7 +49,10 @@ export async function planResourceChange(
     return {
       plannedState: encode(view, failed ? proposed : plan.planned),
       requiresReplace: plan.replace.map((name) => attributePath([name])),
-      plannedPrivate: plannedPrivate(prior === null ? { ...priorPrivate, ...guarded } : plan.private, how),
+      plannedPrivate: plannedPrivate(
+        prior === null ? { ...priorPrivate, ...guarded } : { ...plan.private, ...(plan.replace.length > 0 ? { pricedNew: true } : {}) },
+        how,
+      ),
       // An object kept in place keeps its identity; a new one (a create, a replacement) has none until apply.
       plannedIdentity: prior !== null && plan.replace.length === 0 ? tf.identity(resource, prior.id) : undefined,
       diagnostics: tf.diagnostics(planned.diagnostics),
