@@ -10,7 +10,7 @@ import { knownOrNull, type Plan, type PrivateState, stepsToRun } from './plan.js
 import { parseDuration, timeoutMs } from './timeouts.js'
 import { validateConfig } from './validate.js'
 import { isEmpty, isUnknown, type Value, type ValueMap, valuesEqual } from './values.js'
-import { handlerInput, withoutUnchosenForm, withoutWriteOnlyValues } from './write-only.js'
+import { handlerInput, unverifiedAlternatives, withoutUnchosenForm, withoutWriteOnlyValues } from './write-only.js'
 
 export interface Session<C> {
   readonly client: C
@@ -790,9 +790,51 @@ export async function checkPlanOnline<C>(
     ? (definition.createChecks ?? [])
     : (definition.planChecks ?? []).filter(({ attribute }) => plan.changed.includes(attribute))
   const input = plainInput(plan.planned)
-  return runChecks(checks, plan.planned, session, (context) =>
+  const diagnostics = await runChecks(checks, plan.planned, session, (context) =>
     creating ? { ...context, input } : { ...context, id: String(prior?.id), prior, input },
   )
+  if (creating || prior === null) return diagnostics
+  return [...diagnostics, ...(await checkUnverified(definition, prior, plan, session))]
+}
+
+/**
+ * The create-only values a plan records without the object's own to compare (unverifiedAlternatives),
+ * checked against a read of the object: one that differs is refused now, rather than recorded and
+ * found by the next plan, which would replace the object. A sensitive value is never shown.
+ */
+async function checkUnverified<C>(definition: AnyResource, prior: ValueMap, plan: Plan, session: Session<C>): Promise<Diagnostic[]> {
+  const names = unverifiedAlternatives(definition, prior, plan.planned)
+  if (names.length === 0) return []
+  const id = String(prior.id)
+  const diagnostics: Diagnostic[] = []
+  let observed: Record<string, unknown> | null
+  try {
+    observed = await definition.read({ ...contextFor(session, diagnostics), id, prior: prior as never, importing: false })
+  } catch (thrown) {
+    return [
+      warning(
+        `Could not check ${names.join(', ')} before applying`,
+        `Reading ${definition.name} ${id} to compare ${names.join(', ')} with the value it has failed: ${causeOf(thrown)} ` +
+          'The value is recorded as given; if it differs from the one the object has, the next plan replaces the object.',
+      ),
+    ]
+  }
+  for (const name of names) {
+    const held = (observed?.[name] ?? null) as Value
+    const wanted = plan.planned[name] ?? null
+    if (held === null || held === '' || valuesEqual(held, wanted)) continue
+    const secret = definition.attributes[name]?.sensitive === true
+    diagnostics.push(
+      error(
+        `Invalid ${name}`,
+        `${name} differs from the value ${definition.name} ${id} has${secret ? ' (neither is shown: the value is sensitive)' : ` (${JSON.stringify(held)})`}. ` +
+          `${name} cannot be changed on an existing object: this plan would only record it, and the next plan would replace ` +
+          `${definition.name} ${id}. Set the value it has, or ask for a new object (terraform apply -replace=<address>, pulumi up --replace=<urn>).`,
+        secret ? undefined : [name],
+      ),
+    )
+  }
+  return diagnostics
 }
 
 /**

@@ -2,7 +2,7 @@
 // declaration, the validation rules between the pair, and what plans, states and handlers see of the value.
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
-import { applyCreate, applyUpdate, importResource, readResource, type Session } from './apply.js'
+import { applyCreate, applyUpdate, checkPlanOnline, importResource, readResource, type Session } from './apply.js'
 import { type Attribute, type Attributes, int64, string } from './attributes.js'
 import { checkResource, DefinitionError, defineDataSource, recordOnly } from './definition.js'
 import { type AnyResource, silentLogger } from './definition-types.js'
@@ -231,6 +231,18 @@ describe('write-only inputs: plans and states', () => {
     assert.deepEqual(back.replace, [])
     assert.equal(back.planned.secret, 'S3cret')
   })
+
+  test("switching back with another value than the object's is refused at plan, without showing either; the same value passes", async () => {
+    const { state, s } = await create(wo('S3cret', 1))
+    const other = await checkPlanOnline(box, state, planResource(box, state, { name: 'a', secret: 'Other99' }), s)
+    assert.deepEqual(
+      other.map((d) => [d.severity, d.summary, d.path]),
+      [['error', 'Invalid secret', undefined]],
+    )
+    assert.match(other[0]?.detail ?? '', /differs from the value secret_box 1 has \(neither is shown.*the next plan would replace/)
+    assert.doesNotMatch(JSON.stringify(other), /S3cret|Other99/)
+    assert.deepEqual(await checkPlanOnline(box, state, planResource(box, state, { name: 'a', secret: 'S3cret' }), s), [])
+  })
 })
 
 describe('write-only inputs: imports', () => {
@@ -281,6 +293,19 @@ describe('write-only inputs: imports', () => {
     const read = await readResource(box, recorded.state, String(state.id), recorded.private, s)
     assert.deepEqual([read.state?.secret, read.state?.secret_echo], ['S3cret', 'S3cret'], 'the alternative form reads the value again')
     assert.equal(s.client.created.length, 1, 'nothing was ordered again')
+  })
+
+  test("the plan of an import in the alternative's form with another value than the object's is refused, not recorded for the next plan to replace", async () => {
+    const { state, s } = await create({ name: 'a', secret: 'S3cret' })
+    const { refreshed, private: priv } = await imported(s, String(state.id))
+    const wrong = planResource(box, refreshed, { name: 'a', secret: 'Wrong123' }, priv)
+    assert.deepEqual(wrong.replace, [])
+    const issues = await checkPlanOnline(box, refreshed, wrong, s)
+    assert.deepEqual(
+      issues.map((d) => d.summary),
+      ['Invalid secret'],
+    )
+    assert.deepEqual(await checkPlanOnline(box, refreshed, planResource(box, refreshed, { name: 'a', secret: 'S3cret' }, priv), s), [])
   })
 })
 

@@ -223,6 +223,25 @@ export function writeOnlyReplace(
   return result
 }
 
+/**
+ * The create-only alternatives a plan records without a value of the object's to compare them with
+ * (see writeOnlyReplace: back from the write-only form, or an imported object's first form), each set
+ * to a value known now. The service may hold another value: the next refresh would read it, and the
+ * plan after it replace the object. checkPlanOnline reads the object and refuses such a value now.
+ */
+export function unverifiedAlternatives(definition: AnyResource, prior: ValueMap, planned: ValueMap): string[] {
+  const out: string[] = []
+  for (const { spec } of writeOnlyInputs(definition.attributes)) {
+    const { alternative } = spec
+    const value = planned[alternative] ?? null
+    if (!definition.attributes[alternative]?.createOnly || inWriteOnlyForm(planned, spec) || value === null || isUnknown(value)) continue
+    const back = inWriteOnlyForm(prior, spec)
+    const unchosen = !back && (prior[alternative] ?? null) === null
+    if (back || unchosen) out.push(alternative)
+  }
+  return out
+}
+
 function scrubForm(values: Record<string, Value>, spec: WriteOnly): void {
   if (spec.alternative in values) values[spec.alternative] = null
   for (const echo of spec.echoes ?? []) if (echo in values) values[echo] = null
