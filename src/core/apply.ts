@@ -945,7 +945,10 @@ export async function pricePlan<C>(definition: AnyResource, prior: ValueMap | nu
     // is the state so far) and as the service bills it: a resize then a change of product bills the
     // new product on the new size. A value an earlier step sets that is unknown until apply is null.
     let before: ValueMap = prior
-    for (const step of stepsToRun(definition, prior, plan.planned, true)) {
+    // An input that only follows the service (Plan.following) asks its step for nothing: no order.
+    const asked: Record<string, Value> = { ...plan.planned }
+    for (const name of plan.following ?? []) asked[name] = prior[name] ?? null
+    for (const step of stepsToRun(definition, prior, asked, true)) {
       const price = definition.updates[step.index]?.price
       const stepPrior = before
       const moved: Record<string, Value> = {}

@@ -32,6 +32,11 @@ export interface Plan {
   readonly changed: readonly string[]
   readonly diagnostics: readonly Diagnostic[]
   readonly private: PrivateState
+  /**
+   * Unset inputs planned unknown because they report the service's value after the running steps (see
+   * `follows`): they ask their own step for nothing, unlike an input set from a value not known yet.
+   */
+  readonly following?: readonly string[]
 }
 
 export function inputNames(definition: AnyResource): string[] {
@@ -107,9 +112,13 @@ export function planResource(definition: AnyResource, prior: ValueMap | null, co
     planned[name] = affected.has(name) && !(attribute.stable && replace.length === 0) ? UNKNOWN : (prior[name] ?? null)
   }
   // An unset input that reports the service's current value follows what the running steps do to it.
+  const following: string[] = []
   for (const [name, attribute] of Object.entries(definition.attributes)) {
     const unset = config[name] === null || config[name] === undefined
-    if (attribute.follows && unset && isInput(attribute) && affected.has(name)) planned[name] = UNKNOWN
+    if (attribute.follows && unset && isInput(attribute) && affected.has(name)) {
+      planned[name] = UNKNOWN
+      following.push(name)
+    }
   }
   // Both notes speak of the object kept: a replacement deletes it, and its unpaid invoice with it.
   const keeping = replace.length === 0 && !hasErrors(diagnostics)
@@ -131,7 +140,14 @@ export function planResource(definition: AnyResource, prior: ValueMap | null, co
       ),
     )
   }
-  return { planned: withoutWriteOnlyPlanned(definition, planned), replace, changed, diagnostics, private: priorPrivate }
+  return {
+    planned: withoutWriteOnlyPlanned(definition, planned),
+    replace,
+    changed,
+    diagnostics,
+    private: priorPrivate,
+    ...(following.length > 0 ? { following } : {}),
+  }
 }
 
 /**

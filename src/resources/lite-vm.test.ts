@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import { Harness } from '../../test/support/harness.js'
-import { checkPlanOnline, listResources, type ValueMap, validateConfig } from '../core/index.js'
+import { checkPlanOnline, listResources, pricePlan, UNKNOWN, type ValueMap, validateConfig } from '../core/index.js'
 import { lite } from './lite-family.js'
 import { liteKeypair } from './lite-keypair.js'
 import { liteVm } from './lite-vm.js'
@@ -302,6 +302,22 @@ describe('provider_lite_vm: reads, import, validation and plan checks', () => {
       [['error', ['disk_size']]],
     )
     assert.deepEqual(await h.mutations(), ['POST /v1/lites'])
+  })
+
+  test('a change of package with disk_size unset is priced as the one order it places: no unpriced disk order beside it', async () => {
+    const { h, config } = await setup()
+    const state = await h.create(vm, config)
+    const plan = h.plan(vm, state, { ...config, product_id: 102 })
+    const price = await pricePlan(vm, state, plan, h.session)
+    assert.deepEqual(price.unpriced, [], 'disk_size only follows the service: it orders nothing')
+    assert.deepEqual(
+      price.orders.map((o) => o.what),
+      [price.orders[0]?.what],
+    )
+    assert.match(price.orders[0]?.what ?? '', /102/)
+    // Set from a value not known yet, it may order: priced as unknown.
+    const unknownSize = await pricePlan(vm, state, h.plan(vm, state, { ...config, product_id: 102, disk_size: UNKNOWN }), h.session)
+    assert.equal(unknownSize.unpriced.length, 1)
   })
 
   test('a listing matches status as the service compares it, in any case', async () => {
