@@ -105,6 +105,13 @@ describe('the web console, in Chromium', { timeout: 300_000 }, () => {
     const [order] = (await e2e.emulator.orders()).orders as unknown as OrderItem[]
     assert.equal(order?.invoice_status, 'Unpaid')
 
+    // Whatever the browser reports as an error while the page loads and works (a failed request: a 404
+    // for an icon; a script error): none.
+    const browserErrors: string[] = []
+    page.on('console', (message) => {
+      if (message.type() === 'error') browserErrors.push(message.text())
+    })
+    page.on('pageerror', (error) => browserErrors.push(error.message))
     const response = await page.goto(`${e2e.emulator.origin}/`)
     assert.equal(response?.status(), 200)
     assert.equal(await page.title(), 'Emulator console')
@@ -117,6 +124,13 @@ describe('the web console, in Chromium', { timeout: 300_000 }, () => {
     await account.waitFor()
     assert.match((await account.textContent()) ?? '', /lite\.vm.*Pending.*XS 1\.1 \(101\).*Monthly/)
     assert.match((await account.textContent()) ?? '', new RegExp(`#${order.invoice_id} Unpaid`))
+    // A keyboard user on the Pay button keeps it through the view's refresh every second.
+    await account.locator(`button[data-invoice="${order.invoice_id}"]`).focus()
+    // Two answers of the view's polling later, the table has been rebuilt at least once. (Nothing is
+    // evaluated in the page: its Content-Security-Policy allows no eval, so CSS's :focus and :invalid tell.)
+    for (let answer = 0; answer < 2; answer++) await page.waitForResponse((r) => r.url().includes('/_emulator/accounts'))
+    assert.equal(await page.locator(`#view-accounts button[data-invoice="${order.invoice_id}"]:focus`).count(), 1, 'the focus stayed')
+    assert.deepEqual(browserErrors, [], 'the browser reported errors')
 
     await open('orders')
     const placed = row('#view-orders table', order.order_id, 'lite.vm.create')
@@ -215,6 +229,9 @@ describe('the web console, in Chromium', { timeout: 300_000 }, () => {
     assert.equal((await e2e.emulator.control<{ quirks: Record<string, boolean> }>('GET', '/config')).quirks.ignore_idempotency_keys, false)
 
     const accounts = (await e2e.emulator.accounts()).length
+    // A name the control API refuses is refused by the form itself (its pattern is valid in this browser).
+    await page.fill('form[aria-label="Save a snapshot"] input[name="name"]', 'base line')
+    assert.equal(await page.locator('form[aria-label="Save a snapshot"] input[name="name"]:invalid').count(), 1)
     await page.fill('form[aria-label="Save a snapshot"] input[name="name"]', 'console-baseline')
     await page.click('form[aria-label="Save a snapshot"] button[type="submit"]')
     assert.equal(await status(), 'snapshot console-baseline saved')

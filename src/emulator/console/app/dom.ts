@@ -74,11 +74,33 @@ export function form(
   return node
 }
 
-/** Replaces what `parent` holds with `children`. */
+/**
+ * Replaces what `parent` holds with `children`. An element of it that had the keyboard's focus (a Pay
+ * button the user tabbed to) gives it to its like in the new children, so that a refresh every second
+ * does not throw the focus back to the page.
+ */
 export function fill(parent: Element, ...children: Child[]): void {
+  const active = document.activeElement
+  const focused = active instanceof HTMLElement && active !== parent && parent.contains(active) ? likeness(active) : undefined
   parent.replaceChildren(
     ...children
       .filter((c): c is Node | string | number => c !== null && c !== undefined && c !== false)
       .map((c) => (typeof c === 'object' ? c : String(c))),
   )
+  if (focused === undefined || !(active instanceof HTMLElement)) return
+  for (const node of parent.querySelectorAll<HTMLElement>(active.tagName)) {
+    if (likeness(node) === focused) {
+      node.focus()
+      return
+    }
+  }
+}
+
+/** What tells an element from the others of a refreshed view: its tag, name, data attributes and text. */
+function likeness(node: HTMLElement): string {
+  const attributes = [...node.attributes]
+    .filter((a) => a.name === 'name' || a.name.startsWith('data-'))
+    .map((a) => `${a.name}=${a.value}`)
+    .sort()
+  return JSON.stringify([node.tagName, attributes, node.textContent ?? ''])
 }

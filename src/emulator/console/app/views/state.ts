@@ -79,7 +79,7 @@ function snapshotsPart(page: Page): { root: HTMLElement; refresh(): Promise<void
         const saved = await control<SnapshotSummary>('POST', '/snapshots', { name: String(fields.get('name') ?? '').trim() })
         return `snapshot ${saved.name} saved`
       }),
-    input('Name', 'name', { placeholder: 'baseline', pattern: '[A-Za-z0-9._-]{1,64}', required: 'required' }),
+    input('Name', 'name', { placeholder: 'baseline', pattern: '[A-Za-z0-9._\\-]{1,64}', required: 'required' }),
     el('button', { type: 'submit' }, 'Save snapshot'),
   )
   const named = (verb: string, run: (name: string) => Promise<unknown>) => (s: SnapshotSummary) =>
