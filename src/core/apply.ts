@@ -803,7 +803,8 @@ export async function checkPlanOnline<C>(
  * found by the next plan, which would replace the object. A sensitive value is never shown.
  */
 async function checkUnverified<C>(definition: AnyResource, prior: ValueMap, plan: Plan, session: Session<C>): Promise<Diagnostic[]> {
-  const names = unverifiedAlternatives(definition, prior, plan.planned)
+  // Only where this plan records a new value: a state that keeps none (a service that reports none) costs no read.
+  const names = unverifiedAlternatives(definition, prior, plan.planned).filter((name) => plan.changed.includes(name))
   if (names.length === 0) return []
   const id = String(prior.id)
   const diagnostics: Diagnostic[] = []
