@@ -34,6 +34,23 @@ function config(version: number, options: { conflicting?: boolean } = {}): strin
   ].join('\n')
 }
 
+/** The same VM back in the old attribute's form, with `password` in the configuration. */
+function plainConfig(password: string): string {
+  return [
+    PROVIDER_BLOCKS,
+    block('resource', 'provider_lite_keypair', 'k', { name: 'e2e-write-only-key' }),
+    block('resource', 'provider_lite_vm', 'vm', {
+      ssh_and_console_user: 'deployer',
+      console_password: password,
+      product_id: 101,
+      select_os: 'Ubuntu-22.04',
+      keypair_id: ref('provider_lite_keypair.k.keypair_id'),
+      cycle: 'm',
+      vm_name: 'e2e-write-only',
+    }),
+  ].join('\n')
+}
+
 /** Every file of the working directory but the provider binaries, as text: state, backups, journal, logs. */
 async function workingFiles(dir: string): Promise<Map<string, Buffer>> {
   const files = new Map<string, Buffer>()
@@ -151,5 +168,22 @@ describe('write-only console password', () => {
       errors.some((e) => e.includes('Conflicting console_password_wo and console_password')),
       `the error names both: ${errors.join('\n')}`,
     )
+  })
+
+  test("back to console_password with another password than the VM's is refused at plan, showing neither; with the VM's, it is recorded", async () => {
+    await e2e.ws.write(plainConfig('Other2Password'))
+    const refused = await e2e.ws.plan()
+    assert.equal(refused.code, 1, describeRun(refused))
+    const errors = diagnostics(refused.stderr).join('\n')
+    assert.match(errors.replace(/\s+/g, ' '), /Invalid console_password.*differs from the value provider_lite_vm \d+ has/)
+    assert.ok(
+      !`${refused.stdout}${refused.stderr}`.includes('Other2Password') && !`${refused.stdout}${refused.stderr}`.includes(NEXT_PASSWORD),
+    )
+    await e2e.ws.write(plainConfig(NEXT_PASSWORD))
+    const recorded = await e2e.ws.apply()
+    assert.equal(recorded.code, 0, describeRun(recorded))
+    assert.match(recorded.stdout, /0 added, 1 changed, 0 destroyed/)
+    const again = await e2e.ws.plan()
+    assert.equal(again.code, 0, `no replacement a plan later: ${describeRun(again)}`)
   })
 })
