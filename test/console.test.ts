@@ -292,6 +292,21 @@ describe('the web console, in Chromium', { timeout: 300_000 }, () => {
     await e2e.emulator.control('PATCH', `/accounts/${vm.account_id}`, { extra_details: { name: 'console-vm' } })
     await row('#view-accounts table', String(vm.account_id), 'console-vm').waitFor()
 
+    // A disk and an additional IP ordered with curl: each row shows the name, the size and the address the API gives.
+    const disk = await e2e.emulator.api<{ account_id: string }>('POST', '/lites/disks', {
+      product_id: 60,
+      cycle: 'm',
+      lite_account_id: Number(vm.account_id),
+      service_name: 'console-disk',
+      size: 80,
+    })
+    await row('#view-accounts table', disk.account_id, 'lite.disk', 'console-disk', '80 GB').waitFor()
+    const ip = await e2e.emulator.api<{ account_id: string }>('POST', '/baremetal-additional-ips', { product_id: 401, cycle: 'm' })
+    await e2e.emulator.control('POST', '/clock', { advance_ms: 3_600_000 }) // past its provisioning: Active, with an address
+    const address = (await e2e.emulator.account(ip.account_id))?.extra_details?.ip_address
+    assert.equal(typeof address, 'string', 'the IP is Active with its address')
+    await row('#view-accounts table', ip.account_id, String(address)).waitFor()
+
     // A Metal server ordered with curl and left unpaid: its family's table, power off, a Pay button.
     const key = await e2e.emulator.api<{ keypair_id: number }>('POST', '/baremetals/keypairs', { name: 'metal-key' })
     const metal = await e2e.emulator.api<{ account_id: string }>('POST', '/baremetals', {

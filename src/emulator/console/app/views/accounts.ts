@@ -9,10 +9,22 @@ import { act, type Page, type View } from '../view.js'
 const familyOf = (kind: string) => kind.split('.')[0] ?? kind
 /** A family's heading from its kinds' prefix: `lite_pro` is "Lite pro". */
 const titleOf = (family: string) => family.charAt(0).toUpperCase() + family.slice(1).replaceAll('_', ' ')
+/** The name the account was given: a VM's `name`, a server's `label`, a disk's `service_name`, a volume's `storage_name`. */
 const nameOf = (entry: AccountEntry) => {
   const extra = entry.account.extra_details
-  const name = extra.name ?? extra.label
+  const name = [extra.name, extra.label, extra.service_name, extra.storage_name].find((n) => typeof n === 'string')
   return typeof name === 'string' ? name : entry.account.description
+}
+/** A size in GB: a VM's `disk_size`, a disk's or a volume's `size`. */
+const sizeOf = (entry: AccountEntry) => {
+  const extra = entry.account.extra_details
+  const size = extra.disk_size ?? extra.size
+  return size === undefined || size === null ? '–' : `${String(size)} GB`
+}
+/** A server's or an additional IP's address, once it has one. */
+const addressOf = (entry: AccountEntry) => {
+  const address = entry.account.extra_details.ip_address
+  return typeof address === 'string' ? address : '–'
 }
 
 /** The portal call of one change the emulator offers on the account, the user's value in its input field. */
@@ -39,10 +51,8 @@ function columns(page: Page, owners: boolean): Column<AccountEntry>[] {
     { title: 'Recurring', cell: (e) => e.account.recurring_amount },
     { title: 'Created', cell: (e) => e.account.date_created },
     { title: 'Power', cell: (e) => e.power ?? '–' },
-    {
-      title: 'Disk',
-      cell: (e) => (e.account.extra_details.disk_size === undefined ? '–' : `${String(e.account.extra_details.disk_size)} GB`),
-    },
+    { title: 'Disk', cell: sizeOf },
+    { title: 'Address', cell: addressOf },
     {
       title: 'Last invoice',
       cell: (e) => {
