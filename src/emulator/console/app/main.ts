@@ -12,8 +12,12 @@ import { stateView } from './views/state.js'
 
 const POLL_MS = 1000
 
-/** The customer selector: filled from GET /_emulator/customers; hidden when the emulator has no customers (404). */
-async function customers(selector: HTMLSelectElement, page: Page): Promise<void> {
+/**
+ * The customer selector: filled from GET /_emulator/customers at every refresh (keys change while the
+ * page is open), the choice kept while its customer is there; shown only where there is a choice, more
+ * than one customer (hidden too when the emulator has no customers: 404).
+ */
+async function customers(selector: HTMLSelectElement): Promise<void> {
   let list: Customer[]
   try {
     list = await control<Customer[]>('GET', '/customers')
@@ -21,22 +25,19 @@ async function customers(selector: HTMLSelectElement, page: Page): Promise<void>
     if (error instanceof ControlError && error.status === 404) return
     throw error
   }
-  fill(
-    selector,
-    el('option', { value: '' }, 'All customers'),
-    ...list.map((c) =>
-      el(
-        'option',
-        { value: c.customer },
-        `${c.customer} (${c.keys.map((k) => `${k.key_masked} ${k.scope}`).join(', ')}; ${c.accounts} account${c.accounts === 1 ? '' : 's'})`,
-      ),
-    ),
-  )
-  selector.parentElement?.removeAttribute('hidden')
-  selector.addEventListener('change', () => {
-    setCustomer(selector.value === '' ? null : selector.value)
-    void page.refresh()
-  })
+  const options = list.map((c): [string, string] => [
+    c.customer,
+    `${c.customer} (${c.keys.map((k) => `${k.key_masked} ${k.scope}`).join(', ')}; ${c.accounts} account${c.accounts === 1 ? '' : 's'})`,
+  ])
+  selector.parentElement?.toggleAttribute('hidden', list.length < 2)
+  // Rebuilt only when something in it changed: a list the user has open is left alone.
+  const shown = JSON.stringify(options)
+  if (selector.dataset.shown === shown) return
+  selector.dataset.shown = shown
+  const chosen = selector.value
+  fill(selector, el('option', { value: '' }, 'All customers'), ...options.map(([value, text]) => el('option', { value }, text)))
+  selector.value = list.some((c) => c.customer === chosen) ? chosen : ''
+  if (selector.value !== chosen) setCustomer(null)
 }
 
 export function start(body: HTMLElement): void {
@@ -61,7 +62,7 @@ export function start(body: HTMLElement): void {
       if (!current || busy) return
       busy = true
       try {
-        await current.refresh()
+        await Promise.all([current.refresh(), customers(selector)])
         if (status.className === 'error stale') fill(status, '')
       } catch (error) {
         page.failed(error)
@@ -88,8 +89,11 @@ export function start(body: HTMLElement): void {
     main,
   )
   window.addEventListener('hashchange', show)
+  selector.addEventListener('change', () => {
+    setCustomer(selector.value === '' ? null : selector.value)
+    void page.refresh()
+  })
   show()
-  customers(selector, page).catch((error: unknown) => page.failed(error))
   setInterval(() => {
     if (document.visibilityState === 'visible') void page.refresh()
   }, POLL_MS)
