@@ -184,6 +184,11 @@ describe('the web console, in Chromium', { timeout: 300_000 }, () => {
     const add = page.locator('form[aria-label="Add a fault rule"]')
     await add.locator('select[name="method"]').selectOption('POST')
     await add.locator('input[name="path"]').fill('/lites/keypairs')
+    // A status that is no number is refused by the form, naming the field; nothing is added.
+    await add.locator('input[name="status"]').fill('abc')
+    await add.locator('button[type="submit"]').click()
+    assert.equal(await status(), "Status must be a whole number, got 'abc'")
+    assert.deepEqual(await e2e.emulator.control('GET', '/faults'), [])
     await add.locator('input[name="status"]').fill('400')
     await add.locator('input[name="detail"]').fill('refused by a rule from the console')
     await add.locator('input[name="count"]').fill('-1')
@@ -263,6 +268,10 @@ describe('the web console, in Chromium', { timeout: 300_000 }, () => {
     const form = page.locator('form[aria-label="Out-of-band change"]')
     await form.locator('select[name="account"]').selectOption(String(vm.account_id))
     await form.locator('select[name="action"]').selectOption('resize')
+    // Without a value, the console asks for the product instead of ordering product 0.
+    await form.locator('input[name="value"]').fill('')
+    await form.locator('button[type="submit"]').click()
+    await page.locator('#status.error', { hasText: 'is needed: give it as the value' }).waitFor()
     await form.locator('input[name="value"]').fill('102')
     await form.locator('button[type="submit"]').click()
     assert.equal(await status(), `account ${vm.account_id}: resize done through the portal`)

@@ -390,5 +390,9 @@ describe('control API', () => {
     assert.equal((await c.request('POST', '/_emulator/portal', { body: { method: 'DELETE', path: '/lites/products' } })).status, 405)
     const products = await c.request('POST', '/_emulator/portal', { body: { method: 'GET', path: '/lites/products?x=1' } })
     assert.equal(products.status, 200)
+
+    // A terminated account is offered nothing: every change would be refused.
+    await c.control('POST', `/accounts/${vm}/status`, { status: 'Terminated' })
+    assert.deepEqual((await byKind())['lite.vm']?.portal, {})
   })
 })

@@ -69,7 +69,8 @@ export function registryOf(families: readonly Family[]): Registry {
     router: new Router<Route>(families.flatMap((f) => f.routes)),
     kinds: [...rules.keys()],
     rulesOf: (kind) => rules.get(kind),
-    portalOf: (account) => portals.get(account.kind)?.(account) ?? {},
+    // A terminated account is gone for the portal too: it offers nothing on it.
+    portalOf: (account) => (account.status === 'Terminated' ? {} : (portals.get(account.kind)?.(account) ?? {})),
     firstSequences: () => ({ ...sequences }),
     released(account, ledger) {
       for (const react of reactions) react(account, ledger)

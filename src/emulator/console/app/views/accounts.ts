@@ -31,6 +31,7 @@ const addressOf = (entry: AccountEntry) => {
 export function portalCall(change: PortalChange, value: string): { method: string; path: string; body?: unknown } {
   if (!change.input)
     return change.body ? { method: change.method, path: change.path, body: change.body } : { method: change.method, path: change.path }
+  if (value === '') throw new Error(`${change.input.field} is needed: give it as the value`)
   const typed = change.input.type === 'integer' ? Number(value) : value
   if (change.input.type === 'integer' && !Number.isInteger(typed))
     throw new Error(`${change.input.field} must be an integer, got '${value}'`)

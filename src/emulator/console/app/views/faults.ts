@@ -6,19 +6,28 @@ import { act, type Page, type View } from '../view.js'
 
 const MODES = ['error', 'error_after', 'drop_after', 'hang', 'hang_after', 'delay'] as const
 
-/** The rule the form describes: empty fields are left to the emulator's defaults. */
+/**
+ * The rule the form describes: empty fields are left to the emulator's defaults; a number field that
+ * holds no number is refused here, naming it, rather than sent as null and refused for another reason.
+ */
 export function ruleFrom(fields: FormData): Record<string, unknown> {
   const text = (name: string) => String(fields.get(name) ?? '').trim()
+  const number = (name: string, label: string, whole: boolean) => {
+    const value = Number(text(name))
+    if (!Number.isFinite(value) || (whole && !Number.isInteger(value)))
+      throw new Error(`${label} must be ${whole ? 'a whole number' : 'a number'}, got '${text(name)}'`)
+    return value
+  }
   const rule: Record<string, unknown> = { method: text('method') || '*', path: text('path'), mode: text('mode') || 'error' }
-  if (text('status') !== '') rule.status = Number(text('status'))
+  if (text('status') !== '') rule.status = number('status', 'Status', true)
   if (text('detail') !== '') rule.detail = text('detail')
   const delay = text('delay_ms')
   if (delay !== '') {
     const range = /^(\d+)\s*-\s*(\d+)$/.exec(delay)
-    rule.delay_ms = range ? [Number(range[1]), Number(range[2])] : Number(delay)
+    rule.delay_ms = range ? [Number(range[1]), Number(range[2])] : number('delay_ms', 'Delay ms', true)
   }
-  if (text('count') !== '') rule.count = Number(text('count'))
-  if (text('probability') !== '') rule.probability = Number(text('probability'))
+  if (text('count') !== '') rule.count = number('count', 'Count', true)
+  if (text('probability') !== '') rule.probability = number('probability', 'Probability', false)
   return rule
 }
 
