@@ -135,13 +135,15 @@ describe(`actions under ${CLIENT.key}`, () => {
       const config = [
         ...BASE,
         ...ACTIONS,
-        action('provider_lite_vm_power', 'stop_worker', { id: 'provider_lite_vm.worker.id', state: '"stop"' }),
+        // `caller` is the triggering resource; its address would do too, with a warning about graph cycles.
+        action('provider_lite_vm_power', 'stop_worker', { id: 'caller.id', state: '"stop"' }),
         triggered('provider_lite_vm', 'worker', vm('e2e-worker'), ['after_create'], ['action.provider_lite_vm_power.stop_worker']),
       ]
       await e2e.ws.write(config.join('\n'))
       const seq = await e2e.emulator.lastSeq()
       const applied = await e2e.ws.apply()
       assert.equal(applied.code, 0, describeRun(applied))
+      assert.doesNotMatch(applied.stdout + applied.stderr, /Reference to triggering resource/, describeRun(applied))
       const id = String((await e2e.ws.stateOf('provider_lite_vm.worker')).id)
       assert.match(applied.stdout, new RegExp(`power action stop sent to Lite VM ${id}`))
       const calls = mutating(await e2e.emulator.requests(seq))
