@@ -8,7 +8,16 @@ import { readdir, readFile } from 'node:fs/promises'
 import { join, relative } from 'node:path'
 import { describe, test } from 'node:test'
 import { zipTexts } from '../support/zip.js'
-import { block, describeRun, diagnostics, PROVIDER_BLOCKS, ref, type RunResult, terraformClient } from '../support/e2e/harness.js'
+import {
+  block,
+  describeRun,
+  diagnostics,
+  type HclValue,
+  PROVIDER_BLOCKS,
+  ref,
+  type RunResult,
+  terraformClient,
+} from '../support/e2e/harness.js'
 import { useEmulatorWorkspace } from '../support/e2e/suite.js'
 
 const PASSWORD = 'Wr1teOnlyE2ePass'
@@ -16,32 +25,30 @@ const NEXT_PASSWORD = 'Next2WriteOnlyPw'
 
 /** The VM with the password from an ephemeral variable, or (`literal`) also as the old attribute. */
 function config(version: number, options: { conflicting?: boolean } = {}): string {
-  return [
-    PROVIDER_BLOCKS,
-    'variable "console_password" {\n  type      = string\n  sensitive = true\n  ephemeral = true\n}\n',
-    block('resource', 'provider_lite_keypair', 'k', { name: 'e2e-write-only-key' }),
-    block('resource', 'provider_lite_vm', 'vm', {
-      ssh_and_console_user: 'deployer',
+  return vmConfig(
+    {
       console_password_wo: ref('var.console_password'),
       console_password_wo_version: version,
       ...(options.conflicting ? { console_password: 'Lit3ralPassword' } : {}),
-      product_id: 101,
-      select_os: 'Ubuntu-22.04',
-      keypair_id: ref('provider_lite_keypair.k.keypair_id'),
-      cycle: 'm',
-      vm_name: 'e2e-write-only',
-    }),
-  ].join('\n')
+    },
+    'variable "console_password" {\n  type      = string\n  sensitive = true\n  ephemeral = true\n}\n',
+  )
 }
 
 /** The same VM back in the old attribute's form, with `password` in the configuration. */
 function plainConfig(password: string): string {
+  return vmConfig({ console_password: password })
+}
+
+/** The keypair and the VM with `password`'s arguments, after `preamble`. */
+function vmConfig(password: Record<string, HclValue>, preamble = ''): string {
   return [
     PROVIDER_BLOCKS,
+    preamble,
     block('resource', 'provider_lite_keypair', 'k', { name: 'e2e-write-only-key' }),
     block('resource', 'provider_lite_vm', 'vm', {
       ssh_and_console_user: 'deployer',
-      console_password: password,
+      ...password,
       product_id: 101,
       select_os: 'Ubuntu-22.04',
       keypair_id: ref('provider_lite_keypair.k.keypair_id'),
