@@ -810,7 +810,8 @@ async function checkUnverified<C>(definition: AnyResource, prior: ValueMap, plan
   const diagnostics: Diagnostic[] = []
   let observed: Record<string, unknown> | null
   try {
-    observed = await definition.read({ ...contextFor(session, diagnostics), id, prior: prior as never, importing: false })
+    // Only compared: what the read itself warns of is the refresh's to say.
+    observed = await definition.read({ ...contextFor(session, []), id, prior: prior as never, importing: false })
   } catch (thrown) {
     return [
       warning(
