@@ -192,6 +192,21 @@ export function writeOnlyIssues(attributes: Attributes, config: ValueMap, allowe
 }
 
 /**
+ * How a plan moves a create-only value between its two forms: `before` and `after`, whether the prior
+ * and the plan use the write-only form; `unchecked`, whether the plan records the value with none of
+ * the object's in state to compare it with: back to the alternative (the write-only form keeps none),
+ * or an imported object in neither form yet (withoutUnchosenForm). The next refresh of the
+ * alternative's form reads the service's value.
+ */
+function formChange(prior: ValueMap, planned: ValueMap, spec: WriteOnly): { before: boolean; after: boolean; unchecked: boolean } {
+  const before = inWriteOnlyForm(prior, spec)
+  const after = inWriteOnlyForm(planned, spec)
+  const back = before && !after
+  const unchosen = !before && (prior[spec.alternative] ?? null) === null
+  return { before, after, unchecked: back || unchosen }
+}
+
+/**
  * The inputs whose change replaces the object, after the rules of switching between the two forms
  * of a create-only value (see the head of this file). `planned` holds the planned inputs.
  */
@@ -206,38 +221,31 @@ export function writeOnlyReplace(
   for (const { name, spec } of writeOnlyInputs(definition.attributes)) {
     const { alternative, version } = spec
     if (!definition.attributes[alternative]?.createOnly) continue
-    const before = inWriteOnlyForm(prior, spec)
-    const after = inWriteOnlyForm(planned, spec)
+    const { before, after, unchecked } = formChange(prior, planned, spec)
     const value = config[name] ?? null
     const priorValue = prior[alternative] ?? null
     const unrecoverable = (definition.unrecoverable ?? []).includes(alternative) && priorValue === null
     // To the write-only form: the same value as the one in state changes nothing at the service.
     const same = !before && after && !isUnknown(value) && ((priorValue !== null && valuesEqual(value, priorValue)) || unrecoverable)
-    // Back to the alternative: the value is not in state to compare; the next refresh reads the service's.
-    const back = before && !after
-    // An imported object in neither form yet (withoutUnchosenForm): whichever form the configuration
-    // gives is recorded; the next refresh of the alternative's form reads the service's value.
-    const unchosen = !before && priorValue === null
-    if (same || back || unchosen) result = result.filter((input) => input !== alternative && input !== version)
+    // Back to the alternative, or an import's first form: only recorded (see formChange).
+    if (same || unchecked) result = result.filter((input) => input !== alternative && input !== version)
   }
   return result
 }
 
 /**
- * The create-only alternatives a plan records without a value of the object's to compare them with
- * (see writeOnlyReplace: back from the write-only form, or an imported object's first form), each set
- * to a value known now. The service may hold another value: the next refresh would read it, and the
- * plan after it replace the object. checkPlanOnline reads the object and refuses such a value now.
+ * The create-only alternatives a plan records unchecked (formChange), each set to a value known now.
+ * The service may hold another value: the next refresh would read it, and the plan after it replace
+ * the object. checkPlanOnline reads the object and refuses such a value now.
  */
 export function unverifiedAlternatives(definition: AnyResource, prior: ValueMap, planned: ValueMap): string[] {
   const out: string[] = []
   for (const { spec } of writeOnlyInputs(definition.attributes)) {
     const { alternative } = spec
     const value = planned[alternative] ?? null
-    if (!definition.attributes[alternative]?.createOnly || inWriteOnlyForm(planned, spec) || value === null || isUnknown(value)) continue
-    const back = inWriteOnlyForm(prior, spec)
-    const unchosen = !back && (prior[alternative] ?? null) === null
-    if (back || unchosen) out.push(alternative)
+    if (!definition.attributes[alternative]?.createOnly || value === null || isUnknown(value)) continue
+    const { after, unchecked } = formChange(prior, planned, spec)
+    if (!after && unchecked) out.push(alternative)
   }
   return out
 }
