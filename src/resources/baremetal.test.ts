@@ -93,6 +93,22 @@ describe('provider_baremetal', () => {
     assert.deepEqual(h.plan(server, imported, { ...config, power_state: 'off' }).changed, [])
   })
 
+  test('a replacement with a keypair_id the Metal pool does not have is refused at plan, before the server is deleted', async () => {
+    const { h, config, state } = await withServer()
+    const plan = h.plan(server, state, { ...config, keypair_id: 99 })
+    assert.deepEqual(plan.replace, ['keypair_id'])
+    const issues = await checkPlanOnline(server, state, plan, h.session)
+    assert.deepEqual(
+      issues.map((d) => [d.severity, d.path, d.detail]),
+      [['error', ['keypair_id'], "keypair_id must be a keypair of baremetal_keypair's pool, which has no keypair 99."]],
+    )
+    const other = await h.create(keypair, { name: 'other-key' })
+    assert.deepEqual(
+      await checkPlanOnline(server, state, h.plan(server, state, { ...config, keypair_id: other.keypair_id ?? 0 }), h.session),
+      [],
+    )
+  })
+
   test("rebuild_os is checked against the server's rebuild OS list at plan time, before any call", async () => {
     const { h, config, state } = await withServer()
     const bad = h.plan(server, state, { ...config, rebuild_os: 'windows-2022' })

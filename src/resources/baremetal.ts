@@ -14,7 +14,7 @@ import {
   textRules,
   waitForOrder,
 } from './billing.js'
-import { cycleRule, isNotFound, productOf, productRule, quoted } from './catalog-rules.js'
+import { cycleRule, isNotFound, keypairCheck, productOf, productRule, quoted } from './catalog-rules.js'
 import {
   accountListing,
   createdAtAttribute,
@@ -279,6 +279,7 @@ export const baremetal = defineResource<Client, typeof attributes>({
         return values.includes(input.select_os ?? '') ? null : `must be an OS of product ${product}: ${quoted(values)}`
       },
     },
+    keypairCheck<typeof attributes>('keypair_id', 'baremetal_keypair', ({ client }) => client.baremetals),
   ],
   planChecks: [
     {

@@ -4,8 +4,8 @@
  * completing "<attribute> ...", or null. A rule that depends on another input answers null while that
  * input is unknown or itself wrong: the check of that input reports it, once.
  */
-import type { BillingOption, Client } from '../api/index.js'
-import { type Attributes, type CreateCheck, verbatim } from '../core/index.js'
+import type { BillingOption, Client, KeypairApi } from '../api/index.js'
+import { type Attributes, type CreateCheck, type CreateCheckContext, verbatim } from '../core/index.js'
 
 interface Product {
   readonly product_id: number
@@ -77,6 +77,32 @@ export function accountCheck<A extends Attributes>(
     async check({ client, input, signal }) {
       const id = (input as Record<string, unknown>)[attribute]
       return typeof id === 'number' ? liveAccount(() => read(client, id, signal), what) : null
+    },
+  }
+}
+
+/**
+ * The check of the keypair an order or a change installs: it must be in the pool the server or VM
+ * takes its keypairs from (`resource` names that pool's keypair resource). The service refuses any
+ * other id only when the order or the change is placed: after the steps before it have run, or, in a
+ * replacement, after the live object was deleted. The API has no read by id, so the pool is listed,
+ * and only a fresh listing says a keypair is not there (one made a moment ago by another process is
+ * found). While the id is unknown (the keypair is created in the same apply) the check is skipped.
+ * Used as a create check, or as a plan check with the context it brings (`X`).
+ */
+export function keypairCheck<A extends Attributes, X extends CreateCheckContext<Client, A> = CreateCheckContext<Client, A>>(
+  attribute: keyof A & string,
+  resource: string,
+  pool: (ctx: X) => KeypairApi | Promise<KeypairApi>,
+): { readonly attribute: keyof A & string; check(ctx: X): Promise<string | null> } {
+  return {
+    attribute,
+    async check(ctx) {
+      const id = (ctx.input as Record<string, unknown>)[attribute]
+      if (typeof id !== 'number') return null
+      const keypairs = await pool(ctx)
+      if ((await keypairs.findKeypair(id, { signal: ctx.signal })) !== null) return null
+      return `must be a keypair of ${resource}'s pool, which has no keypair ${id}`
     },
   }
 }

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import { Harness } from '../../test/support/harness.js'
 import { checkPlanOnline, listResources, pricePlan, UNKNOWN, type ValueMap, validateConfig } from '../core/index.js'
-import { lite } from './lite-family.js'
+import { lite, litePro } from './lite-family.js'
 import { liteKeypair } from './lite-keypair.js'
 import { liteVm } from './lite-vm.js'
 
@@ -345,6 +345,41 @@ describe('provider_lite_vm: reads, import, validation and plan checks', () => {
       ['warning'],
       'an unreachable service only warns',
     )
+  })
+
+  test('keypair_id is checked against the pool at plan time: a new VM and a change of key, a Lite Pro key refused, an unknown one skipped', async () => {
+    const { h, key, config } = await setup()
+    const pro = await h.create(liteKeypair(litePro), { name: 'pro-key' })
+    const refusal = (issues: Awaited<ReturnType<typeof checkPlanOnline>>) => issues.map((d) => [d.severity, d.path, d.detail])
+    const missing = await checkPlanOnline(vm, null, h.plan(vm, null, { ...config, keypair_id: 4242 }), h.session)
+    assert.deepEqual(refusal(missing), [
+      ['error', ['keypair_id'], "keypair_id must be a keypair of lite_keypair's pool, which has no keypair 4242."],
+    ])
+    const otherPool = await checkPlanOnline(vm, null, h.plan(vm, null, { ...config, keypair_id: pro.keypair_id ?? 0 }), h.session)
+    assert.deepEqual(
+      otherPool.map((d) => d.path),
+      [['keypair_id']],
+      'a Lite Pro key cannot go on a Lite VM',
+    )
+    assert.deepEqual(await checkPlanOnline(vm, null, h.plan(vm, null, { ...config, keypair_id: UNKNOWN }), h.session), [])
+    const state = await h.create(vm, config)
+    const changed = await checkPlanOnline(vm, state, h.plan(vm, state, { ...config, keypair_id: pro.keypair_id ?? 0 }), h.session)
+    assert.deepEqual(
+      changed.map((d) => d.path),
+      [['keypair_id']],
+      'a change of key is checked before any step runs',
+    )
+    const second = await h.create(keypair, { name: 'second-key' })
+    assert.deepEqual(await checkPlanOnline(vm, state, h.plan(vm, state, { ...config, keypair_id: second.keypair_id ?? 0 }), h.session), [])
+    // Deleted since the VM was made: the VM keeps its key, and a plan that does not change it is not refused.
+    await h.delete(keypair, key)
+    assert.deepEqual(await checkPlanOnline(vm, state, h.plan(vm, state, { ...config, vm_name: 'web-server-02' }), h.session), [])
+    assert.deepEqual(await h.mutations(), [
+      'POST /v1/lite-pros/keypairs/',
+      'POST /v1/lites',
+      'POST /v1/lites/keypairs/',
+      'DELETE /v1/lites/keypairs/1',
+    ])
   })
 
   test('a package the VM already has passes the plan check, so a state saved before the change (a killed run) can finish it', async () => {

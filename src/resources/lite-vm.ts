@@ -16,7 +16,7 @@ import {
   type Pricing,
 } from '../core/index.js'
 import { digitsId } from './billing.js'
-import { cycleRule, isNotFound, productOf, productRule, quoted, sizeRule } from './catalog-rules.js'
+import { cycleRule, isNotFound, keypairCheck, productOf, productRule, quoted, sizeRule } from './catalog-rules.js'
 import { type LiteFamily, lite } from './lite-family.js'
 import { finish, groups, inGroup, locate, readVm, vmNoun } from './lite-vm-account.js'
 import { type VmAttributes, vmAttributes } from './lite-vm-attributes.js'
@@ -79,6 +79,7 @@ export function newVmChecks<A extends Attributes>(
         return cycleRule(product, (input as Input).cycle ?? '')
       },
     },
+    keypairCheck<A>('keypair_id' as keyof A & string, `${family.prefix}_keypair`, ({ client }) => family.api(client)),
   ]
   if (options.diskSize) {
     checks.push({
@@ -219,6 +220,11 @@ function movedFromLite(family: LiteFamily): MoveFrom<Client> {
 /** The checks only the service can tell, planned when the attribute changes on an existing VM. */
 function vmPlanChecks(family: LiteFamily): PlanCheck<Client, VmAttributes>[] {
   return [
+    // The keypair step runs first, in the group the VM is in now (a migration comes later).
+    keypairCheck<VmAttributes, PlanCheckContext<Client, VmAttributes>>('keypair_id', `${family.prefix}_keypair`, async (ctx) => {
+      const { api } = await inGroup(family, ctx.client, ctx.prior, (a) => a.getVm(ctx.id, { signal: ctx.signal }))
+      return api
+    }),
     {
       attribute: 'product_id',
       async check({ client, id, prior, input, signal }) {

@@ -10,7 +10,10 @@ import { useEmulatorWorkspace } from '../support/e2e/suite.js'
 const USER = 'deployer'
 const PASSWORD = 'S3cretPass9'
 
-/** A valid configuration of each resource type a Limit applies to (literal ids: nothing is created). */
+/**
+ * A valid configuration of each resource type a Limit applies to (literal ids: nothing is created; a
+ * plan that gets past validation is given ids that exist).
+ */
 const VALID: Record<string, Record<string, HclValue>> = {
   provider_lite_vm: {
     ssh_and_console_user: USER,
@@ -251,16 +254,17 @@ describe('every spec Limit is refused at plan, on every resource it applies to',
 
   test('the boundary values the spec allows are accepted: the plan creates every resource, with no mutating call', async () => {
     // The accounts the resources are ordered on or from exist (the plan checks that they do).
+    // So do the keypairs the VMs and the server take, each in its own pool.
     const lite = await emulatorLiteVm(e2e.emulator)
-    const pro = await ordered(
-      e2e.emulator,
-      '/lite-pros',
-      vmBody(await emulatorKeypair(e2e.emulator, '/lite-pros', 'limits-pro-key'), 201, 'limits-pro'),
-    )
+    const proKey = await emulatorKeypair(e2e.emulator, '/lite-pros', 'limits-pro-key')
+    const pro = await ordered(e2e.emulator, '/lite-pros', vmBody(proKey, 201, 'limits-pro'))
     const snapshot = await ordered(e2e.emulator, `/lites/accounts/${lite.vm}/snapshot`, { cycle: 'm', name: 'limits-snap' })
     const metal = await emulatorBaremetalServer(e2e.emulator)
     const existing: Record<string, Record<string, HclValue>> = {
-      provider_lite_vm_from_snapshot: { snapshot_id: snapshot },
+      provider_lite_vm: { keypair_id: lite.kp },
+      provider_lite_pro_vm: { keypair_id: proKey },
+      provider_baremetal: { keypair_id: metal.kp },
+      provider_lite_vm_from_snapshot: { snapshot_id: snapshot, keypair_id: lite.kp },
       provider_lite_snapshot: { lite_account_id: lite.vm },
       provider_lite_pro_snapshot: { lite_account_id: pro },
       provider_lite_disk: { lite_account_id: lite.vm },
@@ -332,8 +336,11 @@ describe("a new VM's disk_size where the service states no maximum yet", () => {
   // The API states the maximum only in an existing VM's storage options: in an account with no VM of
   // the family, nothing can be asked before the VM itself is ordered, so the plan says so.
   test('in an account with no VM, the plan warns on disk_size that its maximum is checked only after the VM is ordered', async () => {
+    const keypair_id = await emulatorKeypair(e2e.emulator, '/lites', 'limits-no-vm-key')
     await ws.write(
-      [PROVIDER_BLOCKS, block('resource', 'provider_lite_vm', 'big_disk', { ...VALID.provider_lite_vm, disk_size: 9999 })].join('\n'),
+      [PROVIDER_BLOCKS, block('resource', 'provider_lite_vm', 'big_disk', { ...VALID.provider_lite_vm, keypair_id, disk_size: 9999 })].join(
+        '\n',
+      ),
     )
     const { value: planned, mutations, orders } = await e2e.emulator.effectsOf(() => ws.plan())
     assert.equal(planned.code, 2, describeRun(planned))
