@@ -1,5 +1,7 @@
 // What every view of the console is, and what it is given: a section of the page with a refresh (the page
-// polls the view on show), and the page's status line to say what an action did or why it failed.
+// polls the view on show), and the page's status line to say what an action did or why it failed; and the
+// column every table of the customers' things shares.
+import type { Column } from './dom.js'
 
 export interface Page {
   /** Empties the status line as an action starts, so what it says next is that action's. */
@@ -30,4 +32,14 @@ export async function act(page: Page, action: () => Promise<string>): Promise<vo
     page.failed(error)
   }
   await page.refresh()
+}
+
+/**
+ * The Customer column, first in a table of things the emulator's customers own (accounts, orders,
+ * keypairs, requests): shown only where its rows name two customers or more. With one, it would repeat
+ * the same name on every row; the header's selector is hidden then too.
+ */
+export function ownerColumn<T extends { customer?: string }>(rows: readonly T[]): Column<T>[] {
+  const owners = new Set(rows.flatMap((row) => (row.customer === undefined ? [] : [row.customer])))
+  return owners.size < 2 ? [] : [{ title: 'Customer', cell: (row) => row.customer ?? '–' }]
 }

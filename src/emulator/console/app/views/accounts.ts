@@ -4,7 +4,7 @@
 // start, resize a VM to another package), so that the page names no family and no kind.
 import { type AccountEntry, control, listPath, type PortalChange } from '../api.js'
 import { button, type Column, el, fill, form, input, table } from '../dom.js'
-import { act, type Page, type View } from '../view.js'
+import { act, ownerColumn, type Page, type View } from '../view.js'
 
 const familyOf = (kind: string) => kind.split('.')[0] ?? kind
 /** A family's heading from its kinds' prefix: `lite_pro` is "Lite pro". */
@@ -38,11 +38,10 @@ export function portalCall(change: PortalChange, value: string): { method: strin
   return { method: change.method, path: change.path, body: { ...change.body, [change.input.field]: typed } }
 }
 
-/** The table's columns; `owners` adds the customer's (where the emulator has customers). */
-function columns(page: Page, owners: boolean): Column<AccountEntry>[] {
-  const owner: Column<AccountEntry>[] = owners ? [{ title: 'Customer', cell: (e) => e.customer ?? '–' }] : []
+/** The table's columns, with the customer's where `entries` name two customers or more. */
+function columns(page: Page, entries: readonly AccountEntry[]): Column<AccountEntry>[] {
   return [
-    ...owner,
+    ...ownerColumn(entries),
     { title: 'ID', cell: (e) => e.account.account_id },
     { title: 'Kind', cell: (e) => e.kind },
     { title: 'Name', cell: nameOf },
@@ -130,10 +129,7 @@ export function accountsView(page: Page): View {
     root,
     async refresh() {
       entries = await control<AccountEntry[]>('GET', listPath('/accounts'))
-      const cols = columns(
-        page,
-        entries.some((e) => e.customer !== undefined),
-      )
+      const cols = columns(page, entries)
       const families = [...new Set(entries.map((e) => familyOf(e.kind)))]
       const groups = families.map((family) =>
         el(

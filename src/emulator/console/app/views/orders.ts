@@ -2,7 +2,7 @@
 // with a button to pay an unpaid invoice; and the keypairs of the three pools.
 import { control, type Keypair, listPath, type OrderItem } from '../api.js'
 import { button, el, fill, table } from '../dom.js'
-import { act, type Page, type View } from '../view.js'
+import { act, ownerColumn, type Page, type View } from '../view.js'
 
 interface Orders {
   total: number
@@ -43,11 +43,7 @@ export function ordersView(page: Page): View {
         { title: 'Idempotency-Key', cell: (o: OrderItem) => o.idempotency_key ?? '–' },
         { title: 'Placed', cell: (o: OrderItem) => o.created_at },
       ]
-      // Where the emulator has customers, each order names its own.
-      const owners = orders.orders.some((o) => o.customer !== undefined)
-        ? [{ title: 'Customer', cell: (o: OrderItem) => o.customer ?? '–' }]
-        : []
-      fill(list, table([...owners, ...columns], [...orders.orders].reverse(), 'No orders yet.'))
+      fill(list, table([...ownerColumn(orders.orders), ...columns], [...orders.orders].reverse(), 'No orders yet.'))
     },
   }
 }
@@ -68,8 +64,7 @@ export function keypairsView(): View {
         { title: 'Origin', cell: (k: Keypair) => k.origin },
         { title: 'Public key', cell: (k: Keypair) => el('code', {}, `${k.public_key.slice(0, 48)}\u2026`) },
       ]
-      const owners = keypairs.some((k) => k.customer !== undefined) ? [{ title: 'Customer', cell: (k: Keypair) => k.customer ?? '–' }] : []
-      fill(list, table([...owners, ...columns], keypairs, 'No keypairs yet.'))
+      fill(list, table([...ownerColumn(keypairs), ...columns], keypairs, 'No keypairs yet.'))
     },
   }
 }

@@ -3,7 +3,7 @@
 // part of the path and a status. Polled while the view is on show.
 import { control, type LogEntry, listPath } from '../api.js'
 import { button, type Column, el, fill, input, table } from '../dom.js'
-import { act, type Page, type View } from '../view.js'
+import { act, ownerColumn, type Page, type View } from '../view.js'
 
 /** How many entries the page keeps (the newest); the emulator keeps its own log whole. */
 const KEPT = 500
@@ -18,10 +18,7 @@ const COLUMNS: Column<LogEntry>[] = [
   { title: 'Idempotency-Key', cell: (e) => (e.idempotency_key ?? '–') + (e.replayed ? ' (replayed)' : '') },
   { title: 'Fault', cell: (e) => e.fault_id ?? '–' },
 ]
-const CUSTOMER: Column<LogEntry>[] = [
-  { title: 'Customer', cell: (e) => e.customer ?? '–' },
-  { title: 'API key', cell: (e) => e.api_key ?? '–' },
-]
+const API_KEY: Column<LogEntry>[] = [{ title: 'API key', cell: (e) => e.api_key ?? '–' }]
 
 /** Whether `entry` passes the filters: `path` a part of its path, `status` a prefix of its status (`4` is every 4xx). */
 export function matches(entry: LogEntry, path: string, status: string): boolean {
@@ -43,7 +40,8 @@ export function requestsView(page: Page): View {
     const path = String(fields.get('path') ?? '').trim()
     const status = String(fields.get('status') ?? '').trim()
     const shown = entries.filter((e) => matches(e, path, status))
-    const columns = entries.some((e) => e.customer !== undefined || e.api_key !== undefined) ? [...COLUMNS, ...CUSTOMER] : COLUMNS
+    // The masked key tells a customer's keys apart (rw and ro), so it shows wherever the emulator has keys.
+    const columns = [...COLUMNS, ...ownerColumn(entries), ...(entries.some((e) => e.api_key !== undefined) ? API_KEY : [])]
     fill(
       list,
       table(columns, [...shown].reverse(), entries.length === 0 ? 'No requests yet.' : 'No request matches the filters.', {
