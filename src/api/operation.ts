@@ -12,6 +12,12 @@ export interface OperationFrame {
   readonly timeoutMs?: number | undefined
   /** Set at the client's first call of the operation, on the client's clock. */
   startedAt?: number
+  /**
+   * What the running change starts from, as the engine's state holds it (the values of the inputs the
+   * step changes, before it), set while a step of an update runs: its orders are the same order as a
+   * killed run's only when they start from the same values (see IntentParts.from).
+   */
+  from?: string | undefined
   /** Runs once the operation's outcome went back to the engine. */
   onFinish(callback: () => void | Promise<void>): void
   /** Shows the user a warning with the operation's outcome (besides the log). */

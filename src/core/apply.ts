@@ -27,6 +27,12 @@ export interface Session<C> {
   readonly unfinishedIsError?: string
   /** What identifies the resource beyond its inputs, when the front end knows it (a Pulumi URN). */
   readonly scope?: string | undefined
+  /**
+   * Told, while a step of an update runs, what it changes from (its inputs' values in the prior state,
+   * as text), and undefined once it ends: the front end's operation hands it to the orders the step
+   * places, so that an order is the same as a stopped run's only when it starts from the same state.
+   */
+  readonly changingFrom?: (from: string | undefined) => void
   /** The clock (ms); default Date.now. */
   readonly now?: () => number
 }
@@ -409,6 +415,7 @@ async function runStep<C>(run: UpdateRun<C>, scheduled: ReturnType<typeof stepsT
   }
   run.remote = true
   let placed = false
+  session.changingFrom?.(startOf(definition, scheduled.attributes, run.current))
   try {
     const observed = await step.apply({
       ...run.base,
@@ -441,7 +448,22 @@ async function runStep<C>(run: UpdateRun<C>, scheduled: ReturnType<typeof stepsT
       incomplete: placed,
       cause: thrown,
     }
+  } finally {
+    session.changingFrom?.(undefined)
   }
+}
+
+/**
+ * What a step changes from: its inputs as the state holds them before it (a sensitive one only as
+ * set or not). A run stopped mid-step and its re-run start from the same values, so the re-run's order
+ * is the stopped one's; a later identical change starts from the values the first one left.
+ */
+function startOf(definition: AnyResource, attributes: readonly string[], current: ValueMap): string {
+  const values = attributes.map((name) => {
+    const value = current[name] ?? null
+    return [name, definition.attributes[name]?.sensitive && value !== null ? '(set)' : value]
+  })
+  return JSON.stringify(values)
 }
 
 /**

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import { Harness } from '../../test/support/harness.js'
-import type { ValueMap } from '../core/index.js'
+import { applyUpdate, planResource, type ValueMap } from '../core/index.js'
 import { liteDisk } from './lite-disk.js'
 import { type LiteFamily, lite, litePro } from './lite-family.js'
 import { liteKeypair } from './lite-keypair.js'
@@ -105,4 +105,36 @@ describe('extra disks', () => {
       assert.deepEqual(h.plan(disks, imported, { ...config, size: family.diskMinimum + 15 }).changed, [])
     })
   }
+
+  test('each upgrade of a disk is told the size it starts from while it orders, so a second +10 GB is not the first one repeated', async () => {
+    const { h, vm } = await withVm(lite)
+    const disks = liteDisk(lite)
+    const config: ValueMap = { product_id: 60, cycle: 'm', lite_account_id: vm, size: 60 }
+    let state = await h.create(disks, config)
+    const told: (string | undefined)[] = []
+    const ordered: (string | undefined)[] = []
+    let current: string | undefined
+    const session = {
+      ...h.session,
+      changingFrom: (from: string | undefined) => {
+        current = from
+        told.push(from)
+      },
+    }
+    h.onWait = () => void ordered.push(current)
+    for (const size of [70, 80]) {
+      const plan = planResource(disks, state, { ...config, size }, {})
+      const outcome = await applyUpdate(disks, state, plan.planned, plan.private, session)
+      state = outcome.state as ValueMap
+      assert.equal(state.size, size)
+    }
+    assert.deepEqual(told, ['[["size",60]]', undefined, '[["size",70]]', undefined])
+    // The orders' waits ran inside each step, with its starting point.
+    assert.deepEqual([...new Set(ordered)], ['[["size",60]]', '[["size",70]]'])
+    const bodies = (await h.requests()).filter((r) => r.method === 'PUT').map((r) => r.body)
+    assert.deepEqual(bodies, [
+      { additional_size: 10, pay_invoice_with_cc: true },
+      { additional_size: 10, pay_invoice_with_cc: true },
+    ])
+  })
 })

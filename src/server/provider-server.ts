@@ -151,6 +151,10 @@ export class ProviderServer {
       advise: configured.advise,
       ...(configured.strict ? { unfinishedIsError: configured.strict } : {}),
       ...(scope === undefined ? {} : { scope }),
+      changingFrom: (from) => {
+        const frame = currentOperation()
+        if (frame !== undefined) frame.from = from
+      },
     }
   }
 

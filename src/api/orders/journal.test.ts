@@ -1610,3 +1610,133 @@ describe('a stopped order of a resource edited since', () => {
     assert.match(warnings[0] ?? '', /^Account 100042 may be a stopped run's order: .*Idempotency-Key key-1.*import it/)
   })
 })
+
+describe("a change repeated later is a new order, not the stopped run's (the change starts from another state)", () => {
+  /** An operation frame of an update step that starts from a disk of `size` GB (core sets `from`; see OperationFrame.from). */
+  function stepFrame(size: number) {
+    const op = frame(undefined, 60_000)
+    op.value.from = JSON.stringify([['size', size]])
+    return op
+  }
+  const UPGRADE = { order_id: '500018', account_id: '100042' }
+
+  test('answered, then killed: from the same state the re-run takes the answer over; a second +10 GB from the state the first left is ordered', async () => {
+    const dir = journal()
+    const killed = providerProcess()
+    const first = testClient([echoing(200, UPGRADE)], {
+      journalDirectory: dir,
+      operation: () => stepFrame(60).value,
+      journalOptions: killed.journalOptions,
+    })
+    await first.client.lites.upgradeDisk('100042', { additional_size: 10 })
+    killed.kill()
+    // The re-run of the same change (its state still says 60 GB): the answer, nothing sent. It is killed too.
+    const rerun = providerProcess()
+    const resumed = testClient([], { journalDirectory: dir, operation: () => stepFrame(60).value, journalOptions: rerun.journalOptions })
+    assert.deepEqual(await resumed.client.lites.upgradeDisk('100042', { additional_size: 10 }), UPGRADE)
+    assert.equal(resumed.requests.length, 0)
+    rerun.kill()
+    // From 70 GB (the first upgrade shows in state): a new order with its own key, though the first is still open.
+    const later = providerProcess()
+    const again = testClient([echoing(200, UPGRADE)], {
+      journalDirectory: dir,
+      operation: () => stepFrame(70).value,
+      journalOptions: later.journalOptions,
+      idempotencyKey: () => 'second-key',
+    })
+    await again.client.lites.upgradeDisk('100042', { additional_size: 10 })
+    assert.deepEqual(
+      again.requests.map((r) => [r.method, r.headers.get('idempotency-key')]),
+      [['PUT', 'second-key']],
+    )
+    later.kill()
+    // Once the second answered, the first is past: from 60 GB again (the disk shrunk out of band), it is ordered.
+    const third = testClient([echoing(200, UPGRADE)], {
+      journalDirectory: dir,
+      operation: () => stepFrame(60).value,
+      journalOptions: providerProcess().journalOptions,
+      idempotencyKey: () => 'third-key',
+    })
+    await third.client.lites.upgradeDisk('100042', { additional_size: 10 })
+    assert.deepEqual(
+      third.requests.map((r) => [r.method, r.headers.get('idempotency-key')]),
+      [['PUT', 'third-key']],
+    )
+  })
+
+  test('a package changed from A to B and killed, then back to A and to B again: the second A to B is ordered, not answered from the first', async () => {
+    const dir = journal()
+    const change = (
+      from: number,
+      to: number,
+      run: ReturnType<typeof providerProcess>,
+      replies: Parameters<typeof testClient>[0],
+      key: string,
+    ) => {
+      const op = frame(undefined, 60_000)
+      op.value.from = JSON.stringify([['product_id', from]])
+      const c = testClient(replies, {
+        journalDirectory: dir,
+        operation: () => op.value,
+        journalOptions: run.journalOptions,
+        idempotencyKey: () => key,
+      })
+      return { c, done: c.client.lites.changePackage('100042', { new_product_id: to }), op }
+    }
+    const killed = providerProcess()
+    await change(101, 102, killed, [echoing(200, UPGRADE)], 'a-to-b').done
+    killed.kill()
+    const back = change(102, 101, providerProcess(), [echoing(200, UPGRADE)], 'b-to-a')
+    await back.done
+    await back.op.finish()
+    const forth = change(101, 102, providerProcess(), [echoing(200, UPGRADE)], 'a-to-b-again')
+    await forth.done
+    assert.deepEqual(
+      forth.c.requests.map((r) => [r.method, r.headers.get('idempotency-key')]),
+      [['POST', 'a-to-b-again']],
+    )
+  })
+
+  test('keys ignored, an upgrade whose answer was lost is not sent again; a second +10 GB once the first shows in state is ordered, no stop', async () => {
+    const dir = journal()
+    const lost = providerProcess()
+    const first = testClient([fail(502, 'Bad Gateway'), fail(405, 'x')], {
+      journalDirectory: dir,
+      operation: () => stepFrame(60).value,
+      journalOptions: lost.journalOptions,
+    })
+    await assert.rejects(first.client.lites.upgradeDisk('100042', { additional_size: 10 }), /not sent again/)
+    lost.kill()
+    const next = testClient([ok(UPGRADE)], {
+      journalDirectory: dir,
+      operation: () => stepFrame(70).value,
+      journalOptions: providerProcess().journalOptions,
+      idempotencyKey: () => 'second-key',
+    })
+    assert.deepEqual(await next.client.lites.upgradeDisk('100042', { additional_size: 10 }), UPGRADE)
+    assert.deepEqual(
+      next.requests.map((r) => r.method),
+      ['PUT'],
+    )
+  })
+
+  test('an entry written before changes carried their starting point is still taken over by the re-run after an upgrade', async () => {
+    const dir = journal()
+    const killed = providerProcess()
+    // An earlier version's step: no `from` in its operation.
+    const first = testClient([echoing(200, UPGRADE)], {
+      journalDirectory: dir,
+      operation: () => frame(undefined, 60_000).value,
+      journalOptions: killed.journalOptions,
+    })
+    await first.client.lites.upgradeDisk('100042', { additional_size: 10 })
+    killed.kill()
+    const second = testClient([], {
+      journalDirectory: dir,
+      operation: () => stepFrame(60).value,
+      journalOptions: providerProcess().journalOptions,
+    })
+    assert.deepEqual(await second.client.lites.upgradeDisk('100042', { additional_size: 10 }), UPGRADE)
+    assert.equal(second.requests.length, 0)
+  })
+})

@@ -41,6 +41,12 @@ export interface IntentParts {
   readonly body: unknown
   /** What the front end knows identifies the resource (a Pulumi URN); undefined for Terraform. */
   readonly scope: string | undefined
+  /**
+   * What the change starts from, as the engine's state holds it before the change (OperationFrame.from);
+   * undefined for a create. Two identical requests from different starting points are two orders: a
+   * second +10 GB once the first shows in state, or a package changed back and forth.
+   */
+  readonly from?: string | undefined
 }
 
 /** Stable JSON: object keys sorted, so the same intent always hashes the same. */
@@ -72,18 +78,21 @@ export function fingerprint(parts: IntentParts): string {
 }
 
 /**
- * The fingerprints an entry of this intent may carry: today's, and, when the body holds a secret, the
- * one that earlier versions wrote (with the secret in it), so that a run killed before an upgrade of the
- * provider is still taken over by the re-run after it.
+ * The fingerprints an entry of this intent may carry: today's, then those earlier versions wrote, so
+ * that a run killed before an upgrade of the provider is still taken over by the re-run after it:
+ * without the change's starting point (`from`), and, when the body holds a secret, with the secret in it.
  */
 export function fingerprints(parts: IntentParts): readonly string[] {
-  const current = fingerprint(parts)
-  const earlier = fingerprintOf(parts, parts.body ?? null)
-  return earlier === current ? [current] : [current, earlier]
+  const earlier = { ...parts, from: undefined }
+  const all = [fingerprint(parts), fingerprint(earlier), fingerprintOf(earlier, parts.body ?? null)]
+  return [...new Set(all)]
 }
 
 function fingerprintOf(parts: IntentParts, body: unknown): string {
-  return sha256(canonical([parts.baseUrl, sha256(parts.apiKey), parts.method.toUpperCase(), parts.path, body, parts.scope ?? null]))
+  const { baseUrl, apiKey, method, path, scope, from } = parts
+  // A create has no starting point, and its fingerprint is what it always was.
+  const start = from === undefined ? [] : [from]
+  return sha256(canonical([baseUrl, sha256(apiKey), method.toUpperCase(), path, body, scope ?? null, ...start]))
 }
 
 /** An intent as the journal looks it up: its fingerprint, or every fingerprint its entries may carry (see fingerprints). */
@@ -505,6 +514,24 @@ export class OrderJournal {
         now - e.sentAt < JOURNAL_REUSE_MS &&
         (shows === undefined || e.shows === undefined || e.shows === shows),
     ).length
+  }
+
+  /**
+   * A change or action on an account (`entry`, not a create) was answered: earlier entries of the same
+   * call (method and path) that runs now gone left open are past. The change was planned from a state
+   * that already shows whatever they did, or they never took effect; either way none is the one a later
+   * request of the same call resumes. Left open, the next identical request (a package changed back
+   * and then forth again) would be answered from one of them and never sent.
+   */
+  async supersede(entry: JournalEntry): Promise<void> {
+    const now = this.now()
+    for (const e of await this.entries()) {
+      if (e.id === entry.id || e.method !== entry.method || e.path !== entry.path || e.creates === true || e.sentAt > entry.sentAt) continue
+      if (!stillOpen(e, now) || this.held.has(e.id)) continue
+      if (e.owner?.token !== this.owner.token && !(await this.ownerGone(e.owner))) continue
+      e.state = 'settled'
+      await this.store.write(e)
+    }
   }
 
   /** Accounts some run of this journal ordered (answered, delivered or settled): never adopted as "new". */

@@ -219,7 +219,7 @@ export class Orders {
     const journal = this.journal
     if (journal !== undefined && options?.idempotencyKey === undefined) {
       const { baseUrl, apiKey } = this.options
-      const entry = await journal.peek(fingerprints({ baseUrl, apiKey, method, path, body, scope: frame?.scope }))
+      const entry = await journal.peek(fingerprints({ baseUrl, apiKey, method, path, body, scope: frame?.scope, from: frame?.from }))
       if (entry?.accountId !== undefined && entry.state !== 'sent') {
         report({ kind: 'adopt', accountId: entry.accountId, key: entry.key, sentAt: entry.sentAt })
       } else if (entry !== undefined) {
@@ -249,7 +249,7 @@ export class Orders {
     let firstSend = options?.idempotencyKey === undefined
     if (options?.idempotencyKey === undefined && journal !== undefined) {
       const { baseUrl, apiKey } = this.options
-      const intent = fingerprints({ baseUrl, apiKey, method, path, body, scope: frame?.scope })
+      const intent = fingerprints({ baseUrl, apiKey, method, path, body, scope: frame?.scope, from: frame?.from })
       entry = (await journal.claim(intent)) ?? (await this.awaitHeldElsewhere(intent, context, frame, options?.signal))
       let resumed: { value: unknown } | undefined
       if (entry !== undefined) {
@@ -300,7 +300,11 @@ export class Orders {
     this.inFlight.set(call, running)
     running.add(placing)
     try {
-      return await placing
+      const value = await placing
+      // Answered: what earlier runs left open of this call on the account is past (a journal that
+      // cannot be written leaves it open, as before).
+      if (entry !== undefined && entry.creates !== true) await journal?.supersede(entry).catch(() => undefined)
+      return value
     } finally {
       running.delete(placing)
       if (entry && !frame) await journal?.deliver(entry)

@@ -1,0 +1,115 @@
+// A paid change that a stopped run left open in the order journal, then the same request again later,
+// under the real terraform. An extra disk grows by +10 GB (D4 sends the increment, so the second +10
+// GB's request is the first one's, byte for byte):
+// a. keys honoured: the first +10 is processed, its answer never arrives (the service hangs after it),
+//    and terraform is stopped (Ctrl-C); the re-run shows 70 GB and has nothing to do; then 80 GB;
+// b. keys ignored: the first +10's answer is lost (the connection drops after it is processed), the
+//    apply stops without sending it again, as it must; the re-run shows 70 GB; then 80 GB.
+// The second +10 must be ordered (a new order with its own key), and the service, the state and the
+// next plan must agree on 80 GB: it was once answered from the first one's entry (a), or stopped as
+// that unresolved order's repeat (b).
+import assert from 'node:assert/strict'
+import { join } from 'node:path'
+import { describe, test } from 'node:test'
+import { block, describeRun } from '../support/e2e/harness.js'
+import { caseLane, journalEntry, keyLines, terraformVersions } from '../support/faults/accounted.js'
+import { providerBlock } from '../support/faults/exactly-once-cells.js'
+import { emulatorLiteVm } from '../support/fixtures.js'
+import { freshEmulator, sleep } from '../support/faults/matrix.js'
+
+type T = { diagnostic(message: string): void }
+
+describe('the same paid change again after a stopped run left the first open: ordered again, nothing lost', { concurrency: 1 }, () => {
+  const lane = caseLane()
+
+  for (const client of terraformVersions()) {
+    /** A workspace with one disk of `size` GB on a VM made through the API, applied. */
+    async function diskOf(t: T, ignoreKeys: boolean) {
+      await freshEmulator(lane.em, 200)
+      if (ignoreKeys) await lane.em.control('PATCH', '/config', { quirks: { ignore_idempotency_keys: true } })
+      const { vm } = await emulatorLiteVm(lane.em)
+      const ws = await lane.workspace(client)
+      const write = (size: number) =>
+        ws.write(
+          [providerBlock(), block('resource', 'provider_lite_disk', 'd', { product_id: 60, cycle: 'm', lite_account_id: vm, size })].join(
+            '\n',
+          ),
+        )
+      await write(60)
+      await ws.init()
+      const created = await ws.apply()
+      assert.equal(created.code, 0, describeRun(created))
+      const id = String((await ws.stateOf('provider_lite_disk.d')).id)
+      const path = `/lites/disks/accounts/${id}`
+      const served = async () => (await lane.em.api<{ extra_details: { size: number } }>('GET', path)).extra_details.size
+      const upgrades = async () => (await lane.em.orders()).orders.filter((o) => o.kind.endsWith('upgrade')).length
+      const active = async () => {
+        for (let look = 0; look < 200 && (await lane.em.api<{ status: string }>('GET', path)).status !== 'Active'; look++) await sleep(50)
+      }
+      const report = (what: string, run: { code: number; stdout: string; stderr: string }) => {
+        t.diagnostic(`${what}: exited ${run.code}`)
+        for (const line of keyLines(run.stdout + run.stderr)) t.diagnostic(`  ${what}: ${line}`)
+      }
+      return { ws, write, path, served, upgrades, active, report }
+    }
+
+    /** The re-run at 70 GB has nothing to do; then 80 GB is ordered once, and all agree on it. */
+    async function thenEighty(disk: Awaited<ReturnType<typeof diskOf>>) {
+      const { ws } = disk
+      await disk.active()
+      assert.equal(await disk.served(), 70, 'the first +10 GB was processed')
+      const rerun = await ws.apply()
+      disk.report('the re-run at 70 GB', rerun)
+      assert.equal(rerun.code, 0, describeRun(rerun))
+      await disk.write(80)
+      const second = await ws.apply()
+      disk.report('80 GB', second)
+      assert.equal(second.code, 0, describeRun(second))
+      assert.doesNotMatch(second.stdout + second.stderr, /not sent again|Not ordering/)
+      await disk.active()
+      assert.equal(await disk.upgrades(), 2, 'the second +10 GB is an order of its own')
+      assert.equal(await disk.served(), 80)
+      assert.equal((await ws.stateOf('provider_lite_disk.d')).size, 80)
+      const plan = await ws.plan(['-detailed-exitcode'])
+      assert.equal(plan.code, 0, `the next plan has nothing to do\n${describeRun(plan)}`)
+    }
+
+    test(`${client.key}: a. keys honoured, no answer to the first +10 GB and Ctrl-C; 70 GB again, then 80 GB: ordered`, {
+      timeout: 240_000,
+    }, async (t) => {
+      const disk = await diskOf(t, false)
+      const { ws } = disk
+      await lane.em.control('POST', '/faults', { method: 'PUT', path: disk.path, mode: 'hang_after', count: 1 })
+      await disk.write(70)
+      const running = ws.launch(['apply', '-no-color', '-input=false', '-auto-approve'])
+      try {
+        await journalEntry(join(ws.dir, '.terraform', 'provider-orders'), 'PUT', disk.path)
+        // Processed, then held without an answer: stopped as a user would.
+        for (let look = 0; look < 400 && (await disk.upgrades()) === 0; look++) await sleep(25)
+        assert.equal(await disk.upgrades(), 1)
+        running.signalGroup('SIGINT')
+        disk.report('the stopped apply', await running.done)
+      } finally {
+        running.signalGroup('SIGKILL')
+        await running.done.catch(() => undefined)
+      }
+      await lane.em.control('DELETE', '/faults')
+      await thenEighty(disk)
+    })
+
+    test(`${client.key}: b. keys ignored, the first +10 GB's answer lost and not sent again; 70 GB again, then 80 GB: ordered, no stop`, {
+      timeout: 240_000,
+    }, async (t) => {
+      const disk = await diskOf(t, true)
+      const { ws } = disk
+      await lane.em.control('POST', '/faults', { method: 'PUT', path: disk.path, mode: 'drop_after', count: 1 })
+      await disk.write(70)
+      const lost = await ws.apply()
+      disk.report('the apply whose answer was lost', lost)
+      assert.equal(lost.code, 1, describeRun(lost))
+      assert.match(lost.stdout + lost.stderr, /not sent again/)
+      assert.equal(await disk.upgrades(), 1)
+      await thenEighty(disk)
+    })
+  }
+})
