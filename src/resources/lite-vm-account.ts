@@ -135,8 +135,9 @@ function refuseOtherType(family: LiteFamily, id: string, { account, migrated }: 
   if (migrated) {
     throw new InputError(
       [],
-      `VM ${id} is a Lite Pro VM (a Lite VM moved with migrate_to_pro is one from then on): import it as lite_pro_vm, ` +
-        'or move a lite_vm already managed to lite_pro_vm with a moved block.',
+      `VM ${id} is a Lite Pro VM (a Lite VM moved with migrate_to_pro is one from then on): import it as lite_pro_vm. ` +
+        'A lite_vm already managed moves to lite_pro_vm with a moved block in Terraform; in Pulumi, remove it from the ' +
+        'stack (pulumi state delete <urn>, which deletes nothing in the service) and import it as lite_pro_vm.',
     )
   }
   if (family.restoresSnapshots && account.extra_details.snapshot_id !== null) {
