@@ -294,6 +294,18 @@ describe('provider_lite_vm: reads, import, validation and plan checks', () => {
     assert.match(issues[0]?.detail ?? '', /this account has no Lite VM/)
     // The product's base disk asks for no storage order: nothing to warn about.
     assert.deepEqual(await checkPlanOnline(vm, null, h.plan(vm, null, { ...config, disk_size: 20 }), h.session), [])
+    // Below it, nothing could be ordered: the VM would have 20 GB and its state say 10.
+    const below = await checkPlanOnline(vm, null, h.plan(vm, null, { ...config, disk_size: 10 }), h.session)
+    assert.deepEqual(
+      below.map((d) => [d.severity, d.path, d.detail]),
+      [
+        [
+          'error',
+          ['disk_size'],
+          "disk_size must be at least 20 GB, the base disk of product 101: a new VM has its product's disk, and disk_size only grows it (got 10).",
+        ],
+      ],
+    )
     // Once a VM of the family exists, its storage options state the maximum: an error, as before.
     await h.create(vm, config)
     const refused = await checkPlanOnline(vm, null, h.plan(vm, null, { ...config, disk_size: 9999 }), h.session)

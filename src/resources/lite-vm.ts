@@ -87,15 +87,19 @@ export function newVmChecks<A extends Attributes>(
       async check({ client, input, signal, warn }) {
         const size = (input as Input).disk_size
         if (typeof size !== 'number') return null
+        const api = family.api(client)
+        const product = productOf(await api.listProducts({ signal }), (input as Input).product_id)
+        const base = product?.options?.disk ?? 0
+        // A new VM has its product's disk; disk_size only grows it (L12 takes a larger size only).
+        if (product !== undefined && size < base) {
+          return `must be at least ${base} GB, the base disk of product ${product.product_id}: a new VM has its product's disk, and disk_size only grows it (got ${size})`
+        }
         // The catalog states no maximum; every VM's storage options state its family's (L11). Any VM of
         // the family in the account answers it before the VM order; with none, the storage order after
         // the VM's is the first place it can be checked (see the attribute's description).
-        const api = family.api(client)
         const vm = (await api.listVms({ signal }))[0]
         if (vm === undefined) {
           // Nothing states the maximum before a VM of the family exists: say so when a storage order follows.
-          const product = productOf(await api.listProducts({ signal }), (input as Input).product_id)
-          const base = product?.options?.disk ?? 0
           if (product !== undefined && size > base) {
             warn(
               `Cannot check disk_size before the VM is ordered`,
