@@ -783,6 +783,17 @@ export async function readDataSource<C>(definition: AnyDataSource, config: Value
     }
     return { state, diagnostics }
   } catch (thrown) {
+    const about = definition.notFound
+    if (about !== undefined && isNotFound(thrown)) {
+      const { attribute, what } = about
+      const value = JSON.stringify(config[attribute] ?? null)
+      const issue = error(
+        `Invalid ${attribute}`,
+        `${attribute} must be ${what}; the service has none with id ${value} (${causeOf(thrown)})`,
+        [attribute],
+      )
+      return { state: null, diagnostics: [...diagnostics, issue], cause: thrown }
+    }
     const failure = failureOf(session, thrown, `Reading ${definition.name} failed`, names(definition))
     return { state: null, diagnostics: [...diagnostics, ...failure], cause: thrown }
   }

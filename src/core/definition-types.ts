@@ -337,6 +337,12 @@ export interface DataSourceDefinition<C, A extends Attributes> {
   readonly attributes: A
   read(ctx: DataContext<C, A>): Promise<Observed<A>>
   /**
+   * The input whose object a "not found" answer of `read` is about (the product whose OS list is
+   * read), and what it must be, completing "<attribute> must be ...": such an answer is reported on
+   * that attribute, as a resource's check of the same input reports it, not as a failed call.
+   */
+  readonly notFound?: { readonly attribute: keyof A & string; readonly what: string }
+  /**
    * Also served as an ephemeral resource of the same name (Terraform 1.10 and later, OpenTofu 1.11
    * and later), for a lookup whose answer is a secret: the client opens it on every plan and every
    * apply, which runs this same `read`, and hands the answer to the configuration for that run only,

@@ -26,6 +26,7 @@ export const baremetalRebuildOsList = defineDataSource<Client, typeof rebuildAtt
   name: 'baremetal_rebuild_os_list',
   description: 'The operating systems a Metal server can be rebuilt with: the valid values of its `rebuildOs`.',
   attributes: rebuildAttributes,
+  notFound: { attribute: 'account_id', what: 'a Metal server of this account' },
   async read({ client, input, signal }) {
     const oss = await client.baremetals.listRebuildOss(input.account_id ?? 0, { signal })
     return { oss, raw: raw(oss) }

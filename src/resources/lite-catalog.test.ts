@@ -3,8 +3,9 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { Harness } from '../../test/support/harness.js'
-import type { ValueMap } from '../core/index.js'
+import { readDataSource, type ValueMap } from '../core/index.js'
 import { lite, litePro } from './lite-family.js'
+import { liteChangePackageOptions } from './lite-lookups.js'
 import { liteOsList } from './lite-os-list.js'
 import { liteProducts } from './lite-products.js'
 
@@ -45,4 +46,27 @@ test('provider_lite_os_list lists the templates of a product; a bad product id i
   assert.deepEqual((state.oss as ValueMap[])[0], { vmid: 9001, node: 'node-01', name: 'Ubuntu-22.04', maxmem: 2147483648, maxcpu: 2 })
   await assert.rejects(h.data(os, { product_id: 0 }), /product_id must be at least 1/)
   assert.deepEqual(await h.requests().then((r) => r.length), 1)
+})
+
+test('a product the catalog does not have, or a Lite Pro one on the Lite OS list: an error on product_id naming the catalog', async () => {
+  const h = new Harness()
+  for (const product of [999, 201]) {
+    const outcome = await readDataSource(liteOsList(lite), { product_id: product }, h.session)
+    assert.equal(outcome.state, null)
+    assert.deepEqual(
+      outcome.diagnostics.map((d) => [d.severity, d.summary, d.path]),
+      [['error', 'Invalid product_id', ['product_id']]],
+    )
+    assert.match(
+      outcome.diagnostics[0]?.detail ?? '',
+      new RegExp(`^product_id must be a product of lite_products; the service has none with id ${product} \\(`),
+    )
+  }
+  // A VM of the other family on a Lite lookup by account id: the same, on account_id.
+  const vmLookup = await readDataSource(liteChangePackageOptions(lite), { account_id: 424242 }, h.session)
+  assert.deepEqual(
+    vmLookup.diagnostics.map((d) => [d.summary, d.path]),
+    [['Invalid account_id', ['account_id']]],
+  )
+  assert.match(vmLookup.diagnostics[0]?.detail ?? '', /account_id must be a Lite VM of this account/)
 })

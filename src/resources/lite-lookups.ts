@@ -14,6 +14,7 @@ export function liteChangePackageOptions(family: LiteFamily) {
     name: `${family.prefix}_change_package_options`,
     description: `The products a ${family.title} VM can change to, with their prices and the amount due, as \`raw\` JSON.`,
     attributes,
+    notFound: { attribute: 'account_id', what: `a ${family.title} VM of this account` },
     async read({ client, input, signal }) {
       return { raw: raw(await family.api(client).getChangePackageOptions(input.account_id ?? 0, { signal })) }
     },
@@ -26,6 +27,7 @@ export function liteStorageUpgradeOptions(family: LiteFamily) {
     name: `${family.prefix}_storage_upgrade_options`,
     description: `The disk size, maximum and per-GB upgrade price of a ${family.title} VM, as \`raw\` JSON.`,
     attributes,
+    notFound: { attribute: 'account_id', what: `a ${family.title} VM of this account` },
     async read({ client, input, signal }) {
       return { raw: raw(await family.api(client).getStorageOptions(input.account_id ?? 0, { signal })) }
     },
@@ -44,6 +46,7 @@ export function liteIpAvailability(family: LiteFamily) {
     name: `${family.prefix}_ip_availability`,
     description: `Whether a ${family.title} product can be ordered now (an IP address is available for it).`,
     attributes,
+    notFound: { attribute: 'product_id', what: `a product of ${family.prefix}_products` },
     async read({ client, input, signal }) {
       const { available } = await family.api(client).getIpAvailability(input.product_id ?? 0, { signal })
       return { available }

@@ -23,6 +23,7 @@ export function liteOsList(family: LiteFamily) {
     name: `${family.prefix}_os_list`,
     description: `The OS templates a ${family.title} product can be installed with; \`name\` is the value of \`select_os\`.`,
     attributes,
+    notFound: { attribute: 'product_id', what: `a product of ${family.prefix}_products` },
     async read({ client, input, signal }) {
       const oss = await family.api(client).listOss(input.product_id ?? 0, { signal })
       return { oss: oss.map(({ vmid, node, name, maxmem, maxcpu }) => ({ vmid, node, name, maxmem, maxcpu })) }
