@@ -657,7 +657,13 @@ async function read<C>(
     if (Object.keys(definition.timeouts).length > 0) state.timeouts = prior?.timeouts ?? null
     // A paid change shows in the service's values: the wait for payment is over.
     const { waiting, ...rest } = priorPrivate
-    return { state, private: waiting !== undefined && !differs ? rest : priorPrivate, diagnostics }
+    const paid = waiting !== undefined && !differs ? rest : priorPrivate
+    // The order the resume mark waits for is done, and every input shows what was asked: nothing is left.
+    if (paid.resume === true && !differs && definition.finished?.(observed as never) === true) {
+      const { resume: _resume, orderedAt: _orderedAt, ...done } = paid
+      return { state, private: done, diagnostics }
+    }
+    return { state, private: paid, diagnostics }
   } catch (thrown) {
     // An order placed moments ago by an apply that stopped during its wait may not show yet: a service
     // may answer 404 for a while after it accepted an order. The object stays in state for that while.

@@ -306,6 +306,13 @@ export interface ResourceDefinition<C, A extends Attributes> {
   create(ctx: CreateContext<C, A>): Promise<Observed<A> & { id: string }>
   /** Finishes a create or step whose order was placed but whose wait did not end; absent when nothing waits. */
   resume?(ctx: ResumeContext<C, A>): Promise<Observed<A> | undefined>
+  /**
+   * Whether what a read observes leaves nothing for `resume` to do (the order it waits for is done):
+   * a refresh that finds it so, with every input as recorded, ends the resume mark, and the next plan
+   * shows no change. Absent where `resume` does more than wait (work a create left for after Active,
+   * which a read cannot see done): only an apply ends the mark.
+   */
+  finished?(observed: Observed<A>): boolean
   /** Null when the object is gone. */
   read(ctx: ReadContext<C, A>): Promise<Observed<A> | null>
   delete(ctx: DeleteContext<C, A>): Promise<void>

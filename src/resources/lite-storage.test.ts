@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import { Harness } from '../../test/support/harness.js'
-import { applyUpdate, planResource, type ValueMap } from '../core/index.js'
+import { applyUpdate, planResource, readResource, type ValueMap } from '../core/index.js'
 import { liteDisk } from './lite-disk.js'
 import { type LiteFamily, lite, litePro } from './lite-family.js'
 import { liteKeypair } from './lite-keypair.js'
@@ -136,5 +136,30 @@ describe('extra disks', () => {
       { additional_size: 10, pay_invoice_with_cc: true },
       { additional_size: 10, pay_invoice_with_cc: true },
     ])
+  })
+
+  test('a create whose wait stopped: a refresh that finds the disk Active as asked ends the resume mark, and the plan shows nothing', async () => {
+    const { h, vm } = await withVm(lite)
+    const disks = liteDisk(lite)
+    const config: ValueMap = { product_id: 60, cycle: 'm', lite_account_id: vm, size: 70 }
+    await h.control('POST', '/faults', { method: 'GET', path: '/lites/disks/accounts/*', mode: 'error', status: 503, count: -1 })
+    const stopped = await h.tryCreate(disks, config)
+    assert.equal(stopped.incomplete, true)
+    assert.equal(stopped.private.resume, true)
+    const state = stopped.state as ValueMap
+    await h.control('DELETE', '/faults')
+    // Still Pending: the mark stays, and the plan waits for it again.
+    await h.control('POST', `/accounts/${String(state.id)}/status`, { status: 'Pending' })
+    const pending = await readResource(disks, state, String(state.id), stopped.private, h.session)
+    assert.equal(pending.private.resume, true)
+    assert.deepEqual(h.plan(disks, pending.state as ValueMap, config, pending.private).changed, [])
+    await h.control('POST', `/accounts/${String(state.id)}/status`, { status: 'Active' })
+    const active = await readResource(disks, state, String(state.id), pending.private, h.session)
+    assert.equal(active.state?.status, 'Active')
+    assert.deepEqual(active.private, {})
+    const plan = h.plan(disks, active.state as ValueMap, config, active.private)
+    assert.deepEqual(plan.changed, [])
+    assert.equal(plan.planned.status, 'Active', 'no status "known after apply"')
+    assert.deepEqual(plan.diagnostics, [])
   })
 })

@@ -157,6 +157,8 @@ export function orderedAccount<X extends Attributes & Record<(typeof ORDER_TIME_
     async resume(ctx: ResumeContext<Client, X>) {
       return observe(await waitAgain(ctx, (id) => calls.get(ctx.client, id, ctx.signal), what))
     },
+    // A resume only waits for Active (the account's status model): a read that shows it Active ends it.
+    finished: (observed: Observed<X>) => (observed as { status?: unknown }).status === 'Active',
     async read(ctx: ReadContext<Client, X>) {
       return unlessTerminated(await calls.get(ctx.client, ctx.id, ctx.signal), observe)
     },
