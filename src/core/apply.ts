@@ -823,14 +823,18 @@ export async function checkPlanOnline<C>(
   prior: ValueMap | null,
   plan: Plan,
   session: Session<C>,
+  replacing?: string,
 ): Promise<Diagnostic[]> {
   const creating = prior === null || plan.replace.length > 0
   const checks = creating
     ? (definition.createChecks ?? [])
     : (definition.planChecks ?? []).filter(({ attribute }) => plan.changed.includes(attribute))
   const input = plainInput(plan.planned)
+  // The object a replacement replaces: this plan's prior, or the one the front end names (see CreateCheckContext).
+  const replaced = prior !== null ? String(prior.id) : replacing
+  const of = replaced === undefined ? {} : { replacing: replaced }
   const diagnostics = await runChecks(checks, plan.planned, session, (context) =>
-    creating ? { ...context, input } : { ...context, id: String(prior?.id), prior, input },
+    creating ? { ...context, input, ...of } : { ...context, id: String(prior?.id), prior, input },
   )
   if (creating || prior === null) return diagnostics
   return [...diagnostics, ...(await checkUnverified(definition, prior, plan, session))]

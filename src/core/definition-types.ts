@@ -103,6 +103,12 @@ export interface PlanCheck<C, A extends Attributes> {
 export interface CreateCheckContext<C, A extends Attributes> extends OperationContext<C> {
   /** The planned values of the object to create; the checked attribute is known and non-empty. */
   readonly input: ObjectOf<A>
+  /**
+   * In a replacement, the id of the object the new one replaces, when the front end knows it: what
+   * that object holds in the service (an IP routed to its server) is free for the new one once the
+   * old one is deleted first. Undefined for a new object.
+   */
+  readonly replacing?: string
 }
 
 /**

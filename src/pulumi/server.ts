@@ -70,6 +70,11 @@ export class PulumiServer {
   configuredSecrets = new Set<string>()
   /** The engine said in Handshake that it refreshes resources that ask for it before an update (see handlers/handshake.ts). */
   refreshBeforeUpdate = false
+  /**
+   * The id of the object each URN named in its last Diff: the engine creates a URN it diffed only to
+   * replace that object, so the new object's checks know what it replaces (CreateCheckContext.replacing).
+   */
+  readonly diffed = new Map<string, string>()
 
   constructor(
     registry: Registry,

@@ -55,8 +55,23 @@ export const baremetalAdditionalIpAssignment = defineResource<Client, typeof ass
   createChecks: [
     {
       attribute: 'additional_ip_id',
-      async check({ client, input, signal }) {
-        return liveAccount(() => client.additionalIps.getIp(input.additional_ip_id ?? 0, { signal }), 'an additional IP')
+      async check({ client, input, replacing, signal }) {
+        const ip = input.additional_ip_id ?? 0
+        const wrong = await liveAccount(() => client.additionalIps.getIp(ip, { signal }), 'an additional IP')
+        if (wrong !== null) return wrong
+        // An IP serves one server at a time: A1 answers 409 while it is routed to another.
+        const server = input.metal_account_id
+        const [held] = await client.additionalIps.listAssignments(ip, { signal })
+        if (held === undefined || typeof server !== 'number') return null
+        const holder = Number(held.metal_account_id)
+        // The same server again is the same assignment (A1 answers it with the same object); the one this
+        // replaces is deleted first (deleteBeforeReplace).
+        if (holder === server || replacing === observeAssignment(held).id) return null
+        return (
+          `is additional IP ${ip}, which is routed to server ${holder}: an IP serves one server at a time, so the service ` +
+          `would refuse to route it to server ${server}. Move the assignment instead (change metal_account_id of the ` +
+          'resource that assigns it, which deletes the old assignment first), or remove that assignment first'
+        )
       },
     },
     {

@@ -161,7 +161,23 @@ describe('additional IPs and assignments', () => {
     assert.equal(first.id, `${String(state.id)}:${String(address.id)}`)
     assert.equal(assignment.deleteBeforeReplace, true)
     const moved = { additional_ip_id: Number(address.id), metal_account_id: Number(second.id) }
-    assert.deepEqual(h.plan(assignment, first, moved).replace, ['metal_account_id'])
+    const plan = h.plan(assignment, first, moved)
+    assert.deepEqual(plan.replace, ['metal_account_id'])
+    // The IP is the replaced assignment's, deleted first: a move passes, in the plan with the prior
+    // state and in the plan of the new object that names what it replaces (Terraform's second plan, Pulumi's Create).
+    assert.deepEqual(await checkPlanOnline(assignment, first, plan, h.session), [])
+    const fresh = h.plan(assignment, null, moved)
+    assert.deepEqual(await checkPlanOnline(assignment, null, fresh, h.session, String(first.id)), [])
+    // Another resource routing the same IP to the second server: the service would refuse it (409).
+    const taken = await checkPlanOnline(assignment, null, fresh, h.session)
+    assert.deepEqual(
+      taken.map((d) => [d.severity, d.path]),
+      [['error', ['additional_ip_id']]],
+    )
+    assert.match(taken[0]?.detail ?? '', new RegExp(`routed to server ${String(state.id)}: an IP serves one server at a time`))
+    // The same server again is the same assignment, which the service answers with the same object.
+    const again = h.plan(assignment, null, { ...moved, metal_account_id: Number(state.id) })
+    assert.deepEqual(await checkPlanOnline(assignment, null, again, h.session), [])
     await h.requests()
     await h.delete(assignment, first)
     const next = await h.create(assignment, moved)

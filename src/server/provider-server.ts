@@ -251,7 +251,7 @@ export class ProviderServer {
     const refused = prior !== null && plan.replace.length > 0 ? (request.refuseDelete?.(prior) ?? null) : null
     if (refused) issues.push(refused)
     const asks = request.online && this.isConfigured
-    const online = asks && !hasErrors(issues) ? await checkPlanOnline(definition, prior, plan, request.session()) : []
+    const online = asks && !hasErrors(issues) ? await checkPlanOnline(definition, prior, plan, request.session(), request.replacing) : []
     issues.push(...online)
     const { price: pricing } = request
     const price =
@@ -259,7 +259,8 @@ export class ProviderServer {
     issues.push(...price)
     const planned = { plan, refused, online, price, diagnostics: issues }
     if (request.replacement === undefined) return planned
-    return { ...planned, deleteBeforeReplace: await this.deleteFirst(definition, plan, request.replacement, request.session) }
+    const replaced = prior === null ? undefined : String(prior.id)
+    return { ...planned, deleteBeforeReplace: await this.deleteFirst(definition, plan, request.replacement, request.session, replaced) }
   }
 
   /**
@@ -274,12 +275,13 @@ export class ProviderServer {
     plan: Plan,
     config: ValueMap,
     session: OpenSession,
+    replacing: string | undefined,
   ): Promise<NonNullable<PlannedChange['deleteBeforeReplace']>> {
     if (plan.replace.length === 0 || definition.deleteBeforeReplace !== true) return { ok: false, invalid: [], warnings: [] }
     if (!this.isConfigured) return { ok: true, invalid: [], warnings: [] }
     const created = planResource(definition, null, config)
     if (hasErrors(created.diagnostics)) return { ok: false, invalid: created.diagnostics, warnings: [] }
-    const online = await checkPlanOnline(definition, null, created, session())
+    const online = await checkPlanOnline(definition, null, created, session(), replacing)
     if (!hasErrors(online)) return { ok: true, invalid: [], warnings: [] }
     const warnings = online.map((d) =>
       d.severity === 'error'

@@ -42,6 +42,11 @@ export interface PlanRequest {
    * before it creates the new one (Pulumi's Diff): see PlannedChange.deleteBeforeReplace.
    */
   readonly replacement?: ValueMap
+  /**
+   * A plan of a new object (no prior) that the protocol says replaces one: its id (see
+   * CreateCheckContext.replacing). Terraform's second plan of a replacement, Pulumi's Create after a Diff.
+   */
+  readonly replacing?: string | undefined
 }
 
 export interface PlannedChange {

@@ -37,6 +37,12 @@ export interface TfPrivate extends PrivateState {
    * (`-replace`, a taint) has no such first plan: its second plan prices the new object.
    */
   readonly pricedNew?: true
+  /**
+   * A plan's own mark, never stored: the id of the object this plan had as its prior state. Terraform
+   * plans the new half of a replacement without it, handing that plan this one's private state, so
+   * the checks of the new object know which object it replaces (CreateCheckContext.replacing).
+   */
+  readonly of?: string
 }
 
 export function readPrivate(bytes: Uint8Array): TfPrivate {
@@ -55,6 +61,6 @@ export function plannedPrivate(state: TfPrivate, planned: 'withPrior' | 'without
 
 /** What an apply stores: the private state without the plan's marks. */
 export function storedPrivate(state: TfPrivate): Uint8Array {
-  const { planned: _planned, guarded: _guarded, pricedNew: _pricedNew, ...kept } = state
+  const { planned: _planned, guarded: _guarded, pricedNew: _pricedNew, of: _of, ...kept } = state
   return writePrivate(kept)
 }

@@ -99,6 +99,22 @@ describe('Metal flows', () => {
     assert.deepEqual(await e2e.emulator.api('GET', `/baremetal-additional-ips/assignments-by-metal-account-id/${ids.a}`), [])
   })
 
+  test('a second assignment of the IP, to the server it is not routed to: refused at plan, naming the server that has it', async () => {
+    const second = block('resource', 'provider_baremetal_additional_ip_assignment', 'other', {
+      additional_ip_id: ref('provider_baremetal_additional_ip.ip.id'),
+      metal_account_id: ref('provider_baremetal.a.id'),
+    })
+    await e2e.ws.write([config(), second].join('\n'))
+    const { value: planned, mutations } = await e2e.emulator.effectsOf(() => e2e.ws.plan())
+    assert.equal(planned.code, 1, describeRun(planned))
+    const [error] = diagnostics(planned.stderr).map((e) => e.replace(/\s+/g, ' '))
+    assert.match(error ?? '', /^Error: Invalid additional_ip_id /)
+    assert.match(error ?? '', /with provider_baremetal_additional_ip_assignment\.other,/)
+    assert.match(error ?? '', new RegExp(`routed to server ${ids.b}: an IP serves one server at a time`))
+    assert.deepEqual(mutations, [])
+    await e2e.ws.write(config())
+  })
+
   test('elastic storage growth and change-package in one apply: PUT, a wait for Active, then POST; one order each', async () => {
     storage = { ...storage, size: 150, product_id: 502 }
     const { log, mutations, orders } = await applyStep(1)

@@ -321,14 +321,15 @@ export const terraformDriver: FrontEndDriver = {
       errorsOf('ValidateResourceConfig', validated.diagnostics)
     }
 
-    async function planChange(prior: DriverState | null, config: Record<string, unknown>) {
+    /** `replanned`: the private state of the plan whose replacement this plans, which Terraform hands the new object's plan. */
+    async function planChange(prior: DriverState | null, config: Record<string, unknown>, replanned?: Uint8Array) {
       const priorObject = prior ? native(prior).object : null
       const response = await grpc.call(Provider.method.planResourceChange, {
         typeName,
         priorState: dynamic(priorObject),
         proposedNewState: dynamic(proposedNew(priorObject, config)),
         config: dynamic(config),
-        priorPrivate: prior ? native(prior).private : new Uint8Array(),
+        priorPrivate: prior ? native(prior).private : (replanned ?? new Uint8Array()),
         priorIdentity: prior ? identityData(native(prior).identity) : undefined,
       })
       errorsOf('PlanResourceChange', response.diagnostics)
@@ -469,8 +470,9 @@ export const terraformDriver: FrontEndDriver = {
           if (state === null) throw new ProviderFailure('no state')
           return state
         }
-        // A replacement: Terraform plans the create with no prior state, then destroys before creating.
-        const create = await planChange(null, object)
+        // A replacement: Terraform plans the create with no prior state (and the first plan's private
+        // state), then destroys before creating.
+        const create = await planChange(null, object, plan.plannedPrivate)
         await applyChange(prior, null, null, native(prior).private)
         const state = await applyChange(null, create.planned, object, create.plannedPrivate)
         if (state === null) throw new ProviderFailure('no state')

@@ -19,6 +19,8 @@ export async function create(ps: PulumiServer, request: CreateRequest): Promise<
     online: true,
     // The URN keys the resource, so its preview and its create count once in the plan's total.
     price: { key: request.urn },
+    // A URN diffed before is created again only as the replacement of the object its Diff named.
+    replacing: ps.diffed.get(request.urn),
     apply: !request.preview,
     timeouts: timeoutsOf('create', request.timeout),
     checked: (planned) => reportPlan(ps, planned, request.urn, request.preview),

@@ -9,6 +9,7 @@ import { wireName } from '../wire.js'
 
 export async function diff(ps: PulumiServer, request: DiffRequest): Promise<DiffResult> {
   const definition = ps.resource(request)
+  if (request.id) ps.diffed.set(request.urn, request.id)
   // The id is not among the olds: the plan's warnings name the object by it.
   const prior: ValueMap = { ...ps.priorOf(definition, request.olds, request.oldInputs), id: request.id ?? null }
   const planned = await ps.server.plan({

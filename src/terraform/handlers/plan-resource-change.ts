@@ -37,6 +37,8 @@ export async function planResourceChange(
       refuseDelete: (object) => refusedDelete(request.typeName, object, priorPrivate, strict),
       online: true,
       price: replanned ? false : {},
+      // The second plan of a replacement (-replace included): the object its first plan had as prior.
+      replacing: prior === null && priorPrivate.planned === 'withPrior' ? priorPrivate.of : undefined,
     })
     const { plan } = planned
     if (plan === null)
@@ -50,7 +52,9 @@ export async function planResourceChange(
       plannedState: encode(view, failed ? proposed : plan.planned),
       requiresReplace: plan.replace.map((name) => attributePath([name])),
       plannedPrivate: plannedPrivate(
-        prior === null ? { ...priorPrivate, ...guarded } : { ...plan.private, ...(plan.replace.length > 0 ? { pricedNew: true } : {}) },
+        prior === null
+          ? { ...priorPrivate, ...guarded }
+          : { ...plan.private, ...(plan.replace.length > 0 ? { pricedNew: true } : {}), of: String(prior.id) },
         how,
       ),
       // An object kept in place keeps its identity; a new one (a create, a replacement) has none until apply.
