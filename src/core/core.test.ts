@@ -148,6 +148,13 @@ describe('timeouts', () => {
     assert.equal(durationProblem('20m', '"20m"'), null)
     assert.equal(parseDuration('soon'), null)
     assert.equal(parseDuration('0s'), null)
+    assert.match(durationProblem('0s', '"20m"') ?? '', /must be longer than 0/)
+    // Go's syntax, as Terraform's own providers take it: fractions, and the units below a millisecond.
+    assert.equal(parseDuration('1.5h'), 90 * 60_000)
+    assert.equal(parseDuration('.5s'), 500)
+    assert.equal(parseDuration('2h45m30.5s'), ((2 * 60 + 45) * 60 + 30.5) * 1000)
+    assert.equal(parseDuration('1500us'), 2, 'rounded to the millisecond of a timer')
+    for (const bad of ['1.5', 'h', '1 h', '1hh', '-5m', '1d', '1.5.5s']) assert.equal(parseDuration(bad), null, bad)
   })
   test('configured values win over defaults', () => {
     assert.equal(timeoutMs({ create: '20m' }, { create: '2m' }, 'create'), 120_000)

@@ -1,7 +1,12 @@
-/** Operation timeouts: durations written as in Terraform ("20m", "1h30m", "45s", "500ms"). */
+/**
+ * Operation timeouts: durations written as Terraform and Go write them (Go's time.ParseDuration, which
+ * Terraform's own providers parse timeouts with): "20m", "1h30m", "45s", "500ms", "1.5h".
+ */
 import type { TimeoutDefaults, TimeoutName } from './definition-types.js'
 
-const DURATION = /^(?:(\d+)h)?(?:(\d+)m(?!s))?(?:(\d+)s)?(?:(\d+)ms)?$/
+/** One number (a fraction allowed) and its unit; a duration is one or more of them. */
+const PART = /(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h)/y
+const UNIT_MS: Readonly<Record<string, number>> = { ns: 1e-6, us: 1e-3, µs: 1e-3, μs: 1e-3, ms: 1, s: 1_000, m: 60_000, h: 3_600_000 }
 
 /**
  * The longest duration the runtime's timers take (2^31 - 1 ms, about 24.8 days): a longer one would
@@ -12,27 +17,32 @@ export const MAX_DURATION_TEXT = '596h'
 
 /** Why the text is not a usable duration, completing "<name> must ..."; null when it is one. */
 export function durationProblem(text: string, example: string): string | null {
-  if (parseDuration(text) !== null) return null
-  if (DURATION.test(text.trim()) && text.trim() !== '' && parseDurationUnbounded(text) > MAX_DURATION_MS) {
-    return `must be at most ${MAX_DURATION_TEXT} (got ${JSON.stringify(text)})`
-  }
-  return `must be a duration such as ${example} (got ${JSON.stringify(text)})`
+  const ms = parseDurationUnbounded(text)
+  if (Number.isNaN(ms)) return `must be a duration such as ${example} (got ${JSON.stringify(text)})`
+  if (ms <= 0) return `must be longer than 0 (got ${JSON.stringify(text)})`
+  if (ms > MAX_DURATION_MS) return `must be at most ${MAX_DURATION_TEXT} (got ${JSON.stringify(text)})`
+  return null
 }
 
+/** Milliseconds (a fraction kept), or NaN when the text is not a duration. */
 function parseDurationUnbounded(text: string): number {
-  const match = DURATION.exec(text.trim())
-  if (!match) return Number.NaN
-  const [, h, m, s, milli] = match
-  return ((Number(h ?? 0) * 60 + Number(m ?? 0)) * 60 + Number(s ?? 0)) * 1000 + Number(milli ?? 0)
+  const trimmed = text.trim()
+  if (trimmed === '') return Number.NaN
+  let total = 0
+  for (let at = 0; at < trimmed.length; ) {
+    PART.lastIndex = at
+    const match = PART.exec(trimmed)
+    if (!match) return Number.NaN
+    total += Number(match[1]) * (UNIT_MS[match[2] as string] ?? Number.NaN)
+    at = PART.lastIndex
+  }
+  return total
 }
 
-/** Milliseconds, or null when the text is not a duration or is too long for a timer. */
+/** Milliseconds (at least 1), or null when the text is not a duration, is 0, or is too long for a timer. */
 export function parseDuration(text: string): number | null {
-  const match = DURATION.exec(text.trim())
-  if (!match || text.trim() === '') return null
-  const [, h, m, s, milli] = match
-  const ms = ((Number(h ?? 0) * 60 + Number(m ?? 0)) * 60 + Number(s ?? 0)) * 1000 + Number(milli ?? 0)
-  return ms > 0 && ms <= MAX_DURATION_MS ? ms : null
+  const ms = parseDurationUnbounded(text)
+  return ms > 0 && ms <= MAX_DURATION_MS ? Math.max(1, Math.round(ms)) : null
 }
 
 /** The timeout of an operation: the configured value, else the definition's default, else 20 minutes. */
