@@ -90,9 +90,17 @@ export function newVmChecks<A extends Attributes>(
         const api = family.api(client)
         const product = productOf(await api.listProducts({ signal }), (input as Input).product_id)
         const base = product?.options?.disk ?? 0
-        // A new VM has its product's disk; disk_size only grows it (L12 takes a larger size only).
+        // A new VM has its product's disk; disk_size only grows it (L12 takes a larger size only). Not an
+        // error: Pulumi carries an unset disk_size over from the object a replacement replaces, whose
+        // product may have a smaller base.
         if (product !== undefined && size < base) {
-          return `must be at least ${base} GB, the base disk of product ${product.product_id}: a new VM has its product's disk, and disk_size only grows it (got ${size})`
+          warn(
+            `disk_size is below the base disk of product ${product.product_id}`,
+            `disk_size ${size} is below the ${base} GB disk that product ${product.product_id} comes with: nothing is ordered for it, ` +
+              `the new VM has ${base} GB, and a later disk_size up to ${base} orders nothing either. Set disk_size to ${base} or more, ` +
+              'or leave it unset to follow the disk the VM has.',
+          )
+          return null
         }
         // The catalog states no maximum; every VM's storage options state its family's (L11). Any VM of
         // the family in the account answers it before the VM order; with none, the storage order after
