@@ -49,6 +49,8 @@ const REAL_CLIENT_PARTS = [
   'build/test/postgres-journal',
   // The emulator's web console in Chromium, after orders placed by terraform (once, with the newest).
   'build/test/console.test',
+  // The API client under the release's runtime (Bun, fetched by scripts/runtimes.mjs).
+  'build/test/runtime-fetch',
 ]
 /** Run again under each pinned Terraform-protocol client besides the default. */
 const PER_CLIENT_PARTS = ['build/test/e2e/']

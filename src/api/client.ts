@@ -143,7 +143,7 @@ export function createClient(options: ClientOptions): Client {
     apiKey: options.apiKey,
     userAgent: options.userAgent,
     // Looked up per call, not captured, so a test that replaces globalThis.fetch is honoured.
-    fetch: options.fetch ?? ((request) => fetch(request)),
+    fetch: options.fetch ?? runtimeFetch,
     requestTimeoutMs,
     maxAttempts: Math.floor(positive(options.maxAttempts, 4, 'maxAttempts')),
     sleep,
@@ -182,4 +182,15 @@ export function createClient(options: ClientOptions): Client {
         }
       : {}),
   }
+}
+
+/**
+ * The runtime's fetch, a change sent on a connection of its own. Bun's fetch sends a request again by
+ * itself when a reused keep-alive connection closes before any answer, for the methods HTTP calls
+ * idempotent (PUT, DELETE): a service that processed the first and ignores Idempotency-Key would then
+ * process a paid PUT (a +10 GB upgrade) twice, and this client would never know. A request that
+ * reuses no connection is never sent again by the runtime; reads keep the pool.
+ */
+function runtimeFetch(request: Request): Promise<Response> {
+  return request.method === 'GET' || request.method === 'HEAD' ? fetch(request) : fetch(request, { keepalive: false })
 }
