@@ -325,7 +325,9 @@ describe('planning: order-time, unrecoverable, grow-only and computed values', (
       assert.equal(warnings.length, 1, `coupon ${String(coupon)}: one warning`)
       assert.deepEqual(warnings[0]?.path, ['coupon'])
       assert.match(`${warnings[0]?.summary} ${warnings[0]?.detail}`, /coupon/)
-      assert.match(warnings[0]?.detail ?? '', /takes effect at the next order/)
+      assert.match(warnings[0]?.summary ?? '', /takes effect at the next order/)
+      // The box has no paid change of its own: only a new object reads it.
+      assert.match(warnings[0]?.detail ?? '', /box places no order after its create/)
       assert.match(warnings[0]?.detail ?? '', /nothing is deleted/)
       assert.match(warnings[0]?.detail ?? '', /-replace.*--replace/)
       s.service.calls.length = 0

@@ -162,13 +162,18 @@ function orderTimeChanges(
   changed: readonly string[],
   imported: ReadonlySet<string>,
 ): Diagnostic[] {
+  // Whether the object places orders of its own after its create (a paid change): else only a new object reads it.
+  const ordersAgain = definition.updates.some((step) => step.price !== undefined)
+  const when = ordersAgain
+    ? 'It takes effect at the next paid change of it that reads it.'
+    : `${definition.name} places no order after its create, so it takes effect only if the object is ordered anew.`
   return changed
     .filter((name) => definition.attributes[name]?.orderTime === true && !imported.has(name))
     .map((name) =>
       warning(
         `${name} takes effect at the next order`,
         `${name} is read by the service only when an order is placed, so this change of ${definition.name} ${String(prior.id)} ` +
-          'is only recorded: nothing is sent to the service and nothing is deleted. It takes effect at the next order that reads it. ' +
+          `is only recorded: nothing is sent to the service and nothing is deleted. ${when} ` +
           'To order the object again with it now, replace it on purpose: `terraform apply -replace=<address>`, or ' +
           '`pulumi up --replace <urn>`; that deletes this object and orders a new one.',
         [name],

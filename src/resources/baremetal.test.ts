@@ -10,6 +10,8 @@ import { baremetalAdditionalIpAssignment } from './baremetal-additional-ip-assig
 import { baremetalElasticStorage } from './baremetal-elastic-storage.js'
 import { baremetalKeypair } from './baremetal-keypair.js'
 import { baremetalElasticStorageProducts, baremetalOpenvpn, baremetalProducts, baremetalRebuildOsList } from './baremetal-lookups.js'
+import { lite } from './lite-family.js'
+import { liteVm } from './lite-vm.js'
 
 const server = baremetal
 const keypair = baremetalKeypair
@@ -196,7 +198,29 @@ describe('additional IPs and assignments', () => {
     const address = await h.create(ip, { product_id: 401, cycle: 'm' })
     assert.deepEqual(h.plan(ip, address, { product_id: 401, cycle: 'm', region: 'cjv-1' }).replace, ['region'])
     const changed = { product_id: 401, cycle: 'm', pay_with_credit_card: false, promocode: 'NO-SUCH-CODE' }
-    assert.deepEqual(h.plan(ip, address, changed).replace, [])
+    const recorded = h.plan(ip, address, changed)
+    assert.deepEqual(recorded.replace, [])
+    // An IP is never ordered again after its create: the warning says so, rather than promise a next order.
+    const details = recorded.diagnostics.map((d) => d.detail)
+    assert.equal(details.length, 2)
+    for (const detail of details) assert.match(detail, /baremetal_additional_ip places no order after its create/)
+    // Neither is a Metal server (its changes in place are free); a Lite VM is (a package, a bigger disk).
+    const { state: serverState, config: serverConfig } = await withServer()
+    const free = h.plan(server, serverState, { ...serverConfig, promocode: 'PROMO10' }).diagnostics.map((d) => d.detail)
+    assert.match(free[0] ?? '', /baremetal places no order after its create/)
+    const vm = liteVm(lite)
+    const vmConfig = {
+      product_id: 101,
+      cycle: 'm',
+      select_os: 'Ubuntu-22.04',
+      keypair_id: 1,
+      ssh_and_console_user: 'deployer',
+      console_password: 'S3cretPass9',
+    }
+    const vmPrior = { ...h.plan(vm, null, vmConfig).planned, id: '100009' }
+    const vmPlan = h.plan(vm, vmPrior, { ...vmConfig, promocode: 'PROMO10' })
+    const paid = vmPlan.diagnostics.map((d) => d.detail)
+    assert.match(paid.join('\n'), /promocode .*takes effect at the next paid change of it/)
     await h.requests()
     const outcome = await h.update(ip, address, changed)
     assert.deepEqual(await h.mutations(), [], 'nothing is deleted or ordered')
