@@ -13,9 +13,9 @@ export interface OperationFrame {
   /** Set at the client's first call of the operation, on the client's clock. */
   startedAt?: number
   /**
-   * What the running change starts from, as the engine's state holds it (the values of the inputs the
-   * step changes, before it), set while a step of an update runs: its orders are the same order as a
-   * killed run's only when they start from the same values (see IntentParts.from).
+   * What the running change is: the inputs the step changes, each from its value in the engine's state
+   * to its planned one; set while a step of an update runs. Its orders are a killed run's only when
+   * they make the same change from the same state (see IntentParts.from).
    */
   from?: string | undefined
   /** Runs once the operation's outcome went back to the engine. */

@@ -28,11 +28,12 @@ export interface Session<C> {
   /** What identifies the resource beyond its inputs, when the front end knows it (a Pulumi URN). */
   readonly scope?: string | undefined
   /**
-   * Told, while a step of an update runs, what it changes from (its inputs' values in the prior state,
-   * as text), and undefined once it ends: the front end's operation hands it to the orders the step
-   * places, so that an order is the same as a stopped run's only when it starts from the same state.
+   * Told, while a step of an update runs, what it changes (each of its inputs from its value in the
+   * prior state to its planned one, as text), and undefined once it ends: the front end's operation
+   * hands it to the orders the step places, so that an order is a stopped run's only when it is the
+   * same change planned from the same state.
    */
-  readonly changingFrom?: (from: string | undefined) => void
+  readonly changingFrom?: (change: string | undefined) => void
   /** The clock (ms); default Date.now. */
   readonly now?: () => number
 }
@@ -415,7 +416,7 @@ async function runStep<C>(run: UpdateRun<C>, scheduled: ReturnType<typeof stepsT
   }
   run.remote = true
   let placed = false
-  session.changingFrom?.(startOf(definition, scheduled.attributes, run.current))
+  session.changingFrom?.(changeOf(definition, scheduled.attributes, run.current, moved))
   try {
     const observed = await step.apply({
       ...run.base,
@@ -454,16 +455,16 @@ async function runStep<C>(run: UpdateRun<C>, scheduled: ReturnType<typeof stepsT
 }
 
 /**
- * What a step changes from: its inputs as the state holds them before it (a sensitive one only as
- * set or not). A run stopped mid-step and its re-run start from the same values, so the re-run's order
- * is the stopped one's; a later identical change starts from the values the first one left.
+ * What a step changes: each of its inputs from its value in the prior state to its planned one (a
+ * sensitive one only as set or not). A run stopped mid-step and its re-run plan the same change from
+ * the same state, so the re-run's order is the stopped one's. A later identical request is another
+ * change: it starts from the values the first one left, or, planned from a state that does not show
+ * the first one yet, it aims at another value (the body of a relative order, +10 GB, is computed from
+ * the service at apply and may be the same).
  */
-function startOf(definition: AnyResource, attributes: readonly string[], current: ValueMap): string {
-  const values = attributes.map((name) => {
-    const value = current[name] ?? null
-    return [name, definition.attributes[name]?.sensitive && value !== null ? '(set)' : value]
-  })
-  return JSON.stringify(values)
+function changeOf(definition: AnyResource, attributes: readonly string[], current: ValueMap, planned: ValueMap): string {
+  const shown = (name: string, value: Value) => (definition.attributes[name]?.sensitive && value !== null ? '(set)' : value)
+  return JSON.stringify(attributes.map((name) => [name, shown(name, current[name] ?? null), shown(name, planned[name] ?? null)]))
 }
 
 /**

@@ -106,7 +106,7 @@ describe('extra disks', () => {
     })
   }
 
-  test('each upgrade of a disk is told the size it starts from while it orders, so a second +10 GB is not the first one repeated', async () => {
+  test('each upgrade of a disk is told the change it makes (from the size in state to the planned one) while it orders, so a second +10 GB is not the first one repeated', async () => {
     const { h, vm } = await withVm(lite)
     const disks = liteDisk(lite)
     const config: ValueMap = { product_id: 60, cycle: 'm', lite_account_id: vm, size: 60 }
@@ -128,9 +128,9 @@ describe('extra disks', () => {
       state = outcome.state as ValueMap
       assert.equal(state.size, size)
     }
-    assert.deepEqual(told, ['[["size",60]]', undefined, '[["size",70]]', undefined])
-    // The orders' waits ran inside each step, with its starting point.
-    assert.deepEqual([...new Set(ordered)], ['[["size",60]]', '[["size",70]]'])
+    assert.deepEqual(told, ['[["size",60,70]]', undefined, '[["size",70,80]]', undefined])
+    // The orders' waits ran inside each step, with its change.
+    assert.deepEqual([...new Set(ordered)], ['[["size",60,70]]', '[["size",70,80]]'])
     const bodies = (await h.requests()).filter((r) => r.method === 'PUT').map((r) => r.body)
     assert.deepEqual(bodies, [
       { additional_size: 10, pay_invoice_with_cc: true },

@@ -151,9 +151,9 @@ export class ProviderServer {
       advise: configured.advise,
       ...(configured.strict ? { unfinishedIsError: configured.strict } : {}),
       ...(scope === undefined ? {} : { scope }),
-      changingFrom: (from) => {
+      changingFrom: (change) => {
         const frame = currentOperation()
-        if (frame !== undefined) frame.from = from
+        if (frame !== undefined) frame.from = change
       },
     }
   }

@@ -97,6 +97,12 @@ export interface JournalEntry {
    */
   existing?: readonly string[]
   /**
+   * How the fingerprint was made: 2 once an update's carries the change it makes (IntentParts.from).
+   * Such an entry is found by today's fingerprint only; an entry without it (of an earlier version)
+   * also by the fingerprints earlier versions wrote (see fingerprints).
+   */
+  scheme?: 2
+  /**
    * A create's hash of what the account it makes shows (Reconcile.shows): two orders with different
    * hashes cannot have made the same account, so one's unanswered order never clouds the other's
    * match (see OrderJournal.unresolvedBeside). Absent in entries of older versions.

@@ -1242,12 +1242,14 @@ describe('a stopped run applied again much later, or with a new write-only passw
     const first = await answeredThenKilled(dir, () => T0)
     const [name] = readdirSync(dir)
     const file = join(dir, name ?? '')
-    const stored = JSON.parse(readFileSync(file, 'utf8')) as { fingerprint: string }
+    const stored = JSON.parse(readFileSync(file, 'utf8')) as { fingerprint: string; scheme?: number }
     const parts = { baseUrl: BASE_URL, apiKey: 'secret-key', method: 'POST', path: '/lites', body: first.sent, scope: undefined }
     const [current, earlier] = fingerprints(parts)
     assert.equal(stored.fingerprint, current, 'the entry carries the fingerprint of these parts')
     assert.ok(earlier !== undefined && earlier !== current)
-    writeFileSync(file, JSON.stringify({ ...stored, fingerprint: earlier }))
+    // As that version wrote it: the password in the hash, and no fingerprint scheme.
+    const { scheme: _scheme, ...written } = stored
+    writeFileSync(file, JSON.stringify({ ...written, fingerprint: earlier }))
     const second = rerun(dir, [], () => T0 + HOUR)
     assert.equal((await second.create()).account_id, '100042')
     assert.equal(second.requests.length, 0)
@@ -1615,7 +1617,7 @@ describe("a change repeated later is a new order, not the stopped run's (the cha
   /** An operation frame of an update step that starts from a disk of `size` GB (core sets `from`; see OperationFrame.from). */
   function stepFrame(size: number) {
     const op = frame(undefined, 60_000)
-    op.value.from = JSON.stringify([['size', size]])
+    op.value.from = JSON.stringify([['size', size, size + 10]])
     return op
   }
   const UPGRADE = { order_id: '500018', account_id: '100042' }
@@ -1731,6 +1733,11 @@ describe("a change repeated later is a new order, not the stopped run's (the cha
     })
     await first.client.lites.upgradeDisk('100042', { additional_size: 10 })
     killed.kill()
+    // As an earlier version wrote it: no fingerprint scheme.
+    for (const name of readdirSync(dir).filter((f) => f.endsWith('.json'))) {
+      const { scheme: _scheme, ...earlier } = JSON.parse(readFileSync(join(dir, name), 'utf8'))
+      writeFileSync(join(dir, name), JSON.stringify(earlier))
+    }
     const second = testClient([], {
       journalDirectory: dir,
       operation: () => stepFrame(60).value,
@@ -1738,5 +1745,58 @@ describe("a change repeated later is a new order, not the stopped run's (the cha
     })
     assert.deepEqual(await second.client.lites.upgradeDisk('100042', { additional_size: 10 }), UPGRADE)
     assert.equal(second.requests.length, 0)
+  })
+
+  test("this version's action (no change to start from) is another intent than a change of the same request: the change is sent", async () => {
+    const dir = journal()
+    const killed = providerProcess()
+    const action = testClient([echoing(200, true)], {
+      journalDirectory: dir,
+      operation: () => frame().value,
+      journalOptions: killed.journalOptions,
+    })
+    await action.client.lites.rebuildVm('100042', { select_os: 'Debian-12' })
+    killed.kill()
+    const op = frame()
+    op.value.from = JSON.stringify([['rebuild_os', null, 'Debian-12']])
+    const step = testClient([echoing(200, true)], {
+      journalDirectory: dir,
+      operation: () => op.value,
+      journalOptions: providerProcess().journalOptions,
+    })
+    await step.client.lites.rebuildVm('100042', { select_os: 'Debian-12' })
+    assert.deepEqual(
+      step.requests.map((r) => r.method),
+      ['PUT'],
+    )
+  })
+
+  test('planned from a state that does not show the stopped +10 GB yet, a +10 GB to 80 GB is another change than the one to 70 GB: it is ordered', async () => {
+    const dir = journal()
+    const killed = providerProcess()
+    const change = (to: number) => {
+      const op = frame(undefined, 60_000)
+      op.value.from = JSON.stringify([['size', 60, to]])
+      return op
+    }
+    const first = testClient([echoing(200, UPGRADE)], {
+      journalDirectory: dir,
+      operation: () => change(70).value,
+      journalOptions: killed.journalOptions,
+    })
+    await first.client.lites.upgradeDisk('100042', { additional_size: 10 })
+    killed.kill()
+    // The service shows 70 GB by now, so the step's increment to 80 GB is +10 GB again.
+    const second = testClient([echoing(200, UPGRADE)], {
+      journalDirectory: dir,
+      operation: () => change(80).value,
+      journalOptions: providerProcess().journalOptions,
+      idempotencyKey: () => 'second-key',
+    })
+    await second.client.lites.upgradeDisk('100042', { additional_size: 10 })
+    assert.deepEqual(
+      second.requests.map((r) => [r.method, r.headers.get('idempotency-key')]),
+      [['PUT', 'second-key']],
+    )
   })
 })

@@ -42,9 +42,10 @@ export interface IntentParts {
   /** What the front end knows identifies the resource (a Pulumi URN); undefined for Terraform. */
   readonly scope: string | undefined
   /**
-   * What the change starts from, as the engine's state holds it before the change (OperationFrame.from);
-   * undefined for a create. Two identical requests from different starting points are two orders: a
-   * second +10 GB once the first shows in state, or a package changed back and forth.
+   * The change an update makes, from the values the engine's state holds to the planned ones
+   * (OperationFrame.from); undefined for a create. Two identical requests of two changes are two
+   * orders: a second +10 GB once the first shows in state (another start), or planned from a state
+   * that does not show it yet (another target).
    */
   readonly from?: string | undefined
 }
@@ -211,10 +212,16 @@ export class OrderJournal {
     return (await this.takeable(intent))[0]
   }
 
-  /** The entries of an intent (see Intent), oldest first. */
+  /**
+   * The entries of an intent (see Intent), oldest first: by today's fingerprint (the first), and by
+   * the earlier ones only those an earlier version wrote (an action this version sends without a
+   * change, which has no `from`, is another intent than a change's of the same request).
+   */
   private async ofIntent(intent: Intent): Promise<JournalEntry[]> {
+    const [current, ...earlier] = fingerprintsOf(intent)
     const all: JournalEntry[] = []
-    for (const value of fingerprintsOf(intent)) all.push(...(await this.entries({ fingerprint: value })))
+    if (current !== undefined) all.push(...(await this.entries({ fingerprint: current })))
+    for (const value of earlier) all.push(...(await this.entries({ fingerprint: value })).filter((e) => e.scheme === undefined))
     return all.sort((a, b) => a.sentAt - b.sentAt)
   }
 
@@ -317,6 +324,7 @@ export class OrderJournal {
       sentAt: this.now(),
       state: 'sent',
       owner: this.owner,
+      scheme: 2,
       ...(creates ? { creates: true as const } : {}),
       ...(existing !== undefined ? { existing: [...existing] } : {}),
       ...(shows !== undefined ? { shows } : {}),
