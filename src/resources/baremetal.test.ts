@@ -2,6 +2,7 @@
 // import, the keypair, additional IPs and their assignment, elastic storage, and the Metal lookups.
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
+import { vmBody } from '../../test/support/fixtures.js'
 import { Harness } from '../../test/support/harness.js'
 import { checkPlanOnline, type ValueMap, validateConfig } from '../core/index.js'
 import { baremetal } from './baremetal.js'
@@ -209,14 +210,7 @@ describe('additional IPs and assignments', () => {
     const free = h.plan(server, serverState, { ...serverConfig, promocode: 'PROMO10' }).diagnostics.map((d) => d.detail)
     assert.match(free[0] ?? '', /baremetal places no order after its create/)
     const vm = liteVm(lite)
-    const vmConfig = {
-      product_id: 101,
-      cycle: 'm',
-      select_os: 'Ubuntu-22.04',
-      keypair_id: 1,
-      ssh_and_console_user: 'deployer',
-      console_password: 'S3cretPass9',
-    }
+    const vmConfig = vmBody(1, 101, 'order-time-vm')
     const vmPrior = { ...h.plan(vm, null, vmConfig).planned, id: '100009' }
     const vmPlan = h.plan(vm, vmPrior, { ...vmConfig, promocode: 'PROMO10' })
     const paid = vmPlan.diagnostics.map((d) => d.detail)
