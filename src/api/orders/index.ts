@@ -4,8 +4,8 @@
 //
 // The guarantee. An order is recorded in the order journal before it is sent, with its
 // Idempotency-Key; it is replayed with that key until it answers, and a later run that wants the same
-// thing (same service, key, method, path, body and scope, and for a change the state it starts from)
-// takes the entry over instead of ordering
+// thing (same service, key, method, path, body and scope, and for a change of an existing object the
+// same change from the same state) takes the entry over instead of ordering
 // again: it gets the recorded account back, or resends with the same key, which the service answers
 // with the first order's result (it keeps keys for 24 hours; entries are reused for 23). Against a
 // service that has not confirmed that it recognises keys, an order whose outcome is unclear is never
