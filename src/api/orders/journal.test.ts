@@ -1699,6 +1699,33 @@ describe("a change repeated later is a new order, not the stopped run's (the cha
     )
   })
 
+  test("a change answered by another service (staging beside production, the same ids) leaves the stopped run's entry of this one open", async () => {
+    const dir = journal()
+    const killed = providerProcess()
+    const first = testClient([echoing(200, UPGRADE)], {
+      journalDirectory: dir,
+      operation: () => stepFrame(60).value,
+      journalOptions: killed.journalOptions,
+    })
+    await first.client.lites.upgradeDisk('100042', { additional_size: 10 })
+    killed.kill()
+    const staging = testClient([echoing(200, UPGRADE)], {
+      journalDirectory: dir,
+      operation: () => stepFrame(70).value,
+      journalOptions: providerProcess().journalOptions,
+      baseUrl: 'https://staging.api.example.invalid/v1',
+    })
+    await staging.client.lites.upgradeDisk('100042', { additional_size: 10 })
+    // The re-run against this service still takes its own stopped order over: nothing is sent.
+    const rerun = testClient([], {
+      journalDirectory: dir,
+      operation: () => stepFrame(60).value,
+      journalOptions: providerProcess().journalOptions,
+    })
+    assert.deepEqual(await rerun.client.lites.upgradeDisk('100042', { additional_size: 10 }), UPGRADE)
+    assert.equal(rerun.requests.length, 0)
+  })
+
   test('keys ignored, an upgrade whose answer was lost is not sent again; a second +10 GB once the first shows in state is ordered, no stop', async () => {
     const dir = journal()
     const lost = providerProcess()

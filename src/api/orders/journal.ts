@@ -534,7 +534,9 @@ export class OrderJournal {
   async supersede(entry: JournalEntry): Promise<void> {
     const now = this.now()
     for (const e of await this.entries()) {
-      if (e.id === entry.id || e.method !== entry.method || e.path !== entry.path || e.creates === true || e.sentAt > entry.sentAt) continue
+      // The same call on the same service: another service (staging beside production) may use the same ids.
+      if (e.id === entry.id || e.service !== entry.service || e.method !== entry.method || e.path !== entry.path) continue
+      if (e.creates === true || e.sentAt > entry.sentAt) continue
       if (!stillOpen(e, now) || this.held.has(e.id)) continue
       if (e.owner?.token !== this.owner.token && !(await this.ownerGone(e.owner))) continue
       e.state = 'settled'
