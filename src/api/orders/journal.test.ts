@@ -1614,135 +1614,96 @@ describe('a stopped order of a resource edited since', () => {
 })
 
 describe("a change repeated later is a new order, not the stopped run's (the change starts from another state)", () => {
-  /** An operation frame of an update step that starts from a disk of `size` GB (core sets `from`; see OperationFrame.from). */
-  function stepFrame(size: number) {
-    const op = frame(undefined, 60_000)
-    op.value.from = JSON.stringify([['size', size, size + 10]])
-    return op
-  }
   const UPGRADE = { order_id: '500018', account_id: '100042' }
+  type Run = ReturnType<typeof providerProcess>
+  /** A change of disk size as core passes it on (OperationFrame.from): from `from` GB to `to` GB. */
+  const disk = (from: number, to = from + 10) => JSON.stringify([['size', from, to]])
+
+  /**
+   * A client of `run`'s process on the journal `dir`, in one operation whose step makes `change`
+   * (undefined: none, as an earlier version's step or an action sends), answered by `replies`.
+   */
+  function stepClient(dir: string, change: string | undefined, run: Run, replies: Parameters<typeof testClient>[0], key?: string) {
+    const op = frame(undefined, 60_000)
+    op.value.from = change
+    const client = testClient(replies, {
+      journalDirectory: dir,
+      operation: () => op.value,
+      journalOptions: run.journalOptions,
+      ...(key === undefined ? {} : { idempotencyKey: () => key }),
+    })
+    return { ...client, op }
+  }
+  const upgrade = (c: ReturnType<typeof stepClient>) => c.client.lites.upgradeDisk('100042', { additional_size: 10 })
+  const sent = (c: ReturnType<typeof stepClient>) => c.requests.map((r) => [r.method, r.headers.get('idempotency-key')])
 
   test('answered, then killed: from the same state the re-run takes the answer over; a second +10 GB from the state the first left is ordered', async () => {
     const dir = journal()
     const killed = providerProcess()
-    const first = testClient([echoing(200, UPGRADE)], {
-      journalDirectory: dir,
-      operation: () => stepFrame(60).value,
-      journalOptions: killed.journalOptions,
-    })
-    await first.client.lites.upgradeDisk('100042', { additional_size: 10 })
+    await upgrade(stepClient(dir, disk(60), killed, [echoing(200, UPGRADE)]))
     killed.kill()
     // The re-run of the same change (its state still says 60 GB): the answer, nothing sent. It is killed too.
     const rerun = providerProcess()
-    const resumed = testClient([], { journalDirectory: dir, operation: () => stepFrame(60).value, journalOptions: rerun.journalOptions })
-    assert.deepEqual(await resumed.client.lites.upgradeDisk('100042', { additional_size: 10 }), UPGRADE)
+    const resumed = stepClient(dir, disk(60), rerun, [])
+    assert.deepEqual(await upgrade(resumed), UPGRADE)
     assert.equal(resumed.requests.length, 0)
     rerun.kill()
     // From 70 GB (the first upgrade shows in state): a new order with its own key, though the first is still open.
     const later = providerProcess()
-    const again = testClient([echoing(200, UPGRADE)], {
-      journalDirectory: dir,
-      operation: () => stepFrame(70).value,
-      journalOptions: later.journalOptions,
-      idempotencyKey: () => 'second-key',
-    })
-    await again.client.lites.upgradeDisk('100042', { additional_size: 10 })
-    assert.deepEqual(
-      again.requests.map((r) => [r.method, r.headers.get('idempotency-key')]),
-      [['PUT', 'second-key']],
-    )
+    const again = stepClient(dir, disk(70), later, [echoing(200, UPGRADE)], 'second-key')
+    await upgrade(again)
+    assert.deepEqual(sent(again), [['PUT', 'second-key']])
     later.kill()
     // Once the second answered, the first is past: from 60 GB again (the disk shrunk out of band), it is ordered.
-    const third = testClient([echoing(200, UPGRADE)], {
-      journalDirectory: dir,
-      operation: () => stepFrame(60).value,
-      journalOptions: providerProcess().journalOptions,
-      idempotencyKey: () => 'third-key',
-    })
-    await third.client.lites.upgradeDisk('100042', { additional_size: 10 })
-    assert.deepEqual(
-      third.requests.map((r) => [r.method, r.headers.get('idempotency-key')]),
-      [['PUT', 'third-key']],
-    )
+    const third = stepClient(dir, disk(60), providerProcess(), [echoing(200, UPGRADE)], 'third-key')
+    await upgrade(third)
+    assert.deepEqual(sent(third), [['PUT', 'third-key']])
   })
 
   test('a package changed from A to B and killed, then back to A and to B again: the second A to B is ordered, not answered from the first', async () => {
     const dir = journal()
-    const change = (
-      from: number,
-      to: number,
-      run: ReturnType<typeof providerProcess>,
-      replies: Parameters<typeof testClient>[0],
-      key: string,
-    ) => {
-      const op = frame(undefined, 60_000)
-      op.value.from = JSON.stringify([['product_id', from]])
-      const c = testClient(replies, {
-        journalDirectory: dir,
-        operation: () => op.value,
-        journalOptions: run.journalOptions,
-        idempotencyKey: () => key,
-      })
-      return { c, done: c.client.lites.changePackage('100042', { new_product_id: to }), op }
+    const change = (from: number, to: number, run: Run, key: string) => {
+      const c = stepClient(dir, JSON.stringify([['product_id', from]]), run, [echoing(200, UPGRADE)], key)
+      return { c, done: c.client.lites.changePackage('100042', { new_product_id: to }) }
     }
     const killed = providerProcess()
-    await change(101, 102, killed, [echoing(200, UPGRADE)], 'a-to-b').done
+    await change(101, 102, killed, 'a-to-b').done
     killed.kill()
-    const back = change(102, 101, providerProcess(), [echoing(200, UPGRADE)], 'b-to-a')
+    const back = change(102, 101, providerProcess(), 'b-to-a')
     await back.done
-    await back.op.finish()
-    const forth = change(101, 102, providerProcess(), [echoing(200, UPGRADE)], 'a-to-b-again')
+    await back.c.op.finish()
+    const forth = change(101, 102, providerProcess(), 'a-to-b-again')
     await forth.done
-    assert.deepEqual(
-      forth.c.requests.map((r) => [r.method, r.headers.get('idempotency-key')]),
-      [['POST', 'a-to-b-again']],
-    )
+    assert.deepEqual(sent(forth.c), [['POST', 'a-to-b-again']])
   })
 
   test("a change answered by another service (staging beside production, the same ids) leaves the stopped run's entry of this one open", async () => {
     const dir = journal()
     const killed = providerProcess()
-    const first = testClient([echoing(200, UPGRADE)], {
-      journalDirectory: dir,
-      operation: () => stepFrame(60).value,
-      journalOptions: killed.journalOptions,
-    })
-    await first.client.lites.upgradeDisk('100042', { additional_size: 10 })
+    await upgrade(stepClient(dir, disk(60), killed, [echoing(200, UPGRADE)]))
     killed.kill()
+    const op = frame(undefined, 60_000)
+    op.value.from = disk(70)
     const staging = testClient([echoing(200, UPGRADE)], {
       journalDirectory: dir,
-      operation: () => stepFrame(70).value,
+      operation: () => op.value,
       journalOptions: providerProcess().journalOptions,
       baseUrl: 'https://staging.api.example.invalid/v1',
     })
     await staging.client.lites.upgradeDisk('100042', { additional_size: 10 })
     // The re-run against this service still takes its own stopped order over: nothing is sent.
-    const rerun = testClient([], {
-      journalDirectory: dir,
-      operation: () => stepFrame(60).value,
-      journalOptions: providerProcess().journalOptions,
-    })
-    assert.deepEqual(await rerun.client.lites.upgradeDisk('100042', { additional_size: 10 }), UPGRADE)
+    const rerun = stepClient(dir, disk(60), providerProcess(), [])
+    assert.deepEqual(await upgrade(rerun), UPGRADE)
     assert.equal(rerun.requests.length, 0)
   })
 
   test('keys ignored, an upgrade whose answer was lost is not sent again; a second +10 GB once the first shows in state is ordered, no stop', async () => {
     const dir = journal()
     const lost = providerProcess()
-    const first = testClient([fail(502, 'Bad Gateway'), fail(405, 'x')], {
-      journalDirectory: dir,
-      operation: () => stepFrame(60).value,
-      journalOptions: lost.journalOptions,
-    })
-    await assert.rejects(first.client.lites.upgradeDisk('100042', { additional_size: 10 }), /not sent again/)
+    await assert.rejects(upgrade(stepClient(dir, disk(60), lost, [fail(502, 'Bad Gateway'), fail(405, 'x')])), /not sent again/)
     lost.kill()
-    const next = testClient([ok(UPGRADE)], {
-      journalDirectory: dir,
-      operation: () => stepFrame(70).value,
-      journalOptions: providerProcess().journalOptions,
-      idempotencyKey: () => 'second-key',
-    })
-    assert.deepEqual(await next.client.lites.upgradeDisk('100042', { additional_size: 10 }), UPGRADE)
+    const next = stepClient(dir, disk(70), providerProcess(), [ok(UPGRADE)], 'second-key')
+    assert.deepEqual(await upgrade(next), UPGRADE)
     assert.deepEqual(
       next.requests.map((r) => r.method),
       ['PUT'],
@@ -1753,44 +1714,25 @@ describe("a change repeated later is a new order, not the stopped run's (the cha
     const dir = journal()
     const killed = providerProcess()
     // An earlier version's step: no `from` in its operation.
-    const first = testClient([echoing(200, UPGRADE)], {
-      journalDirectory: dir,
-      operation: () => frame(undefined, 60_000).value,
-      journalOptions: killed.journalOptions,
-    })
-    await first.client.lites.upgradeDisk('100042', { additional_size: 10 })
+    await upgrade(stepClient(dir, undefined, killed, [echoing(200, UPGRADE)]))
     killed.kill()
     // As an earlier version wrote it: no fingerprint scheme.
     for (const name of readdirSync(dir).filter((f) => f.endsWith('.json'))) {
       const { scheme: _scheme, ...earlier } = JSON.parse(readFileSync(join(dir, name), 'utf8'))
       writeFileSync(join(dir, name), JSON.stringify(earlier))
     }
-    const second = testClient([], {
-      journalDirectory: dir,
-      operation: () => stepFrame(60).value,
-      journalOptions: providerProcess().journalOptions,
-    })
-    assert.deepEqual(await second.client.lites.upgradeDisk('100042', { additional_size: 10 }), UPGRADE)
+    const second = stepClient(dir, disk(60), providerProcess(), [])
+    assert.deepEqual(await upgrade(second), UPGRADE)
     assert.equal(second.requests.length, 0)
   })
 
   test("this version's action (no change to start from) is another intent than a change of the same request: the change is sent", async () => {
     const dir = journal()
     const killed = providerProcess()
-    const action = testClient([echoing(200, true)], {
-      journalDirectory: dir,
-      operation: () => frame().value,
-      journalOptions: killed.journalOptions,
-    })
+    const action = stepClient(dir, undefined, killed, [echoing(200, true)])
     await action.client.lites.rebuildVm('100042', { select_os: 'Debian-12' })
     killed.kill()
-    const op = frame()
-    op.value.from = JSON.stringify([['rebuild_os', null, 'Debian-12']])
-    const step = testClient([echoing(200, true)], {
-      journalDirectory: dir,
-      operation: () => op.value,
-      journalOptions: providerProcess().journalOptions,
-    })
+    const step = stepClient(dir, JSON.stringify([['rebuild_os', null, 'Debian-12']]), providerProcess(), [echoing(200, true)])
     await step.client.lites.rebuildVm('100042', { select_os: 'Debian-12' })
     assert.deepEqual(
       step.requests.map((r) => r.method),
@@ -1801,29 +1743,11 @@ describe("a change repeated later is a new order, not the stopped run's (the cha
   test('planned from a state that does not show the stopped +10 GB yet, a +10 GB to 80 GB is another change than the one to 70 GB: it is ordered', async () => {
     const dir = journal()
     const killed = providerProcess()
-    const change = (to: number) => {
-      const op = frame(undefined, 60_000)
-      op.value.from = JSON.stringify([['size', 60, to]])
-      return op
-    }
-    const first = testClient([echoing(200, UPGRADE)], {
-      journalDirectory: dir,
-      operation: () => change(70).value,
-      journalOptions: killed.journalOptions,
-    })
-    await first.client.lites.upgradeDisk('100042', { additional_size: 10 })
+    await upgrade(stepClient(dir, disk(60, 70), killed, [echoing(200, UPGRADE)]))
     killed.kill()
     // The service shows 70 GB by now, so the step's increment to 80 GB is +10 GB again.
-    const second = testClient([echoing(200, UPGRADE)], {
-      journalDirectory: dir,
-      operation: () => change(80).value,
-      journalOptions: providerProcess().journalOptions,
-      idempotencyKey: () => 'second-key',
-    })
-    await second.client.lites.upgradeDisk('100042', { additional_size: 10 })
-    assert.deepEqual(
-      second.requests.map((r) => [r.method, r.headers.get('idempotency-key')]),
-      [['PUT', 'second-key']],
-    )
+    const second = stepClient(dir, disk(60, 80), providerProcess(), [echoing(200, UPGRADE)], 'second-key')
+    await upgrade(second)
+    assert.deepEqual(sent(second), [['PUT', 'second-key']])
   })
 })
