@@ -5,7 +5,7 @@
  * order-time inputs cannot be read back), and the create, resume, read, delete and listing of an
  * account whose create is one order and whose read is one call.
  */
-import { type Account, type Client, type Order, statusIs } from '../api/index.js'
+import type { Account, Client, Order } from '../api/index.js'
 import {
   type Attributes,
   bool,
@@ -157,12 +157,8 @@ export function orderedAccount<X extends Attributes & Record<(typeof ORDER_TIME_
     async resume(ctx: ResumeContext<Client, X>) {
       return observe(await waitAgain(ctx, (id) => calls.get(ctx.client, id, ctx.signal), what))
     },
-    // A resume only waits for Active (the account's status model): a read that shows it Active, as the
-    // wait itself tells Active (statusIs), ends it.
-    finished: (observed: Observed<X>) => {
-      const { status } = observed as { status?: unknown }
-      return typeof status === 'string' && statusIs(status, 'Active')
-    },
+    // A resume only waits for Active (the account's status model): a read that shows it Active ends it.
+    finished: (observed: Observed<X>) => (observed as { status?: unknown }).status === 'Active',
     async read(ctx: ReadContext<Client, X>) {
       return unlessTerminated(await calls.get(ctx.client, ctx.id, ctx.signal), observe)
     },
