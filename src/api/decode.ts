@@ -2,26 +2,38 @@
 // booleans. A payload that breaks the contract throws ShapeError; the transport turns it into a
 // DecodeError that names the request.
 
+import { isSecretKey, redact } from './redact.js'
+
 export type JsonObject = Record<string, unknown>
 
 export class ShapeError extends Error {
   override readonly name = 'ShapeError'
 }
 
-function show(value: unknown): string {
-  const text = JSON.stringify(value) ?? String(value)
+/**
+ * A value of the wrong shape as an error message may show it: numbers, flags and null as they are; a
+ * string only when short and not under a secret-looking key (a private key sent as the wrong type must
+ * not reach a message); an object or array with its secret-looking keys redacted, cut at 60 characters.
+ */
+function show(value: unknown, at: string): string {
+  if (typeof value === 'string') {
+    return value.length > 24 || isSecretKey(at.slice(at.lastIndexOf('.') + 1))
+      ? `a string of ${value.length} characters`
+      : JSON.stringify(value)
+  }
+  const text = JSON.stringify(redact(value)) ?? String(value)
   return text.length > 60 ? `${text.slice(0, 60)}…` : text
 }
 
 export function object(value: unknown, at: string): JsonObject {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    throw new ShapeError(`${at} should be an object, got ${show(value)}`)
+    throw new ShapeError(`${at} should be an object, got ${show(value, at)}`)
   }
   return value as JsonObject
 }
 
 export function array<T>(value: unknown, at: string, item: (value: unknown, at: string) => T): T[] {
-  if (!Array.isArray(value)) throw new ShapeError(`${at} should be an array, got ${show(value)}`)
+  if (!Array.isArray(value)) throw new ShapeError(`${at} should be an array, got ${show(value, at)}`)
   return value.map((v, i) => item(v, `${at}[${i}]`))
 }
 
@@ -33,7 +45,7 @@ export function string(value: unknown, at: string): string {
   if (typeof value === 'string') return value
   // A number where text is expected loses nothing when kept as its decimal text.
   if (typeof value === 'number' && Number.isFinite(value)) return String(value)
-  throw new ShapeError(`${at} should be a string, got ${show(value)}`)
+  throw new ShapeError(`${at} should be a string, got ${show(value, at)}`)
 }
 
 /** A text the service may leave out or send as null, read as empty: a label or a name nobody set. */
@@ -46,13 +58,13 @@ const NUMERIC = /^-?\d+(\.\d+)?$/
 export function number(value: unknown, at: string): number {
   if (typeof value === 'number' && Number.isFinite(value)) return value
   if (typeof value === 'string' && NUMERIC.test(value.trim())) return Number(value.trim())
-  throw new ShapeError(`${at} should be a number, got ${show(value)}`)
+  throw new ShapeError(`${at} should be a number, got ${show(value, at)}`)
 }
 
 /** Keypair, product, invoice and payment ids: JSON integers, numeric strings accepted. */
 export function numericId(value: unknown, at: string): number {
   const n = number(value, at)
-  if (!Number.isSafeInteger(n) || n < 0) throw new ShapeError(`${at} should be a whole id, got ${show(value)}`)
+  if (!Number.isSafeInteger(n) || n < 0) throw new ShapeError(`${at} should be a whole id, got ${show(value, at)}`)
   return n
 }
 
@@ -60,14 +72,14 @@ export function numericId(value: unknown, at: string): number {
 export function accountId(value: unknown, at: string): string {
   if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) return String(value)
   if (typeof value === 'string' && /^\d+$/.test(value.trim())) return value.trim().replace(/^0+(?=\d)/, '')
-  throw new ShapeError(`${at} should be an id (digits), got ${show(value)}`)
+  throw new ShapeError(`${at} should be an id (digits), got ${show(value, at)}`)
 }
 
 export function boolean(value: unknown, at: string): boolean {
   if (typeof value === 'boolean') return value
   if (value === 1 || value === '1' || value === 'true') return true
   if (value === 0 || value === '0' || value === 'false') return false
-  throw new ShapeError(`${at} should be a boolean or 0/1, got ${show(value)}`)
+  throw new ShapeError(`${at} should be a boolean or 0/1, got ${show(value, at)}`)
 }
 
 /** Reads `key` of `source`; `read` gets the field's path for its error message. */

@@ -12,7 +12,8 @@ export interface RedactOptions {
   readonly extraKeys?: readonly string[]
 }
 
-function isSecretKey(key: string, parts: readonly string[]): boolean {
+/** Whether a key's value is a secret by its name (`parts`: the default fragments, or those and more). */
+export function isSecretKey(key: string, parts: readonly string[] = SECRET_KEY_PARTS): boolean {
   const lower = key.toLowerCase()
   return parts.some((part) => lower.includes(part))
 }

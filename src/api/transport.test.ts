@@ -3,6 +3,7 @@
 // retries keep (its Idempotency-Key), and secrets that never leave their origin or reach an error.
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
+import { accountId } from './decode.js'
 import { ApiError, DecodeError, TransportError } from './errors.js'
 import { fail, json, ok, testClient } from '../../test/support/fake-fetch.js'
 
@@ -127,6 +128,38 @@ describe('success envelopes', () => {
     assert.match(notJson.message, /GET \/lites\/accounts\/1/)
     const shape = await rejects(client.lites.createVm(createBody()), DecodeError)
     assert.match(shape.message, /order_id/)
+  })
+
+  test('an answer that cannot be read never shows its content: a key or a VPN profile cut short stays out of the message', async () => {
+    const key = '-----BEGIN OPENSSH PRIVATE KEY-----\\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmU'
+    const cut = `{"success":true,"code":200,"data":{"private_key":"${key}`
+    const { client } = testClient([
+      new Response(cut, { status: 200 }),
+      new Response('<html><body>Bad gateway</body></html>', { status: 200 }),
+    ])
+    const truncated = await rejects(client.lites.getVm('1'), DecodeError)
+    assert.match(truncated.message, /not JSON \(\d+ characters, not shown/)
+    assert.ok(!truncated.message.includes('BEGIN OPENSSH'), truncated.message)
+    const page = await rejects(client.lites.getVm('1'), DecodeError)
+    assert.match(page.message, /web page: check that base_url/)
+    assert.ok(!page.message.includes('Bad gateway'), page.message)
+  })
+
+  test('a field of the wrong type is named; a long or secret-named text in it is not shown', async () => {
+    const { client } = testClient([
+      ok({ order_id: 'x' }),
+      ok({ ...ORDER, order_id: { private_key: 'PRIVATE-KEY-MATERIAL-0123456789', n: 1 } }),
+    ])
+    const short = await rejects(client.lites.createVm(createBody()), DecodeError)
+    assert.match(short.message, /order_id should be an id \(digits\), got "x"/)
+    const nested = await rejects(client.lites.createVm(createBody()), DecodeError)
+    assert.match(nested.message, /order_id should be an id \(digits\), got \{"private_key":"\*\*\*","n":1\}/)
+    assert.ok(!nested.message.includes('PRIVATE-KEY-MATERIAL'), nested.message)
+    assert.throws(
+      () => accountId('hunter22', 'data.root_password'),
+      /data\.root_password should be an id \(digits\), got a string of 8 characters$/,
+    )
+    assert.throws(() => accountId('x'.repeat(40), 'data.order_id'), /got a string of 40 characters$/)
   })
 })
 

@@ -341,7 +341,9 @@ export class Transport {
     try {
       payload = unwrap(text)
     } catch {
-      throw new DecodeError(`the body is not JSON: ${JSON.stringify(this.scrub(text, spec).slice(0, 200))}`, context)
+      // Never an excerpt: a successful answer cut short may hold a private key or a VPN profile that no scrub knows.
+      const page = /^\s*</.test(text) ? ' It looks like a web page: check that base_url is the address the API answers at.' : ''
+      throw new DecodeError(`the body is not JSON (${text.length} characters, not shown: an answer may hold secrets).${page}`, context)
     }
     try {
       return spec.decode(payload)

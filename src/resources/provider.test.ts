@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, test } from 'node:test'
 import { InputError, silentLogger, validateConfig } from '../core/index.js'
+import { describeDatabase } from '../api/index.js'
 import { providerDefinition } from './provider.js'
 
 const provider = providerDefinition
@@ -22,6 +23,8 @@ const NOT_A_DIRECTORY: Record<string, string> = {
   'postgresql: without //': `postgresql:ci:${PASSWORD}@db.internal/terraform`,
   'user:password@host without a scheme': `ci:${PASSWORD}@db.internal:5432/terraform`,
   'a tab inside': `journal\t${PASSWORD}`,
+  // Read by a URL parser as host ci, port 2024 and the rest of the password as the database.
+  'a password with an unencoded /': `postgresql://ci:2024/${PASSWORD}@db.internal:5432/terraform`,
 }
 
 /** Configures the provider as the server does: the full configuration, every setting present. */
@@ -95,6 +98,17 @@ describe('order_journal', () => {
       }
     })
   }
+
+  test('the database as messages name it shows neither the password nor a part of one that spilled past the host', () => {
+    assert.equal(
+      describeDatabase(`postgresql://ci:${PASSWORD}@db.internal:5432/terraform`),
+      'postgresql://ci@db.internal:5432/terraform (table provider_order_journal)',
+    )
+    for (const spilled of ['/', '?', '#']) {
+      const text = describeDatabase(`postgresql://ci:2024${spilled}${PASSWORD}@db.internal:5432/terraform`)
+      assert.ok(!text.includes(PASSWORD), `${spilled}: ${text}`)
+    }
+  })
 
   test('a directory, relative or absolute, and a postgresql:// or postgres:// connection string are accepted', () => {
     for (const value of [

@@ -53,6 +53,8 @@ export function isPostgresUrl(value: string): boolean {
 export function describeDatabase(url: string): string {
   try {
     const parsed = new URL(url)
+    // An @ past the host is a password with an unencoded / ? or #: the rest of it would show as the path.
+    if (misplacedAt(parsed)) return `a PostgreSQL database (table ${JOURNAL_TABLE})`
     const user = parsed.username === '' ? '' : `${decodeURIComponent(parsed.username)}@`
     return `postgresql://${user}${parsed.host}${parsed.pathname} (table ${JOURNAL_TABLE})`
   } catch {
@@ -69,7 +71,18 @@ export function postgresUrlProblem(url: string): string | null {
     return 'is not a valid URL; expected postgresql://user:password@host:5432/database'
   }
   if (parsed.hostname === '') return 'names no host; expected postgresql://user:password@host:5432/database'
+  if (misplacedAt(parsed)) {
+    return (
+      'has an @ after its host: a user or password holding /, ? or # must percent-encode it ' +
+      '(/ as %2F, ? as %3F, # as %23, @ as %40), or the client reads part of the password as the host and database'
+    )
+  }
   return null
+}
+
+/** Whether an @ follows the host: the sign of userinfo with an unencoded / ? or #, which then spills into the path. */
+function misplacedAt(parsed: URL): boolean {
+  return `${parsed.pathname}${parsed.search}${parsed.hash}`.includes('@')
 }
 
 /** Two positive int4 keys from an owner token: the advisory lock that says its process runs. */
