@@ -67,8 +67,9 @@ export class ApiError extends Error {
     this.refreshMessage()
   }
 
+  /** 404 Not Found or 410 Gone: definite evidence that the object is not there (a read removes it, a delete is done). */
   get notFound(): boolean {
-    return this.status === 404
+    return this.status === 404 || this.status === 410
   }
 
   /** 'client': fix the input or the key. 'server': for a mutating request the outcome is unknown. */

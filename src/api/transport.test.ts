@@ -197,10 +197,12 @@ describe('error decoding', () => {
     assert.match(error.message, /409.*Pending.*account 100042.*request id 7/)
   })
 
-  test('a 404 is notFound and a 5xx is the server fault; an order says its outcome is unknown', async () => {
-    const { client } = testClient([fail(404, 'no such account'), fail(500, 'boom')])
+  test('a 404 or a 410 is notFound and a 5xx is the server fault; an order says its outcome is unknown', async () => {
+    const { client } = testClient([fail(404, 'no such account'), fail(410, 'gone'), fail(500, 'boom')])
     const missing = await rejects(client.lites.getVm('9'), ApiError)
     assert.equal(missing.notFound, true)
+    const gone = await rejects(client.lites.deleteVm('9'), ApiError)
+    assert.equal(gone.notFound, true, 'a 410 Gone is as definite as a 404')
     const broken = await rejects(client.lites.renameVm('9', { name: 'abcdef' }), ApiError)
     assert.equal(broken.notFound, false)
     assert.equal(broken.fault, 'server')
