@@ -176,7 +176,7 @@ export function createClient(options: ClientOptions): Client {
           settlement: {
             where: journal.where,
             account: (id: string) => journal.accountInState(id),
-            delivered: () => journal.engineClosed(),
+            delivered: (saved?: () => ReadonlySet<string>) => journal.engineClosed(saved),
             notices: () => orders.unmanaged(),
           },
         }

@@ -5,6 +5,7 @@
 export {
   abandonDeliveries,
   currentOperation,
+  registerSavedState,
   registerSettlement,
   settleAccount,
   settleDeliveries,

@@ -94,12 +94,36 @@ export async function settleAccount(id: unknown): Promise<void> {
   if (text !== '') await eachSettlement((s) => s.account(text))
 }
 
+/** The ids that the state the engine saved names, where the front end can read it (see registerSavedState). */
+let savedState: (() => ReadonlySet<string>) | undefined
+
+/**
+ * A front end whose engine saves its state before it closes the provider, where the provider can read
+ * it, registers how (Terraform's local backend): what was handed over and is in it is confirmed at the
+ * close, not only once a later run's refresh names it.
+ */
+export function registerSavedState(read: () => ReadonlySet<string>): void {
+  savedState = read
+}
+
 /**
  * The engine closes the provider gracefully once its run is over (Terraform's Shutdown, Pulumi's
- * interrupt on close): what was handed over is kept. Not after abandonDeliveries.
+ * interrupt on close): what was handed over is kept. Not after abandonDeliveries. A state that cannot
+ * be read confirms nothing.
  */
 export async function settleDeliveries(): Promise<void> {
-  if (!abandoned) await eachSettlement((s) => s.delivered())
+  const read = savedState
+  const saved =
+    read === undefined
+      ? undefined
+      : () => {
+          try {
+            return read()
+          } catch {
+            return new Set<string>()
+          }
+        }
+  if (!abandoned) await eachSettlement((s) => s.delivered(saved))
 }
 
 /**

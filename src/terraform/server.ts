@@ -6,12 +6,12 @@
  */
 import type { MessageInitShape } from '@bufbuild/protobuf'
 import { type AnyDataSource, type AnyResource, type Diagnostic, messageOf, type Session, toDiagnostics } from '../core/index.js'
-import { ProviderServer, type Registry, UnknownTypeError } from '../server/index.js'
+import { ProviderServer, type Registry, registerSavedState, UnknownTypeError } from '../server/index.js'
 import type { ResourceIdentityDataSchema, Diagnostic as TfDiagnostic } from './gen/tfplugin6.10_pb.js'
 import { encodeIdentity, type TfIdentity } from './identity.js'
 import type { Logger } from './log.js'
 import { type TfView, toTfDiagnostic } from './schema.js'
-import { stateScope } from './state-scope.js'
+import { savedStateIds, stateScope } from './state-scope.js'
 import { type ActionEntry, TERRAFORM_NAMING, type Views, viewsOf } from './views.js'
 
 /** A resource type as a handler works with it. */
@@ -40,6 +40,10 @@ export class TerraformServer {
       notConfigured: 'The provider is not configured: Terraform did not call ConfigureProvider.',
     })
     this.views = viewsOf(this.server.types, registry.provider)
+    // The local backend has saved every object by the time Terraform closes the provider: what was
+    // handed over and is in it is kept, even when a later run reads only part of the state (-target).
+    const types = new Set(this.server.types.resourceTypes())
+    registerSavedState(() => savedStateIds(types))
   }
 
   resource(typeName: string): TfResource {

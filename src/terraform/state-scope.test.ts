@@ -6,7 +6,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, test } from 'node:test'
-import { stateScope } from './state-scope.js'
+import { savedStateIds, stateScope } from './state-scope.js'
 
 const directories: string[] = []
 function workingDirectory(backend?: { type: string; config: Record<string, unknown> }, workspace?: string): string {
@@ -44,5 +44,48 @@ describe('the Terraform state an order belongs to', () => {
     assert.notEqual(runnerA, stateScope({ TF_WORKSPACE: 'b' }, workingDirectory(pg('prod', 'one'))))
     assert.doesNotMatch(runnerA, /one|ci:|conn_str|prod/, 'neither credentials nor settings appear, only a hash')
     assert.match(runnerA, /^terraform backend pg [0-9a-f]{16}$/)
+  })
+})
+
+describe('the ids a saved local state names (what a graceful close confirms)', () => {
+  const TYPES = new Set(['provider_lite_vm', 'provider_lite_disk'])
+  const stateWith = (resources: unknown[]) => JSON.stringify({ version: 4, resources })
+  const vm = (ids: unknown[], extra: Record<string, unknown> = {}) => ({
+    mode: 'managed',
+    type: 'provider_lite_vm',
+    name: 'web',
+    instances: ids.map((id) => ({ attributes: { id } })),
+    ...extra,
+  })
+
+  test('the default workspace reads terraform.tfstate, another workspace its own file; only managed objects of our types count', () => {
+    const dir = workingDirectory()
+    writeFileSync(
+      join(dir, 'terraform.tfstate'),
+      stateWith([
+        vm(['100001', 100002]),
+        vm(['100003'], { mode: 'data' }),
+        { mode: 'managed', type: 'null_resource', instances: [{ attributes: { id: '100004' } }] },
+      ]),
+    )
+    assert.deepEqual([...savedStateIds(TYPES, {}, dir)].sort(), ['100001', '100002'])
+    mkdirSync(join(dir, 'terraform.tfstate.d', 'staging'), { recursive: true })
+    writeFileSync(join(dir, 'terraform.tfstate.d', 'staging', 'terraform.tfstate'), stateWith([vm(['100009'])]))
+    assert.deepEqual([...savedStateIds(TYPES, { TF_WORKSPACE: 'staging' }, dir)], ['100009'])
+    assert.deepEqual([...savedStateIds(TYPES, {}, workingDirectory(undefined, 'staging'))], [], 'no file: nothing is confirmed')
+  })
+
+  test('a local backend with its own path is read there; a remote backend confirms nothing; an unreadable state throws', () => {
+    const custom = workingDirectory({ type: 'local', config: { path: 'states/main.tfstate' } })
+    mkdirSync(join(custom, 'states'))
+    writeFileSync(join(custom, 'states', 'main.tfstate'), stateWith([vm(['100005'])]))
+    writeFileSync(join(custom, 'terraform.tfstate'), stateWith([vm(['100006'])]))
+    assert.deepEqual([...savedStateIds(TYPES, {}, custom)], ['100005'])
+    const remote = workingDirectory({ type: 's3', config: { bucket: 'b', key: 'k' } })
+    writeFileSync(join(remote, 'terraform.tfstate'), stateWith([vm(['100007'])]))
+    assert.deepEqual([...savedStateIds(TYPES, {}, remote)], [], 'a file left in the directory is not the state')
+    const broken = workingDirectory()
+    writeFileSync(join(broken, 'terraform.tfstate'), '{"version": 4, "resources": [')
+    assert.throws(() => savedStateIds(TYPES, {}, broken))
   })
 })

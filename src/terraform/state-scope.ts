@@ -18,33 +18,89 @@ const CREDENTIAL = /pass|secret|token|conn_str|access_key|credential|private_key
  * database or a directory named by order_journal, are two states).
  */
 export function stateScope(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): string {
-  const data = resolve(cwd, env.TF_DATA_DIR ?? '.terraform')
-  let name = env.TF_WORKSPACE?.trim()
-  if (!name) {
-    try {
-      name = readFileSync(join(data, 'environment'), 'utf8').trim()
-    } catch {
-      name = undefined
-    }
-  }
+  const data = dataDirectory(env, cwd)
+  const name = workspaceOf(env, data)
   const parts: string[] = []
-  if (name && name !== 'default') parts.push(`terraform workspace ${name}`)
+  if (name !== 'default') parts.push(`terraform workspace ${name}`)
   parts.push(backendOf(data) ?? `terraform local state ${digest(resolve(cwd))}`)
   return parts.join(', ')
 }
 
+/**
+ * The ids of the objects of `types` in the state the local backend keeps for this working directory
+ * and workspace, as saved now; empty for a remote backend, or a state not where the backend keeps it
+ * (`-state`). Terraform's local backend writes that file each time an object changes, before it
+ * closes the provider: an id handed over and found in it was saved. Throws when the file is unreadable.
+ */
+export function savedStateIds(types: ReadonlySet<string>, env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): Set<string> {
+  const data = dataDirectory(env, cwd)
+  const backend = recordedBackend(data)
+  if (backend !== undefined && backend.type !== 'local') return new Set()
+  const config = settingsOf(backend)
+  const name = workspaceOf(env, data)
+  const path =
+    name === 'default'
+      ? resolve(cwd, typeof config.path === 'string' && config.path !== '' ? config.path : 'terraform.tfstate')
+      : resolve(
+          cwd,
+          typeof config.workspace_dir === 'string' && config.workspace_dir !== '' ? config.workspace_dir : 'terraform.tfstate.d',
+          name,
+          'terraform.tfstate',
+        )
+  let text: string
+  try {
+    text = readFileSync(path, 'utf8')
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return new Set()
+    throw error
+  }
+  const ids = new Set<string>()
+  const state = JSON.parse(text) as { resources?: { mode?: unknown; type?: unknown; instances?: { attributes?: { id?: unknown } }[] }[] }
+  for (const resource of state.resources ?? []) {
+    if (resource.mode !== 'managed' || typeof resource.type !== 'string' || !types.has(resource.type)) continue
+    for (const instance of resource.instances ?? []) {
+      const id = instance.attributes?.id
+      if (typeof id === 'string' || typeof id === 'number') ids.add(String(id))
+    }
+  }
+  return ids
+}
+
+const dataDirectory = (env: NodeJS.ProcessEnv, cwd: string) => resolve(cwd, env.TF_DATA_DIR ?? '.terraform')
+
+/** The selected workspace: `TF_WORKSPACE`, else what `terraform workspace select` recorded, else default. */
+function workspaceOf(env: NodeJS.ProcessEnv, data: string): string {
+  const chosen = env.TF_WORKSPACE?.trim()
+  if (chosen) return chosen
+  try {
+    return readFileSync(join(data, 'environment'), 'utf8').trim() || 'default'
+  } catch {
+    return 'default'
+  }
+}
+
 const digest = (text: string) => createHash('sha256').update(text).digest('hex').slice(0, 16)
 
-/** The backend recorded by `terraform init`, as its type and a hash of where it keeps states; undefined for the local one. */
-function backendOf(data: string): string | undefined {
-  let backend: { type?: unknown; config?: unknown } | undefined
+/** The backend recorded by `terraform init`; undefined when none is (the implicit local one). */
+function recordedBackend(data: string): { type?: unknown; config?: unknown } | undefined {
   try {
-    backend = (JSON.parse(readFileSync(join(data, 'terraform.tfstate'), 'utf8')) as { backend?: typeof backend }).backend
+    const backend = (JSON.parse(readFileSync(join(data, 'terraform.tfstate'), 'utf8')) as { backend?: unknown }).backend
+    return backend !== null && typeof backend === 'object' ? backend : undefined
   } catch {
     return undefined
   }
+}
+
+function settingsOf(backend: { config?: unknown } | undefined): Record<string, unknown> {
+  const config = backend?.config
+  return config !== null && typeof config === 'object' ? (config as Record<string, unknown>) : {}
+}
+
+/** The backend recorded by `terraform init`, as its type and a hash of where it keeps states; undefined for the local one. */
+function backendOf(data: string): string | undefined {
+  const backend = recordedBackend(data)
   if (backend === undefined || typeof backend.type !== 'string' || backend.type === 'local') return undefined
-  const config = backend.config !== null && typeof backend.config === 'object' ? (backend.config as Record<string, unknown>) : {}
+  const config = settingsOf(backend)
   const where = Object.keys(config)
     .filter((key) => !CREDENTIAL.test(key) && config[key] !== null && config[key] !== '')
     .sort()

@@ -505,6 +505,33 @@ describe('order journal: owners, temporaries and settling', () => {
     assert.equal(await journalOf(dir).claim('intent'), undefined)
   })
 
+  test('a graceful close confirms what the saved state names; the rest stays unconfirmed and stops the same create of a later run', async () => {
+    const dir = journal()
+    const a = providerProcess()
+    const own = journalOf(dir, a)
+    for (const [key, accountId] of [
+      ['k1', '1'],
+      ['k2', '2'],
+    ] as const) {
+      const entry = await own.open('intent', 's', key, 'POST', '/lites')
+      Object.assign(entry, { state: 'answered', accountId })
+      await own.deliver(entry)
+    }
+    let reads = 0
+    await own.engineClosed(() => {
+      reads += 1
+      return new Set(['1'])
+    })
+    a.kill()
+    assert.equal(reads, 1, 'the saved state is read once per close')
+    // A later run (a -target apply reads no other resource): only the account the state did not name stops it.
+    assert.deepEqual(await journalOf(dir).lostHandovers('intent'), ['2'])
+    // A close with nothing handed over reads no state.
+    await journalOf(dir).engineClosed(() => {
+      throw new Error('read')
+    })
+  })
+
   test('of two processes taking over one entry, one wins; a takeover cut short is finished by the next', async () => {
     const dir = journal()
     const killed = providerProcess()

@@ -494,12 +494,18 @@ export class OrderJournal {
     }
   }
 
-  /** The engine closed this process gracefully after its run: every outcome it was handed is kept. */
-  async engineClosed(): Promise<void> {
+  /**
+   * The engine closed this process gracefully after its run: every outcome it was handed is kept. One
+   * that `saved` (the accounts a state the engine already saved names, read only when there is one to
+   * settle) lists is confirmed; the others stay unconfirmed until a state names them (lostHandovers).
+   */
+  async engineClosed(saved?: () => ReadonlySet<string>): Promise<void> {
+    let named: ReadonlySet<string> | undefined
     for (const entry of await this.entries()) {
       if (entry.state !== 'delivered' || entry.owner?.token !== this.owner.token || !this.handedOver.has(entry.id)) continue
       entry.state = 'settled'
-      entry.unconfirmed = true
+      named ??= saved?.() ?? new Set()
+      if (entry.accountId === undefined || !named.has(entry.accountId)) entry.unconfirmed = true
       await this.store.write(entry)
       if (entry.accountId !== undefined) this.index?.add(entry.service, entry.accountId)
     }

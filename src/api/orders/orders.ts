@@ -546,9 +546,11 @@ export class Orders {
       throw new UnrecordedMatchError(
         `Not ordering ${context.method} ${context.path}: ${one ? 'account' : 'accounts'} ${lost.join(', ')} ${one ? 'was' : 'were'} ` +
           `ordered from ${journal.scope} for this same configuration and handed to the engine of an earlier run, and no state ` +
-          'has named it since. That state may have been lost before it was saved (Terraform saves its state after closing the ' +
-          'provider, and a remote backend only now and then, so a run killed meanwhile loses it), and ordering again would be a ' +
-          'second order; taking it over could put one account in two states. If that happened, import it by its id (terraform ' +
+          'has named it since. That state may have been lost before it was saved (a remote backend saves the state after ' +
+          'Terraform closes the provider, and only now and then before, so a run killed meanwhile loses it), and ordering again ' +
+          'would be a second order; taking it over could put one account in two states. If the state holds it (terraform state ' +
+          'list) and only a run with -target or -exclude followed, which reads no other resource, run terraform plan once ' +
+          'without them: it reads the state, and the next apply orders. If the state lost it, import it by its id (terraform ' +
           'import <address> <id>, or pulumi import). If you removed it from the state on purpose, apply again ' +
           'with PROVIDER_ALLOW_UNRECORDED_MATCH=1 in the environment to order a new one.',
         { context, idempotencyKey: '', candidates: lost },
