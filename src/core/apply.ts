@@ -713,6 +713,11 @@ export async function importResource<C>(definition: AnyResource, text: string, s
   }
   const outcome = await readResource(definition, null, parsed.id, {}, session)
   if (outcome.state === null && !hasErrors(outcome.diagnostics)) {
+    const instead = await definition.elsewhere?.({ ...contextFor(session, []), id: parsed.id }).catch(() => undefined)
+    if (instead !== undefined) {
+      const detail = `No ${definition.name} has id ${parsed.id}: ${instead}.`
+      return { ...outcome, diagnostics: [...outcome.diagnostics, error(`Cannot import ${parsed.id} as ${definition.name}`, detail)] }
+    }
     const detail = `No ${definition.name} with id ${parsed.id} exists (or it is terminated). Check the id and the API key's account.`
     return { ...outcome, diagnostics: [...outcome.diagnostics, error('Cannot import a missing object', detail)] }
   }

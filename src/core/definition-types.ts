@@ -321,6 +321,12 @@ export interface ResourceDefinition<C, A extends Attributes> {
   finished?(observed: Observed<A>): boolean
   /** Null when the object is gone. */
   read(ctx: ReadContext<C, A>): Promise<Observed<A> | null>
+  /**
+   * Asked only when an import finds no object with this id: where such an id is instead (another
+   * family's pool, the parts of a composite id swapped), said as what to import it as; undefined when
+   * nowhere. A failure of its own leaves the plain "missing" message.
+   */
+  elsewhere?(ctx: OperationContext<C> & { readonly id: string }): Promise<string | undefined>
   delete(ctx: DeleteContext<C, A>): Promise<void>
   /** Inputs the service cannot return; listed in the docs for import. */
   readonly unrecoverable?: readonly (keyof A & string)[]
@@ -376,8 +382,11 @@ export interface DataSourceDefinition<C, A extends Attributes> {
 export interface Settlement {
   /** A state names this id: the order that made it is kept. */
   account(id: string): void | Promise<void>
-  /** The engine closed this process gracefully after its run: every outcome handed over is kept. */
-  delivered(): void | Promise<void>
+  /**
+   * The engine closed this process gracefully after its run: every outcome handed over is kept.
+   * `saved`, when the front end can read it, gives the ids that a state the engine already saved names.
+   */
+  delivered(saved?: () => ReadonlySet<string>): void | Promise<void>
   /**
    * What the user must hear of at every run until it is settled, whatever the configuration has
    * become: accounts ordered by a run that was stopped and that no state holds.

@@ -4,7 +4,7 @@
  */
 import type { Client, IpAssignment } from '../api/index.js'
 import { defineResource, string } from '../core/index.js'
-import { idInput, raw, rawAttribute, rules } from './billing.js'
+import { idInput, raw, rawAttribute, rules, withoutLeadingZeros } from './billing.js'
 import { liveAccount } from './catalog-rules.js'
 import { isTerminated } from './ordered-account.js'
 
@@ -40,7 +40,9 @@ export const baremetalAdditionalIpAssignment = defineResource<Client, typeof ass
     format: '<metal_account_id>:<additional_ip_id>',
     example: '100070:100080',
     parse: (text) =>
-      /^[0-9]+:[0-9]+$/.test(text) ? { id: text } : { error: `expected two account ids joined by a colon, got ${JSON.stringify(text)}` },
+      /^[0-9]+:[0-9]+$/.test(text)
+        ? { id: text.split(':').map(withoutLeadingZeros).join(':') }
+        : { error: `expected two account ids joined by a colon, got ${JSON.stringify(text)}` },
     parts: [
       { name: 'metal_account_id', type: 'int64', description: 'The account id of the Metal server.' },
       { name: 'additional_ip_id', type: 'int64', description: 'The account id of the additional IP.' },
@@ -92,6 +94,12 @@ export const baremetalAdditionalIpAssignment = defineResource<Client, typeof ass
   async read({ client, id, signal }) {
     const [server, ip] = splitId(id)
     return observeAssignment(await client.additionalIps.getAssignment(ip, server, { signal }))
+  },
+  // The parts swapped (the IP first) name an assignment that exists: the message gives the id to use.
+  async elsewhere({ client, id, signal }) {
+    const [first, second] = splitId(id)
+    await client.additionalIps.getAssignment(first, second, { signal })
+    return `the id is <metal_account_id>:<additional_ip_id>, the server first: the assignment of additional IP ${first} to server ${second} is ${second}:${first}`
   },
   async delete({ client, id, signal }) {
     const [server, ip] = splitId(id)

@@ -3,6 +3,7 @@ import type { Client, Keypair } from '../api/index.js'
 import { custom, defineResource, int64, length, string } from '../core/index.js'
 import { digitsId, raw, rawAttribute, textRules } from './billing.js'
 import { createOrAdopt } from './keypair-name-taken.js'
+import { keypairElsewhere } from './keypair-pools.js'
 
 const openSshPublicKey = custom('one OpenSSH public key line (ssh-ed25519, ssh-rsa or ecdsa-sha2-nistp256/384/521)', (value) =>
   typeof value === 'string' && !/^(ssh-ed25519|ssh-rsa|ecdsa-sha2-nistp(256|384|521)) [A-Za-z0-9+/]+=*( [^\r\n]*)?$/.test(value.trim())
@@ -75,6 +76,7 @@ export const baremetalKeypair = defineResource<Client, typeof attributes>({
     const public_key = !imported ? null : priorKey !== null && priorKey.trim() === key.public_key.trim() ? priorKey : key.public_key
     return { ...observe(key), ...(importing || prior !== null ? { public_key } : {}) }
   },
+  elsewhere: ({ client, id, signal }) => keypairElsewhere('baremetal_keypair', client, id, signal),
   async delete({ client, id, signal }) {
     await client.baremetals.deleteKeypair(Number(id), { signal })
   },

@@ -74,6 +74,9 @@ export function statusFilter(what: string) {
 export const cycleAttribute = (cycles: readonly string[], description: string) =>
   string({ required: true, createOnly: true, validate: [oneOf(cycles)], description })
 
+/** An id in digits as the service writes it: without leading zeros ("0100001" is 100001). */
+export const withoutLeadingZeros = (digits: string): string => digits.replace(/^0+(?=\d)/, '')
+
 /** Account ids are digits; import takes them as written. The identity is the id as a number. */
 export function digitsId(what: string, example = '100001'): ImportId {
   const name = what.replace(/ /g, '_')
@@ -82,9 +85,7 @@ export function digitsId(what: string, example = '100001'): ImportId {
     example,
     parts: [{ name, type: 'int64', description: `The ${what}.` }],
     parse: (text) =>
-      /^[0-9]+$/.test(text)
-        ? { id: text.replace(/^0+(?=\d)/, '') }
-        : { error: `expected the ${what} in digits, got ${JSON.stringify(text)}` },
+      /^[0-9]+$/.test(text) ? { id: withoutLeadingZeros(text) } : { error: `expected the ${what} in digits, got ${JSON.stringify(text)}` },
   }
 }
 

@@ -3,6 +3,7 @@ import type { Client, Keypair } from '../api/index.js'
 import { defineResource, int64, string } from '../core/index.js'
 import { digitsId, textRules } from './billing.js'
 import { createOrAdopt } from './keypair-name-taken.js'
+import { keypairElsewhere } from './keypair-pools.js'
 import type { LiteFamily } from './lite-family.js'
 
 export function liteKeypair(family: LiteFamily) {
@@ -29,6 +30,7 @@ export function liteKeypair(family: LiteFamily) {
       const key = await family.api(client).findKeypair(Number(id), { signal }) // there is no read by id
       return key ? toState(key, undefined) : null
     },
+    elsewhere: ({ client, id, signal }) => keypairElsewhere(`${family.prefix}_keypair`, client, id, signal),
     async delete({ client, id, signal }) {
       await family.api(client).deleteKeypair(Number(id), { signal })
     },

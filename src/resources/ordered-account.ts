@@ -133,6 +133,8 @@ interface OrderedAccount<X extends Attributes, A> {
   readonly order: (ctx: CreateContext<Client, X>, terms: ReturnType<typeof orderTerms>) => Promise<Order>
   /** Whether the state records the create order's id (an `order_id` output) from the moment it answers. */
   readonly recordsOrder: boolean
+  /** The same kind of account of the other family (`Lite Pro disk`, `lite_pro_disk`), named when an import finds the id there. */
+  readonly elsewhere?: { readonly what: string; readonly type: string; readonly get: AccountCalls<unknown>['get'] }
 }
 
 /**
@@ -165,7 +167,16 @@ export function orderedAccount<X extends Attributes & Record<(typeof ORDER_TIME_
     async delete(ctx: DeleteContext<Client, X>) {
       await calls.delete(ctx.client, ctx.id, ctx.signal)
     },
+    ...(spec.elsewhere === undefined ? {} : { elsewhere: otherFamilys(spec.elsewhere) }),
     unrecoverable: ORDER_TIME_INPUTS,
+  }
+}
+
+/** `elsewhere` of an ordered account: the other family's account of the same kind, unless it is gone too. */
+function otherFamilys(other: NonNullable<OrderedAccount<Attributes, unknown>['elsewhere']>) {
+  return async ({ client, id, signal }: { client: Client; id: string; signal: AbortSignal }) => {
+    if (isTerminated((await other.get(client, id, signal)) as { readonly status: string })) return undefined
+    return `account ${id} is a ${other.what}: import it as ${other.type}`
   }
 }
 
