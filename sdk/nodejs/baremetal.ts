@@ -77,7 +77,7 @@ export class Baremetal extends pulumi.CustomResource {
      */
     declare public readonly payWithCreditCard: pulumi.Output<boolean | undefined>;
     /**
-     * Power the server `on` or `off` when the value changes. Given at create, it is applied once the server is Active. Removing it calls nothing. Must be one of "on", "off".
+     * Power the server `on` or `off` when the value changes. Given at create, it is applied once the server is Active. Removing it calls nothing. A refresh that finds the power changed outside warns, and plans nothing: run the `power` action, or change the value. Must be one of "on", "off".
      */
     declare public readonly powerState: pulumi.Output<string | undefined>;
     /**
@@ -231,7 +231,7 @@ export interface BaremetalArgs {
      */
     payWithCreditCard?: pulumi.Input<boolean | undefined>;
     /**
-     * Power the server `on` or `off` when the value changes. Given at create, it is applied once the server is Active. Removing it calls nothing. Must be one of "on", "off".
+     * Power the server `on` or `off` when the value changes. Given at create, it is applied once the server is Active. Removing it calls nothing. A refresh that finds the power changed outside warns, and plans nothing: run the `power` action, or change the value. Must be one of "on", "off".
      */
     powerState?: pulumi.Input<string | undefined>;
     /**

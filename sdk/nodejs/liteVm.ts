@@ -123,7 +123,7 @@ export class LiteVm extends pulumi.CustomResource {
      */
     declare public readonly payWithCreditCard: pulumi.Output<boolean | undefined>;
     /**
-     * A power action, applied when the value changes: `start`, `stop` (hard), `shutdown` (graceful), `suspend`, `resume`. Given at create, it is applied once the VM is Active. Removing it calls nothing. Must be one of "start", "stop", "suspend", "resume", "shutdown".
+     * A power action, applied when the value changes: `start`, `stop` (hard), `shutdown` (graceful), `suspend`, `resume`. Given at create, it is applied once the VM is Active. Removing it calls nothing. A refresh that finds the power changed outside (the VM stopped in the portal) warns, and plans nothing: run the `power` action, or change the value. Must be one of "start", "stop", "suspend", "resume", "shutdown".
      */
     declare public readonly powerState: pulumi.Output<string | undefined>;
     /**
@@ -338,7 +338,7 @@ export interface LiteVmArgs {
      */
     payWithCreditCard?: pulumi.Input<boolean | undefined>;
     /**
-     * A power action, applied when the value changes: `start`, `stop` (hard), `shutdown` (graceful), `suspend`, `resume`. Given at create, it is applied once the VM is Active. Removing it calls nothing. Must be one of "start", "stop", "suspend", "resume", "shutdown".
+     * A power action, applied when the value changes: `start`, `stop` (hard), `shutdown` (graceful), `suspend`, `resume`. Given at create, it is applied once the VM is Active. Removing it calls nothing. A refresh that finds the power changed outside (the VM stopped in the portal) warns, and plans nothing: run the `power` action, or change the value. Must be one of "start", "stop", "suspend", "resume", "shutdown".
      */
     powerState?: pulumi.Input<string | undefined>;
     /**

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import { vmBody } from '../../test/support/fixtures.js'
 import { Harness } from '../../test/support/harness.js'
-import { checkPlanOnline, type ValueMap, validateConfig } from '../core/index.js'
+import { checkPlanOnline, readResource, type ValueMap, validateConfig } from '../core/index.js'
 import { baremetal } from './baremetal.js'
 import { baremetalAdditionalIp } from './baremetal-additional-ip.js'
 import { baremetalAdditionalIpAssignment } from './baremetal-additional-ip-assignment.js'
@@ -41,6 +41,25 @@ describe('provider_baremetal_keypair validation', () => {
 })
 
 describe('provider_baremetal', () => {
+  test('a refresh that finds the server powered off outside while power_state is on warns; without power_state it reads no power', async () => {
+    const { h, state } = await withServer({ power_state: 'on' })
+    assert.deepEqual((await readResource(server, state, String(state.id), {}, h.session)).diagnostics, [])
+    await h.control('POST', '/portal', { method: 'PUT', path: `/baremetals/accounts/${String(state.id)}/state/off` })
+    const read = await readResource(server, state, String(state.id), {}, h.session)
+    assert.deepEqual(
+      read.diagnostics.map((d) => d.summary),
+      [`Metal server ${String(state.id)} is powered off, though power_state is "on"`],
+    )
+    await h.requests()
+    const unset = await readResource(server, { ...state, power_state: null }, String(state.id), {}, h.session)
+    assert.deepEqual(unset.diagnostics, [])
+    assert.deepEqual(
+      (await h.requests()).map((r) => `${r.method} ${r.path}`),
+      [`GET /v1/baremetals/accounts/${String(state.id)}`],
+      'one read per server when no power state is asked',
+    )
+  })
+
   test('create waits for Active; label, rebuild, reset and power run in order with exactly their calls', async () => {
     const { h, config, state } = await withServer()
     assert.equal(state.status, 'Active')

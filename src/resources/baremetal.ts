@@ -13,6 +13,7 @@ import {
   rawAttribute,
   textRules,
   waitForOrder,
+  warnPowerChanged,
 } from './billing.js'
 import { cycleRule, isNotFound, keypairCheck, productOf, productRule, quoted } from './catalog-rules.js'
 import {
@@ -55,7 +56,7 @@ const attributes = {
     action: true,
     validate: [oneOf(['on', 'off'])],
     description:
-      'Power the server `on` or `off` when the value changes. Given at create, it is applied once the server is Active. Removing it calls nothing.',
+      'Power the server `on` or `off` when the value changes. Given at create, it is applied once the server is Active. Removing it calls nothing. A refresh that finds the power changed outside warns, and plans nothing: run the `power` action, or change the value.',
   }),
   reset_trigger: string({
     optional: true,
@@ -313,7 +314,11 @@ export const baremetal = defineResource<Client, typeof attributes>({
   async read(ctx) {
     const account = await ctx.client.baremetals.getServer(ctx.id, { signal: ctx.signal })
     if (isTerminated(account)) return null
-    return observe(account, ctx.importing ? await powerOf(ctx, account) : null, ctx.importing)
+    const setting = ctx.prior?.power_state
+    const asked = !ctx.importing && typeof setting === 'string' && setting !== ''
+    const power = ctx.importing || asked ? await powerOf(ctx, account) : null
+    if (asked && power !== null && power !== setting) warnPowerChanged(ctx, `Metal server ${ctx.id}`, `powered ${power}`, setting)
+    return observe(account, ctx.importing ? power : null, ctx.importing)
   },
   async delete(ctx) {
     await ctx.client.baremetals.deleteServer(ctx.id, { signal: ctx.signal })

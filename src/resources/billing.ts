@@ -208,3 +208,16 @@ export async function waitAgain<A extends Account<unknown>>(
   const wait = { timeoutMs: ctx.timeoutMs, orderedAt: ctx.client.now(), what }
   return (await waitForOrder(ctx, () => read(ctx.id), { account_id: ctx.id }, wait)).account
 }
+
+/**
+ * A refresh that finds the power changed outside the configuration: `power_state` is an in-place action,
+ * sent only when its value changes, so no plan brings the power back; this says so instead of nothing.
+ */
+export function warnPowerChanged(ctx: OperationContext<Client>, what: string, found: string, setting: string): void {
+  ctx.warn(
+    `${what} is ${found}, though power_state is "${setting}"`,
+    `The power of ${what} was changed outside this configuration. power_state is an in-place action, sent only when its ` +
+      'value changes, so no plan changes the power back. Run the power action of the resource (a Terraform action, or ' +
+      'the Pulumi method power), or change power_state.',
+  )
+}

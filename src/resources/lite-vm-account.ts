@@ -5,7 +5,7 @@
  */
 import type { Client, LiteApi, LiteVmAccount, VmAction, VmDetails } from '../api/index.js'
 import { InputError, type OperationContext } from '../core/index.js'
-import { accountIds, cycleCode, invoiceState, raw, waitForOrder } from './billing.js'
+import { accountIds, cycleCode, invoiceState, raw, waitForOrder, warnPowerChanged } from './billing.js'
 import { isNotFound } from './catalog-rules.js'
 import { type LiteFamily, lite, litePro } from './lite-family.js'
 import { POWER_EFFECT, POWER_FROM_STATUS, type Vm } from './lite-vm-attributes.js'
@@ -124,7 +124,15 @@ export async function readVm(family: LiteFamily, ctx: OperationContext<Client>, 
   }
   if (isTerminated(located.account)) return null
   if (importing) refuseOtherType(family, id, located)
-  return observe(family, located, await details(ctx, located.api, located.account), prior, importing)
+  const vmDetails = await details(ctx, located.api, located.account)
+  const setting = prior?.power_state
+  if (!importing && vmDetails && typeof setting === 'string' && setting !== '') {
+    const expected = POWER_EFFECT[setting]
+    if (expected !== undefined && POWER_FROM_STATUS[vmDetails.status] !== undefined && vmDetails.status !== expected) {
+      warnPowerChanged(ctx, `${vmNoun(family)} ${id}`, vmDetails.status, setting)
+    }
+  }
+  return observe(family, located, vmDetails, prior, importing)
 }
 
 /**

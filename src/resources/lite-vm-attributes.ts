@@ -109,7 +109,7 @@ export function vmAttributes(family: LiteFamily) {
       action: true,
       validate: [oneOf(POWER_STATES)],
       description:
-        'A power action, applied when the value changes: `start`, `stop` (hard), `shutdown` (graceful), `suspend`, `resume`. Given at create, it is applied once the VM is Active. Removing it calls nothing.',
+        'A power action, applied when the value changes: `start`, `stop` (hard), `shutdown` (graceful), `suspend`, `resume`. Given at create, it is applied once the VM is Active. Removing it calls nothing. A refresh that finds the power changed outside (the VM stopped in the portal) warns, and plans nothing: run the `power` action, or change the value.',
     }),
     rebuild_os: string({
       optional: true,

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import { Harness } from '../../test/support/harness.js'
-import { checkPlanOnline, listResources, pricePlan, UNKNOWN, type ValueMap, validateConfig } from '../core/index.js'
+import { checkPlanOnline, listResources, pricePlan, readResource, UNKNOWN, type ValueMap, validateConfig } from '../core/index.js'
 import { lite, litePro } from './lite-family.js'
 import { liteKeypair } from './lite-keypair.js'
 import { liteVm } from './lite-vm.js'
@@ -226,6 +226,23 @@ describe('provider_lite_vm: in-place changes and resumed waits', () => {
 })
 
 describe('provider_lite_vm: reads, import, validation and plan checks', () => {
+  test('a refresh that finds the VM stopped outside while power_state is start warns, and changes nothing', async () => {
+    const { h, config } = await setup()
+    const state = await h.create(vm, { ...config, power_state: 'start' })
+    await h.requests()
+    const quiet = await readResource(vm, state, String(state.id), {}, h.session)
+    assert.deepEqual(quiet.diagnostics, [], 'running as asked: no warning')
+    await h.control('POST', '/portal', { method: 'PUT', path: `/lites/accounts/${String(state.id)}/vm-state/stop` })
+    const read = await readResource(vm, state, String(state.id), {}, h.session)
+    assert.equal(read.state?.power_state, 'start', 'the setting is kept: it is an action fired on change')
+    assert.deepEqual(
+      read.diagnostics.map((d) => `${d.severity}: ${d.summary}`),
+      [`warning: Lite VM ${String(state.id)} is stopped, though power_state is "start"`],
+    )
+    assert.match(read.diagnostics[0]?.detail ?? '', /changed outside this configuration.*power action/)
+    assert.deepEqual(await h.mutations(), [], 'the provider changed nothing')
+  })
+
   test('out-of-band changes show as drift; an out-of-band deletion reads as gone', async () => {
     const { h, config } = await setup()
     const state = await h.create(vm, config)

@@ -32,7 +32,7 @@ type Baremetal struct {
 	OrderId pulumi.StringOutput `pulumi:"orderId"`
 	// Charge the card on file for the order; `false` leaves the invoice unpaid and the server Pending until it is paid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
 	PayWithCreditCard pulumi.BoolPtrOutput `pulumi:"payWithCreditCard"`
-	// Power the server `on` or `off` when the value changes. Given at create, it is applied once the server is Active. Removing it calls nothing. Must be one of "on", "off".
+	// Power the server `on` or `off` when the value changes. Given at create, it is applied once the server is Active. Removing it calls nothing. A refresh that finds the power changed outside warns, and plans nothing: run the `power` action, or change the value. Must be one of "on", "off".
 	PowerState pulumi.StringPtrOutput `pulumi:"powerState"`
 	// The product, from `baremetalProducts`. The API has no call to change it. Must be at least 1. Changing it replaces the resource.
 	ProductId pulumi.IntOutput `pulumi:"productId"`
@@ -139,7 +139,7 @@ type baremetalArgs struct {
 	Label string `pulumi:"label"`
 	// Charge the card on file for the order; `false` leaves the invoice unpaid and the server Pending until it is paid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
 	PayWithCreditCard *bool `pulumi:"payWithCreditCard"`
-	// Power the server `on` or `off` when the value changes. Given at create, it is applied once the server is Active. Removing it calls nothing. Must be one of "on", "off".
+	// Power the server `on` or `off` when the value changes. Given at create, it is applied once the server is Active. Removing it calls nothing. A refresh that finds the power changed outside warns, and plans nothing: run the `power` action, or change the value. Must be one of "on", "off".
 	PowerState *string `pulumi:"powerState"`
 	// The product, from `baremetalProducts`. The API has no call to change it. Must be at least 1. Changing it replaces the resource.
 	ProductId int `pulumi:"productId"`
@@ -165,7 +165,7 @@ type BaremetalArgs struct {
 	Label pulumi.StringInput
 	// Charge the card on file for the order; `false` leaves the invoice unpaid and the server Pending until it is paid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
 	PayWithCreditCard pulumi.BoolPtrInput
-	// Power the server `on` or `off` when the value changes. Given at create, it is applied once the server is Active. Removing it calls nothing. Must be one of "on", "off".
+	// Power the server `on` or `off` when the value changes. Given at create, it is applied once the server is Active. Removing it calls nothing. A refresh that finds the power changed outside warns, and plans nothing: run the `power` action, or change the value. Must be one of "on", "off".
 	PowerState pulumi.StringPtrInput
 	// The product, from `baremetalProducts`. The API has no call to change it. Must be at least 1. Changing it replaces the resource.
 	ProductId pulumi.IntInput
@@ -356,7 +356,7 @@ func (o BaremetalOutput) PayWithCreditCard() pulumi.BoolPtrOutput {
 	return o.ApplyT(func(v *Baremetal) pulumi.BoolPtrOutput { return v.PayWithCreditCard }).(pulumi.BoolPtrOutput)
 }
 
-// Power the server `on` or `off` when the value changes. Given at create, it is applied once the server is Active. Removing it calls nothing. Must be one of "on", "off".
+// Power the server `on` or `off` when the value changes. Given at create, it is applied once the server is Active. Removing it calls nothing. A refresh that finds the power changed outside warns, and plans nothing: run the `power` action, or change the value. Must be one of "on", "off".
 func (o BaremetalOutput) PowerState() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *Baremetal) pulumi.StringPtrOutput { return v.PowerState }).(pulumi.StringPtrOutput)
 }

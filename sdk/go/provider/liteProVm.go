@@ -52,7 +52,7 @@ type LiteProVm struct {
 	Osname pulumi.StringPtrOutput `pulumi:"osname"`
 	// Charge the card on file for every order. With `false` the order is placed and its invoice stays unpaid: the VM stays `Pending` until it is paid in the portal. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
 	PayWithCreditCard pulumi.BoolPtrOutput `pulumi:"payWithCreditCard"`
-	// A power action, applied when the value changes: `start`, `stop` (hard), `shutdown` (graceful), `suspend`, `resume`. Given at create, it is applied once the VM is Active. Removing it calls nothing. Must be one of "start", "stop", "suspend", "resume", "shutdown".
+	// A power action, applied when the value changes: `start`, `stop` (hard), `shutdown` (graceful), `suspend`, `resume`. Given at create, it is applied once the VM is Active. Removing it calls nothing. A refresh that finds the power changed outside (the VM stopped in the portal) warns, and plans nothing: run the `power` action, or change the value. Must be one of "start", "stop", "suspend", "resume", "shutdown".
 	PowerState pulumi.StringPtrOutput `pulumi:"powerState"`
 	// The product, from `liteProProducts`. A change runs change-package (a paid order) and waits for Active. Must be at least 1.
 	ProductId pulumi.IntOutput `pulumi:"productId"`
@@ -184,7 +184,7 @@ type liteProVmArgs struct {
 	KeypairId int `pulumi:"keypairId"`
 	// Charge the card on file for every order. With `false` the order is placed and its invoice stays unpaid: the VM stays `Pending` until it is paid in the portal. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
 	PayWithCreditCard *bool `pulumi:"payWithCreditCard"`
-	// A power action, applied when the value changes: `start`, `stop` (hard), `shutdown` (graceful), `suspend`, `resume`. Given at create, it is applied once the VM is Active. Removing it calls nothing. Must be one of "start", "stop", "suspend", "resume", "shutdown".
+	// A power action, applied when the value changes: `start`, `stop` (hard), `shutdown` (graceful), `suspend`, `resume`. Given at create, it is applied once the VM is Active. Removing it calls nothing. A refresh that finds the power changed outside (the VM stopped in the portal) warns, and plans nothing: run the `power` action, or change the value. Must be one of "start", "stop", "suspend", "resume", "shutdown".
 	PowerState *string `pulumi:"powerState"`
 	// The product, from `liteProProducts`. A change runs change-package (a paid order) and waits for Active. Must be at least 1.
 	ProductId int `pulumi:"productId"`
@@ -214,7 +214,7 @@ type LiteProVmArgs struct {
 	KeypairId pulumi.IntInput
 	// Charge the card on file for every order. With `false` the order is placed and its invoice stays unpaid: the VM stays `Pending` until it is paid in the portal. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
 	PayWithCreditCard pulumi.BoolPtrInput
-	// A power action, applied when the value changes: `start`, `stop` (hard), `shutdown` (graceful), `suspend`, `resume`. Given at create, it is applied once the VM is Active. Removing it calls nothing. Must be one of "start", "stop", "suspend", "resume", "shutdown".
+	// A power action, applied when the value changes: `start`, `stop` (hard), `shutdown` (graceful), `suspend`, `resume`. Given at create, it is applied once the VM is Active. Removing it calls nothing. A refresh that finds the power changed outside (the VM stopped in the portal) warns, and plans nothing: run the `power` action, or change the value. Must be one of "start", "stop", "suspend", "resume", "shutdown".
 	PowerState pulumi.StringPtrInput
 	// The product, from `liteProProducts`. A change runs change-package (a paid order) and waits for Active. Must be at least 1.
 	ProductId pulumi.IntInput
@@ -449,7 +449,7 @@ func (o LiteProVmOutput) PayWithCreditCard() pulumi.BoolPtrOutput {
 	return o.ApplyT(func(v *LiteProVm) pulumi.BoolPtrOutput { return v.PayWithCreditCard }).(pulumi.BoolPtrOutput)
 }
 
-// A power action, applied when the value changes: `start`, `stop` (hard), `shutdown` (graceful), `suspend`, `resume`. Given at create, it is applied once the VM is Active. Removing it calls nothing. Must be one of "start", "stop", "suspend", "resume", "shutdown".
+// A power action, applied when the value changes: `start`, `stop` (hard), `shutdown` (graceful), `suspend`, `resume`. Given at create, it is applied once the VM is Active. Removing it calls nothing. A refresh that finds the power changed outside (the VM stopped in the portal) warns, and plans nothing: run the `power` action, or change the value. Must be one of "start", "stop", "suspend", "resume", "shutdown".
 func (o LiteProVmOutput) PowerState() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *LiteProVm) pulumi.StringPtrOutput { return v.PowerState }).(pulumi.StringPtrOutput)
 }

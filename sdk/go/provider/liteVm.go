@@ -54,7 +54,7 @@ type LiteVm struct {
 	Osname pulumi.StringPtrOutput `pulumi:"osname"`
 	// Charge the card on file for every order. With `false` the order is placed and its invoice stays unpaid: the VM stays `Pending` until it is paid in the portal. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
 	PayWithCreditCard pulumi.BoolPtrOutput `pulumi:"payWithCreditCard"`
-	// A power action, applied when the value changes: `start`, `stop` (hard), `shutdown` (graceful), `suspend`, `resume`. Given at create, it is applied once the VM is Active. Removing it calls nothing. Must be one of "start", "stop", "suspend", "resume", "shutdown".
+	// A power action, applied when the value changes: `start`, `stop` (hard), `shutdown` (graceful), `suspend`, `resume`. Given at create, it is applied once the VM is Active. Removing it calls nothing. A refresh that finds the power changed outside (the VM stopped in the portal) warns, and plans nothing: run the `power` action, or change the value. Must be one of "start", "stop", "suspend", "resume", "shutdown".
 	PowerState pulumi.StringPtrOutput `pulumi:"powerState"`
 	// The product, from `liteProducts`. A change runs change-package (a paid order) and waits for Active. Must be at least 1.
 	ProductId pulumi.IntOutput `pulumi:"productId"`
@@ -188,7 +188,7 @@ type liteVmArgs struct {
 	MigrateToPro *string `pulumi:"migrateToPro"`
 	// Charge the card on file for every order. With `false` the order is placed and its invoice stays unpaid: the VM stays `Pending` until it is paid in the portal. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
 	PayWithCreditCard *bool `pulumi:"payWithCreditCard"`
-	// A power action, applied when the value changes: `start`, `stop` (hard), `shutdown` (graceful), `suspend`, `resume`. Given at create, it is applied once the VM is Active. Removing it calls nothing. Must be one of "start", "stop", "suspend", "resume", "shutdown".
+	// A power action, applied when the value changes: `start`, `stop` (hard), `shutdown` (graceful), `suspend`, `resume`. Given at create, it is applied once the VM is Active. Removing it calls nothing. A refresh that finds the power changed outside (the VM stopped in the portal) warns, and plans nothing: run the `power` action, or change the value. Must be one of "start", "stop", "suspend", "resume", "shutdown".
 	PowerState *string `pulumi:"powerState"`
 	// The product, from `liteProducts`. A change runs change-package (a paid order) and waits for Active. Must be at least 1.
 	ProductId int `pulumi:"productId"`
@@ -220,7 +220,7 @@ type LiteVmArgs struct {
 	MigrateToPro pulumi.StringPtrInput
 	// Charge the card on file for every order. With `false` the order is placed and its invoice stays unpaid: the VM stays `Pending` until it is paid in the portal. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
 	PayWithCreditCard pulumi.BoolPtrInput
-	// A power action, applied when the value changes: `start`, `stop` (hard), `shutdown` (graceful), `suspend`, `resume`. Given at create, it is applied once the VM is Active. Removing it calls nothing. Must be one of "start", "stop", "suspend", "resume", "shutdown".
+	// A power action, applied when the value changes: `start`, `stop` (hard), `shutdown` (graceful), `suspend`, `resume`. Given at create, it is applied once the VM is Active. Removing it calls nothing. A refresh that finds the power changed outside (the VM stopped in the portal) warns, and plans nothing: run the `power` action, or change the value. Must be one of "start", "stop", "suspend", "resume", "shutdown".
 	PowerState pulumi.StringPtrInput
 	// The product, from `liteProducts`. A change runs change-package (a paid order) and waits for Active. Must be at least 1.
 	ProductId pulumi.IntInput
@@ -460,7 +460,7 @@ func (o LiteVmOutput) PayWithCreditCard() pulumi.BoolPtrOutput {
 	return o.ApplyT(func(v *LiteVm) pulumi.BoolPtrOutput { return v.PayWithCreditCard }).(pulumi.BoolPtrOutput)
 }
 
-// A power action, applied when the value changes: `start`, `stop` (hard), `shutdown` (graceful), `suspend`, `resume`. Given at create, it is applied once the VM is Active. Removing it calls nothing. Must be one of "start", "stop", "suspend", "resume", "shutdown".
+// A power action, applied when the value changes: `start`, `stop` (hard), `shutdown` (graceful), `suspend`, `resume`. Given at create, it is applied once the VM is Active. Removing it calls nothing. A refresh that finds the power changed outside (the VM stopped in the portal) warns, and plans nothing: run the `power` action, or change the value. Must be one of "start", "stop", "suspend", "resume", "shutdown".
 func (o LiteVmOutput) PowerState() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *LiteVm) pulumi.StringPtrOutput { return v.PowerState }).(pulumi.StringPtrOutput)
 }

@@ -38,7 +38,7 @@ class BaremetalArgs:
         :param pulumi.Input[_builtins.str] label: The display name; changed in place. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
         :param pulumi.Input[_builtins.int] product_id: The product, from `baremetalProducts`. The API has no call to change it. Must be at least 1. Changing it replaces the resource.
         :param pulumi.Input[_builtins.bool] pay_with_credit_card: Charge the card on file for the order; `false` leaves the invoice unpaid and the server Pending until it is paid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
-        :param pulumi.Input[_builtins.str] power_state: Power the server `on` or `off` when the value changes. Given at create, it is applied once the server is Active. Removing it calls nothing. Must be one of "on", "off".
+        :param pulumi.Input[_builtins.str] power_state: Power the server `on` or `off` when the value changes. Given at create, it is applied once the server is Active. Removing it calls nothing. A refresh that finds the power changed outside warns, and plans nothing: run the `power` action, or change the value. Must be one of "on", "off".
         :param pulumi.Input[_builtins.str] promocode: A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
         :param pulumi.Input[_builtins.int] public_ip: Number of public IPv4 addresses; only 1 is offered. Must be one of 1. Changing it replaces the resource.
         :param pulumi.Input[_builtins.str] rebuild_os: Destructive: reinstall the server with this OS (a value of `baremetalRebuildOsList`) whenever the value changes. Given at create, it is only recorded. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
@@ -134,7 +134,7 @@ class BaremetalArgs:
     @pulumi.getter(name="powerState")
     def power_state(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        Power the server `on` or `off` when the value changes. Given at create, it is applied once the server is Active. Removing it calls nothing. Must be one of "on", "off".
+        Power the server `on` or `off` when the value changes. Given at create, it is applied once the server is Active. Removing it calls nothing. A refresh that finds the power changed outside warns, and plans nothing: run the `power` action, or change the value. Must be one of "on", "off".
         """
         return pulumi.get(self, "power_state")
 
@@ -230,7 +230,7 @@ class Baremetal(pulumi.CustomResource):
         :param pulumi.Input[_builtins.int] keypair_id: A keypair of the Metal pool, from `BaremetalKeypair`. Must be at least 1. Changing it replaces the resource.
         :param pulumi.Input[_builtins.str] label: The display name; changed in place. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
         :param pulumi.Input[_builtins.bool] pay_with_credit_card: Charge the card on file for the order; `false` leaves the invoice unpaid and the server Pending until it is paid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
-        :param pulumi.Input[_builtins.str] power_state: Power the server `on` or `off` when the value changes. Given at create, it is applied once the server is Active. Removing it calls nothing. Must be one of "on", "off".
+        :param pulumi.Input[_builtins.str] power_state: Power the server `on` or `off` when the value changes. Given at create, it is applied once the server is Active. Removing it calls nothing. A refresh that finds the power changed outside warns, and plans nothing: run the `power` action, or change the value. Must be one of "on", "off".
         :param pulumi.Input[_builtins.int] product_id: The product, from `baremetalProducts`. The API has no call to change it. Must be at least 1. Changing it replaces the resource.
         :param pulumi.Input[_builtins.str] promocode: A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
         :param pulumi.Input[_builtins.int] public_ip: Number of public IPv4 addresses; only 1 is offered. Must be one of 1. Changing it replaces the resource.
@@ -432,7 +432,7 @@ class Baremetal(pulumi.CustomResource):
     @pulumi.getter(name="powerState")
     def power_state(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
-        Power the server `on` or `off` when the value changes. Given at create, it is applied once the server is Active. Removing it calls nothing. Must be one of "on", "off".
+        Power the server `on` or `off` when the value changes. Given at create, it is applied once the server is Active. Removing it calls nothing. A refresh that finds the power changed outside warns, and plans nothing: run the `power` action, or change the value. Must be one of "on", "off".
         """
         return pulumi.get(self, "power_state")
 
