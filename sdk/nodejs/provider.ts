@@ -39,8 +39,8 @@ export class Provider extends pulumi.ProviderResource {
             resourceInputs["failOnUnfinished"] = pulumi.output(args?.failOnUnfinished).apply(JSON.stringify);
             resourceInputs["maxOrderTotal"] = pulumi.output(args?.maxOrderTotal).apply(JSON.stringify);
             resourceInputs["orderJournal"] = (args?.orderJournal ? pulumi.secret(args.orderJournal) : undefined) ?? utilities.getEnv("PROVIDER_ORDER_JOURNAL");
-            resourceInputs["pollInterval"] = args?.pollInterval;
-            resourceInputs["requestTimeout"] = args?.requestTimeout;
+            resourceInputs["pollInterval"] = (args?.pollInterval) ?? utilities.getEnv("PROVIDER_POLL_INTERVAL");
+            resourceInputs["requestTimeout"] = (args?.requestTimeout) ?? utilities.getEnv("PROVIDER_REQUEST_TIMEOUT");
         }
         opts = pulumi.mergeOptions(utilities.resourceOptsDefaults(), opts);
         super(Provider.__pulumiType, name, resourceInputs, opts);
@@ -72,11 +72,11 @@ export interface ProviderArgs {
      */
     orderJournal?: pulumi.Input<string | undefined>;
     /**
-     * The first interval between status checks while waiting for an order; it grows gently up to 30s. Default `5s`. Must be a duration such as "30s" or "2m".
+     * The first interval between status checks while waiting for an order, at least `100ms`; it grows gently up to 30s. Falls back to `PROVIDER_POLL_INTERVAL`. Default `5s`. Must be a duration of at least 100ms, such as "30s" or "2m".
      */
     pollInterval?: pulumi.Input<string | undefined>;
     /**
-     * How long one API request may take before it is abandoned (and retried when that is safe). Default `30s`. Must be a duration such as "30s" or "2m".
+     * How long one API request may take before it is abandoned (and retried when that is safe: a read, or an order with its Idempotency-Key), at least `1s`; never longer than the time its operation has left. Falls back to `PROVIDER_REQUEST_TIMEOUT`. Default `30s`. Must be a duration of at least 1s, such as "30s" or "2m".
      */
     requestTimeout?: pulumi.Input<string | undefined>;
 }

@@ -65,12 +65,18 @@ export function refuseInRehearsal(frame: OperationFrame | undefined, method: str
   if (frame?.rehearsal !== undefined) throw new RehearsalEnded(method, path)
 }
 
-/** Without an operation deadline, an order keeps trying this many request timeouts. */
-const ORDER_DEFAULT_TIMEOUTS = 4
+/** Without an operation deadline, a request keeps trying this many request timeouts... */
+const DEFAULT_TIMEOUTS = 4
+/** ...and at least this long: a refresh of a service that rate-limits waits as its 429s ask (REFUSED_GIVE_UP_MS). */
+const DEFAULT_DEADLINE_MS = 5 * 60_000
 
-/** When the operation gives up, on the client's clock; without one, a few request timeouts from now. */
+/**
+ * When the operation gives up, on the client's clock; without one (a refresh, a plan's read), a few
+ * request timeouts from now and no less than five minutes. Failures other than 429 stay bounded by
+ * their attempts (backend-api 1.10), and refusals by REFUSED_GIVE_UP_MS.
+ */
 export function operationDeadline(frame: OperationFrame | undefined, now: number, requestTimeoutMs: number): number {
-  if (frame?.timeoutMs === undefined) return now + ORDER_DEFAULT_TIMEOUTS * requestTimeoutMs
+  if (frame?.timeoutMs === undefined) return now + Math.max(DEFAULT_TIMEOUTS * requestTimeoutMs, DEFAULT_DEADLINE_MS)
   frame.startedAt ??= now
   return frame.startedAt + frame.timeoutMs
 }

@@ -256,6 +256,43 @@ describe('retries', () => {
     assert.deepEqual(clock.sleeps, [500, 1000, 2000])
   })
 
+  test('a 429 with Retry-After: 0 is asked again ever less often, never at once; without Retry-After after 1 s', async () => {
+    const zero = () => fail(429, 'slow down', { 'retry-after': '0' })
+    const { client, clock } = testClient([zero(), zero(), zero(), zero(), ok(VM)], { random: () => 0 })
+    await client.lites.getVm('1')
+    assert.deepEqual(clock.sleeps, [250, 500, 1000, 2000])
+    const absent = testClient([fail(429, 'slow down'), ok(VM)], { random: () => 0 })
+    await absent.client.lites.getVm('1')
+    assert.deepEqual(absent.clock.sleeps, [1000])
+  })
+
+  test('a read outside an operation waits the Retry-After of a 429 even past four short request timeouts', async () => {
+    const { client, clock, requests } = testClient([fail(429, 'slow down', { 'retry-after': '10' }), ok(VM)], {
+      random: () => 0,
+      requestTimeoutMs: 2_000,
+    })
+    await client.lites.getVm('1')
+    assert.deepEqual(clock.sleeps, [10_000])
+    assert.equal(requests.length, 2)
+  })
+
+  test('a 503 that says when to come back is asked again no sooner', async () => {
+    const { client, clock } = testClient([fail(503, 'maintenance', { 'retry-after': '7' }), ok(VM)], { random: () => 0 })
+    await client.lites.getVm('1')
+    assert.deepEqual(clock.sleeps, [7_000])
+  })
+
+  test("an attempt waits for its answer no longer than the operation's time left (not a whole request_timeout)", async () => {
+    const hang = (r: { signal: AbortSignal }) =>
+      new Promise<Response>((_, reject) => r.signal.addEventListener('abort', () => reject(r.signal.reason)))
+    const { client } = testClient([hang], { requestTimeoutMs: 60_000, operation: () => ({ timeoutMs: 1_000 }) as never })
+    const started = Date.now()
+    const error = await rejects(client.lites.renameVm('1', { name: 'abcdef' }), TransportError)
+    assert.equal(error.reason, 'timeout')
+    assert.match(error.message, /no answer within 1000ms/)
+    assert.ok(Date.now() - started < 30_000, 'aborted at the deadline')
+  })
+
   test('a POST without a key is not retried on 502', async () => {
     const { client, requests } = testClient([fail(502, 'Bad Gateway'), fail(502, 'Bad Gateway')])
     assert.equal((await rejects(client.lites.createKeypair({ name: 'k' }), ApiError)).status, 502)
@@ -355,14 +392,24 @@ describe('retries', () => {
     assert.equal(put.requests.length, 1)
   })
 
-  test('a request that does not answer in time is aborted and fails as a timeout after one request_timeout, not four', async () => {
+  test('a read that does not answer in time is aborted and asked again, up to the attempts; then it fails as a timeout', async () => {
     const hang = (r: { signal: AbortSignal }) =>
       new Promise<Response>((_, reject) => r.signal.addEventListener('abort', () => reject(r.signal.reason)))
     const { client, requests } = testClient([hang, hang, hang, hang], { requestTimeoutMs: 5 })
     const error = await rejects(client.lites.getVm('1'), TransportError)
     assert.equal(error.reason, 'timeout')
-    assert.equal(requests.length, 1, 'a service that accepts the connection and never answers is not asked again')
-    assert.equal(requests[0]?.signal.aborted, true)
+    assert.equal(requests.length, 4, 'a GET is asked again after a timeout, as after any transport failure (backend-api 1.10)')
+    assert.ok(requests.every((r) => r.signal.aborted))
+    const slowOnce = testClient([hang, ok(VM)], { requestTimeoutMs: 5 })
+    assert.equal((await slowOnce.client.lites.getVm('1')).account_id, String(VM.account_id), 'one slow answer is no failure')
+  })
+
+  test('a change without a key that does not answer in time is not sent again', async () => {
+    const hang = (r: { signal: AbortSignal }) =>
+      new Promise<Response>((_, reject) => r.signal.addEventListener('abort', () => reject(r.signal.reason)))
+    const { client, requests } = testClient([hang, hang], { requestTimeoutMs: 5 })
+    assert.equal((await rejects(client.lites.renameVm('1', { name: 'abcdef' }), TransportError)).reason, 'timeout')
+    assert.equal(requests.length, 1)
   })
 
   test('a fetch that ignores its signal still times out', async () => {

@@ -71,7 +71,10 @@ export const REFUSED_GIVE_UP_MS = 5 * 60_000
 /** Retry-After is capped so that a confused server cannot park an apply for hours. */
 const RETRY_AFTER_CAP_MS = 60_000
 const RETRY_AFTER_DEFAULT_MS = 1_000
+const RETRY_AFTER_FLOOR_MS = 250
 const BACKOFF_BASE_MS = 500
+/** The shortest wait for an answer that a near deadline leaves an attempt (request_timeout permitting). */
+const MIN_ATTEMPT_MS = 1_000
 const RETRYABLE_5XX = new Set([500, 502, 503, 504])
 
 /** A server error that another attempt may get past. */
@@ -155,19 +158,19 @@ export class Transport {
     let refusedSince: number | undefined
     let refusals = 0
     for (let attempt = 1, failures = 0; ; attempt++) {
-      const outcome = await this.attempt(spec, context, attempt)
+      const outcome = await this.attempt(spec, context, attempt, deadline)
       if (outcome.kind === 'ok') return { payload: outcome.payload, requestId: outcome.requestId }
       let delayMs: number
       if (outcome.kind === 'transport') {
         failures++
         if (outcome.error.reason === 'cancelled' || !mayRetryFailure || failures >= options.maxAttempts) throw outcome.error
-        // No answer at all for a whole request_timeout: asking again would multiply the silence (an
-        // order keeps its own deadline and is not sent through here without its key).
-        if (outcome.error.reason === 'timeout' && spec.idempotencyKey === undefined) throw outcome.error
+        // A read that got no answer (a timeout, a reset) is asked again, as any transport failure of a
+        // GET is (backend-api 1.10), within the attempts and the operation's time.
         delayMs = this.backoff(failures)
+        if (options.now() + delayMs >= deadline) throw outcome.error
       } else {
         const { error } = outcome
-        const asked = this.askedToWait(outcome)
+        const asked = this.askedToWait(outcome, refusals + 1)
         if (asked !== undefined) {
           delayMs = asked
           refusedSince ??= options.now()
@@ -181,7 +184,9 @@ export class Transport {
           if (options.now() + delayMs >= deadline || error.history !== undefined) throw error
         } else if (retryableStatus(error.status) && mayRetryFailure && failures + 1 < options.maxAttempts) {
           failures++
-          delayMs = this.backoff(failures)
+          // A 503 may say when to come back (Retry-After); never sooner than the backoff.
+          delayMs = Math.max(this.backoff(failures), Math.min(outcome.retryAfterMs ?? 0, RETRY_AFTER_CAP_MS))
+          if (options.now() + delayMs >= deadline) throw error
         } else {
           throw error
         }
@@ -200,13 +205,18 @@ export class Transport {
 
   /**
    * The jittered wait a server asked for when it processed nothing: a 429, or a 409 with Retry-After
-   * (the first attempt of the same key still in progress). Undefined for any other outcome.
+   * (the first attempt of the same key still in progress). Undefined for any other outcome. A
+   * Retry-After of 0 (or in the past) would have every worker ask again at once for as long as the
+   * service refuses: the `refusal`-th refusal in a row then waits RETRY_AFTER_FLOOR_MS doubled for each
+   * one before it, up to the cap. Without Retry-After, 1 s (backend-api 1.10).
    */
-  askedToWait(outcome: Outcome): number | undefined {
+  askedToWait(outcome: Outcome, refusal = 1): number | undefined {
     if (outcome.kind !== 'http') return undefined
     const { status } = outcome.error
-    if (status !== 429 && !(status === 409 && outcome.retryAfterMs !== undefined)) return undefined
-    return this.jittered(outcome.retryAfterMs ?? RETRY_AFTER_DEFAULT_MS)
+    const given = outcome.retryAfterMs
+    if (status !== 429 && !(status === 409 && given !== undefined)) return undefined
+    if (given === undefined) return this.jittered(RETRY_AFTER_DEFAULT_MS)
+    return this.jittered(given > 0 ? given : RETRY_AFTER_FLOOR_MS * 2 ** Math.min(refusal - 1, 8))
   }
 
   /** 0.5 s, 1 s, 2 s ... with ±25% jitter so that many clients do not retry in step. */
@@ -238,17 +248,22 @@ export class Transport {
     return url
   }
 
-  /** One attempt of a request, every request's one way out (orders included): a change's end is counted (see request). */
-  async attempt(spec: RequestSpec<unknown>, context: RequestContext, attempt: number): Promise<Outcome> {
+  /**
+   * One attempt of a request, every request's one way out (orders included): a change's end is counted
+   * (see request). It waits request_timeout for an answer, or less when the operation's `deadline`
+   * comes first (never less than MIN_ATTEMPT_MS).
+   */
+  async attempt(spec: RequestSpec<unknown>, context: RequestContext, attempt: number, deadline = Infinity): Promise<Outcome> {
     if (spec.method !== 'GET') this.options.beforeChange?.(spec.method, spec.path)
+    const timeoutMs = Math.min(this.options.requestTimeoutMs, Math.max(MIN_ATTEMPT_MS, deadline - this.options.now()))
     try {
-      return await this.attemptOnce(spec, context, attempt)
+      return await this.attemptOnce(spec, context, attempt, timeoutMs)
     } finally {
       if (spec.method !== 'GET') this.reads.changed()
     }
   }
 
-  private async attemptOnce(spec: RequestSpec<unknown>, context: RequestContext, attempt: number): Promise<Outcome> {
+  private async attemptOnce(spec: RequestSpec<unknown>, context: RequestContext, attempt: number, timeoutMs: number): Promise<Outcome> {
     const { options } = this
     if (spec.signal?.aborted) return { kind: 'transport', error: cancelled(context, spec.signal), unsent: true }
     const headers = new Headers({ 'x-token': options.apiKey, 'user-agent': options.userAgent, accept: 'application/json' })
@@ -260,14 +275,15 @@ export class Transport {
     const timer = setTimeout(() => {
       timedOut = true
       controller.abort(new Error('request timed out'))
-    }, options.requestTimeoutMs)
+    }, timeoutMs)
+    const limit = timeoutMs < options.requestTimeoutMs ? "the operation's timeout" : 'request_timeout'
     // A service that accepted the connection and says nothing: tell the user soon, not only at the timeout.
     const waiting =
-      options.requestTimeoutMs > SLOW_ANSWER_MS
+      timeoutMs > SLOW_ANSWER_MS
         ? setTimeout(() => {
             options.log(
               'warn',
-              `no answer yet to ${spec.method} ${spec.path} after ${SLOW_ANSWER_MS / 1000} s; giving up after ${Math.round(options.requestTimeoutMs / 1000)} s (request_timeout)`,
+              `no answer yet to ${spec.method} ${spec.path} after ${SLOW_ANSWER_MS / 1000} s; giving up after ${Math.round(timeoutMs / 1000)} s (${limit})`,
               { method: spec.method, path: spec.path, attempt },
             )
           }, SLOW_ANSWER_MS)
@@ -321,7 +337,7 @@ export class Transport {
       let failure: TransportError
       if (spec.signal?.aborted) failure = cancelled(context, spec.signal)
       else if (timedOut) {
-        failure = new TransportError('timeout', `no answer within ${options.requestTimeoutMs}ms`, { ...context }, { cause: error })
+        failure = new TransportError('timeout', `no answer within ${timeoutMs}ms`, { ...context }, { cause: error })
       } else {
         failure = new TransportError('network', this.scrub(describeCause(error), spec), { ...context }, { cause: error })
       }

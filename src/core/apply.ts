@@ -5,7 +5,7 @@
  */
 import { isComputed, isInput } from './attributes.js'
 import type { AnyDataSource, AnyMethod, AnyResource, Logger, OperationContext, Quote, TimeoutName } from './definition-types.js'
-import { causeOf, type Diagnostic, error, hasErrors, toDiagnostics, warning } from './diagnostics.js'
+import { causeOf, clauseOf, type Diagnostic, error, hasErrors, toDiagnostics, warning } from './diagnostics.js'
 import { knownOrNull, type Plan, type PrivateState, stepsToRun } from './plan.js'
 import { parseDuration, timeoutMs } from './timeouts.js'
 import { validateConfig } from './validate.js'
@@ -196,7 +196,7 @@ async function create<C>(definition: AnyResource, planned: ValueMap, session: Se
           error(
             `The ${definition.name} was ordered, but a later step of its create failed`,
             `The service accepted the order for ${definition.name} ${String(state.id)}${orderText(state)} and it is kept in state ` +
-              `with what the server reports. Then this failed: ${causeOf(thrown)}. The next plan shows what the server ` +
+              `with what the server reports. Then this failed: ${clauseOf(thrown)}. The next plan shows what the server ` +
               'does not have yet, and the next apply changes only that; nothing is ordered again for what already exists.',
           ),
         )
@@ -215,7 +215,7 @@ async function create<C>(definition: AnyResource, planned: ValueMap, session: Se
       error(
         `The ${definition.name} order was placed and is kept in state`,
         `The service accepted the order for ${definition.name} ${String(state.id)}${orderText(state)}, but the ` +
-          `operation did not finish: ${causeOf(thrown)}. The resource is recorded with its id, so nothing is lost ` +
+          `operation did not finish: ${clauseOf(thrown)}. The resource is recorded with its id, so nothing is lost ` +
           (resumable ? 'and the next apply resumes waiting for it instead of ordering again.' : 'and is not ordered again.'),
       ),
     )
@@ -437,7 +437,7 @@ async function runStep<C>(run: UpdateRun<C>, scheduled: ReturnType<typeof stepsT
       run.diagnostics.push(
         error(
           'The order was placed and is recorded',
-          `The change of ${changed} was ordered but did not finish: ${causeOf(thrown)}. ` +
+          `The change of ${changed} was ordered but did not finish: ${clauseOf(thrown)}. ` +
             'It is recorded in state, so the next apply waits for it and does not order it again.',
         ),
       )
@@ -551,7 +551,7 @@ export async function applyDelete<C>(
         error(
           `${definition.name} ${String(prior.id)} is not found yet; nothing was deleted`,
           'Its order was placed moments ago by an apply that stopped before it was Active, and the service does not ' +
-            `show it yet (${causeOf(thrown)}). It stays in state: run the destroy again in two minutes; a 404 then is ` +
+            `show it yet (${clauseOf(thrown)}). It stays in state: run the destroy again in two minutes; a 404 then is ` +
             'taken as deleted.',
         ),
       )
@@ -1022,7 +1022,7 @@ export async function pricePlan<C>(definition: AnyResource, prior: ValueMap | nu
       if (quotes === null) unpriced.push(`${definition.name}: ${what} (its price depends on values known only after apply)`)
       else for (const quote of quotes) orders.push({ resource: definition.name, ...quote })
     } catch (thrown) {
-      unpriced.push(`${definition.name}: ${what} (asking the catalog failed: ${causeOf(thrown)})`)
+      unpriced.push(`${definition.name}: ${what} (asking the catalog failed: ${clauseOf(thrown)})`)
     }
   }
   return { orders, unpriced }

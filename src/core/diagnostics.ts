@@ -79,6 +79,11 @@ export function causeOf(value: unknown): string {
   return isServiceError(value) ? verbatim(messageOf(value)) : messageOf(value)
 }
 
+/** `causeOf` as a clause inside a sentence: without the full stop it may end with. */
+export function clauseOf(value: unknown): string {
+  return causeOf(value).replace(/\.+$/, '')
+}
+
 /**
  * Turns a thrown error into diagnostics: the operation's summary, the API's explanation, and one
  * diagnostic per field the API rejected, placed on the attribute of that name when there is one.

@@ -94,6 +94,18 @@ describe('faults', () => {
     assert.equal((await c.control<{ total: number }>('GET', '/orders')).total, 1)
   })
 
+  test('error_after loses a replayed answer too: the retry of a key the service already answered', async () => {
+    const c = setup()
+    const keypair = await c.keypair()
+    const order = { body: { ...VM_BODY, product_id: 101, keypair_id: keypair }, headers: { 'idempotency-key': 'replayed-key-1' } }
+    assert.equal((await c.request('POST', '/v1/lites', order)).status, 200)
+    await c.control('POST', '/faults', { method: 'POST', path: '/lites', mode: 'error_after', status: 503 })
+    const replay = await c.request('POST', '/v1/lites', order)
+    assert.equal(replay.status, 503, 'the replay is answered by the fault, not used up by it')
+    assert.equal((await c.control<{ total: number }>('GET', '/orders')).total, 1, 'still one order')
+    assert.equal((await c.request('POST', '/v1/lites', order)).status, 200, 'the next repeat gets the stored answer')
+  })
+
   test('drop_after processes fully and rejects the fetch with a TypeError; logged with status null', async () => {
     const c = setup()
     await c.control('POST', '/faults', { path: '/lites/keypairs', mode: 'drop_after' })

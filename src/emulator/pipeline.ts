@@ -147,9 +147,14 @@ export class ApiPipeline {
     const key = this.apiKey(call)
     if (!('scope' in key)) return key
     const claim = await this.claim(call, key)
-    if ('status' in claim) return claim
-    const answer = this.run(call, match, key, claim.idempotencyKey)
-    if (claim.record) settle(this.store.state, claim.record, answer.status, answer.body)
+    let answer: Answer
+    // A replay of a stored answer (or the key's own refusal) is this request's real response: an
+    // "after" fault loses it as it would a first answer, rather than being used up with no effect.
+    if ('status' in claim) answer = claim
+    else {
+      answer = this.run(call, match, key, claim.idempotencyKey)
+      if (claim.record) settle(this.store.state, claim.record, answer.status, answer.body)
+    }
     if (fault?.mode === 'error_after') return faultAnswer(fault)
     if (fault?.mode === 'drop_after') throw new DroppedConnection()
     if (fault?.mode === 'hang_after') return hang(call.request)

@@ -138,3 +138,33 @@ describe('order_journal', () => {
     }
   })
 })
+
+describe('request_timeout and poll_interval', () => {
+  test('below the least that works is refused at validation, naming the setting and the least', () => {
+    const issues = validateConfig(provider.attributes, { request_timeout: '1ns', poll_interval: '10ms' }).map((d) => d.detail)
+    assert.deepEqual(issues, ['request_timeout must be at least 1s (got "1ns").', 'poll_interval must be at least 100ms (got "10ms").'])
+    assert.deepEqual(validateConfig(provider.attributes, { request_timeout: '1s', poll_interval: '100ms' }), [])
+  })
+
+  test('PROVIDER_REQUEST_TIMEOUT and PROVIDER_POLL_INTERVAL stand in for unset settings, checked as the settings are', async () => {
+    const env = { PROVIDER_API_KEY: 'test-key', PROVIDER_BASE_URL: 'http://127.0.0.1:9/v1' }
+    for (const [variable, value, rule] of [
+      ['PROVIDER_REQUEST_TIMEOUT', '500ms', /PROVIDER_REQUEST_TIMEOUT must be at least 1s \(got "500ms"\)/],
+      ['PROVIDER_POLL_INTERVAL', 'soon', /PROVIDER_POLL_INTERVAL must be a duration/],
+    ] as const) {
+      const thrown = await withEnv({ ...env, [variable]: value }, () => {
+        try {
+          configure({})
+          return undefined
+        } catch (error) {
+          return error
+        }
+      })
+      assert.ok(thrown instanceof InputError, `${variable}=${value} was accepted`)
+      assert.match(thrown.message, rule)
+    }
+    await withEnv({ ...env, PROVIDER_REQUEST_TIMEOUT: '2m', PROVIDER_POLL_INTERVAL: '250ms' }, () => configure({}))
+    // The setting wins over the variable, which is then not read.
+    await withEnv({ ...env, PROVIDER_REQUEST_TIMEOUT: 'soon' }, () => configure({ request_timeout: '10s' }))
+  })
+})

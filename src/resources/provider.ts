@@ -89,9 +89,32 @@ const journalSetting = custom('a directory, or a postgresql:// connection string
   return problem ? journalSettingRule(problem) : null
 })
 
-const duration = custom('a duration such as "30s" or "2m"', (value) =>
-  typeof value === 'string' ? durationProblem(value, '"30s" or "2m"') : null,
-)
+/** A duration setting's problem, or null: its syntax, then the least value that works (`least`, e.g. "1s"). */
+function durationSettingProblem(value: string, least: string): string | null {
+  const problem = durationProblem(value, '"30s" or "2m"')
+  if (problem) return problem
+  return (parseDuration(value) ?? 0) < (parseDuration(least) ?? 0) ? `must be at least ${least} (got ${JSON.stringify(value)})` : null
+}
+
+/** A request shorter than a second would time out before most answers; a poll faster than 100 ms is a busy loop. */
+const LEAST = { request_timeout: '1s', poll_interval: '100ms' } as const
+const DEFAULT_DURATION = { request_timeout: '30s', poll_interval: '5s' } as const
+const DURATION_VARIABLE = { request_timeout: 'PROVIDER_REQUEST_TIMEOUT', poll_interval: 'PROVIDER_POLL_INTERVAL' } as const
+
+const durationSetting = (name: keyof typeof LEAST) =>
+  custom(`a duration of at least ${LEAST[name]}, such as "30s" or "2m"`, (value) =>
+    typeof value === 'string' ? durationSettingProblem(value, LEAST[name]) : null,
+  )
+
+/** The setting's milliseconds: the setting, else its environment variable (checked as the setting is), else the default. */
+function durationOf(name: keyof typeof LEAST, configured: string | null | undefined): number {
+  const variable = DURATION_VARIABLE[name]
+  const value = configured ?? (process.env[variable] || undefined)
+  if (value === undefined) return parseDuration(DEFAULT_DURATION[name]) as number
+  const problem = durationSettingProblem(value, LEAST[name])
+  if (problem) throw new InputError([name], `${configured ? name : variable} ${problem}.`)
+  return parseDuration(value) as number
+}
 const url = custom('an http or https URL ending in the API version, e.g. https://api.example.invalid/v1', (value) => {
   if (typeof value !== 'string') return null
   let parsed: URL
@@ -144,13 +167,18 @@ export const providerDefinition = defineProvider({
     }),
     request_timeout: string({
       optional: true,
-      validate: [duration],
-      description: 'How long one API request may take before it is abandoned (and retried when that is safe). Default `30s`.',
+      validate: [durationSetting('request_timeout')],
+      description:
+        'How long one API request may take before it is abandoned (and retried when that is safe: a read, or an order with ' +
+        'its Idempotency-Key), at least `1s`; never longer than the time its operation has left. Falls back to ' +
+        '`PROVIDER_REQUEST_TIMEOUT`. Default `30s`.',
     }),
     poll_interval: string({
       optional: true,
-      validate: [duration],
-      description: 'The first interval between status checks while waiting for an order; it grows gently up to 30s. Default `5s`.',
+      validate: [durationSetting('poll_interval')],
+      description:
+        'The first interval between status checks while waiting for an order, at least `100ms`; it grows gently up to 30s. ' +
+        'Falls back to `PROVIDER_POLL_INTERVAL`. Default `5s`.',
     }),
     fail_on_unfinished: bool({
       optional: true,
@@ -195,7 +223,13 @@ export const providerDefinition = defineProvider({
         'writes the value of any other variable, `sensitive` ones included, into a saved plan in clear.',
     }),
   },
-  environment: { api_key: 'PROVIDER_API_KEY', base_url: 'PROVIDER_BASE_URL', order_journal: 'PROVIDER_ORDER_JOURNAL' },
+  environment: {
+    api_key: 'PROVIDER_API_KEY',
+    base_url: 'PROVIDER_BASE_URL',
+    order_journal: 'PROVIDER_ORDER_JOURNAL',
+    request_timeout: DURATION_VARIABLE.request_timeout,
+    poll_interval: DURATION_VARIABLE.poll_interval,
+  },
   unfinishedSetting: 'fail_on_unfinished',
   orderLimitSetting: 'max_order_total',
   configure(config, meta: ConfigureMeta<OperationFrame>): Client {
@@ -229,8 +263,8 @@ export const providerDefinition = defineProvider({
       baseUrl: baseUrl.replace(/\/+$/, ''),
       apiKey,
       userAgent: meta.userAgent,
-      requestTimeoutMs: parseDuration(config.request_timeout ?? '30s') ?? 30_000,
-      pollIntervalMs: parseDuration(config.poll_interval ?? '5s') ?? 5_000,
+      requestTimeoutMs: durationOf('request_timeout', config.request_timeout),
+      pollIntervalMs: durationOf('poll_interval', config.poll_interval),
       log: (level, message, fields) => log[level](message, fields),
       ...('database' in journal ? { journalDatabase: journal.database } : { journalDirectory: journal.directory }),
       // Every client this process configures owns entries as one owner and knows what the others hold.

@@ -78,6 +78,28 @@ test('a create and an update run in an operation frame: the scope, the timeout, 
   assert.equal(currentOperation(), undefined)
 })
 
+test('a delete runs in an operation frame bounded by its delete timeout, so its retries stop there', async () => {
+  const service = new BoxService()
+  const server = configuredServer(service)
+  const created = await server.create(
+    box,
+    planResource(box, null, { name: 'alpha', size: 20 }).planned,
+    server.session(undefined, silentLogger),
+  )
+  const frames: (number | undefined)[] = []
+  const watched: AnyResource = {
+    ...box,
+    delete: async (ctx) => {
+      frames.push(currentOperation()?.timeoutMs)
+      return box.delete(ctx)
+    },
+  }
+  const prior = { ...(created.state ?? {}), timeouts: { delete: '7m' } }
+  await server.delete(watched, prior, {}, server.session(undefined, silentLogger))
+  assert.deepEqual(frames, [7 * 60_000])
+  assert.equal(currentOperation(), undefined)
+})
+
 test("a call before configure is refused with the protocol's words", () => {
   const provider: AnyProvider = { description: '', attributes: {}, environment: {}, configure: () => ({}) }
   const naming = {

@@ -191,7 +191,9 @@ export class ProviderServer {
 
   async delete(definition: AnyResource, prior: ValueMap, priorPrivate: PrivateState, session: Session<unknown>): Promise<Outcome> {
     await this.settle(definition, prior.id)
-    return applyDelete(definition, prior, priorPrivate, session)
+    // Its requests (a DELETE the service rate-limits) keep trying until the delete timeout, not a fallback.
+    const timeout = timeoutMs(definition.timeouts, prior.timeouts ?? null, 'delete')
+    return withOperation(session, timeout, () => applyDelete(definition, prior, priorPrivate, session))
   }
 
   /**

@@ -38,6 +38,16 @@ func NewProvider(ctx *pulumi.Context,
 			args.OrderJournal = pulumi.StringPtr(d.(string))
 		}
 	}
+	if args.PollInterval == nil {
+		if d := internal.GetEnvOrDefault(nil, nil, "PROVIDER_POLL_INTERVAL"); d != nil {
+			args.PollInterval = pulumi.StringPtr(d.(string))
+		}
+	}
+	if args.RequestTimeout == nil {
+		if d := internal.GetEnvOrDefault(nil, nil, "PROVIDER_REQUEST_TIMEOUT"); d != nil {
+			args.RequestTimeout = pulumi.StringPtr(d.(string))
+		}
+	}
 	if args.ApiKey != nil {
 		args.ApiKey = pulumi.ToSecret(args.ApiKey).(pulumi.StringPtrInput)
 	}
@@ -64,9 +74,9 @@ type providerArgs struct {
 	MaxOrderTotal *int `pulumi:"maxOrderTotal"`
 	// Where the order journal is kept: the record of every paid order, written before it is sent, that lets a re-run after a crash take the order over instead of placing it twice. A directory, or a PostgreSQL connection string (`postgresql://user:password@host:5432/database`) for runners that share no disk (CI jobs, Atlantis, agents): every runner that names the same database shares one journal, kept in its table provider_order_journal (created on first use; `?options=-csearch_path%3Dname` in the string picks another schema), and a runner killed mid-order is taken over by the next one. Falls back to `PROVIDER_ORDER_JOURNAL`; default `.terraform/provider-orders` (`.provider-orders` beside a Pulumi project). Any other value is an error that never shows it: white space at either end, a control character, another URL scheme, or `user:password@host` without `postgresql://`. Give a connection string through `PROVIDER_ORDER_JOURNAL` or an ephemeral variable (`ephemeral = true`): Terraform writes the value of any other variable, `sensitive` ones included, into a saved plan in clear. Must be a directory, or a postgresql:// connection string.
 	OrderJournal *string `pulumi:"orderJournal"`
-	// The first interval between status checks while waiting for an order; it grows gently up to 30s. Default `5s`. Must be a duration such as "30s" or "2m".
+	// The first interval between status checks while waiting for an order, at least `100ms`; it grows gently up to 30s. Falls back to `PROVIDER_POLL_INTERVAL`. Default `5s`. Must be a duration of at least 100ms, such as "30s" or "2m".
 	PollInterval *string `pulumi:"pollInterval"`
-	// How long one API request may take before it is abandoned (and retried when that is safe). Default `30s`. Must be a duration such as "30s" or "2m".
+	// How long one API request may take before it is abandoned (and retried when that is safe: a read, or an order with its Idempotency-Key), at least `1s`; never longer than the time its operation has left. Falls back to `PROVIDER_REQUEST_TIMEOUT`. Default `30s`. Must be a duration of at least 1s, such as "30s" or "2m".
 	RequestTimeout *string `pulumi:"requestTimeout"`
 }
 
@@ -82,9 +92,9 @@ type ProviderArgs struct {
 	MaxOrderTotal pulumi.IntPtrInput
 	// Where the order journal is kept: the record of every paid order, written before it is sent, that lets a re-run after a crash take the order over instead of placing it twice. A directory, or a PostgreSQL connection string (`postgresql://user:password@host:5432/database`) for runners that share no disk (CI jobs, Atlantis, agents): every runner that names the same database shares one journal, kept in its table provider_order_journal (created on first use; `?options=-csearch_path%3Dname` in the string picks another schema), and a runner killed mid-order is taken over by the next one. Falls back to `PROVIDER_ORDER_JOURNAL`; default `.terraform/provider-orders` (`.provider-orders` beside a Pulumi project). Any other value is an error that never shows it: white space at either end, a control character, another URL scheme, or `user:password@host` without `postgresql://`. Give a connection string through `PROVIDER_ORDER_JOURNAL` or an ephemeral variable (`ephemeral = true`): Terraform writes the value of any other variable, `sensitive` ones included, into a saved plan in clear. Must be a directory, or a postgresql:// connection string.
 	OrderJournal pulumi.StringPtrInput
-	// The first interval between status checks while waiting for an order; it grows gently up to 30s. Default `5s`. Must be a duration such as "30s" or "2m".
+	// The first interval between status checks while waiting for an order, at least `100ms`; it grows gently up to 30s. Falls back to `PROVIDER_POLL_INTERVAL`. Default `5s`. Must be a duration of at least 100ms, such as "30s" or "2m".
 	PollInterval pulumi.StringPtrInput
-	// How long one API request may take before it is abandoned (and retried when that is safe). Default `30s`. Must be a duration such as "30s" or "2m".
+	// How long one API request may take before it is abandoned (and retried when that is safe: a read, or an order with its Idempotency-Key), at least `1s`; never longer than the time its operation has left. Falls back to `PROVIDER_REQUEST_TIMEOUT`. Default `30s`. Must be a duration of at least 1s, such as "30s" or "2m".
 	RequestTimeout pulumi.StringPtrInput
 }
 

@@ -34,8 +34,8 @@ class ProviderArgs:
         :param pulumi.Input[_builtins.bool] fail_on_unfinished: When `true`, an apply whose order was placed but is not finished (its invoice waits for payment, or what was asked besides the order waits until it is Active) ends with an error instead of a warning, so that a pipeline does not take an unconfirmed paid resource for success. The resource is saved with its id either way, and each later apply waits for it again (failing while it is unfinished) without ordering again. Terraform marks a resource created with an error as tainted and plans to replace it: while this setting is `true` the provider refuses to delete a tainted resource or one whose create failed this way, so that apply (or `terraform destroy`, already at plan) fails and nothing is cancelled or ordered twice. Run `terraform untaint <address>` to resume it; to delete it anyway, set this to `false` for that apply or destroy; to replace a resource on purpose, use `terraform apply -replace=<address>` rather than `terraform taint`. A resource with `createBeforeDestroy` is replaced by creating first, which the provider cannot stop: untaint it before the next apply. Default `false`.
         :param pulumi.Input[_builtins.int] max_order_total: The most one plan may order, a whole number in the catalog's money unit (its smallest currency unit, as the catalog's prices are written). Every plan that places paid orders shows their prices from the service's catalog as a warning; when the orders of the plan would cost more than this, the plan fails, naming them, and nothing is ordered. The total adds the first invoice of every new order and upgrade, whatever their cycles, before any promocode. Terraform plans each resource in its own call, so the total is counted across the calls one provider process serves: one plan. Orders whose price is not known at plan time (it depends on values known only after apply, or the catalog cannot be reached) are named in the warning and not counted. Unset: no limit. Must be at least 0.
         :param pulumi.Input[_builtins.str] order_journal: Where the order journal is kept: the record of every paid order, written before it is sent, that lets a re-run after a crash take the order over instead of placing it twice. A directory, or a PostgreSQL connection string (`postgresql://user:password@host:5432/database`) for runners that share no disk (CI jobs, Atlantis, agents): every runner that names the same database shares one journal, kept in its table provider_order_journal (created on first use; `?options=-csearch_path%3Dname` in the string picks another schema), and a runner killed mid-order is taken over by the next one. Falls back to `PROVIDER_ORDER_JOURNAL`; default `.terraform/provider-orders` (`.provider-orders` beside a Pulumi project). Any other value is an error that never shows it: white space at either end, a control character, another URL scheme, or `user:password@host` without `postgresql://`. Give a connection string through `PROVIDER_ORDER_JOURNAL` or an ephemeral variable (`ephemeral = true`): Terraform writes the value of any other variable, `sensitive` ones included, into a saved plan in clear. Must be a directory, or a postgresql:// connection string.
-        :param pulumi.Input[_builtins.str] poll_interval: The first interval between status checks while waiting for an order; it grows gently up to 30s. Default `5s`. Must be a duration such as "30s" or "2m".
-        :param pulumi.Input[_builtins.str] request_timeout: How long one API request may take before it is abandoned (and retried when that is safe). Default `30s`. Must be a duration such as "30s" or "2m".
+        :param pulumi.Input[_builtins.str] poll_interval: The first interval between status checks while waiting for an order, at least `100ms`; it grows gently up to 30s. Falls back to `PROVIDER_POLL_INTERVAL`. Default `5s`. Must be a duration of at least 100ms, such as "30s" or "2m".
+        :param pulumi.Input[_builtins.str] request_timeout: How long one API request may take before it is abandoned (and retried when that is safe: a read, or an order with its Idempotency-Key), at least `1s`; never longer than the time its operation has left. Falls back to `PROVIDER_REQUEST_TIMEOUT`. Default `30s`. Must be a duration of at least 1s, such as "30s" or "2m".
         """
         if api_key is None:
             api_key = _utilities.get_env('PROVIDER_API_KEY')
@@ -53,8 +53,12 @@ class ProviderArgs:
             order_journal = _utilities.get_env('PROVIDER_ORDER_JOURNAL')
         if order_journal is not None:
             pulumi.set(__self__, "order_journal", order_journal)
+        if poll_interval is None:
+            poll_interval = _utilities.get_env('PROVIDER_POLL_INTERVAL')
         if poll_interval is not None:
             pulumi.set(__self__, "poll_interval", poll_interval)
+        if request_timeout is None:
+            request_timeout = _utilities.get_env('PROVIDER_REQUEST_TIMEOUT')
         if request_timeout is not None:
             pulumi.set(__self__, "request_timeout", request_timeout)
 
@@ -122,7 +126,7 @@ class ProviderArgs:
     @pulumi.getter(name="pollInterval")
     def poll_interval(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        The first interval between status checks while waiting for an order; it grows gently up to 30s. Default `5s`. Must be a duration such as "30s" or "2m".
+        The first interval between status checks while waiting for an order, at least `100ms`; it grows gently up to 30s. Falls back to `PROVIDER_POLL_INTERVAL`. Default `5s`. Must be a duration of at least 100ms, such as "30s" or "2m".
         """
         return pulumi.get(self, "poll_interval")
 
@@ -134,7 +138,7 @@ class ProviderArgs:
     @pulumi.getter(name="requestTimeout")
     def request_timeout(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        How long one API request may take before it is abandoned (and retried when that is safe). Default `30s`. Must be a duration such as "30s" or "2m".
+        How long one API request may take before it is abandoned (and retried when that is safe: a read, or an order with its Idempotency-Key), at least `1s`; never longer than the time its operation has left. Falls back to `PROVIDER_REQUEST_TIMEOUT`. Default `30s`. Must be a duration of at least 1s, such as "30s" or "2m".
         """
         return pulumi.get(self, "request_timeout")
 
@@ -167,8 +171,8 @@ class Provider(pulumi.ProviderResource):
         :param pulumi.Input[_builtins.bool] fail_on_unfinished: When `true`, an apply whose order was placed but is not finished (its invoice waits for payment, or what was asked besides the order waits until it is Active) ends with an error instead of a warning, so that a pipeline does not take an unconfirmed paid resource for success. The resource is saved with its id either way, and each later apply waits for it again (failing while it is unfinished) without ordering again. Terraform marks a resource created with an error as tainted and plans to replace it: while this setting is `true` the provider refuses to delete a tainted resource or one whose create failed this way, so that apply (or `terraform destroy`, already at plan) fails and nothing is cancelled or ordered twice. Run `terraform untaint <address>` to resume it; to delete it anyway, set this to `false` for that apply or destroy; to replace a resource on purpose, use `terraform apply -replace=<address>` rather than `terraform taint`. A resource with `createBeforeDestroy` is replaced by creating first, which the provider cannot stop: untaint it before the next apply. Default `false`.
         :param pulumi.Input[_builtins.int] max_order_total: The most one plan may order, a whole number in the catalog's money unit (its smallest currency unit, as the catalog's prices are written). Every plan that places paid orders shows their prices from the service's catalog as a warning; when the orders of the plan would cost more than this, the plan fails, naming them, and nothing is ordered. The total adds the first invoice of every new order and upgrade, whatever their cycles, before any promocode. Terraform plans each resource in its own call, so the total is counted across the calls one provider process serves: one plan. Orders whose price is not known at plan time (it depends on values known only after apply, or the catalog cannot be reached) are named in the warning and not counted. Unset: no limit. Must be at least 0.
         :param pulumi.Input[_builtins.str] order_journal: Where the order journal is kept: the record of every paid order, written before it is sent, that lets a re-run after a crash take the order over instead of placing it twice. A directory, or a PostgreSQL connection string (`postgresql://user:password@host:5432/database`) for runners that share no disk (CI jobs, Atlantis, agents): every runner that names the same database shares one journal, kept in its table provider_order_journal (created on first use; `?options=-csearch_path%3Dname` in the string picks another schema), and a runner killed mid-order is taken over by the next one. Falls back to `PROVIDER_ORDER_JOURNAL`; default `.terraform/provider-orders` (`.provider-orders` beside a Pulumi project). Any other value is an error that never shows it: white space at either end, a control character, another URL scheme, or `user:password@host` without `postgresql://`. Give a connection string through `PROVIDER_ORDER_JOURNAL` or an ephemeral variable (`ephemeral = true`): Terraform writes the value of any other variable, `sensitive` ones included, into a saved plan in clear. Must be a directory, or a postgresql:// connection string.
-        :param pulumi.Input[_builtins.str] poll_interval: The first interval between status checks while waiting for an order; it grows gently up to 30s. Default `5s`. Must be a duration such as "30s" or "2m".
-        :param pulumi.Input[_builtins.str] request_timeout: How long one API request may take before it is abandoned (and retried when that is safe). Default `30s`. Must be a duration such as "30s" or "2m".
+        :param pulumi.Input[_builtins.str] poll_interval: The first interval between status checks while waiting for an order, at least `100ms`; it grows gently up to 30s. Falls back to `PROVIDER_POLL_INTERVAL`. Default `5s`. Must be a duration of at least 100ms, such as "30s" or "2m".
+        :param pulumi.Input[_builtins.str] request_timeout: How long one API request may take before it is abandoned (and retried when that is safe: a read, or an order with its Idempotency-Key), at least `1s`; never longer than the time its operation has left. Falls back to `PROVIDER_REQUEST_TIMEOUT`. Default `30s`. Must be a duration of at least 1s, such as "30s" or "2m".
         """
         ...
     @overload
@@ -221,7 +225,11 @@ class Provider(pulumi.ProviderResource):
             if order_journal is None:
                 order_journal = _utilities.get_env('PROVIDER_ORDER_JOURNAL')
             __props__.__dict__["order_journal"] = None if order_journal is None else pulumi.Output.secret(order_journal)
+            if poll_interval is None:
+                poll_interval = _utilities.get_env('PROVIDER_POLL_INTERVAL')
             __props__.__dict__["poll_interval"] = poll_interval
+            if request_timeout is None:
+                request_timeout = _utilities.get_env('PROVIDER_REQUEST_TIMEOUT')
             __props__.__dict__["request_timeout"] = request_timeout
         super(Provider, __self__).__init__(
             'provider',

@@ -32,6 +32,7 @@ export class Attempts {
   /** How many attempts got each answer (`500`, `no answer`), in the order first seen. */
   private readonly tally = new Map<string, number>()
   private reportedAt: number | undefined
+  private refusedInRow = 0
 
   constructor(private readonly now: () => number) {
     this.startedAt = now()
@@ -44,6 +45,7 @@ export class Attempts {
    */
   add(outcome: Failed, waitAsked: boolean, keyHonoured: boolean): void {
     this.count++
+    this.refusedInRow = waitAsked && outcome.kind === 'http' ? this.refusedInRow + 1 : 0
     this.last = outcome
     this.kinds.add(kindOf(outcome, waitAsked, keyHonoured))
     const label = labelOf(outcome)
@@ -52,6 +54,11 @@ export class Attempts {
 
   get attempts(): number {
     return this.count
+  }
+
+  /** How many attempts in a row, up to now, the service asked to wait (429, 409 in progress). */
+  get refusals(): number {
+    return this.refusedInRow
   }
 
   /** The last answer's HTTP status, if it had one. */

@@ -873,7 +873,7 @@ export class Orders {
         entry.lastAttemptAt = options.now()
         await this.record(entry)
       }
-      const outcome = await this.http.attempt(spec, context, failures + 1)
+      const outcome = await this.http.attempt(spec, context, failures + 1, deadline)
       if (outcome.kind !== 'transport' && outcome.echoed) {
         this.echoed = true
         if (entry && entry.honoured !== true) {
@@ -891,7 +891,7 @@ export class Orders {
         return value
       }
       let delayMs: number
-      const asked = this.http.askedToWait(outcome)
+      const asked = this.http.askedToWait(outcome, attempts.refusals + 1)
       if (asked !== undefined) {
         // Nothing was processed (or the first attempt is still being processed): not a failed attempt.
         attempts.add(outcome, true, this.echoed)

@@ -60,12 +60,28 @@ func GetOrderJournal(ctx *pulumi.Context) string {
 	return value
 }
 
-// The first interval between status checks while waiting for an order; it grows gently up to 30s. Default `5s`. Must be a duration such as "30s" or "2m".
+// The first interval between status checks while waiting for an order, at least `100ms`; it grows gently up to 30s. Falls back to `PROVIDER_POLL_INTERVAL`. Default `5s`. Must be a duration of at least 100ms, such as "30s" or "2m".
 func GetPollInterval(ctx *pulumi.Context) string {
-	return config.Get(ctx, "provider:pollInterval")
+	v, err := config.Try(ctx, "provider:pollInterval")
+	if err == nil {
+		return v
+	}
+	var value string
+	if d := internal.GetEnvOrDefault(nil, nil, "PROVIDER_POLL_INTERVAL"); d != nil {
+		value = d.(string)
+	}
+	return value
 }
 
-// How long one API request may take before it is abandoned (and retried when that is safe). Default `30s`. Must be a duration such as "30s" or "2m".
+// How long one API request may take before it is abandoned (and retried when that is safe: a read, or an order with its Idempotency-Key), at least `1s`; never longer than the time its operation has left. Falls back to `PROVIDER_REQUEST_TIMEOUT`. Default `30s`. Must be a duration of at least 1s, such as "30s" or "2m".
 func GetRequestTimeout(ctx *pulumi.Context) string {
-	return config.Get(ctx, "provider:requestTimeout")
+	v, err := config.Try(ctx, "provider:requestTimeout")
+	if err == nil {
+		return v
+	}
+	var value string
+	if d := internal.GetEnvOrDefault(nil, nil, "PROVIDER_REQUEST_TIMEOUT"); d != nil {
+		value = d.(string)
+	}
+	return value
 }

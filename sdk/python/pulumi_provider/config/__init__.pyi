@@ -41,11 +41,11 @@ Where the order journal is kept: the record of every paid order, written before 
 
 pollInterval: Optional[str]
 """
-The first interval between status checks while waiting for an order; it grows gently up to 30s. Default `5s`. Must be a duration such as "30s" or "2m".
+The first interval between status checks while waiting for an order, at least `100ms`; it grows gently up to 30s. Falls back to `PROVIDER_POLL_INTERVAL`. Default `5s`. Must be a duration of at least 100ms, such as "30s" or "2m".
 """
 
 requestTimeout: Optional[str]
 """
-How long one API request may take before it is abandoned (and retried when that is safe). Default `30s`. Must be a duration such as "30s" or "2m".
+How long one API request may take before it is abandoned (and retried when that is safe: a read, or an order with its Idempotency-Key), at least `1s`; never longer than the time its operation has left. Falls back to `PROVIDER_REQUEST_TIMEOUT`. Default `30s`. Must be a duration of at least 1s, such as "30s" or "2m".
 """
 
