@@ -85,6 +85,16 @@ describe('requests', () => {
     assert.ok(!text.includes('secret-key'))
     assert.ok(!text.includes('new_product_id'))
   })
+
+  test('a read answered 404 (a gone check, an import of a missing id) logs at debug; other failures at info', async () => {
+    const { client, logs } = testClient([fail(404, 'no such account'), fail(409, 'Pending')])
+    await rejects(client.lites.getVm('1'), ApiError)
+    await rejects(client.lites.renameVm('1', { name: 'abcdef' }), ApiError)
+    assert.deepEqual(
+      logs.filter((l) => typeof l.fields?.status === 'number').map((l) => `${l.level} ${l.fields?.status}`),
+      ['debug 404', 'info 409'],
+    )
+  })
 })
 
 describe('success envelopes', () => {

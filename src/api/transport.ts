@@ -316,7 +316,10 @@ export class Transport {
       fields.request_id = requestId
       fields.duration_ms = options.now() - started
       if (response.headers.get('idempotency-replayed') === 'true') fields.replayed = true
-      options.log(response.ok ? 'debug' : 'info', `${spec.method} ${spec.path} → ${response.status}`, fields)
+      // A read answered 404 is how a refresh, an import or a gone check learns that something is not there:
+      // the outcome says so, and Pulumi would show every such line among the stack's diagnostics.
+      const expected = response.ok || (spec.method === 'GET' && response.status === 404)
+      options.log(expected ? 'debug' : 'info', `${spec.method} ${spec.path} → ${response.status}`, fields)
       const echoed = spec.idempotencyKey !== undefined && response.headers.get('idempotency-key') === spec.idempotencyKey
       if (response.ok) return { kind: 'ok', payload: text, requestId, echoed }
       if (response.status >= 300 && response.status < 400) {
