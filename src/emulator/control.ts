@@ -21,9 +21,9 @@ import {
 } from './envelope.js'
 import { addFault, installProfile, PROFILES } from './faults.js'
 import { deepMerge, isObject, type Json, type JsonObject } from './json.js'
-import { type Account, type Config, type Invoice, invoiceView, type State, STATUSES, type Status } from './model.js'
+import { type Account, type Config, type Invoice, invoiceView, type LogEntry, type State, STATUSES, type Status } from './model.js'
 import { isSeed, type Random } from './random.js'
-import { logSince } from './request-log.js'
+import { logAfter } from './request-log.js'
 import type { Registry } from './family.js'
 import { Router } from './router.js'
 import { snapshotName } from './snapshots.js'
@@ -368,10 +368,15 @@ const routes: ControlRoute[] = [
       if (raw !== null && !/^\d+$/.test(raw)) {
         throw new HttpError(422, [{ loc: ['query', 'since'], msg: 'must be a non-negative integer', type: 'value_error' }])
       }
+      const since = raw === null ? null : Number(raw)
       const customer = customerFilter(ctx.store.state, ctx.query)
-      return logSince(ctx.store.state, raw === null ? null : Number(raw))
-        .filter((e) => customer === null || e.customer === customer)
-        .map((e) => ({ ...e }))
+      const kept = (entries: readonly LogEntry[]) =>
+        entries.filter((e) => (since === null || e.seq > since) && (customer === null || e.customer === customer)).map((e) => ({ ...e }))
+      // `after`: what was logged since the call that gave the cursor (a poller's), or the whole log, saying which.
+      const after = ctx.query.get('after')
+      if (after === null) return kept(ctx.store.state.log)
+      const read = logAfter(ctx.store.state, after)
+      return { cursor: read.cursor, whole: read.whole, entries: kept(read.entries) }
     },
   },
   {
