@@ -53,6 +53,52 @@ function config(extraKeypair: boolean): string {
   ].join('\n')
 }
 
+/** Chromium with a fresh profile (removed by `close`), its one page bounded by STEP_MS. */
+async function launch(viewport = { width: 1280, height: 720 }): Promise<{ page: Page; close(): Promise<void> }> {
+  assert.ok(existsSync(CHROMIUM), `${CHROMIUM} is missing: scripts/system-packages.mjs installs Debian's chromium`)
+  const profile = mkdtempSync(join(tmpdir(), 'provider-console-chromium-'))
+  let context: BrowserContext | undefined
+  try {
+    // launchPersistentContext takes the profile directory; playwright adds its own flags to FLAGS.
+    context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, args: FLAGS, timeout: 15_000, viewport })
+  } catch (error) {
+    rmSync(profile, { recursive: true, force: true })
+    throw error
+  }
+  const page = context.pages()[0] ?? (await context.newPage())
+  page.setDefaultTimeout(STEP_MS)
+  page.setDefaultNavigationTimeout(STEP_MS)
+  return {
+    page,
+    async close() {
+      await context?.close()
+      rmSync(profile, { recursive: true, force: true })
+    },
+  }
+}
+
+/** A suite's steps on its page (`page()`, once its before hook made it). */
+function steps(page: () => Page) {
+  return {
+    /** Opens a view by its tab. */
+    async open(view: string) {
+      await page().click(`nav a[data-view="${view}"]`)
+      await page().locator(`#view-${view}`).waitFor()
+    },
+    /** The status line's text once it says something. */
+    async status() {
+      await page().locator('#status:not(:empty)').waitFor()
+      return (await page().locator('#status').textContent()) ?? ''
+    },
+    /** The row of `table` (a CSS selector) whose text contains every one of `texts`. */
+    row: (table: string, ...texts: string[]) => texts.reduce((rows, text) => rows.filter({ hasText: text }), page().locator(`${table} tr`)),
+    /** Resolves once `count` answers of the control API's `path` (e.g. `/_emulator/orders`) reached the page. */
+    async polled(path: string, count = 2) {
+      for (let answer = 0; answer < count; answer++) await page().waitForResponse((r) => new URL(r.url()).pathname === path)
+    },
+  }
+}
+
 interface OrderItem {
   order_id: string
   account_id: string
@@ -62,41 +108,18 @@ interface OrderItem {
 
 describe('the web console, in Chromium', { timeout: 300_000 }, () => {
   const e2e = useEmulatorWorkspace()
-  const profile = mkdtempSync(join(tmpdir(), 'provider-console-chromium-'))
-  let context: BrowserContext | undefined
+  let browser: Awaited<ReturnType<typeof launch>> | undefined
   let page: Page
 
   before(async () => {
-    assert.ok(existsSync(CHROMIUM), `${CHROMIUM} is missing: scripts/system-packages.mjs installs Debian's chromium`)
-    // launchPersistentContext takes the profile directory; playwright adds its own flags to FLAGS.
-    context = await chromium.launchPersistentContext(profile, {
-      executablePath: CHROMIUM,
-      args: FLAGS,
-      timeout: 15_000,
-      viewport: { width: 1280, height: 720 },
-    })
-    page = context.pages()[0] ?? (await context.newPage())
-    page.setDefaultTimeout(STEP_MS)
-    page.setDefaultNavigationTimeout(STEP_MS)
+    browser = await launch()
+    page = browser.page
   })
   after(async () => {
-    await context?.close()
-    rmSync(profile, { recursive: true, force: true })
+    await browser?.close()
   })
 
-  /** Opens a view by its tab. */
-  const open = async (view: string) => {
-    await page.click(`nav a[data-view="${view}"]`)
-    await page.locator(`#view-${view}`).waitFor()
-  }
-  /** The status line's text once it says something. */
-  const status = async () => {
-    await page.locator('#status:not(:empty)').waitFor()
-    return (await page.locator('#status').textContent()) ?? ''
-  }
-  /** The row of `table` (a CSS selector) whose text contains every one of `texts`. */
-  const row = (table: string, ...texts: string[]) =>
-    texts.reduce((rows, text) => rows.filter({ hasText: text }), page.locator(`${table} tr`))
+  const { open, status, row } = steps(() => page)
 
   test('an order placed by terraform: the account, the order and its request are in the console; its invoice is paid there', async () => {
     await e2e.ws.write(config(false))
@@ -406,5 +429,55 @@ describe('the web console, in Chromium', { timeout: 300_000 }, () => {
     const paths = await page.locator('#view-requests table tr').allTextContents()
     // Each row names Bob's key, masked to its last four characters.
     assert.ok(paths.slice(1).length > 0 && paths.slice(1).every((text) => text.includes('…0002')), paths.join('\n'))
+  })
+})
+
+// The same console, on an emulator of its own filled by curl-like calls (no terraform): what the page keeps
+// while it polls, the request log past the rows it shows, narrow windows, a stopped emulator, the fault
+// rules' order, keypairs and the Metal resources' links.
+describe('the web console, in Chromium: live tables, the whole log, narrow windows, a stopped emulator', { timeout: 300_000 }, () => {
+  const e2e = useEmulatorWorkspace({ workspace: false })
+  let browser: Awaited<ReturnType<typeof launch>> | undefined
+  let page: Page
+  const { open, row, polled } = steps(() => page)
+  /**
+   * What the page has selected, as text. (Evaluated through the DevTools protocol, which the page's
+   * Content-Security-Policy does not bind: the page itself still runs no eval.)
+   */
+  const selected = () => page.evaluate<string>('String(getSelection())')
+  /** An additional IP ordered unpaid with `key` as its Idempotency-Key: the order's id. */
+  const orderIp = async (key: string) => {
+    const response = await fetch(`${e2e.emulator.baseUrl}/baremetal-additional-ips`, {
+      method: 'POST',
+      headers: { 'x-token': e2e.emulator.apiKey, 'content-type': 'application/json', 'idempotency-key': key },
+      body: JSON.stringify({ product_id: 401, cycle: 'm', pay_invoice_with_cc: false }),
+      signal: AbortSignal.timeout(STEP_MS),
+    })
+    assert.equal(response.status, 200, await response.clone().text())
+    return ((await response.json()) as { data: { order_id: string | number } }).data.order_id
+  }
+
+  before(async () => {
+    browser = await launch()
+    page = browser.page
+  })
+  after(async () => {
+    await browser?.close()
+  })
+
+  test('text selected in a table stays selected through the polls, and while other rows change', async () => {
+    const first = String(await orderIp('keep-me-selected-0001'))
+    await page.goto(`${e2e.emulator.origin}/#orders`)
+    const cell = row('#view-orders table', first).locator('td', { hasText: 'keep-me-selected-0001' })
+    await cell.click({ clickCount: 3 })
+    assert.match(await selected(), /keep-me-selected-0001/)
+    const kept = await row('#view-orders table', first).elementHandle()
+    await polled('/_emulator/orders', 3)
+    assert.match(await selected(), /keep-me-selected-0001/, 'the selection survives the polls')
+    // Another order: a new row above, and the selected one is left alone.
+    const second = String(await orderIp('another-order-0002'))
+    await row('#view-orders table', second).waitFor()
+    assert.match(await selected(), /keep-me-selected-0001/, 'the selection survives a change elsewhere')
+    assert.equal(await kept?.evaluate((node) => node.isConnected), true, 'the unchanged row is the same element')
   })
 })

@@ -3,7 +3,7 @@
 // web portal makes them (POST /_emulator/portal): those the emulator offers on each account (rename, stop and
 // start, resize a VM to another package), so that the page names no family and no kind.
 import { type AccountEntry, control, listPath, type PortalChange } from '../api.js'
-import { button, type Column, el, fill, form, input, table } from '../dom.js'
+import { button, type Column, el, fill, form, input, KeptTable, place } from '../dom.js'
 import { act, ownerColumn, type Page, type View } from '../view.js'
 
 const familyOf = (kind: string) => kind.split('.')[0] ?? kind
@@ -36,6 +36,19 @@ export function portalCall(change: PortalChange, value: string): { method: strin
   if (change.input.type === 'integer' && !Number.isInteger(typed))
     throw new Error(`${change.input.field} must be an integer, got '${value}'`)
   return { method: change.method, path: change.path, body: { ...change.body, [change.input.field]: typed } }
+}
+
+/**
+ * Fills `selector` with `options` ([value, label]), keeping the choice where it is still offered; only
+ * when they changed, so that a list the user has open is left alone.
+ */
+function offered(selector: HTMLSelectElement, options: readonly (readonly [string, string])[]): void {
+  const shown = JSON.stringify(options)
+  if (selector.dataset.shown === shown) return
+  selector.dataset.shown = shown
+  const chosen = selector.value
+  fill(selector, ...options.map(([value, label]) => el('option', { value }, label)))
+  if (options.some(([value]) => value === chosen)) selector.value = chosen
 }
 
 /** The table's columns, with the customer's where `entries` name two customers or more. */
@@ -73,21 +86,20 @@ function columns(page: Page, entries: readonly AccountEntry[]): Column<AccountEn
 
 export function accountsView(page: Page): View {
   const lists = el('div', { class: 'lists' })
+  const none = el('p', { class: 'empty' }, 'No accounts yet.')
+  /** Each family's heading and table, made the first time it has accounts, kept from then on. */
+  const groups = new Map<string, { root: HTMLElement; table: KeptTable<AccountEntry> }>()
   let entries: AccountEntry[] = []
   const target = el('select', { name: 'account' })
   const changes = el('select', { name: 'action' })
   /** The changes the emulator offers on the chosen account, kept as chosen across refreshes where possible. */
   const offer = () => {
     const entry = entries.find((e) => String(e.account.account_id) === target.value)
-    const chosen = changes.value
-    const names = Object.keys(entry?.portal ?? {})
-    fill(
-      changes,
-      ...names.map((name) =>
-        el('option', { value: name }, entry?.portal[name]?.input ? `${name} (${entry.portal[name].input.field})` : name),
-      ),
-    )
-    if (names.includes(chosen)) changes.value = chosen
+    const options = Object.entries(entry?.portal ?? {}).map(([name, change]): [string, string] => [
+      name,
+      change.input ? `${name} (${change.input.field})` : name,
+    ])
+    offered(changes, options)
   }
   target.addEventListener('change', offer)
   const change = form(
@@ -131,26 +143,23 @@ export function accountsView(page: Page): View {
       entries = await control<AccountEntry[]>('GET', listPath('/accounts'))
       const cols = columns(page, entries)
       const families = [...new Set(entries.map((e) => familyOf(e.kind)))]
-      const groups = families.map((family) =>
-        el(
-          'div',
-          { class: 'family' },
-          el('h3', {}, titleOf(family)),
-          table(
-            cols,
-            entries.filter((e) => familyOf(e.kind) === family),
-            '',
-          ),
-        ),
-      )
-      fill(lists, ...groups, entries.length === 0 ? el('p', { class: 'empty' }, 'No accounts yet.') : null)
-      const chosen = target.value
+      const shown = families.map((family) => {
+        let group = groups.get(family)
+        if (!group) {
+          const table = new KeptTable<AccountEntry>()
+          group = { root: el('div', { class: 'family' }, el('h3', {}, titleOf(family)), table.root), table }
+          groups.set(family, group)
+        }
+        const rows = entries.filter((e) => familyOf(e.kind) === family)
+        group.table.show(cols, rows, (e) => e.account.account_id, '')
+        return group.root
+      })
+      place(lists, entries.length === 0 ? [none] : shown)
       const changeable = entries.filter((e) => Object.keys(e.portal).length > 0)
-      fill(
+      offered(
         target,
-        ...changeable.map((e) => el('option', { value: String(e.account.account_id) }, `${e.account.account_id} ${e.kind} ${nameOf(e)}`)),
+        changeable.map((e): [string, string] => [String(e.account.account_id), `${e.account.account_id} ${e.kind} ${nameOf(e)}`]),
       )
-      if (changeable.some((e) => String(e.account.account_id) === chosen)) target.value = chosen
       offer()
     },
   }

@@ -1,7 +1,7 @@
 // Fault and latency rules: the rules in force (with the fires left), a small form to add one (method, path
 // pattern, mode, status, detail, delay, count, probability), a button to remove each, and the named profiles.
 import { control, type Fault } from '../api.js'
-import { button, el, fill, form, input, select, table } from '../dom.js'
+import { button, el, fill, form, input, KeptTable, select } from '../dom.js'
 import { act, type Page, type View } from '../view.js'
 
 const MODES = ['error', 'error_after', 'drop_after', 'hang', 'hang_after', 'delay'] as const
@@ -32,7 +32,7 @@ export function ruleFrom(fields: FormData): Record<string, unknown> {
 }
 
 export function faultsView(page: Page): View {
-  const list = el('div')
+  const list = new KeptTable<Fault>({ id: 'fault-rules' })
   const profiles = el('div', { class: 'inline' })
   const add = form(
     { class: 'inline', 'aria-label': 'Add a fault rule' },
@@ -69,7 +69,7 @@ export function faultsView(page: Page): View {
     'section',
     { id: 'view-faults' },
     el('h2', {}, 'Fault and latency rules'),
-    list,
+    list.root,
     removeAll,
     el('h3', {}, 'Add a rule'),
     add,
@@ -102,12 +102,16 @@ export function faultsView(page: Page): View {
         { title: 'Probability', cell: (f: Fault) => f.probability ?? 1 },
         { title: '', cell: (f: Fault) => button('Remove', remove(f.fault_id), { 'data-fault': f.fault_id }) },
       ]
-      fill(list, table(columns, faults, 'No rules: every request is answered normally.', { id: 'fault-rules' }))
+      list.show(columns, faults, (f) => f.fault_id, 'No rules: every request is answered normally.')
       const install = (name: string) => () =>
         act(page, async () => {
           await control('POST', `/profiles/${encodeURIComponent(name)}`)
           return `profile ${name} installed`
         })
+      // Rebuilt only when the names changed: a button the user is on keeps the focus.
+      const names = JSON.stringify(Object.keys(named))
+      if (profiles.dataset.shown === names) return
+      profiles.dataset.shown = names
       fill(profiles, ...Object.keys(named).map((name) => button(`Install ${name}`, install(name))))
     },
   }

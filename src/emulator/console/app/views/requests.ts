@@ -2,7 +2,7 @@
 // applied and, where the emulator tells, the customer and the masked API key), newest first, filtered by a
 // part of the path and a status. Polled while the view is on show.
 import { control, type LogEntry, listPath } from '../api.js'
-import { button, type Column, el, fill, input, table } from '../dom.js'
+import { button, type Column, el, input, KeptTable } from '../dom.js'
 import { act, ownerColumn, type Page, type View } from '../view.js'
 
 /** How many entries the page keeps (the newest); the emulator keeps its own log whole. */
@@ -28,7 +28,7 @@ export function matches(entry: LogEntry, path: string, status: string): boolean 
 
 export function requestsView(page: Page): View {
   let entries: LogEntry[] = []
-  const list = el('div')
+  const list = new KeptTable<LogEntry>({ id: 'request-log' })
   const filters = el(
     'form',
     { class: 'inline', 'aria-label': 'Filter requests' },
@@ -42,12 +42,7 @@ export function requestsView(page: Page): View {
     const shown = entries.filter((e) => matches(e, path, status))
     // The masked key tells a customer's keys apart (rw and ro), so it shows wherever the emulator has keys.
     const columns = [...COLUMNS, ...ownerColumn(entries), ...(entries.some((e) => e.api_key !== undefined) ? API_KEY : [])]
-    fill(
-      list,
-      table(columns, [...shown].reverse(), entries.length === 0 ? 'No requests yet.' : 'No request matches the filters.', {
-        id: 'request-log',
-      }),
-    )
+    list.show(columns, [...shown].reverse(), (e) => e.seq, entries.length === 0 ? 'No requests yet.' : 'No request matches the filters.')
   }
   filters.addEventListener('input', render)
   filters.addEventListener('submit', (event) => event.preventDefault())
@@ -58,7 +53,7 @@ export function requestsView(page: Page): View {
       return 'request log emptied'
     }),
   )
-  const root = el('section', { id: 'view-requests' }, el('h2', {}, 'Request log'), filters, clear, list)
+  const root = el('section', { id: 'view-requests' }, el('h2', {}, 'Request log'), filters, clear, list.root)
   return {
     id: 'requests',
     title: 'Requests',
