@@ -480,4 +480,44 @@ describe('the web console, in Chromium: live tables, the whole log, narrow windo
     assert.match(await selected(), /keep-me-selected-0001/, 'the selection survives a change elsewhere')
     assert.equal(await kept?.evaluate((node) => node.isConnected), true, 'the unchanged row is the same element')
   })
+
+  test('the request log: the filters search the whole log, the page says how many match and are shown, and each poll fetches only what is new', async () => {
+    // One request to find later, then 600 more: the oldest falls out of the newest 500.
+    await e2e.emulator.api('GET', '/lites/products/102')
+    for (let batch = 0; batch < 30; batch++) await Promise.all(Array.from({ length: 20 }, () => e2e.emulator.api('GET', '/lites/products')))
+    const total = (await e2e.emulator.requests()).length
+    assert.ok(total > 600, String(total))
+    await page.goto(`${e2e.emulator.origin}/#requests`)
+    const summary = page.locator('#request-count')
+    await summary.getByText(`Showing the newest 500 of ${total.toLocaleString('en-US')} requests.`).waitFor()
+    assert.equal(await page.locator('#request-log tbody tr').count(), 500)
+    // The old request is found although it is not among the newest 500.
+    await page.fill('#view-requests input[name="path"]', '/products/102')
+    await row('#request-log', '/v1/lites/products/102', '200').waitFor()
+    await summary.getByText(`1 of ${total.toLocaleString('en-US')} requests match.`).waitFor()
+    await page.fill('#view-requests input[name="path"]', '/v1/lites/products')
+    await summary.getByText(`Showing the newest 500 of ${(total - 2).toLocaleString('en-US')} matching requests`).waitFor()
+    await page.fill('#view-requests input[name="status"]', '5')
+    await page.getByText('No request matches the filters.').waitFor()
+    await page.fill('#view-requests input[name="status"]', '')
+    await page.fill('#view-requests input[name="path"]', '')
+
+    // A poll with nothing new asks for what came after its cursor and gets nothing back.
+    const poll = await page.waitForResponse((r) => new URL(r.url()).pathname === '/_emulator/requests')
+    assert.notEqual(new URL(poll.url()).searchParams.get('after') ?? '', '', poll.url())
+    assert.deepEqual(((await poll.json()) as { data: { whole: boolean; entries: unknown[] } }).data.entries, [])
+    // The rows already shown stay the same elements while the filter is typed and while new requests come.
+    const newest = await page.locator('#request-log tbody tr').first().elementHandle()
+    await page.locator('#view-requests input[name="path"]').pressSequentially('/v1/lites/p')
+    await page.fill('#view-requests input[name="path"]', '')
+    await e2e.emulator.api('GET', '/lite-pros/products')
+    await row('#request-log', '/v1/lite-pros/products').waitFor()
+    assert.equal(await newest?.evaluate((node) => node.isConnected), true, 'the row was not rebuilt')
+    // A clear of the log: the page starts over with the emulator's (empty) log.
+    await page.click('#view-requests button:text("Clear the log")')
+    await page.getByText('No requests yet.').waitFor()
+    await e2e.emulator.api('GET', '/lites/products/103')
+    await row('#request-log', '/v1/lites/products/103').waitFor()
+    assert.equal(await page.locator('#request-log tbody tr').count(), 1)
+  })
 })
