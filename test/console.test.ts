@@ -481,6 +481,56 @@ describe('the web console, in Chromium: live tables, the whole log, narrow windo
     assert.equal(await kept?.evaluate((node) => node.isConnected), true, 'the unchanged row is the same element')
   })
 
+  test('narrow windows: the tabs wrap, wide tables scroll in their box and the page does not; the header label is readable', async () => {
+    await page.goto(`${e2e.emulator.origin}/#accounts`)
+    await page.locator('#view-accounts table').first().waitFor()
+    const measure = (expression: string) => page.evaluate<number>(expression)
+    try {
+      for (const width of [375, 768]) {
+        await page.setViewportSize({ width, height: 800 })
+        for (const view of ['accounts', 'orders', 'requests', 'faults', 'keypairs', 'state']) {
+          await open(view)
+          await page.locator(`#view-${view} .table-box`).first().waitFor()
+          const where = `${view} at ${width} px`
+          assert.ok(
+            (await measure('document.documentElement.scrollWidth')) <= width,
+            `${where}: the page scrolls sideways (${await measure('document.documentElement.scrollWidth')} px)`,
+          )
+          const header = await page.locator('header').boundingBox()
+          assert.equal(header?.width, width, `${where}: the header spans the window`)
+          for (const tab of await page.locator('nav a').all()) {
+            const box = await tab.boundingBox()
+            assert.ok(box && box.x >= 0 && box.x + box.width <= width, `${where}: tab ${await tab.textContent()} is off-screen`)
+          }
+        }
+      }
+      // The accounts table is wider than a phone: it scrolls in its box.
+      await open('accounts')
+      const box = page.locator('#view-accounts .table-box').first()
+      assert.ok(
+        (await box.evaluate((node) => node.scrollWidth > node.clientWidth)) === true,
+        'at 768 px the accounts table is wider than its box, which scrolls',
+      )
+      assert.equal(await page.evaluate<string>("getComputedStyle(document.querySelector('#view-accounts .table-box')).overflowX"), 'auto')
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 720 })
+    }
+    // The Customer label on the dark header: WCAG AA's 4.5:1 at least.
+    const colours = await page.evaluate<string[]>(
+      "[getComputedStyle(document.querySelector('header label.customer')).color, getComputedStyle(document.querySelector('header')).backgroundColor]",
+    )
+    const luminance = (css: string) => {
+      const [r, g, b] = (css.match(/\d+/g) ?? []).slice(0, 3).map((v) => {
+        const c = Number(v) / 255
+        return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4
+      }) as [number, number, number]
+      return 0.2126 * r + 0.7152 * g + 0.0722 * b
+    }
+    const [text, background] = colours.map(luminance) as [number, number]
+    const ratio = (Math.max(text, background) + 0.05) / (Math.min(text, background) + 0.05)
+    assert.ok(ratio >= 4.5, `the Customer label's contrast is ${ratio.toFixed(2)}:1 (${colours.join(' on ')})`)
+  })
+
   test('the request log: the filters search the whole log, the page says how many match and are shown, and each poll fetches only what is new', async () => {
     // One request to find later, then 600 more: the oldest falls out of the newest 500.
     await e2e.emulator.api('GET', '/lites/products/102')
