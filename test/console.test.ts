@@ -531,6 +531,28 @@ describe('the web console, in Chromium: live tables, the whole log, narrow windo
     assert.ok(ratio >= 4.5, `the Customer label's contrast is ${ratio.toFixed(2)}:1 (${colours.join(' on ')})`)
   })
 
+  test('a Pay button pressed with the keyboard: the invoice is paid and the focus stays in its row; the tab on show is marked as the current page', async () => {
+    const next = String(await orderIp('paid-with-the-keyboard-next'))
+    const ordered = String(await orderIp('paid-with-the-keyboard'))
+    const placed = (await e2e.emulator.orders()).orders.find((o) => String(o.order_id) === ordered) as unknown as OrderItem
+    await page.goto(`${e2e.emulator.origin}/#orders`)
+    assert.deepEqual(await page.locator('nav a[aria-current="page"]').allTextContents(), ['Orders'])
+    const pay = row('#view-orders table', ordered).locator(`button[data-invoice="${placed.invoice_id}"]`)
+    await pay.focus()
+    await page.keyboard.press('Enter')
+    await row('#view-orders table', ordered, 'Paid').waitFor()
+    // The focus is where the button was: the row's invoice status cell, which now says Paid.
+    const focused = row('#view-orders table', ordered).locator('td:focus')
+    await focused.waitFor()
+    assert.equal(await focused.textContent(), 'Paid')
+    assert.notEqual(await page.evaluate<string>('document.activeElement.tagName'), 'BODY')
+    // Tab goes on from there, not from the page's start: to the next row's Pay button.
+    await page.keyboard.press('Tab')
+    assert.equal(await row('#view-orders table', next).locator('button:focus').textContent(), 'Pay')
+    await open('accounts')
+    assert.deepEqual(await page.locator('nav a[aria-current="page"]').allTextContents(), ['Accounts'])
+  })
+
   test('the request log: the filters search the whole log, the page says how many match and are shown, and each poll fetches only what is new', async () => {
     // One request to find later, then 600 more: the oldest falls out of the newest 500.
     await e2e.emulator.api('GET', '/lites/products/102')

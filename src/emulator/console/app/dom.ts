@@ -93,21 +93,35 @@ export class KeptTable<T> {
     if (focus) this.#refocus(focus, nodes)
   }
 
-  /** Where the keyboard's focus is in the table, if it is: its row's key, and what the focused element is. */
-  #focused(): { key: string; like: string } | undefined {
+  /** Where the keyboard's focus is in the table, if it is: its row's key and place, its cell, what it is. */
+  #focused(): { key: string; index: number; cell: number; like: string } | undefined {
     const active = document.activeElement
     if (!(active instanceof HTMLElement) || !this.#body.contains(active)) return undefined
-    const key = this.#keys.get(active.closest('tr') ?? active)
-    return key === undefined ? undefined : { key, like: likeness(active) }
+    const cell = active.closest('td')
+    const row = cell?.parentElement
+    const key = row ? this.#keys.get(row) : undefined
+    if (!cell || !row || key === undefined) return undefined
+    return { key, index: [...this.#body.children].indexOf(row), cell: [...row.children].indexOf(cell), like: likeness(active) }
   }
 
-  /** A focused element whose row was rebuilt gives the focus to its like in the new row (a Pay button the user tabbed to). */
-  #refocus(focus: { key: string; like: string }, nodes: HTMLTableRowElement[]): void {
+  /**
+   * A focused element whose row was rebuilt or removed (a Pay button once the invoice is paid, a Remove
+   * button once its rule is gone) gives the focus to its like in the row built in its place, else to its
+   * cell there (which says what the click did); a removed row's, to the row now in its place, else to the
+   * table: never back to the page's start.
+   */
+  #refocus(focus: { key: string; index: number; cell: number; like: string }, nodes: HTMLTableRowElement[]): void {
     const active = document.activeElement
     if (active instanceof HTMLElement && active !== document.body && active.isConnected) return
     const same = nodes.find((node) => this.#keys.get(node) === focus.key)
+    const row = same ?? nodes[Math.min(focus.index, nodes.length - 1)]
+    const cell = row?.children[focus.cell]
     const like = same ? [...same.querySelectorAll<HTMLElement>('*')].find((node) => likeness(node) === focus.like) : undefined
-    like?.focus()
+    const control = same ? undefined : cell?.querySelector<HTMLElement>('button, a[href], input, select')
+    const target = like ?? control ?? (cell instanceof HTMLElement ? cell : this.root.firstElementChild)
+    if (!(target instanceof HTMLElement)) return
+    if (target.tabIndex < 0 && !target.hasAttribute('tabindex')) target.setAttribute('tabindex', '-1')
+    target.focus()
   }
 }
 

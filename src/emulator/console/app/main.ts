@@ -78,7 +78,13 @@ export function start(body: HTMLElement): void {
   const show = () => {
     const wanted = location.hash.slice(1)
     current = views.find((v) => v.id === wanted) ?? views[0]
-    for (const link of tabs.querySelectorAll('a')) link.classList.toggle('active', link.dataset.view === current?.id)
+    for (const link of tabs.querySelectorAll('a')) {
+      const on = link.dataset.view === current?.id
+      link.classList.toggle('active', on)
+      // Tells a screen reader which tab is on show, as the colour tells the eye.
+      if (on) link.setAttribute('aria-current', 'page')
+      else link.removeAttribute('aria-current')
+    }
     if (current) fill(main, current.root)
     void page.refresh()
   }
