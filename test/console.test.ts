@@ -553,12 +553,38 @@ describe('the web console, in Chromium: live tables, the whole log, narrow windo
     assert.deepEqual(await page.locator('nav a[aria-current="page"]').allTextContents(), ['Accounts'])
   })
 
+  test('a stopped emulator: the page says it is not answering, at which address, and marks what it shows as stale until it answers again', async () => {
+    await page.goto(`${e2e.emulator.origin}/#orders`)
+    await page.locator('#view-orders table').waitFor()
+    // As when the emulator stops: every connection to it refused (the launcher stops no sooner for the next tests).
+    await page.route('**/_emulator/**', (route) => route.abort('connectionrefused'))
+    try {
+      const line = page.locator('#status.error.stale')
+      await line.waitFor()
+      const origin = e2e.emulator.origin.replace(/[.]/g, '\\.')
+      assert.match(
+        (await line.textContent()) ?? '',
+        new RegExp(
+          `^the emulator is not answering at ${origin}: what the page shows was read at \\d\\d:\\d\\d:\\d\\d and is stale until it answers again\\.$`,
+        ),
+      )
+      await page.locator('main.stale').waitFor()
+      assert.equal(await page.locator('#view-orders table').count(), 1, 'what was read is still shown, as stale')
+    } finally {
+      await page.unroute('**/_emulator/**')
+    }
+    await page.locator('main:not(.stale)').waitFor()
+    await page.locator('#status:empty').waitFor()
+  })
+
   test('the request log: the filters search the whole log, the page says how many match and are shown, and each poll fetches only what is new', async () => {
     // One request to find later, then 600 more: the oldest falls out of the newest 500.
     await e2e.emulator.api('GET', '/lites/products/102')
     for (let batch = 0; batch < 30; batch++) await Promise.all(Array.from({ length: 20 }, () => e2e.emulator.api('GET', '/lites/products')))
-    const total = (await e2e.emulator.requests()).length
-    assert.ok(total > 600, String(total))
+    const log = await e2e.emulator.requests()
+    const total = log.length
+    const products = log.filter((e) => e.path.includes('/v1/lites/products')).length
+    assert.ok(products > 600, String(products))
     await page.goto(`${e2e.emulator.origin}/#requests`)
     const summary = page.locator('#request-count')
     await summary.getByText(`Showing the newest 500 of ${total.toLocaleString('en-US')} requests.`).waitFor()
@@ -568,7 +594,11 @@ describe('the web console, in Chromium: live tables, the whole log, narrow windo
     await row('#request-log', '/v1/lites/products/102', '200').waitFor()
     await summary.getByText(`1 of ${total.toLocaleString('en-US')} requests match.`).waitFor()
     await page.fill('#view-requests input[name="path"]', '/v1/lites/products')
-    await summary.getByText(`Showing the newest 500 of ${(total - 2).toLocaleString('en-US')} matching requests`).waitFor()
+    await summary
+      .getByText(
+        `Showing the newest 500 of ${products.toLocaleString('en-US')} matching requests (${total.toLocaleString('en-US')} in the log).`,
+      )
+      .waitFor()
     await page.fill('#view-requests input[name="status"]', '5')
     await page.getByText('No request matches the filters.').waitFor()
     await page.fill('#view-requests input[name="status"]', '')
