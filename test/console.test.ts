@@ -577,6 +577,37 @@ describe('the web console, in Chromium: live tables, the whole log, narrow windo
     await page.locator('#status:empty').waitFor()
   })
 
+  test('fault rules are listed in the order they are tried, with their priority and Retry-After; the form sets both', async () => {
+    await e2e.emulator.control('POST', '/profiles/remote')
+    await e2e.emulator.control('POST', '/faults', { method: 'GET', path: '/lites/products', status: 503 })
+    try {
+      await page.goto(`${e2e.emulator.origin}/#faults`)
+      const add = page.locator('form[aria-label="Add a fault rule"]')
+      await add.locator('input[name="path"]').fill('/lites/**')
+      await add.locator('input[name="status"]').fill('429')
+      await add.locator('input[name="retry_after_s"]').fill('7')
+      await add.locator('input[name="priority"]').fill('5')
+      await add.locator('button[type="submit"]').click()
+      await page.locator('#status', { hasText: /^rule \S+ added$/ }).waitFor()
+      const rules = await e2e.emulator.control<{ fault_id: string; priority?: number; retry_after_s: number | null }[]>('GET', '/faults')
+      const added = rules.at(-1)
+      assert.deepEqual([added?.priority, added?.retry_after_s], [5, 7])
+      const table = page.locator('#fault-rules')
+      await table.locator('tbody tr').nth(3).waitFor()
+      const headings = await table.locator('th').allTextContents()
+      const column = (title: string) => headings.indexOf(title)
+      assert.ok(column('Priority') >= 0 && column('Retry-After s') >= 0, headings.join(', '))
+      const cells = async (title: string) => table.locator(`tbody tr td:nth-child(${column(title) + 1})`).allTextContents()
+      // The rule added last, at priority 5, is tried first; the profile's, installed first, last.
+      const [profile1, profile2, byHand] = rules.map((r) => r.fault_id)
+      assert.deepEqual(await cells('ID'), [added?.fault_id, byHand, profile1, profile2])
+      assert.deepEqual(await cells('Priority'), ['5', '0', '-1', '-1'])
+      assert.deepEqual(await cells('Retry-After s'), ['7', '–', '–', '–'])
+    } finally {
+      await e2e.emulator.control('DELETE', '/faults')
+    }
+  })
+
   test('the request log: the filters search the whole log, the page says how many match and are shown, and each poll fetches only what is new', async () => {
     // One request to find later, then 600 more: the oldest falls out of the newest 500.
     await e2e.emulator.api('GET', '/lites/products/102')

@@ -142,7 +142,9 @@ export interface Fault {
   count: number
   remaining: number
   delay_ms: number | [number, number]
+  retry_after_s: number | null
   probability?: number
+  /** Rules are tried highest first, then oldest first; 0 when not set, -1 for a profile's. */
   priority?: number
 }
 export interface Keypair {
