@@ -9,6 +9,7 @@
 // CONSOLE_SCREENSHOT=<path>, the accounts view is saved there as a PNG (docs/guides/images/emulator-console.png
 // is made so).
 import assert from 'node:assert/strict'
+import { createHash } from 'node:crypto'
 import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -606,6 +607,33 @@ describe('the web console, in Chromium: live tables, the whole log, narrow windo
     } finally {
       await e2e.emulator.control('DELETE', '/faults')
     }
+  })
+
+  test('keypairs: each shows its SHA256 fingerprint as ssh-keygen prints it, its comment, and the whole key; never a private key', async () => {
+    // Made by `ssh-keygen -t ed25519 -C 'ops@example host'`; `ssh-keygen -lf` printed the fingerprint.
+    const line = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIPWLG34WhmBgb2ns5dUOHg9QaGPYx5MqmSOszbapg8OY ops@example host'
+    await e2e.emulator.api('POST', '/lite-pros/keypairs/import', { name: 'imported-key', public_key: line })
+    const generated = await e2e.emulator.api<{ public_key: string; private_key: string }>('POST', '/lite-pros/keypairs', {
+      name: 'made-key',
+    })
+    await page.goto(`${e2e.emulator.origin}/#keypairs`)
+    const imported = row('#view-keypairs table', 'imported-key')
+    await imported.waitFor()
+    assert.equal(await imported.locator('code.fingerprint').textContent(), 'SHA256:AY6BqKS5c37D9qUEb0Daw6RPKz8ZydvuCN/QM/nKk1k')
+    assert.match(
+      (await imported.textContent()) ?? '',
+      /ssh-ed25519.*SHA256:AY6BqKS5c37D9qUEb0Daw6RPKz8ZydvuCN\/QM\/nKk1k.*ops@example host/,
+    )
+    assert.equal(await imported.locator('code.fingerprint').getAttribute('title'), line)
+    await imported.locator('summary').click()
+    assert.equal(await imported.locator('code.key').textContent(), line)
+    await imported.locator('code.key').waitFor()
+    // Two ed25519 keys begin alike; their fingerprints tell them apart.
+    const made = row('#view-keypairs table', 'made-key')
+    const blob = Buffer.from(generated.public_key.split(' ')[1] ?? '', 'base64')
+    const expected = `SHA256:${createHash('sha256').update(blob).digest('base64').replace(/=+$/, '')}`
+    assert.equal(await made.locator('code.fingerprint').textContent(), expected)
+    assert.ok(!((await page.locator('body').textContent()) ?? '').includes('PRIVATE KEY'), 'a private key shows')
   })
 
   test('the request log: the filters search the whole log, the page says how many match and are shown, and each poll fetches only what is new', async () => {

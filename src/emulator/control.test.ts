@@ -377,6 +377,25 @@ describe('control API', () => {
     assert.throws(() => other.emulator.restore({ nope: true }))
   })
 
+  test("keypairs are listed with the public key's SHA256 fingerprint, as ssh-keygen -l prints it", async () => {
+    const c = setup()
+    // Made by `ssh-keygen -t ed25519 -C 'ops@example host'`; `ssh-keygen -lf` printed the fingerprint.
+    const line = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIPWLG34WhmBgb2ns5dUOHg9QaGPYx5MqmSOszbapg8OY ops@example host'
+    await c.ok('POST', '/lites/keypairs/import', { name: 'imported', public_key: line })
+    await c.keypair('/baremetals', 'generated')
+    const keypairs = await c.control<{ name: string; public_key: string; fingerprint: string }[]>('GET', '/keypairs')
+    assert.deepEqual(
+      keypairs.map((k) => [k.name, k.fingerprint]),
+      [
+        ['imported', 'SHA256:AY6BqKS5c37D9qUEb0Daw6RPKz8ZydvuCN/QM/nKk1k'],
+        ['generated', keypairs[1]?.fingerprint],
+      ],
+    )
+    assert.match(keypairs[1]?.fingerprint ?? '', /^SHA256:[A-Za-z0-9+/]{43}$/)
+    assert.notEqual(keypairs[1]?.fingerprint, keypairs[0]?.fingerprint)
+    assert.ok(!JSON.stringify(keypairs).includes('PRIVATE'), 'no private key is listed')
+  })
+
   test('the clock reads its time and mode; keypairs are listed with their pool', async () => {
     const c = setup()
     assert.deepEqual(await c.control('GET', '/clock'), { now: '2025-03-01 09:15:02', mode: 'manual' })

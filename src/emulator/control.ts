@@ -20,6 +20,7 @@ import {
   successBody,
 } from './envelope.js'
 import { addFault, installProfile, PROFILES } from './faults.js'
+import { fingerprint } from './openssh.js'
 import { deepMerge, isObject, type Json, type JsonObject } from './json.js'
 import { type Account, type Config, type Invoice, invoiceView, type LogEntry, type State, STATUSES, type Status } from './model.js'
 import { isSeed, type Random } from './random.js'
@@ -299,10 +300,13 @@ const routes: ControlRoute[] = [
     pattern: '/keypairs',
     handler: (ctx) => {
       const customer = customerFilter(ctx.store.state, ctx.query)
-      return ctx.store.state.keypairs
-        .filter((k) => customer === null || k.customer === customer)
-        .sort((a, b) => a.keypair_id - b.keypair_id)
-        .map((k) => ({ ...k }))
+      return (
+        ctx.store.state.keypairs
+          .filter((k) => customer === null || k.customer === customer)
+          .sort((a, b) => a.keypair_id - b.keypair_id)
+          // What tells keys apart at a glance, as `ssh-keygen -l` shows it (the web console lists it).
+          .map((k) => ({ ...k, fingerprint: fingerprint(k.public_key) }))
+      )
     },
   },
   {

@@ -154,6 +154,8 @@ export interface Keypair {
   name: string
   origin: string
   public_key: string
+  /** `SHA256:...`, as `ssh-keygen -l` prints it; null for a line that holds no key. */
+  fingerprint: string | null
 }
 export interface Customer {
   customer: string

@@ -1,5 +1,7 @@
 // The orders view: every order placed (idempotent replays are not orders), its invoice's status and amount,
-// with a button to pay an unpaid invoice; and the keypairs of the three pools.
+// with a button to pay an unpaid invoice; and the keypairs of the three pools, each told apart by its
+// fingerprint (as `ssh-keygen -l` prints it) and its comment, the whole public key a click away. (The
+// emulator keeps no private key: a generated one is in the answer of the call that made it, only.)
 import { control, type Keypair, listPath, type OrderItem } from '../api.js'
 import { button, el, KeptTable, text } from '../dom.js'
 import { act, ownerColumn, type Page, type View } from '../view.js'
@@ -62,7 +64,13 @@ export function keypairsView(): View {
         { title: 'Pool', cell: (k: Keypair) => k.pool },
         { title: 'Name', cell: (k: Keypair) => k.name },
         { title: 'Origin', cell: (k: Keypair) => k.origin },
-        { title: 'Public key', cell: (k: Keypair) => el('code', {}, `${k.public_key.slice(0, 48)}\u2026`) },
+        { title: 'Type', cell: (k: Keypair) => k.public_key.trim().split(/\s+/)[0] ?? '' },
+        { title: 'Fingerprint', cell: (k: Keypair) => el('code', { class: 'fingerprint', title: k.public_key }, k.fingerprint ?? '–') },
+        { title: 'Comment', cell: (k: Keypair) => k.public_key.trim().split(/\s+/).slice(2).join(' ') || '–' },
+        {
+          title: 'Public key',
+          cell: (k: Keypair) => el('details', {}, el('summary', {}, 'Whole key'), el('code', { class: 'key' }, k.public_key)),
+        },
       ]
       list.show([...ownerColumn(keypairs), ...columns], keypairs, (k) => k.keypair_id, 'No keypairs yet.')
     },
