@@ -636,6 +636,46 @@ describe('the web console, in Chromium: live tables, the whole log, narrow windo
     assert.ok(!((await page.locator('body').textContent()) ?? '').includes('PRIVATE KEY'), 'a private key shows')
   })
 
+  test("Metal resources: an additional IP and a volume name their server; the families' headings are the docs' names", async () => {
+    const key = await e2e.emulator.api<{ keypair_id: number }>('POST', '/baremetals/keypairs', { name: 'linked-key' })
+    const server = await e2e.emulator.api<{ account_id: string }>('POST', '/baremetals', {
+      product_id: 301,
+      cycle: 'm',
+      keypair_id: key.keypair_id,
+      label: 'db-linked',
+    })
+    const ip = await e2e.emulator.api<{ account_id: string }>('POST', '/baremetal-additional-ips', { product_id: 401, cycle: 'm' })
+    await e2e.emulator.control('POST', '/clock', { advance_ms: 3_600_000 }) // past the provisioning: both Active
+    await e2e.emulator.api('PUT', `/baremetal-additional-ips/${ip.account_id}/assigns`, { metal_account_id: Number(server.account_id) })
+    const volume = await e2e.emulator.api<{ account_id: string }>('POST', '/baremetal-elastic-storages', {
+      product_id: 501,
+      cycle: 'm',
+      storage_name: 'linked-volume',
+      metal_account_id: Number(server.account_id),
+      size: 100,
+    })
+    await page.goto(`${e2e.emulator.origin}/#accounts`)
+    const cell = async (account: string, title: string) => {
+      const target = row('#view-accounts table', account, account === volume.account_id ? 'linked-volume' : account)
+      await target.waitFor()
+      const table = target.locator('xpath=ancestor::table')
+      const column = (await table.locator('th').allTextContents()).indexOf(title)
+      assert.ok(column >= 0, `no ${title} column beside account ${account}`)
+      return target.locator('td').nth(column).textContent()
+    }
+    assert.equal(await cell(ip.account_id, 'Server'), `${server.account_id} db-linked`)
+    assert.equal(await cell(volume.account_id, 'Server'), `${server.account_id} db-linked`)
+    // An IP assigned to no server says so.
+    const spare = await e2e.emulator.api<{ account_id: string }>('POST', '/baremetal-additional-ips', { product_id: 401, cycle: 'm' })
+    assert.equal(await cell(spare.account_id, 'Server'), 'not assigned')
+    const headings = await page.locator('#view-accounts h3').allTextContents()
+    for (const name of ['Metal servers', 'Additional IPs', 'Elastic storage']) assert.ok(headings.includes(name), headings.join(', '))
+    assert.ok(!headings.some((h) => /Baremetal|Additional ip|Lite pro/.test(h)), headings.join(', '))
+    // A server's own table has no Server column.
+    const servers = page.locator('#view-accounts .family', { has: page.locator('h3', { hasText: /^Metal servers$/ }) })
+    assert.ok(!(await servers.locator('th').allTextContents()).includes('Server'))
+  })
+
   test('the request log: the filters search the whole log, the page says how many match and are shown, and each poll fetches only what is new', async () => {
     // One request to find later, then 600 more: the oldest falls out of the newest 500.
     await e2e.emulator.api('GET', '/lites/products/102')

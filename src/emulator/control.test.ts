@@ -416,7 +416,12 @@ describe('control API', () => {
     const vm = await c.vm()
     await c.server()
     await c.ip()
-    type Entry = { kind: string; power: string | null; portal: Record<string, { method: string; path: string; input?: { field: string } }> }
+    type Entry = {
+      kind: string
+      family: string
+      power: string | null
+      portal: Record<string, { method: string; path: string; input?: { field: string } }>
+    }
     const byKind = async () => Object.fromEntries((await c.control<Entry[]>('GET', '/accounts')).map((e) => [e.kind, e]))
     const before = await byKind()
     assert.deepEqual([before['lite.vm']?.power, before.baremetal?.power], ['running', 'on'])
@@ -424,6 +429,15 @@ describe('control API', () => {
     assert.deepEqual(Object.keys(before.baremetal?.portal ?? {}), ['rename', 'stop', 'start'])
     assert.deepEqual(before['lite.vm']?.portal.stop, { method: 'PUT', path: `/lites/accounts/${vm}/vm-state/stop` })
     assert.deepEqual([before.additional_ip?.power, before.additional_ip?.portal], [null, {}], 'a kind without power or portal changes')
+    // Each kind's family, by the name the docs give it (the console's headings).
+    assert.deepEqual(
+      Object.values(before).map((e) => [e.kind, e.family]),
+      [
+        ['lite.vm', 'Lite'],
+        ['baremetal', 'Metal servers'],
+        ['additional_ip', 'Additional IPs'],
+      ],
+    )
 
     // Each change through the portal: its effect, and no log entry, key or order beyond what the API's route does.
     const call = (kind: string, change: string, value?: Record<string, unknown>) => {

@@ -281,12 +281,14 @@ const routes: ControlRoute[] = [
         throw new HttpError(422, [{ loc: ['query', 'kind'], msg: `must be one of ${kinds.join(', ')}`, type: 'value_error' }])
       }
       const customer = customerFilter(ctx.store.state, ctx.query)
+      // `family`: the title of the kind's family (the docs' name, e.g. "Metal servers");
       // `power`: what a client reads in the VM's details or the server's state, null on kinds without it;
       // `portal`: the changes the service's portal offers on the account (POST /_emulator/portal makes them).
       return ctx.store.state.accounts
         .filter((a) => (kind === null || a.kind === kind) && (customer === null || a.customer === customer))
         .map((a) => ({
           kind: a.kind,
+          family: ctx.api.titleOf(a.kind),
           customer: a.customer,
           account: ctx.store.view(a),
           power: a.vm?.power ?? a.server_power ?? null,

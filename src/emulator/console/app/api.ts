@@ -102,6 +102,8 @@ export interface PortalChange {
 }
 export interface AccountEntry {
   kind: string
+  /** The kind's family, as the docs name it ("Metal servers"): the heading of its table. */
+  family: string
   /** The owner, where the emulator has customers (one per API key). */
   customer?: string
   account: Account

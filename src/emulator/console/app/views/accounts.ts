@@ -1,14 +1,12 @@
-// The accounts view: every account by family (status, product, cycle, recurring amount, created, a VM's
-// power and disk, its last invoice, with a button to pay it), and changes made out of band, as the service's
-// web portal makes them (POST /_emulator/portal): those the emulator offers on each account (rename, stop and
-// start, resize a VM to another package), so that the page names no family and no kind.
+// The accounts view: every account by family, under the family's name the emulator gives it (status,
+// product, cycle, recurring amount, created, a VM's power and disk, an address, the Metal server an IP or
+// a volume is attached to, its last invoice, with a button to pay it), and changes made out of band, as the
+// service's web portal makes them (POST /_emulator/portal): those the emulator offers on each account
+// (rename, stop and start, resize a VM to another package), so that the page names no family and no kind.
 import { type AccountEntry, control, listPath, type PortalChange } from '../api.js'
 import { button, type Column, el, fill, form, input, KeptTable, place } from '../dom.js'
 import { act, ownerColumn, type Page, type View } from '../view.js'
 
-const familyOf = (kind: string) => kind.split('.')[0] ?? kind
-/** A family's heading from its kinds' prefix: `lite_pro` is "Lite pro". */
-const titleOf = (family: string) => family.charAt(0).toUpperCase() + family.slice(1).replaceAll('_', ' ')
 /** The name the account was given: a VM's `name`, a server's `label`, a disk's `service_name`, a volume's `storage_name`. */
 const nameOf = (entry: AccountEntry) => {
   const extra = entry.account.extra_details
@@ -25,6 +23,16 @@ const sizeOf = (entry: AccountEntry) => {
 const addressOf = (entry: AccountEntry) => {
   const address = entry.account.extra_details.ip_address
   return typeof address === 'string' ? address : '–'
+}
+
+/** Whether the account names a Metal server it belongs to (`metal_account_id`: an additional IP, a volume). */
+const attached = (entry: AccountEntry) => Object.hasOwn(entry.account.extra_details, 'metal_account_id')
+/** The Metal server an IP is assigned to or a volume belongs to: its id and name; an IP assigned to none says so. */
+const serverOf = (entry: AccountEntry, accounts: ReadonlyMap<number, AccountEntry>) => {
+  const id = entry.account.extra_details.metal_account_id
+  if (id === null || id === undefined) return 'not assigned'
+  const server = typeof id === 'number' ? accounts.get(id) : undefined
+  return server ? `${String(id)} ${nameOf(server)}` : String(id)
 }
 
 /** The portal call of one change the emulator offers on the account, the user's value in its input field. */
@@ -142,16 +150,26 @@ export function accountsView(page: Page): View {
     async refresh() {
       entries = await control<AccountEntry[]>('GET', listPath('/accounts'))
       const cols = columns(page, entries)
-      const families = [...new Set(entries.map((e) => familyOf(e.kind)))]
+      const accounts = new Map(entries.map((e) => [e.account.account_id, e]))
+      const server: Column<AccountEntry> = { title: 'Server', cell: (e) => serverOf(e, accounts) }
+      const families = [...new Set(entries.map((e) => e.family))]
       const shown = families.map((family) => {
         let group = groups.get(family)
         if (!group) {
           const table = new KeptTable<AccountEntry>()
-          group = { root: el('div', { class: 'family' }, el('h3', {}, titleOf(family)), table.root), table }
+          group = { root: el('div', { class: 'family' }, el('h3', {}, family), table.root), table }
           groups.set(family, group)
         }
-        const rows = entries.filter((e) => familyOf(e.kind) === family)
-        group.table.show(cols, rows, (e) => e.account.account_id, '')
+        const rows = entries.filter((e) => e.family === family)
+        // The Server column, in the tables of accounts that name one; it shows the server's name, so a row is rebuilt when that changes.
+        const withServer = rows.some(attached) ? [...cols.slice(0, -1), server, ...cols.slice(-1)] : cols
+        group.table.show(
+          withServer,
+          rows,
+          (e) => e.account.account_id,
+          '',
+          (e) => JSON.stringify([e, attached(e) ? serverOf(e, accounts) : null]),
+        )
         return group.root
       })
       place(lists, entries.length === 0 ? [none] : shown)
