@@ -5,7 +5,10 @@
 // renamed out of band there (and the next plan sees the drift), and resized (an unpaid change of package,
 // paid there); a fault rule added there is met by the next apply, with its text, and once removed there
 // the apply goes through; the clock, a quirk, a snapshot and the reset are worked there. Every wait is
-// bounded (10 s a browser step, 15 s the browser's launch, 5 minutes the file). With
+// bounded (10 s a browser step, 15 s the browser's launch, 5 minutes the file). A second suite, on an
+// emulator of its own filled by curl-like calls, checks what the page keeps while it polls (a selection,
+// the rows that did not change, the focus after a Pay), the request log past the rows it shows, narrow
+// windows, a stopped emulator, the fault rules' order, keypairs' fingerprints and Metal links. With
 // CONSOLE_SCREENSHOT=<path>, the accounts view is saved there as a PNG (docs/guides/images/emulator-console.png
 // is made so).
 import assert from 'node:assert/strict'
@@ -154,8 +157,8 @@ describe('the web console, in Chromium', { timeout: 300_000 }, () => {
     assert.ok(!(await page.locator('#view-accounts table th').allTextContents()).includes('Customer'))
     // A keyboard user on the Pay button keeps it through the view's refresh every second.
     await account.locator(`button[data-invoice="${order.invoice_id}"]`).focus()
-    // Two answers of the view's polling later, the table has been rebuilt at least once. (Nothing is
-    // evaluated in the page: its Content-Security-Policy allows no eval, so CSS's :focus and :invalid tell.)
+    // Two answers of the view's polling later, the table has been refreshed at least once. (CSS's :focus
+    // and :invalid tell, with nothing evaluated in the page.)
     for (let answer = 0; answer < 2; answer++) await page.waitForResponse((r) => r.url().includes('/_emulator/accounts'))
     assert.equal(await page.locator(`#view-accounts button[data-invoice="${order.invoice_id}"]:focus`).count(), 1, 'the focus stayed')
     assert.deepEqual(browserErrors, [], 'the browser reported errors')

@@ -70,7 +70,7 @@ export function faultsView(page: Page): View {
     input('Delay ms', 'delay_ms', { placeholder: '150 or 100-300', size: '8' }),
     input('Count', 'count', { placeholder: '1 (-1: for ever)', size: '6' }),
     input('Probability', 'probability', { placeholder: '0 to 1', size: '5' }),
-    input('Priority', 'priority', { placeholder: '0 (higher first)', size: '6' }),
+    input('Priority', 'priority', { placeholder: '0', size: '5' }),
     el('button', { type: 'submit' }, 'Add rule'),
   )
   const removeAll = button('Remove every rule', () =>
