@@ -5,10 +5,14 @@
 // renamed out of band there (and the next plan sees the drift), and resized (an unpaid change of package,
 // paid there); a fault rule added there is met by the next apply, with its text, and once removed there
 // the apply goes through; the clock, a quirk, a snapshot and the reset are worked there. Every wait is
-// bounded (10 s a browser step, 15 s the browser's launch, 5 minutes the file). With
+// bounded (10 s a browser step, 15 s the browser's launch, 5 minutes the file). A second suite, on an
+// emulator of its own filled by curl-like calls, checks what the page keeps while it polls (a selection,
+// the rows that did not change, the focus after a Pay), the request log past the rows it shows, narrow
+// windows, a stopped emulator, the fault rules' order, keypairs' fingerprints and Metal links. With
 // CONSOLE_SCREENSHOT=<path>, the accounts view is saved there as a PNG (docs/guides/images/emulator-console.png
 // is made so).
 import assert from 'node:assert/strict'
+import { createHash } from 'node:crypto'
 import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -53,6 +57,52 @@ function config(extraKeypair: boolean): string {
   ].join('\n')
 }
 
+/** Chromium with a fresh profile (removed by `close`), its one page bounded by STEP_MS. */
+async function launch(viewport = { width: 1280, height: 720 }): Promise<{ page: Page; close(): Promise<void> }> {
+  assert.ok(existsSync(CHROMIUM), `${CHROMIUM} is missing: scripts/system-packages.mjs installs Debian's chromium`)
+  const profile = mkdtempSync(join(tmpdir(), 'provider-console-chromium-'))
+  let context: BrowserContext | undefined
+  try {
+    // launchPersistentContext takes the profile directory; playwright adds its own flags to FLAGS.
+    context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, args: FLAGS, timeout: 15_000, viewport })
+  } catch (error) {
+    rmSync(profile, { recursive: true, force: true })
+    throw error
+  }
+  const page = context.pages()[0] ?? (await context.newPage())
+  page.setDefaultTimeout(STEP_MS)
+  page.setDefaultNavigationTimeout(STEP_MS)
+  return {
+    page,
+    async close() {
+      await context?.close()
+      rmSync(profile, { recursive: true, force: true })
+    },
+  }
+}
+
+/** A suite's steps on its page (`page()`, once its before hook made it). */
+function steps(page: () => Page) {
+  return {
+    /** Opens a view by its tab. */
+    async open(view: string) {
+      await page().click(`nav a[data-view="${view}"]`)
+      await page().locator(`#view-${view}`).waitFor()
+    },
+    /** The status line's text once it says something. */
+    async status() {
+      await page().locator('#status:not(:empty)').waitFor()
+      return (await page().locator('#status').textContent()) ?? ''
+    },
+    /** The row of `table` (a CSS selector) whose text contains every one of `texts`. */
+    row: (table: string, ...texts: string[]) => texts.reduce((rows, text) => rows.filter({ hasText: text }), page().locator(`${table} tr`)),
+    /** Resolves once `count` answers of the control API's `path` (e.g. `/_emulator/orders`) reached the page. */
+    async polled(path: string, count = 2) {
+      for (let answer = 0; answer < count; answer++) await page().waitForResponse((r) => new URL(r.url()).pathname === path)
+    },
+  }
+}
+
 interface OrderItem {
   order_id: string
   account_id: string
@@ -62,41 +112,18 @@ interface OrderItem {
 
 describe('the web console, in Chromium', { timeout: 300_000 }, () => {
   const e2e = useEmulatorWorkspace()
-  const profile = mkdtempSync(join(tmpdir(), 'provider-console-chromium-'))
-  let context: BrowserContext | undefined
+  let browser: Awaited<ReturnType<typeof launch>> | undefined
   let page: Page
 
   before(async () => {
-    assert.ok(existsSync(CHROMIUM), `${CHROMIUM} is missing: scripts/system-packages.mjs installs Debian's chromium`)
-    // launchPersistentContext takes the profile directory; playwright adds its own flags to FLAGS.
-    context = await chromium.launchPersistentContext(profile, {
-      executablePath: CHROMIUM,
-      args: FLAGS,
-      timeout: 15_000,
-      viewport: { width: 1280, height: 720 },
-    })
-    page = context.pages()[0] ?? (await context.newPage())
-    page.setDefaultTimeout(STEP_MS)
-    page.setDefaultNavigationTimeout(STEP_MS)
+    browser = await launch()
+    page = browser.page
   })
   after(async () => {
-    await context?.close()
-    rmSync(profile, { recursive: true, force: true })
+    await browser?.close()
   })
 
-  /** Opens a view by its tab. */
-  const open = async (view: string) => {
-    await page.click(`nav a[data-view="${view}"]`)
-    await page.locator(`#view-${view}`).waitFor()
-  }
-  /** The status line's text once it says something. */
-  const status = async () => {
-    await page.locator('#status:not(:empty)').waitFor()
-    return (await page.locator('#status').textContent()) ?? ''
-  }
-  /** The row of `table` (a CSS selector) whose text contains every one of `texts`. */
-  const row = (table: string, ...texts: string[]) =>
-    texts.reduce((rows, text) => rows.filter({ hasText: text }), page.locator(`${table} tr`))
+  const { open, status, row } = steps(() => page)
 
   test('an order placed by terraform: the account, the order and its request are in the console; its invoice is paid there', async () => {
     await e2e.ws.write(config(false))
@@ -130,8 +157,8 @@ describe('the web console, in Chromium', { timeout: 300_000 }, () => {
     assert.ok(!(await page.locator('#view-accounts table th').allTextContents()).includes('Customer'))
     // A keyboard user on the Pay button keeps it through the view's refresh every second.
     await account.locator(`button[data-invoice="${order.invoice_id}"]`).focus()
-    // Two answers of the view's polling later, the table has been rebuilt at least once. (Nothing is
-    // evaluated in the page: its Content-Security-Policy allows no eval, so CSS's :focus and :invalid tell.)
+    // Two answers of the view's polling later, the table has been refreshed at least once. (CSS's :focus
+    // and :invalid tell, with nothing evaluated in the page.)
     for (let answer = 0; answer < 2; answer++) await page.waitForResponse((r) => r.url().includes('/_emulator/accounts'))
     assert.equal(await page.locator(`#view-accounts button[data-invoice="${order.invoice_id}"]:focus`).count(), 1, 'the focus stayed')
     assert.deepEqual(browserErrors, [], 'the browser reported errors')
@@ -406,5 +433,295 @@ describe('the web console, in Chromium', { timeout: 300_000 }, () => {
     const paths = await page.locator('#view-requests table tr').allTextContents()
     // Each row names Bob's key, masked to its last four characters.
     assert.ok(paths.slice(1).length > 0 && paths.slice(1).every((text) => text.includes('…0002')), paths.join('\n'))
+  })
+})
+
+// The same console, on an emulator of its own filled by curl-like calls (no terraform): what the page keeps
+// while it polls, the request log past the rows it shows, narrow windows, a stopped emulator, the fault
+// rules' order, keypairs and the Metal resources' links.
+describe('the web console, in Chromium: live tables, the whole log, narrow windows, a stopped emulator', { timeout: 300_000 }, () => {
+  const e2e = useEmulatorWorkspace({ workspace: false })
+  let browser: Awaited<ReturnType<typeof launch>> | undefined
+  let page: Page
+  const { open, row, polled } = steps(() => page)
+  /**
+   * What the page has selected, as text. (Evaluated through the DevTools protocol, which the page's
+   * Content-Security-Policy does not bind: the page itself still runs no eval.)
+   */
+  const selected = () => page.evaluate<string>('String(getSelection())')
+  /** An additional IP ordered unpaid with `key` as its Idempotency-Key: the order's id. */
+  const orderIp = async (key: string) => {
+    const response = await fetch(`${e2e.emulator.baseUrl}/baremetal-additional-ips`, {
+      method: 'POST',
+      headers: { 'x-token': e2e.emulator.apiKey, 'content-type': 'application/json', 'idempotency-key': key },
+      body: JSON.stringify({ product_id: 401, cycle: 'm', pay_invoice_with_cc: false }),
+      signal: AbortSignal.timeout(STEP_MS),
+    })
+    assert.equal(response.status, 200, await response.clone().text())
+    return ((await response.json()) as { data: { order_id: string | number } }).data.order_id
+  }
+
+  before(async () => {
+    browser = await launch()
+    page = browser.page
+  })
+  after(async () => {
+    await browser?.close()
+  })
+
+  test('text selected in a table stays selected through the polls, and while other rows change', async () => {
+    const first = String(await orderIp('keep-me-selected-0001'))
+    await page.goto(`${e2e.emulator.origin}/#orders`)
+    const cell = row('#view-orders table', first).locator('td', { hasText: 'keep-me-selected-0001' })
+    await cell.click({ clickCount: 3 })
+    assert.match(await selected(), /keep-me-selected-0001/)
+    const kept = await row('#view-orders table', first).elementHandle()
+    await polled('/_emulator/orders', 3)
+    assert.match(await selected(), /keep-me-selected-0001/, 'the selection survives the polls')
+    // Another order: a new row above, and the selected one is left alone.
+    const second = String(await orderIp('another-order-0002'))
+    await row('#view-orders table', second).waitFor()
+    assert.match(await selected(), /keep-me-selected-0001/, 'the selection survives a change elsewhere')
+    assert.equal(await kept?.evaluate((node) => node.isConnected), true, 'the unchanged row is the same element')
+  })
+
+  test('narrow windows: the tabs wrap, wide tables scroll in their box and the page does not; the header label is readable', async () => {
+    await page.goto(`${e2e.emulator.origin}/#accounts`)
+    await page.locator('#view-accounts table').first().waitFor()
+    const measure = (expression: string) => page.evaluate<number>(expression)
+    try {
+      for (const width of [375, 768]) {
+        await page.setViewportSize({ width, height: 800 })
+        for (const view of ['accounts', 'orders', 'requests', 'faults', 'keypairs', 'state']) {
+          await open(view)
+          await page.locator(`#view-${view} .table-box`).first().waitFor()
+          const where = `${view} at ${width} px`
+          assert.ok(
+            (await measure('document.documentElement.scrollWidth')) <= width,
+            `${where}: the page scrolls sideways (${await measure('document.documentElement.scrollWidth')} px)`,
+          )
+          const header = await page.locator('header').boundingBox()
+          assert.equal(header?.width, width, `${where}: the header spans the window`)
+          for (const tab of await page.locator('nav a').all()) {
+            const box = await tab.boundingBox()
+            assert.ok(box && box.x >= 0 && box.x + box.width <= width, `${where}: tab ${await tab.textContent()} is off-screen`)
+          }
+        }
+      }
+      // The accounts table is wider than a phone: it scrolls in its box.
+      await open('accounts')
+      const box = page.locator('#view-accounts .table-box').first()
+      assert.ok(
+        (await box.evaluate((node) => node.scrollWidth > node.clientWidth)) === true,
+        'at 768 px the accounts table is wider than its box, which scrolls',
+      )
+      assert.equal(await page.evaluate<string>("getComputedStyle(document.querySelector('#view-accounts .table-box')).overflowX"), 'auto')
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 720 })
+    }
+    // The Customer label on the dark header: WCAG AA's 4.5:1 at least.
+    const colours = await page.evaluate<string[]>(
+      "[getComputedStyle(document.querySelector('header label.customer')).color, getComputedStyle(document.querySelector('header')).backgroundColor]",
+    )
+    const luminance = (css: string) => {
+      const [r, g, b] = (css.match(/\d+/g) ?? []).slice(0, 3).map((v) => {
+        const c = Number(v) / 255
+        return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4
+      }) as [number, number, number]
+      return 0.2126 * r + 0.7152 * g + 0.0722 * b
+    }
+    const [text, background] = colours.map(luminance) as [number, number]
+    const ratio = (Math.max(text, background) + 0.05) / (Math.min(text, background) + 0.05)
+    assert.ok(ratio >= 4.5, `the Customer label's contrast is ${ratio.toFixed(2)}:1 (${colours.join(' on ')})`)
+  })
+
+  test('a Pay button pressed with the keyboard: the invoice is paid and the focus stays in its row; the tab on show is marked as the current page', async () => {
+    const next = String(await orderIp('paid-with-the-keyboard-next'))
+    const ordered = String(await orderIp('paid-with-the-keyboard'))
+    const placed = (await e2e.emulator.orders()).orders.find((o) => String(o.order_id) === ordered) as unknown as OrderItem
+    await page.goto(`${e2e.emulator.origin}/#orders`)
+    assert.deepEqual(await page.locator('nav a[aria-current="page"]').allTextContents(), ['Orders'])
+    const pay = row('#view-orders table', ordered).locator(`button[data-invoice="${placed.invoice_id}"]`)
+    await pay.focus()
+    await page.keyboard.press('Enter')
+    await row('#view-orders table', ordered, 'Paid').waitFor()
+    // The focus is where the button was: the row's invoice status cell, which now says Paid.
+    const focused = row('#view-orders table', ordered).locator('td:focus')
+    await focused.waitFor()
+    assert.equal(await focused.textContent(), 'Paid')
+    assert.notEqual(await page.evaluate<string>('document.activeElement.tagName'), 'BODY')
+    // Tab goes on from there, not from the page's start: to the next row's Pay button.
+    await page.keyboard.press('Tab')
+    assert.equal(await row('#view-orders table', next).locator('button:focus').textContent(), 'Pay')
+    await open('accounts')
+    assert.deepEqual(await page.locator('nav a[aria-current="page"]').allTextContents(), ['Accounts'])
+  })
+
+  test('a stopped emulator: the page says it is not answering, at which address, and marks what it shows as stale until it answers again', async () => {
+    await page.goto(`${e2e.emulator.origin}/#orders`)
+    await page.locator('#view-orders table').waitFor()
+    // As when the emulator stops: every connection to it refused (the launcher stops no sooner for the next tests).
+    await page.route('**/_emulator/**', (route) => route.abort('connectionrefused'))
+    try {
+      const line = page.locator('#status.error.stale')
+      await line.waitFor()
+      const origin = e2e.emulator.origin.replace(/[.]/g, '\\.')
+      assert.match(
+        (await line.textContent()) ?? '',
+        new RegExp(
+          `^the emulator is not answering at ${origin}: what the page shows was read at \\d\\d:\\d\\d:\\d\\d and is stale until it answers again\\.$`,
+        ),
+      )
+      await page.locator('main.stale').waitFor()
+      assert.equal(await page.locator('#view-orders table').count(), 1, 'what was read is still shown, as stale')
+    } finally {
+      await page.unroute('**/_emulator/**')
+    }
+    await page.locator('main:not(.stale)').waitFor()
+    await page.locator('#status:empty').waitFor()
+  })
+
+  test('fault rules are listed in the order they are tried, with their priority and Retry-After; the form sets both', async () => {
+    await e2e.emulator.control('POST', '/profiles/remote')
+    await e2e.emulator.control('POST', '/faults', { method: 'GET', path: '/lites/products', status: 503 })
+    try {
+      await page.goto(`${e2e.emulator.origin}/#faults`)
+      const add = page.locator('form[aria-label="Add a fault rule"]')
+      await add.locator('input[name="path"]').fill('/lites/**')
+      await add.locator('input[name="status"]').fill('429')
+      await add.locator('input[name="retry_after_s"]').fill('7')
+      await add.locator('input[name="priority"]').fill('5')
+      await add.locator('button[type="submit"]').click()
+      await page.locator('#status', { hasText: /^rule \S+ added$/ }).waitFor()
+      const rules = await e2e.emulator.control<{ fault_id: string; priority?: number; retry_after_s: number | null }[]>('GET', '/faults')
+      const added = rules.at(-1)
+      assert.deepEqual([added?.priority, added?.retry_after_s], [5, 7])
+      const table = page.locator('#fault-rules')
+      await table.locator('tbody tr').nth(3).waitFor()
+      const headings = await table.locator('th').allTextContents()
+      const column = (title: string) => headings.indexOf(title)
+      assert.ok(column('Priority') >= 0 && column('Retry-After s') >= 0, headings.join(', '))
+      const cells = async (title: string) => table.locator(`tbody tr td:nth-child(${column(title) + 1})`).allTextContents()
+      // The rule added last, at priority 5, is tried first; the profile's, installed first, last.
+      const [profile1, profile2, byHand] = rules.map((r) => r.fault_id)
+      assert.deepEqual(await cells('ID'), [added?.fault_id, byHand, profile1, profile2])
+      assert.deepEqual(await cells('Priority'), ['5', '0', '-1', '-1'])
+      assert.deepEqual(await cells('Retry-After s'), ['7', '–', '–', '–'])
+    } finally {
+      await e2e.emulator.control('DELETE', '/faults')
+    }
+  })
+
+  test('keypairs: each shows its SHA256 fingerprint as ssh-keygen prints it, its comment, and the whole key; never a private key', async () => {
+    // Made by `ssh-keygen -t ed25519 -C 'ops@example host'`; `ssh-keygen -lf` printed the fingerprint.
+    const line = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIPWLG34WhmBgb2ns5dUOHg9QaGPYx5MqmSOszbapg8OY ops@example host'
+    await e2e.emulator.api('POST', '/lite-pros/keypairs/import', { name: 'imported-key', public_key: line })
+    const generated = await e2e.emulator.api<{ public_key: string; private_key: string }>('POST', '/lite-pros/keypairs', {
+      name: 'made-key',
+    })
+    await page.goto(`${e2e.emulator.origin}/#keypairs`)
+    const imported = row('#view-keypairs table', 'imported-key')
+    await imported.waitFor()
+    assert.equal(await imported.locator('code.fingerprint').textContent(), 'SHA256:AY6BqKS5c37D9qUEb0Daw6RPKz8ZydvuCN/QM/nKk1k')
+    assert.match(
+      (await imported.textContent()) ?? '',
+      /ssh-ed25519.*SHA256:AY6BqKS5c37D9qUEb0Daw6RPKz8ZydvuCN\/QM\/nKk1k.*ops@example host/,
+    )
+    assert.equal(await imported.locator('code.fingerprint').getAttribute('title'), line)
+    await imported.locator('summary').click()
+    assert.equal(await imported.locator('code.key').textContent(), line)
+    await imported.locator('code.key').waitFor()
+    // Two ed25519 keys begin alike; their fingerprints tell them apart.
+    const made = row('#view-keypairs table', 'made-key')
+    const blob = Buffer.from(generated.public_key.split(' ')[1] ?? '', 'base64')
+    const expected = `SHA256:${createHash('sha256').update(blob).digest('base64').replace(/=+$/, '')}`
+    assert.equal(await made.locator('code.fingerprint').textContent(), expected)
+    assert.ok(!((await page.locator('body').textContent()) ?? '').includes('PRIVATE KEY'), 'a private key shows')
+  })
+
+  test("Metal resources: an additional IP and a volume name their server; the families' headings are the docs' names", async () => {
+    const key = await e2e.emulator.api<{ keypair_id: number }>('POST', '/baremetals/keypairs', { name: 'linked-key' })
+    const server = await e2e.emulator.api<{ account_id: string }>('POST', '/baremetals', {
+      product_id: 301,
+      cycle: 'm',
+      keypair_id: key.keypair_id,
+      label: 'db-linked',
+    })
+    const ip = await e2e.emulator.api<{ account_id: string }>('POST', '/baremetal-additional-ips', { product_id: 401, cycle: 'm' })
+    await e2e.emulator.control('POST', '/clock', { advance_ms: 3_600_000 }) // past the provisioning: both Active
+    await e2e.emulator.api('PUT', `/baremetal-additional-ips/${ip.account_id}/assigns`, { metal_account_id: Number(server.account_id) })
+    const volume = await e2e.emulator.api<{ account_id: string }>('POST', '/baremetal-elastic-storages', {
+      product_id: 501,
+      cycle: 'm',
+      storage_name: 'linked-volume',
+      metal_account_id: Number(server.account_id),
+      size: 100,
+    })
+    await page.goto(`${e2e.emulator.origin}/#accounts`)
+    const cell = async (account: string, title: string) => {
+      const target = row('#view-accounts table', account, account === volume.account_id ? 'linked-volume' : account)
+      await target.waitFor()
+      const table = target.locator('xpath=ancestor::table')
+      const column = (await table.locator('th').allTextContents()).indexOf(title)
+      assert.ok(column >= 0, `no ${title} column beside account ${account}`)
+      return target.locator('td').nth(column).textContent()
+    }
+    assert.equal(await cell(ip.account_id, 'Server'), `${server.account_id} db-linked`)
+    assert.equal(await cell(volume.account_id, 'Server'), `${server.account_id} db-linked`)
+    // An IP assigned to no server says so.
+    const spare = await e2e.emulator.api<{ account_id: string }>('POST', '/baremetal-additional-ips', { product_id: 401, cycle: 'm' })
+    assert.equal(await cell(spare.account_id, 'Server'), 'not assigned')
+    const headings = await page.locator('#view-accounts h3').allTextContents()
+    for (const name of ['Metal servers', 'Additional IPs', 'Elastic storage']) assert.ok(headings.includes(name), headings.join(', '))
+    assert.ok(!headings.some((h) => /Baremetal|Additional ip|Lite pro/.test(h)), headings.join(', '))
+    // A server's own table has no Server column.
+    const servers = page.locator('#view-accounts .family', { has: page.locator('h3', { hasText: /^Metal servers$/ }) })
+    assert.ok(!(await servers.locator('th').allTextContents()).includes('Server'))
+  })
+
+  test('the request log: the filters search the whole log, the page says how many match and are shown, and each poll fetches only what is new', async () => {
+    // One request to find later, then 600 more: the oldest falls out of the newest 500.
+    await e2e.emulator.api('GET', '/lites/products/102')
+    for (let batch = 0; batch < 30; batch++) await Promise.all(Array.from({ length: 20 }, () => e2e.emulator.api('GET', '/lites/products')))
+    const log = await e2e.emulator.requests()
+    const total = log.length
+    const products = log.filter((e) => e.path.includes('/v1/lites/products')).length
+    assert.ok(products > 600, String(products))
+    await page.goto(`${e2e.emulator.origin}/#requests`)
+    const summary = page.locator('#request-count')
+    await summary.getByText(`Showing the newest 500 of ${total.toLocaleString('en-US')} requests.`).waitFor()
+    assert.equal(await page.locator('#request-log tbody tr').count(), 500)
+    // The old request is found although it is not among the newest 500.
+    await page.fill('#view-requests input[name="path"]', '/products/102')
+    await row('#request-log', '/v1/lites/products/102', '200').waitFor()
+    await summary.getByText(`1 of ${total.toLocaleString('en-US')} requests match.`).waitFor()
+    await page.fill('#view-requests input[name="path"]', '/v1/lites/products')
+    await summary
+      .getByText(
+        `Showing the newest 500 of ${products.toLocaleString('en-US')} matching requests (${total.toLocaleString('en-US')} in the log).`,
+      )
+      .waitFor()
+    await page.fill('#view-requests input[name="status"]', '5')
+    await page.getByText('No request matches the filters.').waitFor()
+    await page.fill('#view-requests input[name="status"]', '')
+    await page.fill('#view-requests input[name="path"]', '')
+
+    // A poll with nothing new asks for what came after its cursor and gets nothing back.
+    const poll = await page.waitForResponse((r) => new URL(r.url()).pathname === '/_emulator/requests')
+    assert.notEqual(new URL(poll.url()).searchParams.get('after') ?? '', '', poll.url())
+    assert.deepEqual(((await poll.json()) as { data: { whole: boolean; entries: unknown[] } }).data.entries, [])
+    // The rows already shown stay the same elements while the filter is typed and while new requests come.
+    const newest = await page.locator('#request-log tbody tr').first().elementHandle()
+    await page.locator('#view-requests input[name="path"]').pressSequentially('/v1/lites/p')
+    await page.fill('#view-requests input[name="path"]', '')
+    await e2e.emulator.api('GET', '/lite-pros/products')
+    await row('#request-log', '/v1/lite-pros/products').waitFor()
+    assert.equal(await newest?.evaluate((node) => node.isConnected), true, 'the row was not rebuilt')
+    // A clear of the log: the page starts over with the emulator's (empty) log.
+    await page.click('#view-requests button:text("Clear the log")')
+    await page.getByText('No requests yet.').waitFor()
+    await e2e.emulator.api('GET', '/lites/products/103')
+    await row('#request-log', '/v1/lites/products/103').waitFor()
+    assert.equal(await page.locator('#request-log tbody tr').count(), 1)
   })
 })

@@ -182,6 +182,64 @@ describe('request log and order counters', () => {
     )
   })
 
+  test('after: a poller gets each entry once, a slow request logged late included, and the whole log again after a clear or a reset', async () => {
+    const c = new TestClient(createEmulator({ clock: 'manual', apiKeys: ['alice-key@alice', 'bob-key@bob'] }))
+    interface Read {
+      cursor: string
+      whole: boolean
+      entries: LogEntry[]
+    }
+    const poll = (after: string, query = '') => c.control<Read>('GET', `/requests?after=${encodeURIComponent(after)}${query}`)
+    const get = (path: string, token = 'alice-key') => c.request('GET', `/v1${path}`, { token })
+    await get('/lites/products')
+    const first = await poll('')
+    assert.deepEqual([first.whole, first.entries.map((e) => e.seq)], [true, [1]])
+    assert.deepEqual(await poll(first.cursor), { cursor: first.cursor, whole: false, entries: [] }, 'nothing new, nothing sent')
+
+    // Request 2 hangs until its client gives up; request 3 is logged meanwhile and seen first.
+    await c.control('POST', '/faults', { method: 'GET', path: '/lites/keypairs', mode: 'hang' })
+    const gone = new AbortController()
+    const hanging = c.emulator.fetch(
+      new Request('http://emulator.invalid/v1/lites/keypairs', { headers: { 'x-token': 'alice-key' }, signal: gone.signal }),
+    )
+    hanging.catch(() => undefined)
+    await new Promise((resolve) => setImmediate(resolve))
+    await get('/lite-pros/products', 'bob-key')
+    const second = await poll(first.cursor)
+    assert.deepEqual([second.whole, second.entries.map((e) => e.seq)], [false, [3]])
+    gone.abort()
+    await assert.rejects(hanging)
+    // A poll by `since` from the newest seq seen would miss it: it came after 3, with seq 2.
+    assert.deepEqual(await c.control<LogEntry[]>('GET', '/requests?since=3'), [])
+    const third = await poll(second.cursor)
+    assert.deepEqual([third.whole, third.entries.map((e) => [e.seq, e.status])], [false, [[2, null]]])
+    // `customer` filters what a poll answers, not what the cursor counts.
+    await get('/lites/products', 'bob-key')
+    await get('/lites/products')
+    const alices = await poll(third.cursor, '&customer=alice')
+    assert.deepEqual([alices.whole, alices.entries.map((e) => [e.seq, e.customer])], [false, [[5, 'alice']]])
+    assert.deepEqual(await poll(alices.cursor), { cursor: alices.cursor, whole: false, entries: [] })
+
+    // The log emptied: the old cursor answers the whole log (empty, then what came next).
+    await c.control('DELETE', '/requests')
+    const cleared = await poll(alices.cursor)
+    assert.deepEqual([cleared.whole, cleared.entries], [true, []])
+    await get('/lites/products')
+    assert.deepEqual(
+      (await poll(cleared.cursor)).entries.map((e) => e.seq),
+      [6],
+    )
+    // A reset restarts `seq`: an old cursor must not be taken for one of the new log.
+    const before = await poll('')
+    await c.control('POST', '/reset')
+    await c.request('GET', '/v1/lites/products', { token: c.emulator.apiKey })
+    const reset = await poll(before.cursor)
+    assert.deepEqual([reset.whole, reset.entries.map((e) => e.seq)], [true, [1]])
+    // A cursor that is none (a typo, another emulator's) answers the whole log too; `since` still filters.
+    for (const other of ['x', `${reset.cursor}0`, '0.0']) assert.equal((await poll(other)).whole, true, other)
+    assert.deepEqual((await poll('', '&since=1')).entries, [])
+  })
+
   test('the cipassword of a VM is returned by the API but never logged', async () => {
     const c = setup()
     const vm = await c.vm()
@@ -331,6 +389,25 @@ describe('control API', () => {
     assert.throws(() => other.emulator.restore({ nope: true }))
   })
 
+  test("keypairs are listed with the public key's SHA256 fingerprint, as ssh-keygen -l prints it", async () => {
+    const c = setup()
+    // Made by `ssh-keygen -t ed25519 -C 'ops@example host'`; `ssh-keygen -lf` printed the fingerprint.
+    const line = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIPWLG34WhmBgb2ns5dUOHg9QaGPYx5MqmSOszbapg8OY ops@example host'
+    await c.ok('POST', '/lites/keypairs/import', { name: 'imported', public_key: line })
+    await c.keypair('/baremetals', 'generated')
+    const keypairs = await c.control<{ name: string; public_key: string; fingerprint: string }[]>('GET', '/keypairs')
+    assert.deepEqual(
+      keypairs.map((k) => [k.name, k.fingerprint]),
+      [
+        ['imported', 'SHA256:AY6BqKS5c37D9qUEb0Daw6RPKz8ZydvuCN/QM/nKk1k'],
+        ['generated', keypairs[1]?.fingerprint],
+      ],
+    )
+    assert.match(keypairs[1]?.fingerprint ?? '', /^SHA256:[A-Za-z0-9+/]{43}$/)
+    assert.notEqual(keypairs[1]?.fingerprint, keypairs[0]?.fingerprint)
+    assert.ok(!JSON.stringify(keypairs).includes('PRIVATE'), 'no private key is listed')
+  })
+
   test('the clock reads its time and mode; keypairs are listed with their pool', async () => {
     const c = setup()
     assert.deepEqual(await c.control('GET', '/clock'), { now: '2025-03-01 09:15:02', mode: 'manual' })
@@ -351,7 +428,12 @@ describe('control API', () => {
     const vm = await c.vm()
     await c.server()
     await c.ip()
-    type Entry = { kind: string; power: string | null; portal: Record<string, { method: string; path: string; input?: { field: string } }> }
+    type Entry = {
+      kind: string
+      family: string
+      power: string | null
+      portal: Record<string, { method: string; path: string; input?: { field: string } }>
+    }
     const byKind = async () => Object.fromEntries((await c.control<Entry[]>('GET', '/accounts')).map((e) => [e.kind, e]))
     const before = await byKind()
     assert.deepEqual([before['lite.vm']?.power, before.baremetal?.power], ['running', 'on'])
@@ -359,6 +441,15 @@ describe('control API', () => {
     assert.deepEqual(Object.keys(before.baremetal?.portal ?? {}), ['rename', 'stop', 'start'])
     assert.deepEqual(before['lite.vm']?.portal.stop, { method: 'PUT', path: `/lites/accounts/${vm}/vm-state/stop` })
     assert.deepEqual([before.additional_ip?.power, before.additional_ip?.portal], [null, {}], 'a kind without power or portal changes')
+    // Each kind's family, by the name the docs give it (the console's headings).
+    assert.deepEqual(
+      Object.values(before).map((e) => [e.kind, e.family]),
+      [
+        ['lite.vm', 'Lite'],
+        ['baremetal', 'Metal servers'],
+        ['additional_ip', 'Additional IPs'],
+      ],
+    )
 
     // Each change through the portal: its effect, and no log entry, key or order beyond what the API's route does.
     const call = (kind: string, change: string, value?: Record<string, unknown>) => {

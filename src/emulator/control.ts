@@ -20,10 +20,11 @@ import {
   successBody,
 } from './envelope.js'
 import { addFault, installProfile, PROFILES } from './faults.js'
+import { fingerprint } from './openssh.js'
 import { deepMerge, isObject, type Json, type JsonObject } from './json.js'
-import { type Account, type Config, type Invoice, invoiceView, type State, STATUSES, type Status } from './model.js'
+import { type Account, type Config, type Invoice, invoiceView, type LogEntry, type State, STATUSES, type Status } from './model.js'
 import { isSeed, type Random } from './random.js'
-import { logSince } from './request-log.js'
+import { logAfter } from './request-log.js'
 import type { Registry } from './family.js'
 import { Router } from './router.js'
 import { snapshotName } from './snapshots.js'
@@ -280,12 +281,14 @@ const routes: ControlRoute[] = [
         throw new HttpError(422, [{ loc: ['query', 'kind'], msg: `must be one of ${kinds.join(', ')}`, type: 'value_error' }])
       }
       const customer = customerFilter(ctx.store.state, ctx.query)
+      // `family`: the title of the kind's family (the docs' name, e.g. "Metal servers");
       // `power`: what a client reads in the VM's details or the server's state, null on kinds without it;
       // `portal`: the changes the service's portal offers on the account (POST /_emulator/portal makes them).
       return ctx.store.state.accounts
         .filter((a) => (kind === null || a.kind === kind) && (customer === null || a.customer === customer))
         .map((a) => ({
           kind: a.kind,
+          family: ctx.api.titleOf(a.kind),
           customer: a.customer,
           account: ctx.store.view(a),
           power: a.vm?.power ?? a.server_power ?? null,
@@ -299,10 +302,13 @@ const routes: ControlRoute[] = [
     pattern: '/keypairs',
     handler: (ctx) => {
       const customer = customerFilter(ctx.store.state, ctx.query)
-      return ctx.store.state.keypairs
-        .filter((k) => customer === null || k.customer === customer)
-        .sort((a, b) => a.keypair_id - b.keypair_id)
-        .map((k) => ({ ...k }))
+      return (
+        ctx.store.state.keypairs
+          .filter((k) => customer === null || k.customer === customer)
+          .sort((a, b) => a.keypair_id - b.keypair_id)
+          // What tells keys apart at a glance, as `ssh-keygen -l` shows it (the web console lists it).
+          .map((k) => ({ ...k, fingerprint: fingerprint(k.public_key) }))
+      )
     },
   },
   {
@@ -368,10 +374,15 @@ const routes: ControlRoute[] = [
       if (raw !== null && !/^\d+$/.test(raw)) {
         throw new HttpError(422, [{ loc: ['query', 'since'], msg: 'must be a non-negative integer', type: 'value_error' }])
       }
+      const since = raw === null ? null : Number(raw)
       const customer = customerFilter(ctx.store.state, ctx.query)
-      return logSince(ctx.store.state, raw === null ? null : Number(raw))
-        .filter((e) => customer === null || e.customer === customer)
-        .map((e) => ({ ...e }))
+      const kept = (entries: readonly LogEntry[]) =>
+        entries.filter((e) => (since === null || e.seq > since) && (customer === null || e.customer === customer)).map((e) => ({ ...e }))
+      // `after`: what was logged since the call that gave the cursor (a poller's), or the whole log, saying which.
+      const after = ctx.query.get('after')
+      if (after === null) return kept(ctx.store.state.log)
+      const read = logAfter(ctx.store.state, after)
+      return { cursor: read.cursor, whole: read.whole, entries: kept(read.entries) }
     },
   },
   {

@@ -25,6 +25,8 @@ export type PortalChanges = Readonly<Record<string, PortalChange>>
 export interface Family {
   /** The family's name, for messages about the registry itself. */
   readonly name: string
+  /** Its name as the docs give it (docs/emulator-api.md), e.g. "Metal servers": the web console heads its accounts with it. */
+  readonly title: string
   /** Its routes, in the order they are matched among equals (the API's path rules). */
   readonly routes: readonly Route[]
   /** Its account kinds with their rules, in the order the control API lists them. */
@@ -45,17 +47,21 @@ export interface Registry extends AccountRegistry {
   readonly router: Router<Route>
   /** The portal changes of an account; none for a kind whose family declares none. */
   portalOf(account: Account): PortalChanges
+  /** The title of the family of a kind (Family.title); the kind itself for one no family registers. */
+  titleOf(kind: string): string
 }
 
 /** Builds the registry; two families claiming one kind, or one sequence with two first values, is a bug here. */
 export function registryOf(families: readonly Family[]): Registry {
   const rules = new Map<string, KindRules>()
   const portals = new Map<string, (account: Account) => PortalChanges>()
+  const titles = new Map<string, string>()
   const sequences: Record<string, number> = { ...STORE_SEQUENCES_FIRST }
   for (const family of families) {
     for (const [kind, rule] of Object.entries(family.kinds ?? {})) {
       if (rules.has(kind)) throw new Error(`family ${family.name}: kind ${kind} is registered twice`)
       rules.set(kind, rule)
+      titles.set(kind, family.title)
     }
     for (const [kind, changes] of Object.entries(family.portal ?? {})) portals.set(kind, changes)
     for (const [name, first] of Object.entries(family.sequences ?? {})) {
@@ -71,6 +77,7 @@ export function registryOf(families: readonly Family[]): Registry {
     rulesOf: (kind) => rules.get(kind),
     // A terminated account is gone for the portal too: it offers nothing on it.
     portalOf: (account) => (account.status === 'Terminated' ? {} : (portals.get(account.kind)?.(account) ?? {})),
+    titleOf: (kind) => titles.get(kind) ?? kind,
     firstSequences: () => ({ ...sequences }),
     released(account, ledger) {
       for (const react of reactions) react(account, ledger)

@@ -1,6 +1,7 @@
-// OpenSSH key formats for the keypair calls: an Ed25519 keypair generated in OpenSSH's own formats, and
-// the checks an imported public key line must pass. Also used by tests that need a real key.
-import { generateKeyPairSync, randomBytes } from 'node:crypto'
+// OpenSSH key formats for the keypair calls: an Ed25519 keypair generated in OpenSSH's own formats, the
+// checks an imported public key line must pass, and a key's fingerprint as OpenSSH prints it (the control
+// API's keypairs list). Also used by tests that need a real key.
+import { createHash, generateKeyPairSync, randomBytes } from 'node:crypto'
 
 /** SSH wire `string`: a uint32 big-endian length, then the bytes. */
 function sshString(data: Buffer | string): Buffer {
@@ -96,4 +97,15 @@ export function publicKeyProblem(line: string): string | null {
     return `bad ${type} key`
   }
   return null
+}
+
+/**
+ * The SHA256 fingerprint of a public key line as `ssh-keygen -l` prints it: `SHA256:` and the base64 of the
+ * SHA-256 of the decoded key blob, without its padding. Null for a line whose second field is no base64.
+ */
+export function fingerprint(line: string): string | null {
+  const body = line.trim().split(/\s+/)[1]
+  if (!body || !/^[A-Za-z0-9+/]+={0,2}$/.test(body)) return null
+  const digest = createHash('sha256').update(Buffer.from(body, 'base64')).digest('base64')
+  return `SHA256:${digest.replace(/=+$/, '')}`
 }

@@ -195,6 +195,7 @@ function additionalIpRoutes(): Route[] {
 
 export const additionalIp: Family = {
   name: 'additional_ip',
+  title: 'Additional IPs',
   routes: additionalIpRoutes(),
   kinds: { [KIND]: ipRules },
   sequences: { additional_ip: 0 },

@@ -250,6 +250,7 @@ const serverPortal = (account: Account): PortalChanges => ({
 
 export const baremetal: Family = {
   name: 'baremetal',
+  title: 'Metal servers',
   routes: baremetalRoutes(),
   kinds: { [SERVER_KIND]: serverRules },
   sequences: { server_ip: 0 },

@@ -154,6 +154,7 @@ function elasticStorageRoutes(): Route[] {
 
 export const elasticStorage: Family = {
   name: 'elastic_storage',
+  title: 'Elastic storage',
   routes: elasticStorageRoutes(),
   kinds: { [KIND]: storageRules },
 }

@@ -71,6 +71,7 @@ function keypairRoutes(pool: string): Route[] {
 
 export const keypairs: Family = {
   name: 'keypairs',
+  title: 'Keypairs',
   routes: KEYPAIR_POOLS.flatMap(keypairRoutes),
   sequences: { keypair: 1 },
 }

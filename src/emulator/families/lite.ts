@@ -618,6 +618,7 @@ function vmPortal(family: LiteFamily, account: Account): PortalChanges {
 function liteFamily(family: LiteFamily): Family {
   return {
     name: family.key,
+    title: family.category.name,
     routes: liteRoutes(family),
     kinds: liteKinds(family),
     sequences: { vmid: 1001 },

@@ -12,6 +12,16 @@ export class ControlError extends Error {
   }
 }
 
+/**
+ * No answer at all: the emulator is stopped (the connection refused), gone mid-answer, or slower than the
+ * call's bound. What the page shows then is what it last read, which may no longer hold.
+ */
+export class Unanswered extends Error {
+  constructor() {
+    super(`the emulator is not answering at ${location.origin}`)
+  }
+}
+
 /** The customer the lists are narrowed to (`?customer=`), or null for all; set by the header's selector. */
 let customer: string | null = null
 
@@ -43,8 +53,15 @@ export async function control<T>(method: string, path: string, body?: unknown): 
     init.body = JSON.stringify(body)
     init.headers = { accept: 'application/json', 'content-type': 'application/json' }
   }
-  const response = await fetch(`/_emulator${path}`, init)
-  const text = await response.text()
+  let response: Response
+  let text: string
+  try {
+    response = await fetch(`/_emulator${path}`, init)
+    text = await response.text()
+  } catch {
+    // A browser says no more than "Failed to fetch" (or a timeout's "signal timed out"): say which server.
+    throw new Unanswered()
+  }
   let parsed: unknown = null
   try {
     parsed = text === '' ? null : JSON.parse(text)
@@ -85,6 +102,8 @@ export interface PortalChange {
 }
 export interface AccountEntry {
   kind: string
+  /** The kind's family, as the docs name it ("Metal servers"): the heading of its table. */
+  family: string
   /** The owner, where the emulator has customers (one per API key). */
   customer?: string
   account: Account
@@ -125,7 +144,9 @@ export interface Fault {
   count: number
   remaining: number
   delay_ms: number | [number, number]
+  retry_after_s: number | null
   probability?: number
+  /** Rules are tried highest first, then oldest first; 0 when not set, -1 for a profile's. */
   priority?: number
 }
 export interface Keypair {
@@ -135,6 +156,8 @@ export interface Keypair {
   name: string
   origin: string
   public_key: string
+  /** `SHA256:...`, as `ssh-keygen -l` prints it; null for a line that holds no key. */
+  fingerprint: string | null
 }
 export interface Customer {
   customer: string

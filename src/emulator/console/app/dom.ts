@@ -34,20 +34,115 @@ export interface Column<T> {
   readonly cell: (row: T) => Child
 }
 
-/** A table of `rows`, or a line saying there is nothing when there are none. */
-export function table<T>(
-  columns: readonly Column<T>[],
-  rows: readonly T[],
-  empty: string,
-  attrs: Record<string, string> = {},
-): HTMLElement {
-  if (rows.length === 0) return el('p', { class: 'empty' }, empty)
-  return el(
-    'table',
-    attrs,
-    el('thead', {}, el('tr', {}, ...columns.map((c) => el('th', {}, c.title)))),
-    el('tbody', {}, ...rows.map((row) => el('tr', {}, ...columns.map((c) => el('td', {}, c.cell(row)))))),
-  )
+/**
+ * A table kept across the refreshes of its view, in a box that scrolls sideways when the table is wider
+ * than the window (so that the page itself does not). show() leaves every row whose data did not change as
+ * it is, elements and all, and builds only the others: when nothing changed the page is not touched, and
+ * text selected in a row (an id, an Idempotency-Key, to copy) stays selected while other rows change. A
+ * row is known by its key; its data (what its cells show) is its JSON unless the view says otherwise.
+ */
+export class KeptTable<T> {
+  readonly root = el('div', { class: 'table-box' })
+  readonly #table: HTMLTableElement
+  readonly #head = el('thead')
+  readonly #body = el('tbody')
+  readonly #empty = el('p', { class: 'empty' })
+  #titles: string | undefined
+  #rows = new Map<string, { data: string; node: HTMLTableRowElement }>()
+  readonly #keys = new WeakMap<Element, string>()
+
+  constructor(attrs: Record<string, string> = {}) {
+    this.#table = el('table', attrs, this.#head, this.#body)
+  }
+
+  /** Shows `rows` (or the line `empty` when there are none); `key` tells a row from the others. */
+  show(
+    columns: readonly Column<T>[],
+    rows: readonly T[],
+    key: (row: T) => string | number,
+    empty: string,
+    data: (row: T) => string = (row) => JSON.stringify(row),
+  ): void {
+    const titles = JSON.stringify(columns.map((c) => c.title))
+    if (titles !== this.#titles) {
+      // Other columns: every row is built again.
+      this.#titles = titles
+      this.#rows = new Map()
+      place(this.#head, [el('tr', {}, ...columns.map((c) => el('th', {}, c.title)))])
+    }
+    const focus = this.#focused()
+    const rowsNow = new Map<string, { data: string; node: HTMLTableRowElement }>()
+    const nodes = rows.map((row) => {
+      const id = String(key(row))
+      const shown = data(row)
+      const kept = this.#rows.get(id)
+      const node =
+        kept && kept.data === shown && !rowsNow.has(id) ? kept.node : el('tr', {}, ...columns.map((c) => el('td', {}, c.cell(row))))
+      this.#keys.set(node, id)
+      rowsNow.set(id, { data: shown, node })
+      return node
+    })
+    this.#rows = rowsNow
+    if (rows.length === 0) {
+      text(this.#empty, empty)
+      place(this.root, [this.#empty])
+    } else {
+      place(this.#body, nodes)
+      place(this.root, [this.#table])
+    }
+    if (focus) this.#refocus(focus, nodes)
+  }
+
+  /** Where the keyboard's focus is in the table, if it is: its row's key and place, its cell, what it is. */
+  #focused(): { key: string; index: number; cell: number; like: string } | undefined {
+    const active = document.activeElement
+    if (!(active instanceof HTMLElement) || !this.#body.contains(active)) return undefined
+    const cell = active.closest('td')
+    const row = cell?.parentElement
+    const key = row ? this.#keys.get(row) : undefined
+    if (!cell || !row || key === undefined) return undefined
+    return { key, index: [...this.#body.children].indexOf(row), cell: [...row.children].indexOf(cell), like: likeness(active) }
+  }
+
+  /**
+   * A focused element whose row was rebuilt or removed (a Pay button once the invoice is paid, a Remove
+   * button once its rule is gone) gives the focus to its like in the row built in its place, else to its
+   * cell there (which says what the click did); a removed row's, to the row now in its place, else to the
+   * table: never back to the page's start.
+   */
+  #refocus(focus: { key: string; index: number; cell: number; like: string }, nodes: HTMLTableRowElement[]): void {
+    const active = document.activeElement
+    if (active instanceof HTMLElement && active !== document.body && active.isConnected) return
+    const same = nodes.find((node) => this.#keys.get(node) === focus.key)
+    const row = same ?? nodes[Math.min(focus.index, nodes.length - 1)]
+    const cell = row?.children[focus.cell]
+    const like = same ? [...same.querySelectorAll<HTMLElement>('*')].find((node) => likeness(node) === focus.like) : undefined
+    const control = same ? undefined : cell?.querySelector<HTMLElement>('button, a[href], input, select')
+    const target = like ?? control ?? (cell instanceof HTMLElement ? cell : this.root.firstElementChild)
+    if (!(target instanceof HTMLElement)) return
+    if (target.tabIndex < 0 && !target.hasAttribute('tabindex')) target.setAttribute('tabindex', '-1')
+    target.focus()
+  }
+}
+
+/**
+ * Makes `parent` hold exactly `nodes`, in order, moving as little as it can: a node already there stays
+ * where it is unless the order changed (moving an element loses a selection in it), the others are
+ * removed or inserted.
+ */
+export function place(parent: Element, nodes: readonly Node[]): void {
+  const wanted = new Set(nodes)
+  for (const child of [...parent.childNodes]) if (!wanted.has(child)) child.remove()
+  let next = parent.firstChild
+  for (const node of nodes) {
+    if (node === next) next = next.nextSibling
+    else parent.insertBefore(node, next)
+  }
+}
+
+/** Sets what `node` says, touching it only when that changed (a selection in it stays). */
+export function text(node: Element, value: string): void {
+  if (node.textContent !== value) node.textContent = value
 }
 
 /** A labelled input. */

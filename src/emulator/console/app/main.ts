@@ -1,8 +1,8 @@
 // The console page: a header (the customer selector, when the emulator has customers), one tab per view,
 // the status line; the view on show is refreshed every second while the page is visible, and after each
 // action. Started by src/bin/emulator-console.ts, the page's script.
-import { type Customer, ControlError, control, setCustomer } from './api.js'
-import { el, fill } from './dom.js'
+import { type Customer, ControlError, control, setCustomer, Unanswered } from './api.js'
+import { el, fill, text } from './dom.js'
 import type { View, Page } from './view.js'
 import { accountsView } from './views/accounts.js'
 import { faultsView } from './views/faults.js'
@@ -43,8 +43,23 @@ async function customers(selector: HTMLSelectElement): Promise<void> {
 export function start(body: HTMLElement): void {
   const status = el('p', { id: 'status', role: 'status' })
   const selector = el('select', { name: 'customer' })
+  const main = el('main')
   let current: View | undefined
   let busy = false
+  /** When the page last read the emulator whole (a refresh that worked): what a stale page dates from. */
+  let answered: Date | undefined
+  /**
+   * A refresh failed: the views show what was read before, marked as stale (greyed) until a refresh works
+   * again; the status line says why, and from when the data is.
+   */
+  const stale = (error: unknown) => {
+    const why = error instanceof Error ? error.message : String(error)
+    const read = answered ? `what the page shows was read at ${answered.toTimeString().slice(0, 8)}` : 'the page has read nothing yet'
+    status.className = 'error stale'
+    main.classList.add('stale')
+    // The same words each second while it lasts: the line is left alone then.
+    text(status, error instanceof Unanswered ? `${why}: ${read} and is stale until it answers again.` : why)
+  }
   const page: Page = {
     working() {
       status.className = ''
@@ -63,10 +78,14 @@ export function start(body: HTMLElement): void {
       busy = true
       try {
         await Promise.all([current.refresh(), customers(selector)])
-        if (status.className === 'error stale') fill(status, '')
+        answered = new Date()
+        main.classList.remove('stale')
+        if (status.className === 'error stale') {
+          status.className = ''
+          fill(status, '')
+        }
       } catch (error) {
-        page.failed(error)
-        status.className = 'error stale'
+        stale(error)
       } finally {
         busy = false
       }
@@ -74,11 +93,16 @@ export function start(body: HTMLElement): void {
   }
   const views = [accountsView(page), ordersView(page), requestsView(page), faultsView(page), keypairsView(), stateView(page)]
   const tabs = el('nav', {}, ...views.map((v) => el('a', { href: `#${v.id}`, 'data-view': v.id }, v.title)))
-  const main = el('main')
   const show = () => {
     const wanted = location.hash.slice(1)
     current = views.find((v) => v.id === wanted) ?? views[0]
-    for (const link of tabs.querySelectorAll('a')) link.classList.toggle('active', link.dataset.view === current?.id)
+    for (const link of tabs.querySelectorAll('a')) {
+      const on = link.dataset.view === current?.id
+      link.classList.toggle('active', on)
+      // Tells a screen reader which tab is on show, as the colour tells the eye.
+      if (on) link.setAttribute('aria-current', 'page')
+      else link.removeAttribute('aria-current')
+    }
     if (current) fill(main, current.root)
     void page.refresh()
   }

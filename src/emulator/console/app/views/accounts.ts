@@ -1,14 +1,12 @@
-// The accounts view: every account by family (status, product, cycle, recurring amount, created, a VM's
-// power and disk, its last invoice, with a button to pay it), and changes made out of band, as the service's
-// web portal makes them (POST /_emulator/portal): those the emulator offers on each account (rename, stop and
-// start, resize a VM to another package), so that the page names no family and no kind.
+// The accounts view: every account by family, under the family's name the emulator gives it (status,
+// product, cycle, recurring amount, created, a VM's power and disk, an address, the Metal server an IP or
+// a volume is attached to, its last invoice, with a button to pay it), and changes made out of band, as the
+// service's web portal makes them (POST /_emulator/portal): those the emulator offers on each account
+// (rename, stop and start, resize a VM to another package), so that the page names no family and no kind.
 import { type AccountEntry, control, listPath, type PortalChange } from '../api.js'
-import { button, type Column, el, fill, form, input, table } from '../dom.js'
+import { button, type Column, el, fill, form, input, KeptTable, place } from '../dom.js'
 import { act, ownerColumn, type Page, type View } from '../view.js'
 
-const familyOf = (kind: string) => kind.split('.')[0] ?? kind
-/** A family's heading from its kinds' prefix: `lite_pro` is "Lite pro". */
-const titleOf = (family: string) => family.charAt(0).toUpperCase() + family.slice(1).replaceAll('_', ' ')
 /** The name the account was given: a VM's `name`, a server's `label`, a disk's `service_name`, a volume's `storage_name`. */
 const nameOf = (entry: AccountEntry) => {
   const extra = entry.account.extra_details
@@ -27,6 +25,16 @@ const addressOf = (entry: AccountEntry) => {
   return typeof address === 'string' ? address : '–'
 }
 
+/** Whether the account names a Metal server it belongs to (`metal_account_id`: an additional IP, a volume). */
+const attached = (entry: AccountEntry) => Object.hasOwn(entry.account.extra_details, 'metal_account_id')
+/** The Metal server an IP is assigned to or a volume belongs to: its id and name; an IP assigned to none says so. */
+const serverOf = (entry: AccountEntry, accounts: ReadonlyMap<number, AccountEntry>) => {
+  const id = entry.account.extra_details.metal_account_id
+  if (id === null || id === undefined) return 'not assigned'
+  const server = typeof id === 'number' ? accounts.get(id) : undefined
+  return server ? `${String(id)} ${nameOf(server)}` : String(id)
+}
+
 /** The portal call of one change the emulator offers on the account, the user's value in its input field. */
 export function portalCall(change: PortalChange, value: string): { method: string; path: string; body?: unknown } {
   if (!change.input)
@@ -36,6 +44,19 @@ export function portalCall(change: PortalChange, value: string): { method: strin
   if (change.input.type === 'integer' && !Number.isInteger(typed))
     throw new Error(`${change.input.field} must be an integer, got '${value}'`)
   return { method: change.method, path: change.path, body: { ...change.body, [change.input.field]: typed } }
+}
+
+/**
+ * Fills `selector` with `options` ([value, label]), keeping the choice where it is still offered; only
+ * when they changed, so that a list the user has open is left alone.
+ */
+function offered(selector: HTMLSelectElement, options: readonly (readonly [string, string])[]): void {
+  const shown = JSON.stringify(options)
+  if (selector.dataset.shown === shown) return
+  selector.dataset.shown = shown
+  const chosen = selector.value
+  fill(selector, ...options.map(([value, label]) => el('option', { value }, label)))
+  if (options.some(([value]) => value === chosen)) selector.value = chosen
 }
 
 /** The table's columns, with the customer's where `entries` name two customers or more. */
@@ -73,21 +94,20 @@ function columns(page: Page, entries: readonly AccountEntry[]): Column<AccountEn
 
 export function accountsView(page: Page): View {
   const lists = el('div', { class: 'lists' })
+  const none = el('p', { class: 'empty' }, 'No accounts yet.')
+  /** Each family's heading and table, made the first time it has accounts, kept from then on. */
+  const groups = new Map<string, { root: HTMLElement; table: KeptTable<AccountEntry> }>()
   let entries: AccountEntry[] = []
   const target = el('select', { name: 'account' })
   const changes = el('select', { name: 'action' })
   /** The changes the emulator offers on the chosen account, kept as chosen across refreshes where possible. */
   const offer = () => {
     const entry = entries.find((e) => String(e.account.account_id) === target.value)
-    const chosen = changes.value
-    const names = Object.keys(entry?.portal ?? {})
-    fill(
-      changes,
-      ...names.map((name) =>
-        el('option', { value: name }, entry?.portal[name]?.input ? `${name} (${entry.portal[name].input.field})` : name),
-      ),
-    )
-    if (names.includes(chosen)) changes.value = chosen
+    const options = Object.entries(entry?.portal ?? {}).map(([name, change]): [string, string] => [
+      name,
+      change.input ? `${name} (${change.input.field})` : name,
+    ])
+    offered(changes, options)
   }
   target.addEventListener('change', offer)
   const change = form(
@@ -130,27 +150,34 @@ export function accountsView(page: Page): View {
     async refresh() {
       entries = await control<AccountEntry[]>('GET', listPath('/accounts'))
       const cols = columns(page, entries)
-      const families = [...new Set(entries.map((e) => familyOf(e.kind)))]
-      const groups = families.map((family) =>
-        el(
-          'div',
-          { class: 'family' },
-          el('h3', {}, titleOf(family)),
-          table(
-            cols,
-            entries.filter((e) => familyOf(e.kind) === family),
-            '',
-          ),
-        ),
-      )
-      fill(lists, ...groups, entries.length === 0 ? el('p', { class: 'empty' }, 'No accounts yet.') : null)
-      const chosen = target.value
+      const accounts = new Map(entries.map((e) => [e.account.account_id, e]))
+      const server: Column<AccountEntry> = { title: 'Server', cell: (e) => serverOf(e, accounts) }
+      const families = [...new Set(entries.map((e) => e.family))]
+      const shown = families.map((family) => {
+        let group = groups.get(family)
+        if (!group) {
+          const table = new KeptTable<AccountEntry>()
+          group = { root: el('div', { class: 'family' }, el('h3', {}, family), table.root), table }
+          groups.set(family, group)
+        }
+        const rows = entries.filter((e) => e.family === family)
+        // The Server column, in the tables of accounts that name one; it shows the server's name, so a row is rebuilt when that changes.
+        const withServer = rows.some(attached) ? [...cols.slice(0, -1), server, ...cols.slice(-1)] : cols
+        group.table.show(
+          withServer,
+          rows,
+          (e) => e.account.account_id,
+          '',
+          (e) => JSON.stringify([e, attached(e) ? serverOf(e, accounts) : null]),
+        )
+        return group.root
+      })
+      place(lists, entries.length === 0 ? [none] : shown)
       const changeable = entries.filter((e) => Object.keys(e.portal).length > 0)
-      fill(
+      offered(
         target,
-        ...changeable.map((e) => el('option', { value: String(e.account.account_id) }, `${e.account.account_id} ${e.kind} ${nameOf(e)}`)),
+        changeable.map((e): [string, string] => [String(e.account.account_id), `${e.account.account_id} ${e.kind} ${nameOf(e)}`]),
       )
-      if (changeable.some((e) => String(e.account.account_id) === chosen)) target.value = chosen
       offer()
     },
   }

@@ -1,7 +1,8 @@
-// Fault and latency rules: the rules in force (with the fires left), a small form to add one (method, path
-// pattern, mode, status, detail, delay, count, probability), a button to remove each, and the named profiles.
+// Fault and latency rules: the rules in force, in the order the emulator tries them (with their priority
+// and the fires left), a small form to add one (method, path pattern, mode, status, detail, Retry-After,
+// delay, count, probability, priority), a button to remove each, and the named profiles.
 import { control, type Fault } from '../api.js'
-import { button, el, fill, form, input, select, table } from '../dom.js'
+import { button, el, fill, form, input, KeptTable, select } from '../dom.js'
 import { act, type Page, type View } from '../view.js'
 
 const MODES = ['error', 'error_after', 'drop_after', 'hang', 'hang_after', 'delay'] as const
@@ -26,13 +27,24 @@ export function ruleFrom(fields: FormData): Record<string, unknown> {
     const range = /^(\d+)\s*-\s*(\d+)$/.exec(delay)
     rule.delay_ms = range ? [Number(range[1]), Number(range[2])] : number('delay_ms', 'Delay ms', true)
   }
+  if (text('retry_after_s') !== '') rule.retry_after_s = number('retry_after_s', 'Retry-After s', true)
   if (text('count') !== '') rule.count = number('count', 'Count', true)
   if (text('probability') !== '') rule.probability = number('probability', 'Probability', false)
+  if (text('priority') !== '') rule.priority = number('priority', 'Priority', true)
   return rule
 }
 
+/**
+ * The rules in the order the emulator tries them (src/emulator/faults.ts, takeFault): highest priority
+ * first (0 unless set; a profile's are -1, so they come after every rule added by hand), then oldest
+ * first, as the control API lists them.
+ */
+export function triedOrder(faults: readonly Fault[]): Fault[] {
+  return [...faults].sort((a, b) => (b.priority ?? 0) - (a.priority ?? 0))
+}
+
 export function faultsView(page: Page): View {
-  const list = el('div')
+  const list = new KeptTable<Fault>({ id: 'fault-rules' })
   const profiles = el('div', { class: 'inline' })
   const add = form(
     { class: 'inline', 'aria-label': 'Add a fault rule' },
@@ -54,9 +66,11 @@ export function faultsView(page: Page): View {
     ),
     input('Status', 'status', { placeholder: '503', size: '4' }),
     input('Detail', 'detail', { placeholder: 'the error text' }),
+    input('Retry-After s', 'retry_after_s', { placeholder: 'none', size: '5' }),
     input('Delay ms', 'delay_ms', { placeholder: '150 or 100-300', size: '8' }),
     input('Count', 'count', { placeholder: '1 (-1: for ever)', size: '6' }),
     input('Probability', 'probability', { placeholder: '0 to 1', size: '5' }),
+    input('Priority', 'priority', { placeholder: '0', size: '5' }),
     el('button', { type: 'submit' }, 'Add rule'),
   )
   const removeAll = button('Remove every rule', () =>
@@ -69,7 +83,12 @@ export function faultsView(page: Page): View {
     'section',
     { id: 'view-faults' },
     el('h2', {}, 'Fault and latency rules'),
-    list,
+    el(
+      'p',
+      { class: 'hint' },
+      'Tried from the top, highest priority first, then oldest first; the first that matches (and whose probability hits) applies. A profile\u2019s rules have priority -1.',
+    ),
+    list.root,
     removeAll,
     el('h3', {}, 'Add a rule'),
     add,
@@ -91,23 +110,29 @@ export function faultsView(page: Page): View {
         control<Record<string, unknown[]>>('GET', '/profiles'),
       ])
       const columns = [
+        { title: 'Priority', cell: (f: Fault) => f.priority ?? 0 },
         { title: 'ID', cell: (f: Fault) => f.fault_id },
         { title: 'Method', cell: (f: Fault) => f.method },
         { title: 'Path', cell: (f: Fault) => f.path },
         { title: 'Mode', cell: (f: Fault) => f.mode },
         { title: 'Status', cell: (f: Fault) => f.status ?? '–' },
         { title: 'Detail', cell: (f: Fault) => f.detail },
+        { title: 'Retry-After s', cell: (f: Fault) => f.retry_after_s ?? '–' },
         { title: 'Delay ms', cell: (f: Fault) => (Array.isArray(f.delay_ms) ? f.delay_ms.join('–') : f.delay_ms) },
         { title: 'Left', cell: (f: Fault) => (f.remaining < 0 ? '∞' : f.remaining) },
         { title: 'Probability', cell: (f: Fault) => f.probability ?? 1 },
         { title: '', cell: (f: Fault) => button('Remove', remove(f.fault_id), { 'data-fault': f.fault_id }) },
       ]
-      fill(list, table(columns, faults, 'No rules: every request is answered normally.', { id: 'fault-rules' }))
+      list.show(columns, triedOrder(faults), (f) => f.fault_id, 'No rules: every request is answered normally.')
       const install = (name: string) => () =>
         act(page, async () => {
           await control('POST', `/profiles/${encodeURIComponent(name)}`)
           return `profile ${name} installed`
         })
+      // Rebuilt only when the names changed: a button the user is on keeps the focus.
+      const names = JSON.stringify(Object.keys(named))
+      if (profiles.dataset.shown === names) return
+      profiles.dataset.shown = names
       fill(profiles, ...Object.keys(named).map((name) => button(`Install ${name}`, install(name))))
     },
   }

@@ -2,7 +2,7 @@
 // service without Idempotency-Key, ids as strings, lists without the envelope), named snapshots (save,
 // restore, delete) and the reset.
 import { control, type SnapshotSummary } from '../api.js'
-import { button, el, fill, form, input, table } from '../dom.js'
+import { button, el, form, input, KeptTable, text } from '../dom.js'
 import { act, type Page, type View } from '../view.js'
 
 interface Config {
@@ -32,7 +32,7 @@ function clockPart(page: Page): { root: HTMLElement; refresh(): Promise<void> } 
     async refresh() {
       const clock = await control<{ now: string; mode: string }>('GET', '/clock')
       const how = clock.mode === 'manual' ? 'manual: it moves only when advanced here' : 'real: it runs by itself; advancing adds an offset'
-      fill(now, `${clock.now} UTC (${how})`)
+      text(now, `${clock.now} UTC (${how})`)
     },
   }
 }
@@ -71,7 +71,7 @@ function quirksPart(page: Page): { root: HTMLElement; refresh(): Promise<void> }
 }
 
 function snapshotsPart(page: Page): { root: HTMLElement; refresh(): Promise<void> } {
-  const list = el('div')
+  const list = new KeptTable<SnapshotSummary>()
   const save = form(
     { class: 'inline', 'aria-label': 'Save a snapshot' },
     (fields) =>
@@ -92,7 +92,7 @@ function snapshotsPart(page: Page): { root: HTMLElement; refresh(): Promise<void
   const restore = named('Restore', (name) => control('POST', `/snapshots/${encodeURIComponent(name)}/restore`))
   const remove = named('Delete', (name) => control('DELETE', `/snapshots/${encodeURIComponent(name)}`))
   return {
-    root: el('div', {}, el('h3', {}, 'Snapshots'), list, save),
+    root: el('div', {}, el('h3', {}, 'Snapshots'), list.root, save),
     async refresh() {
       const snapshots = await control<SnapshotSummary[]>('GET', '/snapshots')
       const columns = [
@@ -103,7 +103,7 @@ function snapshotsPart(page: Page): { root: HTMLElement; refresh(): Promise<void
         { title: 'Orders', cell: (s: SnapshotSummary) => s.orders },
         { title: '', cell: (s: SnapshotSummary) => el('span', {}, restore(s), ' ', remove(s)) },
       ]
-      fill(list, table(columns, snapshots, 'No snapshots saved.'))
+      list.show(columns, snapshots, (s) => s.name, 'No snapshots saved.')
     },
   }
 }
