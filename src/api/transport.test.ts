@@ -258,12 +258,15 @@ describe('retries', () => {
     assert.deepEqual(clock.sleeps, [375])
   })
 
-  test('at most 4 attempts in all, then the last error', async () => {
+  test('at most 4 attempts in all, then the last error, saying what every attempt got', async () => {
     const { client, requests, clock } = testClient([fail(503, 'a'), fail(503, 'b'), fail(503, 'c'), fail(504, 'd')])
     const error = await rejects(client.lites.getVm('1'), ApiError)
     assert.equal(error.status, 504)
     assert.equal(requests.length, 4)
     assert.deepEqual(clock.sleeps, [500, 1000, 2000])
+    assert.match(error.message, /The service answered 503, 503, 503, 504 to 4 attempts over \d+s; the request was given up/)
+    const once = testClient([fail(503, 'busy')], { maxAttempts: 1 })
+    assert.doesNotMatch((await rejects(once.client.lites.getVm('1'), ApiError)).message, /attempts/, 'one attempt has no history')
   })
 
   test('a 429 with Retry-After: 0 is asked again ever less often, never at once; without Retry-After after 1 s', async () => {

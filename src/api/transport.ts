@@ -157,6 +157,9 @@ export class Transport {
     const deadline = options.deadline()
     let refusedSince: number | undefined
     let refusals = 0
+    const started = options.now()
+    /** The 5xx answers of this request so far, for the message when it gives up on them. */
+    const serverErrors: number[] = []
     for (let attempt = 1, failures = 0; ; attempt++) {
       const outcome = await this.attempt(spec, context, attempt, deadline)
       if (outcome.kind === 'ok') return { payload: outcome.payload, requestId: outcome.requestId }
@@ -184,10 +187,15 @@ export class Transport {
           if (options.now() + delayMs >= deadline || error.history !== undefined) throw error
         } else if (retryableStatus(error.status) && mayRetryFailure && failures + 1 < options.maxAttempts) {
           failures++
+          serverErrors.push(error.status)
           // A 503 may say when to come back (Retry-After); never sooner than the backoff.
           delayMs = Math.max(this.backoff(failures), Math.min(outcome.retryAfterMs ?? 0, RETRY_AFTER_CAP_MS))
-          if (options.now() + delayMs >= deadline) throw error
+          if (options.now() + delayMs >= deadline) throw this.gaveUp(error, serverErrors, started)
         } else {
+          if (retryableStatus(error.status) && serverErrors.length > 0) {
+            serverErrors.push(error.status)
+            throw this.gaveUp(error, serverErrors, started)
+          }
           throw error
         }
       }
@@ -201,6 +209,17 @@ export class Transport {
       })
       await this.pause(delayMs, spec.signal, context)
     }
+  }
+
+  /** The last 5xx of a request that was asked again, with what every attempt got: the service is failing, not this one call. */
+  private gaveUp(error: ApiError, statuses: readonly number[], started: number): ApiError {
+    const same = statuses.every((status) => status === statuses[0])
+    error.history =
+      `${same ? `${statuses[0]} to all ${statuses.length} attempts` : `${statuses.join(', ')} to ${statuses.length} attempts`} ` +
+      `over ${formatDuration(this.options.now() - started)}; the request was given up. The service is failing: try again later, ` +
+      'or check its status'
+    error.refreshMessage()
+    return error
   }
 
   /**
