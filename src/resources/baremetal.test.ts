@@ -58,6 +58,12 @@ describe('provider_baremetal', () => {
       [`GET /v1/baremetals/accounts/${String(state.id)}`],
       'one read per server when no power state is asked',
     )
+    for (const status of [404, 410]) {
+      await h.control('POST', '/faults', { method: 'GET', path: '/baremetals/accounts/*/state', mode: 'error', status, count: 1 })
+      const kept = await readResource(server, state, String(state.id), {}, h.session)
+      assert.equal(kept.state?.id, state.id, `a ${status} of the power state keeps the server in state`)
+      assert.deepEqual(kept.diagnostics, [], 'the power is unknown, not changed')
+    }
   })
 
   test('create waits for Active; label, rebuild, reset and power run in order with exactly their calls', async () => {

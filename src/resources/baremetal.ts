@@ -79,12 +79,19 @@ const attributes = {
 
 type Prior = { power_state?: string | null } | null
 
-async function powerOf(ctx: OperationContext<Client>, account: BaremetalServerAccount): Promise<string | null> {
+/**
+ * M4, or null while the server is not Active or Suspended (409). In a read (`reading`), also null when
+ * the power state is not found (404, 410): the account read just found the server, and a 404 of this
+ * call must never read as the server gone (core removes what a read finds gone, and the next apply
+ * would order it again).
+ */
+async function powerOf(ctx: OperationContext<Client>, account: BaremetalServerAccount, reading = false): Promise<string | null> {
   if (account.status !== 'Active' && account.status !== 'Suspended') return null
   try {
     return (await ctx.client.baremetals.getPowerState(account.account_id, { signal: ctx.signal })).state
   } catch (thrown) {
     if ((thrown as { status?: number }).status === 409) return null
+    if (reading && (thrown as { notFound?: boolean }).notFound === true) return null
     throw thrown
   }
 }
@@ -316,7 +323,7 @@ export const baremetal = defineResource<Client, typeof attributes>({
     if (isTerminated(account)) return null
     const setting = ctx.prior?.power_state
     const asked = !ctx.importing && typeof setting === 'string' && setting !== ''
-    const power = ctx.importing || asked ? await powerOf(ctx, account) : null
+    const power = ctx.importing || asked ? await powerOf(ctx, account, true) : null
     if (asked && power !== null && power !== setting) warnPowerChanged(ctx, `Metal server ${ctx.id}`, `powered ${power}`, setting)
     return observe(account, ctx.importing ? power : null, ctx.importing)
   },

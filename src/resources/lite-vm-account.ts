@@ -48,16 +48,16 @@ export async function locate(family: LiteFamily, ctx: OperationContext<Client>, 
 }
 
 /**
- * L4, or null while the VM is not Active or Suspended (409), or while its details are not found (404):
- * the previous values are kept. The account read just found the VM, so a 404 here never says it is gone.
+ * L4, or null while the VM is not Active or Suspended (409), or while its details are not found (404,
+ * 410): the previous values are kept. The account read just found the VM, so a not-found here never
+ * says it is gone (core removes what a read finds gone, and the next apply would order it again).
  */
 async function details(ctx: OperationContext<Client>, api: LiteApi, account: LiteVmAccount): Promise<VmDetails | null> {
   if (account.status !== 'Active' && account.status !== 'Suspended') return null
   try {
     return await api.getVmDetails(account.account_id, { signal: ctx.signal })
   } catch (thrown) {
-    const status = (thrown as { status?: number }).status
-    if (status === 409 || status === 404) return null
+    if ((thrown as { status?: number }).status === 409 || (thrown as { notFound?: boolean }).notFound === true) return null
     throw thrown
   }
 }

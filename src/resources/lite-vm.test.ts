@@ -243,6 +243,16 @@ describe('provider_lite_vm: reads, import, validation and plan checks', () => {
     assert.deepEqual(await h.mutations(), [], 'the provider changed nothing')
   })
 
+  test('a 404 or 410 of vm-details never reads as the VM gone: only its account read says that', async () => {
+    const { h, config } = await setup()
+    const state = await h.create(vm, { ...config, power_state: 'start' })
+    for (const status of [404, 410]) {
+      await h.control('POST', '/faults', { method: 'GET', path: '/lites/accounts/*/vm-details', mode: 'error', status, count: 1 })
+      const read = await readResource(vm, state, String(state.id), {}, h.session)
+      assert.equal(read.state?.id, state.id, `a ${status} of the details keeps the VM in state`)
+    }
+  })
+
   test('out-of-band changes show as drift; an out-of-band deletion reads as gone', async () => {
     const { h, config } = await setup()
     const state = await h.create(vm, config)

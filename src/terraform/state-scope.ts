@@ -30,7 +30,9 @@ export function stateScope(env: NodeJS.ProcessEnv = process.env, cwd = process.c
  * The ids of the objects of `types` in the state the local backend keeps for this working directory
  * and workspace, as saved now; empty for a remote backend, or a state not where the backend keeps it
  * (`-state`). Terraform's local backend writes that file each time an object changes, before it
- * closes the provider: an id handed over and found in it was saved. Throws when the file is unreadable.
+ * closes the provider: an id handed over and found in it was saved. (OpenTofu writes it after the
+ * close, and Terraform on Windows holds it locked then: nothing is confirmed, as before.) Throws when
+ * the file is unreadable.
  */
 export function savedStateIds(types: ReadonlySet<string>, env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): Set<string> {
   const data = dataDirectory(env, cwd)

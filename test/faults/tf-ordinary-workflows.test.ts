@@ -88,19 +88,6 @@ describe('ordinary workflows are never stopped, and order exactly what they ask 
     assert.equal((await ws.plan()).code, 0)
   })
 
-  test('an identical VM added and applied with -target straight after the run that made the first: ordered, no stop', async () => {
-    await freshEmulator(e2e.emulator, 200)
-    const ids = await vm.setup(e2e.emulator)
-    const ws = await workspace()
-    await ws.write(config(ids))
-    ok(await ws.apply(), 'first apply')
-    // The same inputs as web: one intent. A targeted run reads nothing of web, which only the saved state names.
-    await ws.write(`${config(ids)}\n${block('resource', `provider_${vm.resource}`, 'twin', vm.inputs(ids))}`)
-    ok(await ws.apply([`-target=provider_${vm.resource}.twin`]), 'targeted apply of the twin')
-    assert.deepEqual(byKind((await e2e.emulator.orders()).orders), { [vm.kind]: 2, [ip.kind]: 1 })
-    assert.equal((await ws.plan()).code, 0)
-  })
-
   test('a fresh directory on a shared state (another runner): plans empty, and a resource added there is ordered without a stop', async () => {
     await freshEmulator(e2e.emulator, 200)
     const ids = await vm.setup(e2e.emulator)

@@ -1,0 +1,48 @@
+// A VM identical to one the last run made, added and applied with -target straight after that run (a
+// targeted run reads nothing else of the state), with the local backend, under every pinned client.
+// Terraform writes the local state file before it closes the provider, so the close confirms the first
+// VM and the twin is ordered. OpenTofu writes it after the close: the first VM stays unconfirmed, the
+// twin stops naming it and saying to plan once without -target, and after that plan it is ordered.
+// Either way each VM is ordered once and none twice.
+import assert from 'node:assert/strict'
+import { describe, test } from 'node:test'
+import { block, describeRun } from '../support/e2e/harness.js'
+import { caseLane } from '../support/faults/accounted.js'
+import { providerBlock } from '../support/faults/exactly-once-cells.js'
+import { byKind, freshEmulator, OPERATIONS } from '../support/faults/matrix.js'
+import { terraformClients } from '../support/tools.js'
+
+const vm = OPERATIONS.find((o) => o.key === 'lite-vm-create') as (typeof OPERATIONS)[number]
+const TWIN = `provider_${vm.resource}.twin`
+
+describe('an identical VM applied with -target straight after the run that made the first', { concurrency: 1 }, () => {
+  const lane = caseLane()
+  for (const client of terraformClients().map((c) => ({ key: c.name.replace(' ', '-'), tool: c.tool }))) {
+    const savesBeforeClose = client.key.startsWith('terraform-')
+    test(`${client.key}: ${savesBeforeClose ? 'ordered at once' : 'stops until a plan reads the state, then ordered'}; one order each`, {
+      timeout: 180_000,
+    }, async () => {
+      await freshEmulator(lane.em, 200)
+      const ids = await vm.setup(lane.em)
+      const ws = await lane.workspace(client)
+      const first = [providerBlock(), block('resource', `provider_${vm.resource}`, 'web', vm.inputs(ids))].join('\n')
+      await ws.write(first)
+      const created = await ws.apply()
+      assert.equal(created.code, 0, describeRun(created))
+      await ws.write(`${first}\n${block('resource', `provider_${vm.resource}`, 'twin', vm.inputs(ids))}`)
+      const targeted = await ws.apply([`-target=${TWIN}`])
+      if (savesBeforeClose) {
+        assert.equal(targeted.code, 0, describeRun(targeted))
+      } else {
+        assert.equal(targeted.code, 1, describeRun(targeted))
+        assert.match((targeted.stdout + targeted.stderr).replace(/\s+/g, ' '), /plan once without them/)
+        assert.deepEqual(byKind((await lane.em.orders()).orders), { [vm.kind]: 1 }, 'the stop ordered nothing')
+        assert.equal((await ws.plan()).code, 2)
+        const again = await ws.apply([`-target=${TWIN}`])
+        assert.equal(again.code, 0, describeRun(again))
+      }
+      assert.deepEqual(byKind((await lane.em.orders()).orders), { [vm.kind]: 2 })
+      assert.equal((await ws.plan()).code, 0, 'both are in state')
+    })
+  }
+})
