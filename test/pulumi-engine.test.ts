@@ -48,6 +48,17 @@ function assertSecret(map: WireMap, keys: readonly string[], where: string) {
   }
 }
 
+/**
+ * The engine log lines after `from` once one satisfies `wanted`, or all of them after 5 s: the plugin
+ * sends its Log calls without waiting for them, so one may arrive after the response of its RPC.
+ */
+async function logsUntil(from: number, wanted: (log: (typeof engine.logs)[number]) => boolean): Promise<typeof engine.logs> {
+  for (let waited = 0; waited < 5_000 && !engine.logs.slice(from).some(wanted); waited += 20) {
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  }
+  return engine.logs.slice(from)
+}
+
 async function rejects(promise: Promise<unknown>, code: number, pattern?: RegExp): Promise<RpcError> {
   try {
     await promise
@@ -160,7 +171,8 @@ CASES.forEach((c, index) => {
       const { value: created, orders } = await emulator.effectsOf(() => plugin.create(urn, inputs, { timeout: 120 }))
       assert.match(created.id, /^\d+$/)
       // The trail of its order (the answer names the account) is a message of the resource that orders.
-      const trail = engine.logs.slice(logged).filter((l) => / answered: account \d+/.test(l.message))
+      const answered = (l: { message: string }) => / answered: account \d+/.test(l.message)
+      const trail = (orders.length > 0 ? await logsUntil(logged, answered) : engine.logs.slice(logged)).filter(answered)
       if (orders.length > 0) assert.ok(trail.length > 0, `the order's answer is logged: ${JSON.stringify(engine.logs.slice(logged))}`)
       for (const log of trail) assert.equal(log.urn, urn, `the order is logged on the resource: ${log.message}`)
       assert.equal(created.refreshBeforeUpdate, true, 'the engine handshook with refresh before update: every resource asks for it')
@@ -388,7 +400,8 @@ describe('methods (Call): vm.power({ state })', () => {
     assert.deepEqual(effects.mutations, [`PUT /v1/lites/accounts/${id}/vm-state/stop`])
     assert.deepEqual(effects.orders, [])
     assert.equal(await vmState(), 'stopped')
-    const progress = engine.logs.slice(logged).filter((l) => l.urn === urn && /power action stop sent/.test(l.message))
+    const sent = (l: { urn: string; message: string }) => l.urn === urn && /power action stop sent/.test(l.message)
+    const progress = (await logsUntil(logged, sent)).filter(sent)
     assert.equal(progress.length, 1, JSON.stringify(engine.logs.slice(logged)))
     await plugin.callMethod(tok, { __self__: self(), state: 'start' })
     assert.equal(await vmState(), 'running')
@@ -480,7 +493,9 @@ describe('functions and the rest', () => {
     // The next preview's Diff warns that the order is unfinished, naming the VM by its id.
     const logged = engine.logs.length
     await plugin.diff(urn, failure.id, failure.properties, failure.inputs, news)
-    const warned = engine.logs.slice(logged).map((l) => l.message)
+    const warned = (
+      await logsUntil(logged, (l) => l.message.includes(`LiteVm ${failure.id}`) || l.message.includes(`lite_vm ${failure.id}`))
+    ).map((l) => l.message)
     assert.ok(
       warned.some((m) => m.includes(`LiteVm ${failure.id}`) || m.includes(`lite_vm ${failure.id}`)),
       `no warning names the id: ${warned.join(' | ')}`,

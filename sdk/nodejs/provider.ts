@@ -72,7 +72,7 @@ export interface ProviderArgs {
      */
     orderJournal?: pulumi.Input<string | undefined>;
     /**
-     * The first interval between status checks while waiting for an order, at least `100ms`; it grows gently up to 30s. Falls back to `PROVIDER_POLL_INTERVAL`. Default `5s`. Must be a duration of at least 100ms, such as "30s" or "2m".
+     * The first interval between status checks while waiting for an order, at least `10ms`; it grows gently up to 30s. Falls back to `PROVIDER_POLL_INTERVAL`. Default `5s`. Must be a duration of at least 10ms, such as "30s" or "2m".
      */
     pollInterval?: pulumi.Input<string | undefined>;
     /**

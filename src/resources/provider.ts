@@ -96,8 +96,8 @@ function durationSettingProblem(value: string, least: string): string | null {
   return (parseDuration(value) ?? 0) < (parseDuration(least) ?? 0) ? `must be at least ${least} (got ${JSON.stringify(value)})` : null
 }
 
-/** A request shorter than a second would time out before most answers; a poll faster than 100 ms is a busy loop. */
-const LEAST = { request_timeout: '1s', poll_interval: '100ms' } as const
+/** A request shorter than a second would time out before most answers; a poll faster than 10 ms is a busy loop. */
+const LEAST = { request_timeout: '1s', poll_interval: '10ms' } as const
 const DEFAULT_DURATION = { request_timeout: '30s', poll_interval: '5s' } as const
 const DURATION_VARIABLE = { request_timeout: 'PROVIDER_REQUEST_TIMEOUT', poll_interval: 'PROVIDER_POLL_INTERVAL' } as const
 
@@ -177,7 +177,7 @@ export const providerDefinition = defineProvider({
       optional: true,
       validate: [durationSetting('poll_interval')],
       description:
-        'The first interval between status checks while waiting for an order, at least `100ms`; it grows gently up to 30s. ' +
+        'The first interval between status checks while waiting for an order, at least `10ms`; it grows gently up to 30s. ' +
         'Falls back to `PROVIDER_POLL_INTERVAL`. Default `5s`.',
     }),
     fail_on_unfinished: bool({

@@ -15,10 +15,13 @@ import { useEmulatorWorkspace } from '../support/e2e/suite.js'
 
 const { version } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }
 
-/** The CLI configuration a page tells the user to export, as `export TF_CLI_CONFIG_FILE=$PWD/<path>` from the repository root. */
+/**
+ * The CLI configuration a page tells the user to export, as `export TF_CLI_CONFIG_FILE=$PWD/<path>` from
+ * the repository root, or `$REPO/<path>` where the page keeps the root in REPO before changing directory.
+ */
 function documentedConfig(page: string): string {
-  const found = /export TF_CLI_CONFIG_FILE=\$PWD\/(\S+)/.exec(readFileSync(join(ROOT, page), 'utf8'))
-  assert.ok(found, `${page} no longer tells the user to export TF_CLI_CONFIG_FILE=$PWD/...`)
+  const found = /export TF_CLI_CONFIG_FILE=\$(?:PWD|REPO)\/(\S+)/.exec(readFileSync(join(ROOT, page), 'utf8'))
+  assert.ok(found, `${page} no longer tells the user to export TF_CLI_CONFIG_FILE=$PWD/... (or $REPO/...)`)
   return join(ROOT, found[1] as string)
 }
 

@@ -41,7 +41,7 @@ Where the order journal is kept: the record of every paid order, written before 
 
 pollInterval: Optional[str]
 """
-The first interval between status checks while waiting for an order, at least `100ms`; it grows gently up to 30s. Falls back to `PROVIDER_POLL_INTERVAL`. Default `5s`. Must be a duration of at least 100ms, such as "30s" or "2m".
+The first interval between status checks while waiting for an order, at least `10ms`; it grows gently up to 30s. Falls back to `PROVIDER_POLL_INTERVAL`. Default `5s`. Must be a duration of at least 10ms, such as "30s" or "2m".
 """
 
 requestTimeout: Optional[str]
