@@ -68,10 +68,13 @@ export function numericId(value: unknown, at: string): number {
   return n
 }
 
+/** An id in digits as the service writes it: without leading zeros ("0100001" is 100001). */
+export const withoutLeadingZeros = (digits: string): string => digits.replace(/^0+(?=\d)/, '')
+
 /** Account and order ids: kept as decimal strings whichever form they arrive in. */
 export function accountId(value: unknown, at: string): string {
   if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) return String(value)
-  if (typeof value === 'string' && /^\d+$/.test(value.trim())) return value.trim().replace(/^0+(?=\d)/, '')
+  if (typeof value === 'string' && /^\d+$/.test(value.trim())) return withoutLeadingZeros(value.trim())
   throw new ShapeError(`${at} should be an id (digits), got ${show(value, at)}`)
 }
 

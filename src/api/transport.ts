@@ -226,8 +226,9 @@ export class Transport {
    * The jittered wait a server asked for when it processed nothing: a 429, or a 409 with Retry-After
    * (the first attempt of the same key still in progress). Undefined for any other outcome. A
    * Retry-After of 0 (or in the past) would have every worker ask again at once for as long as the
-   * service refuses: the `refusal`-th refusal in a row then waits RETRY_AFTER_FLOOR_MS doubled for each
-   * one before it, up to the cap. Without Retry-After, 1 s (backend-api 1.10).
+   * service refuses: the caller's `refusal`-th refusal (of the request here; in a row for an order, see
+   * Attempts.refusals) then waits RETRY_AFTER_FLOOR_MS doubled for each one before it, up to the cap.
+   * Without Retry-After, 1 s (backend-api 1.10).
    */
   askedToWait(outcome: Outcome, refusal = 1): number | undefined {
     if (outcome.kind !== 'http') return undefined

@@ -2,9 +2,9 @@
  * The assignment of an additional IP to a Metal server: routing the IP to the server, and moving it to
  * another server by a replacement that deletes the old assignment first.
  */
-import type { Client, IpAssignment } from '../api/index.js'
+import { type Client, type IpAssignment, withoutLeadingZeros } from '../api/index.js'
 import { defineResource, string } from '../core/index.js'
-import { idInput, raw, rawAttribute, rules, withoutLeadingZeros } from './billing.js'
+import { idInput, raw, rawAttribute, rules } from './billing.js'
 import { liveAccount } from './catalog-rules.js'
 import { isTerminated } from './ordered-account.js'
 

@@ -91,7 +91,7 @@ async function powerOf(ctx: OperationContext<Client>, account: BaremetalServerAc
     return (await ctx.client.baremetals.getPowerState(account.account_id, { signal: ctx.signal })).state
   } catch (thrown) {
     if ((thrown as { status?: number }).status === 409) return null
-    if (reading && (thrown as { notFound?: boolean }).notFound === true) return null
+    if (reading && isNotFound(thrown)) return null
     throw thrown
   }
 }

@@ -1,5 +1,5 @@
 /** Billing vocabulary shared by every ordered resource: cycles, invoices, `raw`, ids, waiting. */
-import { type Account, CYCLE_LABELS, type Client, type Invoice, type Order, redactedJson } from '../api/index.js'
+import { type Account, CYCLE_LABELS, type Client, type Invoice, type Order, redactedJson, withoutLeadingZeros } from '../api/index.js'
 import {
   type ImportId,
   type OperationContext,
@@ -73,9 +73,6 @@ export function statusFilter(what: string) {
 
 export const cycleAttribute = (cycles: readonly string[], description: string) =>
   string({ required: true, createOnly: true, validate: [oneOf(cycles)], description })
-
-/** An id in digits as the service writes it: without leading zeros ("0100001" is 100001). */
-export const withoutLeadingZeros = (digits: string): string => digits.replace(/^0+(?=\d)/, '')
 
 /** Account ids are digits; import takes them as written. The identity is the id as a number. */
 export function digitsId(what: string, example = '100001'): ImportId {

@@ -41,7 +41,7 @@ export function sizeRule(size: number, limits: { min?: number | null; max?: numb
   return null
 }
 
-/** Whether a rejected call says the object in its path does not exist (404). */
+/** Whether a rejected call says the object in its path does not exist (404 or 410). */
 export function isNotFound(thrown: unknown): boolean {
   return (thrown as { notFound?: unknown } | null)?.notFound === true
 }

@@ -62,3 +62,12 @@ test('an IP assignment id: leading zeros are dropped, and the parts swapped give
     new RegExp(`the server first: the assignment of additional IP ${ip} to server ${server} is ${server}:${ip}`),
   )
 })
+
+test('a Lite VM imported as a Lite Pro VM names provider_lite_vm', async () => {
+  const h = new Harness()
+  const vm = await created(h, 'lite_vm')
+  await assert.rejects(
+    h.import(definition('lite_pro_vm'), String(vm.id)),
+    new RegExp(`VM ${String(vm.id)} is a Lite VM, not a Lite Pro one: import it as lite_vm`),
+  )
+})

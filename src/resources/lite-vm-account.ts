@@ -37,7 +37,7 @@ export async function inGroup<T>(
   try {
     return { api: first!, value: await call(first!) }
   } catch (thrown) {
-    if (!second || !(thrown as { notFound?: boolean }).notFound) throw thrown
+    if (!second || !isNotFound(thrown)) throw thrown
     return { api: second, value: await call(second) }
   }
 }
@@ -57,7 +57,7 @@ async function details(ctx: OperationContext<Client>, api: LiteApi, account: Lit
   try {
     return await api.getVmDetails(account.account_id, { signal: ctx.signal })
   } catch (thrown) {
-    if ((thrown as { status?: number }).status === 409 || (thrown as { notFound?: boolean }).notFound === true) return null
+    if ((thrown as { status?: number }).status === 409 || isNotFound(thrown)) return null
     throw thrown
   }
 }
@@ -115,13 +115,7 @@ function observe(family: LiteFamily, located: Located, vmDetails: VmDetails | nu
 }
 
 export async function readVm(family: LiteFamily, ctx: OperationContext<Client>, id: string, prior: Partial<Vm> | null, importing: boolean) {
-  let located: Located
-  try {
-    located = await locate(family, ctx, id, prior)
-  } catch (thrown) {
-    if (importing && isNotFound(thrown)) await refuseOtherFamily(family, ctx, id)
-    throw thrown
-  }
+  const located = await locate(family, ctx, id, prior)
   if (isTerminated(located.account)) return null
   if (importing) refuseOtherType(family, id, located)
   const vmDetails = await details(ctx, located.api, located.account)
@@ -156,16 +150,15 @@ function refuseOtherType(family: LiteFamily, id: string, { account, migrated }: 
   }
 }
 
-/** A VM this family does not have may be one of the other family: the message names its type. */
-async function refuseOtherFamily(family: LiteFamily, ctx: OperationContext<Client>, id: string): Promise<void> {
+/**
+ * `elsewhere` of a VM: an id a Lite Pro VM import does not find may be a Lite VM, whose type the message
+ * names. (A Lite VM import finds a Lite Pro one itself, and refuses it as migrated: refuseOtherType.)
+ */
+export async function otherFamilyVm(family: LiteFamily, ctx: OperationContext<Client>, id: string): Promise<string | undefined> {
   const other = family.migratesToPro ? null : lite
-  if (!other) return
-  try {
-    await other.api(ctx.client).getVm(id, { signal: ctx.signal })
-  } catch {
-    return // not there either: the import reports a missing object
-  }
-  throw new InputError([], `VM ${id} is a ${other.title} VM, not a ${family.title} one: import it as ${other.prefix}_vm.`)
+  if (!other) return undefined
+  await other.api(ctx.client).getVm(id, { signal: ctx.signal }) // not there either (it throws): the import reports a missing object
+  return `VM ${id} is a ${other.title} VM, not a ${family.title} one: import it as ${other.prefix}_vm`
 }
 
 /** Waits for an order on the VM: the Active account, or null when it waits for payment. */

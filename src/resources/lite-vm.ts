@@ -18,7 +18,7 @@ import {
 import { digitsId } from './billing.js'
 import { cycleRule, isNotFound, keypairCheck, productOf, productRule, quoted, sizeRule } from './catalog-rules.js'
 import { type LiteFamily, lite } from './lite-family.js'
-import { finish, groups, inGroup, locate, readVm, vmNoun } from './lite-vm-account.js'
+import { finish, groups, inGroup, locate, otherFamilyVm, readVm, vmNoun } from './lite-vm-account.js'
 import { type VmAttributes, vmAttributes } from './lite-vm-attributes.js'
 import { vmMethods, vmSteps } from './lite-vm-steps.js'
 import { accountListing, ORDER_TIME_INPUTS, orderTerms } from './ordered-account.js'
@@ -189,6 +189,7 @@ export function liteVm(family: LiteFamily): AnyResource {
       return finish(family, ctx, api, ctx.prior)
     },
     read: (ctx) => readVm(family, ctx, ctx.id, ctx.prior, ctx.importing),
+    elsewhere: (ctx) => otherFamilyVm(family, ctx, ctx.id),
     async delete(ctx) {
       await inGroup(family, ctx.client, ctx.prior, (api) => api.deleteVm(ctx.id, { signal: ctx.signal }))
     },
