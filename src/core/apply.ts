@@ -123,6 +123,35 @@ function isNotFound(value: unknown): boolean {
   return value instanceof Error && (value as { notFound?: unknown }).notFound === true
 }
 
+/** The not-found answers of the object's own calls (ownCall): copies, so an answer shared with another caller stays unmarked. */
+const ownNotFound = new WeakSet<object>()
+
+/**
+ * The call of a read or a delete that is about the object itself (its GET by id, its DELETE): a 404
+ * or 410 it answers says that the object is gone (a read finds nothing, a delete is done). Core
+ * takes no other not-found as that: one from any other call (the details under a VM, a server's
+ * power state) fails the read or delete and keeps the object in state, since removing a live object
+ * makes the next apply order it again. A read whose object can be missing without a not-found (a
+ * list searched for it, a terminated status) returns null instead.
+ */
+export async function ownCall<T>(call: Promise<T>): Promise<T> {
+  try {
+    return await call
+  } catch (thrown) {
+    if (!isNotFound(thrown)) throw thrown
+    // Identical reads in flight share one answer (api/shared-reads.ts): the mark goes on a copy that
+    // inherits everything the answer says (its message, status, request), never on the answer itself.
+    const own = Object.create(thrown as Error) as Error
+    ownNotFound.add(own)
+    throw own
+  }
+}
+
+/** Whether the object's own call (ownCall) answered that it is not there. */
+function isGone(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && ownNotFound.has(value)
+}
+
 /**
  * An order (or one-shot action) the service may have processed without the provider learning it: no
  * answer before the deadline, or an ambiguous failure from a service that does not confirm keys.
@@ -273,7 +302,7 @@ async function goneAfterOrder<C>(definition: AnyResource, state: ValueMap, throw
     const observed = await definition.read({ ...contextFor(session, []), id: String(state.id), prior: state as never, importing: false })
     return observed === null
   } catch (error) {
-    return isNotFound(error)
+    return isGone(error)
   }
 }
 
@@ -542,11 +571,11 @@ export async function applyDelete<C>(
     })
     return { state: null, private: {}, diagnostics, incomplete: false }
   } catch (thrown) {
-    // A 404 is a delete already done, unless the object's order was placed moments ago by an apply that
+    // A 404 of the delete's own call (ownCall) is a delete already done, unless the object's order was placed moments ago by an apply that
     // stopped during its wait: a service may not show a new order at once, and the object would then be
     // billed, unmanaged.
-    if (isNotFound(thrown) && !orderNotShownYet(priorPrivate, session)) return { state: null, private: {}, diagnostics, incomplete: false }
-    if (isNotFound(thrown)) {
+    if (isGone(thrown) && !orderNotShownYet(priorPrivate, session)) return { state: null, private: {}, diagnostics, incomplete: false }
+    if (isGone(thrown)) {
       diagnostics.push(
         error(
           `${definition.name} ${String(prior.id)} is not found yet; nothing was deleted`,
@@ -606,7 +635,8 @@ export interface ReadOutcome {
 
 /**
  * A refresh: what the service reports replaces the state; inputs it cannot report keep their prior
- * values (or their defaults at import); 404 or a gone status removes the resource.
+ * values (or their defaults at import); a read that finds the object gone (null, or a 404 of its own
+ * call: ownCall) removes the resource.
  */
 export async function readResource<C>(
   definition: AnyResource,
@@ -666,10 +696,11 @@ async function read<C>(
     }
     return { state, private: paid, diagnostics }
   } catch (thrown) {
-    // An order placed moments ago by an apply that stopped during its wait may not show yet: a service
-    // may answer 404 for a while after it accepted an order. The object stays in state for that while.
-    if (isNotFound(thrown) && !(prior !== null && orderNotShownYet(priorPrivate, session))) return { state: null, private: {}, diagnostics }
-    if (isNotFound(thrown)) {
+    // The object's own read (ownCall) answered 404: gone. But an order placed moments ago by an apply
+    // that stopped during its wait may not show yet: a service may answer 404 for a while after it
+    // accepted an order. The object stays in state for that while. Any other not-found is a failure.
+    if (isGone(thrown) && !(prior !== null && orderNotShownYet(priorPrivate, session))) return { state: null, private: {}, diagnostics }
+    if (isGone(thrown)) {
       diagnostics.push(
         warning(
           `${definition.name} ${id} is not found yet; it is kept in state`,

@@ -6,6 +6,7 @@ import { describe, test } from 'node:test'
 import {
   applyCreate,
   applyDelete,
+  ownCall,
   applyUpdate,
   importResource,
   NEW_ORDER_GRACE_MS,
@@ -650,6 +651,35 @@ describe('apply: a 404 that is not about the object itself', () => {
   test('a create whose later call answers 404 while the object is gone records nothing', async () => {
     const outcome = await applyCreate(failingLater(true), planResource(boxDefinition, null, { name: 'alpha' }).planned, session())
     assert.equal(outcome.state, null)
+  })
+
+  test("a 404 of a read's or a delete's other call fails it and keeps the object; only the object's own call says gone", async () => {
+    /** A box whose read and delete first make another call (details, a detach) that answers 404. */
+    const otherCall404 = (answer: Error): typeof boxDefinition => ({
+      ...boxDefinition,
+      async read(ctx) {
+        await boxDefinition.read(ctx)
+        throw answer
+      },
+      async delete() {
+        throw answer
+      },
+    })
+    const s = session()
+    const prior = await created(s)
+    const detail = otherCall404(new NotFound('details: not found'))
+    const refreshed = await readResource(detail, prior, String(prior.id), {}, s)
+    assert.equal(refreshed.state?.id, prior.id, 'the live object stays in state')
+    assert.ok(refreshed.diagnostics.some((d) => d.severity === 'error' && /Reading box 1 failed/.test(d.summary)))
+    const deleted = await applyDelete(detail, prior, {}, s)
+    assert.equal(deleted.state?.id, prior.id, 'nothing was deleted: it stays in state')
+    assert.ok(deleted.diagnostics.some((d) => d.severity === 'error' && /Deleting box 1 failed/.test(d.summary)))
+    assert.ok(s.service.boxes.has(String(prior.id)))
+
+    // Identical reads in flight share one answer: another caller's ownCall marks a copy, never the answer itself.
+    const shared = new NotFound('GET /boxes/1: not found')
+    await assert.rejects(ownCall(Promise.reject(shared)), (copy: Error) => copy !== shared && copy.message === shared.message)
+    assert.equal((await readResource(otherCall404(shared), prior, String(prior.id), {}, s)).state?.id, prior.id)
   })
 
   test('a refresh of an object whose order was placed moments ago (resume) keeps it on a 404, with a warning; later, or without the mark, it is gone', async () => {

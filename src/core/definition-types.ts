@@ -319,7 +319,10 @@ export interface ResourceDefinition<C, A extends Attributes> {
    * which a read cannot see done): only an apply ends the mark.
    */
   finished?(observed: Observed<A>): boolean
-  /** Null when the object is gone. */
+  /**
+   * Null when the object is gone. The call that reads the object itself goes through `ownCall`, so
+   * that its 404 or 410 says gone; a not-found of any other call fails the read and keeps the object.
+   */
   read(ctx: ReadContext<C, A>): Promise<Observed<A> | null>
   /**
    * Asked only when an import finds no object with this id: where such an id is instead (another
@@ -327,6 +330,7 @@ export interface ResourceDefinition<C, A extends Attributes> {
    * nowhere. A failure of its own leaves the plain "missing" message.
    */
   elsewhere?(ctx: OperationContext<C> & { readonly id: string }): Promise<string | undefined>
+  /** Its own call goes through `ownCall`: only that call's 404 or 410 means the object was already deleted. */
   delete(ctx: DeleteContext<C, A>): Promise<void>
   /** Inputs the service cannot return; listed in the docs for import. */
   readonly unrecoverable?: readonly (keyof A & string)[]

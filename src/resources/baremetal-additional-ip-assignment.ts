@@ -3,7 +3,7 @@
  * another server by a replacement that deletes the old assignment first.
  */
 import { type Client, type IpAssignment, withoutLeadingZeros } from '../api/index.js'
-import { defineResource, string } from '../core/index.js'
+import { defineResource, ownCall, string } from '../core/index.js'
 import { idInput, raw, rawAttribute, rules } from './billing.js'
 import { liveAccount } from './catalog-rules.js'
 import { isTerminated } from './ordered-account.js'
@@ -93,7 +93,7 @@ export const baremetalAdditionalIpAssignment = defineResource<Client, typeof ass
   },
   async read({ client, id, signal }) {
     const [server, ip] = splitId(id)
-    return observeAssignment(await client.additionalIps.getAssignment(ip, server, { signal }))
+    return observeAssignment(await ownCall(client.additionalIps.getAssignment(ip, server, { signal })))
   },
   // The parts swapped (the IP first) name an assignment that exists: the message gives the id to use.
   async elsewhere({ client, id, signal }) {
@@ -103,7 +103,7 @@ export const baremetalAdditionalIpAssignment = defineResource<Client, typeof ass
   },
   async delete({ client, id, signal }) {
     const [server, ip] = splitId(id)
-    await client.additionalIps.unassign(ip, server, { signal })
+    await ownCall(client.additionalIps.unassign(ip, server, { signal }))
   },
   list: {
     // The assignments of every IP the key can see (one call per IP; the service lists them per IP).

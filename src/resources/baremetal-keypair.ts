@@ -1,6 +1,6 @@
 /** provider:index:BaremetalKeypair (provider_baremetal_keypair): a keypair of the Metal pool (the keypair calls). */
 import type { Client, Keypair } from '../api/index.js'
-import { custom, defineResource, int64, length, string } from '../core/index.js'
+import { custom, defineResource, int64, length, ownCall, string } from '../core/index.js'
 import { digitsId, raw, rawAttribute, textRules } from './billing.js'
 import { createOrAdopt } from './keypair-name-taken.js'
 import { keypairElsewhere } from './keypair-pools.js'
@@ -78,7 +78,7 @@ export const baremetalKeypair = defineResource<Client, typeof attributes>({
   },
   elsewhere: ({ client, id, signal }) => keypairElsewhere('baremetal_keypair', client, id, signal),
   async delete({ client, id, signal }) {
-    await client.baremetals.deleteKeypair(Number(id), { signal })
+    await ownCall(client.baremetals.deleteKeypair(Number(id), { signal }))
   },
   unrecoverable: ['private_key'],
   list: {

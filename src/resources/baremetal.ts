@@ -1,7 +1,7 @@
 /** provider:index:Baremetal (provider_baremetal): a Metal dedicated server (the Metal server calls, the Metal resources' calls). */
 import type { Client, BaremetalServerAccount } from '../api/index.js'
 import { productPrice } from './prices.js'
-import { defineMethod, defineResource, int64, oneOf, type OperationContext, string } from '../core/index.js'
+import { defineMethod, defineResource, int64, oneOf, type OperationContext, ownCall, string } from '../core/index.js'
 import {
   accountIds,
   cycleAttribute,
@@ -81,9 +81,9 @@ type Prior = { power_state?: string | null } | null
 
 /**
  * M4, or null while the server is not Active or Suspended (409). In a read (`reading`), also null when
- * the power state is not found (404, 410): the account read just found the server, and a 404 of this
- * call must never read as the server gone (core removes what a read finds gone, and the next apply
- * would order it again).
+ * the power state is not found (404, 410): the account read just found the server, so a 404 of this
+ * call says nothing of it (core takes only the server's own call's as gone: ownCall), nor fails the
+ * refresh.
  */
 async function powerOf(ctx: OperationContext<Client>, account: BaremetalServerAccount, reading = false): Promise<string | null> {
   if (account.status !== 'Active' && account.status !== 'Suspended') return null
@@ -319,7 +319,7 @@ export const baremetal = defineResource<Client, typeof attributes>({
   },
   resume: (ctx) => finish(ctx, ctx.input.power_state, ctx.prior),
   async read(ctx) {
-    const account = await ctx.client.baremetals.getServer(ctx.id, { signal: ctx.signal })
+    const account = await ownCall(ctx.client.baremetals.getServer(ctx.id, { signal: ctx.signal }))
     if (isTerminated(account)) return null
     const setting = ctx.prior?.power_state
     const asked = !ctx.importing && typeof setting === 'string' && setting !== ''
@@ -328,7 +328,7 @@ export const baremetal = defineResource<Client, typeof attributes>({
     return observe(account, ctx.importing ? power : null, ctx.importing)
   },
   async delete(ctx) {
-    await ctx.client.baremetals.deleteServer(ctx.id, { signal: ctx.signal })
+    await ownCall(ctx.client.baremetals.deleteServer(ctx.id, { signal: ctx.signal }))
   },
   unrecoverable: [...ORDER_TIME_INPUTS, 'reset_trigger', 'rebuild_os'],
   list: accountListing<typeof attributes>({

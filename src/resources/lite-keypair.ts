@@ -1,6 +1,6 @@
 /** provider_lite_keypair and provider_lite_pro_keypair: one definition, built per family. */
 import type { Client, Keypair } from '../api/index.js'
-import { defineResource, int64, string } from '../core/index.js'
+import { defineResource, int64, ownCall, string } from '../core/index.js'
 import { digitsId, textRules } from './billing.js'
 import { createOrAdopt } from './keypair-name-taken.js'
 import { keypairElsewhere } from './keypair-pools.js'
@@ -32,7 +32,7 @@ export function liteKeypair(family: LiteFamily) {
     },
     elsewhere: ({ client, id, signal }) => keypairElsewhere(`${family.prefix}_keypair`, client, id, signal),
     async delete({ client, id, signal }) {
-      await family.api(client).deleteKeypair(Number(id), { signal })
+      await ownCall(family.api(client).deleteKeypair(Number(id), { signal }))
     },
     unrecoverable: ['private_key'],
     list: {

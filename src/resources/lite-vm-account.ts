@@ -4,7 +4,7 @@
  * the waits after an order, shared by the VM's create, resume, update steps and methods.
  */
 import type { Client, LiteApi, LiteVmAccount, VmAction, VmDetails } from '../api/index.js'
-import { InputError, type OperationContext } from '../core/index.js'
+import { InputError, type OperationContext, ownCall } from '../core/index.js'
 import { accountIds, cycleCode, invoiceState, raw, waitForOrder, warnPowerChanged } from './billing.js'
 import { isNotFound } from './catalog-rules.js'
 import { type LiteFamily, lite, litePro } from './lite-family.js'
@@ -49,8 +49,8 @@ export async function locate(family: LiteFamily, ctx: OperationContext<Client>, 
 
 /**
  * L4, or null while the VM is not Active or Suspended (409), or while its details are not found (404,
- * 410): the previous values are kept. The account read just found the VM, so a not-found here never
- * says it is gone (core removes what a read finds gone, and the next apply would order it again).
+ * 410): the previous values are kept. The account read just found the VM, so a not-found here says
+ * nothing of the VM (core takes only its own call's as gone: ownCall), nor fails the refresh.
  */
 async function details(ctx: OperationContext<Client>, api: LiteApi, account: LiteVmAccount): Promise<VmDetails | null> {
   if (account.status !== 'Active' && account.status !== 'Suspended') return null
@@ -115,7 +115,7 @@ function observe(family: LiteFamily, located: Located, vmDetails: VmDetails | nu
 }
 
 export async function readVm(family: LiteFamily, ctx: OperationContext<Client>, id: string, prior: Partial<Vm> | null, importing: boolean) {
-  const located = await locate(family, ctx, id, prior)
+  const located = await ownCall(locate(family, ctx, id, prior))
   if (isTerminated(located.account)) return null
   if (importing) refuseOtherType(family, id, located)
   const vmDetails = await details(ctx, located.api, located.account)

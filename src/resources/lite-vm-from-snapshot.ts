@@ -1,6 +1,6 @@
 /** provider_lite_vm_from_snapshot: a new VM restored from a snapshot (S4); deleting it never touches the snapshot. */
 import type { Client, LiteVmAccount } from '../api/index.js'
-import { defineResource, InputError, string } from '../core/index.js'
+import { defineResource, InputError, ownCall, string } from '../core/index.js'
 import { accountIds, cycleAttribute, cycleCode, digitsId, idInput, LITE_CYCLES, textRules } from './billing.js'
 import type { LiteFamily } from './lite-family.js'
 import { accountListing, isTerminated, orderDescriptionAttribute, orderedAccount, orderedOutputs, orderInputs } from './ordered-account.js'
@@ -87,7 +87,7 @@ export function liteVmFromSnapshot(family: LiteFamily) {
     }),
     // An import of a VM that was not restored from a snapshot is refused: it is a lite_vm.
     async read({ client, id, importing, signal }) {
-      const account = await family.api(client).getVm(id, { signal })
+      const account = await ownCall(family.api(client).getVm(id, { signal }))
       if (isTerminated(account)) return null
       if (importing && account.extra_details.snapshot_id === null) {
         throw new InputError([], `VM ${id} was not restored from a snapshot: import it as ${family.prefix}_vm.`)

@@ -11,6 +11,7 @@ import {
   type CreateCheckContext,
   defineResource,
   type MoveFrom,
+  ownCall,
   type PlanCheck,
   type PlanCheckContext,
   type Pricing,
@@ -191,7 +192,7 @@ export function liteVm(family: LiteFamily): AnyResource {
     read: (ctx) => readVm(family, ctx, ctx.id, ctx.prior, ctx.importing),
     elsewhere: (ctx) => otherFamilyVm(family, ctx, ctx.id),
     async delete(ctx) {
-      await inGroup(family, ctx.client, ctx.prior, (api) => api.deleteVm(ctx.id, { signal: ctx.signal }))
+      await ownCall(inGroup(family, ctx.client, ctx.prior, (api) => api.deleteVm(ctx.id, { signal: ctx.signal })))
     },
     unrecoverable: [...ORDER_TIME_INPUTS, 'rebuild_os', ...(family.migratesToPro ? (['migrate_to_pro'] as const) : [])],
     list: accountListing<VmAttributes>({

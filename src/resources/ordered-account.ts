@@ -14,6 +14,7 @@ import {
   type ListDeclaration,
   type ListFilter,
   type Observed,
+  ownCall,
   type ReadContext,
   type ResumeContext,
   string,
@@ -162,10 +163,10 @@ export function orderedAccount<X extends Attributes & Record<(typeof ORDER_TIME_
     // A resume only waits for Active (the account's status model): a read that shows it Active ends it.
     finished: (observed: Observed<X>) => (observed as { status?: unknown }).status === 'Active',
     async read(ctx: ReadContext<Client, X>) {
-      return unlessTerminated(await calls.get(ctx.client, ctx.id, ctx.signal), observe)
+      return unlessTerminated(await ownCall(calls.get(ctx.client, ctx.id, ctx.signal)), observe)
     },
     async delete(ctx: DeleteContext<Client, X>) {
-      await calls.delete(ctx.client, ctx.id, ctx.signal)
+      await ownCall(calls.delete(ctx.client, ctx.id, ctx.signal))
     },
     ...(spec.elsewhere === undefined ? {} : { elsewhere: otherFamilys(spec.elsewhere) }),
     unrecoverable: ORDER_TIME_INPUTS,

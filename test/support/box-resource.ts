@@ -1,5 +1,6 @@
 /** A small in-memory resource that exercises every core rule; used by the unit tests of core and server. */
 import { bool, int64, string } from '../../src/core/attributes.js'
+import { ownCall } from '../../src/core/apply.js'
 import { defineMethod, defineResource, recordOnly } from '../../src/core/definition.js'
 import { length, oneOf } from '../../src/core/validators.js'
 
@@ -114,9 +115,7 @@ export const boxDefinition = defineResource<BoxService, typeof boxAttributes>({
     return { status: 'Active' }
   },
   async read({ client, id }) {
-    client.call('read')
-    const box = client.boxes.get(id)
-    if (!box) throw new NotFound(`box ${id} not found`)
+    const box = await ownCall(find(client, id, 'read'))
     if (box.status === 'Terminated') return null
     return { name: box.name, size: box.size, label: box.label, status: box.status, serial: `S-${id}` }
   },
@@ -138,7 +137,15 @@ export const boxDefinition = defineResource<BoxService, typeof boxAttributes>({
     }),
   ],
   async delete({ client, id }) {
-    client.call('delete')
-    if (!client.boxes.delete(id)) throw new NotFound(`box ${id} not found`)
+    await ownCall(find(client, id, 'delete'))
+    client.boxes.delete(id)
   },
 })
+
+/** The service's call `name` on box `id` (its GET or DELETE): the box, or a 404. */
+async function find(client: BoxService, id: string, name: string): Promise<Box> {
+  client.call(name)
+  const box = client.boxes.get(id)
+  if (!box) throw new NotFound(`box ${id} not found`)
+  return box
+}
