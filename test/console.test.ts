@@ -7,8 +7,9 @@
 // the apply goes through; the clock, a quirk, a snapshot and the reset are worked there. Every wait is
 // bounded (10 s a browser step, 15 s the browser's launch, 5 minutes the file). A second suite, on an
 // emulator of its own filled by curl-like calls, checks what the page keeps while it polls (a selection,
-// the rows that did not change, the focus after a Pay), the request log past the rows it shows, narrow
-// windows, a stopped emulator, the fault rules' order, keypairs' fingerprints and Metal links. With
+// the rows that did not change, the focus after a Pay, an unchanged view revalidated and not downloaded
+// again), the request log past the rows it shows, narrow windows, a stopped emulator, the fault rules'
+// order, keypairs' fingerprints and Metal links. With
 // CONSOLE_SCREENSHOT=<path>, the accounts view is saved there as a PNG (docs/guides/images/emulator-console.png
 // is made so).
 import assert from 'node:assert/strict'
@@ -483,6 +484,23 @@ describe('the web console, in Chromium: live tables, the whole log, narrow windo
     await row('#view-orders table', second).waitFor()
     assert.match(await selected(), /keep-me-selected-0001/, 'the selection survives a change elsewhere')
     assert.equal(await kept?.evaluate((node) => node.isConnected), true, 'the unchanged row is the same element')
+  })
+
+  test('an unchanged view is not downloaded again: each poll revalidates it (a 304 of a few hundred bytes), and a change still shows', async () => {
+    for (let n = 0; n < 40; n++) await orderIp(`revalidated-${String(n).padStart(4, '0')}`)
+    await page.goto(`${e2e.emulator.origin}/#orders`)
+    await polled('/_emulator/orders', 3)
+    // The page's own record of its fetches: what came over the wire, and the size of the body it read.
+    const sizes = await page.evaluate<{ transfer: number; body: number }[]>(
+      `performance.getEntriesByType('resource').filter((e) => new URL(e.name).pathname === '/_emulator/orders')
+        .map((e) => ({ transfer: e.transferSize, body: e.encodedBodySize }))`,
+    )
+    const [firstPoll, ...later] = sizes
+    assert.ok(firstPoll !== undefined && firstPoll.transfer > firstPoll.body && firstPoll.body > 5_000, JSON.stringify(sizes))
+    assert.ok(later.length >= 2, JSON.stringify(sizes))
+    for (const poll of later) assert.ok(poll.body === firstPoll.body && poll.transfer < 1_000, JSON.stringify(sizes))
+    const added = String(await orderIp('revalidated-new-0001'))
+    await row('#view-orders table', added).waitFor()
   })
 
   test('narrow windows: the tabs wrap, wide tables scroll in their box and the page does not; the header label is readable', async () => {

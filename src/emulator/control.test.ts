@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import { createEmulator } from './index.js'
-import { type AccountView, DELAY, TestClient, VM_BODY } from '../../test/support/emulator-client.js'
+import { type AccountView, BASE, DELAY, TestClient, VM_BODY } from '../../test/support/emulator-client.js'
 
 const setup = () => new TestClient(createEmulator({ clock: 'manual', startTime: Date.UTC(2025, 2, 1, 9, 15, 2) }))
 
@@ -289,6 +289,30 @@ describe('request log and order counters', () => {
 })
 
 describe('control API', () => {
+  test('a GET answers with an ETag; asked again with it, an unchanged answer is a 304 without a body, a changed one a 200', async () => {
+    const c = setup()
+    await c.vm()
+    const get = (ifNoneMatch?: string) =>
+      c.emulator.fetch(new Request(`${BASE}/_emulator/accounts`, { headers: ifNoneMatch ? { 'if-none-match': ifNoneMatch } : {} }))
+    const first = await get()
+    const etag = first.headers.get('etag') ?? ''
+    assert.match(etag, /^"[\w-]+"$/)
+    assert.equal(first.headers.get('cache-control'), 'no-cache', 'a browser asks again each time, never reuses it unasked')
+    const unchanged = await get(`"other", ${etag}`)
+    assert.equal(unchanged.status, 304)
+    assert.equal(await unchanged.text(), '')
+    assert.equal(unchanged.headers.get('etag'), etag)
+    await c.vm()
+    const changed = await get(etag)
+    assert.equal(changed.status, 200, 'a new account is a new answer')
+    assert.notEqual(changed.headers.get('etag'), etag)
+    assert.ok(((await changed.json()) as { data: unknown[] }).data.length > 0)
+    const post = await c.emulator.fetch(
+      new Request(`${BASE}/_emulator/clock`, { method: 'POST', body: '{}', headers: { 'if-none-match': etag } }),
+    )
+    assert.equal(post.headers.get('etag'), null, 'only a GET has a validator')
+  })
+
   test('reset clears state and restarts sequences, but never moves the clock back', async () => {
     const c = setup()
     await c.vm()

@@ -12,6 +12,7 @@ import {
   type Answer,
   conflict,
   type EmulatorRequest,
+  revalidated,
   errorBody,
   HttpError,
   type Issue,
@@ -480,7 +481,8 @@ export async function handleControl(
     api,
   }
   try {
-    return jsonAnswer(200, successBody(match.route.handler(ctx)))
+    const answer = jsonAnswer(200, successBody(match.route.handler(ctx)))
+    return method === 'GET' ? revalidated(answer, request.headers.get('if-none-match')) : answer
   } catch (error) {
     if (error instanceof HttpError) return jsonAnswer(error.status, errorBody(error.status, error.detail), error.headers)
     const message = error instanceof Error ? error.message : String(error)
