@@ -26,7 +26,10 @@ export function groups(family: LiteFamily, client: Client, prior: Partial<Vm> | 
   return fired ? [pro, own] : [own, pro]
 }
 
-/** Runs `call` in the VM's group, trying the other group on 404. */
+/**
+ * Runs `call` in the VM's group, trying the other group on 404. When neither group has the VM, the
+ * first group's answer is the one reported: a Lite VM's missing id is not a Lite Pro path's 404.
+ */
 export async function inGroup<T>(
   family: LiteFamily,
   client: Client,
@@ -38,7 +41,11 @@ export async function inGroup<T>(
     return { api: first!, value: await call(first!) }
   } catch (thrown) {
     if (!second || !isNotFound(thrown)) throw thrown
-    return { api: second, value: await call(second) }
+    try {
+      return { api: second, value: await call(second) }
+    } catch (again) {
+      throw isNotFound(again) ? thrown : again
+    }
   }
 }
 

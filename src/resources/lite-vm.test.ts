@@ -4,7 +4,16 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import { Harness } from '../../test/support/harness.js'
-import { checkPlanOnline, listResources, pricePlan, readResource, UNKNOWN, type ValueMap, validateConfig } from '../core/index.js'
+import {
+  checkPlanOnline,
+  listResources,
+  pricePlan,
+  readResource,
+  runMethod,
+  UNKNOWN,
+  type ValueMap,
+  validateConfig,
+} from '../core/index.js'
 import { lite, litePro } from './lite-family.js'
 import { liteKeypair } from './lite-keypair.js'
 import { liteVm } from './lite-vm.js'
@@ -460,5 +469,17 @@ describe('provider_lite_keypair', () => {
     const h = new Harness()
     const key = await h.create(keypair, { name: 'deploy-key' })
     assert.deepEqual(h.plan(keypair, key, { name: 'other-key' }).replace, ['name'])
+  })
+})
+
+describe('provider_lite_vm: methods', () => {
+  test('the power method on an id that neither group has reports the Lite path, not the Lite Pro fallback', async () => {
+    const h = new Harness()
+    const power = vm.methods?.find((m) => m.name === 'power')
+    assert.ok(power)
+    const outcome = await runMethod(vm, power, '999999', { state: 'stop' }, h.session, () => {})
+    const detail = outcome.diagnostics.map((d) => `${d.summary}: ${d.detail ?? ''}`).join('\n')
+    assert.match(detail, /\/lites\/accounts\/999999\/vm-state\/stop/, detail)
+    assert.doesNotMatch(detail, /lite-pros/, detail)
   })
 })
