@@ -125,7 +125,7 @@ export function additionalIps({ transport, orders }: FamilyContext): AdditionalI
     createIp: (body, options) =>
       orders.order('POST', GROUP, compact({ product_id: body.product_id, cycle: body.cycle, region: body.region, ...paid(body) }), {
         ...options,
-        reconcile: reconcileBy(() => transport.request({ method: 'GET', path: GROUP, decode: decodeList(decodeIp) }), {
+        reconcile: reconcileBy(GROUP, (path) => transport.request({ method: 'GET', path, decode: decodeList(decodeIp) }), {
           product_id: body.product_id,
           cycle: body.cycle,
           extra_details: { region: body.region },

@@ -167,7 +167,8 @@ export function baremetals({ transport, orders }: FamilyContext): BaremetalApi {
         {
           ...options,
           reconcile: reconcileBy(
-            () => transport.request({ method: 'GET', path: '/baremetals/accounts', decode: decodeList(decodeServer) }),
+            '/baremetals/accounts',
+            (path) => transport.request({ method: 'GET', path, decode: decodeList(decodeServer) }),
             {
               product_id: body.product_id,
               cycle: body.cycle,

@@ -133,7 +133,7 @@ export function elasticStorages({ transport, orders }: FamilyContext): ElasticSt
         }),
         {
           ...options,
-          reconcile: reconcileBy(() => transport.request({ method: 'GET', path: GROUP, decode: decodeList(decodeStorage) }), {
+          reconcile: reconcileBy(GROUP, (path) => transport.request({ method: 'GET', path, decode: decodeList(decodeStorage) }), {
             product_id: body.product_id,
             cycle: body.cycle,
             extra_details: { storage_name: body.storage_name, size: body.size, metal_account_id: body.metal_account_id },

@@ -428,7 +428,7 @@ function newVm(
   body: { product_id: number; cycle: string; description?: string; keypair_id: Id; ssh_and_console_user: string },
   details: Readonly<Record<string, unknown>>,
 ) {
-  return reconcileBy(() => list(`${group}/accounts`, decodeVm), {
+  return reconcileBy(`${group}/accounts`, (path) => list(path, decodeVm), {
     product_id: body.product_id,
     cycle: body.cycle,
     description: body.description ?? '',
@@ -515,7 +515,7 @@ function snapshotCalls(g: Group): LiteSnapshotApi {
         compact({ cycle: body.cycle, name: body.name, description: body.description, ...paid(body) }),
         {
           ...options,
-          reconcile: reconcileBy(() => list(`${group}/snapshots/accounts`, decodeSnapshot), {
+          reconcile: reconcileBy(`${group}/snapshots/accounts`, (path) => list(path, decodeSnapshot), {
             cycle: body.cycle,
             description: body.description ?? '',
             extra_details: { name: body.name, lite_account_id: id(vmAccountId) },
@@ -571,7 +571,7 @@ function diskCalls({ transport, orders, group, id, product, list }: Group): Lite
         }),
         {
           ...options,
-          reconcile: reconcileBy(() => list(`${group}/disks/accounts`, decodeDisk), {
+          reconcile: reconcileBy(`${group}/disks/accounts`, (path) => list(path, decodeDisk), {
             product_id: body.product_id,
             cycle: body.cycle,
             extra_details: { service_name: body.service_name, lite_account_id: body.lite_account_id, size: body.size },

@@ -108,6 +108,11 @@ export interface JournalEntry {
    * match (see OrderJournal.unresolvedBeside). Absent in entries of older versions.
    */
   shows?: string
+  /**
+   * A create's GET path that lists the accounts of its kind (Reconcile.listPath): what a later run
+   * lists to name the account this order may have made if it is never answered (Orders.unmanaged).
+   */
+  lists?: string
 }
 
 /** Narrows a listing: a store may use it to read less; every entry it returns must match it. */

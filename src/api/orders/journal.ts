@@ -310,7 +310,13 @@ export class OrderJournal {
       creates = false,
       existing,
       shows,
-    }: { readonly creates?: boolean; readonly existing?: readonly string[] | undefined; readonly shows?: string | undefined } = {},
+      lists,
+    }: {
+      readonly creates?: boolean
+      readonly existing?: readonly string[] | undefined
+      readonly shows?: string | undefined
+      readonly lists?: string | undefined
+    } = {},
   ): Promise<JournalEntry> {
     this.refuseBesideUnreadable(method, path)
     const entry: JournalEntry = {
@@ -328,6 +334,7 @@ export class OrderJournal {
       ...(creates ? { creates: true as const } : {}),
       ...(existing !== undefined ? { existing: [...existing] } : {}),
       ...(shows !== undefined ? { shows } : {}),
+      ...(lists !== undefined ? { lists } : {}),
     }
     this.held.add(entry.id)
     // On disk before the request leaves: a power loss must not lose what may become a paid order.
@@ -587,6 +594,24 @@ export class OrderJournal {
     for (const e of await this.entries()) {
       if (e.state !== 'answered' || e.creates !== true || e.accountId === undefined || this.held.has(e.id)) continue
       if (e.owner?.token === this.owner.token || !(await this.ownerGone(e.owner))) continue
+      out.push(e)
+    }
+    return out
+  }
+
+  /**
+   * Creates a run that is gone sent to `service` and never saw answered, within the keys' window, that
+   * no run of the same intent has taken over: a re-run of an edited configuration orders anew, and the
+   * service may still have made an account for the first order (a slow answer cut off by a kill),
+   * billed and in no state. Orders.unmanaged lists their kind (`lists`) to name such an account; a
+   * re-run of the same intent takes the entry over as before.
+   */
+  async unansweredOrphans(service: string): Promise<JournalEntry[]> {
+    const now = this.now()
+    const out: JournalEntry[] = []
+    for (const e of await this.entries()) {
+      if (e.state !== 'sent' || e.creates !== true || e.lists === undefined || e.service !== service || this.held.has(e.id)) continue
+      if (now - e.sentAt >= JOURNAL_REUSE_MS || e.owner?.token === this.owner.token || !(await this.ownerGone(e.owner))) continue
       out.push(e)
     }
     return out

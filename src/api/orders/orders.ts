@@ -12,7 +12,7 @@ import {
   sentence,
   UnrecordedMatchError,
 } from '../errors.js'
-import { type Account, CYCLE_LABELS, decodeOrder, type Order, statusIs } from '../models.js'
+import { type Account, CYCLE_LABELS, decodeAccount, decodeList, decodeOrder, type Order, statusIs } from '../models.js'
 import { type OperationFrame, operationDeadline, RehearsalEnded } from '../operation.js'
 import type { CallOptions, HttpMethod, RequestSpec, Transport, TransportOptions } from '../transport.js'
 import { Attempts, REFUSED_GIVE_UP_MS, unreached } from './attempts.js'
@@ -25,6 +25,11 @@ import type { JournalEntry } from './journal-store.js'
  */
 export interface Reconcile {
   list(): Promise<readonly Account<unknown>[]>
+  /**
+   * The GET path `list` reads, kept in the order's journal entry: a later run lists it to name the
+   * account an order left unanswered by a stopped run may have made (see Orders.unmanaged).
+   */
+  readonly listPath?: string
   matches(account: Account<unknown>): boolean
   /** A hash of what `matches` compares: orders whose hashes differ never match the same account. */
   readonly shows?: string
@@ -55,7 +60,7 @@ export interface Expected {
  * A Reconcile that matches every input the account shows: product, cycle, description and the kind's
  * `extra_details`. An account that differs in any of them is another order's, never this one's.
  */
-export function reconcileBy(list: () => Promise<readonly Account<unknown>[]>, expected: Expected): Reconcile {
+export function reconcileBy(listPath: string, list: (path: string) => Promise<readonly Account<unknown>[]>, expected: Expected): Reconcile {
   const details = Object.entries(expected.extra_details ?? {})
     .filter(([, value]) => value !== undefined)
     .map(([name, value]) => [name, String(value)])
@@ -67,7 +72,8 @@ export function reconcileBy(list: () => Promise<readonly Account<unknown>[]>, ex
     details,
   }
   return {
-    list,
+    list: () => list(listPath),
+    listPath,
     shows: createHash('sha256').update(JSON.stringify(compared)).digest('hex').slice(0, 32),
     matches: (account) => {
       if (expected.product_id !== undefined && account.product_id !== expected.product_id) return false
@@ -168,7 +174,7 @@ export class Orders {
   async unmanaged(): Promise<{ readonly summary: string; readonly detail: string }[]> {
     const journal = this.journal
     if (journal === undefined) return []
-    return (await journal.orphans()).map((entry) => ({
+    const answered = (await journal.orphans()).map((entry) => ({
       summary: `Account ${entry.accountId} was ordered by a run that was stopped, and no state holds it`,
       detail:
         `${entry.method} ${entry.path} was answered with account ${entry.accountId} (order ${entry.orderId ?? 'unknown'}, ` +
@@ -178,6 +184,48 @@ export class Orders {
         `(terraform import <address> ${entry.accountId}, or pulumi import), which also ends this warning, or cancel it in the ` +
         `portal and then ${journal.removal(entry)}.`,
     }))
+    return [...answered, ...(await this.unansweredOrphans(journal))]
+  }
+
+  /**
+   * The accounts that creates a stopped run sent and never saw answered may have made (see
+   * OrderJournal.unansweredOrphans), as warnings: each entry's kind is listed once per run, and an
+   * account of it made since its order that no state, journal or other directory names is named,
+   * every run, until a state names it or the entry is taken over or removed. A listing that fails
+   * names nothing this run (the next run lists again).
+   */
+  private async unansweredOrphans(journal: OrderJournal): Promise<{ readonly summary: string; readonly detail: string }[]> {
+    const service = serviceOf(this.options.baseUrl)
+    const entries = await journal.unansweredOrphans(service)
+    if (entries.length === 0) return []
+    const known = await journal.knownAccounts()
+    const elsewhere = await journal.handedOverOnThisMachine(service)
+    const listings = new Map<string, Promise<readonly Account<unknown>[]>>()
+    const out: { readonly summary: string; readonly detail: string }[] = []
+    for (const entry of entries) {
+      const path = entry.lists as string
+      const listing = listings.get(path) ?? this.http.request({ method: 'GET', path, decode: decodeList(plainAccount) })
+      listings.set(path, listing)
+      const accounts = await listing.catch(() => [])
+      const before = new Set(entry.existing ?? [])
+      const ids = accounts
+        .filter((a) => !statusIs(a.status, 'Terminated') && createdSince(a, entry.sentAt, EVIDENCE_SLACK_MS))
+        .map((a) => a.account_id)
+        .filter((id) => !known.has(id) && !elsewhere.has(id) && !before.has(id))
+      if (ids.length === 0) continue
+      const one = ids.length === 1
+      out.push({
+        summary: `${one ? 'Account' : 'Accounts'} ${ids.join(', ')} may have been ordered by a run that was stopped, and no state holds ${one ? 'it' : 'them'}`,
+        detail:
+          `${entry.method} ${entry.path} was sent (Idempotency-Key ${entry.key}, at ${new Date(entry.sentAt).toISOString()}) by a run ` +
+          `from ${journal.scope} that was stopped before it was answered, and no run of the same configuration has taken it over. ` +
+          `${one ? 'Account' : 'Accounts'} ${ids.join(', ')} of that kind ${one ? 'was' : 'were'} made since, and no state or order ` +
+          `journal names ${one ? 'it' : 'them'}: the order may have made ${one ? 'it' : 'one of them'}, paid for and managed by nothing. ` +
+          'An apply of the same configuration takes it over without ordering again. If the configuration has changed since, import ' +
+          `it (terraform import <address> <id>, or pulumi import), which also ends this warning, or cancel it in the portal and then ${journal.removal(entry)}.`,
+      })
+    }
+    return out
   }
 
   /** A DELETE of an account: once it answers, no order that made the account is ever taken over again. */
@@ -274,6 +322,7 @@ export class Orders {
           creates: options?.reconcile !== undefined,
           existing,
           shows: options?.reconcile?.shows,
+          lists: options?.reconcile?.listPath,
         }))
       // Without an operation, the call itself is what hands the outcome over.
       if (frame) frame.onFinish(() => journal.deliver(held))
@@ -1015,4 +1064,9 @@ function timeSince(value: string, at: number): boolean {
   if (/^\d{4}-\d{2}-\d{2}$/.test(text)) return text >= new Date(at).toISOString().slice(0, 10)
   const time = Date.parse(`${text.replace(' ', 'T')}Z`)
   return Number.isNaN(time) || time >= at
+}
+
+/** An account of any kind, its kind's details left out: what naming an order's account needs. */
+function plainAccount(value: unknown, at: string): Account<unknown> {
+  return decodeAccount(value, () => ({}), at)
 }
