@@ -2,7 +2,7 @@
 import type { Client, Keypair } from '../api/index.js'
 import { custom, defineResource, int64, length, ownCall, string } from '../core/index.js'
 import { digitsId, raw, rawAttribute, textRules } from './billing.js'
-import { createOrAdopt } from './keypair-name-taken.js'
+import { createOrAdopt, nameFree } from './keypair-name-taken.js'
 import { keypairElsewhere } from './keypair-pools.js'
 
 const openSshPublicKey = custom('one OpenSSH public key line (ssh-ed25519, ssh-rsa or ecdsa-sha2-nistp256/384/521)', (value) =>
@@ -54,6 +54,13 @@ export const baremetalKeypair = defineResource<Client, typeof attributes>({
   attributes,
   updates: [],
   deleteBeforeReplace: true,
+  createChecks: [
+    {
+      attribute: 'name',
+      check: ({ client, input, replacing, signal }) =>
+        nameFree(client.baremetals, input, { resource: 'baremetal_keypair', replacing, signal }),
+    },
+  ],
   async create({ client, input, signal }) {
     const publicKey = input.public_key?.trim() ?? ''
     const name = input.name ?? ''

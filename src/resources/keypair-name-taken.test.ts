@@ -4,9 +4,13 @@
 // still taken over.
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
+import { Harness } from '../../test/support/harness.js'
 import { ApiError, type Keypair, type KeypairApi } from '../api/index.js'
-import { InputError } from '../core/index.js'
-import { createOrAdopt } from './keypair-name-taken.js'
+import { checkPlanOnline, InputError } from '../core/index.js'
+import { baremetalKeypair } from './baremetal-keypair.js'
+import { lite } from './lite-family.js'
+import { liteKeypair } from './lite-keypair.js'
+import { createOrAdopt, nameFree } from './keypair-name-taken.js'
 
 const OTHER: Keypair = {
   keypair_id: 31,
@@ -54,5 +58,66 @@ describe('a keypair name taken in the pool', () => {
       what,
     )
     assert.equal(kept.keypair_id, 31)
+  })
+})
+
+describe('the plan-time check of a new keypair name', () => {
+  const signal = new AbortController().signal
+  const resource = 'provider_lite_keypair'
+
+  test('a free name passes', async () => {
+    assert.equal(await nameFree(pool([OTHER]), { name: 'free-name' }, { resource, signal }), null)
+  })
+
+  test('a taken name is refused at plan, naming the keypair that holds it and the import', async () => {
+    const problem = await nameFree(pool([OTHER]), { name: 'deploy' }, { resource, signal })
+    assert.ok(problem !== null)
+    assert.match(problem, /^is taken\. A keypair named "deploy" already exists in the pool: keypair 31 "deploy"/, problem)
+    assert.match(problem, /terraform import <address of this provider_lite_keypair> 31/, problem)
+    assert.doesNotMatch(problem, /\.$/, 'the plan adds the final period')
+  })
+
+  test('in a replacement, a taken name says the live keypair would be deleted first', async () => {
+    const problem = await nameFree(pool([OTHER]), { name: 'deploy' }, { resource, replacing: '7', signal })
+    assert.match(problem ?? '', /would delete keypair 7/, problem ?? '')
+  })
+
+  test('the name held by the keypair being replaced, or by one the create takes over, passes', async () => {
+    assert.equal(await nameFree(pool([OTHER]), { name: 'deploy' }, { resource, replacing: '31', signal }), null)
+    const same = `${OTHER.public_key.split(' ').slice(0, 2).join(' ')} other-comment`
+    assert.equal(await nameFree(pool([OTHER]), { name: 'deploy', public_key: same }, { resource, signal }), null)
+    const other = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIBbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb x'
+    assert.match(
+      (await nameFree(pool([OTHER]), { name: 'deploy', public_key: other }, { resource, signal })) ?? '',
+      /not the configured one/,
+    )
+  })
+})
+
+describe('a keypair renamed to a name taken in the pool, against the emulator', () => {
+  test('the plan refuses it on name (Lite and Metal), so no replacement deletes the live keypair first', async () => {
+    const h = new Harness()
+    for (const definition of [liteKeypair(lite), baremetalKeypair]) {
+      const kept = await h.create(definition, { name: `kept-${definition.name}` })
+      await h.create(definition, { name: `taken-${definition.name}` })
+      const plan = h.plan(definition, kept, { name: `taken-${definition.name}` })
+      assert.deepEqual(plan.replace, ['name'])
+      const issues = await checkPlanOnline(definition, kept, plan, h.session)
+      assert.deepEqual(
+        issues.map((d) => [d.severity, d.summary, d.path]),
+        [['error', 'Invalid name', ['name']]],
+        definition.name,
+      )
+      assert.match(issues[0]?.detail ?? '', new RegExp(`would delete keypair ${String(kept.id)}`))
+      // A new keypair of the free name, or the replaced keypair's own name (a Metal key re-imported), passes.
+      assert.deepEqual(
+        await checkPlanOnline(definition, kept, h.plan(definition, kept, { name: `free-${definition.name}` }), h.session),
+        [],
+      )
+      assert.deepEqual(
+        await checkPlanOnline(definition, null, h.plan(definition, null, { name: `kept-${definition.name}` }), h.session, String(kept.id)),
+        [],
+      )
+    }
   })
 })

@@ -26,21 +26,51 @@ export async function createOrAdopt(
     const existing = (await api.listKeypairs({ signal: what.signal })).find((k) => k.name === name)
     if (existing === undefined) throw thrown
     if (publicKey !== undefined && keyMaterial(existing.public_key) === keyMaterial(publicKey)) return existing
-    const id = existing.keypair_id
-    const why =
-      publicKey === undefined
-        ? 'Its private key was returned only once, when it was created, and cannot be read again, so it is not taken over silently.'
-        : 'Its public key is not the configured one, so it is not taken over.'
-    throw new InputError(
-      ['name'],
-      `A keypair named ${JSON.stringify(name)} already exists in the pool: ${describe(existing)}. Keypair names are unique in ` +
-        'a pool, and this resource has no keypair in its state: most likely another configuration or stack (or someone in ' +
-        'the portal) created it under the same name, or a run of this configuration was stopped before it saved the id. ' +
-        `${why} If it is this resource's, keep it: terraform import <address of this ${what.resource}> ${id} ` +
-        `(or pulumi import <type> <name> ${id}), after which its private key is null in state. If it belongs to something ` +
-        `else, choose another name for this one (deleting keypair ${id} would take it from its owner).`,
-    )
+    throw new InputError(['name'], `${takenMessage(existing, name, publicKey, what.resource)}.`)
   }
+}
+
+/**
+ * What to say of a configured name held by `existing`, a keypair not taken over (see createOrAdopt);
+ * `replacing`: the keypair this one would replace, which a replacement deletes before its create.
+ */
+function takenMessage(existing: Keypair, name: string, publicKey: string | undefined, resource: string, replacing?: string): string {
+  const id = existing.keypair_id
+  const why =
+    publicKey === undefined
+      ? 'Its private key was returned only once, when it was created, and cannot be read again, so it is not taken over silently.'
+      : 'Its public key is not the configured one, so it is not taken over.'
+  const whose =
+    replacing === undefined
+      ? 'and this resource has no keypair in its state: most likely another configuration or stack (or someone in ' +
+        'the portal) created it under the same name, or a run of this configuration was stopped before it saved the id.'
+      : `so this replacement would delete keypair ${replacing}, the one in this resource's state, and then be refused.`
+  return (
+    `A keypair named ${JSON.stringify(name)} already exists in the pool: ${describe(existing)}. Keypair names are unique in ` +
+    `a pool, ${whose} ${why} If it is this resource's, keep it: terraform import <address of this ${resource}> ${id} ` +
+    `(or pulumi import <type> <name> ${id}), after which its private key is null in state. If it belongs to something ` +
+    `else, choose another name for this one (deleting keypair ${id} would take it from its owner)`
+  )
+}
+
+/**
+ * The plan-time check of a new keypair's name (a create, or the new half of a replacement): the name
+ * must be free in the pool, or held by the keypair the create would take over (createOrAdopt), or by
+ * the keypair this one replaces (deleted first). Without it a taken name passed the plan, and a
+ * replacement deleted the live keypair, whose private key cannot be read again, before its create was
+ * refused. Answers what is wrong, completing "name ...", or null.
+ */
+export async function nameFree(
+  api: KeypairApi,
+  input: { readonly name?: string | null; readonly public_key?: string | null },
+  context: { readonly resource: string; readonly replacing?: string; readonly signal: AbortSignal },
+): Promise<string | null> {
+  const name = input.name ?? ''
+  const existing = (await api.listKeypairs({ signal: context.signal })).find((k) => k.name === name)
+  if (existing === undefined || String(existing.keypair_id) === context.replacing) return null
+  const publicKey = (input.public_key ?? '').trim() || undefined
+  if (publicKey !== undefined && keyMaterial(existing.public_key) === keyMaterial(publicKey)) return null
+  return `is taken. ${takenMessage(existing, name, publicKey, context.resource, context.replacing)}`
 }
 
 /** A keypair as a message names it: id, name, origin and the SHA256 fingerprint of its public key (as ssh-keygen -l shows it). */

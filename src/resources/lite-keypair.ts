@@ -2,7 +2,7 @@
 import type { Client, Keypair } from '../api/index.js'
 import { defineResource, int64, ownCall, string } from '../core/index.js'
 import { digitsId, textRules } from './billing.js'
-import { createOrAdopt } from './keypair-name-taken.js'
+import { createOrAdopt, nameFree } from './keypair-name-taken.js'
 import { keypairElsewhere } from './keypair-pools.js'
 import type { LiteFamily } from './lite-family.js'
 
@@ -16,6 +16,13 @@ export function liteKeypair(family: LiteFamily) {
     timeouts: {},
     attributes,
     updates: [], // the API has no update: every input is create-only, so a change recreates the keypair
+    createChecks: [
+      {
+        attribute: 'name',
+        check: ({ client, input, replacing, signal }) =>
+          nameFree(family.api(client), input, { resource: `${family.prefix}_keypair`, replacing, signal }),
+      },
+    ],
     async create({ client, input, signal }) {
       const api = family.api(client)
       const name = input.name ?? ''

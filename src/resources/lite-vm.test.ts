@@ -320,6 +320,22 @@ describe('provider_lite_vm: reads, import, validation and plan checks', () => {
     )
   })
 
+  test('rebuild_os with product_id not known until apply: no check against product 0 at plan; the apply plan checks it', async () => {
+    const { h, config } = await setup()
+    const state = await h.create(vm, config)
+    // The package comes from another resource created in the same apply: unknown while planning.
+    const unknownProduct = h.plan(vm, state, { ...config, product_id: UNKNOWN, rebuild_os: 'Debian-12' })
+    assert.deepEqual(await checkPlanOnline(vm, state, unknownProduct, h.session), [])
+    // Known (the apply's plan), a name the product's OS list lacks is refused on rebuild_os.
+    const known = h.plan(vm, state, { ...config, product_id: 102, rebuild_os: 'Windows-95' })
+    const refused = await checkPlanOnline(vm, state, known, h.session)
+    assert.deepEqual(
+      refused.map((d) => [d.severity, d.path]),
+      [['error', ['rebuild_os']]],
+    )
+    assert.ok(!(await h.requests()).some((r) => r.path.includes('/products/0/')), 'no call names product 0')
+  })
+
   test('a new VM in an account with no VM of its family: a disk_size above the base warns that its maximum is checked only after the order', async () => {
     const { h, config } = await setup()
     const issues = await checkPlanOnline(vm, null, h.plan(vm, null, { ...config, disk_size: 9999 }), h.session)

@@ -264,8 +264,10 @@ function vmPlanChecks(family: LiteFamily): PlanCheck<Client, VmAttributes>[] {
     {
       attribute: 'rebuild_os',
       async check({ client, input, signal }) {
-        // The package change runs before the rebuild, so the planned product's OS list applies.
-        const oss = await family.api(client).listOss(input.product_id ?? 0, { signal })
+        // The package change runs before the rebuild, so the planned product's OS list applies; while
+        // that product is unknown (set from another resource), the apply's plan checks it.
+        if (typeof input.product_id !== 'number') return null
+        const oss = await family.api(client).listOss(input.product_id, { signal })
         const names = oss.map((o) => o.name)
         return names.includes(input.rebuild_os ?? '') ? null : `must be one of ${names.map((n) => JSON.stringify(n)).join(', ')}`
       },
