@@ -8,6 +8,12 @@ export interface KeypairApi {
   listKeypairs(options?: CallOptions): Promise<Keypair[]>
   /** K1 then a search: the API has no read by id. `null` when the pool has no such keypair. */
   findKeypair(keypairId: number, options?: CallOptions): Promise<Keypair | null>
+  /**
+   * The keypair holding `name`, from a listing at most a moment old (a plan checks the names of many
+   * new keypairs at once: one listing serves them); `null` when none. Only a check before an order: the
+   * create itself still meets a name taken since.
+   */
+  keypairNamed(name: string, options?: CallOptions): Promise<Keypair | null>
   /** K2: the server generates the pair; the answer is the only one carrying `private_key`. */
   createKeypair(body: { name: string }, options?: CallOptions): Promise<Keypair>
   /** K3: stores an existing OpenSSH public key (trimmed by the server). */
@@ -28,9 +34,9 @@ export function keypairApi(transport: Transport, pool: string): KeypairApi {
   const decode = decodeList(decodeKeypair)
   const listKeypairs = (options?: CallOptions) => transport.request({ method: 'GET', path: collection, signal: options?.signal, decode })
   /** The keypair in a listing at most `reuseForMs` old (0: a new one), as the caller's own copy. */
-  const search = async (keypairId: number, reuseForMs: number, options?: CallOptions) => {
+  const search = async (wanted: (keypair: Keypair) => boolean, reuseForMs: number, options?: CallOptions) => {
     const all = await transport.request({ method: 'GET', path: collection, signal: options?.signal, decode, reuseForMs })
-    const found = all.find((k) => k.keypair_id === keypairId)
+    const found = all.find(wanted)
     return found === undefined ? undefined : structuredClone(found)
   }
   return {
@@ -39,8 +45,10 @@ export function keypairApi(transport: Transport, pool: string): KeypairApi {
       // Found in a recent listing: it exists (a delete since then shows at the next refresh). Missing
       // from it: maybe made since by another process, and "gone" drops a resource from its state, so
       // only a new listing says so.
-      return (await search(keypairId, FIND_REUSE_MS, options)) ?? (await search(keypairId, 0, options)) ?? null
+      const byId = (k: Keypair) => k.keypair_id === keypairId
+      return (await search(byId, FIND_REUSE_MS, options)) ?? (await search(byId, 0, options)) ?? null
     },
+    keypairNamed: async (name, options) => (await search((k) => k.name === name, FIND_REUSE_MS, options)) ?? null,
     createKeypair: (body, options) =>
       transport.request({
         method: 'POST',

@@ -78,7 +78,8 @@ function checkValue(attribute: Attribute, value: unknown, path: Path, issues: Di
   if (typeProblem) return
   for (const validator of attribute.validate ?? []) {
     const problem = validator.check(value)
-    if (problem) issues.push(error(`Invalid ${label(path)}`, `${label(path)} ${problem}.`, secret ? undefined : path))
+    const hidden = secret || validator.holdsSecret?.(value) === true
+    if (problem) issues.push(error(`Invalid ${label(path)}`, `${label(path)} ${problem}.`, hidden ? undefined : path))
   }
 }
 

@@ -5,6 +5,12 @@ export interface Validator {
   readonly rule: string
   /** A message naming what is wrong with a known value, or null when the value obeys the rule. */
   check(value: unknown): string | null
+  /**
+   * Whether a value that is not sensitive as a whole holds a secret here (a password in a URL): a
+   * problem with it then carries no attribute path, so that no front end shows the value beside it
+   * (Pulumi prints a property's value with a problem that names it, Terraform the configuration line).
+   */
+  readonly holdsSecret?: (value: unknown) => boolean
 }
 
 export function length(bounds: { min?: number; max?: number }): Validator {
@@ -84,6 +90,6 @@ export function range(bounds: { min?: number; max?: number }): Validator {
 }
 
 /** A rule no builder expresses; `check` returns the message or null. */
-export function custom(rule: string, check: (value: unknown) => string | null): Validator {
-  return { rule, check }
+export function custom(rule: string, check: (value: unknown) => string | null, holdsSecret?: (value: unknown) => boolean): Validator {
+  return holdsSecret === undefined ? { rule, check } : { rule, check, holdsSecret }
 }

@@ -23,6 +23,7 @@ function pool(keypairs: readonly Keypair[]): KeypairApi {
   return {
     listKeypairs: async () => [...keypairs],
     findKeypair: async (id) => keypairs.find((k) => k.keypair_id === id) ?? null,
+    keypairNamed: async (name) => keypairs.find((k) => k.name === name) ?? null,
     createKeypair: async () => assert.fail('not called'),
     importKeypair: async () => assert.fail('not called'),
     deleteKeypair: async () => undefined,

@@ -66,8 +66,8 @@ export async function nameFree(
   context: { readonly resource: string; readonly replacing?: string; readonly signal: AbortSignal },
 ): Promise<string | null> {
   const name = input.name ?? ''
-  const existing = (await api.listKeypairs({ signal: context.signal })).find((k) => k.name === name)
-  if (existing === undefined || String(existing.keypair_id) === context.replacing) return null
+  const existing = await api.keypairNamed(name, { signal: context.signal })
+  if (existing === null || String(existing.keypair_id) === context.replacing) return null
   const publicKey = (input.public_key ?? '').trim() || undefined
   if (publicKey !== undefined && keyMaterial(existing.public_key) === keyMaterial(publicKey)) return null
   return `is taken. ${takenMessage(existing, name, publicKey, context.resource, context.replacing)}`

@@ -139,6 +139,18 @@ describe('order_journal', () => {
   })
 })
 
+describe('base_url', () => {
+  test('a password in it is refused with no attribute path, so no front end shows the value beside the message; other problems keep theirs', () => {
+    const [issue, ...rest] = validateConfig(provider.attributes, { base_url: 'http://bob:pw123secret@127.0.0.1:18399/v1' })
+    assert.deepEqual(rest, [])
+    assert.match(issue?.detail ?? '', /base_url must not contain a user name or password/)
+    assert.equal(issue?.path, undefined, 'Pulumi prints a property value beside a problem with a path')
+    assert.ok(!JSON.stringify(issue).includes('pw123secret'))
+    const [unversioned] = validateConfig(provider.attributes, { base_url: 'http://127.0.0.1:18399/' })
+    assert.deepEqual(unversioned?.path, ['base_url'])
+  })
+})
+
 describe('request_timeout and poll_interval', () => {
   test('below the least that works is refused at validation, naming the setting and the least', () => {
     const issues = validateConfig(provider.attributes, { request_timeout: '1ns', poll_interval: '5ms' }).map((d) => d.detail)

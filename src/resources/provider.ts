@@ -115,24 +115,29 @@ function durationOf(name: keyof typeof LEAST, configured: string | null | undefi
   if (problem) throw new InputError([name], `${configured ? name : variable} ${problem}.`)
   return parseDuration(value) as number
 }
-const url = custom('an http or https URL ending in the API version, e.g. https://api.example.invalid/v1', (value) => {
-  if (typeof value !== 'string') return null
-  let parsed: URL
-  try {
-    parsed = new URL(value)
-  } catch {
-    return 'must be an http or https URL'
-  }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return `must be an http or https URL (got ${parsed.protocol})`
-  // Credentials in a URL end up in logs and errors; the key goes in api_key only. The value is not echoed.
-  if (parsed.username !== '' || parsed.password !== '')
-    return 'must not contain a user name or password (user:password@); put the key in api_key'
-  // Without the version every call answers 404, which reads would take for "deleted".
-  if (!/\/v[0-9]+\/?$/.test(parsed.pathname)) {
-    return `must end in the API version, e.g. ${JSON.stringify(`${parsed.origin}${parsed.pathname.replace(/\/$/, '')}/v1`)} (got ${JSON.stringify(`${parsed.origin}${parsed.pathname}`)})`
-  }
-  return null
-})
+const url = custom(
+  'an http or https URL ending in the API version, e.g. https://api.example.invalid/v1',
+  (value) => {
+    if (typeof value !== 'string') return null
+    let parsed: URL
+    try {
+      parsed = new URL(value)
+    } catch {
+      return 'must be an http or https URL'
+    }
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return `must be an http or https URL (got ${parsed.protocol})`
+    // Credentials in a URL end up in logs and errors; the key goes in api_key only. The value is not
+    // echoed, nor shown beside the message (holdsSecret below).
+    if (parsed.username !== '' || parsed.password !== '')
+      return 'must not contain a user name or password (user:password@); put the key in api_key'
+    // Without the version every call answers 404, which reads would take for "deleted".
+    if (!/\/v[0-9]+\/?$/.test(parsed.pathname)) {
+      return `must end in the API version, e.g. ${JSON.stringify(`${parsed.origin}${parsed.pathname.replace(/\/$/, '')}/v1`)} (got ${JSON.stringify(`${parsed.origin}${parsed.pathname}`)})`
+    }
+    return null
+  },
+  (value) => typeof value === 'string' && /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*@/i.test(value),
+)
 /** A key with a line break or NUL cannot be sent as a header; the message never shows the key. */
 const headerSafe = custom('free of control characters (line breaks, tabs, NUL)', (value) =>
   typeof value === 'string' && /[\u0000-\u001f\u007f]/.test(value)
