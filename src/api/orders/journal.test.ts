@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, mock, test } from 'node:test'
 import { JournalUnreadableError, OrderNotPlacedError, OrderUnresolvedError, UnrecordedMatchError } from '../errors.js'
-import { fingerprints, newJournalSession, OrderJournal } from './journal.js'
+import { fingerprints, newJournalSession, OrderJournal, serviceOf } from './journal.js'
 import { processAlive } from './journal-store.js'
 import {
   BASE_URL,
@@ -933,6 +933,49 @@ describe('order journal: a service that ignores keys, stopped runs and runs of o
     assert.match(notices[0]?.detail ?? '', /delete .*\.json/)
     await later.client.settlement?.account('100042') // imported
     assert.deepEqual(await later.client.settlement?.notices(), [])
+  })
+
+  test('a create a stopped run sent and never saw answered, of a configuration edited since: every later run names an account made since that nothing names, until a state does', async () => {
+    const dir = journal()
+    const killed = providerProcess()
+    const stopped = new OrderJournal(dir, () => 1_000_000, killed.journalOptions)
+    await stopped.open('an-edited-intent', serviceOf(BASE_URL), 'held-key', 'POST', '/lites', { creates: true, lists: '/lites/accounts' })
+    killed.kill()
+    const listing = [
+      vmAccount('100050', 'web', '1970-01-01 00:20:00'),
+      vmAccount('100051', 'older', '1970-01-01 00:00:00'),
+      vmAccount('100052', 'terminated', '1970-01-01 00:20:00', 'Terminated'),
+      vmAccount('100053', 'managed', '1970-01-01 00:20:00'),
+    ]
+    const later = () => testClient([() => ok(listing)], { journalDirectory: dir, journalOptions: providerProcess().journalOptions })
+    await later().client.settlement?.account('100053') // a state named it
+    for (let run = 0; run < 2; run++) {
+      const { client: api, requests } = later()
+      const notices = (await api.settlement?.notices()) ?? []
+      assert.equal(notices.length, 1, JSON.stringify(notices))
+      assert.match(notices[0]?.summary ?? '', /^Account 100050 may have been ordered by a run that was stopped, and no state holds it$/)
+      assert.match(notices[0]?.detail ?? '', /POST \/lites was sent \(Idempotency-Key held-key/)
+      assert.match(notices[0]?.detail ?? '', /terraform import <address> <id>/)
+      assert.match(notices[0]?.detail ?? '', /delete .*\.json/)
+      assert.deepEqual(
+        requests.map((r) => `${r.method} ${r.path}`),
+        ['GET /lites/accounts'],
+      )
+    }
+    await later().client.settlement?.account('100050') // imported
+    assert.deepEqual(await later().client.settlement?.notices(), [])
+  })
+
+  test('an unanswered create of a run that still goes on, or of this run, is named by no notice and lists nothing', async () => {
+    const dir = journal()
+    const live = providerProcess()
+    await new OrderJournal(dir, () => 1_000_000, live.journalOptions).open('intent', serviceOf(BASE_URL), 'k', 'POST', '/lites', {
+      creates: true,
+      lists: '/lites/accounts',
+    })
+    const { client: api, requests } = testClient([], { journalDirectory: dir, journalOptions: providerProcess().journalOptions })
+    assert.deepEqual(await api.settlement?.notices(), [])
+    assert.deepEqual(requests, [])
   })
 
   test("two provider processes of one run (aliases): the second's identical create orders its own, never stopped by the first's account", async () => {
