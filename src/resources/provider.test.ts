@@ -146,6 +146,11 @@ describe('base_url', () => {
     assert.match(issue?.detail ?? '', /base_url must not contain a user name or password/)
     assert.equal(issue?.path, undefined, 'Pulumi prints a property value beside a problem with a path')
     assert.ok(!JSON.stringify(issue).includes('pw123secret'))
+    // A password with an unencoded '/', '?' or '#' makes the URL unparsable: that problem has no path either.
+    for (const password of ['pw/123secret', 'pw#123secret', 'pw?123secret']) {
+      const [unparsable] = validateConfig(provider.attributes, { base_url: `http://bob:${password}@127.0.0.1:18399/v1` })
+      assert.equal(unparsable?.path, undefined, password)
+    }
     const [unversioned] = validateConfig(provider.attributes, { base_url: 'http://127.0.0.1:18399/' })
     assert.deepEqual(unversioned?.path, ['base_url'])
   })

@@ -136,7 +136,9 @@ const url = custom(
     }
     return null
   },
-  (value) => typeof value === 'string' && /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*@/i.test(value),
+  // Any '@': a password with an unencoded '/', '?' or '#' makes the URL unparsable, and that problem
+  // must not show the value either.
+  (value) => typeof value === 'string' && value.includes('@'),
 )
 /** A key with a line break or NUL cannot be sent as a header; the message never shows the key. */
 const headerSafe = custom('free of control characters (line breaks, tabs, NUL)', (value) =>

@@ -109,6 +109,12 @@ export interface JournalEntry {
    */
   shows?: string
   /**
+   * The names of the fields `shows` hashes (Reconcile.showsFields: `product_id`, `cycle`, `description`,
+   * `extra_details.<name>`), never their values: what a later run needs to tell which listed account
+   * an unanswered create may have made (Orders.unmanaged). Absent in entries of older versions.
+   */
+  showsFields?: readonly string[]
+  /**
    * A create's GET path that lists the accounts of its kind (Reconcile.listPath): what a later run
    * lists to name the account this order may have made if it is never answered (Orders.unmanaged).
    */

@@ -1368,6 +1368,24 @@ describe('a stopped run applied again much later, or with a new write-only passw
     assert.equal(posts(second.requests).length, 0)
   })
 
+  test("unanswered and killed: later runs name an account made since that shows the order's inputs, never another of its kind", async () => {
+    const dir = journal()
+    const now = T0
+    await unansweredThenKilled(dir, () => now)
+    const made = (id: string, name: string) => ({
+      ...vmAccount(id, name, '2026-11-20', 'Active'),
+      last_invoice: paidInvoice('2026-11-20 18:05:00'),
+    })
+    // 100042 shows the stopped order's inputs; 100043 is another order's (a teammate's VM, another name).
+    const listing = echoing(200, [made('100042', 'web'), made('100043', 'teammate-db')])
+    const later = testClient([listing], { journalDirectory: dir, journalOptions: providerProcess().journalOptions, now: () => now + HOUR })
+    const notices = (await later.client.settlement?.notices()) ?? []
+    assert.deepEqual(
+      notices.map((n) => n.summary),
+      ['Account 100042 may have been ordered by a run that was stopped, and no state holds it'],
+    )
+  })
+
   test("the stopped order's account paid a few minutes before the order was sent, by our clock (the service's is behind): still found, and it stops", async () => {
     const dir = journal()
     let now = T0

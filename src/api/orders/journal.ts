@@ -310,11 +310,13 @@ export class OrderJournal {
       creates = false,
       existing,
       shows,
+      showsFields,
       lists,
     }: {
       readonly creates?: boolean
       readonly existing?: readonly string[] | undefined
       readonly shows?: string | undefined
+      readonly showsFields?: readonly string[] | undefined
       readonly lists?: string | undefined
     } = {},
   ): Promise<JournalEntry> {
@@ -334,6 +336,7 @@ export class OrderJournal {
       ...(creates ? { creates: true as const } : {}),
       ...(existing !== undefined ? { existing: [...existing] } : {}),
       ...(shows !== undefined ? { shows } : {}),
+      ...(showsFields !== undefined ? { showsFields: [...showsFields] } : {}),
       ...(lists !== undefined ? { lists } : {}),
     }
     this.held.add(entry.id)

@@ -33,6 +33,12 @@ export interface Reconcile {
   matches(account: Account<unknown>): boolean
   /** A hash of what `matches` compares: orders whose hashes differ never match the same account. */
   readonly shows?: string
+  /**
+   * The names of what `shows` hashes (see ShownFields), kept in the journal entry beside it: with them a
+   * later run computes an account's hash as `shows` would be for it (accountShows), to tell the account
+   * an unanswered order may have made from every other of its kind.
+   */
+  readonly showsFields?: readonly string[]
 }
 
 export interface OrderOptions extends CallOptions {
@@ -63,18 +69,23 @@ export interface Expected {
 export function reconcileBy(listPath: string, list: (path: string) => Promise<readonly Account<unknown>[]>, expected: Expected): Reconcile {
   const details = Object.entries(expected.extra_details ?? {})
     .filter(([, value]) => value !== undefined)
-    .map(([name, value]) => [name, String(value)])
-    .sort(([a], [b]) => ((a as string) < (b as string) ? -1 : 1))
+    .map(([name, value]) => [name, String(value)] as const)
+    .sort(([a], [b]) => (a < b ? -1 : 1))
   const compared = {
     product_id: expected.product_id,
     cycle: expected.cycle === undefined ? undefined : (CYCLE_LABELS[expected.cycle] ?? expected.cycle).toLowerCase(),
     description: expected.description,
     details,
   }
+  const showsFields = [
+    ...(['product_id', 'cycle', 'description'] as const).filter((name) => expected[name] !== undefined),
+    ...details.map(([name]) => `extra_details.${name}`),
+  ]
   return {
     list: () => list(listPath),
     listPath,
-    shows: createHash('sha256').update(JSON.stringify(compared)).digest('hex').slice(0, 32),
+    shows: showsHash(compared),
+    showsFields,
     matches: (account) => {
       if (expected.product_id !== undefined && account.product_id !== expected.product_id) return false
       if (expected.cycle !== undefined) {
@@ -88,6 +99,34 @@ export function reconcileBy(listPath: string, list: (path: string) => Promise<re
       )
     },
   }
+}
+
+function showsHash(compared: {
+  readonly product_id: unknown
+  readonly cycle: string | undefined
+  readonly description: string | undefined
+  readonly details: readonly (readonly [string, string])[]
+}): string {
+  return createHash('sha256').update(JSON.stringify(compared)).digest('hex').slice(0, 32)
+}
+
+/**
+ * What `shows` (Reconcile.shows) would be for an order that `account` matches, over the fields an
+ * entry's order compared (Reconcile.showsFields): equal to an entry's `shows` exactly when the account
+ * shows every input that order gave, so an account of another order of the kind is told apart.
+ */
+export function accountShows(account: Account<unknown>, fields: readonly string[]): string {
+  const details = (account.extra_details ?? {}) as Record<string, unknown>
+  return showsHash({
+    product_id: fields.includes('product_id') ? account.product_id : undefined,
+    cycle: fields.includes('cycle') ? String(account.billingcycle).toLowerCase() : undefined,
+    description: fields.includes('description') ? (account.description ?? '') : undefined,
+    details: fields
+      .filter((f) => f.startsWith('extra_details.'))
+      .map((f) => f.slice('extra_details.'.length))
+      .sort((a, b) => (a < b ? -1 : 1))
+      .map((name) => [name, String(details[name])] as const),
+  })
 }
 
 /** An order's replays and reconciling lists back off up to this. */
@@ -208,8 +247,13 @@ export class Orders {
       listings.set(path, listing)
       const accounts = await listing.catch(() => [])
       const before = new Set(entry.existing ?? [])
+      // Only an account that shows every input the order gave can be its (an entry of an older version
+      // keeps no fields: any account of the kind made since).
+      const fields = entry.showsFields
+      const couldBeIts = (a: Account<unknown>) =>
+        entry.shows === undefined || fields === undefined || accountShows(a, fields) === entry.shows
       const ids = accounts
-        .filter((a) => !statusIs(a.status, 'Terminated') && createdSince(a, entry.sentAt, EVIDENCE_SLACK_MS))
+        .filter((a) => !statusIs(a.status, 'Terminated') && createdSince(a, entry.sentAt, EVIDENCE_SLACK_MS) && couldBeIts(a))
         .map((a) => a.account_id)
         .filter((id) => !known.has(id) && !elsewhere.has(id) && !before.has(id))
       if (ids.length === 0) continue
@@ -322,6 +366,7 @@ export class Orders {
           creates: options?.reconcile !== undefined,
           existing,
           shows: options?.reconcile?.shows,
+          showsFields: options?.reconcile?.showsFields,
           lists: options?.reconcile?.listPath,
         }))
       // Without an operation, the call itself is what hands the outcome over.
@@ -1066,7 +1111,7 @@ function timeSince(value: string, at: number): boolean {
   return Number.isNaN(time) || time >= at
 }
 
-/** An account of any kind, its kind's details left out: what naming an order's account needs. */
+/** An account of any kind, its kind's details as they come: what naming an order's account needs (see accountShows). */
 function plainAccount(value: unknown, at: string): Account<unknown> {
-  return decodeAccount(value, () => ({}), at)
+  return decodeAccount(value, (details) => ({ ...details }), at)
 }
