@@ -63,11 +63,19 @@ function takenMessage(existing: Keypair, name: string, publicKey: string | undef
 export async function nameFree(
   api: KeypairApi,
   input: { readonly name?: string | null; readonly public_key?: string | null },
-  context: { readonly resource: string; readonly replacing?: string; readonly signal: AbortSignal },
+  context: {
+    readonly resource: string
+    readonly replacing?: string
+    readonly inState?: ((id: string) => boolean) | undefined
+    readonly signal: AbortSignal
+  },
 ): Promise<string | null> {
   const name = input.name ?? ''
   const existing = await api.keypairNamed(name, { signal: context.signal })
   if (existing === null || String(existing.keypair_id) === context.replacing) return null
+  // Replacing nothing known, beside a holder the state holds: a tainted keypair's new half (deleted first),
+  // or a second block of a name the state's keypair holds, whose create is refused with nothing deleted.
+  if (context.replacing === undefined && context.inState?.(String(existing.keypair_id)) === true) return null
   const publicKey = (input.public_key ?? '').trim() || undefined
   if (publicKey !== undefined && keyMaterial(existing.public_key) === keyMaterial(publicKey)) return null
   return `is taken. ${takenMessage(existing, name, publicKey, context.resource, context.replacing)}`

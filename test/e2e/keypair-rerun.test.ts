@@ -46,4 +46,39 @@ describe('a keypair name taken by a killed run (issue 15, case 6)', () => {
     assert.match(state.stdout, new RegExp(`keypair_id\\s+=\\s+${left.keypair_id}`))
     assert.equal((await ws.plan()).code, 0)
   })
+
+  test("a keypair renamed to a name another keypair holds is refused at plan, and nothing is deleted; a tainted keypair's replacement keeps its name", async () => {
+    await e2e.ws.cleanup()
+    const ws = await e2e.workspace()
+    await e2e.emulator.api('POST', '/lites/keypairs/', { name: 'someone-elses' })
+    const config = (names: string[]) =>
+      [PROVIDER_BLOCKS, ...names.map((name, i) => block('resource', 'provider_lite_keypair', `k${i}`, { name }))].join('\n')
+    await ws.write(config(['mine-one', 'mine-two']))
+    const created = await ws.apply()
+    assert.equal(created.code, 0, describeRun(created))
+    // A rename to a taken name: the replacement would delete the live keypair (its private key with it), then be refused.
+    await ws.write(config(['someone-elses', 'mine-two']))
+    const { value: refused, mutations } = await e2e.emulator.effectsOf(() => ws.plan())
+    assert.equal(refused.code, 1, describeRun(refused))
+    assert.match(refused.stdout + refused.stderr, /Invalid name/)
+    assert.match(
+      diagnostics(refused.stdout + refused.stderr)
+        .join(' ')
+        .replace(/\s+/g, ' '),
+      /this replacement would delete keypair/,
+    )
+    assert.deepEqual(mutations, [])
+    // Tainted: planned as a create of the name its own keypair holds, which is deleted first.
+    await ws.write(config(['mine-one', 'mine-two']))
+    const before = await ws.run(['state', 'show', '-no-color', 'provider_lite_keypair.k0'])
+    const tainted = await ws.run(['taint', 'provider_lite_keypair.k0'])
+    assert.equal(tainted.code, 0, describeRun(tainted))
+    const replaced = await ws.apply()
+    assert.equal(replaced.code, 0, describeRun(replaced))
+    const after = await ws.run(['state', 'show', '-no-color', 'provider_lite_keypair.k0'])
+    const idOf = (text: string) => /keypair_id\s+=\s+(\d+)/.exec(text)?.[1]
+    assert.notEqual(idOf(after.stdout), idOf(before.stdout), 'a new keypair')
+    assert.match(after.stdout, /name\s+=\s+"mine-one"/)
+    assert.equal((await ws.plan()).code, 0)
+  })
 })
