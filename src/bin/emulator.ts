@@ -62,9 +62,13 @@ if (snapshotsFile) {
 // The state file keeps the request log in a file of its own beside it, appended to as requests come.
 const saved = stateFile ? new StateFile(stateFile) : undefined
 if (saved) options.logged = saved.logged
+const state = saved?.load()
+// A manual clock resumes where the state file left it: nothing but POST /_emulator/clock moves it, a restart
+// included (starting at the wall time would provision, expire and date whatever fell due meanwhile).
+const savedNow = (state as { now?: unknown } | undefined)?.now
+if (options.clock === 'manual' && typeof savedNow === 'number' && Number.isFinite(savedNow)) options.startTime = savedNow
 const emulator = createEmulator(options)
 if (saved) {
-  const state = saved.load()
   if (state !== undefined) emulator.restore(state)
   saved.started(emulator)
 }
