@@ -71,6 +71,13 @@ const emulator = createEmulator(options)
 if (saved) {
   if (state !== undefined) emulator.restore(state)
   saved.started(emulator)
+  // A state file that cannot be written stops the start: otherwise every change would be made, then lost
+  // with its answer (the connection dropped), and a client would see only a failing network.
+  try {
+    saved.write(emulator)
+  } catch (error) {
+    throw new Error(`--state-file ${saved.path} cannot be written: ${error instanceof Error ? error.message : String(error)}`)
+  }
 }
 
 // Every change is in the state file before its answer leaves; changes that finish together share a write.
@@ -137,7 +144,11 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
 }
 
 const server = createServer((req, res) => {
-  handle(req, res).catch(() => req.socket.destroy())
+  handle(req, res).catch((error: unknown) => {
+    // A change the state file could not take: its answer is not sent (it would promise what a restart loses).
+    process.stderr.write(`${req.method} ${req.url}: no answer sent: ${error instanceof Error ? error.message : String(error)}\n`)
+    req.socket.destroy()
+  })
 })
 
 server.listen(port, '127.0.0.1', () => {

@@ -167,6 +167,30 @@ describe('HTTP launcher', () => {
     }
   })
 
+  test('a state file that cannot be written stops the start, naming it', async () => {
+    const stateFile = join(dir, 'no-such-directory', 'state.json')
+    const child = spawn(process.execPath, [BIN, '--state-file', stateFile], {
+      env: { ...process.env, EMULATOR_PORT: '0' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    let stderr = ''
+    child.stderr!.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString()
+    })
+    let stdout = ''
+    child.stdout!.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString()
+    })
+    const exited = once(child, 'exit')
+    // An emulator that starts anyway is stopped, and the test fails on what it printed.
+    const stopper = setTimeout(() => child.kill('SIGKILL'), 5_000)
+    const [code] = (await exited) as [number | null]
+    clearTimeout(stopper)
+    assert.equal(stdout, '', 'no base URL: nothing is served')
+    assert.notEqual(code, 0)
+    assert.match(stderr, new RegExp(`--state-file ${stateFile.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} cannot be written: ENOENT`))
+  })
+
   test('answers as the in-process emulator answers: status, headers and body, errors and a byte order mark included', async () => {
     const { publicKey } = generateEd25519('parity')
     const inProcess = createEmulator({ clock: 'manual', apiKeys: ['main-key', 'reader:ro'] })
