@@ -50,6 +50,10 @@ if (seed !== undefined && seed !== '') {
 const profile = values.profile ?? process.env.EMULATOR_PROFILE
 if (profile !== undefined && profile !== '') options.profile = profile
 const port = values.port !== undefined ? Number(values.port) : (intEnv('EMULATOR_PORT') ?? 8080)
+if (!Number.isInteger(port) || port < 0 || port > 65535) {
+  const given = values.port !== undefined ? `--port '${values.port}'` : `EMULATOR_PORT '${process.env.EMULATOR_PORT}'`
+  throw new Error(`${given}: the port must be an integer from 0 to 65535`)
+}
 const stateFile = values['state-file']
 
 // Named snapshots live beside the state file: `state.json` keeps them in `state.snapshots.json`.

@@ -191,6 +191,20 @@ describe('HTTP launcher', () => {
     assert.match(stderr, new RegExp(`--state-file ${stateFile.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} cannot be written: ENOENT`))
   })
 
+  test('a port that is not one stops the start with a message naming it', async () => {
+    const child = spawn(process.execPath, [BIN, '--port', 'abc'], { stdio: ['ignore', 'pipe', 'pipe'] })
+    let stderr = ''
+    child.stderr!.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString()
+    })
+    const exited = once(child, 'exit')
+    const stopper = setTimeout(() => child.kill('SIGKILL'), 5_000)
+    const [code] = (await exited) as [number | null]
+    clearTimeout(stopper)
+    assert.notEqual(code, 0)
+    assert.match(stderr, /--port 'abc': the port must be an integer from 0 to 65535/)
+  })
+
   test('answers as the in-process emulator answers: status, headers and body, errors and a byte order mark included', async () => {
     const { publicKey } = generateEd25519('parity')
     const inProcess = createEmulator({ clock: 'manual', apiKeys: ['main-key', 'reader:ro'] })
