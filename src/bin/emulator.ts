@@ -50,6 +50,10 @@ if (seed !== undefined && seed !== '') {
 const profile = values.profile ?? process.env.EMULATOR_PROFILE
 if (profile !== undefined && profile !== '') options.profile = profile
 const port = values.port !== undefined ? Number(values.port) : (intEnv('EMULATOR_PORT') ?? 8080)
+if (!Number.isInteger(port) || port < 0 || port > 65535) {
+  const given = values.port !== undefined ? `--port '${values.port}'` : `EMULATOR_PORT '${process.env.EMULATOR_PORT}'`
+  throw new Error(`${given}: the port must be an integer from 0 to 65535`)
+}
 const stateFile = values['state-file']
 
 // Named snapshots live beside the state file: `state.json` keeps them in `state.snapshots.json`.
@@ -62,11 +66,22 @@ if (snapshotsFile) {
 // The state file keeps the request log in a file of its own beside it, appended to as requests come.
 const saved = stateFile ? new StateFile(stateFile) : undefined
 if (saved) options.logged = saved.logged
+const state = saved?.load()
+// A manual clock resumes where the state file left it: nothing but POST /_emulator/clock moves it, a restart
+// included (starting at the wall time would provision, expire and date whatever fell due meanwhile).
+const savedNow = (state as { now?: unknown } | undefined)?.now
+if (options.clock === 'manual' && typeof savedNow === 'number' && Number.isFinite(savedNow)) options.startTime = savedNow
 const emulator = createEmulator(options)
 if (saved) {
-  const state = saved.load()
   if (state !== undefined) emulator.restore(state)
   saved.started(emulator)
+  // A state file that cannot be written stops the start: otherwise every change would be made, then lost
+  // with its answer (the connection dropped), and a client would see only a failing network.
+  try {
+    saved.write(emulator)
+  } catch (error) {
+    throw new Error(`--state-file ${saved.path} cannot be written: ${error instanceof Error ? error.message : String(error)}`)
+  }
 }
 
 // Every change is in the state file before its answer leaves; changes that finish together share a write.
@@ -133,7 +148,11 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
 }
 
 const server = createServer((req, res) => {
-  handle(req, res).catch(() => req.socket.destroy())
+  handle(req, res).catch((error: unknown) => {
+    // A change the state file could not take: its answer is not sent (it would promise what a restart loses).
+    process.stderr.write(`${req.method} ${req.url}: no answer sent: ${error instanceof Error ? error.message : String(error)}\n`)
+    req.socket.destroy()
+  })
 })
 
 server.listen(port, '127.0.0.1', () => {

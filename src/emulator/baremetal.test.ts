@@ -388,3 +388,30 @@ describe('Metal families in the control API and state files', () => {
     assert.equal((await read(third, fresh)).extra_details.ip_address, '203.0.113.10')
   })
 })
+
+describe('Metal servers: activations across a restart', () => {
+  test('accounts due at once take their addresses in the order they fell due, as reads before a restart saw them', async () => {
+    const c = setup()
+    const keypair = await c.keypair('/baremetals', 'metal-key')
+    const body = { product_id: 301, cycle: 'm', keypair_id: keypair }
+    // A is ordered first but paid later, so it falls due after B.
+    const a = Number(
+      (await c.ok<{ account_id: string }>('POST', '/baremetals', { ...body, label: 'a', pay_invoice_with_cc: false })).account_id,
+    )
+    const b = Number((await c.ok<{ account_id: string }>('POST', '/baremetals', { ...body, label: 'b' })).account_id)
+    await c.advance(DELAY / 2)
+    await c.control('POST', `/accounts/${a}/pay`)
+    // The last write of a state file: reads are not written.
+    const saved = JSON.parse(JSON.stringify(c.emulator.snapshot())) as unknown
+    await c.advance(DELAY / 2)
+    const seen = (await read(c, b)).extra_details.ip_address
+    assert.equal(seen, '203.0.113.10')
+
+    // A restart once both are due: B keeps the address a read gave it before.
+    const restarted = setup()
+    restarted.emulator.restore(saved)
+    await restarted.advance(DELAY)
+    assert.equal((await read(restarted, b)).extra_details.ip_address, seen)
+    assert.equal((await read(restarted, a)).extra_details.ip_address, '203.0.113.11')
+  })
+})

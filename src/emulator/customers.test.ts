@@ -328,6 +328,7 @@ describe('key configuration', () => {
     assert.throws(() => parseApiKeys(':ro@team', 'EMULATOR_API_KEYS'), {
       message: 'EMULATOR_API_KEYS item 1: the key must be non-empty, without spaces',
     })
+    assert.throws(() => parseApiKeys(' , ', '--api-keys'), { message: '--api-keys names no key (give at least one, e.g. emulator-key)' })
     assert.throws(() => parseApiKeys('a,a:ro', 'EMULATOR_API_KEYS'), {
       message: 'EMULATOR_API_KEYS item 2: the key is given twice (a key belongs to one customer)',
     })

@@ -64,6 +64,8 @@ export function parseApiKeys(list: string, field: string): ApiKey[] {
     .split(',')
     .map((item) => item.trim())
     .filter((item) => item !== '')
+  // No key at all would answer every API call 401: a list that names none is a mistake, not a setting.
+  if (items.length === 0) throw new Error(`${field} names no key (give at least one, e.g. emulator-key)`)
   const place = (i: number) => `${field} item ${i + 1}`
   return startKeys(
     items.map((item, i) => parseKeySpec(item, place(i))),

@@ -3,6 +3,7 @@
 import { conflict, HttpError } from './envelope.js'
 import { type Json, jsonEqual } from './json.js'
 import type { IdempotencyRecord, State } from './model.js'
+import { normalisePath } from './router.js'
 
 export type Claim = { kind: 'new'; record: IdempotencyRecord } | { kind: 'replay'; record: IdempotencyRecord }
 
@@ -23,7 +24,9 @@ export function claimKey(
     if (existing.in_progress) {
       throw new HttpError(409, 'request with this Idempotency-Key is in progress', { 'retry-after': '1' })
     }
-    const same = existing.method === request.method && existing.path === request.path && jsonEqual(existing.body, request.body)
+    // One trailing slash is the same route (the API's path rules), so it is the same request too.
+    const samePath = normalisePath(existing.path) === normalisePath(request.path)
+    const same = existing.method === request.method && samePath && jsonEqual(existing.body, request.body)
     if (!same) throw conflict('Idempotency-Key reused with a different request')
     return { kind: 'replay', record: existing }
   }

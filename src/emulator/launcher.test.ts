@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict'
 import { type ChildProcess, spawn } from 'node:child_process'
 import { once } from 'node:events'
-import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createInterface } from 'node:readline'
@@ -138,6 +138,71 @@ describe('HTTP launcher', () => {
     } finally {
       assert.equal(await stop(second.child), 0)
     }
+  })
+
+  test('a manual clock resumes at its saved time after a restart: a Pending order stays Pending', async () => {
+    const stateFile = join(dir, 'manual-clock.json')
+    const first = await launch(stateFile)
+    const root = (base: string) => base.replace(/\/v1$/, '')
+    const clock = async (base: string) => String((await call(root(base), 'GET', '/_emulator/clock')).body.data.now)
+    const key = await call(first.base, 'POST', '/lites/keypairs/', { name: 'k' })
+    const order = await call(first.base, 'POST', '/lites', { ...VM_BODY, product_id: 101, keypair_id: key.body.data.keypair_id })
+    await call(root(first.base), 'POST', '/_emulator/clock', { advance_ms: 1000 })
+    assert.equal(await stop(first.child), 0)
+    // The saved time put an hour behind the wall time, as after a long pause between runs.
+    const shifted = JSON.parse(readFileSync(stateFile, 'utf8')) as { now: number; accounts: { activate_at: number | null }[] }
+    const back = 3_600_000
+    shifted.now -= back
+    for (const account of shifted.accounts) if (account.activate_at !== null) account.activate_at -= back
+    writeFileSync(stateFile, JSON.stringify(shifted))
+
+    const second = await launch(stateFile)
+    try {
+      const now = await clock(second.base)
+      assert.equal(Date.parse(`${now.replace(' ', 'T')}Z`), Math.floor(shifted.now / 1000) * 1000)
+      const account = await call(second.base, 'GET', `/lites/accounts/${order.body.data.account_id}`)
+      assert.equal(account.body.data.status, 'Pending')
+    } finally {
+      assert.equal(await stop(second.child), 0)
+    }
+  })
+
+  test('a state file that cannot be written stops the start, naming it', async () => {
+    const stateFile = join(dir, 'no-such-directory', 'state.json')
+    const child = spawn(process.execPath, [BIN, '--state-file', stateFile], {
+      env: { ...process.env, EMULATOR_PORT: '0' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    let stderr = ''
+    child.stderr!.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString()
+    })
+    let stdout = ''
+    child.stdout!.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString()
+    })
+    const exited = once(child, 'exit')
+    // An emulator that starts anyway is stopped, and the test fails on what it printed.
+    const stopper = setTimeout(() => child.kill('SIGKILL'), 5_000)
+    const [code] = (await exited) as [number | null]
+    clearTimeout(stopper)
+    assert.equal(stdout, '', 'no base URL: nothing is served')
+    assert.notEqual(code, 0)
+    assert.match(stderr, new RegExp(`--state-file ${stateFile.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} cannot be written: ENOENT`))
+  })
+
+  test('a port that is not one stops the start with a message naming it', async () => {
+    const child = spawn(process.execPath, [BIN, '--port', 'abc'], { stdio: ['ignore', 'pipe', 'pipe'] })
+    let stderr = ''
+    child.stderr!.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString()
+    })
+    const exited = once(child, 'exit')
+    const stopper = setTimeout(() => child.kill('SIGKILL'), 5_000)
+    const [code] = (await exited) as [number | null]
+    clearTimeout(stopper)
+    assert.notEqual(code, 0)
+    assert.match(stderr, /--port 'abc': the port must be an integer from 0 to 65535/)
   })
 
   test('answers as the in-process emulator answers: status, headers and body, errors and a byte order mark included', async () => {

@@ -125,11 +125,12 @@ export class Store implements Ledger {
   tick(): void {
     const now = this.now()
     this.state.now = now
-    for (const account of this.state.accounts) {
-      if (account.status === 'Pending' && account.activate_at !== null && now >= account.activate_at) {
-        this.activate(account, account.activate_at)
-      }
-    }
+    // In the order they fell due, not the accounts' order: an activation draws from sequences (a server's
+    // address), and a restart (a state file is written after changes, not after the reads that activate)
+    // must give each account what the reads before it saw, however many fell due since.
+    const due = this.state.accounts.filter((a) => a.status === 'Pending' && a.activate_at !== null && now >= a.activate_at)
+    due.sort((a, b) => a.activate_at! - b.activate_at! || a.account_id - b.account_id)
+    for (const account of due) this.activate(account, account.activate_at!)
     this.state.accounts = this.state.accounts.filter((a) => a.gone_at === null || now < a.gone_at)
     const ttl = this.config.idempotency_ttl_ms
     this.state.idempotency = this.state.idempotency.filter((r) => now < r.created_at + ttl)

@@ -192,12 +192,16 @@ describe('idempotency', () => {
     assert.equal(second.headers.get('idempotency-replayed'), 'true')
     assert.equal(second.headers.get('idempotency-key'), 'order-1')
     assert.deepEqual(second.body, first.body)
+    // One trailing slash is the same route, so the same request: replayed, not a 409.
+    const slashed = await c.request('POST', '/v1/lites/', { body, headers })
+    assert.equal(slashed.status, 200)
+    assert.equal(slashed.headers.get('idempotency-replayed'), 'true')
     const orders = await c.control<{ total: number }>('GET', '/orders')
     assert.equal(orders.total, 1)
     const log = await c.control<{ replayed: boolean }[]>('GET', '/requests')
     assert.deepEqual(
       log.map((e) => e.replayed),
-      [false, false, true],
+      [false, false, true, true],
     )
   })
 
