@@ -151,6 +151,23 @@ describe('docs', () => {
     }
   })
 
+  test('each resource page says what an import leaves in the arguments the API cannot return: its default, else null', () => {
+    const files = new Map(generateDocs().map((file) => [file.path, file.content]))
+    let defaults = 0
+    for (const resource of resources) {
+      const page = files.get(`resources/${resource.name}.md`) ?? ''
+      assert.doesNotMatch(page, /so they are null after an import/, resource.name)
+      for (const name of resource.unrecoverable ?? []) {
+        const fallback = resource.attributes[name]?.default
+        const said = fallback === undefined ? 'null' : `\`${JSON.stringify(fallback)}\`, its default`
+        if (fallback !== undefined) defaults++
+        // importBase (src/core/apply.ts) gives an input its default; the page must not call it null.
+        assert.ok(page.includes(`\n- \`${name}\`: ${said}\n`), `${resource.name}.${name}: ${said}`)
+      }
+    }
+    assert.ok(defaults > 0, 'some unrecoverable input has a default (pay_with_credit_card)')
+  })
+
   test('each ephemeral resource page says it is never stored and links its data source, which links back', () => {
     const files = new Map(generateDocs().map((file) => [file.path, file.content]))
     const flagged = dataSources.filter((d) => d.ephemeral)

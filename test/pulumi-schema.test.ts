@@ -103,3 +103,55 @@ test('the SDK metadata: package names, a Go import path inside the Go module, th
   assert.equal(schema.language.go.importBasePath, 'github.com/provider/pulumi-provider/sdk/go/provider')
   assert.ok(!/https?:/.test(JSON.stringify(schema.language)), 'the SDK metadata names no web address')
 })
+
+test('descriptions name properties and lookups by Pulumi doc reference, so each SDK spells them its own way', () => {
+  const schema = JSON.parse(committed) as Record<string, unknown>
+  // Every property name of the schema, in its wire (camelCase) spelling, and every description.
+  const properties = new Set<string>()
+  const descriptions: string[] = []
+  const walk = (value: unknown, key?: string): void => {
+    if (Array.isArray(value)) {
+      for (const v of value) walk(v)
+      return
+    }
+    if (value === null || typeof value !== 'object') return
+    for (const [k, v] of Object.entries(value)) {
+      if ((k === 'properties' || k === 'inputProperties' || k === 'variables') && v && typeof v === 'object') {
+        for (const name of Object.keys(v)) properties.add(name)
+      }
+      if (k === 'description' && typeof v === 'string' && key !== 'description') descriptions.push(v)
+      walk(v, k)
+    }
+  }
+  walk(schema)
+  // A property in backquotes is spelled one way for every SDK: camelCase is wrong in Python, Go's fields are PascalCase.
+  const spelled = descriptions.flatMap((d) => [...d.matchAll(/`([a-z][a-z0-9]*(?:[A-Z][a-z0-9]*)+)`/g)].map((m) => m[1]))
+  assert.deepEqual(
+    spelled.filter((name) => properties.has(name!)),
+    [],
+  )
+  const accountId = (schema.resources as Record<string, { properties: Record<string, { description: string }> }>)['provider:index:LiteVm']!
+    .properties.accountId!.description
+  assert.match(accountId, /\{\{% ref #\/resources\/provider:index:LiteDisk\/properties\/liteAccountId %\}\}/)
+  // A lookup is a function, spelled per SDK too (liteProducts, lite_products, LiteProducts).
+  const productId = (schema.resources as Record<string, { inputProperties: Record<string, { description: string }> }>)[
+    'provider:index:LiteVm'
+  ]!.inputProperties.productId!.description
+  assert.match(productId, /\{\{% ref #\/functions\/provider:index:liteProducts %\}\}/)
+  // An API value is not a name of ours: it stays as the service spells it.
+  assert.ok(descriptions.some((d) => d.includes('`change_package`')))
+})
+
+test('the SDKs doc comments spell names their own way: Python snake_case, Go PascalCase, TypeScript camelCase', () => {
+  const doc = (path: string, marker: string) => {
+    const text = readFileSync(join(ROOT, 'sdk', path), 'utf8')
+    const line = text.split('\n').find((l) => l.includes(marker))
+    assert.ok(line, `${path} documents ${marker}`)
+    return line
+  }
+  const marker = 'what the inputs naming an account take'
+  assert.match(doc('python/pulumi_provider/lite_vm.py', marker), /LiteDisk\.lite_account_id, LiteVmFromSnapshot\.snapshot_id/)
+  assert.match(doc('nodejs/liteVm.ts', marker), /LiteDisk\.liteAccountId, LiteVmFromSnapshot\.snapshotId/)
+  assert.match(doc('go/provider/liteVm.go', marker), /LiteDisk\.LiteAccountId, LiteVmFromSnapshot\.SnapshotId/)
+  assert.match(doc('python/pulumi_provider/lite_vm.py', 'The OS to install'), /a `name` from lite_os_list\. .*LiteVm\.rebuild_os/)
+})

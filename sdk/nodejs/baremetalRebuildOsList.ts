@@ -5,7 +5,7 @@ import * as pulumi from "@pulumi/pulumi";
 import * as utilities from "./utilities";
 
 /**
- * The operating systems a Metal server can be rebuilt with: the valid values of its `rebuildOs`.
+ * The operating systems a Metal server can be rebuilt with: the valid values of its Baremetal.rebuildOs.
  */
 export function baremetalRebuildOsList(args: BaremetalRebuildOsListArgs, opts?: pulumi.InvokeOptions): Promise<BaremetalRebuildOsListResult> {
     opts = pulumi.mergeOptions(utilities.resourceOptsDefaults(), opts || {});
@@ -27,7 +27,7 @@ export interface BaremetalRebuildOsListResult {
      */
     readonly accountId: number;
     /**
-     * The valid values of the server’s `rebuildOs`.
+     * The valid values of a server’s Baremetal.rebuildOs.
      */
     readonly oss: string[];
     /**
@@ -36,7 +36,7 @@ export interface BaremetalRebuildOsListResult {
     readonly raw: string;
 }
 /**
- * The operating systems a Metal server can be rebuilt with: the valid values of its `rebuildOs`.
+ * The operating systems a Metal server can be rebuilt with: the valid values of its Baremetal.rebuildOs.
  */
 export function baremetalRebuildOsListOutput(args: BaremetalRebuildOsListOutputArgs, opts?: pulumi.InvokeOutputOptions): pulumi.Output<BaremetalRebuildOsListResult> {
     opts = pulumi.mergeOptions(utilities.resourceOptsDefaults(), opts || {});

@@ -45,7 +45,7 @@ export class LiteDisk extends pulumi.CustomResource {
     }
 
     /**
-     * The account id as a whole number (the resource id is the same digits as a string): what the inputs naming an account (`liteAccountId`, `snapshotId`, `metalAccountId`, `additionalIpId`) take, so a reference needs no conversion.
+     * The account id as a whole number (the resource id is the same digits as a string): what the inputs naming an account take (such as LiteDisk.liteAccountId, LiteVmFromSnapshot.snapshotId, BaremetalElasticStorage.metalAccountId and BaremetalAdditionalIpAssignment.additionalIpId), so a reference needs no conversion.
      */
     declare public /*out*/ readonly accountId: pulumi.Output<number>;
     /**
@@ -65,7 +65,7 @@ export class LiteDisk extends pulumi.CustomResource {
      */
     declare public readonly payWithCreditCard: pulumi.Output<boolean | undefined>;
     /**
-     * The disk product, from `liteDiskProducts`. Must be at least 1. Changing it replaces the resource.
+     * The disk product, from liteDiskProducts. Must be at least 1. Changing it replaces the resource.
      */
     declare public readonly productId: pulumi.Output<number>;
     /**
@@ -159,7 +159,7 @@ export interface LiteDiskArgs {
      */
     payWithCreditCard?: pulumi.Input<boolean | undefined>;
     /**
-     * The disk product, from `liteDiskProducts`. Must be at least 1. Changing it replaces the resource.
+     * The disk product, from liteDiskProducts. Must be at least 1. Changing it replaces the resource.
      */
     productId: pulumi.Input<number>;
     /**

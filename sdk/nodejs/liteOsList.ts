@@ -7,7 +7,7 @@ import * as outputs from "./types/output";
 import * as utilities from "./utilities";
 
 /**
- * The OS templates a Lite product can be installed with; `name` is the value of `selectOs`.
+ * The OS templates a Lite product can be installed with; `name` is the value of LiteVm.selectOs.
  */
 export function liteOsList(args: LiteOsListArgs, opts?: pulumi.InvokeOptions): Promise<LiteOsListResult> {
     opts = pulumi.mergeOptions(utilities.resourceOptsDefaults(), opts || {});
@@ -34,7 +34,7 @@ export interface LiteOsListResult {
     readonly productId: number;
 }
 /**
- * The OS templates a Lite product can be installed with; `name` is the value of `selectOs`.
+ * The OS templates a Lite product can be installed with; `name` is the value of LiteVm.selectOs.
  */
 export function liteOsListOutput(args: LiteOsListOutputArgs, opts?: pulumi.InvokeOutputOptions): pulumi.Output<LiteOsListResult> {
     opts = pulumi.mergeOptions(utilities.resourceOptsDefaults(), opts || {});

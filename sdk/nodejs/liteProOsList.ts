@@ -7,7 +7,7 @@ import * as outputs from "./types/output";
 import * as utilities from "./utilities";
 
 /**
- * The OS templates a Lite Pro product can be installed with; `name` is the value of `selectOs`.
+ * The OS templates a Lite Pro product can be installed with; `name` is the value of LiteProVm.selectOs.
  */
 export function liteProOsList(args: LiteProOsListArgs, opts?: pulumi.InvokeOptions): Promise<LiteProOsListResult> {
     opts = pulumi.mergeOptions(utilities.resourceOptsDefaults(), opts || {});
@@ -34,7 +34,7 @@ export interface LiteProOsListResult {
     readonly productId: number;
 }
 /**
- * The OS templates a Lite Pro product can be installed with; `name` is the value of `selectOs`.
+ * The OS templates a Lite Pro product can be installed with; `name` is the value of LiteProVm.selectOs.
  */
 export function liteProOsListOutput(args: LiteProOsListOutputArgs, opts?: pulumi.InvokeOutputOptions): pulumi.Output<LiteProOsListResult> {
     opts = pulumi.mergeOptions(utilities.resourceOptsDefaults(), opts || {});

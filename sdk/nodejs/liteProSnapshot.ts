@@ -45,7 +45,7 @@ export class LiteProSnapshot extends pulumi.CustomResource {
     }
 
     /**
-     * The account id as a whole number (the resource id is the same digits as a string): what the inputs naming an account (`liteAccountId`, `snapshotId`, `metalAccountId`, `additionalIpId`) take, so a reference needs no conversion.
+     * The account id as a whole number (the resource id is the same digits as a string): what the inputs naming an account take (such as LiteDisk.liteAccountId, LiteVmFromSnapshot.snapshotId, BaremetalElasticStorage.metalAccountId and BaremetalAdditionalIpAssignment.additionalIpId), so a reference needs no conversion.
      */
     declare public /*out*/ readonly accountId: pulumi.Output<number>;
     /**

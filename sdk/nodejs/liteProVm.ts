@@ -47,7 +47,7 @@ export class LiteProVm extends pulumi.CustomResource {
     }
 
     /**
-     * The account id as a whole number (the resource id is the same digits as a string): what the inputs naming an account (`liteAccountId`, `snapshotId`, `metalAccountId`, `additionalIpId`) take, so a reference needs no conversion.
+     * The account id as a whole number (the resource id is the same digits as a string): what the inputs naming an account take (such as LiteDisk.liteAccountId, LiteVmFromSnapshot.snapshotId, BaremetalElasticStorage.metalAccountId and BaremetalAdditionalIpAssignment.additionalIpId), so a reference needs no conversion.
      */
     declare public /*out*/ readonly accountId: pulumi.Output<number>;
     /**
@@ -123,7 +123,7 @@ export class LiteProVm extends pulumi.CustomResource {
      */
     declare public readonly powerState: pulumi.Output<string | undefined>;
     /**
-     * The product, from `liteProProducts`. A change runs change-package (a paid order) and waits for Active. Must be at least 1.
+     * The product, from liteProProducts. A change runs change-package (a paid order) and waits for Active. Must be at least 1.
      */
     declare public readonly productId: pulumi.Output<number>;
     /**
@@ -155,7 +155,7 @@ export class LiteProVm extends pulumi.CustomResource {
      */
     declare public /*out*/ readonly regionLabel: pulumi.Output<string>;
     /**
-     * The OS to install, a `name` from `liteProOsList`. To change the OS of an existing VM use `rebuildOs`. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+     * The OS to install, a `name` from liteProOsList. To change the OS of an existing VM use LiteProVm.rebuildOs. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
      */
     declare public readonly selectOs: pulumi.Output<string>;
     /**
@@ -332,7 +332,7 @@ export interface LiteProVmArgs {
      */
     powerState?: pulumi.Input<string | undefined>;
     /**
-     * The product, from `liteProProducts`. A change runs change-package (a paid order) and waits for Active. Must be at least 1.
+     * The product, from liteProProducts. A change runs change-package (a paid order) and waits for Active. Must be at least 1.
      */
     productId: pulumi.Input<number>;
     /**
@@ -344,7 +344,7 @@ export interface LiteProVmArgs {
      */
     rebuildOs?: pulumi.Input<string | undefined>;
     /**
-     * The OS to install, a `name` from `liteProOsList`. To change the OS of an existing VM use `rebuildOs`. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+     * The OS to install, a `name` from liteProOsList. To change the OS of an existing VM use LiteProVm.rebuildOs. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
      */
     selectOs: pulumi.Input<string>;
     /**

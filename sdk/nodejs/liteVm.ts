@@ -47,7 +47,7 @@ export class LiteVm extends pulumi.CustomResource {
     }
 
     /**
-     * The account id as a whole number (the resource id is the same digits as a string): what the inputs naming an account (`liteAccountId`, `snapshotId`, `metalAccountId`, `additionalIpId`) take, so a reference needs no conversion.
+     * The account id as a whole number (the resource id is the same digits as a string): what the inputs naming an account take (such as LiteDisk.liteAccountId, LiteVmFromSnapshot.snapshotId, BaremetalElasticStorage.metalAccountId and BaremetalAdditionalIpAssignment.additionalIpId), so a reference needs no conversion.
      */
     declare public /*out*/ readonly accountId: pulumi.Output<number>;
     /**
@@ -103,7 +103,7 @@ export class LiteVm extends pulumi.CustomResource {
      */
     declare public /*out*/ readonly mem: pulumi.Output<number | undefined>;
     /**
-     * One-shot migration to Lite Pro: the value is a product id from `liteProProducts`. The VM keeps being managed by this resource after it moves. Given at create, it is only recorded. Must be a positive whole number written in digits.
+     * One-shot migration to Lite Pro: the value is a product id from liteProProducts. The VM keeps being managed by this resource after it moves. Given at create, it is only recorded. Must be a positive whole number written in digits.
      */
     declare public readonly migrateToPro: pulumi.Output<string | undefined>;
     /**
@@ -127,7 +127,7 @@ export class LiteVm extends pulumi.CustomResource {
      */
     declare public readonly powerState: pulumi.Output<string | undefined>;
     /**
-     * The product, from `liteProducts`. A change runs change-package (a paid order) and waits for Active. Must be at least 1.
+     * The product, from liteProducts. A change runs change-package (a paid order) and waits for Active. Must be at least 1.
      */
     declare public readonly productId: pulumi.Output<number>;
     /**
@@ -159,7 +159,7 @@ export class LiteVm extends pulumi.CustomResource {
      */
     declare public /*out*/ readonly regionLabel: pulumi.Output<string>;
     /**
-     * The OS to install, a `name` from `liteOsList`. To change the OS of an existing VM use `rebuildOs`. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+     * The OS to install, a `name` from liteOsList. To change the OS of an existing VM use LiteVm.rebuildOs. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
      */
     declare public readonly selectOs: pulumi.Output<string>;
     /**
@@ -330,7 +330,7 @@ export interface LiteVmArgs {
      */
     keypairId: pulumi.Input<number>;
     /**
-     * One-shot migration to Lite Pro: the value is a product id from `liteProProducts`. The VM keeps being managed by this resource after it moves. Given at create, it is only recorded. Must be a positive whole number written in digits.
+     * One-shot migration to Lite Pro: the value is a product id from liteProProducts. The VM keeps being managed by this resource after it moves. Given at create, it is only recorded. Must be a positive whole number written in digits.
      */
     migrateToPro?: pulumi.Input<string | undefined>;
     /**
@@ -342,7 +342,7 @@ export interface LiteVmArgs {
      */
     powerState?: pulumi.Input<string | undefined>;
     /**
-     * The product, from `liteProducts`. A change runs change-package (a paid order) and waits for Active. Must be at least 1.
+     * The product, from liteProducts. A change runs change-package (a paid order) and waits for Active. Must be at least 1.
      */
     productId: pulumi.Input<number>;
     /**
@@ -354,7 +354,7 @@ export interface LiteVmArgs {
      */
     rebuildOs?: pulumi.Input<string | undefined>;
     /**
-     * The OS to install, a `name` from `liteOsList`. To change the OS of an existing VM use `rebuildOs`. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+     * The OS to install, a `name` from liteOsList. To change the OS of an existing VM use LiteVm.rebuildOs. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
      */
     selectOs: pulumi.Input<string>;
     /**

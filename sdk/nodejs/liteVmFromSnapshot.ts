@@ -45,7 +45,7 @@ export class LiteVmFromSnapshot extends pulumi.CustomResource {
     }
 
     /**
-     * The account id as a whole number (the resource id is the same digits as a string): what the inputs naming an account (`liteAccountId`, `snapshotId`, `metalAccountId`, `additionalIpId`) take, so a reference needs no conversion.
+     * The account id as a whole number (the resource id is the same digits as a string): what the inputs naming an account take (such as LiteDisk.liteAccountId, LiteVmFromSnapshot.snapshotId, BaremetalElasticStorage.metalAccountId and BaremetalAdditionalIpAssignment.additionalIpId), so a reference needs no conversion.
      */
     declare public /*out*/ readonly accountId: pulumi.Output<number>;
     /**
@@ -77,7 +77,7 @@ export class LiteVmFromSnapshot extends pulumi.CustomResource {
      */
     declare public readonly payWithCreditCard: pulumi.Output<boolean | undefined>;
     /**
-     * The product of the new VM, from `liteProducts`. Must be at least 1. Changing it replaces the resource.
+     * The product of the new VM, from liteProducts. Must be at least 1. Changing it replaces the resource.
      */
     declare public readonly productId: pulumi.Output<number>;
     /**
@@ -195,7 +195,7 @@ export interface LiteVmFromSnapshotArgs {
      */
     payWithCreditCard?: pulumi.Input<boolean | undefined>;
     /**
-     * The product of the new VM, from `liteProducts`. Must be at least 1. Changing it replaces the resource.
+     * The product of the new VM, from liteProducts. Must be at least 1. Changing it replaces the resource.
      */
     productId: pulumi.Input<number>;
     /**

@@ -447,6 +447,24 @@ describe('control API', () => {
     )
   })
 
+  test('out-of-band PATCH refuses a field the account does not have, naming the fields it has', async () => {
+    const c = setup()
+    const server = await c.server()
+    const before = await c.control<AccountView>('GET', `/accounts?kind=baremetal`)
+    // A Metal server's label is extra_details.label: a top-level `label` would change nothing a client reads.
+    const top = await c.request('PATCH', `/_emulator/accounts/${server}`, { body: { label: 'x' } })
+    assert.equal(top.status, 422)
+    const topText = JSON.stringify(top.body)
+    assert.match(topText, /"label"/)
+    assert.match(topText, /unknown field; the account has: .*extra_details/)
+    const nested = await c.request('PATCH', `/_emulator/accounts/${server}`, { body: { extra_details: { lable: 'x' } } })
+    assert.equal(nested.status, 422)
+    assert.match(JSON.stringify(nested.body), /unknown field; extra_details has: .*label/)
+    assert.deepEqual(await c.control<AccountView>('GET', `/accounts?kind=baremetal`), before, 'nothing changed')
+    const renamed = await c.control<AccountView>('PATCH', `/accounts/${server}`, { extra_details: { label: 'x' } })
+    assert.equal(renamed.extra_details.label, 'x')
+  })
+
   test("the accounts list gives each account's power and portal changes; the portal makes them out of band", async () => {
     const c = setup()
     const vm = await c.vm()

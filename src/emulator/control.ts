@@ -136,9 +136,27 @@ const FIXED = ['account_id', 'order_id', 'last_invoice']
 const STRING_FIELDS = ['billingcycle', 'date_created', 'next_due', 'product_name', 'description'] as const
 const INT_FIELDS = ['recurring_amount', 'product_id'] as const
 
+/**
+ * The fields of `patch` that `view` does not have, at any depth: one issue each, naming the fields that
+ * exist there. A patch is merged into what a client reads, so a field it does not have (a Metal server's
+ * `label`, which lives in `extra_details.label`) would change nothing a client sees and silently defeat
+ * a drift test.
+ */
+function unknownFields(view: JsonObject, patch: JsonObject, path: readonly string[] = []): Issue[] {
+  return Object.entries(patch).flatMap(([key, value]): Issue[] => {
+    if (!Object.hasOwn(view, key)) {
+      const where = path.length > 0 ? `${path.join('.')} has` : 'the account has'
+      const fields = Object.keys(view).sort().join(', ') || 'none'
+      return [{ loc: ['body', ...path, key], msg: `unknown field; ${where}: ${fields}`, type: 'value_error' }]
+    }
+    const current = view[key]
+    return isObject(current) && isObject(value) ? unknownFields(current, value, [...path, key]) : []
+  })
+}
+
 /** Out-of-band drift (the emulator's control endpoints): deep-merged into the account as a client would read it. */
 function patchAccount(store: Store, account: Account, patch: JsonObject): void {
-  const issues: Issue[] = []
+  const issues: Issue[] = unknownFields(store.view(account), patch)
   for (const key of FIXED) {
     if (key in patch) issues.push({ loc: ['body', key], msg: 'cannot be changed', type: 'value_error' })
   }

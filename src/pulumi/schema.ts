@@ -1,5 +1,5 @@
 /** The Pulumi package schema, generated from the definitions: one source of truth for GetSchema, schema/schema.json and the SDK. */
-import { type Attribute, type Attributes, isInput, type TypeSpec, toCamel, toPascal } from '../core/index.js'
+import { type Attribute, type Attributes, isInput, type TypeSpec, toPascal } from '../core/index.js'
 import { functionToken, methodName, methodToken, PACKAGE, pulumiRegistry, type Registry, resourceToken } from './provider.js'
 import { wireName } from './wire.js'
 
@@ -277,22 +277,110 @@ export function schemaText(registry: Registry, options: SchemaOptions): string {
 }
 
 /**
- * Descriptions are written once, with the spec's names; Pulumi users read resource and function
- * tokens and camelCase fields, so every name in backquotes is rewritten in those terms.
+ * Descriptions are written once, with the spec's names (snake_case, `provider_lite_vm`); each SDK
+ * spells them its own way (TypeScript `liteAccountId`, Python `lite_account_id`, Go `LiteAccountId`).
+ * A name in backquotes becomes a Pulumi doc reference, `{{% ref #/... %}}`, which each language's
+ * generator renders as that language names the thing (a bare name inside its own owner, otherwise
+ * qualified, e.g. `LiteVmArgs.select_os`); a reference cannot sit inside a code span, so the name
+ * loses its backquotes. What is referenced: a property of the description's owner (the resource,
+ * function, object type or provider it describes), another resource's property written
+ * `provider_<resource>.<name>`, and a lookup (`provider_lite_products`, a function). A resource
+ * (`provider_lite_vm`) is the same class name in every SDK, `LiteVm`. Any other backquoted name (an
+ * API value such as `change_package`, a Terraform word) is left as it is.
  */
 function inPulumiTerms(schema: JsonObject, registry: Registry): JsonObject {
-  const names = new Map<string, string>([
-    ...registry.resources.map((r) => [`provider_${r.name}`, toPascal(r.name)] as const),
-    ...registry.dataSources.map((d) => [`provider_${d.name}`, toCamel(d.name)] as const),
-  ])
-  const rewrite = (text: string) =>
-    text.replace(/`([a-z][a-z0-9]*(?:_[a-z0-9]+)+)`/g, (_, name: string) => `\`${names.get(name) ?? toCamel(name)}\``)
-  const walk = (value: Json): Json => {
-    if (Array.isArray(value)) return value.map(walk)
-    if (value === null || typeof value !== 'object') return value
-    return Object.fromEntries(
-      Object.entries(value).map(([k, v]) => [k, k === 'description' && typeof v === 'string' ? rewrite(v) : walk(v)]),
-    )
+  const object = (value: Json | undefined): JsonObject =>
+    value !== null && typeof value === 'object' && !Array.isArray(value) ? value : {}
+  const resources = object(schema.resources)
+  const resourceNames = new Map<string, string>(registry.resources.map((r) => [`provider_${r.name}`, resourceToken(r)] as const))
+  const functionNames = new Map<string, string>(registry.dataSources.map((d) => [`provider_${d.name}`, functionToken(d)] as const))
+
+  /** The reference to a property, when `owner` (a ref prefix and its property groups) has it. */
+  type Owner = { readonly ref: string; readonly groups: readonly [string, JsonObject][] }
+  const propertyRef = (owner: Owner, name: string): string | undefined => {
+    const group = owner.groups.find(([, properties]) => Object.hasOwn(properties, wireName(name)))
+    return group && `${owner.ref}/${group[0]}/${wireName(name)}`
   }
-  return walk(schema) as JsonObject
+  const resourceOwner = (token: string): Owner => {
+    const resource = object(resources[token])
+    return {
+      ref: `#/resources/${token}`,
+      groups: [
+        ['properties', object(resource.properties)],
+        ['inputProperties', object(resource.inputProperties)],
+      ],
+    }
+  }
+  const reference = (ref: string) => `{{% ref ${ref} %}}`
+
+  const rewrite = (text: string, owner: Owner) =>
+    text.replace(/`([a-z][a-z0-9]*(?:_[a-z0-9]+)+)(?:\.([a-z][a-z0-9_]*))?`/g, (whole, name: string, member?: string) => {
+      const resource = resourceNames.get(name)
+      if (member !== undefined) {
+        const ref = resource && propertyRef(resourceOwner(resource), member)
+        if (!ref) throw new Error(`A description names \`${name}.${member}\`, which is no resource's property`)
+        return reference(ref)
+      }
+      if (resource) return `\`${resource.split(':')[2]}\``
+      const fn = functionNames.get(name)
+      if (fn) return reference(`#/functions/${fn}`)
+      const own = propertyRef(owner, name)
+      return own ? reference(own) : whole
+    })
+
+  const describeIn = (value: JsonObject, owner: Owner): JsonObject => {
+    const out: JsonObject = { ...value }
+    if (typeof out.description === 'string') out.description = rewrite(out.description, owner)
+    return out
+  }
+  const propertiesIn = (properties: Json | undefined, owner: Owner): JsonObject =>
+    Object.fromEntries(Object.entries(object(properties)).map(([k, v]) => [k, describeIn(object(v), owner)]))
+
+  const outResources = Object.fromEntries(
+    Object.entries(resources).map(([token, value]) => {
+      const owner = resourceOwner(token)
+      const resource = describeIn(object(value), owner)
+      resource.properties = propertiesIn(resource.properties, owner)
+      resource.inputProperties = propertiesIn(resource.inputProperties, owner)
+      return [token, resource]
+    }),
+  )
+  const outFunctions = Object.fromEntries(
+    Object.entries(object(schema.functions)).map(([token, value]) => {
+      const fn = object(value)
+      const owner: Owner = {
+        ref: `#/functions/${token}`,
+        groups: [
+          ['inputs/properties', object(object(fn.inputs).properties)],
+          ['outputs/properties', object(object(fn.outputs).properties)],
+        ],
+      }
+      const out = describeIn(fn, owner)
+      for (const group of ['inputs', 'outputs'] as const) {
+        if (out[group] === undefined) continue
+        out[group] = { ...object(out[group]), properties: propertiesIn(object(out[group]).properties, owner) }
+      }
+      return [token, out]
+    }),
+  )
+  const outTypes = Object.fromEntries(
+    Object.entries(object(schema.types)).map(([token, value]) => {
+      const type = object(value)
+      const owner: Owner = { ref: `#/types/${token}`, groups: [['properties', object(type.properties)]] }
+      const out = describeIn(type, owner)
+      out.properties = propertiesIn(out.properties, owner)
+      return [token, out]
+    }),
+  )
+  const provider = object(schema.provider)
+  const providerOwner: Owner = { ref: '#/provider', groups: [['inputProperties', object(provider.inputProperties)]] }
+  const config = object(schema.config)
+  return {
+    ...schema,
+    config: { ...config, variables: propertiesIn(config.variables, providerOwner) },
+    provider: { ...describeIn(provider, providerOwner), inputProperties: propertiesIn(provider.inputProperties, providerOwner) },
+    resources: outResources,
+    functions: outFunctions,
+    types: outTypes,
+  }
 }

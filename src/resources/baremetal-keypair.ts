@@ -26,9 +26,13 @@ const attributes = {
     validate: [length({ min: 1, max: 16_384 }), openSshPublicKey],
     normalize: (key) => key.trim(), // the service stores the key trimmed (K3)
     description:
-      'An existing OpenSSH public key to import. When empty, the service generates a key pair and `privateKey` holds its private half. Compared without surrounding whitespace.',
+      'An existing OpenSSH public key to import. When empty, the service generates a key pair and `private_key` holds its private half. Compared without surrounding whitespace.',
   }),
-  keypair_id: int64({ computed: true, stable: true, description: 'Id of the keypair; use it as a server `keypairId`.' }),
+  keypair_id: int64({
+    computed: true,
+    stable: true,
+    description: 'Id of the keypair; use it as a server `provider_baremetal.keypair_id`.',
+  }),
   private_key: string({
     computed: true,
     sensitive: true,

@@ -5,7 +5,7 @@ import { raw, rawAttribute, rules } from './billing.js'
 import { billingEntries, billingOutput, productFields, productLookup, productOutputs } from './product-lookups.js'
 
 /** A Metal server product: its id, name and description, and the whole product as `raw` JSON. */
-const metalProduct = { ...productOutputs('Use it as a server `productId`.'), raw: rawAttribute }
+const metalProduct = { ...productOutputs('Use it as a server `provider_baremetal.product_id`.'), raw: rawAttribute }
 
 export const baremetalProducts = productLookup<typeof metalProduct, BaremetalProduct>({
   name: 'baremetal_products',
@@ -18,13 +18,13 @@ export const baremetalProducts = productLookup<typeof metalProduct, BaremetalPro
 
 const rebuildAttributes = {
   account_id: int64({ required: true, validate: [rules.id], description: 'The Metal server (its account id).' }),
-  oss: list(stringType, { computed: true, description: 'The valid values of the server’s `rebuildOs`.' }),
+  oss: list(stringType, { computed: true, description: 'The valid values of a server’s `provider_baremetal.rebuild_os`.' }),
   raw: rawAttribute,
 }
 
 export const baremetalRebuildOsList = defineDataSource<Client, typeof rebuildAttributes>({
   name: 'baremetal_rebuild_os_list',
-  description: 'The operating systems a Metal server can be rebuilt with: the valid values of its `rebuildOs`.',
+  description: 'The operating systems a Metal server can be rebuilt with: the valid values of its `provider_baremetal.rebuild_os`.',
   attributes: rebuildAttributes,
   notFound: { attribute: 'account_id', what: 'a Metal server of this account' },
   async read({ client, input, signal }) {
@@ -52,7 +52,7 @@ export const baremetalOpenvpn = defineDataSource<Client, typeof openvpnAttribute
 
 /** An additional-IP product: its id, name, description and prices per cycle. */
 const ipProduct = {
-  ...productOutputs('Use it as an additional IP `productId`.'),
+  ...productOutputs('Use it as an additional IP `provider_baremetal_additional_ip.product_id`.'),
   billing: billingOutput('Price of one cycle, in the smallest currency unit.'),
 }
 
@@ -67,7 +67,7 @@ export const baremetalAdditionalIpProducts = productLookup<typeof ipProduct, Add
 
 /** An elastic storage product: its id, name, description, limits and prices per GB. */
 const storageProduct = {
-  ...productOutputs('Use it as an elastic storage `productId`.'),
+  ...productOutputs('Use it as an elastic storage `provider_baremetal_elastic_storage.product_id`.'),
   iops: int64({ computed: true, description: 'The IOPS of a volume of this product, when the catalog says.' }),
   min_size: int64({ computed: true, description: 'The smallest `size` in GB, when the catalog says.' }),
   max_size: int64({ computed: true, description: 'The largest `size` in GB, when the catalog says.' }),

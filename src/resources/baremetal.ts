@@ -36,7 +36,7 @@ const attributes = {
     default: 'ubuntu-22',
     createOnly: true,
     validate: textRules.free,
-    description: 'The OS to install. Reinstall an existing server with `rebuildOs`.',
+    description: 'The OS to install. Reinstall an existing server with `rebuild_os`.',
   }),
   keypair_id: idInput('A keypair of the Metal pool, from `BaremetalKeypair`.'),
   label: string({ required: true, validate: textRules.free, description: 'The display name; changed in place.' }),

@@ -99,7 +99,9 @@ export const accountIdAttribute = int64({
   stable: true,
   description:
     'The account id as a whole number (the resource id is the same digits as a string): what the inputs naming an account ' +
-    '(`lite_account_id`, `snapshot_id`, `metal_account_id`, `additional_ip_id`) take, so a reference needs no conversion.',
+    'take (such as `provider_lite_disk.lite_account_id`, `provider_lite_vm_from_snapshot.snapshot_id`, ' +
+    '`provider_baremetal_elastic_storage.metal_account_id` and `provider_baremetal_additional_ip_assignment.additional_ip_id`), ' +
+    'so a reference needs no conversion.',
 })
 
 /** The `account_id` output of an account, from the id the service gives it (digits). */

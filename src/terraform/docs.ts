@@ -521,10 +521,15 @@ function importSection(resource: AnyResource, typeName: string): string[] {
     lines.push('Every argument is read back from the API, so an import is followed by an empty plan.', '')
     return lines
   }
+  // Core's import starts from each input's default (importBase in src/core/apply.ts), else null.
+  const afterImport = (name: string) => {
+    const fallback = resource.attributes[name]?.default
+    return fallback === undefined ? 'null' : `\`${JSON.stringify(fallback)}\`, its default`
+  }
   lines.push(
-    'The API cannot return these arguments, so they are null after an import:',
+    'The API cannot return these arguments, so an import cannot read them: after an import, one with a default holds its default and the others are null:',
     '',
-    ...unrecoverable.map((name) => `- \`${toSnake(name)}\``),
+    ...unrecoverable.map((name) => `- \`${toSnake(name)}\`: ${afterImport(name)}`),
     '',
     'Setting one of them in the configuration afterwards never forces a replacement.',
   )

@@ -16,7 +16,7 @@ import (
 type Baremetal struct {
 	pulumi.CustomResourceState
 
-	// The account id as a whole number (the resource id is the same digits as a string): what the inputs naming an account (`liteAccountId`, `snapshotId`, `metalAccountId`, `additionalIpId`) take, so a reference needs no conversion.
+	// The account id as a whole number (the resource id is the same digits as a string): what the inputs naming an account take (such as LiteDisk.LiteAccountId, LiteVmFromSnapshot.SnapshotId, BaremetalElasticStorage.MetalAccountId and BaremetalAdditionalIpAssignment.AdditionalIpId), so a reference needs no conversion.
 	AccountId pulumi.IntOutput `pulumi:"accountId"`
 	// Creation date, `YYYY-MM-DD`.
 	CreatedAt pulumi.StringOutput `pulumi:"createdAt"`
@@ -46,7 +46,7 @@ type Baremetal struct {
 	RebuildOs pulumi.StringPtrOutput `pulumi:"rebuildOs"`
 	// Any new value hard-resets the server once (the value itself is only a trigger). Given at create, it is only recorded. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
 	ResetTrigger pulumi.StringPtrOutput `pulumi:"resetTrigger"`
-	// The OS to install. Reinstall an existing server with `rebuildOs`. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+	// The OS to install. Reinstall an existing server with RebuildOs. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
 	SelectOs pulumi.StringOutput `pulumi:"selectOs"`
 	// The server account status.
 	Status pulumi.StringPtrOutput `pulumi:"status"`
@@ -151,7 +151,7 @@ type baremetalArgs struct {
 	RebuildOs *string `pulumi:"rebuildOs"`
 	// Any new value hard-resets the server once (the value itself is only a trigger). Given at create, it is only recorded. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
 	ResetTrigger *string `pulumi:"resetTrigger"`
-	// The OS to install. Reinstall an existing server with `rebuildOs`. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+	// The OS to install. Reinstall an existing server with RebuildOs. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
 	SelectOs *string `pulumi:"selectOs"`
 }
 
@@ -177,7 +177,7 @@ type BaremetalArgs struct {
 	RebuildOs pulumi.StringPtrInput
 	// Any new value hard-resets the server once (the value itself is only a trigger). Given at create, it is only recorded. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
 	ResetTrigger pulumi.StringPtrInput
-	// The OS to install. Reinstall an existing server with `rebuildOs`. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+	// The OS to install. Reinstall an existing server with RebuildOs. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
 	SelectOs pulumi.StringPtrInput
 }
 
@@ -316,7 +316,7 @@ func (o BaremetalOutput) ToBaremetalOutputWithContext(ctx context.Context) Barem
 	return o
 }
 
-// The account id as a whole number (the resource id is the same digits as a string): what the inputs naming an account (`liteAccountId`, `snapshotId`, `metalAccountId`, `additionalIpId`) take, so a reference needs no conversion.
+// The account id as a whole number (the resource id is the same digits as a string): what the inputs naming an account take (such as LiteDisk.LiteAccountId, LiteVmFromSnapshot.SnapshotId, BaremetalElasticStorage.MetalAccountId and BaremetalAdditionalIpAssignment.AdditionalIpId), so a reference needs no conversion.
 func (o BaremetalOutput) AccountId() pulumi.IntOutput {
 	return o.ApplyT(func(v *Baremetal) pulumi.IntOutput { return v.AccountId }).(pulumi.IntOutput)
 }
@@ -391,7 +391,7 @@ func (o BaremetalOutput) ResetTrigger() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *Baremetal) pulumi.StringPtrOutput { return v.ResetTrigger }).(pulumi.StringPtrOutput)
 }
 
-// The OS to install. Reinstall an existing server with `rebuildOs`. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+// The OS to install. Reinstall an existing server with RebuildOs. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
 func (o BaremetalOutput) SelectOs() pulumi.StringOutput {
 	return o.ApplyT(func(v *Baremetal) pulumi.StringOutput { return v.SelectOs }).(pulumi.StringOutput)
 }

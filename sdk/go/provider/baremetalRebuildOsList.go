@@ -11,7 +11,7 @@ import (
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 )
 
-// The operating systems a Metal server can be rebuilt with: the valid values of its `rebuildOs`.
+// The operating systems a Metal server can be rebuilt with: the valid values of its Baremetal.RebuildOs.
 func BaremetalRebuildOsList(ctx *pulumi.Context, args *BaremetalRebuildOsListArgs, opts ...pulumi.InvokeOption) (*BaremetalRebuildOsListResult, error) {
 	opts = internal.PkgInvokeDefaultOpts(opts)
 	var rv BaremetalRebuildOsListResult
@@ -30,7 +30,7 @@ type BaremetalRebuildOsListArgs struct {
 type BaremetalRebuildOsListResult struct {
 	// The Metal server (its account id). Must be at least 1.
 	AccountId int `pulumi:"accountId"`
-	// The valid values of the server’s `rebuildOs`.
+	// The valid values of a server’s Baremetal.RebuildOs.
 	Oss []string `pulumi:"oss"`
 	// The last API response for this object as JSON, with secrets redacted.
 	Raw string `pulumi:"raw"`
@@ -69,7 +69,7 @@ func (o BaremetalRebuildOsListResultOutput) AccountId() pulumi.IntOutput {
 	return o.ApplyT(func(v BaremetalRebuildOsListResult) int { return v.AccountId }).(pulumi.IntOutput)
 }
 
-// The valid values of the server’s `rebuildOs`.
+// The valid values of a server’s Baremetal.RebuildOs.
 func (o BaremetalRebuildOsListResultOutput) Oss() pulumi.StringArrayOutput {
 	return o.ApplyT(func(v BaremetalRebuildOsListResult) []string { return v.Oss }).(pulumi.StringArrayOutput)
 }

@@ -11,7 +11,7 @@ import (
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 )
 
-// The OS templates a Lite product can be installed with; `name` is the value of `selectOs`.
+// The OS templates a Lite product can be installed with; `name` is the value of LiteVm.SelectOs.
 func LiteOsList(ctx *pulumi.Context, args *LiteOsListArgs, opts ...pulumi.InvokeOption) (*LiteOsListResult, error) {
 	opts = internal.PkgInvokeDefaultOpts(opts)
 	var rv LiteOsListResult

@@ -16,7 +16,7 @@ import (
 type LiteProDisk struct {
 	pulumi.CustomResourceState
 
-	// The account id as a whole number (the resource id is the same digits as a string): what the inputs naming an account (`liteAccountId`, `snapshotId`, `metalAccountId`, `additionalIpId`) take, so a reference needs no conversion.
+	// The account id as a whole number (the resource id is the same digits as a string): what the inputs naming an account take (such as LiteDisk.LiteAccountId, LiteVmFromSnapshot.SnapshotId, BaremetalElasticStorage.MetalAccountId and BaremetalAdditionalIpAssignment.AdditionalIpId), so a reference needs no conversion.
 	AccountId pulumi.IntOutput `pulumi:"accountId"`
 	// The billing cycle of the disk: `m a q s b t p4 p5`. Must be one of "m", "a", "q", "s", "b", "t", "p4", "p5". Changing it replaces the resource.
 	Cycle pulumi.StringOutput `pulumi:"cycle"`
@@ -26,7 +26,7 @@ type LiteProDisk struct {
 	OrderId pulumi.StringOutput `pulumi:"orderId"`
 	// Charge the card on file for every order; `false` leaves invoices unpaid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
 	PayWithCreditCard pulumi.BoolPtrOutput `pulumi:"payWithCreditCard"`
-	// The disk product, from `liteProDiskProducts`. Must be at least 1. Changing it replaces the resource.
+	// The disk product, from LiteProDiskProducts. Must be at least 1. Changing it replaces the resource.
 	ProductId pulumi.IntOutput `pulumi:"productId"`
 	// A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
 	Promocode pulumi.StringPtrOutput `pulumi:"promocode"`
@@ -121,7 +121,7 @@ type liteProDiskArgs struct {
 	LiteAccountId int `pulumi:"liteAccountId"`
 	// Charge the card on file for every order; `false` leaves invoices unpaid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
 	PayWithCreditCard *bool `pulumi:"payWithCreditCard"`
-	// The disk product, from `liteProDiskProducts`. Must be at least 1. Changing it replaces the resource.
+	// The disk product, from LiteProDiskProducts. Must be at least 1. Changing it replaces the resource.
 	ProductId int `pulumi:"productId"`
 	// A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
 	Promocode *string `pulumi:"promocode"`
@@ -139,7 +139,7 @@ type LiteProDiskArgs struct {
 	LiteAccountId pulumi.IntInput
 	// Charge the card on file for every order; `false` leaves invoices unpaid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
 	PayWithCreditCard pulumi.BoolPtrInput
-	// The disk product, from `liteProDiskProducts`. Must be at least 1. Changing it replaces the resource.
+	// The disk product, from LiteProDiskProducts. Must be at least 1. Changing it replaces the resource.
 	ProductId pulumi.IntInput
 	// A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
 	Promocode pulumi.StringPtrInput
@@ -236,7 +236,7 @@ func (o LiteProDiskOutput) ToLiteProDiskOutputWithContext(ctx context.Context) L
 	return o
 }
 
-// The account id as a whole number (the resource id is the same digits as a string): what the inputs naming an account (`liteAccountId`, `snapshotId`, `metalAccountId`, `additionalIpId`) take, so a reference needs no conversion.
+// The account id as a whole number (the resource id is the same digits as a string): what the inputs naming an account take (such as LiteDisk.LiteAccountId, LiteVmFromSnapshot.SnapshotId, BaremetalElasticStorage.MetalAccountId and BaremetalAdditionalIpAssignment.AdditionalIpId), so a reference needs no conversion.
 func (o LiteProDiskOutput) AccountId() pulumi.IntOutput {
 	return o.ApplyT(func(v *LiteProDisk) pulumi.IntOutput { return v.AccountId }).(pulumi.IntOutput)
 }
@@ -261,7 +261,7 @@ func (o LiteProDiskOutput) PayWithCreditCard() pulumi.BoolPtrOutput {
 	return o.ApplyT(func(v *LiteProDisk) pulumi.BoolPtrOutput { return v.PayWithCreditCard }).(pulumi.BoolPtrOutput)
 }
 
-// The disk product, from `liteProDiskProducts`. Must be at least 1. Changing it replaces the resource.
+// The disk product, from LiteProDiskProducts. Must be at least 1. Changing it replaces the resource.
 func (o LiteProDiskOutput) ProductId() pulumi.IntOutput {
 	return o.ApplyT(func(v *LiteProDisk) pulumi.IntOutput { return v.ProductId }).(pulumi.IntOutput)
 }

@@ -11,7 +11,7 @@ import (
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 )
 
-// The OS templates a Lite Pro product can be installed with; `name` is the value of `selectOs`.
+// The OS templates a Lite Pro product can be installed with; `name` is the value of LiteProVm.SelectOs.
 func LiteProOsList(ctx *pulumi.Context, args *LiteProOsListArgs, opts ...pulumi.InvokeOption) (*LiteProOsListResult, error) {
 	opts = internal.PkgInvokeDefaultOpts(opts)
 	var rv LiteProOsListResult

@@ -16,7 +16,7 @@ import (
 type LiteProVm struct {
 	pulumi.CustomResourceState
 
-	// The account id as a whole number (the resource id is the same digits as a string): what the inputs naming an account (`liteAccountId`, `snapshotId`, `metalAccountId`, `additionalIpId`) take, so a reference needs no conversion.
+	// The account id as a whole number (the resource id is the same digits as a string): what the inputs naming an account take (such as LiteDisk.LiteAccountId, LiteVmFromSnapshot.SnapshotId, BaremetalElasticStorage.MetalAccountId and BaremetalAdditionalIpAssignment.AdditionalIpId), so a reference needs no conversion.
 	AccountId pulumi.IntOutput `pulumi:"accountId"`
 	// The billing cycle as the service names it.
 	Billingcycle pulumi.StringOutput `pulumi:"billingcycle"`
@@ -54,7 +54,7 @@ type LiteProVm struct {
 	PayWithCreditCard pulumi.BoolPtrOutput `pulumi:"payWithCreditCard"`
 	// A power action, applied when the value changes: `start`, `stop` (hard), `shutdown` (graceful), `suspend`, `resume`. Given at create, it is applied once the VM is Active. Removing it calls nothing. A refresh that finds the power changed outside (the VM stopped in the portal) warns, and plans nothing: run the `power` action, or change the value. Must be one of "start", "stop", "suspend", "resume", "shutdown".
 	PowerState pulumi.StringPtrOutput `pulumi:"powerState"`
-	// The product, from `liteProProducts`. A change runs change-package (a paid order) and waits for Active. Must be at least 1.
+	// The product, from LiteProProducts. A change runs change-package (a paid order) and waits for Active. Must be at least 1.
 	ProductId pulumi.IntOutput `pulumi:"productId"`
 	// Name of the current product.
 	ProductName pulumi.StringPtrOutput `pulumi:"productName"`
@@ -70,7 +70,7 @@ type LiteProVm struct {
 	Region pulumi.StringOutput `pulumi:"region"`
 	// Region name.
 	RegionLabel pulumi.StringOutput `pulumi:"regionLabel"`
-	// The OS to install, a `name` from `liteProOsList`. To change the OS of an existing VM use `rebuildOs`. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+	// The OS to install, a `name` from LiteProOsList. To change the OS of an existing VM use RebuildOs. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
 	SelectOs pulumi.StringOutput `pulumi:"selectOs"`
 	// The SSH and console user (the cloud-init user). Must be 6 to 32 characters; letters, digits, hyphens and periods only. Changing it replaces the resource.
 	SshAndConsoleUser pulumi.StringOutput `pulumi:"sshAndConsoleUser"`
@@ -186,13 +186,13 @@ type liteProVmArgs struct {
 	PayWithCreditCard *bool `pulumi:"payWithCreditCard"`
 	// A power action, applied when the value changes: `start`, `stop` (hard), `shutdown` (graceful), `suspend`, `resume`. Given at create, it is applied once the VM is Active. Removing it calls nothing. A refresh that finds the power changed outside (the VM stopped in the portal) warns, and plans nothing: run the `power` action, or change the value. Must be one of "start", "stop", "suspend", "resume", "shutdown".
 	PowerState *string `pulumi:"powerState"`
-	// The product, from `liteProProducts`. A change runs change-package (a paid order) and waits for Active. Must be at least 1.
+	// The product, from LiteProProducts. A change runs change-package (a paid order) and waits for Active. Must be at least 1.
 	ProductId int `pulumi:"productId"`
 	// A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
 	Promocode *string `pulumi:"promocode"`
 	// Destructive: reinstall the VM with this OS (a `name` from the OS list) whenever the value changes. The disk is wiped. Given at create, it is only recorded. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
 	RebuildOs *string `pulumi:"rebuildOs"`
-	// The OS to install, a `name` from `liteProOsList`. To change the OS of an existing VM use `rebuildOs`. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+	// The OS to install, a `name` from LiteProOsList. To change the OS of an existing VM use RebuildOs. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
 	SelectOs string `pulumi:"selectOs"`
 	// The SSH and console user (the cloud-init user). Must be 6 to 32 characters; letters, digits, hyphens and periods only. Changing it replaces the resource.
 	SshAndConsoleUser string `pulumi:"sshAndConsoleUser"`
@@ -216,13 +216,13 @@ type LiteProVmArgs struct {
 	PayWithCreditCard pulumi.BoolPtrInput
 	// A power action, applied when the value changes: `start`, `stop` (hard), `shutdown` (graceful), `suspend`, `resume`. Given at create, it is applied once the VM is Active. Removing it calls nothing. A refresh that finds the power changed outside (the VM stopped in the portal) warns, and plans nothing: run the `power` action, or change the value. Must be one of "start", "stop", "suspend", "resume", "shutdown".
 	PowerState pulumi.StringPtrInput
-	// The product, from `liteProProducts`. A change runs change-package (a paid order) and waits for Active. Must be at least 1.
+	// The product, from LiteProProducts. A change runs change-package (a paid order) and waits for Active. Must be at least 1.
 	ProductId pulumi.IntInput
 	// A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
 	Promocode pulumi.StringPtrInput
 	// Destructive: reinstall the VM with this OS (a `name` from the OS list) whenever the value changes. The disk is wiped. Given at create, it is only recorded. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
 	RebuildOs pulumi.StringPtrInput
-	// The OS to install, a `name` from `liteProOsList`. To change the OS of an existing VM use `rebuildOs`. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+	// The OS to install, a `name` from LiteProOsList. To change the OS of an existing VM use RebuildOs. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
 	SelectOs pulumi.StringInput
 	// The SSH and console user (the cloud-init user). Must be 6 to 32 characters; letters, digits, hyphens and periods only. Changing it replaces the resource.
 	SshAndConsoleUser pulumi.StringInput
@@ -359,7 +359,7 @@ func (o LiteProVmOutput) ToLiteProVmOutputWithContext(ctx context.Context) LiteP
 	return o
 }
 
-// The account id as a whole number (the resource id is the same digits as a string): what the inputs naming an account (`liteAccountId`, `snapshotId`, `metalAccountId`, `additionalIpId`) take, so a reference needs no conversion.
+// The account id as a whole number (the resource id is the same digits as a string): what the inputs naming an account take (such as LiteDisk.LiteAccountId, LiteVmFromSnapshot.SnapshotId, BaremetalElasticStorage.MetalAccountId and BaremetalAdditionalIpAssignment.AdditionalIpId), so a reference needs no conversion.
 func (o LiteProVmOutput) AccountId() pulumi.IntOutput {
 	return o.ApplyT(func(v *LiteProVm) pulumi.IntOutput { return v.AccountId }).(pulumi.IntOutput)
 }
@@ -454,7 +454,7 @@ func (o LiteProVmOutput) PowerState() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *LiteProVm) pulumi.StringPtrOutput { return v.PowerState }).(pulumi.StringPtrOutput)
 }
 
-// The product, from `liteProProducts`. A change runs change-package (a paid order) and waits for Active. Must be at least 1.
+// The product, from LiteProProducts. A change runs change-package (a paid order) and waits for Active. Must be at least 1.
 func (o LiteProVmOutput) ProductId() pulumi.IntOutput {
 	return o.ApplyT(func(v *LiteProVm) pulumi.IntOutput { return v.ProductId }).(pulumi.IntOutput)
 }
@@ -494,7 +494,7 @@ func (o LiteProVmOutput) RegionLabel() pulumi.StringOutput {
 	return o.ApplyT(func(v *LiteProVm) pulumi.StringOutput { return v.RegionLabel }).(pulumi.StringOutput)
 }
 
-// The OS to install, a `name` from `liteProOsList`. To change the OS of an existing VM use `rebuildOs`. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+// The OS to install, a `name` from LiteProOsList. To change the OS of an existing VM use RebuildOs. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
 func (o LiteProVmOutput) SelectOs() pulumi.StringOutput {
 	return o.ApplyT(func(v *LiteProVm) pulumi.StringOutput { return v.SelectOs }).(pulumi.StringOutput)
 }

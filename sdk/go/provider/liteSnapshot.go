@@ -16,7 +16,7 @@ import (
 type LiteSnapshot struct {
 	pulumi.CustomResourceState
 
-	// The account id as a whole number (the resource id is the same digits as a string): what the inputs naming an account (`liteAccountId`, `snapshotId`, `metalAccountId`, `additionalIpId`) take, so a reference needs no conversion.
+	// The account id as a whole number (the resource id is the same digits as a string): what the inputs naming an account take (such as LiteDisk.LiteAccountId, LiteVmFromSnapshot.SnapshotId, BaremetalElasticStorage.MetalAccountId and BaremetalAdditionalIpAssignment.AdditionalIpId), so a reference needs no conversion.
 	AccountId pulumi.IntOutput `pulumi:"accountId"`
 	// The billing cycle of the snapshot: `m a q s b t p4 p5`. Must be one of "m", "a", "q", "s", "b", "t", "p4", "p5". Changing it replaces the resource.
 	Cycle pulumi.StringOutput `pulumi:"cycle"`
@@ -221,7 +221,7 @@ func (o LiteSnapshotOutput) ToLiteSnapshotOutputWithContext(ctx context.Context)
 	return o
 }
 
-// The account id as a whole number (the resource id is the same digits as a string): what the inputs naming an account (`liteAccountId`, `snapshotId`, `metalAccountId`, `additionalIpId`) take, so a reference needs no conversion.
+// The account id as a whole number (the resource id is the same digits as a string): what the inputs naming an account take (such as LiteDisk.LiteAccountId, LiteVmFromSnapshot.SnapshotId, BaremetalElasticStorage.MetalAccountId and BaremetalAdditionalIpAssignment.AdditionalIpId), so a reference needs no conversion.
 func (o LiteSnapshotOutput) AccountId() pulumi.IntOutput {
 	return o.ApplyT(func(v *LiteSnapshot) pulumi.IntOutput { return v.AccountId }).(pulumi.IntOutput)
 }

@@ -16,7 +16,7 @@ import (
 type LiteVm struct {
 	pulumi.CustomResourceState
 
-	// The account id as a whole number (the resource id is the same digits as a string): what the inputs naming an account (`liteAccountId`, `snapshotId`, `metalAccountId`, `additionalIpId`) take, so a reference needs no conversion.
+	// The account id as a whole number (the resource id is the same digits as a string): what the inputs naming an account take (such as LiteDisk.LiteAccountId, LiteVmFromSnapshot.SnapshotId, BaremetalElasticStorage.MetalAccountId and BaremetalAdditionalIpAssignment.AdditionalIpId), so a reference needs no conversion.
 	AccountId pulumi.IntOutput `pulumi:"accountId"`
 	// The billing cycle as the service names it.
 	Billingcycle pulumi.StringOutput `pulumi:"billingcycle"`
@@ -44,7 +44,7 @@ type LiteVm struct {
 	Maxmem pulumi.IntPtrOutput `pulumi:"maxmem"`
 	// Memory in use in bytes. A live figure, recorded as `uptime` is.
 	Mem pulumi.IntPtrOutput `pulumi:"mem"`
-	// One-shot migration to Lite Pro: the value is a product id from `liteProProducts`. The VM keeps being managed by this resource after it moves. Given at create, it is only recorded. Must be a positive whole number written in digits.
+	// One-shot migration to Lite Pro: the value is a product id from LiteProProducts. The VM keeps being managed by this resource after it moves. Given at create, it is only recorded. Must be a positive whole number written in digits.
 	MigrateToPro pulumi.StringPtrOutput `pulumi:"migrateToPro"`
 	// Next billing date.
 	NextDue pulumi.StringPtrOutput `pulumi:"nextDue"`
@@ -56,7 +56,7 @@ type LiteVm struct {
 	PayWithCreditCard pulumi.BoolPtrOutput `pulumi:"payWithCreditCard"`
 	// A power action, applied when the value changes: `start`, `stop` (hard), `shutdown` (graceful), `suspend`, `resume`. Given at create, it is applied once the VM is Active. Removing it calls nothing. A refresh that finds the power changed outside (the VM stopped in the portal) warns, and plans nothing: run the `power` action, or change the value. Must be one of "start", "stop", "suspend", "resume", "shutdown".
 	PowerState pulumi.StringPtrOutput `pulumi:"powerState"`
-	// The product, from `liteProducts`. A change runs change-package (a paid order) and waits for Active. Must be at least 1.
+	// The product, from LiteProducts. A change runs change-package (a paid order) and waits for Active. Must be at least 1.
 	ProductId pulumi.IntOutput `pulumi:"productId"`
 	// Name of the current product.
 	ProductName pulumi.StringPtrOutput `pulumi:"productName"`
@@ -72,7 +72,7 @@ type LiteVm struct {
 	Region pulumi.StringOutput `pulumi:"region"`
 	// Region name.
 	RegionLabel pulumi.StringOutput `pulumi:"regionLabel"`
-	// The OS to install, a `name` from `liteOsList`. To change the OS of an existing VM use `rebuildOs`. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+	// The OS to install, a `name` from LiteOsList. To change the OS of an existing VM use RebuildOs. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
 	SelectOs pulumi.StringOutput `pulumi:"selectOs"`
 	// The SSH and console user (the cloud-init user). Must be 6 to 32 characters; letters, digits, hyphens and periods only. Changing it replaces the resource.
 	SshAndConsoleUser pulumi.StringOutput `pulumi:"sshAndConsoleUser"`
@@ -184,19 +184,19 @@ type liteVmArgs struct {
 	DiskSize *int `pulumi:"diskSize"`
 	// The keypair, from `LiteKeypair`. A change installs the new key (change-keypair). Must be at least 1.
 	KeypairId int `pulumi:"keypairId"`
-	// One-shot migration to Lite Pro: the value is a product id from `liteProProducts`. The VM keeps being managed by this resource after it moves. Given at create, it is only recorded. Must be a positive whole number written in digits.
+	// One-shot migration to Lite Pro: the value is a product id from LiteProProducts. The VM keeps being managed by this resource after it moves. Given at create, it is only recorded. Must be a positive whole number written in digits.
 	MigrateToPro *string `pulumi:"migrateToPro"`
 	// Charge the card on file for every order. With `false` the order is placed and its invoice stays unpaid: the VM stays `Pending` until it is paid in the portal. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
 	PayWithCreditCard *bool `pulumi:"payWithCreditCard"`
 	// A power action, applied when the value changes: `start`, `stop` (hard), `shutdown` (graceful), `suspend`, `resume`. Given at create, it is applied once the VM is Active. Removing it calls nothing. A refresh that finds the power changed outside (the VM stopped in the portal) warns, and plans nothing: run the `power` action, or change the value. Must be one of "start", "stop", "suspend", "resume", "shutdown".
 	PowerState *string `pulumi:"powerState"`
-	// The product, from `liteProducts`. A change runs change-package (a paid order) and waits for Active. Must be at least 1.
+	// The product, from LiteProducts. A change runs change-package (a paid order) and waits for Active. Must be at least 1.
 	ProductId int `pulumi:"productId"`
 	// A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
 	Promocode *string `pulumi:"promocode"`
 	// Destructive: reinstall the VM with this OS (a `name` from the OS list) whenever the value changes. The disk is wiped. Given at create, it is only recorded. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
 	RebuildOs *string `pulumi:"rebuildOs"`
-	// The OS to install, a `name` from `liteOsList`. To change the OS of an existing VM use `rebuildOs`. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+	// The OS to install, a `name` from LiteOsList. To change the OS of an existing VM use RebuildOs. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
 	SelectOs string `pulumi:"selectOs"`
 	// The SSH and console user (the cloud-init user). Must be 6 to 32 characters; letters, digits, hyphens and periods only. Changing it replaces the resource.
 	SshAndConsoleUser string `pulumi:"sshAndConsoleUser"`
@@ -216,19 +216,19 @@ type LiteVmArgs struct {
 	DiskSize pulumi.IntPtrInput
 	// The keypair, from `LiteKeypair`. A change installs the new key (change-keypair). Must be at least 1.
 	KeypairId pulumi.IntInput
-	// One-shot migration to Lite Pro: the value is a product id from `liteProProducts`. The VM keeps being managed by this resource after it moves. Given at create, it is only recorded. Must be a positive whole number written in digits.
+	// One-shot migration to Lite Pro: the value is a product id from LiteProProducts. The VM keeps being managed by this resource after it moves. Given at create, it is only recorded. Must be a positive whole number written in digits.
 	MigrateToPro pulumi.StringPtrInput
 	// Charge the card on file for every order. With `false` the order is placed and its invoice stays unpaid: the VM stays `Pending` until it is paid in the portal. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
 	PayWithCreditCard pulumi.BoolPtrInput
 	// A power action, applied when the value changes: `start`, `stop` (hard), `shutdown` (graceful), `suspend`, `resume`. Given at create, it is applied once the VM is Active. Removing it calls nothing. A refresh that finds the power changed outside (the VM stopped in the portal) warns, and plans nothing: run the `power` action, or change the value. Must be one of "start", "stop", "suspend", "resume", "shutdown".
 	PowerState pulumi.StringPtrInput
-	// The product, from `liteProducts`. A change runs change-package (a paid order) and waits for Active. Must be at least 1.
+	// The product, from LiteProducts. A change runs change-package (a paid order) and waits for Active. Must be at least 1.
 	ProductId pulumi.IntInput
 	// A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
 	Promocode pulumi.StringPtrInput
 	// Destructive: reinstall the VM with this OS (a `name` from the OS list) whenever the value changes. The disk is wiped. Given at create, it is only recorded. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
 	RebuildOs pulumi.StringPtrInput
-	// The OS to install, a `name` from `liteOsList`. To change the OS of an existing VM use `rebuildOs`. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+	// The OS to install, a `name` from LiteOsList. To change the OS of an existing VM use RebuildOs. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
 	SelectOs pulumi.StringInput
 	// The SSH and console user (the cloud-init user). Must be 6 to 32 characters; letters, digits, hyphens and periods only. Changing it replaces the resource.
 	SshAndConsoleUser pulumi.StringInput
@@ -365,7 +365,7 @@ func (o LiteVmOutput) ToLiteVmOutputWithContext(ctx context.Context) LiteVmOutpu
 	return o
 }
 
-// The account id as a whole number (the resource id is the same digits as a string): what the inputs naming an account (`liteAccountId`, `snapshotId`, `metalAccountId`, `additionalIpId`) take, so a reference needs no conversion.
+// The account id as a whole number (the resource id is the same digits as a string): what the inputs naming an account take (such as LiteDisk.LiteAccountId, LiteVmFromSnapshot.SnapshotId, BaremetalElasticStorage.MetalAccountId and BaremetalAdditionalIpAssignment.AdditionalIpId), so a reference needs no conversion.
 func (o LiteVmOutput) AccountId() pulumi.IntOutput {
 	return o.ApplyT(func(v *LiteVm) pulumi.IntOutput { return v.AccountId }).(pulumi.IntOutput)
 }
@@ -435,7 +435,7 @@ func (o LiteVmOutput) Mem() pulumi.IntPtrOutput {
 	return o.ApplyT(func(v *LiteVm) pulumi.IntPtrOutput { return v.Mem }).(pulumi.IntPtrOutput)
 }
 
-// One-shot migration to Lite Pro: the value is a product id from `liteProProducts`. The VM keeps being managed by this resource after it moves. Given at create, it is only recorded. Must be a positive whole number written in digits.
+// One-shot migration to Lite Pro: the value is a product id from LiteProProducts. The VM keeps being managed by this resource after it moves. Given at create, it is only recorded. Must be a positive whole number written in digits.
 func (o LiteVmOutput) MigrateToPro() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *LiteVm) pulumi.StringPtrOutput { return v.MigrateToPro }).(pulumi.StringPtrOutput)
 }
@@ -465,7 +465,7 @@ func (o LiteVmOutput) PowerState() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *LiteVm) pulumi.StringPtrOutput { return v.PowerState }).(pulumi.StringPtrOutput)
 }
 
-// The product, from `liteProducts`. A change runs change-package (a paid order) and waits for Active. Must be at least 1.
+// The product, from LiteProducts. A change runs change-package (a paid order) and waits for Active. Must be at least 1.
 func (o LiteVmOutput) ProductId() pulumi.IntOutput {
 	return o.ApplyT(func(v *LiteVm) pulumi.IntOutput { return v.ProductId }).(pulumi.IntOutput)
 }
@@ -505,7 +505,7 @@ func (o LiteVmOutput) RegionLabel() pulumi.StringOutput {
 	return o.ApplyT(func(v *LiteVm) pulumi.StringOutput { return v.RegionLabel }).(pulumi.StringOutput)
 }
 
-// The OS to install, a `name` from `liteOsList`. To change the OS of an existing VM use `rebuildOs`. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+// The OS to install, a `name` from LiteOsList. To change the OS of an existing VM use RebuildOs. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
 func (o LiteVmOutput) SelectOs() pulumi.StringOutput {
 	return o.ApplyT(func(v *LiteVm) pulumi.StringOutput { return v.SelectOs }).(pulumi.StringOutput)
 }

@@ -21,7 +21,7 @@ type BaremetalAdditionalIpProductsProducts struct {
 	Description string `pulumi:"description"`
 	// Product name.
 	Name string `pulumi:"name"`
-	// Use it as an additional IP `productId`.
+	// Use it as an additional IP BaremetalAdditionalIp.ProductId.
 	ProductId int `pulumi:"productId"`
 }
 
@@ -57,7 +57,7 @@ func (o BaremetalAdditionalIpProductsProductsOutput) Name() pulumi.StringOutput 
 	return o.ApplyT(func(v BaremetalAdditionalIpProductsProducts) string { return v.Name }).(pulumi.StringOutput)
 }
 
-// Use it as an additional IP `productId`.
+// Use it as an additional IP BaremetalAdditionalIp.ProductId.
 func (o BaremetalAdditionalIpProductsProductsOutput) ProductId() pulumi.IntOutput {
 	return o.ApplyT(func(v BaremetalAdditionalIpProductsProducts) int { return v.ProductId }).(pulumi.IntOutput)
 }
@@ -156,7 +156,7 @@ type BaremetalElasticStorageProductsProducts struct {
 	MinSize int `pulumi:"minSize"`
 	// Product name.
 	Name string `pulumi:"name"`
-	// Use it as an elastic storage `productId`.
+	// Use it as an elastic storage BaremetalElasticStorage.ProductId.
 	ProductId int `pulumi:"productId"`
 }
 
@@ -207,7 +207,7 @@ func (o BaremetalElasticStorageProductsProductsOutput) Name() pulumi.StringOutpu
 	return o.ApplyT(func(v BaremetalElasticStorageProductsProducts) string { return v.Name }).(pulumi.StringOutput)
 }
 
-// Use it as an elastic storage `productId`.
+// Use it as an elastic storage BaremetalElasticStorage.ProductId.
 func (o BaremetalElasticStorageProductsProductsOutput) ProductId() pulumi.IntOutput {
 	return o.ApplyT(func(v BaremetalElasticStorageProductsProducts) int { return v.ProductId }).(pulumi.IntOutput)
 }
@@ -298,7 +298,7 @@ type BaremetalProductsProducts struct {
 	Description string `pulumi:"description"`
 	// Product name.
 	Name string `pulumi:"name"`
-	// Use it as a server `productId`.
+	// Use it as a server Baremetal.ProductId.
 	ProductId int `pulumi:"productId"`
 	// The last API response for this object as JSON, with secrets redacted.
 	Raw string `pulumi:"raw"`
@@ -329,7 +329,7 @@ func (o BaremetalProductsProductsOutput) Name() pulumi.StringOutput {
 	return o.ApplyT(func(v BaremetalProductsProducts) string { return v.Name }).(pulumi.StringOutput)
 }
 
-// Use it as a server `productId`.
+// Use it as a server Baremetal.ProductId.
 func (o BaremetalProductsProductsOutput) ProductId() pulumi.IntOutput {
 	return o.ApplyT(func(v BaremetalProductsProducts) int { return v.ProductId }).(pulumi.IntOutput)
 }
@@ -371,7 +371,7 @@ type LiteDiskProductsProducts struct {
 	MinSize int `pulumi:"minSize"`
 	// Product name.
 	Name string `pulumi:"name"`
-	// Use it as a disk `productId`.
+	// Use it as a disk LiteDiskProductsProducts.ProductId.
 	ProductId int `pulumi:"productId"`
 }
 
@@ -415,7 +415,7 @@ func (o LiteDiskProductsProductsOutput) Name() pulumi.StringOutput {
 	return o.ApplyT(func(v LiteDiskProductsProducts) string { return v.Name }).(pulumi.StringOutput)
 }
 
-// Use it as a disk `productId`.
+// Use it as a disk ProductId.
 func (o LiteDiskProductsProductsOutput) ProductId() pulumi.IntOutput {
 	return o.ApplyT(func(v LiteDiskProductsProducts) int { return v.ProductId }).(pulumi.IntOutput)
 }
@@ -506,7 +506,7 @@ type LiteOsListOss struct {
 	Maxcpu int `pulumi:"maxcpu"`
 	// Memory in bytes.
 	Maxmem int `pulumi:"maxmem"`
-	// The value for a VM `selectOs` or `rebuildOs`.
+	// The value for a VM's LiteVm.SelectOs or LiteVm.RebuildOs.
 	Name string `pulumi:"name"`
 	// Hypervisor node.
 	Node string `pulumi:"node"`
@@ -539,7 +539,7 @@ func (o LiteOsListOssOutput) Maxmem() pulumi.IntOutput {
 	return o.ApplyT(func(v LiteOsListOss) int { return v.Maxmem }).(pulumi.IntOutput)
 }
 
-// The value for a VM `selectOs` or `rebuildOs`.
+// The value for a VM's LiteVm.SelectOs or LiteVm.RebuildOs.
 func (o LiteOsListOssOutput) Name() pulumi.StringOutput {
 	return o.ApplyT(func(v LiteOsListOss) string { return v.Name }).(pulumi.StringOutput)
 }
@@ -586,7 +586,7 @@ type LiteProDiskProductsProducts struct {
 	MinSize int `pulumi:"minSize"`
 	// Product name.
 	Name string `pulumi:"name"`
-	// Use it as a disk `productId`.
+	// Use it as a disk LiteProDiskProductsProducts.ProductId.
 	ProductId int `pulumi:"productId"`
 }
 
@@ -630,7 +630,7 @@ func (o LiteProDiskProductsProductsOutput) Name() pulumi.StringOutput {
 	return o.ApplyT(func(v LiteProDiskProductsProducts) string { return v.Name }).(pulumi.StringOutput)
 }
 
-// Use it as a disk `productId`.
+// Use it as a disk ProductId.
 func (o LiteProDiskProductsProductsOutput) ProductId() pulumi.IntOutput {
 	return o.ApplyT(func(v LiteProDiskProductsProducts) int { return v.ProductId }).(pulumi.IntOutput)
 }
@@ -721,7 +721,7 @@ type LiteProOsListOss struct {
 	Maxcpu int `pulumi:"maxcpu"`
 	// Memory in bytes.
 	Maxmem int `pulumi:"maxmem"`
-	// The value for a VM `selectOs` or `rebuildOs`.
+	// The value for a VM's LiteProVm.SelectOs or LiteProVm.RebuildOs.
 	Name string `pulumi:"name"`
 	// Hypervisor node.
 	Node string `pulumi:"node"`
@@ -754,7 +754,7 @@ func (o LiteProOsListOssOutput) Maxmem() pulumi.IntOutput {
 	return o.ApplyT(func(v LiteProOsListOss) int { return v.Maxmem }).(pulumi.IntOutput)
 }
 
-// The value for a VM `selectOs` or `rebuildOs`.
+// The value for a VM's LiteProVm.SelectOs or LiteProVm.RebuildOs.
 func (o LiteProOsListOssOutput) Name() pulumi.StringOutput {
 	return o.ApplyT(func(v LiteProOsListOss) string { return v.Name }).(pulumi.StringOutput)
 }
@@ -803,7 +803,7 @@ type LiteProProductsProducts struct {
 	Name string `pulumi:"name"`
 	// What the product offers.
 	Options LiteProProductsProductsOptions `pulumi:"options"`
-	// Use it as a VM `productId`.
+	// Use it as a VM LiteProProductsProducts.ProductId.
 	ProductId int `pulumi:"productId"`
 }
 
@@ -852,7 +852,7 @@ func (o LiteProProductsProductsOutput) Options() LiteProProductsProductsOptionsO
 	return o.ApplyT(func(v LiteProProductsProducts) LiteProProductsProductsOptions { return v.Options }).(LiteProProductsProductsOptionsOutput)
 }
 
-// Use it as a VM `productId`.
+// Use it as a VM ProductId.
 func (o LiteProProductsProductsOutput) ProductId() pulumi.IntOutput {
 	return o.ApplyT(func(v LiteProProductsProducts) int { return v.ProductId }).(pulumi.IntOutput)
 }
@@ -946,7 +946,7 @@ func (o LiteProProductsProductsBillingArrayOutput) Index(i pulumi.IntInput) Lite
 
 // LiteProProductsProductsBillingComponents: a nested object.
 type LiteProProductsProductsBillingComponents struct {
-	// The order field it prices, e.g. `diskSize`.
+	// The order field it prices, e.g. `disk_size`.
 	Field string `pulumi:"field"`
 	// What the component is, e.g. `Additional storage`.
 	Label string `pulumi:"label"`
@@ -969,7 +969,7 @@ func (o LiteProProductsProductsBillingComponentsOutput) ToLiteProProductsProduct
 	return o
 }
 
-// The order field it prices, e.g. `diskSize`.
+// The order field it prices, e.g. `disk_size`.
 func (o LiteProProductsProductsBillingComponentsOutput) Field() pulumi.StringOutput {
 	return o.ApplyT(func(v LiteProProductsProductsBillingComponents) string { return v.Field }).(pulumi.StringOutput)
 }
@@ -1130,7 +1130,7 @@ type LiteProVmLastInvoice struct {
 	Duedate string `pulumi:"duedate"`
 	// Invoice id.
 	Id int `pulumi:"id"`
-	// `new`, `upgrade`, `changePackage` or `migrate`.
+	// `new`, `upgrade`, `change_package` or `migrate`.
 	InvoiceType string `pulumi:"invoiceType"`
 	// Payment transaction id; null while unpaid.
 	PaidId *int `pulumi:"paidId"`
@@ -1175,7 +1175,7 @@ func (o LiteProVmLastInvoiceOutput) Id() pulumi.IntOutput {
 	return o.ApplyT(func(v LiteProVmLastInvoice) int { return v.Id }).(pulumi.IntOutput)
 }
 
-// `new`, `upgrade`, `changePackage` or `migrate`.
+// `new`, `upgrade`, `change_package` or `migrate`.
 func (o LiteProVmLastInvoiceOutput) InvoiceType() pulumi.StringOutput {
 	return o.ApplyT(func(v LiteProVmLastInvoice) string { return v.InvoiceType }).(pulumi.StringOutput)
 }
@@ -1259,7 +1259,7 @@ func (o LiteProVmLastInvoicePtrOutput) Id() pulumi.IntPtrOutput {
 	}).(pulumi.IntPtrOutput)
 }
 
-// `new`, `upgrade`, `changePackage` or `migrate`.
+// `new`, `upgrade`, `change_package` or `migrate`.
 func (o LiteProVmLastInvoicePtrOutput) InvoiceType() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *LiteProVmLastInvoice) *string {
 		if v == nil {
@@ -1313,7 +1313,7 @@ type LiteProductsProducts struct {
 	Name string `pulumi:"name"`
 	// What the product offers.
 	Options LiteProductsProductsOptions `pulumi:"options"`
-	// Use it as a VM `productId`.
+	// Use it as a VM LiteProductsProducts.ProductId.
 	ProductId int `pulumi:"productId"`
 }
 
@@ -1362,7 +1362,7 @@ func (o LiteProductsProductsOutput) Options() LiteProductsProductsOptionsOutput 
 	return o.ApplyT(func(v LiteProductsProducts) LiteProductsProductsOptions { return v.Options }).(LiteProductsProductsOptionsOutput)
 }
 
-// Use it as a VM `productId`.
+// Use it as a VM ProductId.
 func (o LiteProductsProductsOutput) ProductId() pulumi.IntOutput {
 	return o.ApplyT(func(v LiteProductsProducts) int { return v.ProductId }).(pulumi.IntOutput)
 }
@@ -1456,7 +1456,7 @@ func (o LiteProductsProductsBillingArrayOutput) Index(i pulumi.IntInput) LitePro
 
 // LiteProductsProductsBillingComponents: a nested object.
 type LiteProductsProductsBillingComponents struct {
-	// The order field it prices, e.g. `diskSize`.
+	// The order field it prices, e.g. `disk_size`.
 	Field string `pulumi:"field"`
 	// What the component is, e.g. `Additional storage`.
 	Label string `pulumi:"label"`
@@ -1479,7 +1479,7 @@ func (o LiteProductsProductsBillingComponentsOutput) ToLiteProductsProductsBilli
 	return o
 }
 
-// The order field it prices, e.g. `diskSize`.
+// The order field it prices, e.g. `disk_size`.
 func (o LiteProductsProductsBillingComponentsOutput) Field() pulumi.StringOutput {
 	return o.ApplyT(func(v LiteProductsProductsBillingComponents) string { return v.Field }).(pulumi.StringOutput)
 }
@@ -1640,7 +1640,7 @@ type LiteVmLastInvoice struct {
 	Duedate string `pulumi:"duedate"`
 	// Invoice id.
 	Id int `pulumi:"id"`
-	// `new`, `upgrade`, `changePackage` or `migrate`.
+	// `new`, `upgrade`, `change_package` or `migrate`.
 	InvoiceType string `pulumi:"invoiceType"`
 	// Payment transaction id; null while unpaid.
 	PaidId *int `pulumi:"paidId"`
@@ -1685,7 +1685,7 @@ func (o LiteVmLastInvoiceOutput) Id() pulumi.IntOutput {
 	return o.ApplyT(func(v LiteVmLastInvoice) int { return v.Id }).(pulumi.IntOutput)
 }
 
-// `new`, `upgrade`, `changePackage` or `migrate`.
+// `new`, `upgrade`, `change_package` or `migrate`.
 func (o LiteVmLastInvoiceOutput) InvoiceType() pulumi.StringOutput {
 	return o.ApplyT(func(v LiteVmLastInvoice) string { return v.InvoiceType }).(pulumi.StringOutput)
 }
@@ -1769,7 +1769,7 @@ func (o LiteVmLastInvoicePtrOutput) Id() pulumi.IntPtrOutput {
 	}).(pulumi.IntPtrOutput)
 }
 
-// `new`, `upgrade`, `changePackage` or `migrate`.
+// `new`, `upgrade`, `change_package` or `migrate`.
 func (o LiteVmLastInvoicePtrOutput) InvoiceType() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *LiteVmLastInvoice) *string {
 		if v == nil {

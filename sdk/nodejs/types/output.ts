@@ -22,7 +22,7 @@ export interface BaremetalAdditionalIpProductsProducts {
      */
     name: string;
     /**
-     * Use it as an additional IP `productId`.
+     * Use it as an additional IP BaremetalAdditionalIp.productId.
      */
     productId: number;
 }
@@ -74,7 +74,7 @@ export interface BaremetalElasticStorageProductsProducts {
      */
     name: string;
     /**
-     * Use it as an elastic storage `productId`.
+     * Use it as an elastic storage BaremetalElasticStorage.productId.
      */
     productId: number;
 }
@@ -110,7 +110,7 @@ export interface BaremetalProductsProducts {
      */
     name: string;
     /**
-     * Use it as a server `productId`.
+     * Use it as a server Baremetal.productId.
      */
     productId: number;
     /**
@@ -144,7 +144,7 @@ export interface LiteDiskProductsProducts {
      */
     name: string;
     /**
-     * Use it as a disk `productId`.
+     * Use it as a disk LiteDiskProductsProducts.productId.
      */
     productId: number;
 }
@@ -180,7 +180,7 @@ export interface LiteOsListOss {
      */
     maxmem: number;
     /**
-     * The value for a VM `selectOs` or `rebuildOs`.
+     * The value for a VM's LiteVm.selectOs or LiteVm.rebuildOs.
      */
     name: string;
     /**
@@ -218,7 +218,7 @@ export interface LiteProDiskProductsProducts {
      */
     name: string;
     /**
-     * Use it as a disk `productId`.
+     * Use it as a disk LiteProDiskProductsProducts.productId.
      */
     productId: number;
 }
@@ -254,7 +254,7 @@ export interface LiteProOsListOss {
      */
     maxmem: number;
     /**
-     * The value for a VM `selectOs` or `rebuildOs`.
+     * The value for a VM's LiteProVm.selectOs or LiteProVm.rebuildOs.
      */
     name: string;
     /**
@@ -296,7 +296,7 @@ export interface LiteProProductsProducts {
      */
     options: outputs.LiteProProductsProductsOptions;
     /**
-     * Use it as a VM `productId`.
+     * Use it as a VM LiteProProductsProducts.productId.
      */
     productId: number;
 }
@@ -328,7 +328,7 @@ export interface LiteProProductsProductsBilling {
  */
 export interface LiteProProductsProductsBillingComponents {
     /**
-     * The order field it prices, e.g. `diskSize`.
+     * The order field it prices, e.g. `disk_size`.
      */
     field: string;
     /**
@@ -406,7 +406,7 @@ export interface LiteProVmLastInvoice {
      */
     id: number;
     /**
-     * `new`, `upgrade`, `changePackage` or `migrate`.
+     * `new`, `upgrade`, `change_package` or `migrate`.
      */
     invoiceType: string;
     /**
@@ -452,7 +452,7 @@ export interface LiteProductsProducts {
      */
     options: outputs.LiteProductsProductsOptions;
     /**
-     * Use it as a VM `productId`.
+     * Use it as a VM LiteProductsProducts.productId.
      */
     productId: number;
 }
@@ -484,7 +484,7 @@ export interface LiteProductsProductsBilling {
  */
 export interface LiteProductsProductsBillingComponents {
     /**
-     * The order field it prices, e.g. `diskSize`.
+     * The order field it prices, e.g. `disk_size`.
      */
     field: string;
     /**
@@ -562,7 +562,7 @@ export interface LiteVmLastInvoice {
      */
     id: number;
     /**
-     * `new`, `upgrade`, `changePackage` or `migrate`.
+     * `new`, `upgrade`, `change_package` or `migrate`.
      */
     invoiceType: string;
     /**

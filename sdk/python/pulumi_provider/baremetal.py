@@ -43,7 +43,7 @@ class BaremetalArgs:
         :param pulumi.Input[_builtins.int] public_ip: Number of public IPv4 addresses; only 1 is offered. Must be one of 1. Changing it replaces the resource.
         :param pulumi.Input[_builtins.str] rebuild_os: Destructive: reinstall the server with this OS (a value of `baremetalRebuildOsList`) whenever the value changes. Given at create, it is only recorded. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
         :param pulumi.Input[_builtins.str] reset_trigger: Any new value hard-resets the server once (the value itself is only a trigger). Given at create, it is only recorded. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
-        :param pulumi.Input[_builtins.str] select_os: The OS to install. Reinstall an existing server with `rebuildOs`. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+        :param pulumi.Input[_builtins.str] select_os: The OS to install. Reinstall an existing server with Baremetal.rebuild_os. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
         """
         pulumi.set(__self__, "cycle", cycle)
         pulumi.set(__self__, "keypair_id", keypair_id)
@@ -194,7 +194,7 @@ class BaremetalArgs:
     @pulumi.getter(name="selectOs")
     def select_os(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        The OS to install. Reinstall an existing server with `rebuildOs`. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+        The OS to install. Reinstall an existing server with Baremetal.rebuild_os. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
         """
         return pulumi.get(self, "select_os")
 
@@ -236,7 +236,7 @@ class Baremetal(pulumi.CustomResource):
         :param pulumi.Input[_builtins.int] public_ip: Number of public IPv4 addresses; only 1 is offered. Must be one of 1. Changing it replaces the resource.
         :param pulumi.Input[_builtins.str] rebuild_os: Destructive: reinstall the server with this OS (a value of `baremetalRebuildOsList`) whenever the value changes. Given at create, it is only recorded. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
         :param pulumi.Input[_builtins.str] reset_trigger: Any new value hard-resets the server once (the value itself is only a trigger). Given at create, it is only recorded. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
-        :param pulumi.Input[_builtins.str] select_os: The OS to install. Reinstall an existing server with `rebuildOs`. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+        :param pulumi.Input[_builtins.str] select_os: The OS to install. Reinstall an existing server with rebuild_os. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
         """
         ...
     @overload
@@ -368,7 +368,7 @@ class Baremetal(pulumi.CustomResource):
     @pulumi.getter(name="accountId")
     def account_id(self) -> pulumi.Output[_builtins.int]:
         """
-        The account id as a whole number (the resource id is the same digits as a string): what the inputs naming an account (`liteAccountId`, `snapshotId`, `metalAccountId`, `additionalIpId`) take, so a reference needs no conversion.
+        The account id as a whole number (the resource id is the same digits as a string): what the inputs naming an account take (such as LiteDisk.lite_account_id, LiteVmFromSnapshot.snapshot_id, BaremetalElasticStorage.metal_account_id and BaremetalAdditionalIpAssignment.additional_ip_id), so a reference needs no conversion.
         """
         return pulumi.get(self, "account_id")
 
@@ -488,7 +488,7 @@ class Baremetal(pulumi.CustomResource):
     @pulumi.getter(name="selectOs")
     def select_os(self) -> pulumi.Output[_builtins.str]:
         """
-        The OS to install. Reinstall an existing server with `rebuildOs`. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+        The OS to install. Reinstall an existing server with Baremetal.rebuild_os. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
         """
         return pulumi.get(self, "select_os")
 

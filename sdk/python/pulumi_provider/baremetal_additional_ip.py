@@ -234,7 +234,7 @@ class BaremetalAdditionalIp(pulumi.CustomResource):
     @pulumi.getter(name="accountId")
     def account_id(self) -> pulumi.Output[_builtins.int]:
         """
-        The account id as a whole number (the resource id is the same digits as a string): what the inputs naming an account (`liteAccountId`, `snapshotId`, `metalAccountId`, `additionalIpId`) take, so a reference needs no conversion.
+        The account id as a whole number (the resource id is the same digits as a string): what the inputs naming an account take (such as LiteDisk.lite_account_id, LiteVmFromSnapshot.snapshot_id, BaremetalElasticStorage.metal_account_id and BaremetalAdditionalIpAssignment.additional_ip_id), so a reference needs no conversion.
         """
         return pulumi.get(self, "account_id")
 

@@ -46,7 +46,7 @@ class BaremetalRebuildOsListResult:
     @pulumi.getter
     def oss(self) -> Sequence[_builtins.str]:
         """
-        The valid values of the server’s `rebuildOs`.
+        The valid values of a server’s Baremetal.rebuild_os.
         """
         return pulumi.get(self, "oss")
 
@@ -73,7 +73,7 @@ class AwaitableBaremetalRebuildOsListResult(BaremetalRebuildOsListResult):
 def baremetal_rebuild_os_list(account_id: Optional[_builtins.int] = None,
                               opts: Optional[pulumi.InvokeOptions] = None) -> AwaitableBaremetalRebuildOsListResult:
     """
-    The operating systems a Metal server can be rebuilt with: the valid values of its `rebuildOs`.
+    The operating systems a Metal server can be rebuilt with: the valid values of its Baremetal.rebuild_os.
 
     :param _builtins.int account_id: The Metal server (its account id). Must be at least 1.
     """
@@ -89,7 +89,7 @@ def baremetal_rebuild_os_list(account_id: Optional[_builtins.int] = None,
 def baremetal_rebuild_os_list_output(account_id: pulumi.Input[Optional[_builtins.int]] = None,
                                      opts: Optional[Union[pulumi.InvokeOptions, pulumi.InvokeOutputOptions]] = None) -> pulumi.Output[BaremetalRebuildOsListResult]:
     """
-    The operating systems a Metal server can be rebuilt with: the valid values of its `rebuildOs`.
+    The operating systems a Metal server can be rebuilt with: the valid values of its Baremetal.rebuild_os.
 
     :param _builtins.int account_id: The Metal server (its account id). Must be at least 1.
     """

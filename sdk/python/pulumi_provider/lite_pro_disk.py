@@ -31,7 +31,7 @@ class LiteProDiskArgs:
 
         :param pulumi.Input[_builtins.str] cycle: The billing cycle of the disk: `m a q s b t p4 p5`. Must be one of "m", "a", "q", "s", "b", "t", "p4", "p5". Changing it replaces the resource.
         :param pulumi.Input[_builtins.int] lite_account_id: The Lite Pro VM the disk is attached to (its account id). There is no re-attach call. Must be at least 1. Changing it replaces the resource.
-        :param pulumi.Input[_builtins.int] product_id: The disk product, from `liteProDiskProducts`. Must be at least 1. Changing it replaces the resource.
+        :param pulumi.Input[_builtins.int] product_id: The disk product, from lite_pro_disk_products. Must be at least 1. Changing it replaces the resource.
         :param pulumi.Input[_builtins.bool] pay_with_credit_card: Charge the card on file for every order; `false` leaves invoices unpaid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
         :param pulumi.Input[_builtins.str] promocode: A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
         :param pulumi.Input[_builtins.str] service_name: The disk name, 6-16 characters. Must be 6 to 16 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
@@ -83,7 +83,7 @@ class LiteProDiskArgs:
     @pulumi.getter(name="productId")
     def product_id(self) -> pulumi.Input[_builtins.int]:
         """
-        The disk product, from `liteProDiskProducts`. Must be at least 1. Changing it replaces the resource.
+        The disk product, from lite_pro_disk_products. Must be at least 1. Changing it replaces the resource.
         """
         return pulumi.get(self, "product_id")
 
@@ -162,7 +162,7 @@ class LiteProDisk(pulumi.CustomResource):
         :param pulumi.Input[_builtins.str] cycle: The billing cycle of the disk: `m a q s b t p4 p5`. Must be one of "m", "a", "q", "s", "b", "t", "p4", "p5". Changing it replaces the resource.
         :param pulumi.Input[_builtins.int] lite_account_id: The Lite Pro VM the disk is attached to (its account id). There is no re-attach call. Must be at least 1. Changing it replaces the resource.
         :param pulumi.Input[_builtins.bool] pay_with_credit_card: Charge the card on file for every order; `false` leaves invoices unpaid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
-        :param pulumi.Input[_builtins.int] product_id: The disk product, from `liteProDiskProducts`. Must be at least 1. Changing it replaces the resource.
+        :param pulumi.Input[_builtins.int] product_id: The disk product, from lite_pro_disk_products. Must be at least 1. Changing it replaces the resource.
         :param pulumi.Input[_builtins.str] promocode: A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
         :param pulumi.Input[_builtins.str] service_name: The disk name, 6-16 characters. Must be 6 to 16 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
         :param pulumi.Input[_builtins.int] size: The size in GB, at least 30. Grow-only: raising it orders an upgrade of the difference (a paid order). Must be at least 30. Grow-only: a smaller value is refused.
@@ -279,7 +279,7 @@ class LiteProDisk(pulumi.CustomResource):
     @pulumi.getter(name="accountId")
     def account_id(self) -> pulumi.Output[_builtins.int]:
         """
-        The account id as a whole number (the resource id is the same digits as a string): what the inputs naming an account (`liteAccountId`, `snapshotId`, `metalAccountId`, `additionalIpId`) take, so a reference needs no conversion.
+        The account id as a whole number (the resource id is the same digits as a string): what the inputs naming an account take (such as LiteDisk.lite_account_id, LiteVmFromSnapshot.snapshot_id, BaremetalElasticStorage.metal_account_id and BaremetalAdditionalIpAssignment.additional_ip_id), so a reference needs no conversion.
         """
         return pulumi.get(self, "account_id")
 
@@ -319,7 +319,7 @@ class LiteProDisk(pulumi.CustomResource):
     @pulumi.getter(name="productId")
     def product_id(self) -> pulumi.Output[_builtins.int]:
         """
-        The disk product, from `liteProDiskProducts`. Must be at least 1. Changing it replaces the resource.
+        The disk product, from lite_pro_disk_products. Must be at least 1. Changing it replaces the resource.
         """
         return pulumi.get(self, "product_id")
 

@@ -62,7 +62,7 @@ class AwaitableLiteProOsListResult(LiteProOsListResult):
 def lite_pro_os_list(product_id: Optional[_builtins.int] = None,
                      opts: Optional[pulumi.InvokeOptions] = None) -> AwaitableLiteProOsListResult:
     """
-    The OS templates a Lite Pro product can be installed with; `name` is the value of `selectOs`.
+    The OS templates a Lite Pro product can be installed with; `name` is the value of LiteProVm.select_os.
 
     :param _builtins.int product_id: The product whose OS templates to list. Must be at least 1.
     """
@@ -77,7 +77,7 @@ def lite_pro_os_list(product_id: Optional[_builtins.int] = None,
 def lite_pro_os_list_output(product_id: pulumi.Input[Optional[_builtins.int]] = None,
                             opts: Optional[Union[pulumi.InvokeOptions, pulumi.InvokeOutputOptions]] = None) -> pulumi.Output[LiteProOsListResult]:
     """
-    The OS templates a Lite Pro product can be installed with; `name` is the value of `selectOs`.
+    The OS templates a Lite Pro product can be installed with; `name` is the value of LiteProVm.select_os.
 
     :param _builtins.int product_id: The product whose OS templates to list. Must be at least 1.
     """

@@ -40,12 +40,12 @@ class LiteVmArgs:
         :param pulumi.Input[_builtins.str] console_password: The console password: 8 to 255 letters and digits, with an upper-case letter, a lower-case letter and a digit. Must be 8 to 255 characters; letters and digits only; made of at least one upper-case letter, one lower-case letter and one digit. Changing it replaces the resource.
         :param pulumi.Input[_builtins.str] cycle: The billing cycle: `m` monthly, `a` annually, or `q s b t p4 p5`. Must be one of "m", "a", "q", "s", "b", "t", "p4", "p5". Changing it replaces the resource.
         :param pulumi.Input[_builtins.int] keypair_id: The keypair, from `LiteKeypair`. A change installs the new key (change-keypair). Must be at least 1.
-        :param pulumi.Input[_builtins.int] product_id: The product, from `liteProducts`. A change runs change-package (a paid order) and waits for Active. Must be at least 1.
-        :param pulumi.Input[_builtins.str] select_os: The OS to install, a `name` from `liteOsList`. To change the OS of an existing VM use `rebuildOs`. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+        :param pulumi.Input[_builtins.int] product_id: The product, from lite_products. A change runs change-package (a paid order) and waits for Active. Must be at least 1.
+        :param pulumi.Input[_builtins.str] select_os: The OS to install, a `name` from lite_os_list. To change the OS of an existing VM use LiteVm.rebuild_os. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
         :param pulumi.Input[_builtins.str] ssh_and_console_user: The SSH and console user (the cloud-init user). Must be 6 to 32 characters; letters, digits, hyphens and periods only. Changing it replaces the resource.
         :param pulumi.Input[_builtins.str] description: A description of the order. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
         :param pulumi.Input[_builtins.int] disk_size: The disk size in GB, an absolute target. Grow-only: raising it orders a storage upgrade (a paid order); lowering it is refused at plan time. Unset, it reports the current size. A new VM has at least the base disk of its product; a smaller value orders nothing, and the plan warns. The maximum is checked at plan time, from the VM's storage options (for a new VM, those of another VM of the family in the account; with none, the plan warns that the service checks it only at the storage order, after the VM is ordered). Must be at least 1. Grow-only: a smaller value is refused.
-        :param pulumi.Input[_builtins.str] migrate_to_pro: One-shot migration to Lite Pro: the value is a product id from `liteProProducts`. The VM keeps being managed by this resource after it moves. Given at create, it is only recorded. Must be a positive whole number written in digits.
+        :param pulumi.Input[_builtins.str] migrate_to_pro: One-shot migration to Lite Pro: the value is a product id from lite_pro_products. The VM keeps being managed by this resource after it moves. Given at create, it is only recorded. Must be a positive whole number written in digits.
         :param pulumi.Input[_builtins.bool] pay_with_credit_card: Charge the card on file for every order. With `false` the order is placed and its invoice stays unpaid: the VM stays `Pending` until it is paid in the portal. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
         :param pulumi.Input[_builtins.str] power_state: A power action, applied when the value changes: `start`, `stop` (hard), `shutdown` (graceful), `suspend`, `resume`. Given at create, it is applied once the VM is Active. Removing it calls nothing. A refresh that finds the power changed outside (the VM stopped in the portal) warns, and plans nothing: run the `power` action, or change the value. Must be one of "start", "stop", "suspend", "resume", "shutdown".
         :param pulumi.Input[_builtins.str] promocode: A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
@@ -121,7 +121,7 @@ class LiteVmArgs:
     @pulumi.getter(name="productId")
     def product_id(self) -> pulumi.Input[_builtins.int]:
         """
-        The product, from `liteProducts`. A change runs change-package (a paid order) and waits for Active. Must be at least 1.
+        The product, from lite_products. A change runs change-package (a paid order) and waits for Active. Must be at least 1.
         """
         return pulumi.get(self, "product_id")
 
@@ -133,7 +133,7 @@ class LiteVmArgs:
     @pulumi.getter(name="selectOs")
     def select_os(self) -> pulumi.Input[_builtins.str]:
         """
-        The OS to install, a `name` from `liteOsList`. To change the OS of an existing VM use `rebuildOs`. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+        The OS to install, a `name` from lite_os_list. To change the OS of an existing VM use LiteVm.rebuild_os. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
         """
         return pulumi.get(self, "select_os")
 
@@ -181,7 +181,7 @@ class LiteVmArgs:
     @pulumi.getter(name="migrateToPro")
     def migrate_to_pro(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        One-shot migration to Lite Pro: the value is a product id from `liteProProducts`. The VM keeps being managed by this resource after it moves. Given at create, it is only recorded. Must be a positive whole number written in digits.
+        One-shot migration to Lite Pro: the value is a product id from lite_pro_products. The VM keeps being managed by this resource after it moves. Given at create, it is only recorded. Must be a positive whole number written in digits.
         """
         return pulumi.get(self, "migrate_to_pro")
 
@@ -281,13 +281,13 @@ class LiteVm(pulumi.CustomResource):
         :param pulumi.Input[_builtins.str] description: A description of the order. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
         :param pulumi.Input[_builtins.int] disk_size: The disk size in GB, an absolute target. Grow-only: raising it orders a storage upgrade (a paid order); lowering it is refused at plan time. Unset, it reports the current size. A new VM has at least the base disk of its product; a smaller value orders nothing, and the plan warns. The maximum is checked at plan time, from the VM's storage options (for a new VM, those of another VM of the family in the account; with none, the plan warns that the service checks it only at the storage order, after the VM is ordered). Must be at least 1. Grow-only: a smaller value is refused.
         :param pulumi.Input[_builtins.int] keypair_id: The keypair, from `LiteKeypair`. A change installs the new key (change-keypair). Must be at least 1.
-        :param pulumi.Input[_builtins.str] migrate_to_pro: One-shot migration to Lite Pro: the value is a product id from `liteProProducts`. The VM keeps being managed by this resource after it moves. Given at create, it is only recorded. Must be a positive whole number written in digits.
+        :param pulumi.Input[_builtins.str] migrate_to_pro: One-shot migration to Lite Pro: the value is a product id from lite_pro_products. The VM keeps being managed by this resource after it moves. Given at create, it is only recorded. Must be a positive whole number written in digits.
         :param pulumi.Input[_builtins.bool] pay_with_credit_card: Charge the card on file for every order. With `false` the order is placed and its invoice stays unpaid: the VM stays `Pending` until it is paid in the portal. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
         :param pulumi.Input[_builtins.str] power_state: A power action, applied when the value changes: `start`, `stop` (hard), `shutdown` (graceful), `suspend`, `resume`. Given at create, it is applied once the VM is Active. Removing it calls nothing. A refresh that finds the power changed outside (the VM stopped in the portal) warns, and plans nothing: run the `power` action, or change the value. Must be one of "start", "stop", "suspend", "resume", "shutdown".
-        :param pulumi.Input[_builtins.int] product_id: The product, from `liteProducts`. A change runs change-package (a paid order) and waits for Active. Must be at least 1.
+        :param pulumi.Input[_builtins.int] product_id: The product, from lite_products. A change runs change-package (a paid order) and waits for Active. Must be at least 1.
         :param pulumi.Input[_builtins.str] promocode: A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
         :param pulumi.Input[_builtins.str] rebuild_os: Destructive: reinstall the VM with this OS (a `name` from the OS list) whenever the value changes. The disk is wiped. Given at create, it is only recorded. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
-        :param pulumi.Input[_builtins.str] select_os: The OS to install, a `name` from `liteOsList`. To change the OS of an existing VM use `rebuildOs`. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+        :param pulumi.Input[_builtins.str] select_os: The OS to install, a `name` from lite_os_list. To change the OS of an existing VM use rebuild_os. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
         :param pulumi.Input[_builtins.str] ssh_and_console_user: The SSH and console user (the cloud-init user). Must be 6 to 32 characters; letters, digits, hyphens and periods only. Changing it replaces the resource.
         :param pulumi.Input[_builtins.str] vm_name: The VM name, 6-16 characters. Changed in place. Must be 6 to 16 characters; free of control characters (line breaks, tabs, NUL).
         """
@@ -460,7 +460,7 @@ class LiteVm(pulumi.CustomResource):
     @pulumi.getter(name="accountId")
     def account_id(self) -> pulumi.Output[_builtins.int]:
         """
-        The account id as a whole number (the resource id is the same digits as a string): what the inputs naming an account (`liteAccountId`, `snapshotId`, `metalAccountId`, `additionalIpId`) take, so a reference needs no conversion.
+        The account id as a whole number (the resource id is the same digits as a string): what the inputs naming an account take (such as LiteDisk.lite_account_id, LiteVmFromSnapshot.snapshot_id, BaremetalElasticStorage.metal_account_id and BaremetalAdditionalIpAssignment.additional_ip_id), so a reference needs no conversion.
         """
         return pulumi.get(self, "account_id")
 
@@ -572,7 +572,7 @@ class LiteVm(pulumi.CustomResource):
     @pulumi.getter(name="migrateToPro")
     def migrate_to_pro(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
-        One-shot migration to Lite Pro: the value is a product id from `liteProProducts`. The VM keeps being managed by this resource after it moves. Given at create, it is only recorded. Must be a positive whole number written in digits.
+        One-shot migration to Lite Pro: the value is a product id from lite_pro_products. The VM keeps being managed by this resource after it moves. Given at create, it is only recorded. Must be a positive whole number written in digits.
         """
         return pulumi.get(self, "migrate_to_pro")
 
@@ -620,7 +620,7 @@ class LiteVm(pulumi.CustomResource):
     @pulumi.getter(name="productId")
     def product_id(self) -> pulumi.Output[_builtins.int]:
         """
-        The product, from `liteProducts`. A change runs change-package (a paid order) and waits for Active. Must be at least 1.
+        The product, from lite_products. A change runs change-package (a paid order) and waits for Active. Must be at least 1.
         """
         return pulumi.get(self, "product_id")
 
@@ -684,7 +684,7 @@ class LiteVm(pulumi.CustomResource):
     @pulumi.getter(name="selectOs")
     def select_os(self) -> pulumi.Output[_builtins.str]:
         """
-        The OS to install, a `name` from `liteOsList`. To change the OS of an existing VM use `rebuildOs`. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+        The OS to install, a `name` from lite_os_list. To change the OS of an existing VM use LiteVm.rebuild_os. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
         """
         return pulumi.get(self, "select_os")
 

@@ -36,7 +36,7 @@ class LiteVmFromSnapshotArgs:
         :param pulumi.Input[_builtins.str] cycle: The billing cycle of the new VM: `m a q s b t p4 p5`. Must be one of "m", "a", "q", "s", "b", "t", "p4", "p5". Changing it replaces the resource.
         :param pulumi.Input[_builtins.int] keypair_id: A keypair of the Lite pool. Must be at least 1. Changing it replaces the resource.
         :param pulumi.Input[_builtins.str] name: The VM name, 6-16 characters. Must be 6 to 16 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
-        :param pulumi.Input[_builtins.int] product_id: The product of the new VM, from `liteProducts`. Must be at least 1. Changing it replaces the resource.
+        :param pulumi.Input[_builtins.int] product_id: The product of the new VM, from lite_products. Must be at least 1. Changing it replaces the resource.
         :param pulumi.Input[_builtins.int] snapshot_id: The snapshot to restore (its account id). Must be at least 1. Changing it replaces the resource.
         :param pulumi.Input[_builtins.str] ssh_and_console_user: The SSH and console user. Must be 6 to 32 characters; letters, digits, hyphens and periods only. Changing it replaces the resource.
         :param pulumi.Input[_builtins.str] description: A description of the order. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
@@ -113,7 +113,7 @@ class LiteVmFromSnapshotArgs:
     @pulumi.getter(name="productId")
     def product_id(self) -> pulumi.Input[_builtins.int]:
         """
-        The product of the new VM, from `liteProducts`. Must be at least 1. Changing it replaces the resource.
+        The product of the new VM, from lite_products. Must be at least 1. Changing it replaces the resource.
         """
         return pulumi.get(self, "product_id")
 
@@ -210,7 +210,7 @@ class LiteVmFromSnapshot(pulumi.CustomResource):
         :param pulumi.Input[_builtins.int] keypair_id: A keypair of the Lite pool. Must be at least 1. Changing it replaces the resource.
         :param pulumi.Input[_builtins.str] name: The VM name, 6-16 characters. Must be 6 to 16 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
         :param pulumi.Input[_builtins.bool] pay_with_credit_card: Charge the card on file for the order; `false` leaves the invoice unpaid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
-        :param pulumi.Input[_builtins.int] product_id: The product of the new VM, from `liteProducts`. Must be at least 1. Changing it replaces the resource.
+        :param pulumi.Input[_builtins.int] product_id: The product of the new VM, from lite_products. Must be at least 1. Changing it replaces the resource.
         :param pulumi.Input[_builtins.str] promocode: A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
         :param pulumi.Input[_builtins.int] snapshot_id: The snapshot to restore (its account id). Must be at least 1. Changing it replaces the resource.
         :param pulumi.Input[_builtins.str] ssh_and_console_user: The SSH and console user. Must be 6 to 32 characters; letters, digits, hyphens and periods only. Changing it replaces the resource.
@@ -340,7 +340,7 @@ class LiteVmFromSnapshot(pulumi.CustomResource):
     @pulumi.getter(name="accountId")
     def account_id(self) -> pulumi.Output[_builtins.int]:
         """
-        The account id as a whole number (the resource id is the same digits as a string): what the inputs naming an account (`liteAccountId`, `snapshotId`, `metalAccountId`, `additionalIpId`) take, so a reference needs no conversion.
+        The account id as a whole number (the resource id is the same digits as a string): what the inputs naming an account take (such as LiteDisk.lite_account_id, LiteVmFromSnapshot.snapshot_id, BaremetalElasticStorage.metal_account_id and BaremetalAdditionalIpAssignment.additional_ip_id), so a reference needs no conversion.
         """
         return pulumi.get(self, "account_id")
 
@@ -404,7 +404,7 @@ class LiteVmFromSnapshot(pulumi.CustomResource):
     @pulumi.getter(name="productId")
     def product_id(self) -> pulumi.Output[_builtins.int]:
         """
-        The product of the new VM, from `liteProducts`. Must be at least 1. Changing it replaces the resource.
+        The product of the new VM, from lite_products. Must be at least 1. Changing it replaces the resource.
         """
         return pulumi.get(self, "product_id")
 

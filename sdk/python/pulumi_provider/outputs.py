@@ -57,7 +57,7 @@ class BaremetalAdditionalIpProductsProducts(dict):
         :param Sequence['BaremetalAdditionalIpProductsProductsBilling'] billing: One entry per offered billing cycle.
         :param _builtins.str description: Product description.
         :param _builtins.str name: Product name.
-        :param _builtins.int product_id: Use it as an additional IP `productId`.
+        :param _builtins.int product_id: Use it as an additional IP BaremetalAdditionalIp.product_id.
         """
         pulumi.set(__self__, "billing", billing)
         pulumi.set(__self__, "description", description)
@@ -92,7 +92,7 @@ class BaremetalAdditionalIpProductsProducts(dict):
     @pulumi.getter(name="productId")
     def product_id(self) -> _builtins.int:
         """
-        Use it as an additional IP `productId`.
+        Use it as an additional IP BaremetalAdditionalIp.product_id.
         """
         return pulumi.get(self, "product_id")
 
@@ -164,7 +164,7 @@ class BaremetalElasticStorageProductsProducts(dict):
         :param _builtins.int max_size: The largest `size` in GB, when the catalog says.
         :param _builtins.int min_size: The smallest `size` in GB, when the catalog says.
         :param _builtins.str name: Product name.
-        :param _builtins.int product_id: Use it as an elastic storage `productId`.
+        :param _builtins.int product_id: Use it as an elastic storage BaremetalElasticStorage.product_id.
         """
         pulumi.set(__self__, "billing", billing)
         pulumi.set(__self__, "description", description)
@@ -226,7 +226,7 @@ class BaremetalElasticStorageProductsProducts(dict):
     @pulumi.getter(name="productId")
     def product_id(self) -> _builtins.int:
         """
-        Use it as an elastic storage `productId`.
+        Use it as an elastic storage BaremetalElasticStorage.product_id.
         """
         return pulumi.get(self, "product_id")
 
@@ -291,7 +291,7 @@ class BaremetalProductsProducts(dict):
 
         :param _builtins.str description: Product description.
         :param _builtins.str name: Product name.
-        :param _builtins.int product_id: Use it as a server `productId`.
+        :param _builtins.int product_id: Use it as a server Baremetal.product_id.
         :param _builtins.str raw: The last API response for this object as JSON, with secrets redacted.
         """
         pulumi.set(__self__, "description", description)
@@ -319,7 +319,7 @@ class BaremetalProductsProducts(dict):
     @pulumi.getter(name="productId")
     def product_id(self) -> _builtins.int:
         """
-        Use it as a server `productId`.
+        Use it as a server Baremetal.product_id.
         """
         return pulumi.get(self, "product_id")
 
@@ -352,7 +352,7 @@ class LiteDiskProductsProducts(dict):
         :param _builtins.int max_size: Largest size in GB.
         :param _builtins.int min_size: Smallest size in GB.
         :param _builtins.str name: Product name.
-        :param _builtins.int product_id: Use it as a disk `productId`.
+        :param _builtins.int product_id: Use it as a disk LiteDiskProductsProductsArgs.product_id.
         """
         pulumi.set(__self__, "billing", billing)
         pulumi.set(__self__, "description", description)
@@ -405,7 +405,7 @@ class LiteDiskProductsProducts(dict):
     @pulumi.getter(name="productId")
     def product_id(self) -> _builtins.int:
         """
-        Use it as a disk `productId`.
+        Use it as a disk LiteDiskProductsProductsArgs.product_id.
         """
         return pulumi.get(self, "product_id")
 
@@ -471,7 +471,7 @@ class LiteOsListOss(dict):
 
         :param _builtins.int maxcpu: vCPUs.
         :param _builtins.int maxmem: Memory in bytes.
-        :param _builtins.str name: The value for a VM `selectOs` or `rebuildOs`.
+        :param _builtins.str name: The value for a VM's LiteVm.select_os or LiteVm.rebuild_os.
         :param _builtins.str node: Hypervisor node.
         :param _builtins.int vmid: Template number.
         """
@@ -501,7 +501,7 @@ class LiteOsListOss(dict):
     @pulumi.getter
     def name(self) -> _builtins.str:
         """
-        The value for a VM `selectOs` or `rebuildOs`.
+        The value for a VM's LiteVm.select_os or LiteVm.rebuild_os.
         """
         return pulumi.get(self, "name")
 
@@ -542,7 +542,7 @@ class LiteProDiskProductsProducts(dict):
         :param _builtins.int max_size: Largest size in GB.
         :param _builtins.int min_size: Smallest size in GB.
         :param _builtins.str name: Product name.
-        :param _builtins.int product_id: Use it as a disk `productId`.
+        :param _builtins.int product_id: Use it as a disk LiteProDiskProductsProductsArgs.product_id.
         """
         pulumi.set(__self__, "billing", billing)
         pulumi.set(__self__, "description", description)
@@ -595,7 +595,7 @@ class LiteProDiskProductsProducts(dict):
     @pulumi.getter(name="productId")
     def product_id(self) -> _builtins.int:
         """
-        Use it as a disk `productId`.
+        Use it as a disk LiteProDiskProductsProductsArgs.product_id.
         """
         return pulumi.get(self, "product_id")
 
@@ -661,7 +661,7 @@ class LiteProOsListOss(dict):
 
         :param _builtins.int maxcpu: vCPUs.
         :param _builtins.int maxmem: Memory in bytes.
-        :param _builtins.str name: The value for a VM `selectOs` or `rebuildOs`.
+        :param _builtins.str name: The value for a VM's LiteProVm.select_os or LiteProVm.rebuild_os.
         :param _builtins.str node: Hypervisor node.
         :param _builtins.int vmid: Template number.
         """
@@ -691,7 +691,7 @@ class LiteProOsListOss(dict):
     @pulumi.getter
     def name(self) -> _builtins.str:
         """
-        The value for a VM `selectOs` or `rebuildOs`.
+        The value for a VM's LiteProVm.select_os or LiteProVm.rebuild_os.
         """
         return pulumi.get(self, "name")
 
@@ -734,7 +734,7 @@ class LiteProProductsProducts(dict):
         :param _builtins.str description: Product description.
         :param _builtins.str name: Product name.
         :param 'LiteProProductsProductsOptions' options: What the product offers.
-        :param _builtins.int product_id: Use it as a VM `productId`.
+        :param _builtins.int product_id: Use it as a VM LiteProProductsProductsArgs.product_id.
         """
         pulumi.set(__self__, "billing", billing)
         pulumi.set(__self__, "category_id", category_id)
@@ -796,7 +796,7 @@ class LiteProProductsProducts(dict):
     @pulumi.getter(name="productId")
     def product_id(self) -> _builtins.int:
         """
-        Use it as a VM `productId`.
+        Use it as a VM LiteProProductsProductsArgs.product_id.
         """
         return pulumi.get(self, "product_id")
 
@@ -869,7 +869,7 @@ class LiteProProductsProductsBillingComponents(dict):
         """
         LiteProProductsProductsBillingComponents: a nested object.
 
-        :param _builtins.str field: The order field it prices, e.g. `diskSize`.
+        :param _builtins.str field: The order field it prices, e.g. `disk_size`.
         :param _builtins.str label: What the component is, e.g. `Additional storage`.
         :param Sequence['LiteProProductsProductsBillingComponentsPrices'] prices: Tiered price steps: each unit is priced by the step it falls in.
         """
@@ -881,7 +881,7 @@ class LiteProProductsProductsBillingComponents(dict):
     @pulumi.getter
     def field(self) -> _builtins.str:
         """
-        The order field it prices, e.g. `diskSize`.
+        The order field it prices, e.g. `disk_size`.
         """
         return pulumi.get(self, "field")
 
@@ -1054,7 +1054,7 @@ class LiteProVmLastInvoice(dict):
         :param _builtins.str date: Invoice date, `YYYY-MM-DD`.
         :param _builtins.str duedate: Due date.
         :param _builtins.int id: Invoice id.
-        :param _builtins.str invoice_type: `new`, `upgrade`, `changePackage` or `migrate`.
+        :param _builtins.str invoice_type: `new`, `upgrade`, `change_package` or `migrate`.
         :param _builtins.str paybefore: Last day to pay before the order lapses.
         :param _builtins.str status: `Paid`, `Unpaid` or `Cancelled`.
         :param _builtins.str datepaid: When it was paid, `YYYY-MM-DD HH:MM:SS`; null while unpaid.
@@ -1099,7 +1099,7 @@ class LiteProVmLastInvoice(dict):
     @pulumi.getter(name="invoiceType")
     def invoice_type(self) -> _builtins.str:
         """
-        `new`, `upgrade`, `changePackage` or `migrate`.
+        `new`, `upgrade`, `change_package` or `migrate`.
         """
         return pulumi.get(self, "invoice_type")
 
@@ -1158,7 +1158,7 @@ class LiteProductsProducts(dict):
         :param _builtins.str description: Product description.
         :param _builtins.str name: Product name.
         :param 'LiteProductsProductsOptions' options: What the product offers.
-        :param _builtins.int product_id: Use it as a VM `productId`.
+        :param _builtins.int product_id: Use it as a VM LiteProductsProductsArgs.product_id.
         """
         pulumi.set(__self__, "billing", billing)
         pulumi.set(__self__, "category_id", category_id)
@@ -1220,7 +1220,7 @@ class LiteProductsProducts(dict):
     @pulumi.getter(name="productId")
     def product_id(self) -> _builtins.int:
         """
-        Use it as a VM `productId`.
+        Use it as a VM LiteProductsProductsArgs.product_id.
         """
         return pulumi.get(self, "product_id")
 
@@ -1293,7 +1293,7 @@ class LiteProductsProductsBillingComponents(dict):
         """
         LiteProductsProductsBillingComponents: a nested object.
 
-        :param _builtins.str field: The order field it prices, e.g. `diskSize`.
+        :param _builtins.str field: The order field it prices, e.g. `disk_size`.
         :param _builtins.str label: What the component is, e.g. `Additional storage`.
         :param Sequence['LiteProductsProductsBillingComponentsPrices'] prices: Tiered price steps: each unit is priced by the step it falls in.
         """
@@ -1305,7 +1305,7 @@ class LiteProductsProductsBillingComponents(dict):
     @pulumi.getter
     def field(self) -> _builtins.str:
         """
-        The order field it prices, e.g. `diskSize`.
+        The order field it prices, e.g. `disk_size`.
         """
         return pulumi.get(self, "field")
 
@@ -1478,7 +1478,7 @@ class LiteVmLastInvoice(dict):
         :param _builtins.str date: Invoice date, `YYYY-MM-DD`.
         :param _builtins.str duedate: Due date.
         :param _builtins.int id: Invoice id.
-        :param _builtins.str invoice_type: `new`, `upgrade`, `changePackage` or `migrate`.
+        :param _builtins.str invoice_type: `new`, `upgrade`, `change_package` or `migrate`.
         :param _builtins.str paybefore: Last day to pay before the order lapses.
         :param _builtins.str status: `Paid`, `Unpaid` or `Cancelled`.
         :param _builtins.str datepaid: When it was paid, `YYYY-MM-DD HH:MM:SS`; null while unpaid.
@@ -1523,7 +1523,7 @@ class LiteVmLastInvoice(dict):
     @pulumi.getter(name="invoiceType")
     def invoice_type(self) -> _builtins.str:
         """
-        `new`, `upgrade`, `changePackage` or `migrate`.
+        `new`, `upgrade`, `change_package` or `migrate`.
         """
         return pulumi.get(self, "invoice_type")
 
