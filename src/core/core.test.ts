@@ -17,7 +17,7 @@ import {
 import { type Attribute, int64, object, string } from './attributes.js'
 import { checkResource, DefinitionError, defineMethod, defineResource } from './definition.js'
 import { silentLogger } from './definition-types.js'
-import { error, renderNames, toDiagnostics, verbatim } from './diagnostics.js'
+import { clauseOf, error, renderNames, toDiagnostics, verbatim } from './diagnostics.js'
 import { nameProblems, toCamel, toPascal, toSnake } from './names.js'
 import { planResource } from './plan.js'
 import { validateConfig } from './validate.js'
@@ -90,6 +90,16 @@ describe('names in diagnostics', () => {
         ['Invalid powerState', 'baremetal says no'],
       ],
     )
+  })
+
+  test("a clause of an API client's error drops its full stop inside a sentence, so no sentence shows '..'", () => {
+    const thrown = Object.assign(new Error('GET /lites/accounts/1 answered 503 (request id r-1).'), {
+      method: 'GET',
+      path: '/lites/accounts/1',
+    })
+    const shown = renderNames(error('Failed', `It stopped: ${clauseOf(thrown)}. The resource is kept.`), names)
+    assert.equal(shown.detail, 'It stopped: GET /lites/accounts/1 answered 503 (request id r-1). The resource is kept.')
+    assert.equal(clauseOf(new Error('plain text.')), 'plain text')
   })
 })
 

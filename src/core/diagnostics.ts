@@ -79,9 +79,11 @@ export function causeOf(value: unknown): string {
   return isServiceError(value) ? verbatim(messageOf(value)) : messageOf(value)
 }
 
-/** `causeOf` as a clause inside a sentence: without the full stop it may end with. */
+/** `causeOf` as a clause inside a sentence: without the full stop it may end with, verbatim or not. */
 export function clauseOf(value: unknown): string {
-  return causeOf(value).replace(/\.+$/, '')
+  const cause = causeOf(value)
+  if (!cause.endsWith(VERBATIM_CLOSE)) return cause.replace(/\.+$/, '')
+  return `${cause.slice(0, -VERBATIM_CLOSE.length).replace(/\.+$/, '')}${VERBATIM_CLOSE}`
 }
 
 /**

@@ -284,10 +284,11 @@ describe('order journal', () => {
   test('a service that does not echo keys: the single match is not adopted while another such order is unanswered', async () => {
     const dir = journal()
     // A concurrent identical order (count = 2) was sent and has no answer yet: its account may be the match.
-    await new OrderJournal(dir, () => 0).open('another-intent', 'any-service', 'rival-key', 'POST', '/lites')
+    await new OrderJournal(dir, () => 0).open('another-intent', serviceOf(BASE_URL), 'rival-key', 'POST', '/lites')
     const op = frame(undefined, 60_000)
     const created = new Date(1_000_000).toISOString().slice(0, 19).replace('T', ' ')
-    const { client, requests } = testClient([ok([]), fail(502, 'Bad Gateway'), unconfirmed, ok([vmAccount('100042', 'web', created)])], {
+    // The directory has ordered from this service: asked once whether keys are echoed, then listed before the order.
+    const { client, requests } = testClient([unconfirmed, ok([]), fail(502, 'Bad Gateway'), ok([vmAccount('100042', 'web', created)])], {
       journalDirectory: dir,
       operation: () => op.value,
     })
@@ -298,6 +299,19 @@ describe('order journal', () => {
     assert.ok(error instanceof OrderUnresolvedError)
     assert.deepEqual([...error.candidates], ['100042'])
     assert.match(error.message, /other such order/)
+    assert.equal(requests.filter((r) => r.method === 'POST').length, 1, 'nothing is ordered again')
+  })
+
+  test("a service that does not echo keys: another service's unanswered order of the same call does not cloud the single match, which is adopted", async () => {
+    const dir = journal()
+    await new OrderJournal(dir, () => 0).open('another-intent', serviceOf('http://other.invalid/v1'), 'rival-key', 'POST', '/lites')
+    const op = frame(undefined, 60_000)
+    const created = new Date(1_000_000).toISOString().slice(0, 19).replace('T', ' ')
+    const { client, requests } = testClient([ok([]), fail(502, 'Bad Gateway'), unconfirmed, ok([vmAccount('100042', 'web', created)])], {
+      journalDirectory: dir,
+      operation: () => op.value,
+    })
+    assert.equal((await client.lites.createVm(VM_BODY)).account_id, '100042')
     assert.equal(requests.filter((r) => r.method === 'POST').length, 1, 'nothing is ordered again')
   })
 

@@ -525,13 +525,15 @@ export class OrderJournal {
    * Other orders of the same call still without an answer (a concurrent operation's, or a killed
    * run's, within the key's window) that may have made the same account: while one exists, a new
    * account that matches an order cannot be told to be this order's rather than that one's. One whose
-   * account would show other values (`shows`: another name, product or OS) cannot have made it.
+   * account would show other values (`shows`: another name, product or OS) cannot have made it, nor can
+   * an order to another service (the journal of a directory may hold orders to several).
    */
-  async unresolvedBeside(entry: JournalEntry | undefined, method: string, path: string, shows?: string): Promise<number> {
+  async unresolvedBeside(entry: JournalEntry | undefined, service: string, method: string, path: string, shows?: string): Promise<number> {
     const now = this.now()
     return (await this.entries()).filter(
       (e) =>
         e.id !== entry?.id &&
+        e.service === service &&
         e.state === 'sent' &&
         e.method === method &&
         e.path === path &&

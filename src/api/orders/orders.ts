@@ -737,7 +737,10 @@ export class Orders {
     // Another order of the same call may have made the one match (its answer not in yet): adopting it
     // here would give two resources one account. Ambiguous, so nothing is adopted.
     const rivals =
-      candidates.length === 1 ? ((await this.journal?.unresolvedBeside(entry, context.method, context.path, reconcile.shows)) ?? 0) : 0
+      candidates.length === 1
+        ? ((await this.journal?.unresolvedBeside(entry, serviceOf(this.options.baseUrl), context.method, context.path, reconcile.shows)) ??
+          0)
+        : 0
     if (candidates.length === 1 && rivals === 0) {
       const account = candidates[0] as Account<unknown>
       await this.answered(entry, { account_id: account.account_id, order_id: account.order_id } as Order, context, 'adopted')
