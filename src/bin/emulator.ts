@@ -90,6 +90,19 @@ async function persist(): Promise<void> {
   await stateWrites?.commit()
 }
 
+/**
+ * A read's log entry goes to the log file before its answer leaves (an append, not a state write): its
+ * `seq` is the answer's X-Request-Id, and a restart after a kill must neither lose the entry nor give
+ * the id again (StateFile.load resumes the sequence after the log's last entry).
+ */
+function appendReads(): void {
+  try {
+    saved?.writeLog(emulator)
+  } catch (error) {
+    process.stderr.write(`the request log's last entries were not written: ${String(error)}\n`)
+  }
+}
+
 async function readBody(req: IncomingMessage): Promise<Buffer> {
   const chunks: Buffer[] = []
   for await (const chunk of req) chunks.push(chunk as Buffer)
@@ -134,6 +147,7 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
     }
     const answer = await emulator.answer(request)
     if (method !== 'GET') await persist()
+    else appendReads()
     res.writeHead(answer.status, answer.headers)
     res.end(answer.body)
   } catch (error) {

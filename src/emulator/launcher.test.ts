@@ -140,6 +140,30 @@ describe('HTTP launcher', () => {
     }
   })
 
+  test('reads answered before a kill are in the log after the restart, and no X-Request-Id is given twice', async () => {
+    const stateFile = join(dir, 'killed-reads.json')
+    const first = await launch(stateFile)
+    const ids = [(await call(first.base, 'POST', '/lites/keypairs/', { name: 'before-reads' })).headers.get('x-request-id')]
+    for (let i = 0; i < 3; i++) ids.push((await call(first.base, 'GET', '/lites/products')).headers.get('x-request-id'))
+    const exited = once(first.child, 'exit')
+    first.child.kill('SIGKILL')
+    await exited
+
+    const second = await launch(stateFile)
+    try {
+      const next = (await call(second.base, 'GET', '/lites/products')).headers.get('x-request-id')
+      assert.ok(next !== null && !ids.includes(next), `${next} after ${ids.join(', ')}`)
+      const logged = (await call(second.base.replace(/\/v1$/, ''), 'GET', '/_emulator/requests')).body.data as unknown as { seq: number }[]
+      assert.deepEqual(
+        logged.map((e) => String(e.seq)),
+        [...ids, next],
+        'the three reads before the kill are kept',
+      )
+    } finally {
+      assert.equal(await stop(second.child), 0)
+    }
+  })
+
   test('a manual clock resumes at its saved time after a restart: a Pending order stays Pending', async () => {
     const stateFile = join(dir, 'manual-clock.json')
     const first = await launch(stateFile)

@@ -111,7 +111,16 @@ export class StateFile {
     // Appended as the requests finished, which is not always the order they arrived in (the log's order).
     const bySeq = new Map<number, unknown>()
     for (const entry of [...inside, ...entries]) bySeq.set(Number((entry as { seq?: unknown }).seq), entry)
-    return { ...state, log: [...bySeq.entries()].sort(([a], [b]) => a - b).map(([, entry]) => entry) }
+    const log = [...bySeq.entries()].sort(([a], [b]) => a - b)
+    // The log file may hold reads logged after the state's last write: the request sequence (each answer's
+    // X-Request-Id) resumes after the last of them, so no id is given twice.
+    const seq = (state as { seq?: Record<string, unknown> }).seq
+    const last = log.at(-1)?.[0]
+    const resumed =
+      seq !== undefined && last !== undefined && Number.isFinite(last) && typeof seq.request === 'number' && seq.request <= last
+        ? { seq: { ...seq, request: last + 1 } }
+        : {}
+    return { ...state, ...resumed, log: log.map(([, entry]) => entry) }
   }
 
   #readLog(): { entries: unknown[]; torn: boolean } {
