@@ -861,7 +861,6 @@ export async function checkPlanOnline<C>(
   plan: Plan,
   session: Session<C>,
   replacing?: string,
-  inState?: (id: string) => boolean,
 ): Promise<Diagnostic[]> {
   const creating = prior === null || plan.replace.length > 0
   const checks = creating
@@ -870,7 +869,7 @@ export async function checkPlanOnline<C>(
   const input = plainInput(plan.planned)
   // The object a replacement replaces: this plan's prior, or the one the front end names (see CreateCheckContext).
   const replaced = prior !== null ? String(prior.id) : replacing
-  const of = replaced !== undefined ? { replacing: replaced } : inState !== undefined ? { inState } : {}
+  const of = replaced === undefined ? {} : { replacing: replaced }
   const diagnostics = await runChecks(checks, plan.planned, session, (context) =>
     creating ? { ...context, input, ...of } : { ...context, id: String(prior?.id), prior, input },
   )

@@ -109,13 +109,6 @@ export interface CreateCheckContext<C, A extends Attributes> extends OperationCo
    * old one is deleted first. Undefined for a new object.
    */
   readonly replacing?: string
-  /**
-   * For a new object that replaces nothing the front end knows of: whether the engine's state holds an
-   * object of this type with `id`, as this process saw it (it refreshed it). Terraform plans the new
-   * half of a tainted object's replacement as a plain create, after refreshing the tainted object: what
-   * that object holds is freed by its delete, which comes first.
-   */
-  readonly inState?: (id: string) => boolean
 }
 
 /**

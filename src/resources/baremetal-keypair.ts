@@ -61,8 +61,8 @@ export const baremetalKeypair = defineResource<Client, typeof attributes>({
   createChecks: [
     {
       attribute: 'name',
-      check: ({ client, input, replacing, inState, signal }) =>
-        nameFree(client.baremetals, input, { resource: 'baremetal_keypair', replacing, inState, signal }),
+      check: ({ client, input, replacing, signal }) =>
+        nameFree(client.baremetals, input, { resource: 'baremetal_keypair', replacing, signal }),
     },
   ],
   async create({ client, input, signal }) {

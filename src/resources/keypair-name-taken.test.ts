@@ -67,11 +67,24 @@ describe('the plan-time check of a new keypair name', () => {
   const resource = 'provider_lite_keypair'
 
   test('a free name passes', async () => {
-    assert.equal(await nameFree(pool([OTHER]), { name: 'free-name' }, { resource, signal }), null)
+    assert.equal(await nameFree(pool([OTHER]), { name: 'free-name' }, { resource, replacing: '7', signal }), null)
   })
 
-  test('a taken name is refused at plan, naming the keypair that holds it and the import', async () => {
-    const problem = await nameFree(pool([OTHER]), { name: 'deploy' }, { resource, signal })
+  test('a plain create is not checked (it deletes nothing first; its create meets a taken name), and lists nothing', async () => {
+    const listed: string[] = []
+    const counting = {
+      ...pool([OTHER]),
+      keypairNamed: async (name: string) => {
+        listed.push(name)
+        return null
+      },
+    }
+    assert.equal(await nameFree(counting, { name: 'deploy' }, { resource, signal }), null)
+    assert.deepEqual(listed, [])
+  })
+
+  test('in a replacement, a taken name is refused at plan, naming the keypair that holds it and the import', async () => {
+    const problem = await nameFree(pool([OTHER]), { name: 'deploy' }, { resource, replacing: '7', signal })
     assert.ok(problem !== null)
     assert.match(problem, /^is taken\. A keypair named "deploy" already exists in the pool: keypair 31 "deploy"/, problem)
     assert.match(problem, /terraform import <address of this provider_lite_keypair> 31/, problem)
@@ -86,10 +99,10 @@ describe('the plan-time check of a new keypair name', () => {
   test('the name held by the keypair being replaced, or by one the create takes over, passes', async () => {
     assert.equal(await nameFree(pool([OTHER]), { name: 'deploy' }, { resource, replacing: '31', signal }), null)
     const same = `${OTHER.public_key.split(' ').slice(0, 2).join(' ')} other-comment`
-    assert.equal(await nameFree(pool([OTHER]), { name: 'deploy', public_key: same }, { resource, signal }), null)
-    const other = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIBbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb x'
+    assert.equal(await nameFree(pool([OTHER]), { name: 'deploy', public_key: same }, { resource, replacing: '7', signal }), null)
+    const other = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIBbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb x'
     assert.match(
-      (await nameFree(pool([OTHER]), { name: 'deploy', public_key: other }, { resource, signal })) ?? '',
+      (await nameFree(pool([OTHER]), { name: 'deploy', public_key: other }, { resource, replacing: '7', signal })) ?? '',
       /not the configured one/,
     )
   })

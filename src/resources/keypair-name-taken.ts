@@ -54,28 +54,23 @@ function takenMessage(existing: Keypair, name: string, publicKey: string | undef
 }
 
 /**
- * The plan-time check of a new keypair's name (a create, or the new half of a replacement): the name
- * must be free in the pool, or held by the keypair the create would take over (createOrAdopt), or by
- * the keypair this one replaces (deleted first). Without it a taken name passed the plan, and a
- * replacement deleted the live keypair, whose private key cannot be read again, before its create was
- * refused. Answers what is wrong, completing "name ...", or null.
+ * The plan-time check of the name of a keypair that replaces another (the new half of a replacement,
+ * whose old keypair is deleted first): the name must be free in the pool, or held by the keypair this
+ * one replaces, or by one the create would take over (createOrAdopt). Without it a taken name passed the
+ * plan, and the replacement deleted the live keypair, whose private key cannot be read again, before
+ * its create was refused. A plain create deletes nothing first: its create meets a taken name with the
+ * same message, and it costs no listing at every plan (an apply of hundreds plans each again, between
+ * creates that would each make the listing stale). Answers what is wrong, completing "name ...", or null.
  */
 export async function nameFree(
   api: KeypairApi,
   input: { readonly name?: string | null; readonly public_key?: string | null },
-  context: {
-    readonly resource: string
-    readonly replacing?: string
-    readonly inState?: ((id: string) => boolean) | undefined
-    readonly signal: AbortSignal
-  },
+  context: { readonly resource: string; readonly replacing?: string | undefined; readonly signal: AbortSignal },
 ): Promise<string | null> {
+  if (context.replacing === undefined) return null
   const name = input.name ?? ''
   const existing = await api.keypairNamed(name, { signal: context.signal })
   if (existing === null || String(existing.keypair_id) === context.replacing) return null
-  // Replacing nothing known, beside a holder the state holds: a tainted keypair's new half (deleted first),
-  // or a second block of a name the state's keypair holds, whose create is refused with nothing deleted.
-  if (context.replacing === undefined && context.inState?.(String(existing.keypair_id)) === true) return null
   const publicKey = (input.public_key ?? '').trim() || undefined
   if (publicKey !== undefined && keyMaterial(existing.public_key) === keyMaterial(publicKey)) return null
   return `is taken. ${takenMessage(existing, name, publicKey, context.resource, context.replacing)}`

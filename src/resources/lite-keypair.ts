@@ -19,8 +19,8 @@ export function liteKeypair(family: LiteFamily) {
     createChecks: [
       {
         attribute: 'name',
-        check: ({ client, input, replacing, inState, signal }) =>
-          nameFree(family.api(client), input, { resource: `${family.prefix}_keypair`, replacing, inState, signal }),
+        check: ({ client, input, replacing, signal }) =>
+          nameFree(family.api(client), input, { resource: `${family.prefix}_keypair`, replacing, signal }),
       },
     ],
     async create({ client, input, signal }) {

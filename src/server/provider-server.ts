@@ -81,8 +81,6 @@ export class ProviderServer {
   private stop = new AbortController()
   /** The priced orders of the plan this process serves (Terraform's one plan, Pulumi's one preview and update). */
   private readonly ledger = new PlanLedger()
-  /** By type, the ids this process refreshed (see refreshed). */
-  private readonly inState = new Map<string, Set<string>>()
 
   constructor(
     registry: Registry,
@@ -255,9 +253,7 @@ export class ProviderServer {
     const refused = prior !== null && plan.replace.length > 0 ? (request.refuseDelete?.(prior) ?? null) : null
     if (refused) issues.push(refused)
     const asks = request.online && this.isConfigured
-    const inState = (id: string) => this.inState.get(definition.name)?.has(id) === true
-    const online =
-      asks && !hasErrors(issues) ? await checkPlanOnline(definition, prior, plan, request.session(), request.replacing, inState) : []
+    const online = asks && !hasErrors(issues) ? await checkPlanOnline(definition, prior, plan, request.session(), request.replacing) : []
     issues.push(...online)
     const { price: pricing } = request
     const price =
@@ -348,16 +344,7 @@ export class ProviderServer {
     session: Session<unknown>,
   ): Promise<ReadOutcome> {
     await this.settle(definition, id)
-    const outcome = await readResource(definition, prior, id, priorPrivate, session)
-    if (outcome.state !== null) this.refreshed(definition).add(id)
-    return outcome
-  }
-
-  /** The ids of the type this process refreshed: objects the engine's state holds (CreateCheckContext.inState). */
-  private refreshed(definition: AnyResource): Set<string> {
-    const ids = this.inState.get(definition.name) ?? new Set<string>()
-    this.inState.set(definition.name, ids)
-    return ids
+    return readResource(definition, prior, id, priorPrivate, session)
   }
 
   /**
