@@ -155,3 +155,23 @@ test('the SDKs doc comments spell names their own way: Python snake_case, Go Pas
   assert.match(doc('go/provider/liteVm.go', marker), /LiteDisk\.LiteAccountId, LiteVmFromSnapshot\.SnapshotId/)
   assert.match(doc('python/pulumi_provider/lite_vm.py', 'The OS to install'), /a `name` from lite_os_list\. .*LiteVm\.rebuild_os/)
 })
+
+test("no property's description references the property itself (a bare name meant another resource's input)", () => {
+  const schema = JSON.parse(committed) as Record<string, unknown>
+  const selfRefs: string[] = []
+  const walk = (value: unknown, path: string): void => {
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) return
+    for (const [k, v] of Object.entries(value)) {
+      const here = `${path}/${k}`
+      if ((k === 'properties' || k === 'inputProperties') && v && typeof v === 'object') {
+        for (const [name, property] of Object.entries(v)) {
+          const description = (property as { description?: unknown }).description
+          if (typeof description === 'string' && description.includes(`{{% ref ${here}/${name} %}}`)) selfRefs.push(`${here}/${name}`)
+        }
+      }
+      walk(v, here)
+    }
+  }
+  walk(schema, '#')
+  assert.deepEqual(selfRefs, [])
+})

@@ -45,7 +45,7 @@ export class LiteKeypair extends pulumi.CustomResource {
     }
 
     /**
-     * Id of the keypair; use it as a VM LiteKeypair.keypairId.
+     * Id of the keypair; use it as a VM LiteVm.keypairId.
      */
     declare public /*out*/ readonly keypairId: pulumi.Output<number>;
     /**

@@ -45,7 +45,7 @@ export class LiteProKeypair extends pulumi.CustomResource {
     }
 
     /**
-     * Id of the keypair; use it as a VM LiteProKeypair.keypairId.
+     * Id of the keypair; use it as a VM LiteProVm.keypairId.
      */
     declare public /*out*/ readonly keypairId: pulumi.Output<number>;
     /**

@@ -151,7 +151,9 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
     res.writeHead(answer.status, answer.headers)
     res.end(answer.body)
   } catch (error) {
+    // A read dropped by a fault, or failed, is logged too: its entry reaches the file before the connection ends.
     if (method !== 'GET') await persist()
+    else appendReads()
     if (error instanceof DroppedConnection) {
       req.socket.destroy()
       return

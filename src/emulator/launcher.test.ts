@@ -164,6 +164,32 @@ describe('HTTP launcher', () => {
     }
   })
 
+  test('a read whose connection was dropped is in the log after a kill', async () => {
+    const stateFile = join(dir, 'killed-dropped-read.json')
+    const first = await launch(stateFile)
+    const root = first.base.replace(/\/v1$/, '')
+    await call(root, 'POST', '/_emulator/faults', { method: 'GET', path: '/lites/products', mode: 'drop_after' })
+    await assert.rejects(fetch(`${first.base}/lites/products`, { headers: { 'x-token': 'main-key' } }))
+    const exited = once(first.child, 'exit')
+    first.child.kill('SIGKILL')
+    await exited
+
+    const second = await launch(stateFile)
+    try {
+      const logged = (await call(second.base.replace(/\/v1$/, ''), 'GET', '/_emulator/requests')).body.data as unknown as {
+        seq: number
+        fault_id: string | null
+      }[]
+      assert.deepEqual(
+        logged.map((e) => [e.seq, e.fault_id]),
+        [[1, 'f1']],
+        'the dropped read is logged, as a dropped change is',
+      )
+    } finally {
+      assert.equal(await stop(second.child), 0)
+    }
+  })
+
   test('a manual clock resumes at its saved time after a restart: a Pending order stays Pending', async () => {
     const stateFile = join(dir, 'manual-clock.json')
     const first = await launch(stateFile)

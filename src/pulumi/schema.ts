@@ -313,7 +313,7 @@ function inPulumiTerms(schema: JsonObject, registry: Registry): JsonObject {
   }
   const reference = (ref: string) => `{{% ref ${ref} %}}`
 
-  const rewrite = (text: string, owner: Owner) =>
+  const rewrite = (text: string, owner: Owner, self?: string) =>
     text.replace(/`([a-z][a-z0-9]*(?:_[a-z0-9]+)+)(?:\.([a-z][a-z0-9_]*))?`/g, (whole, name: string, member?: string) => {
       const resource = resourceNames.get(name)
       if (member !== undefined) {
@@ -325,16 +325,19 @@ function inPulumiTerms(schema: JsonObject, registry: Registry): JsonObject {
       const fn = functionNames.get(name)
       if (fn) return reference(`#/functions/${fn}`)
       const own = propertyRef(owner, name)
+      // A property that names itself bare meant another's of that name (a product row's `product_id` is a VM's).
+      if (own && wireName(name) === self)
+        throw new Error(`The description of ${own} names itself; qualify it (provider_<resource>.${name})`)
       return own ? reference(own) : whole
     })
 
-  const describeIn = (value: JsonObject, owner: Owner): JsonObject => {
+  const describeIn = (value: JsonObject, owner: Owner, self?: string): JsonObject => {
     const out: JsonObject = { ...value }
-    if (typeof out.description === 'string') out.description = rewrite(out.description, owner)
+    if (typeof out.description === 'string') out.description = rewrite(out.description, owner, self)
     return out
   }
   const propertiesIn = (properties: Json | undefined, owner: Owner): JsonObject =>
-    Object.fromEntries(Object.entries(object(properties)).map(([k, v]) => [k, describeIn(object(v), owner)]))
+    Object.fromEntries(Object.entries(object(properties)).map(([k, v]) => [k, describeIn(object(v), owner, k)]))
 
   const outResources = Object.fromEntries(
     Object.entries(resources).map(([token, value]) => {

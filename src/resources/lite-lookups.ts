@@ -54,19 +54,19 @@ export function liteIpAvailability(family: LiteFamily) {
   })
 }
 
-/** A disk product, as `provider_<family>_disk_products` shows it. */
-const diskProduct = {
-  ...productOutputs('Use it as a disk `product_id`.'),
+/** A disk product, as `provider_<family>_disk_products` shows it: its id goes to the family's disk resource. */
+const diskProductOf = (family: LiteFamily) => ({
+  ...productOutputs(`Use it as a disk \`provider_${family.prefix}_disk.product_id\`.`),
   min_size: int64({ computed: true, description: 'Smallest size in GB.' }),
   max_size: int64({ computed: true, description: 'Largest size in GB.' }),
   billing: billingOutput('Price per GB per cycle, in the smallest currency unit.', 'Cycle code.'),
-}
+})
 
 export function liteDiskProducts(family: LiteFamily) {
-  return productLookup<typeof diskProduct, Plan>({
+  return productLookup<ReturnType<typeof diskProductOf>, Plan>({
     name: `${family.prefix}_disk_products`,
     description: `The ${family.title} extra-disk products: ids for \`provider_${family.prefix}_disk\`, size bounds and prices.`,
-    product: diskProduct,
+    product: diskProductOf(family),
     every: 'Every disk product, by ascending id.',
     products: (client, signal) => family.api(client).listDiskProducts({ signal }),
     show: toDiskProduct,

@@ -23,9 +23,9 @@ const billing = objectType({
   components: list(component, { computed: true, description: 'Priced add-ons; empty when none.' }),
 })
 
-/** A VM product, as `provider_<family>_products` shows it. */
-const product = {
-  ...productOutputs('Use it as a VM `product_id`.'),
+/** A VM product, as `provider_<family>_products` shows it: its id goes to the family's VM resource. */
+const productOf = (family: LiteFamily) => ({
+  ...productOutputs(`Use it as a VM \`provider_${family.prefix}_vm.product_id\`.`),
   category_id: int64({ computed: true, description: 'Category id.' }),
   category_name: string({ computed: true, description: 'Category name.' }),
   options: object(
@@ -39,13 +39,13 @@ const product = {
     { computed: true, description: 'What the product offers.' },
   ),
   billing: list(billing, { computed: true, description: 'One entry per offered billing cycle.' }),
-}
+})
 
 export function liteProducts(family: LiteFamily) {
-  return productLookup<typeof product, Plan>({
+  return productLookup<ReturnType<typeof productOf>, Plan>({
     name: `${family.prefix}_products`,
     description: `The ${family.title} VM products: ids for \`provider_${family.prefix}_vm\`, resources and prices per cycle.`,
-    product,
+    product: productOf(family),
     every: 'Every product, by ascending id.',
     products: (client, signal) => family.api(client).listProducts({ signal }),
     show: toProduct,

@@ -27,7 +27,7 @@ export function productLookup<A extends Attributes, P>(spec: {
   })
 }
 
-/** A product's id, name and description; `use` says where the id goes (`Use it as a disk \`product_id\`.`). */
+/** A product's id, name and description; `use` says where the id goes, qualified (`Use it as a disk \`provider_lite_disk.product_id\`.`): a bare `product_id` would name the product's own field. */
 export function productOutputs(use: string) {
   return {
     product_id: int64({ computed: true, description: use }),

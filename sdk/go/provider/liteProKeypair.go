@@ -16,7 +16,7 @@ import (
 type LiteProKeypair struct {
 	pulumi.CustomResourceState
 
-	// Id of the keypair; use it as a VM KeypairId.
+	// Id of the keypair; use it as a VM LiteProVm.KeypairId.
 	KeypairId pulumi.IntOutput `pulumi:"keypairId"`
 	// Name of the keypair, unique in the pool. Changing it creates a new keypair and deletes the old one. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
 	Name pulumi.StringOutput `pulumi:"name"`
@@ -180,7 +180,7 @@ func (o LiteProKeypairOutput) ToLiteProKeypairOutputWithContext(ctx context.Cont
 	return o
 }
 
-// Id of the keypair; use it as a VM KeypairId.
+// Id of the keypair; use it as a VM LiteProVm.KeypairId.
 func (o LiteProKeypairOutput) KeypairId() pulumi.IntOutput {
 	return o.ApplyT(func(v *LiteProKeypair) pulumi.IntOutput { return v.KeypairId }).(pulumi.IntOutput)
 }

@@ -371,7 +371,7 @@ type LiteDiskProductsProducts struct {
 	MinSize int `pulumi:"minSize"`
 	// Product name.
 	Name string `pulumi:"name"`
-	// Use it as a disk LiteDiskProductsProducts.ProductId.
+	// Use it as a disk LiteDisk.ProductId.
 	ProductId int `pulumi:"productId"`
 }
 
@@ -415,7 +415,7 @@ func (o LiteDiskProductsProductsOutput) Name() pulumi.StringOutput {
 	return o.ApplyT(func(v LiteDiskProductsProducts) string { return v.Name }).(pulumi.StringOutput)
 }
 
-// Use it as a disk ProductId.
+// Use it as a disk LiteDisk.ProductId.
 func (o LiteDiskProductsProductsOutput) ProductId() pulumi.IntOutput {
 	return o.ApplyT(func(v LiteDiskProductsProducts) int { return v.ProductId }).(pulumi.IntOutput)
 }
@@ -586,7 +586,7 @@ type LiteProDiskProductsProducts struct {
 	MinSize int `pulumi:"minSize"`
 	// Product name.
 	Name string `pulumi:"name"`
-	// Use it as a disk LiteProDiskProductsProducts.ProductId.
+	// Use it as a disk LiteProDisk.ProductId.
 	ProductId int `pulumi:"productId"`
 }
 
@@ -630,7 +630,7 @@ func (o LiteProDiskProductsProductsOutput) Name() pulumi.StringOutput {
 	return o.ApplyT(func(v LiteProDiskProductsProducts) string { return v.Name }).(pulumi.StringOutput)
 }
 
-// Use it as a disk ProductId.
+// Use it as a disk LiteProDisk.ProductId.
 func (o LiteProDiskProductsProductsOutput) ProductId() pulumi.IntOutput {
 	return o.ApplyT(func(v LiteProDiskProductsProducts) int { return v.ProductId }).(pulumi.IntOutput)
 }
@@ -803,7 +803,7 @@ type LiteProProductsProducts struct {
 	Name string `pulumi:"name"`
 	// What the product offers.
 	Options LiteProProductsProductsOptions `pulumi:"options"`
-	// Use it as a VM LiteProProductsProducts.ProductId.
+	// Use it as a VM LiteProVm.ProductId.
 	ProductId int `pulumi:"productId"`
 }
 
@@ -852,7 +852,7 @@ func (o LiteProProductsProductsOutput) Options() LiteProProductsProductsOptionsO
 	return o.ApplyT(func(v LiteProProductsProducts) LiteProProductsProductsOptions { return v.Options }).(LiteProProductsProductsOptionsOutput)
 }
 
-// Use it as a VM ProductId.
+// Use it as a VM LiteProVm.ProductId.
 func (o LiteProProductsProductsOutput) ProductId() pulumi.IntOutput {
 	return o.ApplyT(func(v LiteProProductsProducts) int { return v.ProductId }).(pulumi.IntOutput)
 }
@@ -1313,7 +1313,7 @@ type LiteProductsProducts struct {
 	Name string `pulumi:"name"`
 	// What the product offers.
 	Options LiteProductsProductsOptions `pulumi:"options"`
-	// Use it as a VM LiteProductsProducts.ProductId.
+	// Use it as a VM LiteVm.ProductId.
 	ProductId int `pulumi:"productId"`
 }
 
@@ -1362,7 +1362,7 @@ func (o LiteProductsProductsOutput) Options() LiteProductsProductsOptionsOutput 
 	return o.ApplyT(func(v LiteProductsProducts) LiteProductsProductsOptions { return v.Options }).(LiteProductsProductsOptionsOutput)
 }
 
-// Use it as a VM ProductId.
+// Use it as a VM LiteVm.ProductId.
 func (o LiteProductsProductsOutput) ProductId() pulumi.IntOutput {
 	return o.ApplyT(func(v LiteProductsProducts) int { return v.ProductId }).(pulumi.IntOutput)
 }

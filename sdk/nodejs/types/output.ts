@@ -144,7 +144,7 @@ export interface LiteDiskProductsProducts {
      */
     name: string;
     /**
-     * Use it as a disk LiteDiskProductsProducts.productId.
+     * Use it as a disk LiteDisk.productId.
      */
     productId: number;
 }
@@ -218,7 +218,7 @@ export interface LiteProDiskProductsProducts {
      */
     name: string;
     /**
-     * Use it as a disk LiteProDiskProductsProducts.productId.
+     * Use it as a disk LiteProDisk.productId.
      */
     productId: number;
 }
@@ -296,7 +296,7 @@ export interface LiteProProductsProducts {
      */
     options: outputs.LiteProProductsProductsOptions;
     /**
-     * Use it as a VM LiteProProductsProducts.productId.
+     * Use it as a VM LiteProVm.productId.
      */
     productId: number;
 }
@@ -452,7 +452,7 @@ export interface LiteProductsProducts {
      */
     options: outputs.LiteProductsProductsOptions;
     /**
-     * Use it as a VM LiteProductsProducts.productId.
+     * Use it as a VM LiteVm.productId.
      */
     productId: number;
 }

@@ -137,7 +137,7 @@ class LiteKeypair(pulumi.CustomResource):
     @pulumi.getter(name="keypairId")
     def keypair_id(self) -> pulumi.Output[_builtins.int]:
         """
-        Id of the keypair; use it as a VM LiteKeypair.keypair_id.
+        Id of the keypair; use it as a VM LiteVm.keypair_id.
         """
         return pulumi.get(self, "keypair_id")
 

@@ -137,7 +137,7 @@ class LiteProKeypair(pulumi.CustomResource):
     @pulumi.getter(name="keypairId")
     def keypair_id(self) -> pulumi.Output[_builtins.int]:
         """
-        Id of the keypair; use it as a VM LiteProKeypair.keypair_id.
+        Id of the keypair; use it as a VM LiteProVm.keypair_id.
         """
         return pulumi.get(self, "keypair_id")
 

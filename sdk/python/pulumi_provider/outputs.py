@@ -352,7 +352,7 @@ class LiteDiskProductsProducts(dict):
         :param _builtins.int max_size: Largest size in GB.
         :param _builtins.int min_size: Smallest size in GB.
         :param _builtins.str name: Product name.
-        :param _builtins.int product_id: Use it as a disk LiteDiskProductsProductsArgs.product_id.
+        :param _builtins.int product_id: Use it as a disk LiteDisk.product_id.
         """
         pulumi.set(__self__, "billing", billing)
         pulumi.set(__self__, "description", description)
@@ -405,7 +405,7 @@ class LiteDiskProductsProducts(dict):
     @pulumi.getter(name="productId")
     def product_id(self) -> _builtins.int:
         """
-        Use it as a disk LiteDiskProductsProductsArgs.product_id.
+        Use it as a disk LiteDisk.product_id.
         """
         return pulumi.get(self, "product_id")
 
@@ -542,7 +542,7 @@ class LiteProDiskProductsProducts(dict):
         :param _builtins.int max_size: Largest size in GB.
         :param _builtins.int min_size: Smallest size in GB.
         :param _builtins.str name: Product name.
-        :param _builtins.int product_id: Use it as a disk LiteProDiskProductsProductsArgs.product_id.
+        :param _builtins.int product_id: Use it as a disk LiteProDisk.product_id.
         """
         pulumi.set(__self__, "billing", billing)
         pulumi.set(__self__, "description", description)
@@ -595,7 +595,7 @@ class LiteProDiskProductsProducts(dict):
     @pulumi.getter(name="productId")
     def product_id(self) -> _builtins.int:
         """
-        Use it as a disk LiteProDiskProductsProductsArgs.product_id.
+        Use it as a disk LiteProDisk.product_id.
         """
         return pulumi.get(self, "product_id")
 
@@ -734,7 +734,7 @@ class LiteProProductsProducts(dict):
         :param _builtins.str description: Product description.
         :param _builtins.str name: Product name.
         :param 'LiteProProductsProductsOptions' options: What the product offers.
-        :param _builtins.int product_id: Use it as a VM LiteProProductsProductsArgs.product_id.
+        :param _builtins.int product_id: Use it as a VM LiteProVm.product_id.
         """
         pulumi.set(__self__, "billing", billing)
         pulumi.set(__self__, "category_id", category_id)
@@ -796,7 +796,7 @@ class LiteProProductsProducts(dict):
     @pulumi.getter(name="productId")
     def product_id(self) -> _builtins.int:
         """
-        Use it as a VM LiteProProductsProductsArgs.product_id.
+        Use it as a VM LiteProVm.product_id.
         """
         return pulumi.get(self, "product_id")
 
@@ -1158,7 +1158,7 @@ class LiteProductsProducts(dict):
         :param _builtins.str description: Product description.
         :param _builtins.str name: Product name.
         :param 'LiteProductsProductsOptions' options: What the product offers.
-        :param _builtins.int product_id: Use it as a VM LiteProductsProductsArgs.product_id.
+        :param _builtins.int product_id: Use it as a VM LiteVm.product_id.
         """
         pulumi.set(__self__, "billing", billing)
         pulumi.set(__self__, "category_id", category_id)
@@ -1220,7 +1220,7 @@ class LiteProductsProducts(dict):
     @pulumi.getter(name="productId")
     def product_id(self) -> _builtins.int:
         """
-        Use it as a VM LiteProductsProductsArgs.product_id.
+        Use it as a VM LiteVm.product_id.
         """
         return pulumi.get(self, "product_id")
 
