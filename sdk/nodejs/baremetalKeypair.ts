@@ -57,7 +57,7 @@ export class BaremetalKeypair extends pulumi.CustomResource {
      */
     declare public /*out*/ readonly privateKey: pulumi.Output<string | undefined>;
     /**
-     * An existing OpenSSH public key to import. When empty, the service generates a key pair and BaremetalKeypair.privateKey holds its private half. Compared without surrounding whitespace. Must be 1 to 16384 characters; one OpenSSH public key line (ssh-ed25519, ssh-rsa or ecdsa-sha2-nistp256/384/521). Changing it replaces the resource.
+     * An existing OpenSSH public key to import. When empty, the service generates a key pair and the output BaremetalKeypair.privateKey holds its private half. Compared without surrounding whitespace. Must be 1 to 16384 characters; one OpenSSH public key line (ssh-ed25519, ssh-rsa or ecdsa-sha2-nistp256/384/521). Changing it replaces the resource.
      */
     declare public readonly publicKey: pulumi.Output<string | undefined>;
     /**
@@ -109,7 +109,7 @@ export interface BaremetalKeypairArgs {
      */
     name: pulumi.Input<string>;
     /**
-     * An existing OpenSSH public key to import. When empty, the service generates a key pair and BaremetalKeypair.privateKey holds its private half. Compared without surrounding whitespace. Must be 1 to 16384 characters; one OpenSSH public key line (ssh-ed25519, ssh-rsa or ecdsa-sha2-nistp256/384/521). Changing it replaces the resource.
+     * An existing OpenSSH public key to import. When empty, the service generates a key pair and the output BaremetalKeypair.privateKey holds its private half. Compared without surrounding whitespace. Must be 1 to 16384 characters; one OpenSSH public key line (ssh-ed25519, ssh-rsa or ecdsa-sha2-nistp256/384/521). Changing it replaces the resource.
      */
     publicKey?: pulumi.Input<string | undefined>;
 }

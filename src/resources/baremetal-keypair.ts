@@ -26,7 +26,7 @@ const attributes = {
     validate: [length({ min: 1, max: 16_384 }), openSshPublicKey],
     normalize: (key) => key.trim(), // the service stores the key trimmed (K3)
     description:
-      'An existing OpenSSH public key to import. When empty, the service generates a key pair and `private_key` holds its private half. Compared without surrounding whitespace.',
+      'An existing OpenSSH public key to import. When empty, the service generates a key pair and the output `provider_baremetal_keypair.private_key` holds its private half. Compared without surrounding whitespace.',
   }),
   keypair_id: int64({
     computed: true,

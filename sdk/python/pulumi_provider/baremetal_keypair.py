@@ -25,7 +25,7 @@ class BaremetalKeypairArgs:
         The set of arguments for constructing a BaremetalKeypair resource.
 
         :param pulumi.Input[_builtins.str] name: Name of the keypair, unique in the Metal pool. Changing it replaces the keypair. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
-        :param pulumi.Input[_builtins.str] public_key: An existing OpenSSH public key to import. When empty, the service generates a key pair and BaremetalKeypair.private_key holds its private half. Compared without surrounding whitespace. Must be 1 to 16384 characters; one OpenSSH public key line (ssh-ed25519, ssh-rsa or ecdsa-sha2-nistp256/384/521). Changing it replaces the resource.
+        :param pulumi.Input[_builtins.str] public_key: An existing OpenSSH public key to import. When empty, the service generates a key pair and the output BaremetalKeypair.private_key holds its private half. Compared without surrounding whitespace. Must be 1 to 16384 characters; one OpenSSH public key line (ssh-ed25519, ssh-rsa or ecdsa-sha2-nistp256/384/521). Changing it replaces the resource.
         """
         pulumi.set(__self__, "name", name)
         if public_key is not None:
@@ -47,7 +47,7 @@ class BaremetalKeypairArgs:
     @pulumi.getter(name="publicKey")
     def public_key(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        An existing OpenSSH public key to import. When empty, the service generates a key pair and BaremetalKeypair.private_key holds its private half. Compared without surrounding whitespace. Must be 1 to 16384 characters; one OpenSSH public key line (ssh-ed25519, ssh-rsa or ecdsa-sha2-nistp256/384/521). Changing it replaces the resource.
+        An existing OpenSSH public key to import. When empty, the service generates a key pair and the output BaremetalKeypair.private_key holds its private half. Compared without surrounding whitespace. Must be 1 to 16384 characters; one OpenSSH public key line (ssh-ed25519, ssh-rsa or ecdsa-sha2-nistp256/384/521). Changing it replaces the resource.
         """
         return pulumi.get(self, "public_key")
 
@@ -71,7 +71,7 @@ class BaremetalKeypair(pulumi.CustomResource):
         :param str resource_name: The name of the resource.
         :param pulumi.ResourceOptions opts: Options for the resource.
         :param pulumi.Input[_builtins.str] name: Name of the keypair, unique in the Metal pool. Changing it replaces the keypair. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
-        :param pulumi.Input[_builtins.str] public_key: An existing OpenSSH public key to import. When empty, the service generates a key pair and private_key holds its private half. Compared without surrounding whitespace. Must be 1 to 16384 characters; one OpenSSH public key line (ssh-ed25519, ssh-rsa or ecdsa-sha2-nistp256/384/521). Changing it replaces the resource.
+        :param pulumi.Input[_builtins.str] public_key: An existing OpenSSH public key to import. When empty, the service generates a key pair and the output private_key holds its private half. Compared without surrounding whitespace. Must be 1 to 16384 characters; one OpenSSH public key line (ssh-ed25519, ssh-rsa or ecdsa-sha2-nistp256/384/521). Changing it replaces the resource.
         """
         ...
     @overload
@@ -182,7 +182,7 @@ class BaremetalKeypair(pulumi.CustomResource):
     @pulumi.getter(name="publicKey")
     def public_key(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
-        An existing OpenSSH public key to import. When empty, the service generates a key pair and BaremetalKeypair.private_key holds its private half. Compared without surrounding whitespace. Must be 1 to 16384 characters; one OpenSSH public key line (ssh-ed25519, ssh-rsa or ecdsa-sha2-nistp256/384/521). Changing it replaces the resource.
+        An existing OpenSSH public key to import. When empty, the service generates a key pair and the output BaremetalKeypair.private_key holds its private half. Compared without surrounding whitespace. Must be 1 to 16384 characters; one OpenSSH public key line (ssh-ed25519, ssh-rsa or ecdsa-sha2-nistp256/384/521). Changing it replaces the resource.
         """
         return pulumi.get(self, "public_key")
 
