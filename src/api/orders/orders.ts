@@ -34,7 +34,7 @@ export interface Reconcile {
   /** A hash of what `matches` compares: orders whose hashes differ never match the same account. */
   readonly shows?: string
   /**
-   * The names of what `shows` hashes (see ShownFields), kept in the journal entry beside it: with them a
+   * The names of what `shows` hashes (JournalEntry.showsFields), kept in the journal entry beside it: with them a
    * later run computes an account's hash as `shows` would be for it (accountShows), to tell the account
    * an unanswered order may have made from every other of its kind.
    */
