@@ -231,3 +231,24 @@ test('the plan asks the service only once configured, in order, and stops at the
   )
   assert.match(unfit?.warnings[0]?.detail ?? '', /The object is not deleted before its replacement is created\.$/)
 })
+
+test("a delete of an object a create of another resource (another URN) ended with in this run deletes nothing and says which holds it; the same resource's deletes it", async () => {
+  const service = new BoxService()
+  const server = configuredServer(service)
+  const created = await server.create(box, planResource(box, null, { name: 'alpha' }).planned, server.session('urn:new', silentLogger))
+  const id = String(created.state?.id)
+  // The renamed resource's old state names the same object (the new one took it over).
+  const old = { ...(created.state as ValueMap), label: 'old-label' }
+  const kept = await server.delete(box, old, {}, server.session('urn:old', silentLogger))
+  assert.equal(kept.state, null, 'the old resource leaves the state')
+  assert.ok(service.boxes.has(id), 'the object the new resource holds is not deleted')
+  assert.match(kept.diagnostics[0]?.summary ?? '', new RegExp(`box ${id} is not deleted: urn:new holds it`))
+  assert.ok(!service.calls.includes('delete'))
+  // Its own resource's delete, and one without a scope (Terraform), delete it.
+  const deleted = await server.delete(box, created.state as ValueMap, {}, server.session('urn:new', silentLogger))
+  assert.equal(deleted.state, null)
+  assert.ok(!service.boxes.has(id))
+  const other = await server.create(box, planResource(box, null, { name: 'beta' }).planned, server.session('urn:b', silentLogger))
+  await server.delete(box, other.state as ValueMap, {}, server.session(undefined, silentLogger))
+  assert.ok(!service.boxes.has(String(other.state?.id)))
+})

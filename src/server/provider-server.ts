@@ -81,6 +81,8 @@ export class ProviderServer {
   private stop = new AbortController()
   /** The priced orders of the plan this process serves (Terraform's one plan, Pulumi's one preview and update). */
   private readonly ledger = new PlanLedger()
+  /** By type, the ids this process's creates ended with, and the resource (scope) each was for: see delete. */
+  private readonly createdFor = new Map<string, Map<string, string>>()
 
   constructor(
     registry: Registry,
@@ -174,6 +176,11 @@ export class ProviderServer {
       () => applyCreate(definition, planned, session),
       (summary, detail) => notices.push(warning(summary, detail)),
     )
+    const id = outcome.state?.id
+    if (session.scope !== undefined && (typeof id === 'string' || typeof id === 'number')) {
+      const ids = this.createdFor.get(definition.name) ?? new Map<string, string>()
+      this.createdFor.set(definition.name, ids.set(String(id), session.scope))
+    }
     return notices.length === 0 ? outcome : { ...outcome, diagnostics: [...notices, ...outcome.diagnostics] }
   }
 
@@ -190,6 +197,9 @@ export class ProviderServer {
   }
 
   async delete(definition: AnyResource, prior: ValueMap, priorPrivate: PrivateState, session: Session<unknown>): Promise<Outcome> {
+    const holder = this.createdFor.get(definition.name)?.get(String(prior.id))
+    if (holder !== undefined && session.scope !== undefined && holder !== session.scope)
+      return keptFor(definition, String(prior.id), holder)
     await this.settle(definition, prior.id)
     // Its requests (a DELETE the service rate-limits) keep trying until the delete timeout, not a fallback.
     const timeout = timeoutMs(definition.timeouts, prior.timeouts ?? null, 'delete')
@@ -520,4 +530,25 @@ function orderLimit(provider: AnyProvider, config: Readonly<Record<string, unkno
   const setting = provider.orderLimitSetting
   const total = setting === undefined ? null : config[setting]
   return setting !== undefined && typeof total === 'number' ? { setting, total } : undefined
+}
+
+/**
+ * The delete of an object that a create of another resource ended with in this same run (Pulumi's
+ * URNs tell them apart): that create took the existing object over (a Metal keypair whose public key
+ * is the configured one, under a name the old resource holds: a resource renamed without an alias
+ * creates the new one before it deletes the old). Deleting it would take it from the resource that
+ * now holds it, so nothing is deleted in the service; only this resource leaves the state.
+ */
+function keptFor(definition: AnyResource, id: string, holder: string): Outcome {
+  const detail =
+    `A create in this same run ended with this very ${definition.name} ${id} for ${holder} (it took over the existing ` +
+    'object, as a renamed resource does when its old and new names hold the same object). Deleting it would take it from ' +
+    'that resource, so it stays in the service and only this resource is removed from the state. To rename a resource ' +
+    'without this, give it an alias.'
+  return {
+    state: null,
+    private: {},
+    diagnostics: [warning(`${definition.name} ${id} is not deleted: ${holder} holds it`, detail)],
+    incomplete: false,
+  }
 }
