@@ -6,7 +6,7 @@ import assert from 'node:assert/strict'
 import { join } from 'node:path'
 import { describe, test } from 'node:test'
 import { block, describeRun } from '../support/e2e/harness.js'
-import { caseLane, heldRequestDone, journalEntries, keyLines, terraformVersions, unaccounted } from '../support/faults/accounted.js'
+import { accountedSince, caseLane, heldRequestDone, journalEntries, keyLines, terraformVersions } from '../support/faults/accounted.js'
 import { providerBlock, stateIds } from '../support/faults/exactly-once-cells.js'
 import { byKind, freshEmulator, type Inputs, OPERATIONS, sleep } from '../support/faults/matrix.js'
 
@@ -57,16 +57,9 @@ describe('a held create, terraform killed, the configuration edited and applied 
           await sleep(1000)
           const third = await ws.apply()
           const plan = await ws.plan()
-          const orders = (await lane.em.orders()).orders.slice(seen)
           const state = await stateIds(ws.dir)
           const later = third.stdout + third.stderr + plan.stdout + plan.stderr
-          const output = again.stdout + again.stderr + later
-          const lost = await unaccounted(
-            lane.em,
-            orders.map((o) => o.account_id),
-            [state],
-            output,
-          )
+          const { orders, lost } = await accountedSince(lane.em, seen, state, again.stdout + again.stderr + later)
           t.diagnostic(
             `re-run rc ${again.code}; third rc ${third.code}; plan rc ${plan.code}; orders ${JSON.stringify(byKind(orders))} ${JSON.stringify(orders.map((o) => o.account_id))}; state ${JSON.stringify([...state])}; lost ${JSON.stringify(lost)}`,
           )

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict'
 import { join } from 'node:path'
 import { describe, test } from 'node:test'
 import { block, describeRun } from '../support/e2e/harness.js'
-import { caseLane, heldRequestDone, journalEntries, keyLines, terraformVersions, unaccounted } from '../support/faults/accounted.js'
+import { accountedSince, caseLane, heldRequestDone, journalEntries, keyLines, terraformVersions } from '../support/faults/accounted.js'
 import { providerBlock, stateIds } from '../support/faults/exactly-once-cells.js'
 import { byKind, freshEmulator, OPERATIONS, sleep } from '../support/faults/matrix.js'
 
@@ -69,15 +69,9 @@ describe('key-ignoring service holds the order of every kind; terraform stopped 
             await heldRequestDone(lane.em, fault.fault_id, holdMs + 60_000)
             const third = await ws.apply()
             const final = await ws.plan(['-detailed-exitcode'])
-            const orders = (await lane.em.orders()).orders.slice(seen)
             const state = await stateIds(ws.dir)
             const output = again.stdout + again.stderr + third.stdout + third.stderr
-            const lost = await unaccounted(
-              lane.em,
-              orders.map((o) => o.account_id),
-              [state],
-              output,
-            )
+            const { orders, lost } = await accountedSince(lane.em, seen, state, output)
             t.diagnostic(
               `first rc ${first.code}; re-run rc ${again.code}; third rc ${third.code}; plan rc ${final.code}; orders ${JSON.stringify(byKind(orders))} ${JSON.stringify(orders.map((o) => o.account_id))}; state ${JSON.stringify([...state])}; lost ${JSON.stringify(lost)}`,
             )

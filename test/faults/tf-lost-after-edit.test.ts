@@ -7,7 +7,16 @@ import assert from 'node:assert/strict'
 import { join } from 'node:path'
 import { describe, test } from 'node:test'
 import { block, describeRun } from '../support/e2e/harness.js'
-import { caseLane, everyRound, journalEntry, keyLines, names, REPEAT, terraformVersions, unaccounted } from '../support/faults/accounted.js'
+import {
+  accountedSince,
+  caseLane,
+  everyRound,
+  journalEntry,
+  keyLines,
+  names,
+  REPEAT,
+  terraformVersions,
+} from '../support/faults/accounted.js'
 import { providerBlock, stateIds } from '../support/faults/exactly-once-cells.js'
 import { freshEmulator, type Inputs, OPERATIONS, orderPlaced } from '../support/faults/matrix.js'
 
@@ -49,15 +58,9 @@ describe('kill -9 of terraform while a VM is provisioned, then an edited configu
             await lane.em.control('PATCH', '/config', { provisioning_delay_ms: 200 })
             await ws.write(config({ ...op.inputs(ids), ...edit.change }))
             const again = await ws.apply()
-            const orders = (await lane.em.orders()).orders.slice(seen)
             const state = await stateIds(ws.dir)
             const output = again.stdout + again.stderr
-            const lost = await unaccounted(
-              lane.em,
-              orders.map((o) => o.account_id),
-              [state],
-              output,
-            )
+            const { orders, lost } = await accountedSince(lane.em, seen, state, output)
             t.diagnostic(
               `round ${round}: ${Math.round((Date.now() - started) / 1000)} s; first account ${firstId}; re-run exited ${again.code}; ` +
                 `orders ${JSON.stringify(orders.map((o) => o.account_id))}; state ${JSON.stringify([...state])}; lost ${JSON.stringify(lost)}`,

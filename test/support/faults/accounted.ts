@@ -141,6 +141,21 @@ export async function unaccounted(
   return lost
 }
 
+/**
+ * The orders the emulator took after the first `seen`, and their accounts that are lost to the user
+ * (see unaccounted): in no `state` and named by no line of `output`.
+ */
+export async function accountedSince(em: Emulator, seen: number, state: ReadonlySet<string>, output: string) {
+  const orders = (await em.orders()).orders.slice(seen)
+  const lost = await unaccounted(
+    em,
+    orders.map((o) => o.account_id),
+    [state],
+    output,
+  )
+  return { orders, lost }
+}
+
 /** Ids that more than one of `states` holds: each state's destroy would delete it for the others. */
 export function inTwoStates(states: readonly ReadonlySet<string>[]): string[] {
   const seen = new Map<string, number>()
