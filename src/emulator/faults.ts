@@ -130,9 +130,14 @@ function segmentsMatch(want: readonly string[], got: readonly string[]): boolean
   return got.length > 0 && segmentMatches(head, got[0] as string) && segmentsMatch(rest, got.slice(1))
 }
 
+/** Whether a fault rule's path `pattern` matches `path` (see segmentMatches and segmentsMatch). */
+export function faultPathMatches(pattern: string, path: string): boolean {
+  return segmentsMatch(faultPath(pattern).split('/').slice(1), faultPath(path).split('/').slice(1))
+}
+
 function matches(fault: Fault, method: string, path: string): boolean {
   if (fault.method !== '*' && fault.method !== method) return false
-  return segmentsMatch(faultPath(fault.path).split('/').slice(1), faultPath(path).split('/').slice(1))
+  return faultPathMatches(fault.path, path)
 }
 
 /** Rules by priority, highest first; the sort is stable, so equal priorities stay oldest first. */

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict'
 import { join } from 'node:path'
 import { describe, test } from 'node:test'
 import { block, describeRun } from '../support/e2e/harness.js'
-import { accountedSince, caseLane, heldRequestDone, journalEntries, keyLines, terraformVersions } from '../support/faults/accounted.js'
+import { accountedSince, caseLane, heldRequestDone, journalEntry, keyLines, terraformVersions } from '../support/faults/accounted.js'
 import { providerBlock, stateIds } from '../support/faults/exactly-once-cells.js'
 import { byKind, freshEmulator, type Inputs, OPERATIONS, sleep } from '../support/faults/matrix.js'
 
@@ -40,14 +40,8 @@ describe('a held create, terraform killed, the configuration edited and applied 
           count: 1,
         })
         const running = ws.launch(['apply', '-no-color', '-input=false', '-auto-approve'])
-        const pattern = new RegExp(`^${op.order.path.replace(/\*/g, '[^/]+')}$`)
         try {
-          for (const until = Date.now() + 60_000; ; ) {
-            const dir = join(ws.dir, '.terraform', 'provider-orders')
-            if ((await journalEntries(dir)).some((e) => e.method === op.order.method && pattern.test(e.path))) break
-            if (Date.now() > until) throw new Error('no journal entry')
-            await sleep(25)
-          }
+          await journalEntry(join(ws.dir, '.terraform', 'provider-orders'), op.order.method, op.order.path)
           await sleep(200)
           running.signal('SIGKILL')
           const first = await running.done

@@ -7,6 +7,7 @@
 import { readdir, readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { after, before } from 'node:test'
+import { faultPathMatches } from '../../../src/emulator/faults.js'
 import { Emulator, Workspace } from '../e2e/harness.js'
 import { type Tool, terraformClients } from '../tools.js'
 import { sleep } from './matrix.js'
@@ -92,11 +93,16 @@ export async function journalEntries(dir: string): Promise<EntryOnDisk[]> {
   return out
 }
 
-/** Resolves with the first entry of `method path` in `state` (any state when unset) in the journal directory (bounded). */
+/**
+ * Resolves with the first entry of `method path` in `state` (any state when unset) in the journal directory
+ * (bounded); `path` matches as a fault rule's path does (a `*` segment stands for an account id).
+ */
 export async function journalEntry(dir: string, method: string, path: string, state?: string, limitMs = 60_000): Promise<EntryOnDisk> {
   const until = Date.now() + limitMs
   for (;;) {
-    const found = (await journalEntries(dir)).find((e) => e.method === method && e.path === path && (!state || e.state === state))
+    const found = (await journalEntries(dir)).find(
+      (e) => e.method === method && faultPathMatches(path, e.path) && (!state || e.state === state),
+    )
     if (found) return found
     if (Date.now() > until)
       throw new Error(`no journal entry of ${method} ${path}${state ? ` (${state})` : ''} in ${dir} within ${limitMs} ms`)
