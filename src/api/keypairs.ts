@@ -9,9 +9,9 @@ export interface KeypairApi {
   /** K1 then a search: the API has no read by id. `null` when the pool has no such keypair. */
   findKeypair(keypairId: number, options?: CallOptions): Promise<Keypair | null>
   /**
-   * The keypair holding `name`, from a listing at most a moment old (a plan checks the names of many
-   * new keypairs at once: one listing serves them); `null` when none. Only a check before an order: the
-   * create itself still meets a name taken since.
+   * The keypair holding `name`, from a listing at most a moment old and never one from before this
+   * client's latest change (a refused create included): a plan's checks of many keypairs share one
+   * listing; `null` when none.
    */
   keypairNamed(name: string, options?: CallOptions): Promise<Keypair | null>
   /** K2: the server generates the pair; the answer is the only one carrying `private_key`. */

@@ -23,8 +23,9 @@ export async function createOrAdopt(
     return await create()
   } catch (thrown) {
     if (!(thrown instanceof ApiError) || thrown.status !== 409) throw thrown
-    const existing = (await api.listKeypairs({ signal: what.signal })).find((k) => k.name === name)
-    if (existing === undefined) throw thrown
+    // A listing after this refused create: no answer kept from before it is reused (see keypairNamed).
+    const existing = await api.keypairNamed(name, { signal: what.signal })
+    if (existing === null) throw thrown
     if (publicKey !== undefined && keyMaterial(existing.public_key) === keyMaterial(publicKey)) return existing
     throw new InputError(['name'], `${takenMessage(existing, name, publicKey, what.resource)}.`)
   }
