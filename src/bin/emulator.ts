@@ -86,16 +86,15 @@ if (saved) {
 
 // Every change is in the state file before its answer leaves; changes that finish together share a write.
 const stateWrites = saved ? new GroupCommit(() => saved.write(emulator)) : undefined
-async function persist(): Promise<void> {
-  await stateWrites?.commit()
-}
 
 /**
- * A read's log entry goes to the log file before its answer leaves (an append, not a state write): its
- * `seq` is the answer's X-Request-Id, and a restart after a kill must neither lose the entry nor give
- * the id again (StateFile.load resumes the sequence after the log's last entry).
+ * What a request leaves in the state file before its answer (or its dropped connection) leaves: a change,
+ * the state (see stateWrites); a read, its log entry, appended (no state write), since its `seq` is the
+ * answer's X-Request-Id and a restart after a kill must neither lose the entry nor give the id again
+ * (StateFile.load resumes the sequence after the log's last entry).
  */
-function appendReads(): void {
+async function persist(method: string): Promise<void> {
+  if (method !== 'GET') return stateWrites?.commit()
   try {
     saved?.writeLog(emulator)
   } catch (error) {
@@ -146,14 +145,12 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
       return
     }
     const answer = await emulator.answer(request)
-    if (method !== 'GET') await persist()
-    else appendReads()
+    await persist(method)
     res.writeHead(answer.status, answer.headers)
     res.end(answer.body)
   } catch (error) {
     // A read dropped by a fault, or failed, is logged too: its entry reaches the file before the connection ends.
-    if (method !== 'GET') await persist()
-    else appendReads()
+    await persist(method)
     if (error instanceof DroppedConnection) {
       req.socket.destroy()
       return
