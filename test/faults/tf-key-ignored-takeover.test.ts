@@ -70,7 +70,10 @@ describe('a service that ignores Idempotency-Key holds the order; terraform is s
               const since = await lane.em.lastSeq()
               const again = await ws.apply()
               // The count is taken once the held order has been processed, whenever the re-run ended.
-              await heldRequestDone(lane.em, fault.fault_id, holdMs + 60_000)
+              await heldRequestDone(lane.em, fault.fault_id, holdMs + 60_000).catch(async (error: unknown) => {
+                const log = (await lane.em.requests()).map((e) => `${e.seq} ${e.method} ${e.path} ${e.status} ${e.fault_id ?? ''}`)
+                throw new Error(`${String(error)}\n${describeRun(first)}\n${describeRun(again)}\nrequests:\n${log.join('\n')}`)
+              })
               const orders = (await lane.em.orders()).orders.slice(seen)
               const state = await stateIds(ws.dir)
               const output = again.stdout + again.stderr

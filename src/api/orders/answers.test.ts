@@ -155,3 +155,55 @@ describe('what an order without a clear answer says', () => {
     assert.match(retries[2] ?? '', /attempt 3\b.*429.*slow down/, retries[2])
   })
 })
+
+describe('an order and a stop (Ctrl-C, Cancel, SIGTERM)', () => {
+  const entryStates = (dir: string) =>
+    readdirSync(dir)
+      .filter((f) => f.endsWith('.json'))
+      .map((f) => (JSON.parse(readFileSync(join(dir, f), 'utf8')) as { state: string }).state)
+
+  test('a stop while the order is on its way does not cut it off: its answer is awaited and the account handed back', async () => {
+    const dir = journal()
+    const stop = new AbortController()
+    let cutOff = false
+    const { client, requests } = testClient(
+      [
+        listing,
+        async (r) => {
+          stop.abort(new Error('interrupted'))
+          // The stop lands while the service is still processing the order.
+          await new Promise((settled) => setImmediate(settled))
+          cutOff = r.signal.aborted
+          return ok(ORDER, { 'idempotency-key': keyOf(r) })
+        },
+      ],
+      { journalDirectory: dir, operation: () => frame() },
+    )
+    const order = await client.lites.createVm(VM_BODY, { signal: stop.signal })
+    assert.equal(order.account_id, ORDER.account_id)
+    assert.equal(cutOff, false, 'the request in flight was aborted')
+    assert.equal(requests.filter((r) => r.method === 'POST').length, 1)
+    assert.deepEqual(entryStates(dir), ['answered'])
+  })
+
+  test('a stop before the order leaves: nothing is sent, and no journal entry is left open', async () => {
+    const dir = journal()
+    const stop = new AbortController()
+    const { client, requests } = testClient(
+      [
+        (r) => {
+          stop.abort(new Error('interrupted'))
+          return listing(r)
+        },
+      ],
+      { journalDirectory: dir, operation: () => frame() },
+    )
+    const error = await failure(client.lites.createVm(VM_BODY, { signal: stop.signal }))
+    assert.equal(requests.filter((r) => r.method === 'POST').length, 0)
+    assert.match(error.message, /cancelled/, error.message)
+    assert.deepEqual(
+      entryStates(dir).filter((state) => state !== 'failed'),
+      [],
+    )
+  })
+})

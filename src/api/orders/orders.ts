@@ -970,7 +970,7 @@ export class Orders {
         entry.lastAttemptAt = options.now()
         await this.record(entry)
       }
-      const outcome = await this.http.attempt(spec, context, failures + 1, deadline)
+      const outcome = await this.http.attempt(sendUnstopped(spec), context, failures + 1, deadline)
       if (outcome.kind !== 'transport' && outcome.echoed) {
         this.echoed = true
         if (entry && entry.honoured !== true) {
@@ -1008,9 +1008,6 @@ export class Orders {
         throw outcome.error
       } else {
         const error = outcome.error
-        if (outcome.kind === 'transport' && outcome.error.reason === 'cancelled') {
-          throw unresolved('It was cancelled before the service answered.', error)
-        }
         failures++
         if (!(await this.honoured())) await this.probe(spec, context)
         const honoured = await this.honoured()
@@ -1117,4 +1114,19 @@ function timeSince(value: string, at: number): boolean {
 /** An account of any kind, its kind's details as they come: what naming an order's account needs (see accountShows). */
 function plainAccount(value: unknown, at: string): Account<unknown> {
   return decodeAccount(value, (details) => ({ ...details }), at)
+}
+
+/**
+ * An order's attempt as it goes out: a stop (Ctrl-C, Pulumi's Cancel, SIGTERM) that came before it
+ * keeps it from being sent (the attempt says so: nothing was placed), but one that comes while it is
+ * in flight does not cut it off. Its answer is awaited, within the request timeout and the operation's
+ * deadline, so that the run hands back the account it ordered: a request abandoned on the way may or
+ * may not have been placed, and on a service that ignores Idempotency-Keys the next run could then
+ * only wait for an account that may never come. The stop takes effect at the next safe point, the
+ * wait that follows the answer.
+ */
+function sendUnstopped<T>(spec: RequestSpec<T>): RequestSpec<T> {
+  if (spec.signal === undefined || spec.signal.aborted) return spec
+  const { signal: _stop, ...unstopped } = spec
+  return unstopped
 }

@@ -103,6 +103,8 @@ export interface LogEntry {
   idempotency_key: string | null
   body: unknown
   status: number | null
+  /** The fault rule that fired on the request, if one did. */
+  fault_id?: string | null
   /** From the request's arrival to its answer, on the emulator's timer (a latency rule's delay included). */
   latency_ms: number
 }
