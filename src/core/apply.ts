@@ -28,6 +28,11 @@ export interface Session<C> {
   /** What identifies the resource beyond its inputs, when the front end knows it (a Pulumi URN). */
   readonly scope?: string | undefined
   /**
+   * A create's question before it takes an existing object over (CreateContext.takeOver); the
+   * provider server answers it for the whole process. Without it every take-over is allowed.
+   */
+  readonly takeOver?: (id: string) => Promise<boolean>
+  /**
    * Told, while a step of an update runs, what it changes (each of its inputs from its value in the
    * prior state to its planned one, as text), and undefined once it ends: the front end's operation
    * hands it to the orders the step places, so that an order is a stopped run's only when it is the
@@ -194,6 +199,7 @@ async function create<C>(definition: AnyResource, planned: ValueMap, session: Se
       resumeLater: () => {
         later = true
       },
+      takeOver: session.takeOver ?? (async () => true),
     })
     const state = settle(planned, observed)
     const deferred = later && definition.resume !== undefined
@@ -987,6 +993,8 @@ export async function rehearseCreate<C>(definition: AnyResource, planned: ValueM
       timeoutMs: timeoutOf(definition, planned, 'create'),
       checkpoint: () => undefined,
       resumeLater: () => undefined,
+      // Nothing the rehearsal ends with is kept, so nothing is taken over either.
+      takeOver: async () => true,
     })
   } catch {
     // Ended by the rehearsal, or by anything else: either way the plan prices the create as it is.

@@ -48,6 +48,14 @@ export interface CreateContext<C, A extends Attributes> extends OperationContext
    * order waits for payment): the next apply calls `resume` to finish it.
    */
   resumeLater(): void
+  /**
+   * Asked before the create ends with an object that existed before it, taken over rather than made
+   * (a keypair whose name and public key are the configured ones). False when this same run deletes,
+   * or has deleted, that object: the old half of a renamed or replaced resource, whose delete runs
+   * beside this create. The create must then make its own object. True records the object as this
+   * resource's, so that a delete of it later in the run (that old half again) leaves it alone.
+   */
+  takeOver(id: string): Promise<boolean>
 }
 
 export interface ResumeContext<C, A extends Attributes> extends OperationContext<C> {

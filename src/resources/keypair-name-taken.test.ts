@@ -33,7 +33,7 @@ function pool(keypairs: readonly Keypair[]): KeypairApi {
 const taken = async (): Promise<Keypair> => {
   throw new ApiError(409, 'keypair name already exists', [], { method: 'POST', path: '/lites/keypairs/' })
 }
-const what = { resource: 'provider_lite_keypair', signal: new AbortController().signal }
+const what = { resource: 'provider_lite_keypair', signal: new AbortController().signal, takeOver: async () => true }
 
 describe('a keypair name taken in the pool', () => {
   test("the error names the other keypair and says it may be another configuration's or stack's", async () => {
@@ -59,6 +59,56 @@ describe('a keypair name taken in the pool', () => {
       what,
     )
     assert.equal(kept.keypair_id, 31)
+  })
+
+  test('one this run is deleting (the old half of a renamed resource) is not taken over: once its delete freed the name, the create is sent again', async () => {
+    const keypairs = [OTHER]
+    const publicKey = OTHER.public_key
+    let creates = 0
+    const create = async (): Promise<Keypair> => {
+      creates++
+      if (keypairs.length > 0) return taken()
+      return { ...OTHER, keypair_id: 32 }
+    }
+    const asked: string[] = []
+    const made = await createOrAdopt(pool(keypairs), 'deploy', publicKey, create, {
+      ...what,
+      takeOver: async (id) => {
+        asked.push(id)
+        keypairs.length = 0 // the delete it waited for removed it
+        return false
+      },
+    })
+    assert.equal(made.keypair_id, 32, 'a keypair of its own, not the one being deleted')
+    assert.deepEqual(asked, ['31'])
+    assert.equal(creates, 2)
+  })
+
+  test('a name freed between the refusal and the lookup: the create is sent again, at most three times in all', async () => {
+    let creates = 0
+    const freed = await createOrAdopt(
+      pool([]),
+      'deploy',
+      undefined,
+      async () => (++creates === 1 ? taken() : { ...OTHER, keypair_id: 33 }),
+      what,
+    )
+    assert.equal(freed.keypair_id, 33)
+    creates = 0
+    await assert.rejects(
+      createOrAdopt(
+        pool([]),
+        'deploy',
+        undefined,
+        async () => {
+          creates++
+          return taken()
+        },
+        what,
+      ),
+      (e: unknown) => e instanceof ApiError && e.status === 409,
+    )
+    assert.equal(creates, 3)
   })
 })
 

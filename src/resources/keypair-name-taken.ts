@@ -11,25 +11,43 @@ import { createHash } from 'node:crypto'
 import { ApiError, type Keypair, type KeypairApi } from '../api/index.js'
 import { InputError } from '../core/index.js'
 
-/** Creates through `create`; on a taken name, the existing keypair to adopt, or an InputError saying what to do. */
+/**
+ * Creates through `create`; on a taken name, the existing keypair to adopt, or an InputError saying
+ * what to do. A keypair this same run is deleting (the old half of a renamed or replaced resource:
+ * `takeOver` says no) is left to its delete, and once its name is free the create is sent again; so is
+ * one whose name was freed between the refusal and the lookup. Bounded: three creates at most.
+ */
 export async function createOrAdopt(
   api: KeypairApi,
   name: string,
   publicKey: string | undefined,
   create: () => Promise<Keypair>,
-  what: { readonly resource: string; readonly signal: AbortSignal },
+  what: { readonly resource: string; readonly signal: AbortSignal; readonly takeOver: (id: string) => Promise<boolean> },
 ): Promise<Keypair> {
-  try {
-    return await create()
-  } catch (thrown) {
-    if (!(thrown instanceof ApiError) || thrown.status !== 409) throw thrown
-    // A listing after this refused create: no answer kept from before it is reused (see keypairNamed).
-    const existing = await api.keypairNamed(name, { signal: what.signal })
-    if (existing === null) throw thrown
-    if (publicKey !== undefined && keyMaterial(existing.public_key) === keyMaterial(publicKey)) return existing
-    throw new InputError(['name'], `${takenMessage(existing, name, publicKey, what.resource)}.`)
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await create()
+    } catch (thrown) {
+      if (!(thrown instanceof ApiError) || thrown.status !== 409) throw thrown
+      // A listing after this refused create: no answer kept from before it is reused (see keypairNamed).
+      const existing = await api.keypairNamed(name, { signal: what.signal })
+      const again = attempt < CREATES
+      if (existing === null) {
+        if (again) continue
+        throw thrown
+      }
+      if (publicKey === undefined || keyMaterial(existing.public_key) !== keyMaterial(publicKey)) {
+        throw new InputError(['name'], `${takenMessage(existing, name, publicKey, what.resource)}.`)
+      }
+      if (await what.takeOver(String(existing.keypair_id))) return existing
+      if (again) continue
+      throw thrown
+    }
   }
 }
+
+/** How many times a keypair create is sent while its name is being freed by this run (see createOrAdopt). */
+const CREATES = 3
 
 /**
  * What to say of a configured name held by `existing`, a keypair not taken over (see createOrAdopt);

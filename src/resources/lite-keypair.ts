@@ -23,13 +23,14 @@ export function liteKeypair(family: LiteFamily) {
           nameFree(family.api(client), input, { resource: `${family.prefix}_keypair`, replacing, signal }),
       },
     ],
-    async create({ client, input, signal }) {
+    async create({ client, input, signal, takeOver }) {
       const api = family.api(client)
       const name = input.name ?? ''
       // A generated key is never adopted (its private key cannot be read again): a taken name is reported.
       const key = await createOrAdopt(api, name, undefined, () => api.createKeypair({ name }, { signal }), {
         resource: `${family.prefix}_keypair`,
         signal,
+        takeOver,
       })
       return toState(key, key.private_key ?? null)
     },

@@ -232,23 +232,52 @@ test('the plan asks the service only once configured, in order, and stops at the
   assert.match(unfit?.warnings[0]?.detail ?? '', /The object is not deleted before its replacement is created\.$/)
 })
 
-test("a delete of an object a create of another resource (another URN) ended with in this run deletes nothing and says which holds it; the same resource's deletes it", async () => {
+test('a delete of an object a create of this run took over deletes nothing and says which resource holds it, whatever the engine', async () => {
+  for (const scope of ['urn:new', undefined]) {
+    const service = new BoxService()
+    const server = configuredServer(service)
+    const first = await server.create(box, planResource(box, null, { name: 'alpha' }).planned, server.session('urn:old', silentLogger))
+    const id = String(first.state?.id)
+    service.takeOverByName = true
+    // The renamed resource (a new URN, or a new Terraform address) takes the same object over...
+    const renamed = await server.create(box, planResource(box, null, { name: 'alpha' }).planned, server.session(scope, silentLogger))
+    assert.equal(String(renamed.state?.id), id)
+    // ...and the old resource's delete, whichever resource it is, leaves it to the new one.
+    const kept = await server.delete(box, first.state as ValueMap, {}, server.session('urn:old', silentLogger))
+    assert.equal(kept.state, null, 'the old resource leaves the state')
+    assert.ok(service.boxes.has(id), 'the object the new resource holds is not deleted')
+    assert.match(
+      kept.diagnostics[0]?.summary ?? '',
+      new RegExp(`box ${id} is not deleted: ${scope ?? 'another resource of this run'} holds it`),
+    )
+    assert.ok(!service.calls.includes('delete'))
+  }
+})
+
+test('a create that would take over an object this run is deleting waits for the delete and makes its own; objects it made are deleted as ever', async () => {
   const service = new BoxService()
   const server = configuredServer(service)
-  const created = await server.create(box, planResource(box, null, { name: 'alpha' }).planned, server.session('urn:new', silentLogger))
-  const id = String(created.state?.id)
-  // The renamed resource's old state names the same object (the new one took it over).
-  const old = { ...(created.state as ValueMap), label: 'old-label' }
-  const kept = await server.delete(box, old, {}, server.session('urn:old', silentLogger))
-  assert.equal(kept.state, null, 'the old resource leaves the state')
-  assert.ok(service.boxes.has(id), 'the object the new resource holds is not deleted')
-  assert.match(kept.diagnostics[0]?.summary ?? '', new RegExp(`box ${id} is not deleted: urn:new holds it`))
-  assert.ok(!service.calls.includes('delete'))
-  // Its own resource's delete, and one without a scope (Terraform), delete it.
-  const deleted = await server.delete(box, created.state as ValueMap, {}, server.session('urn:new', silentLogger))
+  const old = await server.create(box, planResource(box, null, { name: 'alpha' }).planned, server.session(undefined, silentLogger))
+  const oldId = String(old.state?.id)
+  service.takeOverByName = true
+  let release: () => void = () => undefined
+  service.deleteGate = new Promise<void>((resolve) => {
+    release = resolve
+  })
+  // Terraform runs the old address's delete beside the new address's create.
+  const deleting = server.delete(box, old.state as ValueMap, {}, server.session(undefined, silentLogger))
+  const creating = server.create(box, planResource(box, null, { name: 'alpha' }).planned, server.session(undefined, silentLogger))
+  await new Promise((resolve) => setImmediate(resolve))
+  release()
+  const [deleted, created] = await Promise.all([deleting, creating])
   assert.equal(deleted.state, null)
-  assert.ok(!service.boxes.has(id))
-  const other = await server.create(box, planResource(box, null, { name: 'beta' }).planned, server.session('urn:b', silentLogger))
-  await server.delete(box, other.state as ValueMap, {}, server.session(undefined, silentLogger))
-  assert.ok(!service.boxes.has(String(other.state?.id)))
+  assert.ok(!service.boxes.has(oldId), 'the old object is deleted')
+  const newId = String(created.state?.id)
+  assert.notEqual(newId, oldId, 'the create made its own object instead of one being deleted')
+  assert.ok(service.boxes.has(newId))
+  assert.ok(!service.calls.includes('take-over'))
+  // A create that made its object (terraform test: apply, then destroy in one process) is deleted.
+  const again = await server.delete(box, created.state as ValueMap, {}, server.session(undefined, silentLogger))
+  assert.equal(again.state, null)
+  assert.ok(!service.boxes.has(newId))
 })

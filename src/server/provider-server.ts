@@ -55,6 +55,7 @@ import { currentOperation, perProcess, registerSettlement, settleAccount, settle
 import { type OrderLimit, PlanLedger } from './pricing.js'
 import { stopSignal } from './process-guard.js'
 import { type Naming, type Registry, TypeIndex } from './registry.js'
+import { TakeOvers } from './take-overs.js'
 
 /** A call that needs the API client came before the engine configured the provider. */
 export class NotConfiguredError extends InputError {}
@@ -81,8 +82,8 @@ export class ProviderServer {
   private stop = new AbortController()
   /** The priced orders of the plan this process serves (Terraform's one plan, Pulumi's one preview and update). */
   private readonly ledger = new PlanLedger()
-  /** By type, the ids this process's creates ended with, and the resource (scope) each was for: see delete. */
-  private readonly createdFor = new Map<string, Map<string, string>>()
+  /** The existing objects this process's creates took over, and its deletes (see TakeOvers). */
+  private readonly takeOvers = new TakeOvers()
 
   constructor(
     registry: Registry,
@@ -170,17 +171,13 @@ export class ProviderServer {
 
   async create(definition: AnyResource, planned: ValueMap, session: Session<unknown>): Promise<Outcome> {
     const notices: Diagnostic[] = []
+    const takeOver = (id: string) => this.takeOvers.takeOver(definition.name, id, session.scope)
     const outcome = await withOperation(
       session,
       timeoutMs(definition.timeouts, planned.timeouts ?? null, 'create'),
-      () => applyCreate(definition, planned, session),
+      () => applyCreate(definition, planned, { ...session, takeOver }),
       (summary, detail) => notices.push(warning(summary, detail)),
     )
-    const id = outcome.state?.id
-    if (session.scope !== undefined && (typeof id === 'string' || typeof id === 'number')) {
-      const ids = this.createdFor.get(definition.name) ?? new Map<string, string>()
-      this.createdFor.set(definition.name, ids.set(String(id), session.scope))
-    }
     return notices.length === 0 ? outcome : { ...outcome, diagnostics: [...notices, ...outcome.diagnostics] }
   }
 
@@ -197,13 +194,20 @@ export class ProviderServer {
   }
 
   async delete(definition: AnyResource, prior: ValueMap, priorPrivate: PrivateState, session: Session<unknown>): Promise<Outcome> {
-    const holder = this.createdFor.get(definition.name)?.get(String(prior.id))
-    if (holder !== undefined && session.scope !== undefined && holder !== session.scope)
-      return keptFor(definition, String(prior.id), holder)
-    await this.settle(definition, prior.id)
+    const id = String(prior.id)
+    const taken = this.takeOvers.holderOf(definition.name, id)
+    if (taken !== undefined) return keptFor(definition, id, taken.holder)
     // Its requests (a DELETE the service rate-limits) keep trying until the delete timeout, not a fallback.
     const timeout = timeoutMs(definition.timeouts, prior.timeouts ?? null, 'delete')
-    return withOperation(session, timeout, () => applyDelete(definition, prior, priorPrivate, session))
+    return this.takeOvers.delete(
+      definition.name,
+      id,
+      async () => {
+        await this.settle(definition, prior.id)
+        return withOperation(session, timeout, () => applyDelete(definition, prior, priorPrivate, session))
+      },
+      (outcome) => outcome.state === null,
+    )
   }
 
   /**
@@ -533,22 +537,22 @@ function orderLimit(provider: AnyProvider, config: Readonly<Record<string, unkno
 }
 
 /**
- * The delete of an object that a create of another resource ended with in this same run (Pulumi's
- * URNs tell them apart): that create took the existing object over (a Metal keypair whose public key
- * is the configured one, under a name the old resource holds: a resource renamed without an alias
- * creates the new one before it deletes the old). Deleting it would take it from the resource that
- * now holds it, so nothing is deleted in the service; only this resource leaves the state.
+ * The delete of an object that a create of this same run took over (see TakeOvers): the old half of a
+ * resource renamed without an alias or a `moved` block, or of a replacement that creates first.
+ * Deleting it would take it from the resource that now holds it, so nothing is deleted in the
+ * service; only this resource leaves the state.
  */
-function keptFor(definition: AnyResource, id: string, holder: string): Outcome {
+function keptFor(definition: AnyResource, id: string, holder: string | undefined): Outcome {
+  const whose = holder ?? 'another resource of this run'
   const detail =
-    `A create in this same run ended with this very ${definition.name} ${id} for ${holder} (it took over the existing ` +
-    'object, as a renamed resource does when its old and new names hold the same object). Deleting it would take it from ' +
-    'that resource, so it stays in the service and only this resource is removed from the state. To rename a resource ' +
-    'without this, give it an alias.'
+    `A create in this same run took this very ${definition.name} ${id} over for ${whose}: an existing object that matches ` +
+    "what that resource asks for, as the new half of a renamed or replaced resource finds the old half's object. Deleting " +
+    'it would take it from that resource, so it stays in the service and only this resource is removed from the state. ' +
+    'To rename a resource without this, give it an alias (Pulumi) or a moved block (Terraform).'
   return {
     state: null,
     private: {},
-    diagnostics: [warning(`${definition.name} ${id} is not deleted: ${holder} holds it`, detail)],
+    diagnostics: [warning(`${definition.name} ${id} is not deleted: ${whose} holds it`, detail)],
     incomplete: false,
   }
 }

@@ -81,4 +81,36 @@ describe('a keypair name taken by a killed run (issue 15, case 6)', () => {
     assert.match(after.stdout, /name\s+=\s+"mine-one"/)
     assert.equal((await ws.plan()).code, 0)
   })
+
+  test('a Metal keypair moved to another address without a moved block: the new address keeps a live keypair, and the next plan is empty', async () => {
+    await e2e.ws.cleanup()
+    const ws = await e2e.workspace()
+    const publicKey = generateEd25519('moved@host').publicKey
+    const at = (address: string) =>
+      [PROVIDER_BLOCKS, block('resource', 'provider_baremetal_keypair', address, { name: 'metal-moved', public_key: publicKey })].join('\n')
+    await ws.write(at('old'))
+    const created = await ws.apply()
+    assert.equal(created.code, 0, describeRun(created))
+    // Terraform deletes the old address beside the new one's create. The service is slow to delete, so the
+    // create's import meets the name still taken by the very keypair being deleted.
+    await e2e.emulator.control('POST', '/faults', {
+      method: 'DELETE',
+      path: '/baremetals/keypairs/*',
+      mode: 'delay',
+      delay_ms: 2_000,
+      count: 1,
+    })
+    await ws.write(at('new'))
+    const moved = await ws.apply()
+    assert.equal(moved.code, 0, describeRun(moved))
+    const shown = await ws.run(['state', 'show', '-no-color', 'provider_baremetal_keypair.new'])
+    const id = Number(/keypair_id\s+=\s+(\d+)/.exec(shown.stdout)?.[1])
+    const live = await e2e.emulator.api<{ keypair_id: number }[]>('GET', '/baremetals/keypairs/')
+    assert.ok(
+      live.some((k) => k.keypair_id === id),
+      `the state's keypair ${id} is live: ${JSON.stringify(live.map((k) => k.keypair_id))}\n${describeRun(moved)}`,
+    )
+    const plan = await ws.plan()
+    assert.equal(plan.code, 0, describeRun(plan))
+  })
 })

@@ -20,6 +20,10 @@ export class BoxService {
   next = 1
   /** Makes the next call of this name throw once. */
   failOnce = new Set<string>()
+  /** A create takes over a box of the same name that exists (as a keypair create takes over the same key). */
+  takeOverByName = false
+  /** Resolved before a delete removes its box, when set: lets a test hold a delete in flight. */
+  deleteGate: Promise<void> | undefined
 
   call(name: string): void {
     this.calls.push(name)
@@ -91,7 +95,12 @@ export const boxDefinition = defineResource<BoxService, typeof boxAttributes>({
     },
     { attributes: ['paid'], apply: recordOnly },
   ],
-  async create({ client, input, checkpoint }) {
+  async create({ client, input, checkpoint, takeOver }) {
+    const same = client.takeOverByName ? [...client.boxes.values()].find((b) => b.name === input.name) : undefined
+    if (same !== undefined && (await takeOver(same.id))) {
+      client.call('take-over')
+      return { id: same.id, status: same.status, serial: `S-${same.id}` }
+    }
     client.call('order')
     const id = String(client.next++)
     client.boxes.set(id, {
@@ -138,6 +147,7 @@ export const boxDefinition = defineResource<BoxService, typeof boxAttributes>({
   ],
   async delete({ client, id }) {
     await ownCall(find(client, id, 'delete'))
+    await client.deleteGate
     client.boxes.delete(id)
   },
 })
