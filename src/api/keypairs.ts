@@ -56,6 +56,8 @@ export function keypairApi(transport: Transport, pool: string): KeypairApi {
         body: { name: body.name },
         signal: options?.signal,
         decode: (p) => decodeKeypair(p),
+        // A taken name: createOrAdopt looks the holder up and says what to do.
+        handles: [409],
       }),
     importKeypair: (body, options) =>
       transport.request({
@@ -64,6 +66,8 @@ export function keypairApi(transport: Transport, pool: string): KeypairApi {
         body: { name: body.name, public_key: body.public_key },
         signal: options?.signal,
         decode: (p) => decodeKeypair(p),
+        // A taken name: createOrAdopt looks the holder up and says what to do.
+        handles: [409],
       }),
     deleteKeypair: (keypairId, options) =>
       transport.request({

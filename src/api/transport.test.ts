@@ -86,13 +86,14 @@ describe('requests', () => {
     assert.ok(!text.includes('new_product_id'))
   })
 
-  test('a read answered 404 (a gone check, an import of a missing id) logs at debug; other failures at info', async () => {
-    const { client, logs } = testClient([fail(404, 'no such account'), fail(409, 'Pending')])
+  test('a read answered 404 (a gone check, an import of a missing id) and a keypair create answered 409 (a taken name, looked up next) log at debug; other failures at info', async () => {
+    const { client, logs } = testClient([fail(404, 'no such account'), fail(409, 'Pending'), fail(409, 'name taken')])
     await rejects(client.lites.getVm('1'), ApiError)
     await rejects(client.lites.renameVm('1', { name: 'abcdef' }), ApiError)
+    await rejects(client.lites.createKeypair({ name: 'taken' }), ApiError)
     assert.deepEqual(
       logs.filter((l) => typeof l.fields?.status === 'number').map((l) => `${l.level} ${l.fields?.status}`),
-      ['debug 404', 'info 409'],
+      ['debug 404', 'info 409', 'debug 409'],
     )
   })
 })

@@ -55,6 +55,11 @@ export interface RequestSpec<T> {
    * (see SharedReads.keep). A refresh of N items then lists their pool a few times, not N times.
    */
   readonly reuseForMs?: number
+  /**
+   * Error statuses the caller takes as an answer and deals with (a keypair create's 409 for a taken
+   * name): logged at debug like a success, so that Pulumi does not show the line among the diagnostics.
+   */
+  readonly handles?: readonly number[]
 }
 
 export interface CallOptions {
@@ -338,7 +343,7 @@ export class Transport {
       if (response.headers.get('idempotency-replayed') === 'true') fields.replayed = true
       // A read answered 404 is how a refresh, an import or a gone check learns that something is not there:
       // the outcome says so, and Pulumi would show every such line among the stack's diagnostics.
-      const expected = response.ok || (spec.method === 'GET' && response.status === 404)
+      const expected = response.ok || (spec.method === 'GET' && response.status === 404) || spec.handles?.includes(response.status) === true
       options.log(expected ? 'debug' : 'info', `${spec.method} ${spec.path} → ${response.status}`, fields)
       const echoed = spec.idempotencyKey !== undefined && response.headers.get('idempotency-key') === spec.idempotencyKey
       if (response.ok) return { kind: 'ok', payload: text, requestId, echoed }
