@@ -84,6 +84,27 @@ describe('a keypair name taken in the pool', () => {
     assert.equal(creates, 2)
   })
 
+  test('one this run tried to delete and did not (its delete failed) is neither taken over nor reported as a bare 409', async () => {
+    let creates = 0
+    const error = await createOrAdopt(
+      pool([OTHER]),
+      'deploy',
+      OTHER.public_key,
+      async () => {
+        creates++
+        return taken()
+      },
+      { ...what, takeOver: async () => false },
+    ).then(
+      () => assert.fail('expected an error'),
+      (e: unknown) => e,
+    )
+    assert.equal(creates, 3)
+    assert.ok(error instanceof InputError, String(error))
+    assert.match(error.message, /keypair 31 "deploy"/, error.message)
+    assert.match(error.message, /delete of it in this same run/, error.message)
+  })
+
   test('a name freed between the refusal and the lookup: the create is sent again, at most three times in all', async () => {
     let creates = 0
     const freed = await createOrAdopt(

@@ -41,13 +41,28 @@ export async function createOrAdopt(
       }
       if (await what.takeOver(String(existing.keypair_id))) return existing
       if (again) continue
-      throw thrown
+      throw new InputError(['name'], `${heldByDelete(existing, name)}.`)
     }
   }
 }
 
 /** How many times a keypair create is sent while its name is being freed by this run (see createOrAdopt). */
 const CREATES = 3
+
+/**
+ * What to say of a configured name held by `existing` with the configured public key, not taken over
+ * because a delete of it in this same run (the old half of a renamed or replaced resource) ran and the
+ * name is still not free: most likely that delete failed, and the resource it was for still holds it.
+ */
+function heldByDelete(existing: Keypair, name: string): string {
+  return (
+    `A keypair named ${JSON.stringify(name)} already exists in the pool with the configured public key: ${describe(existing)}. ` +
+    'It is not taken over because a delete of it in this same run (of the resource it was in before: a renamed address or a ' +
+    'replacement) has not freed the name: that delete failed (see its error), so that resource still holds the keypair ' +
+    'and the next apply deletes it again, or the service still lists it. Apply again once that delete has succeeded: ' +
+    'the keypair is then imported anew'
+  )
+}
 
 /**
  * What to say of a configured name held by `existing`, a keypair not taken over (see createOrAdopt);

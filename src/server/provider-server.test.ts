@@ -281,3 +281,35 @@ test('a create that would take over an object this run is deleting waits for the
   assert.equal(again.state, null)
   assert.ok(!service.boxes.has(newId))
 })
+
+test('a create does not take over an object whose delete in this run failed: the old resource still holds it', async () => {
+  for (const order of ['beside', 'after'] as const) {
+    const service = new BoxService()
+    const server = configuredServer(service)
+    const old = await server.create(box, planResource(box, null, { name: 'alpha' }).planned, server.session(undefined, silentLogger))
+    const oldId = String(old.state?.id)
+    service.takeOverByName = true
+    let fail: (error: Error) => void = () => undefined
+    service.deleteGate = new Promise<void>((_, reject) => {
+      fail = reject
+    })
+    // The old address's delete fails (a service error, a Ctrl-C), beside the new address's create or before it.
+    const deleting = server.delete(box, old.state as ValueMap, {}, server.session(undefined, silentLogger))
+    let creating: Promise<Awaited<ReturnType<typeof server.create>>> | undefined
+    if (order === 'beside') {
+      creating = server.create(box, planResource(box, null, { name: 'alpha' }).planned, server.session(undefined, silentLogger))
+      await new Promise((resolve) => setImmediate(resolve))
+    }
+    fail(new Error('the service refused the delete'))
+    const failed = await deleting
+    assert.notEqual(failed.state, null, `${order}: the old resource stays in the state`)
+    assert.ok(service.boxes.has(oldId))
+    creating ??= server.create(box, planResource(box, null, { name: 'alpha' }).planned, server.session(undefined, silentLogger))
+    const created = await creating
+    assert.notEqual(
+      String(created.state?.id),
+      oldId,
+      `${order}: the new resource took over the object the old one still holds (the next apply's delete of the old one removes it)`,
+    )
+  }
+})

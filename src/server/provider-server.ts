@@ -199,15 +199,10 @@ export class ProviderServer {
     if (taken !== undefined) return keptFor(definition, id, taken.holder)
     // Its requests (a DELETE the service rate-limits) keep trying until the delete timeout, not a fallback.
     const timeout = timeoutMs(definition.timeouts, prior.timeouts ?? null, 'delete')
-    return this.takeOvers.delete(
-      definition.name,
-      id,
-      async () => {
-        await this.settle(definition, prior.id)
-        return withOperation(session, timeout, () => applyDelete(definition, prior, priorPrivate, session))
-      },
-      (outcome) => outcome.state === null,
-    )
+    return this.takeOvers.delete(definition.name, id, async () => {
+      await this.settle(definition, prior.id)
+      return withOperation(session, timeout, () => applyDelete(definition, prior, priorPrivate, session))
+    })
   }
 
   /**

@@ -14,7 +14,11 @@ export class TakeOvers {
   private readonly held = new Map<string, string | undefined>()
   /** Deletes in flight, by type and id. */
   private readonly deleting = new Map<string, Promise<unknown>>()
-  /** Objects a delete of this run removed. */
+  /**
+   * Objects a delete of this run ran on, whatever its outcome: one it removed is gone, and one whose
+   * delete failed (a service error, a Ctrl-C) is still held by the resource that delete was for, which
+   * stays in the state; the next apply deletes it again, so a take-over would leave a dead id.
+   */
   private readonly deleted = new Set<string>()
 
   /** Whether a create may take the object over; true records it as held by `holder`. */
@@ -38,17 +42,16 @@ export class TakeOvers {
   }
 
   /**
-   * Runs the delete of an object not taken over, recorded while it runs; `gone` says from its
-   * outcome whether the object was deleted. The caller has checked holderOf in the same turn.
+   * Runs the delete of an object not taken over, recorded while it runs and after it, whatever its
+   * outcome. The caller has checked holderOf in the same turn.
    */
-  async delete<T>(type: string, id: string, run: () => Promise<T>, gone: (outcome: T) => boolean): Promise<T> {
+  async delete<T>(type: string, id: string, run: () => Promise<T>): Promise<T> {
     const key = keyOf(type, id)
     const running = run()
     this.deleting.set(key, running)
+    this.deleted.add(key)
     try {
-      const outcome = await running
-      if (gone(outcome)) this.deleted.add(key)
-      return outcome
+      return await running
     } finally {
       if (this.deleting.get(key) === running) this.deleting.delete(key)
     }
