@@ -207,3 +207,30 @@ describe('an order and a stop (Ctrl-C, Cancel, SIGTERM)', () => {
     )
   })
 })
+
+describe('a stop while an order waits to be sent again', () => {
+  test('every answer a 429 (nothing processed), then a stop: the entry is closed, not left for the next apply to wait on', async () => {
+    const dir = journal()
+    const stop = new AbortController()
+    // A service that ignores Idempotency-Keys: an open entry would make the next apply wait for an
+    // account that never comes, then stop until the entry is removed by hand.
+    const { client, requests } = testClient(
+      [
+        () => ok([]),
+        () => {
+          // The stop lands while the service refuses the order.
+          stop.abort(new Error('interrupted'))
+          return fail(429, 'rate limited', { 'retry-after': '1' })
+        },
+      ],
+      { journalDirectory: dir, operation: () => frame() },
+    )
+    const error = await failure(client.lites.createVm(VM_BODY, { signal: stop.signal }))
+    assert.equal(requests.filter((r) => r.method === 'POST').length, 1)
+    assert.match(error.message, /cancel|interrupt/i, error.message)
+    const states = readdirSync(dir)
+      .filter((f) => f.endsWith('.json'))
+      .map((f) => (JSON.parse(readFileSync(join(dir, f), 'utf8')) as { state: string }).state)
+    assert.deepEqual(states, ['failed'], 'an order that was never processed is left open for the next apply')
+  })
+})

@@ -1045,7 +1045,30 @@ export class Orders {
         delay_ms: delayMs,
         idempotency_key: key,
       })
-      await this.http.pause(delayMs, spec.signal, context)
+      await this.pauseBeforeRetry(delayMs, spec.signal, context, attempts.nothingProcessed && firstSend ? entry : undefined)
+    }
+  }
+
+  /**
+   * The wait before an order's next attempt. A stop during it ends the order with the cancellation;
+   * `unplaced`, the entry of an order none of whose attempts was processed (429s, no connection), is
+   * then closed as placeOnce's `stop` closes it: otherwise the next apply would take over an order that
+   * never was (on a service that ignores keys, waiting for an account that never comes).
+   */
+  private async pauseBeforeRetry(
+    delayMs: number,
+    signal: AbortSignal | undefined,
+    context: RequestContext,
+    unplaced: JournalEntry | undefined,
+  ): Promise<void> {
+    try {
+      await this.http.pause(delayMs, signal, context)
+    } catch (error) {
+      if (unplaced !== undefined) {
+        unplaced.state = 'failed'
+        await this.record(unplaced)
+      }
+      throw error
     }
   }
 
