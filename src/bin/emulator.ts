@@ -66,6 +66,12 @@ if (snapshotsFile) {
 // The state file keeps the request log in a file of its own beside it, appended to as requests come.
 const saved = stateFile ? new StateFile(stateFile) : undefined
 if (saved) options.logged = saved.logged
+// A read that used up a counted fault rule changed the state: it is written, as a change is (see persist).
+let readUsedRule = false
+if (saved)
+  options.ruleUsed = () => {
+    readUsedRule = true
+  }
 const state = saved?.load()
 // A manual clock resumes where the state file left it: nothing but POST /_emulator/clock moves it, a restart
 // included (starting at the wall time would provision, expire and date whatever fell due meanwhile).
@@ -91,10 +97,16 @@ const stateWrites = saved ? new GroupCommit(() => saved.write(emulator)) : undef
  * What a request leaves in the state file before its answer (or its dropped connection) leaves: a change,
  * the state (see stateWrites); a read, its log entry, appended (no state write), since its `seq` is the
  * answer's X-Request-Id and a restart after a kill must neither lose the entry nor give the id again
- * (StateFile.load resumes the sequence after the log's last entry).
+ * (StateFile.load resumes the sequence after the log's last entry). A read that used up a firing of a
+ * counted fault rule changed the state, so it is written as a change is: after a kill the rule does not
+ * fire again.
  */
 async function persist(method: string): Promise<void> {
-  if (method !== 'GET') return stateWrites?.commit()
+  if (method !== 'GET' || readUsedRule) {
+    // Any write from here on holds the rule's use: the flag is cleared before it starts.
+    readUsedRule = false
+    return stateWrites?.commit()
+  }
   try {
     saved?.writeLog(emulator)
   } catch (error) {

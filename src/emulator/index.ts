@@ -52,6 +52,11 @@ export interface EmulatorOptions {
   keepSnapshots?: SnapshotKeeper
   /** Sees each request log entry as it is appended, to keep the log on disk as it grows (state-file.ts). */
   logged?: (entry: LogEntry) => void
+  /**
+   * Told when a request uses up one firing of a fault rule with a count, a read included: the state
+   * changed although the request itself changes nothing (the launcher then writes the state file).
+   */
+  ruleUsed?: () => void
 }
 
 export interface Emulator {
@@ -109,7 +114,15 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
     throw new Error(`unknown profile '${profile}' (known: ${Object.keys(PROFILES).join(', ')})`)
   }
   const random = new Random(seed)
-  const pipeline = new ApiPipeline(store, registry.router, options.beforeEffect, options.timer ?? realTimer, random, options.logged)
+  const pipeline = new ApiPipeline(
+    store,
+    registry.router,
+    options.beforeEffect,
+    options.timer ?? realTimer,
+    random,
+    options.logged,
+    options.ruleUsed,
+  )
   // A reset comes back to the start-up options: the start-up seed's sequence, the start-up profile's rules.
   const reset = () => {
     store.reset()

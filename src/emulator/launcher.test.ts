@@ -164,7 +164,7 @@ describe('HTTP launcher', () => {
     }
   })
 
-  test('a read whose connection was dropped is in the log after a kill', async () => {
+  test('a read whose connection was dropped is in the log after a kill, and the rule it used up stays used up', async () => {
     const stateFile = join(dir, 'killed-dropped-read.json')
     const first = await launch(stateFile)
     const root = first.base.replace(/\/v1$/, '')
@@ -185,6 +185,9 @@ describe('HTTP launcher', () => {
         [[1, 'f1']],
         'the dropped read is logged, as a dropped change is',
       )
+      // The rule fired once, on a read: after the restart it does not drop the next read again.
+      const again = await fetch(`${second.base}/lites/products`, { headers: { 'x-token': 'main-key' } })
+      assert.equal(again.status, 200)
     } finally {
       assert.equal(await stop(second.child), 0)
     }

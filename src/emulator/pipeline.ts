@@ -73,6 +73,8 @@ export class ApiPipeline {
     private readonly random: Random,
     /** Sees each entry once it is in the request log (the launcher's state file appends it to its log file). */
     private readonly logged?: (entry: LogEntry) => void,
+    /** Told when a request used up a firing of a counted fault rule (EmulatorOptions.ruleUsed). */
+    private readonly ruleUsed?: () => void,
   ) {}
 
   #log(entry: LogEntry): void {
@@ -136,6 +138,7 @@ export class ApiPipeline {
     const fault = takeFault(this.store.state, call.method, call.path, this.random)
     if (fault) {
       call.entry.fault_id = fault.fault_id
+      if (fault.count !== -1) this.ruleUsed?.()
       const delay = delayOf(fault, this.random)
       if (delay > 0) {
         await this.timer.sleep(delay)
