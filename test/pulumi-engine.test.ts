@@ -207,6 +207,14 @@ CASES.forEach((c, index) => {
           checked.failures.map((f) => f.property),
           [key],
         )
+        // Lowered below its value rule too: one failure, the rule's, not a second one for the shrink.
+        const invalid = await plugin.check(urn, { ...stripSecrets(inputs), [key]: 0 }, oldInputs)
+        assert.deepEqual(
+          invalid.failures.map((f) => f.property),
+          [key],
+          invalid.failures.map((f) => f.reason).join('\n'),
+        )
+        assert.doesNotMatch(invalid.failures[0]?.reason ?? '', /grow-only/)
         const news = { ...inputs, [key]: 20 }
         // `pulumi refresh` diffs with old and new swapped: a Diff that refused the "shrink" would fail the refresh.
         const diff = await plugin.diff(urn, id, stateWithSize, oldInputs, news)

@@ -23,6 +23,8 @@ export function check(ps: PulumiServer, request: CheckRequest): CheckResult {
     const leftOut = leftOutByImport(definition, failure.property, config, olds)
     failures.push(leftOut ? { ...failure, reason: `${failure.reason}${LEFT_OUT}` } : failure)
   }
-  failures.push(...ps.failuresOf(checked.shrinks))
+  // One mistake, one failure: a value below its rule (0 for a disk size) is not also reported as a shrink.
+  const named = new Set(failures.map((f) => f.property))
+  failures.push(...ps.failuresOf(checked.shrinks).filter((f) => !named.has(f.property)))
   return { inputs, failures }
 }
