@@ -21,6 +21,12 @@ afterEach(() => {
   for (const dir of directories.splice(0)) rmSync(dir, { recursive: true, force: true })
 })
 
+/** The states of the order journal's entries in `dir`. */
+const entryStates = (dir: string) =>
+  readdirSync(dir)
+    .filter((f) => f.endsWith('.json'))
+    .map((f) => (JSON.parse(readFileSync(join(dir, f), 'utf8')) as { state: string }).state)
+
 /** The create timeout every VM has by default. */
 const CREATE_TIMEOUT_MS = 20 * 60_000
 const frame = (timeoutMs = CREATE_TIMEOUT_MS): OperationFrame => ({ timeoutMs, onFinish: () => undefined })
@@ -88,14 +94,7 @@ describe('what an order without a clear answer says', () => {
       operation: () => frame(),
     })
     await failure(first.client.lites.createVm(VM_BODY))
-    const entries = readdirSync(dir)
-      .filter((f) => f.endsWith('.json'))
-      .map((f) => JSON.parse(readFileSync(join(dir, f), 'utf8')) as { state: string })
-    assert.deepEqual(
-      entries.map((e) => e.state),
-      ['failed'],
-      'an order that was never processed is not left for the next run to take over',
-    )
+    assert.deepEqual(entryStates(dir), ['failed'], 'an order that was never processed is not left for the next run to take over')
   })
 
   test('a 409 "in progress" on every repeat: it says this run processed nothing, and that an earlier request is still running', async () => {
@@ -157,11 +156,6 @@ describe('what an order without a clear answer says', () => {
 })
 
 describe('an order and a stop (Ctrl-C, Cancel, SIGTERM)', () => {
-  const entryStates = (dir: string) =>
-    readdirSync(dir)
-      .filter((f) => f.endsWith('.json'))
-      .map((f) => (JSON.parse(readFileSync(join(dir, f), 'utf8')) as { state: string }).state)
-
   test('a stop while the order is on its way does not cut it off: its answer is awaited and the account handed back', async () => {
     const dir = journal()
     const stop = new AbortController()
@@ -228,9 +222,6 @@ describe('a stop while an order waits to be sent again', () => {
     const error = await failure(client.lites.createVm(VM_BODY, { signal: stop.signal }))
     assert.equal(requests.filter((r) => r.method === 'POST').length, 1)
     assert.match(error.message, /cancel|interrupt/i, error.message)
-    const states = readdirSync(dir)
-      .filter((f) => f.endsWith('.json'))
-      .map((f) => (JSON.parse(readFileSync(join(dir, f), 'utf8')) as { state: string }).state)
-    assert.deepEqual(states, ['failed'], 'an order that was never processed is left open for the next apply')
+    assert.deepEqual(entryStates(dir), ['failed'], 'an order that was never processed is left open for the next apply')
   })
 })

@@ -114,7 +114,7 @@ export async function journalEntry(dir: string, method: string, path: string, st
 export async function heldRequestDone(em: Emulator, faultId: string, limitMs = 60_000): Promise<void> {
   const until = Date.now() + limitMs
   for (;;) {
-    const entries = (await em.requests()) as (Awaited<ReturnType<Emulator['requests']>>[number] & { fault_id?: string | null })[]
+    const entries = await em.requests()
     if (entries.some((e) => e.fault_id === faultId && e.status !== null)) return
     if (Date.now() > until) throw new Error(`the request held by fault ${faultId} was not processed within ${limitMs} ms`)
     await sleep(100)
@@ -193,7 +193,7 @@ export function keyLines(text: string): string[] {
 
 /** The Idempotency-Key the request a fault held was sent with (null when it had none, or was not logged). */
 export async function heldRequestKey(em: Emulator, faultId: string): Promise<string | null> {
-  const entries = (await em.requests()) as (Awaited<ReturnType<Emulator['requests']>>[number] & { fault_id?: string | null })[]
+  const entries = await em.requests()
   return entries.find((e) => e.fault_id === faultId)?.idempotency_key ?? null
 }
 
@@ -225,7 +225,7 @@ export function watchHeld(em: Emulator, faultId: string, limitMs = 120_000): { c
   const watching = (async () => {
     const until = Date.now() + limitMs
     while (Date.now() < until) {
-      const entries = (await em.requests()) as (Awaited<ReturnType<Emulator['requests']>>[number] & { fault_id?: string | null })[]
+      const entries = await em.requests()
       const held = entries.find((e) => e.fault_id === faultId && e.status !== null)
       if (held) {
         heldSeq = held.seq
