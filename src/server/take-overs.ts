@@ -12,7 +12,7 @@
 export class TakeOvers {
   /** Objects a create took over, by type and id, with what holds them now (a Pulumi URN, when known). */
   private readonly held = new Map<string, string | undefined>()
-  /** Deletes in flight, by type and id. */
+  /** Deletes in flight, by type and id: a create told no waits for its delete before it tries again. */
   private readonly deleting = new Map<string, Promise<unknown>>()
   /**
    * Objects a delete of this run ran on, whatever its outcome: one it removed is gone, and one whose
@@ -24,13 +24,11 @@ export class TakeOvers {
   /** Whether a create may take the object over; true records it as held by `holder`. */
   async takeOver(type: string, id: string, holder: string | undefined): Promise<boolean> {
     const key = keyOf(type, id)
-    // Bounded: a delete of one object is waited for at most twice.
-    for (let round = 0; round < 2; round++) {
-      const running = this.deleting.get(key)
-      if (running === undefined) break
-      await running.catch(() => undefined)
+    if (this.deleted.has(key)) {
+      // No, whatever the delete's outcome; a create sent again once it is done finds the name free if it succeeded.
+      await this.deleting.get(key)?.catch(() => undefined)
+      return false
     }
-    if (this.deleted.has(key) || this.deleting.has(key)) return false
     this.held.set(key, holder)
     return true
   }

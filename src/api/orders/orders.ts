@@ -928,10 +928,7 @@ export class Orders {
     // The order stops trying without a clear answer: the error says what every attempt was answered.
     const stop = async (when: string, cause: Error): Promise<Error> => {
       if (attempts.nothingProcessed && firstSend) {
-        if (entry) {
-          entry.state = 'failed'
-          await this.record(entry)
-        }
+        await this.closeUnplaced(entry)
         return new OrderNotPlacedError(
           `${call} was not placed: ${when}, ${attempts.summary()}. Each of these means that nothing was processed (a 429 ` +
             'says so; a request cancelled before it was sent, or whose connection was never opened, never reached the ' +
@@ -1001,10 +998,7 @@ export class Orders {
         delayMs = Math.min(this.http.backoff(failures), ORDER_BACKOFF_CAP_MS)
         if (failures >= options.maxAttempts) throw await stop(`no connection after ${failures} attempts`, outcome.error)
       } else if (outcome.kind === 'http' && nothingPlaced(outcome.error.status)) {
-        if (entry) {
-          entry.state = 'failed'
-          await this.record(entry)
-        }
+        await this.closeUnplaced(entry)
         throw outcome.error
       } else {
         const error = outcome.error
@@ -1064,12 +1058,16 @@ export class Orders {
     try {
       await this.http.pause(delayMs, signal, context)
     } catch (error) {
-      if (unplaced !== undefined) {
-        unplaced.state = 'failed'
-        await this.record(unplaced)
-      }
+      await this.closeUnplaced(unplaced)
       throw error
     }
+  }
+
+  /** The entry of an order that was not placed, closed as failed: no later run takes it over. */
+  private async closeUnplaced(entry: JournalEntry | undefined): Promise<void> {
+    if (entry === undefined) return
+    entry.state = 'failed'
+    await this.record(entry)
   }
 
   /** After an ambiguous failure: list until the order's account shows up, or the deadline passes. */
