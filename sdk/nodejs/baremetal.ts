@@ -97,11 +97,11 @@ export class Baremetal extends pulumi.CustomResource {
      */
     declare public /*out*/ readonly raw: pulumi.Output<string | undefined>;
     /**
-     * Destructive: reinstall the server with this OS (a value of `baremetalRebuildOsList`) whenever the value changes. Given at create, it is only recorded. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
+     * Destructive: reinstall the server with this OS (a value of `baremetalRebuildOsList`) whenever the value changes to a non-empty one (an empty one fires nothing). Given at create, it is only recorded. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
      */
     declare public readonly rebuildOs: pulumi.Output<string | undefined>;
     /**
-     * Any new value hard-resets the server once (the value itself is only a trigger). Given at create, it is only recorded. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
+     * Any new non-empty value hard-resets the server once (the value itself is only a trigger); an empty one fires nothing. Given at create, it is only recorded. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
      */
     declare public readonly resetTrigger: pulumi.Output<string | undefined>;
     /**
@@ -247,11 +247,11 @@ export interface BaremetalArgs {
      */
     publicIp?: pulumi.Input<number | undefined>;
     /**
-     * Destructive: reinstall the server with this OS (a value of `baremetalRebuildOsList`) whenever the value changes. Given at create, it is only recorded. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
+     * Destructive: reinstall the server with this OS (a value of `baremetalRebuildOsList`) whenever the value changes to a non-empty one (an empty one fires nothing). Given at create, it is only recorded. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
      */
     rebuildOs?: pulumi.Input<string | undefined>;
     /**
-     * Any new value hard-resets the server once (the value itself is only a trigger). Given at create, it is only recorded. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
+     * Any new non-empty value hard-resets the server once (the value itself is only a trigger); an empty one fires nothing. Given at create, it is only recorded. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
      */
     resetTrigger?: pulumi.Input<string | undefined>;
     /**

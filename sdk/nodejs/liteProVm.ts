@@ -139,7 +139,7 @@ export class LiteProVm extends pulumi.CustomResource {
      */
     declare public /*out*/ readonly raw: pulumi.Output<string | undefined>;
     /**
-     * Destructive: reinstall the VM with this OS (a `name` from the OS list) whenever the value changes. The disk is wiped. Given at create, it is only recorded. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
+     * Destructive: reinstall the VM with this OS (a `name` from the OS list) whenever the value changes to a non-empty one (an empty one fires nothing). The disk is wiped. Given at create, it is only recorded. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
      */
     declare public readonly rebuildOs: pulumi.Output<string | undefined>;
     /**
@@ -340,7 +340,7 @@ export interface LiteProVmArgs {
      */
     promocode?: pulumi.Input<string | undefined>;
     /**
-     * Destructive: reinstall the VM with this OS (a `name` from the OS list) whenever the value changes. The disk is wiped. Given at create, it is only recorded. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
+     * Destructive: reinstall the VM with this OS (a `name` from the OS list) whenever the value changes to a non-empty one (an empty one fires nothing). The disk is wiped. Given at create, it is only recorded. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
      */
     rebuildOs?: pulumi.Input<string | undefined>;
     /**

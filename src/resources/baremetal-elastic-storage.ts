@@ -34,8 +34,10 @@ const attributes = {
     optional: true,
     default: 100,
     growOnly: true,
-    validate: [range({ min: 1, max: 10240 })],
-    description: 'The size in GB, an absolute target. Grow-only: raising it orders a resize (a paid order).',
+    // The bounds are the product's `min_size` and `max_size` (E1), checked against the catalog at plan.
+    validate: [range({ min: 1 })],
+    description:
+      "The size in GB, an absolute target, within the product's `min_size` and `max_size`. Grow-only: raising it orders a resize (a paid order).",
   }),
   ...orderInputs('every order'),
   ...accountOutputs('storage'),

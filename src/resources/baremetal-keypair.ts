@@ -48,6 +48,19 @@ function observe({ private_key: _secret, ...listed }: Keypair) {
   return { id: String(listed.keypair_id), keypair_id: listed.keypair_id, name: listed.name, raw: raw(listed) }
 }
 
+/**
+ * The `public_key` input a read finds: the listed key when the service says the key was imported, null
+ * when it says generated. `origin` is optional (K1: clients tolerate its absence); without it the prior
+ * value decides, so that a refresh never turns an imported key into a generated one or back (either
+ * would replace the keypair, and every server made with it). An import without `origin` leaves it null.
+ * The service trims what it stores: a prior value equal but for whitespace is no drift.
+ */
+function publicKeyInput(key: Keypair, prior: string | null): string | null {
+  const imported = key.origin === undefined ? prior !== null : key.origin === 'imported'
+  if (!imported) return null
+  return prior !== null && prior.trim() === key.public_key.trim() ? prior : key.public_key
+}
+
 export const baremetalKeypair = defineResource<Client, typeof attributes>({
   name: 'baremetal_keypair',
   description:
@@ -85,11 +98,7 @@ export const baremetalKeypair = defineResource<Client, typeof attributes>({
   async read({ client, id, prior, importing, signal }) {
     const key = await client.baremetals.findKeypair(Number(id), { signal })
     if (!key) return null
-    const imported = key.origin === 'imported'
-    const priorKey = prior?.public_key ?? null
-    // The service trims what it stores: a prior value equal but for whitespace is no drift.
-    const public_key = !imported ? null : priorKey !== null && priorKey.trim() === key.public_key.trim() ? priorKey : key.public_key
-    return { ...observe(key), ...(importing || prior !== null ? { public_key } : {}) }
+    return { ...observe(key), ...(importing || prior !== null ? { public_key: publicKeyInput(key, prior?.public_key ?? null) } : {}) }
   },
   elsewhere: ({ client, id, signal }) => keypairElsewhere('baremetal_keypair', client, id, signal),
   async delete({ client, id, signal }) {

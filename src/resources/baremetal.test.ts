@@ -97,6 +97,11 @@ describe('provider_baremetal', () => {
     const cleared = await h.update(server, again.state as ValueMap, { ...config, label: 'db-renamed' })
     assert.deepEqual(await h.mutations(), [], 'clearing the actions calls nothing')
     assert.equal(cleared.state?.rebuild_os, 'debian-12', 'a removed action keeps its last value: nothing changed')
+    const empty = { ...config, label: 'db-renamed', rebuild_os: '', reset_trigger: '' }
+    assert.deepEqual(validateConfig(server.attributes, empty), [], 'an empty trigger is valid')
+    const emptied = await h.update(server, cleared.state as ValueMap, empty)
+    assert.deepEqual(emptied.diagnostics, [])
+    assert.deepEqual(await h.mutations(), [], 'an empty trigger fires nothing: only a new non-empty value does')
   })
 
   test('product_id, cycle and the other create-only inputs replace; the payment flag replaces nothing and calls nothing', async () => {
@@ -176,6 +181,31 @@ describe('provider_baremetal_keypair', () => {
     const byId = await h.import(keypair, String(imported.id))
     assert.equal(byId?.public_key, `${publicKey} me@host`)
     assert.equal((await h.import(keypair, String(generated.id)))?.public_key, null, 'a generated key has no public_key input')
+  })
+
+  test('a service that leaves out origin (K1: clients tolerate it): refreshes keep either kind as it is, so nothing is replaced', async () => {
+    const h = new Harness()
+    const generated = await h.create(keypair, { name: 'generated' })
+    const publicKey = String((await h.read(keypair, generated))?.raw).match(/ssh-ed25519 [A-Za-z0-9+/=]+/)?.[0]
+    const config = { name: 'imported', public_key: ` ${String(publicKey)} me@host` }
+    const imported = await h.create(keypair, config)
+    h.answers = async (response, request) => {
+      if (!new URL(request.url).pathname.includes('/keypairs')) return response
+      const text = (await response.text()).replace(/,?"origin":"(generated|imported)"/g, '')
+      return new Response(text, { status: response.status, headers: response.headers })
+    }
+    assert.doesNotMatch(String((await h.read(keypair, imported))?.raw), /origin/)
+    const refreshed = await h.read(keypair, imported)
+    assert.equal(refreshed?.public_key, config.public_key)
+    assert.deepEqual(h.plan(keypair, refreshed ?? null, config).replace, [])
+    const stillGenerated = await h.read(keypair, generated)
+    assert.equal(stillGenerated?.public_key, null)
+    assert.deepEqual(h.plan(keypair, stillGenerated ?? null, { name: 'generated' }).replace, [])
+    assert.equal(
+      (await h.import(keypair, String(imported.id)))?.public_key,
+      null,
+      'an import cannot tell, and the spec fills it only for imported',
+    )
   })
 })
 
@@ -283,6 +313,24 @@ describe('provider_baremetal_elastic_storage', () => {
     )
     const imported = await h.import(storage, String(volume.id))
     assert.deepEqual(h.plan(storage, imported, { ...config, size: 200, product_id: 502 }).changed, [])
+  })
+
+  test("the size's bounds are the product's min_size and max_size (E1), not the seed catalog's", async () => {
+    const { h, state } = await withServer()
+    const config: ValueMap = { product_id: 501, cycle: 'm', storage_name: 'big', metal_account_id: Number(state.id), size: 15_000 }
+    const above = await checkPlanOnline(storage, null, h.plan(storage, null, config), h.session)
+    assert.deepEqual(
+      above.map((d) => [d.path, d.detail]),
+      [[['size'], 'size must be at most 10240 GB for product 501 (got 15000).']],
+    )
+    h.answers = async (response, request) => {
+      if (!new URL(request.url).pathname.includes('/baremetal-elastic-storages/products')) return response
+      const text = (await response.text()).replaceAll('"max_size":10240', '"max_size":20480')
+      return new Response(text, { status: response.status, headers: response.headers })
+    }
+    const plan = h.plan(storage, null, config)
+    assert.deepEqual(plan.diagnostics, [])
+    assert.deepEqual(await checkPlanOnline(storage, null, plan, h.session), [])
   })
 })
 

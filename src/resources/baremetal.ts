@@ -61,15 +61,16 @@ const attributes = {
   reset_trigger: string({
     optional: true,
     action: true,
-    validate: textRules.free,
-    description: 'Any new value hard-resets the server once (the value itself is only a trigger). Given at create, it is only recorded.',
+    validate: textRules.trigger,
+    description:
+      'Any new non-empty value hard-resets the server once (the value itself is only a trigger); an empty one fires nothing. Given at create, it is only recorded.',
   }),
   rebuild_os: string({
     optional: true,
     action: true,
-    validate: textRules.free,
+    validate: textRules.trigger,
     description:
-      'Destructive: reinstall the server with this OS (a value of `baremetalRebuildOsList`) whenever the value changes. Given at create, it is only recorded.',
+      'Destructive: reinstall the server with this OS (a value of `baremetalRebuildOsList`) whenever the value changes to a non-empty one (an empty one fires nothing). Given at create, it is only recorded.',
   }),
   ...orderedOutputs('server'),
   ip_address: string({ computed: true, description: 'The public IPv4 address, known once the server is Active.' }),

@@ -114,9 +114,9 @@ export function vmAttributes(family: LiteFamily) {
     rebuild_os: string({
       optional: true,
       action: true,
-      validate: textRules.free,
+      validate: textRules.trigger,
       description:
-        'Destructive: reinstall the VM with this OS (a `name` from the OS list) whenever the value changes. The disk is wiped. Given at create, it is only recorded.',
+        'Destructive: reinstall the VM with this OS (a `name` from the OS list) whenever the value changes to a non-empty one (an empty one fires nothing). The disk is wiped. Given at create, it is only recorded.',
     }),
     ...(family.migratesToPro
       ? {

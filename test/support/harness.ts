@@ -38,6 +38,8 @@ export class Harness {
   private readonly stop = new AbortController()
   /** Runs at each wait of the client, before the clock advances: lets a test act while an order is in flight. */
   onWait: (() => Promise<void> | void) | undefined
+  /** Rewrites the emulator's answers before the client sees them: plays a service that answers otherwise. */
+  answers: ((response: Response, request: Request) => Promise<Response>) | undefined
 
   constructor(options: EmulatorOptions = {}) {
     this.emulator = createEmulator({ clock: 'manual', provisioningDelayMs: 2000, ...options })
@@ -46,7 +48,10 @@ export class Harness {
       baseUrl: `${BASE}/v1`,
       apiKey: emulator.apiKey,
       userAgent: 'provider-test/0',
-      fetch: (request) => emulator.fetch(request),
+      fetch: async (request) => {
+        const response = await emulator.fetch(request)
+        return this.answers ? this.answers(response, request) : response
+      },
       now: () => emulator.now(),
       sleep: async (ms) => {
         await this.onWait?.()

@@ -42,9 +42,9 @@ type Baremetal struct {
 	PublicIp pulumi.IntOutput `pulumi:"publicIp"`
 	// The last API response for this object as JSON, with secrets redacted.
 	Raw pulumi.StringPtrOutput `pulumi:"raw"`
-	// Destructive: reinstall the server with this OS (a value of `baremetalRebuildOsList`) whenever the value changes. Given at create, it is only recorded. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
+	// Destructive: reinstall the server with this OS (a value of `baremetalRebuildOsList`) whenever the value changes to a non-empty one (an empty one fires nothing). Given at create, it is only recorded. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
 	RebuildOs pulumi.StringPtrOutput `pulumi:"rebuildOs"`
-	// Any new value hard-resets the server once (the value itself is only a trigger). Given at create, it is only recorded. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
+	// Any new non-empty value hard-resets the server once (the value itself is only a trigger); an empty one fires nothing. Given at create, it is only recorded. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
 	ResetTrigger pulumi.StringPtrOutput `pulumi:"resetTrigger"`
 	// The OS to install. Reinstall an existing server with RebuildOs. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
 	SelectOs pulumi.StringOutput `pulumi:"selectOs"`
@@ -147,9 +147,9 @@ type baremetalArgs struct {
 	Promocode *string `pulumi:"promocode"`
 	// Number of public IPv4 addresses; only 1 is offered. Must be one of 1. Changing it replaces the resource.
 	PublicIp *int `pulumi:"publicIp"`
-	// Destructive: reinstall the server with this OS (a value of `baremetalRebuildOsList`) whenever the value changes. Given at create, it is only recorded. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
+	// Destructive: reinstall the server with this OS (a value of `baremetalRebuildOsList`) whenever the value changes to a non-empty one (an empty one fires nothing). Given at create, it is only recorded. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
 	RebuildOs *string `pulumi:"rebuildOs"`
-	// Any new value hard-resets the server once (the value itself is only a trigger). Given at create, it is only recorded. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
+	// Any new non-empty value hard-resets the server once (the value itself is only a trigger); an empty one fires nothing. Given at create, it is only recorded. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
 	ResetTrigger *string `pulumi:"resetTrigger"`
 	// The OS to install. Reinstall an existing server with RebuildOs. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
 	SelectOs *string `pulumi:"selectOs"`
@@ -173,9 +173,9 @@ type BaremetalArgs struct {
 	Promocode pulumi.StringPtrInput
 	// Number of public IPv4 addresses; only 1 is offered. Must be one of 1. Changing it replaces the resource.
 	PublicIp pulumi.IntPtrInput
-	// Destructive: reinstall the server with this OS (a value of `baremetalRebuildOsList`) whenever the value changes. Given at create, it is only recorded. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
+	// Destructive: reinstall the server with this OS (a value of `baremetalRebuildOsList`) whenever the value changes to a non-empty one (an empty one fires nothing). Given at create, it is only recorded. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
 	RebuildOs pulumi.StringPtrInput
-	// Any new value hard-resets the server once (the value itself is only a trigger). Given at create, it is only recorded. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
+	// Any new non-empty value hard-resets the server once (the value itself is only a trigger); an empty one fires nothing. Given at create, it is only recorded. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
 	ResetTrigger pulumi.StringPtrInput
 	// The OS to install. Reinstall an existing server with RebuildOs. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
 	SelectOs pulumi.StringPtrInput
@@ -381,12 +381,12 @@ func (o BaremetalOutput) Raw() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *Baremetal) pulumi.StringPtrOutput { return v.Raw }).(pulumi.StringPtrOutput)
 }
 
-// Destructive: reinstall the server with this OS (a value of `baremetalRebuildOsList`) whenever the value changes. Given at create, it is only recorded. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
+// Destructive: reinstall the server with this OS (a value of `baremetalRebuildOsList`) whenever the value changes to a non-empty one (an empty one fires nothing). Given at create, it is only recorded. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
 func (o BaremetalOutput) RebuildOs() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *Baremetal) pulumi.StringPtrOutput { return v.RebuildOs }).(pulumi.StringPtrOutput)
 }
 
-// Any new value hard-resets the server once (the value itself is only a trigger). Given at create, it is only recorded. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
+// Any new non-empty value hard-resets the server once (the value itself is only a trigger); an empty one fires nothing. Given at create, it is only recorded. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
 func (o BaremetalOutput) ResetTrigger() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *Baremetal) pulumi.StringPtrOutput { return v.ResetTrigger }).(pulumi.StringPtrOutput)
 }

@@ -64,7 +64,7 @@ type LiteVm struct {
 	Promocode pulumi.StringPtrOutput `pulumi:"promocode"`
 	// The last API response for this object as JSON, with secrets redacted.
 	Raw pulumi.StringPtrOutput `pulumi:"raw"`
-	// Destructive: reinstall the VM with this OS (a `name` from the OS list) whenever the value changes. The disk is wiped. Given at create, it is only recorded. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
+	// Destructive: reinstall the VM with this OS (a `name` from the OS list) whenever the value changes to a non-empty one (an empty one fires nothing). The disk is wiped. Given at create, it is only recorded. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
 	RebuildOs pulumi.StringPtrOutput `pulumi:"rebuildOs"`
 	// Renewal price of one cycle, in the smallest currency unit.
 	RecurringAmount pulumi.IntPtrOutput `pulumi:"recurringAmount"`
@@ -194,7 +194,7 @@ type liteVmArgs struct {
 	ProductId int `pulumi:"productId"`
 	// A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
 	Promocode *string `pulumi:"promocode"`
-	// Destructive: reinstall the VM with this OS (a `name` from the OS list) whenever the value changes. The disk is wiped. Given at create, it is only recorded. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
+	// Destructive: reinstall the VM with this OS (a `name` from the OS list) whenever the value changes to a non-empty one (an empty one fires nothing). The disk is wiped. Given at create, it is only recorded. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
 	RebuildOs *string `pulumi:"rebuildOs"`
 	// The OS to install, a `name` from LiteOsList. To change the OS of an existing VM use RebuildOs. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
 	SelectOs string `pulumi:"selectOs"`
@@ -226,7 +226,7 @@ type LiteVmArgs struct {
 	ProductId pulumi.IntInput
 	// A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
 	Promocode pulumi.StringPtrInput
-	// Destructive: reinstall the VM with this OS (a `name` from the OS list) whenever the value changes. The disk is wiped. Given at create, it is only recorded. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
+	// Destructive: reinstall the VM with this OS (a `name` from the OS list) whenever the value changes to a non-empty one (an empty one fires nothing). The disk is wiped. Given at create, it is only recorded. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
 	RebuildOs pulumi.StringPtrInput
 	// The OS to install, a `name` from LiteOsList. To change the OS of an existing VM use RebuildOs. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
 	SelectOs pulumi.StringInput
@@ -485,7 +485,7 @@ func (o LiteVmOutput) Raw() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *LiteVm) pulumi.StringPtrOutput { return v.Raw }).(pulumi.StringPtrOutput)
 }
 
-// Destructive: reinstall the VM with this OS (a `name` from the OS list) whenever the value changes. The disk is wiped. Given at create, it is only recorded. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
+// Destructive: reinstall the VM with this OS (a `name` from the OS list) whenever the value changes to a non-empty one (an empty one fires nothing). The disk is wiped. Given at create, it is only recorded. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
 func (o LiteVmOutput) RebuildOs() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *LiteVm) pulumi.StringPtrOutput { return v.RebuildOs }).(pulumi.StringPtrOutput)
 }

@@ -41,8 +41,8 @@ class BaremetalArgs:
         :param pulumi.Input[_builtins.str] power_state: Power the server `on` or `off` when the value changes. Given at create, it is applied once the server is Active. Removing it calls nothing. A refresh that finds the power changed outside warns, and plans nothing: run the `power` action, or change the value. Must be one of "on", "off".
         :param pulumi.Input[_builtins.str] promocode: A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
         :param pulumi.Input[_builtins.int] public_ip: Number of public IPv4 addresses; only 1 is offered. Must be one of 1. Changing it replaces the resource.
-        :param pulumi.Input[_builtins.str] rebuild_os: Destructive: reinstall the server with this OS (a value of `baremetalRebuildOsList`) whenever the value changes. Given at create, it is only recorded. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
-        :param pulumi.Input[_builtins.str] reset_trigger: Any new value hard-resets the server once (the value itself is only a trigger). Given at create, it is only recorded. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
+        :param pulumi.Input[_builtins.str] rebuild_os: Destructive: reinstall the server with this OS (a value of `baremetalRebuildOsList`) whenever the value changes to a non-empty one (an empty one fires nothing). Given at create, it is only recorded. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
+        :param pulumi.Input[_builtins.str] reset_trigger: Any new non-empty value hard-resets the server once (the value itself is only a trigger); an empty one fires nothing. Given at create, it is only recorded. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
         :param pulumi.Input[_builtins.str] select_os: The OS to install. Reinstall an existing server with Baremetal.rebuild_os. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
         """
         pulumi.set(__self__, "cycle", cycle)
@@ -170,7 +170,7 @@ class BaremetalArgs:
     @pulumi.getter(name="rebuildOs")
     def rebuild_os(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        Destructive: reinstall the server with this OS (a value of `baremetalRebuildOsList`) whenever the value changes. Given at create, it is only recorded. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
+        Destructive: reinstall the server with this OS (a value of `baremetalRebuildOsList`) whenever the value changes to a non-empty one (an empty one fires nothing). Given at create, it is only recorded. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
         """
         return pulumi.get(self, "rebuild_os")
 
@@ -182,7 +182,7 @@ class BaremetalArgs:
     @pulumi.getter(name="resetTrigger")
     def reset_trigger(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        Any new value hard-resets the server once (the value itself is only a trigger). Given at create, it is only recorded. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
+        Any new non-empty value hard-resets the server once (the value itself is only a trigger); an empty one fires nothing. Given at create, it is only recorded. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
         """
         return pulumi.get(self, "reset_trigger")
 
@@ -234,8 +234,8 @@ class Baremetal(pulumi.CustomResource):
         :param pulumi.Input[_builtins.int] product_id: The product, from `baremetalProducts`. The API has no call to change it. Must be at least 1. Changing it replaces the resource.
         :param pulumi.Input[_builtins.str] promocode: A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
         :param pulumi.Input[_builtins.int] public_ip: Number of public IPv4 addresses; only 1 is offered. Must be one of 1. Changing it replaces the resource.
-        :param pulumi.Input[_builtins.str] rebuild_os: Destructive: reinstall the server with this OS (a value of `baremetalRebuildOsList`) whenever the value changes. Given at create, it is only recorded. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
-        :param pulumi.Input[_builtins.str] reset_trigger: Any new value hard-resets the server once (the value itself is only a trigger). Given at create, it is only recorded. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
+        :param pulumi.Input[_builtins.str] rebuild_os: Destructive: reinstall the server with this OS (a value of `baremetalRebuildOsList`) whenever the value changes to a non-empty one (an empty one fires nothing). Given at create, it is only recorded. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
+        :param pulumi.Input[_builtins.str] reset_trigger: Any new non-empty value hard-resets the server once (the value itself is only a trigger); an empty one fires nothing. Given at create, it is only recorded. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
         :param pulumi.Input[_builtins.str] select_os: The OS to install. Reinstall an existing server with rebuild_os. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
         """
         ...
@@ -472,7 +472,7 @@ class Baremetal(pulumi.CustomResource):
     @pulumi.getter(name="rebuildOs")
     def rebuild_os(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
-        Destructive: reinstall the server with this OS (a value of `baremetalRebuildOsList`) whenever the value changes. Given at create, it is only recorded. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
+        Destructive: reinstall the server with this OS (a value of `baremetalRebuildOsList`) whenever the value changes to a non-empty one (an empty one fires nothing). Given at create, it is only recorded. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
         """
         return pulumi.get(self, "rebuild_os")
 
@@ -480,7 +480,7 @@ class Baremetal(pulumi.CustomResource):
     @pulumi.getter(name="resetTrigger")
     def reset_trigger(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
-        Any new value hard-resets the server once (the value itself is only a trigger). Given at create, it is only recorded. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
+        Any new non-empty value hard-resets the server once (the value itself is only a trigger); an empty one fires nothing. Given at create, it is only recorded. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
         """
         return pulumi.get(self, "reset_trigger")
 

@@ -49,7 +49,7 @@ class LiteVmArgs:
         :param pulumi.Input[_builtins.bool] pay_with_credit_card: Charge the card on file for every order. With `false` the order is placed and its invoice stays unpaid: the VM stays `Pending` until it is paid in the portal. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
         :param pulumi.Input[_builtins.str] power_state: A power action, applied when the value changes: `start`, `stop` (hard), `shutdown` (graceful), `suspend`, `resume`. Given at create, it is applied once the VM is Active. Removing it calls nothing. A refresh that finds the power changed outside (the VM stopped in the portal) warns, and plans nothing: run the `power` action, or change the value. Must be one of "start", "stop", "suspend", "resume", "shutdown".
         :param pulumi.Input[_builtins.str] promocode: A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
-        :param pulumi.Input[_builtins.str] rebuild_os: Destructive: reinstall the VM with this OS (a `name` from the OS list) whenever the value changes. The disk is wiped. Given at create, it is only recorded. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
+        :param pulumi.Input[_builtins.str] rebuild_os: Destructive: reinstall the VM with this OS (a `name` from the OS list) whenever the value changes to a non-empty one (an empty one fires nothing). The disk is wiped. Given at create, it is only recorded. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
         :param pulumi.Input[_builtins.str] vm_name: The VM name, 6-16 characters. Changed in place. Must be 6 to 16 characters; free of control characters (line breaks, tabs, NUL).
         """
         pulumi.set(__self__, "console_password", console_password)
@@ -229,7 +229,7 @@ class LiteVmArgs:
     @pulumi.getter(name="rebuildOs")
     def rebuild_os(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        Destructive: reinstall the VM with this OS (a `name` from the OS list) whenever the value changes. The disk is wiped. Given at create, it is only recorded. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
+        Destructive: reinstall the VM with this OS (a `name` from the OS list) whenever the value changes to a non-empty one (an empty one fires nothing). The disk is wiped. Given at create, it is only recorded. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
         """
         return pulumi.get(self, "rebuild_os")
 
@@ -286,7 +286,7 @@ class LiteVm(pulumi.CustomResource):
         :param pulumi.Input[_builtins.str] power_state: A power action, applied when the value changes: `start`, `stop` (hard), `shutdown` (graceful), `suspend`, `resume`. Given at create, it is applied once the VM is Active. Removing it calls nothing. A refresh that finds the power changed outside (the VM stopped in the portal) warns, and plans nothing: run the `power` action, or change the value. Must be one of "start", "stop", "suspend", "resume", "shutdown".
         :param pulumi.Input[_builtins.int] product_id: The product, from lite_products. A change runs change-package (a paid order) and waits for Active. Must be at least 1.
         :param pulumi.Input[_builtins.str] promocode: A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
-        :param pulumi.Input[_builtins.str] rebuild_os: Destructive: reinstall the VM with this OS (a `name` from the OS list) whenever the value changes. The disk is wiped. Given at create, it is only recorded. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
+        :param pulumi.Input[_builtins.str] rebuild_os: Destructive: reinstall the VM with this OS (a `name` from the OS list) whenever the value changes to a non-empty one (an empty one fires nothing). The disk is wiped. Given at create, it is only recorded. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
         :param pulumi.Input[_builtins.str] select_os: The OS to install, a `name` from lite_os_list. To change the OS of an existing VM use rebuild_os. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
         :param pulumi.Input[_builtins.str] ssh_and_console_user: The SSH and console user (the cloud-init user). Must be 6 to 32 characters; letters, digits, hyphens and periods only. Changing it replaces the resource.
         :param pulumi.Input[_builtins.str] vm_name: The VM name, 6-16 characters. Changed in place. Must be 6 to 16 characters; free of control characters (line breaks, tabs, NUL).
@@ -652,7 +652,7 @@ class LiteVm(pulumi.CustomResource):
     @pulumi.getter(name="rebuildOs")
     def rebuild_os(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
-        Destructive: reinstall the VM with this OS (a `name` from the OS list) whenever the value changes. The disk is wiped. Given at create, it is only recorded. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
+        Destructive: reinstall the VM with this OS (a `name` from the OS list) whenever the value changes to a non-empty one (an empty one fires nothing). The disk is wiped. Given at create, it is only recorded. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
         """
         return pulumi.get(self, "rebuild_os")
 
