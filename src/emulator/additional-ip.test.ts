@@ -66,6 +66,10 @@ describe('additional IPs (I1-I6)', () => {
     assert.deepEqual(issueLocs(await c.fails(422, 'POST', P, {})), ['body.cycle', 'body.product_id'])
     const detail = await c.fails(422, 'POST', P, { product_id: 301, cycle: 'q', region: 'sby-1', promocode: 'NOPE' })
     assert.deepEqual(issueLocs(detail), ['body.cycle', 'body.product_id', 'body.promocode', 'body.region'])
+    for (const inherited of ['constructor', 'toString', '__proto__']) {
+      const unknown = await c.fails(422, 'POST', P, { product_id: 401, cycle: 'm', promocode: inherited })
+      assert.deepEqual(issueLocs(unknown), ['body.promocode'], inherited)
+    }
     assert.equal((await c.control<{ total: number }>('GET', '/orders')).total, 0)
   })
 

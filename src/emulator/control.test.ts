@@ -263,7 +263,7 @@ describe('request log and order counters', () => {
       orders: [
         {
           order_id: '500001',
-          customer: 'emulator-key',
+          customer: 'customer-4dd960ab',
           kind: 'lite.vm.create',
           account_id: String(vm),
           invoice_id: 700001,
@@ -274,7 +274,7 @@ describe('request log and order counters', () => {
         },
         {
           order_id: '500002',
-          customer: 'emulator-key',
+          customer: 'customer-4dd960ab',
           kind: 'lite.vm.change_package',
           account_id: String(vm),
           invoice_id: 700002,
@@ -335,7 +335,7 @@ describe('control API', () => {
       provisioning_delay_ms: 2000,
       retention_ms: 300000,
       idempotency_ttl_ms: 86400000,
-      api_keys: [{ key: 'emulator-key', scope: 'rw', customer: 'emulator-key' }],
+      api_keys: [{ key: 'emulator-key', scope: 'rw', customer: 'customer-4dd960ab' }],
       ip_unavailable_product_ids: [],
       quirks: { ids_as_strings: false, bare_lists: false, ignore_idempotency_keys: false },
     })

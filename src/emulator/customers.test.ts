@@ -6,7 +6,7 @@ import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
 import { describe, test } from 'node:test'
 import { DELAY, TestClient, VM_BODY } from '../../test/support/emulator-client.js'
-import { maskKey, parseApiKeys, resolveKeys } from './customers.js'
+import { maskKey, ownCustomer, parseApiKeys, resolveKeys } from './customers.js'
 import { createEmulator, type Emulator, type EmulatorOptions } from './index.js'
 import type { Json } from './json.js'
 
@@ -26,6 +26,10 @@ interface LogEntry {
   customer: string | null
   api_key: string | null
 }
+
+/** The customers of Alice's and Bob's keys, which name none: never the keys themselves. */
+const ALICE = ownCustomer('alice-key-0001')
+const BOB = ownCustomer('bob-key-0002')
 
 /** Alice and Bob, one key each, and a read-only key of Alice's (its default customer). */
 function twoCustomers() {
@@ -107,7 +111,7 @@ describe('customers through the service API', () => {
   })
 
   test('KEY:ro@CUSTOMER reads that customer; KEY@CUSTOMER shares it, with Idempotency-Keys of its own', async () => {
-    const emulator = emulatorOf({ apiKeys: ['ops-1@ops', 'ops-2@ops', 'bob-key', 'bob-viewer:ro@bob-key'] })
+    const emulator = emulatorOf({ apiKeys: ['ops-1@ops', 'ops-2@ops', 'bob-key@bob', 'bob-viewer:ro@bob'] })
     const [one, two, bob, bobViewer] = ['ops-1', 'ops-2', 'bob-key', 'bob-viewer'].map((k) => as(emulator, k)) as TestClient[]
     const bobVm = await bob!.vm()
     const opsKey = await one!.keypair('/lites', 'shared')
@@ -129,7 +133,7 @@ describe('customers through the service API', () => {
       customers.map((c) => [c.customer, c.accounts]),
       [
         ['ops', 2],
-        ['bob-key', 1],
+        ['bob', 1],
       ],
     )
   })
@@ -158,20 +162,22 @@ describe('customers in the request log and the control API', () => {
     assert.deepEqual(
       log.map((e) => [e.status, e.customer, e.api_key]),
       [
-        [200, 'alice-key-0001', '…0001'],
-        [200, 'alice-key-0001', '…ewer'],
+        [200, ALICE, '…0001'],
+        [200, ALICE, '…ewer'],
         [401, null, '…9999'],
         [401, null, null],
-        [404, 'alice-key-0001', '…0001'],
+        [404, ALICE, '…0001'],
       ],
     )
     assert.equal(JSON.stringify(log).includes('alice-viewer'), false, 'a key is never logged whole')
+    assert.equal(JSON.stringify(log).includes('alice-key'), false, 'nor as the name of the customer it is (backend-api §5.5)')
+    assert.match(ALICE, /^customer-[0-9a-f]{8}$/)
     assert.equal(JSON.stringify(log).includes('wrong-token'), false)
     assert.deepEqual(
-      (await alice.control<LogEntry[]>('GET', '/requests?customer=bob-key-0002')).map((e) => e.path),
+      (await alice.control<LogEntry[]>('GET', `/requests?customer=${BOB}`)).map((e) => e.path),
       [],
     )
-    assert.equal((await alice.control<LogEntry[]>('GET', '/requests?customer=alice-key-0001&since=2')).length, 1)
+    assert.equal((await alice.control<LogEntry[]>('GET', `/requests?customer=${ALICE}&since=2`)).length, 1)
     assert.equal(emulator.apiKey, 'alice-key-0001')
   })
 
@@ -186,14 +192,14 @@ describe('customers in the request log and the control API', () => {
     await bob.vm()
     assert.deepEqual(await alice.control('GET', '/customers'), [
       {
-        customer: 'alice-key-0001',
+        customer: ALICE,
         keys: [
           { key_masked: '…0001', scope: 'rw' },
           { key_masked: '…ewer', scope: 'ro' },
         ],
         accounts: 2,
       },
-      { customer: 'bob-key-0002', keys: [{ key_masked: '…0002', scope: 'rw' }], accounts: 1 },
+      { customer: BOB, keys: [{ key_masked: '…0002', scope: 'rw' }], accounts: 1 },
     ])
   })
 
@@ -204,32 +210,29 @@ describe('customers in the request log and the control API', () => {
     const byCustomer = async <T extends { customer: string }>(path: string, pick: (item: T) => Json) => {
       const all = await alice.control<T[]>('GET', path)
       const sep = path.includes('?') ? '&' : '?'
-      const onlyBob = await alice.control<T[]>('GET', `${path}${sep}customer=bob-key-0002`)
+      const onlyBob = await alice.control<T[]>('GET', `${path}${sep}customer=${BOB}`)
       return { all: all.map((i) => [i.customer, pick(i)]), bob: onlyBob.map((i) => [i.customer, pick(i)]) }
     }
     const accounts = await byCustomer<Entry>('/accounts?kind=lite.vm', (e) => e.account.account_id)
     assert.deepEqual(accounts.all, [
-      ['alice-key-0001', aliceVm],
-      ['bob-key-0002', bobVm],
+      [ALICE, aliceVm],
+      [BOB, bobVm],
     ])
-    assert.deepEqual(accounts.bob, [['bob-key-0002', bobVm]])
+    assert.deepEqual(accounts.bob, [[BOB, bobVm]])
     const keypairs = await byCustomer<{ customer: string; pool: string }>('/keypairs', (k) => k.pool)
-    assert.deepEqual(keypairs.bob, [['bob-key-0002', '/lites']])
+    assert.deepEqual(keypairs.bob, [[BOB, '/lites']])
     assert.equal(keypairs.all.length, 2)
     const invoices = await byCustomer<{ customer: string; account_id: number; status: string }>('/invoices', (i) => [
       i.account_id,
       i.status,
     ])
     assert.deepEqual(invoices.all, [
-      ['alice-key-0001', [aliceVm, 'Paid']],
-      ['bob-key-0002', [bobVm, 'Unpaid']],
+      [ALICE, [aliceVm, 'Paid']],
+      [BOB, [bobVm, 'Unpaid']],
     ])
-    assert.deepEqual(invoices.bob, [['bob-key-0002', [bobVm, 'Unpaid']]])
-    const orders = await alice.control<{ total: number; by_kind: Json; orders: { customer: string }[] }>(
-      'GET',
-      '/orders?customer=bob-key-0002',
-    )
-    assert.deepEqual([orders.total, orders.by_kind, orders.orders.map((o) => o.customer)], [1, { 'lite.vm.create': 1 }, ['bob-key-0002']])
+    assert.deepEqual(invoices.bob, [[BOB, [bobVm, 'Unpaid']]])
+    const orders = await alice.control<{ total: number; by_kind: Json; orders: { customer: string }[] }>('GET', `/orders?customer=${BOB}`)
+    assert.deepEqual([orders.total, orders.by_kind, orders.orders.map((o) => o.customer)], [1, { 'lite.vm.create': 1 }, [BOB]])
     assert.equal((await alice.control<{ total: number }>('GET', '/orders')).total, 2)
 
     for (const path of ['/accounts', '/keypairs', '/invoices', '/orders', '/requests']) {
@@ -245,7 +248,7 @@ describe('customers in the request log and the control API', () => {
   test('control writes go by global id: paying the other customer’s invoice works; reset clears every customer', async () => {
     const { alice, bob } = twoCustomers()
     const bobVm = await bob.vm({ pay: false })
-    const [invoice] = await alice.control<{ id: number }[]>('GET', '/invoices?customer=bob-key-0002')
+    const [invoice] = await alice.control<{ id: number }[]>('GET', `/invoices?customer=${BOB}`)
     assert.equal((await alice.control<{ status: string }>('POST', `/invoices/${invoice!.id}/pay`)).status, 'Paid')
     await alice.advance(DELAY)
     assert.equal((await bob.ok<{ status: string }>('GET', `/lites/accounts/${bobVm}`)).status, 'Active')
@@ -264,10 +267,10 @@ describe('customers in the request log and the control API', () => {
     assert.equal((await alice.request('GET', '/v1/lites/accounts')).status, 401)
     assert.deepEqual(await bob.ok('GET', '/lites/accounts'), [])
     assert.deepEqual(await alice.control('GET', '/customers'), [
-      { customer: 'bob-key-0002', keys: [{ key_masked: '…0002', scope: 'rw' }], accounts: 0 },
-      { customer: 'alice-key-0001', keys: [], accounts: 1 },
+      { customer: BOB, keys: [{ key_masked: '…0002', scope: 'rw' }], accounts: 0 },
+      { customer: ALICE, keys: [], accounts: 1 },
     ])
-    const left = await alice.control<Entry[]>('GET', '/accounts?customer=alice-key-0001')
+    const left = await alice.control<Entry[]>('GET', `/accounts?customer=${ALICE}`)
     assert.deepEqual(
       left.map((e) => e.account.account_id),
       [aliceVm],
@@ -301,9 +304,9 @@ describe('customers and the portal', () => {
       alice.request('POST', '/_emulator/portal', {
         body: { method: 'PUT', path: `/lites/accounts/${vm}/change-vm-name`, body: { name }, ...(customer ? { customer } : {}) },
       })
-    const first = await rename(bobVm, 'by-bob', 'bob-key-0002')
+    const first = await rename(bobVm, 'by-bob', BOB)
     assert.equal(first.status, 200, JSON.stringify(first.body))
-    assert.equal((await rename(bobVm, 'by-alice', 'alice-key-0001')).status, 404, "another customer's account is unknown to it")
+    assert.equal((await rename(bobVm, 'by-alice', ALICE)).status, 404, "another customer's account is unknown to it")
     assert.equal((await rename(bobVm, 'by-default')).status, 404, "the default customer is Alice's")
     assert.equal((await rename(aliceVm, 'by-default')).status, 200)
     assert.equal((await rename(aliceVm, 'x', 'nobody')).status, 404, 'an unknown customer')
@@ -316,12 +319,12 @@ describe('customers and the portal', () => {
 describe('key configuration', () => {
   test('the key syntax and its defaults', () => {
     assert.deepEqual(parseApiKeys(' viewer:ro , main , other@team , audit:ro@team ', 'EMULATOR_API_KEYS'), [
-      { key: 'viewer', scope: 'ro', customer: 'main' },
-      { key: 'main', scope: 'rw', customer: 'main' },
+      { key: 'viewer', scope: 'ro', customer: ownCustomer('main') },
+      { key: 'main', scope: 'rw', customer: ownCustomer('main') },
       { key: 'other', scope: 'rw', customer: 'team' },
       { key: 'audit', scope: 'ro', customer: 'team' },
     ])
-    assert.deepEqual(resolveKeys([{ key: 'solo', scope: 'ro' }]), [{ key: 'solo', scope: 'ro', customer: 'solo' }])
+    assert.deepEqual(resolveKeys([{ key: 'solo', scope: 'ro' }]), [{ key: 'solo', scope: 'ro', customer: ownCustomer('solo') }])
     assert.throws(() => parseApiKeys('a,b@bad name', '--api-keys'), {
       message: '--api-keys item 2: the customer after @ must be 1 to 64 characters of A-Z a-z 0-9 . _ -',
     })
@@ -345,8 +348,8 @@ describe('key configuration', () => {
       ],
     })
     assert.deepEqual(config.api_keys, [
-      { key: 'main', scope: 'rw', customer: 'main' },
-      { key: 'look', scope: 'ro', customer: 'main' },
+      { key: 'main', scope: 'rw', customer: ownCustomer('main') },
+      { key: 'look', scope: 'ro', customer: ownCustomer('main') },
       { key: 'guest', scope: 'rw', customer: 'guests' },
     ])
     const bad = await c.request('PATCH', '/_emulator/config', {
@@ -399,7 +402,7 @@ describe('state files written before customers existed', () => {
     )
     assert.deepEqual(await main.control('GET', '/customers'), [
       {
-        customer: 'main-key',
+        customer: ownCustomer('main-key'),
         keys: [
           { key_masked: '…ey', scope: 'rw' },
           { key_masked: '…key', scope: 'ro' },
@@ -407,14 +410,14 @@ describe('state files written before customers existed', () => {
         accounts: 2,
       },
     ])
-    assert.equal((await main.control<{ total: number }>('GET', '/orders?customer=main-key')).total, 2)
+    assert.equal((await main.control<{ total: number }>('GET', `/orders?customer=${ownCustomer('main-key')}`)).total, 2)
     // The file's 5 requests were logged before the log named a key; those made since name theirs.
     const log = await main.control<(LogEntry & { seq: number })[]>('GET', '/requests')
     assert.deepEqual(
       log.filter((e) => e.seq <= 5).map((e) => [e.customer, e.api_key]),
       Array(5).fill([null, null]),
     )
-    assert.ok(log.filter((e) => e.seq > 5).every((e) => e.customer === 'main-key'))
+    assert.ok(log.filter((e) => e.seq > 5).every((e) => e.customer === ownCustomer('main-key')))
     // The VM's order was placed with an Idempotency-Key: its repeat still replays, now as the customer's.
     const repeat = await main.request('POST', '/v1/lites', {
       body: {

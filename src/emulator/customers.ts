@@ -2,6 +2,7 @@
 // defaults, the masked form a key is shown in, the owners of a state written before customers, and the
 // customers a state knows (the control API's list and filter). The service API's view of one customer
 // is customer-store.ts. Must not: name a family or a kind, or import the store (the store imports this).
+import { createHash } from 'node:crypto'
 import { HttpError, type Issue, notFound } from './envelope.js'
 import { isObject, type Json, type JsonObject } from './json.js'
 import type { ApiKey, Config, State } from './model.js'
@@ -20,23 +21,32 @@ export interface ApiKeySpec {
 }
 
 /**
- * The defaults, one place: a read-write key's customer is the key itself; a read-only key without one is
- * the first read-write key's customer (the usual "main key plus read-only key" sees one set of objects),
- * or itself when no key can write.
+ * The defaults, one place: a read-write key without a customer is its own, named by ownCustomer; a
+ * read-only key without one is the first read-write key's customer (the usual "main key plus read-only
+ * key" sees one set of objects), or its own when no key can write.
  */
 export function resolveKeys(specs: readonly ApiKeySpec[]): ApiKey[] {
   const firstRw = specs.find((s) => (s.scope ?? 'rw') === 'rw')
-  const mainCustomer = firstRw ? (firstRw.customer ?? firstRw.key) : undefined
+  const mainCustomer = firstRw ? (firstRw.customer ?? ownCustomer(firstRw.key)) : undefined
   return specs.map((s) => {
     const scope = s.scope ?? 'rw'
-    const customer = s.customer ?? (scope === 'ro' ? (mainCustomer ?? s.key) : s.key)
+    const customer = s.customer ?? (scope === 'ro' ? (mainCustomer ?? ownCustomer(s.key)) : ownCustomer(s.key))
     return { key: s.key, scope, customer }
   })
 }
 
+/**
+ * The name of the customer a key is when it names none: `customer-` and 8 hex digits of the key's SHA-256,
+ * stable across restarts and never the key itself, which the request log, the console and the state
+ * file show beside every entry (backend-api §5.5: `x-token` is never logged).
+ */
+export function ownCustomer(key: string): string {
+  return `customer-${createHash('sha256').update(key).digest('hex').slice(0, 8)}`
+}
+
 /** Who owns an object that has no owner (a state file written before customers existed): the first read-write key's customer. */
 export function defaultCustomer(keys: readonly ApiKey[]): string {
-  return (keys.find((k) => k.scope === 'rw') ?? keys[0])?.customer ?? DEFAULT_API_KEY
+  return (keys.find((k) => k.scope === 'rw') ?? keys[0])?.customer ?? ownCustomer(DEFAULT_API_KEY)
 }
 
 /** One item of the key syntax, or the rule it broke; `where` names the field and the item for the message. */

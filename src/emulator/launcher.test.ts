@@ -11,6 +11,7 @@ import { createInterface } from 'node:readline'
 import { after, describe, test } from 'node:test'
 import { fileURLToPath } from 'node:url'
 import { VM_BODY } from '../../test/support/emulator-client.js'
+import { ownCustomer } from './customers.js'
 import { createEmulator } from './index.js'
 import { generateEd25519 } from './openssh.js'
 
@@ -390,7 +391,7 @@ describe('HTTP launcher', () => {
           ],
           accounts: 0,
         },
-        { customer: 'other-key', keys: [{ key_masked: '…key', scope: 'rw' }], accounts: 0 },
+        { customer: ownCustomer('other-key'), keys: [{ key_masked: '…key', scope: 'rw' }], accounts: 0 },
       ])
     } finally {
       assert.equal(await stop(child), 0)
@@ -423,7 +424,7 @@ describe('HTTP launcher', () => {
       const customers = await call(base.replace(/\/v1$/, ''), 'GET', '/_emulator/customers')
       assert.deepEqual(
         (customers.body.data as unknown as { customer: string; accounts: number }[]).map((c) => [c.customer, c.accounts]),
-        [['main-key', 2]],
+        [[ownCustomer('main-key'), 2]],
       )
       assert.equal((await call(base, 'POST', '/lites/keypairs/', { name: 'new-key' })).status, 200)
     } finally {
@@ -433,7 +434,7 @@ describe('HTTP launcher', () => {
     const written = JSON.parse(readFileSync(stateFile, 'utf8')) as { accounts: { customer: string }[]; keypairs: { customer: string }[] }
     assert.deepEqual(
       [...written.accounts, ...written.keypairs].map((a) => a.customer),
-      Array(5).fill('main-key'),
+      Array(5).fill(ownCustomer('main-key')),
     )
   })
 })

@@ -191,7 +191,7 @@ describe('keypairs', () => {
     assert.deepEqual(imported, { keypair_id: 1, name: 'laptop', public_key: line, origin: 'imported' })
     await c.fails(409, 'POST', '/baremetals/keypairs/import', { name: 'laptop', public_key: line })
     const mismatched = line.replace('ssh-ed25519', 'ssh-rsa')
-    for (const bad of ['not a key', 'ssh-dss AAAAB3NzaC1kc3M=', 'ssh-ed25519 !!!', mismatched]) {
+    for (const bad of ['not a key', 'ssh-dss AAAAB3NzaC1kc3M=', 'ssh-ed25519 !!!', mismatched, `${line}\n${line}`]) {
       const detail = (await c.fails(422, 'POST', '/baremetals/keypairs/import', { name: 'other', public_key: bad })) as { loc: string[] }[]
       assert.deepEqual(detail[0]?.loc, ['body', 'public_key'], bad)
     }

@@ -84,6 +84,7 @@ const KEY_TYPES = ['ssh-ed25519', 'ssh-rsa', 'ecdsa-sha2-nistp256', 'ecdsa-sha2-
 
 /** Why a K3 public key line is malformed, or null when it is a well-formed OpenSSH key. */
 export function publicKeyProblem(line: string): string | null {
+  if (/[\r\n]/.test(line.trim())) return 'must be one line'
   const parts = line.trim().split(/\s+/)
   const [type, body] = parts
   if (!type || !KEY_TYPES.includes(type)) return `key type must be one of ${KEY_TYPES.join(', ')}`

@@ -125,7 +125,7 @@ export class BodyReader {
     const value = this.fields.promocode
     if (value === undefined || value === null || value === '') return null
     if (typeof value !== 'string') return this.fail('promocode', 'must be a string', 'type_error') ?? null
-    if (!(value in PROMOCODES)) return this.fail('promocode', `unknown promocode '${value}'`) ?? null
+    if (!Object.hasOwn(PROMOCODES, value)) return this.fail('promocode', `unknown promocode '${value}'`) ?? null
     return value
   }
 
