@@ -12,6 +12,7 @@ import { afterEach, describe, mock, test } from 'node:test'
 import { JournalUnreadableError, OrderNotPlacedError, OrderUnresolvedError, UnrecordedMatchError } from '../errors.js'
 import { fingerprints, newJournalSession, OrderJournal, serviceOf } from './journal.js'
 import { processAlive } from './journal-store.js'
+import { KnownAccounts } from './known-accounts.js'
 import {
   BASE_URL,
   fail,
@@ -261,6 +262,29 @@ describe('order journal', () => {
       operation: () => op.value,
     })
     assert.equal((await client.lites.createVm(VM_BODY)).account_id, '100042')
+  })
+
+  test("a service that does not echo keys: after a 502, a twin directory's account answered meanwhile is not adopted; this order's is", async () => {
+    const index = journal()
+    const op = frame(undefined, 60_000)
+    const { client, requests, clock } = testClient(
+      [
+        ok([]),
+        fail(502, 'Bad Gateway'),
+        unconfirmed,
+        // The twin directory's order of the same VM, answered while this one's outcome is unclear.
+        () => {
+          twin()
+          return ok([vmAccount('100042', 'web', '2099-01-01 00:00:00')])
+        },
+        ok([vmAccount('100042', 'web', '2099-01-01 00:00:00'), vmAccount('100043', 'web', '2099-01-01 00:00:00')]),
+      ],
+      { journalDirectory: journal(), knownAccountsDirectory: index, operation: () => op.value },
+    )
+    // What the twin's journal records in the per-user index when its create is answered (OrderJournal.writeOwned).
+    const twin = () => new KnownAccounts(index, clock.now).handedOver(serviceOf(BASE_URL), '100042', newJournalSession().owner)
+    assert.equal((await client.lites.createVm(VM_BODY)).account_id, '100043')
+    assert.equal(posts(requests).length, 1)
   })
 
   test('a service that does not echo keys: two matching new accounts stop with both ids, nothing adopted', async () => {

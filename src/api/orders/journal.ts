@@ -636,6 +636,16 @@ export class OrderJournal {
     return out
   }
 
+  /**
+   * Accounts of `service` that runs on this machine got as answers, or handed over, or that states
+   * named, at or after `since` (the per-user index, whatever directory): when `since` is when an order
+   * was sent, each is another order's account made meanwhile, never that order's (see
+   * Orders.reconcileOnce). Older records are left out: an emulator reset gives their ids out again.
+   */
+  recordedSince(service: string, since: number): string[] {
+    return [...(this.index?.recorded(service) ?? [])].filter(([, { at }]) => at >= since).map(([id]) => id)
+  }
+
   /** Whether any order or action to this service (a serviceOf hash) is recorded, in whatever state. */
   async hasOrders(service: string): Promise<boolean> {
     return (await this.entries()).some((e) => e.service === service)

@@ -724,15 +724,19 @@ export class Orders {
     context: RequestContext,
     reconcile: Reconcile,
   ): Promise<Order | undefined> {
-    // Not the accounts handed over on this machine (the per-user index): one recorded before this
-    // order was there before it, and is told apart by its creation time and the listing before the
-    // order; and the index knows ids only, which an emulator reset gives out again.
     const known = (await this.journal?.knownAccounts()) ?? new Set<string>()
     // The matches of the listing taken just before the order was sent existed before it, whatever their
     // times say: with them known, the service's clock may be off by minutes (see EVIDENCE_SLACK_MS).
     for (const id of entry?.existing ?? []) known.add(id)
     const slack = entry?.existing === undefined ? CREATED_SLACK_MS : EVIDENCE_SLACK_MS
     const accounts = await reconcile.list()
+    // Nor an account another run on this machine got as its answer since this order was sent (the
+    // per-user index, read after the listing so that it covers every account the listing shows): a twin
+    // directory's order of the same call, answered while this one's outcome is unclear; adopted here,
+    // one account would be in two states and this order's own in none. Records from before the order
+    // are not taken: such an account existed before it and is told apart by its creation time and the
+    // listing before the order, and the index knows ids only, which an emulator reset gives out again.
+    for (const id of this.journal?.recordedSince(serviceOf(this.options.baseUrl), sentAt) ?? []) known.add(id)
     const candidates = accounts.filter((a) => createdSince(a, sentAt, slack) && !known.has(a.account_id) && reconcile.matches(a))
     // Another order of the same call may have made the one match (its answer not in yet): adopting it
     // here would give two resources one account. Ambiguous, so nothing is adopted.
