@@ -206,13 +206,13 @@ describe('order journal', () => {
     assert.match(error.message, new RegExp(key))
     await op.finish()
     const next = frame(undefined, 60_000)
-    const second = testClient([echoing(200, ORDER)], {
+    const second = testClient([probed, echoing(200, ORDER)], {
       journalDirectory: dir,
       operation: () => next.value,
       journalOptions: proc.journalOptions,
     })
     await second.client.lites.createVm(VM_BODY)
-    assert.equal(second.requests[0]?.headers.get('idempotency-key'), key)
+    assert.equal(posts(second.requests)[0]?.headers.get('idempotency-key'), key)
   })
 
   test('a service that does not echo keys: a 502 is never retried; the single new match is adopted', async () => {
@@ -1606,6 +1606,24 @@ describe('orders that never reached the service, and answers that say nothing ab
     assert.equal(posts(second.requests).length, 0, 'no second order')
   })
 
+  test('an echo an earlier run saw does not let a 502 be sent again: this process asks, and a service that ignores keys now is listed', async () => {
+    const dir = journal()
+    const earlier = testClient([ok([]), echoing(200, ORDER)], { journalDirectory: dir })
+    await earlier.client.lites.createVm(VM_BODY)
+    // Redeployed since: the service no longer echoes keys, and it processed the order its 502 answered.
+    const op = frame(undefined, 60_000)
+    const { client, requests } = testClient(
+      [fail(502, 'Bad Gateway'), unconfirmed, ok([vmAccount('100050', 'db', '2099-01-01 00:00:00')])],
+      { journalDirectory: dir, operation: () => op.value },
+    )
+    assert.equal((await client.lites.createVm({ ...VM_BODY, vm_name: 'db' })).account_id, '100050')
+    assert.deepEqual(
+      requests.map((r) => `${r.method} ${r.path.split('?')[0]}`),
+      ['POST /lites', 'GET /lites', 'GET /lites/accounts'],
+      'asked, then listed: never sent again',
+    )
+  })
+
   test('a 524 from a service that honours keys is replayed with the same key, in this run and the next', async () => {
     const dir = journal()
     const killed = providerProcess()
@@ -1619,7 +1637,8 @@ describe('orders that never reached the service, and answers that say nothing ab
     await assert.rejects(first.client.lites.createVm(VM_BODY))
     killed.kill()
     const again = frame()
-    const second = testClient([echoing(200, ORDER)], { journalDirectory: dir, operation: () => again.value })
+    // This process asks the service once more whether it echoes keys before it sends the order again.
+    const second = testClient([probed, echoing(200, ORDER)], { journalDirectory: dir, operation: () => again.value })
     await second.client.lites.createVm(VM_BODY)
     const keys = [...posts(first.requests), ...posts(second.requests)].map((r) => r.headers.get('idempotency-key'))
     assert.equal(keys.length, 3)

@@ -493,10 +493,9 @@ export class Orders {
         value: entry.accountId === undefined ? undefined : ({ account_id: entry.accountId, order_id: entry.orderId ?? '' } as Order),
       }
     }
-    // A killed run may have had no answer to learn from: ask once, as a new order does (placeOnce).
-    if (!(await this.honoured()))
-      await this.probe({ method: 'GET', path: entry.path, signal: options?.signal, decode: () => undefined }, context)
-    if (await this.honoured()) {
+    // Sent again only on this process's own evidence that keys are honoured, as after a 5xx (placeOnce).
+    if (!this.echoed) await this.probe({ method: 'GET', path: entry.path, signal: options?.signal, decode: () => undefined }, context)
+    if (this.echoed) {
       log('warn', `${entry.method} ${entry.path} had no answer in an earlier run; sending it again with the same Idempotency-Key`, {
         idempotency_key: entry.key,
       })
@@ -1007,8 +1006,11 @@ export class Orders {
       } else {
         const error = outcome.error
         failures++
-        if (!(await this.honoured())) await this.probe(spec, context)
-        const honoured = await this.honoured()
+        // Sent again with its key only on this process's own evidence that keys are honoured (an echo
+        // seen by this process, or its probe's): not an echo an earlier run saw, since a service
+        // redeployed, failed over or mixing nodes behind one URL may ignore keys now.
+        if (!this.echoed) await this.probe(spec, context)
+        const honoured = this.echoed
         attempts.add(outcome, false, honoured)
         if (!honoured) {
           // A service that does not confirm keys may have processed it: never send it again blindly.
