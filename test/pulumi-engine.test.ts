@@ -14,7 +14,7 @@ import { Emulator } from './support/e2e/harness.js'
 import { type EngineCase, type EngineRefs, fixtures } from './fixtures/index.js'
 import { initFailure, PLUGIN, Plugin, ROOT, type RpcError, startFakeEngine, urnOf } from './support/pulumi/plugin-harness.js'
 
-const CODE = { UNKNOWN: 2, INVALID_ARGUMENT: 3, NOT_FOUND: 5, FAILED_PRECONDITION: 9, UNIMPLEMENTED: 12 }
+const CODE = { UNKNOWN: 2, INVALID_ARGUMENT: 3, NOT_FOUND: 5, FAILED_PRECONDITION: 9, UNIMPLEMENTED: 12, UNAUTHENTICATED: 16 }
 
 type Refs = EngineRefs
 type ResourceCase = EngineCase
@@ -589,6 +589,26 @@ describe('functions and the rest', () => {
         }
       }
     } finally {
+      await plugin.delete(urn, created.id, created.properties, inputs)
+    }
+  })
+
+  test("a refresh refused the key: the error says a refresh reads with the state's configuration, and how to read with the program's", async () => {
+    const keypair = CASES.find((c) => c.token === 'provider:index:LiteKeypair')
+    assert.ok(keypair, 'a LiteKeypair engine case')
+    const urn = urnOf(keypair.token, 'rotated-key')
+    const inputs = (await plugin.check(urn, { ...keypair.example(refs), name: 'rotated-key' })).inputs
+    const created = await plugin.create(urn, inputs, { timeout: 60 })
+    const own = await Plugin.launch(engine.address)
+    try {
+      // The key the state recorded, since revoked: the engine configures the refresh's provider with it.
+      await own.configure({ apiKey: 'revoked-key', baseUrl: emulator.baseUrl, pollInterval: '50ms', version: '0.1.0' })
+      const error = await rejects(own.read(urn, created.id, created.properties, inputs), CODE.UNAUTHENTICATED, /HTTP 401/)
+      assert.match(error.details, /check provider:apiKey/)
+      assert.match(error.details, /the provider configuration the stack's state recorded at its last update/)
+      assert.match(error.details, /pulumi refresh --run-program/)
+    } finally {
+      await own.stop()
       await plugin.delete(urn, created.id, created.properties, inputs)
     }
   })

@@ -54,6 +54,11 @@ export function inputAttributes(definition: AnyResource) {
 }
 
 /** A server error the engine must read as the caller's (INVALID_ARGUMENT, FAILED_PRECONDITION), not as a provider bug. */
+const RECORDED_CONFIGURATION =
+  "A read before an update, and `pulumi refresh`, use the provider configuration the stack's state recorded at its last " +
+  'update: if provider:apiKey or provider:baseUrl changed since, run `pulumi refresh --run-program` once, which reads with ' +
+  "the program's configuration, then `pulumi up`."
+
 function translated<T>(run: () => T): T {
   try {
     return run()
@@ -183,6 +188,25 @@ export class PulumiServer {
     const secrets = new Set(this.configuredSecrets)
     for (const map of maps) secretStrings(map, secrets)
     return translated(() => this.server.session(urn, this.logger(urn, secrets)))
+  }
+
+  /**
+   * The session of a Read. The engine reads (a refresh before an update, `pulumi refresh`) through the
+   * provider configuration the stack's state recorded at its last update, not the program's: after a
+   * key or URL was changed, the advice on a refused key or an unreachable service says so, and how to
+   * read with the program's configuration, rather than only to check the setting the user just set.
+   */
+  readSession(urn: string, ...maps: WireMap[]): Session<unknown> {
+    const session = this.session(urn, ...maps)
+    const advise = session.advise
+    if (advise === undefined) return session
+    return {
+      ...session,
+      advise: (thrown) => {
+        const advice = advise(thrown)
+        return advice === null ? null : `${advice} ${RECORDED_CONFIGURATION}`
+      },
+    }
   }
 
   /** Core's logger onto Engine.Log; any known secret value is scrubbed from the text. */

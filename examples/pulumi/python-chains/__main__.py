@@ -18,7 +18,8 @@ def setting(key: str, default=None):
 
 
 # ---- Metal ----
-metal_product = provider.baremetal_products_output().products.apply(lambda p: p[0].product_id)
+# baremetal_products' result is secret as a whole (its raw answer); the product id is no secret.
+metal_product = pulumi.Output.unsecret(provider.baremetal_products_output().products.apply(lambda p: p[0].product_id))
 ip_product = provider.baremetal_additional_ip_products_output().products.apply(lambda p: p[0].product_id)
 metal_key = provider.BaremetalKeypair("metal-key", name="chains-metal-key")
 server = provider.Baremetal(

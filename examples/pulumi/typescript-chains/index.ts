@@ -22,7 +22,8 @@ const consolePassword = config.requireSecret("consolePassword");
 // account take, so each link below is a plain reference.
 
 // ---- Metal ----------------------------------------------------------------------------------
-const metalProduct = provider.baremetalProductsOutput().products.apply((list) => list[0]!.productId);
+// baremetalProducts' result is secret as a whole (its raw answer); the product id is no secret.
+const metalProduct = pulumi.unsecret(provider.baremetalProductsOutput().products.apply((list) => list[0]!.productId));
 const ipProduct = provider.baremetalAdditionalIpProductsOutput().products.apply((list) => list[0]!.productId);
 const metalKey = new provider.BaremetalKeypair("metal-key", { name: "chains-metal-key" });
 const server = new provider.Baremetal("server", {

@@ -9,7 +9,8 @@ import { encodeMap, secretAttributes, type WireMap } from '../wire.js'
 export async function read(ps: PulumiServer, request: ReadRequest): Promise<{ id: string; properties: WireMap; inputs: WireMap }> {
   const definition = ps.resource(request)
   const importing = isEmptyMap(request.properties)
-  const session = ps.session(request.urn, request.properties, request.inputs)
+  // A refresh reads through the configuration the state recorded; an import through the program's.
+  const session = importing ? ps.session(request.urn) : ps.readSession(request.urn, request.properties, request.inputs)
   const outcome = importing
     ? await ps.server.importById(definition, request.id, session)
     : // The outputs hold no id: the prior state has the one the engine names, as a Terraform state has.
