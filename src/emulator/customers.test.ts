@@ -170,7 +170,7 @@ describe('customers in the request log and the control API', () => {
       ],
     )
     assert.equal(JSON.stringify(log).includes('alice-viewer'), false, 'a key is never logged whole')
-    assert.equal(JSON.stringify(log).includes('alice-key'), false, 'nor as the name of the customer it is (backend-api §5.5)')
+    assert.equal(JSON.stringify(log).includes('alice-key'), false, 'nor as the name of the customer it is: the API key is never logged')
     assert.match(ALICE, /^customer-[0-9a-f]{8}$/)
     assert.equal(JSON.stringify(log).includes('wrong-token'), false)
     assert.deepEqual(

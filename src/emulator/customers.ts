@@ -38,7 +38,7 @@ export function resolveKeys(specs: readonly ApiKeySpec[]): ApiKey[] {
 /**
  * The name of the customer a key is when it names none: `customer-` and 8 hex digits of the key's SHA-256,
  * stable across restarts and never the key itself, which the request log, the console and the state
- * file show beside every entry (backend-api §5.5: `x-token` is never logged).
+ * file show beside every entry (the service contract: `x-token` is never logged).
  */
 export function ownCustomer(key: string): string {
   return `customer-${createHash('sha256').update(key).digest('hex').slice(0, 8)}`

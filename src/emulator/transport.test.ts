@@ -206,7 +206,7 @@ describe('idempotency', () => {
   })
 
   test('the same key with another body or path is a 409; keys are per API key', async () => {
-    const c = setup({ apiKeys: ['a', 'b@a'] }) // two keys of one customer: its keypair, their own Idempotency-Keys
+    const c = setup({ apiKeys: ['a@a', 'b@a'] }) // two keys of one customer: its keypair, their own Idempotency-Keys
     const keypair = await c.ok<{ keypair_id: number }>('POST', '/lites/keypairs/', { name: 'k' })
     const headers = { 'Idempotency-Key': 'shared' }
     await c.ok('POST', '/lites', order(keypair.keypair_id), headers)

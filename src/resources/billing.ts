@@ -50,7 +50,7 @@ export const textRules = {
   description: [rules.description, rules.printable],
   promocode: [rules.promocode, rules.printable],
   shortName: [length({ min: 6, max: 16 }), rules.printable],
-  /** A one-shot trigger's value: only a new non-empty value fires (spec §4.2, §4.4), so empty is allowed. */
+  /** A one-shot trigger's value: only a new non-empty value fires (the interface's update steps), so empty is allowed. */
   trigger: [length({ max: 255 }), rules.printable],
 } as const
 
