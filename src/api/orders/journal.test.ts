@@ -287,6 +287,52 @@ describe('order journal', () => {
     assert.equal(posts(requests).length, 1)
   })
 
+  test("a fresh directory, a Pending match that another process's create in flight on this machine is about to be answered with: waited for, then ordered", async () => {
+    const index = journal()
+    const me = providerProcess()
+    const twin = providerProcess()
+    const service = serviceOf(BASE_URL)
+    const twinIndex = new KnownAccounts(index, () => 1_000_000)
+    // The twin directory's run sent the same order at 00:15:00; the service made 100042 and has not answered yet.
+    twinIndex.sending(service, 'twin-entry', { owner: twin.owner, call: 'POST /lites', sentAt: 900_000 })
+    const made = vmAccount('100042', 'web', '1970-01-01 00:15:30', 'Pending')
+    const { client, requests, logs } = testClient([ok([made]), ok([made]), ok(ORDER)], {
+      journalDirectory: journal(),
+      knownAccountsDirectory: index,
+      journalOptions: me.journalOptions,
+      // While this run waits, the twin's answer comes: its account is recorded as its own, its order lands.
+      sleep: async () => {
+        twinIndex.handedOver(service, '100042', twin.owner)
+        twinIndex.landed(service, 'twin-entry')
+      },
+    })
+    assert.deepEqual(await client.lites.createVm(VM_BODY), ORDER)
+    assert.deepEqual(
+      requests.map((r) => `${r.method} ${r.path.split('?')[0]}`),
+      ['GET /lites/accounts', 'GET /lites/accounts', 'POST /lites'],
+    )
+    assert.ok(logs.some((l) => l.message.includes(`provider process ${twin.pid} on this machine has an order of this call in flight`)))
+  })
+
+  test('a fresh directory, a Pending match, and a create of the same call in flight in a process that is gone: stopped as before', async () => {
+    const index = journal()
+    const me = providerProcess()
+    const killed = providerProcess()
+    new KnownAccounts(index, () => 1_000_000).sending(serviceOf(BASE_URL), 'killed-entry', {
+      owner: killed.owner,
+      call: 'POST /lites',
+      sentAt: 900_000,
+    })
+    killed.kill()
+    const made = vmAccount('100042', 'web', '1970-01-01 00:15:30', 'Pending')
+    const { client } = testClient([ok([made])], {
+      journalDirectory: journal(),
+      knownAccountsDirectory: index,
+      journalOptions: me.journalOptions,
+    })
+    await assert.rejects(client.lites.createVm(VM_BODY), UnrecordedMatchError)
+  })
+
   test('a service that does not echo keys: two matching new accounts stop with both ids, nothing adopted', async () => {
     const dir = journal()
     const op = frame(undefined, 60_000)

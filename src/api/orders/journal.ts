@@ -7,7 +7,7 @@ import { createHash, randomUUID } from 'node:crypto'
 import { JournalUnreadableError, OrderUnresolvedError } from '../errors.js'
 import { redact } from '../redact.js'
 import { FileJournalStore } from './journal-file.js'
-import type { KnownAccounts } from './known-accounts.js'
+import type { InFlightOrder, KnownAccounts } from './known-accounts.js'
 import {
   type Completeness,
   type JournalEntry,
@@ -644,6 +644,34 @@ export class OrderJournal {
    */
   recordedSince(service: string, since: number): string[] {
     return [...(this.index?.recorded(service) ?? [])].filter(([, { at }]) => at >= since).map(([id]) => id)
+  }
+
+  /** This process sends a create of `entry` (again): runs in other directories of this machine see it in flight until it lands. */
+  sending(entry: JournalEntry): void {
+    if (entry.creates !== true) return
+    const order = { owner: this.owner, call: `${entry.method} ${entry.path}`, sentAt: entry.sentAt }
+    this.index?.sending(entry.service, entry.id, entry.shows === undefined ? order : { ...order, shows: entry.shows })
+  }
+
+  /** The create of `entry` has its outcome in this process, whatever it is (see sending). */
+  landed(entry: JournalEntry): void {
+    if (entry.creates === true) this.index?.landed(entry.service, entry.id)
+  }
+
+  /**
+   * Creates of `call` to `service` that runs of other processes on this machine, from any directory,
+   * have sent and have no answer to yet, and that may make an account showing `shows` (one with
+   * another hash cannot): an account such an order is about to be answered with is no killed run's
+   * (see Orders.unrecordedMatches). One whose process is gone is left out: its run may have been killed.
+   */
+  async ordersInFlightElsewhere(service: string, call: string, shows: string | undefined): Promise<InFlightOrder[]> {
+    const out: InFlightOrder[] = []
+    for (const order of this.index?.inFlight(service) ?? []) {
+      if (order.call !== call || order.owner.token === this.owner.token) continue
+      if (shows !== undefined && order.shows !== undefined && order.shows !== shows) continue
+      if (!(await this.ownerGone(order.owner))) out.push(order)
+    }
+    return out
   }
 
   /** Whether any order or action to this service (a serviceOf hash) is recorded, in whatever state. */

@@ -159,6 +159,8 @@ const OWN_ORDER_ROUNDS = 10
 const HELD_WAIT_MS = 120_000
 const HELD_POLL_MS = 500
 const HELD_REPORT_MS = 10_000
+/** How many times the unrecorded-match check takes its listing again after other processes' creates in flight landed. */
+const IN_FLIGHT_ROUNDS = 3
 /**
  * How long a service may go on processing an order after the request's own deadline passed (a
  * client that gave up, or was killed, does not stop the service): an earlier run's unanswered order
@@ -388,6 +390,7 @@ export class Orders {
       ...(accountId ? { accountId } : {}),
     }
     const call = `${method} ${path}`
+    if (entry !== undefined) journal?.sending(entry)
     const placing = this.placeOnce(spec, context, entry, frame, options?.reconcile, firstSend)
     this.ordersStarted.set(call, (this.ordersStarted.get(call) ?? 0) + 1)
     const running = this.inFlight.get(call) ?? new Set<Promise<unknown>>()
@@ -401,6 +404,7 @@ export class Orders {
       return value
     } finally {
       running.delete(placing)
+      if (entry !== undefined) journal?.landed(entry)
       if (entry && !frame) await journal?.deliver(entry)
     }
   }
@@ -614,6 +618,7 @@ export class Orders {
     context: RequestContext,
     reconcile: Reconcile,
     signal: AbortSignal | undefined,
+    round = 0,
   ): Promise<string[] | undefined> {
     const journal = this.journal
     if (this.options.allowUnrecordedMatch === true || journal === undefined) return undefined
@@ -662,6 +667,17 @@ export class Orders {
     const recent = this.options.now() - KILLED_RUN_EVIDENCE_MS
     const evidence = (a: Account<unknown>) =>
       statusIs(a.status, 'Pending') || createdSince(a, recent) || sentBefore.some((at) => createdSince(a, at, EVIDENCE_SLACK_MS))
+    // A create another process on this machine has in flight (a twin directory's run, applied at the
+    // same time) may be about to be answered with a match: waited for, the listing is taken again once
+    // it has landed, when its account is known as that run's (a few rounds at most).
+    const evidenced = matching.filter(evidence)
+    if (
+      evidenced.length > 0 &&
+      round < IN_FLIGHT_ROUNDS &&
+      (await this.awaitOrdersElsewhere(context, reconcile.shows, evidenced, signal))
+    ) {
+      return this.unrecordedMatches(intent, context, reconcile, signal, round + 1)
+    }
     const older = matching.filter((a) => !evidence(a)).map((a) => a.account_id)
     if (older.length > 0) {
       const detail =
@@ -675,7 +691,7 @@ export class Orders {
         ?.warn?.(`Ordered beside ${older.length === 1 ? 'account' : 'accounts'} ${older.join(', ')}, which no state names`, detail)
     }
     this.nameOthersOrders(intent, stoppedOrders, alive, matches, known, context)
-    const ids = matching.filter(evidence).map((a) => a.account_id)
+    const ids = evidenced.map((a) => a.account_id)
     if (ids.length === 0) {
       await journal.closeExpired(intent, stoppedOrders)
       return existing
@@ -704,6 +720,48 @@ export class Orders {
         'with PROVIDER_ALLOW_UNRECORDED_MATCH=1 in the environment to order anyway.',
       { context, idempotencyKey: '', candidates: ids },
     )
+  }
+
+  /**
+   * Waits while creates of this call that other processes on this machine have in flight (see
+   * OrderJournal.ordersInFlightElsewhere), sent before one of `accounts` was made, have no answer:
+   * true once they all landed (the accounts they were answered with are then known as theirs), false
+   * when there was none, or they still had none after HELD_WAIT_MS.
+   */
+  private async awaitOrdersElsewhere(
+    context: RequestContext,
+    shows: string | undefined,
+    accounts: readonly Account<unknown>[],
+    signal: AbortSignal | undefined,
+  ): Promise<boolean> {
+    const journal = this.journal
+    if (journal === undefined) return false
+    const service = serviceOf(this.options.baseUrl)
+    const call = `${context.method} ${context.path}`
+    const flying = async () =>
+      (await journal.ordersInFlightElsewhere(service, call, shows)).filter((o) =>
+        accounts.some((a) => createdSince(a, o.sentAt, EVIDENCE_SLACK_MS)),
+      )
+    let pending = await flying()
+    if (pending.length === 0) return false
+    const started = this.options.now()
+    // Bounded by the clock and, should the clock stand still, by the number of looks.
+    for (let look = 0; pending.length > 0; look++) {
+      const waited = this.options.now() - started
+      if (waited >= HELD_WAIT_MS || look > HELD_WAIT_MS / HELD_POLL_MS) return false
+      if (look % (HELD_REPORT_MS / HELD_POLL_MS) === 0) {
+        const pids = [...new Set(pending.map((o) => o.owner.pid))].join(', ')
+        this.options.log(
+          'info',
+          `${call}: provider process ${pids} on this machine has an order of this call in flight; waiting for its answer before ` +
+            `deciding whether account ${accounts.map((a) => a.account_id).join(', ')} is its order's (${Math.round(waited / 1000)} s of at most ${Math.round(HELD_WAIT_MS / 1000)} s)`,
+          { pids },
+        )
+      }
+      await this.options.sleep(HELD_POLL_MS, signal)
+      pending = await flying()
+    }
+    return true
   }
 
   /** Whether this directory's journal had no order to this service when the first new order was checked. */
