@@ -119,6 +119,13 @@ export interface JournalEntry {
    * lists to name the account this order may have made if it is never answered (Orders.unmanaged).
    */
   lists?: string
+  /**
+   * The accounts a run found matching this unanswered create, made after it, when it stopped for the
+   * user to import the one that is this order's (Orders.reconcileOnce). Once every one of them is
+   * named by a state, the order is accounted for, and the next create of the same intent orders anew
+   * instead of waiting for an account of its own (Orders.resume).
+   */
+  candidates?: readonly string[]
 }
 
 /** Narrows a listing: a store may use it to read less; every entry it returns must match it. */

@@ -333,6 +333,36 @@ describe('order journal', () => {
     await assert.rejects(client.lites.createVm(VM_BODY), UnrecordedMatchError)
   })
 
+  test('a stop on two matches, both imported as it says: the next create of the same intent orders anew, without waiting', async () => {
+    const dir = journal()
+    const killed = providerProcess()
+    const op = frame(undefined, 60_000)
+    const made = [vmAccount('100042', 'web', '2099-01-01 00:00:00'), vmAccount('100043', 'web', '2099-01-01 00:00:00')]
+    const first = testClient([ok([]), fail(502, 'Bad Gateway'), unconfirmed, ok(made)], {
+      journalDirectory: dir,
+      operation: () => op.value,
+      journalOptions: killed.journalOptions,
+    })
+    const stop = await first.client.lites.createVm(VM_BODY).then(
+      () => assert.fail('two matches: nothing adopted'),
+      (e: unknown) => e,
+    )
+    assert.ok(stop instanceof OrderUnresolvedError)
+    assert.match(stop.message, /import each into one of them/)
+    killed.kill()
+    // The user imports both (count = 2 of identical VMs): a state names each.
+    const states = new OrderJournal(dir, () => 0)
+    await states.accountInState('100042')
+    await states.accountInState('100043')
+    const again = frame(undefined, 60_000)
+    const { client, requests } = testClient([unconfirmed, ok(made), ok(ORDER)], { journalDirectory: dir, operation: () => again.value })
+    assert.deepEqual(await client.lites.createVm(VM_BODY), ORDER)
+    assert.deepEqual(
+      requests.map((r) => `${r.method} ${r.path.split('?')[0]}`),
+      ['GET /lites', 'GET /lites/accounts', 'POST /lites'],
+    )
+  })
+
   test('a service that does not echo keys: two matching new accounts stop with both ids, nothing adopted', async () => {
     const dir = journal()
     const op = frame(undefined, 60_000)

@@ -446,6 +446,21 @@ export class OrderJournal {
     )
   }
 
+  /**
+   * A create a stopped run left unanswered whose candidates (JournalEntry.candidates) a state has all
+   * named since: accounted for by the user's imports, it is settled, and this operation orders anew.
+   */
+  async accountedFor(entry: JournalEntry): Promise<boolean> {
+    const candidates = entry.candidates ?? []
+    if (candidates.length === 0) return false
+    const known = await this.knownAccounts()
+    if (!candidates.every((id) => known.has(id))) return false
+    entry.state = 'settled'
+    await this.store.write(entry)
+    this.held.delete(entry.id)
+    return true
+  }
+
   /** An operation lets go of an entry without handing its outcome over (taking it over failed). */
   letGo(entry: JournalEntry): void {
     this.held.delete(entry.id)

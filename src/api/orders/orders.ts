@@ -345,6 +345,9 @@ export class Orders {
       const { baseUrl, apiKey } = this.options
       const intent = fingerprints({ baseUrl, apiKey, method, path, body, scope: frame?.scope, from: frame?.from })
       entry = (await journal.claim(intent)) ?? (await this.awaitHeldElsewhere(intent, context, frame, options?.signal))
+      // A stopped run's unanswered create whose candidate accounts the user has since imported, as its
+      // stop said: that order is accounted for, and this one is placed as new.
+      if (entry !== undefined && (await journal.accountedFor(entry))) entry = undefined
       let resumed: { value: unknown } | undefined
       if (entry !== undefined) {
         try {
@@ -809,6 +812,12 @@ export class Orders {
     }
     if (candidates.length > 0) {
       const ids = candidates.map((a) => a.account_id)
+      // Kept with the entry: once a state names every one of them (imported as the error says), the
+      // entry is past and the next create of this intent orders anew (OrderJournal.accountedFor).
+      if (entry !== undefined) {
+        entry.candidates = ids
+        await this.record(entry)
+      }
       const why =
         rivals > 0
           ? `${ids.length} account matches it while ${rivals} other such order of this directory is unanswered`
@@ -816,7 +825,10 @@ export class Orders {
       throw new OrderUnresolvedError(
         `${context.method} ${context.path} (Idempotency-Key ${key}) had no clear answer, and ${why}: ` +
           `${ids.join(', ')}. None is adopted and nothing is ordered again; import the one that belongs to this resource by its id ` +
-          `(terraform import <address> <id>, or pulumi import), and cancel any other in the portal.`,
+          '(terraform import <address> <id>, or pulumi import). Where other resources of this configuration ordered the same ' +
+          '(count, for_each, identical blocks), the others may be theirs: import each into one of them, and cancel in the portal ' +
+          'only an account none of them was ordered for. Once a state names every one of these accounts, the next apply orders ' +
+          'anew where one is still missing.',
         { context, idempotencyKey: key, candidates: ids },
       )
     }
