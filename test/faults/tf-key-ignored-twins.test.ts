@@ -1,0 +1,258 @@
+// Twin working directories on one machine under the real terraform, the per-user index shared: a
+// service that ignores Idempotency-Key (and, once, one that honours it) while twin working directories
+// (staging/ and prod/, the same nameless additional IP) apply at the same time. An unclear create must
+// never adopt the twin's account (one account in two states, its own order unmanaged); a twin whose
+// order is still being answered must not stop the other (a false stop); after a stop on two matches
+// (count = 2 killed mid-order), importing both as it says lets count = 3 order at once; and a service
+// that honoured keys in an earlier run but ignores them now never gets a 502'd order sent again.
+import assert from 'node:assert/strict'
+import { join } from 'node:path'
+import { describe, test } from 'node:test'
+import { block, describeRun, type Workspace } from '../support/e2e/harness.js'
+import {
+  accountedSince,
+  caseLane,
+  heldRequestDone,
+  inTwoStates,
+  journalEntries,
+  journalEntry,
+  keyLines,
+  terraformVersions,
+} from '../support/faults/accounted.js'
+import { providerBlock, stateIds } from '../support/faults/exactly-once-cells.js'
+import { byKind, freshEmulator, OPERATIONS, sleep } from '../support/faults/matrix.js'
+
+const ip = OPERATIONS.find((o) => o.key === 'ip-create') as (typeof OPERATIONS)[number]
+const ips = `resource "provider_baremetal_additional_ip" "ip" {\n  count = 2\n  product_id = 401\n  cycle = "m"\n}\n`
+const named = (name: string) => `resource "provider_baremetal_additional_ip" "${name}" {\n  product_id = 401\n  cycle = "m"\n}\n`
+
+describe('twin directories, a key-ignoring service, unclear and slow creates', { concurrency: 1 }, () => {
+  const lane = caseLane()
+  for (const client of terraformVersions().slice(0, 1)) {
+    const directory = async (config: string): Promise<Workspace> => {
+      const ws = await lane.workspace(client)
+      await ws.write(config)
+      await ws.init()
+      return ws
+    }
+    test(`${client.key}: staging/'s IP order is slower than request_timeout; prod/ applies the same IP meanwhile; every account in one state`, {
+      timeout: 240_000,
+    }, async (t) => {
+      await freshEmulator(lane.em, 200)
+      await lane.em.control('PATCH', '/config', { quirks: { ignore_idempotency_keys: true } })
+      const config = [providerBlock('1s'), block('resource', `provider_${ip.resource}`, 'ip', ip.inputs({}))].join('\n')
+      const staging = await directory(config)
+      const prod = await directory(config)
+      const fault = await lane.em.control<{ fault_id: string }>('POST', '/faults', {
+        method: 'POST',
+        path: ip.order.path,
+        mode: 'delay',
+        delay_ms: 10_000,
+        count: 1,
+      })
+      const running = staging.launch(['apply', '-no-color', '-input=false', '-auto-approve'])
+      try {
+        await journalEntry(join(staging.dir, '.terraform', 'provider-orders'), 'POST', ip.order.path)
+        await sleep(1500)
+        const second = await prod.apply()
+        const first = await running.done
+        await heldRequestDone(lane.em, fault.fault_id, 60_000)
+        await sleep(1000)
+        const states = [await stateIds(staging.dir), await stateIds(prod.dir)]
+        const both = new Set([...(states[0] ?? []), ...(states[1] ?? [])])
+        const { orders, lost } = await accountedSince(lane.em, 0, both, first.stdout + first.stderr + second.stdout + second.stderr)
+        t.diagnostic(
+          `staging rc ${first.code}, prod rc ${second.code}; orders ${JSON.stringify(byKind(orders))} ${JSON.stringify(orders.map((o) => o.account_id))}; lost ${JSON.stringify(lost)}`,
+        )
+        t.diagnostic(`staging state ${JSON.stringify([...(states[0] ?? [])])}; prod state ${JSON.stringify([...(states[1] ?? [])])}`)
+        for (const line of keyLines(first.stdout + first.stderr)) t.diagnostic(`  staging: ${line}`)
+        for (const line of keyLines(second.stdout + second.stderr)) t.diagnostic(`  prod: ${line}`)
+        assert.equal(second.code, 0, describeRun(second))
+        assert.deepEqual(inTwoStates(states), [], `one account in two states\n${describeRun(first)}\n${describeRun(second)}`)
+        assert.deepEqual(lost, [], `a paid account in no state, named by no message\n${describeRun(first)}\n${describeRun(second)}`)
+      } finally {
+        running.signalGroup('SIGKILL')
+        await running.done.catch(() => undefined)
+      }
+    })
+    test(`${client.key}: staging/'s IP order is processed but answered slowly; prod/ applies the same IP meanwhile: prod/ is not stopped`, {
+      timeout: 240_000,
+    }, async (t) => {
+      await freshEmulator(lane.em, 200)
+      await lane.em.control('PATCH', '/config', { quirks: { ignore_idempotency_keys: true } })
+      const config = [providerBlock('4s'), block('resource', `provider_${ip.resource}`, 'ip', ip.inputs({}))].join('\n')
+      const staging = await directory(config)
+      const prod = await directory(config)
+      await lane.em.control('POST', '/faults', { method: 'POST', path: ip.order.path, mode: 'hang_after', count: 1 })
+      const running = staging.launch(['apply', '-no-color', '-input=false', '-auto-approve'])
+      try {
+        await journalEntry(join(staging.dir, '.terraform', 'provider-orders'), 'POST', ip.order.path)
+        await sleep(300)
+        const second = await prod.apply()
+        const first = await running.done
+        const states = [await stateIds(staging.dir), await stateIds(prod.dir)]
+        const orders = (await lane.em.orders()).orders
+        t.diagnostic(
+          `staging rc ${first.code}, prod rc ${second.code}; orders ${JSON.stringify(byKind(orders))} ${JSON.stringify(orders.map((o) => o.account_id))}`,
+        )
+        t.diagnostic(`staging state ${JSON.stringify([...(states[0] ?? [])])}; prod state ${JSON.stringify([...(states[1] ?? [])])}`)
+        for (const line of keyLines(second.stdout + second.stderr)) t.diagnostic(`  prod: ${line}`)
+        assert.doesNotMatch(second.stdout + second.stderr, /Not ordering/, `prod/ stopped\n${describeRun(second)}`)
+        assert.equal(second.code, 0, describeRun(second))
+      } finally {
+        running.signalGroup('SIGKILL')
+        await running.done.catch(() => undefined)
+      }
+    })
+    test(`${client.key}: a key-HONOURING service, fresh directories: staging/'s IP order is processed but answered slowly; prod/ applies the same IP meanwhile: prod/ is not stopped`, {
+      timeout: 240_000,
+    }, async (t) => {
+      await freshEmulator(lane.em, 200)
+      const config = [providerBlock('4s'), block('resource', `provider_${ip.resource}`, 'ip', ip.inputs({}))].join('\n')
+      const staging = await directory(config)
+      const prod = await directory(config)
+      await lane.em.control('POST', '/faults', { method: 'POST', path: ip.order.path, mode: 'hang_after', count: 1 })
+      const running = staging.launch(['apply', '-no-color', '-input=false', '-auto-approve'])
+      try {
+        await journalEntry(join(staging.dir, '.terraform', 'provider-orders'), 'POST', ip.order.path)
+        await sleep(300)
+        const second = await prod.apply()
+        const first = await running.done
+        const states = [await stateIds(staging.dir), await stateIds(prod.dir)]
+        const orders = (await lane.em.orders()).orders
+        t.diagnostic(
+          `staging rc ${first.code}, prod rc ${second.code}; orders ${JSON.stringify(byKind(orders))} ${JSON.stringify(orders.map((o) => o.account_id))}`,
+        )
+        t.diagnostic(`staging state ${JSON.stringify([...(states[0] ?? [])])}; prod state ${JSON.stringify([...(states[1] ?? [])])}`)
+        for (const line of keyLines(second.stdout + second.stderr)) t.diagnostic(`  prod: ${line}`)
+        assert.doesNotMatch(second.stdout + second.stderr, /Not ordering/, `prod/ stopped\n${describeRun(second)}`)
+        assert.equal(second.code, 0, describeRun(second))
+      } finally {
+        running.signalGroup('SIGKILL')
+        await running.done.catch(() => undefined)
+      }
+    })
+    test(`${client.key}: staging/'s slow IP order, terraform killed (SIGKILL), prod/ applies the same IP, staging/ applied again: every account in one state`, {
+      timeout: 240_000,
+    }, async (t) => {
+      await freshEmulator(lane.em, 200)
+      await lane.em.control('PATCH', '/config', { quirks: { ignore_idempotency_keys: true } })
+      const config = [providerBlock(), block('resource', `provider_${ip.resource}`, 'ip', ip.inputs({}))].join('\n')
+      const staging = await directory(config)
+      const prod = await directory(config)
+      const fault = await lane.em.control<{ fault_id: string }>('POST', '/faults', {
+        method: 'POST',
+        path: ip.order.path,
+        mode: 'delay',
+        delay_ms: 15_000,
+        count: 1,
+      })
+      const running = staging.launch(['apply', '-no-color', '-input=false', '-auto-approve'])
+      try {
+        await journalEntry(join(staging.dir, '.terraform', 'provider-orders'), 'POST', ip.order.path)
+        await sleep(200)
+        running.signal('SIGKILL')
+        const killed = await running.done
+        const second = await prod.apply()
+        const again = await staging.apply()
+        await heldRequestDone(lane.em, fault.fault_id, 60_000)
+        await sleep(1000)
+        const states = [await stateIds(staging.dir), await stateIds(prod.dir)]
+        const both = new Set([...(states[0] ?? []), ...(states[1] ?? [])])
+        const output = again.stdout + again.stderr + second.stdout + second.stderr
+        const { orders, lost } = await accountedSince(lane.em, 0, both, output)
+        t.diagnostic(
+          `staging killed rc ${killed.code}, prod rc ${second.code}, staging again rc ${again.code}; orders ${JSON.stringify(byKind(orders))} ${JSON.stringify(orders.map((o) => o.account_id))}; lost ${JSON.stringify(lost)}`,
+        )
+        t.diagnostic(`staging state ${JSON.stringify([...(states[0] ?? [])])}; prod state ${JSON.stringify([...(states[1] ?? [])])}`)
+        for (const line of keyLines(again.stdout + again.stderr)) t.diagnostic(`  staging again: ${line}`)
+        assert.equal(second.code, 0, describeRun(second))
+        assert.deepEqual(inTwoStates(states), [], `one account in two states\n${describeRun(again)}`)
+        assert.deepEqual(lost, [], `a paid account in no state, named by no message\n${describeRun(again)}`)
+      } finally {
+        running.signalGroup('SIGKILL')
+        await running.done.catch(() => undefined)
+      }
+    })
+    test(`${client.key}: after that stop, both accounts imported as the error says; count = 3 then orders one more without a stop`, {
+      timeout: 300_000,
+    }, async (t) => {
+      await freshEmulator(lane.em, 200)
+      await lane.em.control('PATCH', '/config', { quirks: { ignore_idempotency_keys: true } })
+      const ws = await lane.workspace(client)
+      await ws.write([providerBlock(), ips].join('\n'))
+      await ws.init()
+      const fault = await lane.em.control<{ fault_id: string }>('POST', '/faults', {
+        method: 'POST',
+        path: '/baremetal-additional-ips',
+        mode: 'delay',
+        delay_ms: 4000,
+        count: 2,
+      })
+      const running = ws.launch(['apply', '-no-color', '-input=false', '-auto-approve'])
+      const dir = join(ws.dir, '.terraform', 'provider-orders')
+      try {
+        for (let i = 0; i < 400; i++) {
+          if ((await journalEntries(dir)).filter((e) => e.method === 'POST').length >= 2) break
+          await sleep(25)
+        }
+        await sleep(200)
+        running.signal('SIGKILL')
+        await running.done
+        await heldRequestDone(lane.em, fault.fault_id, 60_000)
+        const stopped = await ws.apply()
+        t.diagnostic(`re-run rc ${stopped.code}`)
+        const ids = (await lane.em.orders()).orders.map((o) => o.account_id)
+        for (const [i, id] of ids.entries()) {
+          const imported = await ws.import(`provider_baremetal_additional_ip.ip[${i}]`, id)
+          assert.equal(imported.code, 0, describeRun(imported))
+        }
+        const plan = await ws.plan(['-detailed-exitcode'])
+        assert.equal(plan.code, 0, `both imported: nothing to do\n${describeRun(plan)}`)
+        await ws.write([providerBlock(), ips.replace('count = 2', 'count = 3')].join('\n'))
+        const more = await ws.apply()
+        const state = await stateIds(ws.dir)
+        const { orders, lost } = await accountedSince(lane.em, 0, state, more.stdout + more.stderr)
+        t.diagnostic(
+          `count 3 rc ${more.code}; orders ${JSON.stringify(byKind(orders))}; state ${JSON.stringify([...state])}; lost ${JSON.stringify(lost)}`,
+        )
+        for (const line of keyLines(more.stdout + more.stderr)) t.diagnostic(`  count 3: ${line}`)
+        assert.doesNotMatch(more.stdout + more.stderr, /Not ordering/, `count = 3 stopped\n${describeRun(more)}`)
+        assert.equal(more.code, 0, describeRun(more))
+        assert.equal(byKind(orders)['additional_ip.create'], 3)
+      } finally {
+        running.signalGroup('SIGKILL')
+        await running.done.catch(() => undefined)
+      }
+    })
+    test(`${client.key}: a service that honoured keys in an earlier run and ignores them now: a 502 after a processed order is not sent again`, {
+      timeout: 300_000,
+    }, async (t) => {
+      await freshEmulator(lane.em, 200)
+      const ws = await lane.workspace(client)
+      await ws.write([providerBlock(), named('a')].join('\n'))
+      await ws.init()
+      const applied = await ws.apply()
+      assert.equal(applied.code, 0, describeRun(applied))
+      const seen = (await lane.em.orders()).orders.length
+      await lane.em.control('PATCH', '/config', { quirks: { ignore_idempotency_keys: true } })
+      await lane.em.control('POST', '/faults', {
+        method: 'POST',
+        path: '/baremetal-additional-ips',
+        mode: 'error_after',
+        status: 502,
+        count: 1,
+      })
+      await ws.write([providerBlock(), named('a'), named('b')].join('\n'))
+      const again = await ws.apply()
+      const state = await stateIds(ws.dir)
+      const { orders, lost } = await accountedSince(lane.em, seen, state, again.stdout + again.stderr)
+      t.diagnostic(
+        `re-run rc ${again.code}; new orders ${JSON.stringify(byKind(orders))} ${JSON.stringify(orders.map((o) => o.account_id))}; state ${JSON.stringify([...state])}; lost ${JSON.stringify(lost)}`,
+      )
+      for (const line of keyLines(again.stdout + again.stderr)) t.diagnostic(`  re-run: ${line}`)
+      assert.equal(byKind(orders)['additional_ip.create'], 1, 'one new IP ordered once')
+      assert.deepEqual(lost, [])
+    })
+  }
+})
