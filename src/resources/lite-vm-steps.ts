@@ -143,25 +143,44 @@ async function setPower(family: LiteFamily, ctx: Ctx) {
   return undefined
 }
 
-async function packageChangePrice(family: LiteFamily, { client, signal, prior, input }: PriceCtx): Promise<readonly Quote[] | null> {
-  const products = await family.api(client).listProducts({ signal })
-  const target = billingOf(products, input.product_id ?? 0, prior.cycle)
-  const current = billingOf(products, prior.product_id, prior.cycle)
+/**
+ * The VM as the service has it now, and the catalog of the group it lives in: what its paid changes
+ * are priced from, as their steps decide from the same read. After a migration the VM is a Lite Pro
+ * one, with a Pro product (the state keeps the Lite `product_id` until a package change there), and a
+ * package change or a grown disk outside (the portal, support) shows only here.
+ */
+async function asBilled(family: LiteFamily, { client, signal, prior, id }: PriceCtx) {
+  const { api, value: account } = await inGroup(family, client, prior, (a) => a.getVm(id, { signal }))
+  return { account, products: await api.listProducts({ signal }) }
+}
+
+async function packageChangePrice(family: LiteFamily, ctx: PriceCtx): Promise<readonly Quote[] | null> {
+  const { account, products } = await asBilled(family, ctx)
+  const target = billingOf(products, ctx.input.product_id ?? 0, ctx.prior.cycle)
+  const current = billingOf(products, account.product_id, ctx.prior.cycle)
   return [
     quote(`package change to ${productLabel(target.product)}`, Math.max(0, target.option.price - current.option.price), target.option),
   ]
 }
 
-async function storageUpgradePrice(family: LiteFamily, { client, signal, prior, input }: PriceCtx): Promise<readonly Quote[] | null> {
+async function storageUpgradePrice(family: LiteFamily, ctx: PriceCtx): Promise<readonly Quote[] | null> {
+  const { prior, input } = ctx
   const target = known(input.disk_size)
-  const current = prior.disk_size ?? 0
-  if (target === null || target <= current) return []
+  if (target === null || target <= (prior.disk_size ?? 0)) return []
   // A package change in the same plan runs first, so `prior` has the planned product (the base
   // disk is its own), which may be known only after apply (then so is this price).
-  const productId = known(prior.product_id)
-  if (productId === null) return null
-  const { product, option } = billingOf(await family.api(client).listProducts({ signal }), productId, prior.cycle)
-  const base = product.options?.disk ?? current
+  const planned = known(prior.product_id)
+  if (planned === null) return null
+  const { account, products } = await asBilled(family, ctx)
+  // A product of the VM's group: the planned one, or, while the state keeps the Lite product of a
+  // migrated VM, the Pro product the service shows.
+  const productId = products.some((p) => p.product_id === planned) ? planned : account.product_id
+  const { product, option } = billingOf(products, productId, prior.cycle)
+  const base = product.options?.disk ?? 0
+  // The step orders only above the disk the VM will have: grown outside, or by the package change
+  // that runs first (to its product's own disk).
+  const current = Math.max(prior.disk_size ?? 0, account.extra_details.disk_size, base)
+  if (target <= current) return []
   const steps = componentSteps(option, 'disk_size')
   const due = tiered(steps, Math.max(0, target - base)) - tiered(steps, Math.max(0, current - base))
   return [quote(`storage upgrade from ${current} to ${target} GB`, Math.max(0, due), option)]

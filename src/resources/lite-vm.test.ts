@@ -380,6 +380,31 @@ describe('provider_lite_vm: reads, import, validation and plan checks', () => {
     assert.equal(unknownSize.unpriced.length, 1)
   })
 
+  test('after a migration, a package change and a disk upgrade are priced from the Lite Pro catalog and the product the VM has there', async () => {
+    const { h, config } = await setup()
+    const state = await h.create(vm, config)
+    const migrated = (await h.update(vm, state, { ...config, migrate_to_pro: '201' })).state as ValueMap
+    const pro = { ...config, migrate_to_pro: '201' }
+    const change = await pricePlan(vm, migrated, h.plan(vm, migrated, { ...pro, product_id: 202 }), h.session)
+    assert.deepEqual(change.unpriced, [])
+    assert.match(change.orders[0]?.what ?? '', /202/)
+    const disk = await pricePlan(vm, migrated, h.plan(vm, migrated, { ...pro, disk_size: 150 }), h.session)
+    assert.deepEqual(disk.unpriced, [])
+    assert.match(disk.orders[0]?.what ?? '', /storage upgrade from \d+ to 150 GB/)
+  })
+
+  test('a disk already grown outside to the planned size prices no storage upgrade, as the step orders none', async () => {
+    const { h, config } = await setup()
+    const state = await h.create(vm, config)
+    // Grown to 40 GB outside (support, the portal): the state's floor stays at 20.
+    await h.control('PATCH', `/accounts/${String(state.id)}`, { extra_details: { disk_size: '40' } })
+    const price = await pricePlan(vm, state, h.plan(vm, state, { ...config, disk_size: 30 }), h.session)
+    assert.deepEqual([price.orders, price.unpriced], [[], []])
+    const outcome = await h.update(vm, state, { ...config, disk_size: 30 })
+    assert.deepEqual(outcome.diagnostics, [])
+    assert.deepEqual(await h.orders().then((o) => Object.keys(o.by_kind)), ['lite.vm.create'], 'no storage order')
+  })
+
   test('a listing matches status as the service compares it, in any case', async () => {
     const { h, config } = await setup()
     const state = await h.create(vm, config)
