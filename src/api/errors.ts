@@ -110,9 +110,13 @@ export class TransportError extends Error {
   orderId: string | undefined
   private readonly text: string
 
-  constructor(reason: TransportFailure, text: string, context: RequestContext, options?: { cause?: unknown }) {
+  /** Cancelled after the request had left: the service may have received it, and processed it. */
+  readonly afterSending: boolean
+
+  constructor(reason: TransportFailure, text: string, context: RequestContext, options?: { cause?: unknown; afterSending?: boolean }) {
     super('', options)
     this.reason = reason
+    this.afterSending = options?.afterSending === true
     this.text = text
     this.method = context.method
     this.path = context.path
@@ -137,8 +141,15 @@ export class TransportError extends Error {
   }
 
   get detail(): string {
-    const unknown =
-      this.reason !== 'cancelled' && !this.refused && MUTATING.has(this.method) ? ' The request may have been processed anyway.' : ''
+    const unknown = !MUTATING.has(this.method)
+      ? ''
+      : this.reason === 'cancelled'
+        ? this.afterSending
+          ? ' It was already on its way, so the service may have processed it: the next plan or refresh reads what it did.'
+          : ''
+        : this.refused
+          ? ''
+          : ' The request may have been processed anyway.'
     return `${withIds(this.text, this)}${unknown}`
   }
 
@@ -366,6 +377,6 @@ export function messageOf(error: unknown): string {
 }
 
 /** The caller cancelled the call (its signal aborted). */
-export function cancelled(context: RequestContext, signal: AbortSignal): TransportError {
-  return new TransportError('cancelled', 'cancelled by the caller', { ...context }, { cause: signal.reason })
+export function cancelled(context: RequestContext, signal: AbortSignal, afterSending = false): TransportError {
+  return new TransportError('cancelled', 'cancelled by the caller', { ...context }, { cause: signal.reason, afterSending })
 }

@@ -449,6 +449,19 @@ describe('retries', () => {
     await rejects(already.client.lites.getVm('1', { signal: controller.signal }), TransportError)
     assert.equal(already.requests.length, 0)
   })
+
+  test('a delete cancelled while on its way says the service may have processed it; one cancelled before it left does not', async () => {
+    const controller = new AbortController()
+    const never = () => {
+      controller.abort()
+      return new Promise<Response>(() => undefined)
+    }
+    const sent = await rejects(testClient([never]).client.lites.deleteVm('100035', { signal: controller.signal }), TransportError)
+    assert.equal(sent.reason, 'cancelled')
+    assert.match(sent.message, /already on its way, so the service may have processed it: the next plan or refresh reads what it did/)
+    const unsent = await rejects(testClient([ok(true)]).client.lites.deleteVm('100035', { signal: controller.signal }), TransportError)
+    assert.doesNotMatch(unsent.message, /may have processed/)
+  })
 })
 
 function createBody() {

@@ -363,7 +363,7 @@ export class Transport {
     } catch (error) {
       fields.duration_ms = options.now() - started
       let failure: TransportError
-      if (spec.signal?.aborted) failure = cancelled(context, spec.signal)
+      if (spec.signal?.aborted) failure = cancelled(context, spec.signal, true)
       else if (timedOut) {
         failure = new TransportError('timeout', `no answer within ${timeoutMs}ms`, { ...context }, { cause: error })
       } else {
