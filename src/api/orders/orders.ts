@@ -159,6 +159,10 @@ const OWN_ORDER_ROUNDS = 10
 const HELD_WAIT_MS = 120_000
 const HELD_POLL_MS = 500
 const HELD_REPORT_MS = 10_000
+/** Who takes a stopped run's order over: an identical create from the same journal, in Pulumi of the same stack and resource. */
+const TAKEN_OVER_BY =
+  'An apply from this directory of a resource with the same configuration takes it over without ordering again (in Pulumi, ' +
+  'the same resource of the same stack: another stack of the same program does not).'
 /** How many times the unrecorded-match check takes its listing again after other processes' creates in flight landed. */
 const IN_FLIGHT_ROUNDS = 3
 /**
@@ -220,8 +224,8 @@ export class Orders {
       detail:
         `${entry.method} ${entry.path} was answered with account ${entry.accountId} (order ${entry.orderId ?? 'unknown'}, ` +
         `Idempotency-Key ${entry.key}, sent ${new Date(entry.sentAt).toISOString()}) by a run from ${journal.scope} that was ` +
-        'stopped before the account reached its state. An apply of the same configuration takes it over without ordering ' +
-        'again. If the configuration has changed since, the account is paid for and managed by nothing: import it ' +
+        `stopped before the account reached its state. ${TAKEN_OVER_BY} If the configuration has changed since, the account is ` +
+        'paid for and managed by nothing: import it ' +
         `(terraform import <address> ${entry.accountId}, or pulumi import), which also ends this warning, or cancel it in the ` +
         `portal and then ${journal.removal(entry)}.`,
     }))
@@ -267,7 +271,7 @@ export class Orders {
           `from ${journal.scope} that was stopped before it was answered, and no run of the same configuration has taken it over. ` +
           `${one ? 'Account' : 'Accounts'} ${ids.join(', ')} of that kind ${one ? 'was' : 'were'} made since, and no state or order ` +
           `journal names ${one ? 'it' : 'them'}: the order may have made ${one ? 'it' : 'one of them'}, paid for and managed by nothing. ` +
-          'An apply of the same configuration takes it over without ordering again. If the configuration has changed since, import ' +
+          `${TAKEN_OVER_BY} If the configuration has changed since, import ` +
           `it (terraform import <address> <id>, or pulumi import), which also ends this warning, or cancel it in the portal and then ${journal.removal(entry)}.`,
       })
     }
