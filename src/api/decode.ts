@@ -34,7 +34,26 @@ export function object(value: unknown, at: string): JsonObject {
 
 export function array<T>(value: unknown, at: string, item: (value: unknown, at: string) => T): T[] {
   if (!Array.isArray(value)) throw new ShapeError(`${at} should be an array, got ${show(value, at)}`)
-  return value.map((v, i) => item(v, `${at}[${i}]`))
+  return value.map((v, i) => keepWire(item(v, `${at}[${i}]`), v))
+}
+
+const WIRE = Symbol('wire')
+
+/**
+ * Keeps beside a decoded object the unwrapped `data` it was read from, as the service sent it (ids as
+ * it typed them, figures as text where it sent text): what a `raw` output shows. Not enumerable, so
+ * no copy, comparison or serialisation of the decoded object sees it.
+ */
+export function keepWire<T>(decoded: T, wire: unknown): T {
+  if (decoded !== null && typeof decoded === 'object' && !Object.hasOwn(decoded, WIRE)) {
+    Object.defineProperty(decoded, WIRE, { value: wire })
+  }
+  return decoded
+}
+
+/** The unwrapped `data` a decoded object was read from (keepWire), or the value itself when it has none. */
+export function wireOf(value: unknown): unknown {
+  return value !== null && typeof value === 'object' && Object.hasOwn(value, WIRE) ? (value as Record<symbol, unknown>)[WIRE] : value
 }
 
 export function nullable<T>(value: unknown, at: string, read: (value: unknown, at: string) => T): T | null {

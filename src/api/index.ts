@@ -14,7 +14,7 @@ export {
   WaitError,
   type WaitFailure,
 } from './errors.js'
-export { withoutLeadingZeros } from './decode.js'
+export { wireOf, withoutLeadingZeros } from './decode.js'
 export type { KeypairApi } from './keypairs.js'
 export {
   type Account,

@@ -1,7 +1,7 @@
 // The one place that does HTTP: headers, envelopes, error decoding, retries.
 // Must not: know orders, their keys' bookkeeping, the journal or the caller's operation
 // (src/api/orders/ and operation.ts sit above this file; the client hands in their rules as functions).
-import { ShapeError } from './decode.js'
+import { keepWire, ShapeError } from './decode.js'
 import { decodeError, parseRetryAfter, unwrap } from './envelope.js'
 import { ApiError, cancelled, DecodeError, formatDuration, type RequestContext, TransportError } from './errors.js'
 import { scrubSecrets } from './redact.js'
@@ -390,7 +390,7 @@ export class Transport {
       throw new DecodeError(`the body is not JSON (${text.length} characters, not shown: an answer may hold secrets).${page}`, context)
     }
     try {
-      return spec.decode(payload)
+      return keepWire(spec.decode(payload), payload)
     } catch (error) {
       if (error instanceof ShapeError) throw new DecodeError(error.message, context)
       throw error

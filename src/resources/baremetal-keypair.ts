@@ -1,5 +1,5 @@
 /** provider:index:BaremetalKeypair (provider_baremetal_keypair): a keypair of the Metal pool (the keypair calls). */
-import type { Client, Keypair } from '../api/index.js'
+import { type Client, type Keypair, wireOf } from '../api/index.js'
 import { custom, defineResource, int64, length, ownCall, string } from '../core/index.js'
 import { digitsId, raw, rawAttribute, textRules } from './billing.js'
 import { createOrAdopt, nameFree } from './keypair-name-taken.js'
@@ -44,8 +44,9 @@ const attributes = {
 }
 
 /** `raw` is the key as the pool lists it (K1), also right after K2, whose answer adds `private_key`. */
-function observe({ private_key: _secret, ...listed }: Keypair) {
-  return { id: String(listed.keypair_id), keypair_id: listed.keypair_id, name: listed.name, raw: raw(listed) }
+function observe(key: Keypair) {
+  const { private_key: _secret, ...listed } = wireOf(key) as Record<string, unknown>
+  return { id: String(key.keypair_id), keypair_id: key.keypair_id, name: key.name, raw: raw(listed) }
 }
 
 /**

@@ -1,5 +1,14 @@
 /** Billing vocabulary shared by every ordered resource: cycles, invoices, `raw`, ids, waiting. */
-import { type Account, CYCLE_LABELS, type Client, type Invoice, type Order, redactedJson, withoutLeadingZeros } from '../api/index.js'
+import {
+  type Account,
+  CYCLE_LABELS,
+  type Client,
+  type Invoice,
+  type Order,
+  redactedJson,
+  wireOf,
+  withoutLeadingZeros,
+} from '../api/index.js'
 import {
   type ImportId,
   type OperationContext,
@@ -144,8 +153,12 @@ export const rawAttribute = string({
 })
 
 /** The `raw` output: the payload as JSON with secret-looking keys replaced. */
+/**
+ * A `raw` output: the JSON text of the unwrapped `data` the object was read from, as the service sent
+ * it (wireOf), with secret-looking keys and `extraKeys` set to "***".
+ */
 export function raw(payload: unknown, extraKeys: readonly string[] = []): string {
-  return redactedJson(payload, { extraKeys: [...extraKeys] })
+  return redactedJson(wireOf(payload), { extraKeys: [...extraKeys] })
 }
 
 export { objectType, stringType, int64Type }

@@ -170,6 +170,23 @@ describe('provider_lite_vm: in-place changes and resumed waits', () => {
     assert.deepEqual(h.plan(vm, reread, { ...config, disk_size: 30, product_id: 102 }).changed, [])
   })
 
+  test('raw is the unwrapped data as the service sent it, ids and figures typed as sent, secrets redacted', async () => {
+    const { h, config } = await setup()
+    const state = await h.create(vm, config)
+    const sent = (await h.emulator
+      .fetch(new Request(`http://127.0.0.1/v1/lites/accounts/${String(state.id)}`, { headers: { 'x-token': h.emulator.apiKey } }))
+      .then((r) => r.json())) as { data: Record<string, unknown> }
+    const shown = JSON.parse(String((await h.read(vm, state))?.raw)) as Record<string, unknown>
+    assert.equal(shown.account_id, sent.data.account_id, 'the id as the service typed it')
+    assert.deepEqual(
+      (shown.extra_details as Record<string, unknown>).disk_size,
+      (sent.data.extra_details as Record<string, unknown>).disk_size,
+      'disk_size as the service sent it',
+    )
+    assert.equal((shown.extra_details as Record<string, unknown>).cipassword, '***')
+    assert.deepEqual(Object.keys(shown).sort(), Object.keys(sent.data).sort())
+  })
+
   test('migrate_to_pro moves the VM to Lite Pro and it stays managed there', async () => {
     const { h, config } = await setup()
     const state = await h.create(vm, config)
