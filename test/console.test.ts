@@ -21,6 +21,7 @@ import { after, before, describe, test } from 'node:test'
 import { type BrowserContext, chromium, type Page } from 'playwright-core'
 import { block, describeRun, PROVIDER_BLOCKS, ref } from './support/e2e/harness.js'
 import { useEmulatorWorkspace } from './support/e2e/suite.js'
+import { ownCustomer } from '../src/emulator/index.js'
 
 const CHROMIUM = '/usr/bin/chromium'
 /** A browser step's bound: a click, a wait for a row. */
@@ -382,12 +383,12 @@ describe('the web console, in Chromium', { timeout: 300_000 }, () => {
     const BOB = 'bob-console-key-0002'
     await e2e.emulator.control('PATCH', '/config', {
       api_keys: [
-        // The suite's key stays its own customer (named after it, the default), who owns what came before.
+        // The suite's key stays its own customer (named from it, the default), who owns what came before.
         { key: e2e.emulator.apiKey, scope: 'rw' },
         { key: BOB, scope: 'rw', customer: 'bob' },
       ],
     })
-    const alice = e2e.emulator.apiKey
+    const alice = ownCustomer(e2e.emulator.apiKey)
     const bob = await e2e.workspace()
     await bob.write([PROVIDER_BLOCKS, block('resource', 'provider_lite_keypair', 'k', { name: 'bob-only-key' })].join('\n'))
     const applied = await bob.apply([], { env: { PROVIDER_API_KEY: BOB } })

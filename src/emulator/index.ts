@@ -15,7 +15,7 @@ import { isSeed, Random } from './random.js'
 import type { SnapshotKeeper } from './snapshots.js'
 import { Store } from './store.js'
 
-export { type ApiKeySpec, DEFAULT_API_KEY, maskKey, parseApiKeys } from './customers.js'
+export { type ApiKeySpec, DEFAULT_API_KEY, maskKey, ownCustomer, parseApiKeys } from './customers.js'
 export { type Answer, DroppedConnection, type EmulatorRequest } from './envelope.js'
 export type { ApiKey, Config, LogEntry } from './model.js'
 export type { SnapshotFile, SnapshotKeeper } from './snapshots.js'
