@@ -75,63 +75,37 @@ describe('twin directories, a key-ignoring service, unclear and slow creates', {
         await running.done.catch(() => undefined)
       }
     })
-    test(`${client.key}: staging/'s IP order is processed but answered slowly; prod/ applies the same IP meanwhile: prod/ is not stopped`, {
-      timeout: 240_000,
-    }, async (t) => {
-      await freshEmulator(lane.em, 200)
-      await lane.em.control('PATCH', '/config', { quirks: { ignore_idempotency_keys: true } })
-      const config = [providerBlock('4s'), block('resource', `provider_${ip.resource}`, 'ip', ip.inputs({}))].join('\n')
-      const staging = await directory(config)
-      const prod = await directory(config)
-      await lane.em.control('POST', '/faults', { method: 'POST', path: ip.order.path, mode: 'hang_after', count: 1 })
-      const running = staging.launch(['apply', '-no-color', '-input=false', '-auto-approve'])
-      try {
-        await journalEntry(join(staging.dir, '.terraform', 'provider-orders'), 'POST', ip.order.path)
-        await sleep(300)
-        const second = await prod.apply()
-        const first = await running.done
-        const states = [await stateIds(staging.dir), await stateIds(prod.dir)]
-        const orders = (await lane.em.orders()).orders
-        t.diagnostic(
-          `staging rc ${first.code}, prod rc ${second.code}; orders ${JSON.stringify(byKind(orders))} ${JSON.stringify(orders.map((o) => o.account_id))}`,
-        )
-        t.diagnostic(`staging state ${JSON.stringify([...(states[0] ?? [])])}; prod state ${JSON.stringify([...(states[1] ?? [])])}`)
-        for (const line of keyLines(second.stdout + second.stderr)) t.diagnostic(`  prod: ${line}`)
-        assert.doesNotMatch(second.stdout + second.stderr, /Not ordering/, `prod/ stopped\n${describeRun(second)}`)
-        assert.equal(second.code, 0, describeRun(second))
-      } finally {
-        running.signalGroup('SIGKILL')
-        await running.done.catch(() => undefined)
-      }
-    })
-    test(`${client.key}: a key-HONOURING service, fresh directories: staging/'s IP order is processed but answered slowly; prod/ applies the same IP meanwhile: prod/ is not stopped`, {
-      timeout: 240_000,
-    }, async (t) => {
-      await freshEmulator(lane.em, 200)
-      const config = [providerBlock('4s'), block('resource', `provider_${ip.resource}`, 'ip', ip.inputs({}))].join('\n')
-      const staging = await directory(config)
-      const prod = await directory(config)
-      await lane.em.control('POST', '/faults', { method: 'POST', path: ip.order.path, mode: 'hang_after', count: 1 })
-      const running = staging.launch(['apply', '-no-color', '-input=false', '-auto-approve'])
-      try {
-        await journalEntry(join(staging.dir, '.terraform', 'provider-orders'), 'POST', ip.order.path)
-        await sleep(300)
-        const second = await prod.apply()
-        const first = await running.done
-        const states = [await stateIds(staging.dir), await stateIds(prod.dir)]
-        const orders = (await lane.em.orders()).orders
-        t.diagnostic(
-          `staging rc ${first.code}, prod rc ${second.code}; orders ${JSON.stringify(byKind(orders))} ${JSON.stringify(orders.map((o) => o.account_id))}`,
-        )
-        t.diagnostic(`staging state ${JSON.stringify([...(states[0] ?? [])])}; prod state ${JSON.stringify([...(states[1] ?? [])])}`)
-        for (const line of keyLines(second.stdout + second.stderr)) t.diagnostic(`  prod: ${line}`)
-        assert.doesNotMatch(second.stdout + second.stderr, /Not ordering/, `prod/ stopped\n${describeRun(second)}`)
-        assert.equal(second.code, 0, describeRun(second))
-      } finally {
-        running.signalGroup('SIGKILL')
-        await running.done.catch(() => undefined)
-      }
-    })
+    for (const service of ['a key-ignoring service', 'a key-honouring service, fresh directories'] as const) {
+      test(`${client.key}: ${service}: staging/'s IP order is processed but answered slowly; prod/ applies the same IP meanwhile: prod/ is not stopped`, {
+        timeout: 240_000,
+      }, async (t) => {
+        await freshEmulator(lane.em, 200)
+        if (service === 'a key-ignoring service') await lane.em.control('PATCH', '/config', { quirks: { ignore_idempotency_keys: true } })
+        const config = [providerBlock('4s'), block('resource', `provider_${ip.resource}`, 'ip', ip.inputs({}))].join('\n')
+        const staging = await directory(config)
+        const prod = await directory(config)
+        await lane.em.control('POST', '/faults', { method: 'POST', path: ip.order.path, mode: 'hang_after', count: 1 })
+        const running = staging.launch(['apply', '-no-color', '-input=false', '-auto-approve'])
+        try {
+          await journalEntry(join(staging.dir, '.terraform', 'provider-orders'), 'POST', ip.order.path)
+          await sleep(300)
+          const second = await prod.apply()
+          const first = await running.done
+          const states = [await stateIds(staging.dir), await stateIds(prod.dir)]
+          const orders = (await lane.em.orders()).orders
+          t.diagnostic(
+            `staging rc ${first.code}, prod rc ${second.code}; orders ${JSON.stringify(byKind(orders))} ${JSON.stringify(orders.map((o) => o.account_id))}`,
+          )
+          t.diagnostic(`staging state ${JSON.stringify([...(states[0] ?? [])])}; prod state ${JSON.stringify([...(states[1] ?? [])])}`)
+          for (const line of keyLines(second.stdout + second.stderr)) t.diagnostic(`  prod: ${line}`)
+          assert.doesNotMatch(second.stdout + second.stderr, /Not ordering/, `prod/ stopped\n${describeRun(second)}`)
+          assert.equal(second.code, 0, describeRun(second))
+        } finally {
+          running.signalGroup('SIGKILL')
+          await running.done.catch(() => undefined)
+        }
+      })
+    }
     test(`${client.key}: staging/'s slow IP order, terraform killed (SIGKILL), prod/ applies the same IP, staging/ applied again: every account in one state`, {
       timeout: 240_000,
     }, async (t) => {

@@ -102,6 +102,22 @@ function flushDirectory(directory: string): void {
   }
 }
 
+/**
+ * Whether the process `owner` names runs on this machine, as `self` sees it. Our pid with another
+ * token: another owner of this very process when it started at the same time (two clients with
+ * sessions of their own), else a process that is gone, whose pid this one reuses. A provider whose
+ * engine is gone hands nothing over any more and is about to exit: gone already.
+ */
+export function ownerAliveHere(
+  self: JournalOwner,
+  owner: JournalOwner,
+  pidAlive: (pid: number, started?: string) => boolean = processAlive,
+): boolean {
+  if (owner.pid === self.pid) return owner.started !== undefined && owner.started === self.started
+  if (owner.enginePid !== undefined && owner.enginePid > 1 && !pidAlive(owner.enginePid, owner.engineStarted)) return false
+  return pidAlive(owner.pid, owner.started)
+}
+
 export class FileJournalStore implements JournalStore {
   constructor(
     readonly directory: string,
@@ -130,12 +146,7 @@ export class FileJournalStore implements JournalStore {
   }
 
   private aliveNow(owner: JournalOwner): boolean {
-    // Our pid with another token: another owner of this very process when it started at the same time
-    // (two clients with sessions of their own), else a process that is gone, whose pid this one reuses.
-    if (owner.pid === this.self.pid) return owner.started !== undefined && owner.started === this.self.started
-    // A provider whose engine is gone hands nothing over any more and is about to exit: gone already.
-    if (owner.enginePid !== undefined && owner.enginePid > 1 && !this.pidAlive(owner.enginePid, owner.engineStarted)) return false
-    return this.pidAlive(owner.pid, owner.started)
+    return ownerAliveHere(this.self, owner, this.pidAlive)
   }
 
   /** The last whole listing, while the directory's time says nobody wrote since (see QUIET_NS). */

@@ -21,6 +21,7 @@ import {
   ok,
   paidInvoice,
   type RecordedRequest,
+  type Reply,
   testClient,
   VM_BODY,
   vmAccount,
@@ -333,7 +334,7 @@ describe('order journal', () => {
     await assert.rejects(client.lites.createVm(VM_BODY), UnrecordedMatchError)
   })
 
-  test('a stop on two matches, both imported as it says: the next create of the same intent orders anew, without waiting', async () => {
+  test("a stop on two matches, both imported as it says: the next create of the same intent orders anew once the order's window has passed", async () => {
     const dir = journal()
     const killed = providerProcess()
     const op = frame(undefined, 60_000)
@@ -354,13 +355,15 @@ describe('order journal', () => {
     const states = new OrderJournal(dir, () => 0)
     await states.accountInState('100042')
     await states.accountInState('100043')
-    const again = frame(undefined, 60_000)
-    const { client, requests } = testClient([unconfirmed, ok(made), ok(ORDER)], { journalDirectory: dir, operation: () => again.value })
+    const again = frame(undefined, 600_000)
+    // The probe (not echoed), the listings until the stopped order's window has passed, then the order.
+    const answer = (r: RecordedRequest) =>
+      r.method === 'POST' ? ok(ORDER) : r.path.split('?')[0] === '/lites/accounts' ? ok(made) : unconfirmed()
+    const { client, requests, clock } = testClient(Array(100).fill(answer), { journalDirectory: dir, operation: () => again.value })
     assert.deepEqual(await client.lites.createVm(VM_BODY), ORDER)
-    assert.deepEqual(
-      requests.map((r) => `${r.method} ${r.path.split('?')[0]}`),
-      ['GET /lites', 'GET /lites/accounts', 'POST /lites'],
-    )
+    assert.equal(posts(requests).length, 1)
+    assert.equal(requests.at(-2)?.path.split('?')[0], '/lites/accounts', 'listed up to the order')
+    assert.ok(clock.now() >= 1_000_000 + 30_000 + 60_000, 'not before the stopped order could still have made an account')
   })
 
   test('a service that does not echo keys: two matching new accounts stop with both ids, nothing adopted', async () => {
@@ -1970,5 +1973,163 @@ describe("a change repeated later is a new order, not the stopped run's (the cha
     const second = stepClient(dir, disk(60, 80), providerProcess(), [echoing(200, UPGRADE)], 'second-key')
     await upgrade(second)
     assert.deepEqual(sent(second), [['PUT', 'second-key']])
+  })
+})
+
+describe('review-4: candidates (JournalEntry.candidates) settling an order too early', () => {
+  /** A service that ignores keys, answering each request as it comes (probe 405, listings, orders). */
+  function service(listings: () => unknown[], order = { order_id: '500099', account_id: '100099' }) {
+    return (r: RecordedRequest): Response => {
+      const path = r.path.split('?')[0]
+      if (r.method === 'POST') return ok(order)
+      if (path === '/lites/accounts') return ok(listings())
+      return fail(405, 'Method Not Allowed')
+    }
+  }
+  const many = (reply: Reply, n = 40): Reply[] => Array.from({ length: n }, () => reply)
+
+  test('an entry adopted after a stop with candidates, whose run was then killed before handing it over: the next run hands it over, no second order', async () => {
+    const dir = journal()
+    const X = vmAccount('100042', 'web', '2099-01-01 00:00:00')
+    const Y = vmAccount('100043', 'web', '2099-01-01 00:00:00')
+    // Run 1: 502, the service ignores keys, two matches: stop, candidates [X, Y] kept with the entry.
+    const p1 = providerProcess()
+    const op1 = frame(undefined, 60_000)
+    const first = testClient([ok([]), fail(502, 'Bad Gateway'), unconfirmed, ok([X, Y])], {
+      journalDirectory: dir,
+      operation: () => op1.value,
+      journalOptions: p1.journalOptions,
+    })
+    await assert.rejects(first.client.lites.createVm(VM_BODY), OrderUnresolvedError)
+    p1.kill()
+    // Y is imported into another resource of this configuration, as the stop says.
+    await new OrderJournal(dir, () => 0).accountInState('100043')
+    // Run 2 resumes the order: Y is known now, X is the single candidate and is adopted (entry answered, account X)...
+    const p2 = providerProcess()
+    const op2 = frame(undefined, 60_000)
+    const second = testClient(many(service(() => [X, Y])), {
+      journalDirectory: dir,
+      operation: () => op2.value,
+      journalOptions: p2.journalOptions,
+    })
+    assert.equal((await second.client.lites.createVm(VM_BODY)).account_id, '100042')
+    assert.equal(posts(second.requests).length, 0)
+    // ...and is killed before its engine got X (op2 never finishes): the entry stays `answered`, X in no state.
+    p2.kill()
+    // Run 3: the journal's own answer must be handed over, as for any run killed after its answer.
+    const p3 = providerProcess()
+    const op3 = frame(undefined, 60_000)
+    const third = testClient(many(service(() => [X, Y])), {
+      journalDirectory: dir,
+      operation: () => op3.value,
+      journalOptions: p3.journalOptions,
+    })
+    const got = await third.client.lites.createVm(VM_BODY)
+    assert.equal(posts(third.requests).length, 0, 'a second paid order was placed; account 100042 is left in no state')
+    assert.equal(got.account_id, '100042')
+  })
+
+  test('a stop on one match beside another unanswered order of the same call (count = 2): importing that one match does not let this order be placed again while its own account may still come', async () => {
+    const dir = journal()
+    // The other instance's identical order, sent and unanswered (as in the rivals test above).
+    await new OrderJournal(dir, () => 0).open('another-intent', serviceOf(BASE_URL), 'rival-key', 'POST', '/lites')
+    const X = vmAccount('100042', 'web', '2099-01-01 00:00:00')
+    const Y = vmAccount('100043', 'web', '2099-01-01 00:00:00')
+    const p1 = providerProcess()
+    const op1 = frame(undefined, 60_000)
+    const first = testClient([unconfirmed, ok([]), fail(502, 'Bad Gateway'), ok([X])], {
+      journalDirectory: dir,
+      operation: () => op1.value,
+      journalOptions: p1.journalOptions,
+    })
+    const stop = await first.client.lites.createVm(VM_BODY).then(
+      () => assert.fail('one match beside a rival: nothing adopted'),
+      (e: unknown) => e,
+    )
+    assert.ok(stop instanceof OrderUnresolvedError)
+    assert.deepEqual([...stop.candidates], ['100042'])
+    p1.kill()
+    // The user imports X into the other instance, as the stop says ("the others may be theirs").
+    await new OrderJournal(dir, () => 0).accountInState('100042')
+    // Seconds later (within the order's processing window), this instance is applied again. Its 502'd
+    // order was processed: its account Y shows up in the second listing.
+    let listings = 0
+    const p2 = providerProcess()
+    const op2 = frame(undefined, 600_000)
+    const second = testClient(many(service(() => (++listings === 1 ? [X] : [X, Y]))), {
+      journalDirectory: dir,
+      operation: () => op2.value,
+      journalOptions: p2.journalOptions,
+    })
+    const outcome = await second.client.lites.createVm(VM_BODY).then(
+      (o) => o.account_id,
+      (e: unknown) => (e instanceof Error ? e.constructor.name : String(e)),
+    )
+    assert.equal(
+      posts(second.requests).length,
+      0,
+      `ordered again (outcome ${outcome}) while its earlier order's account 100043 was still coming`,
+    )
+  })
+})
+
+describe('review-4: the probe answered by a gateway', () => {
+  test('a service that echoed keys in earlier runs, a 503 from its gateway on the order and on the probe: the order is sent again with its key, not stopped', async () => {
+    const dir = journal()
+    const earlier = testClient([ok([]), echoing(200, ORDER)], { journalDirectory: dir })
+    await earlier.client.lites.createVm(VM_BODY)
+    const op = frame(undefined, 60_000)
+    let blip = 2
+    // A load balancer answers 503 (no Idempotency-Key: the service never saw the request) for two requests, then the service is back.
+    const service = (r: RecordedRequest): Response => {
+      if (blip-- > 0) return fail(503, 'Service Unavailable')
+      if (r.method === 'POST') return echoing(200, { ...ORDER, account_id: '100050' })(r)
+      return echoing(200, [])(r)
+    }
+    const { client, requests } = testClient(
+      Array.from({ length: 60 }, () => service),
+      { journalDirectory: dir, operation: () => op.value },
+    )
+    const outcome = await client.lites.createVm({ ...VM_BODY, vm_name: 'db' }).then(
+      (o) => o.account_id,
+      (e: unknown) => (e instanceof Error ? `${e.constructor.name}: ${e.message.slice(0, 160)}` : String(e)),
+    )
+    assert.equal(outcome, '100050', `requests: ${requests.map((r) => `${r.method} ${r.path.split('?')[0]}`).join(', ')}`)
+  })
+})
+
+describe('review-4: a twin landing between the index read and the in-flight read', () => {
+  test("a fresh directory, a Pending match of a twin's create that lands just after this run read the index: waited for or re-read, then ordered (not stopped)", async () => {
+    const index = journal()
+    const me = providerProcess()
+    const twin = providerProcess()
+    const service = serviceOf(BASE_URL)
+    const twinIndex = new KnownAccounts(index, () => 1_000_000)
+    // The twin's run handed over another account earlier (so the index names its process), and has the same order in flight.
+    twinIndex.handedOver(service, '100001', twin.owner)
+    twinIndex.sending(service, 'twin-entry', { owner: twin.owner, call: 'POST /lites', sentAt: 900_000 })
+    const made = vmAccount('100042', 'web', '1970-01-01 00:15:30', 'Pending')
+    let landed = false
+    // The twin's answer comes while this run looks at the index (its owners' liveness): recorded, then landed.
+    const alive = (p: number) => {
+      if (p === twin.pid && !landed) {
+        landed = true
+        twinIndex.handedOver(service, '100042', twin.owner)
+        twinIndex.landed(service, 'twin-entry')
+      }
+      return p === me.pid || p === twin.pid
+    }
+    // Listed once or twice (the twin may land before or after this run reads the index), then ordered.
+    const answer = (r: RecordedRequest) => (r.method === 'POST' ? ok(ORDER) : ok([made]))
+    const { client, requests } = testClient([answer, answer, answer], {
+      journalDirectory: journal(),
+      knownAccountsDirectory: index,
+      journalOptions: { ...me.journalOptions, alive },
+    })
+    const outcome = await client.lites.createVm(VM_BODY).then(
+      (o) => o.account_id,
+      (e: unknown) => (e instanceof Error ? `${e.constructor.name}: ${e.message.slice(0, 120)}` : String(e)),
+    )
+    assert.equal(outcome, ORDER.account_id, `requests: ${requests.map((r) => `${r.method} ${r.path.split('?')[0]}`).join(', ')}`)
   })
 })

@@ -6,7 +6,7 @@
 import { createHash, randomUUID } from 'node:crypto'
 import { JournalUnreadableError, OrderUnresolvedError } from '../errors.js'
 import { redact } from '../redact.js'
-import { FileJournalStore } from './journal-file.js'
+import { FileJournalStore, ownerAliveHere } from './journal-file.js'
 import type { InFlightOrder, KnownAccounts } from './known-accounts.js'
 import {
   type Completeness,
@@ -158,7 +158,16 @@ export class OrderJournal {
     this.held = session.held
     this.handedOver = session.handedOver
     this.index = options.index
+    const pidAlive = options.alive ?? processAlive
+    this.aliveHere = (owner) => owner.token === this.owner.token || ownerAliveHere(this.owner, owner, pidAlive)
   }
+
+  /**
+   * Whether a process of this machine runs, whatever journal it uses: what the per-user index's
+   * records (known-accounts.ts) are judged by, a store's own liveness being about its own owners (a
+   * shared database knows only its sessions).
+   */
+  private readonly aliveHere: (owner: JournalOwner) => boolean
 
   /** Where the entries are, for messages. */
   get where(): string {
@@ -447,12 +456,15 @@ export class OrderJournal {
   }
 
   /**
-   * A create a stopped run left unanswered whose candidates (JournalEntry.candidates) a state has all
-   * named since: accounted for by the user's imports, it is settled, and this operation orders anew.
+   * A create a stopped run left unanswered, whose window for an account of its own has passed with
+   * none (Orders.awaitEarlierOutcome), and whose candidates (JournalEntry.candidates, the accounts its
+   * stop named) a state has all named since: imported as the stop said, they are accounted for, and
+   * so is the order. It is settled, and the operation that took it over orders anew. Never an entry
+   * with an answer: that one's account is its own.
    */
   async accountedFor(entry: JournalEntry): Promise<boolean> {
     const candidates = entry.candidates ?? []
-    if (candidates.length === 0) return false
+    if (candidates.length === 0 || entry.state !== 'sent' || entry.accountId !== undefined) return false
     const known = await this.knownAccounts()
     if (!candidates.every((id) => known.has(id))) return false
     entry.state = 'settled'
@@ -646,7 +658,7 @@ export class OrderJournal {
   async handedOverOnThisMachine(service: string): Promise<ReadonlySet<string>> {
     const out = new Set<string>()
     for (const [id, { handedOverBy }] of this.index?.recorded(service) ?? []) {
-      if (handedOverBy === undefined || (handedOverBy !== null && !(await this.ownerGone(handedOverBy)))) out.add(id)
+      if (handedOverBy === undefined || (handedOverBy !== null && this.aliveHere(handedOverBy))) out.add(id)
     }
     return out
   }
@@ -684,7 +696,7 @@ export class OrderJournal {
     for (const order of this.index?.inFlight(service) ?? []) {
       if (order.call !== call || order.owner.token === this.owner.token) continue
       if (shows !== undefined && order.shows !== undefined && order.shows !== shows) continue
-      if (!(await this.ownerGone(order.owner))) out.push(order)
+      if (this.aliveHere(order.owner)) out.push(order)
     }
     return out
   }

@@ -17,6 +17,7 @@ import { type OperationFrame, operationDeadline, RehearsalEnded } from '../opera
 import type { CallOptions, HttpMethod, RequestSpec, Transport, TransportOptions } from '../transport.js'
 import { Attempts, REFUSED_GIVE_UP_MS, unreached } from './attempts.js'
 import { fingerprints, JOURNAL_REUSE_MS, type OrderJournal, serviceOf } from './journal.js'
+import type { InFlightOrder } from './known-accounts.js'
 import type { JournalEntry } from './journal-store.js'
 
 /**
@@ -163,6 +164,8 @@ const HELD_REPORT_MS = 10_000
 const TAKEN_OVER_BY =
   'An apply from this directory of a resource with the same configuration takes it over without ordering again (in Pulumi, ' +
   'the same resource of the same stack: another stack of the same program does not).'
+/** What awaitEarlierOutcome answers for an order that made no account of its own (see OrderJournal.accountedFor). */
+const ACCOUNTED_FOR = Symbol('accounted for')
 /** How many times the unrecorded-match check takes its listing again after other processes' creates in flight landed. */
 const IN_FLIGHT_ROUNDS = 3
 /**
@@ -349,17 +352,19 @@ export class Orders {
       const { baseUrl, apiKey } = this.options
       const intent = fingerprints({ baseUrl, apiKey, method, path, body, scope: frame?.scope, from: frame?.from })
       entry = (await journal.claim(intent)) ?? (await this.awaitHeldElsewhere(intent, context, frame, options?.signal))
-      // A stopped run's unanswered create whose candidate accounts the user has since imported, as its
-      // stop said: that order is accounted for, and this one is placed as new.
-      if (entry !== undefined && (await journal.accountedFor(entry))) entry = undefined
       let resumed: { value: unknown } | undefined
       if (entry !== undefined) {
+        let outcome: { value: unknown } | typeof ACCOUNTED_FOR | undefined
         try {
-          resumed = await this.resume(entry, context, options)
+          outcome = await this.resume(entry, context, options)
         } catch (error) {
           journal.letGo(entry)
           throw error
         }
+        // A stopped run's unanswered create that made nothing of its own (see awaitEarlierOutcome): this
+        // create is placed as new.
+        if (outcome === ACCOUNTED_FOR) entry = undefined
+        else resumed = outcome
       }
       firstSend = entry === undefined
       // A new order that no entry accounts for: a killed run may have placed it (see unrecordedMatches).
@@ -488,7 +493,11 @@ export class Orders {
    * made (adopted), or undefined to send it again with the same key, which only a service that
    * honours keys is ever asked to do.
    */
-  private async resume(entry: JournalEntry, context: RequestContext, options?: OrderOptions): Promise<{ value: unknown } | undefined> {
+  private async resume(
+    entry: JournalEntry,
+    context: RequestContext,
+    options?: OrderOptions,
+  ): Promise<{ value: unknown } | typeof ACCOUNTED_FOR | undefined> {
     const { log } = this.options
     if (entry.state === 'answered') {
       log(
@@ -504,9 +513,8 @@ export class Orders {
         value: entry.accountId === undefined ? undefined : ({ account_id: entry.accountId, order_id: entry.orderId ?? '' } as Order),
       }
     }
-    // Sent again only on this process's own evidence that keys are honoured, as after a 5xx (placeOnce).
-    if (!this.echoed) await this.probe({ method: 'GET', path: entry.path, signal: options?.signal, decode: () => undefined }, context)
-    if (this.echoed) {
+    // Sent again only if the service says now that it honours keys, as after a 5xx (placeOnce).
+    if (await this.honouredNow({ method: 'GET', path: entry.path, signal: options?.signal, decode: () => undefined }, context)) {
       log('warn', `${entry.method} ${entry.path} had no answer in an earlier run; sending it again with the same Idempotency-Key`, {
         idempotency_key: entry.key,
       })
@@ -522,7 +530,8 @@ export class Orders {
         { context, idempotencyKey: entry.key },
       )
     }
-    return { value: await this.awaitEarlierOutcome(entry, context, options.reconcile, options.signal) }
+    const outcome = await this.awaitEarlierOutcome(entry, context, options.reconcile, options.signal)
+    return outcome === ACCOUNTED_FOR ? outcome : { value: outcome }
   }
 
   /**
@@ -537,7 +546,7 @@ export class Orders {
     context: RequestContext,
     reconcile: Reconcile,
     signal: AbortSignal | undefined,
-  ): Promise<Order> {
+  ): Promise<Order | typeof ACCOUNTED_FOR> {
     const { log, now } = this.options
     const sent = new Date(entry.sentAt).toISOString()
     const until = (entry.lastAttemptAt ?? entry.sentAt) + this.options.requestTimeoutMs + SERVICE_PROCESSING_MS
@@ -549,6 +558,9 @@ export class Orders {
       if (adopted !== undefined) return adopted
       const left = until - now()
       if (left <= 0 || round > MAX_OUTCOME_LOOKS) {
+        // A run stopped on this order's candidates, and a state names every one of them now (imported
+        // as its error said): its window passed with no other account, so it made none of its own.
+        if (await this.journal?.accountedFor(entry)) return ACCOUNTED_FOR
         throw new OrderUnresolvedError(
           `Not ordering ${context.method} ${context.path}: an earlier run that was stopped sent this order at ${sent} with ` +
             `Idempotency-Key ${entry.key} and got no answer. This service does not confirm Idempotency-Keys, so sending it again ` +
@@ -594,7 +606,23 @@ export class Orders {
     )
     if (outcome.kind === 'transport') return
     if (outcome.echoed) this.echoed = true
-    else this.notEchoed = true
+    // A 5xx or 429 may come from a gateway in front of the service: it says nothing about keys, and
+    // the question is asked again at the next decision.
+    else if (outcome.kind === 'ok' || (outcome.error.status < 500 && outcome.error.status !== 429)) this.notEchoed = true
+  }
+
+  /**
+   * Whether an order may be sent again with its key: the service echoes keys, as this process has seen
+   * or its probe now shows. An echo an earlier run saw does not answer it (a service redeployed, failed
+   * over or mixing nodes behind one URL may ignore keys now), unless the probe got no clear answer (no
+   * connection, a gateway's 5xx or 429): then the journal's record of earlier echoes stands, as
+   * before, rather than one brief outage stopping every order.
+   */
+  private async honouredNow(spec: RequestSpec<unknown>, context: RequestContext): Promise<boolean> {
+    if (!this.echoed && !this.notEchoed) await this.probe(spec, context)
+    if (this.echoed) return true
+    if (this.notEchoed) return false
+    return (await this.journal?.honoured(serviceOf(this.options.baseUrl))) === true
   }
 
   /** A probe was answered without the key: this service does not echo it (asked once per process). */
@@ -662,6 +690,13 @@ export class Orders {
       )
     }
     if (!check) return existing
+    // Read before the index: a twin's create that lands in between is then either still in flight here
+    // or known there (see awaitOrdersElsewhere).
+    const flyingBefore = await journal.ordersInFlightElsewhere(
+      serviceOf(this.options.baseUrl),
+      `${context.method} ${context.path}`,
+      reconcile.shows,
+    )
     const known = await journal.knownAccounts()
     for (const id of await journal.handedOverOnThisMachine(serviceOf(this.options.baseUrl))) known.add(id)
     const sentBefore = stoppedOrders.map((e) => e.sentAt)
@@ -681,7 +716,7 @@ export class Orders {
     if (
       evidenced.length > 0 &&
       round < IN_FLIGHT_ROUNDS &&
-      (await this.awaitOrdersElsewhere(context, reconcile.shows, evidenced, signal))
+      (await this.awaitOrdersElsewhere(context, reconcile.shows, evidenced, flyingBefore, signal))
     ) {
       return this.unrecordedMatches(intent, context, reconcile, signal, round + 1)
     }
@@ -732,25 +767,26 @@ export class Orders {
   /**
    * Waits while creates of this call that other processes on this machine have in flight (see
    * OrderJournal.ordersInFlightElsewhere), sent before one of `accounts` was made, have no answer:
-   * true once they all landed (the accounts they were answered with are then known as theirs), false
-   * when there was none, or they still had none after HELD_WAIT_MS.
+   * true once they all landed (the accounts they were answered with are then known as theirs), also
+   * when such a create of `before` (read before the index was) has landed since; false when there was
+   * none, or they still had none after HELD_WAIT_MS.
    */
   private async awaitOrdersElsewhere(
     context: RequestContext,
     shows: string | undefined,
     accounts: readonly Account<unknown>[],
+    before: readonly InFlightOrder[],
     signal: AbortSignal | undefined,
   ): Promise<boolean> {
     const journal = this.journal
     if (journal === undefined) return false
     const service = serviceOf(this.options.baseUrl)
     const call = `${context.method} ${context.path}`
-    const flying = async () =>
-      (await journal.ordersInFlightElsewhere(service, call, shows)).filter((o) =>
-        accounts.some((a) => createdSince(a, o.sentAt, EVIDENCE_SLACK_MS)),
-      )
+    const couldHaveMade = (orders: readonly InFlightOrder[]) =>
+      orders.filter((o) => accounts.some((a) => createdSince(a, o.sentAt, EVIDENCE_SLACK_MS)))
+    const flying = async () => couldHaveMade(await journal.ordersInFlightElsewhere(service, call, shows))
     let pending = await flying()
-    if (pending.length === 0) return false
+    if (pending.length === 0) return couldHaveMade(before).length > 0
     const started = this.options.now()
     // Bounded by the clock and, should the clock stand still, by the number of looks.
     for (let look = 0; pending.length > 0; look++) {
@@ -889,6 +925,7 @@ export class Orders {
     })
     if (entry === undefined) return
     entry.state = 'answered'
+    delete entry.candidates
     entry.accountId = order.account_id
     if (order.order_id) entry.orderId = order.order_id
     await this.recordAnswer(entry, context)
@@ -1080,11 +1117,7 @@ export class Orders {
       } else {
         const error = outcome.error
         failures++
-        // Sent again with its key only on this process's own evidence that keys are honoured (an echo
-        // seen by this process, or its probe's): not an echo an earlier run saw, since a service
-        // redeployed, failed over or mixing nodes behind one URL may ignore keys now.
-        if (!this.echoed) await this.probe(spec, context)
-        const honoured = this.echoed
+        const honoured = await this.honouredNow(spec, context)
         attempts.add(outcome, false, honoured)
         if (!honoured) {
           // A service that does not confirm keys may have processed it: never send it again blindly.
