@@ -145,7 +145,7 @@ export class TransportError extends Error {
       ? ''
       : this.reason === 'cancelled'
         ? this.afterSending
-          ? ' It was already on its way, so the service may have processed it: the next plan or refresh reads what it did.'
+          ? ' It may already have been on its way, so the service may have processed it: the next plan or refresh reads what it did.'
           : ''
         : this.refused
           ? ''

@@ -458,7 +458,10 @@ describe('retries', () => {
     }
     const sent = await rejects(testClient([never]).client.lites.deleteVm('100035', { signal: controller.signal }), TransportError)
     assert.equal(sent.reason, 'cancelled')
-    assert.match(sent.message, /already on its way, so the service may have processed it: the next plan or refresh reads what it did/)
+    assert.match(
+      sent.message,
+      /may already have been on its way, so the service may have processed it: the next plan or refresh reads what it did/,
+    )
     const unsent = await rejects(testClient([ok(true)]).client.lites.deleteVm('100035', { signal: controller.signal }), TransportError)
     assert.doesNotMatch(unsent.message, /may have processed/)
   })

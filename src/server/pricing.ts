@@ -137,7 +137,8 @@ export class PlanLedger {
       const taken =
         `${definition.name}: takes over the order an earlier run sent ${sent(rehearsed.sentAt)} without an answer ` +
         `(Idempotency-Key ${rehearsed.key}): it is sent again with that key to a service that honours keys, or else waited ` +
-        'for and its account adopted; if that order was placed, nothing is ordered again.'
+        'for and its account adopted; if that order was placed, nothing is ordered again. If it made no account and a ' +
+        'state names every account its stop named, a new order is placed.'
       return { priced: quoted, taken }
     }
     return { priced: quoted }

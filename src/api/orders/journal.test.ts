@@ -2133,3 +2133,78 @@ describe('review-4: a twin landing between the index read and the in-flight read
     assert.equal(outcome, ORDER.account_id, `requests: ${requests.map((r) => `${r.method} ${r.path.split('?')[0]}`).join(', ')}`)
   })
 })
+
+describe('review-5: an inconclusive probe lets a stale journal echo resend an order', () => {
+  test('a service that echoed keys in an earlier run ignores them now; overloaded, it processes each POST but its gateway answers 504, and the probe 503: the order must not be placed more than once', async () => {
+    const dir = journal()
+    // Run 1 (e.g. yesterday): the service echoed the key; the journal records `honoured`.
+    const earlier = testClient([ok([]), echoing(200, ORDER)], { journalDirectory: dir })
+    await earlier.client.lites.createVm(VM_BODY)
+    // Today the service was redeployed without the key extension (or a failover node lacks it) and is overloaded:
+    // every POST reaches it and is processed (a paid order each), but the gateway times out (504, no key echoed);
+    // the probe GET gets the gateway's 503.
+    let placed = 0
+    const service = (r: RecordedRequest): Response => {
+      const path = r.path.split('?')[0]
+      if (r.method === 'POST') {
+        placed++
+        return fail(504, 'Gateway Timeout')
+      }
+      if (path === '/lites/accounts') return ok([])
+      return fail(503, 'Service Unavailable')
+    }
+    const op = frame(undefined, 60_000)
+    const { client, requests } = testClient(
+      Array.from({ length: 60 }, () => service),
+      { journalDirectory: dir, operation: () => op.value },
+    )
+    const outcome = await client.lites.createVm({ ...VM_BODY, vm_name: 'db' }).then(
+      (o) => o.account_id,
+      (e: unknown) => (e instanceof Error ? `${e.constructor.name}: ${e.message.slice(0, 200)}` : String(e)),
+    )
+    assert.equal(
+      placed,
+      1,
+      `POST sent ${placed} times to a service that does not honour keys now (outcome ${outcome}); requests: ${requests
+        .map((r) => `${r.method} ${r.path.split('?')[0]}`)
+        .join(', ')}`,
+    )
+  })
+})
+
+describe('review-5: the plan and the apply disagree on a settled (accounted-for) order', () => {
+  test("a stop on two matches, both imported: once the stopped order's window has passed, the plan's rehearsal says a new order, as the apply places one", async () => {
+    const dir = journal()
+    const killed = providerProcess()
+    const op = frame(undefined, 60_000)
+    const made = [vmAccount('100042', 'web', '2099-01-01 00:00:00'), vmAccount('100043', 'web', '2099-01-01 00:00:00')]
+    const first = testClient([ok([]), fail(502, 'Bad Gateway'), unconfirmed, ok(made)], {
+      journalDirectory: dir,
+      operation: () => op.value,
+      journalOptions: killed.journalOptions,
+    })
+    await assert.rejects(first.client.lites.createVm(VM_BODY), OrderUnresolvedError)
+    killed.kill()
+    const states = new OrderJournal(dir, () => 0)
+    await states.accountInState('100042')
+    await states.accountInState('100043')
+    // terraform plan, once the stopped order could no longer make an account: the rehearsal of the create.
+    const reported: unknown[] = []
+    const plan: OperationFrame = { onFinish: () => undefined, rehearsal: (o) => reported.push(o) }
+    const planning = testClient([], { journalDirectory: dir, operation: () => plan, now: () => 2_000_000 })
+    await assert.rejects(planning.client.lites.createVm(VM_BODY), { name: 'RehearsalEnded' })
+    // terraform apply.
+    const again = frame(undefined, 600_000)
+    const answer = (r: RecordedRequest) =>
+      r.method === 'POST' ? ok(ORDER) : r.path.split('?')[0] === '/lites/accounts' ? ok(made) : unconfirmed()
+    const { client, requests } = testClient(Array(100).fill(answer), { journalDirectory: dir, operation: () => again.value })
+    await client.lites.createVm(VM_BODY)
+    const sentKey = posts(requests)[0]?.headers.get('idempotency-key')
+    const planned = reported[0] as { kind: string; key?: string }
+    assert.deepEqual(
+      { kind: planned.kind, key: planned.key },
+      { kind: 'order', key: undefined },
+      `the plan said ${planned.kind} with key ${planned.key} ("takes over the order an earlier run sent ... if that order was placed, nothing is ordered again"); the apply placed a new order with key ${sentKey}`,
+    )
+  })
+})

@@ -463,14 +463,24 @@ export class OrderJournal {
    * with an answer: that one's account is its own.
    */
   async accountedFor(entry: JournalEntry): Promise<boolean> {
+    if (!(await this.candidatesNamed(entry))) return false
+    entry.state = 'settled'
+    // Still this owner's (a shared database may have handed it to another runner, which may have
+    // adopted its account meanwhile): otherwise it is left as that runner has it, and nothing is ordered.
+    if (!(await this.store.writeOwned(entry))) {
+      entry.state = 'sent'
+      return false
+    }
+    this.held.delete(entry.id)
+    return true
+  }
+
+  /** Whether `entry` is an unanswered create whose candidates (JournalEntry.candidates) a state has all named (see accountedFor). */
+  async candidatesNamed(entry: JournalEntry): Promise<boolean> {
     const candidates = entry.candidates ?? []
     if (candidates.length === 0 || entry.state !== 'sent' || entry.accountId !== undefined) return false
     const known = await this.knownAccounts()
-    if (!candidates.every((id) => known.has(id))) return false
-    entry.state = 'settled'
-    await this.store.write(entry)
-    this.held.delete(entry.id)
-    return true
+    return candidates.every((id) => known.has(id))
   }
 
   /** An operation lets go of an entry without handing its outcome over (taking it over failed). */

@@ -174,6 +174,8 @@ const IN_FLIGHT_ROUNDS = 3
  * to a service that ignores keys is waited for this much longer before the run stops.
  */
 const SERVICE_PROCESSING_MS = 60_000
+/** How many times one decision asks whether the service echoes keys when it gets no clear answer (see honouredNow). */
+const PROBE_ASKS = 4
 const OUTCOME_POLL_CAP_MS = 5_000
 const OUTCOME_REPORT_MS = 10_000
 const MAX_OUTCOME_LOOKS = 1_000
@@ -323,6 +325,9 @@ export class Orders {
       const entry = await journal.peek(fingerprints({ baseUrl, apiKey, method, path, body, scope: frame?.scope, from: frame?.from }))
       if (entry?.accountId !== undefined && entry.state !== 'sent') {
         report({ kind: 'adopt', accountId: entry.accountId, key: entry.key, sentAt: entry.sentAt })
+      } else if (entry !== undefined && this.options.now() >= this.outcomeDeadline(entry) && (await journal.candidatesNamed(entry))) {
+        // The apply settles it and orders anew (see awaitEarlierOutcome).
+        report({ kind: 'order' })
       } else if (entry !== undefined) {
         report({ kind: 'repeat', key: entry.key, sentAt: entry.sentAt })
       } else {
@@ -549,7 +554,7 @@ export class Orders {
   ): Promise<Order | typeof ACCOUNTED_FOR> {
     const { log, now } = this.options
     const sent = new Date(entry.sentAt).toISOString()
-    const until = (entry.lastAttemptAt ?? entry.sentAt) + this.options.requestTimeoutMs + SERVICE_PROCESSING_MS
+    const until = this.outcomeDeadline(entry)
     const started = now()
     let reported = -Infinity
     // Bounded by the clock and, should the clock stand still, by the number of looks.
@@ -585,6 +590,11 @@ export class Orders {
     }
   }
 
+  /** Until when an order sent without an answer may still make an account: its last attempt's deadline, plus the service's processing time. */
+  private outcomeDeadline(entry: JournalEntry): number {
+    return (entry.lastAttemptAt ?? entry.sentAt) + this.options.requestTimeoutMs + SERVICE_PROCESSING_MS
+  }
+
   /**
    * Asks the service whether it implements the extension: one that does echoes the key of every
    * request (the service's Idempotency-Key extension), a GET included, and a GET changes nothing. Any answer, or none, is fine.
@@ -612,17 +622,23 @@ export class Orders {
   }
 
   /**
-   * Whether an order may be sent again with its key: the service echoes keys, as this process has seen
-   * or its probe now shows. An echo an earlier run saw does not answer it (a service redeployed, failed
-   * over or mixing nodes behind one URL may ignore keys now), unless the probe got no clear answer (no
-   * connection, a gateway's 5xx or 429): then the journal's record of earlier echoes stands, as
-   * before, rather than one brief outage stopping every order.
+   * Whether an order may be sent again with its key: only on this process's own evidence that the
+   * service echoes keys (an answer it echoed, or the probe's). An echo an earlier run saw does not
+   * count: a service redeployed, failed over or mixing nodes behind one URL may ignore keys now, and a
+   * resend would be a second order. A probe with no clear answer (no connection, a gateway's 5xx or
+   * 429) is asked again after a pause, a few times within the deadline, so that a brief outage over
+   * an order and its probe does not decide it; with no clear answer still, the order is not sent again.
    */
-  private async honouredNow(spec: RequestSpec<unknown>, context: RequestContext): Promise<boolean> {
-    if (!this.echoed && !this.notEchoed) await this.probe(spec, context)
-    if (this.echoed) return true
-    if (this.notEchoed) return false
-    return (await this.journal?.honoured(serviceOf(this.options.baseUrl))) === true
+  private async honouredNow(spec: RequestSpec<unknown>, context: RequestContext, deadline = Infinity): Promise<boolean> {
+    for (let ask = 1; !this.echoed && !this.notEchoed && ask <= PROBE_ASKS; ask++) {
+      if (ask > 1) {
+        const delayMs = Math.min(this.http.backoff(ask - 1), ORDER_BACKOFF_CAP_MS)
+        if (this.options.now() + delayMs >= deadline) break
+        await this.http.pause(delayMs, spec.signal, context)
+      }
+      await this.probe(spec, context)
+    }
+    return this.echoed
   }
 
   /** A probe was answered without the key: this service does not echo it (asked once per process). */
@@ -810,8 +826,10 @@ export class Orders {
   /** Whether this directory's journal had no order to this service when the first new order was checked. */
   private freshDirectory: boolean | undefined
 
+  /** Whether a new order may skip the unrecorded-match check: an echo seen, by this process or an earlier run, and no clear answer without one since. */
   private async honoured(): Promise<boolean> {
-    return this.echoed || (await this.journal?.honoured(serviceOf(this.options.baseUrl))) === true
+    if (this.echoed) return true
+    return !this.notEchoed && (await this.journal?.honoured(serviceOf(this.options.baseUrl))) === true
   }
 
   private echoed = false
@@ -1117,7 +1135,7 @@ export class Orders {
       } else {
         const error = outcome.error
         failures++
-        const honoured = await this.honouredNow(spec, context)
+        const honoured = await this.honouredNow(spec, context, deadline)
         attempts.add(outcome, false, honoured)
         if (!honoured) {
           // A service that does not confirm keys may have processed it: never send it again blindly.
