@@ -32,7 +32,9 @@ func chains(ctx *pulumi.Context) error {
 	// BaremetalProducts holds each product's `raw` (a secret), which Go's plain invokes refuse, so its
 	// output-versioned form is used; the others use it too, to chain into the resources.
 	first := pulumi.Int(0)
-	metalProduct := provider.BaremetalProductsOutput(ctx).Products().Index(first).ProductId()
+	// The lookup's result is secret as a whole (its raw answer); the product id is no secret: unsecreted,
+	// the server's productId is stored in clear and a change previews as one.
+	metalProduct := pulumi.Unsecret(provider.BaremetalProductsOutput(ctx).Products().Index(first).ProductId()).(pulumi.IntOutput)
 	ipProduct := provider.BaremetalAdditionalIpProductsOutput(ctx).Products().Index(first).ProductId()
 	metalKey, err := provider.NewBaremetalKeypair(ctx, "metal-key", &provider.BaremetalKeypairArgs{Name: pulumi.String("chains-metal-key")})
 	if err != nil {
