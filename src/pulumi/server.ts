@@ -53,12 +53,13 @@ export function inputAttributes(definition: AnyResource) {
   return Object.fromEntries(Object.entries(definition.attributes).filter(([, a]) => isInput(a)))
 }
 
-/** A server error the engine must read as the caller's (INVALID_ARGUMENT, FAILED_PRECONDITION), not as a provider bug. */
+/** What a read's advice on a refused key or an unreachable service adds in Pulumi (see PulumiServer.readSession). */
 const RECORDED_CONFIGURATION =
   "A read before an update, and `pulumi refresh`, use the provider configuration the stack's state recorded at its last " +
   'update: if provider:apiKey or provider:baseUrl changed since, run `pulumi refresh --run-program` once, which reads with ' +
   "the program's configuration, then `pulumi up`."
 
+/** A server error the engine must read as the caller's (INVALID_ARGUMENT, FAILED_PRECONDITION), not as a provider bug. */
 function translated<T>(run: () => T): T {
   try {
     return run()
