@@ -77,6 +77,34 @@ const echoing =
 const probed = echoing(200, [])
 /** The question whether keys are echoed, answered by a service that does not echo them. */
 const unconfirmed = () => fail(405, 'Method Not Allowed')
+/**
+ * A run against a service that does not echo keys gets a 502 on a VM order, finds two new matching
+ * accounts and stops (nothing adopted); its process is killed, and the user imports both accounts
+ * (count = 2 of identical VMs), so that a state names each. The journal directory, the two accounts
+ * and the stop.
+ */
+async function stoppedOnTwoMatchesThenImported() {
+  const dir = journal()
+  const killed = providerProcess()
+  const op = frame(undefined, 60_000)
+  const made = [vmAccount('100042', 'web', '2099-01-01 00:00:00'), vmAccount('100043', 'web', '2099-01-01 00:00:00')]
+  const first = testClient([ok([]), fail(502, 'Bad Gateway'), unconfirmed, ok(made)], {
+    journalDirectory: dir,
+    operation: () => op.value,
+    journalOptions: killed.journalOptions,
+  })
+  const stop = await first.client.lites.createVm(VM_BODY).then(
+    () => assert.fail('two matches: nothing adopted'),
+    (e: unknown) => e,
+  )
+  assert.ok(stop instanceof OrderUnresolvedError)
+  killed.kill()
+  const states = new OrderJournal(dir, () => 0)
+  await states.accountInState('100042')
+  await states.accountInState('100043')
+  return { dir, made, stop }
+}
+
 const posts = (requests: readonly RecordedRequest[]) => requests.filter((r) => r.method === 'POST')
 
 describe('order journal', () => {
@@ -335,26 +363,8 @@ describe('order journal', () => {
   })
 
   test("a stop on two matches, both imported as it says: the next create of the same intent orders anew once the order's window has passed", async () => {
-    const dir = journal()
-    const killed = providerProcess()
-    const op = frame(undefined, 60_000)
-    const made = [vmAccount('100042', 'web', '2099-01-01 00:00:00'), vmAccount('100043', 'web', '2099-01-01 00:00:00')]
-    const first = testClient([ok([]), fail(502, 'Bad Gateway'), unconfirmed, ok(made)], {
-      journalDirectory: dir,
-      operation: () => op.value,
-      journalOptions: killed.journalOptions,
-    })
-    const stop = await first.client.lites.createVm(VM_BODY).then(
-      () => assert.fail('two matches: nothing adopted'),
-      (e: unknown) => e,
-    )
-    assert.ok(stop instanceof OrderUnresolvedError)
+    const { dir, made, stop } = await stoppedOnTwoMatchesThenImported()
     assert.match(stop.message, /import each into one of them/)
-    killed.kill()
-    // The user imports both (count = 2 of identical VMs): a state names each.
-    const states = new OrderJournal(dir, () => 0)
-    await states.accountInState('100042')
-    await states.accountInState('100043')
     const again = frame(undefined, 600_000)
     // The probe (not echoed), the listings until the stopped order's window has passed, then the order.
     const answer = (r: RecordedRequest) =>
@@ -1976,7 +1986,7 @@ describe("a change repeated later is a new order, not the stopped run's (the cha
   })
 })
 
-describe('review-4: candidates (JournalEntry.candidates) settling an order too early', () => {
+describe('candidates (JournalEntry.candidates) never settle an order too early', () => {
   /** A service that ignores keys, answering each request as it comes (probe 405, listings, orders). */
   function service(listings: () => unknown[], order = { order_id: '500099', account_id: '100099' }) {
     return (r: RecordedRequest): Response => {
@@ -2073,7 +2083,7 @@ describe('review-4: candidates (JournalEntry.candidates) settling an order too e
   })
 })
 
-describe('review-4: the probe answered by a gateway', () => {
+describe('the probe answered by a gateway', () => {
   test('a service that echoed keys in earlier runs, a 503 from its gateway on the order and on the probe: the order is sent again with its key, not stopped', async () => {
     const dir = journal()
     const earlier = testClient([ok([]), echoing(200, ORDER)], { journalDirectory: dir })
@@ -2098,7 +2108,7 @@ describe('review-4: the probe answered by a gateway', () => {
   })
 })
 
-describe('review-4: a twin landing between the index read and the in-flight read', () => {
+describe('a twin landing between the index read and the in-flight read', () => {
   test("a fresh directory, a Pending match of a twin's create that lands just after this run read the index: waited for or re-read, then ordered (not stopped)", async () => {
     const index = journal()
     const me = providerProcess()
@@ -2134,7 +2144,7 @@ describe('review-4: a twin landing between the index read and the in-flight read
   })
 })
 
-describe('review-5: an inconclusive probe lets a stale journal echo resend an order', () => {
+describe('an inconclusive probe never lets a stale journal echo resend an order', () => {
   test('a service that echoed keys in an earlier run ignores them now; overloaded, it processes each POST but its gateway answers 504, and the probe 503: the order must not be placed more than once', async () => {
     const dir = journal()
     // Run 1 (e.g. yesterday): the service echoed the key; the journal records `honoured`.
@@ -2172,22 +2182,9 @@ describe('review-5: an inconclusive probe lets a stale journal echo resend an or
   })
 })
 
-describe('review-5: the plan and the apply disagree on a settled (accounted-for) order', () => {
+describe('the plan and the apply agree on a settled (accounted-for) order', () => {
   test("a stop on two matches, both imported: once the stopped order's window has passed, the plan's rehearsal says a new order, as the apply places one", async () => {
-    const dir = journal()
-    const killed = providerProcess()
-    const op = frame(undefined, 60_000)
-    const made = [vmAccount('100042', 'web', '2099-01-01 00:00:00'), vmAccount('100043', 'web', '2099-01-01 00:00:00')]
-    const first = testClient([ok([]), fail(502, 'Bad Gateway'), unconfirmed, ok(made)], {
-      journalDirectory: dir,
-      operation: () => op.value,
-      journalOptions: killed.journalOptions,
-    })
-    await assert.rejects(first.client.lites.createVm(VM_BODY), OrderUnresolvedError)
-    killed.kill()
-    const states = new OrderJournal(dir, () => 0)
-    await states.accountInState('100042')
-    await states.accountInState('100043')
+    const { dir, made } = await stoppedOnTwoMatchesThenImported()
     // terraform plan, once the stopped order could no longer make an account: the rehearsal of the create.
     const reported: unknown[] = []
     const plan: OperationFrame = { onFinish: () => undefined, rehearsal: (o) => reported.push(o) }
