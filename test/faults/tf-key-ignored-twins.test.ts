@@ -35,22 +35,29 @@ describe('twin directories, a key-ignoring service, unclear and slow creates', {
       await ws.init()
       return ws
     }
-    test(`${client.key}: staging/'s IP order is slower than request_timeout; prod/ applies the same IP meanwhile; every account in one state`, {
-      timeout: 240_000,
-    }, async (t) => {
+    /**
+     * staging/ and prod/ with the same IP on a fresh emulator (one that ignores keys unless told),
+     * its order held by `held` (a fault rule on the IP's POST, once), and staging/'s apply launched.
+     */
+    const twinsWithHeldOrder = async (requestTimeout: string | undefined, held: Record<string, unknown>, ignoreKeys = true) => {
       await freshEmulator(lane.em, 200)
-      await lane.em.control('PATCH', '/config', { quirks: { ignore_idempotency_keys: true } })
-      const config = [providerBlock('1s'), block('resource', `provider_${ip.resource}`, 'ip', ip.inputs({}))].join('\n')
+      if (ignoreKeys) await lane.em.control('PATCH', '/config', { quirks: { ignore_idempotency_keys: true } })
+      const config = [providerBlock(requestTimeout), block('resource', `provider_${ip.resource}`, 'ip', ip.inputs({}))].join('\n')
       const staging = await directory(config)
       const prod = await directory(config)
       const fault = await lane.em.control<{ fault_id: string }>('POST', '/faults', {
         method: 'POST',
         path: ip.order.path,
-        mode: 'delay',
-        delay_ms: 10_000,
         count: 1,
+        ...held,
       })
       const running = staging.launch(['apply', '-no-color', '-input=false', '-auto-approve'])
+      return { staging, prod, fault, running }
+    }
+    test(`${client.key}: staging/'s IP order is slower than request_timeout; prod/ applies the same IP meanwhile; every account in one state`, {
+      timeout: 240_000,
+    }, async (t) => {
+      const { staging, prod, fault, running } = await twinsWithHeldOrder('1s', { mode: 'delay', delay_ms: 10_000 })
       try {
         await journalEntry(join(staging.dir, '.terraform', 'provider-orders'), 'POST', ip.order.path)
         await sleep(1500)
@@ -79,13 +86,7 @@ describe('twin directories, a key-ignoring service, unclear and slow creates', {
       test(`${client.key}: ${service}: staging/'s IP order is processed but answered slowly; prod/ applies the same IP meanwhile: prod/ is not stopped`, {
         timeout: 240_000,
       }, async (t) => {
-        await freshEmulator(lane.em, 200)
-        if (service === 'a key-ignoring service') await lane.em.control('PATCH', '/config', { quirks: { ignore_idempotency_keys: true } })
-        const config = [providerBlock('4s'), block('resource', `provider_${ip.resource}`, 'ip', ip.inputs({}))].join('\n')
-        const staging = await directory(config)
-        const prod = await directory(config)
-        await lane.em.control('POST', '/faults', { method: 'POST', path: ip.order.path, mode: 'hang_after', count: 1 })
-        const running = staging.launch(['apply', '-no-color', '-input=false', '-auto-approve'])
+        const { staging, prod, running } = await twinsWithHeldOrder('4s', { mode: 'hang_after' }, service === 'a key-ignoring service')
         try {
           await journalEntry(join(staging.dir, '.terraform', 'provider-orders'), 'POST', ip.order.path)
           await sleep(300)
@@ -109,19 +110,7 @@ describe('twin directories, a key-ignoring service, unclear and slow creates', {
     test(`${client.key}: staging/'s slow IP order, terraform killed (SIGKILL), prod/ applies the same IP, staging/ applied again: every account in one state`, {
       timeout: 240_000,
     }, async (t) => {
-      await freshEmulator(lane.em, 200)
-      await lane.em.control('PATCH', '/config', { quirks: { ignore_idempotency_keys: true } })
-      const config = [providerBlock(), block('resource', `provider_${ip.resource}`, 'ip', ip.inputs({}))].join('\n')
-      const staging = await directory(config)
-      const prod = await directory(config)
-      const fault = await lane.em.control<{ fault_id: string }>('POST', '/faults', {
-        method: 'POST',
-        path: ip.order.path,
-        mode: 'delay',
-        delay_ms: 15_000,
-        count: 1,
-      })
-      const running = staging.launch(['apply', '-no-color', '-input=false', '-auto-approve'])
+      const { staging, prod, fault, running } = await twinsWithHeldOrder(undefined, { mode: 'delay', delay_ms: 15_000 })
       try {
         await journalEntry(join(staging.dir, '.terraform', 'provider-orders'), 'POST', ip.order.path)
         await sleep(200)
