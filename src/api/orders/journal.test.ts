@@ -266,6 +266,45 @@ describe('order journal', () => {
     assert.equal(requests.filter((r) => r.method === 'POST').length, 1)
   })
 
+  test('a service that does not echo keys, a 502 that made no account, and a create timeout of an hour: listed for the request timeout and 60 s, not the hour; the next run adopts an account that came late', async () => {
+    const dir = journal()
+    const proc = providerProcess()
+    const op = frame(undefined, 3_600_000)
+    const listings = Array.from({ length: 200 }, () => ok([]))
+    const first = testClient([ok([]), fail(502, 'Bad Gateway'), unconfirmed, ...listings], {
+      journalDirectory: dir,
+      operation: () => op.value,
+      journalOptions: proc.journalOptions,
+    })
+    const sentAt = first.clock.now()
+    const error = await first.client.lites.createVm(VM_BODY).then(
+      () => assert.fail('adopted an account that never came'),
+      (e: unknown) => e,
+    )
+    assert.ok(error instanceof OrderUnresolvedError, String(error))
+    const waited = first.clock.now() - sentAt
+    // The client's default request timeout is 30 s: the last look is at 90 s, not at 3,600 s.
+    assert.equal(waited, 90_000)
+    assert.match(error.message, new RegExp(`No new matching account appeared by ${new Date(sentAt + 90_000).toISOString()}`))
+    assert.match(error.message, /a slow service may still make one/)
+    assert.match(error.message, /checks it before ordering again and does not place a second order/)
+    const lists = first.requests.filter((r) => r.method === 'GET').length
+    assert.ok(lists <= 20, `${lists} listings`)
+    await op.finish()
+    proc.kill()
+    // The service made the account after all, later than it should have: the next run adopts it and orders nothing.
+    const made = vmAccount('100042', 'web', new Date(sentAt + 120_000).toISOString().slice(0, 19).replace('T', ' '))
+    const next = frame(undefined, 3_600_000)
+    const second = testClient([unconfirmed, ok([made])], {
+      journalDirectory: dir,
+      operation: () => next.value,
+      journalOptions: providerProcess().journalOptions,
+      now: () => sentAt + 600_000,
+    })
+    assert.equal((await second.client.lites.createVm(VM_BODY)).account_id, '100042')
+    assert.equal(posts([...first.requests, ...second.requests]).length, 1)
+  })
+
   test('a service that does not echo keys and whose clock is a minute behind ours: after a 502 the single new match is still adopted', async () => {
     const op = frame(undefined, 60_000)
     // Our clock: 1970-01-01 00:16:40 when the order leaves; the service stamps its payment 00:15:40.

@@ -1099,6 +1099,7 @@ export class Orders {
         entry.lastAttemptAt = options.now()
         await this.record(entry)
       }
+      const attemptSentAt = options.now()
       const outcome = await this.http.attempt(sendUnstopped(spec), context, failures + 1, deadline)
       if (outcome.kind !== 'transport' && outcome.echoed) {
         this.echoed = true
@@ -1146,7 +1147,18 @@ export class Orders {
             )
           }
           const sentAt = entry?.sentAt ?? options.now() - options.requestTimeoutMs * failures
-          const adopted = await this.reconcileUntil(entry, sentAt, key, context, reconcile, deadline, spec.signal, unresolved, error)
+          const adopted = await this.reconcileUntil(
+            entry,
+            sentAt,
+            key,
+            context,
+            reconcile,
+            attemptSentAt,
+            deadline,
+            spec.signal,
+            unresolved,
+            error,
+          )
           return adopted as T
         }
         delayMs = Math.min(this.http.backoff(failures), ORDER_BACKOFF_CAP_MS)
@@ -1201,18 +1213,33 @@ export class Orders {
     await this.record(entry)
   }
 
-  /** After an ambiguous failure: list until the order's account shows up, or the deadline passes. */
+  /**
+   * After an ambiguous failure: list until the order's account shows up, or until it no longer can. An
+   * order makes its account when the service processes it, so the listing stops once the request's own
+   * deadline (the request timeout after the attempt was sent) and the service's processing time have
+   * passed, as awaitEarlierOutcome does for a killed run's order, or at the operation's deadline if that
+   * comes first: a create timeout of an hour is no reason to list for an hour for an account that a
+   * request which processed nothing never makes.
+   */
   private async reconcileUntil(
     entry: JournalEntry | undefined,
     sentAt: number,
     key: string,
     context: RequestContext,
     reconcile: Reconcile,
-    deadline: number,
+    attemptSentAt: number,
+    operationEnds: number,
     signal: AbortSignal | undefined,
     unresolved: (why: string, cause?: unknown) => OrderUnresolvedError,
     cause: Error,
   ): Promise<Order> {
+    const outcomeBy = attemptSentAt + this.options.requestTimeoutMs + SERVICE_PROCESSING_MS
+    const deadline = Math.min(outcomeBy, operationEnds)
+    const until =
+      outcomeBy < operationEnds
+        ? `by ${new Date(outcomeBy).toISOString()} (the request timeout after it was sent, and ` +
+          `${SERVICE_PROCESSING_MS / 1000} s more for the service to process it); a slow service may still make one.`
+        : "before the operation's deadline."
     for (let round = 1; ; round++) {
       let adopted: Order | undefined
       try {
@@ -1226,12 +1253,12 @@ export class Orders {
         )
       }
       if (adopted !== undefined) return adopted
-      const delayMs = Math.min(this.http.backoff(round), ORDER_BACKOFF_CAP_MS)
-      // Bounded by the clock and, should the clock stand still, by the number of looks.
-      if (this.options.now() + delayMs >= deadline || round >= MAX_OUTCOME_LOOKS) {
-        throw unresolved(`${sentence(cause.message)} No new matching account appeared before the operation's deadline.`, cause)
+      const left = deadline - this.options.now()
+      // Bounded by the clock (the last look is at the deadline) and, should the clock stand still, by the number of looks.
+      if (left <= 0 || round >= MAX_OUTCOME_LOOKS) {
+        throw unresolved(`${sentence(cause.message)} No new matching account appeared ${until}`, cause)
       }
-      await this.http.pause(delayMs, signal, context)
+      await this.http.pause(Math.min(this.http.backoff(round), ORDER_BACKOFF_CAP_MS, left), signal, context)
     }
   }
 }
