@@ -283,10 +283,21 @@ describe('the web console, in Chromium', { timeout: 300_000 }, () => {
     await page.click('button.danger')
     await page.locator('#status', { hasText: 'emulator reset' }).waitFor()
     assert.equal((await e2e.emulator.accounts()).length, 0)
-    await saved.getByRole('button', { name: 'Restore' }).click()
+    // Restore and Delete ask too, each naming the snapshot: dismissed, nothing happens.
+    const asked: string[] = []
+    page.once('dialog', (dialog) => {
+      asked.push(dialog.message())
+      void dialog.dismiss()
+    })
+    await saved.getByRole('button', { name: 'Restore snapshot console-baseline' }).click()
+    assert.match(asked[0] ?? '', /Replace the whole state with snapshot console-baseline\?/)
+    assert.equal((await e2e.emulator.accounts()).length, 0)
+    page.once('dialog', (dialog) => void dialog.accept())
+    await saved.getByRole('button', { name: 'Restore snapshot console-baseline' }).click()
     await page.locator('#status', { hasText: 'snapshot console-baseline: restore done' }).waitFor()
     assert.equal((await e2e.emulator.accounts()).length, accounts)
-    await saved.getByRole('button', { name: 'Delete' }).click()
+    page.once('dialog', (dialog) => void dialog.accept())
+    await saved.getByRole('button', { name: 'Delete snapshot console-baseline' }).click()
     await page.locator('#status', { hasText: 'snapshot console-baseline: delete done' }).waitFor()
     assert.deepEqual(await e2e.emulator.control('GET', '/snapshots'), [])
     await page.getByText('No snapshots saved.').waitFor()
@@ -563,6 +574,8 @@ describe('the web console, in Chromium: live tables, the whole log, narrow windo
     await page.goto(`${e2e.emulator.origin}/#orders`)
     assert.deepEqual(await page.locator('nav a[aria-current="page"]').allTextContents(), ['Orders'])
     const pay = row('#view-orders table', ordered).locator(`button[data-invoice="${placed.invoice_id}"]`)
+    // A screen reader names the invoice, not just "Pay", among the row's neighbours.
+    assert.equal(await page.getByRole('button', { name: `Pay invoice ${placed.invoice_id}`, exact: true }).count(), 1)
     await pay.focus()
     await page.keyboard.press('Enter')
     await row('#view-orders table', ordered, 'Paid').waitFor()

@@ -19,79 +19,127 @@ function intEnv(name: string): number | undefined {
   return value
 }
 
-const { values } = parseArgs({
-  options: {
-    port: { type: 'string' },
-    clock: { type: 'string' },
-    'state-file': { type: 'string' },
-    seed: { type: 'string' },
-    profile: { type: 'string' },
-    'api-keys': { type: 'string' },
-  },
-})
+const USAGE = `Usage: emulator [flags]   (npm run emulator -- [flags], or provider-emulator [flags])
 
-const options: EmulatorOptions = {}
-// Each key belongs to one customer: `KEY`, `KEY:ro`, `KEY@CUSTOMER`, `KEY:ro@CUSTOMER` (src/emulator/customers.ts).
-if (values['api-keys'] !== undefined) options.apiKeys = parseApiKeys(values['api-keys'], '--api-keys')
-else if (process.env.EMULATOR_API_KEYS) options.apiKeys = parseApiKeys(process.env.EMULATOR_API_KEYS, 'EMULATOR_API_KEYS')
-const delay = intEnv('EMULATOR_PROVISIONING_DELAY_MS')
-if (delay !== undefined) options.provisioningDelayMs = delay
-const retention = intEnv('EMULATOR_RETENTION_MS')
-if (retention !== undefined) options.retentionMs = retention
-if (values.clock !== undefined) {
-  if (values.clock !== 'manual' && values.clock !== 'real') throw new Error(`--clock must be manual or real`)
-  options.clock = values.clock
-}
-const seed = values.seed ?? process.env.EMULATOR_SEED
-if (seed !== undefined && seed !== '') {
-  if (!/^\d+$/.test(seed)) throw new Error(`--seed (EMULATOR_SEED) must be a non-negative integer, got '${seed}'`)
-  options.seed = Number(seed)
-}
-const profile = values.profile ?? process.env.EMULATOR_PROFILE
-if (profile !== undefined && profile !== '') options.profile = profile
-const port = values.port !== undefined ? Number(values.port) : (intEnv('EMULATOR_PORT') ?? 8080)
-if (!Number.isInteger(port) || port < 0 || port > 65535) {
-  const given = values.port !== undefined ? `--port '${values.port}'` : `EMULATOR_PORT '${process.env.EMULATOR_PORT}'`
-  throw new Error(`${given}: the port must be an integer from 0 to 65535`)
-}
-const stateFile = values['state-file']
+  --port N            port on 127.0.0.1 (EMULATOR_PORT; default 8080, 0 picks a free one)
+  --api-keys KEYS     accepted API keys, comma-separated: KEY, KEY:ro, KEY@CUSTOMER (EMULATOR_API_KEYS)
+  --state-file PATH   keep the state across restarts in this file
+  --clock manual|real a manual clock moves only through POST /_emulator/clock (default real)
+  --seed N            the seed of the fault rules' draws (EMULATOR_SEED)
+  --profile NAME      start with a profile's fault rules, e.g. remote (EMULATOR_PROFILE)
+  --help              this text
 
-// Named snapshots live beside the state file: `state.json` keeps them in `state.snapshots.json`.
-const snapshotsFile = stateFile && besideStateFile(stateFile, '.snapshots.json')
-if (snapshotsFile) {
-  if (existsSync(snapshotsFile)) options.snapshots = JSON.parse(readFileSync(snapshotsFile, 'utf8'))
-  options.keepSnapshots = (file) => writeAtomically(snapshotsFile, JSON.stringify(file))
+Also EMULATOR_PROVISIONING_DELAY_MS and EMULATOR_RETENTION_MS. The first line on stdout is the base URL.
+`
+
+/** A start that cannot go on: one line saying why (and, for a flag, the flags), never a stack trace. */
+function startupFailed(message: string): never {
+  process.stderr.write(`emulator: ${message}\n`)
+  process.exit(2)
 }
 
-// The state file keeps the request log in a file of its own beside it, appended to as requests come.
-const saved = stateFile ? new StateFile(stateFile) : undefined
-if (saved) options.logged = saved.logged
+function parsedFlags() {
+  try {
+    return parseArgs({
+      options: {
+        port: { type: 'string' },
+        clock: { type: 'string' },
+        'state-file': { type: 'string' },
+        seed: { type: 'string' },
+        profile: { type: 'string' },
+        'api-keys': { type: 'string' },
+        help: { type: 'boolean' },
+      },
+    }).values
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error)
+    const unknown = /^Unknown option '([^']+)'/.exec(message)
+    startupFailed(`${unknown ? `unknown flag ${unknown[1]}` : message}\n\n${USAGE}`)
+  }
+}
+
+const values = parsedFlags()
+if (values.help) {
+  process.stdout.write(USAGE)
+  process.exit(0)
+}
+
 // A read that used up a counted fault rule changed the state: it is written, as a change is (see persist).
 let readUsedRule = false
-if (saved)
-  options.ruleUsed = () => {
-    readUsedRule = true
+
+/** The emulator the flags and settings describe, with its state file loaded; throws what stops the start. */
+function start() {
+  const options: EmulatorOptions = {}
+  // Each key belongs to one customer: `KEY`, `KEY:ro`, `KEY@CUSTOMER`, `KEY:ro@CUSTOMER` (src/emulator/customers.ts).
+  if (values['api-keys'] !== undefined) options.apiKeys = parseApiKeys(values['api-keys'], '--api-keys')
+  else if (process.env.EMULATOR_API_KEYS) options.apiKeys = parseApiKeys(process.env.EMULATOR_API_KEYS, 'EMULATOR_API_KEYS')
+  const delay = intEnv('EMULATOR_PROVISIONING_DELAY_MS')
+  if (delay !== undefined) options.provisioningDelayMs = delay
+  const retention = intEnv('EMULATOR_RETENTION_MS')
+  if (retention !== undefined) options.retentionMs = retention
+  if (values.clock !== undefined) {
+    if (values.clock !== 'manual' && values.clock !== 'real') throw new Error(`--clock must be manual or real`)
+    options.clock = values.clock
   }
-const state = saved?.load()
-// A manual clock resumes where the state file left it: nothing but POST /_emulator/clock moves it, a restart
-// included (starting at the wall time would provision, expire and date whatever fell due meanwhile).
-const savedNow = (state as { now?: unknown } | undefined)?.now
-if (options.clock === 'manual' && typeof savedNow === 'number' && Number.isFinite(savedNow)) options.startTime = savedNow
-const emulator = createEmulator(options)
-if (saved) {
-  if (state !== undefined) emulator.restore(state)
-  saved.started(emulator)
-  // A state file that cannot be written stops the start: otherwise every change would be made, then lost
-  // with its answer (the connection dropped), and a client would see only a failing network.
-  try {
-    saved.write(emulator)
-  } catch (error) {
-    throw new Error(`--state-file ${saved.path} cannot be written: ${error instanceof Error ? error.message : String(error)}`)
+  const seed = values.seed ?? process.env.EMULATOR_SEED
+  if (seed !== undefined && seed !== '') {
+    if (!/^\d+$/.test(seed)) throw new Error(`--seed (EMULATOR_SEED) must be a non-negative integer, got '${seed}'`)
+    options.seed = Number(seed)
   }
+  const profile = values.profile ?? process.env.EMULATOR_PROFILE
+  if (profile !== undefined && profile !== '') options.profile = profile
+  const port = values.port !== undefined ? Number(values.port) : (intEnv('EMULATOR_PORT') ?? 8080)
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    const given = values.port !== undefined ? `--port '${values.port}'` : `EMULATOR_PORT '${process.env.EMULATOR_PORT}'`
+    throw new Error(`${given}: the port must be an integer from 0 to 65535`)
+  }
+  const stateFile = values['state-file']
+
+  // Named snapshots live beside the state file: `state.json` keeps them in `state.snapshots.json`.
+  const snapshotsFile = stateFile && besideStateFile(stateFile, '.snapshots.json')
+  if (snapshotsFile) {
+    if (existsSync(snapshotsFile)) options.snapshots = JSON.parse(readFileSync(snapshotsFile, 'utf8'))
+    options.keepSnapshots = (file) => writeAtomically(snapshotsFile, JSON.stringify(file))
+  }
+
+  // The state file keeps the request log in a file of its own beside it, appended to as requests come.
+  const saved = stateFile ? new StateFile(stateFile) : undefined
+  if (saved) options.logged = saved.logged
+  if (saved)
+    options.ruleUsed = () => {
+      readUsedRule = true
+    }
+  const state = saved?.load()
+  // A manual clock resumes where the state file left it: nothing but POST /_emulator/clock moves it, a restart
+  // included (starting at the wall time would provision, expire and date whatever fell due meanwhile).
+  const savedNow = (state as { now?: unknown } | undefined)?.now
+  if (options.clock === 'manual' && typeof savedNow === 'number' && Number.isFinite(savedNow)) options.startTime = savedNow
+  const emulator = createEmulator(options)
+  if (saved) {
+    if (state !== undefined) emulator.restore(state)
+    saved.started(emulator)
+    // A state file that cannot be written stops the start: otherwise every change would be made, then lost
+    // with its answer (the connection dropped), and a client would see only a failing network.
+    try {
+      saved.write(emulator)
+    } catch (error) {
+      throw new Error(`--state-file ${saved.path} cannot be written: ${error instanceof Error ? error.message : String(error)}`)
+    }
+  }
+
+  // Every change is in the state file before its answer leaves; changes that finish together share a write.
+  const stateWrites = saved ? new GroupCommit(() => saved.write(emulator)) : undefined
+  return { emulator, saved, stateWrites, port }
 }
 
-// Every change is in the state file before its answer leaves; changes that finish together share a write.
-const stateWrites = saved ? new GroupCommit(() => saved.write(emulator)) : undefined
+function started(): ReturnType<typeof start> {
+  try {
+    return start()
+  } catch (error) {
+    startupFailed(error instanceof Error ? error.message : String(error))
+  }
+}
+const { emulator, saved, stateWrites, port } = started()
 
 /**
  * What a request leaves in the state file before its answer (or its dropped connection) leaves: a change,
@@ -129,8 +177,31 @@ function header(req: IncomingMessage, name: string): string | null {
   return Array.isArray(value) ? value.join(', ') : value
 }
 
+/**
+ * Whether a request names this emulator by a loopback address (`127.0.0.1`, `localhost`, `[::1]`), as
+ * every client that reaches it on 127.0.0.1 does. Another name means a page whose DNS name was pointed
+ * at 127.0.0.1 after it loaded (DNS rebinding): the browser then lets it read what it asks for, and the
+ * control API answers the API keys and the accounts without a key.
+ */
+function loopbackHost(host: string | undefined): boolean {
+  if (host === undefined || host === '') return true
+  const name = (host.startsWith('[') ? host.slice(0, host.indexOf(']') + 1) : host.replace(/:\d*$/, '')).toLowerCase()
+  return name === 'localhost' || name.endsWith('.localhost') || name === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(name)
+}
+
 async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
   const method = req.method ?? 'GET'
+  if (!loopbackHost(req.headers.host)) {
+    res.writeHead(403, { 'content-type': 'application/json' })
+    res.end(
+      JSON.stringify({
+        success: false,
+        code: 403,
+        detail: `Host '${req.headers.host}' is not this emulator's address: it answers at 127.0.0.1 or localhost only`,
+      }),
+    )
+    return
+  }
   // Decoded as fetch's `Request.text()` decodes: UTF-8, a leading byte order mark dropped.
   const body = method === 'GET' || method === 'HEAD' ? '' : utf8.decode(await readBody(req))
   // A client that gives up closes the connection: the request's signal ends a hanging fault rule. Only
@@ -178,6 +249,12 @@ const server = createServer((req, res) => {
     process.stderr.write(`${req.method} ${req.url}: no answer sent: ${error instanceof Error ? error.message : String(error)}\n`)
     req.socket.destroy()
   })
+})
+
+server.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code === 'EADDRINUSE') startupFailed(`port ${port} is in use on 127.0.0.1: pass --port N (0 picks a free one)`)
+  if (error.code === 'EACCES') startupFailed(`port ${port} may not be opened by this user: pass --port N above 1023 (0 picks a free one)`)
+  startupFailed(`cannot listen on 127.0.0.1:${port}: ${error.message}`)
 })
 
 server.listen(port, '127.0.0.1', () => {

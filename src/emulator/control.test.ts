@@ -541,3 +541,56 @@ describe('control API', () => {
     assert.deepEqual((await byKind())['lite.vm']?.portal, {})
   })
 })
+
+describe('the control API and a page of another site', () => {
+  // A page of any other origin the user has open may send "simple" requests (text/plain, no preflight) to
+  // 127.0.0.1: the browser sends them with an Origin header and lets them through; only the answer is hidden.
+  // The console's own calls are same-origin, and curl sends no Origin: both still change the state.
+  test('a cross-origin text/plain POST neither adds a fault nor resets the state', async () => {
+    const c = setup()
+    await c.ok('POST', '/lites/keypairs/', { name: 'kept' })
+    const headers = { origin: 'http://evil.example', 'content-type': 'text/plain', 'sec-fetch-site': 'cross-site' }
+    const fault = await c.request('POST', '/_emulator/faults', { raw: '{"path":"/**","status":503,"count":-1}', headers })
+    assert.ok(fault.status >= 400, `a foreign origin's fault rule was accepted: ${fault.status}`)
+    assert.deepEqual(await c.control<unknown[]>('GET', '/faults'), [])
+    const reset = await c.request('POST', '/_emulator/reset', { headers })
+    assert.ok(reset.status >= 400, `a foreign origin reset the emulator: ${reset.status}`)
+    assert.match(JSON.stringify(reset.body), /from a page of http:\/\/evil\.example/)
+    // An older browser sends the Origin alone.
+    const bare = await c.request('POST', '/_emulator/reset', { headers: { origin: 'http://127.0.0.2:8080', host: '127.0.0.1:8080' } })
+    assert.equal(bare.status, 403)
+    assert.equal((await c.ok<unknown[]>('GET', '/lites/keypairs/')).length, 1)
+    const own = { origin: 'http://127.0.0.1:8080', host: '127.0.0.1:8080', 'sec-fetch-site': 'same-origin' }
+    const fromConsole = await c.request('POST', '/_emulator/faults', { body: { path: '/**', status: 503 }, headers: own })
+    assert.equal(fromConsole.status, 200, 'the console, same-origin, adds its rule')
+    assert.equal((await c.request('POST', '/_emulator/reset')).status, 200, 'curl, with no Origin, resets')
+    assert.equal((await c.ok<unknown[]>('GET', '/lites/keypairs/')).length, 0)
+  })
+})
+
+describe('fault paths and the clock', () => {
+  test('a fault path given with /v1 (as the request log shows paths) is refused or matches, never silently dead', async () => {
+    const c = setup()
+    const reply = await c.request('POST', '/_emulator/faults', { body: { method: 'POST', path: '/v1/lites/keypairs/', status: 503 } })
+    if (reply.status === 200) {
+      const hit = await c.request('POST', '/v1/lites/keypairs/', { body: { name: 'k' } })
+      assert.equal(hit.status, 503, 'the rule was accepted but never fires: paths are relative to /v1')
+    } else {
+      assert.equal(reply.status, 422)
+      assert.match(JSON.stringify(reply.body), /v1/, 'the error says the path is relative to /v1')
+    }
+  })
+
+  test('the clock cannot be advanced past the dates the API can write (YYYY-MM-DD)', async () => {
+    const c = setup()
+    const keypair = await c.ok<{ keypair_id: number }>('POST', '/lites/keypairs/', { name: 'k' })
+    const moved = await c.request('POST', '/_emulator/clock', { body: { advance_ms: 1e15 } })
+    if (moved.status === 200) {
+      const order = await c.ok<{ account_id: string }>('POST', '/lites', { ...VM_BODY, product_id: 101, keypair_id: keypair.keypair_id })
+      const account = await c.ok<AccountView>('GET', `/lites/accounts/${order.account_id}`)
+      const invoice = account.last_invoice
+      for (const value of [invoice.date, invoice.paybefore]) assert.match(value, /^\d{4}-\d{2}-\d{2}$/, JSON.stringify(invoice))
+      assert.match(String(account.date_created), /^\d{4}-\d{2}-\d{2}$/, 'date_created')
+    } else assert.equal(moved.status, 422)
+  })
+})

@@ -217,6 +217,9 @@ function portal(ctx: ControlContext): Json {
   })
 }
 
+/** How far the clock may be moved: the API's dates have four-digit years, and the furthest it writes is a due date five years on. */
+const CLOCK_ENDS_MS = Date.UTC(9990, 0, 1)
+
 const routes: ControlRoute[] = [
   {
     method: 'POST',
@@ -243,6 +246,10 @@ const routes: ControlRoute[] = [
       const advance = bodyObject(ctx).advance_ms ?? 0
       if (!isCount(advance)) {
         throw new HttpError(422, [{ loc: ['body', 'advance_ms'], msg: 'must be a non-negative integer', type: 'value_error' }])
+      }
+      if (ctx.store.now() + (advance as number) >= CLOCK_ENDS_MS) {
+        const msg = `must keep the clock before ${formatDateTime(CLOCK_ENDS_MS)}: the API writes dates as YYYY-MM-DD, due dates up to five years ahead`
+        throw new HttpError(422, [{ loc: ['body', 'advance_ms'], msg, type: 'value_error' }])
       }
       ctx.store.clock.advance(advance as number)
       ctx.store.tick()
@@ -472,6 +479,26 @@ const routes: ControlRoute[] = [
 
 const controlRouter = new Router<ControlRoute>(routes)
 
+/**
+ * Why a change is refused when a web page of another origin sent it: the control API needs no key, and
+ * a browser lets any page it shows send a form-like POST to 127.0.0.1 (it hides only the answer), so a
+ * site the user has open could otherwise add fault rules, reset the state or pay invoices. A browser
+ * names the page's origin on every such request (`Origin`, `Sec-Fetch-Site`); the console's own calls
+ * are same-origin, and curl, scripts and tests send neither header.
+ */
+function foreignPage(method: string, request: EmulatorRequest, url: URL): string | undefined {
+  if (method === 'GET' || method === 'HEAD') return undefined
+  const site = request.headers.get('sec-fetch-site')
+  const origin = request.headers.get('origin')
+  const host = request.headers.get('host') ?? url.host
+  const sameOrigin = origin === null || origin === `${url.protocol}//${host}`
+  if (sameOrigin && (site === null || site === 'same-origin' || site === 'none')) return undefined
+  return (
+    `the control API takes changes only from its own console, curl or a script: this ${method} came from a page of ` +
+    `${origin ?? 'another site'}, and is refused`
+  )
+}
+
 /** Answers one request under /_emulator; `reset` is the emulator's own (the same as its `reset()`). */
 export async function handleControl(
   store: Store,
@@ -483,6 +510,8 @@ export async function handleControl(
 ): Promise<Answer> {
   store.tick()
   const method = request.method.toUpperCase()
+  const refused = foreignPage(method, request, url)
+  if (refused !== undefined) return jsonAnswer(403, errorBody(403, refused))
   const path = url.pathname.slice('/_emulator'.length) || '/'
   const match = controlRouter.match(method, path)
   if (match.kind === 'none') return jsonAnswer(404, errorBody(404, 'Not Found'))

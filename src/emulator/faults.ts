@@ -53,6 +53,10 @@ export function parseFaultSpec(body: ParsedBody, faultId: string): Fault {
   const path = spec.path
   if (path === undefined || path === null) bad('path', 'field required', 'missing')
   else if (typeof path !== 'string' || !path.startsWith('/')) bad('path', 'must be a path starting with /')
+  else if (path === '/v1' || path.startsWith('/v1/')) {
+    // The request log shows the whole path; a rule given that way would never match a request.
+    bad('path', `is relative to the API's /v1: give ${path.slice(3) || '/**'}, not ${path}`)
+  }
   const mode = spec.mode ?? 'error'
   if (typeof mode !== 'string' || !(MODES as readonly string[]).includes(mode)) bad('mode', `must be one of ${MODES.join(', ')}`)
   const status = spec.status ?? null

@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict'
 import { type ChildProcess, spawn } from 'node:child_process'
 import { once } from 'node:events'
+import { request as httpRequest } from 'node:http'
 import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -436,5 +437,74 @@ describe('HTTP launcher', () => {
       [...written.accounts, ...written.keypairs].map((a) => a.customer),
       Array(5).fill(ownCustomer('main-key')),
     )
+  })
+
+  // The README's quick start uses port 8080: a user who has something on it gets one line saying what to do,
+  // not a stack trace (nor, from the release's executable, a page of minified source).
+  async function startFails(args: string[]): Promise<{ code: number | null; stderr: string }> {
+    const child = spawn(process.execPath, [BIN, ...args], {
+      env: { ...process.env, EMULATOR_PORT: '0' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    let stderr = ''
+    child.stderr!.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString()
+    })
+    const exited = once(child, 'exit')
+    const stopper = setTimeout(() => child.kill('SIGKILL'), 5_000)
+    const [code] = (await exited) as [number | null]
+    clearTimeout(stopper)
+    return { code, stderr }
+  }
+
+  test('a port in use stops the start with one line naming the port and --port, no stack trace', async () => {
+    const { child, base } = await launch(join(dir, 'busy.json'))
+    try {
+      const port = new URL(base).port
+      const { code, stderr } = await startFails(['--port', port])
+      assert.notEqual(code, 0)
+      assert.match(stderr, new RegExp(`port ${port}.*(in use|--port)`))
+      assert.doesNotMatch(stderr, /\n\s+at |node:events|Emitted 'error' event/, `a stack trace:\n${stderr}`)
+    } finally {
+      await stop(child)
+    }
+  })
+
+  test('--help prints the flags, and an unknown flag says which and lists them, no stack trace', async () => {
+    const unknown = await startFails(['--prot', '8081'])
+    assert.notEqual(unknown.code, 0)
+    assert.match(unknown.stderr, /--prot/)
+    assert.match(unknown.stderr, /--port/, 'the flags it takes are named')
+    assert.doesNotMatch(unknown.stderr, /\n\s+at |ERR_PARSE_ARGS/, `a stack trace:\n${unknown.stderr}`)
+    const help = spawn(process.execPath, [BIN, '--help'], { stdio: ['ignore', 'pipe', 'pipe'] })
+    let out = ''
+    help.stdout!.on('data', (chunk: Buffer) => {
+      out += chunk.toString()
+    })
+    const [code] = (await once(help, 'exit')) as [number | null]
+    assert.equal(code, 0)
+    assert.match(out, /--port/)
+  })
+  test('a request that names the emulator by another host name (a page whose DNS name now points at 127.0.0.1) is refused; loopback names are served', async () => {
+    const { child, base } = await launch(join(dir, 'hosts.json'))
+    try {
+      const { port } = new URL(base)
+      const get = (host: string, path: string) =>
+        new Promise<number>((resolve, reject) => {
+          const req = httpRequest({ host: '127.0.0.1', port, path, headers: { host, 'x-token': 'main-key' } }, (res) => {
+            res.resume()
+            resolve(res.statusCode ?? 0)
+          })
+          req.on('error', reject)
+          req.end()
+        })
+      for (const path of ['/_emulator/config', '/', '/v1/lites/keypairs/']) {
+        assert.equal(await get(`rebound.example:${port}`, path), 403, path)
+        for (const host of [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`])
+          assert.equal(await get(host, path), 200, `${host}${path}`)
+      }
+    } finally {
+      await stop(child)
+    }
   })
 })

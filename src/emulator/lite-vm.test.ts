@@ -166,7 +166,9 @@ describe('Lite VM lifecycle', () => {
         [103, 240000, 180000],
       ],
     )
-    await c.fails(422, 'POST', `/lites/accounts/${vm}/change-package`, { new_product_id: 101 })
+    const refused = await c.fails(422, 'POST', `/lites/accounts/${vm}/change-package`, { new_product_id: 101 })
+    // The error names what would be accepted (the console's resize shows it as is).
+    assert.match(JSON.stringify(refused), /product 101 is not offered for this account \(offered: 102, 103\)/)
     const order = await c.ok<{ account_id: string; order_id: string }>('POST', `/lites/accounts/${vm}/change-package`, {
       new_product_id: 103,
     })

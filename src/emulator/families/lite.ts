@@ -269,8 +269,12 @@ function vmChangeRoutes(family: LiteFamily): Route[] {
         const account = pathAccount(ctx, kind)
         const v = ctx.reader(true)
         const id = v.int('new_product_id', { required: true })
-        const target = id === undefined ? undefined : packagesFor(family, account).find((x) => x.product_id === id)
-        if (id !== undefined && !target) v.fail('new_product_id', `product ${id} is not offered for this account`)
+        const offered = packagesFor(family, account)
+        const target = id === undefined ? undefined : offered.find((x) => x.product_id === id)
+        if (id !== undefined && !target) {
+          const ids = offered.map((x) => x.product_id).join(', ')
+          v.fail('new_product_id', `product ${id} is not offered for this account (${ids ? `offered: ${ids}` : 'none is'})`)
+        }
         const pay = v.pay()
         v.done()
         requireStatus(account, ACTIVE)

@@ -86,7 +86,12 @@ function columns(page: Page, entries: readonly AccountEntry[]): Column<AccountEn
             await control('POST', `/invoices/${invoice.id}/pay`)
             return `invoice ${invoice.id} paid`
           })
-        return el('span', {}, `${text} `, button('Pay', pay, { 'data-invoice': String(invoice.id) }))
+        return el(
+          'span',
+          {},
+          `${text} `,
+          button('Pay', pay, { 'data-invoice': String(invoice.id), 'aria-label': `Pay invoice ${invoice.id}` }),
+        )
       },
     },
   ]

@@ -39,7 +39,12 @@ export function ordersView(page: Page): View {
           title: 'Invoice status',
           cell: (o: OrderItem) =>
             o.invoice_status === 'Unpaid'
-              ? el('span', {}, 'Unpaid ', button('Pay', pay(o.invoice_id), { 'data-invoice': String(o.invoice_id) }))
+              ? el(
+                  'span',
+                  {},
+                  'Unpaid ',
+                  button('Pay', pay(o.invoice_id), { 'data-invoice': String(o.invoice_id), 'aria-label': `Pay invoice ${o.invoice_id}` }),
+                )
               : (o.invoice_status ?? '–'),
         },
         { title: 'Idempotency-Key', cell: (o: OrderItem) => o.idempotency_key ?? '–' },

@@ -82,15 +82,29 @@ function snapshotsPart(page: Page): { root: HTMLElement; refresh(): Promise<void
     input('Name', 'name', { placeholder: 'baseline', pattern: '[A-Za-z0-9._\\-]{1,64}', required: 'required' }),
     el('button', { type: 'submit' }, 'Save snapshot'),
   )
-  const named = (verb: string, run: (name: string) => Promise<unknown>) => (s: SnapshotSummary) =>
-    button(verb, () =>
-      act(page, async () => {
-        await run(s.name)
-        return `snapshot ${s.name}: ${verb.toLowerCase()} done`
-      }),
+  // Both undo what nothing else brings back (the state now, the snapshot), so each asks first, as the reset does.
+  const named = (verb: string, question: (name: string) => string, run: (name: string) => Promise<unknown>) => (s: SnapshotSummary) =>
+    button(
+      verb,
+      () => {
+        if (!window.confirm(question(s.name))) return
+        return act(page, async () => {
+          await run(s.name)
+          return `snapshot ${s.name}: ${verb.toLowerCase()} done`
+        })
+      },
+      { 'aria-label': `${verb} snapshot ${s.name}` },
     )
-  const restore = named('Restore', (name) => control('POST', `/snapshots/${encodeURIComponent(name)}/restore`))
-  const remove = named('Delete', (name) => control('DELETE', `/snapshots/${encodeURIComponent(name)}`))
+  const restore = named(
+    'Restore',
+    (name) => `Replace the whole state with snapshot ${name}? What is there now is lost unless saved as a snapshot first.`,
+    (name) => control('POST', `/snapshots/${encodeURIComponent(name)}/restore`),
+  )
+  const remove = named(
+    'Delete',
+    (name) => `Delete snapshot ${name}?`,
+    (name) => control('DELETE', `/snapshots/${encodeURIComponent(name)}`),
+  )
   return {
     root: el('div', {}, el('h3', {}, 'Snapshots'), list.root, save),
     async refresh() {
