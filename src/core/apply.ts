@@ -880,7 +880,37 @@ export async function checkPlanOnline<C>(
     creating ? { ...context, input, ...of } : { ...context, id: String(prior?.id), prior, input },
   )
   if (creating || prior === null) return diagnostics
-  return [...diagnostics, ...(await checkUnverified(definition, prior, plan, session))]
+  return [
+    ...diagnostics,
+    ...(await checkRefused(definition, prior, plan, session)),
+    ...(await checkUnverified(definition, prior, plan, session)),
+  ]
+}
+
+/**
+ * An in-place change of an object the service takes no change of now (ResourceDefinition.changesRefused):
+ * refused at plan, naming why and what to do, rather than priced and then refused by the service at
+ * apply. A read that fails says nothing: the apply finds out as it always did.
+ */
+async function checkRefused<C>(definition: AnyResource, prior: ValueMap, plan: Plan, session: Session<C>): Promise<Diagnostic[]> {
+  const inPlace = plan.changed.filter((name) => definition.updates.some((step) => step.attributes.includes(name)))
+  if (inPlace.length === 0 || definition.changesRefused === undefined) return []
+  const id = String(prior.id)
+  let why: string | undefined
+  try {
+    why = await definition.changesRefused({ ...contextFor(session, []), id, prior: prior as never })
+  } catch {
+    return []
+  }
+  if (why === undefined) return []
+  return [
+    error(
+      `${definition.name} ${id} cannot be changed yet`,
+      `${why}, and the service refuses every change to it until then, so ${inPlace.join(', ')} cannot be changed now. ` +
+        'Pay the invoice in the portal, then plan again; nothing was ordered.',
+      [inPlace[0] as string],
+    ),
+  ]
 }
 
 /**

@@ -338,6 +338,14 @@ export interface ResourceDefinition<C, A extends Attributes> {
    * nowhere. A failure of its own leaves the plain "missing" message.
    */
   elsewhere?(ctx: OperationContext<C> & { readonly id: string }): Promise<string | undefined>
+  /**
+   * Why the service refuses every change to the object now (an account that stays Pending until its
+   * invoice is paid), as a read of it shows it; undefined when it takes changes. Asked at plan for an
+   * in-place change only; it reads only where the recorded state suggests so, and a plan that read the
+   * object already (Terraform's refresh) or not (Pulumi's saved outputs, an invoice paid since) ends
+   * the same: it refuses only what the service refuses.
+   */
+  changesRefused?(ctx: OperationContext<C> & { readonly id: string; readonly prior: State<A> }): Promise<string | undefined>
   /** Its own call goes through `ownCall`: only that call's 404 or 410 means the object was already deleted. */
   delete(ctx: DeleteContext<C, A>): Promise<void>
   /** Inputs the service cannot return; listed in the docs for import. */

@@ -4,6 +4,7 @@ import { productPrice } from './prices.js'
 import { defineMethod, defineResource, int64, oneOf, type OperationContext, ownCall, string } from '../core/index.js'
 import {
   accountIds,
+  awaitingPayment,
   cycleAttribute,
   cycleCode,
   digitsId,
@@ -328,6 +329,8 @@ export const baremetal = defineResource<Client, typeof attributes>({
     if (asked && power !== null && power !== setting) warnPowerChanged(ctx, `Metal server ${ctx.id}`, `powered ${power}`, setting)
     return observe(account, ctx.importing ? power : null, ctx.importing)
   },
+  changesRefused: (ctx) =>
+    awaitingPayment(ctx.prior, 'Metal server', () => ctx.client.baremetals.getServer(ctx.id, { signal: ctx.signal })),
   async delete(ctx) {
     await ownCall(ctx.client.baremetals.deleteServer(ctx.id, { signal: ctx.signal }))
   },

@@ -6,6 +6,7 @@ import {
   type Invoice,
   type Order,
   redactedJson,
+  statusIs,
   wireOf,
   withoutLeadingZeros,
 } from '../api/index.js'
@@ -162,6 +163,23 @@ export function raw(payload: unknown, extraKeys: readonly string[] = []): string
 }
 
 export { objectType, stringType, int64Type }
+
+/**
+ * `changesRefused` of an account: Pending until its unpaid invoice is paid (an order placed with
+ * `pay_with_credit_card = false`), when the service refuses every change to it. A read is made only
+ * when the recorded status is Pending; what the read shows decides (an invoice paid since is no reason).
+ */
+export async function awaitingPayment(
+  prior: { readonly status?: unknown },
+  what: string,
+  read: () => Promise<Account<unknown>>,
+): Promise<string | undefined> {
+  if (typeof prior.status !== 'string' || !statusIs(prior.status, 'Pending')) return undefined
+  const account = await read()
+  const invoice = account.last_invoice
+  if (!statusIs(account.status, 'Pending') || invoice === null || !statusIs(invoice.status, 'Unpaid')) return undefined
+  return `${what} ${account.account_id} is Pending until invoice ${invoice.id} is paid`
+}
 
 /**
  * Waits for an order to become Active. An unpaid invoice ends the wait with a warning and the

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import { Harness } from '../../test/support/harness.js'
-import { applyUpdate, planResource, readResource, type ValueMap } from '../core/index.js'
+import { applyUpdate, checkPlanOnline, hasErrors, planResource, readResource, type ValueMap } from '../core/index.js'
 import { liteDisk } from './lite-disk.js'
 import { type LiteFamily, lite, litePro } from './lite-family.js'
 import { liteKeypair } from './lite-keypair.js'
@@ -105,6 +105,31 @@ describe('extra disks', () => {
       assert.deepEqual(h.plan(disks, imported, { ...config, size: family.diskMinimum + 15 }).changed, [])
     })
   }
+
+  test('growing a disk whose create invoice is still unpaid (Pending) is refused at plan, naming size and the invoice, not by a 409 at apply; once paid, it is not', async () => {
+    const { h, vm } = await withVm(lite)
+    const disks = liteDisk(lite)
+    const config: ValueMap = { product_id: 60, cycle: 'm', lite_account_id: vm, pay_with_credit_card: false }
+    const outcome = await h.tryCreate(disks, config)
+    const disk = outcome.state as ValueMap
+    assert.equal(disk.status, 'Pending')
+    const plan = planResource(disks, disk, { ...config, size: 80 }, outcome.private)
+    const online = await checkPlanOnline(disks, disk, plan, h.session)
+    const issues = [...plan.diagnostics, ...online]
+    assert.ok(hasErrors(issues), `no error at plan: ${JSON.stringify(issues)}`)
+    const refused = online.find((d) => d.severity === 'error')
+    assert.deepEqual(refused?.path, ['size'])
+    assert.match(
+      `${refused?.summary} ${refused?.detail}`,
+      /lite_disk \d+ cannot be changed yet .*Pending until invoice \d+ is paid.*size cannot be changed now/,
+    )
+    const orders = ((await h.control('GET', '/orders')) as { total: number }).total
+    // Paid in the portal since: Pulumi plans from the saved outputs (still Pending), and the change goes ahead.
+    await h.control('POST', `/accounts/${String(disk.id)}/pay`)
+    h.emulator.advance(60_000)
+    assert.deepEqual(await checkPlanOnline(disks, disk, plan, h.session), [])
+    assert.equal(((await h.control('GET', '/orders')) as { total: number }).total, orders, 'nothing was ordered at plan')
+  })
 
   test('each upgrade of a disk is told the change it makes (from the size in state to the planned one) while it orders, so a second +10 GB is not the first one repeated', async () => {
     const { h, vm } = await withVm(lite)

@@ -16,7 +16,7 @@ import {
   type PlanCheckContext,
   type Pricing,
 } from '../core/index.js'
-import { digitsId } from './billing.js'
+import { awaitingPayment, digitsId } from './billing.js'
 import { cycleRule, isNotFound, keypairCheck, productOf, productRule, quoted, sizeRule } from './catalog-rules.js'
 import { type LiteFamily, lite } from './lite-family.js'
 import { finish, groups, inGroup, locate, otherFamilyVm, readVm, vmNoun } from './lite-vm-account.js'
@@ -191,6 +191,11 @@ export function liteVm(family: LiteFamily): AnyResource {
     },
     read: (ctx) => readVm(family, ctx, ctx.id, ctx.prior, ctx.importing),
     elsewhere: (ctx) => otherFamilyVm(family, ctx, ctx.id),
+    changesRefused: (ctx) =>
+      awaitingPayment(ctx.prior, vmNoun(family), async () => {
+        const { value } = await inGroup(family, ctx.client, ctx.prior, (api) => api.getVm(ctx.id, { signal: ctx.signal }))
+        return value
+      }),
     async delete(ctx) {
       await ownCall(inGroup(family, ctx.client, ctx.prior, (api) => api.deleteVm(ctx.id, { signal: ctx.signal })))
     },

@@ -14,12 +14,13 @@ import {
   type ListDeclaration,
   type ListFilter,
   type Observed,
+  type OperationContext,
   ownCall,
   type ReadContext,
   type ResumeContext,
   string,
 } from '../core/index.js'
-import { accountIdAttribute, keepAndWait, statusFilter, textRules, waitAgain } from './billing.js'
+import { accountIdAttribute, awaitingPayment, keepAndWait, statusFilter, textRules, waitAgain } from './billing.js'
 
 /**
  * What the payment flag's description says it pays for: `the order` of a resource ordered once, or
@@ -164,6 +165,9 @@ export function orderedAccount<X extends Attributes & Record<(typeof ORDER_TIME_
     finished: (observed: Observed<X>) => (observed as { status?: unknown }).status === 'Active',
     async read(ctx: ReadContext<Client, X>) {
       return unlessTerminated(await ownCall(calls.get(ctx.client, ctx.id, ctx.signal)), observe)
+    },
+    async changesRefused(ctx: OperationContext<Client> & { readonly id: string; readonly prior: Observed<X> }) {
+      return awaitingPayment(ctx.prior as { status?: unknown }, what, () => calls.get(ctx.client, ctx.id, ctx.signal))
     },
     async delete(ctx: DeleteContext<Client, X>) {
       await ownCall(calls.delete(ctx.client, ctx.id, ctx.signal))
