@@ -145,6 +145,30 @@ describe('Terraform actions: schema and checks', () => {
     assert.match(text(errors(stranger.diagnostics)), /no action provider_lite_vm_fly/)
   })
 
+  test('an id that is not an account id (a name, a composite id) is an error naming id at validate, and invoked anyway, an error on id, never "Provider bug"', async () => {
+    for (const id of ['abc', '100005:100004', '1e3']) {
+      const validated = await running.grpc.call(Provider.method.validateActionConfig, {
+        typeName: 'provider_baremetal_reset',
+        config: dynamic({ id }),
+      })
+      assert.equal(errors(validated.diagnostics).length, 1, `${id}: ${text(validated.diagnostics)}`)
+      const step = errors(validated.diagnostics)[0]?.attribute?.steps[0]?.selector
+      assert.deepEqual([step?.case, step?.value], ['attributeName', 'id'])
+      const events = await running.grpc.stream(Provider.method.invokeAction, {
+        actionType: 'provider_lite_vm_power',
+        config: dynamic({ id, state: 'stop' }),
+      })
+      const last = events.at(-1)
+      assert.equal(last?.type.case, 'completed')
+      const invoked = last.type.case === 'completed' ? last.type.value.diagnostics : []
+      assert.doesNotMatch(text(invoked), /bug in the provider/)
+      assert.deepEqual(
+        errors(invoked).map((d) => d.summary),
+        ['Invalid id'],
+      )
+    }
+  })
+
   test('PlanAction accepts an id not known yet, and warns that a rebuild is destructive', async () => {
     const power = await running.grpc.call(Provider.method.planAction, {
       actionType: 'provider_lite_vm_power',
@@ -194,6 +218,31 @@ describe('Terraform actions: invocation', () => {
     assert.deepEqual(completed(events), [])
     assert.deepEqual(await running.harness.mutations(), [`PUT /v1/lites/accounts/${vm}/vm-state/stop`])
     assert.equal((await running.harness.client.lites.getVmDetails(vm)).status, 'stopped')
+  })
+
+  test("PlanAction on an id no such object has (deleted, or another kind's account) is an error naming id", async () => {
+    const snapshot = await running.harness.client.lites.createSnapshot(vms[0] as string, { cycle: 'm' })
+    for (const id of ['999999', String(snapshot.account_id)]) {
+      const planned = await running.grpc.call(Provider.method.planAction, {
+        actionType: 'provider_lite_vm_power',
+        config: dynamic({ id, state: 'stop' }),
+      })
+      assert.deepEqual(
+        errors(planned.diagnostics).map((d) => d.summary),
+        ['Invalid id'],
+      )
+      assert.match(
+        text(planned.diagnostics),
+        new RegExp(`No provider_lite_vm has id ${id}: the service does not know it, or it was deleted`),
+      )
+      const step = errors(planned.diagnostics)[0]?.attribute?.steps[0]?.selector
+      assert.deepEqual([step?.case, step?.value], ['attributeName', 'id'])
+    }
+    const existing = await running.grpc.call(Provider.method.planAction, {
+      actionType: 'provider_lite_vm_power',
+      config: dynamic({ id: vms[0], state: 'stop' }),
+    })
+    assert.deepEqual(existing.diagnostics, [])
   })
 
   test('a failure is a completed event with the error naming the method and the object', async () => {

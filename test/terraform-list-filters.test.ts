@@ -74,6 +74,15 @@ describe('Terraform list filters', () => {
     assert.deepEqual(await harness.requests(), [], 'nothing was listed')
   })
 
+  test("a filter error points at the filter inside the list block's config block (path config.<filter>), so Terraform shows its line", async () => {
+    const validated = await grpc.call(Provider.method.validateListResourceConfig, {
+      typeName: 'provider_lite_vm',
+      config: config({ status: 'Terminated' }),
+    })
+    const steps = validated.diagnostics[0]?.attribute?.steps.map((s) => s.selector.value)
+    assert.deepEqual(steps, ['config', 'status'])
+  })
+
   test('an account id filter must be an id in digits', async () => {
     const validated = await grpc.call(Provider.method.validateListResourceConfig, {
       typeName: 'provider_lite_disk',

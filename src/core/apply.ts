@@ -609,7 +609,7 @@ export async function runMethod<C>(
   session: Session<C>,
   progress: (message: string) => void,
 ): Promise<{ readonly diagnostics: readonly Diagnostic[]; readonly cause?: unknown }> {
-  const issues = validateConfig(method.inputs, input, { requireInputs: true })
+  const issues = [...validateConfig(method.inputs, input, { requireInputs: true }), ...checkMethodId(definition, id)]
   if (hasErrors(issues)) return { diagnostics: issues }
   // What the service would refuse is refused before the call (a rebuild with an OS it does not offer).
   issues.push(...(await checkMethodOnline(method, id, input, session)))
@@ -956,6 +956,43 @@ async function checkUnverified<C>(definition: AnyResource, prior: ValueMap, plan
 }
 
 /**
+ * The id a method acts on, as the resource's import id reads it: an error naming `id` otherwise (empty,
+ * a name, another resource's composite id), before anything is called.
+ */
+export function checkMethodId(definition: AnyResource, id: string): Diagnostic[] {
+  const text = id.trim()
+  const parsed = text === '' ? { error: 'it is empty' } : definition.importId.parse(text)
+  if (!('error' in parsed)) return []
+  const { format, example } = definition.importId
+  return [
+    error('Invalid id', `id must be the id of the ${definition.name} to act on, written ${format} (e.g. ${example}): ${parsed.error}.`, [
+      'id',
+    ]),
+  ]
+}
+
+/**
+ * That the object a method would act on exists, checked while planning the method (a Terraform action):
+ * a read that finds it gone (a deleted object, another kind's id) is an error naming `id`. A read that
+ * fails says nothing: the method's own call finds out.
+ */
+export async function checkMethodTarget<C>(definition: AnyResource, id: string, session: Session<C>): Promise<Diagnostic[]> {
+  try {
+    if ((await definition.read({ ...contextFor(session, []), id, prior: null, importing: false })) !== null) return []
+  } catch (thrown) {
+    // Only its own call's not-found says gone (see ownCall); any other failure is no answer.
+    if (!isGone(thrown)) return []
+  }
+  return [
+    error(
+      'Invalid id',
+      `No ${definition.name} has id ${id}: the service does not know it, or it was deleted. id must be the id of an existing ${definition.name}.`,
+      ['id'],
+    ),
+  ]
+}
+
+/**
  * A method's checks against the service (see ResourceMethod.checks) for the arguments known so far;
  * an argument not known yet, or empty, is checked when the method runs. Read-only calls only.
  */
@@ -994,7 +1031,7 @@ async function runChecks<C>(
       diagnostics.push(
         warning(
           `Could not check ${skipped.join(', ')} before applying`,
-          `Asking the service which values ${skipped.join(', ')} may take failed: ${causeOf(thrown)} The service checks ${skipped.length === 1 ? 'it' : 'them'} when the change is applied.`,
+          `Asking the service which values ${skipped.join(', ')} may take failed: ${clauseOf(thrown)}. The service checks ${skipped.length === 1 ? 'it' : 'them'} when the change is applied.`,
           [attribute],
         ),
       )

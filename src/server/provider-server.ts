@@ -14,7 +14,9 @@ import {
   applyCreate,
   applyDelete,
   applyUpdate,
+  checkMethodId,
   checkMethodOnline,
+  checkMethodTarget,
   checkPlanOnline,
   containsUnknown,
   type DataOutcome,
@@ -441,12 +443,12 @@ export class ProviderServer {
     options: { readonly requireInputs: boolean; readonly session?: OpenSession },
   ): Promise<Diagnostic[]> {
     const issues = validateConfig(method.inputs, input, { requireInputs: options.requireInputs })
-    if (typeof id === 'string' && id.trim() === '') {
-      issues.push(error('Invalid id', `id must be the id of the ${definition.name} to act on; it is empty.`, ['id']))
-    }
-    const known = typeof id === 'string' && id.trim() !== ''
-    if (options.session !== undefined && this.isConfigured && !hasErrors(issues) && known) {
-      issues.push(...(await checkMethodOnline(method, id, input, options.session())))
+    if (typeof id !== 'string') return issues
+    issues.push(...checkMethodId(definition, id))
+    if (options.session !== undefined && this.isConfigured && !hasErrors(issues)) {
+      const session = options.session()
+      issues.push(...(await checkMethodTarget(definition, id, session)))
+      if (!hasErrors(issues)) issues.push(...(await checkMethodOnline(method, id, input, session)))
     }
     return issues
   }

@@ -174,6 +174,8 @@ describe('terraform query', { skip: hasQuery ? false : `${client.key} has no ter
       const { value: refused, log } = await e2e.emulator.effectsOf(() => other.run(['query', '-no-color']))
       assert.equal(refused.code, 1, describeRun(refused))
       assert.match(refused.stderr.replace(/\s+/g, ' '), /Error: Invalid status .*status must be one of "Active", "Pending", "Suspended"/)
+      // It points at the filter's own line in the config block, not at the list block's header.
+      assert.match(refused.stderr, /on status\.tfquery\.hcl line 4, in list "provider_baremetal" "servers":\n\s*4:\s+status = "running"/)
       assert.deepEqual(
         log.filter((e) => e.path.includes('/baremetals/accounts')).map((e) => `${e.method} ${e.path}`),
         [],
