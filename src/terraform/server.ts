@@ -105,6 +105,14 @@ export class TerraformServer {
     return this.server.types.render(list).map(toTfDiagnostic)
   }
 
+  /**
+   * The diagnostics of a `list` block's filters: the block writes them in a nested `config` block, so
+   * each path starts there, and Terraform shows the filter's own line rather than the block's header.
+   */
+  listDiagnostics(list: readonly Diagnostic[]): TfDiagnostic[] {
+    return this.diagnostics(list.map((d) => (d.path === undefined ? d : { ...d, path: ['config', ...d.path] })))
+  }
+
   /** The one catch of each RPC: whatever escaped the server is translated, never thrown at Terraform. */
   failed(rpc: string, thrown: unknown): TfDiagnostic[] {
     this.log.error(`${rpc} failed`, { error: messageOf(thrown) })

@@ -9,7 +9,6 @@ import type { CallContext } from '../../grpc/index.js'
 import { decode, encode } from '../dynamic-value.js'
 import type { ListResource_EventSchema, ListResource_Request } from '../gen/tfplugin6.10_pb.js'
 import type { TerraformServer } from '../server.js'
-import { inConfigBlock } from './validate-list-resource-config.js'
 
 type Event = MessageInitShape<typeof ListResource_EventSchema>
 
@@ -28,7 +27,7 @@ export async function listResource(
     events = tf.server.list(resource.definition, filters, () => tf.session(call.signal), limit)
     for await (const event of events) {
       if ('diagnostics' in event) {
-        await send({ diagnostic: tf.diagnostics(inConfigBlock(event.diagnostics)) })
+        await send({ diagnostic: tf.listDiagnostics(event.diagnostics) })
         continue
       }
       const { listed } = event
