@@ -5,8 +5,8 @@
 // client with actions only) are also invoked once, as their page says, between the apply and the plan.
 import assert from 'node:assert/strict'
 import { existsSync, readdirSync } from 'node:fs'
-import { readFile } from 'node:fs/promises'
-import { join } from 'node:path'
+import { mkdir, readFile, writeFile } from 'node:fs/promises'
+import { dirname, join } from 'node:path'
 import { describe, test } from 'node:test'
 import { describeRun, ROOT, terraformClient, Workspace } from '../support/e2e/harness.js'
 import { useEmulatorWorkspace } from '../support/e2e/suite.js'
@@ -32,6 +32,32 @@ function examples(): { kind: string; type: string; dir: string }[] {
 
 describe('examples apply against the emulator', () => {
   const e2e = useEmulatorWorkspace({ workspace: false, provisioningDelayMs: 100 })
+
+  test("quickstart: its tests/ pass under the client's test command, which leaves no account behind", { timeout: EXAMPLE_TIMEOUT_MS }, async () => {
+    await e2e.emulator.control('POST', '/reset')
+    const quickstart = join(EXAMPLES, 'quickstart')
+    const ws = await Workspace.create(e2e.emulator)
+    try {
+      for (const file of ['main.tf', 'outputs.tf', join('tests', 'quickstart.tftest.hcl')]) {
+        await mkdir(dirname(join(ws.dir, file)), { recursive: true })
+        await writeFile(join(ws.dir, file), await readFile(join(quickstart, file), 'utf8'))
+      }
+      await ws.init()
+      const run = await ws.run(['test', '-no-color'])
+      assert.equal(run.code, 0, describeRun(run))
+      assert.match(run.stdout, /run "orders_an_active_vm"\.\.\. pass/, describeRun(run))
+      assert.match(run.stdout, /Success! 1 passed, 0 failed\./, describeRun(run))
+      const live = (await e2e.emulator.accounts()).filter((a) => a.account.status !== 'Terminated')
+      assert.deepEqual(
+        live.map((a) => a.account.account_id),
+        [],
+        'the test destroyed what it made',
+      )
+      assert.deepEqual(await e2e.emulator.control('GET', '/keypairs'), [], 'its keypair too')
+    } finally {
+      await ws.cleanup()
+    }
+  })
 
   const all = examples()
   test('there are examples to run', () => assert.ok(all.length > 0, `no examples under ${EXAMPLES}`))
