@@ -72,6 +72,12 @@ export interface JournalEntry {
   readonly sentAt: number
   /** When the request was last sent again (a retry), when it was: its outcome may appear until that attempt's deadline. */
   lastAttemptAt?: number
+  /**
+   * The request timeout its last attempt was sent with: that attempt's deadline, after which (and the
+   * service's processing time) no account of its own can appear (Orders.outcomeDeadline). Absent in
+   * entries of older versions, where the reading run's own is taken.
+   */
+  requestTimeoutMs?: number
   state: JournalState
   accountId?: string
   orderId?: string

@@ -1022,7 +1022,7 @@ describe('order journal: owners, temporaries and settling', () => {
 
 describe('order journal: a service that ignores keys, stopped runs and runs of one engine (issue 25)', () => {
   /** A run stopped (Ctrl-C) while its create is in flight to a service that holds it: the entry stays `sent`. */
-  async function stoppedWhileSending(dir: string) {
+  async function stoppedWhileSending(dir: string, requestTimeoutMs?: number) {
     const killed = providerProcess()
     const run = frame()
     const stop = new AbortController()
@@ -1034,7 +1034,12 @@ describe('order journal: a service that ignores keys, stopped runs and runs of o
           throw new Error('connection closed')
         },
       ],
-      { journalDirectory: dir, operation: () => run.value, journalOptions: killed.journalOptions },
+      {
+        journalDirectory: dir,
+        operation: () => run.value,
+        journalOptions: killed.journalOptions,
+        ...(requestTimeoutMs ? { requestTimeoutMs } : {}),
+      },
     )
     await assert.rejects(first.client.lites.createVm(VM_BODY, { signal: stop.signal }))
     killed.kill()
@@ -1078,6 +1083,22 @@ describe('order journal: a service that ignores keys, stopped runs and runs of o
     assert.equal(posts(second.requests).length, 0, 'never a blind re-send')
     // It looked until the request's deadline (30 s) and the service's processing time (60 s) had passed.
     assert.ok(second.clock.now() - 1_000_000 >= 90_000, String(second.clock.now()))
+  })
+
+  test('a stopped run that sent its order with a longer request timeout than this run has: its account is waited for until that timeout and 60 s have passed', async () => {
+    const dir = journal()
+    await stoppedWhileSending(dir, 300_000)
+    const run = frame()
+    // The service made the account 200 s after the order left: within the stopped run's own 300 s.
+    const made = vmAccount('100042', 'web', new Date(1_200_000).toISOString().slice(0, 19).replace('T', ' '))
+    const listing = () => ok(second.clock.now() - 1_000_000 >= 200_000 ? [made] : [])
+    const second = testClient([unconfirmed, ...Array.from({ length: 200 }, () => listing)], {
+      journalDirectory: dir,
+      operation: () => run.value,
+      journalOptions: providerProcess().journalOptions,
+    })
+    assert.equal((await second.client.lites.createVm(VM_BODY)).account_id, '100042')
+    assert.equal(posts(second.requests).length, 0, 'no second order')
   })
 
   test('an account a stopped run ordered and never handed over is named by every later run until a state names it', async () => {

@@ -321,12 +321,14 @@ export class OrderJournal {
       shows,
       showsFields,
       lists,
+      requestTimeoutMs,
     }: {
       readonly creates?: boolean
       readonly existing?: readonly string[] | undefined
       readonly shows?: string | undefined
       readonly showsFields?: readonly string[] | undefined
       readonly lists?: string | undefined
+      readonly requestTimeoutMs?: number | undefined
     } = {},
   ): Promise<JournalEntry> {
     this.refuseBesideUnreadable(method, path)
@@ -347,6 +349,7 @@ export class OrderJournal {
       ...(shows !== undefined ? { shows } : {}),
       ...(showsFields !== undefined ? { showsFields: [...showsFields] } : {}),
       ...(lists !== undefined ? { lists } : {}),
+      ...(requestTimeoutMs !== undefined ? { requestTimeoutMs } : {}),
     }
     this.held.add(entry.id)
     // On disk before the request leaves: a power loss must not lose what may become a paid order.

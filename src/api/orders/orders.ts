@@ -387,6 +387,7 @@ export class Orders {
           shows: options?.reconcile?.shows,
           showsFields: options?.reconcile?.showsFields,
           lists: options?.reconcile?.listPath,
+          requestTimeoutMs: this.options.requestTimeoutMs,
         }))
       // Without an operation, the call itself is what hands the outcome over.
       if (frame) frame.onFinish(() => journal.deliver(held))
@@ -590,9 +591,13 @@ export class Orders {
     }
   }
 
-  /** Until when an order sent without an answer may still make an account: its last attempt's deadline, plus the service's processing time. */
+  /**
+   * Until when an order sent without an answer may still make an account: its last attempt's deadline
+   * (the request timeout that attempt was sent with, not this run's), plus the service's processing time.
+   */
   private outcomeDeadline(entry: JournalEntry): number {
-    return (entry.lastAttemptAt ?? entry.sentAt) + this.options.requestTimeoutMs + SERVICE_PROCESSING_MS
+    const timeout = entry.requestTimeoutMs ?? this.options.requestTimeoutMs
+    return (entry.lastAttemptAt ?? entry.sentAt) + timeout + SERVICE_PROCESSING_MS
   }
 
   /**
@@ -1097,6 +1102,7 @@ export class Orders {
       if (entry && attempt > 1) {
         // A retry moves the time by which the order's outcome is known (see awaitEarlierOutcome).
         entry.lastAttemptAt = options.now()
+        entry.requestTimeoutMs = options.requestTimeoutMs
         await this.record(entry)
       }
       const attemptSentAt = options.now()
