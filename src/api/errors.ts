@@ -112,6 +112,8 @@ export class TransportError extends Error {
 
   /** Cancelled after the request had left: the service may have received it, and processed it. */
   readonly afterSending: boolean
+  /** What every attempt of a request that was asked again got, when it was given up (see the transport). */
+  history: string | undefined
 
   constructor(reason: TransportFailure, text: string, context: RequestContext, options?: { cause?: unknown; afterSending?: boolean }) {
     super('', options)
@@ -150,7 +152,8 @@ export class TransportError extends Error {
         : this.refused
           ? ''
           : ' The request may have been processed anyway.'
-    return `${withIds(this.text, this)}${unknown}`
+    const history = this.history === undefined ? '' : ` ${this.history}.`
+    return `${withIds(this.text, this)}${unknown}${history}`
   }
 
   refreshMessage(): void {

@@ -303,7 +303,7 @@ describe('retries', () => {
     const started = Date.now()
     const error = await rejects(client.lites.renameVm('1', { name: 'abcdef' }), TransportError)
     assert.equal(error.reason, 'timeout')
-    assert.match(error.message, /no answer within 1000ms/)
+    assert.match(error.message, /no answer within 1s \(the operation's timeout\)/)
     assert.ok(Date.now() - started < 30_000, 'aborted at the deadline')
   })
 
@@ -414,6 +414,12 @@ describe('retries', () => {
     assert.equal(error.reason, 'timeout')
     assert.equal(requests.length, 4, 'a GET is asked again after a timeout, as after any transport failure (backend-api 1.10)')
     assert.ok(requests.every((r) => r.signal.aborted))
+    // The message says it was every attempt, not one slow call, and what to do.
+    assert.match(
+      error.message,
+      /no answer within 5ms \(request_timeout\) \(account 1\)\. None of 4 attempts over \S+ was answered; the request was given up\./,
+    )
+    assert.match(error.message, /raise request_timeout if it is only slow\.$/)
     const slowOnce = testClient([hang, ok(VM)], { requestTimeoutMs: 5 })
     assert.equal((await slowOnce.client.lites.getVm('1')).account_id, String(VM.account_id), 'one slow answer is no failure')
   })

@@ -171,11 +171,12 @@ export class Transport {
       let delayMs: number
       if (outcome.kind === 'transport') {
         failures++
-        if (outcome.error.reason === 'cancelled' || !mayRetryFailure || failures >= options.maxAttempts) throw outcome.error
+        if (outcome.error.reason === 'cancelled' || !mayRetryFailure) throw outcome.error
+        if (failures >= options.maxAttempts) throw this.unanswered(outcome.error, failures, started)
         // A read that got no answer (a timeout, a reset) is asked again, as any transport failure of a
         // GET is (backend-api 1.10), within the attempts and the operation's time.
         delayMs = this.backoff(failures)
-        if (options.now() + delayMs >= deadline) throw outcome.error
+        if (options.now() + delayMs >= deadline) throw this.unanswered(outcome.error, failures, started)
       } else {
         const { error } = outcome
         const asked = this.askedToWait(outcome, refusals + 1)
@@ -214,6 +215,19 @@ export class Transport {
       })
       await this.pause(delayMs, spec.signal, context)
     }
+  }
+
+  /**
+   * The last failure of a request that got no answer to any of its attempts, with how many and over how
+   * long: not one slow call but a service that does not answer (or a request timeout shorter than it needs).
+   */
+  private unanswered(error: TransportError, failures: number, started: number): TransportError {
+    if (failures < 2) return error
+    error.history =
+      `None of ${failures} attempts over ${formatDuration(this.options.now() - started)} was answered; the request was given up. ` +
+      'The service is not answering: try again later, check its status, or raise request_timeout if it is only slow'
+    error.refreshMessage()
+    return error
   }
 
   /** The last 5xx of a request that was asked again, with what every attempt got: the service is failing, not this one call. */
@@ -365,7 +379,12 @@ export class Transport {
       let failure: TransportError
       if (spec.signal?.aborted) failure = cancelled(context, spec.signal, true)
       else if (timedOut) {
-        failure = new TransportError('timeout', `no answer within ${timeoutMs}ms`, { ...context }, { cause: error })
+        failure = new TransportError(
+          'timeout',
+          `no answer within ${formatDuration(timeoutMs)} (${limit})`,
+          { ...context },
+          { cause: error },
+        )
       } else {
         failure = new TransportError('network', this.scrub(describeCause(error), spec), { ...context }, { cause: error })
       }
