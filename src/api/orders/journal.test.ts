@@ -266,43 +266,55 @@ describe('order journal', () => {
     assert.equal(requests.filter((r) => r.method === 'POST').length, 1)
   })
 
-  test('a service that does not echo keys, a 502 that made no account, and a create timeout of an hour: listed for the request timeout and 60 s, not the hour; the next run adopts an account that came late', async () => {
-    const dir = journal()
-    const proc = providerProcess()
+  test('a service that does not echo keys, a 502, and an account the service makes only 120 s later: listed until it comes (the create timeout is an hour), with progress, and adopted; nothing ordered again', async () => {
     const op = frame(undefined, 3_600_000)
-    const listings = Array.from({ length: 200 }, () => ok([]))
-    const first = testClient([ok([]), fail(502, 'Bad Gateway'), unconfirmed, ...listings], {
-      journalDirectory: dir,
+    let sentAt = 0
+    const made = () => vmAccount('100042', 'web', new Date(sentAt + 120_000).toISOString().slice(0, 19).replace('T', ' '))
+    const listing = () => ok(first.clock.now() - sentAt >= 120_000 ? [made()] : [])
+    const first = testClient([ok([]), fail(502, 'Bad Gateway'), unconfirmed, ...Array.from({ length: 60 }, () => listing)], {
+      journalDirectory: journal(),
       operation: () => op.value,
-      journalOptions: proc.journalOptions,
+      journalOptions: providerProcess().journalOptions,
     })
-    const sentAt = first.clock.now()
-    const error = await first.client.lites.createVm(VM_BODY).then(
-      () => assert.fail('adopted an account that never came'),
+    sentAt = first.clock.now()
+    assert.equal((await first.client.lites.createVm(VM_BODY)).account_id, '100042')
+    assert.equal(posts(first.requests).length, 1)
+    const progress = first.logs.filter((l) => l.level === 'warn' && /listing the accounts for the one it made/.test(l.message))
+    assert.ok(progress.length >= 2, `progress while listing: ${progress.length}`)
+    assert.match(progress[0]?.message ?? '', new RegExp(`until ${new Date(sentAt + 3_600_000).toISOString()}, the operation's deadline`))
+  })
+
+  test('a 502 whose account the service makes 120 s after the order, with a create timeout of an hour: no second order when the next apply runs from a fresh workspace (CI, journal lost)', async () => {
+    const op = frame(undefined, 3_600_000)
+    let sentAt = 0
+    const made = () => vmAccount('100042', 'web', new Date(sentAt + 120_000).toISOString().slice(0, 19).replace('T', ' '))
+    const listing = () => ok(first.clock.now() - sentAt >= 120_000 ? [made()] : [])
+    const first = testClient([ok([]), fail(502, 'Bad Gateway'), unconfirmed, ...Array.from({ length: 400 }, () => listing)], {
+      journalDirectory: journal(),
+      operation: () => op.value,
+      journalOptions: providerProcess().journalOptions,
+    })
+    sentAt = first.clock.now()
+    const outcome = await first.client.lites.createVm(VM_BODY).then(
+      (order) => order,
       (e: unknown) => e,
     )
-    assert.ok(error instanceof OrderUnresolvedError, String(error))
-    const waited = first.clock.now() - sentAt
-    // The client's default request timeout is 30 s: the last look is at 90 s, not at 3,600 s.
-    assert.equal(waited, 90_000)
-    assert.match(error.message, new RegExp(`No new matching account appeared by ${new Date(sentAt + 90_000).toISOString()}`))
-    assert.match(error.message, /a slow service may still make one/)
-    assert.match(error.message, /checks it before ordering again and does not place a second order/)
-    const lists = first.requests.filter((r) => r.method === 'GET').length
-    assert.ok(lists <= 20, `${lists} listings`)
     await op.finish()
-    proc.kill()
-    // The service made the account after all, later than it should have: the next run adopts it and orders nothing.
-    const made = vmAccount('100042', 'web', new Date(sentAt + 120_000).toISOString().slice(0, 19).replace('T', ' '))
-    const next = frame(undefined, 3_600_000)
-    const second = testClient([unconfirmed, ok([made])], {
-      journalDirectory: dir,
-      operation: () => next.value,
-      journalOptions: providerProcess().journalOptions,
-      now: () => sentAt + 600_000,
-    })
-    assert.equal((await second.client.lites.createVm(VM_BODY)).account_id, '100042')
-    assert.equal(posts([...first.requests, ...second.requests]).length, 1)
+    const requests = [...first.requests]
+    if (outcome instanceof Error) {
+      // The first apply gave up (it said a slow service may still make one). A fresh CI workspace applies
+      // again 100 s after the order: the account is not listed yet, and arrives 20 s later.
+      const next = frame(undefined, 3_600_000)
+      const second = testClient([ok([]), ok({ order_id: '500018', account_id: '100043' }), unconfirmed], {
+        journalDirectory: journal(),
+        operation: () => next.value,
+        journalOptions: providerProcess().journalOptions,
+        now: () => sentAt + 100_000,
+      })
+      await second.client.lites.createVm(VM_BODY).catch(() => undefined)
+      requests.push(...second.requests)
+    } else assert.equal((outcome as { account_id: string }).account_id, '100042')
+    assert.equal(posts(requests).length, 1, 'two VMs ordered for one resource: the first apply stopped listing at 90 s of its hour')
   })
 
   test('a service that does not echo keys and whose clock is a minute behind ours: after a 502 the single new match is still adopted', async () => {

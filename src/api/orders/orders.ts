@@ -1099,13 +1099,12 @@ export class Orders {
     }
     let failures = 0
     for (let attempt = 1; ; attempt++) {
-      if (entry && attempt > 1) {
-        // A retry moves the time by which the order's outcome is known (see awaitEarlierOutcome).
+      if (entry && (attempt > 1 || !firstSend)) {
+        // A retry, or an earlier run's order sent again, moves the time by which its outcome is known (see awaitEarlierOutcome).
         entry.lastAttemptAt = options.now()
         entry.requestTimeoutMs = options.requestTimeoutMs
         await this.record(entry)
       }
-      const attemptSentAt = options.now()
       const outcome = await this.http.attempt(sendUnstopped(spec), context, failures + 1, deadline)
       if (outcome.kind !== 'transport' && outcome.echoed) {
         this.echoed = true
@@ -1153,18 +1152,7 @@ export class Orders {
             )
           }
           const sentAt = entry?.sentAt ?? options.now() - options.requestTimeoutMs * failures
-          const adopted = await this.reconcileUntil(
-            entry,
-            sentAt,
-            key,
-            context,
-            reconcile,
-            attemptSentAt,
-            deadline,
-            spec.signal,
-            unresolved,
-            error,
-          )
+          const adopted = await this.reconcileUntil(entry, sentAt, key, context, reconcile, deadline, spec.signal, unresolved, error)
           return adopted as T
         }
         delayMs = Math.min(this.http.backoff(failures), ORDER_BACKOFF_CAP_MS)
@@ -1220,12 +1208,11 @@ export class Orders {
   }
 
   /**
-   * After an ambiguous failure: list until the order's account shows up, or until it no longer can. An
-   * order makes its account when the service processes it, so the listing stops once the request's own
-   * deadline (the request timeout after the attempt was sent) and the service's processing time have
-   * passed, as awaitEarlierOutcome does for a killed run's order, or at the operation's deadline if that
-   * comes first: a create timeout of an hour is no reason to list for an hour for an account that a
-   * request which processed nothing never makes.
+   * After an ambiguous failure: list until the order's account shows up, or the operation's deadline
+   * passes. Not less: when a service may take to make the account after a gateway gave up on it is
+   * not known, and a run that stopped earlier would be re-run, perhaps from a fresh workspace whose
+   * listing does not show the account yet: a second order. A progress message every 10 s says what it
+   * waits for and until when.
    */
   private async reconcileUntil(
     entry: JournalEntry | undefined,
@@ -1233,19 +1220,14 @@ export class Orders {
     key: string,
     context: RequestContext,
     reconcile: Reconcile,
-    attemptSentAt: number,
-    operationEnds: number,
+    deadline: number,
     signal: AbortSignal | undefined,
     unresolved: (why: string, cause?: unknown) => OrderUnresolvedError,
     cause: Error,
   ): Promise<Order> {
-    const outcomeBy = attemptSentAt + this.options.requestTimeoutMs + SERVICE_PROCESSING_MS
-    const deadline = Math.min(outcomeBy, operationEnds)
-    const until =
-      outcomeBy < operationEnds
-        ? `by ${new Date(outcomeBy).toISOString()} (the request timeout after it was sent, and ` +
-          `${SERVICE_PROCESSING_MS / 1000} s more for the service to process it); a slow service may still make one.`
-        : "before the operation's deadline."
+    const { log, now } = this.options
+    const started = now()
+    let reported = -Infinity
     for (let round = 1; ; round++) {
       let adopted: Order | undefined
       try {
@@ -1259,10 +1241,20 @@ export class Orders {
         )
       }
       if (adopted !== undefined) return adopted
-      const left = deadline - this.options.now()
+      const left = deadline - now()
       // Bounded by the clock (the last look is at the deadline) and, should the clock stand still, by the number of looks.
       if (left <= 0 || round >= MAX_OUTCOME_LOOKS) {
-        throw unresolved(`${sentence(cause.message)} No new matching account appeared ${until}`, cause)
+        throw unresolved(`${sentence(cause.message)} No new matching account appeared before the operation's deadline.`, cause)
+      }
+      if (now() - reported >= OUTCOME_REPORT_MS) {
+        reported = now()
+        log(
+          'warn',
+          `${context.method} ${context.path}: no clear answer, and this service does not confirm Idempotency-Keys, so it is not ` +
+            `sent again; listing the accounts for the one it made (${Math.round((now() - started) / 1000)} s, until ` +
+            `${new Date(deadline).toISOString()}, the operation's deadline)`,
+          { idempotency_key: key },
+        )
       }
       await this.http.pause(Math.min(this.http.backoff(round), ORDER_BACKOFF_CAP_MS, left), signal, context)
     }
