@@ -233,7 +233,9 @@ describe('Terraform actions: invocation', () => {
       )
       assert.match(
         text(planned.diagnostics),
-        new RegExp(`No provider_lite_vm has id ${id}: the service does not know it, or it was deleted`),
+        new RegExp(
+          `No provider_lite_vm has id ${id}: it was deleted, or the id is another kind's\\. id must be the id of an existing provider_lite_vm\\.`,
+        ),
       )
       const step = errors(planned.diagnostics)[0]?.attribute?.steps[0]?.selector
       assert.deepEqual([step?.case, step?.value], ['attributeName', 'id'])

@@ -890,11 +890,16 @@ export async function checkPlanOnline<C>(
 /**
  * An in-place change of an object the service takes no change of now (ResourceDefinition.changesRefused):
  * refused at plan, naming why and what to do, rather than priced and then refused by the service at
- * apply. A read that fails says nothing: the apply finds out as it always did.
+ * apply. Only the steps that will call the service count: not one that only records a value (a
+ * trigger emptied), nor a cosmetic one the service takes anyway (a rename). A read that fails says
+ * nothing: the apply finds out as it always did.
  */
 async function checkRefused<C>(definition: AnyResource, prior: ValueMap, plan: Plan, session: Session<C>): Promise<Diagnostic[]> {
-  const inPlace = plan.changed.filter((name) => definition.updates.some((step) => step.attributes.includes(name)))
-  if (inPlace.length === 0 || definition.changesRefused === undefined) return []
+  if (definition.changesRefused === undefined) return []
+  const inPlace = stepsToRun(definition, prior, plan.planned)
+    .filter((step) => !step.recordOnly && definition.updates[step.index]?.cosmetic !== true)
+    .flatMap((step) => step.attributes)
+  if (inPlace.length === 0) return []
   const id = String(prior.id)
   let why: string | undefined
   try {
@@ -977,8 +982,9 @@ export function checkMethodId(definition: AnyResource, id: string): Diagnostic[]
  * fails says nothing: the method's own call finds out.
  */
 export async function checkMethodTarget<C>(definition: AnyResource, id: string, session: Session<C>): Promise<Diagnostic[]> {
+  const context = contextFor(session, [])
   try {
-    if ((await definition.read({ ...contextFor(session, []), id, prior: null, importing: false })) !== null) return []
+    if ((await definition.read({ ...context, id, prior: null, importing: false })) !== null) return []
   } catch (thrown) {
     // Only its own call's not-found says gone (see ownCall); any other failure is no answer.
     if (!isGone(thrown)) return []
@@ -986,7 +992,7 @@ export async function checkMethodTarget<C>(definition: AnyResource, id: string, 
   return [
     error(
       'Invalid id',
-      `No ${definition.name} has id ${id}: the service does not know it, or it was deleted. id must be the id of an existing ${definition.name}.`,
+      `No ${definition.name} has id ${id}: it was deleted, or the id is another kind's. id must be the id of an existing ${definition.name}.`,
       ['id'],
     ),
   ]

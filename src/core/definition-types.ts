@@ -183,6 +183,11 @@ export interface UpdateStep<C, A extends Attributes> {
   readonly affects?: readonly (keyof A & string)[]
   /** What the step orders when it is a paid upgrade, priced at plan time (`max_order_total`, the plan's price). */
   readonly price?: Pricing<PlanCheckContext<C, A>>
+  /**
+   * A change the service takes even while it refuses every other one (see ResourceDefinition.changesRefused):
+   * a rename or a label, which the service's status rules allow on a Pending account.
+   */
+  readonly cosmetic?: boolean
   apply(ctx: StepContext<C, A>): Promise<Observed<A> | undefined>
 }
 
@@ -339,11 +344,11 @@ export interface ResourceDefinition<C, A extends Attributes> {
    */
   elsewhere?(ctx: OperationContext<C> & { readonly id: string }): Promise<string | undefined>
   /**
-   * Why the service refuses every change to the object now (an account that stays Pending until its
-   * invoice is paid), as a read of it shows it; undefined when it takes changes. Asked at plan for an
-   * in-place change only; it reads only where the recorded state suggests so, and a plan that read the
-   * object already (Terraform's refresh) or not (Pulumi's saved outputs, an invoice paid since) ends
-   * the same: it refuses only what the service refuses.
+   * Why the service refuses changes to the object now (an account that stays Pending until its invoice
+   * is paid), as a read of it shows it; undefined when it takes them. Asked at plan for an in-place step
+   * that calls the service and is not `cosmetic`; it reads only where the recorded state suggests so,
+   * and a plan that read the object already (Terraform's refresh) or not (Pulumi's saved outputs, an
+   * invoice paid since) ends the same: it refuses only what the service refuses.
    */
   changesRefused?(ctx: OperationContext<C> & { readonly id: string; readonly prior: State<A> }): Promise<string | undefined>
   /** Its own call goes through `ownCall`: only that call's 404 or 410 means the object was already deleted. */

@@ -594,3 +594,15 @@ describe('fault paths and the clock', () => {
     } else assert.equal(moved.status, 422)
   })
 })
+
+describe('the console itself, as a browser may send its calls', () => {
+  // The console is served with `Referrer-Policy: no-referrer` (console/serve.ts). A browser that applies it
+  // to the page's own POST sends `Origin: null`; `Sec-Fetch-Site: same-origin` (which no page can forge)
+  // still says the call came from the console's own origin.
+  test('a same-origin change with Origin: null (the console under no-referrer) is taken', async () => {
+    const c = setup()
+    const headers = { origin: 'null', host: '127.0.0.1:8080', 'sec-fetch-site': 'same-origin' }
+    const reply = await c.request('POST', '/_emulator/faults', { body: { path: '/**', status: 503 }, headers })
+    assert.equal(reply.status, 200, `the console's own change was refused: ${JSON.stringify(reply.body)}`)
+  })
+})

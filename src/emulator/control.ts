@@ -491,7 +491,9 @@ function foreignPage(method: string, request: EmulatorRequest, url: URL): string
   const site = request.headers.get('sec-fetch-site')
   const origin = request.headers.get('origin')
   const host = request.headers.get('host') ?? url.host
-  const sameOrigin = origin === null || origin === `${url.protocol}//${host}`
+  // A page under `Referrer-Policy: no-referrer` (the console's) may send `Origin: null`; then the
+  // browser's own `Sec-Fetch-Site`, which no page can set, says whether it is same-origin.
+  const sameOrigin = origin === null || origin === `${url.protocol}//${host}` || (origin === 'null' && site === 'same-origin')
   if (sameOrigin && (site === null || site === 'same-origin' || site === 'none')) return undefined
   return (
     `the control API takes changes only from its own console, curl or a script: this ${method} came from a page of ` +

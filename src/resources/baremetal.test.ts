@@ -380,3 +380,34 @@ describe('Metal lookups', () => {
     ])
   })
 })
+
+describe('an unpaid (Pending) Metal server at plan', () => {
+  test('a new label (a cosmetic update the service takes while Pending), or emptying rebuild_os ("an empty one fires nothing"), is not refused at plan', async () => {
+    const h = new Harness()
+    const key = await h.create(keypair, { name: 'metal-key' })
+    const config: ValueMap = {
+      product_id: 301,
+      cycle: 'm',
+      keypair_id: key.keypair_id ?? null,
+      label: 'db-primary',
+      rebuild_os: 'ubuntu-22',
+      pay_with_credit_card: false,
+    }
+    const created = await h.tryCreate(server, config)
+    const state = created.state as ValueMap
+    assert.equal(state.status, 'Pending')
+    const refused: string[] = []
+    for (const change of [{ label: 'db-renamed' }, { rebuild_os: '' }] as ValueMap[]) {
+      const plan = h.plan(server, state, { ...config, ...change }, created.private)
+      const online = await checkPlanOnline(server, state, plan, h.session)
+      for (const d of online.filter((d) => d.severity === 'error')) refused.push(`${JSON.stringify(change)}: ${d.summary}: ${d.detail}`)
+    }
+    assert.deepEqual(refused, [], 'refused at plan though the service takes it (label) or nothing is sent (a cleared trigger)')
+    // The service does take the label while Pending.
+    const relabelled = await h.update(server, state, { ...config, label: 'db-renamed' }, created.private)
+    assert.deepEqual(
+      relabelled.diagnostics.filter((d) => d.severity === 'error'),
+      [],
+    )
+  })
+})

@@ -153,6 +153,8 @@ export const baremetal = defineResource<Client, typeof attributes>({
     {
       attributes: ['label'],
       affects: ['raw'],
+      // The service takes a label on a Pending account (its status rules): no unpaid invoice refuses it.
+      cosmetic: true,
       async apply(ctx) {
         await ctx.client.baremetals.setLabel(ctx.id, { label: ctx.input.label ?? '' }, { signal: ctx.signal })
         return undefined

@@ -188,3 +188,38 @@ describe('extra disks', () => {
     assert.deepEqual(plan.diagnostics, [])
   })
 })
+
+describe('a Pending Lite VM at plan: what the service takes while Pending', () => {
+  test('renaming a Lite VM whose create invoice is unpaid (Pending) is not refused at plan: the service takes a rename while Pending (backend-api §2.4, cosmetic updates)', async () => {
+    const h = new Harness()
+    const key = await h.create(liteKeypair(lite), { name: 'deploy-key' })
+    const vms = liteVm(lite)
+    const config: ValueMap = {
+      product_id: 101,
+      cycle: 'm',
+      select_os: 'Debian-12',
+      keypair_id: key.keypair_id ?? null,
+      ssh_and_console_user: 'deployer',
+      console_password: 'S3cretPass9',
+      vm_name: 'first-name',
+      pay_with_credit_card: false,
+    }
+    const outcome = await h.tryCreate(vms, config)
+    const vm = outcome.state as ValueMap
+    assert.equal(vm.status, 'Pending')
+    const plan = planResource(vms, vm, { ...config, vm_name: 'second-name' }, outcome.private)
+    assert.deepEqual(plan.changed, ['vm_name'])
+    const online = await checkPlanOnline(vms, vm, plan, h.session)
+    assert.deepEqual(
+      online.filter((d) => d.severity === 'error').map((d) => `${d.summary}: ${d.detail}`),
+      [],
+      'a rename the service accepts while Pending is refused at plan',
+    )
+    // The service does take it: the same update applied without the plan check succeeds.
+    const renamed = await h.update(vms, vm, { ...config, vm_name: 'second-name' }, outcome.private)
+    assert.deepEqual(
+      renamed.diagnostics.filter((d) => d.severity === 'error'),
+      [],
+    )
+  })
+})

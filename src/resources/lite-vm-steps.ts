@@ -55,7 +55,8 @@ const migration: Affected = [...packageChange, 'region', 'region_label', 'billin
 export function vmSteps(family: LiteFamily): Step[] {
   return [
     // `affects`: what a plan shows as unknown; a rename or a key change touches no figure or invoice.
-    { attributes: ['vm_name'], affects: ['raw'], apply: (ctx) => rename(family, ctx) },
+    // The service takes a rename on a Pending account (its status rules): no unpaid invoice refuses it.
+    { attributes: ['vm_name'], affects: ['raw'], cosmetic: true, apply: (ctx) => rename(family, ctx) },
     { attributes: ['keypair_id'], affects: ['raw'], apply: (ctx) => changeKeypair(family, ctx) },
     {
       attributes: ['product_id'],

@@ -110,7 +110,7 @@ export class TerraformServer {
    * each path starts there, and Terraform shows the filter's own line rather than the block's header.
    */
   listDiagnostics(list: readonly Diagnostic[]): TfDiagnostic[] {
-    return this.diagnostics(list.map((d) => (d.path === undefined ? d : { ...d, path: ['config', ...d.path] })))
+    return this.diagnostics(list.map((d) => (d.path === undefined || d.path.length === 0 ? d : { ...d, path: ['config', ...d.path] })))
   }
 
   /** The one catch of each RPC: whatever escaped the server is translated, never thrown at Terraform. */

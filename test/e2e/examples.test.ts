@@ -33,7 +33,9 @@ function examples(): { kind: string; type: string; dir: string }[] {
 describe('examples apply against the emulator', () => {
   const e2e = useEmulatorWorkspace({ workspace: false, provisioningDelayMs: 100 })
 
-  test("quickstart: its tests/ pass under the client's test command, which leaves no account behind", { timeout: EXAMPLE_TIMEOUT_MS }, async () => {
+  test("quickstart: its tests/ pass under the client's test command, which leaves no account behind", {
+    timeout: EXAMPLE_TIMEOUT_MS,
+  }, async () => {
     await e2e.emulator.control('POST', '/reset')
     const quickstart = join(EXAMPLES, 'quickstart')
     const ws = await Workspace.create(e2e.emulator)
