@@ -1113,6 +1113,25 @@ describe('order journal: a service that ignores keys, stopped runs and runs of o
     assert.equal(posts(second.requests).length, 0, 'no second order')
   })
 
+  test("an earlier run's order sent again by this run records this attempt's time and request timeout, which bound its outcome from then on", async () => {
+    const dir = journal()
+    await stoppedWhileSending(dir, 300_000)
+    const run = frame()
+    // The service echoes keys now: the order is sent again with its key, and gets no clear answer.
+    const second = testClient([echoing(200, {}), ...Array.from({ length: 8 }, () => fail(502, 'Bad Gateway'))], {
+      journalDirectory: dir,
+      operation: () => run.value,
+      journalOptions: providerProcess().journalOptions,
+      now: () => 5_000_000,
+    })
+    await assert.rejects(second.client.lites.createVm(VM_BODY), OrderUnresolvedError)
+    const [entry] = readdirSync(dir)
+      .filter((f) => f.endsWith('.json'))
+      .map((f) => JSON.parse(readFileSync(join(dir, f), 'utf8')))
+    assert.equal(entry.lastAttemptAt, 5_000_000)
+    assert.equal(entry.requestTimeoutMs, 30_000)
+  })
+
   test('an account a stopped run ordered and never handed over is named by every later run until a state names it', async () => {
     const dir = journal()
     const killed = providerProcess()
