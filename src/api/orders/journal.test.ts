@@ -1123,6 +1123,8 @@ describe('order journal: a service that ignores keys, stopped runs and runs of o
       operation: () => run.value,
       journalOptions: providerProcess().journalOptions,
       now: () => 5_000_000,
+      // One attempt: no retry of this run moves the times; only the resend itself can.
+      maxAttempts: 1,
     })
     await assert.rejects(second.client.lites.createVm(VM_BODY), OrderUnresolvedError)
     const [entry] = readdirSync(dir)
