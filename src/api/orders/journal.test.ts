@@ -1023,6 +1023,8 @@ describe('order journal: owners, temporaries and settling', () => {
         assert.ok(error instanceof UnrecordedMatchError, String(error))
         assert.deepEqual([...error.candidates], ['100042'])
         assert.match(error.message, /PROVIDER_ALLOW_UNRECORDED_MATCH=1/)
+        // Pulumi's way there too: an interrupted or cancelled update of the stack that still runs and saves it.
+        assert.match(error.message, /In Pulumi, an update of this stack that was interrupted \(or cancelled with pulumi cancel\) may still be running/)
         assert.equal(posts(second.requests).length, 0)
       } else {
         // `terraform state rm` after a plan named it, `-replace`, another workspace; or the account was deleted since.

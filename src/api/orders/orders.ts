@@ -704,9 +704,11 @@ export class Orders {
           'Terraform closes the provider, and only now and then before, so a run killed meanwhile loses it), and ordering again ' +
           'would be a second order; taking it over could put one account in two states. If the state holds it (terraform state ' +
           'list) and only a run with -target or -exclude followed, which reads no other resource, run terraform plan once ' +
-          'without them: it reads the state, and the next apply orders. If the state lost it, import it by its id (terraform ' +
-          'import <address> <id>, or pulumi import). If you removed it from the state on purpose, apply again ' +
-          'with PROVIDER_ALLOW_UNRECORDED_MATCH=1 in the environment to order a new one.',
+          'without them: it reads the state, and the next apply orders. In Pulumi, an update of this stack that was ' +
+          'interrupted (or cancelled with pulumi cancel) may still be running and save it: let it end, then run pulumi ' +
+          'refresh. If the state lost it, import it by its id (terraform import <address> <id>, or pulumi import). If you ' +
+          'removed it from the state on purpose, apply again with PROVIDER_ALLOW_UNRECORDED_MATCH=1 in the environment to ' +
+          'order a new one.',
         { context, idempotencyKey: '', candidates: lost },
       )
     }
