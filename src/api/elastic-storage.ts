@@ -27,7 +27,7 @@ import {
   payment,
 } from './models.js'
 import { compact, type FamilyContext, type ListOptions, rejectingSync, statusQuery } from './family.js'
-import { type OrderOptions, reconcileBy } from './orders/orders.js'
+import { type OrderOptions, type PlacedOn, reconcileBy } from './orders/orders.js'
 import type { CallOptions } from './transport.js'
 
 /** `extra_details` of an elastic storage. */
@@ -118,6 +118,11 @@ const GROUP = '/baremetal-elastic-storages'
 /** Elastic storage (`/baremetal-elastic-storages`). */
 export function elasticStorages({ transport, orders }: FamilyContext): ElasticStorageApi {
   const id = (value: Id) => idText(value, 'account id')
+  /** How an order on a volume shows once placed: the volume's last invoice (see PlacedOn). */
+  const placedOn = (accountId: Id, invoiceType: string): PlacedOn => ({
+    read: (signal) => transport.get(`${GROUP}/${id(accountId)}`, (p) => decodeStorage(p), { signal }, id(accountId)),
+    invoiceType,
+  })
   return rejectingSync<ElasticStorageApi>({
     createStorage: (body, options) =>
       orders.order(
@@ -150,13 +155,19 @@ export function elasticStorages({ transport, orders }: FamilyContext): ElasticSt
       }),
     getStorage: (accountId, options) => transport.get(`${GROUP}/${id(accountId)}`, (p) => decodeStorage(p), options, id(accountId)),
     resizeStorage: (accountId, body, options) =>
-      orders.order('PUT', `${GROUP}/${id(accountId)}`, compact({ size: body.size, ...payment(body) }), options, id(accountId)),
+      orders.order(
+        'PUT',
+        `${GROUP}/${id(accountId)}`,
+        compact({ size: body.size, ...payment(body) }),
+        { ...options, placedOn: placedOn(accountId, 'upgrade') },
+        id(accountId),
+      ),
     changeStorageProduct: (accountId, body, options) =>
       orders.order(
         'POST',
         `${GROUP}/${id(accountId)}`,
         compact({ new_product_id: body.new_product_id, ...payment(body) }),
-        options,
+        { ...options, placedOn: placedOn(accountId, 'change_package') },
         id(accountId),
       ),
     deleteStorage: (accountId, options) => orders.remove(`${GROUP}/${id(accountId)}`, options, id(accountId)),

@@ -29,7 +29,8 @@ import {
   type Plan,
 } from './models.js'
 import { compact, type FamilyContext, type ListOptions, rejectingSync, statusQuery } from './family.js'
-import { type OrderOptions, reconcileBy } from './orders/orders.js'
+import { type OrderOptions, type PlacedOn, reconcileBy } from './orders/orders.js'
+import { ApiError } from './errors.js'
 import type { CallOptions } from './transport.js'
 
 export type LiteGroup = '/lites' | '/lite-pros'
@@ -436,6 +437,14 @@ function newVm(
   })
 }
 
+/** How an order on a VM shows once placed: the VM's last invoice (see PlacedOn). */
+function placedOnVm({ transport, account, id }: Group, accountId: Id, invoiceType: string): PlacedOn {
+  return {
+    read: (signal) => transport.get(account(id(accountId)), (p) => decodeVm(p), { signal }, id(accountId)),
+    invoiceType,
+  }
+}
+
 function vmCalls(g: Group): LiteVmApi {
   const { transport, orders, group, id, account, list } = g
   return {
@@ -488,7 +497,7 @@ function vmCalls(g: Group): LiteVmApi {
         'POST',
         `${account(id(accountId))}/change-package`,
         compact({ new_product_id: body.new_product_id, ...payment(body) }),
-        options,
+        { ...options, placedOn: placedOnVm(g, accountId, 'change_package') },
         id(accountId),
       ),
     getStorageOptions: (accountId, options) =>
@@ -498,7 +507,7 @@ function vmCalls(g: Group): LiteVmApi {
         'PUT',
         `${account(id(accountId))}/storage`,
         compact({ disk_size: body.disk_size, ...payment(body) }),
-        options,
+        { ...options, placedOn: placedOnVm(g, accountId, 'upgrade') },
         id(accountId),
       ),
     deleteVm: (accountId, options) => orders.remove(`${group}/${id(accountId)}`, options, id(accountId)),
@@ -586,7 +595,13 @@ function diskCalls({ transport, orders, group, id, product, list }: Group): Lite
         'PUT',
         `${group}/disks/accounts/${id(accountId)}`,
         compact({ additional_size: body.additional_size, ...payment(body) }),
-        options,
+        {
+          ...options,
+          placedOn: {
+            read: (signal) => transport.get(`${group}/disks/accounts/${id(accountId)}`, (p) => decodeDisk(p), { signal }, id(accountId)),
+            invoiceType: 'upgrade',
+          },
+        },
         id(accountId),
       ),
     deleteDisk: (accountId, options) => orders.remove(`${group}/disks/${id(accountId)}`, options, id(accountId)),
@@ -615,7 +630,23 @@ function liteMigrationApi({ transport, orders }: FamilyContext): LiteMigrationAp
         'POST',
         `/lites/accounts/${id(accountId)}/migrate-to-pro`,
         compact({ lite_pro_product_id: body.lite_pro_product_id, ...payment(body) }),
-        options,
+        {
+          ...options,
+          // A migration placed moves the VM to Lite Pro at once; until then it is a Lite VM.
+          placedOn: {
+            read: async (signal) => {
+              const read = (group: string) =>
+                transport.get(`${group}/accounts/${id(accountId)}`, (p) => decodeVm(p), { signal }, id(accountId))
+              try {
+                return await read('/lite-pros')
+              } catch (error) {
+                if (error instanceof ApiError && error.notFound) return read('/lites')
+                throw error
+              }
+            },
+            invoiceType: 'migrate',
+          },
+        },
         id(accountId),
       ),
   })

@@ -190,7 +190,7 @@ describe('extra disks', () => {
 })
 
 describe('a Pending Lite VM at plan: what the service takes while Pending', () => {
-  test('renaming a Lite VM whose create invoice is unpaid (Pending) is not refused at plan: the service takes a rename while Pending (backend-api §2.4, cosmetic updates)', async () => {
+  test('renaming a Lite VM whose create invoice is unpaid (Pending) is not refused at plan: the service takes a rename while Pending (a cosmetic update, by the status rules of the service)', async () => {
     const h = new Harness()
     const key = await h.create(liteKeypair(lite), { name: 'deploy-key' })
     const vms = liteVm(lite)

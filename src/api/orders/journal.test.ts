@@ -11,6 +11,7 @@ import { join } from 'node:path'
 import { afterEach, describe, mock, test } from 'node:test'
 import { JournalUnreadableError, OrderNotPlacedError, OrderUnresolvedError, UnrecordedMatchError } from '../errors.js'
 import { fingerprints, newJournalSession, OrderJournal, serviceOf } from './journal.js'
+import { orderedOnSince } from './orders.js'
 import { processAlive } from './journal-store.js'
 import { KnownAccounts } from './known-accounts.js'
 import {
@@ -516,13 +517,127 @@ describe('order journal', () => {
     await assert.rejects(first.client.lites.upgradeDisk('100042', { additional_size: 10 }), OrderUnresolvedError)
     await op.finish()
     const next = frame(undefined, 60_000)
-    // The next run asks once more (a GET, answered without the key) and still sends nothing.
-    const second = testClient([fail(405, 'x')], { journalDirectory: dir, operation: () => next.value, journalOptions: proc.journalOptions })
-    await assert.rejects(second.client.lites.upgradeDisk('100042', { additional_size: 10 }), /delete .*\.json/)
+    // The next run asks once more (a GET, answered without the key), reads the disk, which shows no
+    // upgrade since, and still sends nothing.
+    const disk = {
+      ...vmAccount('100042', 'web', '1969-12-31', 'Active'),
+      last_invoice: paidInvoice('1969-12-31 00:00:00'),
+      extra_details: { service_name: 'd', size: 60, lite_account_id: 100001, region: 'r', region_label: 'R' },
+    }
+    // Ten minutes later: the window in which the order could still have been processed is over.
+    const second = testClient([fail(405, 'x'), ok(disk)], {
+      journalDirectory: dir,
+      operation: () => next.value,
+      journalOptions: proc.journalOptions,
+      now: () => 1_600_000,
+    })
+    const error = await second.client.lites.upgradeDisk('100042', { additional_size: 10 }).then(
+      () => assert.fail('sent again'),
+      (e: unknown) => e as Error,
+    )
+    assert.match(error.message, /delete .*\.json/)
+    assert.match(
+      error.message,
+      /Account 100042 shows no upgrade order since it was sent, by .* \(its last is invoice 1 \(new, Paid, 1969-12-31\); its status Active\)\. By then it would have been processed: most likely it never was\./,
+    )
     assert.deepEqual(
       second.requests.map((r) => r.method),
-      ['GET'],
+      ['GET', 'GET'],
     )
+  })
+
+  test('a change of package answered 502 by a service that does not echo keys, which placed it: the VM shows its invoice, which is taken as the answer; nothing is sent again', async () => {
+    const op = frame(undefined, 60_000)
+    const before = { ...vmAccount('100042', 'web', '1969-12-31', 'Active'), last_invoice: paidInvoice('1969-12-31 00:00:00') }
+    // Our clock is at 00:16:40 when the order leaves; the service bills it then and the VM turns Pending.
+    const placed = {
+      ...before,
+      status: 'Pending',
+      last_invoice: { ...paidInvoice('1970-01-01 00:16:40'), id: 7, invoice_type: 'change_package' },
+    }
+    const { client, requests, logs } = testClient([fail(502, 'Bad Gateway'), unconfirmed, ok(before), ok(placed)], {
+      journalDirectory: journal(),
+      operation: () => op.value,
+    })
+    const order = await client.lites.changePackage('100042', { new_product_id: 102 })
+    assert.equal(order.account_id, '100042')
+    assert.equal(posts(requests).length, 1)
+    assert.ok(
+      logs.some((l) => l.level === 'warn' && /account 100042 shows the order placed \(invoice 7, change_package, Paid\)/.test(l.message)),
+    )
+  })
+
+  test("a change of package a stopped run sent to a service that does not echo keys: the next run finds the VM Pending on the order's unpaid invoice and takes it, not ordering again", async () => {
+    const dir = journal()
+    const killed = providerProcess()
+    const run = frame(undefined, 60_000)
+    const first = testClient(
+      [
+        () => {
+          killed.kill()
+          throw new Error('connection closed')
+        },
+      ],
+      { journalDirectory: dir, operation: () => run.value, journalOptions: killed.journalOptions, maxAttempts: 1 },
+    )
+    await assert.rejects(first.client.lites.changePackage('100042', { new_product_id: 102, pay_invoice_with_cc: false }))
+    const pending = {
+      ...vmAccount('100042', 'web', '1969-12-31', 'Pending'),
+      last_invoice: {
+        id: 8,
+        paid_id: null,
+        status: 'Unpaid',
+        date: '1970-01-01',
+        duedate: '1970-01-04',
+        paybefore: '1970-01-04',
+        datepaid: null,
+        invoice_type: 'change_package',
+      },
+    }
+    const next = frame(undefined, 60_000)
+    const second = testClient([unconfirmed, ok(pending)], {
+      journalDirectory: dir,
+      operation: () => next.value,
+      journalOptions: providerProcess().journalOptions,
+    })
+    assert.equal(
+      (await second.client.lites.changePackage('100042', { new_product_id: 102, pay_invoice_with_cc: false })).account_id,
+      '100042',
+    )
+    assert.equal(posts([...first.requests, ...second.requests]).length, 1, 'one change of package')
+  })
+
+  test('evidence of an order on an account: its invoice type, paid since it was sent (a clock 2 s off at most), or unpaid of its day on a Pending account; nothing else', () => {
+    const at = Date.parse('2026-11-24T12:00:00Z')
+    const vm = (status: string, invoice: Record<string, unknown>) =>
+      ({ ...vmAccount('100042', 'web', '2026-01-01', status), last_invoice: invoice }) as never
+    const paid = (datepaid: string, type = 'upgrade') => ({ ...paidInvoice(datepaid), invoice_type: type })
+    const unpaid = (date: string) => ({
+      id: 3,
+      paid_id: null,
+      status: 'Unpaid',
+      date,
+      duedate: date,
+      paybefore: date,
+      datepaid: null,
+      invoice_type: 'upgrade',
+    })
+    assert.ok(orderedOnSince(vm('Pending', paid('2026-11-24 12:00:05')), 'upgrade', at))
+    assert.ok(orderedOnSince(vm('Active', paid('2026-11-24 11:59:59')), 'upgrade', at), 'a clock a second behind')
+    assert.equal(orderedOnSince(vm('Active', paid('2026-11-24 11:59:00')), 'upgrade', at), undefined, 'an earlier upgrade')
+    assert.equal(
+      orderedOnSince(vm('Pending', paid('2026-11-24 12:00:05', 'change_package')), 'upgrade', at),
+      undefined,
+      'another kind of order',
+    )
+    assert.ok(orderedOnSince(vm('Pending', unpaid('2026-11-24')), 'upgrade', at))
+    assert.equal(
+      orderedOnSince(vm('Active', unpaid('2026-11-24')), 'upgrade', at),
+      undefined,
+      'unpaid, yet Active: not an order in progress',
+    )
+    assert.equal(orderedOnSince(vm('Pending', unpaid('2026-11-23')), 'upgrade', at), undefined, 'of an earlier day')
+    assert.equal(orderedOnSince(vm('Pending', paid('not a time')), 'upgrade', at), undefined, 'unreadable')
   })
 
   test('a rebuild answered before the kill is not run again by the next run', async () => {
@@ -1024,7 +1139,10 @@ describe('order journal: owners, temporaries and settling', () => {
         assert.deepEqual([...error.candidates], ['100042'])
         assert.match(error.message, /PROVIDER_ALLOW_UNRECORDED_MATCH=1/)
         // Pulumi's way there too: an interrupted or cancelled update of the stack that still runs and saves it.
-        assert.match(error.message, /In Pulumi, an update of this stack that was interrupted \(or cancelled with pulumi cancel\) may still be running/)
+        assert.match(
+          error.message,
+          /In Pulumi, an update of this stack that was interrupted \(or cancelled with pulumi cancel\) may still be running/,
+        )
         assert.equal(posts(second.requests).length, 0)
       } else {
         // `terraform state rm` after a plan named it, `-replace`, another workspace; or the account was deleted since.

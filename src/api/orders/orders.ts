@@ -12,7 +12,7 @@ import {
   sentence,
   UnrecordedMatchError,
 } from '../errors.js'
-import { type Account, CYCLE_LABELS, decodeAccount, decodeList, decodeOrder, type Order, statusIs } from '../models.js'
+import { type Account, CYCLE_LABELS, decodeAccount, decodeList, decodeOrder, type Invoice, type Order, statusIs } from '../models.js'
 import { type OperationFrame, operationDeadline, RehearsalEnded } from '../operation.js'
 import type { CallOptions, HttpMethod, RequestSpec, Transport, TransportOptions } from '../transport.js'
 import { Attempts, REFUSED_GIVE_UP_MS, unreached } from './attempts.js'
@@ -42,6 +42,18 @@ export interface Reconcile {
   readonly showsFields?: readonly string[]
 }
 
+/**
+ * How to find out whether an order on an existing account (an upgrade, a change of package) was
+ * placed, against a service that does not confirm Idempotency-Keys: the account's last invoice is
+ * the order's own once it is placed (see orderedOnSince).
+ */
+export interface PlacedOn {
+  /** Reads the account the order is on. */
+  read(signal?: AbortSignal): Promise<Account<unknown>>
+  /** The `invoice_type` of the invoice the order makes: `upgrade`, `change_package` or `migrate`. */
+  readonly invoiceType: string
+}
+
 export interface OrderOptions extends CallOptions {
   /**
    * The Idempotency-Key to send; default a fresh one per call. Pass one only to repeat the same
@@ -50,6 +62,8 @@ export interface OrderOptions extends CallOptions {
   readonly idempotencyKey?: string
   /** Creates: how to recognise the account this order makes (see Reconcile). */
   readonly reconcile?: Reconcile
+  /** Orders on an existing account: how to tell that it was placed (see PlacedOn). */
+  readonly placedOn?: PlacedOn
 }
 
 /** What an order asks for, as the account it makes reports it; an undefined field is not compared. */
@@ -409,7 +423,7 @@ export class Orders {
     }
     const call = `${method} ${path}`
     if (entry !== undefined) journal?.sending(entry)
-    const placing = this.placeOnce(spec, context, entry, frame, options?.reconcile, firstSend)
+    const placing = this.placeOnce(spec, context, entry, frame, options, firstSend)
     this.ordersStarted.set(call, (this.ordersStarted.get(call) ?? 0) + 1)
     const running = this.inFlight.get(call) ?? new Set<Promise<unknown>>()
     this.inFlight.set(call, running)
@@ -528,6 +542,27 @@ export class Orders {
     }
     // The service never confirmed that it recognises keys: the earlier order may still be processed
     // (a slow service finishes what a killed client sent), so it is waited for, never sent again.
+    if (options?.reconcile === undefined && options?.placedOn !== undefined) {
+      const order = await this.awaitPlacement(
+        entry,
+        entry.sentAt,
+        context,
+        options.placedOn,
+        this.outcomeDeadline(entry),
+        options.signal,
+        (detail, seenUntilEnd) =>
+          new OrderUnresolvedError(
+            `Not ordering ${entry.method} ${entry.path}: an earlier run that was stopped sent it at ${new Date(entry.sentAt).toISOString()} ` +
+              `with Idempotency-Key ${entry.key} and got no answer, and this service does not confirm Idempotency-Keys, so sending it ` +
+              `again could place a second order. ${sentence(detail.charAt(0).toUpperCase() + detail.slice(1))} ` +
+              (seenUntilEnd ? 'By then it would have been processed: most likely it never was. ' : '') +
+              'Check the account in the portal: if it shows no such order, ' +
+              `${this.journal?.removal(entry) ?? 'remove its journal entry'} and apply again.`,
+            { context, idempotencyKey: entry.key },
+          ),
+      )
+      return { value: order }
+    }
     if (options?.reconcile === undefined) {
       throw new OrderUnresolvedError(
         `An earlier run sent ${entry.method} ${entry.path} at ${new Date(entry.sentAt).toISOString()} with Idempotency-Key ${entry.key} ` +
@@ -1048,11 +1083,13 @@ export class Orders {
     context: RequestContext,
     entry: JournalEntry | undefined,
     frame: OperationFrame | undefined,
-    reconcile: Reconcile | undefined,
+    evidence: Pick<OrderOptions, 'reconcile' | 'placedOn'> | undefined,
     firstSend = true,
   ): Promise<T> {
     const { options } = this
+    const { reconcile, placedOn } = evidence ?? {}
     const key = spec.idempotencyKey as string
+    const firstSentAt = options.now()
     const deadline = operationDeadline(frame, options.now(), options.requestTimeoutMs)
     const call = `${spec.method} ${spec.path}`
     const nextApply = `the next apply from ${this.journal?.scope ?? 'this working directory'}`
@@ -1147,15 +1184,18 @@ export class Orders {
         attempts.add(outcome, false, honoured)
         if (!honoured) {
           // A service that does not confirm keys may have processed it: never send it again blindly.
-          if (reconcile === undefined) {
-            throw unresolved(
-              `${sentence(error.message)} This service has not confirmed that it recognises Idempotency-Keys, so it is not sent again.`,
-              error,
-            )
-          }
-          const sentAt = entry?.sentAt ?? options.now() - options.requestTimeoutMs * failures
-          const adopted = await this.reconcileUntil(entry, sentAt, key, context, reconcile, deadline, spec.signal, unresolved, error)
-          return adopted as T
+          const sentAt = entry?.sentAt ?? (reconcile ? options.now() - options.requestTimeoutMs * failures : firstSentAt)
+          return (await this.findOutcome(
+            entry,
+            sentAt,
+            key,
+            context,
+            { reconcile, placedOn },
+            deadline,
+            spec.signal,
+            unresolved,
+            error,
+          )) as T
         }
         delayMs = Math.min(this.http.backoff(failures), ORDER_BACKOFF_CAP_MS)
         if (frame?.timeoutMs === undefined && failures >= options.maxAttempts) {
@@ -1210,6 +1250,28 @@ export class Orders {
   }
 
   /**
+   * After an ambiguous failure against a service that has not confirmed keys, the order is never sent
+   * again: a create lists the accounts for the one it made (reconcileUntil), an order on an account
+   * reads it for the order's invoice (awaitPlacement), and any other order stops, its outcome unknown.
+   */
+  private async findOutcome(
+    entry: JournalEntry | undefined,
+    sentAt: number,
+    key: string,
+    context: RequestContext,
+    { reconcile, placedOn }: Pick<OrderOptions, 'reconcile' | 'placedOn'>,
+    deadline: number,
+    signal: AbortSignal | undefined,
+    unresolved: (why: string, cause?: unknown) => OrderUnresolvedError,
+    error: Error,
+  ): Promise<Order> {
+    const why = `${sentence(error.message)} This service has not confirmed that it recognises Idempotency-Keys, so it is not sent again`
+    if (reconcile !== undefined) return this.reconcileUntil(entry, sentAt, key, context, reconcile, deadline, signal, unresolved, error)
+    if (placedOn === undefined) throw unresolved(`${why}.`, error)
+    return this.awaitPlacement(entry, sentAt, context, placedOn, deadline, signal, (detail) => unresolved(`${why}, and ${detail}.`, error))
+  }
+
+  /**
    * After an ambiguous failure: list until the order's account shows up, or the operation's deadline
    * passes. Not less: when a service may take to make the account after a gateway gave up on it is
    * not known, and a run that stopped earlier would be re-run, perhaps from a fresh workspace whose
@@ -1261,6 +1323,71 @@ export class Orders {
       await this.http.pause(Math.min(this.http.backoff(round), ORDER_BACKOFF_CAP_MS, left), signal, context)
     }
   }
+
+  /**
+   * After an ambiguous failure of an order on an existing account, or in the run that takes over a
+   * stopped run's such order, against a service that does not confirm keys: reads the account until it
+   * shows the order placed (orderedOnSince: an invoice of its type since it was sent), which is then
+   * taken as this order's answer and waited for like one, or until `until`. Then `none` says what the
+   * account shows instead. Nothing is ever sent again here. A progress message every 10 s.
+   */
+  private async awaitPlacement(
+    entry: JournalEntry | undefined,
+    sentAt: number,
+    context: RequestContext,
+    placedOn: PlacedOn,
+    until: number,
+    signal: AbortSignal | undefined,
+    none: (detail: string, seenUntilEnd: boolean) => Error,
+  ): Promise<Order> {
+    const { log, now } = this.options
+    const started = now()
+    let reported = -Infinity
+    for (let round = 1; ; round++) {
+      let account: Account<unknown>
+      try {
+        account = await placedOn.read(signal)
+      } catch (error) {
+        throw none(`reading the account to find out whether it was placed failed: ${messageOf(error).replace(/\.+$/, '')}`, false)
+      }
+      const invoice = orderedOnSince(account, placedOn.invoiceType, sentAt)
+      if (invoice !== undefined) {
+        log(
+          'warn',
+          `${context.method} ${context.path}: account ${account.account_id} shows the order placed (invoice ${invoice.id}, ${invoice.invoice_type}, ${invoice.status}); taken as its answer`,
+          {
+            account_id: account.account_id,
+            invoice_id: invoice.id,
+          },
+        )
+        const order = { account_id: account.account_id, order_id: '' } as Order
+        await this.answered(entry, order, context, 'adopted')
+        return order
+      }
+      const left = until - now()
+      // Bounded by the clock (the last look is at `until`) and, should the clock stand still, by the number of looks.
+      if (left <= 0 || round >= MAX_OUTCOME_LOOKS) {
+        const last = account.last_invoice
+        const shows = last === null ? 'no invoice' : `invoice ${last.id} (${last.invoice_type}, ${last.status}, ${last.date})`
+        throw none(
+          `account ${account.account_id} shows no ${placedOn.invoiceType} order since it was sent, by ${new Date(until).toISOString()} ` +
+            `(its last is ${shows}; its status ${account.status})`,
+          true,
+        )
+      }
+      if (now() - reported >= OUTCOME_REPORT_MS) {
+        reported = now()
+        log(
+          'warn',
+          `${context.method} ${context.path}: no clear answer, and this service does not confirm Idempotency-Keys, so it is not ` +
+            `sent again; reading account ${account.account_id} for the order's invoice (${Math.round((now() - started) / 1000)} s, until ` +
+            `${new Date(until).toISOString()})`,
+          { account_id: account.account_id },
+        )
+      }
+      await this.http.pause(Math.min(this.http.backoff(round), ORDER_BACKOFF_CAP_MS, left), signal, context)
+    }
+  }
 }
 
 /**
@@ -1280,6 +1407,25 @@ export function createdSince(
   if (!timeSince(account.date_created, at - slackMs)) return false
   const invoice = account.last_invoice
   return invoice?.invoice_type !== 'new' || invoice.datepaid === null || timeSince(invoice.datepaid, at - slackMs)
+}
+
+/**
+ * The invoice by which an account shows an order of `invoiceType` placed on it at or after `at`, if it
+ * does: its last invoice is of that type and was paid at or after `at` (its time, `CREATED_SLACK_MS`
+ * early at most), or is unpaid, dated `at`'s day or later, on an account that is Pending. (The service
+ * takes an order only on an Active account, and an unpaid one leaves it Pending: an earlier unpaid
+ * order would have refused this one.) A time that cannot be read is no evidence.
+ */
+export function orderedOnSince(account: Account<unknown>, invoiceType: string, at: number): Invoice | undefined {
+  const invoice = account.last_invoice
+  if (invoice === null || invoice.invoice_type !== invoiceType) return undefined
+  if (statusIs(invoice.status, 'Paid') && invoice.datepaid !== null) {
+    const paid = Date.parse(`${invoice.datepaid.trim().replace(' ', 'T')}Z`)
+    return !Number.isNaN(paid) && paid >= at - CREATED_SLACK_MS ? invoice : undefined
+  }
+  const day = new Date(at - CREATED_SLACK_MS).toISOString().slice(0, 10)
+  const dated = /^\d{4}-\d{2}-\d{2}$/.test(invoice.date.trim()) && invoice.date.trim() >= day
+  return statusIs(invoice.status, 'Unpaid') && statusIs(account.status, 'Pending') && dated ? invoice : undefined
 }
 
 /** Whether a UTC date (`YYYY-MM-DD`: that day or later) or date and time is at or after `at`; unreadable: yes. */
