@@ -171,16 +171,18 @@ export class ProviderServer {
 
   // ---- operations -------------------------------------------------------------------------
 
-  async create(definition: AnyResource, planned: ValueMap, session: Session<unknown>): Promise<Outcome> {
+  /** An operation whose outcome also carries what the API client told of it on the way (OperationFrame.warn). */
+  private async operate(session: Session<unknown>, timeout: number | undefined, fn: () => Promise<Outcome>): Promise<Outcome> {
     const notices: Diagnostic[] = []
-    const takeOver = (id: string) => this.takeOvers.takeOver(definition.name, id, session.scope)
-    const outcome = await withOperation(
-      session,
-      timeoutMs(definition.timeouts, planned.timeouts ?? null, 'create'),
-      () => applyCreate(definition, planned, { ...session, takeOver }),
-      (summary, detail) => notices.push(warning(summary, detail)),
-    )
+    const outcome = await withOperation(session, timeout, fn, (summary, detail) => notices.push(warning(summary, detail)))
     return notices.length === 0 ? outcome : { ...outcome, diagnostics: [...notices, ...outcome.diagnostics] }
+  }
+
+  async create(definition: AnyResource, planned: ValueMap, session: Session<unknown>): Promise<Outcome> {
+    const takeOver = (id: string) => this.takeOvers.takeOver(definition.name, id, session.scope)
+    return this.operate(session, timeoutMs(definition.timeouts, planned.timeouts ?? null, 'create'), () =>
+      applyCreate(definition, planned, { ...session, takeOver }),
+    )
   }
 
   async update(
@@ -192,7 +194,7 @@ export class ProviderServer {
   ): Promise<Outcome> {
     await this.settle(definition, prior.id)
     const timeout = timeoutMs(definition.timeouts, planned.timeouts ?? null, 'update')
-    return withOperation(session, timeout, () => applyUpdate(definition, prior, planned, priorPrivate, session))
+    return this.operate(session, timeout, () => applyUpdate(definition, prior, planned, priorPrivate, session))
   }
 
   async delete(definition: AnyResource, prior: ValueMap, priorPrivate: PrivateState, session: Session<unknown>): Promise<Outcome> {

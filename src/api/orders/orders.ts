@@ -1352,14 +1352,12 @@ export class Orders {
       }
       const invoice = orderedOnSince(account, placedOn.invoiceType, sentAt)
       if (invoice !== undefined) {
-        log(
-          'warn',
-          `${context.method} ${context.path}: account ${account.account_id} shows the order placed (invoice ${invoice.id}, ${invoice.invoice_type}, ${invoice.status}); taken as its answer`,
-          {
-            account_id: account.account_id,
-            invoice_id: invoice.id,
-          },
-        )
+        const detail =
+          `No clear answer came to ${context.method} ${context.path}, and this service does not confirm Idempotency-Keys, so it ` +
+          `was not sent again; account ${account.account_id} shows it placed (invoice ${invoice.id}, ${invoice.invoice_type}, ` +
+          `${invoice.status}), so that is taken as its answer.`
+        log('warn', detail, { account_id: account.account_id, invoice_id: invoice.id })
+        this.options.operation?.()?.warn?.(`The order on account ${account.account_id} was placed; its answer was lost`, detail)
         const order = { account_id: account.account_id, order_id: '' } as Order
         await this.answered(entry, order, context, 'adopted')
         return order
