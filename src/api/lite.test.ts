@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import type { Client } from './client.js'
-import { ok, type RecordedRequest, testClient } from '../../test/support/fake-fetch.js'
+import { fail, ok, type RecordedRequest, testClient } from '../../test/support/fake-fetch.js'
 
 const ORDER = { order_id: 500017, account_id: 100042 }
 const PLAN = {
@@ -25,6 +25,8 @@ type Call = {
   order?: boolean
   /** A one-shot destructive action: sent with an Idempotency-Key through the order journal. */
   oneShot?: boolean
+  /** An order on an account: the account's path, read just before the order is sent. */
+  before?: string
   reply?: unknown
 }
 
@@ -100,6 +102,7 @@ const CALLS: Record<string, Call> = {
     path: '/accounts/100042/change-package',
     body: { new_product_id: 102, pay_invoice_with_cc: true },
     order: true,
+    before: '/accounts/100042',
   },
   L11: {
     call: (c, g) => c[g].getStorageOptions('100042'),
@@ -113,6 +116,7 @@ const CALLS: Record<string, Call> = {
     path: '/accounts/100042/storage',
     body: { disk_size: 40 },
     order: true,
+    before: '/accounts/100042',
   },
   L15: { call: (c, g) => c[g].deleteVm('100042'), method: 'DELETE', path: '/100042' },
   S1: {
@@ -165,6 +169,7 @@ const CALLS: Record<string, Call> = {
     path: '/disks/accounts/100060',
     body: { additional_size: 20 },
     order: true,
+    before: '/disks/accounts/100060',
   },
   D5: { call: (c, g) => c[g].deleteDisk('100060'), method: 'DELETE', path: '/disks/100060' },
   D6: { call: (c, g) => c[g].listDiskProducts(), method: 'GET', path: '/disks/products', reply: [PLAN] },
@@ -203,9 +208,11 @@ for (const [group, prefix] of [
     for (const [name, spec] of Object.entries(CALLS)) {
       test(`${name}: ${spec.method} ${prefix}${spec.path}`, async () => {
         const reply = spec.order ? ORDER : (spec.reply ?? true)
-        const { client, requests } = testClient([ok(reply)])
+        // An order on an account reads it first: its last invoice tells the order's apart if the answer is lost.
+        const { client, requests } = testClient([...(spec.before ? [ok({})] : []), ok(reply)])
         const result = await spec.call(client, group)
-        const [request] = requests
+        if (spec.before) assert.deepEqual([requests[0]?.method, requests[0]?.path], ['GET', `${prefix}${spec.before}`])
+        const request = requests[spec.before ? 1 : 0]
         assert.equal(request?.method, spec.method)
         assert.equal(request?.path, `${prefix}${spec.path}`)
         assert.deepEqual(request?.body, spec.body)
@@ -218,14 +225,22 @@ for (const [group, prefix] of [
 
 describe('migration (Lite only)', () => {
   test('L13 and L14 live under /lites; Lite Pro has no such calls', async () => {
-    const { client, requests } = testClient([ok([PLAN]), ok(ORDER)])
+    // The migration reads the VM first (in Lite Pro, where a placed one moves it, then in Lite).
+    const { client, requests } = testClient([ok([PLAN]), fail(404, 'not found'), ok({}), ok(ORDER)])
     await client.lites.listMigrateToProProducts('100042')
     const order = await client.lites.migrateToPro('100042', { lite_pro_product_id: 201 })
     assert.deepEqual(order, { order_id: '500017', account_id: '100042' })
-    assert.equal(requests[0]?.path, '/lites/accounts/100042/migrate-to-pro/products')
-    assert.equal(requests[1]?.path, '/lites/accounts/100042/migrate-to-pro')
-    assert.deepEqual(requests[1]?.body, { lite_pro_product_id: 201 })
-    assert.ok(requests[1]?.headers.get('idempotency-key'))
+    assert.deepEqual(
+      requests.map((r) => r.path),
+      [
+        '/lites/accounts/100042/migrate-to-pro/products',
+        '/lite-pros/accounts/100042',
+        '/lites/accounts/100042',
+        '/lites/accounts/100042/migrate-to-pro',
+      ],
+    )
+    assert.deepEqual(requests[3]?.body, { lite_pro_product_id: 201 })
+    assert.ok(requests[3]?.headers.get('idempotency-key'))
     assert.equal('migrateToPro' in client.litePros, false)
   })
 })

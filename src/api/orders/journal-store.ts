@@ -78,6 +78,13 @@ export interface JournalEntry {
    * entries of older versions, where the reading run's own is taken.
    */
   requestTimeoutMs?: number
+  /**
+   * An order on an existing account: the id of the account's last invoice just before it was sent
+   * (null when it had none). An invoice of the order's type with another id is what the account shows
+   * once the order is placed (Orders.awaitPlacement). Absent when it could not be read, and in entries
+   * of older versions: then nothing tells, and an unanswered order stops.
+   */
+  invoiceBefore?: number | null
   state: JournalState
   accountId?: string
   orderId?: string

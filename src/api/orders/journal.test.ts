@@ -509,7 +509,14 @@ describe('order journal', () => {
     const dir = journal()
     const op = frame(undefined, 60_000)
     const proc = providerProcess()
-    const first = testClient([fail(502, 'Bad Gateway'), fail(405, 'x')], {
+    const disk = {
+      ...vmAccount('100042', 'web', '1969-12-31', 'Active'),
+      last_invoice: paidInvoice('1969-12-31 00:00:00'),
+      extra_details: { service_name: 'd', size: 60, lite_account_id: 100001, region: 'r', region_label: 'R' },
+    }
+    // The disk read just before the order (its last invoice), the order's 502, the probe, then the disk
+    // read until the operation's deadline: it shows no upgrade since.
+    const first = testClient([ok(disk), fail(502, 'Bad Gateway'), fail(405, 'x'), ...Array.from({ length: 40 }, () => ok(disk))], {
       journalDirectory: dir,
       operation: () => op.value,
       journalOptions: proc.journalOptions,
@@ -517,13 +524,8 @@ describe('order journal', () => {
     await assert.rejects(first.client.lites.upgradeDisk('100042', { additional_size: 10 }), OrderUnresolvedError)
     await op.finish()
     const next = frame(undefined, 60_000)
-    // The next run asks once more (a GET, answered without the key), reads the disk, which shows no
-    // upgrade since, and still sends nothing.
-    const disk = {
-      ...vmAccount('100042', 'web', '1969-12-31', 'Active'),
-      last_invoice: paidInvoice('1969-12-31 00:00:00'),
-      extra_details: { service_name: 'd', size: 60, lite_account_id: 100001, region: 'r', region_label: 'R' },
-    }
+    // The next run asks once more (a GET, answered without the key), reads the disk, which still shows no
+    // upgrade since, and sends nothing.
     // Ten minutes later: the window in which the order could still have been processed is over.
     const second = testClient([fail(405, 'x'), ok(disk)], {
       journalDirectory: dir,
@@ -548,14 +550,14 @@ describe('order journal', () => {
 
   test('a change of package answered 502 by a service that does not echo keys, which placed it: the VM shows its invoice, which is taken as the answer; nothing is sent again', async () => {
     const op = frame(undefined, 60_000)
+    // Read just before the order: its last invoice is 1. The service bills the order (invoice 7) and the VM turns Pending.
     const before = { ...vmAccount('100042', 'web', '1969-12-31', 'Active'), last_invoice: paidInvoice('1969-12-31 00:00:00') }
-    // Our clock is at 00:16:40 when the order leaves; the service bills it then and the VM turns Pending.
     const placed = {
       ...before,
       status: 'Pending',
-      last_invoice: { ...paidInvoice('1970-01-01 00:16:40'), id: 7, invoice_type: 'change_package' },
+      last_invoice: { ...paidInvoice('1969-12-31 00:00:05'), id: 7, invoice_type: 'change_package' },
     }
-    const { client, requests, logs } = testClient([fail(502, 'Bad Gateway'), unconfirmed, ok(before), ok(placed)], {
+    const { client, requests, logs } = testClient([ok(before), fail(502, 'Bad Gateway'), unconfirmed, ok(before), ok(placed)], {
       journalDirectory: journal(),
       operation: () => op.value,
     })
@@ -575,8 +577,10 @@ describe('order journal', () => {
     const dir = journal()
     const killed = providerProcess()
     const run = frame(undefined, 60_000)
+    const before = { ...vmAccount('100042', 'web', '1969-12-31', 'Active'), last_invoice: paidInvoice('1969-12-31 00:00:00') }
     const first = testClient(
       [
+        ok(before),
         () => {
           killed.kill()
           throw new Error('connection closed')
@@ -611,13 +615,54 @@ describe('order journal', () => {
     assert.equal(posts([...first.requests, ...second.requests]).length, 1, 'one change of package')
   })
 
-  test('evidence of an order on an account: its invoice type, paid since it was sent (a clock 2 s off at most), or unpaid of its day on a Pending account; nothing else', () => {
-    const at = Date.parse('2026-11-24T12:00:00Z')
+  test("a change of package a stopped run sent that was never processed; hours later one is made in the portal: the re-run does not take the portal's invoice for the stopped run's order", async () => {
+    const dir = journal()
+    const killed = providerProcess()
+    const run = frame(undefined, 60_000)
+    const before = { ...vmAccount('100042', 'web', '1969-12-31', 'Active'), last_invoice: { ...paidInvoice('1969-12-31 00:00:00'), id: 8 } }
+    const first = testClient(
+      [
+        ok(before),
+        () => {
+          killed.kill()
+          throw new Error('connection closed')
+        },
+      ],
+      { journalDirectory: dir, operation: () => run.value, journalOptions: killed.journalOptions, maxAttempts: 1 },
+    )
+    await assert.rejects(first.client.lites.changePackage('100042', { new_product_id: 103 }))
+    // Twelve hours later (its window ended long ago): the VM shows a change of package to 102 made in the portal at 06:00, paid.
+    const vm = {
+      ...before,
+      product_id: 102,
+      last_invoice: { ...paidInvoice('1970-01-01 06:00:00'), id: 9, invoice_type: 'change_package' },
+    }
+    const next = frame(undefined, 60_000)
+    const second = testClient([unconfirmed, ok(vm)], {
+      journalDirectory: dir,
+      operation: () => next.value,
+      journalOptions: providerProcess().journalOptions,
+      now: () => 1_000_000 + 12 * 3_600_000,
+    })
+    const error = await second.client.lites.changePackage('100042', { new_product_id: 103 }).then(
+      (order) => assert.fail(`taken as answered: ${JSON.stringify(order)}`),
+      (e: unknown) => e as Error,
+    )
+    assert.ok(error instanceof OrderUnresolvedError, String(error))
+    assert.match(
+      error.message,
+      /Account 100042 shows no change_package order since it was sent, by .*\(its last is invoice 9 \(change_package, Paid, 1970-01-01\)/,
+    )
+    assert.equal(posts([...first.requests, ...second.requests]).length, 1)
+  })
+
+  test("evidence of an order on an account: another invoice than the one before it, of the order's type, paid or unpaid on a Pending account, and for a stopped run's order issued by its window's end; nothing else", () => {
+    const end = Date.parse('2026-11-24T12:01:30Z')
     const vm = (status: string, invoice: Record<string, unknown>) =>
       ({ ...vmAccount('100042', 'web', '2026-01-01', status), last_invoice: invoice }) as never
-    const paid = (datepaid: string, type = 'upgrade') => ({ ...paidInvoice(datepaid), invoice_type: type })
-    const unpaid = (date: string) => ({
-      id: 3,
+    const paid = (id: number, datepaid: string, type = 'upgrade') => ({ ...paidInvoice(datepaid), id, invoice_type: type })
+    const unpaid = (id: number, date: string) => ({
+      id,
       paid_id: null,
       status: 'Unpaid',
       date,
@@ -626,22 +671,31 @@ describe('order journal', () => {
       datepaid: null,
       invoice_type: 'upgrade',
     })
-    assert.ok(orderedOnSince(vm('Pending', paid('2026-11-24 12:00:05')), 'upgrade', at))
-    assert.ok(orderedOnSince(vm('Active', paid('2026-11-24 11:59:59')), 'upgrade', at), 'a clock a second behind')
-    assert.equal(orderedOnSince(vm('Active', paid('2026-11-24 11:59:00')), 'upgrade', at), undefined, 'an earlier upgrade')
+    // Whatever the clocks say: the invoice before the order is never its own, another one of its type is.
+    assert.ok(orderedOnSince(vm('Pending', paid(5, '2026-11-24 12:00:05')), 'upgrade', 4))
+    assert.ok(orderedOnSince(vm('Active', paid(5, '2020-01-01 00:00:00')), 'upgrade', 4), 'a service clock years behind')
+    assert.equal(orderedOnSince(vm('Active', paid(4, '2026-11-24 12:00:05')), 'upgrade', 4), undefined, 'the invoice before it')
+    assert.ok(
+      orderedOnSince(vm('Active', paid(5, '2026-11-24 12:00:05')), 'upgrade', null),
+      'the first invoice of an account that had none',
+    )
     assert.equal(
-      orderedOnSince(vm('Pending', paid('2026-11-24 12:00:05', 'change_package')), 'upgrade', at),
+      orderedOnSince(vm('Pending', paid(5, '2026-11-24 12:00:05', 'change_package')), 'upgrade', 4),
       undefined,
       'another kind of order',
     )
-    assert.ok(orderedOnSince(vm('Pending', unpaid('2026-11-24')), 'upgrade', at))
+    assert.ok(orderedOnSince(vm('Pending', unpaid(5, '2026-11-24')), 'upgrade', 4))
     assert.equal(
-      orderedOnSince(vm('Active', unpaid('2026-11-24')), 'upgrade', at),
+      orderedOnSince(vm('Active', unpaid(5, '2026-11-24')), 'upgrade', 4),
       undefined,
       'unpaid, yet Active: not an order in progress',
     )
-    assert.equal(orderedOnSince(vm('Pending', unpaid('2026-11-23')), 'upgrade', at), undefined, 'of an earlier day')
-    assert.equal(orderedOnSince(vm('Pending', paid('not a time')), 'upgrade', at), undefined, 'unreadable')
+    assert.equal(orderedOnSince(vm('Pending', paid(5, '2026-11-24 12:00:05')), 'upgrade', undefined), undefined, 'nothing read before')
+    // A stopped run's order: an invoice issued after its window (with 10 min for the service's clock) is a later order's.
+    assert.ok(orderedOnSince(vm('Pending', paid(5, '2026-11-24 12:05:00')), 'upgrade', 4, end))
+    assert.equal(orderedOnSince(vm('Active', paid(5, '2026-11-24 18:00:00')), 'upgrade', 4, end), undefined, 'six hours later')
+    assert.equal(orderedOnSince(vm('Pending', unpaid(5, '2026-11-25')), 'upgrade', 4, end), undefined, 'the next day')
+    assert.equal(orderedOnSince(vm('Pending', paid(5, 'not a time')), 'upgrade', 4, end), undefined, 'unreadable')
   })
 
   test('a rebuild answered before the kill is not run again by the next run', async () => {
@@ -664,16 +718,17 @@ describe('order journal', () => {
   test('a slow order on a fresh run: one GET asks whether keys are honoured, then the order is replayed with its key', async () => {
     const op = frame(undefined, 60_000)
     const probe = (r: RecordedRequest) => fail(405, 'x', { 'idempotency-key': r.headers.get('idempotency-key') ?? '' })
-    const { client, requests } = testClient([new Error('request timed out'), probe, echoing(200, ORDER)], {
+    // The VM read first (its last invoice), then the order, the probe, and the order again with its key.
+    const { client, requests } = testClient([ok({}), new Error('request timed out'), probe, echoing(200, ORDER)], {
       operation: () => op.value,
       journalDirectory: journal(),
     })
     assert.equal((await client.lites.changePackage('100042', { new_product_id: 102 })).account_id, '100042')
     assert.deepEqual(
       requests.map((r) => r.method),
-      ['POST', 'GET', 'POST'],
+      ['GET', 'POST', 'GET', 'POST'],
     )
-    assert.equal(requests[0]?.headers.get('idempotency-key'), requests[2]?.headers.get('idempotency-key'))
+    assert.equal(requests[1]?.headers.get('idempotency-key'), requests[3]?.headers.get('idempotency-key'))
   })
 
   test('what one service confirmed says nothing about another sharing the journal', async () => {
@@ -1955,7 +2010,8 @@ describe('orders that never reached the service, and answers that say nothing ab
     const dir = journal()
     const killed = providerProcess()
     const run = frame(undefined, 60_000)
-    const first = testClient([refused(), refused(), refused()], {
+    // The disk read first (its last invoice) finds no connection either: four tries, then the order's three.
+    const first = testClient([refused(), refused(), refused(), refused(), refused(), refused(), refused()], {
       journalDirectory: dir,
       operation: () => run.value,
       journalOptions: killed.journalOptions,
@@ -1970,7 +2026,7 @@ describe('orders that never reached the service, and answers that say nothing ab
     await run.finish()
     killed.kill()
     const again = frame(undefined, 60_000)
-    const second = testClient([echoing(200, ORDER)], {
+    const second = testClient([ok({}), echoing(200, ORDER)], {
       journalDirectory: dir,
       operation: () => again.value,
       journalOptions: providerProcess().journalOptions,
@@ -2077,7 +2133,8 @@ describe("a change repeated later is a new order, not the stopped run's (the cha
   function stepClient(dir: string, change: string | undefined, run: Run, replies: Parameters<typeof testClient>[0], key?: string) {
     const op = frame(undefined, 60_000)
     op.value.from = change
-    const client = testClient(replies, {
+    // A new order on the disk reads it first (its last invoice: PlacedOn); answered here with nothing to tell by.
+    const client = testClient(replies.length === 0 ? [] : [ok({}), ...replies], {
       journalDirectory: dir,
       operation: () => op.value,
       journalOptions: run.journalOptions,
@@ -2086,7 +2143,8 @@ describe("a change repeated later is a new order, not the stopped run's (the cha
     return { ...client, op }
   }
   const upgrade = (c: ReturnType<typeof stepClient>) => c.client.lites.upgradeDisk('100042', { additional_size: 10 })
-  const sent = (c: ReturnType<typeof stepClient>) => c.requests.map((r) => [r.method, r.headers.get('idempotency-key')])
+  const sent = (c: ReturnType<typeof stepClient>) =>
+    c.requests.filter((r) => r.method !== 'GET').map((r) => [r.method, r.headers.get('idempotency-key')])
 
   test('answered, then killed: from the same state the re-run takes the answer over; a second +10 GB from the state the first left is ordered', async () => {
     const dir = journal()
@@ -2135,7 +2193,7 @@ describe("a change repeated later is a new order, not the stopped run's (the cha
     killed.kill()
     const op = frame(undefined, 60_000)
     op.value.from = disk(70)
-    const staging = testClient([echoing(200, UPGRADE)], {
+    const staging = testClient([ok({}), echoing(200, UPGRADE)], {
       journalDirectory: dir,
       operation: () => op.value,
       journalOptions: providerProcess().journalOptions,
@@ -2151,13 +2209,14 @@ describe("a change repeated later is a new order, not the stopped run's (the cha
   test('keys ignored, an upgrade whose answer was lost is not sent again; a second +10 GB once the first shows in state is ordered, no stop', async () => {
     const dir = journal()
     const lost = providerProcess()
-    await assert.rejects(upgrade(stepClient(dir, disk(60), lost, [fail(502, 'Bad Gateway'), fail(405, 'x')])), /not sent again/)
+    // Its disk shows nothing to tell the order by (the read before it told nothing): it stops.
+    await assert.rejects(upgrade(stepClient(dir, disk(60), lost, [fail(502, 'Bad Gateway'), fail(405, 'x'), ok({})])), /not sent again/)
     lost.kill()
     const next = stepClient(dir, disk(70), providerProcess(), [ok(UPGRADE)], 'second-key')
     assert.deepEqual(await upgrade(next), UPGRADE)
     assert.deepEqual(
       next.requests.map((r) => r.method),
-      ['PUT'],
+      ['GET', 'PUT'],
     )
   })
 

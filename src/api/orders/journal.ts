@@ -322,6 +322,7 @@ export class OrderJournal {
       showsFields,
       lists,
       requestTimeoutMs,
+      invoiceBefore,
     }: {
       readonly creates?: boolean
       readonly existing?: readonly string[] | undefined
@@ -329,6 +330,7 @@ export class OrderJournal {
       readonly showsFields?: readonly string[] | undefined
       readonly lists?: string | undefined
       readonly requestTimeoutMs?: number | undefined
+      readonly invoiceBefore?: number | null | undefined
     } = {},
   ): Promise<JournalEntry> {
     this.refuseBesideUnreadable(method, path)
@@ -350,6 +352,7 @@ export class OrderJournal {
       ...(showsFields !== undefined ? { showsFields: [...showsFields] } : {}),
       ...(lists !== undefined ? { lists } : {}),
       ...(requestTimeoutMs !== undefined ? { requestTimeoutMs } : {}),
+      ...(invoiceBefore !== undefined ? { invoiceBefore } : {}),
     }
     this.held.add(entry.id)
     // On disk before the request leaves: a power loss must not lose what may become a paid order.

@@ -54,6 +54,13 @@ export interface PlacedOn {
   readonly invoiceType: string
 }
 
+/** What tells an unclear order's outcome: a create's listing, or an order on an account's invoice and the one before it. */
+interface Evidence {
+  readonly reconcile: Reconcile | undefined
+  readonly placedOn: PlacedOn | undefined
+  readonly invoiceBefore: number | null | undefined
+}
+
 export interface OrderOptions extends CallOptions {
   /**
    * The Idempotency-Key to send; default a fresh one per call. Pass one only to repeat the same
@@ -367,6 +374,7 @@ export class Orders {
     let entry: JournalEntry | undefined
     // Whether the request about to go out is its key's first (no earlier run's may be under way).
     let firstSend = options?.idempotencyKey === undefined
+    let invoiceBefore: number | null | undefined
     if (options?.idempotencyKey === undefined && journal !== undefined) {
       const { baseUrl, apiKey } = this.options
       const intent = fingerprints({ baseUrl, apiKey, method, path, body, scope: frame?.scope, from: frame?.from })
@@ -391,6 +399,8 @@ export class Orders {
         entry === undefined && options?.reconcile !== undefined
           ? await this.unrecordedMatches(intent, context, options.reconcile, options.signal)
           : undefined
+      // An order on an account: its last invoice just before, which tells this order's apart (see awaitPlacement).
+      if (entry === undefined && options?.placedOn !== undefined) invoiceBefore = await this.lastInvoice(options.placedOn, options.signal)
       // Cancelled meanwhile (Ctrl-C during the listing): nothing is sent, so nothing is recorded.
       if (entry === undefined && options?.signal?.aborted) throw cancelled(context, options.signal)
       const held =
@@ -402,6 +412,7 @@ export class Orders {
           showsFields: options?.reconcile?.showsFields,
           lists: options?.reconcile?.listPath,
           requestTimeoutMs: this.options.requestTimeoutMs,
+          invoiceBefore,
         }))
       // Without an operation, the call itself is what hands the outcome over.
       if (frame) frame.onFinish(() => journal.deliver(held))
@@ -411,6 +422,8 @@ export class Orders {
       }
       entry = held
     }
+    if (journal === undefined && firstSend && options?.placedOn !== undefined)
+      invoiceBefore = await this.lastInvoice(options.placedOn, options.signal)
     const key = entry?.key ?? options?.idempotencyKey ?? this.options.idempotencyKey()
     const spec: RequestSpec<T> = {
       method,
@@ -423,7 +436,12 @@ export class Orders {
     }
     const call = `${method} ${path}`
     if (entry !== undefined) journal?.sending(entry)
-    const placing = this.placeOnce(spec, context, entry, frame, options, firstSend)
+    const evidence = {
+      reconcile: options?.reconcile,
+      placedOn: options?.placedOn,
+      invoiceBefore: entry !== undefined ? entry.invoiceBefore : invoiceBefore,
+    }
+    const placing = this.placeOnce(spec, context, entry, frame, evidence, firstSend)
     this.ordersStarted.set(call, (this.ordersStarted.get(call) ?? 0) + 1)
     const running = this.inFlight.get(call) ?? new Set<Promise<unknown>>()
     this.inFlight.set(call, running)
@@ -543,12 +561,13 @@ export class Orders {
     // The service never confirmed that it recognises keys: the earlier order may still be processed
     // (a slow service finishes what a killed client sent), so it is waited for, never sent again.
     if (options?.reconcile === undefined && options?.placedOn !== undefined) {
+      const until = this.outcomeDeadline(entry)
       const order = await this.awaitPlacement(
         entry,
-        entry.sentAt,
+        entry.invoiceBefore,
         context,
         options.placedOn,
-        this.outcomeDeadline(entry),
+        { until, notAfter: until },
         options.signal,
         (detail, seenUntilEnd) =>
           new OrderUnresolvedError(
@@ -1083,13 +1102,11 @@ export class Orders {
     context: RequestContext,
     entry: JournalEntry | undefined,
     frame: OperationFrame | undefined,
-    evidence: Pick<OrderOptions, 'reconcile' | 'placedOn'> | undefined,
+    evidence: Evidence,
     firstSend = true,
   ): Promise<T> {
     const { options } = this
-    const { reconcile, placedOn } = evidence ?? {}
     const key = spec.idempotencyKey as string
-    const firstSentAt = options.now()
     const deadline = operationDeadline(frame, options.now(), options.requestTimeoutMs)
     const call = `${spec.method} ${spec.path}`
     const nextApply = `the next apply from ${this.journal?.scope ?? 'this working directory'}`
@@ -1184,18 +1201,8 @@ export class Orders {
         attempts.add(outcome, false, honoured)
         if (!honoured) {
           // A service that does not confirm keys may have processed it: never send it again blindly.
-          const sentAt = entry?.sentAt ?? (reconcile ? options.now() - options.requestTimeoutMs * failures : firstSentAt)
-          return (await this.findOutcome(
-            entry,
-            sentAt,
-            key,
-            context,
-            { reconcile, placedOn },
-            deadline,
-            spec.signal,
-            unresolved,
-            error,
-          )) as T
+          const sentAt = entry?.sentAt ?? options.now() - options.requestTimeoutMs * failures
+          return (await this.findOutcome(entry, sentAt, key, context, evidence, deadline, spec.signal, unresolved, error)) as T
         }
         delayMs = Math.min(this.http.backoff(failures), ORDER_BACKOFF_CAP_MS)
         if (frame?.timeoutMs === undefined && failures >= options.maxAttempts) {
@@ -1259,7 +1266,7 @@ export class Orders {
     sentAt: number,
     key: string,
     context: RequestContext,
-    { reconcile, placedOn }: Pick<OrderOptions, 'reconcile' | 'placedOn'>,
+    { reconcile, placedOn, invoiceBefore }: Evidence,
     deadline: number,
     signal: AbortSignal | undefined,
     unresolved: (why: string, cause?: unknown) => OrderUnresolvedError,
@@ -1268,7 +1275,9 @@ export class Orders {
     const why = `${sentence(error.message)} This service has not confirmed that it recognises Idempotency-Keys, so it is not sent again`
     if (reconcile !== undefined) return this.reconcileUntil(entry, sentAt, key, context, reconcile, deadline, signal, unresolved, error)
     if (placedOn === undefined) throw unresolved(`${why}.`, error)
-    return this.awaitPlacement(entry, sentAt, context, placedOn, deadline, signal, (detail) => unresolved(`${why}, and ${detail}.`, error))
+    return this.awaitPlacement(entry, invoiceBefore, context, placedOn, { until: deadline }, signal, (detail) =>
+      unresolved(`${why}, and ${detail}.`, error),
+    )
   }
 
   /**
@@ -1324,6 +1333,15 @@ export class Orders {
     }
   }
 
+  /** The id of an account's last invoice (null: none), or undefined when it cannot be read: then no invoice tells (awaitPlacement). */
+  private async lastInvoice(placedOn: PlacedOn, signal: AbortSignal | undefined): Promise<number | null | undefined> {
+    try {
+      return (await placedOn.read(signal)).last_invoice?.id ?? null
+    } catch {
+      return undefined
+    }
+  }
+
   /**
    * After an ambiguous failure of an order on an existing account, or in the run that takes over a
    * stopped run's such order, against a service that does not confirm keys: reads the account until it
@@ -1333,10 +1351,10 @@ export class Orders {
    */
   private async awaitPlacement(
     entry: JournalEntry | undefined,
-    sentAt: number,
+    before: number | null | undefined,
     context: RequestContext,
     placedOn: PlacedOn,
-    until: number,
+    { until, notAfter }: { readonly until: number; readonly notAfter?: number },
     signal: AbortSignal | undefined,
     none: (detail: string, seenUntilEnd: boolean) => Error,
   ): Promise<Order> {
@@ -1350,7 +1368,7 @@ export class Orders {
       } catch (error) {
         throw none(`reading the account to find out whether it was placed failed: ${messageOf(error).replace(/\.+$/, '')}`, false)
       }
-      const invoice = orderedOnSince(account, placedOn.invoiceType, sentAt)
+      const invoice = orderedOnSince(account, placedOn.invoiceType, before, notAfter)
       if (invoice !== undefined) {
         const detail =
           `No clear answer came to ${context.method} ${context.path}, and this service does not confirm Idempotency-Keys, so it ` +
@@ -1364,9 +1382,17 @@ export class Orders {
       }
       const left = until - now()
       // Bounded by the clock (the last look is at `until`) and, should the clock stand still, by the number of looks.
-      if (left <= 0 || round >= MAX_OUTCOME_LOOKS) {
+      // With no invoice to tell by (not read before the order was sent), there is nothing to wait for.
+      if (left <= 0 || round >= MAX_OUTCOME_LOOKS || before === undefined) {
         const last = account.last_invoice
         const shows = last === null ? 'no invoice' : `invoice ${last.id} (${last.invoice_type}, ${last.status}, ${last.date})`
+        if (before === undefined) {
+          throw none(
+            `account ${account.account_id} could not be read just before the order was sent, so its invoices cannot tell whether ` +
+              `it was placed (its last is ${shows}; its status ${account.status})`,
+            false,
+          )
+        }
         throw none(
           `account ${account.account_id} shows no ${placedOn.invoiceType} order since it was sent, by ${new Date(until).toISOString()} ` +
             `(its last is ${shows}; its status ${account.status})`,
@@ -1408,22 +1434,34 @@ export function createdSince(
 }
 
 /**
- * The invoice by which an account shows an order of `invoiceType` placed on it at or after `at`, if it
- * does: its last invoice is of that type and was paid at or after `at` (its time, `CREATED_SLACK_MS`
- * early at most), or is unpaid, dated `at`'s day or later, on an account that is Pending. (The service
- * takes an order only on an Active account, and an unpaid one leaves it Pending: an earlier unpaid
- * order would have refused this one.) A time that cannot be read is no evidence.
+ * The invoice by which an account shows an order of `invoiceType` placed on it, the account's last
+ * invoice having been `before` just before the order was sent: its last invoice is now another one, of
+ * that type, paid, or unpaid on an account that is Pending (as only a placed order leaves it). For a
+ * stopped run's order, also issued by `notAfter`, when that order would have been processed: a later
+ * order's invoice (one placed in the portal since) is not its; `EVIDENCE_SLACK_MS` allows for the
+ * service's clock. `before` unknown (not read, an entry of an older version): no evidence.
  */
-export function orderedOnSince(account: Account<unknown>, invoiceType: string, at: number): Invoice | undefined {
+export function orderedOnSince(
+  account: Account<unknown>,
+  invoiceType: string,
+  before: number | null | undefined,
+  notAfter?: number,
+): Invoice | undefined {
   const invoice = account.last_invoice
-  if (invoice === null || invoice.invoice_type !== invoiceType) return undefined
-  if (statusIs(invoice.status, 'Paid') && invoice.datepaid !== null) {
+  if (before === undefined || invoice === null || invoice.id === before || invoice.invoice_type !== invoiceType) return undefined
+  const placed = statusIs(invoice.status, 'Paid') || (statusIs(invoice.status, 'Unpaid') && statusIs(account.status, 'Pending'))
+  if (!placed) return undefined
+  return notAfter === undefined || issuedBy(invoice, notAfter + EVIDENCE_SLACK_MS) ? invoice : undefined
+}
+
+/** Whether an invoice was issued by `at`: paid, by the time it was paid; else by its date (`YYYY-MM-DD`). Unreadable: no. */
+function issuedBy(invoice: Invoice, at: number): boolean {
+  if (invoice.datepaid !== null) {
     const paid = Date.parse(`${invoice.datepaid.trim().replace(' ', 'T')}Z`)
-    return !Number.isNaN(paid) && paid >= at - CREATED_SLACK_MS ? invoice : undefined
+    return !Number.isNaN(paid) && paid <= at
   }
-  const day = new Date(at - CREATED_SLACK_MS).toISOString().slice(0, 10)
-  const dated = /^\d{4}-\d{2}-\d{2}$/.test(invoice.date.trim()) && invoice.date.trim() >= day
-  return statusIs(invoice.status, 'Unpaid') && statusIs(account.status, 'Pending') && dated ? invoice : undefined
+  const date = invoice.date.trim()
+  return /^\d{4}-\d{2}-\d{2}$/.test(date) && date <= new Date(at).toISOString().slice(0, 10)
 }
 
 /** Whether a UTC date (`YYYY-MM-DD`: that day or later) or date and time is at or after `at`; unreadable: yes. */
