@@ -11,7 +11,7 @@ import { join } from 'node:path'
 import { afterEach, describe, mock, test } from 'node:test'
 import { JournalUnreadableError, OrderNotPlacedError, OrderUnresolvedError, UnrecordedMatchError } from '../errors.js'
 import { fingerprints, newJournalSession, OrderJournal, serviceOf } from './journal.js'
-import { orderedOnSince } from './orders.js'
+import { placementInvoice } from './orders.js'
 import { processAlive } from './journal-store.js'
 import { KnownAccounts } from './known-accounts.js'
 import {
@@ -639,30 +639,30 @@ describe('order journal', () => {
       invoice_type: 'upgrade',
     })
     // Whatever the clocks say: the invoice before the order is never its own, another one of its type is.
-    assert.ok(orderedOnSince(vm('Pending', paid(5, '2026-11-24 12:00:05')), 'upgrade', 4))
-    assert.ok(orderedOnSince(vm('Active', paid(5, '2020-01-01 00:00:00')), 'upgrade', 4), 'a service clock years behind')
-    assert.equal(orderedOnSince(vm('Active', paid(4, '2026-11-24 12:00:05')), 'upgrade', 4), undefined, 'the invoice before it')
+    assert.ok(placementInvoice(vm('Pending', paid(5, '2026-11-24 12:00:05')), 'upgrade', 4))
+    assert.ok(placementInvoice(vm('Active', paid(5, '2020-01-01 00:00:00')), 'upgrade', 4), 'a service clock years behind')
+    assert.equal(placementInvoice(vm('Active', paid(4, '2026-11-24 12:00:05')), 'upgrade', 4), undefined, 'the invoice before it')
     assert.ok(
-      orderedOnSince(vm('Active', paid(5, '2026-11-24 12:00:05')), 'upgrade', null),
+      placementInvoice(vm('Active', paid(5, '2026-11-24 12:00:05')), 'upgrade', null),
       'the first invoice of an account that had none',
     )
     assert.equal(
-      orderedOnSince(vm('Pending', paid(5, '2026-11-24 12:00:05', 'change_package')), 'upgrade', 4),
+      placementInvoice(vm('Pending', paid(5, '2026-11-24 12:00:05', 'change_package')), 'upgrade', 4),
       undefined,
       'another kind of order',
     )
-    assert.ok(orderedOnSince(vm('Pending', unpaid(5, '2026-11-24')), 'upgrade', 4))
+    assert.ok(placementInvoice(vm('Pending', unpaid(5, '2026-11-24')), 'upgrade', 4))
     assert.equal(
-      orderedOnSince(vm('Active', unpaid(5, '2026-11-24')), 'upgrade', 4),
+      placementInvoice(vm('Active', unpaid(5, '2026-11-24')), 'upgrade', 4),
       undefined,
       'unpaid, yet Active: not an order in progress',
     )
-    assert.equal(orderedOnSince(vm('Pending', paid(5, '2026-11-24 12:00:05')), 'upgrade', undefined), undefined, 'nothing read before')
+    assert.equal(placementInvoice(vm('Pending', paid(5, '2026-11-24 12:00:05')), 'upgrade', undefined), undefined, 'nothing read before')
     // A stopped run's order: an invoice issued after its window (with 10 min for the service's clock) is a later order's.
-    assert.ok(orderedOnSince(vm('Pending', paid(5, '2026-11-24 12:05:00')), 'upgrade', 4, end))
-    assert.equal(orderedOnSince(vm('Active', paid(5, '2026-11-24 18:00:00')), 'upgrade', 4, end), undefined, 'six hours later')
-    assert.equal(orderedOnSince(vm('Pending', unpaid(5, '2026-11-25')), 'upgrade', 4, end), undefined, 'the next day')
-    assert.equal(orderedOnSince(vm('Pending', paid(5, 'not a time')), 'upgrade', 4, end), undefined, 'unreadable')
+    assert.ok(placementInvoice(vm('Pending', paid(5, '2026-11-24 12:05:00')), 'upgrade', 4, end))
+    assert.equal(placementInvoice(vm('Active', paid(5, '2026-11-24 18:00:00')), 'upgrade', 4, end), undefined, 'six hours later')
+    assert.equal(placementInvoice(vm('Pending', unpaid(5, '2026-11-25')), 'upgrade', 4, end), undefined, 'the next day')
+    assert.equal(placementInvoice(vm('Pending', paid(5, 'not a time')), 'upgrade', 4, end), undefined, 'unreadable')
   })
 
   test('a rebuild answered before the kill is not run again by the next run', async () => {

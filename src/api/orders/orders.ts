@@ -45,7 +45,7 @@ export interface Reconcile {
 /**
  * How to find out whether an order on an existing account (an upgrade, a change of package) was
  * placed, against a service that does not confirm Idempotency-Keys: the account's last invoice is
- * the order's own once it is placed (see orderedOnSince).
+ * the order's own once it is placed (see placementInvoice).
  */
 export interface PlacedOn {
   /** Reads the account the order is on. */
@@ -1345,9 +1345,10 @@ export class Orders {
   /**
    * After an ambiguous failure of an order on an existing account, or in the run that takes over a
    * stopped run's such order, against a service that does not confirm keys: reads the account until it
-   * shows the order placed (orderedOnSince: an invoice of its type since it was sent), which is then
-   * taken as this order's answer and waited for like one, or until `until`. Then `none` says what the
-   * account shows instead. Nothing is ever sent again here. A progress message every 10 s.
+   * shows the order placed (placementInvoice: another invoice of its type than `before`, the one read
+   * just before it was sent), which is then taken as this order's answer and waited for like one, or
+   * until `until`. Then `none` says what the account shows instead. Nothing is ever sent again here. A
+   * progress message every 10 s.
    */
   private async awaitPlacement(
     entry: JournalEntry | undefined,
@@ -1368,7 +1369,7 @@ export class Orders {
       } catch (error) {
         throw none(`reading the account to find out whether it was placed failed: ${messageOf(error).replace(/\.+$/, '')}`, false)
       }
-      const invoice = orderedOnSince(account, placedOn.invoiceType, before, notAfter)
+      const invoice = placementInvoice(account, placedOn.invoiceType, before, notAfter)
       if (invoice !== undefined) {
         const detail =
           `No clear answer came to ${context.method} ${context.path}, and this service does not confirm Idempotency-Keys, so it ` +
@@ -1388,8 +1389,9 @@ export class Orders {
         const shows = last === null ? 'no invoice' : `invoice ${last.id} (${last.invoice_type}, ${last.status}, ${last.date})`
         if (before === undefined) {
           throw none(
-            `account ${account.account_id} could not be read just before the order was sent, so its invoices cannot tell whether ` +
-              `it was placed (its last is ${shows}; its status ${account.status})`,
+            `the invoice account ${account.account_id} had just before the order was sent is not known (it could not be read then, ` +
+              `or an older version sent the order), so its invoices cannot tell whether it was placed (its last is ${shows}; its ` +
+              `status ${account.status})`,
             false,
           )
         }
@@ -1441,7 +1443,7 @@ export function createdSince(
  * order's invoice (one placed in the portal since) is not its; `EVIDENCE_SLACK_MS` allows for the
  * service's clock. `before` unknown (not read, an entry of an older version): no evidence.
  */
-export function orderedOnSince(
+export function placementInvoice(
   account: Account<unknown>,
   invoiceType: string,
   before: number | null | undefined,
