@@ -911,7 +911,7 @@ async function checkRefused<C>(definition: AnyResource, prior: ValueMap, plan: P
   return [
     error(
       `${definition.name} ${id} cannot be changed yet`,
-      `${why}, and the service refuses every change to it until then, so ${inPlace.join(', ')} cannot be changed now. ` +
+      `${why}, and until then the service refuses such a change, so ${inPlace.join(', ')} cannot be changed now. ` +
         'Pay the invoice in the portal, then plan again; nothing was ordered.',
       [inPlace[0] as string],
     ),

@@ -166,7 +166,7 @@ export { objectType, stringType, int64Type }
 
 /**
  * `changesRefused` of an account: Pending until its unpaid invoice is paid (an order placed with
- * `pay_with_credit_card = false`), when the service refuses every change to it. A read is made only
+ * `pay_with_credit_card = false`), when the service refuses every change but a cosmetic one. A read is made only
  * when the recorded status is Pending; what the read shows decides (an invoice paid since is no reason).
  */
 export async function awaitingPayment(
