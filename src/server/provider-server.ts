@@ -436,20 +436,22 @@ export class ProviderServer {
    * The arguments of a method known so far, and the id of the object it acts on (an unknown one is
    * checked when it runs): with a session on a configured provider, against the service too, with
    * read-only calls, once the id is known. `requireInputs` off where the engine reports missing ones.
+   * `target`: that the object exists too (one read), where the id is written by hand (a Terraform
+   * action's); a Pulumi method's is its resource's own.
    */
   async checkMethod(
     definition: AnyResource,
     method: AnyMethod,
     id: unknown,
     input: ValueMap,
-    options: { readonly requireInputs: boolean; readonly session?: OpenSession },
+    options: { readonly requireInputs: boolean; readonly session?: OpenSession; readonly target?: boolean },
   ): Promise<Diagnostic[]> {
     const issues = validateConfig(method.inputs, input, { requireInputs: options.requireInputs })
     if (typeof id !== 'string') return issues
     issues.push(...checkMethodId(definition, id))
     if (options.session !== undefined && this.isConfigured && !hasErrors(issues)) {
       const session = options.session()
-      issues.push(...(await checkMethodTarget(definition, id, session)))
+      if (options.target === true) issues.push(...(await checkMethodTarget(definition, id, session)))
       if (!hasErrors(issues)) issues.push(...(await checkMethodOnline(method, id, input, session)))
     }
     return issues

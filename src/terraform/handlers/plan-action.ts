@@ -19,7 +19,7 @@ export async function planAction(
     const { definition, method, view } = tf.action(request.actionType)
     const { id, ...input } = decode(view, request.config) ?? {}
     const session = () => tf.session(call?.signal)
-    const issues: Diagnostic[] = await tf.server.checkMethod(definition, method, id, input, { requireInputs: false, session })
+    const issues: Diagnostic[] = await tf.server.checkMethod(definition, method, id, input, { requireInputs: false, session, target: true })
     if (method.destructive) {
       const detail = `${method.description} Invoking it cannot be undone.`
       issues.push({ severity: 'warning', summary: `${request.actionType} is destructive`, detail })
