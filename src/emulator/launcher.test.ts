@@ -20,6 +20,27 @@ const BIN = fileURLToPath(new URL('../bin/emulator.js', import.meta.url))
 const dir = mkdtempSync(join(tmpdir(), 'emulator-launcher-'))
 after(() => rmSync(dir, { recursive: true, force: true }))
 
+/**
+ * The launcher with `args`, run to its exit (one that starts anyway is killed after 5 s, and the test fails on
+ * what it printed): its exit code and what it printed on each stream.
+ */
+async function runToExit(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, EMULATOR_PORT: '0' }, stdio: ['ignore', 'pipe', 'pipe'] })
+  let stdout = ''
+  let stderr = ''
+  child.stdout!.on('data', (chunk: Buffer) => {
+    stdout += chunk.toString()
+  })
+  child.stderr!.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString()
+  })
+  const exited = once(child, 'exit')
+  const stopper = setTimeout(() => child.kill('SIGKILL'), 5_000)
+  const [code] = (await exited) as [number | null]
+  clearTimeout(stopper)
+  return { code, stdout, stderr }
+}
+
 async function launch(
   stateFile: string,
   env: Record<string, string> = {},
@@ -224,38 +245,14 @@ describe('HTTP launcher', () => {
 
   test('a state file that cannot be written stops the start, naming it', async () => {
     const stateFile = join(dir, 'no-such-directory', 'state.json')
-    const child = spawn(process.execPath, [BIN, '--state-file', stateFile], {
-      env: { ...process.env, EMULATOR_PORT: '0' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    })
-    let stderr = ''
-    child.stderr!.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString()
-    })
-    let stdout = ''
-    child.stdout!.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString()
-    })
-    const exited = once(child, 'exit')
-    // An emulator that starts anyway is stopped, and the test fails on what it printed.
-    const stopper = setTimeout(() => child.kill('SIGKILL'), 5_000)
-    const [code] = (await exited) as [number | null]
-    clearTimeout(stopper)
+    const { code, stdout, stderr } = await runToExit(['--state-file', stateFile])
     assert.equal(stdout, '', 'no base URL: nothing is served')
     assert.notEqual(code, 0)
     assert.match(stderr, new RegExp(`--state-file ${stateFile.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} cannot be written: ENOENT`))
   })
 
   test('a port that is not one stops the start with a message naming it', async () => {
-    const child = spawn(process.execPath, [BIN, '--port', 'abc'], { stdio: ['ignore', 'pipe', 'pipe'] })
-    let stderr = ''
-    child.stderr!.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString()
-    })
-    const exited = once(child, 'exit')
-    const stopper = setTimeout(() => child.kill('SIGKILL'), 5_000)
-    const [code] = (await exited) as [number | null]
-    clearTimeout(stopper)
+    const { code, stderr } = await runToExit(['--port', 'abc'])
     assert.notEqual(code, 0)
     assert.match(stderr, /--port 'abc': the port must be an integer from 0 to 65535/)
   })
@@ -441,27 +438,11 @@ describe('HTTP launcher', () => {
 
   // The README's quick start uses port 8080: a user who has something on it gets one line saying what to do,
   // not a stack trace (nor, from the release's executable, a page of minified source).
-  async function startFails(args: string[]): Promise<{ code: number | null; stderr: string }> {
-    const child = spawn(process.execPath, [BIN, ...args], {
-      env: { ...process.env, EMULATOR_PORT: '0' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    })
-    let stderr = ''
-    child.stderr!.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString()
-    })
-    const exited = once(child, 'exit')
-    const stopper = setTimeout(() => child.kill('SIGKILL'), 5_000)
-    const [code] = (await exited) as [number | null]
-    clearTimeout(stopper)
-    return { code, stderr }
-  }
-
   test('a port in use stops the start with one line naming the port and --port, no stack trace', async () => {
     const { child, base } = await launch(join(dir, 'busy.json'))
     try {
       const port = new URL(base).port
-      const { code, stderr } = await startFails(['--port', port])
+      const { code, stderr } = await runToExit(['--port', port])
       assert.notEqual(code, 0)
       assert.match(stderr, new RegExp(`port ${port}.*(in use|--port)`))
       assert.doesNotMatch(stderr, /\n\s+at |node:events|Emitted 'error' event/, `a stack trace:\n${stderr}`)
@@ -471,19 +452,14 @@ describe('HTTP launcher', () => {
   })
 
   test('--help prints the flags, and an unknown flag says which and lists them, no stack trace', async () => {
-    const unknown = await startFails(['--prot', '8081'])
+    const unknown = await runToExit(['--prot', '8081'])
     assert.notEqual(unknown.code, 0)
     assert.match(unknown.stderr, /--prot/)
     assert.match(unknown.stderr, /--port/, 'the flags it takes are named')
     assert.doesNotMatch(unknown.stderr, /\n\s+at |ERR_PARSE_ARGS/, `a stack trace:\n${unknown.stderr}`)
-    const help = spawn(process.execPath, [BIN, '--help'], { stdio: ['ignore', 'pipe', 'pipe'] })
-    let out = ''
-    help.stdout!.on('data', (chunk: Buffer) => {
-      out += chunk.toString()
-    })
-    const [code] = (await once(help, 'exit')) as [number | null]
-    assert.equal(code, 0)
-    assert.match(out, /--port/)
+    const help = await runToExit(['--help'])
+    assert.equal(help.code, 0)
+    assert.match(help.stdout, /--port/)
   })
   test('a request that names the emulator by another host name (a page whose DNS name now points at 127.0.0.1) is refused; loopback names are served', async () => {
     const { child, base } = await launch(join(dir, 'hosts.json'))
