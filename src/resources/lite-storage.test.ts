@@ -13,8 +13,8 @@ import { liteVmFromSnapshot } from './lite-vm-from-snapshot.js'
 
 const base = (family: LiteFamily) => (family === lite ? 101 : 201)
 
-async function withVm(family: LiteFamily) {
-  const h = new Harness()
+/** A keypair made on `h`, and the configuration of a VM of the family's base product that uses it. */
+async function vmConfigOn(h: Harness, family: LiteFamily) {
   const key = await h.create(liteKeypair(family), { name: 'deploy-key' })
   const vmConfig: ValueMap = {
     product_id: base(family),
@@ -24,6 +24,12 @@ async function withVm(family: LiteFamily) {
     ssh_and_console_user: 'deployer',
     console_password: 'S3cretPass9',
   }
+  return { key, vmConfig }
+}
+
+async function withVm(family: LiteFamily) {
+  const h = new Harness()
+  const { key, vmConfig } = await vmConfigOn(h, family)
   const vm = await h.create(liteVm(family), vmConfig)
   await h.requests()
   return { h, key, vm: Number(vm.id) }
@@ -192,18 +198,8 @@ describe('extra disks', () => {
 describe('a Pending Lite VM at plan: what the service takes while Pending', () => {
   test('renaming a Lite VM whose create invoice is unpaid (Pending) is not refused at plan: the service takes a rename while Pending (a cosmetic update, by the status rules of the service)', async () => {
     const h = new Harness()
-    const key = await h.create(liteKeypair(lite), { name: 'deploy-key' })
     const vms = liteVm(lite)
-    const config: ValueMap = {
-      product_id: 101,
-      cycle: 'm',
-      select_os: 'Debian-12',
-      keypair_id: key.keypair_id ?? null,
-      ssh_and_console_user: 'deployer',
-      console_password: 'S3cretPass9',
-      vm_name: 'first-name',
-      pay_with_credit_card: false,
-    }
+    const config: ValueMap = { ...(await vmConfigOn(h, lite)).vmConfig, vm_name: 'first-name', pay_with_credit_card: false }
     const outcome = await h.tryCreate(vms, config)
     const vm = outcome.state as ValueMap
     assert.equal(vm.status, 'Pending')
