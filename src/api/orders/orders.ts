@@ -1298,36 +1298,59 @@ export class Orders {
     unresolved: (why: string, cause?: unknown) => OrderUnresolvedError,
     cause: Error,
   ): Promise<Order> {
+    return this.lookUntil(
+      deadline,
+      signal,
+      context,
+      async () => {
+        try {
+          return await this.reconcileOnce(entry, sentAt, key, context, reconcile)
+        } catch (error) {
+          if (error instanceof OrderUnresolvedError) throw error
+          // The order's outcome stays the news: the listing's failure is only why it is still unknown.
+          throw unresolved(
+            `${sentence(cause.message)} Listing the accounts to find out whether it was processed failed too: ${sentence(messageOf(error))}`,
+            cause,
+          )
+        }
+      },
+      () => unresolved(`${sentence(cause.message)} No new matching account appeared before the operation's deadline.`, cause),
+      (seconds) => ({
+        message:
+          `${context.method} ${context.path}: no clear answer, and this service does not confirm Idempotency-Keys, so it is not ` +
+          `sent again; listing the accounts for the one it made (${seconds} s, until ${new Date(deadline).toISOString()}, the ` +
+          "operation's deadline)",
+        fields: { idempotency_key: key },
+      }),
+    )
+  }
+
+  /**
+   * Looks (`look`) until it finds what it looks for, or until `until` (the last look is at `until`) or,
+   * should the clock stand still, `MAX_OUTCOME_LOOKS` looks: then `end` says why not. Between looks it
+   * backs off up to ORDER_BACKOFF_CAP_MS, and says every 10 s what it waits for (`progress`, given the
+   * seconds so far).
+   */
+  private async lookUntil<T>(
+    until: number,
+    signal: AbortSignal | undefined,
+    context: RequestContext,
+    look: () => Promise<T | undefined>,
+    end: () => Error,
+    progress: (seconds: number) => { readonly message: string; readonly fields: Record<string, unknown> },
+  ): Promise<T> {
     const { log, now } = this.options
     const started = now()
     let reported = -Infinity
     for (let round = 1; ; round++) {
-      let adopted: Order | undefined
-      try {
-        adopted = await this.reconcileOnce(entry, sentAt, key, context, reconcile)
-      } catch (error) {
-        if (error instanceof OrderUnresolvedError) throw error
-        // The order's outcome stays the news: the listing's failure is only why it is still unknown.
-        throw unresolved(
-          `${sentence(cause.message)} Listing the accounts to find out whether it was processed failed too: ${sentence(messageOf(error))}`,
-          cause,
-        )
-      }
-      if (adopted !== undefined) return adopted
-      const left = deadline - now()
-      // Bounded by the clock (the last look is at the deadline) and, should the clock stand still, by the number of looks.
-      if (left <= 0 || round >= MAX_OUTCOME_LOOKS) {
-        throw unresolved(`${sentence(cause.message)} No new matching account appeared before the operation's deadline.`, cause)
-      }
+      const found = await look()
+      if (found !== undefined) return found
+      const left = until - now()
+      if (left <= 0 || round >= MAX_OUTCOME_LOOKS) throw end()
       if (now() - reported >= OUTCOME_REPORT_MS) {
         reported = now()
-        log(
-          'warn',
-          `${context.method} ${context.path}: no clear answer, and this service does not confirm Idempotency-Keys, so it is not ` +
-            `sent again; listing the accounts for the one it made (${Math.round((now() - started) / 1000)} s, until ` +
-            `${new Date(deadline).toISOString()}, the operation's deadline)`,
-          { idempotency_key: key },
-        )
+        const { message, fields } = progress(Math.round((now() - started) / 1000))
+        log('warn', message, fields)
       }
       await this.http.pause(Math.min(this.http.backoff(round), ORDER_BACKOFF_CAP_MS, left), signal, context)
     }
@@ -1359,60 +1382,57 @@ export class Orders {
     signal: AbortSignal | undefined,
     none: (detail: string, seenUntilEnd: boolean) => Error,
   ): Promise<Order> {
-    const { log, now } = this.options
-    const started = now()
-    let reported = -Infinity
-    for (let round = 1; ; round++) {
-      let account: Account<unknown>
-      try {
-        account = await placedOn.read(signal)
-      } catch (error) {
-        throw none(`reading the account to find out whether it was placed failed: ${messageOf(error).replace(/\.+$/, '')}`, false)
-      }
-      const invoice = placementInvoice(account, placedOn.invoiceType, before, notAfter)
-      if (invoice !== undefined) {
+    // With no invoice to tell by (not read before the order was sent), there is nothing to wait for: one look.
+    const lookedUntil = before === undefined ? this.options.now() : until
+    let account: Account<unknown> | undefined
+    return this.lookUntil(
+      lookedUntil,
+      signal,
+      context,
+      async () => {
+        try {
+          account = await placedOn.read(signal)
+        } catch (error) {
+          throw none(`reading the account to find out whether it was placed failed: ${messageOf(error).replace(/\.+$/, '')}`, false)
+        }
+        const invoice = placementInvoice(account, placedOn.invoiceType, before, notAfter)
+        if (invoice === undefined) return undefined
         const detail =
           `No clear answer came to ${context.method} ${context.path}, and this service does not confirm Idempotency-Keys, so it ` +
           `was not sent again; account ${account.account_id} shows it placed (invoice ${invoice.id}, ${invoice.invoice_type}, ` +
           `${invoice.status}), so that is taken as its answer.`
-        log('warn', detail, { account_id: account.account_id, invoice_id: invoice.id })
+        this.options.log('warn', detail, { account_id: account.account_id, invoice_id: invoice.id })
         this.options.operation?.()?.warn?.(`The order on account ${account.account_id} was placed; its answer was lost`, detail)
         const order = { account_id: account.account_id, order_id: '' } as Order
         await this.answered(entry, order, context, 'adopted')
         return order
-      }
-      const left = until - now()
-      // Bounded by the clock (the last look is at `until`) and, should the clock stand still, by the number of looks.
-      // With no invoice to tell by (not read before the order was sent), there is nothing to wait for.
-      if (left <= 0 || round >= MAX_OUTCOME_LOOKS || before === undefined) {
-        const last = account.last_invoice
+      },
+      () => {
+        // The look that ended it read the account (a failed read throws from the look itself).
+        const seen = account as Account<unknown>
+        const last = seen.last_invoice
         const shows = last === null ? 'no invoice' : `invoice ${last.id} (${last.invoice_type}, ${last.status}, ${last.date})`
         if (before === undefined) {
-          throw none(
-            `the invoice account ${account.account_id} had just before the order was sent is not known (it could not be read then, ` +
+          return none(
+            `the invoice account ${seen.account_id} had just before the order was sent is not known (it could not be read then, ` +
               `or an older version sent the order), so its invoices cannot tell whether it was placed (its last is ${shows}; its ` +
-              `status ${account.status})`,
+              `status ${seen.status})`,
             false,
           )
         }
-        throw none(
-          `account ${account.account_id} shows no ${placedOn.invoiceType} order since it was sent, by ${new Date(until).toISOString()} ` +
-            `(its last is ${shows}; its status ${account.status})`,
+        return none(
+          `account ${seen.account_id} shows no ${placedOn.invoiceType} order since it was sent, by ${new Date(until).toISOString()} ` +
+            `(its last is ${shows}; its status ${seen.status})`,
           true,
         )
-      }
-      if (now() - reported >= OUTCOME_REPORT_MS) {
-        reported = now()
-        log(
-          'warn',
+      },
+      (seconds) => ({
+        message:
           `${context.method} ${context.path}: no clear answer, and this service does not confirm Idempotency-Keys, so it is not ` +
-            `sent again; reading account ${account.account_id} for the order's invoice (${Math.round((now() - started) / 1000)} s, until ` +
-            `${new Date(until).toISOString()})`,
-          { account_id: account.account_id },
-        )
-      }
-      await this.http.pause(Math.min(this.http.backoff(round), ORDER_BACKOFF_CAP_MS, left), signal, context)
-    }
+          `sent again; reading account ${account?.account_id} for the order's invoice (${seconds} s, until ${new Date(until).toISOString()})`,
+        fields: { account_id: account?.account_id },
+      }),
+    )
   }
 }
 
