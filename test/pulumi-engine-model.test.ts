@@ -229,6 +229,12 @@ describe('the plugin under the engine rules', () => {
       ['size'],
     )
     assert.match(checked.failures[0]?.reason ?? '', /grow-only/)
+    // With a create-only change the disk is replaced: a new order, where a smaller size is valid, as in a Terraform plan.
+    const renamed = { ...program, serviceName: 'data-disk-02' }
+    assert.deepEqual((await plugin.check(urn, renamed, saved.inputs)).failures, [])
+    const replaced = await model.up(urn, renamed, saved)
+    assert.equal(replaced.error, undefined, replaced.error?.details)
+    assert.deepEqual(replaced.diff?.replaces, ['serviceName'])
   })
 })
 

@@ -393,10 +393,15 @@ describe('methods (Call): vm.power({ state })', () => {
         CODE.INVALID_ARGUMENT,
         /^os: .*must be an OS of product 101: "Ubuntu-22\.04", "Ubuntu-24\.04", "Debian-12", "Rocky-9"/,
       )
+      const logged = engine.logs.length
       assert.deepEqual(await plugin.callMethod(rebuild, { __self__: self(), os: 'Debian-12' }, { dryRun: true }), {
         return: {},
         failures: [],
       })
+      // Destructive: the preview warns on the VM, as a Terraform plan of the action does.
+      const warned = (l: (typeof engine.logs)[number]) =>
+        l.urn === urn && /LiteVm\/rebuild is destructive.*cannot be undone/s.test(l.message)
+      assert.ok((await logsUntil(logged, warned)).some(warned), 'the preview warns that a rebuild cannot be undone')
     })
     assert.deepEqual(effects.mutations, [], 'a preview changes nothing')
   })

@@ -302,6 +302,7 @@ describe('planning: create, validation and replacement', () => {
     const plan = planResource(boxDefinition, prior, { name: 'alpha', size: 20 })
     assert.deepEqual(plan.planned, prior)
     assert.deepEqual(plan.changed, [])
+    assert.equal(plan.applies, false, 'nothing to apply')
   })
   test('a create-only change plans a replacement', async () => {
     const prior = await created()
@@ -601,6 +602,7 @@ describe('apply: payment, unknown outcomes and resumed orders', () => {
     s.service.calls.length = 0
     const again = planResource(boxDefinition, first.state, config, first.private)
     assert.equal(again.planned.status, UNKNOWN, 'the resumed wait shows as a change')
+    assert.deepEqual([again.changed, again.applies], [[], true], 'no input changed, and the apply has work: the wait')
     assert.ok(again.diagnostics.some((d) => d.severity === 'warning' && /waits for it again/.test(d.detail)))
     const second = await applyUpdate(boxDefinition, first.state, again.planned, first.private, s)
     assert.deepEqual(s.service.calls, ['wait', 'read'])

@@ -33,6 +33,11 @@ export interface Plan {
   readonly diagnostics: readonly Diagnostic[]
   readonly private: PrivateState
   /**
+   * Whether an apply has work on the object, whatever the inputs say: a change or a replacement, or
+   * work an earlier apply left unfinished (`private.resume`), which needs an apply with no input changed.
+   */
+  readonly applies: boolean
+  /**
    * Unset inputs planned unknown because they report the service's value after the running steps (see
    * `follows`): they ask their own step for nothing, unlike an input set from a value not known yet.
    */
@@ -79,7 +84,8 @@ export function planResource(definition: AnyResource, prior: ValueMap | null, co
   if (creating) {
     planned.id = UNKNOWN
     for (const [name] of computedOnly) planned[name] = UNKNOWN
-    return { planned: withoutWriteOnlyPlanned(definition, planned), replace: [], changed: inputNames(definition), diagnostics, private: {} }
+    const changed = inputNames(definition)
+    return { planned: withoutWriteOnlyPlanned(definition, planned), replace: [], changed, diagnostics, private: {}, applies: true }
   }
 
   for (const name of inputNames(definition)) {
@@ -102,9 +108,8 @@ export function planResource(definition: AnyResource, prior: ValueMap | null, co
       !(unrecoverable.has(name) && ((prior[name] ?? null) === null || imported.has(name))),
   )
   const replace = writeOnlyReplace(definition, prior, config, planned, createOnlyChanges)
-  // A replacement is a new order, where any size is valid: only an object kept can refuse to shrink.
-  if (replace.length === 0)
-    diagnostics.push(...shrinks(definition, prior, planned), ...orderTimeChanges(definition, prior, changed, imported))
+  diagnostics.push(...keptShrinks(definition, prior, planned, replace, diagnostics))
+  if (replace.length === 0) diagnostics.push(...orderTimeChanges(definition, prior, changed, imported))
   const resuming = priorPrivate.resume === true
   const affected = affectedOutputs(definition, prior, planned, replace.length > 0 || resuming)
   planned.id = prior.id ?? null
@@ -146,6 +151,7 @@ export function planResource(definition: AnyResource, prior: ValueMap | null, co
     changed,
     diagnostics,
     private: priorPrivate,
+    applies: changed.length > 0 || resuming,
     ...(following.length > 0 ? { following } : {}),
   }
 }
@@ -181,14 +187,26 @@ function orderTimeChanges(
     )
 }
 
-/** The grow-only rule: an error for each grow-only value planned below the prior one. */
-export function shrinks(definition: AnyResource, prior: ValueMap, planned: ValueMap): Diagnostic[] {
-  const issues: Diagnostic[] = []
+/**
+ * The grow-only rule: an error for each grow-only value planned below the prior one, for an object
+ * kept. A replacement is a new order, where any size is valid, so it refuses nothing; nor is an input
+ * that already breaks a value rule (`issues`) also reported as a shrink: one mistake, one error.
+ */
+export function keptShrinks(
+  definition: AnyResource,
+  prior: ValueMap,
+  planned: ValueMap,
+  replace: readonly string[],
+  issues: readonly Diagnostic[],
+): Diagnostic[] {
+  if (replace.length > 0) return []
+  const broken = new Set(issues.filter((d) => d.severity === 'error').map((d) => d.path?.[0]))
+  const shrunk: Diagnostic[] = []
   for (const [name, attribute] of Object.entries(definition.attributes)) {
     const before = prior[name]
     const after = planned[name]
-    if (attribute.growOnly && typeof before === 'number' && typeof after === 'number' && after < before) {
-      issues.push(
+    if (attribute.growOnly && !broken.has(name) && typeof before === 'number' && typeof after === 'number' && after < before) {
+      shrunk.push(
         error(
           `Cannot shrink ${name}`,
           `${name} is grow-only: it can be raised but never lowered (from ${before} to ${after}). ` +
@@ -198,7 +216,7 @@ export function shrinks(definition: AnyResource, prior: ValueMap, planned: Value
       )
     }
   }
-  return issues
+  return shrunk
 }
 
 /**

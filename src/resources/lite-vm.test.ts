@@ -511,6 +511,12 @@ describe('provider_lite_vm: reads, import, validation and plan checks', () => {
       plan.diagnostics.map((d) => d.path),
       [['disk_size']],
     )
+    // One mistake, one error: 0 breaks the value rule, and is not also reported as a shrink.
+    const zero = h.plan(vm, state, { ...config, disk_size: 0 })
+    assert.deepEqual(
+      zero.diagnostics.map((d) => [d.path, d.summary.startsWith('Cannot shrink')]),
+      [[['disk_size'], false]],
+    )
   })
 })
 

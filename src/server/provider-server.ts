@@ -25,6 +25,7 @@ import {
   hasErrors,
   type IdentityValues,
   importResource,
+  keptShrinks,
   InputError,
   type ListEvent,
   listFilterAttributes,
@@ -43,7 +44,6 @@ import {
   resourceIdentity,
   runMethod,
   type Session,
-  shrinks,
   timeoutMs,
   type ValueMap,
   unfinishedIsError,
@@ -399,14 +399,14 @@ export class ProviderServer {
 
   /**
    * Pulumi's Check of a resource's inputs: every value rule (required inputs included), and against
-   * the old inputs, when there are any, the grow-only rule.
+   * the old inputs, when there are any, the grow-only rule as a plan applies it (not to a replacement,
+   * nor to an input that breaks a value rule already).
    */
-  checkResource(
-    definition: AnyResource,
-    config: ValueMap,
-    olds: ValueMap | null,
-  ): { readonly issues: readonly Diagnostic[]; readonly shrinks: readonly Diagnostic[] } {
-    return { issues: validateConfig(definition.attributes, config), shrinks: olds === null ? [] : shrinks(definition, olds, config) }
+  checkResource(definition: AnyResource, config: ValueMap, olds: ValueMap | null): Diagnostic[] {
+    const issues = validateConfig(definition.attributes, config)
+    if (olds === null) return issues
+    const { planned, replace } = planResource(definition, olds, config)
+    return [...issues, ...keptShrinks(definition, olds, planned, replace, issues)]
   }
 
   /** A lookup's configuration as written. */
@@ -437,16 +437,21 @@ export class ProviderServer {
    * checked when it runs): with a session on a configured provider, against the service too, with
    * read-only calls, once the id is known. `requireInputs` off where the engine reports missing ones.
    * `target`: that the object exists too (one read), where the id is written by hand (a Terraform
-   * action's); a Pulumi method's is its resource's own.
+   * action's); a Pulumi method's is its resource's own. `planned`: the check is of a run to come (a
+   * Terraform action's plan, a Pulumi preview), which warns, by the name the engine shows, that a
+   * destructive method cannot be undone.
    */
   async checkMethod(
     definition: AnyResource,
     method: AnyMethod,
     id: unknown,
     input: ValueMap,
-    options: { readonly requireInputs: boolean; readonly session?: OpenSession; readonly target?: boolean },
+    options: { readonly requireInputs: boolean; readonly session?: OpenSession; readonly target?: boolean; readonly planned?: string },
   ): Promise<Diagnostic[]> {
     const issues = validateConfig(method.inputs, input, { requireInputs: options.requireInputs })
+    if (options.planned !== undefined && method.destructive === true) {
+      issues.push(warning(`${options.planned} is destructive`, `${method.description} Invoking it cannot be undone.`))
+    }
     if (typeof id !== 'string') return issues
     issues.push(...checkMethodId(definition, id))
     if (options.session !== undefined && this.isConfigured && !hasErrors(issues)) {

@@ -20,7 +20,7 @@ export async function call(ps: PulumiServer, request: CallRequest): Promise<{ re
     // A preview: what is known already is checked, so a wrong value fails the preview, not the update;
     // against the service too (read-only calls) once the object exists.
     const session = ps.opener(urn || undefined, request.args)
-    const issues = await ps.server.checkMethod(definition, method, id, values, { requireInputs: true, session })
+    const issues = await ps.server.checkMethod(definition, method, id, values, { requireInputs: true, session, planned: request.tok })
     if (ps.failuresOf(issues).length > 0) throw ps.invalid(issues)
     ps.warn(issues, urn || undefined)
     return { return: {} }

@@ -18,13 +18,9 @@ export function check(ps: PulumiServer, request: CheckRequest): CheckResult {
   }))
   const { config, inputs } = checkedInputs(definition, values, request.news)
   const olds = request.olds && !isEmptyMap(request.olds) ? decodeMap(definition.attributes, request.olds).values : null
-  const checked = ps.server.checkResource(definition, config, olds)
-  for (const failure of ps.failuresOf(checked.issues)) {
+  for (const failure of ps.failuresOf(ps.server.checkResource(definition, config, olds))) {
     const leftOut = leftOutByImport(definition, failure.property, config, olds)
     failures.push(leftOut ? { ...failure, reason: `${failure.reason}${LEFT_OUT}` } : failure)
   }
-  // One mistake, one failure: a value below its rule (0 for a disk size) is not also reported as a shrink.
-  const named = new Set(failures.map((f) => f.property))
-  failures.push(...ps.failuresOf(checked.shrinks).filter((f) => !named.has(f.property)))
   return { inputs, failures }
 }

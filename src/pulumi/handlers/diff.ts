@@ -31,9 +31,6 @@ export async function diff(ps: PulumiServer, request: DiffRequest): Promise<Diff
   const replacement = planned.deleteBeforeReplace
   if (replacement !== undefined && replacement.invalid.length > 0) throw ps.invalid(replacement.invalid)
   if (replacement !== undefined) ps.warn(replacement.warnings, request.urn)
-  // Work an earlier apply left unfinished (an unpaid or timed-out order) needs an Update to run:
-  // with "none" the engine records a Same step and never calls the plugin again.
-  const unfinished = plan.private.resume === true && plan.replace.length === 0
   const detailedDiff: Record<string, { kind: DiffKind; inputDiff: boolean }> = {}
   for (const name of plan.changed) {
     const before = prior[name] ?? null
@@ -42,7 +39,9 @@ export async function diff(ps: PulumiServer, request: DiffRequest): Promise<Diff
     detailedDiff[wireName(name)] = { kind: plan.replace.includes(name) ? `${base}_REPLACE` : base, inputDiff: true }
   }
   return {
-    changes: plan.changed.length > 0 || unfinished ? 'some' : 'none',
+    // Work an earlier apply left unfinished needs an Update although no input changed: with "none" the
+    // engine records a Same step and never calls the plugin again.
+    changes: plan.applies ? 'some' : 'none',
     replaces: plan.replace.map(wireName),
     diffs: plan.changed.map(wireName),
     detailedDiff,

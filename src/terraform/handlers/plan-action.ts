@@ -4,7 +4,6 @@
  * planned into state: the server checks the values known so far (against the service too, with
  * read-only calls, once the id is known), and the answer says when an action is destructive.
  */
-import type { Diagnostic } from '../../core/index.js'
 import type { CallContext } from '../../grpc/index.js'
 import { decode } from '../dynamic-value.js'
 import type { PlanAction_Request, Diagnostic as TfDiagnostic } from '../gen/tfplugin6.10_pb.js'
@@ -19,11 +18,8 @@ export async function planAction(
     const { definition, method, view } = tf.action(request.actionType)
     const { id, ...input } = decode(view, request.config) ?? {}
     const session = () => tf.session(call?.signal)
-    const issues: Diagnostic[] = await tf.server.checkMethod(definition, method, id, input, { requireInputs: false, session, target: true })
-    if (method.destructive) {
-      const detail = `${method.description} Invoking it cannot be undone.`
-      issues.push({ severity: 'warning', summary: `${request.actionType} is destructive`, detail })
-    }
+    const planned = request.actionType
+    const issues = await tf.server.checkMethod(definition, method, id, input, { requireInputs: false, session, target: true, planned })
     return { diagnostics: tf.diagnostics(issues) }
   } catch (thrown) {
     return { diagnostics: tf.failed('PlanAction', thrown) }
