@@ -85,6 +85,13 @@ export interface JournalEntry {
    * of older versions: then nothing tells, and an unanswered order stops.
    */
   invoiceBefore?: number | null
+  /**
+   * A change of an existing object: what its step changes, each input from the value the engine's state
+   * held to the planned one (OperationFrame.from). Another change of the same call that starts from the
+   * same values was planned from a state that did not show this one (Orders.awaitStoppedChanges).
+   * Absent for creates, actions and entries of older versions.
+   */
+  change?: string
   state: JournalState
   accountId?: string
   orderId?: string

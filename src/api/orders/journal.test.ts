@@ -507,7 +507,7 @@ describe('order journal', () => {
     assert.match(error.message, /delete .*\.json/)
     assert.match(
       error.message,
-      /Account 100042 shows no upgrade order since it was sent, by .* \(its last is invoice 1 \(new, Paid, 1969-12-31\); its status Active\)\. By then it would have been processed: most likely it never was\./,
+      /Account 100042 shows no upgrade order since it was sent, by .* \(its last is invoice 1 \(new, Paid, 1969-12-31\); its status Active\)\. A slow service may still place it later\. Check the account and its invoices in the portal, now and again a while later: only once you are sure/,
     )
     assert.deepEqual(
       second.requests.map((r) => r.method),
@@ -2226,6 +2226,105 @@ describe("a change repeated later is a new order, not the stopped run's (the cha
     const second = stepClient(dir, disk(60, 80), providerProcess(), [echoing(200, UPGRADE)], 'second-key')
     await upgrade(second)
     assert.deepEqual(sent(second), [['PUT', 'second-key']])
+  })
+})
+
+describe('a change edited after a stopped run left another change of the same account unanswered', () => {
+  const UPGRADE = { order_id: '500018', account_id: '100042' }
+  const change = (from: number, to: number) => JSON.stringify([['size', from, to]])
+  const disk = (status: string, invoice: Record<string, unknown>) => ({
+    ...vmAccount('100042', 'web', '1970-01-01', status),
+    last_invoice: invoice,
+    extra_details: { service_name: 'd', size: 60, lite_account_id: 100001, region: 'r', region_label: 'R' },
+  })
+  const before = disk('Active', paidInvoice('1970-01-01 00:00:00'))
+  const upgradeInvoice = { ...paidInvoice('1970-01-01 00:16:50'), id: 7, invoice_type: 'upgrade' }
+
+  /** A run of a fresh process at `now`, whose step changes the disk as `from` says, answered by `replies`. */
+  function run(dir: string, from: string, now: number, replies: Parameters<typeof testClient>[0]) {
+    const op = frame(undefined, 60_000)
+    op.value.from = from
+    return testClient(replies, {
+      journalDirectory: dir,
+      operation: () => op.value,
+      journalOptions: providerProcess().journalOptions,
+      now: () => now,
+    })
+  }
+  const puts = (requests: readonly RecordedRequest[]) => requests.filter((r) => r.method === 'PUT').length
+
+  /** +10 GB (60 to 70) sent at 1_000_000 by a run killed before any answer came; keys ignored. */
+  async function killedUpgrade(): Promise<string> {
+    const dir = journal()
+    const killed = providerProcess()
+    const op = frame(undefined, 60_000)
+    op.value.from = change(60, 70)
+    const first = testClient([ok(before), fail(502, 'Bad Gateway'), unconfirmed, ...Array.from({ length: 40 }, () => ok(before))], {
+      journalDirectory: dir,
+      operation: () => op.value,
+      journalOptions: killed.journalOptions,
+    })
+    await assert.rejects(first.client.lites.upgradeDisk('100042', { additional_size: 10 }), OrderUnresolvedError)
+    killed.kill()
+    return dir
+  }
+
+  test('edited to 80 GB from the same 60 GB: nothing is sent while the +10 GB may still be processed, nor while it is placed and Pending; once in effect, the next run orders', async () => {
+    const dir = await killedUpgrade()
+    const edit = (now: number, replies: Parameters<typeof testClient>[0]) => run(dir, change(60, 80), now, replies)
+    const early = edit(1_020_000, [ok(before)])
+    await assert.rejects(
+      early.client.lites.upgradeDisk('100042', { additional_size: 20 }),
+      /Not sending PUT \S*100042\S*: a run that was stopped sent another change of it at 1970-01-01T00:16:40\.000Z \(Idempotency-Key key-1\).*could pay for both\. The service may still process it until about 1970-01-01T00:18:/,
+    )
+    assert.equal(puts(early.requests), 0)
+    // Placed after all: Pending until it takes effect. Still nothing is sent, however late.
+    const pending = edit(1_600_000, [ok(disk('Pending', upgradeInvoice))])
+    await assert.rejects(
+      pending.client.lites.upgradeDisk('100042', { additional_size: 20 }),
+      /Account 100042 shows it placed \(invoice 7, upgrade, Paid\) and is Pending until it takes effect\. Once the account is Active, apply again/,
+    )
+    assert.equal(puts(pending.requests), 0)
+    // In effect: closed, and this run stops once, since its increment was worked out before.
+    const active = disk('Active', upgradeInvoice)
+    const effect = edit(1_700_000, [ok(active)])
+    await assert.rejects(effect.client.lites.upgradeDisk('100042', { additional_size: 20 }), /in effect now\. Apply again/)
+    assert.equal(puts(effect.requests), 0)
+    const next = edit(1_800_000, [ok(active), ok(UPGRADE)])
+    assert.deepEqual(await next.client.lites.upgradeDisk('100042', { additional_size: 10 }), UPGRADE)
+    assert.equal(puts(next.requests), 1)
+  })
+
+  test('past its deadline with no sign of the +10 GB, the edited change is ordered; planned from 70 GB (it shows in state), it is ordered at once', async () => {
+    const late = run(await killedUpgrade(), change(60, 80), 1_600_000, [ok(before), ok(before), ok(UPGRADE)])
+    assert.deepEqual(await late.client.lites.upgradeDisk('100042', { additional_size: 20 }), UPGRADE)
+    assert.equal(puts(late.requests), 1)
+    const moved = run(await killedUpgrade(), change(70, 80), 1_020_000, [ok(before), ok(UPGRADE)])
+    assert.deepEqual(await moved.client.lites.upgradeDisk('100042', { additional_size: 10 }), UPGRADE)
+    assert.deepEqual(
+      moved.requests.map((r) => r.method),
+      ['GET', 'PUT'],
+    )
+  })
+
+  test('a rebuild edited to another OS while the stopped one may still be processed is not sent', async () => {
+    const dir = journal()
+    const killed = providerProcess()
+    const op = frame(undefined, 60_000)
+    op.value.from = JSON.stringify([['rebuild_os', null, 'Debian-12']])
+    const first = testClient([fail(502, 'Bad Gateway'), unconfirmed], {
+      journalDirectory: dir,
+      operation: () => op.value,
+      journalOptions: killed.journalOptions,
+    })
+    await assert.rejects(first.client.lites.rebuildVm('100042', { select_os: 'Debian-12' }), OrderUnresolvedError)
+    killed.kill()
+    const edited = run(dir, JSON.stringify([['rebuild_os', null, 'Rocky-9']]), 1_020_000, [])
+    await assert.rejects(
+      edited.client.lites.rebuildVm('100042', { select_os: 'Rocky-9' }),
+      /Not sending PUT \S*100042\S*\/rebuild: .*could do both\. The service may still process it/,
+    )
+    assert.deepEqual(edited.requests, [])
   })
 })
 

@@ -33,6 +33,27 @@ function stillOpen(entry: JournalEntry, now: number): boolean {
   return entry.state === 'answered' || (entry.state === 'sent' && now - entry.sentAt < JOURNAL_REUSE_MS)
 }
 
+/**
+ * Whether two changes (OperationFrame.from: `[name, from, to]` each) start from the same values of the
+ * inputs both change; unknown or unreadable: yes.
+ */
+function sameStart(a: string | undefined, b: string | undefined): boolean {
+  const starts = (change: string): Map<unknown, string> | undefined => {
+    try {
+      const parsed: unknown = JSON.parse(change)
+      if (!Array.isArray(parsed)) return undefined
+      return new Map(parsed.filter(Array.isArray).map((step: unknown[]) => [step[0], JSON.stringify(step[1] ?? null)]))
+    } catch {
+      return undefined
+    }
+  }
+  const first = a === undefined ? undefined : starts(a)
+  const second = b === undefined ? undefined : starts(b)
+  if (first === undefined || second === undefined) return true
+  for (const [name, value] of first) if (second.has(name) && second.get(name) !== value) return false
+  return true
+}
+
 export interface IntentParts {
   readonly baseUrl: string
   readonly apiKey: string
@@ -323,6 +344,7 @@ export class OrderJournal {
       lists,
       requestTimeoutMs,
       invoiceBefore,
+      change,
     }: {
       readonly creates?: boolean
       readonly existing?: readonly string[] | undefined
@@ -331,6 +353,7 @@ export class OrderJournal {
       readonly lists?: string | undefined
       readonly requestTimeoutMs?: number | undefined
       readonly invoiceBefore?: number | null | undefined
+      readonly change?: string | undefined
     } = {},
   ): Promise<JournalEntry> {
     this.refuseBesideUnreadable(method, path)
@@ -353,6 +376,7 @@ export class OrderJournal {
       ...(lists !== undefined ? { lists } : {}),
       ...(requestTimeoutMs !== undefined ? { requestTimeoutMs } : {}),
       ...(invoiceBefore !== undefined ? { invoiceBefore } : {}),
+      ...(change !== undefined ? { change } : {}),
     }
     this.held.add(entry.id)
     // On disk before the request leaves: a power loss must not lose what may become a paid order.
@@ -592,6 +616,39 @@ export class OrderJournal {
    * request of the same call resumes. Left open, the next identical request (a package changed back
    * and then forth again) would be answered from one of them and never sent.
    */
+  /**
+   * Changes of this very call (the same method and path: the same account) of another intent that
+   * stopped runs sent and never saw answered, within their keys' window: such an order may still be
+   * processed, or may have been placed after the state a new change was planned from showed it. Only
+   * those that start from the values `change` starts from (either unknown: yes): a change planned from
+   * other values was planned from a state that moved since, as it does once that order shows in it.
+   */
+  async unansweredChangesOfCall(
+    intent: Intent,
+    change: string | undefined,
+    service: string,
+    method: string,
+    path: string,
+  ): Promise<JournalEntry[]> {
+    const now = this.now()
+    const own = new Set(fingerprintsOf(intent))
+    const out: JournalEntry[] = []
+    for (const e of await this.entries()) {
+      if (e.service !== service || e.method !== method || e.path !== path || e.creates === true || own.has(e.fingerprint)) continue
+      if (e.state !== 'sent' || !stillOpen(e, now) || this.held.has(e.id) || !sameStart(e.change, change)) continue
+      if (await this.ownerGone(e.owner)) out.push(e)
+    }
+    return out
+  }
+
+  /** Closes stopped runs' changes whose outcome is known to be in effect now (see unansweredChangesOfCall). */
+  async closeChanges(entries: readonly JournalEntry[]): Promise<void> {
+    for (const e of entries) {
+      e.state = 'settled'
+      await this.store.write(e)
+    }
+  }
+
   async supersede(entry: JournalEntry): Promise<void> {
     const now = this.now()
     for (const e of await this.entries()) {

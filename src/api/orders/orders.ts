@@ -394,6 +394,8 @@ export class Orders {
         else resumed = outcome
       }
       firstSend = entry === undefined
+      // A change of an account, while another change of it that a stopped run sent may still take effect.
+      if (entry === undefined && options?.reconcile === undefined) await this.awaitStoppedChanges(intent, frame?.from, context, options)
       // A new order that no entry accounts for: a killed run may have placed it (see unrecordedMatches).
       const existing =
         entry === undefined && options?.reconcile !== undefined
@@ -413,6 +415,7 @@ export class Orders {
           lists: options?.reconcile?.listPath,
           requestTimeoutMs: this.options.requestTimeoutMs,
           invoiceBefore,
+          change: frame?.from,
         }))
       // Without an operation, the call itself is what hands the outcome over.
       if (frame) frame.onFinish(() => journal.deliver(held))
@@ -574,9 +577,9 @@ export class Orders {
             `Not ordering ${entry.method} ${entry.path}: an earlier run that was stopped sent it at ${new Date(entry.sentAt).toISOString()} ` +
               `with Idempotency-Key ${entry.key} and got no answer, and this service does not confirm Idempotency-Keys, so sending it ` +
               `again could place a second order. ${sentence(detail.charAt(0).toUpperCase() + detail.slice(1))} ` +
-              (seenUntilEnd ? 'By then it would have been processed: most likely it never was. ' : '') +
-              'Check the account in the portal: if it shows no such order, ' +
-              `${this.journal?.removal(entry) ?? 'remove its journal entry'} and apply again.`,
+              (seenUntilEnd ? 'A slow service may still place it later. ' : '') +
+              'Check the account and its invoices in the portal, now and again a while later: only once you are sure that it ' +
+              `was not placed, ${this.journal?.removal(entry) ?? 'remove its journal entry'} and apply again.`,
             { context, idempotencyKey: entry.key },
           ),
       )
@@ -642,6 +645,66 @@ export class Orders {
         )
       }
       await this.http.pause(Math.min(this.http.backoff(round), OUTCOME_POLL_CAP_MS, left), signal, context)
+    }
+  }
+
+  /**
+   * Before a change of an account (an upgrade, a change of package, a rebuild) is sent: another change
+   * of the same call that a stopped run sent and never saw answered (a resource edited after a killed
+   * apply) may still take effect, and this change was planned from a state that does not show it, so
+   * sending it could pay for both (+10 GB held, then +20 GB for 80: 90 GB). Nothing is sent, and the
+   * error says when to apply again: while that order may still be processed (its outcome deadline), or
+   * while the account shows it placed (its invoice) and not yet in effect (Pending). Shown placed and in
+   * effect, it is closed, and the next apply plans from what the account shows. Past its deadline with
+   * no sign of it, this change goes ahead, and its answer closes it (OrderJournal.supersede).
+   */
+  private async awaitStoppedChanges(
+    intent: readonly string[],
+    change: string | undefined,
+    context: RequestContext,
+    options: OrderOptions | undefined,
+  ): Promise<void> {
+    const journal = this.journal
+    if (journal === undefined) return
+    const stopped = await journal.unansweredChangesOfCall(intent, change, serviceOf(this.options.baseUrl), context.method, context.path)
+    if (stopped.length === 0) return
+    const last = stopped.reduce((a, b) => (b.sentAt > a.sentAt ? b : a))
+    const call = `${context.method} ${context.path}`
+    const lead =
+      `Not sending ${call}: a run that was stopped sent another change of it at ${new Date(last.sentAt).toISOString()} ` +
+      `(Idempotency-Key ${last.key}) and never saw its answer, and this change was planned from a state that does not show ` +
+      `that one: sending it now could ${options?.placedOn === undefined ? 'do both' : 'pay for both'}.`
+    const stop = (detail: string) => new OrderUnresolvedError(`${lead} ${detail}`, { context, idempotencyKey: last.key })
+    const placedOn = options?.placedOn
+    if (placedOn !== undefined) {
+      let account: Account<unknown>
+      try {
+        account = await placedOn.read(options?.signal)
+      } catch (error) {
+        throw stop(`Reading the account to find out whether it was placed failed: ${messageOf(error).replace(/\.+$/, '')}. Apply again.`)
+      }
+      const placed = stopped.filter((e) => placementInvoice(account, placedOn.invoiceType, e.invoiceBefore, this.outcomeDeadline(e)))
+      const invoice = account.last_invoice
+      if (placed.length > 0 && invoice !== null) {
+        const shows = `Account ${account.account_id} shows it placed (invoice ${invoice.id}, ${invoice.invoice_type}, ${invoice.status})`
+        if (statusIs(account.status, 'Pending')) {
+          throw stop(
+            `${shows} and is Pending until it takes effect${statusIs(invoice.status, 'Unpaid') ? ' (pay the invoice)' : ''}. ` +
+              'Once the account is Active, apply again: the plan then starts from what it shows and orders only what is still missing.',
+          )
+        }
+        await journal.closeChanges(placed)
+        throw stop(
+          `${shows}, in effect now. Apply again: the plan then starts from what the account shows and orders only what is still missing.`,
+        )
+      }
+    }
+    const until = Math.max(...stopped.map((e) => this.outcomeDeadline(e)))
+    if (this.options.now() < until) {
+      throw stop(
+        `The service may still process it until about ${new Date(until).toISOString()} (the request's timeout, and time to process ` +
+          'what it received). Apply again after that: the plan then starts from what the account shows.',
+      )
     }
   }
 
