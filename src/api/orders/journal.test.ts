@@ -2241,7 +2241,7 @@ describe('a change edited after a stopped run left another change of the same ac
   const upgradeInvoice = { ...paidInvoice('1970-01-01 00:16:50'), id: 7, invoice_type: 'upgrade' }
 
   /** A run of a fresh process at `now`, whose step changes the disk as `from` says, answered by `replies`. */
-  function run(dir: string, from: string, now: number, replies: Parameters<typeof testClient>[0]) {
+  function run(dir: string, from: string | undefined, now: number, replies: Parameters<typeof testClient>[0]) {
     const op = frame(undefined, 60_000)
     op.value.from = from
     return testClient(replies, {
@@ -2305,6 +2305,45 @@ describe('a change edited after a stopped run left another change of the same ac
       moved.requests.map((r) => r.method),
       ['GET', 'PUT'],
     )
+  })
+
+  /** A run whose action (a Terraform action, a Pulumi method: OperationFrame.from unset) got a 502 from a service that ignores keys, then was killed. */
+  async function killedAction(send: (client: ReturnType<typeof testClient>['client']) => Promise<unknown>): Promise<string> {
+    const dir = journal()
+    const killed = providerProcess()
+    const op = frame(undefined, 60_000)
+    const first = testClient([fail(502, 'Bad Gateway'), unconfirmed], {
+      journalDirectory: dir,
+      operation: () => op.value,
+      journalOptions: killed.journalOptions,
+    })
+    await assert.rejects(send(first.client), OrderUnresolvedError)
+    killed.kill()
+    return dir
+  }
+
+  test('a stopped rebuild action (no change to start from) holds back a rebuild_os step of the same OS while it may still run', async () => {
+    const dir = await killedAction((c) => c.lites.rebuildVm('100042', { select_os: 'Debian-12' }))
+    // 20 s later (the stopped one may still be processed until about 1970-01-01T00:18:..): the same rebuild
+    // through the VM's rebuild_os attribute, a change of another intent that does not take the action over.
+    const step = run(dir, JSON.stringify([['rebuild_os', null, 'Debian-12']]), 1_020_000, [ok('rebuild scheduled')])
+    const outcome = await step.client.lites.rebuildVm('100042', { select_os: 'Debian-12' }).then(
+      () => 'sent',
+      (e: unknown) => e,
+    )
+    assert.equal(puts(step.requests), 0, 'a second rebuild (disk wiped again) was sent while the first may still run')
+    assert.match(String(outcome), /Not sending PUT/)
+  })
+
+  test('a stopped Metal reset action holds back a reset_trigger step while it may still run', async () => {
+    const dir = await killedAction((c) => c.baremetals.setPowerState('100070', 'reset'))
+    const step = run(dir, JSON.stringify([['reset_trigger', 'a', 'b']]), 1_020_000, [ok('reset accepted')])
+    const outcome = await step.client.baremetals.setPowerState('100070', 'reset').then(
+      () => 'sent',
+      (e: unknown) => e,
+    )
+    assert.equal(puts(step.requests), 0, 'a second hard reset was sent while the first may still run')
+    assert.match(String(outcome), /Not sending PUT/)
   })
 
   test('a rebuild edited to another OS while the stopped one may still be processed is not sent', async () => {

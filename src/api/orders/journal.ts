@@ -631,10 +631,12 @@ export class OrderJournal {
     path: string,
   ): Promise<JournalEntry[]> {
     const now = this.now()
-    const own = new Set(fingerprintsOf(intent))
+    const [current, ...earlier] = fingerprintsOf(intent)
+    // What claim would take over (see ofIntent): an earlier fingerprint only on an entry of an earlier version.
+    const ownEntry = (e: JournalEntry) => e.fingerprint === current || (e.scheme === undefined && earlier.includes(e.fingerprint))
     const out: JournalEntry[] = []
     for (const e of await this.entries()) {
-      if (e.service !== service || e.method !== method || e.path !== path || e.creates === true || own.has(e.fingerprint)) continue
+      if (e.service !== service || e.method !== method || e.path !== path || e.creates === true || ownEntry(e)) continue
       if (e.state !== 'sent' || !stillOpen(e, now) || this.held.has(e.id) || !sameStart(e.change, change)) continue
       if (await this.ownerGone(e.owner)) out.push(e)
     }
