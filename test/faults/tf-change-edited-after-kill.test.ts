@@ -64,7 +64,7 @@ describe('a held disk upgrade, terraform killed, the size edited and applied whi
         assert.notEqual(edited.code, 0, `the edited apply succeeded\n${describeRun(edited)}`)
         assert.match(
           edited.stdout + edited.stderr,
-          /Not sending PUT \S+: a run that was stopped sent another change of it at .*Apply\s+again/s,
+          /Not sending PUT \S+: a run that was stopped sent\s+another\s+change\s+of\s+it\s+at .*Apply\s+again/s,
         )
 
         await heldRequestDone(lane.em, fault.fault_id, HOLD_MS + 60_000)
