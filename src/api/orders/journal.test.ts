@@ -2269,7 +2269,7 @@ describe('a change edited after a stopped run left another change of the same ac
     return dir
   }
 
-  test('edited to 80 GB from the same 60 GB: nothing is sent while the +10 GB may still be processed, nor while it is placed and Pending; once in effect, the next run orders', async () => {
+  test('edited to 80 GB from the same 60 GB: nothing is sent while the +10 GB may still be processed, nor while it is placed and Pending; once in effect, it is sent', async () => {
     const dir = await killedUpgrade()
     const edit = (now: number, replies: Parameters<typeof testClient>[0]) => run(dir, change(60, 80), now, replies)
     const early = edit(1_020_000, [ok(before)])
@@ -2285,14 +2285,18 @@ describe('a change edited after a stopped run left another change of the same ac
       /Account 100042 shows it placed \(invoice 7, upgrade, Paid\) and is Pending until it takes effect\. Once the account is Active, apply again/,
     )
     assert.equal(puts(pending.requests), 0)
-    // In effect: closed, and this run stops once, since its increment was worked out before.
+    // In effect (the step read 70 GB just before, so its increment is +10 GB): closed, and the change is sent.
     const active = disk('Active', upgradeInvoice)
-    const effect = edit(1_700_000, [ok(active)])
-    await assert.rejects(effect.client.lites.upgradeDisk('100042', { additional_size: 20 }), /in effect now\. Apply again/)
-    assert.equal(puts(effect.requests), 0)
-    const next = edit(1_800_000, [ok(active), ok(UPGRADE)])
-    assert.deepEqual(await next.client.lites.upgradeDisk('100042', { additional_size: 10 }), UPGRADE)
-    assert.equal(puts(next.requests), 1)
+    const effect = edit(1_700_000, [ok(active), ok(active), ok(UPGRADE)])
+    assert.deepEqual(await effect.client.lites.upgradeDisk('100042', { additional_size: 10 }), UPGRADE)
+    assert.equal(puts(effect.requests), 1)
+    // Closed: another change from the same 60 GB (to 90 GB) is not held back by it.
+    const next = run(dir, change(60, 90), 1_800_000, [ok(active), ok(UPGRADE)])
+    assert.deepEqual(await next.client.lites.upgradeDisk('100042', { additional_size: 20 }), UPGRADE)
+    assert.deepEqual(
+      next.requests.map((r) => r.method),
+      ['GET', 'PUT'],
+    )
   })
 
   test('past its deadline with no sign of the +10 GB, the edited change is ordered; planned from 70 GB (it shows in state), it is ordered at once', async () => {

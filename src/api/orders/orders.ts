@@ -655,8 +655,10 @@ export class Orders {
    * sending it could pay for both (+10 GB held, then +20 GB for 80: 90 GB). Nothing is sent, and the
    * error says when to apply again: while that order may still be processed (its outcome deadline), or
    * while the account shows it placed (its invoice) and not yet in effect (Pending). Shown placed and in
-   * effect, it is closed, and the next apply plans from what the account shows. Past its deadline with
-   * no sign of it, this change goes ahead, and its answer closes it (OrderJournal.supersede).
+   * effect, it is closed and this change goes ahead: the step read the account just before (an increment
+   * starts from the size it showed), and an absolute target the service refuses at or below the current
+   * value. Past its deadline with no sign of it, this change goes ahead too, and its answer closes it
+   * (OrderJournal.supersede).
    */
   private async awaitStoppedChanges(
     intent: readonly string[],
@@ -693,10 +695,12 @@ export class Orders {
               'Once the account is Active, apply again: the plan then starts from what it shows and orders only what is still missing.',
           )
         }
+        // In effect: what the step read just before this (the size an increment starts from) shows it.
         await journal.closeChanges(placed)
-        throw stop(
-          `${shows}, in effect now. Apply again: the plan then starts from what the account shows and orders only what is still missing.`,
-        )
+        this.options.log('info', `${call}: ${shows}, in effect now: the stopped run's change is done, and this one is sent`, {
+          idempotency_key: last.key,
+        })
+        return
       }
     }
     const until = Math.max(...stopped.map((e) => this.outcomeDeadline(e)))
