@@ -90,7 +90,8 @@ export function liteDisk(family: LiteFamily): AnyResource {
           const order = await api.upgradeDisk(
             ctx.id,
             { additional_size: increment, pay_invoice_with_cc: payFlag(ctx.input) },
-            { signal: ctx.signal },
+            // The increment starts from this read (see OrderOptions.basis).
+            { signal: ctx.signal, basis: current },
           )
           await keepAndWait(ctx, order, undefined, (id) => api.getDisk(id, { signal: ctx.signal }), what)
           return undefined

@@ -71,6 +71,13 @@ export interface OrderOptions extends CallOptions {
   readonly reconcile?: Reconcile
   /** Orders on an existing account: how to tell that it was placed (see PlacedOn). */
   readonly placedOn?: PlacedOn
+  /**
+   * The account as the caller read it to work the order out (an increment starts from its size): a
+   * stopped run's change of the same call counts as included only when this read shows it in effect
+   * (see awaitStoppedChanges). Unset for an absolute target, which the service refuses at or below
+   * the current value.
+   */
+  readonly basis?: Account<unknown>
 }
 
 /** What an order asks for, as the account it makes reports it; an undefined field is not compared. */
@@ -655,9 +662,10 @@ export class Orders {
    * sending it could pay for both (+10 GB held, then +20 GB for 80: 90 GB). Nothing is sent, and the
    * error says when to apply again: while that order may still be processed (its outcome deadline), or
    * while the account shows it placed (its invoice) and not yet in effect (Pending). Shown placed and in
-   * effect, it is closed and this change goes ahead: the step read the account just before (an increment
-   * starts from the size it showed), and an absolute target the service refuses at or below the current
-   * value. Past its deadline with no sign of it, this change goes ahead too, and its answer closes it
+   * effect, it is closed and this change goes ahead: an absolute target is refused by the service at or
+   * below the current value, and an increment goes ahead only if the read it was worked out from
+   * (OrderOptions.basis) showed that change in effect too; if it took effect in between, the run stops
+   * once. Past its deadline with no sign of it, this change goes ahead too, and its answer closes it
    * (OrderJournal.supersede).
    */
   private async awaitStoppedChanges(
@@ -695,8 +703,20 @@ export class Orders {
               'Once the account is Active, apply again: the plan then starts from what it shows and orders only what is still missing.',
           )
         }
-        // In effect: what the step read just before this (the size an increment starts from) shows it.
         await journal.closeChanges(placed)
+        // In effect. An order worked out from an earlier read (an increment from its size) includes it only
+        // when that read showed it in effect too: else it took effect in between, and the order is stale.
+        const basis = options?.basis
+        const included =
+          basis === undefined ||
+          (!statusIs(basis.status, 'Pending') &&
+            placed.every((e) => placementInvoice(basis, placedOn.invoiceType, e.invoiceBefore, this.outcomeDeadline(e)) !== undefined))
+        if (!included) {
+          throw stop(
+            `${shows}, in effect only since this change was worked out from what the account showed a moment before. ` +
+              'Apply again: it then starts from what the account shows now and orders only what is still missing.',
+          )
+        }
         this.options.log('info', `${call}: ${shows}, in effect now: the stopped run's change is done, and this one is sent`, {
           idempotency_key: last.key,
         })
