@@ -5,9 +5,9 @@ import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import { createClient } from '../api/index.js'
 import { hasErrors, silentLogger, type ValueMap } from '../core/index.js'
+import { liteVmOn } from '../../test/support/fixtures.js'
 import { BASE, Harness } from '../../test/support/harness.js'
-import { type LiteFamily, lite } from './lite-family.js'
-import { liteKeypair } from './lite-keypair.js'
+import { lite } from './lite-family.js'
 import { liteVm } from './lite-vm.js'
 
 /** A harness whose client's clock is `skewMs` behind the service's (the service's clock is ahead). */
@@ -32,24 +32,11 @@ function skewedHarness(skewMs: number) {
   return h
 }
 
-async function vmOn(h: Harness, family: LiteFamily) {
-  const key = await h.create(liteKeypair(family), { name: 'deploy-key' })
-  const config: ValueMap = {
-    product_id: 101,
-    cycle: 'm',
-    select_os: 'Debian-12',
-    keypair_id: key.keypair_id ?? null,
-    ssh_and_console_user: 'deployer',
-    console_password: 'S3cretPass9',
-  }
-  return { config, vm: await h.create(liteVm(family), config) }
-}
-
 describe("an unclear upgrade on a service that ignores keys, beside other orders' invoices and clocks apart", () => {
   test("service clock 60 s ahead: a disk upgrade answered 502 without being processed does not take the previous upgrade's invoice as its own: an error, and state keeps 30 GB", async () => {
     const h = skewedHarness(60_000)
     const vms = liteVm(lite)
-    const { config, vm } = await vmOn(h, lite)
+    const { config, vm } = await liteVmOn(h, lite)
     // The previous apply: 30 GB, ordered and answered normally.
     const first = await h.update(vms, vm, { ...config, disk_size: 30 })
     assert.ok(!hasErrors(first.diagnostics), JSON.stringify(first.diagnostics))
@@ -75,7 +62,7 @@ describe("an unclear upgrade on a service that ignores keys, beside other orders
   test("same clocks: a storage upgrade sent within 2 s of the previous one's payment (provisioning delay 0) does not take that invoice as its own", async () => {
     const h = new Harness({ provisioningDelayMs: 0, quirks: { ignore_idempotency_keys: true } })
     const vms = liteVm(lite)
-    const { config, vm } = await vmOn(h, lite)
+    const { config, vm } = await liteVmOn(h, lite)
     const first = await h.update(vms, vm, { ...config, disk_size: 30 })
     const at30 = first.state as ValueMap
     await h.control('POST', '/faults', { method: 'PUT', path: '/lites/accounts/*/storage', mode: 'error', status: 502 })
@@ -88,7 +75,7 @@ describe("an unclear upgrade on a service that ignores keys, beside other orders
   test('client clock 3 s ahead of the service: a disk upgrade that was placed (502 after processing) is recognised by its invoice and taken as answered', async () => {
     const h = skewedHarness(-3_000)
     const vms = liteVm(lite)
-    const { config, vm } = await vmOn(h, lite)
+    const { config, vm } = await liteVmOn(h, lite)
     await h.control('POST', '/faults', { method: 'PUT', path: '/lites/accounts/*/storage', mode: 'error_after', status: 502 })
     const outcome = await h.update(vms, vm, { ...config, disk_size: 30 })
     const orders = await h.orders()
@@ -102,7 +89,7 @@ describe("an unclear upgrade on a service that ignores keys, beside other orders
   test("an unpaid upgrade placed outside (the portal) after the plan: this run's upgrade is refused (409) but the answer is lost (502): the other order's unpaid invoice is not taken as this one's", async () => {
     const h = new Harness({ quirks: { ignore_idempotency_keys: true } })
     const vms = liteVm(lite)
-    const { config, vm } = await vmOn(h, lite)
+    const { config, vm } = await liteVmOn(h, lite)
     // The portal: 35 GB, invoice unpaid; the VM turns Pending.
     await h.client.lites.upgradeStorage(String(vm.id), { disk_size: 35, pay_invoice_with_cc: false })
     await h.control('POST', '/faults', { method: 'PUT', path: '/lites/accounts/*/storage', mode: 'error_after', status: 502 })

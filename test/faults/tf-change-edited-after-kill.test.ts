@@ -8,11 +8,10 @@
 import assert from 'node:assert/strict'
 import { join } from 'node:path'
 import { describe, test } from 'node:test'
-import { block, describeRun } from '../support/e2e/harness.js'
+import { describeRun } from '../support/e2e/harness.js'
 import { caseLane, heldRequestDone, journalEntry, terraformVersions } from '../support/faults/accounted.js'
-import { providerBlock } from '../support/faults/exactly-once-cells.js'
-import { freshEmulator, sleep } from '../support/faults/matrix.js'
-import { emulatorLiteVm } from '../support/fixtures.js'
+import { liteDiskWorkspace } from '../support/faults/exactly-once-cells.js'
+import { sleep } from '../support/faults/matrix.js'
 
 const HOLD_MS = 15_000
 
@@ -23,22 +22,7 @@ describe('a held disk upgrade, terraform killed, the size edited and applied whi
       test(`${client.key}: keys ${keysIgnored ? 'ignored' : 'honoured'}: the edited apply sends nothing; the next orders only what is missing`, {
         timeout: 300_000,
       }, async () => {
-        await freshEmulator(lane.em, 200)
-        await lane.em.control('PATCH', '/config', { quirks: { ignore_idempotency_keys: keysIgnored } })
-        const { vm } = await emulatorLiteVm(lane.em)
-        const ws = await lane.workspace(client)
-        const write = (size: number) =>
-          ws.write(
-            [providerBlock(), block('resource', 'provider_lite_disk', 'd', { product_id: 60, cycle: 'm', lite_account_id: vm, size })].join(
-              '\n',
-            ),
-          )
-        await write(60)
-        await ws.init()
-        const created = await ws.apply()
-        assert.equal(created.code, 0, describeRun(created))
-        const id = String((await ws.stateOf('provider_lite_disk.d')).id)
-        const path = `/lites/disks/accounts/${id}`
+        const { ws, write, path } = await liteDiskWorkspace(lane, client, keysIgnored)
         const upgrades = async () => (await lane.em.orders()).orders.filter((o) => o.kind.endsWith('disk.upgrade'))
 
         const fault = await lane.em.control<{ fault_id: string }>('POST', '/faults', {

@@ -15,11 +15,10 @@
 import assert from 'node:assert/strict'
 import { join } from 'node:path'
 import { describe, test } from 'node:test'
-import { block, describeRun, type RunResult } from '../support/e2e/harness.js'
+import { describeRun, type RunResult } from '../support/e2e/harness.js'
 import { caseLane, journalEntry, keyLines, terraformVersions } from '../support/faults/accounted.js'
-import { providerBlock } from '../support/faults/exactly-once-cells.js'
-import { emulatorLiteVm } from '../support/fixtures.js'
-import { freshEmulator, sleep } from '../support/faults/matrix.js'
+import { liteDiskWorkspace } from '../support/faults/exactly-once-cells.js'
+import { sleep } from '../support/faults/matrix.js'
 
 type T = { diagnostic(message: string): void }
 
@@ -29,22 +28,7 @@ describe('the same paid change again after a stopped run left the first open: or
   for (const client of terraformVersions()) {
     /** A workspace with one disk of `size` GB on a VM made through the API, applied. */
     async function diskOf(t: T, ignoreKeys: boolean) {
-      await freshEmulator(lane.em, 200)
-      if (ignoreKeys) await lane.em.control('PATCH', '/config', { quirks: { ignore_idempotency_keys: true } })
-      const { vm } = await emulatorLiteVm(lane.em)
-      const ws = await lane.workspace(client)
-      const write = (size: number) =>
-        ws.write(
-          [providerBlock(), block('resource', 'provider_lite_disk', 'd', { product_id: 60, cycle: 'm', lite_account_id: vm, size })].join(
-            '\n',
-          ),
-        )
-      await write(60)
-      await ws.init()
-      const created = await ws.apply()
-      assert.equal(created.code, 0, describeRun(created))
-      const id = String((await ws.stateOf('provider_lite_disk.d')).id)
-      const path = `/lites/disks/accounts/${id}`
+      const { ws, write, path } = await liteDiskWorkspace(lane, client, ignoreKeys)
       const served = async () => (await lane.em.api<{ extra_details: { size: number } }>('GET', path)).extra_details.size
       const upgrades = async () => (await lane.em.orders()).orders.filter((o) => o.kind.endsWith('upgrade')).length
       const active = async () => {

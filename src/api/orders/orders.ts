@@ -695,23 +695,24 @@ export class Orders {
       }
       const placed = stopped.filter((e) => placementInvoice(account, placedOn.invoiceType, e.invoiceBefore, this.outcomeDeadline(e)))
       const invoice = account.last_invoice
+      // An order worked out from an earlier read (an increment from its size) is stale when the account was
+      // Pending then (a change on its way), or has moved since: the stopped change may have taken effect in
+      // between, whether or not its invoice tells it apart.
+      const basis = options?.basis
+      const moved =
+        basis !== undefined &&
+        (statusIs(basis.status, 'Pending') || basis.status !== account.status || (basis.last_invoice?.id ?? null) !== (invoice?.id ?? null))
+      const unpaid = invoice !== null && statusIs(invoice.status, 'Unpaid') ? ' (pay its invoice)' : ''
       if (placed.length > 0 && invoice !== null) {
         const shows = `Account ${account.account_id} shows it placed (invoice ${invoice.id}, ${invoice.invoice_type}, ${invoice.status})`
         if (statusIs(account.status, 'Pending')) {
           throw stop(
-            `${shows} and is Pending until it takes effect${statusIs(invoice.status, 'Unpaid') ? ' (pay the invoice)' : ''}. ` +
+            `${shows} and is Pending until it takes effect${unpaid}. ` +
               'Once the account is Active, apply again: the plan then starts from what it shows and orders only what is still missing.',
           )
         }
         await journal.closeChanges(placed)
-        // In effect. An order worked out from an earlier read (an increment from its size) includes it only
-        // when that read showed it in effect too: else it took effect in between, and the order is stale.
-        const basis = options?.basis
-        const included =
-          basis === undefined ||
-          (!statusIs(basis.status, 'Pending') &&
-            placed.every((e) => placementInvoice(basis, placedOn.invoiceType, e.invoiceBefore, this.outcomeDeadline(e)) !== undefined))
-        if (!included) {
+        if (moved) {
           throw stop(
             `${shows}, in effect only since this change was worked out from what the account showed a moment before. ` +
               'Apply again: it then starts from what the account shows now and orders only what is still missing.',
@@ -721,6 +722,13 @@ export class Orders {
           idempotency_key: last.key,
         })
         return
+      }
+      if (moved) {
+        throw stop(
+          `Account ${account.account_id} was ${shown(basis)} when this change was worked out, and is ${shown(account)} now: ` +
+            `that change may be on its way or have taken effect meanwhile. Once the account is Active${unpaid}, apply again: ` +
+            'the plan then starts from what it shows and orders only what is still missing.',
+        )
       }
     }
     const until = Math.max(...stopped.map((e) => this.outcomeDeadline(e)))
@@ -1521,6 +1529,12 @@ export class Orders {
       }),
     )
   }
+}
+
+/** An account's status and last invoice, as a message shows them. */
+function shown(account: Pick<Account<unknown>, 'status' | 'last_invoice'>): string {
+  const last = account.last_invoice
+  return `${account.status} (its last invoice ${last === null ? 'none' : `${last.id}, ${last.invoice_type}, ${last.status}`})`
 }
 
 /**

@@ -9,6 +9,8 @@ import { join } from 'node:path'
 import { after, before } from 'node:test'
 import { block, describeRun, Emulator, providerBlocks, type RunResult, Workspace } from '../e2e/harness.js'
 import { byKind, type Fault, freshEmulator, type Ids, lostIds, type Operation, orderPlaced, sleep } from './matrix.js'
+import { emulatorLiteVm } from '../fixtures.js'
+import type { Tool } from '../tools.js'
 import { type Report, recordCell } from './report.js'
 import { type Lane, terraformMatrix } from './terraform-cells.js'
 
@@ -16,6 +18,31 @@ const ADDRESS = 'r'
 
 export function providerBlock(requestTimeout?: string): string {
   return providerBlocks({ request_timeout: requestTimeout })
+}
+
+/**
+ * A workspace of one extra disk (60 GB) on a VM made through the API, applied, on a fresh emulator that
+ * ignores keys when asked: `write(size)` rewrites its size, `path` is the disk's API path.
+ */
+export async function liteDiskWorkspace(
+  lane: { readonly em: Emulator; workspace(client: { key: string; tool: Tool }): Promise<Workspace> },
+  client: { key: string; tool: Tool },
+  ignoreKeys: boolean,
+): Promise<{ ws: Workspace; write: (size: number) => Promise<void>; path: string }> {
+  await freshEmulator(lane.em, 200)
+  await lane.em.control('PATCH', '/config', { quirks: { ignore_idempotency_keys: ignoreKeys } })
+  const { vm } = await emulatorLiteVm(lane.em)
+  const ws = await lane.workspace(client)
+  const write = (size: number) =>
+    ws.write(
+      [providerBlock(), block('resource', 'provider_lite_disk', 'd', { product_id: 60, cycle: 'm', lite_account_id: vm, size })].join('\n'),
+    )
+  await write(60)
+  await ws.init()
+  const created = await ws.apply()
+  assert.equal(created.code, 0, describeRun(created))
+  const id = String((await ws.stateOf('provider_lite_disk.d')).id)
+  return { ws, write, path: `/lites/disks/accounts/${id}` }
 }
 
 function config(op: Operation, ids: Ids, fault: Fault, importing: boolean, changing = true): string {
