@@ -610,13 +610,6 @@ export class OrderJournal {
   }
 
   /**
-   * A change or action on an account (`entry`, not a create) was answered: earlier entries of the same
-   * call (method and path) that runs now gone left open are past. The change was planned from a state
-   * that already shows whatever they did, or they never took effect; either way none is the one a later
-   * request of the same call resumes. Left open, the next identical request (a package changed back
-   * and then forth again) would be answered from one of them and never sent.
-   */
-  /**
    * Changes of this very call (the same method and path: the same account) of another intent that
    * stopped runs sent and never saw answered, within their keys' window: such an order may still be
    * processed, or may have been placed after the state a new change was planned from showed it. Only
@@ -651,6 +644,13 @@ export class OrderJournal {
     }
   }
 
+  /**
+   * A change or action on an account (`entry`, not a create) was answered: earlier entries of the same
+   * call (method and path) that runs now gone left open are past. The change was planned from a state
+   * that already shows whatever they did, or they never took effect; either way none is the one a later
+   * request of the same call resumes. Left open, the next identical request (a package changed back
+   * and then forth again) would be answered from one of them and never sent.
+   */
   async supersede(entry: JournalEntry): Promise<void> {
     const now = this.now()
     for (const e of await this.entries()) {

@@ -663,9 +663,10 @@ export class Orders {
    * error says when to apply again: while that order may still be processed (its outcome deadline), or
    * while the account shows it placed (its invoice) and not yet in effect (Pending). Shown placed and in
    * effect, it is closed and this change goes ahead: an absolute target is refused by the service at or
-   * below the current value, and an increment goes ahead only if the read it was worked out from
-   * (OrderOptions.basis) showed that change in effect too; if it took effect in between, the run stops
-   * once. Past its deadline with no sign of it, this change goes ahead too, and its answer closes it
+   * below the current value. An increment (worked out from OrderOptions.basis) is not sent while that
+   * read showed the account Pending, or another status or last invoice than the account shows now:
+   * the stopped change may have taken effect in between, whether or not its invoice tells it apart.
+   * Past its deadline with no sign of it, this change goes ahead too, and its answer closes it
    * (OrderJournal.supersede).
    */
   private async awaitStoppedChanges(
