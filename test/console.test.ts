@@ -574,6 +574,8 @@ describe('the web console, in Chromium: live tables, the whole log, narrow windo
     await page.goto(`${e2e.emulator.origin}/#orders`)
     assert.deepEqual(await page.locator('nav a[aria-current="page"]').allTextContents(), ['Orders'])
     const pay = row('#view-orders table', ordered).locator(`button[data-invoice="${placed.invoice_id}"]`)
+    // The table is drawn once its first poll has answered: counted before that, there is no button at all.
+    await pay.waitFor()
     // A screen reader names the invoice, not just "Pay", among the row's neighbours.
     assert.equal(await page.getByRole('button', { name: `Pay invoice ${placed.invoice_id}`, exact: true }).count(), 1)
     await pay.focus()

@@ -44,6 +44,8 @@ import {
   resourceIdentity,
   runMethod,
   type Session,
+  isInput,
+  type Value,
   timeoutMs,
   type ValueMap,
   unfinishedIsError,
@@ -405,8 +407,13 @@ export class ProviderServer {
   checkResource(definition: AnyResource, config: ValueMap, olds: ValueMap | null): Diagnostic[] {
     const issues = validateConfig(definition.attributes, config)
     if (olds === null) return issues
-    const { planned, replace } = planResource(definition, olds, config)
-    return [...issues, ...keptShrinks(definition, olds, planned, replace, issues)]
+    // An old input left out had its default, as this Check fills it into the inputs the engine records.
+    const prior: Record<string, Value> = { ...olds }
+    for (const [name, attribute] of Object.entries(definition.attributes)) {
+      if (isInput(attribute) && attribute.default !== undefined && (prior[name] ?? null) === null) prior[name] = attribute.default
+    }
+    const { planned, replace } = planResource(definition, prior, config)
+    return [...issues, ...keptShrinks(definition, prior, planned, replace, issues)]
   }
 
   /** A lookup's configuration as written. */
