@@ -2,35 +2,18 @@
 // restoring, the payment flag only recorded, and disks that only grow.
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
+import { liteVmConfigOn, liteVmOn } from '../../test/support/fixtures.js'
 import { Harness } from '../../test/support/harness.js'
 import { applyUpdate, checkPlanOnline, hasErrors, planResource, readResource, type ValueMap } from '../core/index.js'
 import { liteDisk } from './lite-disk.js'
 import { type LiteFamily, lite, litePro } from './lite-family.js'
-import { liteKeypair } from './lite-keypair.js'
 import { liteSnapshot } from './lite-snapshot.js'
 import { liteVm } from './lite-vm.js'
 import { liteVmFromSnapshot } from './lite-vm-from-snapshot.js'
 
-const base = (family: LiteFamily) => (family === lite ? 101 : 201)
-
-/** A keypair made on `h`, and the configuration of a VM of the family's base product that uses it. */
-async function vmConfigOn(h: Harness, family: LiteFamily) {
-  const key = await h.create(liteKeypair(family), { name: 'deploy-key' })
-  const vmConfig: ValueMap = {
-    product_id: base(family),
-    cycle: 'm',
-    select_os: 'Debian-12',
-    keypair_id: key.keypair_id ?? null,
-    ssh_and_console_user: 'deployer',
-    console_password: 'S3cretPass9',
-  }
-  return { key, vmConfig }
-}
-
 async function withVm(family: LiteFamily) {
   const h = new Harness()
-  const { key, vmConfig } = await vmConfigOn(h, family)
-  const vm = await h.create(liteVm(family), vmConfig)
+  const { key, vm } = await liteVmOn(h, family)
   await h.requests()
   return { h, key, vm: Number(vm.id) }
 }
@@ -199,7 +182,7 @@ describe('a Pending Lite VM at plan: what the service takes while Pending', () =
   test('renaming a Lite VM whose create invoice is unpaid (Pending) is not refused at plan: the service takes a rename while Pending (a cosmetic update, by the status rules of the service)', async () => {
     const h = new Harness()
     const vms = liteVm(lite)
-    const config: ValueMap = { ...(await vmConfigOn(h, lite)).vmConfig, vm_name: 'first-name', pay_with_credit_card: false }
+    const config: ValueMap = { ...(await liteVmConfigOn(h, lite)).config, vm_name: 'first-name', pay_with_credit_card: false }
     const outcome = await h.tryCreate(vms, config)
     const vm = outcome.state as ValueMap
     assert.equal(vm.status, 'Pending')
