@@ -402,14 +402,19 @@ export class Orders {
       }
       firstSend = entry === undefined
       // A change of an account, while another change of it that a stopped run sent may still take effect.
-      if (entry === undefined && options?.reconcile === undefined) await this.awaitStoppedChanges(intent, frame?.from, context, options)
+      const seen =
+        entry === undefined && options?.reconcile === undefined
+          ? await this.awaitStoppedChanges(intent, frame?.from, context, options)
+          : undefined
       // A new order that no entry accounts for: a killed run may have placed it (see unrecordedMatches).
       const existing =
         entry === undefined && options?.reconcile !== undefined
           ? await this.unrecordedMatches(intent, context, options.reconcile, options.signal)
           : undefined
-      // An order on an account: its last invoice just before, which tells this order's apart (see awaitPlacement).
-      if (entry === undefined && options?.placedOn !== undefined) invoiceBefore = await this.lastInvoice(options.placedOn, options.signal)
+      // An order on an account: its last invoice just before, which tells this order's apart (see awaitPlacement);
+      // the account read by that check already, when it read it.
+      if (entry === undefined && options?.placedOn !== undefined)
+        invoiceBefore = seen !== undefined ? (seen.last_invoice?.id ?? null) : await this.lastInvoice(options.placedOn, options.signal)
       // Cancelled meanwhile (Ctrl-C during the listing): nothing is sent, so nothing is recorded.
       if (entry === undefined && options?.signal?.aborted) throw cancelled(context, options.signal)
       const held =
@@ -667,18 +672,18 @@ export class Orders {
    * read showed the account Pending, or another status or last invoice than the account shows now:
    * the stopped change may have taken effect in between, whether or not its invoice tells it apart.
    * Past its deadline with no sign of it, this change goes ahead too, and its answer closes it
-   * (OrderJournal.supersede).
+   * (OrderJournal.supersede). Answers the account it read, if it read one (the order's invoice before).
    */
   private async awaitStoppedChanges(
     intent: readonly string[],
     change: string | undefined,
     context: RequestContext,
     options: OrderOptions | undefined,
-  ): Promise<void> {
+  ): Promise<Account<unknown> | undefined> {
     const journal = this.journal
-    if (journal === undefined) return
+    if (journal === undefined) return undefined
     const stopped = await journal.unansweredChangesOfCall(intent, change, serviceOf(this.options.baseUrl), context.method, context.path)
-    if (stopped.length === 0) return
+    if (stopped.length === 0) return undefined
     const last = stopped.reduce((a, b) => (b.sentAt > a.sentAt ? b : a))
     const call = `${context.method} ${context.path}`
     const lead =
@@ -687,6 +692,7 @@ export class Orders {
       `that one: sending it now could ${options?.placedOn === undefined ? 'do both' : 'pay for both'}.`
     const stop = (detail: string) => new OrderUnresolvedError(`${lead} ${detail}`, { context, idempotencyKey: last.key })
     const placedOn = options?.placedOn
+    let seen: Account<unknown> | undefined
     if (placedOn !== undefined) {
       let account: Account<unknown>
       try {
@@ -694,6 +700,7 @@ export class Orders {
       } catch (error) {
         throw stop(`Reading the account to find out whether it was placed failed: ${messageOf(error).replace(/\.+$/, '')}. Apply again.`)
       }
+      seen = account
       const placed = stopped.filter((e) => placementInvoice(account, placedOn.invoiceType, e.invoiceBefore, this.outcomeDeadline(e)))
       const invoice = account.last_invoice
       // An order worked out from an earlier read (an increment from its size) is stale when the account was
@@ -722,7 +729,7 @@ export class Orders {
         this.options.log('info', `${call}: ${shows}, in effect now: the stopped run's change is done, and this one is sent`, {
           idempotency_key: last.key,
         })
-        return
+        return seen
       }
       if (moved) {
         throw stop(
@@ -739,6 +746,7 @@ export class Orders {
           'what it received). Apply again after that: the plan then starts from what the account shows.',
       )
     }
+    return seen
   }
 
   /**
