@@ -51,6 +51,18 @@ export function inputNames(definition: AnyResource): string[] {
 }
 
 /**
+ * The inputs with each one left out (null or missing) given its default: what the configuration
+ * means, as a plan reads it and as Pulumi's Check records it for the engine.
+ */
+export function withDefaults(definition: AnyResource, values: ValueMap): ValueMap {
+  const filled: Record<string, Value> = { ...values }
+  for (const [name, attribute] of Object.entries(definition.attributes)) {
+    if (isInput(attribute) && attribute.default !== undefined && (filled[name] ?? null) === null) filled[name] = attribute.default
+  }
+  return filled
+}
+
+/**
  * The value planned for one input: the configuration, else its default, else (optional+computed)
  * what the state holds, or unknown on create; an action removed keeps its last value.
  */

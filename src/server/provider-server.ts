@@ -44,14 +44,13 @@ import {
   resourceIdentity,
   runMethod,
   type Session,
-  isInput,
-  type Value,
   timeoutMs,
   type ValueMap,
   unfinishedIsError,
   validateConfig,
   valuesEqual,
   warning,
+  withDefaults,
   withWriteOnlyValues,
 } from '../core/index.js'
 import type { Applied, ApplyRequest, Change, ChangeRequest, OpenSession, PlannedChange, PlanRequest } from './requests.js'
@@ -408,10 +407,7 @@ export class ProviderServer {
     const issues = validateConfig(definition.attributes, config)
     if (olds === null) return issues
     // An old input left out had its default, as this Check fills it into the inputs the engine records.
-    const prior: Record<string, Value> = { ...olds }
-    for (const [name, attribute] of Object.entries(definition.attributes)) {
-      if (isInput(attribute) && attribute.default !== undefined && (prior[name] ?? null) === null) prior[name] = attribute.default
-    }
+    const prior = withDefaults(definition, olds)
     const { planned, replace } = planResource(definition, prior, config)
     return [...issues, ...keptShrinks(definition, prior, planned, replace, issues)]
   }
