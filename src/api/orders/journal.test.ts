@@ -1026,6 +1026,34 @@ describe('order journal: owners, temporaries and settling', () => {
     assert.equal((await third.client.lites.createVm(VM_BODY)).account_id, '100043')
   })
 
+  test('the same Pulumi resource (its URN) handed to another engine that still runs (an update pulumi cancel left running): not ordered again, the account named', async () => {
+    const dir = journal()
+    const urn = 'urn:pulumi:dev::app::provider:index:LiteVm::vm'
+    const run1 = frame(urn)
+    const first = testClient([probed, echoing(200, ORDER)], {
+      journalDirectory: dir,
+      operation: () => run1.value,
+      journalOptions: providerProcess().journalOptions,
+    })
+    await first.client.lites.createVm(VM_BODY)
+    await run1.finish()
+    // The cancelled update still runs and saves 100042; this one would save a second VM over it.
+    const run2 = frame(urn)
+    const second = testClient(
+      [echoing(200, [vmAccount('100042', 'web', '1970-01-01', 'Pending')]), echoing(200, { ...ORDER, account_id: '100043' })],
+      {
+        journalDirectory: dir,
+        operation: () => run2.value,
+        journalOptions: providerProcess().journalOptions,
+      },
+    )
+    await assert.rejects(
+      second.client.lites.createVm(VM_BODY),
+      /Not ordering POST \S+: account 100042 was ordered .* handed to the engine of an earlier run.*pulumi cancel\) may still be running and save it: let it end, then run pulumi refresh/s,
+    )
+    assert.equal(posts(second.requests).length, 0)
+  })
+
   test('a real second process: its entry is not taken over while it runs, and is once it has exited', async () => {
     const dir = journal()
     const module = new URL('./journal.js', import.meta.url).href
@@ -2304,10 +2332,24 @@ describe('a change edited after a stopped run left another change of the same ac
     )
   })
 
-  test('past its deadline with no sign of the +10 GB, the edited change is ordered; planned from 70 GB (it shows in state), it is ordered at once', async () => {
-    const late = run(await killedUpgrade(), change(60, 80), 1_600_000, [ok(before), ok(UPGRADE)])
-    assert.deepEqual(await late.client.lites.upgradeDisk('100042', { additional_size: 20 }), UPGRADE)
-    assert.equal(puts(late.requests), 1)
+  test('past its deadline with no sign of the +10 GB, the edited change is not sent until its entry is removed; planned from 70 GB (it shows in state), it is ordered at once', async () => {
+    const dir = await killedUpgrade()
+    // A slow service may still process the +10 GB: the edited +20 GB on top of it would make 90 GB.
+    const late = run(dir, change(60, 80), 1_600_000, [ok(before), ok(UPGRADE)])
+    const stopped = await late.client.lites.upgradeDisk('100042', { additional_size: 20 }).then(
+      () => 'sent',
+      (e: unknown) => String(e),
+    )
+    assert.match(
+      stopped,
+      /could pay for both\. No sign of it showed by 1970-01-01T00:18:\S+ \(the account has no invoice since\), but a slow service may still process it\. Check the account and its invoices in the portal, now and again a while later\. .*Only once you are sure that it was not, delete \S+ and apply again\./,
+    )
+    assert.equal(puts(late.requests), 0)
+    // Removed as the error says (the person found no such order): the edited change is sent.
+    rmSync((/delete (\S+) and apply again/.exec(stopped) as RegExpExecArray)[1] as string)
+    const removed = run(dir, change(60, 80), 1_700_000, [ok(before), ok(UPGRADE)])
+    assert.deepEqual(await removed.client.lites.upgradeDisk('100042', { additional_size: 20 }), UPGRADE)
+    assert.equal(puts(removed.requests), 1)
     const moved = run(await killedUpgrade(), change(70, 80), 1_020_000, [ok(before), ok(UPGRADE)])
     assert.deepEqual(await moved.client.lites.upgradeDisk('100042', { additional_size: 10 }), UPGRADE)
     assert.deepEqual(
@@ -2355,7 +2397,7 @@ describe('a change edited after a stopped run left another change of the same ac
     assert.match(String(outcome), /Not sending PUT/)
   })
 
-  test('a rebuild edited to another OS while the stopped one may still be processed is not sent', async () => {
+  test('a rebuild edited to another OS is not sent while the stopped one may still be processed, nor past that with no sign of it', async () => {
     const dir = journal()
     const killed = providerProcess()
     const op = frame(undefined, 60_000)
@@ -2373,6 +2415,13 @@ describe('a change edited after a stopped run left another change of the same ac
       /Not sending PUT \S*100042\S*\/rebuild: .*could do both\. The service may still process it/,
     )
     assert.deepEqual(edited.requests, [])
+    // Past its deadline (an action reads no account to show it): not sent either, until its entry is removed.
+    const late = run(dir, JSON.stringify([['rebuild_os', null, 'Rocky-9']]), 1_600_000, [])
+    await assert.rejects(
+      late.client.lites.rebuildVm('100042', { select_os: 'Rocky-9' }),
+      /Not sending PUT \S*100042\S*\/rebuild: .*could do both\. No sign of it showed by 1970-01-01T00:18:\S+, but a slow service may still process it\. Check the account in the portal.*Only once you are sure that it was not, delete \S+ and apply again\./,
+    )
+    assert.deepEqual(late.requests, [])
   })
 })
 

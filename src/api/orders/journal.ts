@@ -679,13 +679,17 @@ export class OrderJournal {
    * removed from it on purpose; neither is a reason to order the same again, and neither lets this
    * run take the account (it may be in that state). Orders of this very run are left out: another
    * provider process of the same engine (two aliases of one provider) handed its account to this run.
+   * With `scoped` (the intent holds the resource's own identity: a Pulumi URN, which names its stack), so
+   * is an account handed to another engine that still runs: the same resource of a run of the same stack
+   * (one `pulumi cancel` left running), whose state may yet be overwritten by this one's.
    */
-  async lostHandovers(intent: Intent): Promise<string[]> {
+  async lostHandovers(intent: Intent, scoped = false): Promise<string[]> {
     const out: string[] = []
     for (const e of await this.ofIntent(intent)) {
       if (e.accountId === undefined || e.owner?.token === this.owner.token) continue
       if (e.owner?.engine !== undefined && e.owner.engine === this.owner.engine) continue
-      const handedOver = (e.state === 'settled' && e.unconfirmed === true) || (e.state === 'delivered' && (await this.ownerGone(e.owner)))
+      const handedOver =
+        (e.state === 'settled' && e.unconfirmed === true) || (e.state === 'delivered' && (scoped || (await this.ownerGone(e.owner))))
       if (handedOver) out.push(e.accountId)
     }
     return out

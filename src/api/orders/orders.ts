@@ -671,8 +671,10 @@ export class Orders {
    * below the current value. An increment (worked out from OrderOptions.basis) is not sent while that
    * read showed the account Pending, or another status or last invoice than the account shows now:
    * the stopped change may have taken effect in between, whether or not its invoice tells it apart.
-   * Past its deadline with no sign of it, this change goes ahead too, and its answer closes it
-   * (OrderJournal.supersede). Answers the account it read, if it read one (the order's invoice before).
+   * Past its deadline, while the account shows nothing placed since it was sent (or for an action, which
+   * reads none), nothing is sent either, as a re-run of the stopped change itself would not (resume):
+   * the error says what to check and which entry to remove once sure; with another invoice since, it goes ahead.
+   * Answers the account it read, if it read one (the order's invoice before).
    */
   private async awaitStoppedChanges(
     intent: readonly string[],
@@ -746,7 +748,22 @@ export class Orders {
           'what it received). Apply again after that: the plan then starts from what the account shows.',
       )
     }
-    return seen
+    // Past its deadline, an account that shows nothing placed since the stopped change was sent (its last
+    // invoice still the one before it; an action reads none) is no proof that it never will: a slow service
+    // may still process it, and this change on top would pay for both. A re-run of that change itself stops
+    // here too (resume). An account with another invoice since is past this check, as above.
+    const unseen =
+      placedOn === undefined
+        ? stopped
+        : stopped.filter((e) => e.invoiceBefore !== undefined && e.invoiceBefore === (seen?.last_invoice?.id ?? null))
+    if (unseen.length === 0) return seen
+    const removals = unseen.map((e) => journal.removal(e)).join(', then ')
+    throw stop(
+      `No sign of it showed by ${new Date(until).toISOString()}${placedOn !== undefined ? ' (the account has no invoice since)' : ''}, ` +
+        `but a slow service may still process it. Check the account${placedOn !== undefined ? ' and its invoices' : ''} in the portal, ` +
+        'now and again a while later. If it was done, apply again with a refresh (terraform apply, pulumi up --refresh) once the ' +
+        `account shows it: the plan then starts from there. Only once you are sure that it was not, ${removals} and apply again.`,
+    )
   }
 
   /**
@@ -838,7 +855,7 @@ export class Orders {
     if (this.options.allowUnrecordedMatch === true || journal === undefined) return undefined
     // Asked once per process, before this run's own orders are recorded.
     this.freshDirectory ??= !(await journal.hasOrders(serviceOf(this.options.baseUrl)))
-    const handedOver = await journal.lostHandovers(intent)
+    const handedOver = await journal.lostHandovers(intent, this.options.operation?.()?.scope !== undefined)
     const stoppedOrders = await journal.unansweredByStoppedRuns(intent, context.method, context.path)
     let check = this.freshDirectory || stoppedOrders.length > 0
     if (!check) {
@@ -883,13 +900,15 @@ export class Orders {
     const sentBefore = stoppedOrders.map((e) => e.sentAt)
     const since = Math.min(this.options.now() - JOURNAL_REUSE_MS, ...sentBefore)
     const matching = matches.filter((a) => createdSince(a, since, EVIDENCE_SLACK_MS) && !known.has(a.account_id))
-    // Evidence of a killed run: a match still being provisioned, ordered within the last hour, or made
-    // after a stopped run sent this very order. An Active one ordered earlier is far more often another
-    // configuration's (a twin directory, a default name, a nameless IP): it is named in a warning and
-    // the order goes ahead.
+    // Evidence of a killed run: a match still being provisioned (Pending, unless it waits for the payment of
+    // an invoice of an earlier day), ordered within the last hour, or made after a stopped run sent this very
+    // order. One ordered earlier is far more often another configuration's (a twin directory, a default name,
+    // a nameless IP): it is named in a warning and the order goes ahead.
     const recent = this.options.now() - KILLED_RUN_EVIDENCE_MS
     const evidence = (a: Account<unknown>) =>
-      statusIs(a.status, 'Pending') || createdSince(a, recent) || sentBefore.some((at) => createdSince(a, at, EVIDENCE_SLACK_MS))
+      (statusIs(a.status, 'Pending') && !awaitsPaymentSince(a, recent - EVIDENCE_SLACK_MS)) ||
+      createdSince(a, recent) ||
+      sentBefore.some((at) => createdSince(a, at, EVIDENCE_SLACK_MS))
     // A create another process on this machine has in flight (a twin directory's run, applied at the
     // same time) may be about to be answered with a match: waited for, the listing is taken again once
     // it has landed, when its account is known as that run's (a few rounds at most).
@@ -937,7 +956,7 @@ export class Orders {
           "killed (on another machine, in a fresh CI workspace, or with its journal lost) from another configuration's account"
     throw new UnrecordedMatchError(
       `Not ordering ${context.method} ${context.path}: ${one ? 'account' : 'accounts'} ${ids.join(', ')} ${one ? 'matches' : 'match'} ` +
-        `this order, ${one ? 'is' : 'are'} still being provisioned or ${one ? 'was' : 'were'} created within the last hour${stopped ? ' or since that run sent its order' : ''}, and no state or order journal of ${journal.scope} ` +
+        `this order, ${one ? 'is' : 'are'} still being provisioned (or waiting for payment) or ${one ? 'was' : 'were'} created within the last hour${stopped ? ' or since that run sent its order' : ''}, and no state or order journal of ${journal.scope} ` +
         `names ${one ? 'it' : 'them'}. ${why}, and orders nothing rather than twice. If it belongs to this resource, ` +
         'import it by its id (terraform import <address> <id>, or pulumi import). If it belongs to something else, apply again ' +
         'with PROVIDER_ALLOW_UNRECORDED_MATCH=1 in the environment to order anyway.',
@@ -1549,9 +1568,10 @@ function shown(account: Pick<Account<unknown>, 'status' | 'last_invoice'>): stri
 /**
  * Whether an account was created after `at`, as precisely as the account object tells. Its
  * `date_created` is a bare date (the API's account object): on the same day or later. When its last
- * invoice is still the order's own (`new`) and paid, the time it was paid, which comes with the order
- * (or later, for an invoice paid by hand), must be after `at` too: an account of the same day that was
- * ordered and paid before `at` is not one made since. Either may be `slackMs` early (the service's clock
+ * invoice is paid, the time it was paid must be after `at` too: the account existed then, whether that
+ * invoice is the order's own (`new`, paid with the order or later by hand) or a later change's (an
+ * upgrade, a change of package), so an account of the same day that was ordered or changed and paid
+ * before `at` is not one made since. Either may be `slackMs` early (the service's clock
  * is not ours). Unreadable: yes, so that such an account counts as a candidate and never lets another be
  * adopted on its own.
  */
@@ -1562,7 +1582,16 @@ export function createdSince(
 ): boolean {
   if (!timeSince(account.date_created, at - slackMs)) return false
   const invoice = account.last_invoice
-  return invoice?.invoice_type !== 'new' || invoice.datepaid === null || timeSince(invoice.datepaid, at - slackMs)
+  return invoice === null || invoice.datepaid === null || timeSince(invoice.datepaid, at - slackMs)
+}
+
+/**
+ * Whether a Pending account waits for the payment of an invoice issued on a day before `at`'s (its
+ * `date`, a bare date): it was ordered before `at`, however long it has waited since.
+ */
+function awaitsPaymentSince(account: Pick<Account<unknown>, 'status' | 'last_invoice'>, at: number): boolean {
+  const invoice = account.last_invoice
+  return statusIs(account.status, 'Pending') && invoice !== null && statusIs(invoice.status, 'Unpaid') && !timeSince(invoice.date, at)
 }
 
 /**

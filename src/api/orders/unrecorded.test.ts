@@ -203,6 +203,36 @@ describe('a new order that an unrecorded recent account matches', () => {
     }
   })
 
+  // The API gives bare dates; a paid invoice's time, or an unpaid one's day, tells how old the order is.
+  const unpaid = (date: string) => ({ ...paidInvoice(`${date} 00:00:00`), status: 'Unpaid', paid_id: null, datepaid: null })
+  const twins = {
+    'Active, ordered this morning, its package changed and paid at 09:00 (its last invoice a change_package)': {
+      ...vmAccount('100012', 'web', '2026-11-24', 'Active'),
+      last_invoice: { ...paidInvoice('2026-11-24 09:00:00'), id: 9, invoice_type: 'change_package' },
+    },
+    'Pending, waiting for the payment of its invoice of yesterday (ordered with pay_with_credit_card = false)': {
+      ...vmAccount('100013', 'web', '2026-11-23', 'Pending'),
+      last_invoice: unpaid('2026-11-23'),
+    },
+  }
+  for (const [name, twin] of Object.entries(twins))
+    test(`a twin configuration's account shown older than an hour is no evidence of a killed run: ${name}; ordered, with a warning`, async () => {
+      const { client: api, requests, logs } = client([echoing([twin]), echoing(ORDER)], journalDirectory())
+      assert.deepEqual(await api.lites.createVm(VM_BODY), ORDER)
+      assert.equal(requests.filter((r) => r.method === 'POST').length, 1)
+      assert.ok(logs.some((l) => l.level === 'warn' && new RegExp(`${twin.account_id} matches this order`).test(l.message)))
+    })
+
+  test('a Pending match waiting for the payment of an invoice of today may be an hour old or a minute: it stops, and says it may wait for payment', async () => {
+    const account = { ...vmAccount('100014', 'web', '2026-11-24', 'Pending'), last_invoice: unpaid('2026-11-24') }
+    const { client: api, requests } = client([echoing([account])], journalDirectory())
+    await assert.rejects(
+      api.lites.createVm(VM_BODY),
+      /account 100014 matches this order, is still being provisioned \(or waiting for payment\)/,
+    )
+    assert.ok(!requests.some((r) => r.method === 'POST'), 'nothing ordered')
+  })
+
   test('PROVIDER_ALLOW_UNRECORDED_MATCH orders anyway, without listing', async () => {
     const dir = journalDirectory()
     const { client: api, requests } = client([silent(ORDER)], dir, true)
