@@ -29,7 +29,7 @@ terraform {
 # Credentials come from the environment (PROVIDER_API_KEY, PROVIDER_BASE_URL),
 # so nothing secret is written in this file or in version control.
 provider "provider" {
-  # The emulator provisions a VM in well under a second, so poll often. Against
+  # The emulator provisions a VM in about 2 seconds, so poll often. Against
   # the real service the default ("5s") is the polite choice: delete this line.
   poll_interval = "200ms"
 }
