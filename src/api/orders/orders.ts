@@ -751,7 +751,8 @@ export class Orders {
     // Past its deadline, an account that shows nothing placed since the stopped change was sent (its last
     // invoice still the one before it; an action reads none) is no proof that it never will: a slow service
     // may still process it, and this change on top would pay for both. A re-run of that change itself stops
-    // here too (resume). An account with another invoice since is past this check, as above.
+    // here too (resume). An account with another invoice since is past this check, as above; so is one whose
+    // invoice before the stopped change is not known (that run's read failed): nothing tells it then.
     const unseen =
       placedOn === undefined
         ? stopped
@@ -906,7 +907,7 @@ export class Orders {
     // a nameless IP): it is named in a warning and the order goes ahead.
     const recent = this.options.now() - KILLED_RUN_EVIDENCE_MS
     const evidence = (a: Account<unknown>) =>
-      (statusIs(a.status, 'Pending') && !awaitsPaymentSince(a, recent - EVIDENCE_SLACK_MS)) ||
+      (statusIs(a.status, 'Pending') && !awaitsPaymentFromBefore(a, recent - EVIDENCE_SLACK_MS)) ||
       createdSince(a, recent) ||
       sentBefore.some((at) => createdSince(a, at, EVIDENCE_SLACK_MS))
     // A create another process on this machine has in flight (a twin directory's run, applied at the
@@ -1589,7 +1590,7 @@ export function createdSince(
  * Whether a Pending account waits for the payment of an invoice issued on a day before `at`'s (its
  * `date`, a bare date): it was ordered before `at`, however long it has waited since.
  */
-function awaitsPaymentSince(account: Pick<Account<unknown>, 'status' | 'last_invoice'>, at: number): boolean {
+function awaitsPaymentFromBefore(account: Pick<Account<unknown>, 'status' | 'last_invoice'>, at: number): boolean {
   const invoice = account.last_invoice
   return statusIs(account.status, 'Pending') && invoice !== null && statusIs(invoice.status, 'Unpaid') && !timeSince(invoice.date, at)
 }
