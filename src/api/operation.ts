@@ -6,8 +6,13 @@ import type { Logger } from './transport.js'
 
 /** What the caller's operation tells an order: who asks, until when, and when it has handed the outcome over. */
 export interface OperationFrame {
-  /** Identifies the resource beyond its inputs when the front end knows it (a Pulumi URN). */
+  /** Identifies the resource beyond its inputs when the front end knows it (a Pulumi URN), or the state it is in (Terraform's). */
   readonly scope?: string | undefined
+  /**
+   * The scope names the resource itself (a Pulumi URN: one resource of one stack), not only the state it
+   * is in (Terraform's workspace and backend, which two states configured from the environment can share).
+   */
+  readonly scopeIsResource?: boolean | undefined
   /** How long the operation may take: an order is retried with its key until then. */
   readonly timeoutMs?: number | undefined
   /** Set at the client's first call of the operation, on the client's clock. */

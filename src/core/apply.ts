@@ -25,8 +25,10 @@ export interface Session<C> {
    * state is still returned with its id, marked incomplete.
    */
   readonly unfinishedIsError?: string
-  /** What identifies the resource beyond its inputs, when the front end knows it (a Pulumi URN). */
+  /** What identifies the resource beyond its inputs, when the front end knows it (a Pulumi URN), or its state (Terraform's). */
   readonly scope?: string | undefined
+  /** The scope names the resource itself (a Pulumi URN), not only its state (see the API client's OperationFrame). */
+  readonly scopeIsResource?: boolean
   /**
    * A create's question before it takes an existing object over (CreateContext.takeOver); the
    * provider server answers it for the whole process. Without it every take-over is allowed.

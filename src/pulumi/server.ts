@@ -188,7 +188,7 @@ export class PulumiServer {
   session(urn: string | undefined, ...maps: WireMap[]): Session<unknown> {
     const secrets = new Set(this.configuredSecrets)
     for (const map of maps) secretStrings(map, secrets)
-    return translated(() => this.server.session(urn, this.logger(urn, secrets)))
+    return translated(() => this.server.session(urn, this.logger(urn, secrets), true))
   }
 
   /**

@@ -1,6 +1,6 @@
 /**
  * The operation a piece of code runs for, carried through async calls: which resource asks (a
- * Pulumi URN; Terraform sends none), until when it may take, and what to do once its outcome has
+ * Pulumi URN; Terraform's state, as Terraform names no resource), until when it may take, and what to do once its outcome has
  * been handed to the engine. The API client reads it through a callback that the provider
  * definition's configure receives (ConfigureMeta.operation), so the server never calls the client.
  */
@@ -16,9 +16,10 @@ function newFrame(
   warn: Warn,
   rehearsal?: (outcome: Rehearsed) => void,
 ): OperationFrame {
-  const { scope, log } = who
+  const { scope, scopeIsResource, log } = who
   const frame = {
     scope,
+    scopeIsResource,
     timeoutMs,
     onFinish: (callback: Finisher): void => void finishers.push(callback),
     warn,
@@ -26,8 +27,8 @@ function newFrame(
   }
   return rehearsal === undefined ? frame : { ...frame, rehearsal }
 }
-/** The resource an operation runs for: its scope (a Pulumi URN) and the log of its messages (the session's). */
-type Who = Pick<Session<unknown>, 'scope' | 'log'>
+/** The resource an operation runs for: its scope (a Pulumi URN, Terraform's state) and the log of its messages (the session's). */
+type Who = Pick<Session<unknown>, 'scope' | 'scopeIsResource' | 'log'>
 /** What runs just before an operation's outcome is handed over (the journal marks its order delivered); throws to withhold it. */
 type Finisher = () => void | Promise<void>
 /** Tells the user something about the operation (a warning diagnostic of its outcome). */

@@ -146,8 +146,11 @@ export class ProviderServer {
     return this.configured?.strict
   }
 
-  /** What an operation runs with; `scope` identifies the resource beyond its inputs when the protocol knows it. */
-  session(scope: string | undefined, log: Logger): Session<unknown> {
+  /**
+   * What an operation runs with; `scope` identifies the resource beyond its inputs when the protocol knows
+   * it, `scopeIsResource` when it names the resource itself rather than only its state.
+   */
+  session(scope: string | undefined, log: Logger, scopeIsResource = false): Session<unknown> {
     const configured = this.configured
     if (configured === undefined) throw new NotConfiguredError([], this.options.notConfigured)
     return {
@@ -156,7 +159,7 @@ export class ProviderServer {
       signal: stopSignal(this.stop.signal),
       advise: configured.advise,
       ...(configured.strict ? { unfinishedIsError: configured.strict } : {}),
-      ...(scope === undefined ? {} : { scope }),
+      ...(scope === undefined ? {} : { scope, scopeIsResource }),
       changingFrom: (change) => {
         const frame = currentOperation()
         if (frame !== undefined) frame.from = change

@@ -47,6 +47,46 @@ describe('the Terraform state an order belongs to', () => {
   })
 })
 
+describe('a backend located by the environment (what terraform init does not record)', () => {
+  test("GitLab's managed state (an http backend whose address is TF_HTTP_ADDRESS): staging and prod are two states, each the same from any runner", () => {
+    const http = () => workingDirectory({ type: 'http', config: { address: null, lock_address: null, username: null, password: null } })
+    const state = (name: string, password: string) =>
+      stateScope(
+        { TF_HTTP_ADDRESS: `https://gitlab.example/api/v4/projects/7/terraform/state/${name}`, TF_HTTP_PASSWORD: password },
+        http(),
+      )
+    assert.notEqual(state('staging', 'one'), state('prod', 'one'))
+    assert.equal(state('prod', 'one'), state('prod', 'two'), 'two runners of one state, with their own tokens')
+    assert.doesNotMatch(state('prod', 'one'), /gitlab|prod|one/)
+  })
+
+  test('PostgreSQL: two databases are two states, whatever user or password a runner connects with; PG_SCHEMA_NAME and PG_CONN_STR count', () => {
+    const pg = (config: Record<string, unknown>) =>
+      workingDirectory({ type: 'pg', config: { conn_str: null, schema_name: null, ...config } })
+    assert.notEqual(
+      stateScope({}, pg({ conn_str: 'postgres://ci:one@db-a:5432/tf' })),
+      stateScope({}, pg({ conn_str: 'postgres://ci:one@db-b:5432/tf' })),
+    )
+    assert.equal(
+      stateScope({}, pg({ conn_str: 'postgres://ci:one@db:5432/tf' })),
+      stateScope({}, pg({ conn_str: 'postgresql://ops:two@db/tf' })),
+    )
+    assert.equal(
+      stateScope({}, pg({ conn_str: 'host=db dbname=tf user=ci password=one' })),
+      stateScope({}, pg({ conn_str: 'postgres://x:y@db:5432/tf' })),
+    )
+    const fromEnv = (conn: string, schema?: string) =>
+      stateScope({ PG_CONN_STR: conn, ...(schema ? { PG_SCHEMA_NAME: schema } : {}) }, pg({}))
+    assert.notEqual(fromEnv('postgres://ci:one@db-a/tf'), fromEnv('postgres://ci:one@db-b/tf'))
+    assert.notEqual(fromEnv('postgres://ci:one@db/tf', 'staging'), fromEnv('postgres://ci:one@db/tf', 'prod'))
+    assert.equal(fromEnv('postgres://ci:one@db/tf', 'prod'), fromEnv('postgres://ci:two@db/tf', 'prod'))
+    assert.equal(
+      fromEnv('postgres://ci:one@db/tf', 'prod'),
+      stateScope({}, pg({ conn_str: 'postgres://ci:one@db/tf', schema_name: 'prod' })),
+    )
+  })
+})
+
 describe('the ids a saved local state names (what a graceful close confirms)', () => {
   const TYPES = new Set(['provider_lite_vm', 'provider_lite_disk'])
   const stateWith = (resources: unknown[]) => JSON.stringify({ version: 4, resources })

@@ -9,6 +9,20 @@ import { join, resolve } from 'node:path'
 const CREDENTIAL = /pass|secret|token|conn_str|access_key|credential|private_key|certificate|sas_|client_id|client_secret/i
 
 /**
+ * Settings that locate a backend's state and that Terraform takes from the environment when the
+ * configuration leaves them out, which `terraform init` then does not record: GitLab's managed state
+ * (`TF_HTTP_ADDRESS`), a PostgreSQL database and schema. Without them two states would look alike.
+ */
+const FROM_ENVIRONMENT: Readonly<Record<string, Readonly<Record<string, string>>>> = {
+  http: { address: 'TF_HTTP_ADDRESS' },
+  pg: { conn_str: 'PG_CONN_STR', schema_name: 'PG_SCHEMA_NAME' },
+  consul: { address: 'CONSUL_HTTP_ADDR' },
+}
+
+/** Settings that hold a credential and also say where the state is: only where is kept (a connection string's host, port and database). */
+const LOCATED_BY = { conn_str: connectionPlace } as Readonly<Record<string, (value: string) => string>>
+
+/**
  * What sets this state's orders apart from the same configuration's in another state sharing one
  * order journal: the workspace (`TF_WORKSPACE` or `<TF_DATA_DIR>/environment`) and the backend that
  * keeps the state (`<TF_DATA_DIR>/terraform.tfstate`: its type and the settings that locate it, never
@@ -22,7 +36,7 @@ export function stateScope(env: NodeJS.ProcessEnv = process.env, cwd = process.c
   const name = workspaceOf(env, data)
   const parts: string[] = []
   if (name !== 'default') parts.push(`terraform workspace ${name}`)
-  parts.push(backendOf(data) ?? `terraform local state ${digest(resolve(cwd))}`)
+  parts.push(backendOf(data, env) ?? `terraform local state ${digest(resolve(cwd))}`)
   return parts.join(', ')
 }
 
@@ -98,15 +112,45 @@ function settingsOf(backend: { config?: unknown } | undefined): Record<string, u
   return config !== null && typeof config === 'object' ? (config as Record<string, unknown>) : {}
 }
 
-/** The backend recorded by `terraform init`, as its type and a hash of where it keeps states; undefined for the local one. */
-function backendOf(data: string): string | undefined {
+/**
+ * The backend recorded by `terraform init`, as its type and a hash of where it keeps states (its
+ * settings, or the environment's where they are left out); undefined for the local one.
+ */
+function backendOf(data: string, env: NodeJS.ProcessEnv): string | undefined {
   const backend = recordedBackend(data)
   if (backend === undefined || typeof backend.type !== 'string' || backend.type === 'local') return undefined
-  const config = settingsOf(backend)
+  const config: Record<string, unknown> = { ...settingsOf(backend) }
+  for (const [key, variable] of Object.entries(FROM_ENVIRONMENT[backend.type] ?? {})) {
+    if ((config[key] ?? '') === '' && env[variable]) config[key] = env[variable]
+  }
   const where = Object.keys(config)
-    .filter((key) => !CREDENTIAL.test(key) && config[key] !== null && config[key] !== '')
+    .filter((key) => config[key] !== null && config[key] !== '' && (!CREDENTIAL.test(key) || LOCATED_BY[key] !== undefined))
     .sort()
-    .map((key) => `${key}=${JSON.stringify(config[key])}`)
+    .map((key) => {
+      const place = LOCATED_BY[key]
+      const value = config[key]
+      return `${key}=${JSON.stringify(place !== undefined && typeof value === 'string' ? place(value) : value)}`
+    })
     .join('\n')
   return `terraform backend ${backend.type} ${digest(where)}`
+}
+
+/**
+ * Where a PostgreSQL connection string points, without its user or password: host, port and database,
+ * from a URL (`postgres://user:pass@host:5432/db?…`) or keywords (`host=db dbname=tf user=…`).
+ */
+function connectionPlace(value: string): string {
+  try {
+    const url = new URL(value)
+    if (url.protocol === 'postgres:' || url.protocol === 'postgresql:') return `${url.hostname}:${url.port || '5432'}${url.pathname}`
+  } catch {
+    // keyword form
+  }
+  const words = new Map(
+    value
+      .trim()
+      .split(/\s+/)
+      .map((word) => word.split('=') as [string, string | undefined]),
+  )
+  return `${words.get('host') ?? ''}:${words.get('port') ?? '5432'}/${words.get('dbname') ?? ''}`
 }

@@ -671,9 +671,10 @@ export class Orders {
    * below the current value. An increment (worked out from OrderOptions.basis) is not sent while that
    * read showed the account Pending, or another status or last invoice than the account shows now:
    * the stopped change may have taken effect in between, whether or not its invoice tells it apart.
-   * Past its deadline, while the account shows nothing placed since it was sent (or for an action, which
-   * reads none), nothing is sent either, as a re-run of the stopped change itself would not (resume):
-   * the error says what to check and which entry to remove once sure; with another invoice since, it goes ahead.
+   * Past its deadline, while the account shows nothing placed since it was sent, nothing is sent either,
+   * as a re-run of the stopped change itself would not against a service that does not confirm keys
+   * (resume): the error says what to check and which entry to remove once sure. With another invoice
+   * since, or for an action (which places no order), it goes ahead.
    * Answers the account it read, if it read one (the order's invoice before).
    */
   private async awaitStoppedChanges(
@@ -748,22 +749,25 @@ export class Orders {
           'what it received). Apply again after that: the plan then starts from what the account shows.',
       )
     }
-    // Past its deadline, an account that shows nothing placed since the stopped change was sent (its last
-    // invoice still the one before it; an action reads none) is no proof that it never will: a slow service
-    // may still process it, and this change on top would pay for both. A re-run of that change itself stops
-    // here too (resume). An account with another invoice since is past this check, as above; so is one whose
-    // invoice before the stopped change is not known (that run's read failed): nothing tells it then.
+    // Past its deadline, a paid change whose account shows nothing placed since the stopped one was sent (its
+    // last invoice still the one before it) is no proof that it never will be: a slow service may still
+    // process it, and this one on top would pay for both; a re-run of that change itself, against a service
+    // that does not confirm keys, stops here too (resume). Once placed, it shows (every order has an invoice),
+    // and the plan of a refreshed state starts from it. An account with another invoice since is past this
+    // check, as above; so is one whose invoice before the stopped change is not known (that run's read
+    // failed): nothing tells it then. An action (a rebuild, a reset: no order, nothing the account shows of
+    // it) goes ahead past its deadline.
     const unseen =
       placedOn === undefined
-        ? stopped
+        ? []
         : stopped.filter((e) => e.invoiceBefore !== undefined && e.invoiceBefore === (seen?.last_invoice?.id ?? null))
     if (unseen.length === 0) return seen
     const removals = unseen.map((e) => journal.removal(e)).join(', then ')
     throw stop(
-      `No sign of it showed by ${new Date(until).toISOString()}${placedOn !== undefined ? ' (the account has no invoice since)' : ''}, ` +
-        `but a slow service may still process it. Check the account${placedOn !== undefined ? ' and its invoices' : ''} in the portal, ` +
-        'now and again a while later. If it was done, apply again with a refresh (terraform apply, pulumi up --refresh) once the ' +
-        `account shows it: the plan then starts from there. Only once you are sure that it was not, ${removals} and apply again.`,
+      `No sign of it showed by ${new Date(until).toISOString()} (the account has no invoice since), but a slow service may still ` +
+        'process it. Check the account and its invoices in the portal, now and again a while later. If it was placed, apply again ' +
+        'with a refresh (terraform apply, pulumi up --refresh) once the account shows it: the plan then starts from there. Only ' +
+        `once you are sure that it was not, ${removals} and apply again.`,
     )
   }
 
@@ -856,7 +860,7 @@ export class Orders {
     if (this.options.allowUnrecordedMatch === true || journal === undefined) return undefined
     // Asked once per process, before this run's own orders are recorded.
     this.freshDirectory ??= !(await journal.hasOrders(serviceOf(this.options.baseUrl)))
-    const handedOver = await journal.lostHandovers(intent, this.options.operation?.()?.scope !== undefined)
+    const handedOver = await journal.lostHandovers(intent, this.options.operation?.()?.scopeIsResource === true)
     const stoppedOrders = await journal.unansweredByStoppedRuns(intent, context.method, context.path)
     let check = this.freshDirectory || stoppedOrders.length > 0
     if (!check) {
