@@ -83,4 +83,32 @@ describe('two Pulumi stacks of one project, one after the other, on one machine 
         for (const stack of stacks) await stack.destroy()
       })
     })
+
+  test('pulumi: up, then at once up --replace of the IP (the same inputs: the same order again) orders a second IP and deletes the first, no stop', {
+    timeout: 180_000,
+  }, async () => {
+    await freshEmulator(e2e.emulator, 200)
+    const project = `replace-at-once-${++projects}`
+    const program = {
+      name: project,
+      runtime: 'yaml',
+      resources: { ip: { type: 'provider:index:BaremetalAdditionalIp', properties: { productId: 401, cycle: 'm' } } },
+    }
+    const dir = join(home.root, 'projects', project)
+    await mkdir(dir, { recursive: true })
+    await writeFile(join(dir, 'Pulumi.yaml'), JSON.stringify(program, null, 2))
+    await home.ok(['stack', 'init', 'dev', '--non-interactive'], { cwd: dir })
+    const stack = new Stack(home, dir, 'dev')
+    await stack.setConfig({ 'provider:pollInterval': '100ms' })
+    const up = await stack.withEvents(['up', '--yes', '--skip-preview'])
+    assert.equal(up.run.code, 0, describeCli(up.run))
+    const first = (await stack.resources()).ip
+    const replaced = await stack.withEvents(['up', '--yes', '--skip-preview', '--replace', first?.urn ?? ''])
+    assert.doesNotMatch(replaced.output, /Not ordering/, describeCli(replaced.run))
+    assert.equal(replaced.run.code, 0, describeCli(replaced.run))
+    const second = (await stack.resources()).ip
+    assert.notEqual(second?.id, first?.id)
+    assert.deepEqual(byKind((await e2e.emulator.orders()).orders), { 'additional_ip.create': 2 })
+    await stack.destroy()
+  })
 })
