@@ -47,7 +47,7 @@ describe('the Terraform state an order belongs to', () => {
   })
 })
 
-describe('a backend located by the environment (what terraform init does not record)', () => {
+describe('a backend located by the environment (what terraform init does not record), and spellings of one state', () => {
   test("GitLab's managed state (an http backend whose address is TF_HTTP_ADDRESS): staging and prod are two states, each the same from any runner", () => {
     const http = () => workingDirectory({ type: 'http', config: { address: null, lock_address: null, username: null, password: null } })
     const state = (name: string, password: string) =>
@@ -60,30 +60,20 @@ describe('a backend located by the environment (what terraform init does not rec
     assert.doesNotMatch(state('prod', 'one'), /gitlab|prod|one/)
   })
 
-  test('PostgreSQL: two databases are two states, whatever user or password a runner connects with; PG_SCHEMA_NAME and PG_CONN_STR count', () => {
-    const pg = (config: Record<string, unknown>) =>
-      workingDirectory({ type: 'pg', config: { conn_str: null, schema_name: null, ...config } })
-    assert.notEqual(
-      stateScope({}, pg({ conn_str: 'postgres://ci:one@db-a:5432/tf' })),
-      stateScope({}, pg({ conn_str: 'postgres://ci:one@db-b:5432/tf' })),
-    )
-    assert.equal(
-      stateScope({}, pg({ conn_str: 'postgres://ci:one@db:5432/tf' })),
-      stateScope({}, pg({ conn_str: 'postgresql://ops:two@db/tf' })),
-    )
-    assert.equal(
-      stateScope({}, pg({ conn_str: 'host=db dbname=tf user=ci password=one' })),
-      stateScope({}, pg({ conn_str: 'postgres://x:y@db:5432/tf' })),
-    )
-    const fromEnv = (conn: string, schema?: string) =>
-      stateScope({ PG_CONN_STR: conn, ...(schema ? { PG_SCHEMA_NAME: schema } : {}) }, pg({}))
-    assert.notEqual(fromEnv('postgres://ci:one@db-a/tf'), fromEnv('postgres://ci:one@db-b/tf'))
-    assert.notEqual(fromEnv('postgres://ci:one@db/tf', 'staging'), fromEnv('postgres://ci:one@db/tf', 'prod'))
-    assert.equal(fromEnv('postgres://ci:one@db/tf', 'prod'), fromEnv('postgres://ci:two@db/tf', 'prod'))
-    assert.equal(
-      fromEnv('postgres://ci:one@db/tf', 'prod'),
-      stateScope({}, pg({ conn_str: 'postgres://ci:one@db/tf', schema_name: 'prod' })),
-    )
+  test("Terraform Cloud's organization from TF_CLOUD_ORGANIZATION: two organizations' workspaces of one name are two states", () => {
+    const cloud = () => workingDirectory({ type: 'cloud', config: { organization: null, hostname: null, workspaces: { name: 'app' } } })
+    assert.notEqual(stateScope({ TF_CLOUD_ORGANIZATION: 'acme' }, cloud()), stateScope({ TF_CLOUD_ORGANIZATION: 'other' }, cloud()))
+    const recorded = workingDirectory({ type: 'cloud', config: { organization: 'acme', hostname: null, workspaces: { name: 'app' } } })
+    assert.equal(stateScope({ TF_CLOUD_ORGANIZATION: 'acme' }, cloud()), stateScope({}, recorded), 'the same organization given either way')
+  })
+
+  test("the same state whether a runner leaves a default out or spells it (pg's schema_name); kubernetes' secret_suffix tells states apart", () => {
+    const pg = (schema: string | null) =>
+      workingDirectory({ type: 'pg', config: { conn_str: 'postgres://ci:x@db/tf', schema_name: schema } })
+    assert.equal(stateScope({}, pg(null)), stateScope({}, pg('terraform_remote_state')))
+    assert.notEqual(stateScope({}, pg(null)), stateScope({}, pg('prod')))
+    const kube = (suffix: string) => workingDirectory({ type: 'kubernetes', config: { secret_suffix: suffix, namespace: null } })
+    assert.notEqual(stateScope({}, kube('staging')), stateScope({}, kube('prod')))
   })
 })
 

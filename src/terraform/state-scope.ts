@@ -7,20 +7,24 @@ import { join, resolve } from 'node:path'
 
 /** Backend settings that authenticate rather than locate: left out, so that runners with their own credentials agree. */
 const CREDENTIAL = /pass|secret|token|conn_str|access_key|credential|private_key|certificate|sas_|client_id|client_secret/i
+/** Settings the credential pattern would catch that locate a state: the kubernetes backend's secret name suffix. */
+const LOCATOR = new Set(['secret_suffix'])
 
 /**
- * Settings that locate a backend's state and that Terraform takes from the environment when the
- * configuration leaves them out, which `terraform init` then does not record: GitLab's managed state
- * (`TF_HTTP_ADDRESS`), a PostgreSQL database and schema. Without them two states would look alike.
+ * Settings that locate a state, that Terraform takes from the environment when the configuration
+ * leaves them out (then `terraform init` records them as null), and that have no default a runner could
+ * spell either way: GitLab's managed state (`TF_HTTP_ADDRESS`), Terraform Cloud's organization. Without
+ * them every such state would look alike (staging and prod of one configuration).
  */
 const FROM_ENVIRONMENT: Readonly<Record<string, Readonly<Record<string, string>>>> = {
   http: { address: 'TF_HTTP_ADDRESS' },
-  pg: { conn_str: 'PG_CONN_STR', schema_name: 'PG_SCHEMA_NAME' },
-  consul: { address: 'CONSUL_HTTP_ADDR' },
+  cloud: { organization: 'TF_CLOUD_ORGANIZATION' },
 }
 
-/** Settings that hold a credential and also say where the state is: only where is kept (a connection string's host, port and database). */
-const LOCATED_BY = { conn_str: connectionPlace } as Readonly<Record<string, (value: string) => string>>
+/** Settings whose default a runner may also spell out: the same state either way. */
+const DEFAULTS: Readonly<Record<string, Readonly<Record<string, string>>>> = {
+  pg: { schema_name: 'terraform_remote_state' },
+}
 
 /**
  * What sets this state's orders apart from the same configuration's in another state sharing one
@@ -123,34 +127,11 @@ function backendOf(data: string, env: NodeJS.ProcessEnv): string | undefined {
   for (const [key, variable] of Object.entries(FROM_ENVIRONMENT[backend.type] ?? {})) {
     if ((config[key] ?? '') === '' && env[variable]) config[key] = env[variable]
   }
+  for (const [key, value] of Object.entries(DEFAULTS[backend.type] ?? {})) if (config[key] === value) config[key] = null
   const where = Object.keys(config)
-    .filter((key) => config[key] !== null && config[key] !== '' && (!CREDENTIAL.test(key) || LOCATED_BY[key] !== undefined))
+    .filter((key) => (LOCATOR.has(key) || !CREDENTIAL.test(key)) && config[key] !== null && config[key] !== '')
     .sort()
-    .map((key) => {
-      const place = LOCATED_BY[key]
-      const value = config[key]
-      return `${key}=${JSON.stringify(place !== undefined && typeof value === 'string' ? place(value) : value)}`
-    })
+    .map((key) => `${key}=${JSON.stringify(config[key])}`)
     .join('\n')
   return `terraform backend ${backend.type} ${digest(where)}`
-}
-
-/**
- * Where a PostgreSQL connection string points, without its user or password: host, port and database,
- * from a URL (`postgres://user:pass@host:5432/db?…`) or keywords (`host=db dbname=tf user=…`).
- */
-function connectionPlace(value: string): string {
-  try {
-    const url = new URL(value)
-    if (url.protocol === 'postgres:' || url.protocol === 'postgresql:') return `${url.hostname}:${url.port || '5432'}${url.pathname}`
-  } catch {
-    // keyword form
-  }
-  const words = new Map(
-    value
-      .trim()
-      .split(/\s+/)
-      .map((word) => word.split('=') as [string, string | undefined]),
-  )
-  return `${words.get('host') ?? ''}:${words.get('port') ?? '5432'}/${words.get('dbname') ?? ''}`
 }
