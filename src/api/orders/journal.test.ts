@@ -1026,10 +1026,10 @@ describe('order journal: owners, temporaries and settling', () => {
     assert.equal((await third.client.lites.createVm(VM_BODY)).account_id, '100043')
   })
 
-  test('the same Pulumi resource (its URN) handed to another engine that still runs (an update pulumi cancel left running): not ordered again, the account named', async () => {
+  /** A create of `scope` in a fresh process, answered 100042 and handed to its engine; that process runs on. Then another process's run. */
+  async function handedOverByRunningProcess(scope: string, scopeIsResource: boolean) {
     const dir = journal()
-    const urn = 'urn:pulumi:dev::app::provider:index:LiteVm::vm'
-    const run1 = frame(urn, undefined, true)
+    const run1 = frame(scope, undefined, scopeIsResource)
     const first = testClient([probed, echoing(200, ORDER)], {
       journalDirectory: dir,
       operation: () => run1.value,
@@ -1037,16 +1037,19 @@ describe('order journal: owners, temporaries and settling', () => {
     })
     await first.client.lites.createVm(VM_BODY)
     await run1.finish()
+    return (replies: Parameters<typeof testClient>[0]) => {
+      const run2 = frame(scope, undefined, scopeIsResource)
+      return testClient(replies, { journalDirectory: dir, operation: () => run2.value, journalOptions: providerProcess().journalOptions })
+    }
+  }
+
+  test('the same Pulumi resource (its URN) handed to another engine that still runs (an update pulumi cancel left running): not ordered again, the account named', async () => {
+    const next = await handedOverByRunningProcess('urn:pulumi:dev::app::provider:index:LiteVm::vm', true)
     // The cancelled update still runs and saves 100042; this one would save a second VM over it.
-    const run2 = frame(urn, undefined, true)
-    const second = testClient(
-      [echoing(200, [vmAccount('100042', 'web', '1970-01-01', 'Pending')]), echoing(200, { ...ORDER, account_id: '100043' })],
-      {
-        journalDirectory: dir,
-        operation: () => run2.value,
-        journalOptions: providerProcess().journalOptions,
-      },
-    )
+    const second = next([
+      echoing(200, [vmAccount('100042', 'web', '1970-01-01', 'Pending')]),
+      echoing(200, { ...ORDER, account_id: '100043' }),
+    ])
     await assert.rejects(
       second.client.lites.createVm(VM_BODY),
       /Not ordering POST \S+: account 100042 was ordered .* handed to the engine of an earlier run.*pulumi cancel\) may still be running and save it: let it end, then run pulumi refresh/s,
@@ -1055,28 +1058,14 @@ describe('order journal: owners, temporaries and settling', () => {
   })
 
   test("a Terraform state's scope, which two states configured from the environment can share, is not one resource: a twin applied at the same time orders its own", async () => {
-    const dir = journal()
-    // Two http backends whose address comes from TF_HTTP_ADDRESS record the same settings.
-    const scope = 'terraform backend http e3b0c44298fc1c14'
-    const staging = frame(scope)
-    const first = testClient([probed, echoing(200, ORDER)], {
-      journalDirectory: dir,
-      operation: () => staging.value,
-      journalOptions: providerProcess().journalOptions,
-    })
-    await first.client.lites.createVm(VM_BODY)
-    await staging.finish()
-    // staging's terraform still runs; prod's create of the same configuration orders its own VM.
+    // Two http backends whose address comes from TF_HTTP_ADDRESS record the same settings: staging's
+    // terraform still runs; prod's create of the same configuration orders its own VM.
+    const next = await handedOverByRunningProcess('terraform backend http e3b0c44298fc1c14', false)
     const either = (r: RecordedRequest) =>
       r.method === 'GET'
         ? echoing(200, [vmAccount('100042', 'web', '1970-01-01', 'Active')])(r)
         : echoing(200, { ...ORDER, account_id: '100043' })(r)
-    const prod = frame(scope)
-    const second = testClient([either, either], {
-      journalDirectory: dir,
-      operation: () => prod.value,
-      journalOptions: providerProcess().journalOptions,
-    })
+    const second = next([either, either])
     assert.equal((await second.client.lites.createVm(VM_BODY)).account_id, '100043')
   })
 

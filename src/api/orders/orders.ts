@@ -1591,12 +1591,12 @@ export function createdSince(
 }
 
 /**
- * Whether a Pending account waits for the payment of an invoice issued on a day before `at`'s (its
- * `date`, a bare date): it was ordered before `at`, however long it has waited since.
+ * Whether an account's last invoice waits for payment and was issued on a day before `at`'s (its `date`,
+ * a bare date): a Pending account that shows it was ordered before `at`, however long it has waited since.
  */
-function awaitsPaymentFromBefore(account: Pick<Account<unknown>, 'status' | 'last_invoice'>, at: number): boolean {
+function awaitsPaymentFromBefore(account: Pick<Account<unknown>, 'last_invoice'>, at: number): boolean {
   const invoice = account.last_invoice
-  return statusIs(account.status, 'Pending') && invoice !== null && statusIs(invoice.status, 'Unpaid') && !timeSince(invoice.date, at)
+  return invoice !== null && statusIs(invoice.status, 'Unpaid') && !timeSince(invoice.date, at)
 }
 
 /**
