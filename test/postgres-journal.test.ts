@@ -114,6 +114,28 @@ describe('the order journal in PostgreSQL', { concurrency: 1 }, () => {
     }
   })
 
+  test('a create of a runner gone is taken over by the same request under another identity (its request, not its fingerprint), and counts for that one from then on', async () => {
+    const gone = runner()
+    const request = `request-${randomUUID()}`
+    const laptop = { fingerprints: [`laptop-${randomUUID()}`], request }
+    const ci = { fingerprints: [`ci-${randomUUID()}`], request }
+    const entry = await gone.journal.open(laptop.fingerprints[0] as string, 'service', 'key', 'POST', '/lites', { creates: true, request })
+    await gone.store.close()
+    const taker = runner()
+    await eventually('the closed session seen gone', async () => !(await taker.store.alive(gone.owner)))
+    assert.equal(await taker.journal.claim({ fingerprints: [`other-${randomUUID()}`], request: `other-${randomUUID()}` }), undefined)
+    const taken = await taker.journal.claim(ci)
+    assert.equal(taken?.id, entry.id)
+    assert.ok(taken !== undefined && taker.journal.takenFromElsewhere(taken))
+    // Another runner sees it held by the one that took it, for CI's identity and no longer for the laptop's.
+    const third = runner()
+    assert.deepEqual(
+      (await third.journal.heldElsewhere(ci)).map((e) => e.id),
+      [entry.id],
+    )
+    assert.deepEqual(await third.journal.heldElsewhere(laptop), [])
+  })
+
   test('a provider process killed with SIGKILL mid-order is seen gone, and its entry taken over', async () => {
     const intent = `intent-${randomUUID()}`
     const journalModule = new URL('../src/api/orders/journal.js', import.meta.url).href

@@ -54,9 +54,12 @@ describe('runners that share no disk: the order journal in PostgreSQL', { concur
     await server?.stop()
   })
 
-  /** One configuration, as every runner of a team checks it out: the state and the journal in the shared database. */
-  function configuration(ids: Record<string, number>): string {
-    schema++
+  /**
+   * One configuration, as every runner of a team checks it out: the state and the journal in the shared
+   * database. `schemaFromEnvironment`: the backend block leaves `schema_name` out, for PG_SCHEMA_NAME to give.
+   */
+  function configuration(ids: Record<string, number>, schemaFromEnvironment = false): string {
+    if (!schemaFromEnvironment) schema++
     return [
       'terraform {',
       '  required_providers {',
@@ -64,7 +67,7 @@ describe('runners that share no disk: the order journal in PostgreSQL', { concur
       '  }',
       '  backend "pg" {',
       `    conn_str    = "${server.url}?sslmode=disable"`,
-      `    schema_name = "runners_${schema}"`,
+      ...(schemaFromEnvironment ? [] : [`    schema_name = "runners_${schema}"`]),
       '  }',
       '}',
       '',
@@ -134,6 +137,42 @@ describe('runners that share no disk: the order journal in PostgreSQL', { concur
         }
       })
     }
+
+    test(`${client.key}: one state configured two ways (schema_name written out on one runner, PG_SCHEMA_NAME on the other), killed mid-order on the first: the other takes the order over, one order`, {
+      timeout: 240_000,
+    }, async () => {
+      await freshEmulator(e2e.emulator, 3_000)
+      const ids = await op.setup(e2e.emulator)
+      const laptop = await runnerFor(client, configuration(ids))
+      // The same state: its schema comes from the environment, which terraform init records as null.
+      const env = { PG_SCHEMA_NAME: `runners_${schema}` }
+      const ci = await e2e.workspace(undefined, client)
+      await ci.write(configuration(ids, true))
+      await ci.ok(['init', '-no-color', '-input=false'], { env })
+      const seen = (await e2e.emulator.orders()).orders.length
+      const running = laptop.launch(['apply', '-no-color', '-input=false', '-auto-approve'])
+      try {
+        const accountId = await orderPlaced(e2e.emulator, op.kind, seen)
+        running.signalGroup('SIGKILL')
+        await running.done
+        const { value: rerun, orders } = await e2e.emulator.effectsOf(() =>
+          ci.run(['apply', '-no-color', '-input=false', '-auto-approve'], { env }),
+        )
+        assert.equal(rerun.code, 0, describeRun(rerun))
+        assert.deepEqual(byKind(orders), {}, `a second ${op.kind} was ordered\n${describeRun(rerun)}`)
+        assert.equal(String((await e2e.emulator.orders()).orders.slice(seen).length), '1')
+        assert.match(rerun.stdout + rerun.stderr, /sent by a stopped run under another identity/, describeRun(rerun))
+        assert.match(rerun.stdout + rerun.stderr, new RegExp(accountId), "the re-run manages the killed run's account")
+        const again = await laptop.plan()
+        const other = await ci.run(['plan', '-no-color', '-input=false', '-detailed-exitcode'], { env })
+        assert.equal(again.code, 0, `the killed runner's directory plans a change\n${describeRun(again)}`)
+        assert.equal(other.code, 0, describeRun(other))
+        assertClean([rerun, again, other])
+      } finally {
+        running.signalGroup('SIGKILL')
+        await running.done.catch(() => undefined)
+      }
+    })
 
     test(`${client.key}: two runners racing on one configuration order once and stop nothing`, { timeout: 240_000 }, async () => {
       await freshEmulator(e2e.emulator, 1_500)

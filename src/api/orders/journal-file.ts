@@ -32,6 +32,7 @@ import {
   type JournalStore,
   kept,
   matches,
+  sameIntent,
   processAlive,
   UNRESOLVED_KEEP_MS,
   type UnreadableEntry,
@@ -62,8 +63,7 @@ interface KnownFile {
 /** Whether an entry may match the filter now or after a rewrite: an answer sets the account, once. */
 function mayCome(entry: JournalEntry, filter: JournalFilter): boolean {
   return (
-    (filter.fingerprint === undefined || entry.fingerprint === filter.fingerprint) &&
-    (filter.accountId === undefined || entry.accountId === undefined || entry.accountId === filter.accountId)
+    sameIntent(entry, filter) && (filter.accountId === undefined || entry.accountId === undefined || entry.accountId === filter.accountId)
   )
 }
 

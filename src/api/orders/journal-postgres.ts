@@ -36,7 +36,8 @@ CREATE TABLE IF NOT EXISTS ${JOURNAL_TABLE} (
   entry jsonb NOT NULL
 );
 CREATE INDEX IF NOT EXISTS ${JOURNAL_TABLE}_fingerprint ON ${JOURNAL_TABLE} (fingerprint);
-CREATE INDEX IF NOT EXISTS ${JOURNAL_TABLE}_account_id ON ${JOURNAL_TABLE} (account_id);`
+CREATE INDEX IF NOT EXISTS ${JOURNAL_TABLE}_account_id ON ${JOURNAL_TABLE} (account_id);
+CREATE INDEX IF NOT EXISTS ${JOURNAL_TABLE}_request ON ${JOURNAL_TABLE} ((entry->>'request'));`
 
 /** The advisory lock (two int4 keys) that serialises creating the table; owners' locks are keyed by their token's hash. */
 const SCHEMA_LOCK = [0x50_52_4f_56, 0x4a_52_4e_4c] as const
@@ -222,10 +223,17 @@ export class PostgresJournalStore implements JournalStore {
       this.expired = true
     }
     const conditions = [keptRow]
+    // An intent's fingerprint, its request, or either (see JournalFilter).
+    const intent: string[] = []
     if (filter?.fingerprint !== undefined) {
       values.push(filter.fingerprint)
-      conditions.push(`fingerprint = $${values.length}`)
+      intent.push(`fingerprint = $${values.length}`)
     }
+    if (filter?.request !== undefined) {
+      values.push(filter.request)
+      intent.push(`entry->>'request' = $${values.length}`)
+    }
+    if (intent.length > 0) conditions.push(`(${intent.join(' OR ')})`)
     if (filter?.accountId !== undefined) {
       values.push(filter.accountId)
       conditions.push(`account_id = $${values.length}`)

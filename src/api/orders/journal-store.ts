@@ -64,6 +64,18 @@ export interface JournalEntry {
   readonly id: string
   /** Hash of base URL, API key, method, path, body and scope: what identifies the intent. */
   readonly fingerprint: string
+  /**
+   * The same hash without the scope: the same request sent under another identity (another workspace,
+   * backend setting or stack, or one state configured two ways on two runners). Set when the entry is
+   * opened; absent in entries of older versions.
+   */
+  readonly request?: string
+  /**
+   * The fingerprint of the intent that took this create over from the identity that opened it (a
+   * re-run of the same request under another identity: OrderJournal.claim): the entry counts for that
+   * intent from then on, not for the one that opened it (see entryIntent).
+   */
+  claimedAs?: string
   /** Hash of the base URL: what a service's answers (`honoured`) say something about. */
   readonly service: string
   readonly key: string
@@ -148,9 +160,14 @@ export interface JournalEntry {
   candidates?: readonly string[]
 }
 
-/** Narrows a listing: a store may use it to read less; every entry it returns must match it. */
+/**
+ * Narrows a listing: a store may use it to read less; every entry it returns must match it.
+ * `fingerprint` and `request` together match an entry that has either (an intent's own entries and
+ * those of the same request under other identities, in one look); each alone, an entry with it.
+ */
 export interface JournalFilter {
   readonly fingerprint?: string
+  readonly request?: string
   readonly accountId?: string
 }
 
@@ -270,8 +287,12 @@ export function processAlive(pid: number, started?: string): boolean {
 
 /** Whether an entry matches a filter. */
 export function matches(entry: JournalEntry, filter: JournalFilter | undefined): boolean {
-  return (
-    (filter?.fingerprint === undefined || entry.fingerprint === filter.fingerprint) &&
-    (filter?.accountId === undefined || entry.accountId === filter.accountId)
-  )
+  return sameIntent(entry, filter) && (filter?.accountId === undefined || entry.accountId === filter.accountId)
+}
+
+/** Whether an entry has the filter's fingerprint or request (see JournalFilter); both are set once, when it is opened. */
+export function sameIntent(entry: JournalEntry, filter: JournalFilter | undefined): boolean {
+  const { fingerprint, request } = filter ?? {}
+  if (fingerprint === undefined && request === undefined) return true
+  return (fingerprint !== undefined && entry.fingerprint === fingerprint) || (request !== undefined && entry.request === request)
 }

@@ -1853,6 +1853,98 @@ describe('a stopped run applied again much later, or with a new write-only passw
   })
 })
 
+describe('one order under two identities of a shared journal (one state configured two ways, or two states of one configuration)', () => {
+  // One http backend: a laptop's terraform init with -backend-config records its address, CI takes it from TF_HTTP_ADDRESS.
+  const LAPTOP = 'terraform backend http 1f0c2a'
+  const CI = 'terraform backend http 7d4e91'
+  const echo503 = (r: RecordedRequest) => fail(503, 'x', { 'idempotency-key': r.headers.get('idempotency-key') ?? '' })
+
+  /** A run of `scope` (a Pulumi URN with `scopeIsResource`) in `process`, with the warnings it shows the user. */
+  function run(
+    dir: string,
+    scope: string,
+    replies: Parameters<typeof testClient>[0],
+    process = providerProcess(),
+    timeoutMs = 60_000,
+    scopeIsResource = false,
+  ) {
+    const op = frame(scope, timeoutMs, scopeIsResource)
+    const warnings: string[] = []
+    const value: OperationFrame = { ...op.value, warn: (summary, detail) => warnings.push(`${summary}: ${detail}`) }
+    const client = testClient(replies, { journalDirectory: dir, operation: () => value, journalOptions: process.journalOptions })
+    return { ...client, warnings, finish: op.finish, create: () => client.client.lites.createVm(VM_BODY) }
+  }
+
+  /** The laptop's create, answered with 100042, its run killed before Terraform got it. */
+  async function answeredOnLaptopThenKilled(dir: string) {
+    const laptop = providerProcess()
+    await run(dir, LAPTOP, [probed, echoing(200, ORDER)], laptop).create()
+    laptop.kill()
+  }
+
+  test('a create answered under one identity, its run killed, is taken over by the same request under the other: no second order, and the user is told', async () => {
+    const dir = journal()
+    await answeredOnLaptopThenKilled(dir)
+    const ci = run(dir, CI, [])
+    assert.equal((await ci.create()).account_id, '100042')
+    assert.equal(ci.requests.length, 0, 'nothing is sent')
+    assert.match(
+      ci.warnings.join('\n'),
+      /^Took over account 100042, sent by a stopped run under another identity: .*Idempotency-Key key-1, was answered with account 100042.*-backend-config/s,
+    )
+  })
+
+  test('taken over, it counts for the identity that took it: lost with that state, its re-run stops naming it; the first identity orders its own', async () => {
+    const dir = journal()
+    await answeredOnLaptopThenKilled(dir)
+    const ciProcess = providerProcess()
+    const ci = run(dir, CI, [], ciProcess)
+    await ci.create()
+    await ci.finish() // handed to CI's terraform, killed before its state was saved
+    ciProcess.kill()
+    const ciAgain = run(dir, CI, [echoing(200, [vmAccount('100042', 'web', '2026-01-01 00:00:00', 'Active')])])
+    await assert.rejects(ciAgain.create(), (e: unknown) => e instanceof UnrecordedMatchError && e.candidates[0] === '100042')
+    assert.equal(posts(ciAgain.requests).length, 0)
+    // The laptop's identity is not held back by an account the other one took.
+    const laptopAgain = run(dir, LAPTOP, [echoing(200, { ...ORDER, account_id: '100043' })])
+    assert.equal((await laptopAgain.create()).account_id, '100043')
+    assert.deepEqual(laptopAgain.warnings, [])
+  })
+
+  test('a create sent under one identity and never answered, its run killed: the other sends it again with the same key, once', async () => {
+    const dir = journal()
+    const laptop = providerProcess()
+    const first = run(dir, LAPTOP, [probed, echo503, echo503, echo503], laptop, 1_000)
+    await assert.rejects(first.create(), OrderUnresolvedError)
+    laptop.kill()
+    const ci = run(dir, CI, [echoing(200, []), echoing(200, ORDER)])
+    assert.equal((await ci.create()).account_id, '100042')
+    const keys = [...posts(first.requests), ...posts(ci.requests)].map((r) => r.headers.get('idempotency-key'))
+    assert.deepEqual(new Set(keys), new Set(['key-1']), "every attempt carries the stopped run's key")
+    assert.match(ci.warnings.join('\n'), /^Took over its order, sent by a stopped run under another identity: .*key-1 and saw no answer/s)
+  })
+
+  test("Pulumi: a stack's resource does not take over another stack's answered create of the same request (a cancelled up's engine may keep it): it orders its own", async () => {
+    const dir = journal()
+    const dev = providerProcess()
+    const urn = (stack: string) => `urn:pulumi:${stack}::app::provider:index:LiteVm::vm`
+    await run(dir, urn('dev'), [probed, echoing(200, ORDER)], dev, 60_000, true).create()
+    dev.kill()
+    const prod = run(dir, urn('prod'), [echoing(200, { ...ORDER, account_id: '100043' })], providerProcess(), 60_000, true)
+    assert.equal((await prod.create()).account_id, '100043')
+    assert.deepEqual(prod.warnings, [])
+  })
+
+  test("the other identity's run still goes on: its order is not taken, and this one orders its own", async () => {
+    const dir = journal()
+    const laptop = providerProcess()
+    await run(dir, LAPTOP, [probed, echoing(200, ORDER)], laptop).create()
+    const ci = run(dir, CI, [echoing(200, { ...ORDER, account_id: '100043' })])
+    assert.equal((await ci.create()).account_id, '100043')
+    assert.deepEqual(ci.warnings, [])
+  })
+})
+
 describe('an entry the journal cannot read, and entries on disk before their order leaves', () => {
   test('an entry file cut short (a power loss) or not JSON stops every new order, naming each file; deleted, the order goes', async () => {
     const dir = journal()

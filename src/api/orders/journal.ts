@@ -117,12 +117,52 @@ function fingerprintOf(parts: IntentParts, body: unknown): string {
   return sha256(canonical([baseUrl, sha256(apiKey), method.toUpperCase(), path, body, scope ?? null, ...start]))
 }
 
-/** An intent as the journal looks it up: its fingerprint, or every fingerprint its entries may carry (see fingerprints). */
-export type Intent = string | readonly string[]
+/**
+ * The request without its scope: what the same order has in common under every identity (another
+ * workspace, backend setting or stack, or one Terraform state configured one way on a laptop and
+ * another in CI), so that a re-run under another identity finds what a stopped run left (see claim).
+ */
+export function requestOf(parts: IntentParts): string {
+  return fingerprint({ ...parts, scope: undefined })
+}
+
+/** An intent's fingerprints (see fingerprints) and its request (see requestOf), if it is looked up by it. */
+export interface IntentKeys {
+  readonly fingerprints: readonly string[]
+  readonly request?: string | undefined
+}
+
+/**
+ * The keys an order's entries are looked up by; with `byRequest`, also its request. A Terraform state's
+ * scope can differ for one state (configured two ways), a Pulumi URN cannot; and an `up` cancelled
+ * with SIGTERM still answers a create to its engine, which keeps it, without the journal marking it
+ * handed over (the engine may be going down): another stack's resource of the same request must not
+ * take that account over. So only the former is looked up by its request.
+ */
+export function intentOf(parts: IntentParts, byRequest: boolean): IntentKeys {
+  return { fingerprints: fingerprints(parts), request: byRequest ? requestOf(parts) : undefined }
+}
+
+/**
+ * An intent as the journal looks it up: its fingerprint, or every fingerprint its entries may carry
+ * (see fingerprints), with or without its request.
+ */
+export type Intent = string | readonly string[] | IntentKeys
 
 /** The fingerprints of an intent. */
 function fingerprintsOf(intent: Intent): readonly string[] {
-  return typeof intent === 'string' ? [intent] : intent
+  return typeof intent === 'string' ? [intent] : 'fingerprints' in intent ? intent.fingerprints : (intent as readonly string[])
+}
+
+/** The request of an intent, when it differs from its own fingerprint (there is a scope). */
+function requestOfIntent(intent: Intent): string | undefined {
+  if (typeof intent === 'string' || !('fingerprints' in intent) || intent.request === undefined) return undefined
+  return intent.request === intent.fingerprints[0] ? undefined : intent.request
+}
+
+/** The fingerprint of the intent an entry counts for: the one that took it over (JournalEntry.claimedAs), or the one that opened it. */
+export function entryIntent(entry: JournalEntry): string {
+  return entry.claimedAs ?? entry.fingerprint
 }
 
 /**
@@ -225,13 +265,26 @@ export class OrderJournal {
    * (Terraform `count`) each take their own entry, oldest first.
    */
   async claim(intent: Intent): Promise<JournalEntry | undefined> {
+    const current = fingerprintsOf(intent)[0]
     for (const entry of await this.takeable(intent)) {
+      // Another identity's create of the same request counts for this intent once taken (see takeable).
+      const former = entry.claimedAs
+      if (entryIntent(entry) !== current) entry.claimedAs = current
       if (await this.take(entry)) {
         this.held.add(entry.id)
         return entry
       }
+      entry.claimedAs = former
     }
     return undefined
+  }
+
+  /**
+   * Whether `entry`, which this intent claimed, was opened under another identity of the same request
+   * (see takeable): what the user is told of.
+   */
+  takenFromElsewhere(entry: JournalEntry): boolean {
+    return entry.claimedAs !== undefined && entry.claimedAs !== entry.fingerprint
   }
 
   /**
@@ -243,25 +296,50 @@ export class OrderJournal {
   }
 
   /**
-   * The entries of an intent (see Intent), oldest first: by today's fingerprint (the first), and by
-   * the earlier ones only those an earlier version wrote (an action this version sends without a
+   * The entries of an intent (see Intent), oldest first: by today's fingerprint (the first), less those
+   * another identity took over, with those it took over from another identity (found by its request);
+   * by the earlier ones only those an earlier version wrote (an action this version sends without a
    * change, which has no `from`, is another intent than a change's of the same request).
    */
   private async ofIntent(intent: Intent): Promise<JournalEntry[]> {
-    const [current, ...earlier] = fingerprintsOf(intent)
-    const all: JournalEntry[] = []
-    if (current !== undefined) all.push(...(await this.entries({ fingerprint: current })))
-    for (const value of earlier) all.push(...(await this.entries({ fingerprint: value })).filter((e) => e.scheme === undefined))
-    return all.sort((a, b) => a.sentAt - b.sentAt)
+    return (await this.ofIntentAndRequest(intent)).own
   }
 
-  /** The entries claim may take over, oldest first (see claim). */
+  /** The entries of an intent (`own`: see ofIntent) and, apart, those of its request that count for other identities (`others`), in one look. */
+  private async ofIntentAndRequest(intent: Intent): Promise<{ own: JournalEntry[]; others: JournalEntry[] }> {
+    const [current, ...earlier] = fingerprintsOf(intent)
+    const request = requestOfIntent(intent)
+    const own: JournalEntry[] = []
+    const others: JournalEntry[] = []
+    if (current !== undefined) {
+      for (const e of await this.entries(request === undefined ? { fingerprint: current } : { fingerprint: current, request })) {
+        if (entryIntent(e) === current) own.push(e)
+        else others.push(e)
+      }
+    }
+    for (const value of earlier) own.push(...(await this.entries({ fingerprint: value })).filter((e) => e.scheme === undefined))
+    return { own: own.sort((a, b) => a.sentAt - b.sentAt), others }
+  }
+
+  /**
+   * The entries claim may take over, oldest first (see claim): this intent's, then creates of the same
+   * request that a run under another identity left, never handed to an engine, whose owner is gone. Such
+   * an account is in no state, and whatever the other identity is (this very state configured another
+   * way on another runner, or another state of the same configuration), ordering again would pay for a
+   * second account with the same request: this one takes it over, and the other, should it want one,
+   * orders its own next time. An entry handed to an engine is never taken over (see above).
+   */
   private async takeable(intent: Intent): Promise<JournalEntry[]> {
     const now = this.now()
     const out: JournalEntry[] = []
-    for (const e of await this.ofIntent(intent)) {
+    const { own, others } = await this.ofIntentAndRequest(intent)
+    for (const e of own) {
       if (!stillOpen(e, now) || this.held.has(e.id)) continue
       if (e.owner?.token === this.owner.token || (await this.ownerGone(e.owner))) out.push(e)
+    }
+    for (const e of others.sort((a, b) => a.sentAt - b.sentAt)) {
+      if (e.creates !== true || !stillOpen(e, now) || this.held.has(e.id) || e.owner?.token === this.owner.token) continue
+      if (await this.ownerGone(e.owner)) out.push(e)
     }
     return out
   }
@@ -283,7 +361,7 @@ export class OrderJournal {
     for (const e of await this.entries()) {
       if (e.state !== 'sent' || e.creates !== true || e.method !== method || e.path !== path || this.held.has(e.id)) continue
       // This intent's only once its key has expired (claim takes it before); another's only while its key is good.
-      if (own.has(e.fingerprint) === now - e.sentAt < JOURNAL_REUSE_MS) continue
+      if (own.has(entryIntent(e)) === now - e.sentAt < JOURNAL_REUSE_MS) continue
       if (e.owner?.token === this.owner.token || (await this.ownerGone(e.owner))) out.push(e)
     }
     return out
@@ -296,7 +374,7 @@ export class OrderJournal {
   async closeExpired(intent: Intent, entries: readonly JournalEntry[]): Promise<void> {
     const own = new Set(fingerprintsOf(intent))
     for (const entry of entries) {
-      if (!own.has(entry.fingerprint)) continue
+      if (!own.has(entryIntent(entry))) continue
       entry.state = 'failed'
       await this.store.write(entry)
     }
@@ -345,6 +423,7 @@ export class OrderJournal {
       requestTimeoutMs,
       invoiceBefore,
       change,
+      request,
     }: {
       readonly creates?: boolean
       readonly existing?: readonly string[] | undefined
@@ -354,6 +433,8 @@ export class OrderJournal {
       readonly requestTimeoutMs?: number | undefined
       readonly invoiceBefore?: number | null | undefined
       readonly change?: string | undefined
+      /** The intent's request (see requestOf). */
+      readonly request?: string | undefined
     } = {},
   ): Promise<JournalEntry> {
     this.refuseBesideUnreadable(method, path)
@@ -377,6 +458,7 @@ export class OrderJournal {
       ...(requestTimeoutMs !== undefined ? { requestTimeoutMs } : {}),
       ...(invoiceBefore !== undefined ? { invoiceBefore } : {}),
       ...(change !== undefined ? { change } : {}),
+      ...(request !== undefined ? { request } : {}),
     }
     this.held.add(entry.id)
     // On disk before the request leaves: a power loss must not lose what may become a paid order.
@@ -626,7 +708,7 @@ export class OrderJournal {
     const now = this.now()
     const [current, ...earlier] = fingerprintsOf(intent)
     // What claim would take over (see ofIntent): an earlier fingerprint only on an entry of an earlier version.
-    const ownEntry = (e: JournalEntry) => e.fingerprint === current || (e.scheme === undefined && earlier.includes(e.fingerprint))
+    const ownEntry = (e: JournalEntry) => entryIntent(e) === current || (e.scheme === undefined && earlier.includes(e.fingerprint))
     const out: JournalEntry[] = []
     for (const e of await this.entries()) {
       if (e.service !== service || e.method !== method || e.path !== path || e.creates === true || ownEntry(e)) continue

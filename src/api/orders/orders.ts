@@ -16,7 +16,7 @@ import { type Account, CYCLE_LABELS, decodeAccount, decodeList, decodeOrder, typ
 import { type OperationFrame, operationDeadline, RehearsalEnded } from '../operation.js'
 import type { CallOptions, HttpMethod, RequestSpec, Transport, TransportOptions } from '../transport.js'
 import { Attempts, REFUSED_GIVE_UP_MS, unreached } from './attempts.js'
-import { fingerprints, JOURNAL_REUSE_MS, type OrderJournal, serviceOf } from './journal.js'
+import { entryIntent, type IntentKeys, intentOf, JOURNAL_REUSE_MS, type OrderJournal, serviceOf } from './journal.js'
 import type { InFlightOrder } from './known-accounts.js'
 import type { JournalEntry } from './journal-store.js'
 
@@ -350,7 +350,8 @@ export class Orders {
     const journal = this.journal
     if (journal !== undefined && options?.idempotencyKey === undefined) {
       const { baseUrl, apiKey } = this.options
-      const entry = await journal.peek(fingerprints({ baseUrl, apiKey, method, path, body, scope: frame?.scope, from: frame?.from }))
+      const parts = { baseUrl, apiKey, method, path, body, scope: frame?.scope, from: frame?.from }
+      const entry = await journal.peek(intentOf(parts, frame?.scopeIsResource !== true))
       if (entry?.accountId !== undefined && entry.state !== 'sent') {
         report({ kind: 'adopt', accountId: entry.accountId, key: entry.key, sentAt: entry.sentAt })
       } else if (entry !== undefined && this.options.now() >= this.outcomeDeadline(entry) && (await journal.candidatesNamed(entry))) {
@@ -384,8 +385,13 @@ export class Orders {
     let invoiceBefore: number | null | undefined
     if (options?.idempotencyKey === undefined && journal !== undefined) {
       const { baseUrl, apiKey } = this.options
-      const intent = fingerprints({ baseUrl, apiKey, method, path, body, scope: frame?.scope, from: frame?.from })
+      // A Terraform state's create also finds what a killed run left under another identity of the same request (see intentOf).
+      const intent = intentOf(
+        { baseUrl, apiKey, method, path, body, scope: frame?.scope, from: frame?.from },
+        frame?.scopeIsResource !== true,
+      )
       entry = (await journal.claim(intent)) ?? (await this.awaitHeldElsewhere(intent, context, frame, options?.signal))
+      if (entry !== undefined && journal.takenFromElsewhere(entry)) this.tellTakenFromElsewhere(entry, context)
       let resumed: { value: unknown } | undefined
       if (entry !== undefined) {
         let outcome: { value: unknown } | typeof ACCOUNTED_FOR | undefined
@@ -419,7 +425,8 @@ export class Orders {
       if (entry === undefined && options?.signal?.aborted) throw cancelled(context, options.signal)
       const held =
         entry ??
-        (await journal.open(intent[0] as string, serviceOf(baseUrl), this.options.idempotencyKey(), method, path, {
+        (await journal.open(intent.fingerprints[0] as string, serviceOf(baseUrl), this.options.idempotencyKey(), method, path, {
+          request: intent.request,
           creates: options?.reconcile !== undefined,
           existing,
           shows: options?.reconcile?.shows,
@@ -474,6 +481,24 @@ export class Orders {
     }
   }
 
+  /**
+   * Tells the user that this create takes over an order a stopped run sent with the same request under
+   * another identity (OrderJournal.claim): the account, if it was answered, lands in this state.
+   */
+  private tellTakenFromElsewhere(entry: JournalEntry, context: RequestContext): void {
+    const sent = new Date(entry.sentAt).toISOString()
+    const what = entry.accountId === undefined ? 'its order' : `account ${entry.accountId}`
+    const detail =
+      `A run that was stopped sent this same request (${context.method} ${context.path}) at ${sent} with Idempotency-Key ` +
+      `${entry.key}${entry.accountId === undefined ? ' and saw no answer' : `, was answered with account ${entry.accountId}`}, ` +
+      `and never handed it to a state. It ran under another identity in the order journal of ${this.journal?.scope ?? 'this working directory'}: ` +
+      'this configuration in another workspace, backend or stack, or this same state configured another way (backend settings ' +
+      'given with -backend-config on one machine and taken from the environment on another). Ordering again could pay for a ' +
+      `second account, so this resource takes ${what} over. If it was meant for the other one, that one orders its own next time.`
+    this.options.log('warn', `${context.method} ${context.path}: ${detail}`, { account_id: entry.accountId, idempotency_key: entry.key })
+    this.options.operation?.()?.warn?.(`Took over ${what}, sent by a stopped run under another identity`, detail)
+  }
+
   /** This process's orders of each call (`METHOD path`) whose answer is not in yet, and how many were ever started. */
   private readonly inFlight = new Map<string, Set<Promise<unknown>>>()
   private readonly ordersStarted = new Map<string, number>()
@@ -501,7 +526,7 @@ export class Orders {
    * wait runs out, which stops this order rather than risk a second one beside it.
    */
   private async awaitHeldElsewhere(
-    intent: readonly string[],
+    intent: IntentKeys,
     context: RequestContext,
     frame: OperationFrame | undefined,
     signal: AbortSignal | undefined,
@@ -678,7 +703,7 @@ export class Orders {
    * Answers the account it read, if it read one (the order's invoice before).
    */
   private async awaitStoppedChanges(
-    intent: readonly string[],
+    intent: IntentKeys,
     change: string | undefined,
     context: RequestContext,
     options: OrderOptions | undefined,
@@ -850,7 +875,7 @@ export class Orders {
    * they exist before the order is sent, so none of them is ever taken for its account (reconcileOnce).
    */
   private async unrecordedMatches(
-    intent: readonly string[],
+    intent: IntentKeys,
     context: RequestContext,
     reconcile: Reconcile,
     signal: AbortSignal | undefined,
@@ -945,7 +970,7 @@ export class Orders {
     }
     const one = ids.length === 1
     const stopped = stoppedOrders[0]
-    const same = stopped !== undefined && intent.includes(stopped.fingerprint)
+    const same = stopped !== undefined && intent.fingerprints.includes(entryIntent(stopped))
     const why = stopped
       ? `A run that was stopped sent ${same ? 'this same order' : 'an order of the same kind'} at ` +
         `${new Date(stopped.sentAt).toISOString()} with Idempotency-Key ${stopped.key} and never saw its answer, and ` +
@@ -1089,15 +1114,15 @@ export class Orders {
    * warning rather than left for the user to find on an invoice.
    */
   private nameOthersOrders(
-    intent: readonly string[],
+    intent: IntentKeys,
     stoppedOrders: readonly JournalEntry[],
     alive: readonly Account<unknown>[],
     matches: readonly Account<unknown>[],
     known: ReadonlySet<string>,
     context: RequestContext,
   ): void {
-    const own = new Set(intent)
-    const others = stoppedOrders.filter((e) => !own.has(e.fingerprint))
+    const own = new Set(intent.fingerprints)
+    const others = stoppedOrders.filter((e) => !own.has(entryIntent(e)))
     if (others.length === 0) return
     const since = Math.min(...others.map((e) => e.sentAt))
     const matched = new Set(matches.map((a) => a.account_id))
