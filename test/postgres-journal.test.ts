@@ -7,12 +7,13 @@ import { spawn } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
 import { after, before, describe, test } from 'node:test'
 import pg from 'pg'
-import { OrderUnresolvedError } from '../src/api/errors.js'
-import { OrderJournal } from '../src/api/orders/journal.js'
+import { OrderUnresolvedError, UnrecordedMatchError } from '../src/api/errors.js'
+import type { OperationFrame } from '../src/api/operation.js'
+import { newJournalSession, OrderJournal } from '../src/api/orders/journal.js'
 import { JOURNAL_TABLE, PostgresJournalStore } from '../src/api/orders/journal-postgres.js'
 import type { JournalOwner } from '../src/api/orders/journal-store.js'
 import { type PostgresServer, startPostgres } from './support/postgres.js'
-import { ok, ORDER, type RecordedRequest, testClient, VM_BODY } from './support/fake-fetch.js'
+import { fakeClock, ok, ORDER, type RecordedRequest, testClient, VM_BODY, vmAccount } from './support/fake-fetch.js'
 import { keepCases } from './support/journal-keep.js'
 
 let server: PostgresServer
@@ -112,28 +113,6 @@ describe('the order journal in PostgreSQL', { concurrency: 1 }, () => {
         `round ${round}: one winner`,
       )
     }
-  })
-
-  test('a create of a runner gone is taken over by the same request under another identity (its request, not its fingerprint), and counts for that one from then on', async () => {
-    const gone = runner()
-    const request = `request-${randomUUID()}`
-    const laptop = { fingerprints: [`laptop-${randomUUID()}`], request }
-    const ci = { fingerprints: [`ci-${randomUUID()}`], request }
-    const entry = await gone.journal.open(laptop.fingerprints[0] as string, 'service', 'key', 'POST', '/lites', { creates: true, request })
-    await gone.store.close()
-    const taker = runner()
-    await eventually('the closed session seen gone', async () => !(await taker.store.alive(gone.owner)))
-    assert.equal(await taker.journal.claim({ fingerprints: [`other-${randomUUID()}`], request: `other-${randomUUID()}` }), undefined)
-    const taken = await taker.journal.claim(ci)
-    assert.equal(taken?.id, entry.id)
-    assert.ok(taken !== undefined && taker.journal.takenFromElsewhere(taken))
-    // Another runner sees it held by the one that took it, for CI's identity and no longer for the laptop's.
-    const third = runner()
-    assert.deepEqual(
-      (await third.journal.heldElsewhere(ci)).map((e) => e.id),
-      [entry.id],
-    )
-    assert.deepEqual(await third.journal.heldElsewhere(laptop), [])
   })
 
   test('a provider process killed with SIGKILL mid-order is seen gone, and its entry taken over', async () => {
@@ -325,5 +304,167 @@ describe('the order journal in PostgreSQL', { concurrency: 1 }, () => {
     )
     assert.match(error.message, /password authentication failed/)
     assert.ok(!error.message.includes(wrong) && !error.message.includes(server.password), error.message)
+  })
+})
+
+describe('one state under two identities sharing the journal in PostgreSQL (a backend setting written out on one runner, from the environment on another)', {
+  concurrency: 1,
+}, () => {
+  const LAPTOP = 'terraform backend pg 1f0c2a'
+  const CI = 'terraform backend pg 7d4e91'
+  const echo = (data: unknown) => (r: RecordedRequest) => ok(data, { 'idempotency-key': r.headers.get('idempotency-key') ?? '' })
+  /** A service that honours keys: a listing finds nothing, an order is answered with `account`. */
+  const service = (account: string) => (r: RecordedRequest) => (r.method === 'GET' ? echo([]) : echo({ ...ORDER, account_id: account }))(r)
+  let admin: pg.Client
+  let schema = ''
+  let runs = 0
+
+  before(async () => {
+    admin = new pg.Client({ connectionString: server.url })
+    await admin.connect()
+  })
+  after(async () => {
+    await admin?.end()
+  })
+
+  /** A journal of its own for each test: a fresh schema, so that no earlier test's orders count. */
+  async function freshJournal(): Promise<void> {
+    schema = `identities_${randomUUID().replaceAll('-', '')}`
+    await admin.query(`CREATE SCHEMA ${schema}`)
+  }
+
+  /** A provider process running `scope`: its own database session, named so that `kill` ends it as a killed process's ends. */
+  function run(scope: string, replies: Parameters<typeof testClient>[0], extra: Parameters<typeof testClient>[1] = {}) {
+    const name = `run_${++runs}`
+    const finishers: (() => void | Promise<void>)[] = []
+    const warnings: string[] = []
+    const operation: OperationFrame = {
+      scope,
+      timeoutMs: 60_000,
+      onFinish: (f) => finishers.push(f),
+      warn: (summary, detail) => warnings.push(`${summary}: ${detail}`),
+    }
+    const url = `${server.url}?options=-csearch_path%3D${schema}&application_name=${name}`
+    // Each its own run (engine): two processes of one run would be two aliases of one provider.
+    const journalOptions = { session: newJournalSession({ pid: 1, token: randomUUID(), engine: name }) }
+    const client = testClient(replies, { journalDatabase: url, operation: () => operation, now: Date.now, journalOptions, ...extra })
+    const kill = async () => {
+      await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1', [name])
+      await eventually(`${name}'s session ended`, async () => {
+        const { rows } = await admin.query('SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1', [name])
+        return rows[0]?.n === 0
+      })
+    }
+    const finish = async () => {
+      for (const f of finishers.splice(0)) await f()
+    }
+    return { ...client, warnings, kill, finish, create: () => client.client.lites.createVm(VM_BODY) }
+  }
+
+  const posts = (requests: readonly RecordedRequest[]) => requests.filter((r) => r.method === 'POST')
+
+  test('answered on the laptop, its run killed: CI takes the order over, sends nothing, and says so', async () => {
+    await freshJournal()
+    const laptop = run(LAPTOP, [service('100042'), service('100042')])
+    assert.equal((await laptop.create()).account_id, '100042')
+    await laptop.kill()
+    const ci = run(CI, [service('100043'), service('100043')])
+    assert.equal((await ci.create()).account_id, '100042')
+    assert.equal(ci.requests.length, 0, 'nothing is sent')
+    assert.match(
+      ci.warnings.join('\n'),
+      /^Took over account 100042, sent by a stopped run under another identity: .*Idempotency-Key key-1, was answered with account 100042.*-backend-config/s,
+    )
+  })
+
+  test('taken over, it counts for CI: lost with the state CI handed it to, CI stops naming it; the laptop is not held back by it', async () => {
+    await freshJournal()
+    const laptop = run(LAPTOP, [service('100042'), service('100042')])
+    await laptop.create()
+    await laptop.kill()
+    const ci = run(CI, [])
+    await ci.create()
+    await ci.finish() // handed to CI's terraform, killed before the state was saved
+    await ci.kill()
+    const ciAgain = run(CI, [echo([vmAccount('100042', 'web', '2026-01-01 00:00:00', 'Active')])])
+    await assert.rejects(ciAgain.create(), (e: unknown) => e instanceof UnrecordedMatchError && e.candidates[0] === '100042')
+    assert.equal(posts(ciAgain.requests).length, 0)
+    const laptopAgain = run(LAPTOP, [service('100043'), service('100043')])
+    assert.equal((await laptopAgain.create()).account_id, '100043')
+    assert.deepEqual(laptopAgain.warnings, [])
+  })
+
+  test('sent on the laptop and never answered, its run killed: CI sends it again with the same key, once', async () => {
+    await freshJournal()
+    let stop: (() => void) | undefined
+    const never = (r: RecordedRequest) =>
+      new Promise<Response>((resolve) => {
+        stop = () => resolve(echo({ ...ORDER })(r))
+      })
+    const laptop = run(LAPTOP, [service('100042'), never])
+    const stranded = laptop.create().catch(() => undefined)
+    for (let i = 0; stop === undefined && i < 400; i++) await new Promise((resolve) => setTimeout(resolve, 5))
+    assert.ok(stop !== undefined, 'the laptop sent its order')
+    await laptop.kill()
+    const ci = run(CI, [service('100042'), service('100042')], { idempotencyKey: () => 'ci-key' })
+    assert.equal((await ci.create()).account_id, '100042')
+    assert.deepEqual(
+      posts(ci.requests).map((r) => r.headers.get('idempotency-key')),
+      ['key-1'],
+      "the laptop's key: one order at the service",
+    )
+    assert.match(ci.warnings.join('\n'), /^Took over its order, sent by a stopped run under another identity: .*key-1 and saw no answer/s)
+    stop?.()
+    await stranded
+  })
+
+  test("CI's own order still held by its lingering provider is waited for, not replaced by the laptop's orphan (three accounts for two orders)", async () => {
+    await freshJournal()
+    // CI's first run: Terraform killed while its provider still waits for a slow answer (100043).
+    let answer: (() => void) | undefined
+    const slow = (r: RecordedRequest) =>
+      new Promise<Response>((resolve) => {
+        answer = () => resolve(echo({ ...ORDER, account_id: '100043' })(r))
+      })
+    const lingering = run(CI, [service('100043'), slow])
+    const pending = lingering.create()
+    for (let i = 0; answer === undefined && i < 400; i++) await new Promise((resolve) => setTimeout(resolve, 5))
+    assert.ok(answer !== undefined, 'CI sent its order')
+    // Meanwhile a laptop run of the same request: answered with 100042, killed before its engine got it.
+    const laptop = run(LAPTOP, [service('100042'), service('100042')])
+    assert.equal((await laptop.create()).account_id, '100042')
+    await laptop.kill()
+    // CI's re-run waits; meanwhile the lingering provider gets its answer and exits.
+    const clock = fakeClock(Date.now())
+    const sleep = async (ms: number) => {
+      if (answer !== undefined) {
+        const release = answer
+        answer = undefined
+        release()
+        await pending
+        await lingering.kill()
+      }
+      clock.advance(ms)
+    }
+    const again = run(CI, [], { sleep, now: clock.now })
+    assert.equal((await again.create()).account_id, '100043', "CI's own order, not the laptop's")
+    answer?.()
+  })
+
+  test('a table an earlier version made gets the request index on first use', async () => {
+    await freshJournal()
+    await admin.query(`SET search_path = ${schema};
+      CREATE TABLE ${JOURNAL_TABLE} (id text PRIMARY KEY, fingerprint text NOT NULL, service text NOT NULL, account_id text,
+        sent_at bigint NOT NULL, state text NOT NULL, owner_token text, entry jsonb NOT NULL);
+      CREATE INDEX ${JOURNAL_TABLE}_fingerprint ON ${JOURNAL_TABLE} (fingerprint);
+      CREATE INDEX ${JOURNAL_TABLE}_account_id ON ${JOURNAL_TABLE} (account_id);
+      SET search_path = public;`)
+    const { journal } = runner(`${server.url}?options=-csearch_path%3D${schema}`)
+    await journal.claim({ fingerprints: ['none'], request: 'none' })
+    const { rows } = await admin.query('SELECT indexname FROM pg_indexes WHERE schemaname = $1 ORDER BY indexname', [schema])
+    assert.ok(
+      rows.some((r) => r.indexname === `${JOURNAL_TABLE}_request`),
+      rows.map((r) => r.indexname).join(', '),
+    )
   })
 })

@@ -151,8 +151,12 @@ export class PostgresJournalStore implements JournalStore {
     })
     try {
       await client.connect()
-      const exists = await client.query<{ table: string | null }>('SELECT to_regclass($1)::text AS table', [JOURNAL_TABLE])
-      if (exists.rows[0]?.table === null || exists.rows[0]?.table === undefined) {
+      // The table, or an index a later version added to a table an earlier one made.
+      const exists = await client.query<{ table: string | null; index: string | null }>(
+        'SELECT to_regclass($1)::text AS table, to_regclass($2)::text AS index',
+        [JOURNAL_TABLE, `${JOURNAL_TABLE}_request`],
+      )
+      if (!exists.rows[0]?.table || !exists.rows[0]?.index) {
         // Runners that start together may all create it: the lock lets one do it, the others see it done.
         await client.query(`BEGIN; SELECT pg_advisory_xact_lock(${SCHEMA_LOCK[0]}, ${SCHEMA_LOCK[1]});${SCHEMA} COMMIT;`)
       }

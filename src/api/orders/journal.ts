@@ -265,11 +265,11 @@ export class OrderJournal {
    * (Terraform `count`) each take their own entry, oldest first.
    */
   async claim(intent: Intent): Promise<JournalEntry | undefined> {
-    const current = fingerprintsOf(intent)[0]
+    const fingerprints = fingerprintsOf(intent)
     for (const entry of await this.takeable(intent)) {
       // Another identity's create of the same request counts for this intent once taken (see takeable).
       const former = entry.claimedAs
-      if (entryIntent(entry) !== current) entry.claimedAs = current
+      if (!fingerprints.includes(entryIntent(entry))) entry.claimedAs = fingerprints[0]
       if (await this.take(entry)) {
         this.held.add(entry.id)
         return entry
@@ -327,16 +327,21 @@ export class OrderJournal {
    * an account is in no state, and whatever the other identity is (this very state configured another
    * way on another runner, or another state of the same configuration), ordering again would pay for a
    * second account with the same request: this one takes it over, and the other, should it want one,
-   * orders its own next time. An entry handed to an engine is never taken over (see above).
+   * orders its own next time. An entry handed to an engine is never taken over (see above). Another
+   * identity's only where an entry shows every hand-over (see marksEveryHandOver), and only while no
+   * entry of this intent is held by a process that runs: that one's order is this run's to wait for.
    */
   private async takeable(intent: Intent): Promise<JournalEntry[]> {
     const now = this.now()
     const out: JournalEntry[] = []
     const { own, others } = await this.ofIntentAndRequest(intent)
+    let heldByRunning = false
     for (const e of own) {
       if (!stillOpen(e, now) || this.held.has(e.id)) continue
       if (e.owner?.token === this.owner.token || (await this.ownerGone(e.owner))) out.push(e)
+      else heldByRunning = true
     }
+    if (out.length > 0 || heldByRunning || !this.marksEveryHandOver) return out
     for (const e of others.sort((a, b) => a.sentAt - b.sentAt)) {
       if (e.creates !== true || !stillOpen(e, now) || this.held.has(e.id) || e.owner?.token === this.owner.token) continue
       if (await this.ownerGone(e.owner)) out.push(e)
@@ -487,6 +492,17 @@ export class OrderJournal {
         'ordering now could place a second one. Look in the service for an order placed around that time that no state ' +
         `holds (import it: terraform import <address> <id>, or pulumi import), then delete the ${one ? 'file' : 'files'} and apply again.`,
     )
+  }
+
+  /**
+   * Whether an entry that shows no hand-over (`sent`, `answered`) truly reached no engine. Where owners
+   * can lose their entries while they run (a database), an answer goes to no engine unless its mark was
+   * written (deliver, Orders.recordAnswer); a directory's owner hands it over even when that write
+   * fails (a full disk must not cost the id), so there such an entry may be in a state, and only a
+   * create of its own intent (whose state then holds it and asks for nothing) takes it over.
+   */
+  private get marksEveryHandOver(): boolean {
+    return this.store.ownershipLapses
   }
 
   /** Whether this owner can lose its entries while it runs (see JournalStore.ownershipLapses). */

@@ -188,7 +188,10 @@ const OWN_ORDER_ROUNDS = 10
 const HELD_WAIT_MS = 120_000
 const HELD_POLL_MS = 500
 const HELD_REPORT_MS = 10_000
-/** Who takes a stopped run's order over: an identical create from the same journal, in Pulumi of the same stack and resource. */
+/**
+ * Who takes a stopped run's order over: an identical create from the same journal, in Pulumi of the same stack and resource
+ * (in Terraform with a PostgreSQL journal, of any state: see OrderJournal.takeable).
+ */
 const TAKEN_OVER_BY =
   'An apply from this directory of a resource with the same configuration takes it over without ordering again (in Pulumi, ' +
   'the same resource of the same stack: another stack of the same program does not).'
