@@ -5,7 +5,7 @@
 import { type Client, type IpAssignment, withoutLeadingZeros } from '../api/index.js'
 import { defineResource, ownCall, string } from '../core/index.js'
 import { idInput, raw, rawAttribute, rules } from './billing.js'
-import { liveAccount } from './catalog-rules.js'
+import { activeAccount } from './catalog-rules.js'
 import { isTerminated } from './ordered-account.js'
 
 const assignmentAttributes = {
@@ -59,7 +59,7 @@ export const baremetalAdditionalIpAssignment = defineResource<Client, typeof ass
       attribute: 'additional_ip_id',
       async check({ client, input, replacing, signal }) {
         const ip = input.additional_ip_id ?? 0
-        const wrong = await liveAccount(() => client.additionalIps.getIp(ip, { signal }), 'an additional IP')
+        const wrong = await activeAccount(() => client.additionalIps.getIp(ip, { signal }), 'an additional IP')
         if (wrong !== null) return wrong
         // An IP serves one server at a time: A1 answers 409 while it is routed to another.
         const server = input.metal_account_id
@@ -79,7 +79,7 @@ export const baremetalAdditionalIpAssignment = defineResource<Client, typeof ass
     {
       attribute: 'metal_account_id',
       async check({ client, input, signal }) {
-        return liveAccount(() => client.baremetals.getServer(input.metal_account_id ?? 0, { signal }), 'a Metal server')
+        return activeAccount(() => client.baremetals.getServer(input.metal_account_id ?? 0, { signal }), 'a Metal server')
       },
     },
   ],

@@ -4,7 +4,7 @@
  * completing "<attribute> ...", or null. A rule that depends on another input answers null while that
  * input is unknown or itself wrong: the check of that input reports it, once.
  */
-import type { BillingOption, Client, KeypairApi } from '../api/index.js'
+import { type BillingOption, type Client, type Invoice, type KeypairApi, statusIs } from '../api/index.js'
 import { type Attributes, type CreateCheck, type CreateCheckContext, verbatim } from '../core/index.js'
 
 interface Product {
@@ -46,23 +46,48 @@ export function isNotFound(thrown: unknown): boolean {
   return (thrown as { notFound?: unknown } | null)?.notFound === true
 }
 
-/** Null when the account exists and is not terminated, else what is wrong (completing "<attribute> ..."). */
-export async function liveAccount(
-  read: () => Promise<{ account_id: string | number; status: string }>,
-  what: string,
-): Promise<string | null> {
+/** An account as an order placed on or from it is checked: it exists, and what it is now. */
+interface OrderedOn {
+  readonly account_id: string | number
+  readonly status: string
+  readonly last_invoice?: Invoice | null
+}
+
+/**
+ * Null when the account exists and is Active, else what is wrong (completing "<attribute> ..."): the
+ * service places an order on or from an account only while it is Active (D1, S1, S4, E1, A1 answer
+ * 409 otherwise), so one that is Pending (an unpaid invoice, or work in progress) or Suspended would
+ * fail the apply, and in a replacement only after the object it replaces was deleted.
+ */
+export async function activeAccount(read: () => Promise<OrderedOn>, what: string): Promise<string | null> {
+  let account: OrderedOn
   try {
-    const account = await read()
-    return account.status.toLowerCase() === 'terminated' ? `is ${what} that is terminated (account ${account.account_id})` : null
+    account = await read()
   } catch (thrown) {
     if (isNotFound(thrown)) return `must be ${what} of this account; there is none with this id`
     throw thrown
   }
+  const { account_id: id, status, last_invoice: invoice } = account
+  if (statusIs(status, 'Active')) return null
+  if (statusIs(status, 'Terminated')) return `is ${what} that is terminated (account ${id})`
+  const unpaid = invoice !== undefined && invoice !== null && statusIs(invoice.status, 'Unpaid') ? invoice : undefined
+  const until = unpaid === undefined ? '' : ` until invoice ${unpaid.id} is paid`
+  const then =
+    unpaid !== undefined
+      ? 'Pay the invoice in the portal, then plan again'
+      : statusIs(status, 'Suspended')
+        ? 'Plan again once it is unsuspended (its overdue invoices paid in the portal)'
+        : 'Plan again once it is Active'
+  return (
+    `is ${what} that is ${status}${until} (account ${id}): the service places this order only on an Active one, so the ` +
+    `apply would fail, and a replacement would first delete the object it replaces. ${then}; nothing was ordered or deleted`
+  )
 }
 
 /**
  * The check of an input that names another account the order is placed on or from (a disk's VM, a
- * snapshot's VM, a restored VM's snapshot, an elastic storage's server): it must exist. Without it, a
+ * snapshot's VM, a restored VM's snapshot, an elastic storage's server): it must exist and be Active
+ * (see activeAccount). Without it, a
  * mistyped id would pass plan as a replacement, and Terraform's default replacement would delete the
  * live object before the create is refused with a 404 (issue 11's rule: never delete what cannot be
  * recreated). While the id is unknown (the account is created in the same apply) the check is skipped.
@@ -70,13 +95,13 @@ export async function liveAccount(
 export function accountCheck<A extends Attributes>(
   attribute: keyof A & string,
   what: string,
-  read: (client: Client, id: number, signal: AbortSignal) => Promise<{ account_id: string | number; status: string }>,
+  read: (client: Client, id: number, signal: AbortSignal) => Promise<OrderedOn>,
 ): CreateCheck<Client, A> {
   return {
     attribute,
     async check({ client, input, signal }) {
       const id = (input as Record<string, unknown>)[attribute]
-      return typeof id === 'number' ? liveAccount(() => read(client, id, signal), what) : null
+      return typeof id === 'number' ? activeAccount(() => read(client, id, signal), what) : null
     },
   }
 }
