@@ -423,7 +423,10 @@ async function resumeWait<C>(run: UpdateRun<C>): Promise<Outcome | null> {
 /** Runs the steps the plan needs, in order; answers an outcome when one stops the update. */
 async function runSteps<C>(run: UpdateRun<C>): Promise<Outcome | null> {
   const { definition, prior, planned, session } = run
-  for (const scheduled of stepsToRun(definition, prior, planned)) {
+  const steps = stepsToRun(definition, prior, planned)
+  for (const [position, scheduled] of steps.entries()) {
+    const sends = !scheduled.recordOnly && definition.updates[scheduled.index]?.cosmetic !== true
+    if (sends && run.waiting !== undefined) return waitingForPayment(run, steps.slice(position))
     if (session.signal.aborted && !scheduled.recordOnly) {
       // Interrupted: stop at a step boundary with every finished step recorded.
       run.diagnostics.push(
@@ -439,6 +442,29 @@ async function runSteps<C>(run: UpdateRun<C>): Promise<Outcome | null> {
     if (stopped) return stopped
   }
   return null
+}
+
+/**
+ * A step ordered a change that waits for payment (its invoice unpaid: the account stays Pending), and
+ * the service refuses every other change of a Pending account but a cosmetic one: the steps left are
+ * not sent, rather than refused one by one. What was ordered is recorded; the error says what is left
+ * and that the next apply, once the invoice is paid, changes it without ordering anything twice.
+ */
+function waitingForPayment<C>(run: UpdateRun<C>, left: ReturnType<typeof stepsToRun>): Outcome {
+  const { definition } = run
+  const names = left.filter((step) => !step.recordOnly).flatMap((step) => step.attributes)
+  const one = names.length === 1
+  run.diagnostics.push(
+    error(
+      `${names.join(', ')} of ${definition.name} ${run.id} ${one ? 'is' : 'are'} not changed yet`,
+      `The change before ${one ? 'it' : 'them'} waits for payment (${run.waiting}), and the service takes no other change ` +
+        `while the account is Pending, so ${names.join(', ')} ${one ? 'was' : 'were'} not sent. What was ordered is recorded ` +
+        `in state. Pay the invoice in the portal, then apply again: that apply changes ${names.join(', ')} and orders ` +
+        'nothing twice.',
+      [names[0] as string],
+    ),
+  )
+  return { state: run.reached(), private: run.earned(), diagnostics: run.diagnostics, incomplete: false }
 }
 
 /** One step: recorded only, or applied; answers an outcome when its failure stops the update. */

@@ -1,0 +1,59 @@
+// An order placed with pay_with_credit_card = false leaves the account Pending until its invoice is
+// paid, and the service then refuses every other change (409). One apply that changes two paid
+// things of one object (an elastic storage's size and product) sends the first, and does not send the
+// second into the Pending account: it stops with an error naming what is left, keeps what was ordered
+// in state, and the apply after the invoice is paid changes the rest, ordering nothing twice.
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+import { baremetalServers } from '../../test/support/fixtures.js'
+import { Harness } from '../../test/support/harness.js'
+import type { ValueMap } from '../core/index.js'
+import { baremetalElasticStorage } from './baremetal-elastic-storage.js'
+
+test('elastic storage paid by invoice: size and product changed in one apply; the second is not sent while the first waits for payment, and follows once it is paid', async () => {
+  const h = new Harness()
+  const { server } = await baremetalServers(h)
+  const config: ValueMap = {
+    product_id: 501,
+    cycle: 'm',
+    storage_name: 'data-a',
+    metal_account_id: server ?? 0,
+    size: 100,
+    pay_with_credit_card: false,
+  }
+  const volume = (await h.tryCreate(baremetalElasticStorage, config)).state as ValueMap
+  await h.control('POST', `/accounts/${String(volume.id)}/pay`)
+  h.emulator.advance(60_000)
+  const fresh = (await h.read(baremetalElasticStorage, volume)) as ValueMap
+  assert.equal(fresh.status, 'Active')
+  await h.requests()
+  const edited = { ...config, size: 200, product_id: 502 }
+  const first = await h.update(baremetalElasticStorage, fresh, edited)
+  const sent = (await h.requests()).filter((r) => r.method !== 'GET')
+  assert.deepEqual(
+    sent.map((r) => r.status),
+    [200],
+    `one change is ordered, nothing is sent into the Pending account: ${JSON.stringify(sent.map((r) => `${r.method} ${r.path} ${r.status}`))}`,
+  )
+  const errors = first.diagnostics.filter((d) => d.severity === 'error')
+  assert.equal(errors.length, 1, JSON.stringify(first.diagnostics))
+  assert.match(errors[0]?.summary ?? '', /^(product_id|size) of baremetal_elastic_storage \d+ is not changed yet$/)
+  assert.match(errors[0]?.detail ?? '', /waits for payment \(invoice \d+ .*is unpaid\).*Pay the invoice in the portal, then apply again/)
+  const reached = first.state as ValueMap
+  const done = reached.size === 200 ? 'size' : 'product_id'
+  assert.equal(reached[done], edited[done], 'what was ordered is recorded')
+  const left = done === 'size' ? 'product_id' : 'size'
+  assert.equal(reached[left], fresh[left], 'what was not sent is not')
+  // Paid: the next apply changes the rest, with one more order.
+  await h.control('POST', `/accounts/${String(volume.id)}/pay`)
+  h.emulator.advance(60_000)
+  const paid = (await h.read(baremetalElasticStorage, reached)) as ValueMap
+  await h.requests()
+  const second = await h.update(baremetalElasticStorage, paid, edited, first.private)
+  assert.deepEqual(
+    second.diagnostics.filter((d) => d.severity === 'error'),
+    [],
+  )
+  assert.equal((second.state as ValueMap)[left], edited[left])
+  assert.equal((await h.requests()).filter((r) => r.method !== 'GET' && r.status === 200).length, 1)
+})
