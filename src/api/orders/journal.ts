@@ -308,7 +308,8 @@ export class OrderJournal {
   /** The entries of an intent (`own`: see ofIntent) and, apart, those of its request that count for other identities (`others`), in one look. */
   private async ofIntentAndRequest(intent: Intent): Promise<{ own: JournalEntry[]; others: JournalEntry[] }> {
     const [current, ...earlier] = fingerprintsOf(intent)
-    const request = requestOfIntent(intent)
+    // Only a store where every hand-over shows has entries taken across identities (see takeable).
+    const request = this.marksEveryHandOver ? requestOfIntent(intent) : undefined
     const own: JournalEntry[] = []
     const others: JournalEntry[] = []
     if (current !== undefined) {

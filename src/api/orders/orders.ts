@@ -495,7 +495,7 @@ export class Orders {
       `A run that was stopped sent this same request (${context.method} ${context.path}) at ${sent} with Idempotency-Key ` +
       `${entry.key}${entry.accountId === undefined ? ' and saw no answer' : `, was answered with account ${entry.accountId}`}, ` +
       `and never handed it to a state. It ran under another identity in the order journal of ${this.journal?.scope ?? 'this working directory'}: ` +
-      'this configuration in another workspace, backend or stack, or this same state configured another way (backend settings ' +
+      'this configuration in another workspace or backend, or this same state configured another way (backend settings ' +
       'given with -backend-config on one machine and taken from the environment on another). Ordering again could pay for a ' +
       `second account, so this resource takes ${what} over. If it was meant for the other one, that one orders its own next time.`
     this.options.log('warn', `${context.method} ${context.path}: ${detail}`, { account_id: entry.accountId, idempotency_key: entry.key })
