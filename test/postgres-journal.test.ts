@@ -451,6 +451,48 @@ describe('one state under two identities sharing the journal in PostgreSQL (a ba
     answer?.()
   })
 
+  test("another state's order of another console password is not this state's: prod orders its own VM rather than take staging's, made with staging's password", async () => {
+    await freshJournal()
+    const staging = run(LAPTOP, [service('100042'), service('100042')])
+    assert.equal((await staging.client.lites.createVm({ ...VM_BODY, console_password: 'StagingPass1' })).account_id, '100042')
+    await staging.kill()
+    const prod = run(CI, [service('100043'), service('100043')])
+    assert.equal((await prod.client.lites.createVm({ ...VM_BODY, console_password: 'ProdPass2024' })).account_id, '100043')
+    assert.deepEqual(prod.warnings, [])
+  })
+
+  test("CI's own create unanswered past its key's window is looked for first, not passed over for the laptop's orphan (its account would be named by nobody)", async () => {
+    await freshJournal()
+    const sentAt = Date.now() - 25 * 3_600_000
+    // CI's first run, 25 hours ago: the order was sent, never answered, and the run was killed.
+    let stop: (() => void) | undefined
+    const never = (r: RecordedRequest) =>
+      new Promise<Response>((resolve) => {
+        stop = () => resolve(echo({ ...ORDER, account_id: '100041' })(r))
+      })
+    const first = run(CI, [service('100041'), never], { now: () => sentAt })
+    const stranded = first.create().catch(() => undefined)
+    for (let i = 0; stop === undefined && i < 400; i++) await new Promise((resolve) => setTimeout(resolve, 5))
+    assert.ok(stop !== undefined, 'the first run sent its order')
+    await first.kill()
+    // The laptop, an hour ago: answered with 100042, killed before its engine got it.
+    const laptop = run(LAPTOP, [service('100042'), service('100042')])
+    assert.equal((await laptop.create()).account_id, '100042')
+    await laptop.kill()
+    // The service made 100041 for CI's first order.
+    const made = new Date(sentAt + 60_000).toISOString().slice(0, 19).replace('T', ' ')
+    const listing = echo([vmAccount('100041', 'web', made, 'Active'), vmAccount('100042', 'web', '2026-01-01 00:00:00', 'Active')])
+    const again = run(CI, [listing, listing, service('100043'), service('100043')])
+    const outcome = await again.create().then(
+      (order) => `ordered ${order.account_id}`,
+      (e: unknown) => `stopped: ${(e as Error).message}`,
+    )
+    assert.match(`${outcome} ${again.warnings.join(' ')}`, /100041/, `CI's own order's account is named: ${outcome}`)
+    assert.notEqual(outcome, 'ordered 100042', "the laptop's orphan is not taken while CI's own order is unresolved")
+    stop?.()
+    await stranded
+  })
+
   test('a table an earlier version made gets the request index on first use', async () => {
     await freshJournal()
     await admin.query(`SET search_path = ${schema};

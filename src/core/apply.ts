@@ -426,7 +426,7 @@ async function runSteps<C>(run: UpdateRun<C>): Promise<Outcome | null> {
   const steps = stepsToRun(definition, prior, planned)
   for (const [position, scheduled] of steps.entries()) {
     const sends = !scheduled.recordOnly && definition.updates[scheduled.index]?.cosmetic !== true
-    if (sends && run.waiting !== undefined) return waitingForPayment(run, steps.slice(position))
+    if (sends && run.waiting !== undefined) return await waitingForPayment(run, steps.slice(position))
     if (session.signal.aborted && !scheduled.recordOnly) {
       // Interrupted: stop at a step boundary with every finished step recorded.
       run.diagnostics.push(
@@ -447,11 +447,18 @@ async function runSteps<C>(run: UpdateRun<C>): Promise<Outcome | null> {
 /**
  * A step ordered a change that waits for payment (its invoice unpaid: the account stays Pending), and
  * the service refuses every other change of a Pending account but a cosmetic one: the steps left are
- * not sent, rather than refused one by one. What was ordered is recorded; the error says what is left
- * and that the next apply, once the invoice is paid, changes it without ordering anything twice.
+ * not sent, rather than refused one by one. What was ordered is recorded, with what the service shows
+ * of the account now (its status Pending: the next plan then asks whether the invoice is paid, even
+ * without a refresh); the error says what is left and that the next apply, once the invoice is paid,
+ * changes it without ordering anything twice.
  */
-function waitingForPayment<C>(run: UpdateRun<C>, left: ReturnType<typeof stepsToRun>): Outcome {
+async function waitingForPayment<C>(run: UpdateRun<C>, left: ReturnType<typeof stepsToRun>): Promise<Outcome> {
   const { definition } = run
+  // Only what the service alone sets: an input keeps the target its order was placed for, or the value it had.
+  const shown = await serverState(definition, run.reached(), run.session, run.diagnostics)
+  for (const [name, attribute] of Object.entries(definition.attributes)) {
+    if (shown !== null && !isInput(attribute) && name in shown) run.current[name] = shown[name] ?? null
+  }
   const names = left.filter((step) => !step.recordOnly).flatMap((step) => step.attributes)
   const one = names.length === 1
   run.diagnostics.push(

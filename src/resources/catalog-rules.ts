@@ -80,7 +80,7 @@ export async function activeAccount(read: () => Promise<OrderedOn>, what: string
         : 'Plan again once it is Active'
   return (
     `is ${what} that is ${status}${until} (account ${id}): the service places this order only on an Active one, so the ` +
-    `apply would fail (a replacement only after deleting the object it replaces). ${then}; nothing was ordered or deleted`
+    `apply would fail (a replacement only after deleting the object it replaces). ${then}; this order is not placed`
   )
 }
 

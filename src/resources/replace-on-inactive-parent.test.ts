@@ -29,7 +29,9 @@ function refusedFor(issues: readonly Diagnostic[], attribute: string): void {
   assert.ok(refusal, `no error on ${attribute}: ${JSON.stringify(issues)}`)
   assert.match(
     refusal.detail,
-    new RegExp(`^${attribute} is .* that is Suspended \\(account \\d+\\): the service places this order only on an Active one`),
+    new RegExp(
+      `^${attribute} is .* that is Suspended \\(account \\d+\\): the service places this order only on an Active one.*; this order is not placed\\.$`,
+    ),
   )
 }
 

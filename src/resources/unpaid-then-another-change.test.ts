@@ -7,7 +7,7 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { baremetalServers } from '../../test/support/fixtures.js'
 import { Harness } from '../../test/support/harness.js'
-import type { ValueMap } from '../core/index.js'
+import { checkPlanOnline, hasErrors, planResource, type ValueMap } from '../core/index.js'
 import { baremetalElasticStorage } from './baremetal-elastic-storage.js'
 
 test('elastic storage paid by invoice: size and product changed in one apply; the second is not sent while the first waits for payment, and follows once it is paid', async () => {
@@ -56,4 +56,29 @@ test('elastic storage paid by invoice: size and product changed in one apply; th
   )
   assert.equal((second.state as ValueMap)[left], edited[left])
   assert.equal((await h.requests()).filter((r) => r.method !== 'GET' && r.status === 200).length, 1)
+})
+
+test('what was ordered is recorded with the account as the service shows it (Pending): the next plan without a refresh (pulumi up, -refresh=false) refuses the rest while the invoice is unpaid', async () => {
+  const h = new Harness()
+  const { server } = await baremetalServers(h)
+  const config: ValueMap = {
+    product_id: 501,
+    cycle: 'm',
+    storage_name: 'data-a',
+    metal_account_id: server ?? 0,
+    size: 100,
+    pay_with_credit_card: false,
+  }
+  const volume = (await h.tryCreate(baremetalElasticStorage, config)).state as ValueMap
+  await h.control('POST', `/accounts/${String(volume.id)}/pay`)
+  h.emulator.advance(60_000)
+  const fresh = (await h.read(baremetalElasticStorage, volume)) as ValueMap
+  const edited = { ...config, size: 200, product_id: 502 }
+  const first = await h.update(baremetalElasticStorage, fresh, edited)
+  const reached = first.state as ValueMap
+  assert.equal(reached.status, 'Pending')
+  const plan = planResource(baremetalElasticStorage, reached, edited, first.private)
+  const online = await checkPlanOnline(baremetalElasticStorage, reached, plan, h.session)
+  assert.ok(hasErrors(online), `the plan passes while the invoice is unpaid: ${JSON.stringify(online)}`)
+  assert.match(online.map((d) => d.detail).join(' '), /Pending until invoice \d+ is paid/)
 })

@@ -3,7 +3,7 @@
 // run reuse the same Idempotency-Key (or the answer itself). The rules are here; where the entries
 // live is a JournalStore: a directory of the working directory by default (journal-file.ts), or a
 // PostgreSQL table that runners sharing no disk share (journal-postgres.ts).
-import { createHash, randomUUID } from 'node:crypto'
+import { createHash, createHmac, randomUUID } from 'node:crypto'
 import { JournalUnreadableError, OrderUnresolvedError } from '../errors.js'
 import { redact } from '../redact.js'
 import { FileJournalStore, ownerAliveHere } from './journal-file.js'
@@ -121,9 +121,16 @@ function fingerprintOf(parts: IntentParts, body: unknown): string {
  * The request without its scope: what the same order has in common under every identity (another
  * workspace, backend setting or stack, or one Terraform state configured one way on a laptop and
  * another in CI), so that a re-run under another identity finds what a stopped run left (see claim).
+ * Unlike the fingerprint, it holds the body's secrets (a console password): another state's order of
+ * another password is another order, whose account this state must not take. They enter only through
+ * an HMAC keyed by the API key, so that the journal cannot be used to test guesses of a password
+ * without the key.
  */
 export function requestOf(parts: IntentParts): string {
-  return fingerprint({ ...parts, scope: undefined })
+  const { baseUrl, apiKey, method, path, body, from } = parts
+  const start = from === undefined ? [] : [from]
+  const text = canonical([baseUrl, method.toUpperCase(), path, body ?? null, ...start])
+  return createHmac('sha256', `request\0${apiKey}`).update(text).digest('hex')
 }
 
 /** An intent's fingerprints (see fingerprints) and its request (see requestOf), if it is looked up by it. */
@@ -154,10 +161,9 @@ function fingerprintsOf(intent: Intent): readonly string[] {
   return typeof intent === 'string' ? [intent] : 'fingerprints' in intent ? intent.fingerprints : (intent as readonly string[])
 }
 
-/** The request of an intent, when it differs from its own fingerprint (there is a scope). */
+/** The request of an intent, if it is looked up by it. */
 function requestOfIntent(intent: Intent): string | undefined {
-  if (typeof intent === 'string' || !('fingerprints' in intent) || intent.request === undefined) return undefined
-  return intent.request === intent.fingerprints[0] ? undefined : intent.request
+  return typeof intent === 'string' || !('fingerprints' in intent) ? undefined : intent.request
 }
 
 /** The fingerprint of the intent an entry counts for: the one that took it over (JournalEntry.claimedAs), or the one that opened it. */
@@ -329,20 +335,28 @@ export class OrderJournal {
    * way on another runner, or another state of the same configuration), ordering again would pay for a
    * second account with the same request: this one takes it over, and the other, should it want one,
    * orders its own next time. An entry handed to an engine is never taken over (see above). Another
-   * identity's only where an entry shows every hand-over (see marksEveryHandOver), and only while no
-   * entry of this intent is held by a process that runs: that one's order is this run's to wait for.
+   * identity's only where an entry shows every hand-over (see marksEveryHandOver), and only while this
+   * intent has no order of its own whose outcome is unknown: one held by a process that runs is this
+   * run's to wait for, one unanswered past its key's window this run's to look for (its account would
+   * otherwise be paid for and named by nobody).
    */
   private async takeable(intent: Intent): Promise<JournalEntry[]> {
     const now = this.now()
     const out: JournalEntry[] = []
     const { own, others } = await this.ofIntentAndRequest(intent)
-    let heldByRunning = false
+    // An own order whose outcome is not known yet (held by a process that runs, or unanswered past its
+    // key's window: see unansweredByStoppedRuns) is this intent's to wait for or to look for first.
+    let ownPending = false
     for (const e of own) {
-      if (!stillOpen(e, now) || this.held.has(e.id)) continue
+      if (this.held.has(e.id)) continue
+      if (!stillOpen(e, now)) {
+        if (e.state === 'sent' && e.creates === true) ownPending = true
+        continue
+      }
       if (e.owner?.token === this.owner.token || (await this.ownerGone(e.owner))) out.push(e)
-      else heldByRunning = true
+      else ownPending = true
     }
-    if (out.length > 0 || heldByRunning || !this.marksEveryHandOver) return out
+    if (out.length > 0 || ownPending || !this.marksEveryHandOver) return out
     for (const e of others.sort((a, b) => a.sentAt - b.sentAt)) {
       if (e.creates !== true || !stillOpen(e, now) || this.held.has(e.id) || e.owner?.token === this.owner.token) continue
       if (await this.ownerGone(e.owner)) out.push(e)
