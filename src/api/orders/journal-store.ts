@@ -65,9 +65,10 @@ export interface JournalEntry {
   /** Hash of base URL, API key, method, path, body and scope: what identifies the intent. */
   readonly fingerprint: string
   /**
-   * The same hash without the scope: the same request sent under another identity (another workspace,
-   * backend setting or stack, or one state configured two ways on two runners). Set when the entry is
-   * opened; absent in entries of older versions.
+   * The request without the scope, secrets included, as an HMAC keyed by the API key (requestOf): the
+   * same request sent under another identity (another workspace or backend setting, or one state
+   * configured two ways on two runners). Set when a Terraform create's entry is opened; absent in
+   * Pulumi's and in entries of older versions.
    */
   readonly request?: string
   /**
