@@ -10,7 +10,8 @@ import { Harness } from '../../test/support/harness.js'
 import { checkPlanOnline, hasErrors, planResource, type ValueMap } from '../core/index.js'
 import { baremetalElasticStorage } from './baremetal-elastic-storage.js'
 
-test('elastic storage paid by invoice: size and product changed in one apply; the second is not sent while the first waits for payment, and follows once it is paid', async () => {
+/** An elastic storage ordered with pay_with_credit_card = false, its invoice paid: Active. Its size and product then changed at once. */
+async function paidByInvoice() {
   const h = new Harness()
   const { server } = await baremetalServers(h)
   const config: ValueMap = {
@@ -26,8 +27,12 @@ test('elastic storage paid by invoice: size and product changed in one apply; th
   h.emulator.advance(60_000)
   const fresh = (await h.read(baremetalElasticStorage, volume)) as ValueMap
   assert.equal(fresh.status, 'Active')
+  return { h, volume, fresh, edited: { ...config, size: 200, product_id: 502 } }
+}
+
+test('elastic storage paid by invoice: size and product changed in one apply; the second is not sent while the first waits for payment, and follows once it is paid', async () => {
+  const { h, volume, fresh, edited } = await paidByInvoice()
   await h.requests()
-  const edited = { ...config, size: 200, product_id: 502 }
   const first = await h.update(baremetalElasticStorage, fresh, edited)
   const sent = (await h.requests()).filter((r) => r.method !== 'GET')
   assert.deepEqual(
@@ -59,21 +64,7 @@ test('elastic storage paid by invoice: size and product changed in one apply; th
 })
 
 test('what was ordered is recorded with the account as the service shows it (Pending): the next plan without a refresh (pulumi up, -refresh=false) refuses the rest while the invoice is unpaid', async () => {
-  const h = new Harness()
-  const { server } = await baremetalServers(h)
-  const config: ValueMap = {
-    product_id: 501,
-    cycle: 'm',
-    storage_name: 'data-a',
-    metal_account_id: server ?? 0,
-    size: 100,
-    pay_with_credit_card: false,
-  }
-  const volume = (await h.tryCreate(baremetalElasticStorage, config)).state as ValueMap
-  await h.control('POST', `/accounts/${String(volume.id)}/pay`)
-  h.emulator.advance(60_000)
-  const fresh = (await h.read(baremetalElasticStorage, volume)) as ValueMap
-  const edited = { ...config, size: 200, product_id: 502 }
+  const { h, fresh, edited } = await paidByInvoice()
   const first = await h.update(baremetalElasticStorage, fresh, edited)
   const reached = first.state as ValueMap
   assert.equal(reached.status, 'Pending')
