@@ -456,8 +456,10 @@ async function waitingForPayment<C>(run: UpdateRun<C>, left: ReturnType<typeof s
   const { definition } = run
   // Only what the service alone sets: an input keeps the target its order was placed for, or the value it had.
   const shown = await serverState(definition, run.reached(), run.session, run.diagnostics)
-  for (const [name, attribute] of Object.entries(definition.attributes)) {
-    if (shown !== null && !isInput(attribute) && name in shown) run.current[name] = shown[name] ?? null
+  if (shown !== null) {
+    for (const [name, attribute] of Object.entries(definition.attributes)) {
+      if (!isInput(attribute) && name in shown) run.current[name] = shown[name] ?? null
+    }
   }
   const names = left.filter((step) => !step.recordOnly).flatMap((step) => step.attributes)
   const one = names.length === 1

@@ -5,7 +5,7 @@
 import { type Client, type IpAssignment, withoutLeadingZeros } from '../api/index.js'
 import { defineResource, ownCall, string } from '../core/index.js'
 import { idInput, raw, rawAttribute, rules } from './billing.js'
-import { activeAccount } from './catalog-rules.js'
+import { accountCheck, activeAccount } from './catalog-rules.js'
 import { isTerminated } from './ordered-account.js'
 
 const assignmentAttributes = {
@@ -76,12 +76,9 @@ export const baremetalAdditionalIpAssignment = defineResource<Client, typeof ass
         )
       },
     },
-    {
-      attribute: 'metal_account_id',
-      async check({ client, input, signal }) {
-        return activeAccount(() => client.baremetals.getServer(input.metal_account_id ?? 0, { signal }), 'a Metal server')
-      },
-    },
+    accountCheck<typeof assignmentAttributes>('metal_account_id', 'a Metal server', (client, id, signal) =>
+      client.baremetals.getServer(id, { signal }),
+    ),
   ],
   async create({ client, input, signal }) {
     const assignment = await client.additionalIps.assign(
