@@ -384,6 +384,20 @@ class UpdateRun<C> {
   }
 
   /**
+   * The inputs a resume finishes the earlier apply's work with: the planned ones, but those a sending
+   * step of this update changes are null (see ResumeContext.input). A create resumed after payment
+   * would otherwise grow a disk to the new target before the step that changes the package, whose
+   * larger plan may include that disk: paid twice, and out of the contract's order.
+   */
+  leftToResume(): Record<string, Value> {
+    const input = this.input()
+    for (const step of stepsToRun(this.definition, this.prior, this.planned)) {
+      if (!step.recordOnly) for (const name of step.attributes) input[name] = null
+    }
+    return input
+  }
+
+  /**
    * What an update that stops early hands back: the prior marks plus those earned by the steps that
    * ran (a wait left for later, a change waiting for payment). Dropping them would let the next
    * refresh copy the old values over a change already ordered, and the next plan order it again.
@@ -411,7 +425,7 @@ async function resumeWait<C>(run: UpdateRun<C>): Promise<Outcome | null> {
     const resumeLater = () => {
       run.later = true
     }
-    const observed = await definition.resume({ ...run.base, input: run.input(), prior: run.current as never, resumeLater })
+    const observed = await definition.resume({ ...run.base, input: run.leftToResume(), prior: run.current as never, resumeLater })
     run.current = { ...run.current, ...(observed as Record<string, Value>) }
     return null
   } catch (thrown) {

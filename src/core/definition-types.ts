@@ -60,6 +60,10 @@ export interface CreateContext<C, A extends Attributes> extends OperationContext
 
 export interface ResumeContext<C, A extends Attributes> extends OperationContext<C> {
   readonly id: string
+  /**
+   * The planned inputs, except those a step of this same update changes (null here): that step does
+   * it, in the update's order and at the new value, so the resume never does it first at its place.
+   */
   readonly input: ObjectOf<A>
   readonly prior: State<A>
   readonly timeoutMs: number

@@ -225,6 +225,28 @@ describe('provider_lite_vm: in-place changes and resumed waits', () => {
     assert.equal((await h.orders()).total, 1, 'no second order')
   })
 
+  test('a resumed create leaves what this apply changes to its steps: the package before the disk, and no disk paid that the package includes', async () => {
+    const { h, config: base } = await setup()
+    const config = { ...base, pay_with_credit_card: false, disk_size: 30 }
+    const created = await h.tryCreate(vm, config)
+    assert.deepEqual(created.private, { resume: true, orderedAt: h.client.now() })
+    await h.control('POST', '/accounts/100001/pay')
+    await h.requests()
+    // Paid; the next apply asks for the M package (80 GB included) and an 80 GB disk.
+    const edited = { ...config, product_id: 103, disk_size: 80 }
+    const first = await h.update(vm, created.state as ValueMap, edited, created.private)
+    assert.deepEqual(await h.mutations(), ['POST /v1/lites/accounts/100001/change-package'], 'the package first, as the contract orders')
+    const errors = first.diagnostics.filter((d) => d.severity === 'error')
+    assert.equal(errors.length, 1, JSON.stringify(first.diagnostics))
+    assert.equal(errors[0]?.summary, 'disk_size of lite_vm 100001 is not changed yet')
+    await h.control('POST', '/accounts/100001/pay')
+    const second = await h.update(vm, first.state as ValueMap, edited, first.private)
+    assert.deepEqual(second.diagnostics, [])
+    assert.deepEqual(await h.mutations(), [], 'the package brought the disk to 80 GB: no storage order')
+    assert.equal(second.state?.disk_size, 80)
+    assert.equal((await h.orders()).by_kind['lite.vm.storage'], undefined, 'no storage paid for')
+  })
+
   test('a 404 of a call about the VM, not of the VM itself, never drops it: a refresh keeps it, and so does a create', async () => {
     const { h, config } = await setup()
     const state = await h.create(vm, config)
