@@ -103,7 +103,7 @@ export class LiteVm extends pulumi.CustomResource {
      */
     declare public /*out*/ readonly mem: pulumi.Output<number | undefined>;
     /**
-     * One-shot migration to Lite Pro: the value is a product id from liteProProducts. The VM keeps being managed by this resource after it moves. Given at create, it is only recorded. Must be a positive whole number written in digits.
+     * One-shot migration to Lite Pro: the value is a product id from liteProProducts (an empty one fires nothing). The VM keeps being managed by this resource after it moves. Given at create, it is only recorded. Must be empty, or a positive whole number written in digits.
      */
     declare public readonly migrateToPro: pulumi.Output<string | undefined>;
     /**
@@ -135,7 +135,7 @@ export class LiteVm extends pulumi.CustomResource {
      */
     declare public /*out*/ readonly productName: pulumi.Output<string | undefined>;
     /**
-     * A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
+     * A promotion code for the first invoice. Empty, it is none (as unset). Must be at most 255 characters; free of control characters (line breaks, tabs, NUL). Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
      */
     declare public readonly promocode: pulumi.Output<string | undefined>;
     /**
@@ -330,7 +330,7 @@ export interface LiteVmArgs {
      */
     keypairId: pulumi.Input<number>;
     /**
-     * One-shot migration to Lite Pro: the value is a product id from liteProProducts. The VM keeps being managed by this resource after it moves. Given at create, it is only recorded. Must be a positive whole number written in digits.
+     * One-shot migration to Lite Pro: the value is a product id from liteProProducts (an empty one fires nothing). The VM keeps being managed by this resource after it moves. Given at create, it is only recorded. Must be empty, or a positive whole number written in digits.
      */
     migrateToPro?: pulumi.Input<string | undefined>;
     /**
@@ -346,7 +346,7 @@ export interface LiteVmArgs {
      */
     productId: pulumi.Input<number>;
     /**
-     * A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
+     * A promotion code for the first invoice. Empty, it is none (as unset). Must be at most 255 characters; free of control characters (line breaks, tabs, NUL). Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
      */
     promocode?: pulumi.Input<string | undefined>;
     /**

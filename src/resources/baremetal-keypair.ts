@@ -5,11 +5,57 @@ import { digitsId, raw, rawAttribute, textRules } from './billing.js'
 import { createOrAdopt, nameFree } from './keypair-name-taken.js'
 import { keypairElsewhere } from './keypair-pools.js'
 
-const openSshPublicKey = custom('one OpenSSH public key line (ssh-ed25519, ssh-rsa or ecdsa-sha2-nistp256/384/521)', (value) =>
-  typeof value === 'string' && !/^(ssh-ed25519|ssh-rsa|ecdsa-sha2-nistp(256|384|521)) [A-Za-z0-9+/]+=*( [^\r\n]*)?$/.test(value.trim())
-    ? 'must be one OpenSSH public key line such as "ssh-ed25519 AAAA... comment"'
-    : null,
-)
+/**
+ * The fields of an SSH public key blob (RFC 4253 section 6.6): length-prefixed strings, the first the
+ * key type; null when the bytes are not such a sequence.
+ */
+function blobFields(blob: Buffer): Buffer[] | null {
+  const fields: Buffer[] = []
+  let at = 0
+  while (at < blob.length) {
+    if (at + 4 > blob.length) return null
+    const size = blob.readUInt32BE(at)
+    if (at + 4 + size > blob.length) return null
+    fields.push(blob.subarray(at + 4, at + 4 + size))
+    at += 4 + size
+  }
+  return fields
+}
+
+/** How many fields each key type's blob holds after its type name, and what the first of them must be. */
+const KEY_SHAPES: Readonly<Record<string, { readonly fields: number; readonly first?: (field: Buffer) => boolean }>> = {
+  'ssh-ed25519': { fields: 1, first: (key) => key.length === 32 },
+  'ssh-rsa': { fields: 2 },
+  'ecdsa-sha2-nistp256': { fields: 2, first: (curve) => curve.toString() === 'nistp256' },
+  'ecdsa-sha2-nistp384': { fields: 2, first: (curve) => curve.toString() === 'nistp384' },
+  'ecdsa-sha2-nistp521': { fields: 2, first: (curve) => curve.toString() === 'nistp521' },
+}
+
+/**
+ * One OpenSSH public key line whose base64 body is a key of the type the line names: the service
+ * decodes the body (K3), so a body of another type or cut short passes no plan (a replacement would
+ * delete the old keypair first, then be refused).
+ */
+const openSshPublicKey = custom('one OpenSSH public key line (ssh-ed25519, ssh-rsa or ecdsa-sha2-nistp256/384/521)', (value) => {
+  if (typeof value !== 'string') return null
+  const line = /^(\S+) ([A-Za-z0-9+/]+={0,2})( [^\r\n]*)?$/.exec(value.trim())
+  const shape = line ? KEY_SHAPES[line[1] as string] : undefined
+  if (!line || !shape) return 'must be one OpenSSH public key line such as "ssh-ed25519 AAAA... comment"'
+  const body = line[2] as string
+  const fields = body.length % 4 === 0 ? blobFields(Buffer.from(body, 'base64')) : null
+  const type = line[1] as string
+  if (!fields || fields.length === 0) return 'must be one OpenSSH public key line: its body is not the base64 of an SSH public key'
+  const named = fields[0]?.toString('latin1') ?? ''
+  if (named !== type) {
+    const held = /^[a-z0-9@.-]{1,64}$/.test(named) ? `a ${named} key` : 'no key type'
+    return `must be one OpenSSH public key line: its body holds ${held}, not ${type}`
+  }
+  const rest = fields.slice(1)
+  if (rest.length !== shape.fields || (shape.first && !shape.first(rest[0] as Buffer))) {
+    return `must be one OpenSSH public key line: its ${type} key body is cut short or malformed`
+  }
+  return null
+})
 
 const attributes = {
   name: string({

@@ -29,14 +29,42 @@ async function withServer(extra: ValueMap = {}) {
   return { h, key, config, state }
 }
 
+/** An OpenSSH public key line: `type`, then the base64 of its blob (length-prefixed `fields` after the type name). */
+function keyLine(type: string, fields: readonly Buffer[], comment = 'me@host', named = type): string {
+  const field = (bytes: Buffer) => Buffer.concat([Buffer.from([0, 0, 0, 0].map((_, i) => (bytes.length >>> (24 - 8 * i)) & 255)), bytes])
+  return `${type} ${Buffer.concat([field(Buffer.from(named)), ...fields.map(field)]).toString('base64')} ${comment}`
+}
+
 describe('provider_baremetal_keypair validation', () => {
+  const problems = (publicKey: string) =>
+    validateConfig(keypair.attributes, { name: 'metal-key', public_key: publicKey }).map((d) => d.detail)
+
   test('a public key line above the 16384 characters the service takes is refused naming the cap', () => {
-    const line = (length: number) => `ssh-ed25519 ${'A'.repeat(length - 12)}`
-    assert.deepEqual(validateConfig(keypair.attributes, { name: 'metal-key', public_key: line(16_384) }), [])
-    assert.deepEqual(
-      validateConfig(keypair.attributes, { name: 'metal-key', public_key: line(16_385) }).map((d) => d.detail),
-      ['public_key must be 1 to 16384 characters long (got 16385).'],
-    )
+    const base = keyLine('ssh-ed25519', [Buffer.alloc(32, 7)], '')
+    const line = (length: number) => `${base}${'c'.repeat(length - base.length)}`
+    assert.deepEqual(problems(line(16_384)), [])
+    assert.deepEqual(problems(line(16_385)), ['public_key must be 1 to 16384 characters long (got 16385).'])
+  })
+
+  test('the key body must be a key of the type the line names, as the service decodes it: a mismatch or a cut body is refused at plan', () => {
+    const ed25519 = [Buffer.alloc(32, 7)]
+    const rsa = [Buffer.from([1, 0, 1]), Buffer.alloc(257, 9)]
+    for (const valid of [
+      keyLine('ssh-ed25519', ed25519),
+      keyLine('ssh-rsa', rsa),
+      keyLine('ecdsa-sha2-nistp256', [Buffer.from('nistp256'), Buffer.alloc(65, 4)]),
+      keyLine('ecdsa-sha2-nistp521', [Buffer.from('nistp521'), Buffer.alloc(133, 4)], ''),
+    ]) {
+      assert.deepEqual(problems(valid), [], valid)
+    }
+    const ed25519Body = keyLine('ssh-ed25519', ed25519).split(' ')[1]
+    assert.deepEqual(problems(`ssh-rsa ${ed25519Body}`), [
+      'public_key must be one OpenSSH public key line: its body holds a ssh-ed25519 key, not ssh-rsa.',
+    ])
+    assert.match(problems('ssh-ed25519 AAAA').join(), /its body is not the base64 of an SSH public key/)
+    assert.match(problems(keyLine('ssh-ed25519', [Buffer.alloc(31, 7)])).join(), /its ssh-ed25519 key body is cut short or malformed/)
+    assert.match(problems(keyLine('ecdsa-sha2-nistp256', [Buffer.from('nistp384'), Buffer.alloc(65, 4)])).join(), /cut short or malformed/)
+    assert.match(problems('ssh-dss AAAAB3NzaC1kc3MAAACBAP').join(), /must be one OpenSSH public key line such as/)
   })
 })
 

@@ -39,7 +39,10 @@ export function cycleCode(label: string): string | null {
 export const rules = {
   id: range({ min: 1 }),
   digits: pattern(/^[1-9][0-9]*$/, 'a positive whole number written in digits'),
-  promocode: length({ min: 1, max: 255 }),
+  /** A one-shot trigger naming an id: empty fires nothing, as for every trigger. */
+  digitsTrigger: pattern(/^(|[1-9][0-9]*)$/, 'empty, or a positive whole number written in digits'),
+  /** `""` is no code, as omitted or null (the API's request-body rules). */
+  promocode: length({ max: 255 }),
   description: length({ max: 255 }),
   freeText: length({ min: 1, max: 255 }),
   printable: printable(),

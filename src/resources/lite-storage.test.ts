@@ -50,6 +50,26 @@ describe('snapshots and restored VMs', () => {
     assert.deepEqual(h.plan(snapshots, importedSnapshot, { lite_account_id: vm, cycle: 'm', name: 'before-upgrade' }).changed, [])
   })
 
+  test('a product with no IP address to give refuses a new VM at plan, never a restore (the service refuses only the new VM order)', async () => {
+    const { h, key, vm } = await withVm(lite)
+    const snapshot = await h.create(liteSnapshot(lite), { lite_account_id: vm, cycle: 'm' })
+    await h.control('PATCH', '/config', { ip_unavailable_product_ids: [102] })
+    const common: ValueMap = {
+      product_id: 102,
+      cycle: 'm',
+      keypair_id: key.keypair_id ?? null,
+      ssh_and_console_user: 'restorer',
+      console_password: 'An0therPass',
+    }
+    const restored = liteVmFromSnapshot(lite)
+    const restoreConfig: ValueMap = { ...common, snapshot_id: Number(snapshot.id), name: 'restored-vm-01' }
+    assert.deepEqual(await checkPlanOnline(restored, null, h.plan(restored, null, restoreConfig), h.session), [])
+    assert.equal((await h.create(restored, restoreConfig)).status, 'Active', 'the service restores it')
+    const fresh = liteVm(lite)
+    const refused = await checkPlanOnline(fresh, null, h.plan(fresh, null, { ...common, select_os: 'Ubuntu-22.04' }), h.session)
+    assert.match(refused.map((d) => d.detail).join('\n'), /product 102, which has no IP address to give now/)
+  })
+
   test('changing the payment flag of a snapshot records it and orders nothing', async () => {
     const { h, vm } = await withVm(lite)
     const snapshots = liteSnapshot(lite)

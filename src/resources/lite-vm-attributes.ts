@@ -123,9 +123,9 @@ export function vmAttributes(family: LiteFamily) {
           migrate_to_pro: string({
             optional: true,
             action: true,
-            validate: [rules.digits],
+            validate: [rules.digitsTrigger],
             description:
-              'One-shot migration to Lite Pro: the value is a product id from `provider_lite_pro_products`. The VM keeps being managed by this resource after it moves. Given at create, it is only recorded.',
+              'One-shot migration to Lite Pro: the value is a product id from `provider_lite_pro_products` (an empty one fires nothing). The VM keeps being managed by this resource after it moves. Given at create, it is only recorded.',
           }),
         }
       : {}),

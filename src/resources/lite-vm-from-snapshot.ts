@@ -58,7 +58,7 @@ export function liteVmFromSnapshot(family: LiteFamily) {
       accountCheck<typeof attributes>('snapshot_id', `a ${family.title} snapshot`, (client, id, signal) =>
         family.api(client).getSnapshot(id, { signal }),
       ),
-      ...newVmChecks<typeof attributes>(family, { os: false }),
+      ...newVmChecks<typeof attributes>(family, { os: false, ipAvailability: false }),
     ],
     priceCreate: newVmPrice<typeof attributes>(family),
     ...orderedAccount<typeof attributes, LiteVmAccount>({

@@ -192,7 +192,9 @@ async function migrationPrice(family: LiteFamily, { client, signal, prior, input
   if (!migration) return []
   const targets = await migration.listMigrateToProProducts(prior.id, { signal })
   const target = billingOf(targets, Number(input.migrate_to_pro), prior.cycle)
-  const current = billingOf(await family.api(client).listProducts({ signal }), prior.product_id, prior.cycle)
+  // A package change of the same apply runs first: the move is priced from the package it leaves.
+  const from = typeof input.product_id === 'number' ? input.product_id : prior.product_id
+  const current = billingOf(await family.api(client).listProducts({ signal }), from, prior.cycle)
   return [
     quote(`migration to Lite Pro ${productLabel(target.product)}`, Math.max(0, target.option.price - current.option.price), target.option),
   ]

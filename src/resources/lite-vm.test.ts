@@ -375,6 +375,39 @@ describe('provider_lite_vm: reads, import, validation and plan checks', () => {
     assert.ok(!(await h.requests()).some((r) => r.path.includes('/products/0/')), 'no call names product 0')
   })
 
+  test('migrate_to_pro beside a package change or a disk growth is checked against the disk those steps leave, before anything is paid', async () => {
+    const { h, config } = await setup()
+    const state = await h.create(vm, config)
+    await h.requests()
+    const errorsOf = async (target: ValueMap) =>
+      (await checkPlanOnline(vm, state, h.plan(vm, state, target), h.session)).filter((d) => d.severity === 'error')
+    // The M package's 80 GB disk, or a 60 GB disk, fits Pro M and Pro L, not Pro S (50 GB).
+    for (const [change, tag] of [
+      [{ product_id: 103 }, 'package'],
+      [{ disk_size: 60 }, 'disk'],
+    ] as const) {
+      const refused = await errorsOf({ ...config, ...change, migrate_to_pro: '201' })
+      assert.deepEqual(
+        refused.map((d) => d.path),
+        [['migrate_to_pro']],
+        `${tag}: ${JSON.stringify(refused)}`,
+      )
+      assert.match(refused[0]?.detail ?? '', /GB disk the steps before the move leave it: 202, 203\.$/)
+      assert.deepEqual(await errorsOf({ ...config, ...change, migrate_to_pro: '202' }), [], tag)
+    }
+    assert.deepEqual(await errorsOf({ ...config, migrate_to_pro: '201' }), [], 'alone, the 20 GB disk fits Pro S')
+    assert.deepEqual(await h.mutations(), [], 'nothing ordered by a plan')
+  })
+
+  test('an empty promocode is none, and an empty migrate_to_pro fires nothing: both are valid input', async () => {
+    const { h, config } = await setup()
+    assert.deepEqual(validateConfig(vm.attributes, { ...config, promocode: '', migrate_to_pro: '' }), [])
+    const state = await h.create(vm, { ...config, promocode: '', migrate_to_pro: '' })
+    const order = (await h.requests()).find((r) => r.method === 'POST' && r.path === '/v1/lites')
+    assert.equal((order?.body as { promocode?: unknown } | undefined)?.promocode, undefined, 'no code sent')
+    assert.deepEqual(h.plan(vm, state, { ...config, promocode: '', migrate_to_pro: '' }).changed, [])
+  })
+
   test('a new VM in an account with no VM of its family: a disk_size above the base warns that its maximum is checked only after the order', async () => {
     const { h, config } = await setup()
     const issues = await checkPlanOnline(vm, null, h.plan(vm, null, { ...config, disk_size: 9999 }), h.session)

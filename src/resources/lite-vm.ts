@@ -51,12 +51,13 @@ export function newVmPrice<A extends Attributes>(family: LiteFamily): Pricing<Cr
 
 /**
  * The catalog checks of a new VM of the family, shared with the VM restored from a snapshot: the
- * product (and whether it has an IP address to give), the cycle it offers and, when `os` is given,
- * the OS names of the product.
+ * product (and, with `ipAvailability`, whether it has an IP address to give: the service refuses only
+ * a new VM's order, L1, for that, not a restore), the cycle it offers and, when `os` is given, the OS
+ * names of the product.
  */
 export function newVmChecks<A extends Attributes>(
   family: LiteFamily,
-  options: { os: boolean; diskSize?: boolean },
+  options: { os: boolean; diskSize?: boolean; ipAvailability: boolean },
 ): CreateCheck<Client, A>[] {
   type Input = { product_id?: number | null; cycle?: string | null; select_os?: string | null; disk_size?: number | null }
   const catalog = `${family.prefix}_products`
@@ -66,7 +67,7 @@ export function newVmChecks<A extends Attributes>(
       async check({ client, input, signal }) {
         const id = (input as Input).product_id ?? 0
         const wrong = productRule(await family.api(client).listProducts({ signal }), id, catalog)
-        if (wrong) return wrong
+        if (wrong || !options.ipAvailability) return wrong
         const { available } = await family.api(client).getIpAvailability(id, { signal })
         return available
           ? null
@@ -160,7 +161,7 @@ export function liteVm(family: LiteFamily): AnyResource {
     attributes: vmAttributes(family),
     updates: vmSteps(family),
     methods: vmMethods(family),
-    createChecks: newVmChecks<VmAttributes>(family, { os: true, diskSize: true }),
+    createChecks: newVmChecks<VmAttributes>(family, { os: true, diskSize: true, ipAvailability: true }),
     priceCreate: newVmPrice<VmAttributes>(family),
     // A Lite VM migrated with migrate_to_pro is a Lite Pro VM: its lite_vm state can move here.
     movesFrom: family.migratesToPro ? [] : [movedFromLite(family)],
@@ -236,6 +237,23 @@ function movedFromLite(family: LiteFamily): MoveFrom<Client> {
   }
 }
 
+/**
+ * The disk a migration planned beside a package change or a disk growth will move (those steps run
+ * before it): the largest of the disk now, the new package's own disk and the disk_size target; null
+ * when neither changes, or when the new package is not known yet (the apply's plan checks it then).
+ */
+async function diskBeforeMigration(family: LiteFamily, ctx: PlanCheckContext<Client, VmAttributes>): Promise<number | null> {
+  const { client, id, prior, input, signal } = ctx
+  const packageChanges = input.product_id !== prior.product_id
+  const target = typeof input.disk_size === 'number' && input.disk_size !== prior.disk_size ? input.disk_size : 0
+  if (!packageChanges && target === 0) return null
+  if (packageChanges && typeof input.product_id !== 'number') return null
+  const { value: vm } = await inGroup(family, client, prior, (api) => api.getVm(id, { signal }))
+  const products = packageChanges ? await family.api(client).listProducts({ signal }) : []
+  const base = products.find((p) => p.product_id === input.product_id)?.options?.disk ?? 0
+  return Math.max(vm.extra_details.disk_size, base, target)
+}
+
 /** The checks only the service can tell, planned when the attribute changes on an existing VM. */
 function vmPlanChecks(family: LiteFamily): PlanCheck<Client, VmAttributes>[] {
   return [
@@ -281,16 +299,20 @@ function vmPlanChecks(family: LiteFamily): PlanCheck<Client, VmAttributes>[] {
       ? [
           {
             attribute: 'migrate_to_pro' as const,
-            async check({ client, id, prior, input, signal }: PlanCheckContext<Client, VmAttributes>) {
+            async check(ctx: PlanCheckContext<Client, VmAttributes>) {
+              const { client, id, prior, input, signal } = ctx
               const migration = family.migration?.(client)
               if (!migration) return null
               const api = groups(family, client, prior)[0]
               if (api !== family.api(client)) return null // already moved: the step is skipped by the service's 404
               const products = await migration.listMigrateToProProducts(id, { signal })
-              const ids = products.map((p) => String(p.product_id))
-              return ids.includes(input.migrate_to_pro ?? '')
-                ? null
-                : `must be one of the Lite Pro products this VM can move to: ${ids.join(', ')}`
+              // The service lists the Pro products whose disk holds the VM's disk now; the package change
+              // and the disk growth of the same apply run first, and the move must hold the disk they leave.
+              const disk = await diskBeforeMigration(family, ctx)
+              const ids = products.filter((p) => disk === null || (p.options?.disk ?? 0) >= disk).map((p) => String(p.product_id))
+              if (ids.includes(input.migrate_to_pro ?? '')) return null
+              const after = disk === null ? '' : ` with the ${disk} GB disk the steps before the move leave it`
+              return `must be one of the Lite Pro products this VM can move to${after}: ${ids.length > 0 ? ids.join(', ') : 'none'}`
             },
           },
         ]

@@ -44,7 +44,7 @@ export function orderInputs(payment: Payment, first: 'promocode' | 'pay_with_cre
     optional: true,
     orderTime: true,
     validate: textRules.promocode,
-    description: 'A promotion code for the first invoice.',
+    description: 'A promotion code for the first invoice. Empty, it is none (as unset).',
   })
   const pay_with_credit_card = bool({
     optional: true,
@@ -68,7 +68,7 @@ export function payFlag(input: OrderTimeInput): boolean {
 
 /** The fields a create order takes from the order-time inputs. */
 export function orderTerms(input: OrderTimeInput): { promocode: string | undefined; pay_invoice_with_cc: boolean } {
-  return { promocode: input.promocode ?? undefined, pay_invoice_with_cc: payFlag(input) }
+  return { promocode: input.promocode || undefined, pay_invoice_with_cc: payFlag(input) }
 }
 
 /**

@@ -44,7 +44,7 @@ type LiteVm struct {
 	Maxmem pulumi.IntPtrOutput `pulumi:"maxmem"`
 	// Memory in use in bytes. A live figure, recorded as `uptime` is.
 	Mem pulumi.IntPtrOutput `pulumi:"mem"`
-	// One-shot migration to Lite Pro: the value is a product id from LiteProProducts. The VM keeps being managed by this resource after it moves. Given at create, it is only recorded. Must be a positive whole number written in digits.
+	// One-shot migration to Lite Pro: the value is a product id from LiteProProducts (an empty one fires nothing). The VM keeps being managed by this resource after it moves. Given at create, it is only recorded. Must be empty, or a positive whole number written in digits.
 	MigrateToPro pulumi.StringPtrOutput `pulumi:"migrateToPro"`
 	// Next billing date.
 	NextDue pulumi.StringPtrOutput `pulumi:"nextDue"`
@@ -60,7 +60,7 @@ type LiteVm struct {
 	ProductId pulumi.IntOutput `pulumi:"productId"`
 	// Name of the current product.
 	ProductName pulumi.StringPtrOutput `pulumi:"productName"`
-	// A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
+	// A promotion code for the first invoice. Empty, it is none (as unset). Must be at most 255 characters; free of control characters (line breaks, tabs, NUL). Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
 	Promocode pulumi.StringPtrOutput `pulumi:"promocode"`
 	// The last API response for this object as JSON, with secrets redacted.
 	Raw pulumi.StringPtrOutput `pulumi:"raw"`
@@ -184,7 +184,7 @@ type liteVmArgs struct {
 	DiskSize *int `pulumi:"diskSize"`
 	// The keypair, from `LiteKeypair`. A change installs the new key (change-keypair). Must be at least 1.
 	KeypairId int `pulumi:"keypairId"`
-	// One-shot migration to Lite Pro: the value is a product id from LiteProProducts. The VM keeps being managed by this resource after it moves. Given at create, it is only recorded. Must be a positive whole number written in digits.
+	// One-shot migration to Lite Pro: the value is a product id from LiteProProducts (an empty one fires nothing). The VM keeps being managed by this resource after it moves. Given at create, it is only recorded. Must be empty, or a positive whole number written in digits.
 	MigrateToPro *string `pulumi:"migrateToPro"`
 	// Charge the card on file for every order. With `false` the order is placed and its invoice stays unpaid: the VM stays `Pending` until it is paid in the portal. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
 	PayWithCreditCard *bool `pulumi:"payWithCreditCard"`
@@ -192,7 +192,7 @@ type liteVmArgs struct {
 	PowerState *string `pulumi:"powerState"`
 	// The product, from LiteProducts. A change runs change-package (a paid order) and waits for Active. Must be at least 1.
 	ProductId int `pulumi:"productId"`
-	// A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
+	// A promotion code for the first invoice. Empty, it is none (as unset). Must be at most 255 characters; free of control characters (line breaks, tabs, NUL). Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
 	Promocode *string `pulumi:"promocode"`
 	// Destructive: reinstall the VM with this OS (a `name` from the OS list) whenever the value changes to a non-empty one (an empty one fires nothing). The disk is wiped. Given at create, it is only recorded. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
 	RebuildOs *string `pulumi:"rebuildOs"`
@@ -216,7 +216,7 @@ type LiteVmArgs struct {
 	DiskSize pulumi.IntPtrInput
 	// The keypair, from `LiteKeypair`. A change installs the new key (change-keypair). Must be at least 1.
 	KeypairId pulumi.IntInput
-	// One-shot migration to Lite Pro: the value is a product id from LiteProProducts. The VM keeps being managed by this resource after it moves. Given at create, it is only recorded. Must be a positive whole number written in digits.
+	// One-shot migration to Lite Pro: the value is a product id from LiteProProducts (an empty one fires nothing). The VM keeps being managed by this resource after it moves. Given at create, it is only recorded. Must be empty, or a positive whole number written in digits.
 	MigrateToPro pulumi.StringPtrInput
 	// Charge the card on file for every order. With `false` the order is placed and its invoice stays unpaid: the VM stays `Pending` until it is paid in the portal. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
 	PayWithCreditCard pulumi.BoolPtrInput
@@ -224,7 +224,7 @@ type LiteVmArgs struct {
 	PowerState pulumi.StringPtrInput
 	// The product, from LiteProducts. A change runs change-package (a paid order) and waits for Active. Must be at least 1.
 	ProductId pulumi.IntInput
-	// A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
+	// A promotion code for the first invoice. Empty, it is none (as unset). Must be at most 255 characters; free of control characters (line breaks, tabs, NUL). Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
 	Promocode pulumi.StringPtrInput
 	// Destructive: reinstall the VM with this OS (a `name` from the OS list) whenever the value changes to a non-empty one (an empty one fires nothing). The disk is wiped. Given at create, it is only recorded. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
 	RebuildOs pulumi.StringPtrInput
@@ -435,7 +435,7 @@ func (o LiteVmOutput) Mem() pulumi.IntPtrOutput {
 	return o.ApplyT(func(v *LiteVm) pulumi.IntPtrOutput { return v.Mem }).(pulumi.IntPtrOutput)
 }
 
-// One-shot migration to Lite Pro: the value is a product id from LiteProProducts. The VM keeps being managed by this resource after it moves. Given at create, it is only recorded. Must be a positive whole number written in digits.
+// One-shot migration to Lite Pro: the value is a product id from LiteProProducts (an empty one fires nothing). The VM keeps being managed by this resource after it moves. Given at create, it is only recorded. Must be empty, or a positive whole number written in digits.
 func (o LiteVmOutput) MigrateToPro() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *LiteVm) pulumi.StringPtrOutput { return v.MigrateToPro }).(pulumi.StringPtrOutput)
 }
@@ -475,7 +475,7 @@ func (o LiteVmOutput) ProductName() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *LiteVm) pulumi.StringPtrOutput { return v.ProductName }).(pulumi.StringPtrOutput)
 }
 
-// A promotion code for the first invoice. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
+// A promotion code for the first invoice. Empty, it is none (as unset). Must be at most 255 characters; free of control characters (line breaks, tabs, NUL). Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
 func (o LiteVmOutput) Promocode() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *LiteVm) pulumi.StringPtrOutput { return v.Promocode }).(pulumi.StringPtrOutput)
 }
