@@ -188,6 +188,7 @@ async function create<C>(definition: AnyResource, planned: ValueMap, session: Se
   // An order left unfinished is resumed by the next apply; until then a 404 for it may be a new order's.
   const resumeMark = { resume: true, orderedAt: (session.now ?? Date.now)() }
   try {
+    await readyToOrder(definition, planned, session, diagnostics)
     const observed = await definition.create({
       ...contextFor(session, diagnostics),
       waitingFor: (why: string) => {
@@ -357,6 +358,8 @@ class UpdateRun<C> {
   later = false
   /** What a change waits for (an unpaid invoice), as its handler said. */
   waiting: string | undefined
+  /** The wait an earlier apply left (resume or waiting) ran first. */
+  resumed = false
 
   constructor(
     readonly definition: AnyResource,
@@ -416,12 +419,18 @@ class UpdateRun<C> {
   }
 }
 
-/** Finishes the wait a previous apply left (PrivateState.resume), before any step runs. */
+/**
+ * Finishes the wait a previous apply left (PrivateState.resume), before any step runs; also waits for a
+ * change an earlier apply ordered that waited for payment (PrivateState.waiting: a read has not shown it
+ * made yet). Paid since, the service may still be making it (Pending): it takes no order before it is
+ * Active, so the steps of this apply are sent after it, not into a Pending account (a 409).
+ */
 async function resumeWait<C>(run: UpdateRun<C>): Promise<Outcome | null> {
   const { definition, session } = run
-  if (!run.priorPrivate.resume || !definition.resume) return null
+  if ((!run.priorPrivate.resume && run.priorPrivate.waiting === undefined) || !definition.resume) return null
   try {
     run.remote = true
+    run.resumed = true
     const resumeLater = () => {
       run.later = true
     }
@@ -581,7 +590,7 @@ async function readAfterUpdate<C>(run: UpdateRun<C>): Promise<Outcome> {
   run.current = { ...run.current, timeouts: planned.timeouts ?? null }
   // A change still waiting for payment stays marked until a read shows it took effect, or a resumed
   // wait ends without meeting an unpaid invoice again.
-  const stillWaiting = run.waiting ?? (priorPrivate.resume && definition.resume ? undefined : priorPrivate.waiting)
+  const stillWaiting = run.waiting ?? (run.resumed ? undefined : priorPrivate.waiting)
   const failing = unfinishedError(
     session,
     definition,
@@ -903,6 +912,17 @@ export async function readDataSource<C>(definition: AnyDataSource, config: Value
 function credentialsRefused(thrown: unknown): boolean {
   const status = (thrown as { status?: unknown } | null)?.status
   return status === 401 || status === 403
+}
+
+/** Waits for what the create checks let pass while it was still being made (CreateCheck.ready), before the order. */
+async function readyToOrder<C>(definition: AnyResource, planned: ValueMap, session: Session<C>, diagnostics: Diagnostic[]): Promise<void> {
+  const input = plainInput(planned)
+  const timeoutMs = timeoutOf(definition, planned, 'create')
+  for (const check of definition.createChecks ?? []) {
+    const value = input[check.attribute]
+    if (check.ready !== undefined && value !== null && value !== '')
+      await check.ready({ ...contextFor(session, diagnostics), input, timeoutMs })
+  }
 }
 
 /**

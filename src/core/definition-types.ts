@@ -134,6 +134,12 @@ export interface CreateCheck<C, A extends Attributes> {
   readonly attribute: keyof A & string
   /** What is wrong with the planned value (completing "<attribute> ..."), or null when it is fine. */
   check(ctx: CreateCheckContext<C, A>): Promise<string | null>
+  /**
+   * Run by the create just before its order: waits, up to `timeoutMs`, for what the check let pass
+   * while the service was still making it (an account Pending with its invoice paid) to be ready for
+   * the order; throws, and nothing is ordered, when it does not become so.
+   */
+  ready?(ctx: CreateCheckContext<C, A> & { readonly timeoutMs: number }): Promise<void>
 }
 
 /**

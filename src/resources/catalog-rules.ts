@@ -4,7 +4,7 @@
  * completing "<attribute> ...", or null. A rule that depends on another input answers null while that
  * input is unknown or itself wrong: the check of that input reports it, once.
  */
-import { type BillingOption, type Client, type Invoice, type KeypairApi, statusIs } from '../api/index.js'
+import { type Account, type BillingOption, type Client, type Invoice, type KeypairApi, statusIs } from '../api/index.js'
 import { type Attributes, type CreateCheck, type CreateCheckContext, verbatim } from '../core/index.js'
 
 interface Product {
@@ -59,7 +59,12 @@ interface OrderedOn {
  * 409 otherwise), so one that is Pending (an unpaid invoice, or work in progress) or Suspended would
  * fail the apply, and in a replacement only after the object it replaces was deleted.
  */
-export async function activeAccount(read: () => Promise<OrderedOn>, what: string): Promise<string | null> {
+export async function activeAccount(
+  read: () => Promise<OrderedOn>,
+  what: string,
+  /** Called instead of a refusal for an account Pending with no unpaid invoice (the service is making an order or a change). */
+  beingMade?: (id: string) => void,
+): Promise<string | null> {
   let account: OrderedOn
   try {
     account = await read()
@@ -71,6 +76,10 @@ export async function activeAccount(read: () => Promise<OrderedOn>, what: string
   if (statusIs(status, 'Active')) return null
   if (statusIs(status, 'Terminated')) return `is ${what} that is terminated (account ${id})`
   const unpaid = invoice !== undefined && invoice !== null && statusIs(invoice.status, 'Unpaid') ? invoice : undefined
+  if (beingMade !== undefined && unpaid === undefined && statusIs(status, 'Pending')) {
+    beingMade(String(id))
+    return null
+  }
   const until = unpaid === undefined ? '' : ` until invoice ${unpaid.id} is paid`
   const then =
     unpaid !== undefined
@@ -95,13 +104,41 @@ export async function activeAccount(read: () => Promise<OrderedOn>, what: string
 export function accountCheck<A extends Attributes>(
   attribute: keyof A & string,
   what: string,
-  read: (client: Client, id: number, signal: AbortSignal) => Promise<OrderedOn>,
+  read: (client: Client, id: number, signal: AbortSignal) => Promise<Account<unknown>>,
 ): CreateCheck<Client, A> {
   return {
     attribute,
-    async check({ client, input, signal }) {
+    async check({ client, input, signal, warn }) {
       const id = (input as Record<string, unknown>)[attribute]
-      return typeof id === 'number' ? activeAccount(() => read(client, id, signal), what) : null
+      if (typeof id !== 'number') return null
+      return activeAccount(
+        () => read(client, id, signal),
+        what,
+        (account) =>
+          warn(
+            `${attribute} is Pending: the order waits for it`,
+            `${attribute} is ${what} that is Pending (account ${account}): the service is making an order or a change of it, ` +
+              'and places this order only once it is Active, so the apply waits for that (within the create timeout) before ordering.',
+          ),
+      )
+    },
+    // The service makes a paid order or change of the account in the meantime: the order waits for Active.
+    async ready({ client, input, signal, timeoutMs }) {
+      const id = (input as Record<string, unknown>)[attribute]
+      if (typeof id !== 'number') return
+      const { account, unpaidInvoice } = await client.waitForActive(() => read(client, id, signal), {
+        timeoutMs,
+        orderedAt: client.now(),
+        signal,
+        describe: what,
+        accountId: String(id),
+      })
+      if (unpaidInvoice !== undefined) {
+        throw new Error(
+          `${attribute} is ${what} that is Pending until invoice ${unpaidInvoice.id} is paid (account ${account.account_id}): the ` +
+            'service places this order only on an Active one. Pay the invoice in the portal, then apply again; this order is not placed.',
+        )
+      }
     },
   }
 }

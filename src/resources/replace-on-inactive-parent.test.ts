@@ -15,6 +15,7 @@ import { baremetalElasticStorage } from './baremetal-elastic-storage.js'
 import { liteDisk } from './lite-disk.js'
 import { lite, litePro } from './lite-family.js'
 import { liteSnapshot } from './lite-snapshot.js'
+import { liteVm } from './lite-vm.js'
 import { liteVmFromSnapshot } from './lite-vm-from-snapshot.js'
 
 async function planReplacement(h: Harness, definition: Parameters<typeof planResource>[0], state: ValueMap, config: ValueMap) {
@@ -125,5 +126,43 @@ describe('a replacement whose create the service would refuse (its parent accoun
       `plan passes, and the apply unassigns ${String(assignment.id)} before A1 answers 409: ${JSON.stringify(issues)}`,
     )
     refusedFor(issues, 'metal_account_id')
+  })
+})
+
+describe('an account the service is still making (Pending, its invoice paid) is no refusal: the order waits for it', () => {
+  test('a disk on a VM whose package change is being made: the plan warns, the create waits for Active and orders once', async () => {
+    const h = new Harness()
+    const { vm, config: vmConfig } = await liteVmOn(h, lite)
+    // A paid package change: the VM is Pending while the service makes it.
+    await h.update(liteVm(lite), vm, { ...vmConfig, product_id: 102, pay_with_credit_card: false })
+    await h.control('POST', `/accounts/${String(vm.id)}/pay`)
+    const disks = liteDisk(lite)
+    const config: ValueMap = { product_id: 60, cycle: 'm', lite_account_id: Number(vm.id), service_name: 'disk-aaaa' }
+    const issues = await checkPlanOnline(disks, null, planResource(disks, null, config), h.session)
+    assert.deepEqual(
+      issues.map((d) => [d.severity, d.summary]),
+      [['warning', 'lite_account_id is Pending: the order waits for it']],
+    )
+    await h.requests()
+    const disk = await h.create(disks, config)
+    assert.equal(disk.status, 'Active')
+    const sent = (await h.requests()).filter((r) => r.method !== 'GET')
+    assert.deepEqual(
+      sent.map((r) => `${r.method} ${r.path} ${r.status}`),
+      ['POST /v1/lites/disks 200'],
+      'one order, sent once the VM is Active: no 409',
+    )
+  })
+
+  test('unpaid, the create places no order and says to pay', async () => {
+    const h = new Harness()
+    const { vm, config: vmConfig } = await liteVmOn(h, lite)
+    await h.update(liteVm(lite), vm, { ...vmConfig, product_id: 102, pay_with_credit_card: false })
+    const disks = liteDisk(lite)
+    await h.requests()
+    const outcome = await h.tryCreate(disks, { product_id: 60, cycle: 'm', lite_account_id: Number(vm.id), service_name: 'disk-aaaa' })
+    assert.equal(outcome.state, null)
+    assert.match(outcome.diagnostics.map((d) => d.detail).join('\n'), /Pending until invoice \d+ is paid .*this order is not placed/)
+    assert.deepEqual(await h.mutations(), [])
   })
 })

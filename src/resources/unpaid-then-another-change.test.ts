@@ -5,10 +5,12 @@
 // in state, and the apply after the invoice is paid changes the rest, ordering nothing twice.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { baremetalServers } from '../../test/support/fixtures.js'
+import { baremetalServers, liteVmOn } from '../../test/support/fixtures.js'
 import { Harness } from '../../test/support/harness.js'
 import { checkPlanOnline, hasErrors, planResource, type ValueMap } from '../core/index.js'
 import { baremetalElasticStorage } from './baremetal-elastic-storage.js'
+import { lite } from './lite-family.js'
+import { liteVm } from './lite-vm.js'
 
 /** An elastic storage ordered with pay_with_credit_card = false, its invoice paid: Active. Its size and product then changed at once. */
 async function paidByInvoice() {
@@ -72,4 +74,29 @@ test('what was ordered is recorded with the account as the service shows it (Pen
   const online = await checkPlanOnline(baremetalElasticStorage, reached, plan, h.session)
   assert.ok(hasErrors(online), `the plan passes while the invoice is unpaid: ${JSON.stringify(online)}`)
   assert.match(online.map((d) => d.detail).join(' '), /Pending until invoice \d+ is paid/)
+})
+
+test('paid, then applied again at once while the service still makes the change (Pending, its invoice paid): the next order waits for Active instead of a 409', async () => {
+  const h = new Harness()
+  const vm = liteVm(lite)
+  const { config, vm: created } = await liteVmOn(h, lite)
+  const edited: ValueMap = { ...config, pay_with_credit_card: false, product_id: 102, disk_size: 60 }
+  const first = await h.update(vm, created, edited)
+  assert.match(first.diagnostics.map((d) => d.summary).join('\n'), /disk_size of lite_vm \d+ is not changed yet/)
+  await h.control('POST', `/accounts/${String(created.id)}/pay`)
+  await h.requests()
+  // No time passes before the next apply: the account is Pending while the service makes the change.
+  assert.equal((await h.read(vm, first.state as ValueMap))?.status, 'Pending')
+  const second = await h.update(vm, first.state as ValueMap, edited, first.private)
+  assert.deepEqual(
+    second.diagnostics.filter((d) => d.severity === 'error'),
+    [],
+  )
+  const sent = (await h.requests()).filter((r) => r.method !== 'GET')
+  assert.deepEqual(
+    sent.map((r) => `${r.method} ${r.path} ${r.status}`),
+    [`PUT /v1/lites/accounts/${String(created.id)}/storage 200`],
+    'the storage order is sent once the change is made, never into the Pending account',
+  )
+  assert.equal(second.state?.disk_size, 60)
 })

@@ -29,10 +29,16 @@ export class PlanLedger {
   /**
    * The priced orders of the plan this process serves, by resource: Terraform plans each resource
    * in its own call and names none (each gets a fresh key), Pulumi names each by its URN (a preview
-   * and the update of the same resource count once). Lives as long as the process: one plan.
+   * and the update of the same resource count once). One plan: it starts afresh at each configure
+   * (clear), since a provider process Terraform reattaches to serves one command after another.
    */
   private readonly ledger = new Map<string, { readonly orders: readonly PricedOrder[]; readonly unpriced: readonly string[] }>()
   private planned = 0
+
+  /** Forgets the orders of the plans served before: a new configure is a new command's plan. */
+  clear(): void {
+    this.ledger.clear()
+  }
 
   /**
    * The price of what a plan of one resource orders, as one warning (nothing when it orders

@@ -143,6 +143,19 @@ test('Terraform names no resource: the running total adds each call; a key (a Pu
   assert.deepEqual(totals, ['100', '200', '300', '300'])
 })
 
+test('a process Terraform reattaches to serves one command after another: each configure starts the plan total afresh', async () => {
+  const server = configuredServer()
+  const priced: AnyResource = { ...box, priceCreate: async () => [{ what: 'new box', amount: 100, cycle: 'Monthly' }] }
+  const plan = planResource(priced, null, { name: 'alpha', size: 20 })
+  const totals = []
+  for (let command = 0; command < 3; command++) {
+    if (command > 0) assert.deepEqual(server.configure({}, { userAgent: 'test', log: silentLogger }).issues, [])
+    const [shown] = await server.pricePlan(priced, null, plan, server.session(undefined, silentLogger))
+    totals.push(/All orders of this plan so far: (\d+)/.exec(shown?.detail ?? '')?.[1])
+  }
+  assert.deepEqual(totals, ['100', '100', '100'], 'the orders of the commands before are not counted again')
+})
+
 test('the plan asks the service only once configured, in order, and stops at the first error: the refusal, the checks, the price', async () => {
   const asked: string[] = []
   const checked: AnyResource = {

@@ -83,7 +83,7 @@ export class ProviderServer {
   readonly provider: AnyProvider
   private configured: Configured | undefined
   private stop = new AbortController()
-  /** The priced orders of the plan this process serves (Terraform's one plan, Pulumi's one preview and update). */
+  /** The priced orders of the plan this process serves since it was configured (Terraform's one plan, Pulumi's one preview and update). */
   private readonly ledger = new PlanLedger()
   /** The existing objects this process's creates took over, and its deletes (see TakeOvers). */
   private readonly takeOvers = new TakeOvers()
@@ -113,6 +113,7 @@ export class ProviderServer {
     meta: { readonly userAgent: string; readonly log: Logger },
   ): { readonly issues: Diagnostic[]; readonly notices: Promise<Diagnostic[]> } {
     const issues = this.validateConfig(config)
+    this.ledger.clear()
     if (!hasErrors(issues)) this.configureClient(config, meta)
     return { issues: hasErrors(issues) ? issues : [], notices: this.notices() }
   }
