@@ -914,6 +914,31 @@ function credentialsRefused(thrown: unknown): boolean {
   return status === 401 || status === 403
 }
 
+/**
+ * A replacement whose new object the service cannot check at plan, because inputs its create checks
+ * read are known only at apply (set from another resource): said, since a replacement that deletes
+ * first (Terraform's default) deletes the live object before the service can refuse the new one.
+ */
+function uncheckedReplacement(definition: AnyResource, prior: ValueMap, plan: Plan): Diagnostic[] {
+  // An unset input planned unknown (it follows the service's value) asks nothing of the checks.
+  const unknown = [...new Set((definition.createChecks ?? []).map((c) => c.attribute))].filter(
+    (name) => isUnknown(plan.planned[name]) && !(plan.following ?? []).includes(name),
+  )
+  if (unknown.length === 0) return []
+  const list = unknown.join(', ')
+  const one = unknown.length === 1
+  return [
+    warning(
+      `${definition.name} ${String(prior.id)} is replaced by an object the plan cannot check`,
+      `${list} ${one ? 'is' : 'are'} known only at apply, so the service's catalog and accounts check ${one ? 'it' : 'them'} only ` +
+        `when the new object is ordered: a replacement that deletes first (Terraform's default) deletes ${definition.name} ` +
+        `${String(prior.id)} before then, and keeps nothing if the order is refused. To keep it until the new one is ordered, ` +
+        'set lifecycle { create_before_destroy = true }, or apply what sets the value first (-target).',
+      [unknown[0] as string],
+    ),
+  ]
+}
+
 /** Waits for what the create checks let pass while it was still being made (CreateCheck.ready), before the order. */
 async function readyToOrder<C>(definition: AnyResource, planned: ValueMap, session: Session<C>, diagnostics: Diagnostic[]): Promise<void> {
   const input = plainInput(planned)
@@ -950,6 +975,7 @@ export async function checkPlanOnline<C>(
   const diagnostics = await runChecks(checks, plan.planned, session, (context) =>
     creating ? { ...context, input, ...of } : { ...context, id: String(prior?.id), prior, input },
   )
+  if (creating && prior !== null) return [...diagnostics, ...uncheckedReplacement(definition, prior, plan)]
   if (creating || prior === null) return diagnostics
   return [
     ...diagnostics,

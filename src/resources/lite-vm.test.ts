@@ -399,6 +399,21 @@ describe('provider_lite_vm: reads, import, validation and plan checks', () => {
     assert.deepEqual(await h.mutations(), [], 'nothing ordered by a plan')
   })
 
+  test('a replacement whose new inputs are known only at apply says the plan cannot check them before the delete', async () => {
+    const { h, config } = await setup()
+    const state = await h.create(vm, config)
+    const unknownOs = h.plan(vm, state, { ...config, select_os: UNKNOWN })
+    assert.ok(unknownOs.replace.includes('select_os'))
+    const said = await checkPlanOnline(vm, state, unknownOs, h.session)
+    assert.deepEqual(
+      said.map((d) => [d.severity, d.path, d.summary]),
+      [['warning', ['select_os'], 'lite_vm 100001 is replaced by an object the plan cannot check']],
+    )
+    assert.match(said[0]?.detail ?? '', /deletes lite_vm 100001 before then.*create_before_destroy/)
+    const known = await checkPlanOnline(vm, state, h.plan(vm, state, { ...config, select_os: 'Debian-12' }), h.session)
+    assert.deepEqual(known, [], 'a replacement the plan checks says nothing more')
+  })
+
   test('an empty promocode is none, and an empty migrate_to_pro fires nothing: both are valid input', async () => {
     const { h, config } = await setup()
     assert.deepEqual(validateConfig(vm.attributes, { ...config, promocode: '', migrate_to_pro: '' }), [])
