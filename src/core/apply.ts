@@ -1006,12 +1006,9 @@ async function checkRefused<C>(definition: AnyResource, prior: ValueMap, plan: P
   }
   if (why === undefined) return []
   return [
-    error(
-      `${definition.name} ${id} cannot be changed yet`,
-      `${why}, and until then the service refuses such a change, so ${inPlace.join(', ')} cannot be changed now. ` +
-        'Pay the invoice in the portal, then plan again; nothing was ordered.',
-      [inPlace[0] as string],
-    ),
+    error(`${definition.name} ${id} cannot be changed yet`, `${inPlace.join(', ')} cannot be changed now: ${why}. Nothing was ordered.`, [
+      inPlace[0] as string,
+    ]),
   ]
 }
 

@@ -355,7 +355,7 @@ export interface ResourceDefinition<C, A extends Attributes> {
   elsewhere?(ctx: OperationContext<C> & { readonly id: string }): Promise<string | undefined>
   /**
    * Why the service refuses changes to the object now (an account that stays Pending until its invoice
-   * is paid), as a read of it shows it; undefined when it takes them. Asked at plan for an in-place step
+   * is paid, or is Suspended), as a read of it shows it, ending with what to do; undefined when it takes them. Asked at plan for an in-place step
    * that calls the service and is not `cosmetic`; it reads only where the recorded state suggests so,
    * and a plan that read the object already (Terraform's refresh) or not (Pulumi's saved outputs, an
    * invoice paid since) ends the same: it refuses only what the service refuses.

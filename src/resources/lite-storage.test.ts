@@ -115,6 +115,30 @@ describe('extra disks', () => {
     })
   }
 
+  test('a VM that is Suspended: a paid change is refused at plan, saying so, not by a 409 at apply; a rename is not', async () => {
+    const h = new Harness()
+    const { config, vm: state } = await liteVmOn(h, lite)
+    const vms = liteVm(lite)
+    await h.control('POST', `/accounts/${String(state.id)}/status`, { status: 'Suspended' })
+    const suspended = (await h.read(vms, state)) as ValueMap
+    assert.equal(suspended.status, 'Suspended')
+    const grow = planResource(vms, suspended, { ...config, disk_size: 60 })
+    const refused = (await checkPlanOnline(vms, suspended, grow, h.session)).filter((d) => d.severity === 'error')
+    assert.deepEqual(
+      refused.map((d) => d.path),
+      [['disk_size']],
+    )
+    assert.match(
+      refused[0]?.detail ?? '',
+      /^disk_size cannot be changed now: Lite VM \d+ is Suspended, .*have its overdue invoices paid in the portal/,
+    )
+    const rename = planResource(vms, suspended, { ...config, vm_name: 'renamed-vm-9' })
+    assert.deepEqual(
+      (await checkPlanOnline(vms, suspended, rename, h.session)).filter((d) => d.severity === 'error'),
+      [],
+    )
+  })
+
   test('growing a disk whose create invoice is still unpaid (Pending) is refused at plan, naming size and the invoice, not by a 409 at apply; once paid, it is not', async () => {
     const { h, vm } = await withVm(lite)
     const disks = liteDisk(lite)
@@ -130,7 +154,7 @@ describe('extra disks', () => {
     assert.deepEqual(refused?.path, ['size'])
     assert.match(
       `${refused?.summary} ${refused?.detail}`,
-      /lite_disk \d+ cannot be changed yet .*Pending until invoice \d+ is paid.*size cannot be changed now/,
+      /lite_disk \d+ cannot be changed yet size cannot be changed now: .*Pending until invoice \d+ is paid.*pay the invoice in the portal, then plan again\. Nothing was ordered\./,
     )
     const orders = ((await h.control('GET', '/orders')) as { total: number }).total
     // Paid in the portal since: Pulumi plans from the saved outputs (still Pending), and the change goes ahead.

@@ -2500,6 +2500,29 @@ describe('a change edited after a stopped run left another change of the same ac
     )
   })
 
+  test('past its deadline, against a service that confirms keys, the stop names the way to settle it: the stopped value applied once, sent again with its key', async () => {
+    const dir = await killedUpgrade()
+    const ignoring = run(dir, change(60, 80), 1_600_000, [ok(before)])
+    const silent = await ignoring.client.lites.upgradeDisk('100042', { additional_size: 20 }).then(
+      () => 'sent',
+      (e: unknown) => String(e),
+    )
+    assert.doesNotMatch(silent, /confirms Idempotency-Keys/, 'never offered while the service has not confirmed keys')
+    // Another order of this service has its key echoed since: the service confirms keys.
+    const other = run(dir, change(30, 40), 1_600_000, [ok({ ...before, account_id: '100043' }), echoing(200, UPGRADE)])
+    await other.client.lites.upgradeDisk('100043', { additional_size: 10 })
+    const late = run(dir, change(60, 80), 1_600_000, [ok(before)])
+    const stopped = await late.client.lites.upgradeDisk('100042', { additional_size: 20 }).then(
+      () => 'sent',
+      (e: unknown) => String(e),
+    )
+    assert.match(
+      stopped,
+      /This service confirms Idempotency-Keys, so it can be settled now: apply once with the value the stopped run asked for \(size = 70\), which sends that change again with its key, placed at most once, then apply your change\./,
+    )
+    assert.equal(puts(late.requests), 0)
+  })
+
   /** A run whose action (a Terraform action, a Pulumi method: OperationFrame.from unset) got a 502 from a service that ignores keys, then was killed. */
   async function killedAction(send: (client: ReturnType<typeof testClient>['client']) => Promise<unknown>): Promise<string> {
     const dir = journal()

@@ -791,10 +791,11 @@ export class Orders {
         : stopped.filter((e) => e.invoiceBefore !== undefined && e.invoiceBefore === (seen?.last_invoice?.id ?? null))
     if (unseen.length === 0) return seen
     const removals = unseen.map((e) => journal.removal(e)).join(', then ')
+    const settle = (await this.honoured()) ? settleByResending(unseen) : ''
     throw stop(
       `No sign of it showed by ${new Date(until).toISOString()} (the account has no invoice since), but a slow service may still ` +
-        'process it. Check the account and its invoices in the portal, now and again a while later. If it was placed, apply again ' +
-        'with a refresh (terraform apply, pulumi up --refresh) once the account shows it: the plan then starts from there. Only ' +
+        `process it. ${settle}Check the account and its invoices in the portal, now and again a while later. If it was placed, apply ` +
+        'again with a refresh (terraform apply, pulumi up --refresh) once the account shows it: the plan then starts from there. Only ' +
         `once you are sure that it was not, ${removals} and apply again.`,
     )
   }
@@ -1684,4 +1685,33 @@ function sendUnstopped<T>(spec: RequestSpec<T>): RequestSpec<T> {
   if (spec.signal === undefined || spec.signal.aborted) return spec
   const { signal: _stop, ...unstopped } = spec
   return unstopped
+}
+
+/**
+ * The way out of a stopped change against a service that confirms Idempotency-Keys: an apply that
+ * plans the stopped change itself again sends it with its key, which the service processes at most
+ * once (placing it now if it never was), and the edited change follows from what the account then
+ * shows. Named from the entries' `change` (each input's value before and the one it was sent for);
+ * empty when an entry does not say it.
+ */
+function settleByResending(entries: readonly JournalEntry[]): string {
+  const targets: string[] = []
+  for (const entry of entries) {
+    let moves: unknown
+    try {
+      moves = JSON.parse(entry.change ?? '')
+    } catch {
+      return ''
+    }
+    if (!Array.isArray(moves)) return ''
+    for (const move of moves) {
+      if (!Array.isArray(move) || typeof move[0] !== 'string' || move[2] === '(set)') return ''
+      targets.push(`${move[0]} = ${JSON.stringify(move[2])}`)
+    }
+  }
+  if (targets.length === 0) return ''
+  return (
+    'This service confirms Idempotency-Keys, so it can be settled now: apply once with the value the stopped run asked for ' +
+    `(${targets.join(', ')}), which sends that change again with its key, placed at most once, then apply your change. `
+  )
 }
