@@ -155,16 +155,18 @@ export function accountCheck<A extends Attributes>(
 export function keypairCheck<A extends Attributes, X extends CreateCheckContext<Client, A> = CreateCheckContext<Client, A>>(
   attribute: keyof A & string,
   resource: string,
-  pool: (ctx: X) => KeypairApi | Promise<KeypairApi>,
+  /** The pool; with the keypair resource named for it when that depends on the object (a VM migrated to Lite Pro). */
+  pool: (ctx: X) => KeypairApi | Promise<KeypairApi | { readonly keypairs: KeypairApi; readonly resource: string }>,
 ): { readonly attribute: keyof A & string; check(ctx: X): Promise<string | null> } {
   return {
     attribute,
     async check(ctx) {
       const id = (ctx.input as Record<string, unknown>)[attribute]
       if (typeof id !== 'number') return null
-      const keypairs = await pool(ctx)
+      const found = await pool(ctx)
+      const { keypairs, resource: named } = 'keypairs' in found ? found : { keypairs: found, resource }
       if ((await keypairs.findKeypair(id, { signal: ctx.signal })) !== null) return null
-      return `must be a keypair of ${resource}'s pool, which has no keypair ${id}`
+      return `must be a keypair of ${named}'s pool, which has no keypair ${id}`
     },
   }
 }

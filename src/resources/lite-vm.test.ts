@@ -480,6 +480,22 @@ describe('provider_lite_vm: reads, import, validation and plan checks', () => {
     assert.match(disk.orders[0]?.what ?? '', /storage upgrade from \d+ to 150 GB/)
   })
 
+  test('after a migration, a Lite keypair for keypair_id is refused naming the Lite Pro pool the VM takes keypairs from', async () => {
+    const { h, config, key } = await setup()
+    const state = await h.create(vm, config)
+    const pro = { ...config, migrate_to_pro: '201' }
+    const migrated = (await h.update(vm, state, pro)).state as ValueMap
+    const proKey = await h.create(liteKeypair(litePro), { name: 'pro-key' })
+    const same = await checkPlanOnline(vm, migrated, h.plan(vm, migrated, { ...pro, keypair_id: key.keypair_id ?? null }), h.session)
+    // The state's keypair is the Lite one it had: set anew to it, the plan changes nothing; set to another Lite keypair, it is refused.
+    const other = await h.create(keypair, { name: 'other-lite-key' })
+    const wrong = await checkPlanOnline(vm, migrated, h.plan(vm, migrated, { ...pro, keypair_id: other.keypair_id ?? null }), h.session)
+    assert.deepEqual(same, [])
+    assert.match(wrong.map((d) => d.detail).join('\n'), /keypair_id must be a keypair of lite_pro_keypair's pool, which has no keypair \d+/)
+    const right = await checkPlanOnline(vm, migrated, h.plan(vm, migrated, { ...pro, keypair_id: proKey.keypair_id ?? null }), h.session)
+    assert.deepEqual(right, [])
+  })
+
   test('a disk already grown outside to the planned size prices no storage upgrade, as the step orders none', async () => {
     const { h, config } = await setup()
     const state = await h.create(vm, config)

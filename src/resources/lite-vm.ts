@@ -18,7 +18,7 @@ import {
 } from '../core/index.js'
 import { awaitingPayment, digitsId } from './billing.js'
 import { cycleRule, isNotFound, keypairCheck, productOf, productRule, quoted, sizeRule } from './catalog-rules.js'
-import { type LiteFamily, lite } from './lite-family.js'
+import { type LiteFamily, lite, litePro } from './lite-family.js'
 import { finish, groups, inGroup, locate, otherFamilyVm, readVm, vmNoun } from './lite-vm-account.js'
 import { type VmAttributes, vmAttributes } from './lite-vm-attributes.js'
 import { vmMethods, vmSteps } from './lite-vm-steps.js'
@@ -260,7 +260,9 @@ function vmPlanChecks(family: LiteFamily): PlanCheck<Client, VmAttributes>[] {
     // The keypair step runs first, in the group the VM is in now (a migration comes later).
     keypairCheck<VmAttributes, PlanCheckContext<Client, VmAttributes>>('keypair_id', `${family.prefix}_keypair`, async (ctx) => {
       const { api } = await inGroup(family, ctx.client, ctx.prior, (a) => a.getVm(ctx.id, { signal: ctx.signal }))
-      return api
+      // A VM migrated to Lite Pro takes Lite Pro keypairs from then on (the migration to Lite Pro).
+      const moved = api !== family.api(ctx.client)
+      return { keypairs: api, resource: moved ? `${litePro.prefix}_keypair` : `${family.prefix}_keypair` }
     }),
     {
       attribute: 'product_id',
