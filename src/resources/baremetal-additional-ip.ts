@@ -65,6 +65,7 @@ export const baremetalAdditionalIp = defineResource<Client, typeof ipAttributes>
     },
   ],
   ...orderedAccount<typeof ipAttributes, AdditionalIpAccount>({
+    type: 'baremetal_additional_ip',
     what,
     calls: {
       get: (client, id, signal) => client.additionalIps.getIp(id, { signal }),

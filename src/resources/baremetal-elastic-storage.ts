@@ -160,6 +160,7 @@ export const baremetalElasticStorage = defineResource<Client, typeof attributes>
     },
   ],
   ...orderedAccount<typeof attributes, ElasticStorageAccount>({
+    type: 'baremetal_elastic_storage',
     what,
     calls: { get: getStorage, delete: (client, id, signal) => client.elasticStorages.deleteStorage(id, { signal }) },
     observe,

@@ -16,6 +16,7 @@ import {
   waitForOrder,
   warnPowerChanged,
 } from './billing.js'
+import { accountElsewhere, registerAccountKind } from './account-kinds.js'
 import { cycleRule, isNotFound, keypairCheck, productOf, productRule, quoted } from './catalog-rules.js'
 import {
   accountListing,
@@ -141,12 +142,15 @@ async function finish(
   return { ...observe(account, power, false), power_state: powerState ?? prior?.power_state ?? null }
 }
 
+registerAccountKind({ type: 'baremetal', what: 'Metal server', get: (client, id, signal) => client.baremetals.getServer(id, { signal }) })
+
 export const baremetal = defineResource<Client, typeof attributes>({
   name: 'baremetal',
   description:
     'A Metal dedicated server. Creating it places a paid order and waits until the server is Active (provisioning is slow: ' +
     'the create timeout defaults to 60 minutes). The label changes in place; power, reset and OS rebuild are one-shot actions.',
   importId: digitsId('account id', '100070'),
+  elsewhere: ({ client, id, signal }) => accountElsewhere('baremetal', client, id, signal),
   timeouts: { create: '60m', update: '60m', delete: '10m' },
   attributes,
   updates: [

@@ -71,3 +71,25 @@ test('a Lite VM imported as a Lite Pro VM names provider_lite_vm', async () => {
     new RegExp(`VM ${String(vm.id)} is a Lite VM, not a Lite Pro one: import it as lite_vm`),
   )
 })
+
+test('an account id of another kind (a Lite VM imported as a disk, a disk as a Metal server, a server as a VM) names its kind and type', async () => {
+  // One emulator each: the fixtures' set-ups name their keypairs alike.
+  const named = async (kind: string) => {
+    const h = new Harness()
+    return { h, id: String((await created(h, kind)).id) }
+  }
+  const vm = await named('lite_vm')
+  await assert.rejects(vm.h.import(definition('lite_disk'), vm.id), new RegExp(`account ${vm.id} is a Lite VM: import it as lite_vm`))
+  const disk = await named('lite_disk')
+  await assert.rejects(
+    disk.h.import(definition('baremetal'), disk.id),
+    new RegExp(`account ${disk.id} is a Lite disk: import it as lite_disk`),
+  )
+  const server = await named('baremetal')
+  await assert.rejects(
+    server.h.import(definition('lite_vm'), server.id),
+    new RegExp(`account ${server.id} is a Metal server: import it as baremetal`),
+  )
+  await assert.rejects(server.h.import(definition('lite_pro_vm'), server.id), /is a Metal server: import it as baremetal/)
+  await assert.rejects(server.h.import(definition('lite_snapshot'), '999999'), /No lite_snapshot with id 999999 exists/)
+})

@@ -16,7 +16,7 @@ import {
   accountIds,
 } from './billing.js'
 import { accountCheck, productAndCycleChecks, productOf, sizeRule } from './catalog-rules.js'
-import { type LiteFamily, otherFamily } from './lite-family.js'
+import type { LiteFamily } from './lite-family.js'
 import { accountListing, orderedAccount, orderedOutputs, orderInputs, payFlag } from './ordered-account.js'
 
 /** The disk's attributes, built per family (the catalog it names, the VM it attaches to, its minimum size). */
@@ -142,11 +142,7 @@ export function liteDisk(family: LiteFamily): AnyResource {
         get: (client, id, signal) => family.api(client).getDisk(id, { signal }),
         delete: (client, id, signal) => family.api(client).deleteDisk(id, { signal }),
       },
-      elsewhere: {
-        what: `${otherFamily(family).title} disk`,
-        type: `${otherFamily(family).prefix}_disk`,
-        get: (client, id, signal) => otherFamily(family).api(client).getDisk(id, { signal }),
-      },
+      type: `${family.prefix}_disk`,
       observe,
       order: ({ input, client, signal }, terms) =>
         family.api(client).createDisk(

@@ -36,6 +36,3 @@ export const litePro: LiteFamily = {
 }
 
 export const liteFamilies: readonly LiteFamily[] = [lite, litePro]
-
-/** The family that is not `family`: where an id this one lacks may be. */
-export const otherFamily = (family: LiteFamily): LiteFamily => (family === lite ? litePro : lite)

@@ -4,7 +4,7 @@ import { billingOf, productLabel, quote } from './prices.js'
 import { defineResource, string } from '../core/index.js'
 import { accountIds, cycleAttribute, cycleCode, digitsId, idInput, LITE_CYCLES, textRules } from './billing.js'
 import { accountCheck, cycleRule } from './catalog-rules.js'
-import { type LiteFamily, otherFamily } from './lite-family.js'
+import type { LiteFamily } from './lite-family.js'
 import { accountListing, orderDescriptionAttribute, orderedAccount, orderedOutputs, orderInputs } from './ordered-account.js'
 
 export function liteSnapshot(family: LiteFamily) {
@@ -68,11 +68,7 @@ export function liteSnapshot(family: LiteFamily) {
         get: (client, id, signal) => family.api(client).getSnapshot(id, { signal }),
         delete: (client, id, signal) => family.api(client).deleteSnapshot(id, { signal }),
       },
-      elsewhere: {
-        what: `${otherFamily(family).title} snapshot`,
-        type: `${otherFamily(family).prefix}_snapshot`,
-        get: (client, id, signal) => otherFamily(family).api(client).getSnapshot(id, { signal }),
-      },
+      type: `${family.prefix}_snapshot`,
       observe,
       order: ({ input, client, signal }, terms) =>
         family.api(client).createSnapshot(

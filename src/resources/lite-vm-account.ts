@@ -6,6 +6,7 @@
 import type { Client, LiteApi, LiteVmAccount, VmAction, VmDetails } from '../api/index.js'
 import { InputError, type OperationContext, ownCall } from '../core/index.js'
 import { accountIds, cycleCode, invoiceState, raw, waitForOrder, warnPowerChanged } from './billing.js'
+import { type AccountKind, accountElsewhere } from './account-kinds.js'
 import { isNotFound } from './catalog-rules.js'
 import { type LiteFamily, lite, litePro } from './lite-family.js'
 import { POWER_EFFECT, POWER_FROM_STATUS, type Vm } from './lite-vm-attributes.js'
@@ -158,14 +159,37 @@ function refuseOtherType(family: LiteFamily, id: string, { account, migrated }: 
 }
 
 /**
+ * The VMs of a family as a kind of account: read by L3, imported as a VM restored from a snapshot when
+ * the account says it was (extra_details.snapshot_id), else as a VM.
+ */
+export function vmKind(family: LiteFamily): AccountKind {
+  return {
+    type: `${family.prefix}_vm`,
+    what: vmNoun(family),
+    get: (client, id, signal) => family.api(client).getVm(id, { signal }),
+    importAs: (account) =>
+      (account as LiteVmAccount).extra_details?.snapshot_id ? `${family.prefix}_vm_from_snapshot` : `${family.prefix}_vm`,
+    alike: [`${family.prefix}_vm_from_snapshot`],
+  }
+}
+
+/**
  * `elsewhere` of a VM: an id a Lite Pro VM import does not find may be a Lite VM, whose type the message
- * names. (A Lite VM import finds a Lite Pro one itself, and refuses it as migrated: refuseOtherType.)
+ * names (a Lite VM import finds a Lite Pro one itself, and refuses it as migrated: refuseOtherType), or
+ * another kind of account.
  */
 export async function otherFamilyVm(family: LiteFamily, ctx: OperationContext<Client>, id: string): Promise<string | undefined> {
   const other = family.migratesToPro ? null : lite
-  if (!other) return undefined
-  await other.api(ctx.client).getVm(id, { signal: ctx.signal }) // not there either (it throws): the import reports a missing object
-  return `VM ${id} is a ${other.title} VM, not a ${family.title} one: import it as ${other.prefix}_vm`
+  if (other) {
+    try {
+      await other.api(ctx.client).getVm(id, { signal: ctx.signal })
+      return `VM ${id} is a ${other.title} VM, not a ${family.title} one: import it as ${other.prefix}_vm`
+    } catch (thrown) {
+      if (!isNotFound(thrown)) throw thrown
+    }
+  }
+  // Not a VM of either family: perhaps another kind of account (a disk, a snapshot, a Metal server).
+  return accountElsewhere(`${family.prefix}_vm`, ctx.client, id, ctx.signal)
 }
 
 /** Waits for an order on the VM: the Active account, or null when it waits for payment. */

@@ -6,6 +6,7 @@ import type { LiteFamily } from './lite-family.js'
 import { accountListing, isTerminated, orderDescriptionAttribute, orderedAccount, orderedOutputs, orderInputs } from './ordered-account.js'
 import { accountCheck } from './catalog-rules.js'
 import { newVmChecks, newVmPrice } from './lite-vm.js'
+import { vmKind } from './lite-vm-account.js'
 import { consolePasswordAttributes, consoleUserRules } from './lite-vm-attributes.js'
 
 export function liteVmFromSnapshot(family: LiteFamily) {
@@ -62,6 +63,8 @@ export function liteVmFromSnapshot(family: LiteFamily) {
     ],
     priceCreate: newVmPrice<typeof attributes>(family),
     ...orderedAccount<typeof attributes, LiteVmAccount>({
+      type: `${family.prefix}_vm_from_snapshot`,
+      kind: vmKind(family),
       what,
       calls: {
         get: (client, id, signal) => family.api(client).getVm(id, { signal }),

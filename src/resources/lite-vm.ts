@@ -16,10 +16,11 @@ import {
   type PlanCheckContext,
   type Pricing,
 } from '../core/index.js'
+import { registerAccountKind } from './account-kinds.js'
 import { awaitingPayment, digitsId } from './billing.js'
 import { cycleRule, isNotFound, keypairCheck, productOf, productRule, quoted, sizeRule } from './catalog-rules.js'
 import { type LiteFamily, lite, litePro } from './lite-family.js'
-import { finish, groups, inGroup, locate, otherFamilyVm, readVm, vmNoun } from './lite-vm-account.js'
+import { finish, groups, inGroup, locate, otherFamilyVm, readVm, vmKind, vmNoun } from './lite-vm-account.js'
 import { type VmAttributes, vmAttributes } from './lite-vm-attributes.js'
 import { vmMethods, vmSteps } from './lite-vm-steps.js'
 import { accountListing, ORDER_TIME_INPUTS, orderTerms } from './ordered-account.js'
@@ -151,6 +152,7 @@ export function newVmChecks<A extends Attributes>(
 }
 
 export function liteVm(family: LiteFamily): AnyResource {
+  registerAccountKind(vmKind(family))
   return defineResource<Client, VmAttributes>({
     name: `${family.prefix}_vm`,
     description:

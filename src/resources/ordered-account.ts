@@ -20,6 +20,7 @@ import {
   type ResumeContext,
   string,
 } from '../core/index.js'
+import { type AccountKind, accountElsewhere, registerAccountKind } from './account-kinds.js'
 import { accountIdAttribute, awaitingPayment, keepAndWait, statusFilter, textRules, waitAgain } from './billing.js'
 
 /**
@@ -135,8 +136,10 @@ interface OrderedAccount<X extends Attributes, A> {
   readonly order: (ctx: CreateContext<Client, X>, terms: ReturnType<typeof orderTerms>) => Promise<Order>
   /** Whether the state records the create order's id (an `order_id` output) from the moment it answers. */
   readonly recordsOrder: boolean
-  /** The same kind of account of the other family (`Lite Pro disk`, `lite_pro_disk`), named when an import finds the id there. */
-  readonly elsewhere?: { readonly what: string; readonly type: string; readonly get: AccountCalls<unknown>['get'] }
+  /** The resource's type: an import of an id it does not find names the kind of account that has it (accountElsewhere). */
+  readonly type: string
+  /** The kind of account it registers, when not its own type, `what` and read (a restored VM is a VM). */
+  readonly kind?: AccountKind
 }
 
 /**
@@ -148,6 +151,7 @@ export function orderedAccount<X extends Attributes & Record<(typeof ORDER_TIME_
   spec: OrderedAccount<X, A>,
 ) {
   const { what, calls, observe } = spec
+  registerAccountKind(spec.kind ?? { type: spec.type, what, get: calls.get })
   return {
     async create(ctx: CreateContext<Client, X>) {
       // X declares the order-time inputs (its constraint), which the generic input type cannot show.
@@ -172,16 +176,9 @@ export function orderedAccount<X extends Attributes & Record<(typeof ORDER_TIME_
     async delete(ctx: DeleteContext<Client, X>) {
       await ownCall(calls.delete(ctx.client, ctx.id, ctx.signal))
     },
-    ...(spec.elsewhere === undefined ? {} : { elsewhere: otherFamilys(spec.elsewhere) }),
+    elsewhere: ({ client, id, signal }: { client: Client; id: string; signal: AbortSignal }) =>
+      accountElsewhere(spec.type, client, id, signal),
     unrecoverable: ORDER_TIME_INPUTS,
-  }
-}
-
-/** `elsewhere` of an ordered account: the other family's account of the same kind, unless it is gone too. */
-function otherFamilys(other: NonNullable<OrderedAccount<Attributes, unknown>['elsewhere']>) {
-  return async ({ client, id, signal }: { client: Client; id: string; signal: AbortSignal }) => {
-    if (isTerminated((await other.get(client, id, signal)) as { readonly status: string })) return undefined
-    return `account ${id} is a ${other.what}: import it as ${other.type}`
   }
 }
 

@@ -1,0 +1,49 @@
+/**
+ * The kinds of account the service sells, each read by its own call: every resource that manages an
+ * account registers its kind where it is defined (an ordered account through orderedAccount), so an
+ * import of an account id that one kind's call does not find can name the kind that has it, and the
+ * resource type to import it as.
+ */
+import type { Account, Client } from '../api/index.js'
+import { isNotFound } from './catalog-rules.js'
+
+export interface AccountKind {
+  /** The resource type to import such an account as. */
+  readonly type: string
+  /** What it is, completing "account N is a …" (`Lite disk`, `Metal server`). */
+  readonly what: string
+  /** The account's own read, which answers not found for an account of any other kind. */
+  readonly get: (client: Client, id: string, signal: AbortSignal) => Promise<Account<unknown>>
+  /** The type to import a given account as, when the kind holds more than one (a VM restored from a snapshot). */
+  readonly importAs?: (account: Account<unknown>) => string
+  /** Other resource types that read this kind with the same call (their imports find it themselves). */
+  readonly alike?: readonly string[]
+}
+
+/** The kinds registered, by type: a definition made twice (the tests make many) registers once. */
+const kinds = new Map<string, AccountKind>()
+
+export function registerAccountKind(kind: AccountKind): void {
+  kinds.set(kind.type, kind)
+}
+
+/**
+ * For `elsewhere`: the kind of account other than `type`'s that has account `id`, said as what to
+ * import it as; undefined when none has it (or only as terminated). One read per other kind, made
+ * only after an import found nothing.
+ */
+export async function accountElsewhere(type: string, client: Client, id: string, signal: AbortSignal): Promise<string | undefined> {
+  for (const kind of kinds.values()) {
+    if (kind.type === type || kind.alike?.includes(type)) continue
+    let account: Account<unknown>
+    try {
+      account = await kind.get(client, id, signal)
+    } catch (thrown) {
+      if (isNotFound(thrown)) continue
+      throw thrown
+    }
+    if (/^terminated$/i.test(account.status)) continue
+    return `account ${id} is a ${kind.what}: import it as ${kind.importAs?.(account) ?? kind.type}`
+  }
+  return undefined
+}
