@@ -187,15 +187,21 @@ async function create<C>(definition: AnyResource, planned: ValueMap, session: Se
   let waiting: string | undefined
   // An order left unfinished is resumed by the next apply; until then a 404 for it may be a new order's.
   const resumeMark = { resume: true, orderedAt: (session.now ?? Date.now)() }
+  const now = session.now ?? Date.now
+  const started = now()
+  const timeoutMs = timeoutOf(definition, planned, 'create')
+  let ordering = false
   try {
-    await readyToOrder(definition, planned, session, diagnostics)
+    // One timeout for the whole create: what the wait before the order took, the order does not get again.
+    await readyToOrder(definition, planned, session, diagnostics, timeoutMs)
+    ordering = true
     const observed = await definition.create({
       ...contextFor(session, diagnostics),
       waitingFor: (why: string) => {
         waiting = why
       },
       input: handlerInput(definition.attributes, plainInput(planned)),
-      timeoutMs: timeoutOf(definition, planned, 'create'),
+      timeoutMs: Math.max(1, timeoutMs - (now() - started)),
       checkpoint: (partial: Observed) => {
         reached = { ...(reached ?? {}), ...partial }
       },
@@ -217,7 +223,12 @@ async function create<C>(definition: AnyResource, planned: ValueMap, session: Se
     const resume = (deferred || failing.length > 0) && definition.resume !== undefined
     return { state, private: resume ? resumeMark : {}, diagnostics: [...diagnostics, ...failing], incomplete: failing.length > 0 }
   } catch (thrown) {
-    const failure = failureOf(session, thrown, `Creating ${definition.name} failed`, names(definition))
+    const failure = failureOf(
+      session,
+      thrown,
+      ordering ? `Creating ${definition.name} failed` : `Creating ${definition.name} failed before its order: nothing was ordered`,
+      names(definition),
+    )
     // Nothing to keep when nothing was ordered, or when what was ordered is gone (terminated while waited for).
     if (reached === null || (await goneAfterOrder(definition, settle(planned, reached), thrown, session))) {
       return { state: null, private: {}, diagnostics: [...diagnostics, ...failure], incomplete: false, cause: thrown }
@@ -341,7 +352,7 @@ async function update<C>(
 ): Promise<Outcome> {
   const run = new UpdateRun(definition, prior, planned, priorPrivate, session)
   // Each part answers an outcome when the update stops there, null to go on.
-  return (await resumeWait(run)) ?? (await runSteps(run)) ?? (await readAfterUpdate(run))
+  return (await resumeWait(run)) ?? (await runSteps(run)) ?? (await finishResume(run)) ?? (await readAfterUpdate(run))
 }
 
 /** One update as it runs: what it was asked, the state it has reached, and the marks its steps earned. */
@@ -358,8 +369,12 @@ class UpdateRun<C> {
   later = false
   /** What a change waits for (an unpaid invoice), as its handler said. */
   waiting: string | undefined
-  /** The wait an earlier apply left (resume or waiting) ran first. */
+  /** The wait an earlier apply left (the resume mark) ran first. */
   resumed = false
+  /** The object was found ready for this update's orders (readyForChanges): what waited for payment before is paid. */
+  readied = false
+  /** That resume only waited (steps followed): the rest of it runs after the steps (finishResume). */
+  resumeDeferred = false
 
   constructor(
     readonly definition: AnyResource,
@@ -386,18 +401,11 @@ class UpdateRun<C> {
     return handlerInput(this.definition.attributes, plainInput(this.planned))
   }
 
-  /**
-   * The inputs a resume finishes the earlier apply's work with: the planned ones, but those a sending
-   * step of this update changes are null (see ResumeContext.input). A create resumed after payment
-   * would otherwise grow a disk to the new target before the step that changes the package, whose
-   * larger plan may include that disk: paid twice, and out of the contract's order.
-   */
-  leftToResume(): Record<string, Value> {
-    const input = this.input()
-    for (const step of stepsToRun(this.definition, this.prior, this.planned)) {
-      if (!step.recordOnly) for (const name of step.attributes) input[name] = null
-    }
-    return input
+  /** Steps of this update will call the service (not only record, nor only rename): a resume then waits only, first. */
+  get stepsFollow(): boolean {
+    return stepsToRun(this.definition, this.prior, this.planned).some(
+      (step) => !step.recordOnly && this.definition.updates[step.index]?.cosmetic !== true,
+    )
   }
 
   /**
@@ -420,26 +428,54 @@ class UpdateRun<C> {
 }
 
 /**
- * Finishes the wait a previous apply left (PrivateState.resume), before any step runs; also waits for a
- * change an earlier apply ordered that waited for payment (PrivateState.waiting: a read has not shown it
- * made yet). Paid since, the service may still be making it (Pending): it takes no order before it is
- * Active, so the steps of this apply are sent after it, not into a Pending account (a 409).
+ * Finishes the wait a previous apply left (PrivateState.resume), before any step runs: only the wait
+ * when steps follow, the rest after them (finishResume).
  */
 async function resumeWait<C>(run: UpdateRun<C>): Promise<Outcome | null> {
   const { definition, session } = run
-  if ((!run.priorPrivate.resume && run.priorPrivate.waiting === undefined) || !definition.resume) return null
+  if (!run.priorPrivate.resume || !definition.resume) return null
   try {
     run.remote = true
     run.resumed = true
-    const resumeLater = () => {
-      run.later = true
-    }
-    const observed = await definition.resume({ ...run.base, input: run.leftToResume(), prior: run.current as never, resumeLater })
-    run.current = { ...run.current, ...(observed as Record<string, Value>) }
+    run.resumeDeferred = run.stepsFollow
+    await resumeOnce(run, run.resumeDeferred)
     return null
   } catch (thrown) {
     const failure = failureOf(session, thrown, `Waiting for ${definition.name} ${run.id} failed`, names(definition))
     return { state: run.current, private: run.priorPrivate, diagnostics: [...run.diagnostics, ...failure], incomplete: true, cause: thrown }
+  }
+}
+
+async function resumeOnce<C>(run: UpdateRun<C>, waitOnly: boolean): Promise<void> {
+  const resumeLater = () => {
+    run.later = true
+  }
+  const resume = run.definition.resume as NonNullable<AnyResource['resume']>
+  const observed = await resume({ ...run.base, input: run.input(), prior: run.current as never, resumeLater, waitOnly })
+  run.current = { ...run.current, ...(observed as Record<string, Value>) }
+}
+
+/**
+ * The rest of a resume that only waited while the steps ran (ResumeContext.waitOnly): what the earlier
+ * apply left for after Active, done now from what the steps left (a disk the new package includes is
+ * not ordered). A failure keeps the steps' changes and the resume mark.
+ */
+async function finishResume<C>(run: UpdateRun<C>): Promise<Outcome | null> {
+  if (!run.resumeDeferred) return null
+  run.resumeDeferred = false
+  try {
+    await resumeOnce(run, false)
+    return null
+  } catch (thrown) {
+    const { definition, session } = run
+    const failure = failureOf(session, thrown, `Finishing ${definition.name} ${run.id} failed`, names(definition))
+    return {
+      state: run.reached(),
+      private: { ...run.earned(), resume: true },
+      diagnostics: [...run.diagnostics, ...failure],
+      incomplete: true,
+      cause: thrown,
+    }
   }
 }
 
@@ -449,6 +485,10 @@ async function runSteps<C>(run: UpdateRun<C>): Promise<Outcome | null> {
   const steps = stepsToRun(definition, prior, planned)
   for (const [position, scheduled] of steps.entries()) {
     const sends = !scheduled.recordOnly && definition.updates[scheduled.index]?.cosmetic !== true
+    if (sends && !run.readied && run.waiting === undefined) {
+      const stopped = await readyForChanges(run, scheduled.attributes)
+      if (stopped) return stopped
+    }
     if (sends && run.waiting !== undefined) return await waitingForPayment(run, steps.slice(position))
     if (session.signal.aborted && !scheduled.recordOnly) {
       // Interrupted: stop at a step boundary with every finished step recorded.
@@ -465,6 +505,25 @@ async function runSteps<C>(run: UpdateRun<C>): Promise<Outcome | null> {
     if (stopped) return stopped
   }
   return null
+}
+
+/**
+ * Waits until the service takes this update's orders (ResourceDefinition.readyForChanges): a failure
+ * there (Suspended, a timeout) stops the update before anything is sent, keeping what the steps
+ * before did.
+ */
+async function readyForChanges<C>(run: UpdateRun<C>, attributes: readonly string[]): Promise<Outcome | null> {
+  const { definition, session } = run
+  if (definition.readyForChanges === undefined) return null
+  try {
+    await definition.readyForChanges({ ...run.base, prior: run.current as never })
+    run.readied = run.waiting === undefined
+    return null
+  } catch (thrown) {
+    const what = `${attributes.join(', ')} of ${definition.name} ${run.id}`
+    const failure = failureOf(session, thrown, `Not changing ${what}: nothing was sent`, names(definition))
+    return { state: run.reached(), private: run.earned(), diagnostics: [...run.diagnostics, ...failure], incomplete: false, cause: thrown }
+  }
 }
 
 /**
@@ -590,7 +649,7 @@ async function readAfterUpdate<C>(run: UpdateRun<C>): Promise<Outcome> {
   run.current = { ...run.current, timeouts: planned.timeouts ?? null }
   // A change still waiting for payment stays marked until a read shows it took effect, or a resumed
   // wait ends without meeting an unpaid invoice again.
-  const stillWaiting = run.waiting ?? (run.resumed ? undefined : priorPrivate.waiting)
+  const stillWaiting = run.waiting ?? (run.resumed || run.readied ? undefined : priorPrivate.waiting)
   const failing = unfinishedError(
     session,
     definition,
@@ -921,9 +980,8 @@ function credentialsRefused(thrown: unknown): boolean {
  */
 function uncheckedReplacement(definition: AnyResource, prior: ValueMap, plan: Plan): Diagnostic[] {
   // An unset input planned unknown (it follows the service's value) asks nothing of the checks.
-  const unknown = [...new Set((definition.createChecks ?? []).map((c) => c.attribute))].filter(
-    (name) => isUnknown(plan.planned[name]) && !(plan.following ?? []).includes(name),
-  )
+  const catalog = (definition.createChecks ?? []).filter((c) => c.references !== true).map((c) => c.attribute)
+  const unknown = [...new Set(catalog)].filter((name) => isUnknown(plan.planned[name]) && !(plan.following ?? []).includes(name))
   if (unknown.length === 0) return []
   const list = unknown.join(', ')
   const one = unknown.length === 1
@@ -932,17 +990,22 @@ function uncheckedReplacement(definition: AnyResource, prior: ValueMap, plan: Pl
       `${definition.name} ${String(prior.id)} is replaced by an object the plan cannot check`,
       `${list} ${one ? 'is' : 'are'} known only at apply, so the service's catalog and accounts check ${one ? 'it' : 'them'} only ` +
         `when the new object is ordered: a replacement that deletes first (Terraform's default) deletes ${definition.name} ` +
-        `${String(prior.id)} before then, and keeps nothing if the order is refused. To keep it until the new one is ordered, ` +
-        'set lifecycle { create_before_destroy = true }, or apply what sets the value first (-target).',
+        `${String(prior.id)} before then, and keeps nothing if the order is refused. Unless the resource already has ` +
+        'lifecycle { create_before_destroy = true } (the new one is then ordered first), set it, or apply what sets the value first (-target).',
       [unknown[0] as string],
     ),
   ]
 }
 
 /** Waits for what the create checks let pass while it was still being made (CreateCheck.ready), before the order. */
-async function readyToOrder<C>(definition: AnyResource, planned: ValueMap, session: Session<C>, diagnostics: Diagnostic[]): Promise<void> {
+async function readyToOrder<C>(
+  definition: AnyResource,
+  planned: ValueMap,
+  session: Session<C>,
+  diagnostics: Diagnostic[],
+  timeoutMs: number,
+): Promise<void> {
   const input = plainInput(planned)
-  const timeoutMs = timeoutOf(definition, planned, 'create')
   for (const check of definition.createChecks ?? []) {
     const value = input[check.attribute]
     if (check.ready !== undefined && value !== null && value !== '')

@@ -60,11 +60,14 @@ export interface CreateContext<C, A extends Attributes> extends OperationContext
 
 export interface ResumeContext<C, A extends Attributes> extends OperationContext<C> {
   readonly id: string
-  /**
-   * The planned inputs, except those a step of this same update changes (null here): that step does
-   * it, in the update's order and at the new value, so the resume never does it first at its place.
-   */
   readonly input: ObjectOf<A>
+  /**
+   * Steps of this update follow: only wait for the order in progress. What else the earlier apply
+   * left (work it does once Active: a disk to grow, a power state) comes after them in the update's
+   * order (a package change may include that disk), so core calls resume again after the steps, with
+   * this false, to do it.
+   */
+  readonly waitOnly: boolean
   readonly prior: State<A>
   readonly timeoutMs: number
   /** As in CreateContext: something requested is still not done, so the next apply resumes again. */
@@ -140,6 +143,12 @@ export interface CreateCheck<C, A extends Attributes> {
    * the order; throws, and nothing is ordered, when it does not become so.
    */
   ready?(ctx: CreateCheckContext<C, A> & { readonly timeoutMs: number }): Promise<void>
+  /**
+   * The value names another object (an account, a keypair): unknown at plan only while that object is
+   * made or replaced in the same apply, which then makes it what the order needs. A replacement is not
+   * warned about it (uncheckedReplacement), unlike a catalog value known only at apply.
+   */
+  readonly references?: boolean
 }
 
 /**
@@ -361,6 +370,14 @@ export interface ResourceDefinition<C, A extends Attributes> {
    * invoice paid since) ends the same: it refuses only what the service refuses.
    */
   changesRefused?(ctx: OperationContext<C> & { readonly id: string; readonly prior: State<A> }): Promise<string | undefined>
+  /**
+   * Run by an update just before its first step that the service takes only from an object ready for
+   * it (an order, an action; not a `cosmetic` one): waits, up to `timeoutMs`, while the service is still
+   * making an order or change of it (an account Pending with its invoice paid: it takes no other order
+   * before it is Active, and would answer 409), and reports through `waitingFor` an unpaid invoice that
+   * keeps it Pending (the steps are then not sent). Throws when it will not become ready (Suspended).
+   */
+  readyForChanges?(ctx: OperationContext<C> & { readonly id: string; readonly prior: State<A>; readonly timeoutMs: number }): Promise<void>
   /** Its own call goes through `ownCall`: only that call's 404 or 410 means the object was already deleted. */
   delete(ctx: DeleteContext<C, A>): Promise<void>
   /** Inputs the service cannot return; listed in the docs for import. */

@@ -5,7 +5,7 @@
 import { type Client, type IpAssignment, withoutLeadingZeros } from '../api/index.js'
 import { defineResource, ownCall, string } from '../core/index.js'
 import { idInput, raw, rawAttribute, rules } from './billing.js'
-import { accountCheck, activeAccount } from './catalog-rules.js'
+import { accountCheck } from './catalog-rules.js'
 import { isTerminated } from './ordered-account.js'
 
 const assignmentAttributes = {
@@ -55,12 +55,11 @@ export const baremetalAdditionalIpAssignment = defineResource<Client, typeof ass
   deleteBeforeReplace: true,
   // The old assignment is deleted first: what the new one needs is checked before, at plan.
   createChecks: [
-    {
-      attribute: 'additional_ip_id',
-      async check({ client, input, replacing, signal }) {
-        const ip = input.additional_ip_id ?? 0
-        const wrong = await activeAccount(() => client.additionalIps.getIp(ip, { signal }), 'an additional IP')
-        if (wrong !== null) return wrong
+    accountCheck<typeof assignmentAttributes>(
+      'additional_ip_id',
+      'an additional IP',
+      (client, ip, signal) => client.additionalIps.getIp(ip, { signal }),
+      async ({ client, input, replacing, signal }, ip) => {
         // An IP serves one server at a time: A1 answers 409 while it is routed to another.
         const server = input.metal_account_id
         const [held] = await client.additionalIps.listAssignments(ip, { signal })
@@ -75,7 +74,7 @@ export const baremetalAdditionalIpAssignment = defineResource<Client, typeof ass
           'resource that assigns it, which deletes the old assignment first), or remove that assignment first'
         )
       },
-    },
+    ),
     accountCheck<typeof assignmentAttributes>('metal_account_id', 'a Metal server', (client, id, signal) =>
       client.baremetals.getServer(id, { signal }),
     ),

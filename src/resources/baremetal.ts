@@ -13,6 +13,7 @@ import {
   raw,
   rawAttribute,
   textRules,
+  untilChangesTaken,
   waitForOrder,
   warnPowerChanged,
 } from './billing.js'
@@ -337,6 +338,7 @@ export const baremetal = defineResource<Client, typeof attributes>({
   },
   changesRefused: (ctx) =>
     awaitingPayment(ctx.prior, 'Metal server', () => ctx.client.baremetals.getServer(ctx.id, { signal: ctx.signal })),
+  readyForChanges: (ctx) => untilChangesTaken(ctx, 'Metal server', () => ctx.client.baremetals.getServer(ctx.id, { signal: ctx.signal })),
   async delete(ctx) {
     await ownCall(ctx.client.baremetals.deleteServer(ctx.id, { signal: ctx.signal }))
   },

@@ -190,6 +190,26 @@ export async function awaitingPayment(
 }
 
 /**
+ * `readyForChanges` of an account: waits while the service is still making an order or change of it
+ * (Pending, its invoice paid), since it takes no other order before it is Active; an unpaid invoice
+ * that keeps it Pending is reported through `waitingFor` instead (the change is then not sent).
+ */
+export async function untilChangesTaken(
+  ctx: OperationContext<Client> & { readonly id: string; readonly timeoutMs: number },
+  what: string,
+  read: () => Promise<Account<unknown>>,
+): Promise<void> {
+  const { account, unpaidInvoice } = await ctx.client.waitForActive(read, {
+    timeoutMs: ctx.timeoutMs,
+    orderedAt: ctx.client.now(),
+    signal: ctx.signal,
+    describe: what,
+    accountId: ctx.id,
+  })
+  if (unpaidInvoice !== undefined) ctx.waitingFor?.(`invoice ${unpaidInvoice.id} for ${what} ${account.account_id} is unpaid`)
+}
+
+/**
  * Waits for an order to become Active. An unpaid invoice ends the wait with a warning and the
  * account as it is (Pending), per the contract: an error would make Terraform order again.
  */

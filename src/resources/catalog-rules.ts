@@ -105,13 +105,17 @@ export function accountCheck<A extends Attributes>(
   attribute: keyof A & string,
   what: string,
   read: (client: Client, id: number, signal: AbortSignal) => Promise<Account<unknown>>,
+  /** What else the order needs of the account once it is fine (checked only then). */
+  then?: (ctx: CreateCheckContext<Client, A>, id: number) => Promise<string | null>,
 ): CreateCheck<Client, A> {
   return {
     attribute,
-    async check({ client, input, signal, warn }) {
+    references: true,
+    async check(ctx) {
+      const { client, input, signal, warn } = ctx
       const id = (input as Record<string, unknown>)[attribute]
       if (typeof id !== 'number') return null
-      return activeAccount(
+      const wrong = await activeAccount(
         () => read(client, id, signal),
         what,
         (account) =>
@@ -121,6 +125,7 @@ export function accountCheck<A extends Attributes>(
               'and places this order only once it is Active, so the apply waits for that (within the create timeout) before ordering.',
           ),
       )
+      return wrong ?? (then === undefined ? null : then(ctx, id))
     },
     // The service makes a paid order or change of the account in the meantime: the order waits for Active.
     async ready({ client, input, signal, timeoutMs }) {
@@ -130,7 +135,7 @@ export function accountCheck<A extends Attributes>(
         timeoutMs,
         orderedAt: client.now(),
         signal,
-        describe: what,
+        describe: what.replace(/^an? /, ''),
         accountId: String(id),
       })
       if (unpaidInvoice !== undefined) {
@@ -157,9 +162,10 @@ export function keypairCheck<A extends Attributes, X extends CreateCheckContext<
   resource: string,
   /** The pool; with the keypair resource named for it when that depends on the object (a VM migrated to Lite Pro). */
   pool: (ctx: X) => KeypairApi | Promise<KeypairApi | { readonly keypairs: KeypairApi; readonly resource: string }>,
-): { readonly attribute: keyof A & string; check(ctx: X): Promise<string | null> } {
+): { readonly attribute: keyof A & string; readonly references: true; check(ctx: X): Promise<string | null> } {
   return {
     attribute,
+    references: true,
     async check(ctx) {
       const id = (ctx.input as Record<string, unknown>)[attribute]
       if (typeof id !== 'number') return null

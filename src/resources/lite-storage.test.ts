@@ -4,7 +4,7 @@ import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import { liteVmConfigOn, liteVmOn } from '../../test/support/fixtures.js'
 import { Harness } from '../../test/support/harness.js'
-import { applyUpdate, checkPlanOnline, hasErrors, planResource, readResource, type ValueMap } from '../core/index.js'
+import { applyUpdate, checkPlanOnline, hasErrors, planResource, readResource, UNKNOWN, type ValueMap } from '../core/index.js'
 import { liteDisk } from './lite-disk.js'
 import { type LiteFamily, lite, litePro } from './lite-family.js'
 import { liteSnapshot } from './lite-snapshot.js'
@@ -245,4 +245,21 @@ describe('a Pending Lite VM at plan: what the service takes while Pending', () =
       [],
     )
   })
+})
+
+test('a disk replaced because its VM is replaced (lite_account_id known only at apply) gets no warning that its new object is unchecked: the new VM is made for it', async () => {
+  const { h, vm } = await withVm(lite)
+  const disks = liteDisk(lite)
+  const config: ValueMap = { product_id: 60, cycle: 'm', lite_account_id: vm }
+  const disk = await h.create(disks, config)
+  const plan = planResource(disks, disk, { ...config, lite_account_id: UNKNOWN })
+  assert.ok(plan.replace.includes('lite_account_id'))
+  assert.deepEqual(await checkPlanOnline(disks, disk, plan, h.session), [])
+  // A catalog value known only at apply is another matter: product_id from another resource is said.
+  const unknownProduct = planResource(disks, disk, { ...config, product_id: UNKNOWN })
+  const said = await checkPlanOnline(disks, disk, unknownProduct, h.session)
+  assert.deepEqual(
+    said.map((d) => [d.severity, d.path]),
+    [['warning', ['product_id']]],
+  )
 })

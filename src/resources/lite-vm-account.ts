@@ -219,7 +219,7 @@ export async function settle(
  */
 export async function finish(
   family: LiteFamily,
-  ctx: OperationContext<Client> & { id: string; input: Partial<Vm>; timeoutMs: number; resumeLater(): void },
+  ctx: OperationContext<Client> & { id: string; input: Partial<Vm>; timeoutMs: number; resumeLater(): void; waitOnly?: boolean },
   api: LiteApi,
   prior: Partial<Vm> | null,
 ) {
@@ -232,6 +232,12 @@ export async function finish(
     return observe(family, { api, account, migrated }, null, prior, false)
   }
   let account = await settle(family, ctx, api, ctx.id, remaining(), ctx.client.now())
+  // Steps of the same update follow (a package change): the disk and the power come after them, in a
+  // second call (or, while the invoice is unpaid, in the next apply's resume: the mark stays).
+  if (ctx.waitOnly === true) {
+    const shown = account ?? (await api.getVm(ctx.id, { signal: ctx.signal }))
+    return observe(family, { api, account: shown, migrated }, null, prior, false)
+  }
   if (!account) return pending(await api.getVm(ctx.id, { signal: ctx.signal }))
   const target = ctx.input.disk_size
   if (typeof target === 'number' && target > account.extra_details.disk_size) {

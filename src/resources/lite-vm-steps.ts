@@ -178,9 +178,11 @@ async function storageUpgradePrice(family: LiteFamily, ctx: PriceCtx): Promise<r
   const productId = products.some((p) => p.product_id === planned) ? planned : account.product_id
   const { product, option } = billingOf(products, productId, prior.cycle)
   const base = product.options?.disk ?? 0
-  // The step orders only above the disk the VM will have: grown outside, or by the package change
-  // that runs first (to its product's own disk).
-  const current = Math.max(prior.disk_size ?? 0, account.extra_details.disk_size, base)
+  // The step orders only above the disk the VM will have: as the service shows it (grown outside
+  // too), or as the package change that runs first leaves it (its product's own disk). Not the size in
+  // state: a target an earlier apply recorded but has not reached (its order unpaid, or a create's
+  // growth still to come) is ordered from what the VM has.
+  const current = Math.max(account.extra_details.disk_size, base)
   if (target <= current) return []
   const steps = componentSteps(option, 'disk_size')
   const due = tiered(steps, Math.max(0, target - base)) - tiered(steps, Math.max(0, current - base))

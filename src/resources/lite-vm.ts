@@ -17,7 +17,7 @@ import {
   type Pricing,
 } from '../core/index.js'
 import { registerAccountKind } from './account-kinds.js'
-import { awaitingPayment, digitsId } from './billing.js'
+import { awaitingPayment, digitsId, untilChangesTaken } from './billing.js'
 import { cycleRule, isNotFound, keypairCheck, productOf, productRule, quoted, sizeRule } from './catalog-rules.js'
 import { type LiteFamily, lite, litePro } from './lite-family.js'
 import { finish, groups, inGroup, locate, otherFamilyVm, readVm, vmKind, vmNoun } from './lite-vm-account.js'
@@ -194,6 +194,11 @@ export function liteVm(family: LiteFamily): AnyResource {
     },
     read: (ctx) => readVm(family, ctx, ctx.id, ctx.prior, ctx.importing),
     elsewhere: (ctx) => otherFamilyVm(family, ctx, ctx.id),
+    readyForChanges: (ctx) =>
+      untilChangesTaken(ctx, vmNoun(family), async () => {
+        const { value } = await inGroup(family, ctx.client, ctx.prior, (api) => api.getVm(ctx.id, { signal: ctx.signal }))
+        return value
+      }),
     changesRefused: (ctx) =>
       awaitingPayment(ctx.prior, vmNoun(family), async () => {
         const { value } = await inGroup(family, ctx.client, ctx.prior, (api) => api.getVm(ctx.id, { signal: ctx.signal }))

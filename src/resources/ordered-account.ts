@@ -21,7 +21,7 @@ import {
   string,
 } from '../core/index.js'
 import { type AccountKind, accountElsewhere, registerAccountKind } from './account-kinds.js'
-import { accountIdAttribute, awaitingPayment, keepAndWait, statusFilter, textRules, waitAgain } from './billing.js'
+import { accountIdAttribute, awaitingPayment, keepAndWait, statusFilter, textRules, untilChangesTaken, waitAgain } from './billing.js'
 
 /**
  * What the payment flag's description says it pays for: `the order` of a resource ordered once, or
@@ -173,6 +173,8 @@ export function orderedAccount<X extends Attributes & Record<(typeof ORDER_TIME_
     async changesRefused(ctx: OperationContext<Client> & { readonly id: string; readonly prior: Observed<X> }) {
       return awaitingPayment(ctx.prior as { status?: unknown }, what, () => calls.get(ctx.client, ctx.id, ctx.signal))
     },
+    readyForChanges: (ctx: OperationContext<Client> & { readonly id: string; readonly timeoutMs: number }) =>
+      untilChangesTaken(ctx, what, () => calls.get(ctx.client, ctx.id, ctx.signal)),
     async delete(ctx: DeleteContext<Client, X>) {
       await ownCall(calls.delete(ctx.client, ctx.id, ctx.signal))
     },

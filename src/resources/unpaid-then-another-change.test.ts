@@ -100,3 +100,66 @@ test('paid, then applied again at once while the service still makes the change 
   )
   assert.equal(second.state?.disk_size, 60)
 })
+
+test('a VM created paid by invoice, then paid, then changed at once while the service still makes it: the change waits for Active instead of a 409', async () => {
+  const h = new Harness()
+  const vm = liteVm(lite)
+  const { config } = await liteVmOn(h, lite)
+  // A second VM, ordered unpaid with nothing asked beyond the order (no disk size, no power state): no mark is left.
+  const unpaid = { ...config, vm_name: 'second-vm-01', pay_with_credit_card: false }
+  const created = await h.tryCreate(vm, unpaid)
+  const state = created.state as ValueMap
+  await h.control('POST', `/accounts/${String(state.id)}/pay`)
+  await h.requests()
+  const changed = await h.update(vm, state, { ...unpaid, pay_with_credit_card: true, product_id: 102 }, created.private)
+  assert.deepEqual(
+    changed.diagnostics.filter((d) => d.severity === 'error'),
+    [],
+  )
+  assert.deepEqual(
+    (await h.requests()).filter((r) => r.method !== 'GET').map((r) => `${r.method} ${r.path} ${r.status}`),
+    [`POST /v1/lites/accounts/${String(state.id)}/change-package 200`],
+  )
+})
+
+test('a create resumed after payment, with only the package changed in the same apply: no storage order the new package includes', async () => {
+  const h = new Harness()
+  const vm = liteVm(lite)
+  const { config } = await liteVmOn(h, lite)
+  const asked = { ...config, vm_name: 'second-vm-01', pay_with_credit_card: false, disk_size: 60 }
+  const created = await h.tryCreate(vm, asked)
+  assert.equal(created.private.resume, true, 'the disk size waits for payment')
+  const state = created.state as ValueMap
+  await h.control('POST', `/accounts/${String(state.id)}/pay`)
+  // Product 103 comes with 80 GB: the 60 GB asked at create needs no storage order.
+  const changed = await h.update(vm, state, { ...asked, pay_with_credit_card: true, product_id: 103 }, created.private)
+  assert.deepEqual(
+    changed.diagnostics.filter((d) => d.severity === 'error'),
+    [],
+  )
+  const kinds = (await h.orders()).by_kind
+  assert.equal(kinds['lite.vm.storage'], undefined, `no storage paid for: ${JSON.stringify(kinds)}`)
+  assert.equal(kinds['lite.vm.change_package'], 1)
+  assert.equal(changed.state?.disk_size, 60, 'the floor asked is kept: the VM has 80 GB')
+})
+
+test("an update after a paid-by-invoice change never runs the create's leftovers again: a VM stopped outside is not started by a rename or a paid change", async () => {
+  const h = new Harness()
+  const vm = liteVm(lite)
+  const { config, vm: running } = await liteVmOn(h, lite)
+  const started = (await h.update(vm, running, { ...config, power_state: 'start' })).state as ValueMap
+  const unpaid = { ...config, power_state: 'start', pay_with_credit_card: false, disk_size: 40 }
+  const grown = await h.update(vm, started, unpaid)
+  await h.control('POST', `/accounts/${String(running.id)}/pay`)
+  h.emulator.advance(60_000)
+  // Stopped outside (the portal): the refresh warns, and no plan starts it again.
+  await lite.api(h.client).setVmState(String(running.id), 'stop')
+  await h.requests()
+  const renamed = await h.update(vm, grown.state as ValueMap, { ...unpaid, vm_name: 'renamed-vm-01', disk_size: 50 }, grown.private)
+  assert.deepEqual(
+    renamed.diagnostics.filter((d) => d.severity === 'error'),
+    [],
+  )
+  const sent = (await h.requests()).filter((r) => r.method !== 'GET').map((r) => r.path)
+  assert.ok(!sent.some((path) => path.includes('vm-state')), `no power action: ${JSON.stringify(sent)}`)
+})

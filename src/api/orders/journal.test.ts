@@ -2518,7 +2518,7 @@ describe('a change edited after a stopped run left another change of the same ac
     )
     assert.match(
       stopped,
-      /This service confirms Idempotency-Keys, so it can be settled now: apply once with the value the stopped run asked for \(size = 70\), which sends that change again with its key, placed at most once, then apply your change\./,
+      /This service confirms Idempotency-Keys, so it can be settled now: apply once with the value the stopped run asked for \(size = 70\) before 1970-01-01T23:16:40\.000Z, which sends that change again with its key, placed at most once, then apply your change\./,
     )
     assert.equal(puts(late.requests), 0)
   })

@@ -791,7 +791,9 @@ export class Orders {
         : stopped.filter((e) => e.invoiceBefore !== undefined && e.invoiceBefore === (seen?.last_invoice?.id ?? null))
     if (unseen.length === 0) return seen
     const removals = unseen.map((e) => journal.removal(e)).join(', then ')
-    const settle = (await this.honoured()) ? settleByResending(unseen) : ''
+    // The service keeps a key for 24 h: the stopped change is sent again with its key only well inside that.
+    const keyKept = Math.min(...unseen.map((e) => e.sentAt)) + JOURNAL_REUSE_MS
+    const settle = this.options.now() < keyKept && (await this.honoured()) ? settleByResending(unseen, keyKept) : ''
     throw stop(
       `No sign of it showed by ${new Date(until).toISOString()} (the account has no invoice since), but a slow service may still ` +
         `process it. ${settle}Check the account and its invoices in the portal, now and again a while later. If it was placed, apply ` +
@@ -1694,7 +1696,7 @@ function sendUnstopped<T>(spec: RequestSpec<T>): RequestSpec<T> {
  * shows. Named from the entries' `change` (each input's value before and the one it was sent for);
  * empty when an entry does not say it.
  */
-function settleByResending(entries: readonly JournalEntry[]): string {
+function settleByResending(entries: readonly JournalEntry[], keyKept: number): string {
   const targets: string[] = []
   for (const entry of entries) {
     let moves: unknown
@@ -1712,6 +1714,7 @@ function settleByResending(entries: readonly JournalEntry[]): string {
   if (targets.length === 0) return ''
   return (
     'This service confirms Idempotency-Keys, so it can be settled now: apply once with the value the stopped run asked for ' +
-    `(${targets.join(', ')}), which sends that change again with its key, placed at most once, then apply your change. `
+    `(${targets.join(', ')}) before ${new Date(keyKept).toISOString()}, which sends that change again with its key, placed at ` +
+    'most once, then apply your change. '
   )
 }
