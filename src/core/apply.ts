@@ -194,6 +194,13 @@ async function create<C>(definition: AnyResource, planned: ValueMap, session: Se
   try {
     // One timeout for the whole create: what the wait before the order took, the order does not get again.
     await readyToOrder(definition, planned, session, diagnostics, timeoutMs)
+    // An order bound to time out at once is not placed: a paid object left unfinished for nothing.
+    if (timeoutMs - (now() - started) < timeoutMs / 10) {
+      throw new Error(
+        `waiting for what this order needs took ${Math.round((now() - started) / 1000)} s of the create timeout, and the order is not ` +
+          'placed with less than a tenth of it left: apply again, or raise timeouts.create',
+      )
+    }
     ordering = true
     const observed = await definition.create({
       ...contextFor(session, diagnostics),
@@ -451,8 +458,14 @@ async function resumeOnce<C>(run: UpdateRun<C>, waitOnly: boolean): Promise<void
     run.later = true
   }
   const resume = run.definition.resume as NonNullable<AnyResource['resume']>
-  const observed = await resume({ ...run.base, input: run.input(), prior: run.current as never, resumeLater, waitOnly })
-  run.current = { ...run.current, ...(observed as Record<string, Value>) }
+  const observed = (await resume({ ...run.base, input: run.input(), prior: run.current as never, resumeLater, waitOnly })) ?? {}
+  // Before the steps, only what the service alone sets: each step's change is told from the inputs the
+  // state held (changeOf), as a stopped run of the same step told it, so that a re-run takes its order over.
+  const kept = Object.entries(observed as Record<string, Value>).filter(([name]) => {
+    const attribute = run.definition.attributes[name]
+    return !waitOnly || attribute === undefined || !isInput(attribute)
+  })
+  run.current = { ...run.current, ...Object.fromEntries(kept) }
 }
 
 /**
@@ -548,10 +561,9 @@ async function waitingForPayment<C>(run: UpdateRun<C>, left: ReturnType<typeof s
   run.diagnostics.push(
     error(
       `${names.join(', ')} of ${definition.name} ${run.id} ${one ? 'is' : 'are'} not changed yet`,
-      `The change before ${one ? 'it' : 'them'} waits for payment (${run.waiting}), and the service takes no other change ` +
-        `while the account is Pending, so ${names.join(', ')} ${one ? 'was' : 'were'} not sent. What was ordered is recorded ` +
-        `in state. Pay the invoice in the portal, then apply again: that apply changes ${names.join(', ')} and orders ` +
-        'nothing twice.',
+      `The account waits for payment (${run.waiting}), and the service takes no other change while it is Pending, so ` +
+        `${names.join(', ')} ${one ? 'was' : 'were'} not sent. Whatever this apply ordered before is recorded in state. ` +
+        `Pay the invoice in the portal, then apply again: that apply changes ${names.join(', ')} and orders nothing twice.`,
       [names[0] as string],
     ),
   )

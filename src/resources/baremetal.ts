@@ -124,13 +124,17 @@ async function settle(ctx: OperationContext<Client>, id: string, timeoutMs: numb
   return waitForOrder(ctx, read, { account_id: id, order_id: orderId }, { timeoutMs, orderedAt, what })
 }
 
-/** After the order: wait for Active, then apply a requested power state. Also resumes a create. */
+/**
+ * After the order: wait for Active, then apply a requested power state. Also resumes a create; with
+ * `waitOnly` (steps of the same update follow, power last among them) it only waits.
+ */
 async function finish(
-  ctx: OperationContext<Client> & { id: string; timeoutMs: number; resumeLater(): void },
+  ctx: OperationContext<Client> & { id: string; timeoutMs: number; resumeLater(): void; waitOnly?: boolean },
   powerState: string | null,
   prior: Prior,
 ) {
   const { account, unpaid } = await settle(ctx, ctx.id, ctx.timeoutMs, ctx.client.now())
+  if (ctx.waitOnly === true) return { ...observe(account, null, false), power_state: prior?.power_state ?? null }
   if (unpaid) {
     if (powerState) ctx.resumeLater() // applied once the invoice is paid, by a later apply
     return { ...observe(account, null, false), power_state: powerState ?? prior?.power_state ?? null }

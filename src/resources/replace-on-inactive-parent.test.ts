@@ -166,3 +166,18 @@ describe('an account the service is still making (Pending, its invoice paid) is 
     assert.deepEqual(await h.mutations(), [])
   })
 })
+
+test('a create whose wait for its account leaves under a tenth of the create timeout places no order: it would only time out', async () => {
+  const h = new Harness()
+  const { vm, config: vmConfig } = await liteVmOn(h, lite)
+  await h.update(liteVm(lite), vm, { ...vmConfig, product_id: 102, pay_with_credit_card: false })
+  await h.control('PATCH', '/config', { provisioning_delay_ms: 95_000 })
+  await h.control('POST', `/accounts/${String(vm.id)}/pay`)
+  await h.requests()
+  const disks = liteDisk(lite)
+  const config: ValueMap = { product_id: 60, cycle: 'm', lite_account_id: Number(vm.id), timeouts: { create: '100s' } }
+  const outcome = await h.tryCreate(disks, config)
+  assert.equal(outcome.state, null)
+  assert.match(outcome.diagnostics.map((d) => `${d.summary}: ${d.detail}`).join('\n'), /nothing was ordered.*less than a tenth of it left/s)
+  assert.deepEqual(await h.mutations(), [])
+})

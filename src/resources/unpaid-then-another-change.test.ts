@@ -7,7 +7,8 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { baremetalServers, liteVmOn } from '../../test/support/fixtures.js'
 import { Harness } from '../../test/support/harness.js'
-import { checkPlanOnline, hasErrors, planResource, type ValueMap } from '../core/index.js'
+import { applyUpdate, checkPlanOnline, hasErrors, planResource, type ValueMap } from '../core/index.js'
+import { baremetal } from './baremetal.js'
 import { baremetalElasticStorage } from './baremetal-elastic-storage.js'
 import { lite } from './lite-family.js'
 import { liteVm } from './lite-vm.js'
@@ -162,4 +163,48 @@ test("an update after a paid-by-invoice change never runs the create's leftovers
   )
   const sent = (await h.requests()).filter((r) => r.method !== 'GET').map((r) => r.path)
   assert.ok(!sent.some((path) => path.includes('vm-state')), `no power action: ${JSON.stringify(sent)}`)
+})
+
+test('a resumed create followed by a package change tells the step its change from the state (101 to 102), as a stopped run of that step told it, whatever the wait read meanwhile', async () => {
+  const h = new Harness()
+  const vm = liteVm(lite)
+  const { config } = await liteVmOn(h, lite)
+  const asked = { ...config, vm_name: 'second-vm-01', pay_with_credit_card: false, disk_size: 60 }
+  const created = await h.tryCreate(vm, asked)
+  const state = created.state as ValueMap
+  const id = String(state.id)
+  await h.control('POST', `/accounts/${id}/pay`)
+  h.emulator.advance(60_000)
+  // A run killed after its package change reached the service: the VM shows product 102 now.
+  await lite.api(h.client).changePackage(id, { new_product_id: 102, pay_invoice_with_cc: true })
+  const told: string[] = []
+  const session = { ...h.session, changingFrom: (change: string | undefined) => void (change && told.push(change)) }
+  const target = { ...asked, pay_with_credit_card: true, product_id: 102 }
+  const plan = planResource(vm, state, target, created.private)
+  await applyUpdate(vm, state, plan.planned, plan.private, session)
+  assert.deepEqual(told[0], JSON.stringify([['product_id', 101, 102]]))
+})
+
+test('a Metal server resumed with a rebuild in the same apply only waits first: its power state is set once, last', async () => {
+  const h = new Harness()
+  const { keypair } = await baremetalServers(h)
+  const unpaid: ValueMap = {
+    product_id: 301,
+    cycle: 'm',
+    keypair_id: keypair ?? 0,
+    label: 'host-c',
+    power_state: 'off',
+    pay_with_credit_card: false,
+  }
+  const created = await h.tryCreate(baremetal, unpaid)
+  const state = created.state as ValueMap
+  await h.control('POST', `/accounts/${String(state.id)}/pay`)
+  await h.requests()
+  const rebuilt = await h.update(baremetal, state, { ...unpaid, pay_with_credit_card: true, rebuild_os: 'debian-12' }, created.private)
+  assert.deepEqual(
+    rebuilt.diagnostics.filter((d) => d.severity === 'error'),
+    [],
+  )
+  const sent = (await h.requests()).filter((r) => r.method !== 'GET').map((r) => r.path.replace(/\/\d+/g, '/N'))
+  assert.deepEqual(sent, ['/v1/baremetals/N/rebuild', '/v1/baremetals/accounts/N/state/off'])
 })
