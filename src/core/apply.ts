@@ -186,9 +186,9 @@ async function create<C>(definition: AnyResource, planned: ValueMap, session: Se
   let later = false
   let waiting: string | undefined
   // An order left unfinished is resumed by the next apply; until then a 404 for it may be a new order's.
-  const resumeMark = { resume: true, orderedAt: (session.now ?? Date.now)() }
   const now = session.now ?? Date.now
   const started = now()
+  const resumeMark = { resume: true, orderedAt: started }
   const timeoutMs = timeoutOf(definition, planned, 'create')
   let ordering = false
   try {

@@ -43,7 +43,8 @@ export async function accountElsewhere(type: string, client: Client, id: string,
       throw thrown
     }
     if (/^terminated$/i.test(account.status)) continue
-    return `account ${id} is a ${kind.what}: import it as ${kind.importAs?.(account) ?? kind.type}`
+    const article = /^[aeiou]/i.test(kind.what) ? 'an' : 'a'
+    return `account ${id} is ${article} ${kind.what}: import it as ${kind.importAs?.(account) ?? kind.type}`
   }
   return undefined
 }

@@ -92,4 +92,9 @@ test('an account id of another kind (a Lite VM imported as a disk, a disk as a M
   )
   await assert.rejects(server.h.import(definition('lite_pro_vm'), server.id), /is a Metal server: import it as baremetal/)
   await assert.rejects(server.h.import(definition('lite_snapshot'), '999999'), /No lite_snapshot with id 999999 exists/)
+  const ip = await named('baremetal_additional_ip')
+  await assert.rejects(
+    ip.h.import(definition('lite_disk'), ip.id),
+    new RegExp(`account ${ip.id} is an additional IP: import it as baremetal_additional_ip`),
+  )
 })
