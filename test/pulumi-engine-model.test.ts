@@ -153,6 +153,16 @@ describe('the plugin under the engine rules', () => {
     const urn = urnOf(VM, 'partial')
     const created = await upOk(urn, vmProgram({ vmName: 'partial-vm' }), null)
     const program = vmProgram({ vmName: 'partial-vm', productId: 102 })
+    // The reads before the order pass (the preview's price, then the update's check that the VM takes
+    // changes); every read after the order fails.
+    const first = await emulator.control<{ fault_id: string }>('POST', '/faults', {
+      method: 'GET',
+      path: '/lites/accounts/*',
+      mode: 'delay',
+      delay_ms: 0,
+      count: 2,
+      priority: 1,
+    })
     const fault = await emulator.control<{ fault_id: string }>('POST', '/faults', {
       method: 'GET',
       path: '/lites/accounts/*',
@@ -160,7 +170,11 @@ describe('the plugin under the engine rules', () => {
       count: -1,
     })
     const { value: failed, kinds } = await ordersOf(() =>
-      model.up(urn, program, created, { timeout: 60 }).finally(() => emulator.control('DELETE', `/faults/${fault.fault_id}`)),
+      model
+        .up(urn, program, created, { timeout: 60 })
+        .finally(() =>
+          Promise.all([emulator.control('DELETE', `/faults/${fault.fault_id}`), emulator.control('DELETE', `/faults/${first.fault_id}`)]),
+        ),
     )
     assert.ok(failed.error, 'the wait did not fail')
     assert.equal(kinds.length, 1, `one change-package order: ${kinds.join(', ')}`)
