@@ -1019,8 +1019,7 @@ async function readyToOrder<C>(
 ): Promise<void> {
   const input = plainInput(planned)
   for (const check of definition.createChecks ?? []) {
-    const value = input[check.attribute]
-    if (check.ready !== undefined && value !== null && value !== '')
+    if (check.ready !== undefined && !isEmpty(input[check.attribute] ?? null))
       await check.ready({ ...contextFor(session, diagnostics), input, timeoutMs })
   }
 }

@@ -4,7 +4,7 @@
  * import of an account id that one kind's call does not find can name the kind that has it, and the
  * resource type to import it as.
  */
-import type { Account, Client } from '../api/index.js'
+import { type Account, type Client, statusIs } from '../api/index.js'
 import { isNotFound } from './catalog-rules.js'
 
 export interface AccountKind {
@@ -42,7 +42,7 @@ export async function accountElsewhere(type: string, client: Client, id: string,
       if (isNotFound(thrown)) continue
       throw thrown
     }
-    if (/^terminated$/i.test(account.status)) continue
+    if (statusIs(account.status, 'Terminated')) continue
     const article = /^[aeiou]/i.test(kind.what) ? 'an' : 'a'
     return `account ${id} is ${article} ${kind.what}: import it as ${kind.importAs?.(account) ?? kind.type}`
   }

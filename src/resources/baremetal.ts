@@ -147,7 +147,10 @@ async function finish(
   return { ...observe(account, power, false), power_state: powerState ?? prior?.power_state ?? null }
 }
 
-registerAccountKind({ type: 'baremetal', what: 'Metal server', get: (client, id, signal) => client.baremetals.getServer(id, { signal }) })
+/** The server's account (M3). */
+const getServer = (client: Client, id: string, signal: AbortSignal) => client.baremetals.getServer(id, { signal })
+
+registerAccountKind({ type: 'baremetal', what, get: getServer })
 
 export const baremetal = defineResource<Client, typeof attributes>({
   name: 'baremetal',
@@ -340,9 +343,8 @@ export const baremetal = defineResource<Client, typeof attributes>({
     if (asked && power !== null && power !== setting) warnPowerChanged(ctx, `Metal server ${ctx.id}`, `powered ${power}`, setting)
     return observe(account, ctx.importing ? power : null, ctx.importing)
   },
-  changesRefused: (ctx) =>
-    awaitingPayment(ctx.prior, 'Metal server', () => ctx.client.baremetals.getServer(ctx.id, { signal: ctx.signal })),
-  readyForChanges: (ctx) => untilChangesTaken(ctx, 'Metal server', () => ctx.client.baremetals.getServer(ctx.id, { signal: ctx.signal })),
+  changesRefused: (ctx) => awaitingPayment(ctx.prior, what, () => getServer(ctx.client, ctx.id, ctx.signal)),
+  readyForChanges: (ctx) => untilChangesTaken(ctx, what, () => getServer(ctx.client, ctx.id, ctx.signal)),
   async delete(ctx) {
     await ownCall(ctx.client.baremetals.deleteServer(ctx.id, { signal: ctx.signal }))
   },

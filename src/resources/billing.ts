@@ -199,14 +199,23 @@ export async function untilChangesTaken(
   what: string,
   read: () => Promise<Account<unknown>>,
 ): Promise<void> {
-  const { account, unpaidInvoice } = await ctx.client.waitForActive(read, {
-    timeoutMs: ctx.timeoutMs,
-    orderedAt: ctx.client.now(),
-    signal: ctx.signal,
-    describe: what,
-    accountId: ctx.id,
-  })
+  const { account, unpaidInvoice } = await untilTakesOrders(ctx, read, what, ctx.id, ctx.timeoutMs)
   if (unpaidInvoice !== undefined) ctx.waitingFor?.(`invoice ${unpaidInvoice.id} for ${what} ${account.account_id} is unpaid`)
+}
+
+/**
+ * Waits, up to `timeoutMs`, while account `id` is Pending with no unpaid invoice (the service still
+ * making an order or a change of it: it takes no other order before it is Active); answers the account,
+ * and the unpaid invoice that keeps it Pending, if one does. Suspended and Terminated throw.
+ */
+export function untilTakesOrders(
+  ctx: OperationContext<Client>,
+  read: () => Promise<Account<unknown>>,
+  what: string,
+  id: string,
+  timeoutMs: number,
+): Promise<{ readonly account: Account<unknown>; readonly unpaidInvoice?: Invoice }> {
+  return ctx.client.waitForActive(read, { timeoutMs, orderedAt: ctx.client.now(), signal: ctx.signal, describe: what, accountId: id })
 }
 
 /**

@@ -6,6 +6,7 @@
  */
 import { type Account, type BillingOption, type Client, type Invoice, type KeypairApi, statusIs } from '../api/index.js'
 import { type Attributes, type CreateCheck, type CreateCheckContext, verbatim } from '../core/index.js'
+import { untilTakesOrders } from './billing.js'
 
 interface Product {
   readonly product_id: number
@@ -128,16 +129,17 @@ export function accountCheck<A extends Attributes>(
       return wrong ?? (then === undefined ? null : then(ctx, id))
     },
     // The service makes a paid order or change of the account in the meantime: the order waits for Active.
-    async ready({ client, input, signal, timeoutMs }) {
+    async ready(ctx) {
+      const { client, input, signal, timeoutMs } = ctx
       const id = (input as Record<string, unknown>)[attribute]
       if (typeof id !== 'number') return
-      const { account, unpaidInvoice } = await client.waitForActive(() => read(client, id, signal), {
+      const { account, unpaidInvoice } = await untilTakesOrders(
+        ctx,
+        () => read(client, id, signal),
+        what.replace(/^an? /, ''),
+        String(id),
         timeoutMs,
-        orderedAt: client.now(),
-        signal,
-        describe: what.replace(/^an? /, ''),
-        accountId: String(id),
-      })
+      )
       if (unpaidInvoice !== undefined) {
         throw new Error(
           `${attribute} is ${what} that is Pending until invoice ${unpaidInvoice.id} is paid (account ${account.account_id}): the ` +

@@ -11,6 +11,7 @@ import {
   type CreateCheckContext,
   defineResource,
   type MoveFrom,
+  type OperationContext,
   ownCall,
   type PlanCheck,
   type PlanCheckContext,
@@ -21,7 +22,7 @@ import { awaitingPayment, digitsId, untilChangesTaken } from './billing.js'
 import { cycleRule, isNotFound, keypairCheck, productOf, productRule, quoted, sizeRule } from './catalog-rules.js'
 import { type LiteFamily, lite, litePro } from './lite-family.js'
 import { finish, groups, inGroup, locate, otherFamilyVm, readVm, vmKind, vmNoun } from './lite-vm-account.js'
-import { type VmAttributes, vmAttributes } from './lite-vm-attributes.js'
+import { type Vm, type VmAttributes, vmAttributes } from './lite-vm-attributes.js'
 import { vmMethods, vmSteps } from './lite-vm-steps.js'
 import { accountListing, ORDER_TIME_INPUTS, orderTerms } from './ordered-account.js'
 import { billingOf, componentSteps, productLabel, quote, tiered } from './prices.js'
@@ -194,16 +195,8 @@ export function liteVm(family: LiteFamily): AnyResource {
     },
     read: (ctx) => readVm(family, ctx, ctx.id, ctx.prior, ctx.importing),
     elsewhere: (ctx) => otherFamilyVm(family, ctx, ctx.id),
-    readyForChanges: (ctx) =>
-      untilChangesTaken(ctx, vmNoun(family), async () => {
-        const { value } = await inGroup(family, ctx.client, ctx.prior, (api) => api.getVm(ctx.id, { signal: ctx.signal }))
-        return value
-      }),
-    changesRefused: (ctx) =>
-      awaitingPayment(ctx.prior, vmNoun(family), async () => {
-        const { value } = await inGroup(family, ctx.client, ctx.prior, (api) => api.getVm(ctx.id, { signal: ctx.signal }))
-        return value
-      }),
+    readyForChanges: (ctx) => untilChangesTaken(ctx, vmNoun(family), () => vmInItsGroup(family, ctx)),
+    changesRefused: (ctx) => awaitingPayment(ctx.prior, vmNoun(family), () => vmInItsGroup(family, ctx)),
     async delete(ctx) {
       await ownCall(inGroup(family, ctx.client, ctx.prior, (api) => api.deleteVm(ctx.id, { signal: ctx.signal })))
     },
@@ -217,6 +210,15 @@ export function liteVm(family: LiteFamily): AnyResource {
       displayName: 'vm_name',
     }),
   })
+}
+
+/** The VM's account as its group shows it now (Lite Pro's once migrated). */
+async function vmInItsGroup(
+  family: LiteFamily,
+  ctx: OperationContext<Client> & { readonly id: string; readonly prior: Partial<Vm> | null },
+) {
+  const { value } = await inGroup(family, ctx.client, ctx.prior, (api) => api.getVm(ctx.id, { signal: ctx.signal }))
+  return value
 }
 
 /** The state of a Lite VM managed as lite_vm that migrated to Lite Pro, as this family's (Lite Pro's). */
