@@ -126,6 +126,18 @@ function timeoutOf(definition: AnyResource, state: ValueMap, name: TimeoutName):
   return timeoutMs(definition.timeouts, state.timeouts ?? null, name)
 }
 
+/**
+ * An order or change bound to time out at once is not sent (a paid object or change left unfinished for
+ * nothing): why, when what came before it in the operation left under a tenth of its timeout; else null.
+ */
+function tooLateToSend(name: TimeoutName, elapsedMs: number, timeoutMs: number, before: string, sent: string): string | null {
+  if (timeoutMs - elapsedMs >= timeoutMs / 10) return null
+  return (
+    `${before} took ${Math.round(elapsedMs / 1000)} s of the ${name} timeout, and ${sent} not ` +
+    `sent with less than a tenth of it left: apply again, or raise timeouts.${name}`
+  )
+}
+
 function isNotFound(value: unknown): boolean {
   return value instanceof Error && (value as { notFound?: unknown }).notFound === true
 }
@@ -194,13 +206,8 @@ async function create<C>(definition: AnyResource, planned: ValueMap, session: Se
   try {
     // One timeout for the whole create: what the wait before the order took, the order does not get again.
     await readyToOrder(definition, planned, session, diagnostics, timeoutMs)
-    // An order bound to time out at once is not placed: a paid object left unfinished for nothing.
-    if (timeoutMs - (now() - started) < timeoutMs / 10) {
-      throw new Error(
-        `waiting for what this order needs took ${Math.round((now() - started) / 1000)} s of the create timeout, and the order is not ` +
-          'placed with less than a tenth of it left: apply again, or raise timeouts.create',
-      )
-    }
+    const late = tooLateToSend('create', now() - started, timeoutMs, 'waiting for what this order needs', 'the order is')
+    if (late !== null) throw new Error(late)
     ordering = true
     const observed = await definition.create({
       ...contextFor(session, diagnostics),
@@ -366,8 +373,11 @@ async function update<C>(
 class UpdateRun<C> {
   readonly id: string
   readonly diagnostics: Diagnostic[] = []
-  /** What every handler of the update is given. */
-  readonly base: OperationContext<C> & { readonly id: string; readonly timeoutMs: number; waitingFor(why: string): void }
+  /** The update's timeout, one for all its parts: what the wait before a step took, the step does not get again. */
+  readonly timeoutMs: number
+  readonly startedAt: number
+  private readonly now: () => number
+  private readonly fixed: OperationContext<C> & { readonly id: string; waitingFor(why: string): void }
   /** The state so far: the prior, with what the resumed wait and each step did. */
   current: Record<string, Value>
   /** Something called the service, so the update ends with a read. */
@@ -392,15 +402,25 @@ class UpdateRun<C> {
   ) {
     this.id = String(prior.id)
     this.current = { ...prior }
-    const timeoutMs = timeoutOf(definition, planned, 'update')
-    this.base = {
+    this.timeoutMs = timeoutOf(definition, planned, 'update')
+    this.now = session.now ?? Date.now
+    this.startedAt = this.now()
+    this.fixed = {
       ...contextFor(session, this.diagnostics),
       id: this.id,
-      timeoutMs,
       waitingFor: (why: string) => {
         this.waiting = why
       },
     }
+  }
+
+  /** What every handler of the update is given, with what is left of the update's timeout. */
+  get base(): OperationContext<C> & { readonly id: string; readonly timeoutMs: number; waitingFor(why: string): void } {
+    return { ...this.fixed, timeoutMs: Math.max(1, this.timeoutMs - this.elapsedMs()) }
+  }
+
+  elapsedMs(): number {
+    return this.now() - this.startedAt
   }
 
   /** The planned inputs as handlers take them. */
@@ -503,6 +523,10 @@ async function runSteps<C>(run: UpdateRun<C>): Promise<Outcome | null> {
       if (stopped) return stopped
     }
     if (sends && run.waiting !== undefined) return await waitingForPayment(run, steps.slice(position))
+    if (sends) {
+      const stopped = tooLate(run, scheduled.attributes)
+      if (stopped) return stopped
+    }
     if (session.signal.aborted && !scheduled.recordOnly) {
       // Interrupted: stop at a step boundary with every finished step recorded.
       run.diagnostics.push(
@@ -537,6 +561,21 @@ async function readyForChanges<C>(run: UpdateRun<C>, attributes: readonly string
     const failure = failureOf(session, thrown, `Not changing ${what}: nothing was sent`, names(definition))
     return { state: run.reached(), private: run.earned(), diagnostics: [...run.diagnostics, ...failure], incomplete: false, cause: thrown }
   }
+}
+
+/**
+ * One timeout for the whole update: a step is not sent once what ran before it (the wait an earlier
+ * apply left, the wait until the service takes changes, the steps before) left under a tenth of it.
+ * What ran is recorded; the next apply goes on from there.
+ */
+function tooLate<C>(run: UpdateRun<C>, attributes: readonly string[]): Outcome | null {
+  const what = `${attributes.join(', ')} of ${run.definition.name} ${run.id}`
+  const why = tooLateToSend('update', run.elapsedMs(), run.timeoutMs, 'what this update waited for and changed before', `${what} is`)
+  if (why === null) return null
+  run.diagnostics.push(
+    error(`${what} not changed yet`, `${why}. Whatever this apply changed before is recorded in state.`, [attributes[0] as string]),
+  )
+  return { state: run.reached(), private: run.earned(), diagnostics: run.diagnostics, incomplete: false }
 }
 
 /**
