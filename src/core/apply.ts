@@ -1332,6 +1332,13 @@ export async function pricePlan<C>(definition: AnyResource, prior: ValueMap | nu
       }
       asks.push({ what, ask: () => price({ ...context, id: String(prior.id), prior: stepPrior as never, input }) })
     }
+    const resumed = definition.priceResume
+    if (plan.private.resume === true && resumed) {
+      asks.push({
+        what: 'what its unfinished create left',
+        ask: () => resumed({ ...context, id: String(prior.id), prior: prior as never, input }),
+      })
+    }
   }
   const orders: PricedOrder[] = []
   const unpriced: string[] = []

@@ -342,6 +342,13 @@ export interface ResourceDefinition<C, A extends Attributes> {
   /** What a create (or the new half of a replacement) orders, priced at plan time; absent when it orders nothing paid. */
   readonly priceCreate?: Pricing<CreateCheckContext<C, A>>
   create(ctx: CreateContext<C, A>): Promise<Observed<A> & { id: string }>
+  /**
+   * What `resume` still orders once the create's account is Active (work a create left for after it, a
+   * disk grown beyond the package's), priced at plan time when the plan resumes (`private.resume`):
+   * `prior` is the state, `input` the plan, whose own steps run first and are priced apart. Absent
+   * when a resume orders nothing.
+   */
+  readonly priceResume?: Pricing<PlanCheckContext<C, A>>
   /** Finishes a create or step whose order was placed but whose wait did not end; absent when nothing waits. */
   resume?(ctx: ResumeContext<C, A>): Promise<Observed<A> | undefined>
   /**

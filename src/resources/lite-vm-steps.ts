@@ -13,6 +13,7 @@ import {
   type StepContext,
   string,
   type UpdateStep,
+  valuesEqual,
 } from '../core/index.js'
 import { keepAndWait, textRules } from './billing.js'
 import { isNotFound, quoted } from './catalog-rules.js'
@@ -170,9 +171,17 @@ async function storageUpgradePrice(family: LiteFamily, ctx: PriceCtx): Promise<r
   if (target === null || target <= (prior.disk_size ?? 0)) return []
   // A package change in the same plan runs first, so `prior` has the planned product (the base
   // disk is its own), which may be known only after apply (then so is this price).
+  if (known(prior.product_id) === null) return null
+  return storageQuote(ctx, target, await asBilled(family, ctx))
+}
+
+function storageQuote(
+  { prior }: PriceCtx,
+  target: number,
+  { account, products }: Awaited<ReturnType<typeof asBilled>>,
+): readonly Quote[] | null {
   const planned = known(prior.product_id)
   if (planned === null) return null
-  const { account, products } = await asBilled(family, ctx)
   // A product of the VM's group: the planned one, or, while the state keeps the Lite product of a
   // migrated VM, the Pro product the service shows.
   const productId = products.some((p) => p.product_id === planned) ? planned : account.product_id
@@ -187,6 +196,25 @@ async function storageUpgradePrice(family: LiteFamily, ctx: PriceCtx): Promise<r
   const steps = componentSteps(option, 'disk_size')
   const due = tiered(steps, Math.max(0, target - base)) - tiered(steps, Math.max(0, current - base))
   return [quote(`storage upgrade from ${current} to ${target} GB`, Math.max(0, due), option)]
+}
+
+/**
+ * What a resumed create still orders (ResourceDefinition.priceResume): the disk grown to disk_size
+ * beyond what the VM has, unless this plan changes disk_size (its step orders it, priced there, and the
+ * resume then has none left). On the package the plan's steps leave, since they run first.
+ */
+export async function resumePrice(family: LiteFamily, ctx: PriceCtx): Promise<readonly Quote[] | null> {
+  const { prior, input } = ctx
+  const target = known(input.disk_size)
+  if (target === null || !valuesEqual(target, prior.disk_size ?? null)) return []
+  // Required: null here is a value known only at apply.
+  if (input.product_id === null || input.product_id === undefined) return null
+  const billed = await asBilled(family, ctx)
+  // The storage order is placed already (its wait ran out, or waits for payment): the resume only
+  // waits for it. A package change in flight leaves the disk of the planned product, as priced below.
+  const { status, last_invoice: invoice } = billed.account
+  if (status === 'Pending' && invoice?.invoice_type === 'upgrade') return []
+  return storageQuote({ ...ctx, prior: { ...prior, product_id: input.product_id } }, target, billed)
 }
 
 async function migrationPrice(family: LiteFamily, { client, signal, prior, input }: PriceCtx): Promise<readonly Quote[] | null> {

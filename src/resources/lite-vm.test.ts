@@ -247,6 +247,41 @@ describe('provider_lite_vm: in-place changes and resumed waits', () => {
     assert.equal((await h.orders()).by_kind['lite.vm.storage'], undefined, 'no storage paid for')
   })
 
+  test('the plan of a resumed create prices the disk it still grows, once, and priced nothing while the steps order it', async () => {
+    const { h, config: base } = await setup()
+    const config = { ...base, pay_with_credit_card: false, disk_size: 30 }
+    const created = await h.tryCreate(vm, config)
+    const state = created.state as ValueMap
+    await h.control('POST', '/accounts/100001/pay')
+    // Nothing changed in the configuration: the apply resumes the create, which grows the disk to 30 GB.
+    const resumed = await pricePlan(vm, state, h.plan(vm, state, config, created.private), h.session)
+    assert.deepEqual(resumed.unpriced, [])
+    assert.deepEqual(
+      resumed.orders.map((o) => o.what),
+      ['storage upgrade from 20 to 30 GB'],
+    )
+    assert.ok((resumed.orders[0]?.amount ?? 0) > 0)
+    // disk_size changed too: its own step orders it (priced there); the resume has no disk left to grow.
+    const changed = await pricePlan(vm, state, h.plan(vm, state, { ...config, disk_size: 40 }, created.private), h.session)
+    assert.deepEqual(
+      changed.orders.map((o) => o.what),
+      ['storage upgrade from 20 to 40 GB'],
+    )
+    // What the apply orders is what the plan priced.
+    await h.requests()
+    const outcome = await h.update(vm, state, config, created.private)
+    assert.deepEqual(await h.mutations(), ['PUT /v1/lites/accounts/100001/storage'])
+    // Its invoice unpaid too (pay_with_credit_card = false): paid, the next apply finishes and orders nothing.
+    await h.control('POST', '/accounts/100001/pay')
+    const paid = await pricePlan(vm, outcome.state as ValueMap, h.plan(vm, outcome.state as ValueMap, config, outcome.private), h.session)
+    assert.deepEqual(paid, { orders: [], unpriced: [] }, 'the storage order in flight is not priced again')
+    const done = await h.update(vm, outcome.state as ValueMap, config, outcome.private)
+    assert.deepEqual(await h.mutations(), [])
+    // Finished: nothing left to price.
+    const after = await pricePlan(vm, done.state as ValueMap, h.plan(vm, done.state as ValueMap, config, done.private), h.session)
+    assert.deepEqual(after.orders, [])
+  })
+
   test('a 404 of a call about the VM, not of the VM itself, never drops it: a refresh keeps it, and so does a create', async () => {
     const { h, config } = await setup()
     const state = await h.create(vm, config)

@@ -23,7 +23,7 @@ import { cycleRule, isNotFound, keypairCheck, productOf, productRule, quoted, si
 import { type LiteFamily, lite, litePro } from './lite-family.js'
 import { finish, groups, inGroup, locate, otherFamilyVm, readVm, vmKind, vmNoun } from './lite-vm-account.js'
 import { type Vm, type VmAttributes, vmAttributes } from './lite-vm-attributes.js'
-import { vmMethods, vmSteps } from './lite-vm-steps.js'
+import { resumePrice, vmMethods, vmSteps } from './lite-vm-steps.js'
 import { accountListing, ORDER_TIME_INPUTS, orderTerms } from './ordered-account.js'
 import { billingOf, componentSteps, productLabel, quote, tiered } from './prices.js'
 
@@ -166,6 +166,7 @@ export function liteVm(family: LiteFamily): AnyResource {
     methods: vmMethods(family),
     createChecks: newVmChecks<VmAttributes>(family, { os: true, diskSize: true, ipAvailability: true }),
     priceCreate: newVmPrice<VmAttributes>(family),
+    priceResume: (ctx) => resumePrice(family, ctx),
     // A Lite VM migrated with migrate_to_pro is a Lite Pro VM: its lite_vm state can move here.
     movesFrom: family.migratesToPro ? [] : [movedFromLite(family)],
     planChecks: vmPlanChecks(family),
