@@ -5,7 +5,7 @@
 // registry is checked.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { encode } from '@msgpack/msgpack'
+import { decode as decodeMsgpack, encode } from '@msgpack/msgpack'
 import { toCamel, toSnake, writeOnlyInputs } from '../src/core/index.js'
 import { createGrpcServer, type GrpcServer } from '../src/grpc/index.js'
 import { pulumiRegistry, resourceToken } from '../src/pulumi/provider.js'
@@ -54,6 +54,29 @@ describe('write-only inputs over the Terraform protocol', () => {
   })
 
   for (const definition of withWriteOnly) {
+    test(`${definition.name}: a plan that fails hands back no write-only value (OpenTofu checks it even beside the error)`, async () => {
+      const config: Record<string, unknown> = Object.fromEntries(Object.keys(definition.attributes).map((n) => [toSnake(n), null]))
+      for (const { name, spec } of writeOnlyInputs(definition.attributes)) {
+        config[toSnake(name)] = 'Wr1teOnlyPass'
+        config[toSnake(spec.version)] = 1
+      }
+      const given = { ...config, id: null, timeouts: null }
+      // Required inputs left null: the plan fails on them.
+      const answer = await client.call(Provider.method.planResourceChange, {
+        typeName: `provider_${definition.name}`,
+        priorState: { msgpack: encode(null) },
+        proposedNewState: { msgpack: encode(given) },
+        config: { msgpack: encode(given) },
+        clientCapabilities: { writeOnlyAttributesAllowed: true },
+      })
+      assert.ok(
+        answer.diagnostics.some((d) => d.severity === Diagnostic_Severity.ERROR),
+        'the plan fails',
+      )
+      const planned = decodeMsgpack(answer.plannedState?.msgpack ?? new Uint8Array()) as Record<string, unknown>
+      for (const { name } of writeOnlyInputs(definition.attributes)) assert.equal(planned[toSnake(name)], null, toSnake(name))
+    })
+
     for (const { name, spec } of writeOnlyInputs(definition.attributes)) {
       test(`${definition.name}.${name}: refused from a client without write-only attributes, naming ${spec.alternative}`, async () => {
         const config = Object.fromEntries(Object.keys(definition.attributes).map((n) => [toSnake(n), null]))

@@ -23,13 +23,14 @@ import { useEmulatorWorkspace } from '../support/e2e/suite.js'
 const PASSWORD = 'Wr1teOnlyE2ePass'
 const NEXT_PASSWORD = 'Next2WriteOnlyPw'
 
-/** The VM with the password from an ephemeral variable, or (`literal`) also as the old attribute. */
-function config(version: number, options: { conflicting?: boolean } = {}): string {
+/** The VM with the password from an ephemeral variable, or (`conflicting`) also as the old attribute, or (`product`) another product. */
+function config(version: number, options: { conflicting?: boolean; product?: number } = {}): string {
   return vmConfig(
     {
       console_password_wo: ref('var.console_password'),
       console_password_wo_version: version,
       ...(options.conflicting ? { console_password: 'Lit3ralPassword' } : {}),
+      ...(options.product === undefined ? {} : { product_id: options.product }),
     },
     'variable "console_password" {\n  type      = string\n  sensitive = true\n  ephemeral = true\n}\n',
   )
@@ -48,8 +49,8 @@ function vmConfig(password: Record<string, HclValue>, preamble = ''): string {
     block('resource', 'provider_lite_keypair', 'k', { name: 'e2e-write-only-key' }),
     block('resource', 'provider_lite_vm', 'vm', {
       ssh_and_console_user: 'deployer',
-      ...password,
       product_id: 101,
+      ...password,
       select_os: 'Ubuntu-22.04',
       keypair_id: ref('provider_lite_keypair.k.keypair_id'),
       cycle: 'm',
@@ -175,6 +176,15 @@ describe('write-only console password', () => {
       errors.some((e) => e.includes('Conflicting console_password_wo and console_password')),
       `the error names both: ${errors.join('\n')}`,
     )
+  })
+
+  test('a plan the catalog refuses shows that error alone: no write-only value goes back with it (OpenTofu reports one as a provider bug)', async () => {
+    await e2e.ws.write(config(2, { product: 999 }))
+    const run = await e2e.ws.plan([], { env: { TF_VAR_console_password: NEXT_PASSWORD } })
+    assert.equal(run.code, 1, describeRun(run))
+    const errors = diagnostics(run.stderr)
+    assert.equal(errors.length, 1, `one error, the refusal: ${errors.join('\n')}`)
+    assert.match(errors[0] ?? '', /product_id/)
   })
 
   test("back to console_password with another password than the VM's is refused at plan, showing neither; with the VM's, it is recorded", async () => {

@@ -4,6 +4,7 @@
  * bytes that carry the taint guards to the apply, and the identity of an object kept in place.
  */
 import type { MessageInitShape } from '@bufbuild/protobuf'
+import { withoutWriteOnlyValues } from '../../core/index.js'
 import { decode, encode } from '../dynamic-value.js'
 import type { PlanResourceChange_Request, PlanResourceChange_ResponseSchema } from '../gen/tfplugin6.10_pb.js'
 import { plannedPrivate, readPrivate } from '../private-state.js'
@@ -49,7 +50,7 @@ export async function planResourceChange(
     const guarded = how === 'withoutPrior' && tf.failedSteps.size > 0 ? { guarded: [...tf.failedSteps] } : {}
     const failed = planned.diagnostics.some((d) => d.severity === 'error')
     return {
-      plannedState: encode(view, failed ? proposed : plan.planned),
+      plannedState: encode(view, failed ? withoutWriteOnlyValues(definition, proposed) : plan.planned),
       requiresReplace: plan.replace.map((name) => attributePath([name])),
       plannedPrivate: plannedPrivate(
         prior === null
