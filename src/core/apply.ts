@@ -859,6 +859,8 @@ async function read<C>(
         differs ||= !valuesEqual(value as Value, prior[name] ?? null)
         continue
       }
+      // A grow-only value is a floor: found larger, the object is no drift (see `growOnly`).
+      if (attribute.growOnly && typeof value === 'number' && typeof prior?.[name] === 'number' && value > prior[name]) continue
       state[name] = value as Value
     }
     if (Object.keys(definition.timeouts).length > 0) state.timeouts = prior?.timeouts ?? null

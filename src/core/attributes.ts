@@ -29,7 +29,11 @@ export interface AttributeFlags {
   readonly orderTime?: boolean
   /** A one-shot trigger: its update step runs only when the value changes to a non-empty value. */
   readonly action?: boolean
-  /** A smaller value is rejected at plan time. */
+  /**
+   * A smaller value is rejected at plan time. The value is a floor: a refresh that finds the object
+   * larger (grown outside, in the portal, or by a bigger package) keeps the recorded value, since a
+   * larger object is no drift, while one found smaller is recorded, and the plan grows it back.
+   */
   readonly growOnly?: boolean
   readonly sensitive?: boolean
   /** A computed value that no update can change, so plans keep it known. */

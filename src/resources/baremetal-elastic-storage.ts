@@ -37,7 +37,8 @@ const attributes = {
     // The bounds are the product's `min_size` and `max_size` (E1), checked against the catalog at plan.
     validate: [range({ min: 1 })],
     description:
-      "The size in GB, an absolute target, within the product's `min_size` and `max_size`. Grow-only: raising it orders a resize (a paid order).",
+      "The size in GB, an absolute target, within the product's `min_size` and `max_size`. Grow-only: raising it orders a resize (a paid order) of what the volume lacks. " +
+      'A floor: a volume grown larger outside (the portal, support) is no drift and the state keeps the value; lowering it is refused at plan time.',
   }),
   ...orderInputs('every order'),
   ...accountOutputs('storage'),
@@ -68,6 +69,8 @@ const getStorage = (client: Client, id: string, signal: AbortSignal) => client.e
 /** The account read of a wait, bound to the operation's cancellation. */
 const read = (ctx: OperationContext<Client>) => (id: string) => getStorage(ctx.client, id, ctx.signal)
 const storageProducts = (client: Client, signal: AbortSignal) => client.elasticStorages.listProducts({ signal })
+const storageSize = async (client: Client, id: string, signal: AbortSignal) =>
+  (await client.elasticStorages.getStorage(id, { signal })).extra_details.size
 
 export const baremetalElasticStorage = defineResource<Client, typeof attributes>({
   name: 'baremetal_elastic_storage',
@@ -81,7 +84,7 @@ export const baremetalElasticStorage = defineResource<Client, typeof attributes>
     {
       attributes: ['size'],
       affects: ORDERED,
-      price: growthPrice<typeof attributes>({ product: 'product_id', cycle: 'cycle', size: 'size' }, storageProducts),
+      price: growthPrice<typeof attributes>({ product: 'product_id', cycle: 'cycle', size: 'size' }, storageProducts, storageSize),
       async apply(ctx) {
         const target = ctx.input.size ?? 100
         const current = await ctx.client.elasticStorages.getStorage(ctx.id, { signal: ctx.signal })
@@ -99,12 +102,13 @@ export const baremetalElasticStorage = defineResource<Client, typeof attributes>
       attributes: ['product_id'],
       affects: ORDERED,
       // The service bills the difference of the per-GB prices for every GB, never below 0 (E5), on
-      // the size the resize before it leaves (`prior` has it).
-      async price({ client, input, prior, signal }) {
+      // the size the resize before it leaves (`prior` has it), or the larger one the volume has.
+      async price({ client, input, prior, signal, id }) {
         // An unknown product or size cannot be priced: ask nothing.
         const productId = known(input.product_id)
-        const size = known(prior.size)
-        if (productId === null || size === null) return null
+        const planned = known(prior.size)
+        if (productId === null || planned === null) return null
+        const size = Math.max(planned, await storageSize(client, id, signal))
         const products = await storageProducts(client, signal)
         const target = billingOf(products, productId, prior.cycle)
         const current = billingOf(products, prior.product_id, prior.cycle)

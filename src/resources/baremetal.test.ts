@@ -4,7 +4,7 @@ import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import { vmBody } from '../../test/support/fixtures.js'
 import { Harness } from '../../test/support/harness.js'
-import { checkPlanOnline, readResource, type ValueMap, validateConfig } from '../core/index.js'
+import { checkPlanOnline, pricePlan, readResource, type ValueMap, validateConfig } from '../core/index.js'
 import { baremetal } from './baremetal.js'
 import { baremetalAdditionalIp } from './baremetal-additional-ip.js'
 import { baremetalAdditionalIpAssignment } from './baremetal-additional-ip-assignment.js'
@@ -308,6 +308,25 @@ describe('additional IPs and assignments', () => {
 })
 
 describe('provider_baremetal_elastic_storage', () => {
+  test('a volume grown outside is no drift, even with size unset; a product change is priced on the size it has', async () => {
+    const { h, state } = await withServer()
+    const config: ValueMap = { product_id: 501, cycle: 'm', storage_name: 'db-volume', metal_account_id: Number(state.id) }
+    const volume = await h.create(storage, config)
+    await h.control('PATCH', `/accounts/${String(volume.id)}`, { extra_details: { size: 300 } })
+    const refreshed = (await h.read(storage, volume)) as ValueMap
+    assert.equal(refreshed.size, 100, 'the state keeps the floor')
+    const same = h.plan(storage, refreshed, config)
+    assert.deepEqual([same.diagnostics, same.changed], [[], []])
+    const price = await pricePlan(storage, refreshed, h.plan(storage, refreshed, { ...config, size: 350, product_id: 502 }), h.session)
+    assert.deepEqual(
+      price.orders.map((o) => o.what),
+      ['upgrade from 300 to 350 GB', price.orders[1]?.what],
+    )
+    assert.match(price.orders[1]?.what ?? '', / for 350 GB$/)
+    const productOnly = await pricePlan(storage, refreshed, h.plan(storage, refreshed, { ...config, product_id: 502 }), h.session)
+    assert.match(productOnly.orders[0]?.what ?? '', / for 300 GB$/, 'billed on the 300 GB the volume has')
+  })
+
   test('growth then change-package: two orders, waiting for Active between them', async () => {
     const { h, state } = await withServer()
     const config: ValueMap = { product_id: 501, cycle: 'm', storage_name: 'db-volume', metal_account_id: Number(state.id) }

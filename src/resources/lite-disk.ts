@@ -37,7 +37,9 @@ function diskAttributes(family: LiteFamily) {
       default: family.diskMinimum,
       growOnly: true,
       validate: [range({ min: family.diskMinimum })],
-      description: `The size in GB, at least ${family.diskMinimum}. Grow-only: raising it orders an upgrade of the difference (a paid order).`,
+      description:
+        `The size in GB, at least ${family.diskMinimum}. Grow-only: raising it orders an upgrade of the difference from the disk's size (a paid order). ` +
+        'A floor: a disk grown larger outside (the portal, support) is no drift and the state keeps the value; lowering it is refused at plan time.',
     }),
     ...orderInputs('every order', 'pay_with_credit_card'),
     ...orderedOutputs('disk'),
@@ -78,8 +80,10 @@ export function liteDisk(family: LiteFamily): AnyResource {
         attributes: ['size'],
         // Pending until Active (D4); the order that created the disk never changes.
         affects: ['status', 'raw'],
-        price: growthPrice<typeof attributes>({ product: 'product_id', cycle: 'cycle', size: 'size' }, (client, signal) =>
-          family.api(client).listDiskProducts({ signal }),
+        price: growthPrice<typeof attributes>(
+          { product: 'product_id', cycle: 'cycle', size: 'size' },
+          (client, signal) => family.api(client).listDiskProducts({ signal }),
+          async (client, id, signal) => (await family.api(client).getDisk(id, { signal })).extra_details.size,
         ),
         async apply(ctx) {
           const api = family.api(ctx.client)

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import { liteVmConfigOn, liteVmOn } from '../../test/support/fixtures.js'
 import { Harness } from '../../test/support/harness.js'
-import { applyUpdate, checkPlanOnline, hasErrors, planResource, readResource, UNKNOWN, type ValueMap } from '../core/index.js'
+import { applyUpdate, checkPlanOnline, hasErrors, planResource, pricePlan, readResource, UNKNOWN, type ValueMap } from '../core/index.js'
 import { liteDisk } from './lite-disk.js'
 import { type LiteFamily, lite, litePro } from './lite-family.js'
 import { liteSnapshot } from './lite-snapshot.js'
@@ -114,6 +114,35 @@ describe('extra disks', () => {
       assert.deepEqual(h.plan(disks, imported, { ...config, size: family.diskMinimum + 15 }).changed, [])
     })
   }
+
+  test('a disk grown outside (the portal) is no drift: the plan changes nothing, even with size unset; raised past it, the plan prices and the apply orders only what is missing', async () => {
+    const { h, vm } = await withVm(lite)
+    const disks = liteDisk(lite)
+    const config: ValueMap = { product_id: 60, cycle: 'm', lite_account_id: vm }
+    const disk = await h.create(disks, config)
+    await h.control('PATCH', `/accounts/${String(disk.id)}`, { extra_details: { size: 90 } })
+    const refreshed = (await h.read(disks, disk)) as ValueMap
+    assert.equal(refreshed.size, 60, 'the state keeps the floor')
+    const same = h.plan(disks, refreshed, config)
+    assert.deepEqual([same.diagnostics, same.changed], [[], []], 'no shrink refused, nothing to do')
+    const raised = h.plan(disks, refreshed, { ...config, size: 100 })
+    assert.deepEqual(raised.diagnostics, [])
+    const price = await pricePlan(disks, refreshed, raised, h.session)
+    assert.deepEqual(
+      price.orders.map((o) => o.what),
+      ['upgrade from 90 to 100 GB'],
+    )
+    await h.requests()
+    const grown = await h.update(disks, refreshed, { ...config, size: 100 })
+    assert.deepEqual(grown.diagnostics, [])
+    assert.deepEqual(
+      (await h.requests()).filter((r) => r.method !== 'GET').map((r) => r.body),
+      [{ additional_size: 10, pay_invoice_with_cc: true }],
+    )
+    // Raised to less than the disk has: nothing to order, nothing priced.
+    const below = await pricePlan(disks, refreshed, h.plan(disks, refreshed, { ...config, size: 80 }), h.session)
+    assert.deepEqual(below, { orders: [], unpriced: [] })
+  })
 
   test('a VM that is Suspended: a paid change is refused at plan, saying so, not by a 409 at apply; a rename is not', async () => {
     const h = new Harness()

@@ -83,16 +83,23 @@ export function productPrice<A extends Attributes>(
   }
 }
 
-/** A size that grows on an existing object priced per GB: the GB added, at the prior product and cycle. */
+/**
+ * A size that grows on an existing object priced per GB: the GB added, at the prior product and cycle,
+ * above the size the service has now (`current`): the recorded size is a floor the object may have
+ * outgrown (see `growOnly`), and the step orders only what is missing.
+ */
 export function growthPrice<A extends Attributes>(
   names: { readonly product: keyof A & string; readonly cycle: keyof A & string; readonly size: keyof A & string },
   list: (client: Client, signal: AbortSignal) => Promise<readonly Priced[]>,
+  current: (client: Client, id: string, signal: AbortSignal) => Promise<number>,
 ): Pricing<PlanCheckContext<Client, A>> {
-  return async ({ client, input, prior, signal }) => {
-    const before = (prior as Record<string, unknown>)[names.size]
+  return async ({ client, input, prior, signal, id }) => {
+    const recorded = (prior as Record<string, unknown>)[names.size]
     const after = known((input as Record<string, unknown>)[names.size])
     if (after === null) return null
-    if (typeof before !== 'number' || after <= before) return []
+    if (typeof recorded !== 'number' || after <= recorded) return []
+    const before = Math.max(recorded, await current(client, id, signal))
+    if (after <= before) return []
     const values = prior as Record<string, unknown>
     const { option } = billingOf(await list(client, signal), known(values[names.product]), String(values[names.cycle] ?? ''))
     return [quote(`upgrade from ${before} to ${after} GB`, (after - before) * option.price, option)]

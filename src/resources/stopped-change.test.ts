@@ -126,7 +126,8 @@ async function diskAt60(pay: boolean) {
   const outcome = async () => {
     await h.control('POST', `/accounts/${String(at60.id)}/pay`).catch(() => undefined)
     h.emulator.advance(600_000)
-    return { size: (await h.read(disks, at60))?.size, upgrades: await upgrades() }
+    // Imported, not refreshed: a refresh keeps the recorded 60 GB as the floor of a larger disk.
+    return { size: (await h.import(disks, String(at60.id)))?.size, upgrades: await upgrades() }
   }
   return { h, at60, run, stopped, edited, upgrades, outcome }
 }

@@ -51,6 +51,7 @@ import {
   valuesEqual,
   warning,
   withDefaults,
+  withoutWriteOnlyValues,
   withWriteOnlyValues,
 } from '../core/index.js'
 import type { Applied, ApplyRequest, Change, ChangeRequest, OpenSession, PlannedChange, PlanRequest } from './requests.js'
@@ -277,7 +278,9 @@ export class ProviderServer {
     const price =
       asks && pricing !== false && !hasErrors(issues) ? await this.pricePlan(definition, prior, plan, request.session(), pricing.key) : []
     issues.push(...price)
-    const planned = { plan, refused, online, price, diagnostics: issues }
+    const handBack =
+      hasErrors(issues) && request.proposed !== undefined ? withoutWriteOnlyValues(definition, request.proposed) : plan.planned
+    const planned = { plan, refused, online, price, diagnostics: issues, handBack }
     if (request.replacement === undefined) return planned
     const replaced = prior === null ? undefined : String(prior.id)
     return { ...planned, deleteBeforeReplace: await this.deleteFirst(definition, plan, request.replacement, request.session, replaced) }

@@ -47,6 +47,11 @@ export interface PlanRequest {
    * CreateCheckContext.replacing). Terraform's second plan of a replacement, Pulumi's Create after a Diff.
    */
   readonly replacing?: string | undefined
+  /**
+   * The engine's proposed new state (Terraform's), which a plan with errors hands back in place of its
+   * own (PlannedChange.handBack).
+   */
+  readonly proposed?: ValueMap | null
 }
 
 export interface PlannedChange {
@@ -60,6 +65,11 @@ export interface PlannedChange {
   readonly price: readonly Diagnostic[]
   /** All of the above in order: the plan's, the refusal, the checks', the price's. */
   readonly diagnostics: readonly Diagnostic[]
+  /**
+   * The planned state the front end hands back: the plan's, or, when it has errors, the engine's
+   * proposed one (PlanRequest.proposed) without write-only values, which OpenTofu checks even then.
+   */
+  readonly handBack?: ValueMap | null
   /**
    * With PlanRequest.replacement: whether a replacement deletes the object before it creates the new
    * one (the definition asks for it, and the new object passes the service's checks); the new

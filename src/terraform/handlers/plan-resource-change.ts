@@ -4,7 +4,6 @@
  * bytes that carry the taint guards to the apply, and the identity of an object kept in place.
  */
 import type { MessageInitShape } from '@bufbuild/protobuf'
-import { withoutWriteOnlyValues } from '../../core/index.js'
 import { decode, encode } from '../dynamic-value.js'
 import type { PlanResourceChange_Request, PlanResourceChange_ResponseSchema } from '../gen/tfplugin6.10_pb.js'
 import { plannedPrivate, readPrivate } from '../private-state.js'
@@ -40,6 +39,7 @@ export async function planResourceChange(
       price: replanned ? false : {},
       // The second plan of a replacement (-replace included): the object its first plan had as prior.
       replacing: prior === null && priorPrivate.planned === 'withPrior' ? priorPrivate.of : undefined,
+      proposed,
     })
     const { plan } = planned
     if (plan === null)
@@ -48,9 +48,8 @@ export async function planResourceChange(
     // sends no prior private state), unless this is the second plan of a replacement planned just before.
     const how = prior !== null || priorPrivate.planned === 'withPrior' ? 'withPrior' : 'withoutPrior'
     const guarded = how === 'withoutPrior' && tf.failedSteps.size > 0 ? { guarded: [...tf.failedSteps] } : {}
-    const failed = planned.diagnostics.some((d) => d.severity === 'error')
     return {
-      plannedState: encode(view, failed ? withoutWriteOnlyValues(definition, proposed) : plan.planned),
+      plannedState: encode(view, planned.handBack ?? plan.planned),
       requiresReplace: plan.replace.map((name) => attributePath([name])),
       plannedPrivate: plannedPrivate(
         prior === null
