@@ -307,6 +307,23 @@ describe('additional IPs and assignments', () => {
   })
 })
 
+test('a create whose wait runs out records account_id with the id: what references it is planned, not refused as missing', async () => {
+  const { h, state, config } = await withServer()
+  await h.control('PATCH', '/config', { provisioning_delay_ms: 120_000 })
+  const unfinished = await h.tryCreate(server, { ...config, label: 'db-replica', timeouts: { create: '30s' } })
+  assert.ok(unfinished.diagnostics.some((d) => d.severity === 'error' || d.severity === 'warning'))
+  assert.equal(unfinished.state?.status, 'Pending')
+  assert.equal(unfinished.state?.account_id, Number(unfinished.state?.id), 'the account id of the server kept in state')
+  const volume = await h.tryCreate(storage, {
+    product_id: 501,
+    cycle: 'm',
+    storage_name: 'db-volume',
+    metal_account_id: Number(state.id),
+    timeouts: { create: '30s' },
+  })
+  assert.equal(volume.state?.account_id, Number(volume.state?.id), "the storage's too (every ordered account)")
+})
+
 describe('provider_baremetal_elastic_storage', () => {
   test('a volume grown outside is no drift, even with size unset; a product change is priced on the size it has', async () => {
     const { h, state } = await withServer()

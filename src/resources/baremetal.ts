@@ -10,6 +10,7 @@ import {
   digitsId,
   idInput,
   METAL_CYCLES,
+  orderedPending,
   raw,
   rawAttribute,
   textRules,
@@ -330,7 +331,7 @@ export const baremetal = defineResource<Client, typeof attributes>({
       },
       { signal: ctx.signal },
     )
-    ctx.checkpoint({ id: order.account_id, order_id: order.order_id, status: 'Pending' })
+    ctx.checkpoint(orderedPending(order))
     return finish({ ...ctx, id: order.account_id }, input.power_state, null)
   },
   resume: (ctx) => finish(ctx, ctx.input.power_state, ctx.prior),

@@ -129,6 +129,15 @@ export function accountIds(account: { readonly account_id: string }) {
   return { id: account.account_id, account_id: accountNumber(account.account_id) }
 }
 
+/**
+ * What a create records the moment its order is answered, before it waits (its checkpoint): the ids,
+ * the order's (`withOrder`) and Pending. An apply that stops in the wait keeps the object with these,
+ * so what references its `account_id` is planned from it.
+ */
+export function orderedPending(order: { readonly account_id: string; readonly order_id: string }, withOrder = true) {
+  return { ...accountIds(order), ...(withOrder ? { order_id: order.order_id } : {}), status: 'Pending' }
+}
+
 /** The `last_invoice` block of every account (the invoice object). */
 export const lastInvoiceAttribute = object(
   {

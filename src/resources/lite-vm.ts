@@ -18,7 +18,7 @@ import {
   type Pricing,
 } from '../core/index.js'
 import { registerAccountKind } from './account-kinds.js'
-import { awaitingPayment, digitsId, untilChangesTaken } from './billing.js'
+import { awaitingPayment, digitsId, orderedPending, untilChangesTaken } from './billing.js'
 import { cycleRule, isNotFound, keypairCheck, productOf, productRule, quoted, sizeRule } from './catalog-rules.js'
 import { type LiteFamily, lite, litePro } from './lite-family.js'
 import { finish, groups, inGroup, locate, otherFamilyVm, readVm, vmKind, vmNoun } from './lite-vm-account.js'
@@ -186,7 +186,7 @@ export function liteVm(family: LiteFamily): AnyResource {
         },
         { signal: ctx.signal },
       )
-      ctx.checkpoint({ id: order.account_id, order_id: order.order_id, status: 'Pending' })
+      ctx.checkpoint(orderedPending(order))
       const observed = await finish(family, { ...ctx, id: order.account_id }, family.api(ctx.client), null)
       return { ...observed, power_state: input.power_state ?? null }
     },

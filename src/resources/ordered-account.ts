@@ -21,7 +21,16 @@ import {
   string,
 } from '../core/index.js'
 import { type AccountKind, accountElsewhere, registerAccountKind } from './account-kinds.js'
-import { accountIdAttribute, awaitingPayment, keepAndWait, statusFilter, textRules, untilChangesTaken, waitAgain } from './billing.js'
+import {
+  accountIdAttribute,
+  awaitingPayment,
+  keepAndWait,
+  orderedPending,
+  statusFilter,
+  textRules,
+  untilChangesTaken,
+  waitAgain,
+} from './billing.js'
 
 /**
  * What the payment flag's description says it pays for: `the order` of a resource ordered once, or
@@ -156,9 +165,7 @@ export function orderedAccount<X extends Attributes & Record<(typeof ORDER_TIME_
     async create(ctx: CreateContext<Client, X>) {
       // X declares the order-time inputs (its constraint), which the generic input type cannot show.
       const order = await spec.order(ctx, orderTerms(ctx.input as OrderTimeInput))
-      const pending = spec.recordsOrder
-        ? { id: order.account_id, order_id: order.order_id, status: 'Pending' }
-        : { id: order.account_id, status: 'Pending' }
+      const pending = orderedPending(order, spec.recordsOrder)
       const read = (id: string) => calls.get(ctx.client, id, ctx.signal)
       return observe(await keepAndWait(ctx, order, pending as Observed<X> & { id: string }, read, what))
     },
