@@ -77,6 +77,11 @@ export interface Client extends Families {
   /** The client's clock: use it for `orderedAt` so an injected clock stays consistent. */
   now(): number
   /**
+   * Whether this client sees the running operation as a plan's rehearsal (OperationFrame.rehearsal),
+   * and so refuses every request but a read: what a rehearsal that reads must know before it runs.
+   */
+  rehearsing(): boolean
+  /**
    * Settles the order journal (see JournalState): `account` when a state names an id, `delivered`
    * when the engine closed the provider gracefully after its run. Absent without a journal.
    */
@@ -171,6 +176,7 @@ export function createClient(options: ClientOptions): Client {
     ...connectFamilies({ transport, orders }),
     waitForActive: (read, waitOptions) => waitForActive(waitSettings, read, waitOptions),
     now,
+    rehearsing: () => options.operation?.()?.rehearsal !== undefined,
     ...(journal
       ? {
           settlement: {

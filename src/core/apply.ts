@@ -1289,6 +1289,42 @@ export interface PricedOrder {
   readonly what: string
   readonly amount: number
   readonly cycle: string
+  /** The in-place step that places it (its index in `updates`) and the state it runs on, for a rehearsal (rehearseStep). */
+  readonly step?: { readonly index: number; readonly prior: ValueMap }
+}
+
+/**
+ * Runs one in-place step as its apply would, up to its order, in a plan's rehearsal (see
+ * rehearseCreate): with the change it makes told as the apply tells it (changeOf), so that the
+ * client reports whether the apply would take over the order a stopped run placed for the same
+ * change. Nothing but reads is sent; whatever ends it, the plan prices the step as it is.
+ */
+export async function rehearseStep<C>(
+  definition: AnyResource,
+  planned: ValueMap,
+  step: NonNullable<PricedOrder['step']>,
+  session: Session<C>,
+): Promise<void> {
+  const update = definition.updates[step.index]
+  if (!update) return
+  const moved: Record<string, Value> = {}
+  for (const name of update.attributes) moved[name] = planned[name] ?? null
+  session.changingFrom?.(changeOf(definition, update.attributes, step.prior, moved))
+  try {
+    await update.apply({
+      ...contextFor(session, []),
+      id: String(step.prior.id),
+      input: handlerInput(definition.attributes, plainInput(planned)),
+      prior: step.prior as never,
+      // A wait before its order (none of today's steps has one) gives up at once: a plan never waits.
+      timeoutMs: 1,
+      checkpoint: () => undefined,
+    })
+  } catch {
+    // Ended by the rehearsal, or by anything else.
+  } finally {
+    session.changingFrom?.(undefined)
+  }
 }
 
 /** What a plan of one resource orders: the priced orders, and what could not be priced and why. */
@@ -1308,7 +1344,7 @@ export async function pricePlan<C>(definition: AnyResource, prior: ValueMap | nu
   const context = contextFor(session, ignored)
   const input = plainInput(plan.planned)
   const creating = prior === null || plan.replace.length > 0
-  const asks: { what: string; ask: () => Promise<readonly Quote[] | null> }[] = []
+  const asks: { what: string; ask: () => Promise<readonly Quote[] | null>; step?: PricedOrder['step'] }[] = []
   if (creating) {
     const price = definition.priceCreate
     if (price) asks.push({ what: 'the new object', ask: () => price({ ...context, input }) })
@@ -1332,7 +1368,11 @@ export async function pricePlan<C>(definition: AnyResource, prior: ValueMap | nu
         asks.push({ what, ask: async () => null })
         continue
       }
-      asks.push({ what, ask: () => price({ ...context, id: String(prior.id), prior: stepPrior as never, input }) })
+      asks.push({
+        what,
+        ask: () => price({ ...context, id: String(prior.id), prior: stepPrior as never, input }),
+        step: { index: step.index, prior: stepPrior },
+      })
     }
     const resumed = definition.priceResume
     if (plan.private.resume === true && resumed) {
@@ -1344,11 +1384,11 @@ export async function pricePlan<C>(definition: AnyResource, prior: ValueMap | nu
   }
   const orders: PricedOrder[] = []
   const unpriced: string[] = []
-  for (const { what, ask } of asks) {
+  for (const { what, ask, step } of asks) {
     try {
       const quotes = await ask()
       if (quotes === null) unpriced.push(`${definition.name}: ${what} (its price depends on values known only after apply)`)
-      else for (const quote of quotes) orders.push({ resource: definition.name, ...quote })
+      else for (const quote of quotes) orders.push({ resource: definition.name, ...quote, ...(step === undefined ? {} : { step }) })
     } catch (thrown) {
       unpriced.push(`${definition.name}: ${what} (asking the catalog failed: ${clauseOf(thrown)})`)
     }

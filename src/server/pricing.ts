@@ -3,7 +3,7 @@
  * serves, the order limit setting checked against it, and the orders a plan adopts from an earlier
  * run instead of placing them again (learnt by rehearsing the create). Part of the provider server.
  */
-import type { Rehearsed } from '../api/index.js'
+import type { Client, Rehearsed } from '../api/index.js'
 import {
   type AnyResource,
   type Diagnostic,
@@ -13,6 +13,7 @@ import {
   type PricedOrder,
   pricePlan,
   rehearseCreate,
+  rehearseStep,
   type Session,
   type ValueMap,
   warning,
@@ -115,22 +116,10 @@ export class PlanLedger {
     quoted: PlanPrice,
   ): Promise<{ priced: PlanPrice; adopted?: { summary: string; detail: string }; taken?: string }> {
     const creating = prior === null || plan.replace.length > 0
-    if (!creating || quoted.orders.length === 0) return { priced: quoted }
-    let rehearsed: Rehearsed | undefined
-    // Cancelled from the start: a client that could not see the rehearsal still sends nothing.
-    const stopped = new AbortController()
-    stopped.abort(new Error("a plan's rehearsal of a create"))
-    await withOperation(
-      session,
-      undefined,
-      () => rehearseCreate(definition, plan.planned, { ...session, signal: stopped.signal }),
-      undefined,
-      (outcome) => {
-        rehearsed ??= outcome
-      },
-    )
+    if (quoted.orders.length === 0) return { priced: quoted }
+    if (!creating) return await this.withoutTakenSteps(definition, plan, session, quoted)
+    const rehearsed = await rehearsal(session, (stopped) => rehearseCreate(definition, plan.planned, stopped))
     const [own, ...rest] = quoted.orders
-    const sent = (at: number) => new Date(at).toISOString().replace('.000Z', 'Z')
     if (rehearsed?.kind === 'adopt' && own !== undefined) {
       const summary = `account ${rehearsed.accountId} (${definition.name}), not ordered again`
       const detail =
@@ -149,7 +138,87 @@ export class PlanLedger {
     }
     return { priced: quoted }
   }
+
+  /**
+   * The in-place steps' orders that a stopped run placed for the same change (killed after its order
+   * was answered, before its state was saved): the apply takes each over instead of ordering it
+   * again, so it is not priced. Each priced step is rehearsed (core's rehearseStep) as the apply runs
+   * it; one sent without an answer stays priced, with a line saying it is taken over.
+   */
+  private async withoutTakenSteps(
+    definition: AnyResource,
+    plan: Plan,
+    session: Session<unknown>,
+    quoted: PlanPrice,
+  ): Promise<{ priced: PlanPrice; adopted?: { summary: string; detail: string }; taken?: string }> {
+    const adopted: string[] = []
+    const taken: string[] = []
+    const dropped = new Set<number>()
+    for (const index of new Set(quoted.orders.flatMap((order) => (order.step === undefined ? [] : [order.step.index])))) {
+      const orders = quoted.orders.filter((order) => order.step?.index === index)
+      const step = orders[0]?.step
+      if (step === undefined) continue
+      const rehearsed = await rehearsal(session, (rehearsing) => rehearseStep(definition, plan.planned, step, rehearsing), true)
+      const what = orders.map((order) => `${order.what} (${order.amount} per ${order.cycle} cycle)`).join(', ')
+      if (rehearsed?.kind === 'adopt') {
+        dropped.add(index)
+        adopted.push(
+          `${definition.name}: takes over the order an earlier run placed for this change (Idempotency-Key ${rehearsed.key}, ` +
+            `sent ${sent(rehearsed.sentAt)}) instead of placing it again: ${what} is not ordered.`,
+        )
+      } else if (rehearsed?.kind === 'repeat') {
+        taken.push(
+          `${definition.name}: takes over the order an earlier run sent for this change ${sent(rehearsed.sentAt)} without an ` +
+            `answer (Idempotency-Key ${rehearsed.key}): ${what} is placed only if that order was not.`,
+        )
+      }
+    }
+    const priced = { ...quoted, orders: quoted.orders.filter((order) => order.step === undefined || !dropped.has(order.step.index)) }
+    return {
+      priced,
+      ...(adopted.length === 0
+        ? {}
+        : {
+            adopted: { summary: `the change of ${definition.name} a stopped run ordered, not ordered again`, detail: adopted.join('\n') },
+          }),
+      ...(taken.length === 0 ? {} : { taken: taken.join('\n') }),
+    }
+  }
 }
+
+/**
+ * What the apply would do with the first order `run` reaches, as a plan's rehearsal learns it (see
+ * OperationFrame.rehearsal); undefined when it reached none. The client refuses every request but a
+ * read in a rehearsal. Without `reads` the run's session is also cancelled from the start (a create
+ * orders first), so that a client that could not see the rehearsal still sends nothing; a step reads
+ * what it orders from first.
+ */
+async function rehearsal(
+  session: Session<unknown>,
+  run: (rehearsing: Session<unknown>) => Promise<void>,
+  reads = false,
+): Promise<Rehearsed | undefined> {
+  let rehearsed: Rehearsed | undefined
+  const stopped = new AbortController()
+  if (!reads) stopped.abort(new Error("a plan's rehearsal"))
+  // A rehearsal that reads runs only where the client is seen to refuse every change in it.
+  const sees = () => (session.client as Partial<Pick<Client, 'rehearsing'>>).rehearsing?.() === true
+  await withOperation(
+    session,
+    undefined,
+    async () => {
+      if (!reads) await run({ ...session, signal: stopped.signal })
+      else if (sees()) await run(session)
+    },
+    undefined,
+    (outcome) => {
+      rehearsed ??= outcome
+    },
+  )
+  return rehearsed
+}
+
+const sent = (at: number) => new Date(at).toISOString().replace('.000Z', 'Z')
 
 const PRICE_NOTE =
   "Prices are the catalog's, per cycle of each object, in its money unit, before any promocode; an upgrade is " +

@@ -2,7 +2,7 @@
 // answer, and what a plan says of an order an earlier run placed. A 500 on every VM order ends with
 // the status and the service's text, not "No answer"; a 429 on every one says that nothing was
 // processed and the order was not placed, and the next apply orders at once; a re-run after a kill
-// that adopts the killed run's order does not price it as a new one.
+// that adopts the killed run's order (a create's, or an in-place change's) does not price it as a new one.
 import assert from 'node:assert/strict'
 import { join } from 'node:path'
 import { after, describe, test } from 'node:test'
@@ -132,6 +132,46 @@ describe('what terraform shows of an order without a clear answer, under every p
       assert.equal(applied.code, 0, describeRun(applied))
       assert.deepEqual(orders, [], 'the apply adopted the order, as the plan said')
       assert.equal(String((await ws.stateOf('provider_lite_vm.vm')).id), answered)
+    })
+
+    test(`${client.key}: a re-run that takes over the package change of a killed run prices nothing, and max_order_total does not refuse it`, async () => {
+      await freshWorkspace(client, 0)
+      await ws.write([providerBlocks(), KEYPAIR, vm()].join('\n'))
+      const created = await ws.apply()
+      assert.equal(created.code, 0, describeRun(created))
+      // The change stays Pending long enough for the kill to come while it waits.
+      await e2e.emulator.control('PATCH', '/config', { provisioning_delay_ms: 60_000 })
+      const bigger = vm().replace(/product_id(\s+)= 101/, 'product_id$1= 102')
+      assert.notEqual(bigger, vm())
+      await ws.write([providerBlocks(), KEYPAIR, bigger].join('\n'))
+      const seen = (await e2e.emulator.orders()).orders.length
+      const launched = ws.launch(['apply', '-no-color', '-input=false', '-auto-approve'])
+      let answered = false
+      const journal = join(ws.dir, '.terraform', 'provider-orders')
+      for (let round = 0; round < 300 && !answered; round++) {
+        answered = (await journalEntries(journal)).some((e) => e.state === 'answered' && e.path.includes('change-package'))
+        if (!answered) await sleep(100)
+      }
+      launched.signalGroup('SIGKILL')
+      await launched.done.catch(() => undefined)
+      assert.ok(answered, 'the package change was answered while it waited')
+      assert.deepEqual(
+        (await e2e.emulator.orders()).orders.slice(seen).map((o) => o.kind),
+        ['lite.vm.change_package'],
+      )
+      // A limit below the change's price: a plan that priced the order again would be refused.
+      await ws.write([providerBlocks({ max_order_total: 1 }), KEYPAIR, bigger].join('\n'))
+      const { value: plan, orders: planned } = await e2e.emulator.effectsOf(() => ws.plan())
+      assert.equal(plan.code, 2, describeRun(plan))
+      assert.deepEqual(planned, [], 'the plan rehearses the change: it orders nothing')
+      const text = flat(plan)
+      assert.doesNotMatch(text, /This plan places paid orders/, describeRun(plan))
+      assert.match(text, /takes over the order an earlier run placed for this change/, describeRun(plan))
+      await e2e.emulator.control('PATCH', '/config', { provisioning_delay_ms: 0 })
+      const { value: applied, orders } = await e2e.emulator.effectsOf(() => ws.apply())
+      assert.equal(applied.code, 0, describeRun(applied))
+      assert.deepEqual(orders, [], 'the apply took the change over, as the plan said')
+      assert.equal((await ws.stateOf('provider_lite_vm.vm')).product_id, 102)
     })
   }
 })
