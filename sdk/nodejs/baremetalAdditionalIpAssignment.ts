@@ -5,7 +5,7 @@ import * as pulumi from "@pulumi/pulumi";
 import * as utilities from "./utilities";
 
 /**
- * Routes an additional IP to a Metal server. An IP serves one server at a time, so moving it to another server deletes the old assignment before creating the new one. Assignments are not billed and take effect at once.
+ * Routes an additional IP to a Metal server. An IP serves one server at a time, so moving it to another server deletes the old assignment before creating the new one. Assignments are not billed and take effect at once. In Terraform, do not set `lifecycle { create_before_destroy = true }` on it: a move would then create the new assignment while the old one still routes the IP, which the service refuses, so the move fails (before anything is deleted).
  */
 export class BaremetalAdditionalIpAssignment extends pulumi.CustomResource {
     /**

@@ -1,9 +1,12 @@
 /**
  * The assignment of an additional IP to a Metal server: routing the IP to the server, and moving it to
- * another server by a replacement that deletes the old assignment first.
+ * another server by a replacement that deletes the old assignment first. Terraform's
+ * `create_before_destroy` creates first instead, which the provider is not told of: the move's create
+ * then fails naming that setting, and a create of the assignment that already exists takes it over, so
+ * that the old object's delete in the same run (its id is the same) leaves the IP routed.
  */
 import { type Client, type IpAssignment, withoutLeadingZeros } from '../api/index.js'
-import { defineResource, ownCall, string } from '../core/index.js'
+import { defineResource, InputError, ownCall, string } from '../core/index.js'
 import { idInput, raw, rawAttribute, rules } from './billing.js'
 import { accountCheck } from './catalog-rules.js'
 import { isTerminated } from './ordered-account.js'
@@ -25,6 +28,12 @@ function observeAssignment(assignment: IpAssignment) {
   }
 }
 
+/** The assignment of the IP to that server, when it exists (A2 lists the IP's one assignment). */
+async function assignmentTo(client: Client, ip: number, server: number, signal: AbortSignal): Promise<IpAssignment | undefined> {
+  const held = await client.additionalIps.listAssignments(ip, { signal })
+  return held.find((a) => Number(a.metal_account_id) === server)
+}
+
 /** `<metal_account_id>:<additional_ip_id>` → both ids. */
 function splitId(id: string): [string, string] {
   const [server = '', ip = ''] = id.split(':')
@@ -35,7 +44,9 @@ export const baremetalAdditionalIpAssignment = defineResource<Client, typeof ass
   name: 'baremetal_additional_ip_assignment',
   description:
     'Routes an additional IP to a Metal server. An IP serves one server at a time, so moving it to another server deletes ' +
-    'the old assignment before creating the new one. Assignments are not billed and take effect at once.',
+    'the old assignment before creating the new one. Assignments are not billed and take effect at once. In Terraform, do ' +
+    'not set `lifecycle { create_before_destroy = true }` on it: a move would then create the new assignment while the ' +
+    'old one still routes the IP, which the service refuses, so the move fails (before anything is deleted).',
   importId: {
     format: '<metal_account_id>:<additional_ip_id>',
     example: '100070:100080',
@@ -68,10 +79,16 @@ export const baremetalAdditionalIpAssignment = defineResource<Client, typeof ass
         // The same server again is the same assignment (A1 answers it with the same object); the one this
         // replaces is deleted first (deleteBeforeReplace).
         if (holder === server || replacing === observeAssignment(held).id) return null
+        // Terraform's create_before_destroy plans a move as this check passes it (the old object is the
+        // plan's prior), then creates first: the apply plans the new object alone, and ends here.
         return (
           `is additional IP ${ip}, which is routed to server ${holder}: an IP serves one server at a time, so the service ` +
-          `would refuse to route it to server ${server}. Move the assignment instead (change metal_account_id of the ` +
-          'resource that assigns it, which deletes the old assignment first), or remove that assignment first'
+          `would refuse to route it to server ${server}. If this resource is the one that routes it to server ${holder}, ` +
+          `moved to server ${server} with lifecycle { create_before_destroy = true } (Terraform), that setting is the cause: ` +
+          'it creates the new assignment while the old one still routes the IP. Remove create_before_destroy from this ' +
+          'resource, which then deletes the old assignment first; when an apply already failed this way, first apply with ' +
+          `metal_account_id back at server ${holder} (nothing changes in the service), then move it. Otherwise, move the ` +
+          'assignment that routes it (change metal_account_id of the resource that assigns it), or remove that assignment first'
         )
       },
     ),
@@ -79,12 +96,27 @@ export const baremetalAdditionalIpAssignment = defineResource<Client, typeof ass
       client.baremetals.getServer(id, { signal }),
     ),
   ],
-  async create({ client, input, signal }) {
-    const assignment = await client.additionalIps.assign(
-      input.additional_ip_id ?? 0,
-      { metal_account_id: input.metal_account_id ?? 0 },
-      { signal },
-    )
+  async create({ client, input, signal, takeOver }) {
+    const ip = input.additional_ip_id ?? 0
+    const server = input.metal_account_id ?? 0
+    // The same server again is the same assignment, which A1 answers with the same object: one that exists
+    // is taken over, so that a delete of it later in this run (the old object of a create_before_destroy
+    // replacement that keeps the server, or of a renamed resource) does not unassign what this one holds.
+    const existing = await assignmentTo(client, ip, server, signal)
+    if (existing !== undefined) {
+      const observed = observeAssignment(existing)
+      if (await takeOver(observed.id)) return observed
+      // This run deleted it (the old half went first): once that delete is done the IP is free, unless it failed.
+      if ((await assignmentTo(client, ip, server, signal)) !== undefined)
+        throw new InputError(
+          ['metal_account_id'],
+          `Assignment ${observed.id} (additional IP ${ip} routed to server ${server}) is not taken over: a delete of it ` +
+            'in this same run (of the resource it was in before: a renamed address or a replacement) has not removed it, ' +
+            'most likely because that delete failed (see its error), so that resource still holds it and the next apply ' +
+            'deletes it again. Apply again once that delete has succeeded: the IP is then routed anew.',
+        )
+    }
+    const assignment = await client.additionalIps.assign(ip, { metal_account_id: server }, { signal })
     return observeAssignment(assignment)
   },
   async read({ client, id, signal }) {

@@ -65,7 +65,7 @@ class BaremetalAdditionalIpAssignment(pulumi.CustomResource):
                  metal_account_id: pulumi.Input[Optional[_builtins.int]] = None,
                  __props__=None):
         """
-        Routes an additional IP to a Metal server. An IP serves one server at a time, so moving it to another server deletes the old assignment before creating the new one. Assignments are not billed and take effect at once.
+        Routes an additional IP to a Metal server. An IP serves one server at a time, so moving it to another server deletes the old assignment before creating the new one. Assignments are not billed and take effect at once. In Terraform, do not set `lifecycle { create_before_destroy = true }` on it: a move would then create the new assignment while the old one still routes the IP, which the service refuses, so the move fails (before anything is deleted).
 
         :param str resource_name: The name of the resource.
         :param pulumi.ResourceOptions opts: Options for the resource.
@@ -79,7 +79,7 @@ class BaremetalAdditionalIpAssignment(pulumi.CustomResource):
                  args: BaremetalAdditionalIpAssignmentArgs,
                  opts: Optional[pulumi.ResourceOptions] = None):
         """
-        Routes an additional IP to a Metal server. An IP serves one server at a time, so moving it to another server deletes the old assignment before creating the new one. Assignments are not billed and take effect at once.
+        Routes an additional IP to a Metal server. An IP serves one server at a time, so moving it to another server deletes the old assignment before creating the new one. Assignments are not billed and take effect at once. In Terraform, do not set `lifecycle { create_before_destroy = true }` on it: a move would then create the new assignment while the old one still routes the IP, which the service refuses, so the move fails (before anything is deleted).
 
         :param str resource_name: The name of the resource.
         :param BaremetalAdditionalIpAssignmentArgs args: The arguments to use to populate this resource's properties.
