@@ -1291,6 +1291,8 @@ export interface PricedOrder {
   readonly cycle: string
   /** The in-place step that places it (its index in `updates`) and the state it runs on, for a rehearsal (rehearseStep). */
   readonly step?: { readonly index: number; readonly prior: ValueMap }
+  /** Why the service may bill more than `amount` (Quote.atLeast); absent when the amount is what it bills. */
+  readonly atLeast?: string
 }
 
 /**

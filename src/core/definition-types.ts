@@ -162,6 +162,11 @@ export interface Quote {
   readonly amount: number
   /** The cycle the amount is for, as the catalog labels it (`Monthly`). */
   readonly cycle: string
+  /**
+   * Set when the amount is only the least the order can cost: why the service may bill more (what the
+   * plan cannot know before apply). The plan shows it and counts the amount as it is.
+   */
+  readonly atLeast?: string
 }
 
 /**

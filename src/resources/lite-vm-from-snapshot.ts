@@ -1,11 +1,12 @@
 /** provider_lite_vm_from_snapshot: a new VM restored from a snapshot (S4); deleting it never touches the snapshot. */
-import type { Client, LiteVmAccount } from '../api/index.js'
-import { defineResource, InputError, ownCall, string } from '../core/index.js'
+import type { Client, LiteSnapshotAccount, LiteVmAccount } from '../api/index.js'
+import { type Attributes, type CreateCheckContext, defineResource, InputError, ownCall, type Pricing, string } from '../core/index.js'
 import { accountIds, cycleAttribute, cycleCode, digitsId, idInput, LITE_CYCLES, textRules } from './billing.js'
 import type { LiteFamily } from './lite-family.js'
 import { accountListing, isTerminated, orderDescriptionAttribute, orderedAccount, orderedOutputs, orderInputs } from './ordered-account.js'
-import { accountCheck } from './catalog-rules.js'
+import { accountCheck, isNotFound, productOf } from './catalog-rules.js'
 import { newVmChecks, newVmPrice } from './lite-vm.js'
+import { known } from './prices.js'
 import { vmKind } from './lite-vm-account.js'
 import { consolePasswordAttributes, consoleUserRules } from './lite-vm-attributes.js'
 
@@ -61,7 +62,7 @@ export function liteVmFromSnapshot(family: LiteFamily) {
       ),
       ...newVmChecks<typeof attributes>(family, { os: false, ipAvailability: false }),
     ],
-    priceCreate: newVmPrice<typeof attributes>(family),
+    priceCreate: restorePrice<typeof attributes>(family),
     ...orderedAccount<typeof attributes, LiteVmAccount>({
       type: `${family.prefix}_vm_from_snapshot`,
       kind: vmKind(family),
@@ -105,4 +106,86 @@ export function liteVmFromSnapshot(family: LiteFamily) {
       displayName: 'name',
     }),
   })
+}
+
+/**
+ * The restore's order as the service bills it (S4): a new VM of the product with the disk the snapshot
+ * gives it, the larger of the snapshot's size and the product's base disk, so a snapshot larger than
+ * the base is billed the storage above it, as a new VM of that disk size is. When that size cannot be
+ * told at plan time, the product's price is quoted as the least the order costs, saying why.
+ */
+function restorePrice<A extends Attributes>(family: LiteFamily): Pricing<CreateCheckContext<Client, A>> {
+  const newVm = newVmPrice<A>(family)
+  const atLeast = (quotes: Awaited<ReturnType<typeof newVm>>, why: string) =>
+    quotes === null
+      ? null
+      : quotes.map((q) => ({
+          ...q,
+          atLeast: `${why}; a snapshot larger than the product's base disk is billed the storage above the base too`,
+        }))
+  return async (ctx) => {
+    const { snapshot_id: snapshotId, product_id: productId } = ctx.input as { snapshot_id?: unknown; product_id?: unknown }
+    if (typeof snapshotId !== 'number') return atLeast(await newVm(ctx), 'the snapshot is known only after apply')
+    const disk = await snapshotDisk(family, ctx.client, snapshotId, ctx.signal)
+    // Priced as a new VM of that disk size (its input has no disk_size of its own).
+    if (typeof disk === 'number') return newVm(withDisk(ctx, disk))
+    const base = productOf(await family.api(ctx.client).listProducts({ signal: ctx.signal }), known(productId))?.options?.disk
+    // The snapshot is no larger than its VM is now (a VM's disk never shrinks): within the base, no storage is billed.
+    if (disk.atMost !== null && typeof base === 'number' && disk.atMost <= base) return newVm(ctx)
+    return atLeast(await newVm(ctx), disk.why)
+  }
+}
+
+function withDisk<X extends { readonly input: unknown }>(ctx: X, disk: number): X {
+  return { ...ctx, input: { ...(ctx.input as object), disk_size: disk } }
+}
+
+/**
+ * The disk size (GB) snapshot `id` captured of its VM, which the service does not show (a snapshot
+ * account has no size, S2/S3): it is the size its source VM has now when no order has been placed on
+ * that VM since the snapshot (the service takes a snapshot only of an Active VM, which has every
+ * change ordered before applied; only an order changes a VM's disk). Otherwise the most it can be (the
+ * VM's size now: a disk never shrinks; null when the VM is gone) and why it cannot be told.
+ */
+async function snapshotDisk(
+  family: LiteFamily,
+  client: Client,
+  id: number,
+  signal: AbortSignal,
+): Promise<number | { atMost: number | null; why: string }> {
+  const api = family.api(client)
+  const snapshot = await api.getSnapshot(id, { signal })
+  const source = snapshot.extra_details.lite_account_id
+  let vm: LiteVmAccount
+  try {
+    vm = await api.getVm(source, { signal })
+  } catch (thrown) {
+    if (!isNotFound(thrown)) throw thrown
+    return {
+      atMost: null,
+      why: `the service does not show the disk size snapshot ${id} captured, and its source VM ${source} is gone from the ${family.title} pool`,
+    }
+  }
+  const size = vm.extra_details.disk_size
+  if (orderedBefore(vm, snapshot)) return size
+  return {
+    atMost: size,
+    why:
+      `the service does not show the disk size snapshot ${id} captured, and its source VM ${source} (${size} GB now) ` +
+      'has had an order since the snapshot, so its disk may have grown after it',
+  }
+}
+
+/**
+ * Whether every order placed on `vm` came before `snapshot` was taken: the VM's latest invoice is
+ * dated before the snapshot's creation, or on the same day with an earlier number than the snapshot's
+ * own first invoice (the service numbers invoices in the order it makes them).
+ */
+function orderedBefore(vm: LiteVmAccount, snapshot: LiteSnapshotAccount): boolean {
+  const last = vm.last_invoice
+  const first = snapshot.last_invoice
+  if (last === null || !snapshot.date_created) return false
+  if (last.date < snapshot.date_created) return true
+  const created = first !== null && first.invoice_type === 'new' && first.date === snapshot.date_created
+  return created && last.date === snapshot.date_created && last.id < first.id
 }

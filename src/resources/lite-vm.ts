@@ -30,7 +30,8 @@ import { billingOf, componentSteps, productLabel, quote, tiered } from './prices
 /**
  * What a new VM of the family orders: the product at its cycle and, when `disk_size` asks for more
  * than the product's base disk, the storage upgrade ordered right after it (the tiered price of the
- * GB above the base). A VM restored from a snapshot has no `disk_size`: its product is quoted alone.
+ * GB above the base). A VM restored from a snapshot is priced with the disk the snapshot gives it
+ * (lite-vm-from-snapshot's restorePrice).
  */
 export function newVmPrice<A extends Attributes>(family: LiteFamily): Pricing<CreateCheckContext<Client, A>> {
   type Input = { product_id?: number | null; cycle?: string | null; disk_size?: number | null }

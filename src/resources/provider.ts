@@ -211,7 +211,8 @@ export const providerDefinition = defineProvider({
         'the first invoice of every new order and upgrade, whatever their cycles, before any promocode. Terraform plans each ' +
         'resource in its own call, so the total is counted across the calls one provider process serves: one plan. Orders ' +
         'whose price is not known at plan time (it depends on values known only after apply, or the catalog cannot be ' +
-        'reached) are named in the warning and not counted. Unset: no limit.',
+        'reached) are named in the warning and not counted; an order that may cost more than the plan can tell is counted at ' +
+        'the least it costs, and the warning says "or more" and why. Unset: no limit.',
     }),
     order_journal: string({
       optional: true,

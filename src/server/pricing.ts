@@ -70,26 +70,29 @@ export class PlanLedger {
     const unpriced = all.flatMap((entry) => entry.unpriced)
     const own = sum(priced.orders)
     const total = sum(orders)
+    // An amount that is only the least an order costs makes every sum it is in a least amount too.
+    const ownOrMore = priced.orders.some(lowerBound) ? ' or more' : ''
+    const totalOrMore = orders.some(lowerBound) ? ' or more' : ''
     const lines = [
       ...(adopted === undefined ? [] : [adopted.detail]),
       ...(taken === undefined ? [] : [taken]),
       ...priced.orders.map(line),
       ...priced.unpriced.map((what) => `${what}: price unknown`),
-      `These orders: ${own}${priced.unpriced.length > 0 ? ' plus what could not be priced' : ''}. ` +
-        `All orders of this plan so far: ${total} for ${orders.length} priced order${orders.length === 1 ? '' : 's'}` +
+      `These orders: ${own}${ownOrMore}${priced.unpriced.length > 0 ? ' plus what could not be priced' : ''}. ` +
+        `All orders of this plan so far: ${total}${totalOrMore} for ${orders.length} priced order${orders.length === 1 ? '' : 's'}` +
         `${unpriced.length > 0 ? ` and ${unpriced.length} unpriced` : ''}.`,
       PRICE_NOTE,
     ]
     // The running total makes each resource's summary differ, so Terraform never folds one into another as "similar".
-    const more = priced.unpriced.length > 0 ? ' and more' : ''
-    const summary = `This plan places paid orders: ${own}${more} (all orders of the plan so far: ${total})`
+    const more = priced.unpriced.length > 0 ? ' and more' : ownOrMore
+    const summary = `This plan places paid orders: ${own}${more} (all orders of the plan so far: ${total}${totalOrMore})`
     const diagnostics = [warning(summary, lines.join('\n'))]
     if (limit !== undefined && total > limit.total) {
       diagnostics.push(
         error(
           `The plan's orders exceed ${limit.setting}`,
           [
-            `The orders of this plan so far cost ${total}, more than ${limit.setting} = ${limit.total}; nothing is ordered. The orders:`,
+            `The orders of this plan so far cost ${totalOrMore === '' ? '' : 'at least '}${total}, more than ${limit.setting} = ${limit.total}; nothing is ordered. The orders:`,
             ...orders.map(line),
             `Raise ${limit.setting} or change the configuration to order less.`,
           ].join('\n'),
@@ -228,6 +231,11 @@ function sum(orders: readonly PricedOrder[]): number {
   return orders.reduce((total, order) => total + order.amount, 0)
 }
 
+function lowerBound(order: PricedOrder): boolean {
+  return order.atLeast !== undefined
+}
+
 function line(order: PricedOrder): string {
-  return `${order.resource}: ${order.what}: ${order.amount} per ${order.cycle} cycle`
+  const more = order.atLeast === undefined ? '' : `, or more: ${order.atLeast}`
+  return `${order.resource}: ${order.what}: ${order.amount} per ${order.cycle} cycle${more}`
 }

@@ -6,9 +6,11 @@ import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import { type AnyResource, UNKNOWN } from '../../src/core/index.js'
 import { resources } from '../../src/resources/index.js'
+import { lite } from '../../src/resources/lite-family.js'
 import { fixtures, type Lifecycle } from '../fixtures/index.js'
 import { Harness } from '../support/harness.js'
 import { type Config, drivers } from '../support/conformance.js'
+import { definitionNamed, liteKeypairs, liteVmConfig } from '../support/fixtures.js'
 
 /**
  * The pairs of the fixtures' paid changes that cannot be made in one apply, and the plan's refusal: a
@@ -135,6 +137,96 @@ for (const driver of drivers) {
     } finally {
       await session.close()
     }
+  })
+
+  // A snapshot of a VM whose disk is larger than the restored product's base disk: the service bills
+  // the restore that storage too. The snapshot shows no size; the plan tells it from its source VM.
+  describe(`${driver.name}: a VM restored from a snapshot larger than its product's base disk`, () => {
+    const restored = definitionNamed('lite_vm_from_snapshot')
+    const vmDefinition = definitionNamed('lite_vm')
+    async function bigSnapshot(harness: Harness) {
+      const keys = await liteKeypairs(lite)(harness)
+      const vmConfig = { ...liteVmConfig(lite, keys, 'big-source'), disk_size: 35 }
+      const vm = await harness.create(vmDefinition, vmConfig)
+      const snapshot = await harness.create(definitionNamed('lite_snapshot'), {
+        lite_account_id: Number(vm.id),
+        cycle: 'm',
+        name: 'big-snapshot',
+      })
+      const config: Config = {
+        snapshot_id: Number(snapshot.id),
+        product_id: 101, // "XS 1.1": a 20 GB base disk, 60000 a month
+        cycle: 'm',
+        keypair_id: keys.keypair!,
+        name: 'restored-big',
+        ssh_and_console_user: 'deployer',
+        console_password: 'Secret123',
+      }
+      return { vm, vmConfig, config }
+    }
+
+    test('is priced with the storage above the base, as the restore bills it, and max_order_total counts it', async () => {
+      const harness = new Harness()
+      const { config } = await bigSnapshot(harness)
+      const session = await driver.open(restored, harness)
+      let billed: number
+      try {
+        const plan = await session.plan(null, config)
+        const before = (await billedOrders(harness)).length
+        await session.apply(null, config)
+        const placed = (await billedOrders(harness)).slice(before)
+        billed = placed.reduce((sum, order) => sum + order.invoice_amount, 0)
+        const what = `orders ${JSON.stringify(placed)}, warnings ${JSON.stringify(plan.warnings)}`
+        assert.ok(billed > 60000, `the restore bills the storage above the base: ${what}`)
+        assert.equal(shownPrice(plan.warnings), billed, `the price shown is what the restore billed: ${what}`)
+        assert.match(plan.warnings.join('\n'), /storage of 15 GB above the base disk: 15000 per Monthly cycle/)
+        assert.doesNotMatch(plan.warnings.join('\n'), /or more/)
+      } finally {
+        await session.close()
+      }
+      // A limit below what the restore bills refuses another such restore, before it is ordered.
+      const limited = await driver.open(restored, harness, { max_order_total: billed - 1 })
+      try {
+        const before = (await billedOrders(harness)).length
+        await assert.rejects(limited.plan(null, { ...config, name: 'restored-two' }), /exceed (provider:maxOrderTotal|max_order_total)/)
+        assert.equal((await billedOrders(harness)).length, before, 'nothing is ordered')
+      } finally {
+        await limited.close()
+      }
+    })
+
+    test('whose VM grew since, or not known until apply: the least it costs, said to be so and why; the plan goes on', async () => {
+      const harness = new Harness()
+      const { vm, vmConfig, config } = await bigSnapshot(harness)
+      const grown = await harness.update(vmDefinition, vm, { ...vmConfig, disk_size: 40 })
+      assert.ok(grown.state, JSON.stringify(grown.diagnostics))
+      const session = await driver.open(restored, harness)
+      try {
+        const plan = await session.plan(null, config)
+        const [warning] = plan.warnings.filter((w) => w.includes('This plan places paid orders'))
+        assert.match(warning ?? '', /This plan places paid orders: 60000 or more/)
+        assert.match(
+          warning ?? '',
+          new RegExp(
+            `new product 101 "XS 1.1": 60000 per Monthly cycle, or more: the service does not show the disk size snapshot ` +
+              `${String(config.snapshot_id)} captured, and its source VM ${String(vm.id)} \\(40 GB now\\) has had an order since the snapshot`,
+          ),
+        )
+        assert.match(warning ?? '', /billed the storage above the base too/)
+        const before = (await billedOrders(harness)).length
+        await session.apply(null, config)
+        const placed = (await billedOrders(harness)).slice(before)
+        const billed = placed.reduce((sum, order) => sum + order.invoice_amount, 0)
+        assert.ok(billed > 60000, `the restore bills the storage of the 35 GB the snapshot captured: ${JSON.stringify(placed)}`)
+        const unknown = await session.plan(null, { ...config, name: 'restored-unk', snapshot_id: UNKNOWN })
+        assert.match(
+          unknown.warnings.join('\n'),
+          /new product 101 "XS 1.1": 60000 per Monthly cycle, or more: the snapshot is known only after apply/,
+        )
+      } finally {
+        await session.close()
+      }
+    })
   })
 
   test(`${driver.name}: max_order_total below the price refuses the plan, naming the order, and nothing is ordered`, async () => {

@@ -147,3 +147,65 @@ describe('the price of a resize and a change of product of an elastic storage in
     assert.equal(shown, billed, `the plan showed what the orders billed: ${describeRun(planned)}`)
   })
 })
+
+describe('the price of a VM restored from a snapshot under terraform', () => {
+  const e2e = useEmulatorWorkspace()
+  // A VM of product 101 (20 GB base disk) grown to 30 GB, and a snapshot of it: a restore into 101 gets 30 GB.
+  const source = [
+    providerBlocks({}),
+    block('resource', 'provider_lite_keypair', 'k', { name: 'e2e-restore' }),
+    block('resource', 'provider_lite_vm', 'vm', {
+      ssh_and_console_user: 'deployer',
+      console_password: 'S3cretPass9',
+      product_id: 101,
+      select_os: 'Ubuntu-22.04',
+      keypair_id: ref('provider_lite_keypair.k.keypair_id'),
+      cycle: 'm',
+      vm_name: 'e2e-restore',
+      disk_size: 30,
+    }),
+    block('resource', 'provider_lite_snapshot', 'snap', {
+      lite_account_id: ref('provider_lite_vm.vm.id'),
+      cycle: 'm',
+      name: 'e2e-restore',
+    }),
+  ]
+  const restored = block('resource', 'provider_lite_vm_from_snapshot', 'restored', {
+    snapshot_id: ref('provider_lite_snapshot.snap.id'),
+    product_id: 101,
+    cycle: 'm',
+    keypair_id: ref('provider_lite_keypair.k.keypair_id'),
+    name: 'e2e-restored',
+    ssh_and_console_user: 'deployer',
+    console_password: 'S3cretPass9',
+  })
+
+  test('a snapshot larger than the base disk: priced with its storage once it exists, the least it costs before', async () => {
+    await e2e.ws.write([...source, restored].join('\n'))
+    const together = await e2e.ws.plan()
+    assert.equal(together.code, 2, describeRun(together))
+    assert.match(
+      flat(together),
+      /provider_lite_vm_from_snapshot: new product 101 "XS 1.1": 60000 per Monthly cycle, or more: the snapshot is known only after apply/,
+    )
+    assert.match(flat(together), /This plan places paid orders: 60000 or more/)
+
+    await e2e.ws.write(source.join('\n'))
+    const made = await e2e.ws.apply()
+    assert.equal(made.code, 0, describeRun(made))
+
+    await e2e.ws.write([...source, restored].join('\n'))
+    const planned = await e2e.ws.plan()
+    assert.equal(planned.code, 2, describeRun(planned))
+    assert.deepEqual(shownPrices(planned.stdout + planned.stderr), [70_000], describeRun(planned))
+    assert.match(flat(planned), /provider_lite_vm_from_snapshot: storage of 10 GB above the base disk: 10000 per Monthly cycle/)
+    const { value: applied, orders } = await e2e.emulator.effectsOf(() => e2e.ws.apply())
+    assert.equal(applied.code, 0, describeRun(applied))
+    assert.deepEqual(
+      orders.map((o) => o.kind),
+      ['lite.snapshot.restore_vm'],
+    )
+    const billed = (await e2e.emulator.orders()).orders.find((o) => o.kind === 'lite.snapshot.restore_vm')?.invoice_amount
+    assert.equal(billed, 70_000, 'the emulator billed the restore what the plan showed')
+  })
+})
