@@ -1035,16 +1035,35 @@ function uncheckedReplacement(definition: AnyResource, prior: ValueMap, plan: Pl
   // An unset input planned unknown (it follows the service's value) asks nothing of the checks.
   const catalog = (definition.createChecks ?? []).filter((c) => c.references !== true).map((c) => c.attribute)
   const unknown = [...new Set(catalog)].filter((name) => isUnknown(plan.planned[name]) && !(plan.following ?? []).includes(name))
-  if (unknown.length === 0) return []
+  const atOrder = Object.keys(definition.attributes).filter(
+    (name) => definition.attributes[name]?.checkedAtOrder === true && !isEmpty(plan.planned[name] ?? null),
+  )
+  const warnings: Diagnostic[] = []
+  const createFirst =
+    'Unless the resource already has lifecycle { create_before_destroy = true } (the new one is then ordered first), set it'
+  if (atOrder.length > 0) {
+    const list = atOrder.join(', ')
+    warnings.push(
+      warning(
+        `${definition.name} ${String(prior.id)} is replaced by an order the service checks only when it is placed`,
+        `The new object is ordered with ${list}, which the service checks only when it places the order (a code that is ` +
+          `unknown, expired or already used is refused then): a replacement that deletes first (Terraform's default) deletes ` +
+          `${definition.name} ${String(prior.id)} before then, and keeps nothing if the order is refused. ${createFirst}, or ` +
+          `remove ${list} from the configuration for this replacement.`,
+        [atOrder[0] as string],
+      ),
+    )
+  }
+  if (unknown.length === 0) return warnings
   const list = unknown.join(', ')
   const one = unknown.length === 1
   return [
+    ...warnings,
     warning(
       `${definition.name} ${String(prior.id)} is replaced by an object the plan cannot check`,
       `${list} ${one ? 'is' : 'are'} known only at apply, so the service's catalog and accounts check ${one ? 'it' : 'them'} only ` +
         `when the new object is ordered: a replacement that deletes first (Terraform's default) deletes ${definition.name} ` +
-        `${String(prior.id)} before then, and keeps nothing if the order is refused. Unless the resource already has ` +
-        'lifecycle { create_before_destroy = true } (the new one is then ordered first), set it, or apply what sets the value first (-target).',
+        `${String(prior.id)} before then, and keeps nothing if the order is refused. ${createFirst}, or apply what sets the value first (-target).`,
       [unknown[0] as string],
     ),
   ]

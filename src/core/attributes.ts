@@ -27,6 +27,12 @@ export interface AttributeFlags {
    * This is how the interface's "create-only" is read for such inputs: they only reach a create.
    */
   readonly orderTime?: boolean
+  /**
+   * The service checks the value only when it places an order (a promotion code it may refuse as
+   * unknown, expired or used): no plan can, so a replacement whose new order carries one, and that
+   * deletes the old object first, is warned about (see uncheckedReplacement in apply.ts).
+   */
+  readonly checkedAtOrder?: boolean
   /** A one-shot trigger: its update step runs only when the value changes to a non-empty value. */
   readonly action?: boolean
   /**

@@ -5,7 +5,11 @@
  * resource type to import it as.
  */
 import { type Account, type Client, statusIs } from '../api/index.js'
-import { isNotFound } from './catalog-rules.js'
+
+/** Whether a rejected call says the object in its path does not exist (404 or 410). */
+export function isNotFound(thrown: unknown): boolean {
+  return (thrown as { notFound?: unknown } | null)?.notFound === true
+}
 
 export interface AccountKind {
   /** The resource type to import such an account as. */
@@ -33,8 +37,30 @@ export function registerAccountKind(kind: AccountKind): void {
  * only after an import found nothing.
  */
 export async function accountElsewhere(type: string, client: Client, id: string, signal: AbortSignal): Promise<string | undefined> {
+  const found = await kindOf(client, id, signal, (kind) => kind.type === type || kind.alike?.includes(type) === true)
+  if (found === undefined) return undefined
+  return `account ${id} is ${found.what}: import it as ${found.type}`
+}
+
+/**
+ * What account `id` is, for an input that names an account of a kind that does not have it (a disk's
+ * VM given a Lite Pro VM's id): "a Lite Pro VM, managed as lite_pro_vm"; undefined when no kind has it
+ * (or only as terminated). One read per kind, made only after the expected read found nothing.
+ */
+export async function accountIs(client: Client, id: string, signal: AbortSignal): Promise<string | undefined> {
+  const found = await kindOf(client, id, signal, () => false)
+  return found === undefined ? undefined : `${found.what}, managed as ${found.type}`
+}
+
+/** The first kind but those `skip` names that has a live account `id`: what it is (with its article) and its type. */
+async function kindOf(
+  client: Client,
+  id: string,
+  signal: AbortSignal,
+  skip: (kind: AccountKind) => boolean,
+): Promise<{ readonly what: string; readonly type: string } | undefined> {
   for (const kind of kinds.values()) {
-    if (kind.type === type || kind.alike?.includes(type)) continue
+    if (skip(kind)) continue
     let account: Account<unknown>
     try {
       account = await kind.get(client, id, signal)
@@ -44,7 +70,7 @@ export async function accountElsewhere(type: string, client: Client, id: string,
     }
     if (statusIs(account.status, 'Terminated')) continue
     const article = /^[aeiou]/i.test(kind.what) ? 'an' : 'a'
-    return `account ${id} is ${article} ${kind.what}: import it as ${kind.importAs?.(account) ?? kind.type}`
+    return { what: `${article} ${kind.what}`, type: kind.importAs?.(account) ?? kind.type }
   }
   return undefined
 }

@@ -307,6 +307,23 @@ describe('additional IPs and assignments', () => {
   })
 })
 
+test('a replacement whose order carries a promocode warns at plan that the code is checked only after the delete; without one, no warning', async () => {
+  const { h, state, config } = await withServer({ promocode: 'PROMO10' })
+  const replaced = h.plan(server, state, { ...config, cycle: 'a', promocode: 'EXPIRED2025' })
+  assert.ok(replaced.replace.length > 0, 'a change of cycle replaces the server')
+  const issues = await checkPlanOnline(server, state, replaced, h.session)
+  const warned = issues.filter((d) => d.summary.includes('checks only when it is placed'))
+  assert.equal(warned.length, 1, JSON.stringify(issues))
+  assert.deepEqual(warned[0]?.path, ['promocode'])
+  assert.match(warned[0]?.detail ?? '', /deletes baremetal \d+ before then.*create_before_destroy/s)
+  const without = { ...config, promocode: null, cycle: 'a' }
+  const plain = await checkPlanOnline(server, state, h.plan(server, state, without), h.session)
+  assert.deepEqual(
+    plain.filter((d) => d.summary.includes('checks only when it is placed')),
+    [],
+  )
+})
+
 test('a create whose wait runs out records account_id with the id: what references it is planned, not refused as missing', async () => {
   const { h, state, config } = await withServer()
   await h.control('PATCH', '/config', { provisioning_delay_ms: 120_000 })

@@ -6,6 +6,7 @@
  */
 import { type Account, type BillingOption, type Client, type Invoice, type KeypairApi, statusIs } from '../api/index.js'
 import { type Attributes, type CreateCheck, type CreateCheckContext, verbatim } from '../core/index.js'
+import { accountIs, isNotFound } from './account-kinds.js'
 import { untilTakesOrders } from './billing.js'
 
 interface Product {
@@ -42,10 +43,7 @@ export function sizeRule(size: number, limits: { min?: number | null; max?: numb
   return null
 }
 
-/** Whether a rejected call says the object in its path does not exist (404 or 410). */
-export function isNotFound(thrown: unknown): boolean {
-  return (thrown as { notFound?: unknown } | null)?.notFound === true
-}
+export { isNotFound } from './account-kinds.js'
 
 /** An account as an order placed on or from it is checked: it exists, and what it is now. */
 interface OrderedOn {
@@ -65,13 +63,16 @@ export async function activeAccount(
   what: string,
   /** Called instead of a refusal for an account Pending with no unpaid invoice (the service is making an order or a change). */
   beingMade?: (id: string) => void,
+  /** What the id is instead when `read` does not find it ("account N is a …": another kind of account), else undefined. */
+  instead?: () => Promise<string | undefined>,
 ): Promise<string | null> {
   let account: OrderedOn
   try {
     account = await read()
   } catch (thrown) {
-    if (isNotFound(thrown)) return `must be ${what} of this account; there is none with this id`
-    throw thrown
+    if (!isNotFound(thrown)) throw thrown
+    const other = await instead?.()
+    return `must be ${what} of this account; ${other ?? 'there is none with this id'}`
   }
   const { account_id: id, status, last_invoice: invoice } = account
   if (statusIs(status, 'Active')) return null
@@ -125,6 +126,10 @@ export function accountCheck<A extends Attributes>(
             `${attribute} is ${what} that is Pending (account ${account}): the service is making an order or a change of it, ` +
               'and places this order only once it is Active, so the apply waits for that (within the create timeout) before ordering.',
           ),
+        async () => {
+          const other = await accountIs(client, String(id), signal)
+          return other === undefined ? undefined : `account ${id} is ${other}`
+        },
       )
       return wrong ?? (then === undefined ? null : then(ctx, id))
     },

@@ -144,6 +144,20 @@ describe('extra disks', () => {
     assert.deepEqual(below, { orders: [], unpriced: [] })
   })
 
+  test('a disk on a VM that migrated to Lite Pro is refused at plan naming what the VM is now, not "there is none"', async () => {
+    const h = new Harness()
+    const { vm: state, config } = await liteVmOn(h, lite)
+    const vm = Number(state.id)
+    liteVm(litePro) // the Lite Pro VM's kind, as the provider's registry has it
+    await h.update(liteVm(lite), state, { ...config, migrate_to_pro: '201' })
+    const disks = liteDisk(lite)
+    const issues = await checkPlanOnline(disks, null, h.plan(disks, null, { product_id: 60, cycle: 'm', lite_account_id: vm }), h.session)
+    assert.match(
+      issues.map((d) => d.detail).join('\n'),
+      new RegExp(`lite_account_id must be a Lite VM of this account; account ${vm} is a Lite Pro VM, managed as lite_pro_vm`),
+    )
+  })
+
   test('a VM that is Suspended: a paid change is refused at plan, saying so, not by a 409 at apply; a rename is not', async () => {
     const h = new Harness()
     const { config, vm: state } = await liteVmOn(h, lite)

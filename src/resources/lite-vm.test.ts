@@ -486,6 +486,13 @@ describe('provider_lite_vm: reads, import, validation and plan checks', () => {
     assert.deepEqual(await h.mutations(), ['POST /v1/lites'])
   })
 
+  test('a package change to a cheaper product from one that allows no downgrade is refused at plan saying so', async () => {
+    const { h, config } = await setup()
+    const state = await h.create(vm, { ...config, product_id: 103 })
+    const issues = await checkPlanOnline(vm, state, h.plan(vm, state, { ...config, product_id: 101 }), h.session)
+    assert.match(issues.map((d) => d.detail).join('\n'), /its product 103 allows no downgrade, and product 101 costs less/)
+  })
+
   test('a change of package with disk_size unset is priced as the one order it places: no unpriced disk order beside it', async () => {
     const { h, config } = await setup()
     const state = await h.create(vm, config)

@@ -283,11 +283,20 @@ function vmPlanChecks(family: LiteFamily): PlanCheck<Client, VmAttributes>[] {
         if (ids.includes(input.product_id ?? 0)) return null
         // The VM may have it already: a change whose answer a killed run lost, planned from a state
         // saved before it (Pulumi's `up` does not read first). The order journal answers the step.
-        const { value: vm } = await inGroup(family, client, prior, (api) => api.getVm(id, { signal }))
+        const { api, value: vm } = await inGroup(family, client, prior, (a) => a.getVm(id, { signal }))
         if (vm.product_id === input.product_id) return null
+        // Why the service offers no more (L9): a product that allows no downgrade leaves out the cheaper ones.
+        const products = await api.listProducts({ signal })
+        const current = productOf(products, vm.product_id)
+        const target = productOf(products, input.product_id ?? null)
+        const cheaper = (p: typeof target) => p?.billing.find((b) => b.cycle === 'm')?.price ?? 0
+        const why =
+          current?.options?.allow_downgrade === false && target !== undefined && cheaper(target) < cheaper(current)
+            ? ` (its product ${vm.product_id} allows no downgrade, and product ${target.product_id} costs less)`
+            : ''
         return ids.length === 0
-          ? `cannot change: VM ${id} has no package to change to`
-          : `must be a package VM ${id} can change to: ${quoted(ids)}`
+          ? `cannot change: VM ${id} has no package to change to${why}`
+          : `must be a package VM ${id} can change to: ${quoted(ids)}${why}`
       },
     },
     {

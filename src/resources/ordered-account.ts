@@ -53,8 +53,11 @@ export function orderInputs(payment: Payment, first: 'promocode' | 'pay_with_cre
   const promocode = string({
     optional: true,
     orderTime: true,
+    checkedAtOrder: true,
     validate: textRules.promocode,
-    description: 'A promotion code for the first invoice. Empty, it is none (as unset).',
+    description:
+      'A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, ' +
+      "a replacement's new one included.",
   })
   const pay_with_credit_card = bool({
     optional: true,
