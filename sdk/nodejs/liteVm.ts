@@ -103,7 +103,7 @@ export class LiteVm extends pulumi.CustomResource {
      */
     declare public /*out*/ readonly mem: pulumi.Output<number | undefined>;
     /**
-     * One-shot migration to Lite Pro: the value is a product id from liteProProducts (an empty one fires nothing). The VM keeps being managed by this resource after it moves. Given at create, it is only recorded. Must be empty, or a positive whole number written in digits.
+     * One-shot migration to Lite Pro: the value is a product id from liteProProducts (an empty one fires nothing). The VM keeps being managed by this resource after it moves, and is running afterwards whatever LiteVm.powerState says (the migration does not send it again; the apply and later refreshes warn). Given at create, it is only recorded. Must be empty, or a positive whole number written in digits.
      */
     declare public readonly migrateToPro: pulumi.Output<string | undefined>;
     /**
@@ -123,7 +123,7 @@ export class LiteVm extends pulumi.CustomResource {
      */
     declare public readonly payWithCreditCard: pulumi.Output<boolean | undefined>;
     /**
-     * A power action, applied when the value changes: `start`, `stop` (hard), `shutdown` (graceful), `suspend`, `resume`. Given at create, it is applied once the VM is Active. Removing it calls nothing. A refresh that finds the power changed outside (the VM stopped in the portal) warns, and plans nothing: run the `power` action, or change the value. Must be one of "start", "stop", "suspend", "resume", "shutdown".
+     * A power action, applied when the value changes: `start`, `stop` (hard), `shutdown` (graceful), `suspend`, `resume`. Given at create, it is applied once the VM is Active. Removing it calls nothing. A refresh that finds the power other than the value says (the VM stopped in the portal, or started by a rebuild or migration) warns, and plans nothing: run the `power` action (Terraform 1.14 or later, or the Pulumi method), or set the value to the power the VM has and back, applying each. Must be one of "start", "stop", "suspend", "resume", "shutdown".
      */
     declare public readonly powerState: pulumi.Output<string | undefined>;
     /**
@@ -143,7 +143,7 @@ export class LiteVm extends pulumi.CustomResource {
      */
     declare public /*out*/ readonly raw: pulumi.Output<string | undefined>;
     /**
-     * Destructive: reinstall the VM with this OS (a `name` from the OS list) whenever the value changes to a non-empty one (an empty one fires nothing). The disk is wiped. Given at create, it is only recorded. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
+     * Destructive: reinstall the VM with this OS (a `name` from the OS list) whenever the value changes to a non-empty one (an empty one fires nothing). The disk is wiped, and the VM is running afterwards whatever LiteVm.powerState says (the rebuild does not send it again; the apply and later refreshes warn). Given at create, it is only recorded. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
      */
     declare public readonly rebuildOs: pulumi.Output<string | undefined>;
     /**
@@ -330,7 +330,7 @@ export interface LiteVmArgs {
      */
     keypairId: pulumi.Input<number>;
     /**
-     * One-shot migration to Lite Pro: the value is a product id from liteProProducts (an empty one fires nothing). The VM keeps being managed by this resource after it moves. Given at create, it is only recorded. Must be empty, or a positive whole number written in digits.
+     * One-shot migration to Lite Pro: the value is a product id from liteProProducts (an empty one fires nothing). The VM keeps being managed by this resource after it moves, and is running afterwards whatever LiteVm.powerState says (the migration does not send it again; the apply and later refreshes warn). Given at create, it is only recorded. Must be empty, or a positive whole number written in digits.
      */
     migrateToPro?: pulumi.Input<string | undefined>;
     /**
@@ -338,7 +338,7 @@ export interface LiteVmArgs {
      */
     payWithCreditCard?: pulumi.Input<boolean | undefined>;
     /**
-     * A power action, applied when the value changes: `start`, `stop` (hard), `shutdown` (graceful), `suspend`, `resume`. Given at create, it is applied once the VM is Active. Removing it calls nothing. A refresh that finds the power changed outside (the VM stopped in the portal) warns, and plans nothing: run the `power` action, or change the value. Must be one of "start", "stop", "suspend", "resume", "shutdown".
+     * A power action, applied when the value changes: `start`, `stop` (hard), `shutdown` (graceful), `suspend`, `resume`. Given at create, it is applied once the VM is Active. Removing it calls nothing. A refresh that finds the power other than the value says (the VM stopped in the portal, or started by a rebuild or migration) warns, and plans nothing: run the `power` action (Terraform 1.14 or later, or the Pulumi method), or set the value to the power the VM has and back, applying each. Must be one of "start", "stop", "suspend", "resume", "shutdown".
      */
     powerState?: pulumi.Input<string | undefined>;
     /**
@@ -350,7 +350,7 @@ export interface LiteVmArgs {
      */
     promocode?: pulumi.Input<string | undefined>;
     /**
-     * Destructive: reinstall the VM with this OS (a `name` from the OS list) whenever the value changes to a non-empty one (an empty one fires nothing). The disk is wiped. Given at create, it is only recorded. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
+     * Destructive: reinstall the VM with this OS (a `name` from the OS list) whenever the value changes to a non-empty one (an empty one fires nothing). The disk is wiped, and the VM is running afterwards whatever LiteVm.powerState says (the rebuild does not send it again; the apply and later refreshes warn). Given at create, it is only recorded. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
      */
     rebuildOs?: pulumi.Input<string | undefined>;
     /**

@@ -3,8 +3,17 @@
  * It runs one call at a time and keeps nothing between calls: the operation a call runs in and what
  * the order journal is told are the provider runtime's (src/server).
  */
-import { isComputed, isInput } from './attributes.js'
-import type { AnyDataSource, AnyMethod, AnyResource, Logger, OperationContext, Quote, TimeoutName } from './definition-types.js'
+import { type Attributes, isComputed, isInput } from './attributes.js'
+import type {
+  AnyDataSource,
+  AnyMethod,
+  AnyResource,
+  Logger,
+  OperationContext,
+  Quote,
+  ReadContext,
+  TimeoutName,
+} from './definition-types.js'
 import { causeOf, clauseOf, type Diagnostic, error, hasErrors, toDiagnostics, warning } from './diagnostics.js'
 import { knownOrNull, type Plan, type PrivateState, stepsToRun } from './plan.js'
 import { parseDuration, timeoutMs } from './timeouts.js'
@@ -103,6 +112,24 @@ function contextFor<C>(session: Session<C>, diagnostics: Diagnostic[]): Operatio
     log: session.log,
     warn: (summary, detail) => diagnostics.push(warning(summary, detail)),
   }
+}
+
+/** What a read is given of the notes (ReadContext.notes, note, resuming). */
+type ReadNotes = Pick<ReadContext<unknown, Attributes>, 'notes' | 'note' | 'resuming'>
+
+/** What a read that only compares or tells gone is given of the notes: none, and its own are not kept. */
+const UNNOTED = { notes: {}, note: () => undefined, resuming: false } as const
+
+/** The notes with `name` set to `value`, or dropped when it is null (PrivateState.notes). */
+function noted(notes: Readonly<Record<string, string>>, name: string, value: string | null): Record<string, string> {
+  const { [name]: _dropped, ...rest } = notes
+  return value === null ? rest : { ...rest, [name]: value }
+}
+
+/** The private state with these notes, none when empty. */
+function withNotes(state: PrivateState, notes: Readonly<Record<string, string>>): PrivateState {
+  const { notes: _prior, ...rest } = state
+  return Object.keys(notes).length > 0 ? { ...rest, notes } : rest
 }
 
 function names(definition: AnyResource | AnyDataSource): string[] {
@@ -252,7 +279,8 @@ async function create<C>(definition: AnyResource, planned: ValueMap, session: Se
     if (refusedLater(thrown)) {
       // The order went through and a later step of the create failed (e.g. a storage upgrade the
       // service refused): the state records what the server has, so the next plan shows what is left.
-      const server = await serverState(definition, state, session, diagnostics)
+      // The next apply resumes what the create left (a power state to set), when the type resumes.
+      const server = await serverState(definition, state, session, diagnostics, { ...UNNOTED, resuming: resumable })
       if (server !== null) {
         diagnostics.push(
           ...failure,
@@ -304,10 +332,12 @@ async function serverState<C>(
   state: ValueMap,
   session: Session<C>,
   diagnostics: Diagnostic[],
+  notes: ReadNotes,
 ): Promise<ValueMap | null> {
   try {
     const observed = await definition.read({
       ...contextFor(session, diagnostics),
+      ...notes,
       id: String(state.id),
       prior: state as never,
       importing: false,
@@ -333,7 +363,13 @@ async function goneAfterOrder<C>(definition: AnyResource, state: ValueMap, throw
   if (thrown instanceof Error && (thrown as { gone?: unknown }).gone === true) return true
   if (!isNotFound(thrown)) return false
   try {
-    const observed = await definition.read({ ...contextFor(session, []), id: String(state.id), prior: state as never, importing: false })
+    const observed = await definition.read({
+      ...contextFor(session, []),
+      ...UNNOTED,
+      id: String(state.id),
+      prior: state as never,
+      importing: false,
+    })
     return observed === null
   } catch (error) {
     return isGone(error)
@@ -402,6 +438,7 @@ class UpdateRun<C> {
   ) {
     this.id = String(prior.id)
     this.current = { ...prior }
+    this.notes = priorPrivate.notes ?? {}
     this.timeoutMs = timeoutOf(definition, planned, 'update')
     this.now = session.now ?? Date.now
     this.startedAt = this.now()
@@ -441,11 +478,26 @@ class UpdateRun<C> {
    * refresh copy the old values over a change already ordered, and the next plan order it again.
    */
   earned(): PrivateState {
-    return {
-      ...this.priorPrivate,
-      ...(this.later ? { resume: true } : {}),
-      ...(this.waiting !== undefined ? { waiting: this.waiting } : {}),
-    }
+    return withNotes(
+      {
+        ...this.priorPrivate,
+        ...(this.later ? { resume: true } : {}),
+        ...(this.waiting !== undefined ? { waiting: this.waiting } : {}),
+      },
+      this.notes,
+    )
+  }
+
+  /** What the steps and reads of this update noted (PrivateState.notes), from the prior ones on. */
+  notes: Readonly<Record<string, string>>
+
+  readonly note = (name: string, value: string | null): void => {
+    this.notes = noted(this.notes, name, value)
+  }
+
+  /** The notes as a read of this update takes them. */
+  readNotes(): ReadNotes {
+    return { notes: this.notes, note: this.note, resuming: this.priorPrivate.resume === true || this.later }
   }
 
   /** The state reached, for an update that stops early. */
@@ -589,7 +641,7 @@ function tooLate<C>(run: UpdateRun<C>, attributes: readonly string[]): Outcome |
 async function waitingForPayment<C>(run: UpdateRun<C>, left: ReturnType<typeof stepsToRun>): Promise<Outcome> {
   const { definition } = run
   // Only what the service alone sets: an input keeps the target its order was placed for, or the value it had.
-  const shown = await serverState(definition, run.reached(), run.session, run.diagnostics)
+  const shown = await serverState(definition, run.reached(), run.session, run.diagnostics, run.readNotes())
   if (shown !== null) {
     for (const [name, attribute] of Object.entries(definition.attributes)) {
       if (!isInput(attribute) && name in shown) run.current[name] = shown[name] ?? null
@@ -631,6 +683,7 @@ async function runStep<C>(run: UpdateRun<C>, scheduled: ReturnType<typeof stepsT
         placed = true
         run.current = { ...run.current, ...moved, ...((partial ?? {}) as Record<string, Value>) }
       },
+      note: run.note,
     })
     run.current = { ...run.current, ...moved, ...((observed ?? {}) as Record<string, Value>) }
     return null
@@ -680,7 +733,7 @@ function changeOf(definition: AnyResource, attributes: readonly string[], curren
  */
 async function shownDone<C>(run: UpdateRun<C>, attributes: readonly string[], thrown: unknown): Promise<boolean> {
   const { definition, planned } = run
-  const server = await serverState(definition, run.reached(), run.session, run.diagnostics)
+  const server = await serverState(definition, run.reached(), run.session, run.diagnostics, run.readNotes())
   if (server === null) return false
   run.current = { ...server }
   if (!attributes.every((name) => valuesEqual(server[name] ?? null, planned[name] ?? null))) return false
@@ -711,19 +764,29 @@ async function readAfterUpdate<C>(run: UpdateRun<C>): Promise<Outcome> {
   const resume = run.later || (failing.length > 0 && definition.resume !== undefined)
   // A create's order still unfinished keeps when it was placed: a 404 soon after it is no proof of a gone object.
   const orderedAt = resume && priorPrivate.resume === true ? priorPrivate.orderedAt : undefined
-  const after: PrivateState = {
+  const marks: PrivateState = {
     ...(resume ? { resume: true } : {}),
     ...(orderedAt !== undefined ? { orderedAt } : {}),
     ...(stillWaiting !== undefined ? { waiting: stillWaiting } : {}),
   }
-  // Read when the outcome is made: the handlers' warnings so far are among the diagnostics.
-  const finished = () => ({ private: after, diagnostics: [...diagnostics, ...failing], incomplete: failing.length > 0 })
+  // Read when the outcome is made: the handlers' warnings so far are among the diagnostics, their notes in run.notes.
+  const finished = () => ({
+    private: withNotes(marks, run.notes),
+    diagnostics: [...diagnostics, ...failing],
+    incomplete: failing.length > 0,
+  })
   if (!run.remote) return { state: settle(planned, run.current), ...finished() }
   // Inputs that follow the service hold no target of their own: the read reports the current value.
   const following = Object.keys(definition.attributes).filter((name) => isUnknown(planned[name]) && definition.attributes[name]?.follows)
   for (const name of following) run.current[name] = null
   try {
-    const observed = await definition.read({ ...run.base, prior: run.current as never, importing: false })
+    const observed = await definition.read({
+      ...run.base,
+      ...run.readNotes(),
+      resuming: resume,
+      prior: run.current as never,
+      importing: false,
+    })
     return { state: settle(planned, { ...run.current, ...(observed ?? {}) }), ...finished() }
   } catch (thrown) {
     diagnostics.push(...failureOf(session, thrown, `Reading ${definition.name} ${run.id} after the update failed`, names(definition)))
@@ -837,12 +900,18 @@ async function read<C>(
   session: Session<C>,
 ): Promise<ReadOutcome> {
   const diagnostics: Diagnostic[] = []
+  let notes = prior === null ? {} : (priorPrivate.notes ?? {})
   try {
     const observed = await definition.read({
       ...contextFor(session, diagnostics),
       id,
       prior: prior as never,
       importing: prior === null,
+      notes,
+      note: (name, value) => {
+        notes = noted(notes, name, value)
+      },
+      resuming: prior !== null && priorPrivate.resume === true,
     })
     if (observed === null) return { state: null, private: {}, diagnostics }
     const base = prior ?? importBase(definition)
@@ -865,8 +934,8 @@ async function read<C>(
     }
     if (Object.keys(definition.timeouts).length > 0) state.timeouts = prior?.timeouts ?? null
     // A paid change shows in the service's values: the wait for payment is over.
-    const { waiting, ...rest } = priorPrivate
-    const paid = waiting !== undefined && !differs ? rest : priorPrivate
+    const { waiting, ...rest } = withNotes(priorPrivate, notes)
+    const paid = waiting !== undefined && !differs ? rest : withNotes(priorPrivate, notes)
     // The order the resume mark waits for is done, and every input shows what was asked: nothing is left.
     if (paid.resume === true && !differs && definition.finished?.(observed as never) === true) {
       const { resume: _resume, orderedAt: _orderedAt, ...done } = paid
@@ -1160,7 +1229,7 @@ async function checkUnverified<C>(definition: AnyResource, prior: ValueMap, plan
   let observed: Record<string, unknown> | null
   try {
     // Only compared: what the read itself warns of is the refresh's to say.
-    observed = await definition.read({ ...contextFor(session, []), id, prior: prior as never, importing: false })
+    observed = await definition.read({ ...contextFor(session, []), ...UNNOTED, id, prior: prior as never, importing: false })
   } catch (thrown) {
     return [
       warning(
@@ -1212,7 +1281,7 @@ export function checkMethodId(definition: AnyResource, id: string): Diagnostic[]
 export async function checkMethodTarget<C>(definition: AnyResource, id: string, session: Session<C>): Promise<Diagnostic[]> {
   const context = contextFor(session, [])
   try {
-    if ((await definition.read({ ...context, id, prior: null, importing: false })) !== null) return []
+    if ((await definition.read({ ...context, ...UNNOTED, id, prior: null, importing: false })) !== null) return []
   } catch (thrown) {
     // Only its own call's not-found says gone (see ownCall); any other failure is no answer.
     if (!isGone(thrown)) return []
@@ -1340,6 +1409,7 @@ export async function rehearseStep<C>(
       // A wait before its order (none of today's steps has one) gives up at once: a plan never waits.
       timeoutMs: 1,
       checkpoint: () => undefined,
+      note: () => undefined,
     })
   } catch {
     // Ended by the rehearsal, or by anything else.

@@ -79,6 +79,15 @@ export interface ReadContext<C, A extends Attributes> extends OperationContext<C
   /** The state before this read; null during an import. */
   readonly prior: State<A> | null
   readonly importing: boolean
+  /** What the handlers noted about the object (PrivateState.notes): empty at import and before any note. */
+  readonly notes: Readonly<Record<string, string>>
+  /** Notes a name (a string) or drops it (null), for later reads. */
+  note(name: string, value: string | null): void
+  /**
+   * An earlier apply left work on the object for the next apply (the resume mark: a create's power
+   * state, say, still to set), which that apply does: what the read finds may be that work not done yet.
+   */
+  readonly resuming: boolean
 }
 
 export interface StepContext<C, A extends Attributes> extends OperationContext<C> {
@@ -90,6 +99,8 @@ export interface StepContext<C, A extends Attributes> extends OperationContext<C
   readonly timeoutMs: number
   /** Records that this step's order was placed: its attributes are then never sent again. */
   checkpoint(reached?: Observed<A>): void
+  /** Notes a name (a string) or drops it (null) for the object's later reads (ReadContext.notes). */
+  note(name: string, value: string | null): void
 }
 
 export interface DeleteContext<C, A extends Attributes> extends OperationContext<C> {

@@ -21,6 +21,12 @@ export interface PrivateState {
   readonly waiting?: string
   /** Inputs an import could not recover and filled with defaults; the first apply after it records them. */
   readonly imported?: readonly string[]
+  /**
+   * What the resource's own handlers noted about the object for its later reads (ReadContext.notes), by
+   * name: e.g. that a step of this configuration changed something the service reports. Kept until a
+   * handler drops it.
+   */
+  readonly notes?: Readonly<Record<string, string>>
 }
 
 export interface Plan {

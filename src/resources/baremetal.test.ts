@@ -145,6 +145,81 @@ describe('provider_baremetal', () => {
     assert.deepEqual(await h.mutations(), [])
   })
 
+  test('a rebuild with power_state off leaves the server on: the apply and the refreshes after it say the rebuild did it and how to power it off', async () => {
+    const { h, config, state } = await withServer({ power_state: 'off' })
+    const id = String(state.id)
+    const rebuilt = await h.update(server, state, { ...config, power_state: 'off', rebuild_os: 'debian-12' })
+    assert.deepEqual(await h.mutations(), [`PUT /v1/baremetals/${id}/rebuild`], 'power_state did not change: no power call')
+    const summary = `Metal server ${id} is powered on, though power_state is "off"`
+    assert.deepEqual(
+      rebuilt.diagnostics.map((d) => `${d.severity}: ${d.summary}`),
+      [`warning: ${summary}`],
+    )
+    const told = rebuilt.diagnostics[0]?.detail ?? ''
+    assert.match(told, /The OS rebuild \(rebuild_os\) that this configuration ran left Metal server \d+ powered on/)
+    assert.doesNotMatch(told, /outside/)
+    // What works on each client: actions only from Terraform 1.14 on.
+    assert.match(told, /with Terraform 1\.14 or later, invoke the action provider_baremetal_power with state "off"/)
+    assert.match(told, /in Pulumi, call the resource's power method/)
+    assert.match(told, /with OpenTofu or an earlier Terraform, which have no actions, set power_state to "on" .* then back to "off"/)
+    const refreshed = await readResource(server, rebuilt.state as ValueMap, id, rebuilt.private, h.session)
+    assert.deepEqual(
+      refreshed.diagnostics.map((d) => d.summary),
+      [summary],
+    )
+    assert.match(refreshed.diagnostics[0]?.detail ?? '', /OS rebuild \(rebuild_os\) that this configuration ran/)
+    // Powered off as asked: no warning, and the rebuild is no longer what a later change is told as.
+    await h.control('POST', '/portal', { method: 'PUT', path: `/baremetals/accounts/${id}/state/off` })
+    const off = await readResource(server, rebuilt.state as ValueMap, id, refreshed.private, h.session)
+    assert.deepEqual(off.diagnostics, [])
+    await h.control('POST', '/portal', { method: 'PUT', path: `/baremetals/accounts/${id}/state/on` })
+    const outside = await readResource(server, rebuilt.state as ValueMap, id, off.private, h.session)
+    assert.match(outside.diagnostics[0]?.detail ?? '', /changed outside this configuration/)
+  })
+
+  test('a reset with power_state off says the reset powered the server on; a power change in the same apply leaves it off, unwarned', async () => {
+    const { h, config, state } = await withServer({ power_state: 'off' })
+    const reset = await h.update(server, state, { ...config, power_state: 'off', reset_trigger: 'r1' })
+    assert.match(
+      reset.diagnostics[0]?.detail ?? '',
+      /The reset \(reset_trigger\) that this configuration ran left Metal server \d+ powered on/,
+    )
+    const on = await h.update(server, reset.state as ValueMap, { ...config, power_state: 'on', reset_trigger: 'r1' }, reset.private)
+    const both = await h.update(
+      server,
+      on.state as ValueMap,
+      { ...config, power_state: 'off', rebuild_os: 'rocky-9', reset_trigger: 'r2' },
+      on.private,
+    )
+    assert.deepEqual(both.diagnostics, [], 'the power step runs last: the server is off as asked')
+    assert.equal(both.private.notes, undefined)
+  })
+
+  test('a create whose own power call failed says the next apply sets it, and that apply does', async () => {
+    const h = new Harness()
+    const key = await h.create(keypair, { name: 'metal-key' })
+    const config: ValueMap = { product_id: 301, cycle: 'm', keypair_id: key.keypair_id ?? null, label: 'db-primary', power_state: 'off' }
+    await h.control('POST', '/faults', { method: 'PUT', path: '/baremetals/accounts/*/state/*', mode: 'error', status: 400, count: 1 })
+    const created = await h.tryCreate(server, config)
+    const id = String(created.state?.id)
+    const warned = created.diagnostics.filter((d) => d.severity === 'warning')
+    assert.deepEqual(
+      warned.map((d) => d.summary),
+      [`Metal server ${id} is powered on, though power_state is "off"`],
+    )
+    for (const told of [warned[0]?.detail ?? '']) {
+      assert.doesNotMatch(told, /outside|no plan changes the power back/)
+      assert.match(told, /the next apply finishes it and sets it/)
+    }
+    const refreshed = await readResource(server, created.state as ValueMap, id, created.private, h.session)
+    assert.doesNotMatch(refreshed.diagnostics[0]?.detail ?? '', /outside|no plan changes the power back/)
+    assert.match(refreshed.diagnostics[0]?.detail ?? '', /the next apply finishes it and sets it/)
+    await h.mutations()
+    const resumed = await h.update(server, refreshed.state as ValueMap, config, refreshed.private)
+    assert.deepEqual(await h.mutations(), [`PUT /v1/baremetals/accounts/${id}/state/off`], 'the next apply powers it off')
+    assert.deepEqual(resumed.diagnostics, [])
+  })
+
   test('power_state given at create is applied once Active; import recovers the inputs for an empty plan', async () => {
     const { h, config, state } = await withServer({ power_state: 'off' })
     assert.equal(state.power_state, 'off')

@@ -11,6 +11,7 @@ import {
   idInput,
   METAL_CYCLES,
   orderedPending,
+  POWER_NOTE,
   raw,
   rawAttribute,
   textRules,
@@ -60,21 +61,21 @@ const attributes = {
     action: true,
     validate: [oneOf(['on', 'off'])],
     description:
-      'Power the server `on` or `off` when the value changes. Given at create, it is applied once the server is Active. Removing it calls nothing. A refresh that finds the power changed outside warns, and plans nothing: run the `power` action, or change the value.',
+      'Power the server `on` or `off` when the value changes. Given at create, it is applied once the server is Active. Removing it calls nothing. A refresh that finds the power other than the value says (changed in the portal, or turned on by a rebuild or reset) warns, and plans nothing: run the `power` action (Terraform 1.14 or later, or the Pulumi method), or set the value to the power the server has and back, applying each.',
   }),
   reset_trigger: string({
     optional: true,
     action: true,
     validate: textRules.trigger,
     description:
-      'Any new non-empty value hard-resets the server once (the value itself is only a trigger); an empty one fires nothing. Given at create, it is only recorded.',
+      'Any new non-empty value hard-resets the server once (the value itself is only a trigger); an empty one fires nothing. The server is on afterwards, even when it was off and `power_state` is `off` (the reset does not send it again; the apply and later refreshes warn). Given at create, it is only recorded.',
   }),
   rebuild_os: string({
     optional: true,
     action: true,
     validate: textRules.trigger,
     description:
-      'Destructive: reinstall the server with this OS (a value of `baremetalRebuildOsList`) whenever the value changes to a non-empty one (an empty one fires nothing). Given at create, it is only recorded.',
+      'Destructive: reinstall the server with this OS (a value of `baremetalRebuildOsList`) whenever the value changes to a non-empty one (an empty one fires nothing). The server is on afterwards whatever `power_state` says (the rebuild does not send it again; the apply and later refreshes warn). Given at create, it is only recorded.',
   }),
   ...orderedOutputs('server'),
   ip_address: string({ computed: true, description: 'The public IPv4 address, known once the server is Active.' }),
@@ -182,6 +183,8 @@ export const baremetal = defineResource<Client, typeof attributes>({
         await ctx.client.baremetals.rebuildServer(ctx.id, { os: ctx.input.rebuild_os ?? '' }, { signal: ctx.signal })
         const startedAt = ctx.client.now()
         ctx.checkpoint() // destructive: never fired twice for one change, even if the wait fails
+        // The service powers the server on at Active (M8), whatever power_state says: the reads say so.
+        ctx.note(POWER_NOTE, 'OS rebuild (rebuild_os)')
         await settle(ctx, ctx.id, ctx.timeoutMs, startedAt)
         return undefined
       },
@@ -191,6 +194,7 @@ export const baremetal = defineResource<Client, typeof attributes>({
       affects: ['raw'],
       async apply(ctx) {
         await ctx.client.baremetals.setPowerState(ctx.id, 'reset', { signal: ctx.signal })
+        ctx.note(POWER_NOTE, 'reset (reset_trigger)') // a reset leaves the server on (M5)
         return undefined
       },
     },
@@ -199,6 +203,7 @@ export const baremetal = defineResource<Client, typeof attributes>({
       affects: ['raw'],
       async apply(ctx) {
         await ctx.client.baremetals.setPowerState(ctx.id, ctx.input.power_state as 'on' | 'off', { signal: ctx.signal })
+        ctx.note(POWER_NOTE, null)
         return undefined
       },
     },
@@ -341,7 +346,17 @@ export const baremetal = defineResource<Client, typeof attributes>({
     const setting = ctx.prior?.power_state
     const asked = !ctx.importing && typeof setting === 'string' && setting !== ''
     const power = ctx.importing || asked ? await powerOf(ctx, account, true) : null
-    if (asked && power !== null && power !== setting) warnPowerChanged(ctx, `Metal server ${ctx.id}`, `powered ${power}`, setting)
+    if (asked && power === setting) ctx.note(POWER_NOTE, null)
+    if (asked && power !== null && power !== setting) {
+      warnPowerChanged(ctx, {
+        what: `Metal server ${ctx.id}`,
+        found: `powered ${power}`,
+        setting,
+        matching: power === 'on' || power === 'off' ? power : null,
+        action: 'provider_baremetal_power',
+        cause: power === 'on' ? (ctx.notes[POWER_NOTE] ?? null) : null,
+      })
+    }
     return observe(account, ctx.importing ? power : null, ctx.importing)
   },
   changesRefused: (ctx) => awaitingPayment(ctx.prior, what, () => getServer(ctx.client, ctx.id, ctx.signal)),

@@ -11,8 +11,10 @@ import {
   withoutLeadingZeros,
 } from '../api/index.js'
 import {
+  type Attributes,
   type ImportId,
   type OperationContext,
+  type ReadContext,
   objectType,
   object,
   oneOf,
@@ -288,14 +290,61 @@ export async function waitAgain<A extends Account<unknown>>(
 }
 
 /**
- * A refresh that finds the power changed outside the configuration: `power_state` is an in-place action,
- * sent only when its value changes, so no plan brings the power back; this says so instead of nothing.
+ * The note (ReadContext.notes) a step leaves whose call the service follows by powering the object on
+ * (an OS rebuild, a reset, a migration): what the step did, e.g. "OS rebuild (rebuild_os)". The power
+ * step drops it, and so does a read that finds the power as power_state says.
  */
-export function warnPowerChanged(ctx: OperationContext<Client>, what: string, found: string, setting: string): void {
+export const POWER_NOTE = 'powered_on_by'
+
+/** A read's context as warnPowerChanged and the reads that call it take it. */
+export type PowerReadContext = OperationContext<Client> & Pick<ReadContext<Client, Attributes>, 'notes' | 'note' | 'resuming'>
+
+/** What a read found of the power, for warnPowerChanged. */
+export interface PowerFound {
+  /** The object, e.g. "Metal server 100001". */
+  readonly what: string
+  /** Its power as found, e.g. "powered on". */
+  readonly found: string
+  /** power_state. */
+  readonly setting: string
+  /** The power_state value that names the power found (setting it changes nothing), when there is one. */
+  readonly matching: string | null
+  /** The Terraform action that sets the power, e.g. provider_baremetal_power. */
+  readonly action: string
+  /** A step of this configuration that powered it on (POWER_NOTE), when that is what was found. */
+  readonly cause: string | null
+}
+
+/**
+ * A read that finds the power other than power_state says. power_state is an in-place action, sent
+ * only when its value changes, so no plan brings the power back, unless an apply left work for the next
+ * one (`resuming`: a create whose power call failed, a wait that did not end), which sets it. Says which
+ * of these it is (a step of this configuration, the work left, or a change made outside), and how to set
+ * the power on each client: actions need Terraform 1.14 or later.
+ */
+export function warnPowerChanged(ctx: PowerReadContext, power: PowerFound): void {
+  const { what, found, setting, matching, action, cause } = power
+  const summary = `${what} is ${found}, though power_state is "${setting}"`
+  if (ctx.resuming) {
+    ctx.warn(
+      summary,
+      `An apply did not finish with ${what} (its error, or its wait that did not end, says why), so power_state "${setting}" ` +
+        'is not set yet: the next apply finishes it and sets it.',
+    )
+    return
+  }
+  const why =
+    cause === null
+      ? `The power of ${what} was changed outside this configuration.`
+      : `The ${cause} that this configuration ran left ${what} ${found}, as the service leaves it after each one.`
+  const back =
+    matching === null
+      ? `change power_state to another value and apply, then back to "${setting}" and apply`
+      : `set power_state to "${matching}" (the power it has, so nothing changes) and apply, then back to "${setting}" and apply`
   ctx.warn(
-    `${what} is ${found}, though power_state is "${setting}"`,
-    `The power of ${what} was changed outside this configuration. power_state is an in-place action, sent only when its ` +
-      'value changes, so no plan changes the power back. Run the power action of the resource (a Terraform action, or ' +
-      'the Pulumi method power), or change power_state.',
+    summary,
+    `${why} power_state is an in-place action, sent only when its value changes, so no plan changes the power back. ` +
+      `To set it to "${setting}": with Terraform 1.14 or later, invoke the action ${action} with state "${setting}"; ` +
+      `in Pulumi, call the resource's power method; with OpenTofu or an earlier Terraform, which have no actions, ${back}.`,
   )
 }

@@ -5,7 +5,7 @@
  */
 import type { Client, LiteApi, LiteVmAccount, VmAction, VmDetails } from '../api/index.js'
 import { InputError, type OperationContext, ownCall } from '../core/index.js'
-import { accountIds, cycleCode, invoiceState, raw, waitForOrder, warnPowerChanged } from './billing.js'
+import { accountIds, cycleCode, invoiceState, POWER_NOTE, type PowerReadContext, raw, waitForOrder, warnPowerChanged } from './billing.js'
 import { type AccountKind, accountElsewhere } from './account-kinds.js'
 import { isNotFound } from './catalog-rules.js'
 import { type LiteFamily, lite, litePro } from './lite-family.js'
@@ -122,7 +122,7 @@ function observe(family: LiteFamily, located: Located, vmDetails: VmDetails | nu
   }
 }
 
-export async function readVm(family: LiteFamily, ctx: OperationContext<Client>, id: string, prior: Partial<Vm> | null, importing: boolean) {
+export async function readVm(family: LiteFamily, ctx: PowerReadContext, id: string, prior: Partial<Vm> | null, importing: boolean) {
   const located = await ownCall(locate(family, ctx, id, prior))
   if (isTerminated(located.account)) return null
   if (importing) refuseOtherType(family, id, located)
@@ -130,8 +130,17 @@ export async function readVm(family: LiteFamily, ctx: OperationContext<Client>, 
   const setting = prior?.power_state
   if (!importing && vmDetails && typeof setting === 'string' && setting !== '') {
     const expected = POWER_EFFECT[setting]
-    if (expected !== undefined && POWER_FROM_STATUS[vmDetails.status] !== undefined && vmDetails.status !== expected) {
-      warnPowerChanged(ctx, `${vmNoun(family)} ${id}`, vmDetails.status, setting)
+    const matching = POWER_FROM_STATUS[vmDetails.status]
+    if (vmDetails.status === expected) ctx.note(POWER_NOTE, null)
+    if (expected !== undefined && matching !== undefined && vmDetails.status !== expected) {
+      warnPowerChanged(ctx, {
+        what: `${vmNoun(family)} ${id}`,
+        found: vmDetails.status,
+        setting,
+        matching,
+        action: `provider_${family.prefix}_vm_power`,
+        cause: vmDetails.status === 'running' ? (ctx.notes[POWER_NOTE] ?? null) : null,
+      })
     }
   }
   return observe(family, located, vmDetails, prior, importing)

@@ -109,14 +109,14 @@ export function vmAttributes(family: LiteFamily) {
       action: true,
       validate: [oneOf(POWER_STATES)],
       description:
-        'A power action, applied when the value changes: `start`, `stop` (hard), `shutdown` (graceful), `suspend`, `resume`. Given at create, it is applied once the VM is Active. Removing it calls nothing. A refresh that finds the power changed outside (the VM stopped in the portal) warns, and plans nothing: run the `power` action, or change the value.',
+        'A power action, applied when the value changes: `start`, `stop` (hard), `shutdown` (graceful), `suspend`, `resume`. Given at create, it is applied once the VM is Active. Removing it calls nothing. A refresh that finds the power other than the value says (the VM stopped in the portal, or started by a rebuild or migration) warns, and plans nothing: run the `power` action (Terraform 1.14 or later, or the Pulumi method), or set the value to the power the VM has and back, applying each.',
     }),
     rebuild_os: string({
       optional: true,
       action: true,
       validate: textRules.trigger,
       description:
-        'Destructive: reinstall the VM with this OS (a `name` from the OS list) whenever the value changes to a non-empty one (an empty one fires nothing). The disk is wiped. Given at create, it is only recorded.',
+        'Destructive: reinstall the VM with this OS (a `name` from the OS list) whenever the value changes to a non-empty one (an empty one fires nothing). The disk is wiped, and the VM is running afterwards whatever `power_state` says (the rebuild does not send it again; the apply and later refreshes warn). Given at create, it is only recorded.',
     }),
     ...(family.migratesToPro
       ? {
@@ -125,7 +125,7 @@ export function vmAttributes(family: LiteFamily) {
             action: true,
             validate: [rules.digitsTrigger],
             description:
-              'One-shot migration to Lite Pro: the value is a product id from `provider_lite_pro_products` (an empty one fires nothing). The VM keeps being managed by this resource after it moves. Given at create, it is only recorded.',
+              'One-shot migration to Lite Pro: the value is a product id from `provider_lite_pro_products` (an empty one fires nothing). The VM keeps being managed by this resource after it moves, and is running afterwards whatever `power_state` says (the migration does not send it again; the apply and later refreshes warn). Given at create, it is only recorded.',
           }),
         }
       : {}),

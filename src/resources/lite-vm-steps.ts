@@ -15,7 +15,7 @@ import {
   type UpdateStep,
   valuesEqual,
 } from '../core/index.js'
-import { keepAndWait, textRules } from './billing.js'
+import { keepAndWait, POWER_NOTE, textRules } from './billing.js'
 import { isNotFound, quoted } from './catalog-rules.js'
 import { type LiteFamily, litePro } from './lite-family.js'
 import { inGroup, settle, vmNoun } from './lite-vm-account.js'
@@ -121,6 +121,7 @@ async function rebuild(family: LiteFamily, ctx: Ctx) {
   const { api } = await inGroup(family, ctx.client, ctx.prior, (a) => a.rebuildVm(ctx.id, { select_os: os }, { signal: ctx.signal }))
   const startedAt = ctx.client.now()
   ctx.checkpoint() // destructive: never fired twice for one change, even if the wait fails
+  ctx.note(POWER_NOTE, 'OS rebuild (rebuild_os)') // the VM runs once Active again (L6), whatever power_state says
   await settle(family, ctx, api, ctx.id, ctx.timeoutMs, startedAt)
   return undefined
 }
@@ -134,6 +135,7 @@ async function migrate(family: LiteFamily, ctx: Ctx) {
     { lite_pro_product_id: productId, pay_invoice_with_cc: payFlag(ctx.input) },
     { signal: ctx.signal },
   )
+  ctx.note(POWER_NOTE, 'migration to Lite Pro (migrate_to_pro)') // the service starts the VM once it is Active again
   // From the answer on, the VM lives under /lite-pros (the migration to Lite Pro).
   await keepAndWait(ctx, order, undefined, (id) => litePro.api(ctx.client).getVm(id, { signal: ctx.signal }), vmNoun(family))
   return undefined
@@ -142,6 +144,7 @@ async function migrate(family: LiteFamily, ctx: Ctx) {
 async function setPower(family: LiteFamily, ctx: Ctx) {
   const action = ctx.input.power_state as VmAction
   await inGroup(family, ctx.client, ctx.prior, (api) => api.setVmState(ctx.id, action, { signal: ctx.signal }))
+  ctx.note(POWER_NOTE, null)
   return undefined
 }
 

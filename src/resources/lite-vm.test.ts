@@ -322,8 +322,37 @@ describe('provider_lite_vm: reads, import, validation and plan checks', () => {
       read.diagnostics.map((d) => `${d.severity}: ${d.summary}`),
       [`warning: Lite VM ${String(state.id)} is stopped, though power_state is "start"`],
     )
-    assert.match(read.diagnostics[0]?.detail ?? '', /changed outside this configuration.*power action/)
+    const told = read.diagnostics[0]?.detail ?? ''
+    assert.match(told, /changed outside this configuration/)
+    // What works on each client: actions only from Terraform 1.14 on.
+    assert.match(told, /with Terraform 1\.14 or later, invoke the action provider_lite_vm_power with state "start"/)
+    assert.match(told, /in Pulumi, call the resource's power method/)
+    assert.match(told, /with OpenTofu or an earlier Terraform, which have no actions, set power_state to "stop" .* then back to "start"/)
     assert.deepEqual(await h.mutations(), [], 'the provider changed nothing')
+  })
+
+  test('a rebuild or a migration with power_state stop leaves the VM running: the apply says that step did it, not someone outside', async () => {
+    const { h, config } = await setup()
+    const state = await h.create(vm, { ...config, power_state: 'stop' })
+    const id = String(state.id)
+    await h.mutations()
+    const rebuilt = await h.update(vm, state, { ...config, power_state: 'stop', rebuild_os: 'Debian-12' })
+    assert.deepEqual(await h.mutations(), [`PUT /v1/lites/accounts/${id}/rebuild`], 'power_state did not change: no power call')
+    assert.deepEqual(
+      rebuilt.diagnostics.map((d) => `${d.severity}: ${d.summary}`),
+      [`warning: Lite VM ${id} is running, though power_state is "stop"`],
+    )
+    const told = rebuilt.diagnostics[0]?.detail ?? ''
+    assert.match(told, /The OS rebuild \(rebuild_os\) that this configuration ran left Lite VM \d+ running/)
+    assert.doesNotMatch(told, /outside/)
+    const refreshed = await readResource(vm, rebuilt.state as ValueMap, id, rebuilt.private, h.session)
+    assert.match(refreshed.diagnostics[0]?.detail ?? '', /OS rebuild \(rebuild_os\) that this configuration ran/)
+    const next = { ...config, power_state: 'stop', rebuild_os: 'Debian-12', migrate_to_pro: '201' }
+    const migrated = await h.update(vm, rebuilt.state as ValueMap, next, refreshed.private)
+    assert.match(
+      migrated.diagnostics[0]?.detail ?? '',
+      /The migration to Lite Pro \(migrate_to_pro\) that this configuration ran left Lite VM \d+ running/,
+    )
   })
 
   test('a 404 or 410 of vm-details never reads as the VM gone: only its account read says that', async () => {

@@ -45,11 +45,17 @@ class LiteVmArgs:
         :param pulumi.Input[_builtins.str] ssh_and_console_user: The SSH and console user (the cloud-init user). Must be 6 to 32 characters; letters, digits, hyphens and periods only. Changing it replaces the resource.
         :param pulumi.Input[_builtins.str] description: A description of the order. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
         :param pulumi.Input[_builtins.int] disk_size: The disk size in GB, an absolute target. Grow-only: raising it orders a storage upgrade (a paid order); lowering it is refused at plan time. Unset, it reports the current size. Set, it is a floor: a disk larger than the value (grown in the portal, or a larger base disk of the product) is no drift and the state keeps the value, while a smaller one is planned to grow back. A new VM has at least the base disk of its product; a smaller value orders nothing, and the plan warns. The maximum is checked at plan time, from the VM's storage options (for a new VM, those of another VM of the family in the account; with none, the plan warns that the service checks it only at the storage order, after the VM is ordered). Must be at least 1. Grow-only: a smaller value is refused.
-        :param pulumi.Input[_builtins.str] migrate_to_pro: One-shot migration to Lite Pro: the value is a product id from lite_pro_products (an empty one fires nothing). The VM keeps being managed by this resource after it moves. Given at create, it is only recorded. Must be empty, or a positive whole number written in digits.
+        :param pulumi.Input[_builtins.str] migrate_to_pro: One-shot migration to Lite Pro: the value is a product id from lite_pro_products (an empty one fires nothing). The VM keeps being managed by this resource after it moves, and is running afterwards whatever LiteVm.power_state says (the migration does not send it again; the apply and later refreshes warn). Given at create, it is only recorded. Must be empty, or a positive whole number written in digits.
         :param pulumi.Input[_builtins.bool] pay_with_credit_card: Charge the card on file for every order. With `false` the order is placed and its invoice stays unpaid: the VM stays `Pending` until it is paid in the portal. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
+<<<<<<< HEAD
         :param pulumi.Input[_builtins.str] power_state: A power action, applied when the value changes: `start`, `stop` (hard), `shutdown` (graceful), `suspend`, `resume`. Given at create, it is applied once the VM is Active. Removing it calls nothing. A refresh that finds the power changed outside (the VM stopped in the portal) warns, and plans nothing: run the `power` action, or change the value. Must be one of "start", "stop", "suspend", "resume", "shutdown".
         :param pulumi.Input[_builtins.str] promocode: A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL). Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
         :param pulumi.Input[_builtins.str] rebuild_os: Destructive: reinstall the VM with this OS (a `name` from the OS list) whenever the value changes to a non-empty one (an empty one fires nothing). The disk is wiped. Given at create, it is only recorded. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
+=======
+        :param pulumi.Input[_builtins.str] power_state: A power action, applied when the value changes: `start`, `stop` (hard), `shutdown` (graceful), `suspend`, `resume`. Given at create, it is applied once the VM is Active. Removing it calls nothing. A refresh that finds the power other than the value says (the VM stopped in the portal, or started by a rebuild or migration) warns, and plans nothing: run the `power` action (Terraform 1.14 or later, or the Pulumi method), or set the value to the power the VM has and back, applying each. Must be one of "start", "stop", "suspend", "resume", "shutdown".
+        :param pulumi.Input[_builtins.str] promocode: A promotion code for the first invoice. Empty, it is none (as unset). Must be at most 255 characters; free of control characters (line breaks, tabs, NUL). Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
+        :param pulumi.Input[_builtins.str] rebuild_os: Destructive: reinstall the VM with this OS (a `name` from the OS list) whenever the value changes to a non-empty one (an empty one fires nothing). The disk is wiped, and the VM is running afterwards whatever LiteVm.power_state says (the rebuild does not send it again; the apply and later refreshes warn). Given at create, it is only recorded. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
+>>>>>>> 0c2fc54 (Power-state warnings tell the truth: a rebuild, reset or migration of this configuration that powers the server on is said to be that step, not a change made outside; a create whose power call failed says the next apply sets it (it does); the advice names what works on each client (the action on Terraform 1.14+, the Pulumi method, and on OpenTofu and older Terraform setting power_state to the power it has and back))
         :param pulumi.Input[_builtins.str] vm_name: The VM name, 6-16 characters. Changed in place. Must be 6 to 16 characters; free of control characters (line breaks, tabs, NUL).
         """
         pulumi.set(__self__, "console_password", console_password)
@@ -181,7 +187,7 @@ class LiteVmArgs:
     @pulumi.getter(name="migrateToPro")
     def migrate_to_pro(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        One-shot migration to Lite Pro: the value is a product id from lite_pro_products (an empty one fires nothing). The VM keeps being managed by this resource after it moves. Given at create, it is only recorded. Must be empty, or a positive whole number written in digits.
+        One-shot migration to Lite Pro: the value is a product id from lite_pro_products (an empty one fires nothing). The VM keeps being managed by this resource after it moves, and is running afterwards whatever LiteVm.power_state says (the migration does not send it again; the apply and later refreshes warn). Given at create, it is only recorded. Must be empty, or a positive whole number written in digits.
         """
         return pulumi.get(self, "migrate_to_pro")
 
@@ -205,7 +211,7 @@ class LiteVmArgs:
     @pulumi.getter(name="powerState")
     def power_state(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        A power action, applied when the value changes: `start`, `stop` (hard), `shutdown` (graceful), `suspend`, `resume`. Given at create, it is applied once the VM is Active. Removing it calls nothing. A refresh that finds the power changed outside (the VM stopped in the portal) warns, and plans nothing: run the `power` action, or change the value. Must be one of "start", "stop", "suspend", "resume", "shutdown".
+        A power action, applied when the value changes: `start`, `stop` (hard), `shutdown` (graceful), `suspend`, `resume`. Given at create, it is applied once the VM is Active. Removing it calls nothing. A refresh that finds the power other than the value says (the VM stopped in the portal, or started by a rebuild or migration) warns, and plans nothing: run the `power` action (Terraform 1.14 or later, or the Pulumi method), or set the value to the power the VM has and back, applying each. Must be one of "start", "stop", "suspend", "resume", "shutdown".
         """
         return pulumi.get(self, "power_state")
 
@@ -229,7 +235,7 @@ class LiteVmArgs:
     @pulumi.getter(name="rebuildOs")
     def rebuild_os(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        Destructive: reinstall the VM with this OS (a `name` from the OS list) whenever the value changes to a non-empty one (an empty one fires nothing). The disk is wiped. Given at create, it is only recorded. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
+        Destructive: reinstall the VM with this OS (a `name` from the OS list) whenever the value changes to a non-empty one (an empty one fires nothing). The disk is wiped, and the VM is running afterwards whatever LiteVm.power_state says (the rebuild does not send it again; the apply and later refreshes warn). Given at create, it is only recorded. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
         """
         return pulumi.get(self, "rebuild_os")
 
@@ -281,12 +287,17 @@ class LiteVm(pulumi.CustomResource):
         :param pulumi.Input[_builtins.str] description: A description of the order. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
         :param pulumi.Input[_builtins.int] disk_size: The disk size in GB, an absolute target. Grow-only: raising it orders a storage upgrade (a paid order); lowering it is refused at plan time. Unset, it reports the current size. Set, it is a floor: a disk larger than the value (grown in the portal, or a larger base disk of the product) is no drift and the state keeps the value, while a smaller one is planned to grow back. A new VM has at least the base disk of its product; a smaller value orders nothing, and the plan warns. The maximum is checked at plan time, from the VM's storage options (for a new VM, those of another VM of the family in the account; with none, the plan warns that the service checks it only at the storage order, after the VM is ordered). Must be at least 1. Grow-only: a smaller value is refused.
         :param pulumi.Input[_builtins.int] keypair_id: The keypair, from `LiteKeypair`. A change installs the new key (change-keypair). Must be at least 1.
-        :param pulumi.Input[_builtins.str] migrate_to_pro: One-shot migration to Lite Pro: the value is a product id from lite_pro_products (an empty one fires nothing). The VM keeps being managed by this resource after it moves. Given at create, it is only recorded. Must be empty, or a positive whole number written in digits.
+        :param pulumi.Input[_builtins.str] migrate_to_pro: One-shot migration to Lite Pro: the value is a product id from lite_pro_products (an empty one fires nothing). The VM keeps being managed by this resource after it moves, and is running afterwards whatever power_state says (the migration does not send it again; the apply and later refreshes warn). Given at create, it is only recorded. Must be empty, or a positive whole number written in digits.
         :param pulumi.Input[_builtins.bool] pay_with_credit_card: Charge the card on file for every order. With `false` the order is placed and its invoice stays unpaid: the VM stays `Pending` until it is paid in the portal. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
-        :param pulumi.Input[_builtins.str] power_state: A power action, applied when the value changes: `start`, `stop` (hard), `shutdown` (graceful), `suspend`, `resume`. Given at create, it is applied once the VM is Active. Removing it calls nothing. A refresh that finds the power changed outside (the VM stopped in the portal) warns, and plans nothing: run the `power` action, or change the value. Must be one of "start", "stop", "suspend", "resume", "shutdown".
+        :param pulumi.Input[_builtins.str] power_state: A power action, applied when the value changes: `start`, `stop` (hard), `shutdown` (graceful), `suspend`, `resume`. Given at create, it is applied once the VM is Active. Removing it calls nothing. A refresh that finds the power other than the value says (the VM stopped in the portal, or started by a rebuild or migration) warns, and plans nothing: run the `power` action (Terraform 1.14 or later, or the Pulumi method), or set the value to the power the VM has and back, applying each. Must be one of "start", "stop", "suspend", "resume", "shutdown".
         :param pulumi.Input[_builtins.int] product_id: The product, from lite_products. A change runs change-package (a paid order) and waits for Active. Must be at least 1.
+<<<<<<< HEAD
         :param pulumi.Input[_builtins.str] promocode: A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL). Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
         :param pulumi.Input[_builtins.str] rebuild_os: Destructive: reinstall the VM with this OS (a `name` from the OS list) whenever the value changes to a non-empty one (an empty one fires nothing). The disk is wiped. Given at create, it is only recorded. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
+=======
+        :param pulumi.Input[_builtins.str] promocode: A promotion code for the first invoice. Empty, it is none (as unset). Must be at most 255 characters; free of control characters (line breaks, tabs, NUL). Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
+        :param pulumi.Input[_builtins.str] rebuild_os: Destructive: reinstall the VM with this OS (a `name` from the OS list) whenever the value changes to a non-empty one (an empty one fires nothing). The disk is wiped, and the VM is running afterwards whatever power_state says (the rebuild does not send it again; the apply and later refreshes warn). Given at create, it is only recorded. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
+>>>>>>> 0c2fc54 (Power-state warnings tell the truth: a rebuild, reset or migration of this configuration that powers the server on is said to be that step, not a change made outside; a create whose power call failed says the next apply sets it (it does); the advice names what works on each client (the action on Terraform 1.14+, the Pulumi method, and on OpenTofu and older Terraform setting power_state to the power it has and back))
         :param pulumi.Input[_builtins.str] select_os: The OS to install, a `name` from lite_os_list. To change the OS of an existing VM use rebuild_os. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
         :param pulumi.Input[_builtins.str] ssh_and_console_user: The SSH and console user (the cloud-init user). Must be 6 to 32 characters; letters, digits, hyphens and periods only. Changing it replaces the resource.
         :param pulumi.Input[_builtins.str] vm_name: The VM name, 6-16 characters. Changed in place. Must be 6 to 16 characters; free of control characters (line breaks, tabs, NUL).
@@ -572,7 +583,7 @@ class LiteVm(pulumi.CustomResource):
     @pulumi.getter(name="migrateToPro")
     def migrate_to_pro(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
-        One-shot migration to Lite Pro: the value is a product id from lite_pro_products (an empty one fires nothing). The VM keeps being managed by this resource after it moves. Given at create, it is only recorded. Must be empty, or a positive whole number written in digits.
+        One-shot migration to Lite Pro: the value is a product id from lite_pro_products (an empty one fires nothing). The VM keeps being managed by this resource after it moves, and is running afterwards whatever LiteVm.power_state says (the migration does not send it again; the apply and later refreshes warn). Given at create, it is only recorded. Must be empty, or a positive whole number written in digits.
         """
         return pulumi.get(self, "migrate_to_pro")
 
@@ -612,7 +623,7 @@ class LiteVm(pulumi.CustomResource):
     @pulumi.getter(name="powerState")
     def power_state(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
-        A power action, applied when the value changes: `start`, `stop` (hard), `shutdown` (graceful), `suspend`, `resume`. Given at create, it is applied once the VM is Active. Removing it calls nothing. A refresh that finds the power changed outside (the VM stopped in the portal) warns, and plans nothing: run the `power` action, or change the value. Must be one of "start", "stop", "suspend", "resume", "shutdown".
+        A power action, applied when the value changes: `start`, `stop` (hard), `shutdown` (graceful), `suspend`, `resume`. Given at create, it is applied once the VM is Active. Removing it calls nothing. A refresh that finds the power other than the value says (the VM stopped in the portal, or started by a rebuild or migration) warns, and plans nothing: run the `power` action (Terraform 1.14 or later, or the Pulumi method), or set the value to the power the VM has and back, applying each. Must be one of "start", "stop", "suspend", "resume", "shutdown".
         """
         return pulumi.get(self, "power_state")
 
@@ -652,7 +663,7 @@ class LiteVm(pulumi.CustomResource):
     @pulumi.getter(name="rebuildOs")
     def rebuild_os(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
-        Destructive: reinstall the VM with this OS (a `name` from the OS list) whenever the value changes to a non-empty one (an empty one fires nothing). The disk is wiped. Given at create, it is only recorded. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
+        Destructive: reinstall the VM with this OS (a `name` from the OS list) whenever the value changes to a non-empty one (an empty one fires nothing). The disk is wiped, and the VM is running afterwards whatever LiteVm.power_state says (the rebuild does not send it again; the apply and later refreshes warn). Given at create, it is only recorded. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
         """
         return pulumi.get(self, "rebuild_os")
 
