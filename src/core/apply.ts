@@ -674,6 +674,10 @@ async function runStep<C>(run: UpdateRun<C>, scheduled: ReturnType<typeof stepsT
   run.remote = true
   let placed = false
   session.changingFrom?.(changeOf(definition, scheduled.attributes, run.current, moved))
+  // The order-time inputs the step's order is sent with are recorded once it is placed (its checkpoint),
+  // even when the update stops after it (waiting for payment): the state then tells the order as sent.
+  const sentWith: Record<string, Value> = {}
+  for (const name of step.placedWith ?? []) sentWith[name] = knownOrNull(planned[name] ?? null)
   try {
     const observed = await step.apply({
       ...run.base,
@@ -681,7 +685,7 @@ async function runStep<C>(run: UpdateRun<C>, scheduled: ReturnType<typeof stepsT
       prior: run.current as never,
       checkpoint: (partial?: Observed) => {
         placed = true
-        run.current = { ...run.current, ...moved, ...((partial ?? {}) as Record<string, Value>) }
+        run.current = { ...run.current, ...moved, ...sentWith, ...((partial ?? {}) as Record<string, Value>) }
       },
       note: run.note,
     })

@@ -369,6 +369,16 @@ describe('planning: order-time, unrecoverable, grow-only and computed values', (
       /coupon is an order-time input: core records its changes, so update step 4 cannot name it/,
     )
   })
+  test('only a priced step (an order) is placed with an order-time input, and only with one', () => {
+    const [label, size, ...rest] = boxDefinition.updates
+    const placed = (step: object) => checkResource({ ...boxDefinition, updates: [label!, { ...size!, ...step }, ...rest] })
+    assert.throws(() => placed({ placedWith: ['coupon'] }), /update step 1 is placed with coupon but has no price, so it places no order/)
+    assert.throws(
+      () => placed({ placedWith: ['label'], price: async () => [] }),
+      /update step 1 is placed with label, which is not an order-time input/,
+    )
+    assert.doesNotThrow(() => placed({ placedWith: ['coupon'], price: async () => [] }))
+  })
   test('setting an order-time input the service never reports, after an import, records it without a warning', async () => {
     const s = session()
     const prior = await created(s, { name: 'alpha', size: 20, coupon: 'SAVE' })

@@ -219,6 +219,13 @@ export interface UpdateStep<C, A extends Attributes> {
   /** What the step orders when it is a paid upgrade, priced at plan time (`max_order_total`, the plan's price). */
   readonly price?: Pricing<PlanCheckContext<C, A>>
   /**
+   * The order-time inputs (AttributeFlags.orderTime) this step's order is sent with (the payment flag
+   * of a paid upgrade); only a step with a `price` places an order. A plan that runs the step says the
+   * new value of each is used by its order, and the state records the value sent once the order is
+   * placed, even when the update stops after it.
+   */
+  readonly placedWith?: readonly (keyof A & string)[]
+  /**
    * A change the service takes even while it refuses every other one (see ResourceDefinition.changesRefused):
    * a rename or a label, which the service's status rules allow on a Pending account.
    */

@@ -113,6 +113,13 @@ export function checkResource(definition: AnyResource): void {
     if (step.affects === undefined && step.apply !== recordOnly) {
       problems.push(`update step ${index} (${step.attributes.join(', ')}) calls the service but does not declare what it affects`)
     }
+    for (const attribute of step.placedWith ?? []) {
+      const declared = attributes[attribute]
+      if (declared === undefined || declared.orderTime !== true || !isInput(declared))
+        problems.push(`update step ${index} is placed with ${attribute}, which is not an order-time input`)
+      else if (step.price === undefined)
+        problems.push(`update step ${index} is placed with ${attribute} but has no price, so it places no order`)
+    }
     for (const attribute of step.affects ?? []) {
       const declared = attributes[attribute]
       if (!declared || !((!isInput(declared) && isComputed(declared)) || declared.follows === true)) {

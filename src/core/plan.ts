@@ -127,7 +127,7 @@ export function planResource(definition: AnyResource, prior: ValueMap | null, co
   )
   const replace = writeOnlyReplace(definition, prior, config, planned, createOnlyChanges)
   diagnostics.push(...keptShrinks(definition, prior, planned, replace, diagnostics))
-  if (replace.length === 0) diagnostics.push(...orderTimeChanges(definition, prior, changed, imported))
+  if (replace.length === 0) diagnostics.push(...orderTimeChanges(definition, prior, planned, changed, imported))
   const resuming = priorPrivate.resume === true
   const affected = affectedOutputs(definition, prior, planned, replace.length > 0 || resuming)
   planned.id = prior.id ?? null
@@ -179,30 +179,49 @@ export function planResource(definition: AnyResource, prior: ValueMap | null, co
  * place is recorded with a warning, since the service reads it only when an order is placed. Never a
  * replacement: a promocode the service refuses would otherwise delete a live object and order
  * nothing. A value an import could not recover is only being filled in, so it is not announced.
+ * When this plan runs a step whose order is sent with the input (UpdateStep.placedWith), the warning
+ * says that order uses the new value; else that nothing is sent for it now.
  */
 function orderTimeChanges(
   definition: AnyResource,
   prior: ValueMap,
+  planned: ValueMap,
   changed: readonly string[],
   imported: ReadonlySet<string>,
 ): Diagnostic[] {
+  const id = `${definition.name} ${String(prior.id)}`
   // Whether the object places orders of its own after its create (a paid change): else only a new object reads it.
   const ordersAgain = definition.updates.some((step) => step.price !== undefined)
   const when = ordersAgain
     ? 'It takes effect at the next paid change of it that reads it.'
     : `${definition.name} places no order after its create, so it takes effect only if the object is ordered anew.`
+  // The orders this plan places (as pricing and the apply tell them: steps that run, not only record).
+  const orders = stepsToRun(definition, prior, planned, true).filter((step) => !step.recordOnly && definition.updates[step.index]?.price)
   return changed
     .filter((name) => definition.attributes[name]?.orderTime === true && !imported.has(name))
-    .map((name) =>
-      warning(
+    .map((name) => {
+      const using = orders
+        .filter((step) => definition.updates[step.index]?.placedWith?.includes(name))
+        .map((step) => step.attributes.join(', '))
+      if (using.length > 0) {
+        const one = using.length === 1
+        return warning(
+          `${name} is used by this plan's ${one ? 'order' : 'orders'} of ${using.join(' and ')}`,
+          `${name} is read by the service only when an order is placed. This plan orders a change of ${using.join(' and of ')} ` +
+            `of ${id}, and ${one ? 'that order is' : 'those orders are'} placed with the new value of ${name}, which the state ` +
+            'records for the orders after them too. Nothing is deleted.',
+          [name],
+        )
+      }
+      return warning(
         `${name} takes effect at the next order`,
-        `${name} is read by the service only when an order is placed, so this change of ${definition.name} ${String(prior.id)} ` +
+        `${name} is read by the service only when an order is placed, so this change of ${id} ` +
           `is only recorded: nothing is sent to the service and nothing is deleted. ${when} ` +
           'To order the object again with it now, replace it on purpose: `terraform apply -replace=<address>`, or ' +
           '`pulumi up --replace <urn>`; that deletes this object and orders a new one.',
         [name],
-      ),
-    )
+      )
+    })
 }
 
 /**

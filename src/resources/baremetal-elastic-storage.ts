@@ -85,6 +85,7 @@ export const baremetalElasticStorage = defineResource<Client, typeof attributes>
       attributes: ['size'],
       affects: ORDERED,
       price: growthPrice<typeof attributes>({ product: 'product_id', cycle: 'cycle', size: 'size' }, storageProducts, storageSize),
+      placedWith: ['pay_with_credit_card'],
       async apply(ctx) {
         const target = ctx.input.size ?? 100
         const current = await ctx.client.elasticStorages.getStorage(ctx.id, { signal: ctx.signal })
@@ -101,6 +102,7 @@ export const baremetalElasticStorage = defineResource<Client, typeof attributes>
     {
       attributes: ['product_id'],
       affects: ORDERED,
+      placedWith: ['pay_with_credit_card'],
       // The service bills the difference of the per-GB prices for every GB, never below 0 (E5), on
       // the size the resize before it leaves (`prior` has it), or the larger one the volume has.
       async price({ client, input, prior, signal, id }) {

@@ -80,6 +80,7 @@ export function liteDisk(family: LiteFamily): AnyResource {
         attributes: ['size'],
         // Pending until Active (D4); the order that created the disk never changes.
         affects: ['status', 'raw'],
+        placedWith: ['pay_with_credit_card'],
         price: growthPrice<typeof attributes>(
           { product: 'product_id', cycle: 'cycle', size: 'size' },
           (client, signal) => family.api(client).listDiskProducts({ signal }),

@@ -64,12 +64,14 @@ export function vmSteps(family: LiteFamily): Step[] {
       affects: packageChange,
       apply: (ctx) => changePackage(family, ctx),
       price: (ctx) => packageChangePrice(family, ctx),
+      placedWith: ['pay_with_credit_card'],
     },
     {
       attributes: ['disk_size'],
       affects: storageUpgrade,
       apply: (ctx) => growDisk(family, ctx),
       price: (ctx) => storageUpgradePrice(family, ctx),
+      placedWith: ['pay_with_credit_card'],
     },
     { attributes: ['rebuild_os'], affects: reinstall, apply: (ctx) => rebuild(family, ctx) },
     ...(family.migratesToPro
@@ -79,6 +81,7 @@ export function vmSteps(family: LiteFamily): Step[] {
             affects: migration,
             apply: (ctx: Ctx) => migrate(family, ctx),
             price: (ctx: PriceCtx) => migrationPrice(family, ctx),
+            placedWith: ['pay_with_credit_card'] as const,
           },
         ]
       : []),
