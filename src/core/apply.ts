@@ -1207,7 +1207,8 @@ async function checkRefused<C>(definition: AnyResource, prior: ValueMap, plan: P
   const id = String(prior.id)
   let why: string | undefined
   try {
-    why = await definition.changesRefused({ ...contextFor(session, []), id, prior: prior as never })
+    const cosmetic = definition.updates.filter((step) => step.cosmetic === true).flatMap((step) => step.attributes)
+    why = await definition.changesRefused({ ...contextFor(session, []), id, prior: prior as never, cosmetic })
   } catch {
     return []
   }

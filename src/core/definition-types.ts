@@ -109,6 +109,16 @@ export interface DeleteContext<C, A extends Attributes> extends OperationContext
   readonly timeoutMs: number
 }
 
+export interface ChangesRefusedContext<C, A extends Attributes> extends OperationContext<C> {
+  readonly id: string
+  readonly prior: State<A>
+  /**
+   * The inputs of the definition's `cosmetic` steps (a rename, a label), which the service takes
+   * anyway: what the reason may name as still taken; empty when there are none.
+   */
+  readonly cosmetic: readonly (keyof A & string)[]
+}
+
 export interface PlanCheckContext<C, A extends Attributes> extends OperationContext<C> {
   readonly id: string
   readonly prior: State<A>
@@ -399,7 +409,7 @@ export interface ResourceDefinition<C, A extends Attributes> {
    * and a plan that read the object already (Terraform's refresh) or not (Pulumi's saved outputs, an
    * invoice paid since) ends the same: it refuses only what the service refuses.
    */
-  changesRefused?(ctx: OperationContext<C> & { readonly id: string; readonly prior: State<A> }): Promise<string | undefined>
+  changesRefused?(ctx: ChangesRefusedContext<C, A>): Promise<string | undefined>
   /**
    * Run by an update just before its first step that the service takes only from an object ready for
    * it (an order, an action; not a `cosmetic` one): waits, up to `timeoutMs`, while the service is still

@@ -566,4 +566,30 @@ describe('an unpaid (Pending) Metal server at plan', () => {
       [],
     )
   })
+
+  test('a paid change refused while the invoice is unpaid names what the service still takes: the label of a server, nothing of a volume (which has no rename)', async () => {
+    const h = new Harness()
+    const key = await h.create(keypair, { name: 'metal-key' })
+    const config: ValueMap = { product_id: 301, cycle: 'm', keypair_id: key.keypair_id ?? null, label: 'db-primary' }
+    const active = await h.create(server, config)
+    const unpaid = { ...config, label: 'db-unpaid', pay_with_credit_card: false }
+    const pending = (await h.tryCreate(server, unpaid)).state as ValueMap
+    const rebuilt = h.plan(server, pending, { ...unpaid, rebuild_os: 'ubuntu-22' })
+    const serverRefusal = (await checkPlanOnline(server, pending, rebuilt, h.session)).map((d) => d.detail).join('\n')
+    assert.match(serverRefusal, /Pending until invoice \d+ is paid, and the service takes no change of it other than label until then/)
+
+    const volumeConfig: ValueMap = {
+      product_id: 501,
+      cycle: 'm',
+      storage_name: 'data-a',
+      metal_account_id: Number(active.id),
+      size: 100,
+      pay_with_credit_card: false,
+    }
+    const volume = (await h.tryCreate(storage, volumeConfig)).state as ValueMap
+    const grown = h.plan(storage, volume, { ...volumeConfig, size: 200 })
+    const volumeRefusal = (await checkPlanOnline(storage, volume, grown, h.session)).map((d) => d.detail).join('\n')
+    assert.match(volumeRefusal, /Pending until invoice \d+ is paid, and the service takes no change of it until then: pay the invoice/)
+    assert.doesNotMatch(volumeRefusal, /rename/)
+  })
 })

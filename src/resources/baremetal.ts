@@ -359,7 +359,7 @@ export const baremetal = defineResource<Client, typeof attributes>({
     }
     return observe(account, ctx.importing ? power : null, ctx.importing)
   },
-  changesRefused: (ctx) => awaitingPayment(ctx.prior, what, () => getServer(ctx.client, ctx.id, ctx.signal)),
+  changesRefused: (ctx) => awaitingPayment(ctx, what, () => getServer(ctx.client, ctx.id, ctx.signal)),
   readyForChanges: (ctx) => untilChangesTaken(ctx, what, () => getServer(ctx.client, ctx.id, ctx.signal)),
   async delete(ctx) {
     await ownCall(ctx.client.baremetals.deleteServer(ctx.id, { signal: ctx.signal }))

@@ -198,7 +198,7 @@ export function liteVm(family: LiteFamily): AnyResource {
     read: (ctx) => readVm(family, ctx, ctx.id, ctx.prior, ctx.importing),
     elsewhere: (ctx) => otherFamilyVm(family, ctx, ctx.id),
     readyForChanges: (ctx) => untilChangesTaken(ctx, vmNoun(family), () => vmInItsGroup(family, ctx)),
-    changesRefused: (ctx) => awaitingPayment(ctx.prior, vmNoun(family), () => vmInItsGroup(family, ctx)),
+    changesRefused: (ctx) => awaitingPayment(ctx, vmNoun(family), () => vmInItsGroup(family, ctx)),
     async delete(ctx) {
       await ownCall(inGroup(family, ctx.client, ctx.prior, (api) => api.deleteVm(ctx.id, { signal: ctx.signal })))
     },

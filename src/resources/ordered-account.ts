@@ -8,6 +8,7 @@
 import type { Account, Client, Order } from '../api/index.js'
 import {
   type Attributes,
+  type ChangesRefusedContext,
   bool,
   type CreateContext,
   type DeleteContext,
@@ -180,8 +181,9 @@ export function orderedAccount<X extends Attributes & Record<(typeof ORDER_TIME_
     async read(ctx: ReadContext<Client, X>) {
       return unlessTerminated(await ownCall(calls.get(ctx.client, ctx.id, ctx.signal)), observe)
     },
-    async changesRefused(ctx: OperationContext<Client> & { readonly id: string; readonly prior: Observed<X> }) {
-      return awaitingPayment(ctx.prior as { status?: unknown }, what, () => calls.get(ctx.client, ctx.id, ctx.signal))
+    async changesRefused(ctx: ChangesRefusedContext<Client, X>) {
+      const prior = ctx.prior as { status?: unknown }
+      return awaitingPayment({ prior, cosmetic: ctx.cosmetic }, what, () => calls.get(ctx.client, ctx.id, ctx.signal))
     },
     readyForChanges: (ctx: OperationContext<Client> & { readonly id: string; readonly timeoutMs: number }) =>
       untilChangesTaken(ctx, what, () => calls.get(ctx.client, ctx.id, ctx.signal)),
