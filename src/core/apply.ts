@@ -4,15 +4,16 @@
  * the order journal is told are the provider runtime's (src/server).
  */
 import { type Attributes, isComputed, isInput } from './attributes.js'
-import type {
-  AnyDataSource,
-  AnyMethod,
-  AnyResource,
-  Logger,
-  OperationContext,
-  Quote,
-  ReadContext,
-  TimeoutName,
+import {
+  type AnyDataSource,
+  type AnyMethod,
+  type AnyResource,
+  type Logger,
+  type OperationContext,
+  ordersAccounts,
+  type Quote,
+  type ReadContext,
+  type TimeoutName,
 } from './definition-types.js'
 import { causeOf, clauseOf, type Diagnostic, error, hasErrors, toDiagnostics, warning } from './diagnostics.js'
 import { knownOrNull, type Plan, type PrivateState, stepsToRun } from './plan.js'
@@ -1153,7 +1154,7 @@ async function readyToOrder<C>(
   const input = plainInput(planned)
   for (const check of definition.createChecks ?? []) {
     if (check.ready !== undefined && !isEmpty(input[check.attribute] ?? null))
-      await check.ready({ ...contextFor(session, diagnostics), input, timeoutMs })
+      await check.ready({ ...contextFor(session, diagnostics), input, orders: ordersAccounts(definition), timeoutMs })
   }
 }
 
@@ -1178,7 +1179,7 @@ export async function checkPlanOnline<C>(
   const input = plainInput(plan.planned)
   // The object a replacement replaces: this plan's prior, or the one the front end names (see CreateCheckContext).
   const replaced = prior !== null ? String(prior.id) : replacing
-  const of = replaced === undefined ? {} : { replacing: replaced }
+  const of = { orders: ordersAccounts(definition), ...(replaced === undefined ? {} : { replacing: replaced }) }
   const diagnostics = await runChecks(checks, plan.planned, session, (context) =>
     creating ? { ...context, input, ...of } : { ...context, id: String(prior?.id), prior, input },
   )

@@ -140,6 +140,12 @@ export interface CreateCheckContext<C, A extends Attributes> extends OperationCo
   /** The planned values of the object to create; the checked attribute is known and non-empty. */
   readonly input: ObjectOf<A>
   /**
+   * Whether the create places a paid order (the definition prices it: `priceCreate`), so that a check
+   * shared by several resources calls what it stops an order only where it is one (an assignment is
+   * not). Core sets it for create checks and their `ready`; unset elsewhere (a price asked of an order).
+   */
+  readonly orders?: boolean
+  /**
    * In a replacement, the id of the object the new one replaces, when the front end knows it: what
    * that object holds in the service (an IP routed to its server) is free for the new one once the
    * old one is deleted first. Undefined for a new object.

@@ -56,13 +56,16 @@ interface OrderedOn {
  * Null when the account exists and is Active, else what is wrong (completing "<attribute> ..."): the
  * service places an order on or from an account only while it is Active (D1, S1, S4, E1, A1 answer
  * 409 otherwise), so one that is Pending (an unpaid invoice, or work in progress) or Suspended would
- * fail the apply, and in a replacement only after the object it replaces was deleted.
+ * fail the apply, and in a replacement only after the object it replaces was deleted. `act` words it
+ * by what the create is: an order, or (an IP assignment, which is not billed) a request.
  */
 export async function activeAccount(
   read: () => Promise<OrderedOn>,
   what: string,
   /** Called instead of a refusal for an account Pending with no unpaid invoice (the service is making an order or a change). */
   beingMade?: (id: string) => void,
+  /** What the create asks of the service, in its words (see createAct). */
+  act: CreateAct = createAct(true),
   /** What the id is instead when `read` does not find it ("account N is a …": another kind of account), else undefined. */
   instead?: () => Promise<string | undefined>,
 ): Promise<string | null> {
@@ -90,9 +93,28 @@ export async function activeAccount(
         ? 'Plan again once it is unsuspended (its overdue invoices paid in the portal)'
         : 'Plan again once it is Active'
   return (
-    `is ${what} that is ${status}${until} (account ${id}): the service places this order only on an Active one, so the ` +
-    `apply would fail (a replacement only after deleting the object it replaces). ${then}; this order is not placed`
+    `is ${what} that is ${status}${until} (account ${id}): the service ${act.does} only ${act.of} an Active one, so the ` +
+    `apply would fail (a replacement only after deleting the object it replaces). ${then}; ${act.notSent}`
   )
+}
+
+/** What a create asks of the service that a check of the account it needs speaks of: an order, or not (an assignment). */
+interface CreateAct {
+  /** Completing "the service ... only on an Active one": what it does only with an Active account. */
+  readonly does: string
+  /** The preposition before the account: an order is placed on one. */
+  readonly of: 'on' | 'for'
+  /** Said last, of what the check stops. */
+  readonly notSent: string
+  /** Completing "... so the apply waits for that before ...". */
+  readonly sending: string
+}
+
+/** The words for a create that places a paid order (CreateCheckContext.orders), or for one that does not (an assignment). */
+function createAct(orders: boolean | undefined): CreateAct {
+  return orders === false
+    ? { does: 'accepts this', of: 'for', notSent: 'nothing is sent', sending: 'sending it' }
+    : { does: 'places this order', of: 'on', notSent: 'this order is not placed', sending: 'ordering' }
 }
 
 /**
@@ -117,15 +139,17 @@ export function accountCheck<A extends Attributes>(
       const { client, input, signal, warn } = ctx
       const id = (input as Record<string, unknown>)[attribute]
       if (typeof id !== 'number') return null
+      const act = createAct(ctx.orders)
       const wrong = await activeAccount(
         () => read(client, id, signal),
         what,
         (account) =>
           warn(
-            `${attribute} is Pending: the order waits for it`,
+            `${attribute} is Pending: the ${ctx.orders === false ? 'create' : 'order'} waits for it`,
             `${attribute} is ${what} that is Pending (account ${account}): the service is making an order or a change of it, ` +
-              'and places this order only once it is Active, so the apply waits for that (within the create timeout) before ordering.',
+              `and ${act.does} only once it is Active, so the apply waits for that (within the create timeout) before ${act.sending}.`,
           ),
+        act,
         async () => {
           const other = await accountIs(client, String(id), signal)
           return other === undefined ? undefined : `account ${id} is ${other}`
@@ -146,9 +170,10 @@ export function accountCheck<A extends Attributes>(
         timeoutMs,
       )
       if (unpaidInvoice !== undefined) {
+        const act = createAct(ctx.orders)
         throw new Error(
           `${attribute} is ${what} that is Pending until invoice ${unpaidInvoice.id} is paid (account ${account.account_id}): the ` +
-            'service places this order only on an Active one. Pay the invoice in the portal, then apply again; this order is not placed.',
+            `service ${act.does} only ${act.of} an Active one. Pay the invoice in the portal, then apply again; ${act.notSent}.`,
         )
       }
     },

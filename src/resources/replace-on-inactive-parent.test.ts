@@ -24,16 +24,18 @@ async function planReplacement(h: Harness, definition: Parameters<typeof planRes
   return [...plan.diagnostics, ...(await checkPlanOnline(definition, state, plan, h.session))]
 }
 
-/** The plan's error names the attribute, the account's status and the rule. */
-function refusedFor(issues: readonly Diagnostic[], attribute: string): void {
+/**
+ * The plan's error names the attribute, the account's status and the rule, as what the create does:
+ * an order, or (an IP assignment, which is not billed) a request that is not sent.
+ */
+function refusedFor(issues: readonly Diagnostic[], attribute: string, orders = true): void {
   const refusal = issues.find((d) => d.severity === 'error' && d.path?.[0] === attribute)
   assert.ok(refusal, `no error on ${attribute}: ${JSON.stringify(issues)}`)
-  assert.match(
-    refusal.detail,
-    new RegExp(
-      `^${attribute} is .* that is Suspended \\(account \\d+\\): the service places this order only on an Active one.*; this order is not placed\\.$`,
-    ),
-  )
+  const rule = orders
+    ? 'the service places this order only on an Active one.*; this order is not placed'
+    : 'the service accepts this only for an Active one.*; nothing is sent'
+  assert.match(refusal.detail, new RegExp(`^${attribute} is .* that is Suspended \\(account \\d+\\): ${rule}\\.$`))
+  if (!orders) assert.doesNotMatch(refusal.detail, /order/, 'an assignment is no order')
 }
 
 describe('a replacement whose create the service would refuse (its parent account is not Active) is refused at plan', () => {
@@ -125,7 +127,21 @@ describe('a replacement whose create the service would refuse (its parent accoun
       hasErrors(issues),
       `plan passes, and the apply unassigns ${String(assignment.id)} before A1 answers 409: ${JSON.stringify(issues)}`,
     )
-    refusedFor(issues, 'metal_account_id')
+    refusedFor(issues, 'metal_account_id', false)
+  })
+
+  test('an additional IP whose invoice is unpaid is not assigned: the plan says so without calling the assignment an order', async () => {
+    const h = new Harness()
+    const { server } = await baremetalServers(h)
+    const ip = (await h.tryCreate(baremetalAdditionalIp, { product_id: 401, cycle: 'm', pay_with_credit_card: false })).state as ValueMap
+    const plan = planResource(baremetalAdditionalIpAssignment, null, { additional_ip_id: Number(ip.id), metal_account_id: server ?? 0 })
+    const issues = await checkPlanOnline(baremetalAdditionalIpAssignment, null, plan, h.session)
+    const refusal = issues.find((d) => d.severity === 'error' && d.path?.[0] === 'additional_ip_id')
+    assert.match(
+      refusal?.detail ?? JSON.stringify(issues),
+      /^additional_ip_id is an additional IP that is Pending until invoice \d+ is paid \(account \d+\): the service accepts this only for an Active one.* Pay the invoice in the portal, then plan again; nothing is sent\.$/,
+    )
+    assert.doesNotMatch(refusal?.detail ?? '', /order/)
   })
 })
 
