@@ -87,20 +87,17 @@ export function clauseOf(value: unknown): string {
 }
 
 /**
- * Turns a thrown error into diagnostics: the operation's summary, the API's explanation, and one
- * diagnostic per field the API rejected, placed on the attribute of that name when there is one.
+ * Turns a thrown error into one diagnostic: the operation's summary and the API's explanation, which
+ * names each field the API rejected with the service's words for it; placed on the attribute of the
+ * first such field when there is one, so the client points at the configured value.
  */
 export function toDiagnostics(value: unknown, summary: string, attributeNames: readonly string[]): Diagnostic[] {
   if (value instanceof InputError) return [error(summary, value.message, value.path)]
   if (!isExplained(value)) {
     return [error('Provider bug', `${summary}: ${messageOf(value)}. This is a bug in the provider; please report it.`)]
   }
-  const diagnostics = [error(summary, causeOf(value))]
-  for (const { field, message } of value.fields ?? []) {
-    const name = attributeNames.find((a) => toSnake(a) === toSnake(field))
-    if (name) diagnostics.push(error(`Invalid ${name}`, verbatim(message), [name]))
-  }
-  return diagnostics
+  const rejected = (value.fields ?? []).flatMap(({ field }) => attributeNames.filter((a) => toSnake(a) === toSnake(field)))
+  return [error(summary, causeOf(value), rejected.length > 0 ? [rejected[0] as string] : undefined)]
 }
 
 /**

@@ -593,3 +593,20 @@ describe('an unpaid (Pending) Metal server at plan', () => {
     assert.doesNotMatch(volumeRefusal, /rename/)
   })
 })
+
+test('an order the service refuses for one field (an unknown promocode, 422) is one error, on that field, in the service words', async () => {
+  const h = new Harness()
+  const key = await h.create(keypair, { name: 'metal-key' })
+  const outcome = await h.tryCreate(server, {
+    product_id: 301,
+    cycle: 'm',
+    keypair_id: key.keypair_id ?? null,
+    label: 'db',
+    promocode: 'NOPE',
+  })
+  assert.equal(outcome.state, null)
+  const errors = outcome.diagnostics.filter((d) => d.severity === 'error')
+  assert.equal(errors.length, 1, `one error, not the failure and the field apart: ${JSON.stringify(errors)}`)
+  assert.deepEqual(errors[0]?.path, ['promocode'])
+  assert.match(errors[0]?.detail ?? '', /HTTP 422 on POST \/baremetals.*promocode: /)
+})
