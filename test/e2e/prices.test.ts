@@ -7,10 +7,10 @@ import { describe, test } from 'node:test'
 import { block, describeRun, providerBlocks, type RunResult, ref } from '../support/e2e/harness.js'
 import { useEmulatorWorkspace } from '../support/e2e/suite.js'
 
-function config(limit?: number): string {
+/** A keypair and a VM of product 101 (20 GB base disk) with a 30 GB disk, both named `name`. */
+function keyAndVm(name: string): string[] {
   return [
-    providerBlocks({ max_order_total: limit }),
-    block('resource', 'provider_lite_keypair', 'k', { name: 'e2e-prices' }),
+    block('resource', 'provider_lite_keypair', 'k', { name }),
     block('resource', 'provider_lite_vm', 'vm', {
       ssh_and_console_user: 'deployer',
       console_password: 'S3cretPass9',
@@ -18,9 +18,16 @@ function config(limit?: number): string {
       select_os: 'Ubuntu-22.04',
       keypair_id: ref('provider_lite_keypair.k.keypair_id'),
       cycle: 'm',
-      vm_name: 'e2e-prices',
+      vm_name: name,
       disk_size: 30,
     }),
+  ]
+}
+
+function config(limit?: number): string {
+  return [
+    providerBlocks({ max_order_total: limit }),
+    ...keyAndVm('e2e-prices'),
     block('resource', 'provider_lite_disk', 'data', {
       product_id: 60,
       cycle: 'm',
@@ -153,17 +160,7 @@ describe('the price of a VM restored from a snapshot under terraform', () => {
   // A VM of product 101 (20 GB base disk) grown to 30 GB, and a snapshot of it: a restore into 101 gets 30 GB.
   const source = [
     providerBlocks({}),
-    block('resource', 'provider_lite_keypair', 'k', { name: 'e2e-restore' }),
-    block('resource', 'provider_lite_vm', 'vm', {
-      ssh_and_console_user: 'deployer',
-      console_password: 'S3cretPass9',
-      product_id: 101,
-      select_os: 'Ubuntu-22.04',
-      keypair_id: ref('provider_lite_keypair.k.keypair_id'),
-      cycle: 'm',
-      vm_name: 'e2e-restore',
-      disk_size: 30,
-    }),
+    ...keyAndVm('e2e-restore'),
     block('resource', 'provider_lite_snapshot', 'snap', {
       lite_account_id: ref('provider_lite_vm.vm.id'),
       cycle: 'm',
