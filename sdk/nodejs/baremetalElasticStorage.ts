@@ -77,7 +77,7 @@ export class BaremetalElasticStorage extends pulumi.CustomResource {
      */
     declare public /*out*/ readonly raw: pulumi.Output<string | undefined>;
     /**
-     * The size in GB, an absolute target, within the product's `min_size` and `max_size`. Grow-only: raising it orders a resize (a paid order) of what the volume lacks. A floor: a volume grown larger outside (the portal, support) is no drift and the state keeps the value; lowering it is refused at plan time. Must be at least 1. Grow-only: a smaller value is refused.
+     * The size in GB, an absolute target, within the product's `min_size` and `max_size`. Grow-only: raising it orders a resize (a paid order) of what the volume lacks. A floor: a volume grown larger outside (the portal, support) is no drift and the state keeps the value (`raw` shows the size it has); lowering it is refused at plan time. Must be at least 1. Grow-only: a smaller value is refused.
      */
     declare public readonly size: pulumi.Output<number>;
     /**
@@ -170,7 +170,7 @@ export interface BaremetalElasticStorageArgs {
      */
     promocode?: pulumi.Input<string | undefined>;
     /**
-     * The size in GB, an absolute target, within the product's `min_size` and `max_size`. Grow-only: raising it orders a resize (a paid order) of what the volume lacks. A floor: a volume grown larger outside (the portal, support) is no drift and the state keeps the value; lowering it is refused at plan time. Must be at least 1. Grow-only: a smaller value is refused.
+     * The size in GB, an absolute target, within the product's `min_size` and `max_size`. Grow-only: raising it orders a resize (a paid order) of what the volume lacks. A floor: a volume grown larger outside (the portal, support) is no drift and the state keeps the value (`raw` shows the size it has); lowering it is refused at plan time. Must be at least 1. Grow-only: a smaller value is refused.
      */
     size?: pulumi.Input<number | undefined>;
     /**

@@ -81,7 +81,7 @@ export class LiteProDisk extends pulumi.CustomResource {
      */
     declare public readonly serviceName: pulumi.Output<string>;
     /**
-     * The size in GB, at least 30. Grow-only: raising it orders an upgrade of the difference from the disk's size (a paid order). A floor: a disk grown larger outside (the portal, support) is no drift and the state keeps the value; lowering it is refused at plan time. Must be at least 30. Grow-only: a smaller value is refused.
+     * The size in GB, at least 30. Grow-only: raising it orders an upgrade of the difference from the disk's size (a paid order). A floor: a disk grown larger outside (the portal, support) is no drift and the state keeps the value (`raw` shows the size it has); lowering it is refused at plan time. Must be at least 30. Grow-only: a smaller value is refused.
      */
     declare public readonly size: pulumi.Output<number>;
     /**
@@ -171,7 +171,7 @@ export interface LiteProDiskArgs {
      */
     serviceName?: pulumi.Input<string | undefined>;
     /**
-     * The size in GB, at least 30. Grow-only: raising it orders an upgrade of the difference from the disk's size (a paid order). A floor: a disk grown larger outside (the portal, support) is no drift and the state keeps the value; lowering it is refused at plan time. Must be at least 30. Grow-only: a smaller value is refused.
+     * The size in GB, at least 30. Grow-only: raising it orders an upgrade of the difference from the disk's size (a paid order). A floor: a disk grown larger outside (the portal, support) is no drift and the state keeps the value (`raw` shows the size it has); lowering it is refused at plan time. Must be at least 30. Grow-only: a smaller value is refused.
      */
     size?: pulumi.Input<number | undefined>;
 }

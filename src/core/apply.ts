@@ -930,7 +930,9 @@ async function read<C>(
       const attribute = definition.attributes[name]
       if (value === undefined || attribute === undefined) continue
       if (pending && isInput(attribute)) {
-        differs ||= !valuesEqual(value as Value, prior[name] ?? null)
+        // A grow-only target the object has outgrown is reached (see `growOnly`).
+        const outgrown = attribute.growOnly === true && typeof value === 'number' && typeof prior[name] === 'number' && value > prior[name]
+        differs ||= !outgrown && !valuesEqual(value as Value, prior[name] ?? null)
         continue
       }
       // A grow-only value is a floor: found larger, the object is no drift (see `growOnly`).
@@ -1008,7 +1010,12 @@ export async function importResource<C>(definition: AnyResource, text: string, s
     const attribute = definition.attributes[name]
     return attribute !== undefined && isInput(attribute)
   })
-  return imported.length > 0 ? { ...outcome, private: { ...outcome.private, imported } } : outcome
+  // A grow-only size read from the service is the object's, not a floor of a configuration's.
+  const floors = Object.keys(definition.attributes).filter(
+    (name) => definition.attributes[name]?.growOnly === true && typeof outcome.state?.[name] === 'number',
+  )
+  const marks = { ...(imported.length > 0 ? { imported } : {}), ...(floors.length > 0 ? { floors } : {}) }
+  return Object.keys(marks).length > 0 ? { ...outcome, private: { ...outcome.private, ...marks } } : outcome
 }
 
 /**

@@ -22,6 +22,12 @@ export interface PrivateState {
   /** Inputs an import could not recover and filled with defaults; the first apply after it records them. */
   readonly imported?: readonly string[]
   /**
+   * Grow-only inputs an import read from the service: the size the object has, not a floor a
+   * configuration set (see `growOnly`). Until the next apply, a smaller configured value is taken as
+   * the floor (recorded, nothing sent) instead of refused as a shrink.
+   */
+  readonly floors?: readonly string[]
+  /**
    * What the resource's own handlers noted about the object for its later reads (ReadContext.notes), by
    * name: e.g. that a step of this configuration changed something the service reports. Kept until a
    * handler drops it.
@@ -126,7 +132,7 @@ export function planResource(definition: AnyResource, prior: ValueMap | null, co
       !(unrecoverable.has(name) && ((prior[name] ?? null) === null || imported.has(name))),
   )
   const replace = writeOnlyReplace(definition, prior, config, planned, createOnlyChanges)
-  diagnostics.push(...keptShrinks(definition, prior, planned, replace, diagnostics))
+  diagnostics.push(...keptShrinks(definition, prior, planned, replace, diagnostics, new Set(priorPrivate.floors ?? [])))
   if (replace.length === 0) diagnostics.push(...orderTimeChanges(definition, prior, planned, changed, imported))
   const resuming = priorPrivate.resume === true
   const affected = affectedOutputs(definition, prior, planned, replace.length > 0 || resuming)
@@ -235,6 +241,7 @@ export function keptShrinks(
   planned: ValueMap,
   replace: readonly string[],
   issues: readonly Diagnostic[],
+  floors: ReadonlySet<string> = new Set(),
 ): Diagnostic[] {
   if (replace.length > 0) return []
   const broken = new Set(issues.filter((d) => d.severity === 'error').map((d) => d.path?.[0]))
@@ -243,6 +250,19 @@ export function keptShrinks(
     const before = prior[name]
     const after = planned[name]
     if (attribute.growOnly && !broken.has(name) && typeof before === 'number' && typeof after === 'number' && after < before) {
+      if (floors.has(name)) {
+        // Imported: the state holds the object's size, and the configuration's smaller value is its floor.
+        shrunk.push(
+          warning(
+            `${name} ${after} is recorded as the floor of an object of ${before}`,
+            `${definition.name} ${String(prior.id)} was imported with ${name} ${before}; the configuration's ${after} is ` +
+              `below it, and ${name} is grow-only and a floor: the apply records ${after} and sends nothing (nothing ` +
+              'shrinks). Raising it above the object later orders only what it lacks.',
+            [name],
+          ),
+        )
+        continue
+      }
       shrunk.push(
         error(
           `Cannot shrink ${name}`,

@@ -96,7 +96,7 @@ export const baremetalAdditionalIpAssignment = defineResource<Client, typeof ass
       client.baremetals.getServer(id, { signal }),
     ),
   ],
-  async create({ client, input, signal, takeOver }) {
+  async create({ client, input, signal, takeOver, warn }) {
     const ip = input.additional_ip_id ?? 0
     const server = input.metal_account_id ?? 0
     // The same server again is the same assignment, which A1 answers with the same object: one that exists
@@ -105,7 +105,15 @@ export const baremetalAdditionalIpAssignment = defineResource<Client, typeof ass
     const existing = await assignmentTo(client, ip, server, signal)
     if (existing !== undefined) {
       const observed = observeAssignment(existing)
-      if (await takeOver(observed.id)) return observed
+      if (await takeOver(observed.id)) {
+        warn(
+          `Assignment ${observed.id} already existed: taken over`,
+          `Additional IP ${ip} was already routed to server ${server} (in the portal, by another configuration or stack, or by ` +
+            "this resource's old copy), so nothing is assigned again and this resource now manages that assignment: " +
+            'destroying it unassigns the IP. If another configuration manages it too, remove it from one of them.',
+        )
+        return observed
+      }
       // This run deleted it (the old half went first): once that delete is done the IP is free, unless it failed.
       if ((await assignmentTo(client, ip, server, signal)) !== undefined)
         throw new InputError(

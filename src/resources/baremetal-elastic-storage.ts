@@ -38,7 +38,7 @@ const attributes = {
     validate: [range({ min: 1 })],
     description:
       "The size in GB, an absolute target, within the product's `min_size` and `max_size`. Grow-only: raising it orders a resize (a paid order) of what the volume lacks. " +
-      'A floor: a volume grown larger outside (the portal, support) is no drift and the state keeps the value; lowering it is refused at plan time.',
+      'A floor: a volume grown larger outside (the portal, support) is no drift and the state keeps the value (`raw` shows the size it has); lowering it is refused at plan time.',
   }),
   ...orderInputs('every order'),
   ...accountOutputs('storage'),

@@ -39,7 +39,7 @@ function diskAttributes(family: LiteFamily) {
       validate: [range({ min: family.diskMinimum })],
       description:
         `The size in GB, at least ${family.diskMinimum}. Grow-only: raising it orders an upgrade of the difference from the disk's size (a paid order). ` +
-        'A floor: a disk grown larger outside (the portal, support) is no drift and the state keeps the value; lowering it is refused at plan time.',
+        'A floor: a disk grown larger outside (the portal, support) is no drift and the state keeps the value (`raw` shows the size it has); lowering it is refused at plan time.',
     }),
     ...orderInputs('every order', 'pay_with_credit_card'),
     ...orderedOutputs('disk'),

@@ -4,7 +4,17 @@ import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import { liteVmConfigOn, liteVmOn } from '../../test/support/fixtures.js'
 import { Harness } from '../../test/support/harness.js'
-import { applyUpdate, checkPlanOnline, hasErrors, planResource, pricePlan, readResource, UNKNOWN, type ValueMap } from '../core/index.js'
+import {
+  applyUpdate,
+  checkPlanOnline,
+  hasErrors,
+  importResource,
+  planResource,
+  pricePlan,
+  readResource,
+  UNKNOWN,
+  type ValueMap,
+} from '../core/index.js'
 import { liteDisk } from './lite-disk.js'
 import { type LiteFamily, lite, litePro } from './lite-family.js'
 import { liteSnapshot } from './lite-snapshot.js'
@@ -142,6 +152,46 @@ describe('extra disks', () => {
     // Raised to less than the disk has: nothing to order, nothing priced.
     const below = await pricePlan(disks, refreshed, h.plan(disks, refreshed, { ...config, size: 80 }), h.session)
     assert.deepEqual(below, { orders: [], unpriced: [] })
+  })
+
+  test("a disk grown outside, then imported (moved between configurations): the configuration's smaller size is recorded as its floor, with a warning, and nothing is sent", async () => {
+    const { h, vm } = await withVm(lite)
+    const disks = liteDisk(lite)
+    const config: ValueMap = { product_id: 60, cycle: 'm', lite_account_id: vm }
+    const disk = await h.create(disks, config)
+    await h.control('PATCH', `/accounts/${String(disk.id)}`, { extra_details: { size: 90 } })
+    const imported = await importResource(disks, String(disk.id), h.session)
+    assert.equal(imported.state?.size, 90)
+    const plan = h.plan(disks, imported.state, config, imported.private)
+    assert.deepEqual(
+      plan.diagnostics.map((d) => [d.severity, d.summary]),
+      [['warning', 'size 60 is recorded as the floor of an object of 90']],
+    )
+    await h.requests()
+    const applied = await applyUpdate(disks, imported.state as ValueMap, plan.planned, plan.private, h.session)
+    assert.deepEqual(applied.diagnostics, [])
+    assert.deepEqual(await h.mutations(), [], 'nothing shrinks, nothing is ordered')
+    assert.equal(applied.state?.size, 60)
+    // From then on it is a floor like any other: a refresh keeps it, and a plan of the same configuration changes nothing.
+    const refreshed = (await h.read(disks, applied.state as ValueMap)) as ValueMap
+    assert.deepEqual(h.plan(disks, refreshed, config, applied.private).changed, [])
+    // Without the import's mark, a smaller value is a shrink, refused.
+    assert.equal(h.plan(disks, imported.state, config).diagnostics[0]?.summary, 'Cannot shrink size')
+  })
+
+  test('an upgrade that waited for payment, paid, then the disk grown further outside: the refresh ends the wait (no stale "waits for payment")', async () => {
+    const { h, vm } = await withVm(lite)
+    const disks = liteDisk(lite)
+    const config: ValueMap = { product_id: 60, cycle: 'm', lite_account_id: vm }
+    const disk = await h.create(disks, config)
+    const unpaid = await h.update(disks, disk, { ...config, size: 100, pay_with_credit_card: false })
+    assert.ok(unpaid.private.waiting !== undefined, 'the upgrade waits for payment')
+    await h.control('POST', `/accounts/${String(disk.id)}/pay`)
+    h.emulator.advance(600_000)
+    await h.control('PATCH', `/accounts/${String(disk.id)}`, { extra_details: { size: 120 } })
+    const refreshed = await readResource(disks, unpaid.state as ValueMap, String(disk.id), unpaid.private, h.session)
+    assert.equal(refreshed.private.waiting, undefined)
+    assert.equal(refreshed.state?.size, 100, 'the floor the configuration set')
   })
 
   test('a disk on a VM that migrated to Lite Pro is refused at plan naming what the VM is now, not "there is none"', async () => {

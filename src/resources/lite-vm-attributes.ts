@@ -136,7 +136,7 @@ export function vmAttributes(family: LiteFamily) {
       growOnly: true,
       validate: [rules.id],
       description:
-        'The disk size in GB, an absolute target. Grow-only: raising it orders a storage upgrade (a paid order); lowering it is refused at plan time. Unset, it reports the current size. Set, it is a floor: a disk larger than the value (grown in the portal, or a larger base disk of the product) is no drift and the state keeps the value, while a smaller one is planned to grow back. A new VM has at least the base disk of its product; a smaller value orders nothing, and the plan warns. ' +
+        'The disk size in GB, an absolute target. Grow-only: raising it orders a storage upgrade (a paid order); lowering it is refused at plan time. Unset, it reports the size the VM has after each apply (a growth outside is no drift: a refresh keeps it). Set, it is a floor: a disk larger than the value (grown in the portal, or a larger base disk of the product) is no drift and the state keeps the value, while a smaller one is planned to grow back. A new VM has at least the base disk of its product; a smaller value orders nothing, and the plan warns. ' +
         "The maximum is checked at plan time, from the VM's storage options (for a new VM, those of another VM of the family in the account; with none, the plan warns that the service checks it only at the storage order, after the VM is ordered).",
     }),
     account_id: accountIdAttribute,

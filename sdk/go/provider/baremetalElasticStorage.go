@@ -32,7 +32,7 @@ type BaremetalElasticStorage struct {
 	Promocode pulumi.StringPtrOutput `pulumi:"promocode"`
 	// The last API response for this object as JSON, with secrets redacted.
 	Raw pulumi.StringPtrOutput `pulumi:"raw"`
-	// The size in GB, an absolute target, within the product's `min_size` and `max_size`. Grow-only: raising it orders a resize (a paid order) of what the volume lacks. A floor: a volume grown larger outside (the portal, support) is no drift and the state keeps the value; lowering it is refused at plan time. Must be at least 1. Grow-only: a smaller value is refused.
+	// The size in GB, an absolute target, within the product's `min_size` and `max_size`. Grow-only: raising it orders a resize (a paid order) of what the volume lacks. A floor: a volume grown larger outside (the portal, support) is no drift and the state keeps the value (`raw` shows the size it has); lowering it is refused at plan time. Must be at least 1. Grow-only: a smaller value is refused.
 	Size pulumi.IntOutput `pulumi:"size"`
 	// The storage account status.
 	Status pulumi.StringPtrOutput `pulumi:"status"`
@@ -124,7 +124,7 @@ type baremetalElasticStorageArgs struct {
 	ProductId int `pulumi:"productId"`
 	// A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL). Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
 	Promocode *string `pulumi:"promocode"`
-	// The size in GB, an absolute target, within the product's `min_size` and `max_size`. Grow-only: raising it orders a resize (a paid order) of what the volume lacks. A floor: a volume grown larger outside (the portal, support) is no drift and the state keeps the value; lowering it is refused at plan time. Must be at least 1. Grow-only: a smaller value is refused.
+	// The size in GB, an absolute target, within the product's `min_size` and `max_size`. Grow-only: raising it orders a resize (a paid order) of what the volume lacks. A floor: a volume grown larger outside (the portal, support) is no drift and the state keeps the value (`raw` shows the size it has); lowering it is refused at plan time. Must be at least 1. Grow-only: a smaller value is refused.
 	Size *int `pulumi:"size"`
 	// The volume name. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
 	StorageName string `pulumi:"storageName"`
@@ -142,7 +142,7 @@ type BaremetalElasticStorageArgs struct {
 	ProductId pulumi.IntInput
 	// A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL). Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
 	Promocode pulumi.StringPtrInput
-	// The size in GB, an absolute target, within the product's `min_size` and `max_size`. Grow-only: raising it orders a resize (a paid order) of what the volume lacks. A floor: a volume grown larger outside (the portal, support) is no drift and the state keeps the value; lowering it is refused at plan time. Must be at least 1. Grow-only: a smaller value is refused.
+	// The size in GB, an absolute target, within the product's `min_size` and `max_size`. Grow-only: raising it orders a resize (a paid order) of what the volume lacks. A floor: a volume grown larger outside (the portal, support) is no drift and the state keeps the value (`raw` shows the size it has); lowering it is refused at plan time. Must be at least 1. Grow-only: a smaller value is refused.
 	Size pulumi.IntPtrInput
 	// The volume name. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
 	StorageName pulumi.StringInput
@@ -275,7 +275,7 @@ func (o BaremetalElasticStorageOutput) Raw() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *BaremetalElasticStorage) pulumi.StringPtrOutput { return v.Raw }).(pulumi.StringPtrOutput)
 }
 
-// The size in GB, an absolute target, within the product's `min_size` and `max_size`. Grow-only: raising it orders a resize (a paid order) of what the volume lacks. A floor: a volume grown larger outside (the portal, support) is no drift and the state keeps the value; lowering it is refused at plan time. Must be at least 1. Grow-only: a smaller value is refused.
+// The size in GB, an absolute target, within the product's `min_size` and `max_size`. Grow-only: raising it orders a resize (a paid order) of what the volume lacks. A floor: a volume grown larger outside (the portal, support) is no drift and the state keeps the value (`raw` shows the size it has); lowering it is refused at plan time. Must be at least 1. Grow-only: a smaller value is refused.
 func (o BaremetalElasticStorageOutput) Size() pulumi.IntOutput {
 	return o.ApplyT(func(v *BaremetalElasticStorage) pulumi.IntOutput { return v.Size }).(pulumi.IntOutput)
 }

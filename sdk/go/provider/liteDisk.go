@@ -34,7 +34,7 @@ type LiteDisk struct {
 	Raw pulumi.StringPtrOutput `pulumi:"raw"`
 	// The disk name, 6-16 characters. Must be 6 to 16 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
 	ServiceName pulumi.StringOutput `pulumi:"serviceName"`
-	// The size in GB, at least 60. Grow-only: raising it orders an upgrade of the difference from the disk's size (a paid order). A floor: a disk grown larger outside (the portal, support) is no drift and the state keeps the value; lowering it is refused at plan time. Must be at least 60. Grow-only: a smaller value is refused.
+	// The size in GB, at least 60. Grow-only: raising it orders an upgrade of the difference from the disk's size (a paid order). A floor: a disk grown larger outside (the portal, support) is no drift and the state keeps the value (`raw` shows the size it has); lowering it is refused at plan time. Must be at least 60. Grow-only: a smaller value is refused.
 	Size pulumi.IntOutput `pulumi:"size"`
 	// The disk account status.
 	Status pulumi.StringPtrOutput `pulumi:"status"`
@@ -127,7 +127,7 @@ type liteDiskArgs struct {
 	Promocode *string `pulumi:"promocode"`
 	// The disk name, 6-16 characters. Must be 6 to 16 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
 	ServiceName *string `pulumi:"serviceName"`
-	// The size in GB, at least 60. Grow-only: raising it orders an upgrade of the difference from the disk's size (a paid order). A floor: a disk grown larger outside (the portal, support) is no drift and the state keeps the value; lowering it is refused at plan time. Must be at least 60. Grow-only: a smaller value is refused.
+	// The size in GB, at least 60. Grow-only: raising it orders an upgrade of the difference from the disk's size (a paid order). A floor: a disk grown larger outside (the portal, support) is no drift and the state keeps the value (`raw` shows the size it has); lowering it is refused at plan time. Must be at least 60. Grow-only: a smaller value is refused.
 	Size *int `pulumi:"size"`
 }
 
@@ -145,7 +145,7 @@ type LiteDiskArgs struct {
 	Promocode pulumi.StringPtrInput
 	// The disk name, 6-16 characters. Must be 6 to 16 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
 	ServiceName pulumi.StringPtrInput
-	// The size in GB, at least 60. Grow-only: raising it orders an upgrade of the difference from the disk's size (a paid order). A floor: a disk grown larger outside (the portal, support) is no drift and the state keeps the value; lowering it is refused at plan time. Must be at least 60. Grow-only: a smaller value is refused.
+	// The size in GB, at least 60. Grow-only: raising it orders an upgrade of the difference from the disk's size (a paid order). A floor: a disk grown larger outside (the portal, support) is no drift and the state keeps the value (`raw` shows the size it has); lowering it is refused at plan time. Must be at least 60. Grow-only: a smaller value is refused.
 	Size pulumi.IntPtrInput
 }
 
@@ -281,7 +281,7 @@ func (o LiteDiskOutput) ServiceName() pulumi.StringOutput {
 	return o.ApplyT(func(v *LiteDisk) pulumi.StringOutput { return v.ServiceName }).(pulumi.StringOutput)
 }
 
-// The size in GB, at least 60. Grow-only: raising it orders an upgrade of the difference from the disk's size (a paid order). A floor: a disk grown larger outside (the portal, support) is no drift and the state keeps the value; lowering it is refused at plan time. Must be at least 60. Grow-only: a smaller value is refused.
+// The size in GB, at least 60. Grow-only: raising it orders an upgrade of the difference from the disk's size (a paid order). A floor: a disk grown larger outside (the portal, support) is no drift and the state keeps the value (`raw` shows the size it has); lowering it is refused at plan time. Must be at least 60. Grow-only: a smaller value is refused.
 func (o LiteDiskOutput) Size() pulumi.IntOutput {
 	return o.ApplyT(func(v *LiteDisk) pulumi.IntOutput { return v.Size }).(pulumi.IntOutput)
 }

@@ -35,7 +35,7 @@ class BaremetalElasticStorageArgs:
         :param pulumi.Input[_builtins.str] storage_name: The volume name. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
         :param pulumi.Input[_builtins.bool] pay_with_credit_card: Charge the card on file for every order; `false` leaves invoices unpaid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
         :param pulumi.Input[_builtins.str] promocode: A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL). Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
-        :param pulumi.Input[_builtins.int] size: The size in GB, an absolute target, within the product's `min_size` and `max_size`. Grow-only: raising it orders a resize (a paid order) of what the volume lacks. A floor: a volume grown larger outside (the portal, support) is no drift and the state keeps the value; lowering it is refused at plan time. Must be at least 1. Grow-only: a smaller value is refused.
+        :param pulumi.Input[_builtins.int] size: The size in GB, an absolute target, within the product's `min_size` and `max_size`. Grow-only: raising it orders a resize (a paid order) of what the volume lacks. A floor: a volume grown larger outside (the portal, support) is no drift and the state keeps the value (`raw` shows the size it has); lowering it is refused at plan time. Must be at least 1. Grow-only: a smaller value is refused.
         """
         pulumi.set(__self__, "cycle", cycle)
         pulumi.set(__self__, "metal_account_id", metal_account_id)
@@ -128,7 +128,7 @@ class BaremetalElasticStorageArgs:
     @pulumi.getter
     def size(self) -> pulumi.Input[Optional[_builtins.int]]:
         """
-        The size in GB, an absolute target, within the product's `min_size` and `max_size`. Grow-only: raising it orders a resize (a paid order) of what the volume lacks. A floor: a volume grown larger outside (the portal, support) is no drift and the state keeps the value; lowering it is refused at plan time. Must be at least 1. Grow-only: a smaller value is refused.
+        The size in GB, an absolute target, within the product's `min_size` and `max_size`. Grow-only: raising it orders a resize (a paid order) of what the volume lacks. A floor: a volume grown larger outside (the portal, support) is no drift and the state keeps the value (`raw` shows the size it has); lowering it is refused at plan time. Must be at least 1. Grow-only: a smaller value is refused.
         """
         return pulumi.get(self, "size")
 
@@ -161,7 +161,7 @@ class BaremetalElasticStorage(pulumi.CustomResource):
         :param pulumi.Input[_builtins.bool] pay_with_credit_card: Charge the card on file for every order; `false` leaves invoices unpaid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
         :param pulumi.Input[_builtins.int] product_id: The storage product, from `baremetalElasticStorageProducts`. A change runs change-package (a paid order). Must be at least 1.
         :param pulumi.Input[_builtins.str] promocode: A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL). Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
-        :param pulumi.Input[_builtins.int] size: The size in GB, an absolute target, within the product's `min_size` and `max_size`. Grow-only: raising it orders a resize (a paid order) of what the volume lacks. A floor: a volume grown larger outside (the portal, support) is no drift and the state keeps the value; lowering it is refused at plan time. Must be at least 1. Grow-only: a smaller value is refused.
+        :param pulumi.Input[_builtins.int] size: The size in GB, an absolute target, within the product's `min_size` and `max_size`. Grow-only: raising it orders a resize (a paid order) of what the volume lacks. A floor: a volume grown larger outside (the portal, support) is no drift and the state keeps the value (`raw` shows the size it has); lowering it is refused at plan time. Must be at least 1. Grow-only: a smaller value is refused.
         :param pulumi.Input[_builtins.str] storage_name: The volume name. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
         """
         ...
@@ -340,7 +340,7 @@ class BaremetalElasticStorage(pulumi.CustomResource):
     @pulumi.getter
     def size(self) -> pulumi.Output[_builtins.int]:
         """
-        The size in GB, an absolute target, within the product's `min_size` and `max_size`. Grow-only: raising it orders a resize (a paid order) of what the volume lacks. A floor: a volume grown larger outside (the portal, support) is no drift and the state keeps the value; lowering it is refused at plan time. Must be at least 1. Grow-only: a smaller value is refused.
+        The size in GB, an absolute target, within the product's `min_size` and `max_size`. Grow-only: raising it orders a resize (a paid order) of what the volume lacks. A floor: a volume grown larger outside (the portal, support) is no drift and the state keeps the value (`raw` shows the size it has); lowering it is refused at plan time. Must be at least 1. Grow-only: a smaller value is refused.
         """
         return pulumi.get(self, "size")
 

@@ -35,7 +35,7 @@ class LiteProDiskArgs:
         :param pulumi.Input[_builtins.bool] pay_with_credit_card: Charge the card on file for every order; `false` leaves invoices unpaid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
         :param pulumi.Input[_builtins.str] promocode: A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL). Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
         :param pulumi.Input[_builtins.str] service_name: The disk name, 6-16 characters. Must be 6 to 16 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
-        :param pulumi.Input[_builtins.int] size: The size in GB, at least 30. Grow-only: raising it orders an upgrade of the difference from the disk's size (a paid order). A floor: a disk grown larger outside (the portal, support) is no drift and the state keeps the value; lowering it is refused at plan time. Must be at least 30. Grow-only: a smaller value is refused.
+        :param pulumi.Input[_builtins.int] size: The size in GB, at least 30. Grow-only: raising it orders an upgrade of the difference from the disk's size (a paid order). A floor: a disk grown larger outside (the portal, support) is no drift and the state keeps the value (`raw` shows the size it has); lowering it is refused at plan time. Must be at least 30. Grow-only: a smaller value is refused.
         """
         pulumi.set(__self__, "cycle", cycle)
         pulumi.set(__self__, "lite_account_id", lite_account_id)
@@ -131,7 +131,7 @@ class LiteProDiskArgs:
     @pulumi.getter
     def size(self) -> pulumi.Input[Optional[_builtins.int]]:
         """
-        The size in GB, at least 30. Grow-only: raising it orders an upgrade of the difference from the disk's size (a paid order). A floor: a disk grown larger outside (the portal, support) is no drift and the state keeps the value; lowering it is refused at plan time. Must be at least 30. Grow-only: a smaller value is refused.
+        The size in GB, at least 30. Grow-only: raising it orders an upgrade of the difference from the disk's size (a paid order). A floor: a disk grown larger outside (the portal, support) is no drift and the state keeps the value (`raw` shows the size it has); lowering it is refused at plan time. Must be at least 30. Grow-only: a smaller value is refused.
         """
         return pulumi.get(self, "size")
 
@@ -165,7 +165,7 @@ class LiteProDisk(pulumi.CustomResource):
         :param pulumi.Input[_builtins.int] product_id: The disk product, from lite_pro_disk_products. Must be at least 1. Changing it replaces the resource.
         :param pulumi.Input[_builtins.str] promocode: A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL). Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
         :param pulumi.Input[_builtins.str] service_name: The disk name, 6-16 characters. Must be 6 to 16 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
-        :param pulumi.Input[_builtins.int] size: The size in GB, at least 30. Grow-only: raising it orders an upgrade of the difference from the disk's size (a paid order). A floor: a disk grown larger outside (the portal, support) is no drift and the state keeps the value; lowering it is refused at plan time. Must be at least 30. Grow-only: a smaller value is refused.
+        :param pulumi.Input[_builtins.int] size: The size in GB, at least 30. Grow-only: raising it orders an upgrade of the difference from the disk's size (a paid order). A floor: a disk grown larger outside (the portal, support) is no drift and the state keeps the value (`raw` shows the size it has); lowering it is refused at plan time. Must be at least 30. Grow-only: a smaller value is refused.
         """
         ...
     @overload
@@ -351,7 +351,7 @@ class LiteProDisk(pulumi.CustomResource):
     @pulumi.getter
     def size(self) -> pulumi.Output[_builtins.int]:
         """
-        The size in GB, at least 30. Grow-only: raising it orders an upgrade of the difference from the disk's size (a paid order). A floor: a disk grown larger outside (the portal, support) is no drift and the state keeps the value; lowering it is refused at plan time. Must be at least 30. Grow-only: a smaller value is refused.
+        The size in GB, at least 30. Grow-only: raising it orders an upgrade of the difference from the disk's size (a paid order). A floor: a disk grown larger outside (the portal, support) is no drift and the state keeps the value (`raw` shows the size it has); lowering it is refused at plan time. Must be at least 30. Grow-only: a smaller value is refused.
         """
         return pulumi.get(self, "size")
 
