@@ -549,6 +549,23 @@ async function resumeOnce<C>(run: UpdateRun<C>, waitOnly: boolean): Promise<void
 async function finishResume<C>(run: UpdateRun<C>): Promise<Outcome | null> {
   if (!run.resumeDeferred) return null
   run.resumeDeferred = false
+  // What the earlier apply left may order (a disk): not with under a tenth of the update's timeout left.
+  const why = tooLateToSend(
+    'update',
+    run.elapsedMs(),
+    run.timeoutMs,
+    "this update's changes",
+    `what an earlier apply left of ${run.definition.name} ${run.id} (its resume) is`,
+  )
+  if (why !== null) {
+    run.diagnostics.push(
+      error(
+        `${run.definition.name} ${run.id} is not finished yet`,
+        `${why}. The changes this apply made are recorded in state; the next apply finishes the rest and orders nothing twice.`,
+      ),
+    )
+    return { state: run.reached(), private: { ...run.earned(), resume: true }, diagnostics: run.diagnostics, incomplete: false }
+  }
   try {
     await resumeOnce(run, false)
     return null
@@ -576,7 +593,8 @@ async function runSteps<C>(run: UpdateRun<C>): Promise<Outcome | null> {
       if (stopped) return stopped
     }
     if (sends && run.waiting !== undefined) return await waitingForPayment(run, steps.slice(position))
-    if (sends) {
+    // Only an order (a priced step): a free call that returns at once is worth sending with little time left.
+    if (sends && definition.updates[scheduled.index]?.price !== undefined) {
       const stopped = tooLate(run, scheduled.attributes)
       if (stopped) return stopped
     }

@@ -213,9 +213,10 @@ function orderTimeChanges(
         const one = using.length === 1
         return warning(
           `${name} is used by this plan's ${one ? 'order' : 'orders'} of ${using.join(' and ')}`,
-          `${name} is read by the service only when an order is placed. This plan orders a change of ${using.join(' and of ')} ` +
-            `of ${id}, and ${one ? 'that order is' : 'those orders are'} placed with the new value of ${name}, which the state ` +
-            'records for the orders after them too. Nothing is deleted.',
+          `${name} is read by the service only when an order is placed. This plan changes ${using.join(' and ')} of ${id}, ` +
+            `and the ${one ? 'order' : 'orders'} it places for ${one ? 'that change is' : 'those changes are'} placed with the new value ` +
+            `of ${name} (none is placed when the object already has what is asked, as its price shows), which the state records ` +
+            'for the orders after them too. Nothing is deleted.',
           [name],
         )
       }

@@ -33,7 +33,7 @@ test('pay_with_credit_card changed with a resize: the warning says the resize or
   assert.equal(warned[0]?.summary, "pay_with_credit_card is used by this plan's order of size")
   assert.match(
     warned[0]?.detail ?? '',
-    /This plan orders a change of size of baremetal_elastic_storage \d+, and that order is placed with the new value/,
+    /This plan changes size of baremetal_elastic_storage \d+, and the order it places for that change is placed with the new value/,
   )
   assert.doesNotMatch(warned[0]?.detail ?? '', /nothing is sent/)
 

@@ -6,6 +6,9 @@ import { baremetalServers } from '../../test/support/fixtures.js'
 import { Harness } from '../../test/support/harness.js'
 import type { ValueMap } from '../core/index.js'
 import { baremetalElasticStorage } from './baremetal-elastic-storage.js'
+import { lite } from './lite-family.js'
+import { liteKeypair } from './lite-keypair.js'
+import { liteVm } from './lite-vm.js'
 
 async function activeStorage(h: Harness) {
   const { server } = await baremetalServers(h)
@@ -60,4 +63,60 @@ test('the wait after an order gets what is left of timeouts.update, not the whol
   const errors = outcome.diagnostics.filter((d) => d.severity === 'error')
   assert.ok(errors.length > 0, `the second wait is cut at the update's deadline: ${JSON.stringify(outcome.diagnostics)}`)
   assert.match(errors.map((d) => `${d.summary}: ${d.detail}`).join('\n'), /order was placed and is recorded/i)
+})
+
+async function liteVmAt(h: Harness, extra: ValueMap = {}) {
+  const key = await h.create(liteKeypair(lite), { name: 'deploy-key' })
+  const config: ValueMap = {
+    product_id: 101,
+    cycle: 'm',
+    select_os: 'Ubuntu-22.04',
+    keypair_id: key.keypair_id ?? null,
+    ssh_and_console_user: 'deployer',
+    console_password: 'S3cretPass9',
+    vm_name: 'web-server-01',
+    ...extra,
+  }
+  return config
+}
+
+test('a free, instant step (a power change) after a long order is still sent: the rule is for orders', async () => {
+  const h = new Harness()
+  const config = await liteVmAt(h)
+  const created = await h.create(liteVm(lite), config)
+  await h.control('PATCH', '/config', { provisioning_delay_ms: 95_000 })
+  await h.requests()
+  const outcome = await h.update(liteVm(lite), created, { ...config, product_id: 102, power_state: 'stop', timeouts: { update: '100s' } })
+  assert.deepEqual(
+    outcome.diagnostics.filter((d) => d.severity === 'error'),
+    [],
+  )
+  assert.deepEqual(
+    (await h.mutations()).map((m) => m.replace(/\d+/g, 'N')),
+    ['POST /vN/lites/accounts/N/change-package', 'PUT /vN/lites/accounts/N/vm-state/stop'],
+  )
+})
+
+test("what a resumed create left (its disk) is not ordered with under a tenth of the update's timeout left: the next apply finishes it", async () => {
+  const h = new Harness()
+  const config = await liteVmAt(h, { pay_with_credit_card: false, disk_size: 60 })
+  const created = await h.tryCreate(liteVm(lite), config)
+  assert.equal(created.private.resume, true)
+  await h.control('POST', `/accounts/${String(created.state?.id)}/pay`)
+  h.emulator.advance(5_000)
+  await h.control('PATCH', '/config', { provisioning_delay_ms: 95_000 })
+  const edited = { ...config, product_id: 102, pay_with_credit_card: true, timeouts: { update: '100s' } }
+  await h.requests()
+  const outcome = await h.update(liteVm(lite), created.state as ValueMap, edited, created.private)
+  const sent = (await h.requests()).filter((r) => r.method !== 'GET').map((r) => r.path)
+  assert.ok(!sent.some((path) => path.endsWith('/storage')), `no storage order at the deadline: ${JSON.stringify(sent)}`)
+  assert.match(outcome.diagnostics.map((d) => `${d.summary}: ${d.detail}`).join('\n'), /is not finished yet: .*less than a tenth/s)
+  assert.equal(outcome.private.resume, true, 'the next apply finishes it')
+  await h.control('PATCH', '/config', { provisioning_delay_ms: 1_000 })
+  const next = await h.update(liteVm(lite), outcome.state as ValueMap, edited, outcome.private)
+  assert.deepEqual(
+    next.diagnostics.filter((d) => d.severity === 'error'),
+    [],
+  )
+  assert.deepEqual((await h.orders()).by_kind['lite.vm.storage'], 1, 'the disk, once')
 })
