@@ -434,7 +434,7 @@ function timeoutsSection(timeouts: readonly [string, string][]): string[] {
     '',
     'A wait that runs out keeps the resource in state; the next apply resumes waiting instead of ordering again.',
     'Each timeout bounds the whole operation: an update that changes several things in turn shares one',
-    '`update` between them, and an order or change that would be left under a tenth of it is not sent (the',
+    '`update` between them, and an order that would be left under a tenth of it is not sent (the',
     'error says so; what was changed before is recorded, and the next apply goes on from there).',
     '',
   ]
