@@ -2,12 +2,11 @@
 // from what the next step gets, and a step is not sent once under a tenth of the timeout is left.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { baremetalServers } from '../../test/support/fixtures.js'
+import { baremetalServers, liteVmConfigOn } from '../../test/support/fixtures.js'
 import { Harness } from '../../test/support/harness.js'
 import type { ValueMap } from '../core/index.js'
 import { baremetalElasticStorage } from './baremetal-elastic-storage.js'
 import { lite } from './lite-family.js'
-import { liteKeypair } from './lite-keypair.js'
 import { liteVm } from './lite-vm.js'
 
 async function activeStorage(h: Harness) {
@@ -66,18 +65,7 @@ test('the wait after an order gets what is left of timeouts.update, not the whol
 })
 
 async function liteVmAt(h: Harness, extra: ValueMap = {}) {
-  const key = await h.create(liteKeypair(lite), { name: 'deploy-key' })
-  const config: ValueMap = {
-    product_id: 101,
-    cycle: 'm',
-    select_os: 'Ubuntu-22.04',
-    keypair_id: key.keypair_id ?? null,
-    ssh_and_console_user: 'deployer',
-    console_password: 'S3cretPass9',
-    vm_name: 'web-server-01',
-    ...extra,
-  }
-  return config
+  return { ...(await liteVmConfigOn(h, lite)).config, ...extra }
 }
 
 test('a free, instant step (a power change) after a long order is still sent: the rule is for orders', async () => {
