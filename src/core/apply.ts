@@ -550,22 +550,12 @@ async function finishResume<C>(run: UpdateRun<C>): Promise<Outcome | null> {
   if (!run.resumeDeferred) return null
   run.resumeDeferred = false
   // What the earlier apply left may order (a disk): not with under a tenth of the update's timeout left.
-  const why = tooLateToSend(
-    'update',
-    run.elapsedMs(),
-    run.timeoutMs,
-    "this update's changes",
-    `what an earlier apply left of ${run.definition.name} ${run.id} (its resume) is`,
-  )
-  if (why !== null) {
-    run.diagnostics.push(
-      error(
-        `${run.definition.name} ${run.id} is not finished yet`,
-        `${why}. The changes this apply made are recorded in state; the next apply finishes the rest and orders nothing twice.`,
-      ),
-    )
-    return { state: run.reached(), private: { ...run.earned(), resume: true }, diagnostics: run.diagnostics, incomplete: false }
-  }
+  const stopped = tooLate(run, `what an earlier apply left of ${run.definition.name} ${run.id} (its resume)`, {
+    summary: `${run.definition.name} ${run.id} is not finished yet`,
+    after: 'The changes this apply made are recorded in state; the next apply finishes the rest and orders nothing twice.',
+    private: { ...run.earned(), resume: true },
+  })
+  if (stopped) return stopped
   try {
     await resumeOnce(run, false)
     return null
@@ -595,7 +585,13 @@ async function runSteps<C>(run: UpdateRun<C>): Promise<Outcome | null> {
     if (sends && run.waiting !== undefined) return await waitingForPayment(run, steps.slice(position))
     // Only an order (a priced step): a free call that returns at once is worth sending with little time left.
     if (sends && definition.updates[scheduled.index]?.price !== undefined) {
-      const stopped = tooLate(run, scheduled.attributes)
+      const what = `${scheduled.attributes.join(', ')} of ${definition.name} ${run.id}`
+      const stopped = tooLate(run, what, {
+        summary: `${what} not changed yet`,
+        after: 'Whatever this apply changed before is recorded in state.',
+        private: run.earned(),
+        path: [scheduled.attributes[0] as string],
+      })
       if (stopped) return stopped
     }
     if (session.signal.aborted && !scheduled.recordOnly) {
@@ -635,18 +631,19 @@ async function readyForChanges<C>(run: UpdateRun<C>, attributes: readonly string
 }
 
 /**
- * One timeout for the whole update: a step is not sent once what ran before it (the wait an earlier
- * apply left, the wait until the service takes changes, the steps before) left under a tenth of it.
- * What ran is recorded; the next apply goes on from there.
+ * One timeout for the whole update: an order (`what`: a step's, or what a resume left) is not sent once
+ * what ran before it (the wait an earlier apply left, the wait until the service takes changes, the
+ * steps before) left under a tenth of it. What ran is recorded; the next apply goes on from there.
  */
-function tooLate<C>(run: UpdateRun<C>, attributes: readonly string[]): Outcome | null {
-  const what = `${attributes.join(', ')} of ${run.definition.name} ${run.id}`
+function tooLate<C>(
+  run: UpdateRun<C>,
+  what: string,
+  stop: { readonly summary: string; readonly after: string; readonly private: PrivateState; readonly path?: readonly string[] },
+): Outcome | null {
   const why = tooLateToSend('update', run.elapsedMs(), run.timeoutMs, 'what this update waited for and changed before', `${what} is`)
   if (why === null) return null
-  run.diagnostics.push(
-    error(`${what} not changed yet`, `${why}. Whatever this apply changed before is recorded in state.`, [attributes[0] as string]),
-  )
-  return { state: run.reached(), private: run.earned(), diagnostics: run.diagnostics, incomplete: false }
+  run.diagnostics.push(error(stop.summary, `${why}. ${stop.after}`, stop.path))
+  return { state: run.reached(), private: stop.private, diagnostics: run.diagnostics, incomplete: false }
 }
 
 /**
@@ -680,12 +677,16 @@ async function waitingForPayment<C>(run: UpdateRun<C>, left: ReturnType<typeof s
   return { state: run.reached(), private: run.earned(), diagnostics: run.diagnostics, incomplete: false }
 }
 
+/** What a step moves its attributes to: their planned values. */
+function movedTo(attributes: readonly string[], planned: ValueMap): Record<string, Value> {
+  return Object.fromEntries(attributes.map((name) => [name, planned[name] ?? null]))
+}
+
 /** One step: recorded only, or applied; answers an outcome when its failure stops the update. */
 async function runStep<C>(run: UpdateRun<C>, scheduled: ReturnType<typeof stepsToRun>[number]): Promise<Outcome | null> {
   const { definition, planned, session } = run
   const step = definition.updates[scheduled.index]
-  const moved: Record<string, Value> = {}
-  for (const name of scheduled.attributes) moved[name] = planned[name] ?? null
+  const moved = movedTo(scheduled.attributes, planned)
   if (!step || scheduled.recordOnly) {
     run.current = { ...run.current, ...moved }
     return null
@@ -1428,9 +1429,7 @@ export async function rehearseStep<C>(
 ): Promise<void> {
   const update = definition.updates[step.index]
   if (!update) return
-  const moved: Record<string, Value> = {}
-  for (const name of update.attributes) moved[name] = planned[name] ?? null
-  session.changingFrom?.(changeOf(definition, update.attributes, step.prior, moved))
+  session.changingFrom?.(changeOf(definition, update.attributes, step.prior, movedTo(update.attributes, planned)))
   try {
     await update.apply({
       ...contextFor(session, []),
@@ -1481,9 +1480,7 @@ export async function pricePlan<C>(definition: AnyResource, prior: ValueMap | nu
     for (const step of stepsToRun(definition, prior, asked, true)) {
       const price = definition.updates[step.index]?.price
       const stepPrior = before
-      const moved: Record<string, Value> = {}
-      for (const name of step.attributes) moved[name] = plan.planned[name] ?? null
-      before = { ...before, ...plainInput(moved) }
+      before = { ...before, ...plainInput(movedTo(step.attributes, plan.planned)) }
       if (step.recordOnly || !price) continue
       const what = `the change of ${step.attributes.join(', ')}`
       if (step.attributes.some((name) => isUnknown(plan.planned[name]))) {
