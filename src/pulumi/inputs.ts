@@ -2,19 +2,21 @@
  * A resource's inputs as Pulumi's Check returns them: defaults filled in (so the engine records them)
  * and sensitive inputs marked secret; and the secret inputs an import leaves out of the code it generates.
  */
-import { type AnyResource, isInput, isUnknown, type ValueMap, withDefaults } from '../core/index.js'
+import { type AnyResource, isInput, isUnknown, type ValueMap } from '../core/index.js'
 import { secret, type WireMap, wireName } from './wire.js'
 
-/** The configuration and the wire inputs with each unset input's default, sensitive inputs as secrets. */
-export function checkedInputs(definition: AnyResource, values: ValueMap, news: WireMap): { config: ValueMap; inputs: WireMap } {
-  const config = withDefaults(definition, values)
+/**
+ * The wire inputs of `news` (decoded: `values`) with the defaults the server filled into `config`,
+ * sensitive inputs as secrets.
+ */
+export function checkedInputs(definition: AnyResource, values: ValueMap, config: ValueMap, news: WireMap): WireMap {
   const inputs: WireMap = { ...news }
   for (const [name, attribute] of Object.entries(definition.attributes)) {
     const key = wireName(name)
     if (attribute.default !== undefined && config[name] !== values[name]) inputs[key] = attribute.default
     if (attribute.sensitive && inputs[key] !== undefined && inputs[key] !== null) inputs[key] = secret(inputs[key])
   }
-  return { config, inputs }
+  return inputs
 }
 
 /**

@@ -406,17 +406,19 @@ export class ProviderServer {
   }
 
   /**
-   * Pulumi's Check of a resource's inputs: every value rule (required inputs included), and against
+   * Pulumi's Check of a resource's inputs: the configuration they mean (each input left out given its
+   * default, which the engine then records), every value rule (required inputs included), and against
    * the old inputs, when there are any, the grow-only rule as a plan applies it (not to a replacement,
    * nor to an input that breaks a value rule already).
    */
-  checkResource(definition: AnyResource, config: ValueMap, olds: ValueMap | null): Diagnostic[] {
+  checkResource(definition: AnyResource, values: ValueMap, olds: ValueMap | null): { config: ValueMap; issues: Diagnostic[] } {
+    const config = withDefaults(definition, values)
     const issues = validateConfig(definition.attributes, config)
-    if (olds === null) return issues
-    // An old input left out had its default, as this Check fills it into the inputs the engine records.
+    if (olds === null) return { config, issues }
+    // An old input left out had its default, as this Check fills it into the new ones.
     const prior = withDefaults(definition, olds)
     const { planned, replace } = planResource(definition, prior, config)
-    return [...issues, ...keptShrinks(definition, prior, planned, replace, issues)]
+    return { config, issues: [...issues, ...keptShrinks(definition, prior, planned, replace, issues)] }
   }
 
   /** A lookup's configuration as written. */

@@ -16,9 +16,10 @@ export function check(ps: PulumiServer, request: CheckRequest): CheckResult {
     property: key,
     reason: `${key} is not an input of ${resourceToken(definition)}`,
   }))
-  const { config, inputs } = checkedInputs(definition, values, request.news)
   const olds = request.olds && !isEmptyMap(request.olds) ? decodeMap(definition.attributes, request.olds).values : null
-  for (const failure of ps.failuresOf(ps.server.checkResource(definition, config, olds))) {
+  const { config, issues } = ps.server.checkResource(definition, values, olds)
+  const inputs = checkedInputs(definition, values, config, request.news)
+  for (const failure of ps.failuresOf(issues)) {
     const leftOut = leftOutByImport(definition, failure.property, config, olds)
     failures.push(leftOut ? { ...failure, reason: `${failure.reason}${LEFT_OUT}` } : failure)
   }
