@@ -287,7 +287,7 @@ async function create<C>(definition: AnyResource, planned: ValueMap, session: Se
           ...failure,
           error(
             `The ${definition.name} was ordered, but a later step of its create failed`,
-            `The service accepted the order for ${definition.name} ${String(state.id)}${orderText(state)} and it is kept in state ` +
+            `The service accepted the order for ${definition.name} ${String(state.id)}${orderText(definition, state)} and it is kept in state ` +
               `with what the server reports. Then this failed: ${clauseOf(thrown)}. The next plan shows what the server ` +
               'does not have yet, and the next apply changes only that; nothing is ordered again for what already exists.',
           ),
@@ -306,7 +306,7 @@ async function create<C>(definition: AnyResource, planned: ValueMap, session: Se
       ...failure,
       error(
         `The ${definition.name} order was placed and is kept in state`,
-        `The service accepted the order for ${definition.name} ${String(state.id)}${orderText(state)}, but the ` +
+        `The service accepted the order for ${definition.name} ${String(state.id)}${orderText(definition, state)}, but the ` +
           `operation did not finish: ${clauseOf(thrown)}. The resource is recorded with its id, so nothing is lost ` +
           (resumable ? 'and the next apply resumes waiting for it instead of ordering again.' : 'and is not ordered again.'),
       ),
@@ -377,9 +377,10 @@ async function goneAfterOrder<C>(definition: AnyResource, state: ValueMap, throw
   }
 }
 
-/** The order that made the object, for messages, when its definition keeps it (`order_id`). */
-function orderText(state: ValueMap): string {
-  const order = state.order_id
+/** The order that made the object, for messages, when its definition keeps it (AttributeFlags.identifiesOrder). */
+function orderText(definition: AnyResource, state: ValueMap): string {
+  const name = Object.keys(definition.attributes).find((n) => definition.attributes[n]?.identifiesOrder === true)
+  const order = name === undefined ? undefined : state[name]
   return typeof order === 'string' && order !== '' ? ` (order ${order})` : ''
 }
 

@@ -45,6 +45,11 @@ export interface AttributeFlags {
   /** A computed value that no update can change, so plans keep it known. */
   readonly stable?: boolean
   /**
+   * A computed value naming the order that made the object: the messages of a create that fails after
+   * its order quote it, so the user can find that order at the service.
+   */
+  readonly identifiesOrder?: boolean
+  /**
    * An optional+computed input that, left unset, reports the service's current value, which other
    * update steps may move (e.g. a VM's disk after a change of package): when the configuration leaves
    * it unset and an apply changes something remotely, it is planned as known after apply.

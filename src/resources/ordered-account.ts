@@ -111,7 +111,7 @@ export function accountOutputs(noun: string) {
 
 /** The `order_id` output: the order that created the account (the service never changes it). */
 export function orderIdAttribute(noun: string) {
-  return string({ computed: true, stable: true, description: `The order that created the ${noun}.` })
+  return string({ computed: true, stable: true, identifiesOrder: true, description: `The order that created the ${noun}.` })
 }
 
 /** The outputs of an ordered account whose state keeps the order that created it: `account_id`, status, `order_id`. */
