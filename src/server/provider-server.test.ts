@@ -122,7 +122,7 @@ test('a plan whose price cannot be asked still plans: the same warning says the 
     },
   }
   const plan = planResource(priced, null, { name: 'alpha', size: 20 })
-  const diagnostics = await server.pricePlan(priced, null, plan, server.session(undefined, silentLogger))
+  const diagnostics = await server.priceWithTotal(priced, null, plan, server.session(undefined, silentLogger))
   assert.deepEqual(
     diagnostics.map((d) => d.severity),
     ['warning'],
@@ -137,7 +137,7 @@ test('Terraform names no resource: the running total adds each call; a key (a Pu
   const session = server.session(undefined, silentLogger)
   const totals = []
   for (const key of [undefined, undefined, 'urn:a', 'urn:a']) {
-    const [shown] = await server.pricePlan(priced, null, plan, session, key)
+    const [shown] = await server.priceWithTotal(priced, null, plan, session, key)
     totals.push(/All orders of this plan so far: (\d+)/.exec(shown?.detail ?? '')?.[1])
   }
   assert.deepEqual(totals, ['100', '200', '300', '300'])
@@ -150,7 +150,7 @@ test('a process Terraform reattaches to serves one command after another: each c
   const totals = []
   for (let command = 0; command < 3; command++) {
     if (command > 0) assert.deepEqual(server.configure({}, { userAgent: 'test', log: silentLogger }).issues, [])
-    const [shown] = await server.pricePlan(priced, null, plan, server.session(undefined, silentLogger))
+    const [shown] = await server.priceWithTotal(priced, null, plan, server.session(undefined, silentLogger))
     totals.push(/All orders of this plan so far: (\d+)/.exec(shown?.detail ?? '')?.[1])
   }
   assert.deepEqual(totals, ['100', '100', '100'], 'the orders of the commands before are not counted again')

@@ -233,12 +233,10 @@ export class ProviderServer {
   }
 
   /**
-   * The price of what a plan of one resource orders, as one warning (nothing when it orders
-   * nothing), with the running total of the plan so far in this process; and an error when that
-   * total exceeds the order limit setting (see PlanLedger.price). `key` names the resource when the
-   * protocol does (a replan of it replaces its entry); without it every call adds one.
+   * Core's price of one resource's plan (its pricePlan) told as the plan this process serves counts
+   * it: with the running total and the order limit setting (see PlanLedger.price, `key` included).
    */
-  async pricePlan(
+  async priceWithTotal(
     definition: AnyResource,
     prior: ValueMap | null,
     plan: Plan,
@@ -276,7 +274,9 @@ export class ProviderServer {
     issues.push(...online)
     const { price: pricing } = request
     const price =
-      asks && pricing !== false && !hasErrors(issues) ? await this.pricePlan(definition, prior, plan, request.session(), pricing.key) : []
+      asks && pricing !== false && !hasErrors(issues)
+        ? await this.priceWithTotal(definition, prior, plan, request.session(), pricing.key)
+        : []
     issues.push(...price)
     const handBack =
       hasErrors(issues) && request.proposed !== undefined ? withoutWriteOnlyValues(definition, request.proposed) : plan.planned
@@ -411,7 +411,7 @@ export class ProviderServer {
    * the old inputs, when there are any, the grow-only rule as a plan applies it (not to a replacement,
    * nor to an input that breaks a value rule already).
    */
-  checkResource(definition: AnyResource, values: ValueMap, olds: ValueMap | null): { config: ValueMap; issues: Diagnostic[] } {
+  checkInputs(definition: AnyResource, values: ValueMap, olds: ValueMap | null): { config: ValueMap; issues: Diagnostic[] } {
     const config = withDefaults(definition, values)
     const issues = validateConfig(definition.attributes, config)
     if (olds === null) return { config, issues }

@@ -17,7 +17,7 @@ export function check(ps: PulumiServer, request: CheckRequest): CheckResult {
     reason: `${key} is not an input of ${resourceToken(definition)}`,
   }))
   const olds = request.olds && !isEmptyMap(request.olds) ? decodeMap(definition.attributes, request.olds).values : null
-  const { config, issues } = ps.server.checkResource(definition, values, olds)
+  const { config, issues } = ps.server.checkInputs(definition, values, olds)
   const inputs = checkedInputs(definition, values, config, request.news)
   for (const failure of ps.failuresOf(issues)) {
     const leftOut = leftOutByImport(definition, failure.property, config, olds)
