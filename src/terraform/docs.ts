@@ -331,7 +331,9 @@ function renderAction(resource: AnyResource, method: AnyMethod, typeName: string
     '```',
     '',
     `or run it from a resource's \`lifecycle\` block with an \`action_trigger\` (\`events = [after_create, after_update]\`). ` +
-      'Progress is shown as it goes. An interrupt (Ctrl-C) stops the provider waiting, not the operation at the service.',
+      'Triggered after a change of its object that failed, it is not run (an error says so): the next apply makes the change ' +
+      'again and runs it then. Progress is shown as it goes. An interrupt (Ctrl-C) stops the provider waiting, not the ' +
+      'operation at the service.',
     '',
     ...exampleSection(options.exampleOf('actions', typeName)),
     ...schemaSection(

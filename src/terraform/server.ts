@@ -7,7 +7,7 @@
 import type { MessageInitShape } from '@bufbuild/protobuf'
 import { type AnyDataSource, type AnyResource, type Diagnostic, messageOf, type Session, toDiagnostics } from '../core/index.js'
 import { ProviderServer, type Registry, registerSavedState, UnknownTypeError } from '../server/index.js'
-import type { ResourceIdentityDataSchema, Diagnostic as TfDiagnostic } from './gen/tfplugin6.10_pb.js'
+import { Diagnostic_Severity, type ResourceIdentityDataSchema, type Diagnostic as TfDiagnostic } from './gen/tfplugin6.10_pb.js'
 import { encodeIdentity, type TfIdentity } from './identity.js'
 import type { Logger } from './log.js'
 import { type TfView, toTfDiagnostic } from './schema.js'
@@ -26,6 +26,13 @@ export class TerraformServer {
   readonly views: Views
   /** Objects marked `failedStep` that this process refreshed (see TfPrivate.guarded). */
   readonly failedSteps = new Set<string>()
+  /**
+   * Objects whose create or update ended with an error in this process, by `<resource name>:<id>`, with
+   * that error's summary. Terraform runs the actions of an `after_create` or `after_update` trigger
+   * after a failed update too (only a tainted object skips them), so InvokeAction refuses to act on
+   * one of these: the next apply makes the change again, and its trigger runs the action then.
+   */
+  readonly failedApplies = new Map<string, string>()
   /** The Terraform state this process serves, read on the first session (a launch that only validates reads nothing). */
   private state: string | undefined
 
@@ -81,6 +88,14 @@ export class TerraformServer {
   ephemeral(typeName: string): { definition: AnyDataSource; view: TfView } {
     const definition = this.server.types.ephemeral(typeName)
     return { definition, view: this.views.ephemerals.get(typeName) as TfView }
+  }
+
+  /** Records how an apply of the object `id` of `definition` ended: an error is remembered, a success forgets it. */
+  applied(definition: AnyResource, id: unknown, diagnostics: readonly { severity?: Diagnostic_Severity; summary?: string }[]): void {
+    if (typeof id !== 'string' || id === '') return
+    const failed = diagnostics.find((d) => d.severity === Diagnostic_Severity.ERROR)
+    if (failed) this.failedApplies.set(`${definition.name}:${id}`, failed.summary ?? 'an error')
+    else this.failedApplies.delete(`${definition.name}:${id}`)
   }
 
   action(typeName: string): ActionEntry {

@@ -1,5 +1,6 @@
 /** ApplyResourceChange: the server's create, update or delete, with Terraform's taint guards and marks. */
 import type { MessageInitShape } from '@bufbuild/protobuf'
+import type { AnyResource } from '../../core/index.js'
 import { decode, encode } from '../dynamic-value.js'
 import type { ApplyResourceChange_Request, ApplyResourceChange_ResponseSchema } from '../gen/tfplugin6.10_pb.js'
 import { readPrivate, storedPrivate } from '../private-state.js'
@@ -10,16 +11,32 @@ export async function applyResourceChange(
   tf: TerraformServer,
   request: ApplyResourceChange_Request,
 ): Promise<MessageInitShape<typeof ApplyResourceChange_ResponseSchema>> {
+  let changed: { definition: AnyResource; id: unknown } | undefined
+  const response = await apply(tf, request, (definition, id) => {
+    changed = { definition, id }
+  })
+  // A create or an update (a delete triggers no action): remembered for the actions it triggers.
+  if (changed) tf.applied(changed.definition, changed.id, response.diagnostics ?? [])
+  return response
+}
+
+async function apply(
+  tf: TerraformServer,
+  request: ApplyResourceChange_Request,
+  changing: (definition: AnyResource, id: unknown) => void,
+): Promise<MessageInitShape<typeof ApplyResourceChange_ResponseSchema>> {
   try {
     const resource = tf.resource(request.typeName)
     const { definition, view } = resource
     const prior = decode(view, request.priorState)
+    const planned = decode(view, request.plannedState)
+    if (planned !== null) changing(definition, prior?.id)
     const priorPrivate = readPrivate(request.plannedPrivate)
     const strict = tf.server.unfinishedSetting
     const applied = await tf.server.apply({
       definition,
       prior,
-      planned: decode(view, request.plannedState),
+      planned,
       // The plan holds no write-only value: the configuration sent with the apply does.
       config: decode(view, request.config),
       priorPrivate,
@@ -37,6 +54,7 @@ export async function applyResourceChange(
         diagnostics: tf.diagnostics(outcome.diagnostics),
       }
     }
+    if (outcome.state !== null) changing(definition, outcome.state.id)
     const report = appliedReport(outcome, prior === null, strict)
     if (outcome.state === null && prior !== null) {
       return {

@@ -35,6 +35,14 @@ export async function invokeAction(tf: TerraformServer, request: InvokeAction_Re
     if (typeof id !== 'string' || id.trim() === '') {
       const detail = `id must be the id of the ${definition.name} to act on; it is ${typeof id === 'string' ? 'empty' : 'not known'}.`
       diagnostics = tf.diagnostics([{ severity: 'error', summary: 'Invalid id', detail, path: ['id'] }])
+    } else if (tf.failedApplies.has(`${definition.name}:${id}`)) {
+      const detail =
+        `The change of ${definition.name} ${id} failed earlier in this apply (${tf.failedApplies.get(`${definition.name}:${id}`)}), ` +
+        `so ${request.actionType} is not run on it: Terraform runs an after_create or after_update trigger's actions even ` +
+        'after its update failed. Correct the error and apply again: that apply makes the change again, and its trigger ' +
+        'runs the action once the change is made.'
+      tf.log.info('action not run: its object failed to change', { action: request.actionType, id })
+      diagnostics = tf.diagnostics([{ severity: 'error', summary: `${request.actionType} not run`, detail, path: ['id'] }])
     } else {
       tf.log.info('action invoked', { action: request.actionType, id })
       const outcome = await tf.server.runMethod(definition, method, id, input, tf.session(call.signal), progress)
