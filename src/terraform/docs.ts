@@ -691,9 +691,10 @@ function attributeLine(
   }
   if (attribute.growOnly) notes.push('**Grow-only**: a smaller value is rejected at plan time.')
   if (attribute.default !== undefined) notes.push(`Defaults to \`${JSON.stringify(attribute.default)}\`.`)
-  if (isInput(attribute) && attribute.computed && attribute.default === undefined)
+  // An action's value is what was last sent (or, after an import, what the object had): never read back.
+  if (attribute.action) notes.push('When removed, the last value stays in state.')
+  else if (isInput(attribute) && attribute.computed && attribute.default === undefined)
     notes.push('When unset, the value the service reports is kept.')
-  else if (attribute.action) notes.push('When removed, the last value stays in state.')
   const rules = (attribute.validate ?? []).map((v) => v.rule)
   if (rules.length > 0) notes.push(`Constraints: ${rules.join('; ')}.`)
   if (environment) notes.push(`Environment variable: \`${environment}\`.`)
