@@ -760,4 +760,15 @@ describe('the web console, in Chromium: live tables, the whole log, narrow windo
     await row('#request-log', '/v1/lites/products/103').waitFor()
     assert.equal(await page.locator('#request-log tbody tr').count(), 1)
   })
+
+  test('a request refused 401 (no key, or an unknown one) names no customer: with one customer, the log shows no Customer column', async () => {
+    await e2e.emulator.api('GET', '/lites/products/101')
+    const refused = await fetch(`${e2e.emulator.baseUrl}/lites/products/102`, { signal: AbortSignal.timeout(STEP_MS) })
+    assert.equal(refused.status, 401)
+    await page.goto(`${e2e.emulator.origin}/#requests`)
+    await row('#request-log', '/v1/lites/products/102', '401').waitFor()
+    await row('#request-log', '/v1/lites/products/101', '200').waitFor()
+    const titles = await page.locator('#request-log th').allTextContents()
+    assert.ok(!titles.includes('Customer'), titles.join(', '))
+  })
 })

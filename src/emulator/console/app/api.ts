@@ -131,7 +131,8 @@ export interface LogEntry {
   idempotency_key: string | null
   replayed: boolean
   fault_id: string | null
-  customer?: string
+  /** The key's customer; null for a request whose key is missing or unknown (answered 401), which has none. */
+  customer?: string | null
   api_key?: string
 }
 export interface Fault {

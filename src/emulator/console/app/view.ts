@@ -37,9 +37,10 @@ export async function act(page: Page, action: () => Promise<string>): Promise<vo
 /**
  * The Customer column, first in a table of things the emulator's customers own (accounts, orders,
  * keypairs, requests): shown only where its rows name two customers or more. With one, it would repeat
- * the same name on every row; the header's selector is hidden then too.
+ * the same name on every row; the header's selector is hidden then too. A row of no customer (a request
+ * refused 401 for a missing or unknown key: `customer` null) names none, so it does not make a second.
  */
-export function ownerColumn<T extends { customer?: string }>(rows: readonly T[]): Column<T>[] {
-  const owners = new Set(rows.flatMap((row) => (row.customer === undefined ? [] : [row.customer])))
+export function ownerColumn<T extends { customer?: string | null }>(rows: readonly T[]): Column<T>[] {
+  const owners = new Set(rows.flatMap((row) => (row.customer === undefined || row.customer === null ? [] : [row.customer])))
   return owners.size < 2 ? [] : [{ title: 'Customer', cell: (row) => row.customer ?? '–' }]
 }
