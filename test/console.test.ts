@@ -371,7 +371,8 @@ describe('the web console, in Chromium', { timeout: 300_000 }, () => {
     })
     const server = row('#view-accounts table', metal.account_id, 'db-primary')
     await server.waitFor()
-    assert.match((await server.textContent()) ?? '', /baremetal.*Pending.*Monthly.*off.*Unpaid.*Pay/)
+    // Pending, the server has no power the API reads (its power-state read answers 409): the Power cell says none.
+    assert.match((await server.textContent()) ?? '', /baremetal.*Pending.*Monthly.*2\d{3}-\d\d-\d\d–.*Unpaid.*Pay/)
     // The portal refuses to start a server that is not Active yet: the console says why, in red.
     const form = page.locator('form[aria-label="Out-of-band change"]')
     await form.locator('select[name="account"]').selectOption(metal.account_id)
@@ -770,5 +771,41 @@ describe('the web console, in Chromium: live tables, the whole log, narrow windo
     await row('#request-log', '/v1/lites/products/101', '200').waitFor()
     const titles = await page.locator('#request-log th').allTextContents()
     assert.ok(!titles.includes('Customer'), titles.join(', '))
+  })
+
+  test('a VM or a server shows a power only while the API reads one (Active, Suspended): none while Pending or Terminated', async () => {
+    await e2e.emulator.reset()
+    const keypair = await e2e.emulator.api<{ keypair_id: number }>('POST', '/lites/keypairs/', { name: 'power-key' })
+    const order = await e2e.emulator.api<{ account_id: string | number }>('POST', '/lites', {
+      product_id: 101,
+      cycle: 'm',
+      select_os: 'Ubuntu-22.04',
+      keypair_id: keypair.keypair_id,
+      ssh_and_console_user: 'deployer',
+      console_password: 'S3cretPass9',
+      vm_name: 'power-vm',
+      pay_invoice_with_cc: false,
+    })
+    const id = String(order.account_id)
+    // Pending on its unpaid invoice: vm-details answers 409, so there is no power to show.
+    await assert.rejects(e2e.emulator.api('GET', `/lites/accounts/${id}/vm-details`), /answered 409/)
+    await page.goto(`${e2e.emulator.origin}/#accounts`)
+    const vm = row('#view-accounts table', id, 'power-vm')
+    await vm.filter({ hasText: 'Pending' }).waitFor()
+    const power = async () => {
+      const titles = await page.locator('#view-accounts table th').allTextContents()
+      return (await vm.locator('td').nth(titles.indexOf('Power')).textContent()) ?? ''
+    }
+    assert.equal(await power(), '–')
+    await e2e.emulator.control('POST', `/accounts/${id}/status`, { status: 'Active' })
+    await vm.filter({ hasText: 'Active' }).waitFor()
+    assert.equal(await power(), 'running')
+    await e2e.emulator.control('POST', `/accounts/${id}/status`, { status: 'Suspended' })
+    await vm.filter({ hasText: 'Suspended' }).waitFor()
+    assert.equal(await power(), 'stopped')
+    await e2e.emulator.api('DELETE', `/lites/${id}`)
+    await vm.filter({ hasText: 'Terminated' }).waitFor()
+    await assert.rejects(e2e.emulator.api('GET', `/lites/accounts/${id}/vm-details`), /answered 409/)
+    assert.equal(await power(), '–')
   })
 })

@@ -25,6 +25,16 @@ const addressOf = (entry: AccountEntry) => {
   return typeof address === 'string' ? address : '–'
 }
 
+/**
+ * A VM's or a Metal server's power, as a client reads it (`vm-details`, the server's power state): only
+ * while the account is Active or Suspended. For a Pending or Terminated one the service answers 409
+ * (backend-api.md §2.4), so the page shows none rather than what the emulator keeps meanwhile.
+ */
+const powerOf = (entry: AccountEntry) => {
+  const readable = ['active', 'suspended'].includes(entry.account.status.toLowerCase())
+  return readable && entry.power !== null ? entry.power : '–'
+}
+
 /** Whether the account names a Metal server it belongs to (`metal_account_id`: an additional IP, a volume). */
 const attached = (entry: AccountEntry) => Object.hasOwn(entry.account.extra_details, 'metal_account_id')
 /** The Metal server an IP is assigned to or a volume belongs to: its id and name; an IP assigned to none says so. */
@@ -71,7 +81,7 @@ function columns(page: Page, entries: readonly AccountEntry[]): Column<AccountEn
     { title: 'Cycle', cell: (e) => e.account.billingcycle },
     { title: 'Recurring', cell: (e) => e.account.recurring_amount },
     { title: 'Created', cell: (e) => e.account.date_created },
-    { title: 'Power', cell: (e) => e.power ?? '–' },
+    { title: 'Power', cell: powerOf },
     { title: 'Disk', cell: sizeOf },
     { title: 'Address', cell: addressOf },
     {
