@@ -808,4 +808,32 @@ describe('the web console, in Chromium: live tables, the whole log, narrow windo
     await assert.rejects(e2e.emulator.api('GET', `/lites/accounts/${id}/vm-details`), /answered 409/)
     assert.equal(await power(), '–')
   })
+
+  test('a snapshot saved under a name already taken replaces it: the console asks first, naming it, and a no keeps the older one', async () => {
+    await e2e.emulator.reset()
+    await e2e.emulator.control('POST', '/snapshots', { name: 'taken' })
+    await orderIp('after-the-first-save')
+    await page.goto(`${e2e.emulator.origin}/#state`)
+    await row('#view-state table', 'taken').waitFor()
+    const asked: string[] = []
+    page.once('dialog', (dialog) => {
+      asked.push(dialog.message())
+      void dialog.dismiss()
+    })
+    await page.fill('form[aria-label="Save a snapshot"] input[name="name"]', 'taken')
+    await page.click('form[aria-label="Save a snapshot"] button[type="submit"]')
+    assert.match(asked[0] ?? '', /^Replace snapshot taken, saved at /)
+    const kept = await e2e.emulator.control<{ accounts: number }>('GET', '/snapshots/taken')
+    assert.equal(kept.accounts, 0, 'a no kept the older snapshot')
+    page.once('dialog', (dialog) => void dialog.accept())
+    await page.click('form[aria-label="Save a snapshot"] button[type="submit"]')
+    await page.locator('#status', { hasText: 'snapshot taken replaced' }).waitFor()
+    assert.equal((await e2e.emulator.control<{ accounts: number }>('GET', '/snapshots/taken')).accounts, 1)
+    // A new name asks nothing.
+    await page.fill('form[aria-label="Save a snapshot"] input[name="name"]', 'fresh')
+    await page.click('form[aria-label="Save a snapshot"] button[type="submit"]')
+    await page.locator('#status', { hasText: 'snapshot fresh saved' }).waitFor()
+    await e2e.emulator.control('DELETE', '/snapshots/taken')
+    await e2e.emulator.control('DELETE', '/snapshots/fresh')
+  })
 })

@@ -72,13 +72,20 @@ function quirksPart(page: Page): { root: HTMLElement; refresh(): Promise<void> }
 
 function snapshotsPart(page: Page): { root: HTMLElement; refresh(): Promise<void> } {
   const list = new KeptTable<SnapshotSummary>()
+  /** The snapshots as last read: a save under a name already taken replaces that snapshot, so it asks first. */
+  let known: SnapshotSummary[] = []
   const save = form(
     { class: 'inline', 'aria-label': 'Save a snapshot' },
-    (fields) =>
-      act(page, async () => {
-        const saved = await control<SnapshotSummary>('POST', '/snapshots', { name: String(fields.get('name') ?? '').trim() })
-        return `snapshot ${saved.name} saved`
-      }),
+    (fields) => {
+      const name = String(fields.get('name') ?? '').trim()
+      const taken = known.find((s) => s.name === name)
+      if (taken && !window.confirm(`Replace snapshot ${name}, saved at ${taken.saved_at}, with the state now? The older one is lost.`))
+        return
+      return act(page, async () => {
+        const saved = await control<SnapshotSummary>('POST', '/snapshots', { name })
+        return taken ? `snapshot ${saved.name} replaced` : `snapshot ${saved.name} saved`
+      })
+    },
     input('Name', 'name', { placeholder: 'baseline', pattern: '[A-Za-z0-9._\\-]{1,64}', required: 'required' }),
     el('button', { type: 'submit' }, 'Save snapshot'),
   )
@@ -109,6 +116,7 @@ function snapshotsPart(page: Page): { root: HTMLElement; refresh(): Promise<void
     root: el('div', {}, el('h3', {}, 'Snapshots'), list.root, save),
     async refresh() {
       const snapshots = await control<SnapshotSummary[]>('GET', '/snapshots')
+      known = snapshots
       const columns = [
         { title: 'Name', cell: (s: SnapshotSummary) => s.name },
         { title: 'Saved', cell: (s: SnapshotSummary) => s.saved_at },
