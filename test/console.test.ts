@@ -773,6 +773,17 @@ describe('the web console, in Chromium: live tables, the whole log, narrow windo
     assert.ok(!titles.includes('Customer'), titles.join(', '))
   })
 
+  test('the line above the request log counts in words: "1 request.", not "1 requests."', async () => {
+    await e2e.emulator.control('DELETE', '/requests')
+    await e2e.emulator.api('GET', '/lites/products/101')
+    await page.goto(`${e2e.emulator.origin}/#requests`)
+    await row('#request-log', '/v1/lites/products/101').waitFor()
+    assert.equal(await page.locator('#request-count').textContent(), '1 request.')
+    await e2e.emulator.api('GET', '/lites/products/102')
+    await row('#request-log', '/v1/lites/products/102').waitFor()
+    assert.equal(await page.locator('#request-count').textContent(), '2 requests.')
+  })
+
   test('a VM or a server shows a power only while the API reads one (Active, Suspended): none while Pending or Terminated', async () => {
     await e2e.emulator.reset()
     const keypair = await e2e.emulator.api<{ keypair_id: number }>('POST', '/lites/keypairs/', { name: 'power-key' })

@@ -36,12 +36,14 @@ export function matches(entry: LogEntry, path: string, status: string): boolean 
 }
 
 const count = (n: number) => n.toLocaleString('en-US')
+/** `n` requests, in words: "1 request", "2 requests". */
+const requests = (n: number) => `${count(n)} request${n === 1 ? '' : 's'}`
 
 /** The line above the table: how many requests match, and how many of them are shown when not all are. */
 export function tally(matching: number, total: number, filtered: boolean): string {
   if (total === 0) return ''
   const shown = Math.min(matching, SHOWN)
-  if (!filtered) return shown < total ? `Showing the newest ${count(shown)} of ${count(total)} requests.` : `${count(total)} requests.`
+  if (!filtered) return shown < total ? `Showing the newest ${count(shown)} of ${count(total)} requests.` : `${requests(total)}.`
   if (shown < matching) return `Showing the newest ${count(shown)} of ${count(matching)} matching requests (${count(total)} in the log).`
   return `${count(matching)} of ${count(total)} requests match.`
 }
