@@ -773,6 +773,28 @@ describe('the web console, in Chromium: live tables, the whole log, narrow windo
     assert.ok(!titles.includes('Customer'), titles.join(', '))
   })
 
+  test('a Pay button clicked twice pays once: the second click, while the first is on its way, is not sent and refused', async () => {
+    const ordered = String(await orderIp('paid-with-a-double-click'))
+    const placed = (await e2e.emulator.orders()).orders.find((o) => String(o.order_id) === ordered) as unknown as OrderItem
+    const calls: number[] = []
+    const count = (response: { url(): string; request(): { method(): string }; status(): number }) => {
+      if (response.request().method() === 'POST' && response.url().endsWith(`/_emulator/invoices/${placed.invoice_id}/pay`))
+        calls.push(response.status())
+    }
+    page.on('response', count)
+    try {
+      await page.goto(`${e2e.emulator.origin}/#orders`)
+      const pay = row('#view-orders table', ordered).locator(`button[data-invoice="${placed.invoice_id}"]`)
+      await pay.dblclick()
+      await row('#view-orders table', ordered, 'Paid').waitFor()
+      await polled('/_emulator/orders', 2)
+      assert.equal(await page.locator('#status').textContent(), `invoice ${placed.invoice_id} paid`)
+      assert.deepEqual(calls, [200])
+    } finally {
+      page.off('response', count)
+    }
+  })
+
   test('the line above the request log counts in words: "1 request.", not "1 requests."', async () => {
     await e2e.emulator.control('DELETE', '/requests')
     await e2e.emulator.api('GET', '/lites/products/101')

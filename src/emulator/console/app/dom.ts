@@ -22,9 +22,23 @@ export function el<K extends keyof HTMLElementTagNameMap>(
   return node
 }
 
+/**
+ * A button that runs `onClick`; a click while its last run is still on its way is ignored, so a double
+ * click pays an invoice (or removes a rule) once, not once and then a second time refused. (The button is
+ * not disabled meanwhile: a disabled button loses the keyboard's focus.)
+ */
 export function button(label: string, onClick: () => void | Promise<void>, attrs: Record<string, string> = {}): HTMLButtonElement {
   const node = el('button', { type: 'button', ...attrs }, label)
-  node.addEventListener('click', () => void onClick())
+  let running = false
+  node.addEventListener('click', () => {
+    if (running) return
+    running = true
+    void Promise.resolve()
+      .then(onClick)
+      .finally(() => {
+        running = false
+      })
+  })
   return node
 }
 
