@@ -795,6 +795,24 @@ describe('the web console, in Chromium: live tables, the whole log, narrow windo
     }
   })
 
+  test('"Add rule" clicked twice adds one rule: a submit while the last is on its way is not sent', async () => {
+    await e2e.emulator.control('DELETE', '/faults')
+    await page.goto(`${e2e.emulator.origin}/#faults`)
+    const add = page.locator('form[aria-label="Add a fault rule"]')
+    await add.locator('input[name="path"]').fill('/lites/products/double')
+    await add.locator('input[name="status"]').fill('503')
+    await add.locator('button[type="submit"]').dblclick()
+    await page.locator('#status', { hasText: /^rule f\d+ added$/ }).waitFor()
+    await row('#fault-rules', '/lites/products/double').first().waitFor()
+    await polled('/_emulator/faults', 2)
+    const rules = await e2e.emulator.control<{ path: string }[]>('GET', '/faults')
+    assert.deepEqual(
+      rules.map((r) => r.path),
+      ['/lites/products/double'],
+    )
+    await e2e.emulator.control('DELETE', '/faults')
+  })
+
   test('the line above the request log counts in words: "1 request.", not "1 requests."', async () => {
     await e2e.emulator.control('DELETE', '/requests')
     await e2e.emulator.api('GET', '/lites/products/101')

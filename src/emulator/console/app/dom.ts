@@ -169,16 +169,27 @@ export function select(label: string, name: string, options: readonly (readonly 
   return el('label', {}, label, el('select', { name }, ...options.map(([value, text]) => el('option', { value }, text))))
 }
 
-/** A form whose submit calls `onSubmit` with its fields (no page load). */
+/**
+ * A form whose submit calls `onSubmit` with its fields (no page load). A submit while the last one is
+ * still on its way is ignored, as a button's click is: a double click on "Add rule" adds one rule.
+ */
 export function form(
   attrs: Record<string, string>,
   onSubmit: (fields: FormData) => void | Promise<void>,
   ...children: Child[]
 ): HTMLFormElement {
   const node = el('form', attrs, ...children)
+  let running = false
   node.addEventListener('submit', (event) => {
     event.preventDefault()
-    void onSubmit(new FormData(node))
+    if (running) return
+    running = true
+    const fields = new FormData(node)
+    void Promise.resolve()
+      .then(() => onSubmit(fields))
+      .finally(() => {
+        running = false
+      })
   })
   return node
 }
