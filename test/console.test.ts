@@ -447,6 +447,15 @@ describe('the web console, in Chromium', { timeout: 300_000 }, () => {
     const paths = await page.locator('#view-requests table tr').allTextContents()
     // Each row names Bob's key, masked to its last four characters.
     assert.ok(paths.slice(1).length > 0 && paths.slice(1).every((text) => text.includes('…0002')), paths.join('\n'))
+    // Clearing the log Bob's view shows removes his requests only: the others' stay in the emulator's log.
+    const others = (await e2e.emulator.requests()).filter((e) => e.customer !== 'bob').length
+    assert.ok(others > 0)
+    await page.click('#view-requests button:text("Clear the log")')
+    await page.getByText('requests of bob removed from the log').waitFor()
+    await page.getByText('No requests yet.').waitFor()
+    const left = await e2e.emulator.requests()
+    assert.equal(left.filter((e) => e.customer === 'bob').length, 0)
+    assert.equal(left.length, others, "no other customer's request is removed")
   })
 })
 

@@ -415,7 +415,10 @@ const routes: ControlRoute[] = [
     method: 'DELETE',
     pattern: '/requests',
     handler: (ctx) => {
-      ctx.store.state.log = []
+      // `?customer=` empties that customer's entries only, as it narrows the GET; a new array either way,
+      // so pollers' cursors and the log file start over (see logAfter).
+      const customer = customerFilter(ctx.store.state, ctx.query)
+      ctx.store.state.log = customer === null ? [] : ctx.store.state.log.filter((e) => e.customer !== customer)
       return true
     },
   },

@@ -181,6 +181,22 @@ describe('customers in the request log and the control API', () => {
     assert.equal(emulator.apiKey, 'alice-key-0001')
   })
 
+  test("DELETE /requests?customer= removes that customer's entries only; without it the whole log goes", async () => {
+    const { alice, bob } = twoCustomers()
+    await alice.request('GET', '/v1/lites/products')
+    await bob.request('GET', '/v1/lites/products')
+    await bob.request('GET', '/v1/lite-pros/products')
+    await alice.control('DELETE', `/requests?customer=${BOB}`)
+    const left = await alice.control<LogEntry[]>('GET', '/requests')
+    assert.deepEqual(
+      left.map((e) => e.customer),
+      [ALICE],
+    )
+    assert.equal((await alice.request('DELETE', '/_emulator/requests?customer=nobody')).status, 404)
+    await alice.control('DELETE', '/requests')
+    assert.deepEqual(await alice.control<LogEntry[]>('GET', `/requests?customer=${ALICE}`), [])
+  })
+
   test('the mask shows at most 4 characters and never more than a third of the key', () => {
     assert.deepEqual(['emulator-key', 'abcdef', 'ab', 'a-very-long-secret-key'].map(maskKey), ['…-key', '…ef', '…', '…-key'])
   })

@@ -107,6 +107,8 @@ export interface LogEntry {
   fault_id?: string | null
   /** From the request's arrival to its answer, on the emulator's timer (a latency rule's delay included). */
   latency_ms: number
+  /** The customer of the request's API key, where the emulator has customers (null: no key, or an unknown one). */
+  customer?: string | null
 }
 
 export interface Order {

@@ -29,6 +29,11 @@ export function setCustomer(name: string | null): void {
   customer = name
 }
 
+/** The customer chosen in the header, or null for all. */
+export function chosenCustomer(): string | null {
+  return customer
+}
+
 /** `path` with `?customer=` (or `&customer=`) when a customer is chosen: for the calls that list. */
 export function listPath(path: string): string {
   if (customer === null) return path

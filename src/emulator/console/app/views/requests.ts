@@ -3,7 +3,7 @@
 // part of the path and a status. Polled while the view is on show: the first poll reads the whole log, each
 // next one only what was logged since (`?after=`), so a long log costs its new entries, not its length; the
 // filters search the whole log the page holds, and the table shows the newest of what they match.
-import { control, type LogEntry, listPath } from '../api.js'
+import { chosenCustomer, control, type LogEntry, listPath } from '../api.js'
 import { button, type Column, el, input, KeptTable, text } from '../dom.js'
 import { act, ownerColumn, type Page, type View } from '../view.js'
 
@@ -93,10 +93,12 @@ export function requestsView(page: Page): View {
   }
   filters.addEventListener('input', render)
   filters.addEventListener('submit', (event) => event.preventDefault())
+  // With a customer chosen, only that customer's requests: the log shown is theirs.
   const clear = button('Clear the log', () =>
     act(page, async () => {
-      await control('DELETE', '/requests')
-      return 'request log emptied'
+      const customer = chosenCustomer()
+      await control('DELETE', listPath('/requests'))
+      return customer === null ? 'request log emptied' : `requests of ${customer} removed from the log`
     }),
   )
   const root = el('section', { id: 'view-requests' }, el('h2', {}, 'Request log'), filters, clear, summary, list.root)
