@@ -249,6 +249,13 @@ describe('request log and order counters', () => {
     assert.equal(log.includes('S3cretPass9'), false)
   })
 
+  test('a secret in a query string is redacted in the log as in a body; other parameters are kept', async () => {
+    const c = setup()
+    await c.request('GET', '/v1/lites/products?password=hunter2&api_token=zz9&cycle=m', { token: c.emulator.apiKey })
+    const [entry] = await c.control<LogEntry[]>('GET', '/requests')
+    assert.deepEqual(entry?.query, { password: '***', api_token: '***', cycle: 'm' })
+  })
+
   test('order counters list one item per order with its kind and invoice status', async () => {
     const c = setup()
     const vm = await c.vm({ pay: false })

@@ -98,7 +98,8 @@ export class ApiPipeline {
       time: formatDateTime(store.now()),
       method,
       path: url.pathname,
-      query: queryObject(url.searchParams),
+      // A secret in the query string (no API call takes one, but a client may send it) is redacted as in a body.
+      query: redact(queryObject(url.searchParams)) as JsonObject,
       idempotency_key: rawKey,
       // Known before routing, so a customer's 404s and faults are its own in the log too.
       customer: keyFor(store.config, token)?.customer ?? null,
