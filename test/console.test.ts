@@ -212,6 +212,10 @@ describe('the web console, in Chromium', { timeout: 300_000 }, () => {
 
   test('a fault rule added in the console is met by the next apply; removed there, the apply goes through', async () => {
     await open('faults')
+    // With no rule there is nothing to remove every one of.
+    const removeAll = page.locator('#view-faults button:text("Remove every rule")')
+    await page.getByText('No rules: every request is answered normally.').waitFor()
+    assert.equal(await removeAll.isVisible(), false)
     const add = page.locator('form[aria-label="Add a fault rule"]')
     await add.locator('select[name="method"]').selectOption('POST')
     await add.locator('input[name="path"]').fill('/lites/keypairs')
@@ -229,6 +233,7 @@ describe('the web console, in Chromium', { timeout: 300_000 }, () => {
     assert.deepEqual([rule?.path, rule?.status], ['/lites/keypairs', 400])
     const listed = row('#fault-rules', rule?.fault_id ?? '?', '/lites/keypairs', 'refused by a rule from the console')
     await listed.waitFor()
+    await removeAll.waitFor({ state: 'visible' })
 
     await e2e.ws.write(config(true))
     const refused = await e2e.ws.apply()
@@ -244,6 +249,7 @@ describe('the web console, in Chromium', { timeout: 300_000 }, () => {
     assert.equal(await status(), `rule ${rule?.fault_id} removed`)
     assert.deepEqual(await e2e.emulator.control('GET', '/faults'), [])
     await page.getByText('No rules: every request is answered normally.').waitFor()
+    await removeAll.waitFor({ state: 'hidden' })
     const applied = await e2e.ws.apply()
     assert.equal(applied.code, 0, describeRun(applied))
   })

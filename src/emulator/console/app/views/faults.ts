@@ -64,7 +64,7 @@ export function faultsView(page: Page): View {
       'mode',
       MODES.map((m) => [m, m] as const),
     ),
-    input('Status', 'status', { placeholder: '503', size: '4' }),
+    input('Status', 'status', { placeholder: 'e.g. 503', size: '8' }),
     input('Detail', 'detail', { placeholder: 'the error text' }),
     input('Retry-After s', 'retry_after_s', { placeholder: 'none', size: '5' }),
     input('Delay ms', 'delay_ms', { placeholder: '150 or 100-300', size: '13' }),
@@ -124,6 +124,8 @@ export function faultsView(page: Page): View {
         { title: '', cell: (f: Fault) => button('Remove', remove(f.fault_id), { 'data-fault': f.fault_id }) },
       ]
       list.show(columns, triedOrder(faults), (f) => f.fault_id, 'No rules: every request is answered normally.')
+      // Nothing to remove: the button would do nothing.
+      removeAll.hidden = faults.length === 0
       const install = (name: string) => () =>
         act(page, async () => {
           await control('POST', `/profiles/${encodeURIComponent(name)}`)
