@@ -53,7 +53,7 @@ export class Baremetal extends pulumi.CustomResource {
      */
     declare public /*out*/ readonly createdAt: pulumi.Output<string>;
     /**
-     * The billing cycle: `m` monthly or `a` annually. The API has no call to change it. Must be one of "m", "a". Changing it replaces the resource.
+     * The billing cycle: `m` monthly or `a` annually. The API has no call to change it. Changing it replaces the resource. Must be one of "m", "a".
      */
     declare public readonly cycle: pulumi.Output<string>;
     /**
@@ -61,7 +61,7 @@ export class Baremetal extends pulumi.CustomResource {
      */
     declare public /*out*/ readonly ipAddress: pulumi.Output<string | undefined>;
     /**
-     * A keypair of the Metal pool, from `BaremetalKeypair`. Must be at least 1. Changing it replaces the resource.
+     * A keypair of the Metal pool, from `BaremetalKeypair`. Changing it replaces the resource. Must be at least 1.
      */
     declare public readonly keypairId: pulumi.Output<number>;
     /**
@@ -73,23 +73,23 @@ export class Baremetal extends pulumi.CustomResource {
      */
     declare public /*out*/ readonly orderId: pulumi.Output<string>;
     /**
-     * Charge the card on file for the order; `false` leaves the invoice unpaid and the server Pending until it is paid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
+     * Charge the card on file for the order; `false` leaves the invoice unpaid and the server Pending until it is paid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Default: `true`.
      */
     declare public readonly payWithCreditCard: pulumi.Output<boolean | undefined>;
     /**
-     * Power the server `on` or `off` when the value changes. Given at create, it is applied once the server is Active. Removing it calls nothing. A refresh that finds the power other than the value says (changed in the portal, or turned on by a rebuild or reset) warns, and plans nothing: run the `power` action (Terraform 1.14 or later, or the Pulumi method), or set the value to the power the server has and back, applying each. Must be one of "on", "off".
+     * Power the server `on` or `off` when the value changes. Given at create, it is applied once the server is Active. Removing it calls nothing. A refresh that finds the power other than the value says (changed in the portal, or turned on by a rebuild or reset) warns, and plans nothing: run the `power` action (Terraform 1.14 or later, or the Pulumi method), or set the value to the power the server has and back, applying each. In-place action: the call is made only when the value changes to a non-empty one; the same value, or none, calls nothing. Must be one of "on", "off".
      */
     declare public readonly powerState: pulumi.Output<string | undefined>;
     /**
-     * The product, from `baremetalProducts`. The API has no call to change it. Must be at least 1. Changing it replaces the resource.
+     * The product, from `baremetalProducts`. The API has no call to change it. Changing it replaces the resource. Must be at least 1.
      */
     declare public readonly productId: pulumi.Output<number>;
     /**
-     * A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL). Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
+     * A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
      */
     declare public readonly promocode: pulumi.Output<string | undefined>;
     /**
-     * Number of public IPv4 addresses; only 1 is offered. Must be one of 1. Changing it replaces the resource.
+     * Number of public IPv4 addresses; only 1 is offered. Changing it replaces the resource. Default: `1`. Must be one of 1.
      */
     declare public readonly publicIp: pulumi.Output<number>;
     /**
@@ -97,15 +97,15 @@ export class Baremetal extends pulumi.CustomResource {
      */
     declare public /*out*/ readonly raw: pulumi.Output<string | undefined>;
     /**
-     * Destructive: reinstall the server with this OS (a value of `baremetalRebuildOsList`) whenever the value changes to a non-empty one (an empty one fires nothing). The server is on afterwards whatever Baremetal.powerState says (the rebuild does not send it again; the apply and later refreshes warn). Given at create, it is only recorded. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
+     * Destructive: reinstall the server with this OS (a value of `baremetalRebuildOsList`) whenever the value changes to a non-empty one (an empty one fires nothing). The server is on afterwards whatever Baremetal.powerState says (the rebuild does not send it again; the apply and later refreshes warn). Given at create, it is only recorded. In-place action: the call is made only when the value changes to a non-empty one; the same value, or none, calls nothing. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
      */
     declare public readonly rebuildOs: pulumi.Output<string | undefined>;
     /**
-     * Any new non-empty value hard-resets the server once (the value itself is only a trigger); an empty one fires nothing. The server is on afterwards, even when it was off and Baremetal.powerState is `off` (the reset does not send it again; the apply and later refreshes warn). Given at create, it is only recorded. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
+     * Any new non-empty value hard-resets the server once (the value itself is only a trigger); an empty one fires nothing. The server is on afterwards, even when it was off and Baremetal.powerState is `off` (the reset does not send it again; the apply and later refreshes warn). Given at create, it is only recorded. In-place action: the call is made only when the value changes to a non-empty one; the same value, or none, calls nothing. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
      */
     declare public readonly resetTrigger: pulumi.Output<string | undefined>;
     /**
-     * The OS to install. Reinstall an existing server with Baremetal.rebuildOs. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+     * The OS to install. Reinstall an existing server with Baremetal.rebuildOs. Changing it replaces the resource. Default: `"ubuntu-22"`. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
      */
     declare public readonly selectOs: pulumi.Output<string>;
     /**
@@ -215,11 +215,11 @@ export class Baremetal extends pulumi.CustomResource {
  */
 export interface BaremetalArgs {
     /**
-     * The billing cycle: `m` monthly or `a` annually. The API has no call to change it. Must be one of "m", "a". Changing it replaces the resource.
+     * The billing cycle: `m` monthly or `a` annually. The API has no call to change it. Changing it replaces the resource. Must be one of "m", "a".
      */
     cycle: pulumi.Input<string>;
     /**
-     * A keypair of the Metal pool, from `BaremetalKeypair`. Must be at least 1. Changing it replaces the resource.
+     * A keypair of the Metal pool, from `BaremetalKeypair`. Changing it replaces the resource. Must be at least 1.
      */
     keypairId: pulumi.Input<number>;
     /**
@@ -227,35 +227,35 @@ export interface BaremetalArgs {
      */
     label: pulumi.Input<string>;
     /**
-     * Charge the card on file for the order; `false` leaves the invoice unpaid and the server Pending until it is paid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
+     * Charge the card on file for the order; `false` leaves the invoice unpaid and the server Pending until it is paid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Default: `true`.
      */
     payWithCreditCard?: pulumi.Input<boolean | undefined>;
     /**
-     * Power the server `on` or `off` when the value changes. Given at create, it is applied once the server is Active. Removing it calls nothing. A refresh that finds the power other than the value says (changed in the portal, or turned on by a rebuild or reset) warns, and plans nothing: run the `power` action (Terraform 1.14 or later, or the Pulumi method), or set the value to the power the server has and back, applying each. Must be one of "on", "off".
+     * Power the server `on` or `off` when the value changes. Given at create, it is applied once the server is Active. Removing it calls nothing. A refresh that finds the power other than the value says (changed in the portal, or turned on by a rebuild or reset) warns, and plans nothing: run the `power` action (Terraform 1.14 or later, or the Pulumi method), or set the value to the power the server has and back, applying each. In-place action: the call is made only when the value changes to a non-empty one; the same value, or none, calls nothing. Must be one of "on", "off".
      */
     powerState?: pulumi.Input<string | undefined>;
     /**
-     * The product, from `baremetalProducts`. The API has no call to change it. Must be at least 1. Changing it replaces the resource.
+     * The product, from `baremetalProducts`. The API has no call to change it. Changing it replaces the resource. Must be at least 1.
      */
     productId: pulumi.Input<number>;
     /**
-     * A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL). Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
+     * A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
      */
     promocode?: pulumi.Input<string | undefined>;
     /**
-     * Number of public IPv4 addresses; only 1 is offered. Must be one of 1. Changing it replaces the resource.
+     * Number of public IPv4 addresses; only 1 is offered. Changing it replaces the resource. Default: `1`. Must be one of 1.
      */
     publicIp?: pulumi.Input<number | undefined>;
     /**
-     * Destructive: reinstall the server with this OS (a value of `baremetalRebuildOsList`) whenever the value changes to a non-empty one (an empty one fires nothing). The server is on afterwards whatever Baremetal.powerState says (the rebuild does not send it again; the apply and later refreshes warn). Given at create, it is only recorded. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
+     * Destructive: reinstall the server with this OS (a value of `baremetalRebuildOsList`) whenever the value changes to a non-empty one (an empty one fires nothing). The server is on afterwards whatever Baremetal.powerState says (the rebuild does not send it again; the apply and later refreshes warn). Given at create, it is only recorded. In-place action: the call is made only when the value changes to a non-empty one; the same value, or none, calls nothing. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
      */
     rebuildOs?: pulumi.Input<string | undefined>;
     /**
-     * Any new non-empty value hard-resets the server once (the value itself is only a trigger); an empty one fires nothing. The server is on afterwards, even when it was off and Baremetal.powerState is `off` (the reset does not send it again; the apply and later refreshes warn). Given at create, it is only recorded. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
+     * Any new non-empty value hard-resets the server once (the value itself is only a trigger); an empty one fires nothing. The server is on afterwards, even when it was off and Baremetal.powerState is `off` (the reset does not send it again; the apply and later refreshes warn). Given at create, it is only recorded. In-place action: the call is made only when the value changes to a non-empty one; the same value, or none, calls nothing. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
      */
     resetTrigger?: pulumi.Input<string | undefined>;
     /**
-     * The OS to install. Reinstall an existing server with Baremetal.rebuildOs. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+     * The OS to install. Reinstall an existing server with Baremetal.rebuildOs. Changing it replaces the resource. Default: `"ubuntu-22"`. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
      */
     selectOs?: pulumi.Input<string | undefined>;
 }

@@ -53,7 +53,7 @@ export class BaremetalAdditionalIp extends pulumi.CustomResource {
      */
     declare public /*out*/ readonly createdAt: pulumi.Output<string>;
     /**
-     * The billing cycle: `m` monthly or `a` annually. Must be one of "m", "a". Changing it replaces the resource.
+     * The billing cycle: `m` monthly or `a` annually. Changing it replaces the resource. Must be one of "m", "a".
      */
     declare public readonly cycle: pulumi.Output<string>;
     /**
@@ -61,15 +61,15 @@ export class BaremetalAdditionalIp extends pulumi.CustomResource {
      */
     declare public /*out*/ readonly ipAddress: pulumi.Output<string | undefined>;
     /**
-     * Charge the card on file for the order; `false` leaves the invoice unpaid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
+     * Charge the card on file for the order; `false` leaves the invoice unpaid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Default: `true`.
      */
     declare public readonly payWithCreditCard: pulumi.Output<boolean | undefined>;
     /**
-     * The product, from `baremetalAdditionalIpProducts`. Must be at least 1. Changing it replaces the resource.
+     * The product, from `baremetalAdditionalIpProducts`. Changing it replaces the resource. Must be at least 1.
      */
     declare public readonly productId: pulumi.Output<number>;
     /**
-     * A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL). Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
+     * A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
      */
     declare public readonly promocode: pulumi.Output<string | undefined>;
     /**
@@ -77,7 +77,7 @@ export class BaremetalAdditionalIp extends pulumi.CustomResource {
      */
     declare public /*out*/ readonly raw: pulumi.Output<string | undefined>;
     /**
-     * The region, from `baremetalAdditionalIpRegions`. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+     * The region, from `baremetalAdditionalIpRegions`. Changing it replaces the resource. Default: `"wjv-1"`. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
      */
     declare public readonly region: pulumi.Output<string>;
     /**
@@ -138,23 +138,23 @@ export class BaremetalAdditionalIp extends pulumi.CustomResource {
  */
 export interface BaremetalAdditionalIpArgs {
     /**
-     * The billing cycle: `m` monthly or `a` annually. Must be one of "m", "a". Changing it replaces the resource.
+     * The billing cycle: `m` monthly or `a` annually. Changing it replaces the resource. Must be one of "m", "a".
      */
     cycle: pulumi.Input<string>;
     /**
-     * Charge the card on file for the order; `false` leaves the invoice unpaid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
+     * Charge the card on file for the order; `false` leaves the invoice unpaid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Default: `true`.
      */
     payWithCreditCard?: pulumi.Input<boolean | undefined>;
     /**
-     * The product, from `baremetalAdditionalIpProducts`. Must be at least 1. Changing it replaces the resource.
+     * The product, from `baremetalAdditionalIpProducts`. Changing it replaces the resource. Must be at least 1.
      */
     productId: pulumi.Input<number>;
     /**
-     * A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL). Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
+     * A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
      */
     promocode?: pulumi.Input<string | undefined>;
     /**
-     * The region, from `baremetalAdditionalIpRegions`. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+     * The region, from `baremetalAdditionalIpRegions`. Changing it replaces the resource. Default: `"wjv-1"`. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
      */
     region?: pulumi.Input<string | undefined>;
 }

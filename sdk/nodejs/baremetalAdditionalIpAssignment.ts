@@ -45,11 +45,11 @@ export class BaremetalAdditionalIpAssignment extends pulumi.CustomResource {
     }
 
     /**
-     * The additional IP (its account id). Must be at least 1. Changing it replaces the resource.
+     * The additional IP (its account id). Changing it replaces the resource. Must be at least 1.
      */
     declare public readonly additionalIpId: pulumi.Output<number>;
     /**
-     * The Metal server to route the IP to (its account id). Must be at least 1. Changing it replaces the resource.
+     * The Metal server to route the IP to (its account id). Changing it replaces the resource. Must be at least 1.
      */
     declare public readonly metalAccountId: pulumi.Output<number>;
     /**
@@ -102,11 +102,11 @@ export class BaremetalAdditionalIpAssignment extends pulumi.CustomResource {
  */
 export interface BaremetalAdditionalIpAssignmentArgs {
     /**
-     * The additional IP (its account id). Must be at least 1. Changing it replaces the resource.
+     * The additional IP (its account id). Changing it replaces the resource. Must be at least 1.
      */
     additionalIpId: pulumi.Input<number>;
     /**
-     * The Metal server to route the IP to (its account id). Must be at least 1. Changing it replaces the resource.
+     * The Metal server to route the IP to (its account id). Changing it replaces the resource. Must be at least 1.
      */
     metalAccountId: pulumi.Input<number>;
 }

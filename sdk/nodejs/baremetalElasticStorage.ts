@@ -53,15 +53,15 @@ export class BaremetalElasticStorage extends pulumi.CustomResource {
      */
     declare public /*out*/ readonly createdAt: pulumi.Output<string>;
     /**
-     * The billing cycle: `m` monthly or `a` annually. Must be one of "m", "a". Changing it replaces the resource.
+     * The billing cycle: `m` monthly or `a` annually. Changing it replaces the resource. Must be one of "m", "a".
      */
     declare public readonly cycle: pulumi.Output<string>;
     /**
-     * The Metal server the volume is bound to for life (there is no re-attach call). Must be at least 1. Changing it replaces the resource.
+     * The Metal server the volume is bound to for life (there is no re-attach call). Changing it replaces the resource. Must be at least 1.
      */
     declare public readonly metalAccountId: pulumi.Output<number>;
     /**
-     * Charge the card on file for every order; `false` leaves invoices unpaid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
+     * Charge the card on file for every order; `false` leaves invoices unpaid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Default: `true`.
      */
     declare public readonly payWithCreditCard: pulumi.Output<boolean | undefined>;
     /**
@@ -69,7 +69,7 @@ export class BaremetalElasticStorage extends pulumi.CustomResource {
      */
     declare public readonly productId: pulumi.Output<number>;
     /**
-     * A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL). Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
+     * A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
      */
     declare public readonly promocode: pulumi.Output<string | undefined>;
     /**
@@ -77,7 +77,7 @@ export class BaremetalElasticStorage extends pulumi.CustomResource {
      */
     declare public /*out*/ readonly raw: pulumi.Output<string | undefined>;
     /**
-     * The size in GB, an absolute target, within the product's `min_size` and `max_size`. Grow-only: raising it orders a resize (a paid order) of what the volume lacks. A floor: a volume grown larger outside (the portal, support) is no drift and the state keeps the value (`raw` shows the size it has); lowering it is refused at plan time. Must be at least 1. Grow-only: a smaller value is refused.
+     * The size in GB, an absolute target, within the product's `min_size` and `max_size`. Grow-only: raising it orders a resize (a paid order) of what the volume lacks. A floor: a volume grown larger outside (the portal, support) is no drift and the state keeps the value (`raw` shows the size it has); lowering it is refused at plan time. Grow-only: a smaller value is refused. Default: `100`. Must be at least 1.
      */
     declare public readonly size: pulumi.Output<number>;
     /**
@@ -85,7 +85,7 @@ export class BaremetalElasticStorage extends pulumi.CustomResource {
      */
     declare public /*out*/ readonly status: pulumi.Output<string | undefined>;
     /**
-     * The volume name. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+     * The volume name. Changing it replaces the resource. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
      */
     declare public readonly storageName: pulumi.Output<string>;
 
@@ -150,15 +150,15 @@ export class BaremetalElasticStorage extends pulumi.CustomResource {
  */
 export interface BaremetalElasticStorageArgs {
     /**
-     * The billing cycle: `m` monthly or `a` annually. Must be one of "m", "a". Changing it replaces the resource.
+     * The billing cycle: `m` monthly or `a` annually. Changing it replaces the resource. Must be one of "m", "a".
      */
     cycle: pulumi.Input<string>;
     /**
-     * The Metal server the volume is bound to for life (there is no re-attach call). Must be at least 1. Changing it replaces the resource.
+     * The Metal server the volume is bound to for life (there is no re-attach call). Changing it replaces the resource. Must be at least 1.
      */
     metalAccountId: pulumi.Input<number>;
     /**
-     * Charge the card on file for every order; `false` leaves invoices unpaid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
+     * Charge the card on file for every order; `false` leaves invoices unpaid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Default: `true`.
      */
     payWithCreditCard?: pulumi.Input<boolean | undefined>;
     /**
@@ -166,15 +166,15 @@ export interface BaremetalElasticStorageArgs {
      */
     productId: pulumi.Input<number>;
     /**
-     * A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL). Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
+     * A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
      */
     promocode?: pulumi.Input<string | undefined>;
     /**
-     * The size in GB, an absolute target, within the product's `min_size` and `max_size`. Grow-only: raising it orders a resize (a paid order) of what the volume lacks. A floor: a volume grown larger outside (the portal, support) is no drift and the state keeps the value (`raw` shows the size it has); lowering it is refused at plan time. Must be at least 1. Grow-only: a smaller value is refused.
+     * The size in GB, an absolute target, within the product's `min_size` and `max_size`. Grow-only: raising it orders a resize (a paid order) of what the volume lacks. A floor: a volume grown larger outside (the portal, support) is no drift and the state keeps the value (`raw` shows the size it has); lowering it is refused at plan time. Grow-only: a smaller value is refused. Default: `100`. Must be at least 1.
      */
     size?: pulumi.Input<number | undefined>;
     /**
-     * The volume name. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+     * The volume name. Changing it replaces the resource. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
      */
     storageName: pulumi.Input<string>;
 }

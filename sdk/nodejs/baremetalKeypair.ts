@@ -49,7 +49,7 @@ export class BaremetalKeypair extends pulumi.CustomResource {
      */
     declare public /*out*/ readonly keypairId: pulumi.Output<number>;
     /**
-     * Name of the keypair, unique in the Metal pool. Changing it replaces the keypair. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+     * Name of the keypair, unique in the Metal pool. Changing it replaces the keypair. Changing it replaces the resource. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
      */
     declare public readonly name: pulumi.Output<string>;
     /**
@@ -57,7 +57,7 @@ export class BaremetalKeypair extends pulumi.CustomResource {
      */
     declare public /*out*/ readonly privateKey: pulumi.Output<string | undefined>;
     /**
-     * An existing OpenSSH public key to import. When empty, the service generates a key pair and the output BaremetalKeypair.privateKey holds its private half. Compared without surrounding whitespace. Must be 1 to 16384 characters; one OpenSSH public key line (ssh-ed25519, ssh-rsa or ecdsa-sha2-nistp256/384/521). Changing it replaces the resource.
+     * An existing OpenSSH public key to import. When empty, the service generates a key pair and the output BaremetalKeypair.privateKey holds its private half. Compared without surrounding whitespace. Changing it replaces the resource. Must be 1 to 16384 characters; one OpenSSH public key line (ssh-ed25519, ssh-rsa or ecdsa-sha2-nistp256/384/521).
      */
     declare public readonly publicKey: pulumi.Output<string | undefined>;
     /**
@@ -105,11 +105,11 @@ export class BaremetalKeypair extends pulumi.CustomResource {
  */
 export interface BaremetalKeypairArgs {
     /**
-     * Name of the keypair, unique in the Metal pool. Changing it replaces the keypair. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+     * Name of the keypair, unique in the Metal pool. Changing it replaces the keypair. Changing it replaces the resource. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
      */
     name: pulumi.Input<string>;
     /**
-     * An existing OpenSSH public key to import. When empty, the service generates a key pair and the output BaremetalKeypair.privateKey holds its private half. Compared without surrounding whitespace. Must be 1 to 16384 characters; one OpenSSH public key line (ssh-ed25519, ssh-rsa or ecdsa-sha2-nistp256/384/521). Changing it replaces the resource.
+     * An existing OpenSSH public key to import. When empty, the service generates a key pair and the output BaremetalKeypair.privateKey holds its private half. Compared without surrounding whitespace. Changing it replaces the resource. Must be 1 to 16384 characters; one OpenSSH public key line (ssh-ed25519, ssh-rsa or ecdsa-sha2-nistp256/384/521).
      */
     publicKey?: pulumi.Input<string | undefined>;
 }

@@ -49,7 +49,7 @@ export class LiteKeypair extends pulumi.CustomResource {
      */
     declare public /*out*/ readonly keypairId: pulumi.Output<number>;
     /**
-     * Name of the keypair, unique in the pool. Changing it creates a new keypair and deletes the old one. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+     * Name of the keypair, unique in the pool. Changing it creates a new keypair and deletes the old one. Changing it replaces the resource. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
      */
     declare public readonly name: pulumi.Output<string>;
     /**
@@ -99,7 +99,7 @@ export class LiteKeypair extends pulumi.CustomResource {
  */
 export interface LiteKeypairArgs {
     /**
-     * Name of the keypair, unique in the pool. Changing it creates a new keypair and deletes the old one. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+     * Name of the keypair, unique in the pool. Changing it creates a new keypair and deletes the old one. Changing it replaces the resource. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
      */
     name: pulumi.Input<string>;
 }

@@ -49,11 +49,11 @@ export class LiteProDisk extends pulumi.CustomResource {
      */
     declare public /*out*/ readonly accountId: pulumi.Output<number>;
     /**
-     * The billing cycle of the disk: `m a q s b t p4 p5`. Must be one of "m", "a", "q", "s", "b", "t", "p4", "p5". Changing it replaces the resource.
+     * The billing cycle of the disk: `m a q s b t p4 p5`. Changing it replaces the resource. Must be one of "m", "a", "q", "s", "b", "t", "p4", "p5".
      */
     declare public readonly cycle: pulumi.Output<string>;
     /**
-     * The Lite Pro VM the disk is attached to (its account id). There is no re-attach call. Must be at least 1. Changing it replaces the resource.
+     * The Lite Pro VM the disk is attached to (its account id). There is no re-attach call. Changing it replaces the resource. Must be at least 1.
      */
     declare public readonly liteAccountId: pulumi.Output<number>;
     /**
@@ -61,15 +61,15 @@ export class LiteProDisk extends pulumi.CustomResource {
      */
     declare public /*out*/ readonly orderId: pulumi.Output<string>;
     /**
-     * Charge the card on file for every order; `false` leaves invoices unpaid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
+     * Charge the card on file for every order; `false` leaves invoices unpaid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Default: `true`.
      */
     declare public readonly payWithCreditCard: pulumi.Output<boolean | undefined>;
     /**
-     * The disk product, from liteProDiskProducts. Must be at least 1. Changing it replaces the resource.
+     * The disk product, from liteProDiskProducts. Changing it replaces the resource. Must be at least 1.
      */
     declare public readonly productId: pulumi.Output<number>;
     /**
-     * A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL). Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
+     * A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
      */
     declare public readonly promocode: pulumi.Output<string | undefined>;
     /**
@@ -77,11 +77,11 @@ export class LiteProDisk extends pulumi.CustomResource {
      */
     declare public /*out*/ readonly raw: pulumi.Output<string | undefined>;
     /**
-     * The disk name, 6-16 characters. Must be 6 to 16 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+     * The disk name, 6-16 characters. Changing it replaces the resource. Default: `"service-name"`. Must be 6 to 16 characters; free of control characters (line breaks, tabs, NUL).
      */
     declare public readonly serviceName: pulumi.Output<string>;
     /**
-     * The size in GB, at least 30. Grow-only: raising it orders an upgrade of the difference from the disk's size (a paid order). A floor: a disk grown larger outside (the portal, support) is no drift and the state keeps the value (`raw` shows the size it has); lowering it is refused at plan time. Must be at least 30. Grow-only: a smaller value is refused.
+     * The size in GB, at least 30. Grow-only: raising it orders an upgrade of the difference from the disk's size (a paid order). A floor: a disk grown larger outside (the portal, support) is no drift and the state keeps the value (`raw` shows the size it has); lowering it is refused at plan time. Grow-only: a smaller value is refused. Default: `30`. Must be at least 30.
      */
     declare public readonly size: pulumi.Output<number>;
     /**
@@ -147,31 +147,31 @@ export class LiteProDisk extends pulumi.CustomResource {
  */
 export interface LiteProDiskArgs {
     /**
-     * The billing cycle of the disk: `m a q s b t p4 p5`. Must be one of "m", "a", "q", "s", "b", "t", "p4", "p5". Changing it replaces the resource.
+     * The billing cycle of the disk: `m a q s b t p4 p5`. Changing it replaces the resource. Must be one of "m", "a", "q", "s", "b", "t", "p4", "p5".
      */
     cycle: pulumi.Input<string>;
     /**
-     * The Lite Pro VM the disk is attached to (its account id). There is no re-attach call. Must be at least 1. Changing it replaces the resource.
+     * The Lite Pro VM the disk is attached to (its account id). There is no re-attach call. Changing it replaces the resource. Must be at least 1.
      */
     liteAccountId: pulumi.Input<number>;
     /**
-     * Charge the card on file for every order; `false` leaves invoices unpaid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
+     * Charge the card on file for every order; `false` leaves invoices unpaid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Default: `true`.
      */
     payWithCreditCard?: pulumi.Input<boolean | undefined>;
     /**
-     * The disk product, from liteProDiskProducts. Must be at least 1. Changing it replaces the resource.
+     * The disk product, from liteProDiskProducts. Changing it replaces the resource. Must be at least 1.
      */
     productId: pulumi.Input<number>;
     /**
-     * A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL). Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
+     * A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
      */
     promocode?: pulumi.Input<string | undefined>;
     /**
-     * The disk name, 6-16 characters. Must be 6 to 16 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+     * The disk name, 6-16 characters. Changing it replaces the resource. Default: `"service-name"`. Must be 6 to 16 characters; free of control characters (line breaks, tabs, NUL).
      */
     serviceName?: pulumi.Input<string | undefined>;
     /**
-     * The size in GB, at least 30. Grow-only: raising it orders an upgrade of the difference from the disk's size (a paid order). A floor: a disk grown larger outside (the portal, support) is no drift and the state keeps the value (`raw` shows the size it has); lowering it is refused at plan time. Must be at least 30. Grow-only: a smaller value is refused.
+     * The size in GB, at least 30. Grow-only: raising it orders an upgrade of the difference from the disk's size (a paid order). A floor: a disk grown larger outside (the portal, support) is no drift and the state keeps the value (`raw` shows the size it has); lowering it is refused at plan time. Grow-only: a smaller value is refused. Default: `30`. Must be at least 30.
      */
     size?: pulumi.Input<number | undefined>;
 }

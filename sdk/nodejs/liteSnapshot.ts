@@ -49,19 +49,19 @@ export class LiteSnapshot extends pulumi.CustomResource {
      */
     declare public /*out*/ readonly accountId: pulumi.Output<number>;
     /**
-     * The billing cycle of the snapshot: `m a q s b t p4 p5`. Must be one of "m", "a", "q", "s", "b", "t", "p4", "p5". Changing it replaces the resource.
+     * The billing cycle of the snapshot: `m a q s b t p4 p5`. Changing it replaces the resource. Must be one of "m", "a", "q", "s", "b", "t", "p4", "p5".
      */
     declare public readonly cycle: pulumi.Output<string>;
     /**
-     * A description of the order. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+     * A description of the order. Changing it replaces the resource. Default: `""`. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
      */
     declare public readonly description: pulumi.Output<string>;
     /**
-     * The Lite VM to snapshot (its account id). Must be at least 1. Changing it replaces the resource.
+     * The Lite VM to snapshot (its account id). Changing it replaces the resource. Must be at least 1.
      */
     declare public readonly liteAccountId: pulumi.Output<number>;
     /**
-     * The snapshot name, 6-16 characters. Must be 6 to 16 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+     * The snapshot name, 6-16 characters. Changing it replaces the resource. Default: `"snapshot-name"`. Must be 6 to 16 characters; free of control characters (line breaks, tabs, NUL).
      */
     declare public readonly name: pulumi.Output<string>;
     /**
@@ -69,11 +69,11 @@ export class LiteSnapshot extends pulumi.CustomResource {
      */
     declare public /*out*/ readonly orderId: pulumi.Output<string>;
     /**
-     * Charge the card on file for the order; `false` leaves the invoice unpaid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
+     * Charge the card on file for the order; `false` leaves the invoice unpaid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Default: `true`.
      */
     declare public readonly payWithCreditCard: pulumi.Output<boolean | undefined>;
     /**
-     * A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL). Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
+     * A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
      */
     declare public readonly promocode: pulumi.Output<string | undefined>;
     /**
@@ -130,27 +130,27 @@ export class LiteSnapshot extends pulumi.CustomResource {
  */
 export interface LiteSnapshotArgs {
     /**
-     * The billing cycle of the snapshot: `m a q s b t p4 p5`. Must be one of "m", "a", "q", "s", "b", "t", "p4", "p5". Changing it replaces the resource.
+     * The billing cycle of the snapshot: `m a q s b t p4 p5`. Changing it replaces the resource. Must be one of "m", "a", "q", "s", "b", "t", "p4", "p5".
      */
     cycle: pulumi.Input<string>;
     /**
-     * A description of the order. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+     * A description of the order. Changing it replaces the resource. Default: `""`. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
      */
     description?: pulumi.Input<string | undefined>;
     /**
-     * The Lite VM to snapshot (its account id). Must be at least 1. Changing it replaces the resource.
+     * The Lite VM to snapshot (its account id). Changing it replaces the resource. Must be at least 1.
      */
     liteAccountId: pulumi.Input<number>;
     /**
-     * The snapshot name, 6-16 characters. Must be 6 to 16 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+     * The snapshot name, 6-16 characters. Changing it replaces the resource. Default: `"snapshot-name"`. Must be 6 to 16 characters; free of control characters (line breaks, tabs, NUL).
      */
     name?: pulumi.Input<string | undefined>;
     /**
-     * Charge the card on file for the order; `false` leaves the invoice unpaid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
+     * Charge the card on file for the order; `false` leaves the invoice unpaid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Default: `true`.
      */
     payWithCreditCard?: pulumi.Input<boolean | undefined>;
     /**
-     * A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL). Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
+     * A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
      */
     promocode?: pulumi.Input<string | undefined>;
 }

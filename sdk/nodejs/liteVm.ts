@@ -63,7 +63,7 @@ export class LiteVm extends pulumi.CustomResource {
      */
     declare public /*out*/ readonly ciuser: pulumi.Output<string>;
     /**
-     * The console password: 8 to 255 letters and digits, with an upper-case letter, a lower-case letter and a digit. Must be 8 to 255 characters; letters and digits only; made of at least one upper-case letter, one lower-case letter and one digit. Changing it replaces the resource.
+     * The console password: 8 to 255 letters and digits, with an upper-case letter, a lower-case letter and a digit. Changing it replaces the resource. Must be 8 to 255 characters; letters and digits only; made of at least one upper-case letter, one lower-case letter and one digit.
      */
     declare public readonly consolePassword: pulumi.Output<string>;
     /**
@@ -71,15 +71,15 @@ export class LiteVm extends pulumi.CustomResource {
      */
     declare public /*out*/ readonly cpus: pulumi.Output<number | undefined>;
     /**
-     * The billing cycle: `m` monthly, `a` annually, or `q s b t p4 p5`. Must be one of "m", "a", "q", "s", "b", "t", "p4", "p5". Changing it replaces the resource.
+     * The billing cycle: `m` monthly, `a` annually, or `q s b t p4 p5`. Changing it replaces the resource. Must be one of "m", "a", "q", "s", "b", "t", "p4", "p5".
      */
     declare public readonly cycle: pulumi.Output<string>;
     /**
-     * A description of the order. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+     * A description of the order. Changing it replaces the resource. Default: `""`. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
      */
     declare public readonly description: pulumi.Output<string>;
     /**
-     * The disk size in GB, an absolute target. Grow-only: raising it orders a storage upgrade (a paid order); lowering it is refused at plan time. Unset, it reports the size the VM has after each apply (a growth outside is no drift: a refresh keeps it). Set, it is a floor: a disk larger than the value (grown in the portal, or a larger base disk of the product) is no drift and the state keeps the value, while a smaller one is planned to grow back. A new VM has at least the base disk of its product; a smaller value orders nothing, and the plan warns. The maximum is checked at plan time, from the VM's storage options (for a new VM, those of another VM of the family in the account; with none, the plan warns that the service checks it only at the storage order, after the VM is ordered). Must be at least 1. Grow-only: a smaller value is refused.
+     * The disk size in GB, an absolute target. Grow-only: raising it orders a storage upgrade (a paid order); lowering it is refused at plan time. Unset, it reports the size the VM has after each apply (a growth outside is no drift: a refresh keeps it). Set, it is a floor: a disk larger than the value (grown in the portal, or a larger base disk of the product) is no drift and the state keeps the value, while a smaller one is planned to grow back. A new VM has at least the base disk of its product; a smaller value orders nothing, and the plan warns. The maximum is checked at plan time, from the VM's storage options (for a new VM, those of another VM of the family in the account; with none, the plan warns that the service checks it only at the storage order, after the VM is ordered). Grow-only: a smaller value is refused. Must be at least 1.
      */
     declare public readonly diskSize: pulumi.Output<number | undefined>;
     /**
@@ -103,7 +103,7 @@ export class LiteVm extends pulumi.CustomResource {
      */
     declare public /*out*/ readonly mem: pulumi.Output<number | undefined>;
     /**
-     * One-shot migration to Lite Pro: the value is a product id from liteProProducts (an empty one fires nothing). The VM keeps being managed by this resource after it moves, and is running afterwards whatever LiteVm.powerState says (the migration does not send it again; the apply and later refreshes warn). Given at create, it is only recorded. Must be empty, or a positive whole number written in digits.
+     * One-shot migration to Lite Pro: the value is a product id from liteProProducts (an empty one fires nothing). The VM keeps being managed by this resource after it moves, and is running afterwards whatever LiteVm.powerState says (the migration does not send it again; the apply and later refreshes warn). Given at create, it is only recorded. In-place action: the call is made only when the value changes to a non-empty one; the same value, or none, calls nothing. Must be empty, or a positive whole number written in digits.
      */
     declare public readonly migrateToPro: pulumi.Output<string | undefined>;
     /**
@@ -119,11 +119,11 @@ export class LiteVm extends pulumi.CustomResource {
      */
     declare public /*out*/ readonly osname: pulumi.Output<string | undefined>;
     /**
-     * Charge the card on file for every order. With `false` the order is placed and its invoice stays unpaid: the VM stays `Pending` until it is paid in the portal. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
+     * Charge the card on file for every order. With `false` the order is placed and its invoice stays unpaid: the VM stays `Pending` until it is paid in the portal. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Default: `true`.
      */
     declare public readonly payWithCreditCard: pulumi.Output<boolean | undefined>;
     /**
-     * A power action, applied when the value changes: `start`, `stop` (hard), `shutdown` (graceful), `suspend`, `resume`. Given at create, it is applied once the VM is Active. Removing it calls nothing. A refresh that finds the power other than the value says (the VM stopped in the portal, or started by a rebuild or migration) warns, and plans nothing: run the `power` action (Terraform 1.14 or later, or the Pulumi method), or set the value to the power the VM has and back, applying each. Must be one of "start", "stop", "suspend", "resume", "shutdown".
+     * A power action, applied when the value changes: `start`, `stop` (hard), `shutdown` (graceful), `suspend`, `resume`. Given at create, it is applied once the VM is Active. Removing it calls nothing. A refresh that finds the power other than the value says (the VM stopped in the portal, or started by a rebuild or migration) warns, and plans nothing: run the `power` action (Terraform 1.14 or later, or the Pulumi method), or set the value to the power the VM has and back, applying each. In-place action: the call is made only when the value changes to a non-empty one; the same value, or none, calls nothing. Must be one of "start", "stop", "suspend", "resume", "shutdown".
      */
     declare public readonly powerState: pulumi.Output<string | undefined>;
     /**
@@ -135,7 +135,7 @@ export class LiteVm extends pulumi.CustomResource {
      */
     declare public /*out*/ readonly productName: pulumi.Output<string | undefined>;
     /**
-     * A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL). Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
+     * A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
      */
     declare public readonly promocode: pulumi.Output<string | undefined>;
     /**
@@ -143,7 +143,7 @@ export class LiteVm extends pulumi.CustomResource {
      */
     declare public /*out*/ readonly raw: pulumi.Output<string | undefined>;
     /**
-     * Destructive: reinstall the VM with this OS (a `name` from the OS list) whenever the value changes to a non-empty one (an empty one fires nothing). The disk is wiped, and the VM is running afterwards whatever LiteVm.powerState says (the rebuild does not send it again; the apply and later refreshes warn). Given at create, it is only recorded. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
+     * Destructive: reinstall the VM with this OS (a `name` from the OS list) whenever the value changes to a non-empty one (an empty one fires nothing). The disk is wiped, and the VM is running afterwards whatever LiteVm.powerState says (the rebuild does not send it again; the apply and later refreshes warn). Given at create, it is only recorded. In-place action: the call is made only when the value changes to a non-empty one; the same value, or none, calls nothing. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
      */
     declare public readonly rebuildOs: pulumi.Output<string | undefined>;
     /**
@@ -159,11 +159,11 @@ export class LiteVm extends pulumi.CustomResource {
      */
     declare public /*out*/ readonly regionLabel: pulumi.Output<string>;
     /**
-     * The OS to install, a `name` from liteOsList. To change the OS of an existing VM use LiteVm.rebuildOs. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+     * The OS to install, a `name` from liteOsList. To change the OS of an existing VM use LiteVm.rebuildOs. Changing it replaces the resource. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
      */
     declare public readonly selectOs: pulumi.Output<string>;
     /**
-     * The SSH and console user (the cloud-init user). Must be 6 to 32 characters; letters, digits, hyphens and periods only. Changing it replaces the resource.
+     * The SSH and console user (the cloud-init user). Changing it replaces the resource. Must be 6 to 32 characters; letters, digits, hyphens and periods only.
      */
     declare public readonly sshAndConsoleUser: pulumi.Output<string>;
     /**
@@ -175,7 +175,7 @@ export class LiteVm extends pulumi.CustomResource {
      */
     declare public /*out*/ readonly uptime: pulumi.Output<number | undefined>;
     /**
-     * The VM name, 6-16 characters. Changed in place. Must be 6 to 16 characters; free of control characters (line breaks, tabs, NUL).
+     * The VM name, 6-16 characters. Changed in place. Default: `"server-name"`. Must be 6 to 16 characters; free of control characters (line breaks, tabs, NUL).
      */
     declare public readonly vmName: pulumi.Output<string>;
 
@@ -310,19 +310,19 @@ export class LiteVm extends pulumi.CustomResource {
  */
 export interface LiteVmArgs {
     /**
-     * The console password: 8 to 255 letters and digits, with an upper-case letter, a lower-case letter and a digit. Must be 8 to 255 characters; letters and digits only; made of at least one upper-case letter, one lower-case letter and one digit. Changing it replaces the resource.
+     * The console password: 8 to 255 letters and digits, with an upper-case letter, a lower-case letter and a digit. Changing it replaces the resource. Must be 8 to 255 characters; letters and digits only; made of at least one upper-case letter, one lower-case letter and one digit.
      */
     consolePassword: pulumi.Input<string>;
     /**
-     * The billing cycle: `m` monthly, `a` annually, or `q s b t p4 p5`. Must be one of "m", "a", "q", "s", "b", "t", "p4", "p5". Changing it replaces the resource.
+     * The billing cycle: `m` monthly, `a` annually, or `q s b t p4 p5`. Changing it replaces the resource. Must be one of "m", "a", "q", "s", "b", "t", "p4", "p5".
      */
     cycle: pulumi.Input<string>;
     /**
-     * A description of the order. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+     * A description of the order. Changing it replaces the resource. Default: `""`. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
      */
     description?: pulumi.Input<string | undefined>;
     /**
-     * The disk size in GB, an absolute target. Grow-only: raising it orders a storage upgrade (a paid order); lowering it is refused at plan time. Unset, it reports the size the VM has after each apply (a growth outside is no drift: a refresh keeps it). Set, it is a floor: a disk larger than the value (grown in the portal, or a larger base disk of the product) is no drift and the state keeps the value, while a smaller one is planned to grow back. A new VM has at least the base disk of its product; a smaller value orders nothing, and the plan warns. The maximum is checked at plan time, from the VM's storage options (for a new VM, those of another VM of the family in the account; with none, the plan warns that the service checks it only at the storage order, after the VM is ordered). Must be at least 1. Grow-only: a smaller value is refused.
+     * The disk size in GB, an absolute target. Grow-only: raising it orders a storage upgrade (a paid order); lowering it is refused at plan time. Unset, it reports the size the VM has after each apply (a growth outside is no drift: a refresh keeps it). Set, it is a floor: a disk larger than the value (grown in the portal, or a larger base disk of the product) is no drift and the state keeps the value, while a smaller one is planned to grow back. A new VM has at least the base disk of its product; a smaller value orders nothing, and the plan warns. The maximum is checked at plan time, from the VM's storage options (for a new VM, those of another VM of the family in the account; with none, the plan warns that the service checks it only at the storage order, after the VM is ordered). Grow-only: a smaller value is refused. Must be at least 1.
      */
     diskSize?: pulumi.Input<number | undefined>;
     /**
@@ -330,15 +330,15 @@ export interface LiteVmArgs {
      */
     keypairId: pulumi.Input<number>;
     /**
-     * One-shot migration to Lite Pro: the value is a product id from liteProProducts (an empty one fires nothing). The VM keeps being managed by this resource after it moves, and is running afterwards whatever LiteVm.powerState says (the migration does not send it again; the apply and later refreshes warn). Given at create, it is only recorded. Must be empty, or a positive whole number written in digits.
+     * One-shot migration to Lite Pro: the value is a product id from liteProProducts (an empty one fires nothing). The VM keeps being managed by this resource after it moves, and is running afterwards whatever LiteVm.powerState says (the migration does not send it again; the apply and later refreshes warn). Given at create, it is only recorded. In-place action: the call is made only when the value changes to a non-empty one; the same value, or none, calls nothing. Must be empty, or a positive whole number written in digits.
      */
     migrateToPro?: pulumi.Input<string | undefined>;
     /**
-     * Charge the card on file for every order. With `false` the order is placed and its invoice stays unpaid: the VM stays `Pending` until it is paid in the portal. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
+     * Charge the card on file for every order. With `false` the order is placed and its invoice stays unpaid: the VM stays `Pending` until it is paid in the portal. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Default: `true`.
      */
     payWithCreditCard?: pulumi.Input<boolean | undefined>;
     /**
-     * A power action, applied when the value changes: `start`, `stop` (hard), `shutdown` (graceful), `suspend`, `resume`. Given at create, it is applied once the VM is Active. Removing it calls nothing. A refresh that finds the power other than the value says (the VM stopped in the portal, or started by a rebuild or migration) warns, and plans nothing: run the `power` action (Terraform 1.14 or later, or the Pulumi method), or set the value to the power the VM has and back, applying each. Must be one of "start", "stop", "suspend", "resume", "shutdown".
+     * A power action, applied when the value changes: `start`, `stop` (hard), `shutdown` (graceful), `suspend`, `resume`. Given at create, it is applied once the VM is Active. Removing it calls nothing. A refresh that finds the power other than the value says (the VM stopped in the portal, or started by a rebuild or migration) warns, and plans nothing: run the `power` action (Terraform 1.14 or later, or the Pulumi method), or set the value to the power the VM has and back, applying each. In-place action: the call is made only when the value changes to a non-empty one; the same value, or none, calls nothing. Must be one of "start", "stop", "suspend", "resume", "shutdown".
      */
     powerState?: pulumi.Input<string | undefined>;
     /**
@@ -346,23 +346,23 @@ export interface LiteVmArgs {
      */
     productId: pulumi.Input<number>;
     /**
-     * A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL). Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
+     * A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
      */
     promocode?: pulumi.Input<string | undefined>;
     /**
-     * Destructive: reinstall the VM with this OS (a `name` from the OS list) whenever the value changes to a non-empty one (an empty one fires nothing). The disk is wiped, and the VM is running afterwards whatever LiteVm.powerState says (the rebuild does not send it again; the apply and later refreshes warn). Given at create, it is only recorded. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
+     * Destructive: reinstall the VM with this OS (a `name` from the OS list) whenever the value changes to a non-empty one (an empty one fires nothing). The disk is wiped, and the VM is running afterwards whatever LiteVm.powerState says (the rebuild does not send it again; the apply and later refreshes warn). Given at create, it is only recorded. In-place action: the call is made only when the value changes to a non-empty one; the same value, or none, calls nothing. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
      */
     rebuildOs?: pulumi.Input<string | undefined>;
     /**
-     * The OS to install, a `name` from liteOsList. To change the OS of an existing VM use LiteVm.rebuildOs. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+     * The OS to install, a `name` from liteOsList. To change the OS of an existing VM use LiteVm.rebuildOs. Changing it replaces the resource. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
      */
     selectOs: pulumi.Input<string>;
     /**
-     * The SSH and console user (the cloud-init user). Must be 6 to 32 characters; letters, digits, hyphens and periods only. Changing it replaces the resource.
+     * The SSH and console user (the cloud-init user). Changing it replaces the resource. Must be 6 to 32 characters; letters, digits, hyphens and periods only.
      */
     sshAndConsoleUser: pulumi.Input<string>;
     /**
-     * The VM name, 6-16 characters. Changed in place. Must be 6 to 16 characters; free of control characters (line breaks, tabs, NUL).
+     * The VM name, 6-16 characters. Changed in place. Default: `"server-name"`. Must be 6 to 16 characters; free of control characters (line breaks, tabs, NUL).
      */
     vmName?: pulumi.Input<string | undefined>;
 }

@@ -49,23 +49,23 @@ export class LiteVmFromSnapshot extends pulumi.CustomResource {
      */
     declare public /*out*/ readonly accountId: pulumi.Output<number>;
     /**
-     * The console password: 8 to 255 letters and digits, with an upper-case letter, a lower-case letter and a digit. Must be 8 to 255 characters; letters and digits only; made of at least one upper-case letter, one lower-case letter and one digit. Changing it replaces the resource.
+     * The console password: 8 to 255 letters and digits, with an upper-case letter, a lower-case letter and a digit. Changing it replaces the resource. Must be 8 to 255 characters; letters and digits only; made of at least one upper-case letter, one lower-case letter and one digit.
      */
     declare public readonly consolePassword: pulumi.Output<string>;
     /**
-     * The billing cycle of the new VM: `m a q s b t p4 p5`. Must be one of "m", "a", "q", "s", "b", "t", "p4", "p5". Changing it replaces the resource.
+     * The billing cycle of the new VM: `m a q s b t p4 p5`. Changing it replaces the resource. Must be one of "m", "a", "q", "s", "b", "t", "p4", "p5".
      */
     declare public readonly cycle: pulumi.Output<string>;
     /**
-     * A description of the order. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+     * A description of the order. Changing it replaces the resource. Default: `""`. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
      */
     declare public readonly description: pulumi.Output<string>;
     /**
-     * A keypair of the Lite pool. Must be at least 1. Changing it replaces the resource.
+     * A keypair of the Lite pool. Changing it replaces the resource. Must be at least 1.
      */
     declare public readonly keypairId: pulumi.Output<number>;
     /**
-     * The VM name, 6-16 characters. Must be 6 to 16 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+     * The VM name, 6-16 characters. Changing it replaces the resource. Must be 6 to 16 characters; free of control characters (line breaks, tabs, NUL).
      */
     declare public readonly name: pulumi.Output<string>;
     /**
@@ -73,23 +73,23 @@ export class LiteVmFromSnapshot extends pulumi.CustomResource {
      */
     declare public /*out*/ readonly orderId: pulumi.Output<string>;
     /**
-     * Charge the card on file for the order; `false` leaves the invoice unpaid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
+     * Charge the card on file for the order; `false` leaves the invoice unpaid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Default: `true`.
      */
     declare public readonly payWithCreditCard: pulumi.Output<boolean | undefined>;
     /**
-     * The product of the new VM, from liteProducts. Must be at least 1. Changing it replaces the resource.
+     * The product of the new VM, from liteProducts. Changing it replaces the resource. Must be at least 1.
      */
     declare public readonly productId: pulumi.Output<number>;
     /**
-     * A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL). Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
+     * A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
      */
     declare public readonly promocode: pulumi.Output<string | undefined>;
     /**
-     * The snapshot to restore (its account id). Must be at least 1. Changing it replaces the resource.
+     * The snapshot to restore (its account id). Changing it replaces the resource. Must be at least 1.
      */
     declare public readonly snapshotId: pulumi.Output<number>;
     /**
-     * The SSH and console user. Must be 6 to 32 characters; letters, digits, hyphens and periods only. Changing it replaces the resource.
+     * The SSH and console user. Changing it replaces the resource. Must be 6 to 32 characters; letters, digits, hyphens and periods only.
      */
     declare public readonly sshAndConsoleUser: pulumi.Output<string>;
     /**
@@ -171,43 +171,43 @@ export class LiteVmFromSnapshot extends pulumi.CustomResource {
  */
 export interface LiteVmFromSnapshotArgs {
     /**
-     * The console password: 8 to 255 letters and digits, with an upper-case letter, a lower-case letter and a digit. Must be 8 to 255 characters; letters and digits only; made of at least one upper-case letter, one lower-case letter and one digit. Changing it replaces the resource.
+     * The console password: 8 to 255 letters and digits, with an upper-case letter, a lower-case letter and a digit. Changing it replaces the resource. Must be 8 to 255 characters; letters and digits only; made of at least one upper-case letter, one lower-case letter and one digit.
      */
     consolePassword: pulumi.Input<string>;
     /**
-     * The billing cycle of the new VM: `m a q s b t p4 p5`. Must be one of "m", "a", "q", "s", "b", "t", "p4", "p5". Changing it replaces the resource.
+     * The billing cycle of the new VM: `m a q s b t p4 p5`. Changing it replaces the resource. Must be one of "m", "a", "q", "s", "b", "t", "p4", "p5".
      */
     cycle: pulumi.Input<string>;
     /**
-     * A description of the order. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+     * A description of the order. Changing it replaces the resource. Default: `""`. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
      */
     description?: pulumi.Input<string | undefined>;
     /**
-     * A keypair of the Lite pool. Must be at least 1. Changing it replaces the resource.
+     * A keypair of the Lite pool. Changing it replaces the resource. Must be at least 1.
      */
     keypairId: pulumi.Input<number>;
     /**
-     * The VM name, 6-16 characters. Must be 6 to 16 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+     * The VM name, 6-16 characters. Changing it replaces the resource. Must be 6 to 16 characters; free of control characters (line breaks, tabs, NUL).
      */
     name: pulumi.Input<string>;
     /**
-     * Charge the card on file for the order; `false` leaves the invoice unpaid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
+     * Charge the card on file for the order; `false` leaves the invoice unpaid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Default: `true`.
      */
     payWithCreditCard?: pulumi.Input<boolean | undefined>;
     /**
-     * The product of the new VM, from liteProducts. Must be at least 1. Changing it replaces the resource.
+     * The product of the new VM, from liteProducts. Changing it replaces the resource. Must be at least 1.
      */
     productId: pulumi.Input<number>;
     /**
-     * A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL). Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
+     * A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
      */
     promocode?: pulumi.Input<string | undefined>;
     /**
-     * The snapshot to restore (its account id). Must be at least 1. Changing it replaces the resource.
+     * The snapshot to restore (its account id). Changing it replaces the resource. Must be at least 1.
      */
     snapshotId: pulumi.Input<number>;
     /**
-     * The SSH and console user. Must be 6 to 32 characters; letters, digits, hyphens and periods only. Changing it replaces the resource.
+     * The SSH and console user. Changing it replaces the resource. Must be 6 to 32 characters; letters, digits, hyphens and periods only.
      */
     sshAndConsoleUser: pulumi.Input<string>;
 }

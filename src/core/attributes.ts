@@ -155,6 +155,30 @@ export function isInput(attribute: AttributeFlags): boolean {
 }
 
 /**
+ * The rules of an attribute a user must know before applying, as sentences, the same for every client's
+ * schema (its descriptions, and so each SDK's docs): `replace` is the client's command that orders an
+ * object again (`terraform apply -replace`, `pulumi up --replace`).
+ */
+export function attributeNotes(attribute: Attribute, replace: string): string[] {
+  const rules = (attribute.validate ?? []).map((v) => v.rule)
+  const input = isInput(attribute)
+  return [
+    ...(attribute.createOnly && input ? ['Changing it replaces the resource.'] : []),
+    ...(attribute.orderTime && input
+      ? [
+          `Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (\`${replace}\` orders again).`,
+        ]
+      : []),
+    ...(attribute.action
+      ? ['In-place action: the call is made only when the value changes to a non-empty one; the same value, or none, calls nothing.']
+      : []),
+    ...(attribute.growOnly ? ['Grow-only: a smaller value is refused.'] : []),
+    ...(attribute.default !== undefined ? [`Default: \`${JSON.stringify(attribute.default)}\`.`] : []),
+    ...(rules.length > 0 ? [`Must be ${rules.join('; ')}.`] : []),
+  ]
+}
+
+/**
  * Whether a value may stand that the configuration did not give: the service sets it (computed only,
  * optional+computed, optional with a default), or it is an in-place action, whose last value is
  * kept when it is removed (removing it calls nothing, so nothing changes).

@@ -14,7 +14,7 @@ import {
   runMethod,
   type Session,
 } from './apply.js'
-import { type Attribute, int64, object, string } from './attributes.js'
+import { type Attribute, attributeNotes, bool, int64, object, string } from './attributes.js'
 import { checkResource, DefinitionError, defineMethod, defineResource } from './definition.js'
 import { silentLogger } from './definition-types.js'
 import { clauseOf, error, renderNames, toDiagnostics, verbatim } from './diagnostics.js'
@@ -840,5 +840,26 @@ describe('validation never shows a sensitive value', () => {
     )
     assert.ok(issues.some((d) => d.summary === 'Invalid login.secret'))
     assert.ok(issues.some((d) => /vault\.user must be a string \(got a number, not shown/.test(d.detail ?? '')))
+  })
+})
+
+describe("attributeNotes: the rules every client's schema states", () => {
+  test("an input states each of its flags, the client's command to order again, its default and its value rules", () => {
+    const trigger = string({ optional: true, action: true, validate: [oneOf(['on', 'off'])], description: 'Power.' })
+    assert.deepEqual(attributeNotes(trigger, 'pulumi up --replace'), [
+      'In-place action: the call is made only when the value changes to a non-empty one; the same value, or none, calls nothing.',
+      'Must be one of "on", "off".',
+    ])
+    const pay = bool({ optional: true, orderTime: true, default: true, description: 'Pay.' })
+    assert.deepEqual(attributeNotes(pay, 'terraform apply -replace'), [
+      'Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`terraform apply -replace` orders again).',
+      'Default: `true`.',
+    ])
+    const size = int64({ required: true, createOnly: true, growOnly: true, description: 'Size.' })
+    assert.deepEqual(attributeNotes(size, 'x'), ['Changing it replaces the resource.', 'Grow-only: a smaller value is refused.'])
+  })
+
+  test('an output is not said to replace anything', () => {
+    assert.deepEqual(attributeNotes(string({ computed: true, createOnly: true, description: 'Id.' }), 'x'), [])
   })
 })

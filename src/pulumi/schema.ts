@@ -1,5 +1,5 @@
 /** The Pulumi package schema, generated from the definitions: one source of truth for GetSchema, schema/schema.json and the SDK. */
-import { type Attribute, type Attributes, isInput, type TypeSpec, toPascal } from '../core/index.js'
+import { type Attribute, type Attributes, attributeNotes, isInput, type TypeSpec, toPascal } from '../core/index.js'
 import { functionToken, methodName, methodToken, PACKAGE, pulumiRegistry, type Registry, resourceToken } from './provider.js'
 import { wireName } from './wire.js'
 
@@ -80,20 +80,9 @@ function withoutOverride(properties: JsonObject, unrecoverable: readonly string[
   return properties
 }
 
-/** The description with the attribute's rules, so that every Limit of the spec is visible in the SDK docs. */
+/** The description with the attribute's rules (core's attributeNotes), so that every Limit of the spec is visible in the SDK docs. */
 function describe(attribute: Attribute): string {
-  const rules = (attribute.validate ?? []).map((v) => v.rule)
-  const notes = [
-    ...(rules.length > 0 ? [`Must be ${rules.join('; ')}.`] : []),
-    ...(attribute.createOnly && isInput(attribute) ? ['Changing it replaces the resource.'] : []),
-    ...(attribute.orderTime && isInput(attribute)
-      ? [
-          'Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).',
-        ]
-      : []),
-    ...(attribute.growOnly ? ['Grow-only: a smaller value is refused.'] : []),
-  ]
-  return [attribute.description, ...notes].join(' ')
+  return [attribute.description, ...attributeNotes(attribute, 'pulumi up --replace')].join(' ')
 }
 
 function sortedKeys(o: JsonObject): JsonObject {

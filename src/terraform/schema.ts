@@ -8,6 +8,7 @@ import {
   type AnyResource,
   type Attribute,
   type Attributes,
+  attributeNotes,
   type Diagnostic,
   isComputed,
   isInput,
@@ -200,19 +201,9 @@ function nestedObject(type: TypeSpec): Schema_Object | undefined {
   })
 }
 
-/** The attribute's description plus the rules a user must know before applying. */
+/** The attribute's description plus the rules a user must know before applying (core's attributeNotes). */
 export function describeAttribute(attribute: Attribute): string {
-  const notes: string[] = []
-  if (attribute.createOnly) notes.push('Changing it forces replacement.')
-  if (attribute.orderTime)
-    notes.push(
-      'Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`terraform apply -replace` orders again).',
-    )
-  if (attribute.growOnly) notes.push('Grow-only.')
-  if (attribute.default !== undefined) notes.push(`Default: \`${JSON.stringify(attribute.default)}\`.`)
-  const rules = (attribute.validate ?? []).map((v) => v.rule)
-  if (rules.length > 0) notes.push(`Must be ${rules.join('; ')}.`)
-  return [attribute.description, ...notes].join(' ')
+  return [attribute.description, ...attributeNotes(attribute, 'terraform apply -replace')].join(' ')
 }
 
 /** cty value of a whole object → core values under canonical names. */

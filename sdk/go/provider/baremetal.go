@@ -20,33 +20,33 @@ type Baremetal struct {
 	AccountId pulumi.IntOutput `pulumi:"accountId"`
 	// Creation date, `YYYY-MM-DD`.
 	CreatedAt pulumi.StringOutput `pulumi:"createdAt"`
-	// The billing cycle: `m` monthly or `a` annually. The API has no call to change it. Must be one of "m", "a". Changing it replaces the resource.
+	// The billing cycle: `m` monthly or `a` annually. The API has no call to change it. Changing it replaces the resource. Must be one of "m", "a".
 	Cycle pulumi.StringOutput `pulumi:"cycle"`
 	// The public IPv4 address, known once the server is Active.
 	IpAddress pulumi.StringPtrOutput `pulumi:"ipAddress"`
-	// A keypair of the Metal pool, from `BaremetalKeypair`. Must be at least 1. Changing it replaces the resource.
+	// A keypair of the Metal pool, from `BaremetalKeypair`. Changing it replaces the resource. Must be at least 1.
 	KeypairId pulumi.IntOutput `pulumi:"keypairId"`
 	// The display name; changed in place. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
 	Label pulumi.StringOutput `pulumi:"label"`
 	// The order that created the server.
 	OrderId pulumi.StringOutput `pulumi:"orderId"`
-	// Charge the card on file for the order; `false` leaves the invoice unpaid and the server Pending until it is paid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
+	// Charge the card on file for the order; `false` leaves the invoice unpaid and the server Pending until it is paid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Default: `true`.
 	PayWithCreditCard pulumi.BoolPtrOutput `pulumi:"payWithCreditCard"`
-	// Power the server `on` or `off` when the value changes. Given at create, it is applied once the server is Active. Removing it calls nothing. A refresh that finds the power other than the value says (changed in the portal, or turned on by a rebuild or reset) warns, and plans nothing: run the `power` action (Terraform 1.14 or later, or the Pulumi method), or set the value to the power the server has and back, applying each. Must be one of "on", "off".
+	// Power the server `on` or `off` when the value changes. Given at create, it is applied once the server is Active. Removing it calls nothing. A refresh that finds the power other than the value says (changed in the portal, or turned on by a rebuild or reset) warns, and plans nothing: run the `power` action (Terraform 1.14 or later, or the Pulumi method), or set the value to the power the server has and back, applying each. In-place action: the call is made only when the value changes to a non-empty one; the same value, or none, calls nothing. Must be one of "on", "off".
 	PowerState pulumi.StringPtrOutput `pulumi:"powerState"`
-	// The product, from `baremetalProducts`. The API has no call to change it. Must be at least 1. Changing it replaces the resource.
+	// The product, from `baremetalProducts`. The API has no call to change it. Changing it replaces the resource. Must be at least 1.
 	ProductId pulumi.IntOutput `pulumi:"productId"`
-	// A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL). Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
+	// A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
 	Promocode pulumi.StringPtrOutput `pulumi:"promocode"`
-	// Number of public IPv4 addresses; only 1 is offered. Must be one of 1. Changing it replaces the resource.
+	// Number of public IPv4 addresses; only 1 is offered. Changing it replaces the resource. Default: `1`. Must be one of 1.
 	PublicIp pulumi.IntOutput `pulumi:"publicIp"`
 	// The last API response for this object as JSON, with secrets redacted.
 	Raw pulumi.StringPtrOutput `pulumi:"raw"`
-	// Destructive: reinstall the server with this OS (a value of `baremetalRebuildOsList`) whenever the value changes to a non-empty one (an empty one fires nothing). The server is on afterwards whatever PowerState says (the rebuild does not send it again; the apply and later refreshes warn). Given at create, it is only recorded. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
+	// Destructive: reinstall the server with this OS (a value of `baremetalRebuildOsList`) whenever the value changes to a non-empty one (an empty one fires nothing). The server is on afterwards whatever PowerState says (the rebuild does not send it again; the apply and later refreshes warn). Given at create, it is only recorded. In-place action: the call is made only when the value changes to a non-empty one; the same value, or none, calls nothing. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
 	RebuildOs pulumi.StringPtrOutput `pulumi:"rebuildOs"`
-	// Any new non-empty value hard-resets the server once (the value itself is only a trigger); an empty one fires nothing. The server is on afterwards, even when it was off and PowerState is `off` (the reset does not send it again; the apply and later refreshes warn). Given at create, it is only recorded. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
+	// Any new non-empty value hard-resets the server once (the value itself is only a trigger); an empty one fires nothing. The server is on afterwards, even when it was off and PowerState is `off` (the reset does not send it again; the apply and later refreshes warn). Given at create, it is only recorded. In-place action: the call is made only when the value changes to a non-empty one; the same value, or none, calls nothing. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
 	ResetTrigger pulumi.StringPtrOutput `pulumi:"resetTrigger"`
-	// The OS to install. Reinstall an existing server with RebuildOs. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+	// The OS to install. Reinstall an existing server with RebuildOs. Changing it replaces the resource. Default: `"ubuntu-22"`. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
 	SelectOs pulumi.StringOutput `pulumi:"selectOs"`
 	// The server account status.
 	Status pulumi.StringPtrOutput `pulumi:"status"`
@@ -131,53 +131,53 @@ func BaremetalExists(ctx *pulumi.Context,
 }
 
 type baremetalArgs struct {
-	// The billing cycle: `m` monthly or `a` annually. The API has no call to change it. Must be one of "m", "a". Changing it replaces the resource.
+	// The billing cycle: `m` monthly or `a` annually. The API has no call to change it. Changing it replaces the resource. Must be one of "m", "a".
 	Cycle string `pulumi:"cycle"`
-	// A keypair of the Metal pool, from `BaremetalKeypair`. Must be at least 1. Changing it replaces the resource.
+	// A keypair of the Metal pool, from `BaremetalKeypair`. Changing it replaces the resource. Must be at least 1.
 	KeypairId int `pulumi:"keypairId"`
 	// The display name; changed in place. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
 	Label string `pulumi:"label"`
-	// Charge the card on file for the order; `false` leaves the invoice unpaid and the server Pending until it is paid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
+	// Charge the card on file for the order; `false` leaves the invoice unpaid and the server Pending until it is paid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Default: `true`.
 	PayWithCreditCard *bool `pulumi:"payWithCreditCard"`
-	// Power the server `on` or `off` when the value changes. Given at create, it is applied once the server is Active. Removing it calls nothing. A refresh that finds the power other than the value says (changed in the portal, or turned on by a rebuild or reset) warns, and plans nothing: run the `power` action (Terraform 1.14 or later, or the Pulumi method), or set the value to the power the server has and back, applying each. Must be one of "on", "off".
+	// Power the server `on` or `off` when the value changes. Given at create, it is applied once the server is Active. Removing it calls nothing. A refresh that finds the power other than the value says (changed in the portal, or turned on by a rebuild or reset) warns, and plans nothing: run the `power` action (Terraform 1.14 or later, or the Pulumi method), or set the value to the power the server has and back, applying each. In-place action: the call is made only when the value changes to a non-empty one; the same value, or none, calls nothing. Must be one of "on", "off".
 	PowerState *string `pulumi:"powerState"`
-	// The product, from `baremetalProducts`. The API has no call to change it. Must be at least 1. Changing it replaces the resource.
+	// The product, from `baremetalProducts`. The API has no call to change it. Changing it replaces the resource. Must be at least 1.
 	ProductId int `pulumi:"productId"`
-	// A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL). Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
+	// A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
 	Promocode *string `pulumi:"promocode"`
-	// Number of public IPv4 addresses; only 1 is offered. Must be one of 1. Changing it replaces the resource.
+	// Number of public IPv4 addresses; only 1 is offered. Changing it replaces the resource. Default: `1`. Must be one of 1.
 	PublicIp *int `pulumi:"publicIp"`
-	// Destructive: reinstall the server with this OS (a value of `baremetalRebuildOsList`) whenever the value changes to a non-empty one (an empty one fires nothing). The server is on afterwards whatever PowerState says (the rebuild does not send it again; the apply and later refreshes warn). Given at create, it is only recorded. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
+	// Destructive: reinstall the server with this OS (a value of `baremetalRebuildOsList`) whenever the value changes to a non-empty one (an empty one fires nothing). The server is on afterwards whatever PowerState says (the rebuild does not send it again; the apply and later refreshes warn). Given at create, it is only recorded. In-place action: the call is made only when the value changes to a non-empty one; the same value, or none, calls nothing. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
 	RebuildOs *string `pulumi:"rebuildOs"`
-	// Any new non-empty value hard-resets the server once (the value itself is only a trigger); an empty one fires nothing. The server is on afterwards, even when it was off and PowerState is `off` (the reset does not send it again; the apply and later refreshes warn). Given at create, it is only recorded. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
+	// Any new non-empty value hard-resets the server once (the value itself is only a trigger); an empty one fires nothing. The server is on afterwards, even when it was off and PowerState is `off` (the reset does not send it again; the apply and later refreshes warn). Given at create, it is only recorded. In-place action: the call is made only when the value changes to a non-empty one; the same value, or none, calls nothing. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
 	ResetTrigger *string `pulumi:"resetTrigger"`
-	// The OS to install. Reinstall an existing server with RebuildOs. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+	// The OS to install. Reinstall an existing server with RebuildOs. Changing it replaces the resource. Default: `"ubuntu-22"`. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
 	SelectOs *string `pulumi:"selectOs"`
 }
 
 // The set of arguments for constructing a Baremetal resource.
 type BaremetalArgs struct {
-	// The billing cycle: `m` monthly or `a` annually. The API has no call to change it. Must be one of "m", "a". Changing it replaces the resource.
+	// The billing cycle: `m` monthly or `a` annually. The API has no call to change it. Changing it replaces the resource. Must be one of "m", "a".
 	Cycle pulumi.StringInput
-	// A keypair of the Metal pool, from `BaremetalKeypair`. Must be at least 1. Changing it replaces the resource.
+	// A keypair of the Metal pool, from `BaremetalKeypair`. Changing it replaces the resource. Must be at least 1.
 	KeypairId pulumi.IntInput
 	// The display name; changed in place. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
 	Label pulumi.StringInput
-	// Charge the card on file for the order; `false` leaves the invoice unpaid and the server Pending until it is paid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
+	// Charge the card on file for the order; `false` leaves the invoice unpaid and the server Pending until it is paid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Default: `true`.
 	PayWithCreditCard pulumi.BoolPtrInput
-	// Power the server `on` or `off` when the value changes. Given at create, it is applied once the server is Active. Removing it calls nothing. A refresh that finds the power other than the value says (changed in the portal, or turned on by a rebuild or reset) warns, and plans nothing: run the `power` action (Terraform 1.14 or later, or the Pulumi method), or set the value to the power the server has and back, applying each. Must be one of "on", "off".
+	// Power the server `on` or `off` when the value changes. Given at create, it is applied once the server is Active. Removing it calls nothing. A refresh that finds the power other than the value says (changed in the portal, or turned on by a rebuild or reset) warns, and plans nothing: run the `power` action (Terraform 1.14 or later, or the Pulumi method), or set the value to the power the server has and back, applying each. In-place action: the call is made only when the value changes to a non-empty one; the same value, or none, calls nothing. Must be one of "on", "off".
 	PowerState pulumi.StringPtrInput
-	// The product, from `baremetalProducts`. The API has no call to change it. Must be at least 1. Changing it replaces the resource.
+	// The product, from `baremetalProducts`. The API has no call to change it. Changing it replaces the resource. Must be at least 1.
 	ProductId pulumi.IntInput
-	// A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL). Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
+	// A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
 	Promocode pulumi.StringPtrInput
-	// Number of public IPv4 addresses; only 1 is offered. Must be one of 1. Changing it replaces the resource.
+	// Number of public IPv4 addresses; only 1 is offered. Changing it replaces the resource. Default: `1`. Must be one of 1.
 	PublicIp pulumi.IntPtrInput
-	// Destructive: reinstall the server with this OS (a value of `baremetalRebuildOsList`) whenever the value changes to a non-empty one (an empty one fires nothing). The server is on afterwards whatever PowerState says (the rebuild does not send it again; the apply and later refreshes warn). Given at create, it is only recorded. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
+	// Destructive: reinstall the server with this OS (a value of `baremetalRebuildOsList`) whenever the value changes to a non-empty one (an empty one fires nothing). The server is on afterwards whatever PowerState says (the rebuild does not send it again; the apply and later refreshes warn). Given at create, it is only recorded. In-place action: the call is made only when the value changes to a non-empty one; the same value, or none, calls nothing. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
 	RebuildOs pulumi.StringPtrInput
-	// Any new non-empty value hard-resets the server once (the value itself is only a trigger); an empty one fires nothing. The server is on afterwards, even when it was off and PowerState is `off` (the reset does not send it again; the apply and later refreshes warn). Given at create, it is only recorded. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
+	// Any new non-empty value hard-resets the server once (the value itself is only a trigger); an empty one fires nothing. The server is on afterwards, even when it was off and PowerState is `off` (the reset does not send it again; the apply and later refreshes warn). Given at create, it is only recorded. In-place action: the call is made only when the value changes to a non-empty one; the same value, or none, calls nothing. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
 	ResetTrigger pulumi.StringPtrInput
-	// The OS to install. Reinstall an existing server with RebuildOs. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+	// The OS to install. Reinstall an existing server with RebuildOs. Changing it replaces the resource. Default: `"ubuntu-22"`. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
 	SelectOs pulumi.StringPtrInput
 }
 
@@ -326,7 +326,7 @@ func (o BaremetalOutput) CreatedAt() pulumi.StringOutput {
 	return o.ApplyT(func(v *Baremetal) pulumi.StringOutput { return v.CreatedAt }).(pulumi.StringOutput)
 }
 
-// The billing cycle: `m` monthly or `a` annually. The API has no call to change it. Must be one of "m", "a". Changing it replaces the resource.
+// The billing cycle: `m` monthly or `a` annually. The API has no call to change it. Changing it replaces the resource. Must be one of "m", "a".
 func (o BaremetalOutput) Cycle() pulumi.StringOutput {
 	return o.ApplyT(func(v *Baremetal) pulumi.StringOutput { return v.Cycle }).(pulumi.StringOutput)
 }
@@ -336,7 +336,7 @@ func (o BaremetalOutput) IpAddress() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *Baremetal) pulumi.StringPtrOutput { return v.IpAddress }).(pulumi.StringPtrOutput)
 }
 
-// A keypair of the Metal pool, from `BaremetalKeypair`. Must be at least 1. Changing it replaces the resource.
+// A keypair of the Metal pool, from `BaremetalKeypair`. Changing it replaces the resource. Must be at least 1.
 func (o BaremetalOutput) KeypairId() pulumi.IntOutput {
 	return o.ApplyT(func(v *Baremetal) pulumi.IntOutput { return v.KeypairId }).(pulumi.IntOutput)
 }
@@ -351,27 +351,27 @@ func (o BaremetalOutput) OrderId() pulumi.StringOutput {
 	return o.ApplyT(func(v *Baremetal) pulumi.StringOutput { return v.OrderId }).(pulumi.StringOutput)
 }
 
-// Charge the card on file for the order; `false` leaves the invoice unpaid and the server Pending until it is paid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
+// Charge the card on file for the order; `false` leaves the invoice unpaid and the server Pending until it is paid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Default: `true`.
 func (o BaremetalOutput) PayWithCreditCard() pulumi.BoolPtrOutput {
 	return o.ApplyT(func(v *Baremetal) pulumi.BoolPtrOutput { return v.PayWithCreditCard }).(pulumi.BoolPtrOutput)
 }
 
-// Power the server `on` or `off` when the value changes. Given at create, it is applied once the server is Active. Removing it calls nothing. A refresh that finds the power other than the value says (changed in the portal, or turned on by a rebuild or reset) warns, and plans nothing: run the `power` action (Terraform 1.14 or later, or the Pulumi method), or set the value to the power the server has and back, applying each. Must be one of "on", "off".
+// Power the server `on` or `off` when the value changes. Given at create, it is applied once the server is Active. Removing it calls nothing. A refresh that finds the power other than the value says (changed in the portal, or turned on by a rebuild or reset) warns, and plans nothing: run the `power` action (Terraform 1.14 or later, or the Pulumi method), or set the value to the power the server has and back, applying each. In-place action: the call is made only when the value changes to a non-empty one; the same value, or none, calls nothing. Must be one of "on", "off".
 func (o BaremetalOutput) PowerState() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *Baremetal) pulumi.StringPtrOutput { return v.PowerState }).(pulumi.StringPtrOutput)
 }
 
-// The product, from `baremetalProducts`. The API has no call to change it. Must be at least 1. Changing it replaces the resource.
+// The product, from `baremetalProducts`. The API has no call to change it. Changing it replaces the resource. Must be at least 1.
 func (o BaremetalOutput) ProductId() pulumi.IntOutput {
 	return o.ApplyT(func(v *Baremetal) pulumi.IntOutput { return v.ProductId }).(pulumi.IntOutput)
 }
 
-// A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL). Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
+// A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
 func (o BaremetalOutput) Promocode() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *Baremetal) pulumi.StringPtrOutput { return v.Promocode }).(pulumi.StringPtrOutput)
 }
 
-// Number of public IPv4 addresses; only 1 is offered. Must be one of 1. Changing it replaces the resource.
+// Number of public IPv4 addresses; only 1 is offered. Changing it replaces the resource. Default: `1`. Must be one of 1.
 func (o BaremetalOutput) PublicIp() pulumi.IntOutput {
 	return o.ApplyT(func(v *Baremetal) pulumi.IntOutput { return v.PublicIp }).(pulumi.IntOutput)
 }
@@ -381,17 +381,17 @@ func (o BaremetalOutput) Raw() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *Baremetal) pulumi.StringPtrOutput { return v.Raw }).(pulumi.StringPtrOutput)
 }
 
-// Destructive: reinstall the server with this OS (a value of `baremetalRebuildOsList`) whenever the value changes to a non-empty one (an empty one fires nothing). The server is on afterwards whatever PowerState says (the rebuild does not send it again; the apply and later refreshes warn). Given at create, it is only recorded. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
+// Destructive: reinstall the server with this OS (a value of `baremetalRebuildOsList`) whenever the value changes to a non-empty one (an empty one fires nothing). The server is on afterwards whatever PowerState says (the rebuild does not send it again; the apply and later refreshes warn). Given at create, it is only recorded. In-place action: the call is made only when the value changes to a non-empty one; the same value, or none, calls nothing. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
 func (o BaremetalOutput) RebuildOs() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *Baremetal) pulumi.StringPtrOutput { return v.RebuildOs }).(pulumi.StringPtrOutput)
 }
 
-// Any new non-empty value hard-resets the server once (the value itself is only a trigger); an empty one fires nothing. The server is on afterwards, even when it was off and PowerState is `off` (the reset does not send it again; the apply and later refreshes warn). Given at create, it is only recorded. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
+// Any new non-empty value hard-resets the server once (the value itself is only a trigger); an empty one fires nothing. The server is on afterwards, even when it was off and PowerState is `off` (the reset does not send it again; the apply and later refreshes warn). Given at create, it is only recorded. In-place action: the call is made only when the value changes to a non-empty one; the same value, or none, calls nothing. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
 func (o BaremetalOutput) ResetTrigger() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *Baremetal) pulumi.StringPtrOutput { return v.ResetTrigger }).(pulumi.StringPtrOutput)
 }
 
-// The OS to install. Reinstall an existing server with RebuildOs. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+// The OS to install. Reinstall an existing server with RebuildOs. Changing it replaces the resource. Default: `"ubuntu-22"`. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
 func (o BaremetalOutput) SelectOs() pulumi.StringOutput {
 	return o.ApplyT(func(v *Baremetal) pulumi.StringOutput { return v.SelectOs }).(pulumi.StringOutput)
 }

@@ -20,19 +20,19 @@ type BaremetalAdditionalIp struct {
 	AccountId pulumi.IntOutput `pulumi:"accountId"`
 	// Creation date, `YYYY-MM-DD`.
 	CreatedAt pulumi.StringOutput `pulumi:"createdAt"`
-	// The billing cycle: `m` monthly or `a` annually. Must be one of "m", "a". Changing it replaces the resource.
+	// The billing cycle: `m` monthly or `a` annually. Changing it replaces the resource. Must be one of "m", "a".
 	Cycle pulumi.StringOutput `pulumi:"cycle"`
 	// The IPv4 address, known once the IP is Active.
 	IpAddress pulumi.StringPtrOutput `pulumi:"ipAddress"`
-	// Charge the card on file for the order; `false` leaves the invoice unpaid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
+	// Charge the card on file for the order; `false` leaves the invoice unpaid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Default: `true`.
 	PayWithCreditCard pulumi.BoolPtrOutput `pulumi:"payWithCreditCard"`
-	// The product, from `baremetalAdditionalIpProducts`. Must be at least 1. Changing it replaces the resource.
+	// The product, from `baremetalAdditionalIpProducts`. Changing it replaces the resource. Must be at least 1.
 	ProductId pulumi.IntOutput `pulumi:"productId"`
-	// A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL). Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
+	// A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
 	Promocode pulumi.StringPtrOutput `pulumi:"promocode"`
 	// The last API response for this object as JSON, with secrets redacted.
 	Raw pulumi.StringPtrOutput `pulumi:"raw"`
-	// The region, from `baremetalAdditionalIpRegions`. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+	// The region, from `baremetalAdditionalIpRegions`. Changing it replaces the resource. Default: `"wjv-1"`. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
 	Region pulumi.StringOutput `pulumi:"region"`
 	// The IP account status.
 	Status pulumi.StringPtrOutput `pulumi:"status"`
@@ -106,29 +106,29 @@ func BaremetalAdditionalIpExists(ctx *pulumi.Context,
 }
 
 type baremetalAdditionalIpArgs struct {
-	// The billing cycle: `m` monthly or `a` annually. Must be one of "m", "a". Changing it replaces the resource.
+	// The billing cycle: `m` monthly or `a` annually. Changing it replaces the resource. Must be one of "m", "a".
 	Cycle string `pulumi:"cycle"`
-	// Charge the card on file for the order; `false` leaves the invoice unpaid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
+	// Charge the card on file for the order; `false` leaves the invoice unpaid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Default: `true`.
 	PayWithCreditCard *bool `pulumi:"payWithCreditCard"`
-	// The product, from `baremetalAdditionalIpProducts`. Must be at least 1. Changing it replaces the resource.
+	// The product, from `baremetalAdditionalIpProducts`. Changing it replaces the resource. Must be at least 1.
 	ProductId int `pulumi:"productId"`
-	// A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL). Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
+	// A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
 	Promocode *string `pulumi:"promocode"`
-	// The region, from `baremetalAdditionalIpRegions`. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+	// The region, from `baremetalAdditionalIpRegions`. Changing it replaces the resource. Default: `"wjv-1"`. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
 	Region *string `pulumi:"region"`
 }
 
 // The set of arguments for constructing a BaremetalAdditionalIp resource.
 type BaremetalAdditionalIpArgs struct {
-	// The billing cycle: `m` monthly or `a` annually. Must be one of "m", "a". Changing it replaces the resource.
+	// The billing cycle: `m` monthly or `a` annually. Changing it replaces the resource. Must be one of "m", "a".
 	Cycle pulumi.StringInput
-	// Charge the card on file for the order; `false` leaves the invoice unpaid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
+	// Charge the card on file for the order; `false` leaves the invoice unpaid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Default: `true`.
 	PayWithCreditCard pulumi.BoolPtrInput
-	// The product, from `baremetalAdditionalIpProducts`. Must be at least 1. Changing it replaces the resource.
+	// The product, from `baremetalAdditionalIpProducts`. Changing it replaces the resource. Must be at least 1.
 	ProductId pulumi.IntInput
-	// A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL). Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
+	// A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
 	Promocode pulumi.StringPtrInput
-	// The region, from `baremetalAdditionalIpRegions`. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+	// The region, from `baremetalAdditionalIpRegions`. Changing it replaces the resource. Default: `"wjv-1"`. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
 	Region pulumi.StringPtrInput
 }
 
@@ -229,7 +229,7 @@ func (o BaremetalAdditionalIpOutput) CreatedAt() pulumi.StringOutput {
 	return o.ApplyT(func(v *BaremetalAdditionalIp) pulumi.StringOutput { return v.CreatedAt }).(pulumi.StringOutput)
 }
 
-// The billing cycle: `m` monthly or `a` annually. Must be one of "m", "a". Changing it replaces the resource.
+// The billing cycle: `m` monthly or `a` annually. Changing it replaces the resource. Must be one of "m", "a".
 func (o BaremetalAdditionalIpOutput) Cycle() pulumi.StringOutput {
 	return o.ApplyT(func(v *BaremetalAdditionalIp) pulumi.StringOutput { return v.Cycle }).(pulumi.StringOutput)
 }
@@ -239,17 +239,17 @@ func (o BaremetalAdditionalIpOutput) IpAddress() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *BaremetalAdditionalIp) pulumi.StringPtrOutput { return v.IpAddress }).(pulumi.StringPtrOutput)
 }
 
-// Charge the card on file for the order; `false` leaves the invoice unpaid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
+// Charge the card on file for the order; `false` leaves the invoice unpaid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Default: `true`.
 func (o BaremetalAdditionalIpOutput) PayWithCreditCard() pulumi.BoolPtrOutput {
 	return o.ApplyT(func(v *BaremetalAdditionalIp) pulumi.BoolPtrOutput { return v.PayWithCreditCard }).(pulumi.BoolPtrOutput)
 }
 
-// The product, from `baremetalAdditionalIpProducts`. Must be at least 1. Changing it replaces the resource.
+// The product, from `baremetalAdditionalIpProducts`. Changing it replaces the resource. Must be at least 1.
 func (o BaremetalAdditionalIpOutput) ProductId() pulumi.IntOutput {
 	return o.ApplyT(func(v *BaremetalAdditionalIp) pulumi.IntOutput { return v.ProductId }).(pulumi.IntOutput)
 }
 
-// A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL). Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
+// A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
 func (o BaremetalAdditionalIpOutput) Promocode() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *BaremetalAdditionalIp) pulumi.StringPtrOutput { return v.Promocode }).(pulumi.StringPtrOutput)
 }
@@ -259,7 +259,7 @@ func (o BaremetalAdditionalIpOutput) Raw() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *BaremetalAdditionalIp) pulumi.StringPtrOutput { return v.Raw }).(pulumi.StringPtrOutput)
 }
 
-// The region, from `baremetalAdditionalIpRegions`. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+// The region, from `baremetalAdditionalIpRegions`. Changing it replaces the resource. Default: `"wjv-1"`. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
 func (o BaremetalAdditionalIpOutput) Region() pulumi.StringOutput {
 	return o.ApplyT(func(v *BaremetalAdditionalIp) pulumi.StringOutput { return v.Region }).(pulumi.StringOutput)
 }

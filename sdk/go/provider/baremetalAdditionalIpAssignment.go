@@ -16,9 +16,9 @@ import (
 type BaremetalAdditionalIpAssignment struct {
 	pulumi.CustomResourceState
 
-	// The additional IP (its account id). Must be at least 1. Changing it replaces the resource.
+	// The additional IP (its account id). Changing it replaces the resource. Must be at least 1.
 	AdditionalIpId pulumi.IntOutput `pulumi:"additionalIpId"`
-	// The Metal server to route the IP to (its account id). Must be at least 1. Changing it replaces the resource.
+	// The Metal server to route the IP to (its account id). Changing it replaces the resource. Must be at least 1.
 	MetalAccountId pulumi.IntOutput `pulumi:"metalAccountId"`
 	// The last API response for this object as JSON, with secrets redacted.
 	Raw pulumi.StringPtrOutput `pulumi:"raw"`
@@ -87,17 +87,17 @@ func BaremetalAdditionalIpAssignmentExists(ctx *pulumi.Context,
 }
 
 type baremetalAdditionalIpAssignmentArgs struct {
-	// The additional IP (its account id). Must be at least 1. Changing it replaces the resource.
+	// The additional IP (its account id). Changing it replaces the resource. Must be at least 1.
 	AdditionalIpId int `pulumi:"additionalIpId"`
-	// The Metal server to route the IP to (its account id). Must be at least 1. Changing it replaces the resource.
+	// The Metal server to route the IP to (its account id). Changing it replaces the resource. Must be at least 1.
 	MetalAccountId int `pulumi:"metalAccountId"`
 }
 
 // The set of arguments for constructing a BaremetalAdditionalIpAssignment resource.
 type BaremetalAdditionalIpAssignmentArgs struct {
-	// The additional IP (its account id). Must be at least 1. Changing it replaces the resource.
+	// The additional IP (its account id). Changing it replaces the resource. Must be at least 1.
 	AdditionalIpId pulumi.IntInput
-	// The Metal server to route the IP to (its account id). Must be at least 1. Changing it replaces the resource.
+	// The Metal server to route the IP to (its account id). Changing it replaces the resource. Must be at least 1.
 	MetalAccountId pulumi.IntInput
 }
 
@@ -188,12 +188,12 @@ func (o BaremetalAdditionalIpAssignmentOutput) ToBaremetalAdditionalIpAssignment
 	return o
 }
 
-// The additional IP (its account id). Must be at least 1. Changing it replaces the resource.
+// The additional IP (its account id). Changing it replaces the resource. Must be at least 1.
 func (o BaremetalAdditionalIpAssignmentOutput) AdditionalIpId() pulumi.IntOutput {
 	return o.ApplyT(func(v *BaremetalAdditionalIpAssignment) pulumi.IntOutput { return v.AdditionalIpId }).(pulumi.IntOutput)
 }
 
-// The Metal server to route the IP to (its account id). Must be at least 1. Changing it replaces the resource.
+// The Metal server to route the IP to (its account id). Changing it replaces the resource. Must be at least 1.
 func (o BaremetalAdditionalIpAssignmentOutput) MetalAccountId() pulumi.IntOutput {
 	return o.ApplyT(func(v *BaremetalAdditionalIpAssignment) pulumi.IntOutput { return v.MetalAccountId }).(pulumi.IntOutput)
 }

@@ -20,23 +20,23 @@ type BaremetalElasticStorage struct {
 	AccountId pulumi.IntOutput `pulumi:"accountId"`
 	// Creation date, `YYYY-MM-DD`.
 	CreatedAt pulumi.StringOutput `pulumi:"createdAt"`
-	// The billing cycle: `m` monthly or `a` annually. Must be one of "m", "a". Changing it replaces the resource.
+	// The billing cycle: `m` monthly or `a` annually. Changing it replaces the resource. Must be one of "m", "a".
 	Cycle pulumi.StringOutput `pulumi:"cycle"`
-	// The Metal server the volume is bound to for life (there is no re-attach call). Must be at least 1. Changing it replaces the resource.
+	// The Metal server the volume is bound to for life (there is no re-attach call). Changing it replaces the resource. Must be at least 1.
 	MetalAccountId pulumi.IntOutput `pulumi:"metalAccountId"`
-	// Charge the card on file for every order; `false` leaves invoices unpaid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
+	// Charge the card on file for every order; `false` leaves invoices unpaid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Default: `true`.
 	PayWithCreditCard pulumi.BoolPtrOutput `pulumi:"payWithCreditCard"`
 	// The storage product, from `baremetalElasticStorageProducts`. A change runs change-package (a paid order). Must be at least 1.
 	ProductId pulumi.IntOutput `pulumi:"productId"`
-	// A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL). Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
+	// A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
 	Promocode pulumi.StringPtrOutput `pulumi:"promocode"`
 	// The last API response for this object as JSON, with secrets redacted.
 	Raw pulumi.StringPtrOutput `pulumi:"raw"`
-	// The size in GB, an absolute target, within the product's `min_size` and `max_size`. Grow-only: raising it orders a resize (a paid order) of what the volume lacks. A floor: a volume grown larger outside (the portal, support) is no drift and the state keeps the value (`raw` shows the size it has); lowering it is refused at plan time. Must be at least 1. Grow-only: a smaller value is refused.
+	// The size in GB, an absolute target, within the product's `min_size` and `max_size`. Grow-only: raising it orders a resize (a paid order) of what the volume lacks. A floor: a volume grown larger outside (the portal, support) is no drift and the state keeps the value (`raw` shows the size it has); lowering it is refused at plan time. Grow-only: a smaller value is refused. Default: `100`. Must be at least 1.
 	Size pulumi.IntOutput `pulumi:"size"`
 	// The storage account status.
 	Status pulumi.StringPtrOutput `pulumi:"status"`
-	// The volume name. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+	// The volume name. Changing it replaces the resource. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
 	StorageName pulumi.StringOutput `pulumi:"storageName"`
 }
 
@@ -114,37 +114,37 @@ func BaremetalElasticStorageExists(ctx *pulumi.Context,
 }
 
 type baremetalElasticStorageArgs struct {
-	// The billing cycle: `m` monthly or `a` annually. Must be one of "m", "a". Changing it replaces the resource.
+	// The billing cycle: `m` monthly or `a` annually. Changing it replaces the resource. Must be one of "m", "a".
 	Cycle string `pulumi:"cycle"`
-	// The Metal server the volume is bound to for life (there is no re-attach call). Must be at least 1. Changing it replaces the resource.
+	// The Metal server the volume is bound to for life (there is no re-attach call). Changing it replaces the resource. Must be at least 1.
 	MetalAccountId int `pulumi:"metalAccountId"`
-	// Charge the card on file for every order; `false` leaves invoices unpaid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
+	// Charge the card on file for every order; `false` leaves invoices unpaid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Default: `true`.
 	PayWithCreditCard *bool `pulumi:"payWithCreditCard"`
 	// The storage product, from `baremetalElasticStorageProducts`. A change runs change-package (a paid order). Must be at least 1.
 	ProductId int `pulumi:"productId"`
-	// A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL). Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
+	// A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
 	Promocode *string `pulumi:"promocode"`
-	// The size in GB, an absolute target, within the product's `min_size` and `max_size`. Grow-only: raising it orders a resize (a paid order) of what the volume lacks. A floor: a volume grown larger outside (the portal, support) is no drift and the state keeps the value (`raw` shows the size it has); lowering it is refused at plan time. Must be at least 1. Grow-only: a smaller value is refused.
+	// The size in GB, an absolute target, within the product's `min_size` and `max_size`. Grow-only: raising it orders a resize (a paid order) of what the volume lacks. A floor: a volume grown larger outside (the portal, support) is no drift and the state keeps the value (`raw` shows the size it has); lowering it is refused at plan time. Grow-only: a smaller value is refused. Default: `100`. Must be at least 1.
 	Size *int `pulumi:"size"`
-	// The volume name. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+	// The volume name. Changing it replaces the resource. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
 	StorageName string `pulumi:"storageName"`
 }
 
 // The set of arguments for constructing a BaremetalElasticStorage resource.
 type BaremetalElasticStorageArgs struct {
-	// The billing cycle: `m` monthly or `a` annually. Must be one of "m", "a". Changing it replaces the resource.
+	// The billing cycle: `m` monthly or `a` annually. Changing it replaces the resource. Must be one of "m", "a".
 	Cycle pulumi.StringInput
-	// The Metal server the volume is bound to for life (there is no re-attach call). Must be at least 1. Changing it replaces the resource.
+	// The Metal server the volume is bound to for life (there is no re-attach call). Changing it replaces the resource. Must be at least 1.
 	MetalAccountId pulumi.IntInput
-	// Charge the card on file for every order; `false` leaves invoices unpaid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
+	// Charge the card on file for every order; `false` leaves invoices unpaid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Default: `true`.
 	PayWithCreditCard pulumi.BoolPtrInput
 	// The storage product, from `baremetalElasticStorageProducts`. A change runs change-package (a paid order). Must be at least 1.
 	ProductId pulumi.IntInput
-	// A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL). Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
+	// A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
 	Promocode pulumi.StringPtrInput
-	// The size in GB, an absolute target, within the product's `min_size` and `max_size`. Grow-only: raising it orders a resize (a paid order) of what the volume lacks. A floor: a volume grown larger outside (the portal, support) is no drift and the state keeps the value (`raw` shows the size it has); lowering it is refused at plan time. Must be at least 1. Grow-only: a smaller value is refused.
+	// The size in GB, an absolute target, within the product's `min_size` and `max_size`. Grow-only: raising it orders a resize (a paid order) of what the volume lacks. A floor: a volume grown larger outside (the portal, support) is no drift and the state keeps the value (`raw` shows the size it has); lowering it is refused at plan time. Grow-only: a smaller value is refused. Default: `100`. Must be at least 1.
 	Size pulumi.IntPtrInput
-	// The volume name. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+	// The volume name. Changing it replaces the resource. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
 	StorageName pulumi.StringInput
 }
 
@@ -245,17 +245,17 @@ func (o BaremetalElasticStorageOutput) CreatedAt() pulumi.StringOutput {
 	return o.ApplyT(func(v *BaremetalElasticStorage) pulumi.StringOutput { return v.CreatedAt }).(pulumi.StringOutput)
 }
 
-// The billing cycle: `m` monthly or `a` annually. Must be one of "m", "a". Changing it replaces the resource.
+// The billing cycle: `m` monthly or `a` annually. Changing it replaces the resource. Must be one of "m", "a".
 func (o BaremetalElasticStorageOutput) Cycle() pulumi.StringOutput {
 	return o.ApplyT(func(v *BaremetalElasticStorage) pulumi.StringOutput { return v.Cycle }).(pulumi.StringOutput)
 }
 
-// The Metal server the volume is bound to for life (there is no re-attach call). Must be at least 1. Changing it replaces the resource.
+// The Metal server the volume is bound to for life (there is no re-attach call). Changing it replaces the resource. Must be at least 1.
 func (o BaremetalElasticStorageOutput) MetalAccountId() pulumi.IntOutput {
 	return o.ApplyT(func(v *BaremetalElasticStorage) pulumi.IntOutput { return v.MetalAccountId }).(pulumi.IntOutput)
 }
 
-// Charge the card on file for every order; `false` leaves invoices unpaid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
+// Charge the card on file for every order; `false` leaves invoices unpaid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Default: `true`.
 func (o BaremetalElasticStorageOutput) PayWithCreditCard() pulumi.BoolPtrOutput {
 	return o.ApplyT(func(v *BaremetalElasticStorage) pulumi.BoolPtrOutput { return v.PayWithCreditCard }).(pulumi.BoolPtrOutput)
 }
@@ -265,7 +265,7 @@ func (o BaremetalElasticStorageOutput) ProductId() pulumi.IntOutput {
 	return o.ApplyT(func(v *BaremetalElasticStorage) pulumi.IntOutput { return v.ProductId }).(pulumi.IntOutput)
 }
 
-// A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL). Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
+// A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
 func (o BaremetalElasticStorageOutput) Promocode() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *BaremetalElasticStorage) pulumi.StringPtrOutput { return v.Promocode }).(pulumi.StringPtrOutput)
 }
@@ -275,7 +275,7 @@ func (o BaremetalElasticStorageOutput) Raw() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *BaremetalElasticStorage) pulumi.StringPtrOutput { return v.Raw }).(pulumi.StringPtrOutput)
 }
 
-// The size in GB, an absolute target, within the product's `min_size` and `max_size`. Grow-only: raising it orders a resize (a paid order) of what the volume lacks. A floor: a volume grown larger outside (the portal, support) is no drift and the state keeps the value (`raw` shows the size it has); lowering it is refused at plan time. Must be at least 1. Grow-only: a smaller value is refused.
+// The size in GB, an absolute target, within the product's `min_size` and `max_size`. Grow-only: raising it orders a resize (a paid order) of what the volume lacks. A floor: a volume grown larger outside (the portal, support) is no drift and the state keeps the value (`raw` shows the size it has); lowering it is refused at plan time. Grow-only: a smaller value is refused. Default: `100`. Must be at least 1.
 func (o BaremetalElasticStorageOutput) Size() pulumi.IntOutput {
 	return o.ApplyT(func(v *BaremetalElasticStorage) pulumi.IntOutput { return v.Size }).(pulumi.IntOutput)
 }
@@ -285,7 +285,7 @@ func (o BaremetalElasticStorageOutput) Status() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *BaremetalElasticStorage) pulumi.StringPtrOutput { return v.Status }).(pulumi.StringPtrOutput)
 }
 
-// The volume name. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+// The volume name. Changing it replaces the resource. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
 func (o BaremetalElasticStorageOutput) StorageName() pulumi.StringOutput {
 	return o.ApplyT(func(v *BaremetalElasticStorage) pulumi.StringOutput { return v.StorageName }).(pulumi.StringOutput)
 }

@@ -18,11 +18,11 @@ type BaremetalKeypair struct {
 
 	// Id of the keypair; use it as a server Baremetal.KeypairId.
 	KeypairId pulumi.IntOutput `pulumi:"keypairId"`
-	// Name of the keypair, unique in the Metal pool. Changing it replaces the keypair. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+	// Name of the keypair, unique in the Metal pool. Changing it replaces the keypair. Changing it replaces the resource. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
 	Name pulumi.StringOutput `pulumi:"name"`
 	// The generated OpenSSH private key, returned once at creation and kept in state; null for imported keys and after an import.
 	PrivateKey pulumi.StringPtrOutput `pulumi:"privateKey"`
-	// An existing OpenSSH public key to import. When empty, the service generates a key pair and the output PrivateKey holds its private half. Compared without surrounding whitespace. Must be 1 to 16384 characters; one OpenSSH public key line (ssh-ed25519, ssh-rsa or ecdsa-sha2-nistp256/384/521). Changing it replaces the resource.
+	// An existing OpenSSH public key to import. When empty, the service generates a key pair and the output PrivateKey holds its private half. Compared without surrounding whitespace. Changing it replaces the resource. Must be 1 to 16384 characters; one OpenSSH public key line (ssh-ed25519, ssh-rsa or ecdsa-sha2-nistp256/384/521).
 	PublicKey pulumi.StringPtrOutput `pulumi:"publicKey"`
 	// The last API response for this object as JSON, with secrets redacted.
 	Raw pulumi.StringPtrOutput `pulumi:"raw"`
@@ -87,17 +87,17 @@ func BaremetalKeypairExists(ctx *pulumi.Context,
 }
 
 type baremetalKeypairArgs struct {
-	// Name of the keypair, unique in the Metal pool. Changing it replaces the keypair. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+	// Name of the keypair, unique in the Metal pool. Changing it replaces the keypair. Changing it replaces the resource. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
 	Name string `pulumi:"name"`
-	// An existing OpenSSH public key to import. When empty, the service generates a key pair and the output PrivateKey holds its private half. Compared without surrounding whitespace. Must be 1 to 16384 characters; one OpenSSH public key line (ssh-ed25519, ssh-rsa or ecdsa-sha2-nistp256/384/521). Changing it replaces the resource.
+	// An existing OpenSSH public key to import. When empty, the service generates a key pair and the output PrivateKey holds its private half. Compared without surrounding whitespace. Changing it replaces the resource. Must be 1 to 16384 characters; one OpenSSH public key line (ssh-ed25519, ssh-rsa or ecdsa-sha2-nistp256/384/521).
 	PublicKey *string `pulumi:"publicKey"`
 }
 
 // The set of arguments for constructing a BaremetalKeypair resource.
 type BaremetalKeypairArgs struct {
-	// Name of the keypair, unique in the Metal pool. Changing it replaces the keypair. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+	// Name of the keypair, unique in the Metal pool. Changing it replaces the keypair. Changing it replaces the resource. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
 	Name pulumi.StringInput
-	// An existing OpenSSH public key to import. When empty, the service generates a key pair and the output PrivateKey holds its private half. Compared without surrounding whitespace. Must be 1 to 16384 characters; one OpenSSH public key line (ssh-ed25519, ssh-rsa or ecdsa-sha2-nistp256/384/521). Changing it replaces the resource.
+	// An existing OpenSSH public key to import. When empty, the service generates a key pair and the output PrivateKey holds its private half. Compared without surrounding whitespace. Changing it replaces the resource. Must be 1 to 16384 characters; one OpenSSH public key line (ssh-ed25519, ssh-rsa or ecdsa-sha2-nistp256/384/521).
 	PublicKey pulumi.StringPtrInput
 }
 
@@ -193,7 +193,7 @@ func (o BaremetalKeypairOutput) KeypairId() pulumi.IntOutput {
 	return o.ApplyT(func(v *BaremetalKeypair) pulumi.IntOutput { return v.KeypairId }).(pulumi.IntOutput)
 }
 
-// Name of the keypair, unique in the Metal pool. Changing it replaces the keypair. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+// Name of the keypair, unique in the Metal pool. Changing it replaces the keypair. Changing it replaces the resource. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
 func (o BaremetalKeypairOutput) Name() pulumi.StringOutput {
 	return o.ApplyT(func(v *BaremetalKeypair) pulumi.StringOutput { return v.Name }).(pulumi.StringOutput)
 }
@@ -203,7 +203,7 @@ func (o BaremetalKeypairOutput) PrivateKey() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *BaremetalKeypair) pulumi.StringPtrOutput { return v.PrivateKey }).(pulumi.StringPtrOutput)
 }
 
-// An existing OpenSSH public key to import. When empty, the service generates a key pair and the output PrivateKey holds its private half. Compared without surrounding whitespace. Must be 1 to 16384 characters; one OpenSSH public key line (ssh-ed25519, ssh-rsa or ecdsa-sha2-nistp256/384/521). Changing it replaces the resource.
+// An existing OpenSSH public key to import. When empty, the service generates a key pair and the output PrivateKey holds its private half. Compared without surrounding whitespace. Changing it replaces the resource. Must be 1 to 16384 characters; one OpenSSH public key line (ssh-ed25519, ssh-rsa or ecdsa-sha2-nistp256/384/521).
 func (o BaremetalKeypairOutput) PublicKey() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *BaremetalKeypair) pulumi.StringPtrOutput { return v.PublicKey }).(pulumi.StringPtrOutput)
 }

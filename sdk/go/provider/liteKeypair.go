@@ -18,7 +18,7 @@ type LiteKeypair struct {
 
 	// Id of the keypair; use it as a VM LiteVm.KeypairId.
 	KeypairId pulumi.IntOutput `pulumi:"keypairId"`
-	// Name of the keypair, unique in the pool. Changing it creates a new keypair and deletes the old one. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+	// Name of the keypair, unique in the pool. Changing it creates a new keypair and deletes the old one. Changing it replaces the resource. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
 	Name pulumi.StringOutput `pulumi:"name"`
 	// OpenSSH private key. Returned once, at creation, then kept in state; null after an import.
 	PrivateKey pulumi.StringPtrOutput `pulumi:"privateKey"`
@@ -83,13 +83,13 @@ func LiteKeypairExists(ctx *pulumi.Context,
 }
 
 type liteKeypairArgs struct {
-	// Name of the keypair, unique in the pool. Changing it creates a new keypair and deletes the old one. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+	// Name of the keypair, unique in the pool. Changing it creates a new keypair and deletes the old one. Changing it replaces the resource. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
 	Name string `pulumi:"name"`
 }
 
 // The set of arguments for constructing a LiteKeypair resource.
 type LiteKeypairArgs struct {
-	// Name of the keypair, unique in the pool. Changing it creates a new keypair and deletes the old one. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+	// Name of the keypair, unique in the pool. Changing it creates a new keypair and deletes the old one. Changing it replaces the resource. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
 	Name pulumi.StringInput
 }
 
@@ -185,7 +185,7 @@ func (o LiteKeypairOutput) KeypairId() pulumi.IntOutput {
 	return o.ApplyT(func(v *LiteKeypair) pulumi.IntOutput { return v.KeypairId }).(pulumi.IntOutput)
 }
 
-// Name of the keypair, unique in the pool. Changing it creates a new keypair and deletes the old one. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+// Name of the keypair, unique in the pool. Changing it creates a new keypair and deletes the old one. Changing it replaces the resource. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
 func (o LiteKeypairOutput) Name() pulumi.StringOutput {
 	return o.ApplyT(func(v *LiteKeypair) pulumi.StringOutput { return v.Name }).(pulumi.StringOutput)
 }

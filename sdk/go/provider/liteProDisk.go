@@ -18,23 +18,23 @@ type LiteProDisk struct {
 
 	// The account id as a whole number (the resource id is the same digits as a string): what the inputs naming an account take (such as LiteDisk.LiteAccountId, LiteVmFromSnapshot.SnapshotId, BaremetalElasticStorage.MetalAccountId and BaremetalAdditionalIpAssignment.AdditionalIpId), so a reference needs no conversion.
 	AccountId pulumi.IntOutput `pulumi:"accountId"`
-	// The billing cycle of the disk: `m a q s b t p4 p5`. Must be one of "m", "a", "q", "s", "b", "t", "p4", "p5". Changing it replaces the resource.
+	// The billing cycle of the disk: `m a q s b t p4 p5`. Changing it replaces the resource. Must be one of "m", "a", "q", "s", "b", "t", "p4", "p5".
 	Cycle pulumi.StringOutput `pulumi:"cycle"`
-	// The Lite Pro VM the disk is attached to (its account id). There is no re-attach call. Must be at least 1. Changing it replaces the resource.
+	// The Lite Pro VM the disk is attached to (its account id). There is no re-attach call. Changing it replaces the resource. Must be at least 1.
 	LiteAccountId pulumi.IntOutput `pulumi:"liteAccountId"`
 	// The order that created the disk.
 	OrderId pulumi.StringOutput `pulumi:"orderId"`
-	// Charge the card on file for every order; `false` leaves invoices unpaid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
+	// Charge the card on file for every order; `false` leaves invoices unpaid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Default: `true`.
 	PayWithCreditCard pulumi.BoolPtrOutput `pulumi:"payWithCreditCard"`
-	// The disk product, from LiteProDiskProducts. Must be at least 1. Changing it replaces the resource.
+	// The disk product, from LiteProDiskProducts. Changing it replaces the resource. Must be at least 1.
 	ProductId pulumi.IntOutput `pulumi:"productId"`
-	// A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL). Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
+	// A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
 	Promocode pulumi.StringPtrOutput `pulumi:"promocode"`
 	// The last API response for this object as JSON, with secrets redacted.
 	Raw pulumi.StringPtrOutput `pulumi:"raw"`
-	// The disk name, 6-16 characters. Must be 6 to 16 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+	// The disk name, 6-16 characters. Changing it replaces the resource. Default: `"service-name"`. Must be 6 to 16 characters; free of control characters (line breaks, tabs, NUL).
 	ServiceName pulumi.StringOutput `pulumi:"serviceName"`
-	// The size in GB, at least 30. Grow-only: raising it orders an upgrade of the difference from the disk's size (a paid order). A floor: a disk grown larger outside (the portal, support) is no drift and the state keeps the value (`raw` shows the size it has); lowering it is refused at plan time. Must be at least 30. Grow-only: a smaller value is refused.
+	// The size in GB, at least 30. Grow-only: raising it orders an upgrade of the difference from the disk's size (a paid order). A floor: a disk grown larger outside (the portal, support) is no drift and the state keeps the value (`raw` shows the size it has); lowering it is refused at plan time. Grow-only: a smaller value is refused. Default: `30`. Must be at least 30.
 	Size pulumi.IntOutput `pulumi:"size"`
 	// The disk account status.
 	Status pulumi.StringPtrOutput `pulumi:"status"`
@@ -115,37 +115,37 @@ func LiteProDiskExists(ctx *pulumi.Context,
 }
 
 type liteProDiskArgs struct {
-	// The billing cycle of the disk: `m a q s b t p4 p5`. Must be one of "m", "a", "q", "s", "b", "t", "p4", "p5". Changing it replaces the resource.
+	// The billing cycle of the disk: `m a q s b t p4 p5`. Changing it replaces the resource. Must be one of "m", "a", "q", "s", "b", "t", "p4", "p5".
 	Cycle string `pulumi:"cycle"`
-	// The Lite Pro VM the disk is attached to (its account id). There is no re-attach call. Must be at least 1. Changing it replaces the resource.
+	// The Lite Pro VM the disk is attached to (its account id). There is no re-attach call. Changing it replaces the resource. Must be at least 1.
 	LiteAccountId int `pulumi:"liteAccountId"`
-	// Charge the card on file for every order; `false` leaves invoices unpaid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
+	// Charge the card on file for every order; `false` leaves invoices unpaid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Default: `true`.
 	PayWithCreditCard *bool `pulumi:"payWithCreditCard"`
-	// The disk product, from LiteProDiskProducts. Must be at least 1. Changing it replaces the resource.
+	// The disk product, from LiteProDiskProducts. Changing it replaces the resource. Must be at least 1.
 	ProductId int `pulumi:"productId"`
-	// A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL). Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
+	// A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
 	Promocode *string `pulumi:"promocode"`
-	// The disk name, 6-16 characters. Must be 6 to 16 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+	// The disk name, 6-16 characters. Changing it replaces the resource. Default: `"service-name"`. Must be 6 to 16 characters; free of control characters (line breaks, tabs, NUL).
 	ServiceName *string `pulumi:"serviceName"`
-	// The size in GB, at least 30. Grow-only: raising it orders an upgrade of the difference from the disk's size (a paid order). A floor: a disk grown larger outside (the portal, support) is no drift and the state keeps the value (`raw` shows the size it has); lowering it is refused at plan time. Must be at least 30. Grow-only: a smaller value is refused.
+	// The size in GB, at least 30. Grow-only: raising it orders an upgrade of the difference from the disk's size (a paid order). A floor: a disk grown larger outside (the portal, support) is no drift and the state keeps the value (`raw` shows the size it has); lowering it is refused at plan time. Grow-only: a smaller value is refused. Default: `30`. Must be at least 30.
 	Size *int `pulumi:"size"`
 }
 
 // The set of arguments for constructing a LiteProDisk resource.
 type LiteProDiskArgs struct {
-	// The billing cycle of the disk: `m a q s b t p4 p5`. Must be one of "m", "a", "q", "s", "b", "t", "p4", "p5". Changing it replaces the resource.
+	// The billing cycle of the disk: `m a q s b t p4 p5`. Changing it replaces the resource. Must be one of "m", "a", "q", "s", "b", "t", "p4", "p5".
 	Cycle pulumi.StringInput
-	// The Lite Pro VM the disk is attached to (its account id). There is no re-attach call. Must be at least 1. Changing it replaces the resource.
+	// The Lite Pro VM the disk is attached to (its account id). There is no re-attach call. Changing it replaces the resource. Must be at least 1.
 	LiteAccountId pulumi.IntInput
-	// Charge the card on file for every order; `false` leaves invoices unpaid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
+	// Charge the card on file for every order; `false` leaves invoices unpaid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Default: `true`.
 	PayWithCreditCard pulumi.BoolPtrInput
-	// The disk product, from LiteProDiskProducts. Must be at least 1. Changing it replaces the resource.
+	// The disk product, from LiteProDiskProducts. Changing it replaces the resource. Must be at least 1.
 	ProductId pulumi.IntInput
-	// A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL). Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
+	// A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
 	Promocode pulumi.StringPtrInput
-	// The disk name, 6-16 characters. Must be 6 to 16 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+	// The disk name, 6-16 characters. Changing it replaces the resource. Default: `"service-name"`. Must be 6 to 16 characters; free of control characters (line breaks, tabs, NUL).
 	ServiceName pulumi.StringPtrInput
-	// The size in GB, at least 30. Grow-only: raising it orders an upgrade of the difference from the disk's size (a paid order). A floor: a disk grown larger outside (the portal, support) is no drift and the state keeps the value (`raw` shows the size it has); lowering it is refused at plan time. Must be at least 30. Grow-only: a smaller value is refused.
+	// The size in GB, at least 30. Grow-only: raising it orders an upgrade of the difference from the disk's size (a paid order). A floor: a disk grown larger outside (the portal, support) is no drift and the state keeps the value (`raw` shows the size it has); lowering it is refused at plan time. Grow-only: a smaller value is refused. Default: `30`. Must be at least 30.
 	Size pulumi.IntPtrInput
 }
 
@@ -241,12 +241,12 @@ func (o LiteProDiskOutput) AccountId() pulumi.IntOutput {
 	return o.ApplyT(func(v *LiteProDisk) pulumi.IntOutput { return v.AccountId }).(pulumi.IntOutput)
 }
 
-// The billing cycle of the disk: `m a q s b t p4 p5`. Must be one of "m", "a", "q", "s", "b", "t", "p4", "p5". Changing it replaces the resource.
+// The billing cycle of the disk: `m a q s b t p4 p5`. Changing it replaces the resource. Must be one of "m", "a", "q", "s", "b", "t", "p4", "p5".
 func (o LiteProDiskOutput) Cycle() pulumi.StringOutput {
 	return o.ApplyT(func(v *LiteProDisk) pulumi.StringOutput { return v.Cycle }).(pulumi.StringOutput)
 }
 
-// The Lite Pro VM the disk is attached to (its account id). There is no re-attach call. Must be at least 1. Changing it replaces the resource.
+// The Lite Pro VM the disk is attached to (its account id). There is no re-attach call. Changing it replaces the resource. Must be at least 1.
 func (o LiteProDiskOutput) LiteAccountId() pulumi.IntOutput {
 	return o.ApplyT(func(v *LiteProDisk) pulumi.IntOutput { return v.LiteAccountId }).(pulumi.IntOutput)
 }
@@ -256,17 +256,17 @@ func (o LiteProDiskOutput) OrderId() pulumi.StringOutput {
 	return o.ApplyT(func(v *LiteProDisk) pulumi.StringOutput { return v.OrderId }).(pulumi.StringOutput)
 }
 
-// Charge the card on file for every order; `false` leaves invoices unpaid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
+// Charge the card on file for every order; `false` leaves invoices unpaid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Default: `true`.
 func (o LiteProDiskOutput) PayWithCreditCard() pulumi.BoolPtrOutput {
 	return o.ApplyT(func(v *LiteProDisk) pulumi.BoolPtrOutput { return v.PayWithCreditCard }).(pulumi.BoolPtrOutput)
 }
 
-// The disk product, from LiteProDiskProducts. Must be at least 1. Changing it replaces the resource.
+// The disk product, from LiteProDiskProducts. Changing it replaces the resource. Must be at least 1.
 func (o LiteProDiskOutput) ProductId() pulumi.IntOutput {
 	return o.ApplyT(func(v *LiteProDisk) pulumi.IntOutput { return v.ProductId }).(pulumi.IntOutput)
 }
 
-// A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL). Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
+// A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
 func (o LiteProDiskOutput) Promocode() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *LiteProDisk) pulumi.StringPtrOutput { return v.Promocode }).(pulumi.StringPtrOutput)
 }
@@ -276,12 +276,12 @@ func (o LiteProDiskOutput) Raw() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *LiteProDisk) pulumi.StringPtrOutput { return v.Raw }).(pulumi.StringPtrOutput)
 }
 
-// The disk name, 6-16 characters. Must be 6 to 16 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+// The disk name, 6-16 characters. Changing it replaces the resource. Default: `"service-name"`. Must be 6 to 16 characters; free of control characters (line breaks, tabs, NUL).
 func (o LiteProDiskOutput) ServiceName() pulumi.StringOutput {
 	return o.ApplyT(func(v *LiteProDisk) pulumi.StringOutput { return v.ServiceName }).(pulumi.StringOutput)
 }
 
-// The size in GB, at least 30. Grow-only: raising it orders an upgrade of the difference from the disk's size (a paid order). A floor: a disk grown larger outside (the portal, support) is no drift and the state keeps the value (`raw` shows the size it has); lowering it is refused at plan time. Must be at least 30. Grow-only: a smaller value is refused.
+// The size in GB, at least 30. Grow-only: raising it orders an upgrade of the difference from the disk's size (a paid order). A floor: a disk grown larger outside (the portal, support) is no drift and the state keeps the value (`raw` shows the size it has); lowering it is refused at plan time. Grow-only: a smaller value is refused. Default: `30`. Must be at least 30.
 func (o LiteProDiskOutput) Size() pulumi.IntOutput {
 	return o.ApplyT(func(v *LiteProDisk) pulumi.IntOutput { return v.Size }).(pulumi.IntOutput)
 }

@@ -18,19 +18,19 @@ type LiteProSnapshot struct {
 
 	// The account id as a whole number (the resource id is the same digits as a string): what the inputs naming an account take (such as LiteDisk.LiteAccountId, LiteVmFromSnapshot.SnapshotId, BaremetalElasticStorage.MetalAccountId and BaremetalAdditionalIpAssignment.AdditionalIpId), so a reference needs no conversion.
 	AccountId pulumi.IntOutput `pulumi:"accountId"`
-	// The billing cycle of the snapshot: `m a q s b t p4 p5`. Must be one of "m", "a", "q", "s", "b", "t", "p4", "p5". Changing it replaces the resource.
+	// The billing cycle of the snapshot: `m a q s b t p4 p5`. Changing it replaces the resource. Must be one of "m", "a", "q", "s", "b", "t", "p4", "p5".
 	Cycle pulumi.StringOutput `pulumi:"cycle"`
-	// A description of the order. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+	// A description of the order. Changing it replaces the resource. Default: `""`. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
 	Description pulumi.StringOutput `pulumi:"description"`
-	// The Lite Pro VM to snapshot (its account id). Must be at least 1. Changing it replaces the resource.
+	// The Lite Pro VM to snapshot (its account id). Changing it replaces the resource. Must be at least 1.
 	LiteAccountId pulumi.IntOutput `pulumi:"liteAccountId"`
-	// The snapshot name, 6-16 characters. Must be 6 to 16 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+	// The snapshot name, 6-16 characters. Changing it replaces the resource. Default: `"snapshot-name"`. Must be 6 to 16 characters; free of control characters (line breaks, tabs, NUL).
 	Name pulumi.StringOutput `pulumi:"name"`
 	// The order that created the snapshot.
 	OrderId pulumi.StringOutput `pulumi:"orderId"`
-	// Charge the card on file for the order; `false` leaves the invoice unpaid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
+	// Charge the card on file for the order; `false` leaves the invoice unpaid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Default: `true`.
 	PayWithCreditCard pulumi.BoolPtrOutput `pulumi:"payWithCreditCard"`
-	// A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL). Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
+	// A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
 	Promocode pulumi.StringPtrOutput `pulumi:"promocode"`
 	// The snapshot account status.
 	Status pulumi.StringPtrOutput `pulumi:"status"`
@@ -104,33 +104,33 @@ func LiteProSnapshotExists(ctx *pulumi.Context,
 }
 
 type liteProSnapshotArgs struct {
-	// The billing cycle of the snapshot: `m a q s b t p4 p5`. Must be one of "m", "a", "q", "s", "b", "t", "p4", "p5". Changing it replaces the resource.
+	// The billing cycle of the snapshot: `m a q s b t p4 p5`. Changing it replaces the resource. Must be one of "m", "a", "q", "s", "b", "t", "p4", "p5".
 	Cycle string `pulumi:"cycle"`
-	// A description of the order. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+	// A description of the order. Changing it replaces the resource. Default: `""`. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
 	Description *string `pulumi:"description"`
-	// The Lite Pro VM to snapshot (its account id). Must be at least 1. Changing it replaces the resource.
+	// The Lite Pro VM to snapshot (its account id). Changing it replaces the resource. Must be at least 1.
 	LiteAccountId int `pulumi:"liteAccountId"`
-	// The snapshot name, 6-16 characters. Must be 6 to 16 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+	// The snapshot name, 6-16 characters. Changing it replaces the resource. Default: `"snapshot-name"`. Must be 6 to 16 characters; free of control characters (line breaks, tabs, NUL).
 	Name *string `pulumi:"name"`
-	// Charge the card on file for the order; `false` leaves the invoice unpaid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
+	// Charge the card on file for the order; `false` leaves the invoice unpaid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Default: `true`.
 	PayWithCreditCard *bool `pulumi:"payWithCreditCard"`
-	// A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL). Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
+	// A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
 	Promocode *string `pulumi:"promocode"`
 }
 
 // The set of arguments for constructing a LiteProSnapshot resource.
 type LiteProSnapshotArgs struct {
-	// The billing cycle of the snapshot: `m a q s b t p4 p5`. Must be one of "m", "a", "q", "s", "b", "t", "p4", "p5". Changing it replaces the resource.
+	// The billing cycle of the snapshot: `m a q s b t p4 p5`. Changing it replaces the resource. Must be one of "m", "a", "q", "s", "b", "t", "p4", "p5".
 	Cycle pulumi.StringInput
-	// A description of the order. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+	// A description of the order. Changing it replaces the resource. Default: `""`. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
 	Description pulumi.StringPtrInput
-	// The Lite Pro VM to snapshot (its account id). Must be at least 1. Changing it replaces the resource.
+	// The Lite Pro VM to snapshot (its account id). Changing it replaces the resource. Must be at least 1.
 	LiteAccountId pulumi.IntInput
-	// The snapshot name, 6-16 characters. Must be 6 to 16 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+	// The snapshot name, 6-16 characters. Changing it replaces the resource. Default: `"snapshot-name"`. Must be 6 to 16 characters; free of control characters (line breaks, tabs, NUL).
 	Name pulumi.StringPtrInput
-	// Charge the card on file for the order; `false` leaves the invoice unpaid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
+	// Charge the card on file for the order; `false` leaves the invoice unpaid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Default: `true`.
 	PayWithCreditCard pulumi.BoolPtrInput
-	// A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL). Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
+	// A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
 	Promocode pulumi.StringPtrInput
 }
 
@@ -226,22 +226,22 @@ func (o LiteProSnapshotOutput) AccountId() pulumi.IntOutput {
 	return o.ApplyT(func(v *LiteProSnapshot) pulumi.IntOutput { return v.AccountId }).(pulumi.IntOutput)
 }
 
-// The billing cycle of the snapshot: `m a q s b t p4 p5`. Must be one of "m", "a", "q", "s", "b", "t", "p4", "p5". Changing it replaces the resource.
+// The billing cycle of the snapshot: `m a q s b t p4 p5`. Changing it replaces the resource. Must be one of "m", "a", "q", "s", "b", "t", "p4", "p5".
 func (o LiteProSnapshotOutput) Cycle() pulumi.StringOutput {
 	return o.ApplyT(func(v *LiteProSnapshot) pulumi.StringOutput { return v.Cycle }).(pulumi.StringOutput)
 }
 
-// A description of the order. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+// A description of the order. Changing it replaces the resource. Default: `""`. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
 func (o LiteProSnapshotOutput) Description() pulumi.StringOutput {
 	return o.ApplyT(func(v *LiteProSnapshot) pulumi.StringOutput { return v.Description }).(pulumi.StringOutput)
 }
 
-// The Lite Pro VM to snapshot (its account id). Must be at least 1. Changing it replaces the resource.
+// The Lite Pro VM to snapshot (its account id). Changing it replaces the resource. Must be at least 1.
 func (o LiteProSnapshotOutput) LiteAccountId() pulumi.IntOutput {
 	return o.ApplyT(func(v *LiteProSnapshot) pulumi.IntOutput { return v.LiteAccountId }).(pulumi.IntOutput)
 }
 
-// The snapshot name, 6-16 characters. Must be 6 to 16 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+// The snapshot name, 6-16 characters. Changing it replaces the resource. Default: `"snapshot-name"`. Must be 6 to 16 characters; free of control characters (line breaks, tabs, NUL).
 func (o LiteProSnapshotOutput) Name() pulumi.StringOutput {
 	return o.ApplyT(func(v *LiteProSnapshot) pulumi.StringOutput { return v.Name }).(pulumi.StringOutput)
 }
@@ -251,12 +251,12 @@ func (o LiteProSnapshotOutput) OrderId() pulumi.StringOutput {
 	return o.ApplyT(func(v *LiteProSnapshot) pulumi.StringOutput { return v.OrderId }).(pulumi.StringOutput)
 }
 
-// Charge the card on file for the order; `false` leaves the invoice unpaid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
+// Charge the card on file for the order; `false` leaves the invoice unpaid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Default: `true`.
 func (o LiteProSnapshotOutput) PayWithCreditCard() pulumi.BoolPtrOutput {
 	return o.ApplyT(func(v *LiteProSnapshot) pulumi.BoolPtrOutput { return v.PayWithCreditCard }).(pulumi.BoolPtrOutput)
 }
 
-// A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL). Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
+// A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
 func (o LiteProSnapshotOutput) Promocode() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *LiteProSnapshot) pulumi.StringPtrOutput { return v.Promocode }).(pulumi.StringPtrOutput)
 }

@@ -24,15 +24,15 @@ type LiteProVm struct {
 	Cipassword pulumi.StringOutput `pulumi:"cipassword"`
 	// The cloud-init user.
 	Ciuser pulumi.StringOutput `pulumi:"ciuser"`
-	// The console password: 8 to 255 letters and digits, with an upper-case letter, a lower-case letter and a digit. Must be 8 to 255 characters; letters and digits only; made of at least one upper-case letter, one lower-case letter and one digit. Changing it replaces the resource.
+	// The console password: 8 to 255 letters and digits, with an upper-case letter, a lower-case letter and a digit. Changing it replaces the resource. Must be 8 to 255 characters; letters and digits only; made of at least one upper-case letter, one lower-case letter and one digit.
 	ConsolePassword pulumi.StringOutput `pulumi:"consolePassword"`
 	// Number of vCPUs.
 	Cpus pulumi.IntPtrOutput `pulumi:"cpus"`
-	// The billing cycle: `m` monthly, `a` annually, or `q s b t p4 p5`. Must be one of "m", "a", "q", "s", "b", "t", "p4", "p5". Changing it replaces the resource.
+	// The billing cycle: `m` monthly, `a` annually, or `q s b t p4 p5`. Changing it replaces the resource. Must be one of "m", "a", "q", "s", "b", "t", "p4", "p5".
 	Cycle pulumi.StringOutput `pulumi:"cycle"`
-	// A description of the order. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+	// A description of the order. Changing it replaces the resource. Default: `""`. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
 	Description pulumi.StringOutput `pulumi:"description"`
-	// The disk size in GB, an absolute target. Grow-only: raising it orders a storage upgrade (a paid order); lowering it is refused at plan time. Unset, it reports the size the VM has after each apply (a growth outside is no drift: a refresh keeps it). Set, it is a floor: a disk larger than the value (grown in the portal, or a larger base disk of the product) is no drift and the state keeps the value, while a smaller one is planned to grow back. A new VM has at least the base disk of its product; a smaller value orders nothing, and the plan warns. The maximum is checked at plan time, from the VM's storage options (for a new VM, those of another VM of the family in the account; with none, the plan warns that the service checks it only at the storage order, after the VM is ordered). Must be at least 1. Grow-only: a smaller value is refused.
+	// The disk size in GB, an absolute target. Grow-only: raising it orders a storage upgrade (a paid order); lowering it is refused at plan time. Unset, it reports the size the VM has after each apply (a growth outside is no drift: a refresh keeps it). Set, it is a floor: a disk larger than the value (grown in the portal, or a larger base disk of the product) is no drift and the state keeps the value, while a smaller one is planned to grow back. A new VM has at least the base disk of its product; a smaller value orders nothing, and the plan warns. The maximum is checked at plan time, from the VM's storage options (for a new VM, those of another VM of the family in the account; with none, the plan warns that the service checks it only at the storage order, after the VM is ordered). Grow-only: a smaller value is refused. Must be at least 1.
 	DiskSize pulumi.IntPtrOutput `pulumi:"diskSize"`
 	// The keypair, from `LiteProKeypair`. A change installs the new key (change-keypair). Must be at least 1.
 	KeypairId pulumi.IntOutput `pulumi:"keypairId"`
@@ -50,19 +50,19 @@ type LiteProVm struct {
 	OrderId pulumi.StringOutput `pulumi:"orderId"`
 	// The installed OS.
 	Osname pulumi.StringPtrOutput `pulumi:"osname"`
-	// Charge the card on file for every order. With `false` the order is placed and its invoice stays unpaid: the VM stays `Pending` until it is paid in the portal. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
+	// Charge the card on file for every order. With `false` the order is placed and its invoice stays unpaid: the VM stays `Pending` until it is paid in the portal. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Default: `true`.
 	PayWithCreditCard pulumi.BoolPtrOutput `pulumi:"payWithCreditCard"`
-	// A power action, applied when the value changes: `start`, `stop` (hard), `shutdown` (graceful), `suspend`, `resume`. Given at create, it is applied once the VM is Active. Removing it calls nothing. A refresh that finds the power other than the value says (the VM stopped in the portal, or started by a rebuild or migration) warns, and plans nothing: run the `power` action (Terraform 1.14 or later, or the Pulumi method), or set the value to the power the VM has and back, applying each. Must be one of "start", "stop", "suspend", "resume", "shutdown".
+	// A power action, applied when the value changes: `start`, `stop` (hard), `shutdown` (graceful), `suspend`, `resume`. Given at create, it is applied once the VM is Active. Removing it calls nothing. A refresh that finds the power other than the value says (the VM stopped in the portal, or started by a rebuild or migration) warns, and plans nothing: run the `power` action (Terraform 1.14 or later, or the Pulumi method), or set the value to the power the VM has and back, applying each. In-place action: the call is made only when the value changes to a non-empty one; the same value, or none, calls nothing. Must be one of "start", "stop", "suspend", "resume", "shutdown".
 	PowerState pulumi.StringPtrOutput `pulumi:"powerState"`
 	// The product, from LiteProProducts. A change runs change-package (a paid order) and waits for Active. Must be at least 1.
 	ProductId pulumi.IntOutput `pulumi:"productId"`
 	// Name of the current product.
 	ProductName pulumi.StringPtrOutput `pulumi:"productName"`
-	// A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL). Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
+	// A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
 	Promocode pulumi.StringPtrOutput `pulumi:"promocode"`
 	// The last API response for this object as JSON, with secrets redacted.
 	Raw pulumi.StringPtrOutput `pulumi:"raw"`
-	// Destructive: reinstall the VM with this OS (a `name` from the OS list) whenever the value changes to a non-empty one (an empty one fires nothing). The disk is wiped, and the VM is running afterwards whatever PowerState says (the rebuild does not send it again; the apply and later refreshes warn). Given at create, it is only recorded. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
+	// Destructive: reinstall the VM with this OS (a `name` from the OS list) whenever the value changes to a non-empty one (an empty one fires nothing). The disk is wiped, and the VM is running afterwards whatever PowerState says (the rebuild does not send it again; the apply and later refreshes warn). Given at create, it is only recorded. In-place action: the call is made only when the value changes to a non-empty one; the same value, or none, calls nothing. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
 	RebuildOs pulumi.StringPtrOutput `pulumi:"rebuildOs"`
 	// Renewal price of one cycle, in the smallest currency unit.
 	RecurringAmount pulumi.IntPtrOutput `pulumi:"recurringAmount"`
@@ -70,15 +70,15 @@ type LiteProVm struct {
 	Region pulumi.StringOutput `pulumi:"region"`
 	// Region name.
 	RegionLabel pulumi.StringOutput `pulumi:"regionLabel"`
-	// The OS to install, a `name` from LiteProOsList. To change the OS of an existing VM use RebuildOs. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+	// The OS to install, a `name` from LiteProOsList. To change the OS of an existing VM use RebuildOs. Changing it replaces the resource. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
 	SelectOs pulumi.StringOutput `pulumi:"selectOs"`
-	// The SSH and console user (the cloud-init user). Must be 6 to 32 characters; letters, digits, hyphens and periods only. Changing it replaces the resource.
+	// The SSH and console user (the cloud-init user). Changing it replaces the resource. Must be 6 to 32 characters; letters, digits, hyphens and periods only.
 	SshAndConsoleUser pulumi.StringOutput `pulumi:"sshAndConsoleUser"`
 	// `Active`, `Pending`, `Suspended` or `Terminated`.
 	Status pulumi.StringPtrOutput `pulumi:"status"`
 	// Seconds since the last start; 0 when not running. A live figure: recorded by each apply, and by a refresh only when it finds another change, so a refresh that finds nothing else changed leaves the state as it was.
 	Uptime pulumi.IntPtrOutput `pulumi:"uptime"`
-	// The VM name, 6-16 characters. Changed in place. Must be 6 to 16 characters; free of control characters (line breaks, tabs, NUL).
+	// The VM name, 6-16 characters. Changed in place. Default: `"server-name"`. Must be 6 to 16 characters; free of control characters (line breaks, tabs, NUL).
 	VmName pulumi.StringOutput `pulumi:"vmName"`
 }
 
@@ -172,61 +172,61 @@ func LiteProVmExists(ctx *pulumi.Context,
 }
 
 type liteProVmArgs struct {
-	// The console password: 8 to 255 letters and digits, with an upper-case letter, a lower-case letter and a digit. Must be 8 to 255 characters; letters and digits only; made of at least one upper-case letter, one lower-case letter and one digit. Changing it replaces the resource.
+	// The console password: 8 to 255 letters and digits, with an upper-case letter, a lower-case letter and a digit. Changing it replaces the resource. Must be 8 to 255 characters; letters and digits only; made of at least one upper-case letter, one lower-case letter and one digit.
 	ConsolePassword string `pulumi:"consolePassword"`
-	// The billing cycle: `m` monthly, `a` annually, or `q s b t p4 p5`. Must be one of "m", "a", "q", "s", "b", "t", "p4", "p5". Changing it replaces the resource.
+	// The billing cycle: `m` monthly, `a` annually, or `q s b t p4 p5`. Changing it replaces the resource. Must be one of "m", "a", "q", "s", "b", "t", "p4", "p5".
 	Cycle string `pulumi:"cycle"`
-	// A description of the order. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+	// A description of the order. Changing it replaces the resource. Default: `""`. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
 	Description *string `pulumi:"description"`
-	// The disk size in GB, an absolute target. Grow-only: raising it orders a storage upgrade (a paid order); lowering it is refused at plan time. Unset, it reports the size the VM has after each apply (a growth outside is no drift: a refresh keeps it). Set, it is a floor: a disk larger than the value (grown in the portal, or a larger base disk of the product) is no drift and the state keeps the value, while a smaller one is planned to grow back. A new VM has at least the base disk of its product; a smaller value orders nothing, and the plan warns. The maximum is checked at plan time, from the VM's storage options (for a new VM, those of another VM of the family in the account; with none, the plan warns that the service checks it only at the storage order, after the VM is ordered). Must be at least 1. Grow-only: a smaller value is refused.
+	// The disk size in GB, an absolute target. Grow-only: raising it orders a storage upgrade (a paid order); lowering it is refused at plan time. Unset, it reports the size the VM has after each apply (a growth outside is no drift: a refresh keeps it). Set, it is a floor: a disk larger than the value (grown in the portal, or a larger base disk of the product) is no drift and the state keeps the value, while a smaller one is planned to grow back. A new VM has at least the base disk of its product; a smaller value orders nothing, and the plan warns. The maximum is checked at plan time, from the VM's storage options (for a new VM, those of another VM of the family in the account; with none, the plan warns that the service checks it only at the storage order, after the VM is ordered). Grow-only: a smaller value is refused. Must be at least 1.
 	DiskSize *int `pulumi:"diskSize"`
 	// The keypair, from `LiteProKeypair`. A change installs the new key (change-keypair). Must be at least 1.
 	KeypairId int `pulumi:"keypairId"`
-	// Charge the card on file for every order. With `false` the order is placed and its invoice stays unpaid: the VM stays `Pending` until it is paid in the portal. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
+	// Charge the card on file for every order. With `false` the order is placed and its invoice stays unpaid: the VM stays `Pending` until it is paid in the portal. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Default: `true`.
 	PayWithCreditCard *bool `pulumi:"payWithCreditCard"`
-	// A power action, applied when the value changes: `start`, `stop` (hard), `shutdown` (graceful), `suspend`, `resume`. Given at create, it is applied once the VM is Active. Removing it calls nothing. A refresh that finds the power other than the value says (the VM stopped in the portal, or started by a rebuild or migration) warns, and plans nothing: run the `power` action (Terraform 1.14 or later, or the Pulumi method), or set the value to the power the VM has and back, applying each. Must be one of "start", "stop", "suspend", "resume", "shutdown".
+	// A power action, applied when the value changes: `start`, `stop` (hard), `shutdown` (graceful), `suspend`, `resume`. Given at create, it is applied once the VM is Active. Removing it calls nothing. A refresh that finds the power other than the value says (the VM stopped in the portal, or started by a rebuild or migration) warns, and plans nothing: run the `power` action (Terraform 1.14 or later, or the Pulumi method), or set the value to the power the VM has and back, applying each. In-place action: the call is made only when the value changes to a non-empty one; the same value, or none, calls nothing. Must be one of "start", "stop", "suspend", "resume", "shutdown".
 	PowerState *string `pulumi:"powerState"`
 	// The product, from LiteProProducts. A change runs change-package (a paid order) and waits for Active. Must be at least 1.
 	ProductId int `pulumi:"productId"`
-	// A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL). Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
+	// A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
 	Promocode *string `pulumi:"promocode"`
-	// Destructive: reinstall the VM with this OS (a `name` from the OS list) whenever the value changes to a non-empty one (an empty one fires nothing). The disk is wiped, and the VM is running afterwards whatever PowerState says (the rebuild does not send it again; the apply and later refreshes warn). Given at create, it is only recorded. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
+	// Destructive: reinstall the VM with this OS (a `name` from the OS list) whenever the value changes to a non-empty one (an empty one fires nothing). The disk is wiped, and the VM is running afterwards whatever PowerState says (the rebuild does not send it again; the apply and later refreshes warn). Given at create, it is only recorded. In-place action: the call is made only when the value changes to a non-empty one; the same value, or none, calls nothing. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
 	RebuildOs *string `pulumi:"rebuildOs"`
-	// The OS to install, a `name` from LiteProOsList. To change the OS of an existing VM use RebuildOs. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+	// The OS to install, a `name` from LiteProOsList. To change the OS of an existing VM use RebuildOs. Changing it replaces the resource. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
 	SelectOs string `pulumi:"selectOs"`
-	// The SSH and console user (the cloud-init user). Must be 6 to 32 characters; letters, digits, hyphens and periods only. Changing it replaces the resource.
+	// The SSH and console user (the cloud-init user). Changing it replaces the resource. Must be 6 to 32 characters; letters, digits, hyphens and periods only.
 	SshAndConsoleUser string `pulumi:"sshAndConsoleUser"`
-	// The VM name, 6-16 characters. Changed in place. Must be 6 to 16 characters; free of control characters (line breaks, tabs, NUL).
+	// The VM name, 6-16 characters. Changed in place. Default: `"server-name"`. Must be 6 to 16 characters; free of control characters (line breaks, tabs, NUL).
 	VmName *string `pulumi:"vmName"`
 }
 
 // The set of arguments for constructing a LiteProVm resource.
 type LiteProVmArgs struct {
-	// The console password: 8 to 255 letters and digits, with an upper-case letter, a lower-case letter and a digit. Must be 8 to 255 characters; letters and digits only; made of at least one upper-case letter, one lower-case letter and one digit. Changing it replaces the resource.
+	// The console password: 8 to 255 letters and digits, with an upper-case letter, a lower-case letter and a digit. Changing it replaces the resource. Must be 8 to 255 characters; letters and digits only; made of at least one upper-case letter, one lower-case letter and one digit.
 	ConsolePassword pulumi.StringInput
-	// The billing cycle: `m` monthly, `a` annually, or `q s b t p4 p5`. Must be one of "m", "a", "q", "s", "b", "t", "p4", "p5". Changing it replaces the resource.
+	// The billing cycle: `m` monthly, `a` annually, or `q s b t p4 p5`. Changing it replaces the resource. Must be one of "m", "a", "q", "s", "b", "t", "p4", "p5".
 	Cycle pulumi.StringInput
-	// A description of the order. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+	// A description of the order. Changing it replaces the resource. Default: `""`. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
 	Description pulumi.StringPtrInput
-	// The disk size in GB, an absolute target. Grow-only: raising it orders a storage upgrade (a paid order); lowering it is refused at plan time. Unset, it reports the size the VM has after each apply (a growth outside is no drift: a refresh keeps it). Set, it is a floor: a disk larger than the value (grown in the portal, or a larger base disk of the product) is no drift and the state keeps the value, while a smaller one is planned to grow back. A new VM has at least the base disk of its product; a smaller value orders nothing, and the plan warns. The maximum is checked at plan time, from the VM's storage options (for a new VM, those of another VM of the family in the account; with none, the plan warns that the service checks it only at the storage order, after the VM is ordered). Must be at least 1. Grow-only: a smaller value is refused.
+	// The disk size in GB, an absolute target. Grow-only: raising it orders a storage upgrade (a paid order); lowering it is refused at plan time. Unset, it reports the size the VM has after each apply (a growth outside is no drift: a refresh keeps it). Set, it is a floor: a disk larger than the value (grown in the portal, or a larger base disk of the product) is no drift and the state keeps the value, while a smaller one is planned to grow back. A new VM has at least the base disk of its product; a smaller value orders nothing, and the plan warns. The maximum is checked at plan time, from the VM's storage options (for a new VM, those of another VM of the family in the account; with none, the plan warns that the service checks it only at the storage order, after the VM is ordered). Grow-only: a smaller value is refused. Must be at least 1.
 	DiskSize pulumi.IntPtrInput
 	// The keypair, from `LiteProKeypair`. A change installs the new key (change-keypair). Must be at least 1.
 	KeypairId pulumi.IntInput
-	// Charge the card on file for every order. With `false` the order is placed and its invoice stays unpaid: the VM stays `Pending` until it is paid in the portal. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
+	// Charge the card on file for every order. With `false` the order is placed and its invoice stays unpaid: the VM stays `Pending` until it is paid in the portal. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Default: `true`.
 	PayWithCreditCard pulumi.BoolPtrInput
-	// A power action, applied when the value changes: `start`, `stop` (hard), `shutdown` (graceful), `suspend`, `resume`. Given at create, it is applied once the VM is Active. Removing it calls nothing. A refresh that finds the power other than the value says (the VM stopped in the portal, or started by a rebuild or migration) warns, and plans nothing: run the `power` action (Terraform 1.14 or later, or the Pulumi method), or set the value to the power the VM has and back, applying each. Must be one of "start", "stop", "suspend", "resume", "shutdown".
+	// A power action, applied when the value changes: `start`, `stop` (hard), `shutdown` (graceful), `suspend`, `resume`. Given at create, it is applied once the VM is Active. Removing it calls nothing. A refresh that finds the power other than the value says (the VM stopped in the portal, or started by a rebuild or migration) warns, and plans nothing: run the `power` action (Terraform 1.14 or later, or the Pulumi method), or set the value to the power the VM has and back, applying each. In-place action: the call is made only when the value changes to a non-empty one; the same value, or none, calls nothing. Must be one of "start", "stop", "suspend", "resume", "shutdown".
 	PowerState pulumi.StringPtrInput
 	// The product, from LiteProProducts. A change runs change-package (a paid order) and waits for Active. Must be at least 1.
 	ProductId pulumi.IntInput
-	// A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL). Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
+	// A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
 	Promocode pulumi.StringPtrInput
-	// Destructive: reinstall the VM with this OS (a `name` from the OS list) whenever the value changes to a non-empty one (an empty one fires nothing). The disk is wiped, and the VM is running afterwards whatever PowerState says (the rebuild does not send it again; the apply and later refreshes warn). Given at create, it is only recorded. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
+	// Destructive: reinstall the VM with this OS (a `name` from the OS list) whenever the value changes to a non-empty one (an empty one fires nothing). The disk is wiped, and the VM is running afterwards whatever PowerState says (the rebuild does not send it again; the apply and later refreshes warn). Given at create, it is only recorded. In-place action: the call is made only when the value changes to a non-empty one; the same value, or none, calls nothing. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
 	RebuildOs pulumi.StringPtrInput
-	// The OS to install, a `name` from LiteProOsList. To change the OS of an existing VM use RebuildOs. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+	// The OS to install, a `name` from LiteProOsList. To change the OS of an existing VM use RebuildOs. Changing it replaces the resource. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
 	SelectOs pulumi.StringInput
-	// The SSH and console user (the cloud-init user). Must be 6 to 32 characters; letters, digits, hyphens and periods only. Changing it replaces the resource.
+	// The SSH and console user (the cloud-init user). Changing it replaces the resource. Must be 6 to 32 characters; letters, digits, hyphens and periods only.
 	SshAndConsoleUser pulumi.StringInput
-	// The VM name, 6-16 characters. Changed in place. Must be 6 to 16 characters; free of control characters (line breaks, tabs, NUL).
+	// The VM name, 6-16 characters. Changed in place. Default: `"server-name"`. Must be 6 to 16 characters; free of control characters (line breaks, tabs, NUL).
 	VmName pulumi.StringPtrInput
 }
 
@@ -379,7 +379,7 @@ func (o LiteProVmOutput) Ciuser() pulumi.StringOutput {
 	return o.ApplyT(func(v *LiteProVm) pulumi.StringOutput { return v.Ciuser }).(pulumi.StringOutput)
 }
 
-// The console password: 8 to 255 letters and digits, with an upper-case letter, a lower-case letter and a digit. Must be 8 to 255 characters; letters and digits only; made of at least one upper-case letter, one lower-case letter and one digit. Changing it replaces the resource.
+// The console password: 8 to 255 letters and digits, with an upper-case letter, a lower-case letter and a digit. Changing it replaces the resource. Must be 8 to 255 characters; letters and digits only; made of at least one upper-case letter, one lower-case letter and one digit.
 func (o LiteProVmOutput) ConsolePassword() pulumi.StringOutput {
 	return o.ApplyT(func(v *LiteProVm) pulumi.StringOutput { return v.ConsolePassword }).(pulumi.StringOutput)
 }
@@ -389,17 +389,17 @@ func (o LiteProVmOutput) Cpus() pulumi.IntPtrOutput {
 	return o.ApplyT(func(v *LiteProVm) pulumi.IntPtrOutput { return v.Cpus }).(pulumi.IntPtrOutput)
 }
 
-// The billing cycle: `m` monthly, `a` annually, or `q s b t p4 p5`. Must be one of "m", "a", "q", "s", "b", "t", "p4", "p5". Changing it replaces the resource.
+// The billing cycle: `m` monthly, `a` annually, or `q s b t p4 p5`. Changing it replaces the resource. Must be one of "m", "a", "q", "s", "b", "t", "p4", "p5".
 func (o LiteProVmOutput) Cycle() pulumi.StringOutput {
 	return o.ApplyT(func(v *LiteProVm) pulumi.StringOutput { return v.Cycle }).(pulumi.StringOutput)
 }
 
-// A description of the order. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+// A description of the order. Changing it replaces the resource. Default: `""`. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
 func (o LiteProVmOutput) Description() pulumi.StringOutput {
 	return o.ApplyT(func(v *LiteProVm) pulumi.StringOutput { return v.Description }).(pulumi.StringOutput)
 }
 
-// The disk size in GB, an absolute target. Grow-only: raising it orders a storage upgrade (a paid order); lowering it is refused at plan time. Unset, it reports the size the VM has after each apply (a growth outside is no drift: a refresh keeps it). Set, it is a floor: a disk larger than the value (grown in the portal, or a larger base disk of the product) is no drift and the state keeps the value, while a smaller one is planned to grow back. A new VM has at least the base disk of its product; a smaller value orders nothing, and the plan warns. The maximum is checked at plan time, from the VM's storage options (for a new VM, those of another VM of the family in the account; with none, the plan warns that the service checks it only at the storage order, after the VM is ordered). Must be at least 1. Grow-only: a smaller value is refused.
+// The disk size in GB, an absolute target. Grow-only: raising it orders a storage upgrade (a paid order); lowering it is refused at plan time. Unset, it reports the size the VM has after each apply (a growth outside is no drift: a refresh keeps it). Set, it is a floor: a disk larger than the value (grown in the portal, or a larger base disk of the product) is no drift and the state keeps the value, while a smaller one is planned to grow back. A new VM has at least the base disk of its product; a smaller value orders nothing, and the plan warns. The maximum is checked at plan time, from the VM's storage options (for a new VM, those of another VM of the family in the account; with none, the plan warns that the service checks it only at the storage order, after the VM is ordered). Grow-only: a smaller value is refused. Must be at least 1.
 func (o LiteProVmOutput) DiskSize() pulumi.IntPtrOutput {
 	return o.ApplyT(func(v *LiteProVm) pulumi.IntPtrOutput { return v.DiskSize }).(pulumi.IntPtrOutput)
 }
@@ -444,12 +444,12 @@ func (o LiteProVmOutput) Osname() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *LiteProVm) pulumi.StringPtrOutput { return v.Osname }).(pulumi.StringPtrOutput)
 }
 
-// Charge the card on file for every order. With `false` the order is placed and its invoice stays unpaid: the VM stays `Pending` until it is paid in the portal. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
+// Charge the card on file for every order. With `false` the order is placed and its invoice stays unpaid: the VM stays `Pending` until it is paid in the portal. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Default: `true`.
 func (o LiteProVmOutput) PayWithCreditCard() pulumi.BoolPtrOutput {
 	return o.ApplyT(func(v *LiteProVm) pulumi.BoolPtrOutput { return v.PayWithCreditCard }).(pulumi.BoolPtrOutput)
 }
 
-// A power action, applied when the value changes: `start`, `stop` (hard), `shutdown` (graceful), `suspend`, `resume`. Given at create, it is applied once the VM is Active. Removing it calls nothing. A refresh that finds the power other than the value says (the VM stopped in the portal, or started by a rebuild or migration) warns, and plans nothing: run the `power` action (Terraform 1.14 or later, or the Pulumi method), or set the value to the power the VM has and back, applying each. Must be one of "start", "stop", "suspend", "resume", "shutdown".
+// A power action, applied when the value changes: `start`, `stop` (hard), `shutdown` (graceful), `suspend`, `resume`. Given at create, it is applied once the VM is Active. Removing it calls nothing. A refresh that finds the power other than the value says (the VM stopped in the portal, or started by a rebuild or migration) warns, and plans nothing: run the `power` action (Terraform 1.14 or later, or the Pulumi method), or set the value to the power the VM has and back, applying each. In-place action: the call is made only when the value changes to a non-empty one; the same value, or none, calls nothing. Must be one of "start", "stop", "suspend", "resume", "shutdown".
 func (o LiteProVmOutput) PowerState() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *LiteProVm) pulumi.StringPtrOutput { return v.PowerState }).(pulumi.StringPtrOutput)
 }
@@ -464,7 +464,7 @@ func (o LiteProVmOutput) ProductName() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *LiteProVm) pulumi.StringPtrOutput { return v.ProductName }).(pulumi.StringPtrOutput)
 }
 
-// A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL). Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
+// A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
 func (o LiteProVmOutput) Promocode() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *LiteProVm) pulumi.StringPtrOutput { return v.Promocode }).(pulumi.StringPtrOutput)
 }
@@ -474,7 +474,7 @@ func (o LiteProVmOutput) Raw() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *LiteProVm) pulumi.StringPtrOutput { return v.Raw }).(pulumi.StringPtrOutput)
 }
 
-// Destructive: reinstall the VM with this OS (a `name` from the OS list) whenever the value changes to a non-empty one (an empty one fires nothing). The disk is wiped, and the VM is running afterwards whatever PowerState says (the rebuild does not send it again; the apply and later refreshes warn). Given at create, it is only recorded. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
+// Destructive: reinstall the VM with this OS (a `name` from the OS list) whenever the value changes to a non-empty one (an empty one fires nothing). The disk is wiped, and the VM is running afterwards whatever PowerState says (the rebuild does not send it again; the apply and later refreshes warn). Given at create, it is only recorded. In-place action: the call is made only when the value changes to a non-empty one; the same value, or none, calls nothing. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
 func (o LiteProVmOutput) RebuildOs() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *LiteProVm) pulumi.StringPtrOutput { return v.RebuildOs }).(pulumi.StringPtrOutput)
 }
@@ -494,12 +494,12 @@ func (o LiteProVmOutput) RegionLabel() pulumi.StringOutput {
 	return o.ApplyT(func(v *LiteProVm) pulumi.StringOutput { return v.RegionLabel }).(pulumi.StringOutput)
 }
 
-// The OS to install, a `name` from LiteProOsList. To change the OS of an existing VM use RebuildOs. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+// The OS to install, a `name` from LiteProOsList. To change the OS of an existing VM use RebuildOs. Changing it replaces the resource. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
 func (o LiteProVmOutput) SelectOs() pulumi.StringOutput {
 	return o.ApplyT(func(v *LiteProVm) pulumi.StringOutput { return v.SelectOs }).(pulumi.StringOutput)
 }
 
-// The SSH and console user (the cloud-init user). Must be 6 to 32 characters; letters, digits, hyphens and periods only. Changing it replaces the resource.
+// The SSH and console user (the cloud-init user). Changing it replaces the resource. Must be 6 to 32 characters; letters, digits, hyphens and periods only.
 func (o LiteProVmOutput) SshAndConsoleUser() pulumi.StringOutput {
 	return o.ApplyT(func(v *LiteProVm) pulumi.StringOutput { return v.SshAndConsoleUser }).(pulumi.StringOutput)
 }
@@ -514,7 +514,7 @@ func (o LiteProVmOutput) Uptime() pulumi.IntPtrOutput {
 	return o.ApplyT(func(v *LiteProVm) pulumi.IntPtrOutput { return v.Uptime }).(pulumi.IntPtrOutput)
 }
 
-// The VM name, 6-16 characters. Changed in place. Must be 6 to 16 characters; free of control characters (line breaks, tabs, NUL).
+// The VM name, 6-16 characters. Changed in place. Default: `"server-name"`. Must be 6 to 16 characters; free of control characters (line breaks, tabs, NUL).
 func (o LiteProVmOutput) VmName() pulumi.StringOutput {
 	return o.ApplyT(func(v *LiteProVm) pulumi.StringOutput { return v.VmName }).(pulumi.StringOutput)
 }

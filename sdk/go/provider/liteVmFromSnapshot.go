@@ -18,27 +18,27 @@ type LiteVmFromSnapshot struct {
 
 	// The account id as a whole number (the resource id is the same digits as a string): what the inputs naming an account take (such as LiteDisk.LiteAccountId, SnapshotId, BaremetalElasticStorage.MetalAccountId and BaremetalAdditionalIpAssignment.AdditionalIpId), so a reference needs no conversion.
 	AccountId pulumi.IntOutput `pulumi:"accountId"`
-	// The console password: 8 to 255 letters and digits, with an upper-case letter, a lower-case letter and a digit. Must be 8 to 255 characters; letters and digits only; made of at least one upper-case letter, one lower-case letter and one digit. Changing it replaces the resource.
+	// The console password: 8 to 255 letters and digits, with an upper-case letter, a lower-case letter and a digit. Changing it replaces the resource. Must be 8 to 255 characters; letters and digits only; made of at least one upper-case letter, one lower-case letter and one digit.
 	ConsolePassword pulumi.StringOutput `pulumi:"consolePassword"`
-	// The billing cycle of the new VM: `m a q s b t p4 p5`. Must be one of "m", "a", "q", "s", "b", "t", "p4", "p5". Changing it replaces the resource.
+	// The billing cycle of the new VM: `m a q s b t p4 p5`. Changing it replaces the resource. Must be one of "m", "a", "q", "s", "b", "t", "p4", "p5".
 	Cycle pulumi.StringOutput `pulumi:"cycle"`
-	// A description of the order. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+	// A description of the order. Changing it replaces the resource. Default: `""`. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
 	Description pulumi.StringOutput `pulumi:"description"`
-	// A keypair of the Lite pool. Must be at least 1. Changing it replaces the resource.
+	// A keypair of the Lite pool. Changing it replaces the resource. Must be at least 1.
 	KeypairId pulumi.IntOutput `pulumi:"keypairId"`
-	// The VM name, 6-16 characters. Must be 6 to 16 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+	// The VM name, 6-16 characters. Changing it replaces the resource. Must be 6 to 16 characters; free of control characters (line breaks, tabs, NUL).
 	Name pulumi.StringOutput `pulumi:"name"`
 	// The order that created the VM.
 	OrderId pulumi.StringOutput `pulumi:"orderId"`
-	// Charge the card on file for the order; `false` leaves the invoice unpaid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
+	// Charge the card on file for the order; `false` leaves the invoice unpaid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Default: `true`.
 	PayWithCreditCard pulumi.BoolPtrOutput `pulumi:"payWithCreditCard"`
-	// The product of the new VM, from LiteProducts. Must be at least 1. Changing it replaces the resource.
+	// The product of the new VM, from LiteProducts. Changing it replaces the resource. Must be at least 1.
 	ProductId pulumi.IntOutput `pulumi:"productId"`
-	// A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL). Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
+	// A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
 	Promocode pulumi.StringPtrOutput `pulumi:"promocode"`
-	// The snapshot to restore (its account id). Must be at least 1. Changing it replaces the resource.
+	// The snapshot to restore (its account id). Changing it replaces the resource. Must be at least 1.
 	SnapshotId pulumi.IntOutput `pulumi:"snapshotId"`
-	// The SSH and console user. Must be 6 to 32 characters; letters, digits, hyphens and periods only. Changing it replaces the resource.
+	// The SSH and console user. Changing it replaces the resource. Must be 6 to 32 characters; letters, digits, hyphens and periods only.
 	SshAndConsoleUser pulumi.StringOutput `pulumi:"sshAndConsoleUser"`
 	// The VM account status.
 	Status pulumi.StringPtrOutput `pulumi:"status"`
@@ -135,49 +135,49 @@ func LiteVmFromSnapshotExists(ctx *pulumi.Context,
 }
 
 type liteVmFromSnapshotArgs struct {
-	// The console password: 8 to 255 letters and digits, with an upper-case letter, a lower-case letter and a digit. Must be 8 to 255 characters; letters and digits only; made of at least one upper-case letter, one lower-case letter and one digit. Changing it replaces the resource.
+	// The console password: 8 to 255 letters and digits, with an upper-case letter, a lower-case letter and a digit. Changing it replaces the resource. Must be 8 to 255 characters; letters and digits only; made of at least one upper-case letter, one lower-case letter and one digit.
 	ConsolePassword string `pulumi:"consolePassword"`
-	// The billing cycle of the new VM: `m a q s b t p4 p5`. Must be one of "m", "a", "q", "s", "b", "t", "p4", "p5". Changing it replaces the resource.
+	// The billing cycle of the new VM: `m a q s b t p4 p5`. Changing it replaces the resource. Must be one of "m", "a", "q", "s", "b", "t", "p4", "p5".
 	Cycle string `pulumi:"cycle"`
-	// A description of the order. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+	// A description of the order. Changing it replaces the resource. Default: `""`. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
 	Description *string `pulumi:"description"`
-	// A keypair of the Lite pool. Must be at least 1. Changing it replaces the resource.
+	// A keypair of the Lite pool. Changing it replaces the resource. Must be at least 1.
 	KeypairId int `pulumi:"keypairId"`
-	// The VM name, 6-16 characters. Must be 6 to 16 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+	// The VM name, 6-16 characters. Changing it replaces the resource. Must be 6 to 16 characters; free of control characters (line breaks, tabs, NUL).
 	Name string `pulumi:"name"`
-	// Charge the card on file for the order; `false` leaves the invoice unpaid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
+	// Charge the card on file for the order; `false` leaves the invoice unpaid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Default: `true`.
 	PayWithCreditCard *bool `pulumi:"payWithCreditCard"`
-	// The product of the new VM, from LiteProducts. Must be at least 1. Changing it replaces the resource.
+	// The product of the new VM, from LiteProducts. Changing it replaces the resource. Must be at least 1.
 	ProductId int `pulumi:"productId"`
-	// A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL). Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
+	// A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
 	Promocode *string `pulumi:"promocode"`
-	// The snapshot to restore (its account id). Must be at least 1. Changing it replaces the resource.
+	// The snapshot to restore (its account id). Changing it replaces the resource. Must be at least 1.
 	SnapshotId int `pulumi:"snapshotId"`
-	// The SSH and console user. Must be 6 to 32 characters; letters, digits, hyphens and periods only. Changing it replaces the resource.
+	// The SSH and console user. Changing it replaces the resource. Must be 6 to 32 characters; letters, digits, hyphens and periods only.
 	SshAndConsoleUser string `pulumi:"sshAndConsoleUser"`
 }
 
 // The set of arguments for constructing a LiteVmFromSnapshot resource.
 type LiteVmFromSnapshotArgs struct {
-	// The console password: 8 to 255 letters and digits, with an upper-case letter, a lower-case letter and a digit. Must be 8 to 255 characters; letters and digits only; made of at least one upper-case letter, one lower-case letter and one digit. Changing it replaces the resource.
+	// The console password: 8 to 255 letters and digits, with an upper-case letter, a lower-case letter and a digit. Changing it replaces the resource. Must be 8 to 255 characters; letters and digits only; made of at least one upper-case letter, one lower-case letter and one digit.
 	ConsolePassword pulumi.StringInput
-	// The billing cycle of the new VM: `m a q s b t p4 p5`. Must be one of "m", "a", "q", "s", "b", "t", "p4", "p5". Changing it replaces the resource.
+	// The billing cycle of the new VM: `m a q s b t p4 p5`. Changing it replaces the resource. Must be one of "m", "a", "q", "s", "b", "t", "p4", "p5".
 	Cycle pulumi.StringInput
-	// A description of the order. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+	// A description of the order. Changing it replaces the resource. Default: `""`. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
 	Description pulumi.StringPtrInput
-	// A keypair of the Lite pool. Must be at least 1. Changing it replaces the resource.
+	// A keypair of the Lite pool. Changing it replaces the resource. Must be at least 1.
 	KeypairId pulumi.IntInput
-	// The VM name, 6-16 characters. Must be 6 to 16 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+	// The VM name, 6-16 characters. Changing it replaces the resource. Must be 6 to 16 characters; free of control characters (line breaks, tabs, NUL).
 	Name pulumi.StringInput
-	// Charge the card on file for the order; `false` leaves the invoice unpaid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
+	// Charge the card on file for the order; `false` leaves the invoice unpaid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Default: `true`.
 	PayWithCreditCard pulumi.BoolPtrInput
-	// The product of the new VM, from LiteProducts. Must be at least 1. Changing it replaces the resource.
+	// The product of the new VM, from LiteProducts. Changing it replaces the resource. Must be at least 1.
 	ProductId pulumi.IntInput
-	// A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL). Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
+	// A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
 	Promocode pulumi.StringPtrInput
-	// The snapshot to restore (its account id). Must be at least 1. Changing it replaces the resource.
+	// The snapshot to restore (its account id). Changing it replaces the resource. Must be at least 1.
 	SnapshotId pulumi.IntInput
-	// The SSH and console user. Must be 6 to 32 characters; letters, digits, hyphens and periods only. Changing it replaces the resource.
+	// The SSH and console user. Changing it replaces the resource. Must be 6 to 32 characters; letters, digits, hyphens and periods only.
 	SshAndConsoleUser pulumi.StringInput
 }
 
@@ -273,27 +273,27 @@ func (o LiteVmFromSnapshotOutput) AccountId() pulumi.IntOutput {
 	return o.ApplyT(func(v *LiteVmFromSnapshot) pulumi.IntOutput { return v.AccountId }).(pulumi.IntOutput)
 }
 
-// The console password: 8 to 255 letters and digits, with an upper-case letter, a lower-case letter and a digit. Must be 8 to 255 characters; letters and digits only; made of at least one upper-case letter, one lower-case letter and one digit. Changing it replaces the resource.
+// The console password: 8 to 255 letters and digits, with an upper-case letter, a lower-case letter and a digit. Changing it replaces the resource. Must be 8 to 255 characters; letters and digits only; made of at least one upper-case letter, one lower-case letter and one digit.
 func (o LiteVmFromSnapshotOutput) ConsolePassword() pulumi.StringOutput {
 	return o.ApplyT(func(v *LiteVmFromSnapshot) pulumi.StringOutput { return v.ConsolePassword }).(pulumi.StringOutput)
 }
 
-// The billing cycle of the new VM: `m a q s b t p4 p5`. Must be one of "m", "a", "q", "s", "b", "t", "p4", "p5". Changing it replaces the resource.
+// The billing cycle of the new VM: `m a q s b t p4 p5`. Changing it replaces the resource. Must be one of "m", "a", "q", "s", "b", "t", "p4", "p5".
 func (o LiteVmFromSnapshotOutput) Cycle() pulumi.StringOutput {
 	return o.ApplyT(func(v *LiteVmFromSnapshot) pulumi.StringOutput { return v.Cycle }).(pulumi.StringOutput)
 }
 
-// A description of the order. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+// A description of the order. Changing it replaces the resource. Default: `""`. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
 func (o LiteVmFromSnapshotOutput) Description() pulumi.StringOutput {
 	return o.ApplyT(func(v *LiteVmFromSnapshot) pulumi.StringOutput { return v.Description }).(pulumi.StringOutput)
 }
 
-// A keypair of the Lite pool. Must be at least 1. Changing it replaces the resource.
+// A keypair of the Lite pool. Changing it replaces the resource. Must be at least 1.
 func (o LiteVmFromSnapshotOutput) KeypairId() pulumi.IntOutput {
 	return o.ApplyT(func(v *LiteVmFromSnapshot) pulumi.IntOutput { return v.KeypairId }).(pulumi.IntOutput)
 }
 
-// The VM name, 6-16 characters. Must be 6 to 16 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+// The VM name, 6-16 characters. Changing it replaces the resource. Must be 6 to 16 characters; free of control characters (line breaks, tabs, NUL).
 func (o LiteVmFromSnapshotOutput) Name() pulumi.StringOutput {
 	return o.ApplyT(func(v *LiteVmFromSnapshot) pulumi.StringOutput { return v.Name }).(pulumi.StringOutput)
 }
@@ -303,27 +303,27 @@ func (o LiteVmFromSnapshotOutput) OrderId() pulumi.StringOutput {
 	return o.ApplyT(func(v *LiteVmFromSnapshot) pulumi.StringOutput { return v.OrderId }).(pulumi.StringOutput)
 }
 
-// Charge the card on file for the order; `false` leaves the invoice unpaid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
+// Charge the card on file for the order; `false` leaves the invoice unpaid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Default: `true`.
 func (o LiteVmFromSnapshotOutput) PayWithCreditCard() pulumi.BoolPtrOutput {
 	return o.ApplyT(func(v *LiteVmFromSnapshot) pulumi.BoolPtrOutput { return v.PayWithCreditCard }).(pulumi.BoolPtrOutput)
 }
 
-// The product of the new VM, from LiteProducts. Must be at least 1. Changing it replaces the resource.
+// The product of the new VM, from LiteProducts. Changing it replaces the resource. Must be at least 1.
 func (o LiteVmFromSnapshotOutput) ProductId() pulumi.IntOutput {
 	return o.ApplyT(func(v *LiteVmFromSnapshot) pulumi.IntOutput { return v.ProductId }).(pulumi.IntOutput)
 }
 
-// A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL). Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
+// A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
 func (o LiteVmFromSnapshotOutput) Promocode() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *LiteVmFromSnapshot) pulumi.StringPtrOutput { return v.Promocode }).(pulumi.StringPtrOutput)
 }
 
-// The snapshot to restore (its account id). Must be at least 1. Changing it replaces the resource.
+// The snapshot to restore (its account id). Changing it replaces the resource. Must be at least 1.
 func (o LiteVmFromSnapshotOutput) SnapshotId() pulumi.IntOutput {
 	return o.ApplyT(func(v *LiteVmFromSnapshot) pulumi.IntOutput { return v.SnapshotId }).(pulumi.IntOutput)
 }
 
-// The SSH and console user. Must be 6 to 32 characters; letters, digits, hyphens and periods only. Changing it replaces the resource.
+// The SSH and console user. Changing it replaces the resource. Must be 6 to 32 characters; letters, digits, hyphens and periods only.
 func (o LiteVmFromSnapshotOutput) SshAndConsoleUser() pulumi.StringOutput {
 	return o.ApplyT(func(v *LiteVmFromSnapshot) pulumi.StringOutput { return v.SshAndConsoleUser }).(pulumi.StringOutput)
 }

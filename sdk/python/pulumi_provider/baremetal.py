@@ -33,17 +33,17 @@ class BaremetalArgs:
         """
         The set of arguments for constructing a Baremetal resource.
 
-        :param pulumi.Input[_builtins.str] cycle: The billing cycle: `m` monthly or `a` annually. The API has no call to change it. Must be one of "m", "a". Changing it replaces the resource.
-        :param pulumi.Input[_builtins.int] keypair_id: A keypair of the Metal pool, from `BaremetalKeypair`. Must be at least 1. Changing it replaces the resource.
+        :param pulumi.Input[_builtins.str] cycle: The billing cycle: `m` monthly or `a` annually. The API has no call to change it. Changing it replaces the resource. Must be one of "m", "a".
+        :param pulumi.Input[_builtins.int] keypair_id: A keypair of the Metal pool, from `BaremetalKeypair`. Changing it replaces the resource. Must be at least 1.
         :param pulumi.Input[_builtins.str] label: The display name; changed in place. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
-        :param pulumi.Input[_builtins.int] product_id: The product, from `baremetalProducts`. The API has no call to change it. Must be at least 1. Changing it replaces the resource.
-        :param pulumi.Input[_builtins.bool] pay_with_credit_card: Charge the card on file for the order; `false` leaves the invoice unpaid and the server Pending until it is paid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
-        :param pulumi.Input[_builtins.str] power_state: Power the server `on` or `off` when the value changes. Given at create, it is applied once the server is Active. Removing it calls nothing. A refresh that finds the power other than the value says (changed in the portal, or turned on by a rebuild or reset) warns, and plans nothing: run the `power` action (Terraform 1.14 or later, or the Pulumi method), or set the value to the power the server has and back, applying each. Must be one of "on", "off".
-        :param pulumi.Input[_builtins.str] promocode: A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL). Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
-        :param pulumi.Input[_builtins.int] public_ip: Number of public IPv4 addresses; only 1 is offered. Must be one of 1. Changing it replaces the resource.
-        :param pulumi.Input[_builtins.str] rebuild_os: Destructive: reinstall the server with this OS (a value of `baremetalRebuildOsList`) whenever the value changes to a non-empty one (an empty one fires nothing). The server is on afterwards whatever Baremetal.power_state says (the rebuild does not send it again; the apply and later refreshes warn). Given at create, it is only recorded. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
-        :param pulumi.Input[_builtins.str] reset_trigger: Any new non-empty value hard-resets the server once (the value itself is only a trigger); an empty one fires nothing. The server is on afterwards, even when it was off and Baremetal.power_state is `off` (the reset does not send it again; the apply and later refreshes warn). Given at create, it is only recorded. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
-        :param pulumi.Input[_builtins.str] select_os: The OS to install. Reinstall an existing server with Baremetal.rebuild_os. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+        :param pulumi.Input[_builtins.int] product_id: The product, from `baremetalProducts`. The API has no call to change it. Changing it replaces the resource. Must be at least 1.
+        :param pulumi.Input[_builtins.bool] pay_with_credit_card: Charge the card on file for the order; `false` leaves the invoice unpaid and the server Pending until it is paid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Default: `true`.
+        :param pulumi.Input[_builtins.str] power_state: Power the server `on` or `off` when the value changes. Given at create, it is applied once the server is Active. Removing it calls nothing. A refresh that finds the power other than the value says (changed in the portal, or turned on by a rebuild or reset) warns, and plans nothing: run the `power` action (Terraform 1.14 or later, or the Pulumi method), or set the value to the power the server has and back, applying each. In-place action: the call is made only when the value changes to a non-empty one; the same value, or none, calls nothing. Must be one of "on", "off".
+        :param pulumi.Input[_builtins.str] promocode: A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
+        :param pulumi.Input[_builtins.int] public_ip: Number of public IPv4 addresses; only 1 is offered. Changing it replaces the resource. Default: `1`. Must be one of 1.
+        :param pulumi.Input[_builtins.str] rebuild_os: Destructive: reinstall the server with this OS (a value of `baremetalRebuildOsList`) whenever the value changes to a non-empty one (an empty one fires nothing). The server is on afterwards whatever Baremetal.power_state says (the rebuild does not send it again; the apply and later refreshes warn). Given at create, it is only recorded. In-place action: the call is made only when the value changes to a non-empty one; the same value, or none, calls nothing. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
+        :param pulumi.Input[_builtins.str] reset_trigger: Any new non-empty value hard-resets the server once (the value itself is only a trigger); an empty one fires nothing. The server is on afterwards, even when it was off and Baremetal.power_state is `off` (the reset does not send it again; the apply and later refreshes warn). Given at create, it is only recorded. In-place action: the call is made only when the value changes to a non-empty one; the same value, or none, calls nothing. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
+        :param pulumi.Input[_builtins.str] select_os: The OS to install. Reinstall an existing server with Baremetal.rebuild_os. Changing it replaces the resource. Default: `"ubuntu-22"`. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
         """
         pulumi.set(__self__, "cycle", cycle)
         pulumi.set(__self__, "keypair_id", keypair_id)
@@ -74,7 +74,7 @@ class BaremetalArgs:
     @pulumi.getter
     def cycle(self) -> pulumi.Input[_builtins.str]:
         """
-        The billing cycle: `m` monthly or `a` annually. The API has no call to change it. Must be one of "m", "a". Changing it replaces the resource.
+        The billing cycle: `m` monthly or `a` annually. The API has no call to change it. Changing it replaces the resource. Must be one of "m", "a".
         """
         return pulumi.get(self, "cycle")
 
@@ -86,7 +86,7 @@ class BaremetalArgs:
     @pulumi.getter(name="keypairId")
     def keypair_id(self) -> pulumi.Input[_builtins.int]:
         """
-        A keypair of the Metal pool, from `BaremetalKeypair`. Must be at least 1. Changing it replaces the resource.
+        A keypair of the Metal pool, from `BaremetalKeypair`. Changing it replaces the resource. Must be at least 1.
         """
         return pulumi.get(self, "keypair_id")
 
@@ -110,7 +110,7 @@ class BaremetalArgs:
     @pulumi.getter(name="productId")
     def product_id(self) -> pulumi.Input[_builtins.int]:
         """
-        The product, from `baremetalProducts`. The API has no call to change it. Must be at least 1. Changing it replaces the resource.
+        The product, from `baremetalProducts`. The API has no call to change it. Changing it replaces the resource. Must be at least 1.
         """
         return pulumi.get(self, "product_id")
 
@@ -122,7 +122,7 @@ class BaremetalArgs:
     @pulumi.getter(name="payWithCreditCard")
     def pay_with_credit_card(self) -> pulumi.Input[Optional[_builtins.bool]]:
         """
-        Charge the card on file for the order; `false` leaves the invoice unpaid and the server Pending until it is paid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
+        Charge the card on file for the order; `false` leaves the invoice unpaid and the server Pending until it is paid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Default: `true`.
         """
         return pulumi.get(self, "pay_with_credit_card")
 
@@ -134,7 +134,7 @@ class BaremetalArgs:
     @pulumi.getter(name="powerState")
     def power_state(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        Power the server `on` or `off` when the value changes. Given at create, it is applied once the server is Active. Removing it calls nothing. A refresh that finds the power other than the value says (changed in the portal, or turned on by a rebuild or reset) warns, and plans nothing: run the `power` action (Terraform 1.14 or later, or the Pulumi method), or set the value to the power the server has and back, applying each. Must be one of "on", "off".
+        Power the server `on` or `off` when the value changes. Given at create, it is applied once the server is Active. Removing it calls nothing. A refresh that finds the power other than the value says (changed in the portal, or turned on by a rebuild or reset) warns, and plans nothing: run the `power` action (Terraform 1.14 or later, or the Pulumi method), or set the value to the power the server has and back, applying each. In-place action: the call is made only when the value changes to a non-empty one; the same value, or none, calls nothing. Must be one of "on", "off".
         """
         return pulumi.get(self, "power_state")
 
@@ -146,7 +146,7 @@ class BaremetalArgs:
     @pulumi.getter
     def promocode(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL). Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
+        A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
         """
         return pulumi.get(self, "promocode")
 
@@ -158,7 +158,7 @@ class BaremetalArgs:
     @pulumi.getter(name="publicIp")
     def public_ip(self) -> pulumi.Input[Optional[_builtins.int]]:
         """
-        Number of public IPv4 addresses; only 1 is offered. Must be one of 1. Changing it replaces the resource.
+        Number of public IPv4 addresses; only 1 is offered. Changing it replaces the resource. Default: `1`. Must be one of 1.
         """
         return pulumi.get(self, "public_ip")
 
@@ -170,7 +170,7 @@ class BaremetalArgs:
     @pulumi.getter(name="rebuildOs")
     def rebuild_os(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        Destructive: reinstall the server with this OS (a value of `baremetalRebuildOsList`) whenever the value changes to a non-empty one (an empty one fires nothing). The server is on afterwards whatever Baremetal.power_state says (the rebuild does not send it again; the apply and later refreshes warn). Given at create, it is only recorded. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
+        Destructive: reinstall the server with this OS (a value of `baremetalRebuildOsList`) whenever the value changes to a non-empty one (an empty one fires nothing). The server is on afterwards whatever Baremetal.power_state says (the rebuild does not send it again; the apply and later refreshes warn). Given at create, it is only recorded. In-place action: the call is made only when the value changes to a non-empty one; the same value, or none, calls nothing. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
         """
         return pulumi.get(self, "rebuild_os")
 
@@ -182,7 +182,7 @@ class BaremetalArgs:
     @pulumi.getter(name="resetTrigger")
     def reset_trigger(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        Any new non-empty value hard-resets the server once (the value itself is only a trigger); an empty one fires nothing. The server is on afterwards, even when it was off and Baremetal.power_state is `off` (the reset does not send it again; the apply and later refreshes warn). Given at create, it is only recorded. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
+        Any new non-empty value hard-resets the server once (the value itself is only a trigger); an empty one fires nothing. The server is on afterwards, even when it was off and Baremetal.power_state is `off` (the reset does not send it again; the apply and later refreshes warn). Given at create, it is only recorded. In-place action: the call is made only when the value changes to a non-empty one; the same value, or none, calls nothing. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
         """
         return pulumi.get(self, "reset_trigger")
 
@@ -194,7 +194,7 @@ class BaremetalArgs:
     @pulumi.getter(name="selectOs")
     def select_os(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        The OS to install. Reinstall an existing server with Baremetal.rebuild_os. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+        The OS to install. Reinstall an existing server with Baremetal.rebuild_os. Changing it replaces the resource. Default: `"ubuntu-22"`. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
         """
         return pulumi.get(self, "select_os")
 
@@ -226,17 +226,17 @@ class Baremetal(pulumi.CustomResource):
 
         :param str resource_name: The name of the resource.
         :param pulumi.ResourceOptions opts: Options for the resource.
-        :param pulumi.Input[_builtins.str] cycle: The billing cycle: `m` monthly or `a` annually. The API has no call to change it. Must be one of "m", "a". Changing it replaces the resource.
-        :param pulumi.Input[_builtins.int] keypair_id: A keypair of the Metal pool, from `BaremetalKeypair`. Must be at least 1. Changing it replaces the resource.
+        :param pulumi.Input[_builtins.str] cycle: The billing cycle: `m` monthly or `a` annually. The API has no call to change it. Changing it replaces the resource. Must be one of "m", "a".
+        :param pulumi.Input[_builtins.int] keypair_id: A keypair of the Metal pool, from `BaremetalKeypair`. Changing it replaces the resource. Must be at least 1.
         :param pulumi.Input[_builtins.str] label: The display name; changed in place. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
-        :param pulumi.Input[_builtins.bool] pay_with_credit_card: Charge the card on file for the order; `false` leaves the invoice unpaid and the server Pending until it is paid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
-        :param pulumi.Input[_builtins.str] power_state: Power the server `on` or `off` when the value changes. Given at create, it is applied once the server is Active. Removing it calls nothing. A refresh that finds the power other than the value says (changed in the portal, or turned on by a rebuild or reset) warns, and plans nothing: run the `power` action (Terraform 1.14 or later, or the Pulumi method), or set the value to the power the server has and back, applying each. Must be one of "on", "off".
-        :param pulumi.Input[_builtins.int] product_id: The product, from `baremetalProducts`. The API has no call to change it. Must be at least 1. Changing it replaces the resource.
-        :param pulumi.Input[_builtins.str] promocode: A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL). Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
-        :param pulumi.Input[_builtins.int] public_ip: Number of public IPv4 addresses; only 1 is offered. Must be one of 1. Changing it replaces the resource.
-        :param pulumi.Input[_builtins.str] rebuild_os: Destructive: reinstall the server with this OS (a value of `baremetalRebuildOsList`) whenever the value changes to a non-empty one (an empty one fires nothing). The server is on afterwards whatever power_state says (the rebuild does not send it again; the apply and later refreshes warn). Given at create, it is only recorded. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
-        :param pulumi.Input[_builtins.str] reset_trigger: Any new non-empty value hard-resets the server once (the value itself is only a trigger); an empty one fires nothing. The server is on afterwards, even when it was off and power_state is `off` (the reset does not send it again; the apply and later refreshes warn). Given at create, it is only recorded. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
-        :param pulumi.Input[_builtins.str] select_os: The OS to install. Reinstall an existing server with rebuild_os. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+        :param pulumi.Input[_builtins.bool] pay_with_credit_card: Charge the card on file for the order; `false` leaves the invoice unpaid and the server Pending until it is paid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Default: `true`.
+        :param pulumi.Input[_builtins.str] power_state: Power the server `on` or `off` when the value changes. Given at create, it is applied once the server is Active. Removing it calls nothing. A refresh that finds the power other than the value says (changed in the portal, or turned on by a rebuild or reset) warns, and plans nothing: run the `power` action (Terraform 1.14 or later, or the Pulumi method), or set the value to the power the server has and back, applying each. In-place action: the call is made only when the value changes to a non-empty one; the same value, or none, calls nothing. Must be one of "on", "off".
+        :param pulumi.Input[_builtins.int] product_id: The product, from `baremetalProducts`. The API has no call to change it. Changing it replaces the resource. Must be at least 1.
+        :param pulumi.Input[_builtins.str] promocode: A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
+        :param pulumi.Input[_builtins.int] public_ip: Number of public IPv4 addresses; only 1 is offered. Changing it replaces the resource. Default: `1`. Must be one of 1.
+        :param pulumi.Input[_builtins.str] rebuild_os: Destructive: reinstall the server with this OS (a value of `baremetalRebuildOsList`) whenever the value changes to a non-empty one (an empty one fires nothing). The server is on afterwards whatever power_state says (the rebuild does not send it again; the apply and later refreshes warn). Given at create, it is only recorded. In-place action: the call is made only when the value changes to a non-empty one; the same value, or none, calls nothing. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
+        :param pulumi.Input[_builtins.str] reset_trigger: Any new non-empty value hard-resets the server once (the value itself is only a trigger); an empty one fires nothing. The server is on afterwards, even when it was off and power_state is `off` (the reset does not send it again; the apply and later refreshes warn). Given at create, it is only recorded. In-place action: the call is made only when the value changes to a non-empty one; the same value, or none, calls nothing. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
+        :param pulumi.Input[_builtins.str] select_os: The OS to install. Reinstall an existing server with rebuild_os. Changing it replaces the resource. Default: `"ubuntu-22"`. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
         """
         ...
     @overload
@@ -384,7 +384,7 @@ class Baremetal(pulumi.CustomResource):
     @pulumi.getter
     def cycle(self) -> pulumi.Output[_builtins.str]:
         """
-        The billing cycle: `m` monthly or `a` annually. The API has no call to change it. Must be one of "m", "a". Changing it replaces the resource.
+        The billing cycle: `m` monthly or `a` annually. The API has no call to change it. Changing it replaces the resource. Must be one of "m", "a".
         """
         return pulumi.get(self, "cycle")
 
@@ -400,7 +400,7 @@ class Baremetal(pulumi.CustomResource):
     @pulumi.getter(name="keypairId")
     def keypair_id(self) -> pulumi.Output[_builtins.int]:
         """
-        A keypair of the Metal pool, from `BaremetalKeypair`. Must be at least 1. Changing it replaces the resource.
+        A keypair of the Metal pool, from `BaremetalKeypair`. Changing it replaces the resource. Must be at least 1.
         """
         return pulumi.get(self, "keypair_id")
 
@@ -424,7 +424,7 @@ class Baremetal(pulumi.CustomResource):
     @pulumi.getter(name="payWithCreditCard")
     def pay_with_credit_card(self) -> pulumi.Output[Optional[_builtins.bool]]:
         """
-        Charge the card on file for the order; `false` leaves the invoice unpaid and the server Pending until it is paid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
+        Charge the card on file for the order; `false` leaves the invoice unpaid and the server Pending until it is paid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Default: `true`.
         """
         return pulumi.get(self, "pay_with_credit_card")
 
@@ -432,7 +432,7 @@ class Baremetal(pulumi.CustomResource):
     @pulumi.getter(name="powerState")
     def power_state(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
-        Power the server `on` or `off` when the value changes. Given at create, it is applied once the server is Active. Removing it calls nothing. A refresh that finds the power other than the value says (changed in the portal, or turned on by a rebuild or reset) warns, and plans nothing: run the `power` action (Terraform 1.14 or later, or the Pulumi method), or set the value to the power the server has and back, applying each. Must be one of "on", "off".
+        Power the server `on` or `off` when the value changes. Given at create, it is applied once the server is Active. Removing it calls nothing. A refresh that finds the power other than the value says (changed in the portal, or turned on by a rebuild or reset) warns, and plans nothing: run the `power` action (Terraform 1.14 or later, or the Pulumi method), or set the value to the power the server has and back, applying each. In-place action: the call is made only when the value changes to a non-empty one; the same value, or none, calls nothing. Must be one of "on", "off".
         """
         return pulumi.get(self, "power_state")
 
@@ -440,7 +440,7 @@ class Baremetal(pulumi.CustomResource):
     @pulumi.getter(name="productId")
     def product_id(self) -> pulumi.Output[_builtins.int]:
         """
-        The product, from `baremetalProducts`. The API has no call to change it. Must be at least 1. Changing it replaces the resource.
+        The product, from `baremetalProducts`. The API has no call to change it. Changing it replaces the resource. Must be at least 1.
         """
         return pulumi.get(self, "product_id")
 
@@ -448,7 +448,7 @@ class Baremetal(pulumi.CustomResource):
     @pulumi.getter
     def promocode(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
-        A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL). Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
+        A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
         """
         return pulumi.get(self, "promocode")
 
@@ -456,7 +456,7 @@ class Baremetal(pulumi.CustomResource):
     @pulumi.getter(name="publicIp")
     def public_ip(self) -> pulumi.Output[_builtins.int]:
         """
-        Number of public IPv4 addresses; only 1 is offered. Must be one of 1. Changing it replaces the resource.
+        Number of public IPv4 addresses; only 1 is offered. Changing it replaces the resource. Default: `1`. Must be one of 1.
         """
         return pulumi.get(self, "public_ip")
 
@@ -472,7 +472,7 @@ class Baremetal(pulumi.CustomResource):
     @pulumi.getter(name="rebuildOs")
     def rebuild_os(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
-        Destructive: reinstall the server with this OS (a value of `baremetalRebuildOsList`) whenever the value changes to a non-empty one (an empty one fires nothing). The server is on afterwards whatever Baremetal.power_state says (the rebuild does not send it again; the apply and later refreshes warn). Given at create, it is only recorded. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
+        Destructive: reinstall the server with this OS (a value of `baremetalRebuildOsList`) whenever the value changes to a non-empty one (an empty one fires nothing). The server is on afterwards whatever Baremetal.power_state says (the rebuild does not send it again; the apply and later refreshes warn). Given at create, it is only recorded. In-place action: the call is made only when the value changes to a non-empty one; the same value, or none, calls nothing. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
         """
         return pulumi.get(self, "rebuild_os")
 
@@ -480,7 +480,7 @@ class Baremetal(pulumi.CustomResource):
     @pulumi.getter(name="resetTrigger")
     def reset_trigger(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
-        Any new non-empty value hard-resets the server once (the value itself is only a trigger); an empty one fires nothing. The server is on afterwards, even when it was off and Baremetal.power_state is `off` (the reset does not send it again; the apply and later refreshes warn). Given at create, it is only recorded. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
+        Any new non-empty value hard-resets the server once (the value itself is only a trigger); an empty one fires nothing. The server is on afterwards, even when it was off and Baremetal.power_state is `off` (the reset does not send it again; the apply and later refreshes warn). Given at create, it is only recorded. In-place action: the call is made only when the value changes to a non-empty one; the same value, or none, calls nothing. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
         """
         return pulumi.get(self, "reset_trigger")
 
@@ -488,7 +488,7 @@ class Baremetal(pulumi.CustomResource):
     @pulumi.getter(name="selectOs")
     def select_os(self) -> pulumi.Output[_builtins.str]:
         """
-        The OS to install. Reinstall an existing server with Baremetal.rebuild_os. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+        The OS to install. Reinstall an existing server with Baremetal.rebuild_os. Changing it replaces the resource. Default: `"ubuntu-22"`. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
         """
         return pulumi.get(self, "select_os")
 

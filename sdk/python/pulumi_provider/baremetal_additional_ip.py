@@ -27,11 +27,11 @@ class BaremetalAdditionalIpArgs:
         """
         The set of arguments for constructing a BaremetalAdditionalIp resource.
 
-        :param pulumi.Input[_builtins.str] cycle: The billing cycle: `m` monthly or `a` annually. Must be one of "m", "a". Changing it replaces the resource.
-        :param pulumi.Input[_builtins.int] product_id: The product, from `baremetalAdditionalIpProducts`. Must be at least 1. Changing it replaces the resource.
-        :param pulumi.Input[_builtins.bool] pay_with_credit_card: Charge the card on file for the order; `false` leaves the invoice unpaid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
-        :param pulumi.Input[_builtins.str] promocode: A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL). Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
-        :param pulumi.Input[_builtins.str] region: The region, from `baremetalAdditionalIpRegions`. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+        :param pulumi.Input[_builtins.str] cycle: The billing cycle: `m` monthly or `a` annually. Changing it replaces the resource. Must be one of "m", "a".
+        :param pulumi.Input[_builtins.int] product_id: The product, from `baremetalAdditionalIpProducts`. Changing it replaces the resource. Must be at least 1.
+        :param pulumi.Input[_builtins.bool] pay_with_credit_card: Charge the card on file for the order; `false` leaves the invoice unpaid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Default: `true`.
+        :param pulumi.Input[_builtins.str] promocode: A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
+        :param pulumi.Input[_builtins.str] region: The region, from `baremetalAdditionalIpRegions`. Changing it replaces the resource. Default: `"wjv-1"`. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
         """
         pulumi.set(__self__, "cycle", cycle)
         pulumi.set(__self__, "product_id", product_id)
@@ -50,7 +50,7 @@ class BaremetalAdditionalIpArgs:
     @pulumi.getter
     def cycle(self) -> pulumi.Input[_builtins.str]:
         """
-        The billing cycle: `m` monthly or `a` annually. Must be one of "m", "a". Changing it replaces the resource.
+        The billing cycle: `m` monthly or `a` annually. Changing it replaces the resource. Must be one of "m", "a".
         """
         return pulumi.get(self, "cycle")
 
@@ -62,7 +62,7 @@ class BaremetalAdditionalIpArgs:
     @pulumi.getter(name="productId")
     def product_id(self) -> pulumi.Input[_builtins.int]:
         """
-        The product, from `baremetalAdditionalIpProducts`. Must be at least 1. Changing it replaces the resource.
+        The product, from `baremetalAdditionalIpProducts`. Changing it replaces the resource. Must be at least 1.
         """
         return pulumi.get(self, "product_id")
 
@@ -74,7 +74,7 @@ class BaremetalAdditionalIpArgs:
     @pulumi.getter(name="payWithCreditCard")
     def pay_with_credit_card(self) -> pulumi.Input[Optional[_builtins.bool]]:
         """
-        Charge the card on file for the order; `false` leaves the invoice unpaid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
+        Charge the card on file for the order; `false` leaves the invoice unpaid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Default: `true`.
         """
         return pulumi.get(self, "pay_with_credit_card")
 
@@ -86,7 +86,7 @@ class BaremetalAdditionalIpArgs:
     @pulumi.getter
     def promocode(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL). Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
+        A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
         """
         return pulumi.get(self, "promocode")
 
@@ -98,7 +98,7 @@ class BaremetalAdditionalIpArgs:
     @pulumi.getter
     def region(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        The region, from `baremetalAdditionalIpRegions`. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+        The region, from `baremetalAdditionalIpRegions`. Changing it replaces the resource. Default: `"wjv-1"`. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
         """
         return pulumi.get(self, "region")
 
@@ -124,11 +124,11 @@ class BaremetalAdditionalIp(pulumi.CustomResource):
 
         :param str resource_name: The name of the resource.
         :param pulumi.ResourceOptions opts: Options for the resource.
-        :param pulumi.Input[_builtins.str] cycle: The billing cycle: `m` monthly or `a` annually. Must be one of "m", "a". Changing it replaces the resource.
-        :param pulumi.Input[_builtins.bool] pay_with_credit_card: Charge the card on file for the order; `false` leaves the invoice unpaid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
-        :param pulumi.Input[_builtins.int] product_id: The product, from `baremetalAdditionalIpProducts`. Must be at least 1. Changing it replaces the resource.
-        :param pulumi.Input[_builtins.str] promocode: A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL). Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
-        :param pulumi.Input[_builtins.str] region: The region, from `baremetalAdditionalIpRegions`. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+        :param pulumi.Input[_builtins.str] cycle: The billing cycle: `m` monthly or `a` annually. Changing it replaces the resource. Must be one of "m", "a".
+        :param pulumi.Input[_builtins.bool] pay_with_credit_card: Charge the card on file for the order; `false` leaves the invoice unpaid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Default: `true`.
+        :param pulumi.Input[_builtins.int] product_id: The product, from `baremetalAdditionalIpProducts`. Changing it replaces the resource. Must be at least 1.
+        :param pulumi.Input[_builtins.str] promocode: A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
+        :param pulumi.Input[_builtins.str] region: The region, from `baremetalAdditionalIpRegions`. Changing it replaces the resource. Default: `"wjv-1"`. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
         """
         ...
     @overload
@@ -250,7 +250,7 @@ class BaremetalAdditionalIp(pulumi.CustomResource):
     @pulumi.getter
     def cycle(self) -> pulumi.Output[_builtins.str]:
         """
-        The billing cycle: `m` monthly or `a` annually. Must be one of "m", "a". Changing it replaces the resource.
+        The billing cycle: `m` monthly or `a` annually. Changing it replaces the resource. Must be one of "m", "a".
         """
         return pulumi.get(self, "cycle")
 
@@ -266,7 +266,7 @@ class BaremetalAdditionalIp(pulumi.CustomResource):
     @pulumi.getter(name="payWithCreditCard")
     def pay_with_credit_card(self) -> pulumi.Output[Optional[_builtins.bool]]:
         """
-        Charge the card on file for the order; `false` leaves the invoice unpaid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
+        Charge the card on file for the order; `false` leaves the invoice unpaid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Default: `true`.
         """
         return pulumi.get(self, "pay_with_credit_card")
 
@@ -274,7 +274,7 @@ class BaremetalAdditionalIp(pulumi.CustomResource):
     @pulumi.getter(name="productId")
     def product_id(self) -> pulumi.Output[_builtins.int]:
         """
-        The product, from `baremetalAdditionalIpProducts`. Must be at least 1. Changing it replaces the resource.
+        The product, from `baremetalAdditionalIpProducts`. Changing it replaces the resource. Must be at least 1.
         """
         return pulumi.get(self, "product_id")
 
@@ -282,7 +282,7 @@ class BaremetalAdditionalIp(pulumi.CustomResource):
     @pulumi.getter
     def promocode(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
-        A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL). Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
+        A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
         """
         return pulumi.get(self, "promocode")
 
@@ -298,7 +298,7 @@ class BaremetalAdditionalIp(pulumi.CustomResource):
     @pulumi.getter
     def region(self) -> pulumi.Output[_builtins.str]:
         """
-        The region, from `baremetalAdditionalIpRegions`. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+        The region, from `baremetalAdditionalIpRegions`. Changing it replaces the resource. Default: `"wjv-1"`. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
         """
         return pulumi.get(self, "region")
 

@@ -24,8 +24,8 @@ class BaremetalAdditionalIpAssignmentArgs:
         """
         The set of arguments for constructing a BaremetalAdditionalIpAssignment resource.
 
-        :param pulumi.Input[_builtins.int] additional_ip_id: The additional IP (its account id). Must be at least 1. Changing it replaces the resource.
-        :param pulumi.Input[_builtins.int] metal_account_id: The Metal server to route the IP to (its account id). Must be at least 1. Changing it replaces the resource.
+        :param pulumi.Input[_builtins.int] additional_ip_id: The additional IP (its account id). Changing it replaces the resource. Must be at least 1.
+        :param pulumi.Input[_builtins.int] metal_account_id: The Metal server to route the IP to (its account id). Changing it replaces the resource. Must be at least 1.
         """
         pulumi.set(__self__, "additional_ip_id", additional_ip_id)
         pulumi.set(__self__, "metal_account_id", metal_account_id)
@@ -34,7 +34,7 @@ class BaremetalAdditionalIpAssignmentArgs:
     @pulumi.getter(name="additionalIpId")
     def additional_ip_id(self) -> pulumi.Input[_builtins.int]:
         """
-        The additional IP (its account id). Must be at least 1. Changing it replaces the resource.
+        The additional IP (its account id). Changing it replaces the resource. Must be at least 1.
         """
         return pulumi.get(self, "additional_ip_id")
 
@@ -46,7 +46,7 @@ class BaremetalAdditionalIpAssignmentArgs:
     @pulumi.getter(name="metalAccountId")
     def metal_account_id(self) -> pulumi.Input[_builtins.int]:
         """
-        The Metal server to route the IP to (its account id). Must be at least 1. Changing it replaces the resource.
+        The Metal server to route the IP to (its account id). Changing it replaces the resource. Must be at least 1.
         """
         return pulumi.get(self, "metal_account_id")
 
@@ -69,8 +69,8 @@ class BaremetalAdditionalIpAssignment(pulumi.CustomResource):
 
         :param str resource_name: The name of the resource.
         :param pulumi.ResourceOptions opts: Options for the resource.
-        :param pulumi.Input[_builtins.int] additional_ip_id: The additional IP (its account id). Must be at least 1. Changing it replaces the resource.
-        :param pulumi.Input[_builtins.int] metal_account_id: The Metal server to route the IP to (its account id). Must be at least 1. Changing it replaces the resource.
+        :param pulumi.Input[_builtins.int] additional_ip_id: The additional IP (its account id). Changing it replaces the resource. Must be at least 1.
+        :param pulumi.Input[_builtins.int] metal_account_id: The Metal server to route the IP to (its account id). Changing it replaces the resource. Must be at least 1.
         """
         ...
     @overload
@@ -157,7 +157,7 @@ class BaremetalAdditionalIpAssignment(pulumi.CustomResource):
     @pulumi.getter(name="additionalIpId")
     def additional_ip_id(self) -> pulumi.Output[_builtins.int]:
         """
-        The additional IP (its account id). Must be at least 1. Changing it replaces the resource.
+        The additional IP (its account id). Changing it replaces the resource. Must be at least 1.
         """
         return pulumi.get(self, "additional_ip_id")
 
@@ -165,7 +165,7 @@ class BaremetalAdditionalIpAssignment(pulumi.CustomResource):
     @pulumi.getter(name="metalAccountId")
     def metal_account_id(self) -> pulumi.Output[_builtins.int]:
         """
-        The Metal server to route the IP to (its account id). Must be at least 1. Changing it replaces the resource.
+        The Metal server to route the IP to (its account id). Changing it replaces the resource. Must be at least 1.
         """
         return pulumi.get(self, "metal_account_id")
 

@@ -29,13 +29,13 @@ class BaremetalElasticStorageArgs:
         """
         The set of arguments for constructing a BaremetalElasticStorage resource.
 
-        :param pulumi.Input[_builtins.str] cycle: The billing cycle: `m` monthly or `a` annually. Must be one of "m", "a". Changing it replaces the resource.
-        :param pulumi.Input[_builtins.int] metal_account_id: The Metal server the volume is bound to for life (there is no re-attach call). Must be at least 1. Changing it replaces the resource.
+        :param pulumi.Input[_builtins.str] cycle: The billing cycle: `m` monthly or `a` annually. Changing it replaces the resource. Must be one of "m", "a".
+        :param pulumi.Input[_builtins.int] metal_account_id: The Metal server the volume is bound to for life (there is no re-attach call). Changing it replaces the resource. Must be at least 1.
         :param pulumi.Input[_builtins.int] product_id: The storage product, from `baremetalElasticStorageProducts`. A change runs change-package (a paid order). Must be at least 1.
-        :param pulumi.Input[_builtins.str] storage_name: The volume name. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
-        :param pulumi.Input[_builtins.bool] pay_with_credit_card: Charge the card on file for every order; `false` leaves invoices unpaid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
-        :param pulumi.Input[_builtins.str] promocode: A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL). Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
-        :param pulumi.Input[_builtins.int] size: The size in GB, an absolute target, within the product's `min_size` and `max_size`. Grow-only: raising it orders a resize (a paid order) of what the volume lacks. A floor: a volume grown larger outside (the portal, support) is no drift and the state keeps the value (`raw` shows the size it has); lowering it is refused at plan time. Must be at least 1. Grow-only: a smaller value is refused.
+        :param pulumi.Input[_builtins.str] storage_name: The volume name. Changing it replaces the resource. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
+        :param pulumi.Input[_builtins.bool] pay_with_credit_card: Charge the card on file for every order; `false` leaves invoices unpaid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Default: `true`.
+        :param pulumi.Input[_builtins.str] promocode: A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
+        :param pulumi.Input[_builtins.int] size: The size in GB, an absolute target, within the product's `min_size` and `max_size`. Grow-only: raising it orders a resize (a paid order) of what the volume lacks. A floor: a volume grown larger outside (the portal, support) is no drift and the state keeps the value (`raw` shows the size it has); lowering it is refused at plan time. Grow-only: a smaller value is refused. Default: `100`. Must be at least 1.
         """
         pulumi.set(__self__, "cycle", cycle)
         pulumi.set(__self__, "metal_account_id", metal_account_id)
@@ -56,7 +56,7 @@ class BaremetalElasticStorageArgs:
     @pulumi.getter
     def cycle(self) -> pulumi.Input[_builtins.str]:
         """
-        The billing cycle: `m` monthly or `a` annually. Must be one of "m", "a". Changing it replaces the resource.
+        The billing cycle: `m` monthly or `a` annually. Changing it replaces the resource. Must be one of "m", "a".
         """
         return pulumi.get(self, "cycle")
 
@@ -68,7 +68,7 @@ class BaremetalElasticStorageArgs:
     @pulumi.getter(name="metalAccountId")
     def metal_account_id(self) -> pulumi.Input[_builtins.int]:
         """
-        The Metal server the volume is bound to for life (there is no re-attach call). Must be at least 1. Changing it replaces the resource.
+        The Metal server the volume is bound to for life (there is no re-attach call). Changing it replaces the resource. Must be at least 1.
         """
         return pulumi.get(self, "metal_account_id")
 
@@ -92,7 +92,7 @@ class BaremetalElasticStorageArgs:
     @pulumi.getter(name="storageName")
     def storage_name(self) -> pulumi.Input[_builtins.str]:
         """
-        The volume name. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+        The volume name. Changing it replaces the resource. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
         """
         return pulumi.get(self, "storage_name")
 
@@ -104,7 +104,7 @@ class BaremetalElasticStorageArgs:
     @pulumi.getter(name="payWithCreditCard")
     def pay_with_credit_card(self) -> pulumi.Input[Optional[_builtins.bool]]:
         """
-        Charge the card on file for every order; `false` leaves invoices unpaid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
+        Charge the card on file for every order; `false` leaves invoices unpaid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Default: `true`.
         """
         return pulumi.get(self, "pay_with_credit_card")
 
@@ -116,7 +116,7 @@ class BaremetalElasticStorageArgs:
     @pulumi.getter
     def promocode(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL). Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
+        A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
         """
         return pulumi.get(self, "promocode")
 
@@ -128,7 +128,7 @@ class BaremetalElasticStorageArgs:
     @pulumi.getter
     def size(self) -> pulumi.Input[Optional[_builtins.int]]:
         """
-        The size in GB, an absolute target, within the product's `min_size` and `max_size`. Grow-only: raising it orders a resize (a paid order) of what the volume lacks. A floor: a volume grown larger outside (the portal, support) is no drift and the state keeps the value (`raw` shows the size it has); lowering it is refused at plan time. Must be at least 1. Grow-only: a smaller value is refused.
+        The size in GB, an absolute target, within the product's `min_size` and `max_size`. Grow-only: raising it orders a resize (a paid order) of what the volume lacks. A floor: a volume grown larger outside (the portal, support) is no drift and the state keeps the value (`raw` shows the size it has); lowering it is refused at plan time. Grow-only: a smaller value is refused. Default: `100`. Must be at least 1.
         """
         return pulumi.get(self, "size")
 
@@ -156,13 +156,13 @@ class BaremetalElasticStorage(pulumi.CustomResource):
 
         :param str resource_name: The name of the resource.
         :param pulumi.ResourceOptions opts: Options for the resource.
-        :param pulumi.Input[_builtins.str] cycle: The billing cycle: `m` monthly or `a` annually. Must be one of "m", "a". Changing it replaces the resource.
-        :param pulumi.Input[_builtins.int] metal_account_id: The Metal server the volume is bound to for life (there is no re-attach call). Must be at least 1. Changing it replaces the resource.
-        :param pulumi.Input[_builtins.bool] pay_with_credit_card: Charge the card on file for every order; `false` leaves invoices unpaid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
+        :param pulumi.Input[_builtins.str] cycle: The billing cycle: `m` monthly or `a` annually. Changing it replaces the resource. Must be one of "m", "a".
+        :param pulumi.Input[_builtins.int] metal_account_id: The Metal server the volume is bound to for life (there is no re-attach call). Changing it replaces the resource. Must be at least 1.
+        :param pulumi.Input[_builtins.bool] pay_with_credit_card: Charge the card on file for every order; `false` leaves invoices unpaid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Default: `true`.
         :param pulumi.Input[_builtins.int] product_id: The storage product, from `baremetalElasticStorageProducts`. A change runs change-package (a paid order). Must be at least 1.
-        :param pulumi.Input[_builtins.str] promocode: A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL). Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
-        :param pulumi.Input[_builtins.int] size: The size in GB, an absolute target, within the product's `min_size` and `max_size`. Grow-only: raising it orders a resize (a paid order) of what the volume lacks. A floor: a volume grown larger outside (the portal, support) is no drift and the state keeps the value (`raw` shows the size it has); lowering it is refused at plan time. Must be at least 1. Grow-only: a smaller value is refused.
-        :param pulumi.Input[_builtins.str] storage_name: The volume name. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+        :param pulumi.Input[_builtins.str] promocode: A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
+        :param pulumi.Input[_builtins.int] size: The size in GB, an absolute target, within the product's `min_size` and `max_size`. Grow-only: raising it orders a resize (a paid order) of what the volume lacks. A floor: a volume grown larger outside (the portal, support) is no drift and the state keeps the value (`raw` shows the size it has); lowering it is refused at plan time. Grow-only: a smaller value is refused. Default: `100`. Must be at least 1.
+        :param pulumi.Input[_builtins.str] storage_name: The volume name. Changing it replaces the resource. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
         """
         ...
     @overload
@@ -292,7 +292,7 @@ class BaremetalElasticStorage(pulumi.CustomResource):
     @pulumi.getter
     def cycle(self) -> pulumi.Output[_builtins.str]:
         """
-        The billing cycle: `m` monthly or `a` annually. Must be one of "m", "a". Changing it replaces the resource.
+        The billing cycle: `m` monthly or `a` annually. Changing it replaces the resource. Must be one of "m", "a".
         """
         return pulumi.get(self, "cycle")
 
@@ -300,7 +300,7 @@ class BaremetalElasticStorage(pulumi.CustomResource):
     @pulumi.getter(name="metalAccountId")
     def metal_account_id(self) -> pulumi.Output[_builtins.int]:
         """
-        The Metal server the volume is bound to for life (there is no re-attach call). Must be at least 1. Changing it replaces the resource.
+        The Metal server the volume is bound to for life (there is no re-attach call). Changing it replaces the resource. Must be at least 1.
         """
         return pulumi.get(self, "metal_account_id")
 
@@ -308,7 +308,7 @@ class BaremetalElasticStorage(pulumi.CustomResource):
     @pulumi.getter(name="payWithCreditCard")
     def pay_with_credit_card(self) -> pulumi.Output[Optional[_builtins.bool]]:
         """
-        Charge the card on file for every order; `false` leaves invoices unpaid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
+        Charge the card on file for every order; `false` leaves invoices unpaid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Default: `true`.
         """
         return pulumi.get(self, "pay_with_credit_card")
 
@@ -324,7 +324,7 @@ class BaremetalElasticStorage(pulumi.CustomResource):
     @pulumi.getter
     def promocode(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
-        A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL). Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
+        A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
         """
         return pulumi.get(self, "promocode")
 
@@ -340,7 +340,7 @@ class BaremetalElasticStorage(pulumi.CustomResource):
     @pulumi.getter
     def size(self) -> pulumi.Output[_builtins.int]:
         """
-        The size in GB, an absolute target, within the product's `min_size` and `max_size`. Grow-only: raising it orders a resize (a paid order) of what the volume lacks. A floor: a volume grown larger outside (the portal, support) is no drift and the state keeps the value (`raw` shows the size it has); lowering it is refused at plan time. Must be at least 1. Grow-only: a smaller value is refused.
+        The size in GB, an absolute target, within the product's `min_size` and `max_size`. Grow-only: raising it orders a resize (a paid order) of what the volume lacks. A floor: a volume grown larger outside (the portal, support) is no drift and the state keeps the value (`raw` shows the size it has); lowering it is refused at plan time. Grow-only: a smaller value is refused. Default: `100`. Must be at least 1.
         """
         return pulumi.get(self, "size")
 
@@ -356,7 +356,7 @@ class BaremetalElasticStorage(pulumi.CustomResource):
     @pulumi.getter(name="storageName")
     def storage_name(self) -> pulumi.Output[_builtins.str]:
         """
-        The volume name. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+        The volume name. Changing it replaces the resource. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
         """
         return pulumi.get(self, "storage_name")
 

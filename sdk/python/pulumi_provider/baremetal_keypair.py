@@ -24,8 +24,8 @@ class BaremetalKeypairArgs:
         """
         The set of arguments for constructing a BaremetalKeypair resource.
 
-        :param pulumi.Input[_builtins.str] name: Name of the keypair, unique in the Metal pool. Changing it replaces the keypair. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
-        :param pulumi.Input[_builtins.str] public_key: An existing OpenSSH public key to import. When empty, the service generates a key pair and the output BaremetalKeypair.private_key holds its private half. Compared without surrounding whitespace. Must be 1 to 16384 characters; one OpenSSH public key line (ssh-ed25519, ssh-rsa or ecdsa-sha2-nistp256/384/521). Changing it replaces the resource.
+        :param pulumi.Input[_builtins.str] name: Name of the keypair, unique in the Metal pool. Changing it replaces the keypair. Changing it replaces the resource. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
+        :param pulumi.Input[_builtins.str] public_key: An existing OpenSSH public key to import. When empty, the service generates a key pair and the output BaremetalKeypair.private_key holds its private half. Compared without surrounding whitespace. Changing it replaces the resource. Must be 1 to 16384 characters; one OpenSSH public key line (ssh-ed25519, ssh-rsa or ecdsa-sha2-nistp256/384/521).
         """
         pulumi.set(__self__, "name", name)
         if public_key is not None:
@@ -35,7 +35,7 @@ class BaremetalKeypairArgs:
     @pulumi.getter
     def name(self) -> pulumi.Input[_builtins.str]:
         """
-        Name of the keypair, unique in the Metal pool. Changing it replaces the keypair. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+        Name of the keypair, unique in the Metal pool. Changing it replaces the keypair. Changing it replaces the resource. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
         """
         return pulumi.get(self, "name")
 
@@ -47,7 +47,7 @@ class BaremetalKeypairArgs:
     @pulumi.getter(name="publicKey")
     def public_key(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        An existing OpenSSH public key to import. When empty, the service generates a key pair and the output BaremetalKeypair.private_key holds its private half. Compared without surrounding whitespace. Must be 1 to 16384 characters; one OpenSSH public key line (ssh-ed25519, ssh-rsa or ecdsa-sha2-nistp256/384/521). Changing it replaces the resource.
+        An existing OpenSSH public key to import. When empty, the service generates a key pair and the output BaremetalKeypair.private_key holds its private half. Compared without surrounding whitespace. Changing it replaces the resource. Must be 1 to 16384 characters; one OpenSSH public key line (ssh-ed25519, ssh-rsa or ecdsa-sha2-nistp256/384/521).
         """
         return pulumi.get(self, "public_key")
 
@@ -70,8 +70,8 @@ class BaremetalKeypair(pulumi.CustomResource):
 
         :param str resource_name: The name of the resource.
         :param pulumi.ResourceOptions opts: Options for the resource.
-        :param pulumi.Input[_builtins.str] name: Name of the keypair, unique in the Metal pool. Changing it replaces the keypair. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
-        :param pulumi.Input[_builtins.str] public_key: An existing OpenSSH public key to import. When empty, the service generates a key pair and the output private_key holds its private half. Compared without surrounding whitespace. Must be 1 to 16384 characters; one OpenSSH public key line (ssh-ed25519, ssh-rsa or ecdsa-sha2-nistp256/384/521). Changing it replaces the resource.
+        :param pulumi.Input[_builtins.str] name: Name of the keypair, unique in the Metal pool. Changing it replaces the keypair. Changing it replaces the resource. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
+        :param pulumi.Input[_builtins.str] public_key: An existing OpenSSH public key to import. When empty, the service generates a key pair and the output private_key holds its private half. Compared without surrounding whitespace. Changing it replaces the resource. Must be 1 to 16384 characters; one OpenSSH public key line (ssh-ed25519, ssh-rsa or ecdsa-sha2-nistp256/384/521).
         """
         ...
     @overload
@@ -166,7 +166,7 @@ class BaremetalKeypair(pulumi.CustomResource):
     @pulumi.getter
     def name(self) -> pulumi.Output[_builtins.str]:
         """
-        Name of the keypair, unique in the Metal pool. Changing it replaces the keypair. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+        Name of the keypair, unique in the Metal pool. Changing it replaces the keypair. Changing it replaces the resource. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
         """
         return pulumi.get(self, "name")
 
@@ -182,7 +182,7 @@ class BaremetalKeypair(pulumi.CustomResource):
     @pulumi.getter(name="publicKey")
     def public_key(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
-        An existing OpenSSH public key to import. When empty, the service generates a key pair and the output BaremetalKeypair.private_key holds its private half. Compared without surrounding whitespace. Must be 1 to 16384 characters; one OpenSSH public key line (ssh-ed25519, ssh-rsa or ecdsa-sha2-nistp256/384/521). Changing it replaces the resource.
+        An existing OpenSSH public key to import. When empty, the service generates a key pair and the output BaremetalKeypair.private_key holds its private half. Compared without surrounding whitespace. Changing it replaces the resource. Must be 1 to 16384 characters; one OpenSSH public key line (ssh-ed25519, ssh-rsa or ecdsa-sha2-nistp256/384/521).
         """
         return pulumi.get(self, "public_key")
 

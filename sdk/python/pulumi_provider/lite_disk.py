@@ -29,13 +29,13 @@ class LiteDiskArgs:
         """
         The set of arguments for constructing a LiteDisk resource.
 
-        :param pulumi.Input[_builtins.str] cycle: The billing cycle of the disk: `m a q s b t p4 p5`. Must be one of "m", "a", "q", "s", "b", "t", "p4", "p5". Changing it replaces the resource.
-        :param pulumi.Input[_builtins.int] lite_account_id: The Lite VM the disk is attached to (its account id). There is no re-attach call. Must be at least 1. Changing it replaces the resource.
-        :param pulumi.Input[_builtins.int] product_id: The disk product, from lite_disk_products. Must be at least 1. Changing it replaces the resource.
-        :param pulumi.Input[_builtins.bool] pay_with_credit_card: Charge the card on file for every order; `false` leaves invoices unpaid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
-        :param pulumi.Input[_builtins.str] promocode: A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL). Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
-        :param pulumi.Input[_builtins.str] service_name: The disk name, 6-16 characters. Must be 6 to 16 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
-        :param pulumi.Input[_builtins.int] size: The size in GB, at least 60. Grow-only: raising it orders an upgrade of the difference from the disk's size (a paid order). A floor: a disk grown larger outside (the portal, support) is no drift and the state keeps the value (`raw` shows the size it has); lowering it is refused at plan time. Must be at least 60. Grow-only: a smaller value is refused.
+        :param pulumi.Input[_builtins.str] cycle: The billing cycle of the disk: `m a q s b t p4 p5`. Changing it replaces the resource. Must be one of "m", "a", "q", "s", "b", "t", "p4", "p5".
+        :param pulumi.Input[_builtins.int] lite_account_id: The Lite VM the disk is attached to (its account id). There is no re-attach call. Changing it replaces the resource. Must be at least 1.
+        :param pulumi.Input[_builtins.int] product_id: The disk product, from lite_disk_products. Changing it replaces the resource. Must be at least 1.
+        :param pulumi.Input[_builtins.bool] pay_with_credit_card: Charge the card on file for every order; `false` leaves invoices unpaid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Default: `true`.
+        :param pulumi.Input[_builtins.str] promocode: A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
+        :param pulumi.Input[_builtins.str] service_name: The disk name, 6-16 characters. Changing it replaces the resource. Default: `"service-name"`. Must be 6 to 16 characters; free of control characters (line breaks, tabs, NUL).
+        :param pulumi.Input[_builtins.int] size: The size in GB, at least 60. Grow-only: raising it orders an upgrade of the difference from the disk's size (a paid order). A floor: a disk grown larger outside (the portal, support) is no drift and the state keeps the value (`raw` shows the size it has); lowering it is refused at plan time. Grow-only: a smaller value is refused. Default: `60`. Must be at least 60.
         """
         pulumi.set(__self__, "cycle", cycle)
         pulumi.set(__self__, "lite_account_id", lite_account_id)
@@ -59,7 +59,7 @@ class LiteDiskArgs:
     @pulumi.getter
     def cycle(self) -> pulumi.Input[_builtins.str]:
         """
-        The billing cycle of the disk: `m a q s b t p4 p5`. Must be one of "m", "a", "q", "s", "b", "t", "p4", "p5". Changing it replaces the resource.
+        The billing cycle of the disk: `m a q s b t p4 p5`. Changing it replaces the resource. Must be one of "m", "a", "q", "s", "b", "t", "p4", "p5".
         """
         return pulumi.get(self, "cycle")
 
@@ -71,7 +71,7 @@ class LiteDiskArgs:
     @pulumi.getter(name="liteAccountId")
     def lite_account_id(self) -> pulumi.Input[_builtins.int]:
         """
-        The Lite VM the disk is attached to (its account id). There is no re-attach call. Must be at least 1. Changing it replaces the resource.
+        The Lite VM the disk is attached to (its account id). There is no re-attach call. Changing it replaces the resource. Must be at least 1.
         """
         return pulumi.get(self, "lite_account_id")
 
@@ -83,7 +83,7 @@ class LiteDiskArgs:
     @pulumi.getter(name="productId")
     def product_id(self) -> pulumi.Input[_builtins.int]:
         """
-        The disk product, from lite_disk_products. Must be at least 1. Changing it replaces the resource.
+        The disk product, from lite_disk_products. Changing it replaces the resource. Must be at least 1.
         """
         return pulumi.get(self, "product_id")
 
@@ -95,7 +95,7 @@ class LiteDiskArgs:
     @pulumi.getter(name="payWithCreditCard")
     def pay_with_credit_card(self) -> pulumi.Input[Optional[_builtins.bool]]:
         """
-        Charge the card on file for every order; `false` leaves invoices unpaid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
+        Charge the card on file for every order; `false` leaves invoices unpaid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Default: `true`.
         """
         return pulumi.get(self, "pay_with_credit_card")
 
@@ -107,7 +107,7 @@ class LiteDiskArgs:
     @pulumi.getter
     def promocode(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL). Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
+        A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
         """
         return pulumi.get(self, "promocode")
 
@@ -119,7 +119,7 @@ class LiteDiskArgs:
     @pulumi.getter(name="serviceName")
     def service_name(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        The disk name, 6-16 characters. Must be 6 to 16 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+        The disk name, 6-16 characters. Changing it replaces the resource. Default: `"service-name"`. Must be 6 to 16 characters; free of control characters (line breaks, tabs, NUL).
         """
         return pulumi.get(self, "service_name")
 
@@ -131,7 +131,7 @@ class LiteDiskArgs:
     @pulumi.getter
     def size(self) -> pulumi.Input[Optional[_builtins.int]]:
         """
-        The size in GB, at least 60. Grow-only: raising it orders an upgrade of the difference from the disk's size (a paid order). A floor: a disk grown larger outside (the portal, support) is no drift and the state keeps the value (`raw` shows the size it has); lowering it is refused at plan time. Must be at least 60. Grow-only: a smaller value is refused.
+        The size in GB, at least 60. Grow-only: raising it orders an upgrade of the difference from the disk's size (a paid order). A floor: a disk grown larger outside (the portal, support) is no drift and the state keeps the value (`raw` shows the size it has); lowering it is refused at plan time. Grow-only: a smaller value is refused. Default: `60`. Must be at least 60.
         """
         return pulumi.get(self, "size")
 
@@ -159,13 +159,13 @@ class LiteDisk(pulumi.CustomResource):
 
         :param str resource_name: The name of the resource.
         :param pulumi.ResourceOptions opts: Options for the resource.
-        :param pulumi.Input[_builtins.str] cycle: The billing cycle of the disk: `m a q s b t p4 p5`. Must be one of "m", "a", "q", "s", "b", "t", "p4", "p5". Changing it replaces the resource.
-        :param pulumi.Input[_builtins.int] lite_account_id: The Lite VM the disk is attached to (its account id). There is no re-attach call. Must be at least 1. Changing it replaces the resource.
-        :param pulumi.Input[_builtins.bool] pay_with_credit_card: Charge the card on file for every order; `false` leaves invoices unpaid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
-        :param pulumi.Input[_builtins.int] product_id: The disk product, from lite_disk_products. Must be at least 1. Changing it replaces the resource.
-        :param pulumi.Input[_builtins.str] promocode: A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL). Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
-        :param pulumi.Input[_builtins.str] service_name: The disk name, 6-16 characters. Must be 6 to 16 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
-        :param pulumi.Input[_builtins.int] size: The size in GB, at least 60. Grow-only: raising it orders an upgrade of the difference from the disk's size (a paid order). A floor: a disk grown larger outside (the portal, support) is no drift and the state keeps the value (`raw` shows the size it has); lowering it is refused at plan time. Must be at least 60. Grow-only: a smaller value is refused.
+        :param pulumi.Input[_builtins.str] cycle: The billing cycle of the disk: `m a q s b t p4 p5`. Changing it replaces the resource. Must be one of "m", "a", "q", "s", "b", "t", "p4", "p5".
+        :param pulumi.Input[_builtins.int] lite_account_id: The Lite VM the disk is attached to (its account id). There is no re-attach call. Changing it replaces the resource. Must be at least 1.
+        :param pulumi.Input[_builtins.bool] pay_with_credit_card: Charge the card on file for every order; `false` leaves invoices unpaid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Default: `true`.
+        :param pulumi.Input[_builtins.int] product_id: The disk product, from lite_disk_products. Changing it replaces the resource. Must be at least 1.
+        :param pulumi.Input[_builtins.str] promocode: A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
+        :param pulumi.Input[_builtins.str] service_name: The disk name, 6-16 characters. Changing it replaces the resource. Default: `"service-name"`. Must be 6 to 16 characters; free of control characters (line breaks, tabs, NUL).
+        :param pulumi.Input[_builtins.int] size: The size in GB, at least 60. Grow-only: raising it orders an upgrade of the difference from the disk's size (a paid order). A floor: a disk grown larger outside (the portal, support) is no drift and the state keeps the value (`raw` shows the size it has); lowering it is refused at plan time. Grow-only: a smaller value is refused. Default: `60`. Must be at least 60.
         """
         ...
     @overload
@@ -287,7 +287,7 @@ class LiteDisk(pulumi.CustomResource):
     @pulumi.getter
     def cycle(self) -> pulumi.Output[_builtins.str]:
         """
-        The billing cycle of the disk: `m a q s b t p4 p5`. Must be one of "m", "a", "q", "s", "b", "t", "p4", "p5". Changing it replaces the resource.
+        The billing cycle of the disk: `m a q s b t p4 p5`. Changing it replaces the resource. Must be one of "m", "a", "q", "s", "b", "t", "p4", "p5".
         """
         return pulumi.get(self, "cycle")
 
@@ -295,7 +295,7 @@ class LiteDisk(pulumi.CustomResource):
     @pulumi.getter(name="liteAccountId")
     def lite_account_id(self) -> pulumi.Output[_builtins.int]:
         """
-        The Lite VM the disk is attached to (its account id). There is no re-attach call. Must be at least 1. Changing it replaces the resource.
+        The Lite VM the disk is attached to (its account id). There is no re-attach call. Changing it replaces the resource. Must be at least 1.
         """
         return pulumi.get(self, "lite_account_id")
 
@@ -311,7 +311,7 @@ class LiteDisk(pulumi.CustomResource):
     @pulumi.getter(name="payWithCreditCard")
     def pay_with_credit_card(self) -> pulumi.Output[Optional[_builtins.bool]]:
         """
-        Charge the card on file for every order; `false` leaves invoices unpaid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
+        Charge the card on file for every order; `false` leaves invoices unpaid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Default: `true`.
         """
         return pulumi.get(self, "pay_with_credit_card")
 
@@ -319,7 +319,7 @@ class LiteDisk(pulumi.CustomResource):
     @pulumi.getter(name="productId")
     def product_id(self) -> pulumi.Output[_builtins.int]:
         """
-        The disk product, from lite_disk_products. Must be at least 1. Changing it replaces the resource.
+        The disk product, from lite_disk_products. Changing it replaces the resource. Must be at least 1.
         """
         return pulumi.get(self, "product_id")
 
@@ -327,7 +327,7 @@ class LiteDisk(pulumi.CustomResource):
     @pulumi.getter
     def promocode(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
-        A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL). Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
+        A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
         """
         return pulumi.get(self, "promocode")
 
@@ -343,7 +343,7 @@ class LiteDisk(pulumi.CustomResource):
     @pulumi.getter(name="serviceName")
     def service_name(self) -> pulumi.Output[_builtins.str]:
         """
-        The disk name, 6-16 characters. Must be 6 to 16 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+        The disk name, 6-16 characters. Changing it replaces the resource. Default: `"service-name"`. Must be 6 to 16 characters; free of control characters (line breaks, tabs, NUL).
         """
         return pulumi.get(self, "service_name")
 
@@ -351,7 +351,7 @@ class LiteDisk(pulumi.CustomResource):
     @pulumi.getter
     def size(self) -> pulumi.Output[_builtins.int]:
         """
-        The size in GB, at least 60. Grow-only: raising it orders an upgrade of the difference from the disk's size (a paid order). A floor: a disk grown larger outside (the portal, support) is no drift and the state keeps the value (`raw` shows the size it has); lowering it is refused at plan time. Must be at least 60. Grow-only: a smaller value is refused.
+        The size in GB, at least 60. Grow-only: raising it orders an upgrade of the difference from the disk's size (a paid order). A floor: a disk grown larger outside (the portal, support) is no drift and the state keeps the value (`raw` shows the size it has); lowering it is refused at plan time. Grow-only: a smaller value is refused. Default: `60`. Must be at least 60.
         """
         return pulumi.get(self, "size")
 

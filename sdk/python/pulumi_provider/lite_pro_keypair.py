@@ -23,7 +23,7 @@ class LiteProKeypairArgs:
         """
         The set of arguments for constructing a LiteProKeypair resource.
 
-        :param pulumi.Input[_builtins.str] name: Name of the keypair, unique in the pool. Changing it creates a new keypair and deletes the old one. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+        :param pulumi.Input[_builtins.str] name: Name of the keypair, unique in the pool. Changing it creates a new keypair and deletes the old one. Changing it replaces the resource. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
         """
         pulumi.set(__self__, "name", name)
 
@@ -31,7 +31,7 @@ class LiteProKeypairArgs:
     @pulumi.getter
     def name(self) -> pulumi.Input[_builtins.str]:
         """
-        Name of the keypair, unique in the pool. Changing it creates a new keypair and deletes the old one. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+        Name of the keypair, unique in the pool. Changing it creates a new keypair and deletes the old one. Changing it replaces the resource. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
         """
         return pulumi.get(self, "name")
 
@@ -53,7 +53,7 @@ class LiteProKeypair(pulumi.CustomResource):
 
         :param str resource_name: The name of the resource.
         :param pulumi.ResourceOptions opts: Options for the resource.
-        :param pulumi.Input[_builtins.str] name: Name of the keypair, unique in the pool. Changing it creates a new keypair and deletes the old one. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+        :param pulumi.Input[_builtins.str] name: Name of the keypair, unique in the pool. Changing it creates a new keypair and deletes the old one. Changing it replaces the resource. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
         """
         ...
     @overload
@@ -145,7 +145,7 @@ class LiteProKeypair(pulumi.CustomResource):
     @pulumi.getter
     def name(self) -> pulumi.Output[_builtins.str]:
         """
-        Name of the keypair, unique in the pool. Changing it creates a new keypair and deletes the old one. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+        Name of the keypair, unique in the pool. Changing it creates a new keypair and deletes the old one. Changing it replaces the resource. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
         """
         return pulumi.get(self, "name")
 

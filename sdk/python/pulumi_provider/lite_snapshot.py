@@ -28,12 +28,12 @@ class LiteSnapshotArgs:
         """
         The set of arguments for constructing a LiteSnapshot resource.
 
-        :param pulumi.Input[_builtins.str] cycle: The billing cycle of the snapshot: `m a q s b t p4 p5`. Must be one of "m", "a", "q", "s", "b", "t", "p4", "p5". Changing it replaces the resource.
-        :param pulumi.Input[_builtins.int] lite_account_id: The Lite VM to snapshot (its account id). Must be at least 1. Changing it replaces the resource.
-        :param pulumi.Input[_builtins.str] description: A description of the order. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
-        :param pulumi.Input[_builtins.str] name: The snapshot name, 6-16 characters. Must be 6 to 16 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
-        :param pulumi.Input[_builtins.bool] pay_with_credit_card: Charge the card on file for the order; `false` leaves the invoice unpaid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
-        :param pulumi.Input[_builtins.str] promocode: A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL). Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
+        :param pulumi.Input[_builtins.str] cycle: The billing cycle of the snapshot: `m a q s b t p4 p5`. Changing it replaces the resource. Must be one of "m", "a", "q", "s", "b", "t", "p4", "p5".
+        :param pulumi.Input[_builtins.int] lite_account_id: The Lite VM to snapshot (its account id). Changing it replaces the resource. Must be at least 1.
+        :param pulumi.Input[_builtins.str] description: A description of the order. Changing it replaces the resource. Default: `""`. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
+        :param pulumi.Input[_builtins.str] name: The snapshot name, 6-16 characters. Changing it replaces the resource. Default: `"snapshot-name"`. Must be 6 to 16 characters; free of control characters (line breaks, tabs, NUL).
+        :param pulumi.Input[_builtins.bool] pay_with_credit_card: Charge the card on file for the order; `false` leaves the invoice unpaid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Default: `true`.
+        :param pulumi.Input[_builtins.str] promocode: A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
         """
         pulumi.set(__self__, "cycle", cycle)
         pulumi.set(__self__, "lite_account_id", lite_account_id)
@@ -56,7 +56,7 @@ class LiteSnapshotArgs:
     @pulumi.getter
     def cycle(self) -> pulumi.Input[_builtins.str]:
         """
-        The billing cycle of the snapshot: `m a q s b t p4 p5`. Must be one of "m", "a", "q", "s", "b", "t", "p4", "p5". Changing it replaces the resource.
+        The billing cycle of the snapshot: `m a q s b t p4 p5`. Changing it replaces the resource. Must be one of "m", "a", "q", "s", "b", "t", "p4", "p5".
         """
         return pulumi.get(self, "cycle")
 
@@ -68,7 +68,7 @@ class LiteSnapshotArgs:
     @pulumi.getter(name="liteAccountId")
     def lite_account_id(self) -> pulumi.Input[_builtins.int]:
         """
-        The Lite VM to snapshot (its account id). Must be at least 1. Changing it replaces the resource.
+        The Lite VM to snapshot (its account id). Changing it replaces the resource. Must be at least 1.
         """
         return pulumi.get(self, "lite_account_id")
 
@@ -80,7 +80,7 @@ class LiteSnapshotArgs:
     @pulumi.getter
     def description(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        A description of the order. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+        A description of the order. Changing it replaces the resource. Default: `""`. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
         """
         return pulumi.get(self, "description")
 
@@ -92,7 +92,7 @@ class LiteSnapshotArgs:
     @pulumi.getter
     def name(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        The snapshot name, 6-16 characters. Must be 6 to 16 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+        The snapshot name, 6-16 characters. Changing it replaces the resource. Default: `"snapshot-name"`. Must be 6 to 16 characters; free of control characters (line breaks, tabs, NUL).
         """
         return pulumi.get(self, "name")
 
@@ -104,7 +104,7 @@ class LiteSnapshotArgs:
     @pulumi.getter(name="payWithCreditCard")
     def pay_with_credit_card(self) -> pulumi.Input[Optional[_builtins.bool]]:
         """
-        Charge the card on file for the order; `false` leaves the invoice unpaid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
+        Charge the card on file for the order; `false` leaves the invoice unpaid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Default: `true`.
         """
         return pulumi.get(self, "pay_with_credit_card")
 
@@ -116,7 +116,7 @@ class LiteSnapshotArgs:
     @pulumi.getter
     def promocode(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL). Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
+        A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
         """
         return pulumi.get(self, "promocode")
 
@@ -143,12 +143,12 @@ class LiteSnapshot(pulumi.CustomResource):
 
         :param str resource_name: The name of the resource.
         :param pulumi.ResourceOptions opts: Options for the resource.
-        :param pulumi.Input[_builtins.str] cycle: The billing cycle of the snapshot: `m a q s b t p4 p5`. Must be one of "m", "a", "q", "s", "b", "t", "p4", "p5". Changing it replaces the resource.
-        :param pulumi.Input[_builtins.str] description: A description of the order. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
-        :param pulumi.Input[_builtins.int] lite_account_id: The Lite VM to snapshot (its account id). Must be at least 1. Changing it replaces the resource.
-        :param pulumi.Input[_builtins.str] name: The snapshot name, 6-16 characters. Must be 6 to 16 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
-        :param pulumi.Input[_builtins.bool] pay_with_credit_card: Charge the card on file for the order; `false` leaves the invoice unpaid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
-        :param pulumi.Input[_builtins.str] promocode: A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL). Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
+        :param pulumi.Input[_builtins.str] cycle: The billing cycle of the snapshot: `m a q s b t p4 p5`. Changing it replaces the resource. Must be one of "m", "a", "q", "s", "b", "t", "p4", "p5".
+        :param pulumi.Input[_builtins.str] description: A description of the order. Changing it replaces the resource. Default: `""`. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
+        :param pulumi.Input[_builtins.int] lite_account_id: The Lite VM to snapshot (its account id). Changing it replaces the resource. Must be at least 1.
+        :param pulumi.Input[_builtins.str] name: The snapshot name, 6-16 characters. Changing it replaces the resource. Default: `"snapshot-name"`. Must be 6 to 16 characters; free of control characters (line breaks, tabs, NUL).
+        :param pulumi.Input[_builtins.bool] pay_with_credit_card: Charge the card on file for the order; `false` leaves the invoice unpaid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Default: `true`.
+        :param pulumi.Input[_builtins.str] promocode: A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
         """
         ...
     @overload
@@ -261,7 +261,7 @@ class LiteSnapshot(pulumi.CustomResource):
     @pulumi.getter
     def cycle(self) -> pulumi.Output[_builtins.str]:
         """
-        The billing cycle of the snapshot: `m a q s b t p4 p5`. Must be one of "m", "a", "q", "s", "b", "t", "p4", "p5". Changing it replaces the resource.
+        The billing cycle of the snapshot: `m a q s b t p4 p5`. Changing it replaces the resource. Must be one of "m", "a", "q", "s", "b", "t", "p4", "p5".
         """
         return pulumi.get(self, "cycle")
 
@@ -269,7 +269,7 @@ class LiteSnapshot(pulumi.CustomResource):
     @pulumi.getter
     def description(self) -> pulumi.Output[_builtins.str]:
         """
-        A description of the order. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+        A description of the order. Changing it replaces the resource. Default: `""`. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
         """
         return pulumi.get(self, "description")
 
@@ -277,7 +277,7 @@ class LiteSnapshot(pulumi.CustomResource):
     @pulumi.getter(name="liteAccountId")
     def lite_account_id(self) -> pulumi.Output[_builtins.int]:
         """
-        The Lite VM to snapshot (its account id). Must be at least 1. Changing it replaces the resource.
+        The Lite VM to snapshot (its account id). Changing it replaces the resource. Must be at least 1.
         """
         return pulumi.get(self, "lite_account_id")
 
@@ -285,7 +285,7 @@ class LiteSnapshot(pulumi.CustomResource):
     @pulumi.getter
     def name(self) -> pulumi.Output[_builtins.str]:
         """
-        The snapshot name, 6-16 characters. Must be 6 to 16 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+        The snapshot name, 6-16 characters. Changing it replaces the resource. Default: `"snapshot-name"`. Must be 6 to 16 characters; free of control characters (line breaks, tabs, NUL).
         """
         return pulumi.get(self, "name")
 
@@ -301,7 +301,7 @@ class LiteSnapshot(pulumi.CustomResource):
     @pulumi.getter(name="payWithCreditCard")
     def pay_with_credit_card(self) -> pulumi.Output[Optional[_builtins.bool]]:
         """
-        Charge the card on file for the order; `false` leaves the invoice unpaid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
+        Charge the card on file for the order; `false` leaves the invoice unpaid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Default: `true`.
         """
         return pulumi.get(self, "pay_with_credit_card")
 
@@ -309,7 +309,7 @@ class LiteSnapshot(pulumi.CustomResource):
     @pulumi.getter
     def promocode(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
-        A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL). Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
+        A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
         """
         return pulumi.get(self, "promocode")
 

@@ -37,20 +37,20 @@ class LiteVmArgs:
         """
         The set of arguments for constructing a LiteVm resource.
 
-        :param pulumi.Input[_builtins.str] console_password: The console password: 8 to 255 letters and digits, with an upper-case letter, a lower-case letter and a digit. Must be 8 to 255 characters; letters and digits only; made of at least one upper-case letter, one lower-case letter and one digit. Changing it replaces the resource.
-        :param pulumi.Input[_builtins.str] cycle: The billing cycle: `m` monthly, `a` annually, or `q s b t p4 p5`. Must be one of "m", "a", "q", "s", "b", "t", "p4", "p5". Changing it replaces the resource.
+        :param pulumi.Input[_builtins.str] console_password: The console password: 8 to 255 letters and digits, with an upper-case letter, a lower-case letter and a digit. Changing it replaces the resource. Must be 8 to 255 characters; letters and digits only; made of at least one upper-case letter, one lower-case letter and one digit.
+        :param pulumi.Input[_builtins.str] cycle: The billing cycle: `m` monthly, `a` annually, or `q s b t p4 p5`. Changing it replaces the resource. Must be one of "m", "a", "q", "s", "b", "t", "p4", "p5".
         :param pulumi.Input[_builtins.int] keypair_id: The keypair, from `LiteKeypair`. A change installs the new key (change-keypair). Must be at least 1.
         :param pulumi.Input[_builtins.int] product_id: The product, from lite_products. A change runs change-package (a paid order) and waits for Active. Must be at least 1.
-        :param pulumi.Input[_builtins.str] select_os: The OS to install, a `name` from lite_os_list. To change the OS of an existing VM use LiteVm.rebuild_os. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
-        :param pulumi.Input[_builtins.str] ssh_and_console_user: The SSH and console user (the cloud-init user). Must be 6 to 32 characters; letters, digits, hyphens and periods only. Changing it replaces the resource.
-        :param pulumi.Input[_builtins.str] description: A description of the order. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
-        :param pulumi.Input[_builtins.int] disk_size: The disk size in GB, an absolute target. Grow-only: raising it orders a storage upgrade (a paid order); lowering it is refused at plan time. Unset, it reports the size the VM has after each apply (a growth outside is no drift: a refresh keeps it). Set, it is a floor: a disk larger than the value (grown in the portal, or a larger base disk of the product) is no drift and the state keeps the value, while a smaller one is planned to grow back. A new VM has at least the base disk of its product; a smaller value orders nothing, and the plan warns. The maximum is checked at plan time, from the VM's storage options (for a new VM, those of another VM of the family in the account; with none, the plan warns that the service checks it only at the storage order, after the VM is ordered). Must be at least 1. Grow-only: a smaller value is refused.
-        :param pulumi.Input[_builtins.str] migrate_to_pro: One-shot migration to Lite Pro: the value is a product id from lite_pro_products (an empty one fires nothing). The VM keeps being managed by this resource after it moves, and is running afterwards whatever LiteVm.power_state says (the migration does not send it again; the apply and later refreshes warn). Given at create, it is only recorded. Must be empty, or a positive whole number written in digits.
-        :param pulumi.Input[_builtins.bool] pay_with_credit_card: Charge the card on file for every order. With `false` the order is placed and its invoice stays unpaid: the VM stays `Pending` until it is paid in the portal. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
-        :param pulumi.Input[_builtins.str] power_state: A power action, applied when the value changes: `start`, `stop` (hard), `shutdown` (graceful), `suspend`, `resume`. Given at create, it is applied once the VM is Active. Removing it calls nothing. A refresh that finds the power other than the value says (the VM stopped in the portal, or started by a rebuild or migration) warns, and plans nothing: run the `power` action (Terraform 1.14 or later, or the Pulumi method), or set the value to the power the VM has and back, applying each. Must be one of "start", "stop", "suspend", "resume", "shutdown".
-        :param pulumi.Input[_builtins.str] promocode: A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL). Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
-        :param pulumi.Input[_builtins.str] rebuild_os: Destructive: reinstall the VM with this OS (a `name` from the OS list) whenever the value changes to a non-empty one (an empty one fires nothing). The disk is wiped, and the VM is running afterwards whatever LiteVm.power_state says (the rebuild does not send it again; the apply and later refreshes warn). Given at create, it is only recorded. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
-        :param pulumi.Input[_builtins.str] vm_name: The VM name, 6-16 characters. Changed in place. Must be 6 to 16 characters; free of control characters (line breaks, tabs, NUL).
+        :param pulumi.Input[_builtins.str] select_os: The OS to install, a `name` from lite_os_list. To change the OS of an existing VM use LiteVm.rebuild_os. Changing it replaces the resource. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
+        :param pulumi.Input[_builtins.str] ssh_and_console_user: The SSH and console user (the cloud-init user). Changing it replaces the resource. Must be 6 to 32 characters; letters, digits, hyphens and periods only.
+        :param pulumi.Input[_builtins.str] description: A description of the order. Changing it replaces the resource. Default: `""`. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
+        :param pulumi.Input[_builtins.int] disk_size: The disk size in GB, an absolute target. Grow-only: raising it orders a storage upgrade (a paid order); lowering it is refused at plan time. Unset, it reports the size the VM has after each apply (a growth outside is no drift: a refresh keeps it). Set, it is a floor: a disk larger than the value (grown in the portal, or a larger base disk of the product) is no drift and the state keeps the value, while a smaller one is planned to grow back. A new VM has at least the base disk of its product; a smaller value orders nothing, and the plan warns. The maximum is checked at plan time, from the VM's storage options (for a new VM, those of another VM of the family in the account; with none, the plan warns that the service checks it only at the storage order, after the VM is ordered). Grow-only: a smaller value is refused. Must be at least 1.
+        :param pulumi.Input[_builtins.str] migrate_to_pro: One-shot migration to Lite Pro: the value is a product id from lite_pro_products (an empty one fires nothing). The VM keeps being managed by this resource after it moves, and is running afterwards whatever LiteVm.power_state says (the migration does not send it again; the apply and later refreshes warn). Given at create, it is only recorded. In-place action: the call is made only when the value changes to a non-empty one; the same value, or none, calls nothing. Must be empty, or a positive whole number written in digits.
+        :param pulumi.Input[_builtins.bool] pay_with_credit_card: Charge the card on file for every order. With `false` the order is placed and its invoice stays unpaid: the VM stays `Pending` until it is paid in the portal. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Default: `true`.
+        :param pulumi.Input[_builtins.str] power_state: A power action, applied when the value changes: `start`, `stop` (hard), `shutdown` (graceful), `suspend`, `resume`. Given at create, it is applied once the VM is Active. Removing it calls nothing. A refresh that finds the power other than the value says (the VM stopped in the portal, or started by a rebuild or migration) warns, and plans nothing: run the `power` action (Terraform 1.14 or later, or the Pulumi method), or set the value to the power the VM has and back, applying each. In-place action: the call is made only when the value changes to a non-empty one; the same value, or none, calls nothing. Must be one of "start", "stop", "suspend", "resume", "shutdown".
+        :param pulumi.Input[_builtins.str] promocode: A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
+        :param pulumi.Input[_builtins.str] rebuild_os: Destructive: reinstall the VM with this OS (a `name` from the OS list) whenever the value changes to a non-empty one (an empty one fires nothing). The disk is wiped, and the VM is running afterwards whatever LiteVm.power_state says (the rebuild does not send it again; the apply and later refreshes warn). Given at create, it is only recorded. In-place action: the call is made only when the value changes to a non-empty one; the same value, or none, calls nothing. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
+        :param pulumi.Input[_builtins.str] vm_name: The VM name, 6-16 characters. Changed in place. Default: `"server-name"`. Must be 6 to 16 characters; free of control characters (line breaks, tabs, NUL).
         """
         pulumi.set(__self__, "console_password", console_password)
         pulumi.set(__self__, "cycle", cycle)
@@ -85,7 +85,7 @@ class LiteVmArgs:
     @pulumi.getter(name="consolePassword")
     def console_password(self) -> pulumi.Input[_builtins.str]:
         """
-        The console password: 8 to 255 letters and digits, with an upper-case letter, a lower-case letter and a digit. Must be 8 to 255 characters; letters and digits only; made of at least one upper-case letter, one lower-case letter and one digit. Changing it replaces the resource.
+        The console password: 8 to 255 letters and digits, with an upper-case letter, a lower-case letter and a digit. Changing it replaces the resource. Must be 8 to 255 characters; letters and digits only; made of at least one upper-case letter, one lower-case letter and one digit.
         """
         return pulumi.get(self, "console_password")
 
@@ -97,7 +97,7 @@ class LiteVmArgs:
     @pulumi.getter
     def cycle(self) -> pulumi.Input[_builtins.str]:
         """
-        The billing cycle: `m` monthly, `a` annually, or `q s b t p4 p5`. Must be one of "m", "a", "q", "s", "b", "t", "p4", "p5". Changing it replaces the resource.
+        The billing cycle: `m` monthly, `a` annually, or `q s b t p4 p5`. Changing it replaces the resource. Must be one of "m", "a", "q", "s", "b", "t", "p4", "p5".
         """
         return pulumi.get(self, "cycle")
 
@@ -133,7 +133,7 @@ class LiteVmArgs:
     @pulumi.getter(name="selectOs")
     def select_os(self) -> pulumi.Input[_builtins.str]:
         """
-        The OS to install, a `name` from lite_os_list. To change the OS of an existing VM use LiteVm.rebuild_os. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+        The OS to install, a `name` from lite_os_list. To change the OS of an existing VM use LiteVm.rebuild_os. Changing it replaces the resource. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
         """
         return pulumi.get(self, "select_os")
 
@@ -145,7 +145,7 @@ class LiteVmArgs:
     @pulumi.getter(name="sshAndConsoleUser")
     def ssh_and_console_user(self) -> pulumi.Input[_builtins.str]:
         """
-        The SSH and console user (the cloud-init user). Must be 6 to 32 characters; letters, digits, hyphens and periods only. Changing it replaces the resource.
+        The SSH and console user (the cloud-init user). Changing it replaces the resource. Must be 6 to 32 characters; letters, digits, hyphens and periods only.
         """
         return pulumi.get(self, "ssh_and_console_user")
 
@@ -157,7 +157,7 @@ class LiteVmArgs:
     @pulumi.getter
     def description(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        A description of the order. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+        A description of the order. Changing it replaces the resource. Default: `""`. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
         """
         return pulumi.get(self, "description")
 
@@ -169,7 +169,7 @@ class LiteVmArgs:
     @pulumi.getter(name="diskSize")
     def disk_size(self) -> pulumi.Input[Optional[_builtins.int]]:
         """
-        The disk size in GB, an absolute target. Grow-only: raising it orders a storage upgrade (a paid order); lowering it is refused at plan time. Unset, it reports the size the VM has after each apply (a growth outside is no drift: a refresh keeps it). Set, it is a floor: a disk larger than the value (grown in the portal, or a larger base disk of the product) is no drift and the state keeps the value, while a smaller one is planned to grow back. A new VM has at least the base disk of its product; a smaller value orders nothing, and the plan warns. The maximum is checked at plan time, from the VM's storage options (for a new VM, those of another VM of the family in the account; with none, the plan warns that the service checks it only at the storage order, after the VM is ordered). Must be at least 1. Grow-only: a smaller value is refused.
+        The disk size in GB, an absolute target. Grow-only: raising it orders a storage upgrade (a paid order); lowering it is refused at plan time. Unset, it reports the size the VM has after each apply (a growth outside is no drift: a refresh keeps it). Set, it is a floor: a disk larger than the value (grown in the portal, or a larger base disk of the product) is no drift and the state keeps the value, while a smaller one is planned to grow back. A new VM has at least the base disk of its product; a smaller value orders nothing, and the plan warns. The maximum is checked at plan time, from the VM's storage options (for a new VM, those of another VM of the family in the account; with none, the plan warns that the service checks it only at the storage order, after the VM is ordered). Grow-only: a smaller value is refused. Must be at least 1.
         """
         return pulumi.get(self, "disk_size")
 
@@ -181,7 +181,7 @@ class LiteVmArgs:
     @pulumi.getter(name="migrateToPro")
     def migrate_to_pro(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        One-shot migration to Lite Pro: the value is a product id from lite_pro_products (an empty one fires nothing). The VM keeps being managed by this resource after it moves, and is running afterwards whatever LiteVm.power_state says (the migration does not send it again; the apply and later refreshes warn). Given at create, it is only recorded. Must be empty, or a positive whole number written in digits.
+        One-shot migration to Lite Pro: the value is a product id from lite_pro_products (an empty one fires nothing). The VM keeps being managed by this resource after it moves, and is running afterwards whatever LiteVm.power_state says (the migration does not send it again; the apply and later refreshes warn). Given at create, it is only recorded. In-place action: the call is made only when the value changes to a non-empty one; the same value, or none, calls nothing. Must be empty, or a positive whole number written in digits.
         """
         return pulumi.get(self, "migrate_to_pro")
 
@@ -193,7 +193,7 @@ class LiteVmArgs:
     @pulumi.getter(name="payWithCreditCard")
     def pay_with_credit_card(self) -> pulumi.Input[Optional[_builtins.bool]]:
         """
-        Charge the card on file for every order. With `false` the order is placed and its invoice stays unpaid: the VM stays `Pending` until it is paid in the portal. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
+        Charge the card on file for every order. With `false` the order is placed and its invoice stays unpaid: the VM stays `Pending` until it is paid in the portal. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Default: `true`.
         """
         return pulumi.get(self, "pay_with_credit_card")
 
@@ -205,7 +205,7 @@ class LiteVmArgs:
     @pulumi.getter(name="powerState")
     def power_state(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        A power action, applied when the value changes: `start`, `stop` (hard), `shutdown` (graceful), `suspend`, `resume`. Given at create, it is applied once the VM is Active. Removing it calls nothing. A refresh that finds the power other than the value says (the VM stopped in the portal, or started by a rebuild or migration) warns, and plans nothing: run the `power` action (Terraform 1.14 or later, or the Pulumi method), or set the value to the power the VM has and back, applying each. Must be one of "start", "stop", "suspend", "resume", "shutdown".
+        A power action, applied when the value changes: `start`, `stop` (hard), `shutdown` (graceful), `suspend`, `resume`. Given at create, it is applied once the VM is Active. Removing it calls nothing. A refresh that finds the power other than the value says (the VM stopped in the portal, or started by a rebuild or migration) warns, and plans nothing: run the `power` action (Terraform 1.14 or later, or the Pulumi method), or set the value to the power the VM has and back, applying each. In-place action: the call is made only when the value changes to a non-empty one; the same value, or none, calls nothing. Must be one of "start", "stop", "suspend", "resume", "shutdown".
         """
         return pulumi.get(self, "power_state")
 
@@ -217,7 +217,7 @@ class LiteVmArgs:
     @pulumi.getter
     def promocode(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL). Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
+        A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
         """
         return pulumi.get(self, "promocode")
 
@@ -229,7 +229,7 @@ class LiteVmArgs:
     @pulumi.getter(name="rebuildOs")
     def rebuild_os(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        Destructive: reinstall the VM with this OS (a `name` from the OS list) whenever the value changes to a non-empty one (an empty one fires nothing). The disk is wiped, and the VM is running afterwards whatever LiteVm.power_state says (the rebuild does not send it again; the apply and later refreshes warn). Given at create, it is only recorded. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
+        Destructive: reinstall the VM with this OS (a `name` from the OS list) whenever the value changes to a non-empty one (an empty one fires nothing). The disk is wiped, and the VM is running afterwards whatever LiteVm.power_state says (the rebuild does not send it again; the apply and later refreshes warn). Given at create, it is only recorded. In-place action: the call is made only when the value changes to a non-empty one; the same value, or none, calls nothing. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
         """
         return pulumi.get(self, "rebuild_os")
 
@@ -241,7 +241,7 @@ class LiteVmArgs:
     @pulumi.getter(name="vmName")
     def vm_name(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        The VM name, 6-16 characters. Changed in place. Must be 6 to 16 characters; free of control characters (line breaks, tabs, NUL).
+        The VM name, 6-16 characters. Changed in place. Default: `"server-name"`. Must be 6 to 16 characters; free of control characters (line breaks, tabs, NUL).
         """
         return pulumi.get(self, "vm_name")
 
@@ -276,20 +276,20 @@ class LiteVm(pulumi.CustomResource):
 
         :param str resource_name: The name of the resource.
         :param pulumi.ResourceOptions opts: Options for the resource.
-        :param pulumi.Input[_builtins.str] console_password: The console password: 8 to 255 letters and digits, with an upper-case letter, a lower-case letter and a digit. Must be 8 to 255 characters; letters and digits only; made of at least one upper-case letter, one lower-case letter and one digit. Changing it replaces the resource.
-        :param pulumi.Input[_builtins.str] cycle: The billing cycle: `m` monthly, `a` annually, or `q s b t p4 p5`. Must be one of "m", "a", "q", "s", "b", "t", "p4", "p5". Changing it replaces the resource.
-        :param pulumi.Input[_builtins.str] description: A description of the order. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
-        :param pulumi.Input[_builtins.int] disk_size: The disk size in GB, an absolute target. Grow-only: raising it orders a storage upgrade (a paid order); lowering it is refused at plan time. Unset, it reports the size the VM has after each apply (a growth outside is no drift: a refresh keeps it). Set, it is a floor: a disk larger than the value (grown in the portal, or a larger base disk of the product) is no drift and the state keeps the value, while a smaller one is planned to grow back. A new VM has at least the base disk of its product; a smaller value orders nothing, and the plan warns. The maximum is checked at plan time, from the VM's storage options (for a new VM, those of another VM of the family in the account; with none, the plan warns that the service checks it only at the storage order, after the VM is ordered). Must be at least 1. Grow-only: a smaller value is refused.
+        :param pulumi.Input[_builtins.str] console_password: The console password: 8 to 255 letters and digits, with an upper-case letter, a lower-case letter and a digit. Changing it replaces the resource. Must be 8 to 255 characters; letters and digits only; made of at least one upper-case letter, one lower-case letter and one digit.
+        :param pulumi.Input[_builtins.str] cycle: The billing cycle: `m` monthly, `a` annually, or `q s b t p4 p5`. Changing it replaces the resource. Must be one of "m", "a", "q", "s", "b", "t", "p4", "p5".
+        :param pulumi.Input[_builtins.str] description: A description of the order. Changing it replaces the resource. Default: `""`. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
+        :param pulumi.Input[_builtins.int] disk_size: The disk size in GB, an absolute target. Grow-only: raising it orders a storage upgrade (a paid order); lowering it is refused at plan time. Unset, it reports the size the VM has after each apply (a growth outside is no drift: a refresh keeps it). Set, it is a floor: a disk larger than the value (grown in the portal, or a larger base disk of the product) is no drift and the state keeps the value, while a smaller one is planned to grow back. A new VM has at least the base disk of its product; a smaller value orders nothing, and the plan warns. The maximum is checked at plan time, from the VM's storage options (for a new VM, those of another VM of the family in the account; with none, the plan warns that the service checks it only at the storage order, after the VM is ordered). Grow-only: a smaller value is refused. Must be at least 1.
         :param pulumi.Input[_builtins.int] keypair_id: The keypair, from `LiteKeypair`. A change installs the new key (change-keypair). Must be at least 1.
-        :param pulumi.Input[_builtins.str] migrate_to_pro: One-shot migration to Lite Pro: the value is a product id from lite_pro_products (an empty one fires nothing). The VM keeps being managed by this resource after it moves, and is running afterwards whatever power_state says (the migration does not send it again; the apply and later refreshes warn). Given at create, it is only recorded. Must be empty, or a positive whole number written in digits.
-        :param pulumi.Input[_builtins.bool] pay_with_credit_card: Charge the card on file for every order. With `false` the order is placed and its invoice stays unpaid: the VM stays `Pending` until it is paid in the portal. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
-        :param pulumi.Input[_builtins.str] power_state: A power action, applied when the value changes: `start`, `stop` (hard), `shutdown` (graceful), `suspend`, `resume`. Given at create, it is applied once the VM is Active. Removing it calls nothing. A refresh that finds the power other than the value says (the VM stopped in the portal, or started by a rebuild or migration) warns, and plans nothing: run the `power` action (Terraform 1.14 or later, or the Pulumi method), or set the value to the power the VM has and back, applying each. Must be one of "start", "stop", "suspend", "resume", "shutdown".
+        :param pulumi.Input[_builtins.str] migrate_to_pro: One-shot migration to Lite Pro: the value is a product id from lite_pro_products (an empty one fires nothing). The VM keeps being managed by this resource after it moves, and is running afterwards whatever power_state says (the migration does not send it again; the apply and later refreshes warn). Given at create, it is only recorded. In-place action: the call is made only when the value changes to a non-empty one; the same value, or none, calls nothing. Must be empty, or a positive whole number written in digits.
+        :param pulumi.Input[_builtins.bool] pay_with_credit_card: Charge the card on file for every order. With `false` the order is placed and its invoice stays unpaid: the VM stays `Pending` until it is paid in the portal. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Default: `true`.
+        :param pulumi.Input[_builtins.str] power_state: A power action, applied when the value changes: `start`, `stop` (hard), `shutdown` (graceful), `suspend`, `resume`. Given at create, it is applied once the VM is Active. Removing it calls nothing. A refresh that finds the power other than the value says (the VM stopped in the portal, or started by a rebuild or migration) warns, and plans nothing: run the `power` action (Terraform 1.14 or later, or the Pulumi method), or set the value to the power the VM has and back, applying each. In-place action: the call is made only when the value changes to a non-empty one; the same value, or none, calls nothing. Must be one of "start", "stop", "suspend", "resume", "shutdown".
         :param pulumi.Input[_builtins.int] product_id: The product, from lite_products. A change runs change-package (a paid order) and waits for Active. Must be at least 1.
-        :param pulumi.Input[_builtins.str] promocode: A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL). Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
-        :param pulumi.Input[_builtins.str] rebuild_os: Destructive: reinstall the VM with this OS (a `name` from the OS list) whenever the value changes to a non-empty one (an empty one fires nothing). The disk is wiped, and the VM is running afterwards whatever power_state says (the rebuild does not send it again; the apply and later refreshes warn). Given at create, it is only recorded. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
-        :param pulumi.Input[_builtins.str] select_os: The OS to install, a `name` from lite_os_list. To change the OS of an existing VM use rebuild_os. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
-        :param pulumi.Input[_builtins.str] ssh_and_console_user: The SSH and console user (the cloud-init user). Must be 6 to 32 characters; letters, digits, hyphens and periods only. Changing it replaces the resource.
-        :param pulumi.Input[_builtins.str] vm_name: The VM name, 6-16 characters. Changed in place. Must be 6 to 16 characters; free of control characters (line breaks, tabs, NUL).
+        :param pulumi.Input[_builtins.str] promocode: A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
+        :param pulumi.Input[_builtins.str] rebuild_os: Destructive: reinstall the VM with this OS (a `name` from the OS list) whenever the value changes to a non-empty one (an empty one fires nothing). The disk is wiped, and the VM is running afterwards whatever power_state says (the rebuild does not send it again; the apply and later refreshes warn). Given at create, it is only recorded. In-place action: the call is made only when the value changes to a non-empty one; the same value, or none, calls nothing. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
+        :param pulumi.Input[_builtins.str] select_os: The OS to install, a `name` from lite_os_list. To change the OS of an existing VM use rebuild_os. Changing it replaces the resource. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
+        :param pulumi.Input[_builtins.str] ssh_and_console_user: The SSH and console user (the cloud-init user). Changing it replaces the resource. Must be 6 to 32 characters; letters, digits, hyphens and periods only.
+        :param pulumi.Input[_builtins.str] vm_name: The VM name, 6-16 characters. Changed in place. Default: `"server-name"`. Must be 6 to 16 characters; free of control characters (line breaks, tabs, NUL).
         """
         ...
     @overload
@@ -492,7 +492,7 @@ class LiteVm(pulumi.CustomResource):
     @pulumi.getter(name="consolePassword")
     def console_password(self) -> pulumi.Output[_builtins.str]:
         """
-        The console password: 8 to 255 letters and digits, with an upper-case letter, a lower-case letter and a digit. Must be 8 to 255 characters; letters and digits only; made of at least one upper-case letter, one lower-case letter and one digit. Changing it replaces the resource.
+        The console password: 8 to 255 letters and digits, with an upper-case letter, a lower-case letter and a digit. Changing it replaces the resource. Must be 8 to 255 characters; letters and digits only; made of at least one upper-case letter, one lower-case letter and one digit.
         """
         return pulumi.get(self, "console_password")
 
@@ -508,7 +508,7 @@ class LiteVm(pulumi.CustomResource):
     @pulumi.getter
     def cycle(self) -> pulumi.Output[_builtins.str]:
         """
-        The billing cycle: `m` monthly, `a` annually, or `q s b t p4 p5`. Must be one of "m", "a", "q", "s", "b", "t", "p4", "p5". Changing it replaces the resource.
+        The billing cycle: `m` monthly, `a` annually, or `q s b t p4 p5`. Changing it replaces the resource. Must be one of "m", "a", "q", "s", "b", "t", "p4", "p5".
         """
         return pulumi.get(self, "cycle")
 
@@ -516,7 +516,7 @@ class LiteVm(pulumi.CustomResource):
     @pulumi.getter
     def description(self) -> pulumi.Output[_builtins.str]:
         """
-        A description of the order. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+        A description of the order. Changing it replaces the resource. Default: `""`. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
         """
         return pulumi.get(self, "description")
 
@@ -524,7 +524,7 @@ class LiteVm(pulumi.CustomResource):
     @pulumi.getter(name="diskSize")
     def disk_size(self) -> pulumi.Output[Optional[_builtins.int]]:
         """
-        The disk size in GB, an absolute target. Grow-only: raising it orders a storage upgrade (a paid order); lowering it is refused at plan time. Unset, it reports the size the VM has after each apply (a growth outside is no drift: a refresh keeps it). Set, it is a floor: a disk larger than the value (grown in the portal, or a larger base disk of the product) is no drift and the state keeps the value, while a smaller one is planned to grow back. A new VM has at least the base disk of its product; a smaller value orders nothing, and the plan warns. The maximum is checked at plan time, from the VM's storage options (for a new VM, those of another VM of the family in the account; with none, the plan warns that the service checks it only at the storage order, after the VM is ordered). Must be at least 1. Grow-only: a smaller value is refused.
+        The disk size in GB, an absolute target. Grow-only: raising it orders a storage upgrade (a paid order); lowering it is refused at plan time. Unset, it reports the size the VM has after each apply (a growth outside is no drift: a refresh keeps it). Set, it is a floor: a disk larger than the value (grown in the portal, or a larger base disk of the product) is no drift and the state keeps the value, while a smaller one is planned to grow back. A new VM has at least the base disk of its product; a smaller value orders nothing, and the plan warns. The maximum is checked at plan time, from the VM's storage options (for a new VM, those of another VM of the family in the account; with none, the plan warns that the service checks it only at the storage order, after the VM is ordered). Grow-only: a smaller value is refused. Must be at least 1.
         """
         return pulumi.get(self, "disk_size")
 
@@ -572,7 +572,7 @@ class LiteVm(pulumi.CustomResource):
     @pulumi.getter(name="migrateToPro")
     def migrate_to_pro(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
-        One-shot migration to Lite Pro: the value is a product id from lite_pro_products (an empty one fires nothing). The VM keeps being managed by this resource after it moves, and is running afterwards whatever LiteVm.power_state says (the migration does not send it again; the apply and later refreshes warn). Given at create, it is only recorded. Must be empty, or a positive whole number written in digits.
+        One-shot migration to Lite Pro: the value is a product id from lite_pro_products (an empty one fires nothing). The VM keeps being managed by this resource after it moves, and is running afterwards whatever LiteVm.power_state says (the migration does not send it again; the apply and later refreshes warn). Given at create, it is only recorded. In-place action: the call is made only when the value changes to a non-empty one; the same value, or none, calls nothing. Must be empty, or a positive whole number written in digits.
         """
         return pulumi.get(self, "migrate_to_pro")
 
@@ -604,7 +604,7 @@ class LiteVm(pulumi.CustomResource):
     @pulumi.getter(name="payWithCreditCard")
     def pay_with_credit_card(self) -> pulumi.Output[Optional[_builtins.bool]]:
         """
-        Charge the card on file for every order. With `false` the order is placed and its invoice stays unpaid: the VM stays `Pending` until it is paid in the portal. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
+        Charge the card on file for every order. With `false` the order is placed and its invoice stays unpaid: the VM stays `Pending` until it is paid in the portal. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Default: `true`.
         """
         return pulumi.get(self, "pay_with_credit_card")
 
@@ -612,7 +612,7 @@ class LiteVm(pulumi.CustomResource):
     @pulumi.getter(name="powerState")
     def power_state(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
-        A power action, applied when the value changes: `start`, `stop` (hard), `shutdown` (graceful), `suspend`, `resume`. Given at create, it is applied once the VM is Active. Removing it calls nothing. A refresh that finds the power other than the value says (the VM stopped in the portal, or started by a rebuild or migration) warns, and plans nothing: run the `power` action (Terraform 1.14 or later, or the Pulumi method), or set the value to the power the VM has and back, applying each. Must be one of "start", "stop", "suspend", "resume", "shutdown".
+        A power action, applied when the value changes: `start`, `stop` (hard), `shutdown` (graceful), `suspend`, `resume`. Given at create, it is applied once the VM is Active. Removing it calls nothing. A refresh that finds the power other than the value says (the VM stopped in the portal, or started by a rebuild or migration) warns, and plans nothing: run the `power` action (Terraform 1.14 or later, or the Pulumi method), or set the value to the power the VM has and back, applying each. In-place action: the call is made only when the value changes to a non-empty one; the same value, or none, calls nothing. Must be one of "start", "stop", "suspend", "resume", "shutdown".
         """
         return pulumi.get(self, "power_state")
 
@@ -636,7 +636,7 @@ class LiteVm(pulumi.CustomResource):
     @pulumi.getter
     def promocode(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
-        A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL). Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
+        A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
         """
         return pulumi.get(self, "promocode")
 
@@ -652,7 +652,7 @@ class LiteVm(pulumi.CustomResource):
     @pulumi.getter(name="rebuildOs")
     def rebuild_os(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
-        Destructive: reinstall the VM with this OS (a `name` from the OS list) whenever the value changes to a non-empty one (an empty one fires nothing). The disk is wiped, and the VM is running afterwards whatever LiteVm.power_state says (the rebuild does not send it again; the apply and later refreshes warn). Given at create, it is only recorded. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
+        Destructive: reinstall the VM with this OS (a `name` from the OS list) whenever the value changes to a non-empty one (an empty one fires nothing). The disk is wiped, and the VM is running afterwards whatever LiteVm.power_state says (the rebuild does not send it again; the apply and later refreshes warn). Given at create, it is only recorded. In-place action: the call is made only when the value changes to a non-empty one; the same value, or none, calls nothing. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
         """
         return pulumi.get(self, "rebuild_os")
 
@@ -684,7 +684,7 @@ class LiteVm(pulumi.CustomResource):
     @pulumi.getter(name="selectOs")
     def select_os(self) -> pulumi.Output[_builtins.str]:
         """
-        The OS to install, a `name` from lite_os_list. To change the OS of an existing VM use LiteVm.rebuild_os. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+        The OS to install, a `name` from lite_os_list. To change the OS of an existing VM use LiteVm.rebuild_os. Changing it replaces the resource. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
         """
         return pulumi.get(self, "select_os")
 
@@ -692,7 +692,7 @@ class LiteVm(pulumi.CustomResource):
     @pulumi.getter(name="sshAndConsoleUser")
     def ssh_and_console_user(self) -> pulumi.Output[_builtins.str]:
         """
-        The SSH and console user (the cloud-init user). Must be 6 to 32 characters; letters, digits, hyphens and periods only. Changing it replaces the resource.
+        The SSH and console user (the cloud-init user). Changing it replaces the resource. Must be 6 to 32 characters; letters, digits, hyphens and periods only.
         """
         return pulumi.get(self, "ssh_and_console_user")
 
@@ -716,7 +716,7 @@ class LiteVm(pulumi.CustomResource):
     @pulumi.getter(name="vmName")
     def vm_name(self) -> pulumi.Output[_builtins.str]:
         """
-        The VM name, 6-16 characters. Changed in place. Must be 6 to 16 characters; free of control characters (line breaks, tabs, NUL).
+        The VM name, 6-16 characters. Changed in place. Default: `"server-name"`. Must be 6 to 16 characters; free of control characters (line breaks, tabs, NUL).
         """
         return pulumi.get(self, "vm_name")
 

@@ -32,16 +32,16 @@ class LiteVmFromSnapshotArgs:
         """
         The set of arguments for constructing a LiteVmFromSnapshot resource.
 
-        :param pulumi.Input[_builtins.str] console_password: The console password: 8 to 255 letters and digits, with an upper-case letter, a lower-case letter and a digit. Must be 8 to 255 characters; letters and digits only; made of at least one upper-case letter, one lower-case letter and one digit. Changing it replaces the resource.
-        :param pulumi.Input[_builtins.str] cycle: The billing cycle of the new VM: `m a q s b t p4 p5`. Must be one of "m", "a", "q", "s", "b", "t", "p4", "p5". Changing it replaces the resource.
-        :param pulumi.Input[_builtins.int] keypair_id: A keypair of the Lite pool. Must be at least 1. Changing it replaces the resource.
-        :param pulumi.Input[_builtins.str] name: The VM name, 6-16 characters. Must be 6 to 16 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
-        :param pulumi.Input[_builtins.int] product_id: The product of the new VM, from lite_products. Must be at least 1. Changing it replaces the resource.
-        :param pulumi.Input[_builtins.int] snapshot_id: The snapshot to restore (its account id). Must be at least 1. Changing it replaces the resource.
-        :param pulumi.Input[_builtins.str] ssh_and_console_user: The SSH and console user. Must be 6 to 32 characters; letters, digits, hyphens and periods only. Changing it replaces the resource.
-        :param pulumi.Input[_builtins.str] description: A description of the order. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
-        :param pulumi.Input[_builtins.bool] pay_with_credit_card: Charge the card on file for the order; `false` leaves the invoice unpaid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
-        :param pulumi.Input[_builtins.str] promocode: A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL). Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
+        :param pulumi.Input[_builtins.str] console_password: The console password: 8 to 255 letters and digits, with an upper-case letter, a lower-case letter and a digit. Changing it replaces the resource. Must be 8 to 255 characters; letters and digits only; made of at least one upper-case letter, one lower-case letter and one digit.
+        :param pulumi.Input[_builtins.str] cycle: The billing cycle of the new VM: `m a q s b t p4 p5`. Changing it replaces the resource. Must be one of "m", "a", "q", "s", "b", "t", "p4", "p5".
+        :param pulumi.Input[_builtins.int] keypair_id: A keypair of the Lite pool. Changing it replaces the resource. Must be at least 1.
+        :param pulumi.Input[_builtins.str] name: The VM name, 6-16 characters. Changing it replaces the resource. Must be 6 to 16 characters; free of control characters (line breaks, tabs, NUL).
+        :param pulumi.Input[_builtins.int] product_id: The product of the new VM, from lite_products. Changing it replaces the resource. Must be at least 1.
+        :param pulumi.Input[_builtins.int] snapshot_id: The snapshot to restore (its account id). Changing it replaces the resource. Must be at least 1.
+        :param pulumi.Input[_builtins.str] ssh_and_console_user: The SSH and console user. Changing it replaces the resource. Must be 6 to 32 characters; letters, digits, hyphens and periods only.
+        :param pulumi.Input[_builtins.str] description: A description of the order. Changing it replaces the resource. Default: `""`. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
+        :param pulumi.Input[_builtins.bool] pay_with_credit_card: Charge the card on file for the order; `false` leaves the invoice unpaid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Default: `true`.
+        :param pulumi.Input[_builtins.str] promocode: A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
         """
         pulumi.set(__self__, "console_password", console_password)
         pulumi.set(__self__, "cycle", cycle)
@@ -65,7 +65,7 @@ class LiteVmFromSnapshotArgs:
     @pulumi.getter(name="consolePassword")
     def console_password(self) -> pulumi.Input[_builtins.str]:
         """
-        The console password: 8 to 255 letters and digits, with an upper-case letter, a lower-case letter and a digit. Must be 8 to 255 characters; letters and digits only; made of at least one upper-case letter, one lower-case letter and one digit. Changing it replaces the resource.
+        The console password: 8 to 255 letters and digits, with an upper-case letter, a lower-case letter and a digit. Changing it replaces the resource. Must be 8 to 255 characters; letters and digits only; made of at least one upper-case letter, one lower-case letter and one digit.
         """
         return pulumi.get(self, "console_password")
 
@@ -77,7 +77,7 @@ class LiteVmFromSnapshotArgs:
     @pulumi.getter
     def cycle(self) -> pulumi.Input[_builtins.str]:
         """
-        The billing cycle of the new VM: `m a q s b t p4 p5`. Must be one of "m", "a", "q", "s", "b", "t", "p4", "p5". Changing it replaces the resource.
+        The billing cycle of the new VM: `m a q s b t p4 p5`. Changing it replaces the resource. Must be one of "m", "a", "q", "s", "b", "t", "p4", "p5".
         """
         return pulumi.get(self, "cycle")
 
@@ -89,7 +89,7 @@ class LiteVmFromSnapshotArgs:
     @pulumi.getter(name="keypairId")
     def keypair_id(self) -> pulumi.Input[_builtins.int]:
         """
-        A keypair of the Lite pool. Must be at least 1. Changing it replaces the resource.
+        A keypair of the Lite pool. Changing it replaces the resource. Must be at least 1.
         """
         return pulumi.get(self, "keypair_id")
 
@@ -101,7 +101,7 @@ class LiteVmFromSnapshotArgs:
     @pulumi.getter
     def name(self) -> pulumi.Input[_builtins.str]:
         """
-        The VM name, 6-16 characters. Must be 6 to 16 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+        The VM name, 6-16 characters. Changing it replaces the resource. Must be 6 to 16 characters; free of control characters (line breaks, tabs, NUL).
         """
         return pulumi.get(self, "name")
 
@@ -113,7 +113,7 @@ class LiteVmFromSnapshotArgs:
     @pulumi.getter(name="productId")
     def product_id(self) -> pulumi.Input[_builtins.int]:
         """
-        The product of the new VM, from lite_products. Must be at least 1. Changing it replaces the resource.
+        The product of the new VM, from lite_products. Changing it replaces the resource. Must be at least 1.
         """
         return pulumi.get(self, "product_id")
 
@@ -125,7 +125,7 @@ class LiteVmFromSnapshotArgs:
     @pulumi.getter(name="snapshotId")
     def snapshot_id(self) -> pulumi.Input[_builtins.int]:
         """
-        The snapshot to restore (its account id). Must be at least 1. Changing it replaces the resource.
+        The snapshot to restore (its account id). Changing it replaces the resource. Must be at least 1.
         """
         return pulumi.get(self, "snapshot_id")
 
@@ -137,7 +137,7 @@ class LiteVmFromSnapshotArgs:
     @pulumi.getter(name="sshAndConsoleUser")
     def ssh_and_console_user(self) -> pulumi.Input[_builtins.str]:
         """
-        The SSH and console user. Must be 6 to 32 characters; letters, digits, hyphens and periods only. Changing it replaces the resource.
+        The SSH and console user. Changing it replaces the resource. Must be 6 to 32 characters; letters, digits, hyphens and periods only.
         """
         return pulumi.get(self, "ssh_and_console_user")
 
@@ -149,7 +149,7 @@ class LiteVmFromSnapshotArgs:
     @pulumi.getter
     def description(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        A description of the order. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+        A description of the order. Changing it replaces the resource. Default: `""`. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
         """
         return pulumi.get(self, "description")
 
@@ -161,7 +161,7 @@ class LiteVmFromSnapshotArgs:
     @pulumi.getter(name="payWithCreditCard")
     def pay_with_credit_card(self) -> pulumi.Input[Optional[_builtins.bool]]:
         """
-        Charge the card on file for the order; `false` leaves the invoice unpaid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
+        Charge the card on file for the order; `false` leaves the invoice unpaid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Default: `true`.
         """
         return pulumi.get(self, "pay_with_credit_card")
 
@@ -173,7 +173,7 @@ class LiteVmFromSnapshotArgs:
     @pulumi.getter
     def promocode(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL). Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
+        A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
         """
         return pulumi.get(self, "promocode")
 
@@ -204,16 +204,16 @@ class LiteVmFromSnapshot(pulumi.CustomResource):
 
         :param str resource_name: The name of the resource.
         :param pulumi.ResourceOptions opts: Options for the resource.
-        :param pulumi.Input[_builtins.str] console_password: The console password: 8 to 255 letters and digits, with an upper-case letter, a lower-case letter and a digit. Must be 8 to 255 characters; letters and digits only; made of at least one upper-case letter, one lower-case letter and one digit. Changing it replaces the resource.
-        :param pulumi.Input[_builtins.str] cycle: The billing cycle of the new VM: `m a q s b t p4 p5`. Must be one of "m", "a", "q", "s", "b", "t", "p4", "p5". Changing it replaces the resource.
-        :param pulumi.Input[_builtins.str] description: A description of the order. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
-        :param pulumi.Input[_builtins.int] keypair_id: A keypair of the Lite pool. Must be at least 1. Changing it replaces the resource.
-        :param pulumi.Input[_builtins.str] name: The VM name, 6-16 characters. Must be 6 to 16 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
-        :param pulumi.Input[_builtins.bool] pay_with_credit_card: Charge the card on file for the order; `false` leaves the invoice unpaid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
-        :param pulumi.Input[_builtins.int] product_id: The product of the new VM, from lite_products. Must be at least 1. Changing it replaces the resource.
-        :param pulumi.Input[_builtins.str] promocode: A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL). Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
-        :param pulumi.Input[_builtins.int] snapshot_id: The snapshot to restore (its account id). Must be at least 1. Changing it replaces the resource.
-        :param pulumi.Input[_builtins.str] ssh_and_console_user: The SSH and console user. Must be 6 to 32 characters; letters, digits, hyphens and periods only. Changing it replaces the resource.
+        :param pulumi.Input[_builtins.str] console_password: The console password: 8 to 255 letters and digits, with an upper-case letter, a lower-case letter and a digit. Changing it replaces the resource. Must be 8 to 255 characters; letters and digits only; made of at least one upper-case letter, one lower-case letter and one digit.
+        :param pulumi.Input[_builtins.str] cycle: The billing cycle of the new VM: `m a q s b t p4 p5`. Changing it replaces the resource. Must be one of "m", "a", "q", "s", "b", "t", "p4", "p5".
+        :param pulumi.Input[_builtins.str] description: A description of the order. Changing it replaces the resource. Default: `""`. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
+        :param pulumi.Input[_builtins.int] keypair_id: A keypair of the Lite pool. Changing it replaces the resource. Must be at least 1.
+        :param pulumi.Input[_builtins.str] name: The VM name, 6-16 characters. Changing it replaces the resource. Must be 6 to 16 characters; free of control characters (line breaks, tabs, NUL).
+        :param pulumi.Input[_builtins.bool] pay_with_credit_card: Charge the card on file for the order; `false` leaves the invoice unpaid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Default: `true`.
+        :param pulumi.Input[_builtins.int] product_id: The product of the new VM, from lite_products. Changing it replaces the resource. Must be at least 1.
+        :param pulumi.Input[_builtins.str] promocode: A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
+        :param pulumi.Input[_builtins.int] snapshot_id: The snapshot to restore (its account id). Changing it replaces the resource. Must be at least 1.
+        :param pulumi.Input[_builtins.str] ssh_and_console_user: The SSH and console user. Changing it replaces the resource. Must be 6 to 32 characters; letters, digits, hyphens and periods only.
         """
         ...
     @overload
@@ -348,7 +348,7 @@ class LiteVmFromSnapshot(pulumi.CustomResource):
     @pulumi.getter(name="consolePassword")
     def console_password(self) -> pulumi.Output[_builtins.str]:
         """
-        The console password: 8 to 255 letters and digits, with an upper-case letter, a lower-case letter and a digit. Must be 8 to 255 characters; letters and digits only; made of at least one upper-case letter, one lower-case letter and one digit. Changing it replaces the resource.
+        The console password: 8 to 255 letters and digits, with an upper-case letter, a lower-case letter and a digit. Changing it replaces the resource. Must be 8 to 255 characters; letters and digits only; made of at least one upper-case letter, one lower-case letter and one digit.
         """
         return pulumi.get(self, "console_password")
 
@@ -356,7 +356,7 @@ class LiteVmFromSnapshot(pulumi.CustomResource):
     @pulumi.getter
     def cycle(self) -> pulumi.Output[_builtins.str]:
         """
-        The billing cycle of the new VM: `m a q s b t p4 p5`. Must be one of "m", "a", "q", "s", "b", "t", "p4", "p5". Changing it replaces the resource.
+        The billing cycle of the new VM: `m a q s b t p4 p5`. Changing it replaces the resource. Must be one of "m", "a", "q", "s", "b", "t", "p4", "p5".
         """
         return pulumi.get(self, "cycle")
 
@@ -364,7 +364,7 @@ class LiteVmFromSnapshot(pulumi.CustomResource):
     @pulumi.getter
     def description(self) -> pulumi.Output[_builtins.str]:
         """
-        A description of the order. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+        A description of the order. Changing it replaces the resource. Default: `""`. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
         """
         return pulumi.get(self, "description")
 
@@ -372,7 +372,7 @@ class LiteVmFromSnapshot(pulumi.CustomResource):
     @pulumi.getter(name="keypairId")
     def keypair_id(self) -> pulumi.Output[_builtins.int]:
         """
-        A keypair of the Lite pool. Must be at least 1. Changing it replaces the resource.
+        A keypair of the Lite pool. Changing it replaces the resource. Must be at least 1.
         """
         return pulumi.get(self, "keypair_id")
 
@@ -380,7 +380,7 @@ class LiteVmFromSnapshot(pulumi.CustomResource):
     @pulumi.getter
     def name(self) -> pulumi.Output[_builtins.str]:
         """
-        The VM name, 6-16 characters. Must be 6 to 16 characters; free of control characters (line breaks, tabs, NUL). Changing it replaces the resource.
+        The VM name, 6-16 characters. Changing it replaces the resource. Must be 6 to 16 characters; free of control characters (line breaks, tabs, NUL).
         """
         return pulumi.get(self, "name")
 
@@ -396,7 +396,7 @@ class LiteVmFromSnapshot(pulumi.CustomResource):
     @pulumi.getter(name="payWithCreditCard")
     def pay_with_credit_card(self) -> pulumi.Output[Optional[_builtins.bool]]:
         """
-        Charge the card on file for the order; `false` leaves the invoice unpaid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
+        Charge the card on file for the order; `false` leaves the invoice unpaid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Default: `true`.
         """
         return pulumi.get(self, "pay_with_credit_card")
 
@@ -404,7 +404,7 @@ class LiteVmFromSnapshot(pulumi.CustomResource):
     @pulumi.getter(name="productId")
     def product_id(self) -> pulumi.Output[_builtins.int]:
         """
-        The product of the new VM, from lite_products. Must be at least 1. Changing it replaces the resource.
+        The product of the new VM, from lite_products. Changing it replaces the resource. Must be at least 1.
         """
         return pulumi.get(self, "product_id")
 
@@ -412,7 +412,7 @@ class LiteVmFromSnapshot(pulumi.CustomResource):
     @pulumi.getter
     def promocode(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
-        A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL). Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again).
+        A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
         """
         return pulumi.get(self, "promocode")
 
@@ -420,7 +420,7 @@ class LiteVmFromSnapshot(pulumi.CustomResource):
     @pulumi.getter(name="snapshotId")
     def snapshot_id(self) -> pulumi.Output[_builtins.int]:
         """
-        The snapshot to restore (its account id). Must be at least 1. Changing it replaces the resource.
+        The snapshot to restore (its account id). Changing it replaces the resource. Must be at least 1.
         """
         return pulumi.get(self, "snapshot_id")
 
@@ -428,7 +428,7 @@ class LiteVmFromSnapshot(pulumi.CustomResource):
     @pulumi.getter(name="sshAndConsoleUser")
     def ssh_and_console_user(self) -> pulumi.Output[_builtins.str]:
         """
-        The SSH and console user. Must be 6 to 32 characters; letters, digits, hyphens and periods only. Changing it replaces the resource.
+        The SSH and console user. Changing it replaces the resource. Must be 6 to 32 characters; letters, digits, hyphens and periods only.
         """
         return pulumi.get(self, "ssh_and_console_user")
 
