@@ -28,7 +28,7 @@ const addressOf = (entry: AccountEntry) => {
 /**
  * A VM's or a Metal server's power, as a client reads it (`vm-details`, the server's power state): only
  * while the account is Active or Suspended. For a Pending or Terminated one the service answers 409
- * (backend-api.md §2.4), so the page shows none rather than what the emulator keeps meanwhile.
+ * (the status model of the API contract), so the page shows none rather than what the emulator keeps meanwhile.
  */
 const powerOf = (entry: AccountEntry) => {
   const readable = ['active', 'suspended'].includes(entry.account.status.toLowerCase())
