@@ -82,6 +82,16 @@ export class ApiError extends Error {
     return this.fault === 'server' && MUTATING.has(this.method)
   }
 
+  /** A request that changes something (not a read) was answered with an error status: that change failed. */
+  get changeRefused(): boolean {
+    return MUTATING.has(this.method)
+  }
+
+  /** 401 or 403: the service refused the credentials (or their scope), whatever was asked. */
+  get credentialsRefused(): boolean {
+    return this.status === 401 || this.status === 403
+  }
+
   get summary(): string {
     return `The API answered ${this.status} to ${this.method} ${this.path}`
   }
@@ -332,6 +342,11 @@ export class OrderNotPlacedError extends Error {
   /** Known: nothing was processed, so core need not read the state back. */
   get outcomeUnknown(): false {
     return false
+  }
+
+  /** An order (a change) the service kept refusing, so that change failed. */
+  get changeRefused(): true {
+    return true
   }
 
   get summary(): string {

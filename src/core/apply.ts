@@ -322,9 +322,7 @@ async function create<C>(definition: AnyResource, planned: ValueMap, session: Se
  * wait that ran out or was stopped: those leave the order unfinished, to be resumed.
  */
 function refusedLater(value: unknown): boolean {
-  if (!(value instanceof Error) || typeof (value as { status?: unknown }).status !== 'number') return false
-  const method = (value as { method?: unknown }).method
-  return typeof method !== 'string' || (method.toUpperCase() !== 'GET' && method.toUpperCase() !== 'HEAD')
+  return value instanceof Error && (value as { changeRefused?: unknown }).changeRefused === true
 }
 
 /** The state with every attribute the service reports replaced by its value; null when it cannot be read. */
@@ -1121,10 +1119,9 @@ export async function readDataSource<C>(definition: AnyDataSource, config: Value
   }
 }
 
-/** An API answer of 401 or 403 (read structurally: core does not import the API client). */
+/** The service refused the credentials (an API error's `credentialsRefused`, read structurally: core does not import the API client). */
 function credentialsRefused(thrown: unknown): boolean {
-  const status = (thrown as { status?: unknown } | null)?.status
-  return status === 401 || status === 403
+  return (thrown as { credentialsRefused?: unknown } | null)?.credentialsRefused === true
 }
 
 /**
