@@ -2122,6 +2122,24 @@ describe('orders that never reached the service, and answers that say nothing ab
     )
   })
 
+  test('an echo this process saw on an earlier order does not let a later 502 be sent again: it asks anew, and lists', async () => {
+    // One long apply: the first VM's order is echoed; the service is redeployed (or fails over to a node
+    // that ignores keys) before the second VM's order, which it processes and a gateway answers 502.
+    const dir = journal()
+    const op = frame(undefined, 60_000)
+    const { client, requests } = testClient(
+      [ok([]), echoing(200, ORDER), ok([]), fail(502, 'Bad Gateway'), unconfirmed, ok([vmAccount('100050', 'db', '2099-01-01 00:00:00')])],
+      { journalDirectory: dir, operation: () => op.value },
+    )
+    assert.equal((await client.lites.createVm(VM_BODY)).account_id, '100042')
+    assert.equal((await client.lites.createVm({ ...VM_BODY, vm_name: 'db' })).account_id, '100050')
+    assert.deepEqual(
+      requests.map((r) => `${r.method} ${r.path.split('?')[0]}`),
+      ['GET /lites/accounts', 'POST /lites', 'GET /lites/accounts', 'POST /lites', 'GET /lites', 'GET /lites/accounts'],
+      "the 502 is asked about afresh, then listed: never sent again on the first order's echo",
+    )
+  })
+
   test('a 524 from a service that honours keys is replayed with the same key, in this run and the next', async () => {
     const dir = journal()
     const killed = providerProcess()

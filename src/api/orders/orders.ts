@@ -813,53 +813,76 @@ export class Orders {
 
   /**
    * Asks the service whether it implements the extension: one that does echoes the key of every
-   * request (the service's Idempotency-Key extension), a GET included, and a GET changes nothing. Any answer, or none, is fine.
+   * request (the service's Idempotency-Key extension), a GET included, and a GET changes nothing. Any
+   * answer, or none, is fine: `true` echoed, `false` answered without the key, `undefined` no clear answer.
+   * `since`: a question already in flight is shared only if it was asked at or after that time, so that a
+   * decision never rests on an answer older than its own need (see honouredNow).
    */
-  private probe(spec: RequestSpec<unknown>, context: RequestContext): Promise<void> {
-    // One answer settles it for this process; concurrent orders share the question in flight.
-    if (this.echoed || this.notEchoed) return Promise.resolve()
-    this.asking ??= this.ask(spec, context).finally(() => {
-      this.asking = undefined
+  private probe(spec: RequestSpec<unknown>, context: RequestContext, since: number): Promise<boolean | undefined> {
+    const asking = this.asking
+    if (asking !== undefined && asking.at >= since) return asking.answer
+    const answer: Promise<boolean | undefined> = this.ask(spec, context).finally(() => {
+      if (this.asking?.answer === answer) this.asking = undefined
     })
-    return this.asking
+    this.asking = { at: this.options.now(), answer }
+    return answer
   }
 
-  private async ask(spec: RequestSpec<unknown>, context: RequestContext): Promise<void> {
+  private async ask(spec: RequestSpec<unknown>, context: RequestContext): Promise<boolean | undefined> {
     const outcome = await this.http.attempt(
       { method: 'GET', path: spec.path, idempotencyKey: this.options.idempotencyKey(), signal: spec.signal, decode: () => undefined },
       context,
       1,
     )
-    if (outcome.kind === 'transport') return
-    if (outcome.echoed) this.echoed = true
+    if (outcome.kind === 'transport') return undefined
+    if (outcome.echoed) {
+      this.echoed = true
+      return true
+    }
     // A 5xx or 429 may come from a gateway in front of the service: it says nothing about keys, and
     // the question is asked again at the next decision.
-    else if (outcome.kind === 'ok' || (outcome.error.status < 500 && outcome.error.status !== 429)) this.notEchoed = true
+    if (outcome.kind === 'ok' || (outcome.error.status < 500 && outcome.error.status !== 429)) {
+      this.notEchoed = true
+      return false
+    }
+    return undefined
   }
 
   /**
-   * Whether an order may be sent again with its key: only on this process's own evidence that the
-   * service echoes keys (an answer it echoed, or the probe's). An echo an earlier run saw does not
-   * count: a service redeployed, failed over or mixing nodes behind one URL may ignore keys now, and a
-   * resend would be a second order. A probe with no clear answer (no connection, a gateway's 5xx or
-   * 429) is asked again after a pause, a few times within the deadline, so that a brief outage over
-   * an order and its probe does not decide it; with no clear answer still, the order is not sent again.
+   * Whether an order may be sent again with its key: only on fresh evidence that the service echoes
+   * keys: an answer to an attempt of this very order that echoed it (`echoedHere`), or the answer of a
+   * probe asked now. An echo seen earlier does not count, whether an earlier run saw it or this process
+   * on an earlier order: a service redeployed, failed over or mixing nodes behind one URL may ignore
+   * keys now (one apply can run for an hour), and a resend would be a second order. Once this process
+   * has seen the service answer without the key, nothing is sent again. A probe with no clear answer
+   * (no connection, a gateway's 5xx or 429) is asked again after a pause, a few times within the
+   * deadline, so that a brief outage over an order and its probe does not decide it; with no clear
+   * answer still, the order is not sent again.
    */
-  private async honouredNow(spec: RequestSpec<unknown>, context: RequestContext, deadline = Infinity): Promise<boolean> {
-    for (let ask = 1; !this.echoed && !this.notEchoed && ask <= PROBE_ASKS; ask++) {
+  private async honouredNow(
+    spec: RequestSpec<unknown>,
+    context: RequestContext,
+    deadline = Infinity,
+    echoedHere = false,
+  ): Promise<boolean> {
+    if (echoedHere) return true
+    if (this.notEchoed) return false
+    const since = this.options.now()
+    for (let ask = 1; ask <= PROBE_ASKS; ask++) {
       if (ask > 1) {
         const delayMs = Math.min(this.http.backoff(ask - 1), ORDER_BACKOFF_CAP_MS)
         if (this.options.now() + delayMs >= deadline) break
         await this.http.pause(delayMs, spec.signal, context)
       }
-      await this.probe(spec, context)
+      const answer = await this.probe(spec, context, since)
+      if (answer !== undefined) return answer
     }
-    return this.echoed
+    return false
   }
 
   /** A probe was answered without the key: this service does not echo it (asked once per process). */
   private notEchoed = false
-  private asking: Promise<void> | undefined
+  private asking: { at: number; answer: Promise<boolean | undefined> } | undefined
 
   /**
    * Before a new order that the journal has no record of, when nothing else can recognise a killed
@@ -895,7 +918,8 @@ export class Orders {
     const stoppedOrders = await journal.unansweredByStoppedRuns(intent, context.method, context.path)
     let check = this.freshDirectory || stoppedOrders.length > 0
     if (!check) {
-      if (!(await this.honoured())) await this.probe({ method: 'GET', path: context.path, signal, decode: () => undefined }, context)
+      if (!(await this.honoured()) && !this.notEchoed)
+        await this.probe({ method: 'GET', path: context.path, signal, decode: () => undefined }, context, Number.NEGATIVE_INFINITY)
       check = !(await this.honoured())
     }
     if (!check && handedOver.length === 0) return undefined
@@ -1313,6 +1337,8 @@ export class Orders {
       return unresolved(`${call}: ${when}, ${attempts.summary()}.${repeatable}`, cause)
     }
     let failures = 0
+    // Whether an answer to an attempt of this order echoed its key: the only echo a resend may rest on without asking (honouredNow).
+    let echoedHere = false
     for (let attempt = 1; ; attempt++) {
       if (entry && (attempt > 1 || !firstSend)) {
         // A retry, or an earlier run's order sent again, moves the time by which its outcome is known (see awaitEarlierOutcome).
@@ -1323,6 +1349,7 @@ export class Orders {
       const outcome = await this.http.attempt(sendUnstopped(spec), context, failures + 1, deadline)
       if (outcome.kind !== 'transport' && outcome.echoed) {
         this.echoed = true
+        echoedHere = true
         if (entry && entry.honoured !== true) {
           entry.honoured = true
           await this.record(entry)
@@ -1356,7 +1383,7 @@ export class Orders {
       } else {
         const error = outcome.error
         failures++
-        const honoured = await this.honouredNow(spec, context, deadline)
+        const honoured = await this.honouredNow(spec, context, deadline, echoedHere)
         attempts.add(outcome, false, honoured)
         if (!honoured) {
           // A service that does not confirm keys may have processed it: never send it again blindly.
