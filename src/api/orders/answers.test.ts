@@ -180,6 +180,32 @@ describe('an order and a stop (Ctrl-C, Cancel, SIGTERM)', () => {
     assert.deepEqual(entryStates(dir), ['answered'])
   })
 
+  test('a stop while a service that ignores keys is listed for an unanswered order: the error says it may be placed, names the key and the next apply', async () => {
+    const dir = journal()
+    const stop = new AbortController()
+    const { client, requests } = testClient(
+      [
+        ok([]),
+        fail(502, 'Bad Gateway'),
+        fail(405, 'Method Not Allowed'),
+        () => {
+          // The account is not listed yet; the stop lands while the run waits to list again.
+          stop.abort(new Error('interrupted'))
+          return ok([])
+        },
+      ],
+      { journalDirectory: dir, operation: () => frame() },
+    )
+    const error = await failure(client.lites.createVm(VM_BODY, { signal: stop.signal }))
+    assert.equal(requests.filter((r) => r.method === 'POST').length, 1, 'never sent again')
+    const key = keyOf(requests.find((r) => r.method === 'POST') as RecordedRequest)
+    assert.match(error.message, /cancelled/, error.message)
+    assert.match(error.message, new RegExp(`Idempotency-Key ${key}`), error.message)
+    assert.match(error.message, /may have been placed/, error.message)
+    assert.match(error.message, /next apply .* takes it over/, error.message)
+    assert.deepEqual(entryStates(dir), ['sent'], 'left for the next apply to take over')
+  })
+
   test('a stop before the order leaves: nothing is sent, and no journal entry is left open', async () => {
     const dir = journal()
     const stop = new AbortController()

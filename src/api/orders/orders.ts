@@ -10,6 +10,7 @@ import {
   OrderUnresolvedError,
   type RequestContext,
   sentence,
+  TransportError,
   UnrecordedMatchError,
 } from '../errors.js'
 import { type Account, CYCLE_LABELS, decodeAccount, decodeList, decodeOrder, type Invoice, type Order, statusIs } from '../models.js'
@@ -1508,6 +1509,12 @@ export class Orders {
           "operation's deadline)",
         fields: { idempotency_key: key },
       }),
+      this.stoppedLooking(
+        entry,
+        key,
+        'it listed the accounts for the one this order made',
+        'it looks for the account that order made and adopts it, and orders nothing while that order may still make one',
+      ),
     )
   }
 
@@ -1515,7 +1522,9 @@ export class Orders {
    * Looks (`look`) until it finds what it looks for, or until `until` (the last look is at `until`) or,
    * should the clock stand still, `MAX_OUTCOME_LOOKS` looks: then `end` says why not. Between looks it
    * backs off up to ORDER_BACKOFF_CAP_MS, and says every 10 s what it waits for (`progress`, given the
-   * seconds so far).
+   * seconds so far). A stop (Ctrl-C, SIGTERM, Pulumi's cancel) while it waits ends it with a cancellation
+   * that says what `stopped` says: an order whose outcome is unknown was not sent again, and what the
+   * next run does with it (a bare "was cancelled" reads as "nothing was ordered").
    */
   private async lookUntil<T>(
     until: number,
@@ -1524,6 +1533,7 @@ export class Orders {
     look: () => Promise<T | undefined>,
     end: () => Error,
     progress: (seconds: number) => { readonly message: string; readonly fields: Record<string, unknown> },
+    stopped: string,
   ): Promise<T> {
     const { log, now } = this.options
     const started = now()
@@ -1538,8 +1548,27 @@ export class Orders {
         const { message, fields } = progress(Math.round((now() - started) / 1000))
         log('warn', message, fields)
       }
-      await this.http.pause(Math.min(this.http.backoff(round), ORDER_BACKOFF_CAP_MS, left), signal, context)
+      try {
+        await this.http.pause(Math.min(this.http.backoff(round), ORDER_BACKOFF_CAP_MS, left), signal, context)
+      } catch (error) {
+        if (error instanceof TransportError && error.reason === 'cancelled')
+          throw new TransportError('cancelled', stopped, context, { cause: error })
+        throw error
+      }
     }
+  }
+
+  /** What a run stopped while it looks for the outcome of an order with no clear answer says (lookUntil's `stopped`). */
+  private stoppedLooking(entry: JournalEntry | undefined, key: string | undefined, looking: string, nextRun: string): string {
+    const sent = entry === undefined ? '' : `, sent at ${new Date(entry.sentAt).toISOString()}`
+    const next =
+      entry === undefined
+        ? 'Check the account and its invoices in the portal before ordering again.'
+        : `The next apply from ${this.journal?.scope ?? 'this working directory'} (terraform apply, pulumi up) takes it over: ${nextRun}.`
+    return (
+      `stopped while ${looking}. The order got no clear answer (Idempotency-Key ${key ?? 'unknown'}${sent}) and this service ` +
+      `does not confirm Idempotency-Keys, so it may have been placed, and it was not sent again. ${next}`
+    )
   }
 
   /** The id of an account's last invoice (null: none), or undefined when it cannot be read: then no invoice tells (awaitPlacement). */
@@ -1618,6 +1647,12 @@ export class Orders {
           `sent again; reading account ${account?.account_id} for the order's invoice (${seconds} s, until ${new Date(until).toISOString()})`,
         fields: { account_id: account?.account_id },
       }),
+      this.stoppedLooking(
+        entry,
+        entry?.key,
+        `it read the account for this order's invoice`,
+        "it reads the account for that order's invoice, and sends nothing while that order may still take effect",
+      ),
     )
   }
 }
