@@ -2140,6 +2140,38 @@ describe('orders that never reached the service, and answers that say nothing ab
     )
   })
 
+  test('a repeat answered without its key echoed is reported: the service did not recognise it, and may have ordered twice', async () => {
+    // The probe reaches a node that echoes keys; the repeat lands on one that does not.
+    const dir = journal()
+    const warnings: string[] = []
+    const op: OperationFrame = {
+      timeoutMs: 60_000,
+      onFinish: () => undefined,
+      warn: (summary, detail) => warnings.push(`${summary}: ${detail}`),
+    }
+    const { client, requests } = testClient([ok([]), fail(502, 'Bad Gateway'), probed, ok(ORDER)], {
+      journalDirectory: dir,
+      operation: () => op,
+    })
+    assert.equal((await client.lites.createVm(VM_BODY)).account_id, '100042')
+    assert.equal(posts(requests).length, 2)
+    assert.equal(warnings.length, 1, warnings.join('\n'))
+    assert.match(warnings[0] ?? '', /may have been ordered twice/)
+    assert.match(warnings[0] ?? '', /Idempotency-Key key-1/)
+    assert.match(warnings[0] ?? '', /account 100042/)
+  })
+
+  test('a repeat answered with its key echoed warns of nothing', async () => {
+    const warnings: string[] = []
+    const op: OperationFrame = { timeoutMs: 60_000, onFinish: () => undefined, warn: (summary) => warnings.push(summary) }
+    const { client } = testClient([ok([]), fail(502, 'Bad Gateway'), probed, echoing(200, ORDER)], {
+      journalDirectory: journal(),
+      operation: () => op,
+    })
+    assert.equal((await client.lites.createVm(VM_BODY)).account_id, '100042')
+    assert.deepEqual(warnings, [])
+  })
+
   test('a 524 from a service that honours keys is replayed with the same key, in this run and the next', async () => {
     const dir = journal()
     const killed = providerProcess()

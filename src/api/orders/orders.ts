@@ -1340,6 +1340,9 @@ export class Orders {
     let failures = 0
     // Whether an answer to an attempt of this order echoed its key: the only echo a resend may rest on without asking (honouredNow).
     let echoedHere = false
+    // Whether the request going out may be a repeat of one the service processed: sent again after an
+    // unclear answer (this run's, or a stopped run's order taken over).
+    let repeat = !firstSend
     for (let attempt = 1; ; attempt++) {
       if (entry && (attempt > 1 || !firstSend)) {
         // A retry, or an earlier run's order sent again, moves the time by which its outcome is known (see awaitEarlierOutcome).
@@ -1358,6 +1361,7 @@ export class Orders {
       }
       if (outcome.kind === 'ok') {
         const value = this.http.decode(spec, outcome.payload, outcome.requestId)
+        if (repeat && !outcome.echoed) this.tellUnrecognisedRepeat(call, key, entry, value, context)
         if (spec.decode === decodeOrderPayload) await this.answered(entry, value as Order, context, 'answered')
         else if (entry) {
           entry.state = 'answered'
@@ -1385,6 +1389,7 @@ export class Orders {
         const error = outcome.error
         failures++
         const honoured = await this.honouredNow(spec, context, deadline, echoedHere)
+        repeat = true
         attempts.add(outcome, false, honoured)
         if (!honoured) {
           // A service that does not confirm keys may have processed it: never send it again blindly.
@@ -1414,6 +1419,24 @@ export class Orders {
       })
       await this.pauseBeforeRetry(delayMs, spec.signal, context, attempts.nothingProcessed && firstSend ? entry : undefined)
     }
+  }
+
+  /**
+   * A repeat of an order (its key, after an unclear answer) was answered without the key echoed: the
+   * service that answered it did not recognise the key (redeployed, failed over, or a node behind the
+   * same URL without the extension), so the repeat may have been processed as a new order beside the
+   * first. Nothing can undo it here; the warning names both so that a person checks and cancels one.
+   */
+  private tellUnrecognisedRepeat(call: string, key: string, entry: JournalEntry | undefined, value: unknown, context: RequestContext) {
+    const accountId = (value as Partial<Order> | undefined)?.account_id ?? context.accountId
+    const since = entry === undefined ? '' : ` since ${new Date(entry.sentAt).toISOString()}`
+    const detail =
+      `${call} got no clear answer and was sent again with its Idempotency-Key ${key}, but the answer to that repeat does not ` +
+      'echo the key: the service did not recognise it, so the first request may have placed an order too. This run keeps ' +
+      `what the repeat answered${accountId === undefined ? '' : ` (account ${accountId})`}. Check the orders and invoices ` +
+      `of this kind${since} in the portal, and cancel the one no state names if there are two.`
+    this.options.log('warn', detail, { idempotency_key: key, account_id: accountId })
+    this.options.operation?.()?.warn?.(`${call} may have been ordered twice`, detail)
   }
 
   /**
