@@ -360,7 +360,9 @@ export class Transport {
       const expected = response.ok || (spec.method === 'GET' && response.status === 404) || spec.handles?.includes(response.status) === true
       options.log(expected ? 'debug' : 'info', `${spec.method} ${spec.path} → ${response.status}`, fields)
       const echoed = spec.idempotencyKey !== undefined && response.headers.get('idempotency-key') === spec.idempotencyKey
-      if (response.ok) return { kind: 'ok', payload: text, requestId, echoed }
+      // A replay of a stored answer: the service recognised the key, whether or not it echoes it on replays.
+      const replayed = response.headers.get('idempotency-replayed') === 'true'
+      if (response.ok) return { kind: 'ok', payload: text, requestId, echoed, replayed }
       if (response.status >= 300 && response.status < 400) {
         const message =
           `the API answered ${response.status} with a redirect to ${originOf(response.headers.get('location'), request.url)}; ` +
@@ -418,7 +420,7 @@ export class Transport {
 }
 
 export type Outcome =
-  | { kind: 'ok'; payload: string; requestId: string | undefined; echoed: boolean }
+  | { kind: 'ok'; payload: string; requestId: string | undefined; echoed: boolean; replayed: boolean }
   | { kind: 'http'; error: ApiError; retryAfterMs: number | undefined; echoed: boolean }
   /** `unsent`: the request never left (cancelled before it was sent); a refused connection says so itself (TransportError.refused). */
   | { kind: 'transport'; error: TransportError; unsent?: true }

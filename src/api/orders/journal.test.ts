@@ -2172,6 +2172,48 @@ describe('orders that never reached the service, and answers that say nothing ab
     assert.deepEqual(warnings, [])
   })
 
+  test('a repeat answered as a replay (Idempotency-Replayed) without the key echoed warns of nothing: the service recognised the key', async () => {
+    // A service whose stored answers are replayed with the headers of the first answer only: no echo,
+    // but the replay header itself says that the key was recognised and nothing was ordered again.
+    const warnings: string[] = []
+    const op: OperationFrame = { timeoutMs: 60_000, onFinish: () => undefined, warn: (summary) => warnings.push(summary) }
+    const { client, requests } = testClient([ok([]), fail(502, 'Bad Gateway'), probed, ok(ORDER, { 'idempotency-replayed': 'true' })], {
+      journalDirectory: journal(),
+      operation: () => op,
+    })
+    assert.equal((await client.lites.createVm(VM_BODY)).account_id, '100042')
+    assert.equal(posts(requests).length, 2)
+    assert.deepEqual(warnings, [])
+  })
+
+  test('a repeated one-shot action or upgrade answered without its key echoed says what it may have done twice, not that an account may have been ordered twice', async () => {
+    const warned = async (call: (client: ReturnType<typeof testClient>['client']) => Promise<unknown>, replies: Reply[]) => {
+      const warnings: string[] = []
+      const op: OperationFrame = {
+        timeoutMs: 60_000,
+        onFinish: () => undefined,
+        warn: (summary, detail) => warnings.push(`${summary}: ${detail}`),
+      }
+      const { client } = testClient(replies, { journalDirectory: journal(), operation: () => op })
+      await call(client)
+      assert.equal(warnings.length, 1, warnings.join('\n'))
+      return warnings[0] ?? ''
+    }
+    const rebuild = await warned(
+      (c) => c.lites.rebuildVm('100042', { select_os: 'Ubuntu-22.04' }),
+      [fail(502, 'Bad Gateway'), probed, ok(null)],
+    )
+    assert.match(rebuild, /may have been run twice/, rebuild)
+    assert.doesNotMatch(rebuild, /ordered twice|invoices|no state names/, rebuild)
+    const upgrade = await warned(
+      (c) => c.lites.upgradeDisk('100042', { additional_size: 10 }),
+      [ok(vmAccount('100042', 'web', '2099-01-01 00:00:00', 'Active')), fail(502, 'Bad Gateway'), probed, ok(ORDER)],
+    )
+    assert.match(upgrade, /may have been ordered twice/, upgrade)
+    assert.match(upgrade, /account 100042/, upgrade)
+    assert.doesNotMatch(upgrade, /no state names/, upgrade)
+  })
+
   test('a 524 from a service that honours keys is replayed with the same key, in this run and the next', async () => {
     const dir = journal()
     const killed = providerProcess()

@@ -1361,7 +1361,9 @@ export class Orders {
       }
       if (outcome.kind === 'ok') {
         const value = this.http.decode(spec, outcome.payload, outcome.requestId)
-        if (repeat && !outcome.echoed) this.tellUnrecognisedRepeat(call, key, entry, value, context)
+        // A replay (Idempotency-Replayed) is the service saying it recognised the key, echoed or not.
+        if (repeat && !outcome.echoed && !outcome.replayed)
+          this.tellUnrecognisedRepeat(call, key, entry, value, context, evidence, spec.decode !== decodeOrderPayload)
         if (spec.decode === decodeOrderPayload) await this.answered(entry, value as Order, context, 'answered')
         else if (entry) {
           entry.state = 'answered'
@@ -1422,21 +1424,39 @@ export class Orders {
   }
 
   /**
-   * A repeat of an order (its key, after an unclear answer) was answered without the key echoed: the
-   * service that answered it did not recognise the key (redeployed, failed over, or a node behind the
-   * same URL without the extension), so the repeat may have been processed as a new order beside the
-   * first. Nothing can undo it here; the warning names both so that a person checks and cancels one.
+   * A repeat of an order (its key, after an unclear answer) was answered without the key echoed and not
+   * as a replay: the service that answered it did not recognise the key (redeployed, failed over, or a
+   * node behind the same URL without the extension), so the repeat may have been processed as a new
+   * request beside the first. Nothing can undo it here; the warning says what may have happened twice,
+   * as it differs: a create may have made a second account, an order on an account may have been
+   * placed on it twice (two invoices), and a one-shot action (rebuild, reset, restore) may have run twice.
    */
-  private tellUnrecognisedRepeat(call: string, key: string, entry: JournalEntry | undefined, value: unknown, context: RequestContext) {
+  private tellUnrecognisedRepeat(
+    call: string,
+    key: string,
+    entry: JournalEntry | undefined,
+    value: unknown,
+    context: RequestContext,
+    { placedOn }: Evidence,
+    action: boolean,
+  ) {
     const accountId = (value as Partial<Order> | undefined)?.account_id ?? context.accountId
     const since = entry === undefined ? '' : ` since ${new Date(entry.sentAt).toISOString()}`
-    const detail =
-      `${call} got no clear answer and was sent again with its Idempotency-Key ${key}, but the answer to that repeat does not ` +
-      'echo the key: the service did not recognise it, so the first request may have placed an order too. This run keeps ' +
-      `what the repeat answered${accountId === undefined ? '' : ` (account ${accountId})`}. Check the orders and invoices ` +
-      `of this kind${since} in the portal, and cancel the one no state names if there are two.`
+    const account = accountId === undefined ? 'the account' : `account ${accountId}`
+    // An upgrade, a change of package or a migration answers with the account it was placed on.
+    const onAccount = !action && context.accountId !== undefined && accountId === context.accountId
+    const unrecognised =
+      `${call} got no clear answer and was sent again with its Idempotency-Key ${key}, but the answer to that repeat neither ` +
+      'echoes the key nor says it is a replay: the service did not recognise it, so the first request may have been processed too. '
+    const detail = action
+      ? `${unrecognised}This one-shot action may have run twice on ${account}. Check ${account} in the portal.`
+      : onAccount
+        ? `${unrecognised}The order may have been placed twice on ${account}. Check the ${placedOn?.invoiceType ?? ''}${placedOn ? ' ' : ''}` +
+          `invoices of ${account}${since} in the portal, and cancel the second one if there are two.`
+        : `${unrecognised}This run keeps what the repeat answered${accountId === undefined ? '' : ` (account ${accountId})`}. ` +
+          `Check the orders and invoices of this kind${since} in the portal, and cancel the one no state names if there are two.`
     this.options.log('warn', detail, { idempotency_key: key, account_id: accountId })
-    this.options.operation?.()?.warn?.(`${call} may have been ordered twice`, detail)
+    this.options.operation?.()?.warn?.(`${call} may have been ${action ? 'run' : 'ordered'} twice`, detail)
   }
 
   /**
