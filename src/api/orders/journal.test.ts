@@ -2140,6 +2140,33 @@ describe('orders that never reached the service, and answers that say nothing ab
     )
   })
 
+  test('once this process saw the service answer without the key, a new order is checked against the listing again, whatever echo came before', async () => {
+    // One long apply: the first VM's order is echoed; the service stops recognising keys (the second VM's
+    // 502 is asked about and answered without the key): the third VM's order is no longer one a key protects.
+    const dir = journal()
+    await testClient([ok([]), echoing(200, ORDER)], { journalDirectory: dir }).client.lites.createVm(VM_BODY)
+    const op = frame(undefined, 60_000)
+    const { client, requests } = testClient(
+      [
+        echoing(200, ORDER),
+        fail(502, 'Bad Gateway'),
+        unconfirmed,
+        ok([vmAccount('100050', 'db', '2099-01-01 00:00:00')]),
+        ok([]),
+        ok({ order_id: '500018', account_id: '100051' }),
+      ],
+      { journalDirectory: dir, operation: () => op.value },
+    )
+    await client.lites.createVm({ ...VM_BODY, vm_name: 'web2' })
+    assert.equal((await client.lites.createVm({ ...VM_BODY, vm_name: 'db' })).account_id, '100050')
+    assert.equal((await client.lites.createVm({ ...VM_BODY, vm_name: 'cache' })).account_id, '100051')
+    assert.deepEqual(
+      requests.map((r) => `${r.method} ${r.path.split('?')[0]}`),
+      ['POST /lites', 'POST /lites', 'GET /lites', 'GET /lites/accounts', 'GET /lites/accounts', 'POST /lites'],
+      'the third order is checked against the listing first',
+    )
+  })
+
   test('a repeat answered without its key echoed is reported: the service did not recognise it, and may have ordered twice', async () => {
     // The probe reaches a node that echoes keys; the repeat lands on one that does not.
     const dir = journal()

@@ -1071,10 +1071,13 @@ export class Orders {
   /** Whether this directory's journal had no order to this service when the first new order was checked. */
   private freshDirectory: boolean | undefined
 
-  /** Whether a new order may skip the unrecorded-match check: an echo seen, by this process or an earlier run, and no clear answer without one since. */
+  /** Whether a new order may skip the unrecorded-match check: an echo seen, by this process or an earlier run, and no answer without one in this process. */
   private async honoured(): Promise<boolean> {
+    // An answer without the key outweighs any echo before it: the service may have been redeployed or
+    // failed over since (see honouredNow), and then only the listing can recognise a stopped run's order.
+    if (this.notEchoed) return false
     if (this.echoed) return true
-    return !this.notEchoed && (await this.journal?.honoured(serviceOf(this.options.baseUrl))) === true
+    return (await this.journal?.honoured(serviceOf(this.options.baseUrl))) === true
   }
 
   private echoed = false
