@@ -39,8 +39,9 @@ export async function invokeAction(tf: TerraformServer, request: InvokeAction_Re
       const detail =
         `The change of ${definition.name} ${id} failed earlier in this apply (${tf.failedApplies.get(`${definition.name}:${id}`)}), ` +
         `so ${request.actionType} is not run on it: Terraform runs an after_create or after_update trigger's actions even ` +
-        'after its update failed. Correct the error and apply again: that apply makes the change again, and its trigger ' +
-        'runs the action once the change is made.'
+        'after its update failed. Correct the error and apply again: that apply makes the change again, and a trigger ' +
+        'on that change runs the action once it is made (one on another resource runs only when that resource changes; ' +
+        '`terraform apply -invoke` runs it at any time).'
       tf.log.info('action not run: its object failed to change', { action: request.actionType, id })
       diagnostics = tf.diagnostics([{ severity: 'error', summary: `${request.actionType} not run`, detail, path: ['id'] }])
     } else {
