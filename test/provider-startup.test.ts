@@ -3,6 +3,8 @@
 // definitions encode to, and loads no definition for that: the first launch of every Terraform command
 // only fetches the schemas.
 import assert from 'node:assert/strict'
+import { spawn } from 'node:child_process'
+import { once } from 'node:events'
 import { describe, test } from 'node:test'
 import { equals, fromBinary } from '@bufbuild/protobuf'
 import { dataSources, providerDefinition, resources } from '../src/resources/index.js'
@@ -61,6 +63,36 @@ describe('terraform provider bundle start-up', () => {
       assert.equal(await run.exited, 0)
     } finally {
       if (run.child.exitCode === null) run.child.kill('SIGKILL')
+    }
+  })
+
+  test("the serve mode stops on SIGINT even when started with SIGINT ignored, as a script's background job is", async () => {
+    // `provider &` in a non-interactive shell (a pipeline's script) starts the job with SIGINT ignored; the
+    // `kill -INT` that ci.md gives must stop it all the same. `trap '' INT` plays that shell here.
+    const child = spawn('sh', ['-c', `trap '' INT; exec "$0" "$@"`, process.execPath, bundle], {
+      env: { PATH: process.env.PATH ?? '', PROVIDER_DEBUG_REATTACH: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    const exited = once(child, 'exit')
+    try {
+      let stdout = ''
+      child.stdout.setEncoding('utf8')
+      child.stderr.resume()
+      await new Promise<void>((resolve, reject) => {
+        child.stdout.on('data', (chunk: string) => {
+          stdout += chunk
+          if (stdout.includes('\n')) resolve()
+        })
+        child.once('exit', () => reject(new Error(`exited before its handshake; stdout: ${stdout}`)))
+      })
+      assert.match(stdout, /^1\|6\|tcp\|/)
+      child.kill('SIGINT')
+      const timer = setTimeout(() => child.kill('SIGKILL'), 5000)
+      const [code, signal] = await exited
+      clearTimeout(timer)
+      assert.deepEqual({ code, signal }, { code: 130, signal: null }, 'the serve mode ignored SIGINT')
+    } finally {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
     }
   })
 })

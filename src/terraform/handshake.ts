@@ -103,8 +103,11 @@ export async function servePlugin(options: ServeOptions): Promise<RunningPlugin 
     }
     // Ctrl-C reaches the whole process group; Terraform answers it with StopProvider, and dying mid-apply
     // would lose the state of whatever was being created. In the serve mode (PROVIDER_DEBUG_REATTACH=1)
-    // Terraform does not own the process, and Ctrl-C is how its user stops it.
+    // Terraform does not own the process, and Ctrl-C (or `kill -INT`) is how its user stops it. It gets a
+    // handler of its own rather than the default action: a shell script's background job (`provider &`
+    // in a pipeline) starts with SIGINT ignored, and the default would then leave it running.
     if (!debug) process.on('SIGINT', () => log.debug('ignoring SIGINT; Terraform will call StopProvider'))
+    else process.on('SIGINT', () => exit(130))
 
     const clientCert = debug ? undefined : env.PLUGIN_CLIENT_CERT
     const certificate = clientCert ? createCertificate() : undefined
