@@ -10,7 +10,8 @@
 //
 // Writes, for version V:
 //   terraform-provider-provider_V_<os>_<arch>.zip, _V_SHA256SUMS, _V_manifest.json (Terraform Registry layout)
-//   mirror/registry.terraform.io/provider/provider/<those zips>  (provider_installation filesystem_mirror)
+//   mirror/registry.terraform.io/provider/provider/<those zips>, index.json, V.json  (filesystem_mirror, or
+//                                                                served over HTTPS, network_mirror)
 //   terraformrc                                                  (a CLI configuration using that mirror)
 //   pulumi-resource-provider-vV-<os>-<arch>.tar.gz               (`pulumi plugin install ... --file`)
 //   provider-emulator_V_<os>_<arch>.tar.gz (.zip for windows), _V_SHA256SUMS  (the emulator, run by hand)
@@ -187,6 +188,8 @@ const artifacts = new Map(PRODUCTS.map((product) => [product, []]))
 /** Milliseconds spent compiling and packing each product, over every platform. */
 const spent = new Map(PRODUCTS.map((product) => [product, 0]))
 const summary = []
+/** The network mirror's `<version>.json` archives: each platform's zip, by a URL relative to it, and its h1 hash. */
+const mirrorArchives = {}
 
 for (const platform of platforms) {
   const target = `${platform.os}_${platform.arch}`
@@ -202,6 +205,7 @@ for (const platform of platforms) {
     const archive = product.archive(platform)
     pack(join(out, archive), dir, files)
     artifacts.get(product).push(archive)
+    if (product.name === 'terraform') mirrorArchives[`${platform.os}_${platform.arch}`] = { url: archive, hashes: [hash1(files)] }
     const size = statSync(join(dir, executable)).size
     summary.push(`${target} ${product.name}: Bun ${host.version} executable, ${(size / 1048576).toFixed(1)} MiB`)
     spent.set(product, spent.get(product) + Date.now() - productStarted)
@@ -260,10 +264,15 @@ for (const [product, names] of artifacts) writeSums(product.sums, [...names].sor
 // ---- A filesystem mirror in the packed layout, holding every platform's zip, and a CLI config for it.
 // Under both registry hosts: OpenTofu reads `provider/provider` as registry.opentofu.org/provider/provider.
 // The second host's files are hard links of the first's, so the mirror costs no more disk.
+// Beside the zips, the JSON of the provider network mirror protocol (index.json, V.json), as `terraform
+// providers mirror` writes them: the same directory served over HTTPS is a `network_mirror`, and a
+// filesystem mirror ignores them.
 for (const host of REGISTRY_HOSTS) {
   const mirrorDir = join(out, 'mirror', host, 'provider', 'provider')
   mkdirSync(mirrorDir, { recursive: true })
   for (const name of artifacts.get(terraform).filter((n) => n.endsWith('.zip'))) linkSync(join(out, name), join(mirrorDir, name))
+  writeFileSync(join(mirrorDir, 'index.json'), `${JSON.stringify({ versions: { [version]: {} } }, null, 2)}\n`)
+  writeFileSync(join(mirrorDir, `${version}.json`), `${JSON.stringify({ archives: mirrorArchives }, null, 2)}\n`)
 }
 writeFileSync(join(out, 'terraformrc'), terraformrc(join(out, 'mirror'), join(out, 'terraformrc'), `the release mirror (${version})`))
 
@@ -286,6 +295,18 @@ for (const name of readdirSync(out)
   console.log(`  ${name}  ${(statSync(join(out, name)).size / 1048576).toFixed(1)} MiB`)
 }
 console.log(`release ${version} written to ${out} in ${((Date.now() - started) / 1000).toFixed(1)} s`)
+
+/**
+ * Terraform's `h1:` hash of a provider package (golang.org/x/mod/sumdb/dirhash Hash1 over the zip's files):
+ * the SHA-256 of the lines "<sha256 hex>  <name>\n", one per file in name order, in base64. It is what
+ * `terraform providers lock` records for the package, so a network mirror's hashes match a lock file's.
+ * @param {{ name: string, data: Buffer }[]} files
+ */
+function hash1(files) {
+  const names = files.map((file) => file.name).sort()
+  const lines = names.map((name) => `${sha256(files.find((file) => file.name === name).data)}  ${name}\n`).join('')
+  return `h1:${createHash('sha256').update(lines).digest('base64')}`
+}
 
 /** A SHA256SUMS file in `out` over `names` (paths relative to `out`), in the order given. */
 function writeSums(file, names) {

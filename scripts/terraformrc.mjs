@@ -9,6 +9,7 @@ export function terraformrc(mirror, path, what) {
   const addresses = `[${REGISTRY_HOSTS.map((host) => `"${host}/provider/provider"`).join(', ')}]`
   return `# Terraform and OpenTofu CLI configuration: installs provider/provider from ${what}, with no network.
 # Use it with TF_CLI_CONFIG_FILE=${path}
+# The mirror's path is absolute: a copy of these files elsewhere needs it changed to the copy's.
 provider_installation {
   filesystem_mirror {
     path    = "${mirror}"

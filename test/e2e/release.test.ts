@@ -1,6 +1,7 @@
 // The release (`npm run release`, dist/release/) as a user without Node.js gets it: the registry's file
 // set and sums, every platform's executable in its format (and macOS's signed where it must be), a
-// filesystem mirror that the real terraform CLI installs from and locks for every platform, the
+// filesystem mirror that the real terraform CLI installs from and locks for every platform (and that holds
+// the network mirror protocol's index with the same hashes), the
 // linux_amd64 single executables serving Terraform and the Pulumi harness from an
 // environment whose PATH holds no `node`, and the emulator's executables (linux_amd64, and linux_arm64
 // under qemu-user) serving a terraform apply run by the release's provider. `npm test` builds the release first (`npm run release`), so a
@@ -30,6 +31,20 @@ const sha256 = (path: string) => createHash('sha256').update(readFileSync(path))
 /** The emulator's archive for `platform`: a zip for Windows, a gzipped tar for the others. */
 const emulatorArchive = (platform: string) => `${EMULATOR}_${version}_${platform}.${platform.startsWith('windows') ? 'zip' : 'tar.gz'}`
 const exeOf = (platform: string) => (platform.startsWith('windows') ? '.exe' : '')
+
+/**
+ * Terraform's `h1:` hash of a provider zip (dirhash Hash1): the SHA-256, in base64, of "<sha256 hex>  <name>\n"
+ * for each file of the zip in name order. What `terraform providers lock` records for the package.
+ */
+function hash1(zip: string): string {
+  const lines = zipEntries(zip)
+    .map((name) => {
+      const data = execFileSync('unzip', ['-p', zip, name], { maxBuffer: 512 << 20 })
+      return `${createHash('sha256').update(data).digest('hex')}  ${name}\n`
+    })
+    .join('')
+  return `h1:${createHash('sha256').update(lines).digest('base64')}`
+}
 
 /** Checks that `sumsFile` lists exactly `names`, each with its right SHA-256. */
 function assertSums(sumsFile: string, names: readonly string[]): void {
@@ -85,6 +100,23 @@ describe('release artifacts', () => {
     for (const platform of PLATFORMS) {
       const exe = `${TF}_v${version}${platform.startsWith('windows') ? '.exe' : ''}`
       assert.deepEqual(zipEntries(join(RELEASE, `${TF}_${version}_${platform}.zip`)), ['LICENSE', 'THIRD_PARTY_NOTICES.md', exe].sort())
+    }
+  })
+
+  test('the mirror is also a network mirror: index.json and V.json beside the zips, each archive with its h1 hash', () => {
+    for (const host of ['registry.terraform.io', 'registry.opentofu.org']) {
+      const dir = join(RELEASE, 'mirror', host, 'provider', 'provider')
+      assert.deepEqual(JSON.parse(readFileSync(join(dir, 'index.json'), 'utf8')), { versions: { [version]: {} } }, host)
+      const { archives } = JSON.parse(readFileSync(join(dir, `${version}.json`), 'utf8')) as {
+        archives: Record<string, { url: string; hashes: string[] }>
+      }
+      assert.deepEqual(Object.keys(archives).sort(), [...PLATFORMS].sort(), host)
+      for (const platform of PLATFORMS) {
+        const zip = `${TF}_${version}_${platform}.zip`
+        assert.equal(archives[platform]?.url, zip, `${host} ${platform}: a URL relative to ${version}.json`)
+        assert.ok(existsSync(join(dir, zip)), `${host}: ${zip}`)
+        assert.deepEqual(archives[platform]?.hashes, [hash1(join(dir, zip))], `${host} ${platform}`)
+      }
     }
   })
 
@@ -217,6 +249,19 @@ describe('single executables without Node.js: linux_amd64, and linux_arm64 under
       assert.doesNotMatch(init.stdout + init.stderr, /Incomplete lock file/i, describeRun(init))
       const lockFile = readFileSync(join(ws.dir, '.terraform.lock.hcl'), 'utf8')
       assert.equal(lockFile.match(/"h1:[A-Za-z0-9+/=]+"/g)?.length, PLATFORMS.length, lockFile)
+      // The network mirror's index (beside the zips, which the filesystem mirror ignores) names the same hashes.
+      const { archives } = JSON.parse(
+        readFileSync(join(mirror, 'registry.terraform.io', 'provider', 'provider', `${version}.json`), 'utf8'),
+      ) as {
+        archives: Record<string, { hashes: string[] }>
+      }
+      assert.deepEqual(
+        Object.values(archives)
+          .flatMap((archive) => archive.hashes)
+          .sort(),
+        (lockFile.match(/h1:[A-Za-z0-9+/=]+/g) ?? []).sort(),
+        lockFile,
+      )
 
       const apply = await ws.run(['apply', '-auto-approve', '-input=false'], { env })
       assert.equal(apply.code, 0, describeRun(apply))
