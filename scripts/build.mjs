@@ -217,6 +217,6 @@ await bundle({
   program: 'provider-emulator',
   stream: 'stderr',
   // The web console's files, so that the executable serves them (src/emulator/console/serve.ts).
-  define: CONSOLE_DEFINE,
+  define: { ...CONSOLE_DEFINE, PROVIDER_VERSION: JSON.stringify(version) },
 })
 console.log(`built provider-emulator ${version} into ${emulatorDir}`)

@@ -19,6 +19,10 @@ function intEnv(name: string): number | undefined {
   return value
 }
 
+/** Stamped by the bundler from package.json (the release's executable); the tsc output falls back to the development version. */
+declare const PROVIDER_VERSION: string | undefined
+const VERSION = typeof PROVIDER_VERSION === 'string' ? PROVIDER_VERSION : '0.1.0'
+
 const USAGE = `Usage: emulator [flags]   (npm run emulator -- [flags], or provider-emulator [flags])
 
   --port N            port on 127.0.0.1 (EMULATOR_PORT; default 8080, 0 picks a free one)
@@ -27,6 +31,7 @@ const USAGE = `Usage: emulator [flags]   (npm run emulator -- [flags], or provid
   --clock manual|real a manual clock moves only through POST /_emulator/clock (default real)
   --seed N            the seed of the fault rules' draws (EMULATOR_SEED)
   --profile NAME      start with a profile's fault rules, e.g. remote (EMULATOR_PROFILE)
+  --version           print the version and exit
   --help              this text
 
 Also EMULATOR_PROVISIONING_DELAY_MS and EMULATOR_RETENTION_MS. The first line on stdout is the base URL.
@@ -49,6 +54,7 @@ function parsedFlags() {
         profile: { type: 'string' },
         'api-keys': { type: 'string' },
         help: { type: 'boolean' },
+        version: { type: 'boolean' },
       },
     }).values
   } catch (error) {
@@ -61,6 +67,10 @@ function parsedFlags() {
 const values = parsedFlags()
 if (values.help) {
   process.stdout.write(USAGE)
+  process.exit(0)
+}
+if (values.version) {
+  process.stdout.write(`provider-emulator ${VERSION}\n`)
   process.exit(0)
 }
 
