@@ -374,6 +374,29 @@ describe('control API', () => {
     assert.equal((await c.request('POST', '/_emulator/accounts/999/status', { body: { status: 'Active' } })).status, 404)
   })
 
+  test('forcing Active on an account suspended while Pending completes its provisioning and applies its paid change', async () => {
+    const c = setup()
+    // A server suspended before its first Active: unsuspended, it is provisioned (an address, power on).
+    const server = await c.server({ active: false })
+    await c.control('POST', `/accounts/${server}/status`, { status: 'Suspended' })
+    const unsuspended = await c.control<AccountView>('POST', `/accounts/${server}/status`, { status: 'Active' })
+    assert.equal(unsuspended.status, 'Active')
+    assert.equal(unsuspended.extra_details.ip_address, '203.0.113.10', 'the address is handed out at the first Active')
+    assert.deepEqual(await c.ok('GET', `/baremetals/accounts/${server}/state`), { state: 'on' })
+    // A VM suspended while its paid change of package waits: unsuspended, the change is applied, not lost.
+    const vm = await c.vm()
+    await c.ok('POST', `/lites/accounts/${vm}/change-package`, { new_product_id: 102 })
+    await c.control('POST', `/accounts/${vm}/status`, { status: 'Suspended' })
+    const active = await c.control<AccountView>('POST', `/accounts/${vm}/status`, { status: 'Active' })
+    assert.deepEqual([active.status, active.product_id, active.recurring_amount], ['Active', 102, 120000])
+    assert.equal((await c.ok<{ status: string }>('GET', `/lites/accounts/${vm}/vm-details`)).status, 'running')
+    // An Active account suspended and unsuspended keeps what it had.
+    const plain = await c.vm()
+    await c.control('POST', `/accounts/${plain}/status`, { status: 'Suspended' })
+    const back = await c.control<AccountView>('POST', `/accounts/${plain}/status`, { status: 'Active' })
+    assert.deepEqual([back.status, back.product_id], ['Active', 101])
+  })
+
   test('out-of-band PATCH deep-merges; fixed fields are refused; purge makes 404', async () => {
     const c = setup()
     const vm = await c.vm()

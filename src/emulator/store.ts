@@ -160,8 +160,12 @@ export class Store implements Ledger {
   }
 
   unsuspend(account: Account): void {
+    const now = this.now()
+    // Suspended while Pending: the work it waited for (its provisioning, a paid change) completes now, as a forced
+    // Active does, rather than being dropped with the account Active but never provisioned.
+    if (account.pending) this.activate(account, now)
     account.status = 'Active'
-    this.registry.rulesOf(account.kind)?.unsuspended?.(account, this.now())
+    this.registry.rulesOf(account.kind)?.unsuspended?.(account, now)
   }
 
   terminate(account: Account): void {
