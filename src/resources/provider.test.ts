@@ -154,6 +154,17 @@ describe('base_url', () => {
     const [unversioned] = validateConfig(provider.attributes, { base_url: 'http://127.0.0.1:18399/' })
     assert.deepEqual(unversioned?.path, ['base_url'])
   })
+
+  test('a host written without its scheme is refused saying so, with the URL it likely means', () => {
+    for (const written of ['127.0.0.1:18088/v1', 'api.example.invalid/v1']) {
+      const [issue] = validateConfig(provider.attributes, { base_url: written })
+      assert.equal(
+        issue?.detail,
+        `base_url must start with http:// or https:// (got ${JSON.stringify(written)}; e.g. ${JSON.stringify(`http://${written}`)}).`,
+      )
+    }
+    assert.match(validateConfig(provider.attributes, { base_url: 'ftp://host/v1' })[0]?.detail ?? '', /\(got ftp:\)/)
+  })
 })
 
 describe('request_timeout and poll_interval', () => {
