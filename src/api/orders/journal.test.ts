@@ -2926,3 +2926,100 @@ describe('the plan and the apply agree on a settled (accounted-for) order', () =
     )
   })
 })
+
+describe('one provider process serving one command after another (the serve mode: every command configures a new client)', () => {
+  /** A service that echoes keys: GETs list `listed`, each POST answers the next of `answers`. */
+  function service(listed: unknown[], answers: Promise<unknown>[]) {
+    let next = 0
+    return (r: RecordedRequest) =>
+      r.method === 'GET'
+        ? echoing(200, listed)(r)
+        : (answers[next++] ?? Promise.reject(new Error('no more answers'))).then((data) => echoing(200, data)(r))
+  }
+
+  test('an account an earlier command of this process handed over, and no state named since, stops an identical create of a later command', async () => {
+    const dir = journal()
+    const serve = providerProcess()
+    const run1 = frame()
+    const first = testClient([probed, echoing(200, ORDER)], {
+      journalDirectory: dir,
+      operation: () => run1.value,
+      journalOptions: serve.journalOptions,
+    })
+    await first.client.lites.createVm(VM_BODY)
+    await run1.finish() // handed to the terraform of the first command, killed before it saved its state
+    // The CI job retries: terraform apply reattaches to the same provider process, which configures a new client.
+    const run2 = frame()
+    const answer = service([vmAccount('100042', 'web', '2026-01-01 00:00:00')], [Promise.resolve({ ...ORDER, account_id: '100043' })])
+    const second = testClient(Array(10).fill(answer), {
+      journalDirectory: dir,
+      operation: () => run2.value,
+      journalOptions: serve.journalOptions,
+    })
+    await assert.rejects(
+      second.client.lites.createVm(VM_BODY),
+      (e: unknown) => e instanceof UnrecordedMatchError && /100042/.test(String(e)),
+    )
+    assert.equal(posts(second.requests).length, 0, 'a second VM was ordered: the first is in no state')
+  })
+
+  test("a change an earlier command of this process sent and never saw answered stops a later command's other change of the same call", async () => {
+    const dir = journal()
+    const serve = providerProcess()
+    const call = ['PUT', '/lites/disks/accounts/7'] as const
+    const first = new OrderJournal(dir, () => 1_000_000, serve.journalOptions)
+    const sent = await first.open('intent-70', serviceOf(BASE_URL), 'k1', ...call, { change: '[["size",60,70]]' })
+    // Its terraform killed, the operation ends without an answer (a 502 from a service that ignores keys, its deadline).
+    first.letGo(sent)
+    assert.deepEqual(await first.unansweredChangesOfCall('intent-80', '[["size",60,80]]', serviceOf(BASE_URL), ...call), [], 'its own run')
+    // The next command, planned from 60 GB, asks for 80 GB: +20 GB on top of a +10 GB that may still be placed.
+    const second = new OrderJournal(dir, () => 1_000_000, serve.journalOptions)
+    const stopped = await second.unansweredChangesOfCall('intent-80', '[["size",60,80]]', serviceOf(BASE_URL), ...call)
+    assert.deepEqual(
+      stopped.map((e) => e.key),
+      ['k1'],
+      'the earlier command is another run',
+    )
+  })
+
+  test('a create of a later command waits for the identical create an earlier command of this process still has in flight, and orders nothing beside it', async () => {
+    const dir = journal()
+    const serve = providerProcess()
+    await new OrderJournal(dir, Date.now).accountInState('99') // not a fresh directory
+    let answerFirst: (data: unknown) => void = () => undefined
+    const firstAnswer = new Promise<unknown>((resolve) => {
+      answerFirst = resolve
+    })
+    const run1 = frame()
+    const first = testClient(Array(10).fill(service([], [firstAnswer])), {
+      journalDirectory: dir,
+      operation: () => run1.value,
+      journalOptions: serve.journalOptions,
+    })
+    // The first command's create is sent; its terraform is killed while the service takes its time.
+    const creating = first.client.lites.createVm(VM_BODY)
+    while (posts(first.requests).length === 0) await new Promise((resolve) => setImmediate(resolve))
+    const run2 = frame(undefined, 60_000)
+    const second = testClient(
+      Array(10).fill(service([vmAccount('100042', 'web', '2026-01-01 00:00:00')], [Promise.resolve({ ...ORDER, account_id: '100043' })])),
+      {
+        journalDirectory: dir,
+        operation: () => run2.value,
+        journalOptions: serve.journalOptions,
+        sleep: async () => {
+          // The first command's order answers while the second waits for it.
+          answerFirst(ORDER)
+          await creating
+          await run1.finish()
+        },
+      },
+    )
+    const outcome = await second.client.lites.createVm(VM_BODY).then(
+      (order) => `ordered ${order.account_id}`,
+      (e: unknown) => (e instanceof Error ? e.constructor.name : String(e)),
+    )
+    answerFirst(ORDER)
+    await creating
+    assert.equal(posts(second.requests).length, 0, `a second VM was ordered beside the first command's (${outcome})`)
+  })
+})

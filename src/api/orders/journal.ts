@@ -212,6 +212,14 @@ export class OrderJournal {
   private readonly handedOver: Set<string>
   /** Answers this owner could not confirm as still its own, and so did not hand over (see withhold). */
   private readonly withheld = new Set<string>()
+  /**
+   * Entries this journal opened or took over: the orders of this very run. The owner (the session) is
+   * the process's, and a process can serve one run after another (Terraform's serve mode reattaches
+   * every command to one process, which configures a new client, so a new journal, for each): an entry
+   * of this owner that another journal of the process opened is an earlier run's, whose engine may have
+   * been killed before it saved what it was handed, or that still has it in flight.
+   */
+  private readonly ownRun = new Set<string>()
   private readonly index: KnownAccounts | undefined
 
   constructor(
@@ -278,6 +286,7 @@ export class OrderJournal {
       if (!fingerprints.includes(entryIntent(entry))) entry.claimedAs = fingerprints[0]
       if (await this.take(entry)) {
         this.held.add(entry.id)
+        this.ownRun.add(entry.id)
         return entry
       }
       entry.claimedAs = former
@@ -404,15 +413,16 @@ export class OrderJournal {
    * Entries of this intent that another process holds while it still runs, never handed to an engine
    * (`sent`, `answered`): the same order in flight elsewhere (a run whose Terraform was killed while
    * its provider still waits, a concurrent run of another workspace of this directory, another
-   * runner sharing the journal's database). Ordering anew beside one could be a second order; the
-   * caller waits for it or stops.
+   * runner sharing the journal's database), or in an earlier run this process still serves (see
+   * ownRun: the serve mode's command whose terraform was killed while its create waits). Ordering anew
+   * beside one could be a second order; the caller waits for it or stops.
    */
   async heldElsewhere(intent: Intent): Promise<JournalEntry[]> {
     const now = this.now()
     const out: JournalEntry[] = []
     for (const e of await this.ofIntent(intent)) {
-      if (!stillOpen(e, now)) continue
-      if (e.owner === undefined || e.owner.token === this.owner.token || (await this.ownerGone(e.owner))) continue
+      if (!stillOpen(e, now) || e.owner === undefined || this.ownRun.has(e.id)) continue
+      if (e.owner.token === this.owner.token ? !this.held.has(e.id) : await this.ownerGone(e.owner)) continue
       out.push(e)
     }
     return out
@@ -481,6 +491,7 @@ export class OrderJournal {
       ...(request !== undefined ? { request } : {}),
     }
     this.held.add(entry.id)
+    this.ownRun.add(entry.id)
     // On disk before the request leaves: a power loss must not lose what may become a paid order.
     await this.store.write(entry, { durable: true })
     return entry
@@ -743,8 +754,9 @@ export class OrderJournal {
     const out: JournalEntry[] = []
     for (const e of await this.entries()) {
       if (e.service !== service || e.method !== method || e.path !== path || e.creates === true || ownEntry(e)) continue
-      if (e.state !== 'sent' || !stillOpen(e, now) || this.held.has(e.id) || !sameStart(e.change, change)) continue
-      if (await this.ownerGone(e.owner)) out.push(e)
+      if (e.state !== 'sent' || !stillOpen(e, now) || this.ownRun.has(e.id) || !sameStart(e.change, change)) continue
+      // This process's own, of an earlier run it served (see ownRun), held or not: that run stopped before it saw the answer.
+      if (e.owner?.token === this.owner.token || (await this.ownerGone(e.owner))) out.push(e)
     }
     return out
   }
@@ -790,8 +802,9 @@ export class OrderJournal {
    * that close), or the provider died before any state named it (Terraform persists a remote state
    * only now and then). The state that held them may have been lost before it was saved, or they were
    * removed from it on purpose; neither is a reason to order the same again, and neither lets this
-   * run take the account (it may be in that state). Orders of this very run are left out: another
-   * provider process of the same engine (two aliases of one provider) handed its account to this run.
+   * run take the account (it may be in that state). Orders of this very run are left out: this journal's
+   * own (see ownRun), and those another provider process of the same engine (two aliases of one
+   * provider) handed to this run. An earlier run this same process served (the serve mode) is not this run.
    * With `scoped` (the intent holds the resource's own identity: a Pulumi URN, which names its stack), so
    * is an account handed to another engine that still runs: the same resource of a run of the same stack
    * (one `pulumi cancel` left running), whose state may yet be overwritten by this one's.
@@ -799,10 +812,13 @@ export class OrderJournal {
   async lostHandovers(intent: Intent, scoped = false): Promise<string[]> {
     const out: string[] = []
     for (const e of await this.ofIntent(intent)) {
-      if (e.accountId === undefined || e.owner?.token === this.owner.token) continue
-      if (e.owner?.engine !== undefined && e.owner.engine === this.owner.engine) continue
+      if (e.accountId === undefined || this.ownRun.has(e.id)) continue
+      // An earlier run this process served (see ownRun) is another run, whatever engine it shares with this one.
+      const earlierHere = e.owner?.token === this.owner.token
+      if (!earlierHere && e.owner?.engine !== undefined && e.owner.engine === this.owner.engine) continue
       const handedOver =
-        (e.state === 'settled' && e.unconfirmed === true) || (e.state === 'delivered' && (scoped || (await this.ownerGone(e.owner))))
+        (e.state === 'settled' && e.unconfirmed === true) ||
+        (e.state === 'delivered' && (scoped || earlierHere || (await this.ownerGone(e.owner))))
       if (handedOver) out.push(e.accountId)
     }
     return out
