@@ -267,6 +267,22 @@ test('a delete of an object a create of this run took over deletes nothing and s
   }
 })
 
+test('a process Terraform reattaches to serves one command after another: a take-over of an earlier command keeps no later delete from running', async () => {
+  const service = new BoxService()
+  const server = configuredServer(service)
+  await server.create(box, planResource(box, null, { name: 'alpha' }).planned, server.session(undefined, silentLogger))
+  service.takeOverByName = true
+  // terraform apply: a resource of the same name takes the object over (a stopped run's, found by its name).
+  const taken = await server.create(box, planResource(box, null, { name: 'alpha' }).planned, server.session(undefined, silentLogger))
+  const id = String(taken.state?.id)
+  // terraform destroy, reattached to the same process: a new command, configured anew.
+  assert.deepEqual(server.configure({}, { userAgent: 'test', log: silentLogger }).issues, [])
+  const destroyed = await server.delete(box, taken.state as ValueMap, {}, server.session(undefined, silentLogger))
+  assert.equal(destroyed.state, null)
+  assert.deepEqual(destroyed.diagnostics, [], 'no warning that another resource of this run holds it')
+  assert.ok(!service.boxes.has(id), 'the object is deleted, not left in the service with no state naming it')
+})
+
 test('a create that would take over an object this run is deleting waits for the delete and makes its own; objects it made are deleted as ever', async () => {
   const service = new BoxService()
   const server = configuredServer(service)

@@ -86,8 +86,12 @@ export class ProviderServer {
   private stop = new AbortController()
   /** The priced orders of the plan this process serves since it was configured (Terraform's one plan, Pulumi's one preview and update). */
   private readonly ledger = new PlanLedger()
-  /** The existing objects this process's creates took over, and its deletes (see TakeOvers). */
-  private readonly takeOvers = new TakeOvers()
+  /**
+   * The existing objects this run's creates took over, and its deletes (see TakeOvers). One run: it starts
+   * afresh at each configure, as the ledger does, since a process Terraform reattaches to serves one
+   * command after another, and an object an earlier command took over is a resource of the state like any other.
+   */
+  private takeOvers = new TakeOvers()
 
   constructor(
     registry: Registry,
@@ -115,6 +119,7 @@ export class ProviderServer {
   ): { readonly issues: Diagnostic[]; readonly notices: Promise<Diagnostic[]> } {
     const issues = this.validateConfig(config)
     this.ledger.clear()
+    this.takeOvers = new TakeOvers()
     if (!hasErrors(issues)) this.configureClient(config, meta)
     return { issues: hasErrors(issues) ? issues : [], notices: this.notices() }
   }
