@@ -106,4 +106,15 @@ describe('Terraform: an action on an object whose change failed in this apply', 
     assert.deepEqual(errors(completed(await restart('7'))), [])
     assert.deepEqual(service.calls, ['restart:soft'])
   })
+
+  test('a process Terraform reattaches to serves one command after another: a later command (terraform apply -invoke) runs the action', async () => {
+    service.failOnce.add('relabel')
+    assert.match(errors((await relabel('8', 'renamed')).diagnostics).join('\n'), /relabel failed on purpose/)
+    // The next command configures the provider anew; the object's failed update is that earlier command's.
+    const configured = await grpc.call(Provider.method.configureProvider, { terraformVersion: '1.16.4', config: msgpack({}) })
+    assert.deepEqual(errors(configured.diagnostics), [])
+    service.calls.length = 0
+    assert.deepEqual(errors(completed(await restart('8'))), [], 'refused as "failed earlier in this apply"')
+    assert.deepEqual(service.calls, ['restart:soft'])
+  })
 })

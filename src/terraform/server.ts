@@ -90,6 +90,18 @@ export class TerraformServer {
     return { definition, view: this.views.ephemerals.get(typeName) as TfView }
   }
 
+  /**
+   * Terraform configures the provider at the start of every walk (a plan, an apply): what this process
+   * learnt of an earlier one (failed steps and applies, the state it served) is forgotten, as a launched
+   * provider, new for each walk, never knew it. A process Terraform reattaches to (the serve mode)
+   * serves one command after another, and another workspace may be selected in between.
+   */
+  newWalk(): void {
+    this.failedSteps.clear()
+    this.failedApplies.clear()
+    this.state = undefined
+  }
+
   /** Records how an apply of the object `id` of `definition` ended: an error is remembered, a success forgets it. */
   applied(definition: AnyResource, id: unknown, diagnostics: readonly { severity?: Diagnostic_Severity; summary?: string }[]): void {
     if (typeof id !== 'string' || id === '') return

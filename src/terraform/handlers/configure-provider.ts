@@ -8,6 +8,7 @@ export async function configureProvider(
   tf: TerraformServer,
   request: ConfigureProvider_Request,
 ): Promise<MessageInitShape<typeof ConfigureProvider_ResponseSchema>> {
+  tf.newWalk()
   try {
     const config = decode(tf.views.provider, request.config) ?? {}
     const userAgent = `${tf.userAgent} terraform/${request.terraformVersion || 'unknown'}`
