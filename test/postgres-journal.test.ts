@@ -250,7 +250,7 @@ describe('the order journal in PostgreSQL', { concurrency: 1 }, () => {
       const operation = {
         scope: undefined,
         timeoutMs: undefined,
-        onFinish: (f: () => void | Promise<void>) => frames.push(async () => f()),
+        onFinish: (f: (handedOver: boolean) => void | Promise<void>) => frames.push(async () => f(true)),
       }
       // The partition: while the order is in flight the runner's session ends and it cannot connect again.
       const partitioned = async (r: RecordedRequest) => {
@@ -336,7 +336,7 @@ describe('one state under two identities sharing the journal in PostgreSQL (a ba
   /** A provider process running `scope`: its own database session, named so that `kill` ends it as a killed process's ends. */
   function run(scope: string, replies: Parameters<typeof testClient>[0], extra: Parameters<typeof testClient>[1] = {}) {
     const name = `run_${++runs}`
-    const finishers: (() => void | Promise<void>)[] = []
+    const finishers: ((handedOver: boolean) => void | Promise<void>)[] = []
     const warnings: string[] = []
     const operation: OperationFrame = {
       scope,
@@ -356,7 +356,7 @@ describe('one state under two identities sharing the journal in PostgreSQL (a ba
       })
     }
     const finish = async () => {
-      for (const f of finishers.splice(0)) await f()
+      for (const f of finishers.splice(0)) await f(true)
     }
     return { ...client, warnings, kill, finish, create: () => client.client.lites.createVm(VM_BODY) }
   }

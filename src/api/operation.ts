@@ -23,8 +23,12 @@ export interface OperationFrame {
    * they make the same change from the same state (see IntentParts.from).
    */
   from?: string | undefined
-  /** Runs once the operation's outcome went back to the engine. */
-  onFinish(callback: () => void | Promise<void>): void
+  /**
+   * Runs once the operation's outcome is about to go back to the engine (`handedOver`), or once it is
+   * known to reach no engine (`handedOver` false: the engine's call is gone, so its orders stay open for
+   * the next run to take over).
+   */
+  onFinish(callback: (handedOver: boolean) => void | Promise<void>): void
   /** Shows the user a warning with the operation's outcome (besides the log). */
   warn?(summary: string, detail: string): void
   /**

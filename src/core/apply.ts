@@ -53,6 +53,12 @@ export interface Session<C> {
   readonly changingFrom?: (change: string | undefined) => void
   /** The clock (ms); default Date.now. */
   readonly now?: () => number
+  /**
+   * Aborted once whoever the outcome is for can no longer get it: the engine's call is gone (a terraform
+   * killed while a provider process it reattached to, which outlives it, still runs the operation). The
+   * orders of an operation whose outcome reaches nobody are not handed over (see the server's withOperation).
+   */
+  readonly receiver?: AbortSignal
 }
 
 /**

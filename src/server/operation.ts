@@ -28,9 +28,12 @@ function newFrame(
   return rehearsal === undefined ? frame : { ...frame, rehearsal }
 }
 /** The resource an operation runs for: its scope (a Pulumi URN, Terraform's state) and the log of its messages (the session's). */
-type Who = Pick<Session<unknown>, 'scope' | 'scopeIsResource' | 'log'>
-/** What runs just before an operation's outcome is handed over (the journal marks its order delivered); throws to withhold it. */
-type Finisher = () => void | Promise<void>
+type Who = Pick<Session<unknown>, 'scope' | 'scopeIsResource' | 'log' | 'receiver'>
+/**
+ * What runs just before an operation's outcome is handed over (the journal marks its order delivered); throws
+ * to withhold it. `handedOver` false: the outcome reaches nobody (Session.receiver), and nothing is marked.
+ */
+type Finisher = (handedOver: boolean) => void | Promise<void>
 /** Tells the user something about the operation (a warning diagnostic of its outcome). */
 export type Warn = (summary: string, detail: string) => void
 const storage = new AsyncLocalStorage<OperationFrame>()
@@ -162,24 +165,26 @@ export async function withOperation<T>(
   try {
     outcome = await storage.run(frame, fn)
   } catch (error) {
-    await finish(finishers)
+    await finish(finishers, who.receiver)
     throw error
   }
   // A finisher that refuses (the order is another runner's now) fails the operation instead.
-  const refused = await finish(finishers)
+  const refused = await finish(finishers, who.receiver)
   if (refused !== undefined) throw refused
   return outcome
 }
 
 /**
  * Runs the finish callbacks before the outcome goes out: the journal says "delivered" only of what the
- * engine then gets. Returns the first refusal; a journal that cannot be written refuses nothing.
+ * engine then gets, never of an outcome whose receiver is gone (Session.receiver). Returns the first
+ * refusal; a journal that cannot be written refuses nothing.
  */
-async function finish(finishers: readonly Finisher[]): Promise<unknown> {
+async function finish(finishers: readonly Finisher[], receiver: AbortSignal | undefined): Promise<unknown> {
   let refused: unknown
+  const handedOver = receiver?.aborted !== true
   for (const callback of abandoned ? [] : finishers) {
     try {
-      await callback()
+      await callback(handedOver)
     } catch (error) {
       refused ??= error
     }

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { type AnyProvider, type AnyResource, planResource, silentLogger, type ValueMap } from '../core/index.js'
 import { BoxService, boxDefinition } from '../../test/support/box-resource.js'
-import { currentOperation, registerSettlement } from './operation.js'
+import { currentOperation, registerSettlement, withOperation } from './operation.js'
 import { ProviderServer } from './provider-server.js'
 import type { Naming } from './registry.js'
 
@@ -341,4 +341,17 @@ test('a create does not take over an object whose delete in this run failed: the
       `${order}: the new resource took over the object the old one still holds (the next apply's delete of the old one removes it)`,
     )
   }
+})
+
+test("an operation whose receiver is gone (Terraform's call, in a process that outlives it) tells its finishers that nothing was handed over", async () => {
+  const told: boolean[] = []
+  const receiver = new AbortController()
+  await withOperation({ log: silentLogger, receiver: receiver.signal }, undefined, async () => {
+    currentOperation()?.onFinish((handedOver) => void told.push(handedOver))
+    receiver.abort(new Error('terraform is gone'))
+  })
+  await withOperation({ log: silentLogger, receiver: new AbortController().signal }, undefined, async () => {
+    currentOperation()?.onFinish((handedOver) => void told.push(handedOver))
+  })
+  assert.deepEqual(told, [false, true])
 })

@@ -78,7 +78,7 @@ export function providerService(registry: Registry, options: ProviderServiceOpti
     upgradeResourceState: (request) => upgradeResourceState(tf, request),
     readResource: (request) => readResource(tf, request),
     planResourceChange: (request) => planResourceChange(tf, request),
-    applyResourceChange: (request) => applyResourceChange(tf, request),
+    applyResourceChange: (request, call) => applyResourceChange(tf, request, call.signal),
     importResourceState: (request) => importResourceState(tf, request),
     moveResourceState: (request) => moveResourceState(tf, request),
     readDataSource: (request) => readDataSource(tf, request),

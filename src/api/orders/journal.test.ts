@@ -58,10 +58,11 @@ function providerProcess(engine = `engine-${nextPid}`) {
 
 /** An operation frame as core makes one; `finish()` hands the outcome over. */
 function frame(scope?: string, timeoutMs?: number, scopeIsResource?: boolean) {
-  const finishers: (() => void | Promise<void>)[] = []
+  const finishers: ((handedOver: boolean) => void | Promise<void>)[] = []
   const value: OperationFrame = { scope, scopeIsResource, timeoutMs, onFinish: (f) => finishers.push(f) }
-  const finish = async () => {
-    for (const f of finishers.splice(0)) await f()
+  /** `handedOver` false: the engine's call is gone (Session.receiver), and nothing got the outcome. */
+  const finish = async (handedOver = true) => {
+    for (const f of finishers.splice(0)) await f(handedOver)
   }
   return { value, finish }
 }
@@ -2961,6 +2962,26 @@ describe('one provider process serving one command after another (the serve mode
       (e: unknown) => e instanceof UnrecordedMatchError && /100042/.test(String(e)),
     )
     assert.equal(posts(second.requests).length, 0, 'a second VM was ordered: the first is in no state')
+  })
+
+  test('a create answered after its terraform was killed is handed to nobody: the retried command takes it over, and an edited one is told of it', async () => {
+    const dir = journal()
+    const serve = providerProcess()
+    const run1 = frame()
+    const first = testClient([probed, echoing(200, ORDER)], {
+      journalDirectory: dir,
+      operation: () => run1.value,
+      journalOptions: serve.journalOptions,
+    })
+    await first.client.lites.createVm(VM_BODY)
+    await run1.finish(false) // the terraform that asked is gone: its call's answer reaches nobody
+    // The retried command, configured anew, plans the same create: the account is taken over, nothing is ordered.
+    const run2 = frame()
+    const retried = testClient([], { journalDirectory: dir, operation: () => run2.value, journalOptions: serve.journalOptions })
+    const notices = await retried.client.settlement?.notices()
+    assert.match(notices?.[0]?.summary ?? '', /^Account 100042 was ordered by a run that was stopped, and no state holds it$/)
+    assert.equal((await retried.client.lites.createVm(VM_BODY)).account_id, '100042')
+    assert.equal(retried.requests.length, 0)
   })
 
   test("a change an earlier command of this process sent and never saw answered stops a later command's other change of the same call", async () => {

@@ -833,7 +833,7 @@ export class OrderJournal {
     const out: JournalEntry[] = []
     for (const e of await this.entries()) {
       if (e.state !== 'answered' || e.creates !== true || e.accountId === undefined || this.held.has(e.id)) continue
-      if (e.owner?.token === this.owner.token || !(await this.ownerGone(e.owner))) continue
+      if (!(await this.ofStoppedRun(e))) continue
       out.push(e)
     }
     return out
@@ -851,10 +851,20 @@ export class OrderJournal {
     const out: JournalEntry[] = []
     for (const e of await this.entries()) {
       if (e.state !== 'sent' || e.creates !== true || e.lists === undefined || e.service !== service || this.held.has(e.id)) continue
-      if (now - e.sentAt >= JOURNAL_REUSE_MS || e.owner?.token === this.owner.token || !(await this.ownerGone(e.owner))) continue
+      if (now - e.sentAt >= JOURNAL_REUSE_MS || !(await this.ofStoppedRun(e))) continue
       out.push(e)
     }
     return out
+  }
+
+  /**
+   * Whether an entry that no operation of this process holds is a stopped run's: its owner is gone, or it is
+   * this process's own from an earlier run it served (see ownRun), whose engine's call was gone before the
+   * outcome could reach it (Session.receiver).
+   */
+  private async ofStoppedRun(e: JournalEntry): Promise<boolean> {
+    if (e.owner?.token === this.owner.token) return !this.ownRun.has(e.id) && !this.held.has(e.id)
+    return this.ownerGone(e.owner)
   }
 
   /**

@@ -441,7 +441,8 @@ export class Orders {
           change: frame?.from,
         }))
       // Without an operation, the call itself is what hands the outcome over.
-      if (frame) frame.onFinish(() => journal.deliver(held))
+      // An outcome that reaches no engine leaves the entry as it is, for the next run to take over.
+      if (frame) frame.onFinish((handedOver) => (handedOver ? journal.deliver(held) : journal.letGo(held)))
       if (resumed !== undefined) {
         if (!frame) await journal.deliver(held)
         return resumed.value as T

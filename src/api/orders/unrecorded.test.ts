@@ -150,7 +150,7 @@ describe('a new order that an unrecorded recent account matches', () => {
 
   test("a twin directory's create answered and still waiting for Active, applied at the same time: this one orders, no stop; once that run is gone unsaved, it stops", async () => {
     const index = journalDirectory()
-    const finishers: (() => void | Promise<void>)[] = []
+    const finishers: ((handedOver: boolean) => void | Promise<void>)[] = []
     const waiting: OperationFrame = { onFinish: (f) => finishers.push(f) }
     const owner = { pid: 990_001, token: 'twin-process', engine: 'twin-engine' }
     let twinRuns = true

@@ -10,9 +10,11 @@ import { appliedReport, refusedDelete } from '../taint.js'
 export async function applyResourceChange(
   tf: TerraformServer,
   request: ApplyResourceChange_Request,
+  /** Aborted when Terraform's call is gone (Session.receiver): what it orders is then handed to nobody. */
+  receiver?: AbortSignal,
 ): Promise<MessageInitShape<typeof ApplyResourceChange_ResponseSchema>> {
   let changed: { definition: AnyResource; id: unknown } | undefined
-  const response = await apply(tf, request, (definition, id) => {
+  const response = await apply(tf, request, receiver, (definition, id) => {
     changed = { definition, id }
   })
   // A create or an update (a delete triggers no action): remembered for the actions it triggers.
@@ -23,6 +25,7 @@ export async function applyResourceChange(
 async function apply(
   tf: TerraformServer,
   request: ApplyResourceChange_Request,
+  receiver: AbortSignal | undefined,
   changing: (definition: AnyResource, id: unknown) => void,
 ): Promise<MessageInitShape<typeof ApplyResourceChange_ResponseSchema>> {
   try {
@@ -40,7 +43,7 @@ async function apply(
       // The plan holds no write-only value: the configuration sent with the apply does.
       config: decode(view, request.config),
       priorPrivate,
-      session: () => tf.session(),
+      session: () => (receiver === undefined ? tf.session() : { ...tf.session(), receiver }),
       refuseDelete: (object) => refusedDelete(request.typeName, object, priorPrivate, strict),
     })
     if (applied.action === 'none') return { newState: encode(view, null) }
