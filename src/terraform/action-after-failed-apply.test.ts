@@ -6,13 +6,10 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { encode } from '@msgpack/msgpack'
-import type { AnyProvider } from '../core/index.js'
-import { createGrpcServer, type GrpcServer } from '../grpc/index.js'
-import { BoxService, boxDefinition } from '../../test/support/box-resource.js'
-import { connectGrpcTestClient, type GrpcTestClient } from '../../test/support/terraform/grpc-client.js'
+import { BoxService } from '../../test/support/box-resource.js'
+import { boxState, serveBox } from '../../test/support/terraform/box-server.js'
+import type { GrpcTestClient } from '../../test/support/terraform/grpc-client.js'
 import { type Diagnostic, Diagnostic_Severity, type InvokeAction_Event, Provider } from './gen/tfplugin6.10_pb.js'
-import { silentLogger } from './log.js'
-import { providerService } from './provider-service.js'
 
 const TYPE = 'provider_box'
 const msgpack = (value: unknown) => ({ msgpack: encode(value) })
@@ -24,40 +21,16 @@ const completed = (events: readonly InvokeAction_Event[]) => {
   return last.type.value.diagnostics
 }
 
-function boxState(id: string, values: Record<string, unknown> = {}) {
-  return {
-    id,
-    name: 'alpha',
-    coupon: null,
-    size: 20,
-    label: 'box-label',
-    power: null,
-    paid: true,
-    status: 'Active',
-    serial: `S-${id}`,
-    timeouts: null,
-    ...values,
-  }
-}
-
 describe('Terraform: an action on an object whose change failed in this apply', () => {
   const service = new BoxService()
-  let server: GrpcServer
   let grpc: GrpcTestClient
+  let close: () => Promise<void>
   before(async () => {
     service.boxes.set('7', { id: '7', name: 'alpha', size: 20, label: 'box-label', power: 'on', status: 'Active' })
     service.boxes.set('8', { id: '8', name: 'beta', size: 20, label: 'box-label', power: 'on', status: 'Active' })
-    const provider: AnyProvider = { description: 'Test.', attributes: {}, environment: {}, configure: () => service }
-    server = createGrpcServer()
-    providerService({ provider, resources: [boxDefinition], dataSources: [] }, { log: silentLogger, userAgent: 'test' }).attach(server)
-    grpc = connectGrpcTestClient({ address: `127.0.0.1:${await server.listen('127.0.0.1', 0)}` })
-    const configured = await grpc.call(Provider.method.configureProvider, { terraformVersion: '1.16.4', config: msgpack({}) })
-    assert.deepEqual(errors(configured.diagnostics), [])
+    ;({ grpc, close } = await serveBox(service))
   })
-  after(async () => {
-    await grpc.close()
-    await server.close()
-  })
+  after(() => close())
 
   const relabel = async (id: string, label: string) => {
     const prior = msgpack(boxState(id))

@@ -3,13 +3,10 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { decode, encode } from '@msgpack/msgpack'
-import type { AnyProvider } from '../core/index.js'
-import { createGrpcServer, type GrpcServer } from '../grpc/index.js'
-import { BoxService, boxDefinition } from '../../test/support/box-resource.js'
-import { connectGrpcTestClient, type GrpcTestClient } from '../../test/support/terraform/grpc-client.js'
+import { BoxService } from '../../test/support/box-resource.js'
+import { boxState, serveBox } from '../../test/support/terraform/box-server.js'
+import type { GrpcTestClient } from '../../test/support/terraform/grpc-client.js'
 import { Diagnostic_Severity, Provider } from './gen/tfplugin6.10_pb.js'
-import { silentLogger } from './log.js'
-import { providerService } from './provider-service.js'
 
 const TYPE = 'provider_box'
 const msgpack = (value: unknown) => ({ msgpack: encode(value) })
@@ -19,40 +16,15 @@ const unpack = (data: { identityData?: { msgpack: Uint8Array } } | undefined) =>
 const errors = (diagnostics: readonly { severity: Diagnostic_Severity; summary: string; detail: string }[]) =>
   diagnostics.filter((d) => d.severity === Diagnostic_Severity.ERROR).map((d) => `${d.summary}: ${d.detail}`)
 
-/** A box's state object as Terraform holds it. */
-function boxState(id: string, values: Record<string, unknown> = {}) {
-  return {
-    id,
-    name: 'alpha',
-    coupon: null,
-    size: 20,
-    label: 'box-label',
-    power: null,
-    paid: true,
-    status: 'Active',
-    serial: `S-${id}`,
-    timeouts: null,
-    ...values,
-  }
-}
-
 describe('Terraform resource identity', () => {
   const service = new BoxService()
-  let server: GrpcServer
   let grpc: GrpcTestClient
+  let close: () => Promise<void>
   before(async () => {
     service.boxes.set('7', { id: '7', name: 'alpha', size: 20, label: 'box-label', power: 'on', status: 'Active' })
-    const provider: AnyProvider = { description: 'Test.', attributes: {}, environment: {}, configure: () => service }
-    server = createGrpcServer()
-    providerService({ provider, resources: [boxDefinition], dataSources: [] }, { log: silentLogger, userAgent: 'test' }).attach(server)
-    grpc = connectGrpcTestClient({ address: `127.0.0.1:${await server.listen('127.0.0.1', 0)}` })
-    const configured = await grpc.call(Provider.method.configureProvider, { terraformVersion: '1.16.4', config: msgpack({}) })
-    assert.deepEqual(errors(configured.diagnostics), [])
+    ;({ grpc, close } = await serveBox(service))
   })
-  after(async () => {
-    await grpc.close()
-    await server.close()
-  })
+  after(() => close())
 
   test('GetResourceIdentitySchemas: every resource type, version 0, each part required for import', async () => {
     const { identitySchemas, diagnostics } = await grpc.call(Provider.method.getResourceIdentitySchemas, {})
