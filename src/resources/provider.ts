@@ -121,7 +121,7 @@ const url = custom(
     if (typeof value !== 'string') return null
     // A host with no scheme (127.0.0.1:8080/v1, api.example.com/v1) parses as a scheme of its own, or not at all.
     // Shown only without an '@' (see the last argument: a value with one is never shown).
-    if (!/^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(value) && !value.includes('@'))
+    if (!/^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(value.trim()) && !value.includes('@'))
       return `must start with http:// or https:// (got ${JSON.stringify(value)}; e.g. ${JSON.stringify(`http://${value.trim()}`)})`
     let parsed: URL
     try {
