@@ -32,7 +32,7 @@ export class TerraformServer {
    * after a failed update too (only a tainted object skips them), so InvokeAction refuses to act on
    * one of these: the next apply makes the change again, and its trigger runs the action then.
    */
-  readonly failedApplies = new Map<string, string>()
+  private readonly failedApplies = new Map<string, string>()
   /** The Terraform state this process serves, read on the first session (a launch that only validates reads nothing). */
   private state: string | undefined
 
@@ -106,8 +106,13 @@ export class TerraformServer {
   applied(definition: AnyResource, id: unknown, diagnostics: readonly { severity?: Diagnostic_Severity; summary?: string }[]): void {
     if (typeof id !== 'string' || id === '') return
     const failed = diagnostics.find((d) => d.severity === Diagnostic_Severity.ERROR)
-    if (failed) this.failedApplies.set(`${definition.name}:${id}`, failed.summary ?? 'an error')
-    else this.failedApplies.delete(`${definition.name}:${id}`)
+    if (failed) this.failedApplies.set(failedKey(definition, id), failed.summary ?? 'an error')
+    else this.failedApplies.delete(failedKey(definition, id))
+  }
+
+  /** The summary of the error the last create or update of object `id` ended with in this walk, if it failed (see failedApplies). */
+  failedChange(definition: AnyResource, id: string): string | undefined {
+    return this.failedApplies.get(failedKey(definition, id))
   }
 
   action(typeName: string): ActionEntry {
@@ -145,4 +150,9 @@ export class TerraformServer {
     this.log.error(`${rpc} failed`, { error: messageOf(thrown) })
     return this.diagnostics(toDiagnostics(thrown, `${rpc} failed`, []))
   }
+}
+
+/** The key of an object in TerraformServer.failedApplies. */
+function failedKey(definition: AnyResource, id: string): string {
+  return `${definition.name}:${id}`
 }

@@ -32,12 +32,13 @@ export async function invokeAction(tf: TerraformServer, request: InvokeAction_Re
   try {
     const { definition, method, view } = tf.action(request.actionType)
     const { id, ...input } = decode(view, request.config) ?? {}
+    const failed = typeof id === 'string' ? tf.failedChange(definition, id) : undefined
     if (typeof id !== 'string' || id.trim() === '') {
       const detail = `id must be the id of the ${definition.name} to act on; it is ${typeof id === 'string' ? 'empty' : 'not known'}.`
       diagnostics = tf.diagnostics([{ severity: 'error', summary: 'Invalid id', detail, path: ['id'] }])
-    } else if (tf.failedApplies.has(`${definition.name}:${id}`)) {
+    } else if (failed !== undefined) {
       const detail =
-        `The change of ${definition.name} ${id} failed earlier in this apply (${tf.failedApplies.get(`${definition.name}:${id}`)}), ` +
+        `The change of ${definition.name} ${id} failed earlier in this apply (${failed}), ` +
         `so ${request.actionType} is not run on it: Terraform runs an after_create or after_update trigger's actions even ` +
         'after its update failed. Correct the error and apply again: that apply makes the change again, and a trigger ' +
         'on that change runs the action once it is made (one on another resource runs only when that resource changes; ' +
