@@ -29,17 +29,23 @@ export function el<K extends keyof HTMLElementTagNameMap>(
  */
 export function button(label: string, onClick: () => void | Promise<void>, attrs: Record<string, string> = {}): HTMLButtonElement {
   const node = el('button', { type: 'button', ...attrs }, label)
+  const click = oneAtATime(onClick)
+  node.addEventListener('click', () => click())
+  return node
+}
+
+/** `run`, with a call made while its last one is still on its way ignored (a button's click, a form's submit). */
+function oneAtATime<A extends unknown[]>(run: (...args: A) => void | Promise<void>): (...args: A) => void {
   let running = false
-  node.addEventListener('click', () => {
+  return (...args) => {
     if (running) return
     running = true
     void Promise.resolve()
-      .then(onClick)
+      .then(() => run(...args))
       .finally(() => {
         running = false
       })
-  })
-  return node
+  }
 }
 
 /** A column: its heading and what a row shows in it (text, or a node such as a button). */
@@ -179,17 +185,10 @@ export function form(
   ...children: Child[]
 ): HTMLFormElement {
   const node = el('form', attrs, ...children)
-  let running = false
+  const submit = oneAtATime(onSubmit)
   node.addEventListener('submit', (event) => {
     event.preventDefault()
-    if (running) return
-    running = true
-    const fields = new FormData(node)
-    void Promise.resolve()
-      .then(() => onSubmit(fields))
-      .finally(() => {
-        running = false
-      })
+    submit(new FormData(node))
   })
   return node
 }
