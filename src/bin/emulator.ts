@@ -10,6 +10,7 @@ import { parseArgs } from 'node:util'
 import { consoleResponse, isConsolePath } from '../emulator/console/serve.js'
 import { createEmulator, DroppedConnection, type EmulatorOptions, type EmulatorRequest, parseApiKeys } from '../emulator/index.js'
 import { besideStateFile, GroupCommit, StateFile, writeAtomically } from '../emulator/state-file.js'
+import { VERSION } from './version.js'
 
 function intEnv(name: string): number | undefined {
   const raw = process.env[name]
@@ -18,10 +19,6 @@ function intEnv(name: string): number | undefined {
   if (!Number.isInteger(value) || value < 0) throw new Error(`${name} must be a non-negative integer, got '${raw}'`)
   return value
 }
-
-/** Stamped by the bundler from package.json (the release's executable); the tsc output falls back to the development version. */
-declare const PROVIDER_VERSION: string | undefined
-const VERSION = typeof PROVIDER_VERSION === 'string' ? PROVIDER_VERSION : '0.1.0'
 
 const USAGE = `Usage: emulator [flags]   (npm run emulator -- [flags], or provider-emulator [flags])
 

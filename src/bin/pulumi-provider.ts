@@ -3,10 +3,7 @@
 // load right after it, while the engine connects (the engine starts plugins often).
 import { servePlugin } from '../pulumi/serve.js'
 import { startupMarks } from './startup-trace.js'
-
-/** Stamped by the bundler from package.json; the tsc output falls back to the development version. */
-declare const PROVIDER_VERSION: string | undefined
-export const VERSION = typeof PROVIDER_VERSION === 'string' ? PROVIDER_VERSION : '0.1.0'
+import { VERSION } from './version.js'
 
 const marks = startupMarks()
 void servePlugin({
