@@ -60,6 +60,11 @@ export interface CallContext {
   readonly method: string
   /** Aborted when the client cancels the call or goes away before the answer (the last message of a stream) is sent. */
   readonly signal: AbortSignal
+  /**
+   * The client connection the call came on, the same object for every call of it: Terraform connects
+   * once per provider instance (each `provider` block, each walk), also to a process it reattaches to.
+   */
+  readonly connection: object
   /** Runs once the response (trailers included) has been handed to the connection, or the call has died. */
   onFinished(callback: () => void): void
 }
@@ -314,6 +319,7 @@ function handleStream(
   const call: CallContext = {
     method: path,
     signal: aborter.signal,
+    connection: stream.session ?? stream,
     onFinished(callback) {
       if (done) callback()
       else finished.push(callback)

@@ -1,9 +1,11 @@
 // The tfplugin6.Provider service: the binding of each RPC to its handler (handlers/<rpc>.ts), each
 // decoding Terraform's messages, making one call into the provider server (src/server) and encoding
-// its answer, over one TerraformServer per process. Planning and apply semantics live in core and
-// the runtime in the server; nothing here registers or configures.
+// its answer, over one TerraformServer per connection (a provider instance, configured on its own),
+// and where the process reads the state Terraform saved. Planning and apply semantics live in core
+// and the runtime in the server; nothing here defines or configures.
 import { create, toBinary } from '@bufbuild/protobuf'
-import { type Registry, TypeIndex } from '../server/index.js'
+import type { CallContext } from '../grpc/index.js'
+import { type Registry, registerSavedState, TypeIndex } from '../server/index.js'
 import { GetProviderSchema_ResponseSchema, GetResourceIdentitySchemas_ResponseSchema, Provider } from './gen/tfplugin6.10_pb.js'
 import { applyResourceChange } from './handlers/apply-resource-change.js'
 import { closeEphemeralResource } from './handlers/close-ephemeral-resource.js'
@@ -33,6 +35,7 @@ import { validateResourceConfig } from './handlers/validate-resource-config.js'
 import { bindService, type ServiceBinding } from './handshake.js'
 import type { Logger } from './log.js'
 import { TerraformServer } from './server.js'
+import { savedStateIds } from './state-scope.js'
 import { identitySchemasResponse, schemaResponse, TERRAFORM_NAMING, viewsOf } from './views.js'
 
 export type { Registry } from '../server/index.js'
@@ -63,32 +66,47 @@ export function providerIdentitySchemasResponse(registry: Registry): Uint8Array 
 }
 
 export function providerService(registry: Registry, options: ProviderServiceOptions): ServiceBinding {
-  const tf = new TerraformServer(registry, options.log, options.userAgent)
+  const servers = new WeakMap<object, TerraformServer>()
+  // One server per connection, so per provider instance: a process Terraform reattaches to (the serve
+  // mode) is connected to once per `provider` block, each configured with its own settings (an alias
+  // with another API key), and once per walk; a launched process serves one connection.
+  const tfOf = (call: CallContext): TerraformServer => {
+    let tf = servers.get(call.connection)
+    if (tf === undefined) {
+      tf = new TerraformServer(registry, options.log, options.userAgent)
+      servers.set(call.connection, tf)
+    }
+    return tf
+  }
+  // The local backend has saved every object by the time Terraform closes the provider: what was
+  // handed over and is in it is kept, even when a later run reads only part of the state (-target).
+  const types = new Set(new TypeIndex(registry, TERRAFORM_NAMING).resourceTypes())
+  registerSavedState(() => savedStateIds(types))
   return bindService(Provider, {
-    getMetadata: () => getMetadata(tf),
-    getProviderSchema: () => getProviderSchema(tf),
-    getResourceIdentitySchemas: () => getResourceIdentitySchemas(tf),
-    upgradeResourceIdentity: (request) => upgradeResourceIdentity(tf, request),
-    validateListResourceConfig: (request) => validateListResourceConfig(tf, request),
-    listResource: (request, send, call) => listResource(tf, request, send, call),
-    validateProviderConfig: (request) => validateProviderConfig(tf, request),
-    configureProvider: (request) => configureProvider(tf, request),
-    validateResourceConfig: (request) => validateResourceConfig(tf, request),
-    validateDataResourceConfig: (request) => validateDataResourceConfig(tf, request),
-    upgradeResourceState: (request) => upgradeResourceState(tf, request),
-    readResource: (request) => readResource(tf, request),
-    planResourceChange: (request) => planResourceChange(tf, request),
-    applyResourceChange: (request, call) => applyResourceChange(tf, request, call.signal),
-    importResourceState: (request) => importResourceState(tf, request),
-    moveResourceState: (request) => moveResourceState(tf, request),
-    readDataSource: (request) => readDataSource(tf, request),
-    validateEphemeralResourceConfig: (request) => validateEphemeralResourceConfig(tf, request),
-    openEphemeralResource: (request) => openEphemeralResource(tf, request),
-    renewEphemeralResource: (request) => renewEphemeralResource(tf, request),
-    closeEphemeralResource: (request) => closeEphemeralResource(tf, request),
-    validateActionConfig: (request) => validateActionConfig(tf, request),
-    planAction: (request, call) => planAction(tf, request, call),
-    invokeAction: (request, send, call) => invokeAction(tf, request, send, call),
-    stopProvider: () => stopProvider(tf),
+    getMetadata: (_, call) => getMetadata(tfOf(call)),
+    getProviderSchema: (_, call) => getProviderSchema(tfOf(call)),
+    getResourceIdentitySchemas: (_, call) => getResourceIdentitySchemas(tfOf(call)),
+    upgradeResourceIdentity: (request, call) => upgradeResourceIdentity(tfOf(call), request),
+    validateListResourceConfig: (request, call) => validateListResourceConfig(tfOf(call), request),
+    listResource: (request, send, call) => listResource(tfOf(call), request, send, call),
+    validateProviderConfig: (request, call) => validateProviderConfig(tfOf(call), request),
+    configureProvider: (request, call) => configureProvider(tfOf(call), request),
+    validateResourceConfig: (request, call) => validateResourceConfig(tfOf(call), request),
+    validateDataResourceConfig: (request, call) => validateDataResourceConfig(tfOf(call), request),
+    upgradeResourceState: (request, call) => upgradeResourceState(tfOf(call), request),
+    readResource: (request, call) => readResource(tfOf(call), request),
+    planResourceChange: (request, call) => planResourceChange(tfOf(call), request),
+    applyResourceChange: (request, call) => applyResourceChange(tfOf(call), request, call.signal),
+    importResourceState: (request, call) => importResourceState(tfOf(call), request),
+    moveResourceState: (request, call) => moveResourceState(tfOf(call), request),
+    readDataSource: (request, call) => readDataSource(tfOf(call), request),
+    validateEphemeralResourceConfig: (request, call) => validateEphemeralResourceConfig(tfOf(call), request),
+    openEphemeralResource: (request, call) => openEphemeralResource(tfOf(call), request),
+    renewEphemeralResource: (request, call) => renewEphemeralResource(tfOf(call), request),
+    closeEphemeralResource: (request, call) => closeEphemeralResource(tfOf(call), request),
+    validateActionConfig: (request, call) => validateActionConfig(tfOf(call), request),
+    planAction: (request, call) => planAction(tfOf(call), request, call),
+    invokeAction: (request, send, call) => invokeAction(tfOf(call), request, send, call),
+    stopProvider: (_, call) => stopProvider(tfOf(call)),
   })
 }

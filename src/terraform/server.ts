@@ -1,17 +1,18 @@
 /**
- * The Terraform provider server: what lives as long as the provider process and every handler works
- * with. It holds the provider server (src/server), the schema views that decode and encode values,
- * Terraform's wording of diagnostics, and what this process learnt across calls (objects whose create
- * failed after its order, the Terraform state it serves).
+ * The Terraform provider server: what lives as long as one connection of Terraform, one provider
+ * instance (see providerService), and every handler works with. It holds the provider server
+ * (src/server) with its configuration, the schema views that decode and encode values, Terraform's
+ * wording of diagnostics, and what it learnt across calls (objects whose create failed after its
+ * order, the Terraform state it serves).
  */
 import type { MessageInitShape } from '@bufbuild/protobuf'
 import { type AnyDataSource, type AnyResource, type Diagnostic, messageOf, type Session, toDiagnostics } from '../core/index.js'
-import { ProviderServer, type Registry, registerSavedState, UnknownTypeError } from '../server/index.js'
+import { ProviderServer, type Registry, UnknownTypeError } from '../server/index.js'
 import { Diagnostic_Severity, type ResourceIdentityDataSchema, type Diagnostic as TfDiagnostic } from './gen/tfplugin6.10_pb.js'
 import { encodeIdentity, type TfIdentity } from './identity.js'
 import type { Logger } from './log.js'
 import { type TfView, toTfDiagnostic } from './schema.js'
-import { savedStateIds, stateScope } from './state-scope.js'
+import { stateScope } from './state-scope.js'
 import { type ActionEntry, TERRAFORM_NAMING, type Views, viewsOf } from './views.js'
 
 /** A resource type as a handler works with it. */
@@ -47,10 +48,6 @@ export class TerraformServer {
       notConfigured: 'The provider is not configured: Terraform did not call ConfigureProvider.',
     })
     this.views = viewsOf(this.server.types, registry.provider)
-    // The local backend has saved every object by the time Terraform closes the provider: what was
-    // handed over and is in it is kept, even when a later run reads only part of the state (-target).
-    const types = new Set(this.server.types.resourceTypes())
-    registerSavedState(() => savedStateIds(types))
   }
 
   resource(typeName: string): TfResource {
@@ -91,10 +88,10 @@ export class TerraformServer {
   }
 
   /**
-   * Terraform configures the provider at the start of every walk (a plan, an apply): what this process
-   * learnt of an earlier one (failed steps and applies, the state it served) is forgotten, as a launched
-   * provider, new for each walk, never knew it. A process Terraform reattaches to (the serve mode)
-   * serves one command after another, and another workspace may be selected in between.
+   * Terraform configures the provider at the start of every walk (a plan, an apply): what was learnt
+   * of an earlier one (failed steps and applies, the state it served) is forgotten, as a launched
+   * provider, new for each walk, never knew it (Terraform connects anew for each walk, so this clears
+   * only what a connection configured twice would keep).
    */
   newWalk(): void {
     this.failedSteps.clear()
