@@ -89,7 +89,7 @@ interface Msg {
 interface MessageType<M> {
   deserializeBinary(bytes: Uint8Array): M
 }
-type RawHandler = (payload: Uint8Array) => Promise<Uint8Array>
+export type RawHandler = (payload: Uint8Array) => Promise<Uint8Array>
 
 /** The service as raw routes (`/pulumirpc.ResourceProvider/<Method>` → protobuf bytes in, bytes out). */
 export function resourceProviderService(

@@ -5,6 +5,7 @@
 import { createGrpcServer, type GrpcLogger } from '../grpc/index.js'
 import { abandonDeliveries, settleDeliveries } from '../server/operation.js'
 import { guardProcess } from '../server/process-guard.js'
+import type { RawHandler } from './grpc-server.js'
 import type { EngineLog, PulumiService } from './provider.js'
 
 export interface RunningPlugin {
@@ -58,11 +59,32 @@ export async function servePlugin(options: { argv: readonly string[]; load: () =
       schema ??= parts.schema()
       return schema
     }
-    const provider = parts.build(logger.log)
-    cancel = () => provider.cancel()
+    // One provider per connection: the engine connects once to a plugin it launched, and once per
+    // provider (the default one, each explicit one, each configured on its own) to a plugin it attaches
+    // to (PULUMI_DEBUG_PROVIDERS). The first is built now, for the first connection that calls.
+    const providers: PulumiService[] = []
+    const served = (): Map<string, RawHandler> => {
+      const provider = parts.build(logger.log)
+      providers.push(provider)
+      return resourceProviderService(provider, schemaOnce, logger.log, (address) => logger.connect(address))
+    }
+    const built = served()
+    let unclaimed: Map<string, RawHandler> | undefined = built
+    const connections = new WeakMap<object, Map<string, RawHandler>>()
+    const handler = (connection: object, path: string): RawHandler => {
+      let routes = connections.get(connection)
+      if (routes === undefined) {
+        routes = unclaimed ?? served()
+        unclaimed = undefined
+        connections.set(connection, routes)
+      }
+      return routes.get(path) as RawHandler
+    }
+    cancel = () => {
+      for (const provider of providers) provider.cancel()
+    }
     warn = (message) => logger.log('warning', message)
-    const routes = resourceProviderService(provider, schemaOnce, logger.log, (address) => logger.connect(address))
-    for (const [path, handle] of routes) server.registerRaw(path, handle)
+    for (const path of built.keys()) server.registerRaw(path, (payload, call) => handler(call.connection, path)(payload))
   })
   const port = await server.listen('127.0.0.1', 0)
   process.stdout.write(`${port}\n`)

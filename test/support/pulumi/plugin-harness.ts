@@ -89,6 +89,16 @@ export function initFailure(
   return null
 }
 
+/** A client on a connection of its own (grpc-js shares one between clients of the same address by default). */
+function connectTo(port: number): grpc.Client {
+  const Client = providerGrpc.ResourceProviderClient as unknown as new (
+    address: string,
+    credentials: grpc.ChannelCredentials,
+    options: grpc.ChannelOptions,
+  ) => grpc.Client
+  return new Client(`127.0.0.1:${port}`, grpc.credentials.createInsecure(), { 'grpc.use_local_subchannel_pool': 1 })
+}
+
 const struct = (map: WireMap) => Struct.fromJavaScript(dropUndefined(map) as Record<string, never>)
 const js = (s: { toJavaScript(): unknown } | undefined) => (s?.toJavaScript() ?? {}) as WireMap
 
@@ -140,9 +150,15 @@ export class Plugin {
     })
     const startupMs = performance.now() - started
     if (!/^\d+$/.test(line)) throw new Error(`the first stdout line is not a port: ${JSON.stringify(line)}`)
-    const Client = providerGrpc.ResourceProviderClient as unknown as new (a: string, c: grpc.ChannelCredentials) => grpc.Client
-    const client = new Client(`127.0.0.1:${line}`, grpc.credentials.createInsecure())
-    return new Plugin(child, Number(line), startupMs, client, () => stderr)
+    return new Plugin(child, Number(line), startupMs, connectTo(Number(line)), () => stderr)
+  }
+
+  /**
+   * The same plugin process over a connection of its own, as the engine connects once per provider to a
+   * plugin it attaches to (PULUMI_DEBUG_PROVIDERS); `child` stays this one's.
+   */
+  connectAgain(): Plugin {
+    return new Plugin(this.child, this.port, this.startupMs, connectTo(this.port), this.stderr)
   }
 
   private call<T>(method: string, request: Msg): Promise<T> {
