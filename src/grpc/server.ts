@@ -97,6 +97,8 @@ export interface GrpcServerOptions {
   /** Mutual TLS as go-plugin's AutoMTLS wants it; omit for plaintext (reattach mode, tests). */
   readonly tls?: { readonly cert: string; readonly key: string; readonly clientCa: string }
   readonly log?: GrpcLogger
+  /** Runs when a client connection has closed, with the number of calls it carried (a client's probe carries none). */
+  readonly onConnectionClosed?: (calls: number) => void
 }
 
 export interface GrpcServer {
@@ -230,7 +232,14 @@ export function createGrpcServer(options: GrpcServerOptions = {}): GrpcServer {
         : createServer()
       server.on('session', (session: ServerHttp2Session) => {
         sessions.add(session)
-        session.on('close', () => sessions.delete(session))
+        let calls = 0
+        session.on('stream', () => {
+          calls++
+        })
+        session.on('close', () => {
+          sessions.delete(session)
+          options.onConnectionClosed?.(calls)
+        })
         session.on('error', (error) => log.debug('gRPC connection error', { error }))
       })
       server.on('stream', (stream: ServerHttp2Stream, headers: IncomingHttpHeaders) => {

@@ -114,6 +114,11 @@ export async function servePlugin(options: ServeOptions): Promise<RunningPlugin 
     const server = createGrpcServer({
       log,
       ...(certificate && clientCert ? { tls: { cert: certificate.cert, key: certificate.key, clientCa: clientCert } } : {}),
+      // Terraform never calls Shutdown on a process it reattaches to (the serve mode): a command's
+      // connections close when it exits, after its local backend saved the state, so what it was handed
+      // is settled then, as Shutdown settles it for a launched provider (a connection that carried no
+      // call is a probe, closed at once).
+      ...(debug ? { onConnectionClosed: (calls: number) => void (calls > 0 ? settleDeliveries() : undefined) } : {}),
     })
     for (const binding of options.services) binding.attach(server)
     // Both messages are tiny and fixed, so they are answered as raw bytes: loading protobuf

@@ -4,42 +4,12 @@
 // removes both. (Before, the configuration received last served both blocks: both keypairs went to
 // the second customer, and the destroy then found neither.)
 import assert from 'node:assert/strict'
-import { type ChildProcess, spawn } from 'node:child_process'
 import { describe, test } from 'node:test'
-import { BUNDLES } from '../support/artifacts.js'
-import { describeRun, providerBlocks, stop } from '../support/e2e/harness.js'
+import { describeRun, providerBlocks } from '../support/e2e/harness.js'
 import { useEmulatorWorkspace } from '../support/e2e/suite.js'
+import { serveProvider } from '../support/terraform/served.js'
 
 const BOB_KEY = 'bob-e2e-key-0002'
-
-/**
- * The provider in serve mode, started in the workspace `dir` (its order journal is found from there)
- * with the workspace's state home, and the TF_REATTACH_PROVIDERS value it prints.
- */
-async function served(dir: string, stateHome: string): Promise<{ readonly child: ChildProcess; readonly reattach: string }> {
-  const child = spawn(process.execPath, [BUNDLES.terraform as string], {
-    cwd: dir,
-    env: { PATH: process.env.PATH ?? '', PROVIDER_DEBUG_REATTACH: '1', XDG_STATE_HOME: stateHome },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  })
-  const reattach = await new Promise<string>((resolve, reject) => {
-    let stderr = ''
-    const timer = setTimeout(() => reject(new Error(`no TF_REATTACH_PROVIDERS within 30 s: ${stderr}`)), 30_000)
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString()
-      const found = /TF_REATTACH_PROVIDERS='([^']+)'/.exec(stderr)
-      if (found) {
-        clearTimeout(timer)
-        resolve(found[1] as string)
-      }
-    })
-    child.once('exit', (code) => {
-      clearTimeout(timer)
-      reject(new Error(`the served provider exited with ${code}: ${stderr}`))
-    })
-  })
-  return { child, reattach }
-}
 
 describe('the serve mode with two provider blocks', () => {
   const e2e = useEmulatorWorkspace({ provisioningDelayMs: 0 })
@@ -52,7 +22,7 @@ describe('the serve mode with two provider blocks', () => {
         { key: BOB_KEY, scope: 'rw', customer: 'bob' },
       ],
     })
-    const { child, reattach } = await served(ws.dir, emulator.stateHome)
+    const served = await serveProvider(ws.dir, emulator)
     try {
       await ws.write(
         [
@@ -62,7 +32,7 @@ describe('the serve mode with two provider blocks', () => {
           'resource "provider_lite_keypair" "bob" {\n  provider = provider.bob\n  name     = "served-bob"\n}\n',
         ].join('\n'),
       )
-      const env = { TF_REATTACH_PROVIDERS: reattach }
+      const env = { TF_REATTACH_PROVIDERS: served.reattach }
       const owners = async () =>
         (await emulator.control<{ name: string; customer: string }[]>('GET', '/keypairs')).map((k) => `${k.name}:${k.customer}`).sort()
 
@@ -77,9 +47,9 @@ describe('the serve mode with two provider blocks', () => {
       assert.equal(destroyed.code, 0, describeRun(destroyed))
       assert.match(destroyed.stdout, /Resources: 2 destroyed/)
       assert.deepEqual(await owners(), [])
-      assert.equal(child.exitCode, null, 'the served provider outlives the commands')
+      assert.equal(served.child.exitCode, null, 'the served provider outlives the commands')
     } finally {
-      await stop(child, false)
+      await served.stop()
     }
   })
 })

@@ -3,13 +3,16 @@
 // Terraform writes the local state file before it closes the provider, so the close confirms the first
 // VM and the twin is ordered. OpenTofu writes it after the close: the first VM stays unconfirmed, the
 // twin stops naming it and saying to plan once without -target, and after that plan it is ordered.
-// Either way each VM is ordered once and none twice.
+// Either way each VM is ordered once and none twice. The serve mode (one process every command
+// reattaches to, which Terraform never closes) settles a command's outcomes when its connections close,
+// once the command has exited: the twin is ordered at once under every client.
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import { block, describeRun } from '../support/e2e/harness.js'
 import { caseLane } from '../support/faults/accounted.js'
 import { providerBlock } from '../support/faults/exactly-once-cells.js'
 import { byKind, freshEmulator, OPERATIONS } from '../support/faults/matrix.js'
+import { serveProvider } from '../support/terraform/served.js'
 import { terraformClients } from '../support/tools.js'
 
 const vm = OPERATIONS.find((o) => o.key === 'lite-vm-create') as (typeof OPERATIONS)[number]
@@ -43,6 +46,27 @@ describe('an identical VM applied with -target straight after the run that made 
       }
       assert.deepEqual(byKind((await lane.em.orders()).orders), { [vm.kind]: 2 })
       assert.equal((await ws.plan()).code, 0, 'both are in state')
+    })
+
+    test(`${client.key}, served: ordered at once; one order each`, { timeout: 180_000 }, async () => {
+      await freshEmulator(lane.em, 200)
+      const ids = await vm.setup(lane.em)
+      const ws = await lane.workspace(client)
+      const served = await serveProvider(ws.dir, lane.em)
+      try {
+        const env = { TF_REATTACH_PROVIDERS: served.reattach }
+        const first = [providerBlock(), block('resource', `provider_${vm.resource}`, 'web', vm.inputs(ids))].join('\n')
+        await ws.write(first)
+        const created = await ws.run(['apply', '-auto-approve', '-input=false'], { env })
+        assert.equal(created.code, 0, describeRun(created))
+        await ws.write(`${first}\n${block('resource', `provider_${vm.resource}`, 'twin', vm.inputs(ids))}`)
+        const targeted = await ws.run(['apply', '-auto-approve', '-input=false', `-target=${TWIN}`], { env })
+        assert.equal(targeted.code, 0, describeRun(targeted))
+        assert.deepEqual(byKind((await lane.em.orders()).orders), { [vm.kind]: 2 })
+        assert.equal((await ws.run(['plan', '-detailed-exitcode', '-input=false'], { env })).code, 0, 'both are in state')
+      } finally {
+        await served.stop()
+      }
     })
   }
 })
