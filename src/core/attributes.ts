@@ -70,6 +70,13 @@ export interface AttributeFlags {
    */
   readonly normalize?: (value: string) => string
   /**
+   * A string input whose empty value (after `normalize`) the service reads as no value at all (a
+   * public key left empty asks for a generated one): empty passes validation as unset does, and a
+   * change between unset and empty changes nothing the service has, so it is recorded, never a
+   * replacement.
+   */
+  readonly emptyIsUnset?: boolean
+  /**
    * Write-only: the value reaches the create (or the update step) but never a plan, a state or a
    * client without write-only attributes. See write-only.ts for the rules.
    */
@@ -148,6 +155,13 @@ export type ObjectOf<A extends Attributes> = 0 extends 1 & A
 
 // biome-ignore lint/suspicious/noExplicitAny: the values of an erased definition's objects (see ObjectOf).
 type Erased = any
+
+/** Whether a value of the attribute means what leaving it unset means (see `emptyIsUnset`). */
+export function meansUnset(attribute: AttributeFlags, value: unknown): boolean {
+  if (value === null || value === undefined) return true
+  if (attribute.emptyIsUnset !== true || typeof value !== 'string') return false
+  return (attribute.normalize ? attribute.normalize(value) : value) === ''
+}
 
 /** Whether the user may set the attribute. */
 export function isInput(attribute: AttributeFlags): boolean {

@@ -141,6 +141,9 @@ export function checkResource(definition: AnyResource): void {
     if (declared.orderTime && (!isInput(declared) || declared.createOnly || declared.action || declared.growOnly || declared.writeOnly)) {
       problems.push(`${attribute} is an order-time input, so it cannot be create-only, an action, grow-only, write-only or read-only`)
     }
+    if (declared.emptyIsUnset && !(declared.optional && declared.type.kind === 'string')) {
+      problems.push(`${attribute} reads empty as unset, so it must be an optional string`)
+    }
     if (declared.growOnly && declared.type.kind !== 'int64' && declared.type.kind !== 'float') {
       problems.push(`${attribute} is grow-only but not a number`)
     }

@@ -1,5 +1,5 @@
 /** Planning: defaults, replacement, grow-only, actions and which update steps an apply will run. */
-import { type Attribute, isComputed, isInput } from './attributes.js'
+import { type Attribute, isComputed, isInput, meansUnset } from './attributes.js'
 import { recordOnly } from './definition.js'
 import type { AnyResource } from './definition-types.js'
 import { type Diagnostic, error, hasErrors, warning } from './diagnostics.js'
@@ -126,11 +126,13 @@ export function planResource(definition: AnyResource, prior: ValueMap | null, co
   // what was always there.
   const unrecoverable = new Set(definition.unrecoverable ?? [])
   const imported = new Set(priorPrivate.imported ?? [])
-  const createOnlyChanges = changed.filter(
-    (name) =>
-      definition.attributes[name]?.createOnly === true &&
-      !(unrecoverable.has(name) && ((prior[name] ?? null) === null || imported.has(name))),
-  )
+  const createOnlyChanges = changed.filter((name) => {
+    const attribute = definition.attributes[name]
+    if (attribute?.createOnly !== true) return false
+    if (unrecoverable.has(name) && ((prior[name] ?? null) === null || imported.has(name))) return false
+    // Unset and empty ask the service for the same (emptyIsUnset): recorded, never a new order.
+    return !(meansUnset(attribute, prior[name]) && meansUnset(attribute, planned[name]))
+  })
   const replace = writeOnlyReplace(definition, prior, config, planned, createOnlyChanges)
   diagnostics.push(...keptShrinks(definition, prior, planned, replace, diagnostics, new Set(priorPrivate.floors ?? [])))
   if (replace.length === 0) diagnostics.push(...orderTimeChanges(definition, prior, planned, changed, imported))

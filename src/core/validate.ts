@@ -1,5 +1,5 @@
 /** Plan-time validation: every issue at once, each with its attribute path; unknown values wait. */
-import type { Attribute, Attributes, TypeSpec } from './attributes.js'
+import { type Attribute, type Attributes, meansUnset, type TypeSpec } from './attributes.js'
 import type { TimeoutDefaults } from './definition-types.js'
 import { type Diagnostic, error, type Path } from './diagnostics.js'
 import { durationProblem } from './timeouts.js'
@@ -49,6 +49,8 @@ function validate(attributes: Attributes, config: ValueMap, options: ValidateOpt
       }
       continue
     }
+    // Empty, it asks for what unset asks for, and the rules of a given value do not apply to it.
+    if (!attribute.required && meansUnset(attribute, value)) continue
     checkValue(attribute, value, [name], issues)
   }
   issues.push(...writeOnlyIssues(attributes, config, options.writeOnlyAllowed !== false))

@@ -71,6 +71,7 @@ const attributes = {
     // largest RSA key, and so does the plan.
     validate: [length({ min: 1, max: 16_384 }), openSshPublicKey],
     normalize: (key) => key.trim(), // the service stores the key trimmed (K3)
+    emptyIsUnset: true, // empty, the service generates the key pair, as unset
     description:
       'An existing OpenSSH public key to import. When empty, the service generates a key pair and the output `provider_baremetal_keypair.private_key` holds its private half. Compared without surrounding whitespace.',
   }),
@@ -97,14 +98,16 @@ function observe(key: Keypair) {
 
 /**
  * The `public_key` input a read finds: the listed key when the service says the key was imported, null
- * when it says generated. `origin` is optional (K1: clients tolerate its absence); without it the prior
+ * when it says generated (or the empty value that asked for it, as the state has it). `origin` is optional (K1: clients tolerate its absence); without it the prior
  * value decides, so that a refresh never turns an imported key into a generated one or back (either
  * would replace the keypair, and every server made with it). An import without `origin` leaves it null.
  * The service trims what it stores: a prior value equal but for whitespace is no drift.
  */
 function publicKeyInput(key: Keypair, prior: string | null): string | null {
-  const imported = key.origin === undefined ? prior !== null : key.origin === 'imported'
-  if (!imported) return null
+  // Whether the prior value asked to import a key: empty asks for a generated one, as unset does.
+  const asked = prior !== null && prior.trim() !== ''
+  const imported = key.origin === undefined ? asked : key.origin === 'imported'
+  if (!imported) return asked ? null : prior
   return prior !== null && prior.trim() === key.public_key.trim() ? prior : key.public_key
 }
 

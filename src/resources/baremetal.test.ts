@@ -312,6 +312,28 @@ describe('provider_baremetal_keypair', () => {
   })
 })
 
+describe('provider_baremetal_keypair with an empty public_key', () => {
+  test('empty or blank asks for a generated key, as unset does: accepted at plan, generated, no drift, and unset <-> empty replaces nothing', async () => {
+    for (const empty of ['', '   ']) {
+      assert.deepEqual(validateConfig(keypair.attributes, { name: 'metal-key', public_key: empty }), [], JSON.stringify(empty))
+    }
+    const h = new Harness()
+    const config = { name: 'empty-key', public_key: '' }
+    const created = await h.create(keypair, config)
+    assert.match(String(created.private_key), /BEGIN OPENSSH PRIVATE KEY/, 'the service generated the key pair')
+    const refreshed = await h.read(keypair, created)
+    assert.equal(refreshed?.public_key, '', 'a refresh keeps the empty value')
+    const again = h.plan(keypair, refreshed ?? null, config)
+    assert.deepEqual([again.changed, again.replace], [[], []], 'the plan after the apply is empty')
+    // The same keypair written without public_key, or with it empty again: recorded, never a new keypair.
+    assert.deepEqual(h.plan(keypair, refreshed ?? null, { name: 'empty-key' }).replace, [])
+    const unset = await h.create(keypair, { name: 'unset-key' })
+    assert.deepEqual(h.plan(keypair, unset, { name: 'unset-key', public_key: '' }).replace, [])
+    const imported = await h.import(keypair, String(unset.id))
+    assert.deepEqual(h.plan(keypair, imported, { name: 'unset-key', public_key: ' ' }).replace, [])
+  })
+})
+
 describe('additional IPs and assignments', () => {
   test('moving an assignment to a second server deletes the old one first; import by composite id', async () => {
     const { h, key, state } = await withServer()
