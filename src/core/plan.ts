@@ -206,7 +206,12 @@ function orderTimeChanges(
   // The orders this plan places (as pricing and the apply tell them: steps that run, not only record).
   const orders = stepsToRun(definition, prior, planned, true).filter((step) => !step.recordOnly && definition.updates[step.index]?.price)
   return changed
-    .filter((name) => definition.attributes[name]?.orderTime === true && !imported.has(name))
+    .filter((name) => {
+      const attribute = definition.attributes[name]
+      if (attribute?.orderTime !== true || imported.has(name)) return false
+      // Unset and empty give an order the same (emptyIsUnset): no value takes effect, so nothing to announce.
+      return !(meansUnset(attribute, prior[name]) && meansUnset(attribute, planned[name]))
+    })
     .map((name) => {
       const using = orders
         .filter((step) => definition.updates[step.index]?.placedWith?.includes(name))

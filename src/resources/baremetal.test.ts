@@ -404,6 +404,19 @@ describe('additional IPs and assignments', () => {
   })
 })
 
+test('an empty promocode is no code, as unset: writing it on an existing IP warns of no order to come and replaces nothing', async () => {
+  const h = new Harness()
+  const config = { product_id: 401, cycle: 'm' }
+  const address = await h.create(ip, config)
+  for (const [prior, given] of [
+    [address, { ...config, promocode: '' }],
+    [{ ...address, promocode: '' }, config],
+  ] as const) {
+    const plan = h.plan(ip, prior, given)
+    assert.deepEqual([plan.replace, plan.diagnostics], [[], []], JSON.stringify(given))
+  }
+})
+
 test('a replacement whose order carries a promocode warns at plan that the code is checked only after the delete; without one, no warning', async () => {
   const { h, state, config } = await withServer({ promocode: 'PROMO10' })
   const replaced = h.plan(server, state, { ...config, cycle: 'a', promocode: 'EXPIRED2025' })

@@ -55,6 +55,7 @@ export function orderInputs(payment: Payment, first: 'promocode' | 'pay_with_cre
     optional: true,
     orderTime: true,
     checkedAtOrder: true,
+    emptyIsUnset: true,
     validate: textRules.promocode,
     description:
       'A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, ' +
