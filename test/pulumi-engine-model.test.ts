@@ -95,6 +95,24 @@ describe('the plugin under the engine rules', () => {
     await settled(urn, program, mustSave(result.saved))
   })
 
+  test('a Metal keypair generated without publicKey, then written with publicKey empty: recorded, never replaced', async () => {
+    const urn = urnOf('provider:index:BaremetalKeypair', 'generated')
+    const created = await upOk(urn, { name: 'engine-model-metal' }, null)
+    const program = { name: 'engine-model-metal', publicKey: '' }
+    const result = await model.up(urn, program, created)
+    assert.notEqual(result.op, 'replace', `the engine replaces the keypair: ${JSON.stringify(result.diff)}`)
+    assert.equal(result.error, undefined, result.error?.details)
+    const saved = mustSave(result.saved)
+    assert.equal(saved.id, created.id)
+    assert.equal(saved.outputs.privateKey !== null && saved.outputs.privateKey !== undefined, true, 'the private key is kept')
+    await settled(urn, program, saved)
+    // A key to import is another keypair: Diff still asks for the replacement.
+    const field = (bytes: Buffer) => Buffer.concat([Buffer.from([0, 0, 0, bytes.length]), bytes])
+    const key = `ssh-ed25519 ${Buffer.concat([field(Buffer.from('ssh-ed25519')), field(Buffer.alloc(32, 7))]).toString('base64')}`
+    const imported = await model.up(urn, { ...program, publicKey: key }, saved, { preview: true })
+    assert.equal(imported.op, 'replace', JSON.stringify(imported.diff))
+  })
+
   test('an unpaid create with a power state and disk size: after payment the next up applies both', async () => {
     const urn = urnOf(VM, 'unpaid')
     const program = vmProgram({ vmName: 'unpaid-vm', payWithCreditCard: false, powerState: 'stop', diskSize: 40 })

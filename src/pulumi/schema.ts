@@ -1,5 +1,5 @@
 /** The Pulumi package schema, generated from the definitions: one source of truth for GetSchema, schema/schema.json and the SDK. */
-import { type Attribute, type Attributes, attributeNotes, isInput, type TypeSpec, toPascal } from '../core/index.js'
+import { type AnyResource, type Attribute, type Attributes, attributeNotes, isInput, type TypeSpec, toPascal } from '../core/index.js'
 import { functionToken, methodName, methodToken, PACKAGE, pulumiRegistry, type Registry, resourceToken } from './provider.js'
 import { wireName } from './wire.js'
 
@@ -68,12 +68,20 @@ class Types {
 
 /**
  * The engine turns every changed key that replaceOnChanges names into a replacement, whatever Diff
- * says. After an import, Diff only records an input the service cannot report: marking a create-only
- * one would make the engine order a new resource and delete the imported one. (Order-time inputs, a
- * promocode and the card flag, are never create-only, so they are never marked at all.)
+ * says. After an import, Diff only records an input the service cannot report, and a change between
+ * unset and empty of an input that reads empty as unset (emptyIsUnset): marking such a create-only
+ * one would make the engine order a new resource and delete the one it has. Diff still asks for the
+ * replacement every other change of it needs. (Order-time inputs, a promocode and the card flag, are
+ * never create-only, so they are never marked at all.)
  */
-function withoutOverride(properties: JsonObject, unrecoverable: readonly string[]): JsonObject {
-  for (const name of unrecoverable) {
+function withoutOverride(properties: JsonObject, definition: AnyResource): JsonObject {
+  const recordedOnly = [
+    ...(definition.unrecoverable ?? []),
+    ...Object.entries(definition.attributes)
+      .filter(([, a]) => a.emptyIsUnset === true)
+      .map(([name]) => name),
+  ]
+  for (const name of recordedOnly) {
     const spec = properties[wireName(name)]
     if (spec && typeof spec === 'object' && !Array.isArray(spec)) delete (spec as JsonObject).replaceOnChanges
   }
@@ -115,7 +123,7 @@ export function packageSchema(all: Registry, options: SchemaOptions): JsonObject
       description: definition.description,
       properties: withoutOverride(
         types.properties(attributes, owner, () => true, false),
-        definition.unrecoverable ?? [],
+        definition,
       ),
       // Outputs that always hold a value; what an import cannot recover (a private key) may be null.
       required: Object.entries(attributes)
@@ -124,7 +132,7 @@ export function packageSchema(all: Registry, options: SchemaOptions): JsonObject
         .filter((name) => !(definition.unrecoverable ?? []).includes(name))
         .map(wireName)
         .sort(),
-      inputProperties: withoutOverride(types.properties(attributes, owner, isInput, true), definition.unrecoverable ?? []),
+      inputProperties: withoutOverride(types.properties(attributes, owner, isInput, true), definition),
       requiredInputs: inputs
         .filter(([, a]) => a.required === true)
         .map(([name]) => wireName(name))

@@ -45,7 +45,6 @@ func NewBaremetalKeypair(ctx *pulumi.Context,
 	opts = append(opts, secrets)
 	replaceOnChanges := pulumi.ReplaceOnChanges([]string{
 		"name",
-		"publicKey",
 	})
 	opts = append(opts, replaceOnChanges)
 	opts = internal.PkgResourceDefaultOpts(opts)

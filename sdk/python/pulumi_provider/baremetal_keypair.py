@@ -117,7 +117,7 @@ class BaremetalKeypair(pulumi.CustomResource):
             __props__.__dict__["raw"] = None
         secret_opts = pulumi.ResourceOptions(additional_secret_outputs=["privateKey", "raw"])
         opts = pulumi.ResourceOptions.merge(opts, secret_opts)
-        replace_on_changes = pulumi.ResourceOptions(replace_on_changes=["name", "publicKey"])
+        replace_on_changes = pulumi.ResourceOptions(replace_on_changes=["name"])
         opts = pulumi.ResourceOptions.merge(opts, replace_on_changes)
         super(BaremetalKeypair, __self__).__init__(
             'provider:index:BaremetalKeypair',
