@@ -25,6 +25,10 @@ const NOT_A_DIRECTORY: Record<string, string> = {
   'a tab inside': `journal\t${PASSWORD}`,
   // Read by a URL parser as host ci, port 2024 and the rest of the password as the database.
   'a password with an unencoded /': `postgresql://ci:2024/${PASSWORD}@db.internal:5432/terraform`,
+  // PostgreSQL's other form of a connection string (libpq's keyword/value): a directory of this name
+  // would hold the password in its path, and the shared journal would be silently off.
+  'a keyword/value connection string': `host=db.internal port=5432 user=ci password=${PASSWORD} dbname=terraform`,
+  'a keyword/value connection string with no password': `dbname=terraform host=db.internal`,
 }
 
 /** Configures the provider as the server does: the full configuration, every setting present. */

@@ -45,6 +45,8 @@ export function journalLocation(
 }
 
 const CONNECTION_STRING = 'postgresql://user:password@host:5432/database'
+/** A keyword of PostgreSQL's keyword/value connection strings, as a word of its own followed by `=`. */
+const KEYWORD_VALUE = /(?:^|\s)(?:host|hostaddr|port|dbname|user|password|passfile|service|sslmode)\s*=/i
 
 /**
  * Why a journal setting is neither a directory nor a PostgreSQL connection string, or null when it is
@@ -55,7 +57,9 @@ const CONNECTION_STRING = 'postgresql://user:password@host:5432/database'
  *   connection string with a leading space is not a directory named " postgresql:");
  * - is no URL (`scheme://`) other than `postgresql://` or `postgres://`, which name a database;
  * - does not start with `postgres:` or `postgresql:` without `//`, nor take the shape
- *   `user:password@host` of a connection string missing its scheme.
+ *   `user:password@host` of a connection string missing its scheme;
+ * - is not PostgreSQL's keyword/value form of a connection string (`host=db password=…`), which
+ *   the journal does not read.
  * The message never shows the value, nor any part of it: it may hold a password.
  */
 export function journalSettingProblem(value: string): string | null {
@@ -71,6 +75,9 @@ export function journalSettingProblem(value: string): string | null {
   if (/^postgres(ql)?:/i.test(value)) return `lacks the // of a connection string: write it as ${CONNECTION_STRING}`
   if (/^[^/\\@\s]+:[^/\\@\s]*@/.test(value)) {
     return `looks like a connection string without its scheme (user:password@host): write it as ${CONNECTION_STRING}`
+  }
+  if (KEYWORD_VALUE.test(value)) {
+    return `looks like a keyword/value connection string (host=… password=…), which the journal does not read: write it as ${CONNECTION_STRING}`
   }
   return null
 }
@@ -230,7 +237,8 @@ export const providerDefinition = defineProvider({
         'on first use; `?options=-csearch_path%3Dname` in the string picks another schema), and a runner killed mid-order ' +
         'is taken over by the next one. Falls back to `PROVIDER_ORDER_JOURNAL`; default `.terraform/provider-orders` ' +
         '(`.provider-orders` beside a Pulumi project). Any other value is an error that never shows it: white space at ' +
-        'either end, a control character, another URL scheme, or `user:password@host` without `postgresql://`. Give a ' +
+        'either end, a control character, another URL scheme, `user:password@host` without `postgresql://`, or the ' +
+        'keyword/value form (`host=… password=…`). Give a ' +
         'connection string through `PROVIDER_ORDER_JOURNAL` or an ephemeral variable (`ephemeral = true`): Terraform ' +
         'writes the value of any other variable, `sensitive` ones included, into a saved plan in clear.',
     }),

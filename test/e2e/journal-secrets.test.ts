@@ -5,7 +5,7 @@
 //   which no entry of the zip holds the password or the string, nor does `terraform show -json`; the
 //   saved plan then applies, and the order is journalled in the database.
 // - A journal setting that is neither a directory nor a postgresql:// string (a leading space, another
-//   scheme) stops the apply before any call, naming the setting, never showing the value, and making no
+//   scheme, the keyword/value form) stops the apply before any call, naming the setting, never showing the value, and making no
 //   directory.
 import assert from 'node:assert/strict'
 import { readdir, readFile } from 'node:fs/promises'
@@ -144,6 +144,11 @@ describe('the order journal connection string', () => {
   const refused: Record<string, (url: string) => string> = {
     'a leading space': (url) => ` ${url}`,
     'a mysql:// scheme': (url) => url.replace(/^postgresql:/, 'mysql:'),
+    // PostgreSQL's keyword/value form of the same string.
+    'a keyword/value string': (url) => {
+      const { username, password, hostname, port, pathname } = new URL(url)
+      return `host=${hostname} port=${port} user=${username} password=${password} dbname=${pathname.slice(1)}`
+    },
   }
   for (const [what, spoil] of Object.entries(refused)) {
     for (const where of ['order_journal', 'PROVIDER_ORDER_JOURNAL'] as const) {
@@ -169,7 +174,7 @@ describe('the order journal connection string', () => {
         assert.ok(!output.includes(server.password), `the password appears in the output:\n${output}`)
         assert.ok(!output.includes('127.0.0.1:'), `the value appears in the output:\n${output}`)
         const files = await filesUnder(ws.dir)
-        const leaked = files.filter((path) => path.includes(server.password) || /mysql|postgres/.test(path))
+        const leaked = files.filter((path) => path.includes(server.password) || /mysql|postgres|dbname=/.test(path))
         assert.deepEqual(leaked, [], 'no path on disk is made of the setting')
       })
     }
