@@ -159,6 +159,34 @@ describe('base_url', () => {
     assert.deepEqual(unversioned?.path, ['base_url'])
   })
 
+  test('a query string or fragment (a token in it) is refused at validation and at configure, never showing the value', async () => {
+    // The API paths are appended to base_url, so no call works with one; and a message that names the
+    // URL (nothing answered at it) would show the token.
+    for (const value of [
+      'http://127.0.0.1:18399/v1?token=Qu3rySecretTok',
+      'https://api.example.invalid/v1#Qu3rySecretTok',
+      '127.0.0.1:18399/v1?token=Qu3rySecretTok',
+    ]) {
+      const [issue, ...rest] = validateConfig(provider.attributes, { base_url: value })
+      assert.deepEqual(rest, [], value)
+      assert.ok(issue, `${value} was accepted`)
+      assert.equal(issue.path, undefined, value)
+      assert.ok(!JSON.stringify(issue).includes('Qu3rySecretTok'), JSON.stringify(issue))
+      const thrown = await withEnv({ PROVIDER_API_KEY: 'test-key', PROVIDER_BASE_URL: value }, () => {
+        try {
+          configure({})
+          return undefined
+        } catch (error) {
+          return error
+        }
+      })
+      assert.ok(thrown instanceof InputError, `PROVIDER_BASE_URL=${value} was accepted`)
+      assert.ok(!thrown.message.includes('Qu3rySecretTok'), thrown.message)
+    }
+    const [query] = validateConfig(provider.attributes, { base_url: 'http://127.0.0.1:18399/v1?token=Qu3rySecretTok' })
+    assert.match(query?.detail ?? '', /base_url must not contain a query string or fragment/)
+  })
+
   test('a host written without its scheme is refused saying so, with the URL it likely means', () => {
     for (const written of ['127.0.0.1:18088/v1', 'api.example.invalid/v1']) {
       const [issue] = validateConfig(provider.attributes, { base_url: written })

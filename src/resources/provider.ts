@@ -122,13 +122,19 @@ function durationOf(name: keyof typeof LEAST, configured: string | null | undefi
   if (problem) throw new InputError([name], `${configured ? name : variable} ${problem}.`)
   return parseDuration(value) as number
 }
+/**
+ * Whether a base_url may carry a secret, so that no problem with it shows it or its attribute path: any
+ * '@' (user:password@, or a password with an unencoded '/', '?' or '#', which makes the URL unparsable),
+ * and any '?' or '#' (a token in a query string or fragment).
+ */
+const mayHoldSecret = (value: string) => /[@?#]/.test(value)
 const url = custom(
   'an http or https URL ending in the API version, e.g. https://api.example.invalid/v1',
   (value) => {
     if (typeof value !== 'string') return null
     // A host with no scheme (127.0.0.1:8080/v1, api.example.com/v1) parses as a scheme of its own, or not at all.
-    // Shown only without an '@' (see the last argument: a value with one is never shown).
-    if (!/^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(value.trim()) && !value.includes('@'))
+    // Shown only when it may hold no secret (see mayHoldSecret).
+    if (!/^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(value.trim()) && !mayHoldSecret(value))
       return `must start with http:// or https:// (got ${JSON.stringify(value)}; e.g. ${JSON.stringify(`http://${value.trim()}`)})`
     let parsed: URL
     try {
@@ -141,15 +147,16 @@ const url = custom(
     // echoed, nor shown beside the message (holdsSecret below).
     if (parsed.username !== '' || parsed.password !== '')
       return 'must not contain a user name or password (user:password@); put the key in api_key'
+    // A token in a query string or fragment would show wherever the URL is named; and every call,
+    // whose path is appended to it, would miss the API.
+    if (/[?#]/.test(value)) return 'must not contain a query string or fragment (?… or #…); put the key in api_key'
     // Without the version every call answers 404, which reads would take for "deleted".
     if (!/\/v[0-9]+\/?$/.test(parsed.pathname)) {
       return `must end in the API version, e.g. ${JSON.stringify(`${parsed.origin}${parsed.pathname.replace(/\/$/, '')}/v1`)} (got ${JSON.stringify(`${parsed.origin}${parsed.pathname}`)})`
     }
     return null
   },
-  // Any '@': a password with an unencoded '/', '?' or '#' makes the URL unparsable, and that problem
-  // must not show the value either.
-  (value) => typeof value === 'string' && value.includes('@'),
+  (value) => typeof value === 'string' && mayHoldSecret(value),
 )
 /** A key with a line break or NUL cannot be sent as a header; the message never shows the key. */
 const headerSafe = custom('free of control characters (line breaks, tabs, NUL)', (value) =>

@@ -292,7 +292,7 @@ describe('secrets never leave their origin (issue 8, cases 8 to 10)', () => {
     }
   })
 
-  test('10: an api_key with a newline or NUL and a base_url with user:password@ are refused at plan, naming the attribute', {
+  test('10: an api_key with a newline or NUL and a base_url with user:password@ or a query string are refused at plan, naming the attribute', {
     timeout: 60_000,
   }, async () => {
     const ws = await Workspace.create(e2e.emulator)
@@ -311,6 +311,12 @@ describe('secrets never leave their origin (issue 8, cases 8 to 10)', () => {
           PROVIDER_BLOCKS,
           { PROVIDER_API_KEY: API_KEY, PROVIDER_BASE_URL: e2e.emulator.baseUrl.replace('http://', 'http://admin:Hunter2Secret@') },
           'Hunter2Secret',
+        ],
+        [
+          'base_url',
+          PROVIDER_BLOCKS,
+          { PROVIDER_API_KEY: API_KEY, PROVIDER_BASE_URL: `${e2e.emulator.baseUrl}?token=Qu3rySecretTok` },
+          'Qu3rySecretTok',
         ],
       ] as const) {
         await ws.write([config, keypair].join('\n'))
