@@ -143,13 +143,43 @@ describe('waitForActive', () => {
     })
   })
 
-  test('a read that throws something else still names the account given in the options', async () => {
+  test('a read that fails to the end names the account given in the options', async () => {
     const { client } = testClient([])
     const read = () => Promise.reject(new TransportError('network', 'reset', { method: 'GET', path: '/x' }))
-    await assert.rejects(
-      client.waitForActive(read, { timeoutMs: 60_000, accountId: '100042' }),
-      (error: unknown) => error instanceof TransportError && error.accountId === '100042',
+    const error = await waitError(client.waitForActive(read, { timeoutMs: 60_000, accountId: '100042' }))
+    assert.equal(error.reason, 'timeout')
+    assert.ok(error.cause instanceof TransportError && error.cause.accountId === '100042')
+  })
+
+  test('a service that fails for a while does not end the wait: it goes on until Active', async () => {
+    // Four 503s use up one read's attempts (the transport retries a GET); the wait polls again.
+    const outage = Array.from({ length: 8 }, () => fail(503, 'Service Unavailable'))
+    const { client, requests } = testClient([ok(vm('Pending')), ...outage, ok(vm('Pending')), ok(vm('Active'))])
+    const result = await client.waitForActive(() => client.lites.getVm('100042'), { timeoutMs: 3_600_000, describe: 'Metal server' })
+    assert.equal(result.account.status, 'Active')
+    assert.equal(requests.length, 11)
+  })
+
+  test('a read that fails until the timeout ends it as a timeout, naming the last status and the failure', async () => {
+    const failing = Array.from({ length: 200 }, () => fail(502, 'Bad Gateway'))
+    const { client } = testClient([ok(vm('Pending')), ...failing])
+    const error = await waitError(client.waitForActive(() => client.lites.getVm('100042'), { timeoutMs: 60_000, describe: 'Lite VM' }))
+    assert.equal(error.reason, 'timeout')
+    assert.equal(error.lastStatus, 'Pending')
+    assert.match(
+      error.message,
+      /^Timed out after 1m\d+s waiting for Lite VM 100042 to become Active \(last status: Pending; the service failed the last read: HTTP 502/,
     )
+    assert.ok(error.cause instanceof ApiError && error.cause.status === 502)
+  })
+
+  test('a read refused for a reason of the caller (401) still ends the wait at once', async () => {
+    const { client, requests } = testClient([ok(vm('Pending')), fail(401, 'Invalid or missing API token')])
+    await assert.rejects(
+      client.waitForActive(() => client.lites.getVm('100042'), { timeoutMs: 60_000 }),
+      (error: unknown) => error instanceof ApiError && error.status === 401,
+    )
+    assert.equal(requests.length, 2)
   })
 
   test('a signal cancels the wait', async () => {

@@ -1,5 +1,6 @@
 // Waiting for Active after an order: poll, back off gently, stop early on an unpaid invoice,
-// tolerate the short 404 window of a fresh order, respect the operation timeout.
+// tolerate the short 404 window of a fresh order and a service that fails for a while, respect the
+// operation timeout.
 import { ApiError, formatDuration, TransportError, WaitError } from './errors.js'
 import { type Account, type Invoice, statusIs } from './models.js'
 import type { Logger, Sleep } from './transport.js'
@@ -46,6 +47,8 @@ export async function waitForActive<A extends Account<unknown>>(
   let accountId = options.accountId
   let orderId = options.orderId
   let lastStatus: string | undefined
+  /** The last read that failed in a way the next one may get past (a 5xx, a 429, no answer), while the wait went on. */
+  let lastFailure: ApiError | TransportError | undefined
   let interval = settings.pollIntervalMs
   const elapsed = () => settings.now() - started
   const name = () => (accountId === undefined ? what : `${what} ${accountId}`)
@@ -69,13 +72,24 @@ export async function waitForActive<A extends Account<unknown>>(
         if (error instanceof TransportError && error.reason === 'cancelled') throw cancelled()
       }
       const inGrace = options.orderedAt !== undefined && settings.now() - options.orderedAt < NOT_FOUND_GRACE_MS
-      if (!(error instanceof ApiError && error.notFound)) throw error
-      if (!inGrace) {
-        throw fail('gone', `${name()} is gone (404) after ${formatDuration(elapsed())} of waiting for Active`, error)
+      if (passing(error)) {
+        // A provisioning of many minutes outlives a short outage of the service: the transport has
+        // retried this read already, and the wait goes on polling until its timeout rather than
+        // leaving the order unfinished at the first bad minute.
+        lastFailure = error
+        settings.log('warn', `reading ${name()} failed while waiting for Active; still waiting: ${error.message}`, {
+          ...defined({ account_id: accountId }),
+        })
+      } else {
+        if (!(error instanceof ApiError && error.notFound)) throw error
+        if (!inGrace) {
+          throw fail('gone', `${name()} is gone (404) after ${formatDuration(elapsed())} of waiting for Active`, error)
+        }
+        lastStatus = 'not found'
       }
-      lastStatus = 'not found'
     }
     if (account !== undefined) {
+      lastFailure = undefined
       accountId = account.account_id
       orderId ??= account.order_id
       lastStatus = account.status
@@ -90,9 +104,11 @@ export async function waitForActive<A extends Account<unknown>>(
     }
     const spent = elapsed()
     if (spent >= options.timeoutMs) {
+      const failing = lastFailure === undefined ? '' : `; the service failed the last read: ${lastFailure.message}`
       throw fail(
         'timeout',
-        `Timed out after ${formatDuration(spent)} waiting for ${name()} to become Active (last status: ${lastStatus ?? 'none'})`,
+        `Timed out after ${formatDuration(spent)} waiting for ${name()} to become Active (last status: ${lastStatus ?? 'none'}${failing})`,
+        lastFailure,
       )
     }
     // Sleep no further than the deadline so the last poll happens just before giving up.
@@ -105,6 +121,12 @@ export async function waitForActive<A extends Account<unknown>>(
     }
     interval = Math.min(interval * BACKOFF_FACTOR, settings.pollMaxIntervalMs)
   }
+}
+
+/** A failed read that a later one may get past: a server error, a rate limit, or no answer (not one the caller cancelled). */
+function passing(error: unknown): error is ApiError | TransportError {
+  if (error instanceof TransportError) return error.reason !== 'cancelled'
+  return error instanceof ApiError && (error.status === 429 || error.status >= 500)
 }
 
 function defined<T extends Record<string, unknown>>(values: T): { [K in keyof T]?: Exclude<T[K], undefined> } {
