@@ -316,6 +316,26 @@ describe('retries', () => {
     assert.equal(requests.length, 2)
   })
 
+  test('a delete is retried on 5xx and on no answer with one key of its own, as a repeat of it is harmless', async () => {
+    const { client, requests } = testClient([
+      fail(502, 'Bad Gateway'),
+      new TypeError('fetch failed', { cause: new Error('ECONNRESET') }),
+      ok('cancellation scheduled'),
+    ])
+    await client.baremetals.deleteServer('100035')
+    assert.equal(requests.length, 3)
+    const keys = requests.map((r) => r.headers.get('idempotency-key'))
+    assert.match(keys[0] ?? '', /^[0-9a-f-]{36}$/)
+    assert.deepEqual(keys, [keys[0], keys[0], keys[0]])
+    const keypair = testClient([fail(503, 'Service Unavailable'), ok(true)])
+    await keypair.client.lites.deleteKeypair(2)
+    assert.equal(keypair.requests.length, 2)
+    const failing = testClient(Array.from({ length: 4 }, () => fail(503, 'Service Unavailable')))
+    const error = await rejects(failing.client.lites.deleteVm('100035'), ApiError)
+    assert.equal(failing.requests.length, 4)
+    assert.match(error.message, /503 to all 4 attempts/)
+  })
+
   test('an order is retried on 5xx keeping its Idempotency-Key, once the service has echoed keys', async () => {
     const echo = (r: { headers: Headers }) => fail(503, 'x', { 'idempotency-key': r.headers.get('idempotency-key') ?? '' })
     const { client, requests } = testClient([echo, new TypeError('fetch failed'), ok(ORDER)])

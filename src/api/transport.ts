@@ -1,6 +1,7 @@
 // The one place that does HTTP: headers, envelopes, error decoding, retries.
 // Must not: know orders, their keys' bookkeeping, the journal or the caller's operation
 // (src/api/orders/ and operation.ts sit above this file; the client hands in their rules as functions).
+import { randomUUID } from 'node:crypto'
 import { keepWire, ShapeError } from './decode.js'
 import { decodeError, parseRetryAfter, unwrap } from './envelope.js'
 import { ApiError, cancelled, DecodeError, formatDuration, type RequestContext, TransportError } from './errors.js'
@@ -101,7 +102,7 @@ export class Transport {
     return this.request({ method: 'GET', path, decode, signal: options?.signal, ...(accountId ? { accountId } : {}) })
   }
 
-  /** A mutation that is not an order: no Idempotency-Key, so 5xx and network failures are not retried. */
+  /** A mutation that is not an order: no Idempotency-Key, so 5xx and network failures are not retried (a DELETE excepted: see request). */
   send<T>(
     method: HttpMethod,
     path: string,
@@ -135,6 +136,12 @@ export class Transport {
    * answered (see shared-reads.ts): the order code lists after its own orders have answered.
    */
   async request<T>(spec: RequestSpec<T>): Promise<T> {
+    if (spec.method === 'DELETE' && spec.idempotencyKey === undefined) {
+      // A delete is safe to send again: the service answers a repeat of a done cancellation with the same
+      // 200, and 404 once the object is gone, which a delete takes as done. With a key of its own, its
+      // 5xx and unanswered attempts are retried as a keyed order's are, so one bad gateway does not fail a destroy.
+      return this.request({ ...spec, idempotencyKey: randomUUID() })
+    }
     if (spec.method !== 'GET' || spec.idempotencyKey !== undefined) {
       const answer = await this.exchange(spec)
       return this.decode(spec, answer.payload, answer.requestId)
