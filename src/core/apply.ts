@@ -172,6 +172,19 @@ function tooLateToSend(name: TimeoutName, elapsedMs: number, timeoutMs: number, 
   )
 }
 
+/**
+ * What to do about a wait that ran out of the operation's timeout (the API client's wait error, read
+ * structurally: reason 'timeout' and the time it waited): raise that timeout, named with its value.
+ * Empty for any other failure, a request's own timeout included.
+ */
+function raiseTimeout(thrown: unknown, name: TimeoutName, timeoutMs: number): string {
+  const wait = thrown as { reason?: unknown; elapsedMs?: unknown } | null
+  if (!(thrown instanceof Error) || wait?.reason !== 'timeout' || typeof wait.elapsedMs !== 'number') return ''
+  const seconds = Math.round(timeoutMs / 1000)
+  const text = seconds % 60 === 0 ? `${seconds / 60}m` : `${seconds}s`
+  return ` The ${name} timeout is ${text}: if the service needs longer, raise timeouts.${name}.`
+}
+
 function isNotFound(value: unknown): boolean {
   return value instanceof Error && (value as { notFound?: unknown }).notFound === true
 }
@@ -314,7 +327,8 @@ async function create<C>(definition: AnyResource, planned: ValueMap, session: Se
         `The ${definition.name} order was placed and is kept in state`,
         `The service accepted the order for ${definition.name} ${String(state.id)}${orderText(definition, state)}, but the ` +
           `operation did not finish: ${clauseOf(thrown)}. The resource is recorded with its id, so nothing is lost ` +
-          (resumable ? 'and the next apply resumes waiting for it instead of ordering again.' : 'and is not ordered again.'),
+          (resumable ? 'and the next apply resumes waiting for it instead of ordering again.' : 'and is not ordered again.') +
+          raiseTimeout(thrown, 'create', timeoutMs),
       ),
     )
     const refused = refusedLater(thrown) ? { failedAfterOrder: true as const } : {}
@@ -526,7 +540,9 @@ async function resumeWait<C>(run: UpdateRun<C>): Promise<Outcome | null> {
     await resumeOnce(run, run.resumeDeferred)
     return null
   } catch (thrown) {
-    const failure = failureOf(session, thrown, `Waiting for ${definition.name} ${run.id} failed`, names(definition))
+    const [first, ...rest] = failureOf(session, thrown, `Waiting for ${definition.name} ${run.id} failed`, names(definition))
+    const advice = raiseTimeout(thrown, 'update', run.timeoutMs)
+    const failure = first === undefined ? rest : [{ ...first, detail: `${first.detail}${advice}` }, ...rest]
     return { state: run.current, private: run.priorPrivate, diagnostics: [...run.diagnostics, ...failure], incomplete: true, cause: thrown }
   }
 }
@@ -725,7 +741,8 @@ async function runStep<C>(run: UpdateRun<C>, scheduled: ReturnType<typeof stepsT
         error(
           'The order was placed and is recorded',
           `The change of ${changed} was ordered but did not finish: ${clauseOf(thrown)}. ` +
-            'It is recorded in state, so the next apply waits for it and does not order it again.',
+            'It is recorded in state, so the next apply waits for it and does not order it again.' +
+            raiseTimeout(thrown, 'update', run.timeoutMs),
         ),
       )
     }

@@ -648,6 +648,42 @@ describe('apply: payment, unknown outcomes and resumed orders', () => {
   })
 })
 
+describe('apply: a wait that runs out of its timeout', () => {
+  /** The API client's wait error as core reads it: reason 'timeout' and the time waited. */
+  const waitTimeout = () =>
+    Object.assign(new Error('Timed out after 2m0s waiting for box 1 to become Active (last status: Pending)'), {
+      reason: 'timeout',
+      elapsedMs: 120_000,
+    })
+
+  test('a create that timed out after its order says which timeout ran out and to raise it', async () => {
+    const slow: typeof boxDefinition = {
+      ...boxDefinition,
+      async create(ctx) {
+        ctx.checkpoint({ id: '1', status: 'Pending' })
+        throw waitTimeout()
+      },
+    }
+    const planned = planResource(boxDefinition, null, { name: 'alpha', timeouts: { create: '2m' } }).planned
+    const outcome = await applyCreate(slow, planned, session())
+    assert.equal(outcome.state?.id, '1')
+    const kept = outcome.diagnostics.find((d) => /order was placed and is kept in state/.test(d.summary))
+    assert.match(kept?.detail ?? '', /The create timeout is 2m: if the service needs longer, raise timeouts\.create\.$/)
+  })
+
+  test('a create that failed otherwise after its order gives no such advice', async () => {
+    const refused: typeof boxDefinition = {
+      ...boxDefinition,
+      async create(ctx) {
+        ctx.checkpoint({ id: '1', status: 'Pending' })
+        throw new Error('no answer within 30s (request_timeout)')
+      },
+    }
+    const outcome = await applyCreate(refused, planResource(boxDefinition, null, { name: 'alpha' }).planned, session())
+    assert.ok(outcome.diagnostics.every((d) => !/raise timeouts/.test(d.detail)))
+  })
+})
+
 describe('apply: a 404 that is not about the object itself', () => {
   /** A box whose create, once ordered, fails on a later call with a 404; `gone` also removes the box first. */
   const failingLater = (gone: boolean): typeof boxDefinition => ({
