@@ -872,7 +872,8 @@ export async function applyDelete<C>(
       return { state: prior, private: priorPrivate, diagnostics, incomplete: false, cause: thrown }
     }
     const failure = failureOf(session, thrown, `Deleting ${definition.name} ${String(prior.id)} failed`, names(definition))
-    return { state: prior, private: {}, diagnostics: [...diagnostics, ...failure], incomplete: false, cause: thrown }
+    // The object stays as it was, its marks too: a wait an earlier apply left is still resumed by the next apply.
+    return { state: prior, private: priorPrivate, diagnostics: [...diagnostics, ...failure], incomplete: false, cause: thrown }
   }
 }
 

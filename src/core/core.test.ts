@@ -788,6 +788,17 @@ describe('apply: a 404 that is not about the object itself', () => {
     assert.equal(refreshed.state?.id, prior.id, 'a 404 within the grace keeps the object')
   })
 
+  test('a delete that fails keeps the object with its private state: a wait an earlier apply left is still resumed', async () => {
+    const s = session()
+    const prior = await created(s)
+    const mark = { resume: true, orderedAt: 1 }
+    s.service.failOnce.add('delete')
+    const failed = await applyDelete(boxDefinition, prior, mark, s)
+    assert.equal(failed.state?.id, prior.id, 'kept in state')
+    assert.ok(failed.diagnostics.some((d) => d.severity === 'error' && /Deleting box 1 failed/.test(d.summary)))
+    assert.deepEqual(failed.private, mark, 'the resume mark (and any other) is not dropped')
+  })
+
   test('a delete of an object whose order was placed moments ago (resume) that answers 404 deletes nothing and keeps it; later, it is done', async () => {
     let now = 1_000_000
     const s = { ...session(), now: () => now }
