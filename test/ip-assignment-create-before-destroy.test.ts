@@ -18,7 +18,7 @@ const NAMING: Naming = {
   resourceType: (n) => `provider_${n}`,
   dataSourceType: (n) => `provider_${n}`,
   lookup: 'data source',
-  words: { resource: (n) => n, dataSource: (n) => n, attribute: (n) => n, setting: (n) => n },
+  words: { resource: (n) => n, dataSource: (n) => n, attribute: (n) => n, setting: (n) => n, timeout: (n) => `timeouts.${n}` },
 }
 
 /** Two Metal servers and an additional IP routed to the first by `first`; a provider server (one run) over the same service. */

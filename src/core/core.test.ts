@@ -76,6 +76,11 @@ describe('names in diagnostics', () => {
       'powerState of provider_baremetal: see provider_lite_products; GET /baremetal-elastic-storages/1 at api.baremetal.example; baremetal said power_state.',
     )
   })
+  test('a name of two words joined by a dot is rendered whole, and only where it stands alone', () => {
+    const spelled = new Map([...names, ['timeouts.create', 'customTimeouts.create']])
+    const shown = renderNames(error('Timed out', 'raise timeouts.create, not my.timeouts.create nor timeouts.created.'), spelled)
+    assert.equal(shown.detail, 'raise customTimeouts.create, not my.timeouts.create nor timeouts.created.')
+  })
   test("an API client's error (it names its request) is shown verbatim, once, on the field it rejects", () => {
     const thrown = Object.assign(new Error('HTTP 422 on POST /baremetals: power_state: baremetal says no'), {
       method: 'POST',

@@ -105,11 +105,16 @@ export function toDiagnostics(value: unknown, summary: string, attributeNames: r
  * (Terraform `power_state`, `provider_baremetal`; Pulumi `powerState`, `Baremetal`). This renders
  * every name of `names` found as a whole word in the texts, outside verbatim text and outside
  * anything path-like (a word joined to `/`, `-` or `.`: `/baremetal-elastic-storages` stays as it
- * is); attribute paths stay canonical.
+ * is), and every name of two words joined by a dot as a whole; attribute paths stay canonical.
  */
 export function renderNames(diagnostic: Diagnostic, names: ReadonlyMap<string, string>): Diagnostic {
-  const renderWords = (text: string) =>
-    text.replace(/[A-Za-z][A-Za-z0-9_]*/g, (word, at: number) => {
+  // Names of two words joined by a dot (`timeouts.create`) are rendered whole, before single words.
+  const phrases = [...names]
+    .filter(([name]) => name.includes('.'))
+    .map(([name, spelled]) => [new RegExp(`(?<![\\w.])${name.replace('.', '\\.')}(?!\\w)`, 'g'), spelled] as const)
+  const renderWords = (written: string) => {
+    const text = phrases.reduce((out, [phrase, spelled]) => out.replace(phrase, spelled), written)
+    return text.replace(/[A-Za-z][A-Za-z0-9_]*/g, (word, at: number) => {
       const before = text[at - 1] ?? ''
       const after = text[at + word.length] ?? ''
       const joined =
@@ -119,6 +124,7 @@ export function renderNames(diagnostic: Diagnostic, names: ReadonlyMap<string, s
         (after === '.' && /\w/.test(text[at + word.length + 1] ?? ''))
       return joined ? word : (names.get(word) ?? word)
     })
+  }
   const render = (text: string) =>
     text
       .split(VERBATIM_OPEN)

@@ -4,6 +4,9 @@
  */
 import type { TimeoutDefaults, TimeoutName } from './definition-types.js'
 
+/** The operations a timeout bounds, as users name them (`timeouts.create`). */
+export const TIMEOUT_NAMES: readonly TimeoutName[] = ['create', 'update', 'delete']
+
 /** One number (a fraction allowed) and its unit; a duration is one or more of them. */
 const PART = /(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h)/y
 const UNIT_MS: Readonly<Record<string, number>> = { ns: 1e-6, us: 1e-3, µs: 1e-3, μs: 1e-3, ms: 1, s: 1_000, m: 60_000, h: 3_600_000 }

@@ -27,5 +27,12 @@ export const PULUMI_NAMING: Naming = {
   resourceType: (name) => resourceToken({ name }),
   dataSourceType: (name) => functionToken({ name }),
   lookup: 'function',
-  words: { resource: toPascal, dataSource: toCamel, attribute: toCamel, setting: (name) => `${PACKAGE}:${toCamel(name)}` },
+  words: {
+    resource: toPascal,
+    dataSource: toCamel,
+    attribute: toCamel,
+    setting: (name) => `${PACKAGE}:${toCamel(name)}`,
+    // The engine's per-operation timeouts: the customTimeouts resource option.
+    timeout: (name) => `customTimeouts.${name}`,
+  },
 }

@@ -14,7 +14,7 @@ const NAMING: Naming = {
   resourceType: (n) => n,
   dataSourceType: (n) => n,
   lookup: 'lookup',
-  words: { resource: (n) => n, dataSource: (n) => n, attribute: (n) => n, setting: (n) => n },
+  words: { resource: (n) => n, dataSource: (n) => n, attribute: (n) => n, setting: (n) => n, timeout: (n) => `timeouts.${n}` },
 }
 
 function configuredServer(service = new BoxService()) {
@@ -106,7 +106,7 @@ test("a call before configure is refused with the protocol's words", () => {
     resourceType: (n: string) => n,
     dataSourceType: (n: string) => n,
     lookup: 'lookup',
-    words: { resource: String, dataSource: String, attribute: String, setting: String },
+    words: { resource: String, dataSource: String, attribute: String, setting: String, timeout: String },
   }
   const server = new ProviderServer({ provider, resources: [], dataSources: [] }, { naming, notConfigured: 'configure first' })
   assert.throws(() => server.session(undefined, silentLogger), /configure first/)

@@ -7,6 +7,8 @@ import {
   type Diagnostic,
   InputError,
   renderNames,
+  TIMEOUT_NAMES,
+  type TimeoutName,
   resourceIdentity,
 } from '../core/index.js'
 
@@ -35,6 +37,8 @@ export interface Naming {
     attribute(name: string): string
     /** A provider setting, as it is configured. */
     setting(name: string): string
+    /** Where a user sets an operation's timeout (core writes `timeouts.create`). */
+    timeout(name: TimeoutName): string
   }
 }
 
@@ -69,6 +73,7 @@ export class TypeIndex {
     const words = new Map<string, string>()
     // Later spellings win: a resource's attribute named like a provider setting reads as the attribute.
     for (const name of attributeNames(registry.provider.attributes)) words.set(name, naming.words.setting(name))
+    for (const name of TIMEOUT_NAMES) words.set(`timeouts.${name}`, naming.words.timeout(name))
     const add = (definition: AnyResource | AnyDataSource, spell: (name: string) => string) => {
       words.set(definition.name, spell(definition.name))
       for (const name of attributeNames(definition.attributes)) words.set(name, naming.words.attribute(name))

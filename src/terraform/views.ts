@@ -20,6 +20,7 @@ export const TERRAFORM_NAMING: Naming = {
     dataSource: (name) => `${TYPE_PREFIX}${name}`,
     attribute: toSnake,
     setting: toSnake,
+    timeout: (name) => `timeouts.${name}`,
   },
 }
 
