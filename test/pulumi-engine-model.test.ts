@@ -266,6 +266,49 @@ describe('the plugin under the engine rules', () => {
     assert.equal(replaced.error, undefined, replaced.error?.details)
     assert.deepEqual(replaced.diff?.replaces, ['serviceName'])
   })
+
+  test('`pulumi import` of a disk grown outside, then the program writing a smaller size or none: recorded as its floor with a warning, nothing ordered, never "Cannot shrink"', async () => {
+    const vm = await upOk(urnOf(VM, 'import-host'), vmProgram({ vmName: 'import-host-1' }), null)
+    const created = await upOk(
+      urnOf('provider:index:LiteDisk', 'made'),
+      { productId: 60, cycle: 'm', liteAccountId: Number(vm.id), serviceName: 'import-disk-1', size: 60 },
+      null,
+    )
+    // Grown in the portal, then imported into another stack (a program adopting it).
+    await emulator.control('PATCH', `/accounts/${created.id}`, { extra_details: { size: 80 } })
+    const cases: [string, (program: WireMap) => WireMap][] = [
+      ['size 60', (program) => ({ ...program, size: 60 })],
+      ['size left out', ({ size: _size, ...program }) => program],
+    ]
+    for (const [name, write] of cases) {
+      const urn = urnOf('provider:index:LiteDisk', `imported-${name.replace(/ /g, '-')}`)
+      const imported = await model.import(urn, created.id)
+      assert.equal(imported.outputs.size, 80, 'the import reads the size the disk has')
+      const program = write(imported.program)
+      const logged = engine.logs.length
+      const { value: result, kinds } = await ordersOf(() => model.up(urn, program, imported))
+      assert.equal(result.error, undefined, `${name}: ${result.error?.details}`)
+      assert.equal(result.op, 'update', `${name}: ${JSON.stringify(result.diff)}`)
+      assert.deepEqual(kinds, [], `${name}: nothing is ordered`)
+      const warnings = engine.logs
+        .slice(logged)
+        .filter((l) => l.urn === urn)
+        .map((l) => l.message)
+      assert.ok(
+        warnings.some((m) => m.includes('size 60 is recorded as the floor of an object of 80')),
+        `${name}: ${warnings.join('\n')}`,
+      )
+      const saved = mustSave(result.saved)
+      assert.equal(saved.outputs.size, 60, `${name}: the floor is recorded`)
+      await settled(urn, program, saved)
+      // From then on a smaller size is a shrink like any other.
+      const shrunk = await plugin.check(urn, { ...program, size: 50 }, saved.inputs, saved.outputs)
+      assert.deepEqual(
+        shrunk.failures.map((f) => f.property),
+        ['size'],
+      )
+    }
+  })
 })
 
 describe('replacements that cannot be created', () => {

@@ -149,7 +149,13 @@ export function resourceProviderService(
       .setAcceptoutputs(result.acceptOutputs)
   })
   unary<InstanceType<P['CheckRequest']>>('Check', providerPb.CheckRequest, (r) => {
-    const result = provider.check({ urn: r.getUrn(), type: r.getType(), news: fromStruct(r.getNews()), olds: fromStruct(r.getOlds()) })
+    const result = provider.check({
+      urn: r.getUrn(),
+      type: r.getType(),
+      news: fromStruct(r.getNews()),
+      olds: fromStruct(r.getOlds()),
+      ...(r.hasOldOutputs() ? { oldOutputs: fromStruct(r.getOldOutputs()) } : {}),
+    })
     return new providerPb.CheckResponse().setInputs(toStruct(result.inputs)).setFailuresList(failures(result.failures))
   })
   unary<InstanceType<P['DiffRequest']>>('Diff', providerPb.DiffRequest, async (r) =>

@@ -66,6 +66,8 @@ export interface ConfigureRequest {
 export interface CheckRequest extends ResourceRequest {
   readonly news: WireMap
   readonly olds?: WireMap
+  /** The saved outputs of a resource the engine has in state, sent beside its old inputs by engines that do. */
+  readonly oldOutputs?: WireMap
 }
 
 export interface DiffRequest extends ResourceRequest {

@@ -414,16 +414,24 @@ export class ProviderServer {
    * Pulumi's Check of a resource's inputs: the configuration they mean (each input left out given its
    * default, which the engine then records), every value rule (required inputs included), and against
    * the old inputs, when there are any, the grow-only rule as a plan applies it (not to a replacement,
-   * nor to an input that breaks a value rule already).
+   * nor to an input that breaks a value rule already). With the private state saved beside them, a
+   * grow-only value an import read from the service (PrivateState.floors) takes a smaller one as its
+   * floor, as a plan does.
    */
-  checkInputs(definition: AnyResource, values: ValueMap, olds: ValueMap | null): { config: ValueMap; issues: Diagnostic[] } {
+  checkInputs(
+    definition: AnyResource,
+    values: ValueMap,
+    olds: ValueMap | null,
+    priorPrivate: PrivateState = {},
+  ): { config: ValueMap; issues: Diagnostic[] } {
     const config = withDefaults(definition, values)
     const issues = validateConfig(definition.attributes, config)
     if (olds === null) return { config, issues }
     // An old input left out had its default, as this Check fills it into the new ones.
     const prior = withDefaults(definition, olds)
     const { planned, replace } = planResource(definition, prior, config)
-    return { config, issues: [...issues, ...keptShrinks(definition, prior, planned, replace, issues)] }
+    const floors = new Set(priorPrivate.floors ?? [])
+    return { config, issues: [...issues, ...keptShrinks(definition, prior, planned, replace, issues, floors)] }
   }
 
   /** A lookup's configuration as written. */

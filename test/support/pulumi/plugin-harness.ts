@@ -202,11 +202,16 @@ export class Plugin {
       acceptOutputs: r.getAcceptoutputs(),
     }
   }
-  async check(urn: string, news: WireMap, olds: WireMap = {}) {
-    const r = await this.call<InstanceType<typeof providerPb.CheckResponse>>(
-      'check',
-      new providerPb.CheckRequest().setUrn(urn).setType(typeOf(urn)).setName(nameOf(urn)).setOlds(struct(olds)).setNews(struct(news)),
-    )
+  /** `oldOutputs`: the saved outputs, which the engine sends beside the old inputs of a resource it has in state (the pinned CLI does). */
+  async check(urn: string, news: WireMap, olds: WireMap = {}, oldOutputs?: WireMap) {
+    const request = new providerPb.CheckRequest()
+      .setUrn(urn)
+      .setType(typeOf(urn))
+      .setName(nameOf(urn))
+      .setOlds(struct(olds))
+      .setNews(struct(news))
+    if (oldOutputs !== undefined) request.setOldOutputs(struct(oldOutputs))
+    const r = await this.call<InstanceType<typeof providerPb.CheckResponse>>('check', request)
     return { inputs: js(r.getInputs()), failures: r.getFailuresList().map((f) => ({ property: f.getProperty(), reason: f.getReason() })) }
   }
   async diff(urn: string, id: string, olds: WireMap, oldInputs: WireMap, news: WireMap, ignoreChanges: string[] = []) {
@@ -446,7 +451,7 @@ export class EngineModel {
 
   /** The engine's Check, then Create / Diff and Update, Same or Replace, saving what the engine saves. */
   async up(urn: string, program: WireMap, saved: Saved | null, options: { timeout?: number; preview?: boolean } = {}): Promise<UpResult> {
-    const checked = await this.plugin.check(urn, program, saved?.inputs ?? {})
+    const checked = await this.plugin.check(urn, program, saved?.inputs ?? {}, saved?.outputs)
     if (checked.failures.length > 0) throw new Error(`Check failed: ${JSON.stringify(checked.failures)}`)
     if (saved === null) return this.create(urn, checked.inputs, 'create', options)
     const diff = applyReplaceOnChanges(
