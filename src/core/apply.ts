@@ -879,7 +879,10 @@ export async function applyDelete<C>(
 
 /**
  * A one-shot method on an existing object (see ResourceMethod): its arguments checked as written,
- * then run once. It changes no state; its failure is diagnostics naming the method and the object.
+ * then run once. It changes no state; its failure is diagnostics naming the method and the object,
+ * and, when the object takes no change now for a reason the definition knows (changesRefused: an
+ * unpaid invoice keeps it Pending), that reason, ending with `again`: how the user runs the method
+ * again, in the front end's words.
  */
 export async function runMethod<C>(
   definition: AnyResource,
@@ -888,6 +891,7 @@ export async function runMethod<C>(
   input: ValueMap,
   session: Session<C>,
   progress: (message: string) => void,
+  again = 'run it again',
 ): Promise<{ readonly diagnostics: readonly Diagnostic[]; readonly cause?: unknown }> {
   const issues = [...validateConfig(method.inputs, input, { requireInputs: true }), ...checkMethodId(definition, id)]
   if (hasErrors(issues)) return { diagnostics: issues }
@@ -907,7 +911,24 @@ export async function runMethod<C>(
     return { diagnostics }
   } catch (thrown) {
     const summary = `${definition.name} ${method.name} of ${id} failed`
-    return { diagnostics: [...diagnostics, ...failureOf(session, thrown, summary, Object.keys(method.inputs))], cause: thrown }
+    const [first, ...rest] = failureOf(session, thrown, summary, Object.keys(method.inputs))
+    const why = first === undefined ? undefined : await refusedNow(definition, id, session, again)
+    const failure = first === undefined ? [] : [why === undefined ? first : { ...first, detail: `${first.detail} ${why}.` }, ...rest]
+    return { diagnostics: [...diagnostics, ...failure], cause: thrown }
+  }
+}
+
+/**
+ * Why the service takes no change of the object now (changesRefused), asked after it refused a method:
+ * the service's own answer says only what status the call needs, not what keeps the object there nor
+ * what to do. Nothing when the run was interrupted, or when the read fails.
+ */
+async function refusedNow<C>(definition: AnyResource, id: string, session: Session<C>, again: string): Promise<string | undefined> {
+  if (definition.changesRefused === undefined || session.signal.aborted) return undefined
+  try {
+    return await definition.changesRefused({ ...contextFor(session, []), id, prior: null, cosmetic: [], afterwards: again })
+  } catch {
+    return undefined
   }
 }
 
@@ -1257,7 +1278,7 @@ async function checkRefused<C>(definition: AnyResource, prior: ValueMap, plan: P
   let why: string | undefined
   try {
     const cosmetic = definition.updates.filter((step) => step.cosmetic === true).flatMap((step) => step.attributes)
-    why = await definition.changesRefused({ ...contextFor(session, []), id, prior: prior as never, cosmetic })
+    why = await definition.changesRefused({ ...contextFor(session, []), id, prior: prior as never, cosmetic, afterwards: 'plan again' })
   } catch {
     return []
   }

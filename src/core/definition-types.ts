@@ -111,12 +111,18 @@ export interface DeleteContext<C, A extends Attributes> extends OperationContext
 
 export interface ChangesRefusedContext<C, A extends Attributes> extends OperationContext<C> {
   readonly id: string
-  readonly prior: State<A>
+  /**
+   * The state recorded, which says whether a read is worth making; null when there is none to go by
+   * (a method the service refused, run on an object named by its id): the read decides.
+   */
+  readonly prior: State<A> | null
   /**
    * The inputs of the definition's `cosmetic` steps (a rename, a label), which the service takes
    * anyway: what the reason may name as still taken; empty when there are none.
    */
   readonly cosmetic: readonly (keyof A & string)[]
+  /** What the user does once the object takes changes, which the reason ends with: "plan again", or how to run a method again. */
+  readonly afterwards: string
 }
 
 export interface PlanCheckContext<C, A extends Attributes> extends OperationContext<C> {

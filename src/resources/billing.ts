@@ -183,25 +183,29 @@ export { objectType, stringType, int64Type }
  * `pay_with_credit_card = false`), or Suspended (an administrative suspension or an overdue renewal),
  * when the service refuses every change but a cosmetic one (its status rules): `cosmetic` names the
  * inputs of the resource's cosmetic steps, core's ChangesRefusedContext (none: it takes no change at
- * all). A read is made only when the recorded status is one of these; what the read shows decides (an
- * invoice paid since, or an account unsuspended since, is no reason). The reason ends with what to do.
+ * all). A read is made only when the recorded status is one of these, or when no state is recorded (a
+ * method the service refused); what the read shows decides (an invoice paid since, or an account
+ * unsuspended since, is no reason). The reason ends with what to do, then `afterwards`.
  */
 export async function awaitingPayment(
-  ctx: { readonly prior: { readonly status?: unknown }; readonly cosmetic: readonly string[] },
+  ctx: { readonly prior: { readonly status?: unknown } | null; readonly cosmetic: readonly string[]; readonly afterwards: string },
   what: string,
   read: () => Promise<Account<unknown>>,
 ): Promise<string | undefined> {
-  const { prior, cosmetic } = ctx
-  if (typeof prior.status !== 'string' || !(statusIs(prior.status, 'Pending') || statusIs(prior.status, 'Suspended'))) return undefined
+  const { prior, cosmetic, afterwards } = ctx
+  const recorded = prior?.status
+  if (prior !== null && (typeof recorded !== 'string' || !(statusIs(recorded, 'Pending') || statusIs(recorded, 'Suspended')))) {
+    return undefined
+  }
   const account = await read()
   // What the service still takes: a change of the cosmetic inputs, when the resource has any.
   const taken = cosmetic.length === 0 ? '' : ` other than ${cosmetic.join(' or ')}`
   if (statusIs(account.status, 'Suspended')) {
-    return `${what} ${account.account_id} is Suspended, and the service takes no change of it${taken} until it is unsuspended: have its overdue invoices paid in the portal (or ask support), then plan again`
+    return `${what} ${account.account_id} is Suspended, and the service takes no change of it${taken} until it is unsuspended: have its overdue invoices paid in the portal (or ask support), then ${afterwards}`
   }
   const invoice = account.last_invoice
   if (!statusIs(account.status, 'Pending') || invoice === null || !statusIs(invoice.status, 'Unpaid')) return undefined
-  return `${what} ${account.account_id} is Pending until invoice ${invoice.id} is paid, and the service takes no change of it${taken} until then: pay the invoice in the portal, then plan again`
+  return `${what} ${account.account_id} is Pending until invoice ${invoice.id} is paid, and the service takes no change of it${taken} until then: pay the invoice in the portal, then ${afterwards}`
 }
 
 /**

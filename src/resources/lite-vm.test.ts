@@ -694,6 +694,32 @@ describe('provider_lite_keypair', () => {
 })
 
 describe('provider_lite_vm: methods', () => {
+  test('a method on a VM Pending with its invoice unpaid: the failure names the invoice and what to do, then how to run it again', async () => {
+    const { h, config } = await setup()
+    const created = await h.tryCreate(vm, { ...config, pay_with_credit_card: false })
+    const id = String(created.state?.id)
+    const power = vm.methods?.find((m) => m.name === 'power')
+    assert.ok(power)
+    const again = 'run the action again: `terraform apply -invoke=action.provider_lite_vm_power.<name>`'
+    const outcome = await runMethod(vm, power, id, { state: 'stop' }, h.session, () => {}, again)
+    const errors = outcome.diagnostics.filter((d) => d.severity === 'error')
+    assert.equal(errors.length, 1, JSON.stringify(outcome.diagnostics))
+    const detail = errors[0]?.detail ?? ''
+    assert.match(detail, /is Pending; this action needs Active/, 'the service refusal is kept')
+    assert.match(
+      detail,
+      new RegExp(
+        `Lite VM ${id} is Pending until invoice 700001 is paid, .*pay the invoice in the portal, then run the action again: \`terraform apply -invoke=action.provider_lite_vm_power.<name>\``,
+      ),
+      detail,
+    )
+    // Paid, the same method runs.
+    await h.control('POST', `/accounts/${id}/pay`)
+    h.emulator.advance(600_000)
+    const paid = await runMethod(vm, power, id, { state: 'stop' }, h.session, () => {}, again)
+    assert.deepEqual(paid.diagnostics, [])
+  })
+
   test('the power method on an id that neither group has reports the Lite path, not the Lite Pro fallback', async () => {
     const h = new Harness()
     const power = vm.methods?.find((m) => m.name === 'power')

@@ -183,8 +183,8 @@ export function orderedAccount<X extends Attributes & Record<(typeof ORDER_TIME_
       return unlessTerminated(await ownCall(calls.get(ctx.client, ctx.id, ctx.signal)), observe)
     },
     async changesRefused(ctx: ChangesRefusedContext<Client, X>) {
-      const prior = ctx.prior as { status?: unknown }
-      return awaitingPayment({ prior, cosmetic: ctx.cosmetic }, what, () => calls.get(ctx.client, ctx.id, ctx.signal))
+      const prior = ctx.prior as { status?: unknown } | null
+      return awaitingPayment({ ...ctx, prior }, what, () => calls.get(ctx.client, ctx.id, ctx.signal))
     },
     readyForChanges: (ctx: OperationContext<Client> & { readonly id: string; readonly timeoutMs: number }) =>
       untilChangesTaken(ctx, what, () => calls.get(ctx.client, ctx.id, ctx.signal)),

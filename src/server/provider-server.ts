@@ -223,6 +223,7 @@ export class ProviderServer {
   /**
    * A one-shot method of a resource on the object `id` (a Terraform action, a Pulumi method call), in
    * an operation frame bounded by the method's timeout. Nothing is ordered, so no order is journalled.
+   * `again`: how the front end's user runs it again, which a refusal the definition can explain ends with.
    */
   async runMethod(
     definition: AnyResource,
@@ -231,9 +232,10 @@ export class ProviderServer {
     input: ValueMap,
     session: Session<unknown>,
     progress: (message: string) => void,
+    again?: string,
   ): Promise<{ readonly diagnostics: readonly Diagnostic[]; readonly cause?: unknown }> {
     return withOperation(session, parseDuration(method.timeout) ?? undefined, () =>
-      runMethod(definition, method, id, input, session, progress),
+      runMethod(definition, method, id, input, session, progress, again),
     )
   }
 

@@ -333,7 +333,12 @@ function renderAction(resource: AnyResource, method: AnyMethod, typeName: string
     `or run it from a resource's \`lifecycle\` block with an \`action_trigger\` (\`events = [after_create, after_update]\`). ` +
       'Triggered after a change of its object that failed, it is not run (an error says so): the next apply makes the change ' +
       'again and runs it then. Progress is shown as it goes. An interrupt (Ctrl-C) stops the provider waiting, not the ' +
-      'operation at the service.',
+      'operation at the service.' +
+      (resource.changesRefused === undefined
+        ? ''
+        : ` The service runs it only on an object it takes changes of: on a \`${resourceType}\` that stays Pending ` +
+          'until its invoice is paid (ordered with `pay_with_credit_card = false`, and triggered `after_create`), or is Suspended, ' +
+          'the error says so and what to do: pay the invoice in the portal, then run the action with `terraform apply -invoke`.'),
     '',
     ...exampleSection(options.exampleOf('actions', typeName)),
     ...schemaSection(

@@ -157,6 +157,46 @@ describe(`actions under ${CLIENT.key}`, () => {
       assert.equal(next.code, 0, `an action_trigger runs on its events only: ${describeRun(next)}`)
     })
 
+    test('an action_trigger after_create on a VM ordered unpaid: the error names the unpaid invoice, says to pay it and how to run the action again; paid, -invoke runs it', async () => {
+      const ws = await e2e.workspace()
+      const config = [
+        PROVIDER_BLOCKS,
+        block('resource', 'provider_lite_keypair', 'k', { name: 'e2e-unpaid-action-key' }),
+        action('provider_lite_vm_power', 'stop_unpaid', { id: 'caller.id', state: '"stop"' }),
+        triggered(
+          'provider_lite_vm',
+          'unpaid',
+          vm('e2e-unpaid-act', { pay_with_credit_card: false }),
+          ['after_create'],
+          ['action.provider_lite_vm_power.stop_unpaid'],
+        ),
+      ]
+      await ws.write(config.join('\n'))
+      const applied = await ws.apply()
+      assert.equal(applied.code, 1, describeRun(applied))
+      const id = String((await ws.stateOf('provider_lite_vm.unpaid')).id)
+      const invoice = (await e2e.emulator.account(id))?.last_invoice?.id
+      const said = applied.stderr.replace(/[\s│]+/g, ' ')
+      assert.match(said, /is Pending; this action needs Active/, describeRun(applied))
+      assert.match(
+        said,
+        new RegExp(
+          `Lite VM ${id} is Pending until invoice ${String(invoice)} is paid, .*pay the invoice in the portal, then run the action again: ` +
+            '`terraform apply -invoke=action\\.provider_lite_vm_power\\.<name>`',
+        ),
+        describeRun(applied),
+      )
+      await e2e.emulator.control('POST', `/accounts/${id}/pay`)
+      const deadline = Date.now() + 10_000
+      while ((await e2e.emulator.account(id))?.status !== 'Active') {
+        assert.ok(Date.now() < deadline, `account ${id} did not become Active after payment`)
+        await sleep(100)
+      }
+      const invoked = await ws.apply(['-invoke=action.provider_lite_vm_power.stop_unpaid'])
+      assert.equal(invoked.code, 0, describeRun(invoked))
+      assert.equal((await e2e.emulator.api<{ status: string }>('GET', `/lites/accounts/${id}/vm-details`)).status, 'stopped')
+    })
+
     test('a rebuild interrupted (SIGINT) while it waits ends promptly, having sent exactly one rebuild', async () => {
       const id = String((await e2e.ws.stateOf('provider_lite_vm.web')).id)
       await e2e.emulator.control('PATCH', '/config', { provisioning_delay_ms: 120_000 })

@@ -31,7 +31,17 @@ export async function call(ps: PulumiServer, request: CallRequest): Promise<{ re
     throw new PulumiError(Code.FAILED_PRECONDITION, `${request.tok}: ${what} is not known outside a preview; the method did not run`)
   }
   const session = ps.session(urn || undefined, request.args)
-  const outcome = await ps.server.runMethod(definition, method, id, values, session, (message) => ps.log('info', message, urn || undefined))
+  const progress = (message: string) => ps.log('info', message, urn || undefined)
+  // The program calls the method on every `pulumi up`.
+  const outcome = await ps.server.runMethod(
+    definition,
+    method,
+    id,
+    values,
+    session,
+    progress,
+    `run \`pulumi up\` again, which calls ${request.tok} again`,
+  )
   finished(ps, outcome, urn || undefined, Code.INVALID_ARGUMENT)
   return { return: {} }
 }

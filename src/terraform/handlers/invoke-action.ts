@@ -47,7 +47,9 @@ export async function invokeAction(tf: TerraformServer, request: InvokeAction_Re
       diagnostics = tf.diagnostics([{ severity: 'error', summary: `${request.actionType} not run`, detail, path: ['id'] }])
     } else {
       tf.log.info('action invoked', { action: request.actionType, id })
-      const outcome = await tf.server.runMethod(definition, method, id, input, tf.session(call.signal), progress)
+      // Terraform does not say which action block this is: the user fills in its name.
+      const again = `run the action again: \`terraform apply -invoke=action.${request.actionType}.<name>\``
+      const outcome = await tf.server.runMethod(definition, method, id, input, tf.session(call.signal), progress, again)
       diagnostics = tf.diagnostics(outcome.diagnostics)
     }
   } catch (thrown) {
