@@ -512,6 +512,13 @@ export interface ConfigureMeta<F = unknown> {
   registerSettlement(key: string, settlement: Settlement): () => void
   /** A value that lives as long as the process: made by `create` at the first ask under `key`, the same for every configure after. */
   perProcess<T>(key: string, create: () => T): T
+  /**
+   * A value that lives as long as the engine's run this configure belongs to: made by `create` at the
+   * first ask under `key`, the same for every configure of that run. A process Terraform reattaches
+   * to (the serve mode) serves one command after another, each configuring it once per `provider`
+   * block and per walk; any other process serves one run.
+   */
+  perRun<T>(key: string, create: () => T): T
 }
 
 export interface ProviderDefinition<C, A extends Attributes, F = unknown> {

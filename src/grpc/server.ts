@@ -65,6 +65,8 @@ export interface CallContext {
    * once per provider instance (each `provider` block, each walk), also to a process it reattaches to.
    */
   readonly connection: object
+  /** Runs once the call's connection has closed (at once if it has): the client closed it, exited or was killed. */
+  onConnectionClosed(callback: () => void): void
   /** Runs once the response (trailers included) has been handed to the connection, or the call has died. */
   onFinished(callback: () => void): void
 }
@@ -329,6 +331,11 @@ function handleStream(
     method: path,
     signal: aborter.signal,
     connection: stream.session ?? stream,
+    onConnectionClosed(callback) {
+      const session = stream.session
+      if (session === undefined || session.destroyed) callback()
+      else session.once('close', callback)
+    },
     onFinished(callback) {
       if (done) callback()
       else finished.push(callback)

@@ -40,6 +40,7 @@ function configure(settings: Record<string, string | null>) {
     operation: () => undefined,
     registerSettlement: () => () => undefined,
     perProcess: (_key, create) => create(),
+    perRun: (_key, create) => create(),
   })
 }
 

@@ -294,8 +294,12 @@ export const providerDefinition = defineProvider({
       pollIntervalMs: durationOf('poll_interval', config.poll_interval),
       log: (level, message, fields) => log[level](message, fields),
       ...('database' in journal ? { journalDatabase: journal.database } : { journalDirectory: journal.directory }),
-      // Every client this process configures owns entries as one owner and knows what the others hold.
-      journalOptions: { session: meta.perProcess('order-journal-session', () => newJournalSession()) },
+      // Every client this process configures owns entries as one owner and knows what the others hold;
+      // those of one run (each `provider` block of a command) know its orders as this run's.
+      journalOptions: {
+        session: meta.perProcess('order-journal-session', () => newJournalSession()),
+        run: meta.perRun('order-journal-run', () => new Set<string>()),
+      },
       knownAccountsDirectory: knownAccountsDirectory(),
       operation: meta.operation,
       allowUnrecordedMatch: process.env.PROVIDER_ALLOW_UNRECORDED_MATCH === '1',

@@ -61,6 +61,22 @@ export function perProcess<T>(key: string, create: () => T): T {
   return perProcessValues.get(key) as T
 }
 
+const perRunValues = new WeakMap<object, Map<string, unknown>>()
+
+/**
+ * A value that lives as long as the engine's run `run` stands for (see ConfigureOptions.run): made at the first ask under its key, and the same for every configure of
+ * that run, whichever connection it came on (the order journal's orders of this very run).
+ */
+export function perRun<T>(run: object, key: string, create: () => T): T {
+  let values = perRunValues.get(run)
+  if (values === undefined) {
+    values = new Map()
+    perRunValues.set(run, values)
+  }
+  if (!values.has(key)) values.set(key, create())
+  return values.get(key) as T
+}
+
 /**
  * Registered by whoever builds the API client (the provider definition's configure, through
  * ConfigureMeta), under a key (its journal's location) so that configuring again replaces rather

@@ -55,7 +55,7 @@ import {
   withWriteOnlyValues,
 } from '../core/index.js'
 import type { Applied, ApplyRequest, Change, ChangeRequest, OpenSession, PlannedChange, PlanRequest } from './requests.js'
-import { currentOperation, perProcess, registerSettlement, settleAccount, settlementNotices, withOperation } from './operation.js'
+import { currentOperation, perProcess, perRun, registerSettlement, settleAccount, settlementNotices, withOperation } from './operation.js'
 import { type OrderLimit, PlanLedger } from './pricing.js'
 import { stopSignal } from './process-guard.js'
 import { type Naming, type Registry, TypeIndex } from './registry.js'
@@ -68,6 +68,17 @@ export interface ServerOptions {
   readonly naming: Naming
   /** What such a call is told: which call of the protocol did not come. */
   readonly notConfigured: string
+}
+
+/** What a configure is given besides the configuration. */
+export interface ConfigureOptions {
+  readonly userAgent: string
+  readonly log: Logger
+  /**
+   * The engine's run this configure belongs to (see ConfigureMeta.perRun), the same object for every
+   * configure of that run; each configure is a run of its own without it.
+   */
+  readonly run?: object
 }
 
 interface Configured {
@@ -113,10 +124,7 @@ export class ProviderServer {
    * configured then) and, as they come, the warnings a configured provider gives (see notices); throws
    * what the provider's configure threw (an InputError names the setting).
    */
-  configure(
-    config: ValueMap,
-    meta: { readonly userAgent: string; readonly log: Logger },
-  ): { readonly issues: Diagnostic[]; readonly notices: Promise<Diagnostic[]> } {
+  configure(config: ValueMap, meta: ConfigureOptions): { readonly issues: Diagnostic[]; readonly notices: Promise<Diagnostic[]> } {
     const issues = this.validateConfig(config)
     this.ledger.clear()
     this.takeOvers = new TakeOvers()
@@ -124,9 +132,15 @@ export class ProviderServer {
     return { issues: hasErrors(issues) ? issues : [], notices: this.notices() }
   }
 
-  private configureClient(config: ValueMap, meta: { readonly userAgent: string; readonly log: Logger }): void {
+  private configureClient(config: ValueMap, { run = {}, ...meta }: ConfigureOptions): void {
     const full = Object.fromEntries(Object.keys(this.provider.attributes).map((name) => [name, config[name] ?? null]))
-    const client = this.provider.configure(full, { ...meta, operation: currentOperation, registerSettlement, perProcess })
+    const client = this.provider.configure(full, {
+      ...meta,
+      operation: currentOperation,
+      registerSettlement,
+      perProcess,
+      perRun: (key, create) => perRun(run, key, create),
+    })
     this.configured = {
       client,
       advise: (thrown) => this.provider.advise?.(thrown, full) ?? null,

@@ -67,13 +67,24 @@ export function providerIdentitySchemasResponse(registry: Registry): Uint8Array 
 
 export function providerService(registry: Registry, options: ProviderServiceOptions): ServiceBinding {
   const servers = new WeakMap<object, TerraformServer>()
+  let command: { open: number; readonly run: object } | undefined
   // One server per connection, so per provider instance: a process Terraform reattaches to (the serve
   // mode) is connected to once per `provider` block, each configured with its own settings (an alias
   // with another API key), and once per walk; a launched process serves one connection.
+  // The connections of one command are one run (their orders are this run's, whichever block placed
+  // them): Terraform keeps each open until it exits, so a connection that calls while another that
+  // called is open serves the same command, and one that calls after all have closed a new one (the
+  // next command, or a re-run of one that was killed).
   const tfOf = (call: CallContext): TerraformServer => {
     let tf = servers.get(call.connection)
     if (tf === undefined) {
-      tf = new TerraformServer(registry, options.log, options.userAgent)
+      if (command === undefined || command.open === 0) command = { open: 0, run: {} }
+      const served = command
+      served.open++
+      call.onConnectionClosed(() => {
+        served.open--
+      })
+      tf = new TerraformServer(registry, options.log, options.userAgent, served.run)
       servers.set(call.connection, tf)
     }
     return tf

@@ -42,6 +42,8 @@ export class TerraformServer {
     readonly log: Logger,
     /** e.g. `provider-terraform/0.1.0`; Terraform's version is appended at configure time. */
     readonly userAgent: string,
+    /** The Terraform command this connection serves, the same object for all its connections (see ConfigureOptions.run). */
+    readonly run: object = {},
   ) {
     this.server = new ProviderServer(registry, {
       naming: TERRAFORM_NAMING,

@@ -5,8 +5,14 @@
 // twin stops naming it and saying to plan once without -target, and after that plan it is ordered.
 // Either way each VM is ordered once and none twice. The serve mode (one process every command
 // reattaches to, which Terraform never closes) settles a command's outcomes when its connections close,
-// once the command has exited: the twin is ordered at once under every client.
+// once the command has exited: the twin is ordered at once under every client. In the serve mode the
+// twin may also be in another `provider` block of the same key, applied after the first in one command:
+// Terraform connects once per block, and both connections are that one run, so each VM is ordered
+// once (before, the second stopped, naming the first as an earlier run's account no state named). The
+// next command is another run all the same: one whose state lost the first VM stops, naming it.
 import assert from 'node:assert/strict'
+import { rm } from 'node:fs/promises'
+import { join } from 'node:path'
 import { describe, test } from 'node:test'
 import { block, describeRun } from '../support/e2e/harness.js'
 import { caseLane } from '../support/faults/accounted.js'
@@ -64,6 +70,55 @@ describe('an identical VM applied with -target straight after the run that made 
         assert.equal(targeted.code, 0, describeRun(targeted))
         assert.deepEqual(byKind((await lane.em.orders()).orders), { [vm.kind]: 2 })
         assert.equal((await ws.run(['plan', '-detailed-exitcode', '-input=false'], { env })).code, 0, 'both are in state')
+      } finally {
+        await served.stop()
+      }
+    })
+
+    test(`${client.key}, served: the twin in another provider block, applied in the same command; one order each`, {
+      timeout: 180_000,
+    }, async () => {
+      await freshEmulator(lane.em, 200)
+      const ids = await vm.setup(lane.em)
+      const ws = await lane.workspace(client)
+      const served = await serveProvider(ws.dir, lane.em)
+      try {
+        const env = { TF_REATTACH_PROVIDERS: served.reattach }
+        const other = 'provider "provider" {\n  alias         = "other"\n  poll_interval = "150ms"\n}\n'
+        const twin = block('resource', `provider_${vm.resource}`, 'twin', vm.inputs(ids)).replace(
+          '{\n',
+          `{\n  provider   = provider.other\n  depends_on = [provider_${vm.resource}.web]\n`,
+        )
+        await ws.write([providerBlock(), other, block('resource', `provider_${vm.resource}`, 'web', vm.inputs(ids)), twin].join('\n'))
+        const applied = await ws.run(['apply', '-auto-approve', '-input=false'], { env })
+        assert.equal(applied.code, 0, describeRun(applied))
+        assert.deepEqual(byKind((await lane.em.orders()).orders), { [vm.kind]: 2 })
+        assert.equal((await ws.run(['plan', '-detailed-exitcode', '-input=false'], { env })).code, 0, 'both are in state')
+      } finally {
+        await served.stop()
+      }
+    })
+
+    test(`${client.key}, served: the next command, whose state lost the VM, stops naming it; one order`, { timeout: 180_000 }, async () => {
+      await freshEmulator(lane.em, 200)
+      const ids = await vm.setup(lane.em)
+      const ws = await lane.workspace(client)
+      const served = await serveProvider(ws.dir, lane.em)
+      try {
+        const env = { TF_REATTACH_PROVIDERS: served.reattach }
+        await ws.write([providerBlock(), block('resource', `provider_${vm.resource}`, 'web', vm.inputs(ids))].join('\n'))
+        // A state the provider cannot read (as a remote backend's): nothing confirms the VM at the close.
+        const args = ['apply', '-auto-approve', '-input=false', '-no-color', '-state=elsewhere.tfstate']
+        const created = await ws.run(args, { env })
+        assert.equal(created.code, 0, describeRun(created))
+        await rm(join(ws.dir, 'elsewhere.tfstate'))
+        const again = await ws.run(args, { env })
+        assert.equal(again.code, 1, describeRun(again))
+        assert.match(
+          (again.stdout + again.stderr).replace(/[│\s]+/g, ' '),
+          /account \d+ was ordered .* handed to the engine of an earlier run/,
+        )
+        assert.deepEqual(byKind((await lane.em.orders()).orders), { [vm.kind]: 1 })
       } finally {
         await served.stop()
       }

@@ -196,6 +196,11 @@ export interface JournalOptions {
   readonly alive?: (pid: number, started?: string) => boolean
   /** This user's accounts handed to an engine from any directory of this machine (known-accounts.ts). */
   readonly index?: KnownAccounts | undefined
+  /**
+   * The entries of this very run (see OrderJournal.ownRun), shared by every journal the engine's run
+   * configures. Default: the journal's own, a run of its own.
+   */
+  readonly run?: Set<string>
 }
 
 /**
@@ -217,9 +222,11 @@ export class OrderJournal {
    * the process's, and a process can serve one run after another (Terraform's serve mode reattaches
    * every command to one process, which configures a new client, so a new journal, for each): an entry
    * of this owner that another journal of the process opened is an earlier run's, whose engine may have
-   * been killed before it saved what it was handed, or that still has it in flight.
+   * been killed before it saved what it was handed, or that still has it in flight. The journals of one
+   * run (a command's `provider` blocks, each configured on a connection of its own) share it (see
+   * JournalOptions.run).
    */
-  private readonly ownRun = new Set<string>()
+  private readonly ownRun: Set<string>
   private readonly index: KnownAccounts | undefined
 
   constructor(
@@ -232,6 +239,7 @@ export class OrderJournal {
     this.store = typeof store === 'string' ? new FileJournalStore(store, this.owner, options.alive ?? processAlive) : store
     this.held = session.held
     this.handedOver = session.handedOver
+    this.ownRun = options.run ?? new Set()
     this.index = options.index
     const pidAlive = options.alive ?? processAlive
     this.aliveHere = (owner) => owner.token === this.owner.token || ownerAliveHere(this.owner, owner, pidAlive)
