@@ -912,10 +912,20 @@ export async function runMethod<C>(
   } catch (thrown) {
     const summary = `${definition.name} ${method.name} of ${id} failed`
     const [first, ...rest] = failureOf(session, thrown, summary, Object.keys(method.inputs))
-    const why = first === undefined ? undefined : await refusedNow(definition, id, session, again)
+    const why = first === undefined || !refusedByService(thrown) ? undefined : await refusedNow(definition, id, session, again)
     const failure = first === undefined ? [] : [why === undefined ? first : { ...first, detail: `${first.detail} ${why}.` }, ...rest]
     return { diagnostics: [...diagnostics, ...failure], cause: thrown }
   }
+}
+
+/**
+ * The service answered the method's call and refused it (a mutating call answered 4xx, read structurally:
+ * `changeRefused` and the client's `fault`), as it refuses a change of an object whose status takes none.
+ * A 5xx, or no answer, is no such refusal: a read after it would only spend the time of a failing service.
+ */
+function refusedByService(thrown: unknown): boolean {
+  const answer = thrown as { changeRefused?: unknown; fault?: unknown } | null
+  return answer?.changeRefused === true && answer.fault === 'client'
 }
 
 /**

@@ -720,6 +720,27 @@ describe('provider_lite_vm: methods', () => {
     assert.deepEqual(paid.diagnostics, [])
   })
 
+  test('a method the service failed (5xx) or left unanswered ends there: no read after it, which could only add the time of a failing service', async () => {
+    const { h, config } = await setup()
+    const id = String((await h.create(vm, config)).id)
+    const power = vm.methods?.find((m) => m.name === 'power')
+    assert.ok(power)
+    for (const fault of [{ status: 503, mode: 'error' }, { mode: 'drop_after' }]) {
+      await h.control('DELETE', '/faults')
+      await h.control('POST', '/faults', { method: 'PUT', path: '/lites/accounts/*/vm-state/*', count: -1, ...fault })
+      await h.requests()
+      const outcome = await runMethod(vm, power, id, { state: 'stop' }, h.session, () => {})
+      assert.ok(
+        outcome.diagnostics.some((d) => d.severity === 'error'),
+        JSON.stringify(outcome.diagnostics),
+      )
+      const calls = (await h.requests()).map((e) => `${e.method} ${e.path}`)
+      const last = calls.findLastIndex((call) => call.startsWith('PUT '))
+      assert.ok(last >= 0, JSON.stringify(calls))
+      assert.deepEqual(calls.slice(last + 1), [], `${fault.mode}: nothing is read after the failed call`)
+    }
+  })
+
   test('the power method on an id that neither group has reports the Lite path, not the Lite Pro fallback', async () => {
     const h = new Harness()
     const power = vm.methods?.find((m) => m.name === 'power')
