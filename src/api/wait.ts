@@ -3,7 +3,7 @@
 // operation timeout.
 import { ApiError, formatDuration, TransportError, WaitError } from './errors.js'
 import { type Account, type Invoice, statusIs } from './models.js'
-import type { Logger, Sleep } from './transport.js'
+import { type Logger, retryableStatus, type Sleep } from './transport.js'
 
 export interface WaitOptions {
   /** The operation's timeout; the wait fails with reason 'timeout' after it. */
@@ -123,10 +123,14 @@ export async function waitForActive<A extends Account<unknown>>(
   }
 }
 
-/** A failed read that a later one may get past: a server error, a rate limit, or no answer (not one the caller cancelled). */
+/**
+ * A failed read that a later one may get past: a server error of a passing outage (the 500, 502, 503
+ * and 504 the transport asks again after), a rate limit, or no answer (not one the caller cancelled).
+ * Another 5xx (501 Not Implemented, 505, 511 ...) is no outage: it ends the wait at once, the order kept.
+ */
 function passing(error: unknown): error is ApiError | TransportError {
   if (error instanceof TransportError) return error.reason !== 'cancelled'
-  return error instanceof ApiError && (error.status === 429 || error.status >= 500)
+  return error instanceof ApiError && (error.status === 429 || retryableStatus(error.status))
 }
 
 function defined<T extends Record<string, unknown>>(values: T): { [K in keyof T]?: Exclude<T[K], undefined> } {
