@@ -271,6 +271,18 @@ describe('retries', () => {
     assert.doesNotMatch((await rejects(once.client.lites.getVm('1'), ApiError)).message, /attempts/, 'one attempt has no history')
   })
 
+  test('a 5xx not asked again because the operation has no time left says so, not "to all 1 attempts"', async () => {
+    const frame = { timeoutMs: 100, onFinish: () => undefined }
+    const { client, requests } = testClient([fail(503, 'busy'), ok(VM)], { operation: () => frame })
+    const error = await rejects(client.lites.getVm('1'), ApiError)
+    assert.equal(requests.length, 1)
+    assert.doesNotMatch(error.message, /all 1 attempts/, error.message)
+    assert.match(
+      error.message,
+      /The service answered 503 to the one attempt the operation's timeout left time for; the request was given up/,
+    )
+  })
+
   test('a 429 with Retry-After: 0 is asked again ever less often, never at once; without Retry-After after 1 s', async () => {
     const zero = () => fail(429, 'slow down', { 'retry-after': '0' })
     const { client, clock } = testClient([zero(), zero(), zero(), zero(), ok(VM)], { random: () => 0 })

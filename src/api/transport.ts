@@ -240,10 +240,13 @@ export class Transport {
   /** The last 5xx of a request that was asked again, with what every attempt got: the service is failing, not this one call. */
   private gaveUp(error: ApiError, statuses: readonly number[], started: number): ApiError {
     const same = statuses.every((status) => status === statuses[0])
-    error.history =
-      `${same ? `${statuses[0]} to all ${statuses.length} attempts` : `${statuses.join(', ')} to ${statuses.length} attempts`} ` +
-      `over ${formatDuration(this.options.now() - started)}; the request was given up. The service is failing: try again later, ` +
-      'or check its status'
+    // One status: the operation's timeout left no time to ask again (the attempts left would ask).
+    const answered =
+      statuses.length === 1
+        ? `${statuses[0]} to the one attempt the operation's timeout left time for`
+        : `${same ? `${statuses[0]} to all ${statuses.length} attempts` : `${statuses.join(', ')} to ${statuses.length} attempts`} ` +
+          `over ${formatDuration(this.options.now() - started)}`
+    error.history = `${answered}; the request was given up. The service is failing: try again later, or check its status`
     error.refreshMessage()
     return error
   }
