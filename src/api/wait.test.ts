@@ -175,13 +175,11 @@ describe('waitForActive', () => {
 
   test('a server error the service does not answer for a passing outage (501) ends the wait at once, as the transport does not ask again', async () => {
     const { client, requests } = testClient([ok(vm('Pending')), fail(501, 'Not Implemented')])
-    const started = Date.now()
     await assert.rejects(
       client.waitForActive(() => client.lites.getVm('100042'), { timeoutMs: 3_600_000, describe: 'Metal server' }),
       (error: unknown) => error instanceof ApiError && error.status === 501,
     )
     assert.equal(requests.length, 2, 'no poll after the 501')
-    assert.ok(Date.now() - started < 5_000)
   })
 
   test('a read refused for a reason of the caller (401) still ends the wait at once', async () => {
