@@ -175,11 +175,15 @@ function tooLateToSend(name: TimeoutName, elapsedMs: number, timeoutMs: number, 
 /**
  * What to do about a wait that ran out of the operation's timeout (the API client's wait error, read
  * structurally: reason 'timeout' and the time it waited): raise that timeout, named with its value.
- * Empty for any other failure, a request's own timeout included.
+ * Empty for any other failure, a request's own timeout included, and for a wait the service's failures
+ * ended.
  */
 function raiseTimeout(thrown: unknown, name: TimeoutName, timeoutMs: number): string {
   const wait = thrown as { reason?: unknown; elapsedMs?: unknown } | null
   if (!(thrown instanceof Error) || wait?.reason !== 'timeout' || typeof wait.elapsedMs !== 'number') return ''
+  // A wait whose reads the service was failing when it ran out (the error's cause): the service, not
+  // the time it needs, kept the answer away, and the message names that failure.
+  if (thrown.cause !== undefined) return ''
   const seconds = Math.round(timeoutMs / 1000)
   const text = seconds % 60 === 0 ? `${seconds / 60}m` : `${seconds}s`
   return ` The ${name} timeout is ${text}: if the service needs longer, raise timeouts.${name}.`

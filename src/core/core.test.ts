@@ -676,6 +676,22 @@ describe('apply: a wait that runs out of its timeout', () => {
     assert.match(kept?.detail ?? '', /The create timeout is 2m: if the service needs longer, raise timeouts\.create\.$/)
   })
 
+  test('a wait that ran out while the service failed its reads gives no such advice: the service, not the time, was short', async () => {
+    const failing: typeof boxDefinition = {
+      ...boxDefinition,
+      async create(ctx) {
+        ctx.checkpoint({ id: '1', status: 'Pending' })
+        throw Object.assign(waitTimeout(), { cause: new Error('HTTP 503 on GET /boxes/1') })
+      },
+    }
+    const outcome = await applyCreate(failing, planResource(boxDefinition, null, { name: 'alpha' }).planned, session())
+    assert.equal(outcome.state?.id, '1')
+    assert.ok(
+      outcome.diagnostics.every((d) => !/raise timeouts/.test(d.detail)),
+      JSON.stringify(outcome.diagnostics),
+    )
+  })
+
   test('a create that failed otherwise after its order gives no such advice', async () => {
     const refused: typeof boxDefinition = {
       ...boxDefinition,
