@@ -61,6 +61,12 @@ async function withEnv<T>(values: Record<string, string | undefined>, run: () =>
 }
 
 describe('order_journal', () => {
+  test('a directory whose name reads like a keyword/value string is refused saying to start it with ./, and is accepted so', () => {
+    const [issue] = validateConfig(provider.attributes, { order_journal: 'service=prod-journal' })
+    assert.match(issue?.detail ?? '', /start it with \.\//)
+    assert.deepEqual(validateConfig(provider.attributes, { order_journal: './service=prod-journal' }), [])
+  })
+
   for (const [what, value] of Object.entries(NOT_A_DIRECTORY)) {
     test(`with ${what} is refused by validation, naming order_journal and not showing the value`, () => {
       const issues = validateConfig(provider.attributes, { order_journal: value })

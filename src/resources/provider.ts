@@ -77,7 +77,7 @@ export function journalSettingProblem(value: string): string | null {
     return `looks like a connection string without its scheme (user:password@host): write it as ${CONNECTION_STRING}`
   }
   if (KEYWORD_VALUE.test(value)) {
-    return `looks like a keyword/value connection string (host=… password=…), which the journal does not read: write it as ${CONNECTION_STRING}`
+    return `looks like a keyword/value connection string (host=… password=…), which the journal does not read: write it as ${CONNECTION_STRING} (a directory whose name reads like one: start it with ./)`
   }
   return null
 }
