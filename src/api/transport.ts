@@ -8,7 +8,11 @@ import { ApiError, cancelled, DecodeError, formatDuration, type RequestContext, 
 import { scrubSecrets } from './redact.js'
 import { SharedReads } from './shared-reads.js'
 
-export type LogLevel = 'trace' | 'debug' | 'info' | 'warn' | 'error'
+/**
+ * `status`: what a long operation is doing now (waiting for Active). A front end with a status line per
+ * resource (Pulumi) shows it there and keeps it out of the diagnostics printed at the end; others log it as `info`.
+ */
+export type LogLevel = 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'status'
 export type Logger = (level: LogLevel, message: string, fields?: Record<string, unknown>) => void
 export type FetchFunction = (request: Request) => Promise<Response>
 export type Sleep = (ms: number, signal?: AbortSignal) => Promise<void>

@@ -56,6 +56,24 @@ describe('waitForActive', () => {
     assert.deepEqual(clock.sleeps, [5000, 7500, 11250])
   })
 
+  test('says where it stands as a status line: at the first read, at each change of status and every 10 s', async () => {
+    // Reads at 0, 5 s, 12.5 s, 23.75 s, 40.6 s, 65.9 s: a report at the first read, at each read 10 s or more
+    // after the last report, and at the end.
+    const replies = [ok(vm('Pending')), ok(vm('Pending')), ok(vm('Pending')), ok(vm('Pending')), ok(vm('Pending')), ok(vm('Active'))]
+    const { client, logs } = testClient(replies)
+    await client.waitForActive(() => client.lites.getVm('100042'), { timeoutMs: 1_200_000, describe: 'Lite VM', accountId: '100042' })
+    assert.deepEqual(
+      logs.filter((l) => l.level === 'status').map((l) => l.message),
+      [
+        'waiting for Lite VM 100042 to become Active: Pending (gives up after 20m0s)',
+        'waiting for Lite VM 100042 to become Active: Pending after 13s (gives up after 20m0s)',
+        'waiting for Lite VM 100042 to become Active: Pending after 24s (gives up after 20m0s)',
+        'waiting for Lite VM 100042 to become Active: Pending after 41s (gives up after 20m0s)',
+        'Lite VM 100042 is Active after 1m6s',
+      ],
+    )
+  })
+
   test('the interval grows no further than pollMaxIntervalMs', async () => {
     const replies = [...Array.from({ length: 6 }, () => ok(vm('Pending'))), ok(vm('Active'))]
     const { client, clock } = testClient(replies, { pollIntervalMs: 1000, pollMaxIntervalMs: 2000 })

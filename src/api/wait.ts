@@ -36,6 +36,8 @@ export interface WaitSettings {
 /** The real service may show a new account a little after the order answered. */
 export const NOT_FOUND_GRACE_MS = 30_000
 const BACKOFF_FACTOR = 1.5
+/** How often a wait says again where it stands when nothing changed (a status line, see LogLevel). */
+export const STATUS_EVERY_MS = 10_000
 
 export async function waitForActive<A extends Account<unknown>>(
   settings: WaitSettings,
@@ -57,6 +59,19 @@ export async function waitForActive<A extends Account<unknown>>(
     return new WaitError(reason, message, details, cause === undefined ? undefined : { cause })
   }
   const cancelled = () => fail('cancelled', `Stopped waiting for ${name()} to become Active: cancelled`)
+  let reported: { status: string; at: number } | undefined
+  /** Where the wait stands, at its first read, at each change of status and every STATUS_EVERY_MS. */
+  const report = (status: string) => {
+    const at = settings.now()
+    if (reported !== undefined && reported.status === status && at - reported.at < STATUS_EVERY_MS) return
+    reported = { status, at }
+    const spent = elapsed()
+    const after = spent < 1000 ? '' : ` after ${formatDuration(spent)}`
+    settings.log(
+      'status',
+      `waiting for ${name()} to become Active: ${status}${after} (gives up after ${formatDuration(options.timeoutMs)})`,
+    )
+  }
 
   for (;;) {
     if (options.signal?.aborted) throw cancelled()
@@ -94,10 +109,15 @@ export async function waitForActive<A extends Account<unknown>>(
       orderId ??= account.order_id
       lastStatus = account.status
       settings.log('debug', `waiting for ${name()}: ${account.status}`, { account_id: accountId, status: lastStatus })
-      if (statusIs(account.status, 'Active')) return { account }
+      if (statusIs(account.status, 'Active')) {
+        // The last status line stays on the resource's row after the operation: it says how the wait ended.
+        if (reported !== undefined) settings.log('status', `${name()} is Active after ${formatDuration(elapsed())}`)
+        return { account }
+      }
       if (statusIs(account.status, 'Pending')) {
         const invoice = account.last_invoice
         if (invoice !== null && statusIs(invoice.status, 'Unpaid')) return { account, unpaidInvoice: invoice }
+        report(account.status)
       } else if (statusIs(account.status, 'Suspended') || statusIs(account.status, 'Terminated')) {
         throw fail('status', `${name()} is ${account.status}; it will not become Active`)
       }

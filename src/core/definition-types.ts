@@ -12,6 +12,14 @@ export interface Logger {
   info(message: string, fields?: Record<string, unknown>): void
   warn(message: string, fields?: Record<string, unknown>): void
   error(message: string, fields?: Record<string, unknown>): void
+  /** What a long operation is doing now, replacing the last such line; a logger without it logs the line as `info` (logAt). */
+  status?(message: string, fields?: Record<string, unknown>): void
+}
+
+/** Logs at `level`; `status` falls back to `info` on a logger that shows no status line. */
+export function logAt(log: Logger, level: keyof Logger, message: string, fields?: Record<string, unknown>): void {
+  if (level === 'status' && log.status === undefined) log.info(message, fields)
+  else log[level]?.(message, fields)
 }
 
 export const silentLogger: Logger = { trace() {}, debug() {}, info() {}, warn() {}, error() {} }

@@ -249,19 +249,19 @@ export class EngineLogger {
     this.client = address ? createGrpcClient(address) : undefined
   }
 
-  readonly log: EngineLog = (severity, message, urn) => {
-    const client = this.client
-    if (!client) {
-      if (severity !== 'debug') process.stderr.write(`${severity}: ${message}\n`)
-      return
+  readonly log: EngineLog = (severity, message, urn, ephemeral = false) => {
+    // A status line is worth showing only where it replaces the one before: not on stderr.
+    const fallback = () => {
+      if (severity !== 'debug' && !ephemeral) process.stderr.write(`${severity}: ${message}\n`)
     }
+    const client = this.client
+    if (!client) return fallback()
     const request = new enginePb.LogRequest()
       .setSeverity(SEVERITY[severity] as never)
       .setMessage(message)
       .setUrn(urn ?? '')
-    client.call('/pulumirpc.Engine/Log', request.serializeBinary()).catch(() => {
-      if (severity !== 'debug') process.stderr.write(`${severity}: ${message}\n`)
-    })
+      .setEphemeral(ephemeral)
+    client.call('/pulumirpc.Engine/Log', request.serializeBinary()).catch(fallback)
   }
 
   close(): void {

@@ -32,8 +32,11 @@ import { decodeMap, encodeMap, META_KEY, plain, secretStrings, type WireMap, wir
 
 export type Severity = 'debug' | 'info' | 'warning' | 'error'
 
-/** Where logs go: the engine's Log service (the adapter falls back to stderr). */
-export type EngineLog = (severity: Severity, message: string, urn?: string) => void
+/**
+ * Where logs go: the engine's Log service (the adapter falls back to stderr). `ephemeral`: a status line,
+ * shown on the resource's row while it runs and left out of the diagnostics the CLI prints at the end.
+ */
+export type EngineLog = (severity: Severity, message: string, urn?: string, ephemeral?: boolean) => void
 
 export function isEmptyMap(map: WireMap): boolean {
   return Object.keys(map).filter((k) => k !== META_KEY).length === 0
@@ -212,12 +215,22 @@ export class PulumiServer {
 
   /** Core's logger onto Engine.Log; any known secret value is scrubbed from the text. */
   logger(urn: string | undefined, secrets: ReadonlySet<string>): Logger {
-    const send = (severity: Severity) => (message: string, fields?: Record<string, unknown>) => {
-      let text = fields && Object.keys(fields).length > 0 ? `${message} ${safeJson(fields)}` : message
-      for (const value of secrets) text = text.split(value).join('[secret]')
-      this.log(severity, text, urn)
+    const send =
+      (severity: Severity, ephemeral = false) =>
+      (message: string, fields?: Record<string, unknown>) => {
+        let text = fields && Object.keys(fields).length > 0 ? `${message} ${safeJson(fields)}` : message
+        for (const value of secrets) text = text.split(value).join('[secret]')
+        if (ephemeral) this.log(severity, text, urn, true)
+        else this.log(severity, text, urn)
+      }
+    return {
+      trace: send('debug'),
+      debug: send('debug'),
+      info: send('info'),
+      warn: send('warning'),
+      error: send('error'),
+      status: send('info', true),
     }
-    return { trace: send('debug'), debug: send('debug'), info: send('info'), warn: send('warning'), error: send('error') }
   }
 }
 

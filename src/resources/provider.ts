@@ -20,6 +20,7 @@ import {
   durationProblem,
   InputError,
   int64,
+  logAt,
   parseDuration,
   range,
   string,
@@ -292,7 +293,7 @@ export const providerDefinition = defineProvider({
       userAgent: meta.userAgent,
       requestTimeoutMs: durationOf('request_timeout', config.request_timeout),
       pollIntervalMs: durationOf('poll_interval', config.poll_interval),
-      log: (level, message, fields) => log[level](message, fields),
+      log: (level, message, fields) => logAt(log, level, message, fields),
       ...('database' in journal ? { journalDatabase: journal.database } : { journalDirectory: journal.directory }),
       // Every client this process configures owns entries as one owner and knows what the others hold;
       // those of one run (each `provider` block of a command) know its orders as this run's.

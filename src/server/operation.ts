@@ -6,7 +6,7 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks'
 import type { LogLevel, OperationFrame, Rehearsed } from '../api/index.js'
-import type { Session, Settlement } from '../core/index.js'
+import { logAt, type Session, type Settlement } from '../core/index.js'
 
 /** The frame of one operation; what it means is declared once, where it is read (the API client's OperationFrame). */
 function newFrame(
@@ -23,7 +23,7 @@ function newFrame(
     timeoutMs,
     onFinish: (callback: Finisher): void => void finishers.push(callback),
     warn,
-    log: (level: LogLevel, message: string, fields?: Record<string, unknown>) => log[level](message, fields),
+    log: (level: LogLevel, message: string, fields?: Record<string, unknown>) => logAt(log, level, message, fields),
   }
   return rehearsal === undefined ? frame : { ...frame, rehearsal }
 }
