@@ -448,6 +448,25 @@ describe('order journal', () => {
     assert.equal(requests.filter((r) => r.method === 'POST').length, 1, 'nothing is ordered again')
   })
 
+  test("the probe's refusal (a 405: no GET on the order's path) is an answer it expects: not shown as a failed request", async () => {
+    const op = frame(undefined, 60_000)
+    const created = new Date(1_000_000).toISOString().slice(0, 19).replace('T', ' ')
+    const { client, logs } = testClient([ok([]), fail(502, 'Bad Gateway'), unconfirmed, ok([vmAccount('100042', 'web', created)])], {
+      journalDirectory: journal(),
+      operation: () => op.value,
+    })
+    assert.equal((await client.lites.createVm(VM_BODY)).account_id, '100042')
+    const shown = logs.filter((l) => l.level !== 'debug' && l.level !== 'trace').map((l) => l.message)
+    assert.ok(
+      shown.some((m) => m.startsWith('POST /lites → 502')),
+      'the order that failed is shown',
+    )
+    assert.deepEqual(
+      shown.filter((m) => m.startsWith('GET /lites →')),
+      [],
+    )
+  })
+
   test('a run killed before any answer: the next run asks whether keys are honoured, then replays the key', async () => {
     const dir = journal()
     const killed = frame(undefined, 60_000)

@@ -236,6 +236,13 @@ export interface OrdersOptions {
   readonly allowUnrecordedMatch?: boolean | undefined
 }
 
+/**
+ * The refusals a probe expects (the order's path seldom serves a GET: a 404 or 405): an answer like a
+ * success, which Pulumi would otherwise show among the stack's diagnostics as a failed request. A 5xx or
+ * 429 is no answer and stays shown.
+ */
+const PROBE_ANSWERS: readonly number[] = Array.from({ length: 100 }, (_, i) => 400 + i).filter((status) => status !== 429)
+
 export class Orders {
   private readonly options: TransportOptions & OrdersOptions
   private readonly journal: OrderJournal | undefined
@@ -832,7 +839,14 @@ export class Orders {
 
   private async ask(spec: RequestSpec<unknown>, context: RequestContext): Promise<boolean | undefined> {
     const outcome = await this.http.attempt(
-      { method: 'GET', path: spec.path, idempotencyKey: this.options.idempotencyKey(), signal: spec.signal, decode: () => undefined },
+      {
+        method: 'GET',
+        path: spec.path,
+        idempotencyKey: this.options.idempotencyKey(),
+        signal: spec.signal,
+        decode: () => undefined,
+        handles: PROBE_ANSWERS,
+      },
       context,
       1,
     )
