@@ -527,6 +527,12 @@ export interface ConfigureMeta<F = unknown> {
    * block and per walk; any other process serves one run.
    */
   perRun<T>(key: string, create: () => T): T
+  /**
+   * Runs once this configure's connection to the engine has closed (never, where none can close before
+   * the process ends): its command has exited, or was killed. A run's record of what this configure
+   * did (see perRun) ends there, whatever other commands another open connection still serves.
+   */
+  onLeft(callback: () => void): void
 }
 
 export interface ProviderDefinition<C, A extends Attributes, F = unknown> {

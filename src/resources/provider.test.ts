@@ -41,6 +41,7 @@ function configure(settings: Record<string, string | null>) {
     registerSettlement: () => () => undefined,
     perProcess: (_key, create) => create(),
     perRun: (_key, create) => create(),
+    onLeft: () => undefined,
   })
 }
 

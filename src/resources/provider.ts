@@ -27,6 +27,28 @@ import {
 } from '../core/index.js'
 
 /**
+ * The order journal's record of the run this configure belongs to (see ConfigureMeta.perRun), shared
+ * with the run's other configures: what this one opens or takes over counts as the run's until its
+ * connection closes. A served Terraform command's connections all stay open until it exits, so its
+ * `provider` blocks know each other's orders; a command that overlapped with it (one left open at its
+ * prompt, beside which the next command ran) does not take them for its own once the first is over.
+ */
+function runOrders(meta: ConfigureMeta): { add(id: string): void; has(id: string): boolean } {
+  const run = meta.perRun('order-journal-run', () => new Set<string>())
+  const mine = new Set<string>()
+  meta.onLeft(() => {
+    for (const id of mine) run.delete(id)
+  })
+  return {
+    add(id) {
+      mine.add(id)
+      run.add(id)
+    },
+    has: (id) => run.has(id),
+  }
+}
+
+/**
  * Where the order journal lives: the `order_journal` setting or `PROVIDER_ORDER_JOURNAL` if set (a
  * directory, or a PostgreSQL connection string); else inside Terraform's data directory of the
  * working directory (`TF_DATA_DIR`, default `.terraform`) when there is one; else `.provider-orders`
@@ -297,10 +319,7 @@ export const providerDefinition = defineProvider({
       ...('database' in journal ? { journalDatabase: journal.database } : { journalDirectory: journal.directory }),
       // Every client this process configures owns entries as one owner and knows what the others hold;
       // those of one run (each `provider` block of a command) know its orders as this run's.
-      journalOptions: {
-        session: meta.perProcess('order-journal-session', () => newJournalSession()),
-        run: meta.perRun('order-journal-run', () => new Set<string>()),
-      },
+      journalOptions: { session: meta.perProcess('order-journal-session', () => newJournalSession()), run: runOrders(meta) },
       knownAccountsDirectory: knownAccountsDirectory(),
       operation: meta.operation,
       allowUnrecordedMatch: process.env.PROVIDER_ALLOW_UNRECORDED_MATCH === '1',

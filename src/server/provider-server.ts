@@ -79,6 +79,8 @@ export interface ConfigureOptions {
    * configure of that run; each configure is a run of its own without it.
    */
   readonly run?: object
+  /** Runs a callback once this configure's connection has closed (see ConfigureMeta.onLeft); never without it. */
+  readonly onLeft?: (callback: () => void) => void
 }
 
 interface Configured {
@@ -132,7 +134,7 @@ export class ProviderServer {
     return { issues: hasErrors(issues) ? issues : [], notices: this.notices() }
   }
 
-  private configureClient(config: ValueMap, { run = {}, ...meta }: ConfigureOptions): void {
+  private configureClient(config: ValueMap, { run = {}, onLeft = () => undefined, ...meta }: ConfigureOptions): void {
     const full = Object.fromEntries(Object.keys(this.provider.attributes).map((name) => [name, config[name] ?? null]))
     const client = this.provider.configure(full, {
       ...meta,
@@ -140,6 +142,7 @@ export class ProviderServer {
       registerSettlement,
       perProcess,
       perRun: (key, create) => perRun(run, key, create),
+      onLeft,
     })
     this.configured = {
       client,

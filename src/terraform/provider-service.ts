@@ -74,17 +74,28 @@ export function providerService(registry: Registry, options: ProviderServiceOpti
   // The connections of one command are one run (their orders are this run's, whichever block placed
   // them): Terraform keeps each open until it exits, so a connection that calls while another that
   // called is open serves the same command, and one that calls after all have closed a new one (the
-  // next command, or a re-run of one that was killed).
+  // next command, or a re-run of one that was killed). Two commands at once (a command left open at its
+  // prompt beside the next) overlap into one such run; what each connection placed stops counting as
+  // the run's once that connection has closed (its command is over), which keeps them apart.
   const tfOf = (call: CallContext): TerraformServer => {
     let tf = servers.get(call.connection)
     if (tf === undefined) {
       if (command === undefined || command.open === 0) command = { open: 0, run: {} }
       const served = command
       served.open++
+      // Registered now, while the call's stream still names its connection.
+      let closed = false
+      const onClosed: (() => void)[] = []
       call.onConnectionClosed(() => {
         served.open--
+        closed = true
+        for (const callback of onClosed.splice(0)) callback()
       })
-      tf = new TerraformServer(registry, options.log, options.userAgent, served.run)
+      const onLeft = (callback: () => void) => {
+        if (closed) callback()
+        else onClosed.push(callback)
+      }
+      tf = new TerraformServer(registry, options.log, options.userAgent, served.run, onLeft)
       servers.set(call.connection, tf)
     }
     return tf

@@ -44,6 +44,8 @@ export class TerraformServer {
     readonly userAgent: string,
     /** The Terraform command this connection serves, the same object for all its connections (see ConfigureOptions.run). */
     readonly run: object = {},
+    /** Runs a callback once this connection has closed (see ConfigureOptions.onLeft). */
+    readonly onLeft: (callback: () => void) => void = () => undefined,
   ) {
     this.server = new ProviderServer(registry, {
       naming: TERRAFORM_NAMING,

@@ -9,7 +9,9 @@
 // twin may also be in another `provider` block of the same key, applied after the first in one command:
 // Terraform connects once per block, and both connections are that one run, so each VM is ordered
 // once (before, the second stopped, naming the first as an earlier run's account no state named). The
-// next command is another run all the same: one whose state lost the first VM stops, naming it.
+// next command is another run all the same: one whose state lost the first VM stops, naming it, also
+// while another command is open against the same process (a plan waiting on a slow read, an apply at
+// its prompt) and so overlaps both.
 import assert from 'node:assert/strict'
 import { rm } from 'node:fs/promises'
 import { join } from 'node:path'
@@ -17,7 +19,7 @@ import { describe, test } from 'node:test'
 import { block, describeRun } from '../support/e2e/harness.js'
 import { caseLane } from '../support/faults/accounted.js'
 import { providerBlock } from '../support/faults/exactly-once-cells.js'
-import { byKind, freshEmulator, OPERATIONS } from '../support/faults/matrix.js'
+import { byKind, freshEmulator, OPERATIONS, sleep } from '../support/faults/matrix.js'
 import { serveProvider } from '../support/terraform/served.js'
 import { terraformClients } from '../support/tools.js'
 
@@ -120,6 +122,40 @@ describe('an identical VM applied with -target straight after the run that made 
         )
         assert.deepEqual(byKind((await lane.em.orders()).orders), { [vm.kind]: 1 })
       } finally {
+        await served.stop()
+      }
+    })
+
+    test(`${client.key}, served: with another command open all along, the next command whose state lost the VM stops; one order`, {
+      timeout: 180_000,
+    }, async () => {
+      await freshEmulator(lane.em, 200)
+      const ids = await vm.setup(lane.em)
+      const ws = await lane.workspace(client)
+      const other = await lane.workspace(client)
+      const served = await serveProvider(ws.dir, lane.em)
+      const env = { TF_REATTACH_PROVIDERS: served.reattach }
+      // A plan in another directory that stays open, its provider called, while the service holds a read.
+      await lane.em.control('POST', '/faults', { method: 'GET', path: '/baremetals/products', mode: 'delay', delay_ms: 60_000, count: 1 })
+      await other.write(`${providerBlock()}\n${block('data', 'provider_baremetal_products', 'all', {})}`)
+      const open = other.launch(['plan', '-input=false', '-no-color'], { env })
+      try {
+        for (let i = 0; i < 300 && !(await lane.em.requests()).some((r) => r.path.endsWith('/baremetals/products')); i++) await sleep(50)
+        await ws.write([providerBlock(), block('resource', `provider_${vm.resource}`, 'web', vm.inputs(ids))].join('\n'))
+        const args = ['apply', '-auto-approve', '-input=false', '-no-color', '-state=elsewhere.tfstate']
+        const created = await ws.run(args, { env })
+        assert.equal(created.code, 0, describeRun(created))
+        await rm(join(ws.dir, 'elsewhere.tfstate'))
+        const again = await ws.run(args, { env })
+        assert.deepEqual(byKind((await lane.em.orders()).orders), { [vm.kind]: 1 }, describeRun(again))
+        assert.equal(again.code, 1, describeRun(again))
+        assert.match(
+          (again.stdout + again.stderr).replace(/[│\s]+/g, ' '),
+          /account \d+ was ordered .* handed to the engine of an earlier run/,
+        )
+      } finally {
+        open.signalGroup('SIGKILL')
+        await open.done.catch(() => undefined)
         await served.stop()
       }
     })

@@ -200,7 +200,13 @@ export interface JournalOptions {
    * The entries of this very run (see OrderJournal.ownRun), shared by every journal the engine's run
    * configures. Default: the journal's own, a run of its own.
    */
-  readonly run?: Set<string>
+  readonly run?: RunEntries
+}
+
+/** The ids of a run's entries (see JournalOptions.run): what a journal opened or took over is added. */
+export interface RunEntries {
+  add(id: string): void
+  has(id: string): boolean
 }
 
 /**
@@ -226,7 +232,7 @@ export class OrderJournal {
    * run (a command's `provider` blocks, each configured on a connection of its own) share it (see
    * JournalOptions.run).
    */
-  private readonly ownRun: Set<string>
+  private readonly ownRun: RunEntries
   private readonly index: KnownAccounts | undefined
 
   constructor(

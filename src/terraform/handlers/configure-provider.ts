@@ -12,7 +12,7 @@ export async function configureProvider(
   try {
     const config = decode(tf.views.provider, request.config) ?? {}
     const userAgent = `${tf.userAgent} terraform/${request.terraformVersion || 'unknown'}`
-    const configured = tf.server.configure(config, { userAgent, log: tf.log, run: tf.run })
+    const configured = tf.server.configure(config, { userAgent, log: tf.log, run: tf.run, onLeft: tf.onLeft })
     return { diagnostics: tf.diagnostics([...configured.issues, ...(await configured.notices)]) }
   } catch (thrown) {
     return { diagnostics: tf.failed('ConfigureProvider', thrown) }
