@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto'
 import { after, before, describe, test } from 'node:test'
 import pg from 'pg'
 import { OrderUnresolvedError, UnrecordedMatchError } from '../src/api/errors.js'
+import { createClient } from '../src/api/client.js'
 import type { OperationFrame } from '../src/api/operation.js'
 import { newJournalSession, OrderJournal } from '../src/api/orders/journal.js'
 import { JOURNAL_TABLE, PostgresJournalStore } from '../src/api/orders/journal-postgres.js'
@@ -96,6 +97,35 @@ describe('the order journal in PostgreSQL', { concurrency: 1 }, () => {
     assert.equal(await other.journal.claim(intent), undefined)
     await second.close()
     await eventually('the owner seen gone once both sessions ended', async () => !(await other.store.alive(first.owner)))
+  })
+
+  test('a process that configures a client per command (the serve mode) keeps one database session for them all, however many commands it serves', async () => {
+    const session = newJournalSession()
+    const sessions = async () => {
+      const client = new pg.Client({ connectionString: server.url })
+      await client.connect()
+      try {
+        const { rows } = await client.query<{ n: number }>('SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1', [
+          `provider order journal (pid ${process.pid})`,
+        ])
+        return rows[0]?.n ?? 0
+      } finally {
+        await client.end()
+      }
+    }
+    const before = await sessions()
+    const clients = Array.from({ length: 12 }, () =>
+      createClient({
+        baseUrl: 'https://api.example.test',
+        apiKey: 'k',
+        userAgent: 'test',
+        journalDatabase: server.url,
+        journalOptions: { session },
+      }),
+    )
+    // Each command's configure reads the journal (what earlier runs left unmanaged).
+    for (const client of clients) await client.settlement?.notices?.()
+    assert.equal((await sessions()) - before, 1, 'one database session for the process, not one per command')
   })
 
   test('of several runners taking one entry over at once, exactly one gets it', async () => {

@@ -5,7 +5,15 @@ import { randomUUID } from 'node:crypto'
 import { connectFamilies, type Families } from './families.js'
 import type { Account } from './models.js'
 import { type OperationFrame, operationDeadline, refuseInRehearsal } from './operation.js'
-import { type JournalOptions, KnownAccounts, newJournalSession, OrderJournal, Orders, PostgresJournalStore } from './orders/index.js'
+import {
+  type JournalOptions,
+  type JournalSession,
+  KnownAccounts,
+  newJournalSession,
+  OrderJournal,
+  Orders,
+  PostgresJournalStore,
+} from './orders/index.js'
 import { type FetchFunction, type Logger, type Sleep, Transport } from './transport.js'
 import { type WaitOptions, type WaitResult, waitForActive } from './wait.js'
 
@@ -125,6 +133,29 @@ function positive(value: number | undefined, fallback: number, name: string): nu
   return value
 }
 
+/** The database stores of each session, by connection string (see databaseStore). */
+const databaseStores = new WeakMap<JournalSession, Map<string, PostgresJournalStore>>()
+
+/**
+ * The store of a journal kept in PostgreSQL: one per session and database, so one database session for
+ * every client a process configures with them. The serve mode configures a client per connection,
+ * several per Terraform command, and nothing closes one when its command ends: a store each would
+ * leave a database session open per command served, until the server refuses more.
+ */
+function databaseStore(session: JournalSession, url: string): PostgresJournalStore {
+  let stores = databaseStores.get(session)
+  if (stores === undefined) {
+    stores = new Map()
+    databaseStores.set(session, stores)
+  }
+  let store = stores.get(url)
+  if (store === undefined) {
+    store = new PostgresJournalStore(url, session.owner)
+    stores.set(url, store)
+  }
+  return store
+}
+
 export function createClient(options: ClientOptions): Client {
   const baseUrl = options.baseUrl.endsWith('/') ? options.baseUrl.slice(0, -1) : options.baseUrl
   const now = options.now ?? Date.now
@@ -138,7 +169,7 @@ export function createClient(options: ClientOptions): Client {
   const journalOptions = { ...options.journalOptions, session, ...(index ? { index } : {}) }
   const journal =
     options.journalDatabase !== undefined
-      ? new OrderJournal(new PostgresJournalStore(options.journalDatabase, session.owner), now, journalOptions)
+      ? new OrderJournal(databaseStore(session, options.journalDatabase), now, journalOptions)
       : options.journalDirectory !== undefined
         ? new OrderJournal(options.journalDirectory, now, journalOptions)
         : undefined
