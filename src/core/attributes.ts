@@ -163,6 +163,11 @@ export function meansUnset(attribute: AttributeFlags, value: unknown): boolean {
   return (attribute.normalize ? attribute.normalize(value) : value) === ''
 }
 
+/** Whether a change of the attribute from `prior` to `planned` is between unset and what means unset (or two such values): nothing the service reads changes. */
+export function unsetEitherWay(attribute: AttributeFlags, prior: unknown, planned: unknown): boolean {
+  return meansUnset(attribute, prior) && meansUnset(attribute, planned)
+}
+
 /** Whether the user may set the attribute. */
 export function isInput(attribute: AttributeFlags): boolean {
   return attribute.required === true || attribute.optional === true

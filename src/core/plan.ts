@@ -1,5 +1,5 @@
 /** Planning: defaults, replacement, grow-only, actions and which update steps an apply will run. */
-import { type Attribute, isComputed, isInput, meansUnset } from './attributes.js'
+import { type Attribute, isComputed, isInput, unsetEitherWay } from './attributes.js'
 import { recordOnly } from './definition.js'
 import type { AnyResource } from './definition-types.js'
 import { type Diagnostic, error, hasErrors, warning } from './diagnostics.js'
@@ -131,7 +131,7 @@ export function planResource(definition: AnyResource, prior: ValueMap | null, co
     if (attribute?.createOnly !== true) return false
     if (unrecoverable.has(name) && ((prior[name] ?? null) === null || imported.has(name))) return false
     // Unset and empty ask the service for the same (emptyIsUnset): recorded, never a new order.
-    return !(meansUnset(attribute, prior[name]) && meansUnset(attribute, planned[name]))
+    return !unsetEitherWay(attribute, prior[name], planned[name])
   })
   const replace = writeOnlyReplace(definition, prior, config, planned, createOnlyChanges)
   diagnostics.push(...keptShrinks(definition, prior, planned, replace, diagnostics, new Set(priorPrivate.floors ?? [])))
@@ -210,7 +210,7 @@ function orderTimeChanges(
       const attribute = definition.attributes[name]
       if (attribute?.orderTime !== true || imported.has(name)) return false
       // Unset and empty give an order the same (emptyIsUnset): no value takes effect, so nothing to announce.
-      return !(meansUnset(attribute, prior[name]) && meansUnset(attribute, planned[name]))
+      return !unsetEitherWay(attribute, prior[name], planned[name])
     })
     .map((name) => {
       const using = orders

@@ -65,7 +65,7 @@ export interface CallContext {
    * once per provider instance (each `provider` block, each walk), also to a process it reattaches to.
    */
   readonly connection: object
-  /** Runs once the call's connection has closed (at once if it has): the client closed it, exited or was killed. */
+  /** Runs once the call's connection has closed (at once if it has): the client closed it, exited or was killed; callable after the call ended. */
   onConnectionClosed(callback: () => void): void
   /** Runs once the response (trailers included) has been handed to the connection, or the call has died. */
   onFinished(callback: () => void): void
@@ -327,12 +327,13 @@ function handleStream(
     if (!answered) aborter.abort(cancelled(path))
     for (const callback of finished.splice(0)) callback()
   })
+  // Taken now: a stream that has finished no longer names its session.
+  const session = stream.session
   const call: CallContext = {
     method: path,
     signal: aborter.signal,
-    connection: stream.session ?? stream,
+    connection: session ?? stream,
     onConnectionClosed(callback) {
-      const session = stream.session
       if (session === undefined || session.destroyed) callback()
       else session.once('close', callback)
     },

@@ -49,7 +49,8 @@ export function abandonDeliveries(): void {
 
 const settlements = new Map<string, Settlement>()
 
-const perProcessValues = new Map<string, unknown>()
+/** The run every configure of the process belongs to, for what lives as long as the process (perProcess). */
+const PROCESS_RUN = {}
 
 /**
  * A value that lives as long as the process, made at the first ask under its key and the same for
@@ -57,15 +58,15 @@ const perProcessValues = new Map<string, unknown>()
  * its owner, and what its operations hold).
  */
 export function perProcess<T>(key: string, create: () => T): T {
-  if (!perProcessValues.has(key)) perProcessValues.set(key, create())
-  return perProcessValues.get(key) as T
+  return perRun(PROCESS_RUN, key, create)
 }
 
 const perRunValues = new WeakMap<object, Map<string, unknown>>()
 
 /**
- * A value that lives as long as the engine's run `run` stands for (see ConfigureOptions.run): made at the first ask under its key, and the same for every configure of
- * that run, whichever connection it came on (the order journal's orders of this very run).
+ * A value that lives as long as the engine's run `run` stands for (see ConfigureOptions.run): made at
+ * the first ask under its key, and the same for every configure of that run, whichever connection it
+ * came on (the order journal's orders of this very run).
  */
 export function perRun<T>(run: object, key: string, create: () => T): T {
   let values = perRunValues.get(run)

@@ -83,19 +83,10 @@ export function providerService(registry: Registry, options: ProviderServiceOpti
       if (command === undefined || command.open === 0) command = { open: 0, run: {} }
       const served = command
       served.open++
-      // Registered now, while the call's stream still names its connection.
-      let closed = false
-      const onClosed: (() => void)[] = []
       call.onConnectionClosed(() => {
         served.open--
-        closed = true
-        for (const callback of onClosed.splice(0)) callback()
       })
-      const onLeft = (callback: () => void) => {
-        if (closed) callback()
-        else onClosed.push(callback)
-      }
-      tf = new TerraformServer(registry, options.log, options.userAgent, served.run, onLeft)
+      tf = new TerraformServer(registry, options.log, options.userAgent, served.run, (callback) => call.onConnectionClosed(callback))
       servers.set(call.connection, tf)
     }
     return tf
