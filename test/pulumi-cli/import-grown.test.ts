@@ -8,27 +8,15 @@ import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { Emulator } from '../support/e2e/harness.js'
 import { describeCli, PulumiHome, Stack } from '../support/pulumi/cli-harness.js'
+import { emptyProgram, liteVmProgram } from '../support/pulumi/programs.js'
 
 const PROJECT = 'import-grown'
 
-const ORIGIN = `name: ${PROJECT}-origin
-runtime: yaml
-resources:
-  key:
-    type: provider:index:LiteKeypair
-    properties:
-      name: import-grown-key
-  vm:
-    type: provider:index:LiteVm
-    properties:
-      productId: 101
-      selectOs: Ubuntu-22.04
-      cycle: m
-      keypairId: \${key.keypairId}
-      sshAndConsoleUser: deployer
-      consolePassword: S3cretPass9
-      vmName: import-grown
-  disk:
+const ORIGIN = liteVmProgram({
+  project: `${PROJECT}-origin`,
+  keyName: 'import-grown-key',
+  vmName: 'import-grown',
+  more: `  disk:
     type: provider:index:LiteDisk
     properties:
       productId: 60
@@ -36,9 +24,10 @@ resources:
       liteAccountId: \${vm.accountId}
       serviceName: grown-disk-1
       size: 60
-`
+`,
+})
 
-const EMPTY = `name: ${PROJECT}\nruntime: yaml\n`
+const EMPTY = emptyProgram({ project: PROJECT })
 
 describe('pulumi import of a disk grown outside', () => {
   let emulator: Emulator

@@ -7,35 +7,21 @@ import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { Emulator } from '../support/e2e/harness.js'
 import { describeCli, PulumiHome, Stack } from '../support/pulumi/cli-harness.js'
+import { emptyProgram, liteVmProgram } from '../support/pulumi/programs.js'
 
 const PASSWORD = 'Imp0rtS3cretPw'
 const PROJECT = 'import-secrets'
 
 /** The VM (and its keypair) of the origin stack, its password from a secret config value. */
-const ORIGIN = `name: ${PROJECT}-origin
-runtime: yaml
-config:
-  consolePassword:
-    type: string
-    secret: true
-resources:
-  key:
-    type: provider:index:LiteKeypair
-    properties:
-      name: import-secrets-key
-  vm:
-    type: provider:index:LiteVm
-    properties:
-      productId: 101
-      selectOs: Ubuntu-22.04
-      cycle: m
-      keypairId: \${key.keypairId}
-      sshAndConsoleUser: deployer
-      consolePassword: \${consolePassword}
-      vmName: import-secret
-`
+const ORIGIN = liteVmProgram({
+  project: `${PROJECT}-origin`,
+  keyName: 'import-secrets-key',
+  vmName: 'import-secret',
+  consolePassword: `\${consolePassword}`,
+  secretPasswordConfig: true,
+})
 
-const EMPTY = `name: ${PROJECT}\nruntime: yaml\nconfig:\n  consolePassword:\n    type: string\n    secret: true\n`
+const EMPTY = emptyProgram({ project: PROJECT, secretPasswordConfig: true })
 
 describe('pulumi import of a VM with a console password', () => {
   let emulator: Emulator

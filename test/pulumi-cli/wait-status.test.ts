@@ -5,25 +5,9 @@ import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { Emulator } from '../support/e2e/harness.js'
 import { describeCli, PulumiHome, Stack } from '../support/pulumi/cli-harness.js'
+import { liteVmProgram } from '../support/pulumi/programs.js'
 
-const PROGRAM = `name: wait-status
-runtime: yaml
-resources:
-  key:
-    type: provider:index:LiteKeypair
-    properties:
-      name: wait-status-key
-  vm:
-    type: provider:index:LiteVm
-    properties:
-      productId: 101
-      selectOs: Ubuntu-22.04
-      cycle: m
-      keypairId: \${key.keypairId}
-      sshAndConsoleUser: deployer
-      consolePassword: S3cretPass9
-      vmName: wait-status
-`
+const PROGRAM = liteVmProgram({ project: 'wait-status', keyName: 'wait-status-key', vmName: 'wait-status' })
 
 describe('pulumi up while a VM is being provisioned', () => {
   let emulator: Emulator
