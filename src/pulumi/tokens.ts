@@ -32,7 +32,7 @@ export const PULUMI_NAMING: Naming = {
     dataSource: toCamel,
     attribute: toCamel,
     setting: (name) => `${PACKAGE}:${toCamel(name)}`,
-    // The engine's per-operation timeouts: the customTimeouts resource option.
-    timeout: (name) => `customTimeouts.${name}`,
+    // The engine's per-operation timeouts: the customTimeouts resource option, spelled as each SDK does.
+    timeout: (name) => `customTimeouts.${name} (custom_timeouts in Python, pulumi.Timeouts in Go)`,
   },
 }
