@@ -26,6 +26,7 @@ import {
   int64,
   int64Type,
   length,
+  custom,
 } from '../core/index.js'
 
 export const LITE_CYCLES = ['m', 'a', 'q', 's', 'b', 't', 'p4', 'p5'] as const
@@ -45,6 +46,12 @@ export const rules = {
   digitsTrigger: pattern(/^(|[1-9][0-9]*)$/, 'empty, or a positive whole number written in digits'),
   /** `""` is no code, as omitted or null (the API's request-body rules). */
   promocode: length({ max: 255 }),
+  /** Spaces alone are no code the service issues: it would refuse the order (422) only when placing it. */
+  notBlank: custom('not spaces alone', (value) =>
+    typeof value === 'string' && value !== '' && value.trim() === ''
+      ? 'must not be spaces alone: leave it empty, or unset, for no code'
+      : null,
+  ),
   description: length({ max: 255 }),
   freeText: length({ min: 1, max: 255 }),
   printable: printable(),
@@ -63,7 +70,7 @@ export function idInput(description: string) {
 export const textRules = {
   free: [rules.freeText, rules.printable],
   description: [rules.description, rules.printable],
-  promocode: [rules.promocode, rules.printable],
+  promocode: [rules.promocode, rules.notBlank, rules.printable],
   shortName: [length({ min: 6, max: 16 }), rules.printable],
   /** A one-shot trigger's value: only a new non-empty value fires (the interface's update steps), so empty is allowed. */
   trigger: [length({ max: 255 }), rules.printable],

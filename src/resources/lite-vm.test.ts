@@ -392,7 +392,7 @@ describe('provider_lite_vm: reads, import, validation and plan checks', () => {
     assert.deepEqual([plan.changed, plan.replace], [['console_password'], []])
   })
 
-  test('validation refuses what the service would keep or refuse: control characters in text, a password above 255', async () => {
+  test('validation refuses what the service would keep or refuse: control characters in text, a password above 255, a blank promocode', async () => {
     const { config } = await setup()
     const issues = validateConfig(vm.attributes, {
       ...config,
@@ -400,6 +400,7 @@ describe('provider_lite_vm: reads, import, validation and plan checks', () => {
       description: 'one\u0000two',
       select_os: 'Ubuntu\t22',
       console_password: `Ab1${'c'.repeat(10_237)}`,
+      promocode: '   ',
     })
     assert.deepEqual(
       issues.map((d) => [d.path, d.detail]),
@@ -409,6 +410,8 @@ describe('provider_lite_vm: reads, import, validation and plan checks', () => {
         [['select_os'], 'select_os must not contain control characters (line breaks, tabs, NUL): found U+0009 at character 7.'],
         [['vm_name'], 'vm_name must not contain control characters (line breaks, tabs, NUL): found U+000A at character 4.'],
         [['description'], 'description must not contain control characters (line breaks, tabs, NUL): found U+0000 at character 4.'],
+        // Refused by the service only when it places the order (an unknown code): refused at plan instead.
+        [['promocode'], 'promocode must not be spaces alone: leave it empty, or unset, for no code.'],
       ],
     )
     // The limits themselves are allowed, and letters beyond ASCII are not control characters.

@@ -36,7 +36,7 @@ type Baremetal struct {
 	PowerState pulumi.StringPtrOutput `pulumi:"powerState"`
 	// The product, from `baremetalProducts`. The API has no call to change it. Changing it replaces the resource. Must be at least 1.
 	ProductId pulumi.IntOutput `pulumi:"productId"`
-	// A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
+	// A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Must be at most 255 characters; not spaces alone; free of control characters (line breaks, tabs, NUL).
 	Promocode pulumi.StringPtrOutput `pulumi:"promocode"`
 	// Number of public IPv4 addresses; only 1 is offered. Changing it replaces the resource. Default: `1`. Must be one of 1.
 	PublicIp pulumi.IntOutput `pulumi:"publicIp"`
@@ -143,7 +143,7 @@ type baremetalArgs struct {
 	PowerState *string `pulumi:"powerState"`
 	// The product, from `baremetalProducts`. The API has no call to change it. Changing it replaces the resource. Must be at least 1.
 	ProductId int `pulumi:"productId"`
-	// A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
+	// A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Must be at most 255 characters; not spaces alone; free of control characters (line breaks, tabs, NUL).
 	Promocode *string `pulumi:"promocode"`
 	// Number of public IPv4 addresses; only 1 is offered. Changing it replaces the resource. Default: `1`. Must be one of 1.
 	PublicIp *int `pulumi:"publicIp"`
@@ -169,7 +169,7 @@ type BaremetalArgs struct {
 	PowerState pulumi.StringPtrInput
 	// The product, from `baremetalProducts`. The API has no call to change it. Changing it replaces the resource. Must be at least 1.
 	ProductId pulumi.IntInput
-	// A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
+	// A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Must be at most 255 characters; not spaces alone; free of control characters (line breaks, tabs, NUL).
 	Promocode pulumi.StringPtrInput
 	// Number of public IPv4 addresses; only 1 is offered. Changing it replaces the resource. Default: `1`. Must be one of 1.
 	PublicIp pulumi.IntPtrInput
@@ -366,7 +366,7 @@ func (o BaremetalOutput) ProductId() pulumi.IntOutput {
 	return o.ApplyT(func(v *Baremetal) pulumi.IntOutput { return v.ProductId }).(pulumi.IntOutput)
 }
 
-// A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
+// A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Must be at most 255 characters; not spaces alone; free of control characters (line breaks, tabs, NUL).
 func (o BaremetalOutput) Promocode() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *Baremetal) pulumi.StringPtrOutput { return v.Promocode }).(pulumi.StringPtrOutput)
 }

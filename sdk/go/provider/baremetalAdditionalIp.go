@@ -28,7 +28,7 @@ type BaremetalAdditionalIp struct {
 	PayWithCreditCard pulumi.BoolPtrOutput `pulumi:"payWithCreditCard"`
 	// The product, from `baremetalAdditionalIpProducts`. Changing it replaces the resource. Must be at least 1.
 	ProductId pulumi.IntOutput `pulumi:"productId"`
-	// A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
+	// A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Must be at most 255 characters; not spaces alone; free of control characters (line breaks, tabs, NUL).
 	Promocode pulumi.StringPtrOutput `pulumi:"promocode"`
 	// The last API response for this object as JSON, with secrets redacted.
 	Raw pulumi.StringPtrOutput `pulumi:"raw"`
@@ -112,7 +112,7 @@ type baremetalAdditionalIpArgs struct {
 	PayWithCreditCard *bool `pulumi:"payWithCreditCard"`
 	// The product, from `baremetalAdditionalIpProducts`. Changing it replaces the resource. Must be at least 1.
 	ProductId int `pulumi:"productId"`
-	// A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
+	// A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Must be at most 255 characters; not spaces alone; free of control characters (line breaks, tabs, NUL).
 	Promocode *string `pulumi:"promocode"`
 	// The region, from `baremetalAdditionalIpRegions`. Changing it replaces the resource. Default: `"wjv-1"`. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
 	Region *string `pulumi:"region"`
@@ -126,7 +126,7 @@ type BaremetalAdditionalIpArgs struct {
 	PayWithCreditCard pulumi.BoolPtrInput
 	// The product, from `baremetalAdditionalIpProducts`. Changing it replaces the resource. Must be at least 1.
 	ProductId pulumi.IntInput
-	// A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
+	// A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Must be at most 255 characters; not spaces alone; free of control characters (line breaks, tabs, NUL).
 	Promocode pulumi.StringPtrInput
 	// The region, from `baremetalAdditionalIpRegions`. Changing it replaces the resource. Default: `"wjv-1"`. Must be 1 to 255 characters; free of control characters (line breaks, tabs, NUL).
 	Region pulumi.StringPtrInput
@@ -249,7 +249,7 @@ func (o BaremetalAdditionalIpOutput) ProductId() pulumi.IntOutput {
 	return o.ApplyT(func(v *BaremetalAdditionalIp) pulumi.IntOutput { return v.ProductId }).(pulumi.IntOutput)
 }
 
-// A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
+// A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Must be at most 255 characters; not spaces alone; free of control characters (line breaks, tabs, NUL).
 func (o BaremetalAdditionalIpOutput) Promocode() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *BaremetalAdditionalIp) pulumi.StringPtrOutput { return v.Promocode }).(pulumi.StringPtrOutput)
 }

@@ -28,7 +28,7 @@ type LiteProDisk struct {
 	PayWithCreditCard pulumi.BoolPtrOutput `pulumi:"payWithCreditCard"`
 	// The disk product, from LiteProDiskProducts. Changing it replaces the resource. Must be at least 1.
 	ProductId pulumi.IntOutput `pulumi:"productId"`
-	// A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
+	// A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Must be at most 255 characters; not spaces alone; free of control characters (line breaks, tabs, NUL).
 	Promocode pulumi.StringPtrOutput `pulumi:"promocode"`
 	// The last API response for this object as JSON, with secrets redacted.
 	Raw pulumi.StringPtrOutput `pulumi:"raw"`
@@ -123,7 +123,7 @@ type liteProDiskArgs struct {
 	PayWithCreditCard *bool `pulumi:"payWithCreditCard"`
 	// The disk product, from LiteProDiskProducts. Changing it replaces the resource. Must be at least 1.
 	ProductId int `pulumi:"productId"`
-	// A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
+	// A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Must be at most 255 characters; not spaces alone; free of control characters (line breaks, tabs, NUL).
 	Promocode *string `pulumi:"promocode"`
 	// The disk name, 6-16 characters. Changing it replaces the resource. Default: `"service-name"`. Must be 6 to 16 characters; free of control characters (line breaks, tabs, NUL).
 	ServiceName *string `pulumi:"serviceName"`
@@ -141,7 +141,7 @@ type LiteProDiskArgs struct {
 	PayWithCreditCard pulumi.BoolPtrInput
 	// The disk product, from LiteProDiskProducts. Changing it replaces the resource. Must be at least 1.
 	ProductId pulumi.IntInput
-	// A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
+	// A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Must be at most 255 characters; not spaces alone; free of control characters (line breaks, tabs, NUL).
 	Promocode pulumi.StringPtrInput
 	// The disk name, 6-16 characters. Changing it replaces the resource. Default: `"service-name"`. Must be 6 to 16 characters; free of control characters (line breaks, tabs, NUL).
 	ServiceName pulumi.StringPtrInput
@@ -266,7 +266,7 @@ func (o LiteProDiskOutput) ProductId() pulumi.IntOutput {
 	return o.ApplyT(func(v *LiteProDisk) pulumi.IntOutput { return v.ProductId }).(pulumi.IntOutput)
 }
 
-// A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
+// A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Must be at most 255 characters; not spaces alone; free of control characters (line breaks, tabs, NUL).
 func (o LiteProDiskOutput) Promocode() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *LiteProDisk) pulumi.StringPtrOutput { return v.Promocode }).(pulumi.StringPtrOutput)
 }

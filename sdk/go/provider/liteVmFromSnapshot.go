@@ -34,7 +34,7 @@ type LiteVmFromSnapshot struct {
 	PayWithCreditCard pulumi.BoolPtrOutput `pulumi:"payWithCreditCard"`
 	// The product of the new VM, from LiteProducts. Changing it replaces the resource. Must be at least 1.
 	ProductId pulumi.IntOutput `pulumi:"productId"`
-	// A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
+	// A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Must be at most 255 characters; not spaces alone; free of control characters (line breaks, tabs, NUL).
 	Promocode pulumi.StringPtrOutput `pulumi:"promocode"`
 	// The snapshot to restore (its account id). Changing it replaces the resource. Must be at least 1.
 	SnapshotId pulumi.IntOutput `pulumi:"snapshotId"`
@@ -149,7 +149,7 @@ type liteVmFromSnapshotArgs struct {
 	PayWithCreditCard *bool `pulumi:"payWithCreditCard"`
 	// The product of the new VM, from LiteProducts. Changing it replaces the resource. Must be at least 1.
 	ProductId int `pulumi:"productId"`
-	// A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
+	// A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Must be at most 255 characters; not spaces alone; free of control characters (line breaks, tabs, NUL).
 	Promocode *string `pulumi:"promocode"`
 	// The snapshot to restore (its account id). Changing it replaces the resource. Must be at least 1.
 	SnapshotId int `pulumi:"snapshotId"`
@@ -173,7 +173,7 @@ type LiteVmFromSnapshotArgs struct {
 	PayWithCreditCard pulumi.BoolPtrInput
 	// The product of the new VM, from LiteProducts. Changing it replaces the resource. Must be at least 1.
 	ProductId pulumi.IntInput
-	// A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
+	// A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Must be at most 255 characters; not spaces alone; free of control characters (line breaks, tabs, NUL).
 	Promocode pulumi.StringPtrInput
 	// The snapshot to restore (its account id). Changing it replaces the resource. Must be at least 1.
 	SnapshotId pulumi.IntInput
@@ -313,7 +313,7 @@ func (o LiteVmFromSnapshotOutput) ProductId() pulumi.IntOutput {
 	return o.ApplyT(func(v *LiteVmFromSnapshot) pulumi.IntOutput { return v.ProductId }).(pulumi.IntOutput)
 }
 
-// A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
+// A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Must be at most 255 characters; not spaces alone; free of control characters (line breaks, tabs, NUL).
 func (o LiteVmFromSnapshotOutput) Promocode() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *LiteVmFromSnapshot) pulumi.StringPtrOutput { return v.Promocode }).(pulumi.StringPtrOutput)
 }

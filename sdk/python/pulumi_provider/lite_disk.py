@@ -33,7 +33,7 @@ class LiteDiskArgs:
         :param pulumi.Input[_builtins.int] lite_account_id: The Lite VM the disk is attached to (its account id). There is no re-attach call. Changing it replaces the resource. Must be at least 1.
         :param pulumi.Input[_builtins.int] product_id: The disk product, from lite_disk_products. Changing it replaces the resource. Must be at least 1.
         :param pulumi.Input[_builtins.bool] pay_with_credit_card: Charge the card on file for every order; `false` leaves invoices unpaid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Default: `true`.
-        :param pulumi.Input[_builtins.str] promocode: A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
+        :param pulumi.Input[_builtins.str] promocode: A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Must be at most 255 characters; not spaces alone; free of control characters (line breaks, tabs, NUL).
         :param pulumi.Input[_builtins.str] service_name: The disk name, 6-16 characters. Changing it replaces the resource. Default: `"service-name"`. Must be 6 to 16 characters; free of control characters (line breaks, tabs, NUL).
         :param pulumi.Input[_builtins.int] size: The size in GB, at least 60. Grow-only: raising it orders an upgrade of the difference from the disk's size (a paid order). A floor: a disk grown larger outside (the portal, support) is no drift and the state keeps the value (`raw` shows the size it has); lowering it is refused at plan time. Grow-only: a smaller value is refused. Default: `60`. Must be at least 60.
         """
@@ -107,7 +107,7 @@ class LiteDiskArgs:
     @pulumi.getter
     def promocode(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
+        A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Must be at most 255 characters; not spaces alone; free of control characters (line breaks, tabs, NUL).
         """
         return pulumi.get(self, "promocode")
 
@@ -163,7 +163,7 @@ class LiteDisk(pulumi.CustomResource):
         :param pulumi.Input[_builtins.int] lite_account_id: The Lite VM the disk is attached to (its account id). There is no re-attach call. Changing it replaces the resource. Must be at least 1.
         :param pulumi.Input[_builtins.bool] pay_with_credit_card: Charge the card on file for every order; `false` leaves invoices unpaid. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Default: `true`.
         :param pulumi.Input[_builtins.int] product_id: The disk product, from lite_disk_products. Changing it replaces the resource. Must be at least 1.
-        :param pulumi.Input[_builtins.str] promocode: A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
+        :param pulumi.Input[_builtins.str] promocode: A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Must be at most 255 characters; not spaces alone; free of control characters (line breaks, tabs, NUL).
         :param pulumi.Input[_builtins.str] service_name: The disk name, 6-16 characters. Changing it replaces the resource. Default: `"service-name"`. Must be 6 to 16 characters; free of control characters (line breaks, tabs, NUL).
         :param pulumi.Input[_builtins.int] size: The size in GB, at least 60. Grow-only: raising it orders an upgrade of the difference from the disk's size (a paid order). A floor: a disk grown larger outside (the portal, support) is no drift and the state keeps the value (`raw` shows the size it has); lowering it is refused at plan time. Grow-only: a smaller value is refused. Default: `60`. Must be at least 60.
         """
@@ -327,7 +327,7 @@ class LiteDisk(pulumi.CustomResource):
     @pulumi.getter
     def promocode(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
-        A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
+        A promotion code for the first invoice. Empty, it is none (as unset). The service checks it only when it places an order, a replacement's new one included. Order-time: read only when an order is placed; a later change is recorded with a warning and replaces nothing (`pulumi up --replace` orders again). Must be at most 255 characters; not spaces alone; free of control characters (line breaks, tabs, NUL).
         """
         return pulumi.get(self, "promocode")
 
