@@ -1083,7 +1083,9 @@ export async function importResource<C>(definition: AnyResource, text: string, s
     const detail = `No ${definition.name} with id ${parsed.id} exists (or it is terminated). Check the id and the API key's account.`
     return { ...outcome, diagnostics: [...outcome.diagnostics, error('Cannot import a missing object', detail)] }
   }
-  const imported = (definition.unrecoverable ?? []).filter((name) => {
+  // What the import could not read, and what it read as the object is now rather than as it was
+  // created: the first plan after it records the configuration's value of either (plan.ts).
+  const imported = [...(definition.unrecoverable ?? []), ...(definition.importReadsCurrent ?? [])].filter((name) => {
     const attribute = definition.attributes[name]
     return attribute !== undefined && isInput(attribute)
   })

@@ -442,6 +442,13 @@ export interface ResourceDefinition<C, A extends Attributes> {
   delete(ctx: DeleteContext<C, A>): Promise<void>
   /** Inputs the service cannot return; listed in the docs for import. */
   readonly unrecoverable?: readonly (keyof A & string)[]
+  /**
+   * Create-only inputs an import reads from what the object is now, which an in-place action may have
+   * moved away from what its create was given (the OS, after a rebuild): what the import read is not
+   * the create's value, so until the first apply after the import a configuration that differs from it
+   * is only recorded (with a warning), never a replacement. Listed in the docs for import.
+   */
+  readonly importReadsCurrent?: readonly (keyof A & string)[]
   /** How the objects of this type are listed, for adopting them; absent when they are not. */
   readonly list?: ListDeclaration<C, A>
   /** One-shot operations on an existing object (see ResourceMethod), built with `defineMethod`. */

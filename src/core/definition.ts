@@ -156,6 +156,12 @@ export function checkResource(definition: AnyResource): void {
   for (const attribute of definition.unrecoverable ?? []) {
     if (!attributes[attribute]) problems.push(`unrecoverable names unknown attribute ${attribute}`)
   }
+  for (const attribute of definition.importReadsCurrent ?? []) {
+    const declared = attributes[attribute]
+    if (!declared) problems.push(`importReadsCurrent names unknown attribute ${attribute}`)
+    else if (!isInput(declared) || declared.createOnly !== true)
+      problems.push(`importReadsCurrent names ${attribute}, which is not a create-only input`)
+  }
   const methodNames = new Set<string>()
   for (const method of definition.methods ?? []) {
     if (methodNames.has(method.name)) problems.push(`two methods are named ${method.name}`)

@@ -19,7 +19,10 @@ export interface PrivateState {
    * service still shows the old values, and plans warn instead of ordering them again.
    */
   readonly waiting?: string
-  /** Inputs an import could not recover and filled with defaults; the first apply after it records them. */
+  /**
+   * Inputs an import could not recover and filled with defaults, or read as the object is now rather
+   * than as its create was given (`importReadsCurrent`); the first apply after it records them.
+   */
   readonly imported?: readonly string[]
   /**
    * Grow-only inputs an import read from the service: the size the object has, not a floor a
@@ -129,11 +132,12 @@ export function planResource(definition: AnyResource, prior: ValueMap | null, co
   const createOnlyChanges = changed.filter((name) => {
     const attribute = definition.attributes[name]
     if (attribute?.createOnly !== true) return false
-    if (unrecoverable.has(name) && ((prior[name] ?? null) === null || imported.has(name))) return false
+    if (imported.has(name) || (unrecoverable.has(name) && (prior[name] ?? null) === null)) return false
     // Unset and empty ask the service for the same (emptyIsUnset): recorded, never a new order.
     return !unsetEitherWay(attribute, prior[name], planned[name])
   })
   const replace = writeOnlyReplace(definition, prior, config, planned, createOnlyChanges)
+  if (replace.length === 0) diagnostics.push(...importedAsNow(definition, prior, planned, changed, imported))
   diagnostics.push(...keptShrinks(definition, prior, planned, replace, diagnostics, new Set(priorPrivate.floors ?? [])))
   if (replace.length === 0) diagnostics.push(...orderTimeChanges(definition, prior, planned, changed, imported))
   const resuming = priorPrivate.resume === true
@@ -236,6 +240,33 @@ function orderTimeChanges(
         [name],
       )
     })
+}
+
+/**
+ * A warning for each create-only input that an import read as the object is now (`importReadsCurrent`)
+ * and that the configuration sets otherwise: the apply only records it (a replacement would delete the
+ * object and order another for what it already is).
+ */
+function importedAsNow(
+  definition: AnyResource,
+  prior: ValueMap,
+  planned: ValueMap,
+  changed: readonly string[],
+  imported: ReadonlySet<string>,
+): Diagnostic[] {
+  const current = new Set<string>(definition.importReadsCurrent ?? [])
+  return changed
+    .filter((name) => current.has(name) && imported.has(name) && !isUnknown(planned[name]))
+    .map((name) =>
+      warning(
+        `${name} ${JSON.stringify(planned[name])} is recorded for an object imported with ${JSON.stringify(prior[name])}`,
+        `${definition.name} ${String(prior.id)} was imported with ${name} ${JSON.stringify(prior[name])}, what it has now, ` +
+          `which an in-place action (such as a rebuild) may have changed since it was created with the configuration's ` +
+          `${JSON.stringify(planned[name])}. The apply records the configuration's value and sends nothing for it: the ` +
+          'object is not replaced. Changing it after that apply replaces the object, as it always does.',
+        [name],
+      ),
+    )
 }
 
 /**

@@ -365,6 +365,8 @@ export const baremetal = defineResource<Client, typeof attributes>({
     await ownCall(ctx.client.baremetals.deleteServer(ctx.id, { signal: ctx.signal }))
   },
   unrecoverable: [...ORDER_TIME_INPUTS, 'reset_trigger', 'rebuild_os'],
+  // The service reports the OS the server runs, which rebuild_os changes.
+  importReadsCurrent: ['select_os'],
   list: accountListing<typeof attributes>({
     accounts: (client, signal) => client.baremetals.listServers({ signal }),
     filters: { label_prefix: { attribute: 'label', match: 'prefix', description: 'Only servers whose label starts with this.' } },

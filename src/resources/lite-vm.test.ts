@@ -5,7 +5,9 @@ import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import { Harness } from '../../test/support/harness.js'
 import {
+  applyUpdate,
   checkPlanOnline,
+  importResource,
   listResources,
   pricePlan,
   readResource,
@@ -390,6 +392,30 @@ describe('provider_lite_vm: reads, import, validation and plan checks', () => {
     assert.deepEqual([imported.console_password, imported.cipassword], [null, null])
     const plan = h.plan(vm, imported, { ...config, power_state: 'stop', description: 'web tier' })
     assert.deepEqual([plan.changed, plan.replace], [['console_password'], []])
+  })
+
+  test('import of a rebuilt VM reads the OS it runs; a configuration with the create-time OS records it once, replacing nothing', async () => {
+    const { h, config } = await setup()
+    const created = await h.create(vm, config)
+    const rebuilt = await h.update(vm, created, { ...config, rebuild_os: 'Debian-12' })
+    assert.equal(rebuilt.state?.osname, 'Debian-12')
+    const imported = await importResource(vm, String(created.id), h.session)
+    assert.equal(imported.state?.select_os, 'Debian-12', 'the service reports the OS the VM runs')
+    const withPassword = { ...config, console_password: String(created.console_password) }
+    const plan = h.plan(vm, imported.state, withPassword, imported.private)
+    assert.deepEqual(plan.replace, [], 'an import is not followed by a second order for what the VM already is')
+    assert.ok(plan.changed.includes('select_os'))
+    assert.deepEqual(
+      plan.diagnostics.map((d) => [d.severity, d.summary]),
+      [['warning', 'select_os "Ubuntu-22.04" is recorded for an object imported with "Debian-12"']],
+    )
+    await h.mutations()
+    const recorded = await applyUpdate(vm, imported.state ?? {}, plan.planned, plan.private, h.session)
+    assert.deepEqual(await h.mutations(), [], 'recording select_os calls nothing')
+    assert.equal(recorded.state?.select_os, 'Ubuntu-22.04')
+    // Recorded: from now on select_os is the create-time OS, and a change of it replaces as always.
+    const next = h.plan(vm, recorded.state, { ...withPassword, select_os: 'Rocky-9' }, recorded.private)
+    assert.deepEqual(next.replace, ['select_os'])
   })
 
   test('validation refuses what the service would keep or refuse: control characters in text, a password above 255, a blank promocode', async () => {

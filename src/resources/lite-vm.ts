@@ -203,6 +203,8 @@ export function liteVm(family: LiteFamily): AnyResource {
       await ownCall(inGroup(family, ctx.client, ctx.prior, (api) => api.deleteVm(ctx.id, { signal: ctx.signal })))
     },
     unrecoverable: [...ORDER_TIME_INPUTS, 'rebuild_os', ...(family.migratesToPro ? (['migrate_to_pro'] as const) : [])],
+    // The service reports the OS the VM runs (osname), which rebuild_os changes.
+    importReadsCurrent: ['select_os'],
     list: accountListing<VmAttributes>({
       // A VM restored from a snapshot is listed by its own type, as its import requires.
       accounts: async (client, signal) =>

@@ -527,6 +527,15 @@ function importSection(resource: AnyResource, typeName: string): string[] {
     ...unchosenFormSection(resource),
   ]
   const unrecoverable = [...(resource.unrecoverable ?? [])]
+  const current = [...(resource.importReadsCurrent ?? [])]
+  if (current.length > 0) {
+    lines.push(
+      `An import reads ${words(current.map((name) => `\`${toSnake(name)}\``))} as the object has it now, which an in-place ` +
+        'action may have changed since its create (a rebuild changes the OS): when the configuration still gives the value ' +
+        'it was created with, the first apply after the import records it (with a warning), calling nothing and replacing nothing.',
+      '',
+    )
+  }
   if (unrecoverable.length === 0) {
     lines.push('Every argument is read back from the API, so an import is followed by an empty plan.', '')
     return lines

@@ -89,7 +89,6 @@ func NewBaremetal(ctx *pulumi.Context,
 		"keypairId",
 		"productId",
 		"publicIp",
-		"selectOs",
 	})
 	opts = append(opts, replaceOnChanges)
 	opts = internal.PkgResourceDefaultOpts(opts)

@@ -129,7 +129,6 @@ func NewLiteProVm(ctx *pulumi.Context,
 		"consolePassword",
 		"cycle",
 		"description",
-		"selectOs",
 		"sshAndConsoleUser",
 	})
 	opts = append(opts, replaceOnChanges)

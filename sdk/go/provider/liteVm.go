@@ -131,7 +131,6 @@ func NewLiteVm(ctx *pulumi.Context,
 		"consolePassword",
 		"cycle",
 		"description",
-		"selectOs",
 		"sshAndConsoleUser",
 	})
 	opts = append(opts, replaceOnChanges)
