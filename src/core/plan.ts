@@ -94,6 +94,21 @@ export function fires(attribute: Attribute, planned: Value | undefined): boolean
   return !(attribute.action && isEmpty(planned ?? null))
 }
 
+/**
+ * The in-place actions an import left unset, since the service cannot report them (a rebuild's OS, a
+ * reset trigger, a migration): until the first apply after the import, a value the configuration gives
+ * one is recorded and runs nothing, as at create. Nothing tells whether that value already ran, and
+ * running it again would reinstall, reset or migrate (a paid order) the object just adopted.
+ */
+export function importedActions(definition: AnyResource, prior: ValueMap, priorPrivate: PrivateState): ReadonlySet<string> {
+  const names = (priorPrivate.imported ?? []).filter(
+    (name) => definition.attributes[name]?.action === true && (prior[name] ?? null) === null,
+  )
+  return names.length === 0 ? NO_NAMES : new Set(names)
+}
+
+const NO_NAMES: ReadonlySet<string> = new Set()
+
 export function planResource(definition: AnyResource, prior: ValueMap | null, config: ValueMap, priorPrivate: PrivateState = {}): Plan {
   const hasTimeouts = Object.keys(definition.timeouts).length > 0
   const diagnostics: Diagnostic[] = validateConfig(definition.attributes, config, {
@@ -138,10 +153,11 @@ export function planResource(definition: AnyResource, prior: ValueMap | null, co
   })
   const replace = writeOnlyReplace(definition, prior, config, planned, createOnlyChanges)
   if (replace.length === 0) diagnostics.push(...importedAsNow(definition, prior, planned, changed, imported))
+  if (replace.length === 0) diagnostics.push(...importedActionsKept(definition, prior, planned, changed, priorPrivate))
   diagnostics.push(...keptShrinks(definition, prior, planned, replace, diagnostics, new Set(priorPrivate.floors ?? [])))
-  if (replace.length === 0) diagnostics.push(...orderTimeChanges(definition, prior, planned, changed, imported))
+  if (replace.length === 0) diagnostics.push(...orderTimeChanges(definition, prior, planned, changed, priorPrivate))
   const resuming = priorPrivate.resume === true
-  const affected = affectedOutputs(definition, prior, planned, replace.length > 0 || resuming)
+  const affected = affectedOutputs(definition, prior, planned, priorPrivate, replace.length > 0 || resuming)
   planned.id = prior.id ?? null
   for (const [name, attribute] of computedOnly) {
     planned[name] = affected.has(name) && !(attribute.stable && replace.length === 0) ? UNKNOWN : (prior[name] ?? null)
@@ -199,8 +215,9 @@ function orderTimeChanges(
   prior: ValueMap,
   planned: ValueMap,
   changed: readonly string[],
-  imported: ReadonlySet<string>,
+  priorPrivate: PrivateState,
 ): Diagnostic[] {
+  const imported = new Set(priorPrivate.imported ?? [])
   const id = `${definition.name} ${String(prior.id)}`
   // Whether the object places orders of its own after its create (a paid change): else only a new object reads it.
   const ordersAgain = definition.updates.some((step) => step.price !== undefined)
@@ -208,7 +225,9 @@ function orderTimeChanges(
     ? 'It takes effect at the next paid change of it that reads it.'
     : `${definition.name} places no order after its create, so it takes effect only if the object is ordered anew.`
   // The orders this plan places (as pricing and the apply tell them: steps that run, not only record).
-  const orders = stepsToRun(definition, prior, planned, true).filter((step) => !step.recordOnly && definition.updates[step.index]?.price)
+  const orders = stepsToRun(definition, prior, planned, priorPrivate, true).filter(
+    (step) => !step.recordOnly && definition.updates[step.index]?.price,
+  )
   return changed
     .filter((name) => {
       const attribute = definition.attributes[name]
@@ -270,6 +289,35 @@ function importedAsNow(
 }
 
 /**
+ * A warning for each in-place action an import left unset that the configuration gives a value
+ * (importedActions): the apply records it and runs nothing, and says how to run it on purpose.
+ */
+function importedActionsKept(
+  definition: AnyResource,
+  prior: ValueMap,
+  planned: ValueMap,
+  changed: readonly string[],
+  priorPrivate: PrivateState,
+): Diagnostic[] {
+  const recorded = importedActions(definition, prior, priorPrivate)
+  return changed
+    .filter((name) => {
+      const attribute = definition.attributes[name]
+      return recorded.has(name) && attribute !== undefined && !isUnknown(planned[name]) && fires(attribute, planned[name])
+    })
+    .map((name) =>
+      warning(
+        `${name} ${JSON.stringify(planned[name])} is recorded, not run, after the import`,
+        `${definition.name} ${String(prior.id)} was imported, and the service does not report whether this in-place action ` +
+          `ran already (the object may have been created or rebuilt with it). The apply records ${name} ` +
+          `${JSON.stringify(planned[name])} and runs nothing, as a create does. To run it, change ${name} to another ` +
+          "value after this apply, or run the resource's action (Terraform) or method (Pulumi).",
+        [name],
+      ),
+    )
+}
+
+/**
  * The grow-only rule: an error for each grow-only value planned below the prior one, for an object
  * kept. A replacement is a new order, where any size is valid, so it refuses nothing; nor is an input
  * that already breaks a value rule (`issues`) also reported as a shrink: one mistake, one error.
@@ -320,14 +368,20 @@ export function keptShrinks(
  * replacement or a resumed order, else those the running steps declare in `affects` (all of them
  * for a step that declares nothing). The others keep their prior values in the plan.
  */
-function affectedOutputs(definition: AnyResource, prior: ValueMap, planned: ValueMap, everything: boolean): Set<string> {
+function affectedOutputs(
+  definition: AnyResource,
+  prior: ValueMap,
+  planned: ValueMap,
+  priorPrivate: PrivateState,
+  everything: boolean,
+): Set<string> {
   // Inputs that follow the service's value when unset (see `follows`) move like read-only attributes.
   const outputs = Object.entries(definition.attributes)
     .filter(([, a]) => (!isInput(a) && isComputed(a)) || a.follows === true)
     .map(([name]) => name)
   const affected = new Set<string>()
   // Planning, an input set from a value not known yet may change, so its step may run.
-  for (const scheduled of everything ? [] : stepsToRun(definition, prior, planned, true)) {
+  for (const scheduled of everything ? [] : stepsToRun(definition, prior, planned, priorPrivate, true)) {
     if (scheduled.recordOnly) continue
     for (const name of definition.updates[scheduled.index]?.affects ?? outputs) affected.add(name)
   }
@@ -344,9 +398,16 @@ export interface ScheduledStep {
  * The update steps an apply from `prior` to `planned` runs, in the definition's order. At apply time
  * an unknown planned input follows the service (see `follows`): it asks its step for nothing. With
  * `unknownMayMove` (planning, where an unknown input is one configured from a value not known yet)
- * it may change and fire its step.
+ * it may change and fire its step. An action an import left unset only records (importedActions).
  */
-export function stepsToRun(definition: AnyResource, prior: ValueMap, planned: ValueMap, unknownMayMove = false): ScheduledStep[] {
+export function stepsToRun(
+  definition: AnyResource,
+  prior: ValueMap,
+  planned: ValueMap,
+  priorPrivate: PrivateState,
+  unknownMayMove = false,
+): ScheduledStep[] {
+  const recorded = importedActions(definition, prior, priorPrivate)
   const steps: ScheduledStep[] = []
   definition.updates.forEach((step, index) => {
     const moved = step.attributes.filter((name) =>
@@ -355,7 +416,7 @@ export function stepsToRun(definition: AnyResource, prior: ValueMap, planned: Va
     if (moved.length === 0) return
     const firing = moved.filter((name) => {
       const attribute = definition.attributes[name]
-      return attribute !== undefined && (isUnknown(planned[name]) || fires(attribute, planned[name]))
+      return attribute !== undefined && !recorded.has(name) && (isUnknown(planned[name]) || fires(attribute, planned[name]))
     })
     steps.push({ index, attributes: moved, recordOnly: firing.length === 0 || step.apply === recordOnly })
   })

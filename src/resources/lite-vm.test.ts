@@ -418,6 +418,30 @@ describe('provider_lite_vm: reads, import, validation and plan checks', () => {
     assert.deepEqual(next.replace, ['select_os'])
   })
 
+  test('import into a configuration with rebuild_os: the value is recorded with a warning and reinstalls nothing; a later change reinstalls', async () => {
+    const { h, config } = await setup()
+    const created = await h.create(vm, config)
+    const imported = await importResource(vm, String(created.id), h.session)
+    assert.equal(imported.state?.rebuild_os, null, 'the service does not report a rebuild')
+    const withRebuild = { ...config, console_password: String(created.console_password), rebuild_os: 'Ubuntu-22.04' }
+    const plan = h.plan(vm, imported.state, withRebuild, imported.private)
+    assert.deepEqual(plan.replace, [])
+    assert.ok(plan.changed.includes('rebuild_os'))
+    assert.deepEqual(
+      plan.diagnostics.map((d) => [d.severity, d.summary, d.path]),
+      [['warning', 'rebuild_os "Ubuntu-22.04" is recorded, not run, after the import', ['rebuild_os']]],
+    )
+    await h.mutations()
+    const recorded = await applyUpdate(vm, imported.state ?? {}, plan.planned, plan.private, h.session)
+    assert.deepEqual(await h.mutations(), [], 'the disk is not wiped: no rebuild is sent')
+    assert.equal(recorded.state?.rebuild_os, 'Ubuntu-22.04')
+    // Recorded: a new value is a change, and reinstalls as always.
+    const next = h.plan(vm, recorded.state, { ...withRebuild, rebuild_os: 'Debian-12' }, recorded.private)
+    assert.deepEqual(next.diagnostics, [])
+    await applyUpdate(vm, recorded.state ?? {}, next.planned, next.private, h.session)
+    assert.deepEqual(await h.mutations(), [`PUT /v1/lites/accounts/${String(created.id)}/rebuild`])
+  })
+
   test('validation refuses what the service would keep or refuse: control characters in text, a password above 255, a blank promocode', async () => {
     const { config } = await setup()
     const issues = validateConfig(vm.attributes, {

@@ -556,8 +556,9 @@ function importSection(resource: AnyResource, typeName: string): string[] {
   if (actions.length > 0) {
     lines.push(
       '',
-      `Leave ${words(actions.map((name) => `\`${toSnake(name)}\``))} out of the configuration you import into: ` +
-        'setting an in-place action after an import is a change, so it fires the action once.',
+      `An in-place action (${words(actions.map((name) => `\`${toSnake(name)}\``))}) that the configuration you import into ` +
+        'gives a value is recorded at the first apply after the import, with a warning, and runs nothing, as at create: ' +
+        'the service does not tell whether it ran already. To run it, change its value after that apply, or run the action.',
     )
   }
   lines.push('')

@@ -1,8 +1,9 @@
 // Real terraform against the emulator launcher: importing a server or VM that rebuild_os reinstalled since its
 // create. The service reports the OS it runs now, so the import reads select_os as the rebuilt OS; the
 // configuration that made the object still says the OS it was created with. Importing into that configuration
-// (without rebuild_os, as docs/guides/importing.md asks) must not replace the object (a delete and a second paid
-// order, of it and of everything bound to it): the plan records select_os, calling nothing, and the next is empty.
+// (with or without rebuild_os) must not replace the object (a delete and a second paid order, of it and of
+// everything bound to it), nor reinstall it: the plan records select_os and rebuild_os, calling nothing, and the
+// next is empty.
 import assert from 'node:assert/strict'
 import { before, describe, test } from 'node:test'
 import { block, changeOf, describeRun, type HclValue, PROVIDER_BLOCKS, ref } from '../support/e2e/harness.js'
@@ -93,6 +94,28 @@ describe('import of a rebuilt server and VM', () => {
     assert.deepEqual([mutations, orders], [[], []], 'recording select_os reinstalls nothing and orders nothing')
     assert.equal((await ws.stateOf('provider_lite_pro_vm.vm')).select_os, 'Ubuntu-22.04')
     assert.equal((await ws.stateOf('provider_baremetal.srv')).select_os, 'ubuntu-22')
+
+    const next = await ws.plan()
+    assert.equal(next.code, 0, `the plan after the import is not empty: ${describeRun(next)}`)
+  })
+
+  test('import {} blocks into the configuration that still names the rebuild: rebuild_os is recorded, nothing is reinstalled, then an empty plan', async () => {
+    const imports = Object.entries(ids)
+      .map(([address, id]) => `import {\n  to = ${address}\n  id = "${id}"\n}\n`)
+      .join('\n')
+    const ws = await e2e.workspace()
+    await ws.write(config(imports, true))
+    const planned = await ws.plan()
+    assert.equal(planned.code, 2, describeRun(planned))
+    assert.doesNotMatch(planned.stdout, /must be replaced|forces replacement/, describeRun(planned))
+    assert.match(planned.stdout, /Warning: rebuild_os "Debian-12" is recorded, not run, after the import/, describeRun(planned))
+    assert.match(planned.stdout, /Warning: rebuild_os "debian-12" is recorded, not run, after the import/, describeRun(planned))
+
+    const { value: applied, mutations, orders } = await e2e.emulator.effectsOf(() => ws.apply())
+    assert.equal(applied.code, 0, describeRun(applied))
+    assert.deepEqual([mutations, orders], [[], []], 'no disk is wiped: nothing is reinstalled, nothing ordered')
+    assert.equal((await ws.stateOf('provider_lite_pro_vm.vm')).rebuild_os, 'Debian-12')
+    assert.equal((await ws.stateOf('provider_baremetal.srv')).rebuild_os, 'debian-12')
 
     const next = await ws.plan()
     assert.equal(next.code, 0, `the plan after the import is not empty: ${describeRun(next)}`)
