@@ -193,6 +193,34 @@ describe('release artifacts', () => {
     assert.match(notices, /GNU LESSER GENERAL PUBLIC LICENSE\s+Version 2\.1, February 1999/)
     assert.match(notices, /oven-sh\/WebKit/)
   })
+
+  test("pulumi-sdks.md's Go steps, typed as written in a new module holding its program, make a module that builds from the release's goproxy", {
+    timeout: 10 * 60_000,
+  }, async () => {
+    const doc = readFileSync(join(ROOT, 'docs', 'pulumi-sdks.md'), 'utf8')
+    const section = doc.slice(doc.indexOf('## 5. Go'), doc.indexOf('## 6. '))
+    const steps = /```sh\n([\s\S]*?)```/.exec(section)?.[1]
+    const program = /```go\n([\s\S]*?)```/.exec(section)?.[1]
+    if (!steps?.includes('/path/to/release/goproxy')) assert.fail('section 5 of pulumi-sdks.md gives the steps, with the goproxy path')
+    if (!program) assert.fail('section 5 of pulumi-sdks.md gives the program')
+    const dir = await mkdtemp(join(tmpdir(), 'provider-release-go-'))
+    try {
+      await writeFile(join(dir, 'main.go'), program)
+      // The module cache stands in for "the usual proxy" and no checksum database is asked, so nothing
+      // leaves the machine; go.sum needs its lines all the same.
+      const modcache = execFileSync('go', ['env', 'GOMODCACHE'], { encoding: 'utf8' }).trim()
+      const env = { ...process.env, GOPROXY: pathToFileURL(join(modcache, 'cache', 'download')).href, GOSUMDB: 'off' }
+      const run = (command: string, args: string[]) => {
+        const result = spawnSync(command, args, { cwd: dir, env, encoding: 'utf8' })
+        assert.equal(result.status, 0, `${command} ${args.join(' ')}:\n${result.stdout}${result.stderr}`)
+      }
+      run('go', ['mod', 'init', 'example.invalid/program'])
+      run('sh', ['-ec', steps.replaceAll('/path/to/release/goproxy', join(RELEASE, 'goproxy'))])
+      run('go', ['build', '-o', join(dir, 'program'), '.'])
+    } finally {
+      await rm(dir, { recursive: true, force: true })
+    }
+  })
 })
 
 describe('single executables without Node.js: linux_amd64, and linux_arm64 under qemu-user', () => {
