@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { describe, test } from 'node:test'
 import { DOCS_DIR, EXAMPLES_DIR, generateDocs } from '../src/bin/gen-docs.js'
+import { listFilterAttributes, validateConfig } from '../src/core/index.js'
 import { dataSources, resources } from '../src/resources/index.js'
 import {
   actionPage,
@@ -149,6 +150,23 @@ describe('docs', () => {
         }
       }
     }
+  })
+
+  test("each resource page's `list` block sets every filter to a value the filter takes, so that it runs as written", () => {
+    const files = new Map(generateDocs().map((file) => [file.path, file.content]))
+    let listed = 0
+    for (const resource of resources.filter((r) => r.list)) {
+      listed++
+      const page = files.get(`resources/${resource.name}.md`) ?? ''
+      const block = new RegExp(`\`\`\`terraform\\nlist "${TYPE_PREFIX}${resource.name}" [^]*?\\n\`\`\`\\n`).exec(page)?.[0]
+      assert.ok(block, `${resource.name}: a list block`)
+      const set = Object.fromEntries([...block.matchAll(/^ {4}(\w+) += ("[^"\n]*")$/gm)].map((m) => [m[1], JSON.parse(m[2] as string)]))
+      assert.deepEqual(Object.keys(set).sort(), Object.keys(resource.list?.filters ?? {}).sort(), `${resource.name}: every filter`)
+      // The checks `terraform query` runs on the block's config (the provider's ValidateListResourceConfig).
+      const problems = validateConfig(listFilterAttributes(resource), set).map((d) => d.detail)
+      assert.deepEqual(problems, [], `${resource.name}: ${block}`)
+    }
+    assert.ok(listed > 0, 'some resource is listable')
   })
 
   test('each resource page says what an import leaves in the arguments the API cannot return: its default, else null', () => {

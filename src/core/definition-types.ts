@@ -347,6 +347,11 @@ export interface ListFilter {
   readonly match: 'equals' | 'prefix'
   readonly description: string
   /**
+   * A value the filter takes, written in the `list` block of the generated reference page so that the
+   * block runs as written (`terraform query`); the definition check refuses one the filter's rules refuse.
+   */
+  readonly example: string
+  /**
    * Every value the attribute can have on a listed object (the account statuses a listing shows).
    * The filter then matches them case-insensitively, as the service compares them, and any other
    * value is refused at validation naming these: a filter that can match nothing is a mistake, not

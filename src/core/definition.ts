@@ -201,6 +201,16 @@ export function listProblems(definition: AnyResource): string[] {
     if (!filter.description) problems.push(`list filter ${name} has no description`)
     if (filter.values !== undefined && (filter.values.length === 0 || filter.match !== 'equals'))
       problems.push(`list filter ${name} lists its values but does not match a whole value`)
+    const refused = [
+      ...(filter.values && !filter.values.some((v) => v.toLowerCase() === filter.example.toLowerCase())
+        ? [`is none of ${filter.values.join(', ')}`]
+        : []),
+      ...(filter.validate ?? []).map((rule) => rule.check(filter.example)).filter((p): p is string => p !== null),
+    ]
+    if (!filter.example || refused.length > 0)
+      problems.push(
+        `list filter ${name} has no example the filter takes${refused.length > 0 ? ` (${JSON.stringify(filter.example)} ${refused.join('; ')})` : ''}`,
+      )
   }
   problems.push(...nameProblems('list filter', Object.keys(list.filters)))
   if (list.displayName !== undefined && !definition.attributes[list.displayName])

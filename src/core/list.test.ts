@@ -7,6 +7,7 @@ import type { Session } from './apply.js'
 import { checkResource, DefinitionError } from './definition.js'
 import { type AnyResource, silentLogger } from './definition-types.js'
 import { type ListEvent, listResources } from './list.js'
+import { pattern } from './validators.js'
 
 /** The test box, listable: its ids in the service's order, two filters, shown by its name. */
 const box: AnyResource = {
@@ -18,8 +19,8 @@ const box: AnyResource = {
       return [...service.boxes.keys()]
     },
     filters: {
-      name_prefix: { attribute: 'name', match: 'prefix', description: 'Name prefix.' },
-      status: { attribute: 'status', match: 'equals', description: 'Status.' },
+      name_prefix: { attribute: 'name', match: 'prefix', description: 'Name prefix.', example: 'b' },
+      status: { attribute: 'status', match: 'equals', description: 'Status.', example: 'ready' },
     },
     displayName: 'name',
   },
@@ -133,11 +134,31 @@ describe('listing', () => {
       )
     const list = box.list as NonNullable<AnyResource['list']>
     bad(
-      { ...list, filters: { owner: { attribute: 'owner', match: 'equals', description: 'x' } } },
+      { ...list, filters: { owner: { attribute: 'owner', match: 'equals', description: 'x', example: 'x' } } },
       /list filter owner reads unknown attribute owner/,
     )
-    bad({ ...list, filters: { Name: { attribute: 'name', match: 'equals', description: 'x' } } }, /list filter Name is not snake_case/)
-    bad({ ...list, filters: { name: { attribute: 'name', match: 'equals', description: '' } } }, /list filter name has no description/)
+    bad(
+      { ...list, filters: { Name: { attribute: 'name', match: 'equals', description: 'x', example: 'x' } } },
+      /list filter Name is not snake_case/,
+    )
+    bad(
+      { ...list, filters: { name: { attribute: 'name', match: 'equals', description: '', example: 'x' } } },
+      /list filter name has no description/,
+    )
+    // The example is what the reference page's `list` block sets: one the filter refuses would fail as written.
+    bad(
+      { ...list, filters: { status: { attribute: 'status', match: 'equals', description: 'x', values: ['ready'], example: '...' } } },
+      /list filter status has no example the filter takes \("\.\.\." is none of ready\)/,
+    )
+    bad(
+      {
+        ...list,
+        filters: {
+          name: { attribute: 'name', match: 'equals', description: 'x', validate: [pattern(/^[0-9]+$/, 'digits')], example: 'x' },
+        },
+      },
+      /list filter name has no example the filter takes/,
+    )
     bad({ ...list, displayName: 'title' }, /list displayName names unknown attribute title/)
     assert.doesNotThrow(() => checkResource(box))
   })

@@ -81,7 +81,7 @@ export const baremetalAdditionalIp = defineResource<Client, typeof ipAttributes>
   }),
   list: accountListing<typeof ipAttributes>({
     accounts: (client, signal) => client.additionalIps.listIps({ signal }),
-    filters: { region: { attribute: 'region', match: 'equals', description: 'Only IPs of this region, e.g. `wjv-1`.' } },
+    filters: { region: { attribute: 'region', match: 'equals', description: 'Only IPs of this region, e.g. `wjv-1`.', example: 'wjv-1' } },
     plural: 'IPs',
     displayName: 'ip_address',
   }),

@@ -187,7 +187,12 @@ export const baremetalElasticStorage = defineResource<Client, typeof attributes>
   list: accountListing<typeof attributes>({
     accounts: (client, signal) => client.elasticStorages.listStorages({ signal }),
     filters: {
-      storage_name_prefix: { attribute: 'storage_name', match: 'prefix', description: 'Only volumes whose name starts with this.' },
+      storage_name_prefix: {
+        attribute: 'storage_name',
+        match: 'prefix',
+        description: 'Only volumes whose name starts with this.',
+        example: 'data-',
+      },
     },
     plural: 'volumes',
     displayName: 'storage_name',

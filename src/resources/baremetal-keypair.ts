@@ -157,7 +157,9 @@ export const baremetalKeypair = defineResource<Client, typeof attributes>({
   unrecoverable: ['private_key'],
   list: {
     ids: async ({ client, signal }) => (await client.baremetals.listKeypairs({ signal })).map((key) => key.keypair_id),
-    filters: { name_prefix: { attribute: 'name', match: 'prefix', description: 'Only keypairs whose name starts with this.' } },
+    filters: {
+      name_prefix: { attribute: 'name', match: 'prefix', description: 'Only keypairs whose name starts with this.', example: 'deploy-' },
+    },
     displayName: 'name',
   },
 })

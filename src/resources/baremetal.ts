@@ -369,7 +369,9 @@ export const baremetal = defineResource<Client, typeof attributes>({
   importReadsCurrent: ['select_os'],
   list: accountListing<typeof attributes>({
     accounts: (client, signal) => client.baremetals.listServers({ signal }),
-    filters: { label_prefix: { attribute: 'label', match: 'prefix', description: 'Only servers whose label starts with this.' } },
+    filters: {
+      label_prefix: { attribute: 'label', match: 'prefix', description: 'Only servers whose label starts with this.', example: 'db-' },
+    },
     plural: 'servers',
     displayName: 'label',
   }),

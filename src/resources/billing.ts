@@ -91,6 +91,7 @@ export function statusFilter(what: string) {
     attribute: 'status' as const,
     match: 'equals' as const,
     values: LISTED_STATUSES,
+    example: 'Active',
     description: `Only ${what} of this status: \`Active\`, \`Pending\` or \`Suspended\` (in any case).`,
   }
 }

@@ -171,6 +171,7 @@ export function liteDisk(family: LiteFamily): AnyResource {
           match: 'equals',
           validate: [rules.digits],
           description: 'Only the disks of the VM with this account id.',
+          example: '100001',
         },
       },
       plural: 'disks',

@@ -45,7 +45,9 @@ export function liteKeypair(family: LiteFamily) {
     unrecoverable: ['private_key'],
     list: {
       ids: async ({ client, signal }) => (await family.api(client).listKeypairs({ signal })).map((key) => key.keypair_id),
-      filters: { name_prefix: { attribute: 'name', match: 'prefix', description: 'Only keypairs whose name starts with this.' } },
+      filters: {
+        name_prefix: { attribute: 'name', match: 'prefix', description: 'Only keypairs whose name starts with this.', example: 'deploy-' },
+      },
       displayName: 'name',
     },
   })

@@ -85,7 +85,9 @@ export function liteSnapshot(family: LiteFamily) {
     }),
     list: accountListing<typeof attributes>({
       accounts: (client, signal) => family.api(client).listSnapshots({ signal }),
-      filters: { name_prefix: { attribute: 'name', match: 'prefix', description: 'Only snapshots whose name starts with this.' } },
+      filters: {
+        name_prefix: { attribute: 'name', match: 'prefix', description: 'Only snapshots whose name starts with this.', example: 'backup-' },
+      },
       plural: 'snapshots',
       displayName: 'name',
     }),

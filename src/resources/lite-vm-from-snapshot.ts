@@ -101,7 +101,9 @@ export function liteVmFromSnapshot(family: LiteFamily) {
     list: accountListing<typeof attributes>({
       accounts: async (client, signal) =>
         (await family.api(client).listVms({ signal })).filter((vm) => vm.extra_details.snapshot_id !== null),
-      filters: { name_prefix: { attribute: 'name', match: 'prefix', description: 'Only VMs whose name starts with this.' } },
+      filters: {
+        name_prefix: { attribute: 'name', match: 'prefix', description: 'Only VMs whose name starts with this.', example: 'restored-' },
+      },
       plural: 'VMs',
       displayName: 'name',
     }),

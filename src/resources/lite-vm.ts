@@ -209,7 +209,9 @@ export function liteVm(family: LiteFamily): AnyResource {
       // A VM restored from a snapshot is listed by its own type, as its import requires.
       accounts: async (client, signal) =>
         (await family.api(client).listVms({ signal })).filter((vm) => !family.restoresSnapshots || vm.extra_details.snapshot_id === null),
-      filters: { vm_name_prefix: { attribute: 'vm_name', match: 'prefix', description: 'Only VMs whose name starts with this.' } },
+      filters: {
+        vm_name_prefix: { attribute: 'vm_name', match: 'prefix', description: 'Only VMs whose name starts with this.', example: 'web-' },
+      },
       plural: 'VMs',
       displayName: 'vm_name',
     }),

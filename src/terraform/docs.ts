@@ -462,7 +462,9 @@ function listSection(resource: AnyResource, typeName: string): string[] {
     '```terraform',
     `list "${typeName}" "all" {`,
     '  provider = provider',
-    ...(filters.length > 0 ? ['  config {', ...filters.map(([name]) => `    ${toSnake(name).padEnd(width)} = "..."`), '  }'] : []),
+    ...(filters.length > 0
+      ? ['  config {', ...filters.map(([name, f]) => `    ${toSnake(name).padEnd(width)} = ${JSON.stringify(f.example)}`), '  }']
+      : []),
     '}',
     '```',
     '',

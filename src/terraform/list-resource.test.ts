@@ -23,7 +23,9 @@ function listable(read: AnyResource['read'] = boxDefinition.read): AnyResource {
     read,
     list: {
       ids: async ({ client }) => [...(client as BoxService).boxes.keys()],
-      filters: { name_prefix: { attribute: 'name', match: 'prefix', description: 'Only boxes whose name starts with this.' } },
+      filters: {
+        name_prefix: { attribute: 'name', match: 'prefix', description: 'Only boxes whose name starts with this.', example: 'b' },
+      },
       displayName: 'name',
     },
   }
