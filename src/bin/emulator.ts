@@ -12,6 +12,16 @@ import { createEmulator, DroppedConnection, type EmulatorOptions, type EmulatorR
 import { besideStateFile, GroupCommit, StateFile, writeAtomically } from '../emulator/state-file.js'
 import { VERSION } from './version.js'
 
+/**
+ * The ports the Fetch standard blocks ("bad port"): browsers refuse them (the web console would not load)
+ * and so does Node.js's fetch, which the provider's npm build sends its requests with.
+ */
+const FETCH_BAD_PORTS: ReadonlySet<number> = new Set([
+  1, 7, 9, 11, 13, 15, 17, 19, 20, 21, 22, 23, 25, 37, 42, 43, 53, 69, 77, 79, 87, 95, 101, 102, 103, 104, 109, 110, 111, 113, 115, 117,
+  119, 123, 135, 137, 139, 143, 161, 179, 389, 427, 465, 512, 513, 514, 515, 526, 530, 531, 532, 540, 548, 554, 556, 563, 587, 601, 636,
+  989, 990, 993, 995, 1719, 1720, 1723, 2049, 3659, 4045, 4190, 5060, 5061, 6000, 6566, 6665, 6666, 6667, 6668, 6669, 6679, 6697, 10080,
+])
+
 function intEnv(name: string): number | undefined {
   const raw = process.env[name]
   if (raw === undefined || raw === '') return undefined
@@ -99,6 +109,13 @@ function start() {
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
     const given = values.port !== undefined ? `--port '${values.port}'` : `EMULATOR_PORT '${process.env.EMULATOR_PORT}'`
     throw new Error(`${given}: the port must be an integer from 0 to 65535`)
+  }
+  if (FETCH_BAD_PORTS.has(port)) {
+    const given = values.port !== undefined ? `--port ${values.port}` : `EMULATOR_PORT ${process.env.EMULATOR_PORT}`
+    throw new Error(
+      `${given}: browsers and fetch refuse to connect to port ${port}, so neither the web console nor a provider run by ` +
+        'Node.js could reach the emulator there: pass another --port (0 picks a free one)',
+    )
   }
   const stateFile = values['state-file']
 

@@ -257,6 +257,16 @@ describe('HTTP launcher', () => {
     assert.match(stderr, /--port 'abc': the port must be an integer from 0 to 65535/)
   })
 
+  // Served there, the emulator would print an address that its console cannot load in a browser and that
+  // the provider's npm build cannot reach ("fetch refuses this port"), so a user learns it only from a plan.
+  test('a port browsers and fetch refuse (6000) stops the start naming it and --port, before it prints an address', async () => {
+    const { code, stdout, stderr } = await runToExit(['--port', '6000'])
+    assert.notEqual(code, 0)
+    assert.equal(stdout, '', 'no base URL is printed')
+    assert.match(stderr, /--port 6000: browsers and fetch refuse to connect to port 6000.*pass another --port/s)
+    await assert.rejects(fetch('http://127.0.0.1:6000/'), (e: Error) => (e.cause as Error | undefined)?.message === 'bad port')
+  })
+
   test('answers as the in-process emulator answers: status, headers and body, errors and a byte order mark included', async () => {
     const { publicKey } = generateEd25519('parity')
     const inProcess = createEmulator({ clock: 'manual', apiKeys: ['main-key', 'reader:ro'] })
