@@ -146,6 +146,11 @@ export class TransportError extends Error {
     return this.reason === 'network' && connectFailed(this.cause)
   }
 
+  /** fetch refuses the base URL's port (one browsers block): no attempt can ever be sent, so none is repeated. */
+  get portBlocked(): boolean {
+    return this.reason === 'network' && badPort(this.cause)
+  }
+
   get summary(): string {
     if (this.reason === 'cancelled') return `${this.method} ${this.path} was cancelled`
     if (this.refused) return `Could not connect to the API for ${this.method} ${this.path}`
@@ -174,13 +179,19 @@ export class TransportError extends Error {
 /** The system errors of a connection that was never opened. */
 const CONNECT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL'])
 
+/** Whether fetch refused the port (its cause chain): it blocks those browsers block (6000, 10080, …). */
+function badPort(error: unknown, depth = 0): boolean {
+  if (depth > 5 || !(error instanceof Error)) return false
+  return error.message === 'bad port' || badPort(error.cause, depth + 1)
+}
+
 /** Whether a fetch failure (its cause chain, an AggregateError's members included) failed to connect. */
 function connectFailed(error: unknown, depth = 0): boolean {
   if (depth > 5 || error === null || typeof error !== 'object') return false
   const code = (error as { code?: unknown }).code
   if (typeof code === 'string' && CONNECT_CODES.has(code)) return true
   // fetch refuses a port that browsers block (6000, 10080, …) before it opens a connection.
-  if (error instanceof Error && error.message === 'bad port') return true
+  if (badPort(error)) return true
   if (error instanceof AggregateError && error.errors.length > 0) return error.errors.every((e) => connectFailed(e, depth + 1))
   return connectFailed((error as { cause?: unknown }).cause, depth + 1)
 }

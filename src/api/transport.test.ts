@@ -553,8 +553,15 @@ describe('secrets never leave their origin (issue 8, cases 8 and 9)', () => {
 })
 
 describe('messages of requests that never left', () => {
-  test('a port fetch refuses: nothing was sent, so nothing "may have been processed", and one full stop', async () => {
-    const { client } = testClient([], { baseUrl: 'http://127.0.0.1:6000/v1/', fetch: (request) => fetch(request) })
+  test('a port fetch refuses: nothing was sent, so nothing "may have been processed", one full stop, and no attempt repeated', async () => {
+    let attempts = 0
+    const { client } = testClient([], {
+      baseUrl: 'http://127.0.0.1:6000/v1/',
+      fetch: (request) => {
+        attempts++
+        return fetch(request)
+      },
+    })
     const error = await client.lites.createKeypair({ name: 'never-sent' }).then(
       () => assert.fail('a request to a refused port succeeded'),
       (e: unknown) => e,
@@ -564,6 +571,15 @@ describe('messages of requests that never left', () => {
     assert.match(error.message, /fetch refuses this port/)
     assert.doesNotMatch(error.message, /may have been processed/)
     assert.doesNotMatch(error.message, /\.\./)
+    // Every attempt would be refused alike: none is repeated, and nothing says the service is not answering.
+    assert.equal(attempts, 1)
+    assert.doesNotMatch(error.message, /not answering|try again later/)
+    const read = await client.lites.listVms().then(
+      () => assert.fail('a read from a refused port succeeded'),
+      (e: unknown) => e,
+    )
+    assert.equal(attempts, 2, 'a read is not asked again either')
+    assert.doesNotMatch(String(read), /not answering|try again later/)
   })
 })
 

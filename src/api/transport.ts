@@ -182,7 +182,7 @@ export class Transport {
       let delayMs: number
       if (outcome.kind === 'transport') {
         failures++
-        if (outcome.error.reason === 'cancelled' || !mayRetryFailure) throw outcome.error
+        if (outcome.error.reason === 'cancelled' || !mayRetryFailure || outcome.error.portBlocked) throw outcome.error
         if (failures >= options.maxAttempts) throw this.unanswered(outcome.error, failures, started)
         // A read that got no answer (a timeout, a reset) is asked again, as any transport failure of a
         // GET is (backend-api 1.10), within the attempts and the operation's time.
