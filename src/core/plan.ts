@@ -263,8 +263,11 @@ function orderTimeChanges(
 
 /**
  * A warning for each create-only input that an import read as the object is now (`importReadsCurrent`)
- * and that the configuration sets otherwise: the apply only records it (a replacement would delete the
- * object and order another for what it already is).
+ * and that the configuration sets otherwise, while no apply has changed the object since the import:
+ * the apply only records it (a replacement would delete the object and order another for what it
+ * already is). Neither protocol keeps what an empty plan saw, so the mark lasts until an apply changes
+ * the object: the warning says so, and how to replace the object when the value was changed on purpose.
+ * (A replacement asked for by the user, which the plan is not told of, replaces it anyway.)
  */
 function importedAsNow(
   definition: AnyResource,
@@ -278,11 +281,13 @@ function importedAsNow(
     .filter((name) => current.has(name) && imported.has(name) && !isUnknown(planned[name]))
     .map((name) =>
       warning(
-        `${name} ${JSON.stringify(planned[name])} is recorded for an object imported with ${JSON.stringify(prior[name])}`,
-        `${definition.name} ${String(prior.id)} was imported with ${name} ${JSON.stringify(prior[name])}, what it has now, ` +
-          `which an in-place action (such as a rebuild) may have changed since it was created with the configuration's ` +
-          `${JSON.stringify(planned[name])}. The apply records the configuration's value and sends nothing for it: the ` +
-          'object is not replaced. Changing it after that apply replaces the object, as it always does.',
+        `${name} ${JSON.stringify(planned[name])} is recorded, not a replacement: the object was imported with ${JSON.stringify(prior[name])}`,
+        `${definition.name} ${String(prior.id)} was imported with ${name} ${JSON.stringify(prior[name])}, what it has now, and no ` +
+          'apply has changed it since. An in-place action (such as a rebuild) may have changed that value after the object was ' +
+          `created with the configuration's ${JSON.stringify(planned[name])}, so the apply records the configuration's value, sends ` +
+          `nothing for it and does not replace the object (unless a replacement is asked for). If you changed ${name} on purpose, ` +
+          'to get a new object with it, replace the object: `terraform apply -replace=<address>`, or `pulumi up --replace <urn>`. ' +
+          `Once this apply has run, a change of ${name} replaces the object, as it always does.`,
         [name],
       ),
     )
@@ -290,7 +295,9 @@ function importedAsNow(
 
 /**
  * A warning for each in-place action an import left unset that the configuration gives a value
- * (importedActions): the apply records it and runs nothing, and says how to run it on purpose.
+ * (importedActions), while no apply has changed the object since the import: the apply records it and
+ * runs nothing, and the warning says how to run it on purpose (the mark lasts until such an apply, as
+ * importedAsNow says).
  */
 function importedActionsKept(
   definition: AnyResource,
@@ -307,11 +314,11 @@ function importedActionsKept(
     })
     .map((name) =>
       warning(
-        `${name} ${JSON.stringify(planned[name])} is recorded, not run, after the import`,
-        `${definition.name} ${String(prior.id)} was imported, and the service does not report whether this in-place action ` +
-          `ran already (the object may have been created or rebuilt with it). The apply records ${name} ` +
-          `${JSON.stringify(planned[name])} and runs nothing, as a create does. To run it, change ${name} to another ` +
-          "value after this apply, or run the resource's action (Terraform) or method (Pulumi).",
+        `${name} ${JSON.stringify(planned[name])} is recorded, not run: the object was imported`,
+        `${definition.name} ${String(prior.id)} was imported and no apply has changed it since, and the service does not report ` +
+          'whether this in-place action ran already (the object may have been created or rebuilt with it). So the apply records ' +
+          `${name} ${JSON.stringify(planned[name])} and runs nothing, as a create does (unless a replacement is asked for). To run ` +
+          "it, run the resource's action (Terraform) or method (Pulumi), or change the value again after this apply.",
         [name],
       ),
     )

@@ -407,7 +407,7 @@ describe('provider_lite_vm: reads, import, validation and plan checks', () => {
     assert.ok(plan.changed.includes('select_os'))
     assert.deepEqual(
       plan.diagnostics.map((d) => [d.severity, d.summary]),
-      [['warning', 'select_os "Ubuntu-22.04" is recorded for an object imported with "Debian-12"']],
+      [['warning', 'select_os "Ubuntu-22.04" is recorded, not a replacement: the object was imported with "Debian-12"']],
     )
     await h.mutations()
     const recorded = await applyUpdate(vm, imported.state ?? {}, plan.planned, plan.private, h.session)
@@ -416,6 +416,14 @@ describe('provider_lite_vm: reads, import, validation and plan checks', () => {
     // Recorded: from now on select_os is the create-time OS, and a change of it replaces as always.
     const next = h.plan(vm, recorded.state, { ...withPassword, select_os: 'Rocky-9' }, recorded.private)
     assert.deepEqual(next.replace, ['select_os'])
+    // Imported into a configuration that agreed, with nothing applied since (where the plan is empty, as
+    // for a Metal server, the mark stays): a later change on purpose is still only recorded, and the
+    // warning says so and how to replace the object.
+    const agreed = h.plan(vm, imported.state, { ...withPassword, select_os: 'Debian-12' }, imported.private)
+    assert.ok(!agreed.changed.includes('select_os'))
+    const later = h.plan(vm, imported.state, { ...withPassword, select_os: 'Rocky-9' }, imported.private)
+    assert.deepEqual(later.replace, [])
+    assert.match(later.diagnostics[0]?.detail ?? '', /no apply has changed it since.*terraform apply -replace=<address>/)
   })
 
   test('import into a configuration with rebuild_os: the value is recorded with a warning and reinstalls nothing; a later change reinstalls', async () => {
@@ -429,7 +437,7 @@ describe('provider_lite_vm: reads, import, validation and plan checks', () => {
     assert.ok(plan.changed.includes('rebuild_os'))
     assert.deepEqual(
       plan.diagnostics.map((d) => [d.severity, d.summary, d.path]),
-      [['warning', 'rebuild_os "Ubuntu-22.04" is recorded, not run, after the import', ['rebuild_os']]],
+      [['warning', 'rebuild_os "Ubuntu-22.04" is recorded, not run: the object was imported', ['rebuild_os']]],
     )
     await h.mutations()
     const recorded = await applyUpdate(vm, imported.state ?? {}, plan.planned, plan.private, h.session)

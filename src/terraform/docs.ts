@@ -560,7 +560,8 @@ function importSection(resource: AnyResource, typeName: string): string[] {
       '',
       `An in-place action (${words(actions.map((name) => `\`${toSnake(name)}\``))}) that the configuration you import into ` +
         'gives a value is recorded at the first apply after the import, with a warning, and runs nothing, as at create: ' +
-        'the service does not tell whether it ran already. To run it, change its value after that apply, or run the action.',
+        'the service does not tell whether it ran already. To run it, run the action, or change its value after that apply ' +
+        '([importing guide](../guides/importing.md): this holds until an apply changes the object).',
     )
   }
   lines.push('')

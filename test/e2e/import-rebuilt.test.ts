@@ -46,6 +46,9 @@ function config(imports = '', rebuildOs = false): string {
   ].join('\n')
 }
 
+/** Terraform wraps long warnings: the output with every run of white space made one space. */
+const oneLine = (text: string) => text.replace(/\s+/g, ' ')
+
 describe('import of a rebuilt server and VM', () => {
   const e2e = useEmulatorWorkspace({ workspace: false })
   const ids: Record<string, string> = {}
@@ -86,8 +89,14 @@ describe('import of a rebuilt server and VM', () => {
       assert.deepEqual(change.replace_paths ?? [], [], `${address} is not replaced`)
     }
     assert.equal(changeOf(planned.plan, 'provider_lite_pro_disk.d').actions[0], 'no-op', 'the disk bound to the VM stays')
-    assert.match(planned.run.stdout, /Warning: select_os "Ubuntu-22\.04" is recorded for an object imported with\s+"Debian-12"/)
-    assert.match(planned.run.stdout, /Warning: select_os "ubuntu-22" is recorded for an object imported with\s+"debian-12"/)
+    assert.match(
+      oneLine(planned.run.stdout),
+      /Warning: select_os "Ubuntu-22\.04" is recorded, not a replacement: the object was imported with "Debian-12"/,
+    )
+    assert.match(
+      oneLine(planned.run.stdout),
+      /Warning: select_os "ubuntu-22" is recorded, not a replacement: the object was imported with "debian-12"/,
+    )
 
     const { value: applied, mutations, orders } = await e2e.emulator.effectsOf(() => ws.apply())
     assert.equal(applied.code, 0, describeRun(applied))
@@ -108,8 +117,16 @@ describe('import of a rebuilt server and VM', () => {
     const planned = await ws.plan()
     assert.equal(planned.code, 2, describeRun(planned))
     assert.doesNotMatch(planned.stdout, /must be replaced|forces replacement/, describeRun(planned))
-    assert.match(planned.stdout, /Warning: rebuild_os "Debian-12" is recorded, not run, after the import/, describeRun(planned))
-    assert.match(planned.stdout, /Warning: rebuild_os "debian-12" is recorded, not run, after the import/, describeRun(planned))
+    assert.match(
+      oneLine(planned.stdout),
+      /Warning: rebuild_os "Debian-12" is recorded, not run: the object was imported/,
+      describeRun(planned),
+    )
+    assert.match(
+      oneLine(planned.stdout),
+      /Warning: rebuild_os "debian-12" is recorded, not run: the object was imported/,
+      describeRun(planned),
+    )
 
     const { value: applied, mutations, orders } = await e2e.emulator.effectsOf(() => ws.apply())
     assert.equal(applied.code, 0, describeRun(applied))
