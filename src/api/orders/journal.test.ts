@@ -1395,6 +1395,23 @@ describe('order journal: a service that ignores keys, stopped runs and runs of o
     assert.deepEqual(await later().client.settlement?.notices(), [])
   })
 
+  test('a create a stopped run sent, still unanswered and in no listing yet: a later run (a destroy straight after the kill) says it may still make an account, until the service is past processing it', async () => {
+    const dir = journal()
+    const killed = providerProcess()
+    const stopped = new OrderJournal(dir, () => 1_000_000, killed.journalOptions)
+    await stopped.open('a-held-create', serviceOf(BASE_URL), 'held-key', 'POST', '/baremetals', { creates: true, lists: '/baremetals' })
+    killed.kill()
+    const later = (at: number) =>
+      testClient([() => ok([])], { journalDirectory: dir, journalOptions: providerProcess().journalOptions, now: () => at })
+    const notices = (await later(1_005_000).client.settlement?.notices()) ?? []
+    assert.equal(notices.length, 1, JSON.stringify(notices))
+    assert.match(notices[0]?.summary ?? '', /may still make an account that no state holds: POST \/baremetals$/)
+    assert.match(notices[0]?.detail ?? '', /Idempotency-Key held-key/)
+    assert.match(notices[0]?.detail ?? '', /run a plan again after that time/)
+    // Long past its request's timeout and the service's processing time, with still no account: it made none to name.
+    assert.deepEqual((await later(1_000_000 + 3_600_000).client.settlement?.notices()) ?? [], [])
+  })
+
   test('an unanswered create of a run that still goes on, or of this run, is named by no notice and lists nothing', async () => {
     const dir = journal()
     const live = providerProcess()

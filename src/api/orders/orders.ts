@@ -295,18 +295,37 @@ export class Orders {
       const path = entry.lists as string
       const listing = listings.get(path) ?? this.http.request({ method: 'GET', path, decode: decodeList(plainAccount) })
       listings.set(path, listing)
-      const accounts = await listing.catch(() => [])
+      const accounts = await listing.catch(() => undefined)
+      const listed = accounts !== undefined
       const before = new Set(entry.existing ?? [])
       // Only an account that shows every input the order gave can be its (an entry of an older version
       // keeps no fields: any account of the kind made since).
       const fields = entry.showsFields
       const couldBeIts = (a: Account<unknown>) =>
         entry.shows === undefined || fields === undefined || accountShows(a, fields) === entry.shows
-      const ids = accounts
+      const since = (accounts ?? [])
         .filter((a) => !statusIs(a.status, 'Terminated') && createdSince(a, entry.sentAt, EVIDENCE_SLACK_MS) && couldBeIts(a))
         .map((a) => a.account_id)
-        .filter((id) => !known.has(id) && !elsewhere.has(id) && !before.has(id))
-      if (ids.length === 0) continue
+        .filter((id) => !before.has(id))
+      const ids = since.filter((id) => !known.has(id) && !elsewhere.has(id))
+      if (ids.length === 0) {
+        // No account shows it yet, but the service may still be processing it: a run that names
+        // nothing now (a `terraform destroy` straight after the kill) would leave the account it makes
+        // later paid for and named by no run. A listing that failed names nothing, as above.
+        const until = this.outcomeDeadline(entry)
+        if (since.length === 0 && listed && this.options.now() < until)
+          out.push({
+            summary: `An order a run that was stopped sent may still make an account that no state holds: ${entry.method} ${entry.path}`,
+            detail:
+              `${entry.method} ${entry.path} was sent (Idempotency-Key ${entry.key}, at ${new Date(entry.sentAt).toISOString()}) by a ` +
+              `run from ${journal.scope} that was stopped before it was answered. No account of that kind shows it yet, but the ` +
+              `service may still process it until about ${new Date(until).toISOString()}. ${TAKEN_OVER_BY} Otherwise (a destroy ` +
+              'removes only what a state holds) run a plan again after that time: an account the order made is then named ' +
+              `here, to import (terraform import <address> <id>, or pulumi import) or cancel in the portal; if none is, ` +
+              `${journal.removal(entry)}.`,
+          })
+        continue
+      }
       const one = ids.length === 1
       out.push({
         summary: `${one ? 'Account' : 'Accounts'} ${ids.join(', ')} may have been ordered by a run that was stopped, and no state holds ${one ? 'it' : 'them'}`,
