@@ -1965,7 +1965,8 @@ describe('one order under two identities of a directory journal (two workspaces,
     // A service that honours keys would answer staging's key with staging's account.
     const byKey = (r: RecordedRequest) =>
       echoing(200, r.headers.get('idempotency-key') === 'key-1' ? ORDER : { ...ORDER, account_id: '100043' })(r)
-    const prod = testClient([echoing(200, []), byKey], {
+    // The listing shows staging's VM (in staging's state).
+    const prod = testClient([echoing(200, [vmAccount('100042', 'web', '1970-01-01 00:16:40', 'Active')]), byKey], {
       journalDirectory: dir,
       operation: () => frame(PROD, 60_000).value,
       journalOptions: providerProcess().journalOptions,

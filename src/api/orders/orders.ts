@@ -944,6 +944,7 @@ export class Orders {
     reconcile: Reconcile,
     signal: AbortSignal | undefined,
     round = 0,
+    looks = 0,
   ): Promise<string[] | undefined> {
     const journal = this.journal
     if (this.options.allowUnrecordedMatch === true || journal === undefined) return undefined
@@ -1013,7 +1014,32 @@ export class Orders {
       round < IN_FLIGHT_ROUNDS &&
       (await this.awaitOrdersElsewhere(context, reconcile.shows, evidenced, flyingBefore, signal))
     ) {
-      return this.unrecordedMatches(intent, context, reconcile, signal, round + 1)
+      return this.unrecordedMatches(intent, context, reconcile, signal, round + 1, looks)
+    }
+    // An order of the same call that a stopped run sent, which this run cannot take over (the resource
+    // was edited since, in an input its account may not show: a promocode, the payment flag), may still
+    // be processed by a service that does not confirm keys: the listing shows nothing of it yet. Until it
+    // would have been processed, the listing is taken again, so that the account it makes stops this
+    // create instead of being ordered beside it. One that a matching account made since may be (a state
+    // names it) is not waited for.
+    const landing =
+      evidenced.length === 0 && !(await this.honoured())
+        ? this.stillLanding(stoppedOrders, reconcile).filter((e) => !matches.some((a) => createdSince(a, e.sentAt, EVIDENCE_SLACK_MS)))
+        : []
+    if (landing.length > 0 && looks < MAX_OUTCOME_LOOKS) {
+      const first = landing[0] as JournalEntry
+      const until = Math.max(...landing.map((e) => this.outcomeDeadline(e)))
+      if (looks % 5 === 0)
+        this.options.log(
+          'warn',
+          `${context.method} ${context.path}: waiting for the outcome of an order of the same kind that a stopped run sent at ` +
+            `${new Date(first.sentAt).toISOString()} (Idempotency-Key ${first.key}) and never saw answered: it may still make an ` +
+            `account this order would duplicate (until ${new Date(until).toISOString()})`,
+          { idempotency_key: first.key },
+        )
+      const left = Math.max(0, until - this.options.now())
+      await this.http.pause(Math.min(this.http.backoff(looks + 1), OUTCOME_POLL_CAP_MS, left), signal, context)
+      return this.unrecordedMatches(intent, context, reconcile, signal, round, looks + 1)
     }
     const older = matching.filter((a) => !evidence(a)).map((a) => a.account_id)
     if (older.length > 0) {
@@ -1056,6 +1082,18 @@ export class Orders {
         'import it by its id (terraform import <address> <id>, or pulumi import). If it belongs to something else, apply again ' +
         'with PROVIDER_ALLOW_UNRECORDED_MATCH=1 in the environment to order anyway.',
       { context, idempotencyKey: '', candidates: ids },
+    )
+  }
+
+  /**
+   * Of the unanswered creates of stopped runs (OrderJournal.unansweredByStoppedRuns), those the service
+   * may still be processing (before their outcome deadline) and whose account could match `reconcile`
+   * (the same `shows`, or one of them unknown).
+   */
+  private stillLanding(stopped: readonly JournalEntry[], reconcile: Reconcile): JournalEntry[] {
+    const now = this.options.now()
+    return stopped.filter(
+      (e) => now < this.outcomeDeadline(e) && (e.shows === undefined || reconcile.shows === undefined || e.shows === reconcile.shows),
     )
   }
 
