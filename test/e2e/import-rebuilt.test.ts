@@ -52,6 +52,11 @@ const oneLine = (text: string) => text.replace(/\s+/g, ' ')
 describe('import of a rebuilt server and VM', () => {
   const e2e = useEmulatorWorkspace({ workspace: false })
   const ids: Record<string, string> = {}
+  /** An `import {}` block for each object the origin workspace made. */
+  const importBlocks = () =>
+    Object.entries(ids)
+      .map(([address, id]) => `import {\n  to = ${address}\n  id = "${id}"\n}\n`)
+      .join('\n')
 
   before(async () => {
     const origin = await e2e.workspace()
@@ -75,9 +80,7 @@ describe('import of a rebuilt server and VM', () => {
   })
 
   test('import {} blocks into the configuration that made them plan no replacement, record select_os calling nothing, then an empty plan', async () => {
-    const imports = Object.entries(ids)
-      .map(([address, id]) => `import {\n  to = ${address}\n  id = "${id}"\n}\n`)
-      .join('\n')
+    const imports = importBlocks()
     const ws = await e2e.workspace()
     await ws.write(config(imports))
     const planned = await ws.planJson()
@@ -109,9 +112,7 @@ describe('import of a rebuilt server and VM', () => {
   })
 
   test('import {} blocks into the configuration that still names the rebuild: rebuild_os is recorded, nothing is reinstalled, then an empty plan', async () => {
-    const imports = Object.entries(ids)
-      .map(([address, id]) => `import {\n  to = ${address}\n  id = "${id}"\n}\n`)
-      .join('\n')
+    const imports = importBlocks()
     const ws = await e2e.workspace()
     await ws.write(config(imports, true))
     const planned = await ws.plan()
