@@ -60,6 +60,37 @@ describe('snapshots and restored VMs', () => {
     assert.deepEqual(h.plan(snapshots, importedSnapshot, { lite_account_id: vm, cycle: 'm', name: 'before-upgrade' }).changed, [])
   })
 
+  test('a restored VM migrated to Lite Pro outside stays managed: kept in state with its Lite product, no new order planned, and deleted under /lite-pros', async () => {
+    const { h, key, vm } = await withVm(lite)
+    const restored = liteVmFromSnapshot(lite)
+    const snapshot = await h.create(liteSnapshot(lite), { lite_account_id: vm, cycle: 'm' })
+    const restoreConfig: ValueMap = {
+      snapshot_id: Number(snapshot.id),
+      product_id: 101,
+      cycle: 'm',
+      keypair_id: key.keypair_id ?? null,
+      name: 'restored-vm-01',
+      ssh_and_console_user: 'restorer',
+      console_password: 'An0therPass',
+    }
+    const copy = await h.create(restored, restoreConfig)
+    // The portal (or the API) moves the restored VM to Lite Pro: it answers only under /lite-pros from now on.
+    await h.client.lites.migrateToPro(String(copy.id), { lite_pro_product_id: 202, pay_invoice_with_cc: true })
+    await h.requests()
+    const read = await h.read(restored, copy)
+    assert.ok(read, 'the VM still exists (a Lite Pro VM now): it is not dropped from state, which would order another restore')
+    assert.equal(read.product_id, 101, 'the Pro product is never copied into the Lite input')
+    const next = h.plan(restored, read, restoreConfig)
+    assert.deepEqual([next.changed, next.replace], [[], []], 'no replacement, no second order')
+    await assert.rejects(h.import(restored, String(copy.id)), /is a Lite Pro VM .*import it as lite_pro_vm/)
+    assert.deepEqual(await h.mutations(), [])
+    await h.delete(restored, read)
+    assert.deepEqual(await h.mutations(), [`DELETE /v1/lites/${String(copy.id)}`, `DELETE /v1/lite-pros/${String(copy.id)}`])
+    const gone = (await h.control('GET', '/accounts?kind=lite_pro.vm')) as { account: { account_id: number; status: string } }[]
+    assert.equal(gone.find((a) => String(a.account.account_id) === String(copy.id))?.account.status, 'Terminated')
+    assert.equal((await h.orders()).by_kind['lite.snapshot.restore_vm'], 1)
+  })
+
   test('a product with no IP address to give refuses a new VM at plan, never a restore (the service refuses only the new VM order)', async () => {
     const { h, key, vm } = await withVm(lite)
     const snapshot = await h.create(liteSnapshot(lite), { lite_account_id: vm, cycle: 'm' })

@@ -7,7 +7,7 @@ import { accountListing, isTerminated, orderDescriptionAttribute, orderedAccount
 import { accountCheck, isNotFound, productOf } from './catalog-rules.js'
 import { newVmChecks, newVmPrice } from './lite-vm.js'
 import { known } from './prices.js'
-import { vmKind } from './lite-vm-account.js'
+import { inGroup, vmKind } from './lite-vm-account.js'
 import { consolePasswordAttributes, consoleUserRules } from './lite-vm-attributes.js'
 
 export function liteVmFromSnapshot(family: LiteFamily) {
@@ -34,10 +34,13 @@ export function liteVmFromSnapshot(family: LiteFamily) {
     ...orderInputs('the order'),
     ...orderedOutputs('VM'),
   }
-  const observe = (account: LiteVmAccount) => ({
+  // A restored VM is a Lite VM: it can move to Lite Pro (in the portal, or with the API's migration),
+  // and from then on answers only under /lite-pros. It stays managed here, and its Pro product is never
+  // copied into the Lite product_id input (that would plan a replacement: a second paid restore).
+  const observe = (account: LiteVmAccount, migrated = false) => ({
     ...accountIds(account),
     snapshot_id: account.extra_details.snapshot_id === null ? undefined : Number(account.extra_details.snapshot_id),
-    product_id: account.product_id,
+    product_id: migrated ? undefined : account.product_id,
     cycle: cycleCode(account.billingcycle) ?? undefined,
     keypair_id: account.extra_details.keypair_id ?? undefined,
     name: account.extra_details.name,
@@ -68,10 +71,12 @@ export function liteVmFromSnapshot(family: LiteFamily) {
       kind: vmKind(family),
       what,
       calls: {
-        get: (client, id, signal) => family.api(client).getVm(id, { signal }),
-        delete: (client, id, signal) => family.api(client).deleteVm(id, { signal }),
+        get: async (client, id, signal) => (await inGroup(family, client, null, (api) => api.getVm(id, { signal }))).value,
+        delete: async (client, id, signal) => {
+          await inGroup(family, client, null, (api) => api.deleteVm(id, { signal }))
+        },
       },
-      observe,
+      observe: (account) => observe(account),
       order: ({ input, client, signal }, terms) =>
         family.api(client).createVmFromSnapshot(
           input.snapshot_id ?? 0,
@@ -91,12 +96,16 @@ export function liteVmFromSnapshot(family: LiteFamily) {
     }),
     // An import of a VM that was not restored from a snapshot is refused: it is a lite_vm.
     async read({ client, id, importing, signal }) {
-      const account = await ownCall(family.api(client).getVm(id, { signal }))
+      const { api, value: account } = await ownCall(inGroup(family, client, null, (a) => a.getVm(id, { signal })))
       if (isTerminated(account)) return null
+      const migrated = api !== family.api(client)
+      if (importing && migrated) {
+        throw new InputError([], `VM ${id} is a Lite Pro VM (a Lite VM moved to Lite Pro is one from then on): import it as lite_pro_vm.`)
+      }
       if (importing && account.extra_details.snapshot_id === null) {
         throw new InputError([], `VM ${id} was not restored from a snapshot: import it as ${family.prefix}_vm.`)
       }
-      return observe(account)
+      return observe(account, migrated)
     },
     list: accountListing<typeof attributes>({
       accounts: async (client, signal) =>
