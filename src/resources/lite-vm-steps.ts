@@ -19,7 +19,7 @@ import { keepAndWait, POWER_NOTE, textRules } from './billing.js'
 import { isNotFound, quoted } from './catalog-rules.js'
 import { type LiteFamily, litePro } from './lite-family.js'
 import { inGroup, settle, vmNoun } from './lite-vm-account.js'
-import { POWER_STATES, type VmAttributes } from './lite-vm-attributes.js'
+import { POWER_STATES, type Vm, type VmAttributes } from './lite-vm-attributes.js'
 import { payFlag } from './ordered-account.js'
 import { billingOf, componentSteps, known, productLabel, quote, tiered } from './prices.js'
 
@@ -129,10 +129,28 @@ async function rebuild(family: LiteFamily, ctx: Ctx) {
   return undefined
 }
 
+/**
+ * The VM's account when it is a Lite Pro VM already (migrated by an earlier apply, or outside): it
+ * answers only under /lite-pros, where no migration exists (L14 answers 404 for it). Null while it is
+ * in its own family's group.
+ */
+export async function movedToPro(
+  family: LiteFamily,
+  { client, signal, prior, id }: { client: Client; signal: AbortSignal; prior: Partial<Vm> | null; id: string },
+): Promise<LiteVmAccount | null> {
+  if (!family.migratesToPro) return null
+  const { api, value } = await inGroup(family, client, prior, (a) => a.getVm(id, { signal }))
+  return api === family.api(client) ? null : value
+}
+
 async function migrate(family: LiteFamily, ctx: Ctx) {
   const productId = Number(ctx.input.migrate_to_pro)
   const migration = family.migration?.(ctx.client)
   if (!migration) throw new Error(`${vmNoun(family)}s cannot migrate to Lite Pro`)
+  // On Lite Pro already, with this product (a migration whose answer was lost, or a package change
+  // there): nothing to order. With another one, the plan refused the change (vmPlanChecks).
+  const moved = await movedToPro(family, ctx)
+  if (moved !== null && moved.product_id === productId) return undefined
   const order = await migration.migrateToPro(
     ctx.id,
     { lite_pro_product_id: productId, pay_invoice_with_cc: payFlag(ctx.input) },
@@ -226,6 +244,8 @@ export async function resumePrice(family: LiteFamily, ctx: PriceCtx): Promise<re
 async function migrationPrice(family: LiteFamily, { client, signal, prior, input }: PriceCtx): Promise<readonly Quote[] | null> {
   const migration = family.migration?.(client)
   if (!migration) return []
+  // A VM on Lite Pro already is moved no more: nothing is ordered (or the plan refuses the change).
+  if ((await movedToPro(family, { client, signal, prior, id: prior.id })) !== null) return []
   const targets = await migration.listMigrateToProProducts(prior.id, { signal })
   const target = billingOf(targets, Number(input.migrate_to_pro), prior.cycle)
   // A package change of the same apply runs first: the move is priced from the package it leaves.

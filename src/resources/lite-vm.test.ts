@@ -209,6 +209,37 @@ describe('provider_lite_vm: in-place changes and resumed waits', () => {
     assert.deepEqual(await h.mutations(), ['DELETE /v1/lite-pros/100001'])
   })
 
+  test('a VM on Lite Pro already: another migrate_to_pro is refused at plan, saying how to change its Pro product; the product it has orders nothing', async () => {
+    const { h, config } = await setup()
+    const state = await h.create(vm, config)
+    const migrated = (await h.update(vm, state, { ...config, migrate_to_pro: '201' })).state as ValueMap
+    await h.requests()
+    const errorsOf = async (target: ValueMap) =>
+      (await checkPlanOnline(vm, migrated, h.plan(vm, migrated, target), h.session)).filter((d) => d.severity === 'error')
+    const refused = await errorsOf({ ...config, migrate_to_pro: '203' })
+    assert.deepEqual(
+      refused.map((d) => d.path),
+      [['migrate_to_pro']],
+      JSON.stringify(refused),
+    )
+    assert.match(refused[0]?.detail ?? '', /VM 100001 is a Lite Pro VM already \(product 201\).*change product_id/s)
+    // Moved on in Lite Pro since (a package change in the portal): asking for the product it has runs nothing.
+    await h.client.litePros.changePackage('100001', { new_product_id: 202, pay_invoice_with_cc: true })
+    await h.control('POST', '/accounts/100001/status', { status: 'Active' })
+    const refreshed = (await h.read(vm, migrated)) as ValueMap
+    await h.requests()
+    const same = { ...config, migrate_to_pro: '202' }
+    assert.deepEqual(await errorsOf(same), [])
+    const outcome = await h.update(vm, refreshed, same)
+    assert.deepEqual(
+      outcome.diagnostics.filter((d) => d.severity === 'error'),
+      [],
+    )
+    assert.equal(outcome.state?.migrate_to_pro, '202')
+    assert.deepEqual(await h.mutations(), [], 'no migration is sent for a VM on that product already')
+    assert.deepEqual((await h.orders()).by_kind, { 'lite.vm.create': 1, 'lite.vm.migrate': 1, 'lite_pro.vm.change_package': 1 })
+  })
+
   test('a wait that fails after the order keeps the id; the next apply resumes and orders nothing', async () => {
     const { h, config } = await setup()
     await h.control('POST', '/faults', { method: 'GET', path: '/lites/accounts/*', mode: 'error', status: 503, count: -1 })

@@ -21,9 +21,9 @@ import { registerAccountKind } from './account-kinds.js'
 import { awaitingPayment, digitsId, orderedPending, untilChangesTaken } from './billing.js'
 import { cycleRule, isNotFound, keypairCheck, productOf, productRule, quoted, sizeRule } from './catalog-rules.js'
 import { type LiteFamily, lite, litePro } from './lite-family.js'
-import { finish, groups, inGroup, locate, otherFamilyVm, readVm, vmKind, vmNoun } from './lite-vm-account.js'
+import { finish, inGroup, locate, otherFamilyVm, readVm, vmKind, vmNoun } from './lite-vm-account.js'
 import { type Vm, type VmAttributes, vmAttributes } from './lite-vm-attributes.js'
-import { resumePrice, vmMethods, vmSteps } from './lite-vm-steps.js'
+import { movedToPro, resumePrice, vmMethods, vmSteps } from './lite-vm-steps.js'
 import { accountListing, ORDER_TIME_INPUTS, orderTerms } from './ordered-account.js'
 import { billingOf, componentSteps, productLabel, quote, tiered } from './prices.js'
 
@@ -329,8 +329,17 @@ function vmPlanChecks(family: LiteFamily): PlanCheck<Client, VmAttributes>[] {
               const { client, id, prior, input, signal } = ctx
               const migration = family.migration?.(client)
               if (!migration) return null
-              const api = groups(family, client, prior)[0]
-              if (api !== family.api(client)) return null // already moved: the step is skipped by the service's 404
+              // A VM moves to Lite Pro once: from then on it has no migration (L14 answers 404), and its Pro
+              // package changes with product_id. The product it has already asks for nothing (the step skips it).
+              const moved = await movedToPro(family, ctx)
+              if (moved !== null) {
+                if (String(moved.product_id) === input.migrate_to_pro) return null
+                const kept = prior.migrate_to_pro ? `, or keep migrate_to_pro at ${JSON.stringify(prior.migrate_to_pro)}` : ''
+                return (
+                  `cannot change: VM ${id} is a Lite Pro VM already (product ${moved.product_id}), and a VM migrates only once. ` +
+                  `To move it to another Lite Pro product, change product_id to it (a package change)${kept}`
+                )
+              }
               const products = await migration.listMigrateToProProducts(id, { signal })
               // The service lists the Pro products whose disk holds the VM's disk now; the package change
               // and the disk growth of the same apply run first, and the move must hold the disk they leave.
