@@ -33,11 +33,10 @@ test('the schema names every resource, function and config key, with secrets and
   assert.deepEqual(schema.config.variables.baseUrl?.defaultInfo?.environment, ['PROVIDER_BASE_URL'])
   const vm = schema.resources['provider:index:LiteVm']!.properties
   for (const key of ['raw', 'consolePassword', 'cipassword']) assert.equal(vm[key]?.secret, true, key)
-  for (const key of ['cycle', 'sshAndConsoleUser']) assert.equal(vm[key]?.replaceOnChanges, true, key)
+  for (const key of ['selectOs', 'cycle', 'sshAndConsoleUser']) assert.equal(vm[key]?.replaceOnChanges, true, key)
   assert.equal(vm.vmName?.replaceOnChanges, undefined)
-  // Inputs an import cannot recover, or reads only as the VM is now (selectOs, after a rebuild), are only
-  // recorded by Diff after an import; replaceOnChanges would override it (Diff replaces on their other changes).
-  for (const key of ['promocode', 'payWithCreditCard', 'selectOs']) assert.equal(vm[key]?.replaceOnChanges, undefined, key)
+  // Inputs an import cannot recover are only recorded by Diff after an import; replaceOnChanges would override it.
+  for (const key of ['promocode', 'payWithCreditCard']) assert.equal(vm[key]?.replaceOnChanges, undefined, key)
 })
 
 test('methods: a resource names each as a function `<type>/<name>` whose first input is __self__, a reference to it', () => {

@@ -175,7 +175,7 @@ export class Baremetal extends pulumi.CustomResource {
         opts = pulumi.mergeOptions(utilities.resourceOptsDefaults(), opts);
         const secretOpts = { additionalSecretOutputs: ["raw"] };
         opts = pulumi.mergeOptions(opts, secretOpts);
-        const replaceOnChanges = { replaceOnChanges: ["cycle", "keypairId", "productId", "publicIp"] };
+        const replaceOnChanges = { replaceOnChanges: ["cycle", "keypairId", "productId", "publicIp", "selectOs"] };
         opts = pulumi.mergeOptions(opts, replaceOnChanges);
         super(Baremetal.__pulumiType, name, resourceInputs, opts);
     }

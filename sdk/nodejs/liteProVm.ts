@@ -273,7 +273,7 @@ export class LiteProVm extends pulumi.CustomResource {
         opts = pulumi.mergeOptions(utilities.resourceOptsDefaults(), opts);
         const secretOpts = { additionalSecretOutputs: ["cipassword", "consolePassword", "raw"] };
         opts = pulumi.mergeOptions(opts, secretOpts);
-        const replaceOnChanges = { replaceOnChanges: ["consolePassword", "cycle", "description", "sshAndConsoleUser"] };
+        const replaceOnChanges = { replaceOnChanges: ["consolePassword", "cycle", "description", "selectOs", "sshAndConsoleUser"] };
         opts = pulumi.mergeOptions(opts, replaceOnChanges);
         super(LiteProVm.__pulumiType, name, resourceInputs, opts);
     }

@@ -491,7 +491,7 @@ class UpdateRun<C> {
 
   /** Steps of this update will call the service (not only record, nor only rename): a resume then waits only, first. */
   get stepsFollow(): boolean {
-    return stepsToRun(this.definition, this.prior, this.planned, this.priorPrivate).some(
+    return stepsToRun(this.definition, this.prior, this.planned).some(
       (step) => !step.recordOnly && this.definition.updates[step.index]?.cosmetic !== true,
     )
   }
@@ -600,7 +600,7 @@ async function finishResume<C>(run: UpdateRun<C>): Promise<Outcome | null> {
 /** Runs the steps the plan needs, in order; answers an outcome when one stops the update. */
 async function runSteps<C>(run: UpdateRun<C>): Promise<Outcome | null> {
   const { definition, prior, planned, session } = run
-  const steps = stepsToRun(definition, prior, planned, run.priorPrivate)
+  const steps = stepsToRun(definition, prior, planned)
   for (const [position, scheduled] of steps.entries()) {
     const sends = !scheduled.recordOnly && definition.updates[scheduled.index]?.cosmetic !== true
     if (sends && !run.readied && run.waiting === undefined) {
@@ -1084,7 +1084,7 @@ export async function importResource<C>(definition: AnyResource, text: string, s
     return { ...outcome, diagnostics: [...outcome.diagnostics, error('Cannot import a missing object', detail)] }
   }
   // What the import could not read, and what it read as the object is now rather than as it was
-  // created: the first plan after it records the configuration's value of either (plan.ts).
+  // created: the plan after it records the former and warns of a replacement for the latter (plan.ts).
   const imported = [...(definition.unrecoverable ?? []), ...(definition.importReadsCurrent ?? [])].filter((name) => {
     const attribute = definition.attributes[name]
     return attribute !== undefined && isInput(attribute)
@@ -1286,7 +1286,7 @@ export async function checkPlanOnline<C>(
  */
 async function checkRefused<C>(definition: AnyResource, prior: ValueMap, plan: Plan, session: Session<C>): Promise<Diagnostic[]> {
   if (definition.changesRefused === undefined) return []
-  const inPlace = stepsToRun(definition, prior, plan.planned, plan.private)
+  const inPlace = stepsToRun(definition, prior, plan.planned)
     .filter((step) => !step.recordOnly && definition.updates[step.index]?.cosmetic !== true)
     .flatMap((step) => step.attributes)
   if (inPlace.length === 0) return []
@@ -1536,7 +1536,7 @@ export async function pricePlan<C>(definition: AnyResource, prior: ValueMap | nu
     // An input that only follows the service (Plan.following) asks its step for nothing: no order.
     const asked: Record<string, Value> = { ...plan.planned }
     for (const name of plan.following ?? []) asked[name] = prior[name] ?? null
-    for (const step of stepsToRun(definition, prior, asked, plan.private, true)) {
+    for (const step of stepsToRun(definition, prior, asked, true)) {
       const price = definition.updates[step.index]?.price
       const stepPrior = before
       before = { ...before, ...plainInput(movedTo(step.attributes, plan.planned)) }

@@ -449,9 +449,9 @@ export interface ResourceDefinition<C, A extends Attributes> {
   readonly unrecoverable?: readonly (keyof A & string)[]
   /**
    * Create-only inputs an import reads from what the object is now, which an in-place action may have
-   * moved away from what its create was given (the OS, after a rebuild): what the import read is not
-   * the create's value, so until the first apply after the import a configuration that differs from it
-   * is only recorded (with a warning), never a replacement. Listed in the docs for import.
+   * moved away from what its create was given (the OS, after a rebuild). A configuration that still
+   * gives the create's value differs from it, which replaces the object as any change of a create-only
+   * input does; the plan after the import warns then, naming the value to set to keep the object.
    */
   readonly importReadsCurrent?: readonly (keyof A & string)[]
   /** How the objects of this type are listed, for adopting them; absent when they are not. */

@@ -20,8 +20,8 @@ export interface PrivateState {
    */
   readonly waiting?: string
   /**
-   * Inputs an import could not recover and filled with defaults, or read as the object is now rather
-   * than as its create was given (`importReadsCurrent`); the first apply after it records them.
+   * Inputs an import could not recover and filled with defaults, which the first apply after it records;
+   * and those it read as the object is now (`importReadsCurrent`), of which a plan warns (importedWarnings).
    */
   readonly imported?: readonly string[]
   /**
@@ -94,21 +94,6 @@ export function fires(attribute: Attribute, planned: Value | undefined): boolean
   return !(attribute.action && isEmpty(planned ?? null))
 }
 
-/**
- * The in-place actions an import left unset, since the service cannot report them (a rebuild's OS, a
- * reset trigger, a migration): until the first apply after the import, a value the configuration gives
- * one is recorded and runs nothing, as at create. Nothing tells whether that value already ran, and
- * running it again would reinstall, reset or migrate (a paid order) the object just adopted.
- */
-export function importedActions(definition: AnyResource, prior: ValueMap, priorPrivate: PrivateState): ReadonlySet<string> {
-  const names = (priorPrivate.imported ?? []).filter(
-    (name) => definition.attributes[name]?.action === true && (prior[name] ?? null) === null,
-  )
-  return names.length === 0 ? NO_NAMES : new Set(names)
-}
-
-const NO_NAMES: ReadonlySet<string> = new Set()
-
 export function planResource(definition: AnyResource, prior: ValueMap | null, config: ValueMap, priorPrivate: PrivateState = {}): Plan {
   const hasTimeouts = Object.keys(definition.timeouts).length > 0
   const diagnostics: Diagnostic[] = validateConfig(definition.attributes, config, {
@@ -147,17 +132,16 @@ export function planResource(definition: AnyResource, prior: ValueMap | null, co
   const createOnlyChanges = changed.filter((name) => {
     const attribute = definition.attributes[name]
     if (attribute?.createOnly !== true) return false
-    if (imported.has(name) || (unrecoverable.has(name) && (prior[name] ?? null) === null)) return false
+    if (unrecoverable.has(name) && ((prior[name] ?? null) === null || imported.has(name))) return false
     // Unset and empty ask the service for the same (emptyIsUnset): recorded, never a new order.
     return !unsetEitherWay(attribute, prior[name], planned[name])
   })
   const replace = writeOnlyReplace(definition, prior, config, planned, createOnlyChanges)
-  if (replace.length === 0) diagnostics.push(...importedAsNow(definition, prior, planned, changed, imported))
-  if (replace.length === 0) diagnostics.push(...importedActionsKept(definition, prior, planned, changed, priorPrivate))
+  diagnostics.push(...importedWarnings(definition, prior, planned, changed, replace, imported))
   diagnostics.push(...keptShrinks(definition, prior, planned, replace, diagnostics, new Set(priorPrivate.floors ?? [])))
-  if (replace.length === 0) diagnostics.push(...orderTimeChanges(definition, prior, planned, changed, priorPrivate))
+  if (replace.length === 0) diagnostics.push(...orderTimeChanges(definition, prior, planned, changed, imported))
   const resuming = priorPrivate.resume === true
-  const affected = affectedOutputs(definition, prior, planned, priorPrivate, replace.length > 0 || resuming)
+  const affected = affectedOutputs(definition, prior, planned, replace.length > 0 || resuming)
   planned.id = prior.id ?? null
   for (const [name, attribute] of computedOnly) {
     planned[name] = affected.has(name) && !(attribute.stable && replace.length === 0) ? UNKNOWN : (prior[name] ?? null)
@@ -215,9 +199,8 @@ function orderTimeChanges(
   prior: ValueMap,
   planned: ValueMap,
   changed: readonly string[],
-  priorPrivate: PrivateState,
+  imported: ReadonlySet<string>,
 ): Diagnostic[] {
-  const imported = new Set(priorPrivate.imported ?? [])
   const id = `${definition.name} ${String(prior.id)}`
   // Whether the object places orders of its own after its create (a paid change): else only a new object reads it.
   const ordersAgain = definition.updates.some((step) => step.price !== undefined)
@@ -225,9 +208,7 @@ function orderTimeChanges(
     ? 'It takes effect at the next paid change of it that reads it.'
     : `${definition.name} places no order after its create, so it takes effect only if the object is ordered anew.`
   // The orders this plan places (as pricing and the apply tell them: steps that run, not only record).
-  const orders = stepsToRun(definition, prior, planned, priorPrivate, true).filter(
-    (step) => !step.recordOnly && definition.updates[step.index]?.price,
-  )
+  const orders = stepsToRun(definition, prior, planned, true).filter((step) => !step.recordOnly && definition.updates[step.index]?.price)
   return changed
     .filter((name) => {
       const attribute = definition.attributes[name]
@@ -262,66 +243,58 @@ function orderTimeChanges(
 }
 
 /**
- * A warning for each create-only input that an import read as the object is now (`importReadsCurrent`)
- * and that the configuration sets otherwise, while no apply has changed the object since the import:
- * the apply only records it (a replacement would delete the object and order another for what it
- * already is). Neither protocol keeps what an empty plan saw, so the mark lasts until an apply changes
- * the object: the warning says so, and how to replace the object when the value was changed on purpose.
- * (A replacement asked for by the user, which the plan is not told of, replaces it anyway.)
+ * What a plan after an import does that the configuration it was imported into may not mean, while no
+ * apply has changed the object since (the import's marks): a replacement for a create-only input the
+ * import read as the object is now (`importReadsCurrent`: the OS a rebuild installed), whose value in
+ * the configuration may be the create's; and an in-place action the import could not read (null), which
+ * the configuration gives a value, so that it runs, though it may have run already. Both are what the
+ * interface asks for (a create-only change replaces; a trigger fires after an import): the warnings say
+ * so before the apply, and how to keep the object as it is.
  */
-function importedAsNow(
+function importedWarnings(
   definition: AnyResource,
   prior: ValueMap,
   planned: ValueMap,
   changed: readonly string[],
+  replace: readonly string[],
   imported: ReadonlySet<string>,
 ): Diagnostic[] {
+  const id = `${definition.name} ${String(prior.id)}`
   const current = new Set<string>(definition.importReadsCurrent ?? [])
-  return changed
+  const replaced = replace
     .filter((name) => current.has(name) && imported.has(name) && !isUnknown(planned[name]))
     .map((name) =>
       warning(
-        `${name} ${JSON.stringify(planned[name])} is recorded, not a replacement: the object was imported with ${JSON.stringify(prior[name])}`,
-        `${definition.name} ${String(prior.id)} was imported with ${name} ${JSON.stringify(prior[name])}, what it has now, and no ` +
-          'apply has changed it since. An in-place action (such as a rebuild) may have changed that value after the object was ' +
-          `created with the configuration's ${JSON.stringify(planned[name])}, so the apply records the configuration's value, sends ` +
-          `nothing for it and does not replace the object (unless a replacement is asked for). If you changed ${name} on purpose, ` +
-          'to get a new object with it, replace the object: `terraform apply -replace=<address>`, or `pulumi up --replace <urn>`. ' +
-          `Once this apply has run, a change of ${name} replaces the object, as it always does.`,
+        `${name} ${JSON.stringify(planned[name])} replaces the imported object, which has ${JSON.stringify(prior[name])}`,
+        `${id} was imported with ${name} ${JSON.stringify(prior[name])}, the value it has now, which an in-place action (such ` +
+          `as a rebuild) sets. ${name} is create-only, so the configuration's ${JSON.stringify(planned[name])} replaces the ` +
+          'object: it is deleted, with what is on it, and a new one is ordered and paid for. If the configuration gives the ' +
+          `value it was created with, set ${name} to ${JSON.stringify(prior[name])} instead to keep the object.`,
         [name],
       ),
     )
-}
-
-/**
- * A warning for each in-place action an import left unset that the configuration gives a value
- * (importedActions), while no apply has changed the object since the import: the apply records it and
- * runs nothing, and the warning says how to run it on purpose (the mark lasts until such an apply, as
- * importedAsNow says).
- */
-function importedActionsKept(
-  definition: AnyResource,
-  prior: ValueMap,
-  planned: ValueMap,
-  changed: readonly string[],
-  priorPrivate: PrivateState,
-): Diagnostic[] {
-  const recorded = importedActions(definition, prior, priorPrivate)
-  return changed
+  if (replace.length > 0) return replaced
+  const running = changed
     .filter((name) => {
       const attribute = definition.attributes[name]
-      return recorded.has(name) && attribute !== undefined && !isUnknown(planned[name]) && fires(attribute, planned[name])
+      return (
+        attribute?.action === true &&
+        imported.has(name) &&
+        (prior[name] ?? null) === null &&
+        !isUnknown(planned[name]) &&
+        fires(attribute, planned[name])
+      )
     })
     .map((name) =>
       warning(
-        `${name} ${JSON.stringify(planned[name])} is recorded, not run: the object was imported`,
-        `${definition.name} ${String(prior.id)} was imported and no apply has changed it since, and the service does not report ` +
-          'whether this in-place action ran already (the object may have been created or rebuilt with it). So the apply records ' +
-          `${name} ${JSON.stringify(planned[name])} and runs nothing, as a create does (unless a replacement is asked for). To run ` +
-          "it, run the resource's action (Terraform) or method (Pulumi), or change the value again after this apply.",
+        `${name} ${JSON.stringify(planned[name])} runs on the imported object`,
+        `${id} was imported, and the service does not report whether this in-place action ran on it already (the ` +
+          `object may have been created or rebuilt with it): the configuration's ${name} is a change, so the apply runs it. ` +
+          `To keep the object as it is, leave ${name} out of the configuration (or empty) for this apply; set later, it runs then.`,
         [name],
       ),
     )
+  return [...replaced, ...running]
 }
 
 /**
@@ -375,20 +348,14 @@ export function keptShrinks(
  * replacement or a resumed order, else those the running steps declare in `affects` (all of them
  * for a step that declares nothing). The others keep their prior values in the plan.
  */
-function affectedOutputs(
-  definition: AnyResource,
-  prior: ValueMap,
-  planned: ValueMap,
-  priorPrivate: PrivateState,
-  everything: boolean,
-): Set<string> {
+function affectedOutputs(definition: AnyResource, prior: ValueMap, planned: ValueMap, everything: boolean): Set<string> {
   // Inputs that follow the service's value when unset (see `follows`) move like read-only attributes.
   const outputs = Object.entries(definition.attributes)
     .filter(([, a]) => (!isInput(a) && isComputed(a)) || a.follows === true)
     .map(([name]) => name)
   const affected = new Set<string>()
   // Planning, an input set from a value not known yet may change, so its step may run.
-  for (const scheduled of everything ? [] : stepsToRun(definition, prior, planned, priorPrivate, true)) {
+  for (const scheduled of everything ? [] : stepsToRun(definition, prior, planned, true)) {
     if (scheduled.recordOnly) continue
     for (const name of definition.updates[scheduled.index]?.affects ?? outputs) affected.add(name)
   }
@@ -405,16 +372,9 @@ export interface ScheduledStep {
  * The update steps an apply from `prior` to `planned` runs, in the definition's order. At apply time
  * an unknown planned input follows the service (see `follows`): it asks its step for nothing. With
  * `unknownMayMove` (planning, where an unknown input is one configured from a value not known yet)
- * it may change and fire its step. An action an import left unset only records (importedActions).
+ * it may change and fire its step.
  */
-export function stepsToRun(
-  definition: AnyResource,
-  prior: ValueMap,
-  planned: ValueMap,
-  priorPrivate: PrivateState,
-  unknownMayMove = false,
-): ScheduledStep[] {
-  const recorded = importedActions(definition, prior, priorPrivate)
+export function stepsToRun(definition: AnyResource, prior: ValueMap, planned: ValueMap, unknownMayMove = false): ScheduledStep[] {
   const steps: ScheduledStep[] = []
   definition.updates.forEach((step, index) => {
     const moved = step.attributes.filter((name) =>
@@ -423,7 +383,7 @@ export function stepsToRun(
     if (moved.length === 0) return
     const firing = moved.filter((name) => {
       const attribute = definition.attributes[name]
-      return attribute !== undefined && !recorded.has(name) && (isUnknown(planned[name]) || fires(attribute, planned[name]))
+      return attribute !== undefined && (isUnknown(planned[name]) || fires(attribute, planned[name]))
     })
     steps.push({ index, attributes: moved, recordOnly: firing.length === 0 || step.apply === recordOnly })
   })

@@ -68,8 +68,7 @@ class Types {
 
 /**
  * The engine turns every changed key that replaceOnChanges names into a replacement, whatever Diff
- * says. After an import, Diff only records an input the service cannot report or reports only as the
- * object is now (importReadsCurrent: the OS after a rebuild), and a change between
+ * says. After an import, Diff only records an input the service cannot report, and a change between
  * unset and empty of an input that reads empty as unset (emptyIsUnset): marking such a create-only
  * one would make the engine order a new resource and delete the one it has. Diff still asks for the
  * replacement every other change of it needs. (Order-time inputs, a promocode and the card flag, are
@@ -78,7 +77,6 @@ class Types {
 function withoutOverride(properties: JsonObject, definition: AnyResource): JsonObject {
   const recordedOnly = [
     ...(definition.unrecoverable ?? []),
-    ...(definition.importReadsCurrent ?? []),
     ...Object.entries(definition.attributes)
       .filter(([, a]) => a.emptyIsUnset === true)
       .map(([name]) => name),

@@ -425,7 +425,7 @@ describe('provider_lite_vm: reads, import, validation and plan checks', () => {
     assert.deepEqual([plan.changed, plan.replace], [['console_password'], []])
   })
 
-  test('import of a rebuilt VM reads the OS it runs; a configuration with the create-time OS records it once, replacing nothing', async () => {
+  test('import of a rebuilt VM reads the OS it runs: the create-time OS replaces it (create-only), with a warning naming the value that keeps it', async () => {
     const { h, config } = await setup()
     const created = await h.create(vm, config)
     const rebuilt = await h.update(vm, created, { ...config, rebuild_os: 'Debian-12' })
@@ -434,30 +434,18 @@ describe('provider_lite_vm: reads, import, validation and plan checks', () => {
     assert.equal(imported.state?.select_os, 'Debian-12', 'the service reports the OS the VM runs')
     const withPassword = { ...config, console_password: String(created.console_password) }
     const plan = h.plan(vm, imported.state, withPassword, imported.private)
-    assert.deepEqual(plan.replace, [], 'an import is not followed by a second order for what the VM already is')
-    assert.ok(plan.changed.includes('select_os'))
+    assert.deepEqual(plan.replace, ['select_os'], 'a change of a create-only input replaces, as the interface says')
     assert.deepEqual(
-      plan.diagnostics.map((d) => [d.severity, d.summary]),
-      [['warning', 'select_os "Ubuntu-22.04" is recorded, not a replacement: the object was imported with "Debian-12"']],
+      plan.diagnostics.map((d) => [d.severity, d.summary, d.path]),
+      [['warning', 'select_os "Ubuntu-22.04" replaces the imported object, which has "Debian-12"', ['select_os']]],
     )
-    await h.mutations()
-    const recorded = await applyUpdate(vm, imported.state ?? {}, plan.planned, plan.private, h.session)
-    assert.deepEqual(await h.mutations(), [], 'recording select_os calls nothing')
-    assert.equal(recorded.state?.select_os, 'Ubuntu-22.04')
-    // Recorded: from now on select_os is the create-time OS, and a change of it replaces as always.
-    const next = h.plan(vm, recorded.state, { ...withPassword, select_os: 'Rocky-9' }, recorded.private)
-    assert.deepEqual(next.replace, ['select_os'])
-    // Imported into a configuration that agreed, with nothing applied since (where the plan is empty, as
-    // for a Metal server, the mark stays): a later change on purpose is still only recorded, and the
-    // warning says so and how to replace the object.
-    const agreed = h.plan(vm, imported.state, { ...withPassword, select_os: 'Debian-12' }, imported.private)
-    assert.ok(!agreed.changed.includes('select_os'))
-    const later = h.plan(vm, imported.state, { ...withPassword, select_os: 'Rocky-9' }, imported.private)
-    assert.deepEqual(later.replace, [])
-    assert.match(later.diagnostics[0]?.detail ?? '', /no apply has changed it since.*terraform apply -replace=<address>/)
+    assert.match(plan.diagnostics[0]?.detail ?? '', /set select_os to "Debian-12" instead to keep the object/)
+    // The value the import read keeps the VM: the plan records the password only, replacing nothing.
+    const kept = h.plan(vm, imported.state, { ...withPassword, select_os: 'Debian-12' }, imported.private)
+    assert.deepEqual([kept.changed, kept.replace, kept.diagnostics], [['console_password'], [], []])
   })
 
-  test('import into a configuration with rebuild_os: the value is recorded with a warning and reinstalls nothing; a later change reinstalls', async () => {
+  test('import into a configuration with rebuild_os: the plan warns that it runs, and the apply runs it (a trigger fires after an import)', async () => {
     const { h, config } = await setup()
     const created = await h.create(vm, config)
     const imported = await importResource(vm, String(created.id), h.session)
@@ -465,20 +453,17 @@ describe('provider_lite_vm: reads, import, validation and plan checks', () => {
     const withRebuild = { ...config, console_password: String(created.console_password), rebuild_os: 'Ubuntu-22.04' }
     const plan = h.plan(vm, imported.state, withRebuild, imported.private)
     assert.deepEqual(plan.replace, [])
-    assert.ok(plan.changed.includes('rebuild_os'))
     assert.deepEqual(
       plan.diagnostics.map((d) => [d.severity, d.summary, d.path]),
-      [['warning', 'rebuild_os "Ubuntu-22.04" is recorded, not run: the object was imported', ['rebuild_os']]],
+      [['warning', 'rebuild_os "Ubuntu-22.04" runs on the imported object', ['rebuild_os']]],
     )
+    assert.match(plan.diagnostics[0]?.detail ?? '', /leave rebuild_os out of the configuration/)
     await h.mutations()
-    const recorded = await applyUpdate(vm, imported.state ?? {}, plan.planned, plan.private, h.session)
-    assert.deepEqual(await h.mutations(), [], 'the disk is not wiped: no rebuild is sent')
-    assert.equal(recorded.state?.rebuild_os, 'Ubuntu-22.04')
-    // Recorded: a new value is a change, and reinstalls as always.
-    const next = h.plan(vm, recorded.state, { ...withRebuild, rebuild_os: 'Debian-12' }, recorded.private)
-    assert.deepEqual(next.diagnostics, [])
-    await applyUpdate(vm, recorded.state ?? {}, next.planned, next.private, h.session)
+    await applyUpdate(vm, imported.state ?? {}, plan.planned, plan.private, h.session)
     assert.deepEqual(await h.mutations(), [`PUT /v1/lites/accounts/${String(created.id)}/rebuild`])
+    // Left out, nothing runs, and nothing is said.
+    const without = h.plan(vm, imported.state, { ...withRebuild, rebuild_os: null }, imported.private)
+    assert.deepEqual(without.diagnostics, [])
   })
 
   test('validation refuses what the service would keep or refuse: control characters in text, a password above 255, a blank promocode', async () => {

@@ -533,8 +533,9 @@ function importSection(resource: AnyResource, typeName: string): string[] {
   if (current.length > 0) {
     lines.push(
       `An import reads ${words(current.map((name) => `\`${toSnake(name)}\``))} as the object has it now, which an in-place ` +
-        'action may have changed since its create (a rebuild changes the OS): when the configuration still gives the value ' +
-        'it was created with, the first apply after the import records it (with a warning), calling nothing and replacing nothing.',
+        'action may have changed since its create (a rebuild changes the OS). Give that value in the configuration you import ' +
+        'into: the value the object was created with is a change of a create-only argument, which replaces the object (the ' +
+        'plan warns, naming the value that keeps it).',
       '',
     )
   }
@@ -558,10 +559,8 @@ function importSection(resource: AnyResource, typeName: string): string[] {
   if (actions.length > 0) {
     lines.push(
       '',
-      `An in-place action (${words(actions.map((name) => `\`${toSnake(name)}\``))}) that the configuration you import into ` +
-        'gives a value is recorded at the first apply after the import, with a warning, and runs nothing, as at create: ' +
-        'the service does not tell whether it ran already. To run it, run the action, or change its value after that apply ' +
-        '([importing guide](../guides/importing.md): this holds until an apply changes the object).',
+      `Leave ${words(actions.map((name) => `\`${toSnake(name)}\``))} out of the configuration you import into: ` +
+        'setting an in-place action after an import is a change, so it fires the action once (the plan warns).',
     )
   }
   lines.push('')

@@ -1,9 +1,9 @@
 // Real terraform against the emulator launcher: importing a server or VM that rebuild_os reinstalled since its
-// create. The service reports the OS it runs now, so the import reads select_os as the rebuilt OS; the
-// configuration that made the object still says the OS it was created with. Importing into that configuration
-// (with or without rebuild_os) must not replace the object (a delete and a second paid order, of it and of
-// everything bound to it), nor reinstall it: the plan records select_os and rebuild_os, calling nothing, and the
-// next is empty.
+// create. The service reports the OS it runs now, so the import reads select_os as the rebuilt OS, while the
+// configuration that made the object still says the OS it was created with; and it cannot report a rebuild, so
+// a rebuild_os left in that configuration is a change. The interface's rules hold (a create-only change
+// replaces; a trigger fires after an import), and the plan says so before anything runs, naming what keeps the
+// object: select_os set to the OS it runs, rebuild_os left out. Done so, nothing is ordered or reinstalled.
 import assert from 'node:assert/strict'
 import { before, describe, test } from 'node:test'
 import { block, changeOf, describeRun, type HclValue, PROVIDER_BLOCKS, ref } from '../support/e2e/harness.js'
@@ -34,15 +34,20 @@ const SERVER: Record<string, HclValue> = {
 
 const DISK: Record<string, HclValue> = { product_id: 61, cycle: 'm', lite_account_id: ref('provider_lite_pro_vm.vm.account_id') }
 
-/** The configuration; `rebuildOs` adds rebuild_os to the VM and the server (each family's name of Debian 12). */
-function config(imports = '', rebuildOs = false): string {
+/**
+ * The configuration; `rebuildOs` adds rebuild_os to the VM and the server, `runningOs` sets select_os to the OS
+ * they run (each family's name of Debian 12).
+ */
+function config(imports = '', { rebuildOs = false, runningOs = false } = {}): string {
+  const vm = { ...VM, ...(rebuildOs ? { rebuild_os: 'Debian-12' } : {}), ...(runningOs ? { select_os: 'Debian-12' } : {}) }
+  const server = { ...SERVER, ...(rebuildOs ? { rebuild_os: 'debian-12' } : {}), ...(runningOs ? { select_os: 'debian-12' } : {}) }
   return [
     PROVIDER_BLOCKS,
     imports,
     ...KEYPAIRS,
-    block('resource', 'provider_lite_pro_vm', 'vm', rebuildOs ? { ...VM, rebuild_os: 'Debian-12' } : VM),
+    block('resource', 'provider_lite_pro_vm', 'vm', vm),
     block('resource', 'provider_lite_pro_disk', 'd', DISK),
-    block('resource', 'provider_baremetal', 'srv', rebuildOs ? { ...SERVER, rebuild_os: 'debian-12' } : SERVER),
+    block('resource', 'provider_baremetal', 'srv', server),
   ].join('\n')
 }
 
@@ -64,7 +69,7 @@ describe('import of a rebuilt server and VM', () => {
     const created = await origin.apply()
     if (created.code !== 0) throw new Error(describeRun(created))
     // Reinstalled through the configuration, as a user does it.
-    await origin.write(config('', true))
+    await origin.write(config('', { rebuildOs: true }))
     const rebuilt = await origin.apply()
     if (rebuilt.code !== 0) throw new Error(describeRun(rebuilt))
     for (const address of [
@@ -79,62 +84,44 @@ describe('import of a rebuilt server and VM', () => {
     assert.equal((await e2e.emulator.account(ids['provider_baremetal.srv'] ?? ''))?.extra_details.select_os, 'debian-12')
   })
 
-  test('import {} blocks into the configuration that made them plan no replacement, record select_os calling nothing, then an empty plan', async () => {
-    const imports = importBlocks()
+  test('into the configuration that made them, the plan replaces the VM and the server and warns, naming the select_os that keeps each; with it, nothing is ordered and the next plan is empty', async () => {
     const ws = await e2e.workspace()
-    await ws.write(config(imports))
+    await ws.write(config(importBlocks()))
     const planned = await ws.planJson()
-    assert.doesNotMatch(planned.run.stdout, /must be replaced|forces replacement/, describeRun(planned.run))
-    assert.match(planned.run.stdout, /Plan: 5 to import, 0 to add, 2 to change, 0 to destroy\./, describeRun(planned.run))
     for (const address of ['provider_lite_pro_vm.vm', 'provider_baremetal.srv']) {
-      const change = changeOf(planned.plan, address)
-      assert.deepEqual(change.actions, ['update'], `${address} after import`)
-      assert.deepEqual(change.replace_paths ?? [], [], `${address} is not replaced`)
+      assert.deepEqual(changeOf(planned.plan, address).actions, ['delete', 'create'], `${address}: create-only select_os replaces`)
     }
-    assert.equal(changeOf(planned.plan, 'provider_lite_pro_disk.d').actions[0], 'no-op', 'the disk bound to the VM stays')
-    assert.match(
-      oneLine(planned.run.stdout),
-      /Warning: select_os "Ubuntu-22\.04" is recorded, not a replacement: the object was imported with "Debian-12"/,
-    )
-    assert.match(
-      oneLine(planned.run.stdout),
-      /Warning: select_os "ubuntu-22" is recorded, not a replacement: the object was imported with "debian-12"/,
-    )
+    const shown = oneLine(planned.run.stdout)
+    assert.match(shown, /Warning: select_os "Ubuntu-22\.04" replaces the imported object, which has "Debian-12"/, describeRun(planned.run))
+    assert.match(shown, /set select_os to "Debian-12" instead to keep the object/)
+    assert.match(shown, /Warning: select_os "ubuntu-22" replaces the imported object, which has "debian-12"/)
 
+    await ws.write(config(importBlocks(), { runningOs: true }))
+    const kept = await ws.plan()
+    assert.doesNotMatch(kept.stdout, /must be replaced|forces replacement|Warning: select_os/, describeRun(kept))
     const { value: applied, mutations, orders } = await e2e.emulator.effectsOf(() => ws.apply())
     assert.equal(applied.code, 0, describeRun(applied))
-    assert.deepEqual([mutations, orders], [[], []], 'recording select_os reinstalls nothing and orders nothing')
-    assert.equal((await ws.stateOf('provider_lite_pro_vm.vm')).select_os, 'Ubuntu-22.04')
-    assert.equal((await ws.stateOf('provider_baremetal.srv')).select_os, 'ubuntu-22')
-
+    assert.deepEqual([mutations, orders], [[], []], 'the import orders nothing and reinstalls nothing')
     const next = await ws.plan()
     assert.equal(next.code, 0, `the plan after the import is not empty: ${describeRun(next)}`)
   })
 
-  test('import {} blocks into the configuration that still names the rebuild: rebuild_os is recorded, nothing is reinstalled, then an empty plan', async () => {
-    const imports = importBlocks()
+  test('into a configuration that still names the rebuild, the plan warns that rebuild_os runs; left out, nothing is reinstalled', async () => {
     const ws = await e2e.workspace()
-    await ws.write(config(imports, true))
+    await ws.write(config(importBlocks(), { rebuildOs: true, runningOs: true }))
     const planned = await ws.plan()
     assert.equal(planned.code, 2, describeRun(planned))
     assert.doesNotMatch(planned.stdout, /must be replaced|forces replacement/, describeRun(planned))
-    assert.match(
-      oneLine(planned.stdout),
-      /Warning: rebuild_os "Debian-12" is recorded, not run: the object was imported/,
-      describeRun(planned),
-    )
-    assert.match(
-      oneLine(planned.stdout),
-      /Warning: rebuild_os "debian-12" is recorded, not run: the object was imported/,
-      describeRun(planned),
-    )
+    const shown = oneLine(planned.stdout)
+    assert.match(shown, /Warning: rebuild_os "Debian-12" runs on the imported object/, describeRun(planned))
+    assert.match(shown, /Warning: rebuild_os "debian-12" runs on the imported object/, describeRun(planned))
+    assert.match(shown, /leave rebuild_os out of the configuration/)
 
+    await ws.write(config(importBlocks(), { runningOs: true }))
     const { value: applied, mutations, orders } = await e2e.emulator.effectsOf(() => ws.apply())
     assert.equal(applied.code, 0, describeRun(applied))
+    assert.doesNotMatch(applied.stdout, /Warning: rebuild_os/)
     assert.deepEqual([mutations, orders], [[], []], 'no disk is wiped: nothing is reinstalled, nothing ordered')
-    assert.equal((await ws.stateOf('provider_lite_pro_vm.vm')).rebuild_os, 'Debian-12')
-    assert.equal((await ws.stateOf('provider_baremetal.srv')).rebuild_os, 'debian-12')
-
     const next = await ws.plan()
     assert.equal(next.code, 0, `the plan after the import is not empty: ${describeRun(next)}`)
   })

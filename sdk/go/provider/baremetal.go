@@ -89,6 +89,7 @@ func NewBaremetal(ctx *pulumi.Context,
 		"keypairId",
 		"productId",
 		"publicIp",
+		"selectOs",
 	})
 	opts = append(opts, replaceOnChanges)
 	opts = internal.PkgResourceDefaultOpts(opts)

@@ -129,6 +129,7 @@ func NewLiteProVm(ctx *pulumi.Context,
 		"consolePassword",
 		"cycle",
 		"description",
+		"selectOs",
 		"sshAndConsoleUser",
 	})
 	opts = append(opts, replaceOnChanges)

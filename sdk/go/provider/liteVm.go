@@ -131,6 +131,7 @@ func NewLiteVm(ctx *pulumi.Context,
 		"consolePassword",
 		"cycle",
 		"description",
+		"selectOs",
 		"sshAndConsoleUser",
 	})
 	opts = append(opts, replaceOnChanges)

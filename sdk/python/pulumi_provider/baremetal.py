@@ -315,7 +315,7 @@ class Baremetal(pulumi.CustomResource):
             __props__.__dict__["status"] = None
         secret_opts = pulumi.ResourceOptions(additional_secret_outputs=["raw"])
         opts = pulumi.ResourceOptions.merge(opts, secret_opts)
-        replace_on_changes = pulumi.ResourceOptions(replace_on_changes=["cycle", "keypairId", "productId", "publicIp"])
+        replace_on_changes = pulumi.ResourceOptions(replace_on_changes=["cycle", "keypairId", "productId", "publicIp", "selectOs"])
         opts = pulumi.ResourceOptions.merge(opts, replace_on_changes)
         super(Baremetal, __self__).__init__(
             'provider:index:Baremetal',

@@ -371,7 +371,7 @@ class LiteProVm(pulumi.CustomResource):
             __props__.__dict__["uptime"] = None
         secret_opts = pulumi.ResourceOptions(additional_secret_outputs=["cipassword", "consolePassword", "raw"])
         opts = pulumi.ResourceOptions.merge(opts, secret_opts)
-        replace_on_changes = pulumi.ResourceOptions(replace_on_changes=["consolePassword", "cycle", "description", "sshAndConsoleUser"])
+        replace_on_changes = pulumi.ResourceOptions(replace_on_changes=["consolePassword", "cycle", "description", "selectOs", "sshAndConsoleUser"])
         opts = pulumi.ResourceOptions.merge(opts, replace_on_changes)
         super(LiteProVm, __self__).__init__(
             'provider:index:LiteProVm',
