@@ -2414,6 +2414,50 @@ describe('a stopped order of a resource edited since', () => {
   })
 })
 
+describe('a stopped order to another service', () => {
+  test('a stopped unanswered create sent to another service (a journal shared by two base URLs) does not make an edited create of this one wait for it', async () => {
+    const dir = journal()
+    const killed = providerProcess()
+    const stop = new AbortController()
+    const sentAt = Date.now()
+    const other = testClient(
+      [
+        ok([]),
+        () => {
+          stop.abort(new Error('interrupted'))
+          throw new Error('connection closed')
+        },
+      ],
+      {
+        baseUrl: 'https://other-service.example.invalid/v1/',
+        journalDirectory: dir,
+        operation: () => frame().value,
+        journalOptions: killed.journalOptions,
+        now: () => sentAt,
+      },
+    )
+    await assert.rejects(other.client.lites.createVm(VM_BODY, { signal: stop.signal }))
+    killed.kill()
+    // The same VM, its promocode edited (an input no account shows), ordered from this service a moment later:
+    // that order could never make an account here, so nothing is waited for.
+    const here = testClient(
+      Array.from({ length: 10 }, () => (r: RecordedRequest) => (r.method === 'GET' ? ok([]) : ok(ORDER))),
+      {
+        journalDirectory: dir,
+        operation: () => frame().value,
+        journalOptions: providerProcess().journalOptions,
+        now: () => sentAt + 1_000,
+      },
+    )
+    assert.equal((await here.client.lites.createVm({ ...VM_BODY, promocode: 'SPRING' })).account_id, ORDER.account_id)
+    assert.deepEqual(
+      here.requests.map((r) => r.method),
+      ['GET', 'POST'],
+      'one listing, then the order',
+    )
+  })
+})
+
 describe("a change repeated later is a new order, not the stopped run's (the change starts from another state)", () => {
   const UPGRADE = { order_id: '500018', account_id: '100042' }
   type Run = ReturnType<typeof providerProcess>

@@ -1086,14 +1086,18 @@ export class Orders {
   }
 
   /**
-   * Of the unanswered creates of stopped runs (OrderJournal.unansweredByStoppedRuns), those the service
-   * may still be processing (before their outcome deadline) and whose account could match `reconcile`
-   * (the same `shows`, or one of them unknown).
+   * Of the unanswered creates of stopped runs (OrderJournal.unansweredByStoppedRuns), those sent to this
+   * service (a journal may hold orders to several) that it may still be processing (before their outcome
+   * deadline) and whose account could match `reconcile` (the same `shows`, or one of them unknown).
    */
   private stillLanding(stopped: readonly JournalEntry[], reconcile: Reconcile): JournalEntry[] {
     const now = this.options.now()
+    const service = serviceOf(this.options.baseUrl)
     return stopped.filter(
-      (e) => now < this.outcomeDeadline(e) && (e.shows === undefined || reconcile.shows === undefined || e.shows === reconcile.shows),
+      (e) =>
+        e.service === service &&
+        now < this.outcomeDeadline(e) &&
+        (e.shows === undefined || reconcile.shows === undefined || e.shows === reconcile.shows),
     )
   }
 
