@@ -1412,6 +1412,30 @@ describe('order journal: a service that ignores keys, stopped runs and runs of o
     assert.deepEqual((await later(1_000_000 + 3_600_000).client.settlement?.notices()) ?? [], [])
   })
 
+  test('a change a stopped run sent and never saw answered: a later run (one whose configuration undid it) says the service may still apply and bill it, until it is past processing it', async () => {
+    const dir = journal()
+    const killed = providerProcess()
+    const stopped = new OrderJournal(dir, () => 1_000_000, killed.journalOptions)
+    await stopped.open('a-held-change', serviceOf(BASE_URL), 'held-key', 'POST', '/lites/accounts/100001/change-package', {
+      change: '{"product_id":[101,102]}',
+      invoiceBefore: 700001,
+    })
+    killed.kill()
+    const later = (at: number) => testClient([], { journalDirectory: dir, journalOptions: providerProcess().journalOptions, now: () => at })
+    const { client: api, requests } = later(1_005_000)
+    const notices = (await api.settlement?.notices()) ?? []
+    assert.equal(notices.length, 1, JSON.stringify(notices))
+    assert.match(
+      notices[0]?.summary ?? '',
+      /change a run that was stopped sent may still take effect: POST \/lites\/accounts\/100001\/change-package$/,
+    )
+    assert.match(notices[0]?.detail ?? '', /Idempotency-Key held-key/)
+    assert.match(notices[0]?.detail ?? '', /changing it back is another paid order/)
+    assert.deepEqual(requests, [])
+    // Past its request's timeout and the service's processing time: a refresh shows whether it took effect.
+    assert.deepEqual((await later(1_000_000 + 3_600_000).client.settlement?.notices()) ?? [], [])
+  })
+
   test('an unanswered create of a run that still goes on, or of this run, is named by no notice and lists nothing', async () => {
     const dir = journal()
     const live = providerProcess()

@@ -872,6 +872,22 @@ export class OrderJournal {
   }
 
   /**
+   * Changes of existing objects (OperationFrame.from: a package, a size) that a stopped run sent and
+   * never saw answered, within their key's window, that no operation of this process holds: the service
+   * may still apply and bill each, whatever the configuration asks for now (see Orders.unmanaged).
+   */
+  async unansweredChanges(service: string): Promise<JournalEntry[]> {
+    const now = this.now()
+    const out: JournalEntry[] = []
+    for (const e of await this.entries()) {
+      if (e.state !== 'sent' || e.creates === true || e.change === undefined || e.service !== service || this.held.has(e.id)) continue
+      if (now - e.sentAt >= JOURNAL_REUSE_MS || !(await this.ofStoppedRun(e))) continue
+      out.push(e)
+    }
+    return out
+  }
+
+  /**
    * Whether an entry that no operation of this process holds is a stopped run's: its owner is gone, or it is
    * this process's own from an earlier run it served (see ownRun), whose engine's call was gone before the
    * outcome could reach it (Session.receiver).

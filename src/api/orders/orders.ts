@@ -273,7 +273,31 @@ export class Orders {
         `(terraform import <address> ${entry.accountId}, or pulumi import), which also ends this warning, or cancel it in the ` +
         `portal and then ${journal.removal(entry)}.`,
     }))
-    return [...answered, ...(await this.unansweredOrphans(journal))]
+    return [...answered, ...(await this.unansweredOrphans(journal)), ...(await this.unansweredChanges(journal))]
+  }
+
+  /**
+   * The changes of existing objects that a stopped run sent and never saw answered, while the service
+   * may still process them (see OrderJournal.unansweredChanges), as warnings: a run whose configuration
+   * no longer asks for one (the change undone after the kill) plans nothing, and the service may apply
+   * and bill it all the same; the next refresh shows it, and changing it back is another paid order.
+   */
+  private async unansweredChanges(journal: OrderJournal): Promise<{ readonly summary: string; readonly detail: string }[]> {
+    const out: { readonly summary: string; readonly detail: string }[] = []
+    for (const entry of await journal.unansweredChanges(serviceOf(this.options.baseUrl))) {
+      const until = this.outcomeDeadline(entry)
+      if (this.options.now() >= until) continue
+      out.push({
+        summary: `A change a run that was stopped sent may still take effect: ${entry.method} ${entry.path}`,
+        detail:
+          `${entry.method} ${entry.path} was sent (Idempotency-Key ${entry.key}, at ${new Date(entry.sentAt).toISOString()}) by a ` +
+          `run from ${journal.scope} that was stopped before it was answered. The service may still process it, and bill it, ` +
+          `until about ${new Date(until).toISOString()}, whatever the configuration asks for now. An apply of the same change ` +
+          'from here takes it over without ordering it again. If the configuration no longer asks for it, refresh after that ' +
+          'time (the plan then shows the object as it is) before changing it again: changing it back is another paid order.',
+      })
+    }
+    return out
   }
 
   /**
