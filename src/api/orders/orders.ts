@@ -589,6 +589,21 @@ export class Orders {
     const journal = this.journal
     if (journal === undefined) return undefined
     let held = await journal.heldElsewhere(intent)
+    // A scope that names the resource (a Pulumi URN): the same resource of the same stack, in flight in
+    // another process, is another `up` of this stack whose lock `pulumi cancel` removed. This one stops
+    // at once: stopped later (once that one hands its account over), its update would end as the other
+    // saves, and its save, made from a state that lacks that create, could drop the account from the stack.
+    if (frame?.scopeIsResource === true && held.length > 0) {
+      const first = held[0] as JournalEntry
+      throw new OrderUnresolvedError(
+        `Not ordering ${context.method} ${context.path}: the same order of this resource (Idempotency-Key ${first.key}, sent ` +
+          `${new Date(first.sentAt).toISOString()}) is in flight in provider process ${first.owner?.pid}, which still runs: ` +
+          'another update of this stack, interrupted or cancelled with pulumi cancel, is still creating it. Ordering beside ' +
+          'it could be a second order. Let that update end, then run pulumi refresh and pulumi up: its account is then in ' +
+          'the stack, or its order taken over, not placed twice.',
+        { context, idempotencyKey: first.key },
+      )
+    }
     const started = this.options.now()
     const limit = frame?.timeoutMs ?? HELD_WAIT_MS
     // Bounded by the clock and, should the clock stand still, by the number of looks.
