@@ -28,6 +28,19 @@ async function withVm(family: LiteFamily) {
   return { h, key, vm: Number(vm.id) }
 }
 
+/** A restored VM's configuration: `snapshot` restored as `product_id`, with `key`. */
+function restoreOf(snapshot: ValueMap, key: ValueMap, productId: number): ValueMap {
+  return {
+    snapshot_id: Number(snapshot.id),
+    product_id: productId,
+    cycle: 'm',
+    keypair_id: key.keypair_id ?? null,
+    name: 'restored-vm-01',
+    ssh_and_console_user: 'restorer',
+    console_password: 'An0therPass',
+  }
+}
+
 describe('snapshots and restored VMs', () => {
   test('snapshot, restore it into a new VM, destroy the VM: the snapshot remains', async () => {
     const { h, key, vm } = await withVm(lite)
@@ -35,15 +48,7 @@ describe('snapshots and restored VMs', () => {
     const restored = liteVmFromSnapshot(lite)
     const snapshot = await h.create(snapshots, { lite_account_id: vm, cycle: 'm', name: 'before-upgrade' })
     assert.equal(snapshot.status, 'Active')
-    const restoreConfig: ValueMap = {
-      snapshot_id: Number(snapshot.id),
-      product_id: 102,
-      cycle: 'm',
-      keypair_id: key.keypair_id ?? null,
-      name: 'restored-vm-01',
-      ssh_and_console_user: 'restorer',
-      console_password: 'An0therPass',
-    }
+    const restoreConfig = restoreOf(snapshot, key, 102)
     const copy = await h.create(restored, restoreConfig)
     assert.equal(copy.status, 'Active')
     assert.deepEqual(await h.mutations(), [
@@ -64,15 +69,7 @@ describe('snapshots and restored VMs', () => {
     const { h, key, vm } = await withVm(lite)
     const restored = liteVmFromSnapshot(lite)
     const snapshot = await h.create(liteSnapshot(lite), { lite_account_id: vm, cycle: 'm' })
-    const restoreConfig: ValueMap = {
-      snapshot_id: Number(snapshot.id),
-      product_id: 101,
-      cycle: 'm',
-      keypair_id: key.keypair_id ?? null,
-      name: 'restored-vm-01',
-      ssh_and_console_user: 'restorer',
-      console_password: 'An0therPass',
-    }
+    const restoreConfig = restoreOf(snapshot, key, 101)
     const copy = await h.create(restored, restoreConfig)
     // The portal (or the API) moves the restored VM to Lite Pro: it answers only under /lite-pros from now on.
     await h.client.lites.migrateToPro(String(copy.id), { lite_pro_product_id: 202, pay_invoice_with_cc: true })

@@ -861,14 +861,7 @@ export class OrderJournal {
    * re-run of the same intent takes the entry over as before.
    */
   async unansweredOrphans(service: string): Promise<JournalEntry[]> {
-    const now = this.now()
-    const out: JournalEntry[] = []
-    for (const e of await this.entries()) {
-      if (e.state !== 'sent' || e.creates !== true || e.lists === undefined || e.service !== service || this.held.has(e.id)) continue
-      if (now - e.sentAt >= JOURNAL_REUSE_MS || !(await this.ofStoppedRun(e))) continue
-      out.push(e)
-    }
-    return out
+    return this.unansweredOfStoppedRuns(service, (e) => e.creates === true && e.lists !== undefined)
   }
 
   /**
@@ -877,10 +870,15 @@ export class OrderJournal {
    * may still apply and bill each, whatever the configuration asks for now (see Orders.unmanaged).
    */
   async unansweredChanges(service: string): Promise<JournalEntry[]> {
+    return this.unansweredOfStoppedRuns(service, (e) => e.creates !== true && e.change !== undefined)
+  }
+
+  /** The entries of `kind` that a stopped run sent to `service` and never saw answered, within the keys' window, held by no operation here. */
+  private async unansweredOfStoppedRuns(service: string, kind: (e: JournalEntry) => boolean): Promise<JournalEntry[]> {
     const now = this.now()
     const out: JournalEntry[] = []
     for (const e of await this.entries()) {
-      if (e.state !== 'sent' || e.creates === true || e.change === undefined || e.service !== service || this.held.has(e.id)) continue
+      if (e.state !== 'sent' || e.service !== service || this.held.has(e.id) || !kind(e)) continue
       if (now - e.sentAt >= JOURNAL_REUSE_MS || !(await this.ofStoppedRun(e))) continue
       out.push(e)
     }
