@@ -13,6 +13,11 @@ export interface OperationFrame {
    * is in (Terraform's workspace and backend, which two states configured from the environment can share).
    */
   readonly scopeIsResource?: boolean | undefined
+  /**
+   * When the scope names the resource, the scope of the state it is in (a Pulumi stack): identical
+   * creates of one state are twins, whichever resource each is (see JournalEntry.twin).
+   */
+  readonly stateScope?: string | undefined
   /** How long the operation may take: an order is retried with its key until then. */
   readonly timeoutMs?: number | undefined
   /** Set at the client's first call of the operation, on the client's clock. */

@@ -39,6 +39,8 @@ export interface Session<C> {
   readonly scope?: string | undefined
   /** The scope names the resource itself (a Pulumi URN), not only its state (see the API client's OperationFrame). */
   readonly scopeIsResource?: boolean
+  /** When the scope names the resource, the scope of the state it is in (a Pulumi stack; see the API client's OperationFrame). */
+  readonly stateScope?: string | undefined
   /**
    * A create's question before it takes an existing object over (CreateContext.takeOver); the
    * provider server answers it for the whole process. Without it every take-over is allowed.

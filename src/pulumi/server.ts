@@ -27,7 +27,7 @@ import {
 } from '../server/index.js'
 import type { CheckFailure, ResourceRequest } from './protocol.js'
 import { Code, codeOf, describeDiagnostics, PulumiError, propertyPath } from './errors.js'
-import { PULUMI_NAMING, typeOfUrn } from './tokens.js'
+import { PULUMI_NAMING, stackOfUrn, typeOfUrn } from './tokens.js'
 import { decodeMap, encodeMap, META_KEY, plain, secretStrings, type WireMap, wireName } from './wire.js'
 
 export type Severity = 'debug' | 'info' | 'warning' | 'error'
@@ -191,7 +191,7 @@ export class PulumiServer {
   session(urn: string | undefined, ...maps: WireMap[]): Session<unknown> {
     const secrets = new Set(this.configuredSecrets)
     for (const map of maps) secretStrings(map, secrets)
-    return translated(() => this.server.session(urn, this.logger(urn, secrets), true))
+    return translated(() => this.server.session(urn, this.logger(urn, secrets), true, urn === undefined ? undefined : stackOfUrn(urn)))
   }
 
   /**

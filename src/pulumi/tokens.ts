@@ -22,6 +22,12 @@ export function typeOfUrn(urn: string): string {
   return qualified.split('$').pop() ?? ''
 }
 
+/** `urn:pulumi:stack::project::type::name` → `urn:pulumi:stack::project`: the stack a resource is in; undefined for what is no URN. */
+export function stackOfUrn(urn: string): string | undefined {
+  const [stack, project] = urn.split('::')
+  return stack?.startsWith('urn:pulumi:') && project !== undefined ? `${stack}::${project}` : undefined
+}
+
 /** Resources as `LiteVm`, functions and fields in camelCase, settings as configuration keys (`provider:apiKey`). */
 export const PULUMI_NAMING: Naming = {
   resourceType: (name) => resourceToken({ name }),

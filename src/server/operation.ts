@@ -16,10 +16,11 @@ function newFrame(
   warn: Warn,
   rehearsal?: (outcome: Rehearsed) => void,
 ): OperationFrame {
-  const { scope, scopeIsResource, log } = who
+  const { scope, scopeIsResource, stateScope, log } = who
   const frame = {
     scope,
     scopeIsResource,
+    stateScope,
     timeoutMs,
     onFinish: (callback: Finisher): void => void finishers.push(callback),
     warn,
@@ -28,7 +29,7 @@ function newFrame(
   return rehearsal === undefined ? frame : { ...frame, rehearsal }
 }
 /** The resource an operation runs for: its scope (a Pulumi URN, Terraform's state) and the log of its messages (the session's). */
-type Who = Pick<Session<unknown>, 'scope' | 'scopeIsResource' | 'log' | 'receiver'>
+type Who = Pick<Session<unknown>, 'scope' | 'scopeIsResource' | 'stateScope' | 'log' | 'receiver'>
 /**
  * What runs just before an operation's outcome is handed over (the journal marks its order delivered); throws
  * to withhold it. `handedOver` false: the outcome reaches nobody (Session.receiver), and nothing is marked.

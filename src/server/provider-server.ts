@@ -172,9 +172,10 @@ export class ProviderServer {
 
   /**
    * What an operation runs with; `scope` identifies the resource beyond its inputs when the protocol knows
-   * it, `scopeIsResource` when it names the resource itself rather than only its state.
+   * it, `scopeIsResource` when it names the resource itself rather than only its state, and then
+   * `stateScope` the state's (see Session.stateScope).
    */
-  session(scope: string | undefined, log: Logger, scopeIsResource = false): Session<unknown> {
+  session(scope: string | undefined, log: Logger, scopeIsResource = false, stateScope?: string): Session<unknown> {
     const configured = this.configured
     if (configured === undefined) throw new NotConfiguredError([], this.options.notConfigured)
     return {
@@ -184,6 +185,7 @@ export class ProviderServer {
       advise: configured.advise,
       ...(configured.strict ? { unfinishedIsError: configured.strict } : {}),
       ...(scope === undefined ? {} : { scope, scopeIsResource }),
+      ...(stateScope === undefined ? {} : { stateScope }),
       changingFrom: (change) => {
         const frame = currentOperation()
         if (frame !== undefined) frame.from = change

@@ -72,6 +72,13 @@ export interface JournalEntry {
    */
   readonly request?: string
   /**
+   * A create's twin key (twinOf): the same for identical creates of one state (`count`, identical
+   * resources), whichever resource each is for. Twins' unanswered orders make interchangeable accounts,
+   * so each may be given any one of them (see Orders.twinShare). Absent in entries of older versions,
+   * which are nobody's twins.
+   */
+  readonly twin?: string
+  /**
    * The fingerprint of the intent that took this create over from the identity that opened it (a
    * re-run of the same request under another identity: OrderJournal.claim): the entry counts for that
    * intent from then on, not for the one that opened it (see entryIntent).

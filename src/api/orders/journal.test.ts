@@ -2401,6 +2401,102 @@ describe('unanswered orders beside one another', () => {
       await again.finish()
     }
   })
+
+  /**
+   * Creates of `bodies` in flight at once (count = 2 applies its instances in parallel), interrupted
+   * mid-order (the connection closed once each POST left), keys ignored; then the process is killed.
+   */
+  async function interrupted(dir: string, bodies: readonly (typeof VM_BODY)[], sentAt: number) {
+    const killed = providerProcess()
+    const run = frame()
+    const stop = new AbortController()
+    let sent = 0
+    const lost = (r: RecordedRequest) => {
+      if (r.method === 'GET') return ok([])
+      if (++sent === bodies.length) stop.abort(new Error('interrupted'))
+      return new Promise<Response>((_, reject) => stop.signal.addEventListener('abort', () => reject(new Error('connection closed'))))
+    }
+    const first = testClient(
+      Array.from({ length: 4 * bodies.length }, () => lost),
+      { journalDirectory: dir, operation: () => run.value, journalOptions: killed.journalOptions, now: () => sentAt },
+    )
+    const outcomes = await Promise.allSettled(bodies.map((body) => first.client.lites.createVm(body, { signal: stop.signal })))
+    assert.ok(outcomes.every((o) => o.status === 'rejected'))
+    assert.equal(posts(first.requests).length, bodies.length)
+    killed.kill()
+  }
+  const at = (ms: number) => new Date(ms).toISOString().slice(0, 19).replace('T', ' ')
+
+  /** One re-run (a new process) of the creates of `bodies` at once, its listings from `listed`; what each ended with. */
+  async function rerunAll(dir: string, bodies: readonly (typeof VM_BODY)[], sentAt: number, listed: () => unknown[]) {
+    const again = frame()
+    const clock = fakeClock(sentAt + 60_000)
+    const reply = (r: RecordedRequest) => (r.method === 'GET' ? ok(listed()) : ok({ ...ORDER, account_id: '100099' }))
+    const second = testClient(
+      Array.from({ length: 200 }, () => reply),
+      {
+        journalDirectory: dir,
+        operation: () => again.value,
+        journalOptions: providerProcess().journalOptions,
+        now: clock.now,
+        sleep: clock.sleep,
+      },
+    )
+    const outcomes = await Promise.all(
+      bodies.map((body) =>
+        second.client.lites.createVm(body).then(
+          (o) => o.account_id,
+          (e: unknown) => e,
+        ),
+      ),
+    )
+    return { outcomes, posts: posts(second.requests).length }
+  }
+
+  test('count = 2 of one VM interrupted mid-order, keys ignored, both orders placed: the re-run gives each instance one of the two accounts, and orders nothing', async () => {
+    const dir = journal()
+    const sentAt = Date.now()
+    await interrupted(dir, [VM_BODY, VM_BODY], sentAt)
+    const made = [vmAccount('100042', 'web', at(sentAt + 5_000)), vmAccount('100043', 'web', at(sentAt + 6_000))]
+    const { outcomes, posts: sent } = await rerunAll(dir, [VM_BODY, VM_BODY], sentAt, () => made)
+    assert.deepEqual([...outcomes].sort(), ['100042', '100043'], String(outcomes))
+    assert.equal(sent, 0, 'nothing ordered again')
+  })
+
+  test('count = 2 interrupted, keys ignored, one account made so far: neither instance takes it while the other order may still make one; once both show, each has one', async () => {
+    const dir = journal()
+    const sentAt = Date.now()
+    await interrupted(dir, [VM_BODY, VM_BODY], sentAt)
+    const made = [vmAccount('100042', 'web', at(sentAt + 5_000)), vmAccount('100043', 'web', at(sentAt + 90_000))]
+    let listings = 0
+    const { outcomes, posts: sent } = await rerunAll(dir, [VM_BODY, VM_BODY], sentAt, () => (++listings <= 4 ? made.slice(0, 1) : made))
+    assert.deepEqual([...outcomes].sort(), ['100042', '100043'], String(outcomes))
+    assert.equal(sent, 0, 'nothing ordered again')
+  })
+
+  test('two VMs alike but for their console password are no twins: with two matches, neither takes one (it could get the other password), and nothing is ordered', async () => {
+    const dir = journal()
+    const sentAt = Date.now()
+    const bodies = [VM_BODY, { ...VM_BODY, console_password: 'Other5ecret' }]
+    await interrupted(dir, bodies, sentAt)
+    const made = [vmAccount('100042', 'web', at(sentAt + 5_000)), vmAccount('100043', 'web', at(sentAt + 6_000))]
+    const { outcomes, posts: sent } = await rerunAll(dir, bodies, sentAt, () => made)
+    for (const outcome of outcomes) {
+      assert.ok(outcome instanceof OrderUnresolvedError, String(outcome))
+      assert.deepEqual([...outcome.candidates], ['100042', '100043'])
+    }
+    assert.equal(sent, 0, 'nothing ordered')
+  })
+
+  test("twins with one matching account more than there are twins: none is taken (one may be another configuration's), and nothing is ordered", async () => {
+    const dir = journal()
+    const sentAt = Date.now()
+    await interrupted(dir, [VM_BODY, VM_BODY], sentAt)
+    const made = ['100042', '100043', '100044'].map((id, i) => vmAccount(id, 'web', at(sentAt + 5_000 + i * 1_000)))
+    const { outcomes, posts: sent } = await rerunAll(dir, [VM_BODY, VM_BODY], sentAt, () => made)
+    for (const outcome of outcomes) assert.ok(outcome instanceof OrderUnresolvedError, String(outcome))
+    assert.equal(sent, 0, 'nothing ordered')
+  })
 })
 
 describe('a stopped order of a resource edited since', () => {

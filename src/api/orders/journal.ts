@@ -62,6 +62,8 @@ export interface IntentParts {
   readonly body: unknown
   /** What the front end knows identifies the resource (a Pulumi URN); undefined for Terraform. */
   readonly scope: string | undefined
+  /** When the scope names the resource (a Pulumi URN), the scope of the state it is in (see OperationFrame.stateScope). */
+  readonly stateScope?: string | undefined
   /**
    * The change an update makes, from the values the engine's state holds to the planned ones
    * (OperationFrame.from); undefined for a create. Two identical requests of two changes are two
@@ -133,10 +135,24 @@ export function requestOf(parts: IntentParts): string {
   return createHmac('sha256', `request\0${apiKey}`).update(text).digest('hex')
 }
 
-/** An intent's fingerprints (see fingerprints) and its request (see requestOf), if it is looked up by it. */
+/**
+ * What identical orders of one state have in common, whichever resource each is for (see
+ * JournalEntry.twin): the request with its secrets (orders of two console passwords make accounts
+ * that are not interchangeable), and the state's scope (Terraform's scope; a Pulumi URN's stack).
+ * Like the request, an HMAC keyed by the API key.
+ */
+export function twinOf(parts: IntentParts): string {
+  const { baseUrl, apiKey, method, path, body, from } = parts
+  const start = from === undefined ? [] : [from]
+  const text = canonical([baseUrl, method.toUpperCase(), path, body ?? null, parts.stateScope ?? parts.scope ?? null, ...start])
+  return createHmac('sha256', `twin\0${apiKey}`).update(text).digest('hex')
+}
+
+/** An intent's fingerprints (see fingerprints), its request (see requestOf), if it is looked up by it, and its twin key (see twinOf). */
 export interface IntentKeys {
   readonly fingerprints: readonly string[]
   readonly request?: string | undefined
+  readonly twin?: string | undefined
 }
 
 /**
@@ -147,7 +163,7 @@ export interface IntentKeys {
  * take that account over. So only the former is looked up by its request.
  */
 export function intentOf(parts: IntentParts, byRequest: boolean): IntentKeys {
-  return { fingerprints: fingerprints(parts), request: byRequest ? requestOf(parts) : undefined }
+  return { fingerprints: fingerprints(parts), request: byRequest ? requestOf(parts) : undefined, twin: twinOf(parts) }
 }
 
 /**
@@ -468,6 +484,7 @@ export class OrderJournal {
       invoiceBefore,
       change,
       request,
+      twin,
     }: {
       readonly creates?: boolean
       readonly existing?: readonly string[] | undefined
@@ -479,6 +496,8 @@ export class OrderJournal {
       readonly change?: string | undefined
       /** The intent's request (see requestOf). */
       readonly request?: string | undefined
+      /** The intent's twin key (see twinOf), kept for a create. */
+      readonly twin?: string | undefined
     } = {},
   ): Promise<JournalEntry> {
     this.refuseBesideUnreadable(method, path)
@@ -503,6 +522,7 @@ export class OrderJournal {
       ...(invoiceBefore !== undefined ? { invoiceBefore } : {}),
       ...(change !== undefined ? { change } : {}),
       ...(request !== undefined ? { request } : {}),
+      ...(creates && twin !== undefined ? { twin } : {}),
     }
     this.held.add(entry.id)
     this.ownRun.add(entry.id)
@@ -733,7 +753,13 @@ export class OrderJournal {
    * account would show other values (`shows`: another name, product or OS) cannot have made it, nor can
    * an order to another service (the journal of a directory may hold orders to several).
    */
-  async unresolvedBeside(entry: JournalEntry | undefined, service: string, method: string, path: string, shows?: string): Promise<number> {
+  async unresolvedBeside(
+    entry: JournalEntry | undefined,
+    service: string,
+    method: string,
+    path: string,
+    shows?: string,
+  ): Promise<JournalEntry[]> {
     const now = this.now()
     return (await this.entries()).filter(
       (e) =>
@@ -744,7 +770,7 @@ export class OrderJournal {
         e.path === path &&
         now - e.sentAt < JOURNAL_REUSE_MS &&
         (shows === undefined || e.shows === undefined || e.shows === shows),
-    ).length
+    )
   }
 
   /**

@@ -198,6 +198,8 @@ const TAKEN_OVER_BY =
   'the same resource of the same stack: another stack of the same program does not).'
 /** What awaitEarlierOutcome answers for an order that made no account of its own (see OrderJournal.accountedFor). */
 const ACCOUNTED_FOR = Symbol('accounted for')
+/** Twins' orders have made fewer accounts than there are twins, and one may still make one (see Orders.twinShare). */
+const TWINS_PENDING = Symbol('twins pending')
 /** How many times the unrecorded-match check takes its listing again after other processes' creates in flight landed. */
 const IN_FLIGHT_ROUNDS = 3
 /**
@@ -404,7 +406,7 @@ export class Orders {
     const journal = this.journal
     if (journal !== undefined && options?.idempotencyKey === undefined) {
       const { baseUrl, apiKey } = this.options
-      const parts = { baseUrl, apiKey, method, path, body, scope: frame?.scope, from: frame?.from }
+      const parts = { baseUrl, apiKey, method, path, body, scope: frame?.scope, stateScope: frame?.stateScope, from: frame?.from }
       const entry = await journal.peek(intentOf(parts, frame?.scopeIsResource !== true))
       if (entry?.accountId !== undefined && entry.state !== 'sent') {
         report({ kind: 'adopt', accountId: entry.accountId, key: entry.key, sentAt: entry.sentAt })
@@ -441,7 +443,7 @@ export class Orders {
       const { baseUrl, apiKey } = this.options
       // A Terraform state's create also finds what a killed run left under another identity of the same request (see intentOf).
       const intent = intentOf(
-        { baseUrl, apiKey, method, path, body, scope: frame?.scope, from: frame?.from },
+        { baseUrl, apiKey, method, path, body, scope: frame?.scope, stateScope: frame?.stateScope, from: frame?.from },
         frame?.scopeIsResource !== true,
       )
       entry = (await journal.claim(intent)) ?? (await this.awaitHeldElsewhere(intent, context, frame, options?.signal))
@@ -481,6 +483,7 @@ export class Orders {
         entry ??
         (await journal.open(intent.fingerprints[0] as string, serviceOf(baseUrl), this.options.idempotencyKey(), method, path, {
           request: intent.request,
+          twin: intent.twin,
           creates: options?.reconcile !== undefined,
           existing,
           shows: options?.reconcile?.shows,
@@ -1205,10 +1208,10 @@ export class Orders {
     context: RequestContext,
     reconcile: Reconcile,
   ): Promise<Order | undefined> {
-    const known = (await this.journal?.knownAccounts()) ?? new Set<string>()
+    const recorded = (await this.journal?.knownAccounts()) ?? new Set<string>()
     // The matches of the listing taken just before the order was sent existed before it, whatever their
     // times say: with them known, the service's clock may be off by minutes (see EVIDENCE_SLACK_MS).
-    for (const id of entry?.existing ?? []) known.add(id)
+    const known = new Set([...recorded, ...(entry?.existing ?? [])])
     const slack = entry?.existing === undefined ? CREATED_SLACK_MS : EVIDENCE_SLACK_MS
     const accounts = await reconcile.list()
     // Nor an account another run on this machine got as its answer since this order was sent (the
@@ -1220,16 +1223,24 @@ export class Orders {
     for (const id of this.journal?.recordedSince(serviceOf(this.options.baseUrl), sentAt) ?? []) known.add(id)
     const candidates = accounts.filter((a) => createdSince(a, sentAt, slack) && !known.has(a.account_id) && reconcile.matches(a))
     // Another order of the same call may have made the one match (its answer not in yet): adopting it
-    // here would give two resources one account. Ambiguous, so nothing is adopted.
-    const rivals =
-      candidates.length === 1
+    // here would give two resources one account. Ambiguous, so nothing is adopted, unless every such
+    // order is a twin of this one (see twinShare).
+    const beside =
+      candidates.length > 0
         ? ((await this.journal?.unresolvedBeside(entry, serviceOf(this.options.baseUrl), context.method, context.path, reconcile.shows)) ??
-          0)
-        : 0
-    if (candidates.length === 1 && rivals === 0) {
-      const account = candidates[0] as Account<unknown>
-      await this.answered(entry, { account_id: account.account_id, order_id: account.order_id } as Order, context, 'adopted')
-      return { account_id: account.account_id, order_id: account.order_id } as Order
+          [])
+        : []
+    const rivals = beside.length
+    const share =
+      candidates.length === 1 && rivals === 0
+        ? candidates[0]
+        : candidates.length > 0 && entry !== undefined
+          ? this.twinShare(entry, beside, accounts, recorded, reconcile)
+          : undefined
+    if (share === TWINS_PENDING) return undefined
+    if (share !== undefined) {
+      await this.answered(entry, { account_id: share.account_id, order_id: share.order_id } as Order, context, 'adopted')
+      return { account_id: share.account_id, order_id: share.order_id } as Order
     }
     if (candidates.length > 0) {
       const ids = candidates.map((a) => a.account_id)
@@ -1254,6 +1265,46 @@ export class Orders {
       )
     }
     return undefined
+  }
+
+  /**
+   * The account of `entry` when every other unanswered order that may have made its matches (`beside`)
+   * is its twin (JournalEntry.twin: the same request of the same state, as `count` or identical
+   * resources make): the twins' orders make interchangeable accounts, so once the new matches are
+   * exactly as many as the twins, the twins sorted by when they were sent take them sorted by when they
+   * were made, each one created after its order was sent and not seen before it. Every twin's run works
+   * this out alike from the same journal and listing, so no account goes to two of them; one that
+   * looks after another twin has adopted its account finds it recorded and one twin fewer. Fewer
+   * matches than twins: TWINS_PENDING while one of their orders may still make one (the listing is
+   * taken again). Otherwise, and beside an order that is no twin, undefined: ambiguous.
+   */
+  private twinShare(
+    entry: JournalEntry,
+    beside: readonly JournalEntry[],
+    accounts: readonly Account<unknown>[],
+    recorded: ReadonlySet<string>,
+    reconcile: Reconcile,
+  ): Account<unknown> | typeof TWINS_PENDING | undefined {
+    // An entry another identity took over (JournalEntry.claimedAs) is that identity's now, its twin key not.
+    const isTwin = (e: JournalEntry) =>
+      e.creates === true && e.claimedAs === undefined && e.twin !== undefined && e.twin === entry.twin && e.shows === entry.shows
+    if (!isTwin(entry) || !beside.every(isTwin)) return undefined
+    const twins = [entry, ...beside].sort((a, b) => a.sentAt - b.sentAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+    const first = twins[0] as JournalEntry
+    const slack = (e: JournalEntry) => (e.existing === undefined ? CREATED_SLACK_MS : EVIDENCE_SLACK_MS)
+    const known = new Set([...recorded, ...(first.existing ?? [])])
+    for (const id of this.journal?.recordedSince(serviceOf(this.options.baseUrl), first.sentAt) ?? []) known.add(id)
+    const made = accounts
+      .filter((a) => !known.has(a.account_id) && reconcile.matches(a) && createdSince(a, first.sentAt, slack(first)))
+      .sort((a, b) => createdAt(a) - createdAt(b) || Number(a.account_id) - Number(b.account_id) || (a.account_id < b.account_id ? -1 : 1))
+    if (made.length > twins.length) return undefined
+    if (made.length < twins.length)
+      return this.options.now() < Math.max(...twins.map((e) => this.outcomeDeadline(e))) ? TWINS_PENDING : undefined
+    const fits = twins.every((e, i) => {
+      const account = made[i] as Account<unknown>
+      return createdSince(account, e.sentAt, slack(e)) && !(e.existing ?? []).includes(account.account_id)
+    })
+    return fits ? made[twins.indexOf(entry)] : undefined
   }
 
   /**
@@ -1885,6 +1936,13 @@ function issuedBy(invoice: Invoice, at: number): boolean {
 }
 
 /** Whether a UTC date (`YYYY-MM-DD`: that day or later) or date and time is at or after `at`; unreadable: yes. */
+/** When an account was made, as `timeSince` reads `date_created` (a bare date at its midnight); NaN sorts as 0. */
+function createdAt(account: Pick<Account<unknown>, 'date_created'>): number {
+  const text = account.date_created.trim()
+  const time = Date.parse(/^\d{4}-\d{2}-\d{2}$/.test(text) ? `${text}T00:00:00Z` : `${text.replace(' ', 'T')}Z`)
+  return Number.isNaN(time) ? 0 : time
+}
+
 function timeSince(value: string, at: number): boolean {
   const text = value.trim()
   if (/^\d{4}-\d{2}-\d{2}$/.test(text)) return text >= new Date(at).toISOString().slice(0, 10)
