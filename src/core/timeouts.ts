@@ -3,6 +3,8 @@
  * Terraform's own providers parse timeouts with): "20m", "1h30m", "45s", "500ms", "1.5h".
  */
 import type { TimeoutDefaults, TimeoutName } from './definition-types.js'
+import { type Diagnostic, error } from './diagnostics.js'
+import { isUnknown, type ValueMap } from './values.js'
 
 /** The operations a timeout bounds, as users name them (`timeouts.create`). */
 export const TIMEOUT_NAMES: readonly TimeoutName[] = ['create', 'update', 'delete']
@@ -25,6 +27,27 @@ export function durationProblem(text: string, example: string): string | null {
   if (ms <= 0) return `must be longer than 0 (got ${JSON.stringify(text)})`
   if (ms > MAX_DURATION_MS) return `must be at most ${MAX_DURATION_TEXT} (got ${JSON.stringify(text)})`
   return null
+}
+
+/**
+ * The problems of the timeouts an operation is given (`{ create: "20m" }`), each at its path
+ * (`timeouts.create`). `supported`: the names the definition takes (Terraform's `timeouts` block, where
+ * another name is a mistake); without it any operation's name is taken, as the engine's own per-operation
+ * timeouts (Pulumi's customTimeouts) are, which only have to be durations a wait can keep.
+ */
+export function timeoutIssues(timeouts: unknown, supported?: TimeoutDefaults): Diagnostic[] {
+  if (timeouts === null || timeouts === undefined || isUnknown(timeouts) || typeof timeouts !== 'object') return []
+  const issues: Diagnostic[] = []
+  for (const [name, text] of Object.entries(timeouts as ValueMap)) {
+    if (text === null || isUnknown(text)) continue
+    if (supported !== undefined && !(name in supported)) {
+      issues.push(error(`Unsupported timeout ${name}`, `this resource has no ${name} timeout.`, ['timeouts', name]))
+      continue
+    }
+    const problem = typeof text === 'string' ? durationProblem(text, '"20m", "1h30m" or "90s"') : 'must be a duration string'
+    if (problem) issues.push(error(`Invalid timeouts.${name}`, `timeouts.${name} ${problem}.`, ['timeouts', name]))
+  }
+  return issues
 }
 
 /** Milliseconds (a fraction kept), or NaN when the text is not a duration. */

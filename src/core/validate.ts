@@ -2,7 +2,7 @@
 import { type Attribute, type Attributes, meansUnset, type TypeSpec } from './attributes.js'
 import type { TimeoutDefaults } from './definition-types.js'
 import { type Diagnostic, error, type Path } from './diagnostics.js'
-import { durationProblem } from './timeouts.js'
+import { timeoutIssues } from './timeouts.js'
 import { isUnknown, type ValueMap } from './values.js'
 import { writeOnlyIssues } from './write-only.js'
 
@@ -54,18 +54,7 @@ function validate(attributes: Attributes, config: ValueMap, options: ValidateOpt
     checkValue(attribute, value, [name], issues)
   }
   issues.push(...writeOnlyIssues(attributes, config, options.writeOnlyAllowed !== false))
-  const timeouts = config.timeouts
-  if (options.timeouts && timeouts !== null && timeouts !== undefined && !isUnknown(timeouts)) {
-    for (const [name, text] of Object.entries(timeouts as ValueMap)) {
-      if (text === null || isUnknown(text)) continue
-      if (!(name in options.timeouts)) {
-        issues.push(error(`Unsupported timeout ${name}`, `this resource has no ${name} timeout.`, ['timeouts', name]))
-      } else {
-        const problem = typeof text === 'string' ? durationProblem(text, '"20m", "1h30m" or "90s"') : 'must be a duration string'
-        if (problem) issues.push(error(`Invalid timeouts.${name}`, `timeouts.${name} ${problem}.`, ['timeouts', name]))
-      }
-    }
-  }
+  if (options.timeouts) issues.push(...timeoutIssues(config.timeouts, options.timeouts))
 }
 
 /**

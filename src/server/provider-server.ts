@@ -44,6 +44,7 @@ import {
   resourceIdentity,
   runMethod,
   type Session,
+  timeoutIssues,
   timeoutMs,
   type ValueMap,
   unfinishedIsError,
@@ -290,7 +291,10 @@ export class ProviderServer {
       const refused = prior === null ? null : (request.refuseDelete?.(prior) ?? null)
       return { plan: null, refused, online: [], price: [], diagnostics: refused ? [refused] : [] }
     }
-    const plan = planResource(definition, prior, config, request.priorPrivate)
+    const found = planResource(definition, prior, config, request.priorPrivate)
+    // The engine's timeouts follow the rule of a `timeouts` block; no input holds them, so no path names one.
+    const timing = timeoutIssues(request.timeouts).map(({ path: _path, ...issue }) => issue)
+    const plan = timing.length === 0 ? found : { ...found, diagnostics: [...found.diagnostics, ...timing] }
     const issues = [...plan.diagnostics]
     // A replacement deletes the object: refused at plan time when its delete would be.
     const refused = prior !== null && plan.replace.length > 0 ? (request.refuseDelete?.(prior) ?? null) : null

@@ -52,6 +52,11 @@ export interface PlanRequest {
    * own (PlannedChange.handBack).
    */
   readonly proposed?: ValueMap | null
+  /**
+   * The engine's own per-operation timeout (Pulumi's customTimeouts), which no configuration holds:
+   * checked by the rule of a configured `timeouts` block, and set on the planned values of a change.
+   */
+  readonly timeouts?: Value
 }
 
 export interface PlannedChange {
@@ -87,8 +92,6 @@ export interface ChangeRequest extends PlanRequest {
   readonly config: ValueMap
   /** False for a preview: the plan only. */
   readonly apply: boolean
-  /** The engine's per-operation timeout (Pulumi's customTimeouts), set on the planned values. */
-  readonly timeouts?: Value
   /** Hears the plan before anything is applied (the front end reports it), and throws to stop. */
   readonly checked: (planned: PlannedChange) => void
 }
