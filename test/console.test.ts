@@ -664,6 +664,28 @@ describe('the web console, in Chromium: live tables, the whole log, narrow windo
     }
   })
 
+  test("the fault rules' Remove buttons name their rule, as a Pay button names its invoice", async () => {
+    await e2e.emulator.control('DELETE', '/faults')
+    const first = await e2e.emulator.control<{ fault_id: string }>('POST', '/faults', { path: '/lites/products/one', status: 503 })
+    const second = await e2e.emulator.control<{ fault_id: string }>('POST', '/faults', { path: '/lites/products/two', status: 503 })
+    try {
+      await page.goto(`${e2e.emulator.origin}/#faults`)
+      await row('#fault-rules', second.fault_id).waitFor()
+      // A screen reader tells the buttons apart by the rule each removes, not "Remove", "Remove".
+      for (const rule of [first, second]) {
+        assert.equal(await page.getByRole('button', { name: `Remove rule ${rule.fault_id}`, exact: true }).count(), 1, rule.fault_id)
+      }
+      await page.getByRole('button', { name: `Remove rule ${first.fault_id}`, exact: true }).click()
+      await page.locator('#status', { hasText: `rule ${first.fault_id} removed` }).waitFor()
+      assert.deepEqual(
+        (await e2e.emulator.control<{ fault_id: string }[]>('GET', '/faults')).map((f) => f.fault_id),
+        [second.fault_id],
+      )
+    } finally {
+      await e2e.emulator.control('DELETE', '/faults')
+    }
+  })
+
   test('keypairs: each shows its SHA256 fingerprint as ssh-keygen prints it, its comment, and the whole key; never a private key', async () => {
     // Made by `ssh-keygen -t ed25519 -C 'ops@example host'`; `ssh-keygen -lf` printed the fingerprint.
     const line = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIPWLG34WhmBgb2ns5dUOHg9QaGPYx5MqmSOszbapg8OY ops@example host'

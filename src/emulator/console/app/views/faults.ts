@@ -121,7 +121,11 @@ export function faultsView(page: Page): View {
         { title: 'Delay ms', cell: (f: Fault) => (Array.isArray(f.delay_ms) ? f.delay_ms.join('–') : f.delay_ms) },
         { title: 'Left', cell: (f: Fault) => (f.remaining < 0 ? '∞' : f.remaining) },
         { title: 'Probability', cell: (f: Fault) => f.probability ?? 1 },
-        { title: '', cell: (f: Fault) => button('Remove', remove(f.fault_id), { 'data-fault': f.fault_id }) },
+        {
+          title: '',
+          // Named by its rule: a screen reader's list of buttons says which rule each removes.
+          cell: (f: Fault) => button('Remove', remove(f.fault_id), { 'data-fault': f.fault_id, 'aria-label': `Remove rule ${f.fault_id}` }),
+        },
       ]
       list.show(columns, triedOrder(faults), (f) => f.fault_id, 'No rules: every request is answered normally.')
       // Nothing to remove: the button would do nothing.
