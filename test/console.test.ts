@@ -686,6 +686,28 @@ describe('the web console, in Chromium: live tables, the whole log, narrow windo
     }
   })
 
+  test('"Remove every rule" pressed with the keyboard: the button goes with the rules, and the focus is on the line that says so, not the page\'s start', async () => {
+    await e2e.emulator.control('DELETE', '/faults')
+    await e2e.emulator.control('POST', '/faults', { path: '/lites/products/one', status: 503 })
+    await e2e.emulator.control('POST', '/faults', { path: '/lites/products/two', status: 503 })
+    try {
+      await page.goto(`${e2e.emulator.origin}/#faults`)
+      await row('#fault-rules', '/lites/products/two').waitFor()
+      await page.getByRole('button', { name: 'Remove every rule', exact: true }).focus()
+      await page.keyboard.press('Enter')
+      await page.locator('#status', { hasText: 'every rule removed' }).waitFor()
+      await page.getByText('No rules: every request is answered normally.').waitFor()
+      assert.equal(await page.getByRole('button', { name: 'Remove every rule' }).isVisible(), false)
+      await page.locator('#view-faults .empty:focus').waitFor()
+      assert.notEqual(await page.evaluate<string>('document.activeElement.tagName'), 'BODY')
+      // Tab goes on from there: to the form that adds a rule.
+      await page.keyboard.press('Tab')
+      assert.equal(await page.locator('form[aria-label="Add a fault rule"] select[name="method"]:focus').count(), 1)
+    } finally {
+      await e2e.emulator.control('DELETE', '/faults')
+    }
+  })
+
   test('keypairs: each shows its SHA256 fingerprint as ssh-keygen prints it, its comment, and the whole key; never a private key', async () => {
     // Made by `ssh-keygen -t ed25519 -C 'ops@example host'`; `ssh-keygen -lf` printed the fingerprint.
     const line = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIPWLG34WhmBgb2ns5dUOHg9QaGPYx5MqmSOszbapg8OY ops@example host'

@@ -138,11 +138,26 @@ export class KeptTable<T> {
     const cell = row?.children[focus.cell]
     const like = same ? [...same.querySelectorAll<HTMLElement>('*')].find((node) => likeness(node) === focus.like) : undefined
     const control = same ? undefined : cell?.querySelector<HTMLElement>('button, a[href], input, select')
-    const target = like ?? control ?? (cell instanceof HTMLElement ? cell : this.root.firstElementChild)
-    if (!(target instanceof HTMLElement)) return
-    if (target.tabIndex < 0 && !target.hasAttribute('tabindex')) target.setAttribute('tabindex', '-1')
-    target.focus()
+    focusOn(like ?? control ?? (cell instanceof HTMLElement ? cell : this.root.firstElementChild))
   }
+}
+
+/** Gives the keyboard's focus to `target`, made focusable (by script only) where it is not: a cell, a line of text. */
+function focusOn(target: Element | null | undefined): void {
+  if (!(target instanceof HTMLElement)) return
+  if (target.tabIndex < 0 && !target.hasAttribute('tabindex')) target.setAttribute('tabindex', '-1')
+  target.focus()
+}
+
+/**
+ * Shows or hides `node`. A node hidden while it holds the keyboard's focus (a button whose work is done,
+ * such as "Remove every rule" once no rule is left) gives the focus to `heir`, which says what is there
+ * now: the focus never falls back to the page's start.
+ */
+export function shown(node: HTMLElement, on: boolean, heir: () => Element | null | undefined): void {
+  const focused = !on && !node.hidden && node.contains(document.activeElement)
+  node.hidden = !on
+  if (focused) focusOn(heir())
 }
 
 /**

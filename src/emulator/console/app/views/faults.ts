@@ -2,7 +2,7 @@
 // and the fires left), a small form to add one (method, path pattern, mode, status, detail, Retry-After,
 // delay, count, probability, priority), a button to remove each, and the named profiles.
 import { control, type Fault } from '../api.js'
-import { button, el, fill, form, input, KeptTable, select } from '../dom.js'
+import { button, el, fill, form, input, KeptTable, select, shown } from '../dom.js'
 import { act, type Page, type View } from '../view.js'
 
 const MODES = ['error', 'error_after', 'drop_after', 'hang', 'hang_after', 'delay'] as const
@@ -128,8 +128,8 @@ export function faultsView(page: Page): View {
         },
       ]
       list.show(columns, triedOrder(faults), (f) => f.fault_id, 'No rules: every request is answered normally.')
-      // Nothing to remove: the button would do nothing.
-      removeAll.hidden = faults.length === 0
+      // Nothing to remove: the button would do nothing. Pressed, it goes with the rules, and its focus to the line saying there are none.
+      shown(removeAll, faults.length > 0, () => list.root.firstElementChild)
       const install = (name: string) => () =>
         act(page, async () => {
           await control('POST', `/profiles/${encodeURIComponent(name)}`)
