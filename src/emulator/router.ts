@@ -40,6 +40,18 @@ export function normalisePath(path: string): string {
   return path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path
 }
 
+/**
+ * A path segment as text. A malformed percent escape (`%ZZ`, a cut UTF-8 sequence) is kept as sent: it is then
+ * an unknown value of its parameter (the handler's 422, or 404 for an id), never a failure of the request.
+ */
+function decodeSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment)
+  } catch {
+    return segment
+  }
+}
+
 function matchPattern(pattern: string, segments: string[]): Record<string, string> | null {
   const parts = pattern.split('/').slice(1)
   if (parts.length !== segments.length) return null
@@ -50,7 +62,7 @@ function matchPattern(pattern: string, segments: string[]): Record<string, strin
     if (part.startsWith(':')) {
       const name = part.slice(1)
       if (segment === '' || (name.endsWith('id') && !/^\d+$/.test(segment))) return null
-      params[name] = decodeURIComponent(segment)
+      params[name] = decodeSegment(segment)
     } else if (part !== segment) {
       return null
     }

@@ -145,6 +145,17 @@ describe('validation', () => {
     assert.deepEqual(query[0]?.loc, ['query', 'status'])
   })
 
+  test('a malformed percent escape in a path parameter is the 422 of an unknown value, not a failure', async () => {
+    const c = setup()
+    const vm = await c.vm()
+    const action = (await c.fails(422, 'PUT', `/lites/accounts/${vm}/vm-state/%E0%A4%A`)) as { loc: string[] }[]
+    assert.deepEqual(action[0]?.loc, ['path', 'action'])
+    const log = await c.control<{ path: string; status: number | null }[]>('GET', '/requests')
+    assert.equal(log.at(-1)?.status, 422)
+    // The control API's own parameters too: a snapshot name breaking the rule is its 422.
+    assert.equal((await c.request('GET', '/_emulator/snapshots/%ZZ')).status, 422)
+  })
+
   test('"yes"/"no" are accepted for the payment flag', async () => {
     const c = setup()
     const keypair = await c.keypair()
