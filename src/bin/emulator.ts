@@ -84,6 +84,15 @@ if (values.version) {
 // A read that used up a counted fault rule changed the state: it is written, as a change is (see persist).
 let readUsedRule = false
 
+/** `read()`, or the error that stops the start naming the file it could not load (`what`) and why. */
+function loading<T>(what: string, read: () => T): T {
+  try {
+    return read()
+  } catch (error) {
+    throw new Error(`${what} cannot be loaded: ${error instanceof Error ? error.message : String(error)}`)
+  }
+}
+
 /** The emulator the flags and settings describe, with its state file loaded; throws what stops the start. */
 function start() {
   const options: EmulatorOptions = {}
@@ -122,7 +131,11 @@ function start() {
   // Named snapshots live beside the state file: `state.json` keeps them in `state.snapshots.json`.
   const snapshotsFile = stateFile && besideStateFile(stateFile, '.snapshots.json')
   if (snapshotsFile) {
-    if (existsSync(snapshotsFile)) options.snapshots = JSON.parse(readFileSync(snapshotsFile, 'utf8'))
+    if (existsSync(snapshotsFile)) {
+      options.snapshots = loading(`${snapshotsFile} (the named snapshots beside --state-file)`, () =>
+        JSON.parse(readFileSync(snapshotsFile, 'utf8')),
+      )
+    }
     options.keepSnapshots = (file) => writeAtomically(snapshotsFile, JSON.stringify(file))
   }
 
@@ -133,14 +146,14 @@ function start() {
     options.ruleUsed = () => {
       readUsedRule = true
     }
-  const state = saved?.load()
+  const state = saved && loading(`--state-file ${saved.path}`, () => saved.load())
   // A manual clock resumes where the state file left it: nothing but POST /_emulator/clock moves it, a restart
   // included (starting at the wall time would provision, expire and date whatever fell due meanwhile).
   const savedNow = (state as { now?: unknown } | undefined)?.now
   if (options.clock === 'manual' && typeof savedNow === 'number' && Number.isFinite(savedNow)) options.startTime = savedNow
   const emulator = createEmulator(options)
   if (saved) {
-    if (state !== undefined) emulator.restore(state)
+    if (state !== undefined) loading(`--state-file ${saved.path}`, () => emulator.restore(state))
     saved.started(emulator)
     // A state file that cannot be written stops the start: otherwise every change would be made, then lost
     // with its answer (the connection dropped), and a client would see only a failing network.

@@ -251,6 +251,30 @@ describe('HTTP launcher', () => {
     assert.match(stderr, new RegExp(`--state-file ${stateFile.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} cannot be written: ENOENT`))
   })
 
+  test('a state file or a snapshots file that cannot be loaded stops the start, naming the file', async () => {
+    const literal = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+    for (const [name, text] of [
+      ['torn.json', '{"version": 1, "accounts": ['],
+      ['null.json', 'null'],
+      ['other.json', '{"something": "else"}'],
+    ] as const) {
+      const stateFile = join(dir, name)
+      writeFileSync(stateFile, text)
+      const { code, stdout, stderr } = await runToExit(['--state-file', stateFile])
+      assert.equal(stdout, '', 'no base URL: nothing is served')
+      assert.notEqual(code, 0)
+      assert.match(stderr, new RegExp(`--state-file ${literal(stateFile)} cannot be loaded: `), `${name}: ${stderr}`)
+      assert.doesNotMatch(stderr, /\n\s+at /, `a stack trace:\n${stderr}`)
+    }
+    const stateFile = join(dir, 'fresh.json')
+    const snapshotsFile = join(dir, 'fresh.snapshots.json')
+    writeFileSync(snapshotsFile, '{"version": 1, "snap')
+    const { code, stdout, stderr } = await runToExit(['--state-file', stateFile])
+    assert.equal(stdout, '')
+    assert.notEqual(code, 0)
+    assert.match(stderr, new RegExp(`${literal(snapshotsFile)} \\(the named snapshots beside --state-file\\) cannot be loaded: `), stderr)
+  })
+
   test('a port that is not one stops the start with a message naming it', async () => {
     const { code, stderr } = await runToExit(['--port', 'abc'])
     assert.notEqual(code, 0)

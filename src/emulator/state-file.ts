@@ -104,7 +104,8 @@ export class StateFile {
    */
   load(): unknown {
     if (!existsSync(this.path)) return undefined
-    const state = JSON.parse(readFileSync(this.path, 'utf8')) as { log?: unknown }
+    const state = JSON.parse(readFileSync(this.path, 'utf8')) as { log?: unknown } | null
+    if (state === null || typeof state !== 'object' || Array.isArray(state)) throw new Error('not an emulator state snapshot (version 1)')
     const inside = Array.isArray(state.log) ? (state.log as unknown[]) : []
     const { entries, torn } = existsSync(this.logPath) ? this.#readLog() : { entries: [], torn: false }
     this.#clean = !torn && inside.length === 0
