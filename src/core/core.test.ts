@@ -172,6 +172,9 @@ describe('timeouts', () => {
   test('configured values win over defaults', () => {
     assert.equal(timeoutMs({ create: '20m' }, { create: '2m' }, 'create'), 120_000)
     assert.equal(timeoutMs({ create: '20m' }, null, 'create'), 1_200_000)
+    // Longer than a timer holds (a Pulumi delete's customTimeouts, which no preview checks): the longest, never 20 minutes.
+    assert.equal(timeoutMs({ delete: '10m' }, { delete: '2520000s' }, 'delete'), 2_147_483_647)
+    assert.equal(timeoutMs({ delete: '10m' }, { delete: 'soon' }, 'delete'), 600_000)
   })
 })
 

@@ -71,9 +71,14 @@ export function parseDuration(text: string): number | null {
   return ms > 0 && ms <= MAX_DURATION_MS ? Math.max(1, Math.round(ms)) : null
 }
 
-/** The timeout of an operation: the configured value, else the definition's default, else 20 minutes. */
+/**
+ * The timeout of an operation: the configured value, else the definition's default, else 20 minutes.
+ * A configured value longer than a timer holds (an engine's own timeout, such as a Pulumi delete's,
+ * which no preview checks) is the longest one: never shorter than the user asked for.
+ */
 export function timeoutMs(defaults: TimeoutDefaults, configured: unknown, name: TimeoutName): number {
   const given = configured !== null && typeof configured === 'object' ? (configured as Record<string, unknown>)[name] : null
-  const text = typeof given === 'string' && given !== '' ? given : (defaults[name] ?? '20m')
-  return parseDuration(text) ?? 20 * 60 * 1000
+  const fallback = parseDuration(defaults[name] ?? '20m') ?? 20 * 60 * 1000
+  if (typeof given !== 'string' || given === '') return fallback
+  return parseDurationUnbounded(given) > MAX_DURATION_MS ? MAX_DURATION_MS : (parseDuration(given) ?? fallback)
 }
