@@ -50,6 +50,17 @@ describe('a keypair name taken in the pool', () => {
     assert.match(error.message, /terraform import <address of this provider_lite_keypair> 31/, error.message)
   })
 
+  test("the error names Terraform's create_before_destroy as a cause (a replacement that creates first) and what to do, without claiming the state holds no keypair", async () => {
+    const error = await createOrAdopt(pool([OTHER]), 'deploy', undefined, taken, what).then(
+      () => assert.fail('expected an error'),
+      (e: unknown) => e,
+    )
+    assert.ok(error instanceof InputError)
+    assert.match(error.message, /create_before_destroy = true \} \(Terraform\), that setting is the cause/, error.message)
+    assert.match(error.message, /Remove create_before_destroy from this resource, which then deletes the old keypair first/, error.message)
+    assert.doesNotMatch(error.message, /this resource has no keypair in its state/, error.message)
+  })
+
   test('an imported key whose public key is the configured one is taken over', async () => {
     const kept = await createOrAdopt(
       pool([OTHER]),

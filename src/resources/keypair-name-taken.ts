@@ -74,14 +74,21 @@ function takenMessage(existing: Keypair, name: string, publicKey: string | undef
     publicKey === undefined
       ? 'Its private key was returned only once, when it was created, and cannot be read again, so it is not taken over silently.'
       : 'Its public key is not the configured one, so it is not taken over.'
+  // A create cannot tell whose the keypair is: Terraform's create_before_destroy replaces a resource by creating
+  // its new keypair while the old one, in this resource's state, still holds the name; the plan passed it, as a
+  // replacement that deletes first (nameFree), since the provider is not told of that setting.
   const whose =
     replacing === undefined
-      ? 'and this resource has no keypair in its state: most likely another configuration or stack (or someone in ' +
-        'the portal) created it under the same name, or a run of this configuration was stopped before it saved the id.'
+      ? 'and this create is not of a replacement that deletes it first. If this resource holds it in its state and is ' +
+        'being replaced (-replace, a taint, a changed argument) with lifecycle { create_before_destroy = true } (Terraform), ' +
+        'that setting is the cause: it creates the new keypair while the old one still holds the name. Remove ' +
+        'create_before_destroy from this resource, which then deletes the old keypair first, or give the new one another ' +
+        'name. Otherwise most likely another configuration or stack (or someone in the portal) created it under the ' +
+        'same name, or a run of this configuration was stopped before it saved the id.'
       : `so this replacement would delete keypair ${replacing}, the one in this resource's state, and then be refused.`
   return (
     `A keypair named ${JSON.stringify(name)} already exists in the pool: ${describe(existing)}. Keypair names are unique in ` +
-    `a pool, ${whose} ${why} If it is this resource's, keep it: terraform import <address of this ${resource}> ${id} ` +
+    `a pool, ${whose} ${why} If it is this resource's and not in its state, keep it: terraform import <address of this ${resource}> ${id} ` +
     `(or pulumi import <type> <name> ${id}), after which its private key is null in state. If it belongs to something ` +
     `else, choose another name for this one (deleting keypair ${id} would take it from its owner)`
   )

@@ -82,6 +82,28 @@ describe('a keypair name taken by a killed run (issue 15, case 6)', () => {
     assert.equal((await ws.plan()).code, 0)
   })
 
+  test('a generated keypair replaced under create_before_destroy: the refused create names that setting as the cause, not another owner; the old keypair stays', async () => {
+    await e2e.ws.cleanup()
+    const ws = await e2e.workspace()
+    await ws.write(
+      `${PROVIDER_BLOCKS}\nresource "provider_lite_keypair" "k" {\n  name = "cbd-key"\n  lifecycle {\n    create_before_destroy = true\n  }\n}\n`,
+    )
+    const created = await ws.apply()
+    assert.equal(created.code, 0, describeRun(created))
+    const idOf = (text: string) => /keypair_id\s+=\s+(\d+)/.exec(text)?.[1]
+    const before = idOf((await ws.run(['state', 'show', '-no-color', 'provider_lite_keypair.k'])).stdout)
+    // create_before_destroy creates the new keypair while the old one, this resource's, still holds the name.
+    const { value: replaced, mutations } = await e2e.emulator.effectsOf(() => ws.apply(['-replace=provider_lite_keypair.k']))
+    assert.equal(replaced.code, 1, describeRun(replaced))
+    const text = diagnostics(replaced.stdout + replaced.stderr)
+      .join(' ')
+      .replace(/\s+/g, ' ')
+    assert.match(text, /create_before_destroy/, text)
+    assert.doesNotMatch(text, /this resource has no keypair in its state/, text)
+    assert.deepEqual(mutations, ['POST /v1/lites/keypairs/'], 'one refused create, nothing deleted')
+    assert.equal(idOf((await ws.run(['state', 'show', '-no-color', 'provider_lite_keypair.k'])).stdout), before)
+  })
+
   test('a Metal keypair moved to another address without a moved block: the new address keeps a live keypair, and the next plan is empty', async () => {
     await e2e.ws.cleanup()
     const ws = await e2e.workspace()
