@@ -41,7 +41,9 @@ const USAGE = `Usage: emulator [flags]   (npm run emulator -- [flags], or provid
   --version           print the version and exit
   --help              this text
 
-Also EMULATOR_PROVISIONING_DELAY_MS and EMULATOR_RETENTION_MS. The first line on stdout is the base URL.
+Also EMULATOR_PROVISIONING_DELAY_MS and EMULATOR_RETENTION_MS. The first line on stdout is the base URL;
+the web console (accounts, orders, invoices, the request log, fault rules) is at http://127.0.0.1:PORT/,
+as the line on stderr says.
 `
 
 /** A start that cannot go on: one line saying why (and, for a flag, the flags), never a stack trace. */

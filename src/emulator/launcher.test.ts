@@ -494,6 +494,7 @@ describe('HTTP launcher', () => {
     const help = await runToExit(['--help'])
     assert.equal(help.code, 0)
     assert.match(help.stdout, /--port/)
+    assert.match(help.stdout, /web console .* is at http:\/\/127\.0\.0\.1:PORT\//, '--help says where the web console is')
   })
   test('a request that names the emulator by another host name (a page whose DNS name now points at 127.0.0.1) is refused; loopback names are served', async () => {
     const { child, base } = await launch(join(dir, 'hosts.json'))
