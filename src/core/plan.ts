@@ -94,6 +94,21 @@ export function fires(attribute: Attribute, planned: Value | undefined): boolean
   return !(attribute.action && isEmpty(planned ?? null))
 }
 
+/**
+ * The create-only inputs whose change planResource may record without a replacement: what the service
+ * cannot report (set after an import, or first set, it is only recorded) and what reads empty as unset
+ * (unset and empty order the same). A front end that tells its engine which inputs replace (Pulumi's
+ * replaceOnChanges) leaves these out, so that the engine never replaces what the plan keeps.
+ */
+export function sometimesRecorded(definition: AnyResource): ReadonlySet<string> {
+  return new Set([
+    ...(definition.unrecoverable ?? []),
+    ...Object.entries(definition.attributes)
+      .filter(([, a]) => a.emptyIsUnset === true)
+      .map(([name]) => name),
+  ])
+}
+
 export function planResource(definition: AnyResource, prior: ValueMap | null, config: ValueMap, priorPrivate: PrivateState = {}): Plan {
   const hasTimeouts = Object.keys(definition.timeouts).length > 0
   const diagnostics: Diagnostic[] = validateConfig(definition.attributes, config, {
@@ -129,9 +144,11 @@ export function planResource(definition: AnyResource, prior: ValueMap | null, co
   // what was always there.
   const unrecoverable = new Set(definition.unrecoverable ?? [])
   const imported = new Set(priorPrivate.imported ?? [])
+  const recordedAtTimes = sometimesRecorded(definition)
   const createOnlyChanges = changed.filter((name) => {
     const attribute = definition.attributes[name]
     if (attribute?.createOnly !== true) return false
+    if (!recordedAtTimes.has(name)) return true
     if (unrecoverable.has(name) && ((prior[name] ?? null) === null || imported.has(name))) return false
     // Unset and empty ask the service for the same (emptyIsUnset): recorded, never a new order.
     return !unsetEitherWay(attribute, prior[name], planned[name])

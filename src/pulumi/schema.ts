@@ -1,5 +1,14 @@
 /** The Pulumi package schema, generated from the definitions: one source of truth for GetSchema, schema/schema.json and the SDK. */
-import { type AnyResource, type Attribute, type Attributes, attributeNotes, isInput, type TypeSpec, toPascal } from '../core/index.js'
+import {
+  type AnyResource,
+  type Attribute,
+  type Attributes,
+  attributeNotes,
+  isInput,
+  sometimesRecorded,
+  type TypeSpec,
+  toPascal,
+} from '../core/index.js'
 import { functionToken, methodName, methodToken, PACKAGE, pulumiRegistry, type Registry, resourceToken } from './provider.js'
 import { wireName } from './wire.js'
 
@@ -68,20 +77,13 @@ class Types {
 
 /**
  * The engine turns every changed key that replaceOnChanges names into a replacement, whatever Diff
- * says. After an import, Diff only records an input the service cannot report, and a change between
- * unset and empty of an input that reads empty as unset (emptyIsUnset): marking such a create-only
+ * says. Core's plan records some create-only inputs without a replacement (sometimesRecorded): marking
  * one would make the engine order a new resource and delete the one it has. Diff still asks for the
  * replacement every other change of it needs. (Order-time inputs, a promocode and the card flag, are
  * never create-only, so they are never marked at all.)
  */
 function withoutOverride(properties: JsonObject, definition: AnyResource): JsonObject {
-  const recordedOnly = [
-    ...(definition.unrecoverable ?? []),
-    ...Object.entries(definition.attributes)
-      .filter(([, a]) => a.emptyIsUnset === true)
-      .map(([name]) => name),
-  ]
-  for (const name of recordedOnly) {
+  for (const name of sometimesRecorded(definition)) {
     const spec = properties[wireName(name)]
     if (spec && typeof spec === 'object' && !Array.isArray(spec)) delete (spec as JsonObject).replaceOnChanges
   }
