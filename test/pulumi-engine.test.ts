@@ -477,6 +477,31 @@ describe('functions and the rest', () => {
     await rejects(plugin.invoke('provider:index:noSuchFunction', {}), CODE.INVALID_ARGUMENT)
   })
 
+  test("every SDK's exists(id) (the engine's Read under an __exists__ URN): true for an object, false for a missing one or another type's; an import of a missing id still fails naming it", async () => {
+    const keyUrn = urnOf('provider:index:LiteKeypair', 'exists-key')
+    const key = await plugin.create(keyUrn, (await plugin.check(keyUrn, { name: 'exists-check-key' })).inputs)
+    const existence = (type: string) => urnOf(type, `__exists__${Math.floor(Math.random() * 1000)}`)
+    const found = await plugin.read(existence('provider:index:LiteKeypair'), key.id)
+    assert.equal(found.id, key.id)
+    assert.equal(found.hasProperties, true)
+    const before = await apiRequests('mutating')
+    // No properties at all: the engine takes an empty map for "unknown", and the SDK's exists() then never answers false.
+    const missing = await plugin.read(existence('provider:index:LiteKeypair'), '999999')
+    assert.deepEqual([missing.id, missing.hasProperties], ['', false], 'a missing keypair does not exist')
+    assert.equal((await plugin.read(existence('provider:index:LiteVm'), '999999')).id, '', 'a missing VM does not exist')
+    assert.equal((await plugin.read(existence('provider:index:BaremetalAdditionalIpAssignment'), '1:2')).id, '')
+    assert.equal((await plugin.read(existence('provider:index:BaremetalKeypair'), key.id)).id, '', 'a Lite keypair is no Metal keypair')
+    assert.equal(await apiRequests('mutating'), before, 'an existence check changed something at the API')
+    // A malformed id is the caller's mistake, not an answer.
+    await rejects(plugin.read(existence('provider:index:LiteVm'), 'abc'), CODE.NOT_FOUND, /Invalid import id/)
+    await rejects(
+      plugin.read(urnOf('provider:index:LiteVm', 'imported'), '999999'),
+      CODE.NOT_FOUND,
+      /Cannot import a missing object.*999999/,
+    )
+    await plugin.delete(keyUrn, key.id, key.properties)
+  })
+
   test('an API rejection maps to a precise code, not UNKNOWN', async () => {
     const urn = urnOf('provider:index:LiteVm', 'bad')
     const news = (await plugin.check(urn, vmProgram(999))).inputs

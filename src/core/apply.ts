@@ -954,6 +954,8 @@ export interface ReadOutcome {
   readonly private: PrivateState
   readonly diagnostics: readonly Diagnostic[]
   readonly cause?: unknown
+  /** An import found no object of this type with the id (its error says so): set only by importResource. */
+  readonly missing?: true
 }
 
 /**
@@ -1080,10 +1082,14 @@ export async function importResource<C>(definition: AnyResource, text: string, s
     const instead = await definition.elsewhere?.({ ...contextFor(session, []), id: parsed.id }).catch(() => undefined)
     if (instead !== undefined) {
       const detail = `No ${definition.name} has id ${parsed.id}: ${instead}.`
-      return { ...outcome, diagnostics: [...outcome.diagnostics, error(`Cannot import ${parsed.id} as ${definition.name}`, detail)] }
+      return {
+        ...outcome,
+        diagnostics: [...outcome.diagnostics, error(`Cannot import ${parsed.id} as ${definition.name}`, detail)],
+        missing: true,
+      }
     }
     const detail = `No ${definition.name} with id ${parsed.id} exists (or it is terminated). Check the id and the API key's account.`
-    return { ...outcome, diagnostics: [...outcome.diagnostics, error('Cannot import a missing object', detail)] }
+    return { ...outcome, diagnostics: [...outcome.diagnostics, error('Cannot import a missing object', detail)], missing: true }
   }
   // What the import could not read, and what it read as the object is now rather than as it was
   // created: the plan after it records the former and warns of a replacement for the latter (plan.ts).

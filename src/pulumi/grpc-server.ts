@@ -192,11 +192,11 @@ export function resourceProviderService(
       properties: fromStruct(r.getProperties()),
       inputs: fromStruct(r.getInputs()),
     })
-    return new providerPb.ReadResponse()
-      .setId(result.id)
-      .setProperties(toStruct(result.properties))
-      .setInputs(toStruct(result.inputs))
-      .setRefreshBeforeUpdate(provider.refreshBeforeUpdate)
+    const response = new providerPb.ReadResponse().setId(result.id).setRefreshBeforeUpdate(provider.refreshBeforeUpdate)
+    // An object that is gone has an empty id and no properties at all: the engine's existence check
+    // (ExistsResource) takes empty but present properties for "unknown", and `get` and import test for none.
+    if (result.id === '') return response
+    return response.setProperties(toStruct(result.properties)).setInputs(toStruct(result.inputs))
   })
   unary<InstanceType<P['UpdateRequest']>>('Update', providerPb.UpdateRequest, async (r) => {
     const result = await provider.update({

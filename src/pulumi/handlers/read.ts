@@ -21,6 +21,15 @@ export async function read(ps: PulumiServer, request: ReadRequest): Promise<{ id
         privateOf(request.properties),
         session,
       )
+  // The engine's existence check (`LiteVm.exists(id)` of every SDK) asks whether the object is there:
+  // a missing one is its answer, false, not a failure. An import or a `get` keeps the error naming the id.
+  if (importing && outcome.missing === true && isExistenceCheck(request.urn)) {
+    ps.warn(
+      outcome.diagnostics.filter((d) => d.severity !== 'error'),
+      request.urn,
+    )
+    return { id: '', properties: {}, inputs: {} }
+  }
   finished(ps, outcome, request.urn, importing && outcome.state === null ? Code.NOT_FOUND : Code.UNKNOWN)
   if (outcome.state === null) return { id: '', properties: {}, inputs: {} }
   const secrets = secretAttributes(definition.attributes, request.properties, request.inputs)
@@ -29,6 +38,14 @@ export async function read(ps: PulumiServer, request: ReadRequest): Promise<{ id
     properties: ps.outputs(definition, outcome.state, secrets, outcome.private),
     inputs: encodeMap(importing ? importedInputs(definition) : inputAttributes(definition), outcome.state, { secret: secrets }),
   }
+}
+
+/**
+ * The engine reads for an existence check (its ExistsResource) under a made-up URN whose name is
+ * `__exists__<n>`: the object has no name in the program, and Read has no other sign of the call.
+ */
+function isExistenceCheck(urn: string): boolean {
+  return urn.slice(urn.lastIndexOf('::') + 2).startsWith('__exists__')
 }
 
 /**

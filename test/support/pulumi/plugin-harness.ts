@@ -246,7 +246,14 @@ export class Plugin {
       'read',
       new providerPb.ReadRequest().setUrn(urn).setType(typeOf(urn)).setId(id).setProperties(struct(properties)).setInputs(struct(inputs)),
     )
-    return { id: r.getId(), properties: js(r.getProperties()), inputs: js(r.getInputs()), refreshBeforeUpdate: r.getRefreshBeforeUpdate() }
+    return {
+      id: r.getId(),
+      properties: js(r.getProperties()),
+      inputs: js(r.getInputs()),
+      refreshBeforeUpdate: r.getRefreshBeforeUpdate(),
+      /** False when the answer has no properties at all (not even an empty map): the engine's "does not exist". */
+      hasProperties: r.hasProperties(),
+    }
   }
   async update(
     urn: string,
