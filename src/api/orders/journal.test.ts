@@ -2488,6 +2488,53 @@ describe('unanswered orders beside one another', () => {
     assert.equal(sent, 0, 'nothing ordered')
   })
 
+  test("count = 2 live, keys ignored: one order answered 502 while its twin is still on its way; the twin's account, made first, is never taken by the other, which adopts its own once the twin has its answer", async () => {
+    const dir = journal()
+    const op = frame(undefined, 3_600_000)
+    const sentAt = 1_000_000
+    const A = vmAccount('100042', 'web', at(sentAt + 2_000))
+    const B = vmAccount('100043', 'web', at(sentAt + 1_000))
+    let posted = 0
+    let lookedAfter = 0
+    let answerTwin: (() => void) | undefined
+    const twinAnswered = new Promise<void>((resolve) => {
+      answerTwin = resolve
+    })
+    const service = async (r: RecordedRequest): Promise<Response> => {
+      if (r.method === 'POST') {
+        // The first order is refused by a gateway; the second (its twin) is answered once the first has
+        // looked twice, or has ended (taking an account while its twin's answer was still to come).
+        if (++posted === 1) return fail(502, 'Bad Gateway')
+        await twinAnswered
+        return ok({ order_id: '5100043', account_id: '100043' })
+      }
+      if (r.path.split('?')[0] !== '/lites/accounts') return fail(405, 'Method Not Allowed')
+      if (posted < 2) return ok([])
+      if (++lookedAfter === 2) answerTwin?.()
+      return ok([B, A])
+    }
+    const clock = fakeClock(sentAt)
+    // A clock that ticks at every reading: the first order is sent before its twin, as it goes out first.
+    let ticks = 0
+    const { client, requests } = testClient(
+      Array.from({ length: 400 }, () => service),
+      { journalDirectory: dir, operation: () => op.value, now: () => clock.now() + ticks++, sleep: clock.sleep },
+    )
+    const outcomes = await Promise.all(
+      [0, 1].map(() =>
+        client.lites
+          .createVm(VM_BODY)
+          .then(
+            (o) => o.account_id,
+            (e: unknown) => String(e),
+          )
+          .finally(() => answerTwin?.()),
+      ),
+    )
+    assert.deepEqual([...outcomes].sort(), ['100042', '100043'], `each its own account, none twice: ${outcomes}`)
+    assert.equal(posts(requests).length, 2, 'nothing ordered again')
+  })
+
   test("twins with one matching account more than there are twins: none is taken (one may be another configuration's), and nothing is ordered", async () => {
     const dir = journal()
     const sentAt = Date.now()

@@ -189,18 +189,20 @@ export function entryIntent(entry: JournalEntry): string {
 
 /**
  * One owner's memory, shared by every journal (every API client) that owns entries as it: the entries
- * its operations hold (two identical intents never share one), and those it handed to its engine (what
- * its graceful shutdown settles). The provider runtime keeps one for the process and hands it to each
+ * its operations hold (two identical intents never share one), those it handed to its engine (what
+ * its graceful shutdown settles), and those whose outcome only a listing can tell now (see
+ * OrderJournal.settledBy). The provider runtime keeps one for the process and hands it to each
  * client it configures; a journal made without one has a session of its own.
  */
 export interface JournalSession {
   readonly owner: JournalOwner
   readonly held: Set<string>
   readonly handedOver: Set<string>
+  readonly listed: Set<string>
 }
 
 export function newJournalSession(owner: JournalOwner = newOwner()): JournalSession {
-  return { owner, held: new Set(), handedOver: new Set() }
+  return { owner, held: new Set(), handedOver: new Set(), listed: new Set() }
 }
 
 export interface JournalOptions {
@@ -235,6 +237,8 @@ export class OrderJournal {
   readonly store: JournalStore
   /** Entries this owner's operations hold: two identical intents never share one. */
   private readonly held: Set<string>
+  /** See settledBy. */
+  private readonly listed: Set<string>
   /** Entries whose outcome this owner handed to its engine: what its graceful shutdown settles. */
   private readonly handedOver: Set<string>
   /** Answers this owner could not confirm as still its own, and so did not hand over (see withhold). */
@@ -261,6 +265,7 @@ export class OrderJournal {
     this.store = typeof store === 'string' ? new FileJournalStore(store, this.owner, options.alive ?? processAlive) : store
     this.held = session.held
     this.handedOver = session.handedOver
+    this.listed = session.listed
     this.ownRun = options.run ?? new Set()
     this.index = options.index
     const pidAlive = options.alive ?? processAlive
@@ -744,6 +749,26 @@ export class OrderJournal {
       await this.store.write(entry)
       if (entry.accountId !== undefined) this.index?.add(entry.service, entry.accountId)
     }
+  }
+
+  /**
+   * Marks an order this process holds whose outcome only a listing can tell from now on: its request
+   * got no clear answer and is not sent again, or a stopped run sent it (see settledBy).
+   */
+  settlesByListing(entry: JournalEntry): void {
+    this.listed.add(entry.id)
+  }
+
+  /**
+   * How an unanswered order's outcome can still be told: `listing` when no answer to its request can
+   * reach anybody any more (marked so by this process, settlesByListing, or sent by a process that is
+   * gone and held by none since); `answer here` when this process holds it otherwise (its request may
+   * still be answered, naming its account); `answer elsewhere` when another live process holds it.
+   */
+  async settledBy(entry: JournalEntry): Promise<'listing' | 'answer here' | 'answer elsewhere'> {
+    if (this.listed.has(entry.id)) return 'listing'
+    if (entry.owner?.token === this.owner.token) return 'answer here'
+    return (await this.ownerGone(entry.owner)) ? 'listing' : 'answer elsewhere'
   }
 
   /**

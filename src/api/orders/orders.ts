@@ -725,6 +725,8 @@ export class Orders {
     const until = this.outcomeDeadline(entry)
     const started = now()
     let reported = -Infinity
+    // A stopped run's request: no answer to it reaches anybody (see twinShare).
+    this.journal?.settlesByListing(entry)
     // Bounded by the clock and, should the clock stand still, by the number of looks.
     for (let round = 1; ; round++) {
       const adopted = await this.reconcileOnce(entry, entry.sentAt, entry.key, context, reconcile)
@@ -1208,7 +1210,7 @@ export class Orders {
     context: RequestContext,
     reconcile: Reconcile,
   ): Promise<Order | undefined> {
-    const recorded = (await this.journal?.knownAccounts()) ?? new Set<string>()
+    let recorded = (await this.journal?.knownAccounts()) ?? new Set<string>()
     // The matches of the listing taken just before the order was sent existed before it, whatever their
     // times say: with them known, the service's clock may be off by minutes (see EVIDENCE_SLACK_MS).
     const known = new Set([...recorded, ...(entry?.existing ?? [])])
@@ -1221,7 +1223,7 @@ export class Orders {
     // are not taken: such an account existed before it and is told apart by its creation time and the
     // listing before the order, and the index knows ids only, which an emulator reset gives out again.
     for (const id of this.journal?.recordedSince(serviceOf(this.options.baseUrl), sentAt) ?? []) known.add(id)
-    const candidates = accounts.filter((a) => createdSince(a, sentAt, slack) && !known.has(a.account_id) && reconcile.matches(a))
+    let candidates = accounts.filter((a) => createdSince(a, sentAt, slack) && !known.has(a.account_id) && reconcile.matches(a))
     // Another order of the same call may have made the one match (its answer not in yet): adopting it
     // here would give two resources one account. Ambiguous, so nothing is adopted, unless every such
     // order is a twin of this one (see twinShare).
@@ -1230,12 +1232,17 @@ export class Orders {
         ? ((await this.journal?.unresolvedBeside(entry, serviceOf(this.options.baseUrl), context.method, context.path, reconcile.shows)) ??
           [])
         : []
+    // One answered since the listing (so no longer beside) has its account recorded now: not a match of this order.
+    if (candidates.length > 0 && this.journal !== undefined) {
+      recorded = new Set([...recorded, ...(await this.journal.knownAccounts())])
+      candidates = candidates.filter((a) => !recorded.has(a.account_id))
+    }
     const rivals = beside.length
     const share =
       candidates.length === 1 && rivals === 0
         ? candidates[0]
         : candidates.length > 0 && entry !== undefined
-          ? this.twinShare(entry, beside, accounts, recorded, reconcile)
+          ? await this.twinShare(entry, beside, accounts, recorded, reconcile)
           : undefined
     if (share === TWINS_PENDING) return undefined
     if (share !== undefined) {
@@ -1270,36 +1277,48 @@ export class Orders {
   /**
    * The account of `entry` when every other unanswered order that may have made its matches (`beside`)
    * is its twin (JournalEntry.twin: the same request of the same state, as `count` or identical
-   * resources make): the twins' orders make interchangeable accounts, so once the new matches are
-   * exactly as many as the twins, the twins sorted by when they were sent take them sorted by when they
-   * were made, each one created after its order was sent and not seen before it. Every twin's run works
-   * this out alike from the same journal and listing, so no account goes to two of them; one that
-   * looks after another twin has adopted its account finds it recorded and one twin fewer. Fewer
-   * matches than twins: TWINS_PENDING while one of their orders may still make one (the listing is
-   * taken again). Otherwise, and beside an order that is no twin, undefined: ambiguous.
+   * resources make) and, like this one, can be settled only by a listing now (OrderJournal.settledBy):
+   * the twins' orders make interchangeable accounts, so once the new matches are exactly as many as the
+   * twins, the twins sorted by when they were sent take them sorted by when they were made, each one
+   * created after its order was sent and not seen before it. Every twin's run works this out alike from
+   * the same journal and listing, so no account goes to two of them; one that looks after another twin
+   * has adopted its account finds it recorded and one twin fewer. TWINS_PENDING (the listing is taken
+   * again), while the twins' orders may still make an account: when the matches are fewer than the
+   * twins, and while a twin's request in this process may still be answered (that answer names its
+   * account, which a share could give to this one too). Otherwise, beside an order that is no twin or
+   * one another live process may still be answered, undefined: ambiguous.
    */
-  private twinShare(
+  private async twinShare(
     entry: JournalEntry,
     beside: readonly JournalEntry[],
     accounts: readonly Account<unknown>[],
     recorded: ReadonlySet<string>,
     reconcile: Reconcile,
-  ): Account<unknown> | typeof TWINS_PENDING | undefined {
+  ): Promise<Account<unknown> | typeof TWINS_PENDING | undefined> {
+    const journal = this.journal
     // An entry another identity took over (JournalEntry.claimedAs) is that identity's now, its twin key not.
     const isTwin = (e: JournalEntry) =>
       e.creates === true && e.claimedAs === undefined && e.twin !== undefined && e.twin === entry.twin && e.shows === entry.shows
-    if (!isTwin(entry) || !beside.every(isTwin)) return undefined
+    if (journal === undefined || !isTwin(entry) || !beside.every(isTwin)) return undefined
     const twins = [entry, ...beside].sort((a, b) => a.sentAt - b.sentAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+    // Until this order's own outcome deadline: past it, the look that ends its wait names the matches.
+    const mayStillMake = () => this.options.now() < this.outcomeDeadline(entry)
+    let answerHere = false
+    for (const e of beside) {
+      const by = await journal.settledBy(e)
+      if (by === 'answer elsewhere') return undefined
+      if (by === 'answer here') answerHere = true
+    }
+    if (answerHere) return mayStillMake() ? TWINS_PENDING : undefined
     const first = twins[0] as JournalEntry
     const slack = (e: JournalEntry) => (e.existing === undefined ? CREATED_SLACK_MS : EVIDENCE_SLACK_MS)
     const known = new Set([...recorded, ...(first.existing ?? [])])
-    for (const id of this.journal?.recordedSince(serviceOf(this.options.baseUrl), first.sentAt) ?? []) known.add(id)
+    for (const id of journal.recordedSince(serviceOf(this.options.baseUrl), first.sentAt)) known.add(id)
     const made = accounts
       .filter((a) => !known.has(a.account_id) && reconcile.matches(a) && createdSince(a, first.sentAt, slack(first)))
       .sort((a, b) => createdAt(a) - createdAt(b) || Number(a.account_id) - Number(b.account_id) || (a.account_id < b.account_id ? -1 : 1))
     if (made.length > twins.length) return undefined
-    if (made.length < twins.length)
-      return this.options.now() < Math.max(...twins.map((e) => this.outcomeDeadline(e))) ? TWINS_PENDING : undefined
+    if (made.length < twins.length) return mayStillMake() ? TWINS_PENDING : undefined
     const fits = twins.every((e, i) => {
       const account = made[i] as Account<unknown>
       return createdSince(account, e.sentAt, slack(e)) && !(e.existing ?? []).includes(account.account_id)
@@ -1697,6 +1716,8 @@ export class Orders {
     unresolved: (why: string, cause?: unknown) => OrderUnresolvedError,
     cause: Error,
   ): Promise<Order> {
+    // Its request got no clear answer and is not sent again (see twinShare).
+    if (entry !== undefined) this.journal?.settlesByListing(entry)
     return this.lookUntil(
       deadline,
       signal,
