@@ -1956,14 +1956,14 @@ function issuedBy(invoice: Invoice, at: number): boolean {
   return /^\d{4}-\d{2}-\d{2}$/.test(date) && date <= new Date(at).toISOString().slice(0, 10)
 }
 
-/** Whether a UTC date (`YYYY-MM-DD`: that day or later) or date and time is at or after `at`; unreadable: yes. */
-/** When an account was made, as `timeSince` reads `date_created` (a bare date at its midnight); NaN sorts as 0. */
+/** When an account was made, as `timeSince` reads `date_created` (a bare date at its midnight); unreadable: 0. */
 function createdAt(account: Pick<Account<unknown>, 'date_created'>): number {
   const text = account.date_created.trim()
   const time = Date.parse(/^\d{4}-\d{2}-\d{2}$/.test(text) ? `${text}T00:00:00Z` : `${text.replace(' ', 'T')}Z`)
   return Number.isNaN(time) ? 0 : time
 }
 
+/** Whether a UTC date (`YYYY-MM-DD`: that day or later) or date and time is at or after `at`; unreadable: yes. */
 function timeSince(value: string, at: number): boolean {
   const text = value.trim()
   if (/^\d{4}-\d{2}-\d{2}$/.test(text)) return text >= new Date(at).toISOString().slice(0, 10)
