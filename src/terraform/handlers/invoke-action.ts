@@ -33,8 +33,9 @@ export async function invokeAction(tf: TerraformServer, request: InvokeAction_Re
     const { definition, method, view } = tf.action(request.actionType)
     const { id, ...input } = decode(view, request.config) ?? {}
     const failed = typeof id === 'string' ? tf.failedChange(definition, id) : undefined
-    if (typeof id !== 'string' || id.trim() === '') {
-      const detail = `id must be the id of the ${definition.name} to act on; it is ${typeof id === 'string' ? 'empty' : 'not known'}.`
+    // An id that is text, empty included, is checked by the server's run of the method (core's checkMethodId).
+    if (typeof id !== 'string') {
+      const detail = `id must be the id of the ${definition.name} to act on; it is not known.`
       diagnostics = tf.diagnostics([{ severity: 'error', summary: 'Invalid id', detail, path: ['id'] }])
     } else if (failed !== undefined) {
       const detail =
