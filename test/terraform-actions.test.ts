@@ -167,6 +167,18 @@ describe('Terraform actions: schema and checks', () => {
         ['Invalid id'],
       )
     }
+    // An id that resolved to an empty string at apply: the same rule, naming the id's format.
+    const events = await running.grpc.stream(Provider.method.invokeAction, {
+      actionType: 'provider_lite_vm_power',
+      config: dynamic({ id: '', state: 'stop' }),
+    })
+    const last = events.at(-1)
+    const invoked = last?.type.case === 'completed' ? last.type.value.diagnostics : []
+    assert.deepEqual(
+      errors(invoked).map((d) => d.summary),
+      ['Invalid id'],
+    )
+    assert.match(text(invoked), /written <account_id> \(e\.g\. \d+\): it is empty/)
   })
 
   test('PlanAction accepts an id not known yet, and warns that a rebuild is destructive', async () => {
