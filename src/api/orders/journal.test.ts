@@ -3291,4 +3291,52 @@ describe('one provider process serving one command after another (the serve mode
     await creating
     assert.equal(posts(second.requests).length, 0, `a second VM was ordered beside the first command's (${outcome})`)
   })
+
+  test("two provider blocks of one run served by one process (two clients), a service that ignores keys: the second create waits for the first one's order in flight, then orders its own instead of stopping on that account", async () => {
+    const dir = journal()
+    const serve = providerProcess()
+    await new OrderJournal(dir, Date.now).accountInState('99') // not a fresh directory
+    const made = vmAccount('100042', 'web', new Date(Date.now()).toISOString().slice(0, 19).replace('T', ' '))
+    let answerFirst: () => void = () => undefined
+    const firstAnswer = new Promise<void>((resolve) => {
+      answerFirst = resolve
+    })
+    let posted = 0
+    let listedAfterPost = 0
+    // Keys ignored: no echo. The first POST makes 100042 at once and is answered only once released.
+    const ignoring = async (r: RecordedRequest): Promise<Response> => {
+      if (r.method === 'POST') {
+        if (++posted === 1) {
+          await firstAnswer
+          return ok({ ...ORDER, account_id: '100042' })
+        }
+        return ok({ ...ORDER, account_id: '100043' })
+      }
+      if (r.path.split('?')[0] !== '/lites/accounts') return fail(405, 'Method Not Allowed')
+      if (posted > 0) listedAfterPost++
+      return ok(posted > 0 ? [made] : [])
+    }
+    const run = frame(undefined, 60_000)
+    // One terraform run: both clients' journals share its entries (JournalOptions.run).
+    const journalOptions = { ...serve.journalOptions, run: new Set<string>() }
+    const clients = [0, 1].map(() =>
+      testClient(Array(20).fill(ignoring), { journalDirectory: dir, operation: () => run.value, journalOptions }),
+    )
+    const creating = clients[0]?.client.lites.createVm(VM_BODY) as Promise<unknown>
+    while (posted === 0) await new Promise((resolve) => setImmediate(resolve))
+    let settled = false
+    const second = (clients[1]?.client.lites.createVm(VM_BODY) as Promise<{ account_id: string }>).then(
+      (order) => `ordered ${order.account_id}`,
+      (e: unknown) => (e instanceof Error ? `${e.constructor.name}: ${e.message}` : String(e)),
+    )
+    void second.finally(() => {
+      settled = true
+    })
+    // The first order stays unanswered while the second create lists (without the wait) or waits for it.
+    for (let tick = 0; tick < 200 && !settled && listedAfterPost === 0; tick++) await new Promise((resolve) => setImmediate(resolve))
+    if (listedAfterPost > 0) await second
+    answerFirst()
+    await creating
+    assert.equal(await second, 'ordered 100043')
+  })
 })

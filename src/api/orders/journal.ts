@@ -199,10 +199,27 @@ export interface JournalSession {
   readonly held: Set<string>
   readonly handedOver: Set<string>
   readonly listed: Set<string>
+  /** The owner's orders whose answer is not in yet, of every API client it configured (see Placing). */
+  readonly placing: Placing
+}
+
+/**
+ * Orders of one owner whose answer is not in yet, by service and call (`<service> METHOD path`), and how
+ * many were ever started: what a create's listing waits for, so that an account one of them makes while
+ * it lists is not taken for nobody's (see Orders.listAfterOwnOrders). Kept for the owner, not per API
+ * client: the serve mode configures a client per provider block, each ordering beside the others.
+ */
+export interface Placing {
+  readonly inFlight: Map<string, Set<Promise<unknown>>>
+  readonly started: Map<string, number>
+}
+
+export function newPlacing(): Placing {
+  return { inFlight: new Map(), started: new Map() }
 }
 
 export function newJournalSession(owner: JournalOwner = newOwner()): JournalSession {
-  return { owner, held: new Set(), handedOver: new Set(), listed: new Set() }
+  return { owner, held: new Set(), handedOver: new Set(), listed: new Set(), placing: newPlacing() }
 }
 
 export interface JournalOptions {
@@ -239,6 +256,8 @@ export class OrderJournal {
   private readonly held: Set<string>
   /** See settledBy. */
   private readonly listed: Set<string>
+  /** Its owner's orders whose answer is not in yet (see Placing). */
+  readonly placing: Placing
   /** Entries whose outcome this owner handed to its engine: what its graceful shutdown settles. */
   private readonly handedOver: Set<string>
   /** Answers this owner could not confirm as still its own, and so did not hand over (see withhold). */
@@ -266,6 +285,7 @@ export class OrderJournal {
     this.held = session.held
     this.handedOver = session.handedOver
     this.listed = session.listed
+    this.placing = session.placing
     this.ownRun = options.run ?? new Set()
     this.index = options.index
     const pidAlive = options.alive ?? processAlive

@@ -17,7 +17,16 @@ import { type Account, CYCLE_LABELS, decodeAccount, decodeList, decodeOrder, typ
 import { type OperationFrame, operationDeadline, RehearsalEnded } from '../operation.js'
 import type { CallOptions, HttpMethod, RequestSpec, Transport, TransportOptions } from '../transport.js'
 import { Attempts, REFUSED_GIVE_UP_MS, unreached } from './attempts.js'
-import { entryIntent, type IntentKeys, intentOf, JOURNAL_REUSE_MS, type OrderJournal, serviceOf } from './journal.js'
+import {
+  entryIntent,
+  type IntentKeys,
+  intentOf,
+  JOURNAL_REUSE_MS,
+  newPlacing,
+  type OrderJournal,
+  type Placing,
+  serviceOf,
+} from './journal.js'
 import type { InFlightOrder } from './known-accounts.js'
 import type { JournalEntry } from './journal-store.js'
 
@@ -514,7 +523,7 @@ export class Orders {
       signal: options?.signal,
       ...(accountId ? { accountId } : {}),
     }
-    const call = `${method} ${path}`
+    const call = this.placingKey(method, path)
     if (entry !== undefined) journal?.sending(entry)
     const evidence = {
       reconcile: options?.reconcile,
@@ -522,9 +531,10 @@ export class Orders {
       invoiceBefore: entry !== undefined ? entry.invoiceBefore : invoiceBefore,
     }
     const placing = this.placeOnce(spec, context, entry, frame, evidence, firstSend)
-    this.ordersStarted.set(call, (this.ordersStarted.get(call) ?? 0) + 1)
-    const running = this.inFlight.get(call) ?? new Set<Promise<unknown>>()
-    this.inFlight.set(call, running)
+    const { inFlight, started } = this.placing
+    started.set(call, (started.get(call) ?? 0) + 1)
+    const running = inFlight.get(call) ?? new Set<Promise<unknown>>()
+    inFlight.set(call, running)
     running.add(placing)
     try {
       const value = await placing
@@ -557,9 +567,16 @@ export class Orders {
     this.options.operation?.()?.warn?.(`Took over ${what}, sent by a stopped run under another identity`, detail)
   }
 
-  /** This process's orders of each call (`METHOD path`) whose answer is not in yet, and how many were ever started. */
-  private readonly inFlight = new Map<string, Set<Promise<unknown>>>()
-  private readonly ordersStarted = new Map<string, number>()
+  /** This process's orders whose answer is not in yet (the journal's owner's, of every client: see Placing), or this client's without a journal. */
+  private get placing(): Placing {
+    return this.journal?.placing ?? this.ownPlacing
+  }
+  private readonly ownPlacing = newPlacing()
+
+  /** What `placing` keys an order by: its service and call. */
+  private placingKey(method: string, path: string): string {
+    return `${serviceOf(this.options.baseUrl)} ${method} ${path}`
+  }
 
   /**
    * The accounts of a kind as the listing shows them once this process's own orders of the same call
@@ -567,12 +584,14 @@ export class Orders {
    * otherwise look like nobody's (three identical IPs in one apply). Bounded: a call ordered without
    * pause keeps at most a few rounds.
    */
-  private async listAfterOwnOrders(call: string, reconcile: Reconcile): Promise<readonly Account<unknown>[]> {
+  private async listAfterOwnOrders(method: string, path: string, reconcile: Reconcile): Promise<readonly Account<unknown>[]> {
+    const call = this.placingKey(method, path)
+    const { inFlight, started: ever } = this.placing
     for (let round = 0; ; round++) {
-      await Promise.allSettled([...(this.inFlight.get(call) ?? [])])
-      const started = this.ordersStarted.get(call) ?? 0
+      await Promise.allSettled([...(inFlight.get(call) ?? [])])
+      const started = ever.get(call) ?? 0
       const accounts = await reconcile.list()
-      const quiet = (this.ordersStarted.get(call) ?? 0) === started && (this.inFlight.get(call)?.size ?? 0) === 0
+      const quiet = (ever.get(call) ?? 0) === started && (inFlight.get(call)?.size ?? 0) === 0
       if (quiet || round >= OWN_ORDER_ROUNDS) return accounts
     }
   }
@@ -1003,7 +1022,7 @@ export class Orders {
       check = !(await this.honoured())
     }
     if (!check && handedOver.length === 0) return undefined
-    const accounts = await this.listAfterOwnOrders(`${context.method} ${context.path}`, reconcile)
+    const accounts = await this.listAfterOwnOrders(context.method, context.path, reconcile)
     const alive = accounts.filter((a) => !statusIs(a.status, 'Terminated'))
     const matches = alive.filter((a) => reconcile.matches(a))
     const existing = matches.map((a) => a.account_id)
@@ -1259,7 +1278,8 @@ export class Orders {
       }
       const why =
         rivals > 0
-          ? `${ids.length} account matches it while ${rivals} other such order of this directory is unanswered`
+          ? `${ids.length} ${ids.length === 1 ? 'account matches' : 'accounts match'} it while ${rivals} other such ` +
+            `${rivals === 1 ? 'order of this directory is' : 'orders of this directory are'} unanswered`
           : `${ids.length} accounts match it`
       throw new OrderUnresolvedError(
         `${context.method} ${context.path} (Idempotency-Key ${key}) had no clear answer, and ${why}: ` +
