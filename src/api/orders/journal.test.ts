@@ -3319,13 +3319,13 @@ describe('one provider process serving one command after another (the serve mode
     const run = frame(undefined, 60_000)
     // One terraform run: both clients' journals share its entries (JournalOptions.run).
     const journalOptions = { ...serve.journalOptions, run: new Set<string>() }
-    const clients = [0, 1].map(() =>
+    const [first, other] = [0, 1].map(() =>
       testClient(Array(20).fill(ignoring), { journalDirectory: dir, operation: () => run.value, journalOptions }),
-    )
-    const creating = clients[0]?.client.lites.createVm(VM_BODY) as Promise<unknown>
+    ) as [ReturnType<typeof testClient>, ReturnType<typeof testClient>]
+    const creating = first.client.lites.createVm(VM_BODY)
     while (posted === 0) await new Promise((resolve) => setImmediate(resolve))
     let settled = false
-    const second = (clients[1]?.client.lites.createVm(VM_BODY) as Promise<{ account_id: string }>).then(
+    const second = other.client.lites.createVm(VM_BODY).then(
       (order) => `ordered ${order.account_id}`,
       (e: unknown) => (e instanceof Error ? `${e.constructor.name}: ${e.message}` : String(e)),
     )
