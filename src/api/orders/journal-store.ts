@@ -166,6 +166,13 @@ export interface JournalEntry {
    * instead of waiting for an account of its own (Orders.resume).
    */
   candidates?: readonly string[]
+  /**
+   * The token of the owner that settles this unanswered order only by a listing (its request got no
+   * clear answer, or a stopped run sent it, and it is not sent again): while that owner still holds it,
+   * no answer to it can reach anybody, which another process's twin needs to know (see
+   * OrderJournal.settledBy). Absent in entries of older versions.
+   */
+  listedBy?: string
 }
 
 /**

@@ -2463,6 +2463,40 @@ describe('unanswered orders beside one another', () => {
     assert.equal(sent, 0, 'nothing ordered again')
   })
 
+  test('twins interrupted mid-order, keys ignored, re-run by two live processes (two Pulumi providers of one configuration): each takes one of the two accounts, and nothing is ordered', async () => {
+    const dir = journal()
+    const sentAt = Date.now()
+    await interrupted(dir, [VM_BODY, VM_BODY], sentAt)
+    const made = [vmAccount('100042', 'web', at(sentAt + 5_000)), vmAccount('100043', 'web', at(sentAt + 6_000))]
+    // Each provider is its own process, alive while the other looks: one create each, at once.
+    const rerun = () => {
+      const again = frame()
+      const clock = fakeClock(sentAt + 60_000)
+      const reply = (r: RecordedRequest) => (r.method === 'GET' ? ok(made) : ok({ ...ORDER, account_id: '100099' }))
+      return testClient(
+        Array.from({ length: 200 }, () => reply),
+        {
+          journalDirectory: dir,
+          operation: () => again.value,
+          journalOptions: providerProcess().journalOptions,
+          now: clock.now,
+          sleep: clock.sleep,
+        },
+      )
+    }
+    const [one, two] = [rerun(), rerun()]
+    const outcomes = await Promise.all(
+      [one, two].map(({ client }) =>
+        client.lites.createVm(VM_BODY).then(
+          (o) => o.account_id,
+          (e: unknown) => String(e),
+        ),
+      ),
+    )
+    assert.deepEqual([...outcomes].sort(), ['100042', '100043'], String(outcomes))
+    assert.equal(posts(one.requests).length + posts(two.requests).length, 0, 'nothing ordered again')
+  })
+
   test('count = 2 interrupted, keys ignored, one account made so far: neither instance takes it while the other order may still make one; once both show, each has one', async () => {
     const dir = journal()
     const sentAt = Date.now()

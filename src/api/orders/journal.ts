@@ -777,17 +777,21 @@ export class OrderJournal {
    */
   settlesByListing(entry: JournalEntry): void {
     this.listed.add(entry.id)
+    // Kept with the entry (the caller writes it): another process's twin reads it (see settledBy).
+    entry.listedBy = this.owner.token
   }
 
   /**
    * How an unanswered order's outcome can still be told: `listing` when no answer to its request can
-   * reach anybody any more (marked so by this process, settlesByListing, or sent by a process that is
-   * gone and held by none since); `answer here` when this process holds it otherwise (its request may
+   * reach anybody any more (marked so by this process or by the live process that holds it,
+   * settlesByListing, or sent by a process that is gone and held by none since); `answer here` when this process holds it otherwise (its request may
    * still be answered, naming its account); `answer elsewhere` when another live process holds it.
    */
   async settledBy(entry: JournalEntry): Promise<'listing' | 'answer here' | 'answer elsewhere'> {
     if (this.listed.has(entry.id)) return 'listing'
     if (entry.owner?.token === this.owner.token) return 'answer here'
+    // Another process holds it and settles it by listing (two Pulumi providers of one configuration are two processes).
+    if (entry.listedBy !== undefined && entry.listedBy === entry.owner?.token) return 'listing'
     return (await this.ownerGone(entry.owner)) ? 'listing' : 'answer elsewhere'
   }
 

@@ -744,8 +744,11 @@ export class Orders {
     const until = this.outcomeDeadline(entry)
     const started = now()
     let reported = -Infinity
-    // A stopped run's request: no answer to it reaches anybody (see twinShare).
-    this.journal?.settlesByListing(entry)
+    // A stopped run's request: no answer to it reaches anybody (see twinShare), which its entry tells other processes.
+    if (this.journal !== undefined) {
+      this.journal.settlesByListing(entry)
+      await this.record(entry)
+    }
     // Bounded by the clock and, should the clock stand still, by the number of looks.
     for (let round = 1; ; round++) {
       const adopted = await this.reconcileOnce(entry, entry.sentAt, entry.key, context, reconcile)
@@ -1304,9 +1307,9 @@ export class Orders {
    * the same journal and listing, so no account goes to two of them; one that looks after another twin
    * has adopted its account finds it recorded and one twin fewer. TWINS_PENDING (the listing is taken
    * again), while the twins' orders may still make an account: when the matches are fewer than the
-   * twins, and while a twin's request in this process may still be answered (that answer names its
-   * account, which a share could give to this one too). Otherwise, beside an order that is no twin or
-   * one another live process may still be answered, undefined: ambiguous.
+   * twins, and while a twin's request may still be answered, in this process or in another live one
+   * (that answer names its account, which a share could give to this one too). Otherwise, beside an
+   * order that is no twin, undefined: ambiguous.
    */
   private async twinShare(
     entry: JournalEntry,
@@ -1323,13 +1326,11 @@ export class Orders {
     const twins = [entry, ...beside].sort((a, b) => a.sentAt - b.sentAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
     // Until this order's own outcome deadline: past it, the look that ends its wait names the matches.
     const mayStillMake = () => this.options.now() < this.outcomeDeadline(entry)
-    let answerHere = false
-    for (const e of beside) {
-      const by = await journal.settledBy(e)
-      if (by === 'answer elsewhere') return undefined
-      if (by === 'answer here') answerHere = true
-    }
-    if (answerHere) return mayStillMake() ? TWINS_PENDING : undefined
+    // A twin another live process holds may not have marked its entry yet (it is about to settle it by a
+    // listing too), or may still be answered (that process records the account): waited for, as one here.
+    let answered = false
+    for (const e of beside) if ((await journal.settledBy(e)) !== 'listing') answered = true
+    if (answered) return mayStillMake() ? TWINS_PENDING : undefined
     const first = twins[0] as JournalEntry
     const slack = (e: JournalEntry) => (e.existing === undefined ? CREATED_SLACK_MS : EVIDENCE_SLACK_MS)
     const known = new Set([...recorded, ...(first.existing ?? [])])
@@ -1736,8 +1737,11 @@ export class Orders {
     unresolved: (why: string, cause?: unknown) => OrderUnresolvedError,
     cause: Error,
   ): Promise<Order> {
-    // Its request got no clear answer and is not sent again (see twinShare).
-    if (entry !== undefined) this.journal?.settlesByListing(entry)
+    // Its request got no clear answer and is not sent again (see twinShare), which its entry tells other processes.
+    if (entry !== undefined && this.journal !== undefined) {
+      this.journal.settlesByListing(entry)
+      await this.record(entry)
+    }
     return this.lookUntil(
       deadline,
       signal,
