@@ -153,6 +153,8 @@ export function additionalIps({ transport, orders }: FamilyContext): AdditionalI
         (p) => decodeAssignment(p),
         options,
         id(ipAccountId),
+        // The same assignment again answers the same object (A1): safe to send again.
+        true,
       ),
     listAssignments: (ipAccountId, options) =>
       transport.get(`${GROUP}/${id(ipAccountId)}/assigns`, decodeList(decodeAssignment), options, id(ipAccountId)),

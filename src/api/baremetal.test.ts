@@ -23,6 +23,8 @@ type Call = {
   order?: boolean
   /** A one-shot destructive action: sent with an Idempotency-Key through the order journal. */
   oneShot?: boolean
+  /** Safe to send again (RequestSpec.repeatable): a key of its own, so that it may be retried. */
+  repeatable?: boolean
   /** An order on an account: the account's path, read just before the order is sent. */
   before?: string
   reply?: unknown
@@ -56,7 +58,19 @@ const CALLS: Record<string, Call> = {
     oneShot: true,
   },
   M6: { call: (c) => c.baremetals.listPowerStates(), method: 'GET', path: '/baremetals/states', reply: ['on', 'off', 'reset'] },
-  M7: { call: (c) => c.baremetals.setLabel('100070', { label: 'db' }), method: 'PUT', path: '/baremetals/100070', body: { label: 'db' } },
+  M7: {
+    call: (c) => c.baremetals.setLabel('100070', { label: 'db' }),
+    method: 'PUT',
+    path: '/baremetals/100070',
+    body: { label: 'db' },
+    repeatable: true,
+  },
+  'M5 off': {
+    call: (c) => c.baremetals.setPowerState('100070', 'off'),
+    method: 'PUT',
+    path: '/baremetals/accounts/100070/state/off',
+    repeatable: true,
+  },
   M8: {
     call: (c) => c.baremetals.rebuildServer('100070', { os: 'debian-12' }),
     method: 'PUT',
@@ -96,6 +110,7 @@ const CALLS: Record<string, Call> = {
     path: '/baremetal-additional-ips/100080/assigns',
     body: { metal_account_id: 100070 },
     reply: ASSIGNMENT,
+    repeatable: true,
   },
   A3: {
     call: (c) => c.additionalIps.getAssignment('100080', '100070'),
@@ -158,10 +173,10 @@ describe('Metal, additional IP and elastic storage calls', () => {
       assert.equal(request?.method, spec.method)
       assert.equal(request?.path, spec.path)
       assert.deepEqual(request?.body, spec.body)
-      // Orders and one-shot actions carry a key for exactly-once; a delete one of its own, so that it may be retried.
+      // Orders and one-shot actions carry a key for exactly-once; a delete or a repeatable call one of its own, so that it may be retried.
       assert.equal(
         request?.headers.get('idempotency-key') !== null,
-        spec.order === true || spec.oneShot === true || spec.method === 'DELETE',
+        spec.order === true || spec.oneShot === true || spec.repeatable === true || spec.method === 'DELETE',
       )
       if (spec.order) assert.deepEqual(result, ORDER)
     })

@@ -201,11 +201,13 @@ export function baremetals({ transport, orders }: FamilyContext): BaremetalApi {
       const path = `/baremetals/accounts/${id(accountId)}/state/${encodeURIComponent(state)}`
       // A reset is destructive and one-shot: it goes through the order journal like a rebuild.
       if (state === 'reset') return orders.action('PUT', path, undefined, options, id(accountId))
-      return transport.send('PUT', path, undefined, ignore, options, id(accountId))
+      // `on` or `off` already in effect is accepted with no change (M5): safe to send again.
+      return transport.send('PUT', path, undefined, ignore, options, id(accountId), true)
     },
     listPowerStates: (options) => transport.get('/baremetals/states', decodeList(string), options),
     setLabel: (accountId, body, options) =>
-      transport.send('PUT', `/baremetals/${id(accountId)}`, { label: body.label }, ignore, options, id(accountId)),
+      // The same label set again changes nothing: safe to send again.
+      transport.send('PUT', `/baremetals/${id(accountId)}`, { label: body.label }, ignore, options, id(accountId), true),
     rebuildServer: (accountId, body, options) =>
       orders.action('PUT', `/baremetals/${id(accountId)}/rebuild`, { os: body.os }, options, id(accountId)),
     listRebuildOss: (accountId, options) =>

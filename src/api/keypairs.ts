@@ -58,6 +58,10 @@ export function keypairApi(transport: Transport, pool: string): KeypairApi {
         decode: (p) => decodeKeypair(p),
         // A taken name: createOrAdopt looks the holder up and says what to do.
         handles: [409],
+        // Names are unique in a pool: sent again after a lost answer, the create is either answered from
+        // the service's store of keys (with the private key, returned only then) or refused as a taken
+        // name (the 409 above), never made twice.
+        repeatable: true,
       }),
     importKeypair: (body, options) =>
       transport.request({
@@ -68,6 +72,10 @@ export function keypairApi(transport: Transport, pool: string): KeypairApi {
         decode: (p) => decodeKeypair(p),
         // A taken name: createOrAdopt looks the holder up and says what to do.
         handles: [409],
+        // Names are unique in a pool: sent again after a lost answer, the create is either answered from
+        // the service's store of keys (with the private key, returned only then) or refused as a taken
+        // name (the 409 above), never made twice.
+        repeatable: true,
       }),
     deleteKeypair: (keypairId, options) =>
       transport.request({

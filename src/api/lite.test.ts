@@ -25,6 +25,8 @@ type Call = {
   order?: boolean
   /** A one-shot destructive action: sent with an Idempotency-Key through the order journal. */
   oneShot?: boolean
+  /** Safe to send again (RequestSpec.repeatable): a key of its own, so that it may be retried. */
+  repeatable?: boolean
   /** An order on an account: the account's path, read just before the order is sent. */
   before?: string
   reply?: unknown
@@ -180,6 +182,7 @@ const CALLS: Record<string, Call> = {
     path: '/keypairs/',
     body: { name: 'deploy-key' },
     reply: { keypair_id: 1, name: 'deploy-key', public_key: 'ssh-ed25519 AAAA', private_key: 'PK' },
+    repeatable: true,
   },
   K3: {
     call: (c, g) => c[g].importKeypair({ name: 'mine', public_key: 'ssh-ed25519 AAAA me' }),
@@ -187,6 +190,7 @@ const CALLS: Record<string, Call> = {
     path: '/keypairs/import',
     body: { name: 'mine', public_key: 'ssh-ed25519 AAAA me' },
     reply: { keypair_id: 2, name: 'mine', public_key: 'ssh-ed25519 AAAA me' },
+    repeatable: true,
   },
   K4: { call: (c, g) => c[g].deleteKeypair(2), method: 'DELETE', path: '/keypairs/2' },
   C1: { call: (c, g) => c[g].listProducts(), method: 'GET', path: '/products', reply: [PLAN] },
@@ -216,10 +220,10 @@ for (const [group, prefix] of [
         assert.equal(request?.method, spec.method)
         assert.equal(request?.path, `${prefix}${spec.path}`)
         assert.deepEqual(request?.body, spec.body)
-        // Orders and one-shot actions carry a key for exactly-once; a delete one of its own, so that it may be retried.
+        // Orders and one-shot actions carry a key for exactly-once; a delete or a repeatable call one of its own, so that it may be retried.
         assert.equal(
           request?.headers.get('idempotency-key') !== null,
-          spec.order === true || spec.oneShot === true || spec.method === 'DELETE',
+          spec.order === true || spec.oneShot === true || spec.repeatable === true || spec.method === 'DELETE',
         )
         if (spec.order) assert.deepEqual(result, { order_id: '500017', account_id: '100042' })
       })

@@ -320,12 +320,30 @@ describe('retries', () => {
     assert.ok(Date.now() - started < 30_000, 'aborted at the deadline')
   })
 
-  test('a POST without a key is not retried on 502', async () => {
-    const { client, requests } = testClient([fail(502, 'Bad Gateway'), fail(502, 'Bad Gateway')])
-    assert.equal((await rejects(client.lites.createKeypair({ name: 'k' }), ApiError)).status, 502)
+  test('a change without a key is not retried on 502', async () => {
+    const { client, requests } = testClient([fail(502, 'Bad Gateway')])
+    assert.equal((await rejects(client.lites.renameVm('1', { name: 'abcdef' }), ApiError)).status, 502)
     assert.equal(requests.length, 1)
-    await rejects(client.lites.renameVm('1', { name: 'abcdef' }), ApiError)
-    assert.equal(requests.length, 2)
+  })
+
+  test('a change safe to send again (a keypair create, a Metal power state or label) is retried on 5xx with one key of its own', async () => {
+    const { client, requests } = testClient([
+      fail(502, 'Bad Gateway'),
+      ok({ keypair_id: 1, name: 'k', public_key: 'ssh-ed25519 AAAA', private_key: 'PK' }),
+      fail(502, 'Bad Gateway'),
+      ok('off accepted'),
+      fail(503, 'Service Unavailable'),
+      ok(true),
+    ])
+    assert.equal((await client.lites.createKeypair({ name: 'k' })).private_key, 'PK')
+    await client.baremetals.setPowerState('100070', 'off')
+    await client.baremetals.setLabel('100070', { label: 'db' })
+    assert.equal(requests.length, 6)
+    const keys = requests.map((r) => r.headers.get('idempotency-key'))
+    for (const pair of [0, 2, 4]) {
+      assert.match(keys[pair] ?? '', /^[0-9a-f-]{36}$/)
+      assert.equal(keys[pair + 1], keys[pair])
+    }
   })
 
   test('a delete is retried on 5xx and on no answer with one key of its own, as a repeat of it is harmless', async () => {

@@ -51,6 +51,13 @@ export interface RequestSpec<T> {
   readonly body?: unknown
   /** Set on order-placing calls: the key that makes their retries safe, kept across them. */
   readonly idempotencyKey?: string
+  /**
+   * A change that may be sent again, whatever became of the first: a repeat of it does nothing more
+   * (a power state or a label set again) or is refused without effect (a keypair create, whose name
+   * is then taken). Like a DELETE, it gets a key of its own, so that its 5xx and unanswered attempts
+   * are retried (a service that recognises the key answers the repeat from its store).
+   */
+  readonly repeatable?: boolean
   readonly accountId?: string
   readonly signal?: AbortSignal | undefined
   readonly decode: (payload: unknown) => T
@@ -106,7 +113,10 @@ export class Transport {
     return this.request({ method: 'GET', path, decode, signal: options?.signal, ...(accountId ? { accountId } : {}) })
   }
 
-  /** A mutation that is not an order: no Idempotency-Key, so 5xx and network failures are not retried (a DELETE excepted: see request). */
+  /**
+   * A mutation that is not an order: no Idempotency-Key, so 5xx and network failures are not retried
+   * (a DELETE and a `repeatable` one excepted: see request).
+   */
   send<T>(
     method: HttpMethod,
     path: string,
@@ -114,8 +124,9 @@ export class Transport {
     decode: (payload: unknown) => T,
     options?: CallOptions,
     accountId?: string,
+    repeatable = false,
   ): Promise<T> {
-    return this.request({ method, path, body, decode, signal: options?.signal, ...(accountId ? { accountId } : {}) })
+    return this.request({ method, path, body, decode, signal: options?.signal, ...(accountId ? { accountId } : {}), repeatable })
   }
 
   /**
@@ -140,10 +151,11 @@ export class Transport {
    * answered (see shared-reads.ts): the order code lists after its own orders have answered.
    */
   async request<T>(spec: RequestSpec<T>): Promise<T> {
-    if (spec.method === 'DELETE' && spec.idempotencyKey === undefined) {
+    if ((spec.method === 'DELETE' || spec.repeatable === true) && spec.idempotencyKey === undefined) {
       // A delete is safe to send again: the service answers a repeat of a done cancellation with the same
       // 200, and 404 once the object is gone, which a delete takes as done. With a key of its own, its
-      // 5xx and unanswered attempts are retried as a keyed order's are, so one bad gateway does not fail a destroy.
+      // 5xx and unanswered attempts are retried as a keyed order's are, so one bad gateway does not fail a
+      // destroy. So is a request marked repeatable (see RequestSpec).
       return this.request({ ...spec, idempotencyKey: randomUUID() })
     }
     if (spec.method !== 'GET' || spec.idempotencyKey !== undefined) {

@@ -645,3 +645,51 @@ test('an order the service refuses for one field (an unknown promocode, 422) is 
   assert.deepEqual(errors[0]?.path, ['promocode'])
   assert.match(errors[0]?.detail ?? '', /HTTP 422 on POST \/baremetals.*promocode: /)
 })
+
+// The `remote` profile answers 1 % of calls 502 after processing them; these calls are safe to send again.
+describe('Metal calls whose answer is lost (502 after processing) are sent again, so the run goes on', () => {
+  const lost = (method: string, path: string) => ({ method, path, mode: 'error_after', status: 502, count: 1 })
+
+  for (const ignoresKeys of [false, true]) {
+    const service = ignoresKeys ? 'a service that ignores Idempotency-Key' : 'a service that honours Idempotency-Key'
+    test(`a power change (power_state off), ${service}: the update succeeds and the server is off`, async () => {
+      const { h, config, state } = await withServer()
+      await h.control('PATCH', '/config', { quirks: { ignore_idempotency_keys: ignoresKeys } })
+      await h.control('POST', '/faults', lost('PUT', '/baremetals/accounts/*/state/*'))
+      const outcome = await h.update(server, state, { ...config, power_state: 'off' })
+      assert.deepEqual(
+        outcome.diagnostics.filter((d) => d.severity === 'error').map((d) => d.detail),
+        [],
+        'the power change was made, yet the update failed',
+      )
+      assert.equal(outcome.state?.power_state, 'off')
+      assert.equal((await h.client.baremetals.getPowerState(String(state.id))).state, 'off')
+    })
+  }
+
+  test('an IP assignment: created, the IP routed to the server', async () => {
+    const { h, state } = await withServer()
+    const theIp = await h.create(ip, { product_id: 401, cycle: 'm' })
+    await h.control('POST', '/faults', lost('PUT', '/baremetal-additional-ips/*/assigns'))
+    const outcome = await h.tryCreate(assignment, { additional_ip_id: Number(theIp.id), metal_account_id: Number(state.id) })
+    assert.deepEqual(
+      outcome.diagnostics.filter((d) => d.severity === 'error').map((d) => d.detail),
+      [],
+      'the IP was routed, yet the create failed',
+    )
+    assert.equal(outcome.state?.id, `${String(state.id)}:${String(theIp.id)}`)
+  })
+
+  test('a generated keypair, a service that honours Idempotency-Key: created once, with its private key in state', async () => {
+    const h = new Harness()
+    await h.control('POST', '/faults', lost('POST', '/baremetals/keypairs/'))
+    const outcome = await h.tryCreate(keypair, { name: 'lost-answer' })
+    assert.deepEqual(
+      outcome.diagnostics.filter((d) => d.severity === 'error').map((d) => d.detail),
+      [],
+      'the keypair was made, yet the create failed (and its private key, returned once, was lost)',
+    )
+    assert.match(String(outcome.state?.private_key), /PRIVATE KEY/)
+    assert.equal((await h.client.baremetals.listKeypairs()).length, 1)
+  })
+})
