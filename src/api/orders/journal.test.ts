@@ -2303,6 +2303,22 @@ describe('orders that never reached the service, and answers that say nothing ab
     assert.doesNotMatch(upgrade, /no state names/, upgrade)
   })
 
+  test('a rebuild answered 502 by a service that does not echo keys: the error says the next run stops on it until the portal is checked, not that it checks it', async () => {
+    const op = frame(undefined, 60_000)
+    const { client, requests } = testClient([fail(502, 'Bad Gateway'), unconfirmed], {
+      journalDirectory: journal(),
+      operation: () => op.value,
+    })
+    const error = await client.lites.rebuildVm('100042', { select_os: 'Debian-12' }).then(
+      () => assert.fail('a 502 from a service that does not echo keys is no answer'),
+      (e: unknown) => e,
+    )
+    assert.ok(error instanceof OrderUnresolvedError, String(error))
+    assert.match(error.message, /sends nothing and stops, naming this key, until you have checked in the portal whether it was done/)
+    assert.doesNotMatch(error.message, /checks it before ordering again/)
+    assert.equal(posts(requests).length + requests.filter((r) => r.method === 'PUT').length, 1, 'sent once')
+  })
+
   test('a 524 from a service that honours keys is replayed with the same key, in this run and the next', async () => {
     const dir = journal()
     const killed = providerProcess()

@@ -1503,10 +1503,16 @@ export class Orders {
     const deadline = operationDeadline(frame, options.now(), options.requestTimeoutMs)
     const call = `${spec.method} ${spec.path}`
     const nextApply = `the next apply from ${this.journal?.scope ?? 'this working directory'}`
+    // With nothing to look for (a rebuild, a reset: no account or invoice shows it), a service that does
+    // not confirm keys cannot be asked: the next run stops on it (resume) rather than check it.
+    const checked =
+      evidence.reconcile !== undefined || evidence.placedOn !== undefined
+        ? `${nextApply} checks it before ordering again and does not place a second order.`
+        : `${nextApply} sends it again only with that key, to a service that confirms keys (which answers a repeat once); ` +
+          'to one that does not, it sends nothing and stops, naming this key, until you have checked in the portal whether it was done.'
     const unresolved = (why: string, cause?: unknown, candidates?: readonly string[]) =>
       new OrderUnresolvedError(
-        `${why} The order may have been placed. Its Idempotency-Key is ${key}; ` +
-          (entry ? `${nextApply} checks it before ordering again and does not place a second order.` : 'repeat it only with that key.'),
+        `${why} The order may have been placed. Its Idempotency-Key is ${key}; ` + (entry ? checked : 'repeat it only with that key.'),
         { context, idempotencyKey: key, ...(candidates ? { candidates } : {}) },
         cause === undefined ? undefined : { cause },
       )
