@@ -2371,53 +2371,6 @@ describe('orders that never reached the service, and answers that say nothing ab
 })
 
 describe('unanswered orders beside one another', () => {
-  test('two different VMs (web, db) interrupted mid-order, keys ignored: each re-run create adopts its one match by name, and orders nothing', async () => {
-    const dir = journal()
-    const killed = providerProcess()
-    const run = frame()
-    const sentAt = Date.now()
-    for (const name of ['web', 'db']) {
-      const stop = new AbortController()
-      const lost = (r: RecordedRequest) => {
-        if (r.method === 'GET') return ok([])
-        stop.abort(new Error('interrupted'))
-        throw new Error('connection closed')
-      }
-      const first = testClient([lost, lost, lost], {
-        journalDirectory: dir,
-        operation: () => run.value,
-        journalOptions: killed.journalOptions,
-        now: () => sentAt,
-      })
-      await assert.rejects(first.client.lites.createVm({ ...VM_BODY, vm_name: name }, { signal: stop.signal }))
-      assert.equal(posts(first.requests).length, 1)
-    }
-    killed.kill()
-    const day = (ms: number) => new Date(ms).toISOString().slice(0, 19).replace('T', ' ')
-    const made = [vmAccount('100042', 'web', day(sentAt + 5_000)), vmAccount('100043', 'db', day(sentAt + 6_000))]
-    const listing = (r: RecordedRequest) => (r.method === 'GET' ? ok(made) : ok({ ...ORDER, account_id: '100044' }))
-    for (const [name, id] of [
-      ['web', '100042'],
-      ['db', '100043'],
-    ] as const) {
-      const again = frame()
-      const clock = fakeClock(sentAt + 60_000)
-      const second = testClient(
-        Array.from({ length: 20 }, () => listing),
-        {
-          journalDirectory: dir,
-          operation: () => again.value,
-          journalOptions: providerProcess().journalOptions,
-          now: clock.now,
-          sleep: clock.sleep,
-        },
-      )
-      assert.equal((await second.client.lites.createVm({ ...VM_BODY, vm_name: name })).account_id, id)
-      assert.equal(posts(second.requests).length, 0, 'nothing ordered again')
-      await again.finish()
-    }
-  })
-
   /**
    * Creates of `bodies` in flight at once (count = 2 applies its instances in parallel), interrupted
    * mid-order (the connection closed once each POST left), keys ignored; then the process is killed.
@@ -2468,6 +2421,17 @@ describe('unanswered orders beside one another', () => {
     )
     return { outcomes, posts: posts(second.requests).length }
   }
+
+  test('two different VMs (web, db) interrupted mid-order, keys ignored: each re-run create adopts its one match by name, and orders nothing', async () => {
+    const dir = journal()
+    const sentAt = Date.now()
+    const bodies = [VM_BODY, { ...VM_BODY, vm_name: 'db' }]
+    await interrupted(dir, bodies, sentAt)
+    const made = [vmAccount('100042', 'web', at(sentAt + 5_000)), vmAccount('100043', 'db', at(sentAt + 6_000))]
+    const { outcomes, posts: sent } = await rerunAll(dir, bodies, sentAt, () => made)
+    assert.deepEqual(outcomes, ['100042', '100043'])
+    assert.equal(sent, 0, 'nothing ordered again')
+  })
 
   test('count = 2 of one VM interrupted mid-order, keys ignored, both orders placed: the re-run gives each instance one of the two accounts, and orders nothing', async () => {
     const dir = journal()
