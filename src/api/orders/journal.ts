@@ -784,8 +784,9 @@ export class OrderJournal {
   /**
    * How an unanswered order's outcome can still be told: `listing` when no answer to its request can
    * reach anybody any more (marked so by this process or by the live process that holds it,
-   * settlesByListing, or sent by a process that is gone and held by none since); `answer here` when this process holds it otherwise (its request may
-   * still be answered, naming its account); `answer elsewhere` when another live process holds it.
+   * settlesByListing, or sent by a process that is gone and held by none since); `answer here` when
+   * this process holds it otherwise (its request may still be answered, naming its account); `answer
+   * elsewhere` when another live process holds it unmarked.
    */
   async settledBy(entry: JournalEntry): Promise<'listing' | 'answer here' | 'answer elsewhere'> {
     if (this.listed.has(entry.id)) return 'listing'
