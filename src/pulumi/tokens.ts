@@ -22,6 +22,14 @@ export function typeOfUrn(urn: string): string {
   return qualified.split('$').pop() ?? ''
 }
 
+/**
+ * The engine reads for an existence check (its ExistsResource) under a made-up URN whose name is
+ * `__exists__<n>`: the object has no name in the program, and Read has no other sign of the call.
+ */
+export function isExistenceCheck(urn: string): boolean {
+  return urn.slice(urn.lastIndexOf('::') + 2).startsWith('__exists__')
+}
+
 /** `urn:pulumi:stack::project::type::name` → `urn:pulumi:stack::project`: the stack a resource is in; undefined for what is no URN. */
 export function stackOfUrn(urn: string): string | undefined {
   const [stack, project] = urn.split('::')

@@ -4,6 +4,7 @@ import { Code } from '../errors.js'
 import { finished } from '../outcomes.js'
 import type { ReadRequest } from '../protocol.js'
 import { inputAttributes, isEmptyMap, privateOf, type PulumiServer } from '../server.js'
+import { isExistenceCheck } from '../tokens.js'
 import { encodeMap, secretAttributes, type WireMap } from '../wire.js'
 
 export async function read(ps: PulumiServer, request: ReadRequest): Promise<{ id: string; properties: WireMap; inputs: WireMap }> {
@@ -24,10 +25,7 @@ export async function read(ps: PulumiServer, request: ReadRequest): Promise<{ id
   // The engine's existence check (`LiteVm.exists(id)` of every SDK) asks whether the object is there:
   // a missing one is its answer, false, not a failure. An import or a `get` keeps the error naming the id.
   if (importing && outcome.missing === true && isExistenceCheck(request.urn)) {
-    ps.warn(
-      outcome.diagnostics.filter((d) => d.severity !== 'error'),
-      request.urn,
-    )
+    ps.warn(outcome.diagnostics, request.urn)
     return { id: '', properties: {}, inputs: {} }
   }
   finished(ps, outcome, request.urn, importing && outcome.state === null ? Code.NOT_FOUND : Code.UNKNOWN)
@@ -38,14 +36,6 @@ export async function read(ps: PulumiServer, request: ReadRequest): Promise<{ id
     properties: ps.outputs(definition, outcome.state, secrets, outcome.private),
     inputs: encodeMap(importing ? importedInputs(definition) : inputAttributes(definition), outcome.state, { secret: secrets }),
   }
-}
-
-/**
- * The engine reads for an existence check (its ExistsResource) under a made-up URN whose name is
- * `__exists__<n>`: the object has no name in the program, and Read has no other sign of the call.
- */
-function isExistenceCheck(urn: string): boolean {
-  return urn.slice(urn.lastIndexOf('::') + 2).startsWith('__exists__')
 }
 
 /**
