@@ -87,7 +87,9 @@ export const baremetalAdditionalIpAssignment = defineResource<Client, typeof ass
           `moved to server ${server} with lifecycle { create_before_destroy = true } (Terraform), that setting is the cause: ` +
           'it creates the new assignment while the old one still routes the IP. Remove create_before_destroy from this ' +
           'resource, which then deletes the old assignment first; when an apply already failed this way, first apply with ' +
-          `metal_account_id back at server ${holder} (nothing changes in the service), then move it. Otherwise, move the ` +
+          `metal_account_id back at server ${holder} (nothing changes in the service), then move it. Until then this ` +
+          'stops a terraform destroy of this configuration too (its refresh plans the configuration first): apply the ' +
+          'revert first, or run the destroy with -refresh=false. Otherwise, move the ' +
           'assignment that routes it (change metal_account_id of the resource that assigns it), or remove that assignment first'
         )
       },

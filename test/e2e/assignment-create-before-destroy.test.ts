@@ -66,6 +66,17 @@ describe('an IP assignment with create_before_destroy', () => {
     assert.deepEqual(await routedTo(), [ids.a])
   })
 
+  test('after that failed move a destroy stops on the same check, and its message says how to get past it', async () => {
+    // The destroy's refresh plans the configuration first, where the deposed assignment leaves the new one
+    // to create: the provider cannot tell that plan from an apply's.
+    const destroy = await e2e.ws.plan(['-destroy'])
+    assert.equal(destroy.code, 1, describeRun(destroy))
+    const [error] = diagnostics(destroy.stderr).map((e) => e.replace(/\s+/g, ' '))
+    assert.match(error ?? '', /stops a terraform destroy of this configuration too .*or run the destroy with -refresh=false/)
+    const unrefreshed = await e2e.ws.plan(['-destroy', '-refresh=false'])
+    assert.equal(unrefreshed.code, 2, describeRun(unrefreshed))
+  })
+
   test('reverting the move leaves the IP routed to the server the state names, and the next plan is empty', async () => {
     assignedTo = 'a'
     await e2e.ws.write(config())
