@@ -2319,6 +2319,43 @@ describe('orders that never reached the service, and answers that say nothing ab
     assert.equal(posts(requests).length + requests.filter((r) => r.method === 'PUT').length, 1, 'sent once')
   })
 
+  test('a rebuild left unanswered by a stopped run, to a service that does not echo keys: the next run sends nothing and says how to record it done', async () => {
+    const dir = journal()
+    const killed = providerProcess()
+    const run = frame(undefined, 60_000)
+    const first = testClient([fail(502, 'Bad Gateway'), unconfirmed], {
+      journalDirectory: dir,
+      operation: () => run.value,
+      journalOptions: killed.journalOptions,
+    })
+    await assert.rejects(first.client.lites.rebuildVm('100042', { select_os: 'Debian-12' }), OrderUnresolvedError)
+    killed.kill()
+    const rerun = (responses: Parameters<typeof testClient>[0]) => {
+      const again = frame(undefined, 60_000)
+      return testClient(responses, {
+        journalDirectory: dir,
+        operation: () => again.value,
+        journalOptions: providerProcess().journalOptions,
+      })
+    }
+    const stopped = rerun([unconfirmed])
+    const error = await stopped.client.lites.rebuildVm('100042', { select_os: 'Debian-12' }).then(
+      () => assert.fail('sent again to a service that does not echo keys'),
+      (e: unknown) => e,
+    )
+    assert.ok(error instanceof OrderUnresolvedError, String(error))
+    assert.match(error.message, /once you know it was not done, delete \S+\.json and apply again/)
+    assert.match(error.message, /If it was done, first apply a configuration that no longer asks for it .*only then remove the entry/)
+    assert.equal(stopped.requests.filter((r) => r.method === 'PUT').length, 0, 'nothing sent')
+    // A configuration that no longer asks for the rebuild sends nothing, so the entry stays until removed;
+    // once removed (as the message says), a rebuild asked for again is sent.
+    const file = /delete (\S+\.json)/.exec(error.message)?.[1] as string
+    rmSync(file)
+    const after = rerun([ok(null)])
+    await after.client.lites.rebuildVm('100042', { select_os: 'Debian-12' })
+    assert.equal(after.requests.filter((r) => r.method === 'PUT').length, 1)
+  })
+
   test('a 524 from a service that honours keys is replayed with the same key, in this run and the next', async () => {
     const dir = journal()
     const killed = providerProcess()

@@ -718,7 +718,10 @@ export class Orders {
       throw new OrderUnresolvedError(
         `An earlier run sent ${entry.method} ${entry.path} at ${new Date(entry.sentAt).toISOString()} with Idempotency-Key ${entry.key} ` +
           'and got no answer, and this service has not confirmed that it recognises Idempotency-Keys, so it is not sent again. ' +
-          `Check the account in the portal; once you know it was not done, ${this.journal?.removal(entry) ?? 'remove its journal entry'} and apply again.`,
+          `Check the account in the portal; once you know it was not done, ${this.journal?.removal(entry) ?? 'remove its journal entry'} and apply again. ` +
+          'If it was done, first apply a configuration that no longer asks for it (an empty value of the input that fired it ' +
+          'fires nothing; an action or method is simply not run again), and only then remove the entry: removed while the ' +
+          'configuration still asks for it, the next apply sends it again.',
         { context, idempotencyKey: entry.key },
       )
     }
