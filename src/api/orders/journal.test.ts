@@ -1527,6 +1527,40 @@ describe('order journal: a service that ignores keys, stopped runs and runs of o
     const notices = (await later().client.settlement?.notices()) ?? []
     assert.match(notices[0]?.summary ?? '', /Account 100042 was ordered by a run that was stopped/)
   })
+
+  test('a create that ends after its engine was killed is handed to nobody: the next run of the resource takes its account over instead of stopping on it', async () => {
+    // pulumi up killed (kill -9) while a create waits for Active: the plugin runs on for up to a second
+    // (guardProcess), and a wait that ends meanwhile answers a call nobody reads.
+    const dir = journal()
+    const engine = nextPid++
+    running.add(engine)
+    const pid = nextPid++
+    running.add(pid)
+    const owner = { pid, token: `process-${pid}`, engine: 'killed-run', enginePid: engine }
+    const scope = 'urn:pulumi:dev::app::provider:index:LiteDisk::disk'
+    const run1 = frame(scope, undefined, true)
+    const first = testClient([probed, echoing(200, ORDER)], {
+      journalDirectory: dir,
+      operation: () => run1.value,
+      journalOptions: { session: newJournalSession(owner), alive: (p: number) => running.has(p) },
+    })
+    await first.client.lites.createVm(VM_BODY)
+    running.delete(engine)
+    await run1.finish()
+    running.delete(pid)
+    const run2 = frame(scope, undefined, true)
+    const second = testClient([echoing(200, [vmAccount('100042', 'web', '1970-01-01', 'Active')])], {
+      journalDirectory: dir,
+      operation: () => run2.value,
+      journalOptions: providerProcess().journalOptions,
+    })
+    assert.equal(
+      (await second.client.lites.createVm(VM_BODY)).account_id,
+      '100042',
+      'taken over, not stopped on as handed to an earlier engine',
+    )
+    assert.equal(posts(second.requests).length, 0, 'and not ordered again')
+  })
 })
 
 describe('order journal: the directory is read whole once while nobody writes (issue 29)', () => {

@@ -290,7 +290,12 @@ export class OrderJournal {
     this.index = options.index
     const pidAlive = options.alive ?? processAlive
     this.aliveHere = (owner) => owner.token === this.owner.token || ownerAliveHere(this.owner, owner, pidAlive)
+    const { enginePid, engineStarted } = this.owner
+    this.engineGone = () => enginePid !== undefined && enginePid > 1 && !pidAlive(enginePid, engineStarted)
   }
+
+  /** Whether the engine this process was started by (its parent when it started) has exited since. */
+  private readonly engineGone: () => boolean
 
   /**
    * Whether a process of this machine runs, whatever journal it uses: what the per-user index's
@@ -625,6 +630,9 @@ export class OrderJournal {
   async deliver(entry: JournalEntry): Promise<void> {
     this.held.delete(entry.id)
     if (this.withheld.has(entry.id)) return
+    // The engine this process serves is gone (killed while the operation waited): the outcome reaches no
+    // state, so the answer stays for the next run to take over rather than counting as handed over.
+    if (entry.state === 'answered' && this.engineGone()) return
     if (entry.state === 'answered' || entry.state === 'failed') {
       const answered = entry.state === 'answered' && entry.accountId !== undefined
       entry.state = entry.state === 'failed' ? 'settled' : 'delivered'
