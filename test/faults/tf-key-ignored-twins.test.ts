@@ -193,6 +193,55 @@ describe('twin directories, a key-ignoring service, unclear and slow creates', {
         await running.done.catch(() => undefined)
       }
     })
+    test(`${client.key}: count = 2 killed with both orders held, re-run with count = 3: the re-run takes both accounts over and orders the third without a stop`, {
+      timeout: 300_000,
+    }, async (t) => {
+      await freshEmulator(lane.em, 200)
+      await lane.em.control('PATCH', '/config', { quirks: { ignore_idempotency_keys: true } })
+      const ws = await lane.workspace(client)
+      await ws.write([providerBlock(), ips].join('\n'))
+      await ws.init()
+      const fault = await lane.em.control<{ fault_id: string }>('POST', '/faults', {
+        method: 'POST',
+        path: '/baremetal-additional-ips',
+        mode: 'delay',
+        delay_ms: 4000,
+        count: 2,
+      })
+      const running = ws.launch(['apply', '-no-color', '-input=false', '-auto-approve'])
+      const dir = join(ws.dir, '.terraform', 'provider-orders')
+      try {
+        for (let i = 0; i < 400; i++) {
+          if ((await journalEntries(dir)).filter((e) => e.method === 'POST').length >= 2) break
+          await sleep(25)
+        }
+        await sleep(200)
+        running.signal('SIGKILL')
+        await running.done
+        await heldRequestDone(lane.em, fault.fault_id, 60_000)
+        // The killed run's two accounts exist and no state holds them; the configuration now asks for a third.
+        await ws.write([providerBlock(), ips.replace('count = 2', 'count = 3')].join('\n'))
+        const again = await ws.apply()
+        const state = await stateIds(ws.dir)
+        const { orders, lost } = await accountedSince(lane.em, 0, state, again.stdout + again.stderr)
+        t.diagnostic(
+          `re-run rc ${again.code}; orders ${JSON.stringify(orders.map((o) => o.account_id))}; state ${JSON.stringify([...state])}`,
+        )
+        for (const line of keyLines(again.stdout + again.stderr)) t.diagnostic(`  re-run: ${line}`)
+        assert.doesNotMatch(
+          again.stdout + again.stderr,
+          /Not ordering/,
+          `the third create stopped on an account the re-run took over\n${describeRun(again)}`,
+        )
+        assert.equal(again.code, 0, describeRun(again))
+        assert.equal(byKind(orders)['additional_ip.create'], 3, 'the two killed orders and one more')
+        assert.deepEqual([...(await ipsInState(ws.dir)).values()].sort(), orders.map((o) => o.account_id).sort())
+        assert.deepEqual(lost, [])
+      } finally {
+        running.signalGroup('SIGKILL')
+        await running.done.catch(() => undefined)
+      }
+    })
     test(`${client.key}: a service that honoured keys in an earlier run and ignores them now: a 502 after a processed order is not sent again`, {
       timeout: 300_000,
     }, async (t) => {

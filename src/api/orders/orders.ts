@@ -461,7 +461,11 @@ export class Orders {
       if (entry !== undefined) {
         let outcome: { value: unknown } | typeof ACCOUNTED_FOR | undefined
         try {
-          outcome = await this.resume(entry, context, options)
+          // Counted as this process's order of the call until it has its outcome: a create of the same
+          // call in this run lists only after it (see listAfterOwnOrders), so that the account this takeover
+          // adopts is not taken for a killed run's that no journal names (identical resources, count = 3
+          // after a run of count = 2 was killed).
+          outcome = await this.whilePlacing(method, path, this.resume(entry, context, options))
         } catch (error) {
           journal.letGo(entry)
           throw error
@@ -523,27 +527,19 @@ export class Orders {
       signal: options?.signal,
       ...(accountId ? { accountId } : {}),
     }
-    const call = this.placingKey(method, path)
     if (entry !== undefined) journal?.sending(entry)
     const evidence = {
       reconcile: options?.reconcile,
       placedOn: options?.placedOn,
       invoiceBefore: entry !== undefined ? entry.invoiceBefore : invoiceBefore,
     }
-    const placing = this.placeOnce(spec, context, entry, frame, evidence, firstSend)
-    const { inFlight, started } = this.placing
-    started.set(call, (started.get(call) ?? 0) + 1)
-    const running = inFlight.get(call) ?? new Set<Promise<unknown>>()
-    inFlight.set(call, running)
-    running.add(placing)
     try {
-      const value = await placing
+      const value = await this.whilePlacing(method, path, this.placeOnce(spec, context, entry, frame, evidence, firstSend))
       // Answered: what earlier runs left open of this call on the account is past (a journal that
       // cannot be written leaves it open, as before).
       if (entry !== undefined && entry.creates !== true) await journal?.supersede(entry).catch(() => undefined)
       return value
     } finally {
-      running.delete(placing)
       if (entry !== undefined) journal?.landed(entry)
       if (entry && !frame) await journal?.deliver(entry)
     }
@@ -572,6 +568,21 @@ export class Orders {
     return this.journal?.placing ?? this.ownPlacing
   }
   private readonly ownPlacing = newPlacing()
+
+  /** Awaits `work`, an order of the call or the takeover of one, counted in `placing` until it settles. */
+  private async whilePlacing<T>(method: string, path: string, work: Promise<T>): Promise<T> {
+    const call = this.placingKey(method, path)
+    const { inFlight, started } = this.placing
+    started.set(call, (started.get(call) ?? 0) + 1)
+    const running = inFlight.get(call) ?? new Set<Promise<unknown>>()
+    inFlight.set(call, running)
+    running.add(work)
+    try {
+      return await work
+    } finally {
+      running.delete(work)
+    }
+  }
 
   /** What `placing` keys an order by: its service and call. */
   private placingKey(method: string, path: string): string {
