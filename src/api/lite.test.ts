@@ -72,7 +72,12 @@ const CALLS: Record<string, Call> = {
     path: '/accounts/100042/vm-details',
     reply: { vmid: 1042, name: 'web', status: 'running', uptime: 1, maxdisk: 2, maxmem: 3, mem: 4, cpus: 1 },
   },
-  L5: { call: (c, g) => c[g].setVmState('100042', 'shutdown'), method: 'PUT', path: '/accounts/100042/vm-state/shutdown' },
+  L5: {
+    call: (c, g) => c[g].setVmState('100042', 'shutdown'),
+    method: 'PUT',
+    path: '/accounts/100042/vm-state/shutdown',
+    repeatable: true,
+  },
   L6: {
     call: (c, g) => c[g].rebuildVm('100042', { select_os: 'Debian-12' }),
     method: 'PUT',
@@ -85,12 +90,14 @@ const CALLS: Record<string, Call> = {
     method: 'PUT',
     path: '/accounts/100042/change-vm-name',
     body: { name: 'web-server-02' },
+    repeatable: true,
   },
   L8: {
     call: (c, g) => c[g].changeVmKeypair('100042', { keypair_id: 9 }),
     method: 'PUT',
     path: '/accounts/100042/keypair',
     body: { keypair_id: 9 },
+    repeatable: true,
   },
   L9: {
     call: (c, g) => c[g].getChangePackageOptions('100042'),

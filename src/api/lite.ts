@@ -475,12 +475,14 @@ function vmCalls(g: Group): LiteVmApi {
       const path = `${account(id(accountId))}/vm-state/${encodeURIComponent(action)}`
       // A reset is destructive and one-shot: it goes through the order journal like a rebuild.
       if (action === 'reset') return orders.action('PUT', path, undefined, options, id(accountId))
-      return transport.send('PUT', path, undefined, ignore, options, id(accountId))
+      // An action already in effect is accepted and changes nothing (L5): safe to send again.
+      return transport.send('PUT', path, undefined, ignore, options, id(accountId), true)
     },
     rebuildVm: (accountId, body, options) =>
       orders.action('PUT', `${account(id(accountId))}/rebuild`, { select_os: body.select_os }, options, id(accountId)),
+    // The same name or keypair set again changes nothing more (L7, L8): safe to send again.
     renameVm: (accountId, body, options) =>
-      transport.send('PUT', `${account(id(accountId))}/change-vm-name`, { name: body.name }, ignore, options, id(accountId)),
+      transport.send('PUT', `${account(id(accountId))}/change-vm-name`, { name: body.name }, ignore, options, id(accountId), true),
     changeVmKeypair: (accountId, body, options) =>
       transport.send(
         'PUT',
@@ -489,6 +491,7 @@ function vmCalls(g: Group): LiteVmApi {
         ignore,
         options,
         id(accountId),
+        true,
       ),
     getChangePackageOptions: (accountId, options) =>
       transport.get(`${account(id(accountId))}/change-package`, decodeChangePackageOptions, options, id(accountId)),

@@ -5,7 +5,33 @@ import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import { accountId } from './decode.js'
 import { ApiError, DecodeError, TransportError } from './errors.js'
-import { fail, json, ok, testClient } from '../../test/support/fake-fetch.js'
+import { BASE_URL, fail, fakeClock, fakeFetch, json, ok, type Reply, testClient } from '../../test/support/fake-fetch.js'
+import { Transport } from './transport.js'
+
+/**
+ * A change sent without an Idempotency-Key and not marked repeatable, straight through a transport:
+ * every change the client's calls make is an order, a one-shot action, a delete or safe to send again.
+ */
+function keyless(replies: readonly Reply[], { requestTimeoutMs = 30_000, timeoutMs = 600_000 } = {}) {
+  const server = fakeFetch(replies)
+  const clock = fakeClock()
+  const transport = new Transport({
+    baseUrl: BASE_URL,
+    apiKey: 'secret-key',
+    userAgent: 'provider-terraform/0.1.0',
+    fetch: server.fetch,
+    requestTimeoutMs,
+    maxAttempts: 4,
+    sleep: clock.sleep,
+    now: clock.now,
+    random: () => 0.5,
+    log: () => {},
+    deadline: () => clock.now() + timeoutMs,
+  })
+  const change = (path = '/lites/accounts/1/change-vm-name', body: unknown = { name: 'abcdef' }, accountId = '1') =>
+    transport.send('PUT', path, body, () => undefined, undefined, accountId)
+  return { change, requests: server.requests }
+}
 
 const VM = {
   account_id: 100042,
@@ -210,7 +236,7 @@ describe('error decoding', () => {
   })
 
   test('a 404 or a 410 is notFound and a 5xx is the server fault; an order says its outcome is unknown', async () => {
-    const { client } = testClient([fail(404, 'no such account'), fail(410, 'gone'), fail(500, 'boom')])
+    const { client } = testClient([fail(404, 'no such account'), fail(410, 'gone'), ...[1, 2, 3, 4].map(() => fail(500, 'boom'))])
     const missing = await rejects(client.lites.getVm('9'), ApiError)
     assert.equal(missing.notFound, true)
     const gone = await rejects(client.lites.deleteVm('9'), ApiError)
@@ -312,21 +338,21 @@ describe('retries', () => {
   test("an attempt waits for its answer no longer than the operation's time left (not a whole request_timeout)", async () => {
     const hang = (r: { signal: AbortSignal }) =>
       new Promise<Response>((_, reject) => r.signal.addEventListener('abort', () => reject(r.signal.reason)))
-    const { client } = testClient([hang], { requestTimeoutMs: 60_000, operation: () => ({ timeoutMs: 1_000 }) as never })
+    const { change } = keyless([hang], { requestTimeoutMs: 60_000, timeoutMs: 1_000 })
     const started = Date.now()
-    const error = await rejects(client.lites.renameVm('1', { name: 'abcdef' }), TransportError)
+    const error = await rejects(change(), TransportError)
     assert.equal(error.reason, 'timeout')
     assert.match(error.message, /no answer within 1s \(the operation's timeout\)/)
     assert.ok(Date.now() - started < 30_000, 'aborted at the deadline')
   })
 
   test('a change without a key is not retried on 502', async () => {
-    const { client, requests } = testClient([fail(502, 'Bad Gateway')])
-    assert.equal((await rejects(client.lites.renameVm('1', { name: 'abcdef' }), ApiError)).status, 502)
+    const { change, requests } = keyless([fail(502, 'Bad Gateway')])
+    assert.equal((await rejects(change(), ApiError)).status, 502)
     assert.equal(requests.length, 1)
   })
 
-  test('a change safe to send again (a keypair create, a Metal power state or label) is retried on 5xx with one key of its own', async () => {
+  test('a change safe to send again (a keypair create, a power state, a name or label) is retried on 5xx with one key of its own', async () => {
     const { client, requests } = testClient([
       fail(502, 'Bad Gateway'),
       ok({ keypair_id: 1, name: 'k', public_key: 'ssh-ed25519 AAAA', private_key: 'PK' }),
@@ -448,8 +474,8 @@ describe('retries', () => {
     const get = testClient([new TypeError('fetch failed', { cause: new Error('ECONNRESET') }), ok(VM)])
     await get.client.lites.getVm('1')
     assert.equal(get.requests.length, 2)
-    const put = testClient([new TypeError('fetch failed', { cause: new Error('ECONNRESET') })])
-    const error = await rejects(put.client.lites.setVmState('5', 'stop'), TransportError)
+    const put = keyless([new TypeError('fetch failed', { cause: new Error('ECONNRESET') })])
+    const error = await rejects(put.change('/lites/accounts/5/vm-state/stop', undefined, '5'), TransportError)
     assert.equal(error.reason, 'network')
     assert.equal(error.method, 'PUT')
     assert.equal(error.path, '/lites/accounts/5/vm-state/stop')
@@ -479,15 +505,15 @@ describe('retries', () => {
   test('a change without a key that does not answer in time is not sent again', async () => {
     const hang = (r: { signal: AbortSignal }) =>
       new Promise<Response>((_, reject) => r.signal.addEventListener('abort', () => reject(r.signal.reason)))
-    const { client, requests } = testClient([hang, hang], { requestTimeoutMs: 5 })
-    assert.equal((await rejects(client.lites.renameVm('1', { name: 'abcdef' }), TransportError)).reason, 'timeout')
+    const { change, requests } = keyless([hang, hang], { requestTimeoutMs: 5 })
+    assert.equal((await rejects(change(), TransportError)).reason, 'timeout')
     assert.equal(requests.length, 1)
   })
 
   test('a fetch that ignores its signal still times out', async () => {
     const never = () => new Promise<Response>(() => undefined)
-    const { client } = testClient([never], { requestTimeoutMs: 5 })
-    const error = await rejects(client.lites.renameVm('1', { name: 'abcdef' }), TransportError)
+    const { change } = keyless([never], { requestTimeoutMs: 5 })
+    const error = await rejects(change(), TransportError)
     assert.equal(error.reason, 'timeout')
   })
 

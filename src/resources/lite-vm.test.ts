@@ -828,3 +828,38 @@ describe('provider_lite_vm: methods', () => {
     assert.doesNotMatch(detail, /lite-pros/, detail)
   })
 })
+
+// The `remote` profile answers 1 % of calls 502 after processing them; a power action, a rename and a
+// keypair change set a value, so sending one again changes nothing more, and the apply goes on.
+describe('Lite VM calls whose answer is lost or refused by a gateway are sent again, so the apply goes on', () => {
+  const cases = [
+    { step: 'power_state stop', path: '/lites/accounts/*/vm-state/*', change: { power_state: 'stop' } },
+    { step: 'vm_name', path: '/lites/accounts/*/change-vm-name', change: { vm_name: 'web-server-02' } },
+    { step: 'keypair_id', path: '/lites/accounts/*/keypair', change: 'keypair' },
+  ] as const
+  for (const ignoresKeys of [false, true]) {
+    const service = ignoresKeys ? 'a service that ignores Idempotency-Key' : 'a service that honours Idempotency-Key'
+    for (const { step, path, change } of cases) {
+      for (const mode of ['error_after', 'error'] as const) {
+        test(`${step}, a 502 ${mode === 'error_after' ? 'after processing' : 'before processing'}, ${service}`, async () => {
+          const { h, config } = await setup()
+          await h.control('PATCH', '/config', { quirks: { ignore_idempotency_keys: ignoresKeys } })
+          const state = await h.create(vm, config)
+          const values: ValueMap =
+            change === 'keypair' ? { keypair_id: (await h.create(keypair, { name: 'other-key' })).keypair_id ?? null } : change
+          await h.control('POST', '/faults', { method: 'PUT', path, mode, status: 502, count: 1 })
+          const outcome = await h.update(vm, state, { ...config, ...values })
+          assert.deepEqual(
+            outcome.diagnostics.filter((d) => d.severity === 'error').map((d) => d.detail),
+            [],
+            `the ${step} step failed on one 502`,
+          )
+          const account = await h.client.lites.getVm(String(state.id))
+          if ('vm_name' in values) assert.equal(account.extra_details.name, values.vm_name)
+          if ('keypair_id' in values) assert.equal(account.extra_details.keypair_id, values.keypair_id)
+          if ('power_state' in values) assert.equal((await h.client.lites.getVmDetails(String(state.id))).status, 'stopped')
+        })
+      }
+    }
+  }
+})
