@@ -335,6 +335,36 @@ describe('the order journal in PostgreSQL', { concurrency: 1 }, () => {
     assert.match(error.message, /password authentication failed/)
     assert.ok(!error.message.includes(wrong) && !error.message.includes(server.password), error.message)
   })
+
+  test('a connection string the client cannot read (a key file that is not there, a percent-encoding that is no UTF-8): the error says the order journal, never the password', async () => {
+    const cases = [
+      {
+        url: `${server.url}?sslcert=/nonexistent/client.crt`,
+        reason: /no such file or directory, open '\/nonexistent\/client\.crt'/,
+        secret: server.password,
+      },
+      {
+        url: server.url.replace(`:${server.password}@`, ':Pw%E0%A4Secret@'),
+        reason: /holds a % that starts no valid percent-encoding/,
+        secret: 'Pw%E0%A4Secret',
+      },
+    ]
+    for (const { url, reason, secret } of cases) {
+      const { journal } = runner(url)
+      const error = await journal.open('intent', 's', 'k', 'POST', '/lites').then(
+        () => assert.fail('expected an error'),
+        (e: unknown) => e as Error,
+      )
+      assert.match(
+        error.message,
+        new RegExp(
+          `could not read the connection string of the order journal at postgresql://postgres@127\\.0\\.0\\.1:${server.port}/postgres`,
+        ),
+      )
+      assert.match(error.message, reason)
+      assert.ok(!error.message.includes(secret) && !error.message.includes('Secret'), error.message)
+    }
+  })
 })
 
 describe('one state under two identities sharing the journal in PostgreSQL (a backend setting written out on one runner, from the environment on another)', {

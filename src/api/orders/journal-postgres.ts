@@ -134,13 +134,20 @@ export class PostgresJournalStore implements JournalStore {
 
   private async connect(): Promise<Client> {
     const pg = (await import('pg')).default
-    const client = new pg.Client({
-      connectionString: this.url,
-      keepAlive: true,
-      connectionTimeoutMillis: this.options.connectTimeoutMs ?? 10_000,
-      query_timeout: this.options.queryTimeoutMs ?? 30_000,
-      application_name: `provider order journal (pid ${process.pid})`,
-    })
+    let client: Client
+    try {
+      // Reading the connection string may fail here already (a key file that is not there, a password
+      // whose percent-encoding is no UTF-8): said as a failure of the journal, not as a bare file error.
+      client = new pg.Client({
+        connectionString: this.url,
+        keepAlive: true,
+        connectionTimeoutMillis: this.options.connectTimeoutMs ?? 10_000,
+        query_timeout: this.options.queryTimeoutMs ?? 30_000,
+        application_name: `provider order journal (pid ${process.pid})`,
+      })
+    } catch (error) {
+      throw this.failure('read the connection string of', error)
+    }
     client.on('error', () => {
       // The session is gone (the server restarted, the network dropped): the next call connects again.
       void this.connection
@@ -171,7 +178,12 @@ export class PostgresJournalStore implements JournalStore {
   }
 
   private failure(what: string, error: unknown): Error {
-    const reason = error instanceof Error ? error.message : String(error)
+    const reason =
+      error instanceof URIError
+        ? 'its user or password holds a % that starts no valid percent-encoding (write a % of it as %25)'
+        : error instanceof Error
+          ? error.message
+          : String(error)
     return new Error(`could not ${what} the order journal at ${this.where}: ${reason}`, { cause: error })
   }
 
