@@ -437,6 +437,19 @@ describe('one state under two identities sharing the journal in PostgreSQL (a ba
     )
   })
 
+  test('an account a killed run never handed over is named to every runner, and the warning says that any runner sharing the journal takes it over, not only the directory the run was in', async () => {
+    await freshJournal()
+    const laptop = run(LAPTOP, [service('100042'), service('100042')])
+    assert.equal((await laptop.create()).account_id, '100042')
+    await laptop.kill()
+    const ci = run(CI, [])
+    const notices = (await ci.client.settlement?.notices()) ?? []
+    const detail = notices.find((n) => /Account 100042 was ordered by a run that was stopped/.test(n.summary))?.detail ?? ''
+    assert.match(detail, /by a run from the runners sharing this order journal that was stopped/)
+    assert.match(detail, /An apply of a resource with the same configuration, from the runners sharing this order journal, takes it over/)
+    assert.doesNotMatch(detail, /this directory/)
+  })
+
   test('taken over, it counts for CI: lost with the state CI handed it to, CI stops naming it; the laptop is not held back by it', async () => {
     await freshJournal()
     const laptop = run(LAPTOP, [service('100042'), service('100042')])

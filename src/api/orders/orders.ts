@@ -202,8 +202,8 @@ const HELD_REPORT_MS = 10_000
  * Who takes a stopped run's order over: an identical create from the same journal, in Pulumi of the same stack and resource
  * (in Terraform with a PostgreSQL journal, of any state: see OrderJournal.takeable).
  */
-const TAKEN_OVER_BY =
-  'An apply from this directory of a resource with the same configuration takes it over without ordering again (in Pulumi, ' +
+const takenOverBy = (scope: string) =>
+  `An apply of a resource with the same configuration, from ${scope}, takes it over without ordering again (in Pulumi, ` +
   'the same resource of the same stack: another stack of the same program does not).'
 /** What awaitEarlierOutcome answers for an order that made no account of its own (see OrderJournal.accountedFor). */
 const ACCOUNTED_FOR = Symbol('accounted for')
@@ -279,7 +279,7 @@ export class Orders {
       detail:
         `${entry.method} ${entry.path} was answered with account ${entry.accountId} (order ${entry.orderId ?? 'unknown'}, ` +
         `Idempotency-Key ${entry.key}, sent ${new Date(entry.sentAt).toISOString()}) by a run from ${journal.scope} that was ` +
-        `stopped before the account reached its state. ${TAKEN_OVER_BY} If the configuration has changed since, the account is ` +
+        `stopped before the account reached its state. ${takenOverBy(journal.scope)} If the configuration has changed since, the account is ` +
         'paid for and managed by nothing: import it ' +
         `(terraform import <address> ${entry.accountId}, or pulumi import), which also ends this warning, or cancel it in the ` +
         `portal and then ${journal.removal(entry)}.`,
@@ -354,7 +354,7 @@ export class Orders {
             detail:
               `${entry.method} ${entry.path} was sent (Idempotency-Key ${entry.key}, at ${new Date(entry.sentAt).toISOString()}) by a ` +
               `run from ${journal.scope} that was stopped before it was answered. No account of that kind shows it yet, but the ` +
-              `service may still process it until about ${new Date(until).toISOString()}. ${TAKEN_OVER_BY} Otherwise (a destroy ` +
+              `service may still process it until about ${new Date(until).toISOString()}. ${takenOverBy(journal.scope)} Otherwise (a destroy ` +
               'removes only what a state holds) run a plan again after that time: an account the order made is then named ' +
               `here, to import (terraform import <address> <id>, or pulumi import) or cancel in the portal; if none is, ` +
               `${journal.removal(entry)}.`,
@@ -369,7 +369,7 @@ export class Orders {
           `from ${journal.scope} that was stopped before it was answered, and no run of the same configuration has taken it over. ` +
           `${one ? 'Account' : 'Accounts'} ${ids.join(', ')} of that kind ${one ? 'was' : 'were'} made since, and no state or order ` +
           `journal names ${one ? 'it' : 'them'}: the order may have made ${one ? 'it' : 'one of them'}, paid for and managed by nothing. ` +
-          `${TAKEN_OVER_BY} If the configuration has changed since, import ` +
+          `${takenOverBy(journal.scope)} If the configuration has changed since, import ` +
           `it (terraform import <address> <id>, or pulumi import), which also ends this warning, or cancel it in the portal and then ${journal.removal(entry)}.`,
       })
     }
