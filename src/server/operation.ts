@@ -154,9 +154,20 @@ export async function settleDeliveries(): Promise<void> {
  */
 export async function settlementNotices(): Promise<{ readonly summary: string; readonly detail: string }[]> {
   const out: { readonly summary: string; readonly detail: string }[] = []
-  await eachSettlement(async (s) => {
-    out.push(...((await s.notices?.()) ?? []))
-  })
+  for (const settlement of settlements.values()) {
+    try {
+      out.push(...((await settlement.notices?.()) ?? []))
+    } catch (error) {
+      // A journal that cannot be read (a database refusing the password, gone from the network) would
+      // otherwise let a plan pass in silence and every create of the apply fail on it.
+      out.push({
+        summary: 'The order journal could not be read',
+        detail:
+          `${error instanceof Error ? error.message : String(error)}. What runs that were stopped left in it cannot be ` +
+          'named, and no order is placed while it cannot be read: each create or change that orders fails before it is sent.',
+      })
+    }
+  }
   return out
 }
 

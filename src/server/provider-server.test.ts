@@ -57,6 +57,27 @@ test('an object that is no ordered account settles nothing: its id may equal an 
   assert.deepEqual(named, [])
 })
 
+test('an order journal that cannot be read is a warning of every configured run, not silence until the apply fails', async () => {
+  const unregister = registerSettlement('server-test-unreadable', {
+    account: () => undefined,
+    delivered: () => undefined,
+    notices: async () => {
+      throw new Error('could not connect to the order journal at postgresql://ci@db:5432/tf (table provider_order_journal): refused')
+    },
+  })
+  try {
+    const notices = await configuredServer().notices()
+    assert.equal(notices.length, 1)
+    assert.match(JSON.stringify(notices[0]), /The order journal could not be read/)
+    assert.match(
+      JSON.stringify(notices[0]),
+      /could not connect to the order journal at postgresql:\/\/ci@db:5432\/tf .*fails before it is sent/,
+    )
+  } finally {
+    unregister()
+  }
+})
+
 test('a create and an update run in an operation frame: the scope, the timeout, and warnings shown first', async () => {
   const service = new BoxService()
   const server = configuredServer(service)
