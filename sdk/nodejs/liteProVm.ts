@@ -63,7 +63,7 @@ export class LiteProVm extends pulumi.CustomResource {
      */
     declare public /*out*/ readonly ciuser: pulumi.Output<string>;
     /**
-     * The console password: 8 to 255 letters and digits, with an upper-case letter, a lower-case letter and a digit. Changing it replaces the resource. Must be 8 to 255 characters; letters and digits only; made of at least one upper-case letter, one lower-case letter and one digit.
+     * The console password: 8 to 255 letters and digits, with an upper-case letter, a lower-case letter and a digit. Changing it replaces the resource. Must be 8 to 255 characters; letters and digits only; at least one upper-case letter, one lower-case letter and one digit.
      */
     declare public readonly consolePassword: pulumi.Output<string>;
     /**
@@ -304,7 +304,7 @@ export class LiteProVm extends pulumi.CustomResource {
  */
 export interface LiteProVmArgs {
     /**
-     * The console password: 8 to 255 letters and digits, with an upper-case letter, a lower-case letter and a digit. Changing it replaces the resource. Must be 8 to 255 characters; letters and digits only; made of at least one upper-case letter, one lower-case letter and one digit.
+     * The console password: 8 to 255 letters and digits, with an upper-case letter, a lower-case letter and a digit. Changing it replaces the resource. Must be 8 to 255 characters; letters and digits only; at least one upper-case letter, one lower-case letter and one digit.
      */
     consolePassword: pulumi.Input<string>;
     /**

@@ -49,7 +49,7 @@ export class LiteVmFromSnapshot extends pulumi.CustomResource {
      */
     declare public /*out*/ readonly accountId: pulumi.Output<number>;
     /**
-     * The console password: 8 to 255 letters and digits, with an upper-case letter, a lower-case letter and a digit. Changing it replaces the resource. Must be 8 to 255 characters; letters and digits only; made of at least one upper-case letter, one lower-case letter and one digit.
+     * The console password: 8 to 255 letters and digits, with an upper-case letter, a lower-case letter and a digit. Changing it replaces the resource. Must be 8 to 255 characters; letters and digits only; at least one upper-case letter, one lower-case letter and one digit.
      */
     declare public readonly consolePassword: pulumi.Output<string>;
     /**
@@ -171,7 +171,7 @@ export class LiteVmFromSnapshot extends pulumi.CustomResource {
  */
 export interface LiteVmFromSnapshotArgs {
     /**
-     * The console password: 8 to 255 letters and digits, with an upper-case letter, a lower-case letter and a digit. Changing it replaces the resource. Must be 8 to 255 characters; letters and digits only; made of at least one upper-case letter, one lower-case letter and one digit.
+     * The console password: 8 to 255 letters and digits, with an upper-case letter, a lower-case letter and a digit. Changing it replaces the resource. Must be 8 to 255 characters; letters and digits only; at least one upper-case letter, one lower-case letter and one digit.
      */
     consolePassword: pulumi.Input<string>;
     /**

@@ -32,10 +32,15 @@ export function length(bounds: { min?: number; max?: number }): Validator {
   }
 }
 
-export function pattern(regex: RegExp, rule: string): Validator {
+/**
+ * A string matching `regex`. The error reads "must be <rule>"; a rule that is not what the value is, but
+ * what it holds (at least one digit, say), gives its own `requirement` ("must contain ..."), so the
+ * error does not say the value must be made of it.
+ */
+export function pattern(regex: RegExp, rule: string, requirement = `must be ${rule}`): Validator {
   return {
     rule,
-    check: (value) => (typeof value === 'string' && !regex.test(value) ? `must be ${rule}` : null),
+    check: (value) => (typeof value === 'string' && !regex.test(value) ? requirement : null),
   }
 }
 

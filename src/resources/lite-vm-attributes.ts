@@ -14,7 +14,11 @@ export const consoleUserRules = [length({ min: 6, max: 32 }), pattern(/^[A-Za-z0
 const consolePasswordRules = [
   length({ min: 8, max: 255 }),
   pattern(/^[A-Za-z0-9]*$/, 'letters and digits only'),
-  pattern(/^(?=.*[a-z])(?=.*[A-Z])(?=.*[0-9])/, 'made of at least one upper-case letter, one lower-case letter and one digit'),
+  pattern(
+    /^(?=.*[a-z])(?=.*[A-Z])(?=.*[0-9])/,
+    'at least one upper-case letter, one lower-case letter and one digit',
+    'must contain at least one upper-case letter, one lower-case letter and one digit',
+  ),
 ]
 
 /**

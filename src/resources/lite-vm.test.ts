@@ -500,6 +500,16 @@ describe('provider_lite_vm: reads, import, validation and plan checks', () => {
     )
   })
 
+  test('a console password without an upper-case letter, a lower-case letter or a digit is refused naming what it lacks, not what it must be made of', async () => {
+    const { config } = await setup()
+    const details = (password: string) => validateConfig(vm.attributes, { ...config, console_password: password }).map((d) => d.detail)
+    assert.deepEqual(details('nouppercase1'), [
+      'console_password must contain at least one upper-case letter, one lower-case letter and one digit.',
+    ])
+    assert.deepEqual(details('Symbols!9a'), ['console_password must be letters and digits only.'])
+    assert.deepEqual(details('Quickstart2024'), [])
+  })
+
   test('rebuild_os with product_id not known until apply: no check against product 0 at plan; the apply plan checks it', async () => {
     const { h, config } = await setup()
     const state = await h.create(vm, config)

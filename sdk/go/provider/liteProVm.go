@@ -24,7 +24,7 @@ type LiteProVm struct {
 	Cipassword pulumi.StringOutput `pulumi:"cipassword"`
 	// The cloud-init user.
 	Ciuser pulumi.StringOutput `pulumi:"ciuser"`
-	// The console password: 8 to 255 letters and digits, with an upper-case letter, a lower-case letter and a digit. Changing it replaces the resource. Must be 8 to 255 characters; letters and digits only; made of at least one upper-case letter, one lower-case letter and one digit.
+	// The console password: 8 to 255 letters and digits, with an upper-case letter, a lower-case letter and a digit. Changing it replaces the resource. Must be 8 to 255 characters; letters and digits only; at least one upper-case letter, one lower-case letter and one digit.
 	ConsolePassword pulumi.StringOutput `pulumi:"consolePassword"`
 	// Number of vCPUs.
 	Cpus pulumi.IntPtrOutput `pulumi:"cpus"`
@@ -172,7 +172,7 @@ func LiteProVmExists(ctx *pulumi.Context,
 }
 
 type liteProVmArgs struct {
-	// The console password: 8 to 255 letters and digits, with an upper-case letter, a lower-case letter and a digit. Changing it replaces the resource. Must be 8 to 255 characters; letters and digits only; made of at least one upper-case letter, one lower-case letter and one digit.
+	// The console password: 8 to 255 letters and digits, with an upper-case letter, a lower-case letter and a digit. Changing it replaces the resource. Must be 8 to 255 characters; letters and digits only; at least one upper-case letter, one lower-case letter and one digit.
 	ConsolePassword string `pulumi:"consolePassword"`
 	// The billing cycle: `m` monthly, `a` annually, or `q s b t p4 p5`. Changing it replaces the resource. Must be one of "m", "a", "q", "s", "b", "t", "p4", "p5".
 	Cycle string `pulumi:"cycle"`
@@ -202,7 +202,7 @@ type liteProVmArgs struct {
 
 // The set of arguments for constructing a LiteProVm resource.
 type LiteProVmArgs struct {
-	// The console password: 8 to 255 letters and digits, with an upper-case letter, a lower-case letter and a digit. Changing it replaces the resource. Must be 8 to 255 characters; letters and digits only; made of at least one upper-case letter, one lower-case letter and one digit.
+	// The console password: 8 to 255 letters and digits, with an upper-case letter, a lower-case letter and a digit. Changing it replaces the resource. Must be 8 to 255 characters; letters and digits only; at least one upper-case letter, one lower-case letter and one digit.
 	ConsolePassword pulumi.StringInput
 	// The billing cycle: `m` monthly, `a` annually, or `q s b t p4 p5`. Changing it replaces the resource. Must be one of "m", "a", "q", "s", "b", "t", "p4", "p5".
 	Cycle pulumi.StringInput
@@ -379,7 +379,7 @@ func (o LiteProVmOutput) Ciuser() pulumi.StringOutput {
 	return o.ApplyT(func(v *LiteProVm) pulumi.StringOutput { return v.Ciuser }).(pulumi.StringOutput)
 }
 
-// The console password: 8 to 255 letters and digits, with an upper-case letter, a lower-case letter and a digit. Changing it replaces the resource. Must be 8 to 255 characters; letters and digits only; made of at least one upper-case letter, one lower-case letter and one digit.
+// The console password: 8 to 255 letters and digits, with an upper-case letter, a lower-case letter and a digit. Changing it replaces the resource. Must be 8 to 255 characters; letters and digits only; at least one upper-case letter, one lower-case letter and one digit.
 func (o LiteProVmOutput) ConsolePassword() pulumi.StringOutput {
 	return o.ApplyT(func(v *LiteProVm) pulumi.StringOutput { return v.ConsolePassword }).(pulumi.StringOutput)
 }

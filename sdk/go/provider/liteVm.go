@@ -24,7 +24,7 @@ type LiteVm struct {
 	Cipassword pulumi.StringOutput `pulumi:"cipassword"`
 	// The cloud-init user.
 	Ciuser pulumi.StringOutput `pulumi:"ciuser"`
-	// The console password: 8 to 255 letters and digits, with an upper-case letter, a lower-case letter and a digit. Changing it replaces the resource. Must be 8 to 255 characters; letters and digits only; made of at least one upper-case letter, one lower-case letter and one digit.
+	// The console password: 8 to 255 letters and digits, with an upper-case letter, a lower-case letter and a digit. Changing it replaces the resource. Must be 8 to 255 characters; letters and digits only; at least one upper-case letter, one lower-case letter and one digit.
 	ConsolePassword pulumi.StringOutput `pulumi:"consolePassword"`
 	// Number of vCPUs.
 	Cpus pulumi.IntPtrOutput `pulumi:"cpus"`
@@ -174,7 +174,7 @@ func LiteVmExists(ctx *pulumi.Context,
 }
 
 type liteVmArgs struct {
-	// The console password: 8 to 255 letters and digits, with an upper-case letter, a lower-case letter and a digit. Changing it replaces the resource. Must be 8 to 255 characters; letters and digits only; made of at least one upper-case letter, one lower-case letter and one digit.
+	// The console password: 8 to 255 letters and digits, with an upper-case letter, a lower-case letter and a digit. Changing it replaces the resource. Must be 8 to 255 characters; letters and digits only; at least one upper-case letter, one lower-case letter and one digit.
 	ConsolePassword string `pulumi:"consolePassword"`
 	// The billing cycle: `m` monthly, `a` annually, or `q s b t p4 p5`. Changing it replaces the resource. Must be one of "m", "a", "q", "s", "b", "t", "p4", "p5".
 	Cycle string `pulumi:"cycle"`
@@ -206,7 +206,7 @@ type liteVmArgs struct {
 
 // The set of arguments for constructing a LiteVm resource.
 type LiteVmArgs struct {
-	// The console password: 8 to 255 letters and digits, with an upper-case letter, a lower-case letter and a digit. Changing it replaces the resource. Must be 8 to 255 characters; letters and digits only; made of at least one upper-case letter, one lower-case letter and one digit.
+	// The console password: 8 to 255 letters and digits, with an upper-case letter, a lower-case letter and a digit. Changing it replaces the resource. Must be 8 to 255 characters; letters and digits only; at least one upper-case letter, one lower-case letter and one digit.
 	ConsolePassword pulumi.StringInput
 	// The billing cycle: `m` monthly, `a` annually, or `q s b t p4 p5`. Changing it replaces the resource. Must be one of "m", "a", "q", "s", "b", "t", "p4", "p5".
 	Cycle pulumi.StringInput
@@ -385,7 +385,7 @@ func (o LiteVmOutput) Ciuser() pulumi.StringOutput {
 	return o.ApplyT(func(v *LiteVm) pulumi.StringOutput { return v.Ciuser }).(pulumi.StringOutput)
 }
 
-// The console password: 8 to 255 letters and digits, with an upper-case letter, a lower-case letter and a digit. Changing it replaces the resource. Must be 8 to 255 characters; letters and digits only; made of at least one upper-case letter, one lower-case letter and one digit.
+// The console password: 8 to 255 letters and digits, with an upper-case letter, a lower-case letter and a digit. Changing it replaces the resource. Must be 8 to 255 characters; letters and digits only; at least one upper-case letter, one lower-case letter and one digit.
 func (o LiteVmOutput) ConsolePassword() pulumi.StringOutput {
 	return o.ApplyT(func(v *LiteVm) pulumi.StringOutput { return v.ConsolePassword }).(pulumi.StringOutput)
 }

@@ -18,7 +18,7 @@ type LiteVmFromSnapshot struct {
 
 	// The account id as a whole number (the resource id is the same digits as a string): what the inputs naming an account take (such as LiteDisk.LiteAccountId, SnapshotId, BaremetalElasticStorage.MetalAccountId and BaremetalAdditionalIpAssignment.AdditionalIpId), so a reference needs no conversion.
 	AccountId pulumi.IntOutput `pulumi:"accountId"`
-	// The console password: 8 to 255 letters and digits, with an upper-case letter, a lower-case letter and a digit. Changing it replaces the resource. Must be 8 to 255 characters; letters and digits only; made of at least one upper-case letter, one lower-case letter and one digit.
+	// The console password: 8 to 255 letters and digits, with an upper-case letter, a lower-case letter and a digit. Changing it replaces the resource. Must be 8 to 255 characters; letters and digits only; at least one upper-case letter, one lower-case letter and one digit.
 	ConsolePassword pulumi.StringOutput `pulumi:"consolePassword"`
 	// The billing cycle of the new VM: `m a q s b t p4 p5`. Changing it replaces the resource. Must be one of "m", "a", "q", "s", "b", "t", "p4", "p5".
 	Cycle pulumi.StringOutput `pulumi:"cycle"`
@@ -135,7 +135,7 @@ func LiteVmFromSnapshotExists(ctx *pulumi.Context,
 }
 
 type liteVmFromSnapshotArgs struct {
-	// The console password: 8 to 255 letters and digits, with an upper-case letter, a lower-case letter and a digit. Changing it replaces the resource. Must be 8 to 255 characters; letters and digits only; made of at least one upper-case letter, one lower-case letter and one digit.
+	// The console password: 8 to 255 letters and digits, with an upper-case letter, a lower-case letter and a digit. Changing it replaces the resource. Must be 8 to 255 characters; letters and digits only; at least one upper-case letter, one lower-case letter and one digit.
 	ConsolePassword string `pulumi:"consolePassword"`
 	// The billing cycle of the new VM: `m a q s b t p4 p5`. Changing it replaces the resource. Must be one of "m", "a", "q", "s", "b", "t", "p4", "p5".
 	Cycle string `pulumi:"cycle"`
@@ -159,7 +159,7 @@ type liteVmFromSnapshotArgs struct {
 
 // The set of arguments for constructing a LiteVmFromSnapshot resource.
 type LiteVmFromSnapshotArgs struct {
-	// The console password: 8 to 255 letters and digits, with an upper-case letter, a lower-case letter and a digit. Changing it replaces the resource. Must be 8 to 255 characters; letters and digits only; made of at least one upper-case letter, one lower-case letter and one digit.
+	// The console password: 8 to 255 letters and digits, with an upper-case letter, a lower-case letter and a digit. Changing it replaces the resource. Must be 8 to 255 characters; letters and digits only; at least one upper-case letter, one lower-case letter and one digit.
 	ConsolePassword pulumi.StringInput
 	// The billing cycle of the new VM: `m a q s b t p4 p5`. Changing it replaces the resource. Must be one of "m", "a", "q", "s", "b", "t", "p4", "p5".
 	Cycle pulumi.StringInput
@@ -273,7 +273,7 @@ func (o LiteVmFromSnapshotOutput) AccountId() pulumi.IntOutput {
 	return o.ApplyT(func(v *LiteVmFromSnapshot) pulumi.IntOutput { return v.AccountId }).(pulumi.IntOutput)
 }
 
-// The console password: 8 to 255 letters and digits, with an upper-case letter, a lower-case letter and a digit. Changing it replaces the resource. Must be 8 to 255 characters; letters and digits only; made of at least one upper-case letter, one lower-case letter and one digit.
+// The console password: 8 to 255 letters and digits, with an upper-case letter, a lower-case letter and a digit. Changing it replaces the resource. Must be 8 to 255 characters; letters and digits only; at least one upper-case letter, one lower-case letter and one digit.
 func (o LiteVmFromSnapshotOutput) ConsolePassword() pulumi.StringOutput {
 	return o.ApplyT(func(v *LiteVmFromSnapshot) pulumi.StringOutput { return v.ConsolePassword }).(pulumi.StringOutput)
 }

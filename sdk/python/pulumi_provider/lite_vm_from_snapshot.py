@@ -32,7 +32,7 @@ class LiteVmFromSnapshotArgs:
         """
         The set of arguments for constructing a LiteVmFromSnapshot resource.
 
-        :param pulumi.Input[_builtins.str] console_password: The console password: 8 to 255 letters and digits, with an upper-case letter, a lower-case letter and a digit. Changing it replaces the resource. Must be 8 to 255 characters; letters and digits only; made of at least one upper-case letter, one lower-case letter and one digit.
+        :param pulumi.Input[_builtins.str] console_password: The console password: 8 to 255 letters and digits, with an upper-case letter, a lower-case letter and a digit. Changing it replaces the resource. Must be 8 to 255 characters; letters and digits only; at least one upper-case letter, one lower-case letter and one digit.
         :param pulumi.Input[_builtins.str] cycle: The billing cycle of the new VM: `m a q s b t p4 p5`. Changing it replaces the resource. Must be one of "m", "a", "q", "s", "b", "t", "p4", "p5".
         :param pulumi.Input[_builtins.int] keypair_id: A keypair of the Lite pool. Changing it replaces the resource. Must be at least 1.
         :param pulumi.Input[_builtins.str] name: The VM name, 6-16 characters. Changing it replaces the resource. Must be 6 to 16 characters; free of control characters (line breaks, tabs, NUL).
@@ -65,7 +65,7 @@ class LiteVmFromSnapshotArgs:
     @pulumi.getter(name="consolePassword")
     def console_password(self) -> pulumi.Input[_builtins.str]:
         """
-        The console password: 8 to 255 letters and digits, with an upper-case letter, a lower-case letter and a digit. Changing it replaces the resource. Must be 8 to 255 characters; letters and digits only; made of at least one upper-case letter, one lower-case letter and one digit.
+        The console password: 8 to 255 letters and digits, with an upper-case letter, a lower-case letter and a digit. Changing it replaces the resource. Must be 8 to 255 characters; letters and digits only; at least one upper-case letter, one lower-case letter and one digit.
         """
         return pulumi.get(self, "console_password")
 
@@ -204,7 +204,7 @@ class LiteVmFromSnapshot(pulumi.CustomResource):
 
         :param str resource_name: The name of the resource.
         :param pulumi.ResourceOptions opts: Options for the resource.
-        :param pulumi.Input[_builtins.str] console_password: The console password: 8 to 255 letters and digits, with an upper-case letter, a lower-case letter and a digit. Changing it replaces the resource. Must be 8 to 255 characters; letters and digits only; made of at least one upper-case letter, one lower-case letter and one digit.
+        :param pulumi.Input[_builtins.str] console_password: The console password: 8 to 255 letters and digits, with an upper-case letter, a lower-case letter and a digit. Changing it replaces the resource. Must be 8 to 255 characters; letters and digits only; at least one upper-case letter, one lower-case letter and one digit.
         :param pulumi.Input[_builtins.str] cycle: The billing cycle of the new VM: `m a q s b t p4 p5`. Changing it replaces the resource. Must be one of "m", "a", "q", "s", "b", "t", "p4", "p5".
         :param pulumi.Input[_builtins.str] description: A description of the order. Changing it replaces the resource. Default: `""`. Must be at most 255 characters; free of control characters (line breaks, tabs, NUL).
         :param pulumi.Input[_builtins.int] keypair_id: A keypair of the Lite pool. Changing it replaces the resource. Must be at least 1.
@@ -348,7 +348,7 @@ class LiteVmFromSnapshot(pulumi.CustomResource):
     @pulumi.getter(name="consolePassword")
     def console_password(self) -> pulumi.Output[_builtins.str]:
         """
-        The console password: 8 to 255 letters and digits, with an upper-case letter, a lower-case letter and a digit. Changing it replaces the resource. Must be 8 to 255 characters; letters and digits only; made of at least one upper-case letter, one lower-case letter and one digit.
+        The console password: 8 to 255 letters and digits, with an upper-case letter, a lower-case letter and a digit. Changing it replaces the resource. Must be 8 to 255 characters; letters and digits only; at least one upper-case letter, one lower-case letter and one digit.
         """
         return pulumi.get(self, "console_password")
 
