@@ -502,6 +502,17 @@ describe('retries', () => {
     assert.equal((await slowOnce.client.lites.getVm('1')).account_id, String(VM.account_id), 'one slow answer is no failure')
   })
 
+  test('a read whose every attempt could not connect says so, and does not advise a longer request_timeout', async () => {
+    const refused = () =>
+      new TypeError('fetch failed', { cause: Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:9'), { code: 'ECONNREFUSED' }) })
+    const { client, requests } = testClient([refused(), refused(), refused(), refused()])
+    const error = await rejects(client.lites.getVm('1'), TransportError)
+    assert.equal(error.refused, true)
+    assert.equal(requests.length, 4)
+    assert.match(error.message, /None of 4 attempts over \S+ could connect; the request was given up\.$/)
+    assert.doesNotMatch(error.message, /request_timeout/, 'a longer wait for an answer does not help a connection nobody accepts')
+  })
+
   test('a change without a key that does not answer in time is not sent again', async () => {
     const hang = (r: { signal: AbortSignal }) =>
       new Promise<Response>((_, reject) => r.signal.addEventListener('abort', () => reject(r.signal.reason)))

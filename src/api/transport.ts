@@ -246,9 +246,13 @@ export class Transport {
    */
   private unanswered(error: TransportError, failures: number, started: number): TransportError {
     if (failures < 2) return error
-    error.history =
-      `None of ${failures} attempts over ${formatDuration(this.options.now() - started)} was answered; the request was given up. ` +
-      'The service is not answering: try again later, check its status, or raise request_timeout if it is only slow'
+    const over = `${failures} attempts over ${formatDuration(this.options.now() - started)}`
+    // A connection nobody accepted (nothing listening, an unknown host) is not a slow service: no
+    // request_timeout would help. The provider's advice names the address to check.
+    error.history = error.refused
+      ? `None of ${over} could connect; the request was given up`
+      : `None of ${over} was answered; the request was given up. ` +
+        'The service is not answering: try again later, check its status, or raise request_timeout if it is only slow'
     error.refreshMessage()
     return error
   }
