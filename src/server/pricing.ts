@@ -84,8 +84,14 @@ export class PlanLedger {
       PRICE_NOTE,
     ]
     // The running total makes each resource's summary differ, so Terraform never folds one into another as "similar".
-    const more = priced.unpriced.length > 0 ? ' and more' : ownOrMore
-    const summary = `This plan places paid orders: ${own}${more} (all orders of the plan so far: ${total}${totalOrMore})`
+    // Orders whose price is unknown are not "0": the summary says the price is unknown rather than a sum.
+    const shown =
+      priced.unpriced.length === 0
+        ? `${own}${ownOrMore}`
+        : priced.orders.length === 0
+          ? 'price unknown'
+          : `${own}${ownOrMore} plus what could not be priced`
+    const summary = `This plan places paid orders: ${shown} (all orders of the plan so far: ${total}${totalOrMore})`
     const diagnostics = [warning(summary, lines.join('\n'))]
     if (limit !== undefined && total > limit.total) {
       diagnostics.push(
