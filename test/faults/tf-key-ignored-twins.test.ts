@@ -30,6 +30,40 @@ const named = (name: string) => `resource "provider_baremetal_additional_ip" "${
 
 describe('twin directories, a key-ignoring service, unclear and slow creates', { concurrency: 1 }, () => {
   const lane = caseLane()
+  /**
+   * A run of `count = 2` against a service that ignores keys, killed while the service holds both its
+   * orders, which it then processes: the workspace, whose state holds neither account.
+   */
+  const killedWithBothOrdersHeld = async (client: Parameters<typeof lane.workspace>[0]): Promise<Workspace> => {
+    await freshEmulator(lane.em, 200)
+    await lane.em.control('PATCH', '/config', { quirks: { ignore_idempotency_keys: true } })
+    const ws = await lane.workspace(client)
+    await ws.write([providerBlock(), ips].join('\n'))
+    await ws.init()
+    const fault = await lane.em.control<{ fault_id: string }>('POST', '/faults', {
+      method: 'POST',
+      path: '/baremetal-additional-ips',
+      mode: 'delay',
+      delay_ms: 4000,
+      count: 2,
+    })
+    const running = ws.launch(['apply', '-no-color', '-input=false', '-auto-approve'])
+    const dir = join(ws.dir, '.terraform', 'provider-orders')
+    try {
+      for (let i = 0; i < 400; i++) {
+        if ((await journalEntries(dir)).filter((e) => e.method === 'POST').length >= 2) break
+        await sleep(25)
+      }
+      await sleep(200)
+      running.signal('SIGKILL')
+      await running.done
+      await heldRequestDone(lane.em, fault.fault_id, 60_000)
+      return ws
+    } finally {
+      running.signalGroup('SIGKILL')
+      await running.done.catch(() => undefined)
+    }
+  }
   for (const client of terraformVersions().slice(0, 1)) {
     const directory = async (config: string): Promise<Workspace> => {
       const ws = await lane.workspace(client)
@@ -142,105 +176,53 @@ describe('twin directories, a key-ignoring service, unclear and slow creates', {
     test(`${client.key}: count = 2 killed with both orders held: the re-run gives each instance one of the two accounts; count = 3 then orders one more without a stop`, {
       timeout: 300_000,
     }, async (t) => {
-      await freshEmulator(lane.em, 200)
-      await lane.em.control('PATCH', '/config', { quirks: { ignore_idempotency_keys: true } })
-      const ws = await lane.workspace(client)
-      await ws.write([providerBlock(), ips].join('\n'))
-      await ws.init()
-      const fault = await lane.em.control<{ fault_id: string }>('POST', '/faults', {
-        method: 'POST',
-        path: '/baremetal-additional-ips',
-        mode: 'delay',
-        delay_ms: 4000,
-        count: 2,
-      })
-      const running = ws.launch(['apply', '-no-color', '-input=false', '-auto-approve'])
-      const dir = join(ws.dir, '.terraform', 'provider-orders')
-      try {
-        for (let i = 0; i < 400; i++) {
-          if ((await journalEntries(dir)).filter((e) => e.method === 'POST').length >= 2) break
-          await sleep(25)
-        }
-        await sleep(200)
-        running.signal('SIGKILL')
-        await running.done
-        await heldRequestDone(lane.em, fault.fault_id, 60_000)
-        const again = await ws.apply()
-        t.diagnostic(`re-run rc ${again.code}`)
-        for (const line of keyLines(again.stdout + again.stderr)) t.diagnostic(`  re-run: ${line}`)
-        // The twins' orders made interchangeable accounts: each instance takes one, nothing is imported
-        // or ordered again (on a loaded machine the kill can come after one order was answered: that
-        // instance takes its answer, the other the account left).
-        assert.equal(again.code, 0, describeRun(again))
-        const ordered = (await lane.em.orders()).orders.map((o) => o.account_id)
-        assert.equal(ordered.length, 2, `orders ${JSON.stringify(ordered)}`)
-        assert.deepEqual([...(await ipsInState(ws.dir)).values()].sort(), [...ordered].sort())
-        const plan = await ws.plan(['-detailed-exitcode'])
-        assert.equal(plan.code, 0, `both in state: nothing to do\n${describeRun(plan)}`)
-        await ws.write([providerBlock(), ips.replace('count = 2', 'count = 3')].join('\n'))
-        const more = await ws.apply()
-        const state = await stateIds(ws.dir)
-        const { orders, lost } = await accountedSince(lane.em, 0, state, more.stdout + more.stderr)
-        t.diagnostic(
-          `count 3 rc ${more.code}; orders ${JSON.stringify(byKind(orders))}; state ${JSON.stringify([...state])}; lost ${JSON.stringify(lost)}`,
-        )
-        for (const line of keyLines(more.stdout + more.stderr)) t.diagnostic(`  count 3: ${line}`)
-        assert.doesNotMatch(more.stdout + more.stderr, /Not ordering/, `count = 3 stopped\n${describeRun(more)}`)
-        assert.equal(more.code, 0, describeRun(more))
-        assert.equal(byKind(orders)['additional_ip.create'], 3)
-      } finally {
-        running.signalGroup('SIGKILL')
-        await running.done.catch(() => undefined)
-      }
+      const ws = await killedWithBothOrdersHeld(client)
+      const again = await ws.apply()
+      t.diagnostic(`re-run rc ${again.code}`)
+      for (const line of keyLines(again.stdout + again.stderr)) t.diagnostic(`  re-run: ${line}`)
+      // The twins' orders made interchangeable accounts: each instance takes one, nothing is imported
+      // or ordered again (on a loaded machine the kill can come after one order was answered: that
+      // instance takes its answer, the other the account left).
+      assert.equal(again.code, 0, describeRun(again))
+      const ordered = (await lane.em.orders()).orders.map((o) => o.account_id)
+      assert.equal(ordered.length, 2, `orders ${JSON.stringify(ordered)}`)
+      assert.deepEqual([...(await ipsInState(ws.dir)).values()].sort(), [...ordered].sort())
+      const plan = await ws.plan(['-detailed-exitcode'])
+      assert.equal(plan.code, 0, `both in state: nothing to do\n${describeRun(plan)}`)
+      await ws.write([providerBlock(), ips.replace('count = 2', 'count = 3')].join('\n'))
+      const more = await ws.apply()
+      const state = await stateIds(ws.dir)
+      const { orders, lost } = await accountedSince(lane.em, 0, state, more.stdout + more.stderr)
+      t.diagnostic(
+        `count 3 rc ${more.code}; orders ${JSON.stringify(byKind(orders))}; state ${JSON.stringify([...state])}; lost ${JSON.stringify(lost)}`,
+      )
+      for (const line of keyLines(more.stdout + more.stderr)) t.diagnostic(`  count 3: ${line}`)
+      assert.doesNotMatch(more.stdout + more.stderr, /Not ordering/, `count = 3 stopped\n${describeRun(more)}`)
+      assert.equal(more.code, 0, describeRun(more))
+      assert.equal(byKind(orders)['additional_ip.create'], 3)
     })
     test(`${client.key}: count = 2 killed with both orders held, re-run with count = 3: the re-run takes both accounts over and orders the third without a stop`, {
       timeout: 300_000,
     }, async (t) => {
-      await freshEmulator(lane.em, 200)
-      await lane.em.control('PATCH', '/config', { quirks: { ignore_idempotency_keys: true } })
-      const ws = await lane.workspace(client)
-      await ws.write([providerBlock(), ips].join('\n'))
-      await ws.init()
-      const fault = await lane.em.control<{ fault_id: string }>('POST', '/faults', {
-        method: 'POST',
-        path: '/baremetal-additional-ips',
-        mode: 'delay',
-        delay_ms: 4000,
-        count: 2,
-      })
-      const running = ws.launch(['apply', '-no-color', '-input=false', '-auto-approve'])
-      const dir = join(ws.dir, '.terraform', 'provider-orders')
-      try {
-        for (let i = 0; i < 400; i++) {
-          if ((await journalEntries(dir)).filter((e) => e.method === 'POST').length >= 2) break
-          await sleep(25)
-        }
-        await sleep(200)
-        running.signal('SIGKILL')
-        await running.done
-        await heldRequestDone(lane.em, fault.fault_id, 60_000)
-        // The killed run's two accounts exist and no state holds them; the configuration now asks for a third.
-        await ws.write([providerBlock(), ips.replace('count = 2', 'count = 3')].join('\n'))
-        const again = await ws.apply()
-        const state = await stateIds(ws.dir)
-        const { orders, lost } = await accountedSince(lane.em, 0, state, again.stdout + again.stderr)
-        t.diagnostic(
-          `re-run rc ${again.code}; orders ${JSON.stringify(orders.map((o) => o.account_id))}; state ${JSON.stringify([...state])}`,
-        )
-        for (const line of keyLines(again.stdout + again.stderr)) t.diagnostic(`  re-run: ${line}`)
-        assert.doesNotMatch(
-          again.stdout + again.stderr,
-          /Not ordering/,
-          `the third create stopped on an account the re-run took over\n${describeRun(again)}`,
-        )
-        assert.equal(again.code, 0, describeRun(again))
-        assert.equal(byKind(orders)['additional_ip.create'], 3, 'the two killed orders and one more')
-        assert.deepEqual([...(await ipsInState(ws.dir)).values()].sort(), orders.map((o) => o.account_id).sort())
-        assert.deepEqual(lost, [])
-      } finally {
-        running.signalGroup('SIGKILL')
-        await running.done.catch(() => undefined)
-      }
+      const ws = await killedWithBothOrdersHeld(client)
+      // The killed run's two accounts exist and no state holds them; the configuration now asks for a third.
+      await ws.write([providerBlock(), ips.replace('count = 2', 'count = 3')].join('\n'))
+      const again = await ws.apply()
+      const state = await stateIds(ws.dir)
+      const { orders, lost } = await accountedSince(lane.em, 0, state, again.stdout + again.stderr)
+      t.diagnostic(
+        `re-run rc ${again.code}; orders ${JSON.stringify(orders.map((o) => o.account_id))}; state ${JSON.stringify([...state])}`,
+      )
+      for (const line of keyLines(again.stdout + again.stderr)) t.diagnostic(`  re-run: ${line}`)
+      assert.doesNotMatch(
+        again.stdout + again.stderr,
+        /Not ordering/,
+        `the third create stopped on an account the re-run took over\n${describeRun(again)}`,
+      )
+      assert.equal(again.code, 0, describeRun(again))
+      assert.equal(byKind(orders)['additional_ip.create'], 3, 'the two killed orders and one more')
+      assert.deepEqual([...(await ipsInState(ws.dir)).values()].sort(), orders.map((o) => o.account_id).sort())
+      assert.deepEqual(lost, [])
     })
     test(`${client.key}: a service that honoured keys in an earlier run and ignores them now: a 502 after a processed order is not sent again`, {
       timeout: 300_000,
