@@ -56,6 +56,20 @@ function providerProcess(engine = `engine-${nextPid}`) {
   return { pid, owner, journalOptions, kill: () => running.delete(pid) }
 }
 
+/**
+ * A provider process started by an engine process of its own (the journal owner's `enginePid`), both
+ * alive until `killEngine()` and `kill()`: a provider that runs on for a moment after its engine is killed.
+ */
+function engineStartedProcess() {
+  const engine = nextPid++
+  running.add(engine)
+  const pid = nextPid++
+  running.add(pid)
+  const owner = { pid, token: `process-${pid}`, engine: 'killed-run', enginePid: engine }
+  const journalOptions = { session: newJournalSession(owner), alive: (p: number) => running.has(p) }
+  return { journalOptions, killEngine: () => running.delete(engine), kill: () => running.delete(pid) }
+}
+
 /** An operation frame as core makes one; `finish()` hands the outcome over. */
 function frame(scope?: string, timeoutMs?: number, scopeIsResource?: boolean) {
   const finishers: ((handedOver: boolean) => void | Promise<void>)[] = []
@@ -1509,21 +1523,16 @@ describe('order journal: a service that ignores keys, stopped runs and runs of o
 
   test('a provider whose engine is gone is gone: its answered create is named and taken over at once, before it exits (issue 25, case 2)', async () => {
     const dir = journal()
-    const engine = nextPid++
-    running.add(engine)
-    const pid = nextPid++
-    running.add(pid)
-    const owner = { pid, token: `process-${pid}`, engine: 'killed-run', enginePid: engine }
-    const orphaned = { session: newJournalSession(owner), alive: (p: number) => running.has(p) }
+    const orphaned = engineStartedProcess()
     const first = testClient([probed, echoing(200, ORDER)], {
       journalDirectory: dir,
       operation: () => frame().value,
-      journalOptions: orphaned,
+      journalOptions: orphaned.journalOptions,
     })
     await first.client.lites.createVm(VM_BODY)
     const later = () => testClient([], { journalDirectory: dir, journalOptions: providerProcess().journalOptions })
     assert.deepEqual(await later().client.settlement?.notices(), [], 'its engine runs: the provider may still hand it over')
-    running.delete(engine) // terraform killed; the provider itself still runs for up to a second
+    orphaned.killEngine() // terraform killed; the provider itself still runs for up to a second
     const notices = (await later().client.settlement?.notices()) ?? []
     assert.match(notices[0]?.summary ?? '', /Account 100042 was ordered by a run that was stopped/)
   })
@@ -1532,22 +1541,18 @@ describe('order journal: a service that ignores keys, stopped runs and runs of o
     // pulumi up killed (kill -9) while a create waits for Active: the plugin runs on for up to a second
     // (guardProcess), and a wait that ends meanwhile answers a call nobody reads.
     const dir = journal()
-    const engine = nextPid++
-    running.add(engine)
-    const pid = nextPid++
-    running.add(pid)
-    const owner = { pid, token: `process-${pid}`, engine: 'killed-run', enginePid: engine }
+    const orphaned = engineStartedProcess()
     const scope = 'urn:pulumi:dev::app::provider:index:LiteDisk::disk'
     const run1 = frame(scope, undefined, true)
     const first = testClient([probed, echoing(200, ORDER)], {
       journalDirectory: dir,
       operation: () => run1.value,
-      journalOptions: { session: newJournalSession(owner), alive: (p: number) => running.has(p) },
+      journalOptions: orphaned.journalOptions,
     })
     await first.client.lites.createVm(VM_BODY)
-    running.delete(engine)
+    orphaned.killEngine()
     await run1.finish()
-    running.delete(pid)
+    orphaned.kill()
     const run2 = frame(scope, undefined, true)
     const second = testClient([echoing(200, [vmAccount('100042', 'web', '1970-01-01', 'Active')])], {
       journalDirectory: dir,
