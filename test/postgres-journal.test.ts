@@ -320,14 +320,19 @@ describe('the order journal in PostgreSQL', { concurrency: 1 }, () => {
     }
   })
 
+  /** The error of a journal of `url` asked to open an entry, which its connection refuses. */
+  const openRefused = (url: string): Promise<Error> =>
+    runner(url)
+      .journal.open('intent', 's', 'k', 'POST', '/lites')
+      .then(
+        () => assert.fail('expected an error'),
+        (e: unknown) => e as Error,
+      )
+
   test('a database that refuses the password: the error names the database, never the password', async () => {
     const wrong = `wrong-${randomUUID()}`
     const url = server.url.replace(`:${server.password}@`, `:${wrong}@`)
-    const { journal } = runner(url)
-    const error = await journal.open('intent', 's', 'k', 'POST', '/lites').then(
-      () => assert.fail('expected an error'),
-      (e: unknown) => e as Error,
-    )
+    const error = await openRefused(url)
     assert.match(
       error.message,
       new RegExp(`could not connect to the order journal at postgresql://postgres@127\\.0\\.0\\.1:${server.port}/postgres`),
@@ -350,11 +355,7 @@ describe('the order journal in PostgreSQL', { concurrency: 1 }, () => {
       },
     ]
     for (const { url, reason, secret } of cases) {
-      const { journal } = runner(url)
-      const error = await journal.open('intent', 's', 'k', 'POST', '/lites').then(
-        () => assert.fail('expected an error'),
-        (e: unknown) => e as Error,
-      )
+      const error = await openRefused(url)
       assert.match(
         error.message,
         new RegExp(
