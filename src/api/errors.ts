@@ -53,6 +53,11 @@ export class ApiError extends Error {
   orderId: string | undefined
   /** What the retries of the request saw before it gave up on this answer, when they are worth saying. */
   history: string | undefined
+  /**
+   * How many earlier attempts of this request reached the service and got no answer or a 5xx, so may
+   * have been processed: a refusal of the repeat (a keypair name taken) may be the first attempt's doing.
+   */
+  unansweredBefore = 0
 
   constructor(status: number, apiMessage: string, fields: readonly FieldError[], context: RequestContext) {
     super('')

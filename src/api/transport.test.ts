@@ -372,6 +372,23 @@ describe('retries', () => {
     }
   })
 
+  test('a refusal of a repeat says how many earlier attempts reached the service unanswered (a lost answer, a 5xx), not those that never connected', async () => {
+    const refusal = () => fail(409, 'keypair name already exists')
+    const reset = () => new TypeError('fetch failed', { cause: Object.assign(new Error('reset'), { code: 'ECONNRESET' }) })
+    const unreachable = () => new TypeError('fetch failed', { cause: Object.assign(new Error('refused'), { code: 'ECONNREFUSED' }) })
+    for (const [replies, expected] of [
+      [[refusal()], 0],
+      [[reset(), refusal()], 1],
+      [[fail(502, 'Bad Gateway'), reset(), refusal()], 2],
+      [[unreachable(), refusal()], 0],
+    ] as const) {
+      const { client } = testClient([...replies])
+      const error = await rejects(client.lites.createKeypair({ name: 'k' }), ApiError)
+      assert.equal(error.status, 409)
+      assert.equal(error.unansweredBefore, expected, JSON.stringify(replies))
+    }
+  })
+
   test('a delete is retried on 5xx and on no answer with one key of its own, as a repeat of it is harmless', async () => {
     const { client, requests } = testClient([
       fail(502, 'Bad Gateway'),

@@ -188,12 +188,15 @@ export class Transport {
     const started = options.now()
     /** The 5xx answers of this request so far, for the message when it gives up on them. */
     const serverErrors: number[] = []
+    /** Earlier attempts that reached the service and got no answer or a 5xx: they may have been processed. */
+    let unanswered = 0
     for (let attempt = 1, failures = 0; ; attempt++) {
       const outcome = await this.attempt(spec, context, attempt, deadline)
       if (outcome.kind === 'ok') return { payload: outcome.payload, requestId: outcome.requestId }
       let delayMs: number
       if (outcome.kind === 'transport') {
         failures++
+        if (!outcome.error.refused) unanswered++
         if (outcome.error.reason === 'cancelled' || !mayRetryFailure || outcome.error.portBlocked) throw outcome.error
         if (failures >= options.maxAttempts) throw this.unanswered(outcome.error, failures, started)
         // A read that got no answer (a timeout, a reset) is asked again, as any transport failure of a
@@ -202,6 +205,8 @@ export class Transport {
         if (options.now() + delayMs >= deadline) throw this.unanswered(outcome.error, failures, started)
       } else {
         const { error } = outcome
+        error.unansweredBefore = unanswered
+        if (error.status >= 500) unanswered++
         const asked = this.askedToWait(outcome, refusals + 1)
         if (asked !== undefined) {
           delayMs = asked

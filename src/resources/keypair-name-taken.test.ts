@@ -217,3 +217,33 @@ describe('a keypair renamed to a name taken in the pool, against the emulator', 
     }
   })
 })
+
+describe('a generated keypair whose create got no answer, from a service that ignores Idempotency-Key', () => {
+  test("the repeat refused as a taken name says this create's own first request most likely made it, and how to keep it or have another with its private key", async () => {
+    const h = new Harness({ quirks: { ignore_idempotency_keys: true } })
+    // The first create is processed and its answer lost; its repeat is refused as a taken name.
+    await h.control('POST', '/faults', { method: 'POST', path: '/lites/keypairs', mode: 'drop_after' })
+    const outcome = await h.tryCreate(liteKeypair(lite), { name: 'deploy' })
+    const error = outcome.diagnostics.find((d) => d.severity === 'error')
+    const detail = error?.detail ?? ''
+    const [made] = await h.client.lites.listKeypairs()
+    assert.ok(made, 'the first request made the keypair')
+    assert.equal((await h.client.lites.listKeypairs()).length, 1, 'one keypair')
+    assert.deepEqual(error?.path, ['name'])
+    assert.match(detail, new RegExp(`keypair ${made.keypair_id} "deploy"`), detail)
+    assert.match(detail, /This create's first request got no answer and was sent again/, detail)
+    assert.match(detail, /its private key was in the answer that never arrived/, detail)
+    assert.match(detail, new RegExp(`terraform import <address of this lite_keypair> ${made.keypair_id}`), detail)
+    assert.match(detail, /terraform destroy -target=<address>/, detail)
+    assert.doesNotMatch(detail, /Otherwise most likely another configuration/, detail)
+  })
+
+  test('a taken name whose create was answered at once still says it may be another configuration or stack', async () => {
+    const h = new Harness({ quirks: { ignore_idempotency_keys: true } })
+    await h.create(liteKeypair(lite), { name: 'deploy' })
+    const outcome = await h.tryCreate(liteKeypair(lite), { name: 'deploy' })
+    const detail = outcome.diagnostics.find((d) => d.severity === 'error')?.detail ?? ''
+    assert.match(detail, /another configuration or stack/, detail)
+    assert.doesNotMatch(detail, /first request got no answer/, detail)
+  })
+})

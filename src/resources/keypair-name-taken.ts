@@ -36,6 +36,11 @@ export async function createOrAdopt(
         if (again) continue
         throw thrown
       }
+      // A generated keypair's repeat refused after an attempt that may have been processed (no answer, a 5xx):
+      // the service did not recognise the repeat by its key, and most likely the first attempt made this one.
+      if (publicKey === undefined && thrown.unansweredBefore > 0) {
+        throw new InputError(['name'], `${lostAnswer(existing, name, what.resource)}.`)
+      }
       if (publicKey === undefined || keyMaterial(existing.public_key) !== keyMaterial(publicKey)) {
         throw new InputError(['name'], `${takenMessage(existing, name, publicKey, what.resource)}.`)
       }
@@ -61,6 +66,25 @@ function heldByDelete(existing: Keypair, name: string): string {
     'replacement) has not freed the name: that delete failed (see its error), so that resource still holds the keypair ' +
     'and the next apply deletes it again, or the service still lists it. Apply again once that delete has succeeded: ' +
     'the keypair is then imported anew'
+  )
+}
+
+/**
+ * What to say of a generated keypair's name held by `existing` when this create's own first request may
+ * have made it: it got no answer (or a 5xx), and its repeat was refused as a taken name. The private key
+ * was in the answer that never arrived and cannot be read again, so it is neither taken over silently
+ * (a state without the key it asked for) nor deleted (the API cannot say whose it is).
+ */
+function lostAnswer(existing: Keypair, name: string, resource: string): string {
+  const id = existing.keypair_id
+  return (
+    `A keypair named ${JSON.stringify(name)} already exists in the pool: ${describe(existing)}. This create's first request ` +
+    'got no answer and was sent again, and the service refused the repeat as a taken name (it did not recognise it by its ' +
+    `Idempotency-Key), so most likely that first request made keypair ${id}, and its private key was in the answer that ` +
+    'never arrived: it cannot be read again. To keep that keypair without its private key: terraform import <address of ' +
+    `this ${resource}> ${id} (or pulumi import <type> <name> ${id}). To have one with its private key instead: import it, ` +
+    'destroy it alone (terraform destroy -target=<address>, or pulumi destroy --target <urn>) and apply again. ' +
+    'If another configuration or stack made it under the same name at the same time, choose another name for this one instead'
   )
 }
 
